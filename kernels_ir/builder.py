@@ -1,0 +1,492 @@
+"""The builder users write kernels with; it reads like the CUDA it describes.
+
+    k = KernelBuilder("transpose")
+    n = k.param("n")
+    src = k.global_array("src", f32, n * n)
+    tile = k.shared("tile", f32, (32, 32), pad=1)
+    tile[threadIdx.y, threadIdx.x] = src[...]      # a store statement
+    k.syncthreads()
+    acc = k.let("acc", 0.0)                          # float acc = 0.0f;
+    with k.range("i", 0, 32) as i:                   # for (int i = 0; i < 32; i += 1)
+        acc += tile[i, threadIdx.x]                  # a load, then an assignment
+
+Every call records the Python line it came from, so checks and runtime faults point at the
+user's source. Loops and guards stay loops and guards in the IR.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, Iterator, Sequence
+
+from . import checks
+from .dtypes import BY_NAME, DType, i32
+from .errors import KernelError, SourceLoc, caller_loc
+from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
+from .stmt import (
+    Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
+    ScalarParam, SharedArray, SharedBuffer, Store, Sync,
+)
+
+
+class LocalRef(Expr):
+    """A local variable in expressions; `x += e` and `x.set(e)` emit assignments."""
+
+    def set(self, value: ExprLike) -> None:
+        """Assign a new value (`x = value;`)."""
+        self.arg._builder.assign(self, value, loc=caller_loc())
+
+    def _augmented(self, op: Callable[[Expr, ExprLike], Expr], other: ExprLike) -> "LocalRef":
+        self.arg._builder.assign(self, op(self, other), loc=caller_loc())
+        return self
+
+    def __iadd__(self, o): return self._augmented(Expr.__add__, o)
+    def __isub__(self, o): return self._augmented(Expr.__sub__, o)
+    def __imul__(self, o): return self._augmented(Expr.__mul__, o)
+    def __ifloordiv__(self, o): return self._augmented(Expr.__floordiv__, o)
+    def __itruediv__(self, o): return self._augmented(Expr.__truediv__, o)
+    def __imod__(self, o): return self._augmented(Expr.__mod__, o)
+    def __ilshift__(self, o): return self._augmented(Expr.__lshift__, o)
+    def __irshift__(self, o): return self._augmented(Expr.__rshift__, o)
+    def __iand__(self, o): return self._augmented(Expr.__and__, o)
+    def __ior__(self, o): return self._augmented(Expr.__or__, o)
+    def __ixor__(self, o): return self._augmented(Expr.__xor__, o)
+
+    __hash__ = Expr.__hash__
+
+
+class ReadOnlyRef(Expr):
+    """A loop variable or a loaded value: readable, never assigned."""
+
+    def _readonly(self, *_):
+        raise KernelError(f"'{self.arg.name}' is a {self.arg.kind} variable and cannot be "
+                          "assigned; copy it into a local with k.let()", loc=caller_loc())
+
+    __iadd__ = __isub__ = __imul__ = __ifloordiv__ = __itruediv__ = __imod__ = _readonly
+    __ilshift__ = __irshift__ = __iand__ = __ior__ = __ixor__ = _readonly
+    set = _readonly
+    __hash__ = Expr.__hash__
+
+
+class VectorRef(ReadOnlyRef):
+    """The result of a vector load: `v[0]` ... `v[width-1]` are its elements."""
+
+    def __getitem__(self, i: int) -> Expr:
+        var = self.arg
+        if not isinstance(i, int) or not 0 <= i < var.lanes:
+            raise KernelError(f"vector '{var.name}' has elements 0..{var.lanes - 1}, "
+                              f"got index {i!r}", loc=caller_loc())
+        return Expr(Op.COMPONENT, var.dtype, (self,), i)
+
+    def elements(self) -> tuple[Expr, ...]:
+        """All elements, in order."""
+        return tuple(self[i] for i in range(self.arg.lanes))
+
+    __hash__ = Expr.__hash__
+
+
+def _dim3(value, what: str) -> tuple[Expr, Expr, Expr]:
+    items = list(value) if isinstance(value, (tuple, list)) else [value]
+    if not 1 <= len(items) <= 3:
+        raise KernelError(f"{what} takes 1 to 3 extents, got {len(items)}", loc=caller_loc())
+    items += [1] * (3 - len(items))
+    return tuple(as_expr(v) for v in items)  # type: ignore[return-value]
+
+
+def _dtype(t: DType | str) -> DType:
+    if isinstance(t, DType):
+        return t
+    if t in BY_NAME:
+        return BY_NAME[t]
+    raise KernelError(f"unknown element type {t!r}; the IR has {sorted(BY_NAME)}",
+                      loc=caller_loc())
+
+
+class KernelBuilder:
+    """Builds a Kernel statement by statement."""
+
+    def __init__(self, name: str):
+        if not name.isidentifier():
+            raise KernelError(f"kernel name {name!r} is not a C identifier", loc=caller_loc())
+        self.name = name
+        self.loc = caller_loc()
+        self._params: list[ScalarParam] = []
+        self._globals: list[GlobalArray] = []
+        self._buffers: list[SharedBuffer] = []
+        self._shared: list[SharedArray] = []
+        self._locals: list[LocalArray] = []
+        self._blocks: list[list] = [[]]
+        self._names: dict[str, int] = {}
+        self._site = 0
+        self._grid: tuple | None = None
+        self._block: tuple | None = None
+        self._dynamic_smem: Expr = const(0)
+        self._defaults: dict = {}
+        self._in_condition = False
+        self._built = False
+
+    # ------------------------------------------------------------ names and emission
+    def _fresh(self, name: str) -> str:
+        """A unique C name: helpers that declare the same local twice get `_2`, `_3`, ..."""
+        if not name.isidentifier():
+            raise KernelError(f"{name!r} is not a C identifier", kernel=self.name,
+                              loc=caller_loc())
+        count = self._names.get(name, 0)
+        self._names[name] = count + 1
+        if count == 0:
+            return name
+        candidate = f"{name}_{count + 1}"
+        while candidate in self._names:
+            count += 1
+            candidate = f"{name}_{count + 1}"
+        self._names[candidate] = 1
+        return candidate
+
+    def _unique_decl(self, name: str) -> str:
+        """Parameters and arrays are part of the signature: their names must be unique."""
+        if name in self._names:
+            raise KernelError(f"the name '{name}' is already used in this kernel",
+                              kernel=self.name, loc=caller_loc())
+        return self._fresh(name)
+
+    def _emit(self, stmt) -> None:
+        if self._built:
+            raise KernelError("the kernel is already built", kernel=self.name, loc=stmt.loc)
+        self._blocks[-1].append(stmt)
+
+    def _guard_condition(self, what: str) -> None:
+        if self._in_condition:
+            raise KernelError(f"{what} inside a loop condition: a condition must be a pure "
+                              "expression; load the value into a local before the loop",
+                              kernel=self.name, loc=caller_loc())
+
+    # ------------------------------------------------------------ declarations
+    def param(self, name: str, dtype: DType | str = i32) -> Expr:
+        """A scalar parameter of the kernel's signature; returns it as an expression."""
+        p = ScalarParam(self._unique_decl(name), _dtype(dtype))
+        self._params.append(p)
+        return p.expr
+
+    def global_array(self, name: str, dtype: DType | str, length: ExprLike,
+                     intent: str = "in") -> GlobalArray:
+        """A global-memory array parameter of `length` elements (an expression of parameters).
+
+        `intent` is "in", "out" or "inout": inputs get seeded random data, outputs a poison
+        pattern, when the caller supplies no array.
+        """
+        arr = GlobalArray(self._unique_decl(name), _dtype(dtype), as_expr(length), intent)
+        arr._builder = self
+        self._globals.append(arr)
+        return arr
+
+    def shared(self, name: str, dtype: DType | str, shape: int | Sequence[int], pad: int = 0,
+               align: int | None = None) -> SharedArray:
+        """A static `__shared__` array; `pad` adds elements to each innermost row."""
+        dtype = _dtype(dtype)
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        loc = caller_loc()
+        for extent in shape:
+            if not isinstance(extent, int) or isinstance(extent, bool) or extent <= 0:
+                raise KernelError(f"shared array '{name}': extents must be positive Python "
+                                  f"ints (use dynamic_shared for run-time sizes), got {extent!r}",
+                                  kernel=self.name, loc=loc)
+        align = self._check_align(name, dtype, align, loc)
+        self._check_pad(name, shape, pad, loc)
+        name = self._unique_decl(name)
+        buf = SharedBuffer(name, 0, align, dynamic=False)
+        view = SharedArray(name, buf, dtype, shape, pad)
+        buf.nbytes = view.static_bytes
+        return self._add_view(buf, view)
+
+    def dynamic_shared(self, name: str, dtype: DType | str, shape: Sequence[int | None] = (None,),
+                       pad: int = 0) -> SharedArray:
+        """A view of the launch's dynamic shared memory (`extern __shared__ T name[];`).
+
+        Every dynamic view aliases the same bytes, as all `extern __shared__` arrays do in
+        CUDA; the leading extent may be None (it spans what the launch provides).
+        """
+        dtype = _dtype(dtype)
+        shape = tuple(shape)
+        loc = caller_loc()
+        if any(e is not None and (not isinstance(e, int) or e <= 0) for e in shape) or \
+                any(e is None for e in shape[1:]):
+            raise KernelError(f"dynamic shared array '{name}': only the leading extent may be "
+                              f"None, the rest positive ints; got {shape}", kernel=self.name,
+                              loc=loc)
+        self._check_pad(name, shape, pad, loc)
+        buf = next((b for b in self._buffers if b.dynamic), None)
+        if buf is None:
+            buf = SharedBuffer("dynamic", None, 16, dynamic=True)
+        return self._add_view(buf, SharedArray(self._unique_decl(name), buf, dtype, shape, pad))
+
+    def view(self, array: SharedArray, name: str, dtype: DType | str,
+             shape: Sequence[int | None] | None = None, pad: int = 0) -> SharedArray:
+        """Another typed view of the same shared bytes (seed 000's sMemBytes / sMemWords)."""
+        dtype = _dtype(dtype)
+        loc = caller_loc()
+        buf = array.buffer
+        if shape is None:
+            if buf.dynamic:
+                shape = (None,)
+            elif buf.nbytes % dtype.size:
+                raise KernelError(f"view '{name}': {buf.nbytes} bytes of '{array.name}' are not "
+                                  f"a whole number of {dtype} elements", kernel=self.name,
+                                  loc=loc)
+            else:
+                shape = (buf.nbytes // dtype.size,)
+        shape = tuple(shape)
+        if dtype.size > buf.align:
+            raise KernelError(f"view '{name}': {dtype} needs {dtype.size}-byte alignment but "
+                              f"'{array.name}' is aligned to {buf.align}", kernel=self.name,
+                              loc=loc)
+        self._check_pad(name, shape, pad, loc)
+        view = SharedArray(self._unique_decl(name), buf, dtype, shape, pad)
+        if not buf.dynamic and view.static_bytes > buf.nbytes:
+            raise KernelError(f"view '{name}' spans {view.static_bytes} bytes but "
+                              f"'{array.name}' has {buf.nbytes}", kernel=self.name, loc=loc)
+        return self._add_view(buf, view)
+
+    def _add_view(self, buf: SharedBuffer, view: SharedArray) -> SharedArray:
+        if buf not in self._buffers:
+            self._buffers.append(buf)
+        view._builder = self
+        self._shared.append(view)
+        return view
+
+    def _check_align(self, name: str, dtype: DType, align: int | None, loc: SourceLoc) -> int:
+        # 16 bytes by default so that every vector view and access width is possible, and the
+        # generated CUDA declares the same alignment, making our window offsets agree with
+        # the compiler's modulo 16 (all that bank mapping depends on).
+        align = 16 if align is None else align
+        if align < dtype.size or align & (align - 1):
+            raise KernelError(f"shared array '{name}': alignment must be a power of two >= "
+                              f"{dtype.size}, got {align}", kernel=self.name, loc=loc)
+        return align
+
+    def _check_pad(self, name: str, shape: tuple, pad: int, loc: SourceLoc) -> None:
+        if not isinstance(pad, int) or pad < 0:
+            raise KernelError(f"shared array '{name}': pad must be a non-negative int, got "
+                              f"{pad!r}", kernel=self.name, loc=loc)
+        if pad and len(shape) < 2:
+            raise KernelError(f"shared array '{name}': pad applies to rows of a 2-D or higher "
+                              f"array, but its shape is {shape}", kernel=self.name, loc=loc)
+
+    def local_array(self, name: str, dtype: DType | str, shape: int | Sequence[int]) -> LocalArray:
+        """A zero-initialized per-thread register array (`float acc[8][8] = {};`)."""
+        loc = caller_loc()
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        if not shape or any(not isinstance(e, int) or e <= 0 for e in shape):
+            raise KernelError(f"local array '{name}': extents must be positive ints, got "
+                              f"{shape}", kernel=self.name, loc=loc)
+        arr = LocalArray(self._fresh(name), _dtype(dtype), shape)
+        arr._builder = self
+        self._locals.append(arr)
+        self._emit(DeclareLocal(arr, loc))
+        return arr
+
+    # ------------------------------------------------------------ statements
+    def let(self, name: str, value: ExprLike, dtype: DType | str | None = None) -> LocalRef:
+        """Declare a local with an initial value: `T name = value;` (T from value if omitted)."""
+        loc = caller_loc()
+        self._guard_condition("a local declaration")
+        if dtype is not None and not isinstance(value, Expr):
+            value = const(value, _dtype(dtype))  # a Python number takes the declared type
+        value = as_expr(value)
+        dtype = value.dtype if dtype is None else _dtype(dtype)
+        var = Var(self._fresh(name), dtype, "local")
+        var._builder = self
+        self._emit(Let(var, cast(value, dtype), loc))
+        return LocalRef(Op.VAR, dtype, (), var)
+
+    def assign(self, target: Expr, value: ExprLike, loc: SourceLoc | None = None) -> None:
+        """`target = value;` for a local declared with let()."""
+        loc = loc or caller_loc()
+        if not isinstance(target, Expr) or target.op is not Op.VAR:
+            raise KernelError(f"can only assign to a local variable, not {target!r}",
+                              kernel=self.name, loc=loc)
+        var = target.arg
+        if var.kind != "local":
+            raise KernelError(f"'{var.name}' is a {var.kind} variable and cannot be assigned",
+                              kernel=self.name, loc=loc)
+        self._emit(Assign(var, cast(as_expr(value, target), var.dtype), loc))
+
+    def _index(self, array, index, loc: SourceLoc) -> tuple[Expr, ...]:
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) != array.rank:
+            raise KernelError(f"'{array.name}' has {array.rank} dimension(s) but the access "
+                              f"gives {len(index)} index(es)", kernel=self.name, loc=loc)
+        out = []
+        for i in index:
+            e = as_expr(i)
+            if e.dtype.is_float:
+                raise KernelError(f"index of '{array.name}' is {e.dtype}; indices must be "
+                                  "integers", kernel=self.name, loc=loc)
+            out.append(e)
+        return tuple(out)
+
+    def _width(self, array, width: int, loc: SourceLoc) -> int:
+        if width not in (1, 2, 4):
+            raise KernelError(f"access width must be 1, 2 or 4 elements, got {width!r}",
+                              kernel=self.name, loc=loc)
+        if width * array.dtype.size > 16:
+            raise KernelError(f"{width} x {array.dtype} is {width * array.dtype.size} bytes per "
+                              "lane; the widest access is 16 bytes", kernel=self.name, loc=loc)
+        if width > 1 and array.rank > 1 and array.shape[-1] is not None \
+                and (array.shape[-1] + array.pad) % width:
+            raise KernelError(f"a {width}-wide access into '{array.name}' whose padded rows "
+                              f"hold {array.shape[-1] + array.pad} elements cannot stay aligned "
+                              "in every row", kernel=self.name, loc=loc)
+        return width
+
+    def load(self, array, index, width: int = 1, name: str | None = None) -> Expr:
+        """Emit `name = array[index]` (width consecutive elements); returns the loaded value."""
+        loc = caller_loc()
+        self._guard_condition(f"a load of '{array.name}'")
+        index = self._index(array, index, loc)
+        width = self._width(array, width, loc)
+        var = Var(self._fresh(name or f"{array.name}_v"), array.dtype, "load", lanes=width)
+        site = self._next_site(array)
+        self._emit(Load(var, array, index, width, loc, site))
+        ref_type = VectorRef if width > 1 else ReadOnlyRef
+        return ref_type(Op.VAR, array.dtype, (), var)
+
+    def store(self, array, index, value, width: int = 1) -> None:
+        """Emit `array[index] = value` (width consecutive elements from a vector or sequence)."""
+        loc = caller_loc()
+        index = self._index(array, index, loc)
+        width = self._width(array, width, loc)
+        if isinstance(value, VectorRef):
+            values = value.elements()
+        elif isinstance(value, (tuple, list)):
+            values = tuple(value)
+        else:
+            values = (value,)
+        if len(values) != width:
+            raise KernelError(f"a store of width {width} into '{array.name}' needs {width} "
+                              f"value(s), got {len(values)}", kernel=self.name, loc=loc)
+        conv = tuple(cast(as_expr(v, const(0.0, array.dtype) if array.dtype.is_float else None),
+                          array.dtype) for v in values)
+        self._emit(Store(array, index, conv, width, loc, self._next_site(array)))
+
+    def _next_site(self, array) -> int | None:
+        if not isinstance(array, SharedArray):
+            return None
+        self._site += 1
+        return self._site - 1
+
+    def read_local(self, array: LocalArray, index) -> Expr:
+        """`array[index]` on a register array."""
+        index = self._index(array, index, caller_loc())
+        return Expr(Op.LOCAL_READ, array.dtype, index, array)
+
+    def write_local(self, array: LocalArray, index, value: ExprLike) -> None:
+        """`array[index] = value;` on a register array."""
+        loc = caller_loc()
+        index = self._index(array, index, loc)
+        value = as_expr(value, const(0.0, array.dtype) if array.dtype.is_float else None)
+        self._emit(LocalStore(array, index, cast(value, array.dtype), loc))
+
+    def syncthreads(self) -> None:
+        """`__syncthreads();`"""
+        self._emit(Sync(caller_loc()))
+
+    # ------------------------------------------------------------ control flow
+    @contextlib.contextmanager
+    def loop(self, name: str, start: ExprLike, cond: Callable[[Expr], ExprLike],
+             step: ExprLike = 1, *, do_while: bool = False, unroll: bool = False,
+             dtype: DType | str = i32) -> Iterator[Expr]:
+        """A general loop: `for (T v = start; cond(v); v += step)`, or a do-while.
+
+        With `do_while=True` the body runs once before `cond` is first tested, as in seed
+        000's grid-stride `do { ... bx += gridDim.x; } while (col < B_width);`.
+        """
+        loc = caller_loc()
+        dtype = _dtype(dtype)
+        var = Var(self._fresh(name), dtype, "loop")
+        ref = ReadOnlyRef(Op.VAR, dtype, (), var)
+        self._in_condition = True
+        try:
+            cond_expr = as_expr(cond(ref))
+        finally:
+            self._in_condition = False
+        start_e, step_e = cast(as_expr(start), dtype), cast(as_expr(step), dtype)
+        if step_e.op is Op.CONST and step_e.arg == 0:
+            raise KernelError(f"loop '{var.name}' has step 0", kernel=self.name, loc=loc)
+        self._blocks.append([])
+        try:
+            yield ref
+        finally:
+            body = tuple(self._blocks.pop())
+        self._emit(Loop(var, start_e, step_e, cond_expr, do_while, bool(unroll), body, loc))
+
+    def range(self, name: str, start: ExprLike, stop: ExprLike, step: ExprLike = 1, *,
+              unroll: bool = False, dtype: DType | str = i32):
+        """`for (T name = start; name < stop; name += step)` (`>` for a negative constant step)."""
+        step_e = as_expr(step)
+        negative = step_e.op is Op.CONST and step_e.arg < 0
+        return self.loop(name, start, (lambda v: v > stop) if negative else (lambda v: v < stop),
+                         step, unroll=unroll, dtype=dtype)
+
+    def do_while(self, name: str, start: ExprLike, step: ExprLike,
+                 cond: Callable[[Expr], ExprLike], *, dtype: DType | str = i32):
+        """`T name = start; do { body; name += step; } while (cond(name));`"""
+        return self.loop(name, start, cond, step, do_while=True, dtype=dtype)
+
+    @contextlib.contextmanager
+    def if_(self, cond: ExprLike) -> Iterator[None]:
+        """`if (cond) { ... }`; follow with `with k.else_():` for an else branch."""
+        loc = caller_loc()
+        cond = as_expr(cond)
+        self._blocks.append([])
+        try:
+            yield
+        finally:
+            then = tuple(self._blocks.pop())
+        self._emit(If(cond, then, (), loc))
+
+    @contextlib.contextmanager
+    def else_(self) -> Iterator[None]:
+        """The else branch of the `if_` block that ends just before it."""
+        loc = caller_loc()
+        block = self._blocks[-1]
+        if not block or not isinstance(block[-1], If) or block[-1].orelse:
+            raise KernelError("else_() must directly follow an if_() block", kernel=self.name,
+                              loc=loc)
+        self._blocks.append([])
+        try:
+            yield
+        finally:
+            orelse = tuple(self._blocks.pop())
+        prev = block[-1]
+        block[-1] = If(prev.cond, prev.then, orelse, prev.loc)
+
+    # ------------------------------------------------------------ launch and build
+    def launch(self, grid, block, dynamic_smem: ExprLike = 0) -> None:
+        """The launch configuration: grid and block extents and dynamic shared bytes."""
+        self._grid = _dim3(grid, "grid")
+        self._block = _dim3(block, "block")
+        self._dynamic_smem = as_expr(dynamic_smem)
+
+    def defaults(self, **params) -> None:
+        """Default parameter values (the size an example is analyzed and run at)."""
+        self._defaults.update(params)
+
+    def build(self) -> Kernel:
+        """Finish the kernel and run the static checks."""
+        if len(self._blocks) != 1:
+            raise KernelError("build() called inside a loop or if block", kernel=self.name,
+                              loc=caller_loc())
+        if self._grid is None:
+            raise KernelError("no launch configuration: call k.launch(grid=..., block=...)",
+                              kernel=self.name, loc=self.loc)
+        kernel = Kernel(
+            name=self.name, params=tuple(self._params), globals=tuple(self._globals),
+            buffers=tuple(self._buffers), shared=tuple(self._shared),
+            locals=tuple(self._locals), grid=self._grid, block=self._block,
+            dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
+            defaults=dict(self._defaults))
+        checks.check_kernel(kernel)
+        self._built = True
+        return kernel
+
+
+

@@ -1,0 +1,96 @@
+"""Errors of the kernel IR, and the source locations they point at."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class SourceLoc:
+    """The Python file and line of the builder call that made an IR node."""
+
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{_short(self.file)}:{self.line}"
+
+
+def _short(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def caller_loc() -> SourceLoc:
+    """The first stack frame outside kernels_ir: where the user's builder code stands."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if os.path.dirname(path) != _PACKAGE_DIR and "contextlib" not in path:
+            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+        frame = frame.f_back
+    return SourceLoc("<unknown>", 0)
+
+
+class KernelError(Exception):
+    """A malformed kernel: names the kernel, the statement and the builder's source line."""
+
+    def __init__(self, message: str, *, kernel: str | None = None, stmt: str | None = None,
+                 loc: SourceLoc | None = None):
+        self.message = message
+        self.kernel = kernel
+        self.stmt = stmt
+        self.loc = loc
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.kernel:
+            where.append(f"kernel '{self.kernel}'")
+        if self.loc:
+            where.append(f"line {self.loc}")
+        if self.stmt:
+            where.append(f"`{self.stmt}`")
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def with_context(self, *, kernel: str | None = None, stmt: str | None = None,
+                     loc: SourceLoc | None = None) -> "KernelError":
+        """A copy with missing context filled in (inner code rarely knows the kernel's name)."""
+        err = type(self).__new__(type(self))
+        err.__dict__.update(self.__dict__)
+        err.kernel = self.kernel or kernel
+        err.stmt = self.stmt or stmt
+        err.loc = self.loc or loc
+        Exception.__init__(err, err._render())
+        return err
+
+
+class KernelRuntimeError(KernelError):
+    """A fault while executing a launch: names the lane (block, thread) and loop iterations."""
+
+    def __init__(self, message: str, *, kernel: str | None = None, stmt: str | None = None,
+                 loc: SourceLoc | None = None, block: tuple[int, int, int] | None = None,
+                 thread: tuple[int, int, int] | None = None,
+                 iterations: dict[str, int] | None = None):
+        self.block = block
+        self.thread = thread
+        self.iterations = dict(iterations or {})
+        super().__init__(message, kernel=kernel, stmt=stmt, loc=loc)
+
+    def _render(self) -> str:
+        text = super()._render()
+        lane = []
+        if self.block is not None:
+            lane.append(f"block {self.block}")
+        if self.thread is not None:
+            lane.append(f"thread {self.thread}")
+        if self.iterations:
+            lane.append("iteration " + ", ".join(f"{k}={v}" for k, v in self.iterations.items()))
+        return f"{text} [{'; '.join(lane)}]" if lane else text

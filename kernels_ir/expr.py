@@ -1,0 +1,308 @@
+"""Expressions of the kernel IR: one generic node, one enum of ops, C typing at construction.
+
+Python operators build nodes with C semantics: `//` and `%` truncate toward zero as C's `/`
+and `%` do on integers, `/` is only for floating point, comparisons give an `i32` 0 or 1, and
+every result has the type C's usual arithmetic conversions give (so `threadIdx.x - 1` is an
+unsigned 32-bit value, as in CUDA). `==` and `!=` build comparisons too; use `same()` for
+structural equality.
+"""
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .dtypes import DType, f32, i32, integer_promote, promote, u32, u64
+from .errors import KernelError, caller_loc
+
+
+class Op(enum.Enum):
+    """Every expression operation."""
+
+    # -- leaves
+    CONST = "const"          # arg: the Python value
+    PARAM = "param"          # arg: parameter name
+    SPECIAL = "special"      # arg: ("threadIdx" | "blockIdx" | "blockDim" | "gridDim", axis)
+    VAR = "var"              # arg: Var (a local, loop variable or load result)
+    # -- reads of per-thread state
+    COMPONENT = "component"  # src: (VAR of a vector var,), arg: element index
+    LOCAL_READ = "local_read"  # src: indices, arg: LocalArray
+    # -- arithmetic (binary)
+    ADD = "+"
+    SUB = "-"
+    MUL = "*"
+    DIV = "/"                # C division: truncates toward zero on integers
+    MOD = "%"                # C remainder: sign of the dividend
+    SHL = "<<"
+    SHR = ">>"
+    AND = "&"
+    OR = "|"
+    XOR = "^"
+    MIN = "min"
+    MAX = "max"
+    # -- comparisons (result i32 0/1)
+    LT = "<"
+    LE = "<="
+    GT = ">"
+    GE = ">="
+    EQ = "=="
+    NE = "!="
+    # -- unary
+    NEG = "neg"
+    INVERT = "~"
+    LNOT = "!"
+    # -- other
+    SELECT = "select"        # src: (cond, a, b)
+    CAST = "cast"            # src: (x,), dtype: target
+
+
+BINARY_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.SHL, Op.SHR, Op.AND, Op.OR,
+                        Op.XOR, Op.MIN, Op.MAX})
+COMPARE_OPS = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
+INTEGER_ONLY_OPS = frozenset({Op.MOD, Op.SHL, Op.SHR, Op.AND, Op.OR, Op.XOR, Op.INVERT})
+SPECIAL_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+AXES = ("x", "y", "z")
+
+ExprLike = Union["Expr", int, float]
+
+
+class Var:
+    """A per-thread variable: a local, a loop variable, or the destination of a load.
+
+    Identity matters (two locals may share a name in different scopes); `lanes` > 1 marks a
+    vector register filled by a vector load.
+    """
+
+    KINDS = ("local", "loop", "load")
+
+    def __init__(self, name: str, dtype: DType, kind: str, lanes: int = 1):
+        assert kind in self.KINDS
+        self.name, self.dtype, self.kind, self.lanes = name, dtype, kind, lanes
+
+    def __repr__(self) -> str:
+        return f"Var({self.name}: {self.dtype}{'x%d' % self.lanes if self.lanes > 1 else ''})"
+
+
+@dataclass(frozen=True, eq=False)
+class Expr:
+    """One expression node: op, result type, sources and an op-specific argument."""
+
+    op: Op
+    dtype: DType
+    src: tuple["Expr", ...] = ()
+    arg: Any = None
+
+    # ---- structural identity (== builds a comparison node, so these are the real ones)
+    def key(self) -> tuple:
+        """A hashable structural key: equal keys mean the same computation."""
+        arg = self.arg
+        if isinstance(arg, (Var,)) or hasattr(arg, "uid"):
+            arg = ("obj", id(arg))
+        return (self.op, self.dtype.name, arg, tuple(s.key() for s in self.src))
+
+    def same(self, other: "Expr") -> bool:
+        """Structural equality."""
+        return isinstance(other, Expr) and self.key() == other.key()
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __bool__(self) -> bool:
+        raise KernelError(
+            "an IR expression has no Python truth value; use `with k.if_(cond):` or "
+            "`select(cond, a, b)` instead of Python `if`/`and`/`or`", loc=caller_loc())
+
+    def walk(self):
+        """This node and all nodes below it, parents first."""
+        yield self
+        for s in self.src:
+            yield from s.walk()
+
+    # ---- arithmetic
+    def __add__(self, o): return binary(Op.ADD, self, o)
+    def __radd__(self, o): return binary(Op.ADD, o, self)
+    def __sub__(self, o): return binary(Op.SUB, self, o)
+    def __rsub__(self, o): return binary(Op.SUB, o, self)
+    def __mul__(self, o): return binary(Op.MUL, self, o)
+    def __rmul__(self, o): return binary(Op.MUL, o, self)
+    def __floordiv__(self, o): return binary(Op.DIV, self, o, int_div=True)
+    def __rfloordiv__(self, o): return binary(Op.DIV, o, self, int_div=True)
+    def __truediv__(self, o): return binary(Op.DIV, self, o, float_div=True)
+    def __rtruediv__(self, o): return binary(Op.DIV, o, self, float_div=True)
+    def __mod__(self, o): return binary(Op.MOD, self, o)
+    def __rmod__(self, o): return binary(Op.MOD, o, self)
+    def __lshift__(self, o): return binary(Op.SHL, self, o)
+    def __rlshift__(self, o): return binary(Op.SHL, o, self)
+    def __rshift__(self, o): return binary(Op.SHR, self, o)
+    def __rrshift__(self, o): return binary(Op.SHR, o, self)
+    def __and__(self, o): return binary(Op.AND, self, o)
+    def __rand__(self, o): return binary(Op.AND, o, self)
+    def __or__(self, o): return binary(Op.OR, self, o)
+    def __ror__(self, o): return binary(Op.OR, o, self)
+    def __xor__(self, o): return binary(Op.XOR, self, o)
+    def __rxor__(self, o): return binary(Op.XOR, o, self)
+    def __lt__(self, o): return binary(Op.LT, self, o)
+    def __le__(self, o): return binary(Op.LE, self, o)
+    def __gt__(self, o): return binary(Op.GT, self, o)
+    def __ge__(self, o): return binary(Op.GE, self, o)
+    def __eq__(self, o): return binary(Op.EQ, self, o)  # type: ignore[override]
+    def __ne__(self, o): return binary(Op.NE, self, o)  # type: ignore[override]
+    def __neg__(self): return unary(Op.NEG, self)
+    def __invert__(self): return unary(Op.INVERT, self)
+
+    def __repr__(self) -> str:
+        from .printer import format_expr
+        return f"Expr({format_expr(self)})"
+
+
+# ------------------------------------------------------------------ constructors
+
+def const(value: int | float, dtype: DType | None = None) -> Expr:
+    """A typed constant. Python ints are `i32` when they fit (else u32, u64), floats `f32`."""
+    if isinstance(value, bool):
+        value = int(value)
+    if dtype is None:
+        if isinstance(value, int):
+            if i32.min <= value <= i32.max:
+                dtype = i32
+            elif 0 <= value <= u32.max:
+                dtype = u32
+            elif 0 <= value <= u64.max:
+                dtype = u64
+            else:
+                raise KernelError(f"integer constant {value} fits no IR type", loc=caller_loc())
+        elif isinstance(value, float):
+            dtype = f32
+        else:
+            raise KernelError(f"cannot use {value!r} ({type(value).__name__}) in a kernel "
+                              "expression", loc=caller_loc())
+    if dtype.is_float:
+        value = float(value)
+        if not math.isfinite(value):
+            raise KernelError(f"constant {value} is not finite", loc=caller_loc())
+    else:
+        if isinstance(value, float):
+            if not value.is_integer():
+                raise KernelError(f"constant {value} is not an integer of type {dtype}",
+                                  loc=caller_loc())
+            value = int(value)
+        if not dtype.min <= value <= dtype.max:
+            raise KernelError(f"constant {value} does not fit {dtype}", loc=caller_loc())
+    return Expr(Op.CONST, dtype, (), value)
+
+
+def as_expr(value: ExprLike, like: Expr | None = None) -> Expr:
+    """Turn a Python number into a constant; a float takes the float type of `like`."""
+    if isinstance(value, Expr):
+        return value
+    if isinstance(value, float) and like is not None and like.dtype.is_float:
+        return const(value, like.dtype)
+    return const(value)
+
+
+def binary(op: Op, a: ExprLike, b: ExprLike, *, int_div: bool = False,
+           float_div: bool = False) -> Expr:
+    """A binary node with C's result type."""
+    a = as_expr(a, b if isinstance(b, Expr) else None)
+    b = as_expr(b, a)
+    if op in INTEGER_ONLY_OPS and (a.dtype.is_float or b.dtype.is_float):
+        raise KernelError(f"operator {op.value} needs integer operands, got {a.dtype} and "
+                          f"{b.dtype}", loc=caller_loc())
+    if op in (Op.SHL, Op.SHR):
+        dtype = integer_promote(a.dtype)  # a shift has the promoted type of its left operand
+    else:
+        dtype = promote(a.dtype, b.dtype)
+    if int_div and dtype.is_float:
+        raise KernelError("`//` is C integer division; use `/` for floating point",
+                          loc=caller_loc())
+    if float_div and not dtype.is_float:
+        raise KernelError("`/` is floating-point division; use `//` for C integer division "
+                          "(it truncates toward zero, as C does)", loc=caller_loc())
+    if op in (Op.DIV, Op.MOD) and b.op is Op.CONST and b.arg == 0 and not dtype.is_float:
+        raise KernelError("integer division by the constant 0", loc=caller_loc())
+    if op in COMPARE_OPS:
+        return Expr(op, i32, (a, b))
+    return Expr(op, dtype, (a, b))
+
+
+def unary(op: Op, a: ExprLike) -> Expr:
+    """A unary node: NEG and INVERT keep the promoted type, LNOT gives i32."""
+    a = as_expr(a)
+    if op is Op.INVERT and a.dtype.is_float:
+        raise KernelError("operator ~ needs an integer operand", loc=caller_loc())
+    if op is Op.LNOT:
+        return Expr(op, i32, (a,))
+    return Expr(op, integer_promote(a.dtype), (a,))
+
+
+def select(cond: ExprLike, a: ExprLike, b: ExprLike) -> Expr:
+    """C's `cond ? a : b` (both sides are evaluated; use an if-guard for guarded loads)."""
+    cond = as_expr(cond)
+    a = as_expr(a, b if isinstance(b, Expr) else None)
+    b = as_expr(b, a)
+    return Expr(Op.SELECT, promote(a.dtype, b.dtype), (cond, a, b))
+
+
+def smin(a: ExprLike, b: ExprLike) -> Expr:
+    """CUDA's `min(a, b)`."""
+    return binary(Op.MIN, a, b)
+
+
+def smax(a: ExprLike, b: ExprLike) -> Expr:
+    """CUDA's `max(a, b)`."""
+    return binary(Op.MAX, a, b)
+
+
+def cast(x: ExprLike, dtype: DType) -> Expr:
+    """C's `(dtype) x`: wraps integers, truncates floats toward zero."""
+    x = as_expr(x)
+    if x.dtype == dtype:
+        return x
+    return Expr(Op.CAST, dtype, (x,))
+
+
+def lnot(x: ExprLike) -> Expr:
+    """C's `!x`."""
+    return unary(Op.LNOT, x)
+
+
+def logical_and(a: ExprLike, b: ExprLike) -> Expr:
+    """C's `a && b` on values (both sides are evaluated, so no side effects may hide there)."""
+    return binary(Op.AND, binary(Op.NE, a, 0), binary(Op.NE, b, 0))
+
+
+def logical_or(a: ExprLike, b: ExprLike) -> Expr:
+    """C's `a || b` on values."""
+    return binary(Op.OR, binary(Op.NE, a, 0), binary(Op.NE, b, 0))
+
+
+class _Dim3:
+    """threadIdx / blockIdx / blockDim / gridDim: `.x`, `.y`, `.z` are unsigned 32-bit."""
+
+    def __init__(self, name: str):
+        self._name = name
+        for axis in AXES:
+            object.__setattr__(self, axis, Expr(Op.SPECIAL, u32, (), (name, axis)))
+
+    def __repr__(self) -> str:
+        return self._name
+
+
+threadIdx = _Dim3("threadIdx")
+blockIdx = _Dim3("blockIdx")
+blockDim = _Dim3("blockDim")
+gridDim = _Dim3("gridDim")
+
+
+def uses(expr: Expr, ops: frozenset[Op] | set[Op]) -> bool:
+    """Whether any node of `expr` has one of `ops`."""
+    return any(n.op in ops for n in expr.walk())
+
+
+def constant_value(expr: Expr) -> int | float | None:
+    """The value of an expression made of constants only, else None."""
+    if expr.op is Op.CONST:
+        return expr.arg
+    return None
+

@@ -1,0 +1,368 @@
+"""The numpy interpreter: executes a whole launch on the CPU with CUDA semantics.
+
+This is the executable definition of what the IR means. Every thread of every block runs in
+lockstep, statement by statement, as numpy arrays over the threads that are active there;
+ifs and loops narrow the active set per lane. Barriers are phase boundaries: a
+`__syncthreads()` must be reached by all threads of a block or none (anything else raises).
+For race-free kernels this order gives what any legal GPU schedule gives.
+
+Faults never produce a made-up value: out-of-bounds and misaligned accesses, division by
+zero and out-of-range shifts raise `KernelRuntimeError` naming the array, the index, the
+block, the thread and the iteration of every enclosing loop.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+import numpy as np
+
+from .dtypes import integer_promote, promote
+from .errors import KernelError, KernelRuntimeError
+from .expr import BINARY_OPS, COMPARE_OPS, Expr, Op, Var
+from .launch import Launch, resolve_launch
+from .printer import format_stmt
+from .semantics import LaneFault, binary, convert, unary
+from .stmt import (
+    Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
+    SharedArray, Store, Sync,
+)
+
+MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
+MAX_LOOP_ITERATIONS = 1 << 22  # a loop still running after this many iterations is a bug
+
+
+@dataclass(frozen=True)
+class SharedAccess:
+    """One execution of a shared access site by a set of threads (reported to observers)."""
+
+    stmt: Load | Store
+    threads: np.ndarray   # flat thread ids: block_linear * threads_per_block + thread_linear
+    offsets: np.ndarray   # byte offsets of each thread's access in its block's window
+
+
+Observer = Callable[[SharedAccess], None]
+
+
+def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
+    """Global arrays for a launch: seeded random inputs, poisoned outputs.
+
+    Inputs hold integers in [0, 255] (or the type's max if smaller) and floats in [-1, 1);
+    "out" arrays hold all-ones bits (NaN for floats) so that an unwritten element shows.
+    """
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for g in launch.kernel.globals:
+        n = launch.lengths[g.name]
+        t = g.dtype
+        if g.intent == "out":
+            arrays[g.name] = (np.full(n, np.nan, t.np) if t.is_float
+                              else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
+        elif t.is_float:
+            arrays[g.name] = rng.uniform(-1.0, 1.0, n).astype(t.np)
+        else:
+            arrays[g.name] = rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
+    return arrays
+
+
+def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
+        arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
+        observer: Observer | None = None) -> dict[str, np.ndarray]:
+    """Execute one launch; return every global array after it (inputs copied, never changed).
+
+    Arrays not given are made by `make_arrays(launch, seed)`.
+    """
+    launch = resolve_launch(kernel, params)
+    machine = _Machine(launch, arrays or {}, seed, observer)
+    machine.execute()
+    return machine.globals
+
+
+class _Machine:
+    def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
+                 observer: Observer | None):
+        self.launch, self.kernel, self.observer = launch, launch.kernel, observer
+        k = self.kernel
+        self.tpb = launch.threads_per_block
+        self.nblocks = launch.num_blocks
+        total = self.tpb * self.nblocks
+        if total > MAX_THREADS:
+            raise KernelError(f"the launch has {total} threads; the interpreter runs at most "
+                              f"{MAX_THREADS}: use smaller parameters", kernel=k.name)
+        self.globals = self._bind_globals(arrays, seed)
+        gid = np.arange(total, dtype=np.int64)
+        self.block_lin, thread_lin = gid // self.tpb, gid % self.tpb
+        bx, by, _ = launch.block
+        gx, gy, _ = launch.grid
+        u = np.uint32
+        self.special = {
+            ("threadIdx", "x"): (thread_lin % bx).astype(u),
+            ("threadIdx", "y"): (thread_lin // bx % by).astype(u),
+            ("threadIdx", "z"): (thread_lin // (bx * by)).astype(u),
+            ("blockIdx", "x"): (self.block_lin % gx).astype(u),
+            ("blockIdx", "y"): (self.block_lin // gx % gy).astype(u),
+            ("blockIdx", "z"): (self.block_lin // (gx * gy)).astype(u),
+        }
+        self.dims = {("blockDim", a): n for a, n in zip("xyz", launch.block)}
+        self.dims.update({("gridDim", a): n for a, n in zip("xyz", launch.grid)})
+        self.total = total
+        self.vars: dict[Var, np.ndarray] = {}
+        self.local_arrays: dict[LocalArray, np.ndarray] = {}
+        self.iterations: dict[Var, np.ndarray] = {}
+        self.loop_stack: list[Var] = []
+        # One flat byte buffer, blocks back to back, each window rounded up to 16 bytes so
+        # that typed views of it (every access is naturally aligned) index it exactly.
+        self.window = -(-launch.smem_window // 16) * 16
+        self.shared = np.zeros(self.nblocks * self.window, np.uint8)
+        self.params = launch.params
+
+    def _bind_globals(self, arrays: Mapping[str, np.ndarray], seed: int) -> dict:
+        k, launch = self.kernel, self.launch
+        known = {g.name for g in k.globals}
+        for name in arrays:
+            if name not in known:
+                raise KernelError(f"unknown array '{name}'; the kernel's global arrays are "
+                                  f"{sorted(known)}", kernel=k.name)
+        made = make_arrays(launch, seed) if len(arrays) < len(k.globals) else {}
+        out = {}
+        for g in k.globals:
+            if g.name not in arrays:
+                out[g.name] = made[g.name]
+                continue
+            a = np.asarray(arrays[g.name])
+            n = launch.lengths[g.name]
+            if a.dtype != g.dtype.np:
+                raise KernelError(f"array '{g.name}' is {g.dtype} ({g.dtype.np}) but "
+                                  f"{a.dtype} was given", kernel=k.name)
+            if a.size != n:
+                raise KernelError(f"array '{g.name}' needs {n} elements at these parameters, "
+                                  f"{a.size} were given", kernel=k.name)
+            out[g.name] = a.reshape(-1).copy()
+        return out
+
+    # ------------------------------------------------------------ faults
+    def _where(self, gid: int) -> dict:
+        tl = int(gid % self.tpb)
+        bl = int(gid // self.tpb)
+        bx, by, _ = self.launch.block
+        gx, gy, _ = self.launch.grid
+        return dict(block=(bl % gx, bl // gx % gy, bl // (gx * gy)),
+                    thread=(tl % bx, tl // bx % by, tl // (bx * by)),
+                    iterations={v.name: int(self.iterations[v][gid]) for v in self.loop_stack})
+
+    def _fault(self, stmt, message: str, gid: int) -> KernelRuntimeError:
+        return KernelRuntimeError(message, kernel=self.kernel.name, stmt=format_stmt(stmt),
+                                  loc=stmt.loc, **self._where(gid))
+
+    # ------------------------------------------------------------ expressions
+    def eval(self, e: Expr, idx: np.ndarray) -> np.ndarray:
+        op = e.op
+        if op is Op.VAR:
+            return self.vars[e.arg][idx]
+        if op is Op.CONST:
+            return np.full(idx.size, e.arg, e.dtype.np)
+        if op is Op.SPECIAL:
+            if e.arg in self.special:
+                return self.special[e.arg][idx]
+            return np.full(idx.size, self.dims[e.arg], e.dtype.np)
+        if op is Op.PARAM:
+            return np.full(idx.size, self.params[e.arg], e.dtype.np)
+        if op in BINARY_OPS or op in COMPARE_OPS:
+            a = self.eval(e.src[0], idx)
+            b = self.eval(e.src[1], idx)
+            if op in (Op.SHL, Op.SHR):
+                return binary(op, e.dtype, convert(a, e.dtype),
+                              convert(b, integer_promote(e.src[1].dtype)), e.dtype)
+            operand = promote(e.src[0].dtype, e.src[1].dtype)
+            return binary(op, e.dtype, convert(a, operand), convert(b, operand), operand)
+        if op is Op.CAST:
+            return convert(self.eval(e.src[0], idx), e.dtype)
+        if op is Op.SELECT:
+            c = self.eval(e.src[0], idx)
+            a = convert(self.eval(e.src[1], idx), e.dtype)
+            b = convert(self.eval(e.src[2], idx), e.dtype)
+            return np.where(c != 0, a, b)
+        if op in (Op.NEG, Op.INVERT):
+            return unary(op, e.dtype, convert(self.eval(e.src[0], idx), e.dtype))
+        if op is Op.LNOT:
+            return unary(op, e.dtype, self.eval(e.src[0], idx))
+        if op is Op.COMPONENT:
+            return self.vars[e.src[0].arg][idx, e.arg]
+        if op is Op.LOCAL_READ:
+            arr = e.arg
+            flat = self._local_offsets(arr, e.src, idx)
+            return self.local_arrays[arr].reshape(self.total, -1)[idx, flat]
+        raise AssertionError(f"unhandled op {op}")
+
+    def _local_offsets(self, arr: LocalArray, index, idx: np.ndarray) -> np.ndarray:
+        flat = np.zeros(idx.size, np.int64)
+        for dim, (i_expr, extent) in enumerate(zip(index, arr.shape)):
+            i = self.eval(i_expr, idx).astype(np.int64)
+            bad = (i < 0) | (i >= extent)
+            if bad.any():
+                lane = int(np.flatnonzero(bad)[0])
+                raise LaneFault(f"index {i[lane]} of dimension {dim} of register array "
+                                f"'{arr.name}' is outside 0..{extent - 1}", np.array([lane]))
+            flat = flat * extent + i
+        return flat
+
+    # ------------------------------------------------------------ statements
+    def execute(self) -> None:
+        self.exec_block(self.kernel.body, np.arange(self.total, dtype=np.int64))
+
+    def exec_block(self, stmts, idx: np.ndarray) -> None:
+        for s in stmts:
+            if idx.size == 0:
+                return
+            try:
+                self.exec_stmt(s, idx)
+            except LaneFault as fault:
+                raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
+
+    def exec_stmt(self, s, idx: np.ndarray) -> None:
+        if isinstance(s, (Let, Assign)):
+            var = s.var
+            if var not in self.vars:
+                self.vars[var] = np.zeros(self.total, var.dtype.np)
+            self.vars[var][idx] = convert(self.eval(s.value, idx), var.dtype)
+        elif isinstance(s, Load):
+            self._load(s, idx)
+        elif isinstance(s, Store):
+            self._store(s, idx)
+        elif isinstance(s, Loop):
+            self._loop(s, idx)
+        elif isinstance(s, If):
+            c = self.eval(s.cond, idx) != 0
+            self.exec_block(s.then, idx[c])
+            self.exec_block(s.orelse, idx[~c])
+        elif isinstance(s, Sync):
+            self._sync(s, idx)
+        elif isinstance(s, DeclareLocal):
+            arr = s.array
+            if arr not in self.local_arrays:
+                self.local_arrays[arr] = np.zeros((self.total, *arr.shape), arr.dtype.np)
+            self.local_arrays[arr].reshape(self.total, -1)[idx] = 0
+        elif isinstance(s, LocalStore):
+            flat = self._local_offsets(s.array, s.index, idx)
+            value = convert(self.eval(s.value, idx), s.array.dtype)
+            self.local_arrays[s.array].reshape(self.total, -1)[idx, flat] = value
+        else:
+            raise AssertionError(f"unhandled statement {s!r}")
+
+    def _loop(self, s: Loop, idx: np.ndarray) -> None:
+        var = s.var
+        if var not in self.vars:
+            self.vars[var] = np.zeros(self.total, var.dtype.np)
+            self.iterations[var] = np.zeros(self.total, np.int64)
+        self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
+        self.iterations[var][idx] = 0
+        self.loop_stack.append(var)
+        try:
+            active, first, count = idx, True, 0
+            while active.size:
+                if not (first and s.do_while):
+                    active = active[self.eval(s.cond, active) != 0]
+                    if not active.size:
+                        break
+                first = False
+                self.exec_block(s.body, active)
+                step = self.eval(s.step, active)
+                if (step == 0).any():
+                    raise LaneFault(f"loop '{var.name}' steps by 0 and never ends",
+                                    np.flatnonzero(step == 0)[:1])
+                with np.errstate(over="ignore"):
+                    self.vars[var][active] = self.vars[var][active] + step
+                self.iterations[var][active] += 1
+                count += 1
+                if count > MAX_LOOP_ITERATIONS:
+                    raise LaneFault(f"loop '{var.name}' ran {count} iterations without ending",
+                                    np.zeros(1, np.int64))
+        except LaneFault as fault:
+            lanes = fault.lanes
+            where = active if active.size else idx
+            raise self._fault(s, fault.message, int(where[lanes[0]])) from None
+        finally:
+            self.loop_stack.pop()
+
+    def _sync(self, s: Sync, idx: np.ndarray) -> None:
+        counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)
+        partial = np.flatnonzero((counts != 0) & (counts != self.tpb))
+        if partial.size:
+            b = int(partial[0])
+            members = idx[self.block_lin[idx] == b]
+            missing = np.setdiff1d(np.arange(b * self.tpb, (b + 1) * self.tpb), members)
+            absent = self._where(int(missing[0]))["thread"]
+            raise self._fault(s, f"divergent __syncthreads(): {counts[b]} of {self.tpb} threads "
+                                 f"of the block reach it (thread {absent} does not)",
+                              int(members[0]))
+
+    # ------------------------------------------------------------ memory
+    def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
+        """Element offsets of each lane's access, after bounds and alignment checks."""
+        array = s.array
+        if isinstance(array, GlobalArray):
+            extents, strides = (self.launch.lengths[array.name],), (1,)
+        else:
+            extents, strides = self.launch.extent(array), array.strides
+        offset = np.zeros(idx.size, np.int64)
+        last = len(extents) - 1
+        for dim, (i_expr, extent, stride) in enumerate(zip(s.index, extents, strides)):
+            i = self.eval(i_expr, idx).astype(np.int64)
+            limit = extent - (s.width - 1 if dim == last else 0)
+            bad = (i < 0) | (i >= limit)
+            if bad.any():
+                lane = int(np.flatnonzero(bad)[0])
+                span = f"{s.width} elements at " if s.width > 1 else ""
+                dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
+                raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "
+                                f"'{array.name}' (valid 0..{extent - 1})", np.array([lane]))
+            offset += i * stride
+        if s.width > 1:
+            if isinstance(array, SharedArray):
+                base = self.kernel.buffer_base(array.buffer)
+                misaligned = (base + offset * array.dtype.size) % s.access_bytes != 0
+            else:
+                misaligned = offset % s.width != 0
+            if misaligned.any():
+                lane = int(np.flatnonzero(misaligned)[0])
+                raise LaneFault(f"misaligned {s.access_bytes}-byte access to '{array.name}' at "
+                                f"element offset {offset[lane]} (byte "
+                                f"{offset[lane] * array.dtype.size}); vector accesses must be "
+                                "naturally aligned", np.array([lane]))
+        return offset
+
+    def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray):
+        """The typed view of shared memory and each lane's element indices into it."""
+        array = s.array
+        size = array.dtype.size
+        addr = self.kernel.buffer_base(array.buffer) + offset * size
+        if self.observer is not None:
+            self.observer(SharedAccess(s, idx, addr))
+        first = (self.block_lin[idx] * self.window + addr) // size
+        return self.shared.view(array.dtype.np), first
+
+    def _load(self, s: Load, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        array, dst, w = s.array, s.dst, s.width
+        if isinstance(array, SharedArray):
+            memory, first = self._shared_elements(s, idx, offset)
+        else:
+            memory, first = self.globals[array.name], offset
+        if dst not in self.vars:
+            shape = (self.total, w) if w > 1 else (self.total,)
+            self.vars[dst] = np.zeros(shape, dst.dtype.np)
+        self.vars[dst][idx] = memory[first[:, None] + np.arange(w)] if w > 1 else memory[first]
+
+    def _store(self, s: Store, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        array = s.array
+        values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
+        if isinstance(array, SharedArray):
+            memory, first = self._shared_elements(s, idx, offset)
+        else:
+            memory, first = self.globals[array.name], offset
+        for element, value in enumerate(values):
+            memory[first + element] = value
+
+
+

@@ -1,0 +1,159 @@
+"""A kernel's launch resolved for concrete parameter values: grid, block, sizes."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+
+from .dtypes import DType, promote
+from .errors import KernelError
+from .expr import BINARY_OPS, COMPARE_OPS, Expr, Op
+from .semantics import LaneFault, binary, convert, unary
+from .stmt import Kernel, SharedArray
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIM = (1024, 1024, 64)
+MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One launch of a kernel: parameter values and the resulting geometry, all concrete."""
+
+    kernel: Kernel
+    params: Mapping[str, int | float]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    dynamic_smem: int
+    lengths: Mapping[str, int]
+
+    @property
+    def threads_per_block(self) -> int:
+        """Threads in one block."""
+        return math.prod(self.block)
+
+    @property
+    def warps_per_block(self) -> int:
+        """Warps in one block (the last may be partial)."""
+        return -(-self.threads_per_block // 32)
+
+    @property
+    def num_blocks(self) -> int:
+        """Blocks in the grid."""
+        return math.prod(self.grid)
+
+    @property
+    def smem_window(self) -> int:
+        """Bytes of the block's shared window: static arrays, then the dynamic region."""
+        k = self.kernel
+        has_dynamic = any(b.dynamic for b in k.buffers)
+        return k.dynamic_base() + self.dynamic_smem if has_dynamic else k.static_smem
+
+    def extent(self, array: SharedArray) -> tuple[int, ...]:
+        """Concrete shape of a shared view (a dynamic leading extent filled from the launch)."""
+        if array.shape[0] is not None:
+            return tuple(array.shape)
+        inner = math.prod(array.shape[1:]) if array.rank > 1 else 1
+        row = (array.shape[-1] + array.pad) if array.rank > 1 else 1
+        per_lead = (inner // array.shape[-1] * row if array.rank > 1 else 1) * array.dtype.size
+        return (self.dynamic_smem // per_lead, *array.shape[1:])
+
+    def constant(self, expr: Expr) -> int | float:
+        """Evaluate an expression of parameters and constants."""
+        return eval_param_expr(expr, self.params, self.kernel.name)
+
+
+def eval_param_expr(expr: Expr, params: Mapping[str, int | float], kernel: str = "") -> int | float:
+    """The value of an expression that uses only parameters and constants."""
+    try:
+        value = _eval(expr, params)
+    except LaneFault as fault:
+        raise KernelError(f"{fault.message} evaluating a launch expression", kernel=kernel)
+    return value[0].item()
+
+
+def _eval(e: Expr, params) -> np.ndarray:
+    op = e.op
+    if op is Op.CONST:
+        return np.array([e.arg], dtype=e.dtype.np)
+    if op is Op.PARAM:
+        return convert(np.array([params[e.arg]]), e.dtype)
+    if op in BINARY_OPS or op in COMPARE_OPS:
+        a, b = (_eval(s, params) for s in e.src)
+        operand = e.dtype if op not in COMPARE_OPS else _operand(e)
+        if op in (Op.SHL, Op.SHR):
+            return binary(op, e.dtype, convert(a, e.dtype), b, e.dtype)
+        return binary(op, e.dtype, convert(a, operand), convert(b, operand), operand)
+    if op in (Op.NEG, Op.INVERT, Op.LNOT):
+        a = _eval(e.src[0], params)
+        return unary(op, e.dtype, a if op is Op.LNOT else convert(a, e.dtype))
+    if op is Op.SELECT:
+        c, a, b = (_eval(s, params) for s in e.src)
+        return convert(a, e.dtype) if c[0] != 0 else convert(b, e.dtype)
+    if op is Op.CAST:
+        return convert(_eval(e.src[0], params), e.dtype)
+    raise KernelError(f"a launch expression may use only parameters and constants, not "
+                      f"{op.value}")
+
+
+def _operand(e: Expr) -> DType:
+    return promote(e.src[0].dtype, e.src[1].dtype)
+
+
+def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = None) -> Launch:
+    """Bind parameter values (the kernel's defaults, overridden by `params`) and check limits."""
+    values = dict(kernel.defaults)
+    values.update(params or {})
+    names = {p.name: p for p in kernel.params}
+    for name in values:
+        if name not in names:
+            raise KernelError(f"unknown parameter '{name}'; the kernel's parameters are "
+                              f"{sorted(names) or 'none'}", kernel=kernel.name)
+    for name, p in names.items():
+        if name not in values:
+            raise KernelError(f"parameter '{name}' has no value (give it, e.g. {name}=...)",
+                              kernel=kernel.name)
+        v = values[name]
+        if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
+            raise KernelError(f"parameter '{name}' must be a number, got {v!r}",
+                              kernel=kernel.name)
+        if not p.dtype.is_float:
+            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                raise KernelError(f"parameter '{name}' is {p.dtype}, got {v!r}",
+                                  kernel=kernel.name)
+            v = int(v)
+            if not p.dtype.min <= v <= p.dtype.max:
+                raise KernelError(f"parameter '{name}' = {v} does not fit {p.dtype}",
+                                  kernel=kernel.name)
+        values[name] = v
+    frozen = MappingProxyType(values)
+    ev = lambda e: eval_param_expr(e, frozen, kernel.name)
+    grid = tuple(int(ev(e)) for e in kernel.grid)
+    block = tuple(int(ev(e)) for e in kernel.block)
+    for what, dims, limits in (("grid", grid, MAX_GRID_DIM), ("block", block, MAX_BLOCK_DIM)):
+        for axis, n, limit in zip("xyz", dims, limits):
+            if not 1 <= n <= limit:
+                raise KernelError(f"{what}.{axis} = {n} is outside 1..{limit}",
+                                  kernel=kernel.name)
+    if math.prod(block) > MAX_THREADS_PER_BLOCK:
+        raise KernelError(f"a block of {block} has {math.prod(block)} threads; the limit is "
+                          f"{MAX_THREADS_PER_BLOCK}", kernel=kernel.name)
+    dyn = int(ev(kernel.dynamic_smem))
+    if dyn < 0:
+        raise KernelError(f"dynamic shared memory is {dyn} bytes", kernel=kernel.name)
+    if dyn and not any(b.dynamic for b in kernel.buffers):
+        raise KernelError(f"the launch asks for {dyn} bytes of dynamic shared memory but the "
+                          "kernel declares no dynamic_shared array", kernel=kernel.name)
+    lengths = {}
+    for g in kernel.globals:
+        n = int(ev(g.length))
+        if n < 0:
+            raise KernelError(f"global array '{g.name}' has length {n}", kernel=kernel.name)
+        lengths[g.name] = n
+    return Launch(kernel, frozen, grid, block, dyn, MappingProxyType(lengths))
+
+

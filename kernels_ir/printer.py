@@ -1,0 +1,167 @@
+"""The readable text form of a kernel; expressions print as valid C."""
+from __future__ import annotations
+
+from .dtypes import DType, f32, u32, u64
+from .expr import COMPARE_OPS, Expr, Op
+from .stmt import (
+    Assign, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store, Sync,
+)
+
+# C precedence (higher binds tighter); leaves and calls bind tightest.
+_PREC = {
+    Op.MUL: 13, Op.DIV: 13, Op.MOD: 13, Op.ADD: 12, Op.SUB: 12, Op.SHL: 11, Op.SHR: 11,
+    Op.LT: 10, Op.LE: 10, Op.GT: 10, Op.GE: 10, Op.EQ: 9, Op.NE: 9, Op.AND: 8, Op.XOR: 7,
+    Op.OR: 6, Op.SELECT: 3,
+}
+_UNARY = {Op.NEG: "-", Op.INVERT: "~", Op.LNOT: "!"}
+_LEAF = 20
+COMPONENT_NAMES = "xyzw"
+
+
+def format_const(value, dtype: DType) -> str:
+    """A C literal of the given type (`1.5f`, `7u`, `3ull`)."""
+    if dtype.is_float:
+        text = repr(float(value))
+        if "e" not in text and "." not in text:
+            text += ".0"
+        return text + ("f" if dtype == f32 else "")
+    if dtype == u32:
+        return f"{value}u"
+    if dtype == u64:
+        return f"{value}ull"
+    if dtype.size < 4:
+        return f"({dtype.c_name}){value}"
+    return str(value)
+
+
+def _prec(e: Expr) -> int:
+    if e.op in _PREC:
+        return _PREC[e.op]
+    if e.op in _UNARY or e.op is Op.CAST:
+        return 15
+    if e.op is Op.CONST and (e.dtype.size < 4 or (not e.dtype.is_float and e.arg < 0)):
+        return 15
+    return _LEAF
+
+
+def format_expr(e: Expr) -> str:
+    """C source for an expression, with only the parentheses C needs."""
+    op = e.op
+    if op is Op.CONST:
+        return format_const(e.arg, e.dtype)
+    if op is Op.PARAM:
+        return e.arg
+    if op is Op.SPECIAL:
+        return f"{e.arg[0]}.{e.arg[1]}"
+    if op is Op.VAR:
+        return e.arg.name
+    if op is Op.COMPONENT:
+        return f"{e.src[0].arg.name}.{COMPONENT_NAMES[e.arg]}"
+    if op is Op.LOCAL_READ:
+        return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
+    if op in (Op.MIN, Op.MAX):
+        return f"{op.value}({format_expr(e.src[0])}, {format_expr(e.src[1])})"
+    if op is Op.CAST:
+        return f"({e.dtype.c_name}){_wrap(e.src[0], 15, right=True)}"
+    if op in _UNARY:
+        return _UNARY[op] + _wrap(e.src[0], 15, right=True)
+    if op is Op.SELECT:
+        c, a, b = e.src
+        return f"{_wrap(c, 4)} ? {_wrap(a, 4)} : {_wrap(b, 3, right=True)}"
+    prec = _PREC[op]
+    left = _wrap(e.src[0], prec)
+    right = _wrap(e.src[1], prec, right=True)
+    return f"{left} {op.value} {right}"
+
+
+def _wrap(e: Expr, parent: int, right: bool = False) -> str:
+    text = format_expr(e)
+    p = _prec(e)
+    # Comparisons and bitwise ops inside each other read ambiguously even when C parses
+    # them as intended; parenthesize those too, as compilers' -Wparentheses asks.
+    mixed = parent in (6, 7, 8) and (e.op in COMPARE_OPS or p in (6, 7, 8)) and p != parent
+    if p < parent or (right and p == parent) or mixed:
+        return f"({text})"
+    return text
+
+
+def format_index(array, index) -> str:
+    """`name[i][j]` for an access."""
+    return array.name + "".join(f"[{format_expr(i)}]" for i in index)
+
+
+def format_stmt(s) -> str:
+    """One line for a statement (a loop or if prints its header only)."""
+    if isinstance(s, Let):
+        return f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}"
+    if isinstance(s, Assign):
+        return f"{s.var.name} = {format_expr(s.value)}"
+    if isinstance(s, Load):
+        vec = f"x{s.width}" if s.width > 1 else ""
+        return f"{s.dst.dtype}{vec} {s.dst.name} = {format_index(s.array, s.index)}"
+    if isinstance(s, Store):
+        vals = ", ".join(format_expr(v) for v in s.values)
+        vals = f"{{{vals}}}" if s.width > 1 else vals
+        return f"{format_index(s.array, s.index)} = {vals}"
+    if isinstance(s, DeclareLocal):
+        dims = "".join(f"[{n}]" for n in s.array.shape)
+        return f"{s.array.dtype} {s.array.name}{dims} = {{0}}"
+    if isinstance(s, LocalStore):
+        return f"{format_index(s.array, s.index)} = {format_expr(s.value)}"
+    if isinstance(s, Loop):
+        v = s.var.name
+        kind = "do" if s.do_while else "for"
+        unroll = " unroll" if s.unroll else ""
+        return (f"{kind}{unroll} ({s.var.dtype} {v} = {format_expr(s.start)}; "
+                f"{format_expr(s.cond)}; {v} += {format_expr(s.step)})")
+    if isinstance(s, If):
+        return f"if ({format_expr(s.cond)})"
+    if isinstance(s, Sync):
+        return "__syncthreads()"
+    raise TypeError(f"not a statement: {s!r}")
+
+
+def _site_tag(s) -> str:
+    if isinstance(s, (Load, Store)) and s.site is not None:
+        kind = "ld" if isinstance(s, Load) else "st"
+        return f"  // site {s.site} ({kind}, {s.access_bytes} B), line {s.loc.line}"
+    return ""
+
+
+def _format_block(stmts, depth: int, out: list[str]) -> None:
+    pad = "    " * depth
+    for s in stmts:
+        out.append(pad + format_stmt(s) + (" {" if isinstance(s, (Loop, If)) else "") +
+                   _site_tag(s))
+        if isinstance(s, Loop):
+            _format_block(s.body, depth + 1, out)
+            out.append(pad + "}")
+        elif isinstance(s, If):
+            _format_block(s.then, depth + 1, out)
+            if s.orelse:
+                out.append(pad + "} else {")
+                _format_block(s.orelse, depth + 1, out)
+            out.append(pad + "}")
+
+
+def _format_shared(a: SharedArray) -> str:
+    dims = "".join(f"[{'' if n is None else n}]" for n in a.shape)
+    pad = f" pad {a.pad}" if a.pad else ""
+    where = "dynamic" if a.buffer.dynamic else f"align {a.buffer.align}"
+    alias = "" if a.buffer.views[0] is a else f" (view of {a.buffer.views[0].name})"
+    return f"    shared {a.dtype} {a.name}{dims}{pad}, {where}{alias}"
+
+
+def format_kernel(k: Kernel) -> str:
+    """The whole kernel as indented text."""
+    sig = [f"{p.dtype} {p.name}" for p in k.params]
+    sig += [f"{g.intent} {g.dtype}* {g.name}[{format_expr(g.length)}]" for g in k.globals]
+    dim3 = lambda d: "(" + ", ".join(format_expr(x) for x in d) + ")"
+    out = [f"kernel {k.name}({', '.join(sig)})",
+           f"    launch grid={dim3(k.grid)} block={dim3(k.block)} "
+           f"dynamic_smem={format_expr(k.dynamic_smem)}"]
+    out += [_format_shared(a) for a in k.shared]
+    out.append("{")
+    _format_block(k.body, 1, out)
+    out.append("}")
+    return "\n".join(out)

@@ -1,0 +1,99 @@
+"""What each operation computes, in C semantics, over numpy arrays of lanes.
+
+Integer results wrap in their C type, `/` and `%` truncate toward zero, shifts arithmetic on
+signed values. Undefined behaviour in C (division by zero, shifting by the width or more,
+converting an out-of-range float to an integer) raises `LaneFault` naming the lanes, never
+returns a made-up value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .dtypes import DType
+from .expr import Op
+
+
+class LaneFault(Exception):
+    """Undefined behaviour on some lanes; `lanes` are positions in the evaluated arrays."""
+
+    def __init__(self, message: str, lanes: np.ndarray):
+        super().__init__(message)
+        self.message = message
+        self.lanes = lanes
+
+
+def convert(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """C conversion to `dtype`: integers wrap, floats truncate toward zero."""
+    target = dtype.np
+    if values.dtype == target:
+        return values
+    if values.dtype.kind == "f" and not dtype.is_float:
+        bad = ~np.isfinite(values) | (np.trunc(values) < dtype.min) | (np.trunc(values) > dtype.max)
+        if bad.any():
+            lanes = np.flatnonzero(bad)
+            raise LaneFault(f"converting {values[lanes[0]]} to {dtype} is out of range "
+                            "(undefined in C)", lanes)
+        return np.trunc(values).astype(target)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if values.dtype.kind in "iu" and dtype.is_float:
+            return values.astype(target)
+        return values.astype(target, casting="unsafe")
+
+
+def _int_division(a: np.ndarray, b: np.ndarray, want_quotient: bool) -> np.ndarray:
+    zero = b == 0
+    if zero.any():
+        raise LaneFault("integer division by zero", np.flatnonzero(zero))
+    if a.dtype.kind == "u":
+        return a // b if want_quotient else a % b
+    # C truncates; numpy floors. Work in int64 (exact for 32-bit operands) then wrap.
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64)
+    out = q if want_quotient else a64 - q * b64
+    return out.astype(a.dtype, casting="unsafe")
+
+
+def binary(op: Op, dtype: DType, a: np.ndarray, b: np.ndarray, operand: DType) -> np.ndarray:
+    """`a op b`: operands already converted to `operand`; the result has type `dtype`."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if op is Op.ADD:
+            return a + b
+        if op is Op.SUB:
+            return a - b
+        if op is Op.MUL:
+            return a * b
+        if op is Op.DIV:
+            return a / b if operand.is_float else _int_division(a, b, True)
+        if op is Op.MOD:
+            return _int_division(a, b, False)
+        if op in (Op.SHL, Op.SHR):
+            bad = (b < 0) | (b >= operand.bits) if b.dtype.kind == "i" else b >= operand.bits
+            if bad.any():
+                lanes = np.flatnonzero(bad)
+                raise LaneFault(f"shift by {b[lanes[0]]} on a {operand.bits}-bit value "
+                                "(undefined in C)", lanes)
+            shift = b.astype(a.dtype, casting="unsafe")
+            return np.left_shift(a, shift) if op is Op.SHL else np.right_shift(a, shift)
+        if op is Op.AND:
+            return a & b
+        if op is Op.OR:
+            return a | b
+        if op is Op.XOR:
+            return a ^ b
+        if op is Op.MIN:
+            return np.minimum(a, b)
+        if op is Op.MAX:
+            return np.maximum(a, b)
+        compare = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+                   Op.GE: np.greater_equal, Op.EQ: np.equal, Op.NE: np.not_equal}[op]
+        return compare(a, b).astype(dtype.np)
+
+
+def unary(op: Op, dtype: DType, a: np.ndarray) -> np.ndarray:
+    """`-a`, `~a` or `!a` with `a` already converted to `dtype` (LNOT: any type)."""
+    with np.errstate(over="ignore"):
+        if op is Op.NEG:
+            return -a if dtype.is_float else (np.zeros_like(a) - a)
+        if op is Op.INVERT:
+            return ~a
+        return (a == 0).astype(dtype.np)

@@ -1,0 +1,498 @@
+"""The bank engine: how many wavefronts one warp-level shared-memory request costs, and why.
+
+The rules (docs/hardware-rules.md, measured on H100/H200):
+1. Split the warp into groups by access width and kind: 1/2/4-byte accesses are one group of
+   32 lanes; 8-byte loads are one group if MERGE holds, else two half-warps; 16-byte loads are
+   two half-warps if MERGE holds, else four quarter-warps. Stores never merge (8 bytes: two
+   half-warps, 16 bytes: four quarter-warps). MERGE holds when over the whole warp either C1:
+   every active lane i has lane i^1 inactive or at the same address, or C2: the same with i^2.
+2. A group with an active lane costs the largest number of distinct 4-byte words any one bank
+   is asked for; an empty group costs 0.
+3. A request costs the sum over its groups.
+Ideal: per non-empty group, ceil(distinct bytes / 128), at least 1; Nsight Compute's "bank
+conflicts" are wavefronts - ideal.
+
+Three implementations share these rules: `warp_request` (one request, explained lane by
+lane), `warp_requests` (numpy, many at once) and, when numba is installed, a compiled path
+that `warp_requests` uses by default. Tests hold all three equal.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .arch import Arch, ArchError, get_arch
+
+WARP = 32
+BANKS = 32
+WORD = 4
+WAVEFRONT_BYTES = 128
+WIDTHS = (1, 2, 4, 8, 16)
+OPS = ("load", "store")
+
+
+class RequestError(ValueError):
+    """A warp request the hardware cannot perform (misaligned, outside the window, bad width)."""
+
+
+# ------------------------------------------------------------------ results
+
+@dataclass(frozen=True)
+class WordUse:
+    """One distinct word a bank serves in a group: the lanes that asked, the wavefront used."""
+
+    word: int
+    lanes: tuple[int, ...]
+    wavefront: int
+
+
+@dataclass(frozen=True)
+class BankUse:
+    """One bank inside a group: its distinct words, in the order they are served."""
+
+    bank: int
+    words: tuple[WordUse, ...]
+
+
+@dataclass(frozen=True)
+class Group:
+    """A set of lanes the hardware processes together (warp, half-warp or quarter-warp)."""
+
+    lanes: tuple[int, ...]
+    active: tuple[int, ...]
+    wavefronts: int
+    ideal: int
+    distinct_bytes: int
+    first_wavefront: int
+    banks: tuple[BankUse, ...]
+
+    @property
+    def name(self) -> str:
+        """"warp", "half-warp 1", "quarter-warp 2"."""
+        size = len(self.lanes)
+        if size == WARP:
+            return "warp"
+        part = "half-warp" if size == 16 else "quarter-warp"
+        return f"{part} {self.lanes[0] // size}"
+
+
+@dataclass(frozen=True)
+class MergeDecision:
+    """Whether the 8/16-byte merge applied, which condition held, and why in words."""
+
+    applies: bool
+    condition: str | None  # "C1", "C2" or None
+    reason: str
+
+
+@dataclass(frozen=True)
+class WarpRequest:
+    """The cost of one warp request and its explanation."""
+
+    offsets: tuple[int | None, ...]
+    width: int
+    op: str
+    arch: str
+    rules: str
+    wavefronts: int
+    ideal: int
+    merge: MergeDecision
+    groups: tuple[Group, ...]
+    lane_wavefronts: tuple[tuple[int, ...], ...]  # per lane: wavefronts serving its words
+
+    @property
+    def excess(self) -> int:
+        """wavefronts - ideal: what Nsight Compute reports as bank conflicts."""
+        return self.wavefronts - self.ideal
+
+    @property
+    def active_lanes(self) -> tuple[int, ...]:
+        """Lanes that perform the access."""
+        return tuple(i for i, o in enumerate(self.offsets) if o is not None)
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """Per-request wavefronts and ideal wavefronts of a batch (numpy arrays of int64)."""
+
+    wavefronts: np.ndarray
+    ideal: np.ndarray
+
+    @property
+    def excess(self) -> np.ndarray:
+        """wavefronts - ideal per request."""
+        return self.wavefronts - self.ideal
+
+
+# ------------------------------------------------------------------ shared rule pieces
+
+def rules_for(arch: str | Arch) -> tuple[Arch, str]:
+    """The architecture and its bank rule set, or an error saying why there is none."""
+    a = get_arch(arch)
+    if a.bank_rules is None:
+        raise ArchError(f"{a.name} has no bank rule set: the rules here were measured on sm_90 "
+                        "and documented for sm_70 to sm_120; Maxwell and Pascal serve 64- and "
+                        "128-bit accesses differently")
+    return a, a.bank_rules
+
+
+def _check_width_op(width, op) -> None:
+    if width not in WIDTHS:
+        raise RequestError(f"access width must be one of {WIDTHS} bytes, got {width!r}")
+    if op not in OPS:
+        raise RequestError(f"op must be 'load' or 'store', got {op!r}")
+
+
+def group_size(width: int, store: bool, merged: bool) -> int:
+    """Lanes per processing group for this width and kind."""
+    if width <= 4:
+        return 32
+    if width == 8:
+        return 16 if store or not merged else 32
+    return 8 if store or not merged else 16
+
+
+def words_touched(offset: int, width: int) -> range:
+    """The 4-byte words an access of `width` bytes at `offset` touches."""
+    first = offset // WORD
+    return range(first, first + max(1, width // WORD))
+
+
+# ------------------------------------------------------------------ one request, explained
+
+def _merge_decision(offs: list[int | None], width: int, store: bool) -> MergeDecision:
+    if width <= 4:
+        return MergeDecision(False, None, f"{width}-byte accesses: the whole warp is one group")
+    split = "two half-warps" if width == 8 else "four quarter-warps"
+    if store:
+        return MergeDecision(False, None, f"stores never merge: a {width}-byte store is "
+                                          f"processed as {split}")
+
+    def first_violation(mask: int, lanes: range):
+        for i in lanes:
+            j = i ^ mask
+            if offs[i] is not None and offs[j] is not None and offs[i] != offs[j]:
+                return i, j
+        return None
+
+    v1 = first_violation(1, range(WARP))
+    v2 = first_violation(2, range(WARP))
+    merged = "one group of 32 lanes" if width == 8 else "two half-warps"
+    if v1 is None:
+        return MergeDecision(True, "C1", f"MERGE (C1): every active lane i has lane i^1 "
+                                         f"inactive or at the same address: {merged}")
+    if v2 is None:
+        return MergeDecision(True, "C2", f"MERGE (C2): every active lane i has lane i^2 "
+                                         f"inactive or at the same address: {merged}")
+    (a, b), (c, d) = v1, v2
+    reason = (f"no merge: C1 fails at lanes {a}/{b} (offsets {offs[a]} vs {offs[b]}), C2 fails "
+              f"at lanes {c}/{d} (offsets {offs[c]} vs {offs[d]}): {split}")
+    halves = [(first_violation(1, range(h, h + 16)), first_violation(2, range(h, h + 16)))
+              for h in (0, 16)]
+    for h, other in ((0, 1), (1, 0)):
+        if halves[h][0] is None and halves[other][1] is None:
+            reason += (f"; C1 holds in half-warp {h} and C2 in half-warp {other}, but one "
+                       "condition must hold over the whole warp")
+            break
+    return MergeDecision(False, None, reason)
+
+
+def _normalize(offsets: Sequence[int | None], width: int, window: int) -> list[int | None]:
+    offs = list(offsets)
+    if len(offs) > WARP:
+        raise RequestError(f"a warp has {WARP} lanes; got {len(offs)} offsets")
+    offs += [None] * (WARP - len(offs))
+    for lane, o in enumerate(offs):
+        if o is None:
+            continue
+        if isinstance(o, bool) or not isinstance(o, (int, np.integer)):
+            raise RequestError(f"lane {lane}: offset {o!r} is not an integer byte offset")
+        o = int(o)
+        offs[lane] = o
+        if o % width:
+            raise RequestError(f"lane {lane}: offset {o} is not aligned to the {width}-byte "
+                               "access (the GPU faults with a misaligned address)")
+        if o < 0 or o + width > window:
+            raise RequestError(f"lane {lane}: offset {o} (+{width} bytes) is outside the "
+                               f"{window}-byte shared window")
+    return offs
+
+
+def warp_request(offsets: Sequence[int | None], width: int, op: str = "load",
+                 arch: str | Arch = "sm_90", window: int | None = None) -> WarpRequest:
+    """Cost and explanation of one warp request.
+
+    `offsets`: byte offsets into the block's shared window, one per lane, None for an inactive
+    lane (missing trailing lanes are inactive). `width`: 1, 2, 4, 8 or 16 bytes. `window`:
+    the block's shared-memory size (default: the architecture's per-block maximum).
+
+    Within a bank, words are numbered in the order of their lowest requesting lane; the
+    counts are exact, that order is a presentation choice.
+    """
+    _check_width_op(width, op)
+    a, rules = rules_for(arch)
+    offs = _normalize(offsets, width, window if window is not None else a.smem_per_block_optin)
+    store = op == "store"
+    merge = _merge_decision(offs, width, store)
+    size = group_size(width, store, merge.applies)
+    groups, lane_waves = [], [[] for _ in range(WARP)]
+    next_wave = 0
+    for start in range(0, WARP, size):
+        lanes = tuple(range(start, start + size))
+        active = tuple(i for i in lanes if offs[i] is not None)
+        per_bank: dict[int, dict[int, list[int]]] = {}
+        distinct_bytes: set[int] = set()
+        for i in active:
+            distinct_bytes.update(range(offs[i], offs[i] + width))
+            for w in words_touched(offs[i], width):
+                per_bank.setdefault(w % BANKS, {}).setdefault(w, []).append(i)
+        cost = max((len(words) for words in per_bank.values()), default=0)
+        ideal = -(-len(distinct_bytes) // WAVEFRONT_BYTES) if active else 0
+        banks = []
+        for bank in sorted(per_bank):
+            uses = []
+            for rank, (w, who) in enumerate(sorted(per_bank[bank].items(),
+                                                   key=lambda kv: kv[1][0])):
+                uses.append(WordUse(w, tuple(who), next_wave + rank))
+                for i in who:
+                    lane_waves[i].append(next_wave + rank)
+            banks.append(BankUse(bank, tuple(uses)))
+        groups.append(Group(lanes, active, cost, max(ideal, 1) if active else 0,
+                            len(distinct_bytes), next_wave, tuple(banks)))
+        next_wave += cost
+    return WarpRequest(
+        offsets=tuple(offs), width=width, op=op, arch=a.name, rules=rules,
+        wavefronts=sum(g.wavefronts for g in groups), ideal=sum(g.ideal for g in groups),
+        merge=merge, groups=tuple(groups),
+        lane_wavefronts=tuple(tuple(sorted(set(w))) for w in lane_waves))
+
+
+# ------------------------------------------------------------------ many requests at once
+
+def _as_batch(offsets, widths, ops):
+    off = np.asarray(offsets, dtype=np.int64)
+    if off.ndim != 2 or off.shape[1] > WARP:
+        raise RequestError(f"offsets must have shape (n, <=32), got {off.shape}")
+    if off.shape[1] < WARP:
+        off = np.concatenate([off, np.full((off.shape[0], WARP - off.shape[1]), -1)], axis=1)
+    n = off.shape[0]
+    width = np.broadcast_to(np.asarray(widths, dtype=np.int64), (n,)).copy()
+    bad_w = ~np.isin(width, WIDTHS)
+    if bad_w.any():
+        r = int(np.flatnonzero(bad_w)[0])
+        raise RequestError(f"request {r}: access width must be one of {WIDTHS}, got {width[r]}")
+    if isinstance(ops, str):
+        if ops not in OPS:
+            raise RequestError(f"op must be 'load' or 'store', got {ops!r}")
+        store = np.full(n, ops == "store")
+    else:
+        ops_arr = np.asarray(ops)
+        store = ops_arr.astype(bool) if ops_arr.dtype == bool else ops_arr == "store"
+        if ops_arr.dtype != bool and not np.isin(ops_arr, OPS).all():
+            raise RequestError(f"ops must be 'load' or 'store'; got {set(ops_arr.tolist())}")
+        store = np.broadcast_to(store, (n,))
+    return np.ascontiguousarray(off), np.ascontiguousarray(width), np.ascontiguousarray(store)
+
+
+def _validate(off: np.ndarray, width: np.ndarray, window: int, first: int = 0) -> None:
+    """Raise RequestError for the first bad lane (the numpy path; numba checks inline)."""
+    active = off >= 0
+    misaligned = active & (off % width[:, None] != 0)
+    outside = active & (off + width[:, None] > window)
+    for bad, what in ((misaligned, "is not aligned to the {w}-byte access"),
+                      (outside, f"(+{{w}} bytes) is outside the {window}-byte shared window")):
+        if bad.any():
+            r, lane = (int(x) for x in np.argwhere(bad)[0])
+            raise RequestError(f"request {r + first}, lane {lane}: offset {off[r, lane]} "
+                               + what.format(w=width[r]))
+    if (off < -1).any():
+        r, lane = (int(x) for x in np.argwhere(off < -1)[0])
+        raise RequestError(f"request {r + first}, lane {lane}: offset {off[r, lane]} is negative "
+                           "(-1 marks an inactive lane)")
+
+
+def _merge_mask(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> np.ndarray:
+    active = off >= 0
+    lanes = np.arange(WARP)
+    holds = []
+    for mask in (1, 2):
+        partner = off[:, lanes ^ mask]
+        ok = ~active | (partner < 0) | (partner == off)
+        holds.append(ok.all(axis=1))
+    return (~store) & (width >= 8) & (holds[0] | holds[1])
+
+
+def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> BatchResult:
+    n = off.shape[0]
+    active = off >= 0
+    merged = _merge_mask(off, width, store)
+    size = np.where(width <= 4, 32,
+                    np.where(width == 8, np.where(merged, 32, 16), np.where(merged, 16, 8)))
+    group = np.arange(WARP)[None, :] // size[:, None]                      # (n, 32)
+    nwords = np.maximum(width // WORD, 1)
+    j = np.arange(4)
+    valid = active[:, :, None] & (j[None, None, :] < nwords[:, None, None])  # (n, 32, 4)
+    word = off[:, :, None] // WORD + j
+    # group in the high bits, word below (a window is < 2**18 bytes, so < 2**16 words)
+    key = np.where(valid, group[:, :, None] * (1 << 16) + word, np.iinfo(np.int64).max)
+    key = np.sort(key.reshape(n, -1), axis=1)
+    first = np.ones_like(key, dtype=bool)
+    first[:, 1:] = key[:, 1:] != key[:, :-1]
+    first &= key != np.iinfo(np.int64).max
+    rows = np.broadcast_to(np.arange(n)[:, None], key.shape)
+    slot = (key >> 16) * BANKS + (key & 0xFFFF) % BANKS
+    counts = np.bincount((rows * 4 * BANKS + slot)[first], minlength=n * 4 * BANKS)
+    wavefronts = counts.reshape(n, 4, BANKS).max(axis=2).sum(axis=1)
+    # ideal: distinct offsets per group (aligned same-width accesses coincide or are disjoint)
+    okey = np.where(active, group * (1 << 20) + off, np.iinfo(np.int64).max)
+    okey = np.sort(okey, axis=1)
+    ofirst = np.ones_like(okey, dtype=bool)
+    ofirst[:, 1:] = okey[:, 1:] != okey[:, :-1]
+    ofirst &= okey != np.iinfo(np.int64).max
+    orow = np.broadcast_to(np.arange(n)[:, None], okey.shape)
+    distinct = np.bincount((orow * 4 + (okey >> 20))[ofirst], minlength=n * 4).reshape(n, 4)
+    ideal = np.where(distinct > 0,
+                     np.maximum(-(-(distinct * width[:, None]) // WAVEFRONT_BYTES), 1), 0)
+    return BatchResult(wavefronts.astype(np.int64), ideal.sum(axis=1).astype(np.int64))
+
+
+def warp_requests(offsets, widths, ops="load", arch: str | Arch = "sm_90",
+                  window: int | None = None, engine: str = "auto",
+                  chunk: int = 65536) -> BatchResult:
+    """Wavefronts and ideal wavefronts of many requests (the engine the whole-launch analysis uses).
+
+    `offsets`: int array (n, 32) of byte offsets, -1 for inactive lanes; `widths`: bytes, one
+    or per request; `ops`: "load"/"store", one or per request (or a bool array, True = store).
+    `engine`: "numpy", "numba" (error if not installed) or "auto" (numba when available).
+    Results equal `warp_request` on every request.
+    """
+    a, _ = rules_for(arch)
+    off, width, store = _as_batch(offsets, widths, ops)
+    use_numba = engine == "numba" or (engine == "auto" and _numba_kernel() is not None)
+    if engine not in ("auto", "numpy", "numba"):
+        raise ValueError(f"engine must be 'auto', 'numpy' or 'numba', got {engine!r}")
+    window = window if window is not None else a.smem_per_block_optin
+    if use_numba:
+        kernel = _numba_kernel()
+        if kernel is None:
+            raise ImportError("engine='numba' needs numba (pip install 'smemsim[fast]')")
+        wf = np.empty(off.shape[0], np.int64)
+        ideal = np.empty(off.shape[0], np.int64)
+        bad = np.full(2, -1, np.int64)
+        kernel(off, width, store, window, wf, ideal, bad)
+        if bad[0] >= 0:
+            _validate(off[bad[0]:bad[0] + 1], width[bad[0]:bad[0] + 1], window, first=int(bad[0]))
+            raise AssertionError("the compiled engine rejected a request the checks accept")
+        return BatchResult(wf, ideal)
+    _validate(off, width, window)
+    parts = [_numpy_costs(off[i:i + chunk], width[i:i + chunk], store[i:i + chunk])
+             for i in range(0, off.shape[0], chunk)] or [BatchResult(np.zeros(0, np.int64),
+                                                                    np.zeros(0, np.int64))]
+    return BatchResult(np.concatenate([p.wavefronts for p in parts]),
+                       np.concatenate([p.ideal for p in parts]))
+
+
+# ------------------------------------------------------------------ optional numba path
+
+_NUMBA_STATE: dict = {}
+
+
+def _numba_kernel():
+    """The compiled batch kernel, or None when numba is not installed."""
+    if "kernel" in _NUMBA_STATE:
+        return _NUMBA_STATE["kernel"]
+    try:
+        import numba
+    except ImportError:
+        _NUMBA_STATE["kernel"] = None
+        return None
+    _NUMBA_STATE["kernel"] = numba.njit(cache=True, nogil=True)(_batch_costs)
+    return _NUMBA_STATE["kernel"]
+
+
+def _batch_costs(off, width, store, window, out_wavefronts, out_ideal, bad):  # pragma: no cover
+    """Plain loops over the same rules; numba compiles this (it also runs as Python).
+
+    Naturally aligned accesses of one width either coincide or are disjoint, so whether a
+    lane's access is new in its group is decided once per lane (a generation stamp per
+    offset); a new access adds its 1, 2 or 4 words to their banks, and the group's distinct
+    bytes are its distinct offsets times the width. Clearing 32 bank counters per group is a
+    vector store, cheaper than testing a stamp per bank. The first request with a bad lane
+    is reported in `bad` (the caller words the error).
+    """
+    n = off.shape[0]
+    offset_stamp = np.zeros(window + 1, np.int64)
+    word_stamp = np.zeros((window >> 2) + 1, np.int64)
+    count = np.zeros(BANKS, np.int32)
+    generation = 0
+    for r in range(n):
+        w = width[r]
+        merged = False
+        if w >= 8 and not store[r]:
+            c1 = True
+            c2 = True
+            for i in range(WARP):
+                o = off[r, i]
+                if o >= 0:
+                    p = off[r, i ^ 1]
+                    if p >= 0 and p != o:
+                        c1 = False
+                    p = off[r, i ^ 2]
+                    if p >= 0 and p != o:
+                        c2 = False
+                    if not (c1 or c2):
+                        break
+            merged = c1 or c2
+        if w <= 4:
+            size = 32
+        elif w == 8:
+            size = 32 if merged else 16
+        else:
+            size = 16 if merged else 8
+        nwords = w >> 2 if w >= WORD else 1
+        total = 0
+        ideal = 0
+        for g0 in range(0, WARP, size):
+            generation += 1
+            count[:] = 0
+            any_active = False
+            cost = 0
+            distinct = 0
+            for i in range(g0, g0 + size):
+                o = off[r, i]
+                if o < 0:
+                    if o < -1:
+                        bad[0] = r
+                        bad[1] = i
+                        return
+                    continue
+                if (o & (w - 1)) != 0 or o + w > window:
+                    bad[0] = r
+                    bad[1] = i
+                    return
+                any_active = True
+                if offset_stamp[o] == generation:
+                    continue  # the same access as an earlier lane of the group
+                offset_stamp[o] = generation
+                distinct += 1
+                word = o >> 2
+                if w < WORD:
+                    # sub-word accesses at different offsets may share a word
+                    if word_stamp[word] == generation:
+                        continue
+                    word_stamp[word] = generation
+                for j in range(nwords):
+                    b = (word + j) & (BANKS - 1)
+                    c = count[b] + 1
+                    count[b] = c
+                    cost = max(cost, c)
+            if any_active:
+                total += cost
+                g_ideal = (distinct * w + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
+                ideal += g_ideal if g_ideal > 1 else 1
+        out_wavefronts[r] = total
+        out_ideal[r] = ideal
+
+

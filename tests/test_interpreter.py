@@ -1,0 +1,177 @@
+"""The numpy interpreter: C semantics, faults with locations, and the examples against numpy."""
+import numpy as np
+import pytest
+
+from examples import matmul_double16, reed_solomon, transpose
+from kernels_ir import (
+    KernelBuilder, KernelError, KernelRuntimeError, blockIdx, cast, f32, i32, make_arrays,
+    resolve_launch, run, select, smax, smin, threadIdx, u8, u32,
+)
+
+
+def lanes_kernel(name, value_of, dtype=i32, threads=8):
+    """out[t] = value_of(k, t) for t in one block of `threads` threads."""
+    k = KernelBuilder(name)
+    out = k.global_array("out", dtype, threads, intent="out")
+    out[threadIdx.x] = value_of(k, threadIdx.x)
+    k.launch(1, threads)
+    return run(k.build())["out"]
+
+
+def test_c_division_and_remainder_truncate_toward_zero():
+    t = lambda k, x: cast(x, i32) - 7           # -7 .. 0
+    q = lanes_kernel("div", lambda k, x: t(k, x) // 2)
+    r = lanes_kernel("mod", lambda k, x: t(k, x) % 2)
+    a = np.arange(8) - 7
+    assert q.tolist() == [int(v / 2) for v in a]
+    assert r.tolist() == [v - int(v / 2) * 2 for v in a]
+    assert q[0] == -3 and r[0] == -1
+
+
+def test_integer_wraparound_in_declared_types():
+    def body(k, x):
+        b = k.let("b", 250, u8)
+        b += x * 2              # computed in int, wrapped on assignment to u8
+        return b
+    assert lanes_kernel("wrap8", body, u8).tolist() == [(250 + 2 * t) % 256 for t in range(8)]
+    big = lanes_kernel("wrap32", lambda k, x: cast(x, i32) + 2147483647)
+    assert big[1] == -2147483648
+    assert lanes_kernel("unsigned", lambda k, x: x - 1, u32)[0] == 2**32 - 1
+
+
+def test_select_min_max_shifts_and_casts():
+    assert lanes_kernel("sel", lambda k, x: select(x & 1, 10, 20)).tolist() == [20, 10] * 4
+    assert lanes_kernel("mn", lambda k, x: smin(x, 3) + smax(x, 5)).tolist() == \
+        [min(t, 3) + max(t, 5) for t in range(8)]
+    assert lanes_kernel("sh", lambda k, x: (cast(x, i32) - 4) >> 1).tolist() == \
+        [(t - 4) >> 1 for t in range(8)]  # arithmetic shift on signed
+    assert lanes_kernel("cv", lambda k, x: cast(cast(x, f32) * -0.75, i32)).tolist() == \
+        [int(t * -0.75) for t in range(8)]  # float to int truncates toward zero
+
+
+def test_faults_name_block_thread_and_iteration():
+    k = KernelBuilder("oob")
+    s = k.shared("s", f32, (4, 8))
+    out = k.global_array("out", f32, 64, intent="out")
+    with k.range("i", 0, 4) as i:
+        out[blockIdx.x * 32 + threadIdx.x] = s[i + threadIdx.x // 30, threadIdx.x % 8]
+    k.launch(2, 32)
+    with pytest.raises(KernelRuntimeError) as err:
+        run(k.build())
+    e = err.value
+    assert "out of bounds: index 4 of dimension 0 of 's' (valid 0..3)" in str(e)
+    assert e.block == (0, 0, 0) and e.thread == (30, 0, 0) and e.iterations == {"i": 3}
+    assert "test_interpreter.py" in str(e)
+
+
+def test_division_by_zero_and_bad_shift_are_faults():
+    with pytest.raises(KernelRuntimeError, match=r"integer division by zero.*thread \(3, 0, 0\)"):
+        lanes_kernel("dz", lambda k, x: 12 // (cast(x, i32) - 3))
+    with pytest.raises(KernelRuntimeError, match="shift by 32 on a 32-bit value"):
+        lanes_kernel("sh32", lambda k, x: cast(x, u32) << (x + 25))
+
+
+def test_misaligned_vector_access_is_a_fault():
+    k = KernelBuilder("mis")
+    s = k.shared("s", f32, 64)
+    out = k.global_array("out", f32, 32, intent="out")
+    v = s.load(threadIdx.x * 1, width=2)  # odd lanes are misaligned
+    out[threadIdx.x] = v[0]
+    k.launch(1, 32)
+    with pytest.raises(KernelRuntimeError, match=r"misaligned 8-byte access.*thread \(1, 0, 0\)"):
+        run(k.build())
+
+
+def test_vector_loads_and_stores_move_consecutive_elements():
+    k = KernelBuilder("vec")
+    src = k.global_array("src", f32, 128)
+    out = k.global_array("out", f32, 128, intent="out")
+    s = k.shared("s", f32, (32, 4))
+    v = src.load(threadIdx.x * 4, width=4)
+    s.store((threadIdx.x, 0), v, width=4)
+    k.syncthreads()
+    w = s.load((31 - threadIdx.x, 0), width=4)
+    out.store(threadIdx.x * 4, (w[3], w[2], w[1], w[0]), width=4)
+    k.launch(1, 32)
+    res = run(k.build())
+    assert np.array_equal(res["out"], res["src"].reshape(32, 4)[::-1, ::-1].reshape(-1))
+
+
+def test_loops_do_while_negative_step_and_per_lane_bounds():
+    k = KernelBuilder("loops")
+    out = k.global_array("out", i32, 8, intent="out")
+    total = k.let("total", 0)
+    with k.do_while("d", 100, 1, lambda d: d < 0):   # runs once though the test fails
+        total += 1
+    with k.range("i", 10, 0, -3) as i:               # 10, 7, 4, 1
+        total += i
+    with k.range("j", 0, threadIdx.x) as j:          # per-lane trip count
+        total += 1000
+    out[threadIdx.x] = total
+    k.launch(1, 8)
+    assert run(k.build())["out"].tolist() == [1 + 22 + 1000 * t for t in range(8)]
+
+
+def test_register_arrays():
+    k = KernelBuilder("regs")
+    out = k.global_array("out", i32, 8, intent="out")
+    acc = k.local_array("acc", i32, (2, 3))
+    with k.range("a", 0, 2) as a:
+        with k.range("b", 0, 3) as b:
+            acc[a, b] = a * 10 + b + cast(threadIdx.x, i32)
+    out[threadIdx.x] = acc[1, 2] + acc[0, 0]
+    k.launch(1, 8)
+    assert run(k.build())["out"].tolist() == [12 + 2 * t for t in range(8)]
+
+
+def test_divergent_barrier_is_an_error():
+    k = KernelBuilder("div_sync")
+    with k.if_(threadIdx.x < 16):
+        k.syncthreads()
+    k.launch(2, 32)
+    with pytest.raises(KernelRuntimeError, match=r"divergent __syncthreads\(\): 16 of 32"):
+        run(k.build())
+
+
+def test_seed000_square_tiling_barrier_diverges_at_ragged_sizes():
+    k = reed_solomon.square()
+    with pytest.raises(KernelRuntimeError, match="divergent __syncthreads"):
+        run(k, {"B_width": 500})
+
+
+def test_arrays_in_and_out():
+    launch = resolve_launch(transpose.transpose(), {"n": 32})
+    arrays = make_arrays(launch, seed=3)
+    assert np.isnan(arrays["dst"]).all() and arrays["src"].min() >= -1.0
+    with pytest.raises(KernelError, match="needs 1024 elements"):
+        run(launch.kernel, {"n": 32}, {"src": np.zeros(10, np.float32)})
+    with pytest.raises(KernelError, match=r"'src' is f32 \(float32\) but float64"):
+        run(launch.kernel, {"n": 32}, {"src": np.zeros(1024)})
+    with pytest.raises(KernelError, match="unknown parameter 'm'"):
+        run(launch.kernel, {"m": 3})
+
+
+# ---------------------------------------------------------------- examples against numpy
+
+@pytest.mark.parametrize("variant", sorted(transpose.KERNELS))
+def test_transpose_examples(variant):
+    out = run(transpose.KERNELS[variant](), {"n": 64})
+    assert np.array_equal(out["dst"].reshape(64, 64), out["src"].reshape(64, 64).T)
+
+
+def test_double_tile_product():
+    out = run(matmul_double16.multiply(), {"MATRIX_DIM": 64}, seed=5)
+    A, B, C = (out[n].reshape(64, 64) for n in ("A_mat", "B_mat", "C_mat"))
+    ref = A @ B
+    assert np.linalg.norm(C - ref) / np.linalg.norm(ref) < 1e-6
+
+
+@pytest.mark.parametrize("variant", sorted(reed_solomon.KERNELS))
+def test_reed_solomon_kernels_grid_stride_and_views(variant):
+    kernel = reed_solomon.KERNELS[variant]()
+    launch = resolve_launch(kernel)
+    # the grid-stride loop must really iterate: fewer blocks than column tiles
+    assert launch.grid[0] * launch.block[0] < launch.params["B_width"]
+    out = run(kernel, seed=11)
+    ref = reed_solomon.reference(out, launch.params, word_packed=(variant == "words"))
+    assert np.array_equal(out["C"], ref)
