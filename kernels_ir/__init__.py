@@ -9,7 +9,7 @@ from .expr import (
     Expr, Op, Var, blockDim, blockIdx, cast, const, gridDim, lnot, logical_and, logical_or,
     select, smax, smin, threadIdx,
 )
-from .interpreter import SharedAccess, make_arrays, run
+from .interpreter import PartialRun, SharedAccess, make_arrays, run
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
@@ -20,7 +20,8 @@ from .stmt import (
 __all__ = [
     "ALL_DTYPES", "Assign", "DType", "DeclareLocal", "Expr", "GlobalArray", "If", "Kernel",
     "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "Load", "LocalArray",
-    "LocalRef", "LocalStore", "Loop", "Op", "ReadOnlyRef", "ScalarParam", "SharedAccess",
+    "LocalRef", "LocalStore", "Loop", "Op", "PartialRun", "ReadOnlyRef", "ScalarParam",
+    "SharedAccess",
     "SharedArray", "SharedBuffer", "SourceLoc", "Store", "Sync", "Var", "VectorRef", "blockDim",
     "blockIdx", "cast", "const", "f32", "f64", "format_expr", "format_kernel", "format_stmt",
     "gridDim", "i16", "i32", "i8", "lnot", "logical_and", "logical_or", "make_arrays",

@@ -39,6 +39,24 @@ class SharedAccess:
     stmt: Load | Store
     threads: np.ndarray   # flat thread ids: block_linear * threads_per_block + thread_linear
     offsets: np.ndarray   # byte offsets of each thread's access in its block's window
+    weight: int = 1       # how many executions this one stands for (collapsed loops)
+    iterations: tuple[tuple[str, int], ...] = ()  # enclosing loops' iteration, first thread
+
+
+@dataclass(frozen=True)
+class PartialRun:
+    """Run only part of a launch, for analyses that need addresses but not values.
+
+    `statements`: ids of the statements to execute (others are skipped; shared stores then
+    evaluate their addresses, not their values, and no global memory is touched).
+    `collapse`: ids of loops that run one iteration standing for all of them when every
+    active lane has the same trip count (the analysis vouches that iterations look alike).
+    `blocks`: linear ids of the blocks to run (None: all).
+    """
+
+    statements: frozenset[int] | None = None
+    collapse: frozenset[int] = frozenset()
+    blocks: np.ndarray | None = None
 
 
 Observer = Callable[[SharedAccess], None]
@@ -67,31 +85,43 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
 
 def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
-        observer: Observer | None = None) -> dict[str, np.ndarray]:
+        observer: Observer | None = None, partial: PartialRun | None = None
+        ) -> dict[str, np.ndarray]:
     """Execute one launch; return every global array after it (inputs copied, never changed).
 
-    Arrays not given are made by `make_arrays(launch, seed)`.
+    Arrays not given are made by `make_arrays(launch, seed)`. With `partial`, only part of
+    the launch runs (see PartialRun) and no global arrays are made or returned.
     """
     launch = resolve_launch(kernel, params)
-    machine = _Machine(launch, arrays or {}, seed, observer)
+    machine = _Machine(launch, arrays or {}, seed, observer, partial)
     machine.execute()
     return machine.globals
 
 
 class _Machine:
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
-                 observer: Observer | None):
+                 observer: Observer | None, partial: PartialRun | None = None):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
+        self.partial = partial
         k = self.kernel
         self.tpb = launch.threads_per_block
-        self.nblocks = launch.num_blocks
+        blocks = np.arange(launch.num_blocks, dtype=np.int64) if partial is None or \
+            partial.blocks is None else np.asarray(partial.blocks, dtype=np.int64)
+        # Threads are numbered densely over the blocks that run; `block_ids` maps the dense
+        # block index back to the block's linear id in the grid.
+        self.block_ids = blocks
+        self.nblocks = blocks.size
         total = self.tpb * self.nblocks
         if total > MAX_THREADS:
             raise KernelError(f"the launch has {total} threads; the interpreter runs at most "
                               f"{MAX_THREADS}: use smaller parameters", kernel=k.name)
-        self.globals = self._bind_globals(arrays, seed)
+        self.globals = self._bind_globals(arrays, seed) if partial is None or \
+            partial.statements is None else {}
+        self.weight = 1
         gid = np.arange(total, dtype=np.int64)
-        self.block_lin, thread_lin = gid // self.tpb, gid % self.tpb
+        dense_block, thread_lin = gid // self.tpb, gid % self.tpb
+        self.block_lin = dense_block
+        grid_block = blocks[dense_block]
         bx, by, _ = launch.block
         gx, gy, _ = launch.grid
         u = np.uint32
@@ -99,9 +129,9 @@ class _Machine:
             ("threadIdx", "x"): (thread_lin % bx).astype(u),
             ("threadIdx", "y"): (thread_lin // bx % by).astype(u),
             ("threadIdx", "z"): (thread_lin // (bx * by)).astype(u),
-            ("blockIdx", "x"): (self.block_lin % gx).astype(u),
-            ("blockIdx", "y"): (self.block_lin // gx % gy).astype(u),
-            ("blockIdx", "z"): (self.block_lin // (gx * gy)).astype(u),
+            ("blockIdx", "x"): (grid_block % gx).astype(u),
+            ("blockIdx", "y"): (grid_block // gx % gy).astype(u),
+            ("blockIdx", "z"): (grid_block // (gx * gy)).astype(u),
         }
         self.dims = {("blockDim", a): n for a, n in zip("xyz", launch.block)}
         self.dims.update({("gridDim", a): n for a, n in zip("xyz", launch.grid)})
@@ -143,7 +173,7 @@ class _Machine:
     # ------------------------------------------------------------ faults
     def _where(self, gid: int) -> dict:
         tl = int(gid % self.tpb)
-        bl = int(gid // self.tpb)
+        bl = int(self.block_ids[gid // self.tpb])
         bx, by, _ = self.launch.block
         gx, gy, _ = self.launch.grid
         return dict(block=(bl % gx, bl // gx % gy, bl // (gx * gy)),
@@ -211,9 +241,12 @@ class _Machine:
         self.exec_block(self.kernel.body, np.arange(self.total, dtype=np.int64))
 
     def exec_block(self, stmts, idx: np.ndarray) -> None:
+        only = None if self.partial is None else self.partial.statements
         for s in stmts:
             if idx.size == 0:
                 return
+            if only is not None and id(s) not in only:
+                continue
             try:
                 self.exec_stmt(s, idx)
             except LaneFault as fault:
@@ -256,6 +289,9 @@ class _Machine:
             self.iterations[var] = np.zeros(self.total, np.int64)
         self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
         self.iterations[var][idx] = 0
+        if self.partial is not None and id(s) in self.partial.collapse:
+            if self._collapsed_loop(s, idx):
+                return
         self.loop_stack.append(var)
         try:
             active, first, count = idx, True, 0
@@ -283,6 +319,45 @@ class _Machine:
             raise self._fault(s, fault.message, int(where[lanes[0]])) from None
         finally:
             self.loop_stack.pop()
+
+    def _collapsed_loop(self, s: Loop, idx: np.ndarray) -> bool:
+        """Count each lane's iterations without the body; if all agree, run the body once.
+
+        Returns False (run the loop normally) when the lanes' trip counts differ.
+        """
+        var = s.var
+        trips = np.zeros(idx.size, np.int64)
+        active = np.arange(idx.size)
+        first = True
+        while active.size:
+            lanes = idx[active]
+            if not (first and s.do_while):
+                keep = self.eval(s.cond, lanes) != 0
+                active, lanes = active[keep], lanes[keep]
+                if not active.size:
+                    break
+            first = False
+            trips[active] += 1
+            step = self.eval(s.step, lanes)
+            if (step == 0).any():
+                return False  # the normal path reports the endless loop
+            with np.errstate(over="ignore"):
+                self.vars[var][lanes] = self.vars[var][lanes] + step
+            if trips.max() > MAX_LOOP_ITERATIONS:
+                return False
+        if trips.min() != trips.max():
+            return False
+        self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
+        if trips[0] == 0:
+            return True
+        self.loop_stack.append(var)
+        outer, self.weight = self.weight, self.weight * int(trips[0])
+        try:
+            self.exec_block(s.body, idx)
+        finally:
+            self.weight = outer
+            self.loop_stack.pop()
+        return True
 
     def _sync(self, s: Sync, idx: np.ndarray) -> None:
         counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)
@@ -337,13 +412,19 @@ class _Machine:
         size = array.dtype.size
         addr = self.kernel.buffer_base(array.buffer) + offset * size
         if self.observer is not None:
-            self.observer(SharedAccess(s, idx, addr))
+            first_gid = int(idx[0])
+            its = tuple((v.name, int(self.iterations[v][first_gid])) for v in self.loop_stack)
+            self.observer(SharedAccess(s, idx, addr, self.weight, its))
         first = (self.block_lin[idx] * self.window + addr) // size
         return self.shared.view(array.dtype.np), first
 
     def _load(self, s: Load, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array, dst, w = s.array, s.dst, s.width
+        if self.partial is not None and self.partial.statements is not None:
+            if isinstance(array, SharedArray):
+                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+            return
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
         else:
@@ -356,6 +437,10 @@ class _Machine:
     def _store(self, s: Store, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array = s.array
+        if self.partial is not None and self.partial.statements is not None:
+            if isinstance(array, SharedArray):
+                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+            return
         values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)

@@ -1,0 +1,172 @@
+"""Whole-launch analysis: wavefronts of every shared access site, as Nsight Compute counts them.
+
+`analyze(kernel, arch, **params)` traces the launch (smemsim.trace), costs every distinct
+request once with the bank engine and weights it by how often the launch issues it. Totals
+are what `smsp__sass_inst_executed_op_shared_ld/st` (requests) and
+`l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st` (wavefronts) would read for the launch,
+provided the compiler kept every access at the width the IR states (gpu_backend checks it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from kernels_ir import Kernel, SourceLoc, format_stmt, resolve_launch
+from kernels_ir.stmt import Load
+
+
+from .banks import rules_for, warp_requests
+from .trace import Trace, Where, trace_launch
+
+
+@dataclass(frozen=True)
+class WorstRequest:
+    """The most expensive request of a site, kept for explanation."""
+
+    offsets: tuple[int | None, ...]
+    wavefronts: int
+    ideal: int
+    where: Where
+
+
+@dataclass(frozen=True)
+class SiteReport:
+    """One shared access site over the whole launch."""
+
+    site: int
+    loc: SourceLoc
+    statement: str
+    array: str
+    op: str                       # "load" or "store"
+    width: int                    # bytes per lane
+    requests: int
+    wavefronts: int
+    ideal: int
+    share: float                  # of the kernel's shared wavefronts
+    histogram: tuple[tuple[int, int], ...]  # (wavefronts per request, requests)
+    worst: WorstRequest | None
+    data_dependent: bool
+
+    @property
+    def excess(self) -> int:
+        """Wavefronts over ideal: Nsight's bank conflicts."""
+        return self.wavefronts - self.ideal
+
+    @property
+    def wavefronts_per_request(self) -> float:
+        """Average wavefronts per request."""
+        return self.wavefronts / self.requests if self.requests else 0.0
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Requests and wavefronts of all load (or all store) sites."""
+
+    requests: int
+    wavefronts: int
+    ideal: int
+
+    @property
+    def excess(self) -> int:
+        """Wavefronts over ideal."""
+        return self.wavefronts - self.ideal
+
+
+@dataclass(frozen=True)
+class Report:
+    """The analysis of one launch."""
+
+    kernel: str
+    arch: str
+    rules: str
+    params: Mapping[str, int | float]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    dynamic_smem: int
+    static_smem: int
+    sites: tuple[SiteReport, ...]
+    load: Totals
+    store: Totals
+    mode: str                     # "sliced" or "full"
+    blocks_traced: int
+
+    @property
+    def wavefronts(self) -> int:
+        """Shared wavefronts of the launch."""
+        return self.load.wavefronts + self.store.wavefronts
+
+    @property
+    def excess(self) -> int:
+        """Shared wavefronts over ideal."""
+        return self.load.excess + self.store.excess
+
+    @property
+    def excess_ratio(self) -> float:
+        """Excess over ideal wavefronts (0 for a conflict-free kernel)."""
+        ideal = self.load.ideal + self.store.ideal
+        return self.excess / ideal if ideal else 0.0
+
+    def site(self, number: int) -> SiteReport:
+        """The report of one site."""
+        for s in self.sites:
+            if s.site == number:
+                return s
+        raise KeyError(f"no shared access site {number} in '{self.kernel}'")
+
+
+def analyze(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
+            **params) -> Report:
+    """Exact whole-launch shared-memory counts for one launch of `kernel`.
+
+    Parameters not given take the kernel's defaults. `arrays` (and `seed` for the rest) are
+    the input data that data-dependent addresses are computed from.
+    """
+    a, rules = rules_for(arch)
+    launch = resolve_launch(kernel, params)
+    tr = trace_launch(kernel, launch, arrays, seed)
+    return _report(kernel, a.name, rules, tr)
+
+
+def _report(kernel: Kernel, arch: str, rules: str, tr: Trace) -> Report:
+    launch = tr.launch
+    window = max(launch.smem_window, 1)
+    rows = []
+    for stmt in kernel.sites():
+        st = tr.sites[stmt.site]
+        op = "load" if isinstance(stmt, Load) else "store"
+        width = stmt.access_bytes
+        if st.counts.size:
+            cost = warp_requests(st.patterns, width, op, arch=arch, window=window)
+            wf = int((cost.wavefronts * st.counts).sum())
+            ideal = int((cost.ideal * st.counts).sum())
+            hist: dict[int, int] = {}
+            for w, c in zip(cost.wavefronts.tolist(), st.counts.tolist()):
+                hist[w] = hist.get(w, 0) + c
+            i = int(np.lexsort((-(cost.wavefronts - cost.ideal), -cost.wavefronts))[0])
+            worst = WorstRequest(tuple(None if o < 0 else int(o) for o in st.patterns[i]),
+                                 int(cost.wavefronts[i]), int(cost.ideal[i]), st.where[i])
+        else:
+            wf = ideal = 0
+            hist, worst = {}, None
+        rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
+                         array=stmt.array.name, op=op, width=width, requests=st.requests,
+                         wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
+                         worst=worst, data_dependent=stmt.site in tr.slice.data_dependent))
+    total = sum(r["wavefronts"] for r in rows)
+    sites = tuple(SiteReport(share=(r["wavefronts"] / total if total else 0.0), **r)
+                  for r in rows)
+
+    def totals(op: str) -> Totals:
+        chosen = [s for s in sites if s.op == op]
+        return Totals(sum(s.requests for s in chosen), sum(s.wavefronts for s in chosen),
+                      sum(s.ideal for s in chosen))
+
+    return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
+                  grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
+                  static_smem=kernel.static_smem, sites=sites, load=totals("load"),
+                  store=totals("store"), mode=tr.mode, blocks_traced=tr.blocks_run)
+
+
+
