@@ -326,8 +326,10 @@ class _Machine:
         Returns False (run the loop normally) when the lanes' trip counts differ.
         """
         var = s.var
-        trips = np.zeros(idx.size, np.int64)
-        active = np.arange(idx.size)
+        trips = self._closed_form_trips(s, idx)
+        active = np.arange(idx.size) if trips is None else np.zeros(0, np.int64)
+        if trips is None:
+            trips = np.zeros(idx.size, np.int64)
         first = True
         while active.size:
             lanes = idx[active]
@@ -358,6 +360,40 @@ class _Machine:
             self.weight = outer
             self.loop_stack.pop()
         return True
+
+    def _closed_form_trips(self, s: Loop, idx: np.ndarray) -> np.ndarray | None:
+        """Trip counts of `for (v = a; v < b; v += c)` (or <=, >, >=) without iterating.
+
+        None when the loop has another shape, or when its variable could wrap around.
+        """
+        cond, var = s.cond, s.var
+        if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or cond.src[0].op is not Op.VAR or \
+                cond.src[0].arg is not var or var.dtype.is_float or \
+                any(n.op is Op.VAR and n.arg is var for n in (*cond.src[1].walk(),
+                                                              *s.step.walk())):
+            return None
+        start = self.eval(s.start, idx).astype(np.int64)
+        compared_in = promote(var.dtype, cond.src[1].dtype)
+        if not compared_in.signed and (start < 0).any():
+            return None  # C compares a negative start as a huge unsigned value
+        stop = convert(self.eval(cond.src[1], idx), compared_in)
+        stop = stop.astype(np.int64) + (1 if cond.op is Op.LE else
+                                         -1 if cond.op is Op.GE else 0)
+        step = self.eval(s.step, idx).astype(np.int64)
+        if cond.op in (Op.LT, Op.LE):
+            if (step <= 0).any():
+                return None
+            trips = np.maximum(0, -(-(stop - start) // step))
+        else:
+            if (step >= 0).any():
+                return None
+            trips = np.maximum(0, -(-(start - stop) // -step))
+        if s.do_while:
+            trips = np.maximum(trips, 1)
+        last = start + trips * step  # the value that ends the loop must not wrap either
+        if (last > var.dtype.max).any() or (last < var.dtype.min).any():
+            return None
+        return trips
 
     def _sync(self, s: Sync, idx: np.ndarray) -> None:
         counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)

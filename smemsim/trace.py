@@ -12,14 +12,15 @@ launch issues it.
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, run
+from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, i32, run
+from kernels_ir.expr import COMPARE_OPS, Expr, const
+from kernels_ir.stmt import Assign, If, Let, Load, LocalStore, Loop, Store, stmt_exprs, walk
 
-
+from .ranges import UNDECIDED, BlockRanges
 from .slicing import Slice, slice_kernel
 
 WARP = 32
@@ -57,16 +58,21 @@ class Trace:
     sites: dict
     slice: Slice
     mode: str                   # "sliced" or "full" (data-dependent: run on data)
-    block_weight: int           # blocks each traced block stands for
-    blocks_run: int
+    blocks_run: int             # blocks the interpreter executed
 
 
 class _Collector:
-    def __init__(self, launch: Launch, blocks: np.ndarray):
+    """Turns the interpreter's shared accesses into warp requests, per site."""
+
+    def __init__(self, launch: Launch):
         self.launch = launch
-        self.blocks = blocks
         self.wpb = launch.warps_per_block
         self.events: dict[int, list] = {}
+        self.blocks = np.zeros(0, np.int64)          # grid ids of the run's blocks
+        self.block_weights = np.zeros(0, np.int64)   # blocks each one stands for
+
+    def start_run(self, blocks: np.ndarray, weights: np.ndarray) -> None:
+        self.blocks, self.block_weights = blocks, weights
 
     def __call__(self, access: SharedAccess) -> None:
         tpb = self.launch.threads_per_block
@@ -76,55 +82,143 @@ class _Collector:
         warps, inverse = np.unique(key, return_inverse=True)
         rows = np.full((warps.size, WARP), -1, np.int64)
         rows[inverse, thread % WARP] = access.offsets
+        dense = warps // self.wpb
         self.events.setdefault(access.stmt.site, []).append(
-            (rows, access.weight, warps, access.iterations))
+            (rows, access.weight * self.block_weights[dense], self.blocks[dense],
+             warps % self.wpb, access.iterations))
 
-    def site_trace(self, site: int, block_weight: int) -> SiteTrace:
+    def site_trace(self, site: int) -> SiteTrace:
         events = self.events.get(site, [])
         if not events:
             return SiteTrace(site, np.zeros((0, WARP), np.int64), np.zeros(0, np.int64), ())
         rows = np.concatenate([e[0] for e in events])
-        weights = np.concatenate([np.full(e[0].shape[0], e[1], np.int64) for e in events])
-        warps = np.concatenate([e[2] for e in events])
+        weights = np.concatenate([e[1] for e in events])
+        blocks = np.concatenate([e[2] for e in events])
+        warps = np.concatenate([e[3] for e in events])
         event_of = np.concatenate([np.full(e[0].shape[0], i) for i, e in enumerate(events)])
         flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 8))).ravel()
         _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
         counts = np.zeros(first.size, np.int64)
-        np.add.at(counts, inverse.ravel(), weights * block_weight)
+        np.add.at(counts, inverse.ravel(), weights)
         gx, gy, _ = self.launch.grid
         where = []
         for i in first:
-            b = int(self.blocks[warps[i] // self.wpb])
-            where.append(Where((b % gx, b // gx % gy, b // (gx * gy)), int(warps[i] % self.wpb),
-                               events[event_of[i]][3]))
+            b = int(blocks[i])
+            where.append(Where((b % gx, b // gx % gy, b // (gx * gy)), int(warps[i]),
+                               events[event_of[i]][4]))
         return SiteTrace(site, rows[first], counts, tuple(where))
 
 
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> Trace:
     """Trace every shared access site of one launch."""
     sl = slice_kernel(kernel)
+    collector = _Collector(launch)
     if sl.data_dependent:
         blocks = np.arange(launch.num_blocks, dtype=np.int64)
-        collector = _Collector(launch, blocks)
+        collector.start_run(blocks, np.ones(blocks.size, np.int64))
         run(kernel, dict(launch.params), arrays, seed=seed, observer=collector)
-        mode, weight = "full", 1
+        sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
+        return Trace(launch, sites, sl, "full", int(blocks.size))
+    runs = 0
+    for variant, blocks, weights in _block_classes(kernel, launch, sl):
+        vs = slice_kernel(variant)
+        collector.start_run(blocks, weights)
+        partial = PartialRun(statements=vs.statements, collapse=vs.collapsible, blocks=blocks)
+        run(variant, dict(launch.params), observer=collector, partial=partial)
+        runs += int(blocks.size)
+    sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
+    return Trace(launch, sites, sl, "sliced", runs)
+
+
+def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
+    """(kernel variant, blocks to run, blocks each stands for), covering every block once.
+
+    Blocks are grouped by how the guards of the slice resolve over all their threads and
+    iterations (smemsim.ranges); in each group the decided comparisons become constants.
+    Within a group, blocks that agree on every blockIdx axis the variant still reads issue
+    the same requests: one of them runs, weighted by their number.
+    """
+    comparisons = _decidable_comparisons(kernel, sl)
+    all_blocks = np.arange(launch.num_blocks, dtype=np.int64)
+    if comparisons:
+        ranges = BlockRanges(kernel, launch, all_blocks)
+        states = np.stack([ranges.decide(c) for c in comparisons], axis=1)
+        if len(comparisons) <= 39:  # 3**39 < 2**63: one integer per block sorts fast
+            code = states.astype(np.int64) @ (3 ** np.arange(len(comparisons), dtype=np.int64))
+            _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+            keys = states[first]
+        else:
+            keys, inverse = np.unique(states, axis=0, return_inverse=True)
+        inverse = inverse.ravel()
     else:
-        blocks, weight = _representative_blocks(launch, sl.block_axes)
-        collector = _Collector(launch, blocks)
-        partial = PartialRun(statements=sl.statements, collapse=sl.collapsible, blocks=blocks)
-        run(kernel, dict(launch.params), observer=collector, partial=partial)
-        mode = "sliced"
-    sites = {s.site: collector.site_trace(s.site, weight) for s in kernel.sites()}
-    return Trace(launch, sites, sl, mode, weight, int(blocks.size))
+        keys, inverse = np.zeros((1, 0), np.int8), np.zeros(all_blocks.size, np.int64)
+    gx, gy, _ = launch.grid
+    for g, key in enumerate(keys):
+        members = all_blocks[inverse == g]
+        decided = {id(c): int(v) for c, v in zip(comparisons, key) if v != UNDECIDED}
+        variant = substitute(kernel, decided) if decided else kernel
+        axes = slice_kernel(variant).block_axes
+        coords = np.stack([members % gx, members // gx % gy, members // (gx * gy)], axis=1)
+        read = coords[:, ["xyz".index(a) for a in sorted(axes)]]
+        _, first, counts = np.unique(read, axis=0, return_index=True, return_counts=True)
+        yield variant, members[first], counts.astype(np.int64)
 
 
-def _representative_blocks(launch: Launch, axes: frozenset[str]) -> tuple[np.ndarray, int]:
-    """Blocks with index 0 on every axis the slice does not read, and how many each stands for."""
-    gx, gy, gz = launch.grid
-    ranges = [range(n) if a in axes else range(1) for a, n in zip("xyz", (gx, gy, gz))]
-    weight = math.prod(n for a, n in zip("xyz", (gx, gy, gz)) if a not in axes)
-    ids = [x + y * gx + z * gx * gy for z in ranges[2] for y in ranges[1] for x in ranges[0]]
-    return np.array(ids, dtype=np.int64), weight
+def _decidable_comparisons(kernel: Kernel, sl: Slice) -> list[Expr]:
+    """Integer comparisons in the slice, outside loop controls (a loop's own bound is what
+    its variable's range comes from, so it is never decided away)."""
+    found: dict[int, Expr] = {}
+    for s in walk(kernel.body):
+        if id(s) not in sl.statements or isinstance(s, Loop):
+            continue
+        exprs = (s.cond,) if isinstance(s, If) else stmt_exprs(s)
+        if isinstance(s, Store):
+            exprs = s.index
+        for e in exprs:
+            for node in e.walk():
+                if node.op in COMPARE_OPS and id(node) not in found:
+                    found[id(node)] = node
+    return list(found.values())
+
+
+def substitute(kernel: Kernel, decided: dict[int, int]) -> Kernel:
+    """A copy of the kernel with the given comparison nodes (by id) replaced by 0 or 1."""
+    memo: dict[int, Expr] = {}
+
+    def expr(e: Expr) -> Expr:
+        key = id(e)
+        if key in memo:
+            return memo[key]
+        if key in decided:
+            out = const(decided[key], i32)
+        else:
+            src = tuple(expr(x) for x in e.src)
+            out = e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src,
+                                                                        e.arg)
+        memo[key] = out
+        return out
+
+    def stmts(body):
+        return tuple(stmt(s) for s in body)
+
+    def stmt(s):
+        if isinstance(s, Loop):
+            return replace(s, start=expr(s.start), step=expr(s.step), cond=expr(s.cond),
+                           body=stmts(s.body))
+        if isinstance(s, If):
+            return replace(s, cond=expr(s.cond), then=stmts(s.then), orelse=stmts(s.orelse))
+        if isinstance(s, (Let, Assign)):
+            return replace(s, value=expr(s.value))
+        if isinstance(s, Load):
+            return replace(s, index=tuple(expr(i) for i in s.index))
+        if isinstance(s, Store):
+            return replace(s, index=tuple(expr(i) for i in s.index),
+                           values=tuple(expr(v) for v in s.values))
+        if isinstance(s, LocalStore):
+            return replace(s, index=tuple(expr(i) for i in s.index), value=expr(s.value))
+        return s
+
+    return replace(kernel, body=stmts(kernel.body))
 
 
 def reference_requests(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> dict:
