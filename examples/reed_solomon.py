@@ -18,7 +18,8 @@ import numpy as np
 
 from examples import gf256
 from kernels_ir import (
-    KernelBuilder, blockDim, blockIdx, gridDim, logical_and, smin, threadIdx, u8, u32,
+    KernelBuilder, blockDim, blockIdx, cast, gridDim, i32, logical_and, select, smin, threadIdx,
+    u8, u32,
 )
 
 TILE_SIZE = 16
@@ -172,4 +173,58 @@ def reference(arrays, params, word_packed=False) -> np.ndarray:
     return gf256.matmul(A, arrays["B"].reshape(w, bw)).reshape(-1)
 
 
-KERNELS = {"naive": naive, "square": square, "general": general, "words": words}
+
+
+def tables(A_height=8, A_width=16, B_width=1024, grid_x=16):
+    """The naive kernel with GF(2^8) multiply by log/exp tables held in shared memory.
+
+    Every block first copies the 256-byte log table and the 512-byte exp table (exp
+    repeated, so log a + log b needs no modulo) from global memory. A lookup's address is
+    the data itself, so its bank conflicts depend on the input: the analysis runs the
+    kernel on the launch's data and marks these sites data-dependent.
+    """
+    sizes = dict(locals())
+    k = KernelBuilder("rs_tables")
+    A_height, A_width, B_width, A, B, C = _signature(k)
+    grid = k.param("grid_x")
+    log_g = k.global_array("gf_log", u8, 256)
+    exp_g = k.global_array("gf_exp", u8, 512)
+    log_s = k.shared("log_table", u8, 256)
+    exp_s = k.shared("exp_table", u8, 512)
+    tx, ty = threadIdx.x, threadIdx.y
+    tid = k.let("tid", ty * blockDim.x + tx, "i32")
+    with k.range("e", tid, 512, blockDim.x * blockDim.y) as e:
+        exp_s[e] = exp_g[e]
+        with k.if_(e < 256):
+            log_s[e] = log_g[e]
+    k.syncthreads()
+    row = k.let("row", blockIdx.y * blockDim.y + ty, "i32")
+    with k.do_while("bx", blockIdx.x, gridDim.x,
+                    lambda bx: bx * blockDim.x + tx < B_width) as bx:
+        col = k.let("col", bx * blockDim.x + tx, "i32")
+        product = k.let("product", 0, u8)
+        with k.if_(logical_and(row < A_height, col < B_width)):
+            with k.range("i", 0, A_width) as i:
+                a = A[row * A_width + i]
+                b = B[i * B_width + col]
+                # log[0] is never used: a zero operand selects 0 below
+                p = exp_s[cast(log_s[a], i32) + log_s[b]]
+                product ^= select(logical_and(a != 0, b != 0), p, 0)
+            C[row * B_width + col] = product
+    k.launch(grid=(grid, (A_height + 15) // 16), block=(16, 16))
+    k.defaults(**sizes)
+    return k.build()
+
+
+def table_arrays(launch, seed: int = 0) -> dict:
+    """Inputs for `tables`: random data and the real GF(2^8) log/exp tables."""
+    from kernels_ir import make_arrays
+    arrays = make_arrays(launch, seed)
+    log = gf256.LOG.astype(np.uint8)
+    arrays["gf_log"] = log
+    arrays["gf_exp"] = gf256.EXP[:512].astype(np.uint8)
+    return arrays
+
+
+KERNELS = {"naive": naive, "square": square, "general": general, "words": words,
+           "tables": tables}

@@ -415,19 +415,23 @@ class _Machine:
             extents, strides = (self.launch.lengths[array.name],), (1,)
         else:
             extents, strides = self.launch.extent(array), array.strides
-        offset = np.zeros(idx.size, np.int64)
+        offset = None
         last = len(extents) - 1
         for dim, (i_expr, extent, stride) in enumerate(zip(s.index, extents, strides)):
-            i = self.eval(i_expr, idx).astype(np.int64)
+            i = self.eval(i_expr, idx)
             limit = extent - (s.width - 1 if dim == last else 0)
-            bad = (i < 0) | (i >= limit)
-            if bad.any():
-                lane = int(np.flatnonzero(bad)[0])
+            # reductions first: the per-lane mask is only built for a fault
+            if i.size and (int(i.min()) < 0 or int(i.max()) >= limit):
+                i = i.astype(np.int64)
+                lane = int(np.flatnonzero((i < 0) | (i >= limit))[0])
                 span = f"{s.width} elements at " if s.width > 1 else ""
                 dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
                 raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "
                                 f"'{array.name}' (valid 0..{extent - 1})", np.array([lane]))
-            offset += i * stride
+            term = i.astype(np.int64, copy=False)
+            if stride != 1:
+                term = term * stride
+            offset = term if offset is None else offset + term
         if s.width > 1:
             if isinstance(array, SharedArray):
                 base = self.kernel.buffer_base(array.buffer)
@@ -451,7 +455,8 @@ class _Machine:
             first_gid = int(idx[0])
             its = tuple((v.name, int(self.iterations[v][first_gid])) for v in self.loop_stack)
             self.observer(SharedAccess(s, idx, addr, self.weight, its))
-        first = (self.block_lin[idx] * self.window + addr) // size
+        # the window is a multiple of 16, so the division is exact per element
+        first = self.block_lin[idx] * (self.window // size) + addr // size
         return self.shared.view(array.dtype.np), first
 
     def _load(self, s: Load, idx: np.ndarray) -> None:

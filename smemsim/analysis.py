@@ -86,6 +86,7 @@ class Report:
     block: tuple[int, int, int]
     dynamic_smem: int
     static_smem: int
+    window: int                   # bytes of the block's shared window
     sites: tuple[SiteReport, ...]
     load: Totals
     store: Totals
@@ -141,12 +142,12 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace) -> Report:
             cost = warp_requests(st.patterns, width, op, arch=arch, window=window)
             wf = int((cost.wavefronts * st.counts).sum())
             ideal = int((cost.ideal * st.counts).sum())
-            hist: dict[int, int] = {}
-            for w, c in zip(cost.wavefronts.tolist(), st.counts.tolist()):
-                hist[w] = hist.get(w, 0) + c
+            sums = np.zeros(int(cost.wavefronts.max()) + 1, np.int64)
+            np.add.at(sums, cost.wavefronts, st.counts)
+            hist = {int(w): int(c) for w, c in enumerate(sums) if c}
             i = int(np.lexsort((-(cost.wavefronts - cost.ideal), -cost.wavefronts))[0])
             worst = WorstRequest(tuple(None if o < 0 else int(o) for o in st.patterns[i]),
-                                 int(cost.wavefronts[i]), int(cost.ideal[i]), st.where[i])
+                                 int(cost.wavefronts[i]), int(cost.ideal[i]), st.where(i))
         else:
             wf = ideal = 0
             hist, worst = {}, None
@@ -165,7 +166,7 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace) -> Report:
 
     return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
                   grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
-                  static_smem=kernel.static_smem, sites=sites, load=totals("load"),
+                  static_smem=kernel.static_smem, window=window, sites=sites, load=totals("load"),
                   store=totals("store"), mode=tr.mode, blocks_traced=tr.blocks_run)
 
 

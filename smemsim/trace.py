@@ -42,12 +42,23 @@ class SiteTrace:
     site: int
     patterns: np.ndarray        # (n, 32) int64 byte offsets, -1 for inactive lanes
     counts: np.ndarray          # (n,) int64 requests issued with that pattern
-    where: tuple[Where, ...]    # first issue of each pattern
+    blocks: np.ndarray          # (n,) grid-linear block of each pattern's first issue
+    warps: np.ndarray           # (n,) warp within that block
+    events: np.ndarray          # (n,) index into `iterations` of that issue
+    iterations: tuple           # per recorded event: enclosing loops' iterations
+    grid: tuple[int, int, int]
 
     @property
     def requests(self) -> int:
         """Warp requests the site issues over the launch."""
         return int(self.counts.sum())
+
+    def where(self, i: int) -> Where:
+        """Where pattern i was first issued."""
+        gx, gy, _ = self.grid
+        b = int(self.blocks[i])
+        return Where((b % gx, b // gx % gy, b // (gx * gy)), int(self.warps[i]),
+                     self.iterations[int(self.events[i])])
 
 
 @dataclass(frozen=True)
@@ -76,37 +87,50 @@ class _Collector:
 
     def __call__(self, access: SharedAccess) -> None:
         tpb = self.launch.threads_per_block
-        dense_block = access.threads // tpb
-        thread = access.threads % tpb
-        key = dense_block * self.wpb + thread // WARP
-        warps, inverse = np.unique(key, return_inverse=True)
-        rows = np.full((warps.size, WARP), -1, np.int64)
-        rows[inverse, thread % WARP] = access.offsets
+        threads = access.threads
+        heads = threads[::WARP]
+        if tpb % WARP == 0 and threads.size % WARP == 0 and not (heads % WARP).any() \
+                and (threads[WARP - 1::WARP] - heads == WARP - 1).all():
+            # whole warps, every lane active (the common case): the rows are a reshape
+            rows = access.offsets.reshape(-1, WARP).astype(np.int64, copy=False)
+            warps = heads // WARP   # = dense block * warps per block + warp in block
+        else:
+            dense_block = threads // tpb
+            thread = threads % tpb
+            key = dense_block * self.wpb + thread // WARP
+            # threads arrive in increasing order, so each warp's lanes are contiguous
+            starts = np.flatnonzero(np.diff(key, prepend=-1))
+            inverse = np.cumsum(np.diff(key, prepend=key[0]) != 0)
+            warps = key[starts]
+            rows = np.full((warps.size, WARP), -1, np.int64)
+            rows[inverse, thread % WARP] = access.offsets
         dense = warps // self.wpb
         self.events.setdefault(access.stmt.site, []).append(
             (rows, access.weight * self.block_weights[dense], self.blocks[dense],
              warps % self.wpb, access.iterations))
 
-    def site_trace(self, site: int) -> SiteTrace:
+    def site_trace(self, site: int, deduplicate: bool) -> SiteTrace:
+        """The site's requests; identical patterns merged when `deduplicate`."""
         events = self.events.get(site, [])
+        grid = self.launch.grid
         if not events:
-            return SiteTrace(site, np.zeros((0, WARP), np.int64), np.zeros(0, np.int64), ())
+            empty = np.zeros(0, np.int64)
+            return SiteTrace(site, np.zeros((0, WARP), np.int64), empty, empty, empty, empty,
+                             (), grid)
         rows = np.concatenate([e[0] for e in events])
         weights = np.concatenate([e[1] for e in events])
         blocks = np.concatenate([e[2] for e in events])
         warps = np.concatenate([e[3] for e in events])
-        event_of = np.concatenate([np.full(e[0].shape[0], i) for i, e in enumerate(events)])
+        event_of = np.repeat(np.arange(len(events)), [e[0].shape[0] for e in events])
+        iterations = tuple(e[4] for e in events)
+        if not deduplicate:
+            return SiteTrace(site, rows, weights, blocks, warps, event_of, iterations, grid)
         flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 8))).ravel()
         _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
         counts = np.zeros(first.size, np.int64)
         np.add.at(counts, inverse.ravel(), weights)
-        gx, gy, _ = self.launch.grid
-        where = []
-        for i in first:
-            b = int(blocks[i])
-            where.append(Where((b % gx, b // gx % gy, b // (gx * gy)), int(warps[i]),
-                               events[event_of[i]][4]))
-        return SiteTrace(site, rows[first], counts, tuple(where))
+        return SiteTrace(site, rows[first], counts, blocks[first], warps[first],
+                         event_of[first], iterations, grid)
 
 
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> Trace:
@@ -117,7 +141,9 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
         blocks = np.arange(launch.num_blocks, dtype=np.int64)
         collector.start_run(blocks, np.ones(blocks.size, np.int64))
         run(kernel, dict(launch.params), arrays, seed=seed, observer=collector)
-        sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
+        # run on data, requests rarely repeat: cost them all rather than sort them
+        sites = {s.site: collector.site_trace(s.site, deduplicate=False)
+                 for s in kernel.sites()}
         return Trace(launch, sites, sl, "full", int(blocks.size))
     runs = 0
     for variant, blocks, weights in _block_classes(kernel, launch, sl):
@@ -126,7 +152,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
         partial = PartialRun(statements=vs.statements, collapse=vs.collapsible, blocks=blocks)
         run(variant, dict(launch.params), observer=collector, partial=partial)
         runs += int(blocks.size)
-    sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
+    sites = {s.site: collector.site_trace(s.site, deduplicate=True) for s in kernel.sites()}
     return Trace(launch, sites, sl, "sliced", runs)
 
 

@@ -1,0 +1,218 @@
+"""The smemsim command: analyze, explain and occupancy, as tables or JSON, with CI gates.
+
+`run(argv, console)` does the work and returns the exit code (tests call it in-process);
+`main()` is the console script. Exit codes: 0 fine, 1 a gate failed, 2 bad input.
+Errors are one line naming what is wrong and where; `--debug` shows the traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+
+from rich.console import Console
+
+from kernels_ir import KernelError
+from . import jsonout, render
+from .analysis import analyze
+from .arch import ArchError
+from .banks import RequestError, warp_request
+from .loader import load_kernels, select
+from .occupancy import OccupancyError, kernel_occupancy, occupancy, what_if
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+
+
+def create_parser() -> argparse.ArgumentParser:
+    """The top-level parser (its sub-commands are the verb parsers, for --help)."""
+    p = argparse.ArgumentParser(prog="smemsim", description=(
+        "Shared-memory bank conflicts and occupancy of CUDA kernels described in kernels_ir."))
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for verb, helptext in _VERB_HELP.items():
+        sub.add_parser(verb, help=helptext, add_help=False)
+    return p
+
+
+_VERB_HELP = {
+    "analyze": "wavefronts of every shared access site of a launch",
+    "explain": "why a site's worst request costs what it does",
+    "occupancy": "blocks and warps per SM, limiters, what-if curves",
+}
+
+
+def verb_parser(verb: str) -> argparse.ArgumentParser:
+    """The parser of one verb."""
+    p = argparse.ArgumentParser(prog=f"smemsim {verb}", description=_VERB_HELP[verb])
+    p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
+    p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+    if verb == "occupancy":
+        p.add_argument("file", nargs="?", help="a kernels file (block and smem from a kernel)")
+    else:
+        p.add_argument("file", help="a Python file with a KERNELS dict")
+    p.add_argument("--kernel", help="one kernel of the file (default: all)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V",
+                   help="a launch parameter (repeatable); defaults come from the file")
+    if verb == "analyze":
+        p.add_argument("--regs", type=int, help="registers per thread, for occupancy")
+        p.add_argument("--fail-on-excess", type=float, metavar="RATIO",
+                       help="exit 1 when excess wavefronts exceed RATIO x ideal")
+        p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
+                       help="exit 1 when occupancy (needs --regs) is below FRACTION")
+    elif verb == "explain":
+        p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
+    else:
+        p.add_argument("--threads", type=int, help="threads per block")
+        p.add_argument("--regs", type=int, required=True, help="registers per thread")
+        p.add_argument("--smem", type=int, default=0, help="static shared memory bytes")
+        p.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory bytes")
+        p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
+        p.add_argument("--no-opt-in", action="store_true",
+                       help="the kernel keeps the 48 KiB default dynamic limit")
+        p.add_argument("--fail-below", type=float, metavar="FRACTION",
+                       help="exit 1 when occupancy is below FRACTION")
+    return p
+
+
+def _params(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise KernelError(f"--param takes K=V, got {item!r}")
+        key, value = item.split("=", 1)
+        try:
+            out[key] = int(value, 0)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise KernelError(f"--param {key}: {value!r} is not a number") from None
+    return out
+
+
+def _analyze(args, console: Console) -> int:
+    params = _params(args.param)
+    reports, docs, code = [], [], EXIT_OK
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        r = analyze(kernel, args.arch, **params)
+        occ = kernel_occupancy(kernel, args.arch, args.regs, params) if args.regs is not None \
+            else None
+        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
+        entry = jsonout.report_json(r)
+        entry["occupancy"] = None if occ is None else jsonout.occupancy_json(occ)
+        docs.append(entry)
+        if args.fail_on_excess is not None and r.excess_ratio > args.fail_on_excess:
+            code = EXIT_GATE
+            if not args.json:
+                console.print(f"gate: {r.kernel}: excess {r.excess:,} wavefronts = "
+                              f"{r.excess_ratio:.3f} x ideal > {args.fail_on_excess}",
+                              markup=False, highlight=False, soft_wrap=True)
+        if args.min_occupancy is not None:
+            if occ is None:
+                raise KernelError("--min-occupancy needs --regs")
+            if occ.occupancy < args.min_occupancy:
+                code = EXIT_GATE
+                if not args.json:
+                    console.print(f"gate: {r.kernel}: occupancy {occ.occupancy:.3f} < "
+                                  f"{args.min_occupancy}", markup=False, highlight=False)
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs, exit_code=code)))
+        return code
+    for r, occ, explain in reports:
+        console.print(render.report_table(r, explain))
+        if occ is not None:
+            console.print(render.occupancy_view(occ))
+        console.print()
+    return code
+
+
+def _explain(args, console: Console) -> int:
+    params = _params(args.param)
+    chosen = select(load_kernels(args.file), args.kernel)
+    if len(chosen) > 1:
+        raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
+                          "with --kernel")
+    kernel = next(iter(chosen.values()))()
+    r = analyze(kernel, args.arch, **params)
+    if not r.sites:
+        raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
+    site = max(r.sites, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \
+        else r.site(args.site) if args.site in [s.site for s in r.sites] else None
+    if site is None:
+        raise KernelError(f"kernel '{kernel.name}' has no site {args.site}; its sites are "
+                          f"{[s.site for s in r.sites]}")
+    if site.worst is None:
+        raise KernelError(f"site {site.site} issues no request at this launch")
+    req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window)
+    w = site.worst.where
+    its = ", ".join(f"{k}={v}" for k, v in w.iterations)
+    title = (f"{r.kernel} site {site.site}, line {site.loc.line}: {site.statement}\n"
+             f"worst request: block {w.block}, warp {w.warp}"
+             + (f", iteration {its}" if its else ""))
+    if args.json:
+        console.print_json(json.dumps(jsonout.document([jsonout.request_json(req)],
+                                                       site=site.site, kernel=r.kernel)))
+    else:
+        console.print(render.explain_view(req, title))
+    return EXIT_OK
+
+
+def _occupancy(args, console: Console) -> int:
+    if args.file:
+        chosen = select(load_kernels(args.file), args.kernel)
+        if len(chosen) > 1:
+            raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick "
+                              "one with --kernel")
+        kernel = next(iter(chosen.values()))()
+        o = kernel_occupancy(kernel, args.arch, args.regs, _params(args.param), args.carveout)
+    else:
+        if args.threads is None:
+            raise KernelError("occupancy needs --threads (or a kernels FILE)")
+        o = occupancy(args.arch, args.threads, args.regs, args.smem, args.dynamic_smem,
+                      args.carveout, not args.no_opt_in)
+    curves = what_if(o)
+    code = EXIT_GATE if args.fail_below is not None and o.occupancy < args.fail_below \
+        else EXIT_OK
+    if args.json:
+        console.print_json(json.dumps(jsonout.document([jsonout.occupancy_json(o, curves)],
+                                                       exit_code=code)))
+        return code
+    console.print(render.occupancy_view(o))
+    for c in curves:
+        console.print(render.curve_view(c))
+    if code:
+        console.print(f"gate: occupancy {o.occupancy:.3f} < {args.fail_below}", markup=False)
+    return code
+
+
+_VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy}
+_INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, KeyError)
+
+
+def run(argv: list[str], console: Console | None = None) -> int:
+    """Run the command line; return the exit code."""
+    console = console or Console()
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
+    try:
+        if not argv or argv[0] not in _VERBS:
+            create_parser().parse_args(argv)  # prints usage or help, then exits
+            return EXIT_INPUT
+        args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
+    except SystemExit as exit_:
+        return EXIT_OK if exit_.code == 0 else EXIT_INPUT
+    try:
+        return _VERBS[argv[0]](args, console)
+    except _INPUT_ERRORS as err:
+        if debug:
+            console.print(traceback.format_exc(), markup=False, highlight=False)
+        message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
+        console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
+        return EXIT_INPUT
+
+
+def main() -> None:
+    """The console script."""
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,73 @@
+"""JSON for scripts: the same numbers as the terminal views, under a versioned schema.
+
+Schema "smemsim/1" (docs/json.md describes every field). Additions keep the version; any
+change of meaning or removal bumps it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from .analysis import Report
+from .banks import WarpRequest
+from .occupancy import Curve, Occupancy
+
+SCHEMA = "smemsim/1"
+
+
+def report_json(r: Report) -> dict[str, Any]:
+    """An analyze report."""
+    return {
+        "kind": "analysis", "kernel": r.kernel, "arch": r.arch, "rules": r.rules,
+        "params": dict(r.params), "grid": list(r.grid), "block": list(r.block),
+        "static_smem": r.static_smem, "dynamic_smem": r.dynamic_smem, "mode": r.mode,
+        "sites": [{
+            "site": s.site, "file": s.loc.file, "line": s.loc.line, "statement": s.statement,
+            "array": s.array, "op": s.op, "width": s.width, "requests": s.requests,
+            "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
+            "share": s.share, "data_dependent": s.data_dependent,
+            "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],
+            "worst": None if s.worst is None else {
+                "offsets": list(s.worst.offsets), "wavefronts": s.worst.wavefronts,
+                "ideal": s.worst.ideal, "block": list(s.worst.where.block),
+                "warp": s.worst.where.warp,
+                "iterations": dict(s.worst.where.iterations)},
+        } for s in r.sites],
+        "load": dataclasses.asdict(r.load) | {"excess": r.load.excess},
+        "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
+        "excess_ratio": r.excess_ratio,
+    }
+
+
+def request_json(req: WarpRequest) -> dict[str, Any]:
+    """An explained warp request."""
+    return {
+        "kind": "request", "width": req.width, "op": req.op, "arch": req.arch,
+        "rules": req.rules, "offsets": list(req.offsets), "wavefronts": req.wavefronts,
+        "ideal": req.ideal, "excess": req.excess,
+        "merge": {"applies": req.merge.applies, "condition": req.merge.condition,
+                  "reason": req.merge.reason},
+        "groups": [{
+            "name": g.name, "lanes": list(g.lanes), "active": list(g.active),
+            "wavefronts": g.wavefronts, "ideal": g.ideal, "first_wavefront": g.first_wavefront,
+            "banks": [{"bank": b.bank, "words": [{"word": w.word, "lanes": list(w.lanes),
+                                                  "wavefront": w.wavefront} for w in b.words]}
+                      for b in g.banks]} for g in req.groups],
+        "lane_wavefronts": [list(w) for w in req.lane_wavefronts],
+    }
+
+
+def occupancy_json(o: Occupancy, curves: tuple[Curve, ...] = ()) -> dict[str, Any]:
+    """An occupancy result, with what-if curves when given."""
+    out = {"kind": "occupancy"} | {k: v for k, v in dataclasses.asdict(o).items()}
+    out["limiters"] = list(o.limiters)
+    out["limits"] = dict(o.limits)
+    out["curves"] = [{"knob": c.knob, "x": list(c.xs), "occupancy": list(c.occupancy),
+                      "active_warps": list(c.active_warps), "current": c.current}
+                     for c in curves]
+    return out
+
+
+def document(items: list[dict[str, Any]], **extra) -> dict[str, Any]:
+    """The top-level JSON object every verb prints."""
+    return {"schema": SCHEMA, "results": items, **extra}

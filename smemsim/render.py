@@ -1,0 +1,130 @@
+"""Rich renderings of analyses for the terminal (the only module besides the CLI that knows rich)."""
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group as RichGroup
+from rich.table import Table
+from rich.text import Text
+
+from .analysis import Report
+from .banks import WarpRequest
+from .occupancy import Curve, Occupancy
+
+_DEGREE_STYLE = {1: "green", 2: "yellow", 3: "yellow", 4: "dark_orange"}
+
+
+def _count(n: int) -> str:
+    """Exact with separators below ten million; compact above (totals lines stay exact)."""
+    if n < 10_000_000:
+        return f"{n:,}"
+    for unit, scale in (("G", 1e9), ("M", 1e6)):
+        if n >= scale:
+            return f"{n / scale:.1f}{unit}"
+    return f"{n:,}"
+
+
+def _degree_style(n: int) -> str:
+    return _DEGREE_STYLE.get(n, "red bold")
+
+
+def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
+    """The analyze view: launch line, one row per site, totals, worst sites highlighted."""
+    head = Text(f"{r.kernel}: grid {r.grid}, block {r.block}, shared {r.static_smem} B static"
+                f" + {r.dynamic_smem} B dynamic; {r.arch} ({r.rules} bank rules)", style="bold")
+    params = ", ".join(f"{k}={v}" for k, v in r.params.items())
+    parts = [head, Text(f"parameters: {params or 'none'}")]
+    if not r.sites:
+        parts.append(Text("no shared-memory accesses: nothing to analyze here"))
+        return RichGroup(*parts)
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("#", "right"), ("line", "right"), ("array", "left"),
+                         ("access", "left"), ("requests", "right"), ("wavefronts", "right"),
+                         ("ideal", "right"), ("excess", "right"), ("wf/req", "right"),
+                         ("%", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    worst = max(r.sites, key=lambda s: s.excess)
+    for s in r.sites:
+        style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
+        tag = " (data)" if s.data_dependent else ""
+        t.add_row(str(s.site), str(s.loc.line), s.array + tag, f"{s.op} {s.width}B",
+                  _count(s.requests), _count(s.wavefronts), _count(s.ideal), _count(s.excess),
+                  f"{s.wavefronts_per_request:.2f}", f"{s.share:.0%}", style=style)
+    parts.append(t)
+    for s in r.sites:
+        parts.append(Text(f"  site {s.site} ({s.loc}): {s.statement}"))
+    for name, tot in (("loads", r.load), ("stores", r.store)):
+        parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
+                          f"ideal {tot.ideal:,}, excess {tot.excess:,}"))
+    if r.excess:
+        why = f"; `{explain_command} {worst.site}` shows why" if explain_command else ""
+        parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
+                          f"{worst.excess:,} wavefronts{why}", style="bold"))
+    if any(s.data_dependent for s in r.sites):
+        parts.append(Text("(data): the addresses depend on the input data; counted on this "
+                          "launch's inputs"))
+    return RichGroup(*parts)
+
+
+def _lanes(lanes: tuple[int, ...]) -> str:
+    if len(lanes) == 1:
+        return str(lanes[0])
+    if lanes == tuple(range(lanes[0], lanes[-1] + 1)):
+        return f"{lanes[0]}-{lanes[-1]}"
+    return f"{lanes[0]}+{len(lanes) - 1}"
+
+
+def explain_view(req: WarpRequest, title: str) -> RichGroup:
+    """Banks across, one row per wavefront, each cell the lanes served there."""
+    parts = [Text(title, style="bold"),
+             Text(f"{req.width}-byte {req.op}, {len(req.active_lanes)} active lanes: "
+                  f"{req.wavefronts} wavefronts, ideal {req.ideal}, excess {req.excess} "
+                  f"({req.rules})"),
+             Text(req.merge.reason)]
+    cells: dict[tuple[int, int], str] = {}
+    degree: dict[int, int] = {}
+    for g in req.groups:
+        for bank in g.banks:
+            degree[bank.bank] = max(degree.get(bank.bank, 0), len(bank.words))
+            for use in bank.words:
+                cells[(use.wavefront, bank.bank)] = _lanes(use.lanes)
+        if len(req.groups) > 1:
+            parts.append(Text(f"{g.name}: lanes {g.lanes[0]}-{g.lanes[-1]}, "
+                              f"{len(g.active)} active, {g.wavefronts} wavefront(s) from "
+                              f"#{g.first_wavefront}"))
+    for lo in (0, 16):
+        t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0),
+                  title=f"banks {lo}-{lo + 15}")
+        t.add_column("wf", justify="right")
+        for b in range(lo, lo + 16):
+            t.add_column(str(b), justify="center", style=_degree_style(degree.get(b, 1)))
+        for wf in range(req.wavefronts):
+            t.add_row(str(wf), *[cells.get((wf, b), "") for b in range(lo, lo + 16)])
+        parts.append(t)
+    return RichGroup(*parts)
+
+
+def occupancy_view(o: Occupancy) -> Text:
+    """The calculator's numbers, one per line."""
+    limits = ", ".join(f"{k} {('-' if v is None else v)}" for k, v in o.limits.items())
+    return Text("\n".join([
+        f"{o.arch}: {o.block_size} threads x {o.registers_per_thread} registers, "
+        f"{o.static_smem} B static + {o.dynamic_smem} B dynamic shared memory",
+        f"active blocks per SM: {o.active_blocks} ({o.active_warps} of {o.max_warps_per_sm} "
+        f"warps, occupancy {o.occupancy:.1%})",
+        f"limited by: {', '.join(o.limiters)}",
+        f"block limits: {limits}",
+        f"allocated per block: {o.registers_per_block} registers, {o.smem_per_block} B shared "
+        f"memory (SM carveout {o.smem_per_sm} B)"]))
+
+
+def curve_view(c: Curve, width: int = 64, rows: int = 16) -> Text:
+    """A what-if curve as rows of bars (occupancy against the knob), current point marked."""
+    out = Text(f"occupancy vs {c.knob}\n", style="bold")
+    step = max(1, len(c.xs) // rows)
+    here = max((i for i, x in enumerate(c.xs) if x <= c.current), default=0)
+    for i in sorted(set(range(0, len(c.xs), step)) | {here}):
+        bar = "#" * round(c.occupancy[i] * (width - 24))
+        mark = i == here
+        out.append(f"{c.xs[i]:>8} {c.occupancy[i]:6.1%} {bar}", style="bold cyan" if mark else None)
+        out.append("  <- current\n" if mark else "\n")
+    return out

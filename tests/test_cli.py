@@ -1,0 +1,120 @@
+"""The smemsim command, in-process: text at a fixed width, JSON structure, exit codes."""
+import io
+import json
+import pathlib
+
+from rich.console import Console
+
+from smemsim.cli import run
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSPOSE = str(ROOT / "examples" / "transpose.py")
+INT_MATMUL = str(ROOT / "examples" / "int_matmul_nt32.py")
+
+
+def cli(*argv, width=100):
+    buf = io.StringIO()
+    code = run(list(argv), Console(file=buf, width=width, color_system=None))
+    return code, buf.getvalue()
+
+
+def test_analyze_prints_sites_totals_and_worst():
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].startswith("transpose_pad0: grid (8, 8, 1), block (32, 32, 1)")
+    row = next(line for line in lines if line.startswith("1 "))
+    assert row.split() == ["1", "37", "tile", "load", "4B", "2,048", "65,536", "2,048",
+                           "63,488", "32.00", "97%"]
+    assert "loads: 2,048 requests, 65,536 wavefronts, ideal 2,048, excess 63,488" in out
+    assert "worst: site 1 (line 37)" in out
+
+
+def test_analyze_every_kernel_of_a_file_and_params():
+    code, out = cli("analyze", TRANSPOSE, "--param", "n=64")
+    assert code == 0
+    assert out.count("parameters: n=64") == 3
+
+
+def test_json_has_the_schema_and_exact_numbers():
+    code, out = cli("analyze", INT_MATMUL, "--kernel", "as_written", "--json", "--regs", "32")
+    doc = json.loads(out)
+    assert code == 0 and doc["schema"] == "smemsim/1"
+    (res,) = doc["results"]
+    assert res["kind"] == "analysis" and res["kernel"] == "int_matmul_nt32"
+    a_load = next(s for s in res["sites"] if s["op"] == "load" and s["array"] == "a")
+    assert a_load["wavefronts"] == 32 * a_load["requests"]
+    assert a_load["histogram"] == [{"wavefronts": 32, "requests": a_load["requests"]}]
+    assert a_load["worst"]["offsets"] == [128 * i for i in range(32)]
+    assert set(res["load"]) == {"requests", "wavefronts", "ideal", "excess"}
+    assert res["occupancy"]["active_blocks"] == 2 and res["occupancy"]["limiters"] == [
+        "warps", "registers"]
+
+
+def test_excess_gate_exit_codes():
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--fail-on-excess", "0.5")
+    assert code == 1 and "gate: transpose_pad0: excess 63,488 wavefronts = 15.500 x ideal" in out
+    code, _ = cli("analyze", TRANSPOSE, "--kernel", "padded", "--fail-on-excess", "0")
+    assert code == 0
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--json",
+                    "--fail-on-excess", "0.5")
+    assert code == 1 and json.loads(out)["exit_code"] == 1
+
+
+def test_occupancy_gate_and_curves():
+    code, out = cli("occupancy", "--arch", "sm_80", "--threads", "256", "--regs", "128",
+                    "--smem", "32768")
+    assert code == 0
+    assert "active blocks per SM: 2 (16 of 64 warps, occupancy 25.0%)" in out
+    assert "limited by: registers" in out
+    assert "256  25.0% " in out and "<- current" in out
+    code, out = cli("occupancy", "--arch", "sm_80", "--threads", "256", "--regs", "128",
+                    "--smem", "32768", "--fail-below", "0.5")
+    assert code == 1 and "gate: occupancy 0.250 < 0.5" in out
+    code, out = cli("occupancy", TRANSPOSE, "--kernel", "padded", "--regs", "32", "--json")
+    res = json.loads(out)["results"][0]
+    assert res["block_size"] == 1024 and res["static_smem"] == 4224
+    assert [c["knob"] for c in res["curves"]] == ["block_size", "registers_per_thread",
+                                                   "smem_per_block"]
+
+
+def test_explain_draws_banks_by_wavefronts():
+    code, out = cli("explain", TRANSPOSE, "--kernel", "naive", width=120)
+    assert code == 0
+    assert "transpose_pad0 site 1, line 37" in out
+    assert "32 wavefronts, ideal 1, excess 31" in out
+    assert "4-byte accesses: the whole warp is one group" in out
+    # bank 0 serves lane w in wavefront w
+    rows = [line.split() for line in out.splitlines() if line[:3].strip().isdigit()]
+    assert rows[0][:2] == ["0", "0"] and rows[31][:2] == ["31", "31"]
+    code, out = cli("explain", TRANSPOSE, "--kernel", "naive", "0", "--json")
+    req = json.loads(out)["results"][0]
+    assert req["kind"] == "request" and req["wavefronts"] == 1 and req["op"] == "store"
+
+
+def test_errors_are_one_line_without_traceback():
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "nope")
+    assert code == 2 and out.strip().startswith("error: no kernel 'nope'")
+    assert "Traceback" not in out and len(out.strip().splitlines()) == 1
+    code, out = cli("analyze", TRANSPOSE, "--param", "m=3", "--kernel", "naive")
+    assert code == 2 and "unknown parameter 'm'" in out
+    code, out = cli("analyze", TRANSPOSE, "--arch", "sm_50", "--kernel", "naive")
+    assert code == 2 and "sm_50 has no bank rule set" in out
+    code, out = cli("occupancy", "--threads", "2048", "--regs", "32")
+    assert code == 2 and "a block of 2048 threads" in out
+    code, out = cli("--debug", "analyze", TRANSPOSE, "--kernel", "nope")
+    assert code == 2 and "Traceback" in out
+
+
+def test_a_faulting_kernel_names_its_line_block_and_thread(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from kernels_ir import KernelBuilder, f32, threadIdx\n"
+        "k = KernelBuilder('bad')\n"
+        "s = k.shared('s', f32, 32)\n"
+        "s[threadIdx.x + 1] = 1.0\n"
+        "k.launch(1, 32)\n"
+        "KERNELS = {'bad': k.build}\n")
+    code, out = cli("analyze", str(bad), width=200)
+    assert code == 2
+    assert "bad.py:4" in out and "index 32 of 's'" in out and "thread (31, 0, 0)" in out
