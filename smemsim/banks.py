@@ -417,8 +417,9 @@ def _batch_costs(off, width, store, window, out_wavefronts, out_ideal, bad):  # 
 
     Naturally aligned accesses of one width either coincide or are disjoint, so whether a
     lane's access is new in its group is decided once per lane (a generation stamp per
-    offset); a new access adds its 1, 2 or 4 words to their banks, and the group's distinct
-    bytes are its distinct offsets times the width. Clearing 32 bank counters per group is a
+    offset); a new access adds one to its bank (its pair or quad of banks for 8 or 16 bytes,
+    whose banks always hold equal counts), and the group's distinct bytes are its distinct
+    offsets times the width. Clearing 32 bank counters per group is a
     vector store, cheaper than testing a stamp per bank. The first request with a bad lane
     is reported in `bad` (the caller words the error).
     """
@@ -452,11 +453,15 @@ def _batch_costs(off, width, store, window, out_wavefronts, out_ideal, bad):  # 
         else:
             size = 16 if merged else 8
         nwords = w >> 2 if w >= WORD else 1
+        # An aligned 8/16-byte access covers a whole pair/quad of banks, so the banks of a
+        # pair/quad always hold equal counts: count per pair/quad, one increment per access.
+        shift = 0 if nwords == 1 else (1 if nwords == 2 else 2)
+        slots = BANKS >> shift
         total = 0
         ideal = 0
         for g0 in range(0, WARP, size):
             generation += 1
-            count[:] = 0
+            count[:slots] = 0
             any_active = False
             cost = 0
             distinct = 0
@@ -483,11 +488,10 @@ def _batch_costs(off, width, store, window, out_wavefronts, out_ideal, bad):  # 
                     if word_stamp[word] == generation:
                         continue
                     word_stamp[word] = generation
-                for j in range(nwords):
-                    b = (word + j) & (BANKS - 1)
-                    c = count[b] + 1
-                    count[b] = c
-                    cost = max(cost, c)
+                b = (word >> shift) & (slots - 1)
+                c = count[b] + 1
+                count[b] = c
+                cost = max(cost, c)
             if any_active:
                 total += cost
                 g_ideal = (distinct * w + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
