@@ -150,8 +150,10 @@ def words(A_height=8, A_width=16, B_width=128, tileWidthRow=8, tileWidthCol=32, 
             k.syncthreads()
             with k.range("j", 0, depth) as j:
                 item = k.let("C_word_item", 0, u32)
+                # the seed reads sMemBytes[ty * tileDepth + j] inside the k loop; it does not
+                # depend on k and the compiler loads it once per j, as stated here
+                a = sMemBytes[ty * depth + j]
                 with k.range("kb", 0, 4) as kb:
-                    a = sMemBytes[ty * depth + j]
                     b = sMemBytes[rowVectorSize + (j * twc + tx) * 4 + kb]
                     item ^= gf256.gf_mul(k, a, b) << (kb * 8)
                 product ^= item
@@ -228,3 +230,6 @@ def table_arrays(launch, seed: int = 0) -> dict:
 
 KERNELS = {"naive": naive, "square": square, "general": general, "words": words,
            "tables": tables}
+
+# inputs that a kernel needs beyond seeded random data (the real GF(2^8) tables)
+ARRAYS = {"tables": table_arrays}

@@ -48,6 +48,9 @@ class Op(enum.Enum):
     GE = ">="
     EQ = "=="
     NE = "!="
+    # -- logical (result i32 0/1; both sides are pure, so C's short circuit changes nothing)
+    LAND = "&&"
+    LOR = "||"
     # -- unary
     NEG = "neg"
     INVERT = "~"
@@ -268,13 +271,13 @@ def lnot(x: ExprLike) -> Expr:
 
 
 def logical_and(a: ExprLike, b: ExprLike) -> Expr:
-    """C's `a && b` on values (both sides are evaluated, so no side effects may hide there)."""
-    return binary(Op.AND, binary(Op.NE, a, 0), binary(Op.NE, b, 0))
+    """C's `a && b` (expressions are pure, so evaluating both sides changes nothing)."""
+    return Expr(Op.LAND, i32, (as_expr(a), as_expr(b)))
 
 
 def logical_or(a: ExprLike, b: ExprLike) -> Expr:
-    """C's `a || b` on values."""
-    return binary(Op.OR, binary(Op.NE, a, 0), binary(Op.NE, b, 0))
+    """C's `a || b`."""
+    return Expr(Op.LOR, i32, (as_expr(a), as_expr(b)))
 
 
 class _Dim3:

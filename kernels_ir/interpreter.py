@@ -205,6 +205,10 @@ class _Machine:
                               convert(b, integer_promote(e.src[1].dtype)), e.dtype)
             operand = promote(e.src[0].dtype, e.src[1].dtype)
             return binary(op, e.dtype, convert(a, operand), convert(b, operand), operand)
+        if op in (Op.LAND, Op.LOR):
+            a = self.eval(e.src[0], idx) != 0
+            b = self.eval(e.src[1], idx) != 0
+            return ((a & b) if op is Op.LAND else (a | b)).astype(np.int32)
         if op is Op.CAST:
             return convert(self.eval(e.src[0], idx), e.dtype)
         if op is Op.SELECT:

@@ -91,6 +91,9 @@ def _eval(e: Expr, params) -> np.ndarray:
     if op in (Op.NEG, Op.INVERT, Op.LNOT):
         a = _eval(e.src[0], params)
         return unary(op, e.dtype, a if op is Op.LNOT else convert(a, e.dtype))
+    if op in (Op.LAND, Op.LOR):
+        a, b = (_eval(s, params)[0] != 0 for s in e.src)
+        return np.array([int((a and b) if op is Op.LAND else (a or b))], np.int32)
     if op is Op.SELECT:
         c, a, b = (_eval(s, params) for s in e.src)
         return convert(a, e.dtype) if c[0] != 0 else convert(b, e.dtype)

@@ -11,7 +11,7 @@ from .stmt import (
 _PREC = {
     Op.MUL: 13, Op.DIV: 13, Op.MOD: 13, Op.ADD: 12, Op.SUB: 12, Op.SHL: 11, Op.SHR: 11,
     Op.LT: 10, Op.LE: 10, Op.GT: 10, Op.GE: 10, Op.EQ: 9, Op.NE: 9, Op.AND: 8, Op.XOR: 7,
-    Op.OR: 6, Op.SELECT: 3,
+    Op.OR: 6, Op.LAND: 5, Op.LOR: 4, Op.SELECT: 3,
 }
 _UNARY = {Op.NEG: "-", Op.INVERT: "~", Op.LNOT: "!"}
 _LEAF = 20
@@ -77,9 +77,11 @@ def format_expr(e: Expr) -> str:
 def _wrap(e: Expr, parent: int, right: bool = False) -> str:
     text = format_expr(e)
     p = _prec(e)
-    # Comparisons and bitwise ops inside each other read ambiguously even when C parses
-    # them as intended; parenthesize those too, as compilers' -Wparentheses asks.
-    mixed = parent in (6, 7, 8) and (e.op in COMPARE_OPS or p in (6, 7, 8)) and p != parent
+    # Comparisons, shifts and bitwise ops inside each other, and && inside ||, read
+    # ambiguously even when C parses them as intended: parenthesize them too, as
+    # compilers' -Wparentheses asks.
+    mixed = (parent in (6, 7, 8) and (e.op in COMPARE_OPS or p in (6, 7, 8, 11))
+             and p != parent) or (parent == 4 and p == 5)
     if p < parent or (right and p == parent) or mixed:
         return f"({text})"
     return text

@@ -13,12 +13,12 @@ import traceback
 
 from rich.console import Console
 
-from kernels_ir import KernelError
+from kernels_ir import KernelError, resolve_launch
 from . import jsonout, render
 from .analysis import analyze
 from .arch import ArchError
 from .banks import RequestError, warp_request
-from .loader import load_kernels, select
+from .loader import input_arrays, load_kernels, select
 from .occupancy import OccupancyError, kernel_occupancy, occupancy, what_if
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
@@ -96,7 +96,8 @@ def _analyze(args, console: Console) -> int:
     reports, docs, code = [], [], EXIT_OK
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
-        r = analyze(kernel, args.arch, **params)
+        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+        r = analyze(kernel, args.arch, arrays=arrays, **params)
         occ = kernel_occupancy(kernel, args.arch, args.regs, params) if args.regs is not None \
             else None
         reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
@@ -134,8 +135,10 @@ def _explain(args, console: Console) -> int:
     if len(chosen) > 1:
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
                           "with --kernel")
-    kernel = next(iter(chosen.values()))()
-    r = analyze(kernel, args.arch, **params)
+    key, make = next(iter(chosen.items()))
+    kernel = make()
+    arrays = input_arrays(args.file, key, resolve_launch(kernel, params))
+    r = analyze(kernel, args.arch, arrays=arrays, **params)
     if not r.sites:
         raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
     site = max(r.sites, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \

@@ -28,6 +28,13 @@ def load_kernels(path: str) -> dict[str, Callable[[], Kernel]]:
     return found
 
 
+def input_arrays(path: str, key: str, launch) -> dict | None:
+    """Inputs a kernels file prescribes for one kernel (its `ARRAYS` dict: key -> function of
+    the launch), or None: the kernel takes seeded random inputs."""
+    make = getattr(_import(pathlib.Path(path).resolve()), "ARRAYS", {}).get(key)
+    return None if make is None else make(launch)
+
+
 def _import(file: pathlib.Path):
     folder = file.parent
     if (folder / "__init__.py").exists():

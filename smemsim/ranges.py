@@ -128,6 +128,15 @@ class BlockRanges:
             return self._fit(*self._converted(e.src[0], e.src[0].dtype), e.dtype)
         if op in COMPARE_OPS:
             return self._compare(e)
+        if op in (Op.LAND, Op.LOR):
+            (alo, ahi), (blo, bhi) = (self.expr(s) for s in e.src)
+            a_true, a_false = (alo > 0) | (ahi < 0), (alo == 0) & (ahi == 0)
+            b_true, b_false = (blo > 0) | (bhi < 0), (blo == 0) & (bhi == 0)
+            if op is Op.LAND:
+                true, false = a_true & b_true, a_false | b_false
+            else:
+                true, false = a_true | b_true, a_false & b_false
+            return np.where(true, 1.0, 0.0), np.where(false, 0.0, 1.0)
         if op is Op.SELECT:
             _, (alo, ahi), (blo, bhi) = (self.expr(s) for s in e.src)
             return np.minimum(alo, blo), np.maximum(ahi, bhi)

@@ -45,7 +45,7 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     worst = max(r.sites, key=lambda s: s.excess)
     for s in r.sites:
         style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
-        tag = " (data)" if s.data_dependent else ""
+        tag = "*" if s.data_dependent else ""
         t.add_row(str(s.site), str(s.loc.line), s.array + tag, f"{s.op} {s.width}B",
                   _count(s.requests), _count(s.wavefronts), _count(s.ideal), _count(s.excess),
                   f"{s.wavefronts_per_request:.2f}", f"{s.share:.0%}", style=style)
@@ -60,7 +60,7 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
         parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
                           f"{worst.excess:,} wavefronts{why}", style="bold"))
     if any(s.data_dependent for s in r.sites):
-        parts.append(Text("(data): the addresses depend on the input data; counted on this "
+        parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
     return RichGroup(*parts)
 

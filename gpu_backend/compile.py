@@ -1,0 +1,200 @@
+"""Compile generated CUDA with NVRTC (no GPU needed), read its resources and check its SASS.
+
+The SASS check is why this exists: nvcc/NVRTC may merge or split shared accesses
+(hardware-rules.md), and then the GPU runs a different kernel from the one analyzed. With
+line information, nvdisasm attributes every LDS/STS to a line of the generated source; the
+code generator knows which line each IR site is on. A site whose instructions are not one
+access of the IR's width (several, for a loop the IR unrolls) is reported as changed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from kernels_ir import Kernel
+from kernels_ir.stmt import Load, Loop, walk
+
+from .codegen import Generated, generate
+
+
+class ToolMissing(RuntimeError):
+    """A CUDA tool or Python package the step needs is not installed; says what to install."""
+
+
+class CompileError(RuntimeError):
+    """NVRTC rejected the generated source (the log is in the message)."""
+
+
+@dataclass(frozen=True)
+class SassAccess:
+    """One shared-memory instruction of the SASS."""
+
+    opcode: str        # "LDS.128", "STS.U8", ...
+    kind: str          # "load" or "store"
+    width: int         # bytes per lane
+    line: int          # line of the generated source (0 if unattributed)
+
+
+@dataclass(frozen=True)
+class SiteCheck:
+    """How the compiler emitted one IR site."""
+
+    site: int
+    op: str
+    width: int                       # bytes the IR states
+    found: tuple[SassAccess, ...]    # instructions attributed to the site's line
+    unrolled: bool                   # inside a loop the IR asks to unroll
+
+    @property
+    def ok(self) -> bool:
+        """One instruction of the stated width (several, all of that width, if unrolled)."""
+        if not self.found:
+            return False
+        same = all(a.width == self.width and a.kind == self.op for a in self.found)
+        return same and (len(self.found) == 1 or self.unrolled)
+
+    def describe(self) -> str:
+        """What the compiler did, in words."""
+        got = ", ".join(a.opcode for a in self.found) or "no shared instruction"
+        if self.ok:
+            return f"site {self.site}: {got} as stated ({self.width} B)"
+        return (f"site {self.site}: the IR states one {self.width}-byte {self.op}, the compiler "
+                f"emitted {got}")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled kernel: its cubin, resources and SASS check."""
+
+    kernel: str
+    arch: str
+    generated: Generated
+    cubin: bytes
+    registers: int
+    stack: int
+    static_smem: int
+    local: int
+    sass: str
+    sites: tuple[SiteCheck, ...]
+    unattributed: tuple[SassAccess, ...]
+
+    @property
+    def widths_ok(self) -> bool:
+        """Every site compiled as stated, and no shared access came from nowhere."""
+        return all(s.ok for s in self.sites) and not self.unattributed
+
+    def compiled_widths(self) -> dict[int, int]:
+        """Bytes per lane the compiler used per site, where it changed one access's width."""
+        return {s.site: s.found[0].width for s in self.sites
+                if len(s.found) == 1 and s.found[0].width != s.width}
+
+
+def find_tool(name: str) -> str:
+    """A CUDA binary from PATH, CUDA_HOME, the toolkit or the nvidia-cuda-* wheels."""
+    found = shutil.which(name)
+    if found:
+        return found
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    roots += sorted((str(p) for p in Path("/usr/local").glob("cuda-*")), reverse=True)
+    for root in filter(None, roots):
+        if (Path(root) / "bin" / name).exists():
+            return str(Path(root) / "bin" / name)
+    for entry in sys.path:
+        for candidate in Path(entry).glob(f"nvidia/*/bin/{name}"):
+            return str(candidate)
+    raise ToolMissing(f"{name} not found: install the CUDA toolkit or "
+                      f"`pip install nvidia-cuda-{name}` (the 'gpu' extra)")
+
+
+def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
+    """Compile CUDA C++ to a cubin with NVRTC through cuda.core, with line information."""
+    try:
+        from cuda.core import Program, ProgramOptions
+    except ImportError as err:
+        raise ToolMissing("cuda-python is not installed: `pip install 'smemsim[gpu]'` "
+                          "(cuda-core, cuda-bindings, nvidia-cuda-nvrtc)") from err
+    opts = ProgramOptions(std="c++17", arch=arch.replace("sm_", "sm_"), lineinfo=True,
+                          name=name)
+    try:
+        return bytes(Program(source, code_type="c++", options=opts).compile("cubin").code)
+    except Exception as err:  # NVRTC's errors come as several exception types
+        raise CompileError(f"NVRTC could not compile '{name}' for {arch}:\n{err}") from err
+
+
+_OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?((?:LDS|STS)(?:\.[\w]+)*)\b")
+_LINE = re.compile(r'//## File ".*", line (\d+)')
+
+
+def _width(opcode: str) -> int:
+    mods = opcode.split(".")[1:]
+    for m in mods:
+        if m in ("U8", "S8"):
+            return 1
+        if m in ("U16", "S16"):
+            return 2
+        if m == "64":
+            return 8
+        if m == "128":
+            return 16
+    return 4
+
+
+def parse_sass(text: str) -> list[SassAccess]:
+    """Shared loads and stores of `nvdisasm -g` output, with their source lines."""
+    out, line = [], 0
+    for raw in text.splitlines():
+        m = _LINE.search(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        m = _OPCODE.match(raw)
+        if m:
+            op = m.group(1)
+            out.append(SassAccess(op, "load" if op.startswith("LDS") else "store", _width(op),
+                                  line))
+    return out
+
+
+def _resources(cubin_path: str, kernel: str) -> dict[str, int]:
+    text = subprocess.run([find_tool("cuobjdump"), "--dump-resource-usage", cubin_path],
+                          capture_output=True, text=True, check=True).stdout
+    block = text.split(f"Function {kernel}:", 1)[-1]
+    values = dict(re.findall(r"(\w+(?:\[\d+\])?):(\d+)", block))
+    return {k: int(v) for k, v in values.items()}
+
+
+def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
+    """Generate, compile and check one kernel for an architecture."""
+    gen = generate(kernel)
+    cubin = nvrtc_cubin(gen.source, arch, f"{kernel.name}.cu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"{kernel.name}.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        res = _resources(path, kernel.name)
+        sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", path], capture_output=True,
+                              text=True, check=True).stdout
+    accesses = parse_sass(sass)
+    unrolled_sites = set()
+    for s in walk(kernel.body):
+        if isinstance(s, Loop) and s.unroll:
+            unrolled_sites |= {x.site for x in walk(s.body) if getattr(x, "site", None)
+                               is not None}
+    line_to_site = {line: site for site, line in gen.site_lines.items()}
+    checks = []
+    for stmt in kernel.sites():
+        line = gen.site_lines[stmt.site]
+        op = "load" if isinstance(stmt, Load) else "store"
+        found = tuple(a for a in accesses if a.line == line)
+        checks.append(SiteCheck(stmt.site, op, stmt.access_bytes, found,
+                                stmt.site in unrolled_sites))
+    unattributed = tuple(a for a in accesses if a.line not in line_to_site)
+    return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
+                    res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),
+                    unattributed)

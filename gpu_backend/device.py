@@ -1,0 +1,161 @@
+"""Run a generated kernel on the GPU through cuda.core and compare it with the interpreter.
+
+Inputs are the interpreter's (seeded random, or the caller's); outputs start poisoned (all
+bits set, NaN for floats) on both sides, so an element the GPU never writes cannot pass.
+Integers must match exactly; floating-point outputs within `FLOAT_TOLERANCE` of the
+reference's norm (the GPU fuses multiply-adds, numpy does not).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from kernels_ir import Kernel, make_arrays, resolve_launch, run
+
+from .compile import Compiled, ToolMissing, compile_kernel
+
+FLOAT_TOLERANCE = {"f32": 1e-5, "f64": 1e-12}
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """An output that differs from the interpreter's."""
+
+    array: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class GpuRun:
+    """One launch on the GPU: what ran, what came back, and how it compares."""
+
+    kernel: str
+    device: str
+    arch: str
+    params: Mapping[str, int | float]
+    compiled: Compiled
+    registers: int               # the driver's count for the loaded kernel
+    static_smem: int             # the driver's static shared memory for it
+    driver_blocks_per_sm: int    # cuOccupancyMaxActiveBlocksPerMultiprocessor
+    mismatches: tuple[Mismatch, ...]
+    outputs: Mapping[str, np.ndarray]
+
+    @property
+    def matches(self) -> bool:
+        """Every output equals the interpreter's."""
+        return not self.mismatches
+
+
+def gpu_unavailable() -> str | None:
+    """None when a GPU and cuda-python are usable, else why not (for skips and messages)."""
+    try:
+        from cuda.core import Device
+    except ImportError:
+        return "cuda-python is not installed (pip install 'smemsim[gpu]')"
+    try:
+        Device().set_current()
+    except Exception as err:  # no driver, no device
+        return f"no usable CUDA GPU: {err}"
+    return None
+
+
+def _check(result, what: str) -> None:
+    err = result[0] if isinstance(result, tuple) else result
+    if int(err) != 0:
+        raise RuntimeError(f"{what} failed: CUDA error {err}")
+
+
+def compare(kernel: Kernel, gpu: Mapping[str, np.ndarray],
+            ref: Mapping[str, np.ndarray]) -> tuple[Mismatch, ...]:
+    """Differences between GPU outputs and the interpreter's, per written array."""
+    out = []
+    for g in kernel.globals:
+        if g.intent == "in":
+            continue
+        a, b = gpu[g.name], ref[g.name]
+        if g.dtype.is_float:
+            nan_a, nan_b = np.isnan(a), np.isnan(b)
+            if (nan_a != nan_b).any():
+                i = int(np.flatnonzero(nan_a != nan_b)[0])
+                out.append(Mismatch(g.name, f"element {i}: GPU {a[i]}, interpreter {b[i]} "
+                                            "(one side never wrote it)"))
+                continue
+            keep = ~nan_b
+            scale = np.linalg.norm(b[keep].astype(np.float64)) or 1.0
+            err = np.linalg.norm((a[keep] - b[keep]).astype(np.float64)) / scale
+            if err > FLOAT_TOLERANCE[g.dtype.name]:
+                i = int(np.argmax(np.abs(a[keep] - b[keep])))
+                out.append(Mismatch(g.name, f"relative error {err:.2e} > "
+                                            f"{FLOAT_TOLERANCE[g.dtype.name]:g} (largest at "
+                                            f"element {np.flatnonzero(keep)[i]})"))
+        elif not np.array_equal(a, b):
+            i = int(np.flatnonzero(a != b)[0])
+            out.append(Mismatch(g.name, f"element {i}: GPU {a[i]}, interpreter {b[i]} "
+                                        f"({int((a != b).sum())} elements differ)"))
+    return tuple(out)
+
+
+def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
+               arrays: Mapping[str, np.ndarray] | None = None, seed: int = 0,
+               check: bool = True) -> GpuRun:
+    """Compile for the current GPU, launch once, copy back, compare with the interpreter."""
+    try:
+        from cuda.bindings import driver
+        from cuda.core import Device, LaunchConfig, ObjectCode, launch
+    except ImportError as err:
+        raise ToolMissing("running on a GPU needs cuda-python: pip install 'smemsim[gpu]'") \
+            from err
+    launch_ = resolve_launch(kernel, params)
+    host = make_arrays(launch_, seed)
+    host.update({k: np.ascontiguousarray(v) for k, v in (arrays or {}).items()})
+    dev = Device()
+    dev.set_current()
+    stream = dev.create_stream()
+    arch = f"sm_{dev.arch}"
+    compiled = compile_kernel(kernel, arch)
+    k = ObjectCode.from_cubin(compiled.cubin).get_kernel(kernel.name)
+    if launch_.dynamic_smem > 48 * 1024:
+        _check(driver.cuKernelSetAttribute(
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            launch_.dynamic_smem, k.handle, driver.CUdevice(dev.device_id)),
+            "raising the dynamic shared-memory limit")
+    buffers = {}
+    for g in kernel.globals:
+        data = host[g.name]
+        buf = dev.allocate(max(data.nbytes, 1), stream=stream)
+        stream.sync()
+        if data.nbytes:
+            _check(driver.cuMemcpyHtoD(int(buf.handle), data, data.nbytes), "copy to device")
+        buffers[g.name] = buf
+    args = []
+    for name in compiled.generated.arguments:
+        if name in buffers:
+            args.append(buffers[name])
+        else:
+            p = kernel.param(name)
+            args.append(p.dtype.np.type(launch_.params[name]))
+    config = LaunchConfig(grid=launch_.grid, block=launch_.block,
+                          shmem_size=launch_.dynamic_smem)
+    launch(stream, config, k, *args)
+    stream.sync()
+    outputs = {}
+    for g in kernel.globals:
+        data = np.empty_like(host[g.name])
+        if data.nbytes:
+            _check(driver.cuMemcpyDtoH(data, int(buffers[g.name].handle), data.nbytes),
+                   "copy to host")
+        outputs[g.name] = data
+    for buf in buffers.values():
+        buf.close(stream)
+    stream.sync()
+    mismatches = ()
+    if check:
+        ref = run(kernel, dict(launch_.params), host)
+        mismatches = compare(kernel, outputs, ref)
+    blocks = k.occupancy.max_active_blocks_per_multiprocessor(launch_.threads_per_block,
+                                                              launch_.dynamic_smem)
+    return GpuRun(kernel.name, dev.name, arch, dict(launch_.params), compiled,
+                  int(k.attributes.num_regs), int(k.attributes.shared_size_bytes),
+                  int(blocks), mismatches, outputs)
