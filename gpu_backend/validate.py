@@ -64,7 +64,9 @@ def validate_case(file: str, key: str, check_params: dict) -> dict:
                sass_ok=run.compiled.widths_ok,
                sass=[s.describe() for s in run.compiled.sites],
                registers=run.registers, static_smem_driver=run.static_smem,
-               static_smem_cubin=run.compiled.static_smem, static_smem_ir=kernel.static_smem)
+               static_smem_cubin=run.compiled.cubin_smem,
+               static_smem_compiled=run.compiled.static_smem,
+               static_smem_ir=kernel.static_smem)
     # 3: counters at the documented size
     launch = resolve_launch(kernel)
     params = dict(launch.params)

@@ -55,7 +55,9 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter (repeatable); defaults come from the file")
     if verb == "analyze":
-        p.add_argument("--regs", type=int, help="registers per thread, for occupancy")
+        p.add_argument("--regs", type=_regs, metavar="N|compile",
+                       help="registers per thread for occupancy, or 'compile' to compile the "
+                            "generated CUDA with NVRTC and use the cubin's count")
         p.add_argument("--fail-on-excess", type=float, metavar="RATIO",
                        help="exit 1 when excess wavefronts exceed RATIO x ideal")
         p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
@@ -64,7 +66,8 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
         p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
     else:
         p.add_argument("--threads", type=int, help="threads per block")
-        p.add_argument("--regs", type=int, required=True, help="registers per thread")
+        p.add_argument("--regs", type=_regs, required=True, metavar="N|compile",
+                       help="registers per thread, or 'compile' (needs a kernels FILE)")
         p.add_argument("--smem", type=int, default=0, help="static shared memory bytes")
         p.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory bytes")
         p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
@@ -73,6 +76,28 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
         p.add_argument("--fail-below", type=float, metavar="FRACTION",
                        help="exit 1 when occupancy is below FRACTION")
     return p
+
+
+def _regs(text: str) -> int | str:
+    if text == "compile":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--regs takes a number or 'compile', not {text!r}")
+
+
+def _kernel_occupancy(kernel, arch: str, regs, params: dict, carveout=None):
+    """The calculator for a kernel; registers and static smem from a compile if asked."""
+    if regs == "compile":
+        from gpu_backend.compile import ToolMissing, compile_kernel
+        try:
+            compiled = compile_kernel(kernel, arch)
+        except ToolMissing as err:
+            raise KernelError(f"--regs compile: {err}") from None
+        return kernel_occupancy(kernel, arch, compiled.registers, params, carveout,
+                                static_smem=compiled.static_smem)
+    return kernel_occupancy(kernel, arch, regs, params, carveout)
 
 
 def _params(items: list[str]) -> dict:
@@ -98,8 +123,8 @@ def _analyze(args, console: Console) -> int:
         kernel = make()
         arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
         r = analyze(kernel, args.arch, arrays=arrays, **params)
-        occ = kernel_occupancy(kernel, args.arch, args.regs, params) if args.regs is not None \
-            else None
+        occ = _kernel_occupancy(kernel, args.arch, args.regs, params) \
+            if args.regs is not None else None
         reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
         entry = jsonout.report_json(r)
         entry["occupancy"] = None if occ is None else jsonout.occupancy_json(occ)
@@ -169,10 +194,12 @@ def _occupancy(args, console: Console) -> int:
             raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick "
                               "one with --kernel")
         kernel = next(iter(chosen.values()))()
-        o = kernel_occupancy(kernel, args.arch, args.regs, _params(args.param), args.carveout)
+        o = _kernel_occupancy(kernel, args.arch, args.regs, _params(args.param), args.carveout)
     else:
         if args.threads is None:
             raise KernelError("occupancy needs --threads (or a kernels FILE)")
+        if args.regs == "compile":
+            raise KernelError("--regs compile needs a kernels FILE to compile")
         o = occupancy(args.arch, args.threads, args.regs, args.smem, args.dynamic_smem,
                       args.carveout, not args.no_opt_in)
     curves = what_if(o)

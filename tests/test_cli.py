@@ -118,3 +118,20 @@ def test_a_faulting_kernel_names_its_line_block_and_thread(tmp_path):
     code, out = cli("analyze", str(bad), width=200)
     assert code == 2
     assert "bad.py:4" in out and "index 32 of 's'" in out and "thread (31, 0, 0)" in out
+
+
+def test_registers_from_a_compile():
+    import pytest
+    try:
+        import cuda.core  # noqa: F401
+        from gpu_backend.compile import find_tool
+        find_tool("nvdisasm")
+        find_tool("cuobjdump")
+    except Exception as err:
+        pytest.skip(f"needs NVRTC and the CUDA binary tools: {err}")
+    code, out = cli("occupancy", TRANSPOSE, "--kernel", "padded", "--regs", "compile", "--json")
+    res = json.loads(out)["results"][0]
+    assert code == 0 and 8 <= res["registers_per_thread"] <= 64
+    assert res["static_smem"] == 4224 and res["active_blocks"] == 2
+    code, out = cli("occupancy", "--threads", "128", "--regs", "compile")
+    assert code == 2 and "--regs compile needs a kernels FILE" in out
