@@ -104,9 +104,22 @@ class Compiled:
         return all(s.ok for s in self.sites) and not self.unattributed
 
     def compiled_widths(self) -> dict[int, int]:
-        """Bytes per lane the compiler used per site, where it changed one access's width."""
-        return {s.site: s.found[0].width for s in self.sites
-                if len(s.found) == 1 and s.found[0].width != s.width}
+        """Per changed site, the bytes per lane the compiler used (0: no instruction left).
+
+        For smemsim.analyze(widths=...): a site compiled to one access of another width is
+        re-costed at that width; a site with no instruction of its own is dropped (the
+        compiler folded it into a neighbour, or hoisted it: hoisting changes how often an
+        access runs, which widths cannot say, so a report re-run this way says so).
+        """
+        out = {}
+        for s in self.sites:
+            if s.unrolled:
+                continue
+            if not s.found:
+                out[s.site] = 0
+            elif len(s.found) == 1 and s.found[0].width != s.width:
+                out[s.site] = s.found[0].width
+        return out
 
 
 def find_tool(name: str) -> str:

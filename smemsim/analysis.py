@@ -118,26 +118,31 @@ class Report:
 
 
 def analyze(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
-            **params) -> Report:
+            widths: Mapping[int, int] | None = None, **params) -> Report:
     """Exact whole-launch shared-memory counts for one launch of `kernel`.
 
     Parameters not given take the kernel's defaults. `arrays` (and `seed` for the rest) are
-    the input data that data-dependent addresses are computed from.
+    the input data that data-dependent addresses are computed from. `widths` re-costs sites
+    at the bytes per lane the compiler used instead (gpu_backend's `Compiled.compiled_widths`:
+    a scalar access the compiler widened into LDS.64/LDS.128 keeps its start address); a
+    width of 0 drops a site the compiler folded into another.
     """
     a, rules = rules_for(arch)
     launch = resolve_launch(kernel, params)
     tr = trace_launch(kernel, launch, arrays, seed)
-    return _report(kernel, a.name, rules, tr)
+    return _report(kernel, a.name, rules, tr, dict(widths or {}))
 
 
-def _report(kernel: Kernel, arch: str, rules: str, tr: Trace) -> Report:
+def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> Report:
     launch = tr.launch
     window = max(launch.smem_window, 1)
     rows = []
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
         op = "load" if isinstance(stmt, Load) else "store"
-        width = stmt.access_bytes
+        width = widths.get(stmt.site, stmt.access_bytes)
+        if width == 0:
+            continue  # the compiler folded this site into another
         if st.counts.size:
             cost = warp_requests(st.patterns, width, op, arch=arch, window=window)
             wf = int((cost.wavefronts * st.counts).sum())

@@ -39,6 +39,10 @@ _VERB_HELP = {
     "analyze": "wavefronts of every shared access site of a launch",
     "explain": "why a site's worst request costs what it does",
     "occupancy": "blocks and warps per SM, limiters, what-if curves",
+    "codegen": "print the CUDA C++ generated from a kernel",
+    "compile": "compile with NVRTC (no GPU needed): registers, SASS width check, re-analysis",
+    "run": "run on the GPU and compare every output with the interpreter",
+    "validate": "run on the GPU under Nsight Compute: predicted vs measured counters",
 }
 
 
@@ -47,6 +51,12 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"smemsim {verb}", description=_VERB_HELP[verb])
     p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+    if verb in ("codegen", "compile", "run", "validate"):
+        p.add_argument("file", help="a Python file with a KERNELS dict")
+        p.add_argument("--kernel", help="one kernel of the file (default: all)")
+        p.add_argument("--param", action="append", default=[], metavar="K=V",
+                       help="a launch parameter (repeatable); defaults come from the file")
+        return p
     if verb == "occupancy":
         p.add_argument("file", nargs="?", help="a kernels file (block and smem from a kernel)")
     else:
@@ -217,7 +227,135 @@ def _occupancy(args, console: Console) -> int:
     return code
 
 
-_VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy}
+def _codegen(args, console: Console) -> int:
+    from gpu_backend.codegen import generate
+    sources = {}
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        sources[name] = generate(make()).source
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(
+            [{"kind": "cuda", "kernel": k, "source": src} for k, src in sources.items()])))
+    else:
+        for src in sources.values():
+            console.print(src, markup=False, highlight=False, soft_wrap=True)
+    return EXIT_OK
+
+
+def _compile(args, console: Console) -> int:
+    from gpu_backend.compile import ToolMissing, compile_kernel
+    params = _params(args.param)
+    docs = []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        try:
+            c = compile_kernel(kernel, args.arch)
+        except ToolMissing as err:
+            raise KernelError(f"compile: {err}; analyze, explain and occupancy still work "
+                              "without it") from None
+        widths = c.compiled_widths()
+        entry = {"kind": "compile", "kernel": kernel.name, "arch": c.arch,
+                 "registers": c.registers, "local_bytes": c.local, "stack_bytes": c.stack,
+                 "static_smem": c.static_smem, "widths_ok": c.widths_ok,
+                 "sites": [{"site": s.site, "ok": s.ok, "stated_width": s.width,
+                            "found": [a.opcode for a in s.found], "why": s.describe()}
+                           for s in c.sites],
+                 "unattributed": [a.opcode for a in c.unattributed],
+                 "compiled_widths": widths}
+        rerun = None
+        if widths:
+            arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+            rerun = analyze(kernel, args.arch, arrays=arrays, widths=widths, **params)
+            entry["compiled_analysis"] = jsonout.report_json(rerun)
+        docs.append(entry)
+        if args.json:
+            continue
+        console.print(f"{kernel.name} for {c.arch}: {c.registers} registers, {c.local} B "
+                      f"local (spills), {c.static_smem} B static shared memory", markup=False)
+        for s in c.sites:
+            console.print(("  ok       " if s.ok else "  CHANGED  ") + s.describe(),
+                          markup=False, highlight=False)
+        for a in c.unattributed:
+            console.print(f"  CHANGED  {a.opcode} on line {a.line} of the generated source "
+                          "belongs to no IR site", markup=False, highlight=False)
+        if rerun is not None:
+            console.print("the compiler changed the kernel; the analysis of what it emitted "
+                          "(sites it folded away are dropped; hoisting out of loops is not "
+                          "modelled):", markup=False)
+            console.print(render.report_table(rerun))
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs)))
+    return EXIT_OK
+
+
+def _run(args, console: Console) -> int:
+    from gpu_backend.compile import ToolMissing
+    from gpu_backend.device import gpu_unavailable, run_on_gpu
+    reason = gpu_unavailable()
+    if reason:
+        raise KernelError(f"run: {reason.rstrip('.')}. Without a GPU, analyze, explain, occupancy, "
+                          "codegen and compile still work")
+    params = _params(args.param)
+    code, docs = EXIT_OK, []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        try:
+            r = run_on_gpu(kernel, params,
+                           input_arrays(args.file, name, resolve_launch(kernel, params)))
+        except ToolMissing as err:
+            raise KernelError(f"run: {err}") from None
+        if not r.matches:
+            code = EXIT_GATE
+        docs.append({"kind": "run", "kernel": r.kernel, "device": r.device, "arch": r.arch,
+                     "matches": r.matches, "mismatches": [m.detail for m in r.mismatches],
+                     "registers": r.registers, "driver_blocks_per_sm": r.driver_blocks_per_sm})
+        if not args.json:
+            verdict = "outputs match the interpreter" if r.matches else \
+                "OUTPUTS DIFFER: " + "; ".join(f"{m.array}: {m.detail}" for m in r.mismatches)
+            console.print(f"{r.kernel} on {r.device} ({r.arch}): {verdict}", markup=False)
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs, exit_code=code)))
+    return code
+
+
+def _validate(args, console: Console) -> int:
+    from gpu_backend.device import gpu_unavailable
+    from gpu_backend.measure import MeasureError, measure
+    reason = gpu_unavailable()
+    if reason:
+        raise KernelError(f"validate: {reason.rstrip('.')}. Without a GPU, analyze, explain, "
+                          "occupancy, codegen and compile still work")
+    params = _params(args.param)
+    code, docs = EXIT_OK, []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        launch = resolve_launch(kernel, params)
+        r = analyze(kernel, args.arch, arrays=input_arrays(args.file, name, launch), **params)
+        try:
+            m = measure(args.file, name, dict(launch.params), kernel.name)
+        except MeasureError as err:
+            raise KernelError(f"validate: {err}") from None
+        rows = [("load requests", r.load.requests, m.load_requests),
+                ("load wavefronts", r.load.wavefronts, m.load_wavefronts),
+                ("store requests", r.store.requests, m.store_requests),
+                ("store wavefronts", r.store.wavefronts, m.store_wavefronts)]
+        # requests must be exact; wavefronts never below the prediction (L1 arbitration)
+        ok = rows[0][1] == rows[0][2] and rows[2][1] == rows[2][2] and \
+            rows[1][2] >= rows[1][1] and rows[3][2] >= rows[3][1]
+        code = code if ok else EXIT_GATE
+        docs.append({"kind": "validation", "kernel": kernel.name, "ok": ok,
+                     "rows": [{"what": w, "predicted": p, "measured": q} for w, p, q in rows]})
+        if not args.json:
+            console.print(f"{kernel.name}: {'agrees' if ok else 'DISAGREES'}", markup=False)
+            for w, p, q in rows:
+                console.print(f"  {w:<17} predicted {p:>15,}  measured {q:>15,}",
+                              markup=False, highlight=False)
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs, exit_code=code)))
+    return code
+
+
+_VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy,
+          "codegen": _codegen, "compile": _compile, "run": _run, "validate": _validate}
 _INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, KeyError)
 
 

@@ -135,3 +135,40 @@ def test_registers_from_a_compile():
     assert res["static_smem"] == 4224 and res["active_blocks"] == 2
     code, out = cli("occupancy", "--threads", "128", "--regs", "compile")
     assert code == 2 and "--regs compile needs a kernels FILE" in out
+
+
+def test_codegen_prints_cuda():
+    code, out = cli("codegen", TRANSPOSE, "--kernel", "padded", width=200)
+    assert code == 0 and 'extern "C" __global__ void transpose_pad1(' in out
+    assert "__shared__ __align__(16) float tile[32][33];" in out
+
+
+def test_compile_reports_a_widened_site_and_reanalyzes():
+    import pytest
+    try:
+        import cuda.core  # noqa: F401
+        from gpu_backend.compile import find_tool
+        find_tool("nvdisasm")
+        find_tool("cuobjdump")
+    except Exception as err:
+        pytest.skip(f"needs NVRTC and the CUDA binary tools: {err}")
+    fixture = str(ROOT / "tests" / "kernels" / "widening.py")
+    code, out = cli("compile", fixture, width=160)
+    assert code == 0
+    assert "CHANGED  site 1: the IR states one 4-byte load, the compiler emitted LDS.128" in out
+    assert "1    14  tile   load 16B" in out
+    code, out = cli("compile", fixture, "--json")
+    res = json.loads(out)["results"][0]
+    assert res["compiled_widths"] == {"1": 16, "2": 0, "3": 0, "4": 0}
+    assert res["compiled_analysis"]["load"]["wavefronts"] == 1024
+
+
+def test_gpu_verbs_say_what_is_missing_without_a_gpu():
+    import pytest
+    from gpu_backend.device import gpu_unavailable
+    if gpu_unavailable() is None:
+        pytest.skip("a GPU is present: this checks the message without one")
+    for verb in ("run", "validate"):
+        code, out = cli(verb, TRANSPOSE, "--kernel", "naive", width=300)
+        assert code == 2 and out.startswith(f"error: {verb}: ")
+        assert "analyze, explain, occupancy, codegen and compile still work" in out

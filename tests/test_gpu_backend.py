@@ -133,3 +133,19 @@ def test_an_unwritten_output_is_caught():
     run = run_on_gpu(k.build())
     assert run.matches  # both sides leave 32..63 poisoned
     assert np.isnan(run.outputs["out"][32:]).all()
+
+
+def test_a_widened_access_is_reported_and_reanalyzed():
+    """NVRTC merges tile[tx][0..3] (16-byte aligned) into one LDS.128; the re-run costs it."""
+    compile_kernel = _compile_or_skip()
+    from smemsim import analyze
+    from tests.kernels.widening import widening
+    kernel = widening()
+    c = compile_kernel(kernel, "sm_90")
+    assert not c.widths_ok
+    assert c.compiled_widths() == {1: 16, 2: 0, 3: 0, 4: 0}
+    assert "the compiler emitted LDS.128" in c.sites[1].describe()
+    stated, compiled = analyze(kernel), analyze(kernel, widths=c.compiled_widths())
+    assert (stated.load.requests, stated.load.wavefronts) == (128, 4096)
+    # 32 lanes 128 bytes apart, 16 bytes each: per quarter-warp 8 words in each of banks 0-3
+    assert (compiled.load.requests, compiled.load.wavefronts) == (32, 32 * 32)
