@@ -11,7 +11,8 @@ import pathlib
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from examples import (  # noqa: E402
-    int_matmul_nt32, matmul_double16, matmul_float_tiled, reed_solomon, transpose,
+    int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon,
+    transpose,
 )
 from kernels_ir import resolve_launch  # noqa: E402
 from smemsim.analysis import analyze  # noqa: E402
@@ -30,7 +31,8 @@ def best(fn, repeats=3):
 def main():
     analyze(transpose.transpose(), n=64)  # warm-up
     cases = []
-    for module in (transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled):
+    for module in (transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled,
+                   matmul_128x128):
         for name, make in module.KERNELS.items():
             cases.append((f"{module.__name__.split('.')[-1]}:{name}", make(), {}, None))
     for name, make in reed_solomon.KERNELS.items():

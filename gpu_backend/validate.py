@@ -35,6 +35,7 @@ CASES = [
     ("examples/matmul_float_tiled.py", "ilp2", {"rowsA": 64, "commonDim": 64, "colsB": 64}),
     ("examples/matmul_float_tiled.py", "seed003", {"rowsA": 96, "commonDim": 363,
                                                    "colsB": 300}),
+    ("examples/matmul_128x128.py", "matmul", {"M": 128, "N": 256, "K": 64}),
     ("examples/reed_solomon.py", "naive", {"B_width": 256, "grid_x": 4}),
     ("examples/reed_solomon.py", "square", {"B_width": 256, "grid_x": 4}),
     ("examples/reed_solomon.py", "general", {"B_width": 256, "grid_x": 4}),

@@ -4,7 +4,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from examples import int_matmul_nt32, matmul_double16, matmul_float_tiled, reed_solomon, transpose
+from examples import (
+    int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose,
+)
 from kernels_ir import KernelBuilder, blockIdx, f32, f64, i32, resolve_launch, threadIdx, u8, u16
 from kernels_ir.stmt import Load
 from smemsim import warp_request
@@ -47,6 +49,7 @@ EXAMPLES = [
     (matmul_float_tiled.tiled(32), {"rowsA": 40, "commonDim": 50, "colsB": 70}),
     (matmul_float_tiled.tiled(16), {"rowsA": 33, "commonDim": 47, "colsB": 20}),
     (matmul_float_tiled.ilp2(), {"rowsA": 64, "commonDim": 64, "colsB": 64}),
+    (matmul_128x128.matmul(), {"M": 128, "N": 256, "K": 48}),
 ]
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from examples import matmul_double16, reed_solomon, transpose
+from examples import matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose
 from kernels_ir import (
     KernelBuilder, KernelError, KernelRuntimeError, blockIdx, cast, f32, i32, make_arrays,
     resolve_launch, run, select, smax, smin, threadIdx, u8, u32,
@@ -176,3 +176,17 @@ def test_reed_solomon_kernels_grid_stride_and_views(variant):
     out = run(kernel, arrays=arrays, seed=11)
     ref = reed_solomon.reference(out, launch.params, word_packed=(variant == "words"))
     assert np.array_equal(out["C"], ref)
+
+
+@pytest.mark.parametrize("make, params, dims", [
+    (matmul_float_tiled.tiled, {"rowsA": 40, "commonDim": 50, "colsB": 70}, (40, 50, 70)),
+    (matmul_float_tiled.ilp2, {"rowsA": 64, "commonDim": 64, "colsB": 64}, (64, 64, 64)),
+    (matmul_128x128.matmul, {"M": 128, "N": 256, "K": 64}, (128, 64, 256)),
+], ids=["tiled_ragged", "ilp2", "128x128"])
+def test_float_products(make, params, dims):
+    m, kk, n = dims
+    out = run(make(), params, seed=2)
+    names = [g.name for g in make().globals]
+    A, B, C = (out[x] for x in names)
+    ref = A.reshape(m, kk).astype(np.float64) @ B.reshape(kk, n).astype(np.float64)
+    assert np.linalg.norm(C.reshape(m, n) - ref) / np.linalg.norm(ref) < 1e-6
