@@ -25,9 +25,10 @@ that shape, where neither 363 nor 3025 is a multiple of the tile.
 from kernels_ir import KernelBuilder, blockDim, blockIdx, f32, i32, logical_and, threadIdx
 
 
-def tiled(tile: int = 32, rows_a: int = 256, common: int = 256, cols_b: int = 256):
+def tiled(tile: int = 32, rows_a: int = 256, common: int = 256, cols_b: int = 256,
+          name: str | None = None):
     """C (rowsA x colsB) = A (rowsA x commonDim) x B (commonDim x colsB), TILE x TILE tiles."""
-    k = KernelBuilder(f"matmul_tiled{tile}")
+    k = KernelBuilder(name or f"matmul_tiled{tile}")
     rowsA, colsB, commonDim = k.param("rowsA"), k.param("colsB"), k.param("commonDim")
     A = k.global_array("matrixA", f32, rowsA * commonDim)
     B = k.global_array("matrixB", f32, commonDim * colsB)
@@ -100,7 +101,7 @@ def ilp2(n: int = 256):
 
 def seed003():
     """Seed 003's workload: (96 x 363) x (363 x 3025), through the 32 x 32 tiled kernel."""
-    return tiled(32, rows_a=96, common=363, cols_b=3025)
+    return tiled(32, rows_a=96, common=363, cols_b=3025, name="matmul_seed003")
 
 
 KERNELS = {"tiled": tiled, "ilp2": ilp2, "seed003": seed003}
