@@ -39,6 +39,7 @@ _VERB_HELP = {
     "analyze": "wavefronts of every shared access site of a launch",
     "explain": "why a site's worst request costs what it does",
     "occupancy": "blocks and warps per SM, limiters, what-if curves",
+    "fix": "search paddings and XOR swizzles for conflicted arrays, re-analyzing each",
     "codegen": "print the CUDA C++ generated from a kernel",
     "compile": "compile with NVRTC (no GPU needed): registers, SASS width check, re-analysis",
     "run": "run on the GPU and compare every output with the interpreter",
@@ -72,8 +73,13 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
                        help="exit 1 when excess wavefronts exceed RATIO x ideal")
         p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
                        help="exit 1 when occupancy (needs --regs) is below FRACTION")
-    elif verb == "explain":
-        p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
+    elif verb in ("explain", "fix"):
+        p.add_argument("site", type=int, nargs="?",
+                       help="site number (default: " + ("the worst)" if verb == "explain"
+                                                        else "every conflicted array)"))
+        if verb == "fix":
+            p.add_argument("--regs", type=_regs, metavar="N|compile",
+                           help="registers per thread, to show each change's occupancy")
     else:
         p.add_argument("--threads", type=int, help="threads per block")
         p.add_argument("--regs", type=_regs, required=True, metavar="N|compile",
@@ -227,6 +233,32 @@ def _occupancy(args, console: Console) -> int:
     return code
 
 
+def _fix(args, console: Console) -> int:
+    from rich.progress import Progress
+
+    from .fix import search
+    params = _params(args.param)
+    docs = []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        regs = args.regs
+        if regs == "compile":
+            regs = _kernel_occupancy(kernel, args.arch, "compile", params).registers_per_thread
+        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+        with Progress(console=console, transient=True,
+                      disable=args.json or not console.is_terminal) as bar:
+            task = bar.add_task(f"searching {kernel.name}", total=None)
+            f = search(kernel, args.arch, regs, arrays=arrays, site=args.site,
+                       progress=lambda i, n: bar.update(task, completed=i, total=n), **params)
+        docs.append(jsonout.fix_json(f))
+        if not args.json:
+            console.print(render.fix_view(f))
+            console.print()
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs)))
+    return EXIT_OK
+
+
 def _codegen(args, console: Console) -> int:
     from gpu_backend.codegen import generate
     sources = {}
@@ -354,7 +386,7 @@ def _validate(args, console: Console) -> int:
     return code
 
 
-_VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy,
+_VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy, "fix": _fix,
           "codegen": _codegen, "compile": _compile, "run": _run, "validate": _validate}
 _INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, KeyError)
 

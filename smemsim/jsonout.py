@@ -10,6 +10,7 @@ from typing import Any
 
 from .analysis import Report
 from .banks import WarpRequest
+from .fix import FixSearch
 from .occupancy import Curve, Occupancy
 
 SCHEMA = "smemsim/1"
@@ -71,3 +72,19 @@ def occupancy_json(o: Occupancy, curves: tuple[Curve, ...] = ()) -> dict[str, An
 def document(items: list[dict[str, Any]], **extra) -> dict[str, Any]:
     """The top-level JSON object every verb prints."""
     return {"schema": SCHEMA, "results": items, **extra}
+
+
+def fix_json(f: FixSearch) -> dict[str, Any]:
+    """A fix search: baseline, candidates (best first) and the per-array best together."""
+    cand = lambda c: {"array": c.array, "kind": c.kind, "label": c.label, "pad": c.pad,
+                      "swizzle": None if c.swizzle is None else list(c.swizzle),
+                      "wavefronts": c.wavefronts, "excess": c.excess,
+                      "extra_smem": c.extra_smem, "active_warps": c.active_warps,
+                      "builder": c.builder, "cuda_index": c.cuda_index}
+    return {"kind": "fix", "kernel": f.kernel, "baseline": report_json(f.baseline),
+            "baseline_warps": f.baseline_warps, "arrays": list(f.arrays),
+            "skipped": list(f.skipped), "best": [cand(c) for c in f.best],
+            "candidates": [cand(c) for c in f.candidates],
+            "combined": None if f.combined is None else {
+                "wavefronts": f.combined.wavefronts, "excess": f.combined.excess,
+                "active_warps": f.combined_warps}}

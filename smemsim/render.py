@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .analysis import Report
+from .fix import FixSearch
 from .banks import WarpRequest
 from .occupancy import Curve, Occupancy
 
@@ -128,3 +129,39 @@ def curve_view(c: Curve, width: int = 64, rows: int = 16) -> Text:
         out.append(f"{c.xs[i]:>8} {c.occupancy[i]:6.1%} {bar}", style="bold cyan" if mark else None)
         out.append("  <- current\n" if mark else "\n")
     return out
+
+
+def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
+    """Before/after of the best paddings and swizzles, and the change to make."""
+    b = f.baseline
+    warps = f" ({f.baseline_warps} warps per SM)" if f.baseline_warps is not None else ""
+    parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal"
+                  f"{warps}", style="bold")]
+    if not f.arrays:
+        parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
+        return RichGroup(*parts)
+    for note in f.skipped:
+        parts.append(Text(f"skipped {note}"))
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("array", "left"), ("change", "left"), ("wavefronts", "right"),
+                         ("excess", "right"), ("extra smem", "right"), ("warps/SM", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    shown = []
+    for name in f.arrays:
+        shown += [c for c in f.candidates if c.array == name][:top]
+    for c in shown:
+        t.add_row(c.array, c.label, _count(c.wavefronts), _count(c.excess),
+                  f"{c.extra_smem:,} B", "-" if c.active_warps is None else str(c.active_warps),
+                  style="green" if c in f.best else None)
+    parts.append(t)
+    for c in f.best:
+        parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
+                          f"wavefronts, +{c.extra_smem} B shared memory", style="bold"))
+        parts.append(Text(f"  builder: {c.builder}"))
+        parts.append(Text(f"  CUDA:    {c.cuda_index}"))
+    if f.combined is not None:
+        w = f" ({f.combined_warps} warps per SM)" if f.combined_warps is not None else ""
+        parts.append(Text(f"all of the above together: {b.wavefronts:,} -> "
+                          f"{f.combined.wavefronts:,} wavefronts, excess "
+                          f"{f.combined.excess:,}{w}", style="bold"))
+    return RichGroup(*parts)

@@ -172,3 +172,15 @@ def test_gpu_verbs_say_what_is_missing_without_a_gpu():
         code, out = cli(verb, TRANSPOSE, "--kernel", "naive", width=300)
         assert code == 2 and out.startswith(f"error: {verb}: ")
         assert "analyze, explain, occupancy, codegen and compile still work" in out
+
+
+def test_fix_shows_before_after_and_the_change():
+    code, out = cli("fix", TRANSPOSE, "--kernel", "naive", "--regs", "14")
+    assert code == 0
+    assert "transpose_pad0: 67,584 shared wavefronts, 63,488 over ideal (64 warps per SM)" in out
+    assert "tile: Swizzle<5,0,5>: 67,584 -> 4,096 wavefronts, +0 B shared memory" in out
+    assert "CUDA:    tile[i ^ (((i >> 5) & 31) << 0)], i = threadIdx.y * 32 + threadIdx.x" in out
+    code, out = cli("fix", INT_MATMUL, "--kernel", "as_written", "--json")
+    res = json.loads(out)["results"][0]
+    assert res["kind"] == "fix" and res["combined"]["excess"] == 0
+    assert [c["label"] for c in res["best"]] == ["Swizzle<5,0,5>", "Swizzle<5,0,5>"]

@@ -1,0 +1,46 @@
+"""The fix search: paddings and swizzles that keep results and remove conflicts."""
+import numpy as np
+
+from examples import int_matmul_nt32, matmul_double16, transpose
+from kernels_ir import run
+from smemsim.fix import padded, search, swizzled
+
+
+def test_changed_kernels_compute_the_same_result():
+    base = transpose.transpose(pad=0)
+    tile = base.shared[0]
+    ref = run(base, {"n": 64}, seed=3)["dst"]
+    for variant in (padded(base, tile, 1), swizzled(base, tile, 5, 0, 5),
+                    swizzled(base, tile, 3, 0, 6)):
+        assert np.array_equal(run(variant, {"n": 64}, seed=3)["dst"], ref)
+    assert padded(base, tile, 1).static_smem == base.static_smem + 32 * 4
+    assert base.shared[0] is tile and base.static_smem == 4096  # the original is untouched
+
+
+def test_transpose_fix_removes_every_conflict():
+    f = search(transpose.transpose(pad=0), n=256)
+    (best,) = f.best
+    assert f.baseline.excess == 63488
+    assert (best.label, best.excess, best.extra_smem) == ("Swizzle<5,0,5>", 0, 0)
+    pad1 = next(c for c in f.candidates if c.label == "pad 1")
+    assert (pad1.excess, pad1.extra_smem) == (0, 128)
+
+
+def test_two_conflicted_arrays_are_fixed_together():
+    f = search(int_matmul_nt32.matmul(False), registers=22)
+    assert set(f.arrays) == {"a", "b"}
+    assert f.combined.excess == 0 and f.combined_warps == 64
+    assert all(c.excess > 0 for c in f.best)  # each alone leaves the other's conflicts
+
+
+def test_double_product_a_shared_fix():
+    f = search(matmul_double16.multiply(), MATRIX_DIM=64)
+    assert f.arrays == ("A_shared",)
+    assert f.best[0].excess == 0
+    pad = min((c for c in f.candidates if c.kind == "pad"), key=lambda c: c.wavefronts)
+    assert pad.excess == 0 and pad.pad == 1
+
+
+def test_nothing_to_fix():
+    f = search(transpose.transpose(pad=1), n=64)
+    assert f.arrays == () and f.candidates == ()
