@@ -9,7 +9,9 @@ from .expr import (
     Expr, Op, Var, blockDim, blockIdx, cast, const, gridDim, lnot, logical_and, logical_or,
     select, smax, smin, threadIdx,
 )
-from .interpreter import PartialRun, SharedAccess, make_arrays, run
+from .interpreter import (
+    BarrierReached, GlobalAccess, PartialRun, SharedAccess, make_arrays, run,
+)
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
@@ -18,7 +20,7 @@ from .stmt import (
 )
 
 __all__ = [
-    "ALL_DTYPES", "Assign", "DType", "DeclareLocal", "Expr", "GlobalArray", "If", "Kernel",
+    "ALL_DTYPES", "Assign", "BarrierReached", "GlobalAccess", "DType", "DeclareLocal", "Expr", "GlobalArray", "If", "Kernel",
     "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "Load", "LocalArray",
     "LocalRef", "LocalStore", "Loop", "Op", "PartialRun", "ReadOnlyRef", "ScalarParam",
     "SharedAccess",

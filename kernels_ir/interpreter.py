@@ -59,7 +59,24 @@ class PartialRun:
     blocks: np.ndarray | None = None
 
 
-Observer = Callable[[SharedAccess], None]
+@dataclass(frozen=True)
+class BarrierReached:
+    """A `__syncthreads()` executed by whole blocks (reported to observers)."""
+
+    stmt: Sync
+    blocks: np.ndarray    # dense indices of the blocks that passed it
+
+
+@dataclass(frozen=True)
+class GlobalAccess:
+    """One execution of a global load or store by a set of threads (reported to observers)."""
+
+    stmt: Load | Store
+    threads: np.ndarray
+    elements: np.ndarray  # element offsets into the array
+
+
+Observer = Callable[[object], None]
 
 
 def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
@@ -410,6 +427,8 @@ class _Machine:
             raise self._fault(s, f"divergent __syncthreads(): {counts[b]} of {self.tpb} threads "
                                  f"of the block reach it (thread {absent} does not)",
                               int(members[0]))
+        if self.observer is not None:
+            self.observer(BarrierReached(s, np.flatnonzero(counts)))
 
     # ------------------------------------------------------------ memory
     def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
@@ -474,6 +493,8 @@ class _Machine:
             memory, first = self._shared_elements(s, idx, offset)
         else:
             memory, first = self.globals[array.name], offset
+            if self.observer is not None:
+                self.observer(GlobalAccess(s, idx, offset))
         if dst not in self.vars:
             shape = (self.total, w) if w > 1 else (self.total,)
             self.vars[dst] = np.zeros(shape, dst.dtype.np)
@@ -491,6 +512,8 @@ class _Machine:
             memory, first = self._shared_elements(s, idx, offset)
         else:
             memory, first = self.globals[array.name], offset
+            if self.observer is not None:
+                self.observer(GlobalAccess(s, idx, offset))
         for element, value in enumerate(values):
             memory[first + element] = value
 

@@ -40,6 +40,7 @@ _VERB_HELP = {
     "explain": "why a site's worst request costs what it does",
     "occupancy": "blocks and warps per SM, limiters, what-if curves",
     "fix": "search paddings and XOR swizzles for conflicted arrays, re-analyzing each",
+    "check": "hazards: shared-memory races, divergent barriers, bounds, alignment, limits",
     "codegen": "print the CUDA C++ generated from a kernel",
     "compile": "compile with NVRTC (no GPU needed): registers, SASS width check, re-analysis",
     "run": "run on the GPU and compare every output with the interpreter",
@@ -52,6 +53,13 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog=f"smemsim {verb}", description=_VERB_HELP[verb])
     p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+    if verb == "check":
+        p.add_argument("file", help="a Python file with a KERNELS dict")
+        p.add_argument("--kernel", help="one kernel of the file (default: all)")
+        p.add_argument("--param", action="append", default=[], metavar="K=V",
+                       help="a launch parameter (repeatable); defaults come from the file")
+        p.add_argument("--regs", type=int, help="registers per thread, checked against the limit")
+        return p
     if verb in ("codegen", "compile", "run", "validate"):
         p.add_argument("file", help="a Python file with a KERNELS dict")
         p.add_argument("--kernel", help="one kernel of the file (default: all)")
@@ -259,6 +267,32 @@ def _fix(args, console: Console) -> int:
     return EXIT_OK
 
 
+def _check(args, console: Console) -> int:
+    from .hazards import check
+    params = _params(args.param)
+    code, docs = EXIT_OK, []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+        h = check(kernel, args.arch, arrays=arrays, registers=args.regs, **params)
+        docs.append(jsonout.hazards_json(h))
+        if not h.clean:
+            code = EXIT_GATE
+        if args.json:
+            continue
+        shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
+        if h.clean:
+            console.print(f"{h.kernel} ({shown}): no hazard found", markup=False)
+            continue
+        console.print(f"{h.kernel} ({shown}):", markup=False)
+        for line in [f.message for f in h.faults] + [r.describe() for r in h.races] + \
+                list(h.limits):
+            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs, exit_code=code)))
+    return code
+
+
 def _codegen(args, console: Console) -> int:
     from gpu_backend.codegen import generate
     sources = {}
@@ -387,6 +421,7 @@ def _validate(args, console: Console) -> int:
 
 
 _VERBS = {"analyze": _analyze, "explain": _explain, "occupancy": _occupancy, "fix": _fix,
+          "check": _check,
           "codegen": _codegen, "compile": _compile, "run": _run, "validate": _validate}
 _INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, KeyError)
 

@@ -11,6 +11,7 @@ from typing import Any
 from .analysis import Report
 from .banks import WarpRequest
 from .fix import FixSearch
+from .hazards import HazardReport
 from .occupancy import Curve, Occupancy
 
 SCHEMA = "smemsim/1"
@@ -88,3 +89,17 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
             "combined": None if f.combined is None else {
                 "wavefronts": f.combined.wavefronts, "excess": f.combined.excess,
                 "active_warps": f.combined_warps}}
+
+
+def hazards_json(h: HazardReport) -> dict[str, Any]:
+    """A hazard check: races, faults and limits, each with its location."""
+    return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
+            "races": [{"first": r.first, "second": r.second,
+                       "first_line": f"{r.first_loc}", "second_line": f"{r.second_loc}",
+                       "kind": r.kind, "block": list(r.block),
+                       "threads": [list(t) for t in r.threads], "array": r.array,
+                       "element": list(r.element), "byte": r.byte, "interval": r.interval,
+                       "message": r.describe()} for r in h.races],
+            "faults": [{"kind": f.kind, "message": f.message} for f in h.faults],
+            "limits": list(h.limits),
+            "concurrent_sites": [list(p) for p in h.concurrent_sites]}

@@ -85,7 +85,9 @@ class _Collector:
     def start_run(self, blocks: np.ndarray, weights: np.ndarray) -> None:
         self.blocks, self.block_weights = blocks, weights
 
-    def __call__(self, access: SharedAccess) -> None:
+    def __call__(self, access) -> None:
+        if not isinstance(access, SharedAccess):
+            return  # barriers and global accesses do not make shared requests
         tpb = self.launch.threads_per_block
         threads = access.threads
         heads = threads[::WARP]
@@ -256,7 +258,9 @@ def reference_requests(kernel: Kernel, launch: Launch, arrays=None, seed: int = 
     wpb = launch.warps_per_block
     tpb = launch.threads_per_block
 
-    def observe(access: SharedAccess) -> None:
+    def observe(access) -> None:
+        if not isinstance(access, SharedAccess):
+            return
         block = access.threads // tpb
         thread = access.threads % tpb
         for b in np.unique(block):

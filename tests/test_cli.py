@@ -184,3 +184,13 @@ def test_fix_shows_before_after_and_the_change():
     res = json.loads(out)["results"][0]
     assert res["kind"] == "fix" and res["combined"]["excess"] == 0
     assert [c["label"] for c in res["best"]] == ["Swizzle<5,0,5>", "Swizzle<5,0,5>"]
+
+
+def test_check_reports_hazards_with_locations_and_exits_1():
+    rs = str(ROOT / "examples" / "reed_solomon.py")
+    code, out = cli("check", rs, "--kernel", "square", "--param", "B_width=500", width=300)
+    assert code == 1 and "divergent __syncthreads(): 64 of 256 threads" in out
+    assert "examples/reed_solomon.py:" in out and "iteration bx=3" in out
+    code, out = cli("check", TRANSPOSE, "--json")
+    doc = json.loads(out)
+    assert code == 0 and all(r["clean"] for r in doc["results"])

@@ -1,0 +1,299 @@
+"""Hazards: shared-memory races, divergent barriers, out-of-bounds and misaligned accesses,
+and launches over an architecture's limits, each named precisely enough to fix.
+
+Races: two accesses to the same byte by different threads of a block, at least one a store,
+with no barrier between them. A static pass builds the kernel's control-flow graph
+(networkx) and, for every shared access site, the barriers that can come last before it:
+two sites that share such a barrier can run in the same barrier interval. A dynamic pass
+runs the launch on the interpreter and confirms: per block, accesses between the same two
+barriers (an epoch) that touch the same byte from different threads, one of them a store.
+
+The other faults come from running the launch: the interpreter stops at the first
+out-of-bounds or misaligned access and at a barrier that only part of a block reaches,
+naming the block, thread and loop iteration.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from kernels_ir import (
+    BarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
+    resolve_launch, run,
+)
+from kernels_ir.stmt import If, Load, Loop, Store, Sync
+
+from .arch import get_arch
+
+ENTRY, EXIT = "entry", "exit"
+
+
+@dataclass(frozen=True)
+class Race:
+    """Two accesses to one byte from different threads with no barrier between them."""
+
+    first: int                   # site numbers (first <= second)
+    second: int
+    first_loc: SourceLoc
+    second_loc: SourceLoc
+    kind: str                    # "write-write" or "read-write"
+    block: tuple[int, int, int]
+    threads: tuple[tuple[int, int, int], tuple[int, int, int]]
+    array: str
+    element: tuple[int, ...]     # the array element both touch
+    byte: int                    # byte offset in the block's window
+    interval: str                # between which barriers
+
+    def describe(self) -> str:
+        """One line for people."""
+        idx = "".join(f"[{i}]" for i in self.element)
+        return (f"{self.kind} race on {self.array}{idx} (byte {self.byte}) in block "
+                f"{self.block}: site {self.first} ({self.first_loc}) by thread "
+                f"{self.threads[0]} and site {self.second} ({self.second_loc}) by thread "
+                f"{self.threads[1]}, {self.interval}")
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A launch that cannot run as written: the interpreter's located error."""
+
+    kind: str                    # "out_of_bounds", "misaligned", "divergent_barrier", "other"
+    message: str
+
+
+@dataclass(frozen=True)
+class HazardReport:
+    """Everything `check` found for one launch."""
+
+    kernel: str
+    params: dict
+    races: tuple[Race, ...]
+    faults: tuple[Fault, ...]
+    limits: tuple[str, ...]      # launch limits exceeded, each naming the limit and value
+    concurrent_sites: tuple[tuple[int, int], ...]  # site pairs that share a barrier interval
+
+    @property
+    def clean(self) -> bool:
+        """No hazard of any kind."""
+        return not (self.races or self.faults or self.limits)
+
+
+# ---------------------------------------------------------------- the static barrier graph
+
+def control_flow_graph(kernel: Kernel) -> nx.DiGraph:
+    """Statements as nodes (by id), control flow as edges, plus 'entry' and 'exit'."""
+    g = nx.DiGraph()
+    g.add_node(ENTRY)
+    g.add_node(EXIT)
+    stmts: dict[int, object] = {}
+
+    def block(body, preds: list) -> list:
+        for s in body:
+            preds = stmt(s, preds)
+        return preds
+
+    def stmt(s, preds: list) -> list:
+        node = id(s)
+        stmts[node] = s
+        g.add_node(node, stmt=s)
+        if isinstance(s, Loop):
+            # the node is the loop's test; a do-while runs its body once before it
+            if s.do_while and s.body:
+                for e in block(s.body, preds):
+                    g.add_edge(e, node)
+                g.add_edge(node, id(s.body[0]))
+                return [node]
+            for p in preds:
+                g.add_edge(p, node)
+            for e in block(s.body, [node]):
+                g.add_edge(e, node)
+            return [node]
+        for p in preds:
+            g.add_edge(p, node)
+        if isinstance(s, If):
+            then = block(s.then, [node])
+            orelse = block(s.orelse, [node])
+            return then + orelse
+        return [node]
+
+    ends = block(kernel.body, [ENTRY])
+    for e in ends:
+        g.add_edge(e, EXIT)
+    g.graph["stmts"] = stmts
+    return g
+
+
+def last_barriers(g: nx.DiGraph, node) -> frozenset:
+    """The barriers (or 'entry') that can come last before `node` on some path."""
+    found, seen, work = set(), set(), list(g.predecessors(node))
+    while work:
+        n = work.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        if n == ENTRY or isinstance(g.nodes[n].get("stmt"), Sync):
+            found.add(n)
+            continue
+        work.extend(g.predecessors(n))
+    return frozenset(found)
+
+
+def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
+    """Pairs of shared sites (a <= b) that some barrier interval can hold together."""
+    g = control_flow_graph(kernel)
+    sites = kernel.sites()
+    lasts = {s.site: last_barriers(g, id(s)) for s in sites}
+    pairs = []
+    for i, a in enumerate(sites):
+        for b in sites[i:]:
+            if isinstance(a, Load) and isinstance(b, Load):
+                continue  # two reads never race
+            if lasts[a.site] & lasts[b.site]:
+                pairs.append((a.site, b.site))
+    return tuple(pairs)
+
+
+# ---------------------------------------------------------------- the dynamic pass
+
+class _Recorder:
+    def __init__(self, launch):
+        self.tpb = launch.threads_per_block
+        self.epoch = np.zeros(launch.num_blocks, np.int64)
+        self.barrier_lines: dict[tuple[int, int], int] = {}
+        self.parts: list = []
+
+    def __call__(self, event) -> None:
+        if isinstance(event, BarrierReached):
+            for b in event.blocks.tolist():
+                self.epoch[b] += 1
+                self.barrier_lines[(b, int(self.epoch[b]))] = event.stmt.loc.line
+            return
+        if not isinstance(event, SharedAccess):
+            return
+        s = event.stmt
+        nbytes = s.access_bytes
+        block = event.threads // self.tpb
+        byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
+        rep = lambda a: np.repeat(a, nbytes)
+        self.parts.append(np.stack([rep(block), rep(self.epoch[block]), byte,
+                                    rep(event.threads), np.full(byte.size, s.site),
+                                    np.full(byte.size, int(isinstance(s, Store)))], axis=1))
+
+
+def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Race]:
+    if not rec.parts:
+        return []
+    a = np.concatenate(rec.parts)
+    order = np.lexsort((a[:, 3], a[:, 2], a[:, 1], a[:, 0]))
+    a = a[order]
+    key = a[:, :3]
+    starts = np.flatnonzero(np.any(np.diff(key, axis=0, prepend=-1), axis=1))
+    ends = np.append(starts[1:], len(a))
+    allowed = set(pairs)
+    sites = {s.site: s for s in kernel.sites()}
+    found, seen = [], set()
+    gx, gy, _ = launch.grid
+    bx, by, _ = launch.block
+    for s0, e0 in zip(starts, ends):
+        group = a[s0:e0]
+        if e0 - s0 < 2 or not group[:, 5].any() or (group[:, 3] == group[0, 3]).all():
+            continue
+        stores = group[group[:, 5] == 1]
+        for w in stores:
+            others = group[group[:, 3] != w[3]]
+            if not others.size:
+                continue
+            o = others[0]
+            pair = tuple(sorted((int(w[4]), int(o[4]))))
+            if pair not in allowed or pair in seen:
+                continue
+            seen.add(pair)
+            kind = "write-write" if o[5] else "read-write"
+            first, second = (w, o) if int(w[4]) <= int(o[4]) else (o, w)
+            stmt = sites[int(first[4])]
+            array = stmt.array
+            base = kernel.buffer_base(array.buffer)
+            elem = (int(first[2]) - base) // array.dtype.size
+            index = tuple(int(x) for x in np.unravel_index(elem, tuple(
+                (array.shape[d] + (array.pad if d == array.rank - 1 else 0))
+                if array.shape[d] is not None else 1 << 30 for d in range(array.rank))))
+            b, ep = int(first[0]), int(first[1])
+            start = rec.barrier_lines.get((b, ep))
+            end = rec.barrier_lines.get((b, ep + 1))
+            interval = ("before the first barrier" if start is None else
+                        f"after the barrier at line {start}") + \
+                       ("" if end is None else f" and before the one at line {end}")
+            thread = lambda t: (int(t % launch.threads_per_block) % bx,
+                                int(t % launch.threads_per_block) // bx % by,
+                                int(t % launch.threads_per_block) // (bx * by))
+            found.append(Race(int(first[4]), int(second[4]), sites[int(first[4])].loc,
+                              sites[int(second[4])].loc, kind,
+                              (b % gx, b // gx % gy, b // (gx * gy)),
+                              (thread(first[3]), thread(second[3])), array.name, index,
+                              int(first[2]), interval))
+            if len(found) >= limit:
+                return found
+        if len(found) >= limit:
+            break
+    return found
+
+
+def _classify(err: KernelRuntimeError) -> str:
+    text = str(err)
+    if "out of bounds" in text:
+        return "out_of_bounds"
+    if "misaligned" in text:
+        return "misaligned"
+    if "divergent __syncthreads" in text:
+        return "divergent_barrier"
+    return "other"
+
+
+def launch_limits(kernel: Kernel, arch: str, params: dict | None = None,
+                  registers: int | None = None) -> tuple[str, ...]:
+    """Limits the launch exceeds on `arch`, each with the limit and the value."""
+    a = get_arch(arch)
+    out = []
+    try:
+        launch = resolve_launch(kernel, params)
+    except KernelError as err:
+        return (err.message,)
+    static, dyn = kernel.static_smem, launch.dynamic_smem
+    if static > a.smem_per_block_default:
+        out.append(f"static shared memory {static} B exceeds the {a.smem_per_block_default} B "
+                   "a kernel may declare statically")
+    if static + dyn > a.smem_per_block_optin:
+        out.append(f"shared memory {static + dyn} B per block (static {static} + dynamic "
+                   f"{dyn}) exceeds {a.name}'s {a.smem_per_block_optin} B per block")
+    elif dyn and static + dyn > a.smem_per_block_default:
+        out.append(f"note: {static + dyn} B per block needs cudaFuncSetAttribute("
+                   f"MaxDynamicSharedMemorySize) above the {a.smem_per_block_default} B "
+                   "default")
+    if registers is not None and registers > a.max_regs_per_thread:
+        out.append(f"{registers} registers per thread exceed the limit of "
+                   f"{a.max_regs_per_thread}")
+    return tuple(out)
+
+
+def check(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
+          registers: int | None = None, max_races: int = 20, **params) -> HazardReport:
+    """Run one launch looking for every hazard; return them all (the CLI exits non-zero)."""
+    limits = launch_limits(kernel, arch, params, registers)
+    launch = resolve_launch(kernel, params)
+    pairs = concurrent_site_pairs(kernel)
+    rec = _Recorder(launch)
+    faults = []
+    try:
+        run(kernel, dict(launch.params), arrays, seed=seed, observer=rec)
+    except KernelRuntimeError as err:
+        faults.append(Fault(_classify(err), str(err)))
+    races = _races(kernel, launch, rec, pairs, max_races)
+    return HazardReport(kernel.name, dict(launch.params), tuple(races), tuple(faults),
+                        tuple(x for x in limits if not x.startswith("note:")), pairs)
+
+
+def sweep(kernel: Kernel, param: str, values, arch: str = "sm_90", **params) -> dict:
+    """`check` at each value of one parameter: which sizes a hazard bites at."""
+    return {v: check(kernel, arch, **{**params, param: v}) for v in values}

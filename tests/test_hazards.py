@@ -1,0 +1,236 @@
+"""Hazards: each found on a minimal kernel and not reported on its corrected twin; fuzzing."""
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from examples import reed_solomon
+from kernels_ir import (
+    KernelBuilder, KernelError, KernelRuntimeError, f32, i32, run, threadIdx, u8, u16,
+)
+from smemsim.hazards import check, concurrent_site_pairs, launch_limits, sweep
+
+
+def exchange(barrier: bool):
+    """Each thread writes s[t] and reads s[63 - t]: a race unless a barrier separates them."""
+    k = KernelBuilder("exchange_sync" if barrier else "exchange")
+    out = k.global_array("out", f32, 64, intent="out")
+    s = k.shared("s", f32, 64)
+    s[threadIdx.x] = 1.0
+    if barrier:
+        k.syncthreads()
+    out[threadIdx.x] = s[63 - threadIdx.x]
+    k.launch(1, 64)
+    return k.build()
+
+
+def test_read_write_race_and_its_barrier_fix():
+    racy = check(exchange(False))
+    (race,) = racy.races
+    assert race.kind == "read-write" and race.array == "s" and race.element == (0,)
+    assert (race.first, race.second) == (0, 1)
+    assert race.threads == ((0, 0, 0), (63, 0, 0))
+    assert race.interval == "before the first barrier"
+    assert "test_hazards.py" in str(race.first_loc)
+    fixed = check(exchange(True))
+    assert fixed.clean and (0, 1) not in fixed.concurrent_sites
+
+
+def test_write_write_race_and_a_single_writer():
+    def kernel(one_writer):
+        k = KernelBuilder("flag")
+        out = k.global_array("out", i32, 32, intent="out")
+        s = k.shared("s", i32, 4)
+        if one_writer:
+            with k.if_(threadIdx.x == 0):
+                s[0] = threadIdx.x
+        else:
+            s[0] = threadIdx.x
+        k.syncthreads()
+        out[threadIdx.x] = s[0]
+        k.launch(1, 32)
+        return k.build()
+    (race,) = check(kernel(False)).races
+    assert race.kind == "write-write" and race.first == race.second == 0
+    assert check(kernel(True)).clean
+
+
+def test_a_barrier_inside_a_loop_separates_iterations():
+    k = KernelBuilder("ping_pong")
+    out = k.global_array("out", f32, 32, intent="out")
+    s = k.shared("s", f32, 32)
+    acc = k.let("acc", 0.0)
+    with k.range("i", 0, 4) as i:
+        s[threadIdx.x] = acc + 1.0
+        k.syncthreads()
+        acc += s[31 - threadIdx.x]
+        k.syncthreads()  # without it the next iteration's store races with this read
+    out[threadIdx.x] = acc
+    k.launch(1, 32)
+    assert check(k.build()).clean
+    # the same loop without the second barrier: read of iteration i vs store of i + 1
+    k2 = KernelBuilder("ping_pong_racy")
+    out2 = k2.global_array("out", f32, 32, intent="out")
+    s2 = k2.shared("s", f32, 32)
+    acc2 = k2.let("acc", 0.0)
+    with k2.range("i", 0, 4):
+        s2[threadIdx.x] = acc2 + 1.0
+        k2.syncthreads()
+        acc2 += s2[31 - threadIdx.x]
+    out2[threadIdx.x] = acc2
+    k2.launch(1, 32)
+    r = check(k2.build())
+    assert [(x.first, x.second, x.kind) for x in r.races] == [(0, 1, "read-write")]
+    assert "after the barrier at line" in r.races[0].interval
+
+
+def test_divergent_barrier_and_hoisted_twin():
+    def kernel(hoisted):
+        k = KernelBuilder("guarded_sync")
+        out = k.global_array("out", f32, 64, intent="out")
+        if hoisted:
+            k.syncthreads()
+            with k.if_(threadIdx.x < 40):
+                out[threadIdx.x] = 1.0
+        else:
+            with k.if_(threadIdx.x < 40):
+                k.syncthreads()
+                out[threadIdx.x] = 1.0
+        k.launch(1, 64)
+        return k.build()
+    (fault,) = check(kernel(False)).faults
+    assert fault.kind == "divergent_barrier" and "40 of 64 threads" in fault.message
+    assert check(kernel(True)).clean
+
+
+def test_seed000_square_tiling_bites_at_sizes_that_are_not_multiples_of_16():
+    results = sweep(reed_solomon.square(), "B_width", [240, 250, 256, 260, 320])
+    bites = [w for w, r in results.items() if any(f.kind == "divergent_barrier"
+                                                   for f in r.faults)]
+    assert bites == [250, 260]
+
+
+def test_out_of_bounds_names_the_first_block_thread_and_iteration():
+    def kernel(stop):
+        k = KernelBuilder("oob")
+        out = k.global_array("out", f32, 64, intent="out")
+        s = k.shared("s", f32, (2, 32))
+        with k.range("r", 0, stop) as r:
+            s[r, threadIdx.x] = 0.0
+        out[threadIdx.x] = 1.0
+        k.launch(2, 32)
+        return k.build()
+    (fault,) = check(kernel(3)).faults
+    assert fault.kind == "out_of_bounds"
+    assert "index 2 of dimension 0 of 's' (valid 0..1)" in fault.message
+    assert "block (0, 0, 0); thread (0, 0, 0); iteration r=2" in fault.message
+    assert check(kernel(2)).clean
+
+
+def test_out_of_bounds_global():
+    k = KernelBuilder("oob_global")
+    n = k.param("n")
+    src = k.global_array("src", f32, n)
+    out = k.global_array("out", f32, n, intent="out")
+    out[threadIdx.x] = src[threadIdx.x + 1]
+    k.launch(1, 32)
+    k.defaults(n=32)
+    (fault,) = check(k.build()).faults
+    assert "index 32 of 'src' (valid 0..31)" in fault.message and "thread (31, 0, 0)" in fault.message
+
+
+def test_misaligned_vector_access_and_aligned_twin():
+    def kernel(scale):
+        k = KernelBuilder("vec")
+        out = k.global_array("out", f32, 64, intent="out")
+        s = k.shared("s", f32, 256)
+        v = s.load(threadIdx.x * scale, width=4)
+        out[threadIdx.x] = v[0]
+        k.launch(1, 32)
+        return k.build()
+    (fault,) = check(kernel(2)).faults
+    assert fault.kind == "misaligned" and "misaligned 16-byte access to 's'" in fault.message
+    assert check(kernel(4)).clean
+
+
+def test_limits_name_the_limit_and_the_value():
+    k = KernelBuilder("big")
+    k.shared("a", f32, 16384)  # 64 KiB static
+    k.launch(1, 32)
+    big = k.build()
+    (msg,) = launch_limits(big, "sm_90")
+    assert "static shared memory 65536 B exceeds the 49152 B" in msg
+    k = KernelBuilder("dyn")
+    d = k.param("bytes")
+    k.dynamic_shared("d", f32)
+    k.launch(1, 32, dynamic_smem=d)
+    dyn = k.build()
+    assert "exceeds sm_90's 232448 B per block" in launch_limits(dyn, "sm_90", {"bytes": 240000})[0]
+    assert "exceeds sm_86's 101376 B" in launch_limits(dyn, "sm_86", {"bytes": 120000})[0]
+    assert launch_limits(dyn, "sm_90", {"bytes": 1024}) == ()
+    assert "300 registers per thread exceed the limit of 255" in \
+        launch_limits(dyn, "sm_90", {"bytes": 0}, registers=300)[0]
+    k = KernelBuilder("wide")
+    k.launch(1, (64, 32))
+    with pytest.raises(KernelError, match="has 2048 threads; the limit is 1024"):
+        check(k.build())
+
+
+def test_concurrent_pairs_come_from_the_barrier_graph():
+    assert concurrent_site_pairs(exchange(False)) == ((0, 0), (0, 1))
+    assert concurrent_site_pairs(exchange(True)) == ((0, 0),)
+
+
+# ---------------------------------------------------------------- fuzzing
+
+@st.composite
+def kernels(draw, allow_out_of_range=False):
+    """Random small kernels: loops, guards, strides, widths, paddings, barriers."""
+    dtype = draw(st.sampled_from([u8, u16, f32, i32]))
+    width = draw(st.sampled_from([w for w in (1, 2, 4) if w * dtype.size <= 16]))
+    rows = draw(st.sampled_from([2, 4, 8]))
+    cols = draw(st.sampled_from([8, 16, 32])) * width
+    pad = draw(st.sampled_from([0, width]))
+    bx = draw(st.sampled_from([16, 32, 64]))
+    a, b, c = (draw(st.integers(0, 7)) for _ in range(3))
+    extra = draw(st.integers(0, 40)) if allow_out_of_range else 0
+    trip = draw(st.integers(0, 3))
+    guard = draw(st.integers(0, bx))
+    barrier = draw(st.booleans())
+    k = KernelBuilder("fuzz")
+    out = k.global_array("out", i32, bx, intent="out")
+    s = k.shared("s", dtype, (rows, cols), pad=pad)
+    acc = k.let("acc", 0, i32)
+    with k.range("i", 0, trip) as i:
+        r = (a * threadIdx.x + i) % rows
+        col = ((b * threadIdx.x + c * i) % (cols // width)) * width + extra
+        with k.if_(threadIdx.x < guard):
+            s.store((r, col), [threadIdx.x] * width, width=width)
+        if barrier:
+            k.syncthreads()
+        v = s.load(((r + 1) % rows, col), width=width)
+        acc += v[0] if width > 1 else v
+        if barrier:
+            k.syncthreads()
+    out[threadIdx.x] = acc
+    k.launch(1, bx)
+    return k.build()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernels())
+def test_the_interpreter_never_crashes_on_valid_kernels(kernel):
+    run(kernel)
+    report = check(kernel)
+    assert not report.faults and not report.limits
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kernels(allow_out_of_range=True))
+def test_bad_kernels_get_located_errors_not_numpy_exceptions(kernel):
+    try:
+        run(kernel)
+    except KernelRuntimeError as err:
+        assert err.loc is not None and err.block is not None and err.thread is not None
+    report = check(kernel)
+    for f in report.faults:
+        assert f.kind in ("out_of_bounds", "misaligned"), f.message
