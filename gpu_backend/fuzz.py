@@ -58,7 +58,8 @@ def random_kernel(rng: np.random.Generator, number: int):
         value = _arith(k, rng, acc, i, dtype)
         s.store((slot // per_row, slot % per_row * width), [value] * width, width=width)
         k.syncthreads()
-        other = (slot + 1 + i) % slots
+        # the slot the next thread wrote in this iteration (written before the barrier)
+        other = ((threadIdx.x + 1) % bx * odd + i * step) % slots
         v = s.load((other // per_row, other % per_row * width), width=width)
         total = v
         if width > 1:

@@ -161,6 +161,9 @@ class _Machine:
         # that typed views of it (every access is naturally aligned) index it exactly.
         self.window = -(-launch.smem_window // 16) * 16
         self.shared = np.zeros(self.nblocks * self.window, np.uint8)
+        # CUDA leaves shared memory uninitialized: track what was written, so that a read
+        # of anything else is a fault instead of a made-up zero
+        self.written = np.zeros(self.nblocks * self.window, bool)
         self.params = launch.params
 
     def _bind_globals(self, arrays: Mapping[str, np.ndarray], seed: int) -> dict:
@@ -482,6 +485,17 @@ class _Machine:
         first = self.block_lin[idx] * (self.window // size) + addr // size
         return self.shared.view(array.dtype.np), first
 
+    def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
+        size = s.array.dtype.size
+        span = first[:, None] * size + np.arange(width * size)
+        unwritten = ~self.written[span].all(axis=1)
+        if unwritten.any():
+            lane = int(np.flatnonzero(unwritten)[0])
+            byte = int(span[lane, 0] % self.window)
+            raise LaneFault(f"reads shared memory no thread has written ('{s.array.name}', byte "
+                            f"{byte} of the block's window): uninitialized in CUDA",
+                            np.array([lane]))
+
     def _load(self, s: Load, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array, dst, w = s.array, s.dst, s.width
@@ -491,6 +505,7 @@ class _Machine:
             return
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
+            self._check_written(s, first, w)
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:
@@ -510,6 +525,9 @@ class _Machine:
         values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
+            size = array.dtype.size
+            written = (first[:, None] * size + np.arange(s.width * size)).ravel()
+            self.written[written] = True
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:

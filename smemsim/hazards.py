@@ -59,7 +59,7 @@ class Race:
 class Fault:
     """A launch that cannot run as written: the interpreter's located error."""
 
-    kind: str                    # "out_of_bounds", "misaligned", "divergent_barrier", "other"
+    kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read, other
     message: str
 
 
@@ -248,6 +248,8 @@ def _classify(err: KernelRuntimeError) -> str:
         return "misaligned"
     if "divergent __syncthreads" in text:
         return "divergent_barrier"
+    if "no thread has written" in text:
+        return "uninitialized_read"
     return "other"
 
 

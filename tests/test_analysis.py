@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 from examples import (
     int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose,
 )
-from kernels_ir import KernelBuilder, blockIdx, f32, f64, i32, resolve_launch, threadIdx, u8, u16
+from kernels_ir import (
+    KernelBuilder, blockIdx, cast, f32, f64, i32, resolve_launch, threadIdx, u8, u16,
+)
 from kernels_ir.stmt import Load
 from smemsim import warp_request
 from smemsim.analysis import analyze
@@ -87,14 +89,19 @@ def test_data_dependent_addresses_use_the_data():
     table = k.global_array("table", u8, 32)
     lut = k.shared("lut", f32, 256)
     out = k.global_array("out", f32, 32, intent="out")
+    with k.range("e", threadIdx.x, 256, 32) as e:
+        lut[e] = cast(e, f32)
+    k.syncthreads()
     out[threadIdx.x] = lut[table[threadIdx.x]]
     k.launch(1, 32)
     kernel = k.build()
     same = analyze(kernel, arrays={"table": np.zeros(32, np.uint8)})
     column = analyze(kernel, arrays={"table": (np.arange(32) * 32 % 256).astype(np.uint8)})
-    assert same.sites[0].data_dependent and same.mode == "full"
-    assert same.sites[0].wavefronts == 1                 # all lanes read one word
-    assert column.sites[0].wavefronts == 8  # words 0, 32, ..., 224: 8 distinct words in bank 0
+    lookup = lambda r: r.site(1)
+    assert lookup(same).data_dependent and same.mode == "full"
+    assert not same.site(0).data_dependent
+    assert lookup(same).wavefronts == 1                 # all lanes read one word
+    assert lookup(column).wavefronts == 8  # words 0, 32, ..., 224: 8 distinct words in bank 0
 
 
 @st.composite
@@ -118,6 +125,9 @@ def random_kernels(draw):
     s = k.shared("s", dtype, (rows, cols), pad=pad)
     tx, ty = threadIdx.x, threadIdx.y
     tid = ty * bx + tx
+    with k.range("e", tid, rows * cols, bx * by) as e:  # fill: shared memory starts undefined
+        s[e // cols, e % cols] = 0
+    k.syncthreads()
     stop = {"const": 3, "thread": tx % 4, "block": blockIdx.x + 1}[trip]
     with k.if_(tid < guard):
         with k.range("i", 0, stop) as i:

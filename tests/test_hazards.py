@@ -143,6 +143,9 @@ def test_misaligned_vector_access_and_aligned_twin():
         k = KernelBuilder("vec")
         out = k.global_array("out", f32, 64, intent="out")
         s = k.shared("s", f32, 256)
+        with k.range("e", threadIdx.x, 256, 32) as e:
+            s[e] = 0.0
+        k.syncthreads()
         v = s.load(threadIdx.x * scale, width=4)
         out[threadIdx.x] = v[0]
         k.launch(1, 32)
@@ -199,6 +202,9 @@ def kernels(draw, allow_out_of_range=False):
     k = KernelBuilder("fuzz")
     out = k.global_array("out", i32, bx, intent="out")
     s = k.shared("s", dtype, (rows, cols), pad=pad)
+    with k.range("e", threadIdx.x, rows * cols, bx) as e:  # shared memory starts undefined
+        s[e // cols, e % cols] = 0
+    k.syncthreads()
     acc = k.let("acc", 0, i32)
     with k.range("i", 0, trip) as i:
         r = (a * threadIdx.x + i) % rows
@@ -233,4 +239,22 @@ def test_bad_kernels_get_located_errors_not_numpy_exceptions(kernel):
         assert err.loc is not None and err.block is not None and err.thread is not None
     report = check(kernel)
     for f in report.faults:
-        assert f.kind in ("out_of_bounds", "misaligned"), f.message
+        assert f.kind in ("out_of_bounds", "misaligned", "uninitialized_read"), f.message
+
+
+def test_reading_shared_memory_no_thread_wrote_and_the_filled_twin():
+    def kernel(fill):
+        k = KernelBuilder("uninit")
+        out = k.global_array("out", f32, 32, intent="out")
+        s = k.shared("s", f32, 64)
+        s[threadIdx.x] = 1.0
+        if fill:
+            s[threadIdx.x + 32] = 2.0
+        k.syncthreads()
+        out[threadIdx.x] = s[threadIdx.x + 32]
+        k.launch(1, 32)
+        return k.build()
+    (fault,) = check(kernel(False)).faults
+    assert fault.kind == "uninitialized_read"
+    assert "reads shared memory no thread has written ('s', byte 128" in fault.message
+    assert check(kernel(True)).clean

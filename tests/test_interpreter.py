@@ -53,6 +53,8 @@ def test_faults_name_block_thread_and_iteration():
     k = KernelBuilder("oob")
     s = k.shared("s", f32, (4, 8))
     out = k.global_array("out", f32, 64, intent="out")
+    s[threadIdx.x // 8 % 4, threadIdx.x % 8] = 0.0
+    k.syncthreads()
     with k.range("i", 0, 4) as i:
         out[blockIdx.x * 32 + threadIdx.x] = s[i + threadIdx.x // 30, threadIdx.x % 8]
     k.launch(2, 32)
