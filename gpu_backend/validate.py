@@ -2,8 +2,8 @@
 
 For each example kernel:
 1. compile for the GPU's architecture and check the SASS widths;
-2. run it at a check size and compare every output with the interpreter;
-3. at its documented size, read Nsight Compute's shared-memory counters and compare with
+2. run it at its documented size and compare every output with the interpreter's;
+3. at the same size, read Nsight Compute's shared-memory counters and compare with
    `smemsim.analyze` (instructions exactly; wavefronts never below the prediction);
 4. compare the driver's active blocks per SM with the calculator fed the driver's register
    and shared-memory figures.
@@ -23,30 +23,31 @@ import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
-# (file, kernel key, parameters for the interpreter check; the documented size is the default)
+# (file, kernel key): every example runs at its documented size (the file's defaults)
 CASES = [
-    ("examples/transpose.py", "naive", {"n": 64}),
-    ("examples/transpose.py", "padded", {"n": 64}),
-    ("examples/transpose.py", "swizzled", {"n": 64}),
-    ("examples/matmul_double16.py", "multiply", {"MATRIX_DIM": 64}),
-    ("examples/int_matmul_nt32.py", "as_written", {"Nmat": 70}),
-    ("examples/int_matmul_nt32.py", "fixed", {"Nmat": 70}),
-    ("examples/matmul_float_tiled.py", "tiled", {"rowsA": 70, "commonDim": 90, "colsB": 100}),
-    ("examples/matmul_float_tiled.py", "ilp2", {"rowsA": 64, "commonDim": 64, "colsB": 64}),
-    ("examples/matmul_float_tiled.py", "seed003", {"rowsA": 96, "commonDim": 363,
-                                                   "colsB": 300}),
-    ("examples/matmul_128x128.py", "matmul", {"M": 128, "N": 256, "K": 64}),
-    ("examples/reed_solomon.py", "naive", {"B_width": 256, "grid_x": 4}),
-    ("examples/reed_solomon.py", "square", {"B_width": 256, "grid_x": 4}),
-    ("examples/reed_solomon.py", "general", {"B_width": 256, "grid_x": 4}),
-    ("examples/reed_solomon.py", "words", {"B_width": 128, "grid_x": 2}),
-    ("examples/reed_solomon.py", "tables", {"B_width": 256, "grid_x": 4}),
+    ("examples/transpose.py", "naive"),
+    ("examples/transpose.py", "padded"),
+    ("examples/transpose.py", "swizzled"),
+    ("examples/matmul_double16.py", "multiply"),
+    ("examples/int_matmul_nt32.py", "as_written"),
+    ("examples/int_matmul_nt32.py", "fixed"),
+    ("examples/matmul_naive.py", "matMul1"),
+    ("examples/matmul_naive.py", "matMul2"),
+    ("examples/matmul_float_tiled.py", "tiled"),
+    ("examples/matmul_float_tiled.py", "ilp2"),
+    ("examples/matmul_float_tiled.py", "seed003"),
+    ("examples/matmul_128x128.py", "matmul"),
+    ("examples/reed_solomon.py", "naive"),
+    ("examples/reed_solomon.py", "square"),
+    ("examples/reed_solomon.py", "general"),
+    ("examples/reed_solomon.py", "words"),
+    ("examples/reed_solomon.py", "tables"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
-    ("tests/kernels/widening.py", "widening", {}),
+    ("tests/kernels/widening.py", "widening"),
 ]
 
 
-def validate_case(file: str, key: str, check_params: dict) -> dict:
+def validate_case(file: str, key: str) -> dict:
     """Everything the GPU can say about one example."""
     from kernels_ir import resolve_launch
     from smemsim.analysis import analyze
@@ -59,10 +60,10 @@ def validate_case(file: str, key: str, check_params: dict) -> dict:
     path = str(ROOT / file)
     kernel = next(iter(select(load_kernels(path), key).values()))()
     out: dict = {"file": file, "kernel": key, "name": kernel.name}
-    # 1 + 2: run at the check size against the interpreter
-    check_launch = resolve_launch(kernel, check_params)
-    run = run_on_gpu(kernel, check_params, input_arrays(path, key, check_launch))
-    out.update(device=run.device, arch=run.arch, check_params=check_params,
+    # 1 + 2: run at the documented size against the interpreter
+    launch = resolve_launch(kernel)
+    run = run_on_gpu(kernel, None, input_arrays(path, key, launch))
+    out.update(device=run.device, arch=run.arch,
                outputs_match=run.matches, mismatches=[m.detail for m in run.mismatches],
                sass_ok=run.compiled.widths_ok,
                sass=[s.describe() for s in run.compiled.sites],
@@ -70,8 +71,7 @@ def validate_case(file: str, key: str, check_params: dict) -> dict:
                static_smem_cubin=run.compiled.cubin_smem,
                static_smem_compiled=run.compiled.static_smem,
                static_smem_ir=kernel.static_smem)
-    # 3: counters at the documented size
-    launch = resolve_launch(kernel)
+    # 3: counters at the same size
     params = dict(launch.params)
     # when the compiler changed sites, predict the kernel it emitted
     widths = run.compiled.compiled_widths()
@@ -90,8 +90,7 @@ def validate_case(file: str, key: str, check_params: dict) -> dict:
         out["measured"] = None
         out["measure_error"] = str(err)
     # 4: occupancy, fed what the driver reports for the loaded kernel
-    occ = kernel_occupancy(kernel, "sm_90", run.registers, check_params,
-                           static_smem=run.static_smem)
+    occ = kernel_occupancy(kernel, "sm_90", run.registers, static_smem=run.static_smem)
     out["occupancy"] = {"driver_blocks": run.driver_blocks_per_sm,
                         "calculator_blocks": occ.active_blocks, "limiters": list(occ.limiters)}
     return out
@@ -108,10 +107,10 @@ def main() -> None:
         smi = "nvidia-smi not found"
     results = {"date": time.strftime("%Y-%m-%d"), "gpu": smi.strip(),
                "python": platform.python_version(), "cases": []}
-    for file, key, params in CASES:
+    for file, key in CASES:
         t = time.time()
         try:
-            case = validate_case(file, key, params)
+            case = validate_case(file, key)
         except Exception:
             case = {"file": file, "kernel": key, "error": traceback.format_exc()}
         case["seconds"] = round(time.time() - t, 1)

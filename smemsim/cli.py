@@ -7,6 +7,7 @@ Errors are one line naming what is wrong and where; `--debug` shows the tracebac
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import traceback
@@ -102,6 +103,13 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
     return p
 
 
+def _busy(console: Console, args, text: str):
+    """A spinner while something runs, on terminals only (output to files stays clean)."""
+    if getattr(args, "json", False) or not console.is_terminal:
+        return contextlib.nullcontext()
+    return console.status(text)
+
+
 def _regs(text: str) -> int | str:
     if text == "compile":
         return text
@@ -146,9 +154,10 @@ def _analyze(args, console: Console) -> int:
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
         arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
-        r = analyze(kernel, args.arch, arrays=arrays, **params)
-        occ = _kernel_occupancy(kernel, args.arch, args.regs, params) \
-            if args.regs is not None else None
+        with _busy(console, args, f"tracing {kernel.name}"):
+            r = analyze(kernel, args.arch, arrays=arrays, **params)
+            occ = _kernel_occupancy(kernel, args.arch, args.regs, params) \
+                if args.regs is not None else None
         reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
         entry = jsonout.report_json(r)
         entry["occupancy"] = None if occ is None else jsonout.occupancy_json(occ)
@@ -274,7 +283,8 @@ def _check(args, console: Console) -> int:
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
         arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
-        h = check(kernel, args.arch, arrays=arrays, registers=args.regs, **params)
+        with _busy(console, args, f"running {kernel.name} for hazards"):
+            h = check(kernel, args.arch, arrays=arrays, registers=args.regs, **params)
         docs.append(jsonout.hazards_json(h))
         if not h.clean:
             code = EXIT_GATE
@@ -314,7 +324,8 @@ def _compile(args, console: Console) -> int:
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
         try:
-            c = compile_kernel(kernel, args.arch)
+            with _busy(console, args, f"compiling {kernel.name}"):
+                c = compile_kernel(kernel, args.arch)
         except ToolMissing as err:
             raise KernelError(f"compile: {err}; analyze, explain and occupancy still work "
                               "without it") from None
@@ -365,8 +376,9 @@ def _run(args, console: Console) -> int:
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
         try:
-            r = run_on_gpu(kernel, params,
-                           input_arrays(args.file, name, resolve_launch(kernel, params)))
+            with _busy(console, args, f"running {kernel.name} on the GPU and the interpreter"):
+                r = run_on_gpu(kernel, params,
+                               input_arrays(args.file, name, resolve_launch(kernel, params)))
         except ToolMissing as err:
             raise KernelError(f"run: {err}") from None
         if not r.matches:
@@ -397,7 +409,8 @@ def _validate(args, console: Console) -> int:
         launch = resolve_launch(kernel, params)
         r = analyze(kernel, args.arch, arrays=input_arrays(args.file, name, launch), **params)
         try:
-            m = measure(args.file, name, dict(launch.params), kernel.name)
+            with _busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
+                m = measure(args.file, name, dict(launch.params), kernel.name)
         except MeasureError as err:
             raise KernelError(f"validate: {err}") from None
         rows = [("load requests", r.load.requests, m.load_requests),

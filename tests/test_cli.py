@@ -194,3 +194,29 @@ def test_check_reports_hazards_with_locations_and_exits_1():
     code, out = cli("check", TRANSPOSE, "--json")
     doc = json.loads(out)
     assert code == 0 and all(r["clean"] for r in doc["results"])
+
+
+def test_every_verbs_json_validates_against_the_schema():
+    import pytest
+    from tests.json_schema import validate
+    rs = str(ROOT / "examples" / "reed_solomon.py")
+    runs = [("analyze", TRANSPOSE, "--regs", "14"), ("analyze", rs, "--kernel", "tables"),
+            ("explain", TRANSPOSE, "--kernel", "naive"),
+            ("occupancy", "--threads", "256", "--regs", "64"),
+            ("fix", TRANSPOSE, "--kernel", "naive"), ("check", TRANSPOSE),
+            ("codegen", TRANSPOSE, "--kernel", "padded")]
+    for argv in runs:
+        code, out = cli(*argv, "--json", width=400)
+        assert code == 0, (argv, out)
+        validate(json.loads(out))
+    try:
+        import cuda.core  # noqa: F401
+        code, out = cli("compile", TRANSPOSE, "--kernel", "naive", "--json")
+        validate(json.loads(out))
+    except ImportError:
+        pytest.skip("compile needs cuda-python")
+    # and the validator does reject a broken document
+    with pytest.raises(AssertionError, match="missing 'wavefronts'"):
+        doc = json.loads(cli("analyze", TRANSPOSE, "--kernel", "naive", "--json")[1])
+        del doc["results"][0]["sites"][0]["wavefronts"]
+        validate(doc)

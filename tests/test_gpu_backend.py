@@ -6,14 +6,16 @@ import numpy as np
 import pytest
 
 from examples import (
-    int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose,
+    int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, matmul_naive,
+    reed_solomon, transpose,
 )
 from gpu_backend.codegen import generate
 from kernels_ir import KernelBuilder, f32, logical_and, threadIdx
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 ALL = [make() for mod in (transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled,
-                          matmul_128x128, reed_solomon) for make in mod.KERNELS.values()]
+                          matmul_128x128, matmul_naive, reed_solomon)
+       for make in mod.KERNELS.values()]
 
 
 def _compile_or_skip():

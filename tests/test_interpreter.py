@@ -2,7 +2,9 @@
 import numpy as np
 import pytest
 
-from examples import matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose
+from examples import (
+    matmul_128x128, matmul_double16, matmul_float_tiled, matmul_naive, reed_solomon, transpose,
+)
 from kernels_ir import (
     KernelBuilder, KernelError, KernelRuntimeError, blockIdx, cast, f32, i32, make_arrays,
     resolve_launch, run, select, smax, smin, threadIdx, u8, u32,
@@ -184,11 +186,14 @@ def test_reed_solomon_kernels_grid_stride_and_views(variant):
     (matmul_float_tiled.tiled, {"rowsA": 40, "commonDim": 50, "colsB": 70}, (40, 50, 70)),
     (matmul_float_tiled.ilp2, {"rowsA": 64, "commonDim": 64, "colsB": 64}, (64, 64, 64)),
     (matmul_128x128.matmul, {"M": 128, "N": 256, "K": 64}, (128, 64, 256)),
-], ids=["tiled_ragged", "ilp2", "128x128"])
+    (matmul_naive.mat_mul1, {"m": 48, "n": 48, "r": 48}, (48, 48, 48)),
+    (matmul_naive.mat_mul2, {"m": 48, "n": 48, "r": 48}, (48, 48, 48)),
+], ids=["tiled_ragged", "ilp2", "128x128", "matMul1", "matMul2"])
 def test_float_products(make, params, dims):
     m, kk, n = dims
     out = run(make(), params, seed=2)
-    names = [g.name for g in make().globals]
-    A, B, C = (out[x] for x in names)
+    names = {g.intent: g.name for g in make().globals}
+    ins = [g.name for g in make().globals if g.intent == "in"]
+    A, B, C = out[ins[0]], out[ins[1]], out[names["out"]]
     ref = A.reshape(m, kk).astype(np.float64) @ B.reshape(kk, n).astype(np.float64)
     assert np.linalg.norm(C.reshape(m, n) - ref) / np.linalg.norm(ref) < 1e-6

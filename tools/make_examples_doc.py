@@ -29,7 +29,7 @@ def summary(gpu):
     print("| example | sites | load wavefronts (ideal, excess) | store wavefronts (ideal, excess)"
           " | occupancy sm_90 | occupancy sm_80 | GPU wavefronts ld / st (pred / meas) |")
     print("|---|---|---|---|---|---|---|")
-    for file, key, _ in CASES:
+    for file, key in CASES:
         if file.startswith("tests/"):
             continue
         path = str(ROOT / file)
@@ -50,7 +50,7 @@ def main():
     gpu = {(c["file"], c["kernel"]): c for c in json.loads(
         pathlib.Path(sys.argv[1]).read_text())["cases"]}
     summary(gpu)
-    for file, key, _ in CASES:
+    for file, key in CASES:
         if file.startswith("tests/"):
             continue
         path = str(ROOT / file)
