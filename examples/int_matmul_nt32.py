@@ -6,8 +6,10 @@
         c_ij = 0;
         for (int k_block = 0; k_block < Nmat; k_block += NT) {
             a_ij = 0; b_ij = 0;
-            if (i_global < Nmat && k_block + j_local < Nmat) a_ij = a_dev[i_global*Nmat + k_block+j_local];
-            if (j_global < Nmat && k_block + i_local < Nmat) b_ij = b_dev[(k_block + i_local)*Nmat + j_global];
+            if (i_global < Nmat && k_block + j_local < Nmat)
+                a_ij = a_dev[i_global*Nmat + k_block+j_local];
+            if (j_global < Nmat && k_block + i_local < Nmat)
+                b_ij = b_dev[(k_block + i_local)*Nmat + j_global];
             a[NT * i_local + j_local] = a_ij;
             b[NT * i_local + j_local] = b_ij;
             __syncthreads();

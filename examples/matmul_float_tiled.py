@@ -6,7 +6,8 @@ in the loop):
 
     for (int t = 0; t < numTiles; t++) {
         if (row < rowsA && t * TILE_SIZE + threadIdx.x < commonDim)
-            tileA[threadIdx.y][threadIdx.x] = matrixA[row * commonDim + t * TILE_SIZE + threadIdx.x];
+            tileA[threadIdx.y][threadIdx.x] =
+                matrixA[row * commonDim + t * TILE_SIZE + threadIdx.x];
         else
             tileA[threadIdx.y][threadIdx.x] = 0.0f;
         ... tileB likewise ...

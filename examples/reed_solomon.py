@@ -87,7 +87,7 @@ def square(A_height=16, A_width=16, B_width=512, grid_x=8):
 
 
 def general(A_height=8, A_width=16, B_width=512, tileWidthRow=8, tileWidthCol=32, grid_x=8):
-    """Generalized tiling: run-time tile shape in one dynamic shared buffer (tileDepth = A_width)."""
+    """Generalized tiling: run-time tile shape in one dynamic shared buffer (depth = A_width)."""
     sizes = dict(locals())
     k = KernelBuilder("rs_general")
     A_height, A_width, B_width, A, B, C = _signature(k)

@@ -146,8 +146,7 @@ def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
     except ImportError as err:
         raise ToolMissing("cuda-python is not installed: `pip install 'smemsim[gpu]'` "
                           "(cuda-core, cuda-bindings, nvidia-cuda-nvrtc)") from err
-    opts = ProgramOptions(std="c++17", arch=arch.replace("sm_", "sm_"), lineinfo=True,
-                          name=name)
+    opts = ProgramOptions(std="c++17", arch=arch, lineinfo=True, name=name)
     try:
         return bytes(Program(source, code_type="c++", options=opts).compile("cubin").code)
     except Exception as err:  # NVRTC's errors come as several exception types

@@ -20,7 +20,8 @@ from .stmt import (
 )
 
 __all__ = [
-    "ALL_DTYPES", "Assign", "BarrierReached", "GlobalAccess", "DType", "DeclareLocal", "Expr", "GlobalArray", "If", "Kernel",
+    "ALL_DTYPES", "Assign", "BarrierReached", "GlobalAccess", "DType", "DeclareLocal", "Expr",
+    "GlobalArray", "If", "Kernel",
     "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "Load", "LocalArray",
     "LocalRef", "LocalStore", "Loop", "Op", "PartialRun", "ReadOnlyRef", "ScalarParam",
     "SharedAccess",

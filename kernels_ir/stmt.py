@@ -178,8 +178,25 @@ class Assign:
     loc: SourceLoc
 
 
+class _Access:
+    """What loads and stores share: their array, width and site."""
+
+    array: MemArray
+    width: int
+
+    @property
+    def is_shared(self) -> bool:
+        """Whether this is a shared-memory access site."""
+        return isinstance(self.array, SharedArray)
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes one lane moves."""
+        return self.width * self.array.dtype.size
+
+
 @dataclass(frozen=True, eq=False)
-class Load:
+class Load(_Access):
     """`dst = array[index]` reading `width` consecutive elements (a vector if width > 1)."""
     dst: Var
     array: MemArray
@@ -188,19 +205,9 @@ class Load:
     loc: SourceLoc
     site: int
 
-    @property
-    def is_shared(self) -> bool:
-        """Whether this is a shared-memory access site."""
-        return isinstance(self.array, SharedArray)
-
-    @property
-    def access_bytes(self) -> int:
-        """Bytes one lane moves."""
-        return self.width * self.array.dtype.size
-
 
 @dataclass(frozen=True, eq=False)
-class Store:
+class Store(_Access):
     """`array[index] = values` writing `width` consecutive elements."""
     array: MemArray
     index: tuple[Expr, ...]
@@ -208,16 +215,6 @@ class Store:
     width: int
     loc: SourceLoc
     site: int
-
-    @property
-    def is_shared(self) -> bool:
-        """Whether this is a shared-memory access site."""
-        return isinstance(self.array, SharedArray)
-
-    @property
-    def access_bytes(self) -> int:
-        """Bytes one lane moves."""
-        return self.width * self.array.dtype.size
 
 
 @dataclass(frozen=True, eq=False)

@@ -364,13 +364,19 @@ def _compile(args, console: Console) -> int:
     return EXIT_OK
 
 
-def _run(args, console: Console) -> int:
-    from gpu_backend.compile import ToolMissing
-    from gpu_backend.device import gpu_unavailable, run_on_gpu
+def _require_gpu(verb: str) -> None:
+    """A one-line error saying what is missing and what still works without it."""
+    from gpu_backend.device import gpu_unavailable
     reason = gpu_unavailable()
     if reason:
-        raise KernelError(f"run: {reason.rstrip('.')}. Without a GPU, analyze, explain, occupancy, "
-                          "codegen and compile still work")
+        raise KernelError(f"{verb}: {reason.rstrip('.')}. Without a GPU, analyze, explain, "
+                          "occupancy, codegen and compile still work")
+
+
+def _run(args, console: Console) -> int:
+    from gpu_backend.compile import ToolMissing
+    from gpu_backend.device import run_on_gpu
+    _require_gpu("run")
     params = _params(args.param)
     code, docs = EXIT_OK, []
     for name, make in select(load_kernels(args.file), args.kernel).items():
@@ -396,12 +402,8 @@ def _run(args, console: Console) -> int:
 
 
 def _validate(args, console: Console) -> int:
-    from gpu_backend.device import gpu_unavailable
     from gpu_backend.measure import MeasureError, measure
-    reason = gpu_unavailable()
-    if reason:
-        raise KernelError(f"validate: {reason.rstrip('.')}. Without a GPU, analyze, explain, "
-                          "occupancy, codegen and compile still work")
+    _require_gpu("validate")
     params = _params(args.param)
     code, docs = EXIT_OK, []
     for name, make in select(load_kernels(args.file), args.kernel).items():

@@ -1,4 +1,4 @@
-"""Rich renderings of analyses for the terminal (the only module besides the CLI that knows rich)."""
+"""Rich renderings of analyses for the terminal (with the CLI, the only module that knows rich)."""
 from __future__ import annotations
 
 from rich import box

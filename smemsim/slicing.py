@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
-    Assign, DeclareLocal, If, Let, Load, LocalStore, Loop, Store, stmt_exprs,
+    Assign, DeclareLocal, If, Let, Load, LocalStore, Loop, Store, stmt_exprs, walk,
 )
 
 
@@ -130,11 +130,11 @@ def slice_kernel(kernel: Kernel) -> Slice:
     for s in kernel.statements():
         if not isinstance(s, Loop) or id(s) not in statements:
             continue
-        body_ids = {id(x) for x in _walk(s.body)}
+        body_ids = {id(x) for x in walk(s.body)}
         carried = any(isinstance(x, (Assign, LocalStore)) and id(x) in statements
-                      for x in _walk(s.body))
+                      for x in walk(s.body))
         uses_var = False
-        for x in _walk(s.body):
+        for x in walk(s.body):
             if id(x) not in statements:
                 continue
             exprs = _control_exprs(x) if isinstance(x, (Loop, If)) else stmt_exprs(x)
@@ -147,16 +147,3 @@ def slice_kernel(kernel: Kernel) -> Slice:
             collapsible.add(id(s))
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),
                  frozenset(data_sites))
-
-
-def _walk(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, Loop):
-            yield from _walk(s.body)
-        elif isinstance(s, If):
-            yield from _walk(s.then)
-            yield from _walk(s.orelse)
-
-
-

@@ -8,7 +8,7 @@ from examples import (
     int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, reed_solomon, transpose,
 )
 from kernels_ir import (
-    KernelBuilder, blockIdx, cast, f32, f64, i32, resolve_launch, threadIdx, u8, u16,
+    KernelBuilder, blockIdx, cast, f32, f64, resolve_launch, threadIdx, u8, u16,
 )
 from kernels_ir.stmt import Load
 from smemsim import warp_request

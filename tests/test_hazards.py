@@ -135,7 +135,8 @@ def test_out_of_bounds_global():
     k.launch(1, 32)
     k.defaults(n=32)
     (fault,) = check(k.build()).faults
-    assert "index 32 of 'src' (valid 0..31)" in fault.message and "thread (31, 0, 0)" in fault.message
+    assert "index 32 of 'src' (valid 0..31)" in fault.message
+    assert "thread (31, 0, 0)" in fault.message
 
 
 def test_misaligned_vector_access_and_aligned_twin():

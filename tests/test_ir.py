@@ -2,7 +2,6 @@
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 from kernels_ir import (
