@@ -197,3 +197,13 @@ def test_float_products(make, params, dims):
     A, B, C = out[ins[0]], out[ins[1]], out[names["out"]]
     ref = A.reshape(m, kk).astype(np.float64) @ B.reshape(kk, n).astype(np.float64)
     assert np.linalg.norm(C.reshape(m, n) - ref) / np.linalg.norm(ref) < 1e-6
+
+
+@pytest.mark.parametrize("fixed", [False, True], ids=["as_written", "fixed"])
+def test_seed001_int_product_including_a_ragged_edge(fixed):
+    from examples import int_matmul_nt32
+    n = 70  # not a multiple of NT = 32: the guards matter
+    out = run(int_matmul_nt32.matmul(fixed), {"Nmat": n}, seed=8)
+    A = out["a_dev"].reshape(n, n).astype(np.int64)
+    B = out["b_dev"].reshape(n, n).astype(np.int64)
+    assert np.array_equal(out["c_dev"].reshape(n, n), (A @ B).astype(np.int32))
