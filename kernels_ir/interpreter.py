@@ -487,11 +487,19 @@ class _Machine:
 
     def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
         size = s.array.dtype.size
-        span = first[:, None] * size + np.arange(width * size)
-        unwritten = ~self.written[span].all(axis=1)
-        if unwritten.any():
-            lane = int(np.flatnonzero(unwritten)[0])
-            byte = int(span[lane, 0] % self.window)
+        nbytes = width * size
+        # Accesses are naturally aligned, so an access's written-flags are one unsigned word
+        # of the flag bytes (two for 16 bytes): all written iff every byte of it is 1.
+        unit = min(nbytes, 8)
+        words = self.written.view(np.uint8).view(f"u{unit}")
+        at = first * size // unit
+        ones = int.from_bytes(b"\x01" * unit, "little")
+        ok = words[at] == ones
+        if nbytes == 16:
+            ok &= words[at + 1] == ones
+        if not ok.all():
+            lane = int(np.flatnonzero(~ok)[0])
+            byte = int(first[lane] * size % self.window)
             raise LaneFault(f"reads shared memory no thread has written ('{s.array.name}', byte "
                             f"{byte} of the block's window): uninitialized in CUDA",
                             np.array([lane]))

@@ -272,11 +272,14 @@ def warp_request(offsets: Sequence[int | None], width: int, op: str = "load",
 # ------------------------------------------------------------------ many requests at once
 
 def _as_batch(offsets, widths, ops):
-    off = np.asarray(offsets, dtype=np.int64)
+    off = np.asarray(offsets)
+    if off.dtype not in (np.int32, np.int64):  # int32 (what the trace makes) is kept as is
+        off = off.astype(np.int64)
     if off.ndim != 2 or off.shape[1] > WARP:
         raise RequestError(f"offsets must have shape (n, <=32), got {off.shape}")
     if off.shape[1] < WARP:
-        off = np.concatenate([off, np.full((off.shape[0], WARP - off.shape[1]), -1)], axis=1)
+        pad = np.full((off.shape[0], WARP - off.shape[1]), -1, off.dtype)
+        off = np.concatenate([off, pad], axis=1)
     n = off.shape[0]
     width = np.broadcast_to(np.asarray(widths, dtype=np.int64), (n,)).copy()
     bad_w = ~np.isin(width, WIDTHS)

@@ -40,7 +40,7 @@ class SiteTrace:
     """The distinct requests of one site and how often the launch issues each."""
 
     site: int
-    patterns: np.ndarray        # (n, 32) int64 byte offsets, -1 for inactive lanes
+    patterns: np.ndarray        # (n, 32) int32 byte offsets, -1 for inactive lanes
     counts: np.ndarray          # (n,) int64 requests issued with that pattern
     blocks: np.ndarray          # (n,) grid-linear block of each pattern's first issue
     warps: np.ndarray           # (n,) warp within that block
@@ -94,7 +94,7 @@ class _Collector:
         if tpb % WARP == 0 and threads.size % WARP == 0 and not (heads % WARP).any() \
                 and (threads[WARP - 1::WARP] - heads == WARP - 1).all():
             # whole warps, every lane active (the common case): the rows are a reshape
-            rows = access.offsets.reshape(-1, WARP).astype(np.int64, copy=False)
+            rows = access.offsets.reshape(-1, WARP).astype(np.int32)
             warps = heads // WARP   # = dense block * warps per block + warp in block
         else:
             dense_block = threads // tpb
@@ -104,7 +104,7 @@ class _Collector:
             starts = np.flatnonzero(np.diff(key, prepend=-1))
             inverse = np.cumsum(np.diff(key, prepend=key[0]) != 0)
             warps = key[starts]
-            rows = np.full((warps.size, WARP), -1, np.int64)
+            rows = np.full((warps.size, WARP), -1, np.int32)
             rows[inverse, thread % WARP] = access.offsets
         dense = warps // self.wpb
         self.events.setdefault(access.stmt.site, []).append(
@@ -117,7 +117,7 @@ class _Collector:
         grid = self.launch.grid
         if not events:
             empty = np.zeros(0, np.int64)
-            return SiteTrace(site, np.zeros((0, WARP), np.int64), empty, empty, empty, empty,
+            return SiteTrace(site, np.zeros((0, WARP), np.int32), empty, empty, empty, empty,
                              (), grid)
         rows = np.concatenate([e[0] for e in events])
         weights = np.concatenate([e[1] for e in events])
@@ -127,7 +127,7 @@ class _Collector:
         iterations = tuple(e[4] for e in events)
         if not deduplicate:
             return SiteTrace(site, rows, weights, blocks, warps, event_of, iterations, grid)
-        flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 8))).ravel()
+        flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 4))).ravel()
         _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
         counts = np.zeros(first.size, np.int64)
         np.add.at(counts, inverse.ravel(), weights)
