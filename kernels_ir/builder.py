@@ -19,7 +19,7 @@ import contextlib
 from typing import Callable, Iterator, Sequence
 
 from . import checks
-from .dtypes import BY_NAME, DType, i32
+from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
@@ -324,12 +324,13 @@ class KernelBuilder:
         return tuple(out)
 
     def _width(self, array, width: int, loc: SourceLoc) -> int:
-        if width not in (1, 2, 4):
+        if width not in VECTOR_WIDTHS:
             raise KernelError(f"access width must be 1, 2 or 4 elements, got {width!r}",
                               kernel=self.name, loc=loc)
-        if width * array.dtype.size > 16:
+        if width * array.dtype.size > MAX_ACCESS_BYTES:
             raise KernelError(f"{width} x {array.dtype} is {width * array.dtype.size} bytes per "
-                              "lane; the widest access is 16 bytes", kernel=self.name, loc=loc)
+                              f"lane; the widest access is {MAX_ACCESS_BYTES} bytes",
+                              kernel=self.name, loc=loc)
         if width > 1 and array.rank > 1 and array.shape[-1] is not None \
                 and (array.shape[-1] + array.pad) % width:
             raise KernelError(f"a {width}-wide access into '{array.name}' whose padded rows "

@@ -64,7 +64,6 @@ BINARY_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.SHL, Op.SHR, 
                         Op.XOR, Op.MIN, Op.MAX})
 COMPARE_OPS = frozenset({Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE})
 INTEGER_ONLY_OPS = frozenset({Op.MOD, Op.SHL, Op.SHR, Op.AND, Op.OR, Op.XOR, Op.INVERT})
-SPECIAL_NAMES = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 AXES = ("x", "y", "z")
 
 ExprLike = Union["Expr", int, float]
@@ -296,16 +295,3 @@ threadIdx = _Dim3("threadIdx")
 blockIdx = _Dim3("blockIdx")
 blockDim = _Dim3("blockDim")
 gridDim = _Dim3("gridDim")
-
-
-def uses(expr: Expr, ops: frozenset[Op] | set[Op]) -> bool:
-    """Whether any node of `expr` has one of `ops`."""
-    return any(n.op in ops for n in expr.walk())
-
-
-def constant_value(expr: Expr) -> int | float | None:
-    """The value of an expression made of constants only, else None."""
-    if expr.op is Op.CONST:
-        return expr.arg
-    return None
-

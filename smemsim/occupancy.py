@@ -21,7 +21,7 @@ from typing import Callable, Mapping
 from .arch import Arch, get_arch
 
 INT_MAX = 2**31 - 1
-FACTORS = ("warps", "registers", "shared_memory", "blocks", "barriers")
+FACTORS = ("warps", "registers", "shared_memory", "blocks", "barriers")  # in report order
 
 
 class OccupancyError(ValueError):
@@ -178,7 +178,7 @@ def occupancy(arch: str | Arch, block_size: int, registers_per_thread: int,
     limits = {"warps": warps_limit, "registers": regs_limit, "shared_memory": smem_limit,
               "blocks": blocks_limit}
     active = min(limits.values())
-    limiters = [f for f in ("warps", "registers", "shared_memory", "blocks") if limits[f] == active]
+    limiters = [f for f in FACTORS if f in limits and limits[f] == active]
     if a.major >= 9 and barriers > 0:
         bars_limit = a.blocks_per_sm * a.barriers_per_block_slot // barriers
         active = min(active, bars_limit)

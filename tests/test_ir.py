@@ -178,3 +178,10 @@ def test_kernels_ir_imports_neither_smemsim_nor_gpu_backend():
     for path in pathlib.Path(__import__("kernels_ir").__file__).parent.glob("*.py"):
         assert not re.search(r"^\s*(from|import)\s+(smemsim|gpu_backend)", path.read_text(),
                              re.M), path
+
+
+def test_structural_equality_is_same_not_double_equals():
+    a = threadIdx.x * 4 + 1
+    b = threadIdx.x * 4 + 1
+    assert a.same(b) and not a.same(threadIdx.x * 4 + 2)
+    assert (a == b).op.value == "=="  # == builds a comparison node, as in C
