@@ -15,3 +15,15 @@ DATA = pathlib.Path(__file__).resolve().parent / "data"
 def calibration():
     """The 74 warp requests measured on an H100 (copied from shared/calibration)."""
     return json.loads((DATA / "sm90_patterns.json").read_text())
+
+
+def require_nvrtc():
+    """Skip (with the reason) unless cuda-python's NVRTC and nvdisasm/cuobjdump are here."""
+    try:
+        import cuda.core  # noqa: F401
+        from gpu_backend.compile import find_tool
+        find_tool("nvdisasm")
+        find_tool("cuobjdump")
+    except Exception as err:  # no cuda-python, or a tool missing
+        pytest.skip(f"NVRTC compilation needs cuda-python and the nvdisasm/cuobjdump tools "
+                    f"(pip install 'smemsim[gpu]'): {err}")

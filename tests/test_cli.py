@@ -6,6 +6,7 @@ import pathlib
 from rich.console import Console
 
 from smemsim.cli import run
+from tests.conftest import require_nvrtc
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSPOSE = str(ROOT / "examples" / "transpose.py")
@@ -121,14 +122,7 @@ def test_a_faulting_kernel_names_its_line_block_and_thread(tmp_path):
 
 
 def test_registers_from_a_compile():
-    import pytest
-    try:
-        import cuda.core  # noqa: F401
-        from gpu_backend.compile import find_tool
-        find_tool("nvdisasm")
-        find_tool("cuobjdump")
-    except Exception as err:
-        pytest.skip(f"needs NVRTC and the CUDA binary tools: {err}")
+    require_nvrtc()
     code, out = cli("occupancy", TRANSPOSE, "--kernel", "padded", "--regs", "compile", "--json")
     res = json.loads(out)["results"][0]
     assert code == 0 and 8 <= res["registers_per_thread"] <= 64
@@ -144,14 +138,7 @@ def test_codegen_prints_cuda():
 
 
 def test_compile_reports_a_widened_site_and_reanalyzes():
-    import pytest
-    try:
-        import cuda.core  # noqa: F401
-        from gpu_backend.compile import find_tool
-        find_tool("nvdisasm")
-        find_tool("cuobjdump")
-    except Exception as err:
-        pytest.skip(f"needs NVRTC and the CUDA binary tools: {err}")
+    require_nvrtc()
     fixture = str(ROOT / "tests" / "kernels" / "widening.py")
     code, out = cli("compile", fixture, width=160)
     assert code == 0
@@ -209,12 +196,9 @@ def test_every_verbs_json_validates_against_the_schema():
         code, out = cli(*argv, "--json", width=400)
         assert code == 0, (argv, out)
         validate(json.loads(out))
-    try:
-        import cuda.core  # noqa: F401
-        code, out = cli("compile", TRANSPOSE, "--kernel", "naive", "--json")
-        validate(json.loads(out))
-    except ImportError:
-        pytest.skip("compile needs cuda-python")
+    require_nvrtc()
+    code, out = cli("compile", TRANSPOSE, "--kernel", "naive", "--json")
+    validate(json.loads(out))
     # and the validator does reject a broken document
     with pytest.raises(AssertionError, match="missing 'wavefronts'"):
         doc = json.loads(cli("analyze", TRANSPOSE, "--kernel", "naive", "--json")[1])

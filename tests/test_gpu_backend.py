@@ -10,6 +10,7 @@ from examples import (
     reed_solomon, transpose,
 )
 from gpu_backend.codegen import generate
+from tests.conftest import require_nvrtc
 from kernels_ir import KernelBuilder, f32, logical_and, threadIdx
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
@@ -19,14 +20,8 @@ ALL = [make() for mod in (transpose, matmul_double16, int_matmul_nt32, matmul_fl
 
 
 def _compile_or_skip():
-    from gpu_backend.compile import compile_kernel, find_tool
-    try:
-        import cuda.core  # noqa: F401
-        find_tool("nvdisasm")
-        find_tool("cuobjdump")
-    except Exception as err:  # no cuda-python, or ToolMissing
-        pytest.skip(f"NVRTC compilation needs cuda-python and the nvdisasm/cuobjdump tools "
-                    f"(pip install 'smemsim[gpu]'): {err}")
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
     return compile_kernel
 
 
