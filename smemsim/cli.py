@@ -60,6 +60,8 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
         p.add_argument("--param", action="append", default=[], metavar="K=V",
                        help="a launch parameter (repeatable); defaults come from the file")
         p.add_argument("--regs", type=int, help="registers per thread, checked against the limit")
+        p.add_argument("--sweep", metavar="K=START:STOP[:STEP]", type=_sweep,
+                       help="check at every value of one parameter (STOP excluded)")
         return p
     if verb in ("codegen", "compile", "run", "validate"):
         p.add_argument("file", help="a Python file with a KERNELS dict")
@@ -82,6 +84,8 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
                        help="exit 1 when excess wavefronts exceed RATIO x ideal")
         p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
                        help="exit 1 when occupancy (needs --regs) is below FRACTION")
+        p.add_argument("--sweep", metavar="K=START:STOP[:STEP]", type=_sweep,
+                       help="totals at every value of one parameter (STOP excluded)")
     elif verb in ("explain", "fix"):
         p.add_argument("site", type=int, nargs="?",
                        help="site number (default: " + ("the worst)" if verb == "explain"
@@ -108,6 +112,33 @@ def _busy(console: Console, args, text: str):
     if getattr(args, "json", False) or not console.is_terminal:
         return contextlib.nullcontext()
     return console.status(text)
+
+
+def _sweep(text: str) -> tuple[str, range]:
+    try:
+        key, spec = text.split("=", 1)
+        parts = [int(x, 0) for x in spec.split(":")]
+        values = range(*parts) if len(parts) in (2, 3) else None
+    except ValueError:
+        values = None
+    if not values:
+        raise argparse.ArgumentTypeError(f"--sweep takes K=START:STOP[:STEP] with at least one "
+                                         f"value, not {text!r}")
+    return key, values
+
+
+def _swept(args, console: Console, kernel, params: dict, each) -> list:
+    """Run `each(params)` at every value of the sweep, with a progress bar."""
+    from rich.progress import Progress
+    key, values = args.sweep
+    out = []
+    with Progress(console=console, transient=True,
+                  disable=args.json or not console.is_terminal) as bar:
+        task = bar.add_task(f"{kernel.name}: {key}", total=len(values))
+        for v in values:
+            out.append((v, each({**params, key: v})))
+            bar.advance(task)
+    return out
 
 
 def _regs(text: str) -> int | str:
@@ -150,6 +181,8 @@ def _params(items: list[str]) -> dict:
 
 def _analyze(args, console: Console) -> int:
     params = _params(args.param)
+    if args.sweep:
+        return _analyze_sweep(args, console, params)
     reports, docs, code = [], [], EXIT_OK
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
@@ -185,6 +218,24 @@ def _analyze(args, console: Console) -> int:
             console.print(render.occupancy_view(occ))
         console.print()
     return code
+
+
+def _analyze_sweep(args, console: Console, params: dict) -> int:
+    key = args.sweep[0]
+    docs = []
+    for name, make in select(load_kernels(args.file), args.kernel).items():
+        kernel = make()
+
+        def each(p, kernel=kernel, name=name):
+            return analyze(kernel, args.arch,
+                           arrays=input_arrays(args.file, name, resolve_launch(kernel, p)), **p)
+        rows = _swept(args, console, kernel, params, each)
+        docs += [jsonout.report_json(r) for _, r in rows]
+        if not args.json:
+            console.print(render.sweep_table(kernel.name, key, rows))
+    if args.json:
+        console.print_json(json.dumps(jsonout.document(docs)))
+    return EXIT_OK
 
 
 def _explain(args, console: Console) -> int:
@@ -282,24 +333,37 @@ def _check(args, console: Console) -> int:
     code, docs = EXIT_OK, []
     for name, make in select(load_kernels(args.file), args.kernel).items():
         kernel = make()
-        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
-        with _busy(console, args, f"running {kernel.name} for hazards"):
-            h = check(kernel, args.arch, arrays=arrays, registers=args.regs, **params)
-        docs.append(jsonout.hazards_json(h))
-        if not h.clean:
-            code = EXIT_GATE
-        if args.json:
-            continue
-        shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
-        if h.clean:
-            console.print(f"{h.kernel} ({shown}): no hazard found", markup=False)
-            continue
-        console.print(f"{h.kernel} ({shown}):", markup=False)
-        for line in [f.message for f in h.faults] + [r.describe() for r in h.races] + \
-                list(h.limits):
-            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
+
+        def each(p, kernel=kernel, name=name):
+            arrays = input_arrays(args.file, name, resolve_launch(kernel, p))
+            return check(kernel, args.arch, arrays=arrays, registers=args.regs, **p)
+        if args.sweep:
+            rows = _swept(args, console, kernel, params, each)
+        else:
+            with _busy(console, args, f"running {kernel.name} for hazards"):
+                rows = [(None, each(params))]
+        for value, h in rows:
+            code = _report_hazards(args, console, h, docs, code)
     if args.json:
         console.print_json(json.dumps(jsonout.document(docs, exit_code=code)))
+    return code
+
+
+def _report_hazards(args, console: Console, h, docs: list, code: int) -> int:
+    """Record one hazard report (JSON or text); return the exit code so far."""
+    docs.append(jsonout.hazards_json(h))
+    if not h.clean:
+        code = EXIT_GATE
+    if args.json:
+        return code
+    shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
+    if h.clean:
+        console.print(f"{h.kernel} ({shown}): no hazard found", markup=False)
+        return code
+    console.print(f"{h.kernel} ({shown}):", markup=False)
+    for line in [f.message for f in h.faults] + [r.describe() for r in h.races] + \
+            list(h.limits):
+        console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     return code
 
 

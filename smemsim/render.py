@@ -66,6 +66,20 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     return RichGroup(*parts)
 
 
+def sweep_table(kernel: str, key: str, rows) -> RichGroup:
+    """Totals of an analysis at each value of one parameter."""
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0),
+              title=f"{kernel}: sweep of {key}")
+    for col in (key, "ld req", "ld wavefronts", "ld excess", "st req", "st wavefronts",
+                "st excess"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for value, r in rows:
+        t.add_row(str(value), _count(r.load.requests), _count(r.load.wavefronts),
+                  _count(r.load.excess), _count(r.store.requests), _count(r.store.wavefronts),
+                  _count(r.store.excess))
+    return RichGroup(t)
+
+
 def _lanes(lanes: tuple[int, ...]) -> str:
     if len(lanes) == 1:
         return str(lanes[0])

@@ -204,3 +204,20 @@ def test_every_verbs_json_validates_against_the_schema():
         doc = json.loads(cli("analyze", TRANSPOSE, "--kernel", "naive", "--json")[1])
         del doc["results"][0]["sites"][0]["wavefronts"]
         validate(doc)
+
+
+def test_sweeps_show_where_totals_change_and_where_hazards_bite():
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--sweep", "n=32:97:32")
+    assert code == 0 and "transpose_pad0: sweep of n" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:2].isdigit()]
+    assert [r[:3] for r in rows] == [["32", "32", "1,024"], ["64", "128", "4,096"],
+                                     ["96", "288", "9,216"]]
+    rs = str(ROOT / "examples" / "reed_solomon.py")
+    code, out = cli("check", rs, "--kernel", "square", "--sweep", "B_width=254:259:2",
+                    "--json")
+    doc = json.loads(out)
+    assert code == 1
+    assert [(r["params"]["B_width"], r["clean"]) for r in doc["results"]] == [
+        (254, False), (256, True), (258, False)]
+    code, out = cli("analyze", TRANSPOSE, "--sweep", "n=5")
+    assert code == 2 and "--sweep takes K=START:STOP[:STEP]" in out
