@@ -206,7 +206,7 @@ def test_every_verbs_json_validates_against_the_schema():
         validate(doc)
 
 
-def test_sweeps_show_where_totals_change_and_where_hazards_bite():
+def test_sweeps_show_where_totals_change_and_where_hazards_bite(capsys):
     code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--sweep", "n=32:97:32")
     assert code == 0 and "transpose_pad0: sweep of n" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:2].isdigit()]
@@ -219,5 +219,5 @@ def test_sweeps_show_where_totals_change_and_where_hazards_bite():
     assert code == 1
     assert [(r["params"]["B_width"], r["clean"]) for r in doc["results"]] == [
         (254, False), (256, True), (258, False)]
-    code, out = cli("analyze", TRANSPOSE, "--sweep", "n=5")
-    assert code == 2 and "--sweep takes K=START:STOP[:STEP]" in out
+    code, _ = cli("analyze", TRANSPOSE, "--sweep", "n=5")
+    assert code == 2 and "--sweep takes K=START:STOP[:STEP]" in capsys.readouterr().err
