@@ -107,6 +107,33 @@ def verb_parser(verb: str) -> argparse.ArgumentParser:
     return p
 
 
+def _kernels(args):
+    """(key, kernel) for every kernel the command line selects."""
+    return [(key, make()) for key, make in select(load_kernels(args.file), args.kernel).items()]
+
+
+def _one_kernel(args):
+    """The one kernel a verb that explains or sizes a single kernel works on."""
+    chosen = select(load_kernels(args.file), args.kernel)
+    if len(chosen) > 1:
+        raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
+                          "with --kernel")
+    key, make = next(iter(chosen.items()))
+    return key, make()
+
+
+def _inputs(args, key: str, kernel, params: dict):
+    """The inputs the kernels file prescribes for this launch (None: seeded random)."""
+    return input_arrays(args.file, key, resolve_launch(kernel, params))
+
+
+def _progress(console: Console, args):
+    """A transient progress bar, on terminals only."""
+    from rich.progress import Progress
+    return Progress(console=console, transient=True,
+                    disable=getattr(args, "json", False) or not console.is_terminal)
+
+
 def _busy(console: Console, args, text: str):
     """A spinner while something runs, on terminals only (output to files stays clean)."""
     if getattr(args, "json", False) or not console.is_terminal:
@@ -129,11 +156,9 @@ def _sweep(text: str) -> tuple[str, range]:
 
 def _swept(args, console: Console, kernel, params: dict, each) -> list:
     """Run `each(params)` at every value of the sweep, with a progress bar."""
-    from rich.progress import Progress
     key, values = args.sweep
     out = []
-    with Progress(console=console, transient=True,
-                  disable=args.json or not console.is_terminal) as bar:
+    with _progress(console, args) as bar:
         task = bar.add_task(f"{kernel.name}: {key}", total=len(values))
         for v in values:
             out.append((v, each({**params, key: v})))
@@ -184,9 +209,8 @@ def _analyze(args, console: Console) -> int:
     if args.sweep:
         return _analyze_sweep(args, console, params)
     reports, docs, code = [], [], EXIT_OK
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
-        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+    for name, kernel in _kernels(args):
+        arrays = _inputs(args, name, kernel, params)
         with _busy(console, args, f"tracing {kernel.name}"):
             r = analyze(kernel, args.arch, arrays=arrays, **params)
             occ = _kernel_occupancy(kernel, args.arch, args.regs, params) \
@@ -223,12 +247,10 @@ def _analyze(args, console: Console) -> int:
 def _analyze_sweep(args, console: Console, params: dict) -> int:
     key = args.sweep[0]
     docs = []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
 
         def each(p, kernel=kernel, name=name):
-            return analyze(kernel, args.arch,
-                           arrays=input_arrays(args.file, name, resolve_launch(kernel, p)), **p)
+            return analyze(kernel, args.arch, arrays=_inputs(args, name, kernel, p), **p)
         rows = _swept(args, console, kernel, params, each)
         docs += [jsonout.report_json(r) for _, r in rows]
         if not args.json:
@@ -240,13 +262,8 @@ def _analyze_sweep(args, console: Console, params: dict) -> int:
 
 def _explain(args, console: Console) -> int:
     params = _params(args.param)
-    chosen = select(load_kernels(args.file), args.kernel)
-    if len(chosen) > 1:
-        raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
-                          "with --kernel")
-    key, make = next(iter(chosen.items()))
-    kernel = make()
-    arrays = input_arrays(args.file, key, resolve_launch(kernel, params))
+    key, kernel = _one_kernel(args)
+    arrays = _inputs(args, key, kernel, params)
     r = analyze(kernel, args.arch, arrays=arrays, **params)
     if not r.sites:
         raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
@@ -273,11 +290,7 @@ def _explain(args, console: Console) -> int:
 
 def _occupancy(args, console: Console) -> int:
     if args.file:
-        chosen = select(load_kernels(args.file), args.kernel)
-        if len(chosen) > 1:
-            raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick "
-                              "one with --kernel")
-        kernel = next(iter(chosen.values()))()
+        _, kernel = _one_kernel(args)
         o = _kernel_occupancy(kernel, args.arch, args.regs, _params(args.param), args.carveout)
     else:
         if args.threads is None:
@@ -302,19 +315,15 @@ def _occupancy(args, console: Console) -> int:
 
 
 def _fix(args, console: Console) -> int:
-    from rich.progress import Progress
-
     from .fix import search
     params = _params(args.param)
     docs = []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
         regs = args.regs
         if regs == "compile":
             regs = _kernel_occupancy(kernel, args.arch, "compile", params).registers_per_thread
-        arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
-        with Progress(console=console, transient=True,
-                      disable=args.json or not console.is_terminal) as bar:
+        arrays = _inputs(args, name, kernel, params)
+        with _progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)
             f = search(kernel, args.arch, regs, arrays=arrays, site=args.site,
                        progress=lambda i, n: bar.update(task, completed=i, total=n), **params)
@@ -331,11 +340,10 @@ def _check(args, console: Console) -> int:
     from .hazards import check
     params = _params(args.param)
     code, docs = EXIT_OK, []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
 
         def each(p, kernel=kernel, name=name):
-            arrays = input_arrays(args.file, name, resolve_launch(kernel, p))
+            arrays = _inputs(args, name, kernel, p)
             return check(kernel, args.arch, arrays=arrays, registers=args.regs, **p)
         if args.sweep:
             rows = _swept(args, console, kernel, params, each)
@@ -370,8 +378,8 @@ def _report_hazards(args, console: Console, h, docs: list, code: int) -> int:
 def _codegen(args, console: Console) -> int:
     from gpu_backend.codegen import generate
     sources = {}
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        sources[name] = generate(make()).source
+    for name, kernel in _kernels(args):
+        sources[name] = generate(kernel).source
     if args.json:
         console.print_json(json.dumps(jsonout.document(
             [{"kind": "cuda", "kernel": k, "source": src} for k, src in sources.items()])))
@@ -385,8 +393,7 @@ def _compile(args, console: Console) -> int:
     from gpu_backend.compile import ToolMissing, compile_kernel
     params = _params(args.param)
     docs = []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
         try:
             with _busy(console, args, f"compiling {kernel.name}"):
                 c = compile_kernel(kernel, args.arch)
@@ -404,7 +411,7 @@ def _compile(args, console: Console) -> int:
                  "compiled_widths": widths}
         rerun = None
         if widths:
-            arrays = input_arrays(args.file, name, resolve_launch(kernel, params))
+            arrays = _inputs(args, name, kernel, params)
             rerun = analyze(kernel, args.arch, arrays=arrays, widths=widths, **params)
             entry["compiled_analysis"] = jsonout.report_json(rerun)
         docs.append(entry)
@@ -443,12 +450,11 @@ def _run(args, console: Console) -> int:
     _require_gpu("run")
     params = _params(args.param)
     code, docs = EXIT_OK, []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
         try:
             with _busy(console, args, f"running {kernel.name} on the GPU and the interpreter"):
                 r = run_on_gpu(kernel, params,
-                               input_arrays(args.file, name, resolve_launch(kernel, params)))
+                               _inputs(args, name, kernel, params))
         except ToolMissing as err:
             raise KernelError(f"run: {err}") from None
         if not r.matches:
@@ -470,10 +476,9 @@ def _validate(args, console: Console) -> int:
     _require_gpu("validate")
     params = _params(args.param)
     code, docs = EXIT_OK, []
-    for name, make in select(load_kernels(args.file), args.kernel).items():
-        kernel = make()
+    for name, kernel in _kernels(args):
         launch = resolve_launch(kernel, params)
-        r = analyze(kernel, args.arch, arrays=input_arrays(args.file, name, launch), **params)
+        r = analyze(kernel, args.arch, arrays=_inputs(args, name, kernel, params), **params)
         try:
             with _busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
                 m = measure(args.file, name, dict(launch.params), kernel.name)
