@@ -148,8 +148,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
                  for s in kernel.sites()}
         return Trace(launch, sites, sl, "full", int(blocks.size))
     runs = 0
-    for variant, blocks, weights in _block_classes(kernel, launch, sl):
-        vs = slice_kernel(variant)
+    for variant, vs, blocks, weights in _block_classes(kernel, launch, sl):
         collector.start_run(blocks, weights)
         partial = PartialRun(statements=vs.statements, collapse=vs.collapsible, blocks=blocks)
         run(variant, dict(launch.params), observer=collector, partial=partial)
@@ -159,7 +158,8 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
 
 
 def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
-    """(kernel variant, blocks to run, blocks each stands for), covering every block once.
+    """(kernel variant, its slice, blocks to run, blocks each stands for), covering every
+    block once.
 
     Blocks are grouped by how the guards of the slice resolve over all their threads and
     iterations (smemsim.ranges); in each group the decided comparisons become constants.
@@ -185,11 +185,12 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
         members = all_blocks[inverse == g]
         decided = {id(c): int(v) for c, v in zip(comparisons, key) if v != UNDECIDED}
         variant = substitute(kernel, decided) if decided else kernel
-        axes = slice_kernel(variant).block_axes
+        vs = slice_kernel(variant) if decided else sl
+        axes = vs.block_axes
         coords = np.stack([members % gx, members // gx % gy, members // (gx * gy)], axis=1)
         read = coords[:, ["xyz".index(a) for a in sorted(axes)]]
         _, first, counts = np.unique(read, axis=0, return_index=True, return_counts=True)
-        yield variant, members[first], counts.astype(np.int64)
+        yield variant, vs, members[first], counts.astype(np.int64)
 
 
 def _decidable_comparisons(kernel: Kernel, sl: Slice) -> list[Expr]:
