@@ -17,7 +17,7 @@ from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     Assign, DeclareLocal, GlobalArray, If, Let, Load, LocalStore, Loop, SharedArray, Store,
-    Sync,
+    Sync, unsupported,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -117,63 +117,88 @@ def generate(kernel: Kernel) -> Generated:
 
 
 def _block(stmts, depth: int, lines: list[str], site_lines: dict) -> None:
-    pad = INDENT * depth
     for s in stmts:
-        if isinstance(s, Let):
-            lines.append(f"{pad}{s.var.dtype.c_name} {s.var.name} = {cuda_expr(s.value)};")
-        elif isinstance(s, Assign):
-            lines.append(f"{pad}{s.var.name} = {cuda_expr(s.value)};")
-        elif isinstance(s, Load):
-            where = _index(s.array, s.index)
-            if s.width == 1:
-                text = f"{pad}const {s.dst.dtype.c_name} {s.dst.name} = {where};"
-            else:
-                vt = _vector_type(s.array.dtype, s.width)
-                text = (f"{pad}const {vt} {s.dst.name} = "
-                        f"*reinterpret_cast<const {vt}*>(&{where});")
-            _record(s, lines, text, site_lines)
-        elif isinstance(s, Store):
-            where = _index(s.array, s.index)
-            if s.width == 1:
-                text = f"{pad}{where} = {cuda_expr(s.values[0])};"
-            else:
-                vt = _vector_type(s.array.dtype, s.width)
-                vals = ", ".join(cuda_expr(v) for v in s.values)
-                text = f"{pad}*reinterpret_cast<{vt}*>(&{where}) = make_{vt}({vals});"
-            _record(s, lines, text, site_lines)
-        elif isinstance(s, DeclareLocal):
-            dims = "".join(f"[{d}]" for d in s.array.shape)
-            lines.append(f"{pad}{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
-        elif isinstance(s, LocalStore):
-            lines.append(f"{pad}{_index(s.array, s.index)} = {cuda_expr(s.value)};")
-        elif isinstance(s, Loop):
-            v, t = s.var.name, s.var.dtype.c_name
-            pragma = "#pragma unroll" if s.unroll else "#pragma unroll 1"
-            if s.do_while:
-                lines.append(f"{pad}{{")
-                lines.append(f"{pad}{INDENT}{t} {v} = {cuda_expr(s.start)};")
-                lines.append(f"{pad}{INDENT}do {{")
-                _block(s.body, depth + 2, lines, site_lines)
-                lines.append(f"{pad}{INDENT * 2}{v} += {cuda_expr(s.step)};")
-                lines.append(f"{pad}{INDENT}}} while ({cuda_expr(s.cond)});")
-                lines.append(f"{pad}}}")
-            else:
-                lines.append(f"{pad}{pragma}")
-                lines.append(f"{pad}for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
-                             f"{v} += {cuda_expr(s.step)}) {{")
-                _block(s.body, depth + 1, lines, site_lines)
-                lines.append(f"{pad}}}")
-        elif isinstance(s, If):
-            lines.append(f"{pad}if ({cuda_expr(s.cond)}) {{")
-            _block(s.then, depth + 1, lines, site_lines)
-            if s.orelse:
-                lines.append(f"{pad}}} else {{")
-                _block(s.orelse, depth + 1, lines, site_lines)
-            lines.append(f"{pad}}}")
-        elif isinstance(s, Sync):
-            lines.append(f"{pad}__syncthreads();")
-        else:
-            raise TypeError(f"cannot generate {s!r}")
+        rule = _GENERATE.get(type(s))
+        if rule is None:
+            raise unsupported("the CUDA code generator", s)
+        rule(s, INDENT * depth, depth, lines, site_lines)
+
+
+def _let(s: Let, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    lines.append(f"{pad}{s.var.dtype.c_name} {s.var.name} = {cuda_expr(s.value)};")
+
+
+def _assign(s: Assign, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    lines.append(f"{pad}{s.var.name} = {cuda_expr(s.value)};")
+
+
+def _load(s: Load, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    where = _index(s.array, s.index)
+    if s.width == 1:
+        text = f"{pad}const {s.dst.dtype.c_name} {s.dst.name} = {where};"
+    else:
+        vt = _vector_type(s.array.dtype, s.width)
+        text = f"{pad}const {vt} {s.dst.name} = *reinterpret_cast<const {vt}*>(&{where});"
+    _record(s, lines, text, site_lines)
+
+
+def _store(s: Store, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    where = _index(s.array, s.index)
+    if s.width == 1:
+        text = f"{pad}{where} = {cuda_expr(s.values[0])};"
+    else:
+        vt = _vector_type(s.array.dtype, s.width)
+        vals = ", ".join(cuda_expr(v) for v in s.values)
+        text = f"{pad}*reinterpret_cast<{vt}*>(&{where}) = make_{vt}({vals});"
+    _record(s, lines, text, site_lines)
+
+
+def _declare_local(s: DeclareLocal, pad: str, depth: int, lines: list[str],
+                   site_lines: dict) -> None:
+    dims = "".join(f"[{d}]" for d in s.array.shape)
+    lines.append(f"{pad}{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
+
+
+def _local_store(s: LocalStore, pad: str, depth: int, lines: list[str],
+                 site_lines: dict) -> None:
+    lines.append(f"{pad}{_index(s.array, s.index)} = {cuda_expr(s.value)};")
+
+
+def _loop(s: Loop, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    v, t = s.var.name, s.var.dtype.c_name
+    if s.do_while:
+        lines.append(f"{pad}{{")
+        lines.append(f"{pad}{INDENT}{t} {v} = {cuda_expr(s.start)};")
+        lines.append(f"{pad}{INDENT}do {{")
+        _block(s.body, depth + 2, lines, site_lines)
+        lines.append(f"{pad}{INDENT * 2}{v} += {cuda_expr(s.step)};")
+        lines.append(f"{pad}{INDENT}}} while ({cuda_expr(s.cond)});")
+        lines.append(f"{pad}}}")
+        return
+    lines.append(f"{pad}{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
+    lines.append(f"{pad}for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
+                 f"{v} += {cuda_expr(s.step)}) {{")
+    _block(s.body, depth + 1, lines, site_lines)
+    lines.append(f"{pad}}}")
+
+
+def _if(s: If, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    lines.append(f"{pad}if ({cuda_expr(s.cond)}) {{")
+    _block(s.then, depth + 1, lines, site_lines)
+    if s.orelse:
+        lines.append(f"{pad}}} else {{")
+        _block(s.orelse, depth + 1, lines, site_lines)
+    lines.append(f"{pad}}}")
+
+
+def _sync(s: Sync, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+    lines.append(f"{pad}__syncthreads();")
+
+
+# The CUDA of each statement class; a class missing here is an error, never skipped.
+_GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
+             DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
+             Sync: _sync}
 
 
 def _record(s, lines: list[str], text: str, site_lines: dict) -> None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kernels_ir import Kernel
-from kernels_ir.stmt import Load, Loop, walk
+from kernels_ir.stmt import Loop, walk
 
 from .codegen import Generated, generate
 
@@ -216,7 +216,7 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     checks = []
     for stmt in kernel.sites():
         line = gen.site_lines[stmt.site]
-        op = "load" if isinstance(stmt, Load) else "store"
+        op = stmt.op
         found = tuple(a for a in accesses if a.line == line)
         checks.append(SiteCheck(stmt.site, op, stmt.access_bytes, found,
                                 stmt.site in unrolled_sites))

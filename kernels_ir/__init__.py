@@ -15,19 +15,19 @@ from .interpreter import (
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
-    ScalarParam, SharedArray, SharedBuffer, Store, Sync, walk,
+    Access, Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore,
+    Loop, ScalarParam, SharedArray, SharedBuffer, Stmt, Store, Sync, map_statements,
+    unsupported, walk,
 )
 
 __all__ = [
-    "ALL_DTYPES", "Assign", "BarrierReached", "GlobalAccess", "DType", "DeclareLocal", "Expr",
-    "GlobalArray", "If", "Kernel",
-    "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "Load", "LocalArray",
-    "LocalRef", "LocalStore", "Loop", "Op", "PartialRun", "ReadOnlyRef", "ScalarParam",
-    "SharedAccess",
-    "SharedArray", "SharedBuffer", "SourceLoc", "Store", "Sync", "Var", "VectorRef", "blockDim",
-    "blockIdx", "cast", "const", "f32", "f64", "format_expr", "format_kernel", "format_stmt",
-    "gridDim", "i16", "i32", "i8", "lnot", "logical_and", "logical_or", "make_arrays",
-    "resolve_launch", "run", "select", "smax", "smin", "threadIdx", "u16", "u32", "u64", "u8",
-    "walk",
+    "Access", "ALL_DTYPES", "Assign", "BarrierReached", "blockDim", "blockIdx", "cast",
+    "const", "DeclareLocal", "DType", "Expr", "f32", "f64", "format_expr", "format_kernel",
+    "format_stmt", "GlobalAccess", "GlobalArray", "gridDim", "i16", "i32", "i8", "If",
+    "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot",
+    "Load", "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop",
+    "make_arrays", "map_statements", "Op", "PartialRun", "ReadOnlyRef", "resolve_launch",
+    "run", "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax",
+    "smin", "SourceLoc", "Stmt", "Store", "Sync", "threadIdx", "u16", "u32", "u64", "u8",
+    "unsupported", "Var", "VectorRef", "walk",
 ]

@@ -113,7 +113,6 @@ class KernelBuilder:
         self._globals: list[GlobalArray] = []
         self._buffers: list[SharedBuffer] = []
         self._shared: list[SharedArray] = []
-        self._locals: list[LocalArray] = []
         self._blocks: list[list] = [[]]
         self._names: dict[str, int] = {}
         self._site = 0
@@ -279,7 +278,6 @@ class KernelBuilder:
                               f"{shape}", kernel=self.name, loc=loc)
         arr = LocalArray(self._fresh(name), _dtype(dtype), shape)
         arr._builder = self
-        self._locals.append(arr)
         self._emit(DeclareLocal(arr, loc))
         return arr
 
@@ -482,7 +480,7 @@ class KernelBuilder:
         kernel = Kernel(
             name=self.name, params=tuple(self._params), globals=tuple(self._globals),
             buffers=tuple(self._buffers), shared=tuple(self._shared),
-            locals=tuple(self._locals), grid=self._grid, block=self._block,
+            grid=self._grid, block=self._block,
             dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
             defaults=dict(self._defaults))
         checks.check_kernel(kernel)

@@ -4,9 +4,7 @@ from __future__ import annotations
 from .errors import KernelError
 from .expr import Op
 from .printer import format_stmt
-from .stmt import (
-    Assign, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, Store, stmt_exprs,
-)
+from .stmt import Access, Kernel, LocalArray, Stmt
 
 _LAUNCH_OPS_FORBIDDEN = {Op.SPECIAL, Op.VAR, Op.COMPONENT, Op.LOCAL_READ}
 
@@ -14,11 +12,15 @@ _LAUNCH_OPS_FORBIDDEN = {Op.SPECIAL, Op.VAR, Op.COMPONENT, Op.LOCAL_READ}
 def check_kernel(kernel: Kernel) -> None:
     """Raise KernelError for the first malformed construct."""
     _check_launch_exprs(kernel)
-    _check_block(kernel, kernel.body, vars_in_scope=set(), arrays_in_scope=set())
+    _check_block(kernel, kernel.body, set())
 
 
 def _fail(kernel: Kernel, stmt, message: str) -> None:
-    raise KernelError(message, kernel=kernel.name, stmt=format_stmt(stmt), loc=stmt.loc)
+    try:
+        text = format_stmt(stmt)
+    except KernelError:  # a statement class the printer does not know yet
+        text = type(stmt).__name__
+    raise KernelError(message, kernel=kernel.name, stmt=text, loc=stmt.loc)
 
 
 def _check_launch_exprs(kernel: Kernel) -> None:
@@ -36,7 +38,7 @@ def _check_launch_exprs(kernel: Kernel) -> None:
                               kernel=kernel.name, loc=kernel.loc)
 
 
-def _check_exprs(kernel, stmt, exprs, vars_in_scope, arrays_in_scope) -> None:
+def _check_exprs(kernel, stmt, exprs, in_scope) -> None:
     for e in exprs:
         parents = {}
         for node in e.walk():
@@ -45,45 +47,37 @@ def _check_exprs(kernel, stmt, exprs, vars_in_scope, arrays_in_scope) -> None:
         for node in e.walk():
             if node.op is Op.VAR:
                 var = node.arg
-                if var not in vars_in_scope:
+                if var not in in_scope:
                     _fail(kernel, stmt, f"'{var.name}' is used outside the block that defines "
                                         "it (or before its definition)")
                 parent = parents.get(id(node))
                 if var.lanes > 1 and (parent is None or parent.op is not Op.COMPONENT):
                     _fail(kernel, stmt, f"'{var.name}' is a {var.lanes}-element vector; use its "
                                         f"elements {var.name}[0]..[{var.lanes - 1}]")
-            elif node.op is Op.LOCAL_READ and node.arg not in arrays_in_scope:
+            elif node.op is Op.LOCAL_READ and node.arg not in in_scope:
                 _fail(kernel, stmt, f"register array '{node.arg.name}' is used outside the "
                                     "block that declares it")
 
 
-def _check_block(kernel: Kernel, stmts, vars_in_scope: set, arrays_in_scope: set) -> None:
-    vars_in_scope = set(vars_in_scope)
-    arrays_in_scope = set(arrays_in_scope)
+def _check_block(kernel: Kernel, stmts, in_scope: set) -> None:
+    """Scopes, through the statement protocol: what a statement reads and updates must be
+    declared before it in an enclosing block; what it declares is in scope after it."""
+    in_scope = set(in_scope)
     for s in stmts:
-        if isinstance(s, Loop):
-            _check_exprs(kernel, s, (s.start,), vars_in_scope, arrays_in_scope)
-            inner = vars_in_scope | {s.var}
-            _check_exprs(kernel, s, (s.step, s.cond), inner, arrays_in_scope)
-            _check_block(kernel, s.body, inner, arrays_in_scope)
-            continue
-        _check_exprs(kernel, s, stmt_exprs(s), vars_in_scope, arrays_in_scope)
-        if isinstance(s, If):
-            _check_block(kernel, s.then, vars_in_scope, arrays_in_scope)
-            _check_block(kernel, s.orelse, vars_in_scope, arrays_in_scope)
-        elif isinstance(s, Let):
-            vars_in_scope.add(s.var)
-        elif isinstance(s, Load):
-            vars_in_scope.add(s.dst)
-        elif isinstance(s, Assign):
-            if s.var not in vars_in_scope:
-                _fail(kernel, s, f"'{s.var.name}' is assigned outside the block that defines it")
-        elif isinstance(s, DeclareLocal):
-            arrays_in_scope.add(s.array)
-        elif isinstance(s, LocalStore):
-            if s.array not in arrays_in_scope:
-                _fail(kernel, s, f"register array '{s.array.name}' is written outside the block "
-                                 "that declares it")
-        elif isinstance(s, Store):
-            if s.array not in kernel.globals and s.array not in kernel.shared:
-                _fail(kernel, s, f"'{s.array.name}' does not belong to this kernel")
+        if not isinstance(s, Stmt):
+            raise KernelError(f"{s!r} is not an IR statement", kernel=kernel.name,
+                              loc=getattr(s, "loc", None))
+        inner = in_scope | set(s.scoped())
+        _check_exprs(kernel, s, s.exprs(), inner)
+        for target in s.updates():
+            if target not in in_scope:
+                _fail(kernel, s, f"register array '{target.name}' is written outside the block "
+                                 "that declares it" if isinstance(target, LocalArray) else
+                                 f"'{target.name}' is assigned outside the block that defines "
+                                 "it")
+        if isinstance(s, Access) and s.array not in kernel.globals \
+                and s.array not in kernel.shared:
+            _fail(kernel, s, f"'{s.array.name}' does not belong to this kernel")
+        for body in s.bodies():
+            _check_block(kernel, body, inner)
+        in_scope |= set(s.declares())

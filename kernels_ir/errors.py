@@ -60,17 +60,6 @@ class KernelError(Exception):
         prefix = ", ".join(where)
         return f"{prefix}: {self.message}" if prefix else self.message
 
-    def with_context(self, *, kernel: str | None = None, stmt: str | None = None,
-                     loc: SourceLoc | None = None) -> "KernelError":
-        """A copy with missing context filled in (inner code rarely knows the kernel's name)."""
-        err = type(self).__new__(type(self))
-        err.__dict__.update(self.__dict__)
-        err.kernel = self.kernel or kernel
-        err.stmt = self.stmt or stmt
-        err.loc = self.loc or loc
-        Exception.__init__(err, err._render())
-        return err
-
 
 class KernelRuntimeError(KernelError):
     """A fault while executing a launch: names the lane (block, thread) and loop iterations."""

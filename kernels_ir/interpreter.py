@@ -17,15 +17,16 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .dtypes import integer_promote, promote
+from .dtypes import promote
 from .errors import KernelError, KernelRuntimeError
-from .expr import BINARY_OPS, COMPARE_OPS, Expr, Op, Var
+from .evaluate import Evaluator
+from .expr import Expr, Op, Var
 from .launch import Launch, resolve_launch
 from .printer import format_stmt
-from .semantics import LaneFault, binary, convert, unary
+from .semantics import LaneFault, convert
 from .stmt import (
     Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
-    SharedArray, Store, Sync,
+    SharedArray, Store, Sync, unsupported,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -115,7 +116,7 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
     return machine.globals
 
 
-class _Machine:
+class _Machine(Evaluator):
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
                  observer: Observer | None, partial: PartialRun | None = None):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
@@ -205,48 +206,22 @@ class _Machine:
                                   loc=stmt.loc, **self._where(gid))
 
     # ------------------------------------------------------------ expressions
-    def eval(self, e: Expr, idx: np.ndarray) -> np.ndarray:
+    def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
         op = e.op
         if op is Op.VAR:
             return self.vars[e.arg][idx]
-        if op is Op.CONST:
-            return np.full(idx.size, e.arg, e.dtype.np)
         if op is Op.SPECIAL:
             if e.arg in self.special:
                 return self.special[e.arg][idx]
             return np.full(idx.size, self.dims[e.arg], e.dtype.np)
         if op is Op.PARAM:
             return np.full(idx.size, self.params[e.arg], e.dtype.np)
-        if op in BINARY_OPS or op in COMPARE_OPS:
-            a = self.eval(e.src[0], idx)
-            b = self.eval(e.src[1], idx)
-            if op in (Op.SHL, Op.SHR):
-                return binary(op, e.dtype, convert(a, e.dtype),
-                              convert(b, integer_promote(e.src[1].dtype)), e.dtype)
-            operand = promote(e.src[0].dtype, e.src[1].dtype)
-            return binary(op, e.dtype, convert(a, operand), convert(b, operand), operand)
-        if op in (Op.LAND, Op.LOR):
-            a = self.eval(e.src[0], idx) != 0
-            b = self.eval(e.src[1], idx) != 0
-            return ((a & b) if op is Op.LAND else (a | b)).astype(np.int32)
-        if op is Op.CAST:
-            return convert(self.eval(e.src[0], idx), e.dtype)
-        if op is Op.SELECT:
-            c = self.eval(e.src[0], idx)
-            a = convert(self.eval(e.src[1], idx), e.dtype)
-            b = convert(self.eval(e.src[2], idx), e.dtype)
-            return np.where(c != 0, a, b)
-        if op in (Op.NEG, Op.INVERT):
-            return unary(op, e.dtype, convert(self.eval(e.src[0], idx), e.dtype))
-        if op is Op.LNOT:
-            return unary(op, e.dtype, self.eval(e.src[0], idx))
         if op is Op.COMPONENT:
             return self.vars[e.src[0].arg][idx, e.arg]
-        if op is Op.LOCAL_READ:
-            arr = e.arg
-            flat = self._local_offsets(arr, e.src, idx)
-            return self.local_arrays[arr].reshape(self.total, -1)[idx, flat]
-        raise AssertionError(f"unhandled op {op}")
+        # Op.LOCAL_READ
+        arr = e.arg
+        flat = self._local_offsets(arr, e.src, idx)
+        return self.local_arrays[arr].reshape(self.total, -1)[idx, flat]
 
     def _local_offsets(self, arr: LocalArray, index, idx: np.ndarray) -> np.ndarray:
         flat = np.zeros(idx.size, np.int64)
@@ -271,40 +246,35 @@ class _Machine:
                 return
             if only is not None and id(s) not in only:
                 continue
+            handler = _EXECUTE.get(type(s))
+            if handler is None:
+                raise unsupported("the interpreter", s, self.kernel.name)
             try:
-                self.exec_stmt(s, idx)
+                handler(self, s, idx)
             except LaneFault as fault:
                 raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
 
-    def exec_stmt(self, s, idx: np.ndarray) -> None:
-        if isinstance(s, (Let, Assign)):
-            var = s.var
-            if var not in self.vars:
-                self.vars[var] = np.zeros(self.total, var.dtype.np)
-            self.vars[var][idx] = convert(self.eval(s.value, idx), var.dtype)
-        elif isinstance(s, Load):
-            self._load(s, idx)
-        elif isinstance(s, Store):
-            self._store(s, idx)
-        elif isinstance(s, Loop):
-            self._loop(s, idx)
-        elif isinstance(s, If):
-            c = self.eval(s.cond, idx) != 0
-            self.exec_block(s.then, idx[c])
-            self.exec_block(s.orelse, idx[~c])
-        elif isinstance(s, Sync):
-            self._sync(s, idx)
-        elif isinstance(s, DeclareLocal):
-            arr = s.array
-            if arr not in self.local_arrays:
-                self.local_arrays[arr] = np.zeros((self.total, *arr.shape), arr.dtype.np)
-            self.local_arrays[arr].reshape(self.total, -1)[idx] = 0
-        elif isinstance(s, LocalStore):
-            flat = self._local_offsets(s.array, s.index, idx)
-            value = convert(self.eval(s.value, idx), s.array.dtype)
-            self.local_arrays[s.array].reshape(self.total, -1)[idx, flat] = value
-        else:
-            raise AssertionError(f"unhandled statement {s!r}")
+    def _assign(self, s: Let | Assign, idx: np.ndarray) -> None:
+        var = s.var
+        if var not in self.vars:
+            self.vars[var] = np.zeros(self.total, var.dtype.np)
+        self.vars[var][idx] = convert(self.eval(s.value, idx), var.dtype)
+
+    def _if(self, s: If, idx: np.ndarray) -> None:
+        c = self.eval(s.cond, idx) != 0
+        self.exec_block(s.then, idx[c])
+        self.exec_block(s.orelse, idx[~c])
+
+    def _declare_local(self, s: DeclareLocal, idx: np.ndarray) -> None:
+        arr = s.array
+        if arr not in self.local_arrays:
+            self.local_arrays[arr] = np.zeros((self.total, *arr.shape), arr.dtype.np)
+        self.local_arrays[arr].reshape(self.total, -1)[idx] = 0
+
+    def _local_store(self, s: LocalStore, idx: np.ndarray) -> None:
+        flat = self._local_offsets(s.array, s.index, idx)
+        value = convert(self.eval(s.value, idx), s.array.dtype)
+        self.local_arrays[s.array].reshape(self.total, -1)[idx, flat] = value
 
     def _loop(self, s: Loop, idx: np.ndarray) -> None:
         var = s.var
@@ -545,3 +515,11 @@ class _Machine:
 
 
 
+
+
+# How each statement class executes; a class missing here is an error, never skipped.
+_EXECUTE = {
+    Let: _Machine._assign, Assign: _Machine._assign, Load: _Machine._load,
+    Store: _Machine._store, Loop: _Machine._loop, If: _Machine._if, Sync: _Machine._sync,
+    DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
+}

@@ -8,11 +8,10 @@ from typing import Mapping
 
 import numpy as np
 
-
-from .dtypes import DType, promote
 from .errors import KernelError
-from .expr import BINARY_OPS, COMPARE_OPS, Expr, Op
-from .semantics import LaneFault, binary, convert, unary
+from .evaluate import Evaluator
+from .expr import Expr, Op
+from .semantics import LaneFault
 from .stmt import Kernel, SharedArray
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -62,53 +61,34 @@ class Launch:
         per_lead = (inner // array.shape[-1] * row if array.rank > 1 else 1) * array.dtype.size
         return (self.dynamic_smem // per_lead, *array.shape[1:])
 
-    def constant(self, expr: Expr) -> int | float:
-        """Evaluate an expression of parameters and constants."""
-        return eval_param_expr(expr, self.params, self.kernel.name)
+
+class _LaunchEvaluator(Evaluator):
+    """Expressions of parameters and constants, on one lane."""
+
+    def __init__(self, params: Mapping[str, int | float]):
+        self.params = params
+
+    def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
+        if e.op is Op.PARAM:
+            return np.full(idx.size, self.params[e.arg], e.dtype.np)
+        raise KernelError(f"a launch expression may use only parameters and constants, not "
+                          f"{e.op.value}")
 
 
 def eval_param_expr(expr: Expr, params: Mapping[str, int | float], kernel: str = "") -> int | float:
     """The value of an expression that uses only parameters and constants."""
     try:
-        value = _eval(expr, params)
+        value = _LaunchEvaluator(params).eval(expr, np.zeros(1, np.int64))
     except LaneFault as fault:
         raise KernelError(f"{fault.message} evaluating a launch expression", kernel=kernel)
     return value[0].item()
 
 
-def _eval(e: Expr, params) -> np.ndarray:
-    op = e.op
-    if op is Op.CONST:
-        return np.array([e.arg], dtype=e.dtype.np)
-    if op is Op.PARAM:
-        return convert(np.array([params[e.arg]]), e.dtype)
-    if op in BINARY_OPS or op in COMPARE_OPS:
-        a, b = (_eval(s, params) for s in e.src)
-        operand = e.dtype if op not in COMPARE_OPS else _operand(e)
-        if op in (Op.SHL, Op.SHR):
-            return binary(op, e.dtype, convert(a, e.dtype), b, e.dtype)
-        return binary(op, e.dtype, convert(a, operand), convert(b, operand), operand)
-    if op in (Op.NEG, Op.INVERT, Op.LNOT):
-        a = _eval(e.src[0], params)
-        return unary(op, e.dtype, a if op is Op.LNOT else convert(a, e.dtype))
-    if op in (Op.LAND, Op.LOR):
-        a, b = (_eval(s, params)[0] != 0 for s in e.src)
-        return np.array([int((a and b) if op is Op.LAND else (a or b))], np.int32)
-    if op is Op.SELECT:
-        c, a, b = (_eval(s, params) for s in e.src)
-        return convert(a, e.dtype) if c[0] != 0 else convert(b, e.dtype)
-    if op is Op.CAST:
-        return convert(_eval(e.src[0], params), e.dtype)
-    raise KernelError(f"a launch expression may use only parameters and constants, not "
-                      f"{op.value}")
-
-
-def _operand(e: Expr) -> DType:
-    return promote(e.src[0].dtype, e.src[1].dtype)
-
-
 def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = None) -> Launch:
     """Bind parameter values (the kernel's defaults, overridden by `params`) and check limits."""
+    if params is not None and not isinstance(params, Mapping):
+        raise KernelError(f"parameters must be a mapping of name to value (e.g. {{'n': 256}}), "
+                          f"got {params!r}", kernel=kernel.name)
     values = dict(kernel.defaults)
     values.update(params or {})
     names = {p.name: p for p in kernel.params}

@@ -4,7 +4,8 @@ from __future__ import annotations
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
-    Assign, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store, Sync,
+    Access, Assign, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store,
+    Sync, unsupported,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -92,40 +93,57 @@ def format_index(array, index) -> str:
     return array.name + "".join(f"[{format_expr(i)}]" for i in index)
 
 
+def _load(s: Load) -> str:
+    vec = f"x{s.width}" if s.width > 1 else ""
+    return f"{s.dst.dtype}{vec} {s.dst.name} = {format_index(s.array, s.index)}"
+
+
+def _store(s: Store) -> str:
+    vals = ", ".join(format_expr(v) for v in s.values)
+    vals = f"{{{vals}}}" if s.width > 1 else vals
+    return f"{format_index(s.array, s.index)} = {vals}"
+
+
+def _declare_local(s: DeclareLocal) -> str:
+    dims = "".join(f"[{n}]" for n in s.array.shape)
+    return f"{s.array.dtype} {s.array.name}{dims} = {{0}}"
+
+
+def _loop(s: Loop) -> str:
+    v = s.var.name
+    kind = "do" if s.do_while else "for"
+    unroll = " unroll" if s.unroll else ""
+    return (f"{kind}{unroll} ({s.var.dtype} {v} = {format_expr(s.start)}; "
+            f"{format_expr(s.cond)}; {v} += {format_expr(s.step)})")
+
+
+# One line per statement class (a loop or if prints its header); a missing class raises.
+_FORMAT = {
+    Let: lambda s: f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}",
+    Assign: lambda s: f"{s.var.name} = {format_expr(s.value)}",
+    Load: _load,
+    Store: _store,
+    DeclareLocal: _declare_local,
+    LocalStore: lambda s: f"{format_index(s.array, s.index)} = {format_expr(s.value)}",
+    Loop: _loop,
+    If: lambda s: f"if ({format_expr(s.cond)})",
+    Sync: lambda s: "__syncthreads()",
+}
+# what separates the bodies of a statement with several (an if's `else`)
+_BODY_SEPARATOR = {If: "} else {"}
+
+
 def format_stmt(s) -> str:
     """One line for a statement (a loop or if prints its header only)."""
-    if isinstance(s, Let):
-        return f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}"
-    if isinstance(s, Assign):
-        return f"{s.var.name} = {format_expr(s.value)}"
-    if isinstance(s, Load):
-        vec = f"x{s.width}" if s.width > 1 else ""
-        return f"{s.dst.dtype}{vec} {s.dst.name} = {format_index(s.array, s.index)}"
-    if isinstance(s, Store):
-        vals = ", ".join(format_expr(v) for v in s.values)
-        vals = f"{{{vals}}}" if s.width > 1 else vals
-        return f"{format_index(s.array, s.index)} = {vals}"
-    if isinstance(s, DeclareLocal):
-        dims = "".join(f"[{n}]" for n in s.array.shape)
-        return f"{s.array.dtype} {s.array.name}{dims} = {{0}}"
-    if isinstance(s, LocalStore):
-        return f"{format_index(s.array, s.index)} = {format_expr(s.value)}"
-    if isinstance(s, Loop):
-        v = s.var.name
-        kind = "do" if s.do_while else "for"
-        unroll = " unroll" if s.unroll else ""
-        return (f"{kind}{unroll} ({s.var.dtype} {v} = {format_expr(s.start)}; "
-                f"{format_expr(s.cond)}; {v} += {format_expr(s.step)})")
-    if isinstance(s, If):
-        return f"if ({format_expr(s.cond)})"
-    if isinstance(s, Sync):
-        return "__syncthreads()"
-    raise TypeError(f"not a statement: {s!r}")
+    rule = _FORMAT.get(type(s))
+    if rule is None:
+        raise unsupported("the printer", s)
+    return rule(s)
 
 
 def _site_tag(s) -> str:
-    if isinstance(s, (Load, Store)) and s.site is not None:
-        kind = "ld" if isinstance(s, Load) else "st"
+    if isinstance(s, Access) and s.site is not None:
+        kind = "ld" if s.op == "load" else "st"
         return f"  // site {s.site} ({kind}, {s.access_bytes} B), line {s.loc.line}"
     return ""
 
@@ -133,16 +151,17 @@ def _site_tag(s) -> str:
 def _format_block(stmts, depth: int, out: list[str]) -> None:
     pad = "    " * depth
     for s in stmts:
-        out.append(pad + format_stmt(s) + (" {" if isinstance(s, (Loop, If)) else "") +
-                   _site_tag(s))
-        if isinstance(s, Loop):
-            _format_block(s.body, depth + 1, out)
-            out.append(pad + "}")
-        elif isinstance(s, If):
-            _format_block(s.then, depth + 1, out)
-            if s.orelse:
-                out.append(pad + "} else {")
-                _format_block(s.orelse, depth + 1, out)
+        bodies = s.bodies()
+        out.append(pad + format_stmt(s) + (" {" if bodies else "") + _site_tag(s))
+        for i, body in enumerate(bodies):
+            if i and not body:
+                continue  # an empty else branch is not printed
+            if i:
+                if type(s) not in _BODY_SEPARATOR:
+                    raise unsupported("the printer", s)
+                out.append(pad + _BODY_SEPARATOR[type(s)])
+            _format_block(body, depth + 1, out)
+        if bodies:
             out.append(pad + "}")
 
 

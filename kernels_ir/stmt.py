@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
-from typing import Iterator, Union
+from dataclasses import dataclass, field, replace
+from typing import Callable, ClassVar, Iterator, Union
 
 from .dtypes import DType
 from .errors import KernelError, SourceLoc
@@ -161,28 +161,122 @@ MemArray = Union[GlobalArray, SharedArray]
 
 
 # ------------------------------------------------------------------ statements
+#
+# Every statement describes itself through the small protocol of `Stmt`: the expressions it
+# evaluates, the statement lists nested in it, what it declares or updates, and (for memory
+# accesses) its array, index and site. Walkers, rewriters, scope checks and the analyses'
+# slicing are written once against that protocol; the printer, the interpreter and the code
+# generator dispatch on the class through tables that raise `unsupported()` for a class they
+# do not know. docs/extending.md lists what a new statement kind touches.
+
+
+class Stmt:
+    """The protocol every statement follows (subclasses are frozen dataclasses with `loc`).
+
+    `EXPRS` names the fields that hold an expression or a tuple of expressions, in the order
+    they are evaluated; `BODIES` the fields that hold nested statement tuples.
+    """
+
+    EXPRS: ClassVar[tuple[str, ...]] = ()
+    BODIES: ClassVar[tuple[str, ...]] = ()
+    # the values it defines come from memory (a load), not from expressions
+    FROM_MEMORY: ClassVar[bool] = False
+    loc: SourceLoc
+
+    def exprs(self) -> tuple[Expr, ...]:
+        """The expressions this statement evaluates (not those of nested statements)."""
+        out: list[Expr] = []
+        for name in self.EXPRS:
+            value = getattr(self, name)
+            out.extend(value if isinstance(value, tuple) else (value,))
+        return tuple(out)
+
+    def bodies(self) -> tuple[tuple["Stmt", ...], ...]:
+        """The statement lists nested in this one (a loop's body, an if's two branches)."""
+        return tuple(getattr(self, name) for name in self.BODIES)
+
+    def rebuild(self, expr: Callable[[Expr], Expr] | None = None,
+                body: Callable[[tuple], tuple] | None = None) -> "Stmt":
+        """A copy with every expression through `expr` and every body through `body`.
+
+        Returns `self` when nothing changes, so identity-keyed tables stay valid.
+        """
+        changes = {}
+        if expr is not None:
+            for name in self.EXPRS:
+                value = getattr(self, name)
+                new = tuple(expr(e) for e in value) if isinstance(value, tuple) else expr(value)
+                same = all(a is b for a, b in zip(new, value)) if isinstance(value, tuple) \
+                    else new is value
+                if not same:
+                    changes[name] = new
+        if body is not None:
+            for name in self.BODIES:
+                value = getattr(self, name)
+                new = tuple(body(value))
+                if len(new) != len(value) or any(a is not b for a, b in zip(new, value)):
+                    changes[name] = new
+        return replace(self, **changes) if changes else self
+
+    def declares(self) -> tuple:
+        """Variables or register arrays that come into scope after this statement."""
+        return ()
+
+    def updates(self) -> tuple:
+        """Variables or register arrays, already in scope, whose value this statement changes."""
+        return ()
+
+    def scoped(self) -> tuple:
+        """Variables visible only to this statement's own expressions and bodies (a loop's)."""
+        return ()
+
+    def defines(self) -> tuple:
+        """Everything this statement gives a value to."""
+        return self.declares() + self.updates() + self.scoped()
+
 
 @dataclass(frozen=True, eq=False)
-class Let:
+class Let(Stmt):
     """Declare a local variable with its initial value (`int x = value;`)."""
     var: Var
     value: Expr
     loc: SourceLoc
+    EXPRS: ClassVar = ("value",)
+
+    def declares(self) -> tuple:
+        return (self.var,)
 
 
 @dataclass(frozen=True, eq=False)
-class Assign:
+class Assign(Stmt):
     """Assign to a local variable; the value converts to the variable's type as in C."""
     var: Var
     value: Expr
     loc: SourceLoc
+    EXPRS: ClassVar = ("value",)
+
+    def updates(self) -> tuple:
+        return (self.var,)
 
 
-class _Access:
-    """What loads and stores share: their array, width and site."""
+class Access(Stmt):
+    """A memory access: its array, index, width and (for shared memory) site number.
 
+    `OP` is the access kind the bank engine costs ("load", "store"); a shared access is an
+    *access site* of the analyses, numbered in program order.
+    """
+
+    OP: ClassVar[str]
+    WRITES: ClassVar[bool]       # whether it changes memory (what races are made of)
     array: MemArray
+    index: tuple[Expr, ...]
     width: int
+    site: int | None
+
+    @property
+    def op(self) -> str:
+        """The access kind, in the bank engine's terms."""
+        return self.OP
 
     @property
     def is_shared(self) -> bool:
@@ -194,47 +288,72 @@ class _Access:
         """Bytes one lane moves."""
         return self.width * self.array.dtype.size
 
+    def address_exprs(self) -> tuple[Expr, ...]:
+        """The expressions that decide which bytes are accessed."""
+        return self.index
+
+    def retarget(self, array: MemArray, index: tuple[Expr, ...]) -> "Access":
+        """The same access to another array (fix's paddings and swizzles)."""
+        return replace(self, array=array, index=index)
+
 
 @dataclass(frozen=True, eq=False)
-class Load(_Access):
+class Load(Access):
     """`dst = array[index]` reading `width` consecutive elements (a vector if width > 1)."""
     dst: Var
     array: MemArray
     index: tuple[Expr, ...]
     width: int
     loc: SourceLoc
-    site: int
+    site: int | None
+    EXPRS: ClassVar = ("index",)
+    FROM_MEMORY: ClassVar = True
+    OP: ClassVar = "load"
+    WRITES: ClassVar = False
+
+    def declares(self) -> tuple:
+        return (self.dst,)
 
 
 @dataclass(frozen=True, eq=False)
-class Store(_Access):
+class Store(Access):
     """`array[index] = values` writing `width` consecutive elements."""
     array: MemArray
     index: tuple[Expr, ...]
     values: tuple[Expr, ...]
     width: int
     loc: SourceLoc
-    site: int
+    site: int | None
+    EXPRS: ClassVar = ("index", "values")
+    OP: ClassVar = "store"
+    WRITES: ClassVar = True
 
 
 @dataclass(frozen=True, eq=False)
-class DeclareLocal:
+class DeclareLocal(Stmt):
     """Declare a zero-initialized register array."""
     array: LocalArray
     loc: SourceLoc
 
+    def declares(self) -> tuple:
+        return (self.array,)
+
 
 @dataclass(frozen=True, eq=False)
-class LocalStore:
+class LocalStore(Stmt):
     """`array[index] = value` on a register array."""
     array: LocalArray
     index: tuple[Expr, ...]
     value: Expr
     loc: SourceLoc
+    EXPRS: ClassVar = ("index", "value")
+
+    def updates(self) -> tuple:
+        return (self.array,)
 
 
 @dataclass(frozen=True, eq=False)
-class Loop:
+class Loop(Stmt):
     """A loop over `var`: `for (var = start; cond; var += step)`, or a do-while if `do_while`.
 
     `cond` is an expression of `var` (and anything else in scope); `step` is evaluated at the
@@ -248,52 +367,47 @@ class Loop:
     unroll: bool
     body: tuple
     loc: SourceLoc
+    EXPRS: ClassVar = ("start", "step", "cond")
+    BODIES: ClassVar = ("body",)
+
+    def scoped(self) -> tuple:
+        return (self.var,)
 
 
 @dataclass(frozen=True, eq=False)
-class If:
+class If(Stmt):
     """`if (cond) { then } else { orelse }`."""
     cond: Expr
     then: tuple
     orelse: tuple
     loc: SourceLoc
+    EXPRS: ClassVar = ("cond",)
+    BODIES: ClassVar = ("then", "orelse")
 
 
 @dataclass(frozen=True, eq=False)
-class Sync:
+class Sync(Stmt):
     """`__syncthreads()`: a barrier for all threads of the block."""
     loc: SourceLoc
 
 
-Stmt = Union[Let, Assign, Load, Store, DeclareLocal, LocalStore, Loop, If, Sync]
-
-
-def walk(stmts) -> Iterator:
-    """Every statement in program order, descending into loops and ifs."""
+def walk(stmts) -> Iterator[Stmt]:
+    """Every statement in program order, descending into nested bodies."""
     for s in stmts:
         yield s
-        if isinstance(s, Loop):
-            yield from walk(s.body)
-        elif isinstance(s, If):
-            yield from walk(s.then)
-            yield from walk(s.orelse)
+        for body in s.bodies():
+            yield from walk(body)
 
 
-def stmt_exprs(s) -> tuple[Expr, ...]:
-    """The expressions a statement evaluates (not those of nested statements)."""
-    if isinstance(s, (Let, Assign)):
-        return (s.value,)
-    if isinstance(s, Load):
-        return s.index
-    if isinstance(s, Store):
-        return s.index + s.values
-    if isinstance(s, LocalStore):
-        return s.index + (s.value,)
-    if isinstance(s, Loop):
-        return (s.start, s.step, s.cond)
-    if isinstance(s, If):
-        return (s.cond,)
-    return ()
+def map_statements(stmts, fn: Callable[[Stmt], Stmt]) -> tuple[Stmt, ...]:
+    """Rewrite a statement list bottom-up: nested bodies first, then `fn` on each statement."""
+    return tuple(fn(s.rebuild(body=lambda b: map_statements(b, fn))) for s in stmts)
+
+
+def unsupported(layer: str, stmt, kernel: str | None = None) -> KernelError:
+    """The error a layer raises for a statement class it has no rule for."""
+    return KernelError(f"{layer} does not support {type(stmt).__name__} statements (see "
+                       "docs/extending.md)", kernel=kernel, loc=getattr(stmt, "loc", None))
 
 
 # ------------------------------------------------------------------ the kernel
@@ -310,7 +424,6 @@ class Kernel:
     globals: tuple[GlobalArray, ...]
     buffers: tuple[SharedBuffer, ...]
     shared: tuple[SharedArray, ...]
-    locals: tuple[LocalArray, ...]
     grid: tuple[Expr, Expr, Expr]
     block: tuple[Expr, Expr, Expr]
     dynamic_smem: Expr
@@ -322,9 +435,9 @@ class Kernel:
         """Every statement in program order."""
         return walk(self.body)
 
-    def sites(self) -> list:
-        """The shared-memory access sites (Load and Store statements), in program order."""
-        return [s for s in self.statements() if isinstance(s, (Load, Store)) and s.is_shared]
+    def sites(self) -> list[Access]:
+        """The shared-memory access sites, in program order."""
+        return [s for s in self.statements() if isinstance(s, Access) and s.is_shared]
 
     def site(self, number: int):
         """The shared access site with this number."""

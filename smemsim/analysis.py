@@ -14,8 +14,6 @@ from typing import Mapping
 import numpy as np
 
 from kernels_ir import Kernel, SourceLoc, format_stmt, resolve_launch
-from kernels_ir.stmt import Load
-
 
 from .banks import rules_for, warp_requests
 from .trace import Trace, Where, trace_launch
@@ -139,7 +137,7 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> R
     rows = []
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
-        op = "load" if isinstance(stmt, Load) else "store"
+        op = stmt.op
         width = widths.get(stmt.site, stmt.access_bytes)
         if width == 0:
             continue  # the compiler folded this site into another

@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel
 from kernels_ir.expr import Expr, as_expr
 from kernels_ir.printer import format_expr
-from kernels_ir.stmt import Load, SharedArray, SharedBuffer, Store, walk
+from kernels_ir.stmt import Access, SharedArray, SharedBuffer, map_statements, walk
 
 from .analysis import Report, analyze
 from .occupancy import OccupancyError, kernel_occupancy
@@ -65,23 +65,20 @@ class FixSearch:
     best: tuple[Candidate, ...]  # the best candidate of each array
 
 
-def _accesses(kernel: Kernel, array: SharedArray) -> list:
-    return [s for s in walk(kernel.body) if isinstance(s, (Load, Store)) and s.array is array]
+def _accesses(kernel: Kernel, array: SharedArray) -> list[Access]:
+    return [s for s in walk(kernel.body) if isinstance(s, Access) and s.array is array]
 
 
 def _rebuild(kernel: Kernel, old: SharedArray, new: SharedArray, index_of) -> Kernel:
     """The kernel with every access of `old` going to `new`, indices through `index_of`."""
     def stmt(s):
-        if isinstance(s, (Load, Store)) and s.array is old:
-            return replace(s, array=new, index=index_of(s.index))
-        for field in ("body", "then", "orelse"):
-            if hasattr(s, field):
-                s = replace(s, **{field: tuple(stmt(x) for x in getattr(s, field))})
+        if isinstance(s, Access) and s.array is old:
+            return s.retarget(new, index_of(s.index))
         return s
     buffers = tuple(new.buffer if b is old.buffer else b for b in kernel.buffers)
     shared = tuple(new if v is old else v for v in kernel.shared)
     return replace(kernel, buffers=buffers, shared=shared,
-                   body=tuple(stmt(s) for s in kernel.body))
+                   body=map_statements(kernel.body, stmt))
 
 
 def padded(kernel: Kernel, array: SharedArray, pad: int) -> Kernel:

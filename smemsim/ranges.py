@@ -14,7 +14,7 @@ import numpy as np
 from kernels_ir import Kernel, Launch
 from kernels_ir.dtypes import DType, integer_promote, promote
 from kernels_ir.expr import COMPARE_OPS, Expr, Op, Var
-from kernels_ir.stmt import Assign, Let, Load, Loop, walk
+from kernels_ir.stmt import Let, Loop, walk
 
 EXACT = 2.0 ** 52  # float64 holds integers exactly below this; beyond it, unknown
 
@@ -33,12 +33,10 @@ class BlockRanges:
         self.defs: dict[Var, list] = {}
         self.loops: dict[Var, Loop] = {}
         for s in walk(kernel.body):
-            if isinstance(s, (Let, Assign)):
-                self.defs.setdefault(s.var, []).append(s)
-            elif isinstance(s, Load):
-                self.defs.setdefault(s.dst, []).append(s)
-            elif isinstance(s, Loop):
+            if isinstance(s, Loop):
                 self.loops[s.var] = s
+            for target in s.declares() + s.updates():
+                self.defs.setdefault(target, []).append(s)
         self._var_cache: dict[Var, tuple] = {}
         self._busy: set = set()
 

@@ -17,9 +17,7 @@ from dataclasses import dataclass
 
 from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op
-from kernels_ir.stmt import (
-    Assign, DeclareLocal, If, Let, Load, LocalStore, Loop, Store, stmt_exprs, walk,
-)
+from kernels_ir.stmt import Access, Loop, Stmt, walk
 
 
 @dataclass(frozen=True)
@@ -32,47 +30,38 @@ class Slice:
     data_dependent: frozenset[int]       # site numbers whose addresses depend on loaded data
 
 
-def _refs(exprs) -> tuple[set, set, set]:
-    """Variables, register arrays and blockIdx axes that expressions read."""
-    vars_, arrays, axes = set(), set(), set()
+def _refs(exprs) -> tuple[set, set]:
+    """Variables and register arrays that expressions read, and the blockIdx axes."""
+    targets, axes = set(), set()
     for e in exprs:
         for node in e.walk():
-            if node.op is Op.VAR:
-                vars_.add(node.arg)
-            elif node.op is Op.LOCAL_READ:
-                arrays.add(node.arg)
+            if node.op in (Op.VAR, Op.LOCAL_READ):
+                targets.add(node.arg)
             elif node.op is Op.SPECIAL and node.arg[0] == "blockIdx":
                 axes.add(node.arg[1])
-    return vars_, arrays, axes
+    return targets, axes
 
 
-def _control_exprs(ctrl) -> tuple[Expr, ...]:
-    return (ctrl.cond,) if isinstance(ctrl, If) else (ctrl.start, ctrl.step, ctrl.cond)
+def needed_exprs(s: Stmt) -> tuple[Expr, ...]:
+    """What a statement in the slice evaluates for the slice's sake: an access's address
+    (a store's value decides nothing about where it goes), everything else's expressions."""
+    return s.address_exprs() if isinstance(s, Access) else s.exprs()
 
 
 def slice_kernel(kernel: Kernel) -> Slice:
     """Compute the slice of a kernel's shared accesses."""
-    # definitions of each variable / register array, with the control statements around them
+    # the statements that give each variable / register array a value, and the statements
+    # whose bodies enclose each statement
     defs: dict = {}
     enclosing: dict[int, tuple] = {}
-    parents: dict[int, tuple] = {}
 
     def visit(stmts, ctrl: tuple) -> None:
         for s in stmts:
             enclosing[id(s)] = ctrl
-            if isinstance(s, (Let, Assign)):
-                defs.setdefault(s.var, []).append(s)
-            elif isinstance(s, Load):
-                defs.setdefault(s.dst, []).append(s)
-            elif isinstance(s, LocalStore):
-                defs.setdefault(s.array, []).append(s)
-            if isinstance(s, Loop):
-                visit(s.body, ctrl + (s,))
-            elif isinstance(s, If):
-                visit(s.then, ctrl + (s,))
-                visit(s.orelse, ctrl + (s,))
-        for s in stmts:
-            parents[id(s)] = ctrl
+            for target in s.defines():
+                defs.setdefault(target, []).append(s)
+            for body in s.bodies():
+                visit(body, ctrl + (s,))
 
     visit(kernel.body, ())
 
@@ -89,35 +78,28 @@ def slice_kernel(kernel: Kernel) -> Slice:
                     continue
                 seen_ctrl.add(id(c))
                 needed.add(id(c))
-                work_exprs.extend(_control_exprs(c))
+                work_exprs.extend(c.exprs())
                 work_ctrl.extend(enclosing[id(c)])
             if not work_exprs:
                 break
-            vs, arrays, ax = _refs([work_exprs.pop()])
+            targets, ax = _refs([work_exprs.pop()])
             axes |= ax
-            for target in vs | arrays:
+            for target in targets:
                 for d in defs.get(target, ()):
                     if id(d) in needed:
                         continue
-                    needed.add(id(d))
-                    if isinstance(d, Load):
-                        data = True
-                        needed.discard(id(d))
+                    if d.FROM_MEMORY:
+                        data = True  # a loaded value: only data can tell
                         continue
-                    work_exprs.extend(stmt_exprs(d))
+                    needed.add(id(d))
+                    work_exprs.extend(needed_exprs(d))
                     work_ctrl.extend(enclosing[id(d)])
-                    if isinstance(d, LocalStore):
-                        decl = [s for s in kernel.statements()
-                                if isinstance(s, DeclareLocal) and s.array is d.array]
-                        needed.update(id(x) for x in decl)
-                        for x in decl:
-                            work_ctrl.extend(enclosing[id(x)])
         return needed, axes, data
 
     statements, axes = set(), set()
     data_sites = set()
     for site in kernel.sites():
-        needed, ax, data = closure(site.index, enclosing[id(site)])
+        needed, ax, data = closure(site.address_exprs(), enclosing[id(site)])
         needed.add(id(site))
         statements |= needed
         axes |= ax
@@ -125,25 +107,15 @@ def slice_kernel(kernel: Kernel) -> Slice:
             data_sites.add(site.site)
 
     # A loop collapses when its variable feeds no needed expression other than its own
-    # control, and nothing assigned inside it (loop-carried state) is needed.
+    # control, and nothing in it changes state that outlives an iteration (loop-carried).
     collapsible = set()
     for s in kernel.statements():
         if not isinstance(s, Loop) or id(s) not in statements:
             continue
-        body_ids = {id(x) for x in walk(s.body)}
-        carried = any(isinstance(x, (Assign, LocalStore)) and id(x) in statements
-                      for x in walk(s.body))
-        uses_var = False
-        for x in walk(s.body):
-            if id(x) not in statements:
-                continue
-            exprs = _control_exprs(x) if isinstance(x, (Loop, If)) else stmt_exprs(x)
-            if isinstance(x, Store) and x.is_shared:
-                exprs = x.index  # a store's value does not decide its address
-            if s.var in _refs(exprs)[0]:
-                uses_var = True
-                break
-        if not carried and not uses_var and body_ids:
+        inside = [x for x in walk(s.body) if id(x) in statements]
+        carried = any(x.updates() for x in inside)
+        uses_var = any(s.var in _refs(needed_exprs(x))[0] for x in inside)
+        if not carried and not uses_var and s.body:
             collapsible.add(id(s))
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),
                  frozenset(data_sites))

@@ -18,10 +18,10 @@ import numpy as np
 
 from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, i32, run
 from kernels_ir.expr import COMPARE_OPS, Expr, const
-from kernels_ir.stmt import Assign, If, Let, Load, LocalStore, Loop, Store, stmt_exprs, walk
+from kernels_ir.stmt import Loop, map_statements, walk
 
 from .ranges import UNDECIDED, BlockRanges
-from .slicing import Slice, slice_kernel
+from .slicing import Slice, needed_exprs, slice_kernel
 
 WARP = 32
 
@@ -200,10 +200,7 @@ def _decidable_comparisons(kernel: Kernel, sl: Slice) -> list[Expr]:
     for s in walk(kernel.body):
         if id(s) not in sl.statements or isinstance(s, Loop):
             continue
-        exprs = (s.cond,) if isinstance(s, If) else stmt_exprs(s)
-        if isinstance(s, Store):
-            exprs = s.index
-        for e in exprs:
+        for e in needed_exprs(s):
             for node in e.walk():
                 if node.op in COMPARE_OPS and id(node) not in found:
                     found[id(node)] = node
@@ -227,27 +224,7 @@ def substitute(kernel: Kernel, decided: dict[int, int]) -> Kernel:
         memo[key] = out
         return out
 
-    def stmts(body):
-        return tuple(stmt(s) for s in body)
-
-    def stmt(s):
-        if isinstance(s, Loop):
-            return replace(s, start=expr(s.start), step=expr(s.step), cond=expr(s.cond),
-                           body=stmts(s.body))
-        if isinstance(s, If):
-            return replace(s, cond=expr(s.cond), then=stmts(s.then), orelse=stmts(s.orelse))
-        if isinstance(s, (Let, Assign)):
-            return replace(s, value=expr(s.value))
-        if isinstance(s, Load):
-            return replace(s, index=tuple(expr(i) for i in s.index))
-        if isinstance(s, Store):
-            return replace(s, index=tuple(expr(i) for i in s.index),
-                           values=tuple(expr(v) for v in s.values))
-        if isinstance(s, LocalStore):
-            return replace(s, index=tuple(expr(i) for i in s.index), value=expr(s.value))
-        return s
-
-    return replace(kernel, body=stmts(kernel.body))
+    return replace(kernel, body=map_statements(kernel.body, lambda s: s.rebuild(expr=expr)))
 
 
 def reference_requests(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> dict:
