@@ -29,7 +29,7 @@ def best(fn, repeats=3):
 
 
 def main():
-    analyze(transpose.transpose(), n=64)  # warm-up
+    analyze(transpose.transpose(), {"n": 64})  # warm-up
     cases = []
     for module in (transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled,
                    matmul_128x128):
@@ -46,7 +46,7 @@ def main():
     print(f"{'case':<28} {'ms':>8} {'requests':>16} {'M req/s':>8}")
     timings = {}
     for label, kernel, params, arrays in cases:
-        seconds, report = best(lambda: analyze(kernel, arrays=arrays, **params))
+        seconds, report = best(lambda: analyze(kernel, params, arrays=arrays))
         requests = report.load.requests + report.store.requests
         timings[label] = seconds
         print(f"{label:<28} {seconds * 1e3:>8.1f} {requests:>16,} "

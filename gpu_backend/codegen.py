@@ -109,99 +109,108 @@ def generate(kernel: Kernel) -> Generated:
         for v in views:
             decl, cast_type = _declarator(v)
             lines.append(f"{INDENT}{decl} = reinterpret_cast<{cast_type}>({base});")
-    site_lines: dict[int, int] = {}
-    _block(kernel.body, 1, lines, site_lines)
+    w = _Writer(kernel.name, lines)
+    w.block(kernel.body, 1)
     lines.append("}")
-    return Generated(kernel.name, "\n".join(lines) + "\n", site_lines,
+    return Generated(kernel.name, "\n".join(lines) + "\n", w.site_lines,
                      tuple(a.name for a in args))
 
 
-def _block(stmts, depth: int, lines: list[str], site_lines: dict) -> None:
-    for s in stmts:
-        rule = _GENERATE.get(type(s))
-        if rule is None:
-            raise unsupported("the CUDA code generator", s)
-        rule(s, INDENT * depth, depth, lines, site_lines)
+class _Writer:
+    """The source being written: its lines, where each site landed, whose kernel it is."""
+
+    def __init__(self, kernel: str, lines: list[str]):
+        self.kernel, self.lines, self.site_lines = kernel, lines, {}
+
+    def add(self, depth: int, text: str) -> None:
+        """One line at an indentation depth."""
+        self.lines.append(INDENT * depth + text)
+
+    def site(self, s, depth: int, text: str) -> None:
+        """The line of a shared access site, remembered for the SASS check."""
+        self.add(depth, text)
+        if getattr(s, "site", None) is not None:
+            self.site_lines[s.site] = len(self.lines)
+
+    def block(self, stmts, depth: int) -> None:
+        """A statement list, one rule per statement class."""
+        for s in stmts:
+            rule = _GENERATE.get(type(s))
+            if rule is None:
+                raise unsupported("the CUDA code generator", s, self.kernel)
+            rule(self, s, depth)
 
 
-def _let(s: Let, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
-    lines.append(f"{pad}{s.var.dtype.c_name} {s.var.name} = {cuda_expr(s.value)};")
+def _let(w: _Writer, s: Let, depth: int) -> None:
+    w.add(depth, f"{s.var.dtype.c_name} {s.var.name} = {cuda_expr(s.value)};")
 
 
-def _assign(s: Assign, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
-    lines.append(f"{pad}{s.var.name} = {cuda_expr(s.value)};")
+def _assign(w: _Writer, s: Assign, depth: int) -> None:
+    w.add(depth, f"{s.var.name} = {cuda_expr(s.value)};")
 
 
-def _load(s: Load, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+def _load(w: _Writer, s: Load, depth: int) -> None:
     where = _index(s.array, s.index)
     if s.width == 1:
-        text = f"{pad}const {s.dst.dtype.c_name} {s.dst.name} = {where};"
+        text = f"const {s.dst.dtype.c_name} {s.dst.name} = {where};"
     else:
         vt = _vector_type(s.array.dtype, s.width)
-        text = f"{pad}const {vt} {s.dst.name} = *reinterpret_cast<const {vt}*>(&{where});"
-    _record(s, lines, text, site_lines)
+        text = f"const {vt} {s.dst.name} = *reinterpret_cast<const {vt}*>(&{where});"
+    w.site(s, depth, text)
 
 
-def _store(s: Store, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+def _store(w: _Writer, s: Store, depth: int) -> None:
     where = _index(s.array, s.index)
     if s.width == 1:
-        text = f"{pad}{where} = {cuda_expr(s.values[0])};"
+        text = f"{where} = {cuda_expr(s.values[0])};"
     else:
         vt = _vector_type(s.array.dtype, s.width)
         vals = ", ".join(cuda_expr(v) for v in s.values)
-        text = f"{pad}*reinterpret_cast<{vt}*>(&{where}) = make_{vt}({vals});"
-    _record(s, lines, text, site_lines)
+        text = f"*reinterpret_cast<{vt}*>(&{where}) = make_{vt}({vals});"
+    w.site(s, depth, text)
 
 
-def _declare_local(s: DeclareLocal, pad: str, depth: int, lines: list[str],
-                   site_lines: dict) -> None:
+def _declare_local(w: _Writer, s: DeclareLocal, depth: int) -> None:
     dims = "".join(f"[{d}]" for d in s.array.shape)
-    lines.append(f"{pad}{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
+    w.add(depth, f"{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
 
 
-def _local_store(s: LocalStore, pad: str, depth: int, lines: list[str],
-                 site_lines: dict) -> None:
-    lines.append(f"{pad}{_index(s.array, s.index)} = {cuda_expr(s.value)};")
+def _local_store(w: _Writer, s: LocalStore, depth: int) -> None:
+    w.add(depth, f"{_index(s.array, s.index)} = {cuda_expr(s.value)};")
 
 
-def _loop(s: Loop, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
+def _loop(w: _Writer, s: Loop, depth: int) -> None:
     v, t = s.var.name, s.var.dtype.c_name
     if s.do_while:
-        lines.append(f"{pad}{{")
-        lines.append(f"{pad}{INDENT}{t} {v} = {cuda_expr(s.start)};")
-        lines.append(f"{pad}{INDENT}do {{")
-        _block(s.body, depth + 2, lines, site_lines)
-        lines.append(f"{pad}{INDENT * 2}{v} += {cuda_expr(s.step)};")
-        lines.append(f"{pad}{INDENT}}} while ({cuda_expr(s.cond)});")
-        lines.append(f"{pad}}}")
+        w.add(depth, f"{{")
+        w.add(depth, f"{INDENT}{t} {v} = {cuda_expr(s.start)};")
+        w.add(depth, f"{INDENT}do {{")
+        w.block(s.body, depth + 2)
+        w.add(depth, f"{INDENT * 2}{v} += {cuda_expr(s.step)};")
+        w.add(depth, f"{INDENT}}} while ({cuda_expr(s.cond)});")
+        w.add(depth, f"}}")
         return
-    lines.append(f"{pad}{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
-    lines.append(f"{pad}for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
+    w.add(depth, f"{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
+    w.add(depth, f"for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
                  f"{v} += {cuda_expr(s.step)}) {{")
-    _block(s.body, depth + 1, lines, site_lines)
-    lines.append(f"{pad}}}")
+    w.block(s.body, depth + 1)
+    w.add(depth, f"}}")
 
 
-def _if(s: If, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
-    lines.append(f"{pad}if ({cuda_expr(s.cond)}) {{")
-    _block(s.then, depth + 1, lines, site_lines)
+def _if(w: _Writer, s: If, depth: int) -> None:
+    w.add(depth, f"if ({cuda_expr(s.cond)}) {{")
+    w.block(s.then, depth + 1)
     if s.orelse:
-        lines.append(f"{pad}}} else {{")
-        _block(s.orelse, depth + 1, lines, site_lines)
-    lines.append(f"{pad}}}")
+        w.add(depth, "} else {")
+        w.block(s.orelse, depth + 1)
+    w.add(depth, "}")
 
 
-def _sync(s: Sync, pad: str, depth: int, lines: list[str], site_lines: dict) -> None:
-    lines.append(f"{pad}__syncthreads();")
+def _sync(w: _Writer, s: Sync, depth: int) -> None:
+    w.add(depth, "__syncthreads();")
 
 
 # The CUDA of each statement class; a class missing here is an error, never skipped.
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
              Sync: _sync}
-
-
-def _record(s, lines: list[str], text: str, site_lines: dict) -> None:
-    lines.append(text)
-    if getattr(s, "site", None) is not None:
-        site_lines[s.site] = len(lines)

@@ -67,3 +67,41 @@ def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
     if missing:
         raise MeasureError(f"ncu did not report {missing}")
     return Measured(**{k: values[m] for k, m in METRICS.items()})
+
+
+@dataclass(frozen=True)
+class CounterCheck:
+    """One counter: the prediction, the measurement and whether they agree."""
+
+    what: str            # "load requests", "load wavefronts", ...
+    predicted: int
+    measured: int
+    ok: bool
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """How an analysis compares with Nsight Compute for the same launch."""
+
+    kernel: str
+    checks: tuple[CounterCheck, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Every counter agrees."""
+        return all(c.ok for c in self.checks)
+
+
+def compare_counts(report, measured: Measured) -> Agreement:
+    """Instructions must equal the prediction exactly; wavefronts may only be above it
+    (L1 arbitration with global accesses adds wavefronts the bank model does not know)."""
+    checks = []
+    for op in ("load", "store"):
+        totals = getattr(report, op)
+        got_req = getattr(measured, f"{op}_requests")
+        got_wf = getattr(measured, f"{op}_wavefronts")
+        checks.append(CounterCheck(f"{op} requests", totals.requests, got_req,
+                                   got_req == totals.requests))
+        checks.append(CounterCheck(f"{op} wavefronts", totals.wavefronts, got_wf,
+                                   got_wf >= totals.wavefronts))
+    return Agreement(report.kernel, tuple(checks))

@@ -98,7 +98,8 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
                               f"{sorted(names) or 'none'}", kernel=kernel.name)
     for name, p in names.items():
         if name not in values:
-            raise KernelError(f"parameter '{name}' has no value (give it, e.g. {name}=...)",
+            raise KernelError(f"parameter '{name}' has no value: give one (--param {name}=V, "
+                              f"or params={{'{name}': V}})",
                               kernel=kernel.name)
         v = values[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):

@@ -1,6 +1,6 @@
 """Whole-launch analysis: wavefronts of every shared access site, as Nsight Compute counts them.
 
-`analyze(kernel, arch, **params)` traces the launch (smemsim.trace), costs every distinct
+`analyze(kernel, params, arch=...)` traces the launch (smemsim.trace), costs every distinct
 request once with the bank engine and weights it by how often the launch issues it. Totals
 are what `smsp__sass_inst_executed_op_shared_ld/st` (requests) and
 `l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld/st` (wavefronts) would read for the launch,
@@ -115,11 +115,13 @@ class Report:
         raise KeyError(f"no shared access site {number} in '{self.kernel}'")
 
 
-def analyze(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
-            widths: Mapping[int, int] | None = None, **params) -> Report:
+def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
+            arch: str = "sm_90", arrays=None, seed: int = 0,
+            widths: Mapping[int, int] | None = None) -> Report:
     """Exact whole-launch shared-memory counts for one launch of `kernel`.
 
-    Parameters not given take the kernel's defaults. `arrays` (and `seed` for the rest) are
+    `params` maps the kernel's parameter names to values; those not given take the kernel's
+    defaults. `arrays` (and `seed` for the rest) are
     the input data that data-dependent addresses are computed from. `widths` re-costs sites
     at the bytes per lane the compiler used instead (gpu_backend's `Compiled.compiled_widths`:
     a scalar access the compiler widened into LDS.64/LDS.128 keeps its start address); a

@@ -115,12 +115,12 @@ def _vector_elements(kernel: Kernel, array: SharedArray) -> int:
     return max((s.width for s in _accesses(kernel, array)), default=1)
 
 
-def search(kernel: Kernel, arch: str = "sm_90", registers: int | None = None,
-           arrays=None, seed: int = 0, site: int | None = None, max_pad: int | None = None,
-           progress: Callable[[int, int], None] | None = None,
-           **params) -> FixSearch:
+def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
+           arch: str = "sm_90", registers: int | None = None, arrays=None, seed: int = 0,
+           site: int | None = None, max_pad: int | None = None,
+           progress: Callable[[int, int], None] | None = None) -> FixSearch:
     """Try paddings and swizzles for each conflicted array (or the array of `site`)."""
-    baseline = analyze(kernel, arch, arrays=arrays, seed=seed, **params)
+    baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     by_name = {v.name: v for v in kernel.shared}
     if site is not None:
         targets = [baseline.site(site).array]
@@ -154,7 +154,7 @@ def search(kernel: Kernel, arch: str = "sm_90", registers: int | None = None,
         if progress:
             progress(i, len(plans))
         variant = make()
-        r = analyze(variant, arch, arrays=arrays, seed=seed, **params)
+        r = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
         array = by_name[name]
         if kind == "pad":
             builder = f'k.shared("{name}", {array.dtype}, {tuple(array.shape)}, pad={pad})'
@@ -185,13 +185,14 @@ def search(kernel: Kernel, arch: str = "sm_90", registers: int | None = None,
             current = {v.name: v for v in variant.shared}[c.array]
             variant = padded(variant, current, c.pad) if c.kind == "pad" else \
                 swizzled(variant, current, *c.swizzle)
-        combined = analyze(variant, arch, arrays=arrays, seed=seed, **params)
+        combined = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
         combined_warps = _warps(variant, arch, registers, params)
     return FixSearch(kernel.name, baseline, base_occ, tuple(targets), tuple(candidates),
                      tuple(skipped), combined, combined_warps, best)
 
 
-def _warps(kernel: Kernel, arch: str, registers: int | None, params: Mapping) -> int | None:
+def _warps(kernel: Kernel, arch: str, registers: int | None, params: Mapping | None
+           ) -> int | None:
     if registers is None:
         return None
     try:

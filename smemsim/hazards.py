@@ -15,6 +15,7 @@ naming the block, thread and loop iteration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import networkx as nx
 import numpy as np
@@ -282,8 +283,9 @@ def launch_limits(kernel: Kernel, arch: str, params: dict | None = None,
     return tuple(out)
 
 
-def check(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
-          registers: int | None = None, max_races: int = 20, **params) -> HazardReport:
+def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
+          arch: str = "sm_90", arrays=None, seed: int = 0, registers: int | None = None,
+          max_races: int = 20) -> HazardReport:
     """Run one launch looking for every hazard; return them all (the CLI exits non-zero)."""
     limits = launch_limits(kernel, arch, params, registers)
     launch = resolve_launch(kernel, params)
@@ -299,6 +301,7 @@ def check(kernel: Kernel, arch: str = "sm_90", arrays=None, seed: int = 0,
                         tuple(x for x in limits if not x.startswith("note:")), pairs)
 
 
-def sweep(kernel: Kernel, param: str, values, arch: str = "sm_90", **params) -> dict:
+def sweep(kernel: Kernel, param: str, values, params: Mapping[str, int | float] | None = None,
+          *, arch: str = "sm_90") -> dict:
     """`check` at each value of one parameter: which sizes a hazard bites at."""
-    return {v: check(kernel, arch, **{**params, param: v}) for v in values}
+    return {v: check(kernel, {**(params or {}), param: v}, arch=arch) for v in values}

@@ -16,7 +16,7 @@ from smemsim.analysis import analyze
 from smemsim.trace import reference_requests
 
 
-def reference(kernel, **params):
+def reference(kernel, params=None):
     """Per site (requests, wavefronts, ideal), one scalar warp_request per request."""
     launch = resolve_launch(kernel, params)
     rows = reference_requests(kernel, launch)
@@ -30,9 +30,9 @@ def reference(kernel, **params):
     return out
 
 
-def assert_matches_reference(kernel, **params):
-    report = analyze(kernel, **params)
-    ref = reference(kernel, **params)
+def assert_matches_reference(kernel, params=None):
+    report = analyze(kernel, params)
+    ref = reference(kernel, params)
     got = {s.site: (s.requests, s.wavefronts, s.ideal) for s in report.sites}
     assert got == ref, f"{kernel.name} {params}: {got} != {ref}"
     return report
@@ -57,12 +57,12 @@ EXAMPLES = [
 
 @pytest.mark.parametrize("kernel, params", EXAMPLES, ids=[k.name for k, _ in EXAMPLES])
 def test_examples_match_brute_force(kernel, params):
-    assert_matches_reference(kernel, **params)
+    assert_matches_reference(kernel, params)
 
 
 def test_transpose_conflicts_and_padding():
-    naive = analyze(transpose.transpose(pad=0), n=256)
-    padded = analyze(transpose.transpose(pad=1), n=256)
+    naive = analyze(transpose.transpose(pad=0), {"n": 256})
+    padded = analyze(transpose.transpose(pad=1), {"n": 256})
     load = lambda r: next(s for s in r.sites if s.op == "load")
     assert load(naive).wavefronts_per_request == 32
     assert load(padded).wavefronts_per_request == 1

@@ -18,7 +18,7 @@ def test_changed_kernels_compute_the_same_result():
 
 
 def test_transpose_fix_removes_every_conflict():
-    f = search(transpose.transpose(pad=0), n=256)
+    f = search(transpose.transpose(pad=0), {"n": 256})
     (best,) = f.best
     assert f.baseline.excess == 63488
     assert (best.label, best.excess, best.extra_smem) == ("Swizzle<5,0,5>", 0, 0)
@@ -34,7 +34,7 @@ def test_two_conflicted_arrays_are_fixed_together():
 
 
 def test_double_product_a_shared_fix():
-    f = search(matmul_double16.multiply(), MATRIX_DIM=64)
+    f = search(matmul_double16.multiply(), {"MATRIX_DIM": 64})
     assert f.arrays == ("A_shared",)
     assert f.best[0].excess == 0
     pad = min((c for c in f.candidates if c.kind == "pad"), key=lambda c: c.wavefronts)
@@ -42,5 +42,5 @@ def test_double_product_a_shared_fix():
 
 
 def test_nothing_to_fix():
-    f = search(transpose.transpose(pad=1), n=64)
+    f = search(transpose.transpose(pad=1), {"n": 64})
     assert f.arrays == () and f.candidates == ()

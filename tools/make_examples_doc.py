@@ -10,7 +10,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from gpu_backend.compile import compile_kernel  # noqa: E402
-from gpu_backend.validate import CASES  # noqa: E402
+from tools.gpu_validate import CASES  # noqa: E402
 from kernels_ir import resolve_launch  # noqa: E402
 from smemsim.analysis import analyze  # noqa: E402
 from smemsim.loader import input_arrays, load_kernels, select  # noqa: E402

@@ -8,7 +8,9 @@ For each example kernel:
 4. compare the driver's active blocks per SM with the calculator fed the driver's register
    and shared-memory figures.
 
-    python3 -m gpu_backend.validate OUT_DIR     (on a machine with a GPU and ncu)
+    python3 tools/gpu_validate.py OUT_DIR     (on a machine with a GPU and ncu)
+
+A validation driver, not part of the library: it uses gpu_backend and smemsim as a user would.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import time
 import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 # (file, kernel key): every example runs at its documented size (the file's defaults)
 CASES = [
@@ -54,8 +57,8 @@ def validate_case(file: str, key: str) -> dict:
     from smemsim.loader import input_arrays, load_kernels, select
     from smemsim.occupancy import kernel_occupancy
 
-    from .device import run_on_gpu
-    from .measure import MeasureError, measure
+    from gpu_backend.device import run_on_gpu
+    from gpu_backend.measure import MeasureError, measure
 
     path = str(ROOT / file)
     kernel = next(iter(select(load_kernels(path), key).values()))()
@@ -75,7 +78,8 @@ def validate_case(file: str, key: str) -> dict:
     params = dict(launch.params)
     # when the compiler changed sites, predict the kernel it emitted
     widths = run.compiled.compiled_widths()
-    report = analyze(kernel, "sm_90", arrays=input_arrays(path, key, launch), widths=widths)
+    report = analyze(kernel, arch="sm_90", arrays=input_arrays(path, key, launch),
+                     widths=widths)
     out["params"] = params
     out["compiled_widths"] = widths
     out["predicted"] = {"load_requests": report.load.requests,

@@ -1,15 +1,18 @@
 """Rich renderings of analyses for the terminal (with the CLI, the only module that knows rich)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich import box
 from rich.console import Group as RichGroup
 from rich.table import Table
 from rich.text import Text
 
-from .analysis import Report
-from .fix import FixSearch
-from .banks import WarpRequest
-from .occupancy import Curve, Occupancy
+if TYPE_CHECKING:  # annotations only
+    from ..analysis import Report
+    from ..banks import WarpRequest
+    from ..fix import FixSearch
+    from ..occupancy import Curve, Occupancy
 
 _DEGREE_STYLE = {1: "green", 2: "yellow", 3: "yellow", 4: "dark_orange"}
 

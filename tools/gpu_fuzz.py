@@ -1,6 +1,6 @@
 """Random kernels through code generation, NVRTC and a GPU launch, against the interpreter.
 
-    python3 -m gpu_backend.fuzz COUNT OUT_DIR     (on a machine with a GPU)
+    python3 tools/gpu_fuzz.py COUNT OUT_DIR     (on a machine with a GPU)
 
 Each kernel mixes what the IR has: every element type, 1/2/4-element accesses, padding,
 loops with thread-dependent trip counts, guards, barriers, arithmetic with C semantics
@@ -16,7 +16,9 @@ import traceback
 
 import numpy as np
 
-from kernels_ir import (
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+
+from kernels_ir import (  # noqa: E402
     KernelBuilder, cast, f32, f64, i8, i16, i32, select, smax, smin, threadIdx, u8, u16, u32,
     u64,
 )
@@ -95,7 +97,7 @@ def _arith(k, rng, acc, i, dtype):
 
 def main() -> None:
     """Run COUNT random kernels on the GPU; write fuzz.json under OUT_DIR."""
-    from .device import run_on_gpu
+    from gpu_backend.device import run_on_gpu
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     out_dir = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else ".")
     rng = np.random.default_rng(2026)

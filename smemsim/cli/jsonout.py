@@ -6,13 +6,18 @@ change of meaning or removal bumps it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .analysis import Report
-from .banks import WarpRequest
-from .fix import FixSearch
-from .hazards import HazardReport
-from .occupancy import Curve, Occupancy
+if TYPE_CHECKING:  # annotations only: building JSON needs none of these imported
+    from gpu_backend.compile import Compiled
+    from gpu_backend.device import GpuRun
+    from gpu_backend.measure import Agreement
+
+    from ..analysis import Report
+    from ..banks import WarpRequest
+    from ..fix import FixSearch
+    from ..hazards import HazardReport
+    from ..occupancy import Curve, Occupancy
 
 SCHEMA = "smemsim/1"
 
@@ -39,6 +44,11 @@ def report_json(r: Report) -> dict[str, Any]:
         "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
         "excess_ratio": r.excess_ratio,
     }
+
+
+def analyze_json(r: Report, occ: Occupancy | None) -> dict[str, Any]:
+    """An analyze verb's entry: the report and its occupancy (None without --regs)."""
+    return report_json(r) | {"occupancy": None if occ is None else occupancy_json(occ)}
 
 
 def request_json(req: WarpRequest) -> dict[str, Any]:
@@ -103,3 +113,37 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
             "faults": [{"kind": f.kind, "message": f.message} for f in h.faults],
             "limits": list(h.limits),
             "concurrent_sites": [list(p) for p in h.concurrent_sites]}
+
+
+def cuda_json(key: str, source: str) -> dict[str, Any]:
+    """Generated CUDA source."""
+    return {"kind": "cuda", "kernel": key, "source": source}
+
+
+def compile_json(c: Compiled, rerun: Report | None) -> dict[str, Any]:
+    """An NVRTC compile: resources, the SASS check per site, the re-analysis if needed."""
+    out = {"kind": "compile", "kernel": c.kernel, "arch": c.arch, "registers": c.registers,
+           "local_bytes": c.local, "stack_bytes": c.stack, "static_smem": c.static_smem,
+           "widths_ok": c.widths_ok,
+           "sites": [{"site": s.site, "ok": s.ok, "stated_width": s.width,
+                      "found": [a.opcode for a in s.found], "why": s.describe()}
+                     for s in c.sites],
+           "unattributed": [a.opcode for a in c.unattributed],
+           "compiled_widths": c.compiled_widths()}
+    if rerun is not None:
+        out["compiled_analysis"] = report_json(rerun)
+    return out
+
+
+def gpu_run_json(r: GpuRun) -> dict[str, Any]:
+    """A GPU launch compared with the interpreter."""
+    return {"kind": "run", "kernel": r.kernel, "device": r.device, "arch": r.arch,
+            "matches": r.matches, "mismatches": [m.detail for m in r.mismatches],
+            "registers": r.registers, "driver_blocks_per_sm": r.driver_blocks_per_sm}
+
+
+def agreement_json(a: Agreement) -> dict[str, Any]:
+    """Predicted against measured counters."""
+    return {"kind": "validation", "kernel": a.kernel, "ok": a.ok,
+            "rows": [{"what": c.what, "predicted": c.predicted, "measured": c.measured}
+                     for c in a.checks]}

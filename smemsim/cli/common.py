@@ -1,0 +1,99 @@
+"""What several verbs do the same way: pick kernels, find inputs, show progress, print."""
+from __future__ import annotations
+
+import contextlib
+import json
+
+from rich.console import Console
+
+from kernels_ir import KernelError, resolve_launch
+
+from ..loader import input_arrays, load_kernels, select
+from ..occupancy import kernel_occupancy
+from . import jsonout
+
+EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+
+
+def kernels(args) -> list:
+    """(key, kernel) for every kernel the command line selects."""
+    return [(key, make()) for key, make in select(load_kernels(args.file), args.kernel).items()]
+
+
+def one_kernel(args):
+    """The one kernel a verb that explains or sizes a single kernel works on."""
+    chosen = select(load_kernels(args.file), args.kernel)
+    if len(chosen) > 1:
+        raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
+                          "with --kernel")
+    key, make = next(iter(chosen.items()))
+    return key, make()
+
+
+def inputs(args, key: str, kernel, params: dict):
+    """The inputs the kernels file prescribes for this launch (None: seeded random)."""
+    return input_arrays(args.file, key, resolve_launch(kernel, params))
+
+
+def progress(console: Console, args):
+    """A transient progress bar, on terminals only."""
+    from rich.progress import Progress
+    return Progress(console=console, transient=True,
+                    disable=getattr(args, "json", False) or not console.is_terminal)
+
+
+def busy(console: Console, args, text: str):
+    """A spinner while something runs, on terminals only (output to files stays clean)."""
+    if getattr(args, "json", False) or not console.is_terminal:
+        return contextlib.nullcontext()
+    return console.status(text)
+
+
+def swept(args, console: Console, kernel, params: dict, each) -> list:
+    """Run `each(params)` at every value of the sweep, with a progress bar."""
+    key, values = args.sweep
+    out = []
+    with progress(console, args) as bar:
+        task = bar.add_task(f"{kernel.name}: {key}", total=len(values))
+        for v in values:
+            out.append((v, each({**params, key: v})))
+            bar.advance(task)
+    return out
+
+
+def compile_or_explain(kernel, arch: str, verb: str):
+    """Compile with NVRTC, or a one-line input error saying what is missing."""
+    from gpu_backend.compile import ToolMissing, compile_kernel
+    try:
+        return compile_kernel(kernel, arch)
+    except ToolMissing as err:
+        raise KernelError(f"{verb}: {err}; analyze, explain and occupancy still work "
+                          "without it") from None
+
+
+def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None):
+    """The calculator for a kernel; registers and static smem from a compile if asked."""
+    if regs == "compile":
+        compiled = compile_or_explain(kernel, arch, "--regs compile")
+        return kernel_occupancy(kernel, arch, compiled.registers, params, carveout,
+                                static_smem=compiled.static_smem)
+    return kernel_occupancy(kernel, arch, regs, params, carveout)
+
+
+def require_gpu(verb: str) -> None:
+    """A one-line error saying what is missing and what still works without it."""
+    from gpu_backend.device import gpu_unavailable
+    reason = gpu_unavailable()
+    if reason:
+        raise KernelError(f"{verb}: {reason.rstrip('.')}. Without a GPU, analyze, explain, "
+                          "occupancy, codegen and compile still work")
+
+
+def print_json(console: Console, items: list, **extra) -> None:
+    """The one JSON document a verb prints."""
+    console.print_json(json.dumps(jsonout.document(items, **extra)))
+
+
+def say(console: Console, text: str) -> None:
+    """A plain line: no markup, no highlighting, no wrapping."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,76 @@
+"""The command's options, each declared once, and the parsers of their values."""
+from __future__ import annotations
+
+import argparse
+
+from kernels_ir import KernelError
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    """--arch and --json, which every verb takes."""
+    p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
+    p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+
+
+def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
+    """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch."""
+    if file_required:
+        p.add_argument("file", help="a Python file with a KERNELS dict")
+    else:
+        p.add_argument("file", nargs="?", help="a kernels file (block and smem from a kernel)")
+    p.add_argument("--kernel", help="one kernel of the file (default: all)")
+    p.add_argument("--param", action="append", default=[], metavar="K=V",
+                   help="a launch parameter (repeatable); defaults come from the file")
+
+
+def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) -> None:
+    """--regs N|compile."""
+    p.add_argument("--regs", type=parse_regs, metavar="N|compile", required=required,
+                   help=helptext)
+
+
+def add_sweep(p: argparse.ArgumentParser, what: str) -> None:
+    """--sweep K=START:STOP[:STEP]."""
+    p.add_argument("--sweep", metavar="K=START:STOP[:STEP]", type=parse_sweep,
+                   help=f"{what} at every value of one parameter (STOP excluded)")
+
+
+def parse_sweep(text: str) -> tuple[str, range]:
+    """`K=START:STOP[:STEP]` as (K, range)."""
+    try:
+        key, spec = text.split("=", 1)
+        parts = [int(x, 0) for x in spec.split(":")]
+        values = range(*parts) if len(parts) in (2, 3) else None
+    except ValueError:
+        values = None
+    if not values:
+        raise argparse.ArgumentTypeError(f"--sweep takes K=START:STOP[:STEP] with at least one "
+                                         f"value, not {text!r}")
+    return key, values
+
+
+def parse_regs(text: str) -> int | str:
+    """A register count, or 'compile'."""
+    if text == "compile":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--regs takes a number or 'compile', not {text!r}")
+
+
+def parse_params(items: list[str]) -> dict[str, int | float]:
+    """`--param K=V` items as a mapping (ints in any C base, else floats)."""
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise KernelError(f"--param takes K=V, got {item!r}")
+        key, value = item.split("=", 1)
+        try:
+            out[key] = int(value, 0)
+        except ValueError:
+            try:
+                out[key] = float(value)
+            except ValueError:
+                raise KernelError(f"--param {key}: {value!r} is not a number") from None
+    return out

@@ -1,0 +1,82 @@
+"""`smemsim analyze`: wavefronts of every shared access site of a launch, with CI gates."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from kernels_ir import KernelError
+
+from ...analysis import analyze
+from .. import jsonout, render
+from ..common import (
+    EXIT_GATE, EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, say, swept,
+)
+from ..options import add_common, add_kernels, add_regs, add_sweep, parse_params
+
+HELP = "wavefronts of every shared access site of a launch"
+
+
+def add_arguments(p) -> None:
+    """analyze's options."""
+    add_common(p)
+    add_kernels(p)
+    add_regs(p, "registers per thread for occupancy, or 'compile' to compile the generated "
+                "CUDA with NVRTC and use the cubin's count")
+    p.add_argument("--fail-on-excess", type=float, metavar="RATIO",
+                   help="exit 1 when excess wavefronts exceed RATIO x ideal")
+    p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
+                   help="exit 1 when occupancy (needs --regs) is below FRACTION")
+    add_sweep(p, "totals")
+
+
+def execute(args, console: Console) -> int:
+    """Analyze every selected kernel (or sweep one parameter)."""
+    params = parse_params(args.param)
+    if args.sweep:
+        return _sweep(args, console, params)
+    reports, docs, code = [], [], EXIT_OK
+    for name, kernel in kernels(args):
+        arrays = inputs(args, name, kernel, params)
+        with busy(console, args, f"tracing {kernel.name}"):
+            r = analyze(kernel, params, arch=args.arch, arrays=arrays)
+            occ = occupancy_of(kernel, args.arch, args.regs, params) \
+                if args.regs is not None else None
+        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
+        docs.append(jsonout.analyze_json(r, occ))
+        if args.fail_on_excess is not None and r.excess_ratio > args.fail_on_excess:
+            code = EXIT_GATE
+            if not args.json:
+                say(console, f"gate: {r.kernel}: excess {r.excess:,} wavefronts = "
+                             f"{r.excess_ratio:.3f} x ideal > {args.fail_on_excess}")
+        if args.min_occupancy is not None:
+            if occ is None:
+                raise KernelError("--min-occupancy needs --regs")
+            if occ.occupancy < args.min_occupancy:
+                code = EXIT_GATE
+                if not args.json:
+                    say(console, f"gate: {r.kernel}: occupancy {occ.occupancy:.3f} < "
+                                 f"{args.min_occupancy}")
+    if args.json:
+        print_json(console, docs, exit_code=code)
+        return code
+    for r, occ, explain in reports:
+        console.print(render.report_table(r, explain))
+        if occ is not None:
+            console.print(render.occupancy_view(occ))
+        console.print()
+    return code
+
+
+def _sweep(args, console: Console, params: dict) -> int:
+    key = args.sweep[0]
+    docs = []
+    for name, kernel in kernels(args):
+
+        def each(p, kernel=kernel, name=name):
+            return analyze(kernel, p, arch=args.arch, arrays=inputs(args, name, kernel, p))
+        rows = swept(args, console, kernel, params, each)
+        docs += [jsonout.report_json(r) for _, r in rows]
+        if not args.json:
+            console.print(render.sweep_table(kernel.name, key, rows))
+    if args.json:
+        print_json(console, docs)
+    return EXIT_OK

@@ -1,0 +1,49 @@
+"""`smemsim compile`: NVRTC (no GPU needed), registers, the SASS width check, re-analysis."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from ...analysis import analyze
+from .. import jsonout, render
+from ..common import EXIT_OK, busy, compile_or_explain, inputs, kernels, print_json, say
+from ..options import add_common, add_kernels, parse_params
+
+HELP = "compile with NVRTC (no GPU needed): registers, SASS width check, re-analysis"
+
+
+def add_arguments(p) -> None:
+    """compile's options."""
+    add_common(p)
+    add_kernels(p)
+
+
+def execute(args, console: Console) -> int:
+    """Compile every selected kernel; re-analyze the widths the compiler emitted."""
+    params = parse_params(args.param)
+    docs = []
+    for name, kernel in kernels(args):
+        with busy(console, args, f"compiling {kernel.name}"):
+            c = compile_or_explain(kernel, args.arch, "compile")
+        widths = c.compiled_widths()
+        rerun = None
+        if widths:
+            rerun = analyze(kernel, params, arch=args.arch,
+                            arrays=inputs(args, name, kernel, params), widths=widths)
+        docs.append(jsonout.compile_json(c, rerun))
+        if args.json:
+            continue
+        say(console, f"{kernel.name} for {c.arch}: {c.registers} registers, {c.local} B "
+                     f"local (spills), {c.static_smem} B static shared memory")
+        for s in c.sites:
+            say(console, ("  ok       " if s.ok else "  CHANGED  ") + s.describe())
+        for a in c.unattributed:
+            say(console, f"  CHANGED  {a.opcode} on line {a.line} of the generated source "
+                         "belongs to no IR site")
+        if rerun is not None:
+            say(console, "the compiler changed the kernel; the analysis of what it emitted "
+                         "(sites it folded away are dropped; hoisting out of loops is not "
+                         "modelled):")
+            console.print(render.report_table(rerun))
+    if args.json:
+        print_json(console, docs)
+    return EXIT_OK

@@ -1,0 +1,48 @@
+"""`smemsim explain`: why a site's worst request costs what it does, bank by bank."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from kernels_ir import KernelError
+
+from ...analysis import analyze
+from ...banks import warp_request
+from .. import jsonout, render
+from ..common import EXIT_OK, inputs, one_kernel, print_json
+from ..options import add_common, add_kernels, parse_params
+
+HELP = "why a site's worst request costs what it does"
+
+
+def add_arguments(p) -> None:
+    """explain's options."""
+    add_common(p)
+    add_kernels(p)
+    p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
+
+
+def execute(args, console: Console) -> int:
+    """Explain one site's worst request of one kernel."""
+    params = parse_params(args.param)
+    key, kernel = one_kernel(args)
+    r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params))
+    if not r.sites:
+        raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
+    site = max(r.sites, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \
+        else r.site(args.site) if args.site in [s.site for s in r.sites] else None
+    if site is None:
+        raise KernelError(f"kernel '{kernel.name}' has no site {args.site}; its sites are "
+                          f"{[s.site for s in r.sites]}")
+    if site.worst is None:
+        raise KernelError(f"site {site.site} issues no request at this launch")
+    req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window)
+    w = site.worst.where
+    its = ", ".join(f"{k}={v}" for k, v in w.iterations)
+    title = (f"{r.kernel} site {site.site}, line {site.loc.line}: {site.statement}\n"
+             f"worst request: block {w.block}, warp {w.warp}"
+             + (f", iteration {its}" if its else ""))
+    if args.json:
+        print_json(console, [jsonout.request_json(req)], site=site.site, kernel=r.kernel)
+    else:
+        console.print(render.explain_view(req, title))
+    return EXIT_OK

@@ -1,0 +1,54 @@
+"""`smemsim occupancy`: blocks and warps per SM, every limiter, and what-if curves."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from kernels_ir import KernelError
+
+from ...occupancy import occupancy, what_if
+from .. import jsonout, render
+from ..common import EXIT_GATE, EXIT_OK, occupancy_of, one_kernel, print_json, say
+from ..options import add_common, add_kernels, add_regs, parse_params
+
+HELP = "blocks and warps per SM, limiters, what-if curves"
+
+
+def add_arguments(p) -> None:
+    """occupancy's options."""
+    add_common(p)
+    add_kernels(p, file_required=False)
+    p.add_argument("--threads", type=int, help="threads per block")
+    add_regs(p, "registers per thread, or 'compile' (needs a kernels FILE)", required=True)
+    p.add_argument("--smem", type=int, default=0, help="static shared memory bytes")
+    p.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory bytes")
+    p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
+    p.add_argument("--no-opt-in", action="store_true",
+                   help="the kernel keeps the 48 KiB default dynamic limit")
+    p.add_argument("--fail-below", type=float, metavar="FRACTION",
+                   help="exit 1 when occupancy is below FRACTION")
+
+
+def execute(args, console: Console) -> int:
+    """The calculator for a kernel of a file, or for numbers given on the command line."""
+    if args.file:
+        _, kernel = one_kernel(args)
+        o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout)
+    else:
+        if args.threads is None:
+            raise KernelError("occupancy needs --threads (or a kernels FILE)")
+        if args.regs == "compile":
+            raise KernelError("--regs compile needs a kernels FILE to compile")
+        o = occupancy(args.arch, args.threads, args.regs, args.smem, args.dynamic_smem,
+                      args.carveout, not args.no_opt_in)
+    curves = what_if(o)
+    code = EXIT_GATE if args.fail_below is not None and o.occupancy < args.fail_below \
+        else EXIT_OK
+    if args.json:
+        print_json(console, [jsonout.occupancy_json(o, curves)], exit_code=code)
+        return code
+    console.print(render.occupancy_view(o))
+    for c in curves:
+        console.print(render.curve_view(c))
+    if code:
+        say(console, f"gate: occupancy {o.occupancy:.3f} < {args.fail_below}")
+    return code

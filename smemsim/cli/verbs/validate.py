@@ -1,0 +1,46 @@
+"""`smemsim validate`: run under Nsight Compute and compare its counters with the prediction."""
+from __future__ import annotations
+
+from rich.console import Console
+
+from kernels_ir import KernelError, resolve_launch
+
+from ...analysis import analyze
+from .. import jsonout
+from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, require_gpu, say
+from ..options import add_common, add_kernels, parse_params
+
+HELP = "run on the GPU under Nsight Compute: predicted vs measured counters"
+
+
+def add_arguments(p) -> None:
+    """validate's options."""
+    add_common(p)
+    add_kernels(p)
+
+
+def execute(args, console: Console) -> int:
+    """Profile every selected kernel; exit 1 if a counter disagrees."""
+    from gpu_backend.measure import MeasureError, compare_counts, measure
+    require_gpu("validate")
+    params = parse_params(args.param)
+    code, docs = EXIT_OK, []
+    for name, kernel in kernels(args):
+        launch = resolve_launch(kernel, params)
+        r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, name, kernel, params))
+        try:
+            with busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
+                m = measure(args.file, name, dict(launch.params), kernel.name)
+        except MeasureError as err:
+            raise KernelError(f"validate: {err}") from None
+        agreement = compare_counts(r, m)
+        code = code if agreement.ok else EXIT_GATE
+        docs.append(jsonout.agreement_json(agreement))
+        if not args.json:
+            say(console, f"{kernel.name}: {'agrees' if agreement.ok else 'DISAGREES'}")
+            for c in agreement.checks:
+                say(console, f"  {c.what:<17} predicted {c.predicted:>15,}  measured "
+                             f"{c.measured:>15,}")
+    if args.json:
+        print_json(console, docs, exit_code=code)
+    return code
