@@ -46,7 +46,6 @@ class Arch:
     carveouts_kib: tuple[int, ...] | None  # shared-memory sizes the L1 split supports (sm_70+)
     barriers_per_block_slot: int  # hardware block barriers per resident-block slot
     bank_rules: str | None       # the rule set of the bank engine, None where unmeasured
-    virtual_resources_per_sm: int = 0
 
     smem_per_block_default: int = 48 * KIB
     warp_size: int = 32
@@ -59,18 +58,12 @@ class Arch:
         """Resident warps an SM holds at most."""
         return self.threads_per_sm // self.warp_size
 
-    @property
-    def cc(self) -> int:
-        """Compute capability as major * 10 + minor."""
-        return self.major * 10 + self.minor
-
 
 def _row(name, threads, blocks, regs_blk, smem_sm, optin, reserved, granularity, parts,
          carveouts, barriers, rules) -> Arch:
     major, minor = int(name[3:-1]), int(name[-1])
     return Arch(name, major, minor, threads, blocks, 65536, regs_blk, smem_sm, optin, reserved,
-                granularity, parts, carveouts, barriers, rules,
-                virtual_resources_per_sm=128 if major >= 10 else 0)
+                granularity, parts, carveouts, barriers, rules)
 
 
 _R = BANK_RULES_SM90

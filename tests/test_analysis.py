@@ -55,6 +55,7 @@ EXAMPLES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kernel, params", EXAMPLES, ids=[k.name for k, _ in EXAMPLES])
 def test_examples_match_brute_force(kernel, params):
     assert_matches_reference(kernel, params)
@@ -142,6 +143,7 @@ def random_kernels(draw):
     return k.build()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_kernels())
 def test_random_kernels_match_brute_force(kernel):

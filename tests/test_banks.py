@@ -206,6 +206,7 @@ def test_deactivating_a_lane_never_increases_cost(req, lane):
     assert warp_request(fewer, width, op).wavefronts <= warp_request(offs, width, op).wavefronts
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(requests(), min_size=1, max_size=12))
 def test_scalar_numpy_and_numba_agree(reqs):

@@ -89,6 +89,7 @@ def as_limit(v):
     return None if int(v) == INT_MAX else int(v)
 
 
+@pytest.mark.slow
 def test_matches_cuda_occupancy_h_on_20000_configurations(oracle):
     configs = list(random_configs(20000))
     results = run_oracle(oracle, configs)
