@@ -30,7 +30,12 @@ BANKS = 32
 WORD = 4
 WAVEFRONT_BYTES = 128
 WIDTHS = (1, 2, 4, 8, 16)
-OPS = ("load", "store")
+PLAIN_OPS = ("load", "store")
+# every op the engine costs; the ones past load and store are smemsim.oprules'
+OPS = PLAIN_OPS + ("ldmatrix", "stmatrix", "cp_async", "cp_async_bypass", "atomic",
+                   "atomic_cas", "atomic_aggregated", "atomic_cas_loop")
+# Nsight Compute's instruction classes of shared memory, in the order reports show them
+CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom")
 
 
 class RequestError(ValueError):
@@ -88,6 +93,16 @@ class MergeDecision:
 
 
 @dataclass(frozen=True)
+class Part:
+    """What one request adds to one of Nsight Compute's instruction classes."""
+
+    category: str          # "ld", "st", "ldsm", "stsm", "ldgsts" or "atom" (CATEGORIES)
+    instructions: int      # warp-level instructions issued (a CAS loop issues several)
+    wavefronts: int
+    ideal: int
+
+
+@dataclass(frozen=True)
 class WarpRequest:
     """The cost of one warp request and its explanation."""
 
@@ -98,9 +113,11 @@ class WarpRequest:
     rules: str
     wavefronts: int
     ideal: int
-    merge: MergeDecision
+    merge: MergeDecision   # for ops without a merge rule: how the warp is split, in words
     groups: tuple[Group, ...]
     lane_wavefronts: tuple[tuple[int, ...], ...]  # per lane: wavefronts serving its words
+    parts: tuple[Part, ...] = ()  # the cost by instruction class (one part for most ops)
+    matrices: int | None = None   # ldmatrix / stmatrix: matrices per instruction
 
     @property
     def excess(self) -> int:
@@ -114,11 +131,23 @@ class WarpRequest:
 
 
 @dataclass(frozen=True)
+class BatchPart:
+    """Per request of a batch: what it adds to one instruction class (arrays of int64)."""
+
+    category: str
+    instructions: np.ndarray
+    wavefronts: np.ndarray
+    ideal: np.ndarray
+
+
+@dataclass(frozen=True)
 class BatchResult:
-    """Per-request wavefronts and ideal wavefronts of a batch (numpy arrays of int64)."""
+    """Per-request wavefronts and ideal wavefronts of a batch (numpy arrays of int64), and
+    the same by instruction class (`parts`: one for most ops)."""
 
     wavefronts: np.ndarray
     ideal: np.ndarray
+    parts: tuple[BatchPart, ...] = ()
 
     @property
     def excess(self) -> np.ndarray:
@@ -138,11 +167,16 @@ def rules_for(arch: str | Arch) -> tuple[Arch, str]:
     return a, a.bank_rules
 
 
-def _check_width_op(width, op) -> None:
+def _check_width_op(width, op, matrices=None) -> None:
     if width not in WIDTHS:
         raise RequestError(f"access width must be one of {WIDTHS} bytes, got {width!r}")
     if op not in OPS:
-        raise RequestError(f"op must be 'load' or 'store', got {op!r}")
+        raise RequestError(f"op must be one of {', '.join(OPS)}; got {op!r}")
+    if op not in PLAIN_OPS:
+        from .oprules import check_op
+        check_op(op, width, matrices)
+    elif matrices is not None:
+        raise RequestError(f"matrices applies to ldmatrix and stmatrix, not {op!r}")
 
 
 def group_size(width: int, store: bool, merged: bool) -> int:
@@ -220,53 +254,80 @@ def _normalize(offsets: Sequence[int | None], width: int, window: int) -> list[i
     return offs
 
 
-def warp_request(offsets: Sequence[int | None], width: int, op: str = "load",
-                 arch: str | Arch = "sm_90", window: int | None = None) -> WarpRequest:
-    """Cost and explanation of one warp request.
+def explain_groups(offs: list[int | None], width: int, size: int, distinct_words: bool = True,
+                   cost_per_use: int = 1) -> tuple[tuple[Group, ...], tuple]:
+    """Groups of `size` lanes, each costing the most uses any one bank gets.
 
-    `offsets`: byte offsets into the block's shared window, one per lane, None for an inactive
-    lane (missing trailing lanes are inactive). `width`: 1, 2, 4, 8 or 16 bytes. `window`:
-    the block's shared-memory size (default: the architecture's per-block maximum).
-
-    Within a bank, words are numbered in the order of their lowest requesting lane; the
-    counts are exact, that order is a presentation choice.
+    A use is a distinct word (`distinct_words`: lanes asking for one word share it) or a
+    (lane, word) pair (atomics and cp.async serve every lane on its own); each use takes
+    `cost_per_use` wavefronts. Returns the groups and, per lane, the wavefronts serving it.
     """
-    _check_width_op(width, op)
-    a, rules = rules_for(arch)
-    offs = _normalize(offsets, width, window if window is not None else a.smem_per_block_optin)
-    store = op == "store"
-    merge = _merge_decision(offs, width, store)
-    size = group_size(width, store, merge.applies)
     groups, lane_waves = [], [[] for _ in range(WARP)]
     next_wave = 0
     for start in range(0, WARP, size):
         lanes = tuple(range(start, start + size))
         active = tuple(i for i in lanes if offs[i] is not None)
-        per_bank: dict[int, dict[int, list[int]]] = {}
+        per_bank: dict[int, list[tuple[int, list[int]]]] = {}
         distinct_bytes: set[int] = set()
         for i in active:
             distinct_bytes.update(range(offs[i], offs[i] + width))
             for w in words_touched(offs[i], width):
-                per_bank.setdefault(w % BANKS, {}).setdefault(w, []).append(i)
-        cost = max((len(words) for words in per_bank.values()), default=0)
+                uses = per_bank.setdefault(w % BANKS, [])
+                shared = next((u for u in uses if u[0] == w), None) if distinct_words else None
+                if shared is None:
+                    uses.append((w, [i]))
+                else:
+                    shared[1].append(i)
+        cost = max((len(uses) for uses in per_bank.values()), default=0) * cost_per_use
         ideal = -(-len(distinct_bytes) // WAVEFRONT_BYTES) if active else 0
         banks = []
         for bank in sorted(per_bank):
-            uses = []
-            for rank, (w, who) in enumerate(sorted(per_bank[bank].items(),
-                                                   key=lambda kv: kv[1][0])):
-                uses.append(WordUse(w, tuple(who), next_wave + rank))
+            served = []
+            for rank, (w, who) in enumerate(per_bank[bank]):
+                first = next_wave + rank * cost_per_use
+                served.append(WordUse(w, tuple(who), first))
                 for i in who:
-                    lane_waves[i].append(next_wave + rank)
-            banks.append(BankUse(bank, tuple(uses)))
+                    lane_waves[i].extend(range(first, first + cost_per_use))
+            banks.append(BankUse(bank, tuple(served)))
         groups.append(Group(lanes, active, cost, max(ideal, 1) if active else 0,
                             len(distinct_bytes), next_wave, tuple(banks)))
         next_wave += cost
+    return tuple(groups), tuple(tuple(sorted(set(w))) for w in lane_waves)
+
+
+def warp_request(offsets: Sequence[int | None], width: int, op: str = "load",
+                 arch: str | Arch = "sm_90", window: int | None = None,
+                 matrices: int | None = None) -> WarpRequest:
+    """Cost and explanation of one warp request.
+
+    `offsets`: byte offsets into the block's shared window, one per lane, None for an inactive
+    lane (missing trailing lanes are inactive). `width`: 1, 2, 4, 8 or 16 bytes. `op`: one of
+    OPS ("load", "store", and the instructions of smemsim.oprules: "ldmatrix", "stmatrix"
+    with `matrices` 1/2/4, "cp_async", "cp_async_bypass", "atomic", "atomic_cas",
+    "atomic_aggregated", "atomic_cas_loop"). `window`: the block's shared-memory size
+    (default: the architecture's per-block maximum).
+
+    Within a bank, words are numbered in the order of their lowest requesting lane; the
+    counts are exact, that order is a presentation choice.
+    """
+    _check_width_op(width, op, matrices)
+    a, rules = rules_for(arch)
+    if op not in PLAIN_OPS:
+        from .oprules import active_lanes
+        offsets = list(offsets)[:active_lanes(op, matrices)]  # lanes the instruction ignores
+    offs = _normalize(offsets, width, window if window is not None else a.smem_per_block_optin)
+    if op not in PLAIN_OPS:
+        from .oprules import explain
+        return explain(offs, width, op, a.name, rules, matrices)
+    store = op == "store"
+    merge = _merge_decision(offs, width, store)
+    groups, lane_waves = explain_groups(offs, width, group_size(width, store, merge.applies))
+    wavefronts, ideal = sum(g.wavefronts for g in groups), sum(g.ideal for g in groups)
     return WarpRequest(
         offsets=tuple(offs), width=width, op=op, arch=a.name, rules=rules,
-        wavefronts=sum(g.wavefronts for g in groups), ideal=sum(g.ideal for g in groups),
-        merge=merge, groups=tuple(groups),
-        lane_wavefronts=tuple(tuple(sorted(set(w))) for w in lane_waves))
+        wavefronts=wavefronts, ideal=ideal, merge=merge, groups=groups,
+        lane_wavefronts=lane_waves,
+        parts=(Part("st" if store else "ld", 1, wavefronts, ideal),))
 
 
 # ------------------------------------------------------------------ many requests at once
@@ -287,13 +348,13 @@ def _as_batch(offsets, widths, ops):
         r = int(np.flatnonzero(bad_w)[0])
         raise RequestError(f"request {r}: access width must be one of {WIDTHS}, got {width[r]}")
     if isinstance(ops, str):
-        if ops not in OPS:
+        if ops not in PLAIN_OPS:
             raise RequestError(f"op must be 'load' or 'store', got {ops!r}")
         store = np.full(n, ops == "store")
     else:
         ops_arr = np.asarray(ops)
         store = ops_arr.astype(bool) if ops_arr.dtype == bool else ops_arr == "store"
-        if ops_arr.dtype != bool and not np.isin(ops_arr, OPS).all():
+        if ops_arr.dtype != bool and not np.isin(ops_arr, PLAIN_OPS).all():
             raise RequestError(f"ops must be 'load' or 'store'; got {set(ops_arr.tolist())}")
         store = np.broadcast_to(store, (n,))
     return np.ascontiguousarray(off), np.ascontiguousarray(width), np.ascontiguousarray(store)
@@ -363,20 +424,61 @@ def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> Batch
 
 def warp_requests(offsets, widths, ops="load", arch: str | Arch = "sm_90",
                   window: int | None = None, engine: str = "auto",
-                  chunk: int = 65536) -> BatchResult:
+                  chunk: int = 65536, matrices: int | None = None) -> BatchResult:
     """Wavefronts and ideal wavefronts of many requests (the engine the whole-launch analysis uses).
 
     `offsets`: int array (n, 32) of byte offsets, -1 for inactive lanes; `widths`: bytes, one
-    or per request; `ops`: "load"/"store", one or per request (or a bool array, True = store).
+    or per request; `ops`: "load"/"store", one or per request (or a bool array, True = store),
+    or one other op of OPS for the whole batch (with `matrices` for ldmatrix/stmatrix).
     `engine`: "numpy", "numba" (error if not installed) or "auto" (numba when available).
     Results equal `warp_request` on every request.
     """
     a, _ = rules_for(arch)
-    off, width, store = _as_batch(offsets, widths, ops)
-    use_numba = engine == "numba" or (engine == "auto" and _numba_kernel() is not None)
     if engine not in ("auto", "numpy", "numba"):
         raise ValueError(f"engine must be 'auto', 'numpy' or 'numba', got {engine!r}")
     window = window if window is not None else a.smem_per_block_optin
+    if isinstance(ops, str) and ops not in PLAIN_OPS:
+        return _other_op(offsets, widths, ops, window, engine, chunk, matrices)
+    off, width, store = _as_batch(offsets, widths, ops)
+    r = _plain_costs(off, width, store, window, engine, chunk)
+    parts = tuple(BatchPart(cat, sel.astype(np.int64), np.where(sel, r.wavefronts, 0),
+                            np.where(sel, r.ideal, 0))
+                  for cat, sel in (("ld", ~store), ("st", store)) if sel.any())
+    return BatchResult(r.wavefronts, r.ideal, parts)
+
+
+def _other_op(offsets, widths, op: str, window: int, engine: str, chunk: int,
+              matrices: int | None) -> BatchResult:
+    """One op of smemsim.oprules over a batch, one width at a time."""
+    from .oprules import active_lanes, batch
+    if op not in OPS:
+        raise RequestError(f"op must be one of {', '.join(OPS)}; got {op!r}")
+    off, width, _ = _as_batch(offsets, widths, "load")
+    off[:, active_lanes(op, matrices):] = -1   # lanes the instruction ignores
+    n = off.shape[0]
+    wf, ideal = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    parts: dict[str, list] = {}
+    for w in np.unique(width).tolist():
+        _check_width_op(w, op, matrices)
+        rows = np.flatnonzero(width == w)
+        sub = off[rows]
+        _validate(sub, width[rows], window)
+
+        def plain(o, w_, store, _n=rows.size):
+            return _plain_costs(o, np.full(o.shape[0], w_, np.int64),
+                                np.full(o.shape[0], store), window, engine, chunk)
+        r = batch(sub, w, op, matrices, plain)
+        wf[rows], ideal[rows] = r.wavefronts, r.ideal
+        for p in r.parts:
+            acc = parts.setdefault(p.category, [np.zeros(n, np.int64) for _ in range(3)])
+            for k, v in enumerate((p.instructions, p.wavefronts, p.ideal)):
+                acc[k][rows] = v
+    return BatchResult(wf, ideal, tuple(BatchPart(c, *v) for c, v in parts.items()))
+
+
+def _plain_costs(off, width, store, window: int, engine: str, chunk: int) -> BatchResult:
+    """Loads and stores: the compiled kernel when available (or asked for), else numpy."""
+    use_numba = engine == "numba" or (engine == "auto" and _numba_kernel() is not None)
     if use_numba:
         kernel = _numba_kernel()
         if kernel is None:
@@ -384,7 +486,7 @@ def warp_requests(offsets, widths, ops="load", arch: str | Arch = "sm_90",
         wf = np.empty(off.shape[0], np.int64)
         ideal = np.empty(off.shape[0], np.int64)
         bad = np.full(2, -1, np.int64)
-        kernel(off, width, store, window, wf, ideal, bad)
+        kernel(np.ascontiguousarray(off), width, store, window, wf, ideal, bad)
         if bad[0] >= 0:
             _validate(off[bad[0]:bad[0] + 1], width[bad[0]:bad[0] + 1], window, first=int(bad[0]))
             raise AssertionError("the compiled engine rejected a request the checks accept")

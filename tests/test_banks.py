@@ -136,7 +136,7 @@ def test_errors_name_lane_and_offset():
     with pytest.raises(RequestError, match="width must be one of"):
         warp_request([0], 3)
     with pytest.raises(RequestError, match="op must be"):
-        warp_request([0], 4, "atomic")
+        warp_request([0], 4, "gather")
     with pytest.raises(RequestError, match="32 lanes"):
         warp_request([0] * 33, 4)
     with pytest.raises(ArchError, match="sm_50 has no bank rule set"):

@@ -1,0 +1,270 @@
+"""Bank rules of the shared-memory instructions beyond plain loads and stores.
+
+Measured on an H200 (sm_90, Nsight Compute 2025.3.1): 119 single-instruction patterns
+(tests/data/sm90_newer_patterns.json), every wavefront and bank-conflict count reproduced by
+these rules (tests/test_oprules.py).
+
+- `ldmatrix` / `stmatrix` .x1/.x2/.x4 (.trans costs the same), 16 bytes per lane: lane 8j+i
+  gives row i of matrix j; lanes past 8 * matrices are ignored. Each matrix's 8 rows are one
+  group, costing the most distinct words any bank serves (as a 16-byte store's quarter-warps
+  do). Nsight counts the instructions as ldsm/stsm and their wavefronts in _op_ld/_op_st.
+- `cp_async` (cp.async.ca, LDGSTS, 4/8/16 bytes): groups as for stores (the warp, half-warps
+  for 8 bytes, quarter-warps for 16), but lanes at one address are not merged: a group costs
+  the most (lane, word) pairs any bank serves. Nsight shows these wavefronts only in the
+  unsuffixed shared total, with 3 _op_misc wavefronts per instruction besides.
+- `cp_async_bypass` (cp.async.cg, 16 bytes): no wavefronts in these counters.
+- `atomic` (ATOMS.ADD/INC/EXCH/MIN/MAX/AND/OR/XOR and red on 32-bit words): the most active
+  lanes any bank serves; lanes at one address are serialized too.
+- `atomic_cas` (ATOMS.CAS): twice that, x = the most lanes any bank serves. Nsight counts
+  x - 1 of the 2x wavefronts as conflicts (measured), so the ideal is x + ceil(bytes / 128).
+- `atomic_aggregated`: the compiler combined the lanes of each address into one add
+  (atomicAdd(&s[i], 1) with the result unused): the most distinct words any bank serves.
+- `atomic_cas_loop` (atomicAdd on f32, 4 bytes, and on 64-bit integers, 8 bytes): LDS, then
+  ATOMS.CAST.SPIN, repeated until every lane has succeeded. Each pass loads the pending lanes
+  (the load rule) and then runs the CAS per group in order (the warp for 4 bytes, half-warp 0
+  then 1 for 8): a group with pending lanes costs 2 wavefronts, and in each bank its lowest
+  pending lane succeeds, unless an earlier group changed that address in the same pass (the
+  value it compares with is stale). Passes = instructions of each kind.
+Ideal, except for atomic_cas: per non-empty group ceil(distinct bytes / 128), at least 1.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .banks import (
+    BANKS, WARP, WAVEFRONT_BYTES, BankUse, BatchPart, BatchResult, Group, MergeDecision, Part,
+    RequestError, WarpRequest, WordUse, explain_groups, group_size, warp_request,
+)
+
+MATRIX_OPS = ("ldmatrix", "stmatrix")
+# op -> (Nsight instruction class, widths the instruction has)
+OP_INFO = {
+    "ldmatrix": ("ldsm", (16,)),
+    "stmatrix": ("stsm", (16,)),
+    "cp_async": ("ldgsts", (4, 8, 16)),
+    "cp_async_bypass": ("ldgsts", (16,)),
+    "atomic": ("atom", (4,)),
+    "atomic_cas": ("atom", (4,)),
+    "atomic_aggregated": ("atom", (4,)),
+    "atomic_cas_loop": ("atom", (4, 8)),
+}
+MATRICES = (1, 2, 4)
+
+
+def check_op(op: str, width: int, matrices: int | None) -> None:
+    """Refuse widths the instruction does not have, and a missing or stray matrix count."""
+    _, widths = OP_INFO[op]
+    if width not in widths:
+        raise RequestError(f"{op} moves {' or '.join(map(str, widths))} bytes per lane, not "
+                           f"{width}" + (" (64-bit shared atomics other than the add loop "
+                                         "were not measured)" if op.startswith("atomic")
+                                         and width == 8 else ""))
+    if op in MATRIX_OPS:
+        if matrices not in MATRICES:
+            raise RequestError(f"{op} needs matrices 1, 2 or 4 (.x1/.x2/.x4), got {matrices!r}")
+    elif matrices is not None:
+        raise RequestError(f"matrices applies to ldmatrix and stmatrix, not {op!r}")
+
+
+def active_lanes(op: str, matrices: int | None) -> int:
+    """Lanes whose addresses the instruction uses (ldmatrix ignores lanes past 8 x matrices)."""
+    return 8 * matrices if op in MATRIX_OPS else WARP
+
+
+# ------------------------------------------------------------------ one request, explained
+
+def explain(offs: list[int | None], width: int, op: str, arch: str, rules: str,
+            matrices: int | None) -> WarpRequest:
+    """warp_request for the ops of this module (offsets already checked)."""
+    category = OP_INFO[op][0]
+    extra = {}
+    if op in MATRIX_OPS:
+        groups, waves = explain_groups(offs, width, 8)
+        groups = groups[:matrices]
+        why = (f"{op}.x{matrices}: lane 8j+i gives the 16-byte row i of matrix j; each matrix's "
+               "8 rows are one group")
+        extra["matrices"] = matrices
+    elif op == "cp_async":
+        groups, waves = explain_groups(offs, width, group_size(width, True, False),
+                                       distinct_words=False)
+        why = ("cp.async: groups as for stores, and lanes at one address are not merged: "
+               "every (lane, word) is served on its own")
+    elif op == "cp_async_bypass":
+        groups, waves = (), tuple(() for _ in range(WARP))
+        why = "cp.async.cg bypasses L1: no shared wavefronts in these counters"
+    elif op == "atomic_aggregated":
+        groups, waves = explain_groups(offs, width, WARP)
+        why = ("aggregated atomic: the compiler combined the lanes of each address, so a bank "
+               "serves each distinct word once")
+    elif op in ("atomic", "atomic_cas"):
+        per_use = 2 if op == "atomic_cas" else 1
+        groups, waves = explain_groups(offs, width, WARP, distinct_words=False,
+                                       cost_per_use=per_use)
+        if per_use == 2:
+            # Nsight counts x - 1 conflicts for the 2x wavefronts of a CAS (measured)
+            groups = tuple(_cas_ideal(g) for g in groups)
+        why = ("shared atomics serialize every lane of a bank, even lanes at one address"
+               + ("; a CAS takes 2 wavefronts per lane" if per_use == 2 else ""))
+    else:
+        return _explain_cas_loop(offs, width, arch, rules)
+    wavefronts, ideal = sum(g.wavefronts for g in groups), sum(g.ideal for g in groups)
+    return WarpRequest(tuple(offs), width, op, arch, rules, wavefronts, ideal,
+                       MergeDecision(False, None, why), groups, waves,
+                       (Part(category, 1, wavefronts, ideal),), **extra)
+
+
+def _cas_ideal(g: Group) -> Group:
+    if not g.active:
+        return g
+    plain = max(-(-g.distinct_bytes // WAVEFRONT_BYTES), 1)
+    return Group(g.lanes, g.active, g.wavefronts, g.wavefronts // 2 + plain,
+                 g.distinct_bytes, g.first_wavefront, g.banks)
+
+
+def cas_loop_passes(offs: list[int | None], width: int) -> list[list[int]]:
+    """The lanes whose CAS succeeds in each pass of the loop, in order."""
+    size = 16 if width == 8 else WARP
+    pending = [i for i in range(WARP) if offs[i] is not None]
+    passes = []
+    while pending:
+        done, changed = [], set()
+        for start in range(0, WARP, size):
+            seen = set()
+            for i in pending:
+                if not start <= i < start + size:
+                    continue
+                bank = offs[i] // 4 % BANKS
+                if bank in seen:
+                    continue
+                seen.add(bank)
+                if offs[i] not in changed:  # else it compares with a value that went stale
+                    done.append(i)
+            changed.update(offs[i] for i in done)
+        passes.append(done)
+        pending = [i for i in pending if i not in done]
+    return passes
+
+
+def _explain_cas_loop(offs: list[int | None], width: int, arch: str,
+                      rules: str) -> WarpRequest:
+    size = 16 if width == 8 else WARP
+    pending = [i for i in range(WARP) if offs[i] is not None]
+    ld_wf = ld_ideal = atom_wf = 0
+    lines = []
+    per_bank: dict[int, list[WordUse]] = {}
+    lane_waves = [[] for _ in range(WARP)]
+    for number, done in enumerate(cas_loop_passes(offs, width)):
+        load = warp_request([offs[i] if i in pending else None for i in range(WARP)], width,
+                            "load", arch)
+        groups = len({i // size for i in pending})
+        ld_wf, ld_ideal, atom_wf = ld_wf + load.wavefronts, ld_ideal + load.ideal, \
+            atom_wf + 2 * groups
+        lines.append(f"pass {number}: LDS {load.wavefronts} wavefront(s), CAS {2 * groups}; "
+                     f"lanes {', '.join(map(str, done))} succeed")
+        for i in done:
+            per_bank.setdefault(offs[i] // 4 % BANKS, []).append(
+                WordUse(offs[i] // 4, (i,), number))
+            lane_waves[i].append(number)
+        pending = [i for i in pending if i not in done]
+    banks = tuple(BankUse(b, tuple(per_bank[b])) for b in sorted(per_bank))
+    active = tuple(i for i in range(WARP) if offs[i] is not None)
+    passes = len(lines)
+    group = Group(tuple(range(WARP)), active, passes, 1 if active else 0, 0, 0, banks)
+    why = ("CAS loop (LDS + ATOMS.CAST.SPIN until every lane succeeds; rows below are passes, "
+           "cells the lanes that succeed): " + "; ".join(lines))
+    parts = (Part("ld", passes, ld_wf, ld_ideal), Part("atom", passes, atom_wf, atom_wf))
+    return WarpRequest(tuple(offs), width, "atomic_cas_loop", arch, rules, ld_wf + atom_wf,
+                       ld_ideal + atom_wf, MergeDecision(False, None, why), (group,),
+                       tuple(tuple(w) for w in lane_waves), parts)
+
+
+# ------------------------------------------------------------------ many requests at once
+
+def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain) -> BatchResult:
+    """warp_requests for the ops of this module, one width per call (offsets checked).
+
+    `plain(off, width, store)` costs plain loads/stores (banks' numba or numpy path).
+    """
+    n = off.shape[0]
+    category = OP_INFO[op][0]
+    ones = np.ones(n, np.int64)
+    if op in MATRIX_OPS:
+        masked = off.copy()
+        masked[:, 8 * matrices:] = -1
+        r = plain(masked, width, True)  # quarter-warps, distinct words: a 16-byte store
+        wf, ideal = r.wavefronts, r.ideal
+    elif op == "atomic_aggregated":
+        r = plain(off, width, False)    # the warp, distinct words: a 4-byte load
+        wf, ideal = r.wavefronts, r.ideal
+    elif op == "cp_async_bypass":
+        wf = ideal = np.zeros(n, np.int64)
+    elif op in ("cp_async", "atomic", "atomic_cas"):
+        size = group_size(width, True, False) if op == "cp_async" else WARP
+        wf, ideal, most = _pair_costs(off, width, size)
+        if op == "atomic_cas":
+            ideal = most + ideal  # x + ceil(bytes / 128): Nsight's x - 1 conflicts of 2x
+            wf = 2 * most
+    else:
+        return _batch_cas_loop(off, width, plain)
+    return BatchResult(wf, ideal, (BatchPart(category, ones, wf, ideal),))
+
+
+def _pair_costs(off: np.ndarray, width: int, size: int):
+    """Groups of `size` lanes where every (lane, word) is its own use: (wavefronts, ideal,
+    the most uses of one bank in the warp's largest group sum) per request."""
+    n = off.shape[0]
+    active = off >= 0
+    nwords = max(width // 4, 1)
+    groups = WARP // size
+    lane = np.arange(WARP)
+    word = off[:, :, None] // 4 + np.arange(nwords)                  # (n, 32, nwords)
+    slot = (lane // size)[None, :, None] * BANKS + word % BANKS
+    rows = np.broadcast_to(np.arange(n)[:, None, None], slot.shape)
+    valid = np.broadcast_to(active[:, :, None], slot.shape)
+    counts = np.bincount((rows * groups * BANKS + slot)[valid],
+                         minlength=n * groups * BANKS).reshape(n, groups, BANKS)
+    per_group = counts.max(axis=2)
+    # distinct offsets per group: aligned accesses of one width coincide or are disjoint
+    key = np.where(active, (lane // size)[None, :] * (1 << 20) + off, np.iinfo(np.int64).max)
+    key = np.sort(key, axis=1)
+    first = np.ones_like(key, dtype=bool)
+    first[:, 1:] = key[:, 1:] != key[:, :-1]
+    first &= key != np.iinfo(np.int64).max
+    krow = np.broadcast_to(np.arange(n)[:, None], key.shape)
+    distinct = np.bincount((krow * groups + (key >> 20))[first],
+                           minlength=n * groups).reshape(n, groups)
+    ideal = np.where(distinct > 0, np.maximum(-(-(distinct * width) // WAVEFRONT_BYTES), 1), 0)
+    return per_group.sum(axis=1), ideal.sum(axis=1), per_group.sum(axis=1)
+
+
+def _batch_cas_loop(off: np.ndarray, width: int, plain) -> BatchResult:
+    n = off.shape[0]
+    size = 16 if width == 8 else WARP
+    pending = off >= 0
+    passes = np.zeros(n, np.int64)
+    ld_wf, ld_ideal, atom_wf = (np.zeros(n, np.int64) for _ in range(3))
+    bank = np.where(pending, off // 4 % BANKS, 0)
+    lane = np.arange(WARP)
+    while pending.any():
+        live = pending.any(axis=1)
+        passes += live
+        load = plain(np.where(pending, off, -1), width, False)
+        ld_wf += load.wavefronts
+        ld_ideal += load.ideal
+        done = np.zeros_like(pending)
+        changed = np.full((n, WARP), -2, off.dtype)   # addresses an earlier group changed
+        for start in range(0, WARP, size):
+            in_group = pending & (lane >= start) & (lane < start + size)
+            atom_wf += 2 * in_group.any(axis=1)
+            # the lowest pending lane of each bank in the group: no lower lane shares its bank
+            same_bank = (bank[:, :, None] == bank[:, None, :]) & in_group[:, None, :]
+            lower = same_bank & (lane[None, None, :] < lane[None, :, None])
+            lowest = in_group & ~lower.any(axis=2)
+            stale = (off[:, :, None] == changed[:, None, :]).any(axis=2)
+            won = lowest & ~stale
+            done |= won
+            changed = np.where(won, off, changed)
+        pending &= ~done
+    parts = (BatchPart("ld", passes, ld_wf, ld_ideal),
+             BatchPart("atom", passes, atom_wf, atom_wf))
+    return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf, parts)

@@ -1,0 +1,157 @@
+"""ldmatrix/stmatrix, cp.async and shared atomics against the 119 patterns an H200 measured
+(tests/data/sm90_newer_patterns.json, copied from shared/calibration), on every engine path."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from smemsim import RequestError, warp_request, warp_requests
+
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "sm90_newer_patterns.json"
+PATTERNS = json.loads(DATA.read_text())["patterns"]
+ENGINES = ["numpy", "numba"]
+
+
+def op_of(kind: str) -> tuple[str, int | None]:
+    """The engine's op (and matrix count) for a measured kind."""
+    if kind.startswith(("ldsm", "stsm")):
+        return ("ldmatrix" if kind.startswith("ldsm") else "stmatrix"), int(kind[6])
+    if kind.startswith("cp_async_cg"):
+        return "cp_async_bypass", None
+    if kind.startswith("cp_async_ca"):
+        return "cp_async", None
+    if kind == "atom_cas_b32":
+        return "atomic_cas", None
+    if kind == "red_inc_u32":
+        return "atomic_aggregated", None      # red.add 1 on one address: aggregated
+    if kind in ("atom_add_f32", "atom_add_u64"):
+        return "atomic_cas_loop", None
+    return "atomic", None                      # add, exch, red.add, inc (ATOMS.POPC.INC)
+
+
+def measured(p) -> dict:
+    """{category: (instructions, wavefronts)} and the bank conflicts, as Nsight counted them
+    (per instruction: the probe issued each pattern 64 times and divided)."""
+    m = p["measured"]
+    ins, wf = m["instructions"], m["wavefronts"]
+    out = {}
+    if "ldsm" in ins:
+        out["ldsm"] = (ins["ldsm"], wf["op_ld"])
+    if "stsm" in ins:
+        out["stsm"] = (ins["stsm"], wf["op_st"])
+    if "ldgsts" in ins:
+        # only the unsuffixed total shows them, beside 3 _op_misc per instruction (and a
+        # residue of 0.016 from the launch itself)
+        assert round(wf["op_misc"] - 3 * ins["ldgsts"], 3) == 0.016
+        out["ldgsts"] = (ins["ldgsts"], round(wf["all"] - wf["op_misc"], 3))
+    if "atom" in ins:
+        out["atom"] = (ins["atom"], wf["op_atom"])
+    if "ld" in ins:
+        out["ld"] = (ins["ld"], wf["op_ld"])
+    return out, m["bank_conflicts"].get("all", 0.0)
+
+
+def ids(p):
+    return f"{p['kind']}-{p['name']}"
+
+
+def offsets(p):
+    return [None if a < 0 else a for a in p["addrs"]]
+
+
+@pytest.mark.parametrize("p", PATTERNS, ids=ids)
+def test_every_measured_pattern_scalar(p):
+    op, matrices = op_of(p["kind"])
+    want, conflicts = measured(p)
+    r = warp_request(offsets(p), p["width"], op, matrices=matrices)
+    got = {part.category: (part.instructions, part.wavefronts) for part in r.parts}
+    assert got == want, f"{ids(p)}: {got} != measured {want}"
+    assert r.wavefronts - r.ideal == conflicts, f"{ids(p)}: conflicts"
+    assert r.wavefronts == sum(part.wavefronts for part in r.parts)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_every_measured_pattern_batched(engine):
+    for p in PATTERNS:
+        op, matrices = op_of(p["kind"])
+        want, conflicts = measured(p)
+        r = warp_requests(np.array([p["addrs"]]), p["width"], op, engine=engine,
+                          matrices=matrices)
+        got = {part.category: (int(part.instructions[0]), int(part.wavefronts[0]))
+               for part in r.parts}
+        assert got == want, f"{ids(p)} ({engine}): {got} != measured {want}"
+        assert int(r.wavefronts[0] - r.ideal[0]) == conflicts, f"{ids(p)} ({engine})"
+
+
+def test_the_rules_in_words():
+    # ldmatrix.x4, four 8x16-byte matrices stored row after row: conflict-free, 1 per matrix
+    rows = [128 * j + 16 * i for j in range(4) for i in range(8)]
+    assert warp_request(rows, 16, "ldmatrix", matrices=4).wavefronts == 4
+    # the same rows 128 bytes apart within a matrix: every row in banks 0-3, 8 ways
+    rows = [1024 * j + 128 * i for j in range(4) for i in range(8)]
+    assert warp_request(rows, 16, "ldmatrix", matrices=4).wavefronts == 32
+    # .x1 ignores lanes 8-31, whatever they hold
+    assert warp_request(list(range(0, 128, 16)) + [7] * 24, 16, "ldmatrix",
+                        matrices=1).wavefronts == 1
+    # atomics serialize lanes at one address; a load would broadcast
+    assert warp_request([0] * 32, 4, "atomic").wavefronts == 32
+    assert warp_request([0] * 32, 4, "load").wavefronts == 1
+    assert warp_request([0] * 32, 4, "atomic_aggregated").wavefronts == 1
+    cas = warp_request([0] * 32, 4, "atomic_cas")
+    assert (cas.wavefronts, cas.ideal) == (64, 33)  # Nsight: 31 conflicts
+    # cp.async does not merge lanes at one address either
+    assert warp_request([0] * 32, 4, "cp_async").wavefronts == 32
+    assert warp_request([0] * 32, 16, "cp_async_bypass").wavefronts == 0
+    # a float atomicAdd on one address: 32 passes of LDS (1 wavefront) + CAS (2)
+    loop = warp_request([0] * 32, 4, "atomic_cas_loop")
+    assert [(p.category, p.instructions, p.wavefronts) for p in loop.parts] == [
+        ("ld", 32, 32), ("atom", 32, 64)]
+
+
+def test_bad_requests_name_the_instruction():
+    with pytest.raises(RequestError, match="ldmatrix needs matrices 1, 2 or 4"):
+        warp_request([0], 16, "ldmatrix")
+    with pytest.raises(RequestError, match="ldmatrix moves 16 bytes per lane, not 8"):
+        warp_request([0], 8, "ldmatrix", matrices=1)
+    with pytest.raises(RequestError, match="matrices applies to ldmatrix and stmatrix"):
+        warp_request([0], 4, "atomic", matrices=2)
+    with pytest.raises(RequestError, match="64-bit shared atomics other than the add loop"):
+        warp_request([0], 8, "atomic")
+    with pytest.raises(RequestError, match="lane 3: offset 6 is not aligned to the 4-byte"):
+        warp_request([0, 4, 8, 6], 4, "atomic")
+    with pytest.raises(RequestError, match="request 0, lane 1: offset 3 is not aligned"):
+        warp_requests(np.array([[0, 3]]), 4, "cp_async")
+
+
+@st.composite
+def requests(draw, op):
+    width = {"cp_async": draw(st.sampled_from([4, 8, 16])),
+             "atomic_cas_loop": draw(st.sampled_from([4, 8]))}.get(
+        op, 16 if op in ("ldmatrix", "stmatrix", "cp_async_bypass") else 4)
+    span = draw(st.sampled_from([128, 512, 4096]))
+    lane = st.one_of(st.none(), st.integers(0, span // width - 1).map(lambda k: k * width))
+    return width, draw(st.lists(lane, min_size=32, max_size=32))
+
+
+OPS = ["ldmatrix", "stmatrix", "cp_async", "cp_async_bypass", "atomic", "atomic_cas",
+       "atomic_aggregated", "atomic_cas_loop"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("op", OPS)
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_batch_equals_scalar_on_random_requests(op, data):
+    width, offs = data.draw(requests(op))
+    matrices = data.draw(st.sampled_from([1, 2, 4])) if op in ("ldmatrix", "stmatrix") else None
+    one = warp_request(offs, width, op, matrices=matrices)
+    row = np.array([[-1 if o is None else o for o in offs]])
+    for engine in ENGINES:
+        many = warp_requests(row, width, op, engine=engine, matrices=matrices)
+        assert (int(many.wavefronts[0]), int(many.ideal[0])) == (one.wavefronts, one.ideal)
+        assert {p.category: (int(p.instructions[0]), int(p.wavefronts[0]), int(p.ideal[0]))
+                for p in many.parts} == {p.category: (p.instructions, p.wavefronts, p.ideal)
+                                         for p in one.parts}
