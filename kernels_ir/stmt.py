@@ -279,6 +279,11 @@ class Access(Stmt):
         return self.OP
 
     @property
+    def matrices(self) -> int | None:
+        """Matrices per instruction (ldmatrix / stmatrix only)."""
+        return None
+
+    @property
     def is_shared(self) -> bool:
         """Whether this is a shared-memory access site."""
         return isinstance(self.array, SharedArray)

@@ -15,7 +15,7 @@ import numpy as np
 
 from kernels_ir import Kernel, SourceLoc, format_stmt, resolve_launch
 
-from .banks import rules_for, warp_requests
+from .banks import CATEGORIES, op_categories, rules_for, warp_requests
 from .trace import Trace, Where, trace_launch
 
 
@@ -37,7 +37,7 @@ class SiteReport:
     loc: SourceLoc
     statement: str
     array: str
-    op: str                       # "load" or "store"
+    op: str                       # the bank engine's op: "load", "store", "atomic", ...
     width: int                    # bytes per lane
     requests: int
     wavefronts: int
@@ -46,6 +46,8 @@ class SiteReport:
     histogram: tuple[tuple[int, int], ...]  # (wavefronts per request, requests)
     worst: WorstRequest | None
     data_dependent: bool
+    classes: Mapping[str, "Totals"]  # by Nsight instruction class (a CAS loop has two)
+    matrices: int | None = None   # ldmatrix / stmatrix
 
     @property
     def excess(self) -> int:
@@ -60,7 +62,7 @@ class SiteReport:
 
 @dataclass(frozen=True)
 class Totals:
-    """Requests and wavefronts of all load (or all store) sites."""
+    """Instructions (warp requests) and wavefronts of one instruction class."""
 
     requests: int
     wavefronts: int
@@ -70,6 +72,9 @@ class Totals:
     def excess(self) -> int:
         """Wavefronts over ideal."""
         return self.wavefronts - self.ideal
+
+
+NO_ACCESS = Totals(0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -86,26 +91,39 @@ class Report:
     static_smem: int
     window: int                   # bytes of the block's shared window
     sites: tuple[SiteReport, ...]
-    load: Totals
-    store: Totals
+    classes: Mapping[str, Totals]  # Nsight's instruction classes present (CATEGORIES order)
     mode: str                     # "sliced" or "full"
     blocks_traced: int
 
     @property
+    def load(self) -> Totals:
+        """LDS: `smsp__sass_inst_executed_op_shared_ld` and its wavefronts."""
+        return self.classes.get("ld", NO_ACCESS)
+
+    @property
+    def store(self) -> Totals:
+        """STS: `smsp__sass_inst_executed_op_shared_st` and its wavefronts."""
+        return self.classes.get("st", NO_ACCESS)
+
+    @property
     def wavefronts(self) -> int:
         """Shared wavefronts of the launch."""
-        return self.load.wavefronts + self.store.wavefronts
+        return sum(t.wavefronts for t in self.classes.values())
+
+    @property
+    def ideal(self) -> int:
+        """Shared wavefronts the same bytes would cost without bank conflicts."""
+        return sum(t.ideal for t in self.classes.values())
 
     @property
     def excess(self) -> int:
         """Shared wavefronts over ideal."""
-        return self.load.excess + self.store.excess
+        return self.wavefronts - self.ideal
 
     @property
     def excess_ratio(self) -> float:
         """Excess over ideal wavefronts (0 for a conflict-free kernel)."""
-        ideal = self.load.ideal + self.store.ideal
-        return self.excess / ideal if ideal else 0.0
+        return self.excess / self.ideal if self.ideal else 0.0
 
     def site(self, number: int) -> SiteReport:
         """The report of one site."""
@@ -139,14 +157,17 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> R
     rows = []
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
-        op = stmt.op
+        op, matrices = stmt.op, stmt.matrices
         width = widths.get(stmt.site, stmt.access_bytes)
         if width == 0:
             continue  # the compiler folded this site into another
         if st.counts.size:
-            cost = warp_requests(st.patterns, width, op, arch=arch, window=window)
-            wf = int((cost.wavefronts * st.counts).sum())
-            ideal = int((cost.ideal * st.counts).sum())
+            cost = warp_requests(st.patterns, width, op, arch=arch, window=window,
+                                 matrices=matrices)
+            weigh = lambda per_request: int((per_request * st.counts).sum())
+            wf, ideal = weigh(cost.wavefronts), weigh(cost.ideal)
+            classes = {p.category: Totals(weigh(p.instructions), weigh(p.wavefronts),
+                                          weigh(p.ideal)) for p in cost.parts}
             sums = np.zeros(int(cost.wavefronts.max()) + 1, np.int64)
             np.add.at(sums, cost.wavefronts, st.counts)
             hist = {int(w): int(c) for w, c in enumerate(sums) if c}
@@ -155,24 +176,21 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> R
                                  int(cost.wavefronts[i]), int(cost.ideal[i]), st.where(i))
         else:
             wf = ideal = 0
+            classes = {c: NO_ACCESS for c in op_categories(op)}
             hist, worst = {}, None
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                          array=stmt.array.name, op=op, width=width, requests=st.requests,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
-                         worst=worst, data_dependent=stmt.site in tr.slice.data_dependent))
+                         worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
+                         classes=classes, matrices=matrices))
     total = sum(r["wavefronts"] for r in rows)
     sites = tuple(SiteReport(share=(r["wavefronts"] / total if total else 0.0), **r)
                   for r in rows)
-
-    def totals(op: str) -> Totals:
-        chosen = [s for s in sites if s.op == op]
-        return Totals(sum(s.requests for s in chosen), sum(s.wavefronts for s in chosen),
-                      sum(s.ideal for s in chosen))
-
+    present = {c for s in sites for c in s.classes}
+    classes = {c: Totals(*(sum(getattr(s.classes[c], f) for s in sites if c in s.classes)
+                           for f in ("requests", "wavefronts", "ideal")))
+               for c in CATEGORIES if c in present}
     return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
                   grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
-                  static_smem=kernel.static_smem, window=window, sites=sites, load=totals("load"),
-                  store=totals("store"), mode=tr.mode, blocks_traced=tr.blocks_run)
-
-
-
+                  static_smem=kernel.static_smem, window=window, sites=sites, classes=classes,
+                  mode=tr.mode, blocks_traced=tr.blocks_run)

@@ -38,6 +38,14 @@ OPS = PLAIN_OPS + ("ldmatrix", "stmatrix", "cp_async", "cp_async_bypass", "atomi
 CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom")
 
 
+def op_categories(op: str) -> tuple[str, ...]:
+    """The instruction classes an op's requests count in (the CAS loop issues LDS too)."""
+    if op in PLAIN_OPS:
+        return ("ld",) if op == "load" else ("st",)
+    from .oprules import OP_INFO
+    return ("ld", "atom") if op == "atomic_cas_loop" else (OP_INFO[op][0],)
+
+
 class RequestError(ValueError):
     """A warp request the hardware cannot perform (misaligned, outside the window, bad width)."""
 

@@ -33,6 +33,7 @@ def report_json(r: Report) -> dict[str, Any]:
             "array": s.array, "op": s.op, "width": s.width, "requests": s.requests,
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
+            "matrices": s.matrices, "classes": _classes(s.classes),
             "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],
             "worst": None if s.worst is None else {
                 "offsets": list(s.worst.offsets), "wavefronts": s.worst.wavefronts,
@@ -42,8 +43,14 @@ def report_json(r: Report) -> dict[str, Any]:
         } for s in r.sites],
         "load": dataclasses.asdict(r.load) | {"excess": r.load.excess},
         "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
+        "classes": _classes(r.classes),
         "excess_ratio": r.excess_ratio,
     }
+
+
+def _classes(classes) -> dict[str, Any]:
+    """Per Nsight instruction class: requests (instructions), wavefronts, ideal, excess."""
+    return {c: dataclasses.asdict(t) | {"excess": t.excess} for c, t in classes.items()}
 
 
 def analyze_json(r: Report, occ: Occupancy | None) -> dict[str, Any]:

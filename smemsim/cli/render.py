@@ -56,7 +56,7 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     parts.append(t)
     for s in r.sites:
         parts.append(Text(f"  site {s.site} ({s.loc}): {s.statement}"))
-    for name, tot in (("loads", r.load), ("stores", r.store)):
+    for name, tot in _class_lines(r):
         parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
                           f"ideal {tot.ideal:,}, excess {tot.excess:,}"))
     if r.excess:
@@ -67,6 +67,18 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
         parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
     return RichGroup(*parts)
+
+
+# how the totals lines name Nsight Compute's instruction classes
+_CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
+                "stsm": "stmatrix (stsm)", "ldgsts": "cp.async (ldgsts)", "atom": "atomics (atom)"}
+
+
+def _class_lines(r: Report):
+    """(name, totals) of loads and stores (always) and every other class present."""
+    shown = dict.fromkeys(("ld", "st")) | dict.fromkeys(r.classes)
+    return [(_CLASS_NAMES[c], r.classes[c] if c in r.classes else r.load if c == "ld"
+             else r.store) for c in shown]
 
 
 def sweep_table(kernel: str, key: str, rows) -> RichGroup:
