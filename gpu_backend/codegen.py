@@ -16,8 +16,8 @@ from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
 from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
-    Assign, DeclareLocal, GlobalArray, If, Let, Load, LocalStore, Loop, SharedArray, Store,
-    Sync, unsupported,
+    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Let, Load, LocalStore, Loop,
+    SharedArray, Store, Sync, unsupported,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -170,6 +170,16 @@ def _store(w: _Writer, s: Store, depth: int) -> None:
     w.site(s, depth, text)
 
 
+def _atomic(w: _Writer, s: Atomic, depth: int) -> None:
+    fn = ATOMIC_OPS[s.kind][0]
+    args = [cuda_expr(e) for e in ((s.compare,) if s.compare is not None else ())
+            + (s.value,)]
+    call = f"{fn}(&{_index(s.array, s.index)}, {', '.join(args)})"
+    text = f"{call};" if s.dst is None else \
+        f"const {s.dst.dtype.c_name} {s.dst.name} = {call};"
+    w.site(s, depth, text)
+
+
 def _declare_local(w: _Writer, s: DeclareLocal, depth: int) -> None:
     dims = "".join(f"[{d}]" for d in s.array.shape)
     w.add(depth, f"{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
@@ -213,4 +223,4 @@ def _sync(w: _Writer, s: Sync, depth: int) -> None:
 # The CUDA of each statement class; a class missing here is an error, never skipped.
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
-             Sync: _sync}
+             Sync: _sync, Atomic: _atomic}

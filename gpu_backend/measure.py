@@ -20,6 +20,15 @@ METRICS = {
     "store_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "load_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "store_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    # the other instruction classes (ldmatrix/stmatrix wavefronts count in _op_ld/_op_st;
+    # cp.async's only in the unsuffixed total, beside _op_misc)
+    "ldsm_requests": "smsp__sass_inst_executed_op_ldsm.sum",
+    "stsm_requests": "smsp__sass_inst_executed_op_stsm.sum",
+    "ldgsts_requests": "smsp__sass_inst_executed_op_ldgsts.sum",
+    "atom_requests": "smsp__sass_inst_executed_op_shared_atom.sum",
+    "atom_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+    "shared_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+    "misc_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum",
 }
 
 
@@ -37,6 +46,13 @@ class Measured:
     store_wavefronts: int
     load_conflicts: int
     store_conflicts: int
+    ldsm_requests: int
+    stsm_requests: int
+    ldgsts_requests: int
+    atom_requests: int
+    atom_wavefronts: int
+    shared_wavefronts: int
+    misc_wavefronts: int
 
 
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
@@ -94,14 +110,37 @@ class Agreement:
 
 def compare_counts(report, measured: Measured) -> Agreement:
     """Instructions must equal the prediction exactly; wavefronts may only be above it
-    (L1 arbitration with global accesses adds wavefronts the bank model does not know)."""
+    (L1 arbitration with global accesses adds wavefronts the bank model does not know).
+
+    Loads and stores are always compared; the other instruction classes when either side
+    has any. Wavefronts are compared per Nsight counter: `_op_ld` holds LDS and LDSM,
+    `_op_st` STS and STSM, `_op_atom` ATOMS; cp.async's are the unsuffixed total less the
+    suffixed ones and `_op_misc`.
+    """
+    predicted = {c: t for c, t in report.classes.items()}
+    zero = type(report.load)(0, 0, 0)
+    get = lambda c: predicted.get(c, zero)
+    m = measured
     checks = []
-    for op in ("load", "store"):
-        totals = getattr(report, op)
-        got_req = getattr(measured, f"{op}_requests")
-        got_wf = getattr(measured, f"{op}_wavefronts")
-        checks.append(CounterCheck(f"{op} requests", totals.requests, got_req,
-                                   got_req == totals.requests))
-        checks.append(CounterCheck(f"{op} wavefronts", totals.wavefronts, got_wf,
-                                   got_wf >= totals.wavefronts))
+
+    def exact(what, p, q):
+        checks.append(CounterCheck(what, p, q, p == q))
+
+    def at_least(what, p, q):
+        checks.append(CounterCheck(what, p, q, q >= p))
+    exact("load requests", get("ld").requests, m.load_requests)
+    at_least("load wavefronts", get("ld").wavefronts + get("ldsm").wavefronts, m.load_wavefronts)
+    exact("store requests", get("st").requests, m.store_requests)
+    at_least("store wavefronts", get("st").wavefronts + get("stsm").wavefronts,
+             m.store_wavefronts)
+    for c, got in (("ldsm", m.ldsm_requests), ("stsm", m.stsm_requests),
+                   ("atom", m.atom_requests), ("ldgsts", m.ldgsts_requests)):
+        if c in predicted or got:
+            exact(f"{c} requests", get(c).requests, got)
+    if "atom" in predicted or m.atom_wavefronts:
+        at_least("atom wavefronts", get("atom").wavefronts, m.atom_wavefronts)
+    if "ldgsts" in predicted or m.ldgsts_requests:
+        rest = m.shared_wavefronts - m.misc_wavefronts - m.load_wavefronts - \
+            m.store_wavefronts - m.atom_wavefronts
+        at_least("ldgsts wavefronts", get("ldgsts").wavefronts, rest)
     return Agreement(report.kernel, tuple(checks))

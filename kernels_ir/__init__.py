@@ -15,13 +15,13 @@ from .interpreter import (
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    Access, Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore,
+    ATOMIC_OPS, Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore,
     Loop, ScalarParam, SharedArray, SharedBuffer, Stmt, Store, Sync, map_statements,
     unsupported, walk,
 )
 
 __all__ = [
-    "Access", "ALL_DTYPES", "Assign", "BarrierReached", "blockDim", "blockIdx", "cast",
+    "Access", "ALL_DTYPES", "Assign", "ATOMIC_OPS", "Atomic", "BarrierReached", "blockDim", "blockIdx", "cast",
     "const", "DeclareLocal", "DType", "Expr", "f32", "f64", "format_expr", "format_kernel",
     "format_stmt", "GlobalAccess", "GlobalArray", "gridDim", "i16", "i32", "i8", "If",
     "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot",

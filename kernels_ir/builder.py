@@ -16,6 +16,7 @@ user's source. Loops and guards stay loops and guards in the IR.
 from __future__ import annotations
 
 import contextlib
+from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 from . import checks
@@ -23,8 +24,8 @@ from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
-    Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
-    ScalarParam, SharedArray, SharedBuffer, Store, Sync,
+    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray,
+    LocalStore, Loop, ScalarParam, SharedArray, SharedBuffer, Store, Sync, map_statements, walk,
 )
 
 
@@ -366,6 +367,37 @@ class KernelBuilder:
                           array.dtype) for v in values)
         self._emit(Store(array, index, conv, width, loc, self._next_site(array)))
 
+    def atomic(self, array, index, kind: str, value: ExprLike, compare: ExprLike | None = None,
+               name: str | None = None) -> Expr:
+        """`old = atomicKind(&array[index], value)` (CAS: `atomicCAS(&a[i], compare, value)`).
+
+        `kind` is one of add, sub, min, max, and, or, xor, inc, dec, exch, cas (stmt.ATOMIC_OPS
+        lists the element types CUDA has each for). Returns the old value; if nothing reads
+        it, the kernel discards it (as CUDA code that ignores atomicAdd's result does).
+        """
+        loc = caller_loc()
+        self._guard_condition(f"an atomic on '{array.name}'")
+        if kind not in ATOMIC_OPS:
+            raise KernelError(f"atomic kind must be one of {', '.join(ATOMIC_OPS)}, got "
+                              f"{kind!r}", kernel=self.name, loc=loc)
+        fn, types = ATOMIC_OPS[kind]
+        if array.dtype.name not in types:
+            raise KernelError(f"{fn} on '{array.name}' ({array.dtype}): CUDA has it for "
+                              f"{', '.join(types)} only", kernel=self.name, loc=loc)
+        if (compare is None) != (kind != "cas"):
+            raise KernelError("atomic 'cas' takes compare=..., the other kinds do not",
+                              kernel=self.name, loc=loc)
+        index = self._index(array, index, loc)
+        def operand(x):  # a Python number becomes a constant of the element type
+            return const(x, array.dtype) if isinstance(x, (int, float)) else \
+                cast(as_expr(x), array.dtype)
+        value_e = operand(value)
+        compare_e = None if compare is None else operand(compare)
+        var = Var(self._fresh(name or f"{array.name}_old"), array.dtype, "load")
+        self._emit(Atomic(var, array, index, kind, value_e, compare_e, loc,
+                          self._next_site(array)))
+        return ReadOnlyRef(Op.VAR, array.dtype, (), var)
+
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):
             return None
@@ -481,11 +513,20 @@ class KernelBuilder:
             name=self.name, params=tuple(self._params), globals=tuple(self._globals),
             buffers=tuple(self._buffers), shared=tuple(self._shared),
             grid=self._grid, block=self._block,
-            dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
-            defaults=dict(self._defaults))
+            dynamic_smem=self._dynamic_smem, body=_drop_unread_results(self._blocks[0]),
+            loc=self.loc, defaults=dict(self._defaults))
         checks.check_kernel(kernel)
         self._built = True
         return kernel
 
 
+def _drop_unread_results(body) -> tuple:
+    """Atomics whose old value nothing reads lose their result, as compiled CUDA does (it
+    changes the instruction: an unused add of 1 is aggregated per address)."""
+    read = {n.arg for st in walk(body) for e in st.exprs() for n in e.walk() if n.op is Op.VAR}
 
+    def drop(st):
+        if isinstance(st, Atomic) and st.dst is not None and st.dst not in read:
+            return replace(st, dst=None)
+        return st
+    return map_statements(tuple(body), drop)

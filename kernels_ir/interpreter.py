@@ -25,8 +25,8 @@ from .launch import Launch, resolve_launch
 from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
-    Assign, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore, Loop,
-    SharedArray, Store, Sync, unsupported,
+    Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray,
+    LocalStore, Loop, SharedArray, Store, Sync, unsupported,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -37,7 +37,7 @@ MAX_LOOP_ITERATIONS = 1 << 22  # a loop still running after this many iterations
 class SharedAccess:
     """One execution of a shared access site by a set of threads (reported to observers)."""
 
-    stmt: Load | Store
+    stmt: Access
     threads: np.ndarray   # flat thread ids: block_linear * threads_per_block + thread_linear
     offsets: np.ndarray   # byte offsets of each thread's access in its block's window
     weight: int = 1       # how many executions this one stands for (collapsed loops)
@@ -493,6 +493,44 @@ class _Machine(Evaluator):
             self.vars[dst] = np.zeros(shape, dst.dtype.np)
         self.vars[dst][idx] = memory[first[:, None] + np.arange(w)] if w > 1 else memory[first]
 
+    def _atomic(self, s: Atomic, idx: np.ndarray) -> None:
+        """Lanes at one address apply one after another, in thread order (the GPU's order is
+        unspecified: only results that do not depend on it compare with a GPU run)."""
+        offset = self._offsets(s, idx)
+        array = s.array
+        if self.partial is not None and self.partial.statements is not None:
+            if isinstance(array, SharedArray):
+                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+            return
+        value = convert(self.eval(s.value, idx), array.dtype)
+        compare = None if s.compare is None else convert(self.eval(s.compare, idx),
+                                                         array.dtype)
+        if isinstance(array, SharedArray):
+            memory, first = self._shared_elements(s, idx, offset)
+            self._check_written(s, first, 1)
+        else:
+            memory, first = self.globals[array.name], offset
+            if self.observer is not None:
+                self.observer(GlobalAccess(s, idx, offset))
+        old = np.empty(idx.size, array.dtype.np)
+        # rank of each lane among the lanes at its address, in thread order
+        order = np.lexsort((idx, first))
+        at = first[order]
+        starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
+        rank = np.arange(at.size) - np.repeat(starts, np.diff(np.r_[starts, at.size]))
+        with np.errstate(over="ignore"):
+            for r in range(int(rank.max()) + 1 if rank.size else 0):
+                lanes = order[rank == r]
+                where = first[lanes]
+                cur = memory[where]
+                old[lanes] = cur
+                memory[where] = _atomic_result(s.kind, cur, value[lanes],
+                                               None if compare is None else compare[lanes])
+        if s.dst is not None:
+            if s.dst not in self.vars:
+                self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+            self.vars[s.dst][idx] = old
+
     def _store(self, s: Store, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array = s.array
@@ -517,9 +555,35 @@ class _Machine(Evaluator):
 
 
 
+def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.ndarray:
+    """The value an atomic leaves in memory (CUDA's definitions; integers wrap)."""
+    if kind == "add":
+        return cur + v
+    if kind == "sub":
+        return cur - v
+    if kind == "min":
+        return np.minimum(cur, v)
+    if kind == "max":
+        return np.maximum(cur, v)
+    if kind == "and":
+        return cur & v
+    if kind == "or":
+        return cur | v
+    if kind == "xor":
+        return cur ^ v
+    if kind == "inc":   # atomicInc: ((old >= v) ? 0 : old + 1)
+        return np.where(cur >= v, 0, cur + 1).astype(cur.dtype)
+    if kind == "dec":   # atomicDec: ((old == 0) || (old > v)) ? v : old - 1
+        return np.where((cur == 0) | (cur > v), v, cur - 1).astype(cur.dtype)
+    if kind == "exch":
+        return v
+    return np.where(cur == compare, v, cur)  # cas
+
+
 # How each statement class executes; a class missing here is an error, never skipped.
 _EXECUTE = {
     Let: _Machine._assign, Assign: _Machine._assign, Load: _Machine._load,
     Store: _Machine._store, Loop: _Machine._loop, If: _Machine._if, Sync: _Machine._sync,
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
+    Atomic: _Machine._atomic,
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
-    Access, Assign, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store,
+    Access, Assign, Atomic, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store,
     Sync, unsupported,
 )
 
@@ -117,6 +117,13 @@ def _loop(s: Loop) -> str:
             f"{format_expr(s.cond)}; {v} += {format_expr(s.step)})")
 
 
+def _atomic(s: Atomic) -> str:
+    args = ", ".join(format_expr(e) for e in ((s.compare,) if s.compare is not None else ())
+                     + (s.value,))
+    call = f"atomic_{s.kind}(&{format_index(s.array, s.index)}, {args})"
+    return f"{s.dst.dtype} {s.dst.name} = {call}" if s.dst is not None else call
+
+
 # One line per statement class (a loop or if prints its header); a missing class raises.
 _FORMAT = {
     Let: lambda s: f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}",
@@ -128,6 +135,7 @@ _FORMAT = {
     Loop: _loop,
     If: lambda s: f"if ({format_expr(s.cond)})",
     Sync: lambda s: "__syncthreads()",
+    Atomic: _atomic,
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}
@@ -143,7 +151,7 @@ def format_stmt(s) -> str:
 
 def _site_tag(s) -> str:
     if isinstance(s, Access) and s.site is not None:
-        kind = "ld" if s.op == "load" else "st"
+        kind = {"load": "ld", "store": "st"}.get(s.op, s.op)
         return f"  // site {s.site} ({kind}, {s.access_bytes} B), line {s.loc.line}"
     return ""
 

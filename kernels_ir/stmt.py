@@ -268,6 +268,7 @@ class Access(Stmt):
 
     OP: ClassVar[str]
     WRITES: ClassVar[bool]       # whether it changes memory (what races are made of)
+    ATOMIC: ClassVar[bool] = False  # atomics never race with each other
     array: MemArray
     index: tuple[Expr, ...]
     width: int
@@ -332,6 +333,79 @@ class Store(Access):
     EXPRS: ClassVar = ("index", "values")
     OP: ClassVar = "store"
     WRITES: ClassVar = True
+
+
+# Atomic read-modify-write functions: CUDA's name and the element types it exists for.
+ATOMIC_OPS = {
+    "add": ("atomicAdd", ("i32", "u32", "u64", "f32")),
+    "sub": ("atomicSub", ("i32", "u32")),
+    "min": ("atomicMin", ("i32", "u32", "u64")),
+    "max": ("atomicMax", ("i32", "u32", "u64")),
+    "and": ("atomicAnd", ("i32", "u32", "u64")),
+    "or": ("atomicOr", ("i32", "u32", "u64")),
+    "xor": ("atomicXor", ("i32", "u32", "u64")),
+    "inc": ("atomicInc", ("u32",)),
+    "dec": ("atomicDec", ("u32",)),
+    "exch": ("atomicExch", ("i32", "u32", "u64", "f32")),
+    "cas": ("atomicCAS", ("i32", "u32", "u64")),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Atomic(Access):
+    """`dst = atomicOp(&array[index], value[, compare])`: one read-modify-write per lane.
+
+    `dst` is None when the result is unused (build() drops results nothing reads, as the
+    compiler does: that decides which instruction it emits). `compare` is CAS's expected
+    value. Lanes at one address are serialized; the interpreter applies them in thread order.
+    """
+    dst: Var | None
+    array: MemArray
+    index: tuple[Expr, ...]
+    kind: str
+    value: Expr
+    compare: Expr | None
+    loc: SourceLoc
+    site: int | None
+    width: ClassVar[int] = 1
+    EXPRS: ClassVar = ("index", "value")
+    FROM_MEMORY: ClassVar = True
+    OP: ClassVar = "atomic"
+    WRITES: ClassVar = True
+    ATOMIC: ClassVar = True
+
+    def exprs(self) -> tuple[Expr, ...]:
+        return super().exprs() + ((self.compare,) if self.compare is not None else ())
+
+    def rebuild(self, expr=None, body=None) -> "Stmt":
+        new = super().rebuild(expr, body)
+        if expr is not None and self.compare is not None:
+            compare = expr(self.compare)
+            if compare is not self.compare:
+                new = replace(new, compare=compare)
+        return new
+
+    def declares(self) -> tuple:
+        return (self.dst,) if self.dst is not None else ()
+
+    @property
+    def op(self) -> str:
+        """The bank engine's op for the instruction sm_90 compilers emit (measured).
+
+        f32 add and every 64-bit read-modify-write are a CAS loop (LDS + ATOMS.CAST.SPIN);
+        an add of the constant 1 whose result is unused is aggregated per address
+        (ATOMS.POPC.INC); CAS is ATOMS.CAS; the rest are one ATOMS per lane.
+        """
+        t = self.array.dtype
+        if (self.kind == "add" and t.is_float) or (t.size == 8 and self.kind not in
+                                                   ("exch", "cas")):
+            return "atomic_cas_loop"
+        if self.kind == "cas":
+            return "atomic_cas"
+        if self.kind == "add" and self.dst is None and self.value.op is Op.CONST \
+                and self.value.arg == 1:
+            return "atomic_aggregated"
+        return "atomic"
 
 
 @dataclass(frozen=True, eq=False)

@@ -13,9 +13,9 @@ from typing import Mapping
 
 import numpy as np
 
-from kernels_ir import Kernel, SourceLoc, format_stmt, resolve_launch
+from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_launch
 
-from .banks import CATEGORIES, op_categories, rules_for, warp_requests
+from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
 from .trace import Trace, Where, trace_launch
 
 
@@ -162,8 +162,12 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> R
         if width == 0:
             continue  # the compiler folded this site into another
         if st.counts.size:
-            cost = warp_requests(st.patterns, width, op, arch=arch, window=window,
-                                 matrices=matrices)
+            try:
+                cost = warp_requests(st.patterns, width, op, arch=arch, window=window,
+                                     matrices=matrices)
+            except RequestError as err:
+                raise KernelError(f"site {stmt.site}: {err}", kernel=kernel.name,
+                                  stmt=format_stmt(stmt), loc=stmt.loc) from None
             weigh = lambda per_request: int((per_request * st.counts).sum())
             wf, ideal = weigh(cost.wavefronts), weigh(cost.ideal)
             classes = {p.category: Totals(weigh(p.instructions), weigh(p.wavefronts),

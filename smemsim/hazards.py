@@ -181,9 +181,11 @@ class _Recorder:
         block = event.threads // self.tpb
         byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
         rep = lambda a: np.repeat(a, nbytes)
+        # columns: block, epoch, byte, thread, site, writes (2: an atomic write)
         self.parts.append(np.stack([rep(block), rep(self.epoch[block]), byte,
                                     rep(event.threads), np.full(byte.size, s.site),
-                                    np.full(byte.size, int(s.WRITES))], axis=1))
+                                    np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES))],
+                                   axis=1))
 
 
 def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Race]:
@@ -204,9 +206,11 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
         group = a[s0:e0]
         if e0 - s0 < 2 or not group[:, 5].any() or (group[:, 3] == group[0, 3]).all():
             continue
-        stores = group[group[:, 5] == 1]
+        stores = group[group[:, 5] != 0]
         for w in stores:
             others = group[group[:, 3] != w[3]]
+            if w[5] == 2:
+                others = others[others[:, 5] != 2]  # atomics never race with atomics
             if not others.size:
                 continue
             o = others[0]

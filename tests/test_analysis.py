@@ -10,7 +10,6 @@ from examples import (
 from kernels_ir import (
     KernelBuilder, blockIdx, cast, f32, f64, resolve_launch, threadIdx, u8, u16,
 )
-from kernels_ir.stmt import Load
 from smemsim import warp_request
 from smemsim.analysis import analyze
 from smemsim.trace import reference_requests
@@ -22,9 +21,8 @@ def reference(kernel, params=None):
     rows = reference_requests(kernel, launch)
     out = {}
     for stmt in kernel.sites():
-        op = "load" if isinstance(stmt, Load) else "store"
-        costs = [warp_request(r, stmt.access_bytes, op, window=launch.smem_window)
-                 for r in rows[stmt.site]]
+        costs = [warp_request(r, stmt.access_bytes, stmt.op, window=launch.smem_window,
+                              matrices=stmt.matrices) for r in rows[stmt.site]]
         out[stmt.site] = (len(costs), sum(c.wavefronts for c in costs),
                           sum(c.ideal for c in costs))
     return out

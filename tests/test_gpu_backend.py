@@ -6,17 +6,18 @@ import numpy as np
 import pytest
 
 from examples import (
-    int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled, matmul_naive,
-    reed_solomon, transpose,
+    histogram, int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled,
+    matmul_naive, reed_solomon, transpose,
 )
 from gpu_backend.codegen import generate
 from tests.conftest import require_nvrtc
 from kernels_ir import KernelBuilder, f32, logical_and, threadIdx
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-ALL = [make() for mod in (transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled,
-                          matmul_128x128, matmul_naive, reed_solomon)
-       for make in mod.KERNELS.values()]
+# every example kernel once (a file may run one kernel on several inputs)
+ALL = list({k.name: k for k in (make() for mod in (
+    transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled, matmul_128x128,
+    matmul_naive, reed_solomon, histogram) for make in mod.KERNELS.values())}.values())
 
 
 def _compile_or_skip():

@@ -47,6 +47,8 @@ def random_kernel(rng: np.random.Generator, number: int):
     odd = int(rng.choice([1, 3, 5, 7, 9, 17]))
     step = int(rng.integers(0, 5))
     uniform_trip = bool(rng.integers(2))
+    atomic = str(rng.choice(["add", "or", "xor", "and", "max", "min", ""]))
+    slots_atomic = int(rng.choice([1, 4, 32, 64]))
     k = KernelBuilder(f"fuzz{number}")
     n = k.param("n")
     src = k.global_array("src", dtype, n)
@@ -69,6 +71,22 @@ def random_kernel(rng: np.random.Generator, number: int):
             for e in range(1, width):
                 total = total + v[e]
         acc.set(cast(total, dtype))
+        k.syncthreads()
+    if atomic and dtype != f64:  # (f64 would need a double atomicAdd; its rounding in
+        # f32 counters would not meet the f64 comparison's tolerance)
+        # an order-independent atomic phase: every thread combines its value into a few
+        # shared counters (integer results do not depend on the order lanes apply them;
+        # float sums differ by rounding only), then reads one back
+        ctype = f32 if dtype.is_float else (u64 if dtype == u64 else u32)
+        kind = "add" if dtype.is_float else atomic
+        counters = k.shared("counters", ctype, 64)
+        identity = int(ctype.max) if kind in ("and", "min") else 0
+        with k.range("c", threadIdx.x, 64, bx) as c:
+            counters[c] = identity
+        k.syncthreads()
+        k.atomic(counters, (threadIdx.x * odd) % slots_atomic, kind, cast(acc, ctype))
+        k.syncthreads()
+        acc.set(cast(cast(acc, ctype) + counters[threadIdx.x % slots_atomic], dtype))
         k.syncthreads()
     with k.if_(threadIdx.x % 3 != 1):
         out[gid] = acc

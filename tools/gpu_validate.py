@@ -45,6 +45,9 @@ CASES = [
     ("examples/reed_solomon.py", "general"),
     ("examples/reed_solomon.py", "words"),
     ("examples/reed_solomon.py", "tables"),
+    ("examples/histogram.py", "uniform"),
+    ("examples/histogram.py", "text"),
+    ("examples/histogram.py", "weighted"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
 ]
@@ -58,7 +61,7 @@ def validate_case(file: str, key: str) -> dict:
     from smemsim.occupancy import kernel_occupancy
 
     from gpu_backend.device import run_on_gpu
-    from gpu_backend.measure import MeasureError, measure
+    from gpu_backend.measure import MeasureError, compare_counts, measure
 
     path = str(ROOT / file)
     kernel = next(iter(select(load_kernels(path), key).values()))()
@@ -82,14 +85,13 @@ def validate_case(file: str, key: str) -> dict:
                      widths=widths)
     out["params"] = params
     out["compiled_widths"] = widths
-    out["predicted"] = {"load_requests": report.load.requests,
-                        "store_requests": report.store.requests,
-                        "load_wavefronts": report.load.wavefronts,
-                        "store_wavefronts": report.store.wavefronts,
-                        "load_conflicts": report.load.excess,
-                        "store_conflicts": report.store.excess}
+    out["predicted"] = {c: dataclasses.asdict(t) for c, t in report.classes.items()}
     try:
-        out["measured"] = dataclasses.asdict(measure(path, key, params, kernel.name))
+        measured = measure(path, key, params, kernel.name)
+        out["measured"] = dataclasses.asdict(measured)
+        agreement = compare_counts(report, measured)
+        out["counters_ok"] = agreement.ok
+        out["counters"] = [dataclasses.asdict(c) for c in agreement.checks]
     except MeasureError as err:
         out["measured"] = None
         out["measure_error"] = str(err)
@@ -119,7 +121,7 @@ def main() -> None:
             case = {"file": file, "kernel": key, "error": traceback.format_exc()}
         case["seconds"] = round(time.time() - t, 1)
         results["cases"].append(case)
-        p, m = case.get("predicted"), case.get("measured")
+        m = case.get("measured")
         line = f"{key:>11} ({file}): "
         if "error" in case:
             line += "ERROR " + case["error"].splitlines()[-1]
@@ -129,10 +131,9 @@ def main() -> None:
                      f"{case['occupancy']['driver_blocks']} vs "
                      f"{case['occupancy']['calculator_blocks']}")
             if m:
-                line += (f", ld {p['load_requests']}/{m['load_requests']} req "
-                         f"{p['load_wavefronts']}/{m['load_wavefronts']} wf, st "
-                         f"{p['store_requests']}/{m['store_requests']} req "
-                         f"{p['store_wavefronts']}/{m['store_wavefronts']} wf")
+                line += f", counters {'ok' if case['counters_ok'] else 'DISAGREE'}: " + \
+                    "; ".join(f"{c['what']} {c['predicted']}/{c['measured']}"
+                              for c in case["counters"])
             else:
                 line += ", no counters: " + case.get("measure_error", "")
         print(line, flush=True)

@@ -50,7 +50,7 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     for s in r.sites:
         style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
         tag = "*" if s.data_dependent else ""
-        t.add_row(str(s.site), str(s.loc.line), s.array + tag, f"{s.op} {s.width}B",
+        t.add_row(str(s.site), str(s.loc.line), s.array + tag, _access(s),
                   _count(s.requests), _count(s.wavefronts), _count(s.ideal), _count(s.excess),
                   f"{s.wavefronts_per_request:.2f}", f"{s.share:.0%}", style=style)
     parts.append(t)
@@ -67,6 +67,20 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
         parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
     return RichGroup(*parts)
+
+
+# short names of the bank engine's ops for the site table
+_OP_LABELS = {"ldmatrix": "ldsm", "stmatrix": "stsm", "cp_async": "cp.async",
+              "cp_async_bypass": "cp.async.cg", "atomic": "atom", "atomic_cas": "atom.cas",
+              "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop"}
+
+
+def _access(s) -> str:
+    """`load 4B`, `atom.agg 4B`, `ldsm.x4 16B`."""
+    label = _OP_LABELS.get(s.op, s.op)
+    if s.matrices:
+        label += f".x{s.matrices}"
+    return f"{label} {s.width}B"
 
 
 # how the totals lines name Nsight Compute's instruction classes
