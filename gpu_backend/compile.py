@@ -81,9 +81,11 @@ class SiteCheck:
         got = ", ".join(a.opcode for a in self.found) or "no shared instruction"
         if self.ok:
             return f"site {self.site}: {got} as stated ({self.width} B)"
-        stated = " + ".join(self.expected)
-        return (f"site {self.site}: the analysis assumes {stated} ({self.op}, {self.width} B), "
-                f"the compiler emitted {got}")
+        if self.op in ("load", "store"):
+            return (f"site {self.site}: the IR states one {self.width}-byte {self.op}, the "
+                    f"compiler emitted {got}")
+        return (f"site {self.site}: the IR states one {self.op} ({self.width} B, compiled as "
+                f"{' + '.join(self.expected)}), the compiler emitted {got}")
 
 
 @dataclass(frozen=True)

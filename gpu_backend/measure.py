@@ -23,7 +23,8 @@ METRICS = {
     # the other instruction classes (ldmatrix/stmatrix wavefronts count in _op_ld/_op_st;
     # cp.async's only in the unsuffixed total, beside _op_misc)
     "ldsm_requests": "smsp__sass_inst_executed_op_ldsm.sum",
-    "stsm_requests": "smsp__sass_inst_executed_op_stsm.sum",
+    "stsm_requests": ("smsp__sass_inst_executed_op_shared_stsm.sum",
+                      "smsp__sass_inst_executed_op_stsm.sum"),  # spellings differ by version
     "ldgsts_requests": "smsp__sass_inst_executed_op_ldgsts.sum",
     "atom_requests": "smsp__sass_inst_executed_op_shared_atom.sum",
     "atom_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
@@ -38,7 +39,7 @@ class MeasureError(RuntimeError):
 
 @dataclass(frozen=True)
 class Measured:
-    """Nsight Compute's shared-memory counters for one launch."""
+    """Nsight Compute's shared-memory counters for one launch (None: this ncu lacks it)."""
 
     load_requests: int
     store_requests: int
@@ -46,13 +47,39 @@ class Measured:
     store_wavefronts: int
     load_conflicts: int
     store_conflicts: int
-    ldsm_requests: int
-    stsm_requests: int
-    ldgsts_requests: int
-    atom_requests: int
-    atom_wavefronts: int
-    shared_wavefronts: int
-    misc_wavefronts: int
+    ldsm_requests: int | None
+    stsm_requests: int | None
+    ldgsts_requests: int | None
+    atom_requests: int | None
+    atom_wavefronts: int | None
+    shared_wavefronts: int | None
+    misc_wavefronts: int | None
+
+
+_KNOWN: dict[str, set] = {}
+
+
+def known_metrics(ncu: str) -> set[str]:
+    """The metric names this ncu has for the current GPU (`ncu --query-metrics`), cached."""
+    if ncu not in _KNOWN:
+        proc = subprocess.run([ncu, "--query-metrics"], capture_output=True, text=True,
+                              timeout=300)
+        _KNOWN[ncu] = {line.split()[0] for line in proc.stdout.splitlines() if line.strip()}
+    return _KNOWN[ncu]
+
+
+def _chosen(ncu: str) -> dict[str, str | None]:
+    """Per field, the first spelling this ncu knows (None: none of them)."""
+    known = known_metrics(ncu)
+    out = {}
+    for field, names in METRICS.items():
+        names = (names,) if isinstance(names, str) else names
+        out[field] = next((n for n in names if n.rsplit(".", 1)[0] in known), None)
+    missing = [f for f in ("load_requests", "store_requests", "load_wavefronts",
+                           "store_wavefronts") if out[f] is None]
+    if missing:
+        raise MeasureError(f"this ncu has no metric for {missing}")
+    return out
 
 
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
@@ -61,8 +88,10 @@ def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
     ncu = shutil.which("ncu")
     if ncu is None:
         raise MeasureError("ncu (Nsight Compute) is not on PATH: the counters cannot be read")
+    chosen = _chosen(ncu)
+    names = [n for n in chosen.values() if n is not None]
     cmd = [ncu, "--csv", "--print-units", "base", "--clock-control", "none",
-           "--kernel-name", kernel_name, "--metrics", ",".join(METRICS.values()),
+           "--kernel-name", kernel_name, "--metrics", ",".join(names),
            sys.executable, "-m", "gpu_backend.target", file, kernel_key, json.dumps(params)]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     text = proc.stdout
@@ -79,10 +108,10 @@ def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
     values = {}
     for r in body:
         values[r[name_col]] = int(float(r[value_col].replace(",", "")))
-    missing = [m for m in METRICS.values() if m not in values]
+    missing = [m for m in names if m not in values]
     if missing:
         raise MeasureError(f"ncu did not report {missing}")
-    return Measured(**{k: values[m] for k, m in METRICS.items()})
+    return Measured(**{f: None if m is None else values[m] for f, m in chosen.items()})
 
 
 @dataclass(frozen=True)
@@ -101,6 +130,7 @@ class Agreement:
 
     kernel: str
     checks: tuple[CounterCheck, ...]
+    unmeasured: tuple[str, ...] = ()   # predicted counters this ncu could not read
 
     @property
     def ok(self) -> bool:
@@ -117,30 +147,33 @@ def compare_counts(report, measured: Measured) -> Agreement:
     `_op_st` STS and STSM, `_op_atom` ATOMS; cp.async's are the unsuffixed total less the
     suffixed ones and `_op_misc`.
     """
-    predicted = {c: t for c, t in report.classes.items()}
+    predicted = dict(report.classes)
     zero = type(report.load)(0, 0, 0)
     get = lambda c: predicted.get(c, zero)
     m = measured
-    checks = []
+    checks, unmeasured = [], []
 
-    def exact(what, p, q):
-        checks.append(CounterCheck(what, p, q, p == q))
-
-    def at_least(what, p, q):
-        checks.append(CounterCheck(what, p, q, q >= p))
-    exact("load requests", get("ld").requests, m.load_requests)
-    at_least("load wavefronts", get("ld").wavefronts + get("ldsm").wavefronts, m.load_wavefronts)
-    exact("store requests", get("st").requests, m.store_requests)
-    at_least("store wavefronts", get("st").wavefronts + get("stsm").wavefronts,
-             m.store_wavefronts)
-    for c, got in (("ldsm", m.ldsm_requests), ("stsm", m.stsm_requests),
-                   ("atom", m.atom_requests), ("ldgsts", m.ldgsts_requests)):
+    def compare(what, p, q, exact):
+        if q is None:
+            if p:
+                unmeasured.append(what)
+            return
+        checks.append(CounterCheck(what, p, q, p == q if exact else q >= p))
+    compare("load requests", get("ld").requests, m.load_requests, True)
+    compare("load wavefronts", get("ld").wavefronts + get("ldsm").wavefronts,
+            m.load_wavefronts, False)
+    compare("store requests", get("st").requests, m.store_requests, True)
+    compare("store wavefronts", get("st").wavefronts + get("stsm").wavefronts,
+            m.store_wavefronts, False)
+    for c in ("ldsm", "stsm", "atom", "ldgsts"):
+        got = getattr(m, f"{c}_requests")
         if c in predicted or got:
-            exact(f"{c} requests", get(c).requests, got)
+            compare(f"{c} requests", get(c).requests, got, True)
     if "atom" in predicted or m.atom_wavefronts:
-        at_least("atom wavefronts", get("atom").wavefronts, m.atom_wavefronts)
+        compare("atom wavefronts", get("atom").wavefronts, m.atom_wavefronts, False)
     if "ldgsts" in predicted or m.ldgsts_requests:
-        rest = m.shared_wavefronts - m.misc_wavefronts - m.load_wavefronts - \
-            m.store_wavefronts - m.atom_wavefronts
-        at_least("ldgsts wavefronts", get("ldgsts").wavefronts, rest)
-    return Agreement(report.kernel, tuple(checks))
+        parts = (m.shared_wavefronts, m.misc_wavefronts, m.load_wavefronts,
+                 m.store_wavefronts, m.atom_wavefronts)
+        rest = None if None in parts else parts[0] - sum(parts[1:])
+        compare("ldgsts wavefronts", get("ldgsts").wavefronts, rest, False)
+    return Agreement(report.kernel, tuple(checks), tuple(unmeasured))

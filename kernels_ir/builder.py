@@ -513,9 +513,10 @@ class KernelBuilder:
             name=self.name, params=tuple(self._params), globals=tuple(self._globals),
             buffers=tuple(self._buffers), shared=tuple(self._shared),
             grid=self._grid, block=self._block,
-            dynamic_smem=self._dynamic_smem, body=_drop_unread_results(self._blocks[0]),
-            loc=self.loc, defaults=dict(self._defaults))
+            dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
+            defaults=dict(self._defaults))
         checks.check_kernel(kernel)
+        kernel = replace(kernel, body=_drop_unread_results(kernel.body))
         self._built = True
         return kernel
 

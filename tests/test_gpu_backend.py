@@ -149,3 +149,25 @@ def test_a_widened_access_is_reported_and_reanalyzed():
     assert (stated.load.requests, stated.load.wavefronts) == (128, 4096)
     # 32 lanes 128 bytes apart, 16 bytes each: per quarter-warp 8 words in each of banks 0-3
     assert (compiled.load.requests, compiled.load.wavefronts) == (32, 32 * 32)
+
+
+def test_counter_comparison_per_instruction_class():
+    """Requests exact, wavefronts never below, per Nsight counter (LDSM counts in _op_ld)."""
+    from gpu_backend.measure import Measured, compare_counts
+    from smemsim.analysis import Report, Totals
+    classes = {"ld": Totals(10, 20, 10), "ldsm": Totals(4, 8, 4), "atom": Totals(5, 9, 5)}
+    report = Report("k", "sm_90", "sm90-measured", {}, (1, 1, 1), (32, 1, 1), 0, 0, 1, (),
+                    classes, "sliced", 1)
+    measured = Measured(load_requests=10, store_requests=0, load_wavefronts=29,
+                        store_wavefronts=0, load_conflicts=0, store_conflicts=0,
+                        ldsm_requests=4, stsm_requests=None, ldgsts_requests=0,
+                        atom_requests=5, atom_wavefronts=9, shared_wavefronts=None,
+                        misc_wavefronts=None)
+    a = compare_counts(report, measured)
+    assert a.ok and a.unmeasured == ()
+    assert [(c.what, c.predicted, c.measured) for c in a.checks] == [
+        ("load requests", 10, 10), ("load wavefronts", 28, 29), ("store requests", 0, 0),
+        ("store wavefronts", 0, 0), ("ldsm requests", 4, 4), ("atom requests", 5, 5),
+        ("atom wavefronts", 9, 9)]
+    fewer = compare_counts(report, Measured(**{**measured.__dict__, "atom_wavefronts": 8}))
+    assert not fewer.ok  # measured below the prediction: the model is wrong somewhere

@@ -86,7 +86,10 @@ def random_kernel(rng: np.random.Generator, number: int):
         k.syncthreads()
         k.atomic(counters, (threadIdx.x * odd) % slots_atomic, kind, cast(acc, ctype))
         k.syncthreads()
-        acc.set(cast(cast(acc, ctype) + counters[threadIdx.x % slots_atomic], dtype))
+        back = counters[threadIdx.x % slots_atomic]
+        # `% 251` needs every bit of the counter: NVRTC narrows a load whose upper bytes go
+        # unused (LDS.U8 for a u32 cast to u8), which the SASS check would rightly report
+        acc.set(cast(cast(acc, ctype) + (back if ctype.is_float else back % 251), dtype))
         k.syncthreads()
     with k.if_(threadIdx.x % 3 != 1):
         out[gid] = acc

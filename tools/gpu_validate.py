@@ -92,6 +92,7 @@ def validate_case(file: str, key: str) -> dict:
         agreement = compare_counts(report, measured)
         out["counters_ok"] = agreement.ok
         out["counters"] = [dataclasses.asdict(c) for c in agreement.checks]
+        out["unmeasured"] = list(agreement.unmeasured)
     except MeasureError as err:
         out["measured"] = None
         out["measure_error"] = str(err)

@@ -153,4 +153,4 @@ def agreement_json(a: Agreement) -> dict[str, Any]:
     """Predicted against measured counters."""
     return {"kind": "validation", "kernel": a.kernel, "ok": a.ok,
             "rows": [{"what": c.what, "predicted": c.predicted, "measured": c.measured}
-                     for c in a.checks]}
+                     for c in a.checks], "unmeasured": list(a.unmeasured)}

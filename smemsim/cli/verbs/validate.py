@@ -41,6 +41,9 @@ def execute(args, console: Console) -> int:
             for c in agreement.checks:
                 say(console, f"  {c.what:<17} predicted {c.predicted:>15,}  measured "
                              f"{c.measured:>15,}")
+            if agreement.unmeasured:
+                say(console, "  this ncu has no counter for: " +
+                    ", ".join(agreement.unmeasured))
     if args.json:
         print_json(console, docs, exit_code=code)
     return code
