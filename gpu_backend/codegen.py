@@ -16,8 +16,8 @@ from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
 from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
-    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Let, Load, LocalStore, Loop,
-    SharedArray, Store, Sync, unsupported,
+    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Let, Load, LoadMatrix,
+    LocalStore, Loop, SharedArray, Store, StoreMatrix, Sync, unsupported,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -180,6 +180,41 @@ def _atomic(w: _Writer, s: Atomic, depth: int) -> None:
     w.site(s, depth, text)
 
 
+def _shared_address(s) -> str:
+    """The 32-bit shared-window address PTX's .shared instructions take."""
+    return f"static_cast<unsigned>(__cvta_generic_to_shared(&{_index(s.array, s.index)}))"
+
+
+def _matrix_opcode(s, op: str) -> str:
+    return f"{op}.sync.aligned.m8n8.x{s.count}{'.trans' if s.trans else ''}.shared.b16"
+
+
+def _load_matrix(w: _Writer, s: LoadMatrix, depth: int) -> None:
+    # ldmatrix fills 32-bit registers with two 16-bit elements each, the lower element in
+    # the lower half; the fragment is read through an element pointer to them.
+    m, name, t = s.count, s.dst.name, s.array.dtype.c_name
+    regs = ", ".join(f"%{i}" for i in range(m))
+    outs = ", ".join(f'"=r"({name}_r[{i}])' for i in range(m))
+    w.add(depth, f"unsigned {name}_r[{m}];")
+    w.site(s, depth, f'asm volatile("{_matrix_opcode(s, "ldmatrix")} {{{regs}}}, [%{m}];" '
+                     f': {outs} : "r"({_shared_address(s)}));')
+    w.add(depth, f"const {t}* {name} = reinterpret_cast<const {t}*>({name}_r);")
+
+
+def _store_matrix(w: _Writer, s: StoreMatrix, depth: int) -> None:
+    m, name, t = s.count, f"stmatrix{s.site}_r", s.array.dtype.c_name
+    w.add(depth, "{")
+    w.add(depth + 1, f"unsigned {name}[{m}];")
+    w.add(depth + 1, f"{t}* {name}_e = reinterpret_cast<{t}*>({name});")
+    for i, v in enumerate(s.values):
+        w.add(depth + 1, f"{name}_e[{i}] = {cuda_expr(v)};")
+    regs = ", ".join(f"%{i + 1}" for i in range(m))
+    ins = ", ".join(f'"r"({name}[{i}])' for i in range(m))
+    w.site(s, depth + 1, f'asm volatile("{_matrix_opcode(s, "stmatrix")} [%0], {{{regs}}};" '
+                         f':: "r"({_shared_address(s)}), {ins} : "memory");')
+    w.add(depth, "}")
+
+
 def _declare_local(w: _Writer, s: DeclareLocal, depth: int) -> None:
     dims = "".join(f"[{d}]" for d in s.array.shape)
     w.add(depth, f"{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
@@ -223,4 +258,5 @@ def _sync(w: _Writer, s: Sync, depth: int) -> None:
 # The CUDA of each statement class; a class missing here is an error, never skipped.
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
-             Sync: _sync, Atomic: _atomic}
+             Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
+             StoreMatrix: _store_matrix}

@@ -233,6 +233,8 @@ def _resources(cubin_path: str, kernel: str) -> dict[str, int]:
 
 def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     """Generate, compile and check one kernel for an architecture."""
+    from smemsim.arch import require_instructions
+    require_instructions(kernel, arch)
     gen = generate(kernel)
     cubin = nvrtc_cubin(gen.source, arch, f"{kernel.name}.cu")
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,19 +15,19 @@ from .interpreter import (
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    ATOMIC_OPS, Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray, LocalStore,
-    Loop, ScalarParam, SharedArray, SharedBuffer, Stmt, Store, Sync, map_statements,
-    unsupported, walk,
+    Access, Assign, Atomic, ATOMIC_OPS, DeclareLocal, GlobalArray, If, Kernel, Let, Load,
+    LoadMatrix, LocalArray, LocalStore, Loop, map_statements, ScalarParam, SharedArray,
+    SharedBuffer, Stmt, Store, StoreMatrix, Sync, unsupported, walk,
 )
 
 __all__ = [
-    "Access", "ALL_DTYPES", "Assign", "ATOMIC_OPS", "Atomic", "BarrierReached", "blockDim", "blockIdx", "cast",
-    "const", "DeclareLocal", "DType", "Expr", "f32", "f64", "format_expr", "format_kernel",
-    "format_stmt", "GlobalAccess", "GlobalArray", "gridDim", "i16", "i32", "i8", "If",
-    "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot",
-    "Load", "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop",
-    "make_arrays", "map_statements", "Op", "PartialRun", "ReadOnlyRef", "resolve_launch",
-    "run", "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax",
-    "smin", "SourceLoc", "Stmt", "Store", "Sync", "threadIdx", "u16", "u32", "u64", "u8",
-    "unsupported", "Var", "VectorRef", "walk",
+    "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "blockDim",
+    "blockIdx", "cast", "const", "DeclareLocal", "DType", "Expr", "f32", "f64", "format_expr",
+    "format_kernel", "format_stmt", "GlobalAccess", "GlobalArray", "gridDim", "i16", "i32",
+    "i8", "If", "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch",
+    "Let", "lnot", "Load", "LoadMatrix", "LocalArray", "LocalRef", "LocalStore", "logical_and",
+    "logical_or", "Loop", "make_arrays", "map_statements", "Op", "PartialRun", "ReadOnlyRef",
+    "resolve_launch", "run", "ScalarParam", "select", "SharedAccess", "SharedArray",
+    "SharedBuffer", "smax", "smin", "SourceLoc", "Stmt", "Store", "StoreMatrix", "Sync",
+    "threadIdx", "u16", "u32", "u64", "u8", "unsupported", "Var", "VectorRef", "walk",
 ]

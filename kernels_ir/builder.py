@@ -24,8 +24,9 @@ from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
-    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray,
-    LocalStore, Loop, ScalarParam, SharedArray, SharedBuffer, Store, Sync, map_statements, walk,
+    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
+    LocalArray, LocalStore, Loop, ScalarParam, SharedArray, SharedBuffer, Store, StoreMatrix,
+    Sync, map_statements, walk,
 )
 
 
@@ -83,6 +84,15 @@ class VectorRef(ReadOnlyRef):
         return tuple(self[i] for i in range(self.arg.lanes))
 
     __hash__ = Expr.__hash__
+
+
+def value_list(value) -> tuple:
+    """The elements a store writes: a vector's, a sequence's, or the one value."""
+    if isinstance(value, VectorRef):
+        return value.elements()
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    return (value,)
 
 
 def _dim3(value, what: str) -> tuple[Expr, Expr, Expr]:
@@ -354,12 +364,7 @@ class KernelBuilder:
         loc = caller_loc()
         index = self._index(array, index, loc)
         width = self._width(array, width, loc)
-        if isinstance(value, VectorRef):
-            values = value.elements()
-        elif isinstance(value, (tuple, list)):
-            values = tuple(value)
-        else:
-            values = (value,)
+        values = value_list(value)
         if len(values) != width:
             raise KernelError(f"a store of width {width} into '{array.name}' needs {width} "
                               f"value(s), got {len(values)}", kernel=self.name, loc=loc)
@@ -397,6 +402,48 @@ class KernelBuilder:
         self._emit(Atomic(var, array, index, kind, value_e, compare_e, loc,
                           self._next_site(array)))
         return ReadOnlyRef(Op.VAR, array.dtype, (), var)
+
+    def ldmatrix(self, array, index, matrices: int = 4, trans: bool = False,
+                 name: str | None = None) -> "VectorRef":
+        """`ldmatrix.sync.aligned.m8n8.x{matrices}[.trans].shared.b16`: each lane gives the
+        address (`index`) of one 16-byte row (lane 8j+i: row i of matrix j) and gets
+        2 x matrices elements; element 2j+k of lane 4r+c is element 2c+k of row r of matrix
+        j (with `trans`, element r of row 2c+k). All 32 lanes of the warp must execute it."""
+        loc = caller_loc()
+        index = self._matrix_operands(array, index, matrices, loc)
+        var = Var(self._fresh(name or f"{array.name}_frag"), array.dtype, "load",
+                  lanes=2 * matrices, indexed=True)
+        self._emit(LoadMatrix(var, array, index, matrices, bool(trans), loc,
+                              self._next_site(array)))
+        return VectorRef(Op.VAR, array.dtype, (), var)
+
+    def stmatrix(self, array, index, values, matrices: int = 4, trans: bool = False) -> None:
+        """`stmatrix.sync.aligned.m8n8.x{matrices}[.trans].shared.b16` (sm_90+): the inverse
+        of ldmatrix; `values` are each lane's 2 x matrices elements."""
+        loc = caller_loc()
+        index = self._matrix_operands(array, index, matrices, loc)
+        values = value_list(values)
+        if len(values) != 2 * matrices:
+            raise KernelError(f"stmatrix.x{matrices} stores {2 * matrices} elements per lane, "
+                              f"got {len(values)}", kernel=self.name, loc=loc)
+        conv = tuple(cast(as_expr(v), array.dtype) for v in values)
+        self._emit(StoreMatrix(array, index, conv, matrices, bool(trans), loc,
+                               self._next_site(array)))
+
+    def _matrix_operands(self, array, index, matrices, loc: SourceLoc) -> tuple[Expr, ...]:
+        self._guard_condition("ldmatrix/stmatrix")
+        if not isinstance(array, SharedArray) or array.dtype.size != 2:
+            what = array.dtype if isinstance(array, SharedArray) else "a global"
+            raise KernelError(f"ldmatrix/stmatrix move 16-bit elements of shared memory; "
+                              f"'{array.name}' is {what} array", kernel=self.name, loc=loc)
+        if matrices not in (1, 2, 4):
+            raise KernelError(f"matrices must be 1, 2 or 4 (.x1/.x2/.x4), got {matrices!r}",
+                              kernel=self.name, loc=loc)
+        if array.rank > 1 and (array.shape[-1] + array.pad) % 8:
+            raise KernelError(f"a 16-byte matrix row of '{array.name}' cannot stay aligned in "
+                              f"rows of {array.shape[-1] + array.pad} elements",
+                              kernel=self.name, loc=loc)
+        return self._index(array, index, loc)
 
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):

@@ -78,9 +78,12 @@ class Var:
 
     KINDS = ("local", "loop", "load")
 
-    def __init__(self, name: str, dtype: DType, kind: str, lanes: int = 1):
+    def __init__(self, name: str, dtype: DType, kind: str, lanes: int = 1,
+                 indexed: bool = False):
         assert kind in self.KINDS
         self.name, self.dtype, self.kind, self.lanes = name, dtype, kind, lanes
+        # elements print as name[i] (a register array, e.g. an ldmatrix fragment), not .x
+        self.indexed = indexed or lanes > 4
 
     def __repr__(self) -> str:
         return f"Var({self.name}: {self.dtype}{'x%d' % self.lanes if self.lanes > 1 else ''})"

@@ -25,8 +25,8 @@ from .launch import Launch, resolve_launch
 from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
-    Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LocalArray,
-    LocalStore, Loop, SharedArray, Store, Sync, unsupported,
+    Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
+    LocalArray, LocalStore, Loop, SharedArray, Store, StoreMatrix, Sync, unsupported,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -531,6 +531,61 @@ class _Machine(Evaluator):
                 self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
             self.vars[s.dst][idx] = old
 
+    # ------------------------------------------------------------ warp-collective matrices
+    def _matrix_rows(self, s, idx: np.ndarray):
+        """(row starts per warp, matrix and row; each lane's dense warp and lane number),
+        after checking that every lane of each warp executes the instruction."""
+        thread = idx % self.tpb
+        warp_key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
+        lane = thread % 32
+        keys, dense, sizes = np.unique(warp_key, return_inverse=True, return_counts=True)
+        short = np.flatnonzero(sizes != 32)
+        if short.size:
+            at = int(np.flatnonzero(dense == short[0])[0])
+            raise LaneFault(f"{s.op} is warp-collective (.sync.aligned): all 32 lanes of a "
+                            f"warp must execute it, {int(sizes[short[0]])} did",
+                            np.array([at]))
+        used = lane < s.address_lanes()
+        try:
+            offset = self._offsets(s, idx[used])
+        except LaneFault as fault:  # positions within the used lanes -> within idx
+            raise LaneFault(fault.message, np.flatnonzero(used)[fault.lanes]) from None
+        memory, first = self._shared_elements(s, idx[used], offset)
+        rows = np.zeros((keys.size, s.count, 8), np.int64)
+        rows[dense[used], lane[used] // 8, lane[used] % 8] = first
+        return memory, first, rows, dense, lane
+
+    def _matrix_elements(self, s, rows, dense, lane) -> np.ndarray:
+        """(lanes, 2 x matrices) element indices each lane's fragment holds."""
+        out = np.empty((lane.size, 2 * s.count), np.int64)
+        pair = 2 * (lane % 4)
+        for j in range(s.count):
+            for k in range(2):
+                if s.trans:   # column lane // 4 of rows 2c and 2c + 1
+                    out[:, 2 * j + k] = rows[dense, j, pair + k] + lane // 4
+                else:         # elements 2c and 2c + 1 of row lane // 4
+                    out[:, 2 * j + k] = rows[dense, j, lane // 4] + pair + k
+        return out
+
+    def _load_matrix(self, s: LoadMatrix, idx: np.ndarray) -> None:
+        memory, first, rows, dense, lane = self._matrix_rows(s, idx)
+        if self.partial is not None and self.partial.statements is not None:
+            return
+        self._check_written(s, first, 8)
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros((self.total, 2 * s.count), s.dst.dtype.np)
+        self.vars[s.dst][idx] = memory[self._matrix_elements(s, rows, dense, lane)]
+
+    def _store_matrix(self, s: StoreMatrix, idx: np.ndarray) -> None:
+        memory, first, rows, dense, lane = self._matrix_rows(s, idx)
+        if self.partial is not None and self.partial.statements is not None:
+            return
+        values = np.stack([convert(self.eval(v, idx), s.array.dtype) for v in s.values], 1)
+        memory[self._matrix_elements(s, rows, dense, lane)] = values
+        size = s.array.dtype.size
+        written = (first[:, None] * size + np.arange(8 * size)).ravel()
+        self.written[written] = True
+
     def _store(self, s: Store, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array = s.array
@@ -585,5 +640,6 @@ _EXECUTE = {
     Let: _Machine._assign, Assign: _Machine._assign, Load: _Machine._load,
     Store: _Machine._store, Loop: _Machine._loop, If: _Machine._if, Sync: _Machine._sync,
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
-    Atomic: _Machine._atomic,
+    Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
+    StoreMatrix: _Machine._store_matrix,
 }

@@ -4,8 +4,8 @@ from __future__ import annotations
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
-    Access, Assign, Atomic, DeclareLocal, If, Kernel, Let, Load, LocalStore, Loop, SharedArray, Store,
-    Sync, unsupported,
+    Access, Assign, Atomic, DeclareLocal, If, Kernel, Let, Load, LoadMatrix, LocalStore, Loop,
+    SharedArray, Store, StoreMatrix, Sync, unsupported,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -57,7 +57,8 @@ def format_expr(e: Expr) -> str:
     if op is Op.VAR:
         return e.arg.name
     if op is Op.COMPONENT:
-        return f"{e.src[0].arg.name}.{COMPONENT_NAMES[e.arg]}"
+        var = e.src[0].arg
+        return f"{var.name}[{e.arg}]" if var.indexed else f"{var.name}.{COMPONENT_NAMES[e.arg]}"
     if op is Op.LOCAL_READ:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op in (Op.MIN, Op.MAX):
@@ -124,6 +125,20 @@ def _atomic(s: Atomic) -> str:
     return f"{s.dst.dtype} {s.dst.name} = {call}" if s.dst is not None else call
 
 
+def _matrix_suffix(s) -> str:
+    return f".x{s.matrices}" + (".trans" if s.trans else "")
+
+
+def _load_matrix(s: LoadMatrix) -> str:
+    return (f"{s.dst.dtype}x{s.dst.lanes} {s.dst.name} = ldmatrix{_matrix_suffix(s)}"
+            f"(&{format_index(s.array, s.index)})")
+
+
+def _store_matrix(s: StoreMatrix) -> str:
+    vals = ", ".join(format_expr(v) for v in s.values)
+    return f"stmatrix{_matrix_suffix(s)}(&{format_index(s.array, s.index)}, {{{vals}}})"
+
+
 # One line per statement class (a loop or if prints its header); a missing class raises.
 _FORMAT = {
     Let: lambda s: f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}",
@@ -136,6 +151,8 @@ _FORMAT = {
     If: lambda s: f"if ({format_expr(s.cond)})",
     Sync: lambda s: "__syncthreads()",
     Atomic: _atomic,
+    LoadMatrix: _load_matrix,
+    StoreMatrix: _store_matrix,
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}

@@ -269,6 +269,7 @@ class Access(Stmt):
     OP: ClassVar[str]
     WRITES: ClassVar[bool]       # whether it changes memory (what races are made of)
     ATOMIC: ClassVar[bool] = False  # atomics never race with each other
+    MIN_SM: ClassVar[int] = 0    # the first architecture (major * 10 + minor) that has it
     array: MemArray
     index: tuple[Expr, ...]
     width: int
@@ -406,6 +407,63 @@ class Atomic(Access):
                 and self.value.arg == 1:
             return "atomic_aggregated"
         return "atomic"
+
+
+class _Matrix(Access):
+    """What ldmatrix and stmatrix share: 8x8 matrices of 16-bit elements, one 16-byte row
+    per address; lane 8j+i gives the address of row i of matrix j (lanes past 8 x matrices
+    give none), and register j of lane 4r+c holds elements 2c and 2c+1 of row r of matrix j
+    (with `trans`, of column r: the elements of rows 2c and 2c+1)."""
+
+    width: ClassVar[int] = 8      # elements per row (16 bytes of 16-bit elements)
+    count: int                    # matrices per instruction
+
+    @property
+    def matrices(self) -> int:
+        """Matrices per instruction (1, 2 or 4)."""
+        return self.count
+
+    def address_lanes(self) -> int:
+        """Lanes of a warp whose addresses the instruction uses."""
+        return 8 * self.count
+
+
+@dataclass(frozen=True, eq=False)
+class LoadMatrix(_Matrix):
+    """`ldmatrix.sync.aligned.m8n8.x{matrices}[.trans].shared.b16`: `dst` gets 2 x matrices
+    elements per lane."""
+    dst: Var
+    array: MemArray
+    index: tuple[Expr, ...]
+    count: int
+    trans: bool
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index",)
+    FROM_MEMORY: ClassVar = True
+    OP: ClassVar = "ldmatrix"
+    WRITES: ClassVar = False
+    MIN_SM: ClassVar = 75
+
+    def declares(self) -> tuple:
+        return (self.dst,)
+
+
+@dataclass(frozen=True, eq=False)
+class StoreMatrix(_Matrix):
+    """`stmatrix.sync.aligned.m8n8.x{matrices}[.trans].shared.b16` of 2 x matrices elements
+    per lane (sm_90 and newer)."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+    count: int
+    trans: bool
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "values")
+    OP: ClassVar = "stmatrix"
+    WRITES: ClassVar = True
+    MIN_SM: ClassVar = 90
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,6 +15,7 @@ import numpy as np
 
 from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_launch
 
+from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
 from .trace import Trace, Where, trace_launch
 
@@ -145,7 +146,7 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     a scalar access the compiler widened into LDS.64/LDS.128 keeps its start address); a
     width of 0 drops a site the compiler folded into another.
     """
-    a, rules = rules_for(arch)
+    a, rules = rules_for(require_instructions(kernel, arch))
     launch = resolve_launch(kernel, params)
     tr = trace_launch(kernel, launch, arrays, seed)
     return _report(kernel, a.name, rules, tr, dict(widths or {}))

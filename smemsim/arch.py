@@ -106,3 +106,16 @@ def get_arch(name: str | Arch) -> Arch:
     if text not in ARCHS:
         raise ArchError(f"unknown architecture {name!r}; known: {', '.join(ARCHS)}")
     return ARCHS[text]
+
+
+def require_instructions(kernel, arch: str | Arch) -> Arch:
+    """The Arch, after checking that it has every instruction the kernel uses (stmatrix
+    needs sm_90, ldmatrix sm_75); the error names the site and its line."""
+    from kernels_ir import Access, KernelError, format_stmt
+    a = get_arch(arch)
+    number = a.major * 10 + a.minor
+    for s in kernel.statements():
+        if isinstance(s, Access) and s.MIN_SM > number:
+            raise KernelError(f"{s.op} needs sm_{s.MIN_SM} or newer; {a.name} does not have it",
+                              kernel=kernel.name, stmt=format_stmt(s), loc=s.loc)
+    return a

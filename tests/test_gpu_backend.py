@@ -6,18 +6,19 @@ import numpy as np
 import pytest
 
 from examples import (
-    histogram, int_matmul_nt32, matmul_128x128, matmul_double16, matmul_float_tiled,
-    matmul_naive, reed_solomon, transpose,
+    histogram, int_matmul_nt32, ldmatrix_tile, matmul_128x128, matmul_double16,
+    matmul_float_tiled, matmul_naive, reed_solomon, transpose,
 )
 from gpu_backend.codegen import generate
 from tests.conftest import require_nvrtc
-from kernels_ir import KernelBuilder, f32, logical_and, threadIdx
+from kernels_ir import KernelBuilder, KernelError, f32, logical_and, threadIdx
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 # every example kernel once (a file may run one kernel on several inputs)
 ALL = list({k.name: k for k in (make() for mod in (
     transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled, matmul_128x128,
-    matmul_naive, reed_solomon, histogram) for make in mod.KERNELS.values())}.values())
+    matmul_naive, reed_solomon, histogram, ldmatrix_tile)
+    for make in mod.KERNELS.values())}.values())
 
 
 def _compile_or_skip():
@@ -50,6 +51,10 @@ def test_vector_accesses_use_vector_types_and_loops_keep_their_pragmas():
 @pytest.mark.parametrize("kernel", ALL, ids=[k.name for k in ALL])
 def test_every_example_compiles_with_the_stated_widths(kernel, arch):
     compile_kernel = _compile_or_skip()
+    if arch == "sm_80" and any(s.op == "stmatrix" for s in kernel.sites()):
+        with pytest.raises(KernelError, match="stmatrix needs sm_90 or newer; sm_80 does not"):
+            compile_kernel(kernel, arch)
+        return
     c = compile_kernel(kernel, arch)
     assert c.widths_ok, [s.describe() for s in c.sites if not s.ok] + list(c.unattributed)
     assert c.registers > 0 and c.local == 0

@@ -8,7 +8,9 @@ For each example kernel:
 4. compare the driver's active blocks per SM with the calculator fed the driver's register
    and shared-memory figures.
 
-    python3 tools/gpu_validate.py OUT_DIR     (on a machine with a GPU and ncu)
+    python3 tools/gpu_validate.py OUT_DIR [MATCH ...]   (on a machine with a GPU and ncu)
+
+MATCH words keep only the cases whose file or kernel key contains one of them.
 
 A validation driver, not part of the library: it uses gpu_backend and smemsim as a user would.
 """
@@ -48,6 +50,9 @@ CASES = [
     ("examples/histogram.py", "uniform"),
     ("examples/histogram.py", "text"),
     ("examples/histogram.py", "weighted"),
+    ("examples/ldmatrix_tile.py", "rowmajor"),
+    ("examples/ldmatrix_tile.py", "swizzled"),
+    ("examples/ldmatrix_tile.py", "roundtrip"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
 ]
@@ -114,7 +119,10 @@ def main() -> None:
         smi = "nvidia-smi not found"
     results = {"date": time.strftime("%Y-%m-%d"), "gpu": smi.strip(),
                "python": platform.python_version(), "cases": []}
+    wanted = sys.argv[2:]
     for file, key in CASES:
+        if wanted and not any(w in file or w == key for w in wanted):
+            continue
         t = time.time()
         try:
             case = validate_case(file, key)
