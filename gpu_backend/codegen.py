@@ -17,7 +17,8 @@ from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Let, Load, LoadMatrix,
-    LocalStore, Loop, SharedArray, Store, StoreMatrix, Sync, unsupported,
+    SHUFFLE_MODES, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+    unsupported,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -102,12 +103,16 @@ def generate(kernel: Kernel) -> Generated:
         else:
             dims = list(primary.shape)
             dims[-1] += primary.pad
-            lines.append(f"{INDENT}__shared__ __align__({buf.align}) {primary.dtype.c_name} "
-                         f"{primary.name}" + "".join(f"[{d}]" for d in dims) + ";")
+            volatile = "volatile " if buf.volatile else ""
+            lines.append(f"{INDENT}{volatile}__shared__ __align__({buf.align}) "
+                         f"{primary.dtype.c_name} {primary.name}" +
+                         "".join(f"[{d}]" for d in dims) + ";")
             views = buf.views[1:]
             base = primary.name
         for v in views:
             decl, cast_type = _declarator(v)
+            if buf.volatile:
+                decl, cast_type = "volatile " + decl, "volatile " + cast_type
             lines.append(f"{INDENT}{decl} = reinterpret_cast<{cast_type}>({base});")
     w = _Writer(kernel.name, lines)
     w.block(kernel.body, 1)
@@ -174,7 +179,10 @@ def _atomic(w: _Writer, s: Atomic, depth: int) -> None:
     fn = ATOMIC_OPS[s.kind][0]
     args = [cuda_expr(e) for e in ((s.compare,) if s.compare is not None else ())
             + (s.value,)]
-    call = f"{fn}(&{_index(s.array, s.index)}, {', '.join(args)})"
+    # atomics take plain pointers: a volatile array's address is cast to one
+    volatile = isinstance(s.array, SharedArray) and s.array.buffer.volatile
+    plain = f"({s.array.dtype.c_name}*)" if volatile else ""
+    call = f"{fn}({plain}&{_index(s.array, s.index)}, {', '.join(args)})"
     text = f"{call};" if s.dst is None else \
         f"const {s.dst.dtype.c_name} {s.dst.name} = {call};"
     w.site(s, depth, text)
@@ -182,7 +190,8 @@ def _atomic(w: _Writer, s: Atomic, depth: int) -> None:
 
 def _shared_address(s) -> str:
     """The 32-bit shared-window address PTX's .shared instructions take."""
-    return f"static_cast<unsigned>(__cvta_generic_to_shared(&{_index(s.array, s.index)}))"
+    return (f"static_cast<unsigned>(__cvta_generic_to_shared((const void*)"
+            f"&{_index(s.array, s.index)}))")
 
 
 def _matrix_opcode(s, op: str) -> str:
@@ -215,6 +224,16 @@ def _store_matrix(w: _Writer, s: StoreMatrix, depth: int) -> None:
     w.add(depth, "}")
 
 
+def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
+    fn = SHUFFLE_MODES[s.mode]
+    w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}(0x{s.mask:08x}u, "
+                 f"{cuda_expr(s.value)}, {cuda_expr(s.lane)}, {s.width});")
+
+
+def _syncwarp(w: _Writer, s: SyncWarp, depth: int) -> None:
+    w.add(depth, f"__syncwarp(0x{s.mask:08x}u);")
+
+
 def _declare_local(w: _Writer, s: DeclareLocal, depth: int) -> None:
     dims = "".join(f"[{d}]" for d in s.array.shape)
     w.add(depth, f"{s.array.dtype.c_name} {s.array.name}{dims} = {{}};")
@@ -237,9 +256,15 @@ def _loop(w: _Writer, s: Loop, depth: int) -> None:
         return
     w.add(depth, f"{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
     w.add(depth, f"for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
-                 f"{v} += {cuda_expr(s.step)}) {{")
+                 f"{_advance(s)}) {{")
     w.block(s.body, depth + 1)
     w.add(depth, f"}}")
+
+
+def _advance(s: Loop) -> str:
+    v = s.var.name
+    return f"{v} = {cuda_expr(s.update)}" if s.update is not None else \
+        f"{v} += {cuda_expr(s.step)}"
 
 
 def _if(w: _Writer, s: If, depth: int) -> None:
@@ -259,4 +284,4 @@ def _sync(w: _Writer, s: Sync, depth: int) -> None:
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
              Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
-             StoreMatrix: _store_matrix}
+             StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp}

@@ -6,28 +6,30 @@ from .builder import KernelBuilder, LocalRef, ReadOnlyRef, VectorRef
 from .dtypes import ALL_DTYPES, DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
 from .errors import KernelError, KernelRuntimeError, SourceLoc
 from .expr import (
-    Expr, Op, Var, blockDim, blockIdx, cast, const, gridDim, lnot, logical_and, logical_or,
+    Expr, Op, Var, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and, logical_or,
     select, smax, smin, threadIdx,
 )
 from .interpreter import (
-    BarrierReached, GlobalAccess, PartialRun, SharedAccess, make_arrays, run,
+    BarrierReached, GlobalAccess, PartialRun, SharedAccess, WarpBarrierReached, make_arrays,
+    run,
 )
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    Access, Assign, Atomic, ATOMIC_OPS, DeclareLocal, GlobalArray, If, Kernel, Let, Load,
-    LoadMatrix, LocalArray, LocalStore, Loop, map_statements, ScalarParam, SharedArray,
-    SharedBuffer, Stmt, Store, StoreMatrix, Sync, unsupported, walk,
+    Access, Assign, Atomic, ATOMIC_OPS, DeclareLocal, FULL_MASK, GlobalArray, If, Kernel, Let,
+    Load, LoadMatrix, LocalArray, LocalStore, Loop, map_statements, ScalarParam, SharedArray,
+    SharedBuffer, Shuffle, Stmt, Store, StoreMatrix, Sync, SyncWarp, unsupported, walk,
 )
 
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "blockDim",
-    "blockIdx", "cast", "const", "DeclareLocal", "DType", "Expr", "f32", "f64", "format_expr",
-    "format_kernel", "format_stmt", "GlobalAccess", "GlobalArray", "gridDim", "i16", "i32",
-    "i8", "If", "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError", "Launch",
-    "Let", "lnot", "Load", "LoadMatrix", "LocalArray", "LocalRef", "LocalStore", "logical_and",
-    "logical_or", "Loop", "make_arrays", "map_statements", "Op", "PartialRun", "ReadOnlyRef",
-    "resolve_launch", "run", "ScalarParam", "select", "SharedAccess", "SharedArray",
-    "SharedBuffer", "smax", "smin", "SourceLoc", "Stmt", "Store", "StoreMatrix", "Sync",
-    "threadIdx", "u16", "u32", "u64", "u8", "unsupported", "Var", "VectorRef", "walk",
+    "blockIdx", "call", "cast", "const", "DeclareLocal", "DType", "Expr", "f32", "f64",
+    "format_expr", "format_kernel", "format_stmt", "GlobalAccess", "GlobalArray", "gridDim",
+    "i16", "i32", "i8", "If", "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError",
+    "Launch", "Let", "lnot", "Load", "LoadMatrix", "LocalArray", "LocalRef", "LocalStore",
+    "logical_and", "logical_or", "Loop", "make_arrays", "map_statements", "Op", "PartialRun",
+    "ReadOnlyRef", "resolve_launch", "run", "ScalarParam", "select", "SharedAccess",
+    "SharedArray", "SharedBuffer", "smax", "smin", "SourceLoc", "Stmt", "Store", "StoreMatrix",
+    "Sync", "threadIdx", "u16", "u32", "u64", "u8", "unsupported", "Var", "VectorRef", "walk",
+    "WarpBarrierReached",
 ]

@@ -25,8 +25,8 @@ from .errors import KernelError, SourceLoc, caller_loc
 from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
     ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
-    LocalArray, LocalStore, Loop, ScalarParam, SharedArray, SharedBuffer, Store, StoreMatrix,
-    Sync, map_statements, walk,
+    FULL_MASK, SHUFFLE_MODES, LocalArray, LocalStore, Loop, ScalarParam, SharedArray,
+    SharedBuffer, Shuffle, Store, StoreMatrix, Sync, SyncWarp, map_statements, walk,
 )
 
 
@@ -189,8 +189,9 @@ class KernelBuilder:
         return arr
 
     def shared(self, name: str, dtype: DType | str, shape: int | Sequence[int], pad: int = 0,
-               align: int | None = None) -> SharedArray:
-        """A static `__shared__` array; `pad` adds elements to each innermost row."""
+               align: int | None = None, volatile: bool = False) -> SharedArray:
+        """A static `__shared__` array; `pad` adds elements to each innermost row; a
+        `volatile` one keeps every access in the generated CUDA."""
         dtype = _dtype(dtype)
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         loc = caller_loc()
@@ -202,7 +203,7 @@ class KernelBuilder:
         align = self._check_align(name, dtype, align, loc)
         self._check_pad(name, shape, pad, loc)
         name = self._unique_decl(name)
-        buf = SharedBuffer(name, 0, align, dynamic=False)
+        buf = SharedBuffer(name, 0, align, dynamic=False, volatile=bool(volatile))
         view = SharedArray(name, buf, dtype, shape, pad)
         buf.nbytes = view.static_bytes
         return self._add_view(buf, view)
@@ -333,6 +334,10 @@ class KernelBuilder:
         return tuple(out)
 
     def _width(self, array, width: int, loc: SourceLoc) -> int:
+        if width > 1 and getattr(array, "buffer", None) is not None and array.buffer.volatile:
+            raise KernelError(f"'{array.name}' is volatile: CUDA's vector types cannot be read "
+                              "or written through a volatile pointer; use width 1",
+                              kernel=self.name, loc=loc)
         if width not in VECTOR_WIDTHS:
             raise KernelError(f"access width must be 1, 2 or 4 elements, got {width!r}",
                               kernel=self.name, loc=loc)
@@ -467,15 +472,48 @@ class KernelBuilder:
         """`__syncthreads();`"""
         self._emit(Sync(caller_loc()))
 
+    def syncwarp(self, mask: int = FULL_MASK) -> None:
+        """`__syncwarp(mask);`"""
+        self._emit(SyncWarp(self._lane_mask(mask, caller_loc()), caller_loc()))
+
+    def shfl(self, value: ExprLike, lane: ExprLike, mode: str = "idx", width: int = 32,
+             mask: int = FULL_MASK, name: str | None = None) -> Expr:
+        """`__shfl_sync(mask, value, lane, width)` (`mode` "up", "down" or "xor" for the
+        other three): the value another lane of the warp holds. Values narrower than 32 bits
+        travel as int, as in CUDA."""
+        loc = caller_loc()
+        self._guard_condition("a shuffle")
+        if mode not in SHUFFLE_MODES:
+            raise KernelError(f"shuffle mode must be one of {', '.join(SHUFFLE_MODES)}, got "
+                              f"{mode!r}", kernel=self.name, loc=loc)
+        if width not in (1, 2, 4, 8, 16, 32):
+            raise KernelError(f"shuffle width must be a power of two up to 32, got {width!r}",
+                              kernel=self.name, loc=loc)
+        value = as_expr(value)
+        dtype = value.dtype if value.dtype.size >= 4 else i32
+        var = Var(self._fresh(name or "shfl"), dtype, "load")
+        self._emit(Shuffle(var, mode, cast(value, dtype), cast(as_expr(lane), i32), width,
+                           self._lane_mask(mask, loc), loc))
+        return ReadOnlyRef(Op.VAR, dtype, (), var)
+
+    def _lane_mask(self, mask, loc: SourceLoc) -> int:
+        if isinstance(mask, bool) or not isinstance(mask, int) or not 0 < mask <= FULL_MASK:
+            raise KernelError(f"a lane mask is a nonzero 32-bit int, got {mask!r}",
+                              kernel=self.name, loc=loc)
+        return mask
+
     # ------------------------------------------------------------ control flow
     @contextlib.contextmanager
     def loop(self, name: str, start: ExprLike, cond: Callable[[Expr], ExprLike],
              step: ExprLike = 1, *, do_while: bool = False, unroll: bool = False,
-             dtype: DType | str = i32) -> Iterator[Expr]:
+             dtype: DType | str = i32,
+             update: Callable[[Expr], ExprLike] | None = None) -> Iterator[Expr]:
         """A general loop: `for (T v = start; cond(v); v += step)`, or a do-while.
 
         With `do_while=True` the body runs once before `cond` is first tested, as in seed
-        000's grid-stride `do { ... bx += gridDim.x; } while (col < B_width);`.
+        000's grid-stride `do { ... bx += gridDim.x; } while (col < B_width);`. With
+        `update`, the variable's next value is `update(v)` instead of `v + step`:
+        `k.loop("s", 16, lambda s: s > 0, update=lambda s: s >> 1)`.
         """
         loc = caller_loc()
         dtype = _dtype(dtype)
@@ -484,17 +522,20 @@ class KernelBuilder:
         self._in_condition = True
         try:
             cond_expr = as_expr(cond(ref))
+            update_e = None if update is None else cast(as_expr(update(ref)), dtype)
         finally:
             self._in_condition = False
-        start_e, step_e = cast(as_expr(start), dtype), cast(as_expr(step), dtype)
-        if step_e.op is Op.CONST and step_e.arg == 0:
+        start_e = cast(as_expr(start), dtype)
+        step_e = None if update is not None else cast(as_expr(step), dtype)
+        if step_e is not None and step_e.op is Op.CONST and step_e.arg == 0:
             raise KernelError(f"loop '{var.name}' has step 0", kernel=self.name, loc=loc)
         self._blocks.append([])
         try:
             yield ref
         finally:
             body = tuple(self._blocks.pop())
-        self._emit(Loop(var, start_e, step_e, cond_expr, do_while, bool(unroll), body, loc))
+        self._emit(Loop(var, start_e, step_e, cond_expr, do_while, bool(unroll), body, loc,
+                        update_e))
 
     def range(self, name: str, start: ExprLike, stop: ExprLike, step: ExprLike = 1, *,
               unroll: bool = False, dtype: DType | str = i32):

@@ -12,7 +12,7 @@ import numpy as np
 from .dtypes import integer_promote, promote
 from .errors import KernelError
 from .expr import BINARY_OPS, COMPARE_OPS, Expr, Op
-from .semantics import binary, convert, unary
+from .semantics import binary, convert, math_call, unary
 
 # ops whose values come from state outside the expression
 LEAF_OPS = frozenset({Op.PARAM, Op.SPECIAL, Op.VAR, Op.COMPONENT, Op.LOCAL_READ})
@@ -77,6 +77,11 @@ def _lnot(ev: Evaluator, e: Expr, idx: np.ndarray) -> np.ndarray:
     return unary(e.op, e.dtype, ev.eval(e.src[0], idx))
 
 
+def _call(ev: Evaluator, e: Expr, idx: np.ndarray) -> np.ndarray:
+    return math_call(e.arg, [ev.eval(s, idx) for s in e.src])
+
+
 _RULES = {Op.CONST: _const, Op.LAND: _logical, Op.LOR: _logical, Op.CAST: _cast,
-          Op.SELECT: _select, Op.NEG: _negate, Op.INVERT: _negate, Op.LNOT: _lnot}
+          Op.SELECT: _select, Op.NEG: _negate, Op.INVERT: _negate, Op.LNOT: _lnot,
+          Op.CALL: _call}
 _RULES.update({op: _binary for op in BINARY_OPS | COMPARE_OPS})

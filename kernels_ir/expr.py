@@ -57,6 +57,7 @@ class Op(enum.Enum):
     LNOT = "!"
     # -- other
     SELECT = "select"        # src: (cond, a, b)
+    CALL = "call"            # a math function: src: its arguments, arg: name (MATH)
     CAST = "cast"            # src: (x,), dtype: target
 
 
@@ -247,6 +248,30 @@ def select(cond: ExprLike, a: ExprLike, b: ExprLike) -> Expr:
     a = as_expr(a, b if isinstance(b, Expr) else None)
     b = as_expr(b, a)
     return Expr(Op.SELECT, promote(a.dtype, b.dtype), (cond, a, b))
+
+
+# Math functions on floats: name -> number of arguments. CUDA spells them with an `f` suffix
+# for float (expf) and without for double (exp); rsqrt is rsqrtf / rsqrt.
+MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 1, "cos": 1,
+        "tanh": 1, "fabs": 1, "floor": 1, "ceil": 1, "fma": 3, "fmin": 2, "fmax": 2,
+        "pow": 2}
+
+
+def call(name: str, *args: ExprLike) -> Expr:
+    """A math function of floating-point arguments (`call("exp", x)` is CUDA's expf(x) for a
+    float x); integer arguments convert to float, as C does when it calls expf."""
+    if name not in MATH:
+        raise KernelError(f"no math function {name!r}; the IR has {', '.join(MATH)}",
+                          loc=caller_loc())
+    if len(args) != MATH[name]:
+        raise KernelError(f"{name} takes {MATH[name]} argument(s), got {len(args)}",
+                          loc=caller_loc())
+    exprs = [as_expr(a) for a in args]
+    dtype = f32
+    for e in exprs:
+        if e.dtype.is_float:
+            dtype = promote(dtype, e.dtype)
+    return Expr(Op.CALL, dtype, tuple(cast(e, dtype) for e in exprs), name)
 
 
 def smin(a: ExprLike, b: ExprLike) -> Expr:

@@ -26,7 +26,8 @@ from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
     Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
-    LocalArray, LocalStore, Loop, SharedArray, Store, StoreMatrix, Sync, unsupported,
+    LocalArray, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+    unsupported,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -66,6 +67,14 @@ class BarrierReached:
 
     stmt: Sync
     blocks: np.ndarray    # dense indices of the blocks that passed it
+
+
+@dataclass(frozen=True)
+class WarpBarrierReached:
+    """A `__syncwarp()` executed by the lanes of some warps (reported to observers)."""
+
+    stmt: SyncWarp
+    warps: np.ndarray     # dense block index * warps per block + warp in the block
 
 
 @dataclass(frozen=True)
@@ -296,12 +305,9 @@ class _Machine(Evaluator):
                         break
                 first = False
                 self.exec_block(s.body, active)
-                step = self.eval(s.step, active)
-                if (step == 0).any():
+                if not self._advance(s, active):
                     raise LaneFault(f"loop '{var.name}' steps by 0 and never ends",
-                                    np.flatnonzero(step == 0)[:1])
-                with np.errstate(over="ignore"):
-                    self.vars[var][active] = self.vars[var][active] + step
+                                    np.flatnonzero(self.eval(s.step, active) == 0)[:1])
                 self.iterations[var][active] += 1
                 count += 1
                 if count > MAX_LOOP_ITERATIONS:
@@ -334,11 +340,8 @@ class _Machine(Evaluator):
                     break
             first = False
             trips[active] += 1
-            step = self.eval(s.step, lanes)
-            if (step == 0).any():
+            if not self._advance(s, lanes):
                 return False  # the normal path reports the endless loop
-            with np.errstate(over="ignore"):
-                self.vars[var][lanes] = self.vars[var][lanes] + step
             if trips.max() > MAX_LOOP_ITERATIONS:
                 return False
         if trips.min() != trips.max():
@@ -355,13 +358,26 @@ class _Machine(Evaluator):
             self.loop_stack.pop()
         return True
 
+    def _advance(self, s: Loop, lanes: np.ndarray) -> bool:
+        """Move the loop variable to its next value; False for a step of 0 (endless)."""
+        var = s.var
+        if s.update is not None:
+            self.vars[var][lanes] = convert(self.eval(s.update, lanes), var.dtype)
+            return True
+        step = self.eval(s.step, lanes)
+        if (step == 0).any():
+            return False
+        with np.errstate(over="ignore"):
+            self.vars[var][lanes] = self.vars[var][lanes] + step
+        return True
+
     def _closed_form_trips(self, s: Loop, idx: np.ndarray) -> np.ndarray | None:
         """Trip counts of `for (v = a; v < b; v += c)` (or <=, >, >=) without iterating.
 
         None when the loop has another shape, or when its variable could wrap around.
         """
         cond, var = s.cond, s.var
-        if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or cond.src[0].op is not Op.VAR or \
+        if s.update is not None or cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or cond.src[0].op is not Op.VAR or \
                 cond.src[0].arg is not var or var.dtype.is_float or \
                 any(n.op is Op.VAR and n.arg is var for n in (*cond.src[1].walk(),
                                                               *s.step.walk())):
@@ -531,6 +547,64 @@ class _Machine(Evaluator):
                 self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
             self.vars[s.dst][idx] = old
 
+    # ------------------------------------------------------------ warp-level operations
+    def _warp_lanes(self, s, idx: np.ndarray, mask: int):
+        """(dense warp of each lane, its lane number, the warps, lane presence table), after
+        CUDA's rules: every executing lane is in `mask`, every existing lane of `mask`
+        executes it."""
+        thread = idx % self.tpb
+        key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
+        lane = thread % 32
+        outside = ((mask >> lane) & 1) == 0
+        if outside.any():
+            raise LaneFault(f"lane {int(lane[outside][0])} executes a warp operation whose "
+                            f"mask 0x{mask:08x} does not name it (undefined in CUDA)",
+                            np.flatnonzero(outside)[:1])
+        warps, dense = np.unique(key, return_inverse=True)
+        present = np.zeros((warps.size, 32), bool)
+        present[dense, lane] = True
+        # lanes that exist in each warp (the last warp of a block may be partial)
+        exists = (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32) \
+            < self.tpb
+        named = exists & ((mask >> np.arange(32)) & 1).astype(bool)
+        missing = named & ~present
+        if missing.any():
+            w, missing_lane = (int(x) for x in np.argwhere(missing)[0])
+            raise LaneFault(f"lane {missing_lane} is named in the mask 0x{mask:08x} but does "
+                            "not execute this warp operation (undefined in CUDA)",
+                            np.flatnonzero(dense == w)[:1])
+        return dense, lane, warps, present
+
+    def _shuffle(self, s: Shuffle, idx: np.ndarray) -> None:
+        dense, lane, _, present = self._warp_lanes(s, idx, s.mask)
+        value = convert(self.eval(s.value, idx), s.dst.dtype)
+        arg = self.eval(s.lane, idx).astype(np.int64)
+        width = s.width
+        segment = lane & ~(width - 1)
+        if s.mode == "idx":
+            src = segment + (arg & (width - 1))
+        elif s.mode == "up":
+            src = np.where(lane - segment - arg >= 0, lane - arg, lane)
+        elif s.mode == "down":
+            src = np.where(lane - segment + arg < width, lane + arg, lane)
+        else:  # xor: a later segment (or beyond the warp) gives the lane its own value
+            src = lane ^ arg
+            src = np.where((src >= segment + width) | (src < 0) | (src > 31), lane, src)
+        absent = ~present[dense, src]
+        if absent.any():
+            raise LaneFault(f"a shuffle reads lane {int(src[absent][0])}, which does not "
+                            "execute it (undefined in CUDA)", np.flatnonzero(absent)[:1])
+        table = np.zeros(present.shape, value.dtype)
+        table[dense, lane] = value
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+        self.vars[s.dst][idx] = table[dense, src]
+
+    def _syncwarp(self, s: SyncWarp, idx: np.ndarray) -> None:
+        _, _, warps, _ = self._warp_lanes(s, idx, s.mask)
+        if self.observer is not None:
+            self.observer(WarpBarrierReached(s, warps))
+
     # ------------------------------------------------------------ warp-collective matrices
     def _matrix_rows(self, s, idx: np.ndarray):
         """(row starts per warp, matrix and row; each lane's dense warp and lane number),
@@ -641,5 +715,6 @@ _EXECUTE = {
     Store: _Machine._store, Loop: _Machine._loop, If: _Machine._if, Sync: _Machine._sync,
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
     Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
-    StoreMatrix: _Machine._store_matrix,
+    StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
+    SyncWarp: _Machine._syncwarp,
 }

@@ -5,7 +5,7 @@ from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
     Access, Assign, Atomic, DeclareLocal, If, Kernel, Let, Load, LoadMatrix, LocalStore, Loop,
-    SharedArray, Store, StoreMatrix, Sync, unsupported,
+    SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp, unsupported,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -61,6 +61,9 @@ def format_expr(e: Expr) -> str:
         return f"{var.name}[{e.arg}]" if var.indexed else f"{var.name}.{COMPONENT_NAMES[e.arg]}"
     if op is Op.LOCAL_READ:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
+    if op is Op.CALL:
+        name = e.arg + ("f" if e.dtype == f32 else "")
+        return f"{name}({', '.join(format_expr(a) for a in e.src)})"
     if op in (Op.MIN, Op.MAX):
         return f"{op.value}({format_expr(e.src[0])}, {format_expr(e.src[1])})"
     if op is Op.CAST:
@@ -115,7 +118,14 @@ def _loop(s: Loop) -> str:
     kind = "do" if s.do_while else "for"
     unroll = " unroll" if s.unroll else ""
     return (f"{kind}{unroll} ({s.var.dtype} {v} = {format_expr(s.start)}; "
-            f"{format_expr(s.cond)}; {v} += {format_expr(s.step)})")
+            f"{format_expr(s.cond)}; {loop_advance(s)})")
+
+
+def loop_advance(s: Loop) -> str:
+    """`v += step`, or `v = update`."""
+    v = s.var.name
+    return f"{v} = {format_expr(s.update)}" if s.update is not None else \
+        f"{v} += {format_expr(s.step)}"
 
 
 def _atomic(s: Atomic) -> str:
@@ -153,6 +163,9 @@ _FORMAT = {
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,
+    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}(0x{s.mask:08x}, "
+                        f"{format_expr(s.value)}, {format_expr(s.lane)}, {s.width})"),
+    SyncWarp: lambda s: f"__syncwarp(0x{s.mask:08x})",
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}
@@ -194,6 +207,8 @@ def _format_shared(a: SharedArray) -> str:
     dims = "".join(f"[{'' if n is None else n}]" for n in a.shape)
     pad = f" pad {a.pad}" if a.pad else ""
     where = "dynamic" if a.buffer.dynamic else f"align {a.buffer.align}"
+    if a.buffer.volatile:
+        where += ", volatile"
     alias = "" if a.buffer.views[0] is a else f" (view of {a.buffer.views[0].name})"
     return f"    shared {a.dtype} {a.name}{dims}{pad}, {where}{alias}"
 

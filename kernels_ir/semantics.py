@@ -97,3 +97,26 @@ def unary(op: Op, dtype: DType, a: np.ndarray) -> np.ndarray:
         if op is Op.INVERT:
             return ~a
         return (a == 0).astype(dtype.np)
+
+
+_MATH = {
+    "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    "fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "fmin": np.fmin, "fmax": np.fmax,
+    "pow": np.power,
+}
+
+
+def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
+    """A math function in the arguments' float type (IEEE: log(-1) is NaN, as on the GPU).
+
+    fma rounds once, as the GPU does: its product and sum are formed in float64 (exact for
+    float32 operands' product) before the one rounding to the result type.
+    """
+    with np.errstate(all="ignore"):
+        if name == "fma":
+            a, b, c = args
+            if a.dtype == np.float32:
+                return (a.astype(np.float64) * b + c).astype(np.float32)
+            return a * b + c   # double: numpy has no fused multiply-add; one extra rounding
+        return _MATH[name](*args).astype(args[0].dtype)

@@ -80,10 +80,16 @@ class GlobalArray(_Indexable):
 
 
 class SharedBuffer:
-    """A block of shared memory: static (`__shared__ T a[..]`) or the launch's dynamic one."""
+    """A block of shared memory: static (`__shared__ T a[..]`) or the launch's dynamic one.
 
-    def __init__(self, name: str, nbytes: int | None, align: int, dynamic: bool):
+    A `volatile` buffer's every access stays in the generated CUDA (warp-synchronous code
+    that reads what other lanes wrote needs that: the compiler would keep values in
+    registers otherwise)."""
+
+    def __init__(self, name: str, nbytes: int | None, align: int, dynamic: bool,
+                 volatile: bool = False):
         self.name, self.nbytes, self.align, self.dynamic = name, nbytes, align, dynamic
+        self.volatile = volatile
         self.uid = next(_uids)
         self.views: list[SharedArray] = []
 
@@ -188,7 +194,8 @@ class Stmt:
         out: list[Expr] = []
         for name in self.EXPRS:
             value = getattr(self, name)
-            out.extend(value if isinstance(value, tuple) else (value,))
+            if value is not None:  # an optional expression that is absent
+                out.extend(value if isinstance(value, tuple) else (value,))
         return tuple(out)
 
     def bodies(self) -> tuple[tuple["Stmt", ...], ...]:
@@ -205,6 +212,8 @@ class Stmt:
         if expr is not None:
             for name in self.EXPRS:
                 value = getattr(self, name)
+                if value is None:
+                    continue
                 new = tuple(expr(e) for e in value) if isinstance(value, tuple) else expr(value)
                 same = all(a is b for a, b in zip(new, value)) if isinstance(value, tuple) \
                     else new is value
@@ -369,22 +378,11 @@ class Atomic(Access):
     loc: SourceLoc
     site: int | None
     width: ClassVar[int] = 1
-    EXPRS: ClassVar = ("index", "value")
+    EXPRS: ClassVar = ("index", "value", "compare")
     FROM_MEMORY: ClassVar = True
     OP: ClassVar = "atomic"
     WRITES: ClassVar = True
     ATOMIC: ClassVar = True
-
-    def exprs(self) -> tuple[Expr, ...]:
-        return super().exprs() + ((self.compare,) if self.compare is not None else ())
-
-    def rebuild(self, expr=None, body=None) -> "Stmt":
-        new = super().rebuild(expr, body)
-        if expr is not None and self.compare is not None:
-            compare = expr(self.compare)
-            if compare is not self.compare:
-                new = replace(new, compare=compare)
-        return new
 
     def declares(self) -> tuple:
         return (self.dst,) if self.dst is not None else ()
@@ -494,17 +492,20 @@ class Loop(Stmt):
     """A loop over `var`: `for (var = start; cond; var += step)`, or a do-while if `do_while`.
 
     `cond` is an expression of `var` (and anything else in scope); `step` is evaluated at the
-    end of each iteration. `unroll` asks the code generator for `#pragma unroll`.
+    end of each iteration. With `update` instead of a step (`step` is then None), the
+    variable becomes `update` at the end of each iteration (`for (s = 16; s > 0; s >>= 1)`).
+    `unroll` asks the code generator for `#pragma unroll`.
     """
     var: Var
     start: Expr
-    step: Expr
+    step: Expr | None
     cond: Expr
     do_while: bool
     unroll: bool
     body: tuple
     loc: SourceLoc
-    EXPRS: ClassVar = ("start", "step", "cond")
+    update: Expr | None = None
+    EXPRS: ClassVar = ("start", "step", "cond", "update")
     BODIES: ClassVar = ("body",)
 
     def scoped(self) -> tuple:
@@ -525,6 +526,36 @@ class If(Stmt):
 @dataclass(frozen=True, eq=False)
 class Sync(Stmt):
     """`__syncthreads()`: a barrier for all threads of the block."""
+    loc: SourceLoc
+
+
+SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
+                 "xor": "__shfl_xor_sync"}
+FULL_MASK = 0xFFFFFFFF
+
+
+@dataclass(frozen=True, eq=False)
+class Shuffle(Stmt):
+    """`dst = __shfl[_up|_down|_xor]_sync(mask, value, lane, width)`: `value` as another lane
+    of the warp holds it. `lane` is the source lane (idx), the distance (up/down) or the
+    lane mask (xor), within segments of `width` lanes."""
+    dst: Var
+    mode: str
+    value: Expr
+    lane: Expr
+    width: int
+    mask: int
+    loc: SourceLoc
+    EXPRS: ClassVar = ("value", "lane")
+
+    def declares(self) -> tuple:
+        return (self.dst,)
+
+
+@dataclass(frozen=True, eq=False)
+class SyncWarp(Stmt):
+    """`__syncwarp(mask)`: a barrier for the lanes of one warp named in `mask`."""
+    mask: int
     loc: SourceLoc
 
 

@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from kernels_ir import (
-    BarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
+    BarrierReached, WarpBarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
     resolve_launch, run,
 )
 from kernels_ir.stmt import If, Loop, Sync, unsupported
@@ -164,11 +164,17 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
 class _Recorder:
     def __init__(self, launch):
         self.tpb = launch.threads_per_block
+        self.wpb = launch.warps_per_block
         self.epoch = np.zeros(launch.num_blocks, np.int64)
+        # __syncwarp orders the lanes of one warp only: an epoch per warp
+        self.warp_epoch = np.zeros(launch.num_blocks * self.wpb, np.int64)
         self.barrier_lines: dict[tuple[int, int], int] = {}
         self.parts: list = []
 
     def __call__(self, event) -> None:
+        if isinstance(event, WarpBarrierReached):
+            self.warp_epoch[event.warps] += 1
+            return
         if isinstance(event, BarrierReached):
             for b in event.blocks.tolist():
                 self.epoch[b] += 1
@@ -181,11 +187,13 @@ class _Recorder:
         block = event.threads // self.tpb
         byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
         rep = lambda a: np.repeat(a, nbytes)
-        # columns: block, epoch, byte, thread, site, writes (2: an atomic write)
+        warp = block * self.wpb + event.threads % self.tpb // 32
+        # columns: block, epoch, byte, thread, site, writes (2: an atomic write), warp,
+        # the warp's __syncwarp epoch
         self.parts.append(np.stack([rep(block), rep(self.epoch[block]), byte,
                                     rep(event.threads), np.full(byte.size, s.site),
-                                    np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES))],
-                                   axis=1))
+                                    np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES)),
+                                    rep(warp), rep(self.warp_epoch[warp])], axis=1))
 
 
 def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Race]:
@@ -209,6 +217,8 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
         stores = group[group[:, 5] != 0]
         for w in stores:
             others = group[group[:, 3] != w[3]]
+            # lanes of one warp with a __syncwarp between them are ordered
+            others = others[(others[:, 6] != w[6]) | (others[:, 7] == w[7])]
             if w[5] == 2:
                 others = others[others[:, 5] != 2]  # atomics never race with atomics
             if not others.size:

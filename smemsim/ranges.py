@@ -81,6 +81,8 @@ class BlockRanges:
     def _loop_var(self, loop: Loop):
         v = loop.var
         cond = loop.cond
+        if loop.update is not None:
+            return self._top()  # any update: no interval without iterating
         start_lo, start_hi = self.expr(loop.start)
         step_lo, step_hi = self.expr(loop.step)
         if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or cond.src[0].op is not Op.VAR \

@@ -53,6 +53,7 @@ CASES = [
     ("examples/ldmatrix_tile.py", "rowmajor"),
     ("examples/ldmatrix_tile.py", "swizzled"),
     ("examples/ldmatrix_tile.py", "roundtrip"),
+    ("examples/softmax.py", "softmax"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
 ]

@@ -1,0 +1,170 @@
+"""Warp-level operations (shuffles, __syncwarp), volatile arrays, loops with any update and
+math functions: semantics against numpy, CUDA's rules as located faults, code generation."""
+import numpy as np
+import pytest
+
+from examples import softmax
+from kernels_ir import (
+    KernelBuilder, KernelError, KernelRuntimeError, call, cast, f32, format_kernel, i32,
+    resolve_launch, run, threadIdx, u32,
+)
+from gpu_backend.codegen import generate
+from smemsim.hazards import check
+from tests.conftest import require_nvrtc
+
+
+def _shuffle_kernel(mode, arg, width):
+    k = KernelBuilder(f"shfl_{mode}")
+    out = k.global_array("out", i32, 64, intent="out")
+    v = cast(threadIdx.x, i32) * 10
+    out[threadIdx.x] = k.shfl(v, arg(cast(threadIdx.x, i32)), mode, width=width)
+    k.launch(1, 64)
+    return k.build()
+
+
+def _shuffle_reference(mode, arg, width):
+    """CUDA's definitions, lane by lane (values are 10 x thread id)."""
+    out = []
+    for t in range(64):
+        lane, warp = t % 32, t // 32
+        seg = lane - lane % width
+        a = arg(t)
+        if mode == "idx":
+            src = seg + a % width
+        elif mode == "up":
+            src = lane - a if lane - seg - a >= 0 else lane
+        elif mode == "down":
+            src = lane + a if lane - seg + a < width else lane
+        else:
+            src = lane ^ a if (lane ^ a) < seg + width else lane
+        out.append(10 * (32 * warp + src))
+    return out
+
+
+CASES = [("idx", lambda t: 3, 32), ("idx", lambda t: t * 7 + 1, 8), ("up", lambda t: 1, 32),
+         ("up", lambda t: 2, 4), ("down", lambda t: 4, 16), ("down", lambda t: 1, 32),
+         ("xor", lambda t: 1, 32), ("xor", lambda t: 16, 32), ("xor", lambda t: 4, 4)]
+
+
+@pytest.mark.parametrize("mode, arg, width", CASES,
+                         ids=[f"{m}-w{w}-{i}" for i, (m, _, w) in enumerate(CASES)])
+def test_shuffles_follow_cuda(mode, arg, width):
+    got = run(_shuffle_kernel(mode, arg, width))["out"]
+    assert got.tolist() == _shuffle_reference(mode, arg, width)
+
+
+def test_shuffle_rules_are_located_faults():
+    def kernel(guard, mask=0xFFFFFFFF):
+        k = KernelBuilder("shfl_rules")
+        out = k.global_array("out", u32, 32, intent="out")
+        with k.if_(guard):
+            out[threadIdx.x] = k.shfl(threadIdx.x, 0, mask=mask)
+        k.launch(1, 32)
+        return k.build()
+    with pytest.raises(KernelRuntimeError, match=r"lane 16 is named in the mask 0xffffffff "
+                                                 r"but does not execute"):
+        run(kernel(threadIdx.x < 16))
+    with pytest.raises(KernelRuntimeError, match=r"lane 16 executes a warp operation whose "
+                                                 r"mask 0x0000ffff does not name it"):
+        run(kernel(threadIdx.x < 32, mask=0xFFFF))
+    assert run(kernel(threadIdx.x < 16, mask=0xFFFF))["out"][:16].tolist() == [0] * 16
+
+
+def _warp_sum(syncwarp: bool):
+    """The classic warp-synchronous tail of a reduction, on a volatile array."""
+    k = KernelBuilder("warp_sum" + ("" if syncwarp else "_racy"))
+    src = k.global_array("src", f32, 64)
+    out = k.global_array("out", f32, 2, intent="out")
+    s = k.shared("s", f32, 64, volatile=True)
+    s[threadIdx.x] = src[threadIdx.x]
+    k.syncwarp()
+    with k.loop("off", 16, lambda o: o > 0, update=lambda o: o >> 1) as off:
+        with k.if_(cast(threadIdx.x, i32) % 32 < off):
+            s[threadIdx.x] = s[threadIdx.x] + s[cast(threadIdx.x, i32) + off]
+        if syncwarp:
+            k.syncwarp()
+    with k.if_(threadIdx.x % 32 == 0):
+        out[threadIdx.x // 32] = s[threadIdx.x]
+    k.launch(1, 64)
+    return k.build()
+
+
+def test_syncwarp_orders_a_warp_and_its_absence_is_a_race():
+    x = np.arange(64, dtype=np.float32)
+    assert run(_warp_sum(True), arrays={"src": x})["out"].tolist() == [496.0, 1520.0]
+    assert check(_warp_sum(True), arrays={"src": x}).clean
+    races = check(_warp_sum(False), arrays={"src": x}).races
+    assert races and races[0].kind == "read-write"
+
+
+def test_volatile_arrays_keep_their_qualifier_and_refuse_vectors():
+    text = generate(_warp_sum(True)).source
+    assert "volatile __shared__ __align__(16) float s[64];" in text
+    assert "__syncwarp(0xffffffffu);" in text and "off = off >> 1" in text
+    assert "shared f32 s[64], align 16, volatile" in format_kernel(_warp_sum(True))
+    k = KernelBuilder("vec")
+    s = k.shared("s", f32, 64, volatile=True)
+    with pytest.raises(KernelError, match="'s' is volatile: CUDA's vector types"):
+        s.load(0, width=4)
+
+
+def test_a_loop_with_any_update():
+    k = KernelBuilder("halving")
+    out = k.global_array("out", i32, 8, intent="out")
+    n = k.let("n", 0)
+    with k.loop("s", 100, lambda s: s > 0, update=lambda s: s >> 1) as s:
+        n.set(n + s)
+    out[threadIdx.x] = n
+    k.launch(1, 8)
+    assert run(k.build())["out"].tolist() == [100 + 50 + 25 + 12 + 6 + 3 + 1] * 8
+
+
+def test_math_functions():
+    k = KernelBuilder("math")
+    out = k.global_array("out", f32, 32, intent="out")
+    x = cast(threadIdx.x, f32) * 0.25 + 0.5
+    out[threadIdx.x] = call("exp", x) * call("rsqrt", x) + call("fma", x, x, 1.0) + \
+        call("pow", x, 2.0) + call("log2", x)
+    k.launch(1, 32)
+    kernel = k.build()
+    assert "expf(" in generate(kernel).source and "fmaf(" in generate(kernel).source
+    x = np.arange(32, dtype=np.float32) * 0.25 + 0.5
+    ref = np.exp(x) / np.sqrt(x) + (x * x + 1) + x ** 2 + np.log2(x)
+    assert np.allclose(run(kernel)["out"], ref, rtol=1e-6)
+    with pytest.raises(KernelError, match="no math function 'erfcx'"):
+        call("erfcx", 1.0)
+    with pytest.raises(KernelError, match="fma takes 3 argument"):
+        call("fma", 1.0, 2.0)
+
+
+def test_softmax_matches_numpy():
+    kernel = softmax.softmax()
+    params = {"rows": 16, "cols": 1000}
+    x = np.random.default_rng(1).standard_normal(16 * 1000).astype(np.float32) * 4
+    y = run(kernel, params, {"x": x})["y"].reshape(16, 1000)
+    e = np.exp(x.reshape(16, 1000) - x.reshape(16, 1000).max(1, keepdims=True))
+    assert np.allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-8)
+    assert check(kernel, params, arrays={"x": x}).clean
+
+
+def test_warp_kernels_compile():
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
+    for kernel in (softmax.softmax(), _warp_sum(True), _shuffle_kernel("xor", lambda t: 1, 32)):
+        c = compile_kernel(kernel, "sm_90")
+        assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("make", [
+    lambda: softmax.softmax(), lambda: _warp_sum(True),
+    *[(lambda m=m, a=a, w=w: _shuffle_kernel(m, a, w)) for m, a, w in CASES]],
+    ids=["softmax", "warp_sum"] + [f"shfl-{m}-w{w}-{i}" for i, (m, _, w) in enumerate(CASES)])
+def test_warp_kernels_on_the_gpu(make):
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    kernel = make()
+    params = {"rows": 64, "cols": 3000} if kernel.name == "softmax" else None
+    run_ = run_on_gpu(kernel, params)
+    assert run_.matches, run_.mismatches
