@@ -16,9 +16,9 @@ from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
 from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
-    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Let, Load, LoadMatrix,
-    SHUFFLE_MODES, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported,
+    ATOMIC_OPS, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
+    StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -224,6 +224,21 @@ def _store_matrix(w: _Writer, s: StoreMatrix, depth: int) -> None:
     w.add(depth, "}")
 
 
+def _copy_async(w: _Writer, s: CopyAsync, depth: int) -> None:
+    kind = "cg" if s.bypass else "ca"
+    w.site(s, depth, f'asm volatile("cp.async.{kind}.shared.global [%0], [%1], '
+                     f'{s.access_bytes};" :: "r"({_shared_address(s)}), '
+                     f'"l"(&{_index(s.src, s.src_index)}) : "memory");')
+
+
+def _commit_group(w: _Writer, s: CommitGroup, depth: int) -> None:
+    w.add(depth, 'asm volatile("cp.async.commit_group;" ::: "memory");')
+
+
+def _wait_group(w: _Writer, s: WaitGroup, depth: int) -> None:
+    w.add(depth, f'asm volatile("cp.async.wait_group {s.pending};" ::: "memory");')
+
+
 def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
     fn = SHUFFLE_MODES[s.mode]
     w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}(0x{s.mask:08x}u, "
@@ -284,4 +299,5 @@ def _sync(w: _Writer, s: Sync, depth: int) -> None:
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
              Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
-             StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp}
+             StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp,
+             CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group}

@@ -173,8 +173,10 @@ def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
         raise CompileError(f"NVRTC could not compile '{name}' for {arch}:\n{err}") from err
 
 
-_OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?"
+_OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
                      r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS)(?:\.[\w]+)*)(?=[\s;])")
+# `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
+_NEVER = ("@!PT", "@!UPT")
 _LINE = re.compile(r'//## File ".*", line (\d+)')
 
 
@@ -217,8 +219,8 @@ def parse_sass(text: str) -> list[SassAccess]:
             line = int(m.group(1))
             continue
         m = _OPCODE.match(raw)
-        if m:
-            op = m.group(1)
+        if m and (m.group(1) or "").strip() not in _NEVER:
+            op = m.group(2)
             out.append(SassAccess(op, sass_kind(op), _width(op), line))
     return out
 

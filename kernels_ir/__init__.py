@@ -16,20 +16,21 @@ from .interpreter import (
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    Access, Assign, Atomic, ATOMIC_OPS, DeclareLocal, FULL_MASK, GlobalArray, If, Kernel, Let,
-    Load, LoadMatrix, LocalArray, LocalStore, Loop, map_statements, ScalarParam, SharedArray,
-    SharedBuffer, Shuffle, Stmt, Store, StoreMatrix, Sync, SyncWarp, unsupported, walk,
+    ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
+    map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
+    Sync, SyncWarp, unsupported, WaitGroup, walk,
 )
 
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "blockDim",
-    "blockIdx", "call", "cast", "const", "DeclareLocal", "DType", "Expr", "f32", "f64",
-    "format_expr", "format_kernel", "format_stmt", "GlobalAccess", "GlobalArray", "gridDim",
-    "i16", "i32", "i8", "If", "Kernel", "KernelBuilder", "KernelError", "KernelRuntimeError",
-    "Launch", "Let", "lnot", "Load", "LoadMatrix", "LocalArray", "LocalRef", "LocalStore",
-    "logical_and", "logical_or", "Loop", "make_arrays", "map_statements", "Op", "PartialRun",
-    "ReadOnlyRef", "resolve_launch", "run", "ScalarParam", "select", "SharedAccess",
-    "SharedArray", "SharedBuffer", "smax", "smin", "SourceLoc", "Stmt", "Store", "StoreMatrix",
-    "Sync", "threadIdx", "u16", "u32", "u64", "u8", "unsupported", "Var", "VectorRef", "walk",
-    "WarpBarrierReached",
+    "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal", "DType",
+    "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
+    "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
+    "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",
+    "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
+    "map_statements", "Op", "PartialRun", "ReadOnlyRef", "resolve_launch", "run",
+    "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
+    "SourceLoc", "Stmt", "Store", "StoreMatrix", "Sync", "threadIdx", "u16", "u32", "u64",
+    "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
 ]

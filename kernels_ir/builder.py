@@ -24,9 +24,10 @@ from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
-    ATOMIC_OPS, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
-    FULL_MASK, SHUFFLE_MODES, LocalArray, LocalStore, Loop, ScalarParam, SharedArray,
-    SharedBuffer, Shuffle, Store, StoreMatrix, Sync, SyncWarp, map_statements, walk,
+    ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
+    map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix, Sync,
+    SyncWarp, WaitGroup, walk,
 )
 
 
@@ -449,6 +450,39 @@ class KernelBuilder:
                               f"rows of {array.shape[-1] + array.pad} elements",
                               kernel=self.name, loc=loc)
         return self._index(array, index, loc)
+
+    def cp_async(self, dst, dst_index, src, src_index, width: int = 1,
+                 bypass: bool = False) -> None:
+        """`cp.async.ca.shared.global` of `width` elements (4, 8 or 16 bytes) from global
+        `src[src_index]` to shared `dst[dst_index]`; `bypass` is .cg (16 bytes only). The copy
+        lands at a later `cp_async_wait` of this thread (after `cp_async_commit`)."""
+        loc = caller_loc()
+        self._guard_condition("cp.async")
+        if not isinstance(dst, SharedArray) or not isinstance(src, GlobalArray):
+            raise KernelError("cp.async copies from a global array to a shared array",
+                              kernel=self.name, loc=loc)
+        if src.dtype != dst.dtype:
+            raise KernelError(f"cp.async copies bytes: '{src.name}' is {src.dtype}, "
+                              f"'{dst.name}' is {dst.dtype}", kernel=self.name, loc=loc)
+        nbytes = width * dst.dtype.size if isinstance(width, int) else None
+        if nbytes not in (4, 8, 16) or (bypass and nbytes != 16):
+            raise KernelError(f"cp.async moves 4, 8 or 16 bytes (.cg: 16), got {width!r} x "
+                              f"{dst.dtype}", kernel=self.name, loc=loc)
+        self._emit(CopyAsync(dst, self._index(dst, dst_index, loc), src,
+                             self._index(src, src_index, loc), width, bool(bypass), loc,
+                             self._next_site(dst)))
+
+    def cp_async_commit(self) -> None:
+        """`cp.async.commit_group;`"""
+        self._emit(CommitGroup(caller_loc()))
+
+    def cp_async_wait(self, pending: int = 0) -> None:
+        """`cp.async.wait_group pending;` (0: every committed copy has landed)."""
+        loc = caller_loc()
+        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 7:
+            raise KernelError(f"cp.async.wait_group takes 0..7, got {pending!r}",
+                              kernel=self.name, loc=loc)
+        self._emit(WaitGroup(pending, loc))
 
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):

@@ -25,9 +25,9 @@ from .launch import Launch, resolve_launch
 from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
-    Access, Assign, Atomic, DeclareLocal, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
-    LocalArray, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported,
+    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If, Kernel, Let,
+    Load, LoadMatrix, LocalArray, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix,
+    Sync, SyncWarp, unsupported, WaitGroup,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -174,6 +174,10 @@ class _Machine(Evaluator):
         # CUDA leaves shared memory uninitialized: track what was written, so that a read
         # of anything else is a fault instead of a made-up zero
         self.written = np.zeros(self.nblocks * self.window, bool)
+        # cp.async: copies in flight per byte, the copies themselves, each thread's group
+        self.in_flight = np.zeros(self.nblocks * self.window, np.int32)
+        self.copies: list[dict] = []
+        self.copy_group = np.zeros(total, np.int64)
         self.params = launch.params
 
     def _bind_globals(self, arrays: Mapping[str, np.ndarray], seed: int) -> dict:
@@ -377,7 +381,8 @@ class _Machine(Evaluator):
         None when the loop has another shape, or when its variable could wrap around.
         """
         cond, var = s.cond, s.var
-        if s.update is not None or cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or cond.src[0].op is not Op.VAR or \
+        if s.update is not None or cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or \
+                cond.src[0].op is not Op.VAR or \
                 cond.src[0].arg is not var or var.dtype.is_float or \
                 any(n.op is Op.VAR and n.arg is var for n in (*cond.src[1].walk(),
                                                               *s.step.walk())):
@@ -422,21 +427,25 @@ class _Machine(Evaluator):
     # ------------------------------------------------------------ memory
     def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
         """Element offsets of each lane's access, after bounds and alignment checks."""
-        array = s.array
+        return self._element_offsets(s.array, s.index, s.width, idx)
+
+    def _element_offsets(self, array, index, width: int, idx: np.ndarray) -> np.ndarray:
+        """Element offsets of `width` elements at `array[index]` per lane, checked."""
+        nbytes = width * array.dtype.size
         if isinstance(array, GlobalArray):
             extents, strides = (self.launch.lengths[array.name],), (1,)
         else:
             extents, strides = self.launch.extent(array), array.strides
         offset = None
         last = len(extents) - 1
-        for dim, (i_expr, extent, stride) in enumerate(zip(s.index, extents, strides)):
+        for dim, (i_expr, extent, stride) in enumerate(zip(index, extents, strides)):
             i = self.eval(i_expr, idx)
-            limit = extent - (s.width - 1 if dim == last else 0)
+            limit = extent - (width - 1 if dim == last else 0)
             # reductions first: the per-lane mask is only built for a fault
             if i.size and (int(i.min()) < 0 or int(i.max()) >= limit):
                 i = i.astype(np.int64)
                 lane = int(np.flatnonzero((i < 0) | (i >= limit))[0])
-                span = f"{s.width} elements at " if s.width > 1 else ""
+                span = f"{width} elements at " if width > 1 else ""
                 dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
                 raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "
                                 f"'{array.name}' (valid 0..{extent - 1})", np.array([lane]))
@@ -444,15 +453,15 @@ class _Machine(Evaluator):
             if stride != 1:
                 term = term * stride
             offset = term if offset is None else offset + term
-        if s.width > 1:
+        if width > 1:
             if isinstance(array, SharedArray):
                 base = self.kernel.buffer_base(array.buffer)
-                misaligned = (base + offset * array.dtype.size) % s.access_bytes != 0
+                misaligned = (base + offset * array.dtype.size) % nbytes != 0
             else:
-                misaligned = offset % s.width != 0
+                misaligned = offset % width != 0
             if misaligned.any():
                 lane = int(np.flatnonzero(misaligned)[0])
-                raise LaneFault(f"misaligned {s.access_bytes}-byte access to '{array.name}' at "
+                raise LaneFault(f"misaligned {nbytes}-byte access to '{array.name}' at "
                                 f"element offset {offset[lane]} (byte "
                                 f"{offset[lane] * array.dtype.size}); vector accesses must be "
                                 "naturally aligned", np.array([lane]))
@@ -471,7 +480,23 @@ class _Machine(Evaluator):
         first = self.block_lin[idx] * (self.window // size) + addr // size
         return self.shared.view(array.dtype.np), first
 
+    def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
+        """No byte of the access may still be the target of a cp.async in flight."""
+        if not self.copies:
+            return
+        size = s.array.dtype.size
+        nbytes = (first[:, None] * size + np.arange(width * size))
+        busy = self.in_flight[nbytes].any(axis=1)
+        if busy.any():
+            lane = int(np.flatnonzero(busy)[0])
+            byte = int(first[lane] * size % self.window)
+            raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte {byte} "
+                            "of the block's window) while a cp.async to it is still in flight: "
+                            "the issuing thread's cp.async.wait_group must come first (and a "
+                            "__syncthreads() for other threads)", np.array([lane]))
+
     def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
+        self._check_settled(s, first, width, reading=True)
         size = s.array.dtype.size
         nbytes = width * size
         # Accesses are naturally aligned, so an access's written-flags are one unsigned word
@@ -546,6 +571,48 @@ class _Machine(Evaluator):
             if s.dst not in self.vars:
                 self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
             self.vars[s.dst][idx] = old
+
+    # ------------------------------------------------------------ cp.async
+    def _copy_async(self, s: CopyAsync, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self.partial is not None and self.partial.statements is not None:
+            self._shared_elements(s, idx, offset)  # report the access; values unneeded
+            return
+        src_offset = self._element_offsets(s.src, s.src_index, s.width, idx)
+        if self.observer is not None:
+            self.observer(GlobalAccess(s, idx, src_offset))
+        values = self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+        _, first = self._shared_elements(s, idx, offset)
+        self._check_settled(s, first, s.width, reading=False)
+        size = s.array.dtype.size
+        self.in_flight[(first[:, None] * size + np.arange(s.width * size)).ravel()] += 1
+        self.copies.append(dict(stmt=s, threads=idx.copy(), group=self.copy_group[idx].copy(),
+                                first=first, values=values))
+
+    def _commit_group(self, s: CommitGroup, idx: np.ndarray) -> None:
+        self.copy_group[idx] += 1
+
+    def _wait_group(self, s: WaitGroup, idx: np.ndarray) -> None:
+        """Copies of these threads in committed groups older than the newest `pending` land."""
+        waiting = np.zeros(self.total, bool)
+        waiting[idx] = True
+        kept = []
+        for c in self.copies:
+            threads = c["threads"]
+            done = waiting[threads] & (c["group"] < self.copy_group[threads] - s.pending)
+            if done.any():
+                stmt = c["stmt"]
+                size = stmt.array.dtype.size
+                memory = self.shared.view(stmt.array.dtype.np)
+                first = c["first"][done]
+                memory[first[:, None] + np.arange(stmt.width)] = c["values"][done]
+                nbytes = (first[:, None] * size + np.arange(stmt.width * size)).ravel()
+                self.written[nbytes] = True
+                self.in_flight[nbytes] -= 1
+            if not done.all():
+                kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
+                             for k, v in c.items()})
+        self.copies = kept
 
     # ------------------------------------------------------------ warp-level operations
     def _warp_lanes(self, s, idx: np.ndarray, mask: int):
@@ -670,6 +737,7 @@ class _Machine(Evaluator):
         values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
+            self._check_settled(s, first, s.width, reading=False)
             size = array.dtype.size
             written = (first[:, None] * size + np.arange(s.width * size)).ravel()
             self.written[written] = True
@@ -716,5 +784,6 @@ _EXECUTE = {
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
     Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
-    SyncWarp: _Machine._syncwarp,
+    SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async,
+    CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
 }

@@ -4,8 +4,9 @@ from __future__ import annotations
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
-    Access, Assign, Atomic, DeclareLocal, If, Kernel, Let, Load, LoadMatrix, LocalStore, Loop,
-    SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp, unsupported,
+    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
+    LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+    unsupported, WaitGroup,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -166,6 +167,10 @@ _FORMAT = {
     Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}(0x{s.mask:08x}, "
                         f"{format_expr(s.value)}, {format_expr(s.lane)}, {s.width})"),
     SyncWarp: lambda s: f"__syncwarp(0x{s.mask:08x})",
+    CopyAsync: lambda s: (f"cp.async.{'cg' if s.bypass else 'ca'}(&{format_index(s.array, s.index)}"
+                          f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),
+    CommitGroup: lambda s: "cp.async.commit_group()",
+    WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}

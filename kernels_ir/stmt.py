@@ -529,6 +529,43 @@ class Sync(Stmt):
     loc: SourceLoc
 
 
+@dataclass(frozen=True, eq=False)
+class CopyAsync(Access):
+    """`cp.async.ca/cg.shared.global [array + index], [src + src_index], bytes`: a copy from
+    global to shared memory that lands later. The bytes may be read only after the issuing
+    thread's `cp.async.wait_group` has covered the copy's group (and, for other threads, a
+    barrier after that). `bypass` is .cg (16 bytes, not cached in L1)."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    src: MemArray
+    src_index: tuple[Expr, ...]
+    width: int
+    bypass: bool
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "src_index")
+    WRITES: ClassVar = True
+    MIN_SM: ClassVar = 80
+
+    @property
+    def op(self) -> str:
+        """cp_async, or cp_async_bypass for .cg."""
+        return "cp_async_bypass" if self.bypass else "cp_async"
+
+
+@dataclass(frozen=True, eq=False)
+class CommitGroup(Stmt):
+    """`cp.async.commit_group`: the thread's copies issued since the last commit form a group."""
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class WaitGroup(Stmt):
+    """`cp.async.wait_group n`: the thread's committed groups but the newest `n` complete."""
+    pending: int
+    loc: SourceLoc
+
+
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
 FULL_MASK = 0xFFFFFFFF

@@ -21,8 +21,8 @@ import networkx as nx
 import numpy as np
 
 from kernels_ir import (
-    BarrierReached, WarpBarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
-    resolve_launch, run,
+    BarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
+    WarpBarrierReached, resolve_launch, run,
 )
 from kernels_ir.stmt import If, Loop, Sync, unsupported
 
@@ -60,7 +60,8 @@ class Race:
 class Fault:
     """A launch that cannot run as written: the interpreter's located error."""
 
-    kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read, other
+    kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read,
+    #            copy_in_flight (a cp.async not yet waited for), other
     message: str
 
 
@@ -268,6 +269,8 @@ def _classify(err: KernelRuntimeError) -> str:
         return "divergent_barrier"
     if "no thread has written" in text:
         return "uninitialized_read"
+    if "cp.async to it is still in flight" in text:
+        return "copy_in_flight"
     return "other"
 
 

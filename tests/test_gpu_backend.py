@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from examples import (
-    histogram, int_matmul_nt32, ldmatrix_tile, matmul_128x128, matmul_double16,
+    cp_async_gemm, histogram, int_matmul_nt32, ldmatrix_tile, matmul_128x128, matmul_double16,
     matmul_float_tiled, matmul_naive, reed_solomon, softmax, transpose,
 )
 from gpu_backend.codegen import generate
@@ -17,7 +17,7 @@ GOLDEN = pathlib.Path(__file__).parent / "golden"
 # every example kernel once (a file may run one kernel on several inputs)
 ALL = list({k.name: k for k in (make() for mod in (
     transpose, matmul_double16, int_matmul_nt32, matmul_float_tiled, matmul_128x128,
-    matmul_naive, reed_solomon, histogram, ldmatrix_tile, softmax)
+    matmul_naive, reed_solomon, histogram, ldmatrix_tile, softmax, cp_async_gemm)
     for make in mod.KERNELS.values())}.values())
 
 

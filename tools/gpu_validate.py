@@ -54,6 +54,8 @@ CASES = [
     ("examples/ldmatrix_tile.py", "swizzled"),
     ("examples/ldmatrix_tile.py", "roundtrip"),
     ("examples/softmax.py", "softmax"),
+    ("examples/cp_async_gemm.py", "gemm"),
+    ("examples/cp_async_gemm.py", "padded"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
 ]
