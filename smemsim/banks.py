@@ -80,10 +80,13 @@ class Group:
     distinct_bytes: int
     first_wavefront: int
     banks: tuple[BankUse, ...]
+    label: str | None = None       # what an instruction calls its groups ("matrix 2")
 
     @property
     def name(self) -> str:
-        """"warp", "half-warp 1", "quarter-warp 2"."""
+        """"warp", "half-warp 1", "quarter-warp 2" (or the instruction's own name)."""
+        if self.label:
+            return self.label
         size = len(self.lanes)
         if size == WARP:
             return "warp"

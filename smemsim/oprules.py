@@ -29,6 +29,8 @@ Ideal, except for atomic_cas: per non-empty group ceil(distinct bytes / 128), at
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .banks import (
@@ -80,7 +82,7 @@ def explain(offs: list[int | None], width: int, op: str, arch: str, rules: str,
     extra = {}
     if op in MATRIX_OPS:
         groups, waves = explain_groups(offs, width, 8)
-        groups = groups[:matrices]
+        groups = tuple(replace(g, label=f"matrix {j}") for j, g in enumerate(groups[:matrices]))
         why = (f"{op}.x{matrices}: lane 8j+i gives the 16-byte row i of matrix j; each matrix's "
                "8 rows are one group")
         extra["matrices"] = matrices

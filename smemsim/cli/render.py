@@ -141,7 +141,8 @@ def explain_view(req: WarpRequest, title: str) -> RichGroup:
         t.add_column("wf", justify="right")
         for b in range(lo, lo + 16):
             t.add_column(str(b), justify="center", style=_degree_style(degree.get(b, 1)))
-        for wf in range(req.wavefronts):
+        # rows: the wavefronts (for a CAS loop, the passes) that serve some lane
+        for wf in range(max((w for w, _ in cells), default=-1) + 1):
             t.add_row(str(wf), *[cells.get((wf, b), "") for b in range(lo, lo + 16)])
         parts.append(t)
     return RichGroup(*parts)

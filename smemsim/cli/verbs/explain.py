@@ -35,7 +35,8 @@ def execute(args, console: Console) -> int:
                           f"{[s.site for s in r.sites]}")
     if site.worst is None:
         raise KernelError(f"site {site.site} issues no request at this launch")
-    req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window)
+    req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window,
+                       matrices=site.matrices)
     w = site.worst.where
     its = ", ".join(f"{k}={v}" for k, v in w.iterations)
     title = (f"{r.kernel} site {site.site}, line {site.loc.line}: {site.statement}\n"
