@@ -16,6 +16,7 @@ from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
 from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
+    Return,
     ATOMIC_OPS, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
@@ -300,4 +301,5 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
              Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
              StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp,
-             CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group}
+             CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group,
+             Return: lambda w, s, depth: w.add(depth, "return;")}

@@ -16,6 +16,7 @@ from .interpreter import (
 from .launch import Launch, resolve_launch
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
+    Return,
     ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
@@ -29,7 +30,7 @@ __all__ = [
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
     "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",
     "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
-    "map_statements", "Op", "PartialRun", "ReadOnlyRef", "resolve_launch", "run",
+    "map_statements", "Op", "PartialRun", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
     "SourceLoc", "Stmt", "Store", "StoreMatrix", "Sync", "threadIdx", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",

@@ -26,8 +26,8 @@ from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
 from .stmt import (
     ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
-    map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix, Sync,
-    SyncWarp, WaitGroup, walk,
+    map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
+    Sync, SyncWarp, WaitGroup, walk,
 )
 
 
@@ -505,6 +505,10 @@ class KernelBuilder:
     def syncthreads(self) -> None:
         """`__syncthreads();`"""
         self._emit(Sync(caller_loc()))
+
+    def return_(self) -> None:
+        """`return;` for the threads that reach it (put it under `with k.if_(...)`)."""
+        self._emit(Return(caller_loc()))
 
     def syncwarp(self, mask: int = FULL_MASK) -> None:
         """`__syncwarp(mask);`"""

@@ -26,8 +26,8 @@ from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If, Kernel, Let,
-    Load, LoadMatrix, LocalArray, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix,
-    Sync, SyncWarp, unsupported, WaitGroup,
+    Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
+    StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -178,6 +178,8 @@ class _Machine(Evaluator):
         self.in_flight = np.zeros(self.nblocks * self.window, np.int32)
         self.copies: list[dict] = []
         self.copy_group = np.zeros(total, np.int64)
+        self.exited = np.zeros(total, bool)    # threads that executed `return`
+        self.any_exited = False
         self.params = launch.params
 
     def _bind_globals(self, arrays: Mapping[str, np.ndarray], seed: int) -> dict:
@@ -255,6 +257,8 @@ class _Machine(Evaluator):
     def exec_block(self, stmts, idx: np.ndarray) -> None:
         only = None if self.partial is None else self.partial.statements
         for s in stmts:
+            if self.any_exited:  # threads that returned take no further part
+                idx = idx[~self.exited[idx]]
             if idx.size == 0:
                 return
             if only is not None and id(s) not in only:
@@ -303,6 +307,8 @@ class _Machine(Evaluator):
         try:
             active, first, count = idx, True, 0
             while active.size:
+                if self.any_exited:
+                    active = active[~self.exited[active]]
                 if not (first and s.do_while):
                     active = active[self.eval(s.cond, active) != 0]
                     if not active.size:
@@ -410,13 +416,21 @@ class _Machine(Evaluator):
             return None
         return trips
 
+    def _return(self, s: Return, idx: np.ndarray) -> None:
+        self.exited[idx] = True
+        self.any_exited = True
+
     def _sync(self, s: Sync, idx: np.ndarray) -> None:
         counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)
-        partial = np.flatnonzero((counts != 0) & (counts != self.tpb))
+        # threads that returned are not waited for (Volta and newer)
+        live = self.tpb - np.bincount(self.block_lin[self.exited], minlength=self.nblocks) \
+            if self.any_exited else self.tpb
+        partial = np.flatnonzero((counts != 0) & (counts != live))
         if partial.size:
             b = int(partial[0])
             members = idx[self.block_lin[idx] == b]
             missing = np.setdiff1d(np.arange(b * self.tpb, (b + 1) * self.tpb), members)
+            missing = missing[~self.exited[missing]]
             absent = self._where(int(missing[0]))["thread"]
             raise self._fault(s, f"divergent __syncthreads(): {counts[b]} of {self.tpb} threads "
                                  f"of the block reach it (thread {absent} does not)",
@@ -633,6 +647,10 @@ class _Machine(Evaluator):
         # lanes that exist in each warp (the last warp of a block may be partial)
         exists = (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32) \
             < self.tpb
+        if self.any_exited:  # lanes that returned are not waited for
+            lanes = (warps // self.launch.warps_per_block)[:, None] * self.tpb + \
+                (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32)
+            exists &= ~self.exited[np.minimum(lanes, self.total - 1)]
         named = exists & ((mask >> np.arange(32)) & 1).astype(bool)
         missing = named & ~present
         if missing.any():
@@ -786,4 +804,5 @@ _EXECUTE = {
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
     SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async,
     CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
+    Return: _Machine._return,
 }

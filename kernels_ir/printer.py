@@ -4,6 +4,7 @@ from __future__ import annotations
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
+    Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup,
@@ -171,6 +172,7 @@ _FORMAT = {
                           f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),
     CommitGroup: lambda s: "cp.async.commit_group()",
     WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
+    Return: lambda s: "return",
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}

@@ -566,6 +566,13 @@ class WaitGroup(Stmt):
     loc: SourceLoc
 
 
+@dataclass(frozen=True, eq=False)
+class Return(Stmt):
+    """`return;`: the threads that execute it leave the kernel (barriers then wait only for
+    the threads that have not exited, as on Volta and newer)."""
+    loc: SourceLoc
+
+
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
 FULL_MASK = 0xFFFFFFFF

@@ -24,7 +24,7 @@ from kernels_ir import (
     BarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
     WarpBarrierReached, resolve_launch, run,
 )
-from kernels_ir.stmt import If, Loop, Sync, unsupported
+from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
 
 from .arch import get_arch
 
@@ -118,6 +118,9 @@ def control_flow_graph(kernel: Kernel) -> nx.DiGraph:
             then = block(s.then, [node])
             orelse = block(s.orelse, [node])
             return then + orelse
+        if isinstance(s, Return):
+            g.add_edge(node, EXIT)
+            return []  # nothing follows a return on this path
         if s.bodies():
             # nested statements with control flow this graph has no rule for
             raise unsupported("the hazard analysis's control-flow graph", s, kernel.name)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op
-from kernels_ir.stmt import Access, Loop, Stmt, walk
+from kernels_ir.stmt import Access, Loop, Return, Stmt, walk
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,16 @@ def slice_kernel(kernel: Kernel) -> Slice:
                     work_ctrl.extend(enclosing[id(d)])
         return needed, axes, data
 
+    # A `return` decides which threads reach every later site: it and what decides it are
+    # in the slice whenever there is a site.
+    returns = [s for s in kernel.statements() if isinstance(s, Return)]
     statements, axes = set(), set()
     data_sites = set()
+    if returns and kernel.sites():
+        needed, axes, data = closure((), [c for r in returns for c in enclosing[id(r)]])
+        statements |= needed | {id(r) for r in returns}
+        if data:
+            data_sites |= {s.site for s in kernel.sites()}
     for site in kernel.sites():
         needed, ax, data = closure(site.address_exprs(), enclosing[id(site)])
         needed.add(id(site))
@@ -113,7 +121,7 @@ def slice_kernel(kernel: Kernel) -> Slice:
         if not isinstance(s, Loop) or id(s) not in statements:
             continue
         inside = [x for x in walk(s.body) if id(x) in statements]
-        carried = any(x.updates() for x in inside)
+        carried = any(x.updates() or isinstance(x, Return) for x in inside)
         uses_var = any(s.var in _refs(needed_exprs(x))[0] for x in inside)
         if not carried and not uses_var and s.body:
             collapsible.add(id(s))

@@ -150,7 +150,8 @@ def test_softmax_matches_numpy():
 def test_warp_kernels_compile():
     require_nvrtc()
     from gpu_backend.compile import compile_kernel
-    for kernel in (softmax.softmax(), _warp_sum(True), _shuffle_kernel("xor", lambda t: 1, 32)):
+    for kernel in (softmax.softmax(), _warp_sum(True), _shuffle_kernel("xor", lambda t: 1, 32),
+                   _early_exit()):
         c = compile_kernel(kernel, "sm_90")
         assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
 
@@ -167,4 +168,52 @@ def test_warp_kernels_on_the_gpu(make):
     kernel = make()
     params = {"rows": 64, "cols": 3000} if kernel.name == "softmax" else None
     run_ = run_on_gpu(kernel, params)
+    assert run_.matches, run_.mismatches
+
+
+def _early_exit(n_default=40):
+    """`if (tid >= n) return;` then shared work and a barrier among the threads left."""
+    k = KernelBuilder("early_exit")
+    n = k.param("n")
+    src = k.global_array("src", f32, 64)
+    out = k.global_array("out", f32, 64, intent="out")
+    s = k.shared("s", f32, 64)
+    t = cast(threadIdx.x, i32)
+    with k.if_(t >= n):
+        k.return_()
+    s[threadIdx.x] = src[threadIdx.x] * 2.0
+    k.syncthreads()                      # waits only for the threads that did not return
+    with k.loop("j", 0, lambda j: j < 4) as j:
+        with k.if_(t == j + 100):
+            k.return_()                  # never taken; still: the loop must not collapse
+        out[threadIdx.x] = s[(t + j) % n]
+    k.launch(1, 64)
+    k.defaults(n=n_default)
+    return k.build()
+
+
+def test_early_return():
+    from smemsim import analyze
+    from smemsim.slicing import slice_kernel
+    from tests.test_analysis import assert_matches_reference
+    x = np.arange(64, dtype=np.float32)
+    got = run(_early_exit(), arrays={"src": x})["out"]
+    assert got[:40].tolist() == [2.0 * ((t + 3) % 40) for t in range(40)]
+    assert np.isnan(got[40:]).all()       # returned threads never wrote
+    kernel = _early_exit()
+    assert_matches_reference(kernel)
+    r = analyze(kernel)
+    assert r.site(0).requests == 2        # warp 0 (32 lanes) and warp 1 (8 lanes)
+    loop = next(s for s in kernel.body if type(s).__name__ == "Loop")
+    assert id(loop) not in slice_kernel(kernel).collapsible
+    assert "return;" in generate(kernel).source
+    assert check(kernel, arrays={"src": x}).clean
+
+
+@pytest.mark.gpu
+def test_early_return_on_the_gpu():
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    run_ = run_on_gpu(_early_exit())
     assert run_.matches, run_.mismatches
