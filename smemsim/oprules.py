@@ -254,18 +254,25 @@ def _batch_cas_loop(off: np.ndarray, width: int, plain) -> BatchResult:
         ld_wf += load.wavefronts
         ld_ideal += load.ideal
         done = np.zeros_like(pending)
-        changed = np.full((n, WARP), -2, off.dtype)   # addresses an earlier group changed
+        won_before = None                               # the earlier group's winners
         for start in range(0, WARP, size):
             in_group = pending & (lane >= start) & (lane < start + size)
             atom_wf += 2 * in_group.any(axis=1)
-            # the lowest pending lane of each bank in the group: no lower lane shares its bank
-            same_bank = (bank[:, :, None] == bank[:, None, :]) & in_group[:, None, :]
-            lower = same_bank & (lane[None, None, :] < lane[None, :, None])
-            lowest = in_group & ~lower.any(axis=2)
-            stale = (off[:, :, None] == changed[:, None, :]).any(axis=2)
-            won = lowest & ~stale
+            # the lowest pending lane of each bank in the group: a per-bank minimum
+            slot = (np.arange(n)[:, None] * BANKS + bank)[in_group]
+            lowest_of_bank = np.full(n * BANKS, WARP, np.int64)
+            np.minimum.at(lowest_of_bank, slot, np.broadcast_to(lane, (n, WARP))[in_group])
+            lowest = np.zeros_like(in_group)
+            lowest[in_group] = lowest_of_bank[slot] == np.broadcast_to(lane, (n, WARP))[in_group]
+            won = lowest
+            if won_before is not None:  # compares with a value an earlier group changed
+                changed = np.where(won_before[:, :start], off[:, :start], -2)
+                mine = off[:, start:start + size]
+                stale = np.zeros_like(won)
+                stale[:, start:start + size] = (mine[:, :, None] == changed[:, None, :]).any(2)
+                won = lowest & ~stale
             done |= won
-            changed = np.where(won, off, changed)
+            won_before = won if won_before is None else won_before | won
         pending &= ~done
     parts = (BatchPart("ld", passes, ld_wf, ld_ideal),
              BatchPart("atom", passes, atom_wf, atom_wf))
