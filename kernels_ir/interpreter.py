@@ -481,6 +481,15 @@ class _Machine(Evaluator):
                                 "naturally aligned", np.array([lane]))
         return offset
 
+    def _addresses_only(self, s, idx: np.ndarray, offset: np.ndarray) -> bool:
+        """In a run for addresses only (a PartialRun's slice), report a shared access and
+        say so: its values are not needed."""
+        if self.partial is None or self.partial.statements is None:
+            return False
+        if isinstance(s.array, SharedArray):
+            self._shared_elements(s, idx, offset)
+        return True
+
     def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray):
         """The typed view of shared memory and each lane's element indices into it."""
         array = s.array
@@ -532,9 +541,7 @@ class _Machine(Evaluator):
     def _load(self, s: Load, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array, dst, w = s.array, s.dst, s.width
-        if self.partial is not None and self.partial.statements is not None:
-            if isinstance(array, SharedArray):
-                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+        if self._addresses_only(s, idx, offset):
             return
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
@@ -553,9 +560,7 @@ class _Machine(Evaluator):
         unspecified: only results that do not depend on it compare with a GPU run)."""
         offset = self._offsets(s, idx)
         array = s.array
-        if self.partial is not None and self.partial.statements is not None:
-            if isinstance(array, SharedArray):
-                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+        if self._addresses_only(s, idx, offset):
             return
         value = convert(self.eval(s.value, idx), array.dtype)
         compare = None if s.compare is None else convert(self.eval(s.compare, idx),
@@ -589,8 +594,7 @@ class _Machine(Evaluator):
     # ------------------------------------------------------------ cp.async
     def _copy_async(self, s: CopyAsync, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
-        if self.partial is not None and self.partial.statements is not None:
-            self._shared_elements(s, idx, offset)  # report the access; values unneeded
+        if self._addresses_only(s, idx, offset):
             return
         src_offset = self._element_offsets(s.src, s.src_index, s.width, idx)
         if self.observer is not None:
@@ -748,9 +752,7 @@ class _Machine(Evaluator):
     def _store(self, s: Store, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         array = s.array
-        if self.partial is not None and self.partial.statements is not None:
-            if isinstance(array, SharedArray):
-                self._shared_elements(s, idx, offset)  # report the access; values unneeded
+        if self._addresses_only(s, idx, offset):
             return
         values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
         if isinstance(array, SharedArray):
