@@ -147,9 +147,9 @@ def compare_counts(report, measured: Measured) -> Agreement:
     `_op_st` STS and STSM, `_op_atom` ATOMS; cp.async's are the unsuffixed total less the
     suffixed ones and `_op_misc`.
     """
+    from smemsim.analysis import NO_ACCESS
     predicted = dict(report.classes)
-    zero = type(report.load)(0, 0, 0)
-    get = lambda c: predicted.get(c, zero)
+    get = lambda c: predicted.get(c, NO_ACCESS)
     m = measured
     checks, unmeasured = [], []
 

@@ -90,9 +90,9 @@ _CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
 
 def _class_lines(r: Report):
     """(name, totals) of loads and stores (always) and every other class present."""
-    shown = dict.fromkeys(("ld", "st")) | dict.fromkeys(r.classes)
-    return [(_CLASS_NAMES[c], r.classes[c] if c in r.classes else r.load if c == "ld"
-             else r.store) for c in shown]
+    rest = [c for c in r.classes if c not in ("ld", "st")]
+    return [(_CLASS_NAMES["ld"], r.load), (_CLASS_NAMES["st"], r.store)] + \
+        [(_CLASS_NAMES[c], r.classes[c]) for c in rest]
 
 
 def sweep_table(kernel: str, key: str, rows) -> RichGroup:
