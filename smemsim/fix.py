@@ -2,11 +2,13 @@
 
 Candidates for one array:
 - row padding: `pad` elements added to each innermost row (arrays of rank 2 or more), in
-  steps that keep every vector access of the array aligned;
-- XOR swizzles of CuTe's Swizzle<B, M, S> family on the array's flat element index i:
-  i ^ (((i >> S) & (2^B - 1)) << M). M is at least log2 of the widest vector access in
-  elements, so vectors stay contiguous; the array's length must be a multiple of 2^(B+M) so
-  that every index stays inside it (a swizzle only permutes elements within such blocks).
+  steps that keep every vector access of the array aligned, up to one full period of the
+  banks (128 bytes: a longer pad maps rows to the same banks as a shorter one);
+- XOR swizzles, exactly CuTe's Swizzle<B, M, S> on the array's flat element index i:
+  i ^ ((i & ((2^B - 1) << (M + S))) >> S), that is bits M+S..M+S+B-1 XORed into bits
+  M..M+B-1. M is at least log2 of the widest vector access in elements, so vectors stay
+  contiguous; the array's length must be a multiple of 2^(B+M) so that every index stays
+  inside it (a swizzle only permutes elements within such blocks).
 Each candidate rebuilds the kernel with the array changed at every access site, so loads and
 stores stay consistent, and costs the whole launch again. Padding costs shared memory, and
 through it possibly occupancy; a swizzle costs none.
@@ -98,8 +100,13 @@ def _flat(array: SharedArray, index) -> Expr:
 
 
 def swizzle_expr(flat: Expr, b: int, m: int, s: int) -> Expr:
-    """CuTe's Swizzle<B, M, S> applied to an element index."""
-    return flat ^ (((flat >> s) & ((1 << b) - 1)) << m)
+    """CuTe's Swizzle<B, M, S> applied to an element index (`swizzle_formula` spells it)."""
+    return flat ^ (((flat >> (m + s)) & ((1 << b) - 1)) << m)
+
+
+def swizzle_formula(i: str, b: int, m: int, s: int) -> str:
+    """The C of Swizzle<B, M, S> on an index named `i`."""
+    return f"{i} ^ ((({i} >> {m + s}) & {(1 << b) - 1}) << {m})"
 
 
 def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kernel:
@@ -136,7 +143,8 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             continue
         vec = _vector_elements(kernel, array)
         if array.rank >= 2:
-            limit = max_pad or max(32 // array.dtype.size, vec) * 2
+            # one full period of the banks: 128 bytes of padding
+            limit = max_pad or max(128 // array.dtype.size, vec)
             for pad in range(vec, limit + 1, vec):
                 plans.append((name, "pad", pad, None, lambda a=array, p=pad: padded(kernel, a, p)))
         length = array.static_bytes // array.dtype.size
@@ -144,9 +152,9 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         for b in range(1, 6):
             if length % (1 << (b + m)):
                 continue
-            for s in range(b, 11):
-                if (1 << (b + m + s)) > length * 2:
-                    break
+            for s in range(b, 11):  # CuTe requires S >= B
+                if (1 << (m + s)) >= length:
+                    break  # the bits it would XOR in are 0 for every index: no change
                 plans.append((name, "swizzle", 0, (b, m, s),
                               lambda a=array, bb=b, ss=s, mm=m: swizzled(kernel, a, bb, mm, ss)))
     candidates, makers = [], {}
@@ -161,11 +169,10 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             cuda = f"{name}[..][..] with rows of {array.shape[-1] + pad} elements"
         else:
             b, m, s = swz
-            mask = (1 << b) - 1
             builder = (f"index {name} by its flat element index i as "
-                       f"i ^ (((i >> {s}) & {mask}) << {m})")
+                       f"{swizzle_formula('i', b, m, s)}")
             first = _accesses(kernel, array)[0]
-            cuda = (f"{name}[i ^ (((i >> {s}) & {mask}) << {m})], "
+            cuda = (f"{name}[{swizzle_formula('i', b, m, s)}], "
                     f"i = {format_expr(_flat(array, first.index))}")
         c = Candidate(name, kind, pad, swz, r.wavefronts, r.excess,
                       variant.static_smem - kernel.static_smem,
@@ -176,8 +183,10 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         progress(len(plans), len(plans))
     order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad, c.swizzle or ())
     candidates.sort(key=order)
-    best = tuple(min((c for c in candidates if c.array == name), key=order)
-                 for name in targets if any(c.array == name for c in candidates))
+    # a change is proposed only if it reduces the kernel's wavefronts
+    better = [c for c in candidates if c.wavefronts < baseline.wavefronts]
+    best = tuple(min((c for c in better if c.array == name), key=order)
+                 for name in targets if any(c.array == name for c in better))
     combined = combined_warps = None
     if len(best) > 1:
         variant = kernel

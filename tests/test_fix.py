@@ -44,3 +44,37 @@ def test_double_product_a_shared_fix():
 def test_nothing_to_fix():
     f = search(transpose.transpose(pad=1), {"n": 64})
     assert f.arrays == () and f.candidates == ()
+
+
+def test_swizzles_are_cutes_definition_for_every_b_m_s():
+    """CuTe: offset ^ ((offset & (((1 << B) - 1) << (M + S))) >> S) (cute/swizzle.hpp)."""
+    from kernels_ir import KernelBuilder, blockIdx, cast, i32, threadIdx
+    from smemsim.fix import swizzle_expr
+    x = np.arange(4096)
+    for b in (1, 2, 3):
+        for m in (0, 1, 3, 4):
+            for s in (b, b + 1, 5):
+                k = KernelBuilder("swz")
+                out = k.global_array("out", i32, 4096, intent="out")
+                i = k.let("i", cast(blockIdx.x, i32) * 1024 + cast(threadIdx.x, i32))
+                out[i] = swizzle_expr(i, b, m, s)
+                k.launch(4, 1024)
+                cute = x ^ ((x & (((1 << b) - 1) << (m + s))) >> s)
+                assert np.array_equal(run(k.build())["out"], cute), (b, m, s)
+
+
+def test_no_change_is_proposed_that_does_not_reduce_wavefronts():
+    from kernels_ir import KernelBuilder, f32, threadIdx
+    # one lane per warp reads: a single-lane request costs 1 whatever the layout
+    k = KernelBuilder("one_lane")
+    s = k.shared("s", f32, (32, 32))
+    out = k.global_array("out", f32, 32, intent="out")
+    s[threadIdx.x, 0] = 1.0
+    k.syncthreads()
+    with k.if_(threadIdx.x == 0):
+        out[0] = s[0, 0]
+    s[threadIdx.x, 1] = s[threadIdx.x, 0]  # a 32-way conflicted column: fixable
+    k.launch(1, 32)
+    f = search(k.build())
+    assert f.best and all(c.wavefronts < f.baseline.wavefronts for c in f.best)
+    assert any(c.label == "pad 30" for c in f.candidates)  # the full period: 128 B of f32

@@ -198,6 +198,9 @@ def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
                   f"{c.extra_smem:,} B", "-" if c.active_warps is None else str(c.active_warps),
                   style="green" if c in f.best else None)
     parts.append(t)
+    if not f.best:
+        parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
+                          "nothing is proposed"))
     for c in f.best:
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory", style="bold"))
