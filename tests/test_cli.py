@@ -221,3 +221,26 @@ def test_sweeps_show_where_totals_change_and_where_hazards_bite(capsys):
         (254, False), (256, True), (258, False)]
     code, _ = cli("analyze", TRANSPOSE, "--sweep", "n=5")
     assert code == 2 and "--sweep takes K=START:STOP[:STEP]" in capsys.readouterr().err
+
+
+def test_version_and_thresholds_that_cannot_lie():
+    code, out = cli("--version")
+    assert code == 0
+    for argv in (("analyze", TRANSPOSE, "--fail-on-excess", "nan"),
+                 ("analyze", TRANSPOSE, "--fail-on-excess", "-1"),
+                 ("analyze", TRANSPOSE, "--min-occupancy", "inf"),
+                 ("occupancy", "--threads", "256", "--regs", "32", "--fail-below", "1.5")):
+        code, _ = cli(*argv)
+        assert code == 2, argv
+
+
+def test_gates_apply_at_every_sweep_point():
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--sweep", "n=64:129:64",
+                    "--fail-on-excess", "0.5")
+    assert code == 1
+    assert "gate: transpose_pad0 at n=64: excess 3,968 wavefronts = 15.500 x ideal > 0.5" in out
+    assert "gate: transpose_pad0 at n=128: excess" in out
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "padded", "--sweep", "n=64:129:64",
+                    "--fail-on-excess", "0", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["exit_code"] == 0 and len(doc["results"]) == 2

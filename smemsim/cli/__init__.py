@@ -30,10 +30,19 @@ def create_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="smemsim", description=(
         "Shared-memory bank conflicts and occupancy of CUDA kernels described in kernels_ir."))
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--version", action="version", version=f"smemsim {_version()}")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
     for verb, module in VERBS.items():
         sub.add_parser(verb, help=module.HELP, add_help=False)
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return version("smemsim")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "(not installed)"
 
 
 def verb_parser(verb: str) -> argparse.ArgumentParser:
@@ -51,7 +60,7 @@ def run(argv: list[str], console: Console | None = None) -> int:
     argv = [a for a in argv if a != "--debug"]
     try:
         if not argv or argv[0] not in VERBS:
-            create_parser().parse_args(argv)  # prints usage or help, then exits
+            create_parser().parse_args(argv)  # prints usage, help or the version, then exits
             return EXIT_INPUT
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
     except SystemExit as exit_:

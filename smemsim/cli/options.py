@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from kernels_ir import KernelError
 
@@ -57,6 +58,26 @@ def parse_regs(text: str) -> int | str:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--regs takes a number or 'compile', not {text!r}")
+
+
+def ratio(text: str) -> float:
+    """A gate threshold: a finite number >= 0 (NaN would make every comparison pass)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"a threshold must be a finite number >= 0, not "
+                                         f"{text!r}")
+    return value
+
+
+def fraction(text: str) -> float:
+    """An occupancy threshold: a number from 0 to 1."""
+    value = ratio(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"occupancy is a fraction from 0 to 1, not {text!r}")
+    return value
 
 
 def parse_params(items: list[str]) -> dict[str, int | float]:

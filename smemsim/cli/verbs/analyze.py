@@ -10,7 +10,9 @@ from .. import jsonout, render
 from ..common import (
     EXIT_GATE, EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, say, swept,
 )
-from ..options import add_common, add_kernels, add_regs, add_sweep, parse_params
+from ..options import (
+    add_common, add_kernels, add_regs, add_sweep, fraction, parse_params, ratio,
+)
 
 HELP = "wavefronts of every shared access site of a launch"
 
@@ -21,9 +23,9 @@ def add_arguments(p) -> None:
     add_kernels(p)
     add_regs(p, "registers per thread for occupancy, or 'compile' to compile the generated "
                 "CUDA with NVRTC and use the cubin's count")
-    p.add_argument("--fail-on-excess", type=float, metavar="RATIO",
-                   help="exit 1 when excess wavefronts exceed RATIO x ideal")
-    p.add_argument("--min-occupancy", type=float, metavar="FRACTION",
+    p.add_argument("--fail-on-excess", type=ratio, metavar="RATIO",
+                   help="exit 1 when excess wavefronts exceed RATIO x ideal (at any sweep point)")
+    p.add_argument("--min-occupancy", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy (needs --regs) is below FRACTION")
     add_sweep(p, "totals")
 
@@ -42,19 +44,7 @@ def execute(args, console: Console) -> int:
                 if args.regs is not None else None
         reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
         docs.append(jsonout.analyze_json(r, occ))
-        if args.fail_on_excess is not None and r.excess_ratio > args.fail_on_excess:
-            code = EXIT_GATE
-            if not args.json:
-                say(console, f"gate: {r.kernel}: excess {r.excess:,} wavefronts = "
-                             f"{r.excess_ratio:.3f} x ideal > {args.fail_on_excess}")
-        if args.min_occupancy is not None:
-            if occ is None:
-                raise KernelError("--min-occupancy needs --regs")
-            if occ.occupancy < args.min_occupancy:
-                code = EXIT_GATE
-                if not args.json:
-                    say(console, f"gate: {r.kernel}: occupancy {occ.occupancy:.3f} < "
-                                 f"{args.min_occupancy}")
+        code = max(code, _gates(args, console, r, occ))
     if args.json:
         print_json(console, docs, exit_code=code)
         return code
@@ -66,17 +56,42 @@ def execute(args, console: Console) -> int:
     return code
 
 
+def _gates(args, console: Console, r, occ, where: str = "") -> int:
+    """EXIT_GATE if the report fails --fail-on-excess or --min-occupancy, saying why."""
+    code = EXIT_OK
+    if args.fail_on_excess is not None and r.excess_ratio > args.fail_on_excess:
+        code = EXIT_GATE
+        if not args.json:
+            say(console, f"gate: {r.kernel}{where}: excess {r.excess:,} wavefronts = "
+                         f"{r.excess_ratio:.3f} x ideal > {args.fail_on_excess}")
+    if args.min_occupancy is not None:
+        if occ is None:
+            raise KernelError("--min-occupancy needs --regs")
+        if occ.occupancy < args.min_occupancy:
+            code = EXIT_GATE
+            if not args.json:
+                say(console, f"gate: {r.kernel}{where}: occupancy {occ.occupancy:.3f} < "
+                             f"{args.min_occupancy}")
+    return code
+
+
 def _sweep(args, console: Console, params: dict) -> int:
+    """Totals at every value of one parameter; the gates apply at every point."""
     key = args.sweep[0]
-    docs = []
+    docs, code = [], EXIT_OK
     for name, kernel in kernels(args):
 
         def each(p, kernel=kernel, name=name):
-            return analyze(kernel, p, arch=args.arch, arrays=inputs(args, name, kernel, p))
+            r = analyze(kernel, p, arch=args.arch, arrays=inputs(args, name, kernel, p))
+            occ = occupancy_of(kernel, args.arch, args.regs, p) if args.regs is not None \
+                else None
+            return r, occ
         rows = swept(args, console, kernel, params, each)
-        docs += [jsonout.report_json(r) for _, r in rows]
+        for value, (r, occ) in rows:
+            docs.append(jsonout.analyze_json(r, occ))
+            code = max(code, _gates(args, console, r, occ, f" at {key}={value}"))
         if not args.json:
-            console.print(render.sweep_table(kernel.name, key, rows))
+            console.print(render.sweep_table(kernel.name, key, [(v, r) for v, (r, _) in rows]))
     if args.json:
-        print_json(console, docs)
-    return EXIT_OK
+        print_json(console, docs, exit_code=code)
+    return code

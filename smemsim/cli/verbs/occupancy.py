@@ -8,7 +8,7 @@ from kernels_ir import KernelError
 from ...occupancy import occupancy, what_if
 from .. import jsonout, render
 from ..common import EXIT_GATE, EXIT_OK, occupancy_of, one_kernel, print_json, say
-from ..options import add_common, add_kernels, add_regs, parse_params
+from ..options import add_common, add_kernels, add_regs, fraction, parse_params
 
 HELP = "blocks and warps per SM, limiters, what-if curves"
 
@@ -24,7 +24,7 @@ def add_arguments(p) -> None:
     p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
     p.add_argument("--no-opt-in", action="store_true",
                    help="the kernel keeps the 48 KiB default dynamic limit")
-    p.add_argument("--fail-below", type=float, metavar="FRACTION",
+    p.add_argument("--fail-below", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy is below FRACTION")
 
 
