@@ -374,9 +374,24 @@ class KernelBuilder:
         if len(values) != width:
             raise KernelError(f"a store of width {width} into '{array.name}' needs {width} "
                               f"value(s), got {len(values)}", kernel=self.name, loc=loc)
-        conv = tuple(cast(as_expr(v, const(0.0, array.dtype) if array.dtype.is_float else None),
-                          array.dtype) for v in values)
+        if isinstance(array, GlobalArray) and array.intent == "in":
+            raise KernelError(f"'{array.name}' is an input (intent='in', a const pointer in "
+                              "CUDA): declare it intent='out' or 'inout' to store into it",
+                              kernel=self.name, loc=loc)
+        conv = tuple(self._element(array, v, loc) for v in values)
         self._emit(Store(array, index, conv, width, loc, self._next_site(array)))
+
+    def _element(self, array, value, loc: SourceLoc) -> Expr:
+        """A value converted to an array's element type, as C's assignment does; a Python
+        number must fit the type (300 into u8 is an error, not 44)."""
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            try:
+                return const(value, array.dtype)
+            except KernelError as err:
+                raise KernelError(f"storing into '{array.name}': {err.message}",
+                                  kernel=self.name, loc=loc) from None
+        like = const(0.0, array.dtype) if array.dtype.is_float else None
+        return cast(as_expr(value, like), array.dtype)
 
     def atomic(self, array, index, kind: str, value: ExprLike, compare: ExprLike | None = None,
                name: str | None = None) -> Expr:
@@ -399,11 +414,8 @@ class KernelBuilder:
             raise KernelError("atomic 'cas' takes compare=..., the other kinds do not",
                               kernel=self.name, loc=loc)
         index = self._index(array, index, loc)
-        def operand(x):  # a Python number becomes a constant of the element type
-            return const(x, array.dtype) if isinstance(x, (int, float)) else \
-                cast(as_expr(x), array.dtype)
-        value_e = operand(value)
-        compare_e = None if compare is None else operand(compare)
+        value_e = self._element(array, value, loc)
+        compare_e = None if compare is None else self._element(array, compare, loc)
         var = Var(self._fresh(name or f"{array.name}_old"), array.dtype, "load")
         self._emit(Atomic(var, array, index, kind, value_e, compare_e, loc,
                           self._next_site(array)))
@@ -499,8 +511,7 @@ class KernelBuilder:
         """`array[index] = value;` on a register array."""
         loc = caller_loc()
         index = self._index(array, index, loc)
-        value = as_expr(value, const(0.0, array.dtype) if array.dtype.is_float else None)
-        self._emit(LocalStore(array, index, cast(value, array.dtype), loc))
+        self._emit(LocalStore(array, index, self._element(array, value, loc), loc))
 
     def syncthreads(self) -> None:
         """`__syncthreads();`"""

@@ -98,7 +98,8 @@ def get_arch(name: str | Arch) -> Arch:
     if isinstance(name, Arch):
         return name
     text = str(name).strip().lower().replace("compute_", "sm_")
-    text = text.rstrip("af")  # sm_90a / sm_100f share the base architecture's resources
+    if text[-1:] in ("a", "f") and text[-2:-1].isdigit():
+        text = text[:-1]  # sm_90a / sm_100f share the base architecture's resources
     if text.replace(".", "").isdigit():
         text = "sm_" + text.replace(".", "")
     elif text.startswith("sm") and not text.startswith("sm_"):

@@ -344,7 +344,7 @@ def warp_request(offsets: Sequence[int | None], width: int, op: str = "load",
 # ------------------------------------------------------------------ many requests at once
 
 def _as_batch(offsets, widths, ops):
-    off = np.asarray(offsets)
+    off = _integers(offsets, "offsets")
     if off.dtype not in (np.int32, np.int64):  # int32 (what the trace makes) is kept as is
         off = off.astype(np.int64)
     if off.ndim != 2 or off.shape[1] > WARP:
@@ -353,7 +353,7 @@ def _as_batch(offsets, widths, ops):
         pad = np.full((off.shape[0], WARP - off.shape[1]), -1, off.dtype)
         off = np.concatenate([off, pad], axis=1)
     n = off.shape[0]
-    width = np.broadcast_to(np.asarray(widths, dtype=np.int64), (n,)).copy()
+    width = np.broadcast_to(_integers(widths, "widths").astype(np.int64), (n,)).copy()
     bad_w = ~np.isin(width, WIDTHS)
     if bad_w.any():
         r = int(np.flatnonzero(bad_w)[0])
@@ -369,6 +369,19 @@ def _as_batch(offsets, widths, ops):
             raise RequestError(f"ops must be 'load' or 'store'; got {set(ops_arr.tolist())}")
         store = np.broadcast_to(store, (n,))
     return np.ascontiguousarray(off), np.ascontiguousarray(width), np.ascontiguousarray(store)
+
+
+def _integers(values, what: str) -> np.ndarray:
+    """An integer array; floats only when they are whole numbers (never truncated)."""
+    a = np.asarray(values)
+    if a.dtype.kind in "iu":
+        return a
+    if a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all():
+        return a.astype(np.int64)
+    bad = a.ravel()[0] if a.dtype.kind not in "f" else \
+        a.ravel()[np.flatnonzero(~np.isfinite(a.ravel()) | (a.ravel() != np.round(a.ravel())))[0]]
+    raise RequestError(f"{what} must be integers (byte offsets, -1 for inactive lanes; "
+                       f"widths in bytes), got {bad!r}")
 
 
 def _validate(off: np.ndarray, width: np.ndarray, window: int, first: int = 0) -> None:
@@ -410,24 +423,24 @@ def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> Batch
     j = np.arange(4)
     valid = active[:, :, None] & (j[None, None, :] < nwords[:, None, None])  # (n, 32, 4)
     word = off[:, :, None] // WORD + j
-    # group in the high bits, word below (a window is < 2**18 bytes, so < 2**16 words)
-    key = np.where(valid, group[:, :, None] * (1 << 16) + word, np.iinfo(np.int64).max)
+    # group in the high bits, the word below (2**32 words: any window a caller may give)
+    key = np.where(valid, group[:, :, None] * (1 << 32) + word, np.iinfo(np.int64).max)
     key = np.sort(key.reshape(n, -1), axis=1)
     first = np.ones_like(key, dtype=bool)
     first[:, 1:] = key[:, 1:] != key[:, :-1]
     first &= key != np.iinfo(np.int64).max
     rows = np.broadcast_to(np.arange(n)[:, None], key.shape)
-    slot = (key >> 16) * BANKS + (key & 0xFFFF) % BANKS
+    slot = (key >> 32) * BANKS + (key & 0xFFFFFFFF) % BANKS
     counts = np.bincount((rows * 4 * BANKS + slot)[first], minlength=n * 4 * BANKS)
     wavefronts = counts.reshape(n, 4, BANKS).max(axis=2).sum(axis=1)
     # ideal: distinct offsets per group (aligned same-width accesses coincide or are disjoint)
-    okey = np.where(active, group * (1 << 20) + off, np.iinfo(np.int64).max)
+    okey = np.where(active, group * (1 << 40) + off, np.iinfo(np.int64).max)
     okey = np.sort(okey, axis=1)
     ofirst = np.ones_like(okey, dtype=bool)
     ofirst[:, 1:] = okey[:, 1:] != okey[:, :-1]
     ofirst &= okey != np.iinfo(np.int64).max
     orow = np.broadcast_to(np.arange(n)[:, None], okey.shape)
-    distinct = np.bincount((orow * 4 + (okey >> 20))[ofirst], minlength=n * 4).reshape(n, 4)
+    distinct = np.bincount((orow * 4 + (okey >> 40))[ofirst], minlength=n * 4).reshape(n, 4)
     ideal = np.where(distinct > 0,
                      np.maximum(-(-(distinct * width[:, None]) // WAVEFRONT_BYTES), 1), 0)
     return BatchResult(wavefronts.astype(np.int64), ideal.sum(axis=1).astype(np.int64))
