@@ -3,8 +3,10 @@ multiplies tile k, the copy of tile k + 1 is in flight.
 
     __shared__ __align__(16) float As[2][16][16 + PAD], Bs[2][16][16 + PAD];
     auto stage = [&](int s, int kt) {           // 64 threads copy A, 64 copy B, 16 B each
-        if (t < 64)       cp_async16(&As[s][t / 4][t % 4 * 4], &A[(by * 16 + t / 4) * K + kt * 16 + t % 4 * 4]);
-        else if (t < 128) cp_async16(&Bs[s][u / 4][u % 4 * 4], &B[(kt * 16 + u / 4) * N + bx * 16 + u % 4 * 4]);
+        if (t < 64)
+            cp_async16(&As[s][t / 4][t % 4 * 4], &A[(by * 16 + t / 4) * K + kt * 16 + t % 4 * 4]);
+        else if (t < 128)  // u = t - 64
+            cp_async16(&Bs[s][u / 4][u % 4 * 4], &B[(kt * 16 + u / 4) * N + bx * 16 + u % 4 * 4]);
         cp_async_commit();
     };
     stage(0, 0);

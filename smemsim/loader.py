@@ -13,10 +13,7 @@ from kernels_ir import Kernel, KernelError
 def load_kernels(path: str) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel."""
-    file = pathlib.Path(path)
-    if not file.is_file():
-        raise KernelError(f"no such file: {path}")
-    module = _import(file.resolve())
+    module = _import(find_file(path))
     table = getattr(module, "KERNELS", None)
     if isinstance(table, dict) and table:
         return {name: (v if callable(v) and not isinstance(v, Kernel) else (lambda v=v: v))
@@ -28,10 +25,25 @@ def load_kernels(path: str) -> dict[str, Callable[[], Kernel]]:
     return found
 
 
+def find_file(path: str) -> pathlib.Path:
+    """A kernels file: the path itself, or the name of an installed example (`transpose`
+    finds examples/transpose.py from any directory)."""
+    file = pathlib.Path(path)
+    if file.is_file():
+        return file.resolve()
+    examples = pathlib.Path(__file__).resolve().parent.parent / "examples"
+    example = examples / f"{file.stem if file.suffix == '.py' else path}.py"
+    if file.parent == pathlib.Path(".") and example.is_file():
+        return example
+    names = sorted(p.stem for p in examples.glob("*.py") if p.stem != "__init__")
+    raise KernelError(f"no such file: {path} (the installed examples are "
+                      f"{', '.join(names)})")
+
+
 def input_arrays(path: str, key: str, launch) -> dict | None:
     """Inputs a kernels file prescribes for one kernel (its `ARRAYS` dict: key -> function of
     the launch), or None: the kernel takes seeded random inputs."""
-    make = getattr(_import(pathlib.Path(path).resolve()), "ARRAYS", {}).get(key)
+    make = getattr(_import(find_file(path)), "ARRAYS", {}).get(key)
     return None if make is None else make(launch)
 
 

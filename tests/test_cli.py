@@ -244,3 +244,19 @@ def test_gates_apply_at_every_sweep_point():
                     "--fail-on-excess", "0", "--json")
     doc = json.loads(out)
     assert code == 0 and doc["exit_code"] == 0 and len(doc["results"]) == 2
+
+
+def test_data_files_and_installed_examples(tmp_path, monkeypatch):
+    import numpy as np
+    same = tmp_path / "same.npy"
+    np.save(same, np.full(1 << 20, 7, np.uint8))
+    monkeypatch.chdir(tmp_path)  # the example is found by name from any directory
+    code, out = cli("analyze", "histogram", "--kernel", "uniform", "--data", f"data={same}",
+                    "--json")
+    (res,) = json.loads(out)["results"]
+    assert code == 0 and res["inputs"]["data"] == str(same)
+    assert res["sites"][1]["wavefronts"] == res["sites"][1]["requests"]  # one bin: no conflict
+    code, out = cli("analyze", "histogram", "--data", "nope=x.npy")
+    assert code == 2 and "has no global array 'nope' (it has data, hist)" in out
+    code, out = cli("analyze", "no_such_example")
+    assert code == 2 and "the installed examples are" in out

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import pathlib
+
+import numpy as np
 
 from rich.console import Console
 
@@ -31,8 +34,48 @@ def one_kernel(args):
 
 
 def inputs(args, key: str, kernel, params: dict):
-    """The inputs the kernels file prescribes for this launch (None: seeded random)."""
-    return input_arrays(args.file, key, resolve_launch(kernel, params))
+    """The launch's inputs: --data files over the kernels file's ARRAYS (None: every array
+    seeded random)."""
+    arrays = input_arrays(args.file, key, resolve_launch(kernel, params))
+    given = _data_files(args, kernel)
+    if not given:
+        return arrays
+    return {**(arrays or {}), **{name: np.load(path) for name, path in given.items()}}
+
+
+def input_sources(args, key: str, kernel) -> dict[str, str]:
+    """Where each global input of a launch comes from, for the report."""
+    given = _data_files(args, kernel)
+    prescribed = key in getattr(_module(args.file), "ARRAYS", {})
+    out = {}
+    for g in kernel.globals:
+        if g.intent == "out":
+            continue
+        out[g.name] = (given[g.name] if g.name in given else
+                       f"ARRAYS['{key}'] of {args.file}" if prescribed else
+                       "seeded random (seed 0)")
+    return out
+
+
+def _data_files(args, kernel) -> dict[str, str]:
+    out = {}
+    names = [g.name for g in kernel.globals]
+    for item in getattr(args, "data", []):
+        name, sep, path = item.partition("=")
+        if not sep or not path:
+            raise KernelError(f"--data takes ARRAY=FILE.npy, got {item!r}")
+        if name not in names:
+            raise KernelError(f"--data {item}: kernel '{kernel.name}' has no global array "
+                              f"'{name}' (it has {', '.join(names)})")
+        if not pathlib.Path(path).is_file():
+            raise KernelError(f"--data {item}: no such file: {path}")
+        out[name] = path
+    return out
+
+
+def _module(path: str):
+    from ..loader import _import, find_file
+    return _import(find_file(path))
 
 
 def progress(console: Console, args):

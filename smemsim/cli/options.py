@@ -22,6 +22,9 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
     p.add_argument("--kernel", help="one kernel of the file (default: all)")
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter (repeatable); defaults come from the file")
+    p.add_argument("--data", action="append", default=[], metavar="ARRAY=FILE.npy",
+                   help="input data for a global array (repeatable), over the file's ARRAYS "
+                        "and the seeded random default")
 
 
 def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) -> None:

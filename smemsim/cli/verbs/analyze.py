@@ -8,7 +8,8 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from .. import jsonout, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, say, swept,
+    EXIT_GATE, EXIT_OK, busy, input_sources, inputs, kernels, occupancy_of, print_json, say,
+    swept,
 )
 from ..options import (
     add_common, add_kernels, add_regs, add_sweep, fraction, parse_params, ratio,
@@ -42,14 +43,17 @@ def execute(args, console: Console) -> int:
             r = analyze(kernel, params, arch=args.arch, arrays=arrays)
             occ = occupancy_of(kernel, args.arch, args.regs, params) \
                 if args.regs is not None else None
-        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}"))
-        docs.append(jsonout.analyze_json(r, occ))
+        sources = input_sources(args, name, kernel) if r.mode == "full" else None
+        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}", sources))
+        docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
         code = max(code, _gates(args, console, r, occ))
     if args.json:
         print_json(console, docs, exit_code=code)
         return code
-    for r, occ, explain in reports:
+    for r, occ, explain, sources in reports:
         console.print(render.report_table(r, explain))
+        if sources:
+            say(console, "inputs: " + "; ".join(f"{a} = {w}" for a, w in sources.items()))
         if occ is not None:
             console.print(render.occupancy_view(occ))
         console.print()
