@@ -376,10 +376,14 @@ def _integers(values, what: str) -> np.ndarray:
     a = np.asarray(values)
     if a.dtype.kind in "iu":
         return a
-    if a.dtype.kind == "f" and np.isfinite(a).all() and (a == np.round(a)).all():
-        return a.astype(np.int64)
-    bad = a.ravel()[0] if a.dtype.kind not in "f" else \
-        a.ravel()[np.flatnonzero(~np.isfinite(a.ravel()) | (a.ravel() != np.round(a.ravel())))[0]]
+    flat = a.ravel()
+    if a.dtype.kind == "f":
+        whole = np.isfinite(flat) & (flat == np.round(flat))
+        if whole.all():
+            return a.astype(np.int64)
+        bad = flat[np.flatnonzero(~whole)[0]]
+    else:
+        bad = flat[0] if flat.size else values
     raise RequestError(f"{what} must be integers (byte offsets, -1 for inactive lanes; "
                        f"widths in bytes), got {bad!r}")
 
@@ -488,7 +492,7 @@ def _other_op(offsets, widths, op: str, window: int, engine: str, chunk: int,
         sub = off[rows]
         _validate(sub, width[rows], window)
 
-        def plain(o, w_, store, _n=rows.size):
+        def plain(o, w_, store):
             return _plain_costs(o, np.full(o.shape[0], w_, np.int64),
                                 np.full(o.shape[0], store), window, engine, chunk)
         r = batch(sub, w, op, matrices, plain)

@@ -40,6 +40,11 @@ def find_file(path: str) -> pathlib.Path:
                       f"{', '.join(names)})")
 
 
+def prescribes_inputs(path: str, key: str) -> bool:
+    """Whether a kernels file's `ARRAYS` dict has inputs for this kernel key."""
+    return key in getattr(_import(find_file(path)), "ARRAYS", {})
+
+
 def input_arrays(path: str, key: str, launch) -> dict | None:
     """Inputs a kernels file prescribes for one kernel (its `ARRAYS` dict: key -> function of
     the launch), or None: the kernel takes seeded random inputs."""

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError, resolve_launch
 
-from ..loader import input_arrays, load_kernels, select
+from ..loader import input_arrays, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
 from . import jsonout
 
@@ -46,7 +46,7 @@ def inputs(args, key: str, kernel, params: dict):
 def input_sources(args, key: str, kernel) -> dict[str, str]:
     """Where each global input of a launch comes from, for the report."""
     given = _data_files(args, kernel)
-    prescribed = key in getattr(_module(args.file), "ARRAYS", {})
+    prescribed = prescribes_inputs(args.file, key)
     out = {}
     for g in kernel.globals:
         if g.intent == "out":
@@ -72,10 +72,6 @@ def _data_files(args, kernel) -> dict[str, str]:
         out[name] = path
     return out
 
-
-def _module(path: str):
-    from ..loader import _import, find_file
-    return _import(find_file(path))
 
 
 def progress(console: Console, args):
