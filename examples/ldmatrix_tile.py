@@ -20,11 +20,14 @@ each matrix costs 8 wavefronts, 32 per ldmatrix.x4. Swizzle<3,4,3> (on byte addr
 4-6 ^= bits 7-9; on element indices Swizzle<3,3,3>) moves row r's chunk to c ^ (r % 8), so
 the 8 rows of a matrix fall in 8 different bank quads: 4 wavefronts, the ideal. The
 `roundtrip` kernel stores each fragment back with stmatrix.x4 into a second tile (same
-layout) and copies it out, so stmatrix's cost and semantics are exercised too.
+layout) and copies it out, so stmatrix's cost and semantics are exercised too. The
+`declared` kernel writes the row-major indices and declares the layout instead:
+`k.shared("tile", u16, 4096, layout="SWIZZLE_128B")` (TMA's name for the same swizzle),
+with its u32 view declared `Swizzle(3, 2, 3)`, the same permutation of bytes.
 """
 import numpy as np
 
-from kernels_ir import KernelBuilder, blockIdx, cast, i32, threadIdx, u16, u32
+from kernels_ir import KernelBuilder, Swizzle, blockIdx, cast, i32, threadIdx, u16, u32
 
 ROWS = COLS = 64
 CHUNK = 8                      # 16-byte chunks of 8 elements
@@ -36,17 +39,22 @@ def _place(r, c, swizzle: bool):
     return r * COLS + ((c ^ (r % 8)) if swizzle else c) * CHUNK
 
 
-def tile_load(swizzle: bool = False, roundtrip: bool = False):
+def tile_load(swizzle: bool = False, roundtrip: bool = False, declared: bool = False):
     """Each block stages one tile and writes its ldmatrix fragments (or, with `roundtrip`,
-    the tile rebuilt by stmatrix from them) to `out`."""
-    name = "ldmatrix_" + ("swizzled" if swizzle else "rowmajor") + ("_rt" if roundtrip else "")
+    the tile rebuilt by stmatrix from them) to `out`; `declared` swizzles by declaration."""
+    name = "ldmatrix_" + ("declared" if declared else "swizzled" if swizzle else "rowmajor") \
+        + ("_rt" if roundtrip else "")
     k = KernelBuilder(name)
     tiles = k.param("tiles")
     src = k.global_array("src", u32, tiles * ROWS * COLS // 2)   # element pairs, packed
     out = k.global_array("out", u32, tiles * ROWS * COLS // 2, intent="out") if roundtrip \
         else k.global_array("out", u16, tiles * ROWS * COLS, intent="out")
-    tile = k.shared("tile", u16, ROWS * COLS, align=128)
-    words = k.view(tile, "tile_words", u32)        # the same bytes, for 16-byte stores
+    if declared:
+        tile = k.shared("tile", u16, ROWS * COLS, layout="SWIZZLE_128B")
+        words = k.view(tile, "tile_words", u32, layout=Swizzle(3, 2, 3))
+    else:
+        tile = k.shared("tile", u16, ROWS * COLS, align=128)
+        words = k.view(tile, "tile_words", u32)    # the same bytes, for 16-byte stores
     if roundtrip:
         back = k.shared("back", u16, ROWS * COLS, align=128)
         back_words = k.view(back, "back_words", u32)
@@ -89,5 +97,6 @@ KERNELS = {
     "rowmajor": lambda: tile_load(False),
     "swizzled": lambda: tile_load(True),
     "roundtrip": lambda: tile_load(True, roundtrip=True),
+    "declared": lambda: tile_load(declared=True),
 }
 ARRAYS = {key: packed for key in KERNELS}

@@ -12,19 +12,19 @@
 The swizzled variant stores element (r, c) at column c ^ r (CuTe's Swizzle<5,0,5>), which
 spreads a column over all 32 banks without extra memory.
 """
-from kernels_ir import KernelBuilder, blockIdx, f32, threadIdx
+from kernels_ir import KernelBuilder, Swizzle, blockIdx, f32, threadIdx
 
 TILE = 32
 
 
-def transpose(pad: int = 0, swizzle: bool = False, n: int = 256):
+def transpose(pad: int = 0, swizzle: bool = False, n: int = 256, layout=None):
     """The transpose of an n x n float matrix (n a multiple of 32), one 32x32 tile per block."""
-    name = "transpose_swizzled" if swizzle else f"transpose_pad{pad}"
+    name = _name(pad, swizzle, layout)
     k = KernelBuilder(name)
     n_ = k.param("n")
     src = k.global_array("src", f32, n_ * n_)
     dst = k.global_array("dst", f32, n_ * n_, intent="out")
-    tile = k.shared("tile", f32, (TILE, TILE), pad=pad)
+    tile = k.shared("tile", f32, (TILE, TILE), pad=pad, layout=layout)
     tx, ty = threadIdx.x, threadIdx.y
     col = (lambda r, c: c ^ r) if swizzle else (lambda r, c: c)
 
@@ -41,8 +41,19 @@ def transpose(pad: int = 0, swizzle: bool = False, n: int = 256):
     return k.build()
 
 
+def _name(pad: int, swizzle: bool, layout) -> str:
+    if layout is not None:  # the tile's layout is declared; its indices stay row-major
+        return "transpose_" + (layout.lower() if isinstance(layout, str) else "declared")
+    return "transpose_swizzled" if swizzle else f"transpose_pad{pad}"
+
+
+# `declared` gets the swizzled layout from its declaration instead of its indices;
+# `tma_128b` shows TMA's SWIZZLE_128B on 4-byte columns: it permutes 16-byte chunks, so a
+# column still meets each bank 4 times.
 KERNELS = {
     "naive": lambda: transpose(pad=0),
     "padded": lambda: transpose(pad=1),
     "swizzled": lambda: transpose(swizzle=True),
+    "declared": lambda: transpose(layout=Swizzle(5, 0, 5)),
+    "tma_128b": lambda: transpose(layout="SWIZZLE_128B"),
 }

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kernels_ir import Kernel
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
-from kernels_ir.expr import Expr, Op, cast
+from kernels_ir.expr import Expr, Op, as_expr, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     Return,
@@ -67,13 +67,30 @@ def _for_cuda(e: Expr) -> Expr:
 
 
 def _index(array, index) -> str:
+    layout = getattr(array, "layout", None)
+    if layout is not None:
+        # a swizzled array is declared flat; the swizzle is applied to the padded flat offset
+        flat = None
+        for i, stride in zip(index, array.strides):
+            term = i if stride == 1 else i * stride
+            flat = term if flat is None else flat + term
+        return f"{array.name}[{cuda_expr(layout.expr(as_expr(flat)))}]"
     return array.name + "".join(f"[{cuda_expr(i)}]" for i in index)
+
+
+def _dims(view: SharedArray) -> list[int]:
+    """The extents a declaration spells: padded rows, or one flat extent when swizzled."""
+    dims = list(view.shape)
+    if view.layout is not None:
+        return [view.static_bytes // view.dtype.size]
+    dims[-1] += view.pad
+    return dims
 
 
 def _declarator(view: SharedArray) -> str:
     """`T (*name)[d1][d2]` for a view over raw bytes (1-D views are plain pointers)."""
     inner = list(view.shape[1:])
-    if inner:
+    if inner and view.layout is None:
         inner[-1] += view.pad
         dims = "".join(f"[{d}]" for d in inner)
         return f"{view.dtype.c_name} (*{view.name}){dims}", f"{view.dtype.c_name} (*){dims}"
@@ -102,8 +119,7 @@ def generate(kernel: Kernel) -> Generated:
             views = buf.views
             base = DYNAMIC_NAME
         else:
-            dims = list(primary.shape)
-            dims[-1] += primary.pad
+            dims = _dims(primary)
             volatile = "volatile " if buf.volatile else ""
             lines.append(f"{INDENT}{volatile}__shared__ __align__({buf.align}) "
                          f"{primary.dtype.c_name} {primary.name}" +

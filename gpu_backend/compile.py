@@ -30,6 +30,15 @@ class ToolMissing(RuntimeError):
 class CompileError(RuntimeError):
     """NVRTC rejected the generated source (the log is in the message)."""
 
+    @property
+    def summary(self) -> str:
+        """One line: what failed and NVRTC's first error."""
+        head, _, log = str(self).partition("\n")
+        first = next((line.strip() for line in log.splitlines() if "error" in line),
+                     log.strip().splitlines()[0] if log.strip() else "no log")
+        return (f"{head.rstrip(':')}: {first} (`smemsim codegen` prints the CUDA; --debug "
+                "the whole log)")
+
 
 @dataclass(frozen=True)
 class SassAccess:

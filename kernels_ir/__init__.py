@@ -14,6 +14,7 @@ from .interpreter import (
     run,
 )
 from .launch import Launch, resolve_launch
+from .layout import TMA_SWIZZLES, Swizzle
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
     Return,
@@ -32,6 +33,6 @@ __all__ = [
     "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
     "map_statements", "Op", "PartialRun", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
-    "SourceLoc", "Stmt", "Store", "StoreMatrix", "Sync", "threadIdx", "u16", "u32", "u64",
+    "SourceLoc", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
 ]

@@ -22,7 +22,8 @@ from typing import Callable, Iterator, Sequence
 from . import checks
 from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
 from .errors import KernelError, SourceLoc, caller_loc
-from .expr import Expr, ExprLike, Op, Var, as_expr, cast, const
+from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
+from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
 from .stmt import (
     ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
@@ -113,12 +114,39 @@ def _dtype(t: DType | str) -> DType:
                       loc=caller_loc())
 
 
+STATIC_SMEM_LIMIT = 48 * 1024
+
+# Names the generated CUDA cannot declare: C++ keywords, CUDA's built-in variables and the
+# functions generated code calls (a local named `max` would hide max() in its scope).
+_CPP_KEYWORDS = frozenset("""
+alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+char32_t class compl concept const consteval constexpr constinit const_cast continue
+co_await co_return co_yield decltype default delete do double dynamic_cast else enum
+explicit export extern false float for friend goto if inline int long mutable namespace new
+noexcept not not_eq nullptr operator or or_eq private protected public register
+reinterpret_cast requires return short signed sizeof static static_assert static_cast
+struct switch template this thread_local throw true try typedef typeid typename union
+unsigned using virtual void volatile wchar_t while xor xor_eq
+""".split())
+RESERVED_NAMES = _CPP_KEYWORDS | {"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
+                                  "min", "max"} | set(MATH) | {f"{m}f" for m in MATH}
+
+
+def _check_c_name(name, what: str, kernel: str | None) -> None:
+    if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
+        raise KernelError(f"{what} {name!r} is not a C identifier", kernel=kernel,
+                          loc=caller_loc())
+    if name in RESERVED_NAMES or name.startswith("__"):
+        raise KernelError(f"{what} {name!r} is reserved in the generated CUDA (a C++ "
+                          "keyword, a CUDA built-in, or a function it calls): rename it",
+                          kernel=kernel, loc=caller_loc())
+
+
 class KernelBuilder:
     """Builds a Kernel statement by statement."""
 
     def __init__(self, name: str):
-        if not name.isidentifier():
-            raise KernelError(f"kernel name {name!r} is not a C identifier", loc=caller_loc())
+        _check_c_name(name, "kernel name", None)
         self.name = name
         self.loc = caller_loc()
         self._params: list[ScalarParam] = []
@@ -138,9 +166,7 @@ class KernelBuilder:
     # ------------------------------------------------------------ names and emission
     def _fresh(self, name: str) -> str:
         """A unique C name: helpers that declare the same local twice get `_2`, `_3`, ..."""
-        if not name.isidentifier():
-            raise KernelError(f"{name!r} is not a C identifier", kernel=self.name,
-                              loc=caller_loc())
+        _check_c_name(name, "the name", self.name)
         count = self._names.get(name, 0)
         self._names[name] = count + 1
         if count == 0:
@@ -190,9 +216,11 @@ class KernelBuilder:
         return arr
 
     def shared(self, name: str, dtype: DType | str, shape: int | Sequence[int], pad: int = 0,
-               align: int | None = None, volatile: bool = False) -> SharedArray:
+               align: int | None = None, volatile: bool = False,
+               layout: Swizzle | str | None = None) -> SharedArray:
         """A static `__shared__` array; `pad` adds elements to each innermost row; a
-        `volatile` one keeps every access in the generated CUDA."""
+        `volatile` one keeps every access in the generated CUDA; `layout` is a Swizzle(B, M, S)
+        of element offsets or a TMA mode ("SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")."""
         dtype = _dtype(dtype)
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         loc = caller_loc()
@@ -201,13 +229,29 @@ class KernelBuilder:
                 raise KernelError(f"shared array '{name}': extents must be positive Python "
                                   f"ints (use dynamic_shared for run-time sizes), got {extent!r}",
                                   kernel=self.name, loc=loc)
+        layout, needed = self._layout(name, dtype, layout, loc)
+        if needed and align is None:
+            align = needed
         align = self._check_align(name, dtype, align, loc)
+        if align < needed:
+            raise KernelError(f"shared array '{name}': {layout.tma} needs the array aligned to "
+                              f"{needed} bytes (the hardware swizzles absolute address bits; "
+                              f"the pattern repeats every {needed} bytes), got align={align}",
+                              kernel=self.name, loc=loc)
         self._check_pad(name, shape, pad, loc)
         name = self._unique_decl(name)
         buf = SharedBuffer(name, 0, align, dynamic=False, volatile=bool(volatile))
-        view = SharedArray(name, buf, dtype, shape, pad)
+        view = SharedArray(name, buf, dtype, shape, pad, layout)
+        if layout is not None and (view.static_bytes // dtype.size) % layout.period:
+            raise KernelError(f"shared array '{name}': {layout.label} permutes blocks of "
+                              f"{layout.period} elements, but the array holds "
+                              f"{view.static_bytes // dtype.size}: make its size (padding "
+                              "included) a multiple, or every swizzled index would not stay "
+                              "inside it", kernel=self.name, loc=loc)
         buf.nbytes = view.static_bytes
-        return self._add_view(buf, view)
+        self._add_view(buf, view)
+        self._check_static_total(name, loc)
+        return view
 
     def dynamic_shared(self, name: str, dtype: DType | str, shape: Sequence[int | None] = (None,),
                        pad: int = 0) -> SharedArray:
@@ -231,10 +275,15 @@ class KernelBuilder:
         return self._add_view(buf, SharedArray(self._unique_decl(name), buf, dtype, shape, pad))
 
     def view(self, array: SharedArray, name: str, dtype: DType | str,
-             shape: Sequence[int | None] | None = None, pad: int = 0) -> SharedArray:
-        """Another typed view of the same shared bytes (seed 000's sMemBytes / sMemWords)."""
+             shape: Sequence[int | None] | None = None, pad: int = 0,
+             layout: Swizzle | None = None) -> SharedArray:
+        """Another typed view of the same shared bytes (seed 000's sMemBytes / sMemWords),
+        optionally with its own Swizzle layout."""
         dtype = _dtype(dtype)
         loc = caller_loc()
+        if layout is not None and not isinstance(layout, Swizzle):
+            raise KernelError(f"view '{name}': layout must be Swizzle(B, M, S), got "
+                              f"{layout!r}", kernel=self.name, loc=loc)
         buf = array.buffer
         if shape is None:
             if buf.dynamic:
@@ -251,11 +300,49 @@ class KernelBuilder:
                               f"'{array.name}' is aligned to {buf.align}", kernel=self.name,
                               loc=loc)
         self._check_pad(name, shape, pad, loc)
-        view = SharedArray(self._unique_decl(name), buf, dtype, shape, pad)
+        view = SharedArray(self._unique_decl(name), buf, dtype, shape, pad, layout)
         if not buf.dynamic and view.static_bytes > buf.nbytes:
             raise KernelError(f"view '{name}' spans {view.static_bytes} bytes but "
                               f"'{array.name}' has {buf.nbytes}", kernel=self.name, loc=loc)
+        if layout is not None and (buf.dynamic or
+                                   (view.static_bytes // dtype.size) % layout.period):
+            raise KernelError(f"view '{name}': {layout.label} needs a static view whose size "
+                              f"is a multiple of {layout.period} elements", kernel=self.name,
+                              loc=loc)
         return self._add_view(buf, view)
+
+    def _layout(self, name: str, dtype: DType, layout, loc: SourceLoc):
+        """The declaration's layout as an element-level Swizzle, and the alignment it needs."""
+        if layout is None or isinstance(layout, Swizzle):
+            return layout, 0
+        if isinstance(layout, str) and layout in TMA_SWIZZLES:
+            return tma_swizzle(layout, dtype.size)
+        raise KernelError(f"shared array '{name}': layout must be Swizzle(B, M, S) or one of "
+                          f"{', '.join(TMA_SWIZZLES)}, got {layout!r}", kernel=self.name,
+                          loc=loc)
+
+    def _check_layout_span(self, array, nbytes: int, loc: SourceLoc) -> None:
+        # a swizzle keeps the low M bits of an element offset: an access of up to 2^M
+        # elements stays contiguous; a wider one would have its elements scattered
+        layout = getattr(array, "layout", None)
+        if layout is not None and nbytes > (1 << layout.m) * array.dtype.size:
+            raise KernelError(f"a {nbytes}-byte access into '{array.name}' would be split by "
+                              f"{layout.label}, which keeps only {1 << layout.m} consecutive "
+                              f"{array.dtype} elements together", kernel=self.name, loc=loc)
+
+    def _check_static_total(self, name: str, loc: SourceLoc) -> None:
+        # ptxas refuses more than 48 KiB of static __shared__ on every architecture ("uses
+        # too much shared data"); larger tiles must be dynamic and opted in at launch
+        end = 0
+        for buf in self._buffers:
+            if not buf.dynamic:
+                end = -(-end // buf.align) * buf.align + buf.nbytes
+        if end > STATIC_SMEM_LIMIT:
+            raise KernelError(f"shared array '{name}' brings static shared memory to {end} "
+                              f"bytes; CUDA allows at most {STATIC_SMEM_LIMIT} (48 KiB) of "
+                              "static __shared__ per kernel: declare larger tiles with "
+                              "k.dynamic_shared and give the launch dynamic_smem=",
+                              kernel=self.name, loc=loc)
 
     def _add_view(self, buf: SharedBuffer, view: SharedArray) -> SharedArray:
         if buf not in self._buffers:
@@ -346,6 +433,7 @@ class KernelBuilder:
             raise KernelError(f"{width} x {array.dtype} is {width * array.dtype.size} bytes per "
                               f"lane; the widest access is {MAX_ACCESS_BYTES} bytes",
                               kernel=self.name, loc=loc)
+        self._check_layout_span(array, width * array.dtype.size, loc)
         if width > 1 and array.rank > 1 and array.shape[-1] is not None \
                 and (array.shape[-1] + array.pad) % width:
             raise KernelError(f"a {width}-wide access into '{array.name}' whose padded rows "
@@ -457,6 +545,7 @@ class KernelBuilder:
         if matrices not in (1, 2, 4):
             raise KernelError(f"matrices must be 1, 2 or 4 (.x1/.x2/.x4), got {matrices!r}",
                               kernel=self.name, loc=loc)
+        self._check_layout_span(array, 16, loc)
         if array.rank > 1 and (array.shape[-1] + array.pad) % 8:
             raise KernelError(f"a 16-byte matrix row of '{array.name}' cannot stay aligned in "
                               f"rows of {array.shape[-1] + array.pad} elements",
@@ -480,6 +569,7 @@ class KernelBuilder:
         if nbytes not in (4, 8, 16) or (bypass and nbytes != 16):
             raise KernelError(f"cp.async moves 4, 8 or 16 bytes (.cg: 16), got {width!r} x "
                               f"{dst.dtype}", kernel=self.name, loc=loc)
+        self._check_layout_span(dst, nbytes, loc)
         self._emit(CopyAsync(dst, self._index(dst, dst_index, loc), src,
                              self._index(src, src_index, loc), width, bool(bypass), loc,
                              self._next_site(dst)))
@@ -633,6 +723,7 @@ class KernelBuilder:
         self._grid = _dim3(grid, "grid")
         self._block = _dim3(block, "block")
         self._dynamic_smem = as_expr(dynamic_smem)
+        self._launch_loc = caller_loc()
 
     def defaults(self, **params) -> None:
         """Default parameter values (the size an example is analyzed and run at)."""
@@ -651,7 +742,7 @@ class KernelBuilder:
             buffers=tuple(self._buffers), shared=tuple(self._shared),
             grid=self._grid, block=self._block,
             dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
-            defaults=dict(self._defaults))
+            defaults=dict(self._defaults), launch_loc=self._launch_loc)
         checks.check_kernel(kernel)
         kernel = replace(kernel, body=_drop_unread_results(kernel.body))
         self._built = True

@@ -43,6 +43,7 @@ class SharedAccess:
     offsets: np.ndarray   # byte offsets of each thread's access in its block's window
     weight: int = 1       # how many executions this one stands for (collapsed loops)
     iterations: tuple[tuple[str, int], ...] = ()  # enclosing loops' iteration, first thread
+    stored: np.ndarray | None = None  # plain stores: the bytes each thread writes (uint8)
 
 
 @dataclass(frozen=True)
@@ -467,6 +468,8 @@ class _Machine(Evaluator):
             if stride != 1:
                 term = term * stride
             offset = term if offset is None else offset + term
+        if getattr(array, "layout", None) is not None:
+            offset = array.layout.apply(offset)  # logical -> physical (bounds checked above)
         if width > 1:
             if isinstance(array, SharedArray):
                 base = self.kernel.buffer_base(array.buffer)
@@ -490,15 +493,18 @@ class _Machine(Evaluator):
             self._shared_elements(s, idx, offset)
         return True
 
-    def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray):
-        """The typed view of shared memory and each lane's element indices into it."""
+    def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray, values=None):
+        """The typed view of shared memory and each lane's element indices into it (a store
+        passes its values, so that observers see the bytes written)."""
         array = s.array
         size = array.dtype.size
         addr = self.kernel.buffer_base(array.buffer) + offset * size
         if self.observer is not None:
             first_gid = int(idx[0])
             its = tuple((v.name, int(self.iterations[v][first_gid])) for v in self.loop_stack)
-            self.observer(SharedAccess(s, idx, addr, self.weight, its))
+            stored = None if values is None else np.ascontiguousarray(
+                np.stack(values, axis=1)).view(np.uint8).reshape(idx.size, -1)
+            self.observer(SharedAccess(s, idx, addr, self.weight, its, stored))
         # the window is a multiple of 16, so the division is exact per element
         first = self.block_lin[idx] * (self.window // size) + addr // size
         return self.shared.view(array.dtype.np), first
@@ -756,7 +762,7 @@ class _Machine(Evaluator):
             return
         values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
         if isinstance(array, SharedArray):
-            memory, first = self._shared_elements(s, idx, offset)
+            memory, first = self._shared_elements(s, idx, offset, values)
             self._check_settled(s, first, s.width, reading=False)
             size = array.dtype.size
             written = (first[:, None] * size + np.arange(s.width * size)).ravel()

@@ -91,52 +91,65 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
                           f"got {params!r}", kernel=kernel.name)
     values = dict(kernel.defaults)
     values.update(params or {})
+    given = set(params or {})
     names = {p.name: p for p in kernel.params}
+    # errors point at the launch (k.launch's line) and say where a bad value came from
+    error = lambda message: KernelError(message, kernel=kernel.name, loc=kernel.launch_loc)
+    origin = lambda name: "given" if name in given else "set by k.defaults"
     for name in values:
         if name not in names:
-            raise KernelError(f"unknown parameter '{name}'; the kernel's parameters are "
-                              f"{sorted(names) or 'none'}", kernel=kernel.name)
+            raise error(f"unknown parameter '{name}' ({origin(name)}); the kernel's "
+                        f"parameters are {sorted(names) or 'none'}")
     for name, p in names.items():
         if name not in values:
-            raise KernelError(f"parameter '{name}' has no value: give one (--param {name}=V, "
-                              f"or params={{'{name}': V}})",
-                              kernel=kernel.name)
+            raise error(f"parameter '{name}' has no value: give one (--param {name}=V, "
+                        f"or params={{'{name}': V}})")
         v = values[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-            raise KernelError(f"parameter '{name}' must be a number, got {v!r}",
-                              kernel=kernel.name)
+            raise error(f"parameter '{name}' must be a number, got {v!r} ({origin(name)})")
         if not p.dtype.is_float:
             if isinstance(v, (float, np.floating)) and not float(v).is_integer():
-                raise KernelError(f"parameter '{name}' is {p.dtype}, got {v!r}",
-                                  kernel=kernel.name)
+                raise error(f"parameter '{name}' is {p.dtype}, got {v!r} ({origin(name)})")
             v = int(v)
             if not p.dtype.min <= v <= p.dtype.max:
-                raise KernelError(f"parameter '{name}' = {v} does not fit {p.dtype}",
-                                  kernel=kernel.name)
+                raise error(f"parameter '{name}' = {v} does not fit {p.dtype} "
+                            f"({origin(name)})")
         values[name] = v
     frozen = MappingProxyType(values)
-    ev = lambda e: eval_param_expr(e, frozen, kernel.name)
-    grid = tuple(int(ev(e)) for e in kernel.grid)
-    block = tuple(int(ev(e)) for e in kernel.block)
+    shown = ", ".join(f"{k}={v}" for k, v in values.items())
+    at = f" (with {shown})" if shown else ""
+
+    def ev(e):
+        try:
+            return eval_param_expr(e, frozen, kernel.name)
+        except KernelError as err:
+            raise error(err.message + at) from None
+
+    def whole(e, what):
+        v = ev(e)
+        if isinstance(v, float) and not v.is_integer():
+            raise error(f"{what} = {v} is not a whole number{at}")
+        return int(v)
+    grid = tuple(whole(e, f'grid.{a}') for a, e in zip('xyz', kernel.grid))
+    block = tuple(whole(e, f'block.{a}') for a, e in zip('xyz', kernel.block))
     for what, dims, limits in (("grid", grid, MAX_GRID_DIM), ("block", block, MAX_BLOCK_DIM)):
         for axis, n, limit in zip("xyz", dims, limits):
             if not 1 <= n <= limit:
-                raise KernelError(f"{what}.{axis} = {n} is outside 1..{limit}",
-                                  kernel=kernel.name)
+                raise error(f"{what}.{axis} = {n} is outside 1..{limit}{at}")
     if math.prod(block) > MAX_THREADS_PER_BLOCK:
-        raise KernelError(f"a block of {block} has {math.prod(block)} threads; the limit is "
-                          f"{MAX_THREADS_PER_BLOCK}", kernel=kernel.name)
-    dyn = int(ev(kernel.dynamic_smem))
+        raise error(f"a block of {block} has {math.prod(block)} threads; the limit is "
+                    f"{MAX_THREADS_PER_BLOCK}{at}")
+    dyn = whole(kernel.dynamic_smem, 'dynamic shared memory')
     if dyn < 0:
-        raise KernelError(f"dynamic shared memory is {dyn} bytes", kernel=kernel.name)
+        raise error(f"dynamic shared memory is {dyn} bytes{at}")
     if dyn and not any(b.dynamic for b in kernel.buffers):
-        raise KernelError(f"the launch asks for {dyn} bytes of dynamic shared memory but the "
-                          "kernel declares no dynamic_shared array", kernel=kernel.name)
+        raise error(f"the launch asks for {dyn} bytes of dynamic shared memory but the "
+                    "kernel declares no dynamic_shared array")
     lengths = {}
     for g in kernel.globals:
-        n = int(ev(g.length))
+        n = whole(g.length, f"the length of '{g.name}'")
         if n < 0:
-            raise KernelError(f"global array '{g.name}' has length {n}", kernel=kernel.name)
+            raise error(f"global array '{g.name}' has length {n}{at}")
         lengths[g.name] = n
     return Launch(kernel, frozen, grid, block, dyn, MappingProxyType(lengths))
 

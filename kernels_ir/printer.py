@@ -213,6 +213,7 @@ def _format_block(stmts, depth: int, out: list[str]) -> None:
 def _format_shared(a: SharedArray) -> str:
     dims = "".join(f"[{'' if n is None else n}]" for n in a.shape)
     pad = f" pad {a.pad}" if a.pad else ""
+    pad += f" layout {a.layout.label}" if a.layout else ""
     where = "dynamic" if a.buffer.dynamic else f"align {a.buffer.align}"
     if a.buffer.volatile:
         where += ", volatile"

@@ -100,11 +100,14 @@ class SharedArray(_Indexable):
     Element (i0, ..., ik) lives at byte `sum(i * stride) * dtype.size` from the buffer's start;
     the innermost row holds `shape[-1] + pad` elements, so `pad` shifts successive rows across
     banks. A dynamic view's leading extent may be None: it spans the launch's dynamic memory.
+    A `layout` (kernels_ir.layout.Swizzle) places the element at flat offset f at
+    `layout.apply(f)` instead; indices stay logical.
     """
 
     def __init__(self, name: str, buffer: SharedBuffer, dtype: DType,
-                 shape: tuple[int | None, ...], pad: int):
+                 shape: tuple[int | None, ...], pad: int, layout=None):
         self.name, self.buffer, self.dtype, self.shape, self.pad = name, buffer, dtype, shape, pad
+        self.layout = layout
         self.uid = next(_uids)
         buffer.views.append(self)
 
@@ -137,7 +140,8 @@ class SharedArray(_Indexable):
     def __repr__(self) -> str:
         dims = "".join(f"[{'' if e is None else e}]" for e in self.shape)
         pad = f" pad {self.pad}" if self.pad else ""
-        return f"SharedArray({self.name}: {self.dtype}{dims}{pad})"
+        layout = f" {self.layout.label}" if self.layout else ""
+        return f"SharedArray({self.name}: {self.dtype}{dims}{pad}{layout})"
 
 
 class LocalArray:
@@ -642,6 +646,7 @@ class Kernel:
     body: tuple
     loc: SourceLoc
     defaults: dict = field(default_factory=dict)
+    launch_loc: SourceLoc | None = None  # the k.launch(...) call, for launch errors
 
     def statements(self) -> Iterator:
         """Every statement in program order."""

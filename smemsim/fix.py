@@ -1,17 +1,21 @@
 """Search padding and XOR swizzles for conflicted shared arrays, re-analyzing the whole kernel.
 
 Candidates for one array:
-- row padding: `pad` elements added to each innermost row (arrays of rank 2 or more), in
-  steps that keep every vector access of the array aligned, up to one full period of the
-  banks (128 bytes: a longer pad maps rows to the same banks as a shorter one);
-- XOR swizzles, exactly CuTe's Swizzle<B, M, S> on the array's flat element index i:
-  i ^ ((i & ((2^B - 1) << (M + S))) >> S), that is bits M+S..M+S+B-1 XORed into bits
-  M..M+B-1. M is at least log2 of the widest vector access in elements, so vectors stay
-  contiguous; the array's length must be a multiple of 2^(B+M) so that every index stays
-  inside it (a swizzle only permutes elements within such blocks).
-Each candidate rebuilds the kernel with the array changed at every access site, so loads and
-stores stay consistent, and costs the whole launch again. Padding costs shared memory, and
-through it possibly occupancy; a swizzle costs none.
+- row padding: `pad` elements added to each innermost row (arrays of rank 2 or more whose
+  bytes no other view aliases), in steps that keep every vector access of the array aligned,
+  up to one full period of the banks (128 bytes: a longer pad maps rows to the same banks as
+  a shorter one);
+- layouts `Swizzle(B, M, S)`: CuTe's Swizzle<B, M, S> on the array's flat element offset
+  (kernels_ir.layout), declared on the array, so that every access, writer and reader, goes
+  through it. M is at least log2 of the widest access in elements, so vectors stay
+  contiguous; the array's size must be a multiple of 2^(B+M) so that every offset stays
+  inside it. When other views alias the array's bytes, the same swizzle of bytes is declared
+  on every view (each in its own element units), so they keep seeing the same data.
+Each candidate rebuilds the kernel and costs the whole launch again. Padding costs shared
+memory, and through it possibly occupancy; a swizzle costs none. A change is proposed only
+when it reduces the kernel's wavefronts and keeps static shared memory within CUDA's 48 KiB.
+Outputs cannot change: a layout permutes the buffer's bytes at every access of every view
+alike (tests run both kernels to hold that).
 """
 from __future__ import annotations
 
@@ -19,8 +23,10 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
-from kernels_ir import Kernel
+from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle
+from kernels_ir.builder import STATIC_SMEM_LIMIT
 from kernels_ir.expr import Expr, as_expr
+from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import Access, SharedArray, SharedBuffer, map_statements, walk
 
@@ -35,13 +41,16 @@ class Candidate:
     array: str
     kind: str                    # "pad" or "swizzle"
     pad: int                     # elements per row (kind "pad")
-    swizzle: tuple[int, int, int] | None  # (B, M, S)
+    swizzle: tuple[int, int, int] | None  # (B, M, S) of the array's elements
     wavefronts: int
     excess: int
     extra_smem: int              # bytes per block over the original
     active_warps: int | None     # per SM, when registers were given
-    builder: str                 # the builder change to make
+    smem_blocks: int | None      # blocks per SM that shared memory allows (None: no limit)
+    builder: str                 # the declaration(s) to write
     cuda_index: str              # how the CUDA index of one access changes
+
+    tma: str | None = None       # the TMA mode this swizzle equals, if any
 
     @property
     def label(self) -> str:
@@ -59,36 +68,65 @@ class FixSearch:
     kernel: str
     baseline: Report
     baseline_warps: int | None
+    baseline_smem_blocks: int | None
     arrays: tuple[str, ...]      # arrays searched (those with excess wavefronts)
     candidates: tuple[Candidate, ...]
-    skipped: tuple[str, ...]     # arrays that could not be changed, with why
+    skipped: tuple[str, ...]     # arrays, or changes, that were not tried, with why
     combined: Report | None      # every array's best candidate at once (None: one array)
     combined_warps: int | None
     best: tuple[Candidate, ...]  # the best candidate of each array
 
 
-def _accesses(kernel: Kernel, array: SharedArray) -> list[Access]:
-    return [s for s in walk(kernel.body) if isinstance(s, Access) and s.array is array]
+def _accesses(kernel: Kernel, arrays) -> list[Access]:
+    arrays = [arrays] if isinstance(arrays, SharedArray) else list(arrays)
+    return [s for s in walk(kernel.body) if isinstance(s, Access)
+            and any(s.array is a for a in arrays)]
 
 
-def _rebuild(kernel: Kernel, old: SharedArray, new: SharedArray, index_of) -> Kernel:
-    """The kernel with every access of `old` going to `new`, indices through `index_of`."""
+def _relayout(kernel: Kernel, buffer: SharedBuffer, change) -> Kernel:
+    """The kernel with every view v of `buffer` replaced by `change(v, new_buffer)` (a view
+    of the new buffer) at its declaration and at every access."""
+    new_buffer = SharedBuffer(buffer.name, buffer.nbytes, buffer.align, buffer.dynamic,
+                              buffer.volatile)
+    mapping = {id(v): change(v, new_buffer) for v in buffer.views}
+    if not buffer.dynamic:
+        new_buffer.nbytes = mapping[id(buffer.views[0])].static_bytes
+
     def stmt(s):
-        if isinstance(s, Access) and s.array is old:
-            return s.retarget(new, index_of(s.index))
+        if isinstance(s, Access) and id(s.array) in mapping:
+            return s.retarget(mapping[id(s.array)], s.index)
         return s
-    buffers = tuple(new.buffer if b is old.buffer else b for b in kernel.buffers)
-    shared = tuple(new if v is old else v for v in kernel.shared)
+    buffers = tuple(new_buffer if b is buffer else b for b in kernel.buffers)
+    shared = tuple(mapping.get(id(v), v) for v in kernel.shared)
     return replace(kernel, buffers=buffers, shared=shared,
                    body=map_statements(kernel.body, stmt))
 
 
 def padded(kernel: Kernel, array: SharedArray, pad: int) -> Kernel:
-    """The kernel with `array`'s rows padded by `pad` elements."""
-    buf = SharedBuffer(array.buffer.name, 0, array.buffer.align, dynamic=False)
-    new = SharedArray(array.name, buf, array.dtype, array.shape, pad)
-    buf.nbytes = new.static_bytes
-    return _rebuild(kernel, array, new, lambda index: index)
+    """The kernel with `array`'s rows padded by `pad` elements (its layout kept)."""
+    if len(array.buffer.views) > 1:
+        raise KernelError(f"'{array.name}' shares its bytes with other views: padding one "
+                          "view would move its rows away from theirs", kernel=kernel.name)
+    return _relayout(kernel, array.buffer, lambda v, buf: SharedArray(
+        v.name, buf, v.dtype, v.shape, pad, v.layout))
+
+
+def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kernel:
+    """The kernel with `array` declared with layout Swizzle(B, M, S) (of its elements), and
+    every other view of its bytes with the same swizzle of bytes."""
+    shift = _log2(array.dtype.size) + m  # M in bytes
+
+    def change(v, buf):
+        m_v = shift - _log2(v.dtype.size)
+        if m_v < 0:
+            raise KernelError(f"Swizzle<{b},{m},{s}> of '{array.name}' would split the "
+                              f"{v.dtype} elements of its view '{v.name}'", kernel=kernel.name)
+        return SharedArray(v.name, buf, v.dtype, v.shape, v.pad, Swizzle(b, m_v, s))
+    return _relayout(kernel, array.buffer, change)
+
+
+def _log2(n: int) -> int:
+    return n.bit_length() - 1
 
 
 def _flat(array: SharedArray, index) -> Expr:
@@ -99,27 +137,16 @@ def _flat(array: SharedArray, index) -> Expr:
     return as_expr(flat)
 
 
-def swizzle_expr(flat: Expr, b: int, m: int, s: int) -> Expr:
-    """CuTe's Swizzle<B, M, S> applied to an element index (`swizzle_formula` spells it)."""
-    return flat ^ (((flat >> (m + s)) & ((1 << b) - 1)) << m)
-
-
-def swizzle_formula(i: str, b: int, m: int, s: int) -> str:
-    """The C of Swizzle<B, M, S> on an index named `i`."""
-    return f"{i} ^ ((({i} >> {m + s}) & {(1 << b) - 1}) << {m})"
-
-
-def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kernel:
-    """The kernel with `array` indexed through Swizzle<B, M, S> on its flat index."""
-    buf = SharedBuffer(array.buffer.name, array.buffer.nbytes, array.buffer.align, False)
-    length = array.static_bytes // array.dtype.size
-    new = SharedArray(array.name, buf, array.dtype, (length,), 0)
-    return _rebuild(kernel, array, new, lambda index: (swizzle_expr(_flat(array, index),
-                                                                    b, m, s),))
-
-
-def _vector_elements(kernel: Kernel, array: SharedArray) -> int:
-    return max((s.width for s in _accesses(kernel, array)), default=1)
+def _declaration(kernel: Kernel, view: SharedArray, pad: int, layout: Swizzle | None) -> str:
+    """The builder call that declares `view` changed."""
+    shape = view.shape[0] if len(view.shape) == 1 else tuple(view.shape)
+    extra = (f", pad={pad}" if pad else "") + \
+        (f", layout=Swizzle({layout.b}, {layout.m}, {layout.s})" if layout else "")
+    if view is view.buffer.views[0]:
+        align = f", align={view.buffer.align}" if view.buffer.align != 16 else ""
+        volatile = ", volatile=True" if view.buffer.volatile else ""
+        return f'k.shared("{view.name}", {view.dtype}, {shape}{extra}{align}{volatile})'
+    return f'k.view({view.buffer.views[0].name}, "{view.name}", {view.dtype}, {shape}{extra})'
 
 
 def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
@@ -130,74 +157,106 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     by_name = {v.name: v for v in kernel.shared}
     if site is not None:
+        numbers = [s.site for s in baseline.sites]
+        if site not in numbers:
+            raise KernelError(f"no shared access site {site}; the sites are "
+                              f"{', '.join(map(str, numbers)) or 'none'}", kernel=kernel.name)
         targets = [baseline.site(site).array]
     else:
         targets = sorted({s.array for s in baseline.sites if s.excess > 0})
-    base_occ = _warps(kernel, arch, registers, params)
     plans, skipped = [], []
     for name in targets:
         array = by_name[name]
-        if array.buffer.dynamic or len(array.buffer.views) > 1:
-            skipped.append(f"{name}: it shares its bytes with other views (or is dynamic); "
-                           "change those together by hand")
+        if array.buffer.dynamic:
+            skipped.append(f"{name}: dynamic shared memory (its size comes with the launch): "
+                           "declare a layout by hand")
             continue
-        vec = _vector_elements(kernel, array)
-        if array.rank >= 2:
+        views = array.buffer.views
+        widest = max([s.access_bytes for s in _accesses(kernel, views)] +
+                     [v.dtype.size for v in views])
+        vec = max(1, widest // array.dtype.size)
+        if array.rank >= 2 and len(views) == 1:
             # one full period of the banks: 128 bytes of padding
             limit = max_pad or max(128 // array.dtype.size, vec)
             for pad in range(vec, limit + 1, vec):
                 plans.append((name, "pad", pad, None, lambda a=array, p=pad: padded(kernel, a, p)))
-        length = array.static_bytes // array.dtype.size
-        m = int(math.log2(vec))
+        elif array.rank >= 2:
+            skipped.append(f"{name}: padding not tried: views {', '.join(v.name for v in views[1:])}"
+                           " alias its bytes (swizzles apply to all of them)")
+        length = array.buffer.nbytes // array.dtype.size
+        m = _log2(vec)
         for b in range(1, 6):
             if length % (1 << (b + m)):
                 continue
-            for s in range(b, 11):  # CuTe requires S >= B
-                if (1 << (m + s)) >= length:
+            for sh in range(b, 11):  # S >= B, as CuTe requires for positive shifts
+                if (1 << (m + sh)) >= length:
                     break  # the bits it would XOR in are 0 for every index: no change
-                plans.append((name, "swizzle", 0, (b, m, s),
-                              lambda a=array, bb=b, ss=s, mm=m: swizzled(kernel, a, bb, mm, ss)))
-    candidates, makers = [], {}
+                plans.append((name, "swizzle", array.pad, (b, m, sh),
+                              lambda a=array, bb=b, ss=sh, mm=m: swizzled(kernel, a, bb, mm, ss)))
+    candidates = []
+    too_big = 0
     for i, (name, kind, pad, swz, make) in enumerate(plans):
         if progress:
             progress(i, len(plans))
         variant = make()
-        r = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
-        array = by_name[name]
-        if kind == "pad":
-            builder = f'k.shared("{name}", {array.dtype}, {tuple(array.shape)}, pad={pad})'
-            cuda = f"{name}[..][..] with rows of {array.shape[-1] + pad} elements"
-        else:
-            b, m, s = swz
-            builder = (f"index {name} by its flat element index i as "
-                       f"{swizzle_formula('i', b, m, s)}")
-            first = _accesses(kernel, array)[0]
-            cuda = (f"{name}[{swizzle_formula('i', b, m, s)}], "
-                    f"i = {format_expr(_flat(array, first.index))}")
-        c = Candidate(name, kind, pad, swz, r.wavefronts, r.excess,
-                      variant.static_smem - kernel.static_smem,
-                      _warps(variant, arch, registers, params), builder, cuda)
-        candidates.append(c)
-        makers[id(c)] = (kind, pad, swz)
+        if variant.static_smem > STATIC_SMEM_LIMIT:
+            too_big += 1
+            continue
+        candidates.append(_candidate(kernel, variant, by_name[name], kind, pad, swz,
+                                     analyze(variant, params, arch=arch, arrays=arrays,
+                                             seed=seed),
+                                     arch, registers, params))
+    if too_big:
+        skipped.append(f"{too_big} padding(s) not tried: they would take static shared memory "
+                       f"past CUDA's {STATIC_SMEM_LIMIT} bytes")
     if progress:
         progress(len(plans), len(plans))
     order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad, c.swizzle or ())
     candidates.sort(key=order)
     # a change is proposed only if it reduces the kernel's wavefronts
     better = [c for c in candidates if c.wavefronts < baseline.wavefronts]
-    best = tuple(min((c for c in better if c.array == name), key=order)
-                 for name in targets if any(c.array == name for c in better))
+    best = [min((c for c in better if c.array == name), key=order)
+            for name in targets if any(c.array == name for c in better)]
     combined = combined_warps = None
     if len(best) > 1:
         variant = kernel
         for c in best:
-            current = {v.name: v for v in variant.shared}[c.array]
-            variant = padded(variant, current, c.pad) if c.kind == "pad" else \
-                swizzled(variant, current, *c.swizzle)
+            variant = _apply(variant, c)
         combined = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
         combined_warps = _warps(variant, arch, registers, params)
-    return FixSearch(kernel.name, baseline, base_occ, tuple(targets), tuple(candidates),
-                     tuple(skipped), combined, combined_warps, best)
+    return FixSearch(kernel.name, baseline, _warps(kernel, arch, registers, params),
+                     _smem_blocks(kernel, arch, params), tuple(targets), tuple(candidates),
+                     tuple(skipped), combined, combined_warps, tuple(best))
+
+
+def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, params
+               ) -> Candidate:
+    """A tried change, with the declarations a user writes to make it."""
+    changed = {v.name: v for v in variant.shared}
+    decls = [_declaration(variant, changed[v.name], changed[v.name].pad,
+                          changed[v.name].layout) for v in array.buffer.views]
+    first = _accesses(kernel, array)
+    if kind == "pad":
+        cuda = f"{array.name}[..][..] with rows of {array.shape[-1] + pad} elements"
+    else:
+        layout = changed[array.name].layout
+        flat = format_expr(_flat(array, first[0].index)) if first else "its flat offset"
+        cuda = f"{array.name}[{layout.formula('i')}], i = {flat}"
+    tma = None
+    if swz is not None:
+        as_tma = lambda mode: tma_swizzle(mode, array.dtype.size)[0]
+        tma = next((mode for mode in TMA_SWIZZLES
+                    if (as_tma(mode).b, as_tma(mode).m, as_tma(mode).s) == swz), None)
+    return Candidate(array.name, kind, pad, swz, report.wavefronts, report.excess,
+                     variant.static_smem - kernel.static_smem,
+                     _warps(variant, arch, registers, params),
+                     _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma)
+
+
+def _apply(kernel: Kernel, c: Candidate) -> Kernel:
+    current = {v.name: v for v in kernel.shared}[c.array]
+    return padded(kernel, current, c.pad) if c.kind == "pad" else \
+        swizzled(kernel, current, *c.swizzle)
 
 
 def _warps(kernel: Kernel, arch: str, registers: int | None, params: Mapping | None
@@ -206,5 +265,13 @@ def _warps(kernel: Kernel, arch: str, registers: int | None, params: Mapping | N
         return None
     try:
         return kernel_occupancy(kernel, arch, registers, params).active_warps
+    except OccupancyError:
+        return 0
+
+
+def _smem_blocks(kernel: Kernel, arch: str, params: Mapping | None) -> int | None:
+    """Blocks per SM that the kernel's shared memory allows (registers play no part)."""
+    try:
+        return kernel_occupancy(kernel, arch, 32, params).limits["shared_memory"]
     except OccupancyError:
         return 0

@@ -39,13 +39,20 @@ class Race:
     second: int
     first_loc: SourceLoc
     second_loc: SourceLoc
-    kind: str                    # "write-write" or "read-write"
+    kind: str                    # "write-write", "read-write" or "same-value write-write"
     block: tuple[int, int, int]
     threads: tuple[tuple[int, int, int], tuple[int, int, int]]
     array: str
     element: tuple[int, ...]     # the array element both touch
     byte: int                    # byte offset in the block's window
     interval: str                # between which barriers
+
+    @property
+    def benign(self) -> bool:
+        """Both threads store the same bytes: the result is the same in either order
+        (compute-sanitizer's racecheck does not report these), but it is still a race in the
+        C++ memory model and costs a store."""
+        return self.kind == "same-value write-write"
 
     def describe(self) -> str:
         """One line for people."""
@@ -71,14 +78,15 @@ class HazardReport:
 
     kernel: str
     params: dict
-    races: tuple[Race, ...]
+    races: tuple[Race, ...]      # races whose outcome depends on the order
     faults: tuple[Fault, ...]
     limits: tuple[str, ...]      # launch limits exceeded, each naming the limit and value
     concurrent_sites: tuple[tuple[int, int], ...]  # site pairs that share a barrier interval
+    same_value: tuple[Race, ...] = ()  # write-write races that store equal bytes (warnings)
 
     @property
     def clean(self) -> bool:
-        """No hazard of any kind."""
+        """No hazard that can change a result (same-value writes are only warnings)."""
         return not (self.races or self.faults or self.limits)
 
 
@@ -192,12 +200,15 @@ class _Recorder:
         byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
         rep = lambda a: np.repeat(a, nbytes)
         warp = block * self.wpb + event.threads % self.tpb // 32
+        # the byte a plain store writes (-1: not a plain store)
+        value = event.stored.ravel().astype(np.int64) if event.stored is not None else \
+            np.full(byte.size, -1, np.int64)
         # columns: block, epoch, byte, thread, site, writes (2: an atomic write), warp,
-        # the warp's __syncwarp epoch
+        # the warp's __syncwarp epoch, stored byte
         self.parts.append(np.stack([rep(block), rep(self.epoch[block]), byte,
                                     rep(event.threads), np.full(byte.size, s.site),
                                     np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES)),
-                                    rep(warp), rep(self.warp_epoch[warp])], axis=1))
+                                    rep(warp), rep(self.warp_epoch[warp]), value], axis=1))
 
 
 def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Race]:
@@ -211,7 +222,7 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
     ends = np.append(starts[1:], len(a))
     allowed = set(pairs)
     sites = {s.site: s for s in kernel.sites()}
-    found, seen = [], set()
+    found, seen = [], {}
     gx, gy, _ = launch.grid
     bx, by, _ = launch.block
     for s0, e0 in zip(starts, ends):
@@ -227,17 +238,25 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
                 others = others[others[:, 5] != 2]  # atomics never race with atomics
             if not others.size:
                 continue
-            o = others[0]
+            # an order-dependent conflict if there is one; else both store the same byte
+            same = (w[8] >= 0) & (others[:, 8] == w[8])
+            o = others[~same][0] if (~same).any() else others[0]
             pair = tuple(sorted((int(w[4]), int(o[4]))))
-            if pair not in allowed or pair in seen:
-                continue
-            seen.add(pair)
             kind = "write-write" if o[5] else "read-write"
+            if same.all():
+                kind = "same-value write-write"
+            if pair not in allowed or seen.get(pair) in (kind, "write-write", "read-write"):
+                continue  # one report per site pair; an order-dependent one replaces a benign
+            if pair in seen:
+                found = [r for r in found if (r.first, r.second) != pair]
+            seen[pair] = kind
             first, second = (w, o) if int(w[4]) <= int(o[4]) else (o, w)
             stmt = sites[int(first[4])]
             array = stmt.array
             base = kernel.buffer_base(array.buffer)
             elem = (int(first[2]) - base) // array.dtype.size
+            if array.layout is not None:
+                elem = int(array.layout.apply(elem))  # physical -> logical (an involution)
             index = tuple(int(x) for x in np.unravel_index(elem, tuple(
                 (array.shape[d] + (array.pad if d == array.rank - 1 else 0))
                 if array.shape[d] is not None else 1 << 30 for d in range(array.rank))))
@@ -317,8 +336,10 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     except KernelRuntimeError as err:
         faults.append(Fault(_classify(err), str(err)))
     races = _races(kernel, launch, rec, pairs, max_races)
-    return HazardReport(kernel.name, dict(launch.params), tuple(races), tuple(faults),
-                        tuple(x for x in limits if not x.startswith("note:")), pairs)
+    return HazardReport(kernel.name, dict(launch.params),
+                        tuple(r for r in races if not r.benign), tuple(faults),
+                        tuple(x for x in limits if not x.startswith("note:")), pairs,
+                        tuple(r for r in races if r.benign))
 
 
 def sweep(kernel: Kernel, param: str, values, params: Mapping[str, int | float] | None = None,

@@ -1,28 +1,59 @@
-"""Load the kernels a Python file describes (the CLI's input)."""
+"""Load the kernels a Python file describes (the CLI's input).
+
+A kernels file is user code: whatever goes wrong while importing it, calling its builder
+functions or its ARRAYS functions becomes a `KernelFileError` located at the line of that
+file where it happened, never a traceback through smemsim.
+"""
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import pathlib
 import sys
+import traceback
 from typing import Callable
 
 from kernels_ir import Kernel, KernelError
+from kernels_ir.errors import SourceLoc
+
+
+class KernelFileError(KernelError):
+    """A kernels file failed: did not import, raised, or gave something that is not a Kernel."""
+
+    def _render(self) -> str:
+        return f"{self.loc}: {self.message}" if self.loc else self.message
 
 
 def load_kernels(path: str) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
-    every module-level Kernel."""
-    module = _import(find_file(path))
+    every module-level Kernel. Each function returned builds its kernel, or raises a located
+    KernelError."""
+    file = find_file(path)
+    module = _import(file)
     table = getattr(module, "KERNELS", None)
-    if isinstance(table, dict) and table:
-        return {name: (v if callable(v) and not isinstance(v, Kernel) else (lambda v=v: v))
-                for name, v in table.items()}
+    if table is not None and not isinstance(table, dict):
+        raise KernelFileError(f"{path}: KERNELS must be a dict of name -> function returning "
+                              f"a Kernel, got {type(table).__name__}")
+    if table:
+        return {name: _builder(file, name, v) for name, v in table.items()}
     found = {n: (lambda v=v: v) for n, v in vars(module).items() if isinstance(v, Kernel)}
     if not found:
-        raise KernelError(f"{path} defines no kernels: give it a KERNELS dict of "
-                          "name -> function returning a Kernel")
+        raise KernelFileError(f"{path} defines no kernels: give it a KERNELS dict of "
+                              "name -> function returning a Kernel")
     return found
+
+
+def _builder(file: pathlib.Path, name: str, entry) -> Callable[[], Kernel]:
+    """KERNELS[name] as a function that returns a Kernel or raises a located error."""
+    def build() -> Kernel:
+        kernel = _call_user(file, f"building KERNELS['{name}']", entry) if callable(entry) \
+            and not isinstance(entry, Kernel) else entry
+        if not isinstance(kernel, Kernel):
+            raise KernelFileError(f"KERNELS['{name}'] of {file.name} gave "
+                                  f"{type(kernel).__name__} {kernel!r:.60}, not a Kernel "
+                                  "(a builder function must return k.build())")
+        return kernel
+    return build
 
 
 def find_file(path: str) -> pathlib.Path:
@@ -36,23 +67,70 @@ def find_file(path: str) -> pathlib.Path:
     if file.parent == pathlib.Path(".") and example.is_file():
         return example
     names = sorted(p.stem for p in examples.glob("*.py") if p.stem != "__init__")
-    raise KernelError(f"no such file: {path} (the installed examples are "
-                      f"{', '.join(names)})")
+    raise KernelFileError(f"no such file: {path} (the installed examples are "
+                          f"{', '.join(names)})")
 
 
 def prescribes_inputs(path: str, key: str) -> bool:
     """Whether a kernels file's `ARRAYS` dict has inputs for this kernel key."""
-    return key in getattr(_import(find_file(path)), "ARRAYS", {})
+    return key in _arrays_table(find_file(path))
 
 
 def input_arrays(path: str, key: str, launch) -> dict | None:
     """Inputs a kernels file prescribes for one kernel (its `ARRAYS` dict: key -> function of
     the launch), or None: the kernel takes seeded random inputs."""
-    make = getattr(_import(find_file(path)), "ARRAYS", {}).get(key)
-    return None if make is None else make(launch)
+    file = find_file(path)
+    make = _arrays_table(file).get(key)
+    if make is None:
+        return None
+    arrays = _call_user(file, f"making ARRAYS['{key}']", make, launch)
+    if not isinstance(arrays, dict):
+        raise KernelFileError(f"ARRAYS['{key}'] of {file.name} gave {type(arrays).__name__}, "
+                              "not a dict of array name -> numpy array")
+    return arrays
+
+
+def _arrays_table(file: pathlib.Path) -> dict:
+    table = getattr(_import(file), "ARRAYS", {})
+    if not isinstance(table, dict):
+        raise KernelFileError(f"{file.name}: ARRAYS must be a dict of kernel key -> function "
+                              f"of the launch, got {type(table).__name__}")
+    return table
+
+
+def _call_user(file: pathlib.Path, doing: str, function, *args):
+    """Call a function of the kernels file; its failures become located KernelFileErrors
+    (KernelErrors pass through: they already name the kernel and line)."""
+    try:
+        return function(*args)
+    except KernelError:
+        raise
+    except Exception as err:
+        raise _located(file, doing, err) from err
+
+
+_MODULES: dict[tuple[pathlib.Path, int], object] = {}
 
 
 def _import(file: pathlib.Path):
+    """The file's module, imported once per version of the file (the verbs ask several
+    times: kernels, inputs, whether inputs are prescribed)."""
+    key = (file, file.stat().st_mtime_ns)
+    if key not in _MODULES:
+        try:
+            _MODULES[key] = _exec(file)
+        except KernelError:
+            raise
+        except SyntaxError as err:
+            loc = SourceLoc(err.filename or str(file), err.lineno or 0)
+            raise KernelFileError(f"the kernels file does not parse: {err.msg}", loc=loc) \
+                from err
+        except Exception as err:
+            raise _located(file, "importing the kernels file", err) from err
+    return _MODULES[key]
+
+
+def _exec(file: pathlib.Path):
     folder = file.parent
     if (folder / "__init__.py").exists():
         # a module of a package (examples/transpose.py): import it as such, so that its
@@ -67,6 +145,18 @@ def _import(file: pathlib.Path):
         sys.path.insert(0, str(folder))
     spec.loader.exec_module(module)
     return module
+
+
+def _located(file: pathlib.Path, doing: str, err: Exception) -> KernelFileError:
+    """The error at the innermost line of the kernels file (or of any file outside
+    smemsim, when the fault is in a module the file imports)."""
+    frames = traceback.extract_tb(err.__traceback__)
+    ours = pathlib.Path(__file__).resolve().parent
+    mine = [f for f in frames if pathlib.Path(f.filename).resolve() == file]
+    user = [f for f in frames if ours not in pathlib.Path(f.filename).resolve().parents]
+    frame = (mine or user or frames)[-1]
+    return KernelFileError(f"{type(err).__name__} {doing}: {err}",
+                           loc=SourceLoc(frame.filename, frame.lineno))
 
 
 def select(kernels: dict, name: str | None) -> dict:

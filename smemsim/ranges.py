@@ -138,7 +138,9 @@ class BlockRanges:
                 true, false = a_true | b_true, a_false & b_false
             return np.where(true, 1.0, 0.0), np.where(false, 0.0, 1.0)
         if op is Op.SELECT:
-            _, (alo, ahi), (blo, bhi) = (self.expr(s) for s in e.src)
+            # each side converts to the result type first (C: `c ? x : -1` with x unsigned
+            # yields 4294967295, not -1)
+            (alo, ahi), (blo, bhi) = (self._converted(s, e.dtype) for s in e.src[1:])
             return np.minimum(alo, blo), np.maximum(ahi, bhi)
         if op in (Op.NEG,):
             lo, hi = self._converted(e.src[0], e.dtype)

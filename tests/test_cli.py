@@ -13,10 +13,18 @@ TRANSPOSE = str(ROOT / "examples" / "transpose.py")
 INT_MATMUL = str(ROOT / "examples" / "int_matmul_nt32.py")
 
 
+def cli_streams(*argv, width=100):
+    """Exit code, stdout and stderr of one command line."""
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), Console(file=out, width=width, color_system=None),
+               Console(file=err, width=width, color_system=None))
+    return code, out.getvalue(), err.getvalue()
+
+
 def cli(*argv, width=100):
-    buf = io.StringIO()
-    code = run(list(argv), Console(file=buf, width=width, color_system=None))
-    return code, buf.getvalue()
+    """Exit code and everything printed (stdout, then stderr)."""
+    code, out, err = cli_streams(*argv, width=width)
+    return code, out + err
 
 
 def test_analyze_prints_sites_totals_and_worst():
@@ -34,7 +42,8 @@ def test_analyze_prints_sites_totals_and_worst():
 def test_analyze_every_kernel_of_a_file_and_params():
     code, out = cli("analyze", TRANSPOSE, "--param", "n=64")
     assert code == 0
-    assert out.count("parameters: n=64") == 3
+    # naive, padded, swizzled, declared, tma_128b
+    assert out.count("parameters: n=64") == 5
 
 
 def test_json_has_the_schema_and_exact_numbers():
@@ -162,10 +171,15 @@ def test_gpu_verbs_say_what_is_missing_without_a_gpu():
 
 
 def test_fix_shows_before_after_and_the_change():
-    code, out = cli("fix", TRANSPOSE, "--kernel", "naive", "--regs", "14")
+    code, out = cli("fix", TRANSPOSE, "--kernel", "naive", "--regs", "14", width=200)
     assert code == 0
-    assert "transpose_pad0: 67,584 shared wavefronts, 63,488 over ideal (64 warps per SM)" in out
+    # 4,096 B + 1 KiB reserved per block: 228 KiB // 5 KiB = 45 blocks by shared memory
+    assert ("transpose_pad0: 67,584 shared wavefronts, 63,488 over ideal (shared memory "
+            "allows 45 blocks/SM, 64 warps per SM)") in out
     assert "tile: Swizzle<5,0,5>: 67,584 -> 4,096 wavefronts, +0 B shared memory" in out
+    assert 'declare: k.shared("tile", f32, (32, 32), layout=Swizzle(5, 0, 5))' in out
+    pad1 = next(line for line in out.splitlines() if "pad 1 " in line)
+    assert pad1.split()[-2:] == ["44", "64"]  # 4,224 B: 44 blocks by shared memory
     assert "CUDA:    tile[i ^ (((i >> 5) & 31) << 0)], i = threadIdx.y * 32 + threadIdx.x" in out
     code, out = cli("fix", INT_MATMUL, "--kernel", "as_written", "--json")
     res = json.loads(out)["results"][0]
@@ -206,7 +220,7 @@ def test_every_verbs_json_validates_against_the_schema():
         validate(doc)
 
 
-def test_sweeps_show_where_totals_change_and_where_hazards_bite(capsys):
+def test_sweeps_show_where_totals_change_and_where_hazards_bite():
     code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--sweep", "n=32:97:32")
     assert code == 0 and "transpose_pad0: sweep of n" in out
     rows = [line.split() for line in out.splitlines() if line.strip()[:2].isdigit()]
@@ -219,8 +233,8 @@ def test_sweeps_show_where_totals_change_and_where_hazards_bite(capsys):
     assert code == 1
     assert [(r["params"]["B_width"], r["clean"]) for r in doc["results"]] == [
         (254, False), (256, True), (258, False)]
-    code, _ = cli("analyze", TRANSPOSE, "--sweep", "n=5")
-    assert code == 2 and "--sweep takes K=START:STOP[:STEP]" in capsys.readouterr().err
+    code, out, err = cli_streams("analyze", TRANSPOSE, "--sweep", "n=5")
+    assert code == 2 and out == "" and "--sweep takes K=START:STOP[:STEP]" in err
 
 
 def test_version_and_thresholds_that_cannot_lie():

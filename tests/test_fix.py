@@ -49,7 +49,7 @@ def test_nothing_to_fix():
 def test_swizzles_are_cutes_definition_for_every_b_m_s():
     """CuTe: offset ^ ((offset & (((1 << B) - 1) << (M + S))) >> S) (cute/swizzle.hpp)."""
     from kernels_ir import KernelBuilder, blockIdx, cast, i32, threadIdx
-    from smemsim.fix import swizzle_expr
+    from kernels_ir import Swizzle
     x = np.arange(4096)
     for b in (1, 2, 3):
         for m in (0, 1, 3, 4):
@@ -57,7 +57,8 @@ def test_swizzles_are_cutes_definition_for_every_b_m_s():
                 k = KernelBuilder("swz")
                 out = k.global_array("out", i32, 4096, intent="out")
                 i = k.let("i", cast(blockIdx.x, i32) * 1024 + cast(threadIdx.x, i32))
-                out[i] = swizzle_expr(i, b, m, s)
+                out[i] = Swizzle(b, m, s).expr(i)
+                assert np.array_equal(Swizzle(b, m, s).apply(x), x ^ ((x & (((1 << b) - 1) << (m + s))) >> s))
                 k.launch(4, 1024)
                 cute = x ^ ((x & (((1 << b) - 1) << (m + s))) >> s)
                 assert np.array_equal(run(k.build())["out"], cute), (b, m, s)

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from examples import reed_solomon
 from kernels_ir import (
-    KernelBuilder, KernelError, KernelRuntimeError, f32, i32, run, threadIdx, u8, u16,
+    KernelBuilder, KernelError, KernelRuntimeError, f32, i32, run, threadIdx, u8, u16, u32,
 )
 from smemsim.hazards import check, concurrent_site_pairs, launch_limits, sweep
 
@@ -158,11 +158,10 @@ def test_misaligned_vector_access_and_aligned_twin():
 
 def test_limits_name_the_limit_and_the_value():
     k = KernelBuilder("big")
-    k.shared("a", f32, 16384)  # 64 KiB static
-    k.launch(1, 32)
-    big = k.build()
-    (msg,) = launch_limits(big, "sm_90")
-    assert "static shared memory 65536 B exceeds the 49152 B" in msg
+    k.shared("a", f32, 8192)  # 32 KiB static: fine
+    with pytest.raises(KernelError, match="'b' brings static shared memory to 65536 bytes; "
+                                          r"CUDA allows at most 49152 \(48 KiB\)"):
+        k.shared("b", f32, 8192)  # 64 KiB static: ptxas refuses it on every architecture
     k = KernelBuilder("dyn")
     d = k.param("bytes")
     k.dynamic_shared("d", f32)
@@ -259,3 +258,35 @@ def test_reading_shared_memory_no_thread_wrote_and_the_filled_twin():
     assert fault.kind == "uninitialized_read"
     assert "reads shared memory no thread has written ('s', byte 128" in fault.message
     assert check(kernel(True)).clean
+
+
+def _flag(value_of):
+    k = KernelBuilder("flag")
+    s = k.shared("flag", u32, 4)
+    out = k.global_array("out", u32, 32, intent="out")
+    s[0] = value_of(threadIdx.x)   # every thread of the block writes flag[0]
+    k.syncthreads()
+    out[threadIdx.x] = s[0]
+    k.launch(1, 32)
+    return k.build()
+
+
+def test_same_value_writes_are_a_separate_lower_severity_finding():
+    h = check(_flag(lambda t: 1))
+    assert h.clean and h.races == ()
+    (r,) = h.same_value
+    assert r.kind == "same-value write-write" and r.element == (0,) and r.benign
+    # 0, 1, 2, ...: byte 0 differs (bytes 1-3 are all 0): one order-dependent race, no warning
+    h = check(_flag(lambda t: t))
+    assert not h.clean and [r.kind for r in h.races] == ["write-write"] and h.same_value == ()
+
+
+def test_the_check_verb_warns_about_same_value_writes_and_exits_0(tmp_path):
+    from tests.test_cli import cli
+    f = tmp_path / "flag.py"
+    f.write_text("from tests.test_hazards import _flag\n"
+                 "KERNELS = {'flag': lambda: _flag(lambda t: 1)}\n")
+    code, out = cli("check", str(f), width=300)
+    assert code == 0
+    assert "flag (no parameters): no hazard that changes a result; warnings:" in out
+    assert "warning: same-value write-write race on flag[0]" in out

@@ -38,7 +38,7 @@ def test_integer_wraparound_in_declared_types():
     assert lanes_kernel("wrap8", body, u8).tolist() == [(250 + 2 * t) % 256 for t in range(8)]
     big = lanes_kernel("wrap32", lambda k, x: cast(x, i32) + 2147483647)
     assert big[1] == -2147483648
-    assert lanes_kernel("unsigned", lambda k, x: x - 1, u32)[0] == 2**32 - 1
+    assert lanes_kernel("wrap", lambda k, x: x - 1, u32)[0] == 2**32 - 1
 
 
 def test_select_min_max_shifts_and_casts():

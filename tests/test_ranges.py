@@ -97,6 +97,20 @@ def test_intervals_contain_every_value_the_interpreter_computes(probe):
                 assert (got == decided[b]).all(), (b, decided[b], np.unique(got))
 
 
+def test_a_select_converts_both_sides_to_its_type():
+    """Found by the property above: `tid & 1 ? tid : -1` is unsigned (tid is), so its -1
+    side is 4294967295 and the interval may not end at 15."""
+    k = KernelBuilder("sel")
+    out = k.global_array("out", f64, BLOCK, intent="out")
+    e = select(threadIdx.x & 1, threadIdx.x, -1)
+    out[threadIdx.x] = cast(e, f64)
+    k.launch(1, BLOCK)
+    kernel = k.build()
+    assert run(kernel)["out"].max() == 2**32 - 1
+    lo, hi = BlockRanges(kernel, resolve_launch(kernel), np.arange(1)).expr(e)
+    assert hi[0] >= 2**32 - 1
+
+
 def test_block_classes_cover_every_block_once_and_split_where_guards_differ():
     k = KernelBuilder("classes")
     s = k.shared("s", i32, 64)

@@ -3,8 +3,9 @@
 `run(argv, console)` does the work and returns the exit code (tests call it in-process);
 `main()` is the console script. Each verb is a module of `verbs`; options shared by verbs
 are declared once in `options`, JSON is built only in `jsonout`, terminal views only in
-`render`. Exit codes: 0 fine, 1 a gate failed, 2 bad input. Errors are one line naming what
-is wrong and where; `--debug` shows the traceback.
+`render`. Exit codes: 0 fine, 1 a gate failed, 2 bad input, 3 a bug in smemsim. Errors are
+one line on stderr naming what is wrong and where (with `--json`, also a JSON error object on
+stdout); `--debug` shows the traceback.
 """
 from __future__ import annotations
 
@@ -19,15 +20,30 @@ from kernels_ir import KernelError
 from ..arch import ArchError
 from ..banks import RequestError
 from ..occupancy import OccupancyError
-from .common import EXIT_INPUT, EXIT_OK
+from . import jsonout
+from .common import EXIT_BUG, EXIT_INPUT, EXIT_OK, print_json, say
 from .verbs import VERBS
 
-_INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, KeyError)
+
+
+class UsageError(Exception):
+    """A command line argparse cannot take: an unknown option, a bad value, a missing FILE."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its errors as exceptions, so they become one line (and JSON) like
+    every other bad input instead of a usage block and a bare exit."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: {message} (see {self.prog} --help)")
+
+
+_INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, UsageError)
 
 
 def create_parser() -> argparse.ArgumentParser:
     """The top-level parser (its sub-commands are the verb parsers, for --help)."""
-    p = argparse.ArgumentParser(prog="smemsim", description=(
+    p = _Parser(prog="smemsim", description=(
         "Shared-memory bank conflicts and occupancy of CUDA kernels described in kernels_ir."))
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p.add_argument("--version", action="version", version=f"smemsim {_version()}")
@@ -48,31 +64,50 @@ def _version() -> str:
 def verb_parser(verb: str) -> argparse.ArgumentParser:
     """The parser of one verb."""
     module = VERBS[verb]
-    p = argparse.ArgumentParser(prog=f"smemsim {verb}", description=module.HELP)
+    p = _Parser(prog=f"smemsim {verb}", description=module.HELP)
     module.add_arguments(p)
     return p
 
 
-def run(argv: list[str], console: Console | None = None) -> int:
-    """Run the command line; return the exit code."""
+def run(argv: list[str], console: Console | None = None,
+        errors: Console | None = None) -> int:
+    """Run the command line; return the exit code. Results go to `console` (stdout), error
+    lines to `errors` (stderr)."""
     console = console or Console()
+    errors = errors or Console(stderr=True)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
         if not argv or argv[0] not in VERBS:
-            create_parser().parse_args(argv)  # prints usage, help or the version, then exits
-            return EXIT_INPUT
+            create_parser().parse_args(argv)  # prints help or the version, then exits
+            raise UsageError("smemsim: give a verb (see smemsim --help)")
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
-    except SystemExit as exit_:
-        return EXIT_OK if exit_.code == 0 else EXIT_INPUT
-    try:
         return VERBS[argv[0]].execute(args, console)
-    except _INPUT_ERRORS as err:
+    except SystemExit as exit_:  # --help, --version
+        return EXIT_OK if exit_.code == 0 else EXIT_INPUT
+    except Exception as err:  # noqa: BLE001 - every failure becomes one line and an exit code
+        code, message = _classify(err)
         if debug:
-            console.print(traceback.format_exc(), markup=False, highlight=False)
-        message = err.args[0] if isinstance(err, KeyError) and err.args else str(err)
-        console.print(f"error: {message}", markup=False, highlight=False, soft_wrap=True)
-        return EXIT_INPUT
+            errors.print(traceback.format_exc(), markup=False, highlight=False)
+        say(errors, f"error: {message}")
+        if "--json" in argv:
+            print_json(console, [], error=jsonout.error_json(err, message, code),
+                       exit_code=code)
+        return code
+
+
+def _classify(err: Exception) -> tuple[int, str]:
+    """Exit code and one-line message of a failure: bad input (2) or a bug of ours (3)."""
+    from gpu_backend.compile import CompileError
+    if isinstance(err, _INPUT_ERRORS):
+        return EXIT_INPUT, str(err)
+    if isinstance(err, CompileError):
+        return EXIT_INPUT, err.summary
+    if isinstance(err, MemoryError):
+        return EXIT_INPUT, ("out of memory: the launch is too large to simulate here "
+                            "(try a smaller size with --param)")
+    return EXIT_BUG, (f"internal error ({type(err).__name__}: {err}); this is a bug in "
+                      "smemsim: please report it with the output of --debug")
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from ..loader import input_arrays, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
 from . import jsonout
 
-EXIT_OK, EXIT_GATE, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
 
 def kernels(args) -> list:
@@ -128,9 +128,9 @@ def require_gpu(verb: str) -> None:
                           "occupancy, codegen and compile still work")
 
 
-def print_json(console: Console, items: list, **extra) -> None:
-    """The one JSON document a verb prints."""
-    console.print_json(json.dumps(jsonout.document(items, **extra)))
+def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra) -> None:
+    """The one JSON document a verb prints, with the exit code the command returns."""
+    console.print_json(json.dumps(jsonout.document(items, exit_code=exit_code, **extra)))
 
 
 def say(console: Console, text: str) -> None:

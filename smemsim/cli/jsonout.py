@@ -92,15 +92,34 @@ def document(items: list[dict[str, Any]], **extra) -> dict[str, Any]:
     return {"schema": SCHEMA, "results": items, **extra}
 
 
+def error_json(err: Exception, message: str, exit_code: int) -> dict[str, Any]:
+    """A failure: its kind (input or internal), message, and where, when the error knows."""
+    out = {"kind": "input" if exit_code == 2 else "internal", "type": type(err).__name__,
+           "message": message, "kernel": getattr(err, "kernel", None), "file": None,
+           "line": None}
+    loc = getattr(err, "loc", None)
+    if loc is not None:
+        out |= {"file": loc.file, "line": loc.line}
+    for key in ("block", "thread"):
+        value = getattr(err, key, None)
+        if value is not None:
+            out[key] = list(value)
+    if getattr(err, "iterations", None):
+        out["iterations"] = dict(err.iterations)
+    return out
+
+
 def fix_json(f: FixSearch) -> dict[str, Any]:
     """A fix search: baseline, candidates (best first) and the per-array best together."""
     cand = lambda c: {"array": c.array, "kind": c.kind, "label": c.label, "pad": c.pad,
                       "swizzle": None if c.swizzle is None else list(c.swizzle),
                       "wavefronts": c.wavefronts, "excess": c.excess,
                       "extra_smem": c.extra_smem, "active_warps": c.active_warps,
-                      "builder": c.builder, "cuda_index": c.cuda_index}
+                      "smem_blocks": c.smem_blocks, "builder": c.builder,
+                      "cuda_index": c.cuda_index, "tma": c.tma}
     return {"kind": "fix", "kernel": f.kernel, "baseline": report_json(f.baseline),
-            "baseline_warps": f.baseline_warps, "arrays": list(f.arrays),
+            "baseline_warps": f.baseline_warps, "baseline_smem_blocks": f.baseline_smem_blocks,
+            "arrays": list(f.arrays),
             "skipped": list(f.skipped), "best": [cand(c) for c in f.best],
             "candidates": [cand(c) for c in f.candidates],
             "combined": None if f.combined is None else {
@@ -110,13 +129,15 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
 
 def hazards_json(h: HazardReport) -> dict[str, Any]:
     """A hazard check: races, faults and limits, each with its location."""
+    race = lambda r: {"first": r.first, "second": r.second,
+                      "first_line": f"{r.first_loc}", "second_line": f"{r.second_loc}",
+                      "kind": r.kind, "block": list(r.block),
+                      "threads": [list(t) for t in r.threads], "array": r.array,
+                      "element": list(r.element), "byte": r.byte, "interval": r.interval,
+                      "message": r.describe()}
     return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
-            "races": [{"first": r.first, "second": r.second,
-                       "first_line": f"{r.first_loc}", "second_line": f"{r.second_loc}",
-                       "kind": r.kind, "block": list(r.block),
-                       "threads": [list(t) for t in r.threads], "array": r.array,
-                       "element": list(r.element), "byte": r.byte, "interval": r.interval,
-                       "message": r.describe()} for r in h.races],
+            "races": [race(r) for r in h.races],
+            "same_value_races": [race(r) for r in h.same_value],
             "faults": [{"kind": f.kind, "message": f.message} for f in h.faults],
             "limits": list(h.limits),
             "concurrent_sites": [list(p) for p in h.concurrent_sites]}

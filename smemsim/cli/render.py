@@ -8,6 +8,8 @@ from rich.console import Group as RichGroup
 from rich.table import Table
 from rich.text import Text
 
+from kernels_ir.layout import tma_swizzle
+
 if TYPE_CHECKING:  # annotations only
     from ..analysis import Report
     from ..banks import WarpRequest
@@ -175,36 +177,53 @@ def curve_view(c: Curve, width: int = 64, rows: int = 16) -> Text:
     return out
 
 
+def _blocks(limit: int | None) -> str:
+    return "no limit" if limit is None else str(limit)
+
+
 def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
     """Before/after of the best paddings and swizzles, and the change to make."""
     b = f.baseline
-    warps = f" ({f.baseline_warps} warps per SM)" if f.baseline_warps is not None else ""
-    parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal"
-                  f"{warps}", style="bold")]
+    warps = f", {f.baseline_warps} warps per SM" if f.baseline_warps is not None else ""
+    parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal "
+                  f"(shared memory allows {_blocks(f.baseline_smem_blocks)} blocks/SM{warps})",
+                  style="bold")]
     if not f.arrays:
         parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
         return RichGroup(*parts)
     for note in f.skipped:
         parts.append(Text(f"skipped {note}"))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    with_warps = f.baseline_warps is not None  # registers given: occupancy in warps too
     for col, justify in (("array", "left"), ("change", "left"), ("wavefronts", "right"),
-                         ("excess", "right"), ("extra smem", "right"), ("warps/SM", "right")):
+                         ("excess", "right"), ("extra smem", "right"),
+                         ("blocks/SM", "right")) + ((("warps/SM", "right"),)
+                                                          if with_warps else ()):
         t.add_column(col, justify=justify, no_wrap=True)
     shown = []
     for name in f.arrays:
         shown += [c for c in f.candidates if c.array == name][:top]
     for c in shown:
         t.add_row(c.array, c.label, _count(c.wavefronts), _count(c.excess),
-                  f"{c.extra_smem:,} B", "-" if c.active_warps is None else str(c.active_warps),
+                  f"{c.extra_smem:,} B", _blocks(c.smem_blocks),
+                  *([str(c.active_warps)] if with_warps else []),
                   style="green" if c in f.best else None)
     parts.append(t)
     if not f.best:
         parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
                           "nothing is proposed"))
     for c in f.best:
+        cost = "" if c.smem_blocks == f.baseline_smem_blocks else \
+            f", shared memory allows {_blocks(c.smem_blocks)} blocks/SM instead of " \
+            f"{_blocks(f.baseline_smem_blocks)}"
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
-                          f"wavefronts, +{c.extra_smem} B shared memory", style="bold"))
-        parts.append(Text(f"  builder: {c.builder}"))
+                          f"wavefronts, +{c.extra_smem} B shared memory{cost}",
+                          style="bold"))
+        parts.append(Text(f"  declare: {c.builder}"))
+        if c.tma:
+            parts.append(Text(f"  (the same layout as TMA's {c.tma}, "
+                              f'layout="{c.tma}", which needs the tile aligned to '
+                              f"{tma_swizzle(c.tma, 1)[1]} bytes)"))
         parts.append(Text(f"  CUDA:    {c.cuda_index}"))
     if f.combined is not None:
         w = f" ({f.combined_warps} warps per SM)" if f.combined_warps is not None else ""

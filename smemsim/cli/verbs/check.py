@@ -46,10 +46,14 @@ def execute(args, console: Console) -> int:
 
 def _print(console: Console, h) -> None:
     shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
-    if h.clean:
+    if h.clean and not h.same_value:
         say(console, f"{h.kernel} ({shown}): no hazard found")
         return
-    say(console, f"{h.kernel} ({shown}):")
+    say(console, f"{h.kernel} ({shown}):" if not h.clean else
+        f"{h.kernel} ({shown}): no hazard that changes a result; warnings:")
     for line in [f.message for f in h.faults] + [r.describe() for r in h.races] + \
             list(h.limits):
         say(console, f"  {line}")
+    for r in h.same_value:
+        say(console, f"  warning: {r.describe()} (both store the same value: the result does "
+                     "not depend on the order; compute-sanitizer does not report it)")

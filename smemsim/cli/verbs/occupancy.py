@@ -19,8 +19,8 @@ def add_arguments(p) -> None:
     add_kernels(p, file_required=False)
     p.add_argument("--threads", type=int, help="threads per block")
     add_regs(p, "registers per thread, or 'compile' (needs a kernels FILE)", required=True)
-    p.add_argument("--smem", type=int, default=0, help="static shared memory bytes")
-    p.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory bytes")
+    p.add_argument("--smem", type=int, help="static shared memory bytes")
+    p.add_argument("--dynamic-smem", type=int, help="dynamic shared memory bytes")
     p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
     p.add_argument("--no-opt-in", action="store_true",
                    help="the kernel keeps the 48 KiB default dynamic limit")
@@ -31,6 +31,15 @@ def add_arguments(p) -> None:
 def execute(args, console: Console) -> int:
     """The calculator for a kernel of a file, or for numbers given on the command line."""
     if args.file:
+        given = [flag for flag, value in (("--threads", args.threads), ("--smem", args.smem),
+                                          ("--dynamic-smem", args.dynamic_smem),
+                                          ("--no-opt-in", args.no_opt_in or None))
+                 if value is not None]
+        if given:
+            raise KernelError(f"{', '.join(given)}: with a kernels FILE, the block size and "
+                              "shared memory come from the kernel's launch and declarations; "
+                              "change them with --param, or drop FILE to size a kernel by "
+                              "numbers")
         _, kernel = one_kernel(args)
         o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout)
     else:
@@ -38,8 +47,8 @@ def execute(args, console: Console) -> int:
             raise KernelError("occupancy needs --threads (or a kernels FILE)")
         if args.regs == "compile":
             raise KernelError("--regs compile needs a kernels FILE to compile")
-        o = occupancy(args.arch, args.threads, args.regs, args.smem, args.dynamic_smem,
-                      args.carveout, not args.no_opt_in)
+        o = occupancy(args.arch, args.threads, args.regs, args.smem or 0,
+                      args.dynamic_smem or 0, args.carveout, not args.no_opt_in)
     curves = what_if(o)
     code = EXIT_GATE if args.fail_below is not None and o.occupancy < args.fail_below \
         else EXIT_OK
