@@ -3,7 +3,10 @@
 It imports nothing from smemsim or gpu_backend: it is the language, not an analysis.
 """
 from .builder import KernelBuilder, LocalRef, ReadOnlyRef, VectorRef
-from .dtypes import ALL_DTYPES, DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
+from .dtypes import (
+    ALL_DTYPES, DType, bf16, f16, f32, f64, from_storage, i8, i16, i32, to_storage, u8, u16, u32,
+    u64,
+)
 from .errors import KernelError, KernelRuntimeError, SourceLoc
 from .expr import (
     Expr, Op, Var, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and, logical_or,
@@ -25,7 +28,8 @@ from .stmt import (
 )
 
 __all__ = [
-    "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "blockDim",
+    "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
+    "blockDim", "f16", "from_storage", "to_storage",
     "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal", "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",

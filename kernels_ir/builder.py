@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 from . import checks
-from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, i32
+from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, i32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
@@ -132,6 +132,15 @@ RESERVED_NAMES = _CPP_KEYWORDS | {"threadIdx", "blockIdx", "blockDim", "gridDim"
                                   "min", "max"} | set(MATH) | {f"{m}f" for m in MATH}
 
 
+def _register_type(dtype: DType, what: str, kernel: str) -> DType:
+    """A type a register may have: f16 and bf16 are storage types only."""
+    if dtype.storage_only:
+        raise KernelError(f"{what} cannot be {dtype}: {dtype} is a storage type (arrays hold "
+                          f"it; a load gives its f32 value, a store rounds to it): use f32",
+                          kernel=kernel, loc=caller_loc())
+    return dtype
+
+
 def _check_c_name(name, what: str, kernel: str | None) -> None:
     if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
         raise KernelError(f"{what} {name!r} is not a C identifier", kernel=kernel,
@@ -199,7 +208,8 @@ class KernelBuilder:
     # ------------------------------------------------------------ declarations
     def param(self, name: str, dtype: DType | str = i32) -> Expr:
         """A scalar parameter of the kernel's signature; returns it as an expression."""
-        p = ScalarParam(self._unique_decl(name), _dtype(dtype))
+        p = ScalarParam(self._unique_decl(name),
+                        _register_type(_dtype(dtype), f"parameter '{name}'", self.name))
         self._params.append(p)
         return p.expr
 
@@ -376,7 +386,8 @@ class KernelBuilder:
         if not shape or any(not isinstance(e, int) or e <= 0 for e in shape):
             raise KernelError(f"local array '{name}': extents must be positive ints, got "
                               f"{shape}", kernel=self.name, loc=loc)
-        arr = LocalArray(self._fresh(name), _dtype(dtype), shape)
+        arr = LocalArray(self._fresh(name),
+                         _register_type(_dtype(dtype), f"local array '{name}'", self.name), shape)
         arr._builder = self
         self._emit(DeclareLocal(arr, loc))
         return arr
@@ -386,6 +397,8 @@ class KernelBuilder:
         """Declare a local with an initial value: `T name = value;` (T from value if omitted)."""
         loc = caller_loc()
         self._guard_condition("a local declaration")
+        if dtype is not None:
+            _register_type(_dtype(dtype), f"local '{name}'", self.name)
         if dtype is not None and not isinstance(value, Expr):
             value = const(value, _dtype(dtype))  # a Python number takes the declared type
         value = as_expr(value)
@@ -426,9 +439,9 @@ class KernelBuilder:
             raise KernelError(f"'{array.name}' is volatile: CUDA's vector types cannot be read "
                               "or written through a volatile pointer; use width 1",
                               kernel=self.name, loc=loc)
-        if width not in VECTOR_WIDTHS:
-            raise KernelError(f"access width must be 1, 2 or 4 elements, got {width!r}",
-                              kernel=self.name, loc=loc)
+        if width not in VECTOR_WIDTHS or (width == 8 and not array.dtype.storage_only):
+            raise KernelError(f"access width must be 1, 2 or 4 elements (8 for f16 and bf16), "
+                              f"got {width!r}", kernel=self.name, loc=loc)
         if width * array.dtype.size > MAX_ACCESS_BYTES:
             raise KernelError(f"{width} x {array.dtype} is {width * array.dtype.size} bytes per "
                               f"lane; the widest access is {MAX_ACCESS_BYTES} bytes",
@@ -447,11 +460,14 @@ class KernelBuilder:
         self._guard_condition(f"a load of '{array.name}'")
         index = self._index(array, index, loc)
         width = self._width(array, width, loc)
-        var = Var(self._fresh(name or f"{array.name}_v"), array.dtype, "load", lanes=width)
+        # f16 / bf16 load as their f32 value (a vector of them prints as a float array)
+        dtype = array.dtype.register
+        var = Var(self._fresh(name or f"{array.name}_v"), dtype, "load", lanes=width,
+                  indexed=array.dtype.storage_only and width > 1)
         site = self._next_site(array)
         self._emit(Load(var, array, index, width, loc, site))
         ref_type = VectorRef if width > 1 else ReadOnlyRef
-        return ref_type(Op.VAR, array.dtype, (), var)
+        return ref_type(Op.VAR, dtype, (), var)
 
     def store(self, array, index, value, width: int = 1) -> None:
         """Emit `array[index] = value` (width consecutive elements from a vector or sequence)."""
@@ -472,6 +488,14 @@ class KernelBuilder:
     def _element(self, array, value, loc: SourceLoc) -> Expr:
         """A value converted to an array's element type, as C's assignment does; a Python
         number must fit the type (300 into u8 is an error, not 44)."""
+        if array.dtype.storage_only:
+            # the store rounds an f32 value to f16 / bf16; a constant must not overflow
+            if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and abs(value) > array.dtype.max:
+                raise KernelError(f"storing into '{array.name}': constant {value} does not "
+                                  f"fit {array.dtype} (largest {array.dtype.max:g})",
+                                  kernel=self.name, loc=loc)
+            return cast(as_expr(value, const(0.0)), f32)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             try:
                 return const(value, array.dtype)
@@ -495,6 +519,9 @@ class KernelBuilder:
             raise KernelError(f"atomic kind must be one of {', '.join(ATOMIC_OPS)}, got "
                               f"{kind!r}", kernel=self.name, loc=loc)
         fn, types = ATOMIC_OPS[kind]
+        if array.dtype.storage_only:
+            raise KernelError(f"{fn} on '{array.name}' ({array.dtype}): the IR has no atomics "
+                              "on 16-bit floats", kernel=self.name, loc=loc)
         if array.dtype.name not in types:
             raise KernelError(f"{fn} on '{array.name}' ({array.dtype}): CUDA has it for "
                               f"{', '.join(types)} only", kernel=self.name, loc=loc)
@@ -538,10 +565,14 @@ class KernelBuilder:
 
     def _matrix_operands(self, array, index, matrices, loc: SourceLoc) -> tuple[Expr, ...]:
         self._guard_condition("ldmatrix/stmatrix")
-        if not isinstance(array, SharedArray) or array.dtype.size != 2:
+        if not isinstance(array, SharedArray) or array.dtype.size != 2 \
+                or array.dtype.storage_only:
             what = array.dtype if isinstance(array, SharedArray) else "a global"
-            raise KernelError(f"ldmatrix/stmatrix move 16-bit elements of shared memory; "
-                              f"'{array.name}' is {what} array", kernel=self.name, loc=loc)
+            hint = f" (ldmatrix a u16 view of it: k.view({array.name}, 'bits', u16))" \
+                if getattr(array.dtype, "storage_only", False) else ""
+            raise KernelError(f"ldmatrix/stmatrix move 16-bit integer elements of shared "
+                              f"memory; '{array.name}' is {what} array{hint}",
+                              kernel=self.name, loc=loc)
         if matrices not in (1, 2, 4):
             raise KernelError(f"matrices must be 1, 2 or 4 (.x1/.x2/.x4), got {matrices!r}",
                               kernel=self.name, loc=loc)

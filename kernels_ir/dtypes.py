@@ -16,6 +16,7 @@ class DType:
     c_name: str
     is_float: bool
     signed: bool
+    storage_only: bool = False   # f16, bf16: arrays hold them, registers hold their f32 value
 
     @property
     def bits(self) -> int:
@@ -24,17 +25,31 @@ class DType:
 
     @property
     def np(self) -> np.dtype:
-        """The numpy dtype with the same representation."""
+        """The numpy dtype of values (registers, expressions)."""
+        return np.dtype(np.float32 if self.storage_only else self.np_type)
+
+    @property
+    def storage(self) -> np.dtype:
+        """The numpy dtype arrays of this type are stored as (bf16: its bits, as uint16)."""
         return np.dtype(self.np_type)
+
+    @property
+    def register(self) -> "DType":
+        """The type a value of this element type has once loaded (f32 for f16 and bf16)."""
+        return f32 if self.storage_only else self
 
     @property
     def min(self) -> int | float:
         """Smallest representable value."""
-        return np.finfo(self.np_type).min if self.is_float else np.iinfo(self.np_type).min
+        return -self.max if self.is_float else np.iinfo(self.np_type).min
 
     @property
     def max(self) -> int | float:
         """Largest representable value."""
+        if self.name == "bf16":
+            return float(np.uint32(0x7F7F0000).view(np.float32))  # 3.3895e38
+        if self.storage_only:
+            return float(np.finfo(self.np_type).max)  # 65504.0
         return np.finfo(self.np_type).max if self.is_float else np.iinfo(self.np_type).max
 
     def __repr__(self) -> str:
@@ -50,14 +65,47 @@ i32 = DType("i32", 4, np.int32, "int", False, True)
 u64 = DType("u64", 8, np.uint64, "unsigned long long", False, False)
 f32 = DType("f32", 4, np.float32, "float", True, True)
 f64 = DType("f64", 8, np.float64, "double", True, True)
+# 16-bit floats are storage types: the generated CUDA declares their arrays as bits
+# (unsigned short) and converts with cvt at every load and store (no cuda_fp16.h needed)
+f16 = DType("f16", 2, np.float16, "unsigned short", True, True, storage_only=True)
+bf16 = DType("bf16", 2, np.uint16, "unsigned short", True, True, storage_only=True)
 
-ALL_DTYPES: tuple[DType, ...] = (u8, i8, u16, i16, u32, i32, u64, f32, f64)
+ALL_DTYPES: tuple[DType, ...] = (u8, i8, u16, i16, u32, i32, u64, f32, f64, f16, bf16)
 BY_NAME: dict[str, DType] = {t.name: t for t in ALL_DTYPES}
 
 # Elements per vector access that the IR allows; a lane never moves more than 16 bytes,
-# the widest shared-memory instruction (LDS.128 / STS.128).
-VECTOR_WIDTHS = (1, 2, 4)
+# the widest shared-memory instruction (LDS.128 / STS.128): 8 only for 16-bit floats.
+VECTOR_WIDTHS = (1, 2, 4, 8)
 MAX_ACCESS_BYTES = 16
+
+
+def to_storage(values: np.ndarray, dtype: DType) -> np.ndarray:
+    """f32 values as an array of `dtype` stores them: f16 and bf16 round to nearest even
+    (as cvt.rn does: overflow gives infinity, NaN the canonical NaN 0x7FFF); others as is."""
+    if dtype.name == "f16":
+        with np.errstate(over="ignore"):
+            out = values.astype(np.float16)
+        nan = np.isnan(out)
+        if nan.any():
+            out = out.copy()
+            out.view(np.uint16)[nan] = 0x7FFF
+        return out
+    if dtype.name == "bf16":
+        bits = np.ascontiguousarray(values, np.float32).view(np.uint32).astype(np.uint64)
+        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16  # round half to even
+        out = rounded.astype(np.uint16)
+        out[np.isnan(values)] = 0x7FFF
+        return out
+    return values
+
+
+def from_storage(stored: np.ndarray, dtype: DType) -> np.ndarray:
+    """Stored elements as values: f16 and bf16 widen to f32 exactly; others as they are."""
+    if dtype.name == "f16":
+        return stored.astype(np.float32)
+    if dtype.name == "bf16":
+        return (stored.astype(np.uint32) << 16).view(np.float32)
+    return stored
 
 
 def promote(a: DType, b: DType) -> DType:

@@ -287,6 +287,9 @@ def smax(a: ExprLike, b: ExprLike) -> Expr:
 def cast(x: ExprLike, dtype: DType) -> Expr:
     """C's `(dtype) x`: wraps integers, truncates floats toward zero."""
     x = as_expr(x)
+    if dtype.storage_only:
+        raise KernelError(f"cannot cast to {dtype}: it is a storage type (a store into an "
+                          f"{dtype} array rounds to it; values are f32)", loc=caller_loc())
     if x.dtype == dtype:
         return x
     return Expr(Op.CAST, dtype, (x,))

@@ -17,7 +17,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from .dtypes import promote
+from .dtypes import from_storage, promote, to_storage
 from .errors import KernelError, KernelRuntimeError
 from .evaluate import Evaluator
 from .expr import Expr, Op, Var
@@ -102,10 +102,10 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
         n = launch.lengths[g.name]
         t = g.dtype
         if g.intent == "out":
-            arrays[g.name] = (np.full(n, np.nan, t.np) if t.is_float
+            arrays[g.name] = (to_storage(np.full(n, np.nan, t.np), t) if t.is_float
                               else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
         elif t.is_float:
-            arrays[g.name] = rng.uniform(-1.0, 1.0, n).astype(t.np)
+            arrays[g.name] = to_storage(rng.uniform(-1.0, 1.0, n).astype(t.np), t)
         else:
             arrays[g.name] = rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
     return arrays
@@ -198,8 +198,8 @@ class _Machine(Evaluator):
                 continue
             a = np.asarray(arrays[g.name])
             n = launch.lengths[g.name]
-            if a.dtype != g.dtype.np:
-                raise KernelError(f"array '{g.name}' is {g.dtype} ({g.dtype.np}) but "
+            if a.dtype != g.dtype.storage:
+                raise KernelError(f"array '{g.name}' is {g.dtype} ({g.dtype.storage}) but "
                                   f"{a.dtype} was given", kernel=k.name)
             if a.size != n:
                 raise KernelError(f"array '{g.name}' needs {n} elements at these parameters, "
@@ -507,7 +507,7 @@ class _Machine(Evaluator):
             self.observer(SharedAccess(s, idx, addr, self.weight, its, stored))
         # the window is a multiple of 16, so the division is exact per element
         first = self.block_lin[idx] * (self.window // size) + addr // size
-        return self.shared.view(array.dtype.np), first
+        return self.shared.view(array.dtype.storage), first
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
         """No byte of the access may still be the target of a cp.async in flight."""
@@ -559,7 +559,8 @@ class _Machine(Evaluator):
         if dst not in self.vars:
             shape = (self.total, w) if w > 1 else (self.total,)
             self.vars[dst] = np.zeros(shape, dst.dtype.np)
-        self.vars[dst][idx] = memory[first[:, None] + np.arange(w)] if w > 1 else memory[first]
+        stored = memory[first[:, None] + np.arange(w)] if w > 1 else memory[first]
+        self.vars[dst][idx] = from_storage(stored, array.dtype)  # f16/bf16 widen to f32
 
     def _atomic(self, s: Atomic, idx: np.ndarray) -> None:
         """Lanes at one address apply one after another, in thread order (the GPU's order is
@@ -627,7 +628,7 @@ class _Machine(Evaluator):
             if done.any():
                 stmt = c["stmt"]
                 size = stmt.array.dtype.size
-                memory = self.shared.view(stmt.array.dtype.np)
+                memory = self.shared.view(stmt.array.dtype.storage)
                 first = c["first"][done]
                 memory[first[:, None] + np.arange(stmt.width)] = c["values"][done]
                 nbytes = (first[:, None] * size + np.arange(stmt.width * size)).ravel()
@@ -760,7 +761,9 @@ class _Machine(Evaluator):
         array = s.array
         if self._addresses_only(s, idx, offset):
             return
-        values = [convert(self.eval(v, idx), array.dtype) for v in s.values]
+        # what memory receives: f16/bf16 round to nearest even here, as cvt.rn does
+        values = [to_storage(convert(self.eval(v, idx), array.dtype), array.dtype)
+                  for v in s.values]
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset, values)
             self._check_settled(s, first, s.width, reading=False)

@@ -119,4 +119,9 @@ def require_instructions(kernel, arch: str | Arch) -> Arch:
         if isinstance(s, Access) and s.MIN_SM > number:
             raise KernelError(f"{s.op} needs sm_{s.MIN_SM} or newer; {a.name} does not have it",
                               kernel=kernel.name, stmt=format_stmt(s), loc=s.loc)
+        if isinstance(s, Access) and s.WRITES and s.array.dtype.name == "bf16" and number < 80:
+            # the generated CUDA rounds with cvt.rn.bf16.f32, an sm_80 instruction
+            raise KernelError(f"storing bf16 needs sm_80 or newer (cvt.rn.bf16.f32); {a.name} "
+                              "does not have it", kernel=kernel.name, stmt=format_stmt(s),
+                              loc=s.loc)
     return a

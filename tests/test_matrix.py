@@ -95,7 +95,7 @@ def test_builder_errors():
     k = KernelBuilder("bad")
     words = k.shared("w", f32, 256)
     halves = k.shared("h", u16, (8, 12))
-    with pytest.raises(KernelError, match="16-bit elements of shared memory; 'w' is f32"):
+    with pytest.raises(KernelError, match="16-bit integer elements of shared memory; 'w' is f32"):
         k.ldmatrix(words, threadIdx.x)
     with pytest.raises(KernelError, match="matrices must be 1, 2 or 4"):
         k.ldmatrix(k.shared("x", u16, 256), threadIdx.x, matrices=3)

@@ -19,11 +19,11 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 from kernels_ir import (  # noqa: E402
-    KernelBuilder, cast, f32, f64, i8, i16, i32, select, smax, smin, threadIdx, u8, u16, u32,
-    u64,
+    KernelBuilder, bf16, cast, f16, f32, f64, i8, i16, i32, select, smax, smin, threadIdx, u8,
+    u16, u32, u64,
 )
 
-TYPES = (u8, i8, u16, i16, u32, i32, u64, f32, f64)
+TYPES = (u8, i8, u16, i16, u32, i32, u64, f32, f64)  # of values; tiles also f16, bf16
 
 
 def random_kernel(rng: np.random.Generator, number: int):
@@ -35,7 +35,10 @@ def random_kernel(rng: np.random.Generator, number: int):
     used (NVRTC narrows a vector load whose elements go unused).
     """
     dtype = TYPES[rng.integers(len(TYPES))]
-    widths = [w for w in (1, 2, 4) if w * dtype.size <= 16]
+    # f32 kernels may stage their values in an f16 or bf16 tile (stores round, loads widen)
+    tile_type = dtype if dtype != f32 else (f32, f16, bf16)[int(rng.integers(3))]
+    widths = [w for w in (1, 2, 4, 8) if w * tile_type.size <= 16
+              and (w < 8 or tile_type.storage_only)]
     width = int(rng.choice(widths))
     bx = int(rng.choice([32, 64, 128]))
     per_row = int(rng.choice([8, 16, 32]))
@@ -49,11 +52,12 @@ def random_kernel(rng: np.random.Generator, number: int):
     uniform_trip = bool(rng.integers(2))
     atomic = str(rng.choice(["add", "or", "xor", "and", "max", "min", ""]))
     slots_atomic = int(rng.choice([1, 4, 32, 64]))
+    shuffle = str(rng.choice(["up", "down", "xor", "idx", ""]))
     k = KernelBuilder(f"fuzz{number}")
     n = k.param("n")
     src = k.global_array("src", dtype, n)
     out = k.global_array("out", dtype, n, intent="out")
-    s = k.shared("s", dtype, (rows, cols), pad=pad)
+    s = k.shared("s", tile_type, (rows, cols), pad=pad)
     gid = k.let("gid", cast(threadIdx.x, i32) + k_block(k) * bx, i32)
     acc = k.let("acc", src[gid], dtype)
     stop = 3 if uniform_trip else k_block(k) % 3 + 1
@@ -72,6 +76,12 @@ def random_kernel(rng: np.random.Generator, number: int):
                 total = total + v[e]
         acc.set(cast(total, dtype))
         k.syncthreads()
+    if shuffle:
+        # every lane of every warp takes part (blocks are whole warps): no mask subtleties
+        lane = {"up": 1 + number % 3, "down": 1 + number % 5, "xor": 1 << number % 5,
+                "idx": cast(threadIdx.x * odd, i32) % 32}[shuffle]
+        got = k.shfl(acc, lane, mode=shuffle, width=int(rng.choice([8, 16, 32])))
+        acc.set(cast(acc + cast(got, dtype), dtype))
     if atomic and dtype != f64:  # (f64 would need a double atomicAdd; its rounding in
         # f32 counters would not meet the f64 comparison's tolerance)
         # an order-independent atomic phase: every thread combines its value into a few

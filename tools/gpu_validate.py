@@ -61,6 +61,9 @@ CASES = [
     ("examples/cp_async_gemm.py", "padded"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
+    # f16 / bf16 arrays, 2- to 16-byte accesses
+    ("tests/kernels/halves.py", "f16_x1"), ("tests/kernels/halves.py", "f16_x8"),
+    ("tests/kernels/halves.py", "bf16_x2"), ("tests/kernels/halves.py", "bf16_x8"),
 ]
 
 
