@@ -504,9 +504,17 @@ def _other_op(offsets, widths, op: str, window: int, engine: str, chunk: int,
     return BatchResult(wf, ideal, tuple(BatchPart(c, *v) for c, v in parts.items()))
 
 
+# "auto" batches smaller than this take the numpy path: importing numba and loading its
+# cached kernel costs ~0.5 s on the 2-core CI machine, the numpy path ~17 us per request
+# (benchmarks/bench_banks.py), so numba pays for itself from a few thousand requests on
+NUMBA_MIN_REQUESTS = 2048
+
+
 def _plain_costs(off, width, store, window: int, engine: str, chunk: int) -> BatchResult:
-    """Loads and stores: the compiled kernel when available (or asked for), else numpy."""
-    use_numba = engine == "numba" or (engine == "auto" and _numba_kernel() is not None)
+    """Loads and stores: the compiled kernel when available (or asked for) and the batch is
+    big enough to repay loading it, else numpy (both give the same counts)."""
+    use_numba = engine == "numba" or (engine == "auto" and off.shape[0] >= NUMBA_MIN_REQUESTS
+                                      and _numba_kernel() is not None)
     if use_numba:
         kernel = _numba_kernel()
         if kernel is None:

@@ -15,9 +15,8 @@ naming the block, thread and loop iteration.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import networkx as nx
 import numpy as np
 
 from kernels_ir import (
@@ -27,6 +26,9 @@ from kernels_ir import (
 from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
 
 from .arch import get_arch
+
+if TYPE_CHECKING:  # annotations only
+    import networkx as nx
 
 ENTRY, EXIT = "entry", "exit"
 
@@ -94,6 +96,7 @@ class HazardReport:
 
 def control_flow_graph(kernel: Kernel) -> nx.DiGraph:
     """Statements as nodes (by id), control flow as edges, plus 'entry' and 'exit'."""
+    import networkx as nx  # here, not at import: `smemsim analyze` starts without it
     g = nx.DiGraph()
     g.add_node(ENTRY)
     g.add_node(EXIT)
