@@ -148,7 +148,31 @@ class Compiled:
                 out[s.site] = 0
             elif len(s.found) == 1 and s.found[0].width != s.width:
                 out[s.site] = s.found[0].width
+        for group, _ in self.merges():
+            # the merged instruction starts at the first site's address (t[2i], t[2i+1]:
+            # STS.64 at t[2i]), though the line info gives it to the last site
+            out.update({site: 0 for site in group})
+            out[group[0]] = len(group) * self._site(group[0]).width
         return out
+
+    def merges(self) -> tuple[tuple[tuple[int, ...], str], ...]:
+        """Sites the compiler merged into one wider instruction: a site compiled to k times
+        its width whose k - 1 preceding sites (same op and width) have no instruction of their
+        own. Returns (sites, opcode) pairs."""
+        out = []
+        order = [s for s in self.sites if not s.unrolled and s.op in ("load", "store")]
+        for n, s in enumerate(order):
+            if len(s.found) != 1 or s.found[0].width <= s.width or s.found[0].width % s.width:
+                continue
+            k = s.found[0].width // s.width
+            before = order[max(0, n - k + 1):n]
+            if len(before) == k - 1 and all(not b.found and b.op == s.op and b.width == s.width
+                                            for b in before):
+                out.append((tuple(b.site for b in before) + (s.site,), s.found[0].opcode))
+        return tuple(out)
+
+    def _site(self, number: int) -> SiteCheck:
+        return next(s for s in self.sites if s.site == number)
 
 
 def find_tool(name: str) -> str:
@@ -186,6 +210,7 @@ _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
                      r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS)(?:\.[\w]+)*)(?=[\s;])")
 # `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
 _NEVER = ("@!PT", "@!UPT")
+_REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File ".*", line (\d+)')
 
 
@@ -221,17 +246,22 @@ def _width(opcode: str) -> int:
 
 def parse_sass(text: str) -> list[SassAccess]:
     """Shared-memory instructions of `nvdisasm -g` output, with their source lines."""
-    out, line = [], 0
+    out, line, reduced = [], 0, set()
     for raw in text.splitlines():
         m = _LINE.search(raw)
         if m:
             line = int(m.group(1))
             continue
+        if _REDUX.match(raw):
+            reduced.add(line)
         m = _OPCODE.match(raw)
         if m and (m.group(1) or "").strip() not in _NEVER:
             op = m.group(2)
             out.append(SassAccess(op, sass_kind(op), _width(op), line))
-    return out
+    # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
+    # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
+    return [SassAccess(a.opcode, "atomic_aggregated", a.width, a.line)
+            if a.kind == "atomic" and a.line in reduced else a for a in out]
 
 
 def _resources(cubin_path: str, kernel: str) -> dict[str, int]:

@@ -264,15 +264,24 @@ class KernelBuilder:
         return view
 
     def dynamic_shared(self, name: str, dtype: DType | str, shape: Sequence[int | None] = (None,),
-                       pad: int = 0) -> SharedArray:
+                       pad: int = 0, layout: Swizzle | None = None) -> SharedArray:
         """A view of the launch's dynamic shared memory (`extern __shared__ T name[];`).
 
         Every dynamic view aliases the same bytes, as all `extern __shared__` arrays do in
-        CUDA; the leading extent may be None (it spans what the launch provides).
+        CUDA; the leading extent may be None (it spans what the launch provides). A
+        `layout=Swizzle(B, M, S)` applies to the view's flat offsets (the launch's dynamic
+        bytes must then be a whole number of its periods).
         """
         dtype = _dtype(dtype)
         shape = tuple(shape)
         loc = caller_loc()
+        if layout is not None and not isinstance(layout, Swizzle):
+            raise KernelError(f"dynamic shared array '{name}': layout must be Swizzle(B, M, S)"
+                              f"; the TMA modes ({layout!r}) swizzle absolute addresses and "
+                              "need an alignment the dynamic region does not promise: declare "
+                              "the equivalent Swizzle (SWIZZLE_128B of 2-byte elements is "
+                              "Swizzle(3, 3, 3)) and align the tile yourself",
+                              kernel=self.name, loc=loc)
         if any(e is not None and (not isinstance(e, int) or e <= 0) for e in shape) or \
                 any(e is None for e in shape[1:]):
             raise KernelError(f"dynamic shared array '{name}': only the leading extent may be "
@@ -282,7 +291,8 @@ class KernelBuilder:
         buf = next((b for b in self._buffers if b.dynamic), None)
         if buf is None:
             buf = SharedBuffer("dynamic", None, 16, dynamic=True)
-        return self._add_view(buf, SharedArray(self._unique_decl(name), buf, dtype, shape, pad))
+        return self._add_view(buf, SharedArray(self._unique_decl(name), buf, dtype, shape, pad,
+                                               layout))
 
     def view(self, array: SharedArray, name: str, dtype: DType | str,
              shape: Sequence[int | None] | None = None, pad: int = 0,
@@ -314,10 +324,10 @@ class KernelBuilder:
         if not buf.dynamic and view.static_bytes > buf.nbytes:
             raise KernelError(f"view '{name}' spans {view.static_bytes} bytes but "
                               f"'{array.name}' has {buf.nbytes}", kernel=self.name, loc=loc)
-        if layout is not None and (buf.dynamic or
-                                   (view.static_bytes // dtype.size) % layout.period):
-            raise KernelError(f"view '{name}': {layout.label} needs a static view whose size "
-                              f"is a multiple of {layout.period} elements", kernel=self.name,
+        if layout is not None and not buf.dynamic and \
+                (view.static_bytes // dtype.size) % layout.period:
+            raise KernelError(f"view '{name}': {layout.label} needs a view whose size is a "
+                              f"multiple of {layout.period} elements", kernel=self.name,
                               loc=loc)
         return self._add_view(buf, view)
 

@@ -145,6 +145,14 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
     if dyn and not any(b.dynamic for b in kernel.buffers):
         raise error(f"the launch asks for {dyn} bytes of dynamic shared memory but the "
                     "kernel declares no dynamic_shared array")
+    for view in kernel.shared:
+        if view.buffer.dynamic and view.layout is not None:
+            elements = dyn // view.dtype.size
+            if elements % view.layout.period:
+                raise error(f"dynamic shared array '{view.name}' has {view.layout.label}, "
+                            f"which permutes blocks of {view.layout.period} elements, but the "
+                            f"launch gives {dyn} bytes ({elements} elements){at}: make it a "
+                            "multiple, or swizzled offsets would leave the region")
     lengths = {}
     for g in kernel.globals:
         n = whole(g.length, f"the length of '{g.name}'")

@@ -397,7 +397,9 @@ class Atomic(Access):
 
         f32 add and every 64-bit read-modify-write are a CAS loop (LDS + ATOMS.CAST.SPIN);
         an add of the constant 1 whose result is unused is aggregated per address
-        (ATOMS.POPC.INC); CAS is ATOMS.CAS; the rest are one ATOMS per lane.
+        (ATOMS.POPC.INC); so is a 32-bit add/min/max/and/or/xor whose result is unused at an
+        address that does not depend on the thread (REDUX across the warp, then one lane's
+        ATOMS); CAS is ATOMS.CAS; the rest are one ATOMS per lane.
         """
         t = self.array.dtype
         if (self.kind == "add" and t.is_float) or (t.size == 8 and self.kind not in
@@ -408,7 +410,25 @@ class Atomic(Access):
         if self.kind == "add" and self.dst is None and self.value.op is Op.CONST \
                 and self.value.arg == 1:
             return "atomic_aggregated"
+        if self.dst is None and self.kind in ("add", "min", "max", "and", "or", "xor") \
+                and not any(_per_thread(e) for e in self.index):
+            return "atomic_aggregated"
         return "atomic"
+
+
+def _per_thread(e: Expr) -> bool:
+    """Whether an expression may differ between the threads of a warp, as a compiler sees
+    it: it reads threadIdx or a variable (a variable may hold a per-thread value), outside
+    the terms any compiler folds to a constant (`x % 1`, `x * 0`, `x & 0`)."""
+    if e.op is Op.MOD and e.src[1].op is Op.CONST and e.src[1].arg == 1:
+        return False
+    if e.op in (Op.MUL, Op.AND) and any(s.op is Op.CONST and s.arg == 0 for s in e.src):
+        return False
+    if e.op is Op.SPECIAL:
+        return e.arg[0] == "threadIdx"
+    if e.op in (Op.VAR, Op.LOCAL_READ, Op.COMPONENT):
+        return True
+    return any(_per_thread(s) for s in e.src)
 
 
 class _Matrix(Access):

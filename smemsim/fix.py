@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
-from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle
+from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle, resolve_launch
 from kernels_ir.builder import STATIC_SMEM_LIMIT
 from kernels_ir.expr import Expr, as_expr
 from kernels_ir.layout import tma_swizzle
@@ -142,6 +142,8 @@ def _declaration(kernel: Kernel, view: SharedArray, pad: int, layout: Swizzle | 
     shape = view.shape[0] if len(view.shape) == 1 else tuple(view.shape)
     extra = (f", pad={pad}" if pad else "") + \
         (f", layout=Swizzle({layout.b}, {layout.m}, {layout.s})" if layout else "")
+    if view.buffer.dynamic:
+        return f'k.dynamic_shared("{view.name}", {view.dtype}, {tuple(view.shape)}{extra})'
     if view is view.buffer.views[0]:
         align = f", align={view.buffer.align}" if view.buffer.align != 16 else ""
         volatile = ", volatile=True" if view.buffer.volatile else ""
@@ -167,23 +169,24 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     plans, skipped = [], []
     for name in targets:
         array = by_name[name]
-        if array.buffer.dynamic:
-            skipped.append(f"{name}: dynamic shared memory (its size comes with the launch): "
-                           "declare a layout by hand")
-            continue
         views = array.buffer.views
         widest = max([s.access_bytes for s in _accesses(kernel, views)] +
                      [v.dtype.size for v in views])
         vec = max(1, widest // array.dtype.size)
-        if array.rank >= 2 and len(views) == 1:
+        if array.rank >= 2 and len(views) == 1 and not array.buffer.dynamic:
             # one full period of the banks: 128 bytes of padding
             limit = max_pad or max(128 // array.dtype.size, vec)
             for pad in range(vec, limit + 1, vec):
                 plans.append((name, "pad", pad, None, lambda a=array, p=pad: padded(kernel, a, p)))
+        elif array.rank >= 2 and array.buffer.dynamic:
+            skipped.append(f"{name}: padding not tried: it is dynamic shared memory (its size "
+                           "comes with the launch); swizzles were")
         elif array.rank >= 2:
             skipped.append(f"{name}: padding not tried: views {', '.join(v.name for v in views[1:])}"
                            " alias its bytes (swizzles apply to all of them)")
-        length = array.buffer.nbytes // array.dtype.size
+        nbytes = resolve_launch(kernel, params).dynamic_smem if array.buffer.dynamic \
+            else array.buffer.nbytes
+        length = nbytes // array.dtype.size
         m = _log2(vec)
         for b in range(1, 6):
             if length % (1 << (b + m)):

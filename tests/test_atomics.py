@@ -199,3 +199,65 @@ def test_final_memory_of_every_atomic_matches_on_the_gpu(kind, dtype, value):
         assert np.allclose(got, final, rtol=1e-6)
     else:
         assert np.array_equal(got, final)
+
+
+def _uniform_address_kernel(kind, index):
+    k = KernelBuilder("uniform")
+    src = k.global_array("src", u32, 64)
+    counters = k.shared("counters", u32, 32)
+    with k.if_(threadIdx.x < 32):
+        counters[threadIdx.x] = 0
+    k.syncthreads()
+    k.atomic(counters, index(threadIdx.x), kind, src[threadIdx.x])
+    k.launch(1, 64)
+    return k.build()
+
+
+@pytest.mark.parametrize("kind", ["add", "min", "max", "and", "or", "xor"])
+def test_an_atomic_at_a_warp_uniform_address_is_aggregated(kind):
+    """Found by the ncu fuzz on an H100: `atomicMin(&c[(tid * 3) % 1], v)` costs 1 wavefront
+    per warp, not 32: NVRTC reduces the warp's values with REDUX and one lane issues the
+    ATOMS. The analysis sees the address does not depend on the thread (`% 1` folds to 0)."""
+    k = _uniform_address_kernel(kind, lambda t: (t * 3) % 1)
+    (atomic,) = [s for s in k.sites() if s.ATOMIC]
+    assert atomic.op == "atomic_aggregated"
+    assert analyze(k).site(atomic.site).wavefronts == 2  # two warps, one lane each
+    per_lane = _uniform_address_kernel(kind, lambda t: t % 2)  # two addresses, per thread
+    (atomic,) = [s for s in per_lane.sites() if s.ATOMIC]
+    assert atomic.op == "atomic"
+
+
+def test_the_sass_reader_knows_a_redux_aggregated_atomic():
+    from gpu_backend.compile import parse_sass
+    text = ("\t//## File \"k.cu\", line 9\n"
+            "        /*0090*/                   REDUX.MIN.UR4 UR4, R2 ;\n"
+            "        /*00a0*/               @P0 ATOMS.MIN RZ, [UR5], R5 ;\n"
+            "\t//## File \"k.cu\", line 10\n"
+            "        /*00b0*/                   ATOMS.MIN RZ, [R3], R5 ;\n")
+    assert [(a.opcode, a.kind, a.line) for a in parse_sass(text)] == [
+        ("ATOMS.MIN", "atomic_aggregated", 9), ("ATOMS.MIN", "atomic", 10)]
+
+
+@pytest.mark.parametrize("kind", ["add", "min", "xor"])
+def test_uniform_address_atomics_compile_with_redux(kind):
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
+    c = compile_kernel(_uniform_address_kernel(kind, lambda t: (t * 3) % 1), "sm_90")
+    (atomic,) = [s for s in c.sites if s.op.startswith("atomic")]
+    assert atomic.ok and [a.kind for a in atomic.found] == ["atomic_aggregated"], \
+        atomic.describe()
+
+
+def test_cas_loop_counts_are_labelled_as_estimates():
+    """The ncu fuzz measured CAS-loop passes both above and below the one-warp model
+    (timing between warps, data that needs no CAS): the report says so."""
+    import io
+    from rich.console import Console
+    from smemsim.cli.render import report_table
+    buf = io.StringIO()
+    Console(file=buf, width=300).print(report_table(analyze(_atomic_kernel(dtype=f32,
+                                                                           value=1.0))))
+    assert "estimate: site(s) 1 compile to a CAS loop" in buf.getvalue()
+    buf = io.StringIO()
+    Console(file=buf, width=300).print(report_table(analyze(_atomic_kernel(value=2))))
+    assert "estimate" not in buf.getvalue()

@@ -274,3 +274,40 @@ def test_data_files_and_installed_examples(tmp_path, monkeypatch):
     assert code == 2 and "has no global array 'nope' (it has data, hist)" in out
     code, out = cli("analyze", "no_such_example")
     assert code == 2 and "the installed examples are" in out
+
+
+def test_compile_follows_two_stores_merged_into_one_sts64():
+    """The merged instruction is re-costed at the first store's address (the second's is
+    only 4-byte aligned: re-costing it there used to crash): 256 threads' 8-byte stores,
+    8 warp requests of 256 contiguous bytes, 2 wavefronts each."""
+    require_nvrtc()
+    fixture = str(ROOT / "tests" / "kernels" / "adjacent_stores.py")
+    code, out = cli("compile", fixture, width=200)
+    assert code == 0, out
+    assert "MERGED   sites 0, 1 into one STS.64 (re-costed at site 0's address)" in out
+    row = next(line for line in out.splitlines() if line.startswith("0 "))
+    assert row.split()[3:7] == ["store", "8B", "8", "16"]
+    code, out = cli("compile", fixture, "--json")
+    doc = json.loads(out)["results"][0]
+    assert doc["unexplained"] is None and doc["compiled_widths"] == {"0": 8, "1": 0}
+
+
+def test_analyze_as_compiled_counts_what_nvrtc_emitted():
+    require_nvrtc()
+    fixture = str(ROOT / "tests" / "kernels" / "adjacent_stores.py")
+    code, out = cli("analyze", fixture, width=200)
+    # as written: two stride-2 4-byte stores, each 2-way conflicted
+    assert "stores: 16 requests, 32 wavefronts, ideal 16, excess 16" in out
+    code, out = cli("analyze", fixture, "--as-compiled", width=200)
+    assert code == 0
+    assert "stores: 8 requests, 16 wavefronts, ideal 16, excess 0" in out  # one STS.64
+    assert "compiler: sites 0, 1 merged into one STS.64, counted at site 0's address" in out
+    code, out = cli("analyze", fixture, "--regs", "compile", width=200)
+    assert "note: the compiler changed 2 site(s)" in out
+    code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--as-compiled", "--json")
+    doc = json.loads(out)["results"][0]
+    assert doc["as_compiled"] == {
+        "widths": {}, "notes": ["compiler: every site compiled as stated; the counts are "
+                                "unchanged"]}
+    code, out = cli("analyze", TRANSPOSE, "--as-compiled", "--sweep", "n=32:64:32")
+    assert code == 2 and "--as-compiled does not combine with --sweep yet" in out

@@ -10,6 +10,7 @@ from smemsim import analyze
 from smemsim.fix import search, swizzled
 from smemsim.hazards import check
 from tests.conftest import require_nvrtc
+from tests.kernels import dynamic_swizzle
 
 
 def transpose(layout=None, pad=0, align=None):
@@ -158,3 +159,27 @@ def test_ldmatrix_through_a_declared_layout_matches_the_hand_swizzled_example():
     src = out["src"].reshape(64, 64)
     frag0 = out["out"][:8]  # lane 0, kk 0: matrix 0, row 0: its own element pair
     assert frag0[0] == src[0, 0] and frag0[1] == src[0, 1]
+
+
+def test_dynamic_views_take_a_swizzle_checked_at_launch():
+    k = dynamic_swizzle.transpose(Swizzle(5, 0, 5))
+    out = run(k)
+    assert np.array_equal(out["dst"].reshape(32, 32), out["src"].reshape(32, 32).T)
+    assert analyze(k).sites[1].wavefronts == 32
+    with pytest.raises(KernelError, match=r"'tile' has Swizzle<5,0,5>, which permutes blocks "
+                                          r"of 32 elements, but the launch gives 4100 bytes"):
+        analyze(k, {"bytes": 4100})
+    with pytest.raises(KernelError, match=r"the TMA modes \('SWIZZLE_128B'\) swizzle absolute"):
+        dynamic_swizzle.transpose("SWIZZLE_128B")
+    f = search(dynamic_swizzle.transpose())
+    assert f.best[0].builder == 'k.dynamic_shared("tile", f32, (None, 32), ' \
+                                'layout=Swizzle(5, 0, 5))'
+    assert any("padding not tried: it is dynamic shared memory" in n for n in f.skipped)
+
+
+def test_dynamic_swizzled_views_compile():
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
+    compiled = compile_kernel(dynamic_swizzle.transpose(Swizzle(5, 0, 5)), "sm_90")
+    assert compiled.widths_ok
+    assert "float* tile = reinterpret_cast<float*>(smem_dynamic_);" in compiled.generated.source

@@ -1,10 +1,15 @@
 """Random kernels through code generation, NVRTC and a GPU launch, against the interpreter.
 
-    python3 tools/gpu_fuzz.py COUNT OUT_DIR     (on a machine with a GPU)
+    python3 tools/gpu_fuzz.py COUNT OUT_DIR [FIRST] [--ncu]   (on a machine with a GPU)
 
-Each kernel mixes what the IR has: every element type, 1/2/4-element accesses, padding,
-loops with thread-dependent trip counts, guards, barriers, arithmetic with C semantics
-(division, remainder, shifts, min/max, select) and global loads and stores.
+Each kernel mixes what the IR has: every element type, 1/2/4-element accesses (8 in f16 and
+bf16 tiles), padding, loops with thread-dependent trip counts, guards, barriers, arithmetic
+with C semantics (division, remainder, shifts, min/max, select), global loads and stores, an
+atomic phase and a warp shuffle. Kernel n is made from its own seed, so kernels FIRST ..
+FIRST+COUNT-1 can be run in several calls; with --ncu, Nsight Compute also reads each one's
+shared-memory counters and compares them with the analysis of what NVRTC emitted (requests
+exactly, wavefronts never below). The file is also a kernels file (KERNELS: fuzz0, fuzz1,
+...), which is how ncu's profiled process finds the kernel.
 """
 from __future__ import annotations
 
@@ -126,30 +131,60 @@ def _arith(k, rng, acc, i, dtype):
     return cast(ops[choice], dtype)
 
 
+def kernel_number(number: int):
+    """Random kernel `number` (its own seed: the same kernel in every call)."""
+    return random_kernel(np.random.default_rng([2026, number]), number)
+
+
+KERNELS = {f"fuzz{n}": (lambda n=n: kernel_number(n)) for n in range(1000)}
+
+
+def _counters(kernel, run) -> dict:
+    """ncu's shared-memory counters for one launch against the analysis of what NVRTC
+    emitted (the target process makes seed-0 inputs; these kernels' addresses do not depend
+    on data)."""
+    import dataclasses
+
+    from gpu_backend.measure import compare_counts, measure
+    from smemsim.analysis import analyze
+    report = analyze(kernel, widths=run.compiled.compiled_widths())
+    measured = measure(str(pathlib.Path(__file__).resolve()), kernel.name, {}, kernel.name)
+    agreement = compare_counts(report, measured)
+    return {"counters_ok": agreement.ok,
+            "counters": [dataclasses.asdict(c) for c in agreement.checks]}
+
+
 def main() -> None:
     """Run COUNT random kernels on the GPU; write fuzz.json under OUT_DIR."""
     from gpu_backend.device import run_on_gpu
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    out_dir = pathlib.Path(sys.argv[2] if len(sys.argv) > 2 else ".")
-    rng = np.random.default_rng(2026)
+    args = [a for a in sys.argv[1:] if a != "--ncu"]
+    with_ncu = "--ncu" in sys.argv
+    count = int(args[0]) if args else 200
+    out_dir = pathlib.Path(args[1] if len(args) > 1 else ".")
+    first = int(args[2]) if len(args) > 2 else 0
     results, failures, start = [], 0, time.time()
-    for number in range(count):
+    for number in range(first, first + count):
         try:
-            kernel = random_kernel(rng, number)
+            kernel = kernel_number(number)
             r = run_on_gpu(kernel, seed=number)
             ok = r.matches and r.compiled.widths_ok
             results.append({"kernel": kernel.name, "matches": r.matches,
                             "sass_ok": r.compiled.widths_ok,
                             "mismatches": [m.detail for m in r.mismatches]})
+            if with_ncu:
+                results[-1].update(_counters(kernel, r))
+                ok = ok and results[-1]["counters_ok"]
         except Exception:
             ok = False
             results.append({"kernel": f"fuzz{number}", "error": traceback.format_exc()})
         failures += not ok
-    summary = {"count": count, "failures": failures, "seconds": round(time.time() - start, 1)}
-    (out_dir / "fuzz.json").write_text(json.dumps({"summary": summary, "results": results},
-                                                  indent=1))
-    print(f"fuzz: {count} random kernels, {count - failures} matched the interpreter with the "
-          f"stated widths, {failures} did not ({summary['seconds']} s)")
+    summary = {"count": count, "first": first, "ncu": with_ncu, "failures": failures,
+               "seconds": round(time.time() - start, 1)}
+    (out_dir / f"fuzz-{first}.json").write_text(json.dumps(
+        {"summary": summary, "results": results}, indent=1))
+    print(f"fuzz: {count} random kernels from fuzz{first}, {count - failures} matched the "
+          f"interpreter with the stated widths{' and ncu' if with_ncu else ''}, {failures} "
+          f"did not ({summary['seconds']} s)")
 
 
 if __name__ == "__main__":

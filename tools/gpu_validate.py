@@ -61,6 +61,10 @@ CASES = [
     ("examples/cp_async_gemm.py", "padded"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
+    # two adjacent stores merged into one STS.64: predicted from the SASS too
+    ("tests/kernels/adjacent_stores.py", "pair"),
+    # a swizzle declared on a dynamic shared view
+    ("tests/kernels/dynamic_swizzle.py", "plain"), ("tests/kernels/dynamic_swizzle.py", "swizzled"),
     # f16 / bf16 arrays, 2- to 16-byte accesses
     ("tests/kernels/halves.py", "f16_x1"), ("tests/kernels/halves.py", "f16_x8"),
     ("tests/kernels/halves.py", "bf16_x2"), ("tests/kernels/halves.py", "bf16_x8"),

@@ -110,10 +110,11 @@ def compile_or_explain(kernel, arch: str, verb: str):
                           "without it") from None
 
 
-def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None):
-    """The calculator for a kernel; registers and static smem from a compile if asked."""
+def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=None):
+    """The calculator for a kernel; registers and static smem from a compile if asked (the
+    one given, or a new one)."""
     if regs == "compile":
-        compiled = compile_or_explain(kernel, arch, "--regs compile")
+        compiled = compiled or compile_or_explain(kernel, arch, "--regs compile")
         return kernel_occupancy(kernel, arch, compiled.registers, params, carveout,
                                 static_smem=compiled.static_smem)
     return kernel_occupancy(kernel, arch, regs, params, carveout)

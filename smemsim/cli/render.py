@@ -68,6 +68,11 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     if any(s.data_dependent for s in r.sites):
         parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
+    loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop"]
+    if loops:
+        parts.append(Text(f"estimate: site(s) {', '.join(loops)} compile to a CAS loop, whose "
+                          "passes depend on timing between warps and on the data; counted "
+                          "as each warp alone (docs/hardware-rules.md)"))
     return RichGroup(*parts)
 
 

@@ -8,8 +8,8 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from .. import jsonout, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, busy, input_sources, inputs, kernels, occupancy_of, print_json, say,
-    swept,
+    EXIT_GATE, EXIT_OK, busy, compile_or_explain, input_sources, inputs, kernels, occupancy_of,
+    print_json, say, swept,
 )
 from ..options import (
     add_common, add_kernels, add_regs, add_sweep, fraction, parse_params, ratio,
@@ -29,35 +29,88 @@ def add_arguments(p) -> None:
     p.add_argument("--min-occupancy", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy (needs --regs) is below FRACTION")
     add_sweep(p, "totals")
+    p.add_argument("--as-compiled", action="store_true",
+                   help="compile with NVRTC and count what the compiler emitted: sites it "
+                        "widened or merged re-costed at their SASS width, sites it folded "
+                        "away dropped (docs/as-compiled.md)")
 
 
 def execute(args, console: Console) -> int:
     """Analyze every selected kernel (or sweep one parameter)."""
     params = parse_params(args.param)
     if args.sweep:
+        if args.as_compiled:
+            raise KernelError("--as-compiled does not combine with --sweep yet: run one "
+                              "value at a time")
         return _sweep(args, console, params)
     reports, docs, code = [], [], EXIT_OK
     for name, kernel in kernels(args):
         arrays = inputs(args, name, kernel, params)
+        compiled = None
+        if args.as_compiled or args.regs == "compile":
+            with busy(console, args, f"compiling {kernel.name}"):
+                compiled = compile_or_explain(kernel, args.arch,
+                                              "--as-compiled" if args.as_compiled else
+                                              "--regs compile")
+        widths = compiled.compiled_widths() if compiled is not None else {}
         with busy(console, args, f"tracing {kernel.name}"):
-            r = analyze(kernel, params, arch=args.arch, arrays=arrays)
-            occ = occupancy_of(kernel, args.arch, args.regs, params) \
+            r = analyze(kernel, params, arch=args.arch, arrays=arrays,
+                        widths=widths if args.as_compiled else None)
+            occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
-        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}", sources))
-        docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
+        notes = _compiler_notes(compiled, args) if compiled is not None else []
+        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}", sources,
+                        notes))
+        docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources} |
+                    ({"as_compiled": {"widths": widths, "notes": notes}}
+                     if args.as_compiled else {}))
         code = max(code, _gates(args, console, r, occ))
     if args.json:
         print_json(console, docs, exit_code=code)
         return code
-    for r, occ, explain, sources in reports:
+    for r, occ, explain, sources, notes in reports:
         console.print(render.report_table(r, explain))
         if sources:
             say(console, "inputs: " + "; ".join(f"{a} = {w}" for a, w in sources.items()))
+        for note in notes:
+            say(console, note)
         if occ is not None:
             console.print(render.occupancy_view(occ))
         console.print()
     return code
+
+
+def _compiler_notes(compiled, args) -> list[str]:
+    """What the compiler did to each site it changed, in words (or a hint to follow it)."""
+    changed = [s for s in compiled.sites if not s.ok]
+    merged = {site for group, _ in compiled.merges() for site in group}
+    if not args.as_compiled:
+        if compiled.compiled_widths() or changed or compiled.unattributed:
+            return [f"note: the compiler changed {len(changed)} site(s) (`smemsim compile` "
+                    "shows how); --as-compiled counts what it emitted"]
+        return []
+    notes = [f"compiler: sites {', '.join(map(str, g))} merged into one {op}, counted at site "
+             f"{g[0]}'s address" for g, op in compiled.merges()]
+    for s in changed:
+        if s.site in merged:
+            continue
+        if s.unrolled:
+            notes.append(f"compiler: {s.describe()}; inside a loop it unrolls: reported, "
+                         "not re-counted (see docs/as-compiled.md)")
+        elif s.op not in ("load", "store"):
+            notes.append(f"compiler: {s.describe()}; reported, not re-counted")
+        elif not s.found:
+            notes.append(f"compiler: {s.describe()}: dropped from the counts (folded into "
+                         "another access or hoisted)")
+        else:
+            notes.append(f"compiler: {s.describe()}: counted at {s.found[0].width} B")
+    for a in compiled.unattributed:
+        notes.append(f"compiler: {a.opcode} on line {a.line} of the generated CUDA belongs to "
+                     "no IR site: not counted")
+    if not notes:
+        notes.append("compiler: every site compiled as stated; the counts are unchanged")
+    return notes
 
 
 def _gates(args, console: Console, r, occ, where: str = "") -> int:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from kernels_ir import KernelError
+
 from ...analysis import analyze
 from .. import jsonout, render
 from ..common import EXIT_OK, busy, compile_or_explain, inputs, kernels, print_json, say
@@ -25,20 +27,31 @@ def execute(args, console: Console) -> int:
         with busy(console, args, f"compiling {kernel.name}"):
             c = compile_or_explain(kernel, args.arch, "compile")
         widths = c.compiled_widths()
-        rerun = None
+        rerun, unexplained = None, None
         if widths:
-            rerun = analyze(kernel, params, arch=args.arch,
-                            arrays=inputs(args, name, kernel, params), widths=widths)
-        docs.append(jsonout.compile_json(c, rerun))
+            try:
+                rerun = analyze(kernel, params, arch=args.arch,
+                                arrays=inputs(args, name, kernel, params), widths=widths)
+            except KernelError as err:
+                # a change the width mapping cannot explain (say, a merge whose first site
+                # is not the lowest address): reported, never guessed
+                unexplained = str(err)
+        docs.append(jsonout.compile_json(c, rerun) | {"unexplained": unexplained})
         if args.json:
             continue
         say(console, f"{kernel.name} for {c.arch}: {c.registers} registers, {c.local} B "
                      f"local (spills), {c.static_smem} B static shared memory")
         for s in c.sites:
             say(console, ("  ok       " if s.ok else "  CHANGED  ") + s.describe())
+        for group, opcode in c.merges():
+            say(console, f"  MERGED   sites {', '.join(map(str, group))} into one {opcode} "
+                         f"(re-costed at site {group[0]}'s address)")
         for a in c.unattributed:
             say(console, f"  CHANGED  {a.opcode} on line {a.line} of the generated source "
                          "belongs to no IR site")
+        if unexplained:
+            say(console, f"the compiler changed the kernel in a way the re-analysis cannot "
+                         f"follow: {unexplained}")
         if rerun is not None:
             say(console, "the compiler changed the kernel; the analysis of what it emitted "
                          "(sites it folded away are dropped; hoisting out of loops is not "
