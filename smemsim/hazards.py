@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from kernels_ir import (
-    BarrierReached, Kernel, KernelError, KernelRuntimeError, SharedAccess, SourceLoc,
-    WarpBarrierReached, resolve_launch, run,
+    BarrierReached, Kernel, KernelError, KernelRuntimeError, PartialRun, SharedAccess,
+    SourceLoc, WarpBarrierReached, resolve_launch, run,
 )
 from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
 
@@ -70,7 +70,8 @@ class Fault:
     """A launch that cannot run as written: the interpreter's located error."""
 
     kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read,
-    #            copy_in_flight (a cp.async not yet waited for), other
+    #            copy_in_flight (a cp.async not yet waited for), incomplete (too large to
+    #            check in bounded memory), other
     message: str
 
 
@@ -177,7 +178,10 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
 # ---------------------------------------------------------------- the dynamic pass
 
 class _Recorder:
-    def __init__(self, launch):
+    def __init__(self, launch, blocks: np.ndarray):
+        self.scan = None  # called with the records of completed barrier intervals
+        self.blocks = blocks  # the grid's linear block ids this run has, by dense index
+        self.rows = 0
         self.tpb = launch.threads_per_block
         self.wpb = launch.warps_per_block
         self.epoch = np.zeros(launch.num_blocks, np.int64)
@@ -188,18 +192,20 @@ class _Recorder:
 
     def __call__(self, event) -> None:
         if isinstance(event, WarpBarrierReached):
-            self.warp_epoch[event.warps] += 1
+            self.warp_epoch[self._warp(event.warps)] += 1
             return
         if isinstance(event, BarrierReached):
-            for b in event.blocks.tolist():
+            for b in self.blocks[event.blocks].tolist():
                 self.epoch[b] += 1
                 self.barrier_lines[(b, int(self.epoch[b]))] = event.stmt.loc.line
+            if self.rows > FLUSH_ROWS:
+                self._flush()
             return
         if not isinstance(event, SharedAccess):
             return
         s = event.stmt
         nbytes = s.access_bytes
-        block = event.threads // self.tpb
+        block = self.blocks[event.threads // self.tpb]
         byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
         rep = lambda a: np.repeat(a, nbytes)
         warp = block * self.wpb + event.threads % self.tpb // 32
@@ -212,12 +218,55 @@ class _Recorder:
                                     rep(event.threads), np.full(byte.size, s.site),
                                     np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES)),
                                     rep(warp), rep(self.warp_epoch[warp]), value], axis=1))
+        self.rows += byte.size
+        if self.rows > MAX_OPEN_ROWS:
+            self._flush()
+            if self.rows > MAX_OPEN_ROWS:
+                its = ", ".join(f"{k}={v}" for k, v in event.iterations)
+                raise _IntervalTooLarge(
+                    f"check stopped at {s.loc}{f' ({its})' if its else ''}: barrier intervals "
+                    f"still open hold {self.rows:,} shared byte accesses (the limit is "
+                    f"{MAX_OPEN_ROWS:,}, about {MAX_OPEN_ROWS * 72 >> 20} MiB); races were "
+                    "checked up to here. A loop that never ends, or never reaches a "
+                    "__syncthreads()? Check a smaller launch with --param")
+
+    def _warp(self, dense: np.ndarray) -> np.ndarray:
+        """Grid-wide warp ids of the run's dense ones."""
+        return self.blocks[dense // self.wpb] * self.wpb + dense % self.wpb
+
+    def _flush(self) -> None:
+        """Scan the intervals every block has left behind, and forget them (memory stays
+        bounded by the open intervals)."""
+        a = self.take()
+        done = a[:, 1] < self.epoch[a[:, 0]]
+        if done.any():
+            self.scan(a[done])
+        self.parts = [a[~done]]
+        self.rows = int((~done).sum())
+
+    def take(self) -> np.ndarray:
+        """Every record held, as one array (and no longer held)."""
+        a = np.concatenate(self.parts) if self.parts else np.zeros((0, 9), np.int64)
+        self.parts, self.rows = [], 0
+        return a
 
 
-def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Race]:
-    if not rec.parts:
-        return []
-    a = np.concatenate(rec.parts)
+class _IntervalTooLarge(Exception):
+    """A barrier interval too big to check in bounded memory."""
+
+
+# Records are 9 int64 columns (72 bytes) per byte accessed: scan completed intervals once
+# this many are held, and stop (a located fault) past the larger number in open intervals.
+FLUSH_ROWS = 1 << 21
+MAX_OPEN_ROWS = 1 << 22
+
+
+def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: int,
+           found: list, seen: dict) -> list[Race]:
+    """Add the races among records `a` (whole barrier intervals) to `found`: one per site
+    pair (`seen`), an order-dependent one replacing a same-value one, at most `limit`."""
+    if not a.size or len(found) >= limit:
+        return found
     order = np.lexsort((a[:, 3], a[:, 2], a[:, 1], a[:, 0]))
     a = a[order]
     key = a[:, :3]
@@ -225,15 +274,20 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
     ends = np.append(starts[1:], len(a))
     allowed = set(pairs)
     sites = {s.site: s for s in kernel.sites()}
-    found, seen = [], {}
     gx, gy, _ = launch.grid
     bx, by, _ = launch.block
-    for s0, e0 in zip(starts, ends):
+    settled = lambda: all(seen.get(p) in ("write-write", "read-write") for p in allowed)
+    for n, (s0, e0) in enumerate(zip(starts, ends)):
+        if n % 256 == 0 and settled():
+            break  # every pair that can race has its report: nothing more to find
         group = a[s0:e0]
         if e0 - s0 < 2 or not group[:, 5].any() or (group[:, 3] == group[0, 3]).all():
             continue
         stores = group[group[:, 5] != 0]
-        for w in stores:
+        # one store per (site, warp) stands for the others: every other thread's rows are
+        # compared with it, and lanes of one warp share their __syncwarp ordering
+        _, firsts = np.unique(stores[:, 4] * (1 << 32) + stores[:, 6], return_index=True)
+        for w in stores[np.sort(firsts)]:
             others = group[group[:, 3] != w[3]]
             # lanes of one warp with a __syncwarp between them are ordered
             others = others[(others[:, 6] != w[6]) | (others[:, 7] == w[7])]
@@ -251,7 +305,7 @@ def _races(kernel: Kernel, launch, rec: _Recorder, pairs, limit: int) -> list[Ra
             if pair not in allowed or seen.get(pair) in (kind, "write-write", "read-write"):
                 continue  # one report per site pair; an order-dependent one replaces a benign
             if pair in seen:
-                found = [r for r in found if (r.first, r.second) != pair]
+                found[:] = [r for r in found if (r.first, r.second) != pair]
             seen[pair] = kind
             first, second = (w, o) if int(w[4]) <= int(o[4]) else (o, w)
             stmt = sites[int(first[4])]
@@ -332,13 +386,29 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     limits = launch_limits(kernel, arch, params, registers)
     launch = resolve_launch(kernel, params)
     pairs = concurrent_site_pairs(kernel)
-    rec = _Recorder(launch)
-    faults = []
-    try:
-        run(kernel, dict(launch.params), arrays, seed=seed, observer=rec)
-    except KernelRuntimeError as err:
-        faults.append(Fault(_classify(err), str(err)))
-    races = _races(kernel, launch, rec, pairs, max_races)
+    found, seen, faults = [], {}, []
+    # Blocks share no shared memory: they are checked in chunks, all at once first, fewer
+    # when a chunk's open barrier intervals outgrow the memory bound (then that chunk reruns)
+    blocks = np.arange(launch.num_blocks, dtype=np.int64)
+    start, chunk = 0, blocks.size
+    while start < blocks.size and not faults:
+        part = blocks[start:start + chunk]
+        rec = _Recorder(launch, part)
+        rec.scan = lambda a, rec=rec: _races(kernel, launch, rec, a, pairs, max_races, found,
+                                             seen)
+        partial = None if part.size == blocks.size else PartialRun(blocks=part)
+        try:
+            run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial)
+        except KernelRuntimeError as err:
+            faults.append(Fault(_classify(err), str(err)))
+        except _IntervalTooLarge as err:
+            if chunk > 1:
+                chunk = max(1, chunk // 4)
+                continue  # this chunk again, in smaller pieces
+            faults.append(Fault("incomplete", str(err)))
+        _races(kernel, launch, rec, rec.take(), pairs, max_races, found, seen)
+        start += part.size
+    races = found
     return HazardReport(kernel.name, dict(launch.params),
                         tuple(r for r in races if not r.benign), tuple(faults),
                         tuple(x for x in limits if not x.startswith("note:")), pairs,

@@ -290,3 +290,46 @@ def test_the_check_verb_warns_about_same_value_writes_and_exits_0(tmp_path):
     assert code == 0
     assert "flag (no parameters): no hazard that changes a result; warnings:" in out
     assert "warning: same-value write-write race on flag[0]" in out
+
+
+def _race_in_block(target):
+    from kernels_ir import blockIdx
+    k = KernelBuilder("late_race")
+    s = k.shared("s", f32, 64)
+    out = k.global_array("out", f32, 8 * 64, intent="out")
+    s[threadIdx.x] = 1.0
+    with k.if_(blockIdx.x == target):
+        s[(threadIdx.x + 1) % 64] = 2.0   # a neighbour's word, no barrier: write-write
+    k.syncthreads()
+    out[blockIdx.x * 64 + threadIdx.x] = s[threadIdx.x]
+    k.launch(8, 64)
+    return k.build()
+
+
+def test_check_runs_in_block_chunks_in_bounded_memory(monkeypatch):
+    """Past the memory bound a chunk reruns in smaller pieces; races keep their grid block."""
+    import smemsim.hazards as hz
+    whole = check(_race_in_block(5))
+    monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 600)   # one block's interval: 64 x 4 x 2 bytes
+    monkeypatch.setattr(hz, "FLUSH_ROWS", 100)
+    chunked = check(_race_in_block(5))
+    assert [(r.kind, r.block, r.threads) for r in chunked.races] == \
+        [(r.kind, r.block, r.threads) for r in whole.races]
+    assert chunked.races[0].block == (5, 0, 0)
+
+
+def test_a_loop_without_end_stops_the_check_with_its_location(monkeypatch):
+    import smemsim.hazards as hz
+    monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 20000)
+    k = KernelBuilder("endless")
+    s = k.shared("s", f32, 64)
+    s[threadIdx.x] = 1.0
+    k.syncthreads()
+    with k.loop("i", 0, lambda i: i >= 0, update=lambda i: i + 1) as i:
+        s[threadIdx.x] = s[threadIdx.x] + 1.0
+    k.launch(2, 64)
+    h = check(k.build())
+    (fault,) = h.faults
+    assert fault.kind == "incomplete" and not h.clean
+    assert "check stopped at" in fault.message and "i=" in fault.message
+    assert "A loop that never ends, or never reaches a __syncthreads()?" in fault.message
