@@ -29,7 +29,7 @@ from .stmt import (
 
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
-    "blockDim", "f16", "from_storage", "to_storage",
+    "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "Shuffle", "SyncWarp",
     "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal", "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",

@@ -19,7 +19,6 @@ alike (tests run both kernels to hold that).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 

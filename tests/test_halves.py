@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from kernels_ir import (
-    KernelBuilder, KernelError, bf16, cast, f16, f32, from_storage, run, threadIdx,
-    to_storage, u16,
+    KernelBuilder, KernelError, bf16, cast, f16, from_storage, run, threadIdx, to_storage,
+    u16,
 )
 from smemsim import analyze
 from smemsim.arch import require_instructions
