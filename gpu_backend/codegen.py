@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from kernels_ir import Kernel
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
-from kernels_ir.expr import Expr, Op, as_expr, cast
+from kernels_ir.expr import Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     Return,
@@ -83,11 +83,7 @@ def _index(array, index) -> str:
     layout = getattr(array, "layout", None)
     if layout is not None:
         # a swizzled array is declared flat; the swizzle is applied to the padded flat offset
-        flat = None
-        for i, stride in zip(index, array.strides):
-            term = i if stride == 1 else i * stride
-            flat = term if flat is None else flat + term
-        return f"{array.name}[{cuda_expr(layout.expr(as_expr(flat)))}]"
+        return f"{array.name}[{cuda_expr(layout.expr(array.flat_index(index)))}]"
     return array.name + "".join(f"[{cuda_expr(i)}]" for i in index)
 
 

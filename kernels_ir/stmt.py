@@ -14,7 +14,7 @@ from typing import Callable, ClassVar, Iterator, Union
 
 from .dtypes import DType
 from .errors import KernelError, SourceLoc
-from .expr import Expr, Op, Var
+from .expr import Expr, Op, Var, as_expr
 
 _uids = itertools.count(1)
 
@@ -127,6 +127,15 @@ class SharedArray(_Indexable):
                 extent += self.pad
             acc *= extent if extent is not None else 1
         return tuple(reversed(out))
+
+    def flat_index(self, index) -> Expr:
+        """The element offset of `index` from the view's start (padding included): what a
+        layout swizzles, and how a swizzled view is indexed in CUDA."""
+        flat = None
+        for i, stride in zip(index, self.strides):
+            term = i if stride == 1 else i * stride
+            flat = term if flat is None else flat + term
+        return as_expr(flat)
 
     @property
     def static_bytes(self) -> int | None:

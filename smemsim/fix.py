@@ -24,7 +24,6 @@ from typing import Callable, Mapping
 
 from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle, resolve_launch
 from kernels_ir.builder import STATIC_SMEM_LIMIT
-from kernels_ir.expr import Expr, as_expr
 from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import Access, SharedArray, SharedBuffer, map_statements, walk
@@ -126,14 +125,6 @@ def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kern
 
 def _log2(n: int) -> int:
     return n.bit_length() - 1
-
-
-def _flat(array: SharedArray, index) -> Expr:
-    flat = None
-    for i, stride in zip(index, array.strides):
-        term = i if stride == 1 else i * stride
-        flat = term if flat is None else flat + term
-    return as_expr(flat)
 
 
 def _declaration(kernel: Kernel, view: SharedArray, pad: int, layout: Swizzle | None) -> str:
@@ -242,7 +233,7 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
         cuda = f"{array.name}[..][..] with rows of {array.shape[-1] + pad} elements"
     else:
         layout = changed[array.name].layout
-        flat = format_expr(_flat(array, first[0].index)) if first else "its flat offset"
+        flat = format_expr(array.flat_index(first[0].index)) if first else "its flat offset"
         cuda = f"{array.name}[{layout.formula('i')}], i = {flat}"
     tma = None
     if swz is not None:
