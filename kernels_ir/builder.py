@@ -28,7 +28,7 @@ from .stmt import (
     ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
-    Sync, SyncWarp, WaitGroup, walk,
+    Sync, SyncWarp, WaitGroup, static_layout, walk,
 )
 
 
@@ -353,10 +353,7 @@ class KernelBuilder:
     def _check_static_total(self, name: str, loc: SourceLoc) -> None:
         # ptxas refuses more than 48 KiB of static __shared__ on every architecture ("uses
         # too much shared data"); larger tiles must be dynamic and opted in at launch
-        end = 0
-        for buf in self._buffers:
-            if not buf.dynamic:
-                end = -(-end // buf.align) * buf.align + buf.nbytes
+        end = static_layout(self._buffers)[1]
         if end > STATIC_SMEM_LIMIT:
             raise KernelError(f"shared array '{name}' brings static shared memory to {end} "
                               f"bytes; CUDA allows at most {STATIC_SMEM_LIMIT} (48 KiB) of "

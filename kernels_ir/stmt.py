@@ -657,6 +657,19 @@ def unsupported(layer: str, stmt, kernel: str | None = None) -> KernelError:
 
 # ------------------------------------------------------------------ the kernel
 
+def static_layout(buffers) -> tuple[dict[int, int], int]:
+    """Byte offset of each static buffer (by uid), in order, each at its alignment, and the
+    total (Kernel.static_layout; the builder's 48 KiB check while declaring)."""
+    offsets, end = {}, 0
+    for buf in buffers:
+        if buf.dynamic:
+            continue
+        end = -(-end // buf.align) * buf.align
+        offsets[buf.uid] = end
+        end += buf.nbytes
+    return offsets, end
+
+
 DYNAMIC_ALIGN = 16  # the dynamic region starts 16-byte aligned after the static arrays
 
 
@@ -700,14 +713,7 @@ class Kernel:
         generated CUDA declares them with the same alignment, so every offset agrees with
         the compiled kernel modulo the alignment, which is all bank mapping depends on.
         """
-        offsets, end = {}, 0
-        for buf in self.buffers:
-            if buf.dynamic:
-                continue
-            end = -(-end // buf.align) * buf.align
-            offsets[buf.uid] = end
-            end += buf.nbytes
-        return offsets, end
+        return static_layout(self.buffers)
 
     @property
     def static_smem(self) -> int:
