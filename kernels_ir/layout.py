@@ -9,7 +9,7 @@ or 128 bytes), i.e. Swizzle<B, 4 - log2(element size), 3> of elements.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,7 +27,7 @@ class Swizzle:
     b: int
     m: int
     s: int
-    tma: str | None = None
+    tma: str | None = field(default=None, compare=False)  # a name: the layout is (B, M, S)
 
     def __post_init__(self):
         for name, v in (("B", self.b), ("M", self.m), ("S", self.s)):

@@ -127,9 +127,10 @@ def _log2(n: int) -> int:
     return n.bit_length() - 1
 
 
-def _declaration(kernel: Kernel, view: SharedArray, pad: int, layout: Swizzle | None) -> str:
-    """The builder call that declares `view` changed."""
+def _declaration(view: SharedArray) -> str:
+    """The builder call that declares `view` as it stands (its pad and layout)."""
     shape = view.shape[0] if len(view.shape) == 1 else tuple(view.shape)
+    pad, layout = view.pad, view.layout
     extra = (f", pad={pad}" if pad else "") + \
         (f", layout=Swizzle({layout.b}, {layout.m}, {layout.s})" if layout else "")
     if view.buffer.dynamic:
@@ -226,8 +227,7 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
                ) -> Candidate:
     """A tried change, with the declarations a user writes to make it."""
     changed = {v.name: v for v in variant.shared}
-    decls = [_declaration(variant, changed[v.name], changed[v.name].pad,
-                          changed[v.name].layout) for v in array.buffer.views]
+    decls = [_declaration(changed[v.name]) for v in array.buffer.views]
     first = _accesses(kernel, array)
     if kind == "pad":
         cuda = f"{array.name}[..][..] with rows of {array.shape[-1] + pad} elements"
@@ -235,11 +235,9 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
         layout = changed[array.name].layout
         flat = format_expr(array.flat_index(first[0].index)) if first else "its flat offset"
         cuda = f"{array.name}[{layout.formula('i')}], i = {flat}"
-    tma = None
-    if swz is not None:
-        as_tma = lambda mode: tma_swizzle(mode, array.dtype.size)[0]
-        tma = next((mode for mode in TMA_SWIZZLES
-                    if (as_tma(mode).b, as_tma(mode).m, as_tma(mode).s) == swz), None)
+    tma = None if swz is None else next(
+        (mode for mode in TMA_SWIZZLES if tma_swizzle(mode, array.dtype.size)[0] ==
+         Swizzle(*swz)), None)
     return Candidate(array.name, kind, pad, swz, report.wavefronts, report.excess,
                      variant.static_smem - kernel.static_smem,
                      _warps(variant, arch, registers, params),

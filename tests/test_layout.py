@@ -48,6 +48,10 @@ def test_tma_modes_are_byte_swizzles_with_their_alignment():
     assert tma_swizzle("SWIZZLE_128B", 2) == (Swizzle(3, 3, 3, tma="SWIZZLE_128B"), 1024)
     assert tma_swizzle("SWIZZLE_64B", 4) == (Swizzle(2, 2, 3, tma="SWIZZLE_64B"), 512)
     assert tma_swizzle("SWIZZLE_32B", 8) == (Swizzle(1, 1, 3, tma="SWIZZLE_32B"), 256)
+    # the name is a label, not part of the layout: it compares equal to the plain Swizzle
+    assert [tma_swizzle(m, 2)[0].tma for m in ("SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")] \
+        == ["SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B"]
+    assert tma_swizzle("SWIZZLE_128B", 2)[0] == Swizzle(3, 3, 3)
     byte = np.arange(4096)
     cute = byte ^ ((byte >> 7) & 7) << 4  # Swizzle<3,4,3> of bytes
     f32_elements = Swizzle(3, 2, 3).apply(byte[::4] // 4)
