@@ -178,8 +178,8 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
 # ---------------------------------------------------------------- the dynamic pass
 
 class _Recorder:
-    def __init__(self, launch, blocks: np.ndarray):
-        self.scan = None  # called with the records of completed barrier intervals
+    def __init__(self, launch, blocks: np.ndarray, scan):
+        self.scan = scan  # scan(recorder, records) of completed barrier intervals
         self.blocks = blocks  # the grid's linear block ids this run has, by dense index
         self.rows = 0
         self.tpb = launch.threads_per_block
@@ -240,7 +240,7 @@ class _Recorder:
         a = self.take()
         done = a[:, 1] < self.epoch[a[:, 0]]
         if done.any():
-            self.scan(a[done])
+            self.scan(self, a[done])
         self.parts = [a[~done]]
         self.rows = int((~done).sum())
 
@@ -387,15 +387,16 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     launch = resolve_launch(kernel, params)
     pairs = concurrent_site_pairs(kernel)
     found, seen, faults = [], {}, []
+
+    def scan(rec, records):
+        _races(kernel, launch, rec, records, pairs, max_races, found, seen)
     # Blocks share no shared memory: they are checked in chunks, all at once first, fewer
     # when a chunk's open barrier intervals outgrow the memory bound (then that chunk reruns)
     blocks = np.arange(launch.num_blocks, dtype=np.int64)
     start, chunk = 0, blocks.size
     while start < blocks.size and not faults:
         part = blocks[start:start + chunk]
-        rec = _Recorder(launch, part)
-        rec.scan = lambda a, rec=rec: _races(kernel, launch, rec, a, pairs, max_races, found,
-                                             seen)
+        rec = _Recorder(launch, part, scan)
         partial = None if part.size == blocks.size else PartialRun(blocks=part)
         try:
             run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial)
@@ -406,7 +407,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                 chunk = max(1, chunk // 4)
                 continue  # this chunk again, in smaller pieces
             faults.append(Fault("incomplete", str(err)))
-        _races(kernel, launch, rec, rec.take(), pairs, max_races, found, seen)
+        scan(rec, rec.take())
         start += part.size
     races = found
     return HazardReport(kernel.name, dict(launch.params),
