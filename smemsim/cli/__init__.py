@@ -25,7 +25,6 @@ from .common import EXIT_BUG, EXIT_INPUT, EXIT_OK, print_json, say
 from .verbs import VERBS
 
 
-
 class UsageError(Exception):
     """A command line argparse cannot take: an unknown option, a bad value, a missing FILE."""
 
