@@ -55,6 +55,7 @@ class Generated:
     source: str
     site_lines: dict          # site number -> 1-based line in `source`
     arguments: tuple[str, ...]  # the kernel's parameters, in signature order
+    loop_lines: tuple[int, ...] = ()  # the `for` / `do {` line of each Loop, in walk() order
 
 
 def _vector_type(dtype: DType, width: int) -> str:
@@ -146,7 +147,7 @@ def generate(kernel: Kernel) -> Generated:
     w.block(kernel.body, 1)
     lines.append("}")
     return Generated(kernel.name, "\n".join(lines) + "\n", w.site_lines,
-                     tuple(a.name for a in args))
+                     tuple(a.name for a in args), tuple(w.loop_lines))
 
 
 class _Writer:
@@ -154,6 +155,7 @@ class _Writer:
 
     def __init__(self, kernel: str, lines: list[str]):
         self.kernel, self.lines, self.site_lines = kernel, lines, {}
+        self.loop_lines: list[int] = []
 
     def add(self, depth: int, text: str) -> None:
         """One line at an indentation depth."""
@@ -326,6 +328,7 @@ def _loop(w: _Writer, s: Loop, depth: int) -> None:
         w.add(depth, f"{{")
         w.add(depth, f"{INDENT}{t} {v} = {cuda_expr(s.start)};")
         w.add(depth, f"{INDENT}do {{")
+        w.loop_lines.append(len(w.lines))
         w.block(s.body, depth + 2)
         w.add(depth, f"{INDENT * 2}{v} += {cuda_expr(s.step)};")
         w.add(depth, f"{INDENT}}} while ({cuda_expr(s.cond)});")
@@ -334,6 +337,7 @@ def _loop(w: _Writer, s: Loop, depth: int) -> None:
     w.add(depth, f"{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
     w.add(depth, f"for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
                  f"{_advance(s)}) {{")
+    w.loop_lines.append(len(w.lines))
     w.block(s.body, depth + 1)
     w.add(depth, f"}}")
 

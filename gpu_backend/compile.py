@@ -8,13 +8,14 @@ access of the IR's width (several, for a loop the IR unrolls) is reported as cha
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernels_ir import Kernel
@@ -48,6 +49,16 @@ class SassAccess:
     kind: str          # what it is, in the bank engine's terms (see sass_kind)
     width: int         # bytes per lane
     line: int          # line of the generated source (0 if unattributed)
+    address: int = 0   # of the instruction in the kernel's code
+
+
+@dataclass(frozen=True)
+class SassLoop:
+    """A loop of the SASS: a backward branch and its target."""
+
+    start: int         # address of the target (the loop's first instruction)
+    end: int           # address of the branch
+    line: int          # the branch's source line (a `for` line of the generated source)
 
 
 # The SASS each engine op compiles to on sm_90 (measured with NVRTC 13): kinds of sass_kind.
@@ -112,6 +123,13 @@ class Compiled:
     sass: str
     sites: tuple[SiteCheck, ...]
     unattributed: tuple[SassAccess, ...]
+    loops: tuple[SassLoop, ...] = ()
+
+    def shared_opcodes(self) -> list[str]:
+        """Every shared-memory opcode of the SASS, sorted (two compiles emit the same
+        instructions when these are equal)."""
+        return sorted([a.opcode for s in self.sites for a in s.found] +
+                      [a.opcode for a in self.unattributed])
 
     @property
     def static_smem(self) -> int:
@@ -132,48 +150,6 @@ class Compiled:
         """Every site compiled as stated, and no shared access came from nowhere."""
         return all(s.ok for s in self.sites) and not self.unattributed
 
-    def compiled_widths(self) -> dict[int, int]:
-        """Per changed site, the bytes per lane the compiler used (0: no instruction left).
-
-        For smemsim.analyze(widths=...): a site compiled to one access of another width is
-        re-costed at that width; a site with no instruction of its own is dropped (the
-        compiler folded it into a neighbour, or hoisted it: hoisting changes how often an
-        access runs, which widths cannot say, so a report re-run this way says so).
-        """
-        out = {}
-        for s in self.sites:
-            if s.unrolled or s.op not in ("load", "store"):
-                continue  # other instructions are reported, never re-costed by width
-            if not s.found:
-                out[s.site] = 0
-            elif len(s.found) == 1 and s.found[0].width != s.width:
-                out[s.site] = s.found[0].width
-        for group, _ in self.merges():
-            # the merged instruction starts at the first site's address (t[2i], t[2i+1]:
-            # STS.64 at t[2i]), though the line info gives it to the last site
-            out.update({site: 0 for site in group})
-            out[group[0]] = len(group) * self._site(group[0]).width
-        return out
-
-    def merges(self) -> tuple[tuple[tuple[int, ...], str], ...]:
-        """Sites the compiler merged into one wider instruction: a site compiled to k times
-        its width whose k - 1 preceding sites (same op and width) have no instruction of their
-        own. Returns (sites, opcode) pairs."""
-        out = []
-        order = [s for s in self.sites if not s.unrolled and s.op in ("load", "store")]
-        for n, s in enumerate(order):
-            if len(s.found) != 1 or s.found[0].width <= s.width or s.found[0].width % s.width:
-                continue
-            k = s.found[0].width // s.width
-            before = order[max(0, n - k + 1):n]
-            if len(before) == k - 1 and all(not b.found and b.op == s.op and b.width == s.width
-                                            for b in before):
-                out.append((tuple(b.site for b in before) + (s.site,), s.found[0].opcode))
-        return tuple(out)
-
-    def _site(self, number: int) -> SiteCheck:
-        return next(s for s in self.sites if s.site == number)
-
 
 def find_tool(name: str) -> str:
     """A CUDA binary from PATH, CUDA_HOME, the toolkit or the nvidia-cuda-* wheels."""
@@ -193,17 +169,48 @@ def find_tool(name: str) -> str:
 
 
 def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
-    """Compile CUDA C++ to a cubin with NVRTC through cuda.core, with line information."""
+    """Compile CUDA C++ to a cubin with NVRTC through cuda.core, with line information.
+
+    Cubins are kept in a cache directory ($SMEMSIM_CACHE, else ~/.cache/smemsim; set it to
+    an empty string to turn the cache off), keyed by the source, arch, name and NVRTC's
+    version: a large unrolled kernel takes NVRTC seconds, and `--as-compiled` compiles twice.
+    """
     try:
+        from cuda.bindings import nvrtc
         from cuda.core import Program, ProgramOptions
     except ImportError as err:
         raise ToolMissing("cuda-python is not installed: `pip install 'smemsim[gpu]'` "
                           "(cuda-core, cuda-bindings, nvidia-cuda-nvrtc)") from err
+    version = nvrtc.nvrtcVersion()[1:]
+    key = hashlib.sha256(repr((source, arch, name, version, CACHE_FORMAT)).encode()).hexdigest()
+    cached = _cache_path(key)
+    if cached is not None and cached.is_file():
+        return cached.read_bytes()
     opts = ProgramOptions(std="c++17", arch=arch, lineinfo=True, name=name)
     try:
-        return bytes(Program(source, code_type="c++", options=opts).compile("cubin").code)
+        cubin = bytes(Program(source, code_type="c++", options=opts).compile("cubin").code)
     except Exception as err:  # NVRTC's errors come as several exception types
         raise CompileError(f"NVRTC could not compile '{name}' for {arch}:\n{err}") from err
+    if cached is not None:
+        try:  # written whole, then renamed: a concurrent reader never sees half a cubin
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(cubin)
+            tmp.replace(cached)
+        except OSError:
+            pass  # a read-only home: compile every time
+    return cubin
+
+
+CACHE_FORMAT = 1  # bump when the compile options change
+
+
+def _cache_path(key: str) -> Path | None:
+    root = os.environ.get("SMEMSIM_CACHE")
+    if root == "":
+        return None
+    base = Path(root) if root else Path.home() / ".cache" / "smemsim"
+    return base / "cubin" / f"{key}.cubin"
 
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
@@ -212,6 +219,9 @@ _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
 _NEVER = ("@!PT", "@!UPT")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File ".*", line (\d+)')
+_ADDRESS = re.compile(r"^\s*/\*([0-9a-f]+)\*/")
+_LABEL = re.compile(r"^\s*(\.L_\w+):")
+_BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?BRA(?:\.[\w]+)*\s+`\((\.L_\w+)\)")
 
 
 def sass_kind(opcode: str) -> str:
@@ -257,11 +267,38 @@ def parse_sass(text: str) -> list[SassAccess]:
         m = _OPCODE.match(raw)
         if m and (m.group(1) or "").strip() not in _NEVER:
             op = m.group(2)
-            out.append(SassAccess(op, sass_kind(op), _width(op), line))
+            address = int(_ADDRESS.match(raw).group(1), 16)
+            out.append(SassAccess(op, sass_kind(op), _width(op), line, address))
     # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
     # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
-    return [SassAccess(a.opcode, "atomic_aggregated", a.width, a.line)
+    return [replace(a, kind="atomic_aggregated")
             if a.kind == "atomic" and a.line in reduced else a for a in out]
+
+
+def parse_loops(text: str) -> tuple[SassLoop, ...]:
+    """The loops of `nvdisasm -g` output: every branch back to an earlier label."""
+    labels, branches, line, pending = {}, [], 0, []
+    for raw in text.splitlines():
+        m = _LINE.search(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        m = _LABEL.match(raw)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = _ADDRESS.match(raw)
+        if not m:
+            continue
+        address = int(m.group(1), 16)
+        for label in pending:
+            labels[label] = address
+        pending = []
+        b = _BRANCH.match(raw)
+        if b:
+            branches.append((address, b.group(2), line))
+    return tuple(SassLoop(labels[target], address, line) for address, target, line in branches
+                 if target in labels and labels[target] <= address)
 
 
 def _resources(cubin_path: str, kernel: str) -> dict[str, int]:
@@ -301,4 +338,4 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     unattributed = tuple(a for a in accesses if a.line not in line_to_site)
     return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
                     res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),
-                    unattributed)
+                    unattributed, parse_loops(sass))

@@ -8,7 +8,7 @@ provided the compiler kept every access at the width the IR states (gpu_backend 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
@@ -95,6 +95,11 @@ class Report:
     classes: Mapping[str, Totals]  # Nsight's instruction classes present (CATEGORIES order)
     mode: str                     # "sliced" or "full"
     blocks_traced: int
+    as_compiled: bool = False     # counts what NVRTC emitted (gpu_backend.as_compiled)
+    compiler: tuple[str, ...] = ()  # what the compiler did, site by site, when as_compiled
+    # when as_compiled: site -> bytes per lane counted where that is not the IR's (0: the
+    # site has no instruction left)
+    compiled_widths: Mapping[int, int] = field(default_factory=dict)
 
     @property
     def load(self) -> Totals:
@@ -142,23 +147,27 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     `params` maps the kernel's parameter names to values; those not given take the kernel's
     defaults. `arrays` (and `seed` for the rest) are
     the input data that data-dependent addresses are computed from. `widths` re-costs sites
-    at the bytes per lane the compiler used instead (gpu_backend's `Compiled.compiled_widths`:
-    a scalar access the compiler widened into LDS.64/LDS.128 keeps its start address); a
-    width of 0 drops a site the compiler folded into another.
+    at other bytes per lane (a scalar access widened into LDS.64/LDS.128 keeps its start
+    address); a
+    width of 0 drops a site the compiler folded into another. To count what NVRTC emits,
+    `gpu_backend.as_compiled.analyze_as_compiled` compiles the kernel and chooses the widths.
     """
     a, rules = rules_for(require_instructions(kernel, arch))
     launch = resolve_launch(kernel, params)
     tr = trace_launch(kernel, launch, arrays, seed)
-    return _report(kernel, a.name, rules, tr, dict(widths or {}))
+    return _assemble(kernel, a.name, rules, tr, _site_rows(kernel, a.name, tr,
+                                                            dict(widths or {})))
 
 
-def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> Report:
-    launch = tr.launch
-    window = max(launch.smem_window, 1)
+def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
+               ops: Mapping[int, str] | None = None) -> list[dict]:
+    """Per site (each at its width in `widths`, if there; 0 drops it; costed as the op in
+    `ops`, if there): its counts, as the fields of a SiteReport but its share."""
+    window = max(tr.launch.smem_window, 1)
     rows = []
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
-        op, matrices = stmt.op, stmt.matrices
+        op, matrices = (ops or {}).get(stmt.site, stmt.op), stmt.matrices
         width = widths.get(stmt.site, stmt.access_bytes)
         if width == 0:
             continue  # the compiler folded this site into another
@@ -188,6 +197,13 @@ def _report(kernel: Kernel, arch: str, rules: str, tr: Trace, widths: dict) -> R
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
                          classes=classes, matrices=matrices))
+    return rows
+
+
+def _assemble(kernel: Kernel, arch: str, rules: str, tr: Trace, rows: list[dict]) -> Report:
+    """The report of a launch from its site rows."""
+    launch = tr.launch
+    window = max(launch.smem_window, 1)
     total = sum(r["wavefronts"] for r in rows)
     sites = tuple(SiteReport(share=(r["wavefronts"] / total if total else 0.0), **r)
                   for r in rows)

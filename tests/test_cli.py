@@ -284,7 +284,8 @@ def test_compile_follows_two_stores_merged_into_one_sts64():
     fixture = str(ROOT / "tests" / "kernels" / "adjacent_stores.py")
     code, out = cli("compile", fixture, width=200)
     assert code == 0, out
-    assert "MERGED   sites 0, 1 into one STS.64 (re-costed at site 0's address)" in out
+    assert "compiler: sites 0, 1 (line 11) merged into one STS.64, counted at site 0's " \
+        "address" in out
     row = next(line for line in out.splitlines() if line.startswith("0 "))
     assert row.split()[3:7] == ["store", "8B", "8", "16"]
     code, out = cli("compile", fixture, "--json")
@@ -301,7 +302,8 @@ def test_analyze_as_compiled_counts_what_nvrtc_emitted():
     code, out = cli("analyze", fixture, "--as-compiled", width=200)
     assert code == 0
     assert "stores: 8 requests, 16 wavefronts, ideal 16, excess 0" in out  # one STS.64
-    assert "compiler: sites 0, 1 merged into one STS.64, counted at site 0's address" in out
+    assert "compiler: sites 0, 1 (line 11) merged into one STS.64, counted at site 0's " \
+        "address" in out
     code, out = cli("analyze", fixture, "--regs", "compile", width=200)
     assert "note: the compiler changed 2 site(s)" in out
     code, out = cli("analyze", TRANSPOSE, "--kernel", "naive", "--as-compiled", "--json")
@@ -309,5 +311,9 @@ def test_analyze_as_compiled_counts_what_nvrtc_emitted():
     assert doc["as_compiled"] == {
         "widths": {}, "notes": ["compiler: every site compiled as stated; the counts are "
                                 "unchanged"]}
-    code, out = cli("analyze", TRANSPOSE, "--as-compiled", "--sweep", "n=32:64:32")
-    assert code == 2 and "--as-compiled does not combine with --sweep yet" in out
+    # a sweep compiles once (parameters are arguments) and follows the hoisted load
+    fixture = str(ROOT / "tests" / "kernels" / "compiler_changes.py")
+    code, out = cli("analyze", fixture, "--kernel", "invariant", "--as-compiled", "--sweep",
+                    "n=0:80:40", "--json")
+    docs = json.loads(out)["results"]
+    assert code == 0 and [d["load"]["requests"] for d in docs] == [0, 256]

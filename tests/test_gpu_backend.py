@@ -148,9 +148,10 @@ def test_a_widened_access_is_reported_and_reanalyzed():
     kernel = widening()
     c = compile_kernel(kernel, "sm_90")
     assert not c.widths_ok
-    assert c.compiled_widths() == {1: 16, 2: 0, 3: 0, 4: 0}
     assert "the compiler emitted LDS.128" in c.sites[1].describe()
-    stated, compiled = analyze(kernel), analyze(kernel, widths=c.compiled_widths())
+    from gpu_backend.as_compiled import analyze_as_compiled
+    stated, compiled = analyze(kernel), analyze_as_compiled(kernel)
+    assert compiled.compiled_widths == {1: 16, 2: 0, 3: 0, 4: 0}
     assert (stated.load.requests, stated.load.wavefronts) == (128, 4096)
     # 32 lanes 128 bytes apart, 16 bytes each: per quarter-warp 8 words in each of banks 0-3
     assert (compiled.load.requests, compiled.load.wavefronts) == (32, 32 * 32)

@@ -146,8 +146,8 @@ def _counters(kernel, run) -> dict:
     import dataclasses
 
     from gpu_backend.measure import compare_counts, measure
-    from smemsim.analysis import analyze
-    report = analyze(kernel, widths=run.compiled.compiled_widths())
+    from gpu_backend.as_compiled import analyze_as_compiled
+    report = analyze_as_compiled(kernel, compiled=run.compiled)
     measured = measure(str(pathlib.Path(__file__).resolve()), kernel.name, {}, kernel.name)
     agreement = compare_counts(report, measured)
     return {"counters_ok": agreement.ok,

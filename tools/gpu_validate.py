@@ -4,7 +4,7 @@ For each example kernel:
 1. compile for the GPU's architecture and check the SASS widths;
 2. run it at its documented size and compare every output with the interpreter's;
 3. at the same size, read Nsight Compute's shared-memory counters and compare with
-   `smemsim.analyze` (instructions exactly; wavefronts never below the prediction);
+   `analyze --as-compiled` (instructions exactly; wavefronts never below the prediction);
 4. compare the driver's active blocks per SM with the calculator fed the driver's register
    and shared-memory figures.
 
@@ -65,6 +65,12 @@ CASES = [
     ("tests/kernels/adjacent_stores.py", "pair"),
     # a swizzle declared on a dynamic shared view
     ("tests/kernels/dynamic_swizzle.py", "plain"), ("tests/kernels/dynamic_swizzle.py", "swizzled"),
+    # written as the CUDA reads, compiled into something else (docs/as-compiled.md)
+    ("tests/kernels/compiler_changes.py", "matrix_mul"),
+    ("tests/kernels/compiler_changes.py", "invariant"),
+    ("tests/kernels/compiler_changes.py", "swap"),
+    ("tests/kernels/compiler_changes.py", "nested"),
+    ("tests/kernels/compiler_changes.py", "guarded_tile"),
     # f16 / bf16 arrays, 2- to 16-byte accesses
     ("tests/kernels/halves.py", "f16_x1"), ("tests/kernels/halves.py", "f16_x8"),
     ("tests/kernels/halves.py", "bf16_x2"), ("tests/kernels/halves.py", "bf16_x8"),
@@ -74,7 +80,7 @@ CASES = [
 def validate_case(file: str, key: str) -> dict:
     """Everything the GPU can say about one example."""
     from kernels_ir import resolve_launch
-    from smemsim.analysis import analyze
+    from gpu_backend.as_compiled import analyze_as_compiled
     from smemsim.loader import input_arrays, load_kernels, select
     from smemsim.occupancy import kernel_occupancy
 
@@ -97,12 +103,12 @@ def validate_case(file: str, key: str) -> dict:
                static_smem_ir=kernel.static_smem)
     # 3: counters at the same size
     params = dict(launch.params)
-    # when the compiler changed sites, predict the kernel it emitted
-    widths = run.compiled.compiled_widths()
-    report = analyze(kernel, arch="sm_90", arrays=input_arrays(path, key, launch),
-                     widths=widths)
+    # predict the kernel the compiler emitted (--as-compiled)
+    report = analyze_as_compiled(kernel, arch="sm_90", compiled=run.compiled,
+                                 arrays=input_arrays(path, key, launch))
     out["params"] = params
-    out["compiled_widths"] = widths
+    out["compiled_widths"] = dict(report.compiled_widths)
+    out["compiler"] = list(report.compiler)
     out["predicted"] = {c: dataclasses.asdict(t) for c, t in report.classes.items()}
     try:
         measured = measure(path, key, params, kernel.name)

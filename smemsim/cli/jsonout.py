@@ -45,7 +45,8 @@ def report_json(r: Report) -> dict[str, Any]:
         "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
         "classes": _classes(r.classes),
         "excess_ratio": r.excess_ratio,
-    }
+    } | ({"as_compiled": {"widths": dict(r.compiled_widths), "notes": list(r.compiler)}}
+         if r.as_compiled else {})
 
 
 def _classes(classes) -> dict[str, Any]:
@@ -157,7 +158,7 @@ def compile_json(c: Compiled, rerun: Report | None) -> dict[str, Any]:
                       "found": [a.opcode for a in s.found], "why": s.describe()}
                      for s in c.sites],
            "unattributed": [a.opcode for a in c.unattributed],
-           "compiled_widths": c.compiled_widths()}
+           "compiled_widths": dict(rerun.compiled_widths) if rerun is not None else {}}
     if rerun is not None:
         out["compiled_analysis"] = report_json(rerun)
     return out

@@ -39,9 +39,6 @@ def execute(args, console: Console) -> int:
     """Analyze every selected kernel (or sweep one parameter)."""
     params = parse_params(args.param)
     if args.sweep:
-        if args.as_compiled:
-            raise KernelError("--as-compiled does not combine with --sweep yet: run one "
-                              "value at a time")
         return _sweep(args, console, params)
     reports, docs, code = [], [], EXIT_OK
     for name, kernel in kernels(args):
@@ -52,19 +49,21 @@ def execute(args, console: Console) -> int:
                 compiled = compile_or_explain(kernel, args.arch,
                                               "--as-compiled" if args.as_compiled else
                                               "--regs compile")
-        widths = compiled.compiled_widths() if compiled is not None else {}
         with busy(console, args, f"tracing {kernel.name}"):
-            r = analyze(kernel, params, arch=args.arch, arrays=arrays,
-                        widths=widths if args.as_compiled else None)
+            if args.as_compiled:
+                from gpu_backend.as_compiled import analyze_as_compiled
+                r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays,
+                                        compiled=compiled)
+            else:
+                r = analyze(kernel, params, arch=args.arch, arrays=arrays)
             occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
-        notes = _compiler_notes(compiled, args) if compiled is not None else []
+        notes = list(r.compiler) if args.as_compiled else \
+            _compiler_hint(compiled) if compiled is not None else []
         reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}", sources,
                         notes))
-        docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources} |
-                    ({"as_compiled": {"widths": widths, "notes": notes}}
-                     if args.as_compiled else {}))
+        docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
         code = max(code, _gates(args, console, r, occ))
     if args.json:
         print_json(console, docs, exit_code=code)
@@ -81,36 +80,13 @@ def execute(args, console: Console) -> int:
     return code
 
 
-def _compiler_notes(compiled, args) -> list[str]:
-    """What the compiler did to each site it changed, in words (or a hint to follow it)."""
+def _compiler_hint(compiled) -> list[str]:
+    """A one-line hint when the SASS differs from the IR (plain analyze with --regs compile)."""
     changed = [s for s in compiled.sites if not s.ok]
-    merged = {site for group, _ in compiled.merges() for site in group}
-    if not args.as_compiled:
-        if compiled.compiled_widths() or changed or compiled.unattributed:
-            return [f"note: the compiler changed {len(changed)} site(s) (`smemsim compile` "
-                    "shows how); --as-compiled counts what it emitted"]
-        return []
-    notes = [f"compiler: sites {', '.join(map(str, g))} merged into one {op}, counted at site "
-             f"{g[0]}'s address" for g, op in compiled.merges()]
-    for s in changed:
-        if s.site in merged:
-            continue
-        if s.unrolled:
-            notes.append(f"compiler: {s.describe()}; inside a loop it unrolls: reported, "
-                         "not re-counted (see docs/as-compiled.md)")
-        elif s.op not in ("load", "store"):
-            notes.append(f"compiler: {s.describe()}; reported, not re-counted")
-        elif not s.found:
-            notes.append(f"compiler: {s.describe()}: dropped from the counts (folded into "
-                         "another access or hoisted)")
-        else:
-            notes.append(f"compiler: {s.describe()}: counted at {s.found[0].width} B")
-    for a in compiled.unattributed:
-        notes.append(f"compiler: {a.opcode} on line {a.line} of the generated CUDA belongs to "
-                     "no IR site: not counted")
-    if not notes:
-        notes.append("compiler: every site compiled as stated; the counts are unchanged")
-    return notes
+    if changed or compiled.unattributed:
+        return [f"note: the compiler changed {len(changed)} site(s) (`smemsim compile` shows "
+                "how); --as-compiled counts what it emitted"]
+    return []
 
 
 def _gates(args, console: Console, r, occ, where: str = "") -> int:
@@ -137,9 +113,17 @@ def _sweep(args, console: Console, params: dict) -> int:
     key = args.sweep[0]
     docs, code = [], EXIT_OK
     for name, kernel in kernels(args):
+        compiled = None
+        if args.as_compiled:  # parameters are the kernel's arguments: one compile serves all
+            with busy(console, args, f"compiling {kernel.name}"):
+                compiled = compile_or_explain(kernel, args.arch, "--as-compiled")
 
-        def each(p, kernel=kernel, name=name):
-            r = analyze(kernel, p, arch=args.arch, arrays=inputs(args, name, kernel, p))
+        def each(p, kernel=kernel, name=name, compiled=compiled):
+            from gpu_backend.as_compiled import analyze_as_compiled
+            arrays = inputs(args, name, kernel, p)
+            r = analyze_as_compiled(kernel, p, arch=args.arch, arrays=arrays,
+                                    compiled=compiled) if compiled is not None else \
+                analyze(kernel, p, arch=args.arch, arrays=arrays)
             occ = occupancy_of(kernel, args.arch, args.regs, p) if args.regs is not None \
                 else None
             return r, occ

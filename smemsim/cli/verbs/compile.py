@@ -5,7 +5,6 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...analysis import analyze
 from .. import jsonout, render
 from ..common import EXIT_OK, busy, compile_or_explain, inputs, kernels, print_json, say
 from ..options import add_common, add_kernels, parse_params
@@ -26,15 +25,15 @@ def execute(args, console: Console) -> int:
     for name, kernel in kernels(args):
         with busy(console, args, f"compiling {kernel.name}"):
             c = compile_or_explain(kernel, args.arch, "compile")
-        widths = c.compiled_widths()
         rerun, unexplained = None, None
-        if widths:
+        if not c.widths_ok:
+            from gpu_backend.as_compiled import analyze_as_compiled
             try:
-                rerun = analyze(kernel, params, arch=args.arch,
-                                arrays=inputs(args, name, kernel, params), widths=widths)
+                with busy(console, args, f"tracing {kernel.name}"):
+                    rerun = analyze_as_compiled(kernel, params, arch=args.arch, compiled=c,
+                                                arrays=inputs(args, name, kernel, params))
             except KernelError as err:
-                # a change the width mapping cannot explain (say, a merge whose first site
-                # is not the lowest address): reported, never guessed
+                # a change the re-analysis cannot follow: reported, never guessed
                 unexplained = str(err)
         docs.append(jsonout.compile_json(c, rerun) | {"unexplained": unexplained})
         if args.json:
@@ -43,9 +42,6 @@ def execute(args, console: Console) -> int:
                      f"local (spills), {c.static_smem} B static shared memory")
         for s in c.sites:
             say(console, ("  ok       " if s.ok else "  CHANGED  ") + s.describe())
-        for group, opcode in c.merges():
-            say(console, f"  MERGED   sites {', '.join(map(str, group))} into one {opcode} "
-                         f"(re-costed at site {group[0]}'s address)")
         for a in c.unattributed:
             say(console, f"  CHANGED  {a.opcode} on line {a.line} of the generated source "
                          "belongs to no IR site")
@@ -53,9 +49,10 @@ def execute(args, console: Console) -> int:
             say(console, f"the compiler changed the kernel in a way the re-analysis cannot "
                          f"follow: {unexplained}")
         if rerun is not None:
+            for note in rerun.compiler:
+                say(console, "  " + note)
             say(console, "the compiler changed the kernel; the analysis of what it emitted "
-                         "(sites it folded away are dropped; hoisting out of loops is not "
-                         "modelled):")
+                         "(`analyze --as-compiled`, docs/as-compiled.md):")
             console.print(render.report_table(rerun))
     if args.json:
         print_json(console, docs)

@@ -1,0 +1,465 @@
+"""Count the kernel the compiler emitted, not the one the IR states (`analyze --as-compiled`).
+
+It lives in gpu_backend, above smemsim: the analysis layer does not depend on the compiler.
+
+NVRTC compiles the generated CUDA; its SASS, read with line information (gpu_backend), says
+which shared-memory instructions each IR site became (gpu_backend.compile). Followed and re-counted:
+
+- loops the IR marks `unroll` with a constant trip count are written out iteration by
+  iteration first (kernels_ir.unroll), so each iteration's access has a line, hence SASS, of
+  its own; the written-out kernel must compile to the same shared instructions as the
+  original, or the unrolled sites are only reported;
+- accesses merged into one wider instruction (the same access of neighbouring iterations,
+  `As[ty][k..k+3]` as one LDS.128, or neighbouring sites, `t[2i]`, `t[2i+1]` as one STS.64):
+  counted once at the merged width, at the lowest address; the trace must show the merged
+  accesses at consecutive addresses, naturally aligned, in every request, or nothing is
+  merged and the note says so;
+- a site with no instruction of its own (a common subexpression, a value forwarded from a
+  store): not counted;
+- a load hoisted out of a loop (the instruction on the loop's own line, outside the SASS loop):
+  counted once per entry into the loop, where the loop runs at least once;
+- the two branches' accesses of an if/else joined into one instruction after it (no
+  instruction on either branch's line, one of their kind on no site's line): counted once,
+  for the lanes of both branches.
+
+Everything else the SASS shows (split or narrowed accesses, a wider instruction with no
+neighbours it could cover, atomics or cp.async compiled differently,
+instructions on no site's line, loops the IR unrolls whose trip count is not a constant) is
+reported in the notes and counted as the IR states. Predicated instructions need nothing:
+a warp whose lanes are all predicated off is not counted by the hardware (measured:
+docs/validation.md), just as a branch no lane takes issues nothing.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from kernels_ir import (
+    Expr, If, Kernel, Load, Loop, Op, Var, format_stmt, resolve_launch, select,
+)
+from kernels_ir.stmt import walk
+from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
+
+from smemsim.analysis import Report, Totals, _assemble, _site_rows
+from smemsim.arch import require_instructions
+from smemsim.banks import rules_for
+from smemsim.trace import Trace, trace_launch
+
+from .compile import compile_kernel
+
+
+@dataclass(frozen=True)
+class Merge:
+    """Accesses the compiler merged into one wider instruction."""
+
+    sites: tuple[int, ...]   # sites of the written-out kernel, lowest address first
+    opcode: str
+
+
+@dataclass(frozen=True)
+class Hoist:
+    """A load the compiler moved out of a loop."""
+
+    site: int                # the site inside the loop (written-out numbering)
+    loop: int                # the loop's index in walk() order
+    opcode: str
+    address: int             # of the instruction
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Accesses of an if's two branches the compiler joined into one instruction after it
+    (`if (c) t[i] = x; else t[i] = 0;` as one STS of a selected value)."""
+
+    then_site: int           # written-out numbering
+    else_site: int
+    branch: int              # the If's index in walk() order
+    opcode: str
+    address: int             # of the instruction
+
+
+def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arrays=None,
+                        seed: int = 0, compiled=None) -> Report:
+    """The analysis of what NVRTC emits for `kernel` on `arch` (see the module docstring);
+    `compiled` is the original kernel's Compiled, if already at hand."""
+    a, rules = rules_for(require_instructions(kernel, arch))
+    original = compiled if compiled is not None else compile_kernel(kernel, arch)
+    notes: list[str] = []
+    written, origin, c = kernel, {s.site: Copy(s.site, ()) for s in kernel.sites()}, original
+    if unrollable(kernel):
+        w, o = unroll(kernel)
+        cw = compile_kernel(w, arch)
+        if cw.shared_opcodes() == original.shared_opcodes():
+            written, origin, c = w, o, cw
+        else:
+            notes.append("compiler: written out iteration by iteration, the unrolled loops "
+                         "compile to other shared instructions ("
+                         f"{len(cw.shared_opcodes())} against {len(original.shared_opcodes())}"
+                         "): sites inside them are reported, not re-counted")
+    hoists = _hoists(written, c)
+    joined = _joined(written, c, hoists)
+    analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
+    launch = resolve_launch(analysed, params)
+    tr = trace_launch(analysed, launch, arrays, seed)
+    widths, site_notes = _count(written, c, origin, tr, hoists, joined)
+    rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
+    counted = {r["site"]: r["width"] for r in rows}
+    changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
+               if counted.get(s.site, 0) != s.access_bytes}
+    notes += site_notes
+    if not notes:
+        notes = ["compiler: every site compiled as stated; the counts are unchanged"]
+    return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
+                   as_compiled=True, compiled_widths=changed)
+
+
+# ------------------------------------------------------------------ hoisted loads
+
+def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
+    """Loads whose instruction sits on their loop's own line, outside that loop's SASS."""
+    out = []
+    found = {s.site: s.found for s in c.sites}
+    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
+    for n, loop in enumerate(loops):
+        line = c.generated.loop_lines[n]
+        spans = [(x.start, x.end) for x in c.loops if x.line == line]
+        moved = [a for a in c.unattributed if a.line == line and a.kind == "load"
+                 and spans and not any(lo <= a.address <= hi for lo, hi in spans)]
+        if not moved:
+            continue
+        inner = _declared_inside(loop)
+        candidates = [s for s in loop.body if isinstance(s, Load) and s.site is not None
+                      and not found[s.site] and not _uses(s.exprs(), inner)]
+        # one instruction per candidate, in program order, each of the stated width
+        if len(candidates) == len(moved) and all(
+                a.width == s.access_bytes for a, s in zip(sorted(moved, key=lambda a: a.address),
+                                                          candidates)):
+            out += [Hoist(s.site, n, a.opcode, a.address)
+                    for s, a in zip(candidates, sorted(moved, key=lambda a: a.address))]
+    return tuple(out)
+
+
+def _declared_inside(loop: Loop) -> set:
+    inner = {loop.var}
+    for s in walk(loop.body):
+        inner |= set(s.defines())
+    return inner
+
+
+def _uses(exprs, names: set) -> bool:
+    """Whether any of the expressions reads a variable or register array in `names`."""
+    return any(e.op in (Op.VAR, Op.LOCAL_READ) and e.arg in names
+               for x in exprs for e in x.walk())
+
+
+def _substitute(e: Expr, var, value: Expr) -> Expr:
+    if e.op is Op.VAR and e.arg is var:
+        return value
+    src = tuple(_substitute(s, var, value) for s in e.src)
+    return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
+
+
+def _joined(written: Kernel, c, hoists) -> tuple[Joined, ...]:
+    """If/else pairs whose two accesses have no instruction of their own, matched in order
+    with the instructions of their kind on no site's line (the line information gives the
+    joined instruction to neither branch); none when the counts do not match."""
+    taken = {h.address for h in hoists}
+    found = {s.site: s.found for s in c.sites}
+    pairs, paired = [], set()
+    for n, branch in enumerate(s for s in walk(written.body) if isinstance(s, If)):
+        changed = set()
+        for x in walk(branch.then + branch.orelse):
+            changed |= set(x.defines())
+        for t in branch.then:
+            e = next((e for e in branch.orelse if getattr(e, "site", None) is not None
+                      and getattr(t, "site", None) is not None and type(e) is type(t)
+                      and e.op == t.op and e.array is t.array and e.width == t.width
+                      and e.site not in paired and not found[e.site]
+                      and not found[t.site]), None)
+            if e is not None and t.op in ("load", "store") and \
+                    not _uses((branch.cond, *t.index, *e.index), changed):
+                pairs.append((t, e, n))
+                paired.add(e.site)
+    out = []
+    for kind in ("load", "store"):
+        mine = [p for p in pairs if p[0].op == kind]
+        loose = [a for a in sorted(c.unattributed, key=lambda a: a.address)
+                 if a.kind == kind and a.address not in taken]
+        if mine and len(loose) == len(mine) and all(
+                a.width == t.access_bytes for a, (t, _, _) in zip(loose, mine)):
+            out += [Joined(t.site, e.site, n, a.opcode, a.address)
+                    for a, (t, e, n) in zip(loose, mine)]
+    return tuple(out)
+
+
+def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
+    """(kernel, origin, probes): the kernel the trace runs. A copy of each hoisted load goes
+    before its loop, issued where the loop runs at least once (the compiler's guard); after
+    an if whose branches' accesses were joined, a probe load at the selected address stands
+    for the joined instruction (`probes`: site -> the op it is counted as)."""
+    if not hoists and not joined:
+        return written, origin, {}
+    loops = {id(s): n for n, s in enumerate(x for x in walk(written.body)
+                                               if isinstance(x, Loop))}
+    branches = {id(s): n for n, s in enumerate(x for x in walk(written.body)
+                                                  if isinstance(x, If))}
+    hoisted = {}
+    for h in hoists:
+        hoisted.setdefault(h.loop, set()).add(h.site)
+    joins = {}
+    for j in joined:
+        joins.setdefault(j.branch, []).append(j)
+    origin, probes = dict(origin), {}
+    fresh = iter(range(max(origin) + 1, 1 << 30))
+
+    def rewrite(stmts) -> tuple:
+        out = []
+        for s in stmts:
+            new = s.rebuild(body=rewrite)
+            if loops.get(id(s)) in hoisted:
+                copies = []
+                for x in s.body:
+                    if getattr(x, "site", None) in hoisted[loops[id(s)]]:
+                        copies.append(replace(x, site=next(fresh)))
+                        origin[copies[-1].site] = origin[x.site]
+                guard = _substitute(s.cond, s.var, s.start)
+                out += copies if s.do_while else [If(guard, tuple(copies), (), s.loc)]
+            out.append(new)
+            for j in joins.get(branches.get(id(s)), ()):
+                t = next(x for x in s.then if getattr(x, "site", None) == j.then_site)
+                e = next(x for x in s.orelse if getattr(x, "site", None) == j.else_site)
+                index = tuple(select(s.cond, a, b) for a, b in zip(t.index, e.index))
+                probe = Load(dst=Var(f"{t.array.name}_joined", t.array.dtype, "load",
+                                     t.width), array=t.array, index=index, width=t.width,
+                             loc=s.loc, site=next(fresh))
+                origin[probe.site], probes[probe.site] = origin[t.site], t.op
+                out.append(probe)
+        return tuple(out)
+
+    return replace(written, body=rewrite(written.body)), origin, probes
+
+
+# ------------------------------------------------------------------ widths and merges
+
+def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
+    """(widths, notes): the bytes per lane each written-out site is counted at (0: not
+    counted; absent: as stated), and what the compiler did, in words."""
+    checks = {s.site: s for s in c.sites}
+    stmts = {s.site: s for s in written.sites()}
+    hoisted = {h.site: h for h in hoists}
+    hoisted.update({j.then_site: j for j in joined} | {j.else_site: j for j in joined})
+    unfollowed = _unfollowed_unrolled(written)
+    order = [s.site for s in written.sites()]
+    widths, notes, claimed, merges = {}, [], set(), []
+    mergeable = {n for n in order if checks[n].op in ("load", "store") and n not in unfollowed}
+    for n in order:
+        s = checks[n]
+        if n in claimed or n not in mergeable or len(s.found) != 1:
+            continue
+        width = s.found[0].width
+        if width > s.width and width % s.width == 0:
+            group = _merge_group(n, width // s.width, order, origin, checks, mergeable,
+                                 claimed | set(hoisted), tr)
+            if group is not None:
+                merges.append(Merge(group, s.found[0].opcode))
+                claimed |= set(group)
+                widths.update({m: 0 for m in group})
+                widths[group[0]] = width
+    for n in order:
+        s, where = checks[n], _name(n, stmts, origin)
+        if n in claimed:
+            continue
+        if n in hoisted:
+            widths[n] = 0  # its copy before the loop is counted instead
+            continue
+        if s.ok:
+            continue
+        if n in unfollowed:
+            notes.append(f"compiler: {where}: {_found(s)}, inside a loop it unrolls whose trip "
+                         "count is not a constant: reported, not re-counted")
+        elif s.op not in ("load", "store"):
+            notes.append(f"compiler: {where}: the IR states one {s.op} ({' + '.join(s.expected)}"
+                         f"), the compiler emitted {_found(s)}: reported, not re-counted")
+        elif not s.found:
+            widths[n] = 0
+        else:  # split, narrowed, or widened with no neighbours to cover: not guessed
+            notes.append(f"compiler: {where}: the IR states one {s.width}-byte {s.op}, the "
+                         f"compiler emitted {_found(s)}: reported, not re-counted")
+    notes = _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts,
+                                                               origin) + \
+        [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"
+         f", the two branches of an if, joined into one {j.opcode} after it: counted once, "
+         "for the lanes of both branches" for j in joined] + \
+        _dropped_notes(written, widths, claimed, hoisted, stmts, origin) + notes
+    explained = {x.address for x in (*hoists, *joined)}
+    notes += [f"compiler: {a.opcode} on line {a.line} of the generated CUDA belongs to no IR "
+              "site: not counted" for a in c.unattributed if a.address not in explained]
+    return widths, notes
+
+
+def _unfollowed_unrolled(written: Kernel) -> set:
+    """Sites inside loops the IR unrolls that could not be written out."""
+    out = set()
+    for s in walk(written.body):
+        if isinstance(s, Loop) and s.unroll and trip_values(s) is None:
+            out |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+    return out
+
+
+def _merge_group(n: int, k: int, order, origin, checks, mergeable, taken, tr: Trace):
+    """The k sites, `n` among them, that one instruction of k times n's width covers, lowest
+    address first; None when no neighbours fit (then nothing is merged)."""
+    here = origin[n]
+    same_site = [m for m in order if origin[m].site == here.site]
+    same_iteration = [m for m in order if origin[m].iteration == here.iteration]
+    for siblings in (same_site, same_iteration):
+        siblings = [m for m in siblings if m in mergeable and checks[m].op == checks[n].op
+                    and checks[m].width == checks[n].width]
+        i = siblings.index(n)
+        for window in (siblings[i:i + k], siblings[max(i - k + 1, 0):i + 1]):
+            if len(window) != k or any(m != n and (checks[m].found or m in taken)
+                                       for m in window):
+                continue
+            for candidate in (tuple(window), tuple(reversed(window))):
+                if _consecutive(tr, candidate, checks[n].width):
+                    return candidate
+    return None
+
+
+def _consecutive(tr: Trace, sites, width: int) -> bool:
+    """Whether, in the trace, site i of `sites` is always site 0's access moved by i * width
+    (the same requests, the same lanes), site 0's aligned to the merged width."""
+    base = tr.sites[sites[0]]
+    active = base.patterns >= 0
+    if (base.patterns[active] % (width * len(sites))).any():
+        return False
+    want = _multiset(base.patterns, base.counts)
+    for i, m in enumerate(sites[1:], 1):
+        st = tr.sites[m]
+        moved = np.where(st.patterns >= 0, st.patterns - i * width, -1)
+        if _multiset(moved, st.counts) != want:
+            return False
+    return True
+
+
+def _multiset(patterns: np.ndarray, counts: np.ndarray) -> Counter:
+    out: Counter = Counter()
+    for row, count in zip(patterns, counts):
+        out[row.tobytes()] += int(count)
+    return out
+
+
+# ------------------------------------------------------------------ folding back
+
+def _fold(rows: list[dict], kernel: Kernel, origin: dict) -> list[dict]:
+    """Rows of the original kernel's sites: each the sum of its copies' rows."""
+    by_site: dict[int, list] = {}
+    for r in rows:
+        by_site.setdefault(origin[r["site"]].site, []).append(r)
+    out = []
+    for stmt in kernel.sites():
+        parts = by_site.get(stmt.site)
+        if not parts:
+            continue  # not one instruction left
+        head = parts[0]
+        hist: Counter = Counter()
+        for p in parts:
+            hist.update(dict(p["histogram"]))
+        worsts = [p for p in parts if p["worst"] is not None]
+        worst = max(worsts, key=lambda p: (p["worst"].wavefronts - p["worst"].ideal,
+                                           p["worst"].wavefronts))["worst"] if worsts else None
+        classes = {}
+        for p in parts:
+            for cat, t in p["classes"].items():
+                old = classes.get(cat, Totals(0, 0, 0))
+                classes[cat] = Totals(old.requests + t.requests, old.wavefronts + t.wavefronts,
+                                      old.ideal + t.ideal)
+        out.append(dict(head, site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
+                        array=stmt.array.name, op=stmt.op,
+                        width=max(p["width"] for p in parts),
+                        requests=sum(p["requests"] for p in parts),
+                        wavefronts=sum(p["wavefronts"] for p in parts),
+                        ideal=sum(p["ideal"] for p in parts),
+                        histogram=tuple(sorted(hist.items())), worst=worst,
+                        data_dependent=any(p["data_dependent"] for p in parts),
+                        classes=classes))
+    return out
+
+
+# ------------------------------------------------------------------ notes
+
+def _name(n: int, stmts, origin) -> str:
+    o = origin[n]
+    where = f"site {o.site} (line {stmts[n].loc.line})" if stmts[n].loc else f"site {o.site}"
+    return where + (" at " + ", ".join(f"{v}={x}" for v, x in o.iteration)
+                    if o.iteration else "")
+
+
+def _found(s) -> str:
+    return ", ".join(a.opcode for a in s.found) or "no shared instruction"
+
+
+def _iterations(copies, limit: int = 3) -> str:
+    """Iterations in few words: `r=1-3, q=0-7` when they are every combination of each
+    variable's values, else the first few and how many."""
+    its = [c.iteration for c in copies]
+    names = [v for v, _ in its[0]]
+    if names and all([v for v, _ in i] == names for i in its):
+        values = [sorted({i[p][1] for i in its}) for p in range(len(names))]
+        if len(set(its)) == len(its) == int(np.prod([len(v) for v in values])):
+            return ", ".join(f"{name}={_values(v)}" for name, v in zip(names, values))
+    shown = "; ".join(", ".join(f"{v}={x}" for v, x in i) for i in its[:limit])
+    return shown + (f"; ... ({len(its)} in all)" if len(its) > limit else "")
+
+
+def _values(v: list[int]) -> str:
+    if len(v) > 1 and v == list(range(v[0], v[-1] + 1)):
+        return f"{v[0]}-{v[-1]}"
+    return ",".join(map(str, v)) if len(v) <= 4 else f"{v[0]},{v[1]},...,{v[-1]}"
+
+
+def _merge_notes(merges, stmts, origin) -> list[str]:
+    out, across = [], {}
+    for m in merges:
+        copies = [origin[s] for s in m.sites]
+        if len({c.site for c in copies}) == 1 and all(c.iteration for c in copies):
+            across.setdefault((copies[0].site, m.opcode), []).append(_iterations(copies))
+        else:
+            sites = ", ".join(str(c.site) for c in copies)
+            out.append(f"compiler: sites {sites} (line {stmts[m.sites[0]].loc.line}) merged into "
+                       f"one {m.opcode}, counted at site {copies[0].site}'s address")
+    for (site, opcode), groups in across.items():
+        line = next(s.loc.line for n, s in stmts.items() if origin[n].site == site)
+        shown = "; ".join(groups[:4]) + (f"; ... ({len(groups)} in all)"
+                                         if len(groups) > 4 else "")
+        out.append(f"compiler: site {site} (line {line}): iterations merged into {opcode} "
+                   f"{len(groups)} time(s): {shown}")
+    return out
+
+
+def _hoist_notes(hoists, written: Kernel, stmts, origin) -> list[str]:
+    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
+    return [f"compiler: {_name(h.site, stmts, origin)}: {h.opcode} hoisted out of the loop "
+            f"over {loops[h.loop].var.name} (line {loops[h.loop].loc.line}): counted once per "
+            "entry into the loop, where it runs at least once" for h in hoists]
+
+
+def _dropped_notes(written, widths, claimed, hoisted, stmts, origin) -> list[str]:
+    """Sites (or iterations of them) with no instruction of their own."""
+    per_site: dict[int, list] = {}
+    for n in stmts:
+        per_site.setdefault(origin[n].site, []).append(n)
+    out = []
+    for site, copies in per_site.items():
+        gone = [n for n in copies if widths.get(n) == 0 and n not in claimed
+                and n not in hoisted]
+        if not gone:
+            continue
+        where = f"site {site} (line {stmts[copies[0]].loc.line})"
+        part = "" if len(gone) == len(copies) else \
+            f" in {len(gone)} of its {len(copies)} iterations ({_iterations([origin[n] for n in gone])})"
+        out.append(f"compiler: {where}: no instruction of its own{part} (a common "
+                   "subexpression, or a value forwarded from a store): not counted")
+    return out

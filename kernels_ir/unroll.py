@@ -1,0 +1,114 @@
+"""Unrolled loops written out: each iteration a loop of its own, so its accesses are sites.
+
+nvcc unrolls a `#pragma unroll` loop of constant trip count completely and may then merge the
+same access of neighbouring iterations into one wider instruction (`As[ty][k]`, k = 0..3, as
+one LDS.128). Line information cannot tell iterations apart, since they share a source
+line; written out here, every iteration's access is a site with a line of its own, and the
+SASS can be attributed iteration by iteration (smemsim's `--as-compiled`).
+
+Each iteration becomes a single-iteration loop over the same variable (`for (int k = 3; k ==
+3; k += 1)`), not a plain copy: the loop keeps the copy's declarations in a scope of their
+own, and the compiler folds a loop of one iteration away. Only loops whose start, step and
+condition are constants (given the loop variable) are written out; the rest are left as they
+are, and a caller reports them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .errors import KernelError
+from .evaluate import Evaluator
+from .expr import Expr, Op, const
+from .stmt import Access, Kernel, Loop, walk
+
+MAX_TRIPS = 4096  # longer constant loops are left alone (nvcc would not unroll them fully)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Where a site of the written-out kernel comes from."""
+
+    site: int                                  # the site in the original kernel
+    iteration: tuple[tuple[str, int], ...]     # the written-out loops' variables, outermost first
+
+
+class _NotConstant(Exception):
+    pass
+
+
+class _Constant(Evaluator):
+    """Evaluates an expression whose only leaf is the loop variable."""
+
+    def __init__(self, var, value: int):
+        self.var, self.value = var, value
+
+    def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
+        if e.op is Op.VAR and e.arg is self.var:
+            return np.full(idx.size, self.value, self.var.dtype.np)
+        raise _NotConstant
+
+
+def _value(e: Expr, var, value: int) -> int:
+    try:
+        out = _Constant(var, value).eval(e, np.arange(1))
+    except (_NotConstant, KernelError, ArithmeticError):
+        raise _NotConstant from None
+    return int(out[0])
+
+
+def trip_values(loop: Loop) -> tuple[int, ...] | None:
+    """The values the loop variable takes, if the loop's bounds are constants; else None."""
+    if loop.var.dtype.is_float:
+        return None
+    try:
+        v = _value(loop.start, None, 0)
+        if not loop.do_while and not _value(loop.cond, loop.var, v):
+            return ()
+        values = []
+        while True:
+            values.append(v)
+            if len(values) > MAX_TRIPS:
+                return None
+            v = _value(loop.update, loop.var, v) if loop.update is not None else \
+                v + _value(loop.step, loop.var, v)
+            if not _value(loop.cond, loop.var, v):
+                return tuple(values)
+    except _NotConstant:
+        return None
+
+
+def unroll(kernel: Kernel) -> tuple[Kernel, dict[int, Copy]]:
+    """The kernel with every constant-trip loop marked `unroll` written out iteration by
+    iteration, its sites renumbered in program order, and where each new site comes from."""
+    origin: dict[int, Copy] = {}
+    counter = iter(range(1 << 30))
+
+    def block(stmts, iteration) -> tuple:
+        out = []
+        for s in stmts:
+            values = trip_values(s) if isinstance(s, Loop) and s.unroll else None
+            if values is not None:
+                for v in values:
+                    inner = iteration + ((s.var.name, v),)
+                    start, var = const(v, s.var.dtype), Expr(Op.VAR, s.var.dtype, (), s.var)
+                    out.append(replace(
+                        s, start=start, step=const(1, s.var.dtype), update=None,
+                        cond=var == start, do_while=False, body=block(s.body, inner)))
+                continue
+            s = s.rebuild(body=lambda b: block(b, iteration))
+            if isinstance(s, Access) and s.site is not None:
+                new = next(counter)
+                origin[new] = Copy(s.site, iteration)
+                s = replace(s, site=new)
+            out.append(s)
+        return tuple(out)
+
+    return replace(kernel, body=block(kernel.body, ())), origin
+
+
+def unrollable(kernel: Kernel) -> bool:
+    """Whether `unroll` would write out any loop."""
+    return any(isinstance(s, Loop) and s.unroll and trip_values(s) is not None
+               for s in walk(kernel.body))
