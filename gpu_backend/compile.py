@@ -339,3 +339,10 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
                     res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),
                     unattributed, parse_loops(sass))
+
+
+def kernel_resources(kernel: Kernel, arch: str) -> tuple[int, int]:
+    """(registers per thread, static shared memory as the driver reports it) of the kernel's
+    NVRTC build: what occupancy needs from a compile (smemsim sweep's --regs compile)."""
+    c = compile_kernel(kernel, arch)
+    return c.registers, c.static_smem

@@ -30,6 +30,7 @@ from kernels_ir.stmt import Access, SharedArray, SharedBuffer, map_statements, w
 
 from .analysis import Report, analyze
 from .occupancy import OccupancyError, kernel_occupancy
+from .pool import parallel_map
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,10 @@ def _declaration(view: SharedArray) -> str:
 def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
            arch: str = "sm_90", registers: int | None = None, arrays=None, seed: int = 0,
            site: int | None = None, max_pad: int | None = None,
-           progress: Callable[[int, int], None] | None = None) -> FixSearch:
-    """Try paddings and swizzles for each conflicted array (or the array of `site`)."""
+           progress: Callable[[int, int], None] | None = None,
+           jobs: int | None = None) -> FixSearch:
+    """Try paddings and swizzles for each conflicted array (or the array of `site`), on
+    `jobs` processes (default: every core, when the candidates are heavy enough)."""
     baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     by_name = {v.name: v for v in kernel.shared}
     if site is not None:
@@ -187,24 +190,22 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                     break  # the bits it would XOR in are 0 for every index: no change
                 plans.append((name, "swizzle", array.pad, (b, m, sh),
                               lambda a=array, bb=b, ss=sh, mm=m: swizzled(kernel, a, bb, mm, ss)))
-    candidates = []
-    too_big = 0
-    for i, (name, kind, pad, swz, make) in enumerate(plans):
-        if progress:
-            progress(i, len(plans))
+    variants, too_big = [], 0
+    for name, kind, pad, swz, make in plans:
         variant = make()
         if variant.static_smem > STATIC_SMEM_LIMIT:
             too_big += 1
             continue
-        candidates.append(_candidate(kernel, variant, by_name[name], kind, pad, swz,
-                                     analyze(variant, params, arch=arch, arrays=arrays,
-                                             seed=seed),
-                                     arch, registers, params))
+        variants.append((name, kind, pad, swz, variant))
+    # every candidate is a whole analysis: on every core (smemsim.pool) when that pays
+    reports = parallel_map(_analyze, [(v, params, arch, arrays, seed) for *_, v in variants],
+                           jobs=jobs, progress=progress)
+    candidates = [_candidate(kernel, variant, by_name[name], kind, pad, swz, report, arch,
+                             registers, params)
+                  for (name, kind, pad, swz, variant), report in zip(variants, reports)]
     if too_big:
         skipped.append(f"{too_big} padding(s) not tried: they would take static shared memory "
                        f"past CUDA's {STATIC_SMEM_LIMIT} bytes")
-    if progress:
-        progress(len(plans), len(plans))
     order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad, c.swizzle or ())
     candidates.sort(key=order)
     # a change is proposed only if it reduces the kernel's wavefronts
@@ -221,6 +222,12 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     return FixSearch(kernel.name, baseline, _warps(kernel, arch, registers, params),
                      _smem_blocks(kernel, arch, params), tuple(targets), tuple(candidates),
                      tuple(skipped), combined, combined_warps, tuple(best))
+
+
+def _analyze(task) -> Report:
+    """One candidate's analysis (a worker's task: module-level, so it pickles)."""
+    kernel, params, arch, arrays, seed = task
+    return analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
 
 
 def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, params

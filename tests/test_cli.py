@@ -205,7 +205,9 @@ def test_every_verbs_json_validates_against_the_schema():
             ("explain", TRANSPOSE, "--kernel", "naive"),
             ("occupancy", "--threads", "256", "--regs", "64"),
             ("fix", TRANSPOSE, "--kernel", "naive"), ("check", TRANSPOSE),
-            ("codegen", TRANSPOSE, "--kernel", "padded")]
+            ("codegen", TRANSPOSE, "--kernel", "padded"),
+            ("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=32,64", "--pad", "tile=0:2",
+             "--regs", "32", "--no-cache")]
     for argv in runs:
         code, out = cli(*argv, "--json", width=400)
         assert code == 0, (argv, out)

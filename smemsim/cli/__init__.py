@@ -87,7 +87,7 @@ def run(argv: list[str], console: Console | None = None,
     except Exception as err:  # noqa: BLE001 - every failure becomes one line and an exit code
         code, message = _classify(err)
         if debug:
-            errors.print(traceback.format_exc(), markup=False, highlight=False)
+            errors.print(traceback.format_exc(), markup=False, highlight=False, emoji=False)
         say(errors, f"error: {message}")
         if "--json" in argv:
             print_json(console, [], error=jsonout.error_json(err, message, code),

@@ -13,6 +13,7 @@ from kernels_ir import KernelError, resolve_launch
 
 from ..loader import input_arrays, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
+from ..pool import parallel_map
 from . import jsonout
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
@@ -88,16 +89,17 @@ def busy(console: Console, args, text: str):
     return console.status(text)
 
 
-def swept(args, console: Console, kernel, params: dict, each) -> list:
-    """Run `each(params)` at every value of the sweep, with a progress bar."""
+def swept(args, console: Console, kernel, params: dict, fn, task) -> list:
+    """(value, fn(task(params at value))) at every value of the sweep, with a progress bar,
+    on every core when the points are heavy enough (smemsim.pool: `fn` is a module-level
+    function, `task` builds its picklable argument here)."""
     key, values = args.sweep
-    out = []
+    tasks = [task({**params, key: v}) for v in values]
     with progress(console, args) as bar:
-        task = bar.add_task(f"{kernel.name}: {key}", total=len(values))
-        for v in values:
-            out.append((v, each({**params, key: v})))
-            bar.advance(task)
-    return out
+        job = bar.add_task(f"{kernel.name}: {key}", total=len(values))
+        results = parallel_map(fn, tasks, jobs=args.jobs,
+                               progress=lambda done, _: bar.update(job, completed=done))
+    return list(zip(values, results))
 
 
 def compile_or_explain(kernel, arch: str, verb: str):
@@ -136,4 +138,4 @@ def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra)
 
 def say(console: Console, text: str) -> None:
     """A plain line: no markup, no highlighting, no wrapping."""
-    console.print(text, markup=False, highlight=False, soft_wrap=True)
+    console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)

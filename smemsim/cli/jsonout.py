@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # annotations only: building JSON needs none of these importe
     from ..fix import FixSearch
     from ..hazards import HazardReport
     from ..occupancy import Curve, Occupancy
+    from ..sweep import SweepResult
 
 SCHEMA = "smemsim/1"
 
@@ -108,6 +109,25 @@ def error_json(err: Exception, message: str, exit_code: int) -> dict[str, Any]:
     if getattr(err, "iterations", None):
         out["iterations"] = dict(err.iterations)
     return out
+
+
+def sweep_json(result: SweepResult, front) -> dict[str, Any]:
+    """A sweep: every point in product order, its rank (null: not analyzed) and whether it
+    is on the Pareto front."""
+    rank = {id(r): n for n, r in enumerate(result.ranked(), 1)}
+    on_front = {id(r) for r in front}
+    return {"kind": "sweep", "kernel": result.kernel, "cached": result.cached,
+            "points": [{
+                "params": dict(r.point.params), "arch": r.point.arch,
+                "layouts": [{"array": x.array, "pad": x.pad,
+                             "swizzle": list(x.swizzle) if x.swizzle else None}
+                            for x in r.point.layouts],
+                "requests": r.requests, "wavefronts": r.wavefronts, "ideal": r.ideal,
+                "excess": r.excess, "smem_per_block": r.smem_per_block,
+                "smem_blocks": r.smem_blocks, "registers": r.registers,
+                "active_warps": r.active_warps, "occupancy": r.occupancy,
+                "rank": rank.get(id(r)), "pareto": id(r) in on_front, "error": r.error,
+            } for r in result.results]}
 
 
 def fix_json(f: FixSearch) -> dict[str, Any]:

@@ -34,9 +34,28 @@ def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) 
 
 
 def add_sweep(p: argparse.ArgumentParser, what: str) -> None:
-    """--sweep K=START:STOP[:STEP]."""
+    """--sweep K=START:STOP[:STEP], and --jobs for its points."""
     p.add_argument("--sweep", metavar="K=START:STOP[:STEP]", type=parse_sweep,
                    help=f"{what} at every value of one parameter (STOP excluded)")
+    add_jobs(p)
+
+
+def add_jobs(p: argparse.ArgumentParser) -> None:
+    """--jobs N: worker processes (smemsim.pool)."""
+    p.add_argument("--jobs", type=jobs, metavar="N",
+                   help="worker processes for independent analyses (default: every core; "
+                        "used when the work is heavy enough to pay for starting them)")
+
+
+def jobs(text: str) -> int:
+    """A number of worker processes, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number >= 1, not {text!r}")
+    return value
 
 
 def parse_sweep(text: str) -> tuple[str, range]:

@@ -108,26 +108,33 @@ def _gates(args, console: Console, r, occ, where: str = "") -> int:
     return code
 
 
+def _point(task):
+    """One point of --sweep: (report, occupancy) (a worker's task: module-level)."""
+    kernel, params, arch, arrays, regs, compiled, as_compiled = task
+    if as_compiled:
+        from gpu_backend.as_compiled import analyze_as_compiled
+        r = analyze_as_compiled(kernel, params, arch=arch, arrays=arrays, compiled=compiled)
+    else:
+        r = analyze(kernel, params, arch=arch, arrays=arrays)
+    occ = occupancy_of(kernel, arch, regs, params, compiled=compiled) if regs is not None \
+        else None
+    return r, occ
+
+
 def _sweep(args, console: Console, params: dict) -> int:
     """Totals at every value of one parameter; the gates apply at every point."""
     key = args.sweep[0]
     docs, code = [], EXIT_OK
     for name, kernel in kernels(args):
         compiled = None
-        if args.as_compiled:  # parameters are the kernel's arguments: one compile serves all
-            with busy(console, args, f"compiling {kernel.name}"):
-                compiled = compile_or_explain(kernel, args.arch, "--as-compiled")
-
-        def each(p, kernel=kernel, name=name, compiled=compiled):
-            from gpu_backend.as_compiled import analyze_as_compiled
-            arrays = inputs(args, name, kernel, p)
-            r = analyze_as_compiled(kernel, p, arch=args.arch, arrays=arrays,
-                                    compiled=compiled) if compiled is not None else \
-                analyze(kernel, p, arch=args.arch, arrays=arrays)
-            occ = occupancy_of(kernel, args.arch, args.regs, p) if args.regs is not None \
-                else None
-            return r, occ
-        rows = swept(args, console, kernel, params, each)
+        if args.as_compiled or args.regs == "compile":  # one compile serves every point:
+            with busy(console, args, f"compiling {kernel.name}"):  # parameters are arguments
+                compiled = compile_or_explain(kernel, args.arch, "--as-compiled" if
+                                              args.as_compiled else "--regs compile")
+        rows = swept(args, console, kernel, params, _point,
+                     lambda p, kernel=kernel, name=name, compiled=compiled: (
+                         kernel, p, args.arch, inputs(args, name, kernel, p), args.regs,
+                         compiled, args.as_compiled))
         for value, (r, occ) in rows:
             docs.append(jsonout.analyze_json(r, occ))
             code = max(code, _gates(args, console, r, occ, f" at {key}={value}"))

@@ -25,14 +25,13 @@ def execute(args, console: Console) -> int:
     code, docs = EXIT_OK, []
     for name, kernel in kernels(args):
 
-        def each(p, kernel=kernel, name=name):
-            return check(kernel, p, arch=args.arch, arrays=inputs(args, name, kernel, p),
-                         registers=args.regs)
+        def task(p, kernel=kernel, name=name):
+            return kernel, p, args.arch, inputs(args, name, kernel, p), args.regs
         if args.sweep:
-            rows = swept(args, console, kernel, params, each)
+            rows = swept(args, console, kernel, params, _point, task)
         else:
             with busy(console, args, f"running {kernel.name} for hazards"):
-                rows = [(None, each(params))]
+                rows = [(None, _point(task(params)))]
         for _, h in rows:
             docs.append(jsonout.hazards_json(h))
             if not h.clean:
@@ -42,6 +41,12 @@ def execute(args, console: Console) -> int:
     if args.json:
         print_json(console, docs, exit_code=code)
     return code
+
+
+def _point(task):
+    """One check (a worker's task for --sweep: module-level)."""
+    kernel, params, arch, arrays, registers = task
+    return check(kernel, params, arch=arch, arrays=arrays, registers=registers)
 
 
 def _print(console: Console, h) -> None:

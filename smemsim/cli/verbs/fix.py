@@ -6,7 +6,7 @@ from rich.console import Console
 from ...fix import search
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, kernels, occupancy_of, print_json, progress
-from ..options import add_common, add_kernels, add_regs, parse_params
+from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
 HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing each"
 
@@ -18,6 +18,7 @@ def add_arguments(p) -> None:
     p.add_argument("site", type=int, nargs="?",
                    help="site number (default: every conflicted array)")
     add_regs(p, "registers per thread, to show each change's occupancy")
+    add_jobs(p)
 
 
 def execute(args, console: Console) -> int:
@@ -32,7 +33,7 @@ def execute(args, console: Console) -> int:
         with progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)
             f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                       site=args.site,
+                       site=args.site, jobs=args.jobs,
                        progress=lambda i, n: bar.update(task, completed=i, total=n))
         docs.append(jsonout.fix_json(f))
         if not args.json:

@@ -1,0 +1,196 @@
+"""`smemsim sweep`: every combination of parameters, layouts and archs, ranked, with the
+Pareto front; on every core, or on a Dask cluster."""
+from __future__ import annotations
+
+import csv
+import itertools
+
+from rich.console import Console
+from rich.table import Table
+
+from kernels_ir import KernelError
+
+from ...pool import default_jobs
+from ...sweep import Layout, default_cache, product, sweep
+from .. import jsonout
+from ..common import EXIT_OK, one_kernel, print_json, progress, say
+from ..options import add_regs, jobs
+
+HELP = "every combination of parameters, paddings/swizzles and archs: ranked, Pareto front"
+
+
+def add_arguments(p) -> None:
+    """sweep's options."""
+    p.add_argument("file", help="a Python file with a KERNELS dict")
+    p.add_argument("--kernel", help="the kernel to sweep (needed when the file has several)")
+    p.add_argument("-p", "--param", action="append", default=[], metavar="K=VALUES",
+                   help="a parameter's values: 64,128,256 or START:STOP[:STEP] (STOP "
+                        "excluded); repeatable, one axis each; others take the file's defaults")
+    p.add_argument("--arch", default="sm_90", metavar="ARCHS",
+                   help="architectures, comma-separated (default sm_90)")
+    p.add_argument("--pad", action="append", default=[], metavar="ARRAY=VALUES",
+                   help="row paddings (elements) to try for a shared array, as -p's values")
+    p.add_argument("--swizzle", action="append", default=[], metavar="ARRAY=B.M.S,...",
+                   help="swizzles Swizzle<B,M,S> to try for a shared array ('none': as "
+                        "declared)")
+    add_regs(p, "registers per thread for occupancy, or 'compile' (NVRTC at every point)")
+    p.add_argument("--top", type=int, default=10, metavar="K",
+                   help="rows of the ranking to print (default 10; 0: all)")
+    p.add_argument("--csv", metavar="FILE", help="write every point to FILE as CSV")
+    p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+    p.add_argument("--jobs", type=jobs, metavar="N",
+                   help=f"local worker processes (default: every core, {default_jobs()} here)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on the Dask distributed scheduler at ADDRESS (tcp://host:8786; "
+                        "pip install 'smemsim[cluster]')")
+    p.add_argument("--no-cache", action="store_true",
+                   help="recompute every point (default: reuse results cached in "
+                        "$SMEMSIM_CACHE/sweep or ~/.cache/smemsim/sweep)")
+
+
+def execute(args, console: Console) -> int:
+    """Sweep one kernel."""
+    key, kernel = one_kernel(args)
+    axes = dict(_axis(item, "-p") for item in args.param)
+    archs = [a.strip() for a in args.arch.split(",") if a.strip()]
+    layouts: dict[str, list[Layout]] = {}
+    for item in args.pad:
+        name, values = _axis(item, "--pad")
+        if any(not isinstance(v, int) or v < 0 for v in values):
+            raise KernelError(f"--pad {item}: paddings are whole numbers of elements >= 0")
+        layouts.setdefault(name, []).extend(Layout(name, pad=v) for v in values)
+    for item in args.swizzle:
+        name, _, spec = item.partition("=")
+        layouts.setdefault(name, []).extend(_swizzles(name, spec, item))
+    declared = {v.name: v for v in kernel.shared}
+    for name, choices in layouts.items():  # as declared is always one of the choices
+        view = declared.get(name)
+        if view is None:
+            raise KernelError(f"no shared array '{name}'; the arrays are "
+                              f"{', '.join(declared) or 'none'}", kernel=kernel.name)
+        same = [c for c in choices if c.declared or (c.swizzle is None and c.pad == view.pad
+                                                     and view.layout is None)]
+        if not same:
+            choices.insert(0, Layout(name))
+    points = product(axes, archs, layouts, base=None)
+    resources = None
+    if args.regs == "compile":
+        from gpu_backend.compile import kernel_resources
+        resources = kernel_resources
+    cache = None if args.no_cache else default_cache()
+    with progress(console, args) as bar:
+        task = bar.add_task(f"sweeping {kernel.name}: {len(points)} points", total=len(points))
+        result = sweep(kernel, points, registers=None if resources else args.regs,
+                       resources=resources, inputs=(args.file, key), jobs=args.jobs,
+                       scheduler=args.scheduler, cache=cache, trial=False,
+                       progress=lambda done, n: bar.update(task, completed=done))
+    front = result.pareto()
+    if args.csv:
+        _write_csv(args.csv, result, front)
+    if args.json:
+        print_json(console, [jsonout.sweep_json(result, front)])
+        return EXIT_OK
+    _print(console, args, result, front, axes)
+    return EXIT_OK
+
+
+def _axis(item: str, option: str) -> tuple[str, list]:
+    """`K=a,b,c` or `K=START:STOP[:STEP]` as (K, values)."""
+    name, sep, spec = item.partition("=")
+    if not sep or not name or not spec:
+        raise KernelError(f"{option} takes K=VALUES (64,128 or START:STOP[:STEP]), got "
+                          f"{item!r}")
+    try:
+        if ":" in spec:
+            values = list(range(*[int(x, 0) for x in spec.split(":")]))
+        else:
+            values = [_number(x) for x in spec.split(",")]
+    except (ValueError, TypeError):
+        values = []
+    if not values:
+        raise KernelError(f"{option} {item}: no values (64,128 or START:STOP[:STEP], STOP "
+                          "excluded)")
+    return name, values
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text, 0)
+    except ValueError:
+        return float(text)
+
+
+def _swizzles(name: str, spec: str, item: str) -> list[Layout]:
+    out = []
+    for part in spec.split(","):
+        if part == "none":  # as declared
+            out.append(Layout(name))
+            continue
+        try:
+            b, m, s = (int(x) for x in part.split("."))
+        except ValueError:
+            raise KernelError(f"--swizzle {item}: each swizzle is B.M.S (Swizzle<B,M,S> of "
+                              "the array's elements) or 'none'") from None
+        out.append(Layout(name, swizzle=(b, m, s)))
+    if not name or not out:
+        raise KernelError(f"--swizzle takes ARRAY=B.M.S,..., got {item!r}")
+    return out
+
+
+COLUMNS = ("requests", "wavefronts", "ideal", "excess", "smem_per_block", "smem_blocks",
+           "registers", "active_warps", "occupancy")
+
+
+def _write_csv(path: str, result, front) -> None:
+    on_front = {id(r) for r in front}
+    names = sorted({k for r in result.results for k, _ in r.point.params})
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow([*names, "arch", "layouts", *COLUMNS, "pareto", "error"])
+        for r in result.results:
+            params = dict(r.point.params)
+            w.writerow([*(params.get(n, "") for n in names), r.point.arch,
+                        "; ".join(x.label for x in r.point.layouts),
+                        *("" if getattr(r, c) is None else getattr(r, c) for c in COLUMNS),
+                        int(id(r) in on_front), r.error or ""])
+
+
+def _print(console: Console, args, result, front, axes) -> None:
+    ranked = result.ranked()
+    on_front = {id(r) for r in front}
+    shown = ranked if args.top == 0 else ranked[:args.top]
+    t = Table(title=f"{result.kernel}: {len(result.results)} points"
+                    f"{f' ({result.cached} cached)' if result.cached else ''}, best first; "
+                    "* on the Pareto front", title_justify="left")
+    names = list(axes)
+    archs = len({r.point.arch for r in result.results}) > 1
+    layouts = any(r.point.layouts for r in result.results)
+    occupancy = any(r.occupancy is not None for r in ranked)
+    for c in ["#", *names, *(["arch"] if archs else []), *(["layout"] if layouts else []),
+              "wavefronts", "excess", "smem B", "blk/SM",
+              *(["regs", "occ"] if occupancy else [])]:
+        t.add_column(c, justify="left" if c in ("arch", "layout") else "right")
+    for n, r in enumerate(shown, 1):
+        params = dict(r.point.params)
+        row = [f"{n}{'*' if id(r) in on_front else ''}", *(str(params[k]) for k in names)]
+        row += [r.point.arch] if archs else []
+        row += ["; ".join(x.label for x in r.point.layouts) or "as declared"] if layouts else []
+        row += [f"{r.wavefronts:,}", f"{r.excess:,}", f"{r.smem_per_block:,}",
+                str(r.smem_blocks)]
+        if occupancy:
+            row += [str(r.registers),
+                    f"{r.occupancy:.2f}" if r.occupancy is not None else "-"]
+        t.add_row(*row)
+    console.print(t)
+    if len(shown) < len(ranked):
+        say(console, f"{len(ranked) - len(shown)} more point(s): --top 0 shows all, --csv "
+                     "writes them")
+    say(console, f"Pareto front of wavefronts, shared memory per block and occupancy "
+                 f"({len(front)} point(s)): " +
+        "; ".join(r.point.label for r in front[:6]) + (" ..." if len(front) > 6 else ""))
+    failed = [r for r in result.results if r.error is not None]
+    for r in itertools.islice(failed, 5):
+        say(console, f"not analyzed: {r.point.label}: {r.error}")
+    if len(failed) > 5:
+        say(console, f"... and {len(failed) - 5} more point(s) not analyzed (--json lists "
+                     "them)")

@@ -1,0 +1,151 @@
+"""`smemsim sweep` and the process pool: every point equals its own analysis, whatever
+runs it (inline, local processes, a Dask cluster), and the ranking and front are right."""
+from __future__ import annotations
+
+import csv
+import json
+import pathlib
+
+import pytest
+
+from examples.transpose import KERNELS as TRANSPOSE_KERNELS
+from kernels_ir import KernelError
+from smemsim import analyze
+from smemsim.fix import padded, swizzled
+from smemsim.pool import parallel_map
+from smemsim.sweep import Layout, Point, PointResult, SweepResult, product, sweep
+from tests.test_cli import cli, cli_streams
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSPOSE = str(ROOT / "examples" / "transpose.py")
+
+
+def square(x):
+    """A worker task (module-level: it is pickled by name)."""
+    if x == 13:
+        raise KernelError("thirteen")
+    return x * x
+
+
+def test_parallel_map_keeps_order_and_raises_the_first_error():
+    items = list(range(12))
+    assert parallel_map(square, items, jobs=2, trial=False) == [x * x for x in items]
+    assert parallel_map(square, items, jobs=1) == [x * x for x in items]
+    seen = []
+    parallel_map(square, items, jobs=2, trial=False, progress=lambda d, n: seen.append((d, n)))
+    assert seen[-1] == (12, 12)
+    with pytest.raises(KernelError, match="thirteen"):
+        parallel_map(square, range(20), jobs=2, trial=False)
+    with pytest.raises(KernelError, match="at least 1"):
+        parallel_map(square, items, jobs=0)
+
+
+def test_product_nests_parameters_then_layouts_then_archs():
+    pts = product({"n": [64, 128]}, ["sm_80", "sm_90"],
+                  {"tile": [Layout("tile"), Layout("tile", pad=1)]}, base={"m": 3})
+    assert len(pts) == 8
+    assert pts[0] == Point((("m", 3), ("n", 64)), "sm_80", ())
+    assert pts[3] == Point((("m", 3), ("n", 64)), "sm_90", (Layout("tile", pad=1),))
+    assert pts[7].label == "m=3, n=128, sm_90, tile pad 1"
+
+
+def test_every_point_equals_its_own_analysis_locally_and_on_two_processes(tmp_path):
+    kernel = TRANSPOSE_KERNELS["naive"]()
+    layouts = {"tile": [Layout("tile"), Layout("tile", pad=1), Layout("tile", pad=2),
+                        Layout("tile", swizzle=(5, 0, 5))]}
+    points = product({"n": [64, 128]}, ["sm_80", "sm_90"], layouts)
+    one = sweep(kernel, points, jobs=1)
+    two = sweep(kernel, points, jobs=2, trial=False)
+    assert one.results == two.results and one.cached == 0
+    tile = kernel.shared[0]
+    variants = [kernel, padded(kernel, tile, 1), padded(kernel, tile, 2),
+                swizzled(kernel, tile, 5, 0, 5)]
+    for r in one.results:
+        n = dict(r.point.params)["n"]
+        which = layouts["tile"].index(r.point.layouts[0]) if r.point.layouts else 0
+        expect = analyze(variants[which], {"n": n}, arch=r.point.arch)
+        assert (r.wavefronts, r.ideal) == (expect.wavefronts, expect.ideal)
+        assert r.smem_per_block == 4096 + 128 * (which in (1, 2)) * which
+    best = one.ranked()[0]
+    # fewest wavefronts, least shared memory, then more blocks per SM: sm_90's 228 KB
+    assert best.point == Point((("n", 64),), "sm_90", (Layout("tile", swizzle=(5, 0, 5)),))
+    # n = 64: 4 blocks x 32 warps, one load and one store each, 1 wavefront apiece
+    assert (best.requests, best.wavefronts, best.excess) == (256, 256, 0)
+
+
+def test_the_pareto_front_keeps_exactly_the_undominated_points():
+    def res(wf, smem, blocks):
+        return PointResult(Point((("w", wf), ("s", smem)), "sm_90"), wavefronts=wf, ideal=wf,
+                           smem_per_block=smem, smem_blocks=blocks)
+    a, b, c, d = res(100, 4096, 8), res(50, 8192, 4), res(120, 4096, 8), res(50, 8192, 2)
+    failed = PointResult(Point((), "sm_90"), error="refused")
+    r = SweepResult("k", (a, b, c, d, failed), 0)
+    assert r.pareto() == [b, a]               # c is beaten by a, d by b
+    assert r.ranked() == [b, d, a, c]         # failed points are not ranked
+
+
+def test_results_are_cached_and_a_changed_kernel_misses(tmp_path):
+    kernel = TRANSPOSE_KERNELS["naive"]()
+    points = product({"n": [32, 64, 96]}, ["sm_90"])
+    first = sweep(kernel, points, cache=tmp_path, jobs=1)
+    again = sweep(kernel, points + product({"n": [128]}, ["sm_90"]), cache=tmp_path, jobs=1)
+    assert first.cached == 0 and again.cached == 3
+    assert again.results[:3] == first.results
+    other = sweep(TRANSPOSE_KERNELS["padded"](), points, cache=tmp_path, jobs=1)
+    assert other.cached == 0
+
+
+def test_points_the_kernel_refuses_are_listed_with_the_reason():
+    kernel = TRANSPOSE_KERNELS["naive"]()
+    r = sweep(kernel, product({"n": [0, 64]}, ["sm_90"]), jobs=1)
+    assert r.results[0].error is not None and "grid" in r.results[0].error
+    assert r.results[1].error is None and r.ranked() == [r.results[1]]
+
+
+def test_sweep_command_table_csv_and_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    out_csv = tmp_path / "points.csv"
+    code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64,128", "--pad",
+                    "tile=0:2", "--swizzle", "tile=5.0.5", "--arch", "sm_80,sm_90",
+                    "--regs", "32", "--csv", str(out_csv), width=140)
+    assert code == 0, out
+    assert "transpose_pad0: 12 points, best first; * on the Pareto front" in out
+    first = next(line for line in out.splitlines() if line.startswith("│ 1*"))
+    assert [c.strip() for c in first.split("│")[2:5]] == ["64", "sm_80", "tile Swizzle<5,0,5>"]
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 12 and rows[0]["n"] == "64" and rows[0]["layouts"] == "tile pad 0"
+    assert {r["pareto"] for r in rows} == {"0", "1"}
+    for _ in range(2):  # the second run reads both points from the cache
+        code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64,128", "--json")
+    doc = json.loads(out)
+    assert doc["exit_code"] == 0 and doc["results"][0]["cached"] == 2
+    points = doc["results"][0]["points"]
+    assert [p["params"]["n"] for p in points] == [64, 128]
+    assert points[0]["rank"] == 1 and points[0]["pareto"] is True
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--pad", "tile=a:b"], "--pad tile=a:b: no values"),
+    (["--pad", "tiles=0:2"], "no shared array 'tiles'; the arrays are tile"),
+    (["--swizzle", "tile=5,0,5"], "each swizzle is B.M.S"),
+    (["-p", "n"], "-p takes K=VALUES"),
+    (["--jobs", "0"], "--jobs takes a whole number >= 1"),
+])
+def test_sweep_refuses_bad_options_in_one_line(argv, message):
+    code, out, err = cli_streams("sweep", TRANSPOSE, "--kernel", "naive", *argv)
+    assert code == 2 and message in err and "Traceback" not in err
+
+
+def test_sweep_on_a_dask_cluster_equals_the_local_sweep(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setenv("SMEMSIM_CACHE", "")
+    argv = ["sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=32:160:32", "--pad",
+            "tile=0:2", "--json"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        code, remote = cli(*argv, "--scheduler", cluster.scheduler_address)
+    assert code == 0, remote
+    code, local = cli(*argv, "--jobs", "1")
+    assert json.loads(remote)["results"] == json.loads(local)["results"]
+    code, out, err = cli_streams(*argv[:-1], "--scheduler", "tcp://127.0.0.1:1")
+    assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err
