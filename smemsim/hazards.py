@@ -14,8 +14,8 @@ naming the block, thread and loop iteration.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Callable, Mapping
 
 import numpy as np
 
@@ -72,7 +72,8 @@ class Fault:
     kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read,
     #            copy_in_flight (a cp.async not yet waited for), incomplete (too large to
     #            check in bounded memory), other
-    message: str
+    message: str                 # the first block's fault, located
+    blocks: int = 1              # blocks that hit a fault of this kind at this statement
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,9 @@ class HazardReport:
     limits: tuple[str, ...]      # launch limits exceeded, each naming the limit and value
     concurrent_sites: tuple[tuple[int, int], ...]  # site pairs that share a barrier interval
     same_value: tuple[Race, ...] = ()  # write-write races that store equal bytes (warnings)
+    blocks_checked: int = 0      # blocks run to the end or to their fault
+    blocks_total: int = 0        # blocks of the launch
+    unchecked: str | None = None  # why some blocks were not run (the fault cap), if any
 
     @property
     def clean(self) -> bool:
@@ -206,27 +210,41 @@ class _Recorder:
         s = event.stmt
         nbytes = s.access_bytes
         block = self.blocks[event.threads // self.tpb]
-        byte = (event.offsets[:, None] + np.arange(nbytes)).ravel()
-        rep = lambda a: np.repeat(a, nbytes)
+        # one row per 4-byte word a lane touches, with the mask of its bytes (a word, not a
+        # byte, per row: a 16-byte access makes 4 rows, not 16)
+        per = max(nbytes // 4, 1)
+        word = (event.offsets[:, None] // 4 + np.arange(per)).ravel()
+        if nbytes >= 4:
+            mask = np.full(word.size, 0xF, np.int64)
+        else:
+            mask = (((1 << nbytes) - 1) << (event.offsets % 4)).astype(np.int64)
+        rep = lambda a: np.repeat(a, per)
         warp = block * self.wpb + event.threads % self.tpb // 32
-        # the byte a plain store writes (-1: not a plain store)
-        value = event.stored.ravel().astype(np.int64) if event.stored is not None else \
-            np.full(byte.size, -1, np.int64)
-        # columns: block, epoch, byte, thread, site, writes (2: an atomic write), warp,
-        # the warp's __syncwarp epoch, stored byte
-        self.parts.append(np.stack([rep(block), rep(self.epoch[block]), byte,
-                                    rep(event.threads), np.full(byte.size, s.site),
-                                    np.full(byte.size, 2 if s.ATOMIC else int(s.WRITES)),
-                                    rep(warp), rep(self.warp_epoch[warp]), value], axis=1))
-        self.rows += byte.size
+        # the bytes a plain store writes, at their place in the word (-1: not a plain store)
+        if event.stored is None:
+            value = np.full(word.size, -1, np.int64)
+        elif nbytes >= 4:
+            value = np.ascontiguousarray(event.stored).reshape(-1).view(np.uint32) \
+                .astype(np.int64)
+        else:
+            shift = 8 * (event.offsets % 4)[:, None] + 8 * np.arange(nbytes)
+            value = (event.stored.reshape(-1, nbytes).astype(np.int64) << shift).sum(axis=1)
+        # columns: block, epoch, word, thread, site, writes (2: an atomic write), warp,
+        # the warp's __syncwarp epoch, stored bytes, byte mask
+        self.parts.append(np.stack([rep(block), rep(self.epoch[block]), word,
+                                    rep(event.threads), np.full(word.size, s.site),
+                                    np.full(word.size, 2 if s.ATOMIC else int(s.WRITES)),
+                                    rep(warp), rep(self.warp_epoch[warp]), value, mask],
+                                   axis=1))
+        self.rows += word.size
         if self.rows > MAX_OPEN_ROWS:
             self._flush()
             if self.rows > MAX_OPEN_ROWS:
                 its = ", ".join(f"{k}={v}" for k, v in event.iterations)
                 raise _IntervalTooLarge(
                     f"check stopped at {s.loc}{f' ({its})' if its else ''}: barrier intervals "
-                    f"still open hold {self.rows:,} shared byte accesses (the limit is "
-                    f"{MAX_OPEN_ROWS:,}, about {MAX_OPEN_ROWS * 72 >> 20} MiB); races were "
+                    f"still open hold {self.rows:,} shared word accesses (the limit is "
+                    f"{MAX_OPEN_ROWS:,}, about {MAX_OPEN_ROWS * 80 >> 20} MiB); races were "
                     "checked up to here. A loop that never ends, or never reaches a "
                     "__syncthreads()? Check a smaller launch with --param")
 
@@ -246,7 +264,7 @@ class _Recorder:
 
     def take(self) -> np.ndarray:
         """Every record held, as one array (and no longer held)."""
-        a = np.concatenate(self.parts) if self.parts else np.zeros((0, 9), np.int64)
+        a = np.concatenate(self.parts) if self.parts else np.zeros((0, 10), np.int64)
         self.parts, self.rows = [], 0
         return a
 
@@ -255,7 +273,7 @@ class _IntervalTooLarge(Exception):
     """A barrier interval too big to check in bounded memory."""
 
 
-# Records are 9 int64 columns (72 bytes) per byte accessed: scan completed intervals once
+# Records are 10 int64 columns (80 bytes) per word accessed: scan completed intervals once
 # this many are held, and stop (a located fault) past the larger number in open intervals.
 FLUSH_ROWS = 1 << 21
 MAX_OPEN_ROWS = 1 << 22
@@ -267,11 +285,20 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
     pair (`seen`), an order-dependent one replacing a same-value one, at most `limit`."""
     if not a.size or len(found) >= limit:
         return found
-    order = np.lexsort((a[:, 3], a[:, 2], a[:, 1], a[:, 0]))
-    a = a[order]
-    key = a[:, :3]
-    starts = np.flatnonzero(np.any(np.diff(key, axis=0, prepend=-1), axis=1))
+    # group rows by (block, epoch, word) with one sort of a packed key; a word can race
+    # only if some row writes it and two threads touch it: that leaves few groups for the
+    # exact (Python) look below, none in most kernels
+    key = _group_key(a)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    new_group = np.ones(len(a), bool)
+    new_group[1:] = key[1:] != key[:-1]
+    starts = np.flatnonzero(new_group)
     ends = np.append(starts[1:], len(a))
+    thread = a[order, 3]
+    writes = np.logical_or.reduceat(a[order, 5] != 0, starts)
+    keep = writes & (np.minimum.reduceat(thread, starts) != np.maximum.reduceat(thread, starts))
+    starts, ends = starts[keep], ends[keep]
     allowed = set(pairs)
     sites = {s.site: s for s in kernel.sites()}
     gx, gy, _ = launch.grid
@@ -280,15 +307,14 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
     for n, (s0, e0) in enumerate(zip(starts, ends)):
         if n % 256 == 0 and settled():
             break  # every pair that can race has its report: nothing more to find
-        group = a[s0:e0]
-        if e0 - s0 < 2 or not group[:, 5].any() or (group[:, 3] == group[0, 3]).all():
-            continue
+        group = a[order[s0:e0]]
+        group = group[np.argsort(group[:, 3], kind="stable")]  # by thread
         stores = group[group[:, 5] != 0]
         # one store per (site, warp) stands for the others: every other thread's rows are
         # compared with it, and lanes of one warp share their __syncwarp ordering
         _, firsts = np.unique(stores[:, 4] * (1 << 32) + stores[:, 6], return_index=True)
         for w in stores[np.sort(firsts)]:
-            others = group[group[:, 3] != w[3]]
+            others = group[(group[:, 3] != w[3]) & ((group[:, 9] & w[9]) != 0)]
             # lanes of one warp with a __syncwarp between them are ordered
             others = others[(others[:, 6] != w[6]) | (others[:, 7] == w[7])]
             if w[5] == 2:
@@ -296,7 +322,7 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
             if not others.size:
                 continue
             # an order-dependent conflict if there is one; else both store the same byte
-            same = (w[8] >= 0) & (others[:, 8] == w[8])
+            same = (w[8] >= 0) & (others[:, 8] == w[8]) & (others[:, 9] == w[9])
             o = others[~same][0] if (~same).any() else others[0]
             pair = tuple(sorted((int(w[4]), int(o[4]))))
             kind = "write-write" if o[5] else "read-write"
@@ -308,10 +334,12 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
                 found[:] = [r for r in found if (r.first, r.second) != pair]
             seen[pair] = kind
             first, second = (w, o) if int(w[4]) <= int(o[4]) else (o, w)
+            overlap = int(w[9] & o[9])
+            byte = int(w[2]) * 4 + (overlap & -overlap).bit_length() - 1  # the first shared
             stmt = sites[int(first[4])]
             array = stmt.array
             base = kernel.buffer_base(array.buffer)
-            elem = (int(first[2]) - base) // array.dtype.size
+            elem = (byte - base) // array.dtype.size
             if array.layout is not None:
                 elem = int(array.layout.apply(elem))  # physical -> logical (an involution)
             index = tuple(int(x) for x in np.unravel_index(elem, tuple(
@@ -330,12 +358,26 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
                               sites[int(second[4])].loc, kind,
                               (b % gx, b // gx % gy, b // (gx * gy)),
                               (thread(first[3]), thread(second[3])), array.name, index,
-                              int(first[2]), interval))
+                              byte, interval))
             if len(found) >= limit:
                 return found
         if len(found) >= limit:
             break
     return found
+
+
+def _group_key(a: np.ndarray) -> np.ndarray:
+    """One int64 per record that orders by (block, epoch, word), as a lexsort would."""
+    spans = [int(a[:, c].max()) + 1 for c in (0, 1, 2)]
+    if spans[0] * spans[1] * spans[2] >= 1 << 62:  # would overflow: rank the triples instead
+        order = np.lexsort((a[:, 2], a[:, 1], a[:, 0]))
+        triples = a[order, :3]
+        change = np.ones(len(a), np.int64)
+        change[1:] = (triples[1:] != triples[:-1]).any(axis=1)
+        out = np.empty(len(a), np.int64)
+        out[order] = np.cumsum(change)
+        return out
+    return (a[:, 0] * spans[1] + a[:, 1]) * spans[2] + a[:, 2]
 
 
 def _classify(err: KernelRuntimeError) -> str:
@@ -379,41 +421,84 @@ def launch_limits(kernel: Kernel, arch: str, params: dict | None = None,
     return tuple(out)
 
 
+MAX_FAULTS = 20       # distinct faults (kind and statement) a check reports
+MAX_FAULT_BLOCKS = 64  # faulting blocks it runs before it stops looking for more
+
+
 def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
           arch: str = "sm_90", arrays=None, seed: int = 0, registers: int | None = None,
-          max_races: int = 20) -> HazardReport:
-    """Run one launch looking for every hazard; return them all (the CLI exits non-zero)."""
+          max_races: int = 20, blocks=None,
+          progress: Callable[[int, int], None] | None = None) -> HazardReport:
+    """Run one launch looking for every hazard; return them all (the CLI exits non-zero).
+
+    `blocks` limits the run to those linear block ids (x + gx * (y + gy * z)). Blocks share
+    no shared memory, so they are run in chunks: all at once first, a chunk again in
+    quarters when its open barrier intervals outgrow the memory bound or it faults, down to
+    single blocks; so every faulting block is found, each distinct fault (kind and
+    statement) is reported once with the number of blocks that hit it (at most MAX_FAULTS
+    of them; the search stops after MAX_FAULT_BLOCKS faulting blocks, and says so).
+    `progress(blocks done, blocks)` follows the chunks.
+    """
     limits = launch_limits(kernel, arch, params, registers)
     launch = resolve_launch(kernel, params)
     pairs = concurrent_site_pairs(kernel)
-    found, seen, faults = [], {}, []
+    found, seen = [], {}
+    faults: dict[tuple, Fault] = {}
+    faulted = 0
 
     def scan(rec, records):
         _races(kernel, launch, rec, records, pairs, max_races, found, seen)
-    # Blocks share no shared memory: they are checked in chunks, all at once first, fewer
-    # when a chunk's open barrier intervals outgrow the memory bound (then that chunk reruns)
-    blocks = np.arange(launch.num_blocks, dtype=np.int64)
-    start, chunk = 0, blocks.size
-    while start < blocks.size and not faults:
-        part = blocks[start:start + chunk]
+    chosen = _chosen_blocks(kernel, launch, blocks)
+    pending = [(0, chosen.size)]  # ranges of `chosen`, in order
+    done, unchecked = 0, None
+    while pending:
+        lo, size = pending.pop(0)
+        part = chosen[lo:lo + size]
         rec = _Recorder(launch, part, scan)
-        partial = None if part.size == blocks.size else PartialRun(blocks=part)
+        partial = None if part.size == launch.num_blocks else PartialRun(blocks=part)
         try:
             run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial)
-        except KernelRuntimeError as err:
-            faults.append(Fault(_classify(err), str(err)))
-        except _IntervalTooLarge as err:
-            if chunk > 1:
-                chunk = max(1, chunk // 4)
-                continue  # this chunk again, in smaller pieces
-            faults.append(Fault("incomplete", str(err)))
+        except (KernelRuntimeError, _IntervalTooLarge) as err:
+            if size > 1:  # find the blocks that fault (or overflow) among these
+                step = -(-size // 4)
+                pending[:0] = [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
+                continue
+            kind = _classify(err) if isinstance(err, KernelRuntimeError) else "incomplete"
+            key = (kind, str(getattr(err, "loc", "")))
+            faulted += 1
+            if key in faults:
+                faults[key] = replace(faults[key], blocks=faults[key].blocks + 1)
+            elif len(faults) < MAX_FAULTS:
+                faults[key] = Fault(kind, str(err))
+            if faulted >= MAX_FAULT_BLOCKS and pending:
+                left = sum(n for _, n in pending)
+                unchecked = (f"stopped after {faulted} faulting blocks: {left} block(s) not "
+                             "checked (use --blocks to check others)")
+                pending = []
         scan(rec, rec.take())
-        start += part.size
+        done += size
+        if progress:
+            progress(done, chosen.size)
     races = found
     return HazardReport(kernel.name, dict(launch.params),
-                        tuple(r for r in races if not r.benign), tuple(faults),
+                        tuple(r for r in races if not r.benign), tuple(faults.values()),
                         tuple(x for x in limits if not x.startswith("note:")), pairs,
-                        tuple(r for r in races if r.benign))
+                        tuple(r for r in races if r.benign), done, launch.num_blocks,
+                        unchecked)
+
+
+def _chosen_blocks(kernel: Kernel, launch, blocks) -> np.ndarray:
+    """The linear block ids to run, checked against the grid."""
+    if blocks is None:
+        return np.arange(launch.num_blocks, dtype=np.int64)
+    out = sorted({int(b) for b in blocks})
+    bad = [b for b in out if not 0 <= b < launch.num_blocks]
+    if bad:
+        raise KernelError(f"block {bad[0]} is outside the grid {launch.grid} (linear ids "
+                          f"0..{launch.num_blocks - 1})", kernel=kernel.name)
+    if not out:
+        raise KernelError("no blocks to check", kernel=kernel.name)
+    return np.asarray(out, dtype=np.int64)
 
 
 def sweep(kernel: Kernel, param: str, values, params: Mapping[str, int | float] | None = None,

@@ -133,6 +133,12 @@ CLI_CASES = [
     (None, "analyse k.py", 2, r"smemsim: argument VERB: invalid choice: 'analyse'"),
     (_OK_BODY.replace("s[threadIdx.x]", "s[threadIdx.x + 1]") + "    return k.build()\n",
      "analyze {f}", 2, r"kernel 'k', line k\.py:6, .*index 256 of 's'.*thread \(255, 0, 0\)"),
+    (_OK_BODY + "    return k.build()\n", "check {f} --blocks 0,1", 2,
+     r"kernel 'k': block 1 is outside the grid \(1, 1, 1\) \(linear ids 0\.\.0\)"),
+    (_OK_BODY + "    return k.build()\n", "check {f} --blocks 2:1", 2,
+     r"--blocks takes linear block ids and ranges, as 0,5,8:16, not '2:1'"),
+    (_OK_BODY + "    return k.build()\n", "sweep {f} --pad s=0:2", 2,
+     r"--pad s: padding needs a shared array of rank 2 or more .*'s' has rank 1"),
 ]
 
 

@@ -5,7 +5,8 @@ from hypothesis import strategies as st
 
 from examples import reed_solomon
 from kernels_ir import (
-    KernelBuilder, KernelError, KernelRuntimeError, f32, i32, run, threadIdx, u8, u16, u32,
+    KernelBuilder, KernelError, KernelRuntimeError, blockIdx, f32, i32, run, threadIdx, u8, u16,
+    u32,
 )
 from smemsim.hazards import check, concurrent_site_pairs, launch_limits, sweep
 
@@ -333,3 +334,42 @@ def test_a_loop_without_end_stops_the_check_with_its_location(monkeypatch):
     assert fault.kind == "incomplete" and not h.clean
     assert "check stopped at" in fault.message and "i=" in fault.message
     assert "A loop that never ends, or never reaches a __syncthreads()?" in fault.message
+
+
+def _two_faults():
+    """Even blocks >= 2 store past the end of t at one line, odd blocks at another."""
+    k = KernelBuilder("two_faults")
+    t = k.shared("t", f32, 64)
+    with k.if_(blockIdx.x % 2 == 0):
+        t[threadIdx.x + blockIdx.x] = 1.0
+    with k.else_():
+        t[threadIdx.x * 2] = 2.0
+    k.launch(8, 64)
+    return k.build()
+
+
+def test_every_distinct_fault_is_reported_once_with_its_block_count():
+    h = check(_two_faults())
+    assert sorted((f.kind, f.blocks) for f in h.faults) == [("out_of_bounds", 3),
+                                                            ("out_of_bounds", 4)]
+    lines = {f.message.split("line ")[1].split(":")[1].split()[0] for f in h.faults}
+    assert len(lines) == 2  # two statements
+    assert (h.blocks_checked, h.blocks_total, h.unchecked) == (8, 8, None)
+
+
+def test_the_fault_search_stops_at_its_cap_and_says_how_much_is_left(monkeypatch):
+    import smemsim.hazards as hazards
+    monkeypatch.setattr(hazards, "MAX_FAULT_BLOCKS", 2)
+    h = check(_two_faults())
+    assert sum(f.blocks for f in h.faults) == 2
+    assert h.unchecked.startswith("stopped after 2 faulting blocks:")
+    assert h.blocks_checked < 8
+
+
+def test_chosen_blocks_are_checked_alone():
+    h = check(_two_faults(), blocks=[0, 2])
+    assert (h.blocks_checked, [f.blocks for f in h.faults]) == (2, [1])
+    assert "block (2, 0, 0)" in h.faults[0].message
+    assert check(_two_faults(), blocks=[0]).clean
+    with pytest.raises(KernelError, match=r"block 8 is outside the grid \(8, 1, 1\)"):
+        check(_two_faults(), blocks=[8])

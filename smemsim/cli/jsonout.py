@@ -159,9 +159,12 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
     return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
             "races": [race(r) for r in h.races],
             "same_value_races": [race(r) for r in h.same_value],
-            "faults": [{"kind": f.kind, "message": f.message} for f in h.faults],
+            "faults": [{"kind": f.kind, "message": f.message, "blocks": f.blocks}
+                       for f in h.faults],
             "limits": list(h.limits),
-            "concurrent_sites": [list(p) for p in h.concurrent_sites]}
+            "concurrent_sites": [list(p) for p in h.concurrent_sites],
+            "blocks_checked": h.blocks_checked, "blocks_total": h.blocks_total,
+            "unchecked": h.unchecked}
 
 
 def cuda_json(key: str, source: str) -> dict[str, Any]:

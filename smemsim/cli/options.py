@@ -72,6 +72,23 @@ def parse_sweep(text: str) -> tuple[str, range]:
     return key, values
 
 
+def block_list(text: str) -> list[int]:
+    """`0,5,8:16`: linear block ids and ranges (STOP excluded)."""
+    out = []
+    try:
+        for part in text.split(","):
+            if ":" in part:
+                out += list(range(*[int(x, 0) for x in part.split(":")]))
+            else:
+                out.append(int(part, 0))
+    except (ValueError, TypeError):
+        out = []
+    if not out:
+        raise argparse.ArgumentTypeError(f"--blocks takes linear block ids and ranges, as "
+                                         f"0,5,8:16, not {text!r}")
+    return out
+
+
 def parse_regs(text: str) -> int | str:
     """A register count, or 'compile'."""
     if text == "compile":

@@ -5,8 +5,8 @@ from rich.console import Console
 
 from ...hazards import check
 from .. import jsonout
-from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, say, swept
-from ..options import add_common, add_kernels, add_sweep, parse_params
+from ..common import EXIT_GATE, EXIT_OK, inputs, kernels, print_json, progress, say, swept
+from ..options import add_common, add_kernels, add_sweep, block_list, parse_params
 
 HELP = "hazards: shared-memory races, divergent barriers, bounds, alignment, limits"
 
@@ -16,6 +16,9 @@ def add_arguments(p) -> None:
     add_common(p)
     add_kernels(p)
     p.add_argument("--regs", type=int, help="registers per thread, checked against the limit")
+    p.add_argument("--blocks", type=block_list, metavar="LIST",
+                   help="check only these blocks: linear ids x + gridDim.x * (y + gridDim.y "
+                        "* z), as 0,5,8:16 (STOP excluded)")
     add_sweep(p, "check")
 
 
@@ -26,12 +29,14 @@ def execute(args, console: Console) -> int:
     for name, kernel in kernels(args):
 
         def task(p, kernel=kernel, name=name):
-            return kernel, p, args.arch, inputs(args, name, kernel, p), args.regs
+            return kernel, p, args.arch, inputs(args, name, kernel, p), args.regs, args.blocks
         if args.sweep:
             rows = swept(args, console, kernel, params, _point, task)
         else:
-            with busy(console, args, f"running {kernel.name} for hazards"):
-                rows = [(None, _point(task(params)))]
+            with progress(console, args) as bar:
+                job = bar.add_task(f"checking {kernel.name}: blocks", total=None)
+                rows = [(None, _point(task(params), lambda done, n: bar.update(
+                    job, completed=done, total=n)))]
         for _, h in rows:
             docs.append(jsonout.hazards_json(h))
             if not h.clean:
@@ -43,22 +48,28 @@ def execute(args, console: Console) -> int:
     return code
 
 
-def _point(task):
+def _point(task, progress=None):
     """One check (a worker's task for --sweep: module-level)."""
-    kernel, params, arch, arrays, registers = task
-    return check(kernel, params, arch=arch, arrays=arrays, registers=registers)
+    kernel, params, arch, arrays, registers, blocks = task
+    return check(kernel, params, arch=arch, arrays=arrays, registers=registers, blocks=blocks,
+                 progress=progress)
 
 
 def _print(console: Console, h) -> None:
     shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
+    if h.blocks_checked < h.blocks_total:
+        shown += f"; {h.blocks_checked} of {h.blocks_total} blocks"
     if h.clean and not h.same_value:
         say(console, f"{h.kernel} ({shown}): no hazard found")
         return
     say(console, f"{h.kernel} ({shown}):" if not h.clean else
         f"{h.kernel} ({shown}): no hazard that changes a result; warnings:")
-    for line in [f.message for f in h.faults] + [r.describe() for r in h.races] + \
-            list(h.limits):
+    faults = [f.message + (f" (and {f.blocks - 1} more block(s) at this statement)"
+                           if f.blocks > 1 else "") for f in h.faults]
+    for line in faults + [r.describe() for r in h.races] + list(h.limits):
         say(console, f"  {line}")
+    if h.unchecked:
+        say(console, f"  {h.unchecked}")
     for r in h.same_value:
         say(console, f"  warning: {r.describe()} (both store the same value: the result does "
                      "not depend on the order; compute-sanitizer does not report it)")

@@ -68,6 +68,12 @@ def execute(args, console: Console) -> int:
         if view is None:
             raise KernelError(f"no shared array '{name}'; the arrays are "
                               f"{', '.join(declared) or 'none'}", kernel=kernel.name)
+        if any(c.pad is not None for c in choices) and (view.rank < 2 or
+                                                         len(view.buffer.views) > 1):
+            raise KernelError(f"--pad {name}: padding needs a shared array of rank 2 or more "
+                              f"whose bytes no other view aliases ('{name}' has rank "
+                              f"{view.rank} and {len(view.buffer.views)} view(s))",
+                              kernel=kernel.name)
         same = [c for c in choices if c.declared or (c.swizzle is None and c.pad == view.pad
                                                      and view.layout is None)]
         if not same:
