@@ -7,7 +7,7 @@ from .dtypes import (
     ALL_DTYPES, DType, bf16, f16, f32, f64, from_storage, i8, i16, i32, to_storage, u8, u16, u32,
     u64,
 )
-from .errors import KernelError, KernelRuntimeError, SourceLoc
+from .errors import KernelError, KernelRuntimeError, SourceLoc, source_lines
 from .expr import (
     Expr, Op, Var, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and, logical_or,
     select, smax, smin, threadIdx,
@@ -37,6 +37,6 @@ __all__ = [
     "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
     "map_statements", "Op", "PartialRun", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
-    "SourceLoc", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",
+    "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
 ]

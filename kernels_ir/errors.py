@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass
 
@@ -28,14 +29,36 @@ def _short(path: str) -> str:
 
 
 def caller_loc() -> SourceLoc:
-    """The first stack frame outside kernels_ir: where the user's builder code stands."""
+    """The first stack frame outside kernels_ir: where the user's builder code stands (or
+    the CUDA line that builder line came from: `source_lines`)."""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if os.path.dirname(path) != _PACKAGE_DIR and "contextlib" not in path:
-            return SourceLoc(frame.f_code.co_filename, frame.f_lineno)
+            mapped = _SOURCE_MAPS.get(path, {}).get(frame.f_lineno)
+            return mapped or SourceLoc(frame.f_code.co_filename, frame.f_lineno)
         frame = frame.f_back
     return SourceLoc("<unknown>", 0)
+
+
+_SOURCE_MAPS: dict[str, dict[int, SourceLoc]] = {}
+_MARK = re.compile(r"#\s*([^\s#]+\.cuh?):(\d+)\s*$")
+
+
+def source_lines(python_file: str) -> None:
+    """Make IR nodes built on lines of `python_file` that end in a `# FILE.cu:N` comment
+    report that CUDA file and line (FILE relative to the Python file's folder): a kernels
+    file that `smemsim import` wrote from CUDA calls this on itself."""
+    path = os.path.abspath(python_file)
+    folder = os.path.dirname(path)
+    mapping = {}
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = _MARK.search(line)
+            if m:
+                mapping[n] = SourceLoc(os.path.normpath(os.path.join(folder, m.group(1))),
+                                       int(m.group(2)))
+    _SOURCE_MAPS[path] = mapping
 
 
 class KernelError(Exception):

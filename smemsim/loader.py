@@ -24,10 +24,13 @@ class KernelFileError(KernelError):
         return f"{self.loc}: {self.message}" if self.loc else self.message
 
 
-def load_kernels(path: str) -> dict[str, Callable[[], Kernel]]:
+def load_kernels(path: str, cuda=None) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel. Each function returned builds its kernel, or raises a located
-    KernelError."""
+    KernelError. A CUDA file (.cu) is imported first (smemsim.cuda_import, with `cuda`, its
+    Options), into a kernels file that later calls for the same path read."""
+    if pathlib.Path(path).suffix in (".cu", ".cuh"):
+        _import_cuda(path, cuda)
     file = find_file(path)
     module = _import(file)
     table = getattr(module, "KERNELS", None)
@@ -56,10 +59,38 @@ def _builder(file: pathlib.Path, name: str, entry) -> Callable[[], Kernel]:
     return build
 
 
+_IMPORTED: dict[pathlib.Path, pathlib.Path] = {}  # CUDA file -> the kernels file made of it
+
+
+def _import_cuda(path: str, options) -> None:
+    """Write the kernels file of a CUDA file (in the cache, else a temporary folder)."""
+    import hashlib
+    import tempfile
+
+    from .cuda_import import import_cuda
+    from .sweep import default_cache
+    cu = pathlib.Path(path)
+    if not cu.is_file():
+        raise KernelFileError(f"no such file: {path}")
+    cache = default_cache()
+    folder = (cache.parent / "imported") if cache is not None else \
+        pathlib.Path(tempfile.mkdtemp(prefix="smemsim-import-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    text = import_cuda(str(cu), options=options, out_dir=str(folder), defer=True)
+    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+    out = folder / f"{cu.stem}_{digest}.py"
+    if not out.is_file():
+        out.write_text(text, encoding="utf-8")
+    _IMPORTED[cu.resolve()] = out.resolve()
+
+
 def find_file(path: str) -> pathlib.Path:
     """A kernels file: the path itself, or the name of an installed example (`transpose`
-    finds examples/transpose.py from any directory)."""
+    finds examples/transpose.py from any directory); for a CUDA file, the kernels file
+    load_kernels made of it."""
     file = pathlib.Path(path)
+    if file.suffix in (".cu", ".cuh") and file.resolve() in _IMPORTED:
+        return _IMPORTED[file.resolve()]
     if file.is_file():
         return file.resolve()
     examples = pathlib.Path(__file__).resolve().parent.parent / "examples"

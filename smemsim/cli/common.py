@@ -15,18 +15,20 @@ from ..loader import input_arrays, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
 from ..pool import parallel_map
 from . import jsonout
+from .options import cuda_options
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
 
 def kernels(args) -> list:
     """(key, kernel) for every kernel the command line selects."""
-    return [(key, make()) for key, make in select(load_kernels(args.file), args.kernel).items()]
+    return [(key, make()) for key, make in
+            select(load_kernels(args.file, cuda_options(args)), args.kernel).items()]
 
 
 def one_kernel(args):
     """The one kernel a verb that explains or sizes a single kernel works on."""
-    chosen = select(load_kernels(args.file), args.kernel)
+    chosen = select(load_kernels(args.file, cuda_options(args)), args.kernel)
     if len(chosen) > 1:
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
                           "with --kernel")

@@ -167,6 +167,12 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
             "unchecked": h.unchecked}
 
 
+def import_json(file: str, kernels: list, source: str, output: str | None) -> dict[str, Any]:
+    """An imported CUDA file: its kernels and the kernels file's text."""
+    return {"kind": "import", "file": file, "kernels": kernels, "source": source,
+            "output": output}
+
+
 def cuda_json(key: str, source: str) -> dict[str, Any]:
     """Generated CUDA source."""
     return {"kind": "cuda", "kernel": key, "source": source}

@@ -25,6 +25,40 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
     p.add_argument("--data", action="append", default=[], metavar="ARRAY=FILE.npy",
                    help="input data for a global array (repeatable), over the file's ARRAYS "
                         "and the seeded random default")
+    add_cuda(p)
+
+
+def add_cuda(p: argparse.ArgumentParser) -> None:
+    """What a CUDA FILE (.cu) does not say: macros, launch, global array lengths."""
+    g = p.add_argument_group("a CUDA FILE (.cu: imported first, as by `smemsim import`)")
+    g.add_argument("-D", "--define", action="append", default=[], metavar="NAME=VALUE",
+                   help="a macro or template parameter's value (repeatable)")
+    g.add_argument("--launch-grid", metavar="X[,Y,Z]",
+                   help="grid of the launch (Python expressions of parameters and macros), "
+                        "when the file has no <<<...>>> for the kernel")
+    g.add_argument("--launch-block", metavar="X[,Y,Z]", help="block of the launch, likewise")
+    g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
+    g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
+                   help="a global array's length in elements (the CUDA has none)")
+
+
+def cuda_options(args, with_params: bool = False):
+    """smemsim.cuda_import.Options from the command line (`with_params`: --param values as
+    the kernels' defaults, for `smemsim import`; other verbs apply --param themselves)."""
+    from ..cuda_import import Options
+
+    def pairs(items, option):
+        out = {}
+        for item in items:
+            name, sep, value = item.partition("=")
+            if not sep or not name or not value:
+                raise KernelError(f"{option} takes NAME=VALUE, got {item!r}")
+            out[name] = value
+        return out
+    return Options(defines=pairs(args.define, "-D"), grid=args.launch_grid,
+                   block=args.launch_block, smem=args.launch_smem,
+                   lengths=pairs(args.length, "--length"),
+                   params=pairs(args.param, "--param") if with_params else {})
 
 
 def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) -> None:

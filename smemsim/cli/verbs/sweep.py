@@ -14,7 +14,7 @@ from ...pool import default_jobs
 from ...sweep import Layout, default_cache, product, sweep
 from .. import jsonout
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
-from ..options import add_regs, jobs
+from ..options import add_cuda, add_regs, jobs
 
 HELP = "every combination of parameters, paddings/swizzles and archs: ranked, Pareto front"
 
@@ -34,6 +34,7 @@ def add_arguments(p) -> None:
                    help="swizzles Swizzle<B,M,S> to try for a shared array ('none': as "
                         "declared)")
     add_regs(p, "registers per thread for occupancy, or 'compile' (NVRTC at every point)")
+    add_cuda(p)
     p.add_argument("--top", type=int, default=10, metavar="K",
                    help="rows of the ranking to print (default 10; 0: all)")
     p.add_argument("--csv", metavar="FILE", help="write every point to FILE as CSV")

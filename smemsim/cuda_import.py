@@ -1,0 +1,739 @@
+"""CUDA C++ -> a kernels file (`smemsim import`): the IR of each `__global__` kernel, as a
+readable Python file the other verbs take.
+
+The parser is tree-sitter's CUDA grammar (tree-sitter-cuda): a syntax tree with exact line
+numbers for any CUDA file, also one with host code the importer ignores, and no toolkit or
+headers needed. libclang would bring types and template instantiation, but needs a CUDA
+installation's headers to parse `threadIdx`, and a full preprocessor run loses the lines of
+macros; what the IR can express is plain C in a kernel's body, which a syntax tree gives
+exactly. Object-like `#define`s (and `-D NAME=VALUE`) become Python constants; template
+parameters take their values from `-D` too.
+
+Every construct the IR cannot express is an error naming it and its .cu line, never a guess.
+Each generated builder line ends with a `# FILE.cu:LINE` comment; `kernels_ir.source_lines`
+makes the kernel's statements report those .cu lines.
+"""
+from __future__ import annotations
+
+import keyword
+import os
+import pathlib
+import re
+from dataclasses import dataclass, field
+
+from kernels_ir import KernelError, SourceLoc
+
+TYPES = {
+    "float": "f32", "double": "f64", "int": "i32", "signed int": "i32", "signed": "i32",
+    "unsigned int": "u32", "unsigned": "u32", "uint32_t": "u32", "int32_t": "i32",
+    "unsigned char": "u8", "uint8_t": "u8", "char": "i8", "signed char": "i8", "int8_t": "i8",
+    "short": "i16", "int16_t": "i16", "unsigned short": "u16", "uint16_t": "u16",
+    "unsigned long long": "u64", "unsigned long long int": "u64", "uint64_t": "u64",
+    "size_t": "u64", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
+}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+DEFAULT_LENGTH = 1 << 22   # elements of a global array whose length the CUDA does not say
+BUILDER = "kb"             # the KernelBuilder's name in the generated code
+# names the generated file imports or uses: CUDA names equal to them get a trailing _
+TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim", "select",
+         "cast", "smin", "smax", "call", "lnot", "logical_and", "logical_or", "source_lines",
+         "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16", "u16", "u64", "f16", "bf16"}
+BINARY = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="}
+# CUDA's math functions -> kernels_ir's names (expr.MATH)
+MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "log",
+        "log": "log", "exp2f": "exp2", "exp2": "exp2", "log2f": "log2", "log2": "log2",
+        "rsqrtf": "rsqrt", "rsqrt": "rsqrt", "sinf": "sin", "sin": "sin", "cosf": "cos",
+        "cos": "cos", "fabsf": "fabs", "fabs": "fabs", "__expf": "exp", "tanhf": "tanh",
+        "tanh": "tanh", "floorf": "floor", "floor": "floor", "ceilf": "ceil", "ceil": "ceil",
+        "fmaf": "fma", "fma": "fma", "powf": "pow", "pow": "pow"}
+
+
+class CudaImportError(KernelError):
+    """A CUDA construct the importer cannot turn into the IR, with its .cu line."""
+
+
+@dataclass
+class Options:
+    """What the CUDA file does not say: macro values, launch, array lengths, parameters."""
+
+    defines: dict = field(default_factory=dict)   # NAME -> value text
+    grid: str | None = None                       # Python expressions, "X, Y"
+    block: str | None = None
+    smem: str | None = None
+    lengths: dict = field(default_factory=dict)   # array -> Python expression
+    params: dict = field(default_factory=dict)    # defaults for the launch
+
+
+def _parser():
+    try:
+        import tree_sitter_cuda
+        from tree_sitter import Language, Parser
+    except ImportError:
+        raise KernelError("importing CUDA needs tree-sitter and its CUDA grammar: pip install "
+                          "tree-sitter tree-sitter-cuda (pip install 'smemsim[import]')") from None
+    return Parser(Language(tree_sitter_cuda.language()))
+
+
+def import_cuda(path: str, kernel: str | None = None, options: Options | None = None,
+                out_dir: str | None = None, defer: bool = False) -> str:
+    """The Python kernels file for the `__global__` kernels of a CUDA file (or one of them),
+    to be written in `out_dir` (default: the CUDA file's folder): its `# FILE.cu:N` comments
+    name the CUDA file relative to there. A kernel that cannot be imported raises here, or
+    with `defer`, when its builder function is called (so the file's other kernels load)."""
+    file = pathlib.Path(path)
+    try:
+        source = file.read_bytes()
+    except OSError as err:
+        raise KernelError(f"cannot read {path}: {err.strerror}") from None
+    tree = _parser().parse(source)
+    folder = pathlib.Path(out_dir) if out_dir is not None else file.parent
+    marker = os.path.relpath(file.resolve(), folder.resolve())
+    return _Module(file, tree.root_node, options or Options(), marker).generate(kernel, defer)
+
+
+# ------------------------------------------------------------------ the file
+
+class _Module:
+    def __init__(self, file: pathlib.Path, root, options: Options, marker: str):
+        self.file, self.root, self.options, self.marker = file, root, options, marker
+        self.macros: dict[str, str] = {}
+        self.kernels = []
+        self.launches = {}    # kernel name -> the kernel_call node and its function
+        self._scan(root, None)
+
+    def _scan(self, node, function) -> None:
+        for child in node.named_children:
+            if child.type == "preproc_def":
+                name = child.child_by_field_name("name").text.decode()
+                value = child.child_by_field_name("value")
+                text = value.text.decode() if value else "1"
+                text = re.sub(r"//.*$|/\*.*?\*/", "", text, flags=re.S).strip()
+                self.macros[name] = text or "1"
+            elif child.type == "preproc_function_def":
+                pass  # reported where it is used
+            elif child.type == "template_declaration":
+                self._scan(child, function)
+            elif child.type == "function_definition":
+                text = child.text[:child.child_by_field_name("body").start_byte -
+                                  child.start_byte]
+                if b"__global__" in text:
+                    self.kernels.append(child)
+                self._scan(child, child)
+            elif child.type == "call_expression" and any(
+                    c.type == "kernel_call_syntax" for c in child.children):
+                name = child.child_by_field_name("function").text.decode().split("<")[0]
+                self.launches.setdefault(name.strip(), (child, function))
+            else:
+                self._scan(child, function)
+
+    def parse_expr(self, text: str):
+        """An expression's syntax tree, from text (an argument the grammar read as a type)."""
+        root = _parser().parse(f"int __x = ({text});".encode()).root_node
+        value = root.named_children[0].named_children[-1].child_by_field_name("value")
+        return value.named_children[0]
+
+    def error(self, node, message: str) -> CudaImportError:
+        return CudaImportError(message, loc=SourceLoc(str(self.file),
+                                                      node.start_point[0] + 1))
+
+    def generate(self, wanted: str | None, defer: bool = False) -> str:
+        names = [_name_of(k) for k in self.kernels]
+        if not names:
+            raise KernelError(f"{self.file.name} has no __global__ kernel")
+        if wanted is not None and wanted not in names:
+            raise KernelError(f"{self.file.name} has no kernel '{wanted}'; it has "
+                              f"{', '.join(names)}")
+        chosen = [k for k in self.kernels if wanted in (None, _name_of(k))]
+        constants = {**self.macros, **self.options.defines}
+        lines = [f'"""Kernels imported from {self.file.name} by `smemsim import` (edit freely: '
+                 'each line ending in',
+                 f'`# {self.file.name}:N` reports CUDA line N in smemsim\'s output)."""',
+                 "from kernels_ir import (",
+                 "    KernelBuilder, bf16, blockDim, blockIdx, call, cast, f16, f32, f64, "
+                 "gridDim, i8, i16, i32,",
+                 "    lnot, logical_and, logical_or, select, smax, smin, source_lines, "
+                 "threadIdx, u8, u16, u32, u64,", ")", "",
+                 "source_lines(__file__)", ""]
+        used = set()
+        bodies = []
+        for node in chosen:
+            kernel = _Kernel(self, node, constants)
+            try:
+                bodies.append(kernel.generate())
+            except CudaImportError as err:
+                if not defer:
+                    raise
+                bodies.append(_failed(_name_of(node), err))
+                continue
+            used |= kernel.constants_used
+        for name in sorted(used):
+            lines.append(f"{_py(name)} = {_constant(constants[name])}  "
+                         f"# {'-D' if name in self.options.defines else '#define'} {name}")
+        lines.append("")
+        for body in bodies:
+            lines += ["", *body, ""]
+        lines.append("KERNELS = {" + ", ".join(f'"{_name_of(k)}": {_py(_name_of(k))}'
+                                               for k in chosen) + "}")
+        return "\n".join(lines) + "\n"
+
+
+def _failed(name: str, err: CudaImportError) -> list[str]:
+    """A builder function that raises the import error (a kernel of a file loaded whole)."""
+    return [f"def {_py(name)}():",
+            f'    """`{name}` could not be imported."""',
+            "    from kernels_ir import KernelError, SourceLoc",
+            f"    raise KernelError({err.message!r}, kernel={name!r}, "
+            f"loc=SourceLoc({err.loc.file!r}, {err.loc.line}))"]
+
+
+def _name_of(function) -> str:
+    return function.child_by_field_name("declarator").child_by_field_name(
+        "declarator").text.decode()
+
+
+def _py(name: str) -> str:
+    """A CUDA name as a Python identifier of the generated file."""
+    return name + "_" if keyword.iskeyword(name) or name in TAKEN else name
+
+
+def _constant(text: str) -> str:
+    """A macro's value as Python: numbers without C suffixes, expressions as they are."""
+    t = text.strip()
+    if re.fullmatch(r"\(?\s*-?[0-9.]+[uUlLfF]*\s*\)?", t):
+        return re.sub(r"[uUlLfF]+", "", t)
+    return t
+
+
+# ------------------------------------------------------------------ one kernel
+
+@dataclass
+class _Var:
+    py: str          # its Python name
+    kind: str        # "local", "param", "global", "shared", "register", "constant"
+    dtype: str       # IR type name
+
+
+class _Kernel:
+    def __init__(self, module: _Module, node, constants: dict):
+        self.m, self.node, self.constants = module, node, constants
+        self.name = _name_of(node)
+        self.scopes: list[dict[str, _Var]] = [{}]
+        self.lines: list[str] = []
+        self.constants_used: set[str] = set()
+        self.types = {}   # template type parameters -> IR type
+        self.fresh = 0
+
+    # ---- helpers
+    def emit(self, depth: int, text: str, node) -> None:
+        self.lines.append(f"{'    ' * depth}{text}  # {self.m.marker}:{node.start_point[0] + 1}")
+
+    def lookup(self, name: str, node) -> _Var:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        if name in self.constants:
+            self.constants_used.add(name)
+            value = _constant(self.constants[name])
+            return _Var(_py(name), "constant", "f32" if "." in value else "i32")
+        raise self.m.error(node, f"'{name}' is not defined here: a macro needs -D {name}="
+                                 "VALUE, and the importer sees only the kernel's own locals")
+
+    def declare(self, name: str, kind: str, dtype: str) -> _Var:
+        v = _Var(_py(name), kind, dtype)
+        self.scopes[-1][name] = v
+        return v
+
+    def dtype(self, type_node, node) -> str:
+        text = " ".join(type_node.text.decode().replace("const", "").split())
+        text = self.types.get(text, text)
+        if text in TYPES:
+            return TYPES[text]
+        if text in self.constants and self.constants[text].strip() in TYPES:
+            return TYPES[self.constants[text].strip()]
+        raise self.m.error(node, f"type '{text}' is not one the IR has (its types: "
+                                 f"{', '.join(sorted(set(TYPES.values())))})")
+
+    # ---- the kernel
+    def generate(self) -> list[str]:
+        node = self.node
+        parent = node.parent
+        if parent is not None and parent.type == "template_declaration":
+            for p in parent.child_by_field_name("parameters").named_children:
+                pname = (p.child_by_field_name("name") or p.named_children[-1]).text.decode()
+                if pname not in self.constants:
+                    raise self.m.error(p, f"template parameter '{pname}' needs a value: "
+                                          f"-D {pname}=VALUE")
+                if p.type == "type_parameter_declaration":
+                    self.types[pname] = self.constants[pname].strip()
+        fn = _py(self.name)
+        self.lines.append(f"def {fn}():")
+        self.lines.append(f'    """`{self.name}` of {self.m.file.name}, line '
+                          f'{node.start_point[0] + 1}."""')
+        self.emit(1, f'{BUILDER} = KernelBuilder("{self.name}")', node)
+        writes, reads = _pointer_uses(node.child_by_field_name("body"))
+        declarator = node.child_by_field_name("declarator")
+        for p in declarator.child_by_field_name("parameters").named_children:
+            self.parameter(p, writes, reads)
+        self.block(node.child_by_field_name("body"), 1)
+        grid, block, smem = self.launch()
+        smem_arg = f", dynamic_smem={smem}" if smem else ""
+        self.emit(1, f"{BUILDER}.launch(grid=({grid}), block=({block}){smem_arg})", node)
+        if self.m.options.params:
+            args = ", ".join(f"{k}={v}" for k, v in self.m.options.params.items())
+            self.emit(1, f"{BUILDER}.defaults({args})", node)
+        self.lines.append(f"    return {BUILDER}.build()")
+        return self.lines
+
+    def parameter(self, p, writes: set, reads: set) -> None:
+        d = p.child_by_field_name("declarator")
+        if d is None:
+            raise self.m.error(p, "a kernel parameter without a name")
+        if d.type == "pointer_declarator":
+            inner = d.child_by_field_name("declarator")
+            name = inner.text.decode()
+            dtype = self.dtype(p.child_by_field_name("type"), p)
+            intent = "inout" if name in writes and name in reads else \
+                "out" if name in writes else "in"
+            length = self.m.options.lengths.get(name)
+            note = ""
+            if length is None:  # said in the file and by `smemsim import`, never silent
+                length = str(DEFAULT_LENGTH)
+                note = "  # its length is not in the CUDA (--length sets it)"
+            v = self.declare(name, "global", dtype)
+            self.emit(1, f'{v.py} = {BUILDER}.global_array("{name}", "{dtype}", {length}, '
+                         f'intent="{intent}"){note}', p)
+            return
+        if d.type != "identifier":
+            raise self.m.error(p, f"kernel parameter '{p.text.decode()}': only scalars and "
+                                  "pointers are supported")
+        name = d.text.decode()
+        dtype = self.dtype(p.child_by_field_name("type"), p)
+        v = self.declare(name, "param", dtype)
+        self.emit(1, f'{v.py} = {BUILDER}.param("{name}", "{dtype}")', p)
+
+    def launch(self) -> tuple[str, str, str | None]:
+        o = self.m.options
+        if o.grid and o.block:
+            return o.grid, o.block, o.smem
+        found = self.m.launches.get(self.name)
+        if found is None:
+            raise self.m.error(self.node, f"no launch of '{self.name}' in the file: give "
+                                          "--grid X[,Y,Z] and --block X[,Y,Z]")
+        call, host = found
+        cfg = next(c for c in call.children if c.type == "kernel_call_syntax").named_children
+        args = call.child_by_field_name("arguments").named_children
+        params = [p for p in self.node.child_by_field_name("declarator")
+                  .child_by_field_name("parameters").named_children]
+        by_arg = {}
+        for a, p in zip(args, params):
+            pd = p.child_by_field_name("declarator")
+            if pd is not None and pd.type == "identifier":
+                by_arg[a.text.decode()] = pd.text.decode()
+        dims = {}
+        for d in _walk(host if host is not None else self.m.root):
+            if d.type == "declaration" and d.child_by_field_name("type").text == b"dim3":
+                for init in d.named_children[1:]:
+                    if init.type == "init_declarator" and init.child_by_field_name(
+                            "value") is not None:
+                        dims[init.child_by_field_name("declarator").text.decode()] = \
+                            init.child_by_field_name("value")
+                    elif init.type == "function_declarator":
+                        # `dim3 b(TILE, TILE);` parses as a declaration of a function b
+                        # taking two TILEs: its "parameters" are the arguments
+                        args = init.child_by_field_name("parameters").named_children
+                        dims[init.child_by_field_name("declarator").text.decode()] = \
+                            [self.m.parse_expr(a.text.decode()) for a in args]
+        out = []
+        for n, cfg_node in enumerate(cfg[:3]):
+            out.append(self.host_dims(cfg_node, dims, by_arg, call))
+        grid = o.grid or out[0]
+        block = o.block or out[1]
+        smem = o.smem or (out[2] if len(out) > 2 else None)
+        return grid, block, smem
+
+    def host_dims(self, node, dims: dict, by_arg: dict, call) -> str:
+        """A launch dimension of host code, in the kernel's parameters and constants."""
+        if node.type == "identifier" and node.text.decode() in dims:
+            node = dims[node.text.decode()]
+        if not isinstance(node, list) and node.type == "call_expression" and \
+                node.child_by_field_name("function").text == b"dim3":
+            node = node.child_by_field_name("arguments")
+        parts = node if isinstance(node, list) else \
+            node.named_children if node.type == "argument_list" else [node]
+        texts = []
+        for part in parts:
+            try:
+                texts.append(self.host_expr(part, by_arg))
+            except CudaImportError as err:
+                raise self.m.error(call, f"the launch of '{self.name}' uses host values "
+                                         f"({err.message}): give --grid and --block") from None
+        return ", ".join(texts) + ("," if len(texts) == 1 else "")
+
+    def host_expr(self, node, by_arg: dict) -> str:
+        if node.type == "identifier":
+            name = node.text.decode()
+            if name in by_arg:
+                return self.lookup(by_arg[name], node).py
+            if name in self.constants:
+                self.constants_used.add(name)
+                return _py(name)
+            raise self.m.error(node, f"'{name}' is a host variable")
+        if node.type == "number_literal":
+            return _constant(node.text.decode())
+        if node.type == "parenthesized_expression":
+            return f"({self.host_expr(node.named_children[0], by_arg)})"
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            if op not in ("+", "-", "*", "/", "%"):
+                raise self.m.error(node, f"operator {op} in a launch")
+            a = self.host_expr(node.child_by_field_name("left"), by_arg)
+            b = self.host_expr(node.child_by_field_name("right"), by_arg)
+            return f"{a} {'//' if op == '/' else op} {b}"
+        raise self.m.error(node, f"'{node.text.decode()}' in a launch")
+
+    # ---- statements
+    def block(self, node, depth: int) -> None:
+        if node.type != "compound_statement":
+            self.statement(node, depth)
+            return
+        self.scopes.append({})
+        before = len(self.lines)
+        children = node.named_children
+        for i, child in enumerate(children):
+            if child.type == "preproc_call" and child.text.decode().split()[:2] == \
+                    ["#pragma", "unroll"]:
+                continue  # read by the loop that follows
+            unroll = i > 0 and children[i - 1].type == "preproc_call" and \
+                children[i - 1].text.decode().split()[:2] == ["#pragma", "unroll"]
+            self.statement(child, depth, unroll)
+        if len(self.lines) == before:
+            self.lines.append(f"{'    ' * depth}pass")
+        self.scopes.pop()
+
+    def statement(self, node, depth: int, unroll: bool = False) -> None:
+        t = node.type
+        if t == "comment":
+            return
+        if t == "compound_statement":
+            self.block(node, depth)
+        elif t == "declaration":
+            self.declaration(node, depth)
+        elif t == "expression_statement":
+            if node.named_children:
+                self.expression_statement(node.named_children[0], depth)
+        elif t == "for_statement":
+            self.for_statement(node, depth, unroll)
+        elif t in ("while_statement", "do_statement"):
+            self.while_statement(node, depth, unroll)
+        elif t == "if_statement":
+            self.if_statement(node, depth)
+        elif t == "return_statement":
+            if node.named_children:
+                raise self.m.error(node, "a kernel returns no value")
+            self.emit(depth, f"{BUILDER}.return_()", node)
+        else:
+            raise self.m.error(node, f"{t.replace('_', ' ')} is not supported by the "
+                                     f"importer: `{_short(node)}`")
+
+    def declaration(self, node, depth: int) -> None:
+        text = node.text.decode()
+        shared = "__shared__" in text.split("[")[0].split("=")[0]
+        type_node = node.child_by_field_name("type")
+        dtype = self.dtype(type_node, node)
+        for d in node.named_children:
+            if d.type in ("type_qualifier", "storage_class_specifier", "primitive_type",
+                          "sized_type_specifier", "type_identifier") or d == type_node:
+                continue
+            if d.type == "array_declarator":
+                self.array(d, dtype, shared, "extern" in text.split()[0:2], depth, node)
+            elif d.type == "identifier":
+                if shared:
+                    raise self.m.error(node, "a scalar __shared__ variable: declare it as an "
+                                             "array of one")
+                v = self.declare(d.text.decode(), "local", dtype)
+                self.emit(depth, f'{v.py} = {BUILDER}.let("{d.text.decode()}", '
+                                 f'{"0.0" if dtype in FLOAT_TYPES else "0"}, "{dtype}")  '
+                                 f'# declared without a value', node)
+            elif d.type == "init_declarator":
+                target = d.child_by_field_name("declarator")
+                if target.type != "identifier":
+                    raise self.m.error(node, f"`{_short(node)}`: only scalars and arrays are "
+                                             "supported")
+                value, _ = self.expr(d.child_by_field_name("value"))
+                v = self.declare(target.text.decode(), "local", dtype)
+                self.emit(depth, f'{v.py} = {BUILDER}.let("{target.text.decode()}", {value}, '
+                                 f'"{dtype}")', node)
+            else:
+                raise self.m.error(node, f"declaration `{_short(node)}` is not supported")
+
+    def array(self, d, dtype: str, shared: bool, extern: bool, depth: int, node) -> None:
+        dims = []
+        while d.type == "array_declarator":
+            size = d.child_by_field_name("size")
+            dims.insert(0, None if size is None else self.expr(size)[0])
+            d = d.child_by_field_name("declarator")
+        name = d.text.decode()
+        if shared and extern:
+            v = self.declare(name, "shared", dtype)
+            shape = ", ".join(["None"] + [x for x in dims[1:]])
+            self.emit(depth, f'{v.py} = {BUILDER}.dynamic_shared("{name}", "{dtype}", '
+                             f'({shape},))', node)
+            return
+        if None in dims:
+            raise self.m.error(node, f"array '{name}' needs every size")
+        shape = dims[0] if len(dims) == 1 else "(" + ", ".join(dims) + ")"
+        if shared:
+            v = self.declare(name, "shared", dtype)
+            self.emit(depth, f'{v.py} = {BUILDER}.shared("{name}", "{dtype}", {shape})', node)
+        else:
+            v = self.declare(name, "register", dtype)
+            self.emit(depth, f'{v.py} = {BUILDER}.local_array("{name}", "{dtype}", {shape})',
+                      node)
+
+    def expression_statement(self, e, depth: int) -> None:
+        if e.type == "call_expression":
+            fn = e.child_by_field_name("function").text.decode()
+            if fn == "__syncthreads":
+                self.emit(depth, f"{BUILDER}.syncthreads()", e)
+                return
+            if fn == "__syncwarp":
+                args = e.child_by_field_name("arguments").named_children
+                mask = self.expr(args[0])[0] if args else ""
+                self.emit(depth, f"{BUILDER}.syncwarp({mask})", e)
+                return
+            raise self.m.error(e, f"call of '{fn}' as a statement is not supported")
+        if e.type == "update_expression":
+            target = e.child_by_field_name("argument")
+            op = "+" if b"++" in e.text else "-"
+            self.assign(target, f"{op}=", "1", e, depth)
+            return
+        if e.type == "assignment_expression":
+            op = e.child_by_field_name("operator").type
+            value, _ = self.expr(e.child_by_field_name("right"))
+            self.assign(e.child_by_field_name("left"), op, value, e, depth)
+            return
+        if e.type == "comma_expression":
+            raise self.m.error(e, "comma expressions are not supported: one statement each")
+        raise self.m.error(e, f"`{_short(e)}` as a statement has no effect the IR can state")
+
+    def assign(self, target, op: str, value: str, node, depth: int) -> None:
+        if target.type == "identifier":
+            v = self.lookup(target.text.decode(), target)
+            if v.kind != "local":
+                raise self.m.error(node, f"'{target.text.decode()}' is a {v.kind}, not a "
+                                         "local variable: it cannot be assigned")
+            if op != "=":
+                value = f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+                        f"({value})"
+            self.emit(depth, f"{v.py}.set({value})", node)
+            return
+        if target.type == "subscript_expression":
+            where, v = self.subscript(target)
+            if op != "=":
+                current, _ = self.expr(target)
+                value = f"{current} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+                        f"({value})"
+            self.emit(depth, f"{where} = {value}", node)
+            return
+        raise self.m.error(node, f"assignment to `{_short(target)}` is not supported")
+
+    def binop(self, op: str, is_float: bool, _value: str) -> str:
+        return "//" if op == "/" and not is_float else op
+
+    def for_statement(self, node, depth: int, unroll: bool) -> None:
+        init = node.child_by_field_name("initializer")
+        cond = node.child_by_field_name("condition")
+        update = node.child_by_field_name("update")
+        if init is None or init.type != "declaration" or len(
+                [c for c in init.named_children if c.type == "init_declarator"]) != 1:
+            raise self.m.error(node, "a for loop must declare its one variable in its "
+                                     "initializer (for (int i = ...; ...; ...))")
+        d = next(c for c in init.named_children if c.type == "init_declarator")
+        name = d.child_by_field_name("declarator").text.decode()
+        dtype = self.dtype(init.child_by_field_name("type"), init)
+        start, _ = self.expr(d.child_by_field_name("value"))
+        self.scopes.append({})
+        v = self.declare(name, "loop", dtype)
+        cond_text = self.expr(cond)[0] if cond is not None else None
+        step, upd = self.loop_step(update, name, node)
+        self.scopes.pop()
+        extra = ", unroll=True" if unroll else ""
+        step_arg = f", step={step}" if step is not None else \
+            f", update=lambda {v.py}: {upd}"
+        self.emit(depth, f'with {BUILDER}.loop("{name}", {start}, lambda {v.py}: {cond_text}'
+                         f'{step_arg}{extra}, dtype="{dtype}") as {v.py}:', node)
+        self.scopes.append({name: v})
+        self.block(node.child_by_field_name("body"), depth + 1)
+        self.scopes.pop()
+
+    def loop_step(self, update, name: str, node) -> tuple[str | None, str | None]:
+        """(step, None) or (None, update expression) of a for loop's update."""
+        if update is None:
+            raise self.m.error(node, "a for loop needs an update (i++, i += s, i >>= 1, ...)")
+        if update.type == "update_expression":
+            return ("1" if b"++" in update.text else "-1"), None
+        if update.type == "assignment_expression" and \
+                update.child_by_field_name("left").text.decode() == name:
+            op = update.child_by_field_name("operator").type
+            value, _ = self.expr(update.child_by_field_name("right"))
+            if op == "+=":
+                return value, None
+            if op == "-=":
+                return f"-({value})", None
+            if op == "=":
+                return None, value
+            v = self.lookup(name, update)
+            return None, f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+                         f"({value})"
+        raise self.m.error(update, f"loop update `{_short(update)}` is not supported")
+
+    def while_statement(self, node, depth: int, unroll: bool) -> None:
+        cond = node.child_by_field_name("condition")
+        if cond.type in ("condition_clause", "parenthesized_expression"):
+            cond = cond.named_children[0]
+        text, _ = self.expr(cond)
+        counter = f"_loop{self.fresh}"
+        self.fresh += 1
+        do = node.type == "do_statement"
+        self.emit(depth, f'with {BUILDER}.loop("{counter}", 0, lambda {counter}: {text}, 1'
+                         f'{", do_while=True" if do else ""}'
+                         f'{", unroll=True" if unroll else ""}):', node)
+        self.block(node.child_by_field_name("body"), depth + 1)
+
+    def if_statement(self, node, depth: int) -> None:
+        cond = node.child_by_field_name("condition").named_children[0]
+        text, _ = self.expr(cond)
+        self.emit(depth, f"with {BUILDER}.if_({text}):", node)
+        self.block(node.child_by_field_name("consequence"), depth + 1)
+        other = node.child_by_field_name("alternative")
+        if other is not None:
+            body = other.named_children[0] if other.type == "else_clause" else other
+            self.emit(depth, f"with {BUILDER}.else_():", other)
+            self.block(body, depth + 1)
+
+    # ---- expressions: (Python text, is it floating point)
+    def expr(self, node) -> tuple[str, bool]:
+        t = node.type
+        if t == "number_literal":
+            text = node.text.decode()
+            is_float = bool(re.search(r"[.eE]", text)) and not text.lower().startswith("0x")
+            return re.sub(r"[uUlLfF]+$", "", text) if not text.lower().startswith("0x") \
+                else re.sub(r"[uUlL]+$", "", text), is_float
+        if t in ("true", "false"):
+            return ("1" if t == "true" else "0"), False
+        if t == "identifier":
+            v = self.lookup(node.text.decode(), node)
+            if v.kind in ("global", "shared", "register"):
+                raise self.m.error(node, f"array '{node.text.decode()}' used as a value")
+            return v.py, v.dtype in FLOAT_TYPES
+        if t == "field_expression":
+            base = node.child_by_field_name("argument").text.decode()
+            fld = node.child_by_field_name("field").text.decode()
+            if base in ("threadIdx", "blockIdx", "blockDim", "gridDim") and fld in "xyz":
+                return f"{base}.{fld}", False
+            raise self.m.error(node, f"`{_short(node)}`: structs and vector members are not "
+                                     "supported")
+        if t == "parenthesized_expression":
+            inner, f = self.expr(node.named_children[0])
+            return f"({inner})", f
+        if t == "subscript_expression":
+            where, v = self.subscript(node)
+            return where, v.dtype in FLOAT_TYPES
+        if t == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            a, fa = self.expr(node.child_by_field_name("left"))
+            b, fb = self.expr(node.child_by_field_name("right"))
+            if op == "&&":
+                return f"logical_and({a}, {b})", False
+            if op == "||":
+                return f"logical_or({a}, {b})", False
+            if op not in BINARY:
+                raise self.m.error(node, f"operator {op} is not supported")
+            is_float = (fa or fb) and op in "+-*/"
+            return f"{a} {self.binop(op, fa or fb, b)} {b}", is_float
+        if t == "unary_expression":
+            op = node.child_by_field_name("operator").type
+            a, f = self.expr(node.child_by_field_name("argument"))
+            if op == "!":
+                return f"lnot({a})", False
+            if op in ("-", "~", "+"):
+                return f"{op}{a}", f
+            raise self.m.error(node, f"unary {op} is not supported")
+        if t == "conditional_expression":
+            c, _ = self.expr(node.child_by_field_name("condition"))
+            a, fa = self.expr(node.child_by_field_name("consequence"))
+            b, fb = self.expr(node.child_by_field_name("alternative"))
+            return f"select({c}, {a}, {b})", fa or fb
+        if t == "cast_expression":
+            dtype = self.dtype(node.child_by_field_name("type"), node)
+            a, _ = self.expr(node.child_by_field_name("value"))
+            return f'cast({a}, {dtype})', dtype in FLOAT_TYPES
+        if t == "call_expression":
+            return self.call(node)
+        raise self.m.error(node, f"{t.replace('_', ' ')} `{_short(node)}` is not supported by "
+                                 "the importer")
+
+    def call(self, node) -> tuple[str, bool]:
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments").named_children
+        if fn.type == "template_function" and fn.child_by_field_name("name").text in (
+                b"static_cast",):
+            dtype = self.dtype(fn.child_by_field_name("arguments").named_children[0], node)
+            a, _ = self.expr(args[0])
+            return f'cast({a}, {dtype})', dtype in FLOAT_TYPES
+        name = fn.text.decode()
+        vals = [self.expr(a) for a in args]
+        if name in ("min", "max", "fminf", "fmaxf", "fmin", "fmax") and len(vals) == 2:
+            f = "smin" if "min" in name else "smax"
+            return f"{f}({vals[0][0]}, {vals[1][0]})", vals[0][1] or vals[1][1]
+        if name in MATH:
+            return f'call("{MATH[name]}", {", ".join(v for v, _ in vals)})', True
+        raise self.m.error(node, f"call of '{name}' is not supported by the importer (device "
+                                 "functions: inline them)")
+
+    def subscript(self, node) -> tuple[str, _Var]:
+        """`a[i][j]` as `a[i, j]` (the builder's load or store), and the array."""
+        indices = []
+        while node.type == "subscript_expression":
+            idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            parts = idx.named_children if idx.type == "subscript_argument_list" else [idx]
+            indices.insert(0, self.expr(parts[0])[0])
+            node = node.child_by_field_name("argument")
+        if node.type != "identifier":
+            raise self.m.error(node, f"`{_short(node)}`: only named arrays can be indexed")
+        v = self.lookup(node.text.decode(), node)
+        if v.kind not in ("global", "shared", "register"):
+            raise self.m.error(node, f"'{node.text.decode()}' is not an array")
+        return f"{v.py}[{', '.join(indices)}]", v
+
+
+def _walk(node):
+    yield node
+    for c in node.named_children:
+        yield from _walk(c)
+
+
+def _pointer_uses(body) -> tuple[set, set]:
+    """Names written through `p[i] = ...` (or +=) and names read as `p[i]` in a body."""
+    writes, reads = set(), set()
+    for n in _walk(body):
+        if n.type == "subscript_expression":
+            base = n
+            while base.type == "subscript_expression":
+                base = base.child_by_field_name("argument")
+            name = base.text.decode()
+            parent = n.parent
+            target = parent.type == "assignment_expression" and \
+                parent.child_by_field_name("left") == n
+            if target:
+                writes.add(name)
+                if parent.child_by_field_name("operator").type != "=":
+                    reads.add(name)
+            elif n.parent.type != "subscript_expression":
+                reads.add(name)
+    return writes, reads
+
+
+def _short(node) -> str:
+    text = " ".join(node.text.decode().split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,148 @@
+"""`smemsim import`: CUDA kernels as the seeds write them, turned into the IR; each compared
+with the hand-written example it corresponds to (the same counts), and every construct the
+IR cannot express refused with its .cu line."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
+                                                "(pip install 'smemsim[import]')")
+
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda_import import CudaImportError, Options, import_cuda  # noqa: E402
+from smemsim.loader import load_kernels  # noqa: E402
+from tests.conftest import require_nvrtc  # noqa: E402
+from tests.test_cli import cli, cli_streams  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SEED004 = str(ROOT / "tests" / "cuda" / "seed004.cu")
+TILED = Options(defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 31) // 32",
+                block="32, 32", params={"rowsA": "256", "colsB": "256", "commonDim": "256"})
+
+
+def counts(r):
+    return (r.load.requests, r.load.wavefronts, r.store.requests, r.store.wavefronts)
+
+
+def imported(path, key, options=None):
+    return load_kernels(path, options or Options())[key]()
+
+
+def test_seed004_multiply_as_written_equals_the_example():
+    """The seed's defines (BLOCK_SIZE 16, MATRIX_DIM 256) and its host launch
+    (dim3 Block_dim(BLOCK_SIZE, BLOCK_SIZE), ...) are read from the file."""
+    from examples.matmul_double16 import KERNELS
+    kernel = imported(SEED004, "multiply")
+    assert (kernel.grid, kernel.block) != ((), ())
+    r = analyze(kernel)
+    assert counts(r) == counts(analyze(KERNELS["multiply"]()))
+    assert counts(r) == (1_048_576, 2_097_152, 65_536, 131_072)
+    # the report points at the CUDA: A_shared[threadIdx.y][k] * B_shared[k][threadIdx.x]
+    site = r.site(2)
+    assert site.loc.file.endswith("tests/cuda/seed004.cu") and site.loc.line == 44
+
+
+def test_seed004_tiled_kernel_with_its_if_else_stores():
+    """As written, the guarded loads store in both branches (two sites each); the compiled
+    kernel stores once, which is the example's form."""
+    kernel = imported(SEED004, "matrixMultiplySharedKernel", TILED)
+    r = analyze(kernel)
+    assert [s.site for s in r.sites] == [0, 1, 2, 3, 4, 5]
+    assert counts(r)[:2] == (1_048_576, 1_048_576)
+    # at 256 x 256 every lane takes the first branch: the else stores issue nothing
+    assert (r.site(1).requests, r.site(3).requests) == (0, 0)
+    from examples.matmul_float_tiled import KERNELS
+    assert counts(r) == counts(analyze(KERNELS["tiled"]()))
+
+
+def test_seed004_tiled_as_compiled_equals_the_example_at_a_ragged_size():
+    """At 100 x 100 x 100 both branches run in the edge tiles: as written, 2 sites per
+    tile; as compiled, one STS of a selected value, exactly the example's kernel."""
+    require_nvrtc()
+    from examples.matmul_float_tiled import KERNELS
+    from gpu_backend.as_compiled import analyze_as_compiled
+    size = {"rowsA": 100, "colsB": 100, "commonDim": 100}
+    kernel = imported(SEED004, "matrixMultiplySharedKernel", TILED)
+    example = analyze(KERNELS["tiled"](), size)
+    assert counts(analyze(kernel, size)) != counts(example)
+    assert counts(analyze_as_compiled(kernel, size)) == counts(example)
+
+
+def test_template_parameters_and_defines_from_the_command_line(tmp_path):
+    cu = tmp_path / "t.cu"
+    cu.write_text("""template <typename T, int N>
+__global__ void scale(T* out, const T* in)
+{
+    __shared__ T tile[N][N + 1];
+    tile[threadIdx.y][threadIdx.x] = in[threadIdx.y * N + threadIdx.x];
+    __syncthreads();
+    #pragma unroll
+    for (int s = 1; s < N; s <<= 1)
+        out[threadIdx.x * N + threadIdx.y] = tile[threadIdx.x][threadIdx.y] * (T)s;
+}
+""")
+    opts = Options(defines={"T": "float", "N": "32"}, grid="1", block="32, 32")
+    text = import_cuda(str(cu), options=opts)
+    assert 'tile = kb.shared("tile", "f32", (N, N + 1))' in text
+    assert "update=lambda s: s << (1)" in text and "unroll=True" in text
+    kernel = load_kernels(str(cu), opts)["scale"]()
+    r = analyze(kernel)
+    # the padded transpose read: conflict-free, 5 iterations of s (1, 2, 4, 8, 16)
+    assert counts(r) == (32 * 5, 32 * 5, 32, 32)
+    with pytest.raises(CudaImportError, match=r"t\.cu:1.*template parameter 'T' needs a "
+                                              r"value: -D T=VALUE"):
+        import_cuda(str(cu), options=Options(grid="1", block="32"))
+
+
+@pytest.mark.parametrize("body, message", [
+    ("    int x = helper(threadIdx.x);\n", r"t\.cu:3: call of 'helper' is not supported"),
+    ("    int x = WIDTH;\n", r"t\.cu:3: 'WIDTH' is not defined here: a macro needs -D WIDTH="),
+    ("    float4 v;\n", r"t\.cu:3: type 'float4' is not one the IR has"),
+    ("    int a = 1, b = a++;\n", r"t\.cu:3: update expression `a\+\+` is not supported"),
+    ("    goto end;\n", r"t\.cu:3: goto statement is not supported by the importer"),
+])
+def test_constructs_the_ir_cannot_express_are_located_errors(tmp_path, body, message):
+    cu = tmp_path / "t.cu"
+    cu.write_text("__global__ void k(float* out)\n{\n" + body + "}\n")
+    with pytest.raises(CudaImportError, match=message):
+        import_cuda(str(cu), options=Options(grid="1", block="32"))
+
+
+def test_a_kernel_with_no_launch_asks_for_one(tmp_path):
+    cu = tmp_path / "t.cu"
+    cu.write_text("__global__ void k(float* out)\n{\n    out[threadIdx.x] = 1.0f;\n}\n")
+    with pytest.raises(CudaImportError, match="no launch of 'k' in the file: give"):
+        import_cuda(str(cu))
+
+
+def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
+    out = tmp_path / "seed004.py"
+    code, text = cli("import", SEED004, "--kernel", "multiply", "-o", str(out))
+    assert code == 0 and f"wrote {out}: multiply" in text
+    code, text = cli("analyze", str(out), "--json")
+    site = json.loads(text)["results"][0]["sites"][2]
+    assert (site["file"].endswith("seed004.cu"), site["line"]) == (True, 44)
+    # a .cu file is imported on the fly by every verb
+    code, text = cli("analyze", SEED004, "--kernel", "multiply")
+    assert code == 0 and "loads: 1,048,576 requests, 2,097,152 wavefronts" in text
+    code, text = cli("import", SEED004, "--kernel", "multiply", "--json")
+    from tests.json_schema import validate
+    validate(json.loads(text))
+    assert json.loads(text)["results"][0]["kernels"] == ["multiply"]
+    code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel")
+    assert code == 2 and "seed004.cu" in err and "-D TILE_SIZE=VALUE" in err
+
+
+def test_seed000_square_tiling_as_written_equals_the_example():
+    """Seed 000's unsigned char square tiling: a do-while grid-stride loop over B's columns,
+    ceil((float) A_width / TILE_SIZE) tiles, min(A_width, TILE_SIZE) and strided inner
+    loops; at the example's size (TILE_SIZE 16, 8 blocks over 512 columns)."""
+    from examples.reed_solomon import KERNELS
+    opts = Options(defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
+                   params={"A_height": "16", "A_width": "16", "B_width": "512"})
+    kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_square.cu"), "matrix_mul", opts)
+    assert counts(analyze(kernel)) == counts(analyze(KERNELS["square"]()))
+    assert counts(analyze(kernel)) == (8192, 8192, 512, 512)
