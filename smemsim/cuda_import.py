@@ -156,8 +156,13 @@ class _Module:
                  "source_lines(__file__)", ""]
         used = set()
         bodies = []
+        option_text = " ".join(filter(None, [self.options.grid, self.options.block,
+                                             self.options.smem,
+                                             *self.options.lengths.values()]))
+        mentioned = set(re.findall(r"[A-Za-z_]\w*", option_text)) & set(constants)
         for node in chosen:
             kernel = _Kernel(self, node, constants)
+            kernel.constants_used |= mentioned
             try:
                 bodies.append(kernel.generate())
             except CudaImportError as err:
@@ -272,7 +277,12 @@ class _Kernel:
         self.emit(1, f'{BUILDER} = KernelBuilder("{self.name}")', node)
         writes, reads = _pointer_uses(node.child_by_field_name("body"))
         declarator = node.child_by_field_name("declarator")
-        for p in declarator.child_by_field_name("parameters").named_children:
+        # scalars first, so that --length expressions may use any of them (the generated
+        # CUDA's signature follows this order)
+        params = declarator.child_by_field_name("parameters").named_children
+        pointer = lambda p: (p.child_by_field_name("declarator") is not None and
+                             p.child_by_field_name("declarator").type == "pointer_declarator")
+        for p in sorted(params, key=pointer):
             self.parameter(p, writes, reads)
         self.block(node.child_by_field_name("body"), 1)
         grid, block, smem = self.launch()

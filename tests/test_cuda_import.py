@@ -146,3 +146,28 @@ def test_seed000_square_tiling_as_written_equals_the_example():
     kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_square.cu"), "matrix_mul", opts)
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["square"]()))
     assert counts(analyze(kernel)) == (8192, 8192, 512, 512)
+
+
+# the commands that made tests/cuda/imported_*.py (the GPU validation's inputs)
+IMPORTED = {
+    "imported_multiply.py": ("seed004.cu", "multiply", Options(lengths={
+        "A_mat": "MATRIX_DIM*MATRIX_DIM", "B_mat": "MATRIX_DIM*MATRIX_DIM",
+        "C_mat": "MATRIX_DIM*MATRIX_DIM"})),
+    "imported_tiled.py": ("seed004.cu", "matrixMultiplySharedKernel", Options(
+        defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 31) // 32",
+        block="32, 32", params={"rowsA": "100", "colsB": "100", "commonDim": "100"},
+        lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
+                 "matrixC": "rowsA*colsB"})),
+    "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
+        defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
+        params={"A_height": "16", "A_width": "16", "B_width": "512"},
+        lengths={"A": "A_height*A_width", "B": "A_width*B_width", "C": "A_height*B_width"})),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTED))
+def test_the_imported_fixtures_are_what_the_importer_writes(name):
+    cu, key, opts = IMPORTED[name]
+    folder = ROOT / "tests" / "cuda"
+    assert import_cuda(str(folder / cu), key, opts, out_dir=str(folder)) == \
+        (folder / name).read_text()

@@ -10,7 +10,8 @@ For each example kernel:
 
     python3 tools/gpu_validate.py OUT_DIR [MATCH ...]   (on a machine with a GPU and ncu)
 
-MATCH words keep only the cases whose file or kernel key contains one of them.
+MATCH words keep only the cases whose file or kernel key contains one of them; a MATCH of
+the form FILE::KEY adds that kernel of that file (an imported kernels file, say) as a case.
 
 A validation driver, not part of the library: it uses gpu_backend and smemsim as a user would.
 """
@@ -138,9 +139,11 @@ def main() -> None:
         smi = "nvidia-smi not found"
     results = {"date": time.strftime("%Y-%m-%d"), "gpu": smi.strip(),
                "python": platform.python_version(), "cases": []}
-    wanted = sys.argv[2:]
-    for file, key in CASES:
-        if wanted and not any(w in file or w == key for w in wanted):
+    wanted = [w for w in sys.argv[2:] if "::" not in w]
+    extra = [tuple(w.split("::", 1)) for w in sys.argv[2:] if "::" in w]
+    for file, key in CASES + extra:
+        if (file, key) not in extra and (extra and not wanted or wanted and not any(
+                w in file or w == key for w in wanted)):
             continue
         t = time.time()
         try:
