@@ -8,7 +8,9 @@ which shared-memory instructions each IR site became (gpu_backend.compile). Foll
 - loops the IR marks `unroll` with a constant trip count are written out iteration by
   iteration first (kernels_ir.unroll), so each iteration's access has a line, hence SASS, of
   its own; the written-out kernel must compile to the same shared instructions as the
-  original, or the unrolled sites are only reported;
+  original, or the unrolled sites are only reported. Loops marked "auto" (no pragma, as an
+  imported CUDA loop) are written out too when that compiles to the same instructions
+  (nvcc unrolled them), else left as loops;
 - accesses merged into one wider instruction (the same access of neighbouring iterations,
   `As[ty][k..k+3]` as one LDS.128, or neighbouring sites, `t[2i]`, `t[2i+1]` as one STS.64):
   counted once at the merged width, at the lowest address; the trace must show the merged
@@ -88,11 +90,23 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     original = compiled if compiled is not None else compile_kernel(kernel, arch)
     notes: list[str] = []
     written, origin, c = kernel, {s.site: Copy(s.site, ()) for s in kernel.sites()}, original
-    if unrollable(kernel):
-        w, o = unroll(kernel)
+    # the loops the compiler unrolled completely: no backward branch on their line (a
+    # `#pragma unroll`, or nvcc's own choice for a loop with no pragma, "auto")
+    loops = [s for s in walk(kernel.body) if isinstance(s, Loop)]
+    branching = {x.line for x in original.loops}
+    unrolled = {id(s) for n, s in enumerate(loops) if s.unroll is not False
+                and original.generated.loop_lines[n] not in branching}
+    which = lambda s: id(s) in unrolled
+    if unrollable(kernel, which):
+        w, o = unroll(kernel, which)
         cw = compile_kernel(w, arch)
-        if cw.shared_opcodes() == original.shared_opcodes():
+        times = _multiple(original.shared_opcodes(), cw.shared_opcodes())
+        if times:
             written, origin, c = w, o, cw
+            if times > 1:  # an enclosing loop that still loops, unrolled `times` over
+                notes.append(f"compiler: an enclosing loop is unrolled {times} times over (it "
+                             "still loops): every instruction repeats, the counts per "
+                             "iteration do not change")
         else:
             notes.append("compiler: written out iteration by iteration, the unrolled loops "
                          "compile to other shared instructions ("
@@ -113,6 +127,16 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
         notes = ["compiler: every site compiled as stated; the counts are unchanged"]
     return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
                    as_compiled=True, compiled_widths=changed)
+
+
+def _multiple(original: list[str], written: list[str]) -> int:
+    """m when the original build has each shared opcode exactly m times as often as the
+    written-out one (m = 1: the same instructions), else 0."""
+    a, b = Counter(original), Counter(written)
+    if not b or set(a) != set(b):
+        return 0
+    m, rest = divmod(a[next(iter(b))], b[next(iter(b))])
+    return m if not rest and all(a[k] == m * b[k] for k in b) else 0
 
 
 # ------------------------------------------------------------------ hoisted loads
@@ -246,7 +270,8 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
 def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
     """(widths, notes): the bytes per lane each written-out site is counted at (0: not
     counted; absent: as stated), and what the compiler did, in words."""
-    checks = {s.site: s for s in c.sites}
+    repeated = _in_partly_unrolled_loops(written)
+    checks = {s.site: _one_copy(s) if s.site in repeated else s for s in c.sites}
     stmts = {s.site: s for s in written.sites()}
     hoisted = {h.site: h for h in hoists}
     hoisted.update({j.then_site: j for j in joined} | {j.else_site: j for j in joined})
@@ -299,12 +324,43 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
     return widths, notes
 
 
-def _unfollowed_unrolled(written: Kernel) -> set:
-    """Sites inside loops the IR unrolls that could not be written out."""
+def _in_partly_unrolled_loops(written: Kernel) -> set:
+    """Sites inside a loop the compiler may unroll partly, and which then still loops (a
+    loop of several iterations with a pragma, or none: each instruction appears once per
+    unrolled copy, the counts per iteration unchanged)."""
     out = set()
     for s in walk(written.body):
-        if isinstance(s, Loop) and s.unroll and trip_values(s) is None:
-            out |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+        if isinstance(s, Loop) and s.unroll is not False:
+            trips = trip_values(s)
+            if trips is None or len(trips) > 1:
+                out |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+    return out
+
+
+def _one_copy(s):
+    """A site's instructions as one, when they are copies of one instruction (the same
+    opcode, at least the stated width: not a split access) from a partly unrolled loop."""
+    if len(s.found) > 1 and len({a.opcode for a in s.found}) == 1 and \
+            s.found[0].width >= s.width:
+        return replace(s, found=s.found[:1])
+    return s
+
+
+def _unfollowed_unrolled(written: Kernel) -> set:
+    """Sites whose innermost loop the compiler may unroll (a pragma, or none: "auto") but
+    that could not be written out (its trip count is not a constant: nvcc unrolls it
+    partly, with a remainder)."""
+    out = set()
+
+    def visit(stmts, innermost) -> None:
+        for s in stmts:
+            inner = s if isinstance(s, Loop) else innermost
+            for body in s.bodies():
+                visit(body, inner)
+            if getattr(s, "site", None) is not None and innermost is not None and \
+                    innermost.unroll is not False and trip_values(innermost) is None:
+                out.add(s.site)
+    visit(written.body, None)
     return out
 
 

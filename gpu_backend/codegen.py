@@ -4,7 +4,8 @@ Accesses keep the IR's widths exactly: a vector access becomes one access of the
 type of that width (float4, uint2, ...), a scalar stays scalar, and loops the IR does not
 mark for unrolling get `#pragma unroll 1`, because nvcc/NVRTC otherwise unroll small loops
 and merge neighbouring scalar shared accesses into LDS.64/LDS.128 (hardware-rules.md), which
-would make the GPU run a different kernel from the one analyzed. The code generator records
+would make the GPU run a different kernel from the one analyzed; a loop marked "auto" (an
+imported CUDA loop with no pragma) gets none, as in its source (`--as-compiled` follows it). The code generator records
 the CUDA line of every shared access site, so the SASS check can attribute instructions.
 """
 from __future__ import annotations
@@ -334,12 +335,18 @@ def _loop(w: _Writer, s: Loop, depth: int) -> None:
         w.add(depth, f"{INDENT}}} while ({cuda_expr(s.cond)});")
         w.add(depth, f"}}")
         return
-    w.add(depth, f"{'#pragma unroll' if s.unroll else '#pragma unroll 1'}")
+    pragma = _PRAGMAS.get(s.unroll, f"#pragma unroll {s.unroll}")
+    if pragma:
+        w.add(depth, pragma)
     w.add(depth, f"for ({t} {v} = {cuda_expr(s.start)}; {cuda_expr(s.cond)}; "
                  f"{_advance(s)}) {{")
     w.loop_lines.append(len(w.lines))
     w.block(s.body, depth + 1)
     w.add(depth, f"}}")
+
+
+# a loop's `unroll` as its pragma ("auto": none, nvcc decides; a count N: #pragma unroll N)
+_PRAGMAS = {True: "#pragma unroll", False: "#pragma unroll 1", "auto": ""}
 
 
 def _advance(s: Loop) -> str:

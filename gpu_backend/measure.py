@@ -85,14 +85,19 @@ def _chosen(ncu: str) -> dict[str, str | None]:
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
             timeout: int = 300) -> Measured:
     """Profile one launch of a kernel from a kernels file."""
+    return measure_command([sys.executable, "-m", "gpu_backend.target", file, kernel_key,
+                            json.dumps(params)], kernel_name, timeout)
+
+
+def measure_command(argv: list[str], kernel_name: str, timeout: int = 300) -> Measured:
+    """Profile the launches of `kernel_name` by a program (a built CUDA file, say)."""
     ncu = shutil.which("ncu")
     if ncu is None:
         raise MeasureError("ncu (Nsight Compute) is not on PATH: the counters cannot be read")
     chosen = _chosen(ncu)
     names = [n for n in chosen.values() if n is not None]
     cmd = [ncu, "--csv", "--print-units", "base", "--clock-control", "none",
-           "--kernel-name", kernel_name, "--metrics", ",".join(names),
-           sys.executable, "-m", "gpu_backend.target", file, kernel_key, json.dumps(params)]
+           "--kernel-name", kernel_name, "--metrics", ",".join(names), *argv]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     text = proc.stdout
     if "ERR_NVGPUCTRPERM" in text + proc.stderr:

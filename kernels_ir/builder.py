@@ -682,7 +682,7 @@ class KernelBuilder:
     # ------------------------------------------------------------ control flow
     @contextlib.contextmanager
     def loop(self, name: str, start: ExprLike, cond: Callable[[Expr], ExprLike],
-             step: ExprLike = 1, *, do_while: bool = False, unroll: bool = False,
+             step: ExprLike = 1, *, do_while: bool = False, unroll: bool | str | int = False,
              dtype: DType | str = i32,
              update: Callable[[Expr], ExprLike] | None = None) -> Iterator[Expr]:
         """A general loop: `for (T v = start; cond(v); v += step)`, or a do-while.
@@ -691,8 +691,14 @@ class KernelBuilder:
         000's grid-stride `do { ... bx += gridDim.x; } while (col < B_width);`. With
         `update`, the variable's next value is `update(v)` instead of `v + step`:
         `k.loop("s", 16, lambda s: s > 0, update=lambda s: s >> 1)`.
+        `unroll`: False (`#pragma unroll 1`: the loop runs as written), True (`#pragma
+        unroll`), "auto" (no pragma: nvcc decides, as for a CUDA loop without one) or a count
+        N >= 2 (`#pragma unroll N`).
         """
         loc = caller_loc()
+        if not (unroll in (True, False, "auto") or isinstance(unroll, int) and unroll >= 2):
+            raise KernelError(f"loop '{name}': unroll is True, False, 'auto' or a count >= 2, "
+                              f"not {unroll!r}", kernel=self.name, loc=loc)
         dtype = _dtype(dtype)
         var = Var(self._fresh(name), dtype, "loop")
         ref = ReadOnlyRef(Op.VAR, dtype, (), var)
@@ -711,11 +717,11 @@ class KernelBuilder:
             yield ref
         finally:
             body = tuple(self._blocks.pop())
-        self._emit(Loop(var, start_e, step_e, cond_expr, do_while, bool(unroll), body, loc,
+        self._emit(Loop(var, start_e, step_e, cond_expr, do_while, unroll, body, loc,
                         update_e))
 
     def range(self, name: str, start: ExprLike, stop: ExprLike, step: ExprLike = 1, *,
-              unroll: bool = False, dtype: DType | str = i32):
+              unroll: bool | str | int = False, dtype: DType | str = i32):
         """`for (T name = start; name < stop; name += step)` (`>` for a negative constant step)."""
         step_e = as_expr(step)
         negative = step_e.op is Op.CONST and step_e.arg < 0

@@ -118,7 +118,8 @@ def _declare_local(s: DeclareLocal) -> str:
 def _loop(s: Loop) -> str:
     v = s.var.name
     kind = "do" if s.do_while else "for"
-    unroll = " unroll" if s.unroll else ""
+    unroll = {True: " unroll", False: "", "auto": " unroll(auto)"}.get(s.unroll,
+                                                                       f" unroll({s.unroll})")
     return (f"{kind}{unroll} ({s.var.dtype} {v} = {format_expr(s.start)}; "
             f"{format_expr(s.cond)}; {loop_advance(s)})")
 

@@ -527,14 +527,15 @@ class Loop(Stmt):
     `cond` is an expression of `var` (and anything else in scope); `step` is evaluated at the
     end of each iteration. With `update` instead of a step (`step` is then None), the
     variable becomes `update` at the end of each iteration (`for (s = 16; s > 0; s >>= 1)`).
-    `unroll` asks the code generator for `#pragma unroll`.
+    `unroll` is the loop's pragma in the generated CUDA: False `#pragma unroll 1`, True
+    `#pragma unroll`, "auto" none (nvcc decides), N `#pragma unroll N`.
     """
     var: Var
     start: Expr
     step: Expr | None
     cond: Expr
     do_while: bool
-    unroll: bool
+    unroll: bool | str | int
     body: tuple
     loc: SourceLoc
     update: Expr | None = None

@@ -15,6 +15,7 @@ are, and a caller reports them.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Callable
 
 import numpy as np
 
@@ -79,16 +80,23 @@ def trip_values(loop: Loop) -> tuple[int, ...] | None:
         return None
 
 
-def unroll(kernel: Kernel) -> tuple[Kernel, dict[int, Copy]]:
-    """The kernel with every constant-trip loop marked `unroll` written out iteration by
-    iteration, its sites renumbered in program order, and where each new site comes from."""
+def marked(loop: Loop) -> bool:
+    """The loops written out by default: those the IR marks `unroll=True`."""
+    return loop.unroll is True
+
+
+def unroll(kernel: Kernel, which: Callable[[Loop], bool] = marked
+           ) -> tuple[Kernel, dict[int, Copy]]:
+    """The kernel with every constant-trip loop that `which` picks (default: those marked
+    `unroll=True`) written out iteration by iteration, its sites renumbered in program
+    order, and where each new site comes from."""
     origin: dict[int, Copy] = {}
     counter = iter(range(1 << 30))
 
     def block(stmts, iteration) -> tuple:
         out = []
         for s in stmts:
-            values = trip_values(s) if isinstance(s, Loop) and s.unroll else None
+            values = trip_values(s) if isinstance(s, Loop) and which(s) else None
             if values is not None:
                 for v in values:
                     inner = iteration + ((s.var.name, v),)
@@ -108,7 +116,7 @@ def unroll(kernel: Kernel) -> tuple[Kernel, dict[int, Copy]]:
     return replace(kernel, body=block(kernel.body, ())), origin
 
 
-def unrollable(kernel: Kernel) -> bool:
+def unrollable(kernel: Kernel, which: Callable[[Loop], bool] = marked) -> bool:
     """Whether `unroll` would write out any loop."""
-    return any(isinstance(s, Loop) and s.unroll and trip_values(s) is not None
+    return any(isinstance(s, Loop) and which(s) and trip_values(s) is not None
                for s in walk(kernel.body))

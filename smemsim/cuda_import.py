@@ -91,6 +91,23 @@ def import_cuda(path: str, kernel: str | None = None, options: Options | None = 
     return _Module(file, tree.root_node, options or Options(), marker).generate(kernel, defer)
 
 
+def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
+    """A kernel's parameters in the CUDA file's order: (name, is a pointer)."""
+    file = pathlib.Path(path)
+    module = _Module(file, _parser().parse(file.read_bytes()).root_node, Options(), file.name)
+    node = next((k for k in module.kernels if _name_of(k) == kernel), None)
+    if node is None:
+        raise KernelError(f"{file.name} has no kernel '{kernel}'")
+    out = []
+    for p in node.child_by_field_name("declarator").child_by_field_name(
+            "parameters").named_children:
+        d = p.child_by_field_name("declarator")
+        pointer = d.type == "pointer_declarator"
+        out.append(((d.child_by_field_name("declarator") if pointer else d).text.decode(),
+                    pointer))
+    return tuple(out)
+
+
 # ------------------------------------------------------------------ the file
 
 class _Module:
@@ -413,14 +430,26 @@ class _Kernel:
             if child.type == "preproc_call" and child.text.decode().split()[:2] == \
                     ["#pragma", "unroll"]:
                 continue  # read by the loop that follows
-            unroll = i > 0 and children[i - 1].type == "preproc_call" and \
-                children[i - 1].text.decode().split()[:2] == ["#pragma", "unroll"]
-            self.statement(child, depth, unroll)
+            self.statement(child, depth, self.pragma(children[i - 1]) if i else "auto")
         if len(self.lines) == before:
             self.lines.append(f"{'    ' * depth}pass")
         self.scopes.pop()
 
-    def statement(self, node, depth: int, unroll: bool = False) -> None:
+    def pragma(self, node) -> bool | str | int:
+        """The unrolling a `#pragma unroll [N]` before a loop asks for ("auto": none)."""
+        words = node.text.decode().split() if node.type == "preproc_call" else []
+        if words[:2] != ["#pragma", "unroll"]:
+            return "auto"
+        if len(words) == 2:
+            return True
+        try:
+            n = int(self.expr(self.m.parse_expr(" ".join(words[2:])))[0], 0)
+        except (ValueError, CudaImportError):
+            raise self.m.error(node, f"`{' '.join(words)}`: the count must be a constant") \
+                from None
+        return False if n == 1 else n
+
+    def statement(self, node, depth: int, unroll: bool | str | int = "auto") -> None:
         t = node.type
         if t == "comment":
             return
@@ -550,7 +579,7 @@ class _Kernel:
     def binop(self, op: str, is_float: bool, _value: str) -> str:
         return "//" if op == "/" and not is_float else op
 
-    def for_statement(self, node, depth: int, unroll: bool) -> None:
+    def for_statement(self, node, depth: int, unroll) -> None:
         init = node.child_by_field_name("initializer")
         cond = node.child_by_field_name("condition")
         update = node.child_by_field_name("update")
@@ -567,7 +596,7 @@ class _Kernel:
         cond_text = self.expr(cond)[0] if cond is not None else None
         step, upd = self.loop_step(update, name, node)
         self.scopes.pop()
-        extra = ", unroll=True" if unroll else ""
+        extra = f", unroll={_literal(unroll)}"
         step_arg = f", step={step}" if step is not None else \
             f", update=lambda {v.py}: {upd}"
         self.emit(depth, f'with {BUILDER}.loop("{name}", {start}, lambda {v.py}: {cond_text}'
@@ -597,7 +626,7 @@ class _Kernel:
                          f"({value})"
         raise self.m.error(update, f"loop update `{_short(update)}` is not supported")
 
-    def while_statement(self, node, depth: int, unroll: bool) -> None:
+    def while_statement(self, node, depth: int, unroll) -> None:
         cond = node.child_by_field_name("condition")
         if cond.type in ("condition_clause", "parenthesized_expression"):
             cond = cond.named_children[0]
@@ -607,7 +636,7 @@ class _Kernel:
         do = node.type == "do_statement"
         self.emit(depth, f'with {BUILDER}.loop("{counter}", 0, lambda {counter}: {text}, 1'
                          f'{", do_while=True" if do else ""}'
-                         f'{", unroll=True" if unroll else ""}):', node)
+                         f', unroll={_literal(unroll)}):', node)
         self.block(node.child_by_field_name("body"), depth + 1)
 
     def if_statement(self, node, depth: int) -> None:
@@ -715,6 +744,11 @@ class _Kernel:
         if v.kind not in ("global", "shared", "register"):
             raise self.m.error(node, f"'{node.text.decode()}' is not an array")
         return f"{v.py}[{', '.join(indices)}]", v
+
+
+def _literal(value) -> str:
+    """A Python literal, strings in double quotes like the rest of the generated file."""
+    return f'"{value}"' if isinstance(value, str) else repr(value)
 
 
 def _walk(node):

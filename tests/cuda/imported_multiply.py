@@ -24,13 +24,13 @@ def multiply():
     B_shared = kb.shared("B_shared", "f64", (BLOCK_SIZE, BLOCK_SIZE))  # seed004.cu:23
     row = kb.let("row", blockIdx.y * blockDim.y + threadIdx.y, "i32")  # seed004.cu:26
     col = kb.let("col", blockIdx.x * blockDim.x + threadIdx.x, "i32")  # seed004.cu:27
-    with kb.loop("tileNUM", 0, lambda tileNUM: tileNUM < MATRIX_DIM // BLOCK_SIZE, step=1, dtype="i32") as tileNUM:  # seed004.cu:30
+    with kb.loop("tileNUM", 0, lambda tileNUM: tileNUM < MATRIX_DIM // BLOCK_SIZE, step=1, unroll="auto", dtype="i32") as tileNUM:  # seed004.cu:30
         j.set(tileNUM * BLOCK_SIZE + threadIdx.x)  # seed004.cu:33
         i.set(tileNUM * BLOCK_SIZE + threadIdx.y)  # seed004.cu:34
         A_shared[threadIdx.y, threadIdx.x] = A_mat[row * MATRIX_DIM + j]  # seed004.cu:37
         B_shared[threadIdx.y, threadIdx.x] = B_mat[i * MATRIX_DIM + col]  # seed004.cu:38
         kb.syncthreads()  # seed004.cu:39
-        with kb.loop("k", 0, lambda k: k < BLOCK_SIZE, step=1, dtype="i32") as k:  # seed004.cu:42
+        with kb.loop("k", 0, lambda k: k < BLOCK_SIZE, step=1, unroll="auto", dtype="i32") as k:  # seed004.cu:42
             temp.set(temp + (A_shared[threadIdx.y, k] * B_shared[k, threadIdx.x]))  # seed004.cu:44
         kb.syncthreads()  # seed004.cu:46
     C_mat[row * MATRIX_DIM + col] = temp  # seed004.cu:50

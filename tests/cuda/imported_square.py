@@ -27,20 +27,20 @@ def matrix_mul():
     ty = kb.let("ty", threadIdx.y, "i32")  # seed000_square.cu:10
     row = kb.let("row", 0, "i32")  # declared without a value  # seed000_square.cu:11
     col = kb.let("col", 0, "i32")  # declared without a value  # seed000_square.cu:11
-    with kb.loop("_loop0", 0, lambda _loop0: col < B_width, 1, do_while=True):  # seed000_square.cu:13
+    with kb.loop("_loop0", 0, lambda _loop0: col < B_width, 1, do_while=True, unroll="auto"):  # seed000_square.cu:13
         product = kb.let("product", 0, "u8")  # seed000_square.cu:14
         row.set(by * TILE_SIZE + ty)  # seed000_square.cu:15
         col.set(bx * TILE_SIZE + tx)  # seed000_square.cu:16
         kb.syncthreads()  # seed000_square.cu:17
         with kb.if_(logical_and(row < A_height, col < B_width)):  # seed000_square.cu:19
-            with kb.loop("i", 0, lambda i: i < cast((call("ceil", cast(A_width, f32) / TILE_SIZE)), i32), step=1, dtype="i32") as i:  # seed000_square.cu:21
+            with kb.loop("i", 0, lambda i: i < cast((call("ceil", cast(A_width, f32) / TILE_SIZE)), i32), step=1, unroll="auto", dtype="i32") as i:  # seed000_square.cu:21
                 bound = kb.let("bound", smin(A_width, TILE_SIZE), "i32")  # seed000_square.cu:22
-                with kb.loop("j", tx, lambda j: j < bound, step=blockDim.x, dtype="i32") as j:  # seed000_square.cu:23
+                with kb.loop("j", tx, lambda j: j < bound, step=blockDim.x, unroll="auto", dtype="i32") as j:  # seed000_square.cu:23
                     rowVector[ty, j] = A[row * A_width + i * bound + j]  # seed000_square.cu:24
-                with kb.loop("j", ty, lambda j: j < bound, step=blockDim.y, dtype="i32") as j:  # seed000_square.cu:26
+                with kb.loop("j", ty, lambda j: j < bound, step=blockDim.y, unroll="auto", dtype="i32") as j:  # seed000_square.cu:26
                     colVector[j, tx] = B[col + (i * bound + j) * B_width]  # seed000_square.cu:27
                 kb.syncthreads()  # seed000_square.cu:29
-                with kb.loop("j", 0, lambda j: j < bound, step=1, dtype="i32") as j:  # seed000_square.cu:30
+                with kb.loop("j", 0, lambda j: j < bound, step=1, unroll="auto", dtype="i32") as j:  # seed000_square.cu:30
                     product.set(product + (rowVector[ty, j] * colVector[j, tx]))  # seed000_square.cu:32
             C[row * B_width + col] = product  # seed000_square.cu:35
         bx.set(bx + (gridDim.x))  # seed000_square.cu:37

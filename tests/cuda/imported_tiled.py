@@ -25,7 +25,7 @@ def matrixMultiplySharedKernel():
     tileA = kb.shared("tileA", "f32", (TILE_SIZE, TILE_SIZE))  # seed004.cu:58
     tileB = kb.shared("tileB", "f32", (TILE_SIZE, TILE_SIZE))  # seed004.cu:59
     numTiles = kb.let("numTiles", (commonDim + TILE_SIZE - 1) // TILE_SIZE, "i32")  # seed004.cu:61
-    with kb.loop("t", 0, lambda t: t < numTiles, step=1, dtype="i32") as t:  # seed004.cu:63
+    with kb.loop("t", 0, lambda t: t < numTiles, step=1, unroll="auto", dtype="i32") as t:  # seed004.cu:63
         with kb.if_(logical_and(row < rowsA, t * TILE_SIZE + threadIdx.x < commonDim)):  # seed004.cu:65
             tileA[threadIdx.y, threadIdx.x] = matrixA[row * commonDim + t * TILE_SIZE + threadIdx.x]  # seed004.cu:66
         with kb.else_():  # seed004.cu:67
@@ -35,7 +35,7 @@ def matrixMultiplySharedKernel():
         with kb.else_():  # seed004.cu:72
             tileB[threadIdx.y, threadIdx.x] = 0.0  # seed004.cu:73
         kb.syncthreads()  # seed004.cu:75
-        with kb.loop("i", 0, lambda i: i < TILE_SIZE, step=1, dtype="i32") as i:  # seed004.cu:77
+        with kb.loop("i", 0, lambda i: i < TILE_SIZE, step=1, unroll="auto", dtype="i32") as i:  # seed004.cu:77
             value.set(value + (tileA[threadIdx.y, i] * tileB[i, threadIdx.x]))  # seed004.cu:78
         kb.syncthreads()  # seed004.cu:81
     with kb.if_(logical_and(row < rowsA, col < colsB)):  # seed004.cu:84
