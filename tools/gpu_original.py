@@ -6,7 +6,8 @@ says (arrays zeroed, scalars at their defaults), build it with nvcc (-O3, the to
 defaults: no pragma is added), and compare ncu's counters with `analyze --as-compiled` of the
 imported kernel (instructions exactly, wavefronts never below).
 
-    python3 tools/gpu_original.py OUT_DIR   (on a machine with a GPU, nvcc and ncu)
+    python3 tools/gpu_original.py prepare DIR        (here: writes the harnesses)
+    python3 tools/gpu_original.py run DIR OUT_DIR    (on a machine with a GPU, nvcc and ncu)
 
 A validation driver, not part of the library.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -23,11 +25,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def harness(cu: pathlib.Path, name: str, kernel, launch, defines: dict) -> str:
-    """C++ that launches the original kernel once as `launch` says."""
+def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path) -> str:
+    """C++ (to be written in `folder`) that launches the original kernel once as `launch`
+    says."""
     from smemsim.cuda_import import signature
     arrays = {g.name: g for g in kernel.globals}
-    lines = [f'#include "{cu.resolve()}"', "#include <cstdio>", "int main()", "{"]
+    include = os.path.relpath(cu.resolve(), folder.resolve())
+    lines = [f'#include "{include}"', "#include <cstdio>", "int main()", "{"]
     args = []
     for pname, pointer in signature(str(cu), name):
         if pointer:
@@ -48,46 +52,60 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, defines: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.measure import compare_counts, measure_command
+def prepare(folder: pathlib.Path) -> None:
+    """Write each case's harness and the case list (here: the importer needs tree-sitter,
+    which the GPU machine may lack)."""
     from kernels_ir import resolve_launch
     from smemsim.loader import load_kernels
     from test_cuda_import import IMPORTED
-    out = pathlib.Path(sys.argv[1])
-    out.mkdir(parents=True, exist_ok=True)
-    results = []
+    folder = folder.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    cases = []
     for fixture, (cu_name, key, options) in sorted(IMPORTED.items()):
         cu = ROOT / "tests" / "cuda" / cu_name
-        kernel = load_kernels(str(cu), options)[key]()
-        launch = resolve_launch(kernel)
-        exe = out / f"{cu.stem}_{key}"
-        src = exe.with_suffix(".cu")
-        src.write_text(harness(cu, key, kernel, launch, options.defines))
+        kernel = load_kernels(str(ROOT / "tests" / "cuda" / fixture))[key]()
+        src = folder / f"{cu.stem}_{key}.cu"
+        src.write_text(harness(cu, key, kernel, resolve_launch(kernel), folder))
         # every kernel of the file must compile: the defines of all its cases
         defines = {k: v for _, (name, _, o) in IMPORTED.items() if name == cu_name
                    for k, v in o.defines.items()}
-        flags = [f"-D{k}={v}" for k, v in defines.items()]
+        cases.append({"cu": cu_name, "kernel": key, "fixture": f"tests/cuda/{fixture}",
+                      "harness": str(src.relative_to(ROOT)), "defines": defines})
+    (folder / "cases.json").write_text(json.dumps(cases, indent=1))
+
+
+def run(folder: pathlib.Path, out: pathlib.Path) -> None:
+    """Build each harness with nvcc and compare ncu with --as-compiled of the fixture."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.measure import compare_counts, measure_command
+    from smemsim.loader import load_kernels
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for case in json.loads((folder / "cases.json").read_text()):
+        key = case["kernel"]
+        exe = out / pathlib.Path(case["harness"]).stem
+        flags = [f"-D{k}={v}" for k, v in case["defines"].items()]
         build = subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o",
-                                str(exe), str(src)], capture_output=True, text=True)
-        case = {"cu": cu_name, "kernel": key}
+                                str(exe), str(ROOT / case["harness"])],
+                               capture_output=True, text=True)
         if build.returncode:
             case["error"] = build.stderr[-2000:]
+            print(f"{key}: BUILD FAILED {case['error'][-300:]}", flush=True)
         else:
-            report = analyze_as_compiled(kernel)
-            measured = measure_command([str(exe)], key)
-            agreement = compare_counts(report, measured)
+            report = analyze_as_compiled(load_kernels(str(ROOT / case["fixture"]))[key]())
+            agreement = compare_counts(report, measure_command([str(exe)], key))
             case.update(counters_ok=agreement.ok, compiler=list(report.compiler),
                         counters=[dataclasses.asdict(c) for c in agreement.checks])
+            print(f"{key} ({case['cu']}, nvcc): counters "
+                  f"{'ok' if agreement.ok else 'DISAGREE'}: " +
+                  "; ".join(f"{c.what} {c.predicted}/{c.measured}" for c in agreement.checks),
+                  flush=True)
         results.append(case)
-        line = f"{key} ({cu_name}): " + ("BUILD FAILED" if "error" in case else
-                                         f"counters {'ok' if case['counters_ok'] else 'DISAGREE'}"
-                                         ": " + "; ".join(f"{c['what']} {c['predicted']}/"
-                                                          f"{c['measured']}"
-                                                          for c in case["counters"]))
-        print(line, flush=True)
     (out / "results.json").write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:2] == ["prepare"]:
+        prepare(pathlib.Path(sys.argv[2]))
+    else:
+        run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]))
