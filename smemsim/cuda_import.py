@@ -32,6 +32,8 @@ TYPES = {
     "size_t": "u64", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
 }
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+_SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4,
+          "f32": 4, "u64": 8, "f64": 8}
 DEFAULT_LENGTH = 1 << 22   # elements of a global array whose length the CUDA does not say
 BUILDER = "kb"             # the KernelBuilder's name in the generated code
 # names the generated file imports or uses: CUDA names equal to them get a trailing _
@@ -114,6 +116,7 @@ class _Module:
     def __init__(self, file: pathlib.Path, root, options: Options, marker: str):
         self.file, self.root, self.options, self.marker = file, root, options, marker
         self.macros: dict[str, str] = {}
+        self.defined: set[str] = set()   # the names of #defines (others: file-scope consts)
         self.kernels = []
         self.launches = {}    # kernel name -> the kernel_call node and its function
         self._scan(root, None)
@@ -126,8 +129,19 @@ class _Module:
                 text = value.text.decode() if value else "1"
                 text = re.sub(r"//.*$|/\*.*?\*/", "", text, flags=re.S).strip()
                 self.macros[name] = text or "1"
+                self.defined.add(name)
             elif child.type == "preproc_function_def":
                 pass  # reported where it is used
+            elif child.type == "declaration" and function is None and \
+                    b"const" in child.text.split(b"=")[0]:
+                # a file-scope `const int NT = 32;`: a constant like a #define
+                for d in child.named_children:
+                    value = d.child_by_field_name("value") if d.type == "init_declarator" \
+                        else None
+                    if value is not None and d.child_by_field_name("declarator").type == \
+                            "identifier":
+                        name = d.child_by_field_name("declarator").text.decode()
+                        self.macros[name] = value.text.decode()
             elif child.type == "template_declaration":
                 self._scan(child, function)
             elif child.type == "function_definition":
@@ -142,6 +156,42 @@ class _Module:
                 self.launches.setdefault(name.strip(), (child, function))
             else:
                 self._scan(child, function)
+
+    def constant_text(self, value: str, constants: dict) -> tuple[str, list[str]]:
+        """A constant's value as Python, and the other constants it uses."""
+        v = _constant(value)
+        if re.fullmatch(r"\(?\s*-?[0-9.]+\s*\)?", v) or value.strip() in TYPES:
+            return v, []
+        deps: list[str] = []
+
+        def convert(node) -> tuple[str, bool]:
+            t = node.type
+            if t == "number_literal":
+                text = node.text.decode()
+                return re.sub(r"[uUlLfF]+$", "", text), bool(re.search(r"[.eE]", text))
+            if t == "identifier":
+                name = node.text.decode()
+                if name not in constants:
+                    raise KernelError(f"{self.file.name}: a constant uses '{name}', which is "
+                                      f"not a constant: -D {name}=VALUE")
+                deps.append(name)
+                return _py(name), "." in _constant(constants[name])
+            if t == "parenthesized_expression":
+                inner, f = convert(node.named_children[0])
+                return f"({inner})", f
+            if t == "binary_expression":
+                op = node.child_by_field_name("operator").type
+                a, fa = convert(node.child_by_field_name("left"))
+                b, fb = convert(node.child_by_field_name("right"))
+                if op not in ("+", "-", "*", "/", "%", "<<", ">>"):
+                    raise KernelError(f"{self.file.name}: operator {op} in a constant")
+                return f"{a} {'//' if op == '/' and not (fa or fb) else op} {b}", fa or fb
+            if t == "unary_expression" and node.child_by_field_name("operator").type == "-":
+                a, f = convert(node.child_by_field_name("argument"))
+                return f"-{a}", f
+            raise KernelError(f"{self.file.name}: the constant value `{value}` is not one "
+                              "the importer reads (numbers, constants, + - * / % << >>)")
+        return convert(self.parse_expr(value))[0], deps
 
     def parse_expr(self, text: str):
         """An expression's syntax tree, from text (an argument the grammar read as a type)."""
@@ -188,9 +238,25 @@ class _Module:
                 bodies.append(_failed(_name_of(node), err))
                 continue
             used |= kernel.constants_used
+        done: list[str] = []
+
+        def emit(name: str, chain: tuple) -> None:
+            """A constant after the constants its value uses (C's / between integers as
+            Python's //)."""
+            if name in done:
+                return
+            if name in chain:
+                raise KernelError(f"{self.file.name}: the constant {name} is defined by "
+                                  "itself")
+            text, deps = self.constant_text(constants[name], constants)
+            for d in deps:
+                emit(d, chain + (name,))
+            done.append(name)
+            origin = "-D" if name in self.options.defines else \
+                "#define" if name in self.defined else "const"
+            lines.append(f"{_py(name)} = {text}  # {origin} {name}")
         for name in sorted(used):
-            lines.append(f"{_py(name)} = {_constant(constants[name])}  "
-                         f"# {'-D' if name in self.options.defines else '#define'} {name}")
+            emit(name, ())
         lines.append("")
         for body in bodies:
             lines += ["", *body, ""]
@@ -493,6 +559,18 @@ class _Kernel:
                 self.emit(depth, f'{v.py} = {BUILDER}.let("{d.text.decode()}", '
                                  f'{"0.0" if dtype in FLOAT_TYPES else "0"}, "{dtype}")  '
                                  f'# declared without a value', node)
+            elif d.type == "init_declarator" and \
+                    d.child_by_field_name("declarator").type == "array_declarator":
+                # `float value[2] = {0.0f};`: register arrays start zeroed in the IR (and in
+                # the generated CUDA), so an initializer of zeros is exactly that
+                init = d.child_by_field_name("value")
+                if shared or init.type != "initializer_list" or any(
+                        not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", x.text.decode())
+                        for x in init.named_children):
+                    raise self.m.error(node, f"`{_short(node)}`: an array may only be "
+                                             "initialized with zeros")
+                self.array(d.child_by_field_name("declarator"), dtype, shared, False, depth,
+                           node)
             elif d.type == "init_declarator":
                 target = d.child_by_field_name("declarator")
                 if target.type != "identifier":
@@ -709,6 +787,15 @@ class _Kernel:
             return f'cast({a}, {dtype})', dtype in FLOAT_TYPES
         if t == "call_expression":
             return self.call(node)
+        if t == "sizeof_expression":
+            inner = node.named_children[0]
+            if inner.type == "parenthesized_expression":
+                inner = inner.named_children[0]
+            if inner.type not in ("type_descriptor", "identifier", "primitive_type",
+                                  "type_identifier"):
+                raise self.m.error(node, f"`{_short(node)}`: sizeof of a type only")
+            dtype = self.dtype(inner, node)
+            return str(_SIZES[dtype]), False
         raise self.m.error(node, f"{t.replace('_', ' ')} `{_short(node)}` is not supported by "
                                  "the importer")
 

@@ -154,6 +154,25 @@ def test_seed000_square_tiling_as_written_equals_the_example():
     assert counts(analyze(kernel)) == (8192, 8192, 512, 512)
 
 
+def test_seed004_ilp2_as_written_and_as_compiled():
+    """The ILP-2 kernel (`float value[2] = {0.0f}`, two rows per thread): as written it reads
+    tileB[j][tx] twice per j (4 loads); the example states the compiled form, with the
+    repeated read removed (3 loads: 786,432). As nvcc builds the seed (the j loop has no
+    pragma: unrolled), tileA[ty][j..j+3] and tileA[ty+16][j..j+3] are LDS.128 and the second
+    tileB read is gone. At 256^3 (64 blocks of 16 warps, 8 tiles): per warp and tile 8 + 8
+    LDS.128 (a broadcast of one row: 2 wavefronts each) and 32 LDS (1 wavefront)."""
+    from examples.matmul_float_tiled import KERNELS
+    cu, key, opts = IMPORTED["imported_ilp2.py"]
+    kernel = imported(str(ROOT / "tests" / "cuda" / cu), key, opts)
+    example = counts(analyze(KERNELS["ilp2"]()))
+    assert counts(analyze(kernel)) == (1_048_576, 1_048_576) + example[2:]
+    require_nvrtc()
+    from gpu_backend.as_compiled import analyze_as_compiled
+    warps_tiles = 64 * 16 * 8
+    assert counts(analyze_as_compiled(kernel)) == (warps_tiles * 48, warps_tiles * 64) + \
+        example[2:]
+
+
 # the commands that made tests/cuda/imported_*.py (the GPU validation's inputs)
 IMPORTED = {
     "imported_multiply.py": ("seed004.cu", "multiply", Options(lengths={
@@ -162,6 +181,11 @@ IMPORTED = {
     "imported_tiled.py": ("seed004.cu", "matrixMultiplySharedKernel", Options(
         defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 31) // 32",
         block="32, 32", params={"rowsA": "100", "colsB": "100", "commonDim": "100"},
+        lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
+                 "matrixC": "rowsA*colsB"})),
+    "imported_ilp2.py": ("seed004_ilp2.cu", "matrixMultiplySharedILPkernel", Options(
+        defines={"BLOCK_SIZE": "32"}, grid="colsB // 32, rowsA // 32", block="32, 16",
+        params={"rowsA": "256", "colsB": "256", "commonDim": "256"},
         lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
                  "matrixC": "rowsA*colsB"})),
     "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
@@ -177,3 +201,15 @@ def test_the_imported_fixtures_are_what_the_importer_writes(name):
     folder = ROOT / "tests" / "cuda"
     assert import_cuda(str(folder / cu), key, opts, out_dir=str(folder)) == \
         (folder / name).read_text()
+
+
+def test_seed001_with_file_scope_constants_equals_the_example():
+    """Seed 001 states its sizes as `const int Nmat = 1000; const int NT = 32; const int NB
+    = (Nmat + NT - 1)/NT;` and launches `glo_matmatMul<<<NB, dimThreads>>>`: constants like
+    #defines (NB's / between ints as Python's //), the launch from the file."""
+    from examples.int_matmul_nt32 import KERNELS
+    kernel = imported(str(ROOT / "tests" / "cuda" / "seed001.cu"), "glo_matmatMul")
+    text = import_cuda(str(ROOT / "tests" / "cuda" / "seed001.cu"))
+    assert "NB = (Nmat + NT - 1) // NT  # const NB" in text
+    assert text.index("Nmat = 1000") < text.index("NB = ")
+    assert counts(analyze(kernel)) == counts(analyze(KERNELS["as_written"]()))
