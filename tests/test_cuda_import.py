@@ -213,3 +213,17 @@ def test_seed001_with_file_scope_constants_equals_the_example():
     assert "NB = (Nmat + NT - 1) // NT  # const NB" in text
     assert text.index("Nmat = 1000") < text.index("NB = ")
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["as_written"]()))
+
+
+def test_seed000_general_tiling_with_dynamic_shared_memory_equals_the_example():
+    """Seed 000's generalized tiling: `extern __shared__ unsigned char sMem[]` sized at the
+    launch, run-time tile shapes (tileDepth = A_width, as the example notes)."""
+    from examples.reed_solomon import KERNELS
+    opts = Options(grid="8, (A_height + tileWidthRow - 1) // tileWidthRow",
+                   block="tileWidthCol, tileWidthRow",
+                   smem="tileWidthRow * tileDepth + tileDepth * tileWidthCol",
+                   params={"A_height": "8", "A_width": "16", "B_width": "512",
+                           "tileWidthRow": "8", "tileWidthCol": "32", "tileDepth": "16"})
+    kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_general.cu"), "matrix_mul", opts)
+    assert counts(analyze(kernel)) == counts(analyze(KERNELS["general"]())) == \
+        (4096, 4096, 384, 384)
