@@ -640,7 +640,7 @@ class _Kernel:
                 raise self.m.error(node, f"'{target.text.decode()}' is a {v.kind}, not a "
                                          "local variable: it cannot be assigned")
             if op != "=":
-                value = f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+                value = f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES)} " \
                         f"({value})"
             self.emit(depth, f"{v.py}.set({value})", node)
             return
@@ -648,13 +648,14 @@ class _Kernel:
             where, v = self.subscript(target)
             if op != "=":
                 current, _ = self.expr(target)
-                value = f"{current} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+                value = f"{current} {self.binop(op[:-1], v.dtype in FLOAT_TYPES)} " \
                         f"({value})"
             self.emit(depth, f"{where} = {value}", node)
             return
         raise self.m.error(node, f"assignment to `{_short(target)}` is not supported")
 
-    def binop(self, op: str, is_float: bool, _value: str) -> str:
+    def binop(self, op: str, is_float: bool) -> str:
+        """C's operator in Python: `/` between integers is `//`."""
         return "//" if op == "/" and not is_float else op
 
     def for_statement(self, node, depth: int, unroll) -> None:
@@ -671,7 +672,9 @@ class _Kernel:
         start, _ = self.expr(d.child_by_field_name("value"))
         self.scopes.append({})
         v = self.declare(name, "loop", dtype)
-        cond_text = self.expr(cond)[0] if cond is not None else None
+        if cond is None:
+            raise self.m.error(node, "a for loop without a condition is not supported")
+        cond_text = self.expr(cond)[0]
         step, upd = self.loop_step(update, name, node)
         self.scopes.pop()
         extra = f", unroll={_literal(unroll)}"
@@ -700,7 +703,7 @@ class _Kernel:
             if op == "=":
                 return None, value
             v = self.lookup(name, update)
-            return None, f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES, value)} " \
+            return None, f"{v.py} {self.binop(op[:-1], v.dtype in FLOAT_TYPES)} " \
                          f"({value})"
         raise self.m.error(update, f"loop update `{_short(update)}` is not supported")
 
@@ -767,7 +770,7 @@ class _Kernel:
             if op not in BINARY:
                 raise self.m.error(node, f"operator {op} is not supported")
             is_float = (fa or fb) and op in "+-*/"
-            return f"{a} {self.binop(op, fa or fb, b)} {b}", is_float
+            return f"{a} {self.binop(op, fa or fb)} {b}", is_float
         if t == "unary_expression":
             op = node.child_by_field_name("operator").type
             a, f = self.expr(node.child_by_field_name("argument"))

@@ -149,3 +149,10 @@ def test_sweep_on_a_dask_cluster_equals_the_local_sweep(tmp_path, monkeypatch):
     assert json.loads(remote)["results"] == json.loads(local)["results"]
     code, out, err = cli_streams(*argv[:-1], "--scheduler", "tcp://127.0.0.1:1")
     assert code == 2 and "cannot reach the Dask scheduler at tcp://127.0.0.1:1" in err
+
+
+def test_a_sweep_whose_every_point_fails_is_an_input_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("SMEMSIM_CACHE", "")
+    code, out, err = cli_streams("sweep", TRANSPOSE, "--kernel", "naive", "-p", "m=1,2")
+    assert code == 2 and "no point of the sweep could be analyzed; the first: m=1, sm_90" in err
+    assert "unknown parameter 'm'" in err

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from kernels_ir import KernelError
 
+from ...loader import find_file
 from ...pool import default_jobs
 from ...sweep import Layout, default_cache, product, sweep
 from .. import jsonout
@@ -88,9 +89,13 @@ def execute(args, console: Console) -> int:
     with progress(console, args) as bar:
         task = bar.add_task(f"sweeping {kernel.name}: {len(points)} points", total=len(points))
         result = sweep(kernel, points, registers=None if resources else args.regs,
-                       resources=resources, inputs=(args.file, key), jobs=args.jobs,
+                       resources=resources, inputs=(str(find_file(args.file)), key),
+                       jobs=args.jobs,
                        scheduler=args.scheduler, cache=cache, trial=False,
                        progress=lambda done, n: bar.update(task, completed=done))
+    if all(r.error is not None for r in result.results):  # an input error, not a finding
+        raise KernelError(f"no point of the sweep could be analyzed; the first: "
+                          f"{result.results[0].point.label}: {result.results[0].error}")
     front = result.pareto()
     if args.csv:
         _write_csv(args.csv, result, front)
