@@ -41,6 +41,10 @@ TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim
          "cast", "smin", "smax", "call", "lnot", "logical_and", "logical_or", "source_lines",
          "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16", "u16", "u64", "f16", "bf16"}
 BINARY = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="}
+ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
+           ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
+SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
+            "__shfl_xor_sync": "xor"}
 # CUDA's math functions -> kernels_ir's names (expr.MATH)
 MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "log",
         "log": "log", "exp2f": "exp2", "exp2": "exp2", "log2f": "log2", "log2": "log2",
@@ -618,6 +622,9 @@ class _Kernel:
                 mask = self.expr(args[0])[0] if args else ""
                 self.emit(depth, f"{BUILDER}.syncwarp({mask})", e)
                 return
+            if fn in ATOMICS:  # its old value unused
+                self.emit(depth, self.call(e)[0], e)
+                return
             raise self.m.error(e, f"call of '{fn}' as a statement is not supported")
         if e.type == "update_expression":
             target = e.child_by_field_name("argument")
@@ -811,6 +818,10 @@ class _Kernel:
             a, _ = self.expr(args[0])
             return f'cast({a}, {dtype})', dtype in FLOAT_TYPES
         name = fn.text.decode()
+        if name in ATOMICS:
+            return self.atomic(node, ATOMICS[name], args)
+        if name in SHUFFLES:
+            return self.shuffle(node, SHUFFLES[name], args)
         vals = [self.expr(a) for a in args]
         if name in ("min", "max", "fminf", "fmaxf", "fmin", "fmax") and len(vals) == 2:
             f = "smin" if "min" in name else "smax"
@@ -820,8 +831,37 @@ class _Kernel:
         raise self.m.error(node, f"call of '{name}' is not supported by the importer (device "
                                  "functions: inline them)")
 
+    def atomic(self, node, kind: str, args) -> tuple[str, bool]:
+        """`atomicAdd(&a[i], v)` (CAS: `atomicCAS(&a[i], compare, v)`) as the builder's
+        atomic, which returns the old value."""
+        if len(args) != (3 if kind == "cas" else 2) or args[0].type != "pointer_expression" \
+                or args[0].named_children[0].type != "subscript_expression":
+            raise self.m.error(node, f"`{_short(node)}`: an atomic takes &array[index] and "
+                                     f"{'compare, value' if kind == 'cas' else 'a value'}")
+        v, indices = self.indexed(args[0].named_children[0])
+        index = indices[0] if len(indices) == 1 else f"({', '.join(indices)})"
+        rest = [self.expr(a)[0] for a in args[1:]]
+        extra = f', compare={rest[0]}' if kind == "cas" else ""
+        return (f'{BUILDER}.atomic({v.py}, {index}, "{kind}", {rest[-1]}{extra})',
+                v.dtype in FLOAT_TYPES)
+
+    def shuffle(self, node, mode: str, args) -> tuple[str, bool]:
+        """`__shfl_*_sync(mask, value, lane[, width])` as the builder's shuffle."""
+        if len(args) not in (3, 4):
+            raise self.m.error(node, f"`{_short(node)}`: a shuffle takes mask, value, lane "
+                                     "and an optional width")
+        mask, (value, is_float), (lane, _) = self.expr(args[0])[0], self.expr(args[1]), \
+            self.expr(args[2])
+        width = f", width={self.expr(args[3])[0]}" if len(args) == 4 else ""
+        return f'{BUILDER}.shfl({value}, {lane}, "{mode}"{width}, mask={mask})', is_float
+
     def subscript(self, node) -> tuple[str, _Var]:
         """`a[i][j]` as `a[i, j]` (the builder's load or store), and the array."""
+        v, indices = self.indexed(node)
+        return f"{v.py}[{', '.join(indices)}]", v
+
+    def indexed(self, node) -> tuple[_Var, list[str]]:
+        """The array and the index expressions of `a[i][j]`."""
         indices = []
         while node.type == "subscript_expression":
             idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
@@ -833,7 +873,7 @@ class _Kernel:
         v = self.lookup(node.text.decode(), node)
         if v.kind not in ("global", "shared", "register"):
             raise self.m.error(node, f"'{node.text.decode()}' is not an array")
-        return f"{v.py}[{', '.join(indices)}]", v
+        return v, indices
 
 
 def _literal(value) -> str:

@@ -227,3 +227,17 @@ def test_seed000_general_tiling_with_dynamic_shared_memory_equals_the_example():
     kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_general.cu"), "matrix_mul", opts)
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["general"]())) == \
         (4096, 4096, 384, 384)
+
+
+def test_atomics_and_shuffles_import():
+    """`atomicAdd(&local[data[i]], 1)` as a statement (its old value unused: aggregated per
+    address, as NVRTC compiles it) and `__shfl_down_sync(0xffffffff, v, 16)` in an
+    expression. 1,048,576 bytes over 64 x 8 warps: 32,768 atomic instructions."""
+    path = str(ROOT / "tests" / "cuda" / "histogram.cu")
+    opts = Options(grid="64", block="256", params={"n": "1048576"})
+    text = import_cuda(path, options=opts)
+    assert 'kb.atomic(local, data[i], "add", 1)' in text
+    assert 'kb.shfl(v, 16, "down", mask=0xffffffff)' in text
+    r = analyze(imported(path, "histogram", opts))
+    assert r.classes["atom"].requests == 32_768 and r.site(1).op == "atomic_aggregated"
+    assert counts(r) == (512, 512, 512, 512)
