@@ -44,9 +44,10 @@ from kernels_ir import (
 from kernels_ir.stmt import walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 
-from smemsim.analysis import Report, Totals, _assemble, _site_rows
+from smemsim.analysis import Report, _assemble, _site_rows, class_totals
 from smemsim.arch import require_instructions
 from smemsim.banks import rules_for
+from smemsim.slicing import references
 from smemsim.trace import Trace, trace_launch
 
 from .compile import compile_kernel
@@ -157,11 +158,10 @@ def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
         candidates = [s for s in loop.body if isinstance(s, Load) and s.site is not None
                       and not found[s.site] and not _uses(s.exprs(), inner)]
         # one instruction per candidate, in program order, each of the stated width
+        moved.sort(key=lambda a: a.address)
         if len(candidates) == len(moved) and all(
-                a.width == s.access_bytes for a, s in zip(sorted(moved, key=lambda a: a.address),
-                                                          candidates)):
-            out += [Hoist(s.site, n, a.opcode, a.address)
-                    for s, a in zip(candidates, sorted(moved, key=lambda a: a.address))]
+                a.width == s.access_bytes for a, s in zip(moved, candidates)):
+            out += [Hoist(s.site, n, a.opcode, a.address) for s, a in zip(candidates, moved)]
     return tuple(out)
 
 
@@ -174,8 +174,7 @@ def _declared_inside(loop: Loop) -> set:
 
 def _uses(exprs, names: set) -> bool:
     """Whether any of the expressions reads a variable or register array in `names`."""
-    return any(e.op in (Op.VAR, Op.LOCAL_READ) and e.arg in names
-               for x in exprs for e in x.walk())
+    return bool(references(exprs)[0] & names)
 
 
 def _substitute(e: Expr, var, value: Expr) -> Expr:
@@ -273,8 +272,10 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
     repeated = _in_partly_unrolled_loops(written)
     checks = {s.site: _one_copy(s) if s.site in repeated else s for s in c.sites}
     stmts = {s.site: s for s in written.sites()}
-    hoisted = {h.site: h for h in hoists}
-    hoisted.update({j.then_site: j for j in joined} | {j.else_site: j for j in joined})
+    # sites whose instruction the analysis kernel counts elsewhere: a hoisted load's copy
+    # before its loop, a joined if/else pair's probe after the if
+    moved = {h.site for h in hoists} | {j.then_site for j in joined} | \
+        {j.else_site for j in joined}
     unfollowed = _unfollowed_unrolled(written)
     order = [s.site for s in written.sites()]
     widths, notes, claimed, merges = {}, [], set(), []
@@ -286,7 +287,7 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
         width = s.found[0].width
         if width > s.width and width % s.width == 0:
             group = _merge_group(n, width // s.width, order, origin, checks, mergeable,
-                                 claimed | set(hoisted), tr)
+                                 claimed | moved, tr)
             if group is not None:
                 merges.append(Merge(group, s.found[0].opcode))
                 claimed |= set(group)
@@ -296,8 +297,8 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
         s, where = checks[n], _name(n, stmts, origin)
         if n in claimed:
             continue
-        if n in hoisted:
-            widths[n] = 0  # its copy before the loop is counted instead
+        if n in moved:
+            widths[n] = 0
             continue
         if s.ok:
             continue
@@ -317,7 +318,7 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
         [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"
          f", the two branches of an if, joined into one {j.opcode} after it: counted once, "
          "for the lanes of both branches" for j in joined] + \
-        _dropped_notes(written, widths, claimed, hoisted, stmts, origin) + notes
+        _dropped_notes(widths, claimed, moved, stmts, origin) + notes
     explained = {x.address for x in (*hoists, *joined)}
     notes += [f"compiler: {a.opcode} on line {a.line} of the generated CUDA belongs to no IR "
               "site: not counted" for a in c.unattributed if a.address not in explained]
@@ -426,12 +427,7 @@ def _fold(rows: list[dict], kernel: Kernel, origin: dict) -> list[dict]:
         worsts = [p for p in parts if p["worst"] is not None]
         worst = max(worsts, key=lambda p: (p["worst"].wavefronts - p["worst"].ideal,
                                            p["worst"].wavefronts))["worst"] if worsts else None
-        classes = {}
-        for p in parts:
-            for cat, t in p["classes"].items():
-                old = classes.get(cat, Totals(0, 0, 0))
-                classes[cat] = Totals(old.requests + t.requests, old.wavefronts + t.wavefronts,
-                                      old.ideal + t.ideal)
+        classes = class_totals(p["classes"] for p in parts)
         out.append(dict(head, site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                         array=stmt.array.name, op=stmt.op,
                         width=max(p["width"] for p in parts),
@@ -502,7 +498,7 @@ def _hoist_notes(hoists, written: Kernel, stmts, origin) -> list[str]:
             "entry into the loop, where it runs at least once" for h in hoists]
 
 
-def _dropped_notes(written, widths, claimed, hoisted, stmts, origin) -> list[str]:
+def _dropped_notes(widths, claimed, moved, stmts, origin) -> list[str]:
     """Sites (or iterations of them) with no instruction of their own."""
     per_site: dict[int, list] = {}
     for n in stmts:
@@ -510,7 +506,7 @@ def _dropped_notes(written, widths, claimed, hoisted, stmts, origin) -> list[str
     out = []
     for site, copies in per_site.items():
         gone = [n for n in copies if widths.get(n) == 0 and n not in claimed
-                and n not in hoisted]
+                and n not in moved]
         if not gone:
             continue
         where = f"site {site} (line {stmts[copies[0]].loc.line})"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from kernels_ir import Kernel
 from kernels_ir.stmt import Loop, walk
+from smemsim.cache import cache_dir, store
 
 from .codegen import Generated, generate
 
@@ -183,7 +184,8 @@ def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
                           "(cuda-core, cuda-bindings, nvidia-cuda-nvrtc)") from err
     version = nvrtc.nvrtcVersion()[1:]
     key = hashlib.sha256(repr((source, arch, name, version, CACHE_FORMAT)).encode()).hexdigest()
-    cached = _cache_path(key)
+    folder = cache_dir("cubin")
+    cached = folder / f"{key}.cubin" if folder is not None else None
     if cached is not None and cached.is_file():
         return cached.read_bytes()
     opts = ProgramOptions(std="c++17", arch=arch, lineinfo=True, name=name)
@@ -192,25 +194,11 @@ def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
     except Exception as err:  # NVRTC's errors come as several exception types
         raise CompileError(f"NVRTC could not compile '{name}' for {arch}:\n{err}") from err
     if cached is not None:
-        try:  # written whole, then renamed: a concurrent reader never sees half a cubin
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(cubin)
-            tmp.replace(cached)
-        except OSError:
-            pass  # a read-only home: compile every time
+        store(cached, cubin)
     return cubin
 
 
 CACHE_FORMAT = 1  # bump when the compile options change
-
-
-def _cache_path(key: str) -> Path | None:
-    root = os.environ.get("SMEMSIM_CACHE")
-    if root == "":
-        return None
-    base = Path(root) if root else Path.home() / ".cache" / "smemsim"
-    return base / "cubin" / f"{key}.cubin"
 
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"

@@ -78,6 +78,15 @@ class Totals:
 NO_ACCESS = Totals(0, 0, 0)
 
 
+def class_totals(parts) -> dict[str, Totals]:
+    """Per Nsight instruction class present in any of `parts` (mappings class -> Totals,
+    one per site, say), their sum, in CATEGORIES order."""
+    parts = list(parts)
+    return {c: Totals(*(sum(getattr(p[c], f) for p in parts if c in p)
+                        for f in ("requests", "wavefronts", "ideal")))
+            for c in CATEGORIES if any(c in p for p in parts)}
+
+
 @dataclass(frozen=True)
 class Report:
     """The analysis of one launch."""
@@ -110,6 +119,11 @@ class Report:
     def store(self) -> Totals:
         """STS: `smsp__sass_inst_executed_op_shared_st` and its wavefronts."""
         return self.classes.get("st", NO_ACCESS)
+
+    @property
+    def requests(self) -> int:
+        """Shared-memory instructions (warp requests) of the launch, every class."""
+        return sum(t.requests for t in self.classes.values())
 
     @property
     def wavefronts(self) -> int:
@@ -207,10 +221,7 @@ def _assemble(kernel: Kernel, arch: str, rules: str, tr: Trace, rows: list[dict]
     total = sum(r["wavefronts"] for r in rows)
     sites = tuple(SiteReport(share=(r["wavefronts"] / total if total else 0.0), **r)
                   for r in rows)
-    present = {c for s in sites for c in s.classes}
-    classes = {c: Totals(*(sum(getattr(s.classes[c], f) for s in sites if c in s.classes)
-                           for f in ("requests", "wavefronts", "ideal")))
-               for c in CATEGORIES if c in present}
+    classes = class_totals(s.classes for s in sites)
     return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
                   grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
                   static_smem=kernel.static_smem, window=window, sites=sites, classes=classes,

@@ -415,12 +415,12 @@ class _Kernel:
         found = self.m.launches.get(self.name)
         if found is None:
             raise self.m.error(self.node, f"no launch of '{self.name}' in the file: give "
-                                          "--grid X[,Y,Z] and --block X[,Y,Z]")
+                                          "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]")
         call, host = found
         cfg = next(c for c in call.children if c.type == "kernel_call_syntax").named_children
         args = call.child_by_field_name("arguments").named_children
-        params = [p for p in self.node.child_by_field_name("declarator")
-                  .child_by_field_name("parameters").named_children]
+        params = self.node.child_by_field_name("declarator").child_by_field_name(
+            "parameters").named_children
         by_arg = {}
         for a, p in zip(args, params):
             pd = p.child_by_field_name("declarator")
@@ -437,12 +437,10 @@ class _Kernel:
                     elif init.type == "function_declarator":
                         # `dim3 b(TILE, TILE);` parses as a declaration of a function b
                         # taking two TILEs: its "parameters" are the arguments
-                        args = init.child_by_field_name("parameters").named_children
+                        given = init.child_by_field_name("parameters").named_children
                         dims[init.child_by_field_name("declarator").text.decode()] = \
-                            [self.m.parse_expr(a.text.decode()) for a in args]
-        out = []
-        for n, cfg_node in enumerate(cfg[:3]):
-            out.append(self.host_dims(cfg_node, dims, by_arg, call))
+                            [self.m.parse_expr(a.text.decode()) for a in given]
+        out = [self.host_dims(cfg_node, dims, by_arg, call) for cfg_node in cfg[:3]]
         grid = o.grid or out[0]
         block = o.block or out[1]
         smem = o.smem or (out[2] if len(out) > 2 else None)
@@ -463,7 +461,8 @@ class _Kernel:
                 texts.append(self.host_expr(part, by_arg))
             except CudaImportError as err:
                 raise self.m.error(call, f"the launch of '{self.name}' uses host values "
-                                         f"({err.message}): give --grid and --block") from None
+                                         f"({err.message}): give --launch-grid and "
+                                         "--launch-block") from None
         return ", ".join(texts) + ("," if len(texts) == 1 else "")
 
     def host_expr(self, node, by_arg: dict) -> str:

@@ -67,14 +67,12 @@ def _import_cuda(path: str, options) -> None:
     import hashlib
     import tempfile
 
+    from .cache import cache_dir
     from .cuda_import import import_cuda
-    from .sweep import default_cache
     cu = pathlib.Path(path)
     if not cu.is_file():
         raise KernelFileError(f"no such file: {path}")
-    cache = default_cache()
-    folder = (cache.parent / "imported") if cache is not None else \
-        pathlib.Path(tempfile.mkdtemp(prefix="smemsim-import-"))
+    folder = cache_dir("imported") or pathlib.Path(tempfile.mkdtemp(prefix="smemsim-import-"))
     folder.mkdir(parents=True, exist_ok=True)
     text = import_cuda(str(cu), options=options, out_dir=str(folder), defer=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:16]

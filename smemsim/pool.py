@@ -49,11 +49,11 @@ def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise KernelError(f"--jobs must be at least 1, got {jobs}")
+    if jobs > 1 and len(items) > 1 and not trial:
+        return _pool_map(fn, items, jobs, progress, 0, len(items))
     out = []
     started = time.perf_counter()
     for n, item in enumerate(items):
-        if jobs > 1 and len(items) > 1 and not trial:
-            return _pool_map(fn, items, jobs, progress, 0, len(items))
         if n and jobs > 1 and (time.perf_counter() - started) / n * (len(items) - n) \
                 > POOL_WORTH_S:
             return out + _pool_map(fn, items[n:], jobs, progress, n, len(items))

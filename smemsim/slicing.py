@@ -30,7 +30,7 @@ class Slice:
     data_dependent: frozenset[int]       # site numbers whose addresses depend on loaded data
 
 
-def _refs(exprs) -> tuple[set, set]:
+def references(exprs) -> tuple[set, set]:
     """Variables and register arrays that expressions read, and the blockIdx axes."""
     targets, axes = set(), set()
     for e in exprs:
@@ -82,7 +82,7 @@ def slice_kernel(kernel: Kernel) -> Slice:
                 work_ctrl.extend(enclosing[id(c)])
             if not work_exprs:
                 break
-            targets, ax = _refs([work_exprs.pop()])
+            targets, ax = references([work_exprs.pop()])
             axes |= ax
             for target in targets:
                 for d in defs.get(target, ()):
@@ -122,7 +122,7 @@ def slice_kernel(kernel: Kernel) -> Slice:
             continue
         inside = [x for x in walk(s.body) if id(x) in statements]
         carried = any(x.updates() or isinstance(x, Return) for x in inside)
-        uses_var = any(s.var in _refs(needed_exprs(x))[0] for x in inside)
+        uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
         if not carried and not uses_var and s.body:
             collapsible.add(id(s))
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),

@@ -23,6 +23,7 @@ from kernels_ir import Kernel, KernelError, format_kernel, resolve_launch
 
 from .analysis import analyze
 from .arch import ArchError
+from .cache import store
 from .occupancy import OccupancyError, kernel_occupancy
 from .pool import parallel_map
 
@@ -190,8 +191,7 @@ def evaluate(task: _Task) -> PointResult:
             if registers is not None else None
     except (KernelError, ArchError, OccupancyError) as err:
         return PointResult(point, error=str(err))
-    return PointResult(point, sum(t.requests for t in report.classes.values()),
-                       report.wavefronts, report.ideal,
+    return PointResult(point, report.requests, report.wavefronts, report.ideal,
                        (static if static is not None else kernel.static_smem) +
                        launch.dynamic_smem, smem.limits["shared_memory"], registers,
                        occ.active_warps if occ else None, occ.occupancy if occ else None)
@@ -248,14 +248,7 @@ class _Cache:
         return result if isinstance(result, PointResult) and result.point == point else None
 
     def put(self, point: Point, result: PointResult) -> None:
-        path = self._path(point)
-        try:  # written whole, then renamed: an interrupted sweep leaves no half entry
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(pickle.dumps(result))
-            tmp.replace(path)
-        except OSError:
-            pass  # a read-only cache: the sweep still completes
+        store(self._path(point), pickle.dumps(result))
 
 
 def _file_digest(path: str) -> str:
@@ -279,11 +272,3 @@ def _code_fingerprint() -> str:
                 h.update(path.read_bytes())
         _FINGERPRINT.append(h.hexdigest())
     return _FINGERPRINT[0]
-
-
-def default_cache() -> pathlib.Path | None:
-    """$SMEMSIM_CACHE/sweep, else ~/.cache/smemsim/sweep; None when SMEMSIM_CACHE is empty."""
-    root = os.environ.get("SMEMSIM_CACHE")
-    if root == "":
-        return None
-    return (pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "smemsim") / "sweep"

@@ -12,7 +12,8 @@ from kernels_ir import KernelError
 
 from ...loader import find_file
 from ...pool import default_jobs
-from ...sweep import Layout, default_cache, product, sweep
+from ...cache import cache_dir
+from ...sweep import Layout, product, sweep
 from .. import jsonout
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
 from ..options import add_cuda, add_regs, jobs
@@ -85,7 +86,7 @@ def execute(args, console: Console) -> int:
     if args.regs == "compile":
         from gpu_backend.compile import kernel_resources
         resources = kernel_resources
-    cache = None if args.no_cache else default_cache()
+    cache = None if args.no_cache else cache_dir("sweep")
     with progress(console, args) as bar:
         task = bar.add_task(f"sweeping {kernel.name}: {len(points)} points", total=len(points))
         result = sweep(kernel, points, registers=None if resources else args.regs,
