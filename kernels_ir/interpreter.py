@@ -12,7 +12,7 @@ block, the thread and the iteration of every enclosing loop.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
 import numpy as np
@@ -22,6 +22,7 @@ from .errors import KernelError, KernelRuntimeError
 from .evaluate import Evaluator
 from .expr import Expr, Op, Var
 from .launch import Launch, resolve_launch
+from .periodic import Plan, iteration_classes, plan
 from .printer import format_stmt
 from .semantics import LaneFault, convert
 from .stmt import (
@@ -32,6 +33,10 @@ from .stmt import (
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
 MAX_LOOP_ITERATIONS = 1 << 22  # a loop still running after this many iterations is a bug
+# a run for addresses watches a loop of at least this many trips for repetition (kernels_ir.
+# periodic), remembering at most this many iterations' states
+PERIODIC_MIN_TRIPS = 4
+PERIODIC_HISTORY = 64
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class SharedAccess:
     weight: int = 1       # how many executions this one stands for (collapsed loops)
     iterations: tuple[tuple[str, int], ...] = ()  # enclosing loops' iteration, first thread
     stored: np.ndarray | None = None  # plain stores: the bytes each thread writes (uint8)
+    scale: int | None = None  # id of the enclosing `summed` loop of a PartialRun, if any
 
 
 @dataclass(frozen=True)
@@ -55,11 +61,16 @@ class PartialRun:
     `collapse`: ids of loops that run one iteration standing for all of them when every
     active lane has the same trip count (the analysis vouches that iterations look alike).
     `blocks`: linear ids of the blocks to run (None: all).
+    `summed`: ids of collapsed loops whose trip count differs between blocks but not within
+    one: the body runs once for every block with at least one trip, its accesses carry the
+    loop (`SharedAccess.scale`) and no trip weight; the observer knows what each block's
+    trips stand for.
     """
 
     statements: frozenset[int] | None = None
     collapse: frozenset[int] = frozenset()
     blocks: np.ndarray | None = None
+    summed: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -146,6 +157,9 @@ class _Machine(Evaluator):
         self.globals = self._bind_globals(arrays, seed) if partial is None or \
             partial.statements is None else {}
         self.weight = 1
+        self.scale: int | None = None   # the summed loop being run (PartialRun.summed)
+        self.plans: dict[int, Plan | None] = {}   # periodic.plan per loop id
+        self.recorders: list[list] = []  # per periodic loop being run: [iteration, events]
         gid = np.arange(total, dtype=np.int64)
         dense_block, thread_lin = gid // self.tpb, gid % self.tpb
         self.block_lin = dense_block
@@ -302,8 +316,13 @@ class _Machine(Evaluator):
         self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
         self.iterations[var][idx] = 0
         if self.partial is not None and id(s) in self.partial.collapse:
+            if id(s) in self.partial.summed:
+                return self._summed_loop(s, idx)
             if self._collapsed_loop(s, idx):
                 return
+        if self.partial is not None and self.partial.statements is not None and \
+                self._periodic_loop(s, idx):
+            return
         self.loop_stack.append(var)
         try:
             active, first, count = idx, True, 0
@@ -368,6 +387,137 @@ class _Machine(Evaluator):
             self.weight = outer
             self.loop_stack.pop()
         return True
+
+    def _periodic_loop(self, s: Loop, idx: np.ndarray) -> bool:
+        """Run a loop watching for repeated iterations (kernels_ir.periodic); False (nothing
+        run) when it does not apply: no plan, trip counts or loop variable that differ
+        between lanes, few trips, or watched expressions that cannot be evaluated ahead."""
+        key = id(s)
+        if key not in self.plans:
+            self.plans[key] = plan(s, self.partial.statements)
+        p = self.plans[key]
+        if p is None or self.any_exited:
+            return False
+        trips = self._closed_form_trips(s, idx)
+        if trips is None or trips.min() != trips.max() or trips[0] < PERIODIC_MIN_TRIPS:
+            return False
+        start = self.eval(s.start, idx).astype(np.int64)
+        step = self.eval(s.step, idx).astype(np.int64)
+        if start.min() != start.max() or step.min() != step.max():
+            return False
+        var, count = s.var, int(trips[0])
+        values = convert(start[0] + step[0] * np.arange(count + 1, dtype=np.int64), var.dtype)
+        try:
+            classes = iteration_classes(self, p, s, idx, values[:count])
+        except (LaneFault, KernelError, KeyError):
+            return False
+        if classes.max() == count - 1:
+            return False  # every iteration differs: nothing can repeat
+        self.loop_stack.append(var)
+        recorder = [0, []]
+        self.recorders.append(recorder)
+        seen: dict[tuple, list] = {}   # (iteration class, carried state) -> iterations
+        states: dict[int, list] = {}
+        t = 0
+        try:
+            while t < count:
+                if seen is not None:
+                    state = [self._carried(c)[idx].copy() for c in p.carried]
+                    fingerprint = (int(classes[t]), b"".join(a.tobytes() for a in state))
+                    jump = self._repeat(classes, seen.get(fingerprint, ()), t)
+                    if jump is not None:
+                        before, run = jump
+                        self._replay(recorder, before, t, run)
+                        for c, a in zip(p.carried, states[before + run % (t - before)]):
+                            self._carried(c)[idx] = a
+                        t += run
+                        self.vars[var][idx] = values[t]
+                        self.iterations[var][idx] = t
+                        seen, states = {}, {}
+                        recorder[1] = []
+                        continue
+                    seen.setdefault(fingerprint, []).append(t)
+                    states[t] = state
+                    if len(states) > PERIODIC_HISTORY:  # no repetition soon: stop watching
+                        seen, states = None, None
+                        self.recorders.remove(recorder)
+                recorder[0] = t
+                self.exec_block(s.body, idx)
+                self._advance(s, idx)
+                self.iterations[var][idx] += 1
+                t += 1
+        except LaneFault as fault:
+            raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
+        finally:
+            if seen is not None:
+                self.recorders.remove(recorder)
+            self.loop_stack.pop()
+        return True
+
+    @staticmethod
+    def _repeat(classes: np.ndarray, earlier, t: int):
+        """(before, run): the latest earlier iteration, in the same state as iteration t,
+        from which at least one whole period repeats (iterations t, t+1, ... repeat before,
+        before+1, ... for `run` iterations, as far as the watched values do); else None."""
+        count = classes.size
+        for before in reversed(earlier):
+            same = classes[t:] == classes[before:before + count - t]
+            run = count - t if same.all() else int(np.argmin(same))
+            if run >= t - before:
+                return before, run
+        return None
+
+    def _carried(self, target) -> np.ndarray:
+        """The per-thread storage of a variable or register array (one row per thread)."""
+        if isinstance(target, LocalArray):
+            if target not in self.local_arrays:
+                self.local_arrays[target] = np.zeros((self.total, *target.shape),
+                                                     target.dtype.np)
+            return self.local_arrays[target].reshape(self.total, -1)
+        if target not in self.vars:
+            self.vars[target] = np.zeros(self.total, target.dtype.np)
+        return self.vars[target]
+
+    def _replay(self, recorder: list, before: int, now: int, run: int) -> None:
+        """Report the shared accesses of `run` iterations from `now` on, which repeat those
+        of iterations before..now-1 in turn: each recorded access once, weighted by how many
+        of them it stands for."""
+        period = now - before
+        full, rest = divmod(run, period)
+        outer = self.recorders[:-1]
+        for t, access in recorder[1]:
+            times = full + (t - before < rest)
+            if t < before or not times:
+                continue
+            again = replace(access, weight=access.weight * times)
+            self.observer(again)
+            for r in outer:
+                r[1].append((r[0], again))
+
+    def _summed_loop(self, s: Loop, idx: np.ndarray) -> None:
+        """Run the body once for the lanes with at least one trip (PartialRun.summed)."""
+        var = s.var
+        trips = self._closed_form_trips(s, idx)
+        if trips is None:
+            raise KernelError(f"loop '{var.name}' was to be summed per block but has no "
+                              "closed-form trip count (an analysis bug)", kernel=self.kernel.name)
+        per_block = np.zeros(self.nblocks, np.int64)
+        per_block[self.block_lin[idx]] = trips
+        if (per_block[self.block_lin[idx]] != trips).any():
+            raise KernelError(f"loop '{var.name}' was to be summed per block but its trip "
+                              "count differs within a block (an analysis bug)",
+                              kernel=self.kernel.name)
+        self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
+        running = idx[trips > 0]
+        if not running.size:
+            return
+        self.loop_stack.append(var)
+        outer, self.scale = self.scale, id(s)
+        try:
+            self.exec_block(s.body, running)
+        finally:
+            self.scale = outer
+            self.loop_stack.pop()
 
     def _advance(self, s: Loop, lanes: np.ndarray) -> bool:
         """Move the loop variable to its next value; False for a step of 0 (endless)."""
@@ -504,7 +654,10 @@ class _Machine(Evaluator):
             its = tuple((v.name, int(self.iterations[v][first_gid])) for v in self.loop_stack)
             stored = None if values is None else np.ascontiguousarray(
                 np.stack(values, axis=1)).view(np.uint8).reshape(idx.size, -1)
-            self.observer(SharedAccess(s, idx, addr, self.weight, its, stored))
+            access = SharedAccess(s, idx, addr, self.weight, its, stored, self.scale)
+            self.observer(access)
+            for r in self.recorders:
+                r[1].append((r[0], access))
         # the window is a multiple of 16, so the division is exact per element
         first = self.block_lin[idx] * (self.window // size) + addr // size
         return self.shared.view(array.dtype.storage), first

@@ -9,7 +9,11 @@ under which the assignments ran, gives the slice. From it:
   requests;
 - loops that can be collapsed: neither their variable nor anything they assign feeds the
   slice, so every iteration issues the same requests (the interpreter still checks that the
-  trip count is the same on every lane before it collapses one).
+  trip count is the same on every lane before it collapses one);
+- of those, the loops whose trip count is all a blockIdx axis decides (causal attention's
+  `for (j = 0; j <= blockIdx.x; j++)`, a persistent kernel's `tile += gridDim.x`): blocks
+  that differ only there issue the same requests, each as many times as its own trips, so
+  the trace runs one of them and weights it by the others' trip counts.
 """
 from __future__ import annotations
 
@@ -28,6 +32,10 @@ class Slice:
     collapsible: frozenset[int]          # ids of loops whose iterations look alike
     block_axes: frozenset[str]           # blockIdx axes ("x", "y", "z") the slice reads
     data_dependent: frozenset[int]       # site numbers whose addresses depend on loaded data
+    # collapsible loops (not nested in one another) whose control reads a blockIdx axis, and
+    # the axes the slice reads other than through those controls
+    trip_loops: frozenset[int] = frozenset()
+    address_axes: frozenset[str] = frozenset()
 
 
 def references(exprs) -> tuple[set, set]:
@@ -65,8 +73,9 @@ def slice_kernel(kernel: Kernel) -> Slice:
 
     visit(kernel.body, ())
 
-    def closure(roots_exprs, roots_ctrl) -> tuple[set, set, bool]:
-        """Everything reachable from some expressions and control statements."""
+    def closure(roots_exprs, roots_ctrl, opaque=frozenset()) -> tuple[set, set, bool]:
+        """Everything reachable from some expressions and control statements (the
+        expressions of the control statements in `opaque` are not followed)."""
         needed, axes = set(), set()
         data = False
         work_exprs, work_ctrl = list(roots_exprs), list(roots_ctrl)
@@ -78,7 +87,8 @@ def slice_kernel(kernel: Kernel) -> Slice:
                     continue
                 seen_ctrl.add(id(c))
                 needed.add(id(c))
-                work_exprs.extend(c.exprs())
+                if id(c) not in opaque:
+                    work_exprs.extend(c.exprs())
                 work_ctrl.extend(enclosing[id(c)])
             if not work_exprs:
                 break
@@ -115,15 +125,32 @@ def slice_kernel(kernel: Kernel) -> Slice:
             data_sites.add(site.site)
 
     # A loop collapses when its variable feeds no needed expression other than its own
-    # control, and nothing in it changes state that outlives an iteration (loop-carried).
+    # control, and nothing in it changes state that outlives an iteration (loop-carried: a
+    # variable declared inside the body starts afresh every iteration).
     collapsible = set()
     for s in kernel.statements():
         if not isinstance(s, Loop) or id(s) not in statements:
             continue
         inside = [x for x in walk(s.body) if id(x) in statements]
-        carried = any(x.updates() or isinstance(x, Return) for x in inside)
+        fresh = {t for x in walk(s.body) for t in x.declares()}
+        carried = any(set(x.updates()) - fresh or isinstance(x, Return) for x in inside)
         uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
         if not carried and not uses_var and s.body:
             collapsible.add(id(s))
+
+    # Collapsible loops whose trip count a blockIdx axis decides, outermost only; the axes
+    # that reach the slice other than through their controls.
+    candidates = [s for s in kernel.statements() if id(s) in collapsible
+                  and closure(s.exprs(), ())[1]]
+    candidate_ids = {id(s) for s in candidates}
+    trip_loops = {i for i in candidate_ids
+                  if not any(id(c) in candidate_ids for c in enclosing[i])}
+    address_axes = set(axes)
+    if trip_loops:
+        address_axes = set()
+        roots = [(site.address_exprs(), enclosing[id(site)]) for site in kernel.sites()]
+        roots += [((), enclosing[id(r)]) for r in returns] if kernel.sites() else []
+        for exprs, ctrl in roots:
+            address_axes |= closure(exprs, ctrl, frozenset(trip_loops))[1]
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),
-                 frozenset(data_sites))
+                 frozenset(data_sites), frozenset(trip_loops), frozenset(address_axes))

@@ -20,10 +20,13 @@ from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, i32, run
 from kernels_ir.expr import COMPARE_OPS, Expr, const
 from kernels_ir.stmt import Loop, map_statements, walk
 
-from .ranges import UNDECIDED, BlockRanges
+from .ranges import UNDECIDED, BlockRanges, trip_counts
 from .slicing import Slice, needed_exprs, slice_kernel
 
 WARP = 32
+# the trace runs at most this many threads at a time (blocks in chunks), so no launch is too
+# large for it and memory stays bounded
+CHUNK_THREADS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -73,17 +76,32 @@ class Trace:
 
 
 class _Collector:
-    """Turns the interpreter's shared accesses into warp requests, per site."""
+    """Turns the interpreter's shared accesses into warp requests, per site.
 
-    def __init__(self, launch: Launch):
+    With `deduplicate`, a site's requests are merged into distinct patterns whenever more
+    than COMPACT_ROWS of them are held, so memory follows the distinct patterns, not the
+    launch.
+    """
+
+    COMPACT_ROWS = 1 << 18
+
+    def __init__(self, launch: Launch, deduplicate: bool):
         self.launch = launch
+        self.deduplicate = deduplicate
         self.wpb = launch.warps_per_block
-        self.events: dict[int, list] = {}
+        # per site: chunks of (rows, weights, blocks, warps, event ids), and rows held
+        self.chunks: dict[int, list] = {}
+        self.held: dict[int, int] = {}
+        self.iterations: list[tuple] = []            # per event: enclosing loops' iterations
+        self._frozen: tuple = ()
         self.blocks = np.zeros(0, np.int64)          # grid ids of the run's blocks
         self.block_weights = np.zeros(0, np.int64)   # blocks each one stands for
+        self.trip_totals: dict[int, np.ndarray] = {}  # per trip loop: trips it stands for
 
-    def start_run(self, blocks: np.ndarray, weights: np.ndarray) -> None:
+    def start_run(self, blocks: np.ndarray, weights: np.ndarray,
+                  trip_totals: dict | None = None) -> None:
         self.blocks, self.block_weights = blocks, weights
+        self.trip_totals = trip_totals or {}
 
     def __call__(self, access) -> None:
         if not isinstance(access, SharedAccess):
@@ -107,64 +125,89 @@ class _Collector:
             rows = np.full((warps.size, WARP), -1, np.int32)
             rows[inverse, thread % WARP] = access.offsets
         dense = warps // self.wpb
-        self.events.setdefault(access.stmt.site, []).append(
-            (rows, access.weight * self.block_weights[dense], self.blocks[dense],
-             warps % self.wpb, access.iterations))
+        # inside a trip loop, a block stands for the summed trips of the blocks it represents
+        factor = self.block_weights if access.scale is None else self.trip_totals[access.scale]
+        site = access.stmt.site
+        self.iterations.append(access.iterations)
+        self.chunks.setdefault(site, []).append(
+            (rows, access.weight * factor[dense], self.blocks[dense], warps % self.wpb,
+             np.full(rows.shape[0], len(self.iterations) - 1, np.int64)))
+        self.held[site] = self.held.get(site, 0) + rows.shape[0]
+        if self.deduplicate and self.held[site] > self.COMPACT_ROWS:
+            merged = self._merged(site)
+            self.chunks[site] = [merged]
+            self.held[site] = merged[0].shape[0]
 
-    def site_trace(self, site: int, deduplicate: bool) -> SiteTrace:
-        """The site's requests; identical patterns merged when `deduplicate`."""
-        events = self.events.get(site, [])
-        grid = self.launch.grid
-        if not events:
-            empty = np.zeros(0, np.int64)
-            return SiteTrace(site, np.zeros((0, WARP), np.int32), empty, empty, empty, empty,
-                             (), grid)
-        rows = np.concatenate([e[0] for e in events])
-        weights = np.concatenate([e[1] for e in events])
-        blocks = np.concatenate([e[2] for e in events])
-        warps = np.concatenate([e[3] for e in events])
-        event_of = np.repeat(np.arange(len(events)), [e[0].shape[0] for e in events])
-        iterations = tuple(e[4] for e in events)
-        if not deduplicate:
-            return SiteTrace(site, rows, weights, blocks, warps, event_of, iterations, grid)
+    def _merged(self, site: int) -> tuple:
+        """The site's chunks as one, identical patterns merged (the first issue kept)."""
+        rows, weights, blocks, warps, events = (np.concatenate(c) for c in
+                                                zip(*self.chunks[site]))
         flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 4))).ravel()
         _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
         counts = np.zeros(first.size, np.int64)
         np.add.at(counts, inverse.ravel(), weights)
-        return SiteTrace(site, rows[first], counts, blocks[first], warps[first],
-                         event_of[first], iterations, grid)
+        return rows[first], counts, blocks[first], warps[first], events[first]
+
+    def site_trace(self, site: int) -> SiteTrace:
+        """The site's requests (identical patterns merged when deduplicating)."""
+        grid = self.launch.grid
+        if len(self._frozen) != len(self.iterations):
+            self._frozen = tuple(self.iterations)
+        iterations = self._frozen
+        if site not in self.chunks:
+            empty = np.zeros(0, np.int64)
+            return SiteTrace(site, np.zeros((0, WARP), np.int32), empty, empty, empty, empty,
+                             iterations, grid)
+        if self.deduplicate:
+            parts = self._merged(site)
+        else:
+            parts = tuple(np.concatenate(c) for c in zip(*self.chunks[site]))
+        return SiteTrace(site, *parts, iterations, grid)
 
 
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> Trace:
     """Trace every shared access site of one launch."""
     sl = slice_kernel(kernel)
-    collector = _Collector(launch)
+    collector = _Collector(launch, deduplicate=not sl.data_dependent)
     if sl.data_dependent:
         blocks = np.arange(launch.num_blocks, dtype=np.int64)
-        collector.start_run(blocks, np.ones(blocks.size, np.int64))
-        run(kernel, dict(launch.params), arrays, seed=seed, observer=collector)
+        per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
+        for at in range(0, blocks.size, per_run):
+            # global memory carries over from one chunk of blocks to the next
+            chunk = blocks[at:at + per_run]
+            collector.start_run(chunk, np.ones(chunk.size, np.int64))
+            arrays = run(kernel, dict(launch.params), arrays, seed=seed, observer=collector,
+                         partial=None if chunk.size == blocks.size else PartialRun(blocks=chunk))
         # run on data, requests rarely repeat: cost them all rather than sort them
-        sites = {s.site: collector.site_trace(s.site, deduplicate=False)
-                 for s in kernel.sites()}
+        sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
         return Trace(launch, sites, sl, "full", int(blocks.size))
     runs = 0
-    for variant, vs, blocks, weights in _block_classes(kernel, launch, sl):
-        collector.start_run(blocks, weights)
-        partial = PartialRun(statements=vs.statements, collapse=vs.collapsible, blocks=blocks)
-        run(variant, dict(launch.params), observer=collector, partial=partial)
+    for variant, vs, blocks, weights, totals in _block_classes(kernel, launch, sl):
+        per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
+        for at in range(0, blocks.size, per_run):
+            chunk = slice(at, at + per_run)
+            collector.start_run(blocks[chunk], weights[chunk],
+                                {loop: t[chunk] for loop, t in totals.items()})
+            partial = PartialRun(statements=vs.statements, collapse=vs.collapsible,
+                                 blocks=blocks[chunk], summed=frozenset(totals))
+            run(variant, dict(launch.params), observer=collector, partial=partial)
         runs += int(blocks.size)
-    sites = {s.site: collector.site_trace(s.site, deduplicate=True) for s in kernel.sites()}
+    sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
     return Trace(launch, sites, sl, "sliced", runs)
 
 
 def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
-    """(kernel variant, its slice, blocks to run, blocks each stands for), covering every
-    block once.
+    """(kernel variant, its slice, blocks to run, blocks each stands for, trip totals),
+    covering every block once.
 
     Blocks are grouped by how the guards of the slice resolve over all their threads and
     iterations (smemsim.ranges); in each group the decided comparisons become constants.
     Within a group, blocks that agree on every blockIdx axis the variant still reads issue
-    the same requests: one of them runs, weighted by their number.
+    the same requests: one of them runs, weighted by their number. Where an axis is read only
+    by the trip counts of collapsible loops (Slice.trip_loops) and those are known per block,
+    blocks that differ there are grouped too (the ones with and without trips apart), and
+    the trip totals {loop id: per block run, the summed trips of the blocks it stands for}
+    weight the requests inside each such loop.
     """
     comparisons = _decidable_comparisons(kernel, sl)
     all_blocks = np.arange(launch.num_blocks, dtype=np.int64)
@@ -186,11 +229,36 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
         decided = {id(c): int(v) for c, v in zip(comparisons, key) if v != UNDECIDED}
         variant = substitute(kernel, decided) if decided else kernel
         vs = slice_kernel(variant) if decided else sl
-        axes = vs.block_axes
         coords = np.stack([members % gx, members // gx % gy, members // (gx * gy)], axis=1)
+        trips = _per_block_trips(variant, vs, launch, members)
+        axes = vs.block_axes if trips is None else vs.address_axes
         read = coords[:, ["xyz".index(a) for a in sorted(axes)]]
-        _, first, counts = np.unique(read, axis=0, return_index=True, return_counts=True)
-        yield variant, vs, members[first], counts.astype(np.int64)
+        if trips:
+            # blocks with no trips of a loop never run its body: they are not grouped with
+            # blocks that do, so that the block that runs stands for what it issues
+            read = np.concatenate([read] + [(t > 0)[:, None] for t in trips.values()], axis=1)
+        _, first, inverse_m, counts = np.unique(read, axis=0, return_index=True,
+                                                return_inverse=True, return_counts=True)
+        inverse_m = inverse_m.ravel()
+        totals = {loop: np.bincount(inverse_m, weights=t, minlength=first.size).astype(np.int64)
+                  for loop, t in (trips or {}).items()}
+        yield variant, vs, members[first], counts.astype(np.int64), totals
+
+
+def _per_block_trips(kernel: Kernel, sl: Slice, launch: Launch, members: np.ndarray):
+    """{trip loop id: each member block's trip count}, or None where grouping across trip
+    counts does not apply (no such loop, or a trip count that is not one number per block)."""
+    if not sl.trip_loops or sl.address_axes == sl.block_axes:
+        return None
+    ranges = BlockRanges(kernel, launch, members)
+    out = {}
+    for s in walk(kernel.body):
+        if id(s) in sl.trip_loops:
+            t = trip_counts(ranges, s)
+            if t is None:
+                return None
+            out[id(s)] = t
+    return out
 
 
 def _decidable_comparisons(kernel: Kernel, sl: Slice) -> list[Expr]:

@@ -125,8 +125,9 @@ def test_block_classes_cover_every_block_once_and_split_where_guards_differ():
     # blockIdx.x < 3 and >= 3 resolve the guard differently: two classes; within each, the
     # variant no longer reads blockIdx at all, so one block stands for all of its class
     assert len(classes) == 2
-    assert sorted(int(w.sum()) for _, _, _, w in classes) == [15, 25]
-    for variant, vs, blocks, weights in classes:
+    assert sorted(int(w.sum()) for _, _, _, w, _ in classes) == [15, 25]
+    for variant, vs, blocks, weights, totals in classes:
+        assert totals == {}
         assert blocks.size == 1 and vs.block_axes == frozenset()
 
 
@@ -136,7 +137,7 @@ def test_block_classes_keep_the_axes_the_addresses_still_read():
     s[(threadIdx.x + blockIdx.y) % 64] = 1
     k.launch((8, 5), 32)
     kernel = k.build()
-    ((_, vs, blocks, weights),) = _block_classes(kernel, resolve_launch(kernel),
+    ((_, vs, blocks, weights, _),) = _block_classes(kernel, resolve_launch(kernel),
                                                  slice_kernel(kernel))
     assert vs.block_axes == frozenset({"y"})
     assert blocks.size == 5 and (weights == 8).all()   # one block per y, standing for 8 x's
