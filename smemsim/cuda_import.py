@@ -32,6 +32,13 @@ TYPES = {
     "size_t": "u64", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
 }
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+# CUDA's vector types: (element type, lanes). A vector variable or array element is held as
+# an innermost dimension of `lanes` elements; whole-vector accesses are the builder's width-N
+# loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it.
+VECTORS = {f"{c}{n}": (t, n)
+           for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
+           for n in (2, 4) if not (t == "f64" and n == 4)}
+COMPONENTS = "xyzw"
 _SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4,
           "f32": 4, "u64": 8, "f64": 8}
 DEFAULT_LENGTH = 1 << 22   # elements of a global array whose length the CUDA does not say
@@ -302,7 +309,8 @@ def _constant(text: str) -> str:
 class _Var:
     py: str          # its Python name
     kind: str        # "local", "param", "global", "shared", "register", "constant"
-    dtype: str       # IR type name
+    dtype: str       # IR type name (of the elements of a vector type)
+    lanes: int = 1   # 2 or 4 for a vector type: the innermost dimension holds the lanes
 
 
 class _Kernel:
@@ -330,14 +338,25 @@ class _Kernel:
         raise self.m.error(node, f"'{name}' is not defined here: a macro needs -D {name}="
                                  "VALUE, and the importer sees only the kernel's own locals")
 
-    def declare(self, name: str, kind: str, dtype: str) -> _Var:
-        v = _Var(_py(name), kind, dtype)
+    def declare(self, name: str, kind: str, dtype: str, lanes: int = 1) -> _Var:
+        v = _Var(_py(name), kind, dtype, lanes)
         self.scopes[-1][name] = v
         return v
+
+    def vtype(self, type_node, node) -> tuple[str, int]:
+        """(IR element type, lanes) of a type, vector types included."""
+        text = " ".join(type_node.text.decode().replace("const", "").split())
+        if text in VECTORS:
+            return VECTORS[text]
+        return self.dtype(type_node, node), 1
 
     def dtype(self, type_node, node) -> str:
         text = " ".join(type_node.text.decode().replace("const", "").split())
         text = self.types.get(text, text)
+        if text in VECTORS:
+            raise self.m.error(node, f"`{_short(node)}`: a {text} here is not supported (vector "
+                                     "types: locals, register and __shared__ arrays, and "
+                                     "accesses through reinterpret_cast)")
         if text in TYPES:
             return TYPES[text]
         if text in self.constants and self.constants[text].strip() in TYPES:
@@ -547,13 +566,15 @@ class _Kernel:
         text = node.text.decode()
         shared = "__shared__" in text.split("[")[0].split("=")[0]
         type_node = node.child_by_field_name("type")
-        dtype = self.dtype(type_node, node)
+        dtype, lanes = self.vtype(type_node, node)
         for d in node.named_children:
             if d.type in ("type_qualifier", "storage_class_specifier", "primitive_type",
                           "sized_type_specifier", "type_identifier") or d == type_node:
                 continue
             if d.type == "array_declarator":
-                self.array(d, dtype, shared, "extern" in text.split()[0:2], depth, node)
+                self.array(d, dtype, shared, "extern" in text.split()[0:2], depth, node, lanes)
+            elif d.type == "identifier" and lanes > 1 and not shared:
+                self.array_of(d.text.decode(), dtype, [], False, depth, node, lanes)
             elif d.type == "identifier":
                 if shared:
                     raise self.m.error(node, "a scalar __shared__ variable: declare it as an "
@@ -567,18 +588,21 @@ class _Kernel:
                 # `float value[2] = {0.0f};`: register arrays start zeroed in the IR (and in
                 # the generated CUDA), so an initializer of zeros is exactly that
                 init = d.child_by_field_name("value")
-                if shared or init.type != "initializer_list" or any(
-                        not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", x.text.decode())
-                        for x in init.named_children):
+                if shared or init.type != "initializer_list" or not _zeros(init):
                     raise self.m.error(node, f"`{_short(node)}`: an array may only be "
                                              "initialized with zeros")
                 self.array(d.child_by_field_name("declarator"), dtype, shared, False, depth,
-                           node)
+                           node, lanes)
             elif d.type == "init_declarator":
                 target = d.child_by_field_name("declarator")
                 if target.type != "identifier":
                     raise self.m.error(node, f"`{_short(node)}`: only scalars and arrays are "
                                              "supported")
+                if lanes > 1:
+                    v = self.array_of(target.text.decode(), dtype, [], False, depth, node, lanes)
+                    self.store_vector(v, ["0"], lanes, d.child_by_field_name("value"), depth,
+                                      node)
+                    continue
                 value, _ = self.expr(d.child_by_field_name("value"))
                 v = self.declare(target.text.decode(), "local", dtype)
                 self.emit(depth, f'{v.py} = {BUILDER}.let("{target.text.decode()}", {value}, '
@@ -586,29 +610,43 @@ class _Kernel:
             else:
                 raise self.m.error(node, f"declaration `{_short(node)}` is not supported")
 
-    def array(self, d, dtype: str, shared: bool, extern: bool, depth: int, node) -> None:
+    def array(self, d, dtype: str, shared: bool, extern: bool, depth: int, node,
+              lanes: int = 1) -> None:
         dims = []
         while d.type == "array_declarator":
             size = d.child_by_field_name("size")
             dims.insert(0, None if size is None else self.expr(size)[0])
             d = d.child_by_field_name("declarator")
-        name = d.text.decode()
+        self.array_of(d.text.decode(), dtype, dims, shared and extern, depth, node, lanes,
+                      shared)
+
+    def array_of(self, name: str, dtype: str, dims: list, extern: bool, depth: int, node,
+                 lanes: int = 1, shared: bool = False) -> _Var:
+        """Declare an array (a vector type: one more dimension, of its lanes)."""
+        if lanes > 1:
+            if extern:
+                raise self.m.error(node, f"`{_short(node)}`: extern __shared__ arrays of a "
+                                         "vector type are not supported")
+            dims = dims + [str(lanes)]
+        align = f", align={lanes * _SIZES[dtype]}" if lanes > 1 and shared else ""
         if shared and extern:
             v = self.declare(name, "shared", dtype)
             shape = ", ".join(["None"] + [x for x in dims[1:]])
             self.emit(depth, f'{v.py} = {BUILDER}.dynamic_shared("{name}", "{dtype}", '
                              f'({shape},))', node)
-            return
+            return v
         if None in dims:
             raise self.m.error(node, f"array '{name}' needs every size")
         shape = dims[0] if len(dims) == 1 else "(" + ", ".join(dims) + ")"
         if shared:
-            v = self.declare(name, "shared", dtype)
-            self.emit(depth, f'{v.py} = {BUILDER}.shared("{name}", "{dtype}", {shape})', node)
+            v = self.declare(name, "shared", dtype, lanes)
+            self.emit(depth, f'{v.py} = {BUILDER}.shared("{name}", "{dtype}", {shape}{align})',
+                      node)
         else:
-            v = self.declare(name, "register", dtype)
+            v = self.declare(name, "register", dtype, lanes)
             self.emit(depth, f'{v.py} = {BUILDER}.local_array("{name}", "{dtype}", {shape})',
                       node)
+        return v
 
     def expression_statement(self, e, depth: int) -> None:
         if e.type == "call_expression":
@@ -632,6 +670,13 @@ class _Kernel:
             return
         if e.type == "assignment_expression":
             op = e.child_by_field_name("operator").type
+            place = self.vector_place(e.child_by_field_name("left"))
+            if place is not None:
+                if op != "=":
+                    raise self.m.error(e, f"`{_short(e)}`: {op} on a whole vector (CUDA has "
+                                          "no such operator)")
+                self.store_vector(*place, e.child_by_field_name("right"), depth, e)
+                return
             value, _ = self.expr(e.child_by_field_name("right"))
             self.assign(e.child_by_field_name("left"), op, value, e, depth)
             return
@@ -650,8 +695,9 @@ class _Kernel:
                         f"({value})"
             self.emit(depth, f"{v.py}.set({value})", node)
             return
-        if target.type == "subscript_expression":
-            where, v = self.subscript(target)
+        if target.type in ("subscript_expression", "field_expression"):
+            where, v = self.subscript(target) if target.type == "subscript_expression" \
+                else self.component(target)
             if op != "=":
                 current, _ = self.expr(target)
                 value = f"{current} {self.binop(op[:-1], v.dtype in FLOAT_TYPES)} " \
@@ -749,6 +795,9 @@ class _Kernel:
             return ("1" if t == "true" else "0"), False
         if t == "identifier":
             v = self.lookup(node.text.decode(), node)
+            if v.lanes > 1 and v.kind == "register":
+                raise self.m.error(node, f"`{_short(node)}` is a whole vector: use its "
+                                         ".x/.y/.z/.w, or assign it to a vector")
             if v.kind in ("global", "shared", "register"):
                 raise self.m.error(node, f"array '{node.text.decode()}' used as a value")
             return v.py, v.dtype in FLOAT_TYPES
@@ -757,12 +806,21 @@ class _Kernel:
             fld = node.child_by_field_name("field").text.decode()
             if base in ("threadIdx", "blockIdx", "blockDim", "gridDim") and fld in "xyz":
                 return f"{base}.{fld}", False
+            if fld in COMPONENTS:
+                where, v = self.component(node)
+                return where, v.dtype in FLOAT_TYPES
             raise self.m.error(node, f"`{_short(node)}`: structs and vector members are not "
                                      "supported")
         if t == "parenthesized_expression":
             inner, f = self.expr(node.named_children[0])
             return f"({inner})", f
-        if t == "subscript_expression":
+        if t in ("subscript_expression", "pointer_expression"):
+            if self.vector_place(node) is not None:
+                raise self.m.error(node, f"`{_short(node)}` is a whole vector: use its "
+                                         ".x/.y/.z/.w, or assign it to a vector")
+            if t == "pointer_expression":
+                raise self.m.error(node, f"`{_short(node)}`: pointers are not supported (but "
+                                         "for reinterpret_cast to vector types)")
             where, v = self.subscript(node)
             return where, v.dtype in FLOAT_TYPES
         if t == "binary_expression":
@@ -874,6 +932,160 @@ class _Kernel:
             raise self.m.error(node, f"'{node.text.decode()}' is not an array")
         return v, indices
 
+    # ---- vector types
+    def vector_place(self, node) -> tuple[_Var, list[str], int] | None:
+        """(array, index of its first lane, lanes) when `node` denotes a whole vector in
+        memory or registers: a vector variable, an element of a vector array, or
+        `*reinterpret_cast<float4*>(&a[i])`, `reinterpret_cast<float4*>(&a[i])[k]`,
+        `*(float4*)&a[i]` over an array of scalars; else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier":
+            v = self.lookup(node.text.decode(), node)
+            return (v, ["0"], v.lanes) if v.lanes > 1 else None
+        if node.type == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            cast = self.vector_cast(base)
+            if cast is not None:
+                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+                k = self.expr(idx.named_children[0] if idx.type == "subscript_argument_list"
+                              else idx)[0]
+                v, indices, lanes = cast
+                if k != "0":
+                    indices = indices[:-1] + [f"{indices[-1]} + ({k}) * {lanes}"]
+                return v, indices, lanes
+            root = node
+            while root.type == "subscript_expression":
+                root = root.child_by_field_name("argument")
+            if root.type != "identifier":
+                return None
+            v, indices = self.indexed(node)
+            return (v, indices + ["0"], v.lanes) if v.lanes > 1 else None
+        if node.type == "pointer_expression" and node.children[0].type == "*":
+            return self.vector_cast(node.named_children[0])
+        return None
+
+    def vector_cast(self, node):
+        """(array, index, lanes) of `reinterpret_cast<float4*>(P)` or `(float4*)P`, P being
+        `&a[i]...` or an array's name (plus an offset); else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            if fn.type != "template_function" or fn.child_by_field_name("name").text not in (
+                    b"reinterpret_cast",):
+                return None
+            target = fn.child_by_field_name("arguments").named_children[0]
+            pointer = node.child_by_field_name("arguments").named_children[0]
+        elif node.type == "cast_expression":
+            target = node.child_by_field_name("type")
+            pointer = node.child_by_field_name("value")
+        else:
+            return None
+        text = " ".join(target.text.decode().replace("const", "").split())
+        name = text.rstrip("*").strip()
+        if not text.endswith("*") or name not in VECTORS:
+            raise self.m.error(node, f"`{_short(node)}`: a cast to {text} is not supported "
+                                     "(reinterpret_cast to float2/float4/int2/int4/... "
+                                     "pointers over an array is)")
+        dtype, lanes = VECTORS[name]
+        while pointer.type == "parenthesized_expression":
+            pointer = pointer.named_children[0]
+        offset = None
+        if pointer.type == "binary_expression" and \
+                pointer.child_by_field_name("operator").type == "+":
+            offset = self.expr(pointer.child_by_field_name("right"))[0]
+            pointer = pointer.child_by_field_name("left")
+        if pointer.type == "pointer_expression" and pointer.children[0].type == "&" and \
+                pointer.named_children[0].type == "subscript_expression":
+            v, indices = self.indexed(pointer.named_children[0])
+        elif pointer.type == "identifier":
+            v = self.lookup(pointer.text.decode(), pointer)
+            if v.kind not in ("global", "shared") or v.lanes > 1:
+                raise self.m.error(pointer, f"`{_short(node)}`: the pointer must be an array "
+                                            "of scalars or &array[index]")
+            indices = ["0"]
+        else:
+            raise self.m.error(node, f"`{_short(node)}`: the pointer must be an array of "
+                                     "scalars or &array[index]")
+        if v.dtype != dtype or v.lanes > 1:
+            raise self.m.error(node, f"`{_short(node)}`: {name} over an array of "
+                                     f"{v.dtype}{'x' + str(v.lanes) if v.lanes > 1 else ''} "
+                                     "(the importer reinterprets arrays of the vector's own "
+                                     "element type only)")
+        if offset is not None:
+            if len(indices) != 1:
+                raise self.m.error(node, f"`{_short(node)}`: pointer arithmetic on a "
+                                         "multi-dimensional array")
+            indices = [f"{indices[0]} + {offset}"]
+        return v, indices, lanes
+
+    def lane_index(self, v: _Var, indices: list[str], lane: int) -> str:
+        """`a[i, j]` of one lane of a vector place."""
+        last = indices[-1]
+        at = str(lane) if last == "0" else f"{last} + {lane}" if lane else last
+        return f"{v.py}[{', '.join(indices[:-1] + [at])}]"
+
+    def component(self, node) -> tuple[str, _Var]:
+        """`v.x` (a lane of a vector place) as the builder's element access."""
+        fld = node.child_by_field_name("field").text.decode()
+        place = self.vector_place(node.child_by_field_name("argument"))
+        if place is None or COMPONENTS.index(fld) >= place[2]:
+            raise self.m.error(node, f"`{_short(node)}`: .{fld} of something that is not a "
+                                     "vector (of that many lanes)")
+        v, indices, _ = place
+        return self.lane_index(v, indices, COMPONENTS.index(fld)), v
+
+    def vector_value(self, node, lanes: int, depth: int) -> list[str]:
+        """The lanes of a vector-valued expression: make_float4(...), or a vector place
+        (one width-N load from shared or global memory)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression" and node.child_by_field_name("function").text \
+                .decode().startswith("make_"):
+            args = node.child_by_field_name("arguments").named_children
+            if len(args) != lanes:
+                raise self.m.error(node, f"`{_short(node)}`: {len(args)} values for a vector "
+                                         f"of {lanes}")
+            return [self.expr(a)[0] for a in args]
+        place = self.vector_place(node)
+        if place is None or place[2] != lanes:
+            raise self.m.error(node, f"`{_short(node)}` is not a vector of {lanes} the "
+                                     "importer can read (make_float4(...), a vector variable "
+                                     "or array element, or *reinterpret_cast<float4*>(&a[i]))")
+        v, indices, _ = place
+        if v.kind == "register":
+            return [self.lane_index(v, indices, e) for e in range(lanes)]
+        name = f"_v{self.fresh}"
+        self.fresh += 1
+        self.emit(depth, f'{name} = {v.py}.load(({", ".join(indices)},), width={lanes}, '
+                         f'name="{name[1:]}")', node)
+        return [f"{name}[{e}]" for e in range(lanes)]
+
+    def store_vector(self, v: _Var, indices: list[str], lanes: int, value, depth: int,
+                     node) -> None:
+        """`place = vector`: lane by lane into registers, one width-N store to memory."""
+        parts = self.vector_value(value, lanes, depth)
+        if v.kind == "register":
+            for e, part in enumerate(parts):
+                self.emit(depth, f"{self.lane_index(v, indices, e)} = {part}", node)
+            return
+        self.emit(depth, f'{v.py}.store(({", ".join(indices)},), [{", ".join(parts)}], '
+                         f'width={lanes})', node)
+
+
+def _zeros(init) -> bool:
+    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`)."""
+    for n in _walk(init):
+        if n.type == "number_literal" and \
+                not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", n.text.decode()):
+            return False
+        if n.type not in ("initializer_list", "number_literal", "call_expression",
+                          "identifier", "argument_list") or (
+                n.type == "identifier" and not n.text.decode().startswith("make_")):
+            return False
+    return True
+
 
 def _literal(value) -> str:
     """A Python literal, strings in double quotes like the rest of the generated file."""
@@ -887,23 +1099,29 @@ def _walk(node):
 
 
 def _pointer_uses(body) -> tuple[set, set]:
-    """Names written through `p[i] = ...` (or +=) and names read as `p[i]` in a body."""
+    """Names written through `p[i] = ...` (or +=, or a vector store through
+    `*reinterpret_cast<float4*>(&p[i]) = ...`) and names read in a body."""
     writes, reads = set(), set()
+    stored = set()   # (start, end) of the subscripts that are only written
     for n in _walk(body):
-        if n.type == "subscript_expression":
+        if n.type != "assignment_expression":
+            continue
+        for m in _walk(n.child_by_field_name("left")):
+            if m.type != "subscript_expression":
+                continue
+            base = m
+            while base.type == "subscript_expression":
+                base = base.child_by_field_name("argument")
+            writes.add(base.text.decode())
+            if n.child_by_field_name("operator").type == "=":
+                stored.add((m.start_byte, m.end_byte))
+    for n in _walk(body):
+        if n.type == "subscript_expression" and (n.start_byte, n.end_byte) not in stored \
+                and n.parent.type != "subscript_expression":
             base = n
             while base.type == "subscript_expression":
                 base = base.child_by_field_name("argument")
-            name = base.text.decode()
-            parent = n.parent
-            target = parent.type == "assignment_expression" and \
-                parent.child_by_field_name("left") == n
-            if target:
-                writes.add(name)
-                if parent.child_by_field_name("operator").type != "=":
-                    reads.add(name)
-            elif n.parent.type != "subscript_expression":
-                reads.add(name)
+            reads.add(base.text.decode())
     return writes, reads
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import pathlib
 
+import numpy as np
+
 import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
@@ -106,7 +108,15 @@ __global__ void scale(T* out, const T* in)
 @pytest.mark.parametrize("body, message", [
     ("    int x = helper(threadIdx.x);\n", r"t\.cu:3: call of 'helper' is not supported"),
     ("    int x = WIDTH;\n", r"t\.cu:3: 'WIDTH' is not defined here: a macro needs -D WIDTH="),
-    ("    float4 v;\n", r"t\.cu:3: type 'float4' is not one the IR has"),
+    ("    float3 v;\n", r"t\.cu:3: type 'float3' is not one the IR has"),
+    ("    float4 v = *reinterpret_cast<float4*>(&out[0]);\n    out[0] = v.w + v;\n",
+     r"t\.cu:4: `v` is a whole vector: use its \.x/\.y/\.z/\.w"),
+    ("    float2 v = make_float2(1.0f, 2.0f);\n    out[0] = v.z;\n",
+     r"t\.cu:4: `v\.z`: \.z of something that is not a vector \(of that many lanes\)"),
+    ("    int4 v = *reinterpret_cast<int4*>(&out[0]);\n",
+     r"t\.cu:3: .*int4 over an array of f32"),
+    ("    float x = *reinterpret_cast<float3*>(&out[0]);\n",
+     r"t\.cu:3: .*a cast to float3\* is not supported"),
     ("    int a = 1, b = a++;\n", r"t\.cu:3: update expression `a\+\+` is not supported"),
     ("    goto end;\n", r"t\.cu:3: goto statement is not supported by the importer"),
 ])
@@ -188,6 +198,9 @@ IMPORTED = {
         params={"rowsA": "256", "colsB": "256", "commonDim": "256"},
         lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
                  "matrixC": "rowsA*colsB"})),
+    "imported_persistent_gemm.py": ("persistent_gemm.cu", "persistent_gemm", Options(
+        params={"M": "512", "N": "512", "K": "512"},
+        lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
     "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
         defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
         params={"A_height": "16", "A_width": "16", "B_width": "512"},
@@ -241,3 +254,55 @@ def test_atomics_and_shuffles_import():
     r = analyze(imported(path, "histogram", opts))
     assert r.classes["atom"].requests == 32_768 and r.site(1).op == "atomic_aggregated"
     assert counts(r) == (512, 512, 512, 512)
+
+
+def test_vector_types_through_reinterpret_cast_equal_the_example():
+    """persistent_gemm.cu is examples/persistent_gemm.py in CUDA with float4 global loads and
+    stores (reinterpret_cast), a float4 __shared__ array, float4 registers and .x ... .w: the
+    same sites, widths and counts."""
+    from examples.persistent_gemm import KERNELS
+    cu, key, opts = IMPORTED["imported_persistent_gemm.py"]
+    kernel = imported(str(ROOT / "tests" / "cuda" / cu), key, opts)
+    r = analyze(kernel)
+    assert counts(r) == counts(analyze(KERNELS["gemm"](n=512)))
+    assert [(s.array, s.op, s.requests) for s in r.sites] == [
+        ("As", "store", 8 * 32 * 64 * 4), ("Bs", "store", 8 * 32 * 64),
+        ("As", "load", 16 * 8 * 32 * 64), ("Bs", "load", 16 * 8 * 32 * 64)]
+    b_reads = r.site(3)
+    assert b_reads.loc.line == 28 and b_reads.wavefronts_per_request == 4  # LDS.128
+
+
+def test_vector_forms(tmp_path):
+    """Component stores into a float4 __shared__ array, (float2*) casts, pointer arithmetic
+    and an index on the cast pointer, register vectors initialized with make_float4."""
+    cu = tmp_path / "v.cu"
+    cu.write_text("""__global__ void v(float* out, const float* in)
+{
+    __shared__ float4 s[32];
+    __shared__ float t[64];
+    float4 r[2] = {{make_float4(0.f, 0.f, 0.f, 0.f)}};
+    s[threadIdx.x].x = in[threadIdx.x];
+    s[threadIdx.x].y = 1.0f; s[threadIdx.x].z = 2.0f; s[threadIdx.x].w = 3.0f;
+    *(float2*)&t[threadIdx.x * 2] = make_float2(4.0f, 5.0f);
+    __syncthreads();
+    r[1] = s[31 - threadIdx.x];
+    float2 u = reinterpret_cast<float2*>(t + 0)[threadIdx.x];
+    out[threadIdx.x] = r[1].x + r[1].w + u.y + r[0].z;
+}
+""")
+    text = import_cuda(str(cu), options=Options(grid="1", block="32",
+                                                lengths={"out": "32", "in": "32"}))
+    assert 's = kb.shared("s", "f32", (32, 4), align=16)' in text
+    assert "s[threadIdx.x, 1] = 1.0" in text
+    assert "t.store((threadIdx.x * 2,), [4.0, 5.0], width=2)" in text
+    assert "_v0 = s.load((31 - threadIdx.x, 0,), width=4" in text
+    assert "t.load((0 + 0 + (threadIdx.x) * 2,), width=2" in text
+    kernel = load_kernels(str(cu), Options(grid="1", block="32",
+                                           lengths={"out": "32", "in": "32"}))["v"]()
+    r = analyze(kernel)
+    widths = [(s.array, s.op, s.width) for s in r.sites]
+    assert widths == [("s", "store", 4)] * 4 + [("t", "store", 8), ("s", "load", 16),
+                                                 ("t", "load", 8)]
+    from kernels_ir import run
+    out = run(kernel, arrays={"in": np.arange(32, dtype=np.float32)})["out"]
+    np.testing.assert_array_equal(out, (31 - np.arange(32)) + 3.0 + 5.0 + 0.0)

@@ -60,6 +60,9 @@ CASES = [
     ("examples/softmax.py", "softmax"),
     ("examples/cp_async_gemm.py", "gemm"),
     ("examples/cp_async_gemm.py", "padded"),
+    ("examples/causal_attention.py", "attention"),
+    ("examples/causal_attention.py", "padded"),
+    ("examples/persistent_gemm.py", "gemm"),
     # the compiler widens this one's four scalar loads into LDS.128: predicted from the SASS
     ("tests/kernels/widening.py", "widening"),
     # two adjacent stores merged into one STS.64: predicted from the SASS too
