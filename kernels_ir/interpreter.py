@@ -24,7 +24,7 @@ from .expr import Expr, Op, Var
 from .launch import Launch, resolve_launch
 from .periodic import Plan, iteration_classes, plan
 from .printer import format_stmt
-from .semantics import LaneFault, convert
+from .semantics import LaneFault, convert, trip_count
 from .stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If, Kernel, Let,
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
@@ -396,8 +396,9 @@ class _Machine(Evaluator):
         if key not in self.plans:
             self.plans[key] = plan(s, self.partial.statements)
         p = self.plans[key]
-        if p is None or self.any_exited:
-            return False
+        if p is None or self.any_exited or any(e.op is Op.VAR and e.arg is s.var
+                                               for e in p.watched):
+            return False  # the variable itself watched: no two iterations alike
         trips = self._closed_form_trips(s, idx)
         if trips is None or trips.min() != trips.max() or trips[0] < PERIODIC_MIN_TRIPS:
             return False
@@ -537,35 +538,13 @@ class _Machine(Evaluator):
 
         None when the loop has another shape, or when its variable could wrap around.
         """
-        cond, var = s.cond, s.var
-        if s.update is not None or cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) or \
-                cond.src[0].op is not Op.VAR or \
-                cond.src[0].arg is not var or var.dtype.is_float or \
-                any(n.op is Op.VAR and n.arg is var for n in (*cond.src[1].walk(),
-                                                              *s.step.walk())):
+        if not s.counted:
             return None
-        start = self.eval(s.start, idx).astype(np.int64)
-        compared_in = promote(var.dtype, cond.src[1].dtype)
-        if not compared_in.signed and (start < 0).any():
-            return None  # C compares a negative start as a huge unsigned value
-        stop = convert(self.eval(cond.src[1], idx), compared_in)
-        stop = stop.astype(np.int64) + (1 if cond.op is Op.LE else
-                                         -1 if cond.op is Op.GE else 0)
-        step = self.eval(s.step, idx).astype(np.int64)
-        if cond.op in (Op.LT, Op.LE):
-            if (step <= 0).any():
-                return None
-            trips = np.maximum(0, -(-(stop - start) // step))
-        else:
-            if (step >= 0).any():
-                return None
-            trips = np.maximum(0, -(-(start - stop) // -step))
-        if s.do_while:
-            trips = np.maximum(trips, 1)
-        last = start + trips * step  # the value that ends the loop must not wrap either
-        if (last > var.dtype.max).any() or (last < var.dtype.min).any():
-            return None
-        return trips
+        compared = promote(s.var.dtype, s.cond.src[1].dtype)
+        stop = convert(self.eval(s.cond.src[1], idx), compared).astype(np.int64)
+        return trip_count(s.cond.op, self.eval(s.start, idx).astype(np.int64), stop,
+                          self.eval(s.step, idx).astype(np.int64), s.do_while, s.var.dtype,
+                          compared)
 
     def _return(self, s: Return, idx: np.ndarray) -> None:
         self.exited[idx] = True

@@ -40,6 +40,29 @@ def convert(values: np.ndarray, dtype: DType) -> np.ndarray:
         return values.astype(target, casting="unsafe")
 
 
+def trip_count(op: Op, start: np.ndarray, stop: np.ndarray, step: np.ndarray,
+               do_while: bool, var: DType, compared: DType) -> np.ndarray | None:
+    """Trip counts of `for (v = start; v op stop; v += step)` (op one of <, <=, >, >=; int64
+    arrays, `stop` already in the type the comparison uses), or None when C would compare a
+    negative start as unsigned, the step goes the wrong way, or the variable would wrap."""
+    if not compared.signed and (start < 0).any():
+        return None  # C compares a negative start as a huge unsigned value
+    if op in (Op.LT, Op.LE):
+        if (step <= 0).any():
+            return None
+        trips = np.maximum(0, -(-(stop + (op is Op.LE) - start) // step))
+    else:
+        if (step >= 0).any():
+            return None
+        trips = np.maximum(0, -(-(start - stop + (op is Op.GE)) // -step))
+    if do_while:
+        trips = np.maximum(trips, 1)
+    last = start + trips * step  # the value that ends the loop must not wrap either
+    if (last > var.max).any() or (last < var.min).any():
+        return None
+    return trips
+
+
 def _int_division(a: np.ndarray, b: np.ndarray, want_quotient: bool) -> np.ndarray:
     zero = b == 0
     if zero.any():

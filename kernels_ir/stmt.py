@@ -545,6 +545,17 @@ class Loop(Stmt):
     def scoped(self) -> tuple:
         return (self.var,)
 
+    @property
+    def counted(self) -> bool:
+        """Whether the loop is `for (v = a; v < b; v += c)` (or <=, >, >=) over an integer v,
+        with a bound and a step that do not read v: its trip count has a closed form
+        (semantics.trip_count)."""
+        cond, v = self.cond, self.var
+        return self.update is None and not v.dtype.is_float and \
+            cond.op in (Op.LT, Op.LE, Op.GT, Op.GE) and cond.src[0].op is Op.VAR and \
+            cond.src[0].arg is v and not any(n.op is Op.VAR and n.arg is v for n in (
+                *cond.src[1].walk(), *self.step.walk()))
+
 
 @dataclass(frozen=True, eq=False)
 class If(Stmt):

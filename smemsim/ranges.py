@@ -14,6 +14,7 @@ import numpy as np
 from kernels_ir import Kernel, Launch
 from kernels_ir.dtypes import DType, integer_promote, promote
 from kernels_ir.expr import COMPARE_OPS, Expr, Op, Var
+from kernels_ir.semantics import convert, trip_count
 from kernels_ir.stmt import Let, Loop, walk
 
 EXACT = 2.0 ** 52  # float64 holds integers exactly below this; beyond it, unknown
@@ -232,31 +233,12 @@ def _reads(e: Expr, v: Var) -> bool:
 def trip_counts(ranges: BlockRanges, loop: Loop) -> np.ndarray | None:
     """Per block, the trip count of `for (v = a; v < b; v += c)` (or <=, >, >=) whose start,
     bound and step are each one number for the whole block; None otherwise."""
-    cond, v = loop.cond, loop.var
-    if loop.update is not None or cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE) \
-            or cond.src[0].op is not Op.VAR or cond.src[0].arg is not v \
-            or _reads(cond.src[1], v) or v.dtype.is_float:
+    if not loop.counted:
         return None
-    ends = [ranges.expr(e) for e in (loop.start, cond.src[1], loop.step)]
+    ends = [ranges.expr(e) for e in (loop.start, loop.cond.src[1], loop.step)]
     if any(not (np.isfinite(lo).all() and (lo == hi).all()) for lo, hi in ends):
         return None
-    start, stop, step = (lo for lo, _ in ends)
-    compared = promote(v.dtype, cond.src[1].dtype)
-    if not compared.signed and (start < 0).any():
-        return None  # C compares a negative start as a huge unsigned value
-    if cond.op in (Op.LT, Op.LE):
-        stop = stop + (cond.op is Op.LE)
-        if (step <= 0).any():
-            return None
-        trips = np.maximum(0, np.ceil((stop - start) / step))
-    else:
-        stop = stop - (cond.op is Op.GE)
-        if (step >= 0).any():
-            return None
-        trips = np.maximum(0, np.ceil((start - stop) / -step))
-    if loop.do_while:
-        trips = np.maximum(trips, 1)
-    last = start + trips * step  # the value that ends the loop must not wrap
-    if (last > float(v.dtype.max)).any() or (last < float(v.dtype.min)).any():
-        return None
-    return trips.astype(np.int64)
+    start, stop, step = (lo.astype(np.int64) for lo, _ in ends)  # exact: below 2^52
+    compared = promote(loop.var.dtype, loop.cond.src[1].dtype)
+    return trip_count(loop.cond.op, start, convert(stop, compared).astype(np.int64), step,
+                      loop.do_while, loop.var.dtype, compared)

@@ -169,9 +169,9 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
     """Trace every shared access site of one launch."""
     sl = slice_kernel(kernel)
     collector = _Collector(launch, deduplicate=not sl.data_dependent)
+    per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
     if sl.data_dependent:
         blocks = np.arange(launch.num_blocks, dtype=np.int64)
-        per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
         for at in range(0, blocks.size, per_run):
             # global memory carries over from one chunk of blocks to the next
             chunk = blocks[at:at + per_run]
@@ -183,7 +183,6 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
         return Trace(launch, sites, sl, "full", int(blocks.size))
     runs = 0
     for variant, vs, blocks, weights, totals in _block_classes(kernel, launch, sl):
-        per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
         for at in range(0, blocks.size, per_run):
             chunk = slice(at, at + per_run)
             collector.start_run(blocks[chunk], weights[chunk],
