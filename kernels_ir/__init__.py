@@ -13,7 +13,7 @@ from .expr import (
     select, smax, smin, threadIdx,
 )
 from .interpreter import (
-    BarrierReached, GlobalAccess, PartialRun, SharedAccess, WarpBarrierReached, make_arrays,
+    BarrierReached, GlobalAccess, PartialRun, Probe, SharedAccess, WarpBarrierReached, make_arrays,
     run,
 )
 from .launch import Launch, resolve_launch
@@ -35,7 +35,7 @@ __all__ = [
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
     "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",
     "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
-    "map_statements", "Op", "PartialRun", "ReadOnlyRef", "Return", "resolve_launch", "run",
+    "map_statements", "Op", "PartialRun", "Probe", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
     "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",

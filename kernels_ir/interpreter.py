@@ -71,6 +71,34 @@ class PartialRun:
     collapse: frozenset[int] = frozenset()
     blocks: np.ndarray | None = None
     summed: frozenset[int] = frozenset()
+    # -- the hazard check's address-only runs (smemsim.slicing.HazardSlices); they never
+    #    replay repeating iterations (kernels_ir.periodic): a check sees every barrier
+    # `track`: shared stores mark the bytes they write, shared reads check them, cp.async
+    # follows its bytes in flight (the faults a full run finds in shared memory)
+    track: bool = False
+    # `sources`: cp.async also evaluates (and bounds-checks) its global source
+    sources: bool = False
+    # `truncate`: ids of loops whose iterations look alike: when the lanes of each block
+    # agree on the trip count, each block's first two iterations stand for all of its
+    # iterations (what one can race with, the next can)
+    truncate: frozenset[int] = frozenset()
+    # `probes`: per statement id not executed, what to evaluate there for its faults
+    probes: Mapping[int, tuple["Probe", ...]] | None = None
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What a hazard run evaluates at a statement it does not execute: an expression whose
+    evaluation can fault (`expr`), or only the bounds of a register-array index (`array`,
+    `index`), without the values the statement computes."""
+
+    expr: Expr | None = None
+    array: LocalArray | None = None
+    index: tuple[Expr, ...] = ()
+
+    def roots(self) -> tuple[Expr, ...]:
+        """The expressions the probe evaluates."""
+        return (self.expr,) if self.expr is not None else self.index
 
 
 @dataclass(frozen=True)
@@ -271,17 +299,24 @@ class _Machine(Evaluator):
 
     def exec_block(self, stmts, idx: np.ndarray) -> None:
         only = None if self.partial is None else self.partial.statements
+        probes = None if self.partial is None else self.partial.probes
         for s in stmts:
             if self.any_exited:  # threads that returned take no further part
                 idx = idx[~self.exited[idx]]
             if idx.size == 0:
                 return
-            if only is not None and id(s) not in only:
-                continue
-            handler = _EXECUTE.get(type(s))
-            if handler is None:
-                raise unsupported("the interpreter", s, self.kernel.name)
             try:
+                if probes is not None and id(s) in probes:
+                    for p in probes[id(s)]:
+                        if p.array is not None:
+                            self._local_offsets(p.array, p.index, idx)
+                        else:
+                            self.eval(p.expr, idx)
+                if only is not None and id(s) not in only:
+                    continue
+                handler = _EXECUTE.get(type(s))
+                if handler is None:
+                    raise unsupported("the interpreter", s, self.kernel.name)
                 handler(self, s, idx)
             except LaneFault as fault:
                 raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
@@ -320,15 +355,30 @@ class _Machine(Evaluator):
                 return self._summed_loop(s, idx)
             if self._collapsed_loop(s, idx):
                 return
-        if self.partial is not None and self.partial.statements is not None and \
+        p = self.partial
+        if p is not None and p.statements is not None and not (p.track or p.sources) and \
                 self._periodic_loop(s, idx):
             return
+        limit = None
+        if p is not None and id(s) in p.truncate and not self.any_exited:
+            trips = self._closed_form_trips(s, idx)
+            if trips is not None:
+                # the lanes of each block agree (idx is in thread order, blocks contiguous)
+                block = idx // self.tpb
+                starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
+                if (np.minimum.reduceat(trips, starts) ==
+                        np.maximum.reduceat(trips, starts)).all():
+                    limit = 2
         self.loop_stack.append(var)
         try:
             active, first, count = idx, True, 0
             while active.size:
                 if self.any_exited:
                     active = active[~self.exited[active]]
+                if limit is not None:  # lanes that have run their two iterations stop
+                    active = active[self.iterations[var][active] < limit]
+                    if not active.size:
+                        break
                 if not (first and s.do_while):
                     active = active[self.eval(s.cond, active) != 0]
                     if not active.size:
@@ -619,8 +669,25 @@ class _Machine(Evaluator):
         if self.partial is None or self.partial.statements is None:
             return False
         if isinstance(s.array, SharedArray):
-            self._shared_elements(s, idx, offset)
+            _, first = self._shared_elements(s, idx, offset)
+            if self.partial.track:
+                self._track(s, idx, first)
         return True
+
+    def _track(self, s: Access, idx: np.ndarray, first: np.ndarray) -> None:
+        """What a full run checks of a shared access's bytes, without their values."""
+        size = s.array.dtype.size
+        if isinstance(s, CopyAsync):
+            self._check_settled(s, first, s.width, reading=False)
+            self.in_flight[(first[:, None] * size + np.arange(s.width * size)).ravel()] += 1
+            self.copies.append(dict(stmt=s, threads=idx.copy(),
+                                    group=self.copy_group[idx].copy(), first=first,
+                                    values=None))
+        elif isinstance(s, Store):
+            self._check_settled(s, first, s.width, reading=False)
+            self.written[(first[:, None] * size + np.arange(s.width * size)).ravel()] = True
+        else:  # a load or an atomic reads the bytes
+            self._check_written(s, first, s.width)
 
     def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray, values=None):
         """The typed view of shared memory and each lane's element indices into it (a store
@@ -734,6 +801,8 @@ class _Machine(Evaluator):
     def _copy_async(self, s: CopyAsync, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         if self._addresses_only(s, idx, offset):
+            if self.partial.sources:
+                self._element_offsets(s.src, s.src_index, s.width, idx)
             return
         src_offset = self._element_offsets(s.src, s.src_index, s.width, idx)
         if self.observer is not None:
@@ -762,7 +831,8 @@ class _Machine(Evaluator):
                 size = stmt.array.dtype.size
                 memory = self.shared.view(stmt.array.dtype.storage)
                 first = c["first"][done]
-                memory[first[:, None] + np.arange(stmt.width)] = c["values"][done]
+                if c["values"] is not None:  # None: a check's run tracks bytes, not values
+                    memory[first[:, None] + np.arange(stmt.width)] = c["values"][done]
                 nbytes = (first[:, None] * size + np.arange(stmt.width * size)).ravel()
                 self.written[nbytes] = True
                 self.in_flight[nbytes] -= 1
@@ -872,6 +942,8 @@ class _Machine(Evaluator):
     def _load_matrix(self, s: LoadMatrix, idx: np.ndarray) -> None:
         memory, first, rows, dense, lane = self._matrix_rows(s, idx)
         if self.partial is not None and self.partial.statements is not None:
+            if self.partial.track:
+                self._check_written(s, first, 8)
             return
         self._check_written(s, first, 8)
         if s.dst not in self.vars:
@@ -881,6 +953,9 @@ class _Machine(Evaluator):
     def _store_matrix(self, s: StoreMatrix, idx: np.ndarray) -> None:
         memory, first, rows, dense, lane = self._matrix_rows(s, idx)
         if self.partial is not None and self.partial.statements is not None:
+            if self.partial.track:
+                size = s.array.dtype.size
+                self.written[(first[:, None] * size + np.arange(8 * size)).ravel()] = True
             return
         values = np.stack([convert(self.eval(v, idx), s.array.dtype) for v in s.values], 1)
         memory[self._matrix_elements(s, rows, dense, lane)] = values

@@ -26,6 +26,9 @@ from kernels_ir import (
 from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
 
 from .arch import get_arch
+from .ranges import BlockRanges, probe_settled, trip_counts
+from .slicing import hazard_slices
+from .trace import CHUNK_THREADS
 
 if TYPE_CHECKING:  # annotations only
     import networkx as nx
@@ -90,6 +93,8 @@ class HazardReport:
     blocks_checked: int = 0      # blocks run to the end or to their fault
     blocks_total: int = 0        # blocks of the launch
     unchecked: str | None = None  # why some blocks were not run (the fault cap), if any
+    method: str = "full"         # "full": every block run with its values; "sliced": the
+    #                              address-only runs of slicing.HazardSlices stood for that
 
     @property
     def clean(self) -> bool:
@@ -428,7 +433,8 @@ MAX_FAULT_BLOCKS = 64  # faulting blocks it runs before it stops looking for mor
 def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
           arch: str = "sm_90", arrays=None, seed: int = 0, registers: int | None = None,
           max_races: int = 20, blocks=None,
-          progress: Callable[[int, int], None] | None = None) -> HazardReport:
+          progress: Callable[[int, int], None] | None = None,
+          sliced: bool = True) -> HazardReport:
     """Run one launch looking for every hazard; return them all (the CLI exits non-zero).
 
     `blocks` limits the run to those linear block ids (x + gx * (y + gy * z)). Blocks share
@@ -438,17 +444,30 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     statement) is reported once with the number of blocks that hit it (at most MAX_FAULTS
     of them; the search stops after MAX_FAULT_BLOCKS faulting blocks, and says so).
     `progress(blocks done, blocks)` follows the chunks.
+
+    First (unless `sliced` is False) it tries the address-only runs of slicing.HazardSlices,
+    which find the same hazards without computing values; it runs every block with its
+    values (as above) only where they cannot tell: a loaded value decides an address, the
+    control flow or a fault, some run faults (the full run then locates every fault), or a
+    write-write race needs the stored bytes to tell whether it is benign.
     """
     limits = launch_limits(kernel, arch, params, registers)
     launch = resolve_launch(kernel, params)
     pairs = concurrent_site_pairs(kernel)
+    chosen = _chosen_blocks(kernel, launch, blocks)
+    if sliced:
+        races = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress)
+        if races is not None:
+            return HazardReport(kernel.name, dict(launch.params),
+                                tuple(r for r in races if not r.benign), (),
+                                tuple(x for x in limits if not x.startswith("note:")), pairs,
+                                (), int(chosen.size), launch.num_blocks, None, "sliced")
     found, seen = [], {}
     faults: dict[tuple, Fault] = {}
     faulted = 0
 
     def scan(rec, records):
         _races(kernel, launch, rec, records, pairs, max_races, found, seen)
-    chosen = _chosen_blocks(kernel, launch, blocks)
     pending = [(0, chosen.size)]  # ranges of `chosen`, in order
     done, unchecked = 0, None
     while pending:
@@ -485,6 +504,76 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                         tuple(x for x in limits if not x.startswith("note:")), pairs,
                         tuple(r for r in races if r.benign), done, launch.num_blocks,
                         unchecked)
+
+
+def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_races: int,
+                     progress) -> list[Race] | None:
+    """The races of the launch from the two address-only runs, or None where they cannot
+    stand for a full run (see `check`)."""
+    ranges = BlockRanges(kernel, launch, chosen)
+    hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
+    if hs.unusable:
+        return None
+    params = dict(launch.params)
+    per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
+    reps = _representatives(kernel, ranges, chosen, hs)
+    total = chosen.size + reps.size
+    found, seen = [], {}
+
+    def scan(rec, records):
+        _races(kernel, launch, rec, records, pairs, max_races, found, seen)
+    # first (a loop that never ends shows here soonest), one block per class of blocks the
+    # shared run cannot tell apart
+    pending = [(at, min(per_run, reps.size - at)) for at in range(0, reps.size, per_run)]
+    while pending:
+        lo, size = pending.pop(0)
+        part = reps[lo:lo + size]
+        rec = _Recorder(launch, part, scan)
+        try:
+            run(kernel, params, None, observer=rec, partial=PartialRun(
+                statements=hs.shared, blocks=part, track=True, truncate=hs.truncate))
+        except KernelRuntimeError:
+            return None
+        except _IntervalTooLarge:
+            if size == 1:
+                return None
+            step = -(-size // 4)
+            pending[:0] = [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
+            continue
+        scan(rec, rec.take())
+        if progress:
+            progress(lo + size, total)
+    if any(r.kind == "write-write" for r in found):
+        return None  # benign or not: only the stored bytes can tell
+    try:  # every block: global accesses, loop bounds, shuffles and probes
+        for at in range(0, chosen.size, per_run):
+            part = chosen[at:at + per_run]
+            run(kernel, params, None, partial=PartialRun(
+                statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
+                probes=hs.probes))
+            if progress:
+                progress(reps.size + at + part.size, total)
+    except KernelRuntimeError:
+        return None
+    return found
+
+
+def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,
+                     hs) -> np.ndarray:
+    """The first of the chosen blocks of each class the shared run cannot tell apart: blocks
+    that agree on the blockIdx axes it reads, or, where some are read only by the trip
+    counts of loops it runs two iterations of, on the other axes and on each such loop's
+    trips counted 0, 1, or 2 and more."""
+    gx, gy, _ = ranges.launch.grid
+    coords = {"x": chosen % gx, "y": chosen // gx % gy, "z": chosen // (gx * gy)}
+    axes, extra = hs.block_axes, []
+    if hs.trip_loops and hs.address_axes != hs.block_axes:
+        trips = [trip_counts(ranges, s) for s in kernel.statements() if id(s) in hs.trip_loops]
+        if all(t is not None for t in trips):
+            axes, extra = hs.address_axes, [np.minimum(t, 2) for t in trips]
+    key = np.stack([coords[a] for a in sorted(axes)] + extra + [np.zeros_like(chosen)], axis=1)
+    _, first = np.unique(key, axis=0, return_index=True)
+    return chosen[np.sort(first)]
 
 
 def _chosen_blocks(kernel: Kernel, launch, blocks) -> np.ndarray:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kernels_ir import Kernel, Launch
+from kernels_ir import Kernel, Launch, Probe
 from kernels_ir.dtypes import DType, integer_promote, promote
 from kernels_ir.expr import COMPARE_OPS, Expr, Op, Var
 from kernels_ir.semantics import convert, trip_count
@@ -242,3 +242,21 @@ def trip_counts(ranges: BlockRanges, loop: Loop) -> np.ndarray | None:
     compared = promote(loop.var.dtype, loop.cond.src[1].dtype)
     return trip_count(loop.cond.op, start, convert(stop, compared).astype(np.int64), step,
                       loop.do_while, loop.var.dtype, compared)
+
+
+def probe_settled(ranges: BlockRanges, p: Probe) -> bool:
+    """Whether intervals show that a hazard probe (slicing.fault_probes) cannot fault in any
+    of the blocks: a register-array index within its extent, a divisor that excludes 0, a
+    shift count within the operand's bits (float-to-integer conversions stay unknown)."""
+    def within(e: Expr, lo_ok: int, hi_ok: int) -> bool:
+        lo, hi = ranges.expr(e)
+        return bool(((lo >= lo_ok) & (hi <= hi_ok)).all())
+    if p.array is not None:
+        return all(within(i, 0, n - 1) for i, n in zip(p.index, p.array.shape))
+    e = p.expr
+    if e.op in (Op.DIV, Op.MOD):
+        lo, hi = ranges.expr(e.src[1])
+        return bool(((lo > 0) | (hi < 0)).all())
+    if e.op in (Op.SHL, Op.SHR):
+        return within(e.src[1], 0, e.dtype.bits - 1)
+    return False

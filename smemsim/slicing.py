@@ -18,10 +18,14 @@ under which the assignments ran, gives the slice. From it:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, Mapping
 
-from kernels_ir import Kernel
+from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
-from kernels_ir.stmt import Access, Loop, Return, Stmt, walk
+from kernels_ir.stmt import (
+    Access, Assign, CommitGroup, CopyAsync, DeclareLocal, Let, LocalStore, Loop, Return, Shuffle,
+    Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
+)
 
 
 @dataclass(frozen=True)
@@ -56,26 +60,28 @@ def needed_exprs(s: Stmt) -> tuple[Expr, ...]:
     return s.address_exprs() if isinstance(s, Access) else s.exprs()
 
 
-def slice_kernel(kernel: Kernel) -> Slice:
-    """Compute the slice of a kernel's shared accesses."""
-    # the statements that give each variable / register array a value, and the statements
-    # whose bodies enclose each statement
-    defs: dict = {}
-    enclosing: dict[int, tuple] = {}
+class _Dependences:
+    """Which statements give each variable its value and which enclose each statement, and
+    what a set of expressions and control statements needs from them."""
 
-    def visit(stmts, ctrl: tuple) -> None:
-        for s in stmts:
-            enclosing[id(s)] = ctrl
-            for target in s.defines():
-                defs.setdefault(target, []).append(s)
-            for body in s.bodies():
-                visit(body, ctrl + (s,))
+    def __init__(self, kernel: Kernel):
+        self.defs: dict = {}
+        self.enclosing: dict[int, tuple] = {}
 
-    visit(kernel.body, ())
+        def visit(stmts, ctrl: tuple) -> None:
+            for s in stmts:
+                self.enclosing[id(s)] = ctrl
+                for target in s.defines():
+                    self.defs.setdefault(target, []).append(s)
+                for body in s.bodies():
+                    visit(body, ctrl + (s,))
 
-    def closure(roots_exprs, roots_ctrl, opaque=frozenset()) -> tuple[set, set, bool]:
-        """Everything reachable from some expressions and control statements (the
-        expressions of the control statements in `opaque` are not followed)."""
+        visit(kernel.body, ())
+
+    def closure(self, roots_exprs, roots_ctrl, opaque=frozenset()) -> tuple[set, set, bool]:
+        """(statement ids, blockIdx axes, whether a loaded value is needed): everything
+        reachable from some expressions and control statements (the expressions of the
+        control statements in `opaque` are not followed)."""
         needed, axes = set(), set()
         data = False
         work_exprs, work_ctrl = list(roots_exprs), list(roots_ctrl)
@@ -89,13 +95,13 @@ def slice_kernel(kernel: Kernel) -> Slice:
                 needed.add(id(c))
                 if id(c) not in opaque:
                     work_exprs.extend(c.exprs())
-                work_ctrl.extend(enclosing[id(c)])
+                work_ctrl.extend(self.enclosing[id(c)])
             if not work_exprs:
                 break
             targets, ax = references([work_exprs.pop()])
             axes |= ax
             for target in targets:
-                for d in defs.get(target, ()):
+                for d in self.defs.get(target, ()):
                     if id(d) in needed:
                         continue
                     if d.FROM_MEMORY:
@@ -103,8 +109,46 @@ def slice_kernel(kernel: Kernel) -> Slice:
                         continue
                     needed.add(id(d))
                     work_exprs.extend(needed_exprs(d))
-                    work_ctrl.extend(enclosing[id(d)])
+                    work_ctrl.extend(self.enclosing[id(d)])
         return needed, axes, data
+
+    def trip_loops(self, kernel: Kernel, alike: set, axes: set, roots) -> tuple[set, set]:
+        """(loops, axes): the outermost of the `alike` loops whose trip count a blockIdx
+        axis decides, and the axes the (expressions, control) `roots` read other than
+        through those loops' controls (`axes`, all they read, when there is no such loop)."""
+        candidates = {id(s) for s in kernel.statements() if id(s) in alike
+                      and self.closure(s.exprs(), ())[1]}
+        loops = {i for i in candidates
+                 if not any(id(c) in candidates for c in self.enclosing[i])}
+        if not loops:
+            return loops, set(axes)
+        address_axes = set()
+        for exprs, ctrl in roots:
+            address_axes |= self.closure(exprs, ctrl, frozenset(loops))[1]
+        return loops, address_axes
+
+
+def alike_loops(kernel: Kernel, statements: set) -> set[int]:
+    """Loops (in `statements`) whose iterations look alike to a run of `statements`: the
+    loop variable feeds nothing run inside, and nothing run inside changes state that
+    outlives an iteration (a variable declared inside the body starts afresh every one)."""
+    out = set()
+    for s in kernel.statements():
+        if not isinstance(s, Loop) or id(s) not in statements:
+            continue
+        inside = [x for x in walk(s.body) if id(x) in statements]
+        fresh = {t for x in walk(s.body) for t in x.declares()}
+        carried = any(set(x.updates()) - fresh or isinstance(x, Return) for x in inside)
+        uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
+        if not carried and not uses_var and s.body:
+            out.add(id(s))
+    return out
+
+
+def slice_kernel(kernel: Kernel) -> Slice:
+    """Compute the slice of a kernel's shared accesses."""
+    deps = _Dependences(kernel)
+    enclosing, closure = deps.enclosing, deps.closure
 
     # A `return` decides which threads reach every later site: it and what decides it are
     # in the slice whenever there is a site.
@@ -124,33 +168,127 @@ def slice_kernel(kernel: Kernel) -> Slice:
         if data:
             data_sites.add(site.site)
 
-    # A loop collapses when its variable feeds no needed expression other than its own
-    # control, and nothing in it changes state that outlives an iteration (loop-carried: a
-    # variable declared inside the body starts afresh every iteration).
-    collapsible = set()
-    for s in kernel.statements():
-        if not isinstance(s, Loop) or id(s) not in statements:
-            continue
-        inside = [x for x in walk(s.body) if id(x) in statements]
-        fresh = {t for x in walk(s.body) for t in x.declares()}
-        carried = any(set(x.updates()) - fresh or isinstance(x, Return) for x in inside)
-        uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
-        if not carried and not uses_var and s.body:
-            collapsible.add(id(s))
+    # A loop collapses when its iterations look alike: every one issues the same requests.
+    collapsible = alike_loops(kernel, statements)
 
-    # Collapsible loops whose trip count a blockIdx axis decides, outermost only; the axes
-    # that reach the slice other than through their controls.
-    candidates = [s for s in kernel.statements() if id(s) in collapsible
-                  and closure(s.exprs(), ())[1]]
-    candidate_ids = {id(s) for s in candidates}
-    trip_loops = {i for i in candidate_ids
-                  if not any(id(c) in candidate_ids for c in enclosing[i])}
-    address_axes = set(axes)
-    if trip_loops:
-        address_axes = set()
-        roots = [(site.address_exprs(), enclosing[id(site)]) for site in kernel.sites()]
-        roots += [((), enclosing[id(r)]) for r in returns] if kernel.sites() else []
-        for exprs, ctrl in roots:
-            address_axes |= closure(exprs, ctrl, frozenset(trip_loops))[1]
+    # Collapsible loops whose trip count a blockIdx axis decides, and the axes that reach
+    # the slice other than through their controls.
+    roots = [(site.address_exprs(), enclosing[id(site)]) for site in kernel.sites()]
+    roots += [((), enclosing[id(r)]) for r in returns] if kernel.sites() else []
+    trip_loops, address_axes = deps.trip_loops(kernel, collapsible, axes, roots)
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),
                  frozenset(data_sites), frozenset(trip_loops), frozenset(address_axes))
+
+
+# ---------------------------------------------------------------- the hazard check's runs
+
+@dataclass(frozen=True)
+class HazardSlices:
+    """The two address-only runs `check` can make instead of running the whole kernel.
+
+    The shared run executes what decides shared accesses, barriers and cp.async groups; its
+    blocks differ only by the blockIdx axes it reads, so one block stands for all that agree
+    on them, and two iterations stand for all of a loop whose iterations look alike (what one
+    iteration can race with, the next one can too). The other run executes, for every block,
+    what decides global accesses, loop bounds and shuffles, and evaluates at each statement
+    only what can fault there (probes: divisors, shift counts, float-to-integer conversions,
+    register-array indices), so that it finds every fault a full run finds.
+    """
+
+    shared: frozenset[int]        # statement ids of the shared run
+    truncate: frozenset[int]      # loops of it whose iterations look alike
+    block_axes: frozenset[str]    # blockIdx axes the shared run reads
+    # loops of `truncate` whose trip count a blockIdx axis decides (outermost), and the axes
+    # the shared run reads other than through their controls: blocks that agree on those
+    # axes and on each such loop's trips (0, 1, or 2 and more) run alike
+    trip_loops: frozenset[int]
+    address_axes: frozenset[str]
+    other: frozenset[int]         # statement ids of the other run
+    probes: Mapping[int, tuple[Probe, ...]]  # of the other run, per statement
+    counted: frozenset[int]       # loops of the other run with nothing of it inside
+    unusable: str | None          # why the two runs cannot stand for the whole one, if so
+
+
+def fault_probes(s: Stmt) -> tuple[Probe, ...]:
+    """What can be undefined behaviour in a statement's expressions (and its conversion of
+    a float value to an integer target), as probes that fault exactly when it does: an
+    integer division or remainder (by zero: `1 / divisor`), a shift (by too much: `0 <<
+    count`), a float-to-integer conversion (out of range), a register-array index."""
+    out = []
+    for e in s.exprs():
+        for n in e.walk():
+            if n.op in (Op.DIV, Op.MOD) and not n.dtype.is_float:
+                one = Expr(Op.CONST, n.src[0].dtype, (), 1)
+                out.append(Probe(Expr(n.op, n.dtype, (one, n.src[1]))))
+            elif n.op in (Op.SHL, Op.SHR):
+                zero = Expr(Op.CONST, n.src[0].dtype, (), 0)
+                out.append(Probe(Expr(n.op, n.dtype, (zero, n.src[1]))))
+            elif n.op is Op.CAST and n.src[0].dtype.is_float and not n.dtype.is_float:
+                out.append(Probe(n))
+            elif n.op is Op.LOCAL_READ:
+                out.append(Probe(array=n.arg, index=n.src))
+    if isinstance(s, LocalStore):
+        out.append(Probe(array=s.array, index=s.index))
+    # C converts a value to the type it is assigned or stored to
+    values = (s.value,) if isinstance(s, (Let, Assign, LocalStore)) else \
+        s.values if isinstance(s, Store) else ()
+    target = s.var.dtype if isinstance(s, (Let, Assign)) else \
+        s.array.dtype if isinstance(s, (LocalStore, Store)) else None
+    for v in values:
+        if v.dtype.is_float and not target.is_float:
+            out.append(Probe(Expr(Op.CAST, target, (v,))))
+    return tuple(out)
+
+
+def hazard_slices(kernel: Kernel,
+                  settled: Callable[[Probe], bool] | None = None) -> HazardSlices:
+    """Split the hazard check's work into the shared run and the other run (HazardSlices);
+    probes that `settled` shows cannot fault (smemsim.ranges.probe_settled) are left out."""
+    deps = _Dependences(kernel)
+    enclosing = deps.enclosing
+    stmts = list(kernel.statements())
+    returns = [s for s in stmts if isinstance(s, Return)]
+    return_ctrl = [c for r in returns for c in enclosing[id(r)]]
+
+    def run_of(roots: list) -> tuple[set, set, bool]:
+        """The closure of (expressions, statement) roots, each statement with its
+        enclosing control, plus the returns and what decides them."""
+        needed, axes, data = deps.closure((), return_ctrl)
+        needed |= {id(r) for r in returns}
+        for exprs, s, executed in roots:
+            n, ax, d = deps.closure(exprs, enclosing[id(s)])
+            needed |= n | ({id(s)} if executed else set())
+            axes |= ax
+            data |= d
+        return needed, axes, data
+
+    shared_roots, other_roots, probes = [], [], {}
+    for s in stmts:
+        if isinstance(s, Access) and s.is_shared:
+            shared_roots.append((s.address_exprs(), s, True))
+            if isinstance(s, CopyAsync):  # and its global source
+                other_roots.append((s.exprs(), s, True))
+        elif isinstance(s, Access):
+            other_roots.append((s.address_exprs(), s, True))
+        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup)):
+            shared_roots.append((s.exprs(), s, True))
+        elif isinstance(s, (Loop, Shuffle, DeclareLocal)):
+            other_roots.append((s.exprs(), s, True))
+        found = tuple(p for p in fault_probes(s) if settled is None or not settled(p))
+        if found:
+            probes[id(s)] = found
+            other_roots.append(([e for p in found for e in p.roots()], s, False))
+    shared, axes, shared_data = run_of(shared_roots)
+    other, _, other_data = run_of(other_roots)
+    unusable = "a loaded value decides addresses, control or a fault" \
+        if shared_data or other_data else None
+    # loops of the other run with nothing of it inside only need their trip counts
+    counted = {id(s) for s in stmts if isinstance(s, Loop) and id(s) in other
+               and not any(id(x) in other or id(x) in probes for x in walk(s.body))}
+    truncate = alike_loops(kernel, shared)
+    roots = [(exprs, enclosing[id(s)]) for exprs, s, _ in shared_roots]
+    roots += [((), enclosing[id(r)]) for r in returns]
+    trip_loops, address_axes = deps.trip_loops(kernel, truncate, axes, roots)
+    return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
+                        frozenset(trip_loops), frozenset(address_axes), frozenset(other),
+                        probes, frozenset(counted), unusable)

@@ -164,7 +164,7 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
             "limits": list(h.limits),
             "concurrent_sites": [list(p) for p in h.concurrent_sites],
             "blocks_checked": h.blocks_checked, "blocks_total": h.blocks_total,
-            "unchecked": h.unchecked}
+            "unchecked": h.unchecked, "method": h.method}
 
 
 def import_json(file: str, kernels: list, source: str, output: str | None) -> dict[str, Any]:

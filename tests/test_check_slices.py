@@ -1,0 +1,173 @@
+"""`check`'s address-only runs (slicing.HazardSlices) against the full run that computes every
+value: the same races, faults and verdicts, on every example kernel and on kernels built to
+hide a hazard where a shortcut could miss it (a later iteration, one block of many, a value
+computation)."""
+import pytest
+
+from kernels_ir import KernelBuilder, blockIdx, f32, i32, threadIdx
+from smemsim.hazards import check
+from smemsim.loader import load_kernels
+
+# small launches of every example (the full run computes every value of every block)
+EXAMPLES = {
+    "causal_attention": {"seq": 256, "heads": 2},
+    "cp_async_gemm": {"M": 64, "N": 64, "K": 128},
+    "histogram": {"n": 4096},
+    "int_matmul_nt32": {"Nmat": 100},
+    "ldmatrix_tile": {"tiles": 4},
+    "matmul_128x128": {"M": 128, "N": 256, "K": 64},
+    "matmul_double16": {"MATRIX_DIM": 48},
+    "matmul_float_tiled": {"rowsA": 64, "colsB": 70, "commonDim": 40},
+    "matmul_naive": {"m": 32, "n": 32, "r": 48},
+    "persistent_gemm": {"M": 128, "N": 128, "K": 64},
+    "reed_solomon": None,
+    "softmax": {"rows": 4, "cols": 512},
+    "transpose": {"n": 64},
+}
+# kernels whose addresses, control or faults a loaded value decides: only the full run can
+# check them (the rest must be checked by the sliced runs, unless they fault: the ilp2 kernel
+# of matmul_float_tiled does at these sizes, 40 is not a multiple of its tile)
+FULL = {"histogram:uniform", "histogram:text", "histogram:weighted", "reed_solomon:tables",
+        "softmax:softmax"}
+
+
+def verdict(h):
+    """What a check found, without how."""
+    return ([(r.first, r.second, r.kind, r.array) for r in h.races],
+            [(r.first, r.second) for r in h.same_value],
+            [(f.kind, f.message, f.blocks) for f in h.faults], h.limits, h.clean)
+
+
+def example_cases():
+    for name, params in EXAMPLES.items():
+        for key, make in load_kernels(f"examples/{name}.py").items():
+            yield pytest.param(name, key, make, params, id=f"{name}:{key}")
+
+
+@pytest.mark.parametrize("name,key,make,params", example_cases())
+def test_the_sliced_check_finds_what_the_full_run_finds_on_every_example(name, key, make,
+                                                                          params):
+    kernel = make() if callable(make) else make
+    full = check(kernel, params, sliced=False)
+    fast = check(kernel, params)
+    assert full.method == "full"
+    assert verdict(fast) == verdict(full)
+    # a fault, or a write-write race (benign or not), needs the full run
+    needs_full = full.faults or full.same_value or \
+        any(r.kind == "write-write" for r in full.races)
+    assert fast.method == ("full" if f"{name}:{key}" in FULL or needs_full else "sliced")
+
+
+def cross_iteration(barrier_at_end: bool, trips_from_block: bool = False):
+    """Each iteration writes s[t], waits, reads s[(t + 1) % 64]: without a barrier at the end of the
+    body, iteration k's read races with iteration k + 1's write (only from 2 trips on)."""
+    k = KernelBuilder("cross_iteration")
+    n = k.param("n")
+    out = k.global_array("out", f32, 64 * 8, intent="out")
+    s = k.shared("s", f32, 64)
+    acc = k.let("acc", 0.0, f32)
+    stop = blockIdx.x if trips_from_block else n
+    with k.range("i", 0, stop):
+        s[threadIdx.x] = 1.0
+        k.syncthreads()
+        acc += s[(threadIdx.x + 1) % 64]
+        if barrier_at_end:
+            k.syncthreads()
+    out[blockIdx.x * 64 + threadIdx.x] = acc
+    k.launch(8, 64)
+    k.defaults(n=16)
+    return k.build()
+
+
+def test_two_iterations_stand_for_all_and_still_show_a_race_between_iterations():
+    racy = check(cross_iteration(False))
+    assert racy.method == "sliced"
+    (race,) = racy.races
+    assert (race.first, race.second, race.kind) == (0, 1, "read-write")
+    assert verdict(racy) == verdict(check(cross_iteration(False), sliced=False))
+    fixed = check(cross_iteration(True))
+    assert fixed.method == "sliced" and fixed.clean
+    # one trip has nothing to race with: 16 iterations or 2 do, 1 does not
+    assert check(cross_iteration(False), {"n": 1}).clean
+    assert not check(cross_iteration(False), {"n": 2}).clean
+
+
+def test_blocks_grouped_by_their_trips_keep_the_ones_that_race():
+    # block x runs x iterations: blocks 0 and 1 are clean, blocks 2..7 race
+    h = check(cross_iteration(False, trips_from_block=True))
+    assert h.method == "sliced"
+    (race,) = h.races
+    assert race.block == (2, 0, 0)
+    assert check(cross_iteration(False, trips_from_block=True), blocks=[0, 1]).clean
+    assert verdict(h) == verdict(check(cross_iteration(False, trips_from_block=True),
+                                       sliced=False))
+
+
+def one_block_differs():
+    """Block 5 reads its neighbour's slot before the barrier: a race in one block of 8."""
+    k = KernelBuilder("one_block_differs")
+    out = k.global_array("out", f32, 8 * 32, intent="out")
+    s = k.shared("s", f32, 32)
+    s[threadIdx.x] = 1.0
+    shift = k.let("shift", (blockIdx.x == 5) * 1, i32)
+    v = k.let("v", s[(threadIdx.x + shift) % 32], f32)
+    k.syncthreads()
+    out[blockIdx.x * 32 + threadIdx.x] = v
+    k.launch(8, 32)
+    return k.build()
+
+
+def test_a_race_in_one_block_of_many_is_found():
+    h = check(one_block_differs())
+    assert h.method == "sliced"
+    (race,) = h.races
+    assert race.block == (5, 0, 0) and race.kind == "read-write"
+
+
+def value_fault(kind: str):
+    """A fault in a value no address needs, in block 6 only."""
+    k = KernelBuilder(f"value_fault_{kind}")
+    out = k.global_array("out", i32, 8 * 32, intent="out")
+    s = k.shared("s", i32, 32)
+    regs = k.local_array("regs", i32, 4)
+    k.write_local(regs, threadIdx.x % 4, 7)
+    s[threadIdx.x] = threadIdx.x
+    k.syncthreads()
+    if kind == "division":
+        value = s[threadIdx.x] // (blockIdx.x - 6)
+    elif kind == "register":
+        value = k.read_local(regs, blockIdx.x - 3) + s[threadIdx.x]
+    else:  # a global index past the end in the last block
+        value = s[threadIdx.x]
+    out[blockIdx.x * 32 + threadIdx.x + (kind == "global") * (blockIdx.x == 7) * 32] = value
+    k.launch(8, 32)
+    return k.build()
+
+
+@pytest.mark.parametrize("kind,message", [
+    ("division", "integer division by zero"),
+    ("register", "register array 'regs' is outside 0..3"),
+    ("global", "out of bounds"),
+])
+def test_faults_in_values_and_global_memory_are_found_and_located(kind, message):
+    h = check(value_fault(kind))
+    (fault,) = h.faults
+    assert message in fault.message
+    assert verdict(h) == verdict(check(value_fault(kind), sliced=False))
+    assert h.method == "full"  # a fault: the full run locates it in every block
+
+
+def test_probes_that_intervals_settle_are_not_run():
+    from smemsim.ranges import BlockRanges, probe_settled
+    from smemsim.slicing import fault_probes, hazard_slices
+    from kernels_ir import resolve_launch
+    import numpy as np
+    kernel = value_fault("register")
+    launch = resolve_launch(kernel, None)
+    ranges = BlockRanges(kernel, launch, np.arange(8))
+    probes = [p for s in kernel.statements() for p in fault_probes(s)]
+    # regs[threadIdx.x % 4] (within 0..3) and the divisor 4 are settled; regs[blockIdx.x - 3]
+    # (-3..4) is not
+    assert sorted(probe_settled(ranges, p) for p in probes) == [False, True, True]
+    hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
+    assert sum(len(v) for v in hs.probes.values()) == 1
