@@ -50,6 +50,7 @@ TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim
 BINARY = {"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!="}
 ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
            ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
+PIPELINE = ("__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior")
 SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
             "__shfl_xor_sync": "xor"}
 # CUDA's math functions -> kernels_ir's names (expr.MATH)
@@ -98,10 +99,20 @@ def import_cuda(path: str, kernel: str | None = None, options: Options | None = 
         source = file.read_bytes()
     except OSError as err:
         raise KernelError(f"cannot read {path}: {err.strerror}") from None
+    # `__align__(N)` is an attribute the grammar does not know: blank it out (lines and
+    # columns stay) and remember N per line for the shared arrays declared there
+    aligns = {}
+
+    def blank(m) -> bytes:
+        aligns[source.count(b"\n", 0, m.start())] = int(m.group(1))
+        return b" " * len(m.group())
+    source = re.sub(rb"__align__\s*\(\s*(\d+)\s*\)", blank, source)
     tree = _parser().parse(source)
     folder = pathlib.Path(out_dir) if out_dir is not None else file.parent
     marker = os.path.relpath(file.resolve(), folder.resolve())
-    return _Module(file, tree.root_node, options or Options(), marker).generate(kernel, defer)
+    module = _Module(file, tree.root_node, options or Options(), marker)
+    module.aligns = aligns
+    return module.generate(kernel, defer)
 
 
 def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
@@ -126,6 +137,7 @@ def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
 class _Module:
     def __init__(self, file: pathlib.Path, root, options: Options, marker: str):
         self.file, self.root, self.options, self.marker = file, root, options, marker
+        self.aligns: dict[int, int] = {}  # line (0-based) -> N of an __align__(N) there
         self.macros: dict[str, str] = {}
         self.defined: set[str] = set()   # the names of #defines (others: file-scope consts)
         self.kernels = []
@@ -311,6 +323,10 @@ class _Var:
     kind: str        # "local", "param", "global", "shared", "register", "constant"
     dtype: str       # IR type name (of the elements of a vector type)
     lanes: int = 1   # 2 or 4 for a vector type: the innermost dimension holds the lanes
+    # kind "smem_address": `unsigned a = __cvta_generic_to_shared(&s[i])`, the (shared
+    # array, indices) it points at; it may only be an inline-PTX operand
+    place: tuple | None = None
+    rank: int = 1    # an array's dimensions (pointer parameters: 1)
 
 
 class _Kernel:
@@ -603,6 +619,11 @@ class _Kernel:
                     self.store_vector(v, ["0"], lanes, d.child_by_field_name("value"), depth,
                                       node)
                     continue
+                place = self.shared_address(d.child_by_field_name("value"))
+                if place is not None:
+                    v = self.declare(target.text.decode(), "smem_address", "u32")
+                    v.place = place
+                    continue
                 value, _ = self.expr(d.child_by_field_name("value"))
                 v = self.declare(target.text.decode(), "local", dtype)
                 self.emit(depth, f'{v.py} = {BUILDER}.let("{target.text.decode()}", {value}, '
@@ -629,8 +650,12 @@ class _Kernel:
                                          "vector type are not supported")
             dims = dims + [str(lanes)]
         align = f", align={lanes * _SIZES[dtype]}" if lanes > 1 and shared else ""
+        declared = self.m.aligns.get(node.start_point[0])
+        if shared and declared is not None and declared != 16:
+            align = f", align={declared}"  # 16 is the builder's default
         if shared and extern:
             v = self.declare(name, "shared", dtype)
+            v.rank = len(dims)
             shape = ", ".join(["None"] + [x for x in dims[1:]])
             self.emit(depth, f'{v.py} = {BUILDER}.dynamic_shared("{name}", "{dtype}", '
                              f'({shape},))', node)
@@ -646,6 +671,7 @@ class _Kernel:
             v = self.declare(name, "register", dtype, lanes)
             self.emit(depth, f'{v.py} = {BUILDER}.local_array("{name}", "{dtype}", {shape})',
                       node)
+        v.rank = len(dims)
         return v
 
     def expression_statement(self, e, depth: int) -> None:
@@ -662,7 +688,13 @@ class _Kernel:
             if fn in ATOMICS:  # its old value unused
                 self.emit(depth, self.call(e)[0], e)
                 return
+            if fn in PIPELINE:
+                self.pipeline(e, fn, depth)
+                return
             raise self.m.error(e, f"call of '{fn}' as a statement is not supported")
+        if e.type == "gnu_asm_expression":
+            self.inline_ptx(e, depth)
+            return
         if e.type == "update_expression":
             target = e.child_by_field_name("argument")
             op = "+" if b"++" in e.text else "-"
@@ -795,6 +827,10 @@ class _Kernel:
             return ("1" if t == "true" else "0"), False
         if t == "identifier":
             v = self.lookup(node.text.decode(), node)
+            if v.kind == "smem_address":
+                raise self.m.error(node, f"'{node.text.decode()}' holds a shared address "
+                                         "(__cvta_generic_to_shared): the importer takes it "
+                                         "only as an inline-PTX operand")
             if v.lanes > 1 and v.kind == "register":
                 raise self.m.error(node, f"`{_short(node)}` is a whole vector: use its "
                                          ".x/.y/.z/.w, or assign it to a vector")
@@ -931,6 +967,161 @@ class _Kernel:
         if v.kind not in ("global", "shared", "register"):
             raise self.m.error(node, f"'{node.text.decode()}' is not an array")
         return v, indices
+
+    # ---- cp.async (inline PTX and the __pipeline_* intrinsics)
+    def shared_address(self, node):
+        """(array, indices) of `__cvta_generic_to_shared(&s[i]...)` (through casts and
+        parentheses) or of a local holding one; else None."""
+        while True:
+            if node.type == "parenthesized_expression":
+                node = node.named_children[0]
+            elif node.type == "cast_expression":
+                node = node.child_by_field_name("value")
+            elif node.type == "call_expression" and \
+                    node.child_by_field_name("function").type == "template_function" and \
+                    node.child_by_field_name("function").child_by_field_name("name").text \
+                    in (b"static_cast", b"reinterpret_cast"):
+                node = node.child_by_field_name("arguments").named_children[0]
+            else:
+                break
+        if node.type == "identifier":
+            v = self.lookup(node.text.decode(), node)
+            return v.place if v.kind == "smem_address" else None
+        if node.type == "call_expression" and node.child_by_field_name("function").text == \
+                b"__cvta_generic_to_shared":
+            args = node.child_by_field_name("arguments").named_children
+            v, indices = self.pointer_place(args[0], node)
+            if v.kind != "shared":
+                raise self.m.error(node, f"`{_short(node)}`: '{v.py}' is not a __shared__ array")
+            return v, indices
+        return None
+
+    def pointer_place(self, node, where) -> tuple[_Var, list[str]]:
+        """(array, indices) of a pointer into an array: `&a[i][j]`, `a + i` or `a`."""
+        while node.type in ("parenthesized_expression", "cast_expression"):
+            node = node.child_by_field_name("value") if node.type == "cast_expression" \
+                else node.named_children[0]
+        if node.type == "pointer_expression" and node.children[0].type == "&" and \
+                node.named_children[0].type == "subscript_expression":
+            return self.indexed(node.named_children[0])
+        offset = "0"
+        if node.type == "binary_expression" and \
+                node.child_by_field_name("operator").type == "+":
+            offset, _ = self.expr(node.child_by_field_name("right"))
+            node = node.child_by_field_name("left")
+        if node.type == "identifier":
+            v = self.lookup(node.text.decode(), node)
+            if v.kind in ("global", "shared") and v.lanes == 1:
+                return v, [offset] + ["0"] * (v.rank - 1)
+        raise self.m.error(where, f"`{_short(where)}`: a copy's address must be &array[index], "
+                                  "array + offset or a __cvta_generic_to_shared of one")
+
+    def copy(self, node, depth: int, dst, src, nbytes: int, bypass: bool) -> None:
+        """One cp.async of `nbytes` from global `src` to shared `dst` ((array, indices))."""
+        (d, d_idx), (g, g_idx) = dst, src
+        if g.kind != "global":
+            raise self.m.error(node, f"`{_short(node)}`: cp.async copies from global memory")
+        size = _SIZES[d.dtype]
+        if nbytes not in (4, 8, 16) or nbytes % size or _SIZES[g.dtype] != size:
+            raise self.m.error(node, f"`{_short(node)}`: cp.async of {nbytes} bytes between "
+                                     f"{g.dtype} and {d.dtype} elements (4, 8 or 16 bytes of "
+                                     "one element size)")
+        index = lambda i: i[0] if len(i) == 1 else f"({', '.join(i)})"
+        flag = ", bypass=True" if bypass else ""
+        self.emit(depth, f"{BUILDER}.cp_async({d.py}, {index(d_idx)}, {g.py}, {index(g_idx)}, "
+                         f"width={nbytes // size}{flag})", node)
+
+    def pipeline(self, e, fn: str, depth: int) -> None:
+        """`__pipeline_memcpy_async(dst, src, bytes)` (4 or 8 bytes: cp.async.ca; 16:
+        cp.async.cg, as cuda_pipeline_helpers.h emits), `__pipeline_commit()`,
+        `__pipeline_wait_prior(n)`."""
+        args = e.child_by_field_name("arguments").named_children
+        if fn == "__pipeline_commit":
+            self.emit(depth, f"{BUILDER}.cp_async_commit()", e)
+        elif fn == "__pipeline_wait_prior":
+            self.emit(depth, f"{BUILDER}.cp_async_wait({self.constant_int(args[0], e)})", e)
+        else:
+            if len(args) != 3:
+                raise self.m.error(e, f"`{_short(e)}`: only __pipeline_memcpy_async(dst, src, "
+                                      "bytes) (no zero fill) is supported")
+            nbytes = self.constant_int(args[2], e)
+            self.copy(e, depth, self.pointer_place(args[0], e), self.pointer_place(args[1], e),
+                      nbytes, nbytes == 16)
+
+    def constant_int(self, node, where) -> int:
+        """A compile-time integer (a literal, or a constant the importer knows)."""
+        text, _ = self.expr(node)
+        try:
+            return int(eval(text, {"__builtins__": {}}, dict(self.known_constants())))
+        except Exception:
+            raise self.m.error(where, f"`{_short(node)}` must be a compile-time integer "
+                                      "here") from None
+
+    def known_constants(self) -> dict:
+        return {_py(k): int(float(_constant(v))) for k, v in self.constants.items()
+                if re.fullmatch(r"-?[0-9.]+", _constant(v))}
+
+    def inline_ptx(self, e, depth: int) -> None:
+        """`asm volatile("...")` of cp.async (ca/cg, commit_group, wait_group, wait_all):
+        each instruction of the template as the builder's; anything else is an error."""
+        template = "".join(
+            n.text.decode() for lit in e.named_children if lit.type in (
+                "string_literal", "concatenated_string")
+            for n in _walk(lit) if n.type in ("string_content", "escape_sequence"))
+        template = template.replace("\\n", " ").replace("\\t", " ")
+        operands = [op for lst in e.named_children if lst.type in (
+            "gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
+            for op in lst.named_children]
+        values = [op.named_children[-1] for op in operands]
+
+        def operand(text: str):
+            m = re.fullmatch(r"%(\d+)", text.strip())
+            if m is None:
+                return None
+            k = int(m.group(1))
+            if k >= len(values):
+                raise self.m.error(e, f"inline PTX names %{k}, which is not an operand")
+            return values[k]
+
+        def number(text: str) -> int:
+            node = operand(text)
+            if node is not None:
+                return self.constant_int(node, e)
+            if not re.fullmatch(r"\d+", text.strip()):
+                raise self.m.error(e, f"`{text.strip()}` in inline PTX: a number expected")
+            return int(text)
+
+        for ins in (i.strip() for i in template.split(";")):
+            if not ins:
+                continue
+            if ins == "cp.async.commit_group":
+                self.emit(depth, f"{BUILDER}.cp_async_commit()", e)
+            elif ins == "cp.async.wait_all":  # PTX: commit_group then wait_group 0
+                self.emit(depth, f"{BUILDER}.cp_async_commit()", e)
+                self.emit(depth, f"{BUILDER}.cp_async_wait(0)", e)
+            elif ins.startswith("cp.async.wait_group"):
+                self.emit(depth, f"{BUILDER}.cp_async_wait("
+                                 f"{number(ins[len('cp.async.wait_group'):])})", e)
+            elif (m := re.fullmatch(r"cp\.async\.(ca|cg)\.shared(?:::cta)?\.global"
+                                    r"(?:\.L2::\w+)?\s+\[([^\]]+)\]\s*,\s*\[([^\]]+)\]"
+                                    r"\s*,\s*([^,]+?)(?:\s*,\s*([^,]+))?", ins)):
+                nbytes = number(m.group(4))
+                if m.group(5) is not None and number(m.group(5)) != nbytes:
+                    raise self.m.error(e, f"`{ins}`: a source size below the copy size (zero "
+                                          "fill) is not supported")
+                dst, src = operand(m.group(2)), operand(m.group(3))
+                if dst is None or src is None:
+                    raise self.m.error(e, f"`{ins}`: addresses must be operands (%n)")
+                place = self.shared_address(dst)
+                if place is None:
+                    raise self.m.error(e, f"`{ins}`: the shared address must be a "
+                                          "__cvta_generic_to_shared(&array[index]) (or a "
+                                          "local holding one)")
+                self.copy(e, depth, place, self.pointer_place(src, e), nbytes,
+                          m.group(1) == "cg")
+            else:
+                raise self.m.error(e, f"inline PTX `{ins}` is not supported by the importer "
+                                      "(cp.async, commit_group, wait_group and wait_all are)")
 
     # ---- vector types
     def vector_place(self, node) -> tuple[_Var, list[str], int] | None:

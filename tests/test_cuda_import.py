@@ -201,6 +201,9 @@ IMPORTED = {
     "imported_persistent_gemm.py": ("persistent_gemm.cu", "persistent_gemm", Options(
         params={"M": "512", "N": "512", "K": "512"},
         lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
+    "imported_cp_async_gemm.py": ("cp_async_gemm.cu", "cp_async_gemm", Options(
+        params={"M": "512", "N": "512", "K": "512"},
+        lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
     "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
         defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
         params={"A_height": "16", "A_width": "16", "B_width": "512"},
@@ -306,3 +309,48 @@ def test_vector_forms(tmp_path):
     from kernels_ir import run
     out = run(kernel, arrays={"in": np.arange(32, dtype=np.float32)})["out"]
     np.testing.assert_array_equal(out, (31 - np.arange(32)) + 3.0 + 5.0 + 0.0)
+
+
+@pytest.mark.parametrize("pad,key", [(0, "gemm"), (4, "padded")])
+def test_cp_async_in_inline_ptx_and_pipeline_intrinsics_equals_the_example(pad, key):
+    """cp_async_gemm.cu copies A with `asm volatile("cp.async.ca.shared.global [%0], [%1],
+    16;" :: "r"(__cvta_generic_to_shared(&As[..])), "l"(&A[..]))` and B with
+    `__pipeline_memcpy_async(&Bs[..], &B[..], 16)`, which cuda_pipeline_helpers.h emits as
+    cp.async.cg: the example's sites and counts, B's copies as .cg (no wavefronts in these
+    counters) where the example has .ca."""
+    from examples.cp_async_gemm import KERNELS
+    cu, name, opts = IMPORTED["imported_cp_async_gemm.py"]
+    opts = Options(defines={"PAD": str(pad)}, params=opts.params, lengths=opts.lengths)
+    r = analyze(imported(str(ROOT / "tests" / "cuda" / cu), name, opts))
+    ex = analyze(KERNELS[key]())
+    assert [(s.array, s.requests) for s in r.sites] == [(s.array, s.requests) for s in ex.sites]
+    assert [s.op for s in r.sites] == ["cp_async", "cp_async_bypass"] * 2 + ["load"] * 2
+    for mine, theirs in zip(r.sites, ex.sites):
+        if mine.op != "cp_async_bypass":
+            assert (mine.op, mine.wavefronts) == (theirs.op, theirs.wavefronts)
+    # PAD 4 doubles the A copies' cost (80-byte rows): 8 wavefronts a request, not 4
+    assert r.site(0).wavefronts_per_request == (8 if pad else 4)
+    assert counts(r) == counts(ex)
+
+
+@pytest.mark.parametrize("body,message", [
+    ('asm volatile("cp.async.ca.shared.global [%0], [%1], 16, 8;" :: "r"(a), "l"(&g[0]));',
+     "zero fill) is not supported"),
+    ('asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0};" : "=r"(x));',
+     "inline PTX `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0}` is not supported"),
+    ('asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(x), "l"(&g[0]));',
+     "the shared address must be a __cvta_generic_to_shared"),
+    ('x = a + 1;', "holds a shared address (__cvta_generic_to_shared)"),
+    ('__pipeline_memcpy_async(&s[0], &g[0], 12);', "cp.async of 12 bytes"),
+])
+def test_unsupported_cp_async_forms_are_located_errors(tmp_path, body, message):
+    cu = tmp_path / "c.cu"
+    cu.write_text("__global__ void c(const float* g) {\n"
+                  "    __shared__ float s[64];\n"
+                  "    unsigned a = __cvta_generic_to_shared(&s[threadIdx.x]);\n"
+                  "    unsigned x = 0;\n"
+                  f"    {body}\n"
+                  "}\n")
+    with pytest.raises(CudaImportError) as err:
+        import_cuda(str(cu), options=Options(grid="1", block="32"))
+    assert message in str(err.value) and "c.cu:5" in str(err.value)

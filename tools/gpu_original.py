@@ -7,7 +7,9 @@ defaults: no pragma is added), and compare ncu's counters with `analyze --as-com
 imported kernel (instructions exactly, wavefronts never below).
 
     python3 tools/gpu_original.py prepare DIR        (here: writes the harnesses)
-    python3 tools/gpu_original.py run DIR OUT_DIR    (on a machine with a GPU, nvcc and ncu)
+    python3 tools/gpu_original.py run DIR OUT_DIR [KERNEL ...]
+                                          (on a machine with a GPU, nvcc and ncu; KERNEL
+                                          names keep only those cases)
 
 A validation driver, not part of the library.
 """
@@ -74,7 +76,7 @@ def prepare(folder: pathlib.Path) -> None:
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
-def run(folder: pathlib.Path, out: pathlib.Path) -> None:
+def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     """Build each harness with nvcc and compare ncu with --as-compiled of the fixture."""
     from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import compare_counts, measure_command
@@ -83,6 +85,8 @@ def run(folder: pathlib.Path, out: pathlib.Path) -> None:
     results = []
     for case in json.loads((folder / "cases.json").read_text()):
         key = case["kernel"]
+        if wanted and key not in wanted:
+            continue
         exe = out / pathlib.Path(case["harness"]).stem
         flags = [f"-D{k}={v}" for k, v in case["defines"].items()]
         build = subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o",
@@ -108,4 +112,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["prepare"]:
         prepare(pathlib.Path(sys.argv[2]))
     else:
-        run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]))
+        run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), sys.argv[4:])
