@@ -1119,9 +1119,63 @@ class _Kernel:
                                           "local holding one)")
                 self.copy(e, depth, place, self.pointer_place(src, e), nbytes,
                           m.group(1) == "cg")
+            elif (m := re.fullmatch(r"(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])"
+                                    r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
+                self.matrix(e, depth, ins, m, operand, len(
+                    [op for lst in e.named_children if lst.type == "gnu_asm_output_operand_list"
+                     for op in lst.named_children]))
             else:
                 raise self.m.error(e, f"inline PTX `{ins}` is not supported by the importer "
-                                      "(cp.async, commit_group, wait_group and wait_all are)")
+                                      "(cp.async, commit_group, wait_group, wait_all, ldmatrix "
+                                      "and stmatrix are)")
+
+    def matrix(self, e, depth: int, ins: str, m, operand, outputs: int) -> None:
+        """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each
+        32-bit output register given its two 16-bit elements (low first); `stmatrix ... [%a],
+        {%r...}` as its stmatrix, each register split the same way."""
+        load, count, trans = m.group(1) == "ldmatrix", int(m.group(2)), m.group(3) is not None
+        parts = re.fullmatch(r"\{([^}]*)\}\s*,\s*\[([^\]]+)\]" if load else
+                             r"\[([^\]]+)\]\s*,\s*\{([^}]*)\}", m.group(4).strip())
+        if parts is None:
+            raise self.m.error(e, f"`{ins}`: operands as {{%r, ...}}, [%a] expected")
+        regs_text, addr_text = parts.groups() if load else parts.groups()[::-1]
+        numbers = [re.fullmatch(r"\s*%(\d+)\s*", r) for r in regs_text.split(",")]
+        addr = operand(addr_text)
+        if addr is None or None in numbers or len(numbers) != count:
+            raise self.m.error(e, f"`{ins}`: {count} register operand(s) and an address "
+                                  "operand (%n) expected")
+        numbers = [int(n.group(1)) for n in numbers]
+        if load and any(k >= outputs for k in numbers):
+            raise self.m.error(e, f"`{ins}`: its registers must be output operands (\"=r\")")
+        regs = [operand(f"%{k}") for k in numbers]
+        place = self.shared_address(addr)
+        if place is None:
+            raise self.m.error(e, f"`{ins}`: the shared address must be a "
+                                  "__cvta_generic_to_shared(&array[index]) (or a local "
+                                  "holding one)")
+        v, indices = place
+        if _SIZES[v.dtype] != 2 or v.lanes != 1:
+            raise self.m.error(e, f"`{ins}`: '{v.py}' holds {v.dtype}; ldmatrix/stmatrix move "
+                                  "16-bit elements (declare it unsigned short)")
+        if v.dtype != "u16":
+            raise self.m.error(e, f"`{ins}`: '{v.py}' is {v.dtype}: declare the array "
+                                  "unsigned short (the IR's ldmatrix moves u16 bits)")
+        index = indices[0] if len(indices) == 1 else f"({', '.join(indices)})"
+        flags = f"matrices={count}" + (", trans=True" if trans else "")
+        if load:
+            frag = f"_frag{self.fresh}"
+            self.fresh += 1
+            self.emit(depth, f"{frag} = {BUILDER}.ldmatrix({v.py}, {index}, {flags})", e)
+            for j, reg in enumerate(regs):
+                self.assign(reg, "=", f"cast({frag}[{2 * j}], u32) | (cast({frag}[{2 * j + 1}], "
+                                      "u32) << 16)", e, depth)
+        else:
+            values = []
+            for reg in regs:
+                word, _ = self.expr(reg)
+                values += [f"cast(({word}) & 0xFFFF, u16)", f"cast(({word}) >> 16, u16)"]
+            self.emit(depth, f"{BUILDER}.stmatrix({v.py}, {index}, [{', '.join(values)}], "
+                             f"{flags})", e)
 
     # ---- vector types
     def vector_place(self, node) -> tuple[_Var, list[str], int] | None:

@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
-    Access, Assign, CommitGroup, CopyAsync, DeclareLocal, Let, LocalStore, Loop, Return, Shuffle,
-    Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
+    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, Let, LocalStore, Loop, Return,
+    Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
 )
 
 
@@ -231,9 +231,11 @@ def fault_probes(s: Stmt) -> tuple[Probe, ...]:
         out.append(Probe(array=s.array, index=s.index))
     # C converts a value to the type it is assigned or stored to
     values = (s.value,) if isinstance(s, (Let, Assign, LocalStore)) else \
-        s.values if isinstance(s, Store) else ()
+        s.values if isinstance(s, Store) else \
+        tuple(v for v in (s.value, s.compare) if v is not None) if isinstance(s, Atomic) \
+        else ()
     target = s.var.dtype if isinstance(s, (Let, Assign)) else \
-        s.array.dtype if isinstance(s, (LocalStore, Store)) else None
+        s.array.dtype if isinstance(s, (LocalStore, Store, Atomic)) else None
     for v in values:
         if v.dtype.is_float and not target.is_float:
             out.append(Probe(Expr(Op.CAST, target, (v,))))

@@ -204,6 +204,9 @@ IMPORTED = {
     "imported_cp_async_gemm.py": ("cp_async_gemm.cu", "cp_async_gemm", Options(
         params={"M": "512", "N": "512", "K": "512"},
         lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
+    "imported_ldmatrix_tile.py": ("ldmatrix_tile.cu", "ldmatrix_tile", Options(
+        params={"tiles": "132"},
+        lengths={"src": "tiles * 4096", "frags": "tiles * 2048", "out": "tiles * 4096"})),
     "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
         defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
         params={"A_height": "16", "A_width": "16", "B_width": "512"},
@@ -354,3 +357,46 @@ def test_unsupported_cp_async_forms_are_located_errors(tmp_path, body, message):
     with pytest.raises(CudaImportError) as err:
         import_cuda(str(cu), options=Options(grid="1", block="32"))
     assert message in str(err.value) and "c.cu:5" in str(err.value)
+
+
+@pytest.mark.parametrize("swizzle,key,per_request", [(1, "roundtrip", 4), (0, "rowmajor", 32)])
+def test_ldmatrix_and_stmatrix_in_inline_ptx_equal_the_example(swizzle, key, per_request):
+    """ldmatrix_tile.cu: `asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1,
+    %2, %3}, [%4];" : "=r"(f0), ... : "r"(addr))` on a __cvta_generic_to_shared address and
+    stmatrix.x4 of the four registers: the example's ldmatrix (and stmatrix) counts, swizzled
+    (4 wavefronts a request, the ideal) and row-major (32: 8 rows in the same 4 banks)."""
+    from examples.ldmatrix_tile import KERNELS
+    cu, name, opts = IMPORTED["imported_ldmatrix_tile.py"]
+    opts = Options(defines={"SWIZZLE": str(swizzle)}, params=opts.params, lengths=opts.lengths)
+    r = analyze(imported(str(ROOT / "tests" / "cuda" / cu), name, opts))
+    ex = analyze(KERNELS[key]())
+    mine = [(s.op, s.matrices, s.requests, s.wavefronts) for s in r.sites
+            if s.op in ("ldmatrix", "stmatrix")]
+    theirs = [(s.op, s.matrices, s.requests, s.wavefronts) for s in ex.sites
+              if s.op in ("ldmatrix", "stmatrix")]
+    assert mine[:len(theirs)] == theirs and mine[0] == ("ldmatrix", 4, 2112, 2112 * per_request)
+    text = import_cuda(str(ROOT / "tests" / "cuda" / cu), name, opts)
+    assert "kb.ldmatrix(tile, place, matrices=4)" in text
+    assert "f0.set(cast(_frag0[0], u32) | (cast(_frag0[1], u32) << 16))" in text
+
+
+def test_the_imported_ldmatrix_fragments_are_the_tile_elements():
+    """The interpreter runs the imported kernel: each lane's registers hold the elements
+    ldmatrix gives it (two 16-bit elements per register, the lower first), and stmatrix
+    rebuilds the tile."""
+    from kernels_ir import run
+    cu, name, opts = IMPORTED["imported_ldmatrix_tile.py"]
+    opts = Options(defines={"SWIZZLE": "1"}, params={"tiles": "1"}, lengths=opts.lengths)
+    kernel = imported(str(ROOT / "tests" / "cuda" / cu), name, opts)
+    src = (np.arange(4096, dtype=np.uint32) * 40503 % 65536).astype(np.uint16)
+    out = run(kernel, {"tiles": 1}, {"src": src})
+    e = np.arange(4096)
+    r, c = e // 64, e % 64 // 8
+    swizzled = np.empty_like(src)
+    swizzled[r * 64 + (c ^ r % 8) * 8 + e % 8] = src  # the staged tile, copied out linearly
+    assert np.array_equal(out["out"], swizzled)
+    frags = out["frags"].reshape(4, 4, 32, 4)   # warp, kk, lane, register
+    lane, kk, warp = 5, 2, 1                     # matrix 0: rows 16w..16w+7, chunk 2kk
+    row, col = 16 * warp + lane // 4, 2 * kk * 8 + 2 * (lane % 4)  # of the logical tile
+    word = frags[warp, kk, lane, 0]
+    assert (word & 0xFFFF, word >> 16) == (src[row * 64 + col], src[row * 64 + col + 1])
