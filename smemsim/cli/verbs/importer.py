@@ -7,7 +7,6 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...cuda_import import import_cuda
 from ...loader import load_kernels, select
 from .. import jsonout
 from ..common import EXIT_OK, print_json, say
@@ -33,6 +32,7 @@ def execute(args, console: Console) -> int:
     here, not later."""
     options = cuda_options(args, with_params=True)
     out_dir = str(pathlib.Path(args.output).parent) if args.output else None
+    from ...cuda_import import import_cuda  # here: other verbs start without it
     text = import_cuda(args.file, args.kernel, options, out_dir=out_dir)
     chosen = select(load_kernels(args.file, options), args.kernel)
     for make in chosen.values():
