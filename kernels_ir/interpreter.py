@@ -676,18 +676,20 @@ class _Machine(Evaluator):
 
     def _track(self, s: Access, idx: np.ndarray, first: np.ndarray) -> None:
         """What a full run checks of a shared access's bytes, without their values."""
-        size = s.array.dtype.size
         if isinstance(s, CopyAsync):
-            self._check_settled(s, first, s.width, reading=False)
-            self.in_flight[(first[:, None] * size + np.arange(s.width * size)).ravel()] += 1
-            self.copies.append(dict(stmt=s, threads=idx.copy(),
-                                    group=self.copy_group[idx].copy(), first=first,
-                                    values=None))
+            self._issue_copy(s, idx, first, None)
         elif isinstance(s, Store):
             self._check_settled(s, first, s.width, reading=False)
-            self.written[(first[:, None] * size + np.arange(s.width * size)).ravel()] = True
+            self.written[self._bytes(s, first, s.width)] = True
         else:  # a load or an atomic reads the bytes
             self._check_written(s, first, s.width)
+
+    @staticmethod
+    def _bytes(s, first: np.ndarray, elements: int) -> np.ndarray:
+        """Byte indices (into the blocks' windows) of `elements` elements of `s`'s array
+        from each lane's `first` element."""
+        size = s.array.dtype.size
+        return (first[:, None] * size + np.arange(elements * size)).ravel()
 
     def _shared_elements(self, s, idx: np.ndarray, offset: np.ndarray, values=None):
         """The typed view of shared memory and each lane's element indices into it (a store
@@ -809,9 +811,13 @@ class _Machine(Evaluator):
             self.observer(GlobalAccess(s, idx, src_offset))
         values = self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
         _, first = self._shared_elements(s, idx, offset)
+        self._issue_copy(s, idx, first, values)
+
+    def _issue_copy(self, s: CopyAsync, idx: np.ndarray, first: np.ndarray, values) -> None:
+        """Put a copy in flight until its group is waited for (`values` None: a check's run
+        follows the bytes, not what they hold)."""
         self._check_settled(s, first, s.width, reading=False)
-        size = s.array.dtype.size
-        self.in_flight[(first[:, None] * size + np.arange(s.width * size)).ravel()] += 1
+        self.in_flight[self._bytes(s, first, s.width)] += 1
         self.copies.append(dict(stmt=s, threads=idx.copy(), group=self.copy_group[idx].copy(),
                                 first=first, values=values))
 
@@ -828,12 +834,11 @@ class _Machine(Evaluator):
             done = waiting[threads] & (c["group"] < self.copy_group[threads] - s.pending)
             if done.any():
                 stmt = c["stmt"]
-                size = stmt.array.dtype.size
                 memory = self.shared.view(stmt.array.dtype.storage)
                 first = c["first"][done]
                 if c["values"] is not None:  # None: a check's run tracks bytes, not values
                     memory[first[:, None] + np.arange(stmt.width)] = c["values"][done]
-                nbytes = (first[:, None] * size + np.arange(stmt.width * size)).ravel()
+                nbytes = self._bytes(stmt, first, stmt.width)
                 self.written[nbytes] = True
                 self.in_flight[nbytes] -= 1
             if not done.all():
@@ -954,14 +959,11 @@ class _Machine(Evaluator):
         memory, first, rows, dense, lane = self._matrix_rows(s, idx)
         if self.partial is not None and self.partial.statements is not None:
             if self.partial.track:
-                size = s.array.dtype.size
-                self.written[(first[:, None] * size + np.arange(8 * size)).ravel()] = True
+                self.written[self._bytes(s, first, 8)] = True
             return
         values = np.stack([convert(self.eval(v, idx), s.array.dtype) for v in s.values], 1)
         memory[self._matrix_elements(s, rows, dense, lane)] = values
-        size = s.array.dtype.size
-        written = (first[:, None] * size + np.arange(8 * size)).ravel()
-        self.written[written] = True
+        self.written[self._bytes(s, first, 8)] = True
 
     def _store(self, s: Store, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
@@ -974,9 +976,7 @@ class _Machine(Evaluator):
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset, values)
             self._check_settled(s, first, s.width, reading=False)
-            size = array.dtype.size
-            written = (first[:, None] * size + np.arange(s.width * size)).ravel()
-            self.written[written] = True
+            self.written[self._bytes(s, first, s.width)] = True
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:

@@ -932,7 +932,7 @@ class _Kernel:
             raise self.m.error(node, f"`{_short(node)}`: an atomic takes &array[index] and "
                                      f"{'compare, value' if kind == 'cas' else 'a value'}")
         v, indices = self.indexed(args[0].named_children[0])
-        index = indices[0] if len(indices) == 1 else f"({', '.join(indices)})"
+        index = _index_tuple(indices)
         rest = [self.expr(a)[0] for a in args[1:]]
         extra = f', compare={rest[0]}' if kind == "cas" else ""
         return (f'{BUILDER}.atomic({v.py}, {index}, "{kind}", {rest[-1]}{extra})',
@@ -1026,10 +1026,9 @@ class _Kernel:
             raise self.m.error(node, f"`{_short(node)}`: cp.async of {nbytes} bytes between "
                                      f"{g.dtype} and {d.dtype} elements (4, 8 or 16 bytes of "
                                      "one element size)")
-        index = lambda i: i[0] if len(i) == 1 else f"({', '.join(i)})"
         flag = ", bypass=True" if bypass else ""
-        self.emit(depth, f"{BUILDER}.cp_async({d.py}, {index(d_idx)}, {g.py}, {index(g_idx)}, "
-                         f"width={nbytes // size}{flag})", node)
+        self.emit(depth, f"{BUILDER}.cp_async({d.py}, {_index_tuple(d_idx)}, {g.py}, "
+                         f"{_index_tuple(g_idx)}, width={nbytes // size}{flag})", node)
 
     def pipeline(self, e, fn: str, depth: int) -> None:
         """`__pipeline_memcpy_async(dst, src, bytes)` (4 or 8 bytes: cp.async.ca; 16:
@@ -1072,6 +1071,7 @@ class _Kernel:
         operands = [op for lst in e.named_children if lst.type in (
             "gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
             for op in lst.named_children]
+        outputs = sum(op.type == "gnu_asm_output_operand" for op in operands)
         values = [op.named_children[-1] for op in operands]
 
         def operand(text: str):
@@ -1121,9 +1121,7 @@ class _Kernel:
                           m.group(1) == "cg")
             elif (m := re.fullmatch(r"(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])"
                                     r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
-                self.matrix(e, depth, ins, m, operand, len(
-                    [op for lst in e.named_children if lst.type == "gnu_asm_output_operand_list"
-                     for op in lst.named_children]))
+                self.matrix(e, depth, ins, m, operand, outputs)
             else:
                 raise self.m.error(e, f"inline PTX `{ins}` is not supported by the importer "
                                       "(cp.async, commit_group, wait_group, wait_all, ldmatrix "
@@ -1160,7 +1158,7 @@ class _Kernel:
         if v.dtype != "u16":
             raise self.m.error(e, f"`{ins}`: '{v.py}' is {v.dtype}: declare the array "
                                   "unsigned short (the IR's ldmatrix moves u16 bits)")
-        index = indices[0] if len(indices) == 1 else f"({', '.join(indices)})"
+        index = _index_tuple(indices)
         flags = f"matrices={count}" + (", trans=True" if trans else "")
         if load:
             frag = f"_frag{self.fresh}"
@@ -1317,6 +1315,11 @@ class _Kernel:
             return
         self.emit(depth, f'{v.py}.store(({", ".join(indices)},), [{", ".join(parts)}], '
                          f'width={lanes})', node)
+
+
+def _index_tuple(indices: list[str]) -> str:
+    """The builder's index argument: one expression, or a tuple of them."""
+    return indices[0] if len(indices) == 1 else f"({', '.join(indices)})"
 
 
 def _zeros(init) -> bool:

@@ -479,8 +479,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial)
         except (KernelRuntimeError, _IntervalTooLarge) as err:
             if size > 1:  # find the blocks that fault (or overflow) among these
-                step = -(-size // 4)
-                pending[:0] = [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
+                pending[:0] = _quarters(lo, size)
                 continue
             kind = _classify(err) if isinstance(err, KernelRuntimeError) else "incomplete"
             key = (kind, str(getattr(err, "loc", "")))
@@ -537,8 +536,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
         except _IntervalTooLarge:
             if size == 1:
                 return None
-            step = -(-size // 4)
-            pending[:0] = [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
+            pending[:0] = _quarters(lo, size)
             continue
         scan(rec, rec.take())
         if progress:
@@ -556,6 +554,12 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
     except KernelRuntimeError:
         return None
     return found
+
+
+def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
+    """The range (lo, size) of blocks in four (lo, size) parts, to run again apart."""
+    step = -(-size // 4)
+    return [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
 
 
 def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,
