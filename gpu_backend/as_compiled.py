@@ -48,7 +48,7 @@ from smemsim.analysis import Report, _assemble, _site_rows, class_totals
 from smemsim.arch import require_instructions
 from smemsim.banks import rules_for
 from smemsim.slicing import references
-from smemsim.trace import Trace, trace_launch
+from smemsim.trace import LOOP_LIMIT, Trace, trace_launch
 
 from .compile import compile_kernel
 
@@ -84,9 +84,10 @@ class Joined:
 
 
 def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arrays=None,
-                        seed: int = 0, compiled=None) -> Report:
+                        seed: int = 0, compiled=None, loop_limit: int = LOOP_LIMIT) -> Report:
     """The analysis of what NVRTC emits for `kernel` on `arch` (see the module docstring);
-    `compiled` is the original kernel's Compiled, if already at hand."""
+    `compiled` is the original kernel's Compiled, if already at hand; `loop_limit` as for
+    smemsim.analyze."""
     a, rules = rules_for(require_instructions(kernel, arch))
     original = compiled if compiled is not None else compile_kernel(kernel, arch)
     notes: list[str] = []
@@ -117,7 +118,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     joined = _joined(written, c, hoists)
     analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
     launch = resolve_launch(analysed, params)
-    tr = trace_launch(analysed, launch, arrays, seed)
+    tr = trace_launch(analysed, launch, arrays, seed, loop_limit)
     widths, site_notes = _count(written, c, origin, tr, hoists, joined)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}

@@ -152,15 +152,22 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
 
 def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
-        observer: Observer | None = None, partial: PartialRun | None = None
-        ) -> dict[str, np.ndarray]:
+        observer: Observer | None = None, partial: PartialRun | None = None,
+        loop_limit: int = MAX_LOOP_ITERATIONS) -> dict[str, np.ndarray]:
     """Execute one launch; return every global array after it (inputs copied, never changed).
 
     Arrays not given are made by `make_arrays(launch, seed)`. With `partial`, only part of
-    the launch runs (see PartialRun) and no global arrays are made or returned.
+    the launch runs (see PartialRun) and no global arrays are made or returned. A loop that
+    runs `loop_limit` iterations in one entry faults as endless, unless it is counted
+    (Loop.counted) and its closed form says when it ends: it may then run up to
+    MAX_LOOP_ITERATIONS.
     """
+    if not 1 <= loop_limit <= MAX_LOOP_ITERATIONS:
+        raise KernelError(f"loop_limit must be 1 to {MAX_LOOP_ITERATIONS:,}, got {loop_limit}",
+                          kernel=kernel.name)
     launch = resolve_launch(kernel, params)
     machine = _Machine(launch, arrays or {}, seed, observer, partial)
+    machine.loop_limit = loop_limit
     machine.execute()
     return machine.globals
 
@@ -170,6 +177,7 @@ class _Machine(Evaluator):
                  observer: Observer | None, partial: PartialRun | None = None):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
         self.partial = partial
+        self.loop_limit = MAX_LOOP_ITERATIONS
         k = self.kernel
         self.tpb = launch.threads_per_block
         blocks = np.arange(launch.num_blocks, dtype=np.int64) if partial is None or \
@@ -371,7 +379,7 @@ class _Machine(Evaluator):
                     limit = 2
         self.loop_stack.append(var)
         try:
-            active, first, count = idx, True, 0
+            active, first, count, ceiling = idx, True, 0, self.loop_limit
             while active.size:
                 if self.any_exited:
                     active = active[~self.exited[active]]
@@ -390,9 +398,15 @@ class _Machine(Evaluator):
                                     np.flatnonzero(self.eval(s.step, active) == 0)[:1])
                 self.iterations[var][active] += 1
                 count += 1
-                if count > MAX_LOOP_ITERATIONS:
-                    raise LaneFault(f"loop '{var.name}' ran {count} iterations without ending",
-                                    np.zeros(1, np.int64))
+                if count > ceiling:
+                    left = self._closed_form_trips(s, active, start=self.vars[var][active]) \
+                        if ceiling < MAX_LOOP_ITERATIONS else None
+                    if left is None:
+                        raise LaneFault(f"loop '{var.name}' ran {count:,} iterations without "
+                                        f"ending{self._limit_note(ceiling)}",
+                                        np.zeros(1, np.int64))
+                    # a counted loop that ends: run it out, up to the interpreter's limit
+                    ceiling = min(MAX_LOOP_ITERATIONS, count + int(left.max()))
         except LaneFault as fault:
             lanes = fault.lanes
             where = active if active.size else idx
@@ -422,8 +436,8 @@ class _Machine(Evaluator):
             trips[active] += 1
             if not self._advance(s, lanes):
                 return False  # the normal path reports the endless loop
-            if trips.max() > MAX_LOOP_ITERATIONS:
-                return False
+            if trips.max() > self.loop_limit:
+                return False  # the normal path reports it
         if trips.min() != trips.max():
             return False
         self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
@@ -583,8 +597,10 @@ class _Machine(Evaluator):
             self.vars[var][lanes] = self.vars[var][lanes] + step
         return True
 
-    def _closed_form_trips(self, s: Loop, idx: np.ndarray) -> np.ndarray | None:
-        """Trip counts of `for (v = a; v < b; v += c)` (or <=, >, >=) without iterating.
+    def _closed_form_trips(self, s: Loop, idx: np.ndarray, start: np.ndarray | None = None
+                           ) -> np.ndarray | None:
+        """Trip counts of `for (v = a; v < b; v += c)` (or <=, >, >=) without iterating
+        (from `start`, the variable's values now, instead of a: the trips left).
 
         None when the loop has another shape, or when its variable could wrap around.
         """
@@ -592,9 +608,18 @@ class _Machine(Evaluator):
             return None
         compared = promote(s.var.dtype, s.cond.src[1].dtype)
         stop = convert(self.eval(s.cond.src[1], idx), compared).astype(np.int64)
-        return trip_count(s.cond.op, self.eval(s.start, idx).astype(np.int64), stop,
+        begin = self.eval(s.start, idx) if start is None else start
+        return trip_count(s.cond.op, begin.astype(np.int64), stop,
                           self.eval(s.step, idx).astype(np.int64), s.do_while, s.var.dtype,
                           compared)
+
+    @staticmethod
+    def _limit_note(ceiling: int) -> str:
+        """Why a loop stopped at `ceiling` iterations, when that is run()'s loop_limit."""
+        if ceiling == MAX_LOOP_ITERATIONS:
+            return ""
+        return (f" (the limit for one entry of a loop whose end has no closed form, "
+                f"loop_limit or `--loop-limit`, is {ceiling:,})")
 
     def _return(self, s: Return, idx: np.ndarray) -> None:
         self.exited[idx] = True

@@ -17,7 +17,7 @@ from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_laun
 
 from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
-from .trace import Trace, Where, trace_launch
+from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ class Report:
 
 def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             arch: str = "sm_90", arrays=None, seed: int = 0,
-            widths: Mapping[int, int] | None = None) -> Report:
+            widths: Mapping[int, int] | None = None, loop_limit: int = LOOP_LIMIT) -> Report:
     """Exact whole-launch shared-memory counts for one launch of `kernel`.
 
     `params` maps the kernel's parameter names to values; those not given take the kernel's
@@ -165,10 +165,12 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     address); a
     width of 0 drops a site the compiler folded into another. To count what NVRTC emits,
     `gpu_backend.as_compiled.analyze_as_compiled` compiles the kernel and chooses the widths.
+    A loop whose end has no closed form faults after `loop_limit` iterations of one entry
+    (trace.LOOP_LIMIT).
     """
     a, rules = rules_for(require_instructions(kernel, arch))
     launch = resolve_launch(kernel, params)
-    tr = trace_launch(kernel, launch, arrays, seed)
+    tr = trace_launch(kernel, launch, arrays, seed, loop_limit)
     return _assemble(kernel, a.name, rules, tr, _site_rows(kernel, a.name, tr,
                                                             dict(widths or {})))
 

@@ -28,7 +28,7 @@ from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
 from .arch import get_arch
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import hazard_slices
-from .trace import CHUNK_THREADS
+from .trace import CHUNK_THREADS, LOOP_LIMIT
 
 if TYPE_CHECKING:  # annotations only
     import networkx as nx
@@ -187,8 +187,11 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
 # ---------------------------------------------------------------- the dynamic pass
 
 class _Recorder:
-    def __init__(self, launch, blocks: np.ndarray, scan):
+    def __init__(self, launch, blocks: np.ndarray, scan, pairs):
         self.scan = scan  # scan(recorder, records) of completed barrier intervals
+        # only the sites of some pair the barrier graph says may race are recorded: a race
+        # is reported only for such a pair (the reads of a GEMM's inner loop are in none)
+        self.sites = frozenset(site for pair in pairs for site in pair)
         self.blocks = blocks  # the grid's linear block ids this run has, by dense index
         self.rows = 0
         self.tpb = launch.threads_per_block
@@ -213,6 +216,8 @@ class _Recorder:
         if not isinstance(event, SharedAccess):
             return
         s = event.stmt
+        if s.site not in self.sites:
+            return
         nbytes = s.access_bytes
         block = self.blocks[event.threads // self.tpb]
         # one row per 4-byte word a lane touches, with the mask of its bytes (a word, not a
@@ -397,6 +402,8 @@ def _classify(err: KernelRuntimeError) -> str:
         return "uninitialized_read"
     if "cp.async to it is still in flight" in text:
         return "copy_in_flight"
+    if "iterations without ending" in text:
+        return "endless_loop"
     return "other"
 
 
@@ -434,7 +441,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
           arch: str = "sm_90", arrays=None, seed: int = 0, registers: int | None = None,
           max_races: int = 20, blocks=None,
           progress: Callable[[int, int], None] | None = None,
-          sliced: bool = True) -> HazardReport:
+          sliced: bool = True, loop_limit: int = LOOP_LIMIT) -> HazardReport:
     """Run one launch looking for every hazard; return them all (the CLI exits non-zero).
 
     `blocks` limits the run to those linear block ids (x + gx * (y + gy * z)). Blocks share
@@ -443,7 +450,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     single blocks; so every faulting block is found, each distinct fault (kind and
     statement) is reported once with the number of blocks that hit it (at most MAX_FAULTS
     of them; the search stops after MAX_FAULT_BLOCKS faulting blocks, and says so).
-    `progress(blocks done, blocks)` follows the chunks.
+    `progress(blocks done, blocks)` follows the chunks. A loop whose end has no closed form
+    faults after `loop_limit` iterations of one entry (trace.LOOP_LIMIT).
 
     First (unless `sliced` is False) it tries the address-only runs of slicing.HazardSlices,
     which find the same hazards without computing values; it runs every block with its
@@ -456,7 +464,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     pairs = concurrent_site_pairs(kernel)
     chosen = _chosen_blocks(kernel, launch, blocks)
     if sliced:
-        races = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress)
+        races = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
+                                 loop_limit)
         if races is not None:
             return HazardReport(kernel.name, dict(launch.params),
                                 tuple(r for r in races if not r.benign), (),
@@ -473,10 +482,11 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     while pending:
         lo, size = pending.pop(0)
         part = chosen[lo:lo + size]
-        rec = _Recorder(launch, part, scan)
+        rec = _Recorder(launch, part, scan, pairs)
         partial = None if part.size == launch.num_blocks else PartialRun(blocks=part)
         try:
-            run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial)
+            run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial,
+                loop_limit=loop_limit)
         except (KernelRuntimeError, _IntervalTooLarge) as err:
             if size > 1:  # find the blocks that fault (or overflow) among these
                 pending[:0] = _quarters(lo, size)
@@ -506,7 +516,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
 
 
 def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_races: int,
-                     progress) -> list[Race] | None:
+                     progress, loop_limit: int) -> list[Race] | None:
     """The races of the launch from the two address-only runs, or None where they cannot
     stand for a full run (see `check`)."""
     ranges = BlockRanges(kernel, launch, chosen)
@@ -527,10 +537,11 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
     while pending:
         lo, size = pending.pop(0)
         part = reps[lo:lo + size]
-        rec = _Recorder(launch, part, scan)
+        rec = _Recorder(launch, part, scan, pairs)
         try:
             run(kernel, params, None, observer=rec, partial=PartialRun(
-                statements=hs.shared, blocks=part, track=True, truncate=hs.truncate))
+                statements=hs.shared, blocks=part, track=True, truncate=hs.truncate),
+                loop_limit=loop_limit)
         except KernelRuntimeError:
             return None
         except _IntervalTooLarge:
@@ -548,7 +559,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
             part = chosen[at:at + per_run]
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
-                probes=hs.probes))
+                probes=hs.probes), loop_limit=loop_limit)
             if progress:
                 progress(reps.size + at + part.size, total)
     except KernelRuntimeError:

@@ -15,11 +15,9 @@ than POOL_WORTH_S in one process; with one job, or one item, everything runs her
 """
 from __future__ import annotations
 
-import multiprocessing
 import os
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from typing import Callable, Sequence
 
 from kernels_ir import KernelError
@@ -65,6 +63,8 @@ def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
 
 def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total: int
               ) -> list:
+    # here, not at the top: multiprocessing costs every CLI call ~20 ms of start-up
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context()) as ex:
         futures = [ex.submit(fn, item) for item in items]
         pending, done = set(futures), before
@@ -82,6 +82,7 @@ def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total
 
 
 def _context():
+    import multiprocessing
     methods = multiprocessing.get_all_start_methods()
     if "fork" in methods and threading.active_count() == 1:
         return multiprocessing.get_context("fork")  # the fastest, and safe with one thread

@@ -27,6 +27,12 @@ WARP = 32
 # the trace runs at most this many threads at a time (blocks in chunks), so no launch is too
 # large for it and memory stays bounded
 CHUNK_THREADS = 1 << 20
+# Iterations of one entry of a loop whose end has no closed form (a while loop, `i >= 0`)
+# after which an analysis (the trace, the check) calls it endless: the interpreter runs a
+# few thousand iterations a second, so an endless loop is reported in seconds, not after the
+# ~15 minutes of the interpreter's own limit (kernels_ir MAX_LOOP_ITERATIONS). Counted loops
+# are not held to it (kernels_ir.run's loop_limit).
+LOOP_LIMIT = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -165,8 +171,9 @@ class _Collector:
         return SiteTrace(site, *parts, iterations, grid)
 
 
-def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> Trace:
-    """Trace every shared access site of one launch."""
+def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
+                 loop_limit: int = LOOP_LIMIT) -> Trace:
+    """Trace every shared access site of one launch (see LOOP_LIMIT for `loop_limit`)."""
     sl = slice_kernel(kernel)
     collector = _Collector(launch, deduplicate=not sl.data_dependent)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
@@ -177,7 +184,8 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
             chunk = blocks[at:at + per_run]
             collector.start_run(chunk, np.ones(chunk.size, np.int64))
             arrays = run(kernel, dict(launch.params), arrays, seed=seed, observer=collector,
-                         partial=None if chunk.size == blocks.size else PartialRun(blocks=chunk))
+                         partial=None if chunk.size == blocks.size else PartialRun(blocks=chunk),
+                         loop_limit=loop_limit)
         # run on data, requests rarely repeat: cost them all rather than sort them
         sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
         return Trace(launch, sites, sl, "full", int(blocks.size))
@@ -189,7 +197,8 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> 
                                 {loop: t[chunk] for loop, t in totals.items()})
             partial = PartialRun(statements=vs.statements, collapse=vs.collapsible,
                                  blocks=blocks[chunk], summed=frozenset(totals))
-            run(variant, dict(launch.params), observer=collector, partial=partial)
+            run(variant, dict(launch.params), observer=collector, partial=partial,
+                loop_limit=loop_limit)
         runs += int(blocks.size)
     sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
     return Trace(launch, sites, sl, "sliced", runs)

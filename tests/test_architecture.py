@@ -87,6 +87,27 @@ def test_only_the_command_knows_rich_and_json_and_only_gpu_backend_cuda(path):
             assert own == 2, where
 
 
+def test_a_verb_loads_only_what_it_runs():
+    """Start-up (#15): `analyze` of a kernels file imports neither the hazard check, the
+    sweep, the CUDA importer, networkx, numba nor multiprocessing; `check` does load its
+    hazard module. (What each costs: docs/performance.md.)"""
+    import subprocess
+    import sys
+    code = ("import io, sys; from rich.console import Console; from smemsim.cli import run; "
+            "assert run(sys.argv[1:], Console(file=io.StringIO())) == 0; "
+            "print(' '.join(sorted(sys.modules)))")
+    heavy = {"smemsim.hazards", "smemsim.sweep", "smemsim.fix", "smemsim.cuda_import",
+             "networkx", "numba", "multiprocessing", "concurrent.futures"}
+    loaded = set(subprocess.run([sys.executable, "-c", code, "analyze", "transpose",
+                                 "--kernel", "naive"], check=True, capture_output=True,
+                                text=True, cwd=ROOT).stdout.split())
+    assert "smemsim.analysis" in loaded and not heavy & loaded, sorted(heavy & loaded)
+    loaded = set(subprocess.run([sys.executable, "-c", code, "check", "transpose",
+                                 "--kernel", "naive"], check=True, capture_output=True,
+                                text=True, cwd=ROOT).stdout.split())
+    assert "smemsim.hazards" in loaded and "smemsim.cuda_import" not in loaded
+
+
 # ------------------------------------------------------------------ a new statement kind
 
 @dataclass(frozen=True, eq=False)

@@ -150,6 +150,9 @@ def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
     assert json.loads(text)["results"][0]["kernels"] == ["multiply"]
     code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel")
     assert code == 2 and "seed004.cu" in err and "-D TILE_SIZE=VALUE" in err
+    # the CUDA file's options on a kernels file are an error, not ignored
+    code, out_, err = cli_streams("analyze", str(out), "-D", "TILE=8", "--length", "A=64")
+    assert code == 2 and "-D, --length: only for a CUDA file (.cu)" in err
 
 
 def test_seed000_square_tiling_as_written_equals_the_example():

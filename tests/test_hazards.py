@@ -184,6 +184,27 @@ def test_concurrent_pairs_come_from_the_barrier_graph():
     assert concurrent_site_pairs(exchange(True)) == ((0, 0),)
 
 
+def test_the_check_records_only_sites_of_pairs_that_may_race():
+    """Seed 003's tiled GEMM: the tile loads (sites 2, 3: line 58) come after the barrier
+    that follows the stores and before the next one, so they share an interval with no
+    write; the recorder keeps none of their rows (the full check's 11 s -> 1.3 s,
+    docs/performance.md), only the stores' (sites 0, 1)."""
+    import numpy as np
+
+    from examples.matmul_float_tiled import KERNELS
+    from kernels_ir import PartialRun, resolve_launch, run
+    from smemsim.hazards import _Recorder
+    kernel = KERNELS["tiled"]()
+    pairs = concurrent_site_pairs(kernel)
+    assert pairs == ((0, 0), (0, 1), (1, 1))
+    launch = resolve_launch(kernel, {})
+    scanned = []
+    rec = _Recorder(launch, np.array([0]), lambda r, rows: scanned.append(rows), pairs)
+    run(kernel, dict(launch.params), observer=rec, partial=PartialRun(blocks=np.array([0])))
+    rows = np.concatenate(scanned + [rec.take()])
+    assert sorted(set(rows[:, 4].tolist())) == [0, 1]
+
+
 # ---------------------------------------------------------------- fuzzing
 
 @st.composite
@@ -334,6 +355,28 @@ def test_a_loop_without_end_stops_the_check_with_its_location(monkeypatch):
     assert fault.kind == "incomplete" and not h.clean
     assert "check stopped at" in fault.message and "i=" in fault.message
     assert "A loop that never ends, or never reaches a __syncthreads()?" in fault.message
+
+
+def test_a_loop_with_no_closed_form_end_is_endless_after_the_loop_limit():
+    """Only reads in the loop (no pair may race, so nothing is recorded and no memory bound
+    stops it): the loop limit reports it, at its line, in every block, for check and
+    analyze alike."""
+    from smemsim import analyze
+    k = KernelBuilder("endless_reads")
+    s = k.shared("s", f32, 64)
+    out = k.global_array("out", f32, 64, intent="out")
+    s[threadIdx.x] = 1.0
+    k.syncthreads()
+    with k.loop("i", 0, lambda i: i >= 0, update=lambda i: i + 1):
+        out[threadIdx.x] = s[threadIdx.x] + 1.0
+    k.launch(2, 64)
+    kernel = k.build()
+    h = check(kernel, loop_limit=100)
+    (fault,) = h.faults
+    assert (fault.kind, fault.blocks) == ("endless_loop", 2) and not h.clean
+    assert "loop 'i' ran 101 iterations without ending" in fault.message
+    with pytest.raises(KernelRuntimeError, match="ran 101 iterations without ending"):
+        analyze(kernel, loop_limit=100)
 
 
 def _two_faults():

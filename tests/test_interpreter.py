@@ -116,6 +116,30 @@ def test_loops_do_while_negative_step_and_per_lane_bounds():
     assert run(k.build())["out"].tolist() == [1 + 22 + 1000 * t for t in range(8)]
 
 
+def test_loop_limit_holds_loops_with_no_closed_form_end_only():
+    """loop_limit=50: a counted for-loop of 100 trips per lane (plus the lane) runs out; a
+    loop doubling its variable (no closed form) that needs 7 trips runs; one counting up
+    while d >= 1 (2^31 trips, to the wrap) faults as endless after 51 iterations."""
+    def kernel(endless):
+        k = KernelBuilder("limits")
+        out = k.global_array("out", i32, 8, intent="out")
+        total = k.let("total", 0)
+        with k.range("i", 0, 100 + threadIdx.x):
+            total += 1
+        with k.loop("d", 1, (lambda d: d >= 1) if endless else (lambda d: d < 100),
+                    update=(lambda d: d + 1) if endless else (lambda d: d + d)):
+            total += 1000
+        out[threadIdx.x] = total
+        k.launch(1, 8)
+        return k.build()
+    assert run(kernel(False), loop_limit=50)["out"].tolist() == [7100 + t for t in range(8)]
+    with pytest.raises(KernelRuntimeError, match=r"loop 'd' ran 51 iterations without ending "
+                       r"\(the limit .* is 50\)"):
+        run(kernel(True), loop_limit=50)
+    with pytest.raises(KernelError, match="loop_limit must be 1 to 4,194,304, got 0"):
+        run(kernel(False), loop_limit=0)
+
+
 def test_register_arrays():
     k = KernelBuilder("regs")
     out = k.global_array("out", i32, 8, intent="out")

@@ -22,7 +22,7 @@ from ..banks import RequestError
 from ..occupancy import OccupancyError
 from . import jsonout
 from .common import EXIT_BUG, EXIT_INPUT, EXIT_OK, print_json, say
-from .verbs import VERBS
+from .verbs import VERBS, verb as verb_module
 
 
 class UsageError(Exception):
@@ -47,8 +47,8 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p.add_argument("--version", action="version", version=f"smemsim {_version()}")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")
-    for verb, module in VERBS.items():
-        sub.add_parser(verb, help=module.HELP, add_help=False)
+    for verb in VERBS:  # imports every verb: only for --help and mistakes
+        sub.add_parser(verb, help=verb_module(verb).HELP, add_help=False)
     return p
 
 
@@ -62,7 +62,7 @@ def _version() -> str:
 
 def verb_parser(verb: str) -> argparse.ArgumentParser:
     """The parser of one verb."""
-    module = VERBS[verb]
+    module = verb_module(verb)
     p = _Parser(prog=f"smemsim {verb}", description=module.HELP)
     module.add_arguments(p)
     return p
@@ -81,7 +81,7 @@ def run(argv: list[str], console: Console | None = None,
             create_parser().parse_args(argv)  # prints help or the version, then exits
             raise UsageError("smemsim: give a verb (see smemsim --help)")
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
-        return VERBS[argv[0]].execute(args, console)
+        return verb_module(argv[0]).execute(args, console)
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
     except Exception as err:  # noqa: BLE001 - every failure becomes one line and an exit code

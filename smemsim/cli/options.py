@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import pathlib
 
 from kernels_ir import KernelError
 
@@ -11,6 +12,29 @@ def add_common(p: argparse.ArgumentParser) -> None:
     """--arch and --json, which every verb takes."""
     p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
+
+
+def add_loop_limit(p: argparse.ArgumentParser) -> None:
+    """--loop-limit, for the verbs that run the kernel in the interpreter."""
+    from ..trace import LOOP_LIMIT
+    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    p.add_argument("--loop-limit", type=loop_limit, default=LOOP_LIMIT, metavar="N",
+                   help="iterations of one entry of a loop with no closed-form end (a while "
+                        f"loop) after which it is reported as endless (default {LOOP_LIMIT:,}; "
+                        f"at most {MAX_LOOP_ITERATIONS:,}; counted for-loops are not held to it)")
+
+
+def loop_limit(text: str) -> int:
+    """--loop-limit's value: 1 to the interpreter's own limit."""
+    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= MAX_LOOP_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"--loop-limit takes a whole number from 1 to "
+                                         f"{MAX_LOOP_ITERATIONS:,}, not {text!r}")
+    return value
 
 
 def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
@@ -44,7 +68,18 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
 
 def cuda_options(args, with_params: bool = False):
     """smemsim.cuda_import.Options from the command line (`with_params`: --param values as
-    the kernels' defaults, for `smemsim import`; other verbs apply --param themselves)."""
+    the kernels' defaults, for `smemsim import`; other verbs apply --param themselves). None
+    for a kernels file (.py), which takes none of these options: given there, they are an
+    error, not ignored."""
+    if not with_params and pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
+        given = [flag for flag, value in (
+            ("-D", args.define), ("--launch-grid", args.launch_grid),
+            ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
+            ("--length", args.length)) if value]
+        if given:
+            raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "
+                              f"{args.file} is a kernels file")
+        return None  # and smemsim.cuda_import (~40 ms to import) is not loaded
     from ..cuda_import import Options
 
     def pairs(items, option):

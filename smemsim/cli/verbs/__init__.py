@@ -1,9 +1,17 @@
 """One module per verb of the `smemsim` command: HELP, add_arguments(parser), execute(args,
-console) -> exit code. VERBS lists them in the order `smemsim --help` shows."""
-from . import (
-    analyze, check, codegen, compile, explain, fix, importer, occupancy, run, sweep, validate,
-)
+console) -> exit code. VERBS lists them in the order `smemsim --help` shows; `verb(name)`
+imports one. A command imports only its own verb's module (and so only the analyses it
+runs: `analyze` does not pay for the hazard check, the sweep or the CUDA importer)."""
+from __future__ import annotations
 
-VERBS = {"analyze": analyze, "explain": explain, "occupancy": occupancy, "fix": fix,
-         "sweep": sweep, "check": check, "codegen": codegen, "compile": compile, "run": run,
-         "validate": validate, "import": importer}
+import importlib
+from types import ModuleType
+
+VERBS = {"analyze": "analyze", "explain": "explain", "occupancy": "occupancy", "fix": "fix",
+         "sweep": "sweep", "check": "check", "codegen": "codegen", "compile": "compile",
+         "run": "run", "validate": "validate", "import": "importer"}
+
+
+def verb(name: str) -> ModuleType:
+    """The module of the verb `name` (one of VERBS)."""
+    return importlib.import_module(f"{__name__}.{VERBS[name]}")

@@ -12,7 +12,7 @@ from ..common import (
     print_json, say, swept,
 )
 from ..options import (
-    add_common, add_kernels, add_regs, add_sweep, fraction, parse_params, ratio,
+    add_common, add_kernels, add_loop_limit, add_regs, add_sweep, fraction, parse_params, ratio,
 )
 
 HELP = "wavefronts of every shared access site of a launch"
@@ -33,6 +33,7 @@ def add_arguments(p) -> None:
                    help="compile with NVRTC and count what the compiler emitted: sites it "
                         "widened or merged re-costed at their SASS width, sites it folded "
                         "away dropped (docs/as-compiled.md)")
+    add_loop_limit(p)
 
 
 def execute(args, console: Console) -> int:
@@ -53,9 +54,10 @@ def execute(args, console: Console) -> int:
             if args.as_compiled:
                 from gpu_backend.as_compiled import analyze_as_compiled
                 r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays,
-                                        compiled=compiled)
+                                        compiled=compiled, loop_limit=args.loop_limit)
             else:
-                r = analyze(kernel, params, arch=args.arch, arrays=arrays)
+                r = analyze(kernel, params, arch=args.arch, arrays=arrays,
+                            loop_limit=args.loop_limit)
             occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
@@ -110,12 +112,13 @@ def _gates(args, console: Console, r, occ, where: str = "") -> int:
 
 def _point(task):
     """One point of --sweep: (report, occupancy) (a worker's task: module-level)."""
-    kernel, params, arch, arrays, regs, compiled, as_compiled = task
+    kernel, params, arch, arrays, regs, compiled, as_compiled, limit = task
     if as_compiled:
         from gpu_backend.as_compiled import analyze_as_compiled
-        r = analyze_as_compiled(kernel, params, arch=arch, arrays=arrays, compiled=compiled)
+        r = analyze_as_compiled(kernel, params, arch=arch, arrays=arrays, compiled=compiled,
+                                loop_limit=limit)
     else:
-        r = analyze(kernel, params, arch=arch, arrays=arrays)
+        r = analyze(kernel, params, arch=arch, arrays=arrays, loop_limit=limit)
     occ = occupancy_of(kernel, arch, regs, params, compiled=compiled) if regs is not None \
         else None
     return r, occ
@@ -134,7 +137,7 @@ def _sweep(args, console: Console, params: dict) -> int:
         rows = swept(args, console, kernel, params, _point,
                      lambda p, kernel=kernel, name=name, compiled=compiled: (
                          kernel, p, args.arch, inputs(args, name, kernel, p), args.regs,
-                         compiled, args.as_compiled))
+                         compiled, args.as_compiled, args.loop_limit))
         for value, (r, occ) in rows:
             docs.append(jsonout.analyze_json(r, occ))
             code = max(code, _gates(args, console, r, occ, f" at {key}={value}"))

@@ -6,7 +6,9 @@ from rich.console import Console
 from ...hazards import check
 from .. import jsonout
 from ..common import EXIT_GATE, EXIT_OK, inputs, kernels, print_json, progress, say, swept
-from ..options import add_common, add_kernels, add_sweep, block_list, parse_params
+from ..options import (
+    add_common, add_kernels, add_loop_limit, add_sweep, block_list, parse_params,
+)
 
 HELP = "hazards: shared-memory races, divergent barriers, bounds, alignment, limits"
 
@@ -19,6 +21,7 @@ def add_arguments(p) -> None:
     p.add_argument("--blocks", type=block_list, metavar="LIST",
                    help="check only these blocks: linear ids x + gridDim.x * (y + gridDim.y "
                         "* z), as 0,5,8:16 (STOP excluded)")
+    add_loop_limit(p)
     add_sweep(p, "check")
 
 
@@ -29,7 +32,8 @@ def execute(args, console: Console) -> int:
     for name, kernel in kernels(args):
 
         def task(p, kernel=kernel, name=name):
-            return kernel, p, args.arch, inputs(args, name, kernel, p), args.regs, args.blocks
+            return (kernel, p, args.arch, inputs(args, name, kernel, p), args.regs, args.blocks,
+                    args.loop_limit)
         if args.sweep:
             rows = swept(args, console, kernel, params, _point, task)
         else:
@@ -50,9 +54,9 @@ def execute(args, console: Console) -> int:
 
 def _point(task, progress=None):
     """One check (a worker's task for --sweep: module-level)."""
-    kernel, params, arch, arrays, registers, blocks = task
+    kernel, params, arch, arrays, registers, blocks, limit = task
     return check(kernel, params, arch=arch, arrays=arrays, registers=registers, blocks=blocks,
-                 progress=progress)
+                 progress=progress, loop_limit=limit)
 
 
 def _print(console: Console, h) -> None:

@@ -9,7 +9,7 @@ from ...analysis import analyze
 from ...banks import warp_request
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, one_kernel, print_json
-from ..options import add_common, add_kernels, parse_params
+from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "why a site's worst request costs what it does"
 
@@ -18,6 +18,7 @@ def add_arguments(p) -> None:
     """explain's options."""
     add_common(p)
     add_kernels(p)
+    add_loop_limit(p)
     p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
 
 
@@ -25,7 +26,8 @@ def execute(args, console: Console) -> int:
     """Explain one site's worst request of one kernel."""
     params = parse_params(args.param)
     key, kernel = one_kernel(args)
-    r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params))
+    r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params),
+                loop_limit=args.loop_limit)
     if not r.sites:
         raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
     site = max(r.sites, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \

@@ -8,7 +8,7 @@ from kernels_ir import KernelError, resolve_launch
 from ...analysis import analyze
 from .. import jsonout
 from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, require_gpu, say
-from ..options import add_common, add_kernels, parse_params
+from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "run on the GPU under Nsight Compute: predicted vs measured counters"
 
@@ -17,6 +17,7 @@ def add_arguments(p) -> None:
     """validate's options."""
     add_common(p)
     add_kernels(p)
+    add_loop_limit(p)
 
 
 def execute(args, console: Console) -> int:
@@ -27,7 +28,8 @@ def execute(args, console: Console) -> int:
     code, docs = EXIT_OK, []
     for name, kernel in kernels(args):
         launch = resolve_launch(kernel, params)
-        r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, name, kernel, params))
+        r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, name, kernel, params),
+                    loop_limit=args.loop_limit)
         try:
             with busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
                 m = measure(args.file, name, dict(launch.params), kernel.name)
