@@ -166,18 +166,18 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         raise KernelError(f"loop_limit must be 1 to {MAX_LOOP_ITERATIONS:,}, got {loop_limit}",
                           kernel=kernel.name)
     launch = resolve_launch(kernel, params)
-    machine = _Machine(launch, arrays or {}, seed, observer, partial)
-    machine.loop_limit = loop_limit
+    machine = _Machine(launch, arrays or {}, seed, observer, partial, loop_limit)
     machine.execute()
     return machine.globals
 
 
 class _Machine(Evaluator):
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
-                 observer: Observer | None, partial: PartialRun | None = None):
+                 observer: Observer | None, partial: PartialRun | None = None,
+                 loop_limit: int = MAX_LOOP_ITERATIONS):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
         self.partial = partial
-        self.loop_limit = MAX_LOOP_ITERATIONS
+        self.loop_limit = loop_limit
         k = self.kernel
         self.tpb = launch.threads_per_block
         blocks = np.arange(launch.num_blocks, dtype=np.int64) if partial is None or \
