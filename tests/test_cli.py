@@ -86,6 +86,9 @@ def test_occupancy_gate_and_curves():
     assert res["block_size"] == 1024 and res["static_smem"] == 4224
     assert [c["knob"] for c in res["curves"]] == ["block_size", "registers_per_thread",
                                                    "smem_per_block"]
+    # a kernel's options with no kernel are an error, not ignored
+    code, out = cli("occupancy", "--threads", "256", "--regs", "32", "--param", "n=64")
+    assert code == 2 and "--param: only with a kernels FILE" in out
 
 
 def test_explain_draws_banks_by_wavefronts():

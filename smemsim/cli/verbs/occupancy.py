@@ -43,6 +43,15 @@ def execute(args, console: Console) -> int:
         _, kernel = one_kernel(args)
         o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout)
     else:
+        given = [flag for flag, value in (
+            ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data),
+            ("-D", args.define), ("--launch-grid", args.launch_grid),
+            ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
+            ("--length", args.length)) if value]
+        if given:
+            raise KernelError(f"{', '.join(given)}: only with a kernels FILE (or a .cu file); "
+                              "without one, occupancy sizes a kernel by --threads, --regs "
+                              "and --smem")
         if args.threads is None:
             raise KernelError("occupancy needs --threads (or a kernels FILE)")
         if args.regs == "compile":
