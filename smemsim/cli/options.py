@@ -27,13 +27,19 @@ def add_loop_limit(p: argparse.ArgumentParser) -> None:
 def loop_limit(text: str) -> int:
     """--loop-limit's value: 1 to the interpreter's own limit."""
     from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    return _whole_number(text, "--loop-limit", MAX_LOOP_ITERATIONS)
+
+
+def _whole_number(text: str, option: str, most: int | None = None) -> int:
+    """An option's whole-number value, from 1 (to `most`, if given)."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if not 1 <= value <= MAX_LOOP_ITERATIONS:
-        raise argparse.ArgumentTypeError(f"--loop-limit takes a whole number from 1 to "
-                                         f"{MAX_LOOP_ITERATIONS:,}, not {text!r}")
+    if value < 1 or (most is not None and value > most):
+        bounds = ">= 1" if most is None else f"from 1 to {most:,}"
+        raise argparse.ArgumentTypeError(f"{option} takes a whole number {bounds}, not "
+                                         f"{text!r}")
     return value
 
 
@@ -72,10 +78,7 @@ def cuda_options(args, with_params: bool = False):
     for a kernels file (.py), which takes none of these options: given there, they are an
     error, not ignored."""
     if not with_params and pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
-        given = [flag for flag, value in (
-            ("-D", args.define), ("--launch-grid", args.launch_grid),
-            ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-            ("--length", args.length)) if value]
+        given = cuda_flags_given(args)
         if given:
             raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "
                               f"{args.file} is a kernels file")
@@ -94,6 +97,14 @@ def cuda_options(args, with_params: bool = False):
                    block=args.launch_block, smem=args.launch_smem,
                    lengths=pairs(args.length, "--length"),
                    params=pairs(args.param, "--param") if with_params else {})
+
+
+def cuda_flags_given(args) -> list[str]:
+    """The options of add_cuda given on this command line."""
+    return [flag for flag, value in (
+        ("-D", args.define), ("--launch-grid", args.launch_grid),
+        ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
+        ("--length", args.length)) if value]
 
 
 def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) -> None:
@@ -118,13 +129,7 @@ def add_jobs(p: argparse.ArgumentParser) -> None:
 
 def jobs(text: str) -> int:
     """A number of worker processes, at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"--jobs takes a whole number >= 1, not {text!r}")
-    return value
+    return _whole_number(text, "--jobs")
 
 
 def parse_sweep(text: str) -> tuple[str, range]:

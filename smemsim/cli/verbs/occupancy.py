@@ -8,7 +8,7 @@ from kernels_ir import KernelError
 from ...occupancy import occupancy, what_if
 from .. import jsonout, render
 from ..common import EXIT_GATE, EXIT_OK, occupancy_of, one_kernel, print_json, say
-from ..options import add_common, add_kernels, add_regs, fraction, parse_params
+from ..options import add_common, add_kernels, add_regs, cuda_flags_given, fraction, parse_params
 
 HELP = "blocks and warps per SM, limiters, what-if curves"
 
@@ -44,10 +44,8 @@ def execute(args, console: Console) -> int:
         o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout)
     else:
         given = [flag for flag, value in (
-            ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data),
-            ("-D", args.define), ("--launch-grid", args.launch_grid),
-            ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-            ("--length", args.length)) if value]
+            ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data))
+            if value] + cuda_flags_given(args)
         if given:
             raise KernelError(f"{', '.join(given)}: only with a kernels FILE (or a .cu file); "
                               "without one, occupancy sizes a kernel by --threads, --regs "
