@@ -7,7 +7,7 @@ from .dtypes import (
     ALL_DTYPES, DType, bf16, f16, f32, f64, from_storage, i8, i16, i32, to_storage, u8, u16, u32,
     u64,
 )
-from .errors import KernelError, KernelRuntimeError, SourceLoc, source_lines
+from .errors import KernelError, KernelRuntimeError, SourceLoc, located, source_lines
 from .expr import (
     Expr, Op, Var, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and, logical_or,
     select, smax, smin, threadIdx,
@@ -34,7 +34,7 @@ __all__ = [
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
     "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",
-    "LocalArray", "LocalRef", "LocalStore", "logical_and", "logical_or", "Loop", "make_arrays",
+    "LocalArray", "LocalRef", "LocalStore", "located", "logical_and", "logical_or", "Loop", "make_arrays",
     "map_statements", "Op", "PartialRun", "Probe", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
     "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",

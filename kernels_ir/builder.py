@@ -761,6 +761,24 @@ class KernelBuilder:
         prev = block[-1]
         block[-1] = If(prev.cond, prev.then, orelse, prev.loc)
 
+    @contextlib.contextmanager
+    def trial(self) -> Iterator[None]:
+        """Whatever is emitted or declared inside this block is discarded when it ends: a
+        frontend that must know an expression's type before it states it (C's `c ? a[i] :
+        b` becomes an if/else into a local of the common type) builds it once here."""
+        depth, emitted = len(self._blocks), len(self._blocks[-1])
+        names, site = dict(self._names), self._site
+        sizes = (len(self._params), len(self._globals), len(self._buffers), len(self._shared))
+        try:
+            yield
+        finally:
+            del self._blocks[depth:]
+            del self._blocks[-1][emitted:]
+            self._names, self._site = names, site
+            for table, n in zip((self._params, self._globals, self._buffers, self._shared),
+                                sizes):
+                del table[n:]
+
     # ------------------------------------------------------------ launch and build
     def launch(self, grid, block, dynamic_smem: ExprLike = 0) -> None:
         """The launch configuration: grid and block extents and dynamic shared bytes."""

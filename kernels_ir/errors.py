@@ -1,23 +1,28 @@
 """Errors of the kernel IR, and the source locations they point at."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sys
 from dataclasses import dataclass
+from typing import Iterator
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
 @dataclass(frozen=True)
 class SourceLoc:
-    """The Python file and line of the builder call that made an IR node."""
+    """The file and line (and column, where known: 0 if not) an IR node was made from: the
+    builder call's Python line, or the CUDA line a `.cu` import lowered."""
 
     file: str
     line: int
+    column: int = 0
 
     def __str__(self) -> str:
-        return f"{_short(self.file)}:{self.line}"
+        where = f"{_short(self.file)}:{self.line}"
+        return f"{where}:{self.column}" if self.column else where
 
 
 def _short(path: str) -> str:
@@ -28,9 +33,26 @@ def _short(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
+_LOCATED: list[SourceLoc] = []  # the innermost `located` block's location, last
+
+
+@contextlib.contextmanager
+def located(loc: SourceLoc) -> Iterator[None]:
+    """Builder calls inside this block make nodes located at `loc` (a frontend that lowers
+    another language, such as CUDA, names its own source lines this way)."""
+    _LOCATED.append(loc)
+    try:
+        yield
+    finally:
+        _LOCATED.pop()
+
+
 def caller_loc() -> SourceLoc:
-    """The first stack frame outside kernels_ir: where the user's builder code stands (or
-    the CUDA line that builder line came from: `source_lines`)."""
+    """Where the user's builder code stands: the innermost `located` block's location, else
+    the first stack frame outside kernels_ir (or the CUDA line that builder line came from:
+    `source_lines`)."""
+    if _LOCATED:
+        return _LOCATED[-1]
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)

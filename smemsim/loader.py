@@ -24,13 +24,19 @@ class KernelFileError(KernelError):
         return f"{self.loc}: {self.message}" if self.loc else self.message
 
 
+def is_cuda(path: str) -> bool:
+    """Whether a path names CUDA source (read by the CUDA frontend, never executed)."""
+    return pathlib.Path(path).suffix in (".cu", ".cuh")
+
+
 def load_kernels(path: str, cuda=None) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel. Each function returned builds its kernel, or raises a located
-    KernelError. A CUDA file (.cu) is imported first (smemsim.cuda_import, with `cuda`, its
-    Options), into a kernels file that later calls for the same path read."""
-    if pathlib.Path(path).suffix in (".cu", ".cuh"):
-        _import_cuda(path, cuda)
+    KernelError. A CUDA file (.cu) is read by the CUDA frontend (smemsim.cuda, with `cuda`,
+    its Options), which builds the IR directly: nothing of it is executed."""
+    if is_cuda(path):
+        from .cuda import import_kernels
+        return import_kernels(path, cuda, cuda.kernel if cuda is not None else None)
     file = find_file(path)
     module = _import(file)
     table = getattr(module, "KERNELS", None)
@@ -59,36 +65,10 @@ def _builder(file: pathlib.Path, name: str, entry) -> Callable[[], Kernel]:
     return build
 
 
-_IMPORTED: dict[pathlib.Path, pathlib.Path] = {}  # CUDA file -> the kernels file made of it
-
-
-def _import_cuda(path: str, options) -> None:
-    """Write the kernels file of a CUDA file (in the cache, else a temporary folder)."""
-    import hashlib
-    import tempfile
-
-    from .cache import cache_dir
-    from .cuda_import import import_cuda
-    cu = pathlib.Path(path)
-    if not cu.is_file():
-        raise KernelFileError(f"no such file: {path}")
-    folder = cache_dir("imported") or pathlib.Path(tempfile.mkdtemp(prefix="smemsim-import-"))
-    folder.mkdir(parents=True, exist_ok=True)
-    text = import_cuda(str(cu), options=options, out_dir=str(folder), defer=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:16]
-    out = folder / f"{cu.stem}_{digest}.py"
-    if not out.is_file():
-        out.write_text(text, encoding="utf-8")
-    _IMPORTED[cu.resolve()] = out.resolve()
-
-
 def find_file(path: str) -> pathlib.Path:
     """A kernels file: the path itself, or the name of an installed example (`transpose`
-    finds examples/transpose.py from any directory); for a CUDA file, the kernels file
-    load_kernels made of it."""
+    finds examples/transpose.py from any directory)."""
     file = pathlib.Path(path)
-    if file.suffix in (".cu", ".cuh") and file.resolve() in _IMPORTED:
-        return _IMPORTED[file.resolve()]
     if file.is_file():
         return file.resolve()
     examples = pathlib.Path(__file__).resolve().parent.parent / "examples"
@@ -101,13 +81,16 @@ def find_file(path: str) -> pathlib.Path:
 
 
 def prescribes_inputs(path: str, key: str) -> bool:
-    """Whether a kernels file's `ARRAYS` dict has inputs for this kernel key."""
-    return key in _arrays_table(find_file(path))
+    """Whether a kernels file's `ARRAYS` dict has inputs for this kernel key (a CUDA file
+    has none)."""
+    return not is_cuda(path) and key in _arrays_table(find_file(path))
 
 
 def input_arrays(path: str, key: str, launch) -> dict | None:
     """Inputs a kernels file prescribes for one kernel (its `ARRAYS` dict: key -> function of
     the launch), or None: the kernel takes seeded random inputs."""
+    if is_cuda(path):
+        return None
     file = find_file(path)
     make = _arrays_table(file).get(key)
     if make is None:

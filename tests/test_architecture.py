@@ -96,7 +96,7 @@ def test_a_verb_loads_only_what_it_runs():
     code = ("import io, sys; from rich.console import Console; from smemsim.cli import run; "
             "assert run(sys.argv[1:], Console(file=io.StringIO())) == 0; "
             "print(' '.join(sorted(sys.modules)))")
-    heavy = {"smemsim.hazards", "smemsim.sweep", "smemsim.fix", "smemsim.cuda_import",
+    heavy = {"smemsim.hazards", "smemsim.sweep", "smemsim.fix", "smemsim.cuda",
              "networkx", "numba", "multiprocessing", "concurrent.futures"}
     loaded = set(subprocess.run([sys.executable, "-c", code, "analyze", "transpose",
                                  "--kernel", "naive"], check=True, capture_output=True,
@@ -105,7 +105,7 @@ def test_a_verb_loads_only_what_it_runs():
     loaded = set(subprocess.run([sys.executable, "-c", code, "check", "transpose",
                                  "--kernel", "naive"], check=True, capture_output=True,
                                 text=True, cwd=ROOT).stdout.split())
-    assert "smemsim.hazards" in loaded and "smemsim.cuda_import" not in loaded
+    assert "smemsim.hazards" in loaded and "smemsim.cuda" not in loaded
 
 
 # ------------------------------------------------------------------ a new statement kind

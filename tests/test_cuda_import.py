@@ -14,7 +14,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
                                                 "(pip install 'smemsim[import]')")
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda_import import CudaImportError, Options, import_cuda  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, write_kernels_file  # noqa: E402
 from smemsim.loader import load_kernels  # noqa: E402
 from tests.conftest import require_nvrtc  # noqa: E402
 from tests.test_cli import cli, cli_streams  # noqa: E402
@@ -31,6 +31,16 @@ def counts(r):
 
 def imported(path, key, options=None):
     return load_kernels(path, options or Options())[key]()
+
+
+def build_all(path, options=None):
+    """Every kernel of a CUDA file built (what `smemsim import` does before writing)."""
+    return {key: make() for key, make in load_kernels(str(path), options or Options()).items()}
+
+
+def written(path, options=None, kernel=None, folder=None):
+    """The kernels file `smemsim import` writes."""
+    return write_kernels_file(str(path), options or Options(), kernel, folder)[0]
 
 
 def test_seed004_multiply_as_written_equals_the_example():
@@ -92,46 +102,47 @@ __global__ void scale(T* out, const T* in)
         out[threadIdx.x * N + threadIdx.y] = tile[threadIdx.x][threadIdx.y] * (T)s;
 }
 """)
-    opts = Options(defines={"T": "float", "N": "32"}, grid="1", block="32, 32")
-    text = import_cuda(str(cu), options=opts)
-    assert 'tile = kb.shared("tile", "f32", (N, N + 1))' in text
-    assert "update=lambda s: s << (1)" in text and "unroll=True" in text
-    kernel = load_kernels(str(cu), opts)["scale"]()
+    opts = Options(grid="1", block="32, 32", kernel="scale<float, 32>")
+    text = written(cu, opts)
+    assert 'tile = kb.shared("tile", "f32", (32, 33,))' in text
+    assert "update=lambda s: s << 1" in text and "unroll=True" in text
+    kernel = load_kernels(str(cu), opts)["scale<float, 32>"]()
     r = analyze(kernel)
     # the padded transpose read: conflict-free, 5 iterations of s (1, 2, 4, 8, 16)
     assert counts(r) == (32 * 5, 32 * 5, 32, 32)
-    with pytest.raises(CudaImportError, match=r"t\.cu:1.*template parameter 'T' needs a "
-                                              r"value: -D T=VALUE"):
-        import_cuda(str(cu), options=Options(grid="1", block="32"))
+    with pytest.raises(CudaImportError, match=r"t\.cu:1:\d+: template parameter 'T' of "
+                                              r"'scale' needs a value"):
+        build_all(cu, Options(grid="1", block="32"))
 
 
 @pytest.mark.parametrize("body, message", [
-    ("    int x = helper(threadIdx.x);\n", r"t\.cu:3: call of 'helper' is not supported"),
-    ("    int x = WIDTH;\n", r"t\.cu:3: 'WIDTH' is not defined here: a macro needs -D WIDTH="),
-    ("    float3 v;\n", r"t\.cu:3: type 'float3' is not one the IR has"),
+    ("    int x = helper(threadIdx.x);\n", r"t\.cu:3:13: call of 'helper' is not supported"),
+    ("    int x = WIDTH;\n", r"t\.cu:3:13: 'WIDTH' is not defined here \(a macro the file "
+                             r"does not define needs -D WIDTH=VALUE\)"),
+    ("    float3 v;\n", r"t\.cu:3:5: type 'float3' is not one the IR has"),
     ("    float4 v = *reinterpret_cast<float4*>(&out[0]);\n    out[0] = v.w + v;\n",
-     r"t\.cu:4: `v` is a whole vector: use its \.x/\.y/\.z/\.w"),
+     r"t\.cu:4:20: `v` is a whole vector: use its \.x/\.y/\.z/\.w"),
     ("    float2 v = make_float2(1.0f, 2.0f);\n    out[0] = v.z;\n",
-     r"t\.cu:4: `v\.z`: \.z of something that is not a vector \(of that many lanes\)"),
+     r"t\.cu:4:14: `v\.z`: \.z of something that is not a vector \(of that many lanes\)"),
     ("    int4 v = *reinterpret_cast<int4*>(&out[0]);\n",
-     r"t\.cu:3: .*int4 over an array of f32"),
+     r"t\.cu:3:15: .*int4 over an array of f32"),
     ("    float x = *reinterpret_cast<float3*>(&out[0]);\n",
-     r"t\.cu:3: .*a cast to float3\* is not supported"),
-    ("    int a = 1, b = a++;\n", r"t\.cu:3: update expression `a\+\+` is not supported"),
-    ("    goto end;\n", r"t\.cu:3: goto statement is not supported by the importer"),
+     r"t\.cu:3:16: .*a cast to float3\* is not supported"),
+    ("    int a = 1, b = a++;\n", r"t\.cu:3:20: update expression `a\+\+` is not supported"),
+    ("    goto end;\n", r"t\.cu:3:5: goto statement is not supported by the importer"),
 ])
 def test_constructs_the_ir_cannot_express_are_located_errors(tmp_path, body, message):
     cu = tmp_path / "t.cu"
     cu.write_text("__global__ void k(float* out)\n{\n" + body + "}\n")
     with pytest.raises(CudaImportError, match=message):
-        import_cuda(str(cu), options=Options(grid="1", block="32"))
+        build_all(cu, Options(grid="1", block="32"))
 
 
 def test_a_kernel_with_no_launch_asks_for_one(tmp_path):
     cu = tmp_path / "t.cu"
     cu.write_text("__global__ void k(float* out)\n{\n    out[threadIdx.x] = 1.0f;\n}\n")
     with pytest.raises(CudaImportError, match="no launch of 'k' in the file: give"):
-        import_cuda(str(cu))
+        build_all(cu)
 
 
 def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
@@ -221,8 +232,7 @@ IMPORTED = {
 def test_the_imported_fixtures_are_what_the_importer_writes(name):
     cu, key, opts = IMPORTED[name]
     folder = ROOT / "tests" / "cuda"
-    assert import_cuda(str(folder / cu), key, opts, out_dir=str(folder)) == \
-        (folder / name).read_text()
+    assert written(folder / cu, opts, key, str(folder)) == (folder / name).read_text()
 
 
 def test_seed001_with_file_scope_constants_equals_the_example():
@@ -231,9 +241,10 @@ def test_seed001_with_file_scope_constants_equals_the_example():
     #defines (NB's / between ints as Python's //), the launch from the file."""
     from examples.int_matmul_nt32 import KERNELS
     kernel = imported(str(ROOT / "tests" / "cuda" / "seed001.cu"), "glo_matmatMul")
-    text = import_cuda(str(ROOT / "tests" / "cuda" / "seed001.cu"))
-    assert "NB = (Nmat + NT - 1) // NT  # const NB" in text
-    assert text.index("Nmat = 1000") < text.index("NB = ")
+    from kernels_ir import resolve_launch
+    # glo_matmatMul<<<NB, dimThreads>>> with NB = (1000 + 32 - 1) / 32, dim3 (NT, NT, 1)
+    assert (resolve_launch(kernel).grid, resolve_launch(kernel).block) == ((32, 1, 1),
+                                                                           (32, 32, 1))
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["as_written"]()))
 
 
@@ -257,9 +268,9 @@ def test_atomics_and_shuffles_import():
     expression. 1,048,576 bytes over 64 x 8 warps: 32,768 atomic instructions."""
     path = str(ROOT / "tests" / "cuda" / "histogram.cu")
     opts = Options(grid="64", block="256", params={"n": "1048576"})
-    text = import_cuda(path, options=opts)
-    assert 'kb.atomic(local, data[i], "add", 1)' in text
-    assert 'kb.shfl(v, 16, "down", mask=0xffffffff)' in text
+    text = written(path, opts)
+    assert 'kb.atomic(local, data_v, "add", 1)' in text
+    assert 'kb.shfl(v, 16, "down", width=32, mask=0xffffffff, name="shfl")' in text
     r = analyze(imported(path, "histogram", opts))
     assert r.classes["atom"].requests == 32_768 and r.site(1).op == "atomic_aggregated"
     assert counts(r) == (512, 512, 512, 512)
@@ -299,13 +310,12 @@ def test_vector_forms(tmp_path):
     out[threadIdx.x] = r[1].x + r[1].w + u.y + r[0].z;
 }
 """)
-    text = import_cuda(str(cu), options=Options(grid="1", block="32",
-                                                lengths={"out": "32", "in": "32"}))
-    assert 's = kb.shared("s", "f32", (32, 4), align=16)' in text
+    text = written(cu, Options(grid="1", block="32", lengths={"out": "32", "in": "32"}))
+    assert 's = kb.shared("s", "f32", (32, 4,))' in text
     assert "s[threadIdx.x, 1] = 1.0" in text
     assert "t.store((threadIdx.x * 2,), [4.0, 5.0], width=2)" in text
-    assert "_v0 = s.load((31 - threadIdx.x, 0,), width=4" in text
-    assert "t.load((0 + 0 + (threadIdx.x) * 2,), width=2" in text
+    assert 's_v = s.load((31 - threadIdx.x, 0,), width=4, name="s_v")' in text
+    assert 't_v = t.load((threadIdx.x * 2,), width=2, name="t_v")' in text
     kernel = load_kernels(str(cu), Options(grid="1", block="32",
                                            lengths={"out": "32", "in": "32"}))["v"]()
     r = analyze(kernel)
@@ -358,8 +368,8 @@ def test_unsupported_cp_async_forms_are_located_errors(tmp_path, body, message):
                   f"    {body}\n"
                   "}\n")
     with pytest.raises(CudaImportError) as err:
-        import_cuda(str(cu), options=Options(grid="1", block="32"))
-    assert message in str(err.value) and "c.cu:5" in str(err.value)
+        build_all(cu, Options(grid="1", block="32"))
+    assert message in str(err.value) and "c.cu:5:" in str(err.value)
 
 
 @pytest.mark.parametrize("swizzle,key,per_request", [(1, "roundtrip", 4), (0, "rowmajor", 32)])
@@ -378,9 +388,9 @@ def test_ldmatrix_and_stmatrix_in_inline_ptx_equal_the_example(swizzle, key, per
     theirs = [(s.op, s.matrices, s.requests, s.wavefronts) for s in ex.sites
               if s.op in ("ldmatrix", "stmatrix")]
     assert mine[:len(theirs)] == theirs and mine[0] == ("ldmatrix", 4, 2112, 2112 * per_request)
-    text = import_cuda(str(ROOT / "tests" / "cuda" / cu), name, opts)
-    assert "kb.ldmatrix(tile, place, matrices=4)" in text
-    assert "f0.set(cast(_frag0[0], u32) | (cast(_frag0[1], u32) << 16))" in text
+    text = written(ROOT / "tests" / "cuda" / cu, opts, name)
+    assert "tile_frag = kb.ldmatrix(tile, place, matrices=4, trans=False" in text
+    assert "f0.set(cast(tile_frag[0], u32) | cast(tile_frag[1], u32) << 16)" in text
 
 
 def test_the_imported_ldmatrix_fragments_are_the_tile_elements():

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path) -> str:
     """C++ (to be written in `folder`) that launches the original kernel once as `launch`
     says."""
-    from smemsim.cuda_import import signature
+    from smemsim.cuda import signature
     arrays = {g.name: g for g in kernel.globals}
     include = os.path.relpath(cu.resolve(), folder.resolve())
     lines = [f'#include "{include}"', "#include <cstdio>", "int main()", "{"]

@@ -61,10 +61,12 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
 def add_cuda(p: argparse.ArgumentParser) -> None:
     """What a CUDA FILE (.cu) does not say: macros, launch, global array lengths."""
     g = p.add_argument_group("a CUDA FILE (.cu: imported first, as by `smemsim import`)")
-    g.add_argument("-D", "--define", action="append", default=[], metavar="NAME=VALUE",
-                   help="a macro or template parameter's value (repeatable)")
+    g.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
+                   help="a macro, as nvcc -D defines it (repeatable)")
+    g.add_argument("-I", "--include", action="append", default=[], metavar="DIR",
+                   help="a folder of the file's own #include \"...\" headers (repeatable)")
     g.add_argument("--launch-grid", metavar="X[,Y,Z]",
-                   help="grid of the launch (Python expressions of parameters and macros), "
+                   help="grid of the launch (C expressions of parameters and macros), "
                         "when the file has no <<<...>>> for the kernel")
     g.add_argument("--launch-block", metavar="X[,Y,Z]", help="block of the launch, likewise")
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
@@ -73,36 +75,44 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
 
 
 def cuda_options(args, with_params: bool = False):
-    """smemsim.cuda_import.Options from the command line (`with_params`: --param values as
-    the kernels' defaults, for `smemsim import`; other verbs apply --param themselves). None
-    for a kernels file (.py), which takes none of these options: given there, they are an
+    """smemsim.cuda.Options from the command line (`with_params`: --param values as the
+    kernels' defaults, for `smemsim import`; other verbs apply --param themselves). None for
+    a kernels file (.py), which takes none of these options: given there, they are an
     error, not ignored."""
     if not with_params and pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
         given = cuda_flags_given(args)
         if given:
             raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "
                               f"{args.file} is a kernels file")
-        return None  # and smemsim.cuda_import (~40 ms to import) is not loaded
-    from ..cuda_import import Options
+        return None  # and smemsim.cuda (~40 ms to import) is not loaded
+    from ..cuda import Options, parse_number
 
-    def pairs(items, option):
+    def pairs(items, option, value_required=True):
         out = {}
         for item in items:
             name, sep, value = item.partition("=")
-            if not sep or not name or not value:
+            if not name or (value_required and (not sep or not value)):
                 raise KernelError(f"{option} takes NAME=VALUE, got {item!r}")
-            out[name] = value
+            if name in out:
+                raise KernelError(f"{option} {name} is given twice ({out[name]!r} and "
+                                  f"{value!r}): give it once")
+            out[name] = value if sep else "1"
         return out
-    return Options(defines=pairs(args.define, "-D"), grid=args.launch_grid,
+    params = {}
+    if with_params:
+        params = {k: parse_number(v, f"--param {k}")
+                  for k, v in pairs(args.param, "--param").items()}
+    return Options(defines=pairs(args.define, "-D", value_required=False),
+                   include_dirs=list(args.include), grid=args.launch_grid,
                    block=args.launch_block, smem=args.launch_smem,
-                   lengths=pairs(args.length, "--length"),
-                   params=pairs(args.param, "--param") if with_params else {})
+                   lengths=pairs(args.length, "--length"), params=params,
+                   kernel=getattr(args, "kernel", None))
 
 
 def cuda_flags_given(args) -> list[str]:
     """The options of add_cuda given on this command line."""
     return [flag for flag, value in (
-        ("-D", args.define), ("--launch-grid", args.launch_grid),
+        ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
         ("--length", args.length)) if value]
 

@@ -7,7 +7,6 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...loader import load_kernels, select
 from .. import jsonout
 from ..common import EXIT_OK, print_json, say
 from ..options import add_cuda, cuda_options
@@ -28,16 +27,14 @@ def add_arguments(p) -> None:
 
 
 def execute(args, console: Console) -> int:
-    """Import, then build every kernel once, so that a file that does not build is an error
-    here, not later."""
+    """Import (every kernel is built here, so a file that does not build is an error now,
+    not later), then write the kernels file: the builder calls of the IR that was built."""
     options = cuda_options(args, with_params=True)
-    out_dir = str(pathlib.Path(args.output).parent) if args.output else None
-    from ...cuda_import import import_cuda  # here: other verbs start without it
-    text = import_cuda(args.file, args.kernel, options, out_dir=out_dir)
-    chosen = select(load_kernels(args.file, options), args.kernel)
-    for make in chosen.values():
-        make()  # raises a located error if the imported kernel does not build
-    names = list(chosen)
+    if args.output:
+        _refuse_overwriting_inputs(args.file, args.output)
+    from ...cuda import write_kernels_file  # here: other verbs start without it
+    folder = str(pathlib.Path(args.output).resolve().parent) if args.output else None
+    text, names = write_kernels_file(args.file, options, args.kernel, folder)
     if args.output:
         try:
             pathlib.Path(args.output).write_text(text, encoding="utf-8")
@@ -49,5 +46,19 @@ def execute(args, console: Console) -> int:
         say(console, f"wrote {args.output}: {', '.join(names)} (try `smemsim analyze "
                      f"{args.output}`)")
     else:
-        console.print(text, markup=False, highlight=False, emoji=False, end="")
+        console.print(text, markup=False, highlight=False, emoji=False, end="", soft_wrap=True)
     return EXIT_OK
+
+
+def _refuse_overwriting_inputs(source: str, output: str) -> None:
+    """-o must not name the CUDA file itself (nor a header it includes)."""
+    out = pathlib.Path(output)
+    if out.suffix in (".cu", ".cuh", ".h", ".hpp", ".cuh"):
+        raise KernelError(f"-o {output}: the kernels file is Python; it would overwrite CUDA "
+                          "source (give a .py name)")
+    try:
+        same = out.exists() and out.resolve() == pathlib.Path(source).resolve()
+    except OSError:
+        same = False
+    if same:
+        raise KernelError(f"-o {output} is the input file")

@@ -1,0 +1,160 @@
+"""The CUDA frontend: a `.cu` file's `__global__` kernels as IR, the way nvcc reads them.
+
+The flow, one module a step: `preprocess` (macros, conditionals, the user's includes, every
+token located), `parse` (tree-sitter's CUDA grammar), `unit` (the file's kernels, device
+functions, constants, launches), `lower` (each kernel through the builder, device functions
+inlined), `launch` (the launch the host code makes). No generated code is executed: a
+file's text, its name included, is only ever data.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from kernels_ir import Kernel, KernelError
+
+from .errors import CudaImportError
+from .literals import literal_type
+from .parse import first_error, short, split_top_level, text
+from .unit import DEFAULT_LENGTH, Options, Unit
+
+__all__ = ["CudaImportError", "DEFAULT_LENGTH", "Options", "import_kernels", "kernel_keys",
+           "parse_number", "signature", "write_kernels_file"]
+
+
+def import_kernels(path: str, options: Options | None = None,
+                   wanted: str | None = None) -> dict[str, Callable[[], Kernel]]:
+    """The file's kernels: key -> a function that lowers and builds that kernel (raising a
+    located CudaImportError if it cannot). A template kernel has a key per instantiation
+    the host code launches (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`)."""
+    unit = Unit(path, options)
+    keys = kernel_keys(unit, wanted or unit.options.kernel)
+    return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key))
+            for key, (node, args) in keys.items()}
+
+
+def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
+    """key -> (kernel node, template arguments) for the kernels of a file."""
+    if not unit.kernels:
+        bad = first_error(unit.tree.root_node)
+        if bad is not None:
+            raise unit.error(bad, f"the file does not parse here (`{short(bad)}`), and no "
+                                  "__global__ kernel was found")
+        raise CudaImportError(f"{unit.path.name} has no __global__ kernel")
+    out: dict[str, tuple] = {}
+    for node in unit.kernels:
+        name = unit.name_of(node)
+        parent = node.parent
+        if parent is None or parent.type != "template_declaration":
+            out[name] = (node, {})
+            continue
+        params = _template_params(parent)
+        launched = []
+        for call, _ in unit.launches.get(name, []):
+            fn = call.child_by_field_name("function")
+            if fn.type == "template_function":
+                args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+                launched.append(args)
+        instantiations = {}
+        for args in launched:
+            key = f"{name}<{', '.join(args)}>"
+            instantiations[key] = (node, dict(zip(params, args)))
+        if not instantiations:
+            instantiations[name] = (node, {})  # defaults, or an error naming what is missing
+        out.update(instantiations)
+    if wanted is None:
+        return out
+    if wanted in out:
+        return {wanted: out[wanted]}
+    m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s*<(.*)>\s*", wanted)
+    if m is not None:
+        node = next((k for k in unit.kernels if unit.name_of(k) == m.group(1)), None)
+        if node is not None and node.parent is not None and \
+                node.parent.type == "template_declaration":
+            params = _template_params(node.parent)
+            args = split_top_level(m.group(2))
+            if len(args) > len(params):
+                raise CudaImportError(f"--kernel {wanted}: '{m.group(1)}' takes "
+                                      f"{len(params)} template argument(s)")
+            return {wanted: (node, dict(zip(params, args)))}
+    matches = {k: v for k, v in out.items() if unit.name_of(v[0]) == wanted}
+    if matches:
+        return matches
+    raise CudaImportError(f"{unit.path.name} has no kernel '{wanted}'; it has "
+                          f"{', '.join(out)}")
+
+
+def _template_params(template) -> list[str]:
+    names = []
+    for p in template.child_by_field_name("parameters").named_children:
+        is_type = "type_parameter" in p.type
+        node = p.child_by_field_name("name") if is_type else p.child_by_field_name("declarator")
+        names.append(text(node if node is not None else p.named_children[-1]))
+    return names
+
+
+def _build(unit: Unit, node, args: dict, key: str) -> Kernel:
+    from .lower import KernelLowering
+    bad = first_error(node)
+    if bad is not None:
+        raise CudaImportError(f"the CUDA here does not parse (`{short(bad)}`)",
+                              kernel=unit.name_of(node), loc=unit.loc(bad))
+    try:
+        return KernelLowering(unit, node, args, key).build()
+    except RecursionError:
+        raise CudaImportError("the kernel nests expressions or statements too deeply to read",
+                              kernel=unit.name_of(node), loc=unit.loc(node)) from None
+    except CudaImportError:
+        raise
+    except KernelError as err:
+        # the builder's own checks, already located at the CUDA line being lowered
+        raise CudaImportError(err.message, kernel=err.kernel or unit.name_of(node),
+                              loc=err.loc) from None
+
+
+def write_kernels_file(path: str, options: Options | None = None, kernel: str | None = None,
+                       folder: str | None = None) -> tuple[str, list[str]]:
+    """What `smemsim import` writes: (the kernels file's text, its kernel keys). Every kernel
+    is built first (an error is raised here, located); `folder` is where the file will
+    stand (its `# FILE.cu:N` markers are relative to it)."""
+    import pathlib
+
+    from kernels_ir.pysource import kernels_file
+    chosen = import_kernels(path, options, kernel)
+    kernels = {key: make() for key, make in chosen.items()}
+    folder = folder or str(pathlib.Path(path).resolve().parent)
+    title = (f"Kernels imported from {pathlib.Path(path).name} by `smemsim import` (edit "
+             "freely).")
+    return kernels_file(kernels, folder, title), list(kernels)
+
+
+def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
+    """A kernel's parameters in the CUDA file's order: (name, is a pointer)."""
+    unit = Unit(path)
+    node = next((k for k in unit.kernels if unit.name_of(k) == kernel), None)
+    if node is None:
+        raise KernelError(f"{unit.path.name} has no kernel '{kernel}'")
+    out = []
+    for p in unit.params_of(node):
+        d = p.child_by_field_name("declarator")
+        pointer = d.type == "pointer_declarator"
+        out.append((text(d.child_by_field_name("declarator") if pointer else d), pointer))
+    return tuple(out)
+
+
+def parse_number(source: str, what: str) -> int | float:
+    """A number given on the command line (--param K=V): a C literal or a plain integer
+    or decimal, never an expression."""
+    s = source.strip()
+    sign = -1 if s.startswith("-") else 1
+    body = s[1:] if s[:1] in "+-" else s
+    try:
+        value, dtype = literal_type(body)
+    except ValueError:
+        try:
+            value, dtype = float(body), "f64"
+        except ValueError:
+            raise KernelError(f"{what}: {source!r} is not a number") from None
+        if body.lower() in ("nan", "inf", "infinity") or "_" in body:
+            raise KernelError(f"{what}: {source!r} is not a finite number") from None
+    return sign * value

@@ -1,0 +1,171 @@
+"""A kernel's launch, read from the host code that launches it (`k<<<grid, block, smem>>>`):
+its dimensions as expressions of the kernel's parameters and the file's constants, or
+what the command line gives (--launch-grid, --launch-block, --launch-smem)."""
+from __future__ import annotations
+
+from kernels_ir import const
+
+from .errors import CudaImportError
+from .parse import parse_expression, short, split_top_level, text, walk
+
+
+def launch_of(unit, lowering):
+    """(grid, block, dynamic shared bytes) of the kernel being lowered."""
+    o = unit.options
+    from .unit import lowering_expr
+    given = {}
+    for what, option in (("grid", o.grid), ("block", o.block), ("smem", o.smem)):
+        if option:
+            parts = split_top_level(option) if what != "smem" else [option]
+            given[what] = tuple(lowering_expr(unit, p, lowering, f"--launch-{what}")
+                                for p in parts)
+    if "grid" in given and "block" in given:
+        return given["grid"], given["block"], given.get("smem", (const(0),))[0]
+    found = launches_for(unit, lowering)
+    if not found:
+        raise CudaImportError(f"no launch of '{lowering.name}' in the file: give "
+                              "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]",
+                              kernel=lowering.name, loc=lowering.loc(lowering.node))
+    call, host = found[0]
+    cfg = next(c for c in call.children if c.type == "kernel_call_syntax").named_children
+    host_reader = _Host(unit, lowering, call, host)
+    out = []
+    for k, node in enumerate(cfg[:3]):
+        try:
+            out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
+        except CudaImportError as err:
+            raise CudaImportError(
+                f"the launch of '{lowering.name}' uses {err.message}: give --launch-grid and "
+                "--launch-block", kernel=lowering.name, loc=lowering.loc(call)) from None
+    grid = given.get("grid", out[0])
+    block = given.get("block", out[1])
+    smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
+    return grid, block, smem
+
+
+def launch_arguments(unit, lowering) -> dict:
+    """Scalar parameters the host code passes a compile-time value at the launch
+    (`k<<<g, b>>>(x, 1024)`, or a constant of the file or host function): their defaults."""
+    from .lower import fold
+    found = launches_for(unit, lowering)
+    if not found:
+        return {}
+    call, host = found[0]
+    reader = _Host(unit, lowering, call, host)
+    args = call.child_by_field_name("arguments").named_children
+    out = {}
+    for a, p in zip(args, unit.params_of(lowering.node)):
+        d = p.child_by_field_name("declarator")
+        if d is None or d.type != "identifier":
+            continue
+        try:
+            value = fold(reader.value(a))
+        except CudaImportError:
+            continue  # a host variable: the user gives it (--param), as before
+        if value is not None:
+            out[text(d)] = value
+    return out
+
+
+def launches_for(unit, lowering) -> list:
+    """The launches of this kernel (of this template instantiation, if it is one)."""
+    calls = unit.launches.get(lowering.name, [])
+    if not lowering.template_args:
+        return calls
+    want = lowering.key
+    return [(c, h) for c, h in calls
+            if " ".join(text(c.child_by_field_name("function")).split()).replace(" ", "") ==
+            want.replace(" ", "")] or calls
+
+
+class _Host:
+    """Host expressions of a launch, in terms of the kernel's parameters: an argument
+    passed at the launch stands for the parameter it becomes; `dim3` variables and
+    constants of the host function are followed; any other host value is a question."""
+
+    def __init__(self, unit, lowering, call, host):
+        self.u, self.low, self.call, self.host = unit, lowering, call, host
+        args = call.child_by_field_name("arguments").named_children
+        params = unit.params_of(lowering.node)
+        self.by_arg = {}
+        for a, p in zip(args, params):
+            pd = p.child_by_field_name("declarator")
+            if pd is not None and pd.type == "identifier":
+                self.by_arg[text(a)] = text(pd)
+        self.dims3, self.locals = {}, {}
+        scope = host if host is not None else unit.tree.root_node
+        assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
+                    if n.type == "assignment_expression"}
+        for d in walk(scope):
+            if d.type != "declaration":
+                continue
+            type_text = text(d.child_by_field_name("type"))
+            for init in d.named_children[1:]:
+                if type_text == "dim3" and init.type == "init_declarator":
+                    value = init.child_by_field_name("value")
+                    name = text(init.child_by_field_name("declarator"))
+                    self.dims3[name] = value.named_children if value.type in (
+                        "argument_list", "initializer_list") else value
+                elif type_text == "dim3" and init.type == "function_declarator":
+                    # `dim3 b(TILE, TILE);` parses as a declaration of a function b taking
+                    # two TILEs: its "parameters" are the arguments
+                    given = init.child_by_field_name("parameters").named_children
+                    self.dims3[text(init.child_by_field_name("declarator"))] = \
+                        [parse_expression(text(g)) for g in given]
+                elif init.type == "init_declarator" and \
+                        init.child_by_field_name("declarator").type == "identifier":
+                    name = text(init.child_by_field_name("declarator"))
+                    if name not in assigned:  # set once: its value is known
+                        self.locals[name] = init.child_by_field_name("value")
+
+    def dims(self, node) -> tuple:
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier" and text(node) in self.dims3:
+            node = self.dims3[text(node)]
+        if not isinstance(node, list) and node.type == "call_expression" and \
+                text(node.child_by_field_name("function")) == "dim3":
+            node = node.child_by_field_name("arguments").named_children
+        if not isinstance(node, list) and node.type == "initializer_list":
+            node = node.named_children
+        parts = node if isinstance(node, list) else [node]
+        return tuple(self.value(p) for p in parts)
+
+    def value(self, node, depth: int = 0):
+        if depth > 32:
+            raise CudaImportError(f"`{short(node)}` (host values defined in terms of each "
+                                  "other)")
+        if node.type in ("identifier", "type_identifier"):
+            name = text(node)
+            if name in self.by_arg:
+                return self.low.lookup(self.by_arg[name], node).value
+            if name in self.u.constants:
+                return self.u.constant(name, self.low).value
+            if name in self.locals and self.locals[name] is not None:
+                return self.value(self.locals[name], depth + 1)
+            raise CudaImportError(f"the host variable '{name}'")
+        if node.type in ("number_literal", "sizeof_expression", "char_literal"):
+            return self.low.expr(node)
+        if node.type == "parenthesized_expression":
+            return self.value(node.named_children[0], depth + 1)
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            a = self.value(node.child_by_field_name("left"), depth + 1)
+            b = self.value(node.child_by_field_name("right"), depth + 1)
+            return self.low.c_binary(op, a, b, node)
+        if node.type == "conditional_expression":
+            from kernels_ir import select
+            return select(self.value(node.child_by_field_name("condition"), depth + 1),
+                          self.value(node.child_by_field_name("consequence"), depth + 1),
+                          self.value(node.child_by_field_name("alternative"), depth + 1))
+        if node.type == "cast_expression":
+            return self.low.convert(self.value(node.child_by_field_name("value"), depth + 1),
+                                    self.low.dtype(node.child_by_field_name("type"), node), node)
+        if node.type == "call_expression":
+            fn = text(node.child_by_field_name("function"))
+            args = node.child_by_field_name("arguments").named_children
+            if fn in ("min", "max", "std::min", "std::max") and len(args) == 2:
+                from kernels_ir import smax, smin
+                f = smin if fn.endswith("min") else smax
+                return f(self.value(args[0], depth + 1), self.value(args[1], depth + 1))
+        raise CudaImportError(f"`{short(node)}`")

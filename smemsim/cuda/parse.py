@@ -1,0 +1,90 @@
+"""The syntax tree of preprocessed CUDA (tree-sitter's CUDA grammar), and the small helpers
+every later stage reads it with."""
+from __future__ import annotations
+
+from kernels_ir import KernelError
+
+
+def parser():
+    """tree-sitter's CUDA parser (the `import` extra)."""
+    try:
+        import tree_sitter_cuda
+        from tree_sitter import Language, Parser
+    except ImportError:
+        raise KernelError("importing CUDA needs tree-sitter and its CUDA grammar: pip install "
+                          "tree-sitter tree-sitter-cuda (pip install 'smemsim[import]')") from None
+    return Parser(Language(tree_sitter_cuda.language()))
+
+
+def walk(node):
+    """The node and every named node below it, depth first (no recursion: trees can be deep)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.named_children))
+
+
+def text(node) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def short(node) -> str:
+    """A node's text on one line, cut to 60 characters, for messages."""
+    t = " ".join(text(node).split())
+    return t if len(t) <= 60 else t[:57] + "..."
+
+
+def first_error(root):
+    """The first ERROR or MISSING node of a tree, or None."""
+    for n in walk(root):
+        if n.type == "ERROR" or n.is_missing:
+            return n
+    return None
+
+
+def function_name(function) -> str:
+    """The name of a function_definition."""
+    d = function.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    if d is None:
+        return ""
+    return text(d.child_by_field_name("declarator"))
+
+
+def function_declarator(function):
+    d = function.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    return d
+
+
+def parse_expression(source: str):
+    """The syntax tree of one C expression given as text (None if it is not one)."""
+    tree = parser().parse(f"int __x = ({source});".encode())
+    if first_error(tree.root_node) is not None:
+        return None
+    decl = tree.root_node.named_children[0]
+    init = next((c for c in decl.named_children if c.type == "init_declarator"), None)
+    if init is None:
+        return None
+    return init.child_by_field_name("value").named_children[0]
+
+
+def split_top_level(source: str) -> list[str]:
+    """`float, 4` -> ["float", "4"], commas inside parentheses or <> kept."""
+    out, depth, cur = [], 0, ""
+    for c in source:
+        if c in "(<[":
+            depth += 1
+        elif c in ")>]":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += c
+    if cur.strip():
+        out.append(cur.strip())
+    return out
