@@ -185,8 +185,10 @@ def const(value: int | float, dtype: DType | None = None) -> Expr:
                               "expression", loc=caller_loc())
     if dtype.is_float:
         value = float(value)
-        if not math.isfinite(value):
-            raise KernelError(f"constant {value} is not finite", loc=caller_loc())
+        if math.isnan(value):
+            # infinities are constants kernels use (`float m = -INFINITY;`); a NaN constant
+            # compares unequal to itself and is almost always a mistake
+            raise KernelError(f"constant {value} is not a number", loc=caller_loc())
     else:
         if isinstance(value, float):
             if not value.is_integer():

@@ -1,6 +1,8 @@
 """The readable text form of a kernel; expressions print as valid C."""
 from __future__ import annotations
 
+import math
+
 from .dtypes import DType, f32, u32, u64
 from .expr import COMPARE_OPS, Expr, Op
 from .stmt import (
@@ -23,6 +25,11 @@ COMPONENT_NAMES = "xyzw"
 
 def format_const(value, dtype: DType) -> str:
     """A C literal of the given type (`1.5f`, `7u`, `3ull`)."""
+    if dtype.is_float and math.isinf(value):
+        # CUDA has no infinity literal: the bits, as math_constants.h's CUDART_INF_F spells it
+        inf = "__int_as_float(0x7f800000)" if dtype == f32 else \
+            "__longlong_as_double(0x7ff0000000000000ll)"
+        return inf if value > 0 else f"(-{inf})"
     if dtype.is_float:
         text = repr(float(value))
         if "e" not in text and "." not in text:

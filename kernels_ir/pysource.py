@@ -8,6 +8,7 @@ that is not printable ASCII escaped, so no text of a user's file becomes code he
 from __future__ import annotations
 
 import keyword
+import math
 import os
 
 from .dtypes import f32, i32
@@ -131,6 +132,8 @@ class _Writer:
 
     def const(self, e: Expr, like) -> str:
         v = e.arg
+        if isinstance(v, float) and math.isinf(v):
+            return f'const(float("{v}"), {e.dtype.name})'  # `float("-inf")`
         if e.dtype == i32:
             return repr(int(v))
         if e.dtype == f32 and not (like is not None and like.dtype.is_float and
@@ -141,7 +144,7 @@ class _Writer:
     def typed(self, e: Expr) -> str:
         """A value the builder converts to a known type (a store's, an atomic's, a let's):
         a constant as a plain number, which the builder gives that type."""
-        if e.op is Op.CONST:
+        if e.op is Op.CONST and not (isinstance(e.arg, float) and math.isinf(e.arg)):
             return repr(e.arg)
         return self.expr(e)
 

@@ -7,6 +7,9 @@ defaults: no pragma is added), and compare ncu's counters with `analyze --as-com
 imported kernel (instructions exactly, wavefronts never below).
 
     python3 tools/gpu_original.py prepare DIR        (here: writes the harnesses)
+    python3 tools/gpu_original.py prepare-corpus DIR (likewise, for tests/corpus/corpus.json:
+                                          each original file compiled as it is, its main()
+                                          renamed, one launch of the entry's kernel)
     python3 tools/gpu_original.py run DIR OUT_DIR [KERNEL ...]
                                           (on a machine with a GPU, nvcc and ncu; KERNEL
                                           names keep only those cases)
@@ -27,13 +30,17 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 
-def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path) -> str:
+def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
+            callee: str | None = None, rename_main: bool = False) -> str:
     """C++ (to be written in `folder`) that launches the original kernel once as `launch`
-    says."""
+    says (`callee`: the instantiation to launch, `k<32>`; `rename_main`: the original file
+    has a main() of its own, renamed away)."""
     from smemsim.cuda import signature
     arrays = {g.name: g for g in kernel.globals}
     include = os.path.relpath(cu.resolve(), folder.resolve())
-    lines = [f'#include "{include}"', "#include <cstdio>", "int main()", "{"]
+    lines = ["#define main smemsim_original_main"] if rename_main else []
+    lines += [f'#include "{include}"', "#undef main" if rename_main else "",
+              "#include <cstdio>", "int main()", "{"]
     args = []
     for pname, pointer in signature(str(cu), name):
         if pointer:
@@ -46,7 +53,7 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path) -
         else:
             args.append(repr(launch.params[pname]))
     g, b = launch.grid, launch.block
-    lines += [f"    {name}<<<dim3({g[0]}, {g[1]}, {g[2]}), dim3({b[0]}, {b[1]}, {b[2]}), "
+    lines += [f"    {callee or name}<<<dim3({g[0]}, {g[1]}, {g[2]}), dim3({b[0]}, {b[1]}, {b[2]}), "
               f"{launch.dynamic_smem}>>>({', '.join(args)});",
               "    cudaError_t e = cudaDeviceSynchronize();",
               '    if (e != cudaSuccess) { printf("%s\\n", cudaGetErrorString(e)); return 1; }',
@@ -76,6 +83,40 @@ def prepare(folder: pathlib.Path) -> None:
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
+def prepare_corpus(folder: pathlib.Path) -> None:
+    """Harnesses and kernels files for every corpus entry that imports and analyzes (the
+    GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes)."""
+    from kernels_ir import resolve_launch
+    from smemsim import analyze
+    from smemsim.cuda import import_kernels, write_kernels_file
+    from tools.corpus_status import options
+    folder = folder.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
+    cases = []
+    for n, entry in enumerate(entries):
+        if "refused" in entry or "fault" in entry:
+            continue
+        cu = ROOT / "tests" / "corpus" / entry["file"]
+        opts = options(entry)
+        key = entry["kernel"]
+        kernel = import_kernels(str(cu), opts)[key]()
+        if analyze(kernel).load.requests + analyze(kernel).store.requests == 0:
+            continue  # no shared memory: nothing for the counters to say
+        fixture = folder / f"case{n}.py"
+        fixture.write_text(write_kernels_file(str(cu), opts, key, str(folder))[0])
+        src = folder / f"case{n}.cu"
+        name = kernel.name
+        src.write_text(harness(cu, name, kernel, resolve_launch(kernel), folder, callee=key,
+                               rename_main="main(" in cu.read_text()))
+        cases.append({"cu": entry["file"], "kernel": name, "key": key,
+                      "fixture": str(fixture.relative_to(ROOT)),
+                      "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
+                      "includes": [str(cu.parent.relative_to(ROOT))]})
+    (folder / "cases.json").write_text(json.dumps(cases, indent=1))
+    print(f"{len(cases)} cases in {folder}")
+
+
 def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     """Build each harness with nvcc and compare ncu with --as-compiled of the fixture."""
     from gpu_backend.as_compiled import analyze_as_compiled
@@ -89,6 +130,7 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
             continue
         exe = out / pathlib.Path(case["harness"]).stem
         flags = [f"-D{k}={v}" for k, v in case["defines"].items()]
+        flags += [f"-I{ROOT / d}" for d in case.get("includes", [])]
         build = subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o",
                                 str(exe), str(ROOT / case["harness"])],
                                capture_output=True, text=True)
@@ -96,20 +138,28 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
             case["error"] = build.stderr[-2000:]
             print(f"{key}: BUILD FAILED {case['error'][-300:]}", flush=True)
         else:
-            report = analyze_as_compiled(load_kernels(str(ROOT / case["fixture"]))[key]())
-            agreement = compare_counts(report, measure_command([str(exe)], key))
-            case.update(counters_ok=agreement.ok, compiler=list(report.compiler),
-                        counters=[dataclasses.asdict(c) for c in agreement.checks])
-            print(f"{key} ({case['cu']}, nvcc): counters "
-                  f"{'ok' if agreement.ok else 'DISAGREE'}: " +
-                  "; ".join(f"{c.what} {c.predicted}/{c.measured}" for c in agreement.checks),
-                  flush=True)
+            try:
+                report = analyze_as_compiled(load_kernels(str(ROOT / case["fixture"]))[
+                    case.get("key", key)]())
+                agreement = compare_counts(report, measure_command([str(exe)], key))
+            except Exception as err:  # noqa: BLE001 - one case's failure is its result
+                case["error"] = f"{type(err).__name__}: {err}"[-2000:]
+                print(f"{case.get('key', key)}: ERROR {case['error'][-300:]}", flush=True)
+            else:
+                case.update(counters_ok=agreement.ok, compiler=list(report.compiler),
+                            counters=[dataclasses.asdict(c) for c in agreement.checks])
+                print(f"{case.get('key', key)} ({case['cu']}, nvcc): counters "
+                      f"{'ok' if agreement.ok else 'DISAGREE'}: " +
+                      "; ".join(f"{c.what} {c.predicted}/{c.measured}"
+                                for c in agreement.checks), flush=True)
         results.append(case)
-    (out / "results.json").write_text(json.dumps(results, indent=1))
+        (out / "results.json").write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["prepare"]:
         prepare(pathlib.Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["prepare-corpus"]:
+        prepare_corpus(pathlib.Path(sys.argv[2]))
     else:
         run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), sys.argv[4:])

@@ -22,8 +22,11 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
 def kernels(args) -> list:
     """(key, kernel) for every kernel the command line selects."""
-    return [(key, make()) for key, make in
-            select(load_kernels(args.file, cuda_options(args)), args.kernel).items()]
+    out = [(key, make()) for key, make in
+           select(load_kernels(args.file, cuda_options(args)), args.kernel).items()]
+    for _, kernel in out:
+        _note_assumed_lengths(args, kernel)
+    return out
 
 
 def one_kernel(args):
@@ -33,7 +36,25 @@ def one_kernel(args):
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
                           "with --kernel")
     key, make = next(iter(chosen.items()))
-    return key, make()
+    kernel = make()
+    _note_assumed_lengths(args, kernel)
+    return key, kernel
+
+
+def _note_assumed_lengths(args, kernel) -> None:
+    """A CUDA file never states a global array's length: say on stderr which lengths were
+    assumed (never silently), and how to give them."""
+    if pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
+        return
+    from ..cuda import DEFAULT_LENGTH
+    given = {item.partition("=")[0] for item in getattr(args, "length", [])}
+    assumed = [g.name for g in kernel.globals if g.name not in given and
+               g.length.op.value == "const" and g.length.arg == DEFAULT_LENGTH]
+    if assumed:
+        import sys
+        print(f"note: {kernel.name}: the CUDA does not say how long {', '.join(assumed)} "
+              f"{'is' if len(assumed) == 1 else 'are'}: {DEFAULT_LENGTH:,} elements assumed "
+              "(--length NAME=EXPR gives it)", file=sys.stderr)
 
 
 def inputs(args, key: str, kernel, params: dict):

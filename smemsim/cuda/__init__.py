@@ -50,10 +50,13 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
             continue
         params = _template_params(parent)
         launched = []
-        for call, _ in unit.launches.get(name, []):
+        for call, host in unit.launches.get(name, []):
             fn = call.child_by_field_name("function")
             if fn.type == "template_function":
                 args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+                if _host_template_args(host) & set(re.findall(r"[A-Za-z_]\w*",
+                                                              " ".join(args))):
+                    continue  # `k<T><<<...>>>` inside a host template: no concrete type here
                 launched.append(args)
         instantiations = {}
         for args in launched:
@@ -82,6 +85,13 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
         return matches
     raise CudaImportError(f"{unit.path.name} has no kernel '{wanted}'; it has "
                           f"{', '.join(out)}")
+
+
+def _host_template_args(host) -> set[str]:
+    """The template parameter names of the host function a launch stands in."""
+    if host is None or host.parent is None or host.parent.type != "template_declaration":
+        return set()
+    return set(_template_params(host.parent))
 
 
 def _template_params(template) -> list[str]:

@@ -16,7 +16,7 @@ def launch_of(unit, lowering):
     given = {}
     for what, option in (("grid", o.grid), ("block", o.block), ("smem", o.smem)):
         if option:
-            parts = split_top_level(option) if what != "smem" else [option]
+            parts = split_top_level(option, angles=False) if what != "smem" else [option]
             given[what] = tuple(lowering_expr(unit, p, lowering, f"--launch-{what}")
                                 for p in parts)
     if "grid" in given and "block" in given:
@@ -52,6 +52,7 @@ def launch_arguments(unit, lowering) -> dict:
         return {}
     call, host = found[0]
     reader = _Host(unit, lowering, call, host)
+    reader.by_arg = {}  # an argument's own value, not the parameter it becomes
     args = call.child_by_field_name("arguments").named_children
     out = {}
     for a, p in zip(args, unit.params_of(lowering.node)):
@@ -93,6 +94,7 @@ class _Host:
             if pd is not None and pd.type == "identifier":
                 self.by_arg[text(a)] = text(pd)
         self.dims3, self.locals = {}, {}
+        self.env: list[dict] = []  # the arguments of the host helpers being read
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
                     if n.type == "assignment_expression"}
@@ -118,6 +120,27 @@ class _Host:
                     if name not in assigned:  # set once: its value is known
                         self.locals[name] = init.child_by_field_name("value")
 
+    def inline(self, function, args, node, depth: int):
+        """A host helper whose body is one `return expr;` (llm.c's ceil_div): its value
+        with the arguments in place."""
+        body = function.child_by_field_name("body").named_children
+        body = [b for b in body if b.type != "comment"]
+        if len(body) != 1 or body[0].type != "return_statement" or \
+                not body[0].named_children:
+            raise CudaImportError(f"`{short(node)}`")
+        params = self.u.params_of(function)
+        values = {}
+        for p, a in zip(params, args):
+            d = p.child_by_field_name("declarator")
+            if d is None or d.type != "identifier":
+                raise CudaImportError(f"`{short(node)}`")
+            values[text(d)] = self.value(a, depth + 1)
+        self.env.append(values)
+        try:
+            return self.value(body[0].named_children[0], depth + 1)
+        finally:
+            self.env.pop()
+
     def dims(self, node) -> tuple:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
@@ -137,6 +160,8 @@ class _Host:
                                   "other)")
         if node.type in ("identifier", "type_identifier"):
             name = text(node)
+            if self.env and name in self.env[-1]:
+                return self.env[-1][name]
             if name in self.by_arg:
                 return self.low.lookup(self.by_arg[name], node).value
             if name in self.u.constants:
@@ -164,6 +189,9 @@ class _Host:
         if node.type == "call_expression":
             fn = text(node.child_by_field_name("function"))
             args = node.child_by_field_name("arguments").named_children
+            called = self.u.all_functions.get(fn.split("<")[0].split("::")[-1].strip())
+            if called and depth < 16:
+                return self.inline(called[0], args, node, depth)
             if fn in ("min", "max", "std::min", "std::max") and len(args) == 2:
                 from kernels_ir import smax, smin
                 f = smin if fn.endswith("min") else smax

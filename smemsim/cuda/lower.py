@@ -58,6 +58,8 @@ MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "l
         "fmaf": "fma", "fma": "fma", "powf": "pow", "pow": "pow", "__powf": "pow",
         "__logf": "log", "__log2f": "log2", "__fsqrt_rn": "sqrt", "__sinf": "sin",
         "__cosf": "cos", "exp2f_": "exp2", "__exp2f": "exp2", "__fmaf_rn": "fma"}
+CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
+CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
           "fmax": "max", "umin": "min", "umax": "max", "llmin": "min", "llmax": "max"}
 MAX_INLINE_DEPTH = 32
@@ -116,6 +118,9 @@ class KernelLowering:
         self.types: dict[str, str] = {}      # template type parameters -> IR type name
         self.kb: KernelBuilder | None = None
         self.inline_depth = 0
+        # the jumps being lowered as flags, innermost last: {"kind": "break" | "continue" |
+        # "return", "flag": the local, "owner": the loop or function node}
+        self.exits: list[dict] = []
         self.returns: list[dict] = []        # the inlined calls being lowered, innermost last
 
     # ---------------------------------------------------------------- helpers
@@ -137,8 +142,40 @@ class KernelLowering:
             return self.u.constant(name, self)
         if name == "warpSize":
             return Sym("const", const(32), "i32")
+        if name in self.u.memory:
+            return self.file_memory(name, node)
         raise self.error(node, f"'{name}' is not defined here (a macro the file does not "
                                f"define needs -D {name}=VALUE)")
+
+    def file_memory(self, name: str, node) -> Sym:
+        """A file-scope `__constant__` or `__device__` variable the kernel uses: a global
+        array of the kernel (a scalar one: an array of one element), declared on first use.
+        Its bytes are not shared memory, so no shared count changes; its reads and writes
+        are followed as global accesses."""
+        decl, d, constant = self.u.memory[name]
+        type_node = decl.child_by_field_name("type")
+        dtype, lanes = self.vtype(type_node, decl)
+        if lanes > 1:
+            raise self.error(decl, f"`{short(decl)}`: file-scope memory of a vector type")
+        dims = []
+        while d.type == "array_declarator":
+            size = d.child_by_field_name("size")
+            if size is None:
+                raise self.error(decl, f"`{short(decl)}`: an array needs its size")
+            dims.insert(0, self.constant_int(size, "an array size"))
+            d = d.child_by_field_name("declarator")
+        length = 1
+        for n in dims:
+            length *= n
+        with self.at(decl):
+            arr = self.kb.global_array(name, dtype, length,
+                                       intent="in" if constant else "inout")
+        if len(dims) > 1:
+            raise self.error(decl, f"`{short(decl)}`: multi-dimensional file-scope memory "
+                                   "(the IR's global arrays are flat)")
+        sym = Sym("global" if dims else "cell", arr, dtype)
+        self.scopes[0][name] = sym
+        return sym
 
     def declare(self, name: str, sym: Sym) -> Sym:
         self.scopes[-1][name] = sym
@@ -151,7 +188,8 @@ class KernelLowering:
                             r"__device__|__constant__|__managed__|inline|__forceinline__)\b",
                             " ", text(type_node)).split())
         t = t.replace("std::", "")
-        return self.types.get(t, t)
+        t = self.types.get(t, t)
+        return self.u.vector_typedefs.get(t, t)
 
     def vtype(self, type_node, node) -> tuple[str, int]:
         """(IR element type, lanes) of a type, vector types included."""
@@ -178,7 +216,12 @@ class KernelLowering:
                                f"{', '.join(sorted(set(TYPES.values())))})")
 
     def constant_int(self, node, what: str = "") -> int:
-        """A compile-time integer (a literal, a constant, a template parameter)."""
+        """A compile-time integer (a literal, a constant, a template parameter, a local
+        initialized with one and never assigned)."""
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "local" and sym.place and sym.place[0] == "known":
+                return sym.place[1]
         v = fold(self.expr(node))
         if v is None or isinstance(v, float):
             raise self.error(node, f"`{short(node)}` must be a compile-time integer"
@@ -267,15 +310,15 @@ class KernelLowering:
                 raise self.error(p, f"kernel parameter `{short(p)}`: a pointer to a pointer")
             name = text(inner)
             dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
-            if lanes > 1:
-                raise self.error(p, f"kernel parameter `{short(p)}`: a pointer to a vector "
-                                    f"type (pass {dtype_c(dtype)}* and reinterpret_cast)")
             intent = "inout" if name in writes and name in reads else \
                 "out" if name in writes else "in"
             length = self.u.length_of(name, self)
             with self.at(p):
-                arr = self.kb.global_array(name, dtype, length, intent=intent)
-            self.declare(name, Sym("global", arr, dtype))
+                # a vector type's array (`const uint4* img`) is held as its scalars: --length
+                # counts vectors, as the CUDA does
+                arr = self.kb.global_array(name, dtype, length * lanes if lanes > 1 else length,
+                                           intent=intent)
+            self.declare(name, Sym("global", arr, dtype, lanes))
             return
         if d.type != "identifier":
             raise self.error(p, f"kernel parameter '{short(p)}': only scalars and pointers "
@@ -317,15 +360,29 @@ class KernelLowering:
             return
         self.scopes.append({})
         try:
-            children = node.named_children
-            for i, child in enumerate(children):
-                if child.type == "preproc_call":
-                    if text(child).split()[:2] == ["#pragma", "unroll"]:
-                        continue  # read by the loop that follows
-                    continue
-                self.statement(child, self.pragma(children[i - 1]) if i else "auto")
+            self.statements(node.named_children)
         finally:
             self.scopes.pop()
+
+    def statements(self, children) -> None:
+        """Statements in order; after one that may `break`, `continue` or return from an
+        inlined function, the rest run only where no lane took that exit (C's jumps as
+        flags: the IR has none)."""
+        for i, child in enumerate(children):
+            if child.type == "preproc_call":
+                continue  # `#pragma unroll` is read by the loop that follows
+            self.statement(child, self.pragma(children[i - 1]) if i else "auto")
+            flags = [e["flag"] for e in self.exits if _exits(child, e)]
+            rest = children[i + 1:]
+            if flags and any(c.type not in ("comment", "preproc_call") for c in rest):
+                with self.at(child):
+                    guard = lnot(flags[0])
+                    for f in flags[1:]:
+                        guard = logical_and(guard, lnot(f))
+                    ctx = self.kb.if_(guard)
+                    ctx.__enter__()
+                self.run_in(ctx, lambda: self.statements(rest))
+                return
 
     def pragma(self, node) -> bool | str | int:
         """The unrolling a `#pragma unroll [N]` before a loop asks for ("auto": none)."""
@@ -368,10 +425,19 @@ class KernelLowering:
             self.if_statement(node)
         elif t == "return_statement":
             self.return_statement(node)
+        elif t in ("break_statement", "continue_statement"):
+            kind = t.split("_")[0]
+            target = next((e for e in reversed(self.exits) if e["kind"] == kind), None)
+            if target is None or _owner(node) != target["owner"]:
+                raise self.error(node, f"`{kind}` outside a loop the importer reads (in a "
+                                       "switch?)")
+            with self.at(node):
+                self.kb.assign(target["flag"], 1)
         elif t in ("type_definition", "alias_declaration"):
             self.u.typedef(node, self)
-        elif t == "static_assert_declaration":
-            return
+        elif t in ("static_assert_declaration", "namespace_alias_definition",
+                   "using_declaration"):
+            return  # `namespace cg = cooperative_groups;`: the names are the importer's
         else:
             raise self.error(node, f"{t.replace('_', ' ')} is not supported by the "
                                    f"importer: `{short(node)}`")
@@ -410,7 +476,7 @@ class KernelLowering:
                 if shared:
                     # a scalar __shared__ variable: an array of one, read and written at 0
                     arr = self.array_of(text(d), dtype, [1], False, node, 1, True, volatile)
-                    arr.kind = "shared_scalar"
+                    arr.kind = "cell"
                     continue
                 if dtype == "auto":
                     raise self.error(node, f"`{short(node)}`: auto needs a value")
@@ -483,6 +549,21 @@ class KernelLowering:
             return size
         return None
 
+    def group_dim3(self, node):
+        """threadIdx / blockIdx / blockDim of `block.thread_index()`, `block.group_index()`,
+        `block.group_dim()` (dim3 methods of a thread block), else None."""
+        if node.type != "call_expression":
+            return None
+        fn = node.child_by_field_name("function")
+        if fn.type != "field_expression" or fn.child_by_field_name("argument").type != \
+                "identifier":
+            return None
+        group = self.lookup(text(fn.child_by_field_name("argument")), fn)
+        if group.kind != "group" or group.value is not None:
+            return None
+        return {"thread_index": threadIdx, "group_index": blockIdx, "group_dim": blockDim,
+                "dim_threads": blockDim}.get(text(fn.child_by_field_name("field")))
+
     def block_rank(self) -> Expr:
         """The thread's rank in its block (x fastest)."""
         return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
@@ -522,8 +603,8 @@ class KernelLowering:
         if group is None or group.kind != "group" or group.value is None or len(args) != 3:
             raise self.error(node, f"`{short(node)}`: cg::reduce over a tile (tiled_partition"
                                    "<N>) with an operator")
-        op = callee_name(args[2].child_by_field_name("function")) \
-            if args[2].type == "call_expression" else text(args[2])
+        m = re.search(r"(\w+)\s*(<[^>]*>)?\s*(\(\s*\)|\{\s*\})?\s*$", text(args[2]))
+        op = m.group(1) if m else text(args[2])
         combine = {"plus": lambda a, b: a + b, "greater": smax, "less": smin,
                    "bit_and": lambda a, b: a & b, "bit_or": lambda a, b: a | b,
                    "bit_xor": lambda a, b: a ^ b}.get(op)
@@ -549,7 +630,7 @@ class KernelLowering:
             name = text(target.child_by_field_name("declarator"))
             if target.child_by_field_name("declarator").type != "identifier":
                 raise self.error(node, f"`{short(node)}`: a pointer to a pointer")
-            self.pointer_local(name, value, dtype, node)
+            self.pointer_local(name, value, dtype, node, lanes)
             return
         if target.type == "reference_declarator":
             name = text(target.named_children[-1])
@@ -586,7 +667,12 @@ class KernelLowering:
             return
         with self.at(target):
             ref = self.kb.let(name, number(e, dt), dt)
-        self.declare(name, Sym("local", ref, dt))
+        sym = self.declare(name, Sym("local", ref, dt))
+        value = fold(cast(e, BY_NAME[dt])) if fold(e) is not None else None
+        if value is not None and name not in self.u.assigned:
+            # `unsigned mask = 0xffffffff;`, never assigned again: its value is known where
+            # a compile-time one is needed (a shuffle's mask)
+            sym.place = ("known", value)
 
     def reference(self, value) -> Sym:
         """What `T& r = x` aliases: a local (the same Sym) or an array element."""
@@ -642,9 +728,10 @@ class KernelLowering:
                 kind = "register"
         return self.declare(name, Sym(kind, arr, dtype, lanes, len(dims)))
 
-    def pointer_local(self, name: str, value, dtype: str, node) -> None:
+    def pointer_local(self, name: str, value, dtype: str, node, lanes: int = 1) -> None:
         """`T* p = a + e` / `&a[i][j]` / `a`: a pointer into an array, its movable offset
-        held in a local (so `p += k` and `p++` work, and the address it captured stays)."""
+        held in a local (so `p += k` and `p++` work, and the address it captured stays).
+        A vector pointer over scalars (`uint4* v = (uint4*) a`) steps `lanes` elements."""
         arr, indices = self.pointer_place(value, node)
         lead = []
         for k, e in enumerate(indices[:-1]):
@@ -658,7 +745,7 @@ class KernelLowering:
             raise self.error(node, f"`{short(node)}`: a {dtype} pointer into '{_name(arr)}' of "
                                    f"{arr.dtype} (casts between pointer types are not "
                                    "supported)")
-        self.declare(name, Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset)))
+        self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset)))
 
     def expression_statement(self, e) -> None:
         if e.type == "call_expression":
@@ -716,6 +803,11 @@ class KernelLowering:
                                     "operator)")
             self.store_vector(*place, right, e)
             return None
+        if op == "=" and left.type == "identifier":
+            sym = self.lookup(text(left), left)
+            if sym.kind == "pointer":
+                self.repoint(left, sym, right, e)
+                return None
         if right.type == "assignment_expression":
             value = self.assignment(right)
         else:
@@ -733,12 +825,16 @@ class KernelLowering:
                     raise self.error(node, f"`{short(node)}`: only p += n, p -= n, p++ and "
                                            "p-- move a pointer")
                 offset = sym.place[2]
+                step = value * sym.lanes if sym.lanes > 1 else value
                 with self.at(node):
-                    self.kb.assign(offset, offset + value if op == "+=" else offset - value)
+                    self.kb.assign(offset, offset + step if op == "+=" else offset - step)
                 return
             if sym.kind == "ref" and sym.place is not None:
                 arr, indices = sym.place
                 self.store_element(arr, indices, op, value, node)
+                return
+            if sym.kind == "cell":  # a scalar in memory (__shared__ or __device__)
+                self.store_element(sym, [const(0)], op, value, node)
                 return
             if sym.kind not in ("local", "ref"):
                 raise self.error(node, f"'{text(target)}' is a {sym.kind}, not a local "
@@ -760,6 +856,35 @@ class KernelLowering:
             return
         raise self.error(node, f"assignment to `{short(target)}` is not supported")
 
+    def repoint(self, target, sym: Sym, value, node) -> None:
+        """`p = q + k`: into the same array, the pointer's offset moves (anywhere); into
+        another array, the name is bound anew, which straight-line code allows (inside a
+        loop or a branch the target would depend on the path: refused)."""
+        arr, indices = self.pointer_place(value, node)
+        old, lead, offset = sym.place
+        if arr is old and len(indices) == len(lead) + 1 and \
+                all(fold(a) is not None and fold(a) == fold(b) for a, b in zip(indices, lead)):
+            with self.at(node):
+                self.kb.assign(offset, indices[-1])
+            return
+        parent = node.parent
+        while parent is not None and parent.type != "function_definition":
+            if parent.type in ("for_statement", "while_statement", "do_statement",
+                               "if_statement", "conditional_expression", "switch_statement"):
+                raise self.error(node, f"`{short(node)}`: a pointer pointed at another array "
+                                       "inside a loop or branch")
+            parent = parent.parent
+        name = text(target)
+        for scope in reversed(self.scopes):
+            if name in scope:
+                saved = self.scopes[-1]
+                self.scopes[-1] = scope
+                try:
+                    self.pointer_local(name, value, "auto", node)
+                finally:
+                    self.scopes[-1] = saved
+                return
+
     def store_element(self, arr: Sym, indices: list, op: str, value: Expr, node) -> None:
         if op != "=":
             value = self.c_binary(op[:-1], self.load_element(arr, indices, node), value, node)
@@ -777,7 +902,6 @@ class KernelLowering:
         update = node.child_by_field_name("update")
         self.scopes.append({})
         try:
-            outer = None
             if init is not None and init.type == "declaration":
                 decls = [c for c in init.named_children if c.type == "init_declarator"]
                 first, rest = decls[0] if decls else None, decls[1:]
@@ -788,17 +912,10 @@ class KernelLowering:
                 start = self.expr(first.child_by_field_name("value"))
                 for extra in rest:  # for (int i = 0, j = n; ...): j is a local of the loop
                     self.init_declarator(extra, dtype, 1, False, init)
-            elif init is not None and init.type == "assignment_expression" and \
-                    init.child_by_field_name("left").type == "identifier" and \
-                    init.child_by_field_name("operator").type == "=":
-                # for (i = a; ...): the loop runs on a copy; the variable keeps its last value
-                name = text(init.child_by_field_name("left"))
-                outer = self.lookup(name, init)
-                if outer.kind != "local":
-                    raise self.error(init, f"'{name}' is not a local variable")
-                dtype = outer.dtype
-                start = self.expr(init.child_by_field_name("right"))
             else:
+                # `for (i = 0; ...)` over a variable declared outside (it keeps its last value
+                # after the loop), or no variable: the C loop as it runs, a while loop with
+                # the update at the end of the body
                 self.general_for(node, unroll)
                 return
             if cond is None:
@@ -806,12 +923,27 @@ class KernelLowering:
             if update is None:
                 raise self.error(node, "a for loop needs an update (i++, i += s, i >>= 1, ...)")
 
+            body = node.child_by_field_name("body")
+            outer_exits = list(self.exits)
+            stops, restart = self.loop_exits(node, body)
+
             def bound(ref):
                 self.scopes.append({name: Sym("loop", ref, dtype)})
                 try:
-                    return self.expr(cond)
+                    return self.guarded(self.expr(cond), stops)
                 finally:
                     self.scopes.pop()
+            extra_updates = []
+            while update.type == "comma_expression":
+                # `a += s, b += t`: the loop variable's part is the loop's update; the others
+                # run at the end of each iteration, as C runs them
+                parts = [update.child_by_field_name("left"), update.child_by_field_name("right")]
+                mine = [q for q in parts if _updates(q, name)]
+                if len(mine) != 1:
+                    raise self.error(update, f"loop update `{short(update)}`: one part must "
+                                             f"update {name}")
+                extra_updates += [q for q in parts if q is not mine[0]]
+                update = mine[0]
             step, upd = self.loop_step(update, name, dtype, node)
             with self.at(node):
                 loop = self.kb.loop(name, start, bound, **({"step": step} if upd is None else
@@ -821,36 +953,19 @@ class KernelLowering:
             try:
                 self.scopes.append({name: Sym("loop", ref, dtype)})
                 try:
-                    self.block(node.child_by_field_name("body"))
+                    self.loop_body(node, body, restart, extra_updates)
                 finally:
                     self.scopes.pop()
             except BaseException:
                 loop.__exit__(None, None, None)
                 raise
+            finally:
+                self.exits = outer_exits
             with self.at(node):
                 loop.__exit__(None, None, None)
-            if outer is not None:
-                # after the loop the variable holds the value that ended it
-                raise self.error(init, f"`for ({short(init)}; ...)`: a loop over a variable "
-                                       f"declared outside it; declare it in the loop "
-                                       f"(for (int {name} = ...))") \
-                    if self.reads_after(node, name) else None
+
         finally:
             self.scopes.pop()
-
-    def reads_after(self, loop, name: str) -> bool:
-        """Whether `name` is read after the loop, in the rest of the enclosing block."""
-        parent, n = loop.parent, loop
-        while parent is not None and parent.type != "function_definition":
-            seen = False
-            for c in parent.named_children:
-                if c == n:
-                    seen = True
-                elif seen and any(x.type == "identifier" and text(x) == name
-                                  for x in walk(c)):
-                    return True
-            n, parent = parent, parent.parent
-        return False
 
     def general_for(self, node, unroll) -> None:
         """`for (; cond; update)` with no loop variable: a while loop with the update last."""
@@ -902,20 +1017,89 @@ class KernelLowering:
     def while_loop(self, node, cond, body, unroll, do: bool, update) -> None:
         if cond is not None and cond.type in ("condition_clause", "parenthesized_expression"):
             cond = cond.named_children[0]
+        if cond is not None and _touches_memory(cond):
+            self.loop_reading_memory(node, cond, body, unroll, do, update)
+            return
+        outer_exits = list(self.exits)
+        stops, restart = self.loop_exits(node, body)
         with self.at(node):
             loop = self.kb.loop(f"_loop{node.start_point[0] + 1}", 0,
-                                lambda _: self.expr(cond) if cond is not None else const(1),
+                                lambda _: self.guarded(self.expr(cond) if cond is not None
+                                                       else const(1), stops),
                                 1, do_while=do, unroll=unroll)
             loop.__enter__()
         try:
-            self.block(body)
-            if update is not None:
-                self.expression_statement(update)
+            self.loop_body(node, body, restart, [update] if update is not None else [])
         except BaseException:
             loop.__exit__(None, None, None)
             raise
+        finally:
+            self.exits = outer_exits
         with self.at(node):
             loop.__exit__(None, None, None)
+
+    def loop_reading_memory(self, node, cond, body, unroll, do: bool, update) -> None:
+        """`while (s[i] != v)` / `do {...} while (s[i] != v)`: a loop condition that reads
+        memory is a statement of its own (the IR's conditions are pure), evaluated where C
+        evaluates it: before each iteration (after the body, for a do-while)."""
+        with self.at(node):
+            keep = self.kb.let("keep_going", 1 if do else _truth(self.expr(cond)), "i32")
+        outer_exits = list(self.exits)
+        stops, restart = self.loop_exits(node, body)
+        with self.at(node):
+            loop = self.kb.loop(f"_loop{node.start_point[0] + 1}", 0,
+                                lambda _: self.guarded(keep != 0, stops), 1, unroll=unroll)
+            loop.__enter__()
+        try:
+            self.loop_body(node, body, restart, [update] if update is not None else [])
+            value = _truth(self.expr(cond))
+            with self.at(node):
+                self.kb.assign(keep, value)
+        except BaseException:
+            loop.__exit__(None, None, None)
+            raise
+        finally:
+            self.exits = outer_exits
+        with self.at(node):
+            loop.__exit__(None, None, None)
+
+    def loop_exits(self, loop, body):
+        """The flags a loop needs: its own `break` (and a return of the inlined function
+        around it) end it; its `continue` skips the rest of an iteration. The break and
+        continue flags are declared before the loop and pushed as exits."""
+        stops, restart = [], None
+        jumps = [n for n in walk(body) if n.type in ("break_statement", "continue_statement")
+                 and _owner(n) == loop]
+        if any(n.type == "break_statement" for n in jumps):
+            with self.at(loop):
+                flag = self.kb.let("broke", 0, "i32")
+            stops.append({"kind": "break", "flag": flag, "owner": loop})
+        stops += [e for e in self.exits if e["kind"] == "return" and _exits(body, e)]
+        if any(n.type == "continue_statement" for n in jumps):
+            with self.at(loop):
+                flag = self.kb.let("continued", 0, "i32")
+            restart = {"kind": "continue", "flag": flag, "owner": loop}
+        self.exits += [e for e in stops if e["kind"] != "return"]
+        if restart is not None:
+            self.exits.append(restart)
+        return stops, restart
+
+    def guarded(self, cond: Expr, stops) -> Expr:
+        """A loop's condition, false once a flag that ends the loop is set."""
+        for e in stops:
+            cond = logical_and(lnot(e["flag"]), cond)
+        return cond
+
+    def loop_body(self, node, body, restart, updates) -> None:
+        """The body (a `continue` flag cleared first), then the updates C runs after it."""
+        if restart is not None:
+            with self.at(node):
+                self.kb.assign(restart["flag"], 0)
+        self.block(body)
+        if restart is not None and updates:
+            self.exits.remove(restart)  # the update runs after a continue too
+        for extra in updates:
+            self.expression_statement(extra)
 
     def if_statement(self, node) -> None:
         cond = node.child_by_field_name("condition")
@@ -984,6 +1168,14 @@ class KernelLowering:
     def expr(self, node, statement: bool = False) -> Expr:
         t = node.type
         if t == "number_literal":
+            literal = text(node)
+            if literal.startswith(("-", "+")):  # the grammar reads `-8` (from a macro) as one
+                inner = const(*[(v, BY_NAME[d]) for v, d in [literal_type(literal[1:])]][0]) \
+                    if _is_number(literal[1:]) else None
+                if inner is None:
+                    raise self.error(node, f"`{literal}` is not a number C++ reads")
+                with self.at(node):
+                    return -inner if literal[0] == "-" else inner
             try:
                 value, dtype = literal_type(text(node))
             except ValueError as err:
@@ -995,6 +1187,8 @@ class KernelLowering:
             body = text(node)[1:-1]
             return const(ord(body.encode().decode("unicode_escape")) if body.startswith("\\")
                          else ord(body), BY_NAME["i8"])
+        if t in ("null", "nullptr") and _truth_context(node):
+            return const(0)
         if t == "null" or t == "nullptr":
             raise self.error(node, "a null pointer as a value")
         if t == "identifier":
@@ -1003,7 +1197,7 @@ class KernelLowering:
                 return sym.value
             if sym.kind == "ref" and sym.place is not None:
                 return self.load_element(*sym.place, node)
-            if sym.kind == "shared_scalar":
+            if sym.kind == "cell":
                 return self.load_element(sym, [const(0)], node)
             if sym.kind == "smem_address":
                 raise self.error(node, f"'{text(node)}' holds a shared address "
@@ -1012,6 +1206,10 @@ class KernelLowering:
             if sym.lanes > 1 and sym.kind == "register":
                 raise self.error(node, f"`{short(node)}` is a whole vector: use its "
                                        ".x/.y/.z/.w, or assign it to a vector")
+            if sym.kind in ("global", "pointer") and _truth_context(node):
+                # `if (bias != NULL)`, `bias ? bias[o] : 0`: every global array of the
+                # analyzed launch exists, so a pointer's truth is 1 (docs/importer.md)
+                return const(1)
             raise self.error(node, f"'{text(node)}' ({sym.kind} array or pointer) used as a "
                                    "value")
         if t == "field_expression":
@@ -1021,6 +1219,9 @@ class KernelLowering:
                     "gridDim": gridDim}
             if base in dims and fld in "xyz":
                 return getattr(dims[base], fld)
+            dim = self.group_dim3(node.child_by_field_name("argument"))
+            if dim is not None and fld in "xyz":
+                return getattr(dim, fld)
             if fld in COMPONENTS:
                 arr, indices = self.component(node)
                 return self.load_element(arr, indices, node)
@@ -1180,10 +1381,23 @@ class KernelLowering:
             return self.shuffle(node, SHUFFLES[name], args)
         if name in self.u.functions:
             return self.inline(node, name, args, None)
-        if name in ("__builtin_huge_valf", "__builtin_nanf", "__int_as_float",
-                    "__uint_as_float"):
-            raise self.error(node, f"`{short(node)}`: infinities and NaNs as constants are "
-                                   "not in the IR (use -FLT_MAX or a finite bound)")
+        if name in CACHE_LOADS and len(args) == 1:
+            # __ldg(&a[i]) and the cache-hint loads: a load of a[i] (the hint changes the
+            # cache policy, not the element)
+            arr, indices = self.pointer_place(args[0], node)
+            return self.load_element(arr, indices, node)
+        if name in CACHE_STORES and len(args) == 2:
+            arr, indices = self.pointer_place(args[0], node)
+            self.store_element(arr, indices, "=", self.expr(args[1]), node)
+            return const(0)
+        if fn.type == "parenthesized_expression" and len(args) == 1:
+            # `(floatX)(x)`: a cast the grammar reads as a call
+            return self.convert(self.expr(args[0]), self.dtype(fn.named_children[0], node), node)
+        if name in ("__builtin_huge_valf", "__builtin_huge_val") and not args:
+            return const(float("inf"), f32 if name.endswith("f") else BY_NAME["f64"])
+        if name in ("__builtin_nanf", "__int_as_float", "__uint_as_float"):
+            raise self.error(node, f"`{short(node)}`: NaNs and bit-cast constants are not in "
+                                   "the IR")
         vals = [self.expr(a) for a in args]
         with self.at(node):
             if name in MINMAX and len(vals) == 2:
@@ -1198,6 +1412,13 @@ class KernelLowering:
                 return select(v < 0, -v, v)
             if name in ("__fdividef", "__fdiv_rn", "fdividef") and len(vals) == 2:
                 return self.c_binary("/", vals[0], vals[1], node)
+            if name in ("__mul24", "__umul24") and len(vals) == 2:
+                # the low 32 bits of the product of the operands' low 24 bits (sign-extended
+                # for __mul24), as the PTX mul24.lo defines it
+                t = i32 if name == "__mul24" else u32
+                low = [cast(v, t) & 0xFFFFFF if t == u32 else (cast(v, t) << 8) >> 8
+                       for v in vals]
+                return low[0] * low[1]
             if name in ("__fmul_rn",) and len(vals) == 2:
                 return vals[0] * vals[1]
             if name in ("__fadd_rn",) and len(vals) == 2:
@@ -1223,6 +1444,16 @@ class KernelLowering:
             raise self.error(node, f"no '{name}' takes {len(args)} argument(s)")
         function = candidates[0]
         params = self.u.params_of(function)
+        # a function that only returns an expression of its value parameters (ceil_div, a
+        # math helper) is that expression: no locals, so launch options may call it too
+        body_node = function.child_by_field_name("body")
+        pure = _single_return(body_node) is not None and all(
+            (p.child_by_field_name("declarator") is not None and
+             p.child_by_field_name("declarator").type == "identifier")
+            for p in params) and not any(
+            n.type in ("assignment_expression", "update_expression", "call_expression",
+                       "subscript_expression", "pointer_expression")
+            for n in walk(body_node)) and len(args) == len(params)
         scope: dict[str, Sym] = {}
         saved_types = dict(self.types)
         parent = function.parent
@@ -1268,6 +1499,15 @@ class KernelLowering:
                 pname_node = pname_node.child_by_field_name("declarator") or \
                     pname_node.named_children[-1]
             pname = text(pname_node)
+            type_text = text(p.child_by_field_name("type"))
+            if re.search(r"thread_block|thread_group|coalesced_group", type_text) or \
+                    self.types.get(type_text.replace("const", "").strip()) == "__group__":
+                group = self.lookup(text(arg), arg) if arg.type == "identifier" else None
+                if group is None or group.kind != "group":
+                    raise self.error(node, f"`{short(arg)}` passed as a group: pass the group "
+                                           "variable")
+                scope[pname] = group
+                continue
             if d.type == "pointer_declarator":
                 arr, indices = self.pointer_place(arg, node)
                 with self.at(node):
@@ -1290,10 +1530,28 @@ class KernelLowering:
                     continue
                 value = self.expr(arg)
                 dt = _register(dtype if dtype != "auto" else value.dtype.name)
+                if pure:  # `return (a + b - 1) / b;`: the expression, no locals
+                    with self.at(node):
+                        scope[pname] = Sym("param", cast(value, BY_NAME[dt]), dt)
+                    continue
                 with self.at(node):
                     ref = self.kb.let(pname, value, dt)
                 scope[pname] = Sym("local", ref, dt)
         ret_type = self.u.return_type(function)
+        body = function.child_by_field_name("body")
+        if pure:
+            saved_scopes, self.scopes = self.scopes, [self.scopes[0], scope]
+            self.inline_depth += 1
+            try:
+                value = self.expr(_single_return(body))
+                if ret_type not in ("auto", None):
+                    value = self.convert(value, self.dtype(function.child_by_field_name("type"),
+                                                           function), node)
+                return value
+            finally:
+                self.inline_depth -= 1
+                self.scopes = saved_scopes
+                self.types = saved_types
         result = None
         if ret_type not in ("void", None):
             dt, lanes = self.vtype(function.child_by_field_name("type"), function) \
@@ -1303,16 +1561,24 @@ class KernelLowering:
             with self.at(node):
                 result = self.kb.let(f"{name}_ret", 0.0 if dt in FLOAT_TYPES else 0,
                                      _register(dt))
-        body = function.child_by_field_name("body")
-        self.check_returns(body, name)
+        early = any(n.type == "return_statement" for n in walk(body)) and \
+            _single_return(body) is None and not _returns_last_only(body)
+        frame = {"result": result, "name": name}
+        if early:  # a return before the end: the rest runs where no lane returned
+            with self.at(node):
+                frame["flag"] = self.kb.let(f"{name}_returned", 0, "i32")
+            frame["kind"], frame["owner"] = "return", function
         saved_scopes = self.scopes
         # the callee sees the file's names and its own, not the caller's locals
         self.scopes = [saved_scopes[0], scope]
         self.inline_depth += 1
-        self.returns.append({"result": result, "name": name})
+        self.returns.append(frame)
+        saved_exits = self.exits
+        self.exits = [frame] if early else []  # the caller's loops are not the callee's
         try:
             self.block(body)
         finally:
+            self.exits = saved_exits
             self.returns.pop()
             self.inline_depth -= 1
             self.scopes = saved_scopes
@@ -1324,32 +1590,24 @@ class KernelLowering:
         return result
 
     def deduce_type(self, pname: str, params, args) -> str | None:
+        """A callee's template type parameter from the arguments (C++'s deduction, for
+        `T x` and `T* p` parameters; a group for `Group& g`)."""
         for p, a in zip(params, args):
-            t = self.type_name(p.child_by_field_name("type"), p)
-            if t == pname:
-                e = self.expr(a)
-                return {"f32": "float", "f64": "double", "i32": "int", "u32": "unsigned int",
-                        "u64": "unsigned long long"}.get(e.dtype.name)
+            raw = " ".join(re.sub(r"\b(const|volatile)\b", " ",
+                                  text(p.child_by_field_name("type"))).split())
+            if raw != pname:  # the callee's own name (not the caller's T)
+                continue
             d = p.child_by_field_name("declarator")
-            if t == pname and d is not None and d.type == "pointer_declarator":
-                return None
-        for p, a in zip(params, args):
-            d = p.child_by_field_name("declarator")
-            t = self.type_name(p.child_by_field_name("type"), p)
-            if t == pname and d is not None and d.type == "pointer_declarator":
+            if d is not None and d.type == "pointer_declarator":
                 arr, _ = self.pointer_place(a, a)
                 return {v: k for k, v in TYPES.items()}.get(arr.dtype)
+            if a.type == "identifier" and self.lookup(text(a), a).kind == "group":
+                return "__group__"  # `template <typename Group> f(Group& g)`
+            with self.kb.trial():  # its type only: nothing of it is stated here
+                e = self.expr(a)
+            return {"f32": "float", "f64": "double", "i32": "int", "u32": "unsigned int",
+                    "u64": "unsigned long long"}.get(e.dtype.name)
         return None
-
-    def check_returns(self, body, name: str) -> None:
-        """Returns the inliner handles: the last statement of the body, or anywhere when the
-        function returns nothing after it (a guard `if (...) return;` sets a flag)."""
-        statements = body.named_children
-        for n in walk(body):
-            if n.type == "return_statement" and n.parent != body and \
-                    not (n == statements[-1] if statements else False):
-                raise self.error(n, f"'{name}': a return before the end of the function is not "
-                                    "supported yet (inline it by hand, or end with the return)")
 
     def inline_return(self, node) -> None:
         frame = self.returns[-1]
@@ -1357,8 +1615,12 @@ class KernelLowering:
         if values and frame["result"] is None:
             raise self.error(node, f"'{frame['name']}' returns void, but returns a value")
         if values:
+            value = self.expr(values[0])
             with self.at(node):
-                self.kb.assign(frame["result"], self.expr(values[0]))
+                self.kb.assign(frame["result"], value)
+        if "flag" in frame:
+            with self.at(node):
+                self.kb.assign(frame["flag"], 1)
 
     # ---------------------------------------------------------------- memory
     def element_place(self, node) -> tuple[Sym, list]:
@@ -1391,12 +1653,13 @@ class KernelLowering:
             if len(indices) != 1:
                 raise self.error(node, f"`{short(node)}`: a pointer takes one index")
             return arr, list(lead) + [plus(offset, indices[0])]
-        if sym.kind == "shared_scalar":
+        if sym.kind == "cell":
             raise self.error(node, f"'{text(node)}' is a scalar, not an array")
         if sym.kind not in ("global", "shared", "register"):
             raise self.error(node, f"'{text(node)}' is not an array")
-        if sym.lanes > 1 and len(indices) == sym.rank:
-            raise self.error(node, f"`{short(node)}`: a vector element indexed")
+        if sym.lanes > 1 and (len(indices) == sym.rank or sym.kind == "global"):
+            raise self.error(node, f"`{short(node)}` is a whole vector: use its .x/.y/.z/.w, or "
+                                   "assign it to a vector")
         return sym, indices
 
     def index(self, node) -> Expr:
@@ -1407,10 +1670,16 @@ class KernelLowering:
 
     def pointer_place(self, node, where) -> tuple[Sym, list]:
         """(array, indices) of a pointer expression: `&a[i][j]`, `a + i`, `p`, `p - k`,
-        `a` (the first element), through casts to the same type and parentheses."""
+        `a` (the first element), through parentheses and casts (to another element type of
+        a shared array: a view of its bytes, as `(uint *)s_Hist` reads them)."""
         while node.type in ("parenthesized_expression", "cast_expression"):
-            node = node.child_by_field_name("value") if node.type == "cast_expression" \
-                else node.named_children[0]
+            if node.type == "cast_expression":
+                retyped = self.pointer_cast(node, where)
+                if retyped is not None:
+                    return retyped
+                node = node.child_by_field_name("value")
+            else:
+                node = node.named_children[0]
         if node.type == "pointer_expression" and node.children[0].type == "&":
             inner = node.named_children[0]
             while inner.type == "parenthesized_expression":
@@ -1419,8 +1688,15 @@ class KernelLowering:
                 return self.indexed(inner)
             if inner.type == "identifier":
                 sym = self.lookup(text(inner), inner)
-                if sym.kind == "shared_scalar":
+                if sym.kind == "cell":
                     return sym, [const(0)]
+        if node.type == "call_expression" and not node.child_by_field_name(
+                "arguments").named_children:
+            fn = node.child_by_field_name("function")
+            if fn.type == "template_function" and \
+                    callee_name(fn) in self.u.dynamic_structs:
+                targs = fn.child_by_field_name("arguments").named_children
+                return self.dynamic_view(self.dtype(targs[0], node), node), [const(0)]
         if node.type == "binary_expression" and \
                 node.child_by_field_name("operator").type in ("+", "-"):
             op = node.child_by_field_name("operator").type
@@ -1445,6 +1721,53 @@ class KernelLowering:
                 return arr, indices
         raise self.error(where, f"`{short(where)}`: the importer follows pointers into arrays "
                                 "(&a[i], a + i, a local pointer), not this")
+
+    def dynamic_view(self, dtype: str, node) -> Sym:
+        """The launch's dynamic shared memory as an array of `dtype` (one view per type:
+        every `extern __shared__` array aliases the same bytes)."""
+        views = self.__dict__.setdefault("dynamic_views", {})
+        if dtype not in views:
+            with self.at(node):
+                arr = self.kb.dynamic_shared(f"dynamic_{dtype}", dtype, (None,))
+            views[dtype] = Sym("shared", arr, dtype, 1, 1)
+        return views[dtype]
+
+    def pointer_cast(self, node, where):
+        """`(T *)p` to a scalar type T other than p's elements: None if T is p's own type (or
+        not a scalar pointer type); a view of the shared bytes otherwise."""
+        t = " ".join(text(node.child_by_field_name("type")).replace("const", "").split())
+        if not t.endswith("*") or t.rstrip("*").strip() in VECTORS:
+            return None
+        dtype = self.dtype(_TypeText(t.rstrip("*").strip()), node)
+        value = node.child_by_field_name("value")
+        while value.type == "parenthesized_expression":
+            value = value.named_children[0]
+        if value.type == "identifier" and self.lookup(text(value), value).kind == "shared" \
+                and self.lookup(text(value), value).lanes > 1:
+            # `(uint*) sKeys2` over a `__shared__ uint2 sKeys2[256]`: its scalars, flat
+            return self.shared_view(self.lookup(text(value), value), dtype, node), [const(0)]
+        arr, indices = self.pointer_place(value, where)
+        if dtype == arr.dtype:
+            return arr, indices
+        if arr.kind != "shared" or arr.rank != 1 or arr.lanes != 1:
+            raise self.error(node, f"`{short(node)}`: a cast to {t} over '{_name(arr)}' (the "
+                                   "importer reinterprets 1-D __shared__ arrays only)")
+        offset = fold(indices[0])
+        new, old = _SIZES[dtype], _SIZES[arr.dtype]
+        if offset is None or (offset * old) % new:
+            raise self.error(node, f"`{short(node)}`: a {t} view must start at a constant "
+                                   f"offset that is a multiple of {new} bytes")
+        return self.shared_view(arr, dtype, node), [const(offset * old // new)]
+
+    def shared_view(self, arr: Sym, dtype: str, node) -> Sym:
+        """The bytes of a shared array as a flat array of `dtype` (one view per type)."""
+        key = (id(arr.value), dtype)
+        views = self.__dict__.setdefault("views", {})
+        if key not in views:
+            with self.at(node):
+                view = self.kb.view(arr.value, f"{arr.value.name}_as_{dtype}", dtype)
+            views[key] = Sym("shared", view, dtype, 1, 1)
+        return views[key]
 
     def indexed_prefix(self, node):
         """`a[i]` of an array of rank 2+: (array, [i, 0, ...])."""
@@ -1695,9 +2018,23 @@ class KernelLowering:
             node = node.named_children[0]
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
+            if sym.kind == "pointer" and sym.lanes > 1:
+                arr, lead, offset = sym.place
+                return arr, list(lead) + [offset], sym.lanes
             return (sym, [const(0)], sym.lanes) if sym.lanes > 1 else None
         if node.type == "subscript_expression":
             base = node.child_by_field_name("argument")
+            while base.type == "parenthesized_expression":
+                base = base.named_children[0]
+            if base.type == "identifier":
+                sym = self.lookup(text(base), base)
+                if sym.kind == "pointer" and sym.lanes > 1:
+                    idx = node.child_by_field_name("indices") or \
+                        node.child_by_field_name("index")
+                    i = self.index(idx.named_children[0] if idx.type ==
+                                   "subscript_argument_list" else idx)
+                    arr, lead, offset = sym.place
+                    return arr, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
             vcast = self.vector_cast(base)
             if vcast is not None:
                 idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
@@ -1715,13 +2052,22 @@ class KernelLowering:
             sym = self.lookup(text(root), root)
             if sym.lanes == 1:
                 return None
+            if sym.kind == "global" and node.child_by_field_name("argument") == root:
+                # a vector pointer parameter: element i is scalars i*lanes ...
+                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+                i = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
+                               else idx)
+                return sym, [i * sym.lanes], sym.lanes
             arr, indices = self.indexed(node) if len(self.count_indices(node)) < sym.rank \
                 else (None, None)
             if arr is None:
                 return None
             return arr, indices + [const(0)], arr.lanes
         if node.type == "pointer_expression" and node.children[0].type == "*":
-            return self.vector_cast(node.named_children[0])
+            inner = node.named_children[0]
+            if inner.type == "identifier":
+                return self.vector_place(inner)
+            return self.vector_cast(inner)
         return None
 
     @staticmethod
@@ -1754,6 +2100,8 @@ class KernelLowering:
         if not t.endswith("*"):
             return None
         if name not in VECTORS:
+            if name in TYPES or name in self.u.typedefs:
+                return None  # a scalar pointer cast: pointer_place reads it
             raise self.error(node, f"`{short(node)}`: a cast to {t} is not supported "
                                    "(reinterpret_cast to float2/float4/int2/int4/... "
                                    "pointers over an array is)")
@@ -1789,6 +2137,9 @@ class KernelLowering:
                 raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
                                        f"{lanes}")
             return [self.expr(a) for a in args]
+        if node.type == "call_expression" and \
+                callee_name(node.child_by_field_name("function")) in self.u.functions:
+            return self.inline_vector(node, lanes)
         place = self.vector_place(node)
         if place is None or place[2] != lanes:
             raise self.error(node, f"`{short(node)}` is not a vector of {lanes} the importer "
@@ -1802,6 +2153,39 @@ class KernelLowering:
             v = arr.value.load(tuple(indices), width=lanes)
         return [v[k] for k in range(lanes)]
 
+    def inline_vector(self, node, lanes: int) -> list:
+        """A device function that returns a vector in one `return` (llm.c's `ld_vec(p)`):
+        the lanes of its returned expression, its parameters bound as for any call."""
+        name = callee_name(node.child_by_field_name("function"))
+        function = self.u.functions[name][0]
+        ret = _single_return(function.child_by_field_name("body"))
+        args = node.child_by_field_name("arguments").named_children
+        params = self.u.params_of(function)
+        if ret is None or len(args) != len(params):
+            raise self.error(node, f"`{short(node)}`: a vector from '{name}', which is not "
+                                   "one `return` of its parameters")
+        scope: dict[str, Sym] = {}
+        for p, a in zip(params, args):
+            d = p.child_by_field_name("declarator")
+            dtype, plane = self.vtype(p.child_by_field_name("type"), p)
+            if d.type == "pointer_declarator":
+                arr, indices = self.pointer_place(a, node)
+                with self.at(node):
+                    offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
+                scope[text(d.child_by_field_name("declarator"))] = Sym(
+                    "pointer", None, arr.dtype, plane, 1, (arr, indices[:-1], offset))
+            elif plane == 1:
+                with self.at(node):
+                    ref = self.kb.let(text(d), self.expr(a), _register(dtype))
+                scope[text(d)] = Sym("local", ref, _register(dtype))
+            else:
+                raise self.error(node, f"`{short(node)}`: a vector argument of '{name}'")
+        saved, self.scopes = self.scopes, [self.scopes[0], scope]
+        try:
+            return self.vector_value(ret, lanes)
+        finally:
+            self.scopes = saved
+
     def store_vector(self, arr: Sym, indices: list, lanes: int, value, node) -> None:
         """`place = vector`: lane by lane into registers, one width-N store to memory."""
         parts = self.vector_value(value, lanes)
@@ -1811,6 +2195,92 @@ class KernelLowering:
             return
         with self.at(node):
             arr.value.store(tuple(indices), parts, width=lanes)
+
+
+class _TypeText:
+    """A type given as text (from a cast), read like a type node."""
+
+    def __init__(self, source: str):
+        self.text = source.encode()
+
+
+LOOPS = ("for_statement", "while_statement", "do_statement")
+
+
+def _owner(jump):
+    """The loop (or switch) a break or continue belongs to."""
+    n = jump.parent
+    while n is not None and n.type not in LOOPS + ("switch_statement", "function_definition"):
+        n = n.parent
+    return n
+
+
+def _exits(node, exit_) -> bool:
+    """Whether running `node` may take this exit."""
+    kind = exit_["kind"]
+    if kind == "return":
+        return any(n.type == "return_statement" for n in walk(node))
+    jump = f"{kind}_statement"
+    return any(n.type == jump and _owner(n) == exit_["owner"] for n in walk(node))
+
+
+def _returns_last_only(body) -> bool:
+    """A body whose only return is its last statement (no flag needed)."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    returns = [n for n in walk(body) if n.type == "return_statement"]
+    return len(returns) == 1 and statements and statements[-1] == returns[0]
+
+
+def _single_return(body):
+    """The expression of a body that is just `return expr;`, else None."""
+    if body is None:
+        return None
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if len(statements) == 1 and statements[0].type == "return_statement" and \
+            statements[0].named_children:
+        return statements[0].named_children[0]
+    return None
+
+
+def _updates(node, name: str) -> bool:
+    """Whether an update expression assigns `name` (`i++`, `i += s`, `i = ...`)."""
+    target = node.child_by_field_name("argument") if node.type == "update_expression" else \
+        node.child_by_field_name("left") if node.type == "assignment_expression" else None
+    return target is not None and text(target) == name
+
+
+def _truth_context(node) -> bool:
+    """Whether a pointer (or NULL) stands where only its truth is read: a condition, `!p`,
+    `p && ...`, `p == NULL`, `p != nullptr`."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type in ("condition_clause", "if_statement", "while_statement"):
+        return True
+    if parent.type == "conditional_expression":
+        return parent.child_by_field_name("condition") == node
+    if parent.type == "unary_expression" and parent.child_by_field_name("operator").type == "!":
+        return True
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator").type
+        if op in ("&&", "||"):
+            return True
+        if op in ("==", "!="):
+            other = parent.child_by_field_name("right") \
+                if parent.child_by_field_name("left") == node else \
+                parent.child_by_field_name("left")
+            return other.type in ("null", "nullptr", "identifier") or text(other) in ("0", "NULL")
+    return False
+
+
+def _is_number(source: str) -> bool:
+    try:
+        literal_type(source)
+    except ValueError:
+        return False
+    return True
 
 
 def _truth(e: Expr) -> Expr:
@@ -1944,11 +2414,12 @@ def _pointer_uses(body, functions: dict | None = None, depth: int = 0) -> tuple[
             fn = n.child_by_field_name("function")
             called = callee_name(fn)
             args = n.child_by_field_name("arguments").named_children
-            if called in ATOMICS and args:
+            if (called in ATOMICS or called in CACHE_STORES) and args:
                 name = base_of(args[0])
                 if name:
                     writes.add(name)
-                    reads.add(name)
+                    if called in ATOMICS:
+                        reads.add(name)
             elif functions and called in functions and depth < MAX_INLINE_DEPTH:
                 callee = functions[called][0]
                 params = function_declarator(callee).child_by_field_name(

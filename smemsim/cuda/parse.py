@@ -72,13 +72,15 @@ def parse_expression(source: str):
     return init.child_by_field_name("value").named_children[0]
 
 
-def split_top_level(source: str) -> list[str]:
-    """`float, 4` -> ["float", "4"], commas inside parentheses or <> kept."""
+def split_top_level(source: str, angles: bool = True) -> list[str]:
+    """`float, 4` -> ["float", "4"], commas inside parentheses (and <>, for template
+    arguments: `angles`) kept."""
     out, depth, cur = [], 0, ""
+    opening, closing = ("(<[", ")>]") if angles else ("([", ")]")
     for c in source:
-        if c in "(<[":
+        if c in opening:
             depth += 1
-        elif c in ")>]":
+        elif c in closing:
             depth -= 1
         if c == "," and depth == 0:
             out.append(cur.strip())

@@ -576,17 +576,28 @@ class Preprocessor:
         if pragma:
             self.out_rows.append([])
 
-    def output(self) -> Output:
+    def output(self, parenthesize: frozenset = frozenset()) -> Output:
+        """The text and its locations (columns in bytes, as the parser counts them). Names
+        in `parenthesize` (by location) are written `(name)`: `a < b && c > d` then reads as
+        comparisons, not as a template `a<...>` the grammar would guess."""
         text_rows, locs, rows = [], {}, []
         for r, row in enumerate(r for r in self.out_rows if r):
             parts, col, prev = [], 0, None
-            for t in row:
+            for k, t in enumerate(row):
                 if prev is not None and (t.space or _would_merge(prev, t)):
                     parts.append(" ")
                     col += 1
+                wrap = t.kind == "id" and t.loc in parenthesize and k + 1 < len(row) and \
+                    row[k + 1].text == "<"
+                if wrap:
+                    parts.append("(")
+                    col += 1
                 locs[(r, col)] = t.loc
                 parts.append(t.text)
-                col += len(t.text)
+                col += len(t.text.encode())
+                if wrap:
+                    parts.append(")")
+                    col += 1
                 prev = t
             text_rows.append("".join(parts))
             rows.append(row[0].loc)

@@ -11,7 +11,7 @@ from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
 from .parse import (
-    first_error, function_declarator, function_name, parse_expression, parser, text,
+    first_error, function_declarator, function_name, parse_expression, parser, text, walk,
 )
 from .preprocess import Preprocessor, tokenize
 
@@ -44,9 +44,39 @@ class Unit:
         self.pp = Preprocessor(self.options.defines, self.options.include_dirs,
                                self.options.arch)
         self.pp.run_file(self.path, 0, None)
-        # `__align__(N)` is an attribute the grammar does not know: blank it (columns stay)
-        # and keep N per output row for the shared arrays declared there
         self.output = self.pp.output()
+        self._parse()
+        wrong = self._mistaken_templates()
+        if wrong:  # parse again with those names parenthesized
+            self.output = self.pp.output(frozenset(wrong))
+            self._parse()
+        self._unmistake_casts()
+        self.kernels = []          # function_definition nodes of __global__ functions
+        self.functions: dict[str, list] = {}   # __device__ functions by name
+        self.all_functions: dict[str, list] = {}  # every function, host ones too
+        self.constants: dict[str, object] = {}  # file-scope const name -> value node
+        self.typedefs: dict[str, str] = {}
+        self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
+        self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
+        # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
+        # is constant)
+        self.memory: dict[str, tuple] = {}
+        # structs whose conversion to T* is the launch's dynamic shared memory (the CUDA
+        # samples' SharedMemory<T>): `T* s = SharedMemory<T>();`
+        self.dynamic_structs: set[str] = set()
+        self._scan(self.tree.root_node, None)
+        # names assigned anywhere (a local never assigned keeps its initial constant)
+        self.assigned = {text(t) for n in walk(self.tree.root_node)
+                         for t in [n.child_by_field_name("left") if n.type ==
+                                   "assignment_expression" else
+                                   n.child_by_field_name("argument") if n.type ==
+                                   "update_expression" else None]
+                         if t is not None and t.type == "identifier"}
+
+    def _parse(self) -> None:
+        """Parse the preprocessed text. `__align__(N)` is an attribute the grammar does not
+        know: it is blanked (columns stay) and N kept per output row for the shared arrays
+        declared there."""
         self.aligns: dict[int, int] = {}
         rows = self.output.text.split("\n")
         for r, row in enumerate(rows):
@@ -57,12 +87,80 @@ class Unit:
                 rows[r] = re.sub(r"__align__\s*\(\s*(\d+)\s*\)", blank, row)
         self.source = "\n".join(rows).encode()
         self.tree = parser().parse(self.source)
-        self.kernels = []          # function_definition nodes of __global__ functions
-        self.functions: dict[str, list] = {}   # __device__ functions by name
-        self.constants: dict[str, object] = {}  # file-scope const name -> value node
-        self.typedefs: dict[str, str] = {}
-        self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
-        self._scan(self.tree.root_node, None)
+
+    def _mistaken_templates(self) -> set:
+        """Locations of names the grammar read as templates (`a < b && c > d` as
+        `a<b && c> d`) that the file never declares as templates."""
+        known = set(LIBRARY_TEMPLATES)
+        for n in walk(self.tree.root_node):
+            if n.type == "template_declaration":
+                for c in n.named_children:
+                    if c.type == "function_definition":
+                        known.add(function_name(c))
+                    elif c.type in ("struct_specifier", "class_specifier") and \
+                            c.child_by_field_name("name") is not None:
+                        known.add(text(c.child_by_field_name("name")))
+                    elif c.type == "declaration":  # a template function declared only
+                        d = c.child_by_field_name("declarator")
+                        while d is not None and d.type != "function_declarator":
+                            d = d.child_by_field_name("declarator")
+                        if d is not None:
+                            known.add(text(d.child_by_field_name("declarator")))
+        wrong = set()
+        for n in walk(self.tree.root_node):
+            if n.type in ("template_function", "template_type"):
+                name = n.child_by_field_name("name")
+                args = n.child_by_field_name("arguments")
+                # only where the "arguments" read as an expression (`b && c`, `b + 1`): a
+                # type there (`tex2D<float>`) means a template the file did not declare
+                expression = args is not None and any(
+                    a.type in ("binary_expression", "unary_expression", "call_expression",
+                               "subscript_expression", "field_expression")
+                    for a in args.named_children)
+                if name is not None and text(name) not in known and expression and \
+                        n.parent is not None and n.parent.type not in (
+                            "qualified_identifier", "template_declaration"):
+                    wrong.add(self.loc(name))
+        return wrong
+
+    def _unmistake_casts(self) -> None:
+        """`(a) && (b)` and `(x) - y` parse as casts when the grammar cannot know `a` is no
+        type (C needs the symbol table for that). Where the "type" of a cast is a name the
+        file never declares as a type, its parentheses are blanked (the same length: every
+        location stays) and the file parsed again."""
+        from .lower import TYPES, VECTORS
+        for _ in range(4):
+            types = set(TYPES) | set(VECTORS) | {"void"}
+            for n in walk(self.tree.root_node):
+                if n.type in ("type_definition", "alias_declaration"):
+                    d = n.child_by_field_name("declarator") or n.child_by_field_name("name")
+                    if d is not None:
+                        types.add(text(d))
+                elif n.type in ("struct_specifier", "class_specifier", "union_specifier",
+                                "enum_specifier") and n.child_by_field_name("name"):
+                    types.add(text(n.child_by_field_name("name")))
+                elif n.type in ("type_parameter_declaration",
+                                "optional_type_parameter_declaration"):
+                    types.update(text(c) for c in n.named_children if c.type == "type_identifier")
+            fixes = []
+            for n in walk(self.tree.root_node):
+                if n.type != "cast_expression":
+                    continue
+                t = n.child_by_field_name("type")
+                name = text(t).strip()
+                if t is None or not name.isidentifier() or name in types or \
+                        t.named_children and t.named_children[0].type != "type_identifier":
+                    continue
+                close = self.source.rfind(b")", n.start_byte, t.end_byte + 4)
+                if self.source[n.start_byte:n.start_byte + 1] == b"(" and close > 0:
+                    fixes += [n.start_byte, close]
+            if not fixes:
+                return
+            data = bytearray(self.source)
+            for at in fixes:
+                data[at:at + 1] = b" "
+            self.source = bytes(data)
+            self.tree = parser().parse(self.source)
 
     # ---- locations
     def loc(self, node) -> SourceLoc:
@@ -82,18 +180,32 @@ class Unit:
     def name_of(self, function) -> str:
         return function_name(function)
 
-    def _scan(self, node, function) -> None:
-        for child in node.named_children:
+    def _scan(self, root, function) -> None:
+        """Find the file's parts (an explicit stack: a syntax tree may be deep)."""
+        stack = [(c, function) for c in reversed(root.named_children)]
+        while stack:
+            child, function = stack.pop()
             t = child.type
             if t == "function_definition":
-                head = child.text[:child.child_by_field_name("body").start_byte -
-                                  child.start_byte] if child.child_by_field_name("body") \
-                    else b""
+                body = child.child_by_field_name("body")
+                head = child.text[:body.start_byte - child.start_byte] if body else b""
+                self.all_functions.setdefault(function_name(child), []).append(child)
                 if b"__global__" in head:
                     self.kernels.append(child)
                 elif b"__device__" in head or b"__forceinline__" in head:
                     self.functions.setdefault(function_name(child), []).append(child)
-                self._scan(child, child)
+                stack.extend((c, child) for c in reversed(child.named_children))
+            elif t == "declaration" and function is None and re.search(
+                    rb"\b(__constant__|__device__)\b", child.text.split(b"=")[0].split(b"[")[0]):
+                constant = b"__constant__" in child.text.split(b"[")[0]
+                for d in child.named_children:
+                    target = d.child_by_field_name("declarator") if d.type == \
+                        "init_declarator" else d
+                    if target is not None and target.type in ("identifier", "array_declarator"):
+                        base = target
+                        while base.type == "array_declarator":
+                            base = base.child_by_field_name("declarator")
+                        self.memory[text(base)] = (child, target, constant)
             elif t == "declaration" and function is None and re.search(
                     rb"\b(const|constexpr)\b", child.text.split(b"=")[0]):
                 # a file-scope `const int NT = 32;`: a constant like a #define
@@ -102,9 +214,11 @@ class Unit:
                             d.child_by_field_name("declarator").type == "identifier":
                         self.constants[text(d.child_by_field_name("declarator"))] = (
                             d.child_by_field_name("value"), child.child_by_field_name("type"))
-            elif t == "type_definition" and function is None:
-                self.typedef(child, None)
-            elif t == "alias_declaration" and function is None:
+            elif t in ("struct_specifier", "class_specifier") and \
+                    child.child_by_field_name("name") is not None and \
+                    re.search(rb"extern\s+__shared__", child.text) and b"operator" in child.text:
+                self.dynamic_structs.add(text(child.child_by_field_name("name")))
+            elif t in ("type_definition", "alias_declaration") and function is None:
                 self.typedef(child, None)
             elif t == "call_expression" and any(c.type == "kernel_call_syntax"
                                                 for c in child.children):
@@ -113,7 +227,7 @@ class Unit:
                     else text(fn)
                 self.launches.setdefault(name.strip(), []).append((child, function))
             else:
-                self._scan(child, function)
+                stack.extend((c, function) for c in reversed(child.named_children))
 
     def typedef(self, node, lowering) -> None:
         """`typedef float real;` / `using real = float;`: a name for a type."""
@@ -124,7 +238,11 @@ class Unit:
         else:
             name = text(node.child_by_field_name("declarator"))
             target = text(node.child_by_field_name("type"))
+        from .lower import VECTORS
         target = " ".join(target.replace("const", "").split())
+        if target in VECTORS:
+            self.vector_typedefs[name] = target
+            return
         target = self.typedefs.get(target, TYPES.get(target, target))
         if target in BY_NAME:
             self.typedefs[name] = target
@@ -205,6 +323,14 @@ class Unit:
         return first_error(node)
 
 
+# templates a kernel names without declaring them (the toolkit's and the C++ library's)
+LIBRARY_TEMPLATES = {
+    "static_cast", "reinterpret_cast", "const_cast", "dynamic_cast", "tiled_partition",
+    "thread_block_tile", "plus", "greater", "less", "bit_and", "bit_or", "bit_xor", "min",
+    "max", "numeric_limits", "aligned_size_t", "barrier", "array", "vector", "pair", "tuple",
+    "complex", "is_same", "enable_if", "conditional", "integral_constant", "memcpy_async",
+    "fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync", "fill_fragment",
+    "Packed128", "atomic_ref", "span"}
 DEFAULT_LENGTH = 1 << 22   # elements of a global array whose length the CUDA does not say
 
 

@@ -1,0 +1,310 @@
+"""The CUDA frontend on C++ as kernels use it (device functions, templates, pointers,
+cooperative groups, C's evaluation order), and the promise that nothing a file says runs:
+file names, -D values and --param text are data (#24, #25)."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
+                                                "(pip install 'smemsim[import]')")
+
+from kernels_ir import resolve_launch, run  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from tests.test_cli import cli_streams  # noqa: E402
+
+
+def kernels(tmp_path, source, options=None, name="k.cu"):
+    f = tmp_path / name
+    f.write_text(source)
+    return {key: make() for key, make in import_kernels(str(f), options).items()}
+
+
+def only(tmp_path, source, options=None):
+    return next(iter(kernels(tmp_path, source, options).values()))
+
+
+DEVICE_FUNCTIONS = """
+__device__ __forceinline__ float twice(float x) { return 2.0f * x; }
+template <typename T> __device__ T add3(T a, T b, T c) { return a + b + c; }
+__device__ void store(float* dst, int i, float v) { dst[i] = v; }
+__device__ void bump(int& counter) { counter += 1; }
+__global__ void k(const float* in, float* out) {
+    __shared__ float s[64];
+    int n = 0;
+    bump(n);
+    store(s, threadIdx.x, twice(in[threadIdx.x]));
+    __syncthreads();
+    out[threadIdx.x] = add3(s[threadIdx.x], s[63 - threadIdx.x], (float)n);
+}
+void host(const float* in, float* out) { k<<<1, 64>>>(in, out); }
+"""
+
+
+def test_device_functions_are_inlined_with_value_pointer_and_reference_parameters(tmp_path):
+    kernel = only(tmp_path, DEVICE_FUNCTIONS,
+                  Options(lengths={"in": "64", "out": "64"}))
+    x = np.arange(64, dtype=np.float32)
+    out = run(kernel, arrays={"in": x})["out"]
+    np.testing.assert_array_equal(out, 2 * x + 2 * x[::-1] + 1)
+    # the store through the pointer parameter is a site of s, at the callee's line
+    r = analyze(kernel)
+    assert [(s.array, s.op, s.loc.line) for s in r.sites] == [
+        ("s", "store", 4), ("s", "load", 12), ("s", "load", 12)]
+    # `s` is stored through the callee's pointer; `out` written, `in` only read
+    assert {g.name: g.intent for g in kernel.globals} == {"in": "in", "out": "out"}
+
+
+def test_template_kernels_from_their_launches_defaults_and_the_kernel_option(tmp_path):
+    source = """
+template <int N = 128, typename T = float>
+__global__ void fill(T* out) {
+    __shared__ T s[N];
+    s[threadIdx.x] = (T)threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[N - 1 - threadIdx.x];
+}
+void host(float* a) { fill<64><<<1, 64>>>(a); fill<32, float><<<1, 32>>>(a); }
+"""
+    found = kernels(tmp_path, source, Options(lengths={"out": "128"}))
+    assert sorted(found) == ["fill<32, float>", "fill<64>"]
+    assert found["fill<64>"].shared[0].shape == (64,)
+    assert resolve_launch(found["fill<32, float>"]).block == (32, 1, 1)
+    named = kernels(tmp_path, source, Options(kernel="fill<16>", grid="1", block="16",
+                                              lengths={"out": "16"}))
+    assert list(named) == ["fill<16>"] and named["fill<16>"].shared[0].shape == (16,)
+
+
+def test_pointer_locals_arithmetic_and_moved_parameters(tmp_path):
+    """`A += off` on a parameter, `const float* row = x + r * n`, `p++`, `*p`, `&a[i][j]`,
+    and writes through a local pointer make the array an output."""
+    kernel = only(tmp_path, """
+__global__ void k(const float* A, float* C, int n) {
+    __shared__ float tile[4][8];
+    A += blockIdx.x * n;
+    const float* row = A + threadIdx.y * 8;
+    float* t = &tile[threadIdx.y][0];
+    t[threadIdx.x] = row[threadIdx.x];
+    __syncthreads();
+    float* c = C + blockIdx.x * 32;
+    float v = *(t + 7 - threadIdx.x);
+    c += threadIdx.y * 8;
+    c[threadIdx.x] = v;
+}
+void host(const float* a, float* c) { k<<<2, dim3(8, 4)>>>(a, c, 32); }
+""", Options(lengths={"A": "64", "C": "64"}))
+    assert {g.name: g.intent for g in kernel.globals} == {"A": "in", "C": "out"}
+    x = np.arange(64, dtype=np.float32)
+    out = run(kernel, arrays={"A": x})["C"]
+    expected = x.reshape(2, 4, 8)[:, :, ::-1].reshape(64)
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_block_scopes_shadow_without_changing_the_outer_name(tmp_path):
+    """The old importer let `{ int i = ...; }` change later reads of the outer i."""
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    int i = 5;
+    { int i = 7; out[threadIdx.x + 32] = i; }
+    for (int i = 0; i < 2; i++) { out[threadIdx.x + 64] = i; }
+    out[threadIdx.x] = i;
+}
+void host(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "96"}))
+    out = run(kernel)["out"]
+    assert (out[:32] == 5).all() and (out[32:64] == 7).all() and (out[64:] == 1).all()
+
+
+def test_the_conditional_and_short_circuit_evaluate_only_what_c_evaluates(tmp_path):
+    """`(lane + 1 < 32) ? s[lane + 1] : 0` and `lane + 1 < 32 && s[lane + 1] > 2` never
+    read s[32] (the old importer reported a false out-of-bounds fault)."""
+    kernel = only(tmp_path, """
+__global__ void k(const float* in, float* out) {
+    __shared__ float s[32];
+    int lane = threadIdx.x;
+    s[lane] = in[lane];
+    __syncthreads();
+    float v = (lane + 1 < 32) ? s[lane + 1] : 0.0f;
+    int ok = lane + 1 < 32 && s[lane + 1] > 2.0f;
+    out[lane] = v + ok;
+}
+void host(const float* i, float* o) { k<<<1, 32>>>(i, o); }
+""", Options(lengths={"in": "32", "out": "32"}))
+    x = np.arange(32, dtype=np.float32)
+    out = run(kernel, arrays={"in": x})["out"]
+    shifted = np.append(x[1:], 0)
+    np.testing.assert_array_equal(out, shifted + ((np.arange(32) < 31) & (shifted > 2)))
+    r = analyze(kernel)
+    assert [s.requests for s in r.sites] == [1, 1, 1]
+
+
+def test_cooperative_groups_tiles_reduce_and_sync(tmp_path):
+    kernel = only(tmp_path, """
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__global__ void red(const float* in, float* out, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    __shared__ float partial[32];
+    float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    v = cg::reduce(warp, v, cg::plus<float>());
+    if (warp.thread_rank() == 0) partial[warp.meta_group_rank()] = v;
+    block.sync();
+    if (warp.meta_group_rank() == 0) {
+        float s = warp.thread_rank() < warp.meta_group_size() ? partial[warp.thread_rank()] : 0.0f;
+        for (int o = 16; o > 0; o /= 2) s += warp.shfl_down(s, o);
+        if (block.thread_rank() == 0) out[blockIdx.x] = s;
+    }
+}
+void host(const float* i, float* o, int n) { red<<<n / 256, 256>>>(i, o, n); }
+""", Options(params={"n": 2048}, lengths={"in": "n", "out": "n / 256"}))
+    x = np.arange(2048, dtype=np.float32) % 7
+    out = run(kernel, arrays={"in": x})["out"]
+    np.testing.assert_allclose(out, x.reshape(8, 256).sum(axis=1))
+    r = analyze(kernel)
+    assert [(s.op, s.requests) for s in r.sites] == [("store", 8 * 8), ("load", 8)]
+
+
+def test_launch_literals_and_host_constants_become_parameter_values(tmp_path):
+    kernel = only(tmp_path, """
+const int N = 1 << 10;
+__global__ void k(float* out, int n, int m) { out[threadIdx.x] = n + m; }
+int main() { float* o; const int M = N / 4; k<<<N / 256, 256>>>(o, N, M); }
+""")
+    assert kernel.defaults == {"n": 1024, "m": 256}
+    assert resolve_launch(kernel).grid == (4, 1, 1)
+
+
+def test_const_locals_are_compile_time_constants(tmp_path):
+    kernel = only(tmp_path, """
+template <int BM> __global__ void k(float* out) {
+    const int extra = 5;
+    constexpr unsigned W = BM / 4;
+    __shared__ float s[W * (BM + extra)];
+    s[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = s[threadIdx.x];
+}
+void host(float* o) { k<16><<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    assert kernel.shared[0].shape == (4 * 21,)
+
+
+@pytest.mark.parametrize("body, message", [
+    ("int x = 1 << 40;", r"k\.cu:2:\d+: `1 << 40`: shift by 40 on a 32-bit value"),
+    ("__shared__ float s[1 << (1 << 20)];", r"shift by 1048576"),
+    ("float v = NAN;", r"NaNs and bit-cast constants are not in the IR"),
+    ("int x = " + "(" * 3000 + "1" + ")" * 3000 + ";", r"nests expressions or statements "
+                                                         r"too deeply"),
+])
+def test_what_cannot_be_read_is_one_located_error(tmp_path, body, message):
+    with pytest.raises(CudaImportError, match=message):
+        kernels(tmp_path, "__global__ void k(float* out) {\n    " + body + "\n}\n"
+                          "void h(float* o) { k<<<1, 32>>>(o); }\n")
+
+
+# ------------------------------------------------------------------ nothing a file says runs
+
+EVIL = '__import__("pathlib").Path("PWNED").touch()'
+NAMES = ['quote"; ' + EVIL + ' #.cu', "newline\n" + EVIL + "\n.cu", "back\\slash'.cu"]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_file_name_never_becomes_code(tmp_path, monkeypatch, name):
+    """analyze, check and import of a .cu whose name holds Python; then the kernels file
+    `import -o` wrote is itself run (it is Python a user runs): nothing of the name runs."""
+    monkeypatch.chdir(tmp_path)
+    cu = tmp_path / name
+    cu.write_text("__global__ void k(float* out) {\n    __shared__ float s[32];\n"
+                  "    s[threadIdx.x] = 1.0f;\n    __syncthreads();\n"
+                  "    out[threadIdx.x] = s[31 - threadIdx.x];\n}\n"
+                  "void h(float* o) { k<<<1, 32>>>(o); }\n")
+    for verb in ("analyze", "check"):
+        code, out, err = cli_streams(verb, str(cu), "--length", "out=32")
+        assert code == 0, err
+    code, out, err = cli_streams("import", str(cu), "--length", "out=32", "-o",
+                                 str(tmp_path / "written.py"))
+    assert code == 0, err
+    code, out, err = cli_streams("analyze", str(tmp_path / "written.py"), "--json")
+    assert code == 0, err
+    site = json.loads(out)["results"][0]["sites"][0]
+    # a name a `# FILE.cu:N` marker cannot hold is written escaped in a comment, and the
+    # written file's own line is reported
+    assert site["file"].endswith("written.py")
+    written = (tmp_path / "written.py").read_text()
+    assert all(line.lstrip().startswith("#") or line.index("#") < line.index("__import__")
+               for line in written.splitlines() if "__import__" in line)  # in comments only
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_param_and_define_text_is_never_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void k(float* out, int n) {\n"
+                  "    __shared__ float s[TILE];\n    s[threadIdx.x % n] = 1.0f;\n}\n")
+    code, out, err = cli_streams("import", str(cu), "--launch-grid", "1", "--launch-block",
+                                 "32", "-D", "TILE=32", "--param", f"n={EVIL}")
+    assert code == 2 and f"--param n: {EVIL!r} is not a number" in err
+    code, out, err = cli_streams("analyze", str(cu), "--launch-grid", "1", "--launch-block",
+                                 "32", "-D", f"TILE={EVIL}", "--param", "n=32")
+    assert code == 2 and "k.cu:2:" in err
+    code, out, err = cli_streams("analyze", str(cu), "--launch-grid", EVIL,
+                                 "--launch-block", "32", "-D", "TILE=32", "--param", "n=32")
+    assert code == 2 and "--launch-grid" in err
+    assert not (tmp_path / "PWNED").exists()
+
+
+def test_import_refuses_to_overwrite_its_input(tmp_path):
+    cu = tmp_path / "k.cu"
+    source = "__global__ void k(float* o) { o[0] = 1.0f; }\nvoid h(float* o) { k<<<1, 1>>>(o); }\n"
+    cu.write_text(source)
+    for target in (cu, tmp_path / "other.cu"):
+        code, out, err = cli_streams("import", str(cu), "-o", str(target))
+        assert code == 2 and "-o" in err
+    assert cu.read_text() == source and not (tmp_path / "other.cu").exists()
+
+
+def test_a_repeated_option_is_refused_not_last_wins(tmp_path):
+    cu = tmp_path / "k.cu"
+    cu.write_text("__global__ void k(float* o) { o[0] = 1.0f; }\nvoid h(float* o) { k<<<1, 1>>>(o); }\n")
+    code, out, err = cli_streams("analyze", str(cu), "-D", "A=1", "-D", "A=2")
+    assert code == 2 and "-D A is given twice ('1' and '2')" in err
+
+
+def test_break_continue_and_early_returns_run_as_c_runs_them(tmp_path):
+    """Flags stand for the jumps the IR lacks: the interpreter's values equal C's."""
+    kernel = only(tmp_path, """
+__device__ int clamp_first(int a, int b) {
+    if (a > b) return b;
+    if (a < 0) return 0;
+    return a;
+}
+__global__ void k(int* out) {
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    int found = -1;
+    for (int i = 0; i < 32; i++) {
+        if (i == t / 2) { found = i; break; }
+    }
+    int sum = 0;
+    for (int i = 0; i < 8; i++) {
+        if (i % 2 == t % 2) continue;
+        sum += i;
+    }
+    int j = 0;
+    while (j < 100) { j += 3; if (j > t) break; }
+    s[t] = found * 1000 + sum * 100 + clamp_first(t - 4, 20);
+    __syncthreads();
+    out[t] = s[t] + j * 100000;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    t = np.arange(32)
+    sums = np.where(t % 2 == 0, 1 + 3 + 5 + 7, 0 + 2 + 4 + 6)
+    js = (t // 3 + 1) * 3
+    expected = (t // 2) * 1000 + sums * 100 + np.clip(t - 4, 0, 20) + js * 100000
+    np.testing.assert_array_equal(run(kernel)["out"], expected)
