@@ -99,7 +99,14 @@ def get_arch(name: str | Arch) -> Arch:
         return name
     text = str(name).strip().lower().replace("compute_", "sm_")
     if text[-1:] in ("a", "f") and text[-2:-1].isdigit():
-        text = text[:-1]  # sm_90a / sm_100f share the base architecture's resources
+        # sm_90a / sm_100f share the base architecture's resources; the suffixes exist from
+        # sm_90 ("a": arch-specific features) and sm_100 ("f": family) on, not before
+        digits = "".join(c for c in text[:-1] if c.isdigit())
+        if not digits or int(digits) < (90 if text[-1] == "a" else 100):
+            raise ArchError(f"unknown architecture {name!r}: the '{text[-1]}' suffix exists "
+                            f"for {'sm_90' if text[-1] == 'a' else 'sm_100'} and later; "
+                            f"known: {', '.join(ARCHS)}")
+        text = text[:-1]
     if text.replace(".", "").isdigit():
         text = "sm_" + text.replace(".", "")
     elif text.startswith("sm") and not text.startswith("sm_"):

@@ -37,36 +37,42 @@ def default_jobs() -> int:
 def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
                  scheduler: str | None = None,
                  progress: Callable[[int, int], None] | None = None,
-                 trial: bool = True) -> list:
+                 trial: bool = True,
+                 on_result: Callable[[int, object], None] | None = None) -> list:
     """fn(item) for every item, in order, on `jobs` local processes (default: every core) or
-    on the Dask scheduler at `scheduler`; `progress(done, total)` after each item. Without
-    `trial`, the pool starts at once (the caller knows the items are heavy)."""
+    on the Dask scheduler at `scheduler`; `progress(done, total)` after each item, and
+    `on_result(index, result)` as each result arrives (so a caller can keep what finished
+    before an interruption). Without `trial`, the pool starts at once (the caller knows the
+    items are heavy)."""
     items = list(items)
     if scheduler:
-        return _dask_map(fn, items, scheduler, progress)
+        return _dask_map(fn, items, scheduler, progress, on_result)
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise KernelError(f"--jobs must be at least 1, got {jobs}")
     if jobs > 1 and len(items) > 1 and not trial:
-        return _pool_map(fn, items, jobs, progress, 0, len(items))
+        return _pool_map(fn, items, jobs, progress, 0, len(items), on_result)
     out = []
     started = time.perf_counter()
     for n, item in enumerate(items):
         if n and jobs > 1 and (time.perf_counter() - started) / n * (len(items) - n) \
                 > POOL_WORTH_S:
-            return out + _pool_map(fn, items[n:], jobs, progress, n, len(items))
+            return out + _pool_map(fn, items[n:], jobs, progress, n, len(items), on_result)
         out.append(fn(item))
+        if on_result:
+            on_result(n, out[-1])
         if progress:
             progress(n + 1, len(items))
     return out
 
 
-def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total: int
-              ) -> list:
+def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total: int,
+              on_result=None) -> list:
     # here, not at the top: multiprocessing costs every CLI call ~20 ms of start-up
     from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
     with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context()) as ex:
         futures = [ex.submit(fn, item) for item in items]
+        index = {f: before + k for k, f in enumerate(futures)}
         pending, done = set(futures), before
         while pending:
             finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
@@ -75,6 +81,8 @@ def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total
                     for p in pending:
                         p.cancel()
                     raise f.exception()
+                if on_result:
+                    on_result(index[f], f.result())
             done += len(finished)
             if progress:
                 progress(done, total)
@@ -93,7 +101,7 @@ def _context():
     return multiprocessing.get_context("spawn")
 
 
-def _dask_map(fn: Callable, items: list, scheduler: str, progress) -> list:
+def _dask_map(fn: Callable, items: list, scheduler: str, progress, on_result=None) -> list:
     """The items as tasks of a Dask distributed cluster (its workers need smemsim)."""
     try:
         from distributed import Client, as_completed
@@ -106,7 +114,10 @@ def _dask_map(fn: Callable, items: list, scheduler: str, progress) -> list:
         raise KernelError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     try:
         futures = client.map(fn, items, pure=False)
-        for n, _ in enumerate(as_completed(futures), 1):
+        index = {f.key: k for k, f in enumerate(futures)}
+        for n, f in enumerate(as_completed(futures), 1):
+            if on_result:
+                on_result(index[f.key], f.result())
             if progress:
                 progress(n, len(items))
         return client.gather(futures)

@@ -10,10 +10,10 @@ Pareto front of wavefronts (fewer), shared memory per block (less) and occupancy
 from __future__ import annotations
 
 import hashlib
+import io
 import itertools
 import os
 import pathlib
-import pickle
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -27,7 +27,7 @@ from .cache import store
 from .occupancy import OccupancyError, kernel_occupancy
 from .pool import parallel_map
 
-CACHE_FORMAT = 1  # bump when PointResult changes
+CACHE_FORMAT = 2  # bump when PointResult changes (2: .npz data entries, not pickles)
 
 
 @dataclass(frozen=True)
@@ -215,14 +215,32 @@ def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = No
     def tick(done: int, _total: int) -> None:
         if progress:
             progress(len(found) + done, len(points))
-    fresh = parallel_map(evaluate, tasks, jobs=jobs, scheduler=scheduler, progress=tick,
-                         trial=trial)
+    kept = []
+
+    def keep(k: int, r: PointResult) -> None:
+        """Each point into the cache as it finishes: an interrupted sweep loses none."""
+        if store is not None and r.error is None:
+            store.put(points[todo[k]], r)
+            kept.append(k)
+    try:
+        fresh = parallel_map(evaluate, tasks, jobs=jobs, scheduler=scheduler, progress=tick,
+                             trial=trial, on_result=keep)
+    except KeyboardInterrupt:
+        raise SweepInterrupted(len(found) + len(kept), len(points)) from None
     for i, r in zip(todo, fresh):
         found[i] = r
-        if store is not None and r.error is None:
-            store.put(points[i], r)
     return SweepResult(kernel.name, tuple(found[i] for i in range(len(points))),
                        len(points) - len(todo))
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep: how many of its points are in the cache (a rerun computes only
+    the others)."""
+
+    def __init__(self, kept: int, total: int):
+        super().__init__(f"{kept:,} of {total:,} points are kept in the cache; run the same "
+                         "sweep again to compute only the others")
+        self.kept, self.total = kept, total
 
 
 class _Cache:
@@ -237,18 +255,53 @@ class _Cache:
 
     def _path(self, point: Point) -> pathlib.Path:
         key = hashlib.sha256((self.base + repr(point)).encode()).hexdigest()
-        return self.root / key[:2] / f"{key}.pickle"
+        return self.root / key[:2] / f"{key}.npz"
 
     def get(self, point: Point) -> PointResult | None:
-        path = self._path(point)
+        """The cached result, or None for a miss: a missing, unreadable, truncated or
+        malformed entry is a miss. An entry is numbers and one string in numpy's .npz,
+        read without pickles and checked field by field: nothing in it is ever executed."""
         try:
-            result = pickle.loads(path.read_bytes())
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            with np.load(io.BytesIO(self._path(point).read_bytes()),
+                         allow_pickle=False) as data:
+                entry = {name: data[name] for name in data.files}
+        except Exception:  # noqa: BLE001 - any bad entry (zip, header, dtype) is a miss
             return None
-        return result if isinstance(result, PointResult) and result.point == point else None
+        if set(entry) - set(_RESULT_FIELDS) or "point" not in entry or \
+                any(v.shape != () for v in entry.values()) or \
+                entry["point"].dtype.kind != "U" or str(entry["point"]) != repr(point):
+            return None
+        fields = {}
+        for name, kinds in _RESULT_FIELDS.items():
+            if name == "point":
+                continue
+            if name not in entry:
+                if name in _REQUIRED:
+                    return None
+                continue
+            value = entry[name]
+            if value.dtype.kind not in kinds:
+                return None
+            fields[name] = str(value) if value.dtype.kind == "U" else value.item()
+        return PointResult(point, **fields)
 
     def put(self, point: Point, result: PointResult) -> None:
-        store(self._path(point), pickle.dumps(result))
+        entry = {"point": np.array(repr(point))}
+        for name in _RESULT_FIELDS:
+            value = getattr(result, name) if name != "point" else None
+            if value is not None:
+                entry[name] = np.array(value)
+        buffer = io.BytesIO()
+        np.savez(buffer, **entry)
+        store(self._path(point), buffer.getvalue())
+
+
+# what a cached point holds: each field's numpy kinds (i integer, f float, U text); the
+# optional ones are absent when None
+_RESULT_FIELDS = {"point": "U", "requests": "iu", "wavefronts": "iu", "ideal": "iu",
+                  "smem_per_block": "iu", "smem_blocks": "iu", "registers": "iu",
+                  "active_warps": "iu", "occupancy": "fiu", "error": "U"}
+_REQUIRED = {"requests", "wavefronts", "ideal", "smem_per_block"}
 
 
 def _file_digest(path: str) -> str:

@@ -139,6 +139,14 @@ CLI_CASES = [
      r"--blocks takes linear block ids and ranges, as 0,5,8:16, not '2:1'"),
     (_OK_BODY + "    return k.build()\n", "sweep {f} --pad s=0:2", 2,
      r"--pad s: padding needs a shared array of rank 2 or more .*'s' has rank 1"),
+    (None, "analyze transpose --kernel naive --param n=64 --param n=128", 2,
+     r"--param n is given twice \(64 and '128'\): give it once"),
+    (None, "analyze transpose --kernel naive --param n=nan", 2,
+     r"--param n: 'nan' is not a finite number"),
+    (None, "analyze transpose --kernel naive --arch sm_89a", 2,
+     r"unknown architecture 'sm_89a': the 'a' suffix exists for sm_90 and later"),
+    (None, "analyze transpose --kernel naive --arch sm_90f", 2,
+     r"unknown architecture 'sm_90f': the 'f' suffix exists for sm_100 and later"),
 ]
 
 

@@ -322,3 +322,36 @@ def test_analyze_as_compiled_counts_what_nvrtc_emitted():
                     "n=0:80:40", "--json")
     docs = json.loads(out)["results"]
     assert code == 0 and [d["load"]["requests"] for d in docs] == [0, 256]
+
+
+def test_a_closed_pipe_ends_quietly():
+    """`smemsim analyze ... | head -1`: the reader went away, which is not bad input. The
+    command ends as a Unix tool ended by SIGPIPE reports it (141), with nothing on stderr
+    (it was exit 2 and an error line)."""
+    import os
+    import subprocess
+    import sys
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write to stdout now fails with EPIPE
+    try:
+        proc = subprocess.run([sys.executable, "-m", "smemsim", "analyze", "transpose",
+                               "--kernel", "naive"], stdout=write_end, stderr=subprocess.PIPE,
+                              cwd=ROOT)
+    finally:
+        os.close(write_end)
+    assert (proc.returncode, proc.stderr) == (141, b"")
+
+
+def test_ctrl_c_says_what_was_kept_and_exits_130(monkeypatch):
+    """A Ctrl-C is no bug (it was a traceback): one line, and the shell's code for SIGINT."""
+    from smemsim.cli.verbs import sweep as sweep_verb
+    from smemsim.sweep import SweepInterrupted
+
+    def interrupted(*args, **kwargs):
+        raise SweepInterrupted(2, 4)
+    monkeypatch.setattr(sweep_verb, "sweep", interrupted)
+    code, out, err = cli_streams("sweep", "transpose", "--kernel", "naive", "-p",
+                                 "n=32:160:32", "--no-cache", width=400)
+    assert (code, out) == (130, "")
+    assert err.strip() == ("interrupted: 2 of 4 points are kept in the cache; run the same "
+                           "sweep again to compute only the others")

@@ -4,7 +4,6 @@ file names, -D values and --param text are data (#24, #25)."""
 from __future__ import annotations
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -308,3 +307,17 @@ void h(int* o) { k<<<1, 32>>>(o); }
     js = (t // 3 + 1) * 3
     expected = (t // 2) * 1000 + sums * 100 + np.clip(t - 4, 0, 20) + js * 100000
     np.testing.assert_array_equal(run(kernel)["out"], expected)
+
+
+def test_a_syntax_error_that_hides_every_kernel_says_where(tmp_path):
+    """Not "has no __global__ kernel" (or a guess at what the parser recovered): the place
+    where the CUDA stops parsing."""
+    f = tmp_path / "broken.cu"
+    f.write_text("#define N 4\n__global__ void k(float* out {\n    out[0] = 1.0f;\n}\n")
+    with pytest.raises(CudaImportError, match=r"broken\.cu:2:\d+: (the file|the CUDA here) "
+                                              r"does not parse"):
+        kernels(tmp_path, f.read_text(), name="broken.cu")
+    f.write_text("#define N 4\n__global__ void (float* out) {\n}\n")
+    with pytest.raises(CudaImportError, match=r"broken\.cu:2:\d+: (the file|the CUDA here) "
+                                              r"does not parse"):
+        kernels(tmp_path, f.read_text(), name="broken.cu")

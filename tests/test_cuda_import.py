@@ -22,7 +22,7 @@ from tests.test_cli import cli, cli_streams  # noqa: E402
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SEED004 = str(ROOT / "tests" / "cuda" / "seed004.cu")
 TILED = Options(defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 31) // 32",
-                block="32, 32", params={"rowsA": "256", "colsB": "256", "commonDim": "256"})
+                block="32, 32", params={"rowsA": 256, "colsB": 256, "commonDim": 256})
 
 
 def counts(r):
@@ -172,7 +172,7 @@ def test_seed000_square_tiling_as_written_equals_the_example():
     loops; at the example's size (TILE_SIZE 16, 8 blocks over 512 columns)."""
     from examples.reed_solomon import KERNELS
     opts = Options(defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
-                   params={"A_height": "16", "A_width": "16", "B_width": "512"})
+                   params={"A_height": 16, "A_width": 16, "B_width": 512})
     kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_square.cu"), "matrix_mul", opts)
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["square"]()))
     assert counts(analyze(kernel)) == (8192, 8192, 512, 512)
@@ -204,26 +204,26 @@ IMPORTED = {
         "C_mat": "MATRIX_DIM*MATRIX_DIM"})),
     "imported_tiled.py": ("seed004.cu", "matrixMultiplySharedKernel", Options(
         defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 31) // 32",
-        block="32, 32", params={"rowsA": "100", "colsB": "100", "commonDim": "100"},
+        block="32, 32", params={"rowsA": 100, "colsB": 100, "commonDim": 100},
         lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
                  "matrixC": "rowsA*colsB"})),
     "imported_ilp2.py": ("seed004_ilp2.cu", "matrixMultiplySharedILPkernel", Options(
         defines={"BLOCK_SIZE": "32"}, grid="colsB // 32, rowsA // 32", block="32, 16",
-        params={"rowsA": "256", "colsB": "256", "commonDim": "256"},
+        params={"rowsA": 256, "colsB": 256, "commonDim": 256},
         lengths={"matrixA": "rowsA*commonDim", "matrixB": "commonDim*colsB",
                  "matrixC": "rowsA*colsB"})),
     "imported_persistent_gemm.py": ("persistent_gemm.cu", "persistent_gemm", Options(
-        params={"M": "512", "N": "512", "K": "512"},
+        params={"M": 512, "N": 512, "K": 512},
         lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
     "imported_cp_async_gemm.py": ("cp_async_gemm.cu", "cp_async_gemm", Options(
-        params={"M": "512", "N": "512", "K": "512"},
+        params={"M": 512, "N": 512, "K": 512},
         lengths={"A": "M * K", "B": "K * N", "C": "M * N"})),
     "imported_ldmatrix_tile.py": ("ldmatrix_tile.cu", "ldmatrix_tile", Options(
-        params={"tiles": "132"},
+        params={"tiles": 132},
         lengths={"src": "tiles * 4096", "frags": "tiles * 2048", "out": "tiles * 4096"})),
     "imported_square.py": ("seed000_square.cu", "matrix_mul", Options(
         defines={"TILE_SIZE": "16"}, grid="8, 1", block="16, 16",
-        params={"A_height": "16", "A_width": "16", "B_width": "512"},
+        params={"A_height": 16, "A_width": 16, "B_width": 512},
         lengths={"A": "A_height*A_width", "B": "A_width*B_width", "C": "A_height*B_width"})),
 }
 
@@ -255,8 +255,8 @@ def test_seed000_general_tiling_with_dynamic_shared_memory_equals_the_example():
     opts = Options(grid="8, (A_height + tileWidthRow - 1) // tileWidthRow",
                    block="tileWidthCol, tileWidthRow",
                    smem="tileWidthRow * tileDepth + tileDepth * tileWidthCol",
-                   params={"A_height": "8", "A_width": "16", "B_width": "512",
-                           "tileWidthRow": "8", "tileWidthCol": "32", "tileDepth": "16"})
+                   params={"A_height": 8, "A_width": 16, "B_width": 512,
+                           "tileWidthRow": 8, "tileWidthCol": 32, "tileDepth": 16})
     kernel = imported(str(ROOT / "tests" / "cuda" / "seed000_general.cu"), "matrix_mul", opts)
     assert counts(analyze(kernel)) == counts(analyze(KERNELS["general"]())) == \
         (4096, 4096, 384, 384)
@@ -267,7 +267,7 @@ def test_atomics_and_shuffles_import():
     address, as NVRTC compiles it) and `__shfl_down_sync(0xffffffff, v, 16)` in an
     expression. 1,048,576 bytes over 64 x 8 warps: 32,768 atomic instructions."""
     path = str(ROOT / "tests" / "cuda" / "histogram.cu")
-    opts = Options(grid="64", block="256", params={"n": "1048576"})
+    opts = Options(grid="64", block="256", params={"n": 1048576})
     text = written(path, opts)
     assert 'kb.atomic(local, data_v, "add", 1)' in text
     assert 'kb.shfl(v, 16, "down", width=32, mask=0xffffffff, name="shfl")' in text
@@ -399,7 +399,7 @@ def test_the_imported_ldmatrix_fragments_are_the_tile_elements():
     rebuilds the tile."""
     from kernels_ir import run
     cu, name, opts = IMPORTED["imported_ldmatrix_tile.py"]
-    opts = Options(defines={"SWIZZLE": "1"}, params={"tiles": "1"}, lengths=opts.lengths)
+    opts = Options(defines={"SWIZZLE": "1"}, params={"tiles": 1}, lengths=opts.lengths)
     kernel = imported(str(ROOT / "tests" / "cuda" / cu), name, opts)
     src = (np.arange(4096, dtype=np.uint32) * 40503 % 65536).astype(np.uint16)
     out = run(kernel, {"tiles": 1}, {"src": src})

@@ -156,3 +156,56 @@ def test_a_sweep_whose_every_point_fails_is_an_input_error(tmp_path, monkeypatch
     code, out, err = cli_streams("sweep", TRANSPOSE, "--kernel", "naive", "-p", "m=1,2")
     assert code == 2 and "no point of the sweep could be analyzed; the first: m=1, sm_90" in err
     assert "unknown parameter 'm'" in err
+
+
+def test_the_cache_holds_data_and_never_runs_an_entry(tmp_path):
+    """An entry someone else wrote (a CI cache restored from another branch) is read as
+    numbers in an .npz, without pickles, and checked field by field: a pickle that would run
+    code (bare, or as an object array inside the .npz), a truncated entry, a wrong type or
+    an entry for another point is a miss, and the point is computed again."""
+    import io
+    import pickle
+
+    import numpy as np
+    kernel = TRANSPOSE_KERNELS["naive"]()
+    points = product({"n": [64]}, ["sm_90"])
+    first = sweep(kernel, points, cache=tmp_path, jobs=1)
+    (entry,) = list(tmp_path.rglob("*.npz"))
+    with np.load(entry) as data:
+        good = {k: data[k] for k in data.files}
+    assert good["wavefronts"] == first.results[0].wavefronts
+
+    class Evil:
+        def __reduce__(self):
+            return (exec, ("import pathlib; pathlib.Path('PWNED').touch()",))
+
+    def npz(**fields):
+        buffer = io.BytesIO()
+        np.savez(buffer, **fields)
+        return buffer.getvalue()
+    evil_array = np.empty((), dtype=object)
+    evil_array[()] = Evil()
+    for bad in (pickle.dumps(Evil()), entry.read_bytes()[:10],
+                npz(**{**good, "wavefronts": evil_array}),
+                npz(**{**good, "wavefronts": np.array("7")}),
+                npz(**{**good, "point": np.array("another")})):
+        entry.write_bytes(bad)
+        again = sweep(kernel, points, cache=tmp_path, jobs=1)
+        assert again.cached == 0 and again.results == first.results
+    assert not (tmp_path / "PWNED").exists() and not pathlib.Path("PWNED").exists()
+
+
+def test_an_interrupted_sweep_keeps_every_finished_point(tmp_path):
+    """Ctrl-C after two of four points: both are in the cache already (each is stored as it
+    finishes), the interruption says so, and the rerun computes only the other two."""
+    from smemsim.sweep import SweepInterrupted
+    kernel = TRANSPOSE_KERNELS["naive"]()
+    points = product({"n": [32, 64, 96, 128]}, ["sm_90"])
+
+    def interrupt(done, total):
+        if done == 2:
+            raise KeyboardInterrupt
+    with pytest.raises(SweepInterrupted, match="2 of 4 points are kept in the cache"):
+        sweep(kernel, points, cache=tmp_path, jobs=1, progress=interrupt)
+    again = sweep(kernel, points, cache=tmp_path, jobs=1)
+    assert again.cached == 2 and again.results == sweep(kernel, points, jobs=1).results

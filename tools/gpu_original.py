@@ -40,7 +40,10 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
     include = os.path.relpath(cu.resolve(), folder.resolve())
     lines = ["#define main smemsim_original_main"] if rename_main else []
     lines += [f'#include "{include}"', "#undef main" if rename_main else "",
-              "#include <cstdio>", "int main()", "{"]
+              "#include <cstdio>",
+              "// a device pointer that converts to the parameter's own pointer type (uint4*, ...)",
+              "struct SmemsimPtr { void* p; template <class U> operator U*() const "
+              "{ return (U*)p; } };", "int main()", "{"]
     args = []
     for pname, pointer in signature(str(cu), name):
         if pointer:
@@ -49,7 +52,7 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
             lines += [f"    {g.dtype.c_name}* {pname}_d;",
                       f"    cudaMalloc(&{pname}_d, {n}ull * sizeof({g.dtype.c_name}));",
                       f"    cudaMemset({pname}_d, 0, {n}ull * sizeof({g.dtype.c_name}));"]
-            args.append(f"{pname}_d")
+            args.append(f"SmemsimPtr{{{pname}_d}}")
         else:
             args.append(repr(launch.params[pname]))
     g, b = launch.grid, launch.block
@@ -109,10 +112,20 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         name = kernel.name
         src.write_text(harness(cu, name, kernel, resolve_launch(kernel), folder, callee=key,
                                rename_main="main(" in cu.read_text()))
+        source = cu.read_text()
+        if 'extern "C" bool isPow2' in source:  # defined in the sample's host .cpp
+            with src.open("a") as f:
+                f.write('extern "C" bool isPow2(unsigned int x) { return (x & (x - 1)) == 0; }\n')
+        # what the originals' own builds provide: the samples' helper_cuda.h (force-included
+        # where a host function uses it without including it), <cstdint>, and CUDA 13's
+        # name for the removed cudaThreadSynchronize
+        flags = ["-include", "cstdint", "-DcudaThreadSynchronize=cudaDeviceSynchronize"]
+        if "checkCudaErrors" in source or "getLastCudaError" in source:
+            flags += ["-include", "helper_cuda.h"]
         cases.append({"cu": entry["file"], "kernel": name, "key": key,
                       "fixture": str(fixture.relative_to(ROOT)),
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
-                      "includes": [str(cu.parent.relative_to(ROOT))]})
+                      "includes": [str(cu.parent.relative_to(ROOT))], "flags": flags})
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
     print(f"{len(cases)} cases in {folder}")
 
@@ -124,16 +137,33 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     from smemsim.loader import load_kernels
     out.mkdir(parents=True, exist_ok=True)
     results = []
-    for case in json.loads((folder / "cases.json").read_text()):
-        key = case["kernel"]
-        if wanted and key not in wanted:
-            continue
+    cases = [c for c in json.loads((folder / "cases.json").read_text())
+             if not wanted or c["kernel"] in wanted or c.get("key") in wanted]
+
+    def build_one(case):
+        """nvcc -O3 of one harness (every core builds one at a time: a toolkit's headers make
+        a build take seconds)."""
         exe = out / pathlib.Path(case["harness"]).stem
         flags = [f"-D{k}={v}" for k, v in case["defines"].items()]
         flags += [f"-I{ROOT / d}" for d in case.get("includes", [])]
-        build = subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o",
-                                str(exe), str(ROOT / case["harness"])],
-                               capture_output=True, text=True)
+        if (folder / "include").is_dir():  # headers the originals' build finds elsewhere
+            flags.append(f"-I{folder / 'include'}")
+        flags += case.get("flags", [])
+        try:  # cuBLAS, where the wheel put it (SGEMM_CUDA and llm.c include and call it)
+            import nvidia.cublas
+            home = pathlib.Path(list(nvidia.cublas.__path__)[0])
+            flags += [f"-I{home / 'include'}", f"-L{home / 'lib'}", "-lcublas", "-lcublasLt"]
+        except ImportError:
+            pass
+        return case["harness"], (exe, subprocess.run(
+            ["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o", str(exe),
+             str(ROOT / case["harness"])], capture_output=True, text=True))
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 4) as pool:
+        built = dict(pool.map(build_one, cases))
+    for case in cases:
+        key = case["kernel"]
+        exe, build = built[case["harness"]]
         if build.returncode:
             case["error"] = build.stderr[-2000:]
             print(f"{key}: BUILD FAILED {case['error'][-300:]}", flush=True)

@@ -10,6 +10,7 @@ stdout); `--debug` shows the traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 
@@ -23,6 +24,9 @@ from ..occupancy import OccupancyError
 from . import jsonout
 from .common import EXIT_BUG, EXIT_INPUT, EXIT_OK, print_json, say
 from .verbs import VERBS, verb as verb_module
+
+EXIT_CLOSED_PIPE = 128 + 13  # 141: as a process ended by SIGPIPE reports it
+EXIT_INTERRUPTED = 128 + 2   # 130: as a process ended by SIGINT (Ctrl-C) reports it
 
 
 class UsageError(Exception):
@@ -72,8 +76,8 @@ def run(argv: list[str], console: Console | None = None,
         errors: Console | None = None) -> int:
     """Run the command line; return the exit code. Results go to `console` (stdout), error
     lines to `errors` (stderr)."""
-    console = console or Console()
-    errors = errors or Console(stderr=True)
+    console = console or _Console()
+    errors = errors or _Console(stderr=True)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
@@ -84,6 +88,14 @@ def run(argv: list[str], console: Console | None = None,
         return verb_module(argv[0]).execute(args, console)
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
+    except KeyboardInterrupt as interrupt:  # Ctrl-C: what was kept, and the shell's code
+        say(errors, f"interrupted{': ' + str(interrupt) if str(interrupt) else ''}")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # the reader closed the pipe (`smemsim analyze ... | head -1`): not bad input; end
+        # quietly, with the status a Unix tool ended by SIGPIPE has
+        _silence_stdout()
+        return EXIT_CLOSED_PIPE
     except Exception as err:  # noqa: BLE001 - every failure becomes one line and an exit code
         code, message = _classify(err)
         if debug:
@@ -107,6 +119,26 @@ def _classify(err: Exception) -> tuple[int, str]:
                             "(try a smaller size with --param)")
     return EXIT_BUG, (f"internal error ({type(err).__name__}: {err}); this is a bug in "
                       "smemsim: please report it with the output of --debug")
+
+
+
+
+class _Console(Console):
+    """rich's console, but a closed pipe is a BrokenPipeError for `run` to answer (rich
+    itself exits 1, which would read as a failure of the command)."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that Python's final flush into the closed pipe does not
+    print a second complaint at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main() -> None:

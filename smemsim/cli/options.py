@@ -85,7 +85,7 @@ def cuda_options(args, with_params: bool = False):
             raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "
                               f"{args.file} is a kernels file")
         return None  # and smemsim.cuda (~40 ms to import) is not loaded
-    from ..cuda import Options, parse_number
+    from ..cuda import Options
 
     def pairs(items, option, value_required=True):
         out = {}
@@ -100,8 +100,7 @@ def cuda_options(args, with_params: bool = False):
         return out
     params = {}
     if with_params:
-        params = {k: parse_number(v, f"--param {k}")
-                  for k, v in pairs(args.param, "--param").items()}
+        params = parse_params(args.param)
     return Options(defines=pairs(args.define, "-D", value_required=False),
                    include_dirs=list(args.include), grid=args.launch_grid,
                    block=args.launch_block, smem=args.launch_smem,
@@ -204,12 +203,16 @@ def fraction(text: str) -> float:
 
 
 def parse_params(items: list[str]) -> dict[str, int | float]:
-    """`--param K=V` items as a mapping (ints in any C base, else floats)."""
+    """`--param K=V` items as a mapping (ints in any C base, else finite floats; a value is a
+    number, never an expression, and each K is given once)."""
     out = {}
     for item in items:
         if "=" not in item:
             raise KernelError(f"--param takes K=V, got {item!r}")
         key, value = item.split("=", 1)
+        if key in out:
+            raise KernelError(f"--param {key} is given twice ({out[key]!r} and {value!r}): "
+                              "give it once")
         try:
             out[key] = int(value, 0)
         except ValueError:
@@ -217,4 +220,6 @@ def parse_params(items: list[str]) -> dict[str, int | float]:
                 out[key] = float(value)
             except ValueError:
                 raise KernelError(f"--param {key}: {value!r} is not a number") from None
+            if not math.isfinite(out[key]):
+                raise KernelError(f"--param {key}: {value!r} is not a finite number")
     return out

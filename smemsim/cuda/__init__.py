@@ -14,12 +14,11 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .literals import literal_type
 from .parse import first_error, short, split_top_level, text
 from .unit import DEFAULT_LENGTH, Options, Unit
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Options", "import_kernels", "kernel_keys",
-           "parse_number", "signature", "write_kernels_file"]
+           "signature", "write_kernels_file"]
 
 
 def import_kernels(path: str, options: Options | None = None,
@@ -150,21 +149,3 @@ def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
         pointer = d.type == "pointer_declarator"
         out.append((text(d.child_by_field_name("declarator") if pointer else d), pointer))
     return tuple(out)
-
-
-def parse_number(source: str, what: str) -> int | float:
-    """A number given on the command line (--param K=V): a C literal or a plain integer
-    or decimal, never an expression."""
-    s = source.strip()
-    sign = -1 if s.startswith("-") else 1
-    body = s[1:] if s[:1] in "+-" else s
-    try:
-        value, dtype = literal_type(body)
-    except ValueError:
-        try:
-            value, dtype = float(body), "f64"
-        except ValueError:
-            raise KernelError(f"{what}: {source!r} is not a number") from None
-        if body.lower() in ("nan", "inf", "infinity") or "_" in body:
-            raise KernelError(f"{what}: {source!r} is not a finite number") from None
-    return sign * value

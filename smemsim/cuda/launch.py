@@ -7,6 +7,7 @@ from kernels_ir import const
 
 from .errors import CudaImportError
 from .parse import parse_expression, short, split_top_level, text, walk
+from .symbols import fold
 
 
 def launch_of(unit, lowering):
@@ -46,7 +47,6 @@ def launch_of(unit, lowering):
 def launch_arguments(unit, lowering) -> dict:
     """Scalar parameters the host code passes a compile-time value at the launch
     (`k<<<g, b>>>(x, 1024)`, or a constant of the file or host function): their defaults."""
-    from .lower import fold
     found = launches_for(unit, lowering)
     if not found:
         return {}

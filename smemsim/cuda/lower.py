@@ -9,103 +9,74 @@ Anything the IR cannot express is a CudaImportError at its line, never a guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
-import numpy as np
 
 from kernels_ir import (
-    Expr, KernelBuilder, KernelError, Op, SourceLoc, blockDim, blockIdx, call, cast, const,
-    gridDim, located, lnot, logical_and, logical_or, select, smax, smin, threadIdx,
+    Expr,
+    KernelBuilder,
+    KernelError,
+    Op,
+    SourceLoc,
+    blockDim,
+    blockIdx,
+    call,
+    cast,
+    const,
+    gridDim,
+    lnot,
+    located,
+    logical_and,
+    logical_or,
+    select,
+    smax,
+    smin,
+    threadIdx,
 )
-from kernels_ir.dtypes import BY_NAME, DType, f32, i32, u16, u32
-from kernels_ir.evaluate import Evaluator
+from kernels_ir.dtypes import BY_NAME, f32, i32, u32
 from kernels_ir.expr import binary
-from kernels_ir.semantics import LaneFault
 
 from .errors import CudaImportError
 from .literals import literal_type
+from .lower_flow import FlowMixin
+from .lower_groups import GroupsMixin
+from .lower_ptx import PtxMixin
+from .lower_vectors import VectorsMixin
 from .parse import function_declarator, parse_expression, short, text, walk
-
-TYPES = {
-    "float": "f32", "double": "f64", "int": "i32", "signed int": "i32", "signed": "i32",
-    "unsigned int": "u32", "unsigned": "u32", "uint32_t": "u32", "int32_t": "i32",
-    "uint": "u32", "unsigned char": "u8", "uint8_t": "u8", "char": "i8", "signed char": "i8",
-    "int8_t": "i8", "short": "i16", "int16_t": "i16", "unsigned short": "u16",
-    "uint16_t": "u16", "unsigned long long": "u64", "unsigned long long int": "u64",
-    "uint64_t": "u64", "size_t": "u64", "bool": "i32", "long": "i32", "long int": "i32",
-    "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
-}
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
-# CUDA's vector types: (element type, lanes). A vector variable or array element is held as
-# an innermost dimension of `lanes` elements; whole-vector accesses are the builder's width-N
-# loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it.
-VECTORS = {f"{c}{n}": (t, n)
-           for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
-           for n in (2, 4) if not (t == "f64" and n == 4)}
-COMPONENTS = "xyzw"
-ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
-           ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
-ATOMICS.update({f"{name}_block": kind for name, kind in list(ATOMICS.items())})
-PIPELINE = ("__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior")
-SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
-            "__shfl_xor_sync": "xor"}
-# CUDA's math functions (and the fast intrinsics, which the IR computes exactly) -> the IR's
-MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "log",
-        "log": "log", "exp2f": "exp2", "exp2": "exp2", "log2f": "log2", "log2": "log2",
-        "rsqrtf": "rsqrt", "rsqrt": "rsqrt", "sinf": "sin", "sin": "sin", "cosf": "cos",
-        "cos": "cos", "fabsf": "fabs", "fabs": "fabs", "__expf": "exp", "tanhf": "tanh",
-        "tanh": "tanh", "floorf": "floor", "floor": "floor", "ceilf": "ceil", "ceil": "ceil",
-        "fmaf": "fma", "fma": "fma", "powf": "pow", "pow": "pow", "__powf": "pow",
-        "__logf": "log", "__log2f": "log2", "__fsqrt_rn": "sqrt", "__sinf": "sin",
-        "__cosf": "cos", "exp2f_": "exp2", "__exp2f": "exp2", "__fmaf_rn": "fma"}
-CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
-CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
-MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
-          "fmax": "max", "umin": "min", "umax": "max", "llmin": "min", "llmax": "max"}
-MAX_INLINE_DEPTH = 32
-_SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4,
-          "f32": 4, "u64": 8, "f64": 8}
+from .symbols import (
+    ATOMICS,
+    CACHE_LOADS,
+    CACHE_STORES,
+    COMPONENTS,
+    FLOAT_TYPES,
+    MATH,
+    MAX_INLINE_DEPTH,
+    MINMAX,
+    PIPELINE,
+    SHUFFLES,
+    SIZES,
+    TYPES,
+    VECTORS,
+    Sym,
+    TypeText,
+    array_name,
+    callee_name,
+    fold,
+    is_number,
+    jump_owner,
+    number,
+    plus,
+    pointer_uses,
+    register_type,
+    returns_last_only,
+    single_return,
+    statement_ok,
+    touches_memory,
+    truth_context,
+    truth_value,
+    zeros_only,
+)
 
 
-@dataclass
-class Sym:
-    """What a CUDA name denotes in a scope."""
-
-    kind: str            # local, param, loop, const, global, shared, register, smem_address,
-    #                      pointer, ref
-    value: object = None  # the Expr (scalars), the builder's array, or the pointer's target
-    dtype: str = "i32"   # IR type name (of the elements, for arrays and vectors)
-    lanes: int = 1       # 2 or 4 for a vector type: the innermost dimension holds the lanes
-    rank: int = 1        # an array's dimensions
-    place: tuple | None = None  # smem_address: (array Sym, indices); pointer: (array Sym,
-    #                             leading indices, offset LocalRef)
-
-
-class _Constant(Evaluator):
-    """Evaluates an expression with no run-time leaves (a compile-time constant)."""
-
-    def leaf(self, e, idx):
-        raise _NotConstant()
-
-
-class _NotConstant(Exception):
-    pass
-
-
-def fold(e: Expr):
-    """The value of a compile-time constant expression, or None if it is not one."""
-    try:
-        v = _Constant().eval(e, np.zeros(1, dtype=np.int64))[0]
-    except (_NotConstant, LaneFault, KernelError, OverflowError):
-        return None
-    return float(v) if e.dtype.is_float else int(v)
-
-
-class _Return(Exception):
-    """An inlined function's `return` outside the places the inliner handles."""
-
-
-class KernelLowering:
+class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -235,7 +206,7 @@ class KernelLowering:
             self.kb = KernelBuilder(self.name)
         self.bind_template()
         params = function_declarator(node).child_by_field_name("parameters").named_children
-        writes, reads = _pointer_uses(node.child_by_field_name("body"), self.u.functions)
+        writes, reads = pointer_uses(node.child_by_field_name("body"), self.u.functions)
         # scalars first, so that --length expressions may use any of them (the generated
         # CUDA's signature follows this order)
         pointer = lambda p: (p.child_by_field_name("declarator") is not None and  # noqa: E731
@@ -350,53 +321,6 @@ class KernelLowering:
                                            (sym, [], offset))
 
     # ---------------------------------------------------------------- statements
-    def block(self, node) -> None:
-        if node.type != "compound_statement":
-            self.scopes.append({})
-            try:
-                self.statement(node)
-            finally:
-                self.scopes.pop()
-            return
-        self.scopes.append({})
-        try:
-            self.statements(node.named_children)
-        finally:
-            self.scopes.pop()
-
-    def statements(self, children) -> None:
-        """Statements in order; after one that may `break`, `continue` or return from an
-        inlined function, the rest run only where no lane took that exit (C's jumps as
-        flags: the IR has none)."""
-        for i, child in enumerate(children):
-            if child.type == "preproc_call":
-                continue  # `#pragma unroll` is read by the loop that follows
-            self.statement(child, self.pragma(children[i - 1]) if i else "auto")
-            flags = [e["flag"] for e in self.exits if _exits(child, e)]
-            rest = children[i + 1:]
-            if flags and any(c.type not in ("comment", "preproc_call") for c in rest):
-                with self.at(child):
-                    guard = lnot(flags[0])
-                    for f in flags[1:]:
-                        guard = logical_and(guard, lnot(f))
-                    ctx = self.kb.if_(guard)
-                    ctx.__enter__()
-                self.run_in(ctx, lambda: self.statements(rest))
-                return
-
-    def pragma(self, node) -> bool | str | int:
-        """The unrolling a `#pragma unroll [N]` before a loop asks for ("auto": none)."""
-        words = text(node).split() if node.type == "preproc_call" else []
-        if words[:2] != ["#pragma", "unroll"]:
-            return "auto"
-        if len(words) == 2:
-            return True
-        arg = " ".join(words[2:])
-        n = fold(self.u.expr_text(arg, self, node))
-        if not isinstance(n, int) or n < 1:
-            raise self.error(node, f"`{' '.join(words)}`: the count must be a positive "
-                                   "compile-time integer")
-        return False if n == 1 else n
 
     def statement(self, node, unroll: bool | str | int = "auto") -> None:
         t = node.type
@@ -428,7 +352,7 @@ class KernelLowering:
         elif t in ("break_statement", "continue_statement"):
             kind = t.split("_")[0]
             target = next((e for e in reversed(self.exits) if e["kind"] == kind), None)
-            if target is None or _owner(node) != target["owner"]:
+            if target is None or jump_owner(node) != target["owner"]:
                 raise self.error(node, f"`{kind}` outside a loop the importer reads (in a "
                                        "switch?)")
             with self.at(node):
@@ -482,14 +406,14 @@ class KernelLowering:
                     raise self.error(node, f"`{short(node)}`: auto needs a value")
                 with self.at(d):
                     ref = self.kb.let(text(d), 0.0 if dtype in FLOAT_TYPES else 0,
-                                      _register(dtype))
-                self.declare(text(d), Sym("local", ref, _register(dtype)))
+                                      register_type(dtype))
+                self.declare(text(d), Sym("local", ref, register_type(dtype)))
             elif d.type == "init_declarator" and \
                     d.child_by_field_name("declarator").type == "array_declarator":
                 # `float value[2] = {0.0f};`: register arrays start zeroed in the IR (and in
                 # the generated CUDA), so an initializer of zeros is exactly that
                 init = d.child_by_field_name("value")
-                if shared or init.type != "initializer_list" or not _zeros(init):
+                if shared or init.type != "initializer_list" or not zeros_only(init):
                     raise self.error(node, f"`{short(node)}`: an array may only be "
                                            "initialized with zeros")
                 self.array(d.child_by_field_name("declarator"), dtype, shared, False, node,
@@ -502,123 +426,6 @@ class KernelLowering:
                 raise self.error(node, f"declaration `{short(node)}` is not supported")
 
     # ---------------------------------------------------------------- cooperative groups
-    def group_declaration(self, node, type_node) -> bool:
-        """`cg::thread_block b = cg::this_thread_block();`, `auto w =
-        cg::tiled_partition<32>(b);`, `thread_block_tile<32> w = ...`: a group, whose
-        methods (sync, thread_rank, shfl_down, ...) become the IR's barriers, indices and
-        shuffles."""
-        t = text(type_node)
-        decls = [d for d in node.named_children if d.type == "init_declarator"]
-        if not re.search(r"thread_block|thread_group|coalesced_group|\bauto\b", t) or \
-                len(decls) != 1:
-            return False
-        value = decls[0].child_by_field_name("value")
-        size = self.group_value(value)
-        if size is None:
-            if "auto" in t:
-                return False
-            raise self.error(node, f"`{short(node)}`: a group made another way than "
-                                   "this_thread_block() or tiled_partition<N>(block)")
-        self.declare(text(decls[0].child_by_field_name("declarator")),
-                     Sym("group", size if size > 0 else None))
-        return True
-
-    def group_value(self, node):
-        """0 for the thread block, N for a tile of N threads, None for anything else."""
-        if node is None or node.type != "call_expression":
-            return None
-        fn = node.child_by_field_name("function")
-        name = callee_name(fn)
-        if name == "this_thread_block":
-            return 0
-        if name == "tiled_partition":
-            args = node.child_by_field_name("arguments").named_children
-            if fn.type == "qualified_identifier":
-                fn = fn.child_by_field_name("name")
-            if fn.type == "template_function":
-                targs = fn.child_by_field_name("arguments").named_children
-                size_node = parse_expression(text(targs[0])) if targs else None
-            else:
-                size_node = args[1] if len(args) == 2 else None
-            if size_node is None:
-                return None
-            size = self.constant_int(size_node, "a tile size")
-            if size not in (1, 2, 4, 8, 16, 32):
-                raise self.error(node, f"`{short(node)}`: tiles of {size} threads (the IR's "
-                                       "warp operations take 1 to 32)")
-            return size
-        return None
-
-    def group_dim3(self, node):
-        """threadIdx / blockIdx / blockDim of `block.thread_index()`, `block.group_index()`,
-        `block.group_dim()` (dim3 methods of a thread block), else None."""
-        if node.type != "call_expression":
-            return None
-        fn = node.child_by_field_name("function")
-        if fn.type != "field_expression" or fn.child_by_field_name("argument").type != \
-                "identifier":
-            return None
-        group = self.lookup(text(fn.child_by_field_name("argument")), fn)
-        if group.kind != "group" or group.value is not None:
-            return None
-        return {"thread_index": threadIdx, "group_index": blockIdx, "group_dim": blockDim,
-                "dim_threads": blockDim}.get(text(fn.child_by_field_name("field")))
-
-    def block_rank(self) -> Expr:
-        """The thread's rank in its block (x fastest)."""
-        return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
-
-    def group_call(self, node, group: Sym, method: str, args) -> Expr | None:
-        """A method of a cooperative group."""
-        tile = group.value
-        with self.at(node):
-            if method == "sync":
-                if tile is None:
-                    self.kb.syncthreads()
-                else:
-                    self.kb.syncwarp()
-                return const(0)
-            rank = self.block_rank()
-            if method == "thread_rank":
-                return cast(rank if tile is None else rank % tile, u32)
-            if method in ("size", "num_threads"):
-                return cast(blockDim.x * blockDim.y * blockDim.z, u32) if tile is None else \
-                    const(tile, u32)
-            if tile is not None and method in ("meta_group_rank",):
-                return cast(rank // tile, u32)
-            if tile is not None and method in ("meta_group_size",):
-                return cast((blockDim.x * blockDim.y * blockDim.z + tile - 1) // tile, u32)
-            if method in ("group_index",):
-                raise self.error(node, "group_index() (a dim3) is not supported: use blockIdx")
-            shuffles = {"shfl": "idx", "shfl_down": "down", "shfl_up": "up", "shfl_xor": "xor"}
-            if tile is not None and method in shuffles and len(args) == 2:
-                value, lane = self.expr(args[0]), self.expr(args[1])
-                return self.kb.shfl(value, lane, shuffles[method], width=tile)
-        raise self.error(node, f"`{short(node)}`: the group method {method} is not supported")
-
-    def reduce(self, node, args) -> Expr:
-        """`cg::reduce(tile, v, cg::plus<T>())` (also greater/less, bit_and/or/xor): every
-        lane gets the result, as the butterfly of shuffles the library uses computes it."""
-        group = self.lookup(text(args[0]), args[0]) if args[0].type == "identifier" else None
-        if group is None or group.kind != "group" or group.value is None or len(args) != 3:
-            raise self.error(node, f"`{short(node)}`: cg::reduce over a tile (tiled_partition"
-                                   "<N>) with an operator")
-        m = re.search(r"(\w+)\s*(<[^>]*>)?\s*(\(\s*\)|\{\s*\})?\s*$", text(args[2]))
-        op = m.group(1) if m else text(args[2])
-        combine = {"plus": lambda a, b: a + b, "greater": smax, "less": smin,
-                   "bit_and": lambda a, b: a & b, "bit_or": lambda a, b: a | b,
-                   "bit_xor": lambda a, b: a ^ b}.get(op)
-        if combine is None:
-            raise self.error(node, f"`{short(node)}`: cg::reduce with {op}")
-        value = self.expr(args[1])
-        with self.at(node):
-            acc = self.kb.let("reduced", value, _register(value.dtype.name))
-            step = group.value // 2
-            while step:
-                other = self.kb.shfl(acc, step, "xor", width=group.value)
-                self.kb.assign(acc, combine(acc, other))
-                step //= 2
-        return acc
 
     def init_declarator(self, d, dtype: str, lanes: int, shared: bool, node) -> None:
         target = d.child_by_field_name("declarator")
@@ -657,7 +464,7 @@ class KernelLowering:
         e = self.expr(value) if value is not None else const(0)
         if dtype == "auto":
             dtype = e.dtype.name
-        dt = _register(dtype)
+        dt = register_type(dtype)
         if getattr(self, "constant_decl", False) and fold(e) is not None:
             # `const int n = 4;` / `constexpr uint W = BM / TM;`: a compile-time constant
             # (array sizes and template arguments may use it), as C++ treats it
@@ -709,7 +516,7 @@ class KernelLowering:
                 raise self.error(node, f"`{short(node)}`: extern __shared__ arrays of a "
                                        "vector type are not supported")
             dims = dims + [lanes]
-        align = lanes * _SIZES[dtype] if lanes > 1 and shared else None
+        align = lanes * SIZES[dtype] if lanes > 1 and shared else None
         declared = self.u.align_at(node)
         if shared and declared is not None:
             align = declared
@@ -724,7 +531,7 @@ class KernelLowering:
                                      volatile=volatile)
                 kind = "shared"
             else:
-                arr = self.kb.local_array(name, _register(dtype), tuple(dims))
+                arr = self.kb.local_array(name, register_type(dtype), tuple(dims))
                 kind = "register"
         return self.declare(name, Sym(kind, arr, dtype, lanes, len(dims)))
 
@@ -742,7 +549,8 @@ class KernelLowering:
         with self.at(node):
             offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
         if dtype != "auto" and TYPES.get(dtype, dtype) != arr.dtype and dtype != arr.dtype:
-            raise self.error(node, f"`{short(node)}`: a {dtype} pointer into '{_name(arr)}' of "
+            raise self.error(node, f"`{short(node)}`: a {dtype} pointer into "
+                                   f"'{array_name(arr)}' of "
                                    f"{arr.dtype} (casts between pointer types are not "
                                    "supported)")
         self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset)))
@@ -896,246 +704,6 @@ class KernelLowering:
         with self.at(node):
             return arr.value[tuple(indices)]
 
-    def for_statement(self, node, unroll) -> None:
-        init = node.child_by_field_name("initializer")
-        cond = node.child_by_field_name("condition")
-        update = node.child_by_field_name("update")
-        self.scopes.append({})
-        try:
-            if init is not None and init.type == "declaration":
-                decls = [c for c in init.named_children if c.type == "init_declarator"]
-                first, rest = decls[0] if decls else None, decls[1:]
-                if first is None:
-                    raise self.error(node, "a for loop's declaration needs a value")
-                name = text(first.child_by_field_name("declarator"))
-                dtype = _register(self.dtype(init.child_by_field_name("type"), init))
-                start = self.expr(first.child_by_field_name("value"))
-                for extra in rest:  # for (int i = 0, j = n; ...): j is a local of the loop
-                    self.init_declarator(extra, dtype, 1, False, init)
-            else:
-                # `for (i = 0; ...)` over a variable declared outside (it keeps its last value
-                # after the loop), or no variable: the C loop as it runs, a while loop with
-                # the update at the end of the body
-                self.general_for(node, unroll)
-                return
-            if cond is None:
-                raise self.error(node, "a for loop without a condition is not supported")
-            if update is None:
-                raise self.error(node, "a for loop needs an update (i++, i += s, i >>= 1, ...)")
-
-            body = node.child_by_field_name("body")
-            outer_exits = list(self.exits)
-            stops, restart = self.loop_exits(node, body)
-
-            def bound(ref):
-                self.scopes.append({name: Sym("loop", ref, dtype)})
-                try:
-                    return self.guarded(self.expr(cond), stops)
-                finally:
-                    self.scopes.pop()
-            extra_updates = []
-            while update.type == "comma_expression":
-                # `a += s, b += t`: the loop variable's part is the loop's update; the others
-                # run at the end of each iteration, as C runs them
-                parts = [update.child_by_field_name("left"), update.child_by_field_name("right")]
-                mine = [q for q in parts if _updates(q, name)]
-                if len(mine) != 1:
-                    raise self.error(update, f"loop update `{short(update)}`: one part must "
-                                             f"update {name}")
-                extra_updates += [q for q in parts if q is not mine[0]]
-                update = mine[0]
-            step, upd = self.loop_step(update, name, dtype, node)
-            with self.at(node):
-                loop = self.kb.loop(name, start, bound, **({"step": step} if upd is None else
-                                                          {"update": upd}),
-                                    unroll=unroll, dtype=dtype)
-                ref = loop.__enter__()
-            try:
-                self.scopes.append({name: Sym("loop", ref, dtype)})
-                try:
-                    self.loop_body(node, body, restart, extra_updates)
-                finally:
-                    self.scopes.pop()
-            except BaseException:
-                loop.__exit__(None, None, None)
-                raise
-            finally:
-                self.exits = outer_exits
-            with self.at(node):
-                loop.__exit__(None, None, None)
-
-        finally:
-            self.scopes.pop()
-
-    def general_for(self, node, unroll) -> None:
-        """`for (; cond; update)` with no loop variable: a while loop with the update last."""
-        init = node.child_by_field_name("initializer")
-        if init is not None:
-            self.expression_statement(init)
-        cond = node.child_by_field_name("condition")
-        update = node.child_by_field_name("update")
-        self.while_loop(node, cond, node.child_by_field_name("body"), unroll, False, update)
-
-    def loop_step(self, update, name: str, dtype: str, node):
-        """(step, None) or (None, update function) of a for loop's update."""
-        if update.type == "update_expression" and text(update.child_by_field_name(
-                "argument")) == name:
-            return (const(1) if "++" in text(update) else const(-1)), None
-        if update.type == "assignment_expression" and \
-                text(update.child_by_field_name("left")) == name:
-            op = update.child_by_field_name("operator").type
-            right = update.child_by_field_name("right")
-            if op in ("+=", "-="):
-                step = self.expr_in_loop_scope(right, name, None)
-                if step is not None:
-                    return (step if op == "+=" else -step), None
-
-            def upd(ref):
-                self.scopes.append({name: Sym("loop", ref, dtype)})
-                try:
-                    value = self.expr(right)
-                    return value if op == "=" else self.c_binary(op[:-1], ref, value, update)
-                finally:
-                    self.scopes.pop()
-            return None, upd
-        if update.type == "comma_expression":
-            raise self.error(update, f"loop update `{short(update)}`: several updates (move "
-                                     "the others into the body)")
-        raise self.error(update, f"loop update `{short(update)}` is not supported")
-
-    def expr_in_loop_scope(self, node, name: str, _):
-        """A step that does not read the loop variable (else None: an update function)."""
-        if any(n.type == "identifier" and text(n) == name for n in walk(node)):
-            return None
-        return self.expr(node)
-
-    def while_statement(self, node, unroll) -> None:
-        cond = node.child_by_field_name("condition")
-        self.while_loop(node, cond, node.child_by_field_name("body"), unroll,
-                        node.type == "do_statement", None)
-
-    def while_loop(self, node, cond, body, unroll, do: bool, update) -> None:
-        if cond is not None and cond.type in ("condition_clause", "parenthesized_expression"):
-            cond = cond.named_children[0]
-        if cond is not None and _touches_memory(cond):
-            self.loop_reading_memory(node, cond, body, unroll, do, update)
-            return
-        outer_exits = list(self.exits)
-        stops, restart = self.loop_exits(node, body)
-        with self.at(node):
-            loop = self.kb.loop(f"_loop{node.start_point[0] + 1}", 0,
-                                lambda _: self.guarded(self.expr(cond) if cond is not None
-                                                       else const(1), stops),
-                                1, do_while=do, unroll=unroll)
-            loop.__enter__()
-        try:
-            self.loop_body(node, body, restart, [update] if update is not None else [])
-        except BaseException:
-            loop.__exit__(None, None, None)
-            raise
-        finally:
-            self.exits = outer_exits
-        with self.at(node):
-            loop.__exit__(None, None, None)
-
-    def loop_reading_memory(self, node, cond, body, unroll, do: bool, update) -> None:
-        """`while (s[i] != v)` / `do {...} while (s[i] != v)`: a loop condition that reads
-        memory is a statement of its own (the IR's conditions are pure), evaluated where C
-        evaluates it: before each iteration (after the body, for a do-while)."""
-        with self.at(node):
-            keep = self.kb.let("keep_going", 1 if do else _truth(self.expr(cond)), "i32")
-        outer_exits = list(self.exits)
-        stops, restart = self.loop_exits(node, body)
-        with self.at(node):
-            loop = self.kb.loop(f"_loop{node.start_point[0] + 1}", 0,
-                                lambda _: self.guarded(keep != 0, stops), 1, unroll=unroll)
-            loop.__enter__()
-        try:
-            self.loop_body(node, body, restart, [update] if update is not None else [])
-            value = _truth(self.expr(cond))
-            with self.at(node):
-                self.kb.assign(keep, value)
-        except BaseException:
-            loop.__exit__(None, None, None)
-            raise
-        finally:
-            self.exits = outer_exits
-        with self.at(node):
-            loop.__exit__(None, None, None)
-
-    def loop_exits(self, loop, body):
-        """The flags a loop needs: its own `break` (and a return of the inlined function
-        around it) end it; its `continue` skips the rest of an iteration. The break and
-        continue flags are declared before the loop and pushed as exits."""
-        stops, restart = [], None
-        jumps = [n for n in walk(body) if n.type in ("break_statement", "continue_statement")
-                 and _owner(n) == loop]
-        if any(n.type == "break_statement" for n in jumps):
-            with self.at(loop):
-                flag = self.kb.let("broke", 0, "i32")
-            stops.append({"kind": "break", "flag": flag, "owner": loop})
-        stops += [e for e in self.exits if e["kind"] == "return" and _exits(body, e)]
-        if any(n.type == "continue_statement" for n in jumps):
-            with self.at(loop):
-                flag = self.kb.let("continued", 0, "i32")
-            restart = {"kind": "continue", "flag": flag, "owner": loop}
-        self.exits += [e for e in stops if e["kind"] != "return"]
-        if restart is not None:
-            self.exits.append(restart)
-        return stops, restart
-
-    def guarded(self, cond: Expr, stops) -> Expr:
-        """A loop's condition, false once a flag that ends the loop is set."""
-        for e in stops:
-            cond = logical_and(lnot(e["flag"]), cond)
-        return cond
-
-    def loop_body(self, node, body, restart, updates) -> None:
-        """The body (a `continue` flag cleared first), then the updates C runs after it."""
-        if restart is not None:
-            with self.at(node):
-                self.kb.assign(restart["flag"], 0)
-        self.block(body)
-        if restart is not None and updates:
-            self.exits.remove(restart)  # the update runs after a continue too
-        for extra in updates:
-            self.expression_statement(extra)
-
-    def if_statement(self, node) -> None:
-        cond = node.child_by_field_name("condition")
-        while cond.type in ("condition_clause", "parenthesized_expression"):
-            cond = cond.named_children[0]
-        if text(node).startswith("if constexpr") or "constexpr" in text(node)[:20]:
-            v = fold(self.expr(cond))
-            if v is None:
-                raise self.error(node, "if constexpr of a value that is not constant")
-            branch = node.child_by_field_name("consequence") if v else \
-                node.child_by_field_name("alternative")
-            if branch is not None:
-                self.block(branch.named_children[0] if branch.type == "else_clause" else branch)
-            return
-        c = self.expr(cond)
-        with self.at(node):
-            ctx = self.kb.if_(c)
-            ctx.__enter__()
-        self.run_in(ctx, lambda: self.block(node.child_by_field_name("consequence")))
-        other = node.child_by_field_name("alternative")
-        if other is not None:
-            body = other.named_children[0] if other.type == "else_clause" else other
-            with self.at(other):
-                ctx = self.kb.else_()
-                ctx.__enter__()
-            self.run_in(ctx, lambda: self.block(body))
-
-    @staticmethod
-    def run_in(ctx, fn) -> None:
-        try:
-            fn()
-        except BaseException:
-            ctx.__exit__(None, None, None)
-            raise
-        ctx.__exit__(None, None, None)
-
     # ---------------------------------------------------------------- expressions
     def c_binary(self, op: str, a: Expr, b: Expr, node) -> Expr:
         """C's `a op b` with C's types (`/` between integers truncates)."""
@@ -1171,7 +739,7 @@ class KernelLowering:
             literal = text(node)
             if literal.startswith(("-", "+")):  # the grammar reads `-8` (from a macro) as one
                 inner = const(*[(v, BY_NAME[d]) for v, d in [literal_type(literal[1:])]][0]) \
-                    if _is_number(literal[1:]) else None
+                    if is_number(literal[1:]) else None
                 if inner is None:
                     raise self.error(node, f"`{literal}` is not a number C++ reads")
                 with self.at(node):
@@ -1187,7 +755,7 @@ class KernelLowering:
             body = text(node)[1:-1]
             return const(ord(body.encode().decode("unicode_escape")) if body.startswith("\\")
                          else ord(body), BY_NAME["i8"])
-        if t in ("null", "nullptr") and _truth_context(node):
+        if t in ("null", "nullptr") and truth_context(node):
             return const(0)
         if t == "null" or t == "nullptr":
             raise self.error(node, "a null pointer as a value")
@@ -1206,7 +774,7 @@ class KernelLowering:
             if sym.lanes > 1 and sym.kind == "register":
                 raise self.error(node, f"`{short(node)}` is a whole vector: use its "
                                        ".x/.y/.z/.w, or assign it to a vector")
-            if sym.kind in ("global", "pointer") and _truth_context(node):
+            if sym.kind in ("global", "pointer") and truth_context(node):
                 # `if (bias != NULL)`, `bias ? bias[o] : 0`: every global array of the
                 # analyzed launch exists, so a pointer's truth is 1 (docs/importer.md)
                 return const(1)
@@ -1239,7 +807,7 @@ class KernelLowering:
             return self.load_element(arr, indices, node)
         if t == "binary_expression":
             op = node.child_by_field_name("operator").type
-            if op in ("&&", "||") and _touches_memory(node.child_by_field_name("right")):
+            if op in ("&&", "||") and touches_memory(node.child_by_field_name("right")):
                 return self.short_circuit(node, op)
             a = self.expr(node.child_by_field_name("left"))
             b = self.expr(node.child_by_field_name("right"))
@@ -1260,8 +828,8 @@ class KernelLowering:
                     return cast(a, i32) if a.dtype.size < 4 and not a.dtype.is_float else a
             raise self.error(node, f"unary {op} is not supported")
         if t == "conditional_expression":
-            if _touches_memory(node.child_by_field_name("consequence")) or \
-                    _touches_memory(node.child_by_field_name("alternative")):
+            if touches_memory(node.child_by_field_name("consequence")) or \
+                    touches_memory(node.child_by_field_name("alternative")):
                 return self.conditional(node)
             c = self.expr(node.child_by_field_name("condition"))
             a = self.expr(node.child_by_field_name("consequence"))
@@ -1284,9 +852,9 @@ class KernelLowering:
                 sym = self.lookup(text(inner), inner)
                 if sym.kind in ("shared", "register", "global"):
                     raise self.error(node, f"`{short(node)}`: sizeof of an array")
-                return const(_SIZES[sym.dtype] * sym.lanes, BY_NAME["u64"])
+                return const(SIZES[sym.dtype] * sym.lanes, BY_NAME["u64"])
             dtype, lanes = self.vtype(inner, node)
-            return const(_SIZES[dtype] * lanes, BY_NAME["u64"])  # size_t
+            return const(SIZES[dtype] * lanes, BY_NAME["u64"])  # size_t
         if t == "assignment_expression":
             value = self.assignment(node)
             if value is None:
@@ -1311,38 +879,33 @@ class KernelLowering:
                 dtype = select(c, self.expr(sides[0]), self.expr(sides[1])).dtype
         with self.at(node):
             result = self.kb.let("cond", 0.0 if dtype.is_float else 0, dtype)
-            branch = self.kb.if_(c)
-            branch.__enter__()
-        self.run_in(branch, lambda: self.set_to(result, sides[0], node))
-        with self.at(node):
-            branch = self.kb.else_()
-            branch.__enter__()
-        self.run_in(branch, lambda: self.set_to(result, sides[1], node))
+            with self.kb.if_(c):
+                self.set_to(result, sides[0], node)
+            with self.kb.else_():
+                self.set_to(result, sides[1], node)
         return result
 
     def short_circuit(self, node, op: str) -> Expr:
         """`a && b` / `a || b` whose right side reads memory: it runs only when C would
         evaluate it (`i < n && s[i] > 0` must not read s[n])."""
         with self.at(node):
-            result = self.kb.let("cond", _truth(self.expr(node.child_by_field_name("left"))),
+            result = self.kb.let("cond", truth_value(self.expr(node.child_by_field_name("left"))),
                                  "i32")
-            branch = self.kb.if_(result if op == "&&" else lnot(result))
-            branch.__enter__()
-        right = node.child_by_field_name("right")
-        self.run_in(branch, lambda: self.set_to(result, right, node, truth=True))
+            with self.kb.if_(result if op == "&&" else lnot(result)):
+                self.set_to(result, node.child_by_field_name("right"), node, truth=True)
         return result
 
     def set_to(self, ref, value_node, node, truth: bool = False) -> None:
         value = self.expr(value_node)
         with self.at(node):
-            self.kb.assign(ref, _truth(value) if truth else value)
+            self.kb.assign(ref, truth_value(value) if truth else value)
 
     def convert(self, a: Expr, dtype: str, node) -> Expr:
         if dtype in ("f16", "bf16"):
             raise self.error(node, f"`{short(node)}`: a conversion to {dtype} as a value (the IR "
                                    "holds 16-bit floats only in memory: store the float)")
         with self.at(node):
-            return cast(a, BY_NAME[_register(dtype)])
+            return cast(a, BY_NAME[register_type(dtype)])
 
     def call(self, node, statement: bool = False) -> Expr:
         fn = node.child_by_field_name("function")
@@ -1447,7 +1010,7 @@ class KernelLowering:
         # a function that only returns an expression of its value parameters (ceil_div, a
         # math helper) is that expression: no locals, so launch options may call it too
         body_node = function.child_by_field_name("body")
-        pure = _single_return(body_node) is not None and all(
+        pure = single_return(body_node) is not None and all(
             (p.child_by_field_name("declarator") is not None and
              p.child_by_field_name("declarator").type == "identifier")
             for p in params) and not any(
@@ -1520,7 +1083,6 @@ class KernelLowering:
             else:
                 dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
                 if lanes > 1:
-                    place = self.vector_place(arg)
                     sym = self.array_of(pname, dtype, [], False, node, lanes)
                     self.scopes.append({})
                     self.store_vector(sym, [const(0)], lanes, arg, node)
@@ -1529,7 +1091,7 @@ class KernelLowering:
                     self.scopes[-1].pop(pname, None)
                     continue
                 value = self.expr(arg)
-                dt = _register(dtype if dtype != "auto" else value.dtype.name)
+                dt = register_type(dtype if dtype != "auto" else value.dtype.name)
                 if pure:  # `return (a + b - 1) / b;`: the expression, no locals
                     with self.at(node):
                         scope[pname] = Sym("param", cast(value, BY_NAME[dt]), dt)
@@ -1543,7 +1105,7 @@ class KernelLowering:
             saved_scopes, self.scopes = self.scopes, [self.scopes[0], scope]
             self.inline_depth += 1
             try:
-                value = self.expr(_single_return(body))
+                value = self.expr(single_return(body))
                 if ret_type not in ("auto", None):
                     value = self.convert(value, self.dtype(function.child_by_field_name("type"),
                                                            function), node)
@@ -1560,9 +1122,9 @@ class KernelLowering:
                 raise self.error(node, f"'{name}' returns a vector: not supported")
             with self.at(node):
                 result = self.kb.let(f"{name}_ret", 0.0 if dt in FLOAT_TYPES else 0,
-                                     _register(dt))
+                                     register_type(dt))
         early = any(n.type == "return_statement" for n in walk(body)) and \
-            _single_return(body) is None and not _returns_last_only(body)
+            single_return(body) is None and not returns_last_only(body)
         frame = {"result": result, "name": name}
         if early:  # a return before the end: the rest runs where no lane returned
             with self.at(node):
@@ -1738,7 +1300,7 @@ class KernelLowering:
         t = " ".join(text(node.child_by_field_name("type")).replace("const", "").split())
         if not t.endswith("*") or t.rstrip("*").strip() in VECTORS:
             return None
-        dtype = self.dtype(_TypeText(t.rstrip("*").strip()), node)
+        dtype = self.dtype(TypeText(t.rstrip("*").strip()), node)
         value = node.child_by_field_name("value")
         while value.type == "parenthesized_expression":
             value = value.named_children[0]
@@ -1750,10 +1312,10 @@ class KernelLowering:
         if dtype == arr.dtype:
             return arr, indices
         if arr.kind != "shared" or arr.rank != 1 or arr.lanes != 1:
-            raise self.error(node, f"`{short(node)}`: a cast to {t} over '{_name(arr)}' (the "
+            raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "
                                    "importer reinterprets 1-D __shared__ arrays only)")
         offset = fold(indices[0])
-        new, old = _SIZES[dtype], _SIZES[arr.dtype]
+        new, old = SIZES[dtype], SIZES[arr.dtype]
         if offset is None or (offset * old) % new:
             raise self.error(node, f"`{short(node)}`: a {t} view must start at a constant "
                                    f"offset that is a multiple of {new} bytes")
@@ -1826,632 +1388,6 @@ class KernelLowering:
             return self.kb.shfl(value, lane, mode, width=width, mask=mask)
 
     # ---- cp.async (inline PTX and the __pipeline_* intrinsics)
-    def shared_address(self, node):
-        """(array, indices) of `__cvta_generic_to_shared(&s[i]...)` (through casts and
-        parentheses) or of a local holding one; else None."""
-        if node is None:
-            return None
-        while True:
-            if node.type == "parenthesized_expression":
-                node = node.named_children[0]
-            elif node.type == "cast_expression":
-                node = node.child_by_field_name("value")
-            elif node.type == "call_expression" and \
-                    node.child_by_field_name("function").type == "template_function" and \
-                    text(node.child_by_field_name("function").child_by_field_name("name")) \
-                    in ("static_cast", "reinterpret_cast"):
-                node = node.child_by_field_name("arguments").named_children[0]
-            else:
-                break
-        if node.type == "identifier":
-            sym = self.lookup(text(node), node)
-            return sym.place if sym.kind == "smem_address" else None
-        if node.type == "call_expression" and text(node.child_by_field_name("function")) in (
-                "__cvta_generic_to_shared", "static_cast<unsigned>(__cvta_generic_to_shared"):
-            args = node.child_by_field_name("arguments").named_children
-            arr, indices = self.pointer_place(args[0], node)
-            if arr.kind != "shared":
-                raise self.error(node, f"`{short(node)}`: '{_name(arr)}' is not a __shared__ "
-                                       "array")
-            return arr, indices
-        return None
-
-    def copy(self, node, dst, src, nbytes: int, bypass: bool) -> None:
-        """One cp.async of `nbytes` from global `src` to shared `dst` ((array, indices))."""
-        (d, d_idx), (g, g_idx) = dst, src
-        if g.kind != "global":
-            raise self.error(node, f"`{short(node)}`: cp.async copies from global memory")
-        size = _SIZES[d.dtype]
-        if nbytes not in (4, 8, 16) or nbytes % size or _SIZES[g.dtype] != size:
-            raise self.error(node, f"`{short(node)}`: cp.async of {nbytes} bytes between "
-                                   f"{g.dtype} and {d.dtype} elements (4, 8 or 16 bytes of "
-                                   "one element size)")
-        with self.at(node):
-            self.kb.cp_async(d.value, tuple(d_idx), g.value, tuple(g_idx),
-                             width=nbytes // size, bypass=bypass)
-
-    def pipeline(self, e, fn: str) -> None:
-        """`__pipeline_memcpy_async(dst, src, bytes)` (4 or 8 bytes: cp.async.ca; 16:
-        cp.async.cg, as cuda_pipeline_helpers.h emits), `__pipeline_commit()`,
-        `__pipeline_wait_prior(n)`."""
-        args = e.child_by_field_name("arguments").named_children
-        if fn == "__pipeline_commit":
-            with self.at(e):
-                self.kb.cp_async_commit()
-        elif fn == "__pipeline_wait_prior":
-            n = self.constant_int(args[0], "a group count")
-            with self.at(e):
-                self.kb.cp_async_wait(n)
-        else:
-            if len(args) != 3:
-                raise self.error(e, f"`{short(e)}`: only __pipeline_memcpy_async(dst, src, "
-                                    "bytes) (no zero fill) is supported")
-            nbytes = self.constant_int(args[2], "a copy size")
-            self.copy(e, self.pointer_place(args[0], e), self.pointer_place(args[1], e),
-                      nbytes, nbytes == 16)
-
-    def inline_ptx(self, e) -> None:
-        """`asm volatile("...")` of cp.async (ca/cg, commit_group, wait_group, wait_all) and
-        ldmatrix/stmatrix: each instruction of the template as the builder's; anything else
-        is an error."""
-        template = "".join(
-            text(n) for lit in e.named_children if lit.type in (
-                "string_literal", "concatenated_string")
-            for n in walk(lit) if n.type in ("string_content", "escape_sequence"))
-        template = template.replace("\\n", " ").replace("\\t", " ")
-        operands = [op for lst in e.named_children if lst.type in (
-            "gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
-            for op in lst.named_children]
-        outputs = sum(op.type == "gnu_asm_output_operand" for op in operands)
-        values = [op.named_children[-1] for op in operands]
-
-        def operand(t: str):
-            m = re.fullmatch(r"%(\d+)", t.strip())
-            if m is None:
-                return None
-            k = int(m.group(1))
-            if k >= len(values):
-                raise self.error(e, f"inline PTX names %{k}, which is not an operand")
-            return values[k]
-
-        def number(t: str) -> int:
-            node = operand(t)
-            if node is not None:
-                return self.constant_int(node, "an inline-PTX number")
-            if not re.fullmatch(r"\d+", t.strip()):
-                raise self.error(e, f"`{t.strip()}` in inline PTX: a number expected")
-            return int(t)
-
-        for ins in (i.strip() for i in template.split(";")):
-            if not ins:
-                continue
-            if ins == "cp.async.commit_group":
-                with self.at(e):
-                    self.kb.cp_async_commit()
-            elif ins == "cp.async.wait_all":  # PTX: commit_group then wait_group 0
-                with self.at(e):
-                    self.kb.cp_async_commit()
-                    self.kb.cp_async_wait(0)
-            elif ins.startswith("cp.async.wait_group"):
-                n = number(ins[len("cp.async.wait_group"):])
-                with self.at(e):
-                    self.kb.cp_async_wait(n)
-            elif (m := re.fullmatch(r"cp\.async\.(ca|cg)\.shared(?:::cta)?\.global"
-                                    r"(?:\.L2::\w+)?\s+\[([^\]]+)\]\s*,\s*\[([^\]]+)\]"
-                                    r"\s*,\s*([^,]+?)(?:\s*,\s*([^,]+))?", ins)):
-                nbytes = number(m.group(4))
-                if m.group(5) is not None and number(m.group(5)) != nbytes:
-                    raise self.error(e, f"`{ins}`: a source size below the copy size (zero "
-                                        "fill) is not supported")
-                dst, src = operand(m.group(2)), operand(m.group(3))
-                if dst is None or src is None:
-                    raise self.error(e, f"`{ins}`: addresses must be operands (%n)")
-                place = self.shared_address(dst)
-                if place is None:
-                    raise self.error(e, f"`{ins}`: the shared address must be a "
-                                        "__cvta_generic_to_shared(&array[index]) (or a "
-                                        "local holding one)")
-                self.copy(e, place, self.pointer_place(src, e), nbytes, m.group(1) == "cg")
-            elif (m := re.fullmatch(r"(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])"
-                                    r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
-                self.matrix(e, ins, m, operand, outputs)
-            else:
-                raise self.error(e, f"inline PTX `{ins}` is not supported by the importer "
-                                    "(cp.async, commit_group, wait_group, wait_all, ldmatrix "
-                                    "and stmatrix are)")
-
-    def matrix(self, e, ins: str, m, operand, outputs: int) -> None:
-        """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each
-        32-bit output register given its two 16-bit elements (low first); `stmatrix ... [%a],
-        {%r...}` as its stmatrix, each register split the same way."""
-        load, count, trans = m.group(1) == "ldmatrix", int(m.group(2)), m.group(3) is not None
-        parts = re.fullmatch(r"\{([^}]*)\}\s*,\s*\[([^\]]+)\]" if load else
-                             r"\[([^\]]+)\]\s*,\s*\{([^}]*)\}", m.group(4).strip())
-        if parts is None:
-            raise self.error(e, f"`{ins}`: operands as {{%r, ...}}, [%a] expected")
-        regs_text, addr_text = parts.groups() if load else parts.groups()[::-1]
-        numbers = [re.fullmatch(r"\s*%(\d+)\s*", r) for r in regs_text.split(",")]
-        addr = operand(addr_text)
-        if addr is None or None in numbers or len(numbers) != count:
-            raise self.error(e, f"`{ins}`: {count} register operand(s) and an address "
-                                "operand (%n) expected")
-        numbers = [int(n.group(1)) for n in numbers]
-        if load and any(k >= outputs for k in numbers):
-            raise self.error(e, f"`{ins}`: its registers must be output operands (\"=r\")")
-        regs = [operand(f"%{k}") for k in numbers]
-        place = self.shared_address(addr)
-        if place is None:
-            raise self.error(e, f"`{ins}`: the shared address must be a "
-                                "__cvta_generic_to_shared(&array[index]) (or a local "
-                                "holding one)")
-        arr, indices = place
-        if _SIZES[arr.dtype] != 2 or arr.lanes != 1:
-            raise self.error(e, f"`{ins}`: '{_name(arr)}' holds {arr.dtype}; ldmatrix/stmatrix "
-                                "move 16-bit elements (declare it unsigned short)")
-        if arr.dtype != "u16":
-            raise self.error(e, f"`{ins}`: '{_name(arr)}' is {arr.dtype}: declare the array "
-                                "unsigned short (the IR's ldmatrix moves u16 bits)")
-        if load:
-            with self.at(e):
-                frag = self.kb.ldmatrix(arr.value, tuple(indices), matrices=count, trans=trans)
-            for j, reg in enumerate(regs):
-                with self.at(e):
-                    word = cast(frag[2 * j], u32) | (cast(frag[2 * j + 1], u32) << 16)
-                self.assign(reg, "=", word, e)
-        else:
-            values = []
-            for reg in regs:
-                word = self.expr(reg)
-                with self.at(e):
-                    values += [cast(word & 0xFFFF, u16), cast(word >> 16, u16)]
-            with self.at(e):
-                self.kb.stmatrix(arr.value, tuple(indices), values, matrices=count,
-                                 trans=trans)
 
     # ---------------------------------------------------------------- vector types
-    def vector_place(self, node) -> tuple[Sym, list, int] | None:
-        """(array, index of its first lane, lanes) when `node` denotes a whole vector in
-        memory or registers: a vector variable, an element of a vector array, or
-        `*reinterpret_cast<float4*>(&a[i])`, `reinterpret_cast<float4*>(&a[i])[k]`,
-        `*(float4*)&a[i]` over an array of scalars; else None."""
-        while node.type == "parenthesized_expression":
-            node = node.named_children[0]
-        if node.type == "identifier":
-            sym = self.lookup(text(node), node)
-            if sym.kind == "pointer" and sym.lanes > 1:
-                arr, lead, offset = sym.place
-                return arr, list(lead) + [offset], sym.lanes
-            return (sym, [const(0)], sym.lanes) if sym.lanes > 1 else None
-        if node.type == "subscript_expression":
-            base = node.child_by_field_name("argument")
-            while base.type == "parenthesized_expression":
-                base = base.named_children[0]
-            if base.type == "identifier":
-                sym = self.lookup(text(base), base)
-                if sym.kind == "pointer" and sym.lanes > 1:
-                    idx = node.child_by_field_name("indices") or \
-                        node.child_by_field_name("index")
-                    i = self.index(idx.named_children[0] if idx.type ==
-                                   "subscript_argument_list" else idx)
-                    arr, lead, offset = sym.place
-                    return arr, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
-            vcast = self.vector_cast(base)
-            if vcast is not None:
-                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-                k = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
-                               else idx)
-                arr, indices, lanes = vcast
-                if fold(k) != 0:
-                    indices = indices[:-1] + [plus(indices[-1], k * lanes)]
-                return arr, indices, lanes
-            root = node
-            while root.type == "subscript_expression":
-                root = root.child_by_field_name("argument")
-            if root.type != "identifier":
-                return None
-            sym = self.lookup(text(root), root)
-            if sym.lanes == 1:
-                return None
-            if sym.kind == "global" and node.child_by_field_name("argument") == root:
-                # a vector pointer parameter: element i is scalars i*lanes ...
-                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-                i = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
-                               else idx)
-                return sym, [i * sym.lanes], sym.lanes
-            arr, indices = self.indexed(node) if len(self.count_indices(node)) < sym.rank \
-                else (None, None)
-            if arr is None:
-                return None
-            return arr, indices + [const(0)], arr.lanes
-        if node.type == "pointer_expression" and node.children[0].type == "*":
-            inner = node.named_children[0]
-            if inner.type == "identifier":
-                return self.vector_place(inner)
-            return self.vector_cast(inner)
-        return None
-
-    @staticmethod
-    def count_indices(node) -> list:
-        out = []
-        while node.type == "subscript_expression":
-            out.append(node)
-            node = node.child_by_field_name("argument")
-        return out
-
-    def vector_cast(self, node):
-        """(array, index, lanes) of `reinterpret_cast<float4*>(P)` or `(float4*)P`, P being
-        `&a[i]...` or an array's name (plus an offset); else None."""
-        while node.type == "parenthesized_expression":
-            node = node.named_children[0]
-        if node.type == "call_expression":
-            fn = node.child_by_field_name("function")
-            if fn.type != "template_function" or text(fn.child_by_field_name("name")) != \
-                    "reinterpret_cast":
-                return None
-            target = fn.child_by_field_name("arguments").named_children[0]
-            pointer = node.child_by_field_name("arguments").named_children[0]
-        elif node.type == "cast_expression":
-            target = node.child_by_field_name("type")
-            pointer = node.child_by_field_name("value")
-        else:
-            return None
-        t = " ".join(text(target).replace("const", "").split())
-        name = t.rstrip("*").strip()
-        if not t.endswith("*"):
-            return None
-        if name not in VECTORS:
-            if name in TYPES or name in self.u.typedefs:
-                return None  # a scalar pointer cast: pointer_place reads it
-            raise self.error(node, f"`{short(node)}`: a cast to {t} is not supported "
-                                   "(reinterpret_cast to float2/float4/int2/int4/... "
-                                   "pointers over an array is)")
-        dtype, lanes = VECTORS[name]
-        arr, indices = self.pointer_place(pointer, node)
-        if arr.dtype != dtype or arr.lanes > 1:
-            raise self.error(node, f"`{short(node)}`: {name} over an array of "
-                                   f"{arr.dtype}{'x' + str(arr.lanes) if arr.lanes > 1 else ''}"
-                                   " (the importer reinterprets arrays of the vector's own "
-                                   "element type only)")
-        return arr, indices, lanes
-
-    def component(self, node) -> tuple[Sym, list]:
-        """`v.x` (a lane of a vector place) as (array, indices)."""
-        fld = text(node.child_by_field_name("field"))
-        place = self.vector_place(node.child_by_field_name("argument"))
-        if place is None or COMPONENTS.index(fld) >= place[2]:
-            raise self.error(node, f"`{short(node)}`: .{fld} of something that is not a "
-                                   "vector (of that many lanes)")
-        arr, indices, _ = place
-        lane = COMPONENTS.index(fld)
-        return arr, indices[:-1] + [plus(indices[-1], lane)]
-
-    def vector_value(self, node, lanes: int) -> list:
-        """The lanes of a vector-valued expression: make_float4(...), or a vector place
-        (one width-N load from shared or global memory)."""
-        while node.type == "parenthesized_expression":
-            node = node.named_children[0]
-        if node.type == "call_expression" and text(node.child_by_field_name("function")) \
-                .startswith("make_"):
-            args = node.child_by_field_name("arguments").named_children
-            if len(args) != lanes:
-                raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
-                                       f"{lanes}")
-            return [self.expr(a) for a in args]
-        if node.type == "call_expression" and \
-                callee_name(node.child_by_field_name("function")) in self.u.functions:
-            return self.inline_vector(node, lanes)
-        place = self.vector_place(node)
-        if place is None or place[2] != lanes:
-            raise self.error(node, f"`{short(node)}` is not a vector of {lanes} the importer "
-                                   "can read (make_float4(...), a vector variable or array "
-                                   "element, or *reinterpret_cast<float4*>(&a[i]))")
-        arr, indices, _ = place
-        if arr.kind == "register":
-            return [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
-                    for k in range(lanes)]
-        with self.at(node):
-            v = arr.value.load(tuple(indices), width=lanes)
-        return [v[k] for k in range(lanes)]
-
-    def inline_vector(self, node, lanes: int) -> list:
-        """A device function that returns a vector in one `return` (llm.c's `ld_vec(p)`):
-        the lanes of its returned expression, its parameters bound as for any call."""
-        name = callee_name(node.child_by_field_name("function"))
-        function = self.u.functions[name][0]
-        ret = _single_return(function.child_by_field_name("body"))
-        args = node.child_by_field_name("arguments").named_children
-        params = self.u.params_of(function)
-        if ret is None or len(args) != len(params):
-            raise self.error(node, f"`{short(node)}`: a vector from '{name}', which is not "
-                                   "one `return` of its parameters")
-        scope: dict[str, Sym] = {}
-        for p, a in zip(params, args):
-            d = p.child_by_field_name("declarator")
-            dtype, plane = self.vtype(p.child_by_field_name("type"), p)
-            if d.type == "pointer_declarator":
-                arr, indices = self.pointer_place(a, node)
-                with self.at(node):
-                    offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
-                scope[text(d.child_by_field_name("declarator"))] = Sym(
-                    "pointer", None, arr.dtype, plane, 1, (arr, indices[:-1], offset))
-            elif plane == 1:
-                with self.at(node):
-                    ref = self.kb.let(text(d), self.expr(a), _register(dtype))
-                scope[text(d)] = Sym("local", ref, _register(dtype))
-            else:
-                raise self.error(node, f"`{short(node)}`: a vector argument of '{name}'")
-        saved, self.scopes = self.scopes, [self.scopes[0], scope]
-        try:
-            return self.vector_value(ret, lanes)
-        finally:
-            self.scopes = saved
-
-    def store_vector(self, arr: Sym, indices: list, lanes: int, value, node) -> None:
-        """`place = vector`: lane by lane into registers, one width-N store to memory."""
-        parts = self.vector_value(value, lanes)
-        if arr.kind == "register":
-            for k, part in enumerate(parts):
-                self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=", part, node)
-            return
-        with self.at(node):
-            arr.value.store(tuple(indices), parts, width=lanes)
-
-
-class _TypeText:
-    """A type given as text (from a cast), read like a type node."""
-
-    def __init__(self, source: str):
-        self.text = source.encode()
-
-
-LOOPS = ("for_statement", "while_statement", "do_statement")
-
-
-def _owner(jump):
-    """The loop (or switch) a break or continue belongs to."""
-    n = jump.parent
-    while n is not None and n.type not in LOOPS + ("switch_statement", "function_definition"):
-        n = n.parent
-    return n
-
-
-def _exits(node, exit_) -> bool:
-    """Whether running `node` may take this exit."""
-    kind = exit_["kind"]
-    if kind == "return":
-        return any(n.type == "return_statement" for n in walk(node))
-    jump = f"{kind}_statement"
-    return any(n.type == jump and _owner(n) == exit_["owner"] for n in walk(node))
-
-
-def _returns_last_only(body) -> bool:
-    """A body whose only return is its last statement (no flag needed)."""
-    statements = [c for c in body.named_children if c.type != "comment"]
-    returns = [n for n in walk(body) if n.type == "return_statement"]
-    return len(returns) == 1 and statements and statements[-1] == returns[0]
-
-
-def _single_return(body):
-    """The expression of a body that is just `return expr;`, else None."""
-    if body is None:
-        return None
-    statements = [c for c in body.named_children if c.type != "comment"]
-    if len(statements) == 1 and statements[0].type == "return_statement" and \
-            statements[0].named_children:
-        return statements[0].named_children[0]
-    return None
-
-
-def _updates(node, name: str) -> bool:
-    """Whether an update expression assigns `name` (`i++`, `i += s`, `i = ...`)."""
-    target = node.child_by_field_name("argument") if node.type == "update_expression" else \
-        node.child_by_field_name("left") if node.type == "assignment_expression" else None
-    return target is not None and text(target) == name
-
-
-def _truth_context(node) -> bool:
-    """Whether a pointer (or NULL) stands where only its truth is read: a condition, `!p`,
-    `p && ...`, `p == NULL`, `p != nullptr`."""
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        node, parent = parent, parent.parent
-    if parent is None:
-        return False
-    if parent.type in ("condition_clause", "if_statement", "while_statement"):
-        return True
-    if parent.type == "conditional_expression":
-        return parent.child_by_field_name("condition") == node
-    if parent.type == "unary_expression" and parent.child_by_field_name("operator").type == "!":
-        return True
-    if parent.type == "binary_expression":
-        op = parent.child_by_field_name("operator").type
-        if op in ("&&", "||"):
-            return True
-        if op in ("==", "!="):
-            other = parent.child_by_field_name("right") \
-                if parent.child_by_field_name("left") == node else \
-                parent.child_by_field_name("left")
-            return other.type in ("null", "nullptr", "identifier") or text(other) in ("0", "NULL")
-    return False
-
-
-def _is_number(source: str) -> bool:
-    try:
-        literal_type(source)
-    except ValueError:
-        return False
-    return True
-
-
-def _truth(e: Expr) -> Expr:
-    """C's truth value of `e` as 0 or 1."""
-    if e.op in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE, Op.LAND, Op.LOR, Op.LNOT):
-        return e
-    return e != 0
-
-
-def _touches_memory(node) -> bool:
-    """Whether an expression reads memory or calls something (its evaluation may fault or
-    have effects, so C's evaluation order matters)."""
-    return any(n.type in ("subscript_expression", "call_expression") or
-               (n.type == "pointer_expression" and n.children[0].type == "*")
-               for n in walk(node))
-
-
-def plus(a: Expr, b) -> Expr:
-    """`a + b` of index expressions, constants folded (so `v.y` of `s[i]` is `s[i][1]`)."""
-    b = b if isinstance(b, Expr) else const(b)
-    x, y = fold(a), fold(b)
-    if x is not None and y is not None and not isinstance(x + y, float):
-        return const(x + y)
-    if x == 0:
-        return b
-    if y == 0:
-        return a
-    return a + b
-
-
-def number(e: Expr, dtype: str):
-    """A constant as the Python number the builder types itself (so `= 1` into a u32 is
-    the constant 1u, not a conversion of 1), when the value fits `dtype` exactly; else
-    the expression."""
-    v = fold(e) if e.op is Op.CONST else None
-    if v is None:
-        return e
-    t = BY_NAME[_register(dtype)]
-    if t.is_float:
-        return float(v)
-    if isinstance(v, float) and not v.is_integer():
-        return e
-    return int(v) if t.min <= v <= t.max else e
-
-
-def statement_ok(node) -> bool:
-    """Whether a call's value is unused (it stands as a statement)."""
-    return node.parent is not None and node.parent.type == "expression_statement"
-
-
-def _register(dtype: str) -> str:
-    """The type a local of `dtype` has in registers (16-bit floats are held as float)."""
-    return "f32" if dtype in ("f16", "bf16") else dtype
-
-
-def dtype_c(dtype: str) -> str:
-    return {v: k for k, v in TYPES.items()}.get(dtype, dtype)
-
-
-def _name(sym: Sym) -> str:
-    return getattr(sym.value, "name", "?")
-
-
-def _zeros(init) -> bool:
-    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`)."""
-    for n in walk(init):
-        if n.type == "number_literal" and \
-                not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", text(n)):
-            return False
-        if n.type not in ("initializer_list", "number_literal", "call_expression",
-                          "identifier", "argument_list") or (
-                n.type == "identifier" and not text(n).startswith("make_")):
-            return False
-    return True
-
-
-def _pointer_uses(body, functions: dict | None = None, depth: int = 0) -> tuple[set, set]:
-    """Names written through `p[i] = ...` (or +=, *p = ..., atomics, a vector store through
-    `*reinterpret_cast<float4*>(&p[i]) = ...`) and names read, in a body: through local
-    pointers (`float* row = C + r * n; row[i] = v` writes C) and through the pointer
-    parameters of the device functions it calls."""
-    writes, reads = set(), set()
-    stored = set()   # (start, end) of the subscripts that are only written
-    aliases: dict[str, str] = {}
-
-    def base_of(n):
-        while n is not None and n.type in (
-                "subscript_expression", "pointer_expression", "parenthesized_expression",
-                "binary_expression", "cast_expression", "call_expression", "field_expression"):
-            if n.type == "subscript_expression":
-                n = n.child_by_field_name("argument")
-            elif n.type == "binary_expression":
-                n = n.child_by_field_name("left")
-            elif n.type == "cast_expression":
-                n = n.child_by_field_name("value")
-            elif n.type == "field_expression":
-                n = n.child_by_field_name("argument")
-            elif n.type == "call_expression":
-                args = n.child_by_field_name("arguments").named_children
-                if not args:
-                    return None
-                n = args[0]
-            elif n.named_children:
-                n = n.named_children[0]
-            else:
-                return None
-        if n is None or n.type != "identifier":
-            return None
-        name = text(n)
-        seen = set()
-        while name in aliases and name not in seen:
-            seen.add(name)
-            name = aliases[name]
-        return name
-    for n in walk(body):
-        if n.type == "init_declarator" and \
-                n.child_by_field_name("declarator").type == "pointer_declarator":
-            target = n.child_by_field_name("declarator").child_by_field_name("declarator")
-            base = base_of(n.child_by_field_name("value"))
-            if target is not None and target.type == "identifier" and base:
-                aliases[text(target)] = base
-    for n in walk(body):
-        if n.type == "assignment_expression":
-            left = n.child_by_field_name("left")
-            name = base_of(left) if left.type != "identifier" else None
-            if name:
-                writes.add(name)
-                if n.child_by_field_name("operator").type == "=":
-                    stored.add((left.start_byte, left.end_byte))
-        elif n.type == "call_expression":
-            fn = n.child_by_field_name("function")
-            called = callee_name(fn)
-            args = n.child_by_field_name("arguments").named_children
-            if (called in ATOMICS or called in CACHE_STORES) and args:
-                name = base_of(args[0])
-                if name:
-                    writes.add(name)
-                    if called in ATOMICS:
-                        reads.add(name)
-            elif functions and called in functions and depth < MAX_INLINE_DEPTH:
-                callee = functions[called][0]
-                params = function_declarator(callee).child_by_field_name(
-                    "parameters").named_children
-                w, r = _pointer_uses(callee.child_by_field_name("body"), functions, depth + 1)
-                for p, a in zip(params, args):
-                    d = p.child_by_field_name("declarator")
-                    while d is not None and d.type in ("pointer_declarator",
-                                                       "reference_declarator"):
-                        d = d.child_by_field_name("declarator") or d.named_children[-1]
-                    name = base_of(a)
-                    if d is None or not name:
-                        continue
-                    if text(d) in w:
-                        writes.add(name)
-                    if text(d) in r:
-                        reads.add(name)
-    for n in walk(body):
-        if n.type in ("subscript_expression", "pointer_expression") and \
-                (n.start_byte, n.end_byte) not in stored and \
-                n.parent.type not in ("subscript_expression",):
-            name = base_of(n)
-            if name:
-                reads.add(name)
-    return writes, reads
-
-
-def callee_name(fn) -> str:
-    """The function a call names: `f`, `ns::f`, `f<T>` and `ns::f<T>` are all `f`."""
-    while fn.type == "qualified_identifier":
-        fn = fn.child_by_field_name("name")
-    if fn.type == "template_function":
-        fn = fn.child_by_field_name("name")
-    return text(fn)
 

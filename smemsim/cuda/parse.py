@@ -36,10 +36,17 @@ def short(node) -> str:
 
 
 def first_error(root):
-    """The first ERROR or MISSING node of a tree, or None."""
-    for n in walk(root):
-        if n.type == "ERROR" or n.is_missing:
-            return n
+    """The first ERROR or MISSING node below `root` (a missing `)` included), or None."""
+    node = root
+    while node.has_error:
+        for child in node.children:
+            if child.type == "ERROR" or child.is_missing:
+                return child
+            if child.has_error:
+                node = child
+                break
+        else:
+            return node if node.type == "ERROR" or node.is_missing else None
     return None
 
 

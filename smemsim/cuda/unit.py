@@ -11,9 +11,15 @@ from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
 from .parse import (
-    first_error, function_declarator, function_name, parse_expression, parser, text, walk,
+    function_declarator,
+    function_name,
+    parse_expression,
+    parser,
+    text,
+    walk,
 )
 from .preprocess import Preprocessor, tokenize
+from .symbols import TYPES, VECTORS, Sym, fold
 
 
 @dataclass
@@ -28,7 +34,7 @@ class Options:
     block: str | None = None
     smem: str | None = None
     lengths: dict = field(default_factory=dict)   # array -> expression
-    params: dict = field(default_factory=dict)    # parameter -> number (the defaults)
+    params: dict = field(default_factory=dict)    # parameter -> int or float (the defaults)
     arch: int = 900                               # __CUDA_ARCH__
     kernel: str | None = None                     # --kernel: a name or `k<args>`
 
@@ -128,7 +134,6 @@ class Unit:
         type (C needs the symbol table for that). Where the "type" of a cast is a name the
         file never declares as a type, its parentheses are blanked (the same length: every
         location stays) and the file parsed again."""
-        from .lower import TYPES, VECTORS
         for _ in range(4):
             types = set(TYPES) | set(VECTORS) | {"void"}
             for n in walk(self.tree.root_node):
@@ -231,14 +236,12 @@ class Unit:
 
     def typedef(self, node, lowering) -> None:
         """`typedef float real;` / `using real = float;`: a name for a type."""
-        from .lower import TYPES
         if node.type == "alias_declaration":
             name = text(node.child_by_field_name("name"))
             target = text(node.child_by_field_name("type"))
         else:
             name = text(node.child_by_field_name("declarator"))
             target = text(node.child_by_field_name("type"))
-        from .lower import VECTORS
         target = " ".join(target.replace("const", "").split())
         if target in VECTORS:
             self.vector_typedefs[name] = target
@@ -250,7 +253,6 @@ class Unit:
     def constant(self, name: str, lowering):
         """A file-scope constant's value, lowered once (and checked: a constant's value must
         be one), as a Sym of the lowering."""
-        from .lower import Sym, fold
         value, type_node = self.constants[name]
         if value is None:
             raise CudaImportError(f"the constant {name} has no value", loc=None)
@@ -271,7 +273,8 @@ class Unit:
         return function_declarator(function).child_by_field_name("parameters").named_children
 
     def min_args(self, function) -> int:
-        return sum(1 for p in self.params_of(function) if p.type != "optional_parameter_declaration")
+        return sum(1 for p in self.params_of(function)
+                   if p.type != "optional_parameter_declaration")
 
     def return_type(self, function) -> str | None:
         t = function.child_by_field_name("type")
@@ -310,17 +313,16 @@ class Unit:
             raise CudaImportError(f"--param {', '.join(sorted(unknown))}: '{lowering.name}' "
                                   f"has no such scalar parameter (it has "
                                   f"{', '.join(sorted(names)) or 'none'})", kernel=lowering.name)
-        from . import parse_number
-        return {k: parse_number(v, f"--param {k}") if isinstance(v, str) else v
-                for k, v in self.options.params.items()}
+        for k, v in self.options.params.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise CudaImportError(f"parameter {k}={v!r}: a parameter's value is a number",
+                                      kernel=lowering.name)
+        return dict(self.options.params)
 
     def launch_of(self, lowering):
         from .launch import launch_of
         return launch_of(self, lowering)
 
-    def first_error_in(self, node):
-        """The first piece of the node that does not parse, or None."""
-        return first_error(node)
 
 
 # templates a kernel names without declaring them (the toolkit's and the C++ library's)

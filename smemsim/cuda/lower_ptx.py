@@ -1,0 +1,203 @@
+"""cp.async and ldmatrix/stmatrix as CUDA writes them: inline PTX and the `__pipeline_*`
+intrinsics."""
+from __future__ import annotations
+
+import re
+
+from kernels_ir import (
+    cast,
+)
+from kernels_ir.dtypes import u16, u32
+
+from .parse import short, text, walk
+from .symbols import (
+    SIZES,
+    array_name,
+)
+
+
+class PtxMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def shared_address(self, node):
+        """(array, indices) of `__cvta_generic_to_shared(&s[i]...)` (through casts and
+        parentheses) or of a local holding one; else None."""
+        if node is None:
+            return None
+        while True:
+            if node.type == "parenthesized_expression":
+                node = node.named_children[0]
+            elif node.type == "cast_expression":
+                node = node.child_by_field_name("value")
+            elif node.type == "call_expression" and \
+                    node.child_by_field_name("function").type == "template_function" and \
+                    text(node.child_by_field_name("function").child_by_field_name("name")) \
+                    in ("static_cast", "reinterpret_cast"):
+                node = node.child_by_field_name("arguments").named_children[0]
+            else:
+                break
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            return sym.place if sym.kind == "smem_address" else None
+        if node.type == "call_expression" and text(node.child_by_field_name("function")) in (
+                "__cvta_generic_to_shared", "static_cast<unsigned>(__cvta_generic_to_shared"):
+            args = node.child_by_field_name("arguments").named_children
+            arr, indices = self.pointer_place(args[0], node)
+            if arr.kind != "shared":
+                raise self.error(node, f"`{short(node)}`: '{array_name(arr)}' is not a __shared__ "
+                                       "array")
+            return arr, indices
+        return None
+
+    def copy(self, node, dst, src, nbytes: int, bypass: bool) -> None:
+        """One cp.async of `nbytes` from global `src` to shared `dst` ((array, indices))."""
+        (d, d_idx), (g, g_idx) = dst, src
+        if g.kind != "global":
+            raise self.error(node, f"`{short(node)}`: cp.async copies from global memory")
+        size = SIZES[d.dtype]
+        if nbytes not in (4, 8, 16) or nbytes % size or SIZES[g.dtype] != size:
+            raise self.error(node, f"`{short(node)}`: cp.async of {nbytes} bytes between "
+                                   f"{g.dtype} and {d.dtype} elements (4, 8 or 16 bytes of "
+                                   "one element size)")
+        with self.at(node):
+            self.kb.cp_async(d.value, tuple(d_idx), g.value, tuple(g_idx),
+                             width=nbytes // size, bypass=bypass)
+
+    def pipeline(self, e, fn: str) -> None:
+        """`__pipeline_memcpy_async(dst, src, bytes)` (4 or 8 bytes: cp.async.ca; 16:
+        cp.async.cg, as cuda_pipeline_helpers.h emits), `__pipeline_commit()`,
+        `__pipeline_wait_prior(n)`."""
+        args = e.child_by_field_name("arguments").named_children
+        if fn == "__pipeline_commit":
+            with self.at(e):
+                self.kb.cp_async_commit()
+        elif fn == "__pipeline_wait_prior":
+            n = self.constant_int(args[0], "a group count")
+            with self.at(e):
+                self.kb.cp_async_wait(n)
+        else:
+            if len(args) != 3:
+                raise self.error(e, f"`{short(e)}`: only __pipeline_memcpy_async(dst, src, "
+                                    "bytes) (no zero fill) is supported")
+            nbytes = self.constant_int(args[2], "a copy size")
+            self.copy(e, self.pointer_place(args[0], e), self.pointer_place(args[1], e),
+                      nbytes, nbytes == 16)
+
+    def inline_ptx(self, e) -> None:
+        """`asm volatile("...")` of cp.async (ca/cg, commit_group, wait_group, wait_all) and
+        ldmatrix/stmatrix: each instruction of the template as the builder's; anything else
+        is an error."""
+        template = "".join(
+            text(n) for lit in e.named_children if lit.type in (
+                "string_literal", "concatenated_string")
+            for n in walk(lit) if n.type in ("string_content", "escape_sequence"))
+        template = template.replace("\\n", " ").replace("\\t", " ")
+        operands = [op for lst in e.named_children if lst.type in (
+            "gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
+            for op in lst.named_children]
+        outputs = sum(op.type == "gnu_asm_output_operand" for op in operands)
+        values = [op.named_children[-1] for op in operands]
+
+        def operand(t: str):
+            m = re.fullmatch(r"%(\d+)", t.strip())
+            if m is None:
+                return None
+            k = int(m.group(1))
+            if k >= len(values):
+                raise self.error(e, f"inline PTX names %{k}, which is not an operand")
+            return values[k]
+
+        def number(t: str) -> int:
+            node = operand(t)
+            if node is not None:
+                return self.constant_int(node, "an inline-PTX number")
+            if not re.fullmatch(r"\d+", t.strip()):
+                raise self.error(e, f"`{t.strip()}` in inline PTX: a number expected")
+            return int(t)
+
+        for ins in (i.strip() for i in template.split(";")):
+            if not ins:
+                continue
+            if ins == "cp.async.commit_group":
+                with self.at(e):
+                    self.kb.cp_async_commit()
+            elif ins == "cp.async.wait_all":  # PTX: commit_group then wait_group 0
+                with self.at(e):
+                    self.kb.cp_async_commit()
+                    self.kb.cp_async_wait(0)
+            elif ins.startswith("cp.async.wait_group"):
+                n = number(ins[len("cp.async.wait_group"):])
+                with self.at(e):
+                    self.kb.cp_async_wait(n)
+            elif (m := re.fullmatch(r"cp\.async\.(ca|cg)\.shared(?:::cta)?\.global"
+                                    r"(?:\.L2::\w+)?\s+\[([^\]]+)\]\s*,\s*\[([^\]]+)\]"
+                                    r"\s*,\s*([^,]+?)(?:\s*,\s*([^,]+))?", ins)):
+                nbytes = number(m.group(4))
+                if m.group(5) is not None and number(m.group(5)) != nbytes:
+                    raise self.error(e, f"`{ins}`: a source size below the copy size (zero "
+                                        "fill) is not supported")
+                dst, src = operand(m.group(2)), operand(m.group(3))
+                if dst is None or src is None:
+                    raise self.error(e, f"`{ins}`: addresses must be operands (%n)")
+                place = self.shared_address(dst)
+                if place is None:
+                    raise self.error(e, f"`{ins}`: the shared address must be a "
+                                        "__cvta_generic_to_shared(&array[index]) (or a "
+                                        "local holding one)")
+                self.copy(e, place, self.pointer_place(src, e), nbytes, m.group(1) == "cg")
+            elif (m := re.fullmatch(r"(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])"
+                                    r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
+                self.matrix(e, ins, m, operand, outputs)
+            else:
+                raise self.error(e, f"inline PTX `{ins}` is not supported by the importer "
+                                    "(cp.async, commit_group, wait_group, wait_all, ldmatrix "
+                                    "and stmatrix are)")
+
+    def matrix(self, e, ins: str, m, operand, outputs: int) -> None:
+        """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each
+        32-bit output register given its two 16-bit elements (low first); `stmatrix ... [%a],
+        {%r...}` as its stmatrix, each register split the same way."""
+        load, count, trans = m.group(1) == "ldmatrix", int(m.group(2)), m.group(3) is not None
+        parts = re.fullmatch(r"\{([^}]*)\}\s*,\s*\[([^\]]+)\]" if load else
+                             r"\[([^\]]+)\]\s*,\s*\{([^}]*)\}", m.group(4).strip())
+        if parts is None:
+            raise self.error(e, f"`{ins}`: operands as {{%r, ...}}, [%a] expected")
+        regs_text, addr_text = parts.groups() if load else parts.groups()[::-1]
+        numbers = [re.fullmatch(r"\s*%(\d+)\s*", r) for r in regs_text.split(",")]
+        addr = operand(addr_text)
+        if addr is None or None in numbers or len(numbers) != count:
+            raise self.error(e, f"`{ins}`: {count} register operand(s) and an address "
+                                "operand (%n) expected")
+        numbers = [int(n.group(1)) for n in numbers]
+        if load and any(k >= outputs for k in numbers):
+            raise self.error(e, f"`{ins}`: its registers must be output operands (\"=r\")")
+        regs = [operand(f"%{k}") for k in numbers]
+        place = self.shared_address(addr)
+        if place is None:
+            raise self.error(e, f"`{ins}`: the shared address must be a "
+                                "__cvta_generic_to_shared(&array[index]) (or a local "
+                                "holding one)")
+        arr, indices = place
+        if SIZES[arr.dtype] != 2 or arr.lanes != 1:
+            raise self.error(e, f"`{ins}`: '{array_name(arr)}' holds {arr.dtype}; "
+                                f"ldmatrix/stmatrix "
+                                "move 16-bit elements (declare it unsigned short)")
+        if arr.dtype != "u16":
+            raise self.error(e, f"`{ins}`: '{array_name(arr)}' is {arr.dtype}: declare the array "
+                                "unsigned short (the IR's ldmatrix moves u16 bits)")
+        if load:
+            with self.at(e):
+                frag = self.kb.ldmatrix(arr.value, tuple(indices), matrices=count, trans=trans)
+            for j, reg in enumerate(regs):
+                with self.at(e):
+                    word = cast(frag[2 * j], u32) | (cast(frag[2 * j + 1], u32) << 16)
+                self.assign(reg, "=", word, e)
+        else:
+            values = []
+            for reg in regs:
+                word = self.expr(reg)
+                with self.at(e):
+                    values += [cast(word & 0xFFFF, u16), cast(word >> 16, u16)]
+            with self.at(e):
+                self.kb.stmatrix(arr.value, tuple(indices), values, matrices=count,
+                                 trans=trans)

@@ -1,0 +1,211 @@
+"""CUDA's vector types (float4, uint2, ...): whole-vector reads and writes as the IR's
+width-N accesses, `.x .y .z .w` as one lane."""
+from __future__ import annotations
+
+from kernels_ir import (
+    const,
+)
+
+from .parse import short, text
+from .symbols import (
+    COMPONENTS,
+    TYPES,
+    VECTORS,
+    Sym,
+    callee_name,
+    fold,
+    plus,
+    register_type,
+    single_return,
+)
+
+
+class VectorsMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def vector_place(self, node) -> tuple[Sym, list, int] | None:
+        """(array, index of its first lane, lanes) when `node` denotes a whole vector in
+        memory or registers: a vector variable, an element of a vector array, or
+        `*reinterpret_cast<float4*>(&a[i])`, `reinterpret_cast<float4*>(&a[i])[k]`,
+        `*(float4*)&a[i]` over an array of scalars; else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "pointer" and sym.lanes > 1:
+                arr, lead, offset = sym.place
+                return arr, list(lead) + [offset], sym.lanes
+            return (sym, [const(0)], sym.lanes) if sym.lanes > 1 else None
+        if node.type == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            while base.type == "parenthesized_expression":
+                base = base.named_children[0]
+            if base.type == "identifier":
+                sym = self.lookup(text(base), base)
+                if sym.kind == "pointer" and sym.lanes > 1:
+                    idx = node.child_by_field_name("indices") or \
+                        node.child_by_field_name("index")
+                    i = self.index(idx.named_children[0] if idx.type ==
+                                   "subscript_argument_list" else idx)
+                    arr, lead, offset = sym.place
+                    return arr, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
+            vcast = self.vector_cast(base)
+            if vcast is not None:
+                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+                k = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
+                               else idx)
+                arr, indices, lanes = vcast
+                if fold(k) != 0:
+                    indices = indices[:-1] + [plus(indices[-1], k * lanes)]
+                return arr, indices, lanes
+            root = node
+            while root.type == "subscript_expression":
+                root = root.child_by_field_name("argument")
+            if root.type != "identifier":
+                return None
+            sym = self.lookup(text(root), root)
+            if sym.lanes == 1:
+                return None
+            if sym.kind == "global" and node.child_by_field_name("argument") == root:
+                # a vector pointer parameter: element i is scalars i*lanes ...
+                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+                i = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
+                               else idx)
+                return sym, [i * sym.lanes], sym.lanes
+            arr, indices = self.indexed(node) if len(self.count_indices(node)) < sym.rank \
+                else (None, None)
+            if arr is None:
+                return None
+            return arr, indices + [const(0)], arr.lanes
+        if node.type == "pointer_expression" and node.children[0].type == "*":
+            inner = node.named_children[0]
+            if inner.type == "identifier":
+                return self.vector_place(inner)
+            return self.vector_cast(inner)
+        return None
+
+    @staticmethod
+    def count_indices(node) -> list:
+        out = []
+        while node.type == "subscript_expression":
+            out.append(node)
+            node = node.child_by_field_name("argument")
+        return out
+
+    def vector_cast(self, node):
+        """(array, index, lanes) of `reinterpret_cast<float4*>(P)` or `(float4*)P`, P being
+        `&a[i]...` or an array's name (plus an offset); else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            if fn.type != "template_function" or text(fn.child_by_field_name("name")) != \
+                    "reinterpret_cast":
+                return None
+            target = fn.child_by_field_name("arguments").named_children[0]
+            pointer = node.child_by_field_name("arguments").named_children[0]
+        elif node.type == "cast_expression":
+            target = node.child_by_field_name("type")
+            pointer = node.child_by_field_name("value")
+        else:
+            return None
+        t = " ".join(text(target).replace("const", "").split())
+        name = t.rstrip("*").strip()
+        if not t.endswith("*"):
+            return None
+        if name not in VECTORS:
+            if name in TYPES or name in self.u.typedefs:
+                return None  # a scalar pointer cast: pointer_place reads it
+            raise self.error(node, f"`{short(node)}`: a cast to {t} is not supported "
+                                   "(reinterpret_cast to float2/float4/int2/int4/... "
+                                   "pointers over an array is)")
+        dtype, lanes = VECTORS[name]
+        arr, indices = self.pointer_place(pointer, node)
+        if arr.dtype != dtype or arr.lanes > 1:
+            raise self.error(node, f"`{short(node)}`: {name} over an array of "
+                                   f"{arr.dtype}{'x' + str(arr.lanes) if arr.lanes > 1 else ''}"
+                                   " (the importer reinterprets arrays of the vector's own "
+                                   "element type only)")
+        return arr, indices, lanes
+
+    def component(self, node) -> tuple[Sym, list]:
+        """`v.x` (a lane of a vector place) as (array, indices)."""
+        fld = text(node.child_by_field_name("field"))
+        place = self.vector_place(node.child_by_field_name("argument"))
+        if place is None or COMPONENTS.index(fld) >= place[2]:
+            raise self.error(node, f"`{short(node)}`: .{fld} of something that is not a "
+                                   "vector (of that many lanes)")
+        arr, indices, _ = place
+        lane = COMPONENTS.index(fld)
+        return arr, indices[:-1] + [plus(indices[-1], lane)]
+
+    def vector_value(self, node, lanes: int) -> list:
+        """The lanes of a vector-valued expression: make_float4(...), or a vector place
+        (one width-N load from shared or global memory)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression" and text(node.child_by_field_name("function")) \
+                .startswith("make_"):
+            args = node.child_by_field_name("arguments").named_children
+            if len(args) != lanes:
+                raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
+                                       f"{lanes}")
+            return [self.expr(a) for a in args]
+        if node.type == "call_expression" and \
+                callee_name(node.child_by_field_name("function")) in self.u.functions:
+            return self.inline_vector(node, lanes)
+        place = self.vector_place(node)
+        if place is None or place[2] != lanes:
+            raise self.error(node, f"`{short(node)}` is not a vector of {lanes} the importer "
+                                   "can read (make_float4(...), a vector variable or array "
+                                   "element, or *reinterpret_cast<float4*>(&a[i]))")
+        arr, indices, _ = place
+        if arr.kind == "register":
+            return [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
+                    for k in range(lanes)]
+        with self.at(node):
+            v = arr.value.load(tuple(indices), width=lanes)
+        return [v[k] for k in range(lanes)]
+
+    def inline_vector(self, node, lanes: int) -> list:
+        """A device function that returns a vector in one `return` (llm.c's `ld_vec(p)`):
+        the lanes of its returned expression, its parameters bound as for any call."""
+        name = callee_name(node.child_by_field_name("function"))
+        function = self.u.functions[name][0]
+        ret = single_return(function.child_by_field_name("body"))
+        args = node.child_by_field_name("arguments").named_children
+        params = self.u.params_of(function)
+        if ret is None or len(args) != len(params):
+            raise self.error(node, f"`{short(node)}`: a vector from '{name}', which is not "
+                                   "one `return` of its parameters")
+        scope: dict[str, Sym] = {}
+        for p, a in zip(params, args):
+            d = p.child_by_field_name("declarator")
+            dtype, plane = self.vtype(p.child_by_field_name("type"), p)
+            if d.type == "pointer_declarator":
+                arr, indices = self.pointer_place(a, node)
+                with self.at(node):
+                    offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
+                scope[text(d.child_by_field_name("declarator"))] = Sym(
+                    "pointer", None, arr.dtype, plane, 1, (arr, indices[:-1], offset))
+            elif plane == 1:
+                with self.at(node):
+                    ref = self.kb.let(text(d), self.expr(a), register_type(dtype))
+                scope[text(d)] = Sym("local", ref, register_type(dtype))
+            else:
+                raise self.error(node, f"`{short(node)}`: a vector argument of '{name}'")
+        saved, self.scopes = self.scopes, [self.scopes[0], scope]
+        try:
+            return self.vector_value(ret, lanes)
+        finally:
+            self.scopes = saved
+
+    def store_vector(self, arr: Sym, indices: list, lanes: int, value, node) -> None:
+        """`place = vector`: lane by lane into registers, one width-N store to memory."""
+        parts = self.vector_value(value, lanes)
+        if arr.kind == "register":
+            for k, part in enumerate(parts):
+                self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=", part, node)
+            return
+        with self.at(node):
+            arr.value.store(tuple(indices), parts, width=lanes)

@@ -1,0 +1,355 @@
+"""What the CUDA lowering shares: the type tables, the symbols a scope holds, constant
+folding, and the small questions it asks of the syntax tree."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels_ir import (
+    Expr,
+    KernelError,
+    Op,
+    const,
+)
+from kernels_ir.dtypes import BY_NAME
+from kernels_ir.evaluate import Evaluator
+from kernels_ir.semantics import LaneFault
+
+from .literals import literal_type
+from .parse import function_declarator, text, walk
+
+TYPES = {
+    "float": "f32", "double": "f64", "int": "i32", "signed int": "i32", "signed": "i32",
+    "unsigned int": "u32", "unsigned": "u32", "uint32_t": "u32", "int32_t": "i32",
+    "uint": "u32", "unsigned char": "u8", "uint8_t": "u8", "char": "i8", "signed char": "i8",
+    "int8_t": "i8", "short": "i16", "int16_t": "i16", "unsigned short": "u16",
+    "uint16_t": "u16", "unsigned long long": "u64", "unsigned long long int": "u64",
+    "uint64_t": "u64", "size_t": "u64", "bool": "i32", "long": "i32", "long int": "i32",
+    "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
+}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+# CUDA's vector types: (element type, lanes). A vector variable or array element is held as
+# an innermost dimension of `lanes` elements; whole-vector accesses are the builder's width-N
+# loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it.
+VECTORS = {f"{c}{n}": (t, n)
+           for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
+           for n in (2, 4) if not (t == "f64" and n == 4)}
+COMPONENTS = "xyzw"
+ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
+           ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
+ATOMICS.update({f"{name}_block": kind for name, kind in list(ATOMICS.items())})
+PIPELINE = ("__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior")
+SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
+            "__shfl_xor_sync": "xor"}
+# CUDA's math functions (and the fast intrinsics, which the IR computes exactly) -> the IR's
+MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "log",
+        "log": "log", "exp2f": "exp2", "exp2": "exp2", "log2f": "log2", "log2": "log2",
+        "rsqrtf": "rsqrt", "rsqrt": "rsqrt", "sinf": "sin", "sin": "sin", "cosf": "cos",
+        "cos": "cos", "fabsf": "fabs", "fabs": "fabs", "__expf": "exp", "tanhf": "tanh",
+        "tanh": "tanh", "floorf": "floor", "floor": "floor", "ceilf": "ceil", "ceil": "ceil",
+        "fmaf": "fma", "fma": "fma", "powf": "pow", "pow": "pow", "__powf": "pow",
+        "__logf": "log", "__log2f": "log2", "__fsqrt_rn": "sqrt", "__sinf": "sin",
+        "__cosf": "cos", "exp2f_": "exp2", "__exp2f": "exp2", "__fmaf_rn": "fma"}
+CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
+CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
+MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
+          "fmax": "max", "umin": "min", "umax": "max", "llmin": "min", "llmax": "max"}
+MAX_INLINE_DEPTH = 32
+SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4,
+          "f32": 4, "u64": 8, "f64": 8}
+
+
+@dataclass
+class Sym:
+    """What a CUDA name denotes in a scope."""
+
+    kind: str            # local, param, loop, const, global, shared, register, smem_address,
+    #                      pointer, ref
+    value: object = None  # the Expr (scalars), the builder's array, or the pointer's target
+    dtype: str = "i32"   # IR type name (of the elements, for arrays and vectors)
+    lanes: int = 1       # 2 or 4 for a vector type: the innermost dimension holds the lanes
+    rank: int = 1        # an array's dimensions
+    place: tuple | None = None  # smem_address: (array Sym, indices); pointer: (array Sym,
+    #                             leading indices, offset LocalRef)
+
+
+class _Constant(Evaluator):
+    """Evaluates an expression with no run-time leaves (a compile-time constant)."""
+
+    def leaf(self, e, idx):
+        raise _NotConstant()
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def fold(e: Expr):
+    """The value of a compile-time constant expression, or None if it is not one."""
+    try:
+        v = _Constant().eval(e, np.zeros(1, dtype=np.int64))[0]
+    except (_NotConstant, LaneFault, KernelError, OverflowError):
+        return None
+    return float(v) if e.dtype.is_float else int(v)
+
+
+class TypeText:
+    """A type given as text (from a cast), read like a type node."""
+
+    def __init__(self, source: str):
+        self.text = source.encode()
+
+
+LOOPS = ("for_statement", "while_statement", "do_statement")
+
+
+def jump_owner(jump):
+    """The loop (or switch) a break or continue belongs to."""
+    n = jump.parent
+    while n is not None and n.type not in LOOPS + ("switch_statement", "function_definition"):
+        n = n.parent
+    return n
+
+
+def may_exit(node, exit_) -> bool:
+    """Whether running `node` may take this exit."""
+    kind = exit_["kind"]
+    if kind == "return":
+        return any(n.type == "return_statement" for n in walk(node))
+    jump = f"{kind}_statement"
+    return any(n.type == jump and jump_owner(n) == exit_["owner"] for n in walk(node))
+
+
+def returns_last_only(body) -> bool:
+    """A body whose only return is its last statement (no flag needed)."""
+    statements = [c for c in body.named_children if c.type != "comment"]
+    returns = [n for n in walk(body) if n.type == "return_statement"]
+    return len(returns) == 1 and statements and statements[-1] == returns[0]
+
+
+def single_return(body):
+    """The expression of a body that is just `return expr;`, else None."""
+    if body is None:
+        return None
+    statements = [c for c in body.named_children if c.type != "comment"]
+    if len(statements) == 1 and statements[0].type == "return_statement" and \
+            statements[0].named_children:
+        return statements[0].named_children[0]
+    return None
+
+
+def updates_variable(node, name: str) -> bool:
+    """Whether an update expression assigns `name` (`i++`, `i += s`, `i = ...`)."""
+    target = node.child_by_field_name("argument") if node.type == "update_expression" else \
+        node.child_by_field_name("left") if node.type == "assignment_expression" else None
+    return target is not None and text(target) == name
+
+
+def truth_context(node) -> bool:
+    """Whether a pointer (or NULL) stands where only its truth is read: a condition, `!p`,
+    `p && ...`, `p == NULL`, `p != nullptr`."""
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        node, parent = parent, parent.parent
+    if parent is None:
+        return False
+    if parent.type in ("condition_clause", "if_statement", "while_statement"):
+        return True
+    if parent.type == "conditional_expression":
+        return parent.child_by_field_name("condition") == node
+    if parent.type == "unary_expression" and parent.child_by_field_name("operator").type == "!":
+        return True
+    if parent.type == "binary_expression":
+        op = parent.child_by_field_name("operator").type
+        if op in ("&&", "||"):
+            return True
+        if op in ("==", "!="):
+            other = parent.child_by_field_name("right") \
+                if parent.child_by_field_name("left") == node else \
+                parent.child_by_field_name("left")
+            return other.type in ("null", "nullptr", "identifier") or text(other) in ("0", "NULL")
+    return False
+
+
+def is_number(source: str) -> bool:
+    try:
+        literal_type(source)
+    except ValueError:
+        return False
+    return True
+
+
+def truth_value(e: Expr) -> Expr:
+    """C's truth value of `e` as 0 or 1."""
+    if e.op in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE, Op.LAND, Op.LOR, Op.LNOT):
+        return e
+    return e != 0
+
+
+def touches_memory(node) -> bool:
+    """Whether an expression reads memory or calls something (its evaluation may fault or
+    have effects, so C's evaluation order matters)."""
+    return any(n.type in ("subscript_expression", "call_expression") or
+               (n.type == "pointer_expression" and n.children[0].type == "*")
+               for n in walk(node))
+
+
+def plus(a: Expr, b) -> Expr:
+    """`a + b` of index expressions, constants folded (so `v.y` of `s[i]` is `s[i][1]`)."""
+    b = b if isinstance(b, Expr) else const(b)
+    x, y = fold(a), fold(b)
+    if x is not None and y is not None and not isinstance(x + y, float):
+        return const(x + y)
+    if x == 0:
+        return b
+    if y == 0:
+        return a
+    return a + b
+
+
+def number(e: Expr, dtype: str):
+    """A constant as the Python number the builder types itself (so `= 1` into a u32 is
+    the constant 1u, not a conversion of 1), when the value fits `dtype` exactly; else
+    the expression."""
+    v = fold(e) if e.op is Op.CONST else None
+    if v is None:
+        return e
+    t = BY_NAME[register_type(dtype)]
+    if t.is_float:
+        return float(v)
+    if isinstance(v, float) and not v.is_integer():
+        return e
+    return int(v) if t.min <= v <= t.max else e
+
+
+def statement_ok(node) -> bool:
+    """Whether a call's value is unused (it stands as a statement)."""
+    return node.parent is not None and node.parent.type == "expression_statement"
+
+
+def register_type(dtype: str) -> str:
+    """The type a local of `dtype` has in registers (16-bit floats are held as float)."""
+    return "f32" if dtype in ("f16", "bf16") else dtype
+
+
+def dtype_c(dtype: str) -> str:
+    return {v: k for k, v in TYPES.items()}.get(dtype, dtype)
+
+
+def array_name(sym: Sym) -> str:
+    return getattr(sym.value, "name", "?")
+
+
+def zeros_only(init) -> bool:
+    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`)."""
+    for n in walk(init):
+        if n.type == "number_literal" and \
+                not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", text(n)):
+            return False
+        if n.type not in ("initializer_list", "number_literal", "call_expression",
+                          "identifier", "argument_list") or (
+                n.type == "identifier" and not text(n).startswith("make_")):
+            return False
+    return True
+
+
+def pointer_uses(body, functions: dict | None = None, depth: int = 0) -> tuple[set, set]:
+    """Names written through `p[i] = ...` (or +=, *p = ..., atomics, a vector store through
+    `*reinterpret_cast<float4*>(&p[i]) = ...`) and names read, in a body: through local
+    pointers (`float* row = C + r * n; row[i] = v` writes C) and through the pointer
+    parameters of the device functions it calls."""
+    writes, reads = set(), set()
+    stored = set()   # (start, end) of the subscripts that are only written
+    aliases: dict[str, str] = {}
+
+    def base_of(n):
+        while n is not None and n.type in (
+                "subscript_expression", "pointer_expression", "parenthesized_expression",
+                "binary_expression", "cast_expression", "call_expression", "field_expression"):
+            if n.type == "subscript_expression":
+                n = n.child_by_field_name("argument")
+            elif n.type == "binary_expression":
+                n = n.child_by_field_name("left")
+            elif n.type == "cast_expression":
+                n = n.child_by_field_name("value")
+            elif n.type == "field_expression":
+                n = n.child_by_field_name("argument")
+            elif n.type == "call_expression":
+                args = n.child_by_field_name("arguments").named_children
+                if not args:
+                    return None
+                n = args[0]
+            elif n.named_children:
+                n = n.named_children[0]
+            else:
+                return None
+        if n is None or n.type != "identifier":
+            return None
+        name = text(n)
+        seen = set()
+        while name in aliases and name not in seen:
+            seen.add(name)
+            name = aliases[name]
+        return name
+    for n in walk(body):
+        if n.type == "init_declarator" and \
+                n.child_by_field_name("declarator").type == "pointer_declarator":
+            target = n.child_by_field_name("declarator").child_by_field_name("declarator")
+            base = base_of(n.child_by_field_name("value"))
+            if target is not None and target.type == "identifier" and base:
+                aliases[text(target)] = base
+    for n in walk(body):
+        if n.type == "assignment_expression":
+            left = n.child_by_field_name("left")
+            name = base_of(left) if left.type != "identifier" else None
+            if name:
+                writes.add(name)
+                if n.child_by_field_name("operator").type == "=":
+                    stored.add((left.start_byte, left.end_byte))
+        elif n.type == "call_expression":
+            fn = n.child_by_field_name("function")
+            called = callee_name(fn)
+            args = n.child_by_field_name("arguments").named_children
+            if (called in ATOMICS or called in CACHE_STORES) and args:
+                name = base_of(args[0])
+                if name:
+                    writes.add(name)
+                    if called in ATOMICS:
+                        reads.add(name)
+            elif functions and called in functions and depth < MAX_INLINE_DEPTH:
+                callee = functions[called][0]
+                params = function_declarator(callee).child_by_field_name(
+                    "parameters").named_children
+                w, r = pointer_uses(callee.child_by_field_name("body"), functions, depth + 1)
+                for p, a in zip(params, args):
+                    d = p.child_by_field_name("declarator")
+                    while d is not None and d.type in ("pointer_declarator",
+                                                       "reference_declarator"):
+                        d = d.child_by_field_name("declarator") or d.named_children[-1]
+                    name = base_of(a)
+                    if d is None or not name:
+                        continue
+                    if text(d) in w:
+                        writes.add(name)
+                    if text(d) in r:
+                        reads.add(name)
+    for n in walk(body):
+        if n.type in ("subscript_expression", "pointer_expression") and \
+                (n.start_byte, n.end_byte) not in stored and \
+                n.parent.type not in ("subscript_expression",):
+            name = base_of(n)
+            if name:
+                reads.add(name)
+    return writes, reads
+
+
+def callee_name(fn) -> str:
+    """The function a call names: `f`, `ns::f`, `f<T>` and `ns::f<T>` are all `f`."""
+    while fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+    if fn.type == "template_function":
+        fn = fn.child_by_field_name("name")
+    return text(fn)
+
