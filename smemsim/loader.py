@@ -25,8 +25,48 @@ class KernelFileError(KernelError):
 
 
 def is_cuda(path: str) -> bool:
-    """Whether a path names CUDA source (read by the CUDA frontend, never executed)."""
-    return pathlib.Path(path).suffix in (".cu", ".cuh")
+    """Whether a path names CUDA source (read by the CUDA frontend, never executed): a
+    .cu/.cuh file, or a Python file that compiles CUDA strings (cupy's RawKernel, pycuda's
+    SourceModule, cuda.core's Program) and is no kernels file."""
+    suffix = pathlib.Path(path).suffix
+    if suffix in (".cu", ".cuh"):
+        return True
+    return suffix == ".py" and embeds_cuda(path)
+
+
+# calls that compile CUDA held in a string: name -> (the source's position, its keyword)
+CUDA_COMPILERS = {"RawKernel": (0, "code"), "RawModule": (0, "code"),
+                  "SourceModule": (0, "source"), "Program": (0, "code")}
+
+
+def callee_name(call) -> str:
+    """The name a Python call calls (`cupy.RawKernel(...)` -> RawKernel)."""
+    import ast
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def embeds_cuda(path: str) -> bool:
+    """Whether a Python file compiles CUDA from strings and is no kernels file (it does not
+    import kernels_ir): decided from its text and syntax tree, never by running it."""
+    try:
+        data = pathlib.Path(path).read_bytes()
+    except OSError:
+        return False
+    if not any(name.encode() in data for name in CUDA_COMPILERS):
+        return False
+    import ast
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return False
+    imports_ir = any(
+        (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "kernels_ir") or
+        (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "kernels_ir"
+                                            for a in n.names))
+        for n in ast.walk(tree))
+    return not imports_ir and any(isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS
+                                  for n in ast.walk(tree))
 
 
 def load_kernels(path: str, cuda=None) -> dict[str, Callable[[], Kernel]]:

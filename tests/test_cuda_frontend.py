@@ -321,3 +321,72 @@ def test_a_syntax_error_that_hides_every_kernel_says_where(tmp_path):
     with pytest.raises(CudaImportError, match=r"broken\.cu:2:\d+: (the file|the CUDA here) "
                                               r"does not parse"):
         kernels(tmp_path, f.read_text(), name="broken.cu")
+
+
+def test_a_for_loops_second_variable_is_a_variable_after_a_const(tmp_path):
+    """`const int n = 4;` before `for (int i = 0, j = 5; ...; j++)`: j is a local that
+    changes, not the constant 5."""
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    const int n = 4;
+    int last = 0;
+    for (int i = 0, j = 5; i < n; i++) { last = j; j++; }
+    out[threadIdx.x] = last;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    assert (run(kernel)["out"] == 8).all()
+
+
+CUPY_PROGRAM = '''# A cupy program: smemsim reads its CUDA string and never runs it.
+import pathlib
+pathlib.Path("RAN").touch()
+import cupy as cp
+
+source = r"""
+#define TILE 32
+extern "C" __global__ void transpose(const float* src, float* dst, int n)
+{
+    __shared__ float tile[TILE][TILE];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = src[y * n + x];
+    __syncthreads();
+    dst[(blockIdx.x * TILE + threadIdx.y) * n + blockIdx.y * TILE + threadIdx.x] =
+        tile[threadIdx.x][threadIdx.y];
+}
+"""
+kernel = cp.RawKernel(source, "transpose")
+module = cp.RawModule(code="""
+__global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }
+""")
+'''
+
+
+def test_cuda_in_a_python_file_is_read_not_run(tmp_path, monkeypatch):
+    """A cupy script: its RawKernel/RawModule strings are the CUDA (#24 step 6); reports
+    name the lines of the Python file; the script itself never runs."""
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / "app.py"
+    script.write_text(CUPY_PROGRAM)
+    code, out, err = cli_streams("analyze", str(script), "--kernel", "transpose",
+                                 "--launch-grid", "8,8", "--launch-block", "32,32", "--param",
+                                 "n=256", "--length", "src=n*n", "--length", "dst=n*n",
+                                 "--json")
+    assert code == 0, err
+    sites = json.loads(out)["results"][0]["sites"]
+    assert [(s["line"], s["wavefronts"]) for s in sites] == [(12, 2048), (15, 65536)]
+    assert all(s["file"].endswith("app.py") for s in sites)
+    assert sorted(import_kernels(str(script), Options(grid="1", block="32"))) == \
+        ["scale", "transpose"]
+    assert not (tmp_path / "RAN").exists()
+
+
+def test_a_kernels_file_is_still_a_kernels_file(tmp_path):
+    """A file that imports kernels_ir is the IR's (and runs, as documented), even if it
+    mentions RawKernel."""
+    from smemsim.loader import is_cuda
+    f = tmp_path / "k.py"
+    f.write_text("from kernels_ir import KernelBuilder\n# cp.RawKernel(src, 'k') elsewhere\n")
+    assert not is_cuda(str(f))
+    f.write_text(CUPY_PROGRAM)
+    assert is_cuda(str(f))

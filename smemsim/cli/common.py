@@ -44,7 +44,8 @@ def one_kernel(args):
 def _note_assumed_lengths(args, kernel) -> None:
     """A CUDA file never states a global array's length: say on stderr which lengths were
     assumed (never silently), and how to give them."""
-    if pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
+    from ..loader import is_cuda
+    if not is_cuda(args.file):
         return
     from ..cuda import DEFAULT_LENGTH
     given = {item.partition("=")[0] for item in getattr(args, "length", [])}

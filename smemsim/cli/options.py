@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import pathlib
 
 from kernels_ir import KernelError
 
@@ -79,7 +78,8 @@ def cuda_options(args, with_params: bool = False):
     kernels' defaults, for `smemsim import`; other verbs apply --param themselves). None for
     a kernels file (.py), which takes none of these options: given there, they are an
     error, not ignored."""
-    if not with_params and pathlib.Path(args.file).suffix not in (".cu", ".cuh"):
+    from ..loader import is_cuda
+    if not with_params and not is_cuda(args.file):
         given = cuda_flags_given(args)
         if given:
             raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "

@@ -380,7 +380,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         shared = "__shared__" in head
         extern = re.search(r"\bextern\b", head) is not None
         volatile = re.search(r"\bvolatile\b", head) is not None
-        self.constant_decl = re.search(r"\b(const|constexpr)\b", head) is not None
+        constant = re.search(r"\b(const|constexpr)\b", head) is not None
         if "__constant__" in head:
             raise self.error(node, "__constant__ memory inside a kernel")
         type_node = node.child_by_field_name("type")
@@ -419,15 +419,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 self.array(d.child_by_field_name("declarator"), dtype, shared, False, node,
                            lanes)
             elif d.type == "init_declarator":
-                self.init_declarator(d, dtype, lanes, shared, node)
+                self.init_declarator(d, dtype, lanes, shared, node, constant)
             elif d.type == "pointer_declarator":
                 raise self.error(node, f"`{short(node)}`: a pointer needs a value")
             else:
                 raise self.error(node, f"declaration `{short(node)}` is not supported")
 
-    # ---------------------------------------------------------------- cooperative groups
-
-    def init_declarator(self, d, dtype: str, lanes: int, shared: bool, node) -> None:
+    def init_declarator(self, d, dtype: str, lanes: int, shared: bool, node,
+                        constant: bool = False) -> None:
+        """`T name = value` (and pointers, references, vectors); a `const`/`constexpr` one
+        whose value is a compile-time constant is that constant."""
         target = d.child_by_field_name("declarator")
         value = d.child_by_field_name("value")
         if shared:
@@ -465,7 +466,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         if dtype == "auto":
             dtype = e.dtype.name
         dt = register_type(dtype)
-        if getattr(self, "constant_decl", False) and fold(e) is not None:
+        if constant and fold(e) is not None:
             # `const int n = 4;` / `constexpr uint W = BM / TM;`: a compile-time constant
             # (array sizes and template arguments may use it), as C++ treats it
             with self.at(target):
@@ -1386,8 +1387,3 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         width = self.constant_int(args[3], "a shuffle width") if len(args) == 4 else 32
         with self.at(node):
             return self.kb.shfl(value, lane, mode, width=width, mask=mask)
-
-    # ---- cp.async (inline PTX and the __pipeline_* intrinsics)
-
-    # ---------------------------------------------------------------- vector types
-

@@ -286,6 +286,16 @@ class Preprocessor:
         self.files.append(str(path))
         self.run_lines(tokenize(decode(data, str(path)), str(path)), path, depth)
 
+    def run_text(self, text: str, path: pathlib.Path, line_offset: int) -> None:
+        """Source held in a string of `path` (CUDA inside a Python file), its first line on
+        line `line_offset + 1` of that file."""
+        self.files.append(str(path))
+        lines = tokenize(text, str(path))
+        for line in lines:
+            for t in line:
+                t.loc = SourceLoc(t.loc.file, t.loc.line + line_offset, t.loc.column)
+        self.run_lines(lines, path, 0)
+
     def run_lines(self, lines: list[list[Token]], path: pathlib.Path, depth: int) -> None:
         """Directives and text of one file's logical lines."""
         resolved = path.resolve()

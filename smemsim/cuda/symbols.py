@@ -352,4 +352,3 @@ def callee_name(fn) -> str:
     if fn.type == "template_function":
         fn = fn.child_by_field_name("name")
     return text(fn)
-

@@ -49,7 +49,12 @@ class Unit:
             raise CudaImportError(f"no such file: {path}")
         self.pp = Preprocessor(self.options.defines, self.options.include_dirs,
                                self.options.arch)
-        self.pp.run_file(self.path, 0, None)
+        if self.path.suffix == ".py":  # CUDA in a Python file's strings (never run)
+            from .embedded import cuda_sources
+            for source in cuda_sources(str(self.path)):
+                self.pp.run_text(source.text, self.path, source.line - 1)
+        else:
+            self.pp.run_file(self.path, 0, None)
         self.output = self.pp.output()
         self._parse()
         wrong = self._mistaken_templates()
@@ -343,4 +348,3 @@ def lowering_expr(unit: Unit, source: str, lowering, what: str):
     except CudaImportError as err:
         raise CudaImportError(f"{what}={source}: {err.message}", kernel=lowering.name) \
             from None
-
