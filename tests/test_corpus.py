@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
-                                                "(pip install 'smemsim[import]')")
+                                                "(a base dependency: pip install -e . installs it)")
 
 from kernels_ir import KernelRuntimeError  # noqa: E402
 from smemsim import analyze  # noqa: E402

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
-                                                "(pip install 'smemsim[import]')")
+                                                "(a base dependency: pip install -e . installs it)")
 
 from kernels_ir import resolve_launch, run  # noqa: E402
 from smemsim import analyze  # noqa: E402
@@ -269,7 +269,8 @@ def test_import_refuses_to_overwrite_its_input(tmp_path):
 
 def test_a_repeated_option_is_refused_not_last_wins(tmp_path):
     cu = tmp_path / "k.cu"
-    cu.write_text("__global__ void k(float* o) { o[0] = 1.0f; }\nvoid h(float* o) { k<<<1, 1>>>(o); }\n")
+    cu.write_text("__global__ void k(float* o) { o[0] = 1.0f; }\n"
+                  "void h(float* o) { k<<<1, 1>>>(o); }\n")
     code, out, err = cli_streams("analyze", str(cu), "-D", "A=1", "-D", "A=2")
     assert code == 2 and "-D A is given twice ('1' and '2')" in err
 

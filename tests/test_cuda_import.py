@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
-                                                "(pip install 'smemsim[import]')")
+                                                "(a base dependency: pip install -e . installs it)")
 
 from smemsim import analyze  # noqa: E402
 from smemsim.cuda import CudaImportError, Options, write_kernels_file  # noqa: E402

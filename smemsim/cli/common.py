@@ -9,7 +9,7 @@ import numpy as np
 
 from rich.console import Console
 
-from kernels_ir import KernelError, resolve_launch
+from kernels_ir import KernelError, Op, resolve_launch
 
 from ..loader import input_arrays, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
@@ -50,7 +50,7 @@ def _note_assumed_lengths(args, kernel) -> None:
     from ..cuda import DEFAULT_LENGTH
     given = {item.partition("=")[0] for item in getattr(args, "length", [])}
     assumed = [g.name for g in kernel.globals if g.name not in given and
-               g.length.op.value == "const" and g.length.arg == DEFAULT_LENGTH]
+               g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH]
     if assumed:
         import sys
         print(f"note: {kernel.name}: the CUDA does not say how long {', '.join(assumed)} "

@@ -11,8 +11,8 @@ def parser():
         import tree_sitter_cuda
         from tree_sitter import Language, Parser
     except ImportError:
-        raise KernelError("importing CUDA needs tree-sitter and its CUDA grammar: pip install "
-                          "tree-sitter tree-sitter-cuda (pip install 'smemsim[import]')") from None
+        raise KernelError("reading CUDA needs tree-sitter and its CUDA grammar, which smemsim "
+                          "depends on: pip install tree-sitter tree-sitter-cuda") from None
     return Parser(Language(tree_sitter_cuda.language()))
 
 
