@@ -255,11 +255,13 @@ def zeros_only(init) -> bool:
     return True
 
 
-def pointer_uses(body, functions: dict | None = None, depth: int = 0) -> tuple[set, set]:
+def pointer_uses(body, functions: dict | None = None, depth: int = 0,
+                 memo: dict | None = None) -> tuple[set, set]:
     """Names written through `p[i] = ...` (or +=, *p = ..., atomics, a vector store through
     `*reinterpret_cast<float4*>(&p[i]) = ...`) and names read, in a body: through local
     pointers (`float* row = C + r * n; row[i] = v` writes C) and through the pointer
     parameters of the device functions it calls."""
+    memo = {} if memo is None else memo
     writes, reads = set(), set()
     stored = set()   # (start, end) of the subscripts that are only written
     aliases: dict[str, str] = {}
@@ -322,7 +324,14 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0) -> tuple[s
                 callee = functions[called][0]
                 params = function_declarator(callee).child_by_field_name(
                     "parameters").named_children
-                w, r = pointer_uses(callee.child_by_field_name("body"), functions, depth + 1)
+                # each callee's uses once (a memo: calls that call each other would
+                # otherwise be walked exponentially often); one being walked counts as none
+                key = callee.id
+                if key not in memo:
+                    memo[key] = (set(), set())
+                    memo[key] = pointer_uses(callee.child_by_field_name("body"), functions,
+                                             depth + 1, memo)
+                w, r = memo[key]
                 for p, a in zip(params, args):
                     d = p.child_by_field_name("declarator")
                     while d is not None and d.type in ("pointer_declarator",
