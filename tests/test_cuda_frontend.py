@@ -4,6 +4,7 @@ file names, -D values and --param text are data (#24, #25)."""
 from __future__ import annotations
 
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -391,3 +392,11 @@ def test_a_kernels_file_is_still_a_kernels_file(tmp_path):
     assert not is_cuda(str(f))
     f.write_text(CUPY_PROGRAM)
     assert is_cuda(str(f))
+
+
+def test_a_length_for_an_array_no_kernel_has_is_refused(tmp_path):
+    """`--length nosuch=3` was silently ignored; a typo must not pass."""
+    example = str(pathlib.Path(__file__).resolve().parent.parent / "examples" / "transpose.cu")
+    code, out, err = cli_streams("analyze", example, "--length", "srcc=65536")
+    assert code == 2 and "--length srcc: no such pointer parameter in transpose.cu's " \
+                         "kernels (they have: dst, src)" in " ".join(err.split())

@@ -172,14 +172,39 @@ def block_list(text: str) -> list[int]:
     return out
 
 
+MAX_REGS = 255  # registers per thread, on every architecture from sm_50 to sm_120
+
+
 def parse_regs(text: str) -> int | str:
-    """A register count, or 'compile'."""
+    """A register count a thread can have (1 to 255), or 'compile'."""
     if text == "compile":
         return text
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"--regs takes a number or 'compile', not {text!r}")
+    if not 1 <= value <= MAX_REGS:
+        raise argparse.ArgumentTypeError(f"--regs {text}: a thread has 1 to {MAX_REGS} "
+                                         "registers on every architecture")
+    return value
+
+
+def top_count(text: str) -> int:
+    """sweep's --top: rows to print, 0 for all (a negative count means nothing)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"--top takes a whole number >= 0 (0: all), not "
+                                         f"{text!r}")
+    return value
+
+
+def register_count(text: str) -> int:
+    """check's --regs: a whole number >= 1 (more than the limit is a finding, not an
+    input error)."""
+    return _whole_number(text, "--regs")
 
 
 def ratio(text: str) -> float:

@@ -28,6 +28,7 @@ def import_kernels(path: str, options: Options | None = None,
     the host code launches (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`)."""
     unit = Unit(path, options)
     keys = kernel_keys(unit, wanted or unit.options.kernel)
+    _check_lengths(unit, [node for node, _ in keys.values()])
     return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key))
             for key, (node, args) in keys.items()}
 
@@ -84,6 +85,21 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
         return matches
     raise CudaImportError(f"{unit.path.name} has no kernel '{wanted}'; it has "
                           f"{', '.join(out)}")
+
+
+def _check_lengths(unit: Unit, kernels: list) -> None:
+    """--length names an array a chosen kernel has: a typo is an error, not ignored."""
+    arrays = set()
+    for node in kernels:
+        for p in unit.params_of(node):
+            d = p.child_by_field_name("declarator")
+            if d is not None and d.type == "pointer_declarator":
+                arrays.add(text(d.child_by_field_name("declarator")))
+    unknown = sorted(set(unit.options.lengths) - arrays)
+    if unknown:
+        raise CudaImportError(f"--length {', '.join(unknown)}: no such pointer parameter in "
+                              f"{unit.path.name}'s kernels (they have: "
+                              f"{', '.join(sorted(arrays)) or 'none'})")
 
 
 def _host_template_args(host) -> set[str]:

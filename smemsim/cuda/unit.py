@@ -275,7 +275,10 @@ class Unit:
         return Sym("const", const(v, BY_NAME[dtype]), dtype)
 
     def params_of(self, function) -> list:
-        return function_declarator(function).child_by_field_name("parameters").named_children
+        """A function's parameter declarations (none where the declarator does not parse)."""
+        d = function_declarator(function)
+        params = d.child_by_field_name("parameters") if d is not None else None
+        return params.named_children if params is not None else []
 
     def min_args(self, function) -> int:
         return sum(1 for p in self.params_of(function)

@@ -8,6 +8,7 @@ from .. import jsonout
 from ..common import EXIT_GATE, EXIT_OK, inputs, kernels, print_json, progress, say, swept
 from ..options import (
     add_common, add_kernels, add_loop_limit, add_sweep, block_list, parse_params,
+    register_count,
 )
 
 HELP = "hazards: shared-memory races, divergent barriers, bounds, alignment, limits"
@@ -17,7 +18,8 @@ def add_arguments(p) -> None:
     """check's options."""
     add_common(p)
     add_kernels(p)
-    p.add_argument("--regs", type=int, help="registers per thread, checked against the limit")
+    p.add_argument("--regs", type=register_count,
+                   help="registers per thread, checked against the limit")
     p.add_argument("--blocks", type=block_list, metavar="LIST",
                    help="check only these blocks: linear ids x + gridDim.x * (y + gridDim.y "
                         "* z), as 0,5,8:16 (STOP excluded)")

@@ -16,7 +16,7 @@ from ...cache import cache_dir
 from ...sweep import Layout, product, sweep
 from .. import jsonout
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
-from ..options import add_cuda, add_regs, jobs
+from ..options import add_cuda, add_regs, jobs, top_count
 
 HELP = "every combination of parameters, paddings/swizzles and archs: ranked, Pareto front"
 
@@ -37,7 +37,7 @@ def add_arguments(p) -> None:
                         "declared)")
     add_regs(p, "registers per thread for occupancy, or 'compile' (NVRTC at every point)")
     add_cuda(p)
-    p.add_argument("--top", type=int, default=10, metavar="K",
+    p.add_argument("--top", type=top_count, default=10, metavar="K",
                    help="rows of the ranking to print (default 10; 0: all)")
     p.add_argument("--csv", metavar="FILE", help="write every point to FILE as CSV")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
