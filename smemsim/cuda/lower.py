@@ -40,7 +40,7 @@ from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
-from .parse import function_declarator, parse_expression, short, text, walk
+from .parse import function_declarator, parse_expression, short, subscript_index, text, walk
 from .symbols import (
     ATOMICS,
     CACHE_LOADS,
@@ -60,7 +60,6 @@ from .symbols import (
     array_name,
     callee_name,
     fold,
-    is_number,
     jump_owner,
     number,
     plus,
@@ -739,10 +738,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         if t == "number_literal":
             literal = text(node)
             if literal.startswith(("-", "+")):  # the grammar reads `-8` (from a macro) as one
-                inner = const(*[(v, BY_NAME[d]) for v, d in [literal_type(literal[1:])]][0]) \
-                    if is_number(literal[1:]) else None
-                if inner is None:
-                    raise self.error(node, f"`{literal}` is not a number C++ reads")
+                try:
+                    value, dtype = literal_type(literal[1:])
+                except ValueError:
+                    raise self.error(node, f"`{literal}` is not a number C++ reads") from None
+                inner = const(value, BY_NAME[dtype])
                 with self.at(node):
                     return -inner if literal[0] == "-" else inner
             try:
@@ -1198,9 +1198,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         """The array and the index expressions of `a[i][j]` (or `p[i]`)."""
         indices = []
         while node.type == "subscript_expression":
-            idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-            parts = idx.named_children if idx.type == "subscript_argument_list" else [idx]
-            indices.insert(0, self.index(parts[0]))
+            indices.insert(0, self.index(subscript_index(node)))
             node = node.child_by_field_name("argument")
             while node.type == "parenthesized_expression":
                 node = node.named_children[0]
@@ -1337,9 +1335,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         indices = []
         base = node
         while base.type == "subscript_expression":
-            idx = base.child_by_field_name("indices") or base.child_by_field_name("index")
-            parts = idx.named_children if idx.type == "subscript_argument_list" else [idx]
-            indices.insert(0, parts[0])
+            indices.insert(0, subscript_index(base))
             base = base.child_by_field_name("argument")
         if base.type != "identifier":
             return None, None

@@ -6,7 +6,7 @@ from kernels_ir import (
     const,
 )
 
-from .parse import short, text
+from .parse import short, subscript_index, text
 from .symbols import (
     COMPONENTS,
     TYPES,
@@ -43,17 +43,12 @@ class VectorsMixin:
             if base.type == "identifier":
                 sym = self.lookup(text(base), base)
                 if sym.kind == "pointer" and sym.lanes > 1:
-                    idx = node.child_by_field_name("indices") or \
-                        node.child_by_field_name("index")
-                    i = self.index(idx.named_children[0] if idx.type ==
-                                   "subscript_argument_list" else idx)
+                    i = self.index(subscript_index(node))
                     arr, lead, offset = sym.place
                     return arr, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
             vcast = self.vector_cast(base)
             if vcast is not None:
-                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-                k = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
-                               else idx)
+                k = self.index(subscript_index(node))
                 arr, indices, lanes = vcast
                 if fold(k) != 0:
                     indices = indices[:-1] + [plus(indices[-1], k * lanes)]
@@ -68,9 +63,7 @@ class VectorsMixin:
                 return None
             if sym.kind == "global" and node.child_by_field_name("argument") == root:
                 # a vector pointer parameter: element i is scalars i*lanes ...
-                idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-                i = self.index(idx.named_children[0] if idx.type == "subscript_argument_list"
-                               else idx)
+                i = self.index(subscript_index(node))
                 return sym, [i * sym.lanes], sym.lanes
             arr, indices = self.indexed(node) if len(self.count_indices(node)) < sym.rank \
                 else (None, None)

@@ -52,19 +52,25 @@ def first_error(root):
 
 def function_name(function) -> str:
     """The name of a function_definition."""
-    d = function.child_by_field_name("declarator")
-    while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_name("declarator")
-    if d is None:
-        return ""
-    return text(d.child_by_field_name("declarator"))
+    d = function_declarator(function)
+    return "" if d is None else text(d.child_by_field_name("declarator"))
 
 
 def function_declarator(function):
+    """The function_declarator of a function_definition, or None."""
     d = function.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
         d = d.child_by_field_name("declarator")
     return d
+
+
+def subscript_index(node):
+    """The (first) index expression of a subscript_expression `a[i]`.
+
+    Grammar versions differ: older ones name the field `index`, newer ones `indices`
+    (a subscript_argument_list, C++23's `a[i, j]`)."""
+    idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
+    return idx.named_children[0] if idx.type == "subscript_argument_list" else idx
 
 
 def parse_expression(source: str):

@@ -17,7 +17,6 @@ from kernels_ir.dtypes import BY_NAME
 from kernels_ir.evaluate import Evaluator
 from kernels_ir.semantics import LaneFault
 
-from .literals import literal_type
 from .parse import function_declarator, text, walk
 
 TYPES = {
@@ -171,14 +170,6 @@ def truth_context(node) -> bool:
                 parent.child_by_field_name("left")
             return other.type in ("null", "nullptr", "identifier") or text(other) in ("0", "NULL")
     return False
-
-
-def is_number(source: str) -> bool:
-    try:
-        literal_type(source)
-    except ValueError:
-        return False
-    return True
 
 
 def truth_value(e: Expr) -> Expr:

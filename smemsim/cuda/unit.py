@@ -66,6 +66,7 @@ class Unit:
         self.functions: dict[str, list] = {}   # __device__ functions by name
         self.all_functions: dict[str, list] = {}  # every function, host ones too
         self.constants: dict[str, object] = {}  # file-scope const name -> value node
+        self._constant_syms: dict[str, Sym] = {}  # constant(): each lowered once
         self.typedefs: dict[str, str] = {}
         self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
         self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
@@ -258,6 +259,8 @@ class Unit:
     def constant(self, name: str, lowering):
         """A file-scope constant's value, lowered once (and checked: a constant's value must
         be one), as a Sym of the lowering."""
+        if name in self._constant_syms:
+            return self._constant_syms[name]
         value, type_node = self.constants[name]
         if value is None:
             raise CudaImportError(f"the constant {name} has no value", loc=None)
@@ -272,7 +275,8 @@ class Unit:
             raise self.error(value, f"the file-scope constant {name} is not a compile-time "
                                     "constant")
         dtype = lowering.dtype(type_node, value) if type_node is not None else e.dtype.name
-        return Sym("const", const(v, BY_NAME[dtype]), dtype)
+        sym = self._constant_syms[name] = Sym("const", const(v, BY_NAME[dtype]), dtype)
+        return sym
 
     def params_of(self, function) -> list:
         """A function's parameter declarations (none where the declarator does not parse)."""
