@@ -14,7 +14,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .parse import first_error, short, split_top_level, text
+from .parse import first_error, short, split_top_level, template_param_name, text
 from .unit import DEFAULT_LENGTH, Options, Unit
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Options", "import_kernels", "kernel_keys",
@@ -110,12 +110,8 @@ def _host_template_args(host) -> set[str]:
 
 
 def _template_params(template) -> list[str]:
-    names = []
-    for p in template.child_by_field_name("parameters").named_children:
-        is_type = "type_parameter" in p.type
-        node = p.child_by_field_name("name") if is_type else p.child_by_field_name("declarator")
-        names.append(text(node if node is not None else p.named_children[-1]))
-    return names
+    return [template_param_name(p, "type_parameter" in p.type)
+            for p in template.child_by_field_name("parameters").named_children]
 
 
 def _build(unit: Unit, node, args: dict, key: str) -> Kernel:

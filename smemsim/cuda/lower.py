@@ -40,7 +40,15 @@ from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
-from .parse import function_declarator, parse_expression, short, subscript_index, text, walk
+from .parse import (
+    function_declarator,
+    parse_expression,
+    short,
+    subscript_index,
+    template_param_name,
+    text,
+    walk,
+)
 from .symbols import (
     ATOMICS,
     CACHE_LOADS,
@@ -234,11 +242,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         for p in parent.child_by_field_name("parameters").named_children:
             is_type = p.type in ("type_parameter_declaration",
                                  "optional_type_parameter_declaration")
-            name_node = p.child_by_field_name("name") if is_type else \
-                p.child_by_field_name("declarator")
-            if name_node is None:
-                name_node = p.named_children[-1]
-            pname = text(name_node)
+            pname = template_param_name(p, is_type)
             if pname in given:
                 value = given.pop(pname)
             elif p.type.startswith("optional"):
@@ -1026,9 +1030,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             tparams = parent.child_by_field_name("parameters").named_children
             for k, p in enumerate(tparams):
                 is_type = "type_parameter" in p.type
-                name_node = p.child_by_field_name("name") if is_type else \
-                    p.child_by_field_name("declarator")
-                pname = text(name_node if name_node is not None else p.named_children[-1])
+                pname = template_param_name(p, is_type)
                 if k < len(given):
                     value = given[k]
                 elif p.type.startswith("optional"):

@@ -64,6 +64,12 @@ def function_declarator(function):
     return d
 
 
+def template_param_name(param, is_type: bool) -> str:
+    """The name a template parameter declares (`T` of `typename T`, `N` of `int N = 4`)."""
+    node = param.child_by_field_name("name" if is_type else "declarator")
+    return text(node if node is not None else param.named_children[-1])
+
+
 def subscript_index(node):
     """The (first) index expression of a subscript_expression `a[i]`.
 
