@@ -33,13 +33,14 @@ docs/validation.md), just as a branch no lane takes issues nothing.
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from kernels_ir import (
-    Expr, If, Kernel, Load, Loop, Op, Var, format_stmt, resolve_launch, select,
+    Expr, If, Kernel, Load, Loop, Op, Var, const, format_stmt, resolve_launch, select,
 )
 from kernels_ir.stmt import walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
@@ -84,22 +85,35 @@ class Joined:
 
 
 def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arrays=None,
-                        seed: int = 0, compiled=None, loop_limit: int = LOOP_LIMIT) -> Report:
-    """The analysis of what NVRTC emits for `kernel` on `arch` (see the module docstring);
-    `compiled` is the original kernel's Compiled, if already at hand; `loop_limit` as for
-    smemsim.analyze."""
+                        seed: int = 0, compiled=None, loop_limit: int = LOOP_LIMIT,
+                        build=None) -> Report:
+    """The analysis of what the compiler emits for `kernel` on `arch` (see the module
+    docstring): `build`, the user's own nvcc build of a `.cu` (gpu_backend.original), when
+    given; else NVRTC's build of the generated CUDA (`compiled`, the kernel's Compiled, if
+    already at hand). `loop_limit` as for smemsim.analyze."""
     a, rules = rules_for(require_instructions(kernel, arch))
-    original = compiled if compiled is not None else compile_kernel(kernel, arch)
+    original = build if build is not None else \
+        compiled if compiled is not None else compile_kernel(kernel, arch)
     notes: list[str] = []
     written, origin, c = kernel, {s.site: Copy(s.site, ()) for s in kernel.sites()}, original
     # the loops the compiler unrolled completely: no backward branch on their line (a
     # `#pragma unroll`, or nvcc's own choice for a loop with no pragma, "auto")
     loops = [s for s in walk(kernel.body) if isinstance(s, Loop)]
     branching = {x.line for x in original.loops}
+    lines = _loop_keys(kernel, build) if build is not None else original.loop_lines
     unrolled = {id(s) for n, s in enumerate(loops) if s.unroll is not False
-                and original.generated.loop_lines[n] not in branching}
+                and lines[n] not in branching}  # a line with no SASS has no branch
     which = lambda s: id(s) in unrolled
-    if unrollable(kernel, which):
+    traced = None
+    if build is not None:
+        from .original import attribute
+        if unrollable(kernel, which):
+            written, origin = unroll(kernel, which)
+        # the trace says which accesses a wide instruction of a shared line can cover
+        traced = trace_launch(written, resolve_launch(written, params), arrays, seed,
+                              loop_limit)
+        c = attribute(written, build, traced)
+    elif unrollable(kernel, which):
         w, o = unroll(kernel, which)
         cw = compile_kernel(w, arch)
         times = _multiple(original.shared_opcodes(), cw.shared_opcodes())
@@ -114,12 +128,23 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                          "compile to other shared instructions ("
                          f"{len(cw.shared_opcodes())} against {len(original.shared_opcodes())}"
                          "): sites inside them are reported, not re-counted")
+    strided = _strided(written, c, build, branching) if build is not None else ()
     hoists = _hoists(written, c)
     joined = _joined(written, c, hoists)
-    analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
-    launch = resolve_launch(analysed, params)
-    tr = trace_launch(analysed, launch, arrays, seed, loop_limit)
-    widths, site_notes = _count(written, c, origin, tr, hoists, joined)
+    analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin, strided)
+    tr = traced if traced is not None and analysed is written else \
+        trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
+    if strided and not _strides_hold(strided, tr, traced):
+        strided = ()  # the trace does not show k iterations at consecutive addresses
+        analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
+        tr = traced if analysed is written else \
+            trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
+    if strided:
+        c = _claim_strided(c, strided, written, build)
+    looping = None if build is None else {  # the loops the user's build still loops
+        id(s) for s in walk(written.body) if isinstance(s, Loop) and build.key(s.loc) in
+        branching}
+    widths, site_notes = _count(written, c, origin, tr, hoists, joined, looping, strided)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}
     changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
@@ -127,8 +152,23 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     notes += site_notes
     if not notes:
         notes = ["compiler: every site compiled as stated; the counts are unchanged"]
+    if build is not None:
+        notes.insert(0, f"compiler: counting {os.path.basename(build.path)} as nvcc builds it "
+                        f"({build.function}: {build.registers} registers; "
+                        f"`{_command(build)}`)")
     return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
                    as_compiled=True, compiled_widths=changed)
+
+
+def _loop_keys(kernel: Kernel, build) -> tuple:
+    """Per Loop of the kernel in walk() order, the key of its line in the user's build."""
+    return tuple(build.key(s.loc) for s in walk(kernel.body) if isinstance(s, Loop))
+
+
+def _command(build) -> str:
+    """The nvcc command in short: the tool's name, the options, the user's file."""
+    return " ".join([os.path.basename(build.command[0]), *build.command[1:-2],
+                     os.path.basename(build.path)])
 
 
 def _multiple(original: list[str], written: list[str]) -> int:
@@ -141,6 +181,101 @@ def _multiple(original: list[str], written: list[str]) -> int:
     return m if not rest and all(a[k] == m * b[k] for k in b) else 0
 
 
+# ------------------------------------------------------------------ strided loops
+
+@dataclass(frozen=True)
+class Strided:
+    """A loop the user's build still loops, k of its iterations per wide instruction
+    (`for (i = 0; i < 4096; i++) s[i] = 0;` as STS.128 of four iterations each)."""
+
+    loop: Loop
+    k: int
+    step: int                 # the loop's own step
+    sites: tuple[int, ...]    # every site of its body
+    widths: tuple[int, ...]   # per site, the bytes per lane it states
+    opcodes: tuple[str, ...]  # per site, its instruction
+
+
+def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
+    """The loops that still loop whose every site (and nothing else: no inner loop) has
+    instructions on its own line(s) only k times its stated width, the same k > 1 for all,
+    and whose step is a constant: candidates, until the trace confirms them
+    (_strides_hold)."""
+    out = []
+    by_line: dict = {}
+    for a in build.accesses:
+        by_line.setdefault(a.line, []).append(a)
+    lines_of: dict = {}
+    for st in written.sites():
+        lines_of.setdefault(build.key(st.loc), []).append(st.site)
+    for loop in (s for s in walk(written.body) if isinstance(s, Loop)):
+        if build.key(loop.loc) not in branching or loop.update is not None or \
+                loop.step is None or loop.step.op is not Op.CONST or \
+                any(isinstance(x, Loop) for x in walk(loop.body)):
+            continue
+        sites = [x for x in walk(loop.body) if getattr(x, "site", None) is not None]
+        if not sites or any(x.op not in ("load", "store") for x in sites):
+            continue
+        ks, opcodes = set(), []
+        for x in sites:
+            line = build.key(x.loc)
+            mine = [a for a in by_line.get(line, ()) if a.kind == x.op]
+            if lines_of.get(line) != [x.site] or not mine or \
+                    len({a.width for a in mine}) != 1 or mine[0].width % x.access_bytes:
+                break
+            ks.add(mine[0].width // x.access_bytes)
+            opcodes.append(mine[0].opcode)
+        else:
+            if len(ks) == 1 and min(ks) > 1:
+                out.append(Strided(loop, ks.pop(), int(loop.step.arg),
+                                   tuple(x.site for x in sites),
+                                   tuple(x.access_bytes for x in sites), tuple(opcodes)))
+    return tuple(out)
+
+
+def _strides_hold(strided, tr: Trace, whole: Trace) -> bool:
+    """Whether each strided site's requests, every k-th iteration's moved by 0, 1, ... k-1
+    times its stated width, are exactly the requests of every iteration, the first of
+    each k aligned to k times the width (one instruction covers them, in every request)."""
+    for st in strided:
+        for n, width in zip(st.sites, st.widths):
+            base, full = tr.sites.get(n), whole.sites.get(n)
+            if base is None or full is None or base.requests * st.k != full.requests:
+                return False
+            active = base.patterns >= 0
+            if (base.patterns[active] % (width * st.k)).any():
+                return False
+            covered: Counter = Counter()
+            for i in range(st.k):
+                covered.update(_multiset(np.where(active, base.patterns + i * width, -1),
+                                         base.counts))
+            if covered != _multiset(full.patterns, full.counts):
+                return False
+    return True
+
+
+def _claim_strided(c, strided, written: Kernel, build):
+    """The build's view with each strided site holding one of its wide instructions (the
+    others on its line are that instruction's copies in the partly unrolled loop)."""
+    line_of = {s.site: build.key(s.loc) for s in written.sites()}
+    mine = {n: op for st in strided for n, op in zip(st.sites, st.opcodes)}
+    pool = c.unattributed + tuple(a for s in c.sites if s.site in mine for a in s.found)
+    copies = [a for a in pool if any(a.line == line_of[n] and a.opcode == op
+                                     for n, op in mine.items())]
+    sites = tuple(replace(s, found=(next(a for a in copies if a.line == line_of[s.site]),))
+                  if s.site in mine else s for s in c.sites)
+    return replace(c, sites=sites, unattributed=tuple(a for a in c.unattributed
+                                                      if a not in copies),
+                   unproven=frozenset(c.unproven) - set(mine))
+
+
+def _strided_notes(strided, checks, stmts, origin) -> list[str]:
+    return [f"compiler: {_name(n, stmts, origin)}: the loop over {st.loop.var.name} (line "
+            f"{st.loop.loc.line}) runs {st.k} iterations per {op}: counted once per "
+            f"{st.k} iterations, at the first one's address"
+            for st in strided for n, op in zip(st.sites, st.opcodes)]
+
+
 # ------------------------------------------------------------------ hoisted loads
 
 def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
@@ -149,10 +284,12 @@ def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
     found = {s.site: s.found for s in c.sites}
     loops = [s for s in walk(written.body) if isinstance(s, Loop)]
     for n, loop in enumerate(loops):
-        line = c.generated.loop_lines[n]
+        line = c.loop_lines[n]
         spans = [(x.start, x.end) for x in c.loops if x.line == line]
+        # outside the loop's SASS, or there is none: unrolled completely, with one copy
+        # of the load left, on the loop's line
         moved = [a for a in c.unattributed if a.line == line and a.kind == "load"
-                 and spans and not any(lo <= a.address <= hi for lo, hi in spans)]
+                 and not any(lo <= a.address <= hi for lo, hi in spans)]
         if not moved:
             continue
         inner = _declared_inside(loop)
@@ -218,13 +355,15 @@ def _joined(written: Kernel, c, hoists) -> tuple[Joined, ...]:
     return tuple(out)
 
 
-def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
+def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
     """(kernel, origin, probes): the kernel the trace runs. A copy of each hoisted load goes
     before its loop, issued where the loop runs at least once (the compiler's guard); after
     an if whose branches' accesses were joined, a probe load at the selected address stands
-    for the joined instruction (`probes`: site -> the op it is counted as)."""
-    if not hoists and not joined:
+    for the joined instruction (`probes`: site -> the op it is counted as); a strided loop
+    steps k iterations at a time (its accesses then stand for k each)."""
+    if not hoists and not joined and not strided:
         return written, origin, {}
+    steps = {id(st.loop): st for st in strided}
     loops = {id(s): n for n, s in enumerate(x for x in walk(written.body)
                                                if isinstance(x, Loop))}
     branches = {id(s): n for n, s in enumerate(x for x in walk(written.body)
@@ -242,6 +381,9 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
         out = []
         for s in stmts:
             new = s.rebuild(body=rewrite)
+            if id(s) in steps:
+                st = steps[id(s)]
+                new = replace(new, step=const(st.step * st.k, s.var.dtype))
             if loops.get(id(s)) in hoisted:
                 copies = []
                 for x in s.body:
@@ -267,9 +409,12 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
 
 # ------------------------------------------------------------------ widths and merges
 
-def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
+def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=None,
+           strided=()):
     """(widths, notes): the bytes per lane each written-out site is counted at (0: not
-    counted; absent: as stated), and what the compiler did, in words."""
+    counted; absent: as stated), and what the compiler did, in words. `looping`: the loops
+    the compiler left looping, where known (the user's build: SASS per source line);
+    `strided`: its loops that run k iterations per wide instruction (Strided)."""
     repeated = _in_partly_unrolled_loops(written)
     checks = {s.site: _one_copy(s) if s.site in repeated else s for s in c.sites}
     stmts = {s.site: s for s in written.sites()}
@@ -277,9 +422,18 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
     # before its loop, a joined if/else pair's probe after the if
     moved = {h.site for h in hoists} | {j.then_site for j in joined} | \
         {j.else_site for j in joined}
-    unfollowed = _unfollowed_unrolled(written)
+    unfollowed = _unfollowed_unrolled(written, looping)
     order = [s.site for s in written.sites()]
     widths, notes, claimed, merges = {}, [], set(), []
+    for st in strided:
+        for n in st.sites:
+            claimed.add(n)
+            widths[n] = checks[n].found[0].width
+    for group, opcode in getattr(c, "groups", ()):  # found on the user's build's lines
+        merges.append(Merge(group, opcode))
+        claimed |= set(group)
+        widths.update({m: 0 for m in group})
+        widths[group[0]] = checks[group[0]].found[0].width
     mergeable = {n for n in order if checks[n].op in ("load", "store") and n not in unfollowed}
     for n in order:
         s = checks[n]
@@ -294,12 +448,20 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
                 claimed |= set(group)
                 widths.update({m: 0 for m in group})
                 widths[group[0]] = width
+    # on a line of the user's build, a wide instruction no group of sites fits: the sites
+    # left without an instruction are counted as stated (not dropped), and said so
+    unproven = getattr(c, "unproven", frozenset())
     for n in order:
         s, where = checks[n], _name(n, stmts, origin)
         if n in claimed:
             continue
         if n in moved:
             widths[n] = 0
+            continue
+        if n in unproven:
+            notes.append(f"compiler: {where}: no instruction of its own, on a line where a "
+                         "wider instruction covers no accesses the trace shows consecutive: "
+                         "counted as stated")
             continue
         if s.ok:
             continue
@@ -314,15 +476,22 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined):
         else:  # split, narrowed, or widened with no neighbours to cover: not guessed
             notes.append(f"compiler: {where}: the IR states one {s.width}-byte {s.op}, the "
                          f"compiler emitted {_found(s)}: reported, not re-counted")
-    notes = _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts,
-                                                               origin) + \
+    notes = _strided_notes(strided, checks, stmts, origin) + \
+        _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts, origin) + \
         [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"
          f", the two branches of an if, joined into one {j.opcode} after it: counted once, "
          "for the lanes of both branches" for j in joined] + \
         _dropped_notes(widths, claimed, moved, stmts, origin) + notes
     explained = {x.address for x in (*hoists, *joined)}
-    notes += [f"compiler: {a.opcode} on line {a.line} of the generated CUDA belongs to no IR "
-              "site: not counted" for a in c.unattributed if a.address not in explained]
+    loose: dict = {}
+    for a in c.unattributed:
+        if a.address not in explained:
+            loose.setdefault(a.line, Counter())[a.opcode] += 1
+    for line, opcodes in loose.items():
+        what = " and ".join(f"{n} {op}" if n > 1 else op for op, n in opcodes.items())
+        notes.append(f"compiler: {what} on {c.where(line)} "
+                     f"{'belongs' if sum(opcodes.values()) == 1 else 'belong'} to no IR site: "
+                     "not counted")
     return widths, notes
 
 
@@ -348,10 +517,12 @@ def _one_copy(s):
     return s
 
 
-def _unfollowed_unrolled(written: Kernel) -> set:
+def _unfollowed_unrolled(written: Kernel, looping=None) -> set:
     """Sites whose innermost loop the compiler may unroll (a pragma, or none: "auto") but
     that could not be written out (its trip count is not a constant: nvcc unrolls it
-    partly, with a remainder)."""
+    partly, with a remainder); of them, where `looping` says which loops still loop, only
+    those of loops unrolled completely (a loop still looping has each iteration's
+    instructions on its lines, once per unrolled copy)."""
     out = set()
 
     def visit(stmts, innermost) -> None:
@@ -360,7 +531,8 @@ def _unfollowed_unrolled(written: Kernel) -> set:
             for body in s.bodies():
                 visit(body, inner)
             if getattr(s, "site", None) is not None and innermost is not None and \
-                    innermost.unroll is not False and trip_values(innermost) is None:
+                    innermost.unroll is not False and trip_values(innermost) is None and \
+                    (looping is None or id(innermost) not in looping):
                 out.add(s.site)
     visit(written.body, None)
     return out
@@ -511,8 +683,9 @@ def _dropped_notes(widths, claimed, moved, stmts, origin) -> list[str]:
         if not gone:
             continue
         where = f"site {site} (line {stmts[copies[0]].loc.line})"
-        part = "" if len(gone) == len(copies) else \
-            f" in {len(gone)} of its {len(copies)} iterations ({_iterations([origin[n] for n in gone])})"
+        part = "" if len(gone) == len(copies) else (
+            f" in {len(gone)} of its {len(copies)} iterations "
+            f"({_iterations([origin[n] for n in gone])})")
         out.append(f"compiler: {where}: no instruction of its own{part} (a common "
                    "subexpression, or a value forwarded from a store): not counted")
     return out

@@ -133,23 +133,39 @@ class Compiled:
                       [a.opcode for a in self.unattributed])
 
     @property
-    def static_smem(self) -> int:
-        """Static shared memory as the driver reports it (cudaFuncAttributes.sharedSizeBytes).
+    def loop_lines(self) -> tuple[int, ...]:
+        """Per Loop of the kernel in walk() order, its line of the generated source."""
+        return tuple(self.generated.loop_lines)
 
-        sm_90 cubins count the driver's 1 KiB per-block reservation in their SHARED figure
-        (measured on an H200: 5,120 for a 4,096-byte tile, where the driver says 4,096); the
-        occupancy calculator adds that reservation itself, so it is taken out here. sm_80
-        cubins do not include it. Architectures newer than sm_90 are not measured: their
-        figure is returned as the cubin gives it.
-        """
-        if self.arch.rstrip("af") == "sm_90":
-            return max(self.cubin_smem - 1024, 0)
-        return self.cubin_smem
+    @staticmethod
+    def where(line: int) -> str:
+        """A line of the SASS's source in words."""
+        return f"line {line} of the generated CUDA"
+
+    @property
+    def static_smem(self) -> int:
+        """Static shared memory as the driver reports it (see static_smem)."""
+        return static_smem(self.arch, self.cubin_smem)
 
     @property
     def widths_ok(self) -> bool:
         """Every site compiled as stated, and no shared access came from nowhere."""
         return all(s.ok for s in self.sites) and not self.unattributed
+
+
+def static_smem(arch: str, cubin_smem: int) -> int:
+    """Static shared memory as the driver reports it (cudaFuncAttributes.sharedSizeBytes)
+    from a cubin's SHARED figure.
+
+    sm_90 cubins count the driver's 1 KiB per-block reservation in their SHARED figure
+    (measured on an H200: 5,120 for a 4,096-byte tile, where the driver says 4,096); the
+    occupancy calculator adds that reservation itself, so it is taken out here. sm_80
+    cubins do not include it. Architectures newer than sm_90 are not measured: their
+    figure is returned as the cubin gives it.
+    """
+    if arch.rstrip("af") == "sm_90":
+        return max(cubin_smem - 1024, 0)
+    return cubin_smem
 
 
 def find_tool(name: str) -> str:
@@ -206,7 +222,7 @@ _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
 # `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
 _NEVER = ("@!PT", "@!UPT")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
-_LINE = re.compile(r'//## File ".*", line (\d+)')
+_LINE = re.compile(r'//## File "(.*)", line (\d+)')
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]+)\*/")
 _LABEL = re.compile(r"^\s*(\.L_\w+):")
 _BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?BRA(?:\.[\w]+)*\s+`\((\.L_\w+)\)")
@@ -242,13 +258,19 @@ def _width(opcode: str) -> int:
     return 4
 
 
-def parse_sass(text: str) -> list[SassAccess]:
-    """Shared-memory instructions of `nvdisasm -g` output, with their source lines."""
+def _at(m, place):
+    """The line of a `//## File` mark, or the key `place(file, line)` gives it."""
+    return int(m.group(2)) if place is None else place(m.group(1), int(m.group(2)))
+
+
+def parse_sass(text: str, place=None) -> list[SassAccess]:
+    """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
+    what `place(file, line)` makes of them)."""
     out, line, reduced = [], 0, set()
     for raw in text.splitlines():
         m = _LINE.search(raw)
         if m:
-            line = int(m.group(1))
+            line = _at(m, place)
             continue
         if _REDUX.match(raw):
             reduced.add(line)
@@ -263,13 +285,14 @@ def parse_sass(text: str) -> list[SassAccess]:
             if a.kind == "atomic" and a.line in reduced else a for a in out]
 
 
-def parse_loops(text: str) -> tuple[SassLoop, ...]:
-    """The loops of `nvdisasm -g` output: every branch back to an earlier label."""
+def parse_loops(text: str, place=None) -> tuple[SassLoop, ...]:
+    """The loops of `nvdisasm -g` output: every branch back to an earlier label (lines as
+    for parse_sass)."""
     labels, branches, line, pending = {}, [], 0, []
     for raw in text.splitlines():
         m = _LINE.search(raw)
         if m:
-            line = int(m.group(1))
+            line = _at(m, place)
             continue
         m = _LABEL.match(raw)
         if m:

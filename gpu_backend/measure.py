@@ -30,6 +30,8 @@ METRICS = {
     "atom_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
     "shared_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
     "misc_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum",
+    # the launch's registers per thread, as the driver loaded the cubin
+    "registers": "launch__registers_per_thread",
 }
 
 
@@ -54,6 +56,7 @@ class Measured:
     atom_wavefronts: int | None
     shared_wavefronts: int | None
     misc_wavefronts: int | None
+    registers: int | None = None
 
 
 _KNOWN: dict[str, set] = {}
@@ -74,7 +77,8 @@ def _chosen(ncu: str) -> dict[str, str | None]:
     out = {}
     for field, names in METRICS.items():
         names = (names,) if isinstance(names, str) else names
-        out[field] = next((n for n in names if n.rsplit(".", 1)[0] in known), None)
+        out[field] = next((n for n in names if n.rsplit(".", 1)[0] in known or n in known),
+                          None)
     missing = [f for f in ("load_requests", "store_requests", "load_wavefronts",
                            "store_wavefronts") if out[f] is None]
     if missing:

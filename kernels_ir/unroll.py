@@ -40,41 +40,45 @@ class _NotConstant(Exception):
 
 
 class _Constant(Evaluator):
-    """Evaluates an expression whose only leaf is the loop variable."""
+    """Evaluates an expression whose only leaves are the loop variable and the variables of
+    enclosing loops being written out (`env`: Var -> value)."""
 
-    def __init__(self, var, value: int):
-        self.var, self.value = var, value
+    def __init__(self, var, value: int, env=None):
+        self.var, self.value, self.env = var, value, env or {}
 
     def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
         if e.op is Op.VAR and e.arg is self.var:
             return np.full(idx.size, self.value, self.var.dtype.np)
+        if e.op is Op.VAR and e.arg in self.env:
+            return np.full(idx.size, self.env[e.arg], e.arg.dtype.np)
         raise _NotConstant
 
 
-def _value(e: Expr, var, value: int) -> int:
+def _value(e: Expr, var, value: int, env=None) -> int:
     try:
-        out = _Constant(var, value).eval(e, np.arange(1))
+        out = _Constant(var, value, env).eval(e, np.arange(1))
     except (_NotConstant, KernelError, ArithmeticError):
         raise _NotConstant from None
     return int(out[0])
 
 
-def trip_values(loop: Loop) -> tuple[int, ...] | None:
-    """The values the loop variable takes, if the loop's bounds are constants; else None."""
+def trip_values(loop: Loop, env=None) -> tuple[int, ...] | None:
+    """The values the loop variable takes, if the loop's bounds are constants (given the
+    values `env` holds for enclosing loops' variables); else None."""
     if loop.var.dtype.is_float:
         return None
     try:
-        v = _value(loop.start, None, 0)
-        if not loop.do_while and not _value(loop.cond, loop.var, v):
+        v = _value(loop.start, None, 0, env)
+        if not loop.do_while and not _value(loop.cond, loop.var, v, env):
             return ()
         values = []
         while True:
             values.append(v)
             if len(values) > MAX_TRIPS:
                 return None
-            v = _value(loop.update, loop.var, v) if loop.update is not None else \
-                v + _value(loop.step, loop.var, v)
-            if not _value(loop.cond, loop.var, v):
+            v = _value(loop.update, loop.var, v, env) if loop.update is not None else \
+                v + _value(loop.step, loop.var, v, env)
+            if not _value(loop.cond, loop.var, v, env):
                 return tuple(values)
     except _NotConstant:
         return None
@@ -93,19 +97,22 @@ def unroll(kernel: Kernel, which: Callable[[Loop], bool] = marked
     origin: dict[int, Copy] = {}
     counter = iter(range(1 << 30))
 
-    def block(stmts, iteration) -> tuple:
+    def block(stmts, iteration, env) -> tuple:
         out = []
         for s in stmts:
-            values = trip_values(s) if isinstance(s, Loop) and which(s) else None
+            # an inner loop's bounds may read the variables of loops written out around it
+            # (`for (j = 0; j < i; j++)` in a written-out loop over i)
+            values = trip_values(s, env) if isinstance(s, Loop) and which(s) else None
             if values is not None:
                 for v in values:
                     inner = iteration + ((s.var.name, v),)
                     start, var = const(v, s.var.dtype), Expr(Op.VAR, s.var.dtype, (), s.var)
                     out.append(replace(
                         s, start=start, step=const(1, s.var.dtype), update=None,
-                        cond=var == start, do_while=False, body=block(s.body, inner)))
+                        cond=var == start, do_while=False,
+                        body=block(s.body, inner, {**env, s.var: v})))
                 continue
-            s = s.rebuild(body=lambda b: block(b, iteration))
+            s = s.rebuild(body=lambda b: block(b, iteration, env))
             if isinstance(s, Access) and s.site is not None:
                 new = next(counter)
                 origin[new] = Copy(s.site, iteration)
@@ -113,7 +120,7 @@ def unroll(kernel: Kernel, which: Callable[[Loop], bool] = marked
             out.append(s)
         return tuple(out)
 
-    return replace(kernel, body=block(kernel.body, ())), origin
+    return replace(kernel, body=block(kernel.body, (), {})), origin
 
 
 def unrollable(kernel: Kernel, which: Callable[[Loop], bool] = marked) -> bool:

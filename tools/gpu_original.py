@@ -12,7 +12,11 @@ imported kernel (instructions exactly, wavefronts never below).
                                           renamed, one launch of the entry's kernel)
     python3 tools/gpu_original.py run DIR OUT_DIR [KERNEL ...]
                                           (on a machine with a GPU, nvcc and ncu; KERNEL
-                                          names keep only those cases)
+                                          names keep only those cases; SHARD=i/n in the
+                                          environment, every n-th case from the i-th)
+    python3 tools/gpu_original.py recount RESULTS.json DIR OUT.json
+                                          (here: --as-compiled of the original files
+                                          against the counters a run measured)
 
 A validation driver, not part of the library.
 """
@@ -91,7 +95,7 @@ def prepare_corpus(folder: pathlib.Path) -> None:
     GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes)."""
     from kernels_ir import resolve_launch
     from smemsim import analyze
-    from smemsim.cuda import import_kernels, write_kernels_file
+    from smemsim.cuda import import_kernels, instantiation, write_kernels_file
     from tools.corpus_status import options
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -122,7 +126,12 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         flags = ["-include", "cstdint", "-DcudaThreadSynchronize=cudaDeviceSynchronize"]
         if "checkCudaErrors" in source or "getLastCudaError" in source:
             flags += ["-include", "helper_cuda.h"]
+        inst = instantiation(str(cu), opts, key)
         cases.append({"cu": entry["file"], "kernel": name, "key": key,
+                      "instance": {"name": inst.name, "template_args": inst.template_args,
+                                   "types": inst.types, "values": inst.values,
+                                   "files": [str(pathlib.Path(f).resolve().relative_to(ROOT))
+                                             for f in inst.files]},
                       "fixture": str(fixture.relative_to(ROOT)),
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
                       "includes": [str(cu.parent.relative_to(ROOT))], "flags": flags})
@@ -131,7 +140,8 @@ def prepare_corpus(folder: pathlib.Path) -> None:
 
 
 def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
-    """Build each harness with nvcc and compare ncu with --as-compiled of the fixture."""
+    """Build each harness with nvcc and compare ncu with --as-compiled of the fixture (of the
+    original file's nvcc build, with the harness's zeroed inputs)."""
     from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import compare_counts, measure_command
     from smemsim.loader import load_kernels
@@ -139,6 +149,9 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     results = []
     cases = [c for c in json.loads((folder / "cases.json").read_text())
              if not wanted or c["kernel"] in wanted or c.get("key") in wanted]
+    if os.environ.get("SHARD"):  # SHARD=i/n: every n-th case from the i-th (one GPU call each)
+        i, n = map(int, os.environ["SHARD"].split("/"))
+        cases = cases[i::n]
 
     def build_one(case):
         """nvcc -O3 of one harness (every core builds one at a time: a toolkit's headers make
@@ -169,9 +182,16 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
             print(f"{key}: BUILD FAILED {case['error'][-300:]}", flush=True)
         else:
             try:
-                report = analyze_as_compiled(load_kernels(str(ROOT / case["fixture"]))[
-                    case.get("key", key)]())
-                agreement = compare_counts(report, measure_command([str(exe)], key))
+                kernel = load_kernels(str(ROOT / case["fixture"]))[case.get("key", key)]()
+                # the user's build, as `analyze --as-compiled FILE.cu` counts it (prepare
+                # cases hold no instance: NVRTC's build of the generated CUDA)
+                build = original_build(case, folder) if "instance" in case else None
+                report = analyze_as_compiled(kernel, build=build, arrays=zeroed(kernel))
+                measured = measure_command([str(exe)], key)
+                agreement = compare_counts(report, measured)
+                if build is not None:
+                    case.update(registers_predicted=build.registers,
+                                registers_measured=measured.registers)
             except Exception as err:  # noqa: BLE001 - one case's failure is its result
                 case["error"] = f"{type(err).__name__}: {err}"[-2000:]
                 print(f"{case.get('key', key)}: ERROR {case['error'][-300:]}", flush=True)
@@ -181,9 +201,94 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
                 print(f"{case.get('key', key)} ({case['cu']}, nvcc): counters "
                       f"{'ok' if agreement.ok else 'DISAGREE'}: " +
                       "; ".join(f"{c.what} {c.predicted}/{c.measured}"
-                                for c in agreement.checks), flush=True)
+                                for c in agreement.checks) +
+                      (f"; registers {case['registers_predicted']}/"
+                       f"{case['registers_measured']}" if build is not None else ""),
+                      flush=True)
         results.append(case)
         (out / "results.json").write_text(json.dumps(results, indent=1))
+
+
+def original_build(case: dict, folder: pathlib.Path):
+    """The nvcc build `analyze --as-compiled` counts for a corpus case: the original file
+    with the case's macros, include folders and flags (as its harness is built)."""
+    from gpu_backend.original import build_original
+    from smemsim.cuda import Instance
+    inst = case["instance"]
+    instance = Instance(inst["name"], None if inst["template_args"] is None else
+                        tuple(inst["template_args"]), tuple(inst["types"]),
+                        tuple(inst["values"]), tuple(str(ROOT / f) for f in inst["files"]))
+    includes = [str(ROOT / d) for d in case.get("includes", [])]
+    if (folder / "include").is_dir():
+        includes.append(str(folder / "include"))
+    try:
+        import nvidia.cublas
+        includes.append(str(pathlib.Path(list(nvidia.cublas.__path__)[0]) / "include"))
+    except ImportError:
+        pass
+    return build_original(str(ROOT / "tests" / "corpus" / case["cu"]), instance,
+                          defines=case["defines"], include_dirs=includes,
+                          flags=case.get("flags", []))
+
+
+def zeroed(kernel) -> dict:
+    """The harness's inputs: every global array zeroed (scalars at their defaults)."""
+    import numpy as np
+
+    from kernels_ir import resolve_launch
+    launch = resolve_launch(kernel)
+    return {g.name: np.zeros(int(launch.lengths[g.name]), g.dtype.np_type)
+            for g in kernel.globals}
+
+
+def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> None:
+    """Predictions of `--as-compiled` on the original files (nvcc), here, against the
+    counters a GPU run already measured (`run`'s results.json): the harnesses and their
+    builds are unchanged, so the measurements stand. The analysis is given the harness's
+    inputs (arrays zeroed), so that data-dependent kernels count the same launch."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.measure import CounterCheck
+    from smemsim.loader import load_kernels
+    cases = {c["harness"]: c for c in json.loads((folder / "cases.json").read_text())}
+    results = []
+    for old in json.loads(measured.read_text()):
+        case = cases.get(old["harness"])
+        if case is None or "counters" not in old:
+            continue
+        case = dict(case, counters_nvrtc=old["counters"])
+        try:
+            build = original_build(case, folder)
+            kernel = load_kernels(str(ROOT / case["fixture"]))[case.get("key", case["kernel"])]()
+            report = analyze_as_compiled(kernel, build=build, arrays=zeroed(kernel))
+        except Exception as err:  # noqa: BLE001 - one case's failure is its result
+            case["error"] = f"{type(err).__name__}: {err}"[-2000:]
+            print(f"{case['key']}: ERROR {case['error'][-300:]}", flush=True)
+            results.append(case)
+            continue
+        classes = dict(report.classes)
+        get = lambda c, f: getattr(classes[c], f) if c in classes else 0  # noqa: E731
+        predicted = {"load requests": get("ld", "requests"),
+                     "load wavefronts": get("ld", "wavefronts") + get("ldsm", "wavefronts"),
+                     "store requests": get("st", "requests"),
+                     "store wavefronts": get("st", "wavefronts") + get("stsm", "wavefronts")}
+        for c in ("ldsm", "stsm", "atom", "ldgsts"):
+            predicted[f"{c} requests"] = get(c, "requests")
+        predicted["atom wavefronts"] = get("atom", "wavefronts")
+        checks = []
+        for c in old["counters"]:
+            p = predicted.get(c["what"])
+            if p is None:
+                continue
+            exact = "requests" in c["what"]
+            checks.append(CounterCheck(c["what"], p, c["measured"],
+                                       p == c["measured"] if exact else c["measured"] >= p))
+        ok = all(c.ok for c in checks)
+        case.update(counters_ok=ok, compiler=list(report.compiler), registers=build.registers,
+                    counters=[dataclasses.asdict(c) for c in checks])
+        print(f"{case['key']} ({case['cu']}): {'ok' if ok else 'DISAGREE'}: " +
+              "; ".join(f"{c.what} {c.predicted}/{c.measured}" for c in checks), flush=True)
+        results.append(case)
+    out.write_text(json.dumps(results, indent=1))
 
 
 if __name__ == "__main__":
@@ -191,5 +296,7 @@ if __name__ == "__main__":
         prepare(pathlib.Path(sys.argv[2]))
     elif sys.argv[1:2] == ["prepare-corpus"]:
         prepare_corpus(pathlib.Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["recount"]:
+        recount(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4]))
     else:
         run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), sys.argv[4:])

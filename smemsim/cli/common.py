@@ -136,6 +136,42 @@ def compile_or_explain(kernel, arch: str, verb: str):
                           "without it") from None
 
 
+def build_or_explain(args, key: str, kernel, verb: str):
+    """What --as-compiled and --regs compile count: for a `.cu`, the user's own nvcc build
+    (their -D, -I and --nvcc-flag; gpu_backend.original); where nvcc is not installed, or
+    for a kernels file or CUDA held in Python, NVRTC's build of the generated CUDA (said on
+    stderr for a `.cu`). A file nvcc cannot build is a one-line input error."""
+    from ..loader import is_cuda
+    if is_cuda(args.file) and pathlib.Path(args.file).suffix != ".py":
+        import sys
+
+        from gpu_backend.compile import CompileError, ToolMissing
+        from gpu_backend.original import build_original
+
+        from ..cuda import instantiation
+        options = cuda_options(args)
+        try:
+            return build_original(args.file, instantiation(args.file, options, key),
+                                  arch=args.arch, defines=options.defines,
+                                  include_dirs=options.include_dirs,
+                                  flags=getattr(args, "nvcc_flag", None) or ())
+        except ToolMissing as err:
+            print(f"note: {verb}: {err}; counting NVRTC's build of the CUDA regenerated from "
+                  "the import instead", file=sys.stderr)
+        except CompileError as err:
+            raise KernelError(f"{verb}: {_first_error(str(err))} (build flags: -D, -I and "
+                              "--nvcc-flag, as your build has them)") from None
+    return compile_or_explain(kernel, args.arch, verb)
+
+
+def _first_error(log: str) -> str:
+    """nvcc's log in one line: the first line that says `error`, else its first line."""
+    head, _, rest = log.partition("\n")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()]
+    first = next((line for line in lines if "error" in line), lines[0] if lines else "")
+    return f"{head.rstrip(':')}: {first}" if first else head
+
+
 def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=None):
     """The calculator for a kernel; registers and static smem from a compile if asked (the
     one given, or a new one)."""

@@ -193,6 +193,23 @@ def compile_json(c: Compiled, rerun: Report | None) -> dict[str, Any]:
     return out
 
 
+def own_build_json(kernel, build, rerun: Report) -> dict[str, Any]:
+    """A `.cu` as nvcc builds it (gpu_backend.original): resources, per site the width
+    counted, and the analysis of what it emitted."""
+    widths = dict(rerun.compiled_widths)
+    return {"kind": "compile", "kernel": kernel.name, "arch": build.arch,
+            "registers": build.registers, "local_bytes": build.local,
+            "stack_bytes": build.stack, "static_smem": build.static_smem,
+            "symbol": build.function, "command": list(build.command),
+            "widths_ok": not widths,
+            "sites": [{"site": s.site, "ok": s.site not in widths,
+                       "stated_width": s.access_bytes,
+                       "counted_width": widths.get(s.site, s.access_bytes)}
+                      for s in kernel.sites()],
+            "notes": list(rerun.compiler), "compiled_widths": widths,
+            "compiled_analysis": report_json(rerun)}
+
+
 def gpu_run_json(r: GpuRun) -> dict[str, Any]:
     """A GPU launch compared with the interpreter."""
     return {"kind": "run", "kernel": r.kernel, "device": r.device, "arch": r.arch,

@@ -71,6 +71,10 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
+    g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
+                   help="a flag of your nvcc build, for --as-compiled and --regs compile, "
+                        "which build the file with nvcc, -D and -I (repeatable; "
+                        "--nvcc-flag=-use_fast_math)")
 
 
 def cuda_options(args, with_params: bool = False):
@@ -113,7 +117,8 @@ def cuda_flags_given(args) -> list[str]:
     return [flag for flag, value in (
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-        ("--length", args.length)) if value]
+        ("--length", args.length), ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
+        if value]
 
 
 def add_regs(p: argparse.ArgumentParser, helptext: str, required: bool = False) -> None:

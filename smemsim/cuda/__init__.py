@@ -9,6 +9,7 @@ file's text, its name included, is only ever data.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Callable
 
 from kernels_ir import Kernel, KernelError
@@ -17,8 +18,8 @@ from .errors import CudaImportError
 from .parse import first_error, short, split_top_level, template_param_name, text
 from .unit import DEFAULT_LENGTH, Options, Unit
 
-__all__ = ["CudaImportError", "DEFAULT_LENGTH", "Options", "import_kernels", "kernel_keys",
-           "signature", "write_kernels_file"]
+__all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_kernels",
+           "instantiation", "kernel_keys", "signature", "write_kernels_file"]
 
 
 def import_kernels(path: str, options: Options | None = None,
@@ -85,6 +86,57 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
         return matches
     raise CudaImportError(f"{unit.path.name} has no kernel '{wanted}'; it has "
                           f"{', '.join(out)}")
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What the user's own build must contain for one kernel key: the kernel's name and, for
+    a template, its arguments as C++ (from the values read, never the text given); the
+    files the preprocessor read (the main file and its includes)."""
+
+    name: str
+    template_args: tuple[str, ...] | None
+    types: tuple[str, ...]          # per template argument: the IR type of a value, or the
+    values: tuple                   # type itself for a type argument; the value or type name
+    files: tuple[str, ...]
+
+    @property
+    def cxx(self) -> str | None:
+        """`k<128, 8>` (an instantiation nvcc can be asked for), None for a plain kernel."""
+        if self.template_args is None:
+            return None
+        return f"{self.name}<{', '.join(self.template_args)}>"
+
+
+def instantiation(path: str, options: Options | None, key: str) -> Instance:
+    """The Instance of kernel `key` of a CUDA file (its template arguments bound as the
+    import binds them)."""
+    from .lower import KernelLowering
+    unit = Unit(path, options)
+    keys = kernel_keys(unit, key)
+    node, args = keys[key] if key in keys else next(iter(keys.values()))
+    lowering = KernelLowering(unit, node, args, key)
+    lowering.bind_template()
+    targs = None
+    if node.parent is not None and node.parent.type == "template_declaration":
+        targs = tuple(_cxx_argument(kind, value, dtype)
+                      for kind, value, dtype in lowering.instance)
+    return Instance(unit.name_of(node), targs, tuple(d for _, _, d in lowering.instance),
+                    tuple(v for _, v, _ in lowering.instance), tuple(unit.pp.files))
+
+
+def _cxx_argument(kind: str, value, dtype: str) -> str:
+    """A bound template argument as C++: a type name from the importer's tables, or a
+    number (with the suffix a value beyond int needs)."""
+    if kind == "type":
+        return value
+    if dtype == "bool":
+        return "true" if value else "false"
+    if isinstance(value, float):
+        raise CudaImportError(f"template argument {value!r}: not an integer")
+    if -2**31 <= value < 2**31:
+        return str(value)
+    return f"{value}LL" if value < 0 else f"{value}ULL"
 
 
 def _check_lengths(unit: Unit, kernels: list) -> None:

@@ -100,6 +100,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         # "return", "flag": the local, "owner": the loop or function node}
         self.exits: list[dict] = []
         self.returns: list[dict] = []        # the inlined calls being lowered, innermost last
+        # the template arguments bound, in the template's order: ("type", C++ type name) or
+        # ("value", number, IR type name), as read (never as the text given)
+        self.instance: list[tuple] = []
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> SourceLoc:
@@ -258,6 +261,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                     raise self.error(p, f"template parameter '{pname}' = {t}: not a type the "
                                         "IR has")
                 self.types[pname] = t
+                self.instance.append(("type", t, t))
             else:
                 e = self.u.expr_text(value, self) if isinstance(value, str) else \
                     self.expr(value)
@@ -268,6 +272,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                                         "not a compile-time constant")
                 dtype = self.dtype(p.child_by_field_name("type"), p)
                 self.scopes[0][pname] = Sym("const", const(v, BY_NAME[dtype]), dtype)
+                self.instance.append(("value", v, dtype))
         if given:
             raise self.error(parent, f"'{self.name}' has no template parameter "
                                      f"{', '.join(given)}")

@@ -10,11 +10,14 @@ from kernels_ir import (
 )
 
 from .parse import short, text, walk
+
+INTEGERS = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
 from .symbols import (
     Sym,
     fold,
     jump_owner,
     may_exit,
+    number,
     register_type,
     touches_memory,
     truth_value,
@@ -78,6 +81,7 @@ class FlowMixin:
         cond = node.child_by_field_name("condition")
         update = node.child_by_field_name("update")
         self.scopes.append({})
+        outer = None
         try:
             if init is not None and init.type == "declaration":
                 decls = [c for c in init.named_children if c.type == "init_declarator"]
@@ -89,10 +93,21 @@ class FlowMixin:
                 start = self.expr(first.child_by_field_name("value"))
                 for extra in rest:  # for (int i = 0, j = n; ...): j is a local of the loop
                     self.init_declarator(extra, dtype, 1, False, init)
+            elif self.counted_over_outer(node, init, cond, update):
+                # `for (i = 0; i < n; i++)` over a local declared outside, which the body
+                # neither assigns nor jumps out of: a counted loop (its trip count visible,
+                # as nvcc sees it), the local set to its start first and, after each
+                # iteration, to the value C's update gives it (so it holds the exit value)
+                name = text(init.child_by_field_name("left"))
+                outer = self.lookup(name, init)
+                dtype = outer.dtype
+                start = self.expr(init.child_by_field_name("right"))
+                with self.at(init):
+                    self.kb.assign(outer.value, number(start, dtype))
             else:
-                # `for (i = 0; ...)` over a variable declared outside (it keeps its last value
-                # after the loop), or no variable: the C loop as it runs, a while loop with
-                # the update at the end of the body
+                # `for (i = 0; ...)` over a variable declared outside that the body assigns or
+                # jumps out of, or no variable: the C loop as it runs, a while loop with the
+                # update at the end of the body
                 self.general_for(node, unroll)
                 return
             if cond is None:
@@ -132,11 +147,40 @@ class FlowMixin:
                         self.loop_body(node, body, restart, extra_updates)
                     finally:
                         self.scopes.pop()
+                    if outer is not None:
+                        with self.at(update):
+                            self.kb.assign(outer.value, number(
+                                ref + step if upd is None else upd(ref), dtype))
             finally:
                 self.exits = outer_exits
 
         finally:
             self.scopes.pop()
+
+    def counted_over_outer(self, node, init, cond, update) -> bool:
+        """Whether `for (i = e; cond; update)` is a counted loop over a local integer `i`
+        declared outside: the condition reads it, the update updates it, and the body
+        neither assigns it, takes its address, nor leaves by break, continue, return or
+        goto."""
+        if init.type != "assignment_expression" or cond is None or update is None or \
+                text(init.child_by_field_name("operator")) != "=" or \
+                init.child_by_field_name("left").type != "identifier":
+            return False
+        name = text(init.child_by_field_name("left"))
+        if not any(n.type == "identifier" and text(n) == name for n in walk(cond)) or \
+                not updates_variable(update, name):
+            return False
+        sym = next((scope[name] for scope in reversed(self.scopes) if name in scope), None)
+        if sym is None or sym.kind != "local" or sym.dtype not in INTEGERS:
+            return False
+        for n in walk(node.child_by_field_name("body")):
+            if n.type in ("break_statement", "continue_statement", "return_statement",
+                          "goto_statement") or \
+                    (n.type in ("assignment_expression", "update_expression") and
+                     updates_variable(n, name)) or \
+                    (n.type == "pointer_expression" and text(n).replace(" ", "") == "&" + name):
+                return False
+        return True
 
     def general_for(self, node, unroll) -> None:
         """`for (; cond; update)` with no loop variable: a while loop with the update last."""

@@ -8,7 +8,7 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from .. import jsonout, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, busy, compile_or_explain, input_sources, inputs, kernels, occupancy_of,
+    EXIT_GATE, EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
     print_json, say, swept,
 )
 from ..options import (
@@ -22,17 +22,18 @@ def add_arguments(p) -> None:
     """analyze's options."""
     add_common(p)
     add_kernels(p)
-    add_regs(p, "registers per thread for occupancy, or 'compile' to compile the generated "
-                "CUDA with NVRTC and use the cubin's count")
+    add_regs(p, "registers per thread for occupancy, or 'compile' for the count of the "
+                "build --as-compiled counts")
     p.add_argument("--fail-on-excess", type=ratio, metavar="RATIO",
                    help="exit 1 when excess wavefronts exceed RATIO x ideal (at any sweep point)")
     p.add_argument("--min-occupancy", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy (needs --regs) is below FRACTION")
     add_sweep(p, "totals")
     p.add_argument("--as-compiled", action="store_true",
-                   help="compile with NVRTC and count what the compiler emitted: sites it "
-                        "widened or merged re-costed at their SASS width, sites it folded "
-                        "away dropped (docs/as-compiled.md)")
+                   help="count what the compiler emitted (a .cu as nvcc builds it, with -D, "
+                        "-I and --nvcc-flag; a kernels file by NVRTC): sites it widened or "
+                        "merged re-costed at their SASS width, sites it folded away dropped "
+                        "(docs/as-compiled.md)")
     add_loop_limit(p)
 
 
@@ -47,14 +48,12 @@ def execute(args, console: Console) -> int:
         compiled = None
         if args.as_compiled or args.regs == "compile":
             with busy(console, args, f"compiling {kernel.name}"):
-                compiled = compile_or_explain(kernel, args.arch,
-                                              "--as-compiled" if args.as_compiled else
-                                              "--regs compile")
+                compiled = build_or_explain(args, name, kernel,
+                                            "--as-compiled" if args.as_compiled else
+                                            "--regs compile")
         with busy(console, args, f"tracing {kernel.name}"):
             if args.as_compiled:
-                from gpu_backend.as_compiled import analyze_as_compiled
-                r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays,
-                                        compiled=compiled, loop_limit=args.loop_limit)
+                r = _as_compiled(kernel, params, args.arch, arrays, compiled, args.loop_limit)
             else:
                 r = analyze(kernel, params, arch=args.arch, arrays=arrays,
                             loop_limit=args.loop_limit)
@@ -83,7 +82,10 @@ def execute(args, console: Console) -> int:
 
 
 def _compiler_hint(compiled) -> list[str]:
-    """A one-line hint when the SASS differs from the IR (plain analyze with --regs compile)."""
+    """A one-line hint when the SASS differs from the IR (plain analyze with --regs compile
+    of NVRTC's build; the user's own build is compared line by line only by --as-compiled)."""
+    if not hasattr(compiled, "sites"):
+        return []
     changed = [s for s in compiled.sites if not s.ok]
     if changed or compiled.unattributed:
         return [f"note: the compiler changed {len(changed)} site(s) (`smemsim compile` shows "
@@ -114,14 +116,23 @@ def _point(task):
     """One point of --sweep: (report, occupancy) (a worker's task: module-level)."""
     kernel, params, arch, arrays, regs, compiled, as_compiled, limit = task
     if as_compiled:
-        from gpu_backend.as_compiled import analyze_as_compiled
-        r = analyze_as_compiled(kernel, params, arch=arch, arrays=arrays, compiled=compiled,
-                                loop_limit=limit)
+        r = _as_compiled(kernel, params, arch, arrays, compiled, limit)
     else:
         r = analyze(kernel, params, arch=arch, arrays=arrays, loop_limit=limit)
     occ = occupancy_of(kernel, arch, regs, params, compiled=compiled) if regs is not None \
         else None
     return r, occ
+
+
+def _as_compiled(kernel, params, arch, arrays, compiled, limit):
+    """The analysis of what the compiler emitted: `compiled` is the user's nvcc build of a
+    .cu (gpu_backend.original) or NVRTC's Compiled of the generated CUDA."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.original import OriginalBuild
+    mine = isinstance(compiled, OriginalBuild)
+    return analyze_as_compiled(kernel, params, arch=arch, arrays=arrays,
+                               compiled=None if mine else compiled,
+                               build=compiled if mine else None, loop_limit=limit)
 
 
 def _sweep(args, console: Console, params: dict) -> int:
@@ -132,8 +143,8 @@ def _sweep(args, console: Console, params: dict) -> int:
         compiled = None
         if args.as_compiled or args.regs == "compile":  # one compile serves every point:
             with busy(console, args, f"compiling {kernel.name}"):  # parameters are arguments
-                compiled = compile_or_explain(kernel, args.arch, "--as-compiled" if
-                                              args.as_compiled else "--regs compile")
+                compiled = build_or_explain(args, name, kernel, "--as-compiled" if
+                                            args.as_compiled else "--regs compile")
         rows = swept(args, console, kernel, params, _point,
                      lambda p, kernel=kernel, name=name, compiled=compiled: (
                          kernel, p, args.arch, inputs(args, name, kernel, p), args.regs,

@@ -6,10 +6,11 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from .. import jsonout, render
-from ..common import EXIT_OK, busy, compile_or_explain, inputs, kernels, print_json, say
+from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, print_json, say
 from ..options import add_common, add_kernels, parse_params
 
-HELP = "compile with NVRTC (no GPU needed): registers, SASS width check, re-analysis"
+HELP = ("compile (no GPU needed; a .cu as nvcc builds it, a kernels file with NVRTC): "
+        "registers, SASS width check, re-analysis")
 
 
 def add_arguments(p) -> None:
@@ -24,7 +25,11 @@ def execute(args, console: Console) -> int:
     docs = []
     for name, kernel in kernels(args):
         with busy(console, args, f"compiling {kernel.name}"):
-            c = compile_or_explain(kernel, args.arch, "compile")
+            c = build_or_explain(args, name, kernel, "compile")
+        if not hasattr(c, "sites"):  # a .cu: the user's own nvcc build
+            doc = _own_build(args, console, name, kernel, c, params)
+            docs.append(doc)
+            continue
         rerun, unexplained = None, None
         if not c.widths_ok:
             from gpu_backend.as_compiled import analyze_as_compiled
@@ -57,3 +62,23 @@ def execute(args, console: Console) -> int:
     if args.json:
         print_json(console, docs)
     return EXIT_OK
+
+
+def _own_build(args, console: Console, name: str, kernel, build, params) -> dict:
+    """A `.cu` as nvcc builds it: its resources, and the analysis of what it emitted."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    with busy(console, args, f"tracing {kernel.name}"):
+        rerun = analyze_as_compiled(kernel, params, arch=args.arch, build=build,
+                                    arrays=inputs(args, name, kernel, params))
+    doc = jsonout.own_build_json(kernel, build, rerun)
+    if not args.json:
+        say(console, f"{kernel.name} for {build.arch}: {build.registers} registers, "
+                     f"{build.local} B local (spills), {build.static_smem} B static shared "
+                     "memory")
+        for note in rerun.compiler:
+            say(console, "  " + note)
+        if rerun.compiled_widths:
+            say(console, "the compiler changed the kernel; the analysis of what it emitted "
+                         "(`analyze --as-compiled`, docs/as-compiled.md):")
+            console.print(render.report_table(rerun))
+    return doc

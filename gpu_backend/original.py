@@ -1,0 +1,467 @@
+"""Build the user's own CUDA file with nvcc and read its SASS by file:line (`--as-compiled`
+and `--regs compile` on a `.cu`).
+
+The program counted is the one the user's build makes: their file, their -D/-I and nvcc
+flags, compiled to a cubin with line information (host code is parsed, as in their build,
+but not compiled). A template kernel the file does not instantiate itself is instantiated
+by a second translation unit of one line, `void *p = (void *)&k<128, 8>;`, whose arguments
+are the values the importer read (numbers and type names from its tables), never text from
+the command line or the file. The user's file reaches nvcc by `-include PATH`, an argument,
+so no name of theirs is ever written into source.
+
+Every shared-memory instruction of the kernel's SASS keeps its file and line; an IR site
+has the file and line it was read from, so the two meet at a source line. Where several
+sites share a line (the copies of an unrolled loop, two accesses in one statement), the
+line's instructions are shared out among them in program order (`attribute`), and what
+gpu_backend.as_compiled then checks against the trace (a wide instruction covers
+neighbouring copies only where their addresses are consecutive) decides what is counted.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels_ir import Kernel
+from kernels_ir.stmt import Loop, walk
+from smemsim.cache import cache_dir, store
+
+from .compile import (
+    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, ToolMissing, _resources,
+    find_tool, parse_loops, parse_sass, static_smem,
+)
+
+# options that would make nvcc build something other than the cubin we read
+_REFUSED = ("-o", "--output-file", "-c", "--compile", "-E", "--preprocess", "-M", "-cubin",
+            "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-arch", "--gpu-architecture",
+            "-gencode", "--generate-code", "-code", "--gpu-code", "-run", "--run", "-lib",
+            "--lib", "-link", "--link")
+
+_SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)", re.M)
+
+
+@dataclass(frozen=True)
+class OriginalBuild:
+    """One kernel of the user's own nvcc build: its resources and its shared-memory SASS,
+    each instruction's `line` a key of `places` (a (file, line) of the source)."""
+
+    path: str
+    arch: str
+    function: str                     # the kernel's symbol in the cubin
+    command: tuple[str, ...]          # the nvcc command (the user's file as `-include`)
+    registers: int
+    stack: int
+    cubin_smem: int
+    local: int
+    sass: str                         # the function's SASS
+    accesses: tuple[SassAccess, ...]  # `line`: (real path, line) of the source
+    loops: tuple[SassLoop, ...]       # likewise
+
+    @property
+    def static_smem(self) -> int:
+        """Static shared memory as the driver reports it (see Compiled.static_smem)."""
+        return static_smem(self.arch, self.cubin_smem)
+
+    @staticmethod
+    def key(loc) -> tuple[str, int] | None:
+        """The line of an IR location as the SASS names lines (None: no location)."""
+        return None if loc is None else (os.path.realpath(loc.file), loc.line)
+
+    @staticmethod
+    def where(key: tuple[str, int]) -> str:
+        """A line in words: `file.cu:42`."""
+        return f"{os.path.basename(key[0])}:{key[1]}"
+
+
+@dataclass(frozen=True)
+class Attributed:
+    """The original build's instructions shared out among the sites of a (written-out)
+    kernel: what gpu_backend.as_compiled reads from a Compiled."""
+
+    sites: tuple[SiteCheck, ...]
+    unattributed: tuple[SassAccess, ...]
+    loops: tuple[SassLoop, ...]
+    loop_lines: tuple                 # per Loop of the kernel in walk() order: its line key
+    groups: tuple                     # ((sites, lowest address first), opcode): one wide
+    #                                   instruction each, the trace shows them consecutive
+    unproven: frozenset               # sites a wide instruction may cover but no group was
+    #                                   found for: counted as stated
+    where: object                     # line key -> words
+
+    def shared_opcodes(self) -> list[str]:
+        """Every shared-memory opcode, sorted."""
+        return sorted([a.opcode for s in self.sites for a in s.found] +
+                      [a.opcode for a in self.unattributed])
+
+
+def nvcc_version(nvcc: str) -> str:
+    """The release line of `nvcc --version`."""
+    out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    return next((line for line in out.splitlines() if "release" in line), out.strip())
+
+
+def check_flags(flags) -> tuple[str, ...]:
+    """The user's extra nvcc flags, refusing those that change what is built (one line)."""
+    for f in flags:
+        name = f.split("=", 1)[0]
+        if name in _REFUSED or (name.startswith(("-arch", "-gencode", "-code")) and
+                                name not in ("-arch", "-gencode", "-code")):
+            raise CompileError(f"--nvcc-flag {f}: smemsim chooses this itself (the cubin, "
+                               "--arch, the file); leave it out")
+    return tuple(flags)
+
+
+def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
+                   include_dirs=(), flags=()) -> OriginalBuild:
+    """nvcc's build of the kernel `instance` (smemsim.cuda.Instance) of the user's file, for
+    `arch`, with their macros, include folders and flags; cached by every input."""
+    nvcc = find_tool("nvcc")
+    flags = check_flags(flags)
+    command = [nvcc, "-cubin", f"-arch={arch}", "-lineinfo", "-w"]
+    command += [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
+    command += [f"-I{os.path.abspath(d)}" for d in include_dirs]
+    command += list(flags)
+    command += ["-include", os.path.abspath(path)]
+    unit = "" if instance.cxx is None else \
+        f"void *smemsim_instance = (void *)&{instance.cxx};\n"
+    key = hashlib.sha256(json.dumps([
+        command[1:], unit, nvcc_version(nvcc), CACHE_FORMAT,
+        [(f, hashlib.sha256(_read(f)).hexdigest()) for f in instance.files],
+    ]).encode()).hexdigest()
+    folder = cache_dir("nvcc")
+    cached = folder / f"{key}.json" if folder is not None else None
+    stored = _load(cached)
+    if stored is None:
+        stored = _compile(command, unit)
+        if cached is not None:
+            store(cached, json.dumps(stored).encode())
+    sass, resources = stored["sass"], stored["resources"]
+    function = _function(sass, instance)
+    text = sass[function]
+
+    def place(file: str, line: int) -> tuple[str, int]:
+        return os.path.realpath(file), line
+    res = resources.get(function, {})
+    return OriginalBuild(path, arch, function, tuple(command), res.get("REG", 0),
+                         res.get("STACK", 0), res.get("SHARED", 0), res.get("LOCAL", 0), text,
+                         tuple(parse_sass(text, place)), parse_loops(text, place))
+
+
+CACHE_FORMAT = 1  # bump when what is stored changes
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _load(path) -> dict | None:
+    """A cached build, checked field by field (a bad entry is a miss)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(data, dict) and isinstance(data.get("sass"), dict) and \
+        isinstance(data.get("resources"), dict) and \
+        all(isinstance(k, str) and isinstance(v, str) for k, v in data["sass"].items()) and \
+        all(isinstance(v, dict) and all(isinstance(n, int) for n in v.values())
+            for v in data["resources"].values())
+    return data if ok else None
+
+
+def _compile(command: list[str], unit: str) -> dict:
+    """Run nvcc; {"sass": function -> SASS, "resources": function -> {REG: .., ...}}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source, cubin = os.path.join(tmp, "smemsim_instance.cu"), os.path.join(tmp, "k.cubin")
+        with open(source, "w") as f:
+            f.write(unit)
+        done = subprocess.run([*command, "-o", cubin, source], capture_output=True, text=True)
+        if done.returncode:
+            raise CompileError(f"nvcc could not build the file:\n{done.stderr.strip()}")
+        sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", cubin], capture_output=True,
+                              text=True, check=True).stdout
+        functions = _split(sass)
+        return {"sass": functions,
+                "resources": {name: _resources(cubin, name) for name in functions}}
+
+
+def _split(sass: str) -> dict[str, str]:
+    """nvdisasm's output, one text per function."""
+    marks = list(_SECTION.finditer(sass))
+    return {m.group(1): sass[m.start():marks[i + 1].start() if i + 1 < len(marks) else None]
+            for i, m in enumerate(marks)}
+
+
+# ---------------------------------------------------------------- which function
+
+_BUILTIN = {"f": "f32", "d": "f64", "i": "i32", "j": "u32", "h": "u8", "a": "i8", "c": "i8",
+            "s": "i16", "t": "u16", "l": "i64", "x": "i64", "m": "u64", "y": "u64",
+            "b": "bool"}
+
+
+def _function(sass: dict, instance) -> str:
+    """The symbol of the instance's kernel among the build's functions."""
+    named = {sym: parsed for sym in sass if (parsed := demangle(sym)) is not None and
+             parsed[0] == instance.name}
+    if len(named) == 1:
+        return next(iter(named))
+    if instance.template_args is not None:
+        from smemsim.cuda.symbols import TYPES
+        want = [(t, v) if t != v else ("type", TYPES.get(v, v))
+                for t, v in zip(instance.types, instance.values)]
+        for sym, (_, args) in named.items():
+            if args is not None and len(args) == len(want) and all(
+                    a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
+                    for a, w in zip(args, want)):
+                return sym
+    if not named:
+        raise CompileError(f"nvcc's build has no kernel '{instance.name}' (it has: "
+                           f"{', '.join(sass) or 'none'})")
+    raise CompileError(f"nvcc's build has {len(named)} kernels named '{instance.name}' "
+                       f"({', '.join(named)}) and none is clearly {instance.cxx}")
+
+
+def demangle(symbol: str):
+    """(name, template arguments or None) of a kernel symbol: a plain name (extern "C"), or
+    an Itanium-mangled function `_Z..` with its template arguments read where they are
+    numbers (`("i32", 128)`) or types (`("type", "f32")`, a named type as its name;
+    anything else as `("?", text)`); None when it is neither."""
+    if not symbol.startswith("_Z"):
+        return (symbol, None) if re.fullmatch(r"[A-Za-z_]\w*", symbol) else None
+    i, name = 2, None
+    if symbol.startswith("_ZN"):
+        i = 3
+        while i < len(symbol) and symbol[i].isdigit():
+            name, i = _source_name(symbol, i)
+            if i < len(symbol) and symbol[i] == "I":
+                break
+    else:
+        if i < len(symbol) and symbol[i].isdigit():
+            name, i = _source_name(symbol, i)
+    if name is None:
+        return None
+    if i >= len(symbol) or symbol[i] != "I":
+        return name, None
+    args, i = [], i + 1
+    while i < len(symbol) and symbol[i] != "E":
+        if symbol[i] == "L":  # a literal: L <type> <number> E
+            m = re.compile(r"L([a-z])(n?)(\d+)E").match(symbol, i)
+            if m is None:
+                return name, None
+            value = int(m.group(3)) * (-1 if m.group(2) else 1)
+            args.append((_BUILTIN.get(m.group(1), "?"), value))
+            i = m.end()
+        elif symbol[i] in _BUILTIN:
+            args.append(("type", _BUILTIN[symbol[i]]))
+            i += 1
+        elif symbol[i].isdigit():
+            ident, i = _source_name(symbol, i)
+            from smemsim.cuda.symbols import TYPES
+            args.append(("type", TYPES.get(ident, ident)))
+        else:
+            return name, None
+    return name, tuple(args)
+
+
+def _source_name(symbol: str, i: int) -> tuple[str, int]:
+    m = re.compile(r"(\d+)").match(symbol, i)
+    n = int(m.group(1))
+    return symbol[m.end():m.end() + n], m.end() + n
+
+
+# ---------------------------------------------------------------- sharing out a line
+
+def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
+    """The build's instructions shared out among `kernel`'s sites by source line (`tr`,
+    the kernel's trace, says which accesses a wide instruction can cover): where a line's
+    instructions are exactly what its sites state (or a whole multiple of it: a loop still
+    looping, unrolled partly), each site gets its own; else, per kind, each wide
+    instruction goes to a group of sites whose accesses the trace shows at consecutive,
+    aligned addresses (`groups`), each instruction of the stated width to one of the sites
+    left, in program order. Sites left with none have none (a common subexpression),
+    except where a wide instruction found no group (`unproven`: counted as stated).
+    Instructions on a line with no site first join the line above that lacks them
+    (_reattach: a statement over several lines)."""
+    unrolled = set()
+    for s in walk(kernel.body):
+        if isinstance(s, Loop) and s.unroll:
+            unrolled |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+    by_line: dict = {}
+    for s in kernel.sites():
+        by_line.setdefault(build.key(s.loc), []).append(s)
+    pending: dict = {}
+    for a in build.accesses:
+        pending.setdefault(a.line, []).append(a)
+    _reattach(by_line, pending)
+    found, groups, unproven = {}, [], set()
+    signatures = _Signatures(tr)
+    for line, sites in by_line.items():
+        left = _share(sites, pending.pop(line, []) if line is not None else [], found,
+                      groups, unproven, signatures)
+        if line is not None and left:
+            pending[line] = left
+    checks = tuple(SiteCheck(s.site, s.op, s.access_bytes, tuple(found.get(s.site, ())),
+                             s.site in unrolled) for s in kernel.sites())
+    left = tuple(sorted((a for rest in pending.values() for a in rest),
+                        key=lambda a: a.address))
+    loops = tuple(build.key(s.loc) for s in walk(kernel.body) if isinstance(s, Loop))
+    return Attributed(checks, left, build.loops, loops, tuple(groups), frozenset(unproven),
+                      build.where)
+
+
+def _share(sites, accesses, found: dict, groups: list, unproven: set, signatures) -> list:
+    """Share one line's instructions among its sites (program order); returns the
+    instructions left over."""
+    rest = sorted(accesses, key=lambda a: a.address)
+    expected = Counter((k, s.access_bytes) for s in sites for k in EXPECTED_SASS[s.op])
+    times = _times(Counter((a.kind, a.width) for a in rest), expected)
+    if times:
+        for s in sites:
+            mine = []
+            for kind in EXPECTED_SASS[s.op]:
+                for _ in range(times):
+                    a = next(a for a in rest if a.kind == kind and a.width == s.access_bytes)
+                    rest.remove(a)
+                    mine.append(a)
+            found[s.site] = mine
+        return rest
+    for s in sites:
+        found[s.site] = []
+    for kind in sorted({k for s in sites for k in EXPECTED_SASS[s.op]}):
+        mine = [s for s in sites if EXPECTED_SASS[s.op] == (kind,)]
+        ins = [a for a in rest if a.kind == kind]
+        if not mine or not ins:
+            continue
+        free = list(mine)
+        width = mine[0].access_bytes
+        if all(s.access_bytes == width for s in mine):
+            lost = False
+            for a in [a for a in ins if a.width > width and a.width % width == 0]:
+                group = signatures.group(free, a.width // width, width)
+                if group is None:
+                    lost = True
+                    continue
+                found[group[0].site] = [a]
+                groups.append((tuple(x.site for x in group), a.opcode))
+                rest.remove(a)
+                free = [x for x in free if x not in group]
+            for s in free:
+                a = next((a for a in rest if a.kind == kind), None)
+                if a is None:
+                    if lost:
+                        unproven.add(s.site)
+                    continue
+                rest.remove(a)
+                found[s.site] = [a]
+        else:  # mixed widths on one line: in program order, each the next instruction
+            for s in free:
+                a = next((a for a in rest if a.kind == kind), None)
+                if a is not None:
+                    rest.remove(a)
+                    found[s.site] = [a]
+    for s in sites:  # a CAS loop's two kinds: its own instructions, where there are
+        kinds = EXPECTED_SASS[s.op]
+        if len(kinds) > 1:
+            for k in kinds:
+                a = next((a for a in rest if a.kind == k), None)
+                if a is not None:
+                    rest.remove(a)
+                    found[s.site].append(a)
+    return rest
+
+
+def _reattach(by_line: dict, pending: dict) -> None:
+    """Instructions on a line with no site: nvcc may put a statement's access on any of its
+    lines (`regN[i] =` on one line, `Bs[...]` on the next, the LDS on the second); they
+    join the nearest line above in the same file (at most 8 lines above) that has sites,
+    where those sites have fewer bytes of that kind of instruction than they state."""
+    for line in sorted(k for k in pending if k not in by_line):
+        above = [k for k in by_line if k is not None and k[0] == line[0] and
+                 line[1] - 8 <= k[1] < line[1]]
+        if not above:
+            continue
+        nearest = max(above)
+        for kind in sorted({a.kind for a in pending[line]}):
+            stated = sum(s.access_bytes for s in by_line[nearest]
+                         if EXPECTED_SASS[s.op] == (kind,))
+            have = sum(a.width for a in pending.get(nearest, ()) if a.kind == kind)
+            if have < stated:
+                moving = [a for a in pending[line] if a.kind == kind]
+                pending.setdefault(nearest, []).extend(moving)
+                pending[line] = [a for a in pending[line] if a.kind != kind]
+        if not pending[line]:
+            del pending[line]
+
+
+class _Signatures:
+    """Each site's requests as a multiset of address patterns, to find the sites whose
+    accesses are one site's moved by whole steps (the neighbours a wide instruction
+    covers)."""
+
+    def __init__(self, tr):
+        self.tr = tr
+        self.memo: dict = {}
+
+    def of(self, site: int, shift: int = 0):
+        key = (site, shift)
+        if key not in self.memo:
+            st = self.tr.sites[site]
+            moved = np.where(st.patterns >= 0, st.patterns + shift, -1)
+            out: Counter = Counter()
+            for row, count in zip(moved, st.counts):
+                out[row.tobytes()] += int(count)
+            self.memo[key] = frozenset(out.items())
+        return self.memo[key]
+
+    def group(self, free: list, k: int, width: int):
+        """k sites of `free`, the first at addresses aligned to k * width and site i's
+        accesses the first's moved by i * width, in every request; None if none."""
+        if self.tr is None or k < 2:
+            return None
+        index: dict = {}
+        for s in free:
+            if s.site in self.tr.sites:
+                index.setdefault(self.of(s.site), []).append(s)
+        for s in free:
+            st = self.tr.sites.get(s.site)
+            if st is None or not len(st.patterns):
+                continue
+            active = st.patterns >= 0
+            if (st.patterns[active] % (k * width)).any():
+                continue
+            members = [s]
+            for i in range(1, k):
+                match = next((t for t in index.get(self.of(s.site, i * width), ())
+                              if t not in members), None)
+                if match is None:
+                    break
+                members.append(match)
+            if len(members) == k:
+                return members
+        return None
+
+
+def _times(have: Counter, expected: Counter) -> int:
+    """m when `have` is exactly m times `expected` (m >= 1), else 0."""
+    if not expected or set(have) != set(expected):
+        return 0
+    first = next(iter(expected))
+    m, r = divmod(have[first], expected[first])
+    return m if m and not r and all(have[k] == m * expected[k] for k in expected) else 0
+
+
+def missing_tool_message(err: ToolMissing) -> str:
+    """Why the user's own build cannot be made here, in one line."""
+    return f"{err}: counting NVRTC's build of the CUDA regenerated from the import instead"

@@ -1,0 +1,224 @@
+"""`--as-compiled` and `--regs compile` on a `.cu`: the user's own nvcc build, read by
+file:line (gpu_backend.original). The nvcc tests are skipped, with the reason, where the
+toolkit is not installed."""
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+
+import pytest
+
+from gpu_backend.compile import CompileError, ToolMissing, find_tool
+from gpu_backend.original import _load, check_flags, demangle
+from tests.test_cli import cli, cli_streams
+
+ROOT = pathlib.Path(__file__).resolve().parent
+SGEMM_2D = ROOT / "corpus" / "sgemm_cuda" / "5_kernel_2D_blocktiling.cuh"
+
+
+@pytest.fixture
+def nvcc():
+    """nvcc, nvdisasm and cuobjdump, or a skip saying what is missing."""
+    try:
+        return find_tool("nvcc"), find_tool("nvdisasm"), find_tool("cuobjdump")
+    except ToolMissing as err:
+        pytest.skip(f"the user's own build needs the CUDA toolkit's nvcc: {err}")
+
+
+@pytest.fixture
+def no_cache(monkeypatch):
+    """Every build made afresh (the cache's own test turns it back on)."""
+    monkeypatch.setenv("SMEMSIM_CACHE", "")
+
+
+def test_demangle_reads_kernel_names_and_template_arguments():
+    assert demangle("_Z18sgemm2DBlocktilingILi128ELi128ELi8ELi8ELi8EEviiifPKfS1_fPf") == (
+        "sgemm2DBlocktiling", (("i32", 128),) * 2 + (("i32", 8),) * 3)
+    assert demangle("_Z6kerneli") == ("kernel", None)
+    assert demangle("reduce_sum") == ("reduce_sum", None)  # extern "C"
+    assert demangle("_ZN2ns1kIfLj4ELin3EEEvPf") == ("k", (("type", "f32"), ("u32", 4),
+                                                          ("i32", -3)))
+    assert demangle("_Z1kI6__halfEvPS0_") == ("k", (("type", "f16"),))
+    assert demangle("$x") is None
+
+
+def test_flags_that_change_what_is_built_are_refused():
+    assert check_flags(["-use_fast_math", "-maxrregcount=64", "-include", "cstdint"]) == (
+        "-use_fast_math", "-maxrregcount=64", "-include", "cstdint")
+    for bad in ("-o", "-arch=sm_80", "--gpu-architecture=sm_80", "-gencode=arch=compute_80",
+                "-E", "-ptx"):
+        with pytest.raises(CompileError, match="smemsim chooses this itself"):
+            check_flags([bad])
+
+
+def test_a_bad_cache_entry_is_a_miss(tmp_path):
+    entry = tmp_path / "e.json"
+    for text in ("{", "[]", '{"sass": {"k": 1}, "resources": {}}',
+                 '{"sass": {"k": "x"}, "resources": {"k": {"REG": "96"}}}'):
+        entry.write_text(text)
+        assert _load(entry) is None
+    entry.write_text('{"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}')
+    assert _load(entry) == {"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}
+
+
+def _sgemm_2d(tmp_path, *more):
+    """analyze of siboehm's 2D-blocktiling SGEMM (tests/corpus) at 1024^3, as JSON; a stub
+    cublas_v2.h stands in for the toolkit's (the kernel does not use it)."""
+    (tmp_path / "cublas_v2.h").write_text("")
+    code, out, err = cli_streams(
+        "analyze", str(SGEMM_2D), "--kernel", "sgemm2DBlocktiling<128, 128, 8, 8, 8>",
+        "--param", "M=1024", "--param", "N=1024", "--param", "K=1024", "--param", "alpha=1",
+        "--param", "beta=0", "--launch-grid", "8,8", "--launch-block", "256",
+        "--length", "A=M*K", "--length", "B=K*N", "--length", "C=M*N", "-I", str(tmp_path),
+        "--json", *more)
+    assert code == 0, out + err
+    return json.loads(out)["results"][0], err
+
+
+def test_sgemm_counts_the_program_nvcc_builds_from_the_file(tmp_path, nvcc, no_cache):
+    """nvcc keeps the dotIdx loop a loop and unrolls the i loops in it: per warp and dotIdx,
+    8 LDS of As (stride BK: not mergeable) and 2 LDS.128 of Bs (i = 0-3, 4-7). 64 blocks x
+    8 warps x 128 tiles x 8 dotIdx = 524,288 warp-iterations: 5,242,880 load requests, as
+    an H100 measured on the nvcc -O3 build (docs/validation.md); NVRTC's build of the
+    regenerated CUDA gave 8,388,608. Wavefronts: As 2 per request (two rows of the tile),
+    Bs.128 8 per request: 524,288 x (8 x 2 + 2 x 8) = 16,777,216, also measured."""
+    doc, _ = _sgemm_2d(tmp_path, "--as-compiled")
+    assert (doc["load"]["requests"], doc["load"]["wavefronts"]) == (5_242_880, 16_777_216)
+    assert (doc["store"]["requests"], doc["store"]["wavefronts"]) == (524_288, 524_288)
+    notes = doc["as_compiled"]["notes"]
+    assert notes[0].startswith("compiler: counting 5_kernel_2D_blocktiling.cuh as nvcc "
+                               "builds it (_Z18sgemm2DBlocktilingILi128ELi128ELi8ELi8ELi8EE")
+    assert "compiler: site 3 (line 85): iterations merged into LDS.128 2 time(s): " \
+           "i_2=0-3; i_2=4-7" in notes
+    assert not any("belongs to no IR site" in n for n in notes)
+
+
+def test_registers_are_those_of_the_users_build(tmp_path, nvcc, no_cache):
+    """--regs compile on a .cu reads the kernel's registers from nvcc's build of the file;
+    checked against cuobjdump on a build made here another way (the file #included by a
+    translation unit that launches the instance)."""
+    doc, _ = _sgemm_2d(tmp_path, "--regs", "compile")
+    unit = tmp_path / "launch.cu"
+    unit.write_text(f'#include "{SGEMM_2D}"\nvoid go(float *a) {{ '
+                    "sgemm2DBlocktiling<128, 128, 8, 8, 8><<<1, 256>>>(1, 1, 1, 1.0f, a, a, "
+                    "0.0f, a); }\n")
+    cubin = tmp_path / "k.cubin"
+    subprocess.run([nvcc[0], "-cubin", "-arch=sm_90", "-I", str(tmp_path), "-o", str(cubin),
+                    str(unit)], check=True, capture_output=True)
+    usage = subprocess.run([nvcc[2], "--dump-resource-usage", str(cubin)], check=True,
+                           capture_output=True, text=True).stdout
+    registers = int(usage.split("REG:")[1].split()[0])
+    assert doc["occupancy"]["registers_per_thread"] == registers
+
+
+KERNELS = """\
+template <int STRIDE>
+__global__ void strided(float *out)
+{
+    __shared__ float s[1024];
+    s[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    float r[2];
+    for (int i = 0; i < 2; ++i) {
+        r[i] =
+            s[(threadIdx.x * STRIDE) % 512 +
+              512 * i];
+    }
+    out[threadIdx.x] = r[0] + r[1];
+}
+
+void host(float *d)
+{
+    strided<1><<<1, 256>>>(d);
+    strided<2><<<1, 256>>>(d);
+}
+"""
+
+
+def test_the_instance_asked_for_and_a_statement_over_two_lines(tmp_path, nvcc, no_cache):
+    """Two instances launched: `strided<2>` is the one counted (its symbol is named). The
+    load's statement starts on line 9, where the site is; nvcc puts both LDS (the loop
+    unrolled) on line 11, the index's last line: they join the site. Stride 2: lanes l and
+    l + 16 of a warp hit one bank at different words, so each of the 8 warps' 2 loads costs
+    2 wavefronts: 16 requests, 32 wavefronts."""
+    cu = tmp_path / "strided.cu"
+    cu.write_text(KERNELS)
+    code, out = cli("analyze", str(cu), "--kernel", "strided<2>", "--as-compiled", "--json")
+    assert code == 0, out
+    doc = json.loads(out)["results"][0]
+    assert (doc["load"]["requests"], doc["load"]["wavefronts"]) == (16, 32)
+    notes = doc["as_compiled"]["notes"]
+    assert "(_Z7stridedILi2EEvPf:" in notes[0]
+    assert notes[1:] == ["compiler: every site compiled as stated; the counts are unchanged"]
+
+
+def test_a_file_nvcc_cannot_build_is_one_line(tmp_path, nvcc, no_cache):
+    cu = tmp_path / "needs.cu"
+    cu.write_text("#include <missing_header.h>\n" + KERNELS)
+    code, out, err = cli_streams("analyze", str(cu), "--kernel", "strided<1>", "--as-compiled",
+                                 "-I", str(tmp_path))
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "nvcc could not build the file" in err and "needs.cu:1" in err
+    assert "missing_header.h" in err
+
+
+def test_without_nvcc_the_regenerated_cuda_is_counted_and_said(tmp_path, monkeypatch,
+                                                               no_cache, capsys):
+    from tests.conftest import require_nvrtc
+    require_nvrtc()
+    import gpu_backend.original as original
+
+    def no_nvcc(name):
+        if name == "nvcc":
+            raise ToolMissing("nvcc not found: install the CUDA toolkit")
+        return find_tool(name)
+    monkeypatch.setattr(original, "find_tool", no_nvcc)
+    cu = tmp_path / "strided.cu"
+    cu.write_text(KERNELS)
+    code, out, err = cli_streams("analyze", str(cu), "--kernel", "strided<2>",
+                                 "--as-compiled", "--json")
+    assert code == 0
+    err += capsys.readouterr().err
+    assert "note: --as-compiled: nvcc not found" in err
+    assert "counting NVRTC's build of the CUDA regenerated from the import instead" in err
+    assert json.loads(out)["results"][0]["load"]["requests"] == 16
+
+
+def test_nvcc_flags_are_only_for_a_cuda_file():
+    code, out = cli("analyze", "transpose", "--nvcc-flag=-use_fast_math")
+    assert code == 2 and "--nvcc-flag: only for a CUDA file" in out
+
+
+def test_the_cache_serves_a_second_build(tmp_path, nvcc, monkeypatch):
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    cu = tmp_path / "strided.cu"
+    cu.write_text(KERNELS)
+    first = cli("analyze", str(cu), "--kernel", "strided<1>", "--as-compiled", "--json")
+    entries = list((tmp_path / "cache" / "nvcc").glob("*.json"))
+    assert len(entries) == 1
+    entries[0].write_text("not json")  # a damaged entry: built again, never trusted
+    assert cli("analyze", str(cu), "--kernel", "strided<1>", "--as-compiled",
+               "--json") == first
+    assert json.loads(entries[0].read_text())["resources"]
+
+
+def test_compile_of_a_cu_and_a_loop_that_stores_four_iterations_at_once(nvcc, no_cache):
+    """hardware-effects' bank-conflicts kernel (one warp) zeroes its 4,096-word array from
+    thread 0: `for (int i = 0; i < MEMORY_SIZE; i++) sharedMem[i] = 0;`. nvcc keeps the loop
+    and stores four iterations per STS.128: 1,024 store instructions of one lane, 1 wavefront
+    each; then 10,000 read-modify-write stores, 4 wavefronts each (offset 4: lanes 0, 8, 16
+    and 24 share a bank): 11,024 store requests and 41,024 wavefronts, as the H100 measured
+    on the nvcc -O3 build (docs/validation.md)."""
+    cu = ROOT / "corpus" / "hardware_effects_gpu" / "bank-conflicts" / "bank-conflicts.cu"
+    code, out = cli("compile", str(cu), "--param", "offset=4", "--json")
+    assert code == 0, out
+    doc = json.loads(out)["results"][0]
+    assert doc["symbol"] == "_Z6kerneli" and doc["registers"] > 0
+    assert doc["sites"][0] == {"site": 0, "ok": False, "stated_width": 4,
+                               "counted_width": 16}
+    store = doc["compiled_analysis"]["store"]
+    assert (store["requests"], store["wavefronts"]) == (11_024, 41_024)
+    assert any("the loop over i (line 23) runs 4 iterations per STS.128" in n
+               for n in doc["notes"])
