@@ -312,12 +312,27 @@ def parse_loops(text: str, place=None) -> tuple[SassLoop, ...]:
                  if target in labels and labels[target] <= address)
 
 
+def parse_resources(text: str) -> dict[str, dict[str, int]]:
+    """`cuobjdump --dump-resource-usage` output: function -> {"REG": .., "SHARED": .., ...}
+    (each function's own line; a cubin of several kernels lists each in turn)."""
+    out = {}
+    for part in text.split("Function ")[1:]:
+        name, _, rest = part.partition(":")
+        line = rest.strip().splitlines()[0] if rest.strip() else ""
+        out[name.strip()] = {k: int(v) for k, v in
+                             re.findall(r"(\w+(?:\[\d+\])?):(\d+)", line)}
+    return out
+
+
+def cubin_resources(cubin_path: str) -> dict[str, dict[str, int]]:
+    """Every function's resources in a cubin (parse_resources of cuobjdump's report)."""
+    return parse_resources(subprocess.run(
+        [find_tool("cuobjdump"), "--dump-resource-usage", cubin_path], capture_output=True,
+        text=True, check=True).stdout)
+
+
 def _resources(cubin_path: str, kernel: str) -> dict[str, int]:
-    text = subprocess.run([find_tool("cuobjdump"), "--dump-resource-usage", cubin_path],
-                          capture_output=True, text=True, check=True).stdout
-    block = text.split(f"Function {kernel}:", 1)[-1]
-    values = dict(re.findall(r"(\w+(?:\[\d+\])?):(\d+)", block))
-    return {k: int(v) for k, v in values.items()}
+    return cubin_resources(cubin_path).get(kernel, {})
 
 
 def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import shutil
 import subprocess
 import sys
@@ -77,8 +78,10 @@ def _chosen(ncu: str) -> dict[str, str | None]:
     out = {}
     for field, names in METRICS.items():
         names = (names,) if isinstance(names, str) else names
-        out[field] = next((n for n in names if n.rsplit(".", 1)[0] in known or n in known),
-                          None)
+        # launch__ metrics (launch statistics) are not in --query-metrics' list, but always
+        # there
+        out[field] = next((n for n in names if n.rsplit(".", 1)[0] in known or
+                           n.startswith("launch__")), None)
     missing = [f for f in ("load_requests", "store_requests", "load_wavefronts",
                            "store_wavefronts") if out[f] is None]
     if missing:
@@ -116,10 +119,20 @@ def measure_command(argv: list[str], kernel_name: str, timeout: int = 300) -> Me
     name_col, value_col = header.index("Metric Name"), header.index("Metric Value")
     values = {}
     for r in body:
-        values[r[name_col]] = int(float(r[value_col].replace(",", "")))
+        # ncu prints "nan" or "n/a" for a counter it could not collect: unmeasured
+        try:
+            number = float(r[value_col].replace(",", ""))
+        except ValueError:
+            number = math.nan
+        values[r[name_col]] = int(number) if math.isfinite(number) else None
     missing = [m for m in names if m not in values]
     if missing:
         raise MeasureError(f"ncu did not report {missing}")
+    required = ("load_requests", "store_requests", "load_wavefronts", "store_wavefronts",
+                "load_conflicts", "store_conflicts")
+    unread = [chosen[f] for f in required if values.get(chosen[f]) is None]
+    if unread:
+        raise MeasureError(f"ncu reported no value (nan) for {', '.join(unread)}")
     return Measured(**{f: None if m is None else values[m] for f, m in chosen.items()})
 
 

@@ -34,7 +34,7 @@ from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
 
 from .compile import (
-    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, ToolMissing, _resources,
+    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, ToolMissing, cubin_resources,
     find_tool, parse_loops, parse_sass, static_smem,
 )
 
@@ -154,7 +154,7 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
                          tuple(parse_sass(text, place)), parse_loops(text, place))
 
 
-CACHE_FORMAT = 1  # bump when what is stored changes
+CACHE_FORMAT = 2  # bump when what is stored changes (2: resources per function fixed)
 
 
 def _read(path: str) -> bytes:
@@ -193,8 +193,9 @@ def _compile(command: list[str], unit: str) -> dict:
         sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", cubin], capture_output=True,
                               text=True, check=True).stdout
         functions = _split(sass)
-        return {"sass": functions,
-                "resources": {name: _resources(cubin, name) for name in functions}}
+        resources = cubin_resources(cubin)
+        return {"sass": functions, "resources": {name: resources.get(name, {})
+                                                 for name in functions}}
 
 
 def _split(sass: str) -> dict[str, str]:
@@ -386,7 +387,8 @@ def _reattach(by_line: dict, pending: dict) -> None:
     """Instructions on a line with no site: nvcc may put a statement's access on any of its
     lines (`regN[i] =` on one line, `Bs[...]` on the next, the LDS on the second); they
     join the nearest line above in the same file (at most 8 lines above) that has sites,
-    where those sites have fewer bytes of that kind of instruction than they state."""
+    where those sites lack at least as many bytes of that kind of instruction as they
+    bring."""
     for line in sorted(k for k in pending if k not in by_line):
         above = [k for k in by_line if k is not None and k[0] == line[0] and
                  line[1] - 8 <= k[1] < line[1]]
@@ -397,7 +399,8 @@ def _reattach(by_line: dict, pending: dict) -> None:
             stated = sum(s.access_bytes for s in by_line[nearest]
                          if EXPECTED_SASS[s.op] == (kind,))
             have = sum(a.width for a in pending.get(nearest, ()) if a.kind == kind)
-            if have < stated:
+            moving = sum(a.width for a in pending[line] if a.kind == kind)
+            if have + moving <= stated:  # only what the sites lack, never more
                 moving = [a for a in pending[line] if a.kind == kind]
                 pending.setdefault(nearest, []).extend(moving)
                 pending[line] = [a for a in pending[line] if a.kind != kind]

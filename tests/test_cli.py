@@ -3,6 +3,8 @@ import io
 import json
 import pathlib
 
+import pytest
+
 from rich.console import Console
 
 from smemsim.cli import run
@@ -355,3 +357,57 @@ def test_ctrl_c_says_what_was_kept_and_exits_130(monkeypatch):
     assert (code, out) == (130, "")
     assert err.strip() == ("interrupted: 2 of 4 points are kept in the cache; run the same "
                            "sweep again to compute only the others")
+
+
+def test_a_data_file_that_cannot_be_the_array_is_one_line(tmp_path):
+    """--data is checked against the array it fills, whether or not the analysis reads it
+    (transpose's src: 65,536 f32 at n=256): never reshaped, converted or taken in part;
+    a file numpy cannot read without pickles is input, not an internal error (exit 2)."""
+    import numpy as np
+    cases = {
+        "text.npy": (b"hello\n", "not a .npy file"),
+        "short.npy": (None, "100 elements; 'src' has 65,536 at these parameters"),
+        "square.npy": (None, "a 2-D array (256, 256); 'src' is 1-D (65,536 elements)"),
+        "double.npy": (None, "float64 elements; 'src' holds f32 (float32)"),
+        "objects.npy": (None, "Object arrays cannot be loaded when allow_pickle=False"),
+        "cut.npy": (None, "EOF"),
+    }
+    np.save(tmp_path / "short.npy", np.zeros(100, np.float32))
+    np.save(tmp_path / "square.npy", np.zeros((256, 256), np.float32))
+    np.save(tmp_path / "double.npy", np.zeros(65536))
+    np.save(tmp_path / "objects.npy", np.array([{}], dtype=object), allow_pickle=True)
+    (tmp_path / "cut.npy").write_bytes((tmp_path / "short.npy").read_bytes()[:100])
+    (tmp_path / "text.npy").write_bytes(b"hello\n")
+    for name, (_, message) in cases.items():
+        code, out = cli("analyze", "transpose", "--kernel", "naive", "--data",
+                        f"src={tmp_path / name}")
+        assert code == 2 and message in out and "internal error" not in out, (name, out)
+
+
+def test_stdout_on_a_full_disk_is_the_environment_not_a_bug():
+    """`smemsim analyze ... > /dev/full`: one line on stderr, exit 2 (was 3, "a bug")."""
+    import subprocess
+    import sys
+    if not pathlib.Path("/dev/full").exists():
+        pytest.skip("this system has no /dev/full")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "smemsim", "analyze", "transpose",
+                               "--kernel", "naive"], stdout=full, stderr=subprocess.PIPE,
+                              cwd=ROOT)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip() == \
+        "error: cannot write the output: No space left on device"
+
+
+def test_an_unwritable_csv_is_the_environment(tmp_path):
+    code, out = cli("sweep", "transpose", "--kernel", "naive", "-p", "n=32,64", "--csv",
+                    str(tmp_path / "missing" / "x.csv"))
+    assert code == 2 and f"{tmp_path / 'missing' / 'x.csv'}: No such file or directory" in out
+    code, out = cli("sweep", "transpose", "--kernel", "naive", "-p", "n=32,64", "--csv",
+                    str(tmp_path))
+    assert code == 2 and f"{tmp_path}: Is a directory" in out
+
+
+def test_nvcc_flags_only_where_a_cu_is_built_with_nvcc():
+    code, out = cli("sweep", "transpose", "--kernel", "naive", "--nvcc-flag=-G")
+    assert code == 2 and "unrecognized arguments: --nvcc-flag=-G" in out

@@ -222,3 +222,60 @@ def test_compile_of_a_cu_and_a_loop_that_stores_four_iterations_at_once(nvcc, no
     assert (store["requests"], store["wavefronts"]) == (11_024, 41_024)
     assert any("the loop over i (line 23) runs 4 iterations per STS.128" in n
                for n in doc["notes"])
+
+
+def test_each_function_keeps_its_own_resources():
+    """cuobjdump lists every function of a cubin in turn: a kernel's registers are those on
+    its own line (shfl_scan.cu's uniform_add has 10, the last function listed 32)."""
+    from gpu_backend.compile import parse_resources
+    text = """
+Resource usage:
+ Common:
+  GLOBAL:0
+ Function _Z11uniform_addPiS_i:
+  REG:10 STACK:0 SHARED:1040 LOCAL:0 CONSTANT[0]:548 TEXTURE:0 SURFACE:0 SAMPLER:0
+ Function _Z18shfl_intimage_rowsPK5uint4PS_:
+  REG:32 STACK:0 SHARED:1536 LOCAL:0 CONSTANT[0]:544 TEXTURE:0 SURFACE:0 SAMPLER:0
+"""
+    got = parse_resources(text)
+    assert got["_Z11uniform_addPiS_i"]["REG"] == 10
+    assert got["_Z11uniform_addPiS_i"]["SHARED"] == 1040
+    assert got["_Z18shfl_intimage_rowsPK5uint4PS_"]["REG"] == 32
+
+
+def _fake_ncu(monkeypatch, values: dict):
+    """gpu_backend.measure against a stand-in ncu that knows every metric and prints
+    `values` (metric -> text) for the profiled launch."""
+    import types
+
+    import gpu_backend.measure as measure
+    monkeypatch.setattr(measure.shutil, "which", lambda name: "/fake/ncu")
+    monkeypatch.setattr(measure, "_KNOWN", {})
+    names = [n for v in measure.METRICS.values() for n in ((v,) if isinstance(v, str) else v)]
+
+    def run(cmd, **kw):
+        if "--query-metrics" in cmd:
+            return types.SimpleNamespace(stdout="\n".join(n.rsplit(".", 1)[0] + " x"
+                                                          for n in names), stderr="")
+        rows = ['"Kernel Name","Metric Name","Metric Value"'] + [
+            f'"k","{n}","{values.get(n, "7")}"' for n in cmd[cmd.index("--metrics") + 1]
+            .split(",")]
+        return types.SimpleNamespace(stdout="\n".join(rows), stderr="", returncode=0)
+    monkeypatch.setattr(measure.subprocess, "run", run)
+    return measure
+
+
+def test_a_counter_ncu_could_not_collect_is_unmeasured_or_an_error(monkeypatch):
+    """Rodinia's srad_cuda_2 got "nan" and "n/a" from ncu for counters: an optional counter
+    is then unmeasured (None), a required one a MeasureError naming it, never a
+    ValueError."""
+    measure = _fake_ncu(monkeypatch, {
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "nan",
+        "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum": "n/a",
+        "launch__registers_per_thread": "32"})
+    m = measure.measure_command(["./a.out"], "k")
+    assert m.atom_wavefronts is None and m.misc_wavefronts is None
+    assert m.registers == 32 and m.load_requests == 7
+    measure = _fake_ncu(monkeypatch, {"smsp__sass_inst_executed_op_shared_ld.sum": "nan"})
+    with pytest.raises(measure.MeasureError, match="no value \\(nan\\) for smsp__sass_inst"):
+        measure.measure_command(["./a.out"], "k")

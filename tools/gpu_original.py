@@ -193,8 +193,11 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
                     case.update(registers_predicted=build.registers,
                                 registers_measured=measured.registers)
             except Exception as err:  # noqa: BLE001 - one case's failure is its result
+                import traceback
                 case["error"] = f"{type(err).__name__}: {err}"[-2000:]
-                print(f"{case.get('key', key)}: ERROR {case['error'][-300:]}", flush=True)
+                case["traceback"] = traceback.format_exc()[-3000:]
+                print(f"{case.get('key', key)}: ERROR {case['error'][-300:]}\n"
+                      f"{case['traceback'][-1200:]}", flush=True)
             else:
                 case.update(counters_ok=agreement.ok, compiler=list(report.compiler),
                             counters=[dataclasses.asdict(c) for c in agreement.checks])

@@ -10,6 +10,7 @@ stdout); `--debug` shows the traceback.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import sys
 import traceback
@@ -101,6 +102,9 @@ def run(argv: list[str], console: Console | None = None,
         if debug:
             errors.print(traceback.format_exc(), markup=False, highlight=False, emoji=False)
         say(errors, f"error: {message}")
+        if isinstance(err, OSError) and err.errno in _FULL:
+            _silence_stdout()  # stdout on a full disk: Python's final flush would fail again
+            return code
         if "--json" in argv:
             print_json(console, [], error=jsonout.error_json(err, message, code),
                        exit_code=code)
@@ -114,6 +118,10 @@ def _classify(err: Exception) -> tuple[int, str]:
         return EXIT_INPUT, str(err)
     if isinstance(err, CompileError):
         return EXIT_INPUT, err.summary
+    if isinstance(err, OSError):  # the environment: a file, a folder, a disk, permissions
+        where = f"{err.filename}: " if err.filename else "cannot write the output: " \
+            if err.errno in _FULL else ""
+        return EXIT_INPUT, f"{where}{err.strerror or err}"
     if isinstance(err, MemoryError):
         return EXIT_INPUT, ("out of memory: the launch is too large to simulate here "
                             "(try a smaller size with --param)")
@@ -121,6 +129,10 @@ def _classify(err: Exception) -> tuple[int, str]:
                       "smemsim: please report it with the output of --debug")
 
 
+
+
+# a write that failed for want of room (stdout on /dev/full, a full disk or quota)
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 
 class _Console(Console):

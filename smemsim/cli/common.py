@@ -61,11 +61,43 @@ def _note_assumed_lengths(args, kernel) -> None:
 def inputs(args, key: str, kernel, params: dict):
     """The launch's inputs: --data files over the kernels file's ARRAYS (None: every array
     seeded random)."""
-    arrays = input_arrays(args.file, key, resolve_launch(kernel, params))
+    launch = resolve_launch(kernel, params)
+    arrays = input_arrays(args.file, key, launch)
     given = _data_files(args, kernel)
     if not given:
         return arrays
-    return {**(arrays or {}), **{name: np.load(path) for name, path in given.items()}}
+    dtypes = {g.name: g.dtype for g in kernel.globals}
+    loaded = {}
+    for name, path in given.items():
+        data, n, t = _npy(name, path), launch.lengths[name], dtypes[name]
+        # checked here, whether or not the analysis ends up reading the data: a file that
+        # cannot be this array's contents is a mistake, never reshaped or converted
+        if data.ndim != 1:
+            raise KernelError(f"--data {name}={path}: a {data.ndim}-D array {data.shape}; "
+                              f"'{name}' is 1-D ({n:,} elements): save array.ravel()")
+        if data.dtype != t.storage:
+            raise KernelError(f"--data {name}={path}: {data.dtype} elements; '{name}' holds "
+                              f"{t} ({t.storage}): save array.astype(numpy.{t.storage})")
+        if data.size != n:
+            raise KernelError(f"--data {name}={path}: {data.size:,} elements; '{name}' has "
+                              f"{n:,} at these parameters")
+        loaded[name] = data
+    return {**(arrays or {}), **loaded}
+
+
+def _npy(name: str, path) -> np.ndarray:
+    """A --data file: a .npy numpy reads without pickles, else a one-line input error."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(6)
+        if magic != b"\x93NUMPY":
+            raise KernelError(f"--data {name}={path}: not a .npy file (numpy.save writes one; "
+                              "this one does not start as a .npy file does)")
+        data = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as err:
+        raise KernelError(f"--data {name}={path}: not a .npy array numpy can read without "
+                          f"pickles ({err})") from None
+    return data
 
 
 def input_sources(args, key: str, kernel) -> dict[str, str]:
@@ -172,11 +204,14 @@ def _first_error(log: str) -> str:
     return f"{head.rstrip(':')}: {first}" if first else head
 
 
-def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=None):
+def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=None,
+                 source=None):
     """The calculator for a kernel; registers and static smem from a compile if asked (the
-    one given, or a new one)."""
+    one given, or a new one: `source`, (args, key), makes it the user's build of a .cu)."""
     if regs == "compile":
-        compiled = compiled or compile_or_explain(kernel, arch, "--regs compile")
+        if compiled is None:
+            compiled = build_or_explain(*source, kernel, "--regs compile") \
+                if source is not None else compile_or_explain(kernel, arch, "--regs compile")
         return kernel_occupancy(kernel, arch, compiled.registers, params, carveout,
                                 static_smem=compiled.static_smem)
     return kernel_occupancy(kernel, arch, regs, params, carveout)

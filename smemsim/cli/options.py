@@ -42,8 +42,10 @@ def _whole_number(text: str, option: str, most: int | None = None) -> int:
     return value
 
 
-def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
-    """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch."""
+def add_kernels(p: argparse.ArgumentParser, file_required: bool = True,
+                nvcc: bool = False) -> None:
+    """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch
+    (`nvcc`: the verb builds a `.cu` with nvcc, so it takes --nvcc-flag)."""
     if file_required:
         p.add_argument("file", help="a Python file with a KERNELS dict")
     else:
@@ -54,10 +56,10 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True) -> None:
     p.add_argument("--data", action="append", default=[], metavar="ARRAY=FILE.npy",
                    help="input data for a global array (repeatable), over the file's ARRAYS "
                         "and the seeded random default")
-    add_cuda(p)
+    add_cuda(p, nvcc)
 
 
-def add_cuda(p: argparse.ArgumentParser) -> None:
+def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
     """What a CUDA FILE (.cu) does not say: macros, launch, global array lengths."""
     g = p.add_argument_group("a CUDA FILE (.cu: imported first, as by `smemsim import`)")
     g.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
@@ -71,10 +73,11 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
-    g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
-                   help="a flag of your nvcc build, for --as-compiled and --regs compile, "
-                        "which build the file with nvcc, -D and -I (repeatable; "
-                        "--nvcc-flag=-use_fast_math)")
+    if nvcc:
+        g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
+                       help="a flag of your nvcc build, for what builds the file with nvcc, "
+                            "-D and -I (--as-compiled, --regs compile, compile; repeatable; "
+                            "--nvcc-flag=-use_fast_math)")
 
 
 def cuda_options(args, with_params: bool = False):

@@ -21,7 +21,7 @@ HELP = "wavefronts of every shared access site of a launch"
 def add_arguments(p) -> None:
     """analyze's options."""
     add_common(p)
-    add_kernels(p)
+    add_kernels(p, nvcc=True)
     add_regs(p, "registers per thread for occupancy, or 'compile' for the count of the "
                 "build --as-compiled counts")
     p.add_argument("--fail-on-excess", type=ratio, metavar="RATIO",

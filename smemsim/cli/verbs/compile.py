@@ -16,7 +16,7 @@ HELP = ("compile (no GPU needed; a .cu as nvcc builds it, a kernels file with NV
 def add_arguments(p) -> None:
     """compile's options."""
     add_common(p)
-    add_kernels(p)
+    add_kernels(p, nvcc=True)
 
 
 def execute(args, console: Console) -> int:

@@ -14,7 +14,7 @@ HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing eac
 def add_arguments(p) -> None:
     """fix's options."""
     add_common(p)
-    add_kernels(p)
+    add_kernels(p, nvcc=True)
     p.add_argument("site", type=int, nargs="?",
                    help="site number (default: every conflicted array)")
     add_regs(p, "registers per thread, to show each change's occupancy")
@@ -28,7 +28,8 @@ def execute(args, console: Console) -> int:
     for name, kernel in kernels(args):
         regs = args.regs
         if regs == "compile":
-            regs = occupancy_of(kernel, args.arch, "compile", params).registers_per_thread
+            regs = occupancy_of(kernel, args.arch, "compile", params,
+                                source=(args, name)).registers_per_thread
         arrays = inputs(args, name, kernel, params)
         with progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)

@@ -16,7 +16,7 @@ HELP = "blocks and warps per SM, limiters, what-if curves"
 def add_arguments(p) -> None:
     """occupancy's options."""
     add_common(p)
-    add_kernels(p, file_required=False)
+    add_kernels(p, file_required=False, nvcc=True)
     p.add_argument("--threads", type=int, help="threads per block")
     add_regs(p, "registers per thread, or 'compile' (needs a kernels FILE)", required=True)
     p.add_argument("--smem", type=int, help="static shared memory bytes")
@@ -40,8 +40,9 @@ def execute(args, console: Console) -> int:
                               "shared memory come from the kernel's launch and declarations; "
                               "change them with --param, or drop FILE to size a kernel by "
                               "numbers")
-        _, kernel = one_kernel(args)
-        o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout)
+        key, kernel = one_kernel(args)
+        o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout,
+                         source=(args, key))
     else:
         given = [flag for flag, value in (
             ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data))
