@@ -110,8 +110,9 @@ def _dask_map(fn: Callable, items: list, scheduler: str, progress, on_result=Non
                           "'smemsim[cluster]'") from None
     try:
         client = Client(scheduler, timeout=15)
-    except (OSError, TimeoutError) as err:
-        raise KernelError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
+    except (OSError, TimeoutError, ValueError, TypeError) as err:
+        # ValueError/TypeError: an address distributed cannot parse ('-1', 'abc', ...)
+        raise KernelError(f"cannot reach the Dask scheduler at {scheduler!r}: {err}") from None
     try:
         futures = client.map(fn, items, pure=False)
         index = {f.key: k for k, f in enumerate(futures)}

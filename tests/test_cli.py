@@ -411,3 +411,15 @@ def test_an_unwritable_csv_is_the_environment(tmp_path):
 def test_nvcc_flags_only_where_a_cu_is_built_with_nvcc():
     code, out = cli("sweep", "transpose", "--kernel", "naive", "--nvcc-flag=-G")
     assert code == 2 and "unrecognized arguments: --nvcc-flag=-G" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sweep", "transpose", "--kernel", "naive", "--arch", ","],
+     "--arch ',': no architecture named"),
+    (["import", "transpose", "--output", "x\x00y"], "argument 4 holds a NUL byte"),
+])
+def test_options_no_shell_would_send_are_input_errors(argv, message):
+    """Found by running every verb's every option with odd values (empty, ',', a NUL byte,
+    ...): these two were internal errors (exit 3)."""
+    code, out = cli(*argv)
+    assert code == 2 and message in out

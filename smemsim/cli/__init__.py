@@ -82,6 +82,9 @@ def run(argv: list[str], console: Console | None = None,
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
+        if any("\x00" in a for a in argv):  # no shell passes one; a path cannot hold one
+            raise UsageError(f"argument {next(i for i, a in enumerate(argv, 1) if chr(0) in a)}"
+                             " holds a NUL byte")
         if not argv or argv[0] not in VERBS:
             create_parser().parse_args(argv)  # prints help or the version, then exits
             raise UsageError("smemsim: give a verb (see smemsim --help)")

@@ -56,6 +56,9 @@ def execute(args, console: Console) -> int:
     key, kernel = one_kernel(args)
     axes = dict(_axis(item, "-p") for item in args.param)
     archs = [a.strip() for a in args.arch.split(",") if a.strip()]
+    if not archs:
+        raise KernelError(f"--arch {args.arch!r}: no architecture named (sm_90, or several: "
+                          "sm_80,sm_90)")
     layouts: dict[str, list[Layout]] = {}
     for item in args.pad:
         name, values = _axis(item, "--pad")
