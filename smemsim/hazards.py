@@ -77,6 +77,7 @@ class Fault:
     #            check in bounded memory), other
     message: str                 # the first block's fault, located
     blocks: int = 1              # blocks that hit a fault of this kind at this statement
+    loc: SourceLoc | None = None  # the statement's source line, where known
 
 
 @dataclass(frozen=True)
@@ -497,7 +498,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             if key in faults:
                 faults[key] = replace(faults[key], blocks=faults[key].blocks + 1)
             elif len(faults) < MAX_FAULTS:
-                faults[key] = Fault(kind, str(err))
+                faults[key] = Fault(kind, str(err), loc=getattr(err, "loc", None))
             if faulted >= MAX_FAULT_BLOCKS and pending:
                 left = sum(n for _, n in pending)
                 unchecked = (f"stopped after {faulted} faulting blocks: {left} block(s) not "

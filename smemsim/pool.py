@@ -38,23 +38,36 @@ def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
                  scheduler: str | None = None,
                  progress: Callable[[int, int], None] | None = None,
                  trial: bool = True,
-                 on_result: Callable[[int, object], None] | None = None) -> list:
+                 on_result: Callable[[int, object], None] | None = None,
+                 estimate: Callable[[float, int], None] | None = None) -> list:
     """fn(item) for every item, in order, on `jobs` local processes (default: every core) or
     on the Dask scheduler at `scheduler`; `progress(done, total)` after each item, and
     `on_result(index, result)` as each result arrives (so a caller can keep what finished
     before an interruption). Without `trial`, the pool starts at once (the caller knows the
-    items are heavy)."""
+    items are heavy). `estimate(seconds, workers)`, if given, is told after the first item
+    (run here, timed) how long the rest should take."""
     items = list(items)
     if scheduler:
         return _dask_map(fn, items, scheduler, progress, on_result)
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise KernelError(f"--jobs must be at least 1, got {jobs}")
-    if jobs > 1 and len(items) > 1 and not trial:
-        return _pool_map(fn, items, jobs, progress, 0, len(items), on_result)
     out = []
     started = time.perf_counter()
+    if estimate is not None and len(items) > 1:
+        out.append(fn(items[0]))
+        if on_result:
+            on_result(0, out[-1])
+        if progress:
+            progress(1, len(items))
+        workers = max(1, min(jobs, len(items) - 1))
+        estimate((time.perf_counter() - started) * (len(items) - 1) / workers, workers)
+    if jobs > 1 and len(items) > len(out) + 1 and not trial:
+        return out + _pool_map(fn, items[len(out):], jobs, progress, len(out), len(items),
+                               on_result)
     for n, item in enumerate(items):
+        if n < len(out):
+            continue
         if n and jobs > 1 and (time.perf_counter() - started) / n * (len(items) - n) \
                 > POOL_WORTH_S:
             return out + _pool_map(fn, items[n:], jobs, progress, n, len(items), on_result)
@@ -112,7 +125,7 @@ def _dask_map(fn: Callable, items: list, scheduler: str, progress, on_result=Non
         client = Client(scheduler, timeout=15)
     except (OSError, TimeoutError, ValueError, TypeError) as err:
         # ValueError/TypeError: an address distributed cannot parse ('-1', 'abc', ...)
-        raise KernelError(f"cannot reach the Dask scheduler at {scheduler!r}: {err}") from None
+        raise KernelError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     try:
         futures = client.map(fn, items, pure=False)
         index = {f.key: k for k, f in enumerate(futures)}

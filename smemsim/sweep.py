@@ -202,10 +202,12 @@ def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = No
           jobs: int | None = None, scheduler: str | None = None,
           cache: str | os.PathLike | None = None,
           progress: Callable[[int, int], None] | None = None,
-          trial: bool = True) -> SweepResult:
+          trial: bool = True,
+          estimate: Callable[[float, int, int], None] | None = None) -> SweepResult:
     """Evaluate every point (see the module docstring). `resources(kernel, arch)` gives
     (registers, static shared memory) from a compile, for `--regs compile`; `cache` is a
-    directory (None: no cache)."""
+    directory (None: no cache); `estimate(seconds, points, workers)` is told, after the
+    first point not in the cache, how long the others should take."""
     store = _Cache(cache, kernel, registers, resources, inputs) if cache is not None else None
     found = {i: r for i, p in enumerate(points)
              if store is not None and (r := store.get(p)) is not None}
@@ -223,8 +225,10 @@ def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = No
             store.put(points[todo[k]], r)
             kept.append(k)
     try:
+        told = None if estimate is None else \
+            (lambda seconds, workers: estimate(seconds, len(tasks), workers))
         fresh = parallel_map(evaluate, tasks, jobs=jobs, scheduler=scheduler, progress=tick,
-                             trial=trial, on_result=keep)
+                             trial=trial, on_result=keep, estimate=told)
     except KeyboardInterrupt:
         raise SweepInterrupted(len(found) + len(kept), len(points)) from None
     for i, r in zip(todo, fresh):

@@ -423,3 +423,87 @@ def test_options_no_shell_would_send_are_input_errors(argv, message):
     ...): these two were internal errors (exit 3)."""
     code, out = cli(*argv)
     assert code == 2 and message in out
+
+
+def test_at_80_columns_no_figure_is_cut():
+    """The site table leaves out whole columns (and says so) before it would cut a figure;
+    the sweep folds layout labels; the explain command stands whole on its own line."""
+    code, out = cli("analyze", str(ROOT / "examples" / "persistent_gemm.py"), width=80)
+    assert code == 0 and "…" not in out
+    assert "(left out at 80 columns: ideal; a wider terminal or --json shows every column)" \
+        in out
+    assert "\n  smemsim explain " in out and "7,864,320" in out
+    code, out = cli("sweep", str(ROOT / "examples" / "matmul_float_tiled.py"), "--kernel",
+                    "matmul_tiled32", "-p", "rowsA=1024,2048", "--arch", "sm_80,sm_90",
+                    "--regs", "32", "--pad", "tileA=0,1", "--swizzle", "tileB=none,3.2.3",
+                    width=80)
+    assert code == 0 and "…" not in out and "4,325,376" in out
+    code, out = cli("analyze", str(ROOT / "examples" / "persistent_gemm.py"), width=120)
+    assert "left out" not in out and " ideal " in out
+
+
+def test_options_and_help_agree_across_verbs(capsys):
+    """-p is --param everywhere; every verb's --help has examples and the terms; the
+    block-size curve has the sizes people choose (64 ... 1024 threads)."""
+    from smemsim.cli import VERBS
+    code, out = cli("analyze", "transpose", "--kernel", "naive", "-p", "n=64")
+    assert code == 0 and "parameters: n=64" in out
+    for verb in VERBS:
+        code, _ = cli(verb, "--help", width=100)
+        out = capsys.readouterr().out  # argparse prints help itself
+        assert code == 0 and "examples:\n  smemsim " + verb in out, verb
+        assert "excess = wavefronts - ideal" in out, verb
+    code, out = cli("occupancy", "--arch", "sm_90", "--threads", "256", "--regs", "32")
+    rows = [line.split()[0] for line in out.split("occupancy vs block_size")[1].splitlines()
+            if line.strip() and line.split()[0].isdigit()]
+    assert {"64", "128", "256", "512", "1024"} <= set(rows)
+
+
+RACY = """\
+__global__ void racy(float *out)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = out[threadIdx.x];
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64];
+}
+void host(float *d) { racy<<<1, 64>>>(d); }
+"""
+
+
+def test_sarif_for_code_scanning(tmp_path):
+    """--sarif writes SARIF 2.1.0: analyze's sites over the gate (errors; without a gate,
+    every site with excess, as warnings) and check's hazards, each at its source line."""
+    out_file = tmp_path / "a.sarif"
+    code, _ = cli("analyze", str(ROOT / "examples" / "transpose.cu"), "--fail-on-excess",
+                  "0.5", "--sarif", str(out_file))
+    doc = json.loads(out_file.read_text())
+    assert code == 1 and doc["version"] == "2.1.0"
+    (run,) = doc["runs"]
+    assert run["tool"]["driver"]["name"] == "smemsim"
+    (res,) = run["results"]
+    assert res["ruleId"] == "bank-conflict" and res["level"] == "error"
+    assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": 20,
+                                                                 "startColumn": 22}
+    assert "63,488 excess wavefronts over 2,048 requests" in res["message"]["text"]
+    cu = tmp_path / "racy.cu"
+    cu.write_text(RACY)
+    code, _ = cli("check", str(cu), "--length", "out=64", "--sarif", str(out_file))
+    results = json.loads(out_file.read_text())["runs"][0]["results"]
+    assert code == 1 and results and all(r["ruleId"] == "shared-race" for r in results)
+    lines = {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results}
+    assert lines <= {4, 5} and results[0]["locations"][0]["physicalLocation"][
+        "artifactLocation"]["uri"].endswith("racy.cu")
+
+
+def test_a_long_sweep_says_how_long_before_it_goes_on(monkeypatch, capsys, tmp_path):
+    """The first point is timed; a sweep expected to take long (30 s and more; here the
+    threshold is lowered to 0) says so on stderr, with the points and the workers."""
+    import smemsim.cli.verbs.sweep as sweep_verb
+    monkeypatch.setattr(sweep_verb, "ESTIMATE_FROM_S", 0.0)
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path))
+    code, _ = cli("sweep", "transpose", "--kernel", "naive", "-p", "n=32,64,96,128", "--jobs",
+                  "1")
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "note: sweep: 4 points to compute; the first took " in err
+    assert "on 1 worker(s) (Ctrl-C keeps every finished point in the cache)" in err

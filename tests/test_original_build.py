@@ -279,3 +279,18 @@ def test_a_counter_ncu_could_not_collect_is_unmeasured_or_an_error(monkeypatch):
     measure = _fake_ncu(monkeypatch, {"smsp__sass_inst_executed_op_shared_ld.sum": "nan"})
     with pytest.raises(measure.MeasureError, match="no value \\(nan\\) for smsp__sass_inst"):
         measure.measure_command(["./a.out"], "k")
+
+
+def test_codegen_of_a_file_is_one_file_nvcc_compiles(tmp_path, nvcc):
+    """examples/histogram.py has three kernels, two named `histogram`: codegen names them
+    by their keys (histogram_uniform, histogram_text), and nvcc compiles the output."""
+    code, out, _ = cli_streams("codegen", str(ROOT.parent / "examples" / "histogram.py"),
+                               width=200)
+    assert code == 0
+    names = [line.split("void ")[1].split("(")[0] for line in out.splitlines()
+             if "__global__" in line]
+    assert names == ["histogram_uniform", "histogram_text", "histogram_weighted"]
+    cu = tmp_path / "all.cu"
+    cu.write_text(out)
+    subprocess.run([nvcc[0], "-cubin", "-arch=sm_90", "-o", str(tmp_path / "a.cubin"),
+                    str(cu)], check=True, capture_output=True)

@@ -65,10 +65,21 @@ def _version() -> str:
         return "(not installed)"
 
 
+# what every verb's --help ends with: the words the reports use
+_TERMS = """\
+terms: a request is one warp's execution of a shared-memory instruction; a wavefront is one
+pass of the shared-memory pipeline (a request without bank conflicts takes as few as its
+bytes allow: its ideal); excess = wavefronts - ideal, what Nsight Compute calls bank
+conflicts."""
+
+
 def verb_parser(verb: str) -> argparse.ArgumentParser:
-    """The parser of one verb."""
+    """The parser of one verb (its --help ends with examples and the terms)."""
     module = verb_module(verb)
-    p = _Parser(prog=f"smemsim {verb}", description=module.HELP)
+    examples = getattr(module, "EXAMPLES", "")
+    p = _Parser(prog=f"smemsim {verb}", description=module.HELP,
+                formatter_class=argparse.RawDescriptionHelpFormatter,
+                epilog=(f"examples:\n{examples}\n\n" if examples else "") + _TERMS)
     module.add_arguments(p)
     return p
 

@@ -46,12 +46,14 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True,
                 nvcc: bool = False) -> None:
     """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch
     (`nvcc`: the verb builds a `.cu` with nvcc, so it takes --nvcc-flag)."""
+    what = ("a CUDA file (.cu, .cuh: read, never run), a kernels file (.py with a KERNELS "
+            "dict: Python that smemsim runs) or an installed example's name")
     if file_required:
-        p.add_argument("file", help="a Python file with a KERNELS dict")
+        p.add_argument("file", help=what)
     else:
-        p.add_argument("file", nargs="?", help="a kernels file (block and smem from a kernel)")
+        p.add_argument("file", nargs="?", help=what + " (block and smem from its kernel)")
     p.add_argument("--kernel", help="one kernel of the file (default: all)")
-    p.add_argument("--param", action="append", default=[], metavar="K=V",
+    p.add_argument("-p", "--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter (repeatable); defaults come from the file")
     p.add_argument("--data", action="append", default=[], metavar="ARRAY=FILE.npy",
                    help="input data for a global array (repeatable), over the file's ARRAYS "

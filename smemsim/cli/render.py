@@ -33,8 +33,18 @@ def _degree_style(n: int) -> str:
     return _DEGREE_STYLE.get(n, "red bold")
 
 
-def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
-    """The analyze view: launch line, one row per site, totals, worst sites highlighted."""
+# the site table's columns, and the order they are left out in when the console is too
+# narrow for every figure whole (a figure is never cut)
+_SITE_COLUMNS = (("#", "right"), ("line", "right"), ("array", "left"), ("access", "left"),
+                 ("requests", "right"), ("wavefronts", "right"), ("ideal", "right"),
+                 ("excess", "right"), ("wf/req", "right"), ("%", "right"))
+_DROPPABLE = ("ideal", "%", "wf/req")
+
+
+def report_table(r: Report, explain_command: str | None = None,
+                 width: int | None = None) -> RichGroup:
+    """The analyze view: launch line, one row per site, totals, worst sites highlighted.
+    Within `width` columns, columns are left out (and said so) rather than cut."""
     head = Text(f"{r.kernel}: grid {r.grid}, block {r.block}, shared {r.static_smem} B static"
                 f" + {r.dynamic_smem} B dynamic; {r.arch} ({r.rules} bank rules)", style="bold")
     params = ", ".join(f"{k}={v}" for k, v in r.params.items())
@@ -42,29 +52,38 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
     if not r.sites:
         parts.append(Text("no shared-memory accesses: nothing to analyze here"))
         return RichGroup(*parts)
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
-    for col, justify in (("#", "right"), ("line", "right"), ("array", "left"),
-                         ("access", "left"), ("requests", "right"), ("wavefronts", "right"),
-                         ("ideal", "right"), ("excess", "right"), ("wf/req", "right"),
-                         ("%", "right")):
-        t.add_column(col, justify=justify, no_wrap=True)
     worst = max(r.sites, key=lambda s: s.excess)
-    for s in r.sites:
-        style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
-        tag = "*" if s.data_dependent else ""
-        t.add_row(str(s.site), str(s.loc.line), s.array + tag, _access(s),
-                  _count(s.requests), _count(s.wavefronts), _count(s.ideal), _count(s.excess),
-                  f"{s.wavefronts_per_request:.2f}", f"{s.share:.0%}", style=style)
+    rows = [{"#": str(s.site), "line": str(s.loc.line),
+             "array": s.array + ("*" if s.data_dependent else ""), "access": _access(s),
+             "requests": _count(s.requests), "wavefronts": _count(s.wavefronts),
+             "ideal": _count(s.ideal), "excess": _count(s.excess),
+             "wf/req": f"{s.wavefronts_per_request:.2f}", "%": f"{s.share:.0%}"}
+            for s in r.sites]
+    shown = [c for c, _ in _SITE_COLUMNS]
+    left_out = []
+    t = _site_table(r, rows, shown, worst)
+    for drop in _DROPPABLE:
+        if width is None or _width_of(t) <= width:
+            break
+        shown.remove(drop)
+        left_out.append(drop)
+        t = _site_table(r, rows, shown, worst)
     parts.append(t)
+    if left_out:
+        parts.append(Text(f"(left out at {width} columns: {', '.join(left_out)}; a wider "
+                          "terminal or --json shows every column)"))
     for s in r.sites:
         parts.append(Text(f"  site {s.site} ({s.loc}): {s.statement}"))
     for name, tot in _class_lines(r):
         parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
                           f"ideal {tot.ideal:,}, excess {tot.excess:,}"))
     if r.excess:
-        why = f"; `{explain_command} {worst.site}` shows why" if explain_command else ""
         parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
-                          f"{worst.excess:,} wavefronts{why}", style="bold"))
+                          f"{worst.excess:,} wavefronts" +
+                          ("; why:" if explain_command else ""), style="bold"))
+        if explain_command:  # on its own line, whole, to be copied
+            parts.append(Text(f"  {explain_command} {worst.site}", no_wrap=True,
+                              overflow="ignore"))
     if any(s.data_dependent for s in r.sites):
         parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
@@ -74,6 +93,27 @@ def report_table(r: Report, explain_command: str | None = None) -> RichGroup:
                           "passes depend on timing between warps and on the data; counted "
                           "as each warp alone (docs/hardware-rules.md)"))
     return RichGroup(*parts)
+
+
+def _site_table(r: Report, rows: list[dict], shown: list[str], worst) -> Table:
+    """The site table with the columns `shown`, each as wide as its widest figure."""
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in _SITE_COLUMNS:
+        if col in shown:
+            t.add_column(col, justify=justify, no_wrap=True, overflow="fold",
+                         min_width=max(len(col), *(len(row[col]) for row in rows)))
+    for s, row in zip(r.sites, rows):
+        style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
+        t.add_row(*(row[c] for c in shown), style=style)
+    return t
+
+
+def _width_of(renderable) -> int:
+    """The columns a renderable takes when nothing constrains it."""
+    from rich.console import Console
+    from rich.measure import Measurement
+    console = Console(width=10_000)
+    return Measurement.get(console, console.options, renderable).maximum
 
 
 # short names of the bank engine's ops for the site table
@@ -174,7 +214,10 @@ def curve_view(c: Curve, width: int = 64, rows: int = 16) -> Text:
     out = Text(f"occupancy vs {c.knob}\n", style="bold")
     step = max(1, len(c.xs) // rows)
     here = max((i for i, x in enumerate(c.xs) if x <= c.current), default=0)
-    for i in sorted(set(range(0, len(c.xs), step)) | {here}):
+    # the sizes people choose are always rows (64, 128, 256, 512, 1024 threads; 32, 64,
+    # 128 registers), as is the last point, besides every step-th one
+    usual = {i for i, x in enumerate(c.xs) if x > 0 and x & (x - 1) == 0 and x >= 32}
+    for i in sorted(set(range(0, len(c.xs), step)) | {here, len(c.xs) - 1} | usual):
         bar = "#" * round(c.occupancy[i] * (width - 24))
         mark = i == here
         out.append(f"{c.xs[i]:>8} {c.occupancy[i]:6.1%} {bar}", style="bold cyan" if mark else None)

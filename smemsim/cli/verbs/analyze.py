@@ -16,6 +16,10 @@ from ..options import (
 )
 
 HELP = "wavefronts of every shared access site of a launch"
+EXAMPLES = """\
+  smemsim analyze examples/transpose.cu
+  smemsim analyze kernel.cu --kernel 'gemm<128, 8>' -D TILE=32 --as-compiled --regs compile
+  smemsim analyze transpose --kernel naive --fail-on-excess 0.1 --json   (exit 1: gate)"""
 
 
 def add_arguments(p) -> None:
@@ -28,6 +32,9 @@ def add_arguments(p) -> None:
                    help="exit 1 when excess wavefronts exceed RATIO x ideal (at any sweep point)")
     p.add_argument("--min-occupancy", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy (needs --regs) is below FRACTION")
+    p.add_argument("--sarif", metavar="FILE",
+                   help="also write the sites with excess wavefronts (those over "
+                        "--fail-on-excess, if given) as SARIF 2.1.0, for code scanning")
     add_sweep(p, "totals")
     p.add_argument("--as-compiled", action="store_true",
                    help="count what the compiler emitted (a .cu as nvcc builds it, with -D, "
@@ -66,11 +73,14 @@ def execute(args, console: Console) -> int:
                         notes))
         docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
         code = max(code, _gates(args, console, r, occ))
+    if args.sarif:
+        from .. import sarif
+        sarif.write(args.sarif, [x for r, *_ in reports for x in _sarif_sites(args, r)])
     if args.json:
         print_json(console, docs, exit_code=code)
         return code
     for r, occ, explain, sources, notes in reports:
-        console.print(render.report_table(r, explain))
+        console.print(render.report_table(r, explain, console.width))
         if sources:
             say(console, "inputs: " + "; ".join(f"{a} = {w}" for a, w in sources.items()))
         for note in notes:
@@ -138,7 +148,7 @@ def _as_compiled(kernel, params, arch, arrays, compiled, limit):
 def _sweep(args, console: Console, params: dict) -> int:
     """Totals at every value of one parameter; the gates apply at every point."""
     key = args.sweep[0]
-    docs, code = [], EXIT_OK
+    docs, code, found = [], EXIT_OK, []
     for name, kernel in kernels(args):
         compiled = None
         if args.as_compiled or args.regs == "compile":  # one compile serves every point:
@@ -152,8 +162,21 @@ def _sweep(args, console: Console, params: dict) -> int:
         for value, (r, occ) in rows:
             docs.append(jsonout.analyze_json(r, occ))
             code = max(code, _gates(args, console, r, occ, f" at {key}={value}"))
+            found += [dict(x, message={"text": f"{key}={value}: {x['message']['text']}"})
+                      for x in _sarif_sites(args, r)]
         if not args.json:
             console.print(render.sweep_table(kernel.name, key, [(v, r) for v, (r, _) in rows]))
+    if args.sarif:
+        from .. import sarif
+        sarif.write(args.sarif, found)
     if args.json:
         print_json(console, docs, exit_code=code)
     return code
+
+
+def _sarif_sites(args, r) -> list[dict]:
+    """The SARIF results of one report, when --sarif is asked for."""
+    if not args.sarif:
+        return []
+    from .. import sarif
+    return sarif.site_results(r, args.fail_on_excess)

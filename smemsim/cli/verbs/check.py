@@ -12,6 +12,9 @@ from ..options import (
 )
 
 HELP = "hazards: shared-memory races, divergent barriers, bounds, alignment, limits"
+EXAMPLES = """\
+  smemsim check examples/transpose.cu
+  smemsim check reed_solomon --kernel tables --json"""
 
 
 def add_arguments(p) -> None:
@@ -25,12 +28,15 @@ def add_arguments(p) -> None:
                         "* z), as 0,5,8:16 (STOP excluded)")
     add_loop_limit(p)
     add_sweep(p, "check")
+    p.add_argument("--sarif", metavar="FILE",
+                   help="also write every race, fault and exceeded limit as SARIF 2.1.0, "
+                        "for code scanning")
 
 
 def execute(args, console: Console) -> int:
     """Check every selected kernel; exit 1 if anything is found."""
     params = parse_params(args.param)
-    code, docs = EXIT_OK, []
+    code, docs, reports = EXIT_OK, [], []
     for name, kernel in kernels(args):
 
         def task(p, kernel=kernel, name=name):
@@ -45,10 +51,14 @@ def execute(args, console: Console) -> int:
                     job, completed=done, total=n)))]
         for _, h in rows:
             docs.append(jsonout.hazards_json(h))
+            reports.append(h)
             if not h.clean:
                 code = EXIT_GATE
             if not args.json:
                 _print(console, h)
+    if args.sarif:
+        from .. import sarif
+        sarif.write(args.sarif, [x for h in reports for x in sarif.hazard_results(h)])
     if args.json:
         print_json(console, docs, exit_code=code)
     return code

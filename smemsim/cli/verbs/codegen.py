@@ -1,13 +1,19 @@
 """`smemsim codegen`: the CUDA C++ generated from a kernel."""
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
 from rich.console import Console
 
 from .. import jsonout
 from ..common import EXIT_OK, kernels, print_json, say
 from ..options import add_common, add_kernels
 
-HELP = "print the CUDA C++ generated from a kernel"
+HELP = "print the CUDA C++ generated from a kernel (several: one file, distinct names)"
+EXAMPLES = """\
+  smemsim codegen transpose --kernel naive
+  smemsim codegen histogram > all.cu   (one file: kernels that share a name get their key)"""
 
 
 def add_arguments(p) -> None:
@@ -17,12 +23,33 @@ def add_arguments(p) -> None:
 
 
 def execute(args, console: Console) -> int:
-    """Print the source of every selected kernel."""
-    from gpu_backend.codegen import generate
-    sources = {name: generate(kernel).source for name, kernel in kernels(args)}
+    """Print the source of every selected kernel: one file that compiles (kernels that share
+    a name are told apart by their key, the half-precision helpers appear once)."""
+    from gpu_backend.codegen import HALF_PRELUDE, generate
+    chosen = kernels(args)
+    names = [kernel.name for _, kernel in chosen]
+    sources, prelude_seen, used = {}, False, set(names)
+    for key, kernel in chosen:
+        if names.count(kernel.name) > 1:
+            name = _identifier(f"{kernel.name}_{key}")
+            while name in used:
+                name += "_"
+            used.add(name)
+            kernel = replace(kernel, name=name)
+        src = generate(kernel).source
+        if HALF_PRELUDE in src:
+            if prelude_seen and not args.json:
+                src = src.replace(HALF_PRELUDE, "")
+            prelude_seen = True
+        sources[key] = src
     if args.json:
         print_json(console, [jsonout.cuda_json(k, src) for k, src in sources.items()])
     else:
         for src in sources.values():
             say(console, src)
     return EXIT_OK
+
+
+def _identifier(text: str) -> str:
+    """A C identifier from a kernel name and key (`k_t<4>` -> `k_t_4_`)."""
+    return re.sub(r"\W", "_", text)

@@ -11,6 +11,9 @@ from ..options import add_common, add_kernels, parse_params
 
 HELP = ("compile (no GPU needed; a .cu as nvcc builds it, a kernels file with NVRTC): "
         "registers, SASS width check, re-analysis")
+EXAMPLES = """\
+  smemsim compile transpose --kernel naive
+  smemsim compile kernel.cu -I include --nvcc-flag=-use_fast_math"""
 
 
 def add_arguments(p) -> None:
@@ -58,7 +61,7 @@ def execute(args, console: Console) -> int:
                 say(console, "  " + note)
             say(console, "the compiler changed the kernel; the analysis of what it emitted "
                          "(`analyze --as-compiled`, docs/as-compiled.md):")
-            console.print(render.report_table(rerun))
+            console.print(render.report_table(rerun, width=console.width))
     if args.json:
         print_json(console, docs)
     return EXIT_OK
@@ -80,5 +83,5 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
         if rerun.compiled_widths:
             say(console, "the compiler changed the kernel; the analysis of what it emitted "
                          "(`analyze --as-compiled`, docs/as-compiled.md):")
-            console.print(render.report_table(rerun))
+            console.print(render.report_table(rerun, width=console.width))
     return doc

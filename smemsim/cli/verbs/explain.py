@@ -12,6 +12,9 @@ from ..common import EXIT_OK, inputs, one_kernel, print_json
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "why a site's worst request costs what it does"
+EXAMPLES = """\
+  smemsim explain examples/transpose.cu --kernel transpose 1
+  smemsim explain transpose --kernel naive 1 --json"""
 
 
 def add_arguments(p) -> None:

@@ -9,6 +9,9 @@ from ..common import EXIT_OK, inputs, kernels, occupancy_of, print_json, progres
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
 HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing each"
+EXAMPLES = """\
+  smemsim fix examples/transpose.cu
+  smemsim fix transpose --kernel naive --regs 32"""
 
 
 def add_arguments(p) -> None:

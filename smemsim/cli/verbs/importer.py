@@ -12,6 +12,9 @@ from ..common import EXIT_OK, print_json, say
 from ..options import add_cuda, cuda_options
 
 HELP = "turn a CUDA file's __global__ kernels into a kernels file (Python IR)"
+EXAMPLES = """\
+  smemsim import kernel.cu -o kernels.py
+  smemsim import kernel.cu --kernel 'k<float, 4>' -D BLOCK=256 --param n=4096"""
 
 
 def add_arguments(p) -> None:

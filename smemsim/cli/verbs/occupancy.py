@@ -11,6 +11,9 @@ from ..common import EXIT_GATE, EXIT_OK, occupancy_of, one_kernel, print_json, s
 from ..options import add_common, add_kernels, add_regs, cuda_flags_given, fraction, parse_params
 
 HELP = "blocks and warps per SM, limiters, what-if curves"
+EXAMPLES = """\
+  smemsim occupancy --arch sm_80 --threads 256 --regs 128 --smem 32768
+  smemsim occupancy examples/transpose.cu --regs compile"""
 
 
 def add_arguments(p) -> None:

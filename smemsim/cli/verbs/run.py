@@ -10,6 +10,8 @@ from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, requ
 from ..options import add_common, add_kernels, parse_params
 
 HELP = "run on the GPU and compare every output with the interpreter"
+EXAMPLES = """\
+  smemsim run transpose --kernel naive   (needs a GPU)"""
 
 
 def add_arguments(p) -> None:

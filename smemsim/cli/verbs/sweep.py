@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -19,11 +20,16 @@ from ..common import EXIT_OK, one_kernel, print_json, progress, say
 from ..options import add_cuda, add_regs, jobs, top_count
 
 HELP = "every combination of parameters, paddings/swizzles and archs: ranked, Pareto front"
+EXAMPLES = """\
+  smemsim sweep transpose --kernel naive -p n=256,512,1024 --pad tile=0,1
+  smemsim sweep matmul_float_tiled --kernel matmul_tiled32 --arch sm_80,sm_90 --regs 32"""
 
 
 def add_arguments(p) -> None:
     """sweep's options."""
-    p.add_argument("file", help="a Python file with a KERNELS dict")
+    p.add_argument("file", help="a CUDA file (.cu, .cuh: read, never run), a kernels file "
+                                "(.py with a KERNELS dict: Python that smemsim runs) or an "
+                                "installed example's name")
     p.add_argument("--kernel", help="the kernel to sweep (needed when the file has several)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="K=VALUES",
                    help="a parameter's values: 64,128,256 or START:STOP[:STEP] (STOP "
@@ -49,6 +55,31 @@ def add_arguments(p) -> None:
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every point (default: reuse results cached in "
                         "$SMEMSIM_CACHE/sweep or ~/.cache/smemsim/sweep)")
+
+
+ESTIMATE_FROM_S = 30.0  # a sweep expected to take longer says so before it goes on
+
+
+def _say_estimate(seconds: float, points: int, workers: int) -> None:
+    """How long the sweep should take, measured on its first point (on stderr)."""
+    if seconds < ESTIMATE_FROM_S:
+        return
+    import sys
+    print(f"note: sweep: {points:,} points to compute; the first took "
+          f"{seconds * workers / max(points - 1, 1):.2f} s, so about {_duration(seconds)} "
+          f"on {workers} worker(s) (Ctrl-C keeps every finished point in the cache)",
+          file=sys.stderr, flush=True)
+
+
+def _duration(seconds: float) -> str:
+    """`45 s`, `12 min`, `3.4 h`, `2.1 days`."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
 
 
 def execute(args, console: Console) -> int:
@@ -95,8 +126,9 @@ def execute(args, console: Console) -> int:
         result = sweep(kernel, points, registers=None if resources else args.regs,
                        resources=resources, inputs=(str(find_file(args.file)), key),
                        jobs=args.jobs,
-                       scheduler=args.scheduler, cache=cache, trial=False,
-                       progress=lambda done, n: bar.update(task, completed=done))
+                       scheduler=args.scheduler, cache=cache,
+                       progress=lambda done, n: bar.update(task, completed=done),
+                       estimate=_say_estimate)
     if all(r.error is not None for r in result.results):  # an input error, not a finding
         raise KernelError(f"no point of the sweep could be analyzed; the first: "
                           f"{result.results[0].point.label}: {result.results[0].error}")
@@ -177,15 +209,13 @@ def _print(console: Console, args, result, front, axes) -> None:
     shown = ranked if args.top == 0 else ranked[:args.top]
     t = Table(title=f"{result.kernel}: {len(result.results)} points"
                     f"{f' ({result.cached} cached)' if result.cached else ''}, best first; "
-                    "* on the Pareto front", title_justify="left")
+                    "* on the Pareto front", title_justify="left", box=box.SIMPLE_HEAD,
+              show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     names = list(axes)
     archs = len({r.point.arch for r in result.results}) > 1
     layouts = any(r.point.layouts for r in result.results)
     occupancy = any(r.occupancy is not None for r in ranked)
-    for c in ["#", *names, *(["arch"] if archs else []), *(["layout"] if layouts else []),
-              "wavefronts", "excess", "smem B", "blk/SM",
-              *(["regs", "occ"] if occupancy else [])]:
-        t.add_column(c, justify="left" if c in ("arch", "layout") else "right")
+    rows = []
     for n, r in enumerate(shown, 1):
         params = dict(r.point.params)
         row = [f"{n}{'*' if id(r) in on_front else ''}", *(str(params[k]) for k in names)]
@@ -196,6 +226,18 @@ def _print(console: Console, args, result, front, axes) -> None:
         if occupancy:
             row += [str(r.registers),
                     f"{r.occupancy:.2f}" if r.occupancy is not None else "-"]
+        rows.append(row)
+    columns = ["#", *names, *(["arch"] if archs else []), *(["layout"] if layouts else []),
+               "wavefronts", "excess", "smem B", "blk/SM", *(["regs", "occ"] if occupancy
+                                                               else [])]
+    for i, c in enumerate(columns):
+        # a figure is never cut: every column but the layout's labels keeps its widest cell
+        # whole; the labels fold onto further lines when the terminal is narrow
+        whole = max([len(c), *(len(row[i]) for row in rows)])
+        t.add_column(c, justify="left" if c in ("arch", "layout") else "right",
+                     no_wrap=c != "layout", overflow="fold",
+                     min_width=None if c == "layout" else whole)
+    for row in rows:
         t.add_row(*row)
     console.print(t)
     if len(shown) < len(ranked):

@@ -11,6 +11,8 @@ from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, requ
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "run on the GPU under Nsight Compute: predicted vs measured counters"
+EXAMPLES = """\
+  smemsim validate transpose --kernel naive   (needs a GPU and Nsight Compute)"""
 
 
 def add_arguments(p) -> None:

@@ -1,0 +1,86 @@
+"""SARIF 2.1.0 for code scanning (`--sarif FILE` of analyze and check): one result per site
+over the gate's threshold and per hazard, located at its source line, so that a CI's code
+scanning shows them on the pull request (docs/ci.md)."""
+from __future__ import annotations
+
+import json
+import os
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+RULES = {
+    "bank-conflict": "A shared-memory access site spends more wavefronts than its bytes need "
+                     "(bank conflicts).",
+    "shared-race": "Two accesses of one shared-memory element by different threads with no "
+                   "barrier between them, at least one a write.",
+    "fault": "A launch fault: an out-of-bounds or misaligned access, a divergent barrier, an "
+             "uninitialized read, a copy still in flight.",
+    "launch-limit": "The launch exceeds a limit of the architecture.",
+}
+
+
+def _location(loc) -> list[dict]:
+    """A SARIF location list for a SourceLoc (none when the source is unknown)."""
+    if loc is None or not loc.file:
+        return []
+    uri = os.path.relpath(loc.file) if not os.path.relpath(loc.file).startswith("..") \
+        else loc.file
+    region = {"startLine": loc.line}
+    if loc.column:
+        region["startColumn"] = loc.column
+    return [{"physicalLocation": {"artifactLocation": {"uri": uri.replace(os.sep, "/")},
+                                  "region": region}}]
+
+
+def _result(rule: str, level: str, text: str, loc) -> dict:
+    return {"ruleId": rule, "level": level, "message": {"text": text},
+            "locations": _location(loc)}
+
+
+def site_results(report, threshold: float | None) -> list[dict]:
+    """Sites with excess wavefronts: an error where the site's excess is over `threshold` x
+    its ideal (the --fail-on-excess gate), else a warning (no gate: every site with any)."""
+    out = []
+    for s in report.sites:
+        if not s.excess:
+            continue
+        ratio = s.excess / s.ideal if s.ideal else float("inf")
+        over = threshold is not None and ratio > threshold
+        if threshold is not None and not over:
+            continue
+        out.append(_result(
+            "bank-conflict", "error" if over else "warning",
+            f"{report.kernel}: site {s.site}, {s.statement}: {s.excess:,} excess wavefronts "
+            f"over {s.requests:,} requests ({s.wavefronts_per_request:.2f} per request, "
+            f"{ratio:.2f} x ideal)", s.loc))
+    return out
+
+
+def hazard_results(h) -> list[dict]:
+    """Every race, fault and exceeded limit of a check, as errors (a same-value race is a
+    warning)."""
+    out = [_result("fault", "error", f.message + (f" (and {f.blocks - 1} more block(s))"
+                                                  if f.blocks > 1 else ""), f.loc)
+           for f in h.faults]
+    out += [_result("shared-race", "error", r.describe(), r.second_loc) for r in h.races]
+    out += [_result("shared-race", "warning", r.describe(), r.second_loc)
+            for r in h.same_value]
+    out += [_result("launch-limit", "error", f"{h.kernel}: {text}", None) for text in h.limits]
+    return out
+
+
+def document(results: list[dict], version: str) -> dict:
+    """The SARIF log of one run of smemsim."""
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [{
+        "tool": {"driver": {
+            "name": "smemsim", "version": version,
+            "rules": [{"id": k, "shortDescription": {"text": v}} for k, v in RULES.items()]}},
+        "results": results}]}
+
+
+def write(path: str, results: list[dict]) -> None:
+    """Write the SARIF log (an unwritable path is the environment's error: exit 2)."""
+    from . import _version
+    with open(path, "w") as f:
+        json.dump(document(results, _version()), f, indent=1)
+        f.write("\n")
