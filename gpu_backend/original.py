@@ -34,8 +34,8 @@ from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
 
 from .compile import (
-    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, ToolMissing, cubin_resources,
-    find_tool, parse_loops, parse_sass, static_smem,
+    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, cubin_resources, find_tool,
+    parse_loops, parse_sass, static_smem,
 )
 
 # options that would make nvcc build something other than the cubin we read
@@ -463,8 +463,3 @@ def _times(have: Counter, expected: Counter) -> int:
     first = next(iter(expected))
     m, r = divmod(have[first], expected[first])
     return m if m and not r and all(have[k] == m * expected[k] for k in expected) else 0
-
-
-def missing_tool_message(err: ToolMissing) -> str:
-    """Why the user's own build cannot be made here, in one line."""
-    return f"{err}: counting NVRTC's build of the CUDA regenerated from the import instead"

@@ -400,3 +400,76 @@ def test_a_length_for_an_array_no_kernel_has_is_refused(tmp_path):
     code, out, err = cli_streams("analyze", example, "--length", "srcc=65536")
     assert code == 2 and "--length srcc: no such pointer parameter in transpose.cu's " \
                          "kernels (they have: dst, src)" in " ".join(err.split())
+
+
+CUPY_LAUNCH = '''import cupy as cp
+import numpy as np
+N = 256
+TILE = 32
+src = r"""
+#define TILE 32
+extern "C" __global__ void transpose(const float* src, float* dst, int n)
+{
+    __shared__ float tile[TILE][TILE];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = src[y * n + x];
+    __syncthreads();
+    dst[(blockIdx.x * TILE + threadIdx.y) * n + blockIdx.y * TILE + threadIdx.x] =
+        tile[threadIdx.x][threadIdx.y];
+}
+"""
+k = cp.RawKernel(src, "transpose")
+a = cp.arange(N * N, dtype=cp.float32)
+b = cp.empty((N, N), dtype=cp.float32)
+k((N // TILE, N // TILE), (TILE, TILE), (a, b, np.int32(N)))
+'''
+
+PYCUDA_LAUNCH = '''import pycuda.autoinit
+import numpy as np
+from pycuda.compiler import SourceModule
+mod = SourceModule("""
+__global__ void rev(float *d, int n)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = d[threadIdx.x];
+    __syncthreads();
+    d[threadIdx.x] = s[n - threadIdx.x - 1];
+}
+""")
+rev = mod.get_function("rev")
+d = np.zeros(64, dtype=np.float32)
+rev(d, np.int32(64), block=(64, 1, 1), grid=(1, 1))
+'''
+
+
+def test_the_launch_a_python_program_makes_is_read(tmp_path, capsys):
+    """cupy's `k(grid, block, args)` and pycuda's `f(args, block=, grid=)` are the launch:
+    dimensions and scalar arguments from literals and module constants (`N // TILE`,
+    `np.int32(N)`), array lengths from their allocation (`cp.arange(N * N)`,
+    `cp.empty((N, N))`), all read from the syntax tree. No option is needed; the counts are
+    those of examples/transpose.cu (2,048 requests a site; 32-way conflicted reads)."""
+    app = tmp_path / "app.py"
+    app.write_text(CUPY_LAUNCH)
+    code, out, err = cli_streams("analyze", str(app), "--json")
+    assert code == 0, err
+    res = json.loads(out)["results"][0]
+    assert res["params"] == {"n": 256} and res["grid"] == [8, 8, 1]
+    assert [(s["requests"], s["wavefronts"]) for s in res["sites"]] == [(2048, 2048),
+                                                                         (2048, 65536)]
+    assert "elements assumed" not in capsys.readouterr().err
+    app.write_text(PYCUDA_LAUNCH)
+    code, out, err = cli_streams("analyze", str(app), "--json")
+    assert code == 0, err
+    res = json.loads(out)["results"][0]
+    assert res["params"] == {"n": 64} and res["block"] == [64, 1, 1]
+    assert [(s["requests"], s["wavefronts"]) for s in res["sites"]] == [(2, 2), (2, 2)]
+    assert "elements assumed" not in capsys.readouterr().err
+
+
+def test_a_launch_computed_at_run_time_is_a_question(tmp_path):
+    app = tmp_path / "app.py"
+    app.write_text(CUPY_LAUNCH.replace("k((N // TILE, N // TILE)", "k((a.size // TILE, 8)"))
+    code, out, err = cli_streams("analyze", str(app))
+    assert code == 2
+    assert "computes its grid, block or shared memory at run time: give --launch-grid" in err
+    assert "app.py:20" in err

@@ -23,6 +23,16 @@ def launch_of(unit, lowering):
     if "grid" in given and "block" in given:
         return given["grid"], given["block"], given.get("smem", (const(0),))[0]
     found = launches_for(unit, lowering)
+    if not found and python_launch(unit, lowering) is not None:
+        py = python_launch(unit, lowering)
+        if py.grid is None or py.block is None or py.smem is None:
+            raise CudaImportError(
+                f"the launch of '{lowering.name}' at {py.loc} computes its grid, block or "
+                "shared memory at run time: give --launch-grid and --launch-block (and "
+                "--launch-smem)", kernel=lowering.name, loc=py.loc)
+        dims = lambda t: tuple(const(v) for v in (*t, 1, 1)[:3])  # noqa: E731
+        return (given.get("grid", dims(py.grid)), given.get("block", dims(py.block)),
+                given["smem"][0] if "smem" in given else const(py.smem))
     if not found:
         raise CudaImportError(f"no launch of '{lowering.name}' in the file: give "
                               "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]",
@@ -49,7 +59,15 @@ def launch_arguments(unit, lowering) -> dict:
     (`k<<<g, b>>>(x, 1024)`, or a constant of the file or host function): their defaults."""
     found = launches_for(unit, lowering)
     if not found:
-        return {}
+        py = python_launch(unit, lowering)
+        if py is None:
+            return {}
+        out = {}
+        for value, p in zip(py.args, unit.params_of(lowering.node)):
+            d = p.child_by_field_name("declarator")
+            if value is not None and d is not None and d.type == "identifier":
+                out[text(d)] = value
+        return out
     call, host = found[0]
     reader = _Host(unit, lowering, call, host)
     reader.by_arg = {}  # an argument's own value, not the parameter it becomes
@@ -66,6 +84,32 @@ def launch_arguments(unit, lowering) -> dict:
         if value is not None:
             out[text(d)] = value
     return out
+
+
+def python_launch(unit, lowering):
+    """The first launch of this kernel by the Python file that holds its CUDA (cupy's
+    `k(grid, block, args)`, pycuda's `f(args, block=, grid=)`), or None."""
+    if unit.path.suffix != ".py":
+        return None
+    if not hasattr(unit, "_python_launches"):
+        from .embedded import python_launches
+        unit._python_launches = python_launches(str(unit.path))
+    found = unit._python_launches.get(lowering.name)
+    return found[0] if found else None
+
+
+def python_length(unit, lowering, array: str) -> int | None:
+    """The elements of the array the Python launch passes for the pointer parameter
+    `array`, where its allocation says (None: unknown, or no such launch)."""
+    py = python_launch(unit, lowering)
+    if py is None:
+        return None
+    for position, p in enumerate(unit.params_of(lowering.node)):
+        d = p.child_by_field_name("declarator")
+        if d is not None and d.type == "pointer_declarator" and \
+                text(d.child_by_field_name("declarator")) == array:
+            return py.lengths[position] if position < len(py.lengths) else None
+    return None
 
 
 def launches_for(unit, lowering) -> list:

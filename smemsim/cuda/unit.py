@@ -315,7 +315,9 @@ class Unit:
     def length_of(self, name: str, lowering):
         given = self.options.lengths.get(name)
         if given is None:
-            return DEFAULT_LENGTH
+            from .launch import python_length
+            allocated = python_length(self, lowering, name)
+            return DEFAULT_LENGTH if allocated is None else const(allocated)
         return lowering_expr(self, given, lowering, f"--length {name}")
 
     def param_defaults(self, lowering) -> dict:
