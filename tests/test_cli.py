@@ -507,3 +507,20 @@ def test_a_long_sweep_says_how_long_before_it_goes_on(monkeypatch, capsys, tmp_p
     assert code == 0
     assert "note: sweep: 4 points to compute; the first took " in err
     assert "on 1 worker(s) (Ctrl-C keeps every finished point in the cache)" in err
+
+
+def test_import_never_replaces_a_file_it_did_not_write(tmp_path):
+    """`import -o PATH` over an existing file that is not an import's output (a typo, a
+    path a script computed: /etc/passwd once, in a fuzz run as root) is refused, and the
+    file is intact; a previous import's output is replaced; --force replaces anything."""
+    cu = str(ROOT / "examples" / "transpose.cu")
+    precious = tmp_path / "notes.py"
+    precious.write_text("keep me\n")
+    code, out = cli("import", cu, "-o", str(precious))
+    assert code == 2 and "exists and `smemsim import` did not write it" in out
+    assert precious.read_text() == "keep me\n"
+    mine = tmp_path / "k.py"
+    assert cli("import", cu, "-o", str(mine))[0] == 0
+    assert cli("import", cu, "-o", str(mine))[0] == 0
+    assert cli("import", cu, "-o", str(precious), "--force")[0] == 0
+    assert precious.read_text().startswith("# Kernels imported from transpose.cu")

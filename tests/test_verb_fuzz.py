@@ -24,7 +24,10 @@ def _options(verb: str) -> list[tuple[str, bool]]:
 @pytest.mark.parametrize("verb", sorted(VERBS))
 def test_every_option_of_a_verb_with_odd_values(verb, tmp_path, monkeypatch):
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
-    monkeypatch.chdir(tmp_path.parent)  # import -o writes relative files here, not in the tree
+    # relative paths among the values (import -o x=, sweep --csv abc) land in tmp_path, and
+    # no value names a path outside it (an early run with ../../etc/passwd as a value, as
+    # root, replaced that file)
+    monkeypatch.chdir(tmp_path)
     from tests.test_cli import ROOT
     bad = []
     for file in FILES:

@@ -22,7 +22,10 @@ def add_arguments(p) -> None:
     p.add_argument("file", help="a CUDA file (.cu)")
     p.add_argument("--kernel", help="one kernel (default: every __global__ kernel)")
     p.add_argument("-o", "--output", metavar="FILE.py",
-                   help="write the kernels file there (default: print it)")
+                   help="write the kernels file there (default: print it); an existing file "
+                        "is replaced only if `smemsim import` wrote it, or with --force")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing -o file whatever it holds")
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter's default, written into the file (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
@@ -35,6 +38,8 @@ def execute(args, console: Console) -> int:
     options = cuda_options(args, with_params=True)
     if args.output:
         _refuse_overwriting_inputs(args.file, args.output)
+        if not args.force:
+            _refuse_overwriting_others(args.output)
     from ...cuda import write_kernels_file  # here: other verbs start without it
     folder = str(pathlib.Path(args.output).resolve().parent) if args.output else None
     text, names = write_kernels_file(args.file, options, args.kernel, folder)
@@ -65,3 +70,22 @@ def _refuse_overwriting_inputs(source: str, output: str) -> None:
         same = False
     if same:
         raise KernelError(f"-o {output} is the input file")
+
+
+HEADER = "# Kernels imported from "  # how every kernels file `import` writes begins
+
+
+def _refuse_overwriting_others(output: str) -> None:
+    """-o must not replace a file smemsim did not write (a typo, or a path from a script,
+    would lose it): an existing file is replaced only if it begins as an import's output."""
+    out = pathlib.Path(output)
+    if not out.exists() or out.is_char_device():  # /dev/null and the like: nothing lost
+        return
+    try:
+        with out.open("rb") as f:
+            head = f.read(len(HEADER))
+    except OSError as err:
+        raise KernelError(f"-o {output}: {err.strerror}") from None
+    if head != HEADER.encode():
+        raise KernelError(f"-o {output} exists and `smemsim import` did not write it: give "
+                          "another name, or --force to replace it")
