@@ -8,7 +8,9 @@ access of the IR's width (several, for a loop the IR unrolls) is reported as cha
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -340,14 +342,7 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     from smemsim.arch import require_instructions
     require_instructions(kernel, arch)
     gen = generate(kernel)
-    cubin = nvrtc_cubin(gen.source, arch, f"{kernel.name}.cu")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, f"{kernel.name}.cubin")
-        with open(path, "wb") as f:
-            f.write(cubin)
-        res = _resources(path, kernel.name)
-        sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", path], capture_output=True,
-                              text=True, check=True).stdout
+    cubin, res, sass = _built(gen.source, arch, kernel.name)
     accesses = parse_sass(sass)
     unrolled_sites = set()
     for s in walk(kernel.body):
@@ -365,6 +360,71 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
                     res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),
                     unattributed, parse_loops(sass))
+
+
+def _built(source: str, arch: str, name: str) -> tuple[bytes, dict, str]:
+    """(cubin, resources, SASS) of generated CUDA: NVRTC, cuobjdump and nvdisasm, or what a
+    run before kept ($SMEMSIM_CACHE/compiled, JSON checked field by field; keyed by the
+    source, arch and the tools' files, so a warm run imports no cuda-python and starts no
+    tool)."""
+    folder = cache_dir("compiled")
+    key = hashlib.sha256(json.dumps([source, arch, name, CACHE_FORMAT, _toolchain()])
+                         .encode()).hexdigest()
+    entry = folder / f"{key}.json" if folder is not None else None
+    kept = _load_built(entry)
+    if kept is not None:
+        return kept
+    cubin = nvrtc_cubin(source, arch, f"{name}.cu")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, f"{name}.cubin")
+        with open(path, "wb") as f:
+            f.write(cubin)
+        res = _resources(path, name)
+        sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", path], capture_output=True,
+                              text=True, check=True).stdout
+    if entry is not None:
+        store(entry, json.dumps({"cubin": base64.b64encode(cubin).decode(),
+                                 "resources": res, "sass": sass}).encode())
+    return cubin, res, sass
+
+
+def _toolchain() -> list:
+    """What identifies the compile's tools without importing them: the NVRTC library, and
+    nvdisasm's and cuobjdump's files (path, size, modification time)."""
+    found = []
+    for entry in sys.path:
+        found += sorted(str(p) for p in Path(entry).glob("nvidia/*/lib/libnvrtc.so*"))
+    out = []
+    for path in found[:1] + [_tool_or_none("nvdisasm"), _tool_or_none("cuobjdump")]:
+        try:
+            st = os.stat(path) if path else None
+        except OSError:
+            st = None
+        out.append([path, st.st_size if st else 0, st.st_mtime_ns if st else 0])
+    return out
+
+
+def _tool_or_none(name: str) -> str | None:
+    try:
+        return find_tool(name)
+    except ToolMissing:
+        return None
+
+
+def _load_built(path) -> tuple[bytes, dict, str] | None:
+    """A kept compile, or None (missing, unreadable or not what it should be: a miss)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        cubin = base64.b64decode(data["cubin"], validate=True)
+        res, sass = data["resources"], data["sass"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not (isinstance(res, dict) and all(isinstance(k, str) and isinstance(v, int)
+                                          for k, v in res.items()) and isinstance(sass, str)):
+        return None
+    return cubin, res, sass
 
 
 def kernel_resources(kernel: Kernel, arch: str) -> tuple[int, int]:

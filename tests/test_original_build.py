@@ -294,3 +294,26 @@ def test_codegen_of_a_file_is_one_file_nvcc_compiles(tmp_path, nvcc):
     cu.write_text(out)
     subprocess.run([nvcc[0], "-cubin", "-arch=sm_90", "-o", str(tmp_path / "a.cubin"),
                     str(cu)], check=True, capture_output=True)
+
+
+def test_a_warm_as_compiled_run_imports_no_cuda_python(tmp_path, monkeypatch):
+    """NVRTC's build of a kernels file is kept as data ($SMEMSIM_CACHE/compiled: cubin,
+    resources and SASS); a second run imports no cuda-python and starts no tool (#28: it
+    imported cuda.core and ran the disassembler twice); a damaged entry is built again."""
+    import sys
+
+    from tests.conftest import require_nvrtc
+    require_nvrtc()
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path))
+    argv = ["analyze", "transpose", "--kernel", "naive", "--as-compiled", "--json"]
+    first = cli(*argv)
+    probe = ("import sys; sys.argv = ['smemsim'] + %r\nfrom smemsim.cli import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print('CUDA', sorted(m for m in sys.modules if m.split('.')[0] == 'cuda'))"
+             % argv)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          cwd=ROOT.parent)
+    assert done.stdout.strip().endswith("CUDA []"), done.stdout[-300:] + done.stderr[-300:]
+    for entry in (tmp_path / "compiled").glob("*.json"):
+        entry.write_text('{"cubin": "not base64!", "resources": {}, "sass": ""}')
+    assert cli(*argv) == first
