@@ -232,6 +232,7 @@ def test_an_nvrtc_error_is_one_line_naming_the_first_error(monkeypatch):
     require_nvrtc()
     from tests.test_cli import cli_streams
     import gpu_backend.compile as compile_module
+    monkeypatch.setenv("SMEMSIM_CACHE", "")  # no kept build: NVRTC must see this source
     real = compile_module.nvrtc_cubin
     # NVRTC rejecting generated CUDA (here: made invalid on purpose) reaches the user as
     # one line with NVRTC's first error, not as its whole log
