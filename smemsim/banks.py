@@ -18,6 +18,7 @@ that `warp_requests` uses by default. Tests hold all three equal.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -504,17 +505,33 @@ def _other_op(offsets, widths, op: str, window: int, engine: str, chunk: int,
     return BatchResult(wf, ideal, tuple(BatchPart(c, *v) for c, v in parts.items()))
 
 
-# "auto" batches smaller than this take the numpy path: importing numba and loading its
-# cached kernel costs ~0.5 s on the 2-core CI machine, the numpy path ~17 us per request
-# (benchmarks/bench_banks.py), so numba pays for itself from a few thousand requests on
-NUMBA_MIN_REQUESTS = 2048
+# "auto" decides by the work measured in this process, not by a batch's size: importing
+# numba and loading its cached kernel costs about NUMBA_LOAD_S (0.6-0.7 s and 110 MiB on the
+# 2-core CI machine, #28), the numpy path about NUMPY_S_PER_REQUEST until this process has
+# timed its own. numpy runs until the time it has spent, with the batch at hand, would pass
+# the cost of loading numba; from then on numba runs (a rent-or-buy rule: never more than
+# about twice the better of the two). Both engines give the same counts.
+NUMBA_LOAD_S = 0.65
+NUMPY_S_PER_REQUEST = 17e-6
+_NUMPY_WORK = {"seconds": 0.0, "requests": 0}
+
+
+def _auto_numba(n: int) -> bool:
+    """Whether an "auto" batch of n requests should run on numba (loading it if that pays)."""
+    if "kernel" in _NUMBA_STATE:  # already loaded (or known missing): nothing left to pay
+        return _NUMBA_STATE["kernel"] is not None
+    done = _NUMPY_WORK
+    rate = done["seconds"] / done["requests"] if done["requests"] >= 4096 else \
+        NUMPY_S_PER_REQUEST
+    if done["seconds"] + n * rate <= NUMBA_LOAD_S:
+        return False
+    return _numba_kernel() is not None
 
 
 def _plain_costs(off, width, store, window: int, engine: str, chunk: int) -> BatchResult:
-    """Loads and stores: the compiled kernel when available (or asked for) and the batch is
-    big enough to repay loading it, else numpy (both give the same counts)."""
-    use_numba = engine == "numba" or (engine == "auto" and off.shape[0] >= NUMBA_MIN_REQUESTS
-                                      and _numba_kernel() is not None)
+    """Loads and stores: the compiled kernel when asked for, or when the work measured so
+    far says loading it pays (_auto_numba), else numpy (both give the same counts)."""
+    use_numba = engine == "numba" or (engine == "auto" and _auto_numba(off.shape[0]))
     if use_numba:
         kernel = _numba_kernel()
         if kernel is None:
@@ -527,10 +544,13 @@ def _plain_costs(off, width, store, window: int, engine: str, chunk: int) -> Bat
             _validate(off[bad[0]:bad[0] + 1], width[bad[0]:bad[0] + 1], window, first=int(bad[0]))
             raise AssertionError("the compiled engine rejected a request the checks accept")
         return BatchResult(wf, ideal)
+    started = time.perf_counter()
     _validate(off, width, window)
     parts = [_numpy_costs(off[i:i + chunk], width[i:i + chunk], store[i:i + chunk])
              for i in range(0, off.shape[0], chunk)] or [BatchResult(np.zeros(0, np.int64),
                                                                     np.zeros(0, np.int64))]
+    _NUMPY_WORK["seconds"] += time.perf_counter() - started
+    _NUMPY_WORK["requests"] += off.shape[0]
     return BatchResult(np.concatenate([p.wavefronts for p in parts]),
                        np.concatenate([p.ideal for p in parts]))
 

@@ -218,3 +218,19 @@ def test_scalar_numpy_and_numba_agree(reqs):
         res = warp_requests(off, widths, ops, engine=engine)
         assert res.wavefronts.tolist() == [s.wavefronts for s in scalar], engine
         assert res.ideal.tolist() == [s.ideal for s in scalar], engine
+
+
+def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
+    """Rent or buy (#28): numpy runs until the time it has spent in this process, with the
+    batch at hand, would pass numba's loading cost; then numba, for every later batch."""
+    import smemsim.banks as banks
+    pytest.importorskip("numba")
+    monkeypatch.setattr(banks, "_NUMBA_STATE", {})
+    monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
+    monkeypatch.setattr(banks, "NUMBA_LOAD_S", 0.65)
+    assert not banks._auto_numba(2048)      # 2,048 x 17 us: 35 ms of numpy, keep numpy
+    assert "kernel" not in banks._NUMBA_STATE  # and numba was not even imported
+    banks._NUMPY_WORK.update(seconds=0.64, requests=40_000)  # measured: 16 us a request
+    assert not banks._auto_numba(500)       # 0.648 s: still under the loading cost
+    assert banks._auto_numba(1000)          # 0.656 s: numba pays from here
+    assert banks._auto_numba(1)             # loaded: every later batch takes it
