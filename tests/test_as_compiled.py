@@ -191,3 +191,19 @@ def test_an_unrolled_loop_of_runtime_trip_count_is_reported_not_recounted(nvrtc)
     assert r.compiler == (f"compiler: site 1 (line {kernel.site(1).loc.line}): LDS.128, LDS, "
                           "inside a loop it unrolls whose trip count is not a constant: "
                           "reported, not re-counted",)
+
+
+def test_a_loop_whose_bound_reads_a_written_out_loop_is_written_out_too():
+    """`for i in 0..3: for j in 0..i` (lud's triangle): with i written out, each j loop has a
+    constant trip count in its copy and is written out as well: 0 + 1 + 2 + 3 copies."""
+    k = KernelBuilder("triangle")
+    t = k.shared("t", f32, 64)
+    with k.range("i", 0, 4, unroll=True) as i:
+        with k.range("j", 0, i, unroll=True) as j:
+            t[threadIdx.x % 32 + j] = i * 1.0
+    k.launch(1, 32)
+    kernel = k.build()
+    written, origin = unroll(kernel)
+    assert sorted(c.iteration for c in origin.values()) == [
+        (("i", 1), ("j", 0)), (("i", 2), ("j", 0)), (("i", 2), ("j", 1)),
+        (("i", 3), ("j", 0)), (("i", 3), ("j", 1)), (("i", 3), ("j", 2))]

@@ -473,3 +473,37 @@ def test_a_launch_computed_at_run_time_is_a_question(tmp_path):
     assert code == 2
     assert "computes its grid, block or shared memory at run time: give --launch-grid" in err
     assert "app.py:20" in err
+
+
+def test_a_loop_over_a_local_declared_outside_is_counted_and_keeps_its_exit_value(tmp_path):
+    """Rodinia's style: `int i; ... for (i = 0; i < 16; i++)` is a counted loop (its trip
+    count visible, so nvcc's complete unrolling is followed) and i holds 16 after it, as in
+    C; a body that assigns i keeps the while loop C runs (here, i ends at 17)."""
+    from kernels_ir.stmt import Loop, walk
+    from kernels_ir.unroll import trip_values
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    __shared__ int s[32];
+    int i, sum = 0;
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    for (i = 0; i < 16; i++)
+        sum += s[i];
+    out[threadIdx.x] = sum + i;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    loops = [s for s in walk(kernel.body) if isinstance(s, Loop)]
+    assert [trip_values(s) for s in loops] == [tuple(range(16))]
+    assert (run(kernel)["out"] == sum(range(16)) + 16).all()
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    int i;
+    for (i = 0; i < 16; i++)
+        if (i == 3) i = 16;
+    out[threadIdx.x] = i;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    assert [trip_values(s) for s in walk(kernel.body) if isinstance(s, Loop)] == [None]
+    assert (run(kernel)["out"] == 17).all()

@@ -10,8 +10,6 @@ from kernels_ir import (
 )
 
 from .parse import short, text, walk
-
-INTEGERS = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
 from .symbols import (
     Sym,
     fold,
@@ -23,6 +21,9 @@ from .symbols import (
     truth_value,
     updates_variable,
 )
+
+# the register types a counted loop's variable may have
+INTEGERS = ("i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64")
 
 
 class FlowMixin:
