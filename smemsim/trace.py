@@ -218,6 +218,20 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
     weight the requests inside each such loop.
     """
     comparisons = _decidable_comparisons(kernel, sl)
+    if not sl.block_axes:
+        # the slice reads no blockIdx at all: every block issues the same requests, and its
+        # guards decide alike in every block, so block 0 stands for all of them (no
+        # per-block array: a 65535 x 65535 grid costs what one block does)
+        one = np.zeros(1, dtype=np.int64)
+        decided = {}
+        if comparisons:
+            ranges = BlockRanges(kernel, launch, one)
+            states = {id(c): int(ranges.decide(c)[0]) for c in comparisons}
+            decided = {k: v for k, v in states.items() if v != UNDECIDED}
+        variant = substitute(kernel, decided) if decided else kernel
+        vs = slice_kernel(variant) if decided else sl
+        yield variant, vs, one, np.array([launch.num_blocks], dtype=np.int64), {}
+        return
     all_blocks = np.arange(launch.num_blocks, dtype=np.int64)
     if comparisons:
         ranges = BlockRanges(kernel, launch, all_blocks)

@@ -524,3 +524,29 @@ def test_import_never_replaces_a_file_it_did_not_write(tmp_path):
     assert cli("import", cu, "-o", str(mine))[0] == 0
     assert cli("import", cu, "-o", str(precious), "--force")[0] == 0
     assert precious.read_text().startswith("# Kernels imported from transpose.cu")
+
+
+BIG = """\
+__global__ void big(float *out)
+{
+    __shared__ float s[32];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.y * 65535ull + blockIdx.x] = s[31 - threadIdx.x];
+}
+void h(float *o) { big<<<dim3(65535, 65535), 32>>>(o); }
+"""
+
+
+def test_the_largest_legal_grid_is_analyzed(tmp_path):
+    """A 65535 x 65535 grid (4,294,836,225 blocks) whose shared accesses do not depend on
+    the block: block 0 stands for every block, with no per-block array (it was refused as
+    "out of memory"). One warp a block: one store and one load request each."""
+    cu = tmp_path / "big.cu"
+    cu.write_text(BIG)
+    code, out = cli("analyze", str(cu), "--length", "out=4294836225ULL", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert res["grid"] == [65535, 65535, 1]
+    assert res["load"]["requests"] == res["store"]["requests"] == 65535 * 65535
+    assert res["load"]["wavefronts"] == 65535 * 65535
