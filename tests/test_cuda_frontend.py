@@ -340,12 +340,8 @@ void h(int* o) { k<<<1, 32>>>(o); }
     assert (run(kernel)["out"] == 8).all()
 
 
-CUPY_PROGRAM = '''# A cupy program: smemsim reads its CUDA string and never runs it.
-import pathlib
-pathlib.Path("RAN").touch()
-import cupy as cp
-
-source = r"""
+# the transpose of examples/transpose.cu, as a string a Python program compiles
+TRANSPOSE_CUDA = '''
 #define TILE 32
 extern "C" __global__ void transpose(const float* src, float* dst, int n)
 {
@@ -356,7 +352,14 @@ extern "C" __global__ void transpose(const float* src, float* dst, int n)
     dst[(blockIdx.x * TILE + threadIdx.y) * n + blockIdx.y * TILE + threadIdx.x] =
         tile[threadIdx.x][threadIdx.y];
 }
-"""
+'''
+
+CUPY_PROGRAM = '''# A cupy program: smemsim reads its CUDA string and never runs it.
+import pathlib
+pathlib.Path("RAN").touch()
+import cupy as cp
+
+source = r"""''' + TRANSPOSE_CUDA + '''"""
 kernel = cp.RawKernel(source, "transpose")
 module = cp.RawModule(code="""
 __global__ void scale(float* x) { x[threadIdx.x] *= 2.0f; }
@@ -406,18 +409,7 @@ CUPY_LAUNCH = '''import cupy as cp
 import numpy as np
 N = 256
 TILE = 32
-src = r"""
-#define TILE 32
-extern "C" __global__ void transpose(const float* src, float* dst, int n)
-{
-    __shared__ float tile[TILE][TILE];
-    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
-    tile[threadIdx.y][threadIdx.x] = src[y * n + x];
-    __syncthreads();
-    dst[(blockIdx.x * TILE + threadIdx.y) * n + blockIdx.y * TILE + threadIdx.x] =
-        tile[threadIdx.x][threadIdx.y];
-}
-"""
+src = r"""''' + TRANSPOSE_CUDA + '''"""
 k = cp.RawKernel(src, "transpose")
 a = cp.arange(N * N, dtype=cp.float32)
 b = cp.empty((N, N), dtype=cp.float32)
