@@ -100,7 +100,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     # `#pragma unroll`, or nvcc's own choice for a loop with no pragma, "auto")
     loops = [s for s in walk(kernel.body) if isinstance(s, Loop)]
     branching = {x.line for x in original.loops}
-    lines = _loop_keys(kernel, build) if build is not None else original.loop_lines
+    lines = build.loop_keys(kernel) if build is not None else original.loop_lines
     unrolled = {id(s) for n, s in enumerate(loops) if s.unroll is not False
                 and lines[n] not in branching}  # a line with no SASS has no branch
     which = lambda s: id(s) in unrolled
@@ -158,11 +158,6 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                         f"`{_command(build)}`)")
     return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
                    as_compiled=True, compiled_widths=changed)
-
-
-def _loop_keys(kernel: Kernel, build) -> tuple:
-    """Per Loop of the kernel in walk() order, the key of its line in the user's build."""
-    return tuple(build.key(s.loc) for s in walk(kernel.body) if isinstance(s, Loop))
 
 
 def _command(build) -> str:
@@ -247,9 +242,9 @@ def _strides_hold(strided, tr: Trace, whole: Trace) -> bool:
                 return False
             covered: Counter = Counter()
             for i in range(st.k):
-                covered.update(_multiset(np.where(active, base.patterns + i * width, -1),
-                                         base.counts))
-            if covered != _multiset(full.patterns, full.counts):
+                moved = np.where(active, base.patterns + i * width, -1)
+                covered.update(request_multiset(moved, base.counts))
+            if covered != request_multiset(full.patterns, full.counts):
                 return False
     return True
 
@@ -565,16 +560,17 @@ def _consecutive(tr: Trace, sites, width: int) -> bool:
     active = base.patterns >= 0
     if (base.patterns[active] % (width * len(sites))).any():
         return False
-    want = _multiset(base.patterns, base.counts)
+    want = request_multiset(base.patterns, base.counts)
     for i, m in enumerate(sites[1:], 1):
         st = tr.sites[m]
         moved = np.where(st.patterns >= 0, st.patterns - i * width, -1)
-        if _multiset(moved, st.counts) != want:
+        if request_multiset(moved, st.counts) != want:
             return False
     return True
 
 
-def _multiset(patterns: np.ndarray, counts: np.ndarray) -> Counter:
+def request_multiset(patterns: np.ndarray, counts: np.ndarray) -> Counter:
+    """A site's requests as a multiset: each distinct lane pattern (its bytes) -> requests."""
     out: Counter = Counter()
     for row, count in zip(patterns, counts):
         out[row.tobytes()] += int(count)

@@ -337,6 +337,15 @@ def _resources(cubin_path: str, kernel: str) -> dict[str, int]:
     return cubin_resources(cubin_path).get(kernel, {})
 
 
+def unrolled_sites(kernel: Kernel) -> set[int]:
+    """The sites inside a loop the IR asks to unroll (their instructions may repeat)."""
+    out = set()
+    for s in walk(kernel.body):
+        if isinstance(s, Loop) and s.unroll:
+            out |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+    return out
+
+
 def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     """Generate, compile and check one kernel for an architecture."""
     from smemsim.arch import require_instructions
@@ -344,18 +353,14 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     gen = generate(kernel)
     cubin, res, sass = _built(gen.source, arch, kernel.name)
     accesses = parse_sass(sass)
-    unrolled_sites = set()
-    for s in walk(kernel.body):
-        if isinstance(s, Loop) and s.unroll:
-            unrolled_sites |= {x.site for x in walk(s.body) if getattr(x, "site", None)
-                               is not None}
+    unrolled = unrolled_sites(kernel)
     line_to_site = {line: site for site, line in gen.site_lines.items()}
     checks = []
     for stmt in kernel.sites():
         line = gen.site_lines[stmt.site]
         found = tuple(a for a in accesses if a.line == line)
         checks.append(SiteCheck(stmt.site, stmt.op, stmt.access_bytes, found,
-                                stmt.site in unrolled_sites))
+                                stmt.site in unrolled))
     unattributed = tuple(a for a in accesses if a.line not in line_to_site)
     return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
                     res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),

@@ -35,7 +35,7 @@ from smemsim.cache import cache_dir, store
 
 from .compile import (
     EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, cubin_resources, find_tool,
-    parse_loops, parse_sass, static_smem,
+    parse_loops, parse_sass, static_smem, unrolled_sites,
 )
 
 # options that would make nvcc build something other than the cubin we read
@@ -73,6 +73,10 @@ class OriginalBuild:
     def key(loc) -> tuple[str, int] | None:
         """The line of an IR location as the SASS names lines (None: no location)."""
         return None if loc is None else (os.path.realpath(loc.file), loc.line)
+
+    def loop_keys(self, kernel: Kernel) -> tuple:
+        """Per Loop of the kernel in walk() order, its line as the SASS names lines."""
+        return tuple(self.key(s.loc) for s in walk(kernel.body) if isinstance(s, Loop))
 
     @staticmethod
     def where(key: tuple[str, int]) -> str:
@@ -295,10 +299,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
     except where a wide instruction found no group (`unproven`: counted as stated).
     Instructions on a line with no site first join the line above that lacks them
     (_reattach: a statement over several lines)."""
-    unrolled = set()
-    for s in walk(kernel.body):
-        if isinstance(s, Loop) and s.unroll:
-            unrolled |= {x.site for x in walk(s.body) if getattr(x, "site", None) is not None}
+    unrolled = unrolled_sites(kernel)
     by_line: dict = {}
     for s in kernel.sites():
         by_line.setdefault(build.key(s.loc), []).append(s)
@@ -317,9 +318,8 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
                              s.site in unrolled) for s in kernel.sites())
     left = tuple(sorted((a for rest in pending.values() for a in rest),
                         key=lambda a: a.address))
-    loops = tuple(build.key(s.loc) for s in walk(kernel.body) if isinstance(s, Loop))
-    return Attributed(checks, left, build.loops, loops, tuple(groups), frozenset(unproven),
-                      build.where)
+    return Attributed(checks, left, build.loops, build.loop_keys(kernel), tuple(groups),
+                      frozenset(unproven), build.where)
 
 
 def _share(sites, accesses, found: dict, groups: list, unproven: set, signatures) -> list:
@@ -420,12 +420,10 @@ class _Signatures:
     def of(self, site: int, shift: int = 0):
         key = (site, shift)
         if key not in self.memo:
+            from .as_compiled import request_multiset
             st = self.tr.sites[site]
             moved = np.where(st.patterns >= 0, st.patterns + shift, -1)
-            out: Counter = Counter()
-            for row, count in zip(moved, st.counts):
-                out[row.tobytes()] += int(count)
-            self.memo[key] = frozenset(out.items())
+            self.memo[key] = frozenset(request_multiset(moved, st.counts).items())
         return self.memo[key]
 
     def group(self, free: list, k: int, width: int):
