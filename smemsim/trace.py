@@ -218,21 +218,12 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
     weight the requests inside each such loop.
     """
     comparisons = _decidable_comparisons(kernel, sl)
-    if not sl.block_axes:
-        # the slice reads no blockIdx at all: every block issues the same requests, and its
-        # guards decide alike in every block, so block 0 stands for all of them (no
-        # per-block array: a 65535 x 65535 grid costs what one block does)
-        one = np.zeros(1, dtype=np.int64)
-        decided = {}
-        if comparisons:
-            ranges = BlockRanges(kernel, launch, one)
-            states = {id(c): int(ranges.decide(c)[0]) for c in comparisons}
-            decided = {k: v for k, v in states.items() if v != UNDECIDED}
-        variant = substitute(kernel, decided) if decided else kernel
-        vs = slice_kernel(variant) if decided else sl
-        yield variant, vs, one, np.array([launch.num_blocks], dtype=np.int64), {}
-        return
-    all_blocks = np.arange(launch.num_blocks, dtype=np.int64)
+    # a slice that reads no blockIdx issues the same requests in every block, and its guards
+    # decide alike in every block: block 0 stands for all of them, so a 65535 x 65535 grid
+    # needs no per-block array (each count is scaled by the grid below)
+    scale = launch.num_blocks if not sl.block_axes else 1
+    all_blocks = np.zeros(1, dtype=np.int64) if scale > 1 else \
+        np.arange(launch.num_blocks, dtype=np.int64)
     if comparisons:
         ranges = BlockRanges(kernel, launch, all_blocks)
         states = np.stack([ranges.decide(c) for c in comparisons], axis=1)
@@ -263,8 +254,8 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
                                                 return_inverse=True, return_counts=True)
         inverse_m = inverse_m.ravel()
         totals = {loop: np.bincount(inverse_m, weights=t, minlength=first.size).astype(np.int64)
-                  for loop, t in (trips or {}).items()}
-        yield variant, vs, members[first], counts.astype(np.int64), totals
+                  * scale for loop, t in (trips or {}).items()}
+        yield variant, vs, members[first], counts.astype(np.int64) * scale, totals
 
 
 def _per_block_trips(kernel: Kernel, sl: Slice, launch: Launch, members: np.ndarray):
