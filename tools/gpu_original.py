@@ -250,7 +250,7 @@ def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> 
     builds are unchanged, so the measurements stand. The analysis is given the harness's
     inputs (arrays zeroed), so that data-dependent kernels count the same launch."""
     from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.measure import CounterCheck
+    from gpu_backend.measure import Measured, compare_counts
     from smemsim.loader import load_kernels
     cases = {c["harness"]: c for c in json.loads((folder / "cases.json").read_text())}
     results = []
@@ -268,23 +268,11 @@ def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> 
             print(f"{case['key']}: ERROR {case['error'][-300:]}", flush=True)
             results.append(case)
             continue
-        classes = dict(report.classes)
-        get = lambda c, f: getattr(classes[c], f) if c in classes else 0  # noqa: E731
-        predicted = {"load requests": get("ld", "requests"),
-                     "load wavefronts": get("ld", "wavefronts") + get("ldsm", "wavefronts"),
-                     "store requests": get("st", "requests"),
-                     "store wavefronts": get("st", "wavefronts") + get("stsm", "wavefronts")}
-        for c in ("ldsm", "stsm", "atom", "ldgsts"):
-            predicted[f"{c} requests"] = get(c, "requests")
-        predicted["atom wavefronts"] = get("atom", "wavefronts")
-        checks = []
-        for c in old["counters"]:
-            p = predicted.get(c["what"])
-            if p is None:
-                continue
-            exact = "requests" in c["what"]
-            checks.append(CounterCheck(c["what"], p, c["measured"],
-                                       p == c["measured"] if exact else c["measured"] >= p))
+        # the counters the run measured, as Measured (what it did not keep: unmeasured), so
+        # that gpu_backend.measure.compare_counts judges them as the run did
+        kept = {c["what"].replace(" ", "_"): c["measured"] for c in old["counters"]}
+        fields = [f.name for f in dataclasses.fields(Measured)]
+        checks = compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
         ok = all(c.ok for c in checks)
         case.update(counters_ok=ok, compiler=list(report.compiler), registers=build.registers,
                     counters=[dataclasses.asdict(c) for c in checks])
