@@ -145,6 +145,11 @@ class Report:
         """Excess over ideal wavefronts (0 for a conflict-free kernel)."""
         return self.excess / self.ideal if self.ideal else 0.0
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the report page's section for this launch (smemsim.cli.page)."""
+        from .cli import page, reportdoc
+        return page.fragment(reportdoc.report_item(self))
+
     def site(self, number: int) -> SiteReport:
         """The report of one site."""
         for s in self.sites:

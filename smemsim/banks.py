@@ -141,6 +141,12 @@ class WarpRequest:
         """Lanes that perform the access."""
         return tuple(i for i, o in enumerate(self.offsets) if o is not None)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the bank map (banks across, a row per wavefront)."""
+        from .cli.figures import bank_map_svg
+        from .cli.jsonout import request_json
+        return bank_map_svg(request_json(self))
+
 
 @dataclass(frozen=True)
 class BatchPart:

@@ -176,7 +176,8 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             skipped.append(f"{name}: padding not tried: it is dynamic shared memory (its size "
                            "comes with the launch); swizzles were")
         elif array.rank >= 2:
-            skipped.append(f"{name}: padding not tried: views {', '.join(v.name for v in views[1:])}"
+            others = ", ".join(v.name for v in views[1:])
+            skipped.append(f"{name}: padding not tried: views {others}"
                            " alias its bytes (swizzles apply to all of them)")
         nbytes = resolve_launch(kernel, params).dynamic_smem if array.buffer.dynamic \
             else array.buffer.nbytes
@@ -216,7 +217,7 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     if len(best) > 1:
         variant = kernel
         for c in best:
-            variant = _apply(variant, c)
+            variant = apply(variant, c)
         combined = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
         combined_warps = _warps(variant, arch, registers, params)
     return FixSearch(kernel.name, baseline, _warps(kernel, arch, registers, params),
@@ -251,7 +252,8 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
                      _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma)
 
 
-def _apply(kernel: Kernel, c: Candidate) -> Kernel:
+def apply(kernel: Kernel, c: Candidate) -> Kernel:
+    """`kernel` with candidate `c`'s change made to its array."""
     current = {v.name: v for v in kernel.shared}[c.array]
     return padded(kernel, current, c.pad) if c.kind == "pad" else \
         swizzled(kernel, current, *c.swizzle)

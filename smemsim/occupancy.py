@@ -54,6 +54,13 @@ class Occupancy:
         """Warps one block occupies."""
         return -(-self.block_size // 32)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the numbers and the three what-if curves."""
+        from .cli.jsonout import occupancy_json
+        from .cli.page import CSS, occupancy_view
+        return (f'<div class="smemsim"><style>{CSS}</style>'
+                f"{occupancy_view(occupancy_json(self, what_if(self)))}</div>")
+
 
 def _round_up(x: int, y: int) -> int:
     return -(-x // y) * y

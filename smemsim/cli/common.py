@@ -191,12 +191,12 @@ def build_or_explain(args, key: str, kernel, verb: str):
             print(f"note: {verb}: {err}; counting NVRTC's build of the CUDA regenerated from "
                   "the import instead", file=sys.stderr)
         except CompileError as err:
-            raise KernelError(f"{verb}: {_first_error(str(err))} (build flags: -D, -I and "
+            raise KernelError(f"{verb}: {nvcc_first_error(str(err))} (build flags: -D, -I and "
                               "--nvcc-flag, as your build has them)") from None
     return compile_or_explain(kernel, args.arch, verb)
 
 
-def _first_error(log: str) -> str:
+def nvcc_first_error(log: str) -> str:
     """nvcc's log in one line: the first line that says `error`, else its first line."""
     head, _, rest = log.partition("\n")
     lines = [line.strip() for line in rest.splitlines() if line.strip()]

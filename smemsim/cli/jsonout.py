@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # annotations only: building JSON needs none of these importe
     from ..banks import WarpRequest
     from ..fix import FixSearch
     from ..hazards import HazardReport
+    from ..layoutmap import LayoutMap
     from ..occupancy import Curve, Occupancy
     from ..sweep import SweepResult
 
@@ -148,10 +149,36 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
                 "active_warps": f.combined_warps}}
 
 
+def layout_json(m: LayoutMap) -> dict[str, Any]:
+    """A shared array's bank grid (smemsim.layoutmap), with a warp request marked."""
+    req = m.request
+    return {"kind": "layout", "kernel": m.kernel, "array": m.array, "dtype": m.dtype,
+            "element_bytes": m.element_bytes, "shape": list(m.shape), "label": m.label,
+            "rows": m.rows, "cols": m.cols, "banks": [list(r) for r in m.banks],
+            "request": None if req is None else {
+                "site": req.site, "line": req.line, "wavefronts": req.wavefronts,
+                "ideal": req.ideal, "excess": req.excess,
+                "cells": [list(c) for c in req.cells]}}
+
+
+def patch_json(p) -> dict[str, Any]:
+    """fix's change as a patch of the user's .cu (or why there is none), with its checks."""
+    if hasattr(p, "reason"):
+        return {"error": p.reason}
+    built = lambda b: None if b is None else {"registers": b.registers,
+                                              "active_warps": b.active_warps,
+                                              "wavefronts": b.wavefronts}
+    return {"file": p.patch.file, "diff": p.patch.diff, "edits": list(p.patch.edits),
+            "predicted_wavefronts": p.predicted, "counted_wavefronts": p.counted,
+            "as_built": {"original": built(p.original), "patched": built(p.patched),
+                         "note": p.build_note}, "error": None}
+
+
 def hazards_json(h: HazardReport) -> dict[str, Any]:
     """A hazard check: races, faults and limits, each with its location."""
     race = lambda r: {"first": r.first, "second": r.second,
                       "first_line": f"{r.first_loc}", "second_line": f"{r.second_loc}",
+                      "first_loc": _loc(r.first_loc), "second_loc": _loc(r.second_loc),
                       "kind": r.kind, "block": list(r.block),
                       "threads": [list(t) for t in r.threads], "array": r.array,
                       "element": list(r.element), "byte": r.byte, "interval": r.interval,
@@ -159,12 +186,17 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
     return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
             "races": [race(r) for r in h.races],
             "same_value_races": [race(r) for r in h.same_value],
-            "faults": [{"kind": f.kind, "message": f.message, "blocks": f.blocks}
-                       for f in h.faults],
+            "faults": [{"kind": f.kind, "message": f.message, "blocks": f.blocks,
+                        "loc": _loc(f.loc)} for f in h.faults],
             "limits": list(h.limits),
             "concurrent_sites": [list(p) for p in h.concurrent_sites],
             "blocks_checked": h.blocks_checked, "blocks_total": h.blocks_total,
             "unchecked": h.unchecked, "method": h.method}
+
+
+def _loc(loc) -> dict[str, Any] | None:
+    """A source location as data: file and line (null when unknown)."""
+    return None if loc is None else {"file": loc.file, "line": loc.line}
 
 
 def import_json(file: str, kernels: list, source: str, output: str | None) -> dict[str, Any]:

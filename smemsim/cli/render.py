@@ -229,8 +229,10 @@ def _blocks(limit: int | None) -> str:
     return "no limit" if limit is None else str(limit)
 
 
-def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
-    """Before/after of the best paddings and swizzles, and the change to make."""
+def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
+    """Before/after of the paddings and swizzles that lower the wavefronts, and the change
+    to make (`cuda`: the input is a .cu the caller shows a patch of, so no kernels_ir
+    declarations)."""
     b = f.baseline
     warps = f", {f.baseline_warps} warps per SM" if f.baseline_warps is not None else ""
     parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal "
@@ -249,14 +251,16 @@ def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
                                                           if with_warps else ()):
         t.add_column(col, justify=justify, no_wrap=True)
     shown = []
-    for name in f.arrays:
-        shown += [c for c in f.candidates if c.array == name][:top]
+    for name in f.arrays:  # a change that lowers nothing is not a proposal: not listed
+        shown += [c for c in f.candidates if c.array == name and
+                  c.wavefronts < b.wavefronts][:top]
     for c in shown:
         t.add_row(c.array, c.label, _count(c.wavefronts), _count(c.excess),
                   f"{c.extra_smem:,} B", _blocks(c.smem_blocks),
                   *([str(c.active_warps)] if with_warps else []),
                   style="green" if c in f.best else None)
-    parts.append(t)
+    if shown:
+        parts.append(t)
     if not f.best:
         parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
                           "nothing is proposed"))
@@ -267,15 +271,53 @@ def fix_view(f: FixSearch, top: int = 6) -> RichGroup:
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory{cost}",
                           style="bold"))
-        parts.append(Text(f"  declare: {c.builder}"))
+        if not cuda:
+            parts.append(Text(f"  declare: {c.builder}"))
         if c.tma:
-            parts.append(Text(f"  (the same layout as TMA's {c.tma}, "
-                              f'layout="{c.tma}", which needs the tile aligned to '
-                              f"{tma_swizzle(c.tma, 1)[1]} bytes)"))
-        parts.append(Text(f"  CUDA:    {c.cuda_index}"))
+            parts.append(Text(f"  (the same layout as TMA's {c.tma}"
+                              + ("" if cuda else f', layout="{c.tma}"') + ", which needs the "
+                              f"tile aligned to {tma_swizzle(c.tma, 1)[1]} bytes)"))
+        if not cuda:
+            parts.append(Text(f"  CUDA:    {c.cuda_index}"))
     if f.combined is not None:
         w = f" ({f.combined_warps} warps per SM)" if f.combined_warps is not None else ""
         parts.append(Text(f"all of the above together: {b.wavefronts:,} -> "
                           f"{f.combined.wavefronts:,} wavefronts, excess "
                           f"{f.combined.excess:,}{w}", style="bold"))
     return RichGroup(*parts)
+
+
+def print_patch(console, patch) -> None:
+    """fix's change as a diff of the user's .cu and what checking it found (or why there is
+    no patch)."""
+    say = lambda text, style=None: console.print(text, markup=False, highlight=False,
+                                                 emoji=False, soft_wrap=True, style=style)
+    if hasattr(patch, "reason"):
+        say(f"no patch of the file: {patch.reason}", "yellow")
+        return
+    say(f"the change, as a patch of {patch.patch.file} (--patch FILE writes it):", "bold")
+    for line in patch.patch.diff.splitlines():
+        say(line, "green" if line.startswith("+") and not line.startswith("+++") else
+            "red" if line.startswith("-") and not line.startswith("---") else None)
+    agree = patch.counted == patch.predicted
+    say(f"checked: the patched file analyzes to {patch.counted:,} wavefronts "
+        + ("as fix predicted" if agree else f"(fix predicted {patch.predicted:,}: they "
+                                           "differ, a bug of smemsim's patch)"),
+        None if agree else "red")
+    if patch.build_note is not None:
+        say(f"checked: {patch.build_note}", "red" if "FAILED" in patch.build_note else None)
+        return
+    a, b = patch.original, patch.patched
+    say(f"checked: nvcc builds it; as built (analyze --as-compiled): {a.wavefronts:,} -> "
+        f"{b.wavefronts:,} wavefronts, {a.registers} -> {b.registers} registers per thread "
+        f"({a.active_warps} -> {b.active_warps} warps per SM)")
+    if b.wavefronts >= a.wavefronts:
+        say("  as built, the change does not lower the wavefronts: the compiler merged "
+            "accesses of the original that the new layout splits (`smemsim compile` on each "
+            "file shows the widths); do not apply it as it is", "red")
+    elif b.wavefronts != patch.predicted:
+        say(f"  as built, the gain differs from the prediction ({patch.predicted:,}, counted "
+            "at the widths the source states): the compiler emits other widths", "yellow")
+    if b.active_warps < a.active_warps:
+        say(f"  the patched build needs more registers: {b.active_warps} warps per SM "
+            f"instead of {a.active_warps}", "yellow")

@@ -8,8 +8,8 @@ import importlib
 from types import ModuleType
 
 VERBS = {"analyze": "analyze", "explain": "explain", "occupancy": "occupancy", "fix": "fix",
-         "sweep": "sweep", "check": "check", "codegen": "codegen", "compile": "compile",
-         "run": "run", "validate": "validate", "import": "importer"}
+         "sweep": "sweep", "check": "check", "report": "report", "codegen": "codegen",
+         "compile": "compile", "run": "run", "validate": "validate", "import": "importer"}
 
 
 def verb(name: str) -> ModuleType:

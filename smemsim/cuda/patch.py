@@ -1,0 +1,210 @@
+"""A layout change `fix` proposes, written into the user's own CUDA file.
+
+A padding changes the `__shared__` declaration's last extent (`[TILE + PAD]` becomes
+`[TILE + PAD + 1]`); the accesses stay as written. A swizzle declares the array flat and
+sends every access through a small helper that permutes element offsets, CuTe's
+Swizzle<B, M, S> (`tile[y][x]` becomes `tile[smemsim_swizzle_5_0_5((y) * (TILE) + (x))]`),
+so a vector access (`&tile[..]` cast to `float4*`) keeps its 16 bytes together as the
+analysis assumed. The file is read as text by tree-sitter, without preprocessing: only the
+spans of the declaration and of the subscripts are rewritten, every other byte is kept.
+Where the array is used otherwise (its address taken whole, a row passed on, a macro that
+names it), nothing is written: a patch that misses an access would be wrong, so that is a
+located error instead.
+"""
+from __future__ import annotations
+
+import difflib
+import pathlib
+import re
+from dataclasses import dataclass
+
+from kernels_ir import KernelError
+
+from .parse import function_name, parser, subscript_index, text, walk
+
+
+@dataclass(frozen=True)
+class LayoutChange:
+    """One array's change: padding of its rows or a swizzle of its element offsets."""
+
+    array: str
+    kind: str                                # "pad" or "swizzle"
+    pad: int = 0
+    swizzle: tuple[int, int, int] | None = None
+
+
+@dataclass(frozen=True)
+class LayoutPatch:
+    """The user's file with the changes made, and what was rewritten."""
+
+    file: str
+    original: str
+    patched: str
+    edits: tuple[str, ...]                   # one line per rewritten span: "line N: a -> b"
+
+    @property
+    def diff(self) -> str:
+        """A unified diff (`git apply`/`patch -p1` take it)."""
+        path = pathlib.PurePath(self.file)
+        # the path as given when it is below the current folder (`patch -p1` or `git apply`
+        # from there), else the file's own name (from the file's folder)
+        name = path.as_posix() if not path.is_absolute() and ".." not in path.parts \
+            else path.name
+        return "".join(difflib.unified_diff(
+            self.original.splitlines(keepends=True), self.patched.splitlines(keepends=True),
+            f"a/{name}", f"b/{name}"))
+
+
+def helper_name(b: int, m: int, s: int) -> str:
+    """The swizzle helper's name: one per (B, M, S)."""
+    return f"smemsim_swizzle_{b}_{m}_{s}"
+
+
+def helper(b: int, m: int, s: int) -> str:
+    """CuTe's Swizzle<B, M, S> on an element offset: the B bits at M + S XORed into the B
+    bits at M (its own inverse)."""
+    return (f"// Swizzle<{b},{m},{s}> of element offsets, written by smemsim fix\n"
+            f"__device__ __forceinline__ unsigned {helper_name(b, m, s)}(unsigned i)\n"
+            f"{{\n    return i ^ (((i >> {m + s}) & {(1 << b) - 1}u) << {m});\n}}\n\n")
+
+
+def _error(file: str, node, message: str) -> KernelError:
+    return KernelError(f"{file}:{node.start_point[0] + 1}: {message}")
+
+
+def _declarations(root, name: str) -> list:
+    """The array_declarator nodes that declare `name` in a `__shared__` declaration."""
+    out = []
+    for node in walk(root):
+        if node.type != "declaration" or "__shared__" not in text(node).split("=")[0]:
+            continue
+        for d in walk(node):
+            if d.type != "array_declarator":
+                continue
+            inner = d
+            while inner.type == "array_declarator":
+                inner = inner.child_by_field_name("declarator")
+            if inner.type == "identifier" and text(inner) == name and \
+                    d.parent.type != "array_declarator":
+                out.append(d)
+    return out
+
+
+def _extents(declarator) -> list:
+    """The size nodes of `name[A][B]`, outermost first (None for `[]`)."""
+    sizes = []
+    d = declarator
+    while d.type == "array_declarator":
+        sizes.append(d.child_by_field_name("size"))
+        d = d.child_by_field_name("declarator")
+    return sizes[::-1]
+
+
+def _scope(declarator, root):
+    """Where the array's accesses can be: the function that declares it (the file for a
+    file-scope array)."""
+    node = declarator
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    return node if node is not None else root
+
+
+def _accesses(file: str, root, scope, declarator, name: str, rank: int) -> list:
+    """Every full subscript `name[i]...[k]` in `scope` (each a list of index nodes, outer
+    node last); any other use of the name, or a macro of the file that names it, is a
+    located error."""
+    for node in walk(root):
+        if node.type == "preproc_arg" and re.search(rf"\b{re.escape(name)}\b", text(node)):
+            raise _error(file, node, f"a macro uses '{name}': the patch cannot rewrite the "
+                                     "accesses inside it; change the macro by hand")
+    out = []
+    ident = declarator
+    while ident.type == "array_declarator":
+        ident = ident.child_by_field_name("declarator")
+    for node in walk(scope):
+        if node.type != "identifier" or text(node) != name or node == ident:
+            continue
+        chain, top = [], node
+        while top.parent is not None and top.parent.type == "subscript_expression" and \
+                top.parent.child_by_field_name("argument") == top and len(chain) < rank:
+            top = top.parent
+            chain.append(subscript_index(top))
+        if len(chain) < rank:
+            what = f"'{text(top)}' uses {name} other than as an element ({rank} index" \
+                   f"{'es' if rank > 1 else ''})"
+            raise _error(file, node, f"{what}: the patch cannot rewrite it; change it by hand")
+        out.append((chain, top))
+    return out
+
+
+def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutPatch:
+    """`file` with each change made to its `__shared__` array in kernel `kernel` (the
+    function's name; template arguments are ignored)."""
+    source = pathlib.Path(file).read_bytes()
+    tree = parser().parse(source)
+    function = kernel.split("<")[0].strip()
+    functions = [n for n in walk(tree.root_node) if n.type == "function_definition" and
+                 function_name(n).split("::")[-1] == function]
+    if not functions:
+        raise KernelError(f"{file}: no function '{function}' to patch")
+    edits: list[tuple[int, int, str, int, str]] = []  # start, end, new, line, old
+    helpers: dict[tuple[int, int, int], object] = {}
+    for change in changes:
+        found = [d for f in functions for d in _declarations(f, change.array)] or \
+            _declarations(tree.root_node, change.array)
+        if len(found) != 1:
+            raise KernelError(f"{file}: {'no' if not found else len(found)} __shared__ "
+                              f"declaration(s) of '{change.array}' in {function}: the patch "
+                              "needs exactly one")
+        decl = found[0]
+        sizes = _extents(decl)
+        if change.kind == "pad":
+            last = sizes[-1]
+            if last is None:
+                raise _error(file, decl, f"'{change.array}' has no last extent to pad")
+            edits.append((last.start_byte, last.end_byte, f"{text(last)} + {change.pad}",
+                          last.start_point[0] + 1, text(last)))
+            continue
+        if any(s is None for s in sizes[1:]):
+            raise _error(file, decl, f"'{change.array}': an inner extent is missing")
+        b, m, s = change.swizzle
+        rank = len(sizes)
+        if rank > 1:
+            inner = decl
+            while inner.type == "array_declarator":
+                inner = inner.child_by_field_name("declarator")
+            flat = " * ".join(f"({text(x)})" for x in sizes if x is not None)
+            if sizes[0] is None:
+                raise _error(file, decl, f"'{change.array}': a multi-dimensional array "
+                                         "without its first extent cannot be declared flat")
+            edits.append((decl.start_byte, decl.end_byte, f"{text(inner)}[{flat}]",
+                          decl.start_point[0] + 1, text(decl)))
+        for chain, top in _accesses(file, tree.root_node, _scope(decl, tree.root_node), decl,
+                                      change.array, rank):
+            offset = text(chain[0]) if rank == 1 else f"({text(chain[0])})"
+            for index, size in zip(chain[1:], sizes[1:]):
+                offset = f"{offset} * ({text(size)}) + ({text(index)})"
+            new = f"{change.array}[{helper_name(b, m, s)}({offset})]"
+            edits.append((top.start_byte, top.end_byte, new, top.start_point[0] + 1,
+                          text(top)))
+        owner = _scope(decl, tree.root_node)
+        if owner.type == "function_definition" and owner.parent is not None and \
+                owner.parent.type == "template_declaration":
+            owner = owner.parent
+        helpers.setdefault((b, m, s), owner)
+    for (b, m, s), owner in helpers.items():
+        start = owner.start_byte if owner.type != "translation_unit" else 0
+        edits.append((start, start, helper(b, m, s), owner.start_point[0] + 1, ""))
+    edits.sort(key=lambda e: (e[0], e[1]))
+    for before, after in zip(edits, edits[1:]):
+        if after[0] < before[1]:
+            raise KernelError(f"{file}:{after[3]}: two changes overlap ('{before[4]}' and "
+                              f"'{after[4]}'): the patch cannot make both")
+    out = bytearray(source)
+    for start, end, new, _, _ in reversed(edits):
+        out[start:end] = new.encode()
+    described = tuple(f"line {line}: {old} -> {new}" if old else
+                      f"line {line}: inserted {new.splitlines()[1].strip()}"
+                      for _, _, new, line, old in edits)
+    return LayoutPatch(file, source.decode("utf-8", "replace"),
+                       out.decode("utf-8", "replace"), described)

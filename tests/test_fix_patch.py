@@ -1,0 +1,115 @@
+"""`fix` on a `.cu` answers in CUDA: the change as a diff of the user's file, which applies,
+imports, and analyzes to what fix predicted; what it cannot rewrite is refused at its line."""
+import json
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+from kernels_ir import KernelError
+from smemsim import analyze
+from smemsim.cuda.patch import LayoutChange, layout_patch
+from smemsim.loader import load_kernels
+from tests.test_cli import cli, cli_streams
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSPOSE_CU = ROOT / "examples" / "transpose.cu"
+
+
+def test_a_swizzle_flattens_the_array_and_rewrites_every_access():
+    p = layout_patch(str(TRANSPOSE_CU), "transpose", [LayoutChange("tile", "swizzle",
+                                                                   swizzle=(5, 0, 5))])
+    added = [x[1:].strip() for x in p.diff.splitlines() if x.startswith("+") and
+             not x.startswith("+++")]
+    assert "__shared__ float tile[(TILE) * (TILE + PAD)];" in added
+    assert "tile[smemsim_swizzle_5_0_5((threadIdx.y) * (TILE + PAD) + (threadIdx.x))] = " \
+           "src[y * n + x];" in added
+    assert "dst[y * n + x] = tile[smemsim_swizzle_5_0_5((threadIdx.x) * (TILE + PAD) + " \
+           "(threadIdx.y))];" in added
+    assert "return i ^ (((i >> 5) & 31u) << 0);" in added
+    removed = [x for x in p.diff.splitlines() if x.startswith("-") and not x.startswith("---")]
+    assert len(removed) == 3  # the declaration and the two accesses, nothing else
+
+
+def test_a_padding_changes_only_the_last_extent():
+    p = layout_patch(str(TRANSPOSE_CU), "transpose", [LayoutChange("tile", "pad", pad=1)])
+    assert [x for x in p.diff.splitlines() if x[:1] in "+-" and x[:3] not in ("+++", "---")] \
+        == ["-    __shared__ float tile[TILE][TILE + PAD];",
+            "+    __shared__ float tile[TILE][TILE + PAD + 1];"]
+
+
+def _cu(tmp_path, body: str) -> str:
+    f = tmp_path / "k.cu"
+    f.write_text(body)
+    return str(f)
+
+
+def test_uses_it_cannot_rewrite_are_refused_at_their_line(tmp_path):
+    passed = _cu(tmp_path, """__device__ float first(float *p) { return p[0]; }
+__global__ void k(float *out)
+{
+    __shared__ float s[32][32];
+    s[threadIdx.x][0] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = first(s[threadIdx.x]);
+}
+""")
+    with pytest.raises(KernelError, match=r"k.cu:7: 's\[threadIdx.x\]' uses s other than as "
+                                          r"an element \(2 indexes\)"):
+        layout_patch(passed, "k", [LayoutChange("s", "swizzle", swizzle=(5, 0, 5))])
+    macro = _cu(tmp_path, """#define AT(i, j) s[i][j]
+__global__ void k(float *out)
+{
+    __shared__ float s[32][32];
+    AT(threadIdx.x, 0) = 1.0f;
+}
+""")
+    with pytest.raises(KernelError, match="k.cu:1: a macro uses 's'"):
+        layout_patch(macro, "k", [LayoutChange("s", "swizzle", swizzle=(5, 0, 5))])
+
+
+def test_fix_patch_applies_and_analyzes_as_predicted(tmp_path, monkeypatch):
+    if shutil.which("patch") is None:
+        pytest.skip("no `patch` program here to apply the diff with")
+    shutil.copy(TRANSPOSE_CU, tmp_path / "transpose.cu")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli_streams("fix", "transpose.cu", "--patch", "fix.patch", "--json")
+    assert code == 0, err
+    (res,) = json.loads(out)["results"]
+    patch = res["patch"]
+    assert patch["predicted_wavefronts"] == patch["counted_wavefronts"] == 4096
+    assert (tmp_path / "fix.patch").read_text() == patch["diff"]
+    assert patch["diff"].startswith("--- a/transpose.cu\n+++ b/transpose.cu\n")
+    subprocess.run(["patch", "-p1", "-i", "fix.patch"], check=True, capture_output=True)
+    patched = load_kernels("transpose.cu")["transpose"]()
+    # 8 x 8 blocks x 32 warps, one load and one store each, no conflict left
+    assert analyze(patched).wavefronts == 2 * 2048
+
+
+def test_fix_lists_only_changes_that_lower_the_wavefronts():
+    code, out = cli("fix", "transpose", "--kernel", "naive", width=120)
+    assert code == 0
+    rows = [line.split() for line in out.splitlines() if line.startswith("tile ")]
+    assert rows and all(int(r[-5].replace(",", "")) < 67584 for r in rows if len(r) > 5)
+    assert not any(r[1:3] == ["pad", "32"] for r in rows)  # a whole bank row: no change
+
+
+def test_patch_needs_cuda_and_a_change(tmp_path):
+    code, out = cli("fix", "transpose", "--kernel", "naive", "--patch",
+                    str(tmp_path / "x.patch"))
+    assert code == 2 and "only a .cu or .cuh file can be patched" in out
+    code, out = cli("fix", str(TRANSPOSE_CU), "-D", "PAD=1", "--patch",
+                    str(tmp_path / "x.patch"))
+    assert code == 2 and "nothing to patch" in out and not (tmp_path / "x.patch").exists()
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: the as-built check "
+                    "of a patch needs the CUDA toolkit's nvcc")
+def test_the_patch_is_built_and_counted_as_built():
+    code, out, err = cli_streams("fix", str(TRANSPOSE_CU), "--json")
+    assert code == 0, err
+    built = json.loads(out)["results"][0]["patch"]["as_built"]
+    assert built["note"] is None
+    assert built["original"]["wavefronts"] == 2048 + 32 * 2048  # as the IR: nvcc keeps them
+    assert built["patched"]["wavefronts"] == 2 * 2048
