@@ -144,7 +144,8 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     looping = None if build is None else {  # the loops the user's build still loops
         id(s) for s in walk(written.body) if isinstance(s, Loop) and build.key(s.loc) in
         branching}
-    widths, site_notes = _count(written, c, origin, tr, hoists, joined, looping, strided)
+    widths, site_notes, uncounted = _count(written, c, origin, tr, hoists, joined, looping,
+                                           strided)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}
     changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
@@ -157,7 +158,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                         f"({build.function}: {build.registers} registers; "
                         f"`{_command(build)}`)")
     return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
-                   as_compiled=True, compiled_widths=changed)
+                   as_compiled=True, compiled_widths=changed, uncounted=uncounted)
 
 
 def _command(build) -> str:
@@ -406,8 +407,9 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
 
 def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=None,
            strided=()):
-    """(widths, notes): the bytes per lane each written-out site is counted at (0: not
-    counted; absent: as stated), and what the compiler did, in words. `looping`: the loops
+    """(widths, notes, uncounted): the bytes per lane each written-out site is counted at
+    (0: not counted; absent: as stated), what the compiler did, in words, and how many
+    shared instructions belong to no site. `looping`: the loops
     the compiler left looping, where known (the user's build: SASS per source line);
     `strided`: its loops that run k iterations per wide instruction (Strided)."""
     repeated = _in_partly_unrolled_loops(written)
@@ -487,7 +489,7 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
         notes.append(f"compiler: {what} on {c.where(line)} "
                      f"{'belongs' if sum(opcodes.values()) == 1 else 'belong'} to no IR site: "
                      "not counted")
-    return widths, notes
+    return widths, notes, sum(sum(o.values()) for o in loose.values())
 
 
 def _in_partly_unrolled_loops(written: Kernel) -> set:

@@ -109,6 +109,9 @@ class Report:
     # when as_compiled: site -> bytes per lane counted where that is not the IR's (0: the
     # site has no instruction left)
     compiled_widths: Mapping[int, int] = field(default_factory=dict)
+    # when as_compiled: shared instructions of the build that belong to no site (not
+    # counted: the totals are then lower bounds)
+    uncounted: int = 0
 
     @property
     def load(self) -> Totals:

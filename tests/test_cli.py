@@ -317,7 +317,7 @@ def test_analyze_as_compiled_counts_what_nvrtc_emitted():
     doc = json.loads(out)["results"][0]
     assert doc["as_compiled"] == {
         "widths": {}, "notes": ["compiler: every site compiled as stated; the counts are "
-                                "unchanged"]}
+                                "unchanged"], "uncounted": 0}
     # a sweep compiles once (parameters are arguments) and follows the hoisted load
     fixture = str(ROOT / "tests" / "kernels" / "compiler_changes.py")
     code, out = cli("analyze", fixture, "--kernel", "invariant", "--as-compiled", "--sweep",

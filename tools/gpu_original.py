@@ -10,6 +10,10 @@ imported kernel (instructions exactly, wavefronts never below).
     python3 tools/gpu_original.py prepare-corpus DIR (likewise, for tests/corpus/corpus.json:
                                           each original file compiled as it is, its main()
                                           renamed, one launch of the entry's kernel)
+    python3 tools/gpu_original.py prepare-patched DIR [FILE_SUBSTRING ...]
+                                          (likewise, for the corpus entries whose `fix`
+                                          proposes a change: the original and the file
+                                          `fix --patch` would write, each a case)
     python3 tools/gpu_original.py run DIR OUT_DIR [KERNEL ...]
                                           (on a machine with a GPU, nvcc and ncu; KERNEL
                                           names keep only those cases; SHARD=i/n in the
@@ -139,6 +143,68 @@ def prepare_corpus(folder: pathlib.Path) -> None:
     print(f"{len(cases)} cases in {folder}")
 
 
+def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
+    """Cases for the corpus entries fix proposes a change for: the original file, and the
+    file with fix's patch applied (written under DIR/patched), so that a GPU run measures
+    what the patch check predicts as built for both."""
+    from kernels_ir import resolve_launch
+    from smemsim.cuda import import_kernels, instantiation, write_kernels_file
+    from smemsim.cuda.patch import LayoutChange, layout_patch
+    from smemsim.fix import search
+    from tools.corpus_status import options
+    folder = folder.resolve()
+    (folder / "include").mkdir(parents=True, exist_ok=True)
+    (folder / "include" / "cublas_v2.h").touch()  # SGEMM_CUDA includes it; kernels do not use it
+    entries = json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
+    cases = []
+    for n, entry in enumerate(entries):
+        if "refused" in entry or "fault" in entry or \
+                (wanted and not any(w in entry["file"] for w in wanted)):
+            continue
+        cu = ROOT / "tests" / "corpus" / entry["file"]
+        opts = options(entry)
+        key = entry["kernel"]
+        kernel = import_kernels(str(cu), opts)[key]()
+        f = search(kernel, jobs=1)
+        if not f.best:
+            continue
+        try:
+            patch = layout_patch(str(cu), kernel.name, [
+                LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in f.best])
+        except Exception as err:  # noqa: BLE001 - a file the patch cannot rewrite: said
+            print(f"{key}: no patch: {err}")
+            continue
+        patched = folder / "patched" / entry["file"]
+        patched.parent.mkdir(parents=True, exist_ok=True)
+        patched.write_text(patch.patched)
+        popts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs, str(cu.parent)])
+        for tag, source, o in (("original", cu, opts), ("patched", patched, popts)):
+            k = import_kernels(str(source), o)[key]()
+            stem = f"case{n}_{tag}"
+            fixture = folder / f"{stem}.py"
+            fixture.write_text(write_kernels_file(str(source), o, key, str(folder))[0])
+            src = folder / f"{stem}.cu"
+            src.write_text(harness(source, k.name, k, resolve_launch(k), folder, callee=key,
+                                   rename_main="main(" in source.read_text()))
+            inst = instantiation(str(source), o, key)
+            cases.append({"cu": entry["file"], "kernel": k.name, "key": key, "tag": tag,
+                          "source": str(source.resolve().relative_to(ROOT)),
+                          "instance": {"name": inst.name, "template_args": inst.template_args,
+                                       "types": inst.types, "values": inst.values,
+                                       "files": [str(pathlib.Path(x).resolve().relative_to(ROOT))
+                                                 for x in inst.files]},
+                          "fixture": str(fixture.relative_to(ROOT)),
+                          "harness": str(src.relative_to(ROOT)),
+                          "defines": entry.get("defines", {}),
+                          "includes": [str(cu.parent.relative_to(ROOT))],
+                          "flags": ["-include", "cstdint"],
+                          "fix": [c.label for c in f.best],
+                          "predicted_source_width": f.combined.wavefronts if f.combined
+                          else f.best[0].wavefronts})
+    (folder / "cases.json").write_text(json.dumps(cases, indent=1))
+    print(f"{len(cases)} cases in {folder}")
+
+
 def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     """Build each harness with nvcc and compare ncu with --as-compiled of the fixture (of the
     original file's nvcc build, with the harness's zeroed inputs)."""
@@ -201,7 +267,8 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
             else:
                 case.update(counters_ok=agreement.ok, compiler=list(report.compiler),
                             counters=[dataclasses.asdict(c) for c in agreement.checks])
-                print(f"{case.get('key', key)} ({case['cu']}, nvcc): counters "
+                print(f"{case.get('key', key)} ({case['cu']}{' ' + case.get('tag', '')}, nvcc): "
+                      "counters "
                       f"{'ok' if agreement.ok else 'DISAGREE'}: " +
                       "; ".join(f"{c.what} {c.predicted}/{c.measured}"
                                 for c in agreement.checks) +
@@ -229,7 +296,8 @@ def original_build(case: dict, folder: pathlib.Path):
         includes.append(str(pathlib.Path(list(nvidia.cublas.__path__)[0]) / "include"))
     except ImportError:
         pass
-    return build_original(str(ROOT / "tests" / "corpus" / case["cu"]), instance,
+    source = ROOT / case["source"] if "source" in case else ROOT / "tests" / "corpus" / case["cu"]
+    return build_original(str(source), instance,
                           defines=case["defines"], include_dirs=includes,
                           flags=case.get("flags", []))
 
@@ -287,6 +355,8 @@ if __name__ == "__main__":
         prepare(pathlib.Path(sys.argv[2]))
     elif sys.argv[1:2] == ["prepare-corpus"]:
         prepare_corpus(pathlib.Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["prepare-patched"]:
+        prepare_patched(pathlib.Path(sys.argv[2]), sys.argv[3:])
     elif sys.argv[1:2] == ["recount"]:
         recount(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4]))
     else:

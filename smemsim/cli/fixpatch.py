@@ -5,6 +5,7 @@ a change the compiler undoes, or one that costs registers, is seen before it is 
 from __future__ import annotations
 
 import dataclasses
+import os
 import pathlib
 import tempfile
 from dataclasses import dataclass
@@ -27,6 +28,8 @@ class Built:
     registers: int
     active_warps: int
     wavefronts: int
+    uncounted: int               # shared instructions of the build no site explains: the
+    #                              wavefronts are then a lower bound
 
 
 @dataclass(frozen=True)
@@ -53,55 +56,181 @@ def patchable(file: str) -> bool:
     return pathlib.Path(file).suffix in (".cu", ".cuh")
 
 
-def checked_patch(args, key: str, kernel, f, params, arrays) -> CheckedPatch | NoPatch:
-    """The per-array best changes of fix search `f` as a patch of `args.file`, checked."""
-    changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in f.best]
-    predicted = f.combined.wavefronts if f.combined is not None else f.best[0].wavefronts
+def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
+                  ) -> CheckedPatch | NoPatch:
+    """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
+    `predicted` wavefronts (fix's count at the source's widths)."""
+    changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     try:
         patch = layout_patch(args.file, kernel.name, changes)
     except KernelError as err:
         if getattr(args, "patch", None):
             raise KernelError(f"--patch {args.patch}: {err}") from None
         return NoPatch(str(err))
-    options = cuda_options(args)
-    # the patched copy lives elsewhere: its own folder stays first for #include "..."
-    options = dataclasses.replace(options, include_dirs=[
-        *options.include_dirs, str(pathlib.Path(args.file).resolve().parent)])
+    options = _options(args)
     with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
-        path = pathlib.Path(tmp) / pathlib.Path(args.file).name
-        path.write_text(patch.patched, encoding="utf-8")
-        from ..cuda import import_kernels
-        try:
-            rebuilt = next(iter(select(import_kernels(str(path), options, options.kernel),
-                                       key).values()))()
-        except KernelError as err:
-            raise KernelError(f"the patched file does not import: {err} (a bug in smemsim's "
-                              "patch: please report it with your file)") from None
+        path, rebuilt = _patched_copy(args, key, options, patch, tmp)
         counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
         original, patched, note = _as_built(args, options, (args.file, kernel),
                                             (str(path), rebuilt), params, arrays)
     return CheckedPatch(patch, predicted, counted, original, patched, note)
 
 
-def _as_built(args, options, original, patched, params, arrays):
-    """(original, patched, note): each file as nvcc builds it, or why it was not built."""
+def predicted_wavefronts(f) -> int:
+    """fix's count for its per-array best changes together."""
+    return f.combined.wavefronts if f.combined is not None else f.best[0].wavefronts
+
+
+def combined_wavefronts(kernel, chosen, params, arch: str, arrays) -> int:
+    """The kernel's wavefronts at the source's widths with every chosen change made."""
+    from ..fix import apply
+    variant = kernel
+    for c in chosen:
+        variant = apply(variant, c)
+    return analyze(variant, params, arch=arch, arrays=arrays).wavefronts
+
+
+def _options(args):
+    """The import options, the user's own folder added for the patched copy's #include."""
+    options = cuda_options(args)
+    return dataclasses.replace(options, include_dirs=[
+        *options.include_dirs, str(pathlib.Path(args.file).resolve().parent)])
+
+
+def _patched_copy(args, key: str, options, patch: LayoutPatch, folder: str):
+    """The patched text written beside nothing of the user's (a temporary folder), and the
+    kernel imported from it."""
+    from ..cuda import import_kernels
+    path = pathlib.Path(folder) / pathlib.Path(args.file).name
+    path.write_text(patch.patched, encoding="utf-8")
+    try:
+        rebuilt = next(iter(select(import_kernels(str(path), options, options.kernel),
+                                   key).values()))()
+    except KernelError as err:
+        raise KernelError(f"the patched file does not import: {err} (a bug in smemsim's "
+                          "patch: please report it with your file)") from None
+    return path, rebuilt
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One candidate as nvcc builds it (None: its patch could not be written or built)."""
+
+    candidate: object            # smemsim.fix.Candidate
+    built: Built | None
+    note: str | None
+
+
+@dataclass(frozen=True)
+class AsBuiltRanking:
+    """fix's candidates ranked by what nvcc builds from each patched file."""
+
+    original: Built
+    rows: tuple[Ranked, ...]     # per array, best as built first
+    best: tuple                  # per array, the candidate with the fewest wavefronts as
+    #                              built, below the original's, with nothing uncounted,
+    #                              among those that keep its warps per SM if any does
+
+
+# built per array: the swizzles (at most this many, in fix's order) and the best paddings
+PER_ARRAY, PADS = 32, 4
+
+
+def vectors_as_built(args, kernel, params, arrays) -> tuple[Built, dict[str, int]]:
+    """The original as built, and per array the elements its widest instruction reads
+    where that is more than the source states (for fix.search's `vectors`)."""
+    original = _build_count(args, _options(args), args.file, kernel, params, arrays)
+    report = original[1]
+    wide: dict[str, int] = {}
+    for s in kernel.sites():
+        counted = report.compiled_widths.get(s.site, 0)
+        elements = counted // s.array.dtype.size
+        if elements > max(1, s.access_bytes // s.array.dtype.size):
+            wide[s.array.name] = max(wide.get(s.array.name, 1), elements)
+    return original[0], wide
+
+
+def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
+                  progress=None) -> AsBuiltRanking:
+    """Each array's swizzles and best paddings (PER_ARRAY, PADS), patched into the file one
+    at a time, built by nvcc and counted as built (--as-compiled), on `args.jobs` threads
+    (nvcc runs beside them)."""
+    from concurrent.futures import ThreadPoolExecutor
+    options = _options(args)
+    plan = []
+    for name in f.arrays:
+        mine = [c for c in f.candidates if c.array == name]
+        swizzles = [c for c in mine if c.kind == "swizzle"]
+        pads = [c for c in mine if c.kind == "pad"]
+        plan += swizzles[:PER_ARRAY] + pads[:PADS]
+    done = [0]
+
+    def one(c) -> Ranked:
+        try:
+            patch = layout_patch(args.file, kernel.name,
+                                 [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
+            with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
+                path, rebuilt = _patched_copy(args, key, options, patch, tmp)
+                built = _build_count(args, options, str(path), rebuilt, params, arrays)[0]
+            return Ranked(c, built, None)
+        except KernelError as err:
+            return Ranked(c, None, str(err))
+        finally:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(plan))
+    with ThreadPoolExecutor(max_workers=args.jobs or os.cpu_count() or 1) as pool:
+        rows = list(pool.map(one, plan))
+    order = lambda r: (r.built is None, r.built.uncounted > 0 if r.built else True,
+                       r.built.wavefronts if r.built else 0, r.candidate.extra_smem)
+    rows.sort(key=lambda r: (f.arrays.index(r.candidate.array), order(r)))
+    best = []
+    for name in f.arrays:
+        good = [r for r in rows if r.candidate.array == name and r.built is not None and
+                not r.built.uncounted and r.built.wavefronts < original.wavefronts]
+        # a change that costs warps per SM (registers, shared memory) only where none keeps
+        # them: fewer wavefronts at lower occupancy is a trade the user makes, not fix
+        good.sort(key=lambda r: (r.built.active_warps < original.active_warps,
+                                 r.built.wavefronts, r.candidate.extra_smem))
+        if good:
+            best.append(good[0].candidate)
+    return AsBuiltRanking(original, tuple(rows), tuple(best))
+
+
+def _built(args, options, path: str, kernel, params, arrays):
+    """(Built, the as-compiled Report) of one file as nvcc builds it (raises gpu_backend's
+    ToolMissing or CompileError)."""
     from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.compile import CompileError, ToolMissing
     from gpu_backend.original import build_original
 
     from ..cuda import instantiation
+    build = build_original(path, instantiation(path, options, options.kernel),
+                           arch=args.arch, defines=options.defines,
+                           include_dirs=options.include_dirs,
+                           flags=getattr(args, "nvcc_flag", None) or ())
+    r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays, build=build)
+    occ = kernel_occupancy(kernel, args.arch, build.registers, params,
+                           static_smem=build.static_smem)
+    return Built(build.registers, occ.active_warps, r.wavefronts, r.uncounted), r
 
-    def built(path: str, kernel) -> Built:
-        build = build_original(path, instantiation(path, options, options.kernel),
-                               arch=args.arch, defines=options.defines,
-                               include_dirs=options.include_dirs,
-                               flags=getattr(args, "nvcc_flag", None) or ())
-        r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays, build=build)
-        occ = kernel_occupancy(kernel, args.arch, build.registers, params,
-                               static_smem=build.static_smem)
-        return Built(build.registers, occ.active_warps, r.wavefronts)
+
+def _build_count(args, options, path: str, kernel, params, arrays):
+    """_built, with no nvcc or a file nvcc cannot build as a one-line error."""
+    from gpu_backend.compile import CompileError, ToolMissing
     try:
-        before = built(*original)
+        return _built(args, options, path, kernel, params, arrays)
+    except ToolMissing as err:
+        raise KernelError(f"--as-compiled: {err}") from None
+    except CompileError as err:
+        raise KernelError(f"--as-compiled: {nvcc_first_error(str(err))} (build flags: -D, -I "
+                          "and --nvcc-flag, as your build has them)") from None
+
+
+def _as_built(args, options, original, patched, params, arrays):
+    """(original, patched, note): each file as nvcc builds it, or why it was not built."""
+    from gpu_backend.compile import CompileError, ToolMissing
+    try:
+        before = _built(args, options, *original, params, arrays)[0]
     except ToolMissing as err:
         return None, None, f"not built: {err}"
     except CompileError as err:  # the file as given does not build here: no comparison
@@ -109,7 +238,7 @@ def _as_built(args, options, original, patched, params, arrays):
                             f"({nvcc_first_error(str(err))}; give -D, -I and --nvcc-flag as "
                             "your build has them)")
     try:
-        after = built(*patched)
+        after = _built(args, options, *patched, params, arrays)[0]
     except CompileError as err:
         return before, None, f"nvcc FAILED on the patched file: {nvcc_first_error(str(err))}"
     return before, after, None

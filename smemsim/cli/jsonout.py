@@ -47,7 +47,8 @@ def report_json(r: Report) -> dict[str, Any]:
         "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
         "classes": _classes(r.classes),
         "excess_ratio": r.excess_ratio,
-    } | ({"as_compiled": {"widths": dict(r.compiled_widths), "notes": list(r.compiler)}}
+    } | ({"as_compiled": {"widths": dict(r.compiled_widths), "notes": list(r.compiler),
+                          "uncounted": r.uncounted}}
          if r.as_compiled else {})
 
 
@@ -167,11 +168,24 @@ def patch_json(p) -> dict[str, Any]:
         return {"error": p.reason}
     built = lambda b: None if b is None else {"registers": b.registers,
                                               "active_warps": b.active_warps,
-                                              "wavefronts": b.wavefronts}
+                                              "wavefronts": b.wavefronts,
+                                              "uncounted": b.uncounted}
     return {"file": p.patch.file, "diff": p.patch.diff, "edits": list(p.patch.edits),
             "predicted_wavefronts": p.predicted, "counted_wavefronts": p.counted,
             "as_built": {"original": built(p.original), "patched": built(p.patched),
                          "note": p.build_note}, "error": None}
+
+
+def ranking_json(r) -> dict[str, Any]:
+    """fix --as-compiled: the original and each tried change as nvcc builds it."""
+    built = lambda b: None if b is None else {
+        "registers": b.registers, "active_warps": b.active_warps,
+        "wavefronts": b.wavefronts, "uncounted": b.uncounted}
+    return {"original": built(r.original),
+            "rows": [{"array": x.candidate.array, "label": x.candidate.label,
+                      "source_wavefronts": x.candidate.wavefronts, "built": built(x.built),
+                      "note": x.note} for x in r.rows],
+            "best": [{"array": c.array, "label": c.label} for c in r.best]}
 
 
 def hazards_json(h: HazardReport) -> dict[str, Any]:

@@ -10,7 +10,10 @@ from kernels_ir import KernelError
 from ...fix import search
 from .. import jsonout, render
 from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, progress
-from ..fixpatch import CheckedPatch, checked_patch, patchable
+from ..fixpatch import (
+    CheckedPatch, checked_patch, combined_wavefronts, patchable, predicted_wavefronts,
+    rank_as_built, vectors_as_built,
+)
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
 HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing each"
@@ -32,6 +35,10 @@ def add_arguments(p) -> None:
                         "your file (patch -p1 or git apply take it); checked before it is "
                         "written: the patched file imports and analyzes to the predicted "
                         "wavefronts, and builds with nvcc where nvcc is installed")
+    p.add_argument("--as-compiled", action="store_true",
+                   help="for a .cu: rank the changes by what nvcc builds from each patched "
+                        "file (each built and counted as --as-compiled counts it), and try "
+                        "swizzles that keep the build's vector reads together")
     add_jobs(p)
 
 
@@ -45,23 +52,41 @@ def execute(args, console: Console) -> int:
             regs = occupancy_of(kernel, args.arch, "compile", params,
                                 source=(args, name)).registers_per_thread
         arrays = inputs(args, name, kernel, params)
+        original = vectors = ranking = None
+        if args.as_compiled:
+            if not patchable(args.file):
+                raise KernelError("fix --as-compiled needs a .cu or .cuh file: it builds each "
+                                  "change into your file with nvcc")
+            with busy(console, args, f"building {kernel.name}"):
+                original, vectors = vectors_as_built(args, kernel, params, arrays)
         with progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)
             f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                       site=args.site, jobs=args.jobs,
+                       site=args.site, jobs=args.jobs, vectors=vectors,
                        progress=lambda i, n: bar.update(task, completed=i, total=n))
+        chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
+        if args.as_compiled and f.arrays:
+            with progress(console, args) as bar:
+                task = bar.add_task(f"building each change of {kernel.name}", total=None)
+                ranking = rank_as_built(args, name, kernel, f, original, params, arrays,
+                                        lambda i, n: bar.update(task, completed=i, total=n))
+            chosen = ranking.best
+            predicted = combined_wavefronts(kernel, chosen, params, args.arch, arrays)
         patch = None
-        if patchable(args.file) and f.best:
+        if patchable(args.file) and chosen:
             with busy(console, args, "writing and checking the patch"):
-                patch = checked_patch(args, name, kernel, f, params, arrays)
+                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays)
         if args.patch and patch is None:
             raise KernelError(f"--patch {args.patch}: " + (
                 "only a .cu or .cuh file can be patched" if not patchable(args.file) else
                 f"no change lowers {kernel.name}'s wavefronts: nothing to patch"))
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
-                                           else {}))
+                                           else {}) |
+                    ({"as_built": jsonout.ranking_json(ranking)} if ranking else {}))
         if not args.json:
-            console.print(render.fix_view(f, cuda=patch is not None))
+            console.print(render.fix_view(f, cuda=patch is not None or args.as_compiled))
+            if ranking is not None:
+                console.print(render.ranking_view(ranking, f))
             if patch is not None:
                 render.print_patch(console, patch)
             console.print()

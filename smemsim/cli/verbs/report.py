@@ -17,7 +17,7 @@ from ..common import (
     EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, print_json,
     say,
 )
-from ..fixpatch import checked_patch, patchable
+from ..fixpatch import checked_patch, patchable, predicted_wavefronts
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
 from ..reportdoc import report_item
 
@@ -110,7 +110,8 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
     patch = None
     if fix is not None and fix.best and patchable(args.file):
         with busy(console, args, f"writing and checking the patch of {kernel.name}"):
-            patch = jsonout.patch_json(checked_patch(args, name, kernel, fix, params, arrays))
+            patch = jsonout.patch_json(checked_patch(args, name, kernel, fix.best,
+                                                     predicted_wavefronts(fix), params, arrays))
     sources = input_sources(args, name, kernel) if r.mode == "full" else None
     analysis = jsonout.analyze_json(r, occ) | {"inputs": sources}
     return report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
