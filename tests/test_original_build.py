@@ -212,7 +212,10 @@ def test_compile_of_a_cu_and_a_loop_that_stores_four_iterations_at_once(nvcc, no
     and 24 share a bank): 11,024 store requests and 41,024 wavefronts, as the H100 measured
     on the nvcc -O3 build (docs/validation.md)."""
     cu = ROOT / "corpus" / "hardware_effects_gpu" / "bank-conflicts" / "bank-conflicts.cu"
-    code, out = cli("compile", str(cu), "--param", "offset=4", "--json")
+    # the file uses uint32_t without <cstdint>: some host compilers' headers bring it in
+    # through CUDA's, others do not (the GPU machine's); its own build must say -include
+    code, out = cli("compile", str(cu), "--param", "offset=4", "--json",
+                    "--nvcc-flag=-include", "--nvcc-flag=cstdint")
     assert code == 0, out
     doc = json.loads(out)["results"][0]
     assert doc["symbol"] == "_Z6kerneli" and doc["registers"] > 0
