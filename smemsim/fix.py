@@ -280,3 +280,49 @@ def _smem_blocks(kernel: Kernel, arch: str, params: Mapping | None) -> int | Non
         return kernel_occupancy(kernel, arch, 32, params).limits["shared_memory"]
     except OccupancyError:
         return 0
+
+
+@dataclass(frozen=True)
+class BlockShape:
+    """The kernel at another block shape of the same thread count (its block dimensions are
+    parameters of the launch), or why that shape does not launch."""
+
+    params: Mapping[str, int]     # the block parameters at this shape
+    block: tuple[int, int, int]
+    requests: int | None
+    wavefronts: int | None
+    excess: int | None
+    error: str | None             # the launch's or the kernel's own error at this shape
+
+
+SHAPES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)  # per dimension: the usual sizes
+
+
+def block_shapes(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
+                 arch: str = "sm_90", arrays=None, seed: int = 0) -> tuple[BlockShape, ...]:
+    """Where blockDim.x and .y are each a parameter of the launch (`k.launch(block=(BX,
+    BY))`), the kernel at every other split of the same thread count into sizes from
+    SHAPES (32 x 8 for a 16 x 16 stencil), each analyzed whole; () otherwise. A shape the
+    kernel cannot run (a bound its indexing needs, a launch limit) is listed with its
+    error, not left out."""
+    from kernels_ir import Op
+    names = [e.arg if e.op is Op.PARAM else None for e in kernel.block[:2]]
+    if None in names or names[0] == names[1] or kernel.block[2].op is not Op.CONST:
+        return ()
+    launch = resolve_launch(kernel, params)
+    x, y = launch.block[0], launch.block[1]
+    out = []
+    for nx in SHAPES:
+        ny = x * y // nx
+        if nx * ny != x * y or ny not in SHAPES or (nx, ny) == (x, y):
+            continue
+        values = {names[0]: nx, names[1]: ny}
+        try:
+            r = analyze(kernel, {**(params or {}), **values}, arch=arch, arrays=arrays,
+                        seed=seed)
+            out.append(BlockShape(values, (nx, ny, launch.block[2]), r.requests, r.wavefronts,
+                                  r.excess, None))
+        except KernelError as err:
+            out.append(BlockShape(values, (nx, ny, launch.block[2]), None, None, None,
+                                  str(err).splitlines()[0]))
+    return tuple(out)

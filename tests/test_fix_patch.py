@@ -130,3 +130,21 @@ def test_fix_as_compiled_ranks_the_changes_as_built():
     assert res["patch"]["as_built"]["patched"]["wavefronts"] == 2 * 2048
     code, out = cli("fix", "transpose", "--kernel", "naive", "--as-compiled")
     assert code == 2 and "needs a .cu or .cuh file" in out
+
+
+def test_fix_tries_the_other_block_shapes_when_the_block_is_a_parameter():
+    """reed_solomon's `general` launches block (tileWidthCol, tileWidthRow) = (32, 8): the
+    other splits of 256 threads are analyzed whole (each a different tiling of the same
+    product), and a kernel with a constant block gets none."""
+    code, out, err = cli_streams("fix", "reed_solomon", "--kernel", "general", "--json")
+    assert code == 0, err
+    (res,) = json.loads(out)["results"]
+    shapes = {tuple(x["block"][:2]): x for x in res["block_shapes"]}
+    assert set(shapes) == {(1, 256), (2, 128), (4, 64), (8, 32), (16, 16), (64, 4), (128, 2),
+                           (256, 1)}
+    assert shapes[(16, 16)]["params"] == {"tileWidthCol": 16, "tileWidthRow": 16}
+    assert shapes[(16, 16)]["wavefronts"] == analyze(
+        load_kernels("reed_solomon")["general"](),
+        {"tileWidthCol": 16, "tileWidthRow": 16}).wavefronts
+    code, out, _ = cli_streams("fix", "transpose", "--kernel", "naive", "--json")
+    assert json.loads(out)["results"][0]["block_shapes"] == []

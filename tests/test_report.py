@@ -191,8 +191,10 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or \
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (Debian: apt install chromium);"
                     " docs/validation.md records the run")
-@pytest.mark.parametrize("example", ["transpose.cu", "transpose", "ldmatrix_tile", "histogram",
-                                     "cp_async_gemm", "matmul_128x128"])
+@pytest.mark.parametrize("example", [
+    "transpose.cu", "transpose", "causal_attention", "cp_async_gemm", "histogram",
+    "int_matmul_nt32", "ldmatrix_tile", "matmul_128x128", "matmul_double16",
+    "matmul_float_tiled", "matmul_naive", "persistent_gemm", "reed_solomon", "softmax"])
 def test_page_opens_in_a_browser_without_errors(tmp_path, example):
     name = str(ROOT / "examples" / example) if example.endswith(".cu") else example
     out = tmp_path / "page.html"

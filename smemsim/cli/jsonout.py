@@ -176,6 +176,12 @@ def patch_json(p) -> dict[str, Any]:
                          "note": p.build_note}, "error": None}
 
 
+def shape_json(x) -> dict[str, Any]:
+    """fix: the kernel at another block shape (its block is a parameter of the launch)."""
+    return {"params": dict(x.params), "block": list(x.block), "requests": x.requests,
+            "wavefronts": x.wavefronts, "excess": x.excess, "error": x.error}
+
+
 def ranking_json(r) -> dict[str, Any]:
     """fix --as-compiled: the original and each tried change as nvcc builds it."""
     built = lambda b: None if b is None else {

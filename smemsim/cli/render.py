@@ -287,6 +287,30 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
     return RichGroup(*parts)
 
 
+def shapes_view(kernel, baseline, shapes) -> RichGroup:
+    """fix: the kernel at the other block shapes of its thread count."""
+    names = " x ".join(str(e.arg) for e in kernel.block[:2])  # parameters: their names
+    b = baseline.block
+    parts = [Text(f"block shape ({names}, parameters of the launch): {b[0]} x {b[1]} now, "
+                  f"{baseline.requests:,} requests, {baseline.wavefronts:,} wavefronts; the "
+                  "other splits of its threads:", style="bold")]
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("block", "left"), ("requests", "right"), ("wavefronts", "right"),
+                         ("excess", "right")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for x in sorted(shapes, key=lambda x: (x.error is not None, x.wavefronts or 0)):
+        shape = f"{x.block[0]} x {x.block[1]}"
+        if x.error:
+            t.add_row(shape, "-", "-", "-")
+        else:
+            t.add_row(shape, _count(x.requests), _count(x.wavefronts), _count(x.excess),
+                      style="green" if x.wavefronts < baseline.wavefronts else None)
+    parts.append(t)
+    parts += [Text(f"{x.block[0]} x {x.block[1]} does not run: {x.error}") for x in shapes
+              if x.error]
+    return RichGroup(*parts)
+
+
 def ranking_view(r, f: FixSearch, top: int = 8) -> RichGroup:
     """fix --as-compiled: each built change against the original as built, best first."""
     o = r.original

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...fix import search
+from ...fix import block_shapes, search
 from .. import jsonout, render
 from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, progress
 from ..fixpatch import (
@@ -64,6 +64,7 @@ def execute(args, console: Console) -> int:
             f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
                        site=args.site, jobs=args.jobs, vectors=vectors,
                        progress=lambda i, n: bar.update(task, completed=i, total=n))
+        shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
         if args.as_compiled and f.arrays:
             with progress(console, args) as bar:
@@ -82,11 +83,14 @@ def execute(args, console: Console) -> int:
                 f"no change lowers {kernel.name}'s wavefronts: nothing to patch"))
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
                                            else {}) |
-                    ({"as_built": jsonout.ranking_json(ranking)} if ranking else {}))
+                    ({"as_built": jsonout.ranking_json(ranking)} if ranking else {}) |
+                    {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
         if not args.json:
             console.print(render.fix_view(f, cuda=patch is not None or args.as_compiled))
             if ranking is not None:
                 console.print(render.ranking_view(ranking, f))
+            if shapes:
+                console.print(render.shapes_view(kernel, f.baseline, shapes))
             if patch is not None:
                 render.print_patch(console, patch)
             console.print()
