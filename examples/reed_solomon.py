@@ -16,7 +16,7 @@ barrier diverges; the defaults are multiples, and the interpreter rejects the ot
 """
 import numpy as np
 
-from examples import gf256
+from . import gf256
 from kernels_ir import (
     KernelBuilder, blockDim, blockIdx, cast, gridDim, i32, logical_and, select, smin, threadIdx,
     u8, u32,

@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from examples import gf256, reed_solomon
+from . import gf256, reed_solomon
 from kernels_ir import run
 
 

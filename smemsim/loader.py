@@ -105,13 +105,20 @@ def _builder(file: pathlib.Path, name: str, entry) -> Callable[[], Kernel]:
     return build
 
 
+def examples_folder() -> pathlib.Path:
+    """Where the examples are: inside the installed package (smemsim/examples), or beside it
+    in a source tree (examples/, which an editable install maps to smemsim.examples)."""
+    here = pathlib.Path(__file__).resolve().parent
+    return here / "examples" if (here / "examples").is_dir() else here.parent / "examples"
+
+
 def find_file(path: str) -> pathlib.Path:
     """A kernels file: the path itself, or the name of an installed example (`transpose`
     finds examples/transpose.py from any directory)."""
     file = pathlib.Path(path)
     if file.is_file():
         return file.resolve()
-    examples = pathlib.Path(__file__).resolve().parent.parent / "examples"
+    examples = examples_folder()
     example = examples / f"{file.stem if file.suffix == '.py' else path}.py"
     if file.parent == pathlib.Path(".") and example.is_file():
         return example
@@ -185,12 +192,34 @@ def _import(file: pathlib.Path):
 def _exec(file: pathlib.Path):
     folder = file.parent
     if (folder / "__init__.py").exists():
-        # a module of a package (examples/transpose.py): import it as such, so that its
-        # sibling imports (from examples import gf256) work
-        root = folder.parent
-        if str(root) not in sys.path:
-            sys.path.insert(0, str(root))
-        return importlib.import_module(f"{folder.name}.{file.stem}")
+        # a module of a package (examples/transpose.py, or smemsim/examples/transpose.py as
+        # installed): import it by its dotted name, so that its relative imports of its
+        # siblings (from . import gf256) work
+        parts, root = [file.stem], folder
+        while (root / "__init__.py").exists():
+            parts.insert(0, root.name)
+            root = root.parent
+        loaded = sys.modules.get(parts[0])
+        mine = root / parts[0] / "__init__.py"
+        # a package named like a module already imported (`json/`): that name is taken, so
+        # the file is loaded on its own, as a file outside a package is
+        where = getattr(loaded, "__file__", None)
+        if loaded is None:
+            # the top package from its own folder, without putting that folder's parent on
+            # sys.path (its other folders would shadow modules for this process and for
+            # the workers it starts); the rest resolves through the package's __path__
+            spec = importlib.util.spec_from_file_location(
+                parts[0], mine, submodule_search_locations=[str(mine.parent)])
+            top = importlib.util.module_from_spec(spec)
+            sys.modules[parts[0]] = top
+            try:
+                spec.loader.exec_module(top)
+            except BaseException:
+                del sys.modules[parts[0]]
+                raise
+            return importlib.import_module(".".join(parts))
+        if where and pathlib.Path(where).resolve() == mine.resolve():
+            return importlib.import_module(".".join(parts))
     spec = importlib.util.spec_from_file_location(f"smemsim_input_{file.stem}", file)
     module = importlib.util.module_from_spec(spec)
     if str(folder) not in sys.path:

@@ -282,3 +282,16 @@ def test_cli_param_named_seed_reaches_the_kernel(tmp_path):
     assert code == 0 and res["params"] == {"seed": 32}
     assert res["sites"][0]["wavefronts"] == 32  # stride 32 words: one bank, 32 ways
     assert np.isclose(res["excess_ratio"], 31.0)
+
+
+def test_the_wheel_lists_every_package_and_no_top_level_examples():
+    """pyproject.toml lists the packages (the examples install as smemsim.examples, from
+    examples/): every package of the source tree must be on the list, or the wheel would
+    leave it out, and nothing may install as a top-level `examples`."""
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11's")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = {".".join(p.parent.relative_to(ROOT).parts)
+             for pkg in ("kernels_ir", "smemsim", "gpu_backend")
+             for p in (ROOT / pkg).rglob("__init__.py")}
+    assert set(config["packages"]) == found | {"smemsim.examples"}
+    assert config["package-dir"] == {"smemsim.examples": "examples"}

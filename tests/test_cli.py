@@ -550,3 +550,24 @@ def test_the_largest_legal_grid_is_analyzed(tmp_path):
     assert res["grid"] == [65535, 65535, 1]
     assert res["load"]["requests"] == res["store"]["requests"] == 65535 * 65535
     assert res["load"]["wavefronts"] == 65535 * 65535
+
+
+def test_kernels_files_in_packages_import_by_their_dotted_name(tmp_path):
+    """A kernels file in a package imports its siblings relatively (as the examples do:
+    `from . import gf256`), at any depth; a package named like a module already imported
+    (`json/`) is loaded as a plain file instead of failing on the taken name."""
+    pkg = tmp_path / "outer" / "inner"
+    pkg.mkdir(parents=True)
+    (tmp_path / "outer" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "helper.py").write_text("TILE = 32\n")
+    source = pathlib.Path(TRANSPOSE).read_text()
+    (pkg / "kernels.py").write_text("from . import helper\nassert helper.TILE == 32\n" + source)
+    code, out = cli("analyze", str(pkg / "kernels.py"), "--kernel", "naive")
+    assert code == 0, out
+    taken = tmp_path / "json"
+    taken.mkdir()
+    (taken / "__init__.py").write_text("")
+    (taken / "kernels.py").write_text(source)
+    code, out = cli("analyze", str(taken / "kernels.py"), "--kernel", "naive")
+    assert code == 0, out
