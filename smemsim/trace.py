@@ -12,6 +12,7 @@ launch issues it.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -218,12 +219,11 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
     weight the requests inside each such loop.
     """
     comparisons = _decidable_comparisons(kernel, sl)
-    # a slice that reads no blockIdx issues the same requests in every block, and its guards
-    # decide alike in every block: block 0 stands for all of them, so a 65535 x 65535 grid
-    # needs no per-block array (each count is scaled by the grid below)
-    scale = launch.num_blocks if not sl.block_axes else 1
-    all_blocks = np.zeros(1, dtype=np.int64) if scale > 1 else \
-        np.arange(launch.num_blocks, dtype=np.int64)
+    # blocks that differ only on blockIdx axes the slice never reads (its addresses, guards
+    # and trip counts) issue the same requests: the blocks at 0 on those axes stand for all,
+    # so a 65535 x 65535 grid whose slice reads blockIdx.x alone needs 65535 blocks' arrays,
+    # not 4.3 G (each count is scaled by the unread axes' extents below)
+    all_blocks, scale = _blocks_on_read_axes(launch, sl.block_axes)
     if comparisons:
         ranges = BlockRanges(kernel, launch, all_blocks)
         states = np.stack([ranges.decide(c) for c in comparisons], axis=1)
@@ -256,6 +256,19 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
         totals = {loop: np.bincount(inverse_m, weights=t, minlength=first.size).astype(np.int64)
                   * scale for loop, t in (trips or {}).items()}
         yield variant, vs, members[first], counts.astype(np.int64) * scale, totals
+
+
+def _blocks_on_read_axes(launch: Launch, axes) -> tuple[np.ndarray, int]:
+    """(linear ids of the blocks at coordinate 0 on every axis not in `axes`, how many
+    blocks each stands for)."""
+    gx, gy, gz = launch.grid
+    extent = {"x": gx, "y": gy, "z": gz}
+    scale = math.prod(extent[a] for a in "xyz" if a not in axes)
+    if scale == 1:
+        return np.arange(launch.num_blocks, dtype=np.int64), 1
+    x, y, z = (np.arange(extent[a], dtype=np.int64) if a in axes else np.zeros(1, np.int64)
+               for a in "xyz")
+    return (x[None, None, :] + gx * (y[None, :, None] + gy * z[:, None, None])).ravel(), scale
 
 
 def _per_block_trips(kernel: Kernel, sl: Slice, launch: Launch, members: np.ndarray):

@@ -552,6 +552,23 @@ def test_the_largest_legal_grid_is_analyzed(tmp_path):
     assert res["load"]["wavefronts"] == 65535 * 65535
 
 
+def test_the_largest_grid_when_the_accesses_read_one_block_axis(tmp_path):
+    """The same grid with a store whose stride depends on blockIdx.x (1, 2, 3 or 4 words):
+    the blocks at y = 0 stand for every row of blocks (65,535 blocks traced, not 4.3 G).
+    Per x & 3 = 0, 1, 2, 3 a request costs 1, 2, 1 and 4 wavefronts (strides 1, 2, 3, 4
+    words); x runs 0..65534, so the first three strides occur 16,384 times a row and the
+    last 16,383."""
+    cu = tmp_path / "big.cu"
+    cu.write_text(BIG.replace("s[threadIdx.x] = threadIdx.x;",
+                              "s[threadIdx.x * ((blockIdx.x & 3) + 1)] = threadIdx.x;")
+                  .replace("s[32]", "s[128]"))
+    code, out = cli("analyze", str(cu), "--length", "out=4294836225ULL", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert res["store"]["requests"] == 65535 * 65535
+    assert res["store"]["wavefronts"] == 65535 * (16384 * (1 + 2 + 1) + 16383 * 4)
+
+
 def test_kernels_files_in_packages_import_by_their_dotted_name(tmp_path):
     """A kernels file in a package imports its siblings relatively (as the examples do:
     `from . import gf256`), at any depth; a package named like a module already imported
