@@ -58,7 +58,8 @@ class LayoutMap:
     @property
     def clipped(self) -> bool:
         """Whether the grid is larger than what is drawn."""
-        return self.rows > len(self.banks) or (self.banks and self.cols > len(self.banks[0]))
+        return self.rows > len(self.banks) or bool(self.banks and
+                                                   self.cols > len(self.banks[0]))
 
     def _repr_html_(self) -> str:
         from .cli.figures import layout_svg

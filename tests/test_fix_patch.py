@@ -148,3 +148,18 @@ def test_fix_tries_the_other_block_shapes_when_the_block_is_a_parameter():
         {"tileWidthCol": 16, "tileWidthRow": 16}).wavefronts
     code, out, _ = cli_streams("fix", "transpose", "--kernel", "naive", "--json")
     assert json.loads(out)["results"][0]["block_shapes"] == []
+
+
+def test_a_patch_that_breaks_the_file_is_our_bug_not_the_users(tmp_path, monkeypatch):
+    """Should smemsim's patch ever not import, fix says so and proposes no patch; asked to
+    write it (--patch), that is exit 3, a bug of smemsim's, never a file written."""
+    from smemsim.cli import fixpatch
+    from smemsim.cuda.patch import LayoutPatch
+
+    def broken(file, kernel, changes):
+        return LayoutPatch(file, "", "__global__ void transpose(", ("line 1: broken",))
+    monkeypatch.setattr(fixpatch, "layout_patch", broken)
+    code, out = cli("fix", str(TRANSPOSE_CU))
+    assert code == 0 and "no patch of the file: the patched file does not import" in out
+    code, out = cli("fix", str(TRANSPOSE_CU), "--patch", str(tmp_path / "x.patch"))
+    assert code == 3 and not (tmp_path / "x.patch").exists()

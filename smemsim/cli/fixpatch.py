@@ -20,6 +20,10 @@ from .common import nvcc_first_error
 from .options import cuda_options
 
 
+class PatchError(RuntimeError):
+    """smemsim's own patch of a file that imported does not import: a bug of ours."""
+
+
 @dataclass(frozen=True)
 class Built:
     """One file as nvcc builds it: registers, the warps per SM they allow, and the
@@ -69,7 +73,12 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
         return NoPatch(str(err))
     options = _options(args)
     with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
-        path, rebuilt = _patched_copy(args, key, options, patch, tmp)
+        try:
+            path, rebuilt = _patched_copy(args, key, options, patch, tmp)
+        except PatchError as err:
+            if getattr(args, "patch", None):
+                raise  # asked to write it: a bug of ours, exit 3
+            return NoPatch(str(err))
         counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
         original, patched, note = _as_built(args, options, (args.file, kernel),
                                             (str(path), rebuilt), params, arrays)
@@ -107,8 +116,9 @@ def _patched_copy(args, key: str, options, patch: LayoutPatch, folder: str):
         rebuilt = next(iter(select(import_kernels(str(path), options, options.kernel),
                                    key).values()))()
     except KernelError as err:
-        raise KernelError(f"the patched file does not import: {err} (a bug in smemsim's "
-                          "patch: please report it with your file)") from None
+        # the file imported before the patch: this is smemsim's mistake, not the input's
+        raise PatchError(f"the patched file does not import: {err} (a bug in smemsim's "
+                         "patch: please report it with your file)") from None
     return path, rebuilt
 
 
@@ -173,7 +183,7 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
                 path, rebuilt = _patched_copy(args, key, options, patch, tmp)
                 built = _build_count(args, options, str(path), rebuilt, params, arrays)[0]
             return Ranked(c, built, None)
-        except KernelError as err:
+        except (KernelError, PatchError) as err:
             return Ranked(c, None, str(err))
         finally:
             done[0] += 1
