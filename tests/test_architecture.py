@@ -130,6 +130,11 @@ def test_a_verb_loads_only_what_it_runs():
                                  "--kernel", "naive"], check=True, capture_output=True,
                                 text=True, cwd=ROOT).stdout.split())
     assert "smemsim.hazards" in loaded and "smemsim.cuda" not in loaded
+    # fix of a kernels file: the patch machinery is there, the CUDA frontend is not
+    loaded = set(subprocess.run([sys.executable, "-c", code, "fix", "transpose",
+                                 "--kernel", "naive"], check=True, capture_output=True,
+                                text=True, cwd=ROOT).stdout.split())
+    assert "smemsim.cli.fixpatch" in loaded and "smemsim.cuda" not in loaded
 
 
 # ------------------------------------------------------------------ a new statement kind

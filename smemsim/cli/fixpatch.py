@@ -9,15 +9,18 @@ import os
 import pathlib
 import tempfile
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kernels_ir import KernelError
 
 from ..analysis import analyze
-from ..cuda.patch import LayoutChange, LayoutPatch, layout_patch
 from ..loader import select
 from ..occupancy import kernel_occupancy
 from .common import nvcc_first_error
 from .options import cuda_options
+
+if TYPE_CHECKING:  # the CUDA frontend loads only when a .cu is patched
+    from ..cuda.patch import LayoutPatch
 
 
 class PatchError(RuntimeError):
@@ -64,9 +67,10 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
                   ) -> CheckedPatch | NoPatch:
     """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
     `predicted` wavefronts (fix's count at the source's widths)."""
+    from ..cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     try:
-        patch = layout_patch(args.file, kernel.name, changes)
+        patch = _layout_patch(args.file, kernel.name, changes)
     except KernelError as err:
         if getattr(args, "patch", None):
             raise KernelError(f"--patch {args.patch}: {err}") from None
@@ -83,6 +87,13 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
         original, patched, note = _as_built(args, options, (args.file, kernel),
                                             (str(path), rebuilt), params, arrays)
     return CheckedPatch(patch, predicted, counted, original, patched, note)
+
+
+def _layout_patch(file: str, kernel: str, changes):
+    """smemsim.cuda.patch.layout_patch (imported here: fix of a kernels file never loads the
+    CUDA frontend)."""
+    from ..cuda.patch import layout_patch
+    return layout_patch(file, kernel, changes)
 
 
 def predicted_wavefronts(f) -> int:
@@ -176,9 +187,10 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
     done = [0]
 
     def one(c) -> Ranked:
+        from ..cuda.patch import LayoutChange
         try:
-            patch = layout_patch(args.file, kernel.name,
-                                 [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
+            patch = _layout_patch(args.file, kernel.name,
+                                  [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
             with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
                 path, rebuilt = _patched_copy(args, key, options, patch, tmp)
                 built = _build_count(args, options, str(path), rebuilt, params, arrays)[0]

@@ -60,7 +60,7 @@ def execute(args, console: Console) -> int:
                                             "--regs compile")
         with busy(console, args, f"tracing {kernel.name}"):
             if args.as_compiled:
-                r = _as_compiled(kernel, params, args.arch, arrays, compiled, args.loop_limit)
+                r = as_compiled_report(kernel, params, args.arch, arrays, compiled, args.loop_limit)
             else:
                 r = analyze(kernel, params, arch=args.arch, arrays=arrays,
                             loop_limit=args.loop_limit)
@@ -126,7 +126,7 @@ def _point(task):
     """One point of --sweep: (report, occupancy) (a worker's task: module-level)."""
     kernel, params, arch, arrays, regs, compiled, as_compiled, limit = task
     if as_compiled:
-        r = _as_compiled(kernel, params, arch, arrays, compiled, limit)
+        r = as_compiled_report(kernel, params, arch, arrays, compiled, limit)
     else:
         r = analyze(kernel, params, arch=arch, arrays=arrays, loop_limit=limit)
     occ = occupancy_of(kernel, arch, regs, params, compiled=compiled) if regs is not None \
@@ -134,7 +134,7 @@ def _point(task):
     return r, occ
 
 
-def _as_compiled(kernel, params, arch, arrays, compiled, limit):
+def as_compiled_report(kernel, params, arch, arrays, compiled, limit):
     """The analysis of what the compiler emitted: `compiled` is the user's nvcc build of a
     .cu (gpu_backend.original) or NVRTC's Compiled of the generated CUDA."""
     from gpu_backend.as_compiled import analyze_as_compiled

@@ -83,7 +83,7 @@ def execute(args, console: Console) -> int:
 def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
     """One kernel's report item: analysis, occupancy and curves, check, fix."""
     from ...occupancy import what_if
-    from .analyze import _as_compiled
+    from .analyze import as_compiled_report
     arrays = inputs(args, name, kernel, params)
     compiled = None
     if args.as_compiled or args.regs == "compile":
@@ -91,7 +91,7 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
             compiled = build_or_explain(args, name, kernel, "--as-compiled" if args.as_compiled
                                         else "--regs compile")
     with busy(console, args, f"tracing {kernel.name}"):
-        r = _as_compiled(kernel, params, args.arch, arrays, compiled, args.loop_limit) \
+        r = as_compiled_report(kernel, params, args.arch, arrays, compiled, args.loop_limit) \
             if args.as_compiled else analyze(kernel, params, arch=args.arch, arrays=arrays,
                                              loop_limit=args.loop_limit)
         occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
