@@ -588,3 +588,16 @@ def test_kernels_files_in_packages_import_by_their_dotted_name(tmp_path):
     (taken / "kernels.py").write_text(source)
     code, out = cli("analyze", str(taken / "kernels.py"), "--kernel", "naive")
     assert code == 0, out
+
+
+def test_an_installed_cuda_example_is_found_by_its_name(tmp_path, monkeypatch):
+    """`smemsim analyze transpose.cu` works from any folder, as `analyze transpose` does; a
+    file of that name in the folder comes first, and other names are not looked up."""
+    monkeypatch.chdir(tmp_path)
+    code, out = cli("analyze", "transpose.cu", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["kernel"] == "transpose"
+    code, out = cli("analyze", "missing.cu")
+    assert code == 2 and "no such file: missing.cu" in out
+    (tmp_path / "transpose.cu").write_text(BIG)  # the folder's own file of that name wins
+    code, out = cli("analyze", "transpose.cu", "--length", "out=4294836225ULL", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["kernel"] == "big"

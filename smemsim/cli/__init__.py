@@ -100,6 +100,8 @@ def run(argv: list[str], console: Console | None = None,
             create_parser().parse_args(argv)  # prints help or the version, then exits
             raise UsageError("smemsim: give a verb (see smemsim --help)")
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
+        if getattr(args, "file", None):
+            args.file = _example_cuda(args.file)
         return verb_module(argv[0]).execute(args, console)
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
@@ -123,6 +125,20 @@ def run(argv: list[str], console: Console | None = None,
             print_json(console, [], error=jsonout.error_json(err, message, code),
                        exit_code=code)
         return code
+
+
+def _example_cuda(file: str) -> str:
+    """An installed example's `.cu` by its bare name (`smemsim analyze transpose.cu` from any
+    folder), as a kernels file is found by its name; any other FILE as given."""
+    import pathlib
+
+    from ..loader import examples_folder
+    path = pathlib.Path(file)
+    if path.suffix in (".cu", ".cuh") and path.name == file and not path.exists():
+        example = examples_folder() / file
+        if example.is_file():
+            return str(example)
+    return file
 
 
 def _classify(err: Exception) -> tuple[int, str]:
