@@ -84,6 +84,12 @@ class PartialRun:
     truncate: frozenset[int] = frozenset()
     # `probes`: per statement id not executed, what to evaluate there for its faults
     probes: Mapping[int, tuple["Probe", ...]] | None = None
+    # `endpoints`: ids of counted loops whose executed body only addresses global memory at
+    # indices affine in the loop variable (the analysis vouches): each lane runs its first,
+    # second and last iteration; where those indices are not one affine progression (an
+    # integer wrapped between them) or one of them faults, the loop runs whole instead, so
+    # that the fault is reported at its first iteration
+    endpoints: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -193,6 +199,8 @@ class _Machine(Evaluator):
         self.globals = self._bind_globals(arrays, seed) if partial is None or \
             partial.statements is None else {}
         self.weight = 1
+        self._recorded: dict | None = None  # offsets by access and phase (_endpoint_loop)
+        self._phase = 0
         self.scale: int | None = None   # the summed loop being run (PartialRun.summed)
         self.plans: dict[int, Plan | None] = {}   # periodic.plan per loop id
         self.recorders: list[list] = []  # per periodic loop being run: [iteration, events]
@@ -363,6 +371,9 @@ class _Machine(Evaluator):
                 return self._summed_loop(s, idx)
             if self._collapsed_loop(s, idx):
                 return
+        if self.partial is not None and id(s) in self.partial.endpoints and \
+                self._endpoint_loop(s, idx):
+            return
         p = self.partial
         if p is not None and p.statements is not None and not (p.track or p.sources) and \
                 self._periodic_loop(s, idx):
@@ -413,6 +424,66 @@ class _Machine(Evaluator):
             raise self._fault(s, fault.message, int(where[lanes[0]])) from None
         finally:
             self.loop_stack.pop()
+
+    def _endpoint_loop(self, s: Loop, idx: np.ndarray) -> bool:
+        """Run each lane's first, second and last iteration (PartialRun.endpoints); False,
+        with the loop variable as it was, where the loop must run whole instead."""
+        trips = self._closed_form_trips(s, idx)
+        if trips is None or self.any_exited or self._recorded is not None:
+            return False
+        var = s.var
+        start = self.vars[var][idx].astype(np.int64)
+        step = self.eval(s.step, idx).astype(np.int64)
+        self._recorded = {}
+        self.loop_stack.append(var)
+        try:
+            # phase 0: k = 0 (trips >= 1); 1: k = 1 (trips >= 2); 2: k = trips - 1 (>= 3)
+            for phase, (run, k) in enumerate(((trips >= 1, np.zeros_like(trips)),
+                                              (trips >= 2, np.ones_like(trips)),
+                                              (trips >= 3, trips - 1))):
+                if not run.any():
+                    break
+                lanes = idx[run]
+                self.vars[var][lanes] = convert(start[run] + k[run] * step[run], var.dtype)
+                self.iterations[var][lanes] = k[run]
+                self._phase = phase
+                self.exec_block(s.body, lanes)
+            held = self._progressions(idx, trips)
+        except KernelRuntimeError:
+            held = False  # the whole loop names the first faulting iteration
+        finally:
+            self.loop_stack.pop()
+            self._recorded = None
+        if not held:
+            self.vars[var][idx] = convert(start, var.dtype)
+            self.iterations[var][idx] = 0
+            return False
+        self.vars[var][idx] = convert(start + trips * step, var.dtype)  # as C leaves it
+        self.iterations[var][idx] = trips
+        return True
+
+    def _progressions(self, idx: np.ndarray, trips: np.ndarray) -> bool:
+        """Whether each recorded access's element offsets at a lane's last iteration are its
+        first plus (trips - 1) times the step between its first two: one progression, so no
+        integer wrapped in between and every iteration's offset lies between the ends."""
+        count = np.zeros(self.total, np.int64)
+        count[idx] = trips
+        for phases in self._recorded.values():
+            if 2 not in phases:
+                continue
+            if set(phases) != {0, 1, 2}:
+                return False
+            first, second = np.zeros(self.total, np.int64), np.zeros(self.total, np.int64)
+            first[phases[0][0]] = phases[0][1]
+            second[phases[1][0]] = phases[1][1]
+            lanes, last = phases[2]
+            step = second[lanes] - first[lanes]
+            n = count[lanes] - 1
+            if (np.abs(step) > 2 ** 31).any() or (n > 2 ** 31).any():
+                return False
+            if not np.array_equal(first[lanes] + n * step, last):
+                return False
+        return True
 
     def _collapsed_loop(self, s: Loop, idx: np.ndarray) -> bool:
         """Count each lane's iterations without the body; if all agree, run the body once.
@@ -646,7 +717,11 @@ class _Machine(Evaluator):
     # ------------------------------------------------------------ memory
     def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
         """Element offsets of each lane's access, after bounds and alignment checks."""
-        return self._element_offsets(s.array, s.index, s.width, idx)
+        offsets = self._element_offsets(s.array, s.index, s.width, idx)
+        if self._recorded is not None:  # an endpoint loop's iteration (_endpoint_loop)
+            self._recorded.setdefault(id(s), {})[self._phase] = (
+                idx.copy(), offsets.astype(np.int64))
+        return offsets
 
     def _element_offsets(self, array, index, width: int, idx: np.ndarray) -> np.ndarray:
         """Element offsets of `width` elements at `array[index]` per lane, checked."""

@@ -560,7 +560,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
             part = chosen[at:at + per_run]
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
-                probes=hs.probes), loop_limit=loop_limit)
+                probes=hs.probes, endpoints=hs.endpoints), loop_limit=loop_limit)
             if progress:
                 progress(reps.size + at + part.size, total)
     except KernelRuntimeError:

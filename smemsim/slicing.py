@@ -23,8 +23,8 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
-    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, Let, LocalStore, Loop, Return,
-    Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
+    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, Let, Load, LocalStore, Loop,
+    Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
 )
 
 
@@ -207,6 +207,10 @@ class HazardSlices:
     probes: Mapping[int, tuple[Probe, ...]]  # of the other run, per statement
     counted: frozenset[int]       # loops of the other run with nothing of it inside
     unusable: str | None          # why the two runs cannot stand for the whole one, if so
+    # loops of the other run whose body needs only global accesses at indices affine in the
+    # loop variable (and locals declared in it): their first, second and last iterations
+    # decide every bound and alignment of all (kernels_ir.PartialRun.endpoints)
+    endpoints: frozenset[int] = frozenset()
 
 
 def fault_probes(s: Stmt) -> tuple[Probe, ...]:
@@ -291,6 +295,66 @@ def hazard_slices(kernel: Kernel,
     roots = [(exprs, enclosing[id(s)]) for exprs, s, _ in shared_roots]
     roots += [((), enclosing[id(r)]) for r in returns]
     trip_loops, address_axes = deps.trip_loops(kernel, truncate, axes, roots)
+    endpoints = {id(s) for s in stmts if isinstance(s, Loop) and id(s) in other
+                 and id(s) not in counted and _affine_body(s, other, probes)}
     return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
-                        probes, frozenset(counted), unusable)
+                        probes, frozenset(counted), unusable, frozenset(endpoints))
+
+
+def _affine_body(loop: Loop, other, probes) -> bool:
+    """Whether every statement of the loop's body the other run executes is a global
+    Load or Store at an index affine in the loop variable, or a Let it declares (a pure
+    function of the variable and of values the loop does not change), with no probe, no
+    control and no assignment of the variable inside: then the indices of any iteration
+    lie between those of the first and the last, and their alignment repeats that of the
+    first two."""
+    if not loop.counted:
+        return False
+    lets: dict = {}
+    needed = [x for x in walk(loop.body) if id(x) in other or id(x) in probes]
+    for x in needed:
+        if id(x) in probes:
+            return False
+        if isinstance(x, Let):
+            lets[x.var] = x.value
+        elif not (isinstance(x, (Load, Store)) and not x.is_shared):
+            return False
+    for x in walk(loop.body):
+        if isinstance(x, Assign) and x.var == loop.var:
+            return False
+    return all(_degree(e, loop.var, lets) is not None
+               for x in needed if isinstance(x, (Load, Store)) for e in x.index)
+
+
+def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset()) -> int | None:
+    """0 where `e` does not depend on `var`, 1 where it is affine in it (integer sums,
+    products by what does not depend on it, shifts left by such, widening casts), None
+    otherwise (`lets`: the body's locals, by their values)."""
+    if e.op is Op.VAR:
+        if e.arg == var:
+            return 1
+        if e.arg in lets and e.arg not in seen:
+            return _degree(lets[e.arg], var, lets, seen | {e.arg})
+        return 0
+    if not e.src:
+        return 0
+    parts = [_degree(x, var, lets, seen) for x in e.src]
+    if None in parts:
+        return None
+    if max(parts) == 0:
+        return 0
+    if e.dtype.is_float:
+        return None
+    if e.op in (Op.ADD, Op.SUB):
+        return 1
+    if e.op is Op.MUL and min(parts) == 0:
+        return 1
+    if e.op is Op.SHL and parts[1] == 0:
+        return 1
+    if e.op is Op.NEG:
+        return 1
+    if e.op is Op.CAST and not e.src[0].dtype.is_float and \
+            e.dtype.size >= e.src[0].dtype.size:
+        return 1
+    return None

@@ -171,3 +171,51 @@ def test_probes_that_intervals_settle_are_not_run():
     assert sorted(probe_settled(ranges, p) for p in probes) == [False, True, True]
     hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
     assert sum(len(v) for v in hs.probes.values()) == 1
+
+
+def strided_reads(length: int, stride: int, trips: int, index=None):
+    """One warp sums a[i * stride + threadIdx.x] over `trips` iterations, unguarded (llm.c's
+    naive matmul has this loop): the other run checks its bounds at each lane's first,
+    second and last iteration only (slicing.HazardSlices.endpoints)."""
+    k = KernelBuilder("strided_reads")
+    a = k.global_array("a", f32, length)
+    out = k.global_array("out", f32, 32, intent="out")
+    acc = k.let("acc", 0.0, f32)
+    with k.range("i", 0, trips) as i:
+        acc += a[(index(i) if index else i * stride) + threadIdx.x]
+    out[threadIdx.x] = acc
+    k.launch(1, 32)
+    return k.build()
+
+
+def test_an_affine_loop_is_checked_at_its_ends_and_its_faults_still_found():
+    from smemsim.slicing import hazard_slices
+    from kernels_ir import Loop
+    clean = strided_reads(64 * 100 + 32, 64, 101)  # the last iteration reads up to 6431
+    (loop,) = [s for s in clean.statements() if isinstance(s, Loop)]
+    assert hazard_slices(clean).endpoints == {id(loop)}
+    h = check(clean)
+    assert h.method == "sliced" and h.clean
+    # one element short: only the last iteration's lane 31 reads past the end
+    short = strided_reads(64 * 100 + 31, 64, 101)
+    fast, full = check(short), check(short, sliced=False)
+    assert verdict(fast) == verdict(full) and not fast.clean
+    assert "index 6431" in fast.faults[0].message and "i=100" in fast.faults[0].message
+
+
+def test_an_index_that_wraps_between_the_ends_is_not_taken_for_a_progression():
+    """i * 2^20 in 32-bit ints over 4,097 trips: the first two and the last iteration read
+    from 0, 2^20 and 0 again (2^32 wrapped), all inside an array of 2^21 + 32 elements, but
+    iteration 3 reads from 3 x 2^20, past the end: the ends are not one progression, so the
+    loop runs whole and the fault is found, as the full run finds it."""
+    k = strided_reads(2 ** 21 + 32, 2 ** 20, 4097)
+    fast, full = check(k), check(k, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 3145728" in fast.faults[0].message and "i=3" in fast.faults[0].message
+
+
+def test_a_loop_whose_index_is_not_affine_runs_whole():
+    from smemsim.slicing import hazard_slices
+    k = strided_reads(64 * 64 + 32, 0, 64, index=lambda i: (i * i) % 64)
+    assert hazard_slices(k).endpoints == frozenset()
+    assert check(k).clean
