@@ -136,7 +136,7 @@ def test_output_is_never_an_input_nor_a_file_smemsim_did_not_write(tmp_path):
     mine = tmp_path / "notes.html"
     mine.write_text("<html>my notes</html>")
     code, text = cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(mine))
-    assert code == 2 and "is not a page `smemsim report` wrote" in text
+    assert code == 2 and "`smemsim report` did not write it" in text
     assert mine.read_text() == "<html>my notes</html>"
     page = tmp_path / "page.html"
     for _ in range(2):  # a page smemsim wrote is replaced

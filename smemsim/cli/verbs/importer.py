@@ -8,7 +8,7 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from .. import jsonout
-from ..common import EXIT_OK, print_json, say
+from ..common import EXIT_OK, print_json, refuse_unless_ours, say
 from ..options import add_cuda, cuda_options
 
 HELP = "turn a CUDA file's __global__ kernels into a kernels file (Python IR)"
@@ -76,16 +76,5 @@ HEADER = "# Kernels imported from "  # how every kernels file `import` writes be
 
 
 def _refuse_overwriting_others(output: str) -> None:
-    """-o must not replace a file smemsim did not write (a typo, or a path from a script,
-    would lose it): an existing file is replaced only if it begins as an import's output."""
-    out = pathlib.Path(output)
-    if not out.exists() or out.is_char_device():  # /dev/null and the like: nothing lost
-        return
-    try:
-        with out.open("rb") as f:
-            head = f.read(len(HEADER))
-    except OSError as err:
-        raise KernelError(f"-o {output}: {err.strerror}") from None
-    if head != HEADER.encode():
-        raise KernelError(f"-o {output} exists and `smemsim import` did not write it: give "
-                          "another name, or --force to replace it")
+    """An existing -o file is replaced only if it begins as an import's output."""
+    refuse_unless_ours(output, HEADER, "import")

@@ -15,7 +15,7 @@ from ...analysis import analyze
 from .. import figures, jsonout, page
 from ..common import (
     EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, print_json,
-    say,
+    refuse_unless_ours, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -127,16 +127,8 @@ def _refuse(args) -> None:
     if out.suffix in (".cu", ".cuh", ".h", ".hpp", ".py", ".npy", ".json"):
         raise KernelError(f"-o {args.output}: the page is HTML; give a .html name (it would "
                           "replace a source or data file)")
-    if not out.exists() or out.is_char_device() or args.force:
-        return
-    try:
-        with out.open("rb") as f:
-            head = f.read(len(MARK))
-    except OSError as err:
-        raise KernelError(f"-o {args.output}: {err.strerror}") from None
-    if head != MARK.encode():
-        raise KernelError(f"-o {args.output} exists and is not a page `smemsim report` wrote: "
-                          "give another name, or --force to replace it")
+    if not args.force:
+        refuse_unless_ours(args.output, MARK, "report")
 
 
 def _write(path: str, text: str) -> None:
