@@ -147,13 +147,16 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
            arch: str = "sm_90", registers: int | None = None, arrays=None, seed: int = 0,
            site: int | None = None, max_pad: int | None = None,
            progress: Callable[[int, int], None] | None = None,
-           jobs: int | None = None, vectors: Mapping[str, int] | None = None) -> FixSearch:
+           jobs: int | None = None, vectors: Mapping[str, int] | None = None,
+           baseline: Report | None = None) -> FixSearch:
     """Try paddings and swizzles for each conflicted array (or the array of `site`), on
     `jobs` processes (default: every core, when the candidates are heavy enough).
     `vectors`: per array, the elements a compiled build reads as one instruction where that
     is more than the source states (nvcc's LDS.128 of four neighbouring floats): swizzles
-    that keep those together are tried as well."""
-    baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
+    that keep those together are tried as well. `baseline`: the kernel's analysis at these
+    arguments, when the caller has it already."""
+    if baseline is None:
+        baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     by_name = {v.name: v for v in kernel.shared}
     if site is not None:
         numbers = [s.site for s in baseline.sites]

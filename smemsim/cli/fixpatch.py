@@ -63,10 +63,11 @@ def patchable(file: str) -> bool:
     return pathlib.Path(file).suffix in (".cu", ".cuh")
 
 
-def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
-                  ) -> CheckedPatch | NoPatch:
+def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays,
+                  original: Built | None = None) -> CheckedPatch | NoPatch:
     """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
-    `predicted` wavefronts (fix's count at the source's widths)."""
+    `predicted` wavefronts (fix's count at the source's widths); `original`: the file as
+    built, when the caller has counted it already (fix --as-compiled)."""
     from ..cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     try:
@@ -85,7 +86,7 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
             return NoPatch(str(err))
         counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
         original, patched, note = _as_built(args, options, (args.file, kernel),
-                                            (str(path), rebuilt), params, arrays)
+                                            (str(path), rebuilt), params, arrays, original)
     return CheckedPatch(patch, predicted, counted, original, patched, note)
 
 
@@ -248,11 +249,13 @@ def _build_count(args, options, path: str, kernel, params, arrays):
                           "and --nvcc-flag, as your build has them)") from None
 
 
-def _as_built(args, options, original, patched, params, arrays):
-    """(original, patched, note): each file as nvcc builds it, or why it was not built."""
+def _as_built(args, options, original, patched, params, arrays, before: Built | None = None):
+    """(original, patched, note): each file as nvcc builds it, or why it was not built
+    (`before`: the original as built, already counted)."""
     from gpu_backend.compile import CompileError, ToolMissing
     try:
-        before = _built(args, options, *original, params, arrays)[0]
+        if before is None:
+            before = _built(args, options, *original, params, arrays)[0]
     except ToolMissing as err:
         return None, None, f"not built: {err}"
     except CompileError as err:  # the file as given does not build here: no comparison

@@ -162,14 +162,17 @@ def layout_json(m: LayoutMap) -> dict[str, Any]:
                 "cells": [list(c) for c in req.cells]}}
 
 
+def _built_json(b) -> dict[str, Any] | None:
+    """A file as nvcc builds it (smemsim.cli.fixpatch.Built), or null: not built."""
+    return None if b is None else {"registers": b.registers, "active_warps": b.active_warps,
+                                   "wavefronts": b.wavefronts, "uncounted": b.uncounted}
+
+
 def patch_json(p) -> dict[str, Any]:
     """fix's change as a patch of the user's .cu (or why there is none), with its checks."""
     if hasattr(p, "reason"):
         return {"error": p.reason}
-    built = lambda b: None if b is None else {"registers": b.registers,
-                                              "active_warps": b.active_warps,
-                                              "wavefronts": b.wavefronts,
-                                              "uncounted": b.uncounted}
+    built = _built_json
     return {"file": p.patch.file, "diff": p.patch.diff, "edits": list(p.patch.edits),
             "predicted_wavefronts": p.predicted, "counted_wavefronts": p.counted,
             "as_built": {"original": built(p.original), "patched": built(p.patched),
@@ -184,9 +187,7 @@ def shape_json(x) -> dict[str, Any]:
 
 def ranking_json(r) -> dict[str, Any]:
     """fix --as-compiled: the original and each tried change as nvcc builds it."""
-    built = lambda b: None if b is None else {
-        "registers": b.registers, "active_warps": b.active_warps,
-        "wavefronts": b.wavefronts, "uncounted": b.uncounted}
+    built = _built_json
     return {"original": built(r.original),
             "rows": [{"array": x.candidate.array, "label": x.candidate.label,
                       "source_wavefronts": x.candidate.wavefronts, "built": built(x.built),

@@ -105,8 +105,10 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
     if not args.no_fix and r.excess:
         from ...fix import search
         with busy(console, args, f"searching fixes for {kernel.name}"):
+            # the analysis above is search's baseline, unless it counted the build
             fix = search(kernel, params, arch=args.arch, arrays=arrays, jobs=args.jobs,
-                         registers=occ.registers_per_thread if occ is not None else None)
+                         registers=occ.registers_per_thread if occ is not None else None,
+                         baseline=None if args.as_compiled else r)
     patch = None
     if fix is not None and fix.best and patchable(args.file):
         with busy(console, args, f"writing and checking the patch of {kernel.name}"):
