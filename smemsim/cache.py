@@ -15,14 +15,22 @@ def cache_dir(kind: str) -> pathlib.Path | None:
     return (pathlib.Path(root) if root else pathlib.Path.home() / ".cache" / "smemsim") / kind
 
 
-def store(path: pathlib.Path, data: bytes) -> None:
-    """Write a cache entry whole, then rename it into place (a concurrent or interrupted
-    writer leaves no half entry); a cache that cannot be written is skipped, since every
-    entry can be computed again."""
+def write_whole(path: pathlib.Path, data: bytes) -> None:
+    """Write a file whole, then rename it into place, so that a concurrent or interrupted
+    writer leaves no half file (raises OSError)."""
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def store(path: pathlib.Path, data: bytes) -> None:
+    """Write a cache entry whole (write_whole); a cache that cannot be written is skipped,
+    since every entry can be computed again."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_whole(path, data)
     except OSError:
         pass

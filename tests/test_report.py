@@ -143,7 +143,7 @@ def test_output_is_never_an_input_nor_a_file_smemsim_did_not_write(tmp_path):
         assert cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(page))[0] == 0
     assert cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(mine),
                "--force")[0] == 0
-    assert not list(tmp_path.glob(".smemsim-*"))  # no temporary file left behind
+    assert not list(tmp_path.glob("*.tmp"))  # no temporary file left behind
 
 
 def test_svg_files_and_sweep_scatter(tmp_path):

@@ -2,16 +2,15 @@
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
-import tempfile
 
 from rich.console import Console
 
 from kernels_ir import KernelError
 
 from ...analysis import analyze
+from ...cache import write_whole
 from .. import figures, jsonout, page
 from ..common import (
     EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, print_json,
@@ -136,27 +135,13 @@ def _refuse(args) -> None:
 def _write(path: str, text: str) -> None:
     """Write a file whole or not at all (a reader never sees half a page)."""
     target = pathlib.Path(path)
-    if target.is_char_device():  # /dev/null, /dev/stdout: no rename possible
-        try:
-            target.write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise KernelError(f"cannot write {path}: {err.strerror}") from None
-        return
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.resolve().parent, prefix=".smemsim-",
-                                   suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # as open() would have made it, not mkstemp's 0600
-        os.replace(tmp, target)
+        if target.is_char_device():  # /dev/null, /dev/stdout: no rename possible
+            target.write_text(text, encoding="utf-8")
+        else:
+            write_whole(target, text.encode("utf-8"))
     except OSError as err:
         raise KernelError(f"cannot write {path}: {err.strerror or err}") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _sweep(path: str) -> dict:
