@@ -1,7 +1,11 @@
-"""Bank engine throughput: random full-warp requests of each width, no repeats, one core.
+"""Bank engine throughput against the time to stream the offsets once, one core.
 
-Prints requests per second of `warp_requests` for the numba path (the default when numba is
-installed) and the numpy path. Target: 5 million per second for every width (numba).
+For every op and width: requests per second of `warp_requests` on the numba path (the
+default once it pays, smemsim.banks._auto_numba) and on the numpy path (all a user without
+numba has), each as a ratio to the time one numpy pass over the same offsets takes (each
+lane's bank: `(offsets >> 2 & 31).sum()`), measured in the same run. Random full-warp
+requests in a 4 KiB window, no repeats. Targets (#28): numba within 10x and numpy within
+30x of that pass, for every op.
 """
 import os
 import pathlib
@@ -16,40 +20,43 @@ import numpy as np  # noqa: E402
 
 from smemsim import warp_requests  # noqa: E402
 
+N = 200_000
+# (op, width, matrices): the plain ops at every width, then those of smemsim.oprules
+OPS = [("load", w, None) for w in (1, 2, 4, 8, 16)] + [("store", w, None) for w in (4, 16)] + [
+    ("ldmatrix", 16, 4), ("stmatrix", 16, 4), ("cp_async", 16, None), ("atomic", 4, None),
+    ("atomic_cas", 4, None), ("atomic_aggregated", 4, None), ("atomic_cas_loop", 4, None),
+    ("atomic_cas_loop", 8, None)]
 
-def rate(offsets, width, engine, repeats=3, op="load", matrices=None):
-    best = float("inf")
+
+def best(fn, repeats=3) -> float:
+    """The fastest of `repeats` runs, in seconds."""
+    times = []
     for _ in range(repeats):
         t = time.perf_counter()
-        warp_requests(offsets, width, op, engine=engine, matrices=matrices)
-        best = min(best, time.perf_counter() - t)
-    return offsets.shape[0] / best
-
-
-# The ops of smemsim.oprules: (op, width, matrices). Their batches run on numpy (the plain
-# load/store parts of ldmatrix and the CAS loop's LDS use the engine's numba path).
-OTHER_OPS = [("ldmatrix", 16, 4), ("stmatrix", 16, 4), ("cp_async", 16, None),
-             ("atomic", 4, None), ("atomic_cas", 4, None), ("atomic_aggregated", 4, None),
-             ("atomic_cas_loop", 4, None), ("atomic_cas_loop", 8, None)]
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
 
 
 def main():
     rng = np.random.default_rng(0)
     warp_requests(np.zeros((4, 32), np.int64), 4, engine="numba")  # compile or load the cache
-    print(f"{'width':>5} {'numba M req/s':>14} {'numpy M req/s':>14}")
-    for width in (1, 2, 4, 8, 16):
-        n = 1_000_000
-        # distinct random requests in a 4 KiB window: a realistic tile's range
-        offsets = rng.integers(0, 4096 // width, (n, 32)) * width
-        fast = rate(offsets, width, "numba")
-        slow = rate(offsets[:200_000], width, "numpy", repeats=1)
-        print(f"{width:>5} {fast / 1e6:>14.2f} {slow / 1e6:>14.2f}")
-    print()
-    print(f"{'op':>17} {'width':>5} {'M req/s':>8}   (200,000 random requests, best of 3)")
-    for op, width, matrices in OTHER_OPS:
-        offsets = rng.integers(0, 4096 // width, (200_000, 32)) * width
-        r = rate(offsets, width, "auto", op=op, matrices=matrices)
-        print(f"{op:>17} {width:>5} {r / 1e6:>8.2f}")
+    print(f"{N:,} random requests per case, best of 3; x = time / one pass over the offsets")
+    print(f"{'op':>17} {'width':>5} {'pass us/req':>11} {'numba M/s':>9} {'x':>6} "
+          f"{'numpy M/s':>9} {'x':>6}")
+    worst = {"numba": 0.0, "numpy": 0.0}
+    for op, width, matrices in OPS:
+        offsets = (rng.integers(0, 4096 // width, (N, 32)) * width).astype(np.int32)
+        stream = best(lambda: (offsets >> 2 & 31).sum())
+        row = [f"{op:>17} {width:>5} {stream / N * 1e6:>11.3f}"]
+        for engine in ("numba", "numpy"):
+            t = best(lambda: warp_requests(offsets, width, op, engine=engine,
+                                           matrices=matrices))
+            worst[engine] = max(worst[engine], t / stream)
+            row.append(f"{N / t / 1e6:>9.2f} {t / stream:>6.1f}")
+        print(" ".join(row), flush=True)
+    print(f"worst ratio: numba {worst['numba']:.1f}x (target 10x), numpy "
+          f"{worst['numpy']:.1f}x (target 30x)")
 
 
 if __name__ == "__main__":

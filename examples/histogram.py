@@ -50,7 +50,8 @@ def text_like(launch) -> dict:
     rng = np.random.default_rng(7)
     letters = np.frombuffer(b"etaoinshrdlcumwfgypbvkjxqz     ", np.uint8)
     n = launch.lengths["data"]
-    return {"data": letters[rng.integers(0, letters.size, n)],
+    # uint8 draws: the input's own size in memory, not 8 bytes per input byte
+    return {"data": letters[rng.integers(0, letters.size, n, dtype=np.uint8)],
             "hist": np.zeros(BINS, np.uint32)}
 
 
@@ -58,7 +59,7 @@ def uniform(launch) -> dict:
     """Uniformly random bytes."""
     rng = np.random.default_rng(7)
     n = launch.lengths["data"]
-    return {"data": rng.integers(0, 256, n).astype(np.uint8), "hist": np.zeros(BINS, np.uint32)}
+    return {"data": rng.integers(0, 256, n, dtype=np.uint8), "hist": np.zeros(BINS, np.uint32)}
 
 
 KERNELS = {

@@ -38,6 +38,7 @@ __all__ = [
     "make_arrays",
     "map_statements", "Op", "PartialRun", "Probe", "ReadOnlyRef", "Return", "resolve_launch", "run",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
-    "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx", "TMA_SWIZZLES", "u16", "u32", "u64",
+    "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx",
+    "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
 ]

@@ -535,6 +535,10 @@ class KernelBuilder:
         if (compare is None) != (kind != "cas"):
             raise KernelError("atomic 'cas' takes compare=..., the other kinds do not",
                               kernel=self.name, loc=loc)
+        if isinstance(array, GlobalArray) and array.intent == "in":
+            raise KernelError(f"{fn} on '{array.name}', an input (intent='in', a const pointer "
+                              "in CUDA): declare it intent='out' or 'inout'",
+                              kernel=self.name, loc=loc)
         index = self._index(array, index, loc)
         value_e = self._element(array, value, loc)
         compare_e = None if compare is None else self._element(array, compare, loc)

@@ -12,7 +12,7 @@ block, the thread and the iteration of every enclosing loop.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 import numpy as np
@@ -90,6 +90,11 @@ class PartialRun:
     # integer wrapped between them) or one of them faults, the loop runs whole instead, so
     # that the fault is reported at its first iteration
     endpoints: frozenset[int] = frozenset()
+    # `guards`: the Ifs inside those loops whose condition is a conjunction of comparisons
+    # affine in the loop variable at one width (If id -> the comparisons, locals written
+    # out): each holds on an interval of a lane's iterations, whose first, second and last
+    # iterations run too, and the accesses under it are one progression over that interval
+    guards: Mapping[int, tuple] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -262,7 +267,14 @@ class _Machine(Evaluator):
             if a.size != n:
                 raise KernelError(f"array '{g.name}' needs {n} elements at these parameters, "
                                   f"{a.size} were given", kernel=k.name)
-            out[g.name] = a.reshape(-1).copy()
+            if g.intent == "in":
+                # the IR never writes an input (the builder refuses stores and atomics to
+                # one): a read-only view, not a copy the size of the input (#28)
+                view = a.reshape(-1).view()
+                view.flags.writeable = False
+                out[g.name] = view
+            else:
+                out[g.name] = a.reshape(-1).copy()
         return out
 
     # ------------------------------------------------------------ faults
@@ -426,63 +438,125 @@ class _Machine(Evaluator):
             self.loop_stack.pop()
 
     def _endpoint_loop(self, s: Loop, idx: np.ndarray) -> bool:
-        """Run each lane's first, second and last iteration (PartialRun.endpoints); False,
-        with the loop variable as it was, where the loop must run whole instead."""
+        """Run each lane's first, second and last iteration (PartialRun.endpoints), and the
+        same three of the interval each guard holds on (PartialRun.guards); False, with the
+        loop variable as it was, where the loop must run whole instead."""
         trips = self._closed_form_trips(s, idx)
         if trips is None or self.any_exited or self._recorded is not None:
             return False
         var = s.var
         start = self.vars[var][idx].astype(np.int64)
         step = self.eval(s.step, idx).astype(np.int64)
-        self._recorded = {}
+        statements = self.partial.statements
+        contexts = {key: ctx for key, ctx in _guard_contexts(s.body, self.partial.guards).items()
+                    if statements is None or key in statements}   # the accesses this run makes
         self.loop_stack.append(var)
         try:
-            # phase 0: k = 0 (trips >= 1); 1: k = 1 (trips >= 2); 2: k = trips - 1 (>= 3)
-            for phase, (run, k) in enumerate(((trips >= 1, np.zeros_like(trips)),
-                                              (trips >= 2, np.ones_like(trips)),
-                                              (trips >= 3, trips - 1))):
+            at = lambda k, lanes: convert(start[lanes] + k * step[lanes], var.dtype)
+            # per guard context (the guards around an access): each lane's interval [lo, hi]
+            spans = {(): (np.zeros_like(trips), trips - 1)}
+            for ctx in {ctx for ctx, _ in contexts.values()} - {()}:
+                spans[ctx] = self._guard_span(ctx, var, idx, trips, at)
+                if spans[ctx] is None:
+                    return self._whole_loop(s, idx, start)
+            # phases: (lanes that run, their k); each span takes three, its first, second
+            # and last iteration
+            phases, of_span = [], {}
+            for ctx, (lo, hi) in spans.items():
+                of_span[ctx] = len(phases)
+                for run, k in ((hi >= lo, lo), (hi >= lo + 1, lo + 1), (hi >= lo + 2, hi)):
+                    phases.append((run, k))
+            self._recorded = {}
+            for phase, (run, k) in enumerate(phases):
                 if not run.any():
-                    break
+                    continue
                 lanes = idx[run]
-                self.vars[var][lanes] = convert(start[run] + k[run] * step[run], var.dtype)
+                self.vars[var][lanes] = at(k[run], run)
                 self.iterations[var][lanes] = k[run]
                 self._phase = phase
                 self.exec_block(s.body, lanes)
-            held = self._progressions(idx, trips)
-        except KernelRuntimeError:
+            held = self._progressions(idx, phases, of_span, spans, contexts)
+        except (KernelRuntimeError, LaneFault):
             held = False  # the whole loop names the first faulting iteration
         finally:
             self.loop_stack.pop()
             self._recorded = None
         if not held:
-            self.vars[var][idx] = convert(start, var.dtype)
-            self.iterations[var][idx] = 0
-            return False
+            return self._whole_loop(s, idx, start)
         self.vars[var][idx] = convert(start + trips * step, var.dtype)  # as C leaves it
         self.iterations[var][idx] = trips
         return True
 
-    def _progressions(self, idx: np.ndarray, trips: np.ndarray) -> bool:
-        """Whether each recorded access's element offsets at a lane's last iteration are its
-        first plus (trips - 1) times the step between its first two: one progression, so no
-        integer wrapped in between and every iteration's offset lies between the ends."""
-        count = np.zeros(self.total, np.int64)
-        count[idx] = trips
-        for phases in self._recorded.values():
-            if 2 not in phases:
-                continue
-            if set(phases) != {0, 1, 2}:
+    def _whole_loop(self, s: Loop, idx: np.ndarray, start: np.ndarray) -> bool:
+        """The loop variable as the loop found it (and False: run the loop whole)."""
+        self.vars[s.var][idx] = convert(start, s.var.dtype)
+        self.iterations[s.var][idx] = 0
+        return False
+
+    def _guard_span(self, ctx: tuple, var: Var, idx: np.ndarray, trips: np.ndarray, at):
+        """Each lane's interval [lo, hi] of iterations k in [0, trips) on which every guard
+        of `ctx` holds (lo > hi: none), or None where a side of a comparison is not one
+        progression over the lane's iterations (an integer wrapped)."""
+        lo, hi = np.zeros_like(trips), trips - 1
+        some = trips >= 1
+        lanes = idx[some]
+        ends = (np.zeros(lanes.size, np.int64), np.minimum(trips[some] - 1, 1),
+                trips[some] - 1)
+        for compare in (c for g in ctx for c in self.partial.guards[g]):
+            operand = promote(compare.src[0].dtype, compare.src[1].dtype)
+            values = []   # per side: its value at k = 0, 1 (or 0) and trips - 1
+            for k in ends:
+                self.vars[var][lanes] = at(k, some)
+                values.append([convert(self.eval(e, lanes), operand).astype(np.int64)
+                               for e in compare.src])
+            (a0, b0), (a1, b1), (aL, bL) = values
+            slope_a, slope_b = a1 - a0, b1 - b0
+            n = ends[2]
+            if not (np.array_equal(a0 + n * slope_a, aL) and np.array_equal(b0 + n * slope_b,
+                                                                            bL)):
+                return None
+            first, last = _solve(compare.op, a0 - b0, slope_a - slope_b, n)
+            lo[some] = np.maximum(lo[some], first)
+            hi[some] = np.minimum(hi[some], last)
+        return lo, hi
+
+    def _progressions(self, idx: np.ndarray, phases: list, of_span: dict, spans: dict,
+                      contexts: dict) -> bool:
+        """Whether each access's element offsets at a lane's last iteration of its span are
+        its first plus (length - 1) times the step between its first two: one progression,
+        so no integer wrapped in between and every iteration's offset lies between the
+        ends. An access of the loop's own body must have run in its span's phases on
+        exactly the lanes whose span has those iterations (else a guard held elsewhere than
+        its interval says); one inside a loop within it runs once per iteration of that
+        loop, the same iterations in every phase, and is compared execution by execution."""
+        pos = np.full(self.total, -1, np.int64)
+        pos[idx] = np.arange(idx.size)
+        for key, (ctx, inner) in contexts.items():
+            recorded = self._recorded.get(key, {})
+            at = of_span[ctx]
+            lo, hi = spans[ctx]
+            execs = [recorded.get(at + j, []) for j in range(3)]
+            runs = [idx[phases[at + j][0]] for j in range(3)]
+            if not inner and any(len(e) != (1 if r.size else 0) or (e and not np.array_equal(
+                    e[0][0], r)) for e, r in zip(execs, runs)):
                 return False
-            first, second = np.zeros(self.total, np.int64), np.zeros(self.total, np.int64)
-            first[phases[0][0]] = phases[0][1]
-            second[phases[1][0]] = phases[1][1]
-            lanes, last = phases[2]
-            step = second[lanes] - first[lanes]
-            n = count[lanes] - 1
-            if (np.abs(step) > 2 ** 31).any() or (n > 2 ** 31).any():
+            if len(execs[2]) > min(len(execs[0]), len(execs[1])):
                 return False
-            if not np.array_equal(first[lanes] + n * step, last):
-                return False
+            for (l0, o0), (l1, o1), (lanes, last) in zip(*execs):
+                first = np.full(self.total, -1, np.int64)
+                second = np.full(self.total, -1, np.int64)
+                seen = np.zeros(self.total, np.int8)
+                first[l0], second[l1] = o0, o1
+                seen[l0] += 1
+                seen[l1] += 1
+                if (seen[lanes] != 2).any():
+                    return False  # the loops inside ran other iterations in other phases
+                step = second[lanes] - first[lanes]
+                n = (hi - lo)[pos[lanes]]
+                if (np.abs(step) > 2 ** 31).any() or (n > 2 ** 31).any():
+                    return False
+                if not np.array_equal(first[lanes] + n * step, last):
+                    return False
         return True
 
     def _collapsed_loop(self, s: Loop, idx: np.ndarray) -> bool:
@@ -719,8 +793,8 @@ class _Machine(Evaluator):
         """Element offsets of each lane's access, after bounds and alignment checks."""
         offsets = self._element_offsets(s.array, s.index, s.width, idx)
         if self._recorded is not None:  # an endpoint loop's iteration (_endpoint_loop)
-            self._recorded.setdefault(id(s), {})[self._phase] = (
-                idx.copy(), offsets.astype(np.int64))
+            self._recorded.setdefault(id(s), {}).setdefault(self._phase, []).append(
+                (idx.copy(), offsets.astype(np.int64)))
         return offsets
 
     def _element_offsets(self, array, index, width: int, idx: np.ndarray) -> np.ndarray:
@@ -880,6 +954,14 @@ class _Machine(Evaluator):
             memory, first = self.globals[array.name], offset
             if self.observer is not None:
                 self.observer(GlobalAccess(s, idx, offset))
+        at_once = _UFUNC_AT.get(s.kind)
+        if s.dst is None and at_once is not None and memory.dtype == value.dtype:
+            # the result is unused: one unbuffered ufunc.at applies every lane, in thread
+            # order per address as below (it applies its indices in order), without a pass
+            # per rank (a histogram's 256 lanes at one bin took 256 passes)
+            with np.errstate(over="ignore"):
+                at_once.at(memory, first, value)
+            return
         old = np.empty(idx.size, array.dtype.np)
         # rank of each lane among the lanes at its address, in thread order
         order = np.lexsort((idx, first))
@@ -1086,6 +1168,52 @@ class _Machine(Evaluator):
 
 
 
+
+
+def _guard_contexts(body: tuple, guards: Mapping[int, tuple], ctx: tuple = (),
+                    inner: bool = False) -> dict:
+    """{id of each access in `body`: (the ids of the guards (PartialRun.guards) around it,
+    whether a loop inside the body holds it)}."""
+    out = {}
+    for x in body:
+        if isinstance(x, If) and id(x) in guards:
+            out.update(_guard_contexts(x.then, guards, ctx + (id(x),), inner))
+        elif isinstance(x, (Load, Store)):
+            out[id(x)] = (ctx, inner)
+        else:
+            for field_name in getattr(x, "BODIES", ()):
+                out.update(_guard_contexts(getattr(x, field_name), guards, ctx,
+                                           inner or isinstance(x, Loop)))
+    return out
+
+
+def _solve(op: Op, d0: np.ndarray, slope: np.ndarray, last: np.ndarray):
+    """The iterations k in [0, last] where `d0 + k * slope op 0` holds, as (first, last)
+    arrays (first > last: none); op one of <, <=, >, >=, ==."""
+    if op is Op.EQ:
+        a_first, a_last = _solve(Op.LE, d0, slope, last)
+        b_first, b_last = _solve(Op.GE, d0, slope, last)
+        return np.maximum(a_first, b_first), np.minimum(a_last, b_last)
+    if op is Op.LT:     # integers: d < 0 is d + 1 <= 0
+        return _solve(Op.LE, d0 + 1, slope, last)
+    if op is Op.GT:     # d > 0 is -d + 1 <= 0
+        return _solve(Op.LE, 1 - d0, -slope, last)
+    if op is Op.GE:     # d >= 0 is -d <= 0
+        return _solve(Op.LE, -d0, -slope, last)
+    # d0 + k * slope <= 0
+    first, end = np.zeros_like(d0), last.copy()
+    flat = slope == 0
+    end[flat & (d0 > 0)] = -1
+    up, down = slope > 0, slope < 0
+    end[up] = np.minimum(end[up], (-d0[up]) // slope[up])            # k <= -d0 / slope
+    first[down] = np.maximum(0, -((-d0[down]) // (-slope[down])))    # k >= d0 / -slope
+    return first, end
+
+
+# atomics whose memory update is a ufunc of (old, value): applied at once by ufunc.at when
+# the old value is not wanted (inc, dec, exch and cas depend on more than one operand order)
+_UFUNC_AT = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,
+             "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
 def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.ndarray:

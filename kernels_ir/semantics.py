@@ -67,7 +67,9 @@ def _int_division(a: np.ndarray, b: np.ndarray, want_quotient: bool) -> np.ndarr
     zero = b == 0
     if zero.any():
         raise LaneFault("integer division by zero", np.flatnonzero(zero))
-    if a.dtype.kind == "u":
+    if a.dtype.kind == "u" or (a.min(initial=0) >= 0 and b.min(initial=1) > 0):
+        # numpy floors and C truncates: they agree where neither operand is negative
+        # (an index's `e / D` and `e % D`, nearly always)
         return a // b if want_quotient else a % b
     # C truncates; numpy floors. Work in int64 (exact for 32-bit operands) then wrap.
     a64, b64 = a.astype(np.int64), b.astype(np.int64)

@@ -178,9 +178,33 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     """
     a, rules = rules_for(require_instructions(kernel, arch))
     launch = resolve_launch(kernel, params)
-    tr = trace_launch(kernel, launch, arrays, seed, loop_limit)
-    return _assemble(kernel, a.name, rules, tr, _site_rows(kernel, a.name, tr,
-                                                            dict(widths or {})))
+    widths = dict(widths or {})
+    window = max(launch.smem_window, 1)
+    stmts = {s.site: s for s in kernel.sites()}
+
+    def fold(site: int, rows: np.ndarray) -> np.ndarray:
+        # what _site_rows reads of a request: its wavefronts, ideal and per-class counts
+        stmt = stmts[site]
+        width = widths.get(site, stmt.access_bytes)
+        if width == 0:
+            return np.zeros((rows.shape[0], 1), np.int64)
+        cost = _cost(kernel, stmt, rows, width, stmt.op, a.name, window)
+        return np.stack([cost.wavefronts, cost.ideal] + [
+            v for p in cost.parts for v in (p.instructions, p.wavefronts, p.ideal)], axis=1)
+
+    tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold)
+    return _assemble(kernel, a.name, rules, tr, _site_rows(kernel, a.name, tr, widths))
+
+
+def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch: str,
+          window: int):
+    """The bank engine's costs of a site's requests; a bad request is the site's error."""
+    try:
+        return warp_requests(patterns, width, op, arch=arch, window=window,
+                             matrices=stmt.matrices)
+    except RequestError as err:
+        raise KernelError(f"site {stmt.site}: {err}", kernel=kernel.name,
+                          stmt=format_stmt(stmt), loc=stmt.loc) from None
 
 
 def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
@@ -196,12 +220,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
         if width == 0:
             continue  # the compiler folded this site into another
         if st.counts.size:
-            try:
-                cost = warp_requests(st.patterns, width, op, arch=arch, window=window,
-                                     matrices=matrices)
-            except RequestError as err:
-                raise KernelError(f"site {stmt.site}: {err}", kernel=kernel.name,
-                                  stmt=format_stmt(stmt), loc=stmt.loc) from None
+            cost = _cost(kernel, stmt, st.patterns, width, op, arch, window)
             weigh = lambda per_request: int((per_request * st.counts).sum())
             wf, ideal = weigh(cost.wavefronts), weigh(cost.ideal)
             classes = {p.category: Totals(weigh(p.instructions), weigh(p.wavefronts),

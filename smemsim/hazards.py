@@ -180,6 +180,8 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
         for b in sites[i:]:
             if not (a.WRITES or b.WRITES):
                 continue  # two reads never race
+            if a.ATOMIC and b.ATOMIC:
+                continue  # nor two atomics (so a histogram's atomics are not even recorded)
             if lasts[a.site] & lasts[b.site]:
                 pairs.append((a.site, b.site))
     return tuple(pairs)
@@ -560,7 +562,8 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
             part = chosen[at:at + per_run]
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
-                probes=hs.probes, endpoints=hs.endpoints), loop_limit=loop_limit)
+                probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
+                loop_limit=loop_limit)
             if progress:
                 progress(reps.size + at + part.size, total)
     except KernelRuntimeError:

@@ -17,14 +17,14 @@ under which the assignments ran, gives the slice. From it:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
-    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, Let, Load, LocalStore, Loop,
-    Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
+    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
+    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
 )
 
 
@@ -211,6 +211,8 @@ class HazardSlices:
     # loop variable (and locals declared in it): their first, second and last iterations
     # decide every bound and alignment of all (kernels_ir.PartialRun.endpoints)
     endpoints: frozenset[int] = frozenset()
+    # the guards inside those loops: If id -> its comparisons (PartialRun.guards)
+    guards: Mapping[int, tuple[Expr, ...]] = field(default_factory=dict)
 
 
 def fault_probes(s: Stmt) -> tuple[Probe, ...]:
@@ -295,36 +297,100 @@ def hazard_slices(kernel: Kernel,
     roots = [(exprs, enclosing[id(s)]) for exprs, s, _ in shared_roots]
     roots += [((), enclosing[id(r)]) for r in returns]
     trip_loops, address_axes = deps.trip_loops(kernel, truncate, axes, roots)
-    endpoints = {id(s) for s in stmts if isinstance(s, Loop) and id(s) in other
-                 and id(s) not in counted and _affine_body(s, other, probes)}
+    endpoints, guards = set(), {}
+    for s in stmts:
+        if isinstance(s, Loop) and id(s) in other and id(s) not in counted:
+            found = _affine_body(s, other, probes)
+            if found is not None:
+                endpoints.add(id(s))
+                guards.update(found)
     return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
-                        probes, frozenset(counted), unusable, frozenset(endpoints))
+                        probes, frozenset(counted), unusable, frozenset(endpoints), guards)
 
 
-def _affine_body(loop: Loop, other, probes) -> bool:
-    """Whether every statement of the loop's body the other run executes is a global
-    Load or Store at an index affine in the loop variable, or a Let it declares (a pure
-    function of the variable and of values the loop does not change), with no probe, no
-    control and no assignment of the variable inside: then the indices of any iteration
-    lie between those of the first and the last, and their alignment repeats that of the
-    first two."""
+def _affine_body(loop: Loop, other, probes) -> dict | None:
+    """The guards of the loop's body if it can run at its ends, else None: every statement
+    of the body the other run executes must be a global Load or Store at an index affine
+    in the loop variable (for each iteration of the loops inside), a Let it declares (a
+    pure function of the variable and of values the loop does not change), an If whose
+    condition is a guard (below) with nothing of the run in its else branch, or a loop
+    whose bounds the variable does not decide (the same iterations at every iteration of
+    this one: its accesses too are one progression each, iteration by iteration); with no
+    probe and no assignment of the variable inside. Then the indices of any iteration lie
+    between those of the first and the last, and their alignment repeats that of the
+    first two.
+
+    A guard is a conjunction (&&) of integer comparisons (<, <=, >, >=, ==) of expressions
+    affine in the variable at one integer width: over a lane's iterations it holds on one
+    interval, whose ends and second iteration the run takes as it does the loop's. Returns
+    {If id: its comparisons, with the body's locals written out}."""
     if not loop.counted:
-        return False
+        return None
     lets: dict = {}
+    guards: dict = {}
+    var = loop.var
     needed = [x for x in walk(loop.body) if id(x) in other or id(x) in probes]
+    # statements of loops inside: they repeat the same iterations at every iteration of
+    # this loop (their bounds may not depend on its variable), so they may hold accesses,
+    # but not guards
+    nested = {id(y) for x in needed if isinstance(x, Loop) for y in walk(x.body)}
     for x in needed:
         if id(x) in probes:
-            return False
+            return None
         if isinstance(x, Let):
             lets[x.var] = x.value
+        elif isinstance(x, If):
+            if id(x) in nested or any(id(y) in other or id(y) in probes
+                                      for y in walk(x.orelse)):
+                return None
+            compares = _guard(x.cond, var, lets)
+            if compares is None:
+                return None
+            guards[id(x)] = compares
+        elif isinstance(x, Loop):
+            if any(_degree(e, var, lets) != 0 for e in x.exprs()):
+                return None
         elif not (isinstance(x, (Load, Store)) and not x.is_shared):
-            return False
+            return None
     for x in walk(loop.body):
-        if isinstance(x, Assign) and x.var == loop.var:
-            return False
-    return all(_degree(e, loop.var, lets) is not None
-               for x in needed if isinstance(x, (Load, Store)) for e in x.index)
+        if isinstance(x, Assign) and x.var == var:
+            return None
+    if not all(_degree(e, var, lets) is not None
+               for x in needed if isinstance(x, (Load, Store)) for e in x.index):
+        return None
+    return guards
+
+
+def _guard(cond: Expr, var, lets: dict) -> tuple[Expr, ...] | None:
+    """The comparisons of a guard (see _affine_body), the body's locals written out, or
+    None if `cond` is not one."""
+    if cond.op is Op.LAND:
+        parts = [_guard(c, var, lets) for c in cond.src]
+        return None if None in parts else parts[0] + parts[1]
+    if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ):
+        return None
+    sides = tuple(_inline(e, lets) for e in cond.src)
+    for e in sides:
+        if e.dtype.is_float or _degree(e, var, {}) is None:
+            return None
+        # affine modulo 2**bits needs one width: a k-dependent part may be widened only
+        # at the top of a side (the value then stays in the narrow type's range)
+        inner = e.src[0] if e.op is Op.CAST else e
+        bits = {n.dtype.bits for n in inner.walk() if _degree(n, var, {}) == 1}
+        if len(bits) > 1:
+            return None
+    return (Expr(cond.op, cond.dtype, sides, cond.arg),)
+
+
+def _inline(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
+    """`e` with the loop body's locals replaced by their values."""
+    if e.op is Op.VAR and e.arg in lets and e.arg not in seen:
+        return _inline(lets[e.arg], lets, seen | {e.arg})
+    if not e.src:
+        return e
+    src = tuple(_inline(x, lets, seen) for x in e.src)
+    return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
 
 
 def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset()) -> int | None:

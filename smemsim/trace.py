@@ -8,7 +8,8 @@ loops whose iterations look alike collapsed to one weighted iteration. Kernels w
 addresses depend on loaded data run in full on their input data.
 
 Requests come out deduplicated: each distinct lane pattern once, with the number of times the
-launch issues it.
+launch issues it; a run on data, given a cost per request (`fold`), keeps each distinct cost
+once instead, so its memory does not grow with the input.
 """
 from __future__ import annotations
 
@@ -87,14 +88,20 @@ class _Collector:
 
     With `deduplicate`, a site's requests are merged into distinct patterns whenever more
     than COMPACT_ROWS of them are held, so memory follows the distinct patterns, not the
-    launch.
+    launch. With `fold` instead (a run on data, whose patterns rarely repeat), they are
+    merged by what `fold(site, rows)` says each costs: memory follows the distinct costs,
+    not the input (#28).
     """
 
     COMPACT_ROWS = 1 << 18
+    # a fold costs its rows, whose temporaries are some ten times the rows: fold sooner
+    FOLD_ROWS = 1 << 16
 
-    def __init__(self, launch: Launch, deduplicate: bool):
+    def __init__(self, launch: Launch, deduplicate: bool, fold=None):
         self.launch = launch
         self.deduplicate = deduplicate
+        self.fold = fold
+        self._limit = self.COMPACT_ROWS if deduplicate else self.FOLD_ROWS
         self.wpb = launch.warps_per_block
         # per site: chunks of (rows, weights, blocks, warps, event ids), and rows held
         self.chunks: dict[int, list] = {}
@@ -140,20 +147,25 @@ class _Collector:
             (rows, access.weight * factor[dense], self.blocks[dense], warps % self.wpb,
              np.full(rows.shape[0], len(self.iterations) - 1, np.int64)))
         self.held[site] = self.held.get(site, 0) + rows.shape[0]
-        if self.deduplicate and self.held[site] > self.COMPACT_ROWS:
+        if (self.deduplicate or self.fold) and self.held[site] > self._limit:
             merged = self._merged(site)
             self.chunks[site] = [merged]
             self.held[site] = merged[0].shape[0]
 
     def _merged(self, site: int) -> tuple:
-        """The site's chunks as one, identical patterns merged (the first issue kept)."""
+        """The site's chunks as one, requests with identical patterns (or, with `fold`,
+        identical costs) merged into the first issued, in the order of first issue."""
         rows, weights, blocks, warps, events = (np.concatenate(c) for c in
                                                 zip(*self.chunks[site]))
-        flat = np.ascontiguousarray(rows).view(np.dtype((np.void, WARP * 4))).ravel()
+        key = rows if self.deduplicate else np.asarray(self.fold(site, rows), np.int64)
+        key = np.ascontiguousarray(key.reshape(rows.shape[0], -1))
+        flat = key.view(np.dtype((np.void, key.shape[1] * key.itemsize))).ravel()
         _, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
         counts = np.zeros(first.size, np.int64)
         np.add.at(counts, inverse.ravel(), weights)
-        return rows[first], counts, blocks[first], warps[first], events[first]
+        order = np.argsort(first)
+        first = first[order]
+        return rows[first], counts[order], blocks[first], warps[first], events[first]
 
     def site_trace(self, site: int) -> SiteTrace:
         """The site's requests (identical patterns merged when deduplicating)."""
@@ -165,7 +177,7 @@ class _Collector:
             empty = np.zeros(0, np.int64)
             return SiteTrace(site, np.zeros((0, WARP), np.int32), empty, empty, empty, empty,
                              iterations, grid)
-        if self.deduplicate:
+        if self.deduplicate or (self.fold and self.held[site] > self._limit):
             parts = self._merged(site)
         else:
             parts = tuple(np.concatenate(c) for c in zip(*self.chunks[site]))
@@ -173,10 +185,16 @@ class _Collector:
 
 
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
-                 loop_limit: int = LOOP_LIMIT) -> Trace:
-    """Trace every shared access site of one launch (see LOOP_LIMIT for `loop_limit`)."""
+                 loop_limit: int = LOOP_LIMIT, fold=None) -> Trace:
+    """Trace every shared access site of one launch (see LOOP_LIMIT for `loop_limit`).
+
+    `fold(site, rows)`, if given, is each request's cost (an int array, one row per
+    request): a run on data then keeps one request per distinct cost and site, with the
+    number of requests that cost that much, instead of every request it issues.
+    """
     sl = slice_kernel(kernel)
-    collector = _Collector(launch, deduplicate=not sl.data_dependent)
+    collector = _Collector(launch, deduplicate=not sl.data_dependent,
+                           fold=fold if sl.data_dependent else None)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
     if sl.data_dependent:
         blocks = np.arange(launch.num_blocks, dtype=np.int64)

@@ -220,6 +220,22 @@ def test_scalar_numpy_and_numba_agree(reqs):
         assert res.ideal.tolist() == [s.ideal for s in scalar], engine
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_offsets_past_16_mib_keep_their_groups(engine):
+    """The numpy path keys a lane by its group above its offset, at bit 24 for the windows
+    of real GPUs; a caller's larger window moves the group to bit 40, so offsets past 2**24
+    still fall in their own group. 16-byte loads at 16 MiB + 128*(i % 8) for lanes 0-15:
+    each quarter-warp reads 8 distinct addresses of banks 0-3, 8 wavefronts each, 16 in all
+    (with the two quarter-warps taken as one group, 8)."""
+    base = 1 << 24
+    row = [base + 128 * (i % 8) for i in range(16)] + [-1] * 16
+    res = warp_requests(np.array([row]), 16, "load", engine=engine, window=base + 4096)
+    scalar = warp_request([None if o < 0 else o for o in row], 16, "load",
+                          window=base + 4096)
+    assert res.wavefronts.tolist() == [scalar.wavefronts] == [16]
+    assert res.ideal.tolist() == [scalar.ideal]
+
+
 def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
     """Rent or buy (#28): numpy runs until the time it has spent in this process, with the
     batch at hand, would pass numba's loading cost; then numba, for every later batch."""
@@ -228,6 +244,7 @@ def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
     monkeypatch.setattr(banks, "_NUMBA_STATE", {})
     monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
     monkeypatch.setattr(banks, "NUMBA_LOAD_S", 0.65)
+    monkeypatch.setattr(banks, "NUMPY_S_PER_REQUEST", 17e-6)
     assert not banks._auto_numba(2048)      # 2,048 x 17 us: 35 ms of numpy, keep numpy
     assert "kernel" not in banks._NUMBA_STATE  # and numba was not even imported
     banks._NUMPY_WORK.update(seconds=0.64, requests=40_000)  # measured: 16 us a request

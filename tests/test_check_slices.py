@@ -4,7 +4,7 @@ hide a hazard where a shortcut could miss it (a later iteration, one block of ma
 computation)."""
 import pytest
 
-from kernels_ir import KernelBuilder, blockIdx, f32, i32, threadIdx
+from kernels_ir import KernelBuilder, blockIdx, cast, f32, i32, logical_and, threadIdx
 from smemsim.hazards import check
 from smemsim.loader import load_kernels
 
@@ -212,6 +212,142 @@ def test_an_index_that_wraps_between_the_ends_is_not_taken_for_a_progression():
     fast, full = check(k), check(k, sliced=False)
     assert not fast.clean and verdict(fast) == verdict(full)
     assert "index 3145728" in fast.faults[0].message and "i=3" in fast.faults[0].message
+
+
+def guarded_reads(length: int, trips: int, guard, stride: int = 32):
+    """One warp sums a[i * stride + threadIdx.x] where guard(i, index) holds (the tiled
+    GEMMs' `if (t * TILE + tx < K)` inside their loop): the other run checks the reads at
+    the first, second and last iteration of the interval the guard holds on
+    (slicing.HazardSlices.guards)."""
+    k = KernelBuilder("guarded_reads")
+    a = k.global_array("a", f32, length)
+    out = k.global_array("out", f32, 32, intent="out")
+    acc = k.let("acc", 0.0, f32)
+    with k.range("i", 0, trips) as i:
+        index = k.let("index", i * stride + cast(threadIdx.x, i32), i32)
+        with k.if_(guard(i, index)):
+            acc += a[index]
+    out[threadIdx.x] = acc
+    k.launch(1, 32)
+    return k.build()
+
+
+def test_a_guarded_loop_is_checked_at_the_ends_of_its_guards_interval(monkeypatch):
+    from smemsim.slicing import hazard_slices
+    from kernels_ir import If, Load, Loop
+    from kernels_ir.interpreter import _Machine
+    # a tiled GEMM's guard: 1,000 elements, 40 trips of 32; lanes stop at their last index
+    clean = guarded_reads(1000, 40, lambda i, index: index < 1000)
+    (loop,) = [s for s in clean.statements() if isinstance(s, Loop)]
+    (guard,) = [s for s in clean.statements() if isinstance(s, If)]
+    (read,) = [s for s in clean.statements() if isinstance(s, Load)]
+    hs = hazard_slices(clean)
+    assert hs.endpoints == {id(loop)} and set(hs.guards) == {id(guard)}
+    # the read runs at the loop's iterations 0, 1, 39 (lanes whose guard holds there) and
+    # at its interval's 0, 1 and last (30 or 31): 5 times, not at all 32 where it holds
+    runs, offsets = [], _Machine._offsets
+    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
+        runs.append(m.iterations[loop.var][idx].tolist()) if s is read else None,
+        offsets(m, s, idx))[1])
+    h = check(clean)
+    assert h.method == "sliced" and h.clean
+    assert [set(r) for r in runs] == [{0}, {1}, {0}, {1}, {30, 31}]
+    # `<=`: lane 8 of iteration 31 reads a[1000]; lanes 9-31 never get that far
+    off_by_one = guarded_reads(1000, 40, lambda i, index: index <= 1000)
+    fast, full = check(off_by_one), check(off_by_one, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 1000" in fast.faults[0].message and "i=31" in fast.faults[0].message
+
+
+def test_a_two_sided_guard_is_checked_at_the_last_iteration_it_holds():
+    """5 <= i < 20 over 64 trips: only iteration 19 reads past an array of 19 * 32 + 31
+    elements (lane 31); the interval's last iteration is run, so the fault is found."""
+    two_sided = lambda i, index: logical_and(i >= 5, i < 20)
+    clean = guarded_reads(19 * 32 + 32, 64, two_sided)
+    assert check(clean).method == "sliced" and check(clean).clean
+    short = guarded_reads(19 * 32 + 31, 64, two_sided)
+    fast, full = check(short), check(short, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 639" in fast.faults[0].message and "i=19" in fast.faults[0].message
+
+
+def test_a_guard_that_wraps_between_the_ends_runs_the_loop_whole():
+    """i * 2^30 >= 0 in 32-bit ints over 5 trips holds at i = 0, 1 and 4 (2^31 wraps to a
+    negative at i = 2, 3): not one interval, so the loop runs whole; the read of lane 31 at
+    i = 4 past an array of 4 * 32 + 31 elements is found as the full run finds it."""
+    wraps = lambda i, index: i * (1 << 30) >= 0
+    k = guarded_reads(4 * 32 + 31, 5, wraps)
+    fast, full = check(k), check(k, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 159" in fast.faults[0].message and "i=4" in fast.faults[0].message
+
+
+def tiled_reads(length: int, trips: int, inner_stop=None):
+    """One warp reads a[j * 64 + e] for e = threadIdx.x, threadIdx.x + 32 inside a loop
+    over j (causal attention's tile loads: `for j .. for (e = tid; e < N; e += THREADS)`):
+    the inner loop repeats the same iterations at every j, so the outer loop runs at its
+    ends and each inner iteration's reads are one progression over j."""
+    k = KernelBuilder("tiled_reads")
+    a = k.global_array("a", f32, length)
+    out = k.global_array("out", f32, 32, intent="out")
+    acc = k.let("acc", 0.0, f32)
+    with k.range("j", 0, trips) as j:
+        stop = 64 if inner_stop is None else inner_stop(j)
+        with k.range("e", cast(threadIdx.x, i32), stop, 32) as e:
+            acc += a[j * 64 + e]
+    out[threadIdx.x] = acc
+    k.launch(1, 32)
+    return k.build()
+
+
+def test_a_loop_around_a_tile_loop_is_checked_at_its_ends(monkeypatch):
+    from smemsim.slicing import hazard_slices
+    from kernels_ir import Load, Loop
+    from kernels_ir.interpreter import _Machine
+    clean = tiled_reads(50 * 64, 50)
+    outer, inner = [s for s in clean.statements() if isinstance(s, Loop)]
+    (read,) = [s for s in clean.statements() if isinstance(s, Load)]
+    assert id(outer) in hazard_slices(clean).endpoints
+    runs, offsets = [], _Machine._offsets
+    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
+        runs.append(m.iterations[outer.var][idx].tolist()) if s is read else None,
+        offsets(m, s, idx))[1])
+    h = check(clean)
+    assert h.method == "sliced" and h.clean
+    # j = 0, 1 and 49, each with the inner loop's two iterations: 6 reads, not 100
+    assert [set(r) for r in runs] == [{0}, {0}, {1}, {1}, {49}, {49}]
+    # one element short: lane 31's second inner iteration at j = 49 reads a[3199]
+    monkeypatch.undo()
+    short = tiled_reads(50 * 64 - 1, 50)
+    fast, full = check(short), check(short, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 3199" in fast.faults[0].message and "j=49" in fast.faults[0].message
+    # an inner loop whose bounds follow j runs other iterations at each j: whole
+    growing = tiled_reads(50 * 64, 50, inner_stop=lambda j: j + 1)
+    g_outer, g_inner = [s for s in growing.statements() if isinstance(s, Loop)]
+    assert hazard_slices(growing).endpoints == {id(g_inner)}
+    assert check(growing).clean
+
+
+def test_guard_intervals_equal_counting_every_iteration():
+    """interpreter._solve against the iterations counted one by one, for every comparison,
+    slopes of both signs and zero, and trip counts from 0 to 7."""
+    import numpy as np
+    from kernels_ir.expr import Op
+    from kernels_ir.interpreter import _solve
+    values = np.arange(-9, 10)
+    d0, slope, last = (a.ravel() for a in np.meshgrid(values, np.arange(-4, 5),
+                                                       np.arange(-1, 7)))
+    test = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+            Op.GE: np.greater_equal, Op.EQ: np.equal}
+    for op, holds in test.items():
+        first, end = _solve(op, d0, slope, last)
+        for j in range(d0.size):
+            ks = [k for k in range(last[j] + 1) if holds(d0[j] + k * slope[j], 0)]
+            want = (ks[0], ks[-1]) if ks else None
+            got = (first[j], end[j]) if first[j] <= end[j] else None
+            assert got == want, (op, d0[j], slope[j], last[j])
+            assert not ks or ks == list(range(ks[0], ks[-1] + 1))
 
 
 def test_a_loop_whose_index_is_not_affine_runs_whole():
