@@ -159,3 +159,25 @@ def test_blocks_run_in_chunks_give_the_same_counts(monkeypatch):
             == [(x.requests, x.wavefronts, x.histogram, x.worst.wavefronts) for x in b.sites]
     assert chunked[1].mode == "full"
     assert_matches_reference(per_block)
+
+
+@pytest.mark.parametrize("key", ["text", "weighted"])
+def test_a_run_on_data_folded_by_cost_reports_what_the_unfolded_run_does(monkeypatch, key):
+    """A run on data keeps one request per distinct cost (trace_launch's `fold`) once more
+    than FOLD_ROWS are held: every count, the histogram of costs and the worst request with
+    where it was first issued are those of the requests kept whole (#28)."""
+    import smemsim.trace as trace
+    from examples import histogram
+    from smemsim.loader import input_arrays
+
+    kernel = histogram.KERNELS[key]()
+    params = {"n": 1 << 17}
+    arrays = lambda: input_arrays("examples/histogram.py", key,
+                                  __import__("kernels_ir").resolve_launch(kernel, params))
+    monkeypatch.setattr(trace._Collector, "FOLD_ROWS", 1 << 30)
+    whole = analyze(kernel, params, arrays=arrays())
+    monkeypatch.setattr(trace._Collector, "FOLD_ROWS", 100)
+    folded = analyze(kernel, params, arrays=arrays())
+    assert folded.mode == "full" and whole.sites == folded.sites
+    atomic = folded.site(1)
+    assert atomic.requests == (1 << 17) // 32 and atomic.data_dependent
