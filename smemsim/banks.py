@@ -534,7 +534,21 @@ def _other_op(offsets, widths, op: str, window: int, engine: str, chunk: int,
         def plain(o, w_, store):
             return _plain_costs(o, np.full(o.shape[0], w_, np.int64),
                                 np.full(o.shape[0], store), window, engine, chunk)
-        r = batch(sub, w, op, matrices, plain)
+
+        def compiled(function):
+            # the op's own loops on numba, as for plain requests (None: numpy's path);
+            # numpy's time counts toward the rent-or-buy rule (_auto_numba)
+            if engine == "numba" or (engine == "auto" and _auto_numba(rows.size)):
+                kernel = _numba_kernel(function)
+                if kernel is None:
+                    raise ImportError("engine='numba' needs numba (pip install 'smemsim[fast]')")
+                return kernel
+            return None
+        started = time.perf_counter()
+        r = batch(sub, w, op, matrices, plain, compiled, window)
+        if "kernel" not in _NUMBA_STATE or _NUMBA_STATE["kernel"] is None:
+            _NUMPY_WORK["seconds"] += time.perf_counter() - started
+            _NUMPY_WORK["requests"] += rows.size
         wf[rows], ideal[rows] = r.wavefronts, r.ideal
         for p in r.parts:
             acc = parts.setdefault(p.category, [np.zeros(n, np.int64) for _ in range(3)])
@@ -598,17 +612,23 @@ def _plain_costs(off, width, store, window: int, engine: str, chunk: int) -> Bat
 _NUMBA_STATE: dict = {}
 
 
-def _numba_kernel():
-    """The compiled batch kernel, or None when numba is not installed."""
-    if "kernel" in _NUMBA_STATE:
+def _numba_kernel(function=None):
+    """`function` (plain loops over a batch; default: _batch_costs) compiled by numba, or
+    None when numba is not installed. The first call imports numba."""
+    if "kernel" not in _NUMBA_STATE:
+        try:
+            import numba
+        except ImportError:
+            _NUMBA_STATE["kernel"] = None
+            return None
+        _NUMBA_STATE["kernel"] = numba.njit(cache=True, nogil=True)(_batch_costs)
+    if function is None or _NUMBA_STATE["kernel"] is None:
         return _NUMBA_STATE["kernel"]
-    try:
+    name = function.__name__
+    if name not in _NUMBA_STATE:
         import numba
-    except ImportError:
-        _NUMBA_STATE["kernel"] = None
-        return None
-    _NUMBA_STATE["kernel"] = numba.njit(cache=True, nogil=True)(_batch_costs)
-    return _NUMBA_STATE["kernel"]
+        _NUMBA_STATE[name] = numba.njit(cache=True, nogil=True)(function)
+    return _NUMBA_STATE[name]
 
 
 def _batch_costs(off, width, store, window, out_wavefronts, out_ideal, bad):  # pragma: no cover

@@ -182,10 +182,14 @@ def _explain_cas_loop(offs: list[int | None], width: int, arch: str,
 
 # ------------------------------------------------------------------ many requests at once
 
-def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain) -> BatchResult:
+def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
+          compiled=lambda function: None, window: int = 0) -> BatchResult:
     """warp_requests for the ops of this module, one width per call (offsets checked).
 
-    `plain(off, width, store)` costs plain loads/stores (banks' numba or numpy path).
+    `plain(off, width, store)` costs plain loads/stores (banks' numba or numpy path);
+    `compiled(function)` is the numba build of one of this module's loops (`_pair_loops`,
+    `_cas_loop_loops`) when the batch should run on it, else None (numpy); `window` bounds
+    the offsets (the loops' stamps).
     """
     n = off.shape[0]
     category = OP_INFO[op][0]
@@ -202,12 +206,25 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain) -> 
         wf = ideal = np.zeros(n, np.int64)
     elif op in ("cp_async", "atomic", "atomic_cas"):
         size = group_size(width, True, False) if op == "cp_async" else WARP
-        wf, ideal, most = _pair_costs(off, width, size)
+        loops = compiled(_pair_loops)
+        if loops is None:
+            wf, ideal, most = _pair_costs(off, width, size)
+        else:
+            wf, ideal = np.empty(n, np.int64), np.empty(n, np.int64)
+            loops(np.ascontiguousarray(off), width, size, window, wf, ideal)
+            most = wf
         if op == "atomic_cas":
             ideal = most + ideal  # x + ceil(bytes / 128): Nsight's x - 1 conflicts of 2x
             wf = 2 * most
     else:
-        return _batch_cas_loop(off, width, plain)
+        loops = compiled(_cas_loop_loops)
+        if loops is None:
+            return _batch_cas_loop(off, width, plain)
+        passes, ld_wf, ld_ideal, atom_wf = (np.empty(n, np.int64) for _ in range(4))
+        loops(np.ascontiguousarray(off), width, window, passes, ld_wf, ld_ideal, atom_wf)
+        return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf,
+                           (BatchPart("ld", passes, ld_wf, ld_ideal),
+                            BatchPart("atom", passes, atom_wf, atom_wf)))
     return BatchResult(wf, ideal, (BatchPart(category, ones, wf, ideal),))
 
 
@@ -277,3 +294,148 @@ def _batch_cas_loop(off: np.ndarray, width: int, plain) -> BatchResult:
     parts = (BatchPart("ld", passes, ld_wf, ld_ideal),
              BatchPart("atom", passes, atom_wf, atom_wf))
     return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf, parts)
+
+
+# ------------------------------------------------------------------ compiled loops (numba)
+
+def _pair_loops(off, width, size, window, out_wavefronts, out_ideal):  # pragma: no cover
+    """_pair_costs as plain loops (numba compiles this; it also runs as Python): per group
+    of `size` lanes, every (lane, word) adds one to its bank, and the group costs its
+    busiest bank; the ideal counts the group's distinct offsets (a stamp per offset)."""
+    n = off.shape[0]
+    stamp = np.zeros(window + 1, np.int64)
+    count = np.zeros(BANKS, np.int32)
+    nwords = width >> 2 if width >= 4 else 1
+    generation = 0
+    for r in range(n):
+        total = 0
+        ideal = 0
+        for g0 in range(0, WARP, size):
+            generation += 1
+            count[:] = 0
+            cost = 0
+            distinct = 0
+            active = False
+            for i in range(g0, g0 + size):
+                o = off[r, i]
+                if o < 0:
+                    continue
+                active = True
+                if stamp[o] != generation:
+                    stamp[o] = generation
+                    distinct += 1
+                for j in range(nwords):
+                    b = ((o >> 2) + j) & (BANKS - 1)
+                    c = count[b] + 1
+                    count[b] = c
+                    if c > cost:
+                        cost = c
+            if active:
+                total += cost
+                g = (distinct * width + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
+                ideal += g if g > 1 else 1
+        out_wavefronts[r] = total
+        out_ideal[r] = ideal
+
+
+def _cas_loop_loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
+                    out_atom_wavefronts):  # pragma: no cover
+    """_batch_cas_loop as plain loops (numba compiles this; it also runs as Python): each
+    pass loads the pending lanes (the load rule at 4 or 8 bytes: 8-byte lanes merge into
+    warp-wide groups when every pair or quad of active lanes reads one address, else
+    half-warps; a group costs the most distinct units, words or pairs of banks, any bank
+    slot serves), then runs the CAS per group in order: the lowest pending lane of each bank
+    succeeds unless an earlier group's winner of this pass changed its address."""
+    n = off.shape[0]
+    cas_size = 16 if width == 8 else WARP
+    stamp = np.zeros(window + 1, np.int64)
+    count = np.zeros(BANKS, np.int64)
+    lowest = np.zeros(BANKS, np.int64)
+    row = np.zeros(WARP, np.int64)
+    bank = np.zeros(WARP, np.int64)
+    slot = np.zeros(WARP, np.int64)
+    pending = np.zeros(WARP, np.bool_)
+    won = np.zeros(WARP, np.bool_)
+    shift = 3 if width == 8 else 2
+    slots = BANKS >> (shift - 2)
+    generation = 0
+    for r in range(n):
+        left = 0
+        for i in range(WARP):
+            o = off[r, i]
+            row[i] = o
+            bank[i] = (o >> 2) & (BANKS - 1)
+            slot[i] = (o >> shift) & (slots - 1)
+            pending[i] = o >= 0
+            if o >= 0:
+                left += 1
+        passes = 0
+        ld_wf = 0
+        ld_ideal = 0
+        atom_wf = 0
+        while left > 0:
+            passes += 1
+            # the LDS of the pending lanes
+            size = WARP
+            if width == 8:
+                c1 = True
+                c2 = True
+                for i in range(WARP):
+                    if pending[i]:
+                        if pending[i ^ 1] and row[i ^ 1] != row[i]:
+                            c1 = False
+                        if pending[i ^ 2] and row[i ^ 2] != row[i]:
+                            c2 = False
+                size = WARP if (c1 or c2) else 16
+            for g0 in range(0, WARP, size):
+                generation += 1
+                for b in range(slots):
+                    count[b] = 0
+                cost = 0
+                distinct = 0
+                active = False
+                for i in range(g0, g0 + size):
+                    if not pending[i]:
+                        continue
+                    active = True
+                    o = row[i]
+                    if stamp[o] == generation:
+                        continue
+                    stamp[o] = generation
+                    distinct += 1
+                    c = count[slot[i]] + 1
+                    count[slot[i]] = c
+                    if c > cost:
+                        cost = c
+                if active:
+                    ld_wf += cost
+                    g = (distinct * width + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
+                    ld_ideal += g if g > 1 else 1
+            # the CAS, group by group
+            for g0 in range(0, WARP, cas_size):
+                for b in range(BANKS):
+                    lowest[b] = WARP
+                any_pending = False
+                for i in range(g0 + cas_size - 1, g0 - 1, -1):
+                    won[i] = False
+                    if pending[i]:
+                        any_pending = True
+                        lowest[bank[i]] = i
+                if any_pending:
+                    atom_wf += 2
+                for i in range(g0, g0 + cas_size):
+                    if pending[i] and lowest[bank[i]] == i:
+                        stale = False
+                        for q in range(g0):
+                            if won[q] and row[q] == row[i]:
+                                stale = True
+                                break
+                        won[i] = not stale
+            for i in range(WARP):
+                if won[i]:
+                    pending[i] = False
+                    left -= 1
+        out_passes[r] = passes
+        out_ld_wavefronts[r] = ld_wf
+        out_ld_ideal[r] = ld_ideal
+        out_atom_wavefronts[r] = atom_wf
