@@ -130,9 +130,10 @@ class WarpBarrierReached:
 
 @dataclass(frozen=True)
 class GlobalAccess:
-    """One execution of a global load or store by a set of threads (reported to observers)."""
+    """One execution of a global load, store or atomic by a set of threads (reported to
+    observers)."""
 
-    stmt: Load | Store
+    stmt: Load | Store | Atomic
     threads: np.ndarray
     elements: np.ndarray  # element offsets into the array
 
@@ -838,14 +839,16 @@ class _Machine(Evaluator):
         return offset
 
     def _addresses_only(self, s, idx: np.ndarray, offset: np.ndarray) -> bool:
-        """In a run for addresses only (a PartialRun's slice), report a shared access and
-        say so: its values are not needed."""
+        """In a run for addresses only (a PartialRun's slice), report the access (a shared
+        one, or a global one to an observer) and say so: its values are not needed."""
         if self.partial is None or self.partial.statements is None:
             return False
         if isinstance(s.array, SharedArray):
             _, first = self._shared_elements(s, idx, offset)
             if self.partial.track:
                 self._track(s, idx, first)
+        elif self.observer is not None:
+            self.observer(GlobalAccess(s, idx, offset))
         return True
 
     def _track(self, s: Access, idx: np.ndarray, first: np.ndarray) -> None:

@@ -393,19 +393,23 @@ def _inline(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
     return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
 
 
-def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset()) -> int | None:
-    """0 where `e` does not depend on `var`, 1 where it is affine in it (integer sums,
-    products by what does not depend on it, shifts left by such, widening casts), None
-    otherwise (`lets`: the body's locals, by their values)."""
+def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
+            is_var=None) -> int | None:
+    """0 where `e` does not depend on `var` (or on the leaves `is_var` accepts, instead),
+    1 where it is affine in it (integer sums, products by what does not depend on it, shifts
+    left by such, widening casts), None otherwise (`lets`: the body's locals, by their
+    values)."""
+    if is_var is not None and is_var(e):
+        return 1
     if e.op is Op.VAR:
         if e.arg == var:
             return 1
         if e.arg in lets and e.arg not in seen:
-            return _degree(lets[e.arg], var, lets, seen | {e.arg})
+            return _degree(lets[e.arg], var, lets, seen | {e.arg}, is_var)
         return 0
     if not e.src:
         return 0
-    parts = [_degree(x, var, lets, seen) for x in e.src]
+    parts = [_degree(x, var, lets, seen, is_var) for x in e.src]
     if None in parts:
         return None
     if max(parts) == 0:

@@ -329,6 +329,103 @@ def test_a_loop_around_a_tile_loop_is_checked_at_its_ends(monkeypatch):
     assert check(growing).clean
 
 
+def elementwise(n: int, guard=lambda i, n: i < n, index=None, blocks=None):
+    """y[i] = 2 x[i] for i = blockIdx.x * 256 + threadIdx.x under a guard (the everyday
+    elementwise kernel): its other run reads blockIdx.x only through an affine index and a
+    box guard, so a few blocks at the grid's ends stand for all (smemsim.block_ends)."""
+    k = KernelBuilder("elementwise")
+    x = k.global_array("x", f32, n)
+    y = k.global_array("y", f32, n, intent="out")
+    i = k.let("i", cast(blockIdx.x, i32) * 256 + cast(threadIdx.x, i32), i32)
+    with k.if_(guard(i, n)):
+        at = i if index is None else index(i)
+        y[at] = x[at] * 2.0
+    k.launch(blocks or -(-n // 256), 256)
+    return k.build()
+
+
+def _ends_runs(monkeypatch) -> list:
+    """The blocks each run of the ends takes (recorded as check makes them)."""
+    import smemsim.block_ends as block_ends
+    runs, real = [], block_ends.run
+    monkeypatch.setattr(block_ends, "run", lambda *a, **kw: (
+        runs.append(kw["partial"].blocks.tolist()), real(*a, **kw))[1])
+    return runs
+
+
+def test_a_grid_is_checked_at_its_ends(monkeypatch):
+    runs = _ends_runs(monkeypatch)
+    clean = elementwise(100_000)    # 391 blocks; i < n ends at block 390 (threads 0-159)
+    h = check(clean)
+    assert h.method == "sliced" and h.clean
+    # blocks 0 and 1, the last of the grid, and 389: the last where threads 160-255 pass
+    assert runs == [[0, 1, 389, 390]]
+    # `<=`: thread 160 of block 390 reads x[100000]; the ends find it as the walk does
+    off_by_one = elementwise(100_000, guard=lambda i, n: i <= n)
+    fast, full = check(off_by_one), check(off_by_one, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 100000" in fast.faults[0].message and "block (390, 0, 0)" in \
+        fast.faults[0].message
+
+
+def test_an_early_return_guards_what_follows_it(monkeypatch):
+    """`if (i >= n) return;` (llm.c's guard): the accesses after it hold where i < n."""
+    def early_exit(n: int, bound: int):
+        k = KernelBuilder("early_exit")
+        x = k.global_array("x", f32, n)
+        y = k.global_array("y", f32, n, intent="out")
+        i = k.let("i", cast(blockIdx.x, i32) * 256 + cast(threadIdx.x, i32), i32)
+        with k.if_(i >= bound):
+            k.return_()
+        y[i] = x[i] * 2.0
+        k.launch(-(-n // 256), 256)
+        return k.build()
+    runs = _ends_runs(monkeypatch)
+    h = check(early_exit(100_000, 100_000))
+    assert h.method == "sliced" and h.clean and runs == [[0, 1, 389, 390]]
+    late = early_exit(100_000, 100_001)   # returns one element too late
+    fast, full = check(late), check(late, sliced=False)
+    assert not fast.clean and verdict(fast) == verdict(full)
+    assert "index 100000" in fast.faults[0].message
+
+
+def test_a_two_dimensional_grid_is_checked_at_the_corners_of_its_boxes(monkeypatch):
+    """The tiled GEMM at 200 x 300 x 100 (7 x 10 blocks): its loads' and its store's guards
+    read blockIdx.y (rows) and blockIdx.x (columns), one axis each: boxes."""
+    from examples import matmul_float_tiled
+    runs = _ends_runs(monkeypatch)
+    k = matmul_float_tiled.tiled()
+    params = {"rowsA": 200, "colsB": 300, "commonDim": 100}
+    h = check(k, params)
+    assert h.method == "sliced" and h.clean and len(runs) == 1
+    gx = 10
+    assert {(b % gx, b // gx) for b in runs[0]} == {(x, y) for x in (0, 1, 8, 9)
+                                                   for y in (0, 1, 5, 6)}
+
+
+def test_grids_the_ends_cannot_stand_for_are_walked_whole(monkeypatch):
+    from smemsim.block_ends import block_ends
+    from smemsim.slicing import hazard_slices
+    # an index quadratic in blockIdx.x: not one progression
+    square = elementwise(64 * 256, index=lambda i: (i * i) % (64 * 256))
+    hs = hazard_slices(square)
+    assert block_ends(square, hs.other, hs.probes) is None
+    assert check(square).clean
+    # 2^23 elements a block in 32-bit ints over 513 blocks: blocks 0, 1 and 512 (2^32 wraps
+    # to 0) read inside x, block 2 past its end: the ends are not one progression, so the
+    # grid is walked and the fault found as the full run finds it
+    runs = _ends_runs(monkeypatch)
+    wraps = elementwise((1 << 23) + 256, guard=lambda i, n: i >= 0, blocks=513,
+                        index=lambda i: cast(blockIdx.x, i32) * (1 << 23)
+                        + cast(threadIdx.x, i32))
+    hs = hazard_slices(wraps)
+    assert block_ends(wraps, hs.other, hs.probes) is not None
+    fast, full = check(wraps), check(wraps, sliced=False)
+    assert runs == [[0, 1, 512]] and not fast.clean and verdict(fast) == verdict(full)
+    assert "index 16777216" in fast.faults[0].message and "block (2, 0, 0)" in \
+        fast.faults[0].message
+
+
 def test_guard_intervals_equal_counting_every_iteration():
     """interpreter._solve against the iterations counted one by one, for every comparison,
     slopes of both signs and zero, and trip counts from 0 to 7."""
