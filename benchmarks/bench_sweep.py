@@ -14,8 +14,10 @@ of REPEAT, serial and parallel runs interleaved.
 """
 import os
 import pathlib
+import sys
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 os.environ["SMEMSIM_CACHE"] = ""
 
 from examples import histogram, matmul_128x128  # noqa: E402

@@ -311,6 +311,56 @@ void h(int* o) { k<<<1, 32>>>(o); }
     np.testing.assert_array_equal(run(kernel)["out"], expected)
 
 
+def test_a_switch_runs_as_the_if_else_chain_it_means(tmp_path):
+    """Grouped labels, a default in the middle, a `continue` of the loop around it and a
+    `break` of a loop inside a case: values equal C's (the switch's own breaks end cases)."""
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    __shared__ int s[32];
+    int t = threadIdx.x;
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        switch ((t + i) % 5) {
+        case 0: v += 1; break;
+        default: v += 100; break;
+        case 1:
+        case 2: v += 10;
+            for (int j = 0; j < 8; j++) { if (j == 2) break; v += 1000; }
+            break;
+        case 4: continue;
+        }
+        v += 10000;
+    }
+    s[t] = v;
+    __syncthreads();
+    out[t] = s[31 - t];
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    expected = []
+    for t in range(32):
+        v = 0
+        for i in range(4):
+            c = (t + i) % 5
+            if c == 4:
+                continue
+            v += {0: 1, 1: 2010, 2: 2010}.get(c, 100) + 10000
+        expected.append(v)
+    np.testing.assert_array_equal(run(kernel)["out"], expected[::-1])
+
+
+@pytest.mark.parametrize("cases, message", [
+    ("case 0: s[t] = 1; case 1: s[t] = 2; break;", r"k\.cu:5:\d+: this case falls through"),
+    ("case 0: if (t > 3) break; s[t] = 1; break;", r"k\.cu:5:\d+: a `break` inside a case"),
+])
+def test_a_switch_the_importer_cannot_read_is_refused_at_its_line(tmp_path, cases, message):
+    source = ("__global__ void k(int* out) {\n    __shared__ int s[32];\n"
+              "    int t = threadIdx.x;\n    switch (t % 2) {\n    " + cases +
+              "\n    }\n    out[t] = s[t];\n}\nvoid h(int* o) { k<<<1, 32>>>(o); }\n")
+    with pytest.raises(CudaImportError, match=message):
+        only(tmp_path, source, Options(lengths={"out": "32"}))
+
+
 def test_a_syntax_error_that_hides_every_kernel_says_where(tmp_path):
     """Not "has no __global__ kernel" (or a guess at what the parser recovered): the place
     where the CUDA stops parsing."""

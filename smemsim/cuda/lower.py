@@ -355,6 +355,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             self.while_statement(node, unroll)
         elif t == "if_statement":
             self.if_statement(node)
+        elif t == "switch_statement":
+            self.switch_statement(node)
         elif t == "return_statement":
             self.return_statement(node)
         elif t in ("break_statement", "continue_statement"):

@@ -323,3 +323,86 @@ class FlowMixin:
             body = other.named_children[0] if other.type == "else_clause" else other
             with self.at(other), self.kb.else_():
                 self.block(body)
+
+    def switch_statement(self, node) -> None:
+        """`switch (v) { case a: case b: ...; break; ... default: ...; }` as the if/else-if
+        chain it means when every case ends in `break` (or `return`), or is the last one:
+        the value read once, each group of labels a test, `default` the final else. A case
+        that falls through into the next, or a `break` elsewhere in a case, is refused at
+        its line (write the if/else it stands for)."""
+        cond = node.child_by_field_name("condition")
+        while cond.type in ("condition_clause", "parenthesized_expression"):
+            cond = cond.named_children[0]
+        arms, labels = [], []   # (label values or None for default, statements, case node)
+        for case in node.child_by_field_name("body").named_children:
+            if case.type == "comment":
+                continue
+            if case.type != "case_statement":
+                raise self.error(case, "a statement before the first case of a switch")
+            value = case.child_by_field_name("value")
+            labels.append(None if value is None else value)
+            body = [c for c in case.named_children
+                    if c != value and c.type != "comment"]
+            if body:
+                arms.append((labels, body, case))
+                labels = []
+        if labels:
+            arms.append((labels, [], node))   # trailing labels with nothing to run
+        for i, (_, body, case) in enumerate(arms):
+            last = body[-1] if body else None
+            ends = last is not None and last.type in ("break_statement", "return_statement")
+            if not ends and i < len(arms) - 1 and body:
+                raise self.error(case, "this case falls through into the next; the importer "
+                                       "reads cases that end in `break` (write the if/else "
+                                       "it stands for)")
+            for n in body:
+                for j in walk(n):
+                    if j.type == "break_statement" and jump_owner(j) == node and \
+                            not (j == last and n == last):
+                        raise self.error(j, "a `break` inside a case (not its last "
+                                            "statement): write the if/else it stands for")
+        with self.at(node):
+            value = self.kb.let(f"switch{node.start_point[0] + 1}", self.expr(cond))
+        tests = []
+        for labels, body, case in arms:
+            test = None
+            for label in labels:
+                if label is None:
+                    continue
+                number_ = fold(self.expr(label))
+                if not isinstance(number_, int):
+                    raise self.error(label, f"case `{short(label)}` is not a compile-time "
+                                            "integer")
+                eq = self.c_binary("==", value, self.expr(label), label)
+                test = eq if test is None else self.c_binary("||", test, eq, label)
+            tests.append((test, None in labels, body, case))
+        # the default's arm (wherever it stands) is the chain's final else
+        chain = [a for a in tests if not a[1]] + [a for a in tests if a[1]]
+        self._switch_chain(chain)
+
+    def _switch_chain(self, chain) -> None:
+        """if (test) {body} else <the rest of the chain>; a default arm is unconditional."""
+        if not chain:
+            return
+        test, is_default, body, case = chain[0]
+        statements = body[:-1] if body and body[-1].type == "break_statement" else body
+        if is_default and test is None:
+            self.scopes.append({})
+            try:
+                self.statements(statements)
+            finally:
+                self.scopes.pop()
+            return
+        if is_default:   # `case a: default:` -- the labels are no test at all
+            chain = [(None, True, body, case)]
+            self._switch_chain(chain)
+            return
+        with self.at(case), self.kb.if_(test):
+            self.scopes.append({})
+            try:
+                self.statements(statements)
+            finally:
+                self.scopes.pop()
+        if len(chain) > 1:
+            with self.at(case), self.kb.else_():
+                self._switch_chain(chain[1:])

@@ -105,9 +105,11 @@ LOOPS = ("for_statement", "while_statement", "do_statement")
 
 
 def jump_owner(jump):
-    """The loop (or switch) a break or continue belongs to."""
+    """The loop (or, for a break, switch) a break or continue belongs to."""
+    owners = LOOPS + ("function_definition",) + (
+        ("switch_statement",) if jump.type == "break_statement" else ())
     n = jump.parent
-    while n is not None and n.type not in LOOPS + ("switch_statement", "function_definition"):
+    while n is not None and n.type not in owners:
         n = n.parent
     return n
 
