@@ -873,7 +873,8 @@ class _Machine(Evaluator):
         passes its values, so that observers see the bytes written)."""
         array = s.array
         size = array.dtype.size
-        addr = self.kernel.buffer_base(array.buffer) + offset * size
+        base = self.kernel.buffer_base(array.buffer)
+        addr = base + offset * size
         if self.observer is not None:
             first_gid = int(idx[0])
             its = tuple((v.name, int(self.iterations[v][first_gid])) for v in self.loop_stack)
@@ -883,8 +884,10 @@ class _Machine(Evaluator):
             self.observer(access)
             for r in self.recorders:
                 r[1].append((r[0], access))
-        # the window is a multiple of 16, so the division is exact per element
-        first = self.block_lin[idx] * (self.window // size) + addr // size
+        # the window is a multiple of 16, so the division is exact per element (and a
+        # buffer starts at a multiple of its element's size: no division per lane)
+        within = base // size + offset if base % size == 0 else addr // size
+        first = self.block_lin[idx] * (self.window // size) + within
         return self.shared.view(array.dtype.storage), first
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
