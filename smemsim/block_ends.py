@@ -60,8 +60,11 @@ def _one_width(e: Expr, lets: dict) -> bool:
     if e.dtype.is_float or _degree(e, None, lets, is_var=_is_block) is None:
         return False
     inner = e.src[0] if e.op is Op.CAST else e
+    # a block index itself, or widened as it is, is exact at any width (it never wraps)
+    exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
+                                       n.dtype.bits >= n.src[0].dtype.bits)
     return len({n.dtype.bits for n in inner.walk()
-                if _degree(n, None, lets, is_var=_is_block) == 1}) <= 1
+                if not exact(n) and _degree(n, None, lets, is_var=_is_block) == 1}) <= 1
 
 
 def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:

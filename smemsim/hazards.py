@@ -29,7 +29,7 @@ from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import hazard_slices
-from .trace import CHUNK_THREADS, LOOP_LIMIT
+from .trace import CHUNK_THREADS, LOOP_LIMIT, _blocks_on_read_axes
 
 if TYPE_CHECKING:  # annotations only
     import networkx as nx
@@ -200,20 +200,23 @@ class _Recorder:
         self.rows = 0
         self.tpb = launch.threads_per_block
         self.wpb = launch.warps_per_block
-        self.epoch = np.zeros(launch.num_blocks, np.int64)
+        # per block of this run (dense index; `blocks` is sorted), its barrier epoch: no
+        # array the size of the grid (a 65535 x 65535 grid has 4.3 G blocks)
+        self.epoch = np.zeros(blocks.size, np.int64)
         # __syncwarp orders the lanes of one warp only: an epoch per warp
-        self.warp_epoch = np.zeros(launch.num_blocks * self.wpb, np.int64)
+        self.warp_epoch = np.zeros(blocks.size * self.wpb, np.int64)
         self.barrier_lines: dict[tuple[int, int], int] = {}
         self.parts: list = []
 
     def __call__(self, event) -> None:
         if isinstance(event, WarpBarrierReached):
-            self.warp_epoch[self._warp(event.warps)] += 1
+            self.warp_epoch[event.warps] += 1
             return
         if isinstance(event, BarrierReached):
-            for b in self.blocks[event.blocks].tolist():
-                self.epoch[b] += 1
-                self.barrier_lines[(b, int(self.epoch[b]))] = event.stmt.loc.line
+            for d in event.blocks.tolist():
+                self.epoch[d] += 1
+                self.barrier_lines[(int(self.blocks[d]), int(self.epoch[d]))] = \
+                    event.stmt.loc.line
             if self.rows > FLUSH_ROWS:
                 self._flush()
             return
@@ -223,7 +226,8 @@ class _Recorder:
         if s.site not in self.sites:
             return
         nbytes = s.access_bytes
-        block = self.blocks[event.threads // self.tpb]
+        dense = event.threads // self.tpb
+        block = self.blocks[dense]
         # one row per 4-byte word a lane touches, with the mask of its bytes (a word, not a
         # byte, per row: a 16-byte access makes 4 rows, not 16)
         per = max(nbytes // 4, 1)
@@ -233,7 +237,9 @@ class _Recorder:
         else:
             mask = (((1 << nbytes) - 1) << (event.offsets % 4)).astype(np.int64)
         rep = lambda a: np.repeat(a, per)
-        warp = block * self.wpb + event.threads % self.tpb // 32
+        lane_warp = event.threads % self.tpb // 32
+        warp = block * self.wpb + lane_warp            # grid-wide: the warp's identity
+        dense_warp = dense * self.wpb + lane_warp       # this run's: its __syncwarp epoch
         # the bytes a plain store writes, at their place in the word (-1: not a plain store)
         if event.stored is None:
             value = np.full(word.size, -1, np.int64)
@@ -245,10 +251,10 @@ class _Recorder:
             value = (event.stored.reshape(-1, nbytes).astype(np.int64) << shift).sum(axis=1)
         # columns: block, epoch, word, thread, site, writes (2: an atomic write), warp,
         # the warp's __syncwarp epoch, stored bytes, byte mask
-        self.parts.append(np.stack([rep(block), rep(self.epoch[block]), word,
+        self.parts.append(np.stack([rep(block), rep(self.epoch[dense]), word,
                                     rep(event.threads), np.full(word.size, s.site),
                                     np.full(word.size, 2 if s.ATOMIC else int(s.WRITES)),
-                                    rep(warp), rep(self.warp_epoch[warp]), value, mask],
+                                    rep(warp), rep(self.warp_epoch[dense_warp]), value, mask],
                                    axis=1))
         self.rows += word.size
         if self.rows > MAX_OPEN_ROWS:
@@ -262,15 +268,11 @@ class _Recorder:
                     "checked up to here. A loop that never ends, or never reaches a "
                     "__syncthreads()? Check a smaller launch with --param")
 
-    def _warp(self, dense: np.ndarray) -> np.ndarray:
-        """Grid-wide warp ids of the run's dense ones."""
-        return self.blocks[dense // self.wpb] * self.wpb + dense % self.wpb
-
     def _flush(self) -> None:
         """Scan the intervals every block has left behind, and forget them (memory stays
         bounded by the open intervals)."""
         a = self.take()
-        done = a[:, 1] < self.epoch[a[:, 0]]
+        done = a[:, 1] < self.epoch[np.searchsorted(self.blocks, a[:, 0])]
         if done.any():
             self.scan(self, a[done])
         self.parts = [a[~done]]
@@ -286,6 +288,11 @@ class _Recorder:
 class _IntervalTooLarge(Exception):
     """A barrier interval too big to check in bounded memory."""
 
+
+# a grid of more blocks than LARGE_GRID is first checked without an array of its block ids;
+# one of more than HUGE_GRID never is held as one (8 bytes a block)
+LARGE_GRID = 1 << 22
+HUGE_GRID = 1 << 26
 
 # Records are 10 int64 columns (80 bytes) per word accessed: scan completed intervals once
 # this many are held, and stop (a located fault) past the larger number in open intervals.
@@ -466,15 +473,31 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     limits = launch_limits(kernel, arch, params, registers)
     launch = resolve_launch(kernel, params)
     pairs = concurrent_site_pairs(kernel)
+    # a large grid is first checked without an array of its block ids: the sliced runs,
+    # the other run at the grid's ends (smemsim.block_ends); a grid too large for such an
+    # array is checked that way or not at all
+    report = lambda races, checked: HazardReport(
+        kernel.name, dict(launch.params), tuple(r for r in races if not r.benign), (),
+        tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
+        launch.num_blocks, None, "sliced")
+    if blocks is None and launch.num_blocks > LARGE_GRID:
+        races = _check_by_slices(kernel, launch, None, pairs, max_races, progress,
+                                 loop_limit) if sliced else None
+        if races is not None:
+            return report(races, launch.num_blocks)
+        if launch.num_blocks > HUGE_GRID:
+            raise KernelError(
+                f"check: the launch has {launch.num_blocks:,} blocks, too many to run one by "
+                "one, and the address-only runs cannot stand for them (a loaded value decides "
+                "an address, the shared run reads two block axes, or the other run reads "
+                "blockIdx otherwise than through affine indices and guards: docs/hazards.md)."
+                " Check a smaller launch with --param", kernel=kernel.name)
     chosen = _chosen_blocks(kernel, launch, blocks)
     if sliced:
         races = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
                                  loop_limit)
         if races is not None:
-            return HazardReport(kernel.name, dict(launch.params),
-                                tuple(r for r in races if not r.benign), (),
-                                tuple(x for x in limits if not x.startswith("note:")), pairs,
-                                (), int(chosen.size), launch.num_blocks, None, "sliced")
+            return report(races, int(chosen.size))
     found, seen = [], {}
     faults: dict[tuple, Fault] = {}
     faulted = 0
@@ -519,18 +542,26 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                         unchecked)
 
 
-def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_races: int,
-                     progress, loop_limit: int) -> list[Race] | None:
+def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
+                     max_races: int, progress, loop_limit: int) -> list[Race] | None:
     """The races of the launch from the two address-only runs, or None where they cannot
-    stand for a full run (see `check`)."""
+    stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an
+    array of its block ids, whose other run must then be taken at the grid's ends."""
     ranges = BlockRanges(kernel, launch, chosen)
     hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
     if hs.unusable:
         return None
     params = dict(launch.params)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
-    reps = _representatives(kernel, ranges, chosen, hs)
-    total = chosen.size + reps.size
+    if chosen is None:
+        # the blocks at 0 on every axis the shared run does not read stand for the rest
+        reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
+        if reps.size > HUGE_GRID:
+            return None
+    else:
+        reps = _representatives(kernel, ranges, chosen, hs)
+    blocks_total = launch.num_blocks if chosen is None else chosen.size
+    total = blocks_total + reps.size
     found, seen = [], {}
 
     def scan(rec, records):
@@ -559,12 +590,14 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray, pairs, max_race
     if any(r.kind == "write-write" for r in found):
         return None  # benign or not: only the stored bytes can tell
     # the other run on a few blocks at the grid's ends, where they stand for all of them
-    ends = block_ends(kernel, hs.other, hs.probes) if chosen.size == launch.num_blocks \
+    ends = block_ends(kernel, hs.other, hs.probes) if blocks_total == launch.num_blocks \
         else None
     if ends is not None and check_other_run_at_ends(kernel, launch, hs, ends, loop_limit):
         if progress:
             progress(total, total)
         return found
+    if chosen is None:
+        return None
     try:  # every block: global accesses, loop bounds, shuffles and probes
         for at in range(0, chosen.size, per_run):
             part = chosen[at:at + per_run]

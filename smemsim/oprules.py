@@ -230,30 +230,35 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
 
 def _pair_costs(off: np.ndarray, width: int, size: int):
     """Groups of `size` lanes where every (lane, word) is its own use: (wavefronts, ideal,
-    the most uses of one bank in the warp's largest group sum) per request."""
+    the most uses of one bank in the warp's largest group sum) per request.
+
+    An aligned 8- or 16-byte access uses a pair or quad of banks whole, so a lane adds one
+    to its unit's slot (16 pairs, 8 quads; 32 banks for 4 bytes and less); the groups'
+    slots fill a row's 32. The ideal counts each group's distinct offsets, from one sort
+    per row (banks._numpy_costs)."""
     n = off.shape[0]
     active = off >= 0
-    nwords = max(width // 4, 1)
-    groups = WARP // size
+    shift = 4 if width >= 16 else 3 if width == 8 else 2
+    slots = BANKS >> (shift - 2)
     lane = np.arange(WARP)
-    word = off[:, :, None] // 4 + np.arange(nwords)                  # (n, 32, nwords)
-    slot = (lane // size)[None, :, None] * BANKS + word % BANKS
-    rows = np.broadcast_to(np.arange(n)[:, None, None], slot.shape)
-    valid = np.broadcast_to(active[:, :, None], slot.shape)
-    counts = np.bincount((rows * groups * BANKS + slot)[valid],
-                         minlength=n * groups * BANKS).reshape(n, groups, BANKS)
+    group = lane // size
+    slot = (np.arange(n, dtype=np.int64)[:, None] * BANKS
+            + (group * slots)[None, :] + ((off >> shift) & (slots - 1)))
+    counts = np.bincount(slot[active], minlength=n * BANKS).reshape(n, BANKS // slots, slots)
     per_group = counts.max(axis=2)
     # distinct offsets per group: aligned accesses of one width coincide or are disjoint
-    key = np.where(active, (lane // size)[None, :] * (1 << 20) + off, np.iinfo(np.int64).max)
-    key = np.sort(key, axis=1)
-    first = np.ones_like(key, dtype=bool)
-    first[:, 1:] = key[:, 1:] != key[:, :-1]
-    first &= key != np.iinfo(np.int64).max
-    krow = np.broadcast_to(np.arange(n)[:, None], key.shape)
-    distinct = np.bincount((krow * groups + (key >> 20))[first],
+    key = np.where(active, (group.astype(np.int64) << 40)[None, :] | off,
+                   np.iinfo(np.int64).max)
+    key.sort(axis=1)
+    new = np.ones_like(key, dtype=bool)
+    new[:, 1:] = key[:, 1:] != key[:, :-1]
+    new &= key != np.iinfo(np.int64).max
+    groups = WARP // size
+    distinct = np.bincount((np.arange(n, dtype=np.int64)[:, None] * groups + (key >> 40))[new],
                            minlength=n * groups).reshape(n, groups)
     ideal = np.where(distinct > 0, np.maximum(-(-(distinct * width) // WAVEFRONT_BYTES), 1), 0)
-    return per_group.sum(axis=1), ideal.sum(axis=1), per_group.sum(axis=1)
+    wavefronts = per_group.sum(axis=1)
+    return wavefronts, ideal.sum(axis=1), wavefronts
 
 
 def _batch_cas_loop(off: np.ndarray, width: int, plain) -> BatchResult:

@@ -23,14 +23,24 @@ DECIDED_FALSE, DECIDED_TRUE, UNDECIDED = 0, 1, 2
 
 
 class BlockRanges:
-    """Intervals of expressions for a set of blocks of one launch."""
+    """Intervals of expressions for a set of blocks of one launch (None: the whole grid as
+    one entry)."""
 
-    def __init__(self, kernel: Kernel, launch: Launch, blocks: np.ndarray):
+    def __init__(self, kernel: Kernel, launch: Launch, blocks: np.ndarray | None):
         self.kernel, self.launch = kernel, launch
         gx, gy, _ = launch.grid
-        b = blocks.astype(np.float64)
-        self.n = blocks.size
-        self.block = {"x": b % gx, "y": np.floor(b / gx) % gy, "z": np.floor(b / (gx * gy))}
+        if blocks is None:
+            # one entry for the whole grid: blockIdx spans every block (a grid too large for
+            # an entry per block still gets sound, if looser, intervals)
+            self.n = 1
+            self.block = {a: np.zeros(1) for a in "xyz"}
+            self.block_hi = {a: np.array([float(g - 1)]) for a, g in zip("xyz", launch.grid)}
+        else:
+            b = blocks.astype(np.float64)
+            self.n = blocks.size
+            self.block = {"x": b % gx, "y": np.floor(b / gx) % gy,
+                          "z": np.floor(b / (gx * gy))}
+            self.block_hi = self.block
         self.defs: dict[Var, list] = {}
         self.loops: dict[Var, Loop] = {}
         for s in walk(kernel.body):
@@ -120,7 +130,7 @@ class BlockRanges:
             if name == "threadIdx":
                 return self._full(0.0), self._full(float(self.launch.block[i] - 1))
             if name == "blockIdx":
-                return self.block[axis], self.block[axis]
+                return self.block[axis], self.block_hi[axis]
             n = float((self.launch.block if name == "blockDim" else self.launch.grid)[i])
             return self._full(n), self._full(n)
         if op is Op.VAR:

@@ -552,6 +552,26 @@ def test_the_largest_legal_grid_is_analyzed(tmp_path):
     assert res["load"]["wavefronts"] == 65535 * 65535
 
 
+def test_the_largest_legal_grid_is_checked_at_its_ends(tmp_path):
+    """`check` of the same grid: the shared run takes block 0 (its addresses read no block
+    axis), the other run the grid's corner blocks (the store's index is affine in both
+    block axes): no array of 4.3 G block ids. Where the other run cannot be taken at the
+    ends, the check says so at once, instead of running out of memory."""
+    cu = tmp_path / "big.cu"
+    cu.write_text(BIG)
+    code, out = cli("check", str(cu), "--length", "out=4294836225ULL", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert res["clean"] and res["blocks_checked"] == res["blocks_total"] == 65535 * 65535
+    assert res["method"] == "sliced"
+    scattered = tmp_path / "scattered.cu"
+    scattered.write_text(BIG.replace("out[blockIdx.y * 65535ull + blockIdx.x]",
+                                      "out[(blockIdx.y * 65535ull + blockIdx.x) % 1000]"))
+    code, out = cli("check", str(scattered), "--length", "out=1000")
+    assert code == 2 and "4,294,836,225 blocks, too many to run one by one" in out
+    assert "Traceback" not in out
+
+
 def test_the_largest_grid_when_the_accesses_read_one_block_axis(tmp_path):
     """The same grid with a store whose stride depends on blockIdx.x (1, 2, 3 or 4 words):
     the blocks at y = 0 stand for every row of blocks (65,535 blocks traced, not 4.3 G).
