@@ -232,10 +232,20 @@ def guarded_reads(length: int, trips: int, guard, stride: int = 32):
     return k.build()
 
 
+def _iterations_read(monkeypatch, read, var) -> list:
+    """The iterations of loop variable `var` at which each execution of `read` runs, per
+    execution, as the interpreter makes them."""
+    from kernels_ir.interpreter import _Machine
+    runs, offsets = [], _Machine._offsets
+    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
+        runs.append(m.iterations[var][idx].tolist()) if s is read else None,
+        offsets(m, s, idx))[1])
+    return runs
+
+
 def test_a_guarded_loop_is_checked_at_the_ends_of_its_guards_interval(monkeypatch):
     from smemsim.slicing import hazard_slices
     from kernels_ir import If, Load, Loop
-    from kernels_ir.interpreter import _Machine
     # a tiled GEMM's guard: 1,000 elements, 40 trips of 32; lanes stop at their last index
     clean = guarded_reads(1000, 40, lambda i, index: index < 1000)
     (loop,) = [s for s in clean.statements() if isinstance(s, Loop)]
@@ -245,10 +255,7 @@ def test_a_guarded_loop_is_checked_at_the_ends_of_its_guards_interval(monkeypatc
     assert hs.endpoints == {id(loop)} and set(hs.guards) == {id(guard)}
     # the read runs at the loop's iterations 0, 1, 39 (lanes whose guard holds there) and
     # at its interval's 0, 1 and last (30 or 31): 5 times, not at all 32 where it holds
-    runs, offsets = [], _Machine._offsets
-    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
-        runs.append(m.iterations[loop.var][idx].tolist()) if s is read else None,
-        offsets(m, s, idx))[1])
+    runs = _iterations_read(monkeypatch, read, loop.var)
     h = check(clean)
     assert h.method == "sliced" and h.clean
     assert [set(r) for r in runs] == [{0}, {1}, {0}, {1}, {30, 31}]
@@ -303,15 +310,11 @@ def tiled_reads(length: int, trips: int, inner_stop=None):
 def test_a_loop_around_a_tile_loop_is_checked_at_its_ends(monkeypatch):
     from smemsim.slicing import hazard_slices
     from kernels_ir import Load, Loop
-    from kernels_ir.interpreter import _Machine
     clean = tiled_reads(50 * 64, 50)
     outer, inner = [s for s in clean.statements() if isinstance(s, Loop)]
     (read,) = [s for s in clean.statements() if isinstance(s, Load)]
     assert id(outer) in hazard_slices(clean).endpoints
-    runs, offsets = [], _Machine._offsets
-    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
-        runs.append(m.iterations[outer.var][idx].tolist()) if s is read else None,
-        offsets(m, s, idx))[1])
+    runs = _iterations_read(monkeypatch, read, outer.var)
     h = check(clean)
     assert h.method == "sliced" and h.clean
     # j = 0, 1 and 49, each with the inner loop's two iterations: 6 reads, not 100
