@@ -21,7 +21,8 @@ from .layout import TMA_SWIZZLES, Swizzle
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
     Return,
-    ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    ACTIVE_MASK, ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync,
+    DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
     Sync, SyncWarp, unsupported, WaitGroup, walk,
@@ -29,7 +30,8 @@ from .stmt import (
 
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
-    "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "Shuffle", "SyncWarp",
+    "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
+    "SyncWarp",
     "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal", "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",

@@ -678,9 +678,11 @@ class KernelBuilder:
         return ReadOnlyRef(Op.VAR, dtype, (), var)
 
     def _lane_mask(self, mask, loc: SourceLoc) -> int:
-        if isinstance(mask, bool) or not isinstance(mask, int) or not 0 < mask <= FULL_MASK:
-            raise KernelError(f"a lane mask is a nonzero 32-bit int, got {mask!r}",
-                              kernel=self.name, loc=loc)
+        """A nonzero 32-bit lane mask, or ACTIVE_MASK (0): `__activemask()`, the lanes that
+        execute the operation."""
+        if isinstance(mask, bool) or not isinstance(mask, int) or not 0 <= mask <= FULL_MASK:
+            raise KernelError(f"a lane mask is a 32-bit int (0: __activemask()), got "
+                              f"{mask!r}", kernel=self.name, loc=loc)
         return mask
 
     # ------------------------------------------------------------ control flow

@@ -256,7 +256,11 @@ def select(cond: ExprLike, a: ExprLike, b: ExprLike) -> Expr:
 # for float (expf) and without for double (exp); rsqrt is rsqrtf / rsqrt.
 MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 1, "cos": 1,
         "tanh": 1, "fabs": 1, "floor": 1, "ceil": 1, "fma": 3, "fmin": 2, "fmax": 2,
-        "pow": 2}
+        "pow": 2, "round_f16": 1, "round_bf16": 1}
+# a float rounded to a 16-bit float and widened back (CUDA's `(float)(__half)x`, `(floatX)x`
+# as a value): registers hold no 16-bit floats, so the value keeps float type, its precision
+# the 16-bit one's
+ROUNDINGS = ("round_f16", "round_bf16")
 
 
 def call(name: str, *args: ExprLike) -> Expr:
@@ -273,6 +277,8 @@ def call(name: str, *args: ExprLike) -> Expr:
     for e in exprs:
         if e.dtype.is_float:
             dtype = promote(dtype, e.dtype)
+    if name in ROUNDINGS and dtype != f32:
+        raise KernelError(f"{name} rounds a float (f32), not {dtype}", loc=caller_loc())
     return Expr(Op.CALL, dtype, tuple(cast(e, dtype) for e in exprs), name)
 
 

@@ -26,7 +26,8 @@ from .periodic import Plan, iteration_classes, plan
 from .printer import format_stmt
 from .semantics import LaneFault, convert, trip_count
 from .stmt import (
-    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If, Kernel, Let,
+    ACTIVE_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If,
+    Kernel, Let,
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
 )
@@ -1042,6 +1043,11 @@ class _Machine(Evaluator):
         thread = idx % self.tpb
         key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
         lane = thread % 32
+        if mask == ACTIVE_MASK:   # __activemask(): exactly the lanes that execute it
+            warps, dense = np.unique(key, return_inverse=True)
+            present = np.zeros((warps.size, 32), bool)
+            present[dense, lane] = True
+            return dense, lane, warps, present
         outside = ((mask >> lane) & 1) == 0
         if outside.any():
             raise LaneFault(f"lane {int(lane[outside][0])} executes a warp operation whose "

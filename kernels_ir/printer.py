@@ -4,12 +4,12 @@ from __future__ import annotations
 import math
 
 from .dtypes import DType, f32, u32, u64
-from .expr import COMPARE_OPS, Expr, Op
+from .expr import COMPARE_OPS, ROUNDINGS, Expr, Op
 from .stmt import (
     Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported, WaitGroup,
+    unsupported, WaitGroup, mask_text,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -71,7 +71,9 @@ def format_expr(e: Expr) -> str:
     if op is Op.LOCAL_READ:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op is Op.CALL:
-        name = e.arg + ("f" if e.dtype == f32 else "")
+        # the roundings are functions of the generated CUDA's prelude (gpu_backend.codegen)
+        name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS else e.arg + ("f" if e.dtype == f32
+                                                                       else "")
         return f"{name}({', '.join(format_expr(a) for a in e.src)})"
     if op in (Op.MIN, Op.MAX):
         return f"{op.value}({format_expr(e.src[0])}, {format_expr(e.src[1])})"
@@ -173,9 +175,9 @@ _FORMAT = {
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,
-    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}(0x{s.mask:08x}, "
+    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}({mask_text(s.mask)}, "
                         f"{format_expr(s.value)}, {format_expr(s.lane)}, {s.width})"),
-    SyncWarp: lambda s: f"__syncwarp(0x{s.mask:08x})",
+    SyncWarp: lambda s: f"__syncwarp({mask_text(s.mask)})",
     CopyAsync: lambda s: (f"cp.async.{'cg' if s.bypass else 'ca'}(&{format_index(s.array, s.index)}"
                           f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),
     CommitGroup: lambda s: "cp.async.commit_group()",

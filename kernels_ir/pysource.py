@@ -18,7 +18,7 @@ from .layout import Swizzle
 from .stmt import (
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
     LocalStore, Loop, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported, WaitGroup,
+    ACTIVE_MASK, unsupported, WaitGroup,
 )
 
 BUILDER = "kb"
@@ -33,6 +33,11 @@ IMPORTS = ("from kernels_ir import (\n"
            "    i8, i16, i32, lnot, logical_and, logical_or, select, smax, smin, source_lines, "
            "threadIdx,\n"
            "    u8, u16, u32, u64,\n)")
+def _mask(mask: int) -> str:
+    """A lane mask as the builder takes it (0: ACTIVE_MASK, `__activemask()`)."""
+    return "0" if mask == ACTIVE_MASK else f"0x{mask:08x}"
+
+
 # Python's binding strength of the operators the IR's binary ops print as
 _PY_PREC = {Op.MUL: 12, Op.DIV: 12, Op.MOD: 12, Op.ADD: 11, Op.SUB: 11, Op.SHL: 10,
             Op.SHR: 10, Op.AND: 9, Op.XOR: 8, Op.OR: 7, Op.LT: 6, Op.LE: 6, Op.GT: 6, Op.GE: 6,
@@ -263,12 +268,12 @@ class _Writer:
         elif isinstance(s, Sync):
             self.emit(depth, f"{BUILDER}.syncthreads()", loc)
         elif isinstance(s, SyncWarp):
-            self.emit(depth, f"{BUILDER}.syncwarp(0x{s.mask:08x})", loc)
+            self.emit(depth, f"{BUILDER}.syncwarp({_mask(s.mask)})", loc)
         elif isinstance(s, Return):
             self.emit(depth, f"{BUILDER}.return_()", loc)
         elif isinstance(s, Shuffle):
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.shfl({e(s.value)}, '
-                             f'{e(s.lane)}, "{s.mode}", width={s.width}, mask=0x{s.mask:08x}, '
+                             f'{e(s.lane)}, "{s.mode}", width={s.width}, mask={_mask(s.mask)}, '
                              f'name="{s.dst.name}")', loc)
         elif isinstance(s, LoadMatrix):
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.ldmatrix('

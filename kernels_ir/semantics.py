@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .dtypes import DType
+from .dtypes import BY_NAME, DType, from_storage, to_storage
 from .expr import Op
 
 
@@ -124,11 +124,15 @@ def unary(op: Op, dtype: DType, a: np.ndarray) -> np.ndarray:
         return (a == 0).astype(dtype.np)
 
 
+_F16, _BF16 = BY_NAME["f16"], BY_NAME["bf16"]
 _MATH = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
     "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
     "fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "fmin": np.fmin, "fmax": np.fmax,
     "pow": np.power,
+    # rounded as a store rounds (cvt.rn), widened back exactly as a load widens
+    "round_f16": lambda x: from_storage(to_storage(x, _F16), _F16),
+    "round_bf16": lambda x: from_storage(to_storage(x, _BF16), _BF16),
 }
 
 

@@ -621,6 +621,14 @@ class Return(Stmt):
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
 FULL_MASK = 0xFFFFFFFF
+# a lane mask of 0 stands for `__activemask()`: the lanes that execute the operation (a
+# mask of no lane is not one CUDA allows, so the value is free to mean this)
+ACTIVE_MASK = 0
+
+
+def mask_text(mask: int) -> str:
+    """A lane mask as C writes it (`__activemask()` for ACTIVE_MASK)."""
+    return "__activemask()" if mask == ACTIVE_MASK else f"0x{mask:08x}"
 
 
 @dataclass(frozen=True, eq=False)

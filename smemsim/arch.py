@@ -119,7 +119,7 @@ def get_arch(name: str | Arch) -> Arch:
 def require_instructions(kernel, arch: str | Arch) -> Arch:
     """The Arch, after checking that it has every instruction the kernel uses (stmatrix
     needs sm_90, ldmatrix sm_75); the error names the site and its line."""
-    from kernels_ir import Access, KernelError, format_stmt
+    from kernels_ir import Access, KernelError, Op, format_stmt
     a = get_arch(arch)
     number = a.major * 10 + a.minor
     for s in kernel.statements():
@@ -131,4 +131,9 @@ def require_instructions(kernel, arch: str | Arch) -> Arch:
             raise KernelError(f"storing bf16 needs sm_80 or newer (cvt.rn.bf16.f32); {a.name} "
                               "does not have it", kernel=kernel.name, stmt=format_stmt(s),
                               loc=s.loc)
+        if number < 80 and any(n.op is Op.CALL and n.arg == "round_bf16"
+                               for e in s.exprs() for n in e.walk()):
+            raise KernelError(f"rounding to bf16 needs sm_80 or newer (cvt.rn.bf16.f32); "
+                              f"{a.name} does not have it", kernel=kernel.name,
+                              stmt=format_stmt(s), loc=s.loc)
     return a

@@ -88,3 +88,17 @@ def test_sgemm_1d_blocktiling_counts_by_hand():
     warp_tiles = 16 * 16 * 16 * 128
     assert (r.store.requests, r.store.wavefronts) == (2 * warp_tiles,) * 2
     assert (r.load.requests, r.load.wavefronts) == (72 * warp_tiles,) * 2
+
+
+def test_n_body_float3_tiles_counts_by_hand():
+    """Learn-CUDA's n-body: float3 positions in shared memory (12 bytes, no such access:
+    three 4-byte ones, lanes 12 bytes apart, 3 coprime with 32 banks: conflict-free). 30,000
+    bodies in blocks of 128: 235 blocks, the last with 48 bodies (2 warps), 938 warps that
+    pass `i < n`; each runs 235 tiles, storing 3 words a tile and reading 3 a j (128 j,
+    broadcast: j is the same in every lane)."""
+    r = analyze(build(entry("learn_cuda/n_body/n_body.cu")))
+    stores = [s for s in r.sites if s.op == "store"]
+    loads = [s for s in r.sites if s.op == "load"]
+    assert len(stores) == len(loads) == 3
+    assert all(s.requests == s.wavefronts == 938 * 235 for s in stores)
+    assert all(s.requests == s.wavefronts == 938 * 235 * 128 for s in loads)

@@ -361,6 +361,87 @@ def test_a_switch_the_importer_cannot_read_is_refused_at_its_line(tmp_path, case
         only(tmp_path, source, Options(lengths={"out": "32"}))
 
 
+def test_float3_moves_lane_by_lane(tmp_path):
+    """A 3-lane vector has no 12-byte access: three 4-byte ones, values as C computes."""
+    kernel = only(tmp_path, """
+__global__ void k(float* out) {
+    __shared__ float3 s[32];
+    int t = threadIdx.x;
+    s[t] = make_float3(t, 2.0f * t, 3.0f * t);
+    __syncthreads();
+    float3 v = s[31 - t];
+    out[t] = v.x + 10.0f * v.y + 100.0f * v.z;
+}
+void h(float* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    assert [(x.op, x.access_bytes) for x in kernel.sites()] == [("store", 4)] * 3 + \
+        [("load", 4)] * 3
+    r = 31 - np.arange(32)
+    np.testing.assert_array_equal(run(kernel)["out"], r + 20.0 * r + 300.0 * r)
+
+
+def test_conversions_to_16_bit_floats_as_values_round(tmp_path):
+    """`(float)(__nv_bfloat16)v`, `__float2half(v)` and a `__half` local (initialized and
+    assigned) hold the float rounded to that type, as C converts (llm.c's `(floatX)(...)`);
+    a conversion of a double is refused at its line."""
+    from kernels_ir import bf16, f16, from_storage, to_storage
+    kernel = only(tmp_path, """
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+__global__ void k(const float* x, float* out, __nv_bfloat16* o16) {
+    int i = threadIdx.x;
+    float y = (float)(__nv_bfloat16)(x[i] * 3.0f);
+    __half h = x[i];
+    h = h * 7.0f;
+    out[i] = y + 100.0f * __half2float(h) + __float2half(x[i] / 3.0f);
+    o16[i] = (__nv_bfloat16)(y * 5.0f);
+}
+void hst(const float* x, float* o, __nv_bfloat16* p) { k<<<1, 32>>>(x, o, p); }
+""", Options(lengths={"x": "32", "out": "32", "o16": "32"}))
+    x = (np.arange(32, dtype=np.float32) + 0.1234567) * np.float32(1.37)
+    got = run(kernel, arrays={"x": x})
+    r16 = lambda v: from_storage(to_storage(np.asarray(v, np.float32), f16), f16)
+    rb16 = lambda v: from_storage(to_storage(np.asarray(v, np.float32), bf16), bf16)
+    y = rb16(x * np.float32(3))
+    h = r16(r16(x) * np.float32(7))
+    want = y + np.float32(100) * h + r16(x / np.float32(3))
+    np.testing.assert_array_equal(got["out"], want)
+    np.testing.assert_array_equal(got["o16"], to_storage(y * np.float32(5), bf16))
+    with pytest.raises(CudaImportError, match=r"k\.cu:2:48: .*a conversion of f64 to bf16 as "
+                                              r"a value"):
+        only(tmp_path, "#include <cuda_bf16.h>\n__global__ void k(float* o, double d) "
+                       "{ o[0] = (__nv_bfloat16)d; }\n", Options(lengths={"o": "1"}))
+
+
+def test_activemask_is_the_mask_of_the_lanes_that_execute(tmp_path):
+    """`unsigned mask = __activemask(); __shfl_down_sync(mask, ...)` (Learn-CUDA's
+    warp-synchronous reduction) in a branch only 20 lanes take; a use of the mask as a
+    number is refused at its line."""
+    from kernels_ir import ACTIVE_MASK, Shuffle
+    kernel = only(tmp_path, """
+__global__ void k(int* out) {
+    int v = threadIdx.x;
+    if (threadIdx.x % 32 < 20) {
+        for (int offset = 1; offset < 4; offset <<= 1) {
+            unsigned int mask = __activemask();
+            v += __shfl_xor_sync(mask, v, offset);
+        }
+        __syncwarp(__activemask());
+    }
+    out[threadIdx.x] = v;
+}
+void h(int* o) { k<<<1, 64>>>(o); }
+""", Options(lengths={"out": "64"}))
+    assert [s.mask for s in kernel.statements() if isinstance(s, Shuffle)] == [ACTIVE_MASK]
+    t = np.arange(64)
+    group = t - t % 4            # xor 1, 2: each lane sums its aligned group of 4
+    want = np.where(t % 32 < 20, 4 * group + 6, t)
+    np.testing.assert_array_equal(run(kernel)["out"], want)
+    with pytest.raises(CudaImportError, match=r"k\.cu:3:12: 'm' holds __activemask\(\)"):
+        only(tmp_path, "__global__ void k(int* o) {\n    unsigned m = __activemask();\n"
+                       "    o[0] = m + 1;\n}\n", Options(lengths={"o": "1"}))
+
+
 def test_a_syntax_error_that_hides_every_kernel_says_where(tmp_path):
     """Not "has no __global__ kernel" (or a guess at what the parser recovered): the place
     where the CUDA stops parsing."""

@@ -119,15 +119,15 @@ __global__ void scale(T* out, const T* in)
     ("    int x = helper(threadIdx.x);\n", r"t\.cu:3:13: call of 'helper' is not supported"),
     ("    int x = WIDTH;\n", r"t\.cu:3:13: 'WIDTH' is not defined here \(a macro the file "
                              r"does not define needs -D WIDTH=VALUE\)"),
-    ("    float3 v;\n", r"t\.cu:3:5: type 'float3' is not one the IR has"),
+    ("    char4 v;\n", r"t\.cu:3:5: type 'char4' is not one the IR has"),
     ("    float4 v = *reinterpret_cast<float4*>(&out[0]);\n    out[0] = v.w + v;\n",
      r"t\.cu:4:20: `v` is a whole vector: use its \.x/\.y/\.z/\.w"),
     ("    float2 v = make_float2(1.0f, 2.0f);\n    out[0] = v.z;\n",
      r"t\.cu:4:14: `v\.z`: \.z of something that is not a vector \(of that many lanes\)"),
     ("    int4 v = *reinterpret_cast<int4*>(&out[0]);\n",
      r"t\.cu:3:15: .*int4 over an array of f32"),
-    ("    float x = *reinterpret_cast<float3*>(&out[0]);\n",
-     r"t\.cu:3:16: .*a cast to float3\* is not supported"),
+    ("    float x = *reinterpret_cast<char4*>(&out[0]);\n",
+     r"t\.cu:3:16: .*a cast to char4\* is not supported"),
     ("    int a = 1, b = a++;\n", r"t\.cu:3:20: update expression `a\+\+` is not supported"),
     ("    goto end;\n", r"t\.cu:3:5: goto statement is not supported by the importer"),
 ])

@@ -118,3 +118,48 @@ def test_gpu_outputs_match_the_interpreter_bit_for_bit(key):
     # beyond the tolerance compare: cvt.rn on the GPU and to_storage agree on every bit
     assert np.array_equal(gpu.outputs["dst"].view(np.uint16),
                           run(kernel, seed=4)["dst"].view(np.uint16))
+
+
+def _rounding_kernel():
+    """out = round_f16(3.3 x) + 10 round_bf16(x / 7): the roundings as values, where C
+    writes `(float)(__half)(3.3f * x)` or `__float2bfloat16(x / 7.0f)`."""
+    from kernels_ir import call, f32
+    k = KernelBuilder("roundings")
+    x = k.global_array("x", f32, 256)
+    out = k.global_array("out", f32, 256, intent="out")
+    i = threadIdx.x
+    out[i] = call("round_f16", x[i] * 3.3) + 10.0 * call("round_bf16", x[i] / 7.0)
+    k.launch(1, 256)
+    return k.build()
+
+
+@pytest.mark.parametrize("value, f16_bits, bf16_bits", ROUNDING)
+def test_rounding_as_a_value_is_a_store_and_a_load(value, f16_bits, bf16_bits):
+    """call("round_f16"/"round_bf16", x): the float a 16-bit store then load gives back."""
+    from kernels_ir.semantics import math_call
+    x = np.array([value], np.float32)
+    for name, dtype in (("round_f16", f16), ("round_bf16", bf16)):
+        got = math_call(name, [x])
+        want = from_storage(to_storage(x, dtype), dtype)
+        assert got.dtype == np.float32
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)) or \
+            (np.isnan(got).all() and np.isnan(want).all()), (name, value)
+
+
+def test_rounding_as_a_value_needs_sm_80_for_bf16_only():
+    with pytest.raises(KernelError, match=r"rounding to bf16 needs sm_80 or newer"):
+        require_instructions(_rounding_kernel(), "sm_75")
+    require_instructions(_rounding_kernel(), "sm_80")
+
+
+@pytest.mark.gpu
+def test_roundings_on_the_gpu_match_the_interpreter_bit_for_bit():
+    from gpu_backend.device import gpu_unavailable, run_on_gpu
+    reason = gpu_unavailable()
+    if reason:
+        pytest.skip(f"needs a GPU: {reason}")
+    kernel = _rounding_kernel()
+    gpu = run_on_gpu(kernel, seed=5)
+    assert gpu.matches, gpu.mismatches
+    assert np.array_equal(gpu.outputs["out"].view(np.uint32),
+                          run(kernel, seed=5)["out"].view(np.uint32))

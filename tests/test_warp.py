@@ -5,8 +5,8 @@ import pytest
 
 from examples import softmax
 from kernels_ir import (
-    KernelBuilder, KernelError, KernelRuntimeError, call, cast, f32, format_kernel, i32,
-    resolve_launch, run, threadIdx, u32,
+    ACTIVE_MASK, KernelBuilder, KernelError, KernelRuntimeError, call, cast, f32,
+    format_kernel, i32, run, threadIdx, u32,
 )
 from gpu_backend.codegen import generate
 from smemsim.hazards import check
@@ -68,6 +68,32 @@ def test_shuffle_rules_are_located_faults():
                                                  r"mask 0x0000ffff does not name it"):
         run(kernel(threadIdx.x < 32, mask=0xFFFF))
     assert run(kernel(threadIdx.x < 16, mask=0xFFFF))["out"][:16].tolist() == [0] * 16
+
+
+def _active_mask_kernel():
+    """A shuffle and a __syncwarp over `__activemask()` (ACTIVE_MASK) in divergent code:
+    lanes 0-19 of each warp swap with their xor-1 neighbour, lanes 20-31 add 1000."""
+    k = KernelBuilder("active_mask")
+    out = k.global_array("out", i32, 64, intent="out")
+    v = cast(threadIdx.x, i32) * 10
+    lane = threadIdx.x % 32
+    with k.if_(lane < 20):
+        k.syncwarp(ACTIVE_MASK)
+        out[threadIdx.x] = k.shfl(v, 1, "xor", mask=ACTIVE_MASK)
+    with k.else_():
+        out[threadIdx.x] = v + 1000
+    k.launch(1, 64)
+    return k.build()
+
+
+def test_the_active_mask_names_the_lanes_that_execute():
+    t = np.arange(64)
+    want = np.where(t % 32 < 20, 10 * (t ^ 1), 10 * t + 1000)
+    assert run(_active_mask_kernel())["out"].tolist() == want.tolist()
+    source = generate(_active_mask_kernel()).source
+    assert "__shfl_xor_sync(__activemask()," in source and "__syncwarp(__activemask());" in \
+        source
+    assert "shfl_xor(__activemask()" in format_kernel(_active_mask_kernel())
 
 
 def _warp_sum(syncwarp: bool):
@@ -158,9 +184,10 @@ def test_warp_kernels_compile():
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("make", [
-    lambda: softmax.softmax(), lambda: _warp_sum(True),
+    lambda: softmax.softmax(), lambda: _warp_sum(True), _active_mask_kernel,
     *[(lambda m=m, a=a, w=w: _shuffle_kernel(m, a, w)) for m, a, w in CASES]],
-    ids=["softmax", "warp_sum"] + [f"shfl-{m}-w{w}-{i}" for i, (m, _, w) in enumerate(CASES)])
+    ids=["softmax", "warp_sum", "active_mask"] +
+    [f"shfl-{m}-w{w}-{i}" for i, (m, _, w) in enumerate(CASES)])
 def test_warp_kernels_on_the_gpu(make):
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from kernels_ir import (
+    ACTIVE_MASK,
     Expr,
     KernelBuilder,
     KernelError,
@@ -81,6 +82,11 @@ from .symbols import (
     truth_value,
     zeros_only,
 )
+
+
+# float -> 16-bit float intrinsics (round to nearest even): the float rounded to one
+HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bfloat16": "bf16",
+                  "__float2bfloat16_rn": "bf16"}
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
@@ -198,7 +204,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
 
     def constant_int(self, node, what: str = "") -> int:
         """A compile-time integer (a literal, a constant, a template parameter, a local
-        initialized with one and never assigned)."""
+        initialized with one and never assigned); for a lane mask also `__activemask()` or
+        a local initialized with it and never assigned (ACTIVE_MASK)."""
+        if what == "a lane mask" and self.active_mask(node):
+            return ACTIVE_MASK
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
             if sym.kind == "local" and sym.place and sym.place[0] == "known":
@@ -208,6 +217,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             raise self.error(node, f"`{short(node)}` must be a compile-time integer"
                                    f"{' (' + what + ')' if what else ''}")
         return v
+
+    def active_mask(self, node) -> bool:
+        """Whether `node` is `__activemask()`, or a local that holds it (see init_declarator)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression":
+            return callee_name(node.child_by_field_name("function")) == "__activemask" and \
+                not node.child_by_field_name("arguments").named_children
+        if node.type == "identifier":
+            return self.lookup(text(node), node).kind == "activemask"
+        return False
 
     # ---------------------------------------------------------------- the kernel
     def build(self):
@@ -472,6 +492,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         if place is not None:
             self.declare(name, Sym("smem_address", None, "u32", place=place))
             return
+        if value is not None and self.active_mask(value):
+            # `unsigned mask = __activemask();`: a name for the lanes that execute the warp
+            # operation it is given to (its only use the importer reads)
+            if name in self.u.assigned:
+                raise self.error(node, f"`{short(node)}`: a mask from __activemask() that is "
+                                       "assigned again")
+            self.declare(name, Sym("activemask", None, "u32"))
+            return
         e = self.expr(value) if value is not None else const(0)
         if dtype == "auto":
             dtype = e.dtype.name
@@ -483,9 +511,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 value = fold(cast(e, BY_NAME[dt]))
                 self.declare(name, Sym("const", const(value, BY_NAME[dt]), dt))
             return
+        narrow = dtype if dtype in ("f16", "bf16") else None
+        if narrow is not None:
+            e = self.convert(cast(e, f32) if not e.dtype.is_float else e, narrow, value)
         with self.at(target):
             ref = self.kb.let(name, number(e, dt), dt)
-        sym = self.declare(name, Sym("local", ref, dt))
+        sym = self.declare(name, Sym("local", ref, dt, narrow=narrow))
         value = fold(cast(e, BY_NAME[dt])) if fold(e) is not None else None
         if value is not None and name not in self.u.assigned:
             # `unsigned mask = 0xffffffff;`, never assigned again: its value is known where
@@ -527,7 +558,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 raise self.error(node, f"`{short(node)}`: extern __shared__ arrays of a "
                                        "vector type are not supported")
             dims = dims + [lanes]
-        align = lanes * SIZES[dtype] if lanes > 1 and shared else None
+        # a vector is aligned to its size (float3, 12 bytes, to its element's only)
+        align = lanes * SIZES[dtype] if lanes in (2, 4) and shared else None
         declared = self.u.align_at(node)
         if shared and declared is not None:
             align = declared
@@ -661,6 +693,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             ref = sym.value
             if op != "=":
                 value = self.c_binary(op[:-1], ref, value, node)
+            if sym.narrow is not None:   # a __half / __nv_bfloat16 local: C converts
+                value = self.convert(cast(value, f32) if not value.dtype.is_float else value,
+                                     sym.narrow, node)
             with self.at(node):
                 self.kb.assign(ref, number(value, sym.dtype))
             return
@@ -783,6 +818,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 raise self.error(node, f"'{text(node)}' holds a shared address "
                                        "(__cvta_generic_to_shared): the importer takes it "
                                        "only as an inline-PTX operand")
+            if sym.kind == "activemask":
+                raise self.error(node, f"'{text(node)}' holds __activemask(): the importer "
+                                       "reads it as the mask of a shuffle or __syncwarp only")
             if sym.lanes > 1 and sym.kind == "register":
                 raise self.error(node, f"`{short(node)}` is a whole vector: use its "
                                        ".x/.y/.z/.w, or assign it to a vector")
@@ -914,8 +952,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
 
     def convert(self, a: Expr, dtype: str, node) -> Expr:
         if dtype in ("f16", "bf16"):
-            raise self.error(node, f"`{short(node)}`: a conversion to {dtype} as a value (the IR "
-                                   "holds 16-bit floats only in memory: store the float)")
+            # registers hold no 16-bit floats: the value is the float rounded to one (a
+            # store of it stores the same bits), as `(float)(__nv_bfloat16)x` computes
+            if a.op is Op.CALL and a.arg == f"round_{dtype}":
+                return a   # already that type's value (`__half h = __float2half(x)`)
+            if a.dtype != BY_NAME["f32"]:
+                raise self.error(node, f"`{short(node)}`: a conversion of {a.dtype} to {dtype} "
+                                       "as a value (the importer rounds a float to one; "
+                                       "convert to float first)")
+            with self.at(node):
+                return call(f"round_{dtype}", a)
         with self.at(node):
             return cast(a, BY_NAME[register_type(dtype)])
 
@@ -1002,6 +1048,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 return cast(vals[0], i32)
             if name in ("__int2float_rn", "__uint2float_rn") and len(vals) == 1:
                 return cast(vals[0], f32)
+            if name == "__activemask":
+                raise self.error(node, "__activemask() as a value: the importer reads it as "
+                                       "the mask of a shuffle or __syncwarp (directly or "
+                                       "through a local)")
+            if name in HALF_ROUNDINGS and len(vals) == 1:   # __float2half(x) as a value
+                return self.convert(vals[0], HALF_ROUNDINGS[name], node)
+            if name in ("__half2float", "__bfloat162float", "__low2float") and \
+                    len(vals) == 1 and vals[0].dtype == f32:
+                return vals[0]   # a 16-bit value read from memory is already its float
         raise self.error(node, f"call of '{name}' is not supported by the importer")
 
     # ---------------------------------------------------------------- device functions

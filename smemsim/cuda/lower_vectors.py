@@ -157,6 +157,9 @@ class VectorsMixin:
             return [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
                     for k in range(lanes)]
         with self.at(node):
+            if lanes == 3:   # no 12-byte access: three of one lane each
+                return [arr.value.load(tuple(indices[:-1] + [plus(indices[-1], k)]))
+                        for k in range(lanes)]
             v = arr.value.load(tuple(indices), width=lanes)
         return [v[k] for k in range(lanes)]
 
@@ -194,11 +197,16 @@ class VectorsMixin:
             self.scopes = saved
 
     def store_vector(self, arr: Sym, indices: list, lanes: int, value, node) -> None:
-        """`place = vector`: lane by lane into registers, one width-N store to memory."""
+        """`place = vector`: lane by lane into registers, one width-N store to memory (three
+        of one lane for a 3-lane vector)."""
         parts = self.vector_value(value, lanes)
         if arr.kind == "register":
             for k, part in enumerate(parts):
                 self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=", part, node)
             return
         with self.at(node):
+            if lanes == 3:   # no 12-byte access: three of one lane each
+                for k, part in enumerate(parts):
+                    arr.value.store(tuple(indices[:-1] + [plus(indices[-1], k)]), part)
+                return
             arr.value.store(tuple(indices), parts, width=lanes)

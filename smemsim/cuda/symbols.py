@@ -31,10 +31,11 @@ TYPES = {
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 # CUDA's vector types: (element type, lanes). A vector variable or array element is held as
 # an innermost dimension of `lanes` elements; whole-vector accesses are the builder's width-N
-# loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it.
+# loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it. A 3-lane vector
+# (float3: 12 bytes, aligned to 4) has no such instruction: nvcc moves it lane by lane.
 VECTORS = {f"{c}{n}": (t, n)
            for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
-           for n in (2, 4) if not (t == "f64" and n == 4)}
+           for n in (2, 3, 4) if not (t == "f64" and n == 4)}
 COMPONENTS = "xyzw"
 ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
            ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
@@ -72,6 +73,8 @@ class Sym:
     rank: int = 1        # an array's dimensions
     place: tuple | None = None  # smem_address: (array Sym, indices); pointer: (array Sym,
     #                             leading indices, offset LocalRef)
+    narrow: str | None = None  # a local declared f16/bf16: held as float, every value it is
+    #                            given rounded to that type (C's conversion on assignment)
 
 
 class _Constant(Evaluator):
