@@ -120,6 +120,7 @@ __global__ void scale(T* out, const T* in)
     ("    int x = WIDTH;\n", r"t\.cu:3:13: 'WIDTH' is not defined here \(a macro the file "
                              r"does not define needs -D WIDTH=VALUE\)"),
     ("    char4 v;\n", r"t\.cu:3:5: type 'char4' is not one the IR has"),
+    ("    out[] = 1.0f;\n", r"t\.cu:3:8: subscript argument list `\[\]` is not supported"),
     ("    float4 v = *reinterpret_cast<float4*>(&out[0]);\n    out[0] = v.w + v;\n",
      r"t\.cu:4:20: `v` is a whole vector: use its \.x/\.y/\.z/\.w"),
     ("    float2 v = make_float2(1.0f, 2.0f);\n    out[0] = v.z;\n",
@@ -135,6 +136,16 @@ def test_constructs_the_ir_cannot_express_are_located_errors(tmp_path, body, mes
     cu = tmp_path / "t.cu"
     cu.write_text("__global__ void k(float* out)\n{\n" + body + "}\n")
     with pytest.raises(CudaImportError, match=message):
+        build_all(cu, Options(grid="1", block="32"))
+
+
+def test_an_unnamed_template_parameter_is_no_crash(tmp_path):
+    """`template <typename>` names nothing: the kernel still asks for its arguments (a
+    mutated corpus file found the crash)."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("template <typename, int N> __global__ void k(float* out)\n"
+                  "{\n    out[threadIdx.x] = N;\n}\n")
+    with pytest.raises(CudaImportError, match=r"t\.cu:1:\d+: template parameter"):
         build_all(cu, Options(grid="1", block="32"))
 
 

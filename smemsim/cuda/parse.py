@@ -67,6 +67,8 @@ def function_declarator(function):
 def template_param_name(param, is_type: bool) -> str:
     """The name a template parameter declares (`T` of `typename T`, `N` of `int N = 4`)."""
     node = param.child_by_field_name("name" if is_type else "declarator")
+    if node is None and not param.named_children:
+        return ""   # an unnamed parameter (`template <typename>`): nothing refers to it
     return text(node if node is not None else param.named_children[-1])
 
 
@@ -76,7 +78,11 @@ def subscript_index(node):
     Grammar versions differ: older ones name the field `index`, newer ones `indices`
     (a subscript_argument_list, C++23's `a[i, j]`)."""
     idx = node.child_by_field_name("indices") or node.child_by_field_name("index")
-    return idx.named_children[0] if idx.type == "subscript_argument_list" else idx
+    if idx.type == "subscript_argument_list":
+        # `a[]` (the grammar accepts it): the empty list itself, which no rule reads, so
+        # the caller's error names it at its place
+        return idx.named_children[0] if idx.named_children else idx
+    return idx
 
 
 def parse_expression(source: str):
