@@ -517,7 +517,7 @@ class _Machine(Evaluator):
             if not (np.array_equal(a0 + n * slope_a, aL) and np.array_equal(b0 + n * slope_b,
                                                                             bL)):
                 return None
-            first, last = _solve(compare.op, a0 - b0, slope_a - slope_b, n)
+            first, last = affine_interval(compare.op, a0 - b0, slope_a - slope_b, n)
             lo[some] = np.maximum(lo[some], first)
             hi[some] = np.minimum(hi[some], last)
         return lo, hi
@@ -1199,19 +1199,19 @@ def _guard_contexts(body: tuple, guards: Mapping[int, tuple], ctx: tuple = (),
     return out
 
 
-def _solve(op: Op, d0: np.ndarray, slope: np.ndarray, last: np.ndarray):
+def affine_interval(op: Op, d0: np.ndarray, slope: np.ndarray, last: np.ndarray):
     """The iterations k in [0, last] where `d0 + k * slope op 0` holds, as (first, last)
     arrays (first > last: none); op one of <, <=, >, >=, ==."""
     if op is Op.EQ:
-        a_first, a_last = _solve(Op.LE, d0, slope, last)
-        b_first, b_last = _solve(Op.GE, d0, slope, last)
+        a_first, a_last = affine_interval(Op.LE, d0, slope, last)
+        b_first, b_last = affine_interval(Op.GE, d0, slope, last)
         return np.maximum(a_first, b_first), np.minimum(a_last, b_last)
     if op is Op.LT:     # integers: d < 0 is d + 1 <= 0
-        return _solve(Op.LE, d0 + 1, slope, last)
+        return affine_interval(Op.LE, d0 + 1, slope, last)
     if op is Op.GT:     # d > 0 is -d + 1 <= 0
-        return _solve(Op.LE, 1 - d0, -slope, last)
+        return affine_interval(Op.LE, 1 - d0, -slope, last)
     if op is Op.GE:     # d >= 0 is -d <= 0
-        return _solve(Op.LE, -d0, -slope, last)
+        return affine_interval(Op.LE, -d0, -slope, last)
     # d0 + k * slope <= 0
     first, end = np.zeros_like(d0), last.copy()
     flat = slope == 0

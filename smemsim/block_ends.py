@@ -23,14 +23,14 @@ from kernels_ir import Kernel, KernelRuntimeError, PartialRun, run
 from kernels_ir.dtypes import promote
 from kernels_ir.evaluate import Evaluator
 from kernels_ir.expr import Expr, Op
-from kernels_ir.interpreter import GlobalAccess, _solve
+from kernels_ir.interpreter import GlobalAccess, affine_interval
 from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (
     Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, Return, Shuffle, Store,
     walk,
 )
 
-from .slicing import _degree, _inline
+from .slicing import affine_degree, inline_locals
 
 AXES = "xyz"
 # blocks the ends may take before walking every block is the better deal
@@ -57,14 +57,14 @@ def _block_axes(e: Expr) -> set:
 def _one_width(e: Expr, lets: dict) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside): then three blocks per axis decide it (see _progression)."""
-    if e.dtype.is_float or _degree(e, None, lets, is_var=_is_block) is None:
+    if e.dtype.is_float or affine_degree(e, None, lets, is_var=_is_block) is None:
         return False
     inner = e.src[0] if e.op is Op.CAST else e
     # a block index itself, or widened as it is, is exact at any width (it never wraps)
     exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
                                        n.dtype.bits >= n.src[0].dtype.bits)
     return len({n.dtype.bits for n in inner.walk()
-                if not exact(n) and _degree(n, None, lets, is_var=_is_block) == 1}) <= 1
+                if not exact(n) and affine_degree(n, None, lets, is_var=_is_block) == 1}) <= 1
 
 
 def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
@@ -72,7 +72,7 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
     where some statement of it depends on blockIdx otherwise than the module says."""
     lets: dict = {}
     guards: dict = {}
-    zero = lambda e: _degree(e, None, lets, is_var=_is_block) == 0
+    zero = lambda e: affine_degree(e, None, lets, is_var=_is_block) == 0
 
     def visit(body, around: tuple, top: bool = False) -> bool:
         for x in body:
@@ -119,7 +119,7 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
     for s in kernel.statements():
         if id(s) in other:
             for e in s.exprs():
-                axes |= _block_axes(_inline(e, lets))
+                axes |= _block_axes(inline_locals(e, lets))
     return BlockEnds(tuple(a for a in AXES if a in axes), guards)
 
 
@@ -143,11 +143,11 @@ def _box_guard(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
     if cond.op is Op.LAND:
         parts = [_box_guard(c, lets) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]
-    if _degree(cond, None, lets, is_var=_is_block) == 0:
+    if affine_degree(cond, None, lets, is_var=_is_block) == 0:
         return ()
     if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ):
         return None
-    sides = tuple(_inline(e, lets) for e in cond.src)
+    sides = tuple(inline_locals(e, lets) for e in cond.src)
     if any(n.op is Op.VAR for e in sides for n in e.walk()):
         return None   # a loop variable or an assigned local: not the same in every block
     if len(set().union(*map(_block_axes, sides))) != 1 or \
@@ -210,7 +210,7 @@ def _boxes(ends: BlockEnds, launch) -> dict | None:
             if not (np.array_equal(a0 + last * slope_a, aL) and
                     np.array_equal(b0 + last * slope_b, bL)):
                 return None
-            first, end = _solve(compare.op, a0 - b0, slope_a - slope_b,
+            first, end = affine_interval(compare.op, a0 - b0, slope_a - slope_b,
                                 np.full(tpb, last, np.int64))
             lo, hi = box[axis]
             box[axis] = (np.maximum(lo, first), np.minimum(hi, end))

@@ -349,14 +349,14 @@ def _affine_body(loop: Loop, other, probes) -> dict | None:
                 return None
             guards[id(x)] = compares
         elif isinstance(x, Loop):
-            if any(_degree(e, var, lets) != 0 for e in x.exprs()):
+            if any(affine_degree(e, var, lets) != 0 for e in x.exprs()):
                 return None
         elif not (isinstance(x, (Load, Store)) and not x.is_shared):
             return None
     for x in walk(loop.body):
         if isinstance(x, Assign) and x.var == var:
             return None
-    if not all(_degree(e, var, lets) is not None
+    if not all(affine_degree(e, var, lets) is not None
                for x in needed if isinstance(x, (Load, Store)) for e in x.index):
         return None
     return guards
@@ -370,30 +370,30 @@ def _guard(cond: Expr, var, lets: dict) -> tuple[Expr, ...] | None:
         return None if None in parts else parts[0] + parts[1]
     if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ):
         return None
-    sides = tuple(_inline(e, lets) for e in cond.src)
+    sides = tuple(inline_locals(e, lets) for e in cond.src)
     for e in sides:
-        if e.dtype.is_float or _degree(e, var, {}) is None:
+        if e.dtype.is_float or affine_degree(e, var, {}) is None:
             return None
         # affine modulo 2**bits needs one width: a k-dependent part may be widened only
         # at the top of a side (the value then stays in the narrow type's range)
         inner = e.src[0] if e.op is Op.CAST else e
-        bits = {n.dtype.bits for n in inner.walk() if _degree(n, var, {}) == 1}
+        bits = {n.dtype.bits for n in inner.walk() if affine_degree(n, var, {}) == 1}
         if len(bits) > 1:
             return None
     return (Expr(cond.op, cond.dtype, sides, cond.arg),)
 
 
-def _inline(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
+def inline_locals(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
     """`e` with the loop body's locals replaced by their values."""
     if e.op is Op.VAR and e.arg in lets and e.arg not in seen:
-        return _inline(lets[e.arg], lets, seen | {e.arg})
+        return inline_locals(lets[e.arg], lets, seen | {e.arg})
     if not e.src:
         return e
-    src = tuple(_inline(x, lets, seen) for x in e.src)
+    src = tuple(inline_locals(x, lets, seen) for x in e.src)
     return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
 
 
-def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
+def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
             is_var=None) -> int | None:
     """0 where `e` does not depend on `var` (or on the leaves `is_var` accepts, instead),
     1 where it is affine in it (integer sums, products by what does not depend on it, shifts
@@ -405,11 +405,11 @@ def _degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
         if e.arg == var:
             return 1
         if e.arg in lets and e.arg not in seen:
-            return _degree(lets[e.arg], var, lets, seen | {e.arg}, is_var)
+            return affine_degree(lets[e.arg], var, lets, seen | {e.arg}, is_var)
         return 0
     if not e.src:
         return 0
-    parts = [_degree(x, var, lets, seen, is_var) for x in e.src]
+    parts = [affine_degree(x, var, lets, seen, is_var) for x in e.src]
     if None in parts:
         return None
     if max(parts) == 0:

@@ -452,18 +452,18 @@ def test_a_grid_of_16_million_blocks_is_checked_without_an_array_of_them():
 
 
 def test_guard_intervals_equal_counting_every_iteration():
-    """interpreter._solve against the iterations counted one by one, for every comparison,
+    """interpreter.affine_interval against the iterations counted one by one, for every comparison,
     slopes of both signs and zero, and trip counts from 0 to 7."""
     import numpy as np
     from kernels_ir.expr import Op
-    from kernels_ir.interpreter import _solve
+    from kernels_ir.interpreter import affine_interval
     values = np.arange(-9, 10)
     d0, slope, last = (a.ravel() for a in np.meshgrid(values, np.arange(-4, 5),
                                                        np.arange(-1, 7)))
     test = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
             Op.GE: np.greater_equal, Op.EQ: np.equal}
     for op, holds in test.items():
-        first, end = _solve(op, d0, slope, last)
+        first, end = affine_interval(op, d0, slope, last)
         for j in range(d0.size):
             ks = [k for k in range(last[j] + 1) if holds(d0[j] + k * slope[j], 0)]
             want = (ks[0], ks[-1]) if ks else None
