@@ -295,6 +295,7 @@ def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
             table[0][lanes], table[1][lanes] = values, True
         done[threads] += 1
     threads = np.arange(tpb)
+    index = {int(b): i for i, b in enumerate(blocks.tolist())}   # block id -> run position
     for key, around in ends.guards.items():
         box = boxes[around]
         inbox = np.ones((nb, tpb), bool)
@@ -303,7 +304,6 @@ def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
             inbox &= (coord[a][:, None] >= lo[None, :]) & (coord[a][:, None] <= hi[None, :])
         nonempty = inbox.any(axis=0)
         # each thread's first block of the box, and its neighbour along each axis
-        index = {int(b): i for i, b in enumerate(blocks.tolist())}
 
         def dense(place: dict) -> np.ndarray:
             lin = place.get("x", 0) + gx * (place.get("y", 0) + gy * place.get("z", 0))

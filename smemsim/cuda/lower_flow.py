@@ -37,9 +37,13 @@ class FlowMixin:
             finally:
                 self.scopes.pop()
             return
+        self.scoped_statements(node.named_children)
+
+    def scoped_statements(self, children) -> None:
+        """Statements in a scope of their own (a block's, a switch case's)."""
         self.scopes.append({})
         try:
-            self.statements(node.named_children)
+            self.statements(children)
         finally:
             self.scopes.pop()
 
@@ -369,11 +373,11 @@ class FlowMixin:
             for label in labels:
                 if label is None:
                     continue
-                number_ = fold(self.expr(label))
-                if not isinstance(number_, int):
+                constant = self.expr(label)
+                if not isinstance(fold(constant), int):
                     raise self.error(label, f"case `{short(label)}` is not a compile-time "
                                             "integer")
-                eq = self.c_binary("==", value, self.expr(label), label)
+                eq = self.c_binary("==", value, constant, label)
                 test = eq if test is None else self.c_binary("||", test, eq, label)
             tests.append((test, None in labels, body, case))
         # the default's arm (wherever it stands) is the chain's final else
@@ -381,28 +385,17 @@ class FlowMixin:
         self._switch_chain(chain)
 
     def _switch_chain(self, chain) -> None:
-        """if (test) {body} else <the rest of the chain>; a default arm is unconditional."""
+        """if (test) {body} else <the rest of the chain>; a default arm is unconditional (its
+        other labels, `case a: default:`, test nothing)."""
         if not chain:
             return
         test, is_default, body, case = chain[0]
         statements = body[:-1] if body and body[-1].type == "break_statement" else body
-        if is_default and test is None:
-            self.scopes.append({})
-            try:
-                self.statements(statements)
-            finally:
-                self.scopes.pop()
-            return
-        if is_default:   # `case a: default:` -- the labels are no test at all
-            chain = [(None, True, body, case)]
-            self._switch_chain(chain)
+        if is_default:
+            self.scoped_statements(statements)
             return
         with self.at(case), self.kb.if_(test):
-            self.scopes.append({})
-            try:
-                self.statements(statements)
-            finally:
-                self.scopes.pop()
+            self.scoped_statements(statements)
         if len(chain) > 1:
             with self.at(case), self.kb.else_():
                 self._switch_chain(chain[1:])
