@@ -20,7 +20,8 @@ from kernels_ir.stmt import (
     Return,
     ATOMIC_OPS, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
-    ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
+    ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
+    MbarrierInit, MbarrierWait, TmaLoad, tensor_maps,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -33,6 +34,11 @@ VECTOR_TYPES = {
 }
 # f16 / bf16 arrays hold bits (unsigned short); loads widen them to float and stores round
 # to nearest even with cvt, so the generated CUDA needs no cuda_fp16.h / cuda_bf16.h
+# CUtensorMap's layout (cuda.h: 128 bytes, 64-byte aligned), without including the driver
+# API header (NVRTC has no cuda.h)
+TENSOR_MAP_PRELUDE = """\
+struct __align__(64) smemsim_tensor_map { unsigned long long opaque[16]; };"""
+
 HALF_PRELUDE = """\
 __device__ __forceinline__ float smemsim_f16_to_f32(unsigned short h)
 { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h)); return f; }
@@ -121,6 +127,9 @@ def generate(kernel: Kernel) -> Generated:
             for st in kernel.statements() for e in st.exprs() for n in e.walk()):
         lines += HALF_PRELUDE.splitlines() + [""]
     args = sorted([*kernel.params, *kernel.globals], key=lambda a: a.uid)
+    maps = tensor_maps(kernel)
+    if maps:
+        lines += TENSOR_MAP_PRELUDE.splitlines() + [""]
     sig = []
     for a in args:
         if isinstance(a, GlobalArray):
@@ -128,6 +137,9 @@ def generate(kernel: Kernel) -> Generated:
             sig.append(f"{const}{a.dtype.c_name}* __restrict__ {a.name}")
         else:
             sig.append(f"{a.dtype.c_name} {a.name}")
+    # a tensor map is passed by value as a __grid_constant__ parameter (its address is
+    # then a generic address the TMA unit reads it from), after the scalars and arrays
+    sig += [f"const __grid_constant__ smemsim_tensor_map {m.name}" for m in maps]
     lines.append(f'extern "C" __global__ void {kernel.name}(' + ", ".join(sig) + ")")
     lines.append("{")
     for buf in kernel.buffers:
@@ -154,7 +166,8 @@ def generate(kernel: Kernel) -> Generated:
     w.block(kernel.body, 1)
     lines.append("}")
     return Generated(kernel.name, "\n".join(lines) + "\n", w.site_lines,
-                     tuple(a.name for a in args), tuple(w.loop_lines))
+                     tuple(a.name for a in args) + tuple(m.name for m in maps),
+                     tuple(w.loop_lines))
 
 
 class _Writer:
@@ -310,6 +323,55 @@ def _wait_group(w: _Writer, s: WaitGroup, depth: int) -> None:
     w.add(depth, f'asm volatile("cp.async.wait_group {s.pending};" ::: "memory");')
 
 
+def _barrier_address(s, array, index) -> str:
+    return (f"static_cast<unsigned>(__cvta_generic_to_shared((const void*)"
+            f"&{_index(array, index)}))")
+
+
+def _tma_load(w: _Writer, s: TmaLoad, depth: int) -> None:
+    m = s.tensor_map
+    # PTX takes the coordinates innermost first; the IR states them outermost first
+    coords = ", ".join(f"%{i + 2}" for i in range(m.rank))
+    ins = ", ".join(f'"r"((int)({cuda_expr(c)}))' for c in reversed(s.coords))
+    bar = m.rank + 2
+    w.site(s, depth, f'asm volatile("cp.async.bulk.tensor.{m.rank}d.shared::cluster.global.'
+                     f'mbarrier::complete_tx::bytes [%0], [%1, {{{coords}}}], [%{bar}];" :: '
+                     f'"r"({_shared_address(s)}), "l"(reinterpret_cast<unsigned long long>('
+                     f'&{m.name})), {ins}, "r"({_barrier_address(s, s.barrier, s.barrier_index)})'
+                     ' : "memory");')
+
+
+def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
+    w.add(depth, f'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: '
+                 f'"r"({_barrier_address(s, s.array, s.index)}), '
+                 f'"r"((unsigned)({cuda_expr(s.count)})) : "memory");')
+    # the initialization must be visible to the async proxy (TMA) before a copy signals it
+    w.add(depth, 'asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");')
+    w.add(depth, 'asm volatile("fence.proxy.async.shared::cta;" ::: "memory");')
+
+
+def _mbarrier_arrive(w: _Writer, s: MbarrierArrive, depth: int) -> None:
+    bar = _barrier_address(s, s.array, s.index)
+    if s.expect_tx is None:
+        w.add(depth, f'asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"({bar}) '
+                     ': "memory");')
+    else:
+        w.add(depth, f'asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" '
+                     f':: "r"({bar}), "r"((unsigned)({cuda_expr(s.expect_tx)})) : "memory");')
+
+
+def _mbarrier_wait(w: _Writer, s: MbarrierWait, depth: int) -> None:
+    w.add(depth, "{")
+    w.add(depth + 1, "unsigned smemsim_done = 0;")
+    w.add(depth + 1, "while (!smemsim_done) {")
+    w.add(depth + 2, 'asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 '
+                     'p, [%1], %2; selp.u32 %0, 1, 0, p; }" : "=r"(smemsim_done) : '
+                     f'"r"({_barrier_address(s, s.array, s.index)}), '
+                     f'"r"((unsigned)({cuda_expr(s.parity)})) : "memory");')
+    w.add(depth + 1, "}")
+    w.add(depth, "}")
+
+
 def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
     fn = SHUFFLE_MODES[s.mode]
     w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}({_mask(s.mask)}, "
@@ -385,4 +447,6 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
              StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp,
              CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group,
+             TmaLoad: _tma_load, MbarrierInit: _mbarrier_init, MbarrierArrive: _mbarrier_arrive,
+             MbarrierWait: _mbarrier_wait,
              Return: lambda w, s, depth: w.add(depth, "return;")}

@@ -12,7 +12,8 @@ from typing import Mapping
 
 import numpy as np
 
-from kernels_ir import Kernel, from_storage, make_arrays, resolve_launch, run
+from kernels_ir import Kernel, TensorMap, from_storage, make_arrays, resolve_launch, run
+from kernels_ir.stmt import tensor_maps
 
 from .compile import Compiled, ToolMissing, compile_kernel
 
@@ -102,6 +103,56 @@ def compare(kernel: Kernel, gpu: Mapping[str, np.ndarray],
     return tuple(out)
 
 
+# element type -> cuTensorMapEncodeTiled's data type (integers by size: TMA moves bits)
+_TMA_TYPES = {"f16": "FLOAT16", "bf16": "BFLOAT16", "f32": "FLOAT32", "f64": "FLOAT64",
+              "i32": "INT32", "u32": "UINT32", "i64": "INT64", "u64": "UINT64",
+              "u8": "UINT8", "i8": "UINT8", "u16": "UINT16", "i16": "UINT16"}
+
+
+def encode_tensor_map(driver, m: TensorMap, address: int, params: Mapping):
+    """cuTensorMapEncodeTiled of a tensor map over the device buffer at `address`."""
+    from kernels_ir.launch import eval_param_expr
+    shape = [int(eval_param_expr(e, params)) for e in m.shape]
+    size = m.dtype.size
+    dims = [driver.cuuint64_t(x) for x in reversed(shape)]          # innermost first
+    strides = [] if m.rank == 1 else \
+        [driver.cuuint64_t(int(eval_param_expr(m.row_stride, params)) * size)]
+    box = [driver.cuuint32_t(x) for x in reversed(m.box)]
+    ones = [driver.cuuint32_t(1)] * m.rank
+    dtype = getattr(driver.CUtensorMapDataType,
+                    f"CU_TENSOR_MAP_DATA_TYPE_{_TMA_TYPES[m.dtype.name]}")
+    swizzle = getattr(driver.CUtensorMapSwizzle, "CU_TENSOR_MAP_SWIZZLE_" + (
+        "NONE" if m.swizzle is None else m.swizzle.split("_")[1]))
+    err, tmap = driver.cuTensorMapEncodeTiled(
+        dtype, m.rank, address, dims, strides, box, ones,
+        driver.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        driver.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        driver.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    _check(err, f"cuTensorMapEncodeTiled of '{m.name}'")
+    return tmap
+
+
+def _launch_with_tensor_maps(driver, kernel, launch_, k, stream, args, buffers, maps) -> None:
+    """cuLaunchKernel with every argument by address: the tensor maps are 128-byte
+    `__grid_constant__` parameters (the cuda.core launch here takes scalars and buffers)."""
+    import ctypes
+    keep = []
+    pointers = (ctypes.c_void_p * (len(args) + len(maps)))()
+    for i, a in enumerate(args):
+        value = np.array([int(a.handle)], np.uint64) if hasattr(a, "handle") else np.array([a])
+        keep.append(value)
+        pointers[i] = value.ctypes.data
+    for j, m in enumerate(maps):
+        tmap = encode_tensor_map(driver, m, int(buffers[m.array.name].handle),
+                                 dict(launch_.params))
+        keep.append(tmap)
+        pointers[len(args) + j] = tmap.getPtr()
+    err, function = driver.cuKernelGetFunction(k.handle)
+    _check(err, "cuKernelGetFunction")
+    _check(driver.cuLaunchKernel(function, *launch_.grid, *launch_.block, launch_.dynamic_smem,
+                                 stream.handle, ctypes.addressof(pointers), 0), "cuLaunchKernel")
+
+
 def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
                arrays: Mapping[str, np.ndarray] | None = None, seed: int = 0,
                check: bool = True) -> GpuRun:
@@ -135,15 +186,22 @@ def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
             _check(driver.cuMemcpyHtoD(int(buf.handle), data, data.nbytes), "copy to device")
         buffers[g.name] = buf
     args = []
+    maps = tensor_maps(kernel)
+    map_names = {m.name for m in maps}
     for name in compiled.generated.arguments:
+        if name in map_names:
+            continue  # encoded at launch, after the other arguments (codegen's order)
         if name in buffers:
             args.append(buffers[name])
         else:
             p = kernel.param(name)
             args.append(p.dtype.np.type(launch_.params[name]))
-    config = LaunchConfig(grid=launch_.grid, block=launch_.block,
-                          shmem_size=launch_.dynamic_smem)
-    launch(stream, config, k, *args)
+    if maps:
+        _launch_with_tensor_maps(driver, kernel, launch_, k, stream, args, buffers, maps)
+    else:
+        config = LaunchConfig(grid=launch_.grid, block=launch_.block,
+                              shmem_size=launch_.dynamic_smem)
+        launch(stream, config, k, *args)
     stream.sync()
     outputs = {}
     for g in kernel.globals:

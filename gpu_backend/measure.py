@@ -31,6 +31,10 @@ METRICS = {
     "atom_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
     "shared_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
     "misc_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum",
+    # TMA (docs/tma.md): instructions, bytes read through the TMA pipe, shared bank writes
+    "tma_requests": "sm__sass_inst_executed_op_tma_ld.sum",
+    "tma_bytes": "l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum",
+    "bank_writes": "l1tex__data_bank_writes.sum",
     # the launch's registers per thread, as the driver loaded the cubin
     "registers": "launch__registers_per_thread",
 }
@@ -58,6 +62,9 @@ class Measured:
     shared_wavefronts: int | None
     misc_wavefronts: int | None
     registers: int | None = None
+    tma_requests: int | None = None
+    tma_bytes: int | None = None
+    bank_writes: int | None = None
 
 
 _KNOWN: dict[str, set] = {}
@@ -198,4 +205,13 @@ def compare_counts(report, measured: Measured) -> Agreement:
                  m.store_wavefronts, m.atom_wavefronts)
         rest = None if None in parts else parts[0] - sum(parts[1:])
         compare("ldgsts wavefronts", get("ldgsts").wavefronts, rest, False)
+    if "tma" in predicted or m.tma_requests:
+        # TMA loads: instructions exactly; global bytes exactly where every box row is whole
+        # sectors, else at least. Their bank writes (bytes / 4) are not compared:
+        # l1tex__data_bank_writes also counts shared stores and global stores through L1,
+        # which the analysis does not total (docs/tma.md)
+        tma = [s.tma for s in report.sites if s.tma is not None]
+        compare("tma requests", get("tma").requests, m.tma_requests, True)
+        compare("tma bytes", sum(t.bytes for t in tma), m.tma_bytes,
+                all(t.read_bytes_exact for t in tma))
     return Agreement(report.kernel, tuple(checks), tuple(unmeasured))

@@ -25,8 +25,10 @@ from .stmt import (
     DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
-    Sync, SyncWarp, unsupported, WaitGroup, walk,
+    Sync, SyncWarp, unsupported, WaitGroup, walk, TmaLoad, MbarrierInit, MbarrierArrive,
+    MbarrierWait,
 )
+from .tma import TensorMap
 
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
@@ -43,4 +45,5 @@ __all__ = [
     "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx",
     "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
+    "TensorMap", "TmaLoad", "MbarrierInit", "MbarrierArrive", "MbarrierWait",
 ]

@@ -28,8 +28,11 @@ from .stmt import (
     ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
-    Sync, SyncWarp, WaitGroup, static_layout, walk,
+    Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
+    TmaLoad,
 )
+from .tma import TensorMap, check_box
+from .tma import refuse as tma_refuse
 
 
 class LocalRef(Expr):
@@ -627,6 +630,95 @@ class KernelBuilder:
             raise KernelError(f"cp.async.wait_group takes 0..7, got {pending!r}",
                               kernel=self.name, loc=loc)
         self._emit(WaitGroup(pending, loc))
+
+    # ------------------------------------------------------------ TMA and mbarriers (sm_90)
+    def tensor_map(self, name: str, array: GlobalArray, shape, box, swizzle: str | None = None,
+                   row_stride: ExprLike | None = None) -> TensorMap:
+        """A TMA tensor map over global `array` (a `const __grid_constant__ CUtensorMap`
+        parameter of the generated kernel): `shape` outermost first, in elements
+        (expressions of parameters), `box` the extents one copy moves, `swizzle` None or
+        "SWIZZLE_32B" / "SWIZZLE_64B" / "SWIZZLE_128B", `row_stride` the elements between
+        rows of a 2-D tensor (default: its inner extent). kernels_ir.tma says where a copy
+        puts each element."""
+        loc = caller_loc()
+        if not isinstance(array, GlobalArray):
+            raise KernelError(f"tensor map '{name}': TMA reads a global array, got {array!r}",
+                              kernel=self.name, loc=loc)
+        shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+        box = (box,) if not isinstance(box, (tuple, list)) else tuple(box)
+        why = check_box(name, array.dtype, box, swizzle)
+        if why is None and len(shape) != len(box):
+            why = f"the tensor has {len(shape)} dimension(s) but the box {len(box)}"
+        if why is None and row_stride is not None and len(shape) != 2:
+            why = "row_stride applies to a 2-D tensor"
+        if why is not None:
+            raise tma_refuse(name, why, self.name, loc)
+        shape = tuple(as_expr(e) for e in shape)
+        stride = as_expr(row_stride if row_stride is not None else shape[-1]) \
+            if len(shape) == 2 else None
+        for e in shape + ((stride,) if stride is not None else ()):
+            if e.dtype.is_float:
+                raise tma_refuse(name, "extents and strides must be integers", self.name, loc)
+        _check_c_name(name, "tensor map name", self.name)
+        return TensorMap(self._unique_decl(name), array, shape, stride, box, swizzle)
+
+    def _barrier(self, barrier, index, loc: SourceLoc) -> tuple[Expr, ...]:
+        if not isinstance(barrier, SharedArray) or barrier.dtype.size != 8 \
+                or barrier.dtype.is_float or barrier.layout is not None:
+            raise KernelError("an mbarrier is a 64-bit integer element of a shared array "
+                              f"without a layout (`__shared__ uint64_t bar[n];`), got "
+                              f"{barrier!r}", kernel=self.name, loc=loc)
+        return self._index(barrier, index, loc)
+
+    def tma_load(self, tensor_map: TensorMap, dst: SharedArray, dst_index, coords,
+                 barrier: SharedArray, barrier_index=0) -> None:
+        """Each executing thread copies the box of `tensor_map` at `coords` (outermost first,
+        elements) to shared memory from `dst[dst_index]` (128-byte aligned); the bytes count
+        toward `barrier[barrier_index]`'s transactions and may be read once a wait has seen
+        that barrier's phase complete."""
+        loc = caller_loc()
+        self._guard_condition("a TMA copy")
+        if not isinstance(tensor_map, TensorMap):
+            raise KernelError(f"tma_load needs a tensor map (k.tensor_map), got {tensor_map!r}",
+                              kernel=self.name, loc=loc)
+        if not isinstance(dst, SharedArray):
+            raise KernelError("tma_load writes a shared array", kernel=self.name, loc=loc)
+        if dst.dtype.size != tensor_map.dtype.size:
+            raise KernelError(f"tma_load copies {tensor_map.dtype} elements into "
+                              f"'{dst.name}' of {dst.dtype}: declare the tile with the tensor's "
+                              "element size", kernel=self.name, loc=loc)
+        coords = coords if isinstance(coords, (tuple, list)) else (coords,)
+        if len(coords) != tensor_map.rank:
+            raise KernelError(f"tensor map '{tensor_map.name}' has {tensor_map.rank} "
+                              f"dimension(s) but the copy gives {len(coords)} coordinate(s)",
+                              kernel=self.name, loc=loc)
+        coords = tuple(as_expr(c) for c in coords)
+        if any(c.dtype.is_float for c in coords):
+            raise KernelError("TMA coordinates must be integers", kernel=self.name, loc=loc)
+        self._emit(TmaLoad(dst, self._index(dst, dst_index, loc), tensor_map, coords, barrier,
+                           self._barrier(barrier, barrier_index, loc), 1, loc,
+                           self._next_site(dst)))
+
+    def mbarrier_init(self, barrier: SharedArray, index, count: ExprLike) -> None:
+        """`mbarrier.init`: the barrier's phases complete after `count` arrivals (and their
+        expected transaction bytes)."""
+        loc = caller_loc()
+        self._emit(MbarrierInit(barrier, self._barrier(barrier, index, loc), as_expr(count), loc))
+
+    def mbarrier_arrive(self, barrier: SharedArray, index=0,
+                        expect_tx: ExprLike | None = None) -> None:
+        """`mbarrier.arrive` (with `expect_tx`: `.expect_tx`, raising the bytes the phase waits
+        for before arriving)."""
+        loc = caller_loc()
+        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
+                                  None if expect_tx is None else as_expr(expect_tx), loc))
+
+    def mbarrier_wait(self, barrier: SharedArray, index=0, parity: ExprLike = 0) -> None:
+        """Wait (`mbarrier.try_wait.parity` in a loop) until the phase of `parity` completed."""
+        loc = caller_loc()
+        self._guard_condition("an mbarrier wait")
+        self._emit(MbarrierWait(barrier, self._barrier(barrier, index, loc), as_expr(parity),
+                                loc))
 
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):

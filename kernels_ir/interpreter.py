@@ -12,6 +12,8 @@ block, the thread and the iteration of every enclosing loop.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
@@ -29,8 +31,10 @@ from .stmt import (
     ACTIVE_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If,
     Kernel, Let,
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
-    StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup,
+    StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
+    MbarrierWait, TmaLoad,
 )
+from .tma import DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
 MAX_LOOP_ITERATIONS = 1 << 22  # a loop still running after this many iterations is a bug
@@ -244,6 +248,10 @@ class _Machine(Evaluator):
         self.in_flight = np.zeros(self.nblocks * self.window, np.int32)
         self.copies: list[dict] = []
         self.copy_group = np.zeros(total, np.int64)
+        # TMA: copies in flight (landing at a wait that sees their mbarrier phase complete)
+        # and the mbarriers' state, one slot per 8 window bytes (allocated at first use)
+        self.bulk_copies: list[dict] = []
+        self.mbarriers: dict[str, np.ndarray] | None = None
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
         self.params = launch.params
@@ -856,6 +864,8 @@ class _Machine(Evaluator):
         """What a full run checks of a shared access's bytes, without their values."""
         if isinstance(s, CopyAsync):
             self._issue_copy(s, idx, first, None)
+        elif isinstance(s, TmaLoad):
+            self._issue_tma(s, idx, first, None)
         elif isinstance(s, Store):
             self._check_settled(s, first, s.width, reading=False)
             self.written[self._bytes(s, first, s.width)] = True
@@ -893,7 +903,7 @@ class _Machine(Evaluator):
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
         """No byte of the access may still be the target of a cp.async in flight."""
-        if not self.copies:
+        if not self.copies and not self.bulk_copies:
             return
         size = s.array.dtype.size
         nbytes = (first[:, None] * size + np.arange(width * size))
@@ -901,6 +911,15 @@ class _Machine(Evaluator):
         if busy.any():
             lane = int(np.flatnonzero(busy)[0])
             byte = int(first[lane] * size % self.window)
+            tma = next((c for c in self.bulk_copies
+                        if np.isin(nbytes[lane], c["bytes"]).any()), None)
+            if tma is not None:
+                bar = tma["stmt"]
+                raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte "
+                                f"{byte} of the block's window) while the TMA copy of line "
+                                f"{bar.loc.line} to it is still in flight: wait on its "
+                                f"mbarrier '{bar.barrier.name}' first (a wait that sees the "
+                                "phase of the copy complete)", np.array([lane]))
             raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte {byte} "
                             "of the block's window) while a cp.async to it is still in flight: "
                             "the issuing thread's cp.async.wait_group must come first (and a "
@@ -1034,6 +1053,194 @@ class _Machine(Evaluator):
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
                              for k, v in c.items()})
         self.copies = kept
+
+    # ------------------------------------------------------------ TMA and mbarriers
+    def _mbarrier_slots(self, array, index, idx: np.ndarray) -> np.ndarray:
+        """Each lane's mbarrier as a slot (its flat window byte / 8) of its block."""
+        offset = self._element_offsets(array, index, 1, idx)
+        base = self.kernel.buffer_base(array.buffer)
+        return (self.block_lin[idx] * self.window + base + offset * 8) // 8
+
+    def _mbarrier_state(self) -> dict[str, np.ndarray]:
+        if self.mbarriers is None:
+            n = self.nblocks * self.window // 8
+            self.mbarriers = {k: np.zeros(n, np.int64)
+                              for k in ("count", "pending", "tx", "phase", "ready")}
+        return self.mbarriers
+
+    def _require_init(self, array, slots: np.ndarray) -> dict[str, np.ndarray]:
+        state = self._mbarrier_state()
+        missing = state["ready"][slots] == 0
+        if missing.any():
+            lane = int(np.flatnonzero(missing)[0])
+            raise LaneFault(f"uses mbarrier '{array.name}' (byte "
+                            f"{int(slots[lane] * 8 % self.window)} of the block's window) "
+                            "before any mbarrier.init of it", np.array([lane]))
+        return state
+
+    def _complete_phases(self, slots: np.ndarray) -> None:
+        """Barriers whose arrivals and transaction bytes are all in complete their phase."""
+        st = self.mbarriers
+        slots = np.unique(slots)
+        done = slots[(st["pending"][slots] == 0) & (st["tx"][slots] == 0)]
+        st["phase"][done] += 1
+        st["pending"][done] = st["count"][done]
+
+    def _within(self, e: Expr, idx: np.ndarray, low: int, high: int, what: str) -> np.ndarray:
+        """Each lane's value of `e`, which PTX allows only in low..high."""
+        values = self.eval(e, idx).astype(np.int64)
+        bad = (values < low) | (values > high)
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise LaneFault(f"{what} {int(values[lane])} (PTX allows {low}..{high})",
+                            np.array([lane]))
+        return values
+
+    def _mbarrier_init(self, s: MbarrierInit, idx: np.ndarray) -> None:
+        slots = self._mbarrier_slots(s.array, s.index, idx)
+        count = self._within(s.count, idx, 1, MBARRIER_MAX_COUNT, "mbarrier.init with count")
+        st = self._mbarrier_state()
+        st["count"][slots] = st["pending"][slots] = count
+        st["tx"][slots] = st["phase"][slots] = 0
+        st["ready"][slots] = 1
+
+    def _mbarrier_arrive(self, s: MbarrierArrive, idx: np.ndarray) -> None:
+        slots = self._mbarrier_slots(s.array, s.index, idx)
+        st = self._require_init(s.array, slots)
+        if s.expect_tx is not None:
+            tx = self._within(s.expect_tx, idx, 0, MBARRIER_MAX_TX, "expect_tx of (bytes)")
+            np.add.at(st["tx"], slots, tx)
+        np.subtract.at(st["pending"], slots, 1)
+        over = st["pending"][slots] < 0
+        if over.any():
+            # the extra arrivals would belong to the next phase, an order this lockstep
+            # model cannot tell: refused rather than guessed
+            lane = int(np.flatnonzero(over)[0])
+            raise LaneFault(f"more threads arrive on mbarrier '{s.array.name}' at once than "
+                            f"its count ({int(st['count'][slots[lane]])}): arrivals that "
+                            "spill into the next phase are not modelled", np.array([lane]))
+        self._complete_phases(slots)
+
+    def _mbarrier_wait(self, s: MbarrierWait, idx: np.ndarray) -> None:
+        """Lanes wait for the phase of their parity: it must already be complete (in this
+        lockstep model nothing else can happen while they wait: a phase still open here
+        never completes on the GPU either), and its copies land."""
+        slots = self._mbarrier_slots(s.array, s.index, idx)
+        st = self._require_init(s.array, slots)
+        parity = self.eval(s.parity, idx).astype(np.int64)
+        if ((parity != 0) & (parity != 1)).any():
+            lane = int(np.flatnonzero((parity != 0) & (parity != 1))[0])
+            raise LaneFault(f"mbarrier wait parity must be 0 or 1, got {int(parity[lane])}",
+                            np.array([lane]))
+        open_ = st["phase"][slots] % 2 == parity
+        if open_.any():
+            lane = int(np.flatnonzero(open_)[0])
+            slot = slots[lane]
+            count, pending, tx = (int(st[k][slot]) for k in ("count", "pending", "tx"))
+            why = [f"{count - pending} of its {count} arrivals came"] if pending else []
+            if tx > 0:
+                why.append(f"{tx} expected transaction bytes never arrive (the phase's "
+                           f"expect_tx exceeds what its copies deliver by {tx})")
+            elif tx < 0:
+                why.append(f"its copies deliver {-tx} bytes more than the phase's expect_tx "
+                           "announced")
+            raise LaneFault(f"waits for phase {int(st['phase'][slot])} (parity "
+                            f"{int(parity[lane])}) of mbarrier '{s.array.name}', which never "
+                            f"completes: {'; '.join(why)}. The GPU would hang here",
+                            np.array([lane]))
+        self._land_bulk(np.unique(slots))
+
+    def _land_bulk(self, slots: np.ndarray) -> None:
+        """TMA copies on these barriers whose phase has completed land."""
+        phase = self.mbarriers["phase"]
+        kept = []
+        for c in self.bulk_copies:
+            done = np.isin(c["slot"], slots) & (c["phase"] < phase[c["slot"]])
+            if done.any():
+                nbytes = c["bytes"][done].ravel()
+                if c["values"] is not None:
+                    self.shared[nbytes] = c["values"][done].ravel()
+                self.written[nbytes] = True
+                self.in_flight[nbytes] -= 1
+            if not done.all():
+                kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
+                             for k, v in c.items()})
+        self.bulk_copies = kept
+
+    def _tma_load(self, s: TmaLoad, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self._addresses_only(s, idx, offset):
+            return
+        values = self._tma_box(s, idx)
+        _, first = self._shared_elements(s, idx, offset)
+        self._issue_tma(s, idx, first, values)
+
+    def _tma_box(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray:
+        """The box each lane copies, as bytes (zeros outside the tensor)."""
+        m = s.tensor_map
+        glob = self.globals[m.array.name]
+        shape = [int(self.eval(e, idx[:1])[0]) for e in m.shape]
+        stride = int(self.eval(m.row_stride, idx[:1])[0]) if m.row_stride is not None else 1
+        size = m.dtype.size
+        span = (shape[0] - 1) * stride + shape[1] if m.rank == 2 else shape[0]
+        if min(shape) < 1 or span > glob.size or (m.rank == 2 and (
+                stride < shape[1] or stride * size % GLOBAL_ALIGN)):
+            raise LaneFault(f"tensor map '{m.name}' ({m.describe()}) at shape {shape}"
+                            + (f", row stride {stride}" if m.rank == 2 else "")
+                            + f": it must lie inside '{m.array.name}' ({glob.size} elements)"
+                            + (f", with rows of at least {shape[1]} elements and a stride "
+                               f"that is a multiple of {GLOBAL_ALIGN} bytes"
+                               if m.rank == 2 else ""), np.zeros(1, np.int64))
+        coords = [self.eval(c, idx).astype(np.int64) for c in s.coords]
+        inside = np.ones((idx.size, 1), bool)
+        flat = np.zeros((idx.size, 1), np.int64)
+        for dim, (c, extent) in enumerate(zip(coords, m.box)):
+            at = c[:, None] + np.arange(extent)
+            ok = (at >= 0) & (at < shape[dim])
+            step = stride if (m.rank == 2 and dim == 0) else 1
+            inside = (inside[:, :, None] & ok[:, None, :]).reshape(idx.size, -1)
+            flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
+        values = np.where(inside, glob[np.where(inside, flat, 0)], 0).astype(glob.dtype)
+        return values.view(np.uint8).reshape(idx.size, -1)
+
+    def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values) -> None:
+        """Put each lane's box in flight on its mbarrier (`values` None: a check's run
+        follows the bytes, not what they hold)."""
+        m = s.tensor_map
+        size = s.array.dtype.size
+        within = first * size % self.window            # destination, in the block's window
+        bad = within % DESTINATION_ALIGN != 0
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise LaneFault(f"misaligned address: the TMA destination '{s.array.name}' at "
+                            f"byte {int(within[lane])} of the block's window is not "
+                            f"{DESTINATION_ALIGN}-byte aligned", np.array([lane]))
+        extent = self.launch.extent(s.array)
+        end = self.kernel.buffer_base(s.array.buffer) + size * math.prod(extent[:-1]) * (
+            extent[-1] + s.array.pad)
+        over = within + m.footprint > end
+        if over.any():
+            lane = int(np.flatnonzero(over)[0])
+            raise LaneFault(f"the TMA box ({m.rows} row(s) of {m.pitch} bytes) from byte "
+                            f"{int(within[lane])} of the block's window passes the end of "
+                            f"'{s.array.name}' (byte {end})", np.array([lane]))
+        slots = self._mbarrier_slots(s.barrier, s.barrier_index, idx)
+        st = self._require_init(s.barrier, slots)
+        block_start = first * size - within
+        nbytes = block_start[:, None] + m.destinations(within)
+        self._check_settled_bytes(s, nbytes)
+        self.in_flight[nbytes.ravel()] += 1
+        self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
+                                     bytes=nbytes, values=values))
+        np.subtract.at(st["tx"], slots, m.box_bytes)
+        self._complete_phases(slots)
+
+    def _check_settled_bytes(self, s, nbytes: np.ndarray) -> None:
+        busy = self.in_flight[nbytes].any(axis=1)
+        if busy.any():
+            lane = int(np.flatnonzero(busy)[0])
+            raise LaneFault(f"a TMA copy into '{s.array.name}' overlaps bytes another "
+                            "asynchronous copy is still writing", np.array([lane]))
 
     # ------------------------------------------------------------ warp-level operations
     def _warp_lanes(self, s, idx: np.ndarray, mask: int):
@@ -1262,5 +1469,7 @@ _EXECUTE = {
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
     SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async,
     CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
-    Return: _Machine._return,
+    Return: _Machine._return, TmaLoad: _Machine._tma_load,
+    MbarrierInit: _Machine._mbarrier_init, MbarrierArrive: _Machine._mbarrier_arrive,
+    MbarrierWait: _Machine._mbarrier_wait,
 }

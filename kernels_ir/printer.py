@@ -9,7 +9,8 @@ from .stmt import (
     Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported, WaitGroup, mask_text,
+    unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
+    tensor_maps,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -183,6 +184,16 @@ _FORMAT = {
     CommitGroup: lambda s: "cp.async.commit_group()",
     WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
     Return: lambda s: "return",
+    TmaLoad: lambda s: (f"tma_load(&{format_index(s.array, s.index)}, {s.tensor_map.name}, "
+                        f"{{{', '.join(format_expr(c) for c in s.coords)}}}, "
+                        f"&{format_index(s.barrier, s.barrier_index)}, {s.access_bytes} B)"),
+    MbarrierInit: lambda s: (f"mbarrier.init(&{format_index(s.array, s.index)}, "
+                             f"{format_expr(s.count)})"),
+    MbarrierArrive: lambda s: (f"mbarrier.arrive(&{format_index(s.array, s.index)}"
+                               + ("" if s.expect_tx is None
+                                  else f", expect_tx {format_expr(s.expect_tx)} B") + ")"),
+    MbarrierWait: lambda s: (f"mbarrier.wait(&{format_index(s.array, s.index)}, parity "
+                             f"{format_expr(s.parity)})"),
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}
@@ -240,6 +251,7 @@ def format_kernel(k: Kernel) -> str:
            f"    launch grid={dim3(k.grid)} block={dim3(k.block)} "
            f"dynamic_smem={format_expr(k.dynamic_smem)}"]
     out += [_format_shared(a) for a in k.shared]
+    out += [f"    tensor map {m.describe()}" for m in tensor_maps(k)]
     out.append("{")
     _format_block(k.body, 1, out)
     out.append("}")

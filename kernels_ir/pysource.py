@@ -18,7 +18,8 @@ from .layout import Swizzle
 from .stmt import (
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
     LocalStore, Loop, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    ACTIVE_MASK, unsupported, WaitGroup,
+    ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
+    tensor_maps,
 )
 
 BUILDER = "kb"
@@ -172,6 +173,14 @@ class _Writer:
                       k.loc)
         for a in k.shared:
             self.shared(a)
+        for m in tensor_maps(k):
+            shape = ", ".join(self.expr(x) for x in m.shape)
+            box = ", ".join(str(x) for x in m.box)
+            stride = "" if m.row_stride is None else f", row_stride={self.expr(m.row_stride)}"
+            swizzle = "None" if m.swizzle is None else f'"{m.swizzle}"'
+            self.emit(1, f'{py_name(m.name)} = {BUILDER}.tensor_map("{m.name}", '
+                         f'{py_name(m.array.name)}, ({shape},), ({box},), swizzle={swizzle}'
+                         f'{stride})', None)
         self.block(k.body, 1)
         grid = ", ".join(self.expr(x) for x in k.grid)
         block = ", ".join(self.expr(x) for x in k.block)
@@ -293,6 +302,21 @@ class _Writer:
             self.emit(depth, f"{BUILDER}.cp_async_commit()", loc)
         elif isinstance(s, WaitGroup):
             self.emit(depth, f"{BUILDER}.cp_async_wait({s.pending})", loc)
+        elif isinstance(s, TmaLoad):
+            self.emit(depth, f"{BUILDER}.tma_load({py_name(s.tensor_map.name)}, "
+                             f"{py_name(s.array.name)}, {self.index_tuple(s.index)}, "
+                             f"{self.index_tuple(s.coords)}, {py_name(s.barrier.name)}, "
+                             f"{self.index_tuple(s.barrier_index)})", loc)
+        elif isinstance(s, MbarrierInit):
+            self.emit(depth, f"{BUILDER}.mbarrier_init({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {e(s.count)})", loc)
+        elif isinstance(s, MbarrierArrive):
+            tx = "" if s.expect_tx is None else f", expect_tx={e(s.expect_tx)}"
+            self.emit(depth, f"{BUILDER}.mbarrier_arrive({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}{tx})", loc)
+        elif isinstance(s, MbarrierWait):
+            self.emit(depth, f"{BUILDER}.mbarrier_wait({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {e(s.parity)})", loc)
         else:
             raise unsupported("the kernels-file writer", s)
 

@@ -10,11 +10,14 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field, replace
-from typing import Callable, ClassVar, Iterator, Union
+from typing import TYPE_CHECKING, Callable, ClassVar, Iterator, Union
 
 from .dtypes import DType
 from .errors import KernelError, SourceLoc
 from .expr import Expr, Op, Var, as_expr
+
+if TYPE_CHECKING:  # annotations only
+    from .tma import TensorMap
 
 _uids = itertools.count(1)
 
@@ -291,6 +294,9 @@ class Access(Stmt):
     OP: ClassVar[str]
     WRITES: ClassVar[bool]       # whether it changes memory (what races are made of)
     ATOMIC: ClassVar[bool] = False  # atomics never race with each other
+    # an asynchronous bulk copy (TMA): written by the async proxy, synchronized through an
+    # mbarrier, costed as TMA work rather than by the bank engine
+    BULK: ClassVar[bool] = False
     MIN_SM: ClassVar[int] = 0    # the first architecture (major * 10 + minor) that has it
     array: MemArray
     index: tuple[Expr, ...]
@@ -609,6 +615,85 @@ class WaitGroup(Stmt):
     """`cp.async.wait_group n`: the thread's committed groups but the newest `n` complete."""
     pending: int
     loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class TmaLoad(Access):
+    """`cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes`: each
+    executing thread copies the box of `tensor_map` at `coords` (outermost first, elements;
+    outside the tensor reads zeros) to shared memory from `array[index]`, laid out as
+    kernels_ir.tma describes; the copy's bytes count toward the transactions of the mbarrier
+    at `barrier[barrier_index]` and land when that barrier's phase completes and is waited
+    for. Counted by Nsight as TMA work, never as LSU wavefronts."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    tensor_map: TensorMap
+    coords: tuple[Expr, ...]
+    barrier: MemArray
+    barrier_index: tuple[Expr, ...]
+    width: int
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "coords", "barrier_index")
+    WRITES: ClassVar = True
+    MIN_SM: ClassVar = 90
+    OP: ClassVar = "tma_load"
+    BULK: ClassVar = True
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes one copy delivers (the box)."""
+        return self.tensor_map.box_bytes
+
+    def address_exprs(self) -> tuple[Expr, ...]:
+        """The destination and the barrier decide which shared bytes the copy touches."""
+        return self.index + self.barrier_index
+
+
+@dataclass(frozen=True, eq=False)
+class MbarrierInit(Stmt):
+    """`mbarrier.init.shared::cta.b64 [barrier + index], count`: a barrier whose phase
+    completes when `count` arrivals have come and its transaction count is back to 0."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    count: Expr
+    loc: SourceLoc
+    EXPRS: ClassVar = ("index", "count")
+
+
+@dataclass(frozen=True, eq=False)
+class MbarrierArrive(Stmt):
+    """`mbarrier.arrive[.expect_tx].shared::cta.b64`: each executing thread arrives once,
+    first raising the expected transaction bytes by `expect_tx` (None: a plain arrive)."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    expect_tx: Expr | None
+    loc: SourceLoc
+    EXPRS: ClassVar = ("index", "expect_tx")
+
+
+@dataclass(frozen=True, eq=False)
+class MbarrierWait(Stmt):
+    """`mbarrier.try_wait.parity.shared::cta.b64` in a loop: each executing thread waits until
+    the barrier's phase of parity `parity` (0 or 1) has completed."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    parity: Expr
+    loc: SourceLoc
+    EXPRS: ClassVar = ("index", "parity")
+
+
+MBARRIER_OPS = (MbarrierInit, MbarrierArrive, MbarrierWait)
+
+
+def tensor_maps(kernel: "Kernel") -> tuple[TensorMap, ...]:
+    """The tensor maps a kernel's TMA copies use, in order of first use (each is a kernel
+    parameter of the generated CUDA, after the scalars and arrays)."""
+    out: dict[int, TensorMap] = {}
+    for s in walk(kernel.body):
+        if isinstance(s, TmaLoad):
+            out.setdefault(id(s.tensor_map), s.tensor_map)
+    return tuple(out.values())
 
 
 @dataclass(frozen=True, eq=False)

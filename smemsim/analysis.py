@@ -17,6 +17,7 @@ from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_laun
 
 from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
+from .bulk import TmaCounters, bulk_costs, copies, tma_counters
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
@@ -49,6 +50,12 @@ class SiteReport:
     data_dependent: bool
     classes: Mapping[str, "Totals"]  # by Nsight instruction class (a CAS loop has two)
     matrices: int | None = None   # ldmatrix / stmatrix
+    tma: TmaCounters | None = None  # a TMA load site: its copies, bytes and bank writes
+
+    @property
+    def is_bulk(self) -> bool:
+        """Whether the site is a TMA copy (no LSU wavefronts; see `tma`)."""
+        return self.tma is not None
 
     @property
     def excess(self) -> int:
@@ -199,6 +206,8 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
 def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch: str,
           window: int):
     """The bank engine's costs of a site's requests; a bad request is the site's error."""
+    if stmt.BULK:
+        return bulk_costs(patterns)
     try:
         return warp_requests(patterns, width, op, arch=arch, window=window,
                              matrices=stmt.matrices)
@@ -235,11 +244,13 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             wf = ideal = 0
             classes = {c: NO_ACCESS for c in op_categories(op)}
             hist, worst = {}, None
+        tma = tma_counters(st.requests, copies(st.patterns, st.counts), stmt.access_bytes,
+                           stmt.tensor_map.row_bytes) if stmt.BULK else None
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                          array=stmt.array.name, op=op, width=width, requests=st.requests,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
-                         classes=classes, matrices=matrices))
+                         classes=classes, matrices=matrices, tma=tma))
     return rows
 
 

@@ -36,13 +36,15 @@ PLAIN_OPS = ("load", "store")
 OPS = PLAIN_OPS + ("ldmatrix", "stmatrix", "cp_async", "cp_async_bypass", "atomic",
                    "atomic_cas", "atomic_aggregated", "atomic_cas_loop")
 # Nsight Compute's instruction classes of shared memory, in the order reports show them
-CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom")
+CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom", "tma")
 
 
 def op_categories(op: str) -> tuple[str, ...]:
     """The instruction classes an op's requests count in (the CAS loop issues LDS too)."""
     if op in PLAIN_OPS:
         return ("ld",) if op == "load" else ("st",)
+    if op == "tma_load":   # smemsim.bulk: not a bank-engine op
+        return ("tma",)
     from .oprules import OP_INFO
     return ("ld", "atom") if op == "atomic_cas_loop" else (OP_INFO[op][0],)
 
@@ -108,7 +110,7 @@ class MergeDecision:
 class Part:
     """What one request adds to one of Nsight Compute's instruction classes."""
 
-    category: str          # "ld", "st", "ldsm", "stsm", "ldgsts" or "atom" (CATEGORIES)
+    category: str          # "ld", "st", "ldsm", "stsm", "ldgsts", "atom" (CATEGORIES)
     instructions: int      # warp-level instructions issued (a CAS loop issues several)
     wavefronts: int
     ideal: int

@@ -24,7 +24,7 @@ from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
-    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk,
+    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, MBARRIER_OPS,
 )
 
 
@@ -278,7 +278,7 @@ def hazard_slices(kernel: Kernel,
                 other_roots.append((s.exprs(), s, True))
         elif isinstance(s, Access):
             other_roots.append((s.address_exprs(), s, True))
-        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup)):
+        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *MBARRIER_OPS)):
             shared_roots.append((s.exprs(), s, True))
         elif isinstance(s, (Loop, Shuffle, DeclareLocal)):
             other_roots.append((s.exprs(), s, True))

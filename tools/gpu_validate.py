@@ -78,6 +78,10 @@ CASES = [
     # f16 / bf16 arrays, 2- to 16-byte accesses
     ("tests/kernels/halves.py", "f16_x1"), ("tests/kernels/halves.py", "f16_x8"),
     ("tests/kernels/halves.py", "bf16_x2"), ("tests/kernels/halves.py", "bf16_x8"),
+    # TMA loads through an mbarrier (docs/tma.md): right, a reader that forgets the
+    # swizzle, no swizzle
+    ("examples/tma_tile.py", "swizzled"), ("examples/tma_tile.py", "unswizzled_reader"),
+    ("examples/tma_tile.py", "plain"),
 ]
 
 

@@ -36,6 +36,7 @@ def report_json(r: Report) -> dict[str, Any]:
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
             "matrices": s.matrices, "classes": _classes(s.classes),
+            "tma": None if s.tma is None else dataclasses.asdict(s.tma),
             "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],
             "worst": None if s.worst is None else {
                 "offsets": list(s.worst.offsets), "wavefronts": s.worst.wavefronts,

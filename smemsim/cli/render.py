@@ -77,6 +77,17 @@ def report_table(r: Report, explain_command: str | None = None,
     for name, tot in _class_lines(r):
         parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
                           f"ideal {tot.ideal:,}, excess {tot.excess:,}"))
+    for s in r.sites:
+        if s.tma is not None:
+            t = s.tma
+            reads = f"{t.bytes:,}" if t.read_bytes_exact else \
+                f"at least {t.bytes:,} (rows of whole 32-byte sectors only)"
+            parts.append(Text(
+                f"TMA site {s.site}: {t.copies:,} copies of {s.width:,} B; "
+                f"sm__sass_inst_executed_op_tma_ld {t.instructions:,}, "
+                f"l1tex__data_bank_writes +{t.bank_writes:,}, "
+                f"l1tex__m_xbar2l1tex_read_bytes_pipe_tma {reads}; no LSU wavefronts (Nsight "
+                "counts none for TMA: its readers' sites carry the layout's cost)"))
     if r.excess:
         parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
                           f"{worst.excess:,} wavefronts" +
@@ -119,7 +130,7 @@ def _width_of(renderable) -> int:
 # short names of the bank engine's ops for the site table
 _OP_LABELS = {"ldmatrix": "ldsm", "stmatrix": "stsm", "cp_async": "cp.async",
               "cp_async_bypass": "cp.async.cg", "atomic": "atom", "atomic_cas": "atom.cas",
-              "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop"}
+              "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop", "tma_load": "tma"}
 
 
 def _access(s) -> str:
@@ -132,7 +143,8 @@ def _access(s) -> str:
 
 # how the totals lines name Nsight Compute's instruction classes
 _CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
-                "stsm": "stmatrix (stsm)", "ldgsts": "cp.async (ldgsts)", "atom": "atomics (atom)"}
+                "stsm": "stmatrix (stsm)", "ldgsts": "cp.async (ldgsts)", "atom": "atomics (atom)",
+                "tma": "TMA loads (tma_ld)"}
 
 
 def _class_lines(r: Report):
