@@ -19,7 +19,9 @@ declares the same layout reads the intended elements with 4 wavefronts per ldmat
 `unswizzled_reader` is the classic mistake: the map swizzles, the reader indexes row-major
 and gets wrong fragments (7 of every 8 rows), silently, and 8-way conflicts besides (32
 wavefronts per ldmatrix.x4: the row-major addresses of 8 rows share 4 banks). `plain` loads
-without a swizzle: right fragments, the same 8-way conflicts.
+without a swizzle: right fragments, the same 8-way conflicts. `roundtrip` adds 1 to the
+tile in place and writes it back with a TMA store (fence.proxy.async first); `bulk_copy`
+moves 8 KiB per block each way with 1-D bulk copies.
 """
 import numpy as np
 
@@ -63,6 +65,71 @@ def tma_tile(map_swizzle: str | None, tile_layout: str | None):
     return k.build()
 
 
+def tma_roundtrip():
+    """Load the tile by TMA (128B swizzle), add 1 to every element in place through the
+    swizzled layout, publish the stores to the async proxy and TMA-store the tile to `out`:
+    out = src + 1. Without the fence the store may read stale bytes (`check` says so)."""
+    k = KernelBuilder("tma_roundtrip")
+    tiles = k.param("tiles")
+    src = k.global_array("src", u16, tiles * ROWS * COLS)
+    out = k.global_array("out", u16, tiles * ROWS * COLS, intent="out")
+    src_map = k.tensor_map("src_map", src, (tiles * ROWS, COLS), (ROWS, COLS),
+                           swizzle="SWIZZLE_128B")
+    out_map = k.tensor_map("out_map", out, (tiles * ROWS, COLS), (ROWS, COLS),
+                           swizzle="SWIZZLE_128B")
+    tile = k.shared("tile", u16, (ROWS, COLS), layout="SWIZZLE_128B", align=1024)
+    bar = k.shared("bar", "u64", 1)
+    t = cast(threadIdx.x, i32)
+    row0 = cast(blockIdx.x, i32) * ROWS
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+    k.syncthreads()
+    with k.if_(t == 0):
+        k.mbarrier_arrive(bar, 0, expect_tx=src_map.box_bytes)
+        k.tma_load(src_map, tile, (0, 0), (row0, 0), bar, 0)
+    k.mbarrier_wait(bar, 0, 0)
+    with k.range("i", 0, ROWS * COLS // (WARPS * 32)) as i:
+        r = k.let("r", i * 2 + t // 64)
+        c = k.let("c", t % 64)
+        tile[r, c] = cast(tile[r, c] + 1, u16)
+    k.fence_proxy_async()
+    k.syncthreads()
+    with k.if_(t == 0):
+        k.tma_store(out_map, tile, (0, 0), (row0, 0))
+        k.bulk_commit()
+        k.bulk_wait(0)
+    k.launch(grid=tiles, block=WARPS * 32)
+    k.defaults(tiles=132)
+    return k.build()
+
+
+def bulk_copy():
+    """A 1-D bulk copy each way: 8 KiB per block into shared memory on an mbarrier, then
+    back out to `out` (out = src), in a bulk group waited for before the block ends."""
+    k = KernelBuilder("bulk_copy")
+    tiles = k.param("tiles")
+    src = k.global_array("src", u16, tiles * ROWS * COLS)
+    out = k.global_array("out", u16, tiles * ROWS * COLS, intent="out")
+    tile = k.shared("tile", u16, ROWS * COLS, align=128)
+    bar = k.shared("bar", "u64", 1)
+    t = cast(threadIdx.x, i32)
+    at = cast(blockIdx.x, i32) * (ROWS * COLS)
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+    k.syncthreads()
+    with k.if_(t == 0):
+        k.mbarrier_arrive(bar, 0, expect_tx=ROWS * COLS * 2)
+        k.bulk_load(tile, 0, src, at, ROWS * COLS * 2, bar, 0)
+    k.mbarrier_wait(bar, 0, 0)
+    with k.if_(t == 0):
+        k.bulk_store(out, at, tile, 0, ROWS * COLS * 2)
+        k.bulk_commit()
+        k.bulk_wait(0)
+    k.launch(grid=tiles, block=WARPS * 32)
+    k.defaults(tiles=132)
+    return k.build()
+
+
 def distinct(launch) -> dict:
     """Distinct 16-bit values (so every misplaced element shows)."""
     n = launch.lengths["src"]
@@ -73,5 +140,7 @@ KERNELS = {
     "swizzled": lambda: tma_tile("SWIZZLE_128B", "SWIZZLE_128B"),
     "unswizzled_reader": lambda: tma_tile("SWIZZLE_128B", None),
     "plain": lambda: tma_tile(None, None),
+    "roundtrip": tma_roundtrip,
+    "bulk_copy": bulk_copy,
 }
 ARRAYS = {key: distinct for key in KERNELS}

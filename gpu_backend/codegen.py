@@ -21,7 +21,8 @@ from kernels_ir.stmt import (
     ATOMIC_OPS, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
-    MbarrierInit, MbarrierWait, TmaLoad, tensor_maps,
+    MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit,
+    BulkWait, FenceProxyAsync,
 )
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
@@ -341,6 +342,30 @@ def _tma_load(w: _Writer, s: TmaLoad, depth: int) -> None:
                      ' : "memory");')
 
 
+def _tma_store(w: _Writer, s: TmaStore, depth: int) -> None:
+    m = s.tensor_map
+    coords = ", ".join(f"%{i + 1}" for i in range(m.rank))
+    ins = ", ".join(f'"r"((int)({cuda_expr(c)}))' for c in reversed(s.coords))
+    w.site(s, depth, f'asm volatile("cp.async.bulk.tensor.{m.rank}d.global.shared::cta.'
+                     f'bulk_group [%0, {{{coords}}}], [%{m.rank + 1}];" :: '
+                     f'"l"(reinterpret_cast<unsigned long long>(&{m.name})), {ins}, '
+                     f'"r"({_shared_address(s)}) : "memory");')
+
+
+def _bulk_load(w: _Writer, s: BulkLoad, depth: int) -> None:
+    w.site(s, depth, 'asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::'
+                     'complete_tx::bytes [%0], [%1], %2, [%3];" :: '
+                     f'"r"({_shared_address(s)}), "l"(&{_index(s.src, s.src_index)}), '
+                     f'"r"({s.nbytes}u), "r"({_barrier_address(s, s.barrier, s.barrier_index)})'
+                     ' : "memory");')
+
+
+def _bulk_store(w: _Writer, s: BulkStore, depth: int) -> None:
+    w.site(s, depth, 'asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], '
+                     f'%2;" :: "l"(&{_index(s.dst, s.dst_index)}), "r"({_shared_address(s)}), '
+                     f'"r"({s.nbytes}u) : "memory");')
+
+
 def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
     w.add(depth, f'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: '
                  f'"r"({_barrier_address(s, s.array, s.index)}), '
@@ -448,5 +473,13 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp,
              CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group,
              TmaLoad: _tma_load, MbarrierInit: _mbarrier_init, MbarrierArrive: _mbarrier_arrive,
-             MbarrierWait: _mbarrier_wait,
+             MbarrierWait: _mbarrier_wait, TmaStore: _tma_store, BulkLoad: _bulk_load,
+             BulkStore: _bulk_store,
+             BulkCommit: lambda w, s, d: w.add(d, 'asm volatile("cp.async.bulk.commit_group;" '
+                                                  '::: "memory");'),
+             BulkWait: lambda w, s, d: w.add(d, 'asm volatile("cp.async.bulk.wait_group'
+                                                f'{".read" if s.read else ""} {s.pending};" '
+                                                '::: "memory");'),
+             FenceProxyAsync: lambda w, s, d: w.add(d, 'asm volatile("fence.proxy.async.'
+                                                       'shared::cta;" ::: "memory");'),
              Return: lambda w, s, depth: w.add(depth, "return;")}

@@ -71,8 +71,11 @@ EXPECTED_SASS = {
     "atomic": ("atomic",), "atomic_cas": ("atomic_cas",),
     "atomic_aggregated": ("atomic_aggregated",),
     "atomic_cas_loop": ("load", "cas_spin"),  # LDS, then ATOMS.CAST.SPIN until it succeeds
-    "tma_load": ("tma_load",),   # UTMALDG: its bytes are the box's, not a lane's
+    # TMA and bulk copies: their bytes are the copy's, not a lane's
+    "tma_load": ("tma_load",), "tma_store": ("tma_store",), "bulk_load": ("bulk_load",),
+    "bulk_store": ("bulk_store",),
 }
+BULK_KINDS = ("tma_load", "tma_store", "bulk_load", "bulk_store")
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ class SiteCheck:
     @property
     def ok(self) -> bool:
         """The expected instructions at the stated width (repeated, if unrolled)."""
-        if not self.found or any(a.width != self.width and a.kind != "tma_load"
+        if not self.found or any(a.width != self.width and a.kind not in BULK_KINDS
                                  for a in self.found):
             return False
         kinds = sorted(a.kind for a in self.found)
@@ -222,7 +225,7 @@ CACHE_FORMAT = 1  # bump when the compile options change
 
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
-                     r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS|UTMALDG)(?:\.[\w]+)*)(?=[\s;])")
+                     r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS|UTMALDG|UTMASTG|UBLKCP)(?:\.[\w]+)*)(?=[\s;])")
 # `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
 _NEVER = ("@!PT", "@!UPT")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
@@ -242,8 +245,10 @@ def sass_kind(opcode: str) -> str:
         if opcode.startswith("ATOMS.POPC.INC"):
             return "atomic_aggregated"
         return "atomic"
+    if opcode.startswith("UBLKCP"):   # UBLKCP.S.G: global to shared; UBLKCP.G.S: back
+        return "bulk_load" if opcode.startswith("UBLKCP.S.G") else "bulk_store"
     return {"LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "cp_async", "LDS": "load",
-            "STS": "store", "UTMALDG": "tma_load"}[opcode.split(".")[0]]
+            "STS": "store", "UTMALDG": "tma_load", "UTMASTG": "tma_store"}[opcode.split(".")[0]]
 
 
 def _width(opcode: str) -> int:

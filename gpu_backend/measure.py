@@ -34,6 +34,8 @@ METRICS = {
     # TMA (docs/tma.md): instructions, bytes read through the TMA pipe, shared bank writes
     "tma_requests": "sm__sass_inst_executed_op_tma_ld.sum",
     "tma_bytes": "l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum",
+    "tma_st_requests": "sm__sass_inst_executed_op_tma_st.sum",
+    "tma_st_bytes": "l1tex__m_l1tex2xbar_write_bytes_pipe_tma.sum",
     "bank_writes": "l1tex__data_bank_writes.sum",
     # the launch's registers per thread, as the driver loaded the cubin
     "registers": "launch__registers_per_thread",
@@ -64,6 +66,8 @@ class Measured:
     registers: int | None = None
     tma_requests: int | None = None
     tma_bytes: int | None = None
+    tma_st_requests: int | None = None
+    tma_st_bytes: int | None = None
     bank_writes: int | None = None
 
 
@@ -205,13 +209,15 @@ def compare_counts(report, measured: Measured) -> Agreement:
                  m.store_wavefronts, m.atom_wavefronts)
         rest = None if None in parts else parts[0] - sum(parts[1:])
         compare("ldgsts wavefronts", get("ldgsts").wavefronts, rest, False)
-    if "tma" in predicted or m.tma_requests:
-        # TMA loads: instructions exactly; global bytes exactly where every box row is whole
-        # sectors, else at least. Their bank writes (bytes / 4) are not compared:
-        # l1tex__data_bank_writes also counts shared stores and global stores through L1,
-        # which the analysis does not total (docs/tma.md)
-        tma = [s.tma for s in report.sites if s.tma is not None]
-        compare("tma requests", get("tma").requests, m.tma_requests, True)
-        compare("tma bytes", sum(t.bytes for t in tma), m.tma_bytes,
-                all(t.read_bytes_exact for t in tma))
+    for c, requests, moved in (("tma_ld", m.tma_requests, m.tma_bytes),
+                               ("tma_st", m.tma_st_requests, m.tma_st_bytes)):
+        # TMA / bulk copies: instructions exactly; global bytes exactly where every row (or
+        # 128-byte piece) is whole sectors, else at least. Their bank words (bytes / 4) are
+        # not compared: l1tex__data_bank_writes/_reads also count LSU accesses and global
+        # stores through L1, which the analysis does not total (docs/tma.md)
+        if c in predicted or requests:
+            tma = [s.tma for s in report.sites if s.tma is not None and s.tma.direction == c]
+            compare(f"{c} requests", get(c).requests, requests, True)
+            compare(f"{c} bytes", sum(t.bytes for t in tma), moved,
+                    all(t.global_bytes_exact for t in tma))
     return Agreement(report.kernel, tuple(checks), tuple(unmeasured))

@@ -26,7 +26,7 @@ from .stmt import (
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
     Sync, SyncWarp, unsupported, WaitGroup, walk, TmaLoad, MbarrierInit, MbarrierArrive,
-    MbarrierWait,
+    MbarrierWait, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
 )
 from .tma import TensorMap
 
@@ -45,5 +45,6 @@ __all__ = [
     "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "threadIdx",
     "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
-    "TensorMap", "TmaLoad", "MbarrierInit", "MbarrierArrive", "MbarrierWait",
+    "TensorMap", "TmaLoad", "MbarrierInit", "MbarrierArrive", "MbarrierWait", "TmaStore",
+    "BulkLoad", "BulkStore", "BulkCommit", "BulkWait", "FenceProxyAsync",
 ]

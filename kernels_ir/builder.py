@@ -29,7 +29,7 @@ from .stmt import (
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
-    TmaLoad,
+    TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
 )
 from .tma import TensorMap, check_box
 from .tma import refuse as tma_refuse
@@ -678,15 +678,21 @@ class KernelBuilder:
         that barrier's phase complete."""
         loc = caller_loc()
         self._guard_condition("a TMA copy")
+        coords = self._tma_operands("tma_load", tensor_map, dst, coords, loc)
+        self._emit(TmaLoad(dst, self._index(dst, dst_index, loc), tensor_map, coords, barrier,
+                           self._barrier(barrier, barrier_index, loc), 1, loc,
+                           self._next_site(dst)))
+
+    def _tma_operands(self, what: str, tensor_map, tile, coords, loc: SourceLoc):
         if not isinstance(tensor_map, TensorMap):
-            raise KernelError(f"tma_load needs a tensor map (k.tensor_map), got {tensor_map!r}",
+            raise KernelError(f"{what} needs a tensor map (k.tensor_map), got {tensor_map!r}",
                               kernel=self.name, loc=loc)
-        if not isinstance(dst, SharedArray):
-            raise KernelError("tma_load writes a shared array", kernel=self.name, loc=loc)
-        if dst.dtype.size != tensor_map.dtype.size:
-            raise KernelError(f"tma_load copies {tensor_map.dtype} elements into "
-                              f"'{dst.name}' of {dst.dtype}: declare the tile with the tensor's "
-                              "element size", kernel=self.name, loc=loc)
+        if not isinstance(tile, SharedArray):
+            raise KernelError(f"{what}'s tile is a shared array", kernel=self.name, loc=loc)
+        if tile.dtype.size != tensor_map.dtype.size:
+            raise KernelError(f"{what} moves {tensor_map.dtype} elements, '{tile.name}' holds "
+                              f"{tile.dtype}: declare the tile with the tensor's element size",
+                              kernel=self.name, loc=loc)
         coords = coords if isinstance(coords, (tuple, list)) else (coords,)
         if len(coords) != tensor_map.rank:
             raise KernelError(f"tensor map '{tensor_map.name}' has {tensor_map.rank} "
@@ -695,9 +701,72 @@ class KernelBuilder:
         coords = tuple(as_expr(c) for c in coords)
         if any(c.dtype.is_float for c in coords):
             raise KernelError("TMA coordinates must be integers", kernel=self.name, loc=loc)
-        self._emit(TmaLoad(dst, self._index(dst, dst_index, loc), tensor_map, coords, barrier,
-                           self._barrier(barrier, barrier_index, loc), 1, loc,
-                           self._next_site(dst)))
+        return coords
+
+    def tma_store(self, tensor_map: TensorMap, src: SharedArray, src_index, coords) -> None:
+        """Each executing thread copies the box at `src[src_index]` (128-byte aligned, laid
+        out as a TMA load would write it) to the tensor at `coords`. Shared writes must be
+        published first (`fence_proxy_async`, then a barrier for other threads' writes);
+        the tile may be written again after `bulk_commit` and `bulk_wait(read=True)`."""
+        loc = caller_loc()
+        self._guard_condition("a TMA copy")
+        coords = self._tma_operands("tma_store", tensor_map, src, coords, loc)
+        self._emit(TmaStore(src, self._index(src, src_index, loc), tensor_map, coords, 1, loc,
+                            self._next_site(src)))
+
+    def _bulk_bytes(self, nbytes, loc: SourceLoc) -> int:
+        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 16 \
+                or nbytes % 16:
+            raise KernelError(f"a bulk copy moves a positive multiple of 16 bytes, got "
+                              f"{nbytes!r}", kernel=self.name, loc=loc)
+        return nbytes
+
+    def bulk_load(self, dst: SharedArray, dst_index, src: GlobalArray, src_index, nbytes: int,
+                  barrier: SharedArray, barrier_index=0) -> None:
+        """`cp.async.bulk` of `nbytes` (a multiple of 16; both ends 16-byte aligned) from
+        global `src[src_index]` to `dst[dst_index]`, completing on the mbarrier."""
+        loc = caller_loc()
+        self._guard_condition("a bulk copy")
+        if not isinstance(dst, SharedArray) or not isinstance(src, GlobalArray):
+            raise KernelError("bulk_load copies from a global array to a shared array",
+                              kernel=self.name, loc=loc)
+        self._emit(BulkLoad(dst, self._index(dst, dst_index, loc), src,
+                            self._index(src, src_index, loc), self._bulk_bytes(nbytes, loc),
+                            barrier, self._barrier(barrier, barrier_index, loc), 1, loc,
+                            self._next_site(dst)))
+
+    def bulk_store(self, dst: GlobalArray, dst_index, src: SharedArray, src_index,
+                   nbytes: int) -> None:
+        """`cp.async.bulk` of `nbytes` from `src[src_index]` to global `dst[dst_index]`, in
+        the thread's bulk group (as tma_store)."""
+        loc = caller_loc()
+        self._guard_condition("a bulk copy")
+        if not isinstance(src, SharedArray) or not isinstance(dst, GlobalArray):
+            raise KernelError("bulk_store copies from a shared array to a global array",
+                              kernel=self.name, loc=loc)
+        if dst.intent == "in":
+            raise KernelError(f"'{dst.name}' is an input (intent 'in'): bulk_store writes it",
+                              kernel=self.name, loc=loc)
+        self._emit(BulkStore(src, self._index(src, src_index, loc), dst,
+                             self._index(dst, dst_index, loc), self._bulk_bytes(nbytes, loc),
+                             1, loc, self._next_site(src)))
+
+    def bulk_commit(self) -> None:
+        """`cp.async.bulk.commit_group;`"""
+        self._emit(BulkCommit(caller_loc()))
+
+    def bulk_wait(self, pending: int = 0, read: bool = True) -> None:
+        """`cp.async.bulk.wait_group.read pending;` (`read=False`: `wait_group`, the copies
+        complete, not only their reads of shared memory)."""
+        loc = caller_loc()
+        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 63:
+            raise KernelError(f"cp.async.bulk.wait_group takes 0..63, got {pending!r}",
+                              kernel=self.name, loc=loc)
+        self._emit(BulkWait(pending, bool(read), loc))
+
+    def fence_proxy_async(self) -> None:
+        """`fence.proxy.async.shared::cta;`: publish this thread's shared writes to TMA."""
+        self._emit(FenceProxyAsync(caller_loc()))
 
     def mbarrier_init(self, barrier: SharedArray, index, count: ExprLike) -> None:
         """`mbarrier.init`: the barrier's phases complete after `count` arrivals (and their

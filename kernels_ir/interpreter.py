@@ -32,9 +32,12 @@ from .stmt import (
     Kernel, Let,
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
-    MbarrierWait, TmaLoad,
+    MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
+    FenceProxyAsync,
 )
-from .tma import DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX
+from .tma import (
+    BULK_ALIGN, DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX,
+)
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
 MAX_LOOP_ITERATIONS = 1 << 22  # a loop still running after this many iterations is a bug
@@ -252,6 +255,14 @@ class _Machine(Evaluator):
         # and the mbarriers' state, one slot per 8 window bytes (allocated at first use)
         self.bulk_copies: list[dict] = []
         self.mbarriers: dict[str, np.ndarray] | None = None
+        # TMA / bulk stores: their shared sources being read (until the issuing thread's
+        # bulk wait), each thread's bulk group, and, where a kernel has such stores, the
+        # thread whose plain store last wrote each byte and has not fenced it since (+1)
+        self.bulk_reads: list[dict] = []
+        self.reading = np.zeros(0, np.int32)
+        self.bulk_group = np.zeros(total, np.int64)
+        self.unfenced = np.zeros(self.nblocks * self.window, np.int64) if any(
+            isinstance(st, (TmaStore, BulkStore)) for st in k.statements()) else None
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
         self.params = launch.params
@@ -866,11 +877,23 @@ class _Machine(Evaluator):
             self._issue_copy(s, idx, first, None)
         elif isinstance(s, TmaLoad):
             self._issue_tma(s, idx, first, None)
+        elif isinstance(s, (TmaStore, BulkStore)):
+            self._issue_bulk_read(s, idx, first)
+        elif isinstance(s, BulkLoad):
+            self._issue_bulk_load(s, idx, first, None)
         elif isinstance(s, Store):
             self._check_settled(s, first, s.width, reading=False)
-            self.written[self._bytes(s, first, s.width)] = True
+            self._plain_write(self._bytes(s, first, s.width), idx, s.width * s.array.dtype.size)
         else:  # a load or an atomic reads the bytes
             self._check_written(s, first, s.width)
+
+    def _plain_write(self, nbytes: np.ndarray, idx: np.ndarray, per_lane: int) -> None:
+        """Bytes a thread's store wrote (`per_lane` bytes per lane of `idx`, in order): written,
+        and unpublished to the async proxy until that thread's fence (kernels with TMA or
+        bulk stores only)."""
+        self.written[nbytes] = True
+        if self.unfenced is not None:
+            self.unfenced[nbytes] = np.repeat(idx + 1, per_lane)
 
     @staticmethod
     def _bytes(s, first: np.ndarray, elements: int) -> np.ndarray:
@@ -903,9 +926,22 @@ class _Machine(Evaluator):
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
         """No byte of the access may still be the target of a cp.async in flight."""
+        size = s.array.dtype.size
+        if self.bulk_reads and not reading:
+            nbytes = (first[:, None] * size + np.arange(width * size))
+            busy = self.reading[nbytes].any(axis=1)
+            if busy.any():
+                lane = int(np.flatnonzero(busy)[0])
+                store = next(c["stmt"] for c in self.bulk_reads
+                             if np.isin(nbytes[lane], c["bytes"]).any())
+                raise LaneFault(f"writes '{s.array.name}' (byte "
+                                f"{int(first[lane] * size % self.window)} of the block's "
+                                f"window) while the {_BULK_NAMES[type(store)]} of line "
+                                f"{store.loc.line} still reads it: the issuing thread's "
+                                "cp.async.bulk.wait_group.read (and a __syncthreads() for "
+                                "other threads) must come first", np.array([lane]))
         if not self.copies and not self.bulk_copies:
             return
-        size = s.array.dtype.size
         nbytes = (first[:, None] * size + np.arange(width * size))
         busy = self.in_flight[nbytes].any(axis=1)
         if busy.any():
@@ -1161,6 +1197,8 @@ class _Machine(Evaluator):
                 if c["values"] is not None:
                     self.shared[nbytes] = c["values"][done].ravel()
                 self.written[nbytes] = True
+                if self.unfenced is not None:
+                    self.unfenced[nbytes] = 0      # the async proxy wrote them
                 self.in_flight[nbytes] -= 1
             if not done.all():
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
@@ -1177,7 +1215,14 @@ class _Machine(Evaluator):
 
     def _tma_box(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray:
         """The box each lane copies, as bytes (zeros outside the tensor)."""
-        m = s.tensor_map
+        glob = self.globals[s.tensor_map.array.name]
+        inside, flat = self._tma_elements(s.tensor_map, s.coords, idx)
+        values = np.where(inside, glob[np.where(inside, flat, 0)], 0).astype(glob.dtype)
+        return values.view(np.uint8).reshape(idx.size, -1)
+
+    def _tma_elements(self, m, coords, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per lane and box element (box order): whether it lies inside the tensor, and its
+        element index in the global array; the map is checked against the array first."""
         glob = self.globals[m.array.name]
         shape = [int(self.eval(e, idx[:1])[0]) for e in m.shape]
         stride = int(self.eval(m.row_stride, idx[:1])[0]) if m.row_stride is not None else 1
@@ -1191,17 +1236,15 @@ class _Machine(Evaluator):
                             + (f", with rows of at least {shape[1]} elements and a stride "
                                f"that is a multiple of {GLOBAL_ALIGN} bytes"
                                if m.rank == 2 else ""), np.zeros(1, np.int64))
-        coords = [self.eval(c, idx).astype(np.int64) for c in s.coords]
         inside = np.ones((idx.size, 1), bool)
         flat = np.zeros((idx.size, 1), np.int64)
         for dim, (c, extent) in enumerate(zip(coords, m.box)):
-            at = c[:, None] + np.arange(extent)
+            at = self.eval(c, idx).astype(np.int64)[:, None] + np.arange(extent)
             ok = (at >= 0) & (at < shape[dim])
             step = stride if (m.rank == 2 and dim == 0) else 1
             inside = (inside[:, :, None] & ok[:, None, :]).reshape(idx.size, -1)
             flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
-        values = np.where(inside, glob[np.where(inside, flat, 0)], 0).astype(glob.dtype)
-        return values.view(np.uint8).reshape(idx.size, -1)
+        return inside, flat
 
     def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values) -> None:
         """Put each lane's box in flight on its mbarrier (`values` None: a check's run
@@ -1234,6 +1277,148 @@ class _Machine(Evaluator):
                                      bytes=nbytes, values=values))
         np.subtract.at(st["tx"], slots, m.box_bytes)
         self._complete_phases(slots)
+
+    # ------------------------------------------------------------ TMA and bulk stores
+    def _bulk_source(self, s, idx: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """Flat shared byte indices each lane's copy reads (TMA: the box by the layout rule;
+        bulk: contiguous), after the alignment and bounds checks."""
+        size = s.array.dtype.size
+        within = first * size % self.window
+        align = DESTINATION_ALIGN if isinstance(s, TmaStore) else BULK_ALIGN
+        bad = within % align != 0
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise LaneFault(f"misaligned address: the {_BULK_NAMES[type(s)]} source "
+                            f"'{s.array.name}' at byte {int(within[lane])} of the block's "
+                            f"window is not {align}-byte aligned", np.array([lane]))
+        extent = self.launch.extent(s.array)
+        end = self.kernel.buffer_base(s.array.buffer) + size * math.prod(extent[:-1]) * (
+            extent[-1] + s.array.pad)
+        span = s.tensor_map.footprint if isinstance(s, TmaStore) else s.nbytes
+        over = within + span > end
+        if over.any():
+            lane = int(np.flatnonzero(over)[0])
+            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads {span} bytes from byte "
+                            f"{int(within[lane])} of the block's window, past the end of "
+                            f"'{s.array.name}' (byte {end})", np.array([lane]))
+        rel = s.tensor_map.destinations(within) if isinstance(s, TmaStore) else \
+            within[:, None] + np.arange(s.nbytes)
+        return (first * size - within)[:, None] + rel
+
+    def _issue_bulk_read(self, s, idx: np.ndarray, first: np.ndarray) -> np.ndarray:
+        """Check the source bytes of a TMA / bulk store (written, not in flight, published to
+        the async proxy) and hold them as read until the thread's bulk wait."""
+        nbytes = self._bulk_source(s, idx, first)
+        missing = ~self.written[nbytes].all(axis=1)
+        if missing.any():
+            lane = int(np.flatnonzero(missing)[0])
+            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads shared memory no thread has "
+                            f"written ('{s.array.name}'): uninitialized in CUDA",
+                            np.array([lane]))
+        busy = self.in_flight[nbytes].any(axis=1)
+        if busy.any():
+            lane = int(np.flatnonzero(busy)[0])
+            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads '{s.array.name}' while an "
+                            "asynchronous copy into it is still in flight", np.array([lane]))
+        if self.unfenced is not None:
+            writer = self.unfenced[nbytes]
+            stale = writer.any(axis=1)
+            if stale.any():
+                lane = int(np.flatnonzero(stale)[0])
+                w = int(writer[lane][writer[lane] > 0][0]) - 1
+                raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads '{s.array.name}', which "
+                                f"thread {self._where(w)['thread']} stored without a "
+                                "fence.proxy.async.shared::cta since: the async proxy may "
+                                "read stale bytes (fence, then __syncthreads(), before the "
+                                "copy)", np.array([lane]))
+        if self.reading.size == 0:
+            self.reading = np.zeros(self.shared.size, np.int32)
+        np.add.at(self.reading, nbytes.ravel(), 1)
+        self.bulk_reads.append(dict(stmt=s, threads=idx.copy(),
+                                    group=self.bulk_group[idx].copy(), bytes=nbytes))
+        return nbytes
+
+    def _tma_store(self, s: TmaStore, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self._addresses_only(s, idx, offset):
+            return
+        _, first = self._shared_elements(s, idx, offset)
+        nbytes = self._issue_bulk_read(s, idx, first)
+        m = s.tensor_map
+        glob = self.globals[m.array.name]
+        values = self.shared[nbytes].reshape(idx.size, -1).copy().view(glob.dtype)
+        inside, flat = self._tma_elements(m, s.coords, idx)
+        glob[flat[inside]] = values[inside]
+
+    def _bulk_store(self, s: BulkStore, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self._addresses_only(s, idx, offset):
+            self._bulk_global(s.dst, s.dst_index, s.nbytes, idx)
+            return
+        _, first = self._shared_elements(s, idx, offset)
+        nbytes = self._issue_bulk_read(s, idx, first)
+        glob = self.globals[s.dst.name]
+        at = self._bulk_global(s.dst, s.dst_index, s.nbytes, idx)
+        glob.view(np.uint8)[at] = self.shared[nbytes]
+
+    def _bulk_global(self, array, index, nbytes: int, idx: np.ndarray) -> np.ndarray:
+        """Byte indices of each lane's `nbytes` at global `array[index]`, checked."""
+        size = array.dtype.size
+        offset = self._element_offsets(array, index, -(-nbytes // size), idx)
+        start = offset * size
+        bad = start % BULK_ALIGN != 0
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise LaneFault(f"misaligned address: a bulk copy's global end '{array.name}' at "
+                            f"byte {int(start[lane])} is not {BULK_ALIGN}-byte aligned",
+                            np.array([lane]))
+        return start[:, None] + np.arange(nbytes)
+
+    def _bulk_load(self, s: BulkLoad, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self._addresses_only(s, idx, offset):
+            if self.partial.sources:
+                self._bulk_global(s.src, s.src_index, s.nbytes, idx)
+            return
+        at = self._bulk_global(s.src, s.src_index, s.nbytes, idx)
+        values = self.globals[s.src.name].view(np.uint8)[at]
+        _, first = self._shared_elements(s, idx, offset)
+        self._issue_bulk_load(s, idx, first, values)
+
+    def _issue_bulk_load(self, s: BulkLoad, idx: np.ndarray, first: np.ndarray, values) -> None:
+        nbytes = self._bulk_source(s, idx, first)
+        slots = self._mbarrier_slots(s.barrier, s.barrier_index, idx)
+        st = self._require_init(s.barrier, slots)
+        self._check_settled_bytes(s, nbytes)
+        self.in_flight[nbytes.ravel()] += 1
+        self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
+                                     bytes=nbytes, values=values))
+        np.subtract.at(st["tx"], slots, s.nbytes)
+        self._complete_phases(slots)
+
+    def _bulk_commit(self, s: BulkCommit, idx: np.ndarray) -> None:
+        self.bulk_group[idx] += 1
+
+    def _bulk_wait(self, s: BulkWait, idx: np.ndarray) -> None:
+        """These threads' stores in committed groups older than the newest `pending` have
+        read their source (the model writes global memory at issue: `read` or not, the
+        shared bytes are free again)."""
+        waiting = np.zeros(self.total, bool)
+        waiting[idx] = True
+        kept = []
+        for c in self.bulk_reads:
+            threads = c["threads"]
+            done = waiting[threads] & (c["group"] < self.bulk_group[threads] - s.pending)
+            if done.any():
+                np.subtract.at(self.reading, c["bytes"][done].ravel(), 1)
+            if not done.all():
+                kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
+                             for k, v in c.items()})
+        self.bulk_reads = kept
+
+    def _fence_proxy_async(self, s: FenceProxyAsync, idx: np.ndarray) -> None:
+        if self.unfenced is not None:
+            self.unfenced[np.isin(self.unfenced, idx + 1)] = 0
 
     def _check_settled_bytes(self, s, nbytes: np.ndarray) -> None:
         busy = self.in_flight[nbytes].any(axis=1)
@@ -1377,7 +1562,7 @@ class _Machine(Evaluator):
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset, values)
             self._check_settled(s, first, s.width, reading=False)
-            self.written[self._bytes(s, first, s.width)] = True
+            self._plain_write(self._bytes(s, first, s.width), idx, s.width * array.dtype.size)
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:
@@ -1471,5 +1656,10 @@ _EXECUTE = {
     CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
     Return: _Machine._return, TmaLoad: _Machine._tma_load,
     MbarrierInit: _Machine._mbarrier_init, MbarrierArrive: _Machine._mbarrier_arrive,
-    MbarrierWait: _Machine._mbarrier_wait,
+    MbarrierWait: _Machine._mbarrier_wait, TmaStore: _Machine._tma_store,
+    BulkLoad: _Machine._bulk_load, BulkStore: _Machine._bulk_store,
+    BulkCommit: _Machine._bulk_commit, BulkWait: _Machine._bulk_wait,
+    FenceProxyAsync: _Machine._fence_proxy_async,
 }
+_BULK_NAMES = {TmaLoad: "TMA load", TmaStore: "TMA store", BulkLoad: "bulk load",
+               BulkStore: "bulk store"}

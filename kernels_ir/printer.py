@@ -10,7 +10,7 @@ from .stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps,
+    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -194,6 +194,17 @@ _FORMAT = {
                                   else f", expect_tx {format_expr(s.expect_tx)} B") + ")"),
     MbarrierWait: lambda s: (f"mbarrier.wait(&{format_index(s.array, s.index)}, parity "
                              f"{format_expr(s.parity)})"),
+    TmaStore: lambda s: (f"tma_store({s.tensor_map.name}, "
+                         f"{{{', '.join(format_expr(c) for c in s.coords)}}}, "
+                         f"&{format_index(s.array, s.index)}, {s.access_bytes} B)"),
+    BulkLoad: lambda s: (f"bulk_load(&{format_index(s.array, s.index)}, "
+                         f"&{format_index(s.src, s.src_index)}, {s.nbytes} B, "
+                         f"&{format_index(s.barrier, s.barrier_index)})"),
+    BulkStore: lambda s: (f"bulk_store(&{format_index(s.dst, s.dst_index)}, "
+                          f"&{format_index(s.array, s.index)}, {s.nbytes} B)"),
+    BulkCommit: lambda s: "cp.async.bulk.commit_group()",
+    BulkWait: lambda s: f"cp.async.bulk.wait_group{'.read' if s.read else ''}({s.pending})",
+    FenceProxyAsync: lambda s: "fence.proxy.async.shared::cta()",
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}

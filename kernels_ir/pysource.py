@@ -19,7 +19,7 @@ from .stmt import (
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
     LocalStore, Loop, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps,
+    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
 )
 
 BUILDER = "kb"
@@ -307,6 +307,26 @@ class _Writer:
                              f"{py_name(s.array.name)}, {self.index_tuple(s.index)}, "
                              f"{self.index_tuple(s.coords)}, {py_name(s.barrier.name)}, "
                              f"{self.index_tuple(s.barrier_index)})", loc)
+        elif isinstance(s, TmaStore):
+            self.emit(depth, f"{BUILDER}.tma_store({py_name(s.tensor_map.name)}, "
+                             f"{py_name(s.array.name)}, {self.index_tuple(s.index)}, "
+                             f"{self.index_tuple(s.coords)})", loc)
+        elif isinstance(s, BulkLoad):
+            self.emit(depth, f"{BUILDER}.bulk_load({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {py_name(s.src.name)}, "
+                             f"{self.index_tuple(s.src_index)}, {s.nbytes}, "
+                             f"{py_name(s.barrier.name)}, {self.index_tuple(s.barrier_index)})",
+                      loc)
+        elif isinstance(s, BulkStore):
+            self.emit(depth, f"{BUILDER}.bulk_store({py_name(s.dst.name)}, "
+                             f"{self.index_tuple(s.dst_index)}, {py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {s.nbytes})", loc)
+        elif isinstance(s, BulkCommit):
+            self.emit(depth, f"{BUILDER}.bulk_commit()", loc)
+        elif isinstance(s, BulkWait):
+            self.emit(depth, f"{BUILDER}.bulk_wait({s.pending}, read={s.read})", loc)
+        elif isinstance(s, FenceProxyAsync):
+            self.emit(depth, f"{BUILDER}.fence_proxy_async()", loc)
         elif isinstance(s, MbarrierInit):
             self.emit(depth, f"{BUILDER}.mbarrier_init({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {e(s.count)})", loc)

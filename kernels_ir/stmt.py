@@ -651,6 +651,111 @@ class TmaLoad(Access):
 
 
 @dataclass(frozen=True, eq=False)
+class TmaStore(Access):
+    """`cp.async.bulk.tensor.Nd.global.shared::cta.bulk_group`: each executing thread copies
+    the box at `array[index]` (laid out as kernels_ir.tma describes) to `tensor_map`'s tensor
+    at `coords` (elements outside the tensor are not written). The async proxy reads the
+    shared bytes until the thread's `bulk_wait(read=True)` covers the copy's bulk group, and
+    sees only what a `fence_proxy_async` published."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    tensor_map: TensorMap
+    coords: tuple[Expr, ...]
+    width: int
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "coords")
+    WRITES: ClassVar = False
+    MIN_SM: ClassVar = 90
+    OP: ClassVar = "tma_store"
+    BULK: ClassVar = True
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes one copy moves (the box)."""
+        return self.tensor_map.box_bytes
+
+
+@dataclass(frozen=True, eq=False)
+class BulkLoad(Access):
+    """`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`: each executing
+    thread copies `nbytes` contiguous bytes from global `src[src_index]` to `array[index]`;
+    they count toward the mbarrier's transactions and land as a TMA load's do."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    src: MemArray
+    src_index: tuple[Expr, ...]
+    nbytes: int
+    barrier: MemArray
+    barrier_index: tuple[Expr, ...]
+    width: int
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "src_index", "barrier_index")
+    WRITES: ClassVar = True
+    MIN_SM: ClassVar = 90
+    OP: ClassVar = "bulk_load"
+    BULK: ClassVar = True
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes one copy delivers."""
+        return self.nbytes
+
+    def address_exprs(self) -> tuple[Expr, ...]:
+        """The destination and the barrier decide which shared bytes the copy touches."""
+        return self.index + self.barrier_index
+
+
+@dataclass(frozen=True, eq=False)
+class BulkStore(Access):
+    """`cp.async.bulk.global.shared::cta.bulk_group`: each executing thread copies `nbytes`
+    contiguous bytes from `array[index]` to global `dst[dst_index]`; read as a TMA store's
+    source is."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    dst: MemArray
+    dst_index: tuple[Expr, ...]
+    nbytes: int
+    width: int
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "dst_index")
+    WRITES: ClassVar = False
+    MIN_SM: ClassVar = 90
+    OP: ClassVar = "bulk_store"
+    BULK: ClassVar = True
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes one copy moves."""
+        return self.nbytes
+
+
+@dataclass(frozen=True, eq=False)
+class BulkCommit(Stmt):
+    """`cp.async.bulk.commit_group`: the thread's bulk stores since the last commit form a
+    group."""
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class BulkWait(Stmt):
+    """`cp.async.bulk.wait_group[.read] n`: the thread's committed bulk groups but the newest
+    `n` have read their shared source (`read`) or completed."""
+    pending: int
+    read: bool
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class FenceProxyAsync(Stmt):
+    """`fence.proxy.async.shared::cta`: the executing thread's earlier shared writes become
+    visible to the async proxy (a TMA store's reads)."""
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
 class MbarrierInit(Stmt):
     """`mbarrier.init.shared::cta.b64 [barrier + index], count`: a barrier whose phase
     completes when `count` arrivals have come and its transaction count is back to 0."""
@@ -684,6 +789,8 @@ class MbarrierWait(Stmt):
 
 
 MBARRIER_OPS = (MbarrierInit, MbarrierArrive, MbarrierWait)
+# statements that order asynchronous bulk copies (the check's shared run keeps them)
+BULK_ORDER_OPS = MBARRIER_OPS + (BulkCommit, BulkWait, FenceProxyAsync)
 
 
 def tensor_maps(kernel: "Kernel") -> tuple[TensorMap, ...]:
@@ -691,7 +798,7 @@ def tensor_maps(kernel: "Kernel") -> tuple[TensorMap, ...]:
     parameter of the generated CUDA, after the scalars and arrays)."""
     out: dict[int, TensorMap] = {}
     for s in walk(kernel.body):
-        if isinstance(s, TmaLoad):
+        if isinstance(s, (TmaLoad, TmaStore)):
             out.setdefault(id(s.tensor_map), s.tensor_map)
     return tuple(out.values())
 

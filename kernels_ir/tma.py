@@ -30,6 +30,7 @@ from .expr import Expr
 SWIZZLE_MODES = {None: (0, 16), "SWIZZLE_32B": (1, 32), "SWIZZLE_64B": (2, 64),
                  "SWIZZLE_128B": (3, 128)}
 DESTINATION_ALIGN = 128      # bytes; measured: 16 bytes off the 128-byte grid faults
+BULK_ALIGN = 16              # bytes: both ends of a 1-D bulk copy (PTX ISA)
 MAX_BOX = 256                # elements per box dimension (cuTensorMapEncodeTiled)
 GLOBAL_ALIGN = 16            # bytes: global address and strides
 TMA_RANKS = (1, 2)           # measured

@@ -50,11 +50,11 @@ class SiteReport:
     data_dependent: bool
     classes: Mapping[str, "Totals"]  # by Nsight instruction class (a CAS loop has two)
     matrices: int | None = None   # ldmatrix / stmatrix
-    tma: TmaCounters | None = None  # a TMA load site: its copies, bytes and bank writes
+    tma: TmaCounters | None = None  # a TMA / bulk copy site: copies, bytes, bank words
 
     @property
     def is_bulk(self) -> bool:
-        """Whether the site is a TMA copy (no LSU wavefronts; see `tma`)."""
+        """Whether the site is a TMA or bulk copy (no LSU wavefronts; see `tma`)."""
         return self.tma is not None
 
     @property
@@ -207,7 +207,7 @@ def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch:
           window: int):
     """The bank engine's costs of a site's requests; a bad request is the site's error."""
     if stmt.BULK:
-        return bulk_costs(patterns)
+        return bulk_costs(patterns, stmt.op)
     try:
         return warp_requests(patterns, width, op, arch=arch, window=window,
                              matrices=stmt.matrices)
@@ -244,8 +244,10 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             wf = ideal = 0
             classes = {c: NO_ACCESS for c in op_categories(op)}
             hist, worst = {}, None
-        tma = tma_counters(st.requests, copies(st.patterns, st.counts), stmt.access_bytes,
-                           stmt.tensor_map.row_bytes) if stmt.BULK else None
+        tma = tma_counters(stmt.op, st.requests, copies(st.patterns, st.counts),
+                           stmt.access_bytes, stmt.tensor_map.row_bytes
+                           if hasattr(stmt, "tensor_map") else stmt.nbytes) \
+            if stmt.BULK else None
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                          array=stmt.array.name, op=op, width=width, requests=st.requests,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),

@@ -24,7 +24,8 @@ from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
-    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, MBARRIER_OPS,
+    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
+    BulkLoad, BulkStore,
 )
 
 
@@ -274,11 +275,11 @@ def hazard_slices(kernel: Kernel,
     for s in stmts:
         if isinstance(s, Access) and s.is_shared:
             shared_roots.append((s.address_exprs(), s, True))
-            if isinstance(s, CopyAsync):  # and its global source
+            if isinstance(s, (CopyAsync, BulkLoad, BulkStore)):  # and its global end
                 other_roots.append((s.exprs(), s, True))
         elif isinstance(s, Access):
             other_roots.append((s.address_exprs(), s, True))
-        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *MBARRIER_OPS)):
+        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *BULK_ORDER_OPS)):
             shared_roots.append((s.exprs(), s, True))
         elif isinstance(s, (Loop, Shuffle, DeclareLocal)):
             other_roots.append((s.exprs(), s, True))

@@ -81,7 +81,8 @@ CASES = [
     # TMA loads through an mbarrier (docs/tma.md): right, a reader that forgets the
     # swizzle, no swizzle
     ("examples/tma_tile.py", "swizzled"), ("examples/tma_tile.py", "unswizzled_reader"),
-    ("examples/tma_tile.py", "plain"),
+    ("examples/tma_tile.py", "plain"), ("examples/tma_tile.py", "roundtrip"),
+    ("examples/tma_tile.py", "bulk_copy"),
 ]
 
 

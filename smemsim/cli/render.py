@@ -10,6 +10,8 @@ from rich.text import Text
 
 from kernels_ir.layout import tma_swizzle
 
+from ..bulk import COUNTERS
+
 if TYPE_CHECKING:  # annotations only
     from ..analysis import Report
     from ..banks import WarpRequest
@@ -80,14 +82,15 @@ def report_table(r: Report, explain_command: str | None = None,
     for s in r.sites:
         if s.tma is not None:
             t = s.tma
-            reads = f"{t.bytes:,}" if t.read_bytes_exact else \
+            names = COUNTERS[t.direction]
+            moved = f"{t.bytes:,}" if t.global_bytes_exact else \
                 f"at least {t.bytes:,} (rows of whole 32-byte sectors only)"
             parts.append(Text(
-                f"TMA site {s.site}: {t.copies:,} copies of {s.width:,} B; "
-                f"sm__sass_inst_executed_op_tma_ld {t.instructions:,}, "
-                f"l1tex__data_bank_writes +{t.bank_writes:,}, "
-                f"l1tex__m_xbar2l1tex_read_bytes_pipe_tma {reads}; no LSU wavefronts (Nsight "
-                "counts none for TMA: its readers' sites carry the layout's cost)"))
+                f"{'TMA' if 'tma' in s.op else 'bulk'} site {s.site}: {t.copies:,} copies of "
+                f"{s.width:,} B; {names['instructions']} {t.instructions:,}, "
+                f"{names['bank_words']} +{t.bank_words:,}, {names['global_bytes']} {moved}; "
+                "no LSU wavefronts (Nsight counts none for TMA: the sites that read or write "
+                "the tile carry the layout's cost)"))
     if r.excess:
         parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
                           f"{worst.excess:,} wavefronts" +
@@ -130,7 +133,8 @@ def _width_of(renderable) -> int:
 # short names of the bank engine's ops for the site table
 _OP_LABELS = {"ldmatrix": "ldsm", "stmatrix": "stsm", "cp_async": "cp.async",
               "cp_async_bypass": "cp.async.cg", "atomic": "atom", "atomic_cas": "atom.cas",
-              "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop", "tma_load": "tma"}
+              "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop", "tma_load": "tma.ld",
+              "tma_store": "tma.st", "bulk_load": "bulk.ld", "bulk_store": "bulk.st"}
 
 
 def _access(s) -> str:
@@ -144,7 +148,7 @@ def _access(s) -> str:
 # how the totals lines name Nsight Compute's instruction classes
 _CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
                 "stsm": "stmatrix (stsm)", "ldgsts": "cp.async (ldgsts)", "atom": "atomics (atom)",
-                "tma": "TMA loads (tma_ld)"}
+                "tma_ld": "TMA loads (tma_ld)", "tma_st": "TMA stores (tma_st)"}
 
 
 def _class_lines(r: Report):
