@@ -10,6 +10,8 @@ the CUDA line of every shared access site, so the SASS check can attribute instr
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from kernels_ir import Kernel
@@ -22,8 +24,9 @@ from kernels_ir.stmt import (
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
     MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit,
-    BulkWait, FenceProxyAsync,
+    BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
 )
+from kernels_ir.wgmma import SWIZZLE_CODES
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)
 VECTOR_TYPES = {
@@ -35,6 +38,18 @@ VECTOR_TYPES = {
 }
 # f16 / bf16 arrays hold bits (unsigned short); loads widen them to float and stores round
 # to nearest even with cvt, so the generated CUDA needs no cuda_fp16.h / cuda_bf16.h
+# a wgmma matrix descriptor from a shared pointer and what the IR's GmmaLayout says
+GMMA_PRELUDE = """\
+__device__ __forceinline__ unsigned long long smemsim_gmma_desc(const void* p, unsigned lbo,
+                                                                unsigned sbo, unsigned base,
+                                                                unsigned mode)
+{
+    const unsigned a = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    return (unsigned long long)((a & 0x3FFFF) >> 4) | (unsigned long long)(lbo >> 4) << 16
+        | (unsigned long long)(sbo >> 4) << 32 | (unsigned long long)base << 49
+        | (unsigned long long)mode << 62;
+}"""
+
 # CUtensorMap's layout (cuda.h: 128 bytes, 64-byte aligned), without including the driver
 # API header (NVRTC has no cuda.h)
 TENSOR_MAP_PRELUDE = """\
@@ -131,6 +146,9 @@ def generate(kernel: Kernel) -> Generated:
     maps = tensor_maps(kernel)
     if maps:
         lines += TENSOR_MAP_PRELUDE.splitlines() + [""]
+    accumulators = {id(s.acc): s.acc for s in kernel.statements() if isinstance(s, Wgmma)}
+    if accumulators:
+        lines += GMMA_PRELUDE.splitlines() + [""]
     sig = []
     for a in args:
         if isinstance(a, GlobalArray):
@@ -163,7 +181,7 @@ def generate(kernel: Kernel) -> Generated:
             if buf.volatile:
                 decl, cast_type = "volatile " + decl, "volatile " + cast_type
             lines.append(f"{INDENT}{decl} = reinterpret_cast<{cast_type}>({base});")
-    w = _Writer(kernel.name, lines)
+    w = _Writer(kernel.name, lines, accumulators.values())
     w.block(kernel.body, 1)
     lines.append("}")
     return Generated(kernel.name, "\n".join(lines) + "\n", w.site_lines,
@@ -174,9 +192,12 @@ def generate(kernel: Kernel) -> Generated:
 class _Writer:
     """The source being written: its lines, where each site landed, whose kernel it is."""
 
-    def __init__(self, kernel: str, lines: list[str]):
+    def __init__(self, kernel: str, lines: list[str], accumulators=()):
         self.kernel, self.lines, self.site_lines = kernel, lines, {}
         self.loop_lines: list[int] = []
+        # wgmma accumulator arrays: pinned after each wait so the compiler cannot read them
+        # before the asynchronous result lands
+        self.accumulators = tuple(accumulators)
 
     def add(self, depth: int, text: str) -> None:
         """One line at an indentation depth."""
@@ -366,6 +387,41 @@ def _bulk_store(w: _Writer, s: BulkStore, depth: int) -> None:
                      f'"r"({s.nbytes}u) : "memory");')
 
 
+_GMMA_TYPES = {"f16": "f16", "bf16": "bf16"}
+
+
+def _gmma_descriptor(array, index, layout) -> str:
+    return (f"smemsim_gmma_desc(&{_index(array, index)}, {layout.lbo}u, {layout.sbo}u, "
+            f"{layout.base_offset}u, {SWIZZLE_CODES[layout.swizzle]}u)")
+
+
+def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
+    half = s.n // 2
+    regs = ", ".join(f"%{i}" for i in range(half))
+    kind = _GMMA_TYPES[s.array.dtype.name]
+    trans_a, trans_b = int(s.a_layout.major == "MN"), int(s.layout.major == "MN")
+    outs = ", ".join(f'"+f"({s.acc.name}[{i}])' for i in range(half))
+    w.add(depth, "{")
+    w.add(depth + 1, f"const unsigned long long smemsim_da = "
+                     f"{_gmma_descriptor(s.a_array, s.a_index, s.a_layout)};")
+    w.add(depth + 1, f"const unsigned long long smemsim_db = "
+                     f"{_gmma_descriptor(s.array, s.index, s.layout)};")
+    w.site(s, depth + 1, f'asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{half + 2}, 0; '
+                         f'wgmma.mma_async.sync.aligned.m64n{s.n}k16.f32.{kind}.{kind} '
+                         f'{{{regs}}}, %{half}, %{half + 1}, p, 1, 1, {trans_a}, {trans_b}; }}" '
+                         f': {outs} : "l"(smemsim_da), "l"(smemsim_db), '
+                         f'"r"((int)({cuda_expr(s.scale_d)})) : "memory");')
+    w.add(depth, "}")
+
+
+def _wgmma_wait(w: _Writer, s: WgmmaWait, depth: int) -> None:
+    w.add(depth, f'asm volatile("wgmma.wait_group.sync.aligned {s.pending};" ::: "memory");')
+    for acc in w.accumulators:
+        w.add(depth, f"for (int smemsim_i = 0; smemsim_i < {math.prod(acc.shape)}; "
+                     f"++smemsim_i) asm volatile(\"\" : \"+f\"({acc.name}[smemsim_i]) :: "
+                     '"memory");')
+
+
 def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
     w.add(depth, f'asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" :: '
                  f'"r"({_barrier_address(s, s.array, s.index)}), '
@@ -482,4 +538,9 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
                                                 '::: "memory");'),
              FenceProxyAsync: lambda w, s, d: w.add(d, 'asm volatile("fence.proxy.async.'
                                                        'shared::cta;" ::: "memory");'),
+             Wgmma: _wgmma, WgmmaWait: _wgmma_wait,
+             WgmmaFence: lambda w, s, d: w.add(d, 'asm volatile("wgmma.fence.sync.aligned;" '
+                                                  '::: "memory");'),
+             WgmmaCommit: lambda w, s, d: w.add(d, 'asm volatile("wgmma.commit_group.sync.'
+                                                   'aligned;" ::: "memory");'),
              Return: lambda w, s, depth: w.add(depth, "return;")}

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernels_ir import Kernel
-from kernels_ir.stmt import Loop, walk
+from kernels_ir.stmt import Loop, Wgmma, walk
 from smemsim.cache import cache_dir, store
 
 from .codegen import Generated, generate
@@ -73,9 +73,9 @@ EXPECTED_SASS = {
     "atomic_cas_loop": ("load", "cas_spin"),  # LDS, then ATOMS.CAST.SPIN until it succeeds
     # TMA and bulk copies: their bytes are the copy's, not a lane's
     "tma_load": ("tma_load",), "tma_store": ("tma_store",), "bulk_load": ("bulk_load",),
-    "bulk_store": ("bulk_store",),
+    "bulk_store": ("bulk_store",), "wgmma": ("wgmma",),
 }
-BULK_KINDS = ("tma_load", "tma_store", "bulk_load", "bulk_store")
+BULK_KINDS = ("tma_load", "tma_store", "bulk_load", "bulk_store", "wgmma")
 
 
 @dataclass(frozen=True)
@@ -225,7 +225,7 @@ CACHE_FORMAT = 1  # bump when the compile options change
 
 
 _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
-                     r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS|UTMALDG|UTMASTG|UBLKCP)(?:\.[\w]+)*)(?=[\s;])")
+                     r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS|UTMALDG|UTMASTG|UBLKCP|HGMMA)(?:\.[\w]+)*)(?=[\s;])")
 # `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
 _NEVER = ("@!PT", "@!UPT")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
@@ -248,7 +248,8 @@ def sass_kind(opcode: str) -> str:
     if opcode.startswith("UBLKCP"):   # UBLKCP.S.G: global to shared; UBLKCP.G.S: back
         return "bulk_load" if opcode.startswith("UBLKCP.S.G") else "bulk_store"
     return {"LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "cp_async", "LDS": "load",
-            "STS": "store", "UTMALDG": "tma_load", "UTMASTG": "tma_store"}[opcode.split(".")[0]]
+            "STS": "store", "UTMALDG": "tma_load", "UTMASTG": "tma_store",
+            "HGMMA": "wgmma"}[opcode.split(".")[0]]
 
 
 def _width(opcode: str) -> int:
@@ -358,17 +359,28 @@ def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     from smemsim.arch import require_instructions
     require_instructions(kernel, arch)
     gen = generate(kernel)
+    if arch == "sm_90" and any(isinstance(s, Wgmma) for s in walk(kernel.body)):
+        arch = "sm_90a"   # wgmma exists only in the architecture-specific target
     cubin, res, sass = _built(gen.source, arch, kernel.name)
     accesses = parse_sass(sass)
     unrolled = unrolled_sites(kernel)
     line_to_site = {line: site for site, line in gen.site_lines.items()}
     checks = []
+    # ptxas scatters the line info of HGMMA (the asm statements are long and its operands'
+    # setup moves): where the kernel holds as many HGMMA as wgmma sites, they are the
+    # sites' in program order
+    gmma = sorted((a for a in accesses if a.kind == "wgmma"), key=lambda a: a.address)
+    gmma_sites = [stmt.site for stmt in kernel.sites() if stmt.GMMA]
+    by_order = dict(zip(gmma_sites, gmma)) if len(gmma) == len(gmma_sites) else {}
     for stmt in kernel.sites():
         line = gen.site_lines[stmt.site]
-        found = tuple(a for a in accesses if a.line == line)
+        found = (by_order[stmt.site],) if stmt.site in by_order else tuple(
+            a for a in accesses if a.line == line and (a.kind != "wgmma" or not by_order))
         checks.append(SiteCheck(stmt.site, stmt.op, stmt.access_bytes, found,
                                 stmt.site in unrolled))
-    unattributed = tuple(a for a in accesses if a.line not in line_to_site)
+    placed = set(map(id, by_order.values()))
+    unattributed = tuple(a for a in accesses
+                         if id(a) not in placed and a.line not in line_to_site)
     return Compiled(kernel.name, arch, gen, cubin, res.get("REG", 0), res.get("STACK", 0),
                     res.get("SHARED", 0), res.get("LOCAL", 0), sass, tuple(checks),
                     unattributed, parse_loops(sass))

@@ -37,6 +37,10 @@ METRICS = {
     "tma_st_requests": "sm__sass_inst_executed_op_tma_st.sum",
     "tma_st_bytes": "l1tex__m_l1tex2xbar_write_bytes_pipe_tma.sum",
     "bank_writes": "l1tex__data_bank_writes.sum",
+    # wgmma: instructions (1 per warp per HGMMA, and per wgmma.fence) and operand wavefronts
+    "gmma_requests": "smsp__sass_inst_executed_op_shared_gmma.sum",
+    "gmma_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+    "gmma_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
     # the launch's registers per thread, as the driver loaded the cubin
     "registers": "launch__registers_per_thread",
 }
@@ -69,6 +73,9 @@ class Measured:
     tma_st_requests: int | None = None
     tma_st_bytes: int | None = None
     bank_writes: int | None = None
+    gmma_requests: int | None = None
+    gmma_wavefronts: int | None = None
+    gmma_conflicts: int | None = None
 
 
 _KNOWN: dict[str, set] = {}
@@ -220,4 +227,10 @@ def compare_counts(report, measured: Measured) -> Agreement:
             compare(f"{c} requests", get(c).requests, requests, True)
             compare(f"{c} bytes", sum(t.bytes for t in tma), moved,
                     all(t.global_bytes_exact for t in tma))
+    if "gmma" in predicted or m.gmma_wavefronts:
+        # wgmma: wavefronts exactly (bytes / 128), no conflict; Nsight's instruction count
+        # adds one per warp per wgmma.fence, which the analysis does not count: at least
+        compare("gmma wavefronts", get("gmma").wavefronts, m.gmma_wavefronts, True)
+        compare("gmma conflicts", 0, m.gmma_conflicts, True)
+        compare("gmma requests", get("gmma").requests, m.gmma_requests, False)
     return Agreement(report.kernel, tuple(checks), tuple(unmeasured))

@@ -13,8 +13,8 @@ from .expr import (
     select, smax, smin, threadIdx,
 )
 from .interpreter import (
-    BarrierReached, GlobalAccess, PartialRun, Probe, SharedAccess, WarpBarrierReached, make_arrays,
-    run,
+    BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
+    WarpBarrierReached, make_arrays, run,
 )
 from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
@@ -27,7 +27,9 @@ from .stmt import (
     map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
     Sync, SyncWarp, unsupported, WaitGroup, walk, TmaLoad, MbarrierInit, MbarrierArrive,
     MbarrierWait, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
+    Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
 )
+from .wgmma import GmmaLayout
 from .tma import TensorMap
 
 __all__ = [
@@ -46,5 +48,6 @@ __all__ = [
     "TMA_SWIZZLES", "u16", "u32", "u64",
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
     "TensorMap", "TmaLoad", "MbarrierInit", "MbarrierArrive", "MbarrierWait", "TmaStore",
-    "BulkLoad", "BulkStore", "BulkCommit", "BulkWait", "FenceProxyAsync",
+    "BulkLoad", "BulkStore", "BulkCommit", "BulkWait", "FenceProxyAsync", "Wgmma",
+    "WgmmaFence", "WgmmaCommit", "WgmmaWait", "GmmaLayout", "LayoutMismatch",
 ]

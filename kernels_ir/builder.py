@@ -16,6 +16,7 @@ user's source. Loops and guards stay loops and guards in the IR.
 from __future__ import annotations
 
 import contextlib
+import math
 from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
@@ -29,8 +30,10 @@ from .stmt import (
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
-    TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
+    TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
+    WgmmaFence, WgmmaCommit, WgmmaWait,
 )
+from .wgmma import N_VALUES, PROVEN_SWIZZLES, GmmaLayout
 from .tma import TensorMap, check_box
 from .tma import refuse as tma_refuse
 
@@ -767,6 +770,65 @@ class KernelBuilder:
     def fence_proxy_async(self) -> None:
         """`fence.proxy.async.shared::cta;`: publish this thread's shared writes to TMA."""
         self._emit(FenceProxyAsync(caller_loc()))
+
+    def wgmma(self, acc: LocalArray, a, b, n: int, scale_d: ExprLike = 1) -> None:
+        """`wgmma.mma_async.m64n{n}k16` with f32 accumulators `acc` (a register array of
+        n / 2) and A, B in shared memory: `a` and `b` are (array, start index, GmmaLayout),
+        what each descriptor says. acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
+        thread of each executing warpgroup must execute it."""
+        loc = caller_loc()
+        self._guard_condition("wgmma")
+        if isinstance(n, bool) or n not in N_VALUES:
+            raise KernelError(f"wgmma's n is a multiple of 8 in 8..256, got {n!r}",
+                              kernel=self.name, loc=loc)
+        if not isinstance(acc, LocalArray) or acc.dtype != f32 \
+                or math.prod(acc.shape) != n // 2:
+            raise KernelError(f"wgmma m64n{n}k16 accumulates into a float register array of "
+                              f"{n // 2} elements (k.local_array(..., 'f32', {n // 2})), got "
+                              f"{acc!r}", kernel=self.name, loc=loc)
+        operands = []
+        for name, operand in (("a", a), ("b", b)):
+            if not isinstance(operand, tuple) or len(operand) != 3:
+                raise KernelError(f"wgmma's {name} is (shared array, start index, GmmaLayout), "
+                                  f"got {operand!r}", kernel=self.name, loc=loc)
+            array, index, layout = operand
+            if not isinstance(array, SharedArray) or array.dtype.name not in ("f16", "bf16"):
+                raise KernelError(f"wgmma's {name} is a shared array of f16 or bf16, got "
+                                  f"{array!r}", kernel=self.name, loc=loc)
+            why = layout.why_not() if isinstance(layout, GmmaLayout) else \
+                f"a GmmaLayout(major, swizzle, lbo, sbo), got {layout!r}"
+            if why is None and layout.swizzle not in PROVEN_SWIZZLES[layout.major]:
+                why = (f"{layout.major}-major {layout.swizzle} operands are not modelled yet: "
+                       "no GPU run has proven their layout (docs/wgmma.md)")
+            if why is None and layout.base_offset:
+                why = ("a non-zero base offset is not modelled (the H100 read a tile at "
+                       "1024 + 128 right with base offset 0: docs/wgmma.md)")
+            if why is not None:
+                raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
+            operands.append((array, self._index(array, index, loc), layout))
+        (a_array, a_index, a_layout), (b_array, b_index, b_layout) = operands
+        if a_array.dtype != b_array.dtype:
+            raise KernelError(f"wgmma multiplies one input type: A is {a_array.dtype}, B is "
+                              f"{b_array.dtype}", kernel=self.name, loc=loc)
+        self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, n,
+                         as_expr(scale_d), 1, loc, self._next_site(b_array)))
+
+    def wgmma_fence(self) -> None:
+        """`wgmma.fence.sync.aligned;` (before the first wgmma, and after writing its
+        accumulators or operands)."""
+        self._emit(WgmmaFence(caller_loc()))
+
+    def wgmma_commit(self) -> None:
+        """`wgmma.commit_group.sync.aligned;`"""
+        self._emit(WgmmaCommit(caller_loc()))
+
+    def wgmma_wait(self, pending: int = 0) -> None:
+        """`wgmma.wait_group.sync.aligned pending;`"""
+        loc = caller_loc()
+        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 7:
+            raise KernelError(f"wgmma.wait_group takes 0..7, got {pending!r}",
+                              kernel=self.name, loc=loc)
+        self._emit(WgmmaWait(pending, loc))
 
     def mbarrier_init(self, barrier: SharedArray, index, count: ExprLike) -> None:
         """`mbarrier.init`: the barrier's phases complete after `count` arrivals (and their

@@ -33,10 +33,12 @@ from .stmt import (
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
-    FenceProxyAsync,
+    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
 )
+from .wgmma import accumulator_positions
 from .tma import (
     BULK_ALIGN, DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX,
+    swizzle_bytes,
 )
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here
@@ -126,6 +128,17 @@ class BarrierReached:
 
     stmt: Sync
     blocks: np.ndarray    # dense indices of the blocks that passed it
+
+
+@dataclass(frozen=True)
+class LayoutMismatch:
+    """A wgmma operand element read from bytes other than the ones its descriptor's start
+    implies, where TMA wrote the operand (reported to observers; the GPU computes the same
+    wrong product silently)."""
+
+    stmt: Access
+    message: str
+    thread: int           # flat id of the warpgroup's first thread
 
 
 @dataclass(frozen=True)
@@ -262,7 +275,15 @@ class _Machine(Evaluator):
         self.reading = np.zeros(0, np.int32)
         self.bulk_group = np.zeros(total, np.int64)
         self.unfenced = np.zeros(self.nblocks * self.window, np.int64) if any(
-            isinstance(st, (TmaStore, BulkStore)) for st in k.statements()) else None
+            isinstance(st, (TmaStore, BulkStore, Wgmma)) for st in k.statements()) else None
+        # where wgmma operands came from: per byte, the TMA map (its index in `origin_maps`,
+        # + 1) and global element (flat) that wrote it, 0 where unknown (runs on values of
+        # kernels with TMA loads and wgmma only)
+        self.origin = np.zeros(self.nblocks * self.window, np.int64) if (
+            partial is None or partial.statements is None) and any(
+            isinstance(st, Wgmma) for st in k.statements()) and any(
+            isinstance(st, TmaLoad) for st in k.statements()) else None
+        self.origin_maps: list = []
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
         self.params = launch.params
@@ -881,6 +902,8 @@ class _Machine(Evaluator):
             self._issue_bulk_read(s, idx, first)
         elif isinstance(s, BulkLoad):
             self._issue_bulk_load(s, idx, first, None)
+        elif isinstance(s, Wgmma):
+            self._gmma_operands(s, idx)
         elif isinstance(s, Store):
             self._check_settled(s, first, s.width, reading=False)
             self._plain_write(self._bytes(s, first, s.width), idx, s.width * s.array.dtype.size)
@@ -894,6 +917,8 @@ class _Machine(Evaluator):
         self.written[nbytes] = True
         if self.unfenced is not None:
             self.unfenced[nbytes] = np.repeat(idx + 1, per_lane)
+        if self.origin is not None:
+            self.origin[nbytes] = 0
 
     @staticmethod
     def _bytes(s, first: np.ndarray, elements: int) -> np.ndarray:
@@ -1199,6 +1224,9 @@ class _Machine(Evaluator):
                 self.written[nbytes] = True
                 if self.unfenced is not None:
                     self.unfenced[nbytes] = 0      # the async proxy wrote them
+                if self.origin is not None:
+                    self.origin[nbytes] = c["origin"][done].ravel() \
+                        if c.get("origin") is not None else 0
                 self.in_flight[nbytes] -= 1
             if not done.all():
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
@@ -1211,7 +1239,20 @@ class _Machine(Evaluator):
             return
         values = self._tma_box(s, idx)
         _, first = self._shared_elements(s, idx, offset)
-        self._issue_tma(s, idx, first, values)
+        self._issue_tma(s, idx, first, values, self._tma_origin(s, idx))
+
+    def _tma_origin(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray | None:
+        """Per lane and box byte: (map number + 1) << 40 | (global element + 1), 0 outside
+        the tensor (what the layout-agreement check compares wgmma's reads with)."""
+        if self.origin is None:
+            return None
+        m = s.tensor_map
+        if m not in self.origin_maps:
+            self.origin_maps.append(m)
+        number = self.origin_maps.index(m) + 1
+        inside, flat = self._tma_elements(m, s.coords, idx)
+        code = np.where(inside, (number << 40) | (flat + 1), 0)
+        return np.repeat(code, m.dtype.size, axis=1)
 
     def _tma_box(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray:
         """The box each lane copies, as bytes (zeros outside the tensor)."""
@@ -1246,7 +1287,8 @@ class _Machine(Evaluator):
             flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
         return inside, flat
 
-    def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values) -> None:
+    def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values,
+                   origin=None) -> None:
         """Put each lane's box in flight on its mbarrier (`values` None: a check's run
         follows the bytes, not what they hold)."""
         m = s.tensor_map
@@ -1274,7 +1316,7 @@ class _Machine(Evaluator):
         self._check_settled_bytes(s, nbytes)
         self.in_flight[nbytes.ravel()] += 1
         self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
-                                     bytes=nbytes, values=values))
+                                     bytes=nbytes, values=values, origin=origin))
         np.subtract.at(st["tx"], slots, m.box_bytes)
         self._complete_phases(slots)
 
@@ -1419,6 +1461,135 @@ class _Machine(Evaluator):
     def _fence_proxy_async(self, s: FenceProxyAsync, idx: np.ndarray) -> None:
         if self.unfenced is not None:
             self.unfenced[np.isin(self.unfenced, idx + 1)] = 0
+
+    # ------------------------------------------------------------ wgmma
+    def _gmma_operands(self, s: Wgmma, idx: np.ndarray):
+        """Per executing warpgroup: the flat shared indices of A's (64 x 16) and B's (n x 16)
+        first bytes, read through the descriptors, after the checks a GPU would need to
+        read the intended bytes; and the warpgroups' first threads."""
+        tpb = self.tpb
+        key = idx // tpb * (tpb // 128 + 1) + idx % tpb // 128
+        heads, first_lane, counts = np.unique(key, return_index=True, return_counts=True)
+        partial = counts != 128
+        if partial.any():
+            lane = int(first_lane[np.flatnonzero(partial)[0]])
+            raise LaneFault(f"wgmma is executed by {int(counts[partial][0])} threads of a "
+                            "warpgroup: all 128 threads of 4 consecutive warps must execute it "
+                            "(.sync.aligned)", np.array([lane]))
+        out = []
+        for array, index, layout, rows in ((s.a_array, s.a_index, s.a_layout, 64),
+                                           (s.array, s.index, s.layout, s.n)):
+            size = array.dtype.size
+            offset = self._element_offsets(array, index, 1, idx)
+            start = self.kernel.buffer_base(array.buffer) + offset * size
+            lead = start[first_lane]
+            uneven = start != np.repeat(lead, counts)
+            if uneven.any():
+                lane = int(np.flatnonzero(uneven)[0])
+                raise LaneFault(f"the threads of a warpgroup give wgmma different starts of "
+                                f"'{array.name}' (byte {int(start[lane])}, not "
+                                f"{int(np.repeat(lead, counts)[lane])}): the descriptor is "
+                                "the warpgroup's", np.array([lane]))
+            bad = lead % 16 != 0
+            if bad.any():
+                lane = int(first_lane[np.flatnonzero(bad)[0]])
+                raise LaneFault(f"a wgmma descriptor's start address must be 16-byte aligned, "
+                                f"'{array.name}' starts at byte {int(start[lane])}",
+                                np.array([lane]))
+            addr = swizzle_bytes(lead[:, None, None] + layout.offsets(rows, size)[None],
+                                 layout.swizzle)
+            outside = (addr < 0) | (addr + size > self.window)
+            if outside.any():
+                g = int(np.flatnonzero(outside.any(axis=(1, 2)))[0])
+                raise LaneFault(f"wgmma reads '{array.name}' through its descriptor "
+                                f"({layout.major}-major, {layout.swizzle or 'no swizzle'}, LBO "
+                                f"{layout.lbo}, SBO {layout.sbo}) at byte "
+                                f"{int(addr[g][outside[g]][0])}, outside the block's "
+                                f"{self.window}-byte shared window", np.array([first_lane[g]]))
+            block = self.block_lin[idx[first_lane]]
+            flat = block[:, None, None] * self.window + addr
+            nbytes = (flat[..., None] + np.arange(size)).reshape(flat.shape[0], -1)
+            unwritten = ~self.written[nbytes].all(axis=1)
+            if unwritten.any():
+                g = int(np.flatnonzero(unwritten)[0])
+                raise LaneFault(f"wgmma reads shared memory no thread has written "
+                                f"('{array.name}' through its descriptor): uninitialized in "
+                                "CUDA", np.array([first_lane[g]]))
+            busy = self.in_flight[nbytes].any(axis=1)
+            if busy.any():
+                g = int(np.flatnonzero(busy)[0])
+                raise LaneFault(f"wgmma reads '{array.name}' while an asynchronous copy into "
+                                "it is still in flight: wait for it first",
+                                np.array([first_lane[g]]))
+            if self.unfenced is not None:
+                writer = self.unfenced[nbytes]
+                stale = writer.any(axis=1)
+                if stale.any():
+                    g = int(np.flatnonzero(stale)[0])
+                    w = int(writer[g][writer[g] > 0][0]) - 1
+                    raise LaneFault(f"wgmma reads '{array.name}', which thread "
+                                    f"{self._where(w)['thread']} stored without a "
+                                    "fence.proxy.async.shared::cta since: wgmma reads shared "
+                                    "memory through the async proxy (fence, then "
+                                    "__syncthreads(), first)", np.array([first_lane[g]]))
+            out.append(flat)
+        return out[0], out[1], idx[first_lane]
+
+    def _wgmma(self, s: Wgmma, idx: np.ndarray) -> None:
+        offset = self._offsets(s, idx)
+        if self._addresses_only(s, idx, offset):
+            return
+        a_flat, b_flat, heads = self._gmma_operands(s, idx)
+        dtype = s.array.dtype
+        halves = self.shared.view(dtype.storage)
+        a = from_storage(halves[a_flat // 2], dtype).astype(np.float32)     # (G, 64, 16)
+        b = from_storage(halves[b_flat // 2], dtype).astype(np.float32)     # (G, n, 16)
+        product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
+        if self.origin is not None and self.observer is not None:
+            for name, flat, layout, array in (("A", a_flat, s.a_layout, s.a_array),
+                                              ("B", b_flat, s.layout, s.array)):
+                self._check_agreement(s, name, flat, layout, array, heads)
+        rows, cols = accumulator_positions(s.n)
+        threads = heads[:, None] + np.arange(128)                             # (G, 128)
+        acc = self.local_arrays[s.acc].reshape(self.total, -1)
+        keep = self.eval(s.scale_d, heads) != 0
+        old = acc[threads]                                                    # (G, 128, n/2)
+        new = product[:, rows, cols]
+        acc[threads] = np.where(keep[:, None, None], old + new, new).astype(np.float32)
+
+    def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, layout, array,
+                         heads: np.ndarray) -> None:
+        """Where TMA wrote an operand, element (mn, k) must hold the global element at the
+        operand's first element's plus (mn, k) in the tensor's rows and columns (K-major:
+        rows are mn; MN-major: rows are k); else report the first that does not."""
+        origin = self.origin[flat]                                  # (G, rows, 16)
+        maps = origin >> 40
+        for g in range(origin.shape[0]):
+            if not maps[g].all() or (maps[g] != maps[g, 0, 0]).any():
+                continue    # not (only) one TMA map's elements: nothing to compare with
+            m = self.origin_maps[int(maps[g, 0, 0]) - 1]
+            stride = int(self.eval(m.row_stride, heads[:1])[0]) if m.row_stride is not None \
+                else 1 << 30
+            got = (origin[g] & ((1 << 40) - 1)) - 1
+            mn = np.arange(origin.shape[1])[:, None]
+            k = np.arange(16)[None, :]
+            want = got[0, 0] + (mn * stride + k if layout.major == "K" else k * stride + mn)
+            wrong = got != want
+            if not wrong.any():
+                continue
+            i, j = (int(x) for x in np.argwhere(wrong)[0])
+            row, col = divmod(int(got[i, j] - got[0, 0]), stride)
+            seen = (row, col) if layout.major == "K" else (col, row)
+            fix = (f"the descriptor says {layout.swizzle or 'no swizzle'} where tensor map "
+                   f"'{m.name}' wrote {m.swizzle or 'no swizzle'}: make them agree"
+                   if layout.swizzle != m.swizzle else
+                   f"the descriptor's LBO {layout.lbo} / SBO {layout.sbo} (or its start) do "
+                   f"not match how '{m.name}''s boxes lie in '{array.name}'")
+            self.observer(LayoutMismatch(s, f"wgmma reads {name}({i}, {j}) from the bytes of "
+                                            f"{name}({seen[0]}, {seen[1]}) ('{array.name}', "
+                                            f"{layout.major}-major): {fix}",
+                                         int(heads[g])))
+            return
 
     def _check_settled_bytes(self, s, nbytes: np.ndarray) -> None:
         busy = self.in_flight[nbytes].any(axis=1)
@@ -1659,7 +1830,10 @@ _EXECUTE = {
     MbarrierWait: _Machine._mbarrier_wait, TmaStore: _Machine._tma_store,
     BulkLoad: _Machine._bulk_load, BulkStore: _Machine._bulk_store,
     BulkCommit: _Machine._bulk_commit, BulkWait: _Machine._bulk_wait,
-    FenceProxyAsync: _Machine._fence_proxy_async,
+    FenceProxyAsync: _Machine._fence_proxy_async, Wgmma: _Machine._wgmma,
+    WgmmaFence: lambda self, s, idx: None,      # ordering only: the model is in order
+    WgmmaCommit: lambda self, s, idx: None,
+    WgmmaWait: lambda self, s, idx: None,
 }
 _BULK_NAMES = {TmaLoad: "TMA load", TmaStore: "TMA store", BulkLoad: "bulk load",
                BulkStore: "bulk store"}

@@ -10,7 +10,8 @@ from .stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
+    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
+    WgmmaFence, WgmmaCommit, WgmmaWait,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -162,6 +163,11 @@ def _store_matrix(s: StoreMatrix) -> str:
     return f"stmatrix{_matrix_suffix(s)}(&{format_index(s.array, s.index)}, {{{vals}}})"
 
 
+def _gmma_text(g) -> str:
+    return (f"[{g.major}-major, {g.swizzle or 'no swizzle'}, LBO {g.lbo}, SBO {g.sbo}"
+            + (f", base offset {g.base_offset}" if g.base_offset else "") + "]")
+
+
 # One line per statement class (a loop or if prints its header); a missing class raises.
 _FORMAT = {
     Let: lambda s: f"{s.var.dtype} {s.var.name} = {format_expr(s.value)}",
@@ -205,6 +211,12 @@ _FORMAT = {
     BulkCommit: lambda s: "cp.async.bulk.commit_group()",
     BulkWait: lambda s: f"cp.async.bulk.wait_group{'.read' if s.read else ''}({s.pending})",
     FenceProxyAsync: lambda s: "fence.proxy.async.shared::cta()",
+    Wgmma: lambda s: (f"wgmma.m64n{s.n}k16({s.acc.name}, scale_d {format_expr(s.scale_d)}, "
+                      f"A &{format_index(s.a_array, s.a_index)} {_gmma_text(s.a_layout)}, "
+                      f"B &{format_index(s.array, s.index)} {_gmma_text(s.layout)})"),
+    WgmmaFence: lambda s: "wgmma.fence()",
+    WgmmaCommit: lambda s: "wgmma.commit_group()",
+    WgmmaWait: lambda s: f"wgmma.wait_group({s.pending})",
 }
 # what separates the bodies of a statement with several (an if's `else`)
 _BODY_SEPARATOR = {If: "} else {"}

@@ -19,7 +19,8 @@ from .stmt import (
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
     LocalStore, Loop, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
+    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
+    WgmmaFence, WgmmaCommit, WgmmaWait,
 )
 
 BUILDER = "kb"
@@ -27,7 +28,7 @@ BUILDER = "kb"
 TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim", "select",
          "cast", "const", "smin", "smax", "call", "lnot", "logical_and", "logical_or",
          "source_lines", "Swizzle", "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16",
-         "u16", "u64", "f16", "bf16"}
+         "u16", "u64", "f16", "bf16", "GmmaLayout"}
 IMPORTS = ("from kernels_ir import (\n"
            "    KernelBuilder, Swizzle, bf16, blockDim, blockIdx, call, cast, const, f16, f32, "
            "f64, gridDim,\n"
@@ -327,6 +328,18 @@ class _Writer:
             self.emit(depth, f"{BUILDER}.bulk_wait({s.pending}, read={s.read})", loc)
         elif isinstance(s, FenceProxyAsync):
             self.emit(depth, f"{BUILDER}.fence_proxy_async()", loc)
+        elif isinstance(s, Wgmma):
+            self.emit(depth, f"{BUILDER}.wgmma({py_name(s.acc.name)}, "
+                             f"({py_name(s.a_array.name)}, {self.index_tuple(s.a_index)}, "
+                             f"{_gmma(s.a_layout)}), ({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {_gmma(s.layout)}), {s.n}, "
+                             f"scale_d={e(s.scale_d)})", loc)
+        elif isinstance(s, WgmmaFence):
+            self.emit(depth, f"{BUILDER}.wgmma_fence()", loc)
+        elif isinstance(s, WgmmaCommit):
+            self.emit(depth, f"{BUILDER}.wgmma_commit()", loc)
+        elif isinstance(s, WgmmaWait):
+            self.emit(depth, f"{BUILDER}.wgmma_wait({s.pending})", loc)
         elif isinstance(s, MbarrierInit):
             self.emit(depth, f"{BUILDER}.mbarrier_init({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {e(s.count)})", loc)
@@ -344,6 +357,12 @@ class _Writer:
         return "(" + ", ".join(self.expr(i) for i in index) + ",)"
 
 
+def _gmma(g) -> str:
+    swizzle = "None" if g.swizzle is None else f'"{g.swizzle}"'
+    return (f'GmmaLayout("{g.major}", {swizzle}, {g.lbo}, {g.sbo}, '
+            f'base_offset={g.base_offset})')
+
+
 def kernel_function(kernel: Kernel, function: str, folder: str | None = None) -> list[str]:
     """The lines of a function that builds `kernel` again (lines made from CUDA end in
     `# FILE.cu:N`, FILE relative to `folder`, where the written file will stand)."""
@@ -353,9 +372,12 @@ def kernel_function(kernel: Kernel, function: str, folder: str | None = None) ->
 def kernels_file(kernels: dict[str, Kernel], folder: str | None = None,
                  title: str = "Kernels written by smemsim") -> str:
     """A kernels file (KERNELS: key -> builder function) that builds these kernels again."""
+    # wgmma's operand layouts are the one builder argument that is an object
+    gmma = any(isinstance(s, Wgmma) for k in kernels.values() for s in k.statements())
     lines = [f"# {safe_comment(title)}",
              "# Each line ending in `# FILE.cu:N` reports CUDA line N in smemsim's output.",
-             IMPORTS, "", "source_lines(__file__)", ""]
+             IMPORTS + ("\nfrom kernels_ir import GmmaLayout" if gmma else ""), "",
+             "source_lines(__file__)", ""]
     names = {}
     for key, kernel in kernels.items():
         function = py_name(kernel.name)

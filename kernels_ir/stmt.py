@@ -18,6 +18,7 @@ from .expr import Expr, Op, Var, as_expr
 
 if TYPE_CHECKING:  # annotations only
     from .tma import TensorMap
+    from .wgmma import GmmaLayout
 
 _uids = itertools.count(1)
 
@@ -297,6 +298,8 @@ class Access(Stmt):
     # an asynchronous bulk copy (TMA): written by the async proxy, synchronized through an
     # mbarrier, costed as TMA work rather than by the bank engine
     BULK: ClassVar[bool] = False
+    # a wgmma operand read (async proxy, Nsight's gmma class: bytes / 128 wavefronts)
+    GMMA: ClassVar[bool] = False
     MIN_SM: ClassVar[int] = 0    # the first architecture (major * 10 + minor) that has it
     array: MemArray
     index: tuple[Expr, ...]
@@ -756,6 +759,68 @@ class FenceProxyAsync(Stmt):
 
 
 @dataclass(frozen=True, eq=False)
+class Wgmma(Access):
+    """`wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}` with A and B in shared memory:
+    a warpgroup (4 consecutive warps, all of them executing) multiplies A (64 x 16, from
+    `a_array[a_index]` laid out as `a_layout`) by B (N x 16, from `array[index]` laid out
+    as `layout`) into its f32 accumulators `acc` (n / 2 per thread, in wgmma's D fragment),
+    `acc = acc * scale_d + A B^T`. Both operands are read through descriptors
+    (kernels_ir.wgmma); the site is B's, and counts the operands' bytes / 128 wavefronts."""
+    array: MemArray
+    index: tuple[Expr, ...]
+    layout: GmmaLayout
+    a_array: MemArray
+    a_index: tuple[Expr, ...]
+    a_layout: GmmaLayout
+    acc: LocalArray
+    n: int
+    scale_d: Expr
+    width: int
+    loc: SourceLoc
+    site: int | None
+    EXPRS: ClassVar = ("index", "a_index", "scale_d")
+    WRITES: ClassVar = False
+    MIN_SM: ClassVar = 90
+    OP: ClassVar = "wgmma"
+    GMMA: ClassVar = True
+
+    @property
+    def access_bytes(self) -> int:
+        """Bytes of A and B one instruction reads (per warpgroup)."""
+        size = self.array.dtype.size
+        return (64 + self.n) * 16 * size
+
+    def address_exprs(self) -> tuple[Expr, ...]:
+        """Both operands' start elements decide what is read."""
+        return self.index + self.a_index
+
+    def updates(self) -> tuple:
+        return (self.acc,)
+
+
+@dataclass(frozen=True, eq=False)
+class WgmmaFence(Stmt):
+    """`wgmma.fence.sync.aligned`: order register and shared accesses before the warpgroup's
+    next wgmma."""
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class WgmmaCommit(Stmt):
+    """`wgmma.commit_group.sync.aligned`: the warpgroup's wgmmas since the last commit form a
+    group."""
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
+class WgmmaWait(Stmt):
+    """`wgmma.wait_group.sync.aligned n`: the warpgroup's groups but the newest `n` are done
+    (their accumulators may be read, their shared operands written)."""
+    pending: int
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, eq=False)
 class MbarrierInit(Stmt):
     """`mbarrier.init.shared::cta.b64 [barrier + index], count`: a barrier whose phase
     completes when `count` arrivals have come and its transaction count is back to 0."""
@@ -790,7 +855,8 @@ class MbarrierWait(Stmt):
 
 MBARRIER_OPS = (MbarrierInit, MbarrierArrive, MbarrierWait)
 # statements that order asynchronous bulk copies (the check's shared run keeps them)
-BULK_ORDER_OPS = MBARRIER_OPS + (BulkCommit, BulkWait, FenceProxyAsync)
+BULK_ORDER_OPS = MBARRIER_OPS + (BulkCommit, BulkWait, FenceProxyAsync, WgmmaFence,
+                                  WgmmaCommit, WgmmaWait)
 
 
 def tensor_maps(kernel: "Kernel") -> tuple[TensorMap, ...]:

@@ -17,7 +17,7 @@ from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_laun
 
 from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
-from .bulk import TmaCounters, bulk_costs, copies, tma_counters
+from .bulk import TmaCounters, bulk_costs, copies, gmma_wavefronts, tma_counters
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
@@ -206,7 +206,7 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
 def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch: str,
           window: int):
     """The bank engine's costs of a site's requests; a bad request is the site's error."""
-    if stmt.BULK:
+    if stmt.BULK or stmt.GMMA:
         return bulk_costs(patterns, stmt.op)
     try:
         return warp_requests(patterns, width, op, arch=arch, window=window,
@@ -244,6 +244,11 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             wf = ideal = 0
             classes = {c: NO_ACCESS for c in op_categories(op)}
             hist, worst = {}, None
+        if stmt.GMMA and st.counts.size:
+            # per warpgroup instruction, not per warp request: the site's total, all ideal
+            wf = ideal = gmma_wavefronts(st.requests, stmt.access_bytes)
+            classes = {"gmma": Totals(st.requests, wf, ideal)}
+            hist = {}
         tma = tma_counters(stmt.op, st.requests, copies(st.patterns, st.counts),
                            stmt.access_bytes, stmt.tensor_map.row_bytes
                            if hasattr(stmt, "tensor_map") else stmt.nbytes) \

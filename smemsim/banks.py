@@ -36,7 +36,7 @@ PLAIN_OPS = ("load", "store")
 OPS = PLAIN_OPS + ("ldmatrix", "stmatrix", "cp_async", "cp_async_bypass", "atomic",
                    "atomic_cas", "atomic_aggregated", "atomic_cas_loop")
 # Nsight Compute's instruction classes of shared memory, in the order reports show them
-CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom", "tma_ld", "tma_st")
+CATEGORIES = ("ld", "st", "ldsm", "stsm", "ldgsts", "atom", "tma_ld", "tma_st", "gmma")
 
 
 def op_categories(op: str) -> tuple[str, ...]:
@@ -45,6 +45,8 @@ def op_categories(op: str) -> tuple[str, ...]:
         return ("ld",) if op == "load" else ("st",)
     if op in ("tma_load", "bulk_load", "tma_store", "bulk_store"):   # smemsim.bulk
         return ("tma_st",) if op.endswith("store") else ("tma_ld",)
+    if op == "wgmma":
+        return ("gmma",)
     from .oprules import OP_INFO
     return ("ld", "atom") if op == "atomic_cas_loop" else (OP_INFO[op][0],)
 

@@ -25,6 +25,7 @@ BULK_CLASSES = {"tma_load": "tma_ld", "bulk_load": "tma_ld", "tma_store": "tma_s
                 "bulk_store": "tma_st"}
 BANK_WORD = 4
 SECTOR = 32     # bytes: the global side's granule
+WAVEFRONT = 128
 # Nsight Compute's names for what a site of TMA copies adds up to over a launch
 COUNTERS = {
     "tma_ld": {"instructions": "sm__sass_inst_executed_op_tma_ld",
@@ -37,13 +38,27 @@ COUNTERS = {
 LSU_WAVEFRONTS = "l1tex__data_pipe_lsu_wavefronts_mem_shared"
 
 
+# wgmma: Nsight counts each warp's share of a warpgroup's HGMMA as one gmma instruction and
+# the operands' bytes / 128 as wavefronts, never a conflict (../docs/hopper-rules.md 4)
+GMMA_COUNTERS = {"instructions": "smsp__sass_inst_executed_op_shared_gmma",
+                 "wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma",
+                 "conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma"}
+WARPS_PER_WARPGROUP = 4
+
+
+def gmma_wavefronts(requests: int, operand_bytes: int) -> int:
+    """Wavefronts of a wgmma site: its warp requests come 4 to a warpgroup instruction,
+    each instruction reading `operand_bytes` at 128 bytes a wavefront."""
+    return requests // WARPS_PER_WARPGROUP * operand_bytes // WAVEFRONT
+
+
 def bulk_costs(patterns: np.ndarray, op: str) -> BatchResult:
     """The costs of TMA / bulk requests in the analysis's terms: one instruction each of
     their Nsight class, no LSU wavefronts."""
     n = patterns.shape[0]
     zero = np.zeros(n, np.int64)
-    return BatchResult(zero, zero.copy(), (BatchPart(BULK_CLASSES[op], np.ones(n, np.int64),
-                                                     zero, zero),))
+    return BatchResult(zero, zero.copy(), (BatchPart(BULK_CLASSES.get(op, "gmma"),
+                                                     np.ones(n, np.int64), zero, zero),))
 
 
 def copies(patterns: np.ndarray, counts: np.ndarray) -> int:

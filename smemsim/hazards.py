@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Callable, Mapping
 import numpy as np
 
 from kernels_ir import (
-    BarrierReached, Kernel, KernelError, KernelRuntimeError, PartialRun, SharedAccess,
-    SourceLoc, WarpBarrierReached, resolve_launch, run,
+    BarrierReached, Kernel, KernelError, KernelRuntimeError, LayoutMismatch, PartialRun,
+    SharedAccess, SourceLoc, WarpBarrierReached, format_stmt, resolve_launch, run,
 )
-from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
+from kernels_ir.stmt import If, Loop, Return, Sync, TmaLoad, Wgmma, unsupported
 
 from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
@@ -75,7 +75,8 @@ class Fault:
 
     kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read,
     #            copy_in_flight (a cp.async not yet waited for), incomplete (too large to
-    #            check in bounded memory), other
+    #            check in bounded memory), layout (a wgmma descriptor that selects other
+    #            elements than TMA wrote there), other
     message: str                 # the first block's fault, located
     blocks: int = 1              # blocks that hit a fault of this kind at this statement
     loc: SourceLoc | None = None  # the statement's source line, where known
@@ -422,6 +423,46 @@ def _classify(err: KernelRuntimeError) -> str:
     return "other"
 
 
+def layout_agreement(kernel: Kernel, launch, arrays=None, seed: int = 0,
+                     loop_limit: int = LOOP_LIMIT) -> tuple[Fault, ...]:
+    """wgmma operands that TMA wrote, read through descriptors that select other elements
+    (kernels_ir.LayoutMismatch), one fault per statement; checked on the launch's first
+    block with its values (a layout disagrees alike in every block; the other hazards are
+    the rest of `check`'s)."""
+    statements = list(kernel.statements())
+    if not (any(isinstance(s, Wgmma) for s in statements)
+            and any(isinstance(s, TmaLoad) for s in statements)):
+        return ()
+    found: dict[SourceLoc, LayoutMismatch] = {}
+
+    def observe(event) -> None:
+        # one per source line (a Python loop that builds four wgmmas is one line)
+        if isinstance(event, LayoutMismatch):
+            found.setdefault(event.stmt.loc, event)
+    try:
+        run(kernel, dict(launch.params), arrays, seed=seed, observer=observe,
+            partial=PartialRun(blocks=np.zeros(1, np.int64)), loop_limit=loop_limit)
+    except KernelRuntimeError:
+        pass   # the run's faults are reported by the rest of check, for every block
+    out = []
+    for event in found.values():
+        where = _thread_where(launch, event.thread)
+        err = KernelRuntimeError(event.message, kernel=kernel.name,
+                                 stmt=format_stmt(event.stmt), loc=event.stmt.loc, **where)
+        out.append(Fault("layout", str(err), loc=event.stmt.loc))
+    return tuple(out)
+
+
+def _thread_where(launch, gid: int) -> dict:
+    """Block and thread of a flat thread id of a run of the grid's first blocks."""
+    tpb = launch.threads_per_block
+    bx, by, _ = launch.block
+    gx, gy, _ = launch.grid
+    b, t = gid // tpb, gid % tpb
+    return dict(block=(b % gx, b // gx % gy, b // (gx * gy)),
+                thread=(t % bx, t // bx % by, t // (bx * by)))
+
+
 def launch_limits(kernel: Kernel, arch: str, params: dict | None = None,
                   registers: int | None = None) -> tuple[str, ...]:
     """Limits the launch exceeds on `arch`, each with the limit and the value."""
@@ -480,8 +521,9 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     # a large grid is first checked without an array of its block ids: the sliced runs,
     # the other run at the grid's ends (smemsim.block_ends); a grid too large for such an
     # array is checked that way or not at all
+    agreement = layout_agreement(kernel, launch, arrays, seed, loop_limit)
     report = lambda races, checked: HazardReport(
-        kernel.name, dict(launch.params), tuple(r for r in races if not r.benign), (),
+        kernel.name, dict(launch.params), tuple(r for r in races if not r.benign), agreement,
         tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
         launch.num_blocks, None, "sliced")
     if blocks is None and launch.num_blocks > LARGE_GRID:
@@ -541,7 +583,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             progress(done, chosen.size)
     races = found
     return HazardReport(kernel.name, dict(launch.params),
-                        tuple(r for r in races if not r.benign), tuple(faults.values()),
+                        tuple(r for r in races if not r.benign),
+                        tuple(faults.values()) + agreement,
                         tuple(x for x in limits if not x.startswith("note:")), pairs,
                         tuple(r for r in races if r.benign), done, launch.num_blocks,
                         unchecked)

@@ -83,6 +83,12 @@ CASES = [
     ("examples/tma_tile.py", "swizzled"), ("examples/tma_tile.py", "unswizzled_reader"),
     ("examples/tma_tile.py", "plain"), ("examples/tma_tile.py", "roundtrip"),
     ("examples/tma_tile.py", "bulk_copy"),
+    # wgmma through descriptors, operands loaded by TMA: right, the descriptor's swizzle
+    # wrong, tiles 128 bytes past a 1024-byte boundary, no swizzle (core matrices)
+    ("examples/wgmma_tile.py", "sw128"), ("examples/wgmma_tile.py", "desc_none"),
+    ("examples/wgmma_tile.py", "off1024"), ("examples/wgmma_tile.py", "interleave"),
+    ("examples/wgmma_tile.py", "sw64"), ("examples/wgmma_tile.py", "sw32"),
+    ("examples/wgmma_tile.py", "mn128"), ("examples/wgmma_tile.py", "mn_interleave"),
 ]
 
 

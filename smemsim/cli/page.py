@@ -23,7 +23,8 @@ COUNTERS = {"ld": ("load_requests", "load_wavefronts"),
             "ldgsts": ("ldgsts_requests", "shared_wavefronts"),
             "atom": ("atom_requests", "atom_wavefronts"),
             "tma_ld": ("tma_requests", "shared_wavefronts"),
-            "tma_st": ("tma_st_requests", "shared_wavefronts")}
+            "tma_st": ("tma_st_requests", "shared_wavefronts"),
+            "gmma": ("gmma_requests", "gmma_wavefronts")}
 
 
 def counter_names(category: str) -> tuple[str, str]:

@@ -134,7 +134,8 @@ def _width_of(renderable) -> int:
 _OP_LABELS = {"ldmatrix": "ldsm", "stmatrix": "stsm", "cp_async": "cp.async",
               "cp_async_bypass": "cp.async.cg", "atomic": "atom", "atomic_cas": "atom.cas",
               "atomic_aggregated": "atom.agg", "atomic_cas_loop": "cas-loop", "tma_load": "tma.ld",
-              "tma_store": "tma.st", "bulk_load": "bulk.ld", "bulk_store": "bulk.st"}
+              "tma_store": "tma.st", "bulk_load": "bulk.ld", "bulk_store": "bulk.st",
+              "wgmma": "wgmma"}
 
 
 def _access(s) -> str:
@@ -148,7 +149,8 @@ def _access(s) -> str:
 # how the totals lines name Nsight Compute's instruction classes
 _CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
                 "stsm": "stmatrix (stsm)", "ldgsts": "cp.async (ldgsts)", "atom": "atomics (atom)",
-                "tma_ld": "TMA loads (tma_ld)", "tma_st": "TMA stores (tma_st)"}
+                "tma_ld": "TMA loads (tma_ld)", "tma_st": "TMA stores (tma_st)",
+                "gmma": "wgmma operands (gmma)"}
 
 
 def _class_lines(r: Report):

@@ -1,0 +1,128 @@
+"""A Hopper GEMM tile: TMA brings 64 x 64 tiles of A and B (f16, K-major) into shared memory
+with a 128-byte swizzle, and one warpgroup multiplies them with wgmma.m64n64k16 through
+matrix descriptors, accumulating C = A B^T over K in f32 registers.
+
+    for (int kc = 0; kc < K / 64; ++kc) {
+        if (threadIdx.x == 0) {
+            mbarrier_arrive_expect_tx(&bar, 2 * 8192);
+            tma_load_2d(sA, &mapA, kc * 64, m0, &bar);
+            tma_load_2d(sB, &mapB, kc * 64, n0, &bar);
+        }
+        mbarrier_wait_parity(&bar, kc % 2);
+        wgmma_fence();
+        for (int kk = 0; kk < 4; ++kk)          // 16 k at a time: +32 bytes inside a row
+            wgmma_m64n64k16(acc, desc(sA + kk * 16), desc(sB + kk * 16), kc + kk > 0);
+        wgmma_commit(); wgmma_wait<0>();
+    }
+
+The descriptors say: K-major, SWIZZLE_128B, SBO 1024 (eight 128-byte rows), LBO unused.
+`sw128` is right. `desc_none` is the classic mistake: the data is 128B-swizzled, the
+descriptors say no swizzle (the same LBO and SBO): wrong products, silently, and Nsight
+shows the same 32 wavefronts per wgmma and no conflict either way. `off1024` places the
+tiles 128 bytes past a 1024-byte boundary with base offset 0: right, because TMA and wgmma
+both swizzle the absolute address (measured). `interleave` loads without a swizzle, eight
+columns per TMA box, into wgmma's core-matrix layout (LBO 1024 between the 8-column
+groups, SBO 128 between 8-row groups): right.
+"""
+import numpy as np
+
+from kernels_ir import GmmaLayout, KernelBuilder, blockIdx, cast, f16, i32, threadIdx
+
+TILE = 64
+N = 64                        # wgmma n
+
+
+# variant -> the TMA swizzle's span in bytes (16: none, 8-column boxes), what the descriptor says
+SPANS = {"sw128": 128, "desc_none": 128, "off1024": 128, "interleave": 16, "sw64": 64,
+         "sw32": 32, "mn128": 128, "mn_interleave": 16}
+SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
+
+
+def gemm(variant: str):
+    """C (M x N, f32) = A (M x K) B (N x K)^T, a 64 x 64 tile per block. A span of S bytes:
+    boxes of 64 rows x S bytes, 128 / S of them per 64-wide K chunk, each 64 S bytes after
+    the last (the "sw64" and "sw32" layouts are refused by the builder until a GPU run
+    proves them: tools/gpu_wgmma_swizzles.py)."""
+    span = SPANS[variant]
+    b_major = "MN" if variant.startswith("mn") else "K"
+    k = KernelBuilder(f"wgmma_{variant}")
+    m_, n_, k_ = k.param("M"), k.param("N"), k.param("K")
+    a = k.global_array("A", f16, m_ * k_)
+    b = k.global_array("B", f16, n_ * k_)       # N x K, or K x N for an MN-major B
+    c = k.global_array("C", "f32", m_ * n_, intent="out")
+    swizzle = SWIZZLES[span]
+    cols = span // 2                                   # elements per box row
+    a_swizzle = "SWIZZLE_128B" if b_major == "MN" else swizzle
+    a_cols = 64 if b_major == "MN" else cols
+    map_a = k.tensor_map("map_a", a, (m_, k_), (TILE, a_cols), swizzle=a_swizzle)
+    map_b = k.tensor_map("map_b", b, (n_, k_) if b_major == "K" else (k_, n_),
+                         (TILE, cols), swizzle=swizzle)
+    base = 64 if variant == "off1024" else 0          # elements: 128 bytes
+    s_a = k.shared("sA", f16, base + TILE * TILE, align=1024)
+    s_b = k.shared("sB", f16, base + TILE * TILE, align=1024)
+    bar = k.shared("bar", "u64", 1)
+    a_layout, a_slab = _k_major(variant, a_swizzle, a_cols * 2)
+    if b_major == "K":
+        b_layout, b_slab = a_layout, a_slab
+    elif swizzle is None:   # 8 n x 8 k core matrices: n groups 1024 bytes apart, k groups 128
+        b_layout, b_slab = GmmaLayout("MN", None, lbo=128, sbo=TILE * 16), TILE * 8
+    else:                   # 8 k rows of `span` bytes, the next n atom a box further
+        b_layout, b_slab = GmmaLayout("MN", swizzle, lbo=TILE * span, sbo=8 * span), \
+            TILE * span // 2
+    t = cast(threadIdx.x, i32)
+    m0 = cast(blockIdx.y, i32) * TILE
+    n0 = cast(blockIdx.x, i32) * TILE
+    acc = k.local_array("acc", "f32", N // 2)
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+    k.syncthreads()
+    with k.range("kc", 0, k_ // TILE) as kc:
+        with k.if_(t == 0):
+            k.mbarrier_arrive(bar, 0, expect_tx=2 * TILE * TILE * 2)
+            for j in range(TILE // a_cols):
+                k.tma_load(map_a, s_a, base + j * a_slab, (m0, kc * TILE + j * a_cols), bar, 0)
+            for j in range(TILE // cols):
+                at = (n0, kc * TILE + j * cols) if b_major == "K" else \
+                    (kc * TILE, n0 + j * cols)
+                k.tma_load(map_b, s_b, base + j * b_slab, at, bar, 0)
+        k.mbarrier_wait(bar, 0, kc % 2)
+        k.wgmma_fence()
+        for kk in range(TILE // 16):
+            first = kk * 16                                        # the step's first k
+            a_start = base + first // a_cols * a_slab + first % a_cols   # elements
+            b_start = a_start if b_major == "K" else base + first * cols
+            k.wgmma(acc, (s_a, a_start, a_layout), (s_b, b_start, b_layout), N,
+                    scale_d=(kc > 0) if kk == 0 else 1)
+        k.wgmma_commit()
+        k.wgmma_wait(0)
+        k.syncthreads()      # every warp is done with the tiles before the next loads
+    warp, lane = t // 32, t % 32
+    for i in range(N // 2):
+        row = m0 + 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
+        col = n0 + 8 * (i // 4) + 2 * (lane % 4) + i % 2
+        c[row * n_ + col] = acc[i]
+    k.launch(grid=(n_ // TILE, m_ // TILE), block=128)
+    k.defaults(M=256, N=256, K=256)
+    return k.build()
+
+
+def _k_major(variant: str, swizzle: str | None, row_bytes: int) -> tuple[GmmaLayout, int]:
+    """A K-major operand loaded in boxes of 64 rows x `row_bytes`: its layout as the
+    descriptor says it, and the elements from one box to the next."""
+    if swizzle is None:     # core matrices: 8-column groups 1024 bytes apart, 8-row groups 128
+        return GmmaLayout("K", None, lbo=TILE * 16, sbo=128), TILE * 8
+    said = None if variant == "desc_none" else swizzle
+    return GmmaLayout("K", said, lbo=16, sbo=8 * row_bytes), TILE * row_bytes // 2
+
+
+def small_integers(launch) -> dict:
+    """Integer-valued f16 inputs in -4..4: every product and sum is exact in f32, so the
+    GPU's C equals the interpreter's bit for bit whatever the order of accumulation."""
+    rng = np.random.default_rng(7)
+    return {name: rng.integers(-4, 5, launch.lengths[name]).astype(np.float16)
+            for name in ("A", "B")}
+
+
+KERNELS = {v: (lambda v=v: gemm(v)) for v in ("sw128", "desc_none", "off1024", "interleave",
+                                               "sw64", "sw32", "mn128", "mn_interleave")}
+ARRAYS = {key: small_integers for key in KERNELS}

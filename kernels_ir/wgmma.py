@@ -1,0 +1,119 @@
+"""wgmma (sm_90): matrix descriptors and the shared-memory layouts they select.
+
+`wgmma.mma_async.m64nNk16` reads A (64 x 16, M x K) and B (N x 16, N x K) from shared memory
+through 64-bit matrix descriptors (PTX ISA, "Matrix Descriptor Format"): start address >> 4
+(bits 0-13), leading byte offset (LBO) >> 4 (16-29), stride byte offset (SBO) >> 4 (32-45),
+base offset (49-51), swizzle mode (62-63: 0 none, 1 128B, 2 64B, 3 32B).
+
+Element (mn, k) of an operand (mn: its row of A or column of B) lies at `swz(start +
+offset(mn, k))`, `swz` being Swizzle<B,4,3> of the absolute byte address (B = 1, 2, 3 for
+32, 64, 128 bytes), and `offset` the canonical layout (CUTLASS make_gmma_desc; PTX ISA
+"Shared Memory Matrix Layout"), with e the element size, T = 16 / e elements per 16-byte
+chunk and W = 2, 4, 8 chunks per swizzled row:
+
+- K-major, no swizzle: 8x16-byte core matrices: `(mn % 8) * 16 + (mn // 8) * SBO +
+  (k % T) * e + (k // T) * LBO`;
+- K-major, swizzled: rows of 16W bytes: `(mn % 8) * 16W + (mn // 8) * SBO + k * e` (LBO is
+  not used: an instruction's 16 k fit in a row);
+- MN-major, no swizzle: `(mn % T) * e + (mn // T) * SBO + (k % 8) * 16 + (k // 8) * LBO`;
+- MN-major, swizzled: `(mn % TW) * e + (mn // TW) * LBO + (k % 8) * 16W + (k // 8) * SBO`.
+
+Measured on an H100 (../docs/hopper-rules.md section 4; docs/wgmma.md;
+examples/wgmma_tile.py, tools/gpu_wgmma_swizzles.py): GPU products equal these layouts' for
+K-major operands with no swizzle (both core-matrix packings), 32B, 64B and 128B (TMA-loaded
+tiles of each mode), MN-major with no swizzle and 128B, and a 128B tile at 1024 + 128 (the
+absolute-address swizzle) with base offset 0. MN-major 32B / 64B and a non-zero base offset
+are refused until a GPU run proves them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .tma import swizzle_bytes
+
+# descriptor swizzle code -> kernels_ir.tma's mode name
+DESCRIPTOR_SWIZZLES = {0: None, 1: "SWIZZLE_128B", 2: "SWIZZLE_64B", 3: "SWIZZLE_32B"}
+SWIZZLE_CODES = {v: k for k, v in DESCRIPTOR_SWIZZLES.items()}
+CHUNKS = {None: 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}
+# per major-ness, the layouts whose products an H100 computed as these formulas say (the
+# others are refused: docs/wgmma.md)
+PROVEN_SWIZZLES = {"K": (None, "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B"),
+                   "MN": (None, "SWIZZLE_128B")}
+M, K = 64, 16                          # the instruction's M and K (16-bit inputs)
+N_VALUES = tuple(range(8, 257, 8))     # its N
+
+
+@dataclass(frozen=True)
+class GmmaLayout:
+    """How a wgmma operand lies in shared memory: what its descriptor says besides the start
+    address. `major` is "K" or "MN"; `swizzle` None or a TMA mode name; `lbo`, `sbo` in
+    bytes (multiples of 16); `base_offset` 0..7."""
+
+    major: str
+    swizzle: str | None
+    lbo: int
+    sbo: int
+    base_offset: int = 0
+
+    def why_not(self) -> str | None:
+        """Why a descriptor cannot say this, or None."""
+        if self.major not in ("K", "MN"):
+            return f"major must be 'K' or 'MN', got {self.major!r}"
+        if self.swizzle not in SWIZZLE_CODES:
+            return (f"swizzle must be None, 'SWIZZLE_32B', 'SWIZZLE_64B' or 'SWIZZLE_128B', "
+                    f"got {self.swizzle!r}")
+        for name, v in (("lbo", self.lbo), ("sbo", self.sbo)):
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0 or v % 16 \
+                    or v >> 4 >= 1 << 14:
+                return f"{name} must be a multiple of 16 bytes below 2^18, got {v!r}"
+        if self.base_offset not in range(8):
+            return f"base_offset must be 0..7, got {self.base_offset!r}"
+        return None
+
+    def encode(self, start: int) -> int:
+        """The 64-bit descriptor of this layout at shared byte address `start`."""
+        return ((start & 0x3FFFF) >> 4) | (self.lbo >> 4) << 16 | (self.sbo >> 4) << 32 \
+            | self.base_offset << 49 | SWIZZLE_CODES[self.swizzle] << 62
+
+    def offsets(self, rows: int, esize: int) -> np.ndarray:
+        """Byte offsets from the start address (before the swizzle) of elements (mn, k),
+        an array (rows, 16)."""
+        mn = np.arange(rows)[:, None]
+        k = np.arange(K)[None, :]
+        t = 16 // esize
+        w = CHUNKS[self.swizzle]
+        if self.major == "K":
+            if self.swizzle is None:
+                return (mn % 8) * 16 + (mn // 8) * self.sbo + (k % t) * esize \
+                    + (k // t) * self.lbo
+            return (mn % 8) * 16 * w + (mn // 8) * self.sbo + k * esize
+        if self.swizzle is None:
+            return (mn % t) * esize + (mn // t) * self.sbo + (k % 8) * 16 + (k // 8) * self.lbo
+        return (mn % (t * w)) * esize + (mn // (t * w)) * self.lbo + (k % 8) * 16 * w \
+            + (k // 8) * self.sbo
+
+    def addresses(self, start: int, rows: int, esize: int) -> np.ndarray:
+        """Absolute shared byte address of each element (mn, k), an array (rows, 16)."""
+        return swizzle_bytes(start + self.offsets(rows, esize), self.swizzle)
+
+
+def decode(value: int, major: str) -> tuple[int, GmmaLayout]:
+    """(start address, layout) of a 64-bit descriptor."""
+    start = (value & 0x3FFF) << 4
+    lbo = ((value >> 16) & 0x3FFF) << 4
+    sbo = ((value >> 32) & 0x3FFF) << 4
+    return start, GmmaLayout(major, DESCRIPTOR_SWIZZLES[(value >> 62) & 3], lbo, sbo,
+                             (value >> 49) & 7)
+
+
+def accumulator_positions(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of D held by each thread of the warpgroup in each of its n / 2 f32
+    registers, arrays (128, n / 2) (PTX ISA, wgmma D fragment for .f32 accumulators)."""
+    t = np.arange(128)[:, None]
+    i = np.arange(n // 2)[None, :]
+    warp, lane = t // 32, t % 32
+    row = 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
+    col = 8 * (i // 4) + 2 * (lane % 4) + i % 2
+    return row, col

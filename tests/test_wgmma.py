@@ -1,0 +1,169 @@
+"""wgmma through matrix descriptors: the descriptor format, the canonical layouts (against
+the GPU-checked example and the H100's public calibration cases), the interpreter's
+products and faults, the layout-agreement check, and the gmma counters."""
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from kernels_ir import (
+    GmmaLayout, KernelBuilder, KernelError, KernelRuntimeError, resolve_launch, run, threadIdx,
+)
+from kernels_ir.wgmma import accumulator_positions, decode
+from smemsim import analyze
+from smemsim.bulk import gmma_wavefronts
+from smemsim.hazards import check
+
+CASES = [c for c in json.loads((pathlib.Path(__file__).parent / "data" /
+                                "sm90_hopper_patterns.json").read_text())["cases"]
+         if c["group"] == "wgmma"]
+# the calibration's swizzle parameter -> the mode (its descriptors use PTX's codes)
+MODES = {0: None, 1: "SWIZZLE_32B", 2: "SWIZZLE_64B", 3: "SWIZZLE_128B"}
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])
+def test_every_public_descriptor_decodes_to_its_case(case):
+    p = case["params"]
+    for side in ("A", "B"):
+        values = [int(x) for x in p[f"desc{side}"].split(",")]
+        if values == [0]:
+            continue    # A from registers
+        major = "MN" if p["t" + side.lower()] else "K"
+        start, layout = decode(values[0], major)
+        assert (layout.swizzle, layout.lbo, layout.sbo) == \
+            (MODES[p[f"dswz{side}"]], p[f"dlbo{side}"], p[f"dsbo{side}"]) or \
+            case["name"] in ("wg_KK_s128_descnone", "wg_KK_s0_lbo64wrong")   # planted
+        assert layout.encode(start) == values[0]
+        assert start == p[f"off{side}"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])
+def test_every_public_case_has_its_measured_gmma_wavefronts(case):
+    """bytes / 128 per warpgroup instruction, A counted only when it is in shared memory;
+    never a conflict."""
+    p = case["params"]
+    operand = (0 if p["areg"] else 64 * 16 * 2) + p["n"] * 16 * 2
+    instructions = p["nk"] * p["iters"]
+    m = case["metrics"]
+    assert gmma_wavefronts(4 * instructions, operand) == \
+        m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma"]
+    assert m.get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma", 0) == 0
+
+
+def test_the_accumulator_fragment_covers_d_once():
+    rows, cols = accumulator_positions(64)
+    cells = rows * 64 + cols
+    assert sorted(cells.ravel().tolist()) == list(range(64 * 64))
+    assert (rows[0, :4].tolist(), cols[0, :4].tolist()) == ([0, 0, 8, 8], [0, 1, 0, 1])
+    assert (rows[37, 4], cols[37, 4]) == (16 + 1, 8 + 2)   # warp 1, lane 5, register 4
+
+
+def _example(variant):
+    from examples.wgmma_tile import gemm, small_integers
+    kernel = gemm(variant)
+    arrays = small_integers(resolve_launch(kernel, {}))
+    a = arrays["A"].astype(np.float32).reshape(256, 256)
+    b = arrays["B"].astype(np.float32).reshape(256, 256)
+    want = a @ (b if variant.startswith("mn") else b.T)
+    return kernel, arrays, want
+
+
+@pytest.mark.parametrize("variant", ["sw128", "off1024", "interleave", "sw64", "sw32", "mn128",
+                                     "mn_interleave"])
+def test_the_gpu_checked_layouts_give_the_product(variant):
+    """On the H100 each of these equals numpy's product (docs/validation.md)."""
+    kernel, arrays, want = _example(variant)
+    assert np.array_equal(run(kernel, {}, arrays)["C"].reshape(256, 256), want)
+    assert not check(kernel, {}).faults
+
+
+def test_a_descriptor_that_forgets_the_swizzle_computes_the_gpus_wrong_product():
+    """The H100 computed this same wrong C (docs/validation.md); check names the first
+    element read from elsewhere and what to change."""
+    kernel, arrays, want = _example("desc_none")
+    got = run(kernel, {}, arrays)["C"].reshape(256, 256)
+    assert (got != want).sum() == 64340
+    faults = check(kernel, {}).faults
+    assert [f.kind for f in faults] == ["layout"]
+    assert "wgmma reads A(1, 0) from the bytes of A(0, 8)" in faults[0].message
+    assert "says no swizzle where tensor map 'map_a' wrote SWIZZLE_128B" in faults[0].message
+
+
+def test_the_example_counts():
+    report = analyze(_example("sw128")[0], {})
+    assert (report.classes["gmma"].requests, report.classes["gmma"].wavefronts) == \
+        (16 * 4 * 4 * 4, 16 * 4 * 4 * (64 + 64) * 16 * 2 // 128)   # blocks kc kk warps
+    assert report.classes["gmma"].excess == 0
+
+
+def _plain(store_first=True, fence=True, threads=128, layout=None):
+    """A and B written by plain stores (row-major 16-byte core matrices), one wgmma."""
+    k = KernelBuilder("plain_wgmma")
+    a = k.global_array("A", "f16", 64 * 16)
+    b = k.global_array("B", "f16", 64 * 16)
+    c = k.global_array("C", "f32", 64 * 64, intent="out")
+    s_a = k.shared("sA", "f16", 64 * 16, align=128)
+    s_b = k.shared("sB", "f16", 64 * 16, align=128)
+    t = threadIdx.x
+    if store_first:
+        # element (r, k) at core matrix (r // 8, k // 8): 8 rows x 16 bytes each
+        with k.range("i", t, 64 * 16, 128) as i:
+            r, kk = i // 16, i % 16
+            at = (r // 8) * 128 + (kk // 8) * 64 + (r % 8) * 8 + kk % 8
+            s_a[at] = a[i]
+            s_b[at] = b[i]
+    if fence:
+        k.fence_proxy_async()
+    k.syncthreads()
+    acc = k.local_array("acc", "f32", 32)
+    lay = layout or GmmaLayout("K", None, lbo=128, sbo=256)
+    k.wgmma_fence()
+    if threads == 128:
+        k.wgmma(acc, (s_a, 0, lay), (s_b, 0, lay), 64, scale_d=0)
+    else:
+        with k.if_(t < threads):
+            k.wgmma(acc, (s_a, 0, lay), (s_b, 0, lay), 64, scale_d=0)
+    k.wgmma_commit()
+    k.wgmma_wait(0)
+    rows, cols = accumulator_positions(64)
+    for i in range(32):
+        c[(16 * (t // 32) + t % 32 // 4 + 8 * (i // 2 % 2)) * 64 + 8 * (i // 4)
+          + 2 * (t % 4) + i % 2] = acc[i]
+    k.launch(1, 128)
+    return k.build()
+
+
+def test_operands_stored_by_threads_in_core_matrices():
+    rng = np.random.default_rng(3)
+    a = rng.integers(-3, 4, 64 * 16).astype(np.float16)
+    b = rng.integers(-3, 4, 64 * 16).astype(np.float16)
+    got = run(_plain(), {}, {"A": a, "B": b})["C"].reshape(64, 64)
+    want = a.astype(np.float32).reshape(64, 16) @ b.astype(np.float32).reshape(64, 16).T
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("kw, why", [
+    (dict(fence=False), "stored without a fence.proxy.async"),
+    (dict(store_first=False, fence=False), "no thread has written"),
+    (dict(threads=64), "executed by 64 threads of a warpgroup"),
+])
+def test_wgmma_faults_are_located(kw, why):
+    with pytest.raises(KernelRuntimeError, match=why) as err:
+        run(_plain(**kw), {}, {})
+    assert "test_wgmma.py" in str(err.value)
+
+
+@pytest.mark.parametrize("layout, n, why", [
+    (GmmaLayout("MN", "SWIZZLE_64B", 16, 512), 64, "MN-major SWIZZLE_64B operands are not"),
+    (GmmaLayout("K", "SWIZZLE_128B", 16, 1024, base_offset=1), 64, "non-zero base offset"),
+    (GmmaLayout("K", None, 24, 1024), 64, "lbo must be a multiple of 16"),
+    (GmmaLayout("K", None, 128, 256), 60, "n is a multiple of 8"),
+])
+def test_descriptors_not_modelled_are_refused_at_their_line(layout, n, why):
+    k = KernelBuilder("refused")
+    s = k.shared("s", "f16", 64 * 64, align=1024)
+    acc = k.local_array("acc", "f32", 32)
+    with pytest.raises(KernelError, match=why) as err:
+        k.wgmma(acc, (s, 0, layout), (s, 0, layout), n)
+    assert "test_wgmma.py" in str(err.value)
