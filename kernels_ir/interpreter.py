@@ -280,9 +280,11 @@ class _Machine(Evaluator):
         # + 1) and global element (flat) that wrote it, 0 where unknown (runs on values of
         # kernels with TMA loads and wgmma only)
         self.origin = np.zeros(self.nblocks * self.window, np.int64) if (
-            partial is None or partial.statements is None) and any(
-            isinstance(st, Wgmma) for st in k.statements()) and any(
+            partial is None or partial.statements is None) and observer is not None and any(
             isinstance(st, TmaLoad) for st in k.statements()) else None
+        # and per byte, the TMA element the array's declaration expects there (the box's
+        # rows laid in its logical index, then its layout): a reader by index compares
+        self.intent = None if self.origin is None else np.zeros_like(self.origin)
         self.origin_maps: list = []
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
@@ -919,6 +921,7 @@ class _Machine(Evaluator):
             self.unfenced[nbytes] = np.repeat(idx + 1, per_lane)
         if self.origin is not None:
             self.origin[nbytes] = 0
+            self.intent[nbytes] = 0
 
     @staticmethod
     def _bytes(s, first: np.ndarray, elements: int) -> np.ndarray:
@@ -1014,6 +1017,8 @@ class _Machine(Evaluator):
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
             self._check_written(s, first, w)
+            if self.intent is not None:
+                self._check_reader(s, offset, self._bytes(s, first, w), idx)
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:
@@ -1227,6 +1232,9 @@ class _Machine(Evaluator):
                 if self.origin is not None:
                     self.origin[nbytes] = c["origin"][done].ravel() \
                         if c.get("origin") is not None else 0
+                    if c.get("intent") is not None:
+                        at, code = c["intent"]
+                        self.intent[at[done].ravel()] = code[done].ravel()
                 self.in_flight[nbytes] -= 1
             if not done.all():
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
@@ -1239,7 +1247,8 @@ class _Machine(Evaluator):
             return
         values = self._tma_box(s, idx)
         _, first = self._shared_elements(s, idx, offset)
-        self._issue_tma(s, idx, first, values, self._tma_origin(s, idx))
+        origin = self._tma_origin(s, idx)
+        self._issue_tma(s, idx, first, values, origin, self._tma_intent(s, idx, offset, origin))
 
     def _tma_origin(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray | None:
         """Per lane and box byte: (map number + 1) << 40 | (global element + 1), 0 outside
@@ -1253,6 +1262,65 @@ class _Machine(Evaluator):
         inside, flat = self._tma_elements(m, s.coords, idx)
         code = np.where(inside, (number << 40) | (flat + 1), 0)
         return np.repeat(code, m.dtype.size, axis=1)
+
+    def _tma_intent(self, s: TmaLoad, idx: np.ndarray, offset: np.ndarray, origin):
+        """(flat byte indices, codes): where the destination array's declaration puts each
+        box element (its rows laid one after another in the array's logical index from the
+        destination, through the array's layout), and the element's origin code there;
+        elements past the array are left out (code 0 at byte 0)."""
+        if origin is None:
+            return None
+        array, m = s.array, s.tensor_map
+        size = array.dtype.size
+        layout = array.layout
+        dst = layout.apply(offset) if layout is not None else offset    # logical (involution)
+        row = array.strides[-2] if array.rank >= 2 else m.box[-1]
+        r = np.arange(m.rows)[:, None]
+        c = np.arange(m.box[-1])[None, :]
+        logical = dst[:, None] + (r * row + c).ravel()[None, :]           # (lanes, elements)
+        extent = math.prod(self.launch.extent(array)[:-1]) * (
+            self.launch.extent(array)[-1] + array.pad)
+        inside = logical < extent
+        physical = layout.apply(np.where(inside, logical, 0)) if layout is not None \
+            else np.where(inside, logical, 0)
+        base = self.kernel.buffer_base(array.buffer)
+        at = (self.block_lin[idx] * self.window + base)[:, None, None] \
+            + (physical * size)[:, :, None] + np.arange(size)
+        code = np.where(inside[:, :, None], origin.reshape(idx.size, -1, size), 0)
+        return at.reshape(idx.size, -1), code.reshape(idx.size, -1)
+
+    def _check_reader(self, s, offset: np.ndarray, nbytes: np.ndarray, idx: np.ndarray,
+                      lanes: np.ndarray | None = None) -> None:
+        """A read by index of bytes TMA wrote must find the element the array's declaration
+        expects there (kernels_ir.LayoutMismatch otherwise, once per statement)."""
+        nbytes = nbytes.reshape(offset.size, -1)
+        want, got = self.intent[nbytes], self.origin[nbytes]
+        wrong = (want != 0) & (got != want)
+        if not wrong.any():
+            return
+        lane, byte = (int(x) for x in np.argwhere(wrong)[0])
+        array = s.array
+        m = self.origin_maps[int(want[lane, byte] >> 40) - 1]
+        stride = int(self.eval(m.row_stride, idx[:1])[0]) if m.row_stride is not None else 0
+        def element(code):
+            flat = int(code & ((1 << 40) - 1)) - 1
+            return f"{m.array.name}({flat // stride}, {flat % stride})" if stride \
+                else f"{m.array.name}({flat})"
+        at = int(offset[lane]) + byte // array.dtype.size
+        logical = int(array.layout.apply(np.array([at]))[0]) if array.layout is not None \
+            else at
+        ext = self.launch.extent(array)
+        index = "".join(f"[{int(i)}]" for i in np.unravel_index(
+            logical, tuple(ext[:-1]) + (ext[-1] + array.pad,)))
+        declared = array.layout.label if array.layout is not None else "without a layout"
+        what = "holds nothing TMA wrote" if got[lane, byte] == 0 else \
+            f"holds {element(got[lane, byte])}"
+        self.observer(LayoutMismatch(
+            s, f"reads {array.name}{index}, which {what} where '{array.name}' as declared "
+               f"({declared}) expects {element(want[lane, byte])}: tensor map '{m.name}' "
+               f"writes {m.swizzle or 'no swizzle'}; declare '{array.name}' with that "
+               "layout, or index it through the same swizzle",
+            int(idx[lane if lanes is None else lanes[lane]])))
 
     def _tma_box(self, s: TmaLoad, idx: np.ndarray) -> np.ndarray:
         """The box each lane copies, as bytes (zeros outside the tensor)."""
@@ -1288,7 +1356,7 @@ class _Machine(Evaluator):
         return inside, flat
 
     def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values,
-                   origin=None) -> None:
+                   origin=None, intent=None) -> None:
         """Put each lane's box in flight on its mbarrier (`values` None: a check's run
         follows the bytes, not what they hold)."""
         m = s.tensor_map
@@ -1316,7 +1384,8 @@ class _Machine(Evaluator):
         self._check_settled_bytes(s, nbytes)
         self.in_flight[nbytes.ravel()] += 1
         self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
-                                     bytes=nbytes, values=values, origin=origin))
+                                     bytes=nbytes, values=values, origin=origin,
+                                     intent=intent))
         np.subtract.at(st["tx"], slots, m.box_bytes)
         self._complete_phases(slots)
 
@@ -1708,6 +1777,12 @@ class _Machine(Evaluator):
                 self._check_written(s, first, 8)
             return
         self._check_written(s, first, 8)
+        if self.intent is not None:
+            size = s.array.dtype.size      # the used lanes' element offsets in the array
+            offset = first % (self.window // size) - self.kernel.buffer_base(s.array.buffer) \
+                // size
+            used = np.flatnonzero(idx % self.tpb % 32 < s.address_lanes())
+            self._check_reader(s, offset, self._bytes(s, first, 8), idx, lanes=used)
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros((self.total, 2 * s.count), s.dst.dtype.np)
         self.vars[s.dst][idx] = memory[self._matrix_elements(s, rows, dense, lane)]

@@ -22,11 +22,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping
 
-from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle, resolve_launch
+from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle, TensorMap, resolve_launch
+from kernels_ir.tma import SWIZZLE_MODES
 from kernels_ir.builder import STATIC_SMEM_LIMIT
 from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
-from kernels_ir.stmt import Access, SharedArray, SharedBuffer, map_statements, walk
+from kernels_ir.stmt import (
+    Access, SharedArray, SharedBuffer, TmaLoad, TmaStore, map_statements, walk,
+)
 
 from .analysis import Report, analyze
 from .occupancy import OccupancyError, kernel_occupancy
@@ -50,6 +53,9 @@ class Candidate:
     cuda_index: str              # how the CUDA index of one access changes
 
     tma: str | None = None       # the TMA mode this swizzle equals, if any
+    # tensor maps whose swizzle changes with the array's (TMA copies of its bytes must lay
+    # them as it is declared)
+    maps: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -82,11 +88,12 @@ def _accesses(kernel: Kernel, arrays) -> list[Access]:
             and any(s.array is a for a in arrays)]
 
 
-def _relayout(kernel: Kernel, buffer: SharedBuffer, change) -> Kernel:
+def _relayout(kernel: Kernel, buffer: SharedBuffer, change, align: int | None = None
+              ) -> Kernel:
     """The kernel with every view v of `buffer` replaced by `change(v, new_buffer)` (a view
     of the new buffer) at its declaration and at every access."""
-    new_buffer = SharedBuffer(buffer.name, buffer.nbytes, buffer.align, buffer.dynamic,
-                              buffer.volatile)
+    new_buffer = SharedBuffer(buffer.name, buffer.nbytes, max(buffer.align, align or 0),
+                              buffer.dynamic, buffer.volatile)
     mapping = {id(v): change(v, new_buffer) for v in buffer.views}
     if not buffer.dynamic:
         new_buffer.nbytes = mapping[id(buffer.views[0])].static_bytes
@@ -110,9 +117,11 @@ def padded(kernel: Kernel, array: SharedArray, pad: int) -> Kernel:
         v.name, buf, v.dtype, v.shape, pad, v.layout))
 
 
-def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kernel:
+def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int,
+             align: int | None = None) -> Kernel:
     """The kernel with `array` declared with layout Swizzle(B, M, S) (of its elements), and
-    every other view of its bytes with the same swizzle of bytes."""
+    every other view of its bytes with the same swizzle of bytes (`align`: its buffer's
+    alignment at least that, as a TMA mode's absolute-address swizzle needs)."""
     shift = _log2(array.dtype.size) + m  # M in bytes
 
     def change(v, buf):
@@ -121,7 +130,7 @@ def swizzled(kernel: Kernel, array: SharedArray, b: int, m: int, s: int) -> Kern
             raise KernelError(f"Swizzle<{b},{m},{s}> of '{array.name}' would split the "
                               f"{v.dtype} elements of its view '{v.name}'", kernel=kernel.name)
         return SharedArray(v.name, buf, v.dtype, v.shape, v.pad, Swizzle(b, m_v, s))
-    return _relayout(kernel, array.buffer, change)
+    return _relayout(kernel, array.buffer, change, align)
 
 
 def _log2(n: int) -> int:
@@ -170,7 +179,11 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     for name in targets:
         array = by_name[name]
         views = array.buffer.views
-        widest = max([s.access_bytes for s in _accesses(kernel, views)] +
+        copies = [s for s in _accesses(kernel, views) if isinstance(s, (TmaLoad, TmaStore))]
+        if copies:
+            plans += _tma_plans(kernel, array, copies, skipped)
+            continue
+        widest = max([s.access_bytes for s in _accesses(kernel, views) if not s.GMMA] +
                      [v.dtype.size for v in views])
         vec = max(1, widest // array.dtype.size)
         if array.rank >= 2 and len(views) == 1 and not array.buffer.dynamic:
@@ -233,6 +246,46 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                      tuple(skipped), combined, combined_warps, tuple(best))
 
 
+def _tma_plans(kernel: Kernel, array: SharedArray, copies, skipped: list) -> list:
+    """For a tile TMA copies write or read: no padding (TMA lays box rows back to back), and
+    only the TMA swizzle modes, each with every tensor map of those copies set to it, where
+    the box rows fill the array's rows exactly (then the declaration and the copies agree
+    element for element)."""
+    maps = {id(c.tensor_map): c.tensor_map for c in copies}.values()
+    names = ", ".join(sorted(m.name for m in maps))
+    skipped.append(f"{array.name}: padding not tried: TMA ({names}) writes box rows back to "
+                   "back, not at a padded pitch")
+    row = (array.shape[-1] + array.pad) * array.dtype.size if array.rank >= 2 else None
+    out = []
+    for mode, (b, span) in SWIZZLE_MODES.items():
+        if mode is None or any(m.row_bytes != span for m in maps) or row != span \
+                or len(array.buffer.views) > 1:
+            continue
+        swz = tma_swizzle(mode, array.dtype.size)[0]
+        out.append((array.name, "swizzle", array.pad, (swz.b, swz.m, swz.s),
+                    lambda a=array, md=mode, z=swz: _with_maps(
+                        swizzled(kernel, a, z.b, z.m, z.s, align=1024), copies, md)))
+    if not out:
+        skipped.append(f"{array.name}: no TMA swizzle tried: the boxes' rows "
+                       f"({', '.join(str(m.row_bytes) for m in maps)} bytes) and the "
+                       f"array's ({row} bytes) must both be a swizzle's span (32, 64, 128)")
+    return out
+
+
+def _with_maps(kernel: Kernel, copies, mode: str) -> Kernel:
+    """The kernel with the tensor maps of `copies` swizzling `mode`."""
+    new = {}
+    for c in copies:
+        m = c.tensor_map
+        new.setdefault(id(m), TensorMap(m.name, m.array, m.shape, m.row_stride, m.box, mode))
+
+    def stmt(s):
+        if isinstance(s, (TmaLoad, TmaStore)) and id(s.tensor_map) in new:
+            return replace(s, tensor_map=new[id(s.tensor_map)])
+        return s
+    return replace(kernel, body=map_statements(kernel.body, stmt))
+
+
 def _analyze(task) -> Report:
     """One candidate's analysis (a worker's task: module-level, so it pickles)."""
     kernel, params, arch, arrays, seed = task
@@ -244,7 +297,7 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
     """A tried change, with the declarations a user writes to make it."""
     changed = {v.name: v for v in variant.shared}
     decls = [_declaration(changed[v.name]) for v in array.buffer.views]
-    first = _accesses(kernel, array)
+    first = [a for a in _accesses(kernel, array) if not (a.BULK or a.GMMA)]   # by index
     if kind == "pad":
         cuda = f"{array.name}[..][..] with rows of {array.shape[-1] + pad} elements"
     else:
@@ -254,17 +307,27 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
     tma = None if swz is None else next(
         (mode for mode in TMA_SWIZZLES if tma_swizzle(mode, array.dtype.size)[0] ==
          Swizzle(*swz)), None)
+    maps = tuple(sorted({s.tensor_map.name for s in _accesses(variant, changed[array.name])
+                         if isinstance(s, (TmaLoad, TmaStore))}))
+    if maps:
+        decls.append(" and ".join(f'k.tensor_map("{name}", ..., swizzle="{tma}")'
+                                  for name in maps))
     return Candidate(array.name, kind, pad, swz, report.wavefronts, report.excess,
                      variant.static_smem - kernel.static_smem,
                      _warps(variant, arch, registers, params),
-                     _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma)
+                     _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma, maps)
 
 
 def apply(kernel: Kernel, c: Candidate) -> Kernel:
     """`kernel` with candidate `c`'s change made to its array."""
     current = {v.name: v for v in kernel.shared}[c.array]
-    return padded(kernel, current, c.pad) if c.kind == "pad" else \
-        swizzled(kernel, current, *c.swizzle)
+    if c.kind == "pad":
+        return padded(kernel, current, c.pad)
+    if not c.maps:
+        return swizzled(kernel, current, *c.swizzle)
+    copies = [s for s in _accesses(kernel, current.buffer.views)
+              if isinstance(s, (TmaLoad, TmaStore))]
+    return _with_maps(swizzled(kernel, current, *c.swizzle, align=1024), copies, c.tma)
 
 
 def _warps(kernel: Kernel, arch: str, registers: int | None, params: Mapping | None

@@ -23,7 +23,7 @@ from kernels_ir import (
     BarrierReached, Kernel, KernelError, KernelRuntimeError, LayoutMismatch, PartialRun,
     SharedAccess, SourceLoc, WarpBarrierReached, format_stmt, resolve_launch, run,
 )
-from kernels_ir.stmt import If, Loop, Return, Sync, TmaLoad, Wgmma, unsupported
+from kernels_ir.stmt import If, Loop, Return, Sync, TmaLoad, unsupported
 
 from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
@@ -425,13 +425,12 @@ def _classify(err: KernelRuntimeError) -> str:
 
 def layout_agreement(kernel: Kernel, launch, arrays=None, seed: int = 0,
                      loop_limit: int = LOOP_LIMIT) -> tuple[Fault, ...]:
-    """wgmma operands that TMA wrote, read through descriptors that select other elements
-    (kernels_ir.LayoutMismatch), one fault per statement; checked on the launch's first
+    """Tiles TMA wrote, read through a wgmma descriptor or by index (a load, ldmatrix) that
+    select other elements than the ones the TMA map and the array's declaration agree on
+    (kernels_ir.LayoutMismatch), one fault per source line; checked on the launch's first
     block with its values (a layout disagrees alike in every block; the other hazards are
     the rest of `check`'s)."""
-    statements = list(kernel.statements())
-    if not (any(isinstance(s, Wgmma) for s in statements)
-            and any(isinstance(s, TmaLoad) for s in statements)):
+    if not any(isinstance(s, TmaLoad) for s in kernel.statements()):
         return ()
     found: dict[SourceLoc, LayoutMismatch] = {}
 

@@ -211,6 +211,7 @@ def test_every_verbs_json_validates_against_the_schema():
             ("occupancy", "--threads", "256", "--regs", "64"),
             ("fix", TRANSPOSE, "--kernel", "naive"), ("check", TRANSPOSE),
             ("codegen", TRANSPOSE, "--kernel", "padded"),
+            ("layout", "Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)"),
             ("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=32,64", "--pad", "tile=0:2",
              "--regs", "32", "--no-cache")]
     for argv in runs:

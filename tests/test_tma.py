@@ -211,7 +211,13 @@ def test_reading_before_the_wait_is_a_located_fault():
         run(kernel, {}, {"src": _source(16, 64, 2)})
     faults = check(kernel, {}).faults
     assert len(faults) == 1 and "still in flight" in faults[0].message
-    assert not check(_tma_kernel(64, 8, 2, 3), {}).faults
+    assert not check(_tma_kernel(64, 8, 2, 0), {}).faults
+    # this harness copies a swizzled tile out as its bytes lie, by a plain index: check
+    # calls that a reader that forgets the swizzle (as it is, in a kernel)
+    faults = check(_tma_kernel(64, 8, 2, 3), {}).faults
+    assert [f.kind for f in faults] == ["layout"]
+    assert "reads tile[64], which holds src(1, 8) where 'tile' as declared (without a " \
+        "layout) expects src(1, 0)" in faults[0].message
 
 
 @pytest.mark.parametrize("expect, why", [(512, "deliver 512 bytes more"),
@@ -392,3 +398,38 @@ def test_the_roundtrip_and_bulk_examples_compute_what_they_say():
         out = run(kernel, {"tiles": 3}, arrays)["out"]
         assert np.array_equal(out, (arrays["src"] + plus).astype(np.uint16)), key
         assert not check(kernel, {"tiles": 3}).faults
+
+
+def test_check_names_a_reader_that_forgets_the_maps_swizzle():
+    """unswizzled_reader: the map swizzles, 'tile' is declared row-major, ldmatrix reads by
+    index: row 1's first chunk holds what TMA put there, row 1's second chunk."""
+    from examples.tma_tile import KERNELS
+    faults = check(KERNELS["unswizzled_reader"](), {"tiles": 2}).faults
+    assert [f.kind for f in faults] == ["layout"]
+    assert ("reads tile[1][0], which holds src(1, 8) where 'tile' as declared (without a "
+            "layout) expects src(1, 0): tensor map 'src_map' writes SWIZZLE_128B") \
+        in faults[0].message
+    for key in ("swizzled", "plain", "roundtrip"):
+        assert not check(KERNELS[key](), {"tiles": 2}).faults, key
+
+
+def test_fix_swizzles_a_tma_tile_together_with_its_map():
+    """fix may not pad a TMA tile, and swizzles it only together with its tensor map, so
+    the proposal keeps the data right: the fixed `plain` reads the same fragments at 4
+    wavefronts per ldmatrix.x4, and check finds nothing in it."""
+    from examples.tma_tile import KERNELS, distinct
+    from kernels_ir import resolve_launch
+    from smemsim.fix import apply, search
+    kernel = KERNELS["plain"]()
+    found = search(kernel, {"tiles": 2}, jobs=1)
+    (best,) = found.best
+    assert (best.label, best.tma, best.maps) == ("Swizzle<3,3,3>", "SWIZZLE_128B",
+                                                 ("src_map",))
+    assert all(c.kind == "swizzle" for c in found.candidates)
+    fixed = apply(kernel, best)
+    arrays = distinct(resolve_launch(kernel, {"tiles": 2}))
+    assert np.array_equal(run(fixed, {"tiles": 2}, arrays)["out"],
+                          run(kernel, {"tiles": 2}, arrays)["out"])
+    site = analyze(fixed, {"tiles": 2}).sites[1]
+    assert site.wavefronts // site.requests == 4
+    assert not check(fixed, {"tiles": 2}).faults

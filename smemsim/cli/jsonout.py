@@ -140,7 +140,7 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
                       "wavefronts": c.wavefronts, "excess": c.excess,
                       "extra_smem": c.extra_smem, "active_warps": c.active_warps,
                       "smem_blocks": c.smem_blocks, "builder": c.builder,
-                      "cuda_index": c.cuda_index, "tma": c.tma}
+                      "cuda_index": c.cuda_index, "tma": c.tma, "maps": list(c.maps)}
     return {"kind": "fix", "kernel": f.kernel, "baseline": report_json(f.baseline),
             "baseline_warps": f.baseline_warps, "baseline_smem_blocks": f.baseline_smem_blocks,
             "arrays": list(f.arrays),
@@ -276,3 +276,13 @@ def agreement_json(a: Agreement) -> dict[str, Any]:
     return {"kind": "validation", "kernel": a.kernel, "ok": a.ok,
             "rows": [{"what": c.what, "predicted": c.predicted, "measured": c.measured}
                      for c in a.checks], "unmeasured": list(a.unmeasured)}
+
+
+def layout_reads_json(r) -> dict[str, Any]:
+    """A CuTe layout's tile and its reads (smemsim.layout_reads)."""
+    return {"kind": "layout_reads", "layout": r.layout, "rows": r.rows, "cols": r.cols,
+            "element_bytes": r.element_bytes, "span_bytes": r.span_bytes,
+            "reads": [{"name": x.name, "op": x.op, "width": x.width,
+                       "offsets": list(x.offsets), "wavefronts": x.wavefronts,
+                       "ideal": x.ideal, "excess": x.excess, "why_not": x.why_not}
+                      for x in r.reads]}

@@ -291,7 +291,12 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
                           style="bold"))
         if not cuda:
             parts.append(Text(f"  declare: {c.builder}"))
-        if c.tma:
+        if c.maps:
+            parts.append(Text(f"  with swizzle={c.tma} in tensor map(s) "
+                              f"{', '.join(c.maps)} (TMA then writes the tile as it is "
+                              f"declared; the tile aligned to {tma_swizzle(c.tma, 1)[1]} "
+                              "bytes)"))
+        elif c.tma:
             parts.append(Text(f"  (the same layout as TMA's {c.tma}"
                               + ("" if cuda else f', layout="{c.tma}"') + ", which needs the "
                               f"tile aligned to {tma_swizzle(c.tma, 1)[1]} bytes)"))
@@ -405,3 +410,22 @@ def print_patch(console, patch) -> None:
     if b.active_warps < a.active_warps:
         say(f"  the patched build needs more registers: {b.active_warps} warps per SM "
             f"instead of {a.active_warps}", "yellow")
+
+
+def layout_reads_view(r) -> RichGroup:
+    """layout: the tile a CuTe layout describes and what its common reads cost."""
+    parts = [Text(f"{r.layout}: a tile of {r.rows} x {r.cols} elements of {r.element_bytes} "
+                  f"B, spanning {r.span_bytes:,} bytes")]
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("read", "left"), ("bytes/lane", "right"), ("wavefronts", "right"),
+                         ("ideal", "right"), ("excess", "right"), ("lane 0..7 offsets", "left")):
+        t.add_column(col, justify=justify, no_wrap=col != "lane 0..7 offsets")
+    for x in r.reads:
+        lanes = ", ".join(map(str, x.offsets[:8]))
+        if x.wavefronts is None:
+            t.add_row(x.name, str(x.width), "-", "-", "-", x.why_not)
+        else:
+            t.add_row(x.name, str(x.width), str(x.wavefronts), str(x.ideal), str(x.excess),
+                      lanes, style="red" if x.excess else None)
+    parts.append(t)
+    return RichGroup(*parts)

@@ -9,7 +9,8 @@ from types import ModuleType
 
 VERBS = {"analyze": "analyze", "explain": "explain", "occupancy": "occupancy", "fix": "fix",
          "sweep": "sweep", "check": "check", "report": "report", "codegen": "codegen",
-         "compile": "compile", "run": "run", "validate": "validate", "import": "importer"}
+         "compile": "compile", "run": "run", "validate": "validate", "import": "importer",
+         "layout": "layout"}
 
 
 def verb(name: str) -> ModuleType:
