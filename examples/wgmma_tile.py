@@ -20,10 +20,15 @@ The descriptors say: K-major, SWIZZLE_128B, SBO 1024 (eight 128-byte rows), LBO 
 descriptors say no swizzle (the same LBO and SBO): wrong products, silently, and Nsight
 shows the same 32 wavefronts per wgmma and no conflict either way. `off1024` places the
 tiles 128 bytes past a 1024-byte boundary with base offset 0: right, because TMA and wgmma
-both swizzle the absolute address (measured). `interleave` loads without a swizzle, eight
-columns per TMA box, into wgmma's core-matrix layout (LBO 1024 between the 8-column
-groups, SBO 128 between 8-row groups): right.
+both swizzle the absolute address (measured); `off1024_base1` is the same with base offset
+1 in A's descriptor, the other classic mistake: the hardware takes 1 off the swizzle's row
+phase and reads other elements (wrong products). `interleave` loads without a swizzle,
+eight columns per TMA box, into wgmma's core-matrix layout (LBO 1024 between the 8-column
+groups, SBO 128 between 8-row groups): right. `sw64`, `sw32` use the 64B and 32B modes,
+`mn128` and `mn_interleave` an MN-major B (stored K x N).
 """
+from dataclasses import replace
+
 import numpy as np
 
 from kernels_ir import GmmaLayout, KernelBuilder, blockIdx, cast, f16, i32, threadIdx
@@ -34,7 +39,7 @@ N = 64                        # wgmma n
 
 # variant -> the TMA swizzle's span in bytes (16: none, 8-column boxes), what the descriptor says
 SPANS = {"sw128": 128, "desc_none": 128, "off1024": 128, "interleave": 16, "sw64": 64,
-         "sw32": 32, "mn128": 128, "mn_interleave": 16}
+         "sw32": 32, "mn128": 128, "mn_interleave": 16, "off1024_base1": 128}
 SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
 
 
@@ -57,13 +62,13 @@ def gemm(variant: str):
     map_a = k.tensor_map("map_a", a, (m_, k_), (TILE, a_cols), swizzle=a_swizzle)
     map_b = k.tensor_map("map_b", b, (n_, k_) if b_major == "K" else (k_, n_),
                          (TILE, cols), swizzle=swizzle)
-    base = 64 if variant == "off1024" else 0          # elements: 128 bytes
+    base = 64 if variant.startswith("off1024") else 0          # elements: 128 bytes
     s_a = k.shared("sA", f16, base + TILE * TILE, align=1024)
     s_b = k.shared("sB", f16, base + TILE * TILE, align=1024)
     bar = k.shared("bar", "u64", 1)
     a_layout, a_slab = _k_major(variant, a_swizzle, a_cols * 2)
-    if b_major == "K":
-        b_layout, b_slab = a_layout, a_slab
+    if b_major == "K":   # off1024_base1: the base offset in A's descriptor only
+        b_layout, b_slab = replace(a_layout, base_offset=0), a_slab
     elif swizzle is None:   # 8 n x 8 k core matrices: n groups 1024 bytes apart, k groups 128
         b_layout, b_slab = GmmaLayout("MN", None, lbo=128, sbo=TILE * 16), TILE * 8
     else:                   # 8 k rows of `span` bytes, the next n atom a box further
@@ -112,7 +117,8 @@ def _k_major(variant: str, swizzle: str | None, row_bytes: int) -> tuple[GmmaLay
     if swizzle is None:     # core matrices: 8-column groups 1024 bytes apart, 8-row groups 128
         return GmmaLayout("K", None, lbo=TILE * 16, sbo=128), TILE * 8
     said = None if variant == "desc_none" else swizzle
-    return GmmaLayout("K", said, lbo=16, sbo=8 * row_bytes), TILE * row_bytes // 2
+    return GmmaLayout("K", said, lbo=16, sbo=8 * row_bytes,
+                      base_offset=1 if variant == "off1024_base1" else 0), TILE * row_bytes // 2
 
 
 def small_integers(launch) -> dict:
@@ -124,5 +130,6 @@ def small_integers(launch) -> dict:
 
 
 KERNELS = {v: (lambda v=v: gemm(v)) for v in ("sw128", "desc_none", "off1024", "interleave",
-                                               "sw64", "sw32", "mn128", "mn_interleave")}
+                                               "sw64", "sw32", "mn128", "mn_interleave",
+                                               "off1024_base1")}
 ARRAYS = {key: small_integers for key in KERNELS}

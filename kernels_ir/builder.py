@@ -33,6 +33,7 @@ from .stmt import (
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
     WgmmaFence, WgmmaCommit, WgmmaWait,
 )
+from . import wgmma as wgmma_layouts
 from .wgmma import N_VALUES, PROVEN_SWIZZLES, GmmaLayout
 from .tma import TensorMap, check_box
 from .tma import refuse as tma_refuse
@@ -800,9 +801,10 @@ class KernelBuilder:
             if why is None and layout.swizzle not in PROVEN_SWIZZLES[layout.major]:
                 why = (f"{layout.major}-major {layout.swizzle} operands are not modelled yet: "
                        "no GPU run has proven their layout (docs/wgmma.md)")
-            if why is None and layout.base_offset:
-                why = ("a non-zero base offset is not modelled (the H100 read a tile at "
-                       "1024 + 128 right with base offset 0: docs/wgmma.md)")
+            if why is None and layout.base_offset not in \
+                    wgmma_layouts.MODELLED_BASE_OFFSETS[layout.swizzle]:
+                why = (f"base offset {layout.base_offset} with {layout.swizzle or 'no swizzle'}"
+                       " is not modelled (measured only for SWIZZLE_128B: docs/wgmma.md)")
             if why is not None:
                 raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
             operands.append((array, self._index(array, index, loc), layout))

@@ -1565,8 +1565,7 @@ class _Machine(Evaluator):
                 raise LaneFault(f"a wgmma descriptor's start address must be 16-byte aligned, "
                                 f"'{array.name}' starts at byte {int(start[lane])}",
                                 np.array([lane]))
-            addr = swizzle_bytes(lead[:, None, None] + layout.offsets(rows, size)[None],
-                                 layout.swizzle)
+            addr = layout.addresses(lead, rows, size)
             outside = (addr < 0) | (addr + size > self.window)
             if outside.any():
                 g = int(np.flatnonzero(outside.any(axis=(1, 2)))[0])
@@ -1601,23 +1600,25 @@ class _Machine(Evaluator):
                                     "fence.proxy.async.shared::cta since: wgmma reads shared "
                                     "memory through the async proxy (fence, then "
                                     "__syncthreads(), first)", np.array([first_lane[g]]))
-            out.append(flat)
-        return out[0], out[1], idx[first_lane]
+            out.append((flat, block * self.window + lead))
+        (a_flat, a_start), (b_flat, b_start) = out
+        return a_flat, b_flat, idx[first_lane], a_start, b_start
 
     def _wgmma(self, s: Wgmma, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         if self._addresses_only(s, idx, offset):
             return
-        a_flat, b_flat, heads = self._gmma_operands(s, idx)
+        a_flat, b_flat, heads, a_start, b_start = self._gmma_operands(s, idx)
         dtype = s.array.dtype
         halves = self.shared.view(dtype.storage)
         a = from_storage(halves[a_flat // 2], dtype).astype(np.float32)     # (G, 64, 16)
         b = from_storage(halves[b_flat // 2], dtype).astype(np.float32)     # (G, n, 16)
         product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
         if self.origin is not None and self.observer is not None:
-            for name, flat, layout, array in (("A", a_flat, s.a_layout, s.a_array),
-                                              ("B", b_flat, s.layout, s.array)):
-                self._check_agreement(s, name, flat, layout, array, heads)
+            for name, flat, start, layout, array in (
+                    ("A", a_flat, a_start, s.a_layout, s.a_array),
+                    ("B", b_flat, b_start, s.layout, s.array)):
+                self._check_agreement(s, name, flat, start, layout, array, heads)
         rows, cols = accumulator_positions(s.n)
         threads = heads[:, None] + np.arange(128)                             # (G, 128)
         acc = self.local_arrays[s.acc].reshape(self.total, -1)
@@ -1626,11 +1627,12 @@ class _Machine(Evaluator):
         new = product[:, rows, cols]
         acc[threads] = np.where(keep[:, None, None], old + new, new).astype(np.float32)
 
-    def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, layout, array,
-                         heads: np.ndarray) -> None:
+    def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, start: np.ndarray,
+                         layout, array, heads: np.ndarray) -> None:
         """Where TMA wrote an operand, element (mn, k) must hold the global element at the
         operand's first element's plus (mn, k) in the tensor's rows and columns (K-major:
-        rows are mn; MN-major: rows are k); else report the first that does not."""
+        rows are mn; MN-major: rows are k), the first being the element TMA laid at the
+        descriptor's start; else report the first that does not."""
         origin = self.origin[flat]                                  # (G, rows, 16)
         maps = origin >> 40
         for g in range(origin.shape[0]):
@@ -1639,19 +1641,28 @@ class _Machine(Evaluator):
             m = self.origin_maps[int(maps[g, 0, 0]) - 1]
             stride = int(self.eval(m.row_stride, heads[:1])[0]) if m.row_stride is not None \
                 else 1 << 30
+            window_start = int(start[g]) - int(start[g]) % self.window
+            first = self.origin[window_start + int(swizzle_bytes(
+                np.array([int(start[g]) % self.window]), m.swizzle)[0])]
+            if first >> 40 != maps[g, 0, 0]:
+                continue
             got = (origin[g] & ((1 << 40) - 1)) - 1
+            anchor = int(first & ((1 << 40) - 1)) - 1
             mn = np.arange(origin.shape[1])[:, None]
             k = np.arange(16)[None, :]
-            want = got[0, 0] + (mn * stride + k if layout.major == "K" else k * stride + mn)
+            want = anchor + (mn * stride + k if layout.major == "K" else k * stride + mn)
             wrong = got != want
             if not wrong.any():
                 continue
             i, j = (int(x) for x in np.argwhere(wrong)[0])
-            row, col = divmod(int(got[i, j] - got[0, 0]), stride)
+            row, col = divmod(int(got[i, j] - anchor), stride)
             seen = (row, col) if layout.major == "K" else (col, row)
             fix = (f"the descriptor says {layout.swizzle or 'no swizzle'} where tensor map "
                    f"'{m.name}' wrote {m.swizzle or 'no swizzle'}: make them agree"
                    if layout.swizzle != m.swizzle else
+                   f"the descriptor's base offset {layout.base_offset} takes that much off "
+                   "the swizzle's row phase, where TMA swizzled the absolute address: make "
+                   "it 0" if layout.base_offset else
                    f"the descriptor's LBO {layout.lbo} / SBO {layout.sbo} (or its start) do "
                    f"not match how '{m.name}''s boxes lie in '{array.name}'")
             self.observer(LayoutMismatch(s, f"wgmma reads {name}({i}, {j}) from the bytes of "

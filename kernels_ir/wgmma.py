@@ -22,8 +22,9 @@ Measured on an H100 (../docs/hopper-rules.md section 4; docs/wgmma.md;
 examples/wgmma_tile.py, tools/gpu_wgmma_swizzles.py): GPU products equal these layouts' for
 K-major operands with no swizzle (both core-matrix packings), 32B, 64B and 128B (TMA-loaded
 tiles of each mode), MN-major with no swizzle and 128B, and a 128B tile at 1024 + 128 (the
-absolute-address swizzle) with base offset 0. MN-major 32B / 64B and a non-zero base offset
-are refused until a GPU run proves them.
+absolute-address swizzle) with base offset 0; with base offset b the row phase XORed in is
+that of the absolute address less b (measured with b = 1 on a 128B tile). MN-major 32B / 64B
+and base offsets other than 0 with them are refused until a GPU run proves them.
 """
 from __future__ import annotations
 
@@ -41,6 +42,10 @@ CHUNKS = {None: 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}
 # others are refused: docs/wgmma.md)
 PROVEN_SWIZZLES = {"K": (None, "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B"),
                    "MN": (None, "SWIZZLE_128B")}
+# per swizzle, the base offsets whose reading is known (an H100 read 128B tiles with base
+# offset b as the row phase of the absolute address minus b: tools/gpu_wgmma_base_offset.py)
+MODELLED_BASE_OFFSETS = {None: (0,), "SWIZZLE_32B": (0,), "SWIZZLE_64B": (0,),
+                         "SWIZZLE_128B": tuple(range(8))}
 M, K = 64, 16                          # the instruction's M and K (16-bit inputs)
 N_VALUES = tuple(range(8, 257, 8))     # its N
 
@@ -94,9 +99,20 @@ class GmmaLayout:
         return (mn % (t * w)) * esize + (mn // (t * w)) * self.lbo + (k % 8) * 16 * w \
             + (k // 8) * self.sbo
 
-    def addresses(self, start: int, rows: int, esize: int) -> np.ndarray:
-        """Absolute shared byte address of each element (mn, k), an array (rows, 16)."""
-        return swizzle_bytes(start + self.offsets(rows, esize), self.swizzle)
+    def addresses(self, start, rows: int, esize: int) -> np.ndarray:
+        """Absolute shared byte address of each element (mn, k), an array (rows, 16) (a
+        start per warpgroup: (groups, rows, 16))."""
+        start = np.asarray(start)
+        return self.swizzled(start[..., None, None] + self.offsets(rows, esize))
+
+    def swizzled(self, addresses: np.ndarray) -> np.ndarray:
+        """The bytes the hardware reads for unswizzled addresses: the swizzle's row phase is
+        that of the absolute address less the base offset (measured for 128B)."""
+        if self.swizzle is None or self.base_offset == 0:
+            return swizzle_bytes(addresses, self.swizzle)
+        bits = {"SWIZZLE_32B": 1, "SWIZZLE_64B": 2, "SWIZZLE_128B": 3}[self.swizzle]
+        mask = (1 << bits) - 1
+        return addresses ^ ((((addresses >> 7) - self.base_offset) & mask) << 4)
 
 
 def decode(value: int, major: str) -> tuple[int, GmmaLayout]:
