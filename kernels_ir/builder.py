@@ -20,6 +20,8 @@ import math
 from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
+import numpy as np
+
 from . import checks
 from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, i32
 from .errors import KernelError, SourceLoc, caller_loc
@@ -35,6 +37,8 @@ from .stmt import (
 )
 from . import wgmma as wgmma_layouts
 from .wgmma import N_VALUES, PROVEN_SWIZZLES, GmmaLayout
+from .cute import CuteError
+from .cute import parse as parse_cute
 from .tma import TensorMap, check_box
 from .tma import refuse as tma_refuse
 
@@ -246,12 +250,13 @@ class KernelBuilder:
                 raise KernelError(f"shared array '{name}': extents must be positive Python "
                                   f"ints (use dynamic_shared for run-time sizes), got {extent!r}",
                                   kernel=self.name, loc=loc)
-        layout, needed = self._layout(name, dtype, layout, loc)
+        layout, needed = self._layout(name, dtype, layout, loc, shape)
         if needed and align is None:
             align = needed
         align = self._check_align(name, dtype, align, loc)
         if align < needed:
-            raise KernelError(f"shared array '{name}': {layout.tma} needs the array aligned to "
+            raise KernelError(f"shared array '{name}': {layout.tma or layout.label} needs the "
+                              f"array aligned to "
                               f"{needed} bytes (the hardware swizzles absolute address bits; "
                               f"the pattern repeats every {needed} bytes), got align={align}",
                               kernel=self.name, loc=loc)
@@ -338,15 +343,47 @@ class KernelBuilder:
                               loc=loc)
         return self._add_view(buf, view)
 
-    def _layout(self, name: str, dtype: DType, layout, loc: SourceLoc):
+    def _layout(self, name: str, dtype: DType, layout, loc: SourceLoc, shape=None):
         """The declaration's layout as an element-level Swizzle, and the alignment it needs."""
         if layout is None or isinstance(layout, Swizzle):
             return layout, 0
         if isinstance(layout, str) and layout in TMA_SWIZZLES:
             return tma_swizzle(layout, dtype.size)
-        raise KernelError(f"shared array '{name}': layout must be Swizzle(B, M, S) or one of "
-                          f"{', '.join(TMA_SWIZZLES)}, got {layout!r}", kernel=self.name,
-                          loc=loc)
+        if isinstance(layout, str) and ":" in layout and shape is not None:
+            return self._cute_layout(name, dtype, layout, shape, loc)
+        raise KernelError(f"shared array '{name}': layout must be Swizzle(B, M, S), one of "
+                          f"{', '.join(TMA_SWIZZLES)} or a CuTe layout as cute::print writes "
+                          f"it, got {layout!r}", kernel=self.name, loc=loc)
+
+    def _cute_layout(self, name: str, dtype: DType, text: str, shape: tuple, loc: SourceLoc):
+        """A CuTe layout (kernels_ir.cute) as a declaration: its modes must be the array's
+        rows and columns in the array's own (row-major) order; its swizzle becomes the
+        element-level Swizzle (of the byte address, for the smem_ptr form: then the array
+        is aligned to the swizzle's period, as CuTe's swizzled tiles are)."""
+        fail = lambda why: KernelError(f"shared array '{name}': layout {text!r}: {why}",
+                                       kernel=self.name, loc=loc)
+        try:
+            cute = parse_cute(text)
+        except CuteError as err:
+            raise fail(str(err)) from None
+        if cute.extents != tuple(shape):
+            raise fail(f"its shape {cute.extents} is not the array's {tuple(shape)}")
+        grid = np.indices(cute.extents).reshape(len(shape), -1)
+        if not (cute.offsets(*grid) == np.ravel_multi_index(grid, cute.extents)).all():
+            raise fail("only a row-major shape:stride (the array's own order) with a "
+                       "swizzle is declarable; index the array as that layout reads instead")
+        if cute.swizzle is None:
+            return None, 0
+        b, m, s = cute.swizzle
+        if cute.element_bits is None:
+            return Swizzle(b, m, s), 0
+        if cute.element_bits != 8 * dtype.size:
+            raise fail(f"it is a layout of {cute.element_bits}-bit elements, the array holds "
+                       f"{dtype}")
+        shift = m - (dtype.size.bit_length() - 1)
+        if shift < 0:
+            raise fail(f"Sw<{b},{m},{s}> of bytes would split {dtype} elements")
+        return Swizzle(b, shift, s), 1 << (m + s + b)
 
     def _check_layout_span(self, array, nbytes: int, loc: SourceLoc) -> None:
         # a swizzle keeps the low M bits of an element offset: an access of up to 2^M

@@ -898,12 +898,10 @@ class _Machine(Evaluator):
         """What a full run checks of a shared access's bytes, without their values."""
         if isinstance(s, CopyAsync):
             self._issue_copy(s, idx, first, None)
-        elif isinstance(s, TmaLoad):
+        elif isinstance(s, (TmaLoad, BulkLoad)):
             self._issue_tma(s, idx, first, None)
         elif isinstance(s, (TmaStore, BulkStore)):
             self._issue_bulk_read(s, idx, first)
-        elif isinstance(s, BulkLoad):
-            self._issue_bulk_load(s, idx, first, None)
         elif isinstance(s, Wgmma):
             self._gmma_operands(s, idx)
         elif isinstance(s, Store):
@@ -1355,64 +1353,47 @@ class _Machine(Evaluator):
             flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
         return inside, flat
 
-    def _issue_tma(self, s: TmaLoad, idx: np.ndarray, first: np.ndarray, values,
-                   origin=None, intent=None) -> None:
-        """Put each lane's box in flight on its mbarrier (`values` None: a check's run
-        follows the bytes, not what they hold)."""
-        m = s.tensor_map
-        size = s.array.dtype.size
-        within = first * size % self.window            # destination, in the block's window
-        bad = within % DESTINATION_ALIGN != 0
-        if bad.any():
-            lane = int(np.flatnonzero(bad)[0])
-            raise LaneFault(f"misaligned address: the TMA destination '{s.array.name}' at "
-                            f"byte {int(within[lane])} of the block's window is not "
-                            f"{DESTINATION_ALIGN}-byte aligned", np.array([lane]))
-        extent = self.launch.extent(s.array)
-        end = self.kernel.buffer_base(s.array.buffer) + size * math.prod(extent[:-1]) * (
-            extent[-1] + s.array.pad)
-        over = within + m.footprint > end
-        if over.any():
-            lane = int(np.flatnonzero(over)[0])
-            raise LaneFault(f"the TMA box ({m.rows} row(s) of {m.pitch} bytes) from byte "
-                            f"{int(within[lane])} of the block's window passes the end of "
-                            f"'{s.array.name}' (byte {end})", np.array([lane]))
+    def _issue_tma(self, s, idx: np.ndarray, first: np.ndarray, values, origin=None,
+                   intent=None) -> None:
+        """Put each lane's TMA box or bulk copy in flight on its mbarrier, its bytes counted
+        toward the barrier's transactions (`values` None: a check's run follows the bytes,
+        not what they hold)."""
+        nbytes = self._bulk_source(s, idx, first)
         slots = self._mbarrier_slots(s.barrier, s.barrier_index, idx)
         st = self._require_init(s.barrier, slots)
-        block_start = first * size - within
-        nbytes = block_start[:, None] + m.destinations(within)
         self._check_settled_bytes(s, nbytes)
         self.in_flight[nbytes.ravel()] += 1
         self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
                                      bytes=nbytes, values=values, origin=origin,
                                      intent=intent))
-        np.subtract.at(st["tx"], slots, m.box_bytes)
+        np.subtract.at(st["tx"], slots, s.access_bytes)
         self._complete_phases(slots)
 
     # ------------------------------------------------------------ TMA and bulk stores
     def _bulk_source(self, s, idx: np.ndarray, first: np.ndarray) -> np.ndarray:
-        """Flat shared byte indices each lane's copy reads (TMA: the box by the layout rule;
-        bulk: contiguous), after the alignment and bounds checks."""
+        """Flat shared byte indices each lane's copy writes or reads (TMA: the box by the
+        layout rule; bulk: contiguous), after the alignment and bounds checks."""
         size = s.array.dtype.size
         within = first * size % self.window
-        align = DESTINATION_ALIGN if isinstance(s, TmaStore) else BULK_ALIGN
+        tma = isinstance(s, (TmaLoad, TmaStore))
+        align = DESTINATION_ALIGN if tma else BULK_ALIGN
         bad = within % align != 0
         if bad.any():
             lane = int(np.flatnonzero(bad)[0])
-            raise LaneFault(f"misaligned address: the {_BULK_NAMES[type(s)]} source "
+            raise LaneFault(f"misaligned address: the {_BULK_NAMES[type(s)]}'s tile "
                             f"'{s.array.name}' at byte {int(within[lane])} of the block's "
                             f"window is not {align}-byte aligned", np.array([lane]))
         extent = self.launch.extent(s.array)
         end = self.kernel.buffer_base(s.array.buffer) + size * math.prod(extent[:-1]) * (
             extent[-1] + s.array.pad)
-        span = s.tensor_map.footprint if isinstance(s, TmaStore) else s.nbytes
+        span = s.tensor_map.footprint if tma else s.nbytes
         over = within + span > end
         if over.any():
             lane = int(np.flatnonzero(over)[0])
-            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads {span} bytes from byte "
+            raise LaneFault(f"the {_BULK_NAMES[type(s)]} spans {span} bytes from byte "
                             f"{int(within[lane])} of the block's window, past the end of "
                             f"'{s.array.name}' (byte {end})", np.array([lane]))
-        rel = s.tensor_map.destinations(within) if isinstance(s, TmaStore) else \
+        rel = s.tensor_map.destinations(within) if tma else \
             within[:, None] + np.arange(s.nbytes)
         return (first * size - within)[:, None] + rel
 
@@ -1420,34 +1401,40 @@ class _Machine(Evaluator):
         """Check the source bytes of a TMA / bulk store (written, not in flight, published to
         the async proxy) and hold them as read until the thread's bulk wait."""
         nbytes = self._bulk_source(s, idx, first)
-        missing = ~self.written[nbytes].all(axis=1)
-        if missing.any():
-            lane = int(np.flatnonzero(missing)[0])
-            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads shared memory no thread has "
-                            f"written ('{s.array.name}'): uninitialized in CUDA",
-                            np.array([lane]))
-        busy = self.in_flight[nbytes].any(axis=1)
-        if busy.any():
-            lane = int(np.flatnonzero(busy)[0])
-            raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads '{s.array.name}' while an "
-                            "asynchronous copy into it is still in flight", np.array([lane]))
-        if self.unfenced is not None:
-            writer = self.unfenced[nbytes]
-            stale = writer.any(axis=1)
-            if stale.any():
-                lane = int(np.flatnonzero(stale)[0])
-                w = int(writer[lane][writer[lane] > 0][0]) - 1
-                raise LaneFault(f"the {_BULK_NAMES[type(s)]} reads '{s.array.name}', which "
-                                f"thread {self._where(w)['thread']} stored without a "
-                                "fence.proxy.async.shared::cta since: the async proxy may "
-                                "read stale bytes (fence, then __syncthreads(), before the "
-                                "copy)", np.array([lane]))
+        self._check_async_source(f"the {_BULK_NAMES[type(s)]}", s.array, nbytes,
+                                 np.arange(idx.size))
         if self.reading.size == 0:
             self.reading = np.zeros(self.shared.size, np.int32)
         np.add.at(self.reading, nbytes.ravel(), 1)
         self.bulk_reads.append(dict(stmt=s, threads=idx.copy(),
                                     group=self.bulk_group[idx].copy(), bytes=nbytes))
         return nbytes
+
+    def _check_async_source(self, who: str, array, nbytes: np.ndarray,
+                            lanes: np.ndarray) -> None:
+        """Bytes the async proxy reads (a row of `nbytes` per copy or warpgroup, `lanes`
+        their lanes) must be written, landed, and published by their writer's fence."""
+        missing = ~self.written[nbytes].all(axis=1)
+        if missing.any():
+            raise LaneFault(f"{who} reads shared memory no thread has written "
+                            f"('{array.name}'): uninitialized in CUDA",
+                            lanes[np.flatnonzero(missing)[:1]])
+        busy = self.in_flight[nbytes].any(axis=1)
+        if busy.any():
+            raise LaneFault(f"{who} reads '{array.name}' while an asynchronous copy into it "
+                            "is still in flight: wait for it first",
+                            lanes[np.flatnonzero(busy)[:1]])
+        if self.unfenced is not None:
+            writer = self.unfenced[nbytes]
+            stale = writer.any(axis=1)
+            if stale.any():
+                row = int(np.flatnonzero(stale)[0])
+                w = int(writer[row][writer[row] > 0][0]) - 1
+                raise LaneFault(f"{who} reads '{array.name}', which thread "
+                                f"{self._where(w)['thread']} stored without a "
+                                "fence.proxy.async.shared::cta since: it reads through the "
+                                "async proxy, which may see stale bytes (fence, then "
+                                "__syncthreads(), first)", lanes[row:row + 1])
 
     def _tma_store(self, s: TmaStore, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
@@ -1494,18 +1481,7 @@ class _Machine(Evaluator):
         at = self._bulk_global(s.src, s.src_index, s.nbytes, idx)
         values = self.globals[s.src.name].view(np.uint8)[at]
         _, first = self._shared_elements(s, idx, offset)
-        self._issue_bulk_load(s, idx, first, values)
-
-    def _issue_bulk_load(self, s: BulkLoad, idx: np.ndarray, first: np.ndarray, values) -> None:
-        nbytes = self._bulk_source(s, idx, first)
-        slots = self._mbarrier_slots(s.barrier, s.barrier_index, idx)
-        st = self._require_init(s.barrier, slots)
-        self._check_settled_bytes(s, nbytes)
-        self.in_flight[nbytes.ravel()] += 1
-        self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
-                                     bytes=nbytes, values=values))
-        np.subtract.at(st["tx"], slots, s.nbytes)
-        self._complete_phases(slots)
+        self._issue_tma(s, idx, first, values)
 
     def _bulk_commit(self, s: BulkCommit, idx: np.ndarray) -> None:
         self.bulk_group[idx] += 1
@@ -1577,29 +1553,7 @@ class _Machine(Evaluator):
             block = self.block_lin[idx[first_lane]]
             flat = block[:, None, None] * self.window + addr
             nbytes = (flat[..., None] + np.arange(size)).reshape(flat.shape[0], -1)
-            unwritten = ~self.written[nbytes].all(axis=1)
-            if unwritten.any():
-                g = int(np.flatnonzero(unwritten)[0])
-                raise LaneFault(f"wgmma reads shared memory no thread has written "
-                                f"('{array.name}' through its descriptor): uninitialized in "
-                                "CUDA", np.array([first_lane[g]]))
-            busy = self.in_flight[nbytes].any(axis=1)
-            if busy.any():
-                g = int(np.flatnonzero(busy)[0])
-                raise LaneFault(f"wgmma reads '{array.name}' while an asynchronous copy into "
-                                "it is still in flight: wait for it first",
-                                np.array([first_lane[g]]))
-            if self.unfenced is not None:
-                writer = self.unfenced[nbytes]
-                stale = writer.any(axis=1)
-                if stale.any():
-                    g = int(np.flatnonzero(stale)[0])
-                    w = int(writer[g][writer[g] > 0][0]) - 1
-                    raise LaneFault(f"wgmma reads '{array.name}', which thread "
-                                    f"{self._where(w)['thread']} stored without a "
-                                    "fence.proxy.async.shared::cta since: wgmma reads shared "
-                                    "memory through the async proxy (fence, then "
-                                    "__syncthreads(), first)", np.array([first_lane[g]]))
+            self._check_async_source("wgmma", array, nbytes, first_lane)
             out.append((flat, block * self.window + lead))
         (a_flat, a_start), (b_flat, b_start) = out
         return a_flat, b_flat, idx[first_lane], a_start, b_start

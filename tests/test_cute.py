@@ -68,3 +68,21 @@ def test_the_command(tmp_path):
     assert "ldmatrix.x4" in out and "0, 144, 288, 432" in out
     code, out = cli("layout", "(64,64):(64")
     assert code == 2 and "layout:" in out and "Traceback" not in out
+
+
+def test_a_kernels_file_declares_a_tile_with_its_cute_layout():
+    """A row-major CuTe layout with a swizzle declares the same array as the TMA mode (the
+    swizzle of bytes, aligned to its period)."""
+    from kernels_ir import KernelBuilder, KernelError
+    k = KernelBuilder("decl")
+    cute = k.shared("a", "f16", (64, 64),
+                    layout="Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_64):(_64,_1)")
+    tma = k.shared("b", "f16", (64, 64), layout="SWIZZLE_128B")
+    assert cute.layout == tma.layout and cute.buffer.align == tma.buffer.align == 1024
+    assert k.shared("c", "f16", (8, 64), layout="Sw<3,3,3> o (8,64):(64,1)").layout == \
+        tma.layout
+    for text, why in (("(64,64):(1,64)", "only a row-major shape:stride"),
+                      ("(8,64):(64,1)", r"not the array's \(64, 64\)"),
+                      ("Sw<3,4,3> o smem_ptr[32b](unset) o (64,64):(64,1)", "32-bit elements")):
+        with pytest.raises(KernelError, match=why):
+            k.shared(f"d{len(text)}", "f16", (64, 64), layout=text)

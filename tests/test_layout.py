@@ -62,8 +62,9 @@ def test_tma_modes_are_byte_swizzles_with_their_alignment():
 @pytest.mark.parametrize("make, message", [
     (lambda: transpose("SWIZZLE_128B", align=128), r"SWIZZLE_128B needs the array aligned to "
                                                     r"1024 bytes .* got align=128"),
-    (lambda: transpose("SWIZZLE_256B"), r"layout must be Swizzle\(B, M, S\) or one of "
-                                        r"SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B"),
+    (lambda: transpose("SWIZZLE_256B"), r"layout must be Swizzle\(B, M, S\), one of "
+                                        r"SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B or a CuTe "
+                                        r"layout"),
     (lambda: transpose(Swizzle(3, 4, 3), pad=1), r"Swizzle<3,4,3> permutes blocks of 128 "
                                                  r"elements, but the array holds 1056"),
     (lambda: Swizzle(3, 0, 2), r"Swizzle<3,0,2>: need B >= 1 and S >= B"),
