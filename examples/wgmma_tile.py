@@ -25,13 +25,14 @@ both swizzle the absolute address (measured); `off1024_base1` is the same with b
 phase and reads other elements (wrong products). `interleave` loads without a swizzle,
 eight columns per TMA box, into wgmma's core-matrix layout (LBO 1024 between the 8-column
 groups, SBO 128 between 8-row groups): right. `sw64`, `sw32` use the 64B and 32B modes,
-`mn128` and `mn_interleave` an MN-major B (stored K x N).
+`mn128` and `mn_interleave` an MN-major B (stored K x N), `bf16` bf16 inputs, and `areg`
+takes A from registers, each warp's fragment read by ldmatrix.x4 from the swizzled tile.
 """
 from dataclasses import replace
 
 import numpy as np
 
-from kernels_ir import GmmaLayout, KernelBuilder, blockIdx, cast, f16, i32, threadIdx
+from kernels_ir import GmmaLayout, KernelBuilder, bf16, blockIdx, cast, f16, i32, threadIdx, u32
 
 TILE = 64
 N = 64                        # wgmma n
@@ -39,7 +40,8 @@ N = 64                        # wgmma n
 
 # variant -> the TMA swizzle's span in bytes (16: none, 8-column boxes), what the descriptor says
 SPANS = {"sw128": 128, "desc_none": 128, "off1024": 128, "interleave": 16, "sw64": 64,
-         "sw32": 32, "mn128": 128, "mn_interleave": 16, "off1024_base1": 128}
+         "sw32": 32, "mn128": 128, "mn_interleave": 16, "off1024_base1": 128, "bf16": 128,
+         "areg": 128}
 SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
 
 
@@ -52,8 +54,9 @@ def gemm(variant: str):
     b_major = "MN" if variant.startswith("mn") else "K"
     k = KernelBuilder(f"wgmma_{variant}")
     m_, n_, k_ = k.param("M"), k.param("N"), k.param("K")
-    a = k.global_array("A", f16, m_ * k_)
-    b = k.global_array("B", f16, n_ * k_)       # N x K, or K x N for an MN-major B
+    dtype = bf16 if variant == "bf16" else f16
+    a = k.global_array("A", dtype, m_ * k_)
+    b = k.global_array("B", dtype, n_ * k_)       # N x K, or K x N for an MN-major B
     c = k.global_array("C", "f32", m_ * n_, intent="out")
     swizzle = SWIZZLES[span]
     cols = span // 2                                   # elements per box row
@@ -63,8 +66,10 @@ def gemm(variant: str):
     map_b = k.tensor_map("map_b", b, (n_, k_) if b_major == "K" else (k_, n_),
                          (TILE, cols), swizzle=swizzle)
     base = 64 if variant.startswith("off1024") else 0          # elements: 128 bytes
-    s_a = k.shared("sA", f16, base + TILE * TILE, align=1024)
-    s_b = k.shared("sB", f16, base + TILE * TILE, align=1024)
+    areg = variant == "areg"    # A from registers: ldmatrix.x4 gives wgmma's A fragment
+    s_a = k.shared("sA", dtype, (TILE, TILE), layout="SWIZZLE_128B") if areg else \
+        k.shared("sA", dtype, base + TILE * TILE, align=1024)
+    s_b = k.shared("sB", dtype, base + TILE * TILE, align=1024)
     bar = k.shared("bar", "u64", 1)
     a_layout, a_slab = _k_major(variant, a_swizzle, a_cols * 2)
     if b_major == "K":   # off1024_base1: the base offset in A's descriptor only
@@ -78,6 +83,9 @@ def gemm(variant: str):
     m0 = cast(blockIdx.y, i32) * TILE
     n0 = cast(blockIdx.x, i32) * TILE
     acc = k.local_array("acc", "f32", N // 2)
+    a_frag = k.local_array("a_frag", "u32", 4) if areg else None
+    a_bits = k.view(s_a, "sA_bits", "u16", (TILE, TILE), layout="SWIZZLE_128B") if areg \
+        else None
     with k.if_(t == 0):
         k.mbarrier_init(bar, 0, 1)
     k.syncthreads()
@@ -85,7 +93,8 @@ def gemm(variant: str):
         with k.if_(t == 0):
             k.mbarrier_arrive(bar, 0, expect_tx=2 * TILE * TILE * 2)
             for j in range(TILE // a_cols):
-                k.tma_load(map_a, s_a, base + j * a_slab, (m0, kc * TILE + j * a_cols), bar, 0)
+                at = (0, 0) if areg else base + j * a_slab
+                k.tma_load(map_a, s_a, at, (m0, kc * TILE + j * a_cols), bar, 0)
             for j in range(TILE // cols):
                 at = (n0, kc * TILE + j * cols) if b_major == "K" else \
                     (kc * TILE, n0 + j * cols)
@@ -96,7 +105,18 @@ def gemm(variant: str):
             first = kk * 16                                        # the step's first k
             a_start = base + first // a_cols * a_slab + first % a_cols   # elements
             b_start = a_start if b_major == "K" else base + first * cols
-            k.wgmma(acc, (s_a, a_start, a_layout), (s_b, b_start, b_layout), N,
+            a_operand = (s_a, a_start, a_layout)
+            if areg:   # matrix j of lane l: rows 16 w + 8 (j % 2) + l % 8, columns 8 (j / 2)
+                lane = t % 32
+                j = lane // 8
+                frag = k.ldmatrix(a_bits, (16 * (t // 32) + 8 * (j % 2) + lane % 8,
+                                           first + 8 * (j // 2)), matrices=4)
+                for e in range(4):   # two elements a register, the lower in the low half
+                    k.write_local(a_frag, e, cast(frag[2 * e], u32)
+                                  | (cast(frag[2 * e + 1], u32) << 16))
+                k.wgmma_fence()   # the registers were just written
+                a_operand = a_frag
+            k.wgmma(acc, a_operand, (s_b, b_start, b_layout), N,
                     scale_d=(kc > 0) if kk == 0 else 1)
         k.wgmma_commit()
         k.wgmma_wait(0)
@@ -122,14 +142,20 @@ def _k_major(variant: str, swizzle: str | None, row_bytes: int) -> tuple[GmmaLay
 
 
 def small_integers(launch) -> dict:
-    """Integer-valued f16 inputs in -4..4: every product and sum is exact in f32, so the
-    GPU's C equals the interpreter's bit for bit whatever the order of accumulation."""
+    """Integer-valued f16 (or bf16) inputs in -4..4: every product and sum is exact in f32,
+    so the GPU's C equals the interpreter's bit for bit whatever the order of
+    accumulation."""
     rng = np.random.default_rng(7)
-    return {name: rng.integers(-4, 5, launch.lengths[name]).astype(np.float16)
-            for name in ("A", "B")}
+    bf = launch.kernel.array("A").dtype.name == "bf16"
+    out = {}
+    for name in ("A", "B"):
+        values = rng.integers(-4, 5, launch.lengths[name]).astype(np.float32)
+        out[name] = (values.view(np.uint32) >> 16).astype(np.uint16) if bf \
+            else values.astype(np.float16)
+    return out
 
 
 KERNELS = {v: (lambda v=v: gemm(v)) for v in ("sw128", "desc_none", "off1024", "interleave",
                                                "sw64", "sw32", "mn128", "mn_interleave",
-                                               "off1024_base1")}
+                                               "off1024_base1", "bf16", "areg")}
 ARRAYS = {key: small_integers for key in KERNELS}

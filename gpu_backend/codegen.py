@@ -399,17 +399,24 @@ def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
     half = s.n // 2
     regs = ", ".join(f"%{i}" for i in range(half))
     kind = _GMMA_TYPES[s.array.dtype.name]
-    trans_a, trans_b = int(s.a_layout.major == "MN"), int(s.layout.major == "MN")
+    trans_b = int(s.layout.major == "MN")
     outs = ", ".join(f'"+f"({s.acc.name}[{i}])' for i in range(half))
     w.add(depth, "{")
-    w.add(depth + 1, f"const unsigned long long smemsim_da = "
-                     f"{_gmma_descriptor(s.a_array, s.a_index, s.a_layout)};")
+    if s.a_regs is None:
+        w.add(depth + 1, f"const unsigned long long smemsim_da = "
+                         f"{_gmma_descriptor(s.a_array, s.a_index, s.a_layout)};")
+        a_text, a_ins, after = f"%{half}", '"l"(smemsim_da)', 1
+        trans = f"{int(s.a_layout.major == 'MN')}, {trans_b}"
+    else:   # A's fragment: four 32-bit registers, two 16-bit elements each
+        a_text = "{" + ", ".join(f"%{half + i}" for i in range(4)) + "}"
+        a_ins = ", ".join(f'"r"({s.a_regs.name}[{i}])' for i in range(4))
+        after, trans = 4, str(trans_b)
     w.add(depth + 1, f"const unsigned long long smemsim_db = "
                      f"{_gmma_descriptor(s.array, s.index, s.layout)};")
-    w.site(s, depth + 1, f'asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{half + 2}, 0; '
+    w.site(s, depth + 1, f'asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{half + after + 1}, 0; '
                          f'wgmma.mma_async.sync.aligned.m64n{s.n}k16.f32.{kind}.{kind} '
-                         f'{{{regs}}}, %{half}, %{half + 1}, p, 1, 1, {trans_a}, {trans_b}; }}" '
-                         f': {outs} : "l"(smemsim_da), "l"(smemsim_db), '
+                         f'{{{regs}}}, {a_text}, %{half + after}, p, 1, 1, {trans}; }}" '
+                         f': {outs} : {a_ins}, "l"(smemsim_db), '
                          f'"r"((int)({cuda_expr(s.scale_d)})) : "memory");')
     w.add(depth, "}")
 

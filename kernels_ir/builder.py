@@ -310,12 +310,19 @@ class KernelBuilder:
              shape: Sequence[int | None] | None = None, pad: int = 0,
              layout: Swizzle | None = None) -> SharedArray:
         """Another typed view of the same shared bytes (seed 000's sMemBytes / sMemWords),
-        optionally with its own Swizzle layout."""
+        optionally with its own Swizzle layout (or TMA mode, as a swizzle of its bytes)."""
         dtype = _dtype(dtype)
         loc = caller_loc()
+        if isinstance(layout, str) and layout in TMA_SWIZZLES:
+            needed = tma_swizzle(layout, dtype.size)[1]
+            if array.buffer.align < needed:
+                raise KernelError(f"view '{name}': {layout} needs '{array.name}' aligned to "
+                                  f"{needed} bytes, it is aligned to {array.buffer.align}",
+                                  kernel=self.name, loc=loc)
+            layout = tma_swizzle(layout, dtype.size)[0]
         if layout is not None and not isinstance(layout, Swizzle):
-            raise KernelError(f"view '{name}': layout must be Swizzle(B, M, S), got "
-                              f"{layout!r}", kernel=self.name, loc=loc)
+            raise KernelError(f"view '{name}': layout must be Swizzle(B, M, S) or a TMA mode, "
+                              f"got {layout!r}", kernel=self.name, loc=loc)
         buf = array.buffer
         if shape is None:
             if buf.dynamic:
@@ -812,7 +819,10 @@ class KernelBuilder:
     def wgmma(self, acc: LocalArray, a, b, n: int, scale_d: ExprLike = 1) -> None:
         """`wgmma.mma_async.m64n{n}k16` with f32 accumulators `acc` (a register array of
         n / 2) and A, B in shared memory: `a` and `b` are (array, start index, GmmaLayout),
-        what each descriptor says. acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
+        what each descriptor says; `a` may instead be a register array of 4 u32 holding A's
+        fragment two 16-bit elements (B's type) each, the lower in the low half (element j
+        of thread t is A(16 (t / 32) + t % 32 / 4 + 8 (j / 2 % 2), 2 (t % 4) + j % 2 + 8 (j /
+        4))). acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
         thread of each executing warpgroup must execute it."""
         loc = caller_loc()
         self._guard_condition("wgmma")
@@ -825,7 +835,17 @@ class KernelBuilder:
                               f"{n // 2} elements (k.local_array(..., 'f32', {n // 2})), got "
                               f"{acc!r}", kernel=self.name, loc=loc)
         operands = []
+        regs = None
+        if isinstance(a, LocalArray):
+            if a.dtype.name != "u32" or math.prod(a.shape) != 4:
+                raise KernelError(f"wgmma's A from registers is a register array of 4 u32, "
+                                  f"each two 16-bit elements of wgmma's A fragment (the lower "
+                                  f"in the low half), got {a!r}", kernel=self.name, loc=loc)
+            regs, a = a, None
         for name, operand in (("a", a), ("b", b)):
+            if operand is None:
+                operands.append((None, (), None))
+                continue
             if not isinstance(operand, tuple) or len(operand) != 3:
                 raise KernelError(f"wgmma's {name} is (shared array, start index, GmmaLayout), "
                                   f"got {operand!r}", kernel=self.name, loc=loc)
@@ -846,10 +866,10 @@ class KernelBuilder:
                 raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
             operands.append((array, self._index(array, index, loc), layout))
         (a_array, a_index, a_layout), (b_array, b_index, b_layout) = operands
-        if a_array.dtype != b_array.dtype:
+        if regs is None and a_array.dtype != b_array.dtype:
             raise KernelError(f"wgmma multiplies one input type: A is {a_array.dtype}, B is "
                               f"{b_array.dtype}", kernel=self.name, loc=loc)
-        self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, n,
+        self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, regs, n,
                          as_expr(scale_d), 1, loc, self._next_site(b_array)))
 
     def wgmma_fence(self) -> None:

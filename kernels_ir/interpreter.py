@@ -35,7 +35,7 @@ from .stmt import (
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
     FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
 )
-from .wgmma import accumulator_positions
+from .wgmma import a_fragment_positions, accumulator_positions
 from .tma import (
     BULK_ALIGN, DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX,
     swizzle_bytes,
@@ -1524,6 +1524,9 @@ class _Machine(Evaluator):
         out = []
         for array, index, layout, rows in ((s.a_array, s.a_index, s.a_layout, 64),
                                            (s.array, s.index, s.layout, s.n)):
+            if array is None:      # A from registers
+                out.append((None, None))
+                continue
             size = array.dtype.size
             offset = self._element_offsets(array, index, 1, idx)
             start = self.kernel.buffer_base(array.buffer) + offset * size
@@ -1565,14 +1568,23 @@ class _Machine(Evaluator):
         a_flat, b_flat, heads, a_start, b_start = self._gmma_operands(s, idx)
         dtype = s.array.dtype
         halves = self.shared.view(dtype.storage)
-        a = from_storage(halves[a_flat // 2], dtype).astype(np.float32)     # (G, 64, 16)
+        if s.a_regs is not None:    # A from the warpgroup's registers, by its fragment
+            words = self.local_arrays[s.a_regs].reshape(self.total, -1).astype(np.uint32)
+            bits = np.stack([words & 0xFFFF, words >> 16], axis=-1).reshape(self.total, 8)
+            frag = from_storage(bits.astype(np.uint16).view(dtype.storage), dtype)
+            rows_a, cols_a = a_fragment_positions()
+            a = np.zeros((heads.size, 64, 16), np.float32)
+            a[:, rows_a, cols_a] = frag[heads[:, None] + np.arange(128)]
+        else:
+            a = from_storage(halves[a_flat // 2], dtype).astype(np.float32)  # (G, 64, 16)
         b = from_storage(halves[b_flat // 2], dtype).astype(np.float32)     # (G, n, 16)
         product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
         if self.origin is not None and self.observer is not None:
             for name, flat, start, layout, array in (
                     ("A", a_flat, a_start, s.a_layout, s.a_array),
                     ("B", b_flat, b_start, s.layout, s.array)):
-                self._check_agreement(s, name, flat, start, layout, array, heads)
+                if array is not None:
+                    self._check_agreement(s, name, flat, start, layout, array, heads)
         rows, cols = accumulator_positions(s.n)
         threads = heads[:, None] + np.arange(128)                             # (G, 128)
         acc = self.local_arrays[s.acc].reshape(self.total, -1)

@@ -212,8 +212,9 @@ _FORMAT = {
     BulkWait: lambda s: f"cp.async.bulk.wait_group{'.read' if s.read else ''}({s.pending})",
     FenceProxyAsync: lambda s: "fence.proxy.async.shared::cta()",
     Wgmma: lambda s: (f"wgmma.m64n{s.n}k16({s.acc.name}, scale_d {format_expr(s.scale_d)}, "
-                      f"A &{format_index(s.a_array, s.a_index)} {_gmma_text(s.a_layout)}, "
-                      f"B &{format_index(s.array, s.index)} {_gmma_text(s.layout)})"),
+                      + (f"A registers {s.a_regs.name}, " if s.a_regs is not None else
+                         f"A &{format_index(s.a_array, s.a_index)} {_gmma_text(s.a_layout)}, ")
+                      + f"B &{format_index(s.array, s.index)} {_gmma_text(s.layout)})"),
     WgmmaFence: lambda s: "wgmma.fence()",
     WgmmaCommit: lambda s: "wgmma.commit_group()",
     WgmmaWait: lambda s: f"wgmma.wait_group({s.pending})",

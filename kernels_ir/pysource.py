@@ -329,9 +329,11 @@ class _Writer:
         elif isinstance(s, FenceProxyAsync):
             self.emit(depth, f"{BUILDER}.fence_proxy_async()", loc)
         elif isinstance(s, Wgmma):
+            a = py_name(s.a_regs.name) if s.a_regs is not None else (
+                f"({py_name(s.a_array.name)}, {self.index_tuple(s.a_index)}, "
+                f"{_gmma(s.a_layout)})")
             self.emit(depth, f"{BUILDER}.wgmma({py_name(s.acc.name)}, "
-                             f"({py_name(s.a_array.name)}, {self.index_tuple(s.a_index)}, "
-                             f"{_gmma(s.a_layout)}), ({py_name(s.array.name)}, "
+                             f"{a}, ({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {_gmma(s.layout)}), {s.n}, "
                              f"scale_d={e(s.scale_d)})", loc)
         elif isinstance(s, WgmmaFence):

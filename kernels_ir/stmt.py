@@ -773,6 +773,7 @@ class Wgmma(Access):
     a_index: tuple[Expr, ...]
     a_layout: GmmaLayout
     acc: LocalArray
+    a_regs: LocalArray | None    # A from registers (8 elements a thread): a_array is None
     n: int
     scale_d: Expr
     width: int
@@ -786,9 +787,9 @@ class Wgmma(Access):
 
     @property
     def access_bytes(self) -> int:
-        """Bytes of A and B one instruction reads (per warpgroup)."""
+        """Bytes of A (when in shared memory) and B one instruction reads (a warpgroup's)."""
         size = self.array.dtype.size
-        return (64 + self.n) * 16 * size
+        return ((0 if self.a_regs is not None else 64) + self.n) * 16 * size
 
     def address_exprs(self) -> tuple[Expr, ...]:
         """Both operands' start elements decide what is read."""

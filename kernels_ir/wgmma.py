@@ -133,3 +133,14 @@ def accumulator_positions(n: int) -> tuple[np.ndarray, np.ndarray]:
     row = 16 * warp + lane // 4 + 8 * ((i // 2) % 2)
     col = 8 * (i // 4) + 2 * (lane % 4) + i % 2
     return row, col
+
+
+def a_fragment_positions() -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of A held by each thread of the warpgroup in each of its 8 registers'
+    elements, arrays (128, 8) (PTX ISA, wgmma A fragment from registers, 16-bit types)."""
+    t = np.arange(128)[:, None]
+    j = np.arange(8)[None, :]
+    warp, lane = t // 32, t % 32
+    row = 16 * warp + lane // 4 + 8 * ((j // 2) % 2)
+    col = 2 * (lane % 4) + j % 2 + 8 * (j // 4)
+    return row, col

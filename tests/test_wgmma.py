@@ -61,16 +61,18 @@ def test_the_accumulator_fragment_covers_d_once():
 
 def _example(variant):
     from examples.wgmma_tile import gemm, small_integers
+    from kernels_ir import from_storage
     kernel = gemm(variant)
     arrays = small_integers(resolve_launch(kernel, {}))
-    a = arrays["A"].astype(np.float32).reshape(256, 256)
-    b = arrays["B"].astype(np.float32).reshape(256, 256)
+    dtype = kernel.array("A").dtype
+    a = from_storage(arrays["A"], dtype).astype(np.float32).reshape(256, 256)
+    b = from_storage(arrays["B"], dtype).astype(np.float32).reshape(256, 256)
     want = a @ (b if variant.startswith("mn") else b.T)
     return kernel, arrays, want
 
 
 @pytest.mark.parametrize("variant", ["sw128", "off1024", "interleave", "sw64", "sw32", "mn128",
-                                     "mn_interleave"])
+                                     "mn_interleave", "bf16", "areg"])
 def test_the_gpu_checked_layouts_give_the_product(variant):
     """On the H100 each of these equals numpy's product (docs/validation.md)."""
     kernel, arrays, want = _example(variant)
@@ -101,6 +103,13 @@ def test_a_base_offset_takes_that_much_off_the_swizzles_row_phase():
     (fault,) = check(kernel, {}).faults
     assert "wgmma reads A(0, 0) from the bytes of A(0, 8)" in fault.message
     assert "base offset 1 takes that much off the swizzle's row phase" in fault.message
+
+
+def test_a_from_registers_reads_no_shared_a_and_counts_b_only():
+    """wg_areg_K_s0's rule: only B's bytes / 128 per HGMMA (N = 64: 16 wavefronts)."""
+    report = analyze(_example("areg")[0], {})
+    assert report.classes["gmma"].wavefronts == 16 * 4 * 4 * 64 * 16 * 2 // 128
+    assert report.classes["ldsm"].requests == 16 * 4 * 4 * 4   # the fragments' ldmatrix.x4
 
 
 def test_the_example_counts():
