@@ -58,6 +58,12 @@ class SiteReport:
         return self.tma is not None
 
     @property
+    def explainable(self) -> bool:
+        """Whether its requests are lane patterns the bank engine explains (a TMA copy or a
+        wgmma is one instruction of the async proxy, costed as a whole)."""
+        return self.tma is None and self.op != "wgmma"
+
+    @property
     def excess(self) -> int:
         """Wavefronts over ideal: Nsight's bank conflicts."""
         return self.wavefronts - self.ideal

@@ -190,3 +190,20 @@ def test_descriptors_not_modelled_are_refused_at_their_line(layout, n, why):
     with pytest.raises(KernelError, match=why) as err:
         k.wgmma(acc, (s, 0, layout), (s, 0, layout), n)
     assert "test_wgmma.py" in str(err.value)
+
+
+def test_explain_and_report_on_tma_and_wgmma_kernels():
+    """explain has no lanes to show for a TMA copy or a wgmma and says so (naming the sites
+    that have them); the report page builds, its bank maps for the lane sites only."""
+    import json
+    from tests.test_cli import ROOT, cli
+    tma = str(ROOT / "examples" / "tma_tile.py")
+    code, out = cli("explain", tma, "--kernel", "unswizzled_reader", "0")
+    assert code == 2 and "site 0 is a TMA or bulk copy" in out and "by lane are [1]" in out
+    code, out = cli("explain", tma, "--kernel", "unswizzled_reader")   # the worst lane site
+    assert code == 0 and "32 wavefronts, ideal 4" in out
+    code, out = cli("report", str(ROOT / "examples" / "wgmma_tile.py"), "--kernel", "areg",
+                    "--json")
+    assert code == 0
+    (item,) = json.loads(out)["results"]
+    assert [e["site"] for e in item["explanations"]] == [2, 4, 6, 8]   # the ldmatrix sites

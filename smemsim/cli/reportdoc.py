@@ -30,7 +30,7 @@ def explanations(r: Report) -> list[dict[str, Any]]:
     return [{"site": s.site, "request": jsonout.request_json(
         warp_request(s.worst.offsets, s.width, s.op, r.arch, window=r.window,
                      matrices=s.matrices))}
-            for s in r.sites if s.worst is not None]
+            for s in r.sites if s.worst is not None and s.explainable]
 
 
 def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[dict[str, Any]]:
@@ -41,7 +41,8 @@ def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[di
     from ..layoutmap import layout_map
     out = []
     for name in dict.fromkeys(s.array for s in r.sites):
-        sites = [s for s in r.sites if s.array == name and s.worst is not None]
+        sites = [s for s in r.sites if s.array == name and s.worst is not None
+                 and s.explainable]
         worst = max(sites, key=lambda s: (s.excess, s.wavefronts, -s.site), default=None)
         request = request_of(worst) if worst is not None else None
         maps = [layout_map(kernel, name, params, request=request, arch=arch)]

@@ -33,11 +33,24 @@ def execute(args, console: Console) -> int:
                 loop_limit=args.loop_limit)
     if not r.sites:
         raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
-    site = max(r.sites, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \
+    lanes = [s for s in r.sites if s.explainable]
+    if args.site is None and not lanes:
+        raise KernelError(f"kernel '{kernel.name}' has only TMA and wgmma sites: each is one "
+                          "instruction of the async proxy, with no lanes to explain "
+                          "(docs/tma.md, docs/wgmma.md)")
+    site = max(lanes, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \
         else r.site(args.site) if args.site in [s.site for s in r.sites] else None
     if site is None:
         raise KernelError(f"kernel '{kernel.name}' has no site {args.site}; its sites are "
                           f"{[s.site for s in r.sites]}")
+    if not site.explainable:
+        what = "a wgmma" if site.op == "wgmma" else "a TMA or bulk copy"
+        readers = [s.site for s in lanes if s.array == site.array]
+        raise KernelError(
+            f"site {site.site} is {what}: one instruction of the async proxy, costed as a "
+            "whole (no lanes, never a bank conflict in Nsight's counters; analyze prints its "
+            "figures)" + (f"; the sites that read or write '{site.array}' by lane are "
+                          f"{readers}" if readers else ""))
     if site.worst is None:
         raise KernelError(f"site {site.site} issues no request at this launch")
     req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window,
