@@ -132,13 +132,13 @@ class BarrierReached:
 
 @dataclass(frozen=True)
 class LayoutMismatch:
-    """A wgmma operand element read from bytes other than the ones its descriptor's start
-    implies, where TMA wrote the operand (reported to observers; the GPU computes the same
-    wrong product silently)."""
+    """An element of a tile TMA wrote, read (through a wgmma descriptor, or by index) from
+    other bytes than the map and the reader agree on (reported to observers; the GPU reads
+    the same wrong element silently)."""
 
     stmt: Access
     message: str
-    thread: int           # flat id of the warpgroup's first thread
+    thread: int           # flat id of the reading thread (a warpgroup's first, for wgmma)
 
 
 @dataclass(frozen=True)
@@ -276,9 +276,9 @@ class _Machine(Evaluator):
         self.bulk_group = np.zeros(total, np.int64)
         self.unfenced = np.zeros(self.nblocks * self.window, np.int64) if any(
             isinstance(st, (TmaStore, BulkStore, Wgmma)) for st in k.statements()) else None
-        # where wgmma operands came from: per byte, the TMA map (its index in `origin_maps`,
-        # + 1) and global element (flat) that wrote it, 0 where unknown (runs on values of
-        # kernels with TMA loads and wgmma only)
+        # where a tile's bytes came from: per byte, the TMA map (its index in `origin_maps`,
+        # + 1) and global element (flat) that wrote it, 0 where unknown (runs on values,
+        # with an observer, of kernels with TMA loads: check's layout agreement)
         self.origin = np.zeros(self.nblocks * self.window, np.int64) if (
             partial is None or partial.statements is None) and observer is not None and any(
             isinstance(st, TmaLoad) for st in k.statements()) else None
@@ -912,8 +912,8 @@ class _Machine(Evaluator):
 
     def _plain_write(self, nbytes: np.ndarray, idx: np.ndarray, per_lane: int) -> None:
         """Bytes a thread's store wrote (`per_lane` bytes per lane of `idx`, in order): written,
-        and unpublished to the async proxy until that thread's fence (kernels with TMA or
-        bulk stores only)."""
+        unpublished to the async proxy until that thread's fence (kernels with TMA or bulk
+        stores or wgmma), and no longer what TMA put there."""
         self.written[nbytes] = True
         if self.unfenced is not None:
             self.unfenced[nbytes] = np.repeat(idx + 1, per_lane)
@@ -976,12 +976,13 @@ class _Machine(Evaluator):
             tma = next((c for c in self.bulk_copies
                         if np.isin(nbytes[lane], c["bytes"]).any()), None)
             if tma is not None:
-                bar = tma["stmt"]
+                copy = tma["stmt"]
                 raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte "
-                                f"{byte} of the block's window) while the TMA copy of line "
-                                f"{bar.loc.line} to it is still in flight: wait on its "
-                                f"mbarrier '{bar.barrier.name}' first (a wait that sees the "
-                                "phase of the copy complete)", np.array([lane]))
+                                f"{byte} of the block's window) while the "
+                                f"{_BULK_NAMES[type(copy)]} of line {copy.loc.line} to it is "
+                                f"still in flight: wait on its mbarrier '{copy.barrier.name}' "
+                                "first (a wait that sees the phase of the copy complete)",
+                                np.array([lane]))
             raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte {byte} "
                             "of the block's window) while a cp.async to it is still in flight: "
                             "the issuing thread's cp.async.wait_group must come first (and a "
@@ -1231,12 +1232,12 @@ class _Machine(Evaluator):
                     self.origin[nbytes] = c["origin"][done].ravel() \
                         if c.get("origin") is not None else 0
                     if c.get("intent") is not None:
-                        at, code = c["intent"]
-                        self.intent[at[done].ravel()] = code[done].ravel()
+                        at, code = c["intent"][0][done], c["intent"][1][done]
+                        known = code != 0      # elements past the array expect nothing
+                        self.intent[at[known]] = code[known]
                 self.in_flight[nbytes] -= 1
             if not done.all():
-                kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
-                             for k, v in c.items()})
+                kept.append({k: _rows(v, ~done) for k, v in c.items()})
         self.bulk_copies = kept
 
     def _tma_load(self, s: TmaLoad, idx: np.ndarray) -> None:
@@ -1265,7 +1266,7 @@ class _Machine(Evaluator):
         """(flat byte indices, codes): where the destination array's declaration puts each
         box element (its rows laid one after another in the array's logical index from the
         destination, through the array's layout), and the element's origin code there;
-        elements past the array are left out (code 0 at byte 0)."""
+        elements past the array get code 0 (landing skips them)."""
         if origin is None:
             return None
         array, m = s.array, s.tensor_map
@@ -1290,7 +1291,8 @@ class _Machine(Evaluator):
     def _check_reader(self, s, offset: np.ndarray, nbytes: np.ndarray, idx: np.ndarray,
                       lanes: np.ndarray | None = None) -> None:
         """A read by index of bytes TMA wrote must find the element the array's declaration
-        expects there (kernels_ir.LayoutMismatch otherwise, once per statement)."""
+        expects there (else a kernels_ir.LayoutMismatch for this execution's first wrong
+        element)."""
         nbytes = nbytes.reshape(offset.size, -1)
         want, got = self.intent[nbytes], self.origin[nbytes]
         wrong = (want != 0) & (got != want)
@@ -1866,6 +1868,15 @@ def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.nda
     if kind == "exch":
         return v
     return np.where(cur == compare, v, cur)  # cas
+
+
+def _rows(value, keep: np.ndarray):
+    """A copy record's per-lane field (an array, or a tuple of arrays) at the lanes kept."""
+    if isinstance(value, np.ndarray):
+        return value[keep]
+    if isinstance(value, tuple):
+        return tuple(_rows(v, keep) for v in value)
+    return value
 
 
 # How each statement class executes; a class missing here is an error, never skipped.

@@ -75,8 +75,8 @@ class Fault:
 
     kind: str  # out_of_bounds, misaligned, divergent_barrier, uninitialized_read,
     #            copy_in_flight (a cp.async not yet waited for), incomplete (too large to
-    #            check in bounded memory), layout (a wgmma descriptor that selects other
-    #            elements than TMA wrote there), other
+    #            check in bounded memory), layout (a wgmma descriptor or a reader by index
+    #            that selects other elements of a TMA tile than its map wrote there), other
     message: str                 # the first block's fault, located
     blocks: int = 1              # blocks that hit a fault of this kind at this statement
     loc: SourceLoc | None = None  # the statement's source line, where known

@@ -207,7 +207,7 @@ def test_zeros_outside_the_tensor():
 
 def test_reading_before_the_wait_is_a_located_fault():
     kernel = _tma_kernel(64, 8, 2, 3, wait=False)
-    with pytest.raises(KernelRuntimeError, match="TMA copy of line .* still in flight"):
+    with pytest.raises(KernelRuntimeError, match="TMA load of line .* still in flight"):
         run(kernel, {}, {"src": _source(16, 64, 2)})
     faults = check(kernel, {}).faults
     assert len(faults) == 1 and "still in flight" in faults[0].message
@@ -433,3 +433,32 @@ def test_fix_swizzles_a_tma_tile_together_with_its_map():
     site = analyze(fixed, {"tiles": 2}).sites[1]
     assert site.wavefronts // site.requests == 4
     assert not check(fixed, {"tiles": 2}).faults
+
+
+def test_copies_that_land_at_different_waits_keep_their_own_bytes():
+    """Two boxes on two barriers: the first wait lands only its copy (the second's bytes,
+    and what the layout check knows of them, stay with it until its own wait)."""
+    k = KernelBuilder("two_barriers")
+    src = k.global_array("src", "u16", 16 * 64)
+    out = k.global_array("out", "u16", 16 * 64, intent="out")
+    tmap = k.tensor_map("tmap", src, (16, 64), (8, 64), swizzle="SWIZZLE_128B")
+    tile = k.shared("tile", "u16", (16, 64), layout="SWIZZLE_128B")
+    bars = k.shared("bars", "u64", 2)
+    t = threadIdx.x
+    with k.if_(t < 2):
+        k.mbarrier_init(bars, t, 1)
+    k.syncthreads()
+    with k.if_(t < 2):
+        k.mbarrier_arrive(bars, t, expect_tx=1024)
+        k.tma_load(tmap, tile, (t * 8, 0), (t * 8, 0), bars, t)
+    k.mbarrier_wait(bars, 0, 0)
+    with k.range("i", t, 512, 128) as i:          # rows 0..7 only
+        out[i] = tile[i // 64, i % 64]
+    k.mbarrier_wait(bars, 1, 0)
+    with k.range("j", 512 + t, 1024, 128) as j:
+        out[j] = tile[j // 64, j % 64]
+    k.launch(1, 128)
+    kernel = k.build()
+    data = _source(16, 64, 2)
+    assert np.array_equal(run(kernel, {}, {"src": data})["out"], data)
+    assert not check(kernel, {}).faults
