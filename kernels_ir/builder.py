@@ -35,8 +35,8 @@ from .stmt import (
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
     WgmmaFence, WgmmaCommit, WgmmaWait,
 )
-from . import wgmma as wgmma_layouts
-from .wgmma import N_VALUES, PROVEN_SWIZZLES, GmmaLayout
+from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
+from .wgmma import N_VALUES, GmmaLayout
 from .cute import CuteError
 from .cute import parse as parse_cute
 from .tma import TensorMap, check_box
@@ -674,10 +674,7 @@ class KernelBuilder:
     def cp_async_wait(self, pending: int = 0) -> None:
         """`cp.async.wait_group pending;` (0: every committed copy has landed)."""
         loc = caller_loc()
-        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 7:
-            raise KernelError(f"cp.async.wait_group takes 0..7, got {pending!r}",
-                              kernel=self.name, loc=loc)
-        self._emit(WaitGroup(pending, loc))
+        self._emit(WaitGroup(self._pending("cp.async.wait_group", pending, 7, loc), loc))
 
     # ------------------------------------------------------------ TMA and mbarriers (sm_90)
     def tensor_map(self, name: str, array: GlobalArray, shape, box, swizzle: str | None = None,
@@ -807,10 +804,8 @@ class KernelBuilder:
         """`cp.async.bulk.wait_group.read pending;` (`read=False`: `wait_group`, the copies
         complete, not only their reads of shared memory)."""
         loc = caller_loc()
-        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 63:
-            raise KernelError(f"cp.async.bulk.wait_group takes 0..63, got {pending!r}",
-                              kernel=self.name, loc=loc)
-        self._emit(BulkWait(pending, bool(read), loc))
+        self._emit(BulkWait(self._pending("cp.async.bulk.wait_group", pending, 63, loc),
+                            bool(read), loc))
 
     def fence_proxy_async(self) -> None:
         """`fence.proxy.async.shared::cta;`: publish this thread's shared writes to TMA."""
@@ -855,7 +850,8 @@ class KernelBuilder:
                                   f"{array!r}", kernel=self.name, loc=loc)
             why = layout.why_not() if isinstance(layout, GmmaLayout) else \
                 f"a GmmaLayout(major, swizzle, lbo, sbo), got {layout!r}"
-            if why is None and layout.swizzle not in PROVEN_SWIZZLES[layout.major]:
+            if why is None and layout.swizzle not in \
+                    wgmma_layouts.PROVEN_SWIZZLES[layout.major]:
                 why = (f"{layout.major}-major {layout.swizzle} operands are not modelled yet: "
                        "no GPU run has proven their layout (docs/wgmma.md)")
             if why is None and layout.base_offset not in \
@@ -884,10 +880,7 @@ class KernelBuilder:
     def wgmma_wait(self, pending: int = 0) -> None:
         """`wgmma.wait_group.sync.aligned pending;`"""
         loc = caller_loc()
-        if isinstance(pending, bool) or not isinstance(pending, int) or not 0 <= pending <= 7:
-            raise KernelError(f"wgmma.wait_group takes 0..7, got {pending!r}",
-                              kernel=self.name, loc=loc)
-        self._emit(WgmmaWait(pending, loc))
+        self._emit(WgmmaWait(self._pending("wgmma.wait_group", pending, 7, loc), loc))
 
     def mbarrier_init(self, barrier: SharedArray, index, count: ExprLike) -> None:
         """`mbarrier.init`: the barrier's phases complete after `count` arrivals (and their
@@ -909,6 +902,14 @@ class KernelBuilder:
         self._guard_condition("an mbarrier wait")
         self._emit(MbarrierWait(barrier, self._barrier(barrier, index, loc), as_expr(parity),
                                 loc))
+
+    def _pending(self, what: str, pending, most: int, loc: SourceLoc) -> int:
+        """A wait_group's count of groups left pending: an int 0..most."""
+        if isinstance(pending, bool) or not isinstance(pending, int) or \
+                not 0 <= pending <= most:
+            raise KernelError(f"{what} takes 0..{most}, got {pending!r}", kernel=self.name,
+                              loc=loc)
+        return pending
 
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):

@@ -951,42 +951,45 @@ class _Machine(Evaluator):
         return self.shared.view(array.dtype.storage), first
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
-        """No byte of the access may still be the target of a cp.async in flight."""
+        """No byte of the access may still be the target of an asynchronous copy in flight
+        (nor, written, the source of a bulk store not yet waited for)."""
         size = s.array.dtype.size
+        self._check_bytes_settled(s.array, first[:, None] * size + np.arange(width * size),
+                                  reading)
+
+    def _check_bytes_settled(self, array, nbytes: np.ndarray, reading: bool,
+                             lanes: np.ndarray | None = None, who: str = "") -> None:
+        """`_check_settled` of explicit bytes: one row of `nbytes` per lane (`lanes`: the
+        rows' lanes, when not in order), read or written by `who` (a thread by default)."""
+        def fault(message: str, row: int):
+            byte = int(nbytes[row, 0] % self.window)
+            raise LaneFault(f"{who}{'reads' if reading else 'writes'} '{array.name}' (byte "
+                            f"{byte} of the block's window) while {message}",
+                            np.array([row]) if lanes is None else lanes[row:row + 1])
         if self.bulk_reads and not reading:
-            nbytes = (first[:, None] * size + np.arange(width * size))
             busy = self.reading[nbytes].any(axis=1)
             if busy.any():
-                lane = int(np.flatnonzero(busy)[0])
+                row = int(np.flatnonzero(busy)[0])
                 store = next(c["stmt"] for c in self.bulk_reads
-                             if np.isin(nbytes[lane], c["bytes"]).any())
-                raise LaneFault(f"writes '{s.array.name}' (byte "
-                                f"{int(first[lane] * size % self.window)} of the block's "
-                                f"window) while the {_BULK_NAMES[type(store)]} of line "
-                                f"{store.loc.line} still reads it: the issuing thread's "
-                                "cp.async.bulk.wait_group.read (and a __syncthreads() for "
-                                "other threads) must come first", np.array([lane]))
+                             if np.isin(nbytes[row], c["bytes"]).any())
+                fault(f"the {_BULK_NAMES[type(store)]} of line {store.loc.line} still reads "
+                      "it: the issuing thread's cp.async.bulk.wait_group.read (and a "
+                      "__syncthreads() for other threads) must come first", row)
         if not self.copies and not self.bulk_copies:
             return
-        nbytes = (first[:, None] * size + np.arange(width * size))
         busy = self.in_flight[nbytes].any(axis=1)
         if busy.any():
-            lane = int(np.flatnonzero(busy)[0])
-            byte = int(first[lane] * size % self.window)
+            row = int(np.flatnonzero(busy)[0])
             tma = next((c for c in self.bulk_copies
-                        if np.isin(nbytes[lane], c["bytes"]).any()), None)
+                        if np.isin(nbytes[row], c["bytes"]).any()), None)
             if tma is not None:
                 copy = tma["stmt"]
-                raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte "
-                                f"{byte} of the block's window) while the "
-                                f"{_BULK_NAMES[type(copy)]} of line {copy.loc.line} to it is "
-                                f"still in flight: wait on its mbarrier '{copy.barrier.name}' "
-                                "first (a wait that sees the phase of the copy complete)",
-                                np.array([lane]))
-            raise LaneFault(f"{'reads' if reading else 'writes'} '{s.array.name}' (byte {byte} "
-                            "of the block's window) while a cp.async to it is still in flight: "
-                            "the issuing thread's cp.async.wait_group must come first (and a "
-                            "__syncthreads() for other threads)", np.array([lane]))
+                fault(f"the {_BULK_NAMES[type(copy)]} of line {copy.loc.line} to it is still "
+                      f"in flight: wait on its mbarrier '{copy.barrier.name}' first (a wait "
+                      "that sees the phase of the copy complete)", row)
+            fault("a cp.async to it is still in flight: the issuing thread's "
+                  "cp.async.wait_group must come first (and a __syncthreads() for other "
+                  "threads)", row)
 
     def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
         self._check_settled(s, first, width, reading=True)
@@ -1363,7 +1366,8 @@ class _Machine(Evaluator):
         nbytes = self._bulk_source(s, idx, first)
         slots = self._mbarrier_slots(s.barrier, s.barrier_index, idx)
         st = self._require_init(s.barrier, slots)
-        self._check_settled_bytes(s, nbytes)
+        self._check_bytes_settled(s.array, nbytes, reading=False,
+                                  who=f"the {_BULK_NAMES[type(s)]} ")
         self.in_flight[nbytes.ravel()] += 1
         self.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
                                      bytes=nbytes, values=values, origin=origin,
@@ -1421,11 +1425,7 @@ class _Machine(Evaluator):
             raise LaneFault(f"{who} reads shared memory no thread has written "
                             f"('{array.name}'): uninitialized in CUDA",
                             lanes[np.flatnonzero(missing)[:1]])
-        busy = self.in_flight[nbytes].any(axis=1)
-        if busy.any():
-            raise LaneFault(f"{who} reads '{array.name}' while an asynchronous copy into it "
-                            "is still in flight: wait for it first",
-                            lanes[np.flatnonzero(busy)[:1]])
+        self._check_bytes_settled(array, nbytes, reading=True, lanes=lanes, who=f"{who} ")
         if self.unfenced is not None:
             writer = self.unfenced[nbytes]
             stale = writer.any(axis=1)
@@ -1638,13 +1638,6 @@ class _Machine(Evaluator):
                                             f"{layout.major}-major): {fix}",
                                          int(heads[g])))
             return
-
-    def _check_settled_bytes(self, s, nbytes: np.ndarray) -> None:
-        busy = self.in_flight[nbytes].any(axis=1)
-        if busy.any():
-            lane = int(np.flatnonzero(busy)[0])
-            raise LaneFault(f"a TMA copy into '{s.array.name}' overlaps bytes another "
-                            "asynchronous copy is still writing", np.array([lane]))
 
     # ------------------------------------------------------------ warp-level operations
     def _warp_lanes(self, s, idx: np.ndarray, mask: int):

@@ -88,6 +88,11 @@ def _accesses(kernel: Kernel, arrays) -> list[Access]:
             and any(s.array is a for a in arrays)]
 
 
+def _tma_copies(kernel: Kernel, views) -> list:
+    """The TMA loads and stores of these views' bytes (their tensor maps lay the tile)."""
+    return [s for s in _accesses(kernel, views) if isinstance(s, (TmaLoad, TmaStore))]
+
+
 def _relayout(kernel: Kernel, buffer: SharedBuffer, change, align: int | None = None
               ) -> Kernel:
     """The kernel with every view v of `buffer` replaced by `change(v, new_buffer)` (a view
@@ -179,7 +184,7 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     for name in targets:
         array = by_name[name]
         views = array.buffer.views
-        copies = [s for s in _accesses(kernel, views) if isinstance(s, (TmaLoad, TmaStore))]
+        copies = _tma_copies(kernel, views)
         if copies:
             plans += _tma_plans(kernel, array, copies, skipped)
             continue
@@ -307,8 +312,8 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
     tma = None if swz is None else next(
         (mode for mode in TMA_SWIZZLES if tma_swizzle(mode, array.dtype.size)[0] ==
          Swizzle(*swz)), None)
-    maps = tuple(sorted({s.tensor_map.name for s in _accesses(variant, changed[array.name])
-                         if isinstance(s, (TmaLoad, TmaStore))}))
+    maps = tuple(sorted({s.tensor_map.name
+                         for s in _tma_copies(variant, changed[array.name].buffer.views)}))
     if maps:
         decls.append(" and ".join(f'k.tensor_map("{name}", ..., swizzle="{tma}")'
                                   for name in maps))
@@ -325,8 +330,7 @@ def apply(kernel: Kernel, c: Candidate) -> Kernel:
         return padded(kernel, current, c.pad)
     if not c.maps:
         return swizzled(kernel, current, *c.swizzle)
-    copies = [s for s in _accesses(kernel, current.buffer.views)
-              if isinstance(s, (TmaLoad, TmaStore))]
+    copies = _tma_copies(kernel, current.buffer.views)
     return _with_maps(swizzled(kernel, current, *c.swizzle, align=1024), copies, c.tma)
 
 

@@ -462,3 +462,32 @@ def test_copies_that_land_at_different_waits_keep_their_own_bytes():
     data = _source(16, 64, 2)
     assert np.array_equal(run(kernel, {}, {"src": data})["out"], data)
     assert not check(kernel, {}).faults
+
+
+def test_a_tma_load_into_a_tile_a_store_still_reads_is_a_located_fault():
+    """The same rule as for a thread's store: the bulk wait (.read) comes before anything,
+    a TMA load included, writes the store's source again."""
+    k = KernelBuilder("reload")
+    src = k.global_array("src", "u16", 8 * 64)
+    out = k.global_array("out", "u16", 8 * 64, intent="out")
+    in_map = k.tensor_map("in_map", src, (8, 64), (8, 64))
+    out_map = k.tensor_map("out_map", out, (8, 64), (8, 64))
+    tile = k.shared("tile", "u16", 512, align=128)
+    bar = k.shared("bar", "u64", 1)
+    t = threadIdx.x
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+        k.mbarrier_arrive(bar, 0, expect_tx=1024)
+        k.tma_load(in_map, tile, 0, (0, 0), bar, 0)
+    k.mbarrier_wait(bar, 0, 0)
+    with k.if_(t == 0):
+        k.tma_store(out_map, tile, 0, (0, 0))
+        k.bulk_commit()
+        k.mbarrier_arrive(bar, 0, expect_tx=1024)
+        k.tma_load(in_map, tile, 0, (0, 0), bar, 0)     # before the store's wait
+        k.bulk_wait(0)
+    k.mbarrier_wait(bar, 0, 1)
+    k.launch(1, 32)
+    with pytest.raises(KernelRuntimeError, match="the TMA load writes 'tile' .* while the TMA "
+                                                 "store of line .* still reads it"):
+        run(k.build(), {}, {"src": _source(8, 64, 2)})

@@ -25,12 +25,12 @@ sys.path.insert(0, str(ROOT))
 
 def main() -> None:
     """Run each variant and write what matched."""
-    import kernels_ir.builder as builder
+    import kernels_ir.wgmma as layouts
     from examples.wgmma_tile import gemm, small_integers
     from gpu_backend.device import run_on_gpu
     from kernels_ir import resolve_launch
     every = (None, "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")
-    builder.PROVEN_SWIZZLES = {"K": every, "MN": every}
+    layouts.PROVEN_SWIZZLES = {"K": every, "MN": every}
     out = {}
     for variant in ("sw64", "sw32", "sw128", "mn128", "mn_interleave"):
         kernel = gemm(variant)
