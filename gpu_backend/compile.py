@@ -268,6 +268,37 @@ def _width(opcode: str) -> int:
     return 4
 
 
+_TOOLKIT_FILE = re.compile(r"/include/cccl/|/cuda(?:-[\d.]+)?/(?:targets/[^/]+/)?include/")
+_MARK = re.compile(r'//## File "([^"]*)", line (\d+)')   # the first place of a -gi mark
+
+
+def _innermost_user_lines(text: str) -> str:
+    """`nvdisasm -gi` output with each chain of `//## File X, line N inlined at ...` marks
+    (innermost first, then the outer ones, then the outermost plain mark) replaced by one
+    plain mark: the innermost line in the user's files, not the toolkit's headers (a
+    libcu++ wrapper's UTMALDG belongs to the line that called the wrapper; an instruction
+    of the user's own inlined function to that function's line, as with -g)."""
+    out, marks = [], []
+
+    def flush():
+        if any("inlined at" in m for m in marks):
+            places = [_MARK.search(m) for m in marks]
+            user = [p for p in places if p and not _TOOLKIT_FILE.search(p.group(1))]
+            chosen = (user or places[-1:])[0]
+            out.append(f'\t//## File "{chosen.group(1)}", line {chosen.group(2)}')
+        else:
+            out.extend(marks)
+        marks.clear()
+    for raw in text.splitlines():
+        if _LINE.search(raw):
+            marks.append(raw)
+            continue
+        flush()
+        out.append(raw)
+    flush()
+    return "\n".join(out)
+
+
 def _at(m, place):
     """The line of a `//## File` mark, or the key `place(file, line)` gives it."""
     return int(m.group(2)) if place is None else place(m.group(1), int(m.group(2)))
@@ -277,7 +308,7 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
     """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
     what `place(file, line)` makes of them)."""
     out, line, reduced = [], 0, set()
-    for raw in text.splitlines():
+    for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
             line = _at(m, place)
@@ -299,7 +330,7 @@ def parse_loops(text: str, place=None) -> tuple[SassLoop, ...]:
     """The loops of `nvdisasm -g` output: every branch back to an earlier label (lines as
     for parse_sass)."""
     labels, branches, line, pending = {}, [], 0, []
-    for raw in text.splitlines():
+    for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
             line = _at(m, place)

@@ -158,7 +158,8 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
                          tuple(parse_sass(text, place)), parse_loops(text, place))
 
 
-CACHE_FORMAT = 2  # bump when what is stored changes (2: resources per function fixed)
+CACHE_FORMAT = 3  # bump when what is stored changes (2: resources per function fixed;
+#                  3: SASS with -gi inline marks)
 
 
 def _read(path: str) -> bytes:
@@ -194,7 +195,8 @@ def _compile(command: list[str], unit: str) -> dict:
         done = subprocess.run([*command, "-o", cubin, source], capture_output=True, text=True)
         if done.returncode:
             raise CompileError(f"nvcc could not build the file:\n{done.stderr.strip()}")
-        sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", cubin], capture_output=True,
+        # -gi: inlined functions' call sites too (parse_sass keeps the innermost user line)
+        sass = subprocess.run([find_tool("nvdisasm"), "-gi", "-c", cubin], capture_output=True,
                               text=True, check=True).stdout
         functions = _split(sass)
         resources = cubin_resources(cubin)
@@ -307,6 +309,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
     for a in build.accesses:
         pending.setdefault(a.line, []).append(a)
     _reattach(by_line, pending)
+    _spill_down(by_line, pending)
     found, groups, unproven = {}, [], set()
     signatures = _Signatures(tr)
     for line, sites in by_line.items():
@@ -406,6 +409,32 @@ def _reattach(by_line: dict, pending: dict) -> None:
                 pending[line] = [a for a in pending[line] if a.kind != kind]
         if not pending[line]:
             del pending[line]
+
+
+def _spill_down(by_line: dict, pending: dict) -> None:
+    """A line with more instructions of a kind than it has sites of that kind gives the
+    surplus (the later ones, by address) to the nearest lines below (at most 8, same file)
+    whose sites of that kind have none: nvcc marked two consecutive statements' TMA copies
+    with the first one's line. A line with no such neighbour keeps them (an unrolled loop's
+    copies are its own)."""
+    for line in sorted(k for k in by_line if k is not None):
+        for kind in sorted({a.kind for a in pending.get(line, ())}):
+            stated = sum(1 for s in by_line[line] if EXPECTED_SASS[s.op] == (kind,))
+            have = sorted((a for a in pending[line] if a.kind == kind), key=lambda a: a.address)
+            below = [k for k in sorted(by_line) if k is not None and k[0] == line[0] and
+                     line[1] < k[1] <= line[1] + 8 and
+                     any(EXPECTED_SASS[s.op] == (kind,) for s in by_line[k]) and
+                     not any(a.kind == kind for a in pending.get(k, ()))]
+            if not stated or len(have) <= stated or not below:
+                continue
+            surplus = have[stated:]
+            for k in below:
+                lacking = sum(1 for s in by_line[k] if EXPECTED_SASS[s.op] == (kind,))
+                moving, surplus = surplus[:lacking], surplus[lacking:]
+                pending.setdefault(k, []).extend(moving)
+                pending[line] = [a for a in pending[line] if a not in moving]
+                if not surplus:
+                    break
 
 
 class _Signatures:

@@ -18,7 +18,7 @@ def options(entry):
         str(ROOT / "tests" / "corpus" / d) for d in entry.get("include", [])],
         grid=entry.get("grid"), block=entry.get("block"), smem=entry.get("smem"),
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),
-        kernel=entry["kernel"])
+        kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}))
 
 
 def main() -> int:

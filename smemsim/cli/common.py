@@ -181,10 +181,14 @@ def build_or_explain(args, key: str, kernel, verb: str):
         from gpu_backend.original import build_original
 
         from ..cuda import instantiation
+        from kernels_ir.stmt import Wgmma, walk
         options = cuda_options(args)
+        arch = args.arch
+        if arch == "sm_90" and any(isinstance(s, Wgmma) for s in walk(kernel.body)):
+            arch = "sm_90a"   # wgmma exists only in the architecture-specific target
         try:
             return build_original(args.file, instantiation(args.file, options, key),
-                                  arch=args.arch, defines=options.defines,
+                                  arch=arch, defines=options.defines,
                                   include_dirs=options.include_dirs,
                                   flags=getattr(args, "nvcc_flag", None) or ())
         except ToolMissing as err:

@@ -75,6 +75,11 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
+    g.add_argument("--tensor-map", action="append", default=[],
+                   metavar="PARAM='TENSOR TYPE[D1][D0] box[B1][B0] SWIZZLE'",
+                   help="what the host encoded into a CUtensorMap kernel parameter: the "
+                        "tensor's name, element type and extents (outermost first, C "
+                        "expressions), the box, and none, 32B, 64B or 128B (repeatable)")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -114,7 +119,8 @@ def cuda_options(args, with_params: bool = False):
                    include_dirs=list(args.include), grid=args.launch_grid,
                    block=args.launch_block, smem=args.launch_smem,
                    lengths=pairs(args.length, "--length"), params=params,
-                   kernel=getattr(args, "kernel", None))
+                   kernel=getattr(args, "kernel", None),
+                   tensor_maps=pairs(args.tensor_map, "--tensor-map"))
 
 
 def cuda_flags_given(args) -> list[str]:
@@ -122,7 +128,8 @@ def cuda_flags_given(args) -> list[str]:
     return [flag for flag, value in (
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-        ("--length", args.length), ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
+        ("--length", args.length), ("--tensor-map", args.tensor_map),
+        ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
         if value]
 
 

@@ -15,7 +15,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .parse import first_error, short, split_top_level, template_param_name, text
+from .parse import first_error, short, split_top_level, template_param_name, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_kernels",
@@ -58,7 +58,7 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
                 if _host_template_args(host) & set(re.findall(r"[A-Za-z_]\w*",
                                                               " ".join(args))):
                     continue  # `k<T><<<...>>>` inside a host template: no concrete type here
-                launched.append(args)
+                launched.append(_with_host_constants(host, args))
         instantiations = {}
         for args in launched:
             key = f"{name}<{', '.join(args)}>"
@@ -99,13 +99,14 @@ class Instance:
     types: tuple[str, ...]          # per template argument: the IR type of a value, or the
     values: tuple                   # type itself for a type argument; the value or type name
     files: tuple[str, ...]
+    scope: str = ""                 # the namespaces the kernel is declared in: `M2::`
 
     @property
     def cxx(self) -> str | None:
         """`k<128, 8>` (an instantiation nvcc can be asked for), None for a plain kernel."""
         if self.template_args is None:
             return None
-        return f"{self.name}<{', '.join(self.template_args)}>"
+        return f"{self.scope}{self.name}<{', '.join(self.template_args)}>"
 
 
 def instantiation(path: str, options: Options | None, key: str) -> Instance:
@@ -121,8 +122,14 @@ def instantiation(path: str, options: Options | None, key: str) -> Instance:
     if node.parent is not None and node.parent.type == "template_declaration":
         targs = tuple(_cxx_argument(kind, value, dtype)
                       for kind, value, dtype in lowering.instance)
+    scope, parent = "", node.parent
+    while parent is not None:
+        if parent.type == "namespace_definition" and \
+                parent.child_by_field_name("name") is not None:
+            scope = f"{text(parent.child_by_field_name('name'))}::{scope}"
+        parent = parent.parent
     return Instance(unit.name_of(node), targs, tuple(d for _, _, d in lowering.instance),
-                    tuple(v for _, v, _ in lowering.instance), tuple(unit.pp.files))
+                    tuple(v for _, v, _ in lowering.instance), tuple(unit.pp.files), scope)
 
 
 def _cxx_argument(kind: str, value, dtype: str) -> str:
@@ -152,6 +159,35 @@ def _check_lengths(unit: Unit, kernels: list) -> None:
         raise CudaImportError(f"--length {', '.join(unknown)}: no such pointer parameter in "
                               f"{unit.path.name}'s kernels (they have: "
                               f"{', '.join(sorted(arrays)) or 'none'})")
+
+
+def _with_host_constants(host, args: list[str]) -> list[str]:
+    """Template arguments with the host function's constants in place (`constexpr int BM =
+    64;` ... `k<BM><<<...>>>` launches `k<64>`): a name the host sets once, from a number or
+    from other such constants."""
+    if host is None:
+        return args
+    known: dict[str, str] = {}
+    for d in walk(host):
+        if d.type != "declaration" or not any(
+                c.type == "type_qualifier" and text(c) in ("constexpr", "const")
+                for c in d.children):
+            continue
+        for init in d.named_children:
+            if init.type == "init_declarator" and \
+                    init.child_by_field_name("declarator").type == "identifier":
+                known[text(init.child_by_field_name("declarator"))] = \
+                    text(init.child_by_field_name("value"))
+    out = []
+    for arg in args:
+        for _ in range(8):  # constants defined by constants, a few deep
+            new = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: f"({known[m.group(0)]})"
+                         if m.group(0) in known else m.group(0), arg)
+            if new == arg:
+                break
+            arg = new
+        out.append(re.sub(r"^\(([^()]*)\)$", r"\1", arg))
+    return out
 
 
 def _host_template_args(host) -> set[str]:

@@ -9,6 +9,7 @@ Anything the IR cannot express is a CudaImportError at its line, never a guess.
 from __future__ import annotations
 
 import re
+from math import prod
 
 from kernels_ir import (
     ACTIVE_MASK,
@@ -39,6 +40,7 @@ from .errors import CudaImportError
 from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
+from .lower_hopper import Descriptor, HopperMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
 from .parse import (
@@ -89,7 +91,7 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
                   "__float2bfloat16_rn": "bf16"}
 
 
-class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
+class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -301,6 +303,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         d = p.child_by_field_name("declarator")
         if d is None:
             raise self.error(p, "a kernel parameter without a name")
+        if self.tensor_map_param(p):
+            return
         while d.type == "reference_declarator":
             raise self.error(p, f"kernel parameter `{short(p)}`: a reference")
         if d.type == "pointer_declarator":
@@ -416,6 +420,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         type_node = node.child_by_field_name("type")
         if self.group_declaration(node, type_node):
             return
+        if self.hopper_declaration(node, type_node, shared):
+            return
         dtype, lanes = self.vtype(type_node, node)
         for d in node.named_children:
             if d.type in ("type_qualifier", "storage_class_specifier", "primitive_type",
@@ -488,6 +494,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             if len(items) > 1:
                 raise self.error(node, f"`{short(node)}`: a scalar with several initializers")
             value = items[0] if items else None
+        if dtype in ("u64", "i64") and self.descriptor_local(name, value, node):
+            return
+        if value is not None and value.type == "pointer_expression" and \
+                value.children[0].type == "&" and value.named_children[0].type == "identifier" \
+                and self.lookup(text(value.named_children[0]), value).kind == "mbarrier":
+            # `auto p = &bar;`: another name of the barrier
+            self.declare(name, self.lookup(text(value.named_children[0]), value))
+            return
         place = self.shared_address(value) if value is not None else None
         if place is not None:
             self.declare(name, Sym("smem_address", None, "u32", place=place))
@@ -617,6 +631,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             if fn in PIPELINE:
                 self.pipeline(e, fn)
                 return
+            if fn in ("memset", "std::memset"):
+                self.memset(e)
+                return
             if fn in ("assert", "__assert_fail", "printf", "__trap", "__brkpt",
                       "__threadfence", "__threadfence_block", "__threadfence_system"):
                 return  # no effect on shared memory or on what the IR computes
@@ -642,6 +659,26 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
         if e.type == "cast_expression" and text(e.child_by_field_name("type")) == "void":
             return  # (void)x: silences a warning
         raise self.error(e, f"`{short(e)}` as a statement has no effect the IR can state")
+
+    def memset(self, e) -> None:
+        """`memset(acc, 0, sizeof(acc))` on a register array: every element zeroed."""
+        args = e.child_by_field_name("arguments").named_children
+        sym = self.lookup(text(args[0]), args[0]) if len(args) == 3 and \
+            args[0].type == "identifier" else None
+        if sym is None or sym.kind != "register" or \
+                self.constant_int(args[1], "a fill byte") != 0 or \
+                self.constant_int(args[2], "a byte count") != \
+                SIZES[sym.dtype] * prod(sym.value.shape):
+            raise self.error(e, f"`{short(e)}`: memset of a whole register array to 0 is read "
+                                "(memset(a, 0, sizeof(a)))")
+        shape = sym.value.shape
+        for flat in range(prod(shape)):
+            index, rest = [], flat
+            for size in reversed(shape):
+                index.insert(0, const(rest % size))
+                rest //= size
+            self.store_element(sym, index, "=", const(0.0 if sym.dtype in FLOAT_TYPES else 0),
+                               e)
 
     def assignment(self, e):
         """`a = b` (also chained: `a = b = c`); returns the value assigned."""
@@ -821,6 +858,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             if sym.kind == "activemask":
                 raise self.error(node, f"'{text(node)}' holds __activemask(): the importer "
                                        "reads it as the mask of a shuffle or __syncwarp only")
+            if sym.kind in ("descriptor", "mbarrier", "tensor_map"):
+                what = {"descriptor": "a wgmma matrix descriptor (read as a wgmma operand)",
+                        "mbarrier": "a barrier (read by its own calls)",
+                        "tensor_map": "a tensor map (read by the TMA calls)"}[sym.kind]
+                raise self.error(node, f"'{text(node)}' is {what}, not a value")
             if sym.lanes > 1 and sym.kind == "register":
                 raise self.error(node, f"`{short(node)}` is a whole vector: use its "
                                        ".x/.y/.z/.w, or assign it to a vector")
@@ -900,6 +942,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 inner = inner.child_by_field_name("type") or inner
             if inner.type == "identifier" and any(text(inner) in s for s in self.scopes):
                 sym = self.lookup(text(inner), inner)
+                if sym.kind in ("shared", "register") and sym.value.shape and \
+                        None not in sym.value.shape:
+                    # sizeof(tile): its bytes (lanes of a vector type are a dimension)
+                    return const(SIZES[sym.dtype] * prod(sym.value.shape), BY_NAME["u64"])
                 if sym.kind in ("shared", "register", "global"):
                     raise self.error(node, f"`{short(node)}`: sizeof of an array")
                 return const(SIZES[sym.dtype] * sym.lanes, BY_NAME["u64"])
@@ -972,6 +1018,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             base = fn.child_by_field_name("argument")
             if base.type == "identifier":
                 group = self.lookup(text(base), base)
+                if group.kind == "mbarrier":
+                    return self.barrier_member(node, group, text(fn.child_by_field_name("field")),
+                                               args)
                 if group.kind == "group":
                     return self.group_call(node, group, text(fn.child_by_field_name("field")),
                                            args)
@@ -994,6 +1043,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 return self.convert(self.expr(args[0]), dtype, node)
             if tname in self.u.functions:
                 return self.inline(node, tname, args, fn.child_by_field_name("arguments"))
+            done = self.hopper_call(node, tname, args)
+            if done is not None:
+                return done
             raise self.error(node, f"call of template '{tname}' is not supported")
         name = text(fn)
         if name in ATOMICS:
@@ -1002,6 +1054,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
             return self.shuffle(node, SHUFFLES[name], args)
         if name in self.u.functions:
             return self.inline(node, name, args, None)
+        done = self.hopper_call(node, name, args)
+        if done is not None:
+            return done
         if name in CACHE_LOADS and len(args) == 1:
             # __ldg(&a[i]) and the cache-hint loads: a load of a[i] (the hint changes the
             # cache policy, not the element)
@@ -1123,7 +1178,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 continue
             arg = args[k] if k < len(args) else p.child_by_field_name("default_value")
             pname_node = d
-            while pname_node.type in ("pointer_declarator", "reference_declarator"):
+            while pname_node.type in ("pointer_declarator", "reference_declarator",
+                                      "array_declarator"):
                 pname_node = pname_node.child_by_field_name("declarator") or \
                     pname_node.named_children[-1]
             pname = text(pname_node)
@@ -1136,6 +1192,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                                            "variable")
                 scope[pname] = group
                 continue
+            if d.type == "array_declarator" or (
+                    d.type == "pointer_declarator" and arg.type == "identifier" and
+                    self.lookup(text(arg), arg).kind == "register"):
+                # `float d[4][8]` (or `float* d`) given a whole register array: that array
+                arr = self.lookup(text(arg), arg) if arg.type == "identifier" else None
+                if arr is None or arr.kind != "register":
+                    raise self.error(node, f"`{short(arg)}` passed as the array '{pname}': "
+                                           "a whole register array is read here")
+                scope[pname] = arr
+                continue
             if d.type == "pointer_declarator":
                 arr, indices = self.pointer_place(arg, node)
                 with self.at(node):
@@ -1143,6 +1209,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                             for j, e in enumerate(indices[:-1])]
                     offset = self.kb.let(f"{pname}_offset", indices[-1], "i32")
                 scope[pname] = Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset))
+            elif d.type == "reference_declarator" and self.barrier_or_none(arg) is not None:
+                scope[pname] = self.barrier_or_none(arg)   # `barrier& bar`
             elif d.type == "reference_declarator":
                 scope[pname] = self.reference(arg)
             else:
@@ -1155,6 +1223,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                     scope[pname] = sym
                     self.scopes[-1].pop(pname, None)
                     continue
+                if dtype in ("u64", "i64") and self.mentions_shared_address(arg):
+                    desc = self.desc_value(arg, {}, node, 0)
+                    if isinstance(desc, Descriptor):   # a matrix descriptor, by value
+                        scope[pname] = Sym("descriptor", None, "u64", place=desc)
+                        continue
                 value = self.expr(arg)
                 dt = register_type(dtype if dtype != "auto" else value.dtype.name)
                 if pure:  # `return (a + b - 1) / b;`: the expression, no locals
@@ -1230,6 +1303,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin):
                 return {v: k for k, v in TYPES.items()}.get(arr.dtype)
             if a.type == "identifier" and self.lookup(text(a), a).kind == "group":
                 return "__group__"  # `template <typename Group> f(Group& g)`
+            if self.barrier_or_none(a) is not None:
+                return "__barrier__"  # `template <typename T> f(T& barrier)`
             with self.kb.trial():  # its type only: nothing of it is stated here
                 e = self.expr(a)
             return {"f32": "float", "f64": "double", "i32": "int", "u32": "unsigned int",

@@ -84,9 +84,10 @@ class PtxMixin:
                       nbytes, nbytes == 16)
 
     def inline_ptx(self, e) -> None:
-        """`asm volatile("...")` of cp.async (ca/cg, commit_group, wait_group, wait_all) and
-        ldmatrix/stmatrix: each instruction of the template as the builder's; anything else
-        is an error."""
+        """`asm volatile("...")` of cp.async (ca/cg, commit_group, wait_group, wait_all),
+        ldmatrix/stmatrix, fence.proxy.async and wgmma (fence, commit_group, wait_group,
+        mma_async with descriptors): each instruction of the template as the builder's;
+        anything else is an error."""
         template = "".join(
             text(n) for lit in e.named_children if lit.type in (
                 "string_literal", "concatenated_string")
@@ -115,8 +116,47 @@ class PtxMixin:
                 raise self.error(e, f"`{t.strip()}` in inline PTX: a number expected")
             return int(t)
 
+        def immediate(t: str) -> int:
+            node = operand(t)
+            while node is not None and node.type == "call_expression" and \
+                    len(node.child_by_field_name("arguments").named_children) == 1:
+                node = node.child_by_field_name("arguments").named_children[0]  # int32_t(N)
+            return self.constant_int(node, "an immediate") if node is not None else number(t)
+
+        preds: dict = {}   # `setp.ne.b32 p, %n, 0;` -> the operand's truth
         for ins in (i.strip() for i in template.split(";")):
-            if not ins:
+            # a `{ ... }` scope around the instructions (not a register list)
+            ins = re.sub(r"^\{\s*(?=[.A-Za-z@])", "", ins).strip()
+            if ins in ("", "}"):
+                continue
+            if re.fullmatch(r"\.reg\s+\.pred\s+[\w, ]+", ins):
+                continue
+            if (m := re.fullmatch(r"setp\.ne\.[bsu]32\s+(\w+)\s*,\s*(%\d+)\s*,\s*0", ins)):
+                node = operand(m.group(2))
+                with self.at(e):
+                    preds[m.group(1)] = self.expr(node) != 0
+                continue
+            if re.fullmatch(r"fence\.proxy\.async(?:\.shared::cta)?", ins):
+                with self.at(e):
+                    self.kb.fence_proxy_async()
+                continue
+            if ins == "wgmma.fence.sync.aligned":
+                with self.at(e):
+                    self.kb.wgmma_fence()
+                continue
+            if ins == "wgmma.commit_group.sync.aligned":
+                with self.at(e):
+                    self.kb.wgmma_commit()
+                continue
+            if (m := re.fullmatch(r"wgmma\.wait_group\.sync\.aligned\s+(\S+)", ins)):
+                n = immediate(m.group(1))
+                with self.at(e):
+                    self.kb.wgmma_wait(n)
+                continue
+            if (m := re.fullmatch(r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\."
+                                  r"(bf16|f16)\.(bf16|f16)\s*\{([^}]*)\}\s*,\s*(.*)",
+                                  ins, re.S)):
+                self.wgmma_ptx(e, ins, m, operand, immediate, outputs, preds)
                 continue
             if ins == "cp.async.commit_group":
                 with self.at(e):
@@ -149,9 +189,9 @@ class PtxMixin:
                                     r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
                 self.matrix(e, ins, m, operand, outputs)
             else:
-                raise self.error(e, f"inline PTX `{ins}` is not supported by the importer "
-                                    "(cp.async, commit_group, wait_group, wait_all, ldmatrix "
-                                    "and stmatrix are)")
+                raise self.error(e, f"inline PTX `{ins[:80]}` is not supported by the importer "
+                                    "(cp.async, commit_group, wait_group, wait_all, "
+                                    "ldmatrix, stmatrix, fence.proxy.async and wgmma are)")
 
     def matrix(self, e, ins: str, m, operand, outputs: int) -> None:
         """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each

@@ -37,6 +37,9 @@ class Options:
     params: dict = field(default_factory=dict)    # parameter -> int or float (the defaults)
     arch: int = 900                               # __CUDA_ARCH__
     kernel: str | None = None                     # --kernel: a name or `k<args>`
+    # CUtensorMap kernel parameter -> what the host encoded, "TENSOR TYPE[D1][D0] box[B1][B0]
+    # [none|32B|64B|128B]" (--tensor-map; lower_hopper.TENSOR_MAP_FORM)
+    tensor_maps: dict = field(default_factory=dict)
 
 
 class Unit:
@@ -69,6 +72,7 @@ class Unit:
         self._constant_syms: dict[str, Sym] = {}  # constant(): each lowered once
         self.typedefs: dict[str, str] = {}
         self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
+        self.barrier_types: set[str] = set()  # names of cuda::barrier<thread_scope_block>
         self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
         # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
         # is constant)
@@ -181,6 +185,16 @@ class Unit:
             found = self.output.loc(row, col) or SourceLoc(str(self.path), 0)
         return found
 
+    def loc_end(self, node) -> SourceLoc:
+        """Where a node ends (nvcc's line information puts an asm statement's instructions
+        on its last line)."""
+        row, col = node.end_point
+        col = max(col - 1, 0)
+        found = self.output.locs.get((row, col))
+        if found is None:
+            found = self.output.loc(row, col) or self.loc(node)
+        return found
+
     def error(self, node, message: str) -> CudaImportError:
         return CudaImportError(message, loc=self.loc(node))
 
@@ -249,6 +263,9 @@ class Unit:
             name = text(node.child_by_field_name("declarator"))
             target = text(node.child_by_field_name("type"))
         target = " ".join(target.replace("const", "").split())
+        if re.fullmatch(r"(::)?(cuda::)?barrier\s*<.*>", target):
+            self.barrier_types.add(name)   # `using barrier = cuda::barrier<...>;`
+            return
         if target in VECTORS:
             self.vector_typedefs[name] = target
             return

@@ -1,0 +1,552 @@
+"""Hopper's data path as CUDA writes it: CUtensorMap parameters (what the host encoded,
+from --tensor-map), `cuda::barrier` and libcu++'s TMA wrappers (cuda::device::experimental),
+and wgmma's matrix descriptors built by the kernel's own helpers from a shared address.
+
+A descriptor is read by value, not guessed: the helper's body is evaluated with the shared
+address as a symbol (`Descriptor`), so `((addr & 0x3FFFF) >> 4) | (16 >> 4) << 16 | ...`
+gives the start element and the constant fields the hardware decodes (kernels_ir.wgmma)."""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+
+from kernels_ir import const, located
+from kernels_ir.wgmma import decode
+
+from .literals import literal_type
+from .parse import short, text, walk
+from .symbols import SIZES, TYPES, Sym, array_name, callee_name, fold
+
+TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
+SWIZZLE_WORDS = {"none": None, "32B": "SWIZZLE_32B", "64B": "SWIZZLE_64B",
+                 "128B": "SWIZZLE_128B"}
+# libcu++'s free functions of cuda::device(::experimental) this file lowers, by last name
+HOPPER_FUNCTIONS = ("init", "fence_proxy_async_shared_cta", "barrier_arrive_tx",
+                    "barrier_expect_tx", "cp_async_bulk_commit_group",
+                    "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group")
+TMA_WRAPPER = re.compile(r"cp_async_bulk_tensor_([1-5])d_(global_to_shared|shared_to_global)")
+U64 = (1 << 64) - 1
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """A 64-bit value computed from a shared address: ((address + add) & 0x3FFFF) >> 4,
+    shifted left by `shl`, OR-ed with the constant `bits`. `place` is the address's
+    (array Sym, indices); `masked`/`shr` record how far the start-field form is built."""
+
+    place: tuple
+    add: int = 0          # bytes added to the address (raw, or 16 per start-field unit)
+    masked: bool = False  # & 0x3FFFF (or >> 4 then & 0x3FFF) applied
+    shr: int = 0
+    shl: int = 0
+    bits: int = 0
+
+    def start(self):
+        """(place, bytes added, constant bits) when this is a descriptor's start field plus
+        constant fields, else None."""
+        if self.masked and self.shr == 4 and self.shl == 0 and not self.bits & 0x3FFF:
+            return self.place, self.add, self.bits
+        return None
+
+
+class HopperMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    # ------------------------------------------------------------ tensor maps
+    def tensor_map_param(self, p) -> bool:
+        """`const CUtensorMap* map` / `const __grid_constant__ CUtensorMap map`: the map the
+        host encoded, as --tensor-map describes it (the host's cuTensorMapEncodeTiled
+        arguments are computed at run time, usually in another function)."""
+        if "CUtensorMap" not in text(p.child_by_field_name("type")):
+            return False
+        d = p.child_by_field_name("declarator")
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator") or d.named_children[-1]
+        if d is None or d.type != "identifier":
+            raise self.error(p, f"kernel parameter `{short(p)}`: one CUtensorMap expected")
+        name = text(d)
+        spec = self.u.options.tensor_maps.get(name)
+        if spec is None:
+            raise self.error(p, f"kernel parameter '{name}' is a CUtensorMap the host "
+                                "encodes at run time: describe it with --tensor-map "
+                                f"{name}='{TENSOR_MAP_FORM}' (the tensor's name, element "
+                                "type and extents outermost first, the box, the swizzle), "
+                                f"e.g. --tensor-map {name}='A bf16[M][K] box[64][64] 128B'")
+        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s+([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*)\s*"
+                         r"((?:\[[^\[\]]+\])+)\s*box\s*((?:\[[^\[\]]+\])+)\s*"
+                         r"(none|32B|64B|128B)?\s*", spec)
+        if m is None:
+            raise self.error(p, f"--tensor-map {name}='{spec}': expected "
+                                f"'{TENSOR_MAP_FORM}', e.g. 'A bf16[M][K] box[64][64] 128B'")
+        tensor, ctype, dims, box, swizzle = m.groups()
+        dtype = TYPES.get(ctype, self.u.typedefs.get(ctype, ctype))
+        if dtype not in SIZES:
+            raise self.error(p, f"--tensor-map {name}: element type '{ctype}' is not one the "
+                                f"IR has (its types: {', '.join(sorted(set(TYPES.values())))})")
+        from .unit import lowering_expr
+        shape = [lowering_expr(self.u, d, self, f"--tensor-map {name}")
+                 for d in re.findall(r"\[([^\[\]]+)\]", dims)]
+        extents = []
+        for b in re.findall(r"\[([^\[\]]+)\]", box):
+            v = fold(lowering_expr(self.u, b, self, f"--tensor-map {name}"))
+            if v is None:
+                raise self.error(p, f"--tensor-map {name}: the box extent `{b}` must be a "
+                                    "compile-time constant")
+            extents.append(v)
+        arr = None
+        for scope in self.scopes:
+            sym = scope.get(tensor)
+            if sym is not None and sym.kind == "global":
+                if sym.dtype != dtype:
+                    raise self.error(p, f"--tensor-map {name}: '{tensor}' holds {sym.dtype}, "
+                                        f"the map {dtype}")
+                arr = sym.value
+        with self.at(p):
+            if arr is None:   # the tensor is not a parameter: the host passed only the map
+                length = shape[0]
+                for e in shape[1:]:
+                    length = length * e
+                arr = self.kb.global_array(tensor, dtype, length, intent="inout")
+            tm = self.kb.tensor_map(name, arr, tuple(shape), tuple(extents),
+                                    SWIZZLE_WORDS[swizzle or "none"])
+        self.declare(name, Sym("tensor_map", tm, dtype))
+        return True
+
+    def tensor_map_arg(self, node):
+        """The TensorMap a call passes (`map`, `&map`, through casts)."""
+        while node.type in ("parenthesized_expression", "cast_expression",
+                            "pointer_expression"):
+            if node.type == "pointer_expression" and node.children[0].type != "&":
+                break
+            node = node.child_by_field_name("value") or node.named_children[-1]
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "tensor_map":
+                return sym.value
+        raise self.error(node, f"`{short(node)}`: a CUtensorMap kernel parameter expected")
+
+    # ------------------------------------------------------------ cuda::barrier
+    def is_barrier_type(self, t: str) -> bool:
+        return t in self.u.barrier_types or \
+            re.fullmatch(r"(::)?(cuda::)?barrier\s*<.*>", t) is not None
+
+    def hopper_declaration(self, node, type_node, shared: bool) -> bool:
+        """`__shared__ barrier bar;` (an mbarrier: a u64 in shared memory, and this thread's
+        phase parity, flipped at each of its arrivals) and `barrier::arrival_token t;` (the
+        parity an arrival saw: what a wait needs)."""
+        t = self.type_name(type_node, node)
+        token = t.endswith("arrival_token")
+        if not token and not self.is_barrier_type(t):
+            return False
+        for d in node.named_children:
+            if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
+                                            "attribute_specifier"):
+                continue
+            if d.type != "identifier":
+                raise self.error(node, f"`{short(node)}`: a {'token' if token else 'barrier'}"
+                                       " is declared without an initializer or array")
+            name = text(d)
+            with self.at(d):
+                if token:
+                    self.declare(name, Sym("local", self.kb.let(name, 0, "u32"), "u32"))
+                    continue
+                if not shared:
+                    raise self.error(node, f"`{short(node)}`: a cuda::barrier the importer "
+                                           "reads lives in shared memory (__shared__)")
+                arr = self.kb.shared(name, "u64", (1,), align=8)
+                phase = self.kb.let(f"{name}_phase", 0, "u32")
+            self.declare(name, Sym("mbarrier", arr, "u64", place=phase))
+        return True
+
+    def barrier_or_none(self, node) -> Sym | None:
+        """The barrier `bar`, `&bar`, `*p` or `(bar)` names, or None."""
+        while node.type in ("parenthesized_expression", "pointer_expression"):
+            node = node.named_children[-1]
+        if node.type == "identifier":
+            for scope in reversed(self.scopes):
+                if text(node) in scope:
+                    sym = scope[text(node)]
+                    return sym if sym.kind == "mbarrier" else None
+        return None
+
+    def barrier_arg(self, node) -> Sym:
+        sym = self.barrier_or_none(node)
+        if sym is None:
+            raise self.error(node, f"`{short(node)}`: a __shared__ cuda::barrier expected")
+        return sym
+
+    def arrive(self, sym: Sym, expect_tx, node):
+        """This thread arrives (raising the phase's expected bytes by expect_tx): its token is
+        the parity it held, which then flips. Exact when each thread arrives once per phase,
+        as a barrier initialized with the count of the threads that arrive requires."""
+        phase = sym.place
+        with self.at(node):
+            token = self.kb.let(f"{array_name(sym)}_token", phase, "u32")
+            self.kb.mbarrier_arrive(sym.value, 0, expect_tx)
+            self.kb.assign(phase, phase ^ 1)
+        return token
+
+    def barrier_member(self, node, sym: Sym, member: str, args):
+        """`bar.arrive()`, `bar.wait(token)`, `bar.arrive_and_wait()`."""
+        if member == "arrive":
+            if args and fold(self.expr(args[0])) != 1:
+                raise self.error(node, f"`{short(node)}`: an arrival counts once here "
+                                       "(arrive(1))")
+            return self.arrive(sym, None, node)
+        if member == "wait" and len(args) == 1:
+            token = args[0]
+            if token.type == "call_expression" and \
+                    callee_name(token.child_by_field_name("function")) == "move":
+                token = token.child_by_field_name("arguments").named_children[0]
+            parity = self.expr(token)
+            with self.at(node):
+                self.kb.mbarrier_wait(sym.value, 0, parity)
+            return const(0)
+        if member == "arrive_and_wait" and not args:
+            token = self.arrive(sym, None, node)
+            with self.at(node):
+                self.kb.mbarrier_wait(sym.value, 0, token)
+            return const(0)
+        raise self.error(node, f"`{short(node)}`: cuda::barrier's {member} is not read by the "
+                               "importer (arrive(), wait(token), arrive_and_wait() are)")
+
+    def hopper_call(self, node, name: str, args):
+        """libcu++'s TMA and barrier functions; None when `name` is not one."""
+        last = callee_name(node.child_by_field_name("function"))
+        if last == "memcpy_async" and args and self.barrier_or_none(args[-1]) is not None:
+            raise self.error(node, f"`{short(node)}`: cuda::memcpy_async completing on a "
+                                   "cuda::barrier (cp.async with mbarrier arrival) is not in "
+                                   "the IR yet (cp.async groups and TMA copies are)")
+        wrapper = TMA_WRAPPER.fullmatch(last)
+        if last not in HOPPER_FUNCTIONS and wrapper is None:
+            return None
+        if last == "init":
+            if len(args) != 2:
+                return None
+            sym = self.barrier_arg(args[0])
+            count = self.expr(args[1])
+            with self.at(node):
+                self.kb.mbarrier_init(sym.value, 0, count)
+            return const(0)
+        if last == "fence_proxy_async_shared_cta":
+            with self.at(node):
+                self.kb.fence_proxy_async()
+            return const(0)
+        if last == "barrier_arrive_tx":
+            if len(args) != 3 or self.constant_int(args[1], "an arrival count") != 1:
+                raise self.error(node, f"`{short(node)}`: barrier_arrive_tx(bar, 1, bytes) "
+                                       "expected (one arrival)")
+            return self.arrive(self.barrier_arg(args[0]), self.expr(args[2]), node)
+        if last == "barrier_expect_tx":
+            raise self.error(node, f"`{short(node)}`: expected bytes without an arrival are not "
+                                   "in the IR (use barrier_arrive_tx)")
+        if last == "cp_async_bulk_commit_group":
+            with self.at(node):
+                self.kb.bulk_commit()
+            return const(0)
+        if last.startswith("cp_async_bulk_wait_group"):
+            m = re.search(r"<\s*([^<>]+)\s*>\s*$", text(node.child_by_field_name("function")))
+            if m is None:
+                raise self.error(node, f"`{short(node)}`: the group count <N> expected")
+            pending = self.constant_int(self.parsed_expression(m.group(1), node), "a group count")
+            with self.at(node):
+                self.kb.bulk_wait(pending, read=last.endswith("_read"))
+            return const(0)
+        rank = int(wrapper.group(1))
+        if wrapper.group(2) == "global_to_shared":
+            if len(args) != rank + 3:
+                raise self.error(node, f"`{short(node)}`: (dst, map, {rank} coordinate(s), "
+                                       "barrier) expected")
+            arr, indices = self.pointer_place(args[0], node)
+            tm = self.tensor_map_arg(args[1])
+            coords = tuple(self.expr(a) for a in reversed(args[2:2 + rank]))
+            bar = self.barrier_arg(args[-1])
+            with self.at(node):
+                self.kb.tma_load(tm, arr.value, tuple(indices), coords, bar.value, 0)
+            return const(0)
+        if len(args) != rank + 2:
+            raise self.error(node, f"`{short(node)}`: (map, {rank} coordinate(s), src) "
+                                   "expected")
+        tm = self.tensor_map_arg(args[0])
+        coords = tuple(self.expr(a) for a in reversed(args[1:1 + rank]))
+        arr, indices = self.pointer_place(args[-1], node)
+        with self.at(node):
+            self.kb.tma_store(tm, arr.value, tuple(indices), coords)
+        return const(0)
+
+    def parsed_expression(self, source: str, node):
+        """A C expression in text (a template argument) as a syntax node."""
+        from .parse import parse_expression
+        parsed = parse_expression(source)
+        if parsed is None:
+            raise self.error(node, f"`{source}` is not a C expression")
+        return parsed
+
+    # ------------------------------------------------------------ descriptors
+    def mentions_shared_address(self, node, depth: int = 0) -> bool:
+        """Whether a value is computed from a shared address (directly, through a local
+        holding one, or inside a __device__ helper it calls)."""
+        for n in walk(node):
+            if n.type == "identifier":
+                name = text(n)
+                if name == "__cvta_generic_to_shared":
+                    return True
+                for scope in reversed(self.scopes):
+                    if name in scope:
+                        if scope[name].kind in ("smem_address", "descriptor"):
+                            return True
+                        break
+            if n.type == "call_expression" and depth < 4:
+                fname = callee_name(n.child_by_field_name("function"))
+                for f in self.u.functions.get(fname, []):
+                    if self.mentions_shared_address(f.child_by_field_name("body"), depth + 1):
+                        return True
+        return False
+
+    def descriptor_local(self, name: str, value, node) -> bool:
+        """`uint64_t desc = make_desc(&sA[i]);`: a matrix descriptor, held by value (a
+        Descriptor); False when the value is not computed from a shared address."""
+        if value is None or not self.mentions_shared_address(value):
+            return False
+        v = self.desc_value(value, {}, node, 0)
+        if not isinstance(v, Descriptor):
+            return False
+        self.declare(name, Sym("descriptor", None, "u64", place=v))
+        return True
+
+    def desc_place(self, node, env: dict, where):
+        while node.type in ("parenthesized_expression", "cast_expression"):
+            node = node.child_by_field_name("value") or node.named_children[0]
+        if node.type == "identifier" and isinstance(env.get(text(node)), tuple):
+            return env[text(node)]
+        arr, indices = self.pointer_place(node, where)
+        if arr.kind != "shared":
+            raise self.error(where, f"`{short(node)}`: '{array_name(arr)}' is not a __shared__ "
+                                    "array")
+        return arr, list(indices)
+
+    def desc_value(self, node, env: dict, where, depth: int):
+        """An int, or a Descriptor, of an expression of a descriptor's computation."""
+        if depth > 64:
+            raise self.error(where, "a descriptor computed too deeply to read")
+        t = node.type
+        if t == "number_literal":
+            return literal_type(text(node))[0] & U64
+        if t == "parenthesized_expression":
+            return self.desc_value(node.named_children[0], env, where, depth + 1)
+        if t == "identifier" and text(node) in env:
+            v = env[text(node)]
+            if isinstance(v, tuple):
+                raise self.error(node, f"`{text(node)}`: a pointer as a descriptor's value")
+            return v
+        if t == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "smem_address":
+                return Descriptor(sym.place)
+            if sym.kind == "descriptor":
+                return sym.place
+        if t == "cast_expression":
+            v = self.desc_value(node.child_by_field_name("value"), env, where, depth + 1)
+            return self.desc_cast(v, text(node.child_by_field_name("type")), node)
+        if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            args = node.child_by_field_name("arguments").named_children
+            name = callee_name(fn)
+            if name in ("static_cast", "reinterpret_cast") and len(args) == 1:
+                v = self.desc_value(args[0], env, where, depth + 1)
+                return self.desc_cast(v, text(fn.child_by_field_name("arguments")), node)
+            if name == "__cvta_generic_to_shared" and len(args) == 1:
+                return Descriptor(self.desc_place(args[0], env, node))
+            if name in self.u.functions:
+                return self.desc_call(self.u.functions[name][0], args, env, node, depth + 1)
+            if (name in TYPES or name in self.u.typedefs) and len(args) == 1:
+                return self.desc_cast(self.desc_value(args[0], env, where, depth + 1), name,
+                                      node)
+        if t == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            a = self.desc_value(node.child_by_field_name("left"), env, where, depth + 1)
+            b = self.desc_value(node.child_by_field_name("right"), env, where, depth + 1)
+            return self.desc_binary(op, a, b, node)
+        # anything else is a compile-time number of the kernel's scope (a template
+        # argument, a constant), stated nowhere
+        with self.kb.trial():
+            v = fold(self.expr(node))
+        if v is None or isinstance(v, float):
+            raise self.error(node, f"`{short(node)}` in a matrix descriptor's computation: "
+                                   "a compile-time integer (or the shared address) expected")
+        return v & U64
+
+    def desc_cast(self, v, type_text: str, node):
+        bits = 32 if re.search(r"\b(uint32_t|int32_t|int|unsigned(?! long)|unsigned int)\b",
+                               type_text) and "long" not in type_text else 64
+        if isinstance(v, int):
+            return v & ((1 << bits) - 1)
+        return v   # a shared address fits in 32 bits; the start field in 14
+
+    def desc_binary(self, op: str, a, b, node):
+        if isinstance(a, int) and isinstance(b, int):
+            ops = {"|": lambda: a | b, "&": lambda: a & b, "^": lambda: a ^ b,
+                   "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
+                   "<<": lambda: a << b, ">>": lambda: a >> b,
+                   "/": lambda: a // b if b else None}
+            if op not in ops or ops[op]() is None:
+                raise self.error(node, f"`{short(node)}`: operator {op} in a descriptor")
+            return ops[op]() & U64
+        if isinstance(b, Descriptor) and op in ("|", "+", "^") and isinstance(a, int):
+            a, b = b, a
+        if isinstance(a, Descriptor) and isinstance(b, int):
+            d = a
+            if op in ("+", "-"):
+                step = b if op == "+" else -b
+                if not d.masked and d.shr == d.shl == 0:
+                    return replace(d, add=d.add + step)
+                if d.masked and d.shr == 4 and d.shl == 0:
+                    return replace(d, add=d.add + 16 * step)
+            elif op == "&":
+                if not d.masked and d.shl == 0 and (d.shr, b) in ((0, 0x3FFFF), (4, 0x3FFF)):
+                    return replace(d, masked=True)
+            elif op == ">>" and d.shl == 0:
+                return replace(d, shr=d.shr + b)
+            elif op == "<<":
+                return replace(d, shl=d.shl + b)
+            elif op in ("|", "^") and not (b & d.bits):
+                return replace(d, bits=d.bits | b)
+        raise self.error(node, f"`{short(node)}`: this use of a shared address in a matrix "
+                               "descriptor is not read by the importer (the start field "
+                               "((addr & 0x3FFFF) >> 4) OR-ed with constant fields is)")
+
+    def desc_call(self, function, args, env: dict, node, depth: int):
+        """A __device__ helper's value with its arguments bound (its statements evaluated)."""
+        inner = {}
+        for p, a in zip(self.u.params_of(function), args):
+            d = p.child_by_field_name("declarator")
+            if d is None:
+                continue
+            pointer = d.type == "pointer_declarator"
+            while d.type in ("pointer_declarator", "reference_declarator"):
+                d = d.child_by_field_name("declarator") or d.named_children[-1]
+            inner[text(d)] = self.desc_place(a, env, node) if pointer else \
+                self.desc_value(a, env, node, depth + 1)
+        body = function.child_by_field_name("body")
+        for s in body.named_children:
+            if s.type == "comment":
+                continue
+            if s.type == "return_statement" and s.named_children:
+                return self.desc_value(s.named_children[0], inner, node, depth + 1)
+            if s.type == "declaration":
+                for d in s.named_children:
+                    if d.type == "init_declarator":
+                        target = d.child_by_field_name("declarator")
+                        inner[text(target)] = self.desc_cast(
+                            self.desc_value(d.child_by_field_name("value"), inner, node,
+                                            depth + 1), text(s.child_by_field_name("type")), s)
+                continue
+            if s.type == "expression_statement" and s.named_children and \
+                    s.named_children[0].type == "assignment_expression":
+                e = s.named_children[0]
+                left = e.child_by_field_name("left")
+                op = e.child_by_field_name("operator").type
+                if left.type == "identifier" and text(left) in inner:
+                    value = self.desc_value(e.child_by_field_name("right"), inner, node,
+                                            depth + 1)
+                    inner[text(left)] = value if op == "=" else \
+                        self.desc_binary(op[:-1], inner[text(left)], value, e)
+                    continue
+            raise self.error(s, f"`{short(s)}` in '{self.u.name_of(function)}': a matrix "
+                                "descriptor's helper is read when it is declarations, "
+                                "assignments and one return")
+        raise self.error(node, f"'{self.u.name_of(function)}' returns no descriptor")
+
+    def descriptor_of(self, node, what: str):
+        """(array Sym, indices, constant bits) of a wgmma descriptor operand."""
+        v = self.desc_value(node, {}, node, 0)
+        start = v.start() if isinstance(v, Descriptor) else None
+        if start is None:
+            raise self.error(node, f"wgmma's {what} descriptor `{short(node)}`: a value "
+                                   "((shared address & 0x3FFFF) >> 4) | constant fields "
+                                   "expected")
+        (arr, indices), add, bits = start
+        esize = SIZES[arr.dtype]
+        if add % esize or (add and len(indices) != 1):
+            raise self.error(node, f"wgmma's {what} descriptor moves its start by {add} "
+                                   f"bytes: whole elements of a one-dimensional array expected")
+        if add:
+            with self.at(node):
+                indices = [indices[0] + add // esize]
+        return arr, indices, bits
+
+    # ------------------------------------------------------------ wgmma PTX
+    def wgmma_ptx(self, e, ins: str, m, operand, immediate, outputs: int, preds: dict):
+        """`wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {d...}, descA, descB, scale-d,
+        1, 1, tnspA, tnspB`: the builder's wgmma (A and B from shared memory)."""
+        n, ta, tb = int(m.group(1)), m.group(2), m.group(3)
+        if ta != tb:
+            raise self.error(e, f"`{ins[:60]}...`: A and B of one type expected")
+        regs = [r.strip() for r in m.group(4).split(",")]
+        rest = [r.strip() for r in m.group(5).split(",")]
+        if len(regs) != n // 2 or len(rest) != 7:
+            raise self.error(e, f"wgmma m64n{n}k16: {n // 2} accumulators and descA, descB, "
+                                "scale-d, scale-a, scale-b, tnsp-a, tnsp-b expected (A from "
+                                "registers is not read yet)")
+        acc = None
+        for k, r in enumerate(regs):
+            node = operand(r)
+            km = re.fullmatch(r"%(\d+)", r)
+            if node is None or km is None or int(km.group(1)) >= outputs:
+                raise self.error(e, f"wgmma accumulator `{r}`: an output operand (\"+f\") "
+                                    "expected")
+            sym, indices = self.indexed(node)
+            if sym.kind != "register" or sym.dtype != "f32":
+                raise self.error(node, f"`{short(node)}`: wgmma accumulates into a float "
+                                       "register array")
+            shape = sym.value.shape
+            flat = 0
+            for i, size in zip(indices, shape):
+                v = fold(i)
+                if v is None:
+                    flat = None
+                    break
+                flat = flat * size + v
+            if flat != k or (acc is not None and sym is not acc) or \
+                    math.prod(shape) != n // 2:
+                raise self.error(node, f"`{short(node)}` as accumulator {k}: the accumulators "
+                                       f"are one register array of {n // 2} floats, element k "
+                                       "the k-th")
+            acc = sym
+        scale_a, scale_b = immediate(rest[3]), immediate(rest[4])
+        if (scale_a, scale_b) != (1, 1):
+            raise self.error(e, "wgmma with negated A or B (imm-scale -1) is not in the IR")
+        majors = []
+        for t in rest[5:]:
+            v = immediate(t)
+            if v not in (0, 1):
+                raise self.error(e, f"wgmma's transpose `{t}`: 0 or 1 expected")
+            majors.append("MN" if v else "K")
+        if rest[2] in preds:
+            scale_d = preds[rest[2]]
+        else:
+            scale_d = immediate(rest[2])
+        operands = []
+        for what, t, major in (("A", rest[0], majors[0]), ("B", rest[1], majors[1])):
+            node = operand(t)
+            if node is None:
+                raise self.error(e, f"wgmma's {what} descriptor `{t}`: an operand expected")
+            arr, indices, bits = self.descriptor_of(node, what)
+            if arr.dtype != ta:
+                raise self.error(node, f"wgmma .{ta} reads '{array_name(arr)}' of {arr.dtype}")
+            _, layout = decode(bits, major)   # the fields as the hardware reads them
+            operands.append((arr.value, tuple(indices), layout))
+        with located(self.asm_line(e)):
+            self.kb.wgmma(acc.value, operands[0], operands[1], n, scale_d)
+
+    def asm_line(self, e):
+        """Where nvcc's line information puts an asm statement's instructions: the line of
+        its last operand that is not an immediate ("n"), as measured (wgmma, ldmatrix and
+        stmatrix statements over several lines, nvcc 13.0); the statement's end if none."""
+        operands = [op for lst in e.named_children if lst.type in (
+            "gnu_asm_output_operand_list", "gnu_asm_input_operand_list")
+            for op in lst.named_children]
+        registers = [op for op in operands if not re.search(
+            r'"[^"]*[ni][^"]*"', text(op).split("(")[0])]
+        return self.u.loc_end(registers[-1]) if registers else self.u.loc_end(e)

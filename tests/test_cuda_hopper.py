@@ -1,0 +1,178 @@
+"""Hopper kernels as CUDA writes them (#27's importer): CUtensorMap parameters described by
+--tensor-map, cuda::barrier and libcu++'s TMA wrappers, wgmma through inline PTX with the
+descriptors the kernel's own helpers build. A public kernel (fast.cu's kernel 2, verbatim)
+and one written here (tests/cuda/wgmma_tile.cu) with the two classic mistakes a -D away."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
+
+from kernels_ir import bf16, f16, from_storage, run, to_storage  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels, instantiation  # noqa: E402
+from smemsim.hazards import check  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+FAST = str(HERE / "corpus" / "fast_cu" / "matmul_2.cuh")
+TILE = str(HERE / "cuda" / "wgmma_tile.cu")
+MAPS2 = {"tensorMapA": "A bf16[M][K] box[64][64] 128B",
+         "tensorMapB": "B bf16[N][K] box[64][64] 128B"}
+TILE_MAPS = {"mapA": "A half[M][K] box[64][64] 128B", "mapB": "B half[N][K] box[64][64] 128B"}
+
+
+def fast2(size: int, maps=None):
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": size, "N": size, "K": size},
+                   lengths={"C": "M * N"}, tensor_maps=maps or MAPS2)
+    found = import_kernels(FAST, opts)
+    assert list(found) == ["matmulKernel2<64, 64, 64, 64, 64, 16, 128>"]  # BM etc. read
+    return next(iter(found.values()))()
+
+
+def tile(size: int = 128, **defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},
+                   tensor_maps=TILE_MAPS)
+    return import_kernels(TILE, opts)["wgmma_tile"]()
+
+
+def small_integers(size: int, dtype):
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, (size, size)).astype(np.float32)
+    b = rng.integers(-3, 4, (size, size)).astype(np.float32)
+    return a, b, {"A": to_storage(a.ravel(), dtype), "B": to_storage(b.ravel(), dtype)}
+
+
+def test_fast_cu_kernel2_multiplies_as_written():
+    """TMA tiles with SWIZZLE_128B, cuda::barrier tokens, four wgmma.m64n64k16 through
+    make_smem_desc: C (column-major, bf16) = A B^T, exactly (small integers), and check
+    finds nothing."""
+    kernel = fast2(128)
+    a, b, arrays = small_integers(128, bf16)
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(128, 128)
+    assert np.array_equal(c.T, a @ b.T)
+    assert not check(kernel, {}).faults
+
+
+def test_fast_cu_kernel2_counts_by_hand():
+    """At the repository's 8192^3: (8192 / 64)^2 = 16,384 blocks, 128 K steps. Per block
+    and step thread 0 issues one TMA copy of 64 x 64 bf16 (8,192 bytes) per tile, and the
+    warpgroup four wgmma, each reading A and B's 64 x 16 bf16 (4,096 bytes: 32 wavefronts
+    of 128 bytes, counted per warp: 4 requests)."""
+    r = analyze(fast2(8192))
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes, s.tma.bank_words) for s in tma] == \
+        [(16384 * 128, 16384 * 128 * 8192, 16384 * 128 * 8192 // 4)] * 2
+    gmma = [s for s in r.sites if s.op == "wgmma"]
+    assert [(s.requests, s.wavefronts) for s in gmma] == [(16384 * 128 * 4,
+                                                           16384 * 128 * 32)] * 4
+
+
+def test_a_tensor_map_that_disagrees_with_the_descriptors_is_named():
+    """The host encoded no swizzle where make_smem_desc says 128B: check names the element
+    wgmma reads instead, the line, and what to change."""
+    maps = dict(MAPS2, tensorMapA="A bf16[M][K] box[64][64] none")
+    faults = check(fast2(128, maps), {}).faults
+    assert [f.kind for f in faults] == ["layout"]
+    assert "matmul_2.cuh:88" in faults[0].message
+    assert "wgmma reads A(1, 0) from the bytes of A(1, 8)" in faults[0].message
+    assert "the descriptor says SWIZZLE_128B where tensor map 'tensorMapA' wrote no " \
+           "swizzle" in faults[0].message
+
+
+def test_the_written_tile_kernel_multiplies_and_its_mistakes_are_named():
+    """wgmma_tile.cu: right as written; -D FORGET_SWIZZLE and -D BASE_OFFSET=1 give wrong
+    products (as the H100 computed for the same mistakes in examples/wgmma_tile.py) and
+    check says which descriptor field to change, at the asm statement's line."""
+    a, b, arrays = small_integers(128, f16)
+    want = a @ b.T
+    kernel = tile()
+    assert np.array_equal(run(kernel, {}, arrays)["C"].reshape(128, 128), want)
+    assert not check(kernel, {}).faults
+    wrong = tile(FORGET_SWIZZLE=1)
+    assert (run(wrong, {}, arrays)["C"].reshape(128, 128) != want).sum() == 16031
+    message = check(wrong, {}).faults[0].message
+    assert "wgmma_tile.cu:44" in message and "the descriptor says no swizzle where " \
+        "tensor map 'mapA' wrote SWIZZLE_128B" in message
+    message = check(tile(BASE_OFFSET=1), {}).faults[0].message
+    assert "the descriptor's base offset 1 takes that much off the swizzle's row phase" \
+        in message
+
+
+def test_descriptors_are_read_by_value():
+    """The helper's fields as the hardware decodes them: start = &sA[kk * 16], LBO 16, SBO
+    1024, SWIZZLE_128B; scale-d is the predicate CUTLASS's form sets from a register."""
+    from kernels_ir.stmt import Wgmma, walk
+    (w,) = [s for s in walk(tile().body) if isinstance(s, Wgmma)]
+    assert (w.a_layout.major, w.a_layout.swizzle, w.a_layout.lbo, w.a_layout.sbo,
+            w.a_layout.base_offset) == ("K", "SWIZZLE_128B", 16, 1024, 0)
+    assert w.layout == w.a_layout and w.n == 64
+    assert "kk * 16" in str(w.a_index[0]) and "accumulate" in str(w.scale_d)
+
+
+def test_a_tensor_map_parameter_without_a_description_is_a_question():
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": 128, "N": 128, "K": 128})
+    with pytest.raises(CudaImportError, match=r"matmul_2\.cuh:\d+:\d+: kernel parameter "
+                                              r"'tensorMapA' is a CUtensorMap .*--tensor-map "
+                                              r"tensorMapA="):
+        next(iter(import_kernels(FAST, opts).values()))()
+    with pytest.raises(CudaImportError, match=r"--tensor-map tensorMapA='A bf16\[M\]': "
+                                              r"expected 'TENSOR TYPE"):
+        fast2(128, dict(MAPS2, tensorMapA="A bf16[M]"))
+
+
+def test_the_instance_names_its_namespace():
+    """nvcc is asked for M2::matmulKernel2<...> (the kernel is declared in namespace M2)."""
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, tensor_maps=MAPS2,
+                   params={"M": 128, "N": 128, "K": 128})
+    inst = instantiation(FAST, opts, "matmulKernel2<64, 64, 64, 64, 64, 16, 128>")
+    assert inst.cxx == "M2::matmulKernel2<64, 64, 64, 64, 64, 16, 128>"
+
+
+def test_import_writes_a_kernels_file_that_counts_the_same(tmp_path):
+    from smemsim.cuda import write_kernels_file
+    from smemsim.loader import load_kernels
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": 256, "N": 256, "K": 256},
+                   lengths={"C": "M * N"}, tensor_maps=MAPS2)
+    source, keys = write_kernels_file(FAST, opts, folder=str(tmp_path))
+    path = tmp_path / "imported.py"
+    path.write_text(source)
+    again = load_kernels(str(path))[keys[0]]()
+    assert [(s.op, s.requests, s.wavefronts) for s in analyze(again).sites] == \
+        [(s.op, s.requests, s.wavefronts) for s in analyze(fast2(256)).sites]
+
+
+def test_innermost_user_line_of_an_inlined_chain():
+    """nvdisasm -gi: a libcu++ wrapper's instruction belongs to the user's line that called
+    it; an instruction of the user's own inlined function to that function's line."""
+    from gpu_backend.compile import _innermost_user_lines
+    sass = "\n".join([
+        '\t//## File "/usr/local/cuda-13.0/include/cccl/cuda/__ptx/x.h", line 209 inlined at '
+        '"/usr/local/cuda-13.0/include/cccl/cuda/barrier", line 121',
+        '\t//## File "/usr/local/cuda-13.0/include/cccl/cuda/barrier", line 121 inlined at '
+        '"/home/u/k.cu", line 63',
+        '\t//## File "/home/u/k.cu", line 63',
+        "        /*0340*/                   UTMALDG.2D [UR16], [UR6] ;",
+        '\t//## File "/home/u/k.cu", line 44 inlined at "/home/u/k.cu", line 72',
+        '\t//## File "/home/u/k.cu", line 72',
+        "        /*07a0*/                   HGMMA.64x64x16.F32 R24, gdesc[UR12], R24 ;"])
+    marks = [line for line in _innermost_user_lines(sass).splitlines() if "//##" in line]
+    assert marks == ['\t//## File "/home/u/k.cu", line 63', '\t//## File "/home/u/k.cu", line 44']
+
+
+def test_the_command_line_takes_tensor_maps():
+    import subprocess
+    import sys
+    base = [sys.executable, "-m", "smemsim", "check", TILE, "-p", "M=128", "-p", "N=128",
+            "-p", "K=128", "--length", "C=M*N",
+            "--tensor-map", "mapB=B half[N][K] box[64][64] 128B"]
+    ok = subprocess.run(base + ["--tensor-map", "mapA=A half[M][K] box[64][64] 128B"],
+                        capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    bad = subprocess.run(base + ["--tensor-map", "mapA=A half[M][K] box[64][64] none"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "wgmma_tile.cu:44" in bad.stdout + bad.stderr
+    assert "Traceback" not in bad.stdout + bad.stderr

@@ -1,0 +1,135 @@
+"""Run the user's own Hopper CUDA (nvcc's build, its own host code) on a GPU and hold the
+imported kernels to it: the outputs bit for bit against the interpreter, and Nsight's TMA
+and gmma counters against `analyze`.
+
+    python3 tools/gpu_hopper_import.py device OUT   (on the GPU machine: nvcc, run, ncu)
+    python3 tools/gpu_hopper_import.py compare OUT  (here: import, interpret, compare)
+
+Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
+and fast.cu's kernel 2 (tests/corpus/fast_cu/matmul_2.cuh) through its own runKernel2.
+The harnesses are tools/hopper_harness/*.cu. A validation driver, not part of the library.
+"""
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
+COUNTER_SIZE = 1024
+CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
+         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", [])}
+METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
+           "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
+           "sm__sass_inst_executed_op_tma_ld.sum",
+           "l1tex__m_xbar2l1tex_read_bytes_pipe_tma.sum"]
+
+
+def inputs(size: int, case: str):
+    """The two input matrices as 16-bit storage (small integers: every product exact)."""
+    from kernels_ir import bf16, f16, to_storage
+    rng = np.random.default_rng(size)
+    a = rng.integers(-3, 4, (size, size)).astype(np.float32)
+    b = rng.integers(-3, 4, (size, size)).astype(np.float32)
+    dtype = bf16 if case == "fast2" else f16
+    return to_storage(a.ravel(), dtype), to_storage(b.ravel(), dtype)
+
+
+def device(out: pathlib.Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    folder = ROOT / "tools" / "hopper_harness"
+    results = {}
+    for case, (source, flags) in CASES.items():
+        exe = out / case
+        build = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-O3",
+                                "-std=c++17", *flags, "-o", str(exe), str(folder / source),
+                                "-lcuda"], capture_output=True, text=True)
+        if build.returncode:
+            results[case] = {"error": build.stderr[-1500:]}
+            print(case, "BUILD FAILED", build.stderr[-600:], flush=True)
+            continue
+        got = {}
+        for size in (OUTPUT_SIZE, COUNTER_SIZE):
+            a, b = inputs(size, case)
+            a.tofile(out / f"{case}_{size}_a.bin")
+            b.tofile(out / f"{case}_{size}_b.bin")
+        args = [str(exe), str(OUTPUT_SIZE), str(out / f"{case}_{OUTPUT_SIZE}_a.bin"),
+                str(out / f"{case}_{OUTPUT_SIZE}_b.bin"), str(out / f"{case}_C.bin")]
+        ran = subprocess.run(args, capture_output=True, text=True)
+        got["run"] = ran.returncode, ran.stdout[-500:]
+        c = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if case == "fast2"
+                        else np.float32) if ran.returncode == 0 else None
+        if c is not None:
+            np.save(out / f"{case}_C.npy", c)
+        ncu = subprocess.run(["ncu", "--clock-control", "none", "--csv", "--metrics",
+                              ",".join(METRICS), str(exe), str(COUNTER_SIZE),
+                              str(out / f"{case}_{COUNTER_SIZE}_a.bin"),
+                              str(out / f"{case}_{COUNTER_SIZE}_b.bin"),
+                              str(out / f"{case}_big.bin")], capture_output=True, text=True)
+        counters = {}
+        for line in ncu.stdout.splitlines():
+            cells = [c.strip('"') for c in line.split('","')]
+            if len(cells) > 3 and cells[-3] in METRICS:
+                counters[cells[-3]] = float(cells[-1].replace(",", ""))
+        got["counters"] = counters
+        if not counters:
+            got["ncu"] = (ncu.stdout + ncu.stderr)[-1500:]
+        results[case] = got
+        print(case, got["run"][0], counters, flush=True)
+    for f in [*out.glob("*.bin"), *(out / case for case in CASES)]:
+        f.unlink(missing_ok=True)   # at most 8 files come back from the GPU machine
+    (out / "hopper.json").write_text(json.dumps(results, indent=1))
+
+
+def imported(case: str, size: int):
+    from smemsim.cuda import Options, import_kernels
+    if case == "fast2":
+        opts = Options(defines={"bf16": "__nv_bfloat16"},
+                       params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},
+                       tensor_maps={"tensorMapA": "A bf16[M][K] box[64][64] 128B",
+                                    "tensorMapB": "B bf16[N][K] box[64][64] 128B"})
+        return next(iter(import_kernels(str(ROOT / "tests/corpus/fast_cu/matmul_2.cuh"),
+                                        opts).values()))()
+    defines = {"FORGET_SWIZZLE": "1"} if case == "tile_forget_swizzle" else \
+        {"BASE_OFFSET": "1"} if case == "tile_base_offset1" else {}
+    opts = Options(defines=defines, params={"M": size, "N": size, "K": size},
+                   lengths={"C": "M * N"},
+                   tensor_maps={"mapA": "A half[M][K] box[64][64] 128B",
+                                "mapB": "B half[N][K] box[64][64] 128B"})
+    return import_kernels(str(ROOT / "tests/cuda/wgmma_tile.cu"), opts)["wgmma_tile"]()
+
+
+def compare(out: pathlib.Path) -> None:
+    from kernels_ir import run
+    from smemsim import analyze
+    measured = json.loads((out / "hopper.json").read_text())
+    for case in CASES:
+        m = measured.get(case, {})
+        if "error" in m or m.get("run", [1])[0] != 0:
+            print(f"{case}: no GPU result ({m.get('error') or m.get('run')})")
+            continue
+        a, b = inputs(OUTPUT_SIZE, case)
+        mine = run(imported(case, OUTPUT_SIZE), {}, {"A": a, "B": b})["C"]
+        gpu = np.load(out / f"{case}_C.npy")
+        same = np.array_equal(mine.view(gpu.dtype) if mine.dtype != gpu.dtype else mine, gpu)
+        r = analyze(imported(case, COUNTER_SIZE))
+        predicted = {
+            METRICS[0]: sum(s.requests for s in r.sites if s.op == "wgmma"),
+            METRICS[1]: sum(s.wavefronts for s in r.sites if s.op == "wgmma"),
+            METRICS[2]: sum(s.tma.instructions for s in r.sites if s.tma is not None),
+            METRICS[3]: sum(s.tma.bytes for s in r.sites if s.tma is not None)}
+        counters = m.get("counters", {})
+        print(f"{case}: output {'equal' if same else 'DIFFERENT'} "
+              f"({OUTPUT_SIZE}^3); " + "; ".join(
+                  f"{k.split('__')[1]} {predicted[k]:,}/{counters.get(k, float('nan')):,.0f}"
+                  for k in METRICS))
+
+
+if __name__ == "__main__":
+    {"device": device, "compare": compare}[sys.argv[1]](pathlib.Path(sys.argv[2]))
