@@ -164,7 +164,7 @@ def generate(kernel: Kernel) -> Generated:
     for buf in kernel.buffers:
         primary = buf.views[0]
         if buf.dynamic:
-            lines.append(f"{INDENT}extern __shared__ __align__(16) unsigned char "
+            lines.append(f"{INDENT}extern __shared__ __align__({buf.align}) unsigned char "
                          f"{DYNAMIC_NAME}[];")
             views = buf.views
             base = DYNAMIC_NAME
@@ -395,12 +395,22 @@ def _gmma_descriptor(array, index, layout) -> str:
             f"{layout.base_offset}u, {SWIZZLE_CODES[layout.swizzle]}u)")
 
 
+def _acc_element(s: Wgmma, i: int) -> str:
+    """Accumulator i of a wgmma as C: its sub-array's element by the array's own shape."""
+    parts, rest = [], i
+    for extent in reversed(s.acc.shape[len(s.acc_index):]):
+        parts.insert(0, rest % extent)
+        rest //= extent
+    lead = "".join(f"[{cuda_expr(e)}]" for e in s.acc_index)
+    return f"{s.acc.name}{lead}" + "".join(f"[{p}]" for p in parts)
+
+
 def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
     half = s.n // 2
     regs = ", ".join(f"%{i}" for i in range(half))
     kind = _GMMA_TYPES[s.array.dtype.name]
     trans_b = int(s.layout.major == "MN")
-    outs = ", ".join(f'"+f"({s.acc.name}[{i}])' for i in range(half))
+    outs = ", ".join(f'"+f"({_acc_element(s, i)})' for i in range(half))
     w.add(depth, "{")
     if s.a_regs is None:
         w.add(depth + 1, f"const unsigned long long smemsim_da = "
@@ -423,10 +433,10 @@ def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
 
 def _wgmma_wait(w: _Writer, s: WgmmaWait, depth: int) -> None:
     w.add(depth, f'asm volatile("wgmma.wait_group.sync.aligned {s.pending};" ::: "memory");')
-    for acc in w.accumulators:
+    for acc in w.accumulators:   # every element, through a flat view of the array
         w.add(depth, f"for (int smemsim_i = 0; smemsim_i < {math.prod(acc.shape)}; "
-                     f"++smemsim_i) asm volatile(\"\" : \"+f\"({acc.name}[smemsim_i]) :: "
-                     '"memory");')
+                     f"++smemsim_i) asm volatile(\"\" : \"+f\"(((float*){acc.name})"
+                     '[smemsim_i]) :: "memory");')
 
 
 def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:

@@ -172,7 +172,9 @@ def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
     arch = f"sm_{dev.arch}"
     compiled = compile_kernel(kernel, arch)
     k = ObjectCode.from_cubin(compiled.cubin).get_kernel(kernel.name)
-    if launch_.dynamic_smem > 48 * 1024:
+    if launch_.dynamic_smem and launch_.smem_window > 48 * 1024:
+        # beyond 48 KiB a block's shared memory, static and dynamic together, needs the
+        # dynamic size opted in (as the user's cudaFuncSetAttribute does)
         _check(driver.cuKernelSetAttribute(
             driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             launch_.dynamic_smem, k.handle, driver.CUdevice(dev.device_id)),

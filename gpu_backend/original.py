@@ -34,8 +34,8 @@ from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
 
 from .compile import (
-    EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, cubin_resources, find_tool,
-    parse_loops, parse_sass, static_smem, unrolled_sites,
+    BULK_KINDS, EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, cubin_resources,
+    find_tool, parse_loops, parse_sass, static_smem, unrolled_sites,
 )
 
 # options that would make nvcc build something other than the cubin we read
@@ -310,6 +310,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
         pending.setdefault(a.line, []).append(a)
     _reattach(by_line, pending)
     _spill_down(by_line, pending)
+    _only_site(by_line, pending)
     found, groups, unproven = {}, [], set()
     signatures = _Signatures(tr)
     for line, sites in by_line.items():
@@ -435,6 +436,26 @@ def _spill_down(by_line: dict, pending: dict) -> None:
                 pending[line] = [a for a in pending[line] if a not in moving]
                 if not surplus:
                     break
+
+
+def _only_site(by_line: dict, pending: dict) -> None:
+    """An asynchronous instruction (HGMMA, UTMALDG, UTMASTG, UBLKCP) on a line with no site
+    of its kind joins the one line that has sites of that kind, where only one line does:
+    nvcc put one HGMMA of an unrolled, software-pipelined wgmma on the enclosing loop's line
+    (fast.cu's kernel 3). With sites of that kind on two or more lines, the line decides, as
+    before; the line's sites then share what they got (_share)."""
+    for kind in BULK_KINDS:
+        owners = [line for line, sites in by_line.items() if line is not None and
+                  any(EXPECTED_SASS[s.op] == (kind,) for s in sites)]
+        if len(owners) != 1:
+            continue
+        for line in [k for k in pending if k != owners[0]]:
+            moving = [a for a in pending[line] if a.kind == kind]
+            if moving:
+                pending.setdefault(owners[0], []).extend(moving)
+                pending[line] = [a for a in pending[line] if a.kind != kind]
+                if not pending[line]:
+                    del pending[line]
 
 
 class _Signatures:

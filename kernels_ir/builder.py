@@ -276,13 +276,16 @@ class KernelBuilder:
         return view
 
     def dynamic_shared(self, name: str, dtype: DType | str, shape: Sequence[int | None] = (None,),
-                       pad: int = 0, layout: Swizzle | None = None) -> SharedArray:
+                       pad: int = 0, layout: Swizzle | None = None,
+                       align: int | None = None) -> SharedArray:
         """A view of the launch's dynamic shared memory (`extern __shared__ T name[];`).
 
         Every dynamic view aliases the same bytes, as all `extern __shared__` arrays do in
         CUDA; the leading extent may be None (it spans what the launch provides). A
         `layout=Swizzle(B, M, S)` applies to the view's flat offsets (the launch's dynamic
-        bytes must then be a whole number of its periods).
+        bytes must then be a whole number of its periods). `align` (a power of two, at least
+        16): the region starts at that alignment (`extern __shared__ __align__(128)`; the
+        largest any view asks).
         """
         dtype = _dtype(dtype)
         shape = tuple(shape)
@@ -300,9 +303,14 @@ class KernelBuilder:
                               f"None, the rest positive ints; got {shape}", kernel=self.name,
                               loc=loc)
         self._check_pad(name, shape, pad, loc)
+        if align is not None and (isinstance(align, bool) or not isinstance(align, int) or
+                                  align < 16 or align & (align - 1)):
+            raise KernelError(f"dynamic shared array '{name}': align is a power of two of at "
+                              f"least 16, got {align!r}", kernel=self.name, loc=loc)
         buf = next((b for b in self._buffers if b.dynamic), None)
         if buf is None:
             buf = SharedBuffer("dynamic", None, 16, dynamic=True)
+        buf.align = max(buf.align, align or 16)   # the largest alignment any view asks
         return self._add_view(buf, SharedArray(self._unique_decl(name), buf, dtype, shape, pad,
                                                layout))
 
@@ -411,6 +419,17 @@ class KernelBuilder:
                               "static __shared__ per kernel: declare larger tiles with "
                               "k.dynamic_shared and give the launch dynamic_smem=",
                               kernel=self.name, loc=loc)
+
+    def place_last(self, array: SharedArray) -> None:
+        """Lay `array`'s static buffer out after every other (ptxas places a module-scope
+        `__shared__` variable, such as an `extern __shared__` struct nvcc defines, after the
+        kernel's own)."""
+        buf = array.buffer
+        if buf.dynamic or buf not in self._buffers:
+            raise KernelError(f"place_last: '{array.name}' is not a static shared array of "
+                              "this kernel", kernel=self.name, loc=caller_loc())
+        self._buffers.remove(buf)
+        self._buffers.append(buf)
 
     def _add_view(self, buf: SharedBuffer, view: SharedArray) -> SharedArray:
         if buf not in self._buffers:
@@ -811,21 +830,25 @@ class KernelBuilder:
         """`fence.proxy.async.shared::cta;`: publish this thread's shared writes to TMA."""
         self._emit(FenceProxyAsync(caller_loc()))
 
-    def wgmma(self, acc: LocalArray, a, b, n: int, scale_d: ExprLike = 1) -> None:
+    def wgmma(self, acc: LocalArray, a, b, n: int, scale_d: ExprLike = 1,
+              acc_index=()) -> None:
         """`wgmma.mma_async.m64n{n}k16` with f32 accumulators `acc` (a register array of
         n / 2) and A, B in shared memory: `a` and `b` are (array, start index, GmmaLayout),
         what each descriptor says; `a` may instead be a register array of 4 u32 holding A's
         fragment two 16-bit elements (B's type) each, the lower in the low half (element j
         of thread t is A(16 (t / 32) + t % 32 / 4 + 8 (j / 2 % 2), 2 (t % 4) + j % 2 + 8 (j /
         4))). acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
-        thread of each executing warpgroup must execute it."""
+        thread of each executing warpgroup must execute it. `acc_index` (leading indices)
+        picks a sub-array of acc of n / 2 elements as the accumulators."""
         loc = caller_loc()
         self._guard_condition("wgmma")
         if isinstance(n, bool) or n not in N_VALUES:
             raise KernelError(f"wgmma's n is a multiple of 8 in 8..256, got {n!r}",
                               kernel=self.name, loc=loc)
+        acc_index = tuple(acc_index) if isinstance(acc_index, (tuple, list)) else (acc_index,)
         if not isinstance(acc, LocalArray) or acc.dtype != f32 \
-                or math.prod(acc.shape) != n // 2:
+                or len(acc_index) >= len(acc.shape) \
+                or math.prod(acc.shape[len(acc_index):]) != n // 2:
             raise KernelError(f"wgmma m64n{n}k16 accumulates into a float register array of "
                               f"{n // 2} elements (k.local_array(..., 'f32', {n // 2})), got "
                               f"{acc!r}", kernel=self.name, loc=loc)
@@ -865,8 +888,14 @@ class KernelBuilder:
         if regs is None and a_array.dtype != b_array.dtype:
             raise KernelError(f"wgmma multiplies one input type: A is {a_array.dtype}, B is "
                               f"{b_array.dtype}", kernel=self.name, loc=loc)
+        lead = tuple(as_expr(e) for e in acc_index)
+        for e, extent in zip(lead, acc.shape):
+            if e.op is Op.CONST and not 0 <= e.arg < extent:
+                raise KernelError(f"wgmma's accumulators {acc.name}{list(acc_index)}: index "
+                                  f"{e.arg} is outside 0..{extent - 1}",
+                                  kernel=self.name, loc=loc)
         self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, regs, n,
-                         as_expr(scale_d), 1, loc, self._next_site(b_array)))
+                         as_expr(scale_d), 1, loc, self._next_site(b_array), lead))
 
     def wgmma_fence(self) -> None:
         """`wgmma.fence.sync.aligned;` (before the first wgmma, and after writing its

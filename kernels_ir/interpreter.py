@@ -1591,9 +1591,28 @@ class _Machine(Evaluator):
         threads = heads[:, None] + np.arange(128)                             # (G, 128)
         acc = self.local_arrays[s.acc].reshape(self.total, -1)
         keep = self.eval(s.scale_d, heads) != 0
-        old = acc[threads]                                                    # (G, 128, n/2)
+        columns = np.arange(s.n // 2)[None, None, :]
+        if s.acc_index:   # a sub-array `d[m]`: its leading indices, the same in a warpgroup
+            base = np.zeros(threads.size, np.int64)
+            for e, extent in zip(s.acc_index, s.acc.shape):
+                i = self.eval(e, threads.ravel()).astype(np.int64)
+                if ((i < 0) | (i >= extent)).any():
+                    lane = int(np.flatnonzero((i < 0) | (i >= extent))[0])
+                    raise LaneFault(f"wgmma's accumulators: index {i[lane]} of '{s.acc.name}' "
+                                    f"is outside 0..{extent - 1}",
+                                    np.flatnonzero(idx == threads.ravel()[lane])[:1])
+                base = base * extent + i
+            base = base.reshape(threads.shape) * (s.n // 2)
+            if (base != base[:, :1]).any():
+                g = int(np.flatnonzero((base != base[:, :1]).any(axis=1))[0])
+                raise LaneFault(f"wgmma's accumulators '{s.acc.name}' differ within a "
+                                "warpgroup (each thread names another sub-array)",
+                                np.flatnonzero(idx == threads[g, 0])[:1])
+            columns = base[:, :, None] + columns
+        old = acc[threads[:, :, None], columns]                               # (G, 128, n/2)
         new = product[:, rows, cols]
-        acc[threads] = np.where(keep[:, None, None], old + new, new).astype(np.float32)
+        acc[threads[:, :, None], columns] = \
+            np.where(keep[:, None, None], old + new, new).astype(np.float32)
 
     def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, start: np.ndarray,
                          layout, array, heads: np.ndarray) -> None:

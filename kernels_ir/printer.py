@@ -211,7 +211,9 @@ _FORMAT = {
     BulkCommit: lambda s: "cp.async.bulk.commit_group()",
     BulkWait: lambda s: f"cp.async.bulk.wait_group{'.read' if s.read else ''}({s.pending})",
     FenceProxyAsync: lambda s: "fence.proxy.async.shared::cta()",
-    Wgmma: lambda s: (f"wgmma.m64n{s.n}k16({s.acc.name}, scale_d {format_expr(s.scale_d)}, "
+    Wgmma: lambda s: (f"wgmma.m64n{s.n}k16({s.acc.name}"
+                      + "".join(f"[{format_expr(e)}]" for e in s.acc_index)
+                      + f", scale_d {format_expr(s.scale_d)}, "
                       + (f"A registers {s.a_regs.name}, " if s.a_regs is not None else
                          f"A &{format_index(s.a_array, s.a_index)} {_gmma_text(s.a_layout)}, ")
                       + f"B &{format_index(s.array, s.index)} {_gmma_text(s.layout)})"),
@@ -259,7 +261,8 @@ def _format_shared(a: SharedArray) -> str:
     dims = "".join(f"[{'' if n is None else n}]" for n in a.shape)
     pad = f" pad {a.pad}" if a.pad else ""
     pad += f" layout {a.layout.label}" if a.layout else ""
-    where = "dynamic" if a.buffer.dynamic else f"align {a.buffer.align}"
+    where = ("dynamic" + (f", align {a.buffer.align}" if a.buffer.align != 16 else "")) \
+        if a.buffer.dynamic else f"align {a.buffer.align}"
     if a.buffer.volatile:
         where += ", volatile"
     alias = "" if a.buffer.views[0] is a else f" (view of {a.buffer.views[0].name})"

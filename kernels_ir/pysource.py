@@ -208,8 +208,9 @@ class _Writer:
             self.emit(1, f'{py_name(a.name)} = {BUILDER}.view({py_name(first.name)}, "{a.name}", '
                          f'"{a.dtype.name}", {shape}{pad}{layout})', None)
         elif buf.dynamic:
+            extra = f", align={buf.align}" if buf.align != 16 else ""
             self.emit(1, f'{py_name(a.name)} = {BUILDER}.dynamic_shared("{a.name}", '
-                         f'"{a.dtype.name}", {shape}{pad}{layout})', None)
+                         f'"{a.dtype.name}", {shape}{pad}{layout}{extra})', None)
         else:
             extra = f", align={buf.align}" if buf.align != 16 else ""
             if buf.volatile:
@@ -335,7 +336,9 @@ class _Writer:
             self.emit(depth, f"{BUILDER}.wgmma({py_name(s.acc.name)}, "
                              f"{a}, ({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {_gmma(s.layout)}), {s.n}, "
-                             f"scale_d={e(s.scale_d)})", loc)
+                             f"scale_d={e(s.scale_d)}"
+                             + (f", acc_index={self.index_tuple(s.acc_index)}"
+                                if s.acc_index else "") + ")", loc)
         elif isinstance(s, WgmmaFence):
             self.emit(depth, f"{BUILDER}.wgmma_fence()", loc)
         elif isinstance(s, WgmmaCommit):

@@ -765,7 +765,9 @@ class Wgmma(Access):
     `a_array[a_index]` laid out as `a_layout`) by B (N x 16, from `array[index]` laid out
     as `layout`) into its f32 accumulators `acc` (n / 2 per thread, in wgmma's D fragment),
     `acc = acc * scale_d + A B^T`. Both operands are read through descriptors
-    (kernels_ir.wgmma); the site is B's, and counts the operands' bytes / 128 wavefronts."""
+    (kernels_ir.wgmma); the site is B's, and counts the operands' bytes / 128 wavefronts.
+    `acc_index` selects a sub-array of `acc` by its leading indices (`d[m]` of `float
+    d[2][8][8]`: the accumulators are its trailing n / 2 elements)."""
     array: MemArray
     index: tuple[Expr, ...]
     layout: GmmaLayout
@@ -779,7 +781,8 @@ class Wgmma(Access):
     width: int
     loc: SourceLoc
     site: int | None
-    EXPRS: ClassVar = ("index", "a_index", "scale_d")
+    acc_index: tuple[Expr, ...] = ()
+    EXPRS: ClassVar = ("index", "a_index", "scale_d", "acc_index")
     WRITES: ClassVar = False
     MIN_SM: ClassVar = 90
     OP: ClassVar = "wgmma"
@@ -1000,9 +1003,11 @@ class Kernel:
         return self.static_layout()[1]
 
     def dynamic_base(self) -> int:
-        """Window offset where the dynamic shared memory begins."""
+        """Window offset where the dynamic shared memory begins (at its declared alignment,
+        at least 16 bytes, after the static arrays)."""
         end = self.static_smem
-        return -(-end // DYNAMIC_ALIGN) * DYNAMIC_ALIGN
+        align = max([DYNAMIC_ALIGN] + [b.align for b in self.buffers if b.dynamic])
+        return -(-end // align) * align
 
     def buffer_base(self, buf: SharedBuffer) -> int:
         """Window offset of a buffer."""

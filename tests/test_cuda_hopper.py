@@ -176,3 +176,93 @@ def test_the_command_line_takes_tensor_maps():
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "wgmma_tile.cu:44" in bad.stdout + bad.stderr
     assert "Traceback" not in bad.stdout + bad.stderr
+
+
+FAST3 = str(HERE / "corpus" / "fast_cu" / "matmul_3.cuh")
+
+
+def fast3(size: int):
+    """fast.cu's kernel 3: 128 x 128 tiles, the tiles in an `extern __shared__ SMem<BM, BN,
+    BK>` struct (alignas(128) fields), wgmma m64n128k16 into `d[m_it]` of `float
+    d[2][8][8]`; its host launches it through a function pointer, so the launch is given."""
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": size, "N": size, "K": size},
+                   lengths={"C": "M * N", "DB": "1"}, grid="(M / 128) * (N / 128)",
+                   block="128", smem="32768", kernel="matmulKernel3<128, 128, 64, 128, false>",
+                   tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
+                                "tensorMapB": "B bf16[N][K] box[128][64] 128B"})
+    return next(iter(import_kernels(FAST3, opts).values()))()
+
+
+def test_fast_cu_kernel3_multiplies_as_written():
+    """C = A B^T rounded to bf16 (sums beyond 256 round: -279 is stored as -280, as the
+    GPU's cvt.rn does), and check is silent."""
+    kernel = fast3(256)
+    a, b, arrays = small_integers(256, bf16)
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(256, 256)
+    want = from_storage(to_storage((a @ b.T).ravel(), bf16), bf16).reshape(256, 256)
+    assert np.array_equal(c.T, want)
+    assert not check(kernel, {}).faults
+
+
+def test_fast_cu_kernel3_counts_by_hand():
+    """At 8192^3: 64^2 = 4,096 blocks, 128 K steps; per block and step one 128 x 64 bf16
+    TMA copy (16,384 bytes) per tile, and 2 (m_it) x 4 (k_it) wgmma.m64n128k16 reading A's
+    2,048 and B's 4,096 bytes (48 wavefronts; 4 warps each)."""
+    r = analyze(fast3(8192))
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes) for s in tma] == \
+        [(4096 * 128, 4096 * 128 * 16384)] * 2
+    (gmma,) = [s for s in r.sites if s.op == "wgmma"]
+    assert (gmma.requests, gmma.wavefronts) == (4096 * 128 * 8 * 4, 4096 * 128 * 8 * 48)
+
+
+def test_an_extern_shared_struct_is_static_as_nvcc_builds_it():
+    """`extern __shared__ SMem<...> s;` of a complete type: nvcc defines it (`.shared .align
+    128 .b8 s[32768]`) and ptxas lays it out after the kernel's barriers: the build's static
+    size is 32,896 bytes (16 of barriers, padding to 128, the struct's two 16,384-byte
+    fields), as here; the launch's 32,768 dynamic bytes go unused but take room. The
+    accumulator sub-array d[m_it] is the wgmma's acc_index."""
+    from kernels_ir.stmt import Wgmma, walk
+    kernel = fast3(256)
+    offsets = {a.name: kernel.buffer_base(a.buffer) for a in kernel.shared}
+    assert (offsets["s_A"], offsets["s_B"], kernel.static_smem) == (128, 16512, 32896)
+    assert kernel.dynamic_base() == 32896
+    (w,) = [s for s in walk(kernel.body) if isinstance(s, Wgmma)]
+    assert w.acc.shape == (2, 8, 8) and len(w.acc_index) == 1 and w.n == 128
+
+
+FAST_FLAGS = ["-D", "bf16=__nv_bfloat16", "--nvcc-flag=-include", "--nvcc-flag=cuda.h",
+              "--nvcc-flag=-include", "--nvcc-flag=cuda/barrier", "--nvcc-flag=-include",
+              "--nvcc-flag=cuda_bf16.h", "--nvcc-flag=-include", "--nvcc-flag=cassert",
+              "--nvcc-flag=-DcudaCheck(x)=(x)"]   # what fast.cu's matmul.cu provides
+
+
+@pytest.mark.parametrize("case", ["fast2", "fast3", "tile"])
+def test_as_compiled_follows_the_users_own_hopper_build(case):
+    """nvcc's sm_90a build of each file, read with nvdisasm -gi: every UTMALDG and HGMMA
+    belongs to its site (a libcu++ wrapper's UTMALDG to the calling line, the HGMMA of a
+    multi-line asm statement to its last register operand's line, kernel 3's one HGMMA that
+    nvcc marked with the K loop's line to the only wgmma line)."""
+    import subprocess
+    import sys
+    from gpu_backend.compile import ToolMissing, find_tool
+    try:
+        find_tool("nvcc"), find_tool("nvdisasm")
+    except ToolMissing as err:
+        pytest.skip(f"the user's own build needs the CUDA toolkit's nvcc: {err}")
+    size = ["-p", "M=1024", "-p", "N=1024", "-p", "K=1024", "--length", "C=M*N"]
+    args = {"fast2": [FAST, *FAST_FLAGS, *size] + [x for k, v in MAPS2.items()
+                                                   for x in ("--tensor-map", f"{k}={v}")],
+            "fast3": [FAST3, *FAST_FLAGS, *size, "--kernel",
+                      "matmulKernel3<128, 128, 64, 128, false>", "--length", "DB=1",
+                      "--launch-grid", "(M/128)*(N/128)", "--launch-block", "128",
+                      "--launch-smem", "32768",
+                      "--tensor-map", "tensorMapA=A bf16[M][K] box[128][64] 128B",
+                      "--tensor-map", "tensorMapB=B bf16[N][K] box[128][64] 128B"],
+            "tile": [TILE, *size] + [x for k, v in TILE_MAPS.items()
+                                     for x in ("--tensor-map", f"{k}={v}")]}[case]
+    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", *args, "--as-compiled"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout + done.stderr
+    assert "sm_90a" in out and "every site compiled as stated; the counts are unchanged" in out

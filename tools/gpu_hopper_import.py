@@ -3,6 +3,8 @@ imported kernels to it: the outputs bit for bit against the interpreter, and Nsi
 and gmma counters against `analyze`.
 
     python3 tools/gpu_hopper_import.py device OUT   (on the GPU machine: nvcc, run, ncu)
+    python3 tools/gpu_hopper_import.py generated OUT (GPU machine, tree-sitter on the path:
+                                          the imports' regenerated CUDA vs the interpreter)
     python3 tools/gpu_hopper_import.py compare OUT  (here: import, interpret, compare)
 
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
@@ -24,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
 COUNTER_SIZE = 1024
 CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
-         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", [])}
+         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", []),
+         "fast3": ("fast3.cu", [])}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
            "sm__sass_inst_executed_op_tma_ld.sum",
@@ -37,7 +40,7 @@ def inputs(size: int, case: str):
     rng = np.random.default_rng(size)
     a = rng.integers(-3, 4, (size, size)).astype(np.float32)
     b = rng.integers(-3, 4, (size, size)).astype(np.float32)
-    dtype = bf16 if case == "fast2" else f16
+    dtype = bf16 if case.startswith("fast") else f16
     return to_storage(a.ravel(), dtype), to_storage(b.ravel(), dtype)
 
 
@@ -63,7 +66,7 @@ def device(out: pathlib.Path) -> None:
                 str(out / f"{case}_{OUTPUT_SIZE}_b.bin"), str(out / f"{case}_C.bin")]
         ran = subprocess.run(args, capture_output=True, text=True)
         got["run"] = ran.returncode, ran.stdout[-500:]
-        c = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if case == "fast2"
+        c = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if case.startswith("fast")
                         else np.float32) if ran.returncode == 0 else None
         if c is not None:
             np.save(out / f"{case}_C.npy", c)
@@ -89,6 +92,16 @@ def device(out: pathlib.Path) -> None:
 
 def imported(case: str, size: int):
     from smemsim.cuda import Options, import_kernels
+    if case == "fast3":
+        opts = Options(defines={"bf16": "__nv_bfloat16"},
+                       params={"M": size, "N": size, "K": size},
+                       lengths={"C": "M * N", "DB": "1"}, grid="(M / 128) * (N / 128)",
+                       block="128", smem="32768",
+                       kernel="matmulKernel3<128, 128, 64, 128, false>",
+                       tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
+                                    "tensorMapB": "B bf16[N][K] box[128][64] 128B"})
+        return next(iter(import_kernels(str(ROOT / "tests/corpus/fast_cu/matmul_3.cuh"),
+                                        opts).values()))()
     if case == "fast2":
         opts = Options(defines={"bf16": "__nv_bfloat16"},
                        params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},
@@ -103,6 +116,26 @@ def imported(case: str, size: int):
                    tensor_maps={"mapA": "A half[M][K] box[64][64] 128B",
                                 "mapB": "B half[N][K] box[64][64] 128B"})
     return import_kernels(str(ROOT / "tests/cuda/wgmma_tile.cu"), opts)["wgmma_tile"]()
+
+
+def generated(out: pathlib.Path) -> None:
+    """On the GPU machine (tree-sitter given on PYTHONPATH): each imported kernel as the CUDA
+    smemsim regenerates from it, run by gpu_backend against the interpreter (the codegen of
+    what the importer reads: shaped and sub-array accumulators, an aligned dynamic region)."""
+    from gpu_backend.device import run_on_gpu
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for case in CASES:
+        a, b = inputs(OUTPUT_SIZE, case)
+        try:
+            r = run_on_gpu(imported(case, OUTPUT_SIZE), {}, {"A": a, "B": b})
+            lines.append(f"{case}: regenerated CUDA vs interpreter: "
+                         f"{'equal' if not r.mismatches else r.mismatches}; "
+                         f"{r.registers} registers, {r.static_smem} B static")
+        except Exception as err:  # noqa: BLE001 - one case's failure is its result
+            lines.append(f"{case}: ERROR {type(err).__name__}: {str(err)[-600:]}")
+        print(lines[-1], flush=True)
+    (out / "generated.txt").write_text("\n".join(lines) + "\n")
 
 
 def compare(out: pathlib.Path) -> None:
@@ -132,4 +165,5 @@ def compare(out: pathlib.Path) -> None:
 
 
 if __name__ == "__main__":
-    {"device": device, "compare": compare}[sys.argv[1]](pathlib.Path(sys.argv[2]))
+    {"device": device, "generated": generated,
+     "compare": compare}[sys.argv[1]](pathlib.Path(sys.argv[2]))

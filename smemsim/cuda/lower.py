@@ -41,6 +41,7 @@ from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
 from .lower_hopper import Descriptor, HopperMixin
+from .lower_structs import StructsMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
 from .parse import (
@@ -91,7 +92,8 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
                   "__float2bfloat16_rn": "bf16"}
 
 
-class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin):
+class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
+                     StructsMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -111,6 +113,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         # the template arguments bound, in the template's order: ("type", C++ type name) or
         # ("value", number, IR type name), as read (never as the text given)
         self.instance: list[tuple] = []
+        self.module_scope: list = []   # arrays nvcc defines at module scope: laid out last
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> SourceLoc:
@@ -247,7 +250,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             self.parameter(p, writes, reads)
         self.pointer_params(node.child_by_field_name("body"))
         self.block(node.child_by_field_name("body"))
+        for arr in self.module_scope:
+            self.kb.place_last(arr)
         grid, block, smem = self.u.launch_of(self)
+        if fold(smem) != 0 and not any(b.dynamic for b in self.kb._buffers):
+            # the launch asks for dynamic bytes the kernel never declares (fast.cu's kernel
+            # 3 passes sizeof its struct, which nvcc made static): they still take room
+            self.dynamic_view("u8", node)
         from .launch import launch_arguments
         defaults = {**launch_arguments(self.u, self), **self.u.param_defaults(self)}
         with self.at(node):
@@ -422,6 +431,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         if self.hopper_declaration(node, type_node, shared):
             return
+        if self.struct_declaration(node, type_node, shared, extern):
+            return
         dtype, lanes = self.vtype(type_node, node)
         for d in node.named_children:
             if d.type in ("type_qualifier", "storage_class_specifier", "primitive_type",
@@ -579,7 +590,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             align = declared
         with self.at(node):
             if shared and extern:
-                arr = self.kb.dynamic_shared(name, dtype, tuple([None] + dims[1:]))
+                arr = self.kb.dynamic_shared(name, dtype, tuple([None] + dims[1:]),
+                                             align=declared if declared and declared > 16
+                                             else None)
                 kind = "shared"
             elif None in dims:
                 raise self.error(node, f"array '{name}' needs every size")
@@ -1069,6 +1082,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if fn.type == "parenthesized_expression" and len(args) == 1:
             # `(floatX)(x)`: a cast the grammar reads as a call
             return self.convert(self.expr(args[0]), self.dtype(fn.named_children[0], node), node)
+        if name in ("clock", "clock64") and not args:
+            # time is not modelled: a clock reads 0 (kernels time themselves with it; a
+            # shared access that depends on the clock is beyond the model, docs/importer.md)
+            return const(0)
         if name in ("__builtin_huge_valf", "__builtin_huge_val") and not args:
             return const(float("inf"), f32 if name.endswith("f") else BY_NAME["f64"])
         if name in ("__builtin_nanf", "__int_as_float", "__uint_as_float"):
@@ -1194,13 +1211,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 continue
             if d.type == "array_declarator" or (
                     d.type == "pointer_declarator" and arg.type == "identifier" and
-                    self.lookup(text(arg), arg).kind == "register"):
-                # `float d[4][8]` (or `float* d`) given a whole register array: that array
-                arr = self.lookup(text(arg), arg) if arg.type == "identifier" else None
-                if arr is None or arr.kind != "register":
-                    raise self.error(node, f"`{short(arg)}` passed as the array '{pname}': "
-                                           "a whole register array is read here")
-                scope[pname] = arr
+                    self.lookup(text(arg), arg).kind in ("register", "slice")):
+                # `float d[4][8]` (or `float* d`) given a register array, or the sub-array
+                # `acc[m]` of one: that array, or its leading indices
+                scope[pname] = self.register_array_arg(arg, pname, node)
                 continue
             if d.type == "pointer_declarator":
                 arr, indices = self.pointer_place(arg, node)
@@ -1341,6 +1355,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             node = node.child_by_field_name("argument")
             while node.type == "parenthesized_expression":
                 node = node.named_children[0]
+        member = self.struct_member(node)
+        if member is not None and member.kind == "shared":
+            return member, indices          # `s.T[i][j]` of a static struct's field
         if node.type != "identifier":
             arr, base = self.pointer_place(node, node)
             if len(indices) != 1:
@@ -1353,6 +1370,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if len(indices) != 1:
                 raise self.error(node, f"`{short(node)}`: a pointer takes one index")
             return arr, list(lead) + [plus(offset, indices[0])]
+        if sym.kind == "slice":   # `d` bound to the caller's `acc[m]`: its leading indices
+            arr, lead = sym.place
+            return arr, list(lead) + indices
         if sym.kind == "cell":
             raise self.error(node, f"'{text(node)}' is a scalar, not an array")
         if sym.kind not in ("global", "shared", "register"):
@@ -1361,6 +1381,27 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(node, f"`{short(node)}` is a whole vector: use its .x/.y/.z/.w, or "
                                    "assign it to a vector")
         return sym, indices
+
+    def register_array_arg(self, arg, pname: str, node) -> Sym:
+        """What an array parameter binds: a register array `d`, or `d[m]` of one (a slice
+        Sym: the array and its leading indices)."""
+        lead = []
+        base = arg
+        while base.type == "subscript_expression":
+            lead.insert(0, subscript_index(base))
+            base = base.child_by_field_name("argument")
+        sym = self.lookup(text(base), base) if base.type == "identifier" else None
+        if sym is not None and sym.kind == "slice":
+            sym, first = sym.place
+            lead = list(first) + [self.index(i) for i in lead]
+        elif sym is not None:
+            lead = [self.index(i) for i in lead]
+        if sym is None or sym.kind != "register" or len(lead) >= sym.rank:
+            raise self.error(node, f"`{short(arg)}` passed as the array '{pname}': a register "
+                                   "array or a sub-array of one (`acc[m]`) is read here")
+        if not lead:
+            return sym
+        return Sym("slice", None, sym.dtype, 1, sym.rank - len(lead), (sym, lead))
 
     def index(self, node) -> Expr:
         e = self.expr(node)
@@ -1397,6 +1438,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     callee_name(fn) in self.u.dynamic_structs:
                 targs = fn.child_by_field_name("arguments").named_children
                 return self.dynamic_view(self.dtype(targs[0], node), node), [const(0)]
+        member = self.struct_member(node)
+        if member is not None:   # `s.A`: the field's first element
+            if member.kind == "pointer":
+                arr, lead, offset = member.place
+                return arr, list(lead) + [offset]
+            return member, [const(0)] * member.rank
         if node.type == "binary_expression" and \
                 node.child_by_field_name("operator").type in ("+", "-"):
             op = node.child_by_field_name("operator").type

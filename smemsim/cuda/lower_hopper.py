@@ -489,7 +489,7 @@ class HopperMixin:
             raise self.error(e, f"wgmma m64n{n}k16: {n // 2} accumulators and descA, descB, "
                                 "scale-d, scale-a, scale-b, tnsp-a, tnsp-b expected (A from "
                                 "registers is not read yet)")
-        acc = None
+        acc, lead = None, None
         for k, r in enumerate(regs):
             node = operand(r)
             km = re.fullmatch(r"%(\d+)", r)
@@ -501,19 +501,19 @@ class HopperMixin:
                 raise self.error(node, f"`{short(node)}`: wgmma accumulates into a float "
                                        "register array")
             shape = sym.value.shape
+            split = next((p for p in range(len(shape)) if math.prod(shape[p:]) == n // 2),
+                         None)
             flat = 0
-            for i, size in zip(indices, shape):
+            for i, size in zip(indices[split or 0:], shape[split or 0:]):
                 v = fold(i)
-                if v is None:
-                    flat = None
-                    break
-                flat = flat * size + v
-            if flat != k or (acc is not None and sym is not acc) or \
-                    math.prod(shape) != n // 2:
+                flat = None if v is None or flat is None else flat * size + v
+            here = [str(i) for i in indices[:split]] if split is not None else None
+            if split is None or flat != k or (acc is not None and sym is not acc) or \
+                    (lead is not None and here != [str(i) for i in lead]):
                 raise self.error(node, f"`{short(node)}` as accumulator {k}: the accumulators "
-                                       f"are one register array of {n // 2} floats, element k "
-                                       "the k-th")
-            acc = sym
+                                       f"are one register array (or sub-array) of {n // 2} "
+                                       "floats, element k the k-th")
+            acc, lead = sym, indices[:split]
         scale_a, scale_b = immediate(rest[3]), immediate(rest[4])
         if (scale_a, scale_b) != (1, 1):
             raise self.error(e, "wgmma with negated A or B (imm-scale -1) is not in the IR")
@@ -538,7 +538,7 @@ class HopperMixin:
             _, layout = decode(bits, major)   # the fields as the hardware reads them
             operands.append((arr.value, tuple(indices), layout))
         with located(self.asm_line(e)):
-            self.kb.wgmma(acc.value, operands[0], operands[1], n, scale_d)
+            self.kb.wgmma(acc.value, operands[0], operands[1], n, scale_d, tuple(lead))
 
     def asm_line(self, e):
         """Where nvcc's line information puts an asm statement's instructions: the line of

@@ -26,7 +26,8 @@ TYPES = {
     "int8_t": "i8", "short": "i16", "int16_t": "i16", "unsigned short": "u16",
     "uint16_t": "u16", "unsigned long long": "u64", "unsigned long long int": "u64",
     "uint64_t": "u64", "size_t": "u64", "bool": "i32", "long": "i32", "long int": "i32",
-    "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
+    "clock_t": "i32", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
+    "nv_bfloat16": "bf16",
 }
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 # CUDA's vector types: (element type, lanes). A vector variable or array element is held as

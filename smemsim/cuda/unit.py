@@ -80,6 +80,7 @@ class Unit:
         # structs whose conversion to T* is the launch's dynamic shared memory (the CUDA
         # samples' SharedMemory<T>): `T* s = SharedMemory<T>();`
         self.dynamic_structs: set[str] = set()
+        self.structs: dict[str, object] = {}   # struct name -> its struct_specifier (body)
         self._scan(self.tree.root_node, None)
         # names assigned anywhere (a local never assigned keeps its initial constant)
         self.assigned = {text(t) for n in walk(self.tree.root_node)
@@ -243,6 +244,10 @@ class Unit:
                     child.child_by_field_name("name") is not None and \
                     re.search(rb"extern\s+__shared__", child.text) and b"operator" in child.text:
                 self.dynamic_structs.add(text(child.child_by_field_name("name")))
+            elif t in ("struct_specifier", "class_specifier") and \
+                    child.child_by_field_name("name") is not None and \
+                    child.child_by_field_name("body") is not None:
+                self.structs[text(child.child_by_field_name("name"))] = child
             elif t in ("type_definition", "alias_declaration") and function is None:
                 self.typedef(child, None)
             elif t == "call_expression" and any(c.type == "kernel_call_syntax"

@@ -1,0 +1,115 @@
+"""Structs of arrays in shared memory, as tiled kernels declare them (`extern __shared__
+SMem<BM, BN, BK> s;` with `alignas(128) bf16 A[BM * BK];` fields): each field an array at
+its C++ offset and alignment, `s.A` a pointer to it and `s.A[i]` its element.
+
+An `extern __shared__` variable of a complete type is not the launch's dynamic memory: nvcc
+defines it (`.shared .align 128 .b8 s[32768]` in the PTX, fast.cu's kernel 3) and ptxas
+places it after the kernel's own `__shared__` variables (the build's static size, 32,896
+bytes there, is the barriers' 16, padding to 128, then the struct)."""
+from __future__ import annotations
+
+import re
+
+from kernels_ir import const
+
+from .parse import parse_expression, short, template_param_name, text
+from .symbols import SIZES, Sym, fold
+
+
+class StructsMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def struct_declaration(self, node, type_node, shared: bool, extern: bool) -> bool:
+        """`[extern] __shared__ S s;` of a struct the file defines: its fields, laid out as
+        C++ does (each at its alignment, in order); False when the type is not such a
+        struct."""
+        if type_node is None:
+            return False
+        name = text(type_node.child_by_field_name("name")) \
+            if type_node.type == "template_type" else text(type_node)
+        definition = self.u.structs.get(name.split("::")[-1])
+        if definition is None or not shared:   # structs in registers: not read yet
+            return False
+        fields = self.struct_fields(definition, type_node, node)
+        for d in node.named_children:
+            if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
+                                            "attribute_specifier"):
+                continue
+            if d.type != "identifier":
+                raise self.error(node, f"`{short(node)}`: one struct variable per name (no "
+                                       "arrays of structs, no initializer)")
+            var = text(d)
+            members = {}
+            # the fields in order, each at its alignment: the struct's own layout (the first
+            # at the struct's alignment, the largest of its fields')
+            first = max(a for _, _, _, a in fields) if fields else 16
+            for k, (fname, dtype, dims, falign) in enumerate(fields):
+                with self.at(node):
+                    arr = self.kb.shared(f"{var}_{fname}", dtype, tuple(dims),
+                                         align=first if k == 0 else falign)
+                if extern:
+                    self.module_scope.append(arr)
+                members[fname] = Sym("shared", arr, dtype, 1, len(dims))
+            self.declare(var, Sym("struct", None, name, place=members))
+        return True
+
+    def struct_fields(self, definition, type_node, node) -> list:
+        """[(name, IR type, dims, alignment)] of a struct's fields, its template arguments
+        bound (`SMem<BM, BN, BK>` in the kernel's scope)."""
+        scope = {}
+        parent = definition.parent
+        if parent is not None and parent.type == "template_declaration":
+            params = [template_param_name(p, "type_parameter" in p.type) for p in
+                      parent.child_by_field_name("parameters").named_children]
+            args = type_node.child_by_field_name("arguments").named_children \
+                if type_node.type == "template_type" else []
+            if len(args) != len(params):
+                raise self.error(node, f"`{short(node)}`: {len(params)} template argument(s) "
+                                       f"expected")
+            for p, a in zip(params, args):
+                if a.type == "type_descriptor":   # `SMem<BM>`: the grammar cannot tell
+                    a = parse_expression(text(a)) or a
+                v = fold(self.expr(a))
+                if v is None:
+                    raise self.error(node, f"`{short(a)}`: a struct's template argument must "
+                                           "be a compile-time constant")
+                scope[p] = Sym("const", const(v), "i32")
+        out = []
+        self.scopes.append(scope)
+        try:
+            for f in definition.child_by_field_name("body").named_children:
+                if f.type != "field_declaration":
+                    continue
+                dtype = self.dtype(f.child_by_field_name("type"), f)
+                m = re.search(r"\b(?:alignas|__align__)\s*\(\s*(\d+)\s*\)", text(f))
+                falign = max(int(m.group(1)) if m else 1, SIZES[dtype])
+                for d in f.children_by_field_name("declarator"):
+                    dims = []
+                    while d.type == "array_declarator":
+                        dims.insert(0, self.constant_int(d.child_by_field_name("size"),
+                                                         "a field's size"))
+                        d = d.child_by_field_name("declarator")
+                    out.append((text(d), dtype, dims or [1], falign))
+        finally:
+            self.scopes.pop()
+        return out
+
+    def struct_member(self, node) -> Sym | None:
+        """The field `s.A` names (an array, or a pointer into the dynamic bytes), or None."""
+        if node.type != "field_expression":
+            return None
+        base = node.child_by_field_name("argument")
+        if base.type != "identifier":
+            return None
+        for scope in reversed(self.scopes):
+            if text(base) in scope:
+                sym = scope[text(base)]
+                break
+        else:
+            return None
+        if sym.kind != "struct":
+            return None
+        field = text(node.child_by_field_name("field"))
+        if field not in sym.place:
+            raise self.error(node, f"`{short(node)}`: struct {sym.dtype} has no field '{field}'")
+        return sym.place[field]
