@@ -19,6 +19,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from .coroutines import Scheduler
 from .dtypes import from_storage, promote, to_storage
 from .errors import KernelError, KernelRuntimeError
 from .evaluate import Evaluator
@@ -33,7 +34,7 @@ from .stmt import (
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
-    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait,
+    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, walk,
 )
 from .wgmma import a_fragment_positions, accumulator_positions
 from .tma import (
@@ -252,7 +253,13 @@ class _Machine(Evaluator):
         self.vars: dict[Var, np.ndarray] = {}
         self.local_arrays: dict[LocalArray, np.ndarray] = {}
         self.iterations: dict[Var, np.ndarray] = {}
-        self.loop_stack: list[Var] = []
+        self._loop_stack: list[Var] = []
+        # branches that wait on each other run as coroutines (kernels_ir.coroutines), made
+        # on the first such `if`; `steps` counts statements run, so a waiting branch can
+        # tell whether anything happened since it last looked
+        self.coroutines: Scheduler | None = None
+        self.steps = 0
+        self._waiting_ifs: dict[int, bool] = {}
         # One flat byte buffer, blocks back to back, each window rounded up to 16 bytes so
         # that typed views of it (every access is naturally aligned) index it exactly.
         self.window = -(-launch.smem_window // 16) * 16
@@ -365,6 +372,17 @@ class _Machine(Evaluator):
             flat = flat * extent + i
         return flat
 
+    @property
+    def loop_stack(self) -> list[Var]:
+        """The loops the running code is inside, innermost last (each branch coroutine has
+        its own)."""
+        return self.coroutines.current.loop_stack if self.coroutines is not None \
+            else self._loop_stack
+
+    @property
+    def _in_branch(self) -> bool:
+        return self.coroutines is not None and self.coroutines.inside
+
     # ------------------------------------------------------------ statements
     def execute(self) -> None:
         self.exec_block(self.kernel.body, np.arange(self.total, dtype=np.int64))
@@ -389,6 +407,7 @@ class _Machine(Evaluator):
                 handler = _EXECUTE.get(type(s))
                 if handler is None:
                     raise unsupported("the interpreter", s, self.kernel.name)
+                self.steps += 1
                 handler(self, s, idx)
             except LaneFault as fault:
                 raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
@@ -401,8 +420,21 @@ class _Machine(Evaluator):
 
     def _if(self, s: If, idx: np.ndarray) -> None:
         c = self.eval(s.cond, idx) != 0
+        if c.any() and not c.all() and self._waits_inside(s):
+            # both sides have lanes and one waits on an mbarrier: the other side may be what
+            # it waits for (a producer and its consumers), so they run as coroutines
+            if self.coroutines is None:
+                self.coroutines = Scheduler(self, self._loop_stack)
+            self.coroutines.together([(s.then, idx[c]), (s.orelse, idx[~c])])
+            return
         self.exec_block(s.then, idx[c])
         self.exec_block(s.orelse, idx[~c])
+
+    def _waits_inside(self, s: If) -> bool:
+        if id(s) not in self._waiting_ifs:
+            self._waiting_ifs[id(s)] = any(isinstance(x, MbarrierWait)
+                                           for x in walk(s.then + s.orelse))
+        return self._waiting_ifs[id(s)]
 
     def _declare_local(self, s: DeclareLocal, idx: np.ndarray) -> None:
         arr = s.array
@@ -422,15 +454,16 @@ class _Machine(Evaluator):
             self.iterations[var] = np.zeros(self.total, np.int64)
         self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
         self.iterations[var][idx] = 0
-        if self.partial is not None and id(s) in self.partial.collapse:
-            if id(s) in self.partial.summed:
+        # inside a branch coroutine every iteration runs (the shortcuts below keep state of
+        # their own that another branch could see half made)
+        p = self.partial if not self._in_branch else None
+        if p is not None and id(s) in p.collapse:
+            if id(s) in p.summed:
                 return self._summed_loop(s, idx)
             if self._collapsed_loop(s, idx):
                 return
-        if self.partial is not None and id(s) in self.partial.endpoints and \
-                self._endpoint_loop(s, idx):
+        if p is not None and id(s) in p.endpoints and self._endpoint_loop(s, idx):
             return
-        p = self.partial
         if p is not None and p.statements is not None and not (p.track or p.sources) and \
                 self._periodic_loop(s, idx):
             return
@@ -1201,6 +1234,9 @@ class _Machine(Evaluator):
             raise LaneFault(f"mbarrier wait parity must be 0 or 1, got {int(parity[lane])}",
                             np.array([lane]))
         open_ = st["phase"][slots] % 2 == parity
+        while open_.any() and self.coroutines is not None and \
+                self.coroutines.wait_for_others():
+            open_ = st["phase"][slots] % 2 == parity   # another branch ran: look again
         if open_.any():
             lane = int(np.flatnonzero(open_)[0])
             slot = slots[lane]

@@ -237,7 +237,7 @@ FAST_FLAGS = ["-D", "bf16=__nv_bfloat16", "--nvcc-flag=-include", "--nvcc-flag=c
               "--nvcc-flag=-DcudaCheck(x)=(x)"]   # what fast.cu's matmul.cu provides
 
 
-@pytest.mark.parametrize("case", ["fast2", "fast3", "tile"])
+@pytest.mark.parametrize("case", ["fast2", "fast3", "fast4", "tile"])
 def test_as_compiled_follows_the_users_own_hopper_build(case):
     """nvcc's sm_90a build of each file, read with nvdisasm -gi: every UTMALDG and HGMMA
     belongs to its site (a libcu++ wrapper's UTMALDG to the calling line, the HGMMA of a
@@ -259,6 +259,12 @@ def test_as_compiled_follows_the_users_own_hopper_build(case):
                       "--launch-smem", "32768",
                       "--tensor-map", "tensorMapA=A bf16[M][K] box[128][64] 128B",
                       "--tensor-map", "tensorMapB=B bf16[N][K] box[128][64] 128B"],
+            "fast4": [str(HERE / "corpus" / "fast_cu" / "matmul_4.cuh"), *FAST_FLAGS, *size,
+                      "--kernel", "matmulKernel4<128, 128, 64, 256, 5>",
+                      "--launch-grid", "(M/128)*(N/128)", "--launch-block", "256",
+                      "--launch-smem", "163840",
+                      "--tensor-map", "tensorMapA=A bf16[M][K] box[128][64] 128B",
+                      "--tensor-map", "tensorMapB=B bf16[N][K] box[128][64] 128B"],
             "tile": [TILE, *size] + [x for k, v in TILE_MAPS.items()
                                      for x in ("--tensor-map", f"{k}={v}")]}[case]
     done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", *args, "--as-compiled"],
@@ -266,3 +272,55 @@ def test_as_compiled_follows_the_users_own_hopper_build(case):
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout + done.stderr
     assert "sm_90a" in out and "every site compiled as stated; the counts are unchanged" in out
+
+
+FAST4 = str(HERE / "corpus" / "fast_cu" / "matmul_4.cuh")
+
+
+def fast4(size: int):
+    """fast.cu's kernel 4, warp-specialized: warpgroup 0's thread 0 produces (TMA into a
+    ring of 5 stages, waiting on `empty[q]`), warpgroup 1 consumes (waits on `full[q]`,
+    wgmma, arrives on `empty[q]`); the tiles live in dynamic bytes through `SMem& s =
+    *reinterpret_cast<SMem*>(smem)`, the barriers are arrays of cuda::barrier."""
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": size, "N": size, "K": size},
+                   lengths={"C": "M * N"}, grid="(M / 128) * (N / 128)", block="256",
+                   smem="163840", kernel="matmulKernel4<128, 128, 64, 256, 5>",
+                   tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
+                                "tensorMapB": "B bf16[N][K] box[128][64] 128B"})
+    return next(iter(import_kernels(FAST4, opts).values()))()
+
+
+def test_fast_cu_kernel4_producer_and_consumer_run_side_by_side():
+    """The producer's first wait on a ring slot's `empty` barrier completes only once the
+    consumer warpgroup has arrived on it (the other branch of the `if`): the branches run
+    as coroutines (kernels_ir.coroutines) and the product is A B^T in bf16; check is
+    silent."""
+    kernel = fast4(256)
+    a, b, arrays = small_integers(256, bf16)
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(256, 256)
+    want = from_storage(to_storage((a @ b.T).ravel(), bf16), bf16).reshape(256, 256)
+    assert np.array_equal(c.T, want)
+    assert not check(kernel, {}).faults
+
+
+def test_fast_cu_kernel4_counts_by_hand():
+    """At 8192^3: 4,096 blocks, 128 K steps; one 16,384-byte TMA copy per tile per step,
+    and the consumer warpgroup's 2 x 4 wgmma.m64n128k16 per step (48 wavefronts each, 4
+    warps)."""
+    r = analyze(fast4(8192))
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes) for s in tma] == \
+        [(4096 * 128, 4096 * 128 * 16384)] * 2
+    (gmma,) = [s for s in r.sites if s.op == "wgmma"]
+    assert (gmma.requests, gmma.wavefronts) == (4096 * 128 * 8 * 4, 4096 * 128 * 8 * 48)
+
+
+def test_a_tensor_map_over_a_pointer_parameter_uses_that_array():
+    """`k(const __grid_constant__ CUtensorMap map, float* A, ...)` with --tensor-map naming
+    A: the map reads the kernel's own A (tensor maps are bound after the pointers)."""
+    opts = Options(lengths={"A": "4096", "out": "4096"}, grid="4", block="1024",
+                   tensor_maps={"map": "A float[128][32] box[32][32] none"})
+    kernel = import_kernels(str(HERE / "cuda" / "tma_over_param.cu"), opts)["k"]()
+    a = np.arange(4096, dtype=np.float32)
+    assert np.array_equal(run(kernel, {}, {"A": a})["out"], a + np.tile(a[:1024], 4))
+    assert [g.name for g in kernel.globals] == ["A", "out"]

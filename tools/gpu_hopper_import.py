@@ -8,7 +8,8 @@ and gmma counters against `analyze`.
     python3 tools/gpu_hopper_import.py compare OUT  (here: import, interpret, compare)
 
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
-and fast.cu's kernel 2 (tests/corpus/fast_cu/matmul_2.cuh) through its own runKernel2.
+and fast.cu's kernels 2, 3 and 4 (tests/corpus/fast_cu/) through their own runKernelN (4 is
+warp-specialized: a producer warpgroup and a consumer warpgroup).
 The harnesses are tools/hopper_harness/*.cu. A validation driver, not part of the library.
 """
 from __future__ import annotations
@@ -27,7 +28,7 @@ OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COU
 COUNTER_SIZE = 1024
 CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
          "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", []),
-         "fast3": ("fast3.cu", [])}
+         "fast3": ("fast3.cu", []), "fast4": ("fast4.cu", [])}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
            "sm__sass_inst_executed_op_tma_ld.sum",
@@ -92,16 +93,19 @@ def device(out: pathlib.Path) -> None:
 
 def imported(case: str, size: int):
     from smemsim.cuda import Options, import_kernels
-    if case == "fast3":
+    if case in ("fast3", "fast4"):   # launched through a function pointer: given
+        three = case == "fast3"
         opts = Options(defines={"bf16": "__nv_bfloat16"},
                        params={"M": size, "N": size, "K": size},
-                       lengths={"C": "M * N", "DB": "1"}, grid="(M / 128) * (N / 128)",
-                       block="128", smem="32768",
-                       kernel="matmulKernel3<128, 128, 64, 128, false>",
+                       lengths={"C": "M * N", **({"DB": "1"} if three else {})},
+                       grid="(M / 128) * (N / 128)", block="128" if three else "256",
+                       smem="32768" if three else "163840",
+                       kernel="matmulKernel3<128, 128, 64, 128, false>" if three else
+                       "matmulKernel4<128, 128, 64, 256, 5>",
                        tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
                                     "tensorMapB": "B bf16[N][K] box[128][64] 128B"})
-        return next(iter(import_kernels(str(ROOT / "tests/corpus/fast_cu/matmul_3.cuh"),
-                                        opts).values()))()
+        return next(iter(import_kernels(str(ROOT / f"tests/corpus/fast_cu/matmul_{case[-1]}"
+                                                   ".cuh"), opts).values()))()
     if case == "fast2":
         opts = Options(defines={"bf16": "__nv_bfloat16"},
                        params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},

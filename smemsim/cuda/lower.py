@@ -243,10 +243,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         params = function_declarator(node).child_by_field_name("parameters").named_children
         writes, reads = pointer_uses(node.child_by_field_name("body"), self.u.functions)
         # scalars first, so that --length expressions may use any of them (the generated
-        # CUDA's signature follows this order)
+        # CUDA's signature follows this order); tensor maps last, so that one over a pointer
+        # parameter finds that array
         pointer = lambda p: (p.child_by_field_name("declarator") is not None and  # noqa: E731
                              p.child_by_field_name("declarator").type == "pointer_declarator")
-        for p in sorted(params, key=pointer):
+        tensor_map = lambda p: "CUtensorMap" in text(p.child_by_field_name("type") or p)  # noqa
+        for p in sorted(params, key=lambda p: (tensor_map(p), pointer(p))):
             self.parameter(p, writes, reads)
         self.pointer_params(node.child_by_field_name("body"))
         self.block(node.child_by_field_name("body"))
@@ -1029,11 +1031,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         args = node.child_by_field_name("arguments").named_children
         if fn.type == "field_expression":
             base = fn.child_by_field_name("argument")
+            bar = self.barrier_or_none(base)
+            if bar is not None:   # `bar.wait(t)`, `full[q].arrive()`
+                return self.barrier_member(node, bar, text(fn.child_by_field_name("field")),
+                                           args)
             if base.type == "identifier":
                 group = self.lookup(text(base), base)
-                if group.kind == "mbarrier":
-                    return self.barrier_member(node, group, text(fn.child_by_field_name("field")),
-                                               args)
                 if group.kind == "group":
                     return self.group_call(node, group, text(fn.child_by_field_name("field")),
                                            args)
@@ -1224,7 +1227,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     offset = self.kb.let(f"{pname}_offset", indices[-1], "i32")
                 scope[pname] = Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset))
             elif d.type == "reference_declarator" and self.barrier_or_none(arg) is not None:
-                scope[pname] = self.barrier_or_none(arg)   # `barrier& bar`
+                bar, index = self.barrier_or_none(arg)   # `barrier& bar`: that barrier
+                scope[pname] = Sym("mbarrier", bar.value, "u64", 1, 0,
+                                   ("element", bar, index))
             elif d.type == "reference_declarator":
                 scope[pname] = self.reference(arg)
             else:
@@ -1239,7 +1244,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     continue
                 if dtype in ("u64", "i64") and self.mentions_shared_address(arg):
                     desc = self.desc_value(arg, {}, node, 0)
-                    if isinstance(desc, Descriptor):   # a matrix descriptor, by value
+                    if isinstance(desc, Descriptor) and desc.start() is not None:
+                        # a matrix descriptor, by value
                         scope[pname] = Sym("descriptor", None, "u64", place=desc)
                         continue
                 value = self.expr(arg)

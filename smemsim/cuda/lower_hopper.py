@@ -15,7 +15,7 @@ from kernels_ir import const, located
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
-from .parse import short, text, walk
+from .parse import short, subscript_index, text, walk
 from .symbols import SIZES, TYPES, Sym, array_name, callee_name, fold
 
 TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
@@ -132,9 +132,9 @@ class HopperMixin:
             re.fullmatch(r"(::)?(cuda::)?barrier\s*<.*>", t) is not None
 
     def hopper_declaration(self, node, type_node, shared: bool) -> bool:
-        """`__shared__ barrier bar;` (an mbarrier: a u64 in shared memory, and this thread's
-        phase parity, flipped at each of its arrivals) and `barrier::arrival_token t;` (the
-        parity an arrival saw: what a wait needs)."""
+        """`__shared__ barrier bar;` or `bar[n]` (mbarriers: u64 in shared memory, and this
+        thread's phase parity per barrier, flipped at each of its arrivals) and
+        `barrier::arrival_token t [= ...];` (the parity an arrival saw: what a wait needs)."""
         t = self.type_name(type_node, node)
         token = t.endswith("arrival_token")
         if not token and not self.is_barrier_type(t):
@@ -143,57 +143,99 @@ class HopperMixin:
             if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
                                             "attribute_specifier"):
                 continue
+            if token:
+                if d.type == "init_declarator" and \
+                        d.child_by_field_name("declarator").type == "identifier":
+                    name = text(d.child_by_field_name("declarator"))
+                    value = self.expr(d.child_by_field_name("value"))
+                elif d.type == "identifier":
+                    name, value = text(d), const(0)
+                else:
+                    raise self.error(node, f"`{short(node)}`: one token per name expected")
+                with self.at(d):
+                    self.declare(name, Sym("local", self.kb.let(name, value, "u32"), "u32"))
+                continue
+            if not shared:
+                raise self.error(node, f"`{short(node)}`: a cuda::barrier the importer reads "
+                                       "lives in shared memory (__shared__)")
+            count = None
+            if d.type == "array_declarator":
+                count = self.constant_int(d.child_by_field_name("size"), "a barrier count")
+                d = d.child_by_field_name("declarator")
             if d.type != "identifier":
-                raise self.error(node, f"`{short(node)}`: a {'token' if token else 'barrier'}"
-                                       " is declared without an initializer or array")
+                raise self.error(node, f"`{short(node)}`: a barrier or a one-dimensional array "
+                                       "of them, without an initializer, expected")
             name = text(d)
             with self.at(d):
-                if token:
-                    self.declare(name, Sym("local", self.kb.let(name, 0, "u32"), "u32"))
-                    continue
-                if not shared:
-                    raise self.error(node, f"`{short(node)}`: a cuda::barrier the importer "
-                                           "reads lives in shared memory (__shared__)")
-                arr = self.kb.shared(name, "u64", (1,), align=8)
-                phase = self.kb.let(f"{name}_phase", 0, "u32")
-            self.declare(name, Sym("mbarrier", arr, "u64", place=phase))
+                arr = self.kb.shared(name, "u64", (count or 1,), align=8)
+                if count is None:
+                    phase = Sym("local", self.kb.let(f"{name}_phase", 0, "u32"), "u32")
+                else:
+                    phase = Sym("register", self.kb.local_array(f"{name}_phase", "u32",
+                                                                (count,)), "u32")
+            self.declare(name, Sym("mbarrier", arr, "u64", 1, 1 if count else 0, place=phase))
         return True
 
-    def barrier_or_none(self, node) -> Sym | None:
-        """The barrier `bar`, `&bar`, `*p` or `(bar)` names, or None."""
-        while node.type in ("parenthesized_expression", "pointer_expression"):
-            node = node.named_children[-1]
-        if node.type == "identifier":
-            for scope in reversed(self.scopes):
-                if text(node) in scope:
-                    sym = scope[text(node)]
-                    return sym if sym.kind == "mbarrier" else None
+    def barrier_or_none(self, node):
+        """(barrier Sym, index) that `bar`, `&bar`, `*p`, `bar[i]` or `(bar)` names, or None."""
+        index = None
+        while node.type in ("parenthesized_expression", "pointer_expression",
+                            "subscript_expression"):
+            if node.type == "subscript_expression":
+                if index is not None:
+                    return None
+                index = subscript_index(node)
+                node = node.child_by_field_name("argument")
+            else:
+                node = node.named_children[-1]
+        if node.type != "identifier":
+            return None
+        for scope in reversed(self.scopes):
+            if text(node) in scope:
+                sym = scope[text(node)]
+                if sym.kind != "mbarrier":
+                    return None
+                if isinstance(sym.place, tuple):   # `T& b` bound to an element `full[q]`
+                    return (sym.place[1], sym.place[2]) if index is None else None
+                if (index is None) != (not sym.rank):
+                    return None   # an array of barriers is used by element, a barrier whole
+                return sym, (const(0) if index is None else self.index(index))
         return None
 
-    def barrier_arg(self, node) -> Sym:
-        sym = self.barrier_or_none(node)
-        if sym is None:
-            raise self.error(node, f"`{short(node)}`: a __shared__ cuda::barrier expected")
-        return sym
+    def barrier_arg(self, node):
+        found = self.barrier_or_none(node)
+        if found is None:
+            raise self.error(node, f"`{short(node)}`: a __shared__ cuda::barrier (or an "
+                                   "element of an array of them) expected")
+        return found
 
-    def arrive(self, sym: Sym, expect_tx, node):
+    def arrive(self, bar, expect_tx, node):
         """This thread arrives (raising the phase's expected bytes by expect_tx): its token is
         the parity it held, which then flips. Exact when each thread arrives once per phase,
         as a barrier initialized with the count of the threads that arrive requires."""
+        sym, index = bar
         phase = sym.place
         with self.at(node):
-            token = self.kb.let(f"{array_name(sym)}_token", phase, "u32")
-            self.kb.mbarrier_arrive(sym.value, 0, expect_tx)
-            self.kb.assign(phase, phase ^ 1)
+            held = phase.value if phase.kind == "local" else \
+                self.load_element(phase, [index], node)
+            token = self.kb.let(f"{array_name(sym)}_token", held, "u32")
+            self.kb.mbarrier_arrive(sym.value, index, expect_tx)
+        if phase.kind == "local":
+            with self.at(node):
+                self.kb.assign(phase.value, phase.value ^ 1)
+        else:
+            self.store_element(phase, [index], "^=", const(1, token.dtype), node)
         return token
 
-    def barrier_member(self, node, sym: Sym, member: str, args):
-        """`bar.arrive()`, `bar.wait(token)`, `bar.arrive_and_wait()`."""
+    def barrier_member(self, node, bar, member: str, args):
+        """`bar.arrive()`, `bar.wait(token)`, `bar.arrive_and_wait()` (bar an element of an
+        array of barriers too)."""
+        sym, index = bar
         if member == "arrive":
             if args and fold(self.expr(args[0])) != 1:
                 raise self.error(node, f"`{short(node)}`: an arrival counts once here "
                                        "(arrive(1))")
-            return self.arrive(sym, None, node)
+            return self.arrive(bar, None, node)
         if member == "wait" and len(args) == 1:
             token = args[0]
             if token.type == "call_expression" and \
@@ -201,12 +243,12 @@ class HopperMixin:
                 token = token.child_by_field_name("arguments").named_children[0]
             parity = self.expr(token)
             with self.at(node):
-                self.kb.mbarrier_wait(sym.value, 0, parity)
+                self.kb.mbarrier_wait(sym.value, index, parity)
             return const(0)
         if member == "arrive_and_wait" and not args:
-            token = self.arrive(sym, None, node)
+            token = self.arrive(bar, None, node)
             with self.at(node):
-                self.kb.mbarrier_wait(sym.value, 0, token)
+                self.kb.mbarrier_wait(sym.value, index, token)
             return const(0)
         raise self.error(node, f"`{short(node)}`: cuda::barrier's {member} is not read by the "
                                "importer (arrive(), wait(token), arrive_and_wait() are)")
@@ -224,10 +266,10 @@ class HopperMixin:
         if last == "init":
             if len(args) != 2:
                 return None
-            sym = self.barrier_arg(args[0])
+            sym, index = self.barrier_arg(args[0])
             count = self.expr(args[1])
             with self.at(node):
-                self.kb.mbarrier_init(sym.value, 0, count)
+                self.kb.mbarrier_init(sym.value, index, count)
             return const(0)
         if last == "fence_proxy_async_shared_cta":
             with self.at(node):
@@ -261,9 +303,9 @@ class HopperMixin:
             arr, indices = self.pointer_place(args[0], node)
             tm = self.tensor_map_arg(args[1])
             coords = tuple(self.expr(a) for a in reversed(args[2:2 + rank]))
-            bar = self.barrier_arg(args[-1])
+            bar, index = self.barrier_arg(args[-1])
             with self.at(node):
-                self.kb.tma_load(tm, arr.value, tuple(indices), coords, bar.value, 0)
+                self.kb.tma_load(tm, arr.value, tuple(indices), coords, bar.value, index)
             return const(0)
         if len(args) != rank + 2:
             raise self.error(node, f"`{short(node)}`: (map, {rank} coordinate(s), src) "
@@ -309,9 +351,11 @@ class HopperMixin:
         Descriptor); False when the value is not computed from a shared address."""
         if value is None or not self.mentions_shared_address(value):
             return False
+        if self.shared_address(value) is not None:
+            return False   # a plain shared address (`size_t a = __cvta_generic_to_shared(p)`)
         v = self.desc_value(value, {}, node, 0)
-        if not isinstance(v, Descriptor):
-            return False
+        if not isinstance(v, Descriptor) or v.start() is None:
+            return False   # not a descriptor (the usual lowering says what it is)
         self.declare(name, Sym("descriptor", None, "u64", place=v))
         return True
 

@@ -28,8 +28,10 @@ class StructsMixin:
         name = text(type_node.child_by_field_name("name")) \
             if type_node.type == "template_type" else text(type_node)
         definition = self.u.structs.get(name.split("::")[-1])
-        if definition is None or not shared:   # structs in registers: not read yet
+        if definition is None:
             return False
+        if not shared:
+            return self.struct_reference(node, type_node, definition)
         fields = self.struct_fields(definition, type_node, node)
         for d in node.named_children:
             if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
@@ -51,6 +53,46 @@ class StructsMixin:
                     self.module_scope.append(arr)
                 members[fname] = Sym("shared", arr, dtype, 1, len(dims))
             self.declare(var, Sym("struct", None, name, place=members))
+        return True
+
+    def struct_reference(self, node, type_node, definition) -> bool:
+        """`S& s = *reinterpret_cast<S*>(smem);` over a shared byte array (fast.cu's kernels
+        4 and on, over `extern __shared__ __align__(128) uint8_t smem[]`): each field a
+        pointer into those bytes at its C++ offset. Struct values in registers: False (not
+        read yet)."""
+        decls = [d for d in node.named_children if d.type == "init_declarator"]
+        if len(decls) != 1 or decls[0].child_by_field_name("declarator").type != \
+                "reference_declarator":
+            return False
+        d = decls[0]
+        value = d.child_by_field_name("value")
+        inner = value
+        while inner.type in ("pointer_expression", "parenthesized_expression",
+                             "cast_expression", "call_expression"):
+            if inner.type == "call_expression":   # reinterpret_cast<S*>(smem)
+                args = inner.child_by_field_name("arguments").named_children
+                if len(args) != 1:
+                    break
+                inner = args[0]
+            else:
+                inner = inner.child_by_field_name("value") or inner.named_children[-1]
+        base = self.lookup(text(inner), inner) if inner.type == "identifier" else None
+        if base is None or base.kind != "shared" or not text(value).lstrip().startswith("*"):
+            raise self.error(node, f"`{short(node)}`: a reference to a struct is read when it "
+                                   "is `*reinterpret_cast<S*>(a shared array)`")
+        name = text(d.child_by_field_name("declarator").named_children[-1])
+        members, offset = {}, 0
+        for fname, dtype, dims, falign in self.struct_fields(definition, type_node, node):
+            offset = -(-offset // falign) * falign
+            esize = SIZES[dtype]
+            if len(dims) != 1 or offset % esize:
+                raise self.error(node, f"`{short(node)}`: field '{fname}': one-dimensional "
+                                       "arrays at whole-element offsets are read")
+            view = base if base.dtype == dtype else self.shared_view(base, dtype, node)
+            members[fname] = Sym("pointer", None, dtype, 1, 1,
+                                 (view, [], const(offset // esize)))
+            offset += esize * dims[0]
+        self.declare(name, Sym("struct", None, text(type_node), place=members))
         return True
 
     def struct_fields(self, definition, type_node, node) -> list:
