@@ -237,7 +237,7 @@ FAST_FLAGS = ["-D", "bf16=__nv_bfloat16", "--nvcc-flag=-include", "--nvcc-flag=c
               "--nvcc-flag=-DcudaCheck(x)=(x)"]   # what fast.cu's matmul.cu provides
 
 
-@pytest.mark.parametrize("case", ["fast2", "fast3", "fast4", "tile"])
+@pytest.mark.parametrize("case", ["fast2", "fast3", "fast4", "fast5", "tile"])
 def test_as_compiled_follows_the_users_own_hopper_build(case):
     """nvcc's sm_90a build of each file, read with nvdisasm -gi: every UTMALDG and HGMMA
     belongs to its site (a libcu++ wrapper's UTMALDG to the calling line, the HGMMA of a
@@ -265,6 +265,12 @@ def test_as_compiled_follows_the_users_own_hopper_build(case):
                       "--launch-smem", "163840",
                       "--tensor-map", "tensorMapA=A bf16[M][K] box[128][64] 128B",
                       "--tensor-map", "tensorMapB=B bf16[N][K] box[128][64] 128B"],
+            "fast5": [str(HERE / "corpus" / "fast_cu" / "matmul_5.cuh"), *FAST_FLAGS, *size,
+                      "--kernel", "matmulKernel5<128, 256, 64, 384, 3>",
+                      "--launch-grid", "(M/128)*(N/256)", "--launch-block", "384",
+                      "--launch-smem", "147456",
+                      "--tensor-map", "tensorMapA=A bf16[M][K] box[128][64] 128B",
+                      "--tensor-map", "tensorMapB=B bf16[N][K] box[256][64] 128B"],
             "tile": [TILE, *size] + [x for k, v in TILE_MAPS.items()
                                      for x in ("--tensor-map", f"{k}={v}")]}[case]
     done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", *args, "--as-compiled"],
@@ -324,3 +330,37 @@ def test_a_tensor_map_over_a_pointer_parameter_uses_that_array():
     a = np.arange(4096, dtype=np.float32)
     assert np.array_equal(run(kernel, {}, {"A": a})["out"], a + np.tile(a[:1024], 4))
     assert [g.name for g in kernel.globals] == ["A", "out"]
+
+
+def fast5(size: int):
+    """fast.cu's kernel 5: one producer warpgroup and two consumer warpgroups (384 threads),
+    128 x 256 tiles in a ring of 3, wgmma.m64n256k16 into `d[m_it]` of `float d[1][16][8]`,
+    `setmaxnreg` between the warpgroups (no shared memory, value or occupancy effect)."""
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": size, "N": size, "K": size},
+                   lengths={"C": "M * N"}, grid="(M / 128) * (N / 256)", block="384",
+                   smem="147456", kernel="matmulKernel5<128, 256, 64, 384, 3>",
+                   tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
+                                "tensorMapB": "B bf16[N][K] box[256][64] 128B"})
+    return next(iter(import_kernels(str(HERE / "corpus" / "fast_cu" / "matmul_5.cuh"),
+                                    opts).values()))()
+
+
+def test_fast_cu_kernel5_two_consumers_and_a_producer():
+    """Three warpgroups as two sides of one `if`: the producer, and both consumers (one
+    branch, each warpgroup its own rows); the product is A B^T in bf16, check is silent;
+    at 8192^3 the counts by hand: 2,048 blocks x 128 K steps, one TMA copy per tile
+    (16,384 and 32,768 bytes), and per step 4 wgmma.m64n256k16 per consumer warpgroup
+    (A 2,048 + B 8,192 bytes: 80 wavefronts; 4 warps each)."""
+    kernel = fast5(256)
+    a, b, arrays = small_integers(256, bf16)
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(256, 256)
+    want = from_storage(to_storage((a @ b.T).ravel(), bf16), bf16).reshape(256, 256)
+    assert np.array_equal(c.T, want)
+    assert not check(kernel, {}).faults
+    r = analyze(fast5(8192))
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes) for s in tma] == \
+        [(2048 * 128, 2048 * 128 * 16384), (2048 * 128, 2048 * 128 * 32768)]
+    (gmma,) = [s for s in r.sites if s.op == "wgmma"]
+    assert (gmma.requests, gmma.wavefronts) == (2048 * 128 * 2 * 4 * 4,
+                                                2048 * 128 * 2 * 4 * 80)

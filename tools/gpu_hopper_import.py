@@ -8,8 +8,8 @@ and gmma counters against `analyze`.
     python3 tools/gpu_hopper_import.py compare OUT  (here: import, interpret, compare)
 
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
-and fast.cu's kernels 2, 3 and 4 (tests/corpus/fast_cu/) through their own runKernelN (4 is
-warp-specialized: a producer warpgroup and a consumer warpgroup).
+and fast.cu's kernels 2 to 5 (tests/corpus/fast_cu/) through their own runKernelN (4 and 5
+are warp-specialized: a producer warpgroup and one or two consumer warpgroups).
 The harnesses are tools/hopper_harness/*.cu. A validation driver, not part of the library.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COU
 COUNTER_SIZE = 1024
 CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
          "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", []),
-         "fast3": ("fast3.cu", []), "fast4": ("fast4.cu", [])}
+         "fast3": ("fast3.cu", []), "fast4": ("fast4.cu", []), "fast5": ("fast5.cu", [])}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
            "sm__sass_inst_executed_op_tma_ld.sum",
@@ -48,7 +48,7 @@ def inputs(size: int, case: str):
 def device(out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     folder = ROOT / "tools" / "hopper_harness"
-    results = {}
+    results, outputs = {}, {}
     for case, (source, flags) in CASES.items():
         exe = out / case
         build = subprocess.run(["nvcc", "-gencode", "arch=compute_90a,code=sm_90a", "-O3",
@@ -67,10 +67,9 @@ def device(out: pathlib.Path) -> None:
                 str(out / f"{case}_{OUTPUT_SIZE}_b.bin"), str(out / f"{case}_C.bin")]
         ran = subprocess.run(args, capture_output=True, text=True)
         got["run"] = ran.returncode, ran.stdout[-500:]
-        c = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if case.startswith("fast")
-                        else np.float32) if ran.returncode == 0 else None
-        if c is not None:
-            np.save(out / f"{case}_C.npy", c)
+        if ran.returncode == 0:
+            outputs[case] = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if
+                                        case.startswith("fast") else np.float32)
         ncu = subprocess.run(["ncu", "--clock-control", "none", "--csv", "--metrics",
                               ",".join(METRICS), str(exe), str(COUNTER_SIZE),
                               str(out / f"{case}_{COUNTER_SIZE}_a.bin"),
@@ -86,24 +85,31 @@ def device(out: pathlib.Path) -> None:
             got["ncu"] = (ncu.stdout + ncu.stderr)[-1500:]
         results[case] = got
         print(case, got["run"][0], counters, flush=True)
+    np.savez(out / "outputs.npz", **outputs)   # one file: at most 8 come back
     for f in [*out.glob("*.bin"), *(out / case for case in CASES)]:
-        f.unlink(missing_ok=True)   # at most 8 files come back from the GPU machine
+        f.unlink(missing_ok=True)
     (out / "hopper.json").write_text(json.dumps(results, indent=1))
+
+
+# kernel, grid, block, dynamic bytes and B's box rows of the cases launched by pointer
+LAUNCHED = {"fast3": ("matmulKernel3<128, 128, 64, 128, false>", "(M / 128) * (N / 128)",
+                      "128", "32768", 128),
+            "fast4": ("matmulKernel4<128, 128, 64, 256, 5>", "(M / 128) * (N / 128)", "256",
+                      "163840", 128),
+            "fast5": ("matmulKernel5<128, 256, 64, 384, 3>", "(M / 128) * (N / 256)", "384",
+                      "147456", 256)}
 
 
 def imported(case: str, size: int):
     from smemsim.cuda import Options, import_kernels
-    if case in ("fast3", "fast4"):   # launched through a function pointer: given
-        three = case == "fast3"
+    if case in LAUNCHED:   # launched through a function pointer: the launch is given
+        kernel, grid, block, smem, bn = LAUNCHED[case]
         opts = Options(defines={"bf16": "__nv_bfloat16"},
                        params={"M": size, "N": size, "K": size},
-                       lengths={"C": "M * N", **({"DB": "1"} if three else {})},
-                       grid="(M / 128) * (N / 128)", block="128" if three else "256",
-                       smem="32768" if three else "163840",
-                       kernel="matmulKernel3<128, 128, 64, 128, false>" if three else
-                       "matmulKernel4<128, 128, 64, 256, 5>",
+                       lengths={"C": "M * N", **({"DB": "1"} if case == "fast3" else {})},
+                       grid=grid, block=block, smem=smem, kernel=kernel,
                        tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
-                                    "tensorMapB": "B bf16[N][K] box[128][64] 128B"})
+                                    "tensorMapB": f"B bf16[N][K] box[{bn}][64] 128B"})
         return next(iter(import_kernels(str(ROOT / f"tests/corpus/fast_cu/matmul_{case[-1]}"
                                                    ".cuh"), opts).values()))()
     if case == "fast2":
@@ -153,7 +159,7 @@ def compare(out: pathlib.Path) -> None:
             continue
         a, b = inputs(OUTPUT_SIZE, case)
         mine = run(imported(case, OUTPUT_SIZE), {}, {"A": a, "B": b})["C"]
-        gpu = np.load(out / f"{case}_C.npy")
+        gpu = np.load(out / "outputs.npz")[case]
         same = np.array_equal(mine.view(gpu.dtype) if mine.dtype != gpu.dtype else mine, gpu)
         r = analyze(imported(case, COUNTER_SIZE))
         predicted = {

@@ -545,8 +545,10 @@ class HopperMixin:
                 raise self.error(node, f"`{short(node)}`: wgmma accumulates into a float "
                                        "register array")
             shape = sym.value.shape
-            split = next((p for p in range(len(shape)) if math.prod(shape[p:]) == n // 2),
-                         None)
+            # the accumulators are the trailing dimensions holding n / 2 (the last such split:
+            # a leading extent of 1, `float d[1][16][8]`, is a sub-array index)
+            split = max((p for p in range(len(shape)) if math.prod(shape[p:]) == n // 2),
+                        default=None)
             flat = 0
             for i, size in zip(indices[split or 0:], shape[split or 0:]):
                 v = fold(i)

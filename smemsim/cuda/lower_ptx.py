@@ -136,6 +136,11 @@ class PtxMixin:
                 with self.at(e):
                     preds[m.group(1)] = self.expr(node) != 0
                 continue
+            if re.fullmatch(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32\s+\S+", ins):
+                # a warpgroup gives registers to another within what the block was given
+                # at launch: no shared memory, no value, no occupancy change (the launch's
+                # registers are the build's count): nothing for the model to state
+                continue
             if re.fullmatch(r"fence\.proxy\.async(?:\.shared::cta)?", ins):
                 with self.at(e):
                     self.kb.fence_proxy_async()
