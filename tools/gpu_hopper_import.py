@@ -10,7 +10,8 @@ and gmma counters against `analyze`.
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
 and fast.cu's kernels 2 to 5 (tests/corpus/fast_cu/) through their own runKernelN (4 and 5
 are warp-specialized: a producer warpgroup and one or two consumer warpgroups).
-The harnesses are tools/hopper_harness/*.cu. A validation driver, not part of the library.
+The harnesses are tools/hopper_harness/ (tile.cu; fast.cu with prelude.h and the kernel file
+given by -include). A validation driver, not part of the library.
 """
 from __future__ import annotations
 
@@ -26,9 +27,20 @@ sys.path.insert(0, str(ROOT))
 
 OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
 COUNTER_SIZE = 1024
+HARNESS = ROOT / "tools" / "hopper_harness"
+
+
+def _fast(n: int) -> list[str]:
+    """fast.cu's harness flags for kernel n: matmul.cu's prelude, the kernel file, its host
+    function (kernel 3 on takes a debug buffer)."""
+    return ["-include", str(HARNESS / "prelude.h"),
+            "-include", str(ROOT / "tests" / "corpus" / "fast_cu" / f"matmul_{n}.cuh"),
+            f"-DRUN_KERNEL=runKernel{n}", *(["-DWITH_DB"] if n > 2 else [])]
+
+
 CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
-         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]), "fast2": ("fast2.cu", []),
-         "fast3": ("fast3.cu", []), "fast4": ("fast4.cu", []), "fast5": ("fast5.cu", [])}
+         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]),
+         **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5)}}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
            "sm__sass_inst_executed_op_tma_ld.sum",
@@ -47,7 +59,7 @@ def inputs(size: int, case: str):
 
 def device(out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    folder = ROOT / "tools" / "hopper_harness"
+    folder = HARNESS
     results, outputs = {}, {}
     for case, (source, flags) in CASES.items():
         exe = out / case

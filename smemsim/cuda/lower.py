@@ -296,7 +296,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.types[pname] = t
                 self.instance.append(("type", t, t))
             else:
-                e = self.u.expr_text(value, self) if isinstance(value, str) else \
+                e = self.u.expr_text(value, self, p) if isinstance(value, str) else \
                     self.expr(value)
                 v = fold(e)
                 if v is None:

@@ -1,11 +1,7 @@
-// Runs fast.cu's kernel 2 (tests/corpus/fast_cu/matmul_2.cuh, verbatim) through its own
-// host code (runKernel2 encodes the tensor maps), with what its matmul.cu includes first.
-#include <cuda.h>
-#include <cuda/barrier>
-#include <cuda_bf16.h>
-#include <cassert>
-typedef __nv_bfloat16 bf16;
-#include "../../tests/corpus/fast_cu/matmul_2.cuh"
+// Runs one of fast.cu's kernels (tests/corpus/fast_cu/matmul_N.cuh, verbatim, given with
+// -include after prelude.h) through its own host function RUN_KERNEL (runKernelN: its tensor
+// maps, its launch, its dynamic shared size); -DWITH_DB for the ones that take a debug
+// buffer (kernel 3 on), passed none.
 #include "common.h"
 
 int main(int argc, char** argv) {
@@ -17,7 +13,11 @@ int main(int argc, char** argv) {
     check(cudaMalloc(&dC, n * 2), "malloc");
     check(cudaMemcpy(dA, a.data(), n * 2, cudaMemcpyHostToDevice), "copy");
     check(cudaMemcpy(dB, b.data(), n * 2, cudaMemcpyHostToDevice), "copy");
-    runKernel2(S, S, S, dA, dB, dC);
+#ifdef WITH_DB
+    RUN_KERNEL(S, S, S, dA, dB, dC, nullptr);
+#else
+    RUN_KERNEL(S, S, S, dA, dB, dC);
+#endif
     check(cudaDeviceSynchronize(), "kernel");
     std::vector<unsigned short> c(n);
     check(cudaMemcpy(c.data(), dC, n * 2, cudaMemcpyDeviceToHost), "copy back");
