@@ -191,10 +191,13 @@ class KernelBuilder:
         self._names[name] = count + 1
         if count == 0:
             return name
-        candidate = f"{name}_{count + 1}"
+        # `x_2`; after a trailing underscore no second one (`_` gives `_2`, not the
+        # reserved `__2`)
+        sep = "" if name.endswith("_") else "_"
+        candidate = f"{name}{sep}{count + 1}"
         while candidate in self._names:
             count += 1
-            candidate = f"{name}_{count + 1}"
+            candidate = f"{name}{sep}{count + 1}"
         self._names[candidate] = 1
         return candidate
 

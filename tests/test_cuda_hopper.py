@@ -132,17 +132,22 @@ def test_the_instance_names_its_namespace():
     assert inst.cxx == "M2::matmulKernel2<64, 64, 64, 64, 64, 16, 128>"
 
 
-def test_import_writes_a_kernels_file_that_counts_the_same(tmp_path):
-    from smemsim.cuda import write_kernels_file
+@pytest.mark.parametrize("case", ["fast2", "fast3", "fast4", "fast5", "tile"])
+def test_import_writes_a_kernels_file_that_counts_and_computes_the_same(tmp_path, case):
+    """`import -o`'s kernels file of each Hopper import builds the same kernel: the same
+    counts and the same C (barrier arrays, tokens named `_`, struct fields, sub-array
+    accumulators, aligned dynamic bytes all written back)."""
+    from kernels_ir.pysource import kernels_file
     from smemsim.loader import load_kernels
-    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": 256, "N": 256, "K": 256},
-                   lengths={"C": "M * N"}, tensor_maps=MAPS2)
-    source, keys = write_kernels_file(FAST, opts, folder=str(tmp_path))
-    path = tmp_path / "imported.py"
-    path.write_text(source)
-    again = load_kernels(str(path))[keys[0]]()
+    kernel = {"fast2": fast2, "fast3": fast3, "fast4": fast4, "fast5": fast5,
+              "tile": tile}[case](256)
+    (tmp_path / "imported.py").write_text(kernels_file({kernel.name: kernel}, str(tmp_path),
+                                                       "Hopper import"))
+    again = load_kernels(str(tmp_path / "imported.py"))[kernel.name]()
     assert [(s.op, s.requests, s.wavefronts) for s in analyze(again).sites] == \
-        [(s.op, s.requests, s.wavefronts) for s in analyze(fast2(256)).sites]
+        [(s.op, s.requests, s.wavefronts) for s in analyze(kernel).sites]
+    _, _, arrays = small_integers(256, f16 if case == "tile" else bf16)
+    assert np.array_equal(run(again, {}, arrays)["C"], run(kernel, {}, arrays)["C"])
 
 
 def test_innermost_user_line_of_an_inlined_chain():

@@ -94,6 +94,19 @@ def test_local_names_are_made_unique():
     assert "i32 x_2 = 2" in str(k.build())
 
 
+def test_a_name_ending_in_an_underscore_is_made_unique_without_a_reserved_one():
+    """`_` twice (fast.cu names its unused barrier tokens `_`) gives `_` and `_2`, not `__2`
+    (reserved in C++; a kernels file written back could not declare it)."""
+    k = KernelBuilder("names")
+    out = k.global_array("out", i32, 32, intent="out")
+    a = k.let("_", 1)
+    b = k.let("_", 2)
+    out[threadIdx.x] = a + b
+    k.launch(1, 32)
+    text = str(k.build())
+    assert "i32 _2 = 2" in text and "__2" not in text
+
+
 def test_readonly_and_vector_rules():
     k = KernelBuilder("ro")
     s = k.shared("s", f32, 64)
