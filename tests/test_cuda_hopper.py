@@ -369,3 +369,48 @@ def test_fast_cu_kernel5_two_consumers_and_a_producer():
     (gmma,) = [s for s in r.sites if s.op == "wgmma"]
     assert (gmma.requests, gmma.wavefronts) == (2048 * 128 * 2 * 4 * 4,
                                                 2048 * 128 * 2 * 4 * 80)
+
+
+def tile_ptx(size: int = 128, **defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},
+                   tensor_maps=TILE_MAPS)
+    return import_kernels(str(HERE / "cuda" / "wgmma_tile_ptx.cu"), opts)["wgmma_tile_ptx"]()
+
+
+def test_raw_ptx_barriers_and_copies_read_as_the_builder_states_them():
+    """wgmma_tile.cu with raw PTX: mbarrier.init, arrive.expect_tx, the try_wait.parity
+    loop, cp.async.bulk.tensor.2d with the map's address in a u64: the same product, the
+    same counts, check silent; FORGET_SWIZZLE the same wrong product as through libcu++; an
+    expect_tx that announces A's bytes only lets the wait pass before B lands, and the
+    wgmma reading B is the located fault."""
+    from kernels_ir.stmt import MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad, walk
+    a, b, arrays = small_integers(128, f16)
+    kernel = tile_ptx()
+    ops = [type(s) for s in walk(kernel.body)
+           if isinstance(s, (MbarrierInit, MbarrierArrive, MbarrierWait, TmaLoad))]
+    assert ops == [MbarrierInit, MbarrierArrive, TmaLoad, TmaLoad, MbarrierWait]
+    assert np.array_equal(run(kernel, {}, arrays)["C"].reshape(128, 128), a @ b.T)
+    assert not check(kernel, {}).faults
+    assert [(s.op, s.requests, s.wavefronts) for s in analyze(tile_ptx(1024)).sites] == \
+        [(s.op, s.requests, s.wavefronts) for s in analyze(tile(1024)).sites]
+    wrong = run(tile_ptx(FORGET_SWIZZLE=1), {}, arrays)["C"].reshape(128, 128)
+    assert (wrong != a @ b.T).sum() == 16031
+    from kernels_ir import KernelRuntimeError
+    with pytest.raises(KernelRuntimeError, match=r"wgmma_tile_ptx\.cu:74:\d+.*wgmma reads "
+                                                 r"shared memory no thread has written "
+                                                 r"\('sB'\)"):
+        run(tile_ptx(SHORT_EXPECT=1), {}, arrays)
+
+
+def test_a_try_wait_without_its_loop_is_refused(tmp_path):
+    """A lone try_wait only tests the phase; read as a wait it would be a guess."""
+    source = (HERE / "cuda" / "wgmma_tile_ptx.cu").read_text().replace(
+        '"@P1 bra.uni DONE;\\n"\n                 "bra.uni LAB_WAIT;\\n"\n', "")
+    assert "bra.uni" not in source
+    (tmp_path / "k.cu").write_text(source)
+    opts = Options(params={"M": 128, "N": 128, "K": 128}, lengths={"C": "M * N"},
+                   tensor_maps=TILE_MAPS)
+    with pytest.raises(CudaImportError, match=r"k\.cu:\d+:\d+: `mbarrier\.try_wait.*a try_wait "
+                                              r"is read as a wait when it loops"):
+        import_kernels(str(tmp_path / "k.cu"), opts)["wgmma_tile_ptx"]()

@@ -7,7 +7,8 @@ and gmma counters against `analyze`.
                                           the imports' regenerated CUDA vs the interpreter)
     python3 tools/gpu_hopper_import.py compare OUT  (here: import, interpret, compare)
 
-Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1,
+Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1, and
+its raw-PTX form tests/cuda/wgmma_tile_ptx.cu,
 and fast.cu's kernels 2 to 5 (tests/corpus/fast_cu/) through their own runKernelN (4 and 5
 are warp-specialized: a producer warpgroup and one or two consumer warpgroups).
 The harnesses are tools/hopper_harness/ (tile.cu; fast.cu with prelude.h and the kernel file
@@ -38,8 +39,14 @@ def _fast(n: int) -> list[str]:
             f"-DRUN_KERNEL=runKernel{n}", *(["-DWITH_DB"] if n > 2 else [])]
 
 
-CASES = {"tile": ("tile.cu", []), "tile_forget_swizzle": ("tile.cu", ["-DFORGET_SWIZZLE"]),
-         "tile_base_offset1": ("tile.cu", ["-DBASE_OFFSET=1"]),
+def _tile(name: str) -> list[str]:
+    return ["-include", str(ROOT / "tests" / "cuda" / f"{name}.cu")]
+
+
+CASES = {"tile": ("tile.cu", _tile("wgmma_tile")),
+         "tile_forget_swizzle": ("tile.cu", _tile("wgmma_tile") + ["-DFORGET_SWIZZLE"]),
+         "tile_base_offset1": ("tile.cu", _tile("wgmma_tile") + ["-DBASE_OFFSET=1"]),
+         "tile_ptx": ("tile.cu", _tile("wgmma_tile_ptx")),
          **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5)}}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
@@ -137,7 +144,8 @@ def imported(case: str, size: int):
                    lengths={"C": "M * N"},
                    tensor_maps={"mapA": "A half[M][K] box[64][64] 128B",
                                 "mapB": "B half[N][K] box[64][64] 128B"})
-    return import_kernels(str(ROOT / "tests/cuda/wgmma_tile.cu"), opts)["wgmma_tile"]()
+    name = "wgmma_tile_ptx" if case == "tile_ptx" else "wgmma_tile"
+    return import_kernels(str(ROOT / f"tests/cuda/{name}.cu"), opts)[name]()
 
 
 def generated(out: pathlib.Path) -> None:

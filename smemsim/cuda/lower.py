@@ -507,6 +507,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if len(items) > 1:
                 raise self.error(node, f"`{short(node)}`: a scalar with several initializers")
             value = items[0] if items else None
+        if value is not None and self.tensor_map_or_none(value) is not None:
+            # `uint64_t m = reinterpret_cast<uint64_t>(&map);`: the map, for a PTX operand
+            self.declare(name, self.tensor_map_or_none(value))
+            return
         if dtype in ("u64", "i64") and self.descriptor_local(name, value, node):
             return
         if value is not None and value.type == "pointer_expression" and \
@@ -1211,6 +1215,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     raise self.error(node, f"`{short(arg)}` passed as a group: pass the group "
                                            "variable")
                 scope[pname] = group
+                continue
+            if arg is not None and self.tensor_map_or_none(arg) is not None:
+                scope[pname] = self.tensor_map_or_none(arg)   # `const CUtensorMap* map`
                 continue
             if d.type == "array_declarator" or (
                     d.type == "pointer_declarator" and arg.type == "identifier" and

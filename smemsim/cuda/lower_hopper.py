@@ -113,18 +113,34 @@ class HopperMixin:
         self.declare(name, Sym("tensor_map", tm, dtype))
         return True
 
+    def tensor_map_or_none(self, node) -> Sym | None:
+        """The tensor map `map`, `&map`, `reinterpret_cast<uint64_t>(map)` names, or None."""
+        while True:
+            if node.type in ("parenthesized_expression", "cast_expression"):
+                node = node.child_by_field_name("value") or node.named_children[-1]
+            elif node.type == "pointer_expression" and node.children[0].type == "&":
+                node = node.named_children[-1]
+            elif node.type == "call_expression" and callee_name(
+                    node.child_by_field_name("function")) in ("reinterpret_cast",
+                                                               "static_cast") and \
+                    len(node.child_by_field_name("arguments").named_children) == 1:
+                node = node.child_by_field_name("arguments").named_children[0]
+            else:
+                break
+        if node.type != "identifier":
+            return None
+        for scope in reversed(self.scopes):
+            if text(node) in scope:
+                sym = scope[text(node)]
+                return sym if sym.kind == "tensor_map" else None
+        return None
+
     def tensor_map_arg(self, node):
         """The TensorMap a call passes (`map`, `&map`, through casts)."""
-        while node.type in ("parenthesized_expression", "cast_expression",
-                            "pointer_expression"):
-            if node.type == "pointer_expression" and node.children[0].type != "&":
-                break
-            node = node.child_by_field_name("value") or node.named_children[-1]
-        if node.type == "identifier":
-            sym = self.lookup(text(node), node)
-            if sym.kind == "tensor_map":
-                return sym.value
-        raise self.error(node, f"`{short(node)}`: a CUtensorMap kernel parameter expected")
+        sym = self.tensor_map_or_none(node)
+        if sym is None:
+            raise self.error(node, f"`{short(node)}`: a CUtensorMap kernel parameter expected")
+        return sym.value
 
     # ------------------------------------------------------------ cuda::barrier
     def is_barrier_type(self, t: str) -> bool:
@@ -316,6 +332,132 @@ class HopperMixin:
         with self.at(node):
             self.kb.tma_store(tm, arr.value, tuple(indices), coords)
         return const(0)
+
+    # ------------------------------------------------------------ barrier and copy PTX
+    def barrier_ptx(self, e, ins: str, operand, number, labels: set, pieces) -> bool:
+        """Raw PTX of mbarriers and bulk tensor copies (hand-written Hopper kernels):
+        `mbarrier.init`, `mbarrier.arrive[.expect_tx]` (state `_`), the `try_wait.parity`
+        loop (`LAB: try_wait P, [bar], parity; @P bra DONE; bra LAB; DONE:`),
+        `cp.async.bulk.tensor.Nd` both ways, bulk commit/wait; False if `ins` is none."""
+        mb = r"(?:\.(?:release|acquire|relaxed))?(?:\.(?:cta|cluster))?\.shared(?:::cta)?\.b64"
+        waits = [p for p in pieces if "mbarrier.try_wait" in p]
+        if re.fullmatch(r"(?:@!?\w+\s+)?bra(?:\.uni)?\s+(\w+)", ins):
+            if not waits or re.fullmatch(r"(?:@!?\w+\s+)?bra(?:\.uni)?\s+(\w+)", ins).group(1) \
+                    not in labels:
+                raise self.error(e, f"`{ins}`: a branch in inline PTX is read only as the "
+                                    "loop of an mbarrier wait")
+            return True
+        if ins == "fence.mbarrier_init.release.cluster":
+            return True   # the IR's init is visible to the async proxy (codegen fences it)
+        m = re.fullmatch(r"mbarrier\.init(?:\.shared(?:::cta)?)?\.b64\s*\[([^\]]+)\]\s*,"
+                         r"\s*(.+)", ins)
+        if m:
+            arr, index = self.ptx_barrier(e, ins, m.group(1), operand)
+            count = self.ptx_value(e, m.group(2), operand, number)
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.mbarrier_init(arr.value, index, count)
+            return True
+        m = re.fullmatch(r"mbarrier\.arrive(\.expect_tx)?" + mb + r"\s+(\S+)\s*,\s*"
+                         r"\[([^\]]+)\](?:\s*,\s*(.+))?", ins)
+        if m:
+            if m.group(2) != "_":
+                raise self.error(e, f"`{ins}`: the arrival's state is not read (write `_` and "
+                                    "wait by phase parity)")
+            arr, index = self.ptx_barrier(e, ins, m.group(3), operand)
+            tx = None
+            if m.group(1):
+                if m.group(4) is None:
+                    raise self.error(e, f"`{ins}`: the expected bytes are missing")
+                tx = self.ptx_value(e, m.group(4), operand, number)
+            elif m.group(4) is not None and fold(self.ptx_value(e, m.group(4), operand,
+                                                                 number)) != 1:
+                raise self.error(e, f"`{ins}`: an arrival counts once here (count 1)")
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.mbarrier_arrive(arr.value, index, tx)
+            return True
+        m = re.fullmatch(r"mbarrier\.try_wait\.parity" + mb + r"\s+(\w+)\s*,\s*"
+                         r"\[([^\]]+)\]\s*,\s*(.+)", ins)
+        if m:
+            pred = m.group(1)
+            loops = any(re.fullmatch(rf"@{pred}\s+bra(?:\.uni)?\s+\w+", p.strip())
+                        for p in pieces) and any(
+                re.fullmatch(r"bra(?:\.uni)?\s+\w+", re.sub(r"^\w+\s*:\s*", "", p.strip()))
+                for p in pieces)
+            if not loops:
+                raise self.error(e, f"`{ins}`: a try_wait is read as a wait when it loops "
+                                    "until its predicate is set (@P bra DONE; bra LOOP)")
+            arr, index = self.ptx_barrier(e, ins, m.group(2), operand)
+            parity = self.ptx_value(e, m.group(3), operand, number)
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.mbarrier_wait(arr.value, index, parity)
+            return True
+        m = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.shared::(?:cluster|cta)\.global"
+                         r"\.tile\.mbarrier::complete_tx::bytes\s*\[([^\]]+)\]\s*,\s*"
+                         r"\[([^,\]]+),\s*\{([^}]*)\}\s*\]\s*,\s*\[([^\]]+)\]", ins)
+        if m:
+            dst = self.ptx_place(e, ins, m.group(2), operand)
+            tm = self.ptx_tensor_map(e, ins, m.group(3), operand)
+            coords = self.ptx_coords(e, ins, int(m.group(1)), m.group(4), operand, number, tm)
+            arr, index = self.ptx_barrier(e, ins, m.group(5), operand)
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.tma_load(tm, dst[0].value, tuple(dst[1]), coords, arr.value, index)
+            return True
+        m = re.fullmatch(r"cp\.async\.bulk\.tensor\.([1-5])d\.global\.shared::cta\.bulk_group"
+                         r"\s*\[([^,\]]+),\s*\{([^}]*)\}\s*\]\s*,\s*\[([^\]]+)\]", ins)
+        if m:
+            tm = self.ptx_tensor_map(e, ins, m.group(2), operand)
+            coords = self.ptx_coords(e, ins, int(m.group(1)), m.group(3), operand, number, tm)
+            src = self.ptx_place(e, ins, m.group(4), operand)
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.tma_store(tm, src[0].value, tuple(src[1]), coords)
+            return True
+        if ins == "cp.async.bulk.commit_group":
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.bulk_commit()
+            return True
+        m = re.fullmatch(r"cp\.async\.bulk\.wait_group(\.read)?\s+(\S+)", ins)
+        if m:
+            pending = fold(self.ptx_value(e, m.group(2), operand, number))
+            with located(self.asm_line(e)):   # where nvcc puts it
+                self.kb.bulk_wait(pending, read=m.group(1) is not None)
+            return True
+        return False
+
+    def ptx_place(self, e, ins: str, token: str, operand):
+        """(array Sym, indices) of a shared-address operand."""
+        node = operand(token)
+        place = self.shared_address(node) if node is not None else None
+        if place is None:
+            raise self.error(e, f"`{ins[:70]}`: the shared address `{token}` must be an "
+                                "operand holding __cvta_generic_to_shared(&array[index])")
+        return place
+
+    def ptx_barrier(self, e, ins: str, token: str, operand):
+        arr, indices = self.ptx_place(e, ins, token, operand)
+        if arr.dtype not in ("u64", "i64") or len(indices) != 1:
+            raise self.error(e, f"`{ins[:70]}`: an mbarrier is a 64-bit element of a "
+                                f"one-dimensional shared array ('{array_name(arr)}' is not)")
+        return arr, indices[0]
+
+    def ptx_value(self, e, token: str, operand, number):
+        node = operand(token)
+        return self.expr(node) if node is not None else const(number(token))
+
+    def ptx_tensor_map(self, e, ins: str, token: str, operand):
+        node = operand(token)
+        sym = self.tensor_map_or_none(node) if node is not None else None
+        if sym is None:
+            raise self.error(e, f"`{ins[:70]}`: the tensor map `{token}` must be an operand "
+                                "holding a CUtensorMap parameter's address")
+        return sym.value
+
+    def ptx_coords(self, e, ins: str, rank: int, text_: str, operand, number, tm):
+        """A copy's coordinates, outermost first (PTX lists them innermost first)."""
+        parts = [p.strip() for p in text_.split(",")]
+        if len(parts) != rank or rank != tm.rank:
+            raise self.error(e, f"`{ins[:70]}`: a {rank}-D copy of the {tm.rank}-D tensor map "
+                                f"'{tm.name}' (the IR has 1-D and 2-D maps)")
+        return tuple(self.ptx_value(e, p, operand, number) for p in reversed(parts))
 
     def parsed_expression(self, source: str, node):
         """A C expression in text (a template argument) as a syntax node."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from kernels_ir import (
+    SharedArray,
     cast,
 )
 from kernels_ir.dtypes import u16, u32
@@ -43,7 +44,8 @@ class PtxMixin:
                 "__cvta_generic_to_shared", "static_cast<unsigned>(__cvta_generic_to_shared"):
             args = node.child_by_field_name("arguments").named_children
             arr, indices = self.pointer_place(args[0], node)
-            if arr.kind != "shared":
+            if arr.kind not in ("shared", "cell") or not isinstance(arr.value, SharedArray):
+                # (a `__shared__` scalar is a cell: an array of one)
                 raise self.error(node, f"`{short(node)}`: '{array_name(arr)}' is not a __shared__ "
                                        "array")
             return arr, indices
@@ -124,10 +126,15 @@ class PtxMixin:
             return self.constant_int(node, "an immediate") if node is not None else number(t)
 
         preds: dict = {}   # `setp.ne.b32 p, %n, 0;` -> the operand's truth
-        for ins in (i.strip() for i in template.split(";")):
-            # a `{ ... }` scope around the instructions (not a register list)
+        pieces = [i.strip() for i in template.split(";")]
+        labels = set(re.findall(r"(?:^|[;{\s])([A-Za-z_]\w*)\s*:(?!:)", template))
+        for ins in pieces:
+            # a `{ ... }` scope around the instructions (not a register list), and labels
             ins = re.sub(r"^\{\s*(?=[.A-Za-z@])", "", ins).strip()
+            ins = re.sub(r"^(?:[A-Za-z_]\w*\s*:(?!:)\s*)+", "", ins).strip()
             if ins in ("", "}"):
+                continue
+            if self.barrier_ptx(e, ins, operand, number, labels, pieces):
                 continue
             if re.fullmatch(r"\.reg\s+\.pred\s+[\w, ]+", ins):
                 continue
@@ -196,7 +203,8 @@ class PtxMixin:
             else:
                 raise self.error(e, f"inline PTX `{ins[:80]}` is not supported by the importer "
                                     "(cp.async, commit_group, wait_group, wait_all, "
-                                    "ldmatrix, stmatrix, fence.proxy.async and wgmma are)")
+                                    "ldmatrix, stmatrix, mbarrier, cp.async.bulk.tensor, "
+                                    "fence.proxy.async and wgmma are)")
 
     def matrix(self, e, ins: str, m, operand, outputs: int) -> None:
         """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each

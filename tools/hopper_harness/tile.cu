@@ -1,6 +1,6 @@
-// Runs tests/cuda/wgmma_tile.cu as its own host function launches it, with the tensor maps
-// encoded as --tensor-map describes them (f16, [S][S], box 64 x 64, SWIZZLE_128B).
-#include "../../tests/cuda/wgmma_tile.cu"
+// Runs tests/cuda/wgmma_tile.cu or wgmma_tile_ptx.cu (given with -include) as its own host
+// function `launch` launches it, with the tensor maps encoded as --tensor-map describes them
+// (f16, [S][S], box 64 x 64, SWIZZLE_128B).
 #include "common.h"
 
 static CUtensorMap encode(void* base, int rows, int cols) {
