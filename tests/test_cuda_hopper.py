@@ -414,3 +414,13 @@ def test_a_try_wait_without_its_loop_is_refused(tmp_path):
     with pytest.raises(CudaImportError, match=r"k\.cu:\d+:\d+: `mbarrier\.try_wait.*a try_wait "
                                               r"is read as a wait when it loops"):
         import_kernels(str(tmp_path / "k.cu"), opts)["wgmma_tile_ptx"]()
+
+
+def test_raw_ptx_helpers_with_a_default_count_and_two_warps():
+    """`arrive(bar, count = 1)` passes its count as an operand: a constant argument is
+    known to be 1; the consumer warp waits on what the producer warp arrives on (the two
+    sides of the `if` as coroutines)."""
+    opts = Options(grid="1", block="64", lengths={"out": "32"})
+    kernel = import_kernels(str(HERE / "cuda" / "raw_mbarrier.cu"), opts)["k"]()
+    assert np.array_equal(run(kernel, {}, {})["out"], 2 * np.arange(32, dtype=np.float32))
+    assert not check(kernel, {}).faults

@@ -1264,6 +1264,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 with self.at(node):
                     ref = self.kb.let(pname, value, dt)
                 scope[pname] = Sym("local", ref, dt)
+                known = fold(cast(value, BY_NAME[dt])) if fold(value) is not None else None
+                if known is not None and pname not in self.u.assigned:
+                    # a constant argument, never assigned in the file: known where a
+                    # compile-time value is needed (an arrival count, a shuffle's mask)
+                    scope[pname].place = ("known", known)
         ret_type = self.u.return_type(function)
         body = function.child_by_field_name("body")
         if pure:

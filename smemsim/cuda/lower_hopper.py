@@ -369,8 +369,9 @@ class HopperMixin:
                 if m.group(4) is None:
                     raise self.error(e, f"`{ins}`: the expected bytes are missing")
                 tx = self.ptx_value(e, m.group(4), operand, number)
-            elif m.group(4) is not None and fold(self.ptx_value(e, m.group(4), operand,
-                                                                 number)) != 1:
+            elif m.group(4) is not None and (
+                    self.constant_int(operand(m.group(4)), "an arrival count")
+                    if operand(m.group(4)) is not None else number(m.group(4))) != 1:
                 raise self.error(e, f"`{ins}`: an arrival counts once here (count 1)")
             with located(self.asm_line(e)):   # where nvcc puts it
                 self.kb.mbarrier_arrive(arr.value, index, tx)
