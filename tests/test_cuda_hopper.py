@@ -424,3 +424,25 @@ def test_raw_ptx_helpers_with_a_default_count_and_two_warps():
     kernel = import_kernels(str(HERE / "cuda" / "raw_mbarrier.cu"), opts)["k"]()
     assert np.array_equal(run(kernel, {}, {})["out"], 2 * np.arange(32, dtype=np.float32))
     assert not check(kernel, {}).faults
+
+
+def test_a_descriptor_moved_by_whole_16_byte_steps_and_one_that_is_not(tmp_path):
+    """`desc + 2` moves the start field two 16-byte steps (CUTLASS advances along K so);
+    an addend that reaches the other fields is refused at its line, not folded in."""
+    from kernels_ir.stmt import Wgmma, walk
+    source = (HERE / "cuda" / "wgmma_tile.cu").read_text()
+    moved = source.replace("tile_desc(&sA[kk * 16], BASE_OFFSET)",
+                           "tile_desc(&sA[0], BASE_OFFSET) + 2 * kk")
+    (tmp_path / "k.cu").write_text(moved)
+    opts = Options(params={"M": 128, "N": 128, "K": 128}, lengths={"C": "M * N"},
+                   tensor_maps=TILE_MAPS)
+    kernel = import_kernels(str(tmp_path / "k.cu"), opts)["wgmma_tile"]()
+    (w,) = [s for s in walk(kernel.body) if isinstance(s, Wgmma)]
+    assert "kk" in str(w.a_index[0])      # &sA[0] plus 2 steps of 16 bytes (8 halves) each
+    a, b, arrays = small_integers(128, f16)
+    assert np.array_equal(run(kernel, {}, arrays)["C"].reshape(128, 128), a @ b.T)
+    (tmp_path / "k.cu").write_text(source.replace("tile_desc(&sA[kk * 16], BASE_OFFSET)",
+                                                  "tile_desc(&sA[0], 0) + (1ull << 62)"))
+    with pytest.raises(CudaImportError, match=r"k\.cu:\d+:\d+: .*this use of a shared "
+                                              r"address in a matrix descriptor"):
+        import_kernels(str(tmp_path / "k.cu"), opts)["wgmma_tile"]()

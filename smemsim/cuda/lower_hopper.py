@@ -36,7 +36,8 @@ class Descriptor:
     (array Sym, indices); `masked`/`shr` record how far the start-field form is built."""
 
     place: tuple
-    add: int = 0          # bytes added to the address (raw, or 16 per start-field unit)
+    add: object = 0       # bytes added to the address (raw, or 16 per start-field unit); an
+    #                       Expr for a run-time number of 16-byte steps (`desc + 2 * k`)
     masked: bool = False  # & 0x3FFFF (or >> 4 then & 0x3FFF) applied
     shr: int = 0
     shl: int = 0
@@ -555,14 +556,14 @@ class HopperMixin:
             a = self.desc_value(node.child_by_field_name("left"), env, where, depth + 1)
             b = self.desc_value(node.child_by_field_name("right"), env, where, depth + 1)
             return self.desc_binary(op, a, b, node)
-        # anything else is a compile-time number of the kernel's scope (a template
-        # argument, a constant), stated nowhere
-        with self.kb.trial():
-            v = fold(self.expr(node))
-        if v is None or isinstance(v, float):
+        # anything else is a number of the kernel's scope: a compile-time one (a template
+        # argument, a constant) or a run-time integer (a loop's step along K)
+        e = self.expr(node)
+        v = fold(e)
+        if isinstance(v, float) or (v is None and e.dtype.is_float):
             raise self.error(node, f"`{short(node)}` in a matrix descriptor's computation: "
-                                   "a compile-time integer (or the shared address) expected")
-        return v & U64
+                                   "an integer (or the shared address) expected")
+        return e if v is None else v & U64
 
     def desc_cast(self, v, type_text: str, node):
         bits = 32 if re.search(r"\b(uint32_t|int32_t|int|unsigned(?! long)|unsigned int)\b",
@@ -572,6 +573,11 @@ class HopperMixin:
         return v   # a shared address fits in 32 bits; the start field in 14
 
     def desc_binary(self, op: str, a, b, node):
+        if not isinstance(a, Descriptor) and not isinstance(b, Descriptor) and \
+                not (isinstance(a, int) and isinstance(b, int)):
+            # a run-time integer (an Expr) with another number: C's arithmetic
+            return self.c_binary(op, a if not isinstance(a, int) else const(a),
+                                 b if not isinstance(b, int) else const(b), node)
         if isinstance(a, int) and isinstance(b, int):
             ops = {"|": lambda: a | b, "&": lambda: a & b, "^": lambda: a ^ b,
                    "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
@@ -580,16 +586,30 @@ class HopperMixin:
             if op not in ops or ops[op]() is None:
                 raise self.error(node, f"`{short(node)}`: operator {op} in a descriptor")
             return ops[op]() & U64
-        if isinstance(b, Descriptor) and op in ("|", "+", "^") and isinstance(a, int):
+        if isinstance(b, Descriptor) and op in ("|", "+", "^") and not isinstance(a, Descriptor):
             a, b = b, a
+        if isinstance(a, Descriptor) and not isinstance(b, (int, Descriptor)):
+            # a run-time number of 16-byte steps of the start field (`desc + 2 * kk`)
+            if op in ("+", "-") and a.masked and a.shr == 4 and a.shl == 0:
+                steps = b if op == "+" else self.c_binary("-", const(0), b, node)
+                added = self.c_binary("*", steps, const(16), node)
+                return replace(a, add=added if isinstance(a.add, int) and a.add == 0 else
+                               self.c_binary("+", a.add if not isinstance(a.add, int) else
+                                             const(a.add), added, node))
+            raise self.error(node, f"`{short(node)}`: a run-time number in a matrix "
+                                   "descriptor is read as whole 16-byte steps added to the "
+                                   "start field (desc + k)")
         if isinstance(a, Descriptor) and isinstance(b, int):
             d = a
             if op in ("+", "-"):
                 step = b if op == "+" else -b
-                if not d.masked and d.shr == d.shl == 0:
+                if not d.masked and d.shr == d.shl == 0 and isinstance(d.add, int):
                     return replace(d, add=d.add + step)
-                if d.masked and d.shr == 4 and d.shl == 0:
-                    return replace(d, add=d.add + 16 * step)
+                if d.masked and d.shr == 4 and d.shl == 0 and -(1 << 14) < step < 1 << 14:
+                    # whole 16-byte steps of the start field (a larger addend would reach the
+                    # other fields: refused below)
+                    return replace(d, add=d.add + 16 * step if isinstance(d.add, int) else
+                                   self.c_binary("+", d.add, const(16 * step), node))
             elif op == "&":
                 if not d.masked and d.shl == 0 and (d.shr, b) in ((0, 0x3FFFF), (4, 0x3FFF)):
                     return replace(d, masked=True)
@@ -655,13 +675,21 @@ class HopperMixin:
                                    "expected")
         (arr, indices), add, bits = start
         esize = SIZES[arr.dtype]
-        if add % esize or (add and len(indices) != 1):
-            raise self.error(node, f"wgmma's {what} descriptor moves its start by {add} "
-                                   f"bytes: whole elements of a one-dimensional array expected")
-        if add:
-            with self.at(node):
-                indices = [indices[0] + add // esize]
-        return arr, indices, bits
+        if isinstance(add, int):
+            if add % esize or (add and len(indices) != 1):
+                raise self.error(node, f"wgmma's {what} descriptor moves its start by {add} "
+                                       "bytes: whole elements of a one-dimensional array "
+                                       "expected")
+            if add:
+                with self.at(node):
+                    indices = [indices[0] + add // esize]
+            return arr, indices, bits
+        if len(indices) != 1:
+            raise self.error(node, f"wgmma's {what} descriptor moves its start at run time: "
+                                   "a one-dimensional array expected")
+        # 16-byte steps: whole elements of any 16-bit (or smaller) type
+        return arr, [self.c_binary("+", indices[0],
+                                   self.c_binary("/", add, const(esize), node), node)], bits
 
     # ------------------------------------------------------------ wgmma PTX
     def wgmma_ptx(self, e, ins: str, m, operand, immediate, outputs: int, preds: dict):
