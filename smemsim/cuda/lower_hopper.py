@@ -145,6 +145,7 @@ class HopperMixin:
 
     # ------------------------------------------------------------ cuda::barrier
     def is_barrier_type(self, t: str) -> bool:
+        """Whether a type name is cuda::barrier<...> (or a `using` name for it)."""
         return t in self.u.barrier_types or \
             re.fullmatch(r"(::)?(cuda::)?barrier\s*<.*>", t) is not None
 
@@ -220,6 +221,7 @@ class HopperMixin:
         return None
 
     def barrier_arg(self, node):
+        """(barrier Sym, index) a call passes, or a located error."""
         found = self.barrier_or_none(node)
         if found is None:
             raise self.error(node, f"`{short(node)}`: a __shared__ cuda::barrier (or an "
@@ -435,6 +437,7 @@ class HopperMixin:
         return place
 
     def ptx_barrier(self, e, ins: str, token: str, operand):
+        """(barrier array Sym, index) of an mbarrier-address operand."""
         arr, indices = self.ptx_place(e, ins, token, operand)
         if arr.dtype not in ("u64", "i64") or len(indices) != 1:
             raise self.error(e, f"`{ins[:70]}`: an mbarrier is a 64-bit element of a "
@@ -442,10 +445,12 @@ class HopperMixin:
         return arr, indices[0]
 
     def ptx_value(self, e, token: str, operand, number):
+        """An operand's value (`%n`), or a literal number's."""
         node = operand(token)
         return self.expr(node) if node is not None else const(number(token))
 
     def ptx_tensor_map(self, e, ins: str, token: str, operand):
+        """The TensorMap whose address an operand holds."""
         node = operand(token)
         sym = self.tensor_map_or_none(node) if node is not None else None
         if sym is None:
@@ -504,6 +509,7 @@ class HopperMixin:
         return True
 
     def desc_place(self, node, env: dict, where):
+        """(shared array Sym, indices) a pointer in a descriptor's computation names."""
         while node.type in ("parenthesized_expression", "cast_expression"):
             node = node.child_by_field_name("value") or node.named_children[0]
         if node.type == "identifier" and isinstance(env.get(text(node)), tuple):
@@ -566,6 +572,7 @@ class HopperMixin:
         return e if v is None else v & U64
 
     def desc_cast(self, v, type_text: str, node):
+        """A C cast of a descriptor's number (32-bit types keep the low half)."""
         bits = 32 if re.search(r"\b(uint32_t|int32_t|int|unsigned(?! long)|unsigned int)\b",
                                type_text) and "long" not in type_text else 64
         if isinstance(v, int):
@@ -573,6 +580,8 @@ class HopperMixin:
         return v   # a shared address fits in 32 bits; the start field in 14
 
     def desc_binary(self, op: str, a, b, node):
+        """C's `a op b` in a descriptor's computation (numbers, run-time integers, or the
+        shared address as it becomes the start field)."""
         if not isinstance(a, Descriptor) and not isinstance(b, Descriptor) and \
                 not (isinstance(a, int) and isinstance(b, int)):
             # a run-time integer (an Expr) with another number: C's arithmetic
