@@ -405,11 +405,7 @@ def _reattach(by_line: dict, pending: dict) -> None:
             have = sum(a.width for a in pending.get(nearest, ()) if a.kind == kind)
             moving = sum(a.width for a in pending[line] if a.kind == kind)
             if have + moving <= stated:  # only what the sites lack, never more
-                moving = [a for a in pending[line] if a.kind == kind]
-                pending.setdefault(nearest, []).extend(moving)
-                pending[line] = [a for a in pending[line] if a.kind != kind]
-        if not pending[line]:
-            del pending[line]
+                _move(pending, line, nearest, [a for a in pending[line] if a.kind == kind])
 
 
 def _spill_down(by_line: dict, pending: dict) -> None:
@@ -420,20 +416,18 @@ def _spill_down(by_line: dict, pending: dict) -> None:
     copies are its own)."""
     for line in sorted(k for k in by_line if k is not None):
         for kind in sorted({a.kind for a in pending.get(line, ())}):
-            stated = sum(1 for s in by_line[line] if EXPECTED_SASS[s.op] == (kind,))
+            stated = _of_kind(by_line[line], kind)
             have = sorted((a for a in pending[line] if a.kind == kind), key=lambda a: a.address)
             below = [k for k in sorted(by_line) if k is not None and k[0] == line[0] and
-                     line[1] < k[1] <= line[1] + 8 and
-                     any(EXPECTED_SASS[s.op] == (kind,) for s in by_line[k]) and
+                     line[1] < k[1] <= line[1] + 8 and _of_kind(by_line[k], kind) and
                      not any(a.kind == kind for a in pending.get(k, ()))]
             if not stated or len(have) <= stated or not below:
                 continue
             surplus = have[stated:]
             for k in below:
-                lacking = sum(1 for s in by_line[k] if EXPECTED_SASS[s.op] == (kind,))
-                moving, surplus = surplus[:lacking], surplus[lacking:]
-                pending.setdefault(k, []).extend(moving)
-                pending[line] = [a for a in pending[line] if a not in moving]
+                lacking = _of_kind(by_line[k], kind)
+                _move(pending, line, k, surplus[:lacking])
+                surplus = surplus[lacking:]
                 if not surplus:
                     break
 
@@ -446,16 +440,27 @@ def _only_site(by_line: dict, pending: dict) -> None:
     before; the line's sites then share what they got (_share)."""
     for kind in BULK_KINDS:
         owners = [line for line, sites in by_line.items() if line is not None and
-                  any(EXPECTED_SASS[s.op] == (kind,) for s in sites)]
+                  _of_kind(sites, kind)]
         if len(owners) != 1:
             continue
         for line in [k for k in pending if k != owners[0]]:
-            moving = [a for a in pending[line] if a.kind == kind]
-            if moving:
-                pending.setdefault(owners[0], []).extend(moving)
-                pending[line] = [a for a in pending[line] if a.kind != kind]
-                if not pending[line]:
-                    del pending[line]
+            _move(pending, line, owners[0], [a for a in pending[line] if a.kind == kind])
+
+
+def _of_kind(sites, kind: str) -> int:
+    """How many of a line's sites expect instructions of `kind`."""
+    return sum(EXPECTED_SASS[s.op] == (kind,) for s in sites)
+
+
+def _move(pending: dict, line, to, moving: list) -> None:
+    """Instructions of one line given to another (the line dropped once it has none)."""
+    if not moving:
+        return
+    gone = {id(a) for a in moving}
+    pending.setdefault(to, []).extend(moving)
+    pending[line] = [a for a in pending[line] if id(a) not in gone]
+    if not pending[line]:
+        del pending[line]
 
 
 class _Signatures:

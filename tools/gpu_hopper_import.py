@@ -25,6 +25,7 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
 
 OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
 COUNTER_SIZE = 1024
@@ -110,42 +111,16 @@ def device(out: pathlib.Path) -> None:
     (out / "hopper.json").write_text(json.dumps(results, indent=1))
 
 
-# kernel, grid, block, dynamic bytes and B's box rows of the cases launched by pointer
-LAUNCHED = {"fast3": ("matmulKernel3<128, 128, 64, 128, false>", "(M / 128) * (N / 128)",
-                      "128", "32768", 128),
-            "fast4": ("matmulKernel4<128, 128, 64, 256, 5>", "(M / 128) * (N / 128)", "256",
-                      "163840", 128),
-            "fast5": ("matmulKernel5<128, 256, 64, 384, 3>", "(M / 128) * (N / 256)", "384",
-                      "147456", 256)}
-
-
 def imported(case: str, size: int):
-    from smemsim.cuda import Options, import_kernels
-    if case in LAUNCHED:   # launched through a function pointer: the launch is given
-        kernel, grid, block, smem, bn = LAUNCHED[case]
-        opts = Options(defines={"bf16": "__nv_bfloat16"},
-                       params={"M": size, "N": size, "K": size},
-                       lengths={"C": "M * N", **({"DB": "1"} if case == "fast3" else {})},
-                       grid=grid, block=block, smem=smem, kernel=kernel,
-                       tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
-                                    "tensorMapB": f"B bf16[N][K] box[{bn}][64] 128B"})
-        return next(iter(import_kernels(str(ROOT / f"tests/corpus/fast_cu/matmul_{case[-1]}"
-                                                   ".cuh"), opts).values()))()
-    if case == "fast2":
-        opts = Options(defines={"bf16": "__nv_bfloat16"},
-                       params={"M": size, "N": size, "K": size}, lengths={"C": "M * N"},
-                       tensor_maps={"tensorMapA": "A bf16[M][K] box[64][64] 128B",
-                                    "tensorMapB": "B bf16[N][K] box[64][64] 128B"})
-        return next(iter(import_kernels(str(ROOT / "tests/corpus/fast_cu/matmul_2.cuh"),
-                                        opts).values()))()
-    defines = {"FORGET_SWIZZLE": "1"} if case == "tile_forget_swizzle" else \
-        {"BASE_OFFSET": "1"} if case == "tile_base_offset1" else {}
-    opts = Options(defines=defines, params={"M": size, "N": size, "K": size},
-                   lengths={"C": "M * N"},
-                   tensor_maps={"mapA": "A half[M][K] box[64][64] 128B",
-                                "mapB": "B half[N][K] box[64][64] 128B"})
-    name = "wgmma_tile_ptx" if case == "tile_ptx" else "wgmma_tile"
-    return import_kernels(str(ROOT / f"tests/cuda/{name}.cu"), opts)[name]()
+    """The case's kernel as tests/test_cuda_hopper.py imports it (the same options)."""
+    import test_cuda_hopper as t
+    if case.startswith("fast"):
+        return {"fast2": t.fast2, "fast3": t.fast3, "fast4": t.fast4,
+                "fast5": t.fast5}[case](size)
+    if case == "tile_ptx":
+        return t.tile_ptx(size)
+    return t.tile(size, **({"FORGET_SWIZZLE": 1} if case == "tile_forget_swizzle" else
+                           {"BASE_OFFSET": 1} if case == "tile_base_offset1" else {}))
 
 
 def generated(out: pathlib.Path) -> None:

@@ -126,10 +126,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
     def error(self, node, message: str) -> CudaImportError:
         return CudaImportError(message, kernel=self.name, loc=self.loc(node))
 
+    def declared(self, name: str) -> Sym | None:
+        """What the kernel's scopes (innermost first) say `name` is, or None (the file's
+        constants and memory are not looked at)."""
+        return next((scope[name] for scope in reversed(self.scopes) if name in scope), None)
+
     def lookup(self, name: str, node) -> Sym:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
+        sym = self.declared(name)
+        if sym is not None:
+            return sym
         if name in self.u.constants:
             return self.u.constant(name, self)
         if name == "warpSize":
@@ -507,9 +512,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if len(items) > 1:
                 raise self.error(node, f"`{short(node)}`: a scalar with several initializers")
             value = items[0] if items else None
-        if value is not None and self.tensor_map_or_none(value) is not None:
+        if value is not None and (tm := self.tensor_map_or_none(value)) is not None:
             # `uint64_t m = reinterpret_cast<uint64_t>(&map);`: the map, for a PTX operand
-            self.declare(name, self.tensor_map_or_none(value))
+            self.declare(name, tm)
             return
         if dtype in ("u64", "i64") and self.descriptor_local(name, value, node):
             return
@@ -1216,8 +1221,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                            "variable")
                 scope[pname] = group
                 continue
-            if arg is not None and self.tensor_map_or_none(arg) is not None:
-                scope[pname] = self.tensor_map_or_none(arg)   # `const CUtensorMap* map`
+            if arg is not None and (tm := self.tensor_map_or_none(arg)) is not None:
+                scope[pname] = tm   # `const CUtensorMap* map`
                 continue
             if d.type == "array_declarator" or (
                     d.type == "pointer_declarator" and arg.type == "identifier" and
@@ -1233,8 +1238,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                             for j, e in enumerate(indices[:-1])]
                     offset = self.kb.let(f"{pname}_offset", indices[-1], "i32")
                 scope[pname] = Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset))
-            elif d.type == "reference_declarator" and self.barrier_or_none(arg) is not None:
-                bar, index = self.barrier_or_none(arg)   # `barrier& bar`: that barrier
+            elif d.type == "reference_declarator" and \
+                    (found := self.barrier_or_none(arg)) is not None:
+                bar, index = found   # `barrier& bar`: that barrier (its index evaluated once)
                 scope[pname] = Sym("mbarrier", bar.value, "u64", 1, 0,
                                    ("element", bar, index))
             elif d.type == "reference_declarator":
@@ -1335,7 +1341,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return {v: k for k, v in TYPES.items()}.get(arr.dtype)
             if a.type == "identifier" and self.lookup(text(a), a).kind == "group":
                 return "__group__"  # `template <typename Group> f(Group& g)`
-            if self.barrier_or_none(a) is not None:
+            if self.names_barrier(a) is not None:
                 return "__barrier__"  # `template <typename T> f(T& barrier)`
             with self.kb.trial():  # its type only: nothing of it is stated here
                 e = self.expr(a)
@@ -1548,13 +1554,29 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return None, None
         return sym, [self.index(i) for i in indices] + [const(0)] * (sym.rank - len(indices))
 
+    def uncast(self, node, unary: tuple = ()):
+        """The expression under parentheses, C casts and `static_cast`/`reinterpret_cast`,
+        and under the unary operators in `unary` (`&map`, `*p`)."""
+        while True:
+            if node.type == "parenthesized_expression":
+                node = node.named_children[0]
+            elif node.type == "cast_expression":
+                node = node.child_by_field_name("value")
+            elif node.type == "pointer_expression" and node.children[0].type in unary:
+                node = node.named_children[-1]
+            elif node.type == "call_expression" and callee_name(
+                    node.child_by_field_name("function")) in ("static_cast",
+                                                               "reinterpret_cast") and \
+                    len(node.child_by_field_name("arguments").named_children) == 1:
+                node = node.child_by_field_name("arguments").named_children[0]
+            else:
+                return node
+
     def is_pointer(self, node) -> bool:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
-        if node.type == "identifier":
-            for scope in reversed(self.scopes):
-                if text(node) in scope:
-                    return scope[text(node)].kind in ("pointer", "global", "shared")
+        if node.type == "identifier" and self.declared(text(node)) is not None:
+            return self.declared(text(node)).kind in ("pointer", "global", "shared")
         return node.type == "pointer_expression" and node.children[0].type == "&"
 
     def atomic(self, node, kind: str, args) -> Expr:

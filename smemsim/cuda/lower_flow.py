@@ -175,7 +175,7 @@ class FlowMixin:
         if not any(n.type == "identifier" and text(n) == name for n in walk(cond)) or \
                 not updates_variable(update, name):
             return False
-        sym = next((scope[name] for scope in reversed(self.scopes) if name in scope), None)
+        sym = self.declared(name)
         if sym is None or sym.kind != "local" or sym.dtype not in INTEGERS:
             return False
         for n in walk(node.child_by_field_name("body")):

@@ -11,11 +11,11 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from kernels_ir import const, located
+from kernels_ir import Expr, const, located
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
-from .parse import short, subscript_index, text, walk
+from .parse import parse_expression, short, subscript_index, text, walk
 from .symbols import SIZES, TYPES, Sym, array_name, callee_name, fold
 
 TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
@@ -96,13 +96,12 @@ class HopperMixin:
                                     "compile-time constant")
             extents.append(v)
         arr = None
-        for scope in self.scopes:
-            sym = scope.get(tensor)
-            if sym is not None and sym.kind == "global":
-                if sym.dtype != dtype:
-                    raise self.error(p, f"--tensor-map {name}: '{tensor}' holds {sym.dtype}, "
-                                        f"the map {dtype}")
-                arr = sym.value
+        sym = self.declared(tensor)
+        if sym is not None and sym.kind == "global":
+            if sym.dtype != dtype:
+                raise self.error(p, f"--tensor-map {name}: '{tensor}' holds {sym.dtype}, "
+                                    f"the map {dtype}")
+            arr = sym.value
         with self.at(p):
             if arr is None:   # the tensor is not a parameter: the host passed only the map
                 length = shape[0]
@@ -116,25 +115,9 @@ class HopperMixin:
 
     def tensor_map_or_none(self, node) -> Sym | None:
         """The tensor map `map`, `&map`, `reinterpret_cast<uint64_t>(map)` names, or None."""
-        while True:
-            if node.type in ("parenthesized_expression", "cast_expression"):
-                node = node.child_by_field_name("value") or node.named_children[-1]
-            elif node.type == "pointer_expression" and node.children[0].type == "&":
-                node = node.named_children[-1]
-            elif node.type == "call_expression" and callee_name(
-                    node.child_by_field_name("function")) in ("reinterpret_cast",
-                                                               "static_cast") and \
-                    len(node.child_by_field_name("arguments").named_children) == 1:
-                node = node.child_by_field_name("arguments").named_children[0]
-            else:
-                break
-        if node.type != "identifier":
-            return None
-        for scope in reversed(self.scopes):
-            if text(node) in scope:
-                sym = scope[text(node)]
-                return sym if sym.kind == "tensor_map" else None
-        return None
+        node = self.uncast(node, ("&",))
+        sym = self.declared(text(node)) if node.type == "identifier" else None
+        return sym if sym is not None and sym.kind == "tensor_map" else None
 
     def tensor_map_arg(self, node):
         """The TensorMap a call passes (`map`, `&map`, through casts)."""
@@ -196,6 +179,15 @@ class HopperMixin:
 
     def barrier_or_none(self, node):
         """(barrier Sym, index) that `bar`, `&bar`, `*p`, `bar[i]` or `(bar)` names, or None."""
+        found = self.names_barrier(node)
+        if found is None:
+            return None
+        sym, index = found
+        return sym, (index if isinstance(index, Expr) else self.index(index))
+
+    def names_barrier(self, node):
+        """(barrier Sym, index: an Expr, or the subscript's node, not yet evaluated) that a
+        node names, or None; nothing is lowered."""
         index = None
         while node.type in ("parenthesized_expression", "pointer_expression",
                             "subscript_expression"):
@@ -206,19 +198,14 @@ class HopperMixin:
                 node = node.child_by_field_name("argument")
             else:
                 node = node.named_children[-1]
-        if node.type != "identifier":
+        sym = self.declared(text(node)) if node.type == "identifier" else None
+        if sym is None or sym.kind != "mbarrier":
             return None
-        for scope in reversed(self.scopes):
-            if text(node) in scope:
-                sym = scope[text(node)]
-                if sym.kind != "mbarrier":
-                    return None
-                if isinstance(sym.place, tuple):   # `T& b` bound to an element `full[q]`
-                    return (sym.place[1], sym.place[2]) if index is None else None
-                if (index is None) != (not sym.rank):
-                    return None   # an array of barriers is used by element, a barrier whole
-                return sym, (const(0) if index is None else self.index(index))
-        return None
+        if isinstance(sym.place, tuple):   # `T& b` bound to an element `full[q]`
+            return (sym.place[1], sym.place[2]) if index is None else None
+        if (index is None) != (not sym.rank):
+            return None   # an array of barriers is used by element, a barrier whole
+        return sym, (const(0) if index is None else index)
 
     def barrier_arg(self, node):
         """(barrier Sym, index) a call passes, or a located error."""
@@ -343,10 +330,10 @@ class HopperMixin:
         loop (`LAB: try_wait P, [bar], parity; @P bra DONE; bra LAB; DONE:`),
         `cp.async.bulk.tensor.Nd` both ways, bulk commit/wait; False if `ins` is none."""
         mb = r"(?:\.(?:release|acquire|relaxed))?(?:\.(?:cta|cluster))?\.shared(?:::cta)?\.b64"
-        waits = [p for p in pieces if "mbarrier.try_wait" in p]
-        if re.fullmatch(r"(?:@!?\w+\s+)?bra(?:\.uni)?\s+(\w+)", ins):
-            if not waits or re.fullmatch(r"(?:@!?\w+\s+)?bra(?:\.uni)?\s+(\w+)", ins).group(1) \
-                    not in labels:
+        branch = re.fullmatch(r"(?:@!?\w+\s+)?bra(?:\.uni)?\s+(\w+)", ins)
+        if branch:
+            if not any("mbarrier.try_wait" in p for p in pieces) or \
+                    branch.group(1) not in labels:
                 raise self.error(e, f"`{ins}`: a branch in inline PTX is read only as the "
                                     "loop of an mbarrier wait")
             return True
@@ -468,7 +455,6 @@ class HopperMixin:
 
     def parsed_expression(self, source: str, node):
         """A C expression in text (a template argument) as a syntax node."""
-        from .parse import parse_expression
         parsed = parse_expression(source)
         if parsed is None:
             raise self.error(node, f"`{source}` is not a C expression")
@@ -480,14 +466,11 @@ class HopperMixin:
         holding one, or inside a __device__ helper it calls)."""
         for n in walk(node):
             if n.type == "identifier":
-                name = text(n)
-                if name == "__cvta_generic_to_shared":
+                if text(n) == "__cvta_generic_to_shared":
                     return True
-                for scope in reversed(self.scopes):
-                    if name in scope:
-                        if scope[name].kind in ("smem_address", "descriptor"):
-                            return True
-                        break
+                sym = self.declared(text(n))
+                if sym is not None and sym.kind in ("smem_address", "descriptor"):
+                    return True
             if n.type == "call_expression" and depth < 4:
                 fname = callee_name(n.child_by_field_name("function"))
                 for f in self.u.functions.get(fname, []):
@@ -510,8 +493,7 @@ class HopperMixin:
 
     def desc_place(self, node, env: dict, where):
         """(shared array Sym, indices) a pointer in a descriptor's computation names."""
-        while node.type in ("parenthesized_expression", "cast_expression"):
-            node = node.child_by_field_name("value") or node.named_children[0]
+        node = self.uncast(node)
         if node.type == "identifier" and isinstance(env.get(text(node)), tuple):
             return env[text(node)]
         arr, indices = self.pointer_place(node, where)

@@ -25,18 +25,7 @@ class PtxMixin:
         parentheses) or of a local holding one; else None."""
         if node is None:
             return None
-        while True:
-            if node.type == "parenthesized_expression":
-                node = node.named_children[0]
-            elif node.type == "cast_expression":
-                node = node.child_by_field_name("value")
-            elif node.type == "call_expression" and \
-                    node.child_by_field_name("function").type == "template_function" and \
-                    text(node.child_by_field_name("function").child_by_field_name("name")) \
-                    in ("static_cast", "reinterpret_cast"):
-                node = node.child_by_field_name("arguments").named_children[0]
-            else:
-                break
+        node = self.uncast(node)
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
             return sym.place if sym.kind == "smem_address" else None

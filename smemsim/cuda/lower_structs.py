@@ -65,19 +65,11 @@ class StructsMixin:
                 "reference_declarator":
             return False
         d = decls[0]
-        value = d.child_by_field_name("value")
-        inner = value
-        while inner.type in ("pointer_expression", "parenthesized_expression",
-                             "cast_expression", "call_expression"):
-            if inner.type == "call_expression":   # reinterpret_cast<S*>(smem)
-                args = inner.child_by_field_name("arguments").named_children
-                if len(args) != 1:
-                    break
-                inner = args[0]
-            else:
-                inner = inner.child_by_field_name("value") or inner.named_children[-1]
+        value = self.uncast(d.child_by_field_name("value"))
+        inner = self.uncast(value, ("*",))   # *reinterpret_cast<S*>(smem): smem
         base = self.lookup(text(inner), inner) if inner.type == "identifier" else None
-        if base is None or base.kind != "shared" or not text(value).lstrip().startswith("*"):
+        if base is None or base.kind != "shared" or value.type != "pointer_expression" or \
+                value.children[0].type != "*":
             raise self.error(node, f"`{short(node)}`: a reference to a struct is read when it "
                                    "is `*reinterpret_cast<S*>(a shared array)`")
         name = text(d.child_by_field_name("declarator").named_children[-1])
@@ -141,15 +133,8 @@ class StructsMixin:
         if node.type != "field_expression":
             return None
         base = node.child_by_field_name("argument")
-        if base.type != "identifier":
-            return None
-        for scope in reversed(self.scopes):
-            if text(base) in scope:
-                sym = scope[text(base)]
-                break
-        else:
-            return None
-        if sym.kind != "struct":
+        sym = self.declared(text(base)) if base.type == "identifier" else None
+        if sym is None or sym.kind != "struct":
             return None
         field = text(node.child_by_field_name("field"))
         if field not in sym.place:
