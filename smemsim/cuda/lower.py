@@ -41,6 +41,7 @@ from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
 from .lower_hopper import Descriptor, HopperMixin
+from .lower_struct_values import StructValuesMixin
 from .lower_structs import StructsMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
@@ -93,7 +94,7 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
-                     StructsMixin):
+                     StructsMixin, StructValuesMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -110,6 +111,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         # "return", "flag": the local, "owner": the loop or function node}
         self.exits: list[dict] = []
         self.returns: list[dict] = []        # the inlined calls being lowered, innermost last
+        # per inlined call, innermost last: (StructType, the object or None for a static
+        # member) for a member function, None for any other function
+        self.this_stack: list = []
         # the template arguments bound, in the template's order: ("type", C++ type name) or
         # ("value", number, IR type name), as read (never as the text given)
         self.instance: list[tuple] = []
@@ -151,6 +155,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         are followed as global accesses."""
         decl, d, constant = self.u.memory[name]
         type_node = decl.child_by_field_name("type")
+        stype = self.struct_type(type_node, decl)
+        if stype is not None:
+            return self.struct_memory(name, decl, d, stype, constant)
         dtype, lanes = self.vtype(type_node, decl)
         if lanes > 1:
             raise self.error(decl, f"`{short(decl)}`: file-scope memory of a vector type")
@@ -708,6 +715,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """`a = b` (also chained: `a = b = c`); returns the value assigned."""
         op = e.child_by_field_name("operator").type
         left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+        obj = self.struct_object(left)
+        if obj is not None:   # `a = op(a, b)` of structs: field by field
+            if op != "=":
+                raise self.error(e, f"`{short(e)}`: {op} on a struct")
+            self.copy_struct(obj, self.struct_value(right, obj.value), e)
+            return None
         place = self.vector_place(left)
         if place is not None:
             if op != "=":
@@ -751,14 +764,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if sym.kind not in ("local", "ref"):
                 raise self.error(node, f"'{text(target)}' is a {sym.kind}, not a local "
                                        "variable: it cannot be assigned")
-            ref = sym.value
-            if op != "=":
-                value = self.c_binary(op[:-1], ref, value, node)
-            if sym.narrow is not None:   # a __half / __nv_bfloat16 local: C converts
-                value = self.convert(cast(value, f32) if not value.dtype.is_float else value,
-                                     sym.narrow, node)
-            with self.at(node):
-                self.kb.assign(ref, number(value, sym.dtype))
+            self.assign_local(sym, op, value, node)
+            return
+        if target.type == "field_expression" and \
+                (member := self.struct_member(target) or self.struct_array_field(target)):
+            if member.kind == "local":   # `res.sum = ...`
+                self.assign_local(member, op, value, node)
+            elif member.kind == "ref":   # `table[i].S = ...`
+                self.store_element(*member.place, op, value, node)
+            else:
+                raise self.error(node, f"`{short(target)}` is a field of {member.kind} kind "
+                                       "(an array or a struct): assign its elements")
             return
         if target.type == "field_expression":
             where = self.component(target)
@@ -770,6 +786,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             self.store_element(arr, indices, op, value, node)
             return
         raise self.error(node, f"assignment to `{short(target)}` is not supported")
+
+    def assign_local(self, sym: Sym, op: str, value: Expr, node) -> None:
+        """`x op= value` of a local (a struct's scalar field too)."""
+        ref = sym.value
+        if op != "=":
+            value = self.c_binary(op[:-1], ref, value, node)
+        if sym.narrow is not None:   # a __half / __nv_bfloat16 local: C converts
+            value = self.convert(cast(value, f32) if not value.dtype.is_float else value,
+                                 sym.narrow, node)
+        with self.at(node):
+            self.kb.assign(ref, number(value, sym.dtype))
 
     def repoint(self, target, sym: Sym, value, node) -> None:
         """`p = q + k`: into the same array, the pointer's offset moves (anywhere); into
@@ -871,6 +898,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             sym = self.lookup(text(node), node)
             if sym.kind in ("local", "param", "loop", "const"):
                 return sym.value
+            if sym.kind in ("struct", "struct_array"):
+                raise self.error(node, f"'{text(node)}' is a {sym.dtype}: a struct is read "
+                                       "through its fields")
             if sym.kind == "ref" and sym.place is not None:
                 return self.load_element(*sym.place, node)
             if sym.kind == "cell":
@@ -906,10 +936,19 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             dim = self.group_dim3(node.child_by_field_name("argument"))
             if dim is not None and fld in "xyz":
                 return getattr(dim, fld)
+            member = self.struct_member(node) or self.struct_array_field(node)
+            if member is not None:
+                if member.kind in ("local", "const", "param"):
+                    return member.value
+                if member.kind == "ref":
+                    return self.load_element(*member.place, node)
+                raise self.error(node, f"`{short(node)}` is a field of {member.kind} kind "
+                                       "(an array or a struct): read its elements")
             if fld in COMPONENTS:
                 arr, indices = self.component(node)
                 return self.load_element(arr, indices, node)
-            raise self.error(node, f"`{short(node)}`: structs are not supported")
+            raise self.error(node, f"`{short(node)}`: a field of something that is not a "
+                                   "struct the importer reads")
         if t == "parenthesized_expression":
             return self.expr(node.named_children[0])
         if t in ("subscript_expression", "pointer_expression"):
@@ -958,6 +997,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.convert(a, dtype, node)
         if t == "call_expression":
             return self.call(node, statement)
+        if t == "qualified_identifier" and (value := self.struct_static(node)) is not None:
+            return value   # `x128::size`
         if t == "sizeof_expression":
             inner = node.named_children[0] if node.named_children else node
             if inner.type == "parenthesized_expression":
@@ -983,6 +1024,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if t == "update_expression" and statement:
             self.expression_statement(node)
             return const(0)
+        if t == "update_expression":   # `return st++;`: the value before (after, for ++st)
+            target = node.child_by_field_name("argument")
+            before = self.expr(target)
+            with self.at(node):
+                before = self.kb.let("old", before, before.dtype.name)
+            self.assign(target, "+=" if "++" in text(node) else "-=", const(1), node)
+            return before if text(node).startswith(text(target)) else self.expr(target)
         if t == "comma_expression":
             self.expression_statement(node.child_by_field_name("left"))
             return self.expr(node.child_by_field_name("right"))
@@ -1035,7 +1083,18 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(node):
             return cast(a, BY_NAME[register_type(dtype)])
 
-    def call(self, node, statement: bool = False) -> Expr:
+    def call(self, node, statement: bool = False, struct: bool = False) -> Expr:
+        """A call's value (a struct Sym for one that returns a struct, where `struct` says
+        the caller takes one)."""
+        value = self.call_value(node, statement)
+        if isinstance(value, Sym) and not struct:
+            if statement:
+                return const(0)
+            raise self.error(node, f"`{short(node)}` returns a {value.dtype}: use it as a "
+                                   "struct (a struct variable, a field of it)")
+        return value
+
+    def call_value(self, node, statement: bool):
         fn = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments").named_children
         if fn.type == "field_expression":
@@ -1044,6 +1103,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if bar is not None:   # `bar.wait(t)`, `full[q].arrive()`
                 return self.barrier_member(node, bar, text(fn.child_by_field_name("field")),
                                            args)
+            obj = self.struct_object(base)
+            if obj is not None:   # `schedule.next()`
+                return self.method_call(node, obj, text(fn.child_by_field_name("field")),
+                                        args)
             if base.type == "identifier":
                 group = self.lookup(text(base), base)
                 if group.kind == "group":
@@ -1055,6 +1118,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return self.group_call(node, group, "sync", [])
         if callee_name(fn) == "reduce" and fn.type == "qualified_identifier":
             return self.reduce(node, args)
+        if fn.type == "qualified_identifier" and \
+                (owner := self.struct_type(fn.child_by_field_name("scope"), node)) is not None:
+            return self.method_call(node, owner, callee_name(fn), args)   # `x128::zeros()`
+        this = self.this_stack[-1] if self.this_stack else None
+        if this is not None and callee_name(fn) in this[0].methods and \
+                fn.type in ("identifier", "template_function"):
+            # another member function, called from a member function
+            return self.method_call(node, this[1] if this[1] is not None else this[0],
+                                    callee_name(fn), args,
+                                    fn.child_by_field_name("arguments"))
         while fn.type == "qualified_identifier" and callee_name(fn) in self.u.functions:
             fn = fn.child_by_field_name("name")
         if fn.type == "template_function":
@@ -1144,14 +1217,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         raise self.error(node, f"call of '{name}' is not supported by the importer")
 
     # ---------------------------------------------------------------- device functions
-    def inline(self, node, name: str, args, template_args) -> Expr:
+    def inline(self, node, name: str, args, template_args, candidates=None, this=None,
+               as_statement: bool = False):
         """A `__device__` function's body in place of its call: value parameters as
         locals, pointers and references as what they point at, its returned value a local
-        set where it returns."""
+        set where it returns (a struct: a struct variable). A member function (`this`: the
+        object's Sym, or its StructType for a static one) sees the object's fields and the
+        struct's constants. An argument may be a struct Sym already evaluated."""
         if self.inline_depth >= MAX_INLINE_DEPTH:
             raise self.error(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a "
                                    f"recursive function? '{name}')")
-        candidates = [f for f in self.u.functions[name]
+        candidates = [f for f in (candidates or self.u.functions[name])
                       if len(self.u.params_of(f)) == len(args) or
                       self.u.min_args(f) <= len(args) <= len(self.u.params_of(f))]
         if not candidates:
@@ -1167,9 +1243,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             for p in params) and not any(
             n.type in ("assignment_expression", "update_expression", "call_expression",
                        "subscript_expression", "pointer_expression")
-            for n in walk(body_node)) and len(args) == len(params)
+            for n in walk(body_node)) and len(args) == len(params) and this is None and \
+            not any(self.names_struct(p.child_by_field_name("type")) for p in params) and \
+            not self.names_struct(function.child_by_field_name("type"))
         scope: dict[str, Sym] = {}
         saved_types = dict(self.types)
+        stype = (this.value if isinstance(this, Sym) else this) if this is not None else None
+        if stype is not None:   # a member function: the struct's constants and fields
+            scope.update(stype.scope)
+            if isinstance(this, Sym):
+                scope.update(this.place)
+            self.types.update(stype.types)
         parent = function.parent
         if parent is not None and parent.type == "template_declaration":
             given = template_args.named_children if template_args is not None else []
@@ -1212,6 +1296,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 pname_node = pname_node.child_by_field_name("declarator") or \
                     pname_node.named_children[-1]
             pname = text(pname_node)
+            if self.names_struct(p.child_by_field_name("type")):
+                scope[pname] = self.struct_argument(p, d, arg, pname, scope, node)
+                continue
             type_text = text(p.child_by_field_name("type"))
             if re.search(r"thread_block|thread_group|coalesced_group", type_text) or \
                     self.types.get(type_text.replace("const", "").strip()) == "__group__":
@@ -1277,6 +1364,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     scope[pname].place = ("known", known)
         ret_type = self.u.return_type(function)
         body = function.child_by_field_name("body")
+        ret_struct = None
+        if self.names_struct(function.child_by_field_name("type")):
+            self.scopes.append(scope)   # `S<N> f()`: N may be the callee's own
+            self.this_stack.append((stype, this) if stype is not None else None)
+            try:
+                ret_struct = self.struct_type(function.child_by_field_name("type"), function)
+            finally:
+                self.this_stack.pop()
+                self.scopes.pop()
         if pure:
             saved_scopes, self.scopes = self.scopes, [self.scopes[0], scope]
             self.inline_depth += 1
@@ -1291,7 +1387,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.scopes = saved_scopes
                 self.types = saved_types
         result = None
-        if ret_type not in ("void", None):
+        if ret_struct is not None:
+            result = self.new_struct(ret_struct, f"{name}_ret", node)
+        elif ret_type not in ("void", None):
             dt, lanes = self.vtype(function.child_by_field_name("type"), function) \
                 if ret_type != "auto" else ("f32", 1)
             if lanes > 1:
@@ -1311,18 +1409,21 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.scopes = [saved_scopes[0], scope]
         self.inline_depth += 1
         self.returns.append(frame)
+        self.this_stack.append((stype, this if isinstance(this, Sym) else None)
+                               if stype is not None else None)
         saved_exits = self.exits
         self.exits = [frame] if early else []  # the caller's loops are not the callee's
         try:
             self.block(body)
         finally:
             self.exits = saved_exits
+            self.this_stack.pop()
             self.returns.pop()
             self.inline_depth -= 1
             self.scopes = saved_scopes
             self.types = saved_types
         if result is None:
-            if not statement_ok(node):
+            if not statement_ok(node) and not as_statement:
                 raise self.error(node, f"'{name}' returns nothing, but its value is used")
             return const(0)
         return result
@@ -1354,7 +1455,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         values = node.named_children
         if values and frame["result"] is None:
             raise self.error(node, f"'{frame['name']}' returns void, but returns a value")
-        if values:
+        if values and isinstance(frame["result"], Sym):   # a struct
+            result = frame["result"]
+            self.copy_struct(result, self.struct_value(values[0], result.value), node)
+        elif values:
             value = self.expr(values[0])
             with self.at(node):
                 self.kb.assign(frame["result"], value)
@@ -1373,6 +1477,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
 
     def indexed(self, node) -> tuple[Sym, list]:
         """The array and the index expressions of `a[i][j]` (or `p[i]`)."""
+        if node.type == "subscript_expression" and \
+                (obj := self.struct_object(node.child_by_field_name("argument"))) is not None:
+            return self.operator_place(node, obj)   # `v[k]` of a struct with operator[]
         indices = []
         while node.type == "subscript_expression":
             indices.insert(0, self.index(subscript_index(node)))
@@ -1380,8 +1487,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             while node.type == "parenthesized_expression":
                 node = node.named_children[0]
         member = self.struct_member(node)
-        if member is not None and member.kind == "shared":
-            return member, indices          # `s.T[i][j]` of a static struct's field
+        if member is not None and member.kind in ("shared", "register"):
+            return member, indices          # `s.T[i][j]` of a struct's array field
         if node.type != "identifier":
             arr, base = self.pointer_place(node, node)
             if len(indices) != 1:

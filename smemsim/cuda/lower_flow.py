@@ -12,11 +12,13 @@ from kernels_ir import (
 from .parse import short, text, walk
 from .symbols import (
     Sym,
+    callee_name,
     fold,
     jump_owner,
     may_exit,
     number,
     register_type,
+    single_return,
     touches_memory,
     truth_value,
     updates_variable,
@@ -88,6 +90,15 @@ class FlowMixin:
         self.scopes.append({})
         outer = None
         try:
+            if init is not None and init.type == "declaration" and update is not None and \
+                    self.calls_function(update):
+                # `for (int b = s.next(); b >= 0; b = s.next())`: an update that runs a
+                # function's statements is no loop step: the C loop as it runs, its variable
+                # a local, the update at the end of the body
+                self.declaration(init)
+                self.while_loop(node, cond, node.child_by_field_name("body"), unroll, False,
+                                update)
+                return
             if init is not None and init.type == "declaration":
                 decls = [c for c in init.named_children if c.type == "init_declarator"]
                 first, rest = decls[0] if decls else None, decls[1:]
@@ -161,6 +172,21 @@ class FlowMixin:
 
         finally:
             self.scopes.pop()
+
+    def calls_function(self, node) -> bool:
+        """Whether an expression calls a member function or a __device__ function of more
+        than one `return` (which run statements: locals, branches)."""
+        for n in walk(node):
+            if n.type != "call_expression":
+                continue
+            fn = n.child_by_field_name("function")
+            if fn.type == "field_expression" and \
+                    self.struct_object(fn.child_by_field_name("argument")) is not None:
+                return True
+            if any(single_return(f.child_by_field_name("body")) is None
+                   for f in self.u.functions.get(callee_name(fn), [])):
+                return True
+        return False
 
     def counted_over_outer(self, node, init, cond, update) -> bool:
         """Whether `for (i = e; cond; update)` is a counted loop over a local integer `i`

@@ -27,9 +27,12 @@ class StructsMixin:
             return False
         name = text(type_node.child_by_field_name("name")) \
             if type_node.type == "template_type" else text(type_node)
-        definition = self.u.structs.get(name.split("::")[-1])
-        if definition is None:
+        definitions = self.u.structs.get(name.split("::")[-1])
+        if not shared and not self.declares_reference(node):
+            return self.struct_value_declaration(node, type_node)
+        if not definitions:
             return False
+        definition = definitions[0]
         if not shared:
             return self.struct_reference(node, type_node, definition)
         fields = self.struct_fields(definition, type_node, node)
@@ -129,11 +132,15 @@ class StructsMixin:
         return out
 
     def struct_member(self, node) -> Sym | None:
-        """The field `s.A` names (an array, or a pointer into the dynamic bytes), or None."""
+        """The field `s.A` names (an array, a pointer into the dynamic bytes, or a struct in
+        registers' local, register array or struct), or None."""
         if node.type != "field_expression":
             return None
         base = node.child_by_field_name("argument")
-        sym = self.declared(text(base)) if base.type == "identifier" else None
+        while base.type == "parenthesized_expression":
+            base = base.named_children[0]
+        sym = self.declared(text(base)) if base.type == "identifier" else \
+            self.struct_member(base) if base.type == "field_expression" else None
         if sym is None or sym.kind != "struct":
             return None
         field = text(node.child_by_field_name("field"))

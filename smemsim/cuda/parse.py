@@ -60,7 +60,10 @@ def function_declarator(function):
     """The function_declarator of a function_definition, or None."""
     d = function.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_name("declarator")
+        # `T& operator[](int i)`: the grammar gives a reference declarator no field name
+        d = d.child_by_field_name("declarator") or (
+            d.named_children[-1] if d.type == "reference_declarator" and d.named_children
+            else None)
     return d
 
 

@@ -80,7 +80,11 @@ class Unit:
         # structs whose conversion to T* is the launch's dynamic shared memory (the CUDA
         # samples' SharedMemory<T>): `T* s = SharedMemory<T>();`
         self.dynamic_structs: set[str] = set()
-        self.structs: dict[str, object] = {}   # struct name -> its struct_specifier (body)
+        # struct name -> its struct_specifiers with a body: the template and its partial
+        # specializations (`struct Schedule<1, N, ...> {...}`), in the file's order
+        self.structs: dict[str, list] = {}
+        # `typedef Packed128<floatX> x128;` / `using S = T<4>;`: name -> the type node named
+        self.struct_aliases: dict[str, object] = {}
         self._scan(self.tree.root_node, None)
         # names assigned anywhere (a local never assigned keeps its initial constant)
         self.assigned = {text(t) for n in walk(self.tree.root_node)
@@ -247,7 +251,10 @@ class Unit:
             elif t in ("struct_specifier", "class_specifier") and \
                     child.child_by_field_name("name") is not None and \
                     child.child_by_field_name("body") is not None:
-                self.structs[text(child.child_by_field_name("name"))] = child
+                name = child.child_by_field_name("name")
+                if name.type == "template_type":   # a partial specialization
+                    name = name.child_by_field_name("name")
+                self.structs.setdefault(text(name).split("::")[-1], []).append(child)
             elif t in ("type_definition", "alias_declaration") and function is None:
                 self.typedef(child, None)
             elif t == "call_expression" and any(c.type == "kernel_call_syntax"
@@ -267,6 +274,17 @@ class Unit:
         else:
             name = text(node.child_by_field_name("declarator"))
             target = text(node.child_by_field_name("type"))
+        target_node = node.child_by_field_name("type")
+        if target_node is not None and target_node.type == "type_descriptor":
+            target_node = target_node.child_by_field_name("type") or target_node
+        if target_node is not None and target_node.type == "struct_specifier" and \
+                target_node.child_by_field_name("body") is not None:
+            # `typedef struct { real S; ... } T;`: the struct, under the name it is given
+            self.structs.setdefault(name, []).append(target_node)
+            return
+        if target_node is not None and struct_base(target_node) in self.structs:
+            self.struct_aliases[name] = target_node
+            return
         target = " ".join(target.replace("const", "").split())
         if re.fullmatch(r"(::)?(cuda::)?barrier\s*<.*>", target):
             self.barrier_types.add(name)   # `using barrier = cuda::barrier<...>;`
@@ -379,3 +397,11 @@ def lowering_expr(unit: Unit, source: str, lowering, what: str):
     except CudaImportError as err:
         raise CudaImportError(f"{what}={source}: {err.message}", kernel=lowering.name) \
             from None
+
+
+def struct_base(type_node) -> str:
+    """The struct name a type node names (`Packed128` of `Packed128<floatX>`, `S` of
+    `ns::S`)."""
+    if type_node.type == "template_type":
+        type_node = type_node.child_by_field_name("name")
+    return text(type_node).split("::")[-1].strip()

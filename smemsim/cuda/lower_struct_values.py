@@ -1,0 +1,550 @@
+"""Structs in registers, as kernels use them. A struct variable is its fields, each a local or
+a register array (what nvcc keeps of it after scalar replacement), and a copy copies each
+field. Constructors, member functions, static members and `operator[]` are inlined with the
+object's fields in scope (fast.cu's `Schedule<1, ...> s(M, N, b); s.next()`, llm.c's
+`SumMax r = op(a, {x, 1.0f})` and `cg::reduce(warp, r, op)`); a template struct's partial
+specialization is chosen as C++ chooses it. An array of structs in file-scope memory whose
+fields are scalars of one type is a flat array of that type (the cuda-samples' option table:
+`d_OptionData[b].S` is its element 5b)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from kernels_ir import const
+
+from .errors import CudaImportError
+from .parse import function_declarator, parse_expression, short, subscript_index, \
+    template_param_name, text
+from .symbols import FLOAT_TYPES, Sym, callee_name, fold, plus, register_type, single_return
+from .unit import struct_base
+
+QUALIFIERS = ("type_qualifier", "storage_class_specifier", "attribute_specifier",
+              "alignas_qualifier")
+
+
+@dataclass
+class StructType:
+    """A struct of the file with its template arguments bound."""
+
+    name: str          # as written in messages: `Schedule<1, 132, 128, 256, 16, 8>`
+    base: str          # the struct's own name (its constructors' name)
+    definition: object  # the struct_specifier read
+    scope: dict        # its template value parameters and static constants: name -> Sym
+    types: dict        # its template type parameters -> C++ type name
+    fields: list       # [(name, IR type, dims, lanes, StructType | None)], in order
+    methods: dict      # name -> [function_definition]; constructors under `base`
+
+
+class StructValuesMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    # ---------------------------------------------------------------- types
+    @staticmethod
+    def declares_reference(node) -> bool:
+        """Whether a declaration declares a reference (`S& s = ...`)."""
+        return any(d.type == "init_declarator" and
+                   d.child_by_field_name("declarator").type == "reference_declarator"
+                   for d in node.named_children)
+
+    def names_struct(self, type_node) -> bool:
+        """Whether a type node names a struct of the file (no evaluation)."""
+        if type_node is None:
+            return False
+        if type_node.type == "type_descriptor":
+            type_node = type_node.child_by_field_name("type") or type_node
+        base = struct_base(type_node)
+        return base in self.u.structs or base in self.u.struct_aliases or bool(
+            self.this_stack and self.this_stack[-1] is not None and
+            self.this_stack[-1][0].base == base)
+
+    def struct_type(self, type_node, node) -> StructType | None:
+        """The struct a type node names, its template arguments evaluated here; None when
+        it names no struct of the file."""
+        if not self.names_struct(type_node):
+            return None
+        if type_node.type == "type_descriptor":
+            type_node = type_node.child_by_field_name("type") or type_node
+        base = struct_base(type_node)
+        args = type_node.child_by_field_name("arguments").named_children \
+            if type_node.type == "template_type" else []
+        if not args and self.this_stack and self.this_stack[-1] is not None and \
+                self.this_stack[-1][0].base == base:
+            return self.this_stack[-1][0]   # the class's own name inside its members
+        if not args and base in self.u.struct_aliases:
+            return self.struct_type(self.u.struct_aliases[base], node)
+        definitions = self.u.structs[base]
+        for d in definitions:
+            name = d.child_by_field_name("name")
+            if name is not None and name.type == "template_type":
+                binding = self.specialization_binding(d, name, args, type_node)
+                if binding is not None:
+                    return self.struct_of(base, d, binding, self.shown(base, args))
+        primary = [d for d in definitions if d.child_by_field_name("name") is None or
+                   d.child_by_field_name("name").type != "template_type"]
+        if not primary:
+            raise self.error(node, f"`{short(type_node)}`: no specialization of {base} "
+                                   "matches these template arguments")
+        d = primary[0]
+        binding = {}
+        parent = d.parent
+        params = parent.child_by_field_name("parameters").named_children \
+            if parent is not None and parent.type == "template_declaration" else []
+        if len(args) > len(params):
+            raise self.error(node, f"`{short(type_node)}`: {base} takes {len(params)} "
+                                   "template argument(s)")
+        for k, p in enumerate(params):
+            is_type = "type_parameter" in p.type
+            pname = template_param_name(p, is_type)
+            if k < len(args):
+                arg = args[k]
+            elif p.type.startswith("optional"):
+                arg = p.child_by_field_name("default_type" if is_type else "default_value")
+            else:
+                raise self.error(node, f"`{short(type_node)}`: template parameter {pname} of "
+                                       f"{base} needs a value")
+            binding[pname] = self.template_argument(arg, is_type, type_node)
+        shown = ", ".join(str(v) for _, v in binding.values())
+        return self.struct_of(base, d, binding, f"{base}<{shown}>" if binding else base)
+
+    def template_argument(self, arg, is_type: bool, node) -> tuple:
+        """("type", C++ type name) or ("value", number) of a struct's template argument."""
+        if is_type:
+            return ("type", self.type_name(arg, node))
+        if arg.type == "type_descriptor":   # `S<BM>`: the grammar cannot tell
+            arg = parse_expression(text(arg)) or arg
+        v = fold(self.expr(arg))
+        if v is None:
+            raise self.error(node, f"`{short(arg)}`: a struct's template argument must be a "
+                                   "compile-time constant")
+        return ("value", v)
+
+    def specialization_binding(self, definition, name, args, node) -> dict | None:
+        """The parameters of a partial specialization (`struct S<1, N, B>`) bound by the
+        given arguments, or None when its fixed arguments differ from them."""
+        pattern = name.child_by_field_name("arguments").named_children
+        if len(pattern) != len(args):
+            return None
+        parent = definition.parent
+        params = {}
+        if parent is not None and parent.type == "template_declaration":
+            for p in parent.child_by_field_name("parameters").named_children:
+                is_type = "type_parameter" in p.type
+                params[template_param_name(p, is_type)] = is_type
+        binding = {}
+        for pat, arg in zip(pattern, args):
+            written = text(pat).strip()
+            if written in params:
+                binding[written] = self.template_argument(arg, params[written], node)
+                continue
+            fixed = parse_expression(written)
+            value = fold(self.expr(fixed)) if fixed is not None and \
+                fixed.type in ("number_literal", "true", "false", "unary_expression",
+                               "binary_expression") else None
+            if value is not None:
+                if self.template_argument(arg, False, node) != ("value", value):
+                    return None
+            elif self.template_argument(arg, True, node) != ("type", self.type_name(pat,
+                                                                                    node)):
+                return None
+        return binding
+
+    def shown(self, base: str, args) -> str:
+        """`Schedule<1, 132, 128, 256, 16, 8>`: a struct type's name with its arguments'
+        values, for messages."""
+        out = []
+        for a in args:
+            try:
+                out.append(str(self.template_argument(a, False, a)[1]))
+            except CudaImportError:
+                out.append(self.type_name(a, a))
+        return f"{base}<{', '.join(out)}>"
+
+    def struct_of(self, base: str, definition, binding: dict, name: str) -> StructType:
+        """The fields, static constants and member functions of a struct, its template
+        parameters bound."""
+        scope = {n: Sym("const", const(v), "i32") for n, (k, v) in binding.items()
+                 if k == "value"}
+        types = {n: v for n, (k, v) in binding.items() if k == "type"}
+        stype = StructType(name, base, definition, scope, types, [], {})
+        saved_types = dict(self.types)
+        self.types.update(types)
+        self.scopes.append(scope)
+        try:
+            for f in definition.child_by_field_name("body").named_children:
+                if f.type == "template_declaration":
+                    f = next((c for c in f.named_children if c.type == "function_definition"),
+                             f)
+                if f.type == "function_definition":
+                    if any(c.type in ("default_method_clause", "delete_method_clause")
+                           for c in f.children):
+                        continue   # `S() = default;`: nothing runs
+                    d = function_declarator(f)
+                    stype.methods.setdefault(text(d.child_by_field_name("declarator")),
+                                             []).append(f)
+                elif f.type == "field_declaration":
+                    self.struct_field(stype, f)
+        finally:
+            self.scopes.pop()
+            self.types = saved_types
+        return stype
+
+    def struct_field(self, stype: StructType, f) -> None:
+        """One field declaration of a struct: its fields, or a static constant."""
+        if any(c.type == "storage_class_specifier" and text(c) == "static" for c in f.children):
+            value = f.child_by_field_name("default_value")
+            name = f.child_by_field_name("declarator")
+            e = self.expr(value) if value is not None else None
+            if e is None or fold(e) is None:
+                raise self.error(f, f"`{short(f)}`: a static member is read when it is a "
+                                    "compile-time constant")
+            stype.scope[text(name)] = Sym("const", const(fold(e), e.dtype), e.dtype.name)
+            return
+        type_node = f.child_by_field_name("type")
+        inner = self.struct_type(type_node, f)
+        dtype, lanes = (inner.name, 1) if inner is not None else self.vtype(type_node, f)
+        for d in f.children_by_field_name("declarator"):
+            dims = []
+            while d.type == "array_declarator":
+                dims.insert(0, self.constant_int(d.child_by_field_name("size"),
+                                                 "a field's size"))
+                d = d.child_by_field_name("declarator")
+            if d.type != "field_identifier":
+                raise self.error(f, f"`{short(f)}`: a {d.type.replace('_', ' ')} field of a "
+                                    f"struct in registers (scalars, vectors, arrays and "
+                                    "structs are read)")
+            if inner is not None and dims:
+                raise self.error(f, f"`{short(f)}`: an array of structs as a field")
+            stype.fields.append((text(d), dtype, dims, lanes, inner))
+
+    # ---------------------------------------------------------------- values
+    def new_struct(self, stype: StructType, name: str, node) -> Sym:
+        """A struct variable: a local per scalar field, a register array per array field
+        (zero, as the IR's registers start; C++ leaves them indeterminate)."""
+        members = {}
+        with self.at(node):
+            for fname, dtype, dims, lanes, inner in stype.fields:
+                label = f"{name}_{fname}"
+                if inner is not None:
+                    members[fname] = self.new_struct(inner, label, node)
+                elif dims or lanes > 1:
+                    shape = tuple(dims + ([lanes] if lanes > 1 else []))
+                    arr = self.kb.local_array(label, register_type(dtype), shape)
+                    members[fname] = Sym("register", arr, dtype, lanes, len(shape))
+                else:
+                    ref = self.kb.let(label, 0.0 if dtype in FLOAT_TYPES else 0,
+                                      register_type(dtype))
+                    members[fname] = Sym("local", ref, register_type(dtype),
+                                         narrow=dtype if dtype in ("f16", "bf16") else None)
+        return Sym("struct", stype, stype.name, place=members)
+
+    def copy_struct(self, dst: Sym, src: Sym, node) -> None:
+        """`dst = src`: field by field."""
+        if dst is src:
+            return
+        if dst.value.name != src.value.name:
+            raise self.error(node, f"`{short(node)}`: a {src.value.name} given where a "
+                                   f"{dst.value.name} is expected")
+        for fname, d in dst.place.items():
+            s = src.place[fname]
+            if d.kind == "struct":
+                self.copy_struct(d, s, node)
+            elif d.kind == "local":
+                with self.at(node):
+                    self.kb.assign(d.value, s.value)
+            else:
+                for index in flat_indices(d.value.shape):
+                    self.store_element(d, index, "=", self.load_element(s, index, node), node)
+
+    def struct_object(self, node) -> Sym | None:
+        """The struct variable (or struct field) an expression names, or None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier":
+            sym = self.declared(text(node))
+            return sym if sym is not None and sym.kind == "struct" and \
+                isinstance(sym.value, StructType) else None
+        if node.type == "field_expression":
+            member = self.struct_member(node)
+            return member if member is not None and member.kind == "struct" else None
+        return None
+
+    def struct_value(self, node, stype: StructType | None = None) -> Sym:
+        """The struct an expression denotes: a variable, a call's result, a braced list of
+        the expected type, `T{...}`, `c ? a : b`."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        obj = self.struct_object(node)
+        if obj is not None:
+            return obj
+        t = node.type
+        if t == "initializer_list" and stype is not None:
+            tmp = self.new_struct(stype, stype.base.lower(), node)
+            self.construct(tmp, node.named_children, node, braces=True)
+            return tmp
+        if t == "compound_literal_expression":
+            st = self.struct_type(node.child_by_field_name("type"), node)
+            if st is not None:
+                tmp = self.new_struct(st, st.base.lower(), node)
+                self.construct(tmp, node.child_by_field_name("value").named_children, node,
+                               braces=True)
+                return tmp
+        if t == "conditional_expression":
+            return self.struct_conditional(node, stype)
+        if t == "call_expression":
+            fn = node.child_by_field_name("function")
+            if callee_name(fn) == "reduce" and fn.type == "qualified_identifier":
+                return self.reduce_struct(node, node.child_by_field_name("arguments")
+                                          .named_children)
+            result = self.call(node, struct=True)
+            if isinstance(result, Sym) and result.kind == "struct":
+                return result
+        raise self.error(node, f"`{short(node)}` is not a struct value the importer reads "
+                               f"(a struct variable, a call that returns one, {{...}}, T{{...}}, "
+                               "c ? a : b)")
+
+    def struct_conditional(self, node, stype) -> Sym:
+        """`c ? a : b` of structs: only the side taken runs, copied into a new struct."""
+        c = self.expr(node.child_by_field_name("condition"))
+        sides = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
+        if stype is None:
+            with self.kb.trial():   # its type only: nothing of it is stated here
+                stype = self.struct_value(sides[0]).value
+        tmp = self.new_struct(stype, "cond", node)
+        with self.at(node):
+            with self.kb.if_(c):
+                self.copy_struct(tmp, self.struct_value(sides[0], stype), node)
+            with self.kb.else_():
+                self.copy_struct(tmp, self.struct_value(sides[1], stype), node)
+        return tmp
+
+    def construct(self, obj: Sym, args: list, node, braces: bool) -> None:
+        """`S s(a, b)`, `S s{a, b}`, `S{a, b}`: a constructor of that many parameters, else
+        (braces) the fields in order, the rest staying zero (C++'s value-initialization)."""
+        stype = obj.value
+        ctors = [f for f in stype.methods.get(stype.base, [])
+                 if self.u.min_args(f) <= len(args) <= len(self.u.params_of(f))]
+        if ctors:
+            self.inline(node, stype.base, args, None, candidates=ctors, this=obj,
+                        as_statement=True)
+            return
+        if not braces and args:
+            raise self.error(node, f"`{short(node)}`: {stype.name} has no constructor of "
+                                   f"{len(args)} parameter(s)")
+        if len(args) > len(stype.fields):
+            raise self.error(node, f"`{short(node)}`: {len(args)} values for the "
+                                   f"{len(stype.fields)} field(s) of {stype.name}")
+        for (fname, *_), arg in zip(stype.fields, args):
+            member = obj.place[fname]
+            if member.kind == "struct":
+                self.copy_struct(member, self.struct_value(arg, member.value), node)
+            elif member.kind == "local":
+                self.assign_local(member, "=", self.expr(arg), node)
+            else:
+                items = arg.named_children if arg.type == "initializer_list" else None
+                if items is None or len(items) > member.value.shape[0] or member.rank != 1:
+                    raise self.error(arg, f"`{short(arg)}`: the array field '{fname}' is "
+                                          "initialized from a braced list of its elements")
+                for k, item in enumerate(items):
+                    self.store_element(member, [const(k)], "=", self.expr(item), node)
+
+    def struct_value_declaration(self, node, type_node) -> bool:
+        """`S s;`, `S s = value;`, `S s{a, b}`, `S s(a, b)` of a struct of the file (False
+        when the type is no such struct)."""
+        stype = self.struct_type(type_node, node)
+        if stype is None:
+            return False
+        for d in node.named_children:
+            if d == type_node or d.type in QUALIFIERS:
+                continue
+            if d.type == "identifier":
+                obj = self.new_struct(stype, text(d), node)
+                if any(self.u.min_args(f) == 0 for f in stype.methods.get(stype.base, [])):
+                    self.construct(obj, [], node, braces=False)
+                self.declare(text(d), obj)
+            elif d.type == "init_declarator" and \
+                    d.child_by_field_name("declarator").type == "identifier":
+                name = text(d.child_by_field_name("declarator"))
+                value = d.child_by_field_name("value")
+                if value.type in ("initializer_list", "argument_list"):
+                    obj = self.new_struct(stype, name, node)
+                    self.construct(obj, value.named_children, node,
+                                   braces=value.type == "initializer_list")
+                else:
+                    source = self.struct_value(value, stype)
+                    if self.struct_object(value) is None and source.value.name == stype.name:
+                        obj = source   # a new value (a call's result): it is the variable
+                    else:
+                        obj = self.new_struct(stype, name, node)
+                        self.copy_struct(obj, source, node)
+                self.declare(name, obj)
+            elif d.type == "function_declarator":
+                # `S s(M, N, b);`: the grammar reads a declaration of a function
+                args = [parse_expression(text(p))
+                        for p in d.child_by_field_name("parameters").named_children]
+                if any(a is None for a in args):
+                    raise self.error(node, f"`{short(node)}`: constructor arguments the "
+                                           "importer cannot read")
+                name = text(d.child_by_field_name("declarator"))
+                obj = self.new_struct(stype, name, node)
+                self.construct(obj, args, node, braces=False)
+                self.declare(name, obj)
+            else:
+                raise self.error(node, f"`{short(node)}`: a struct in registers is read as a "
+                                       "variable (arrays of structs and pointers to them are "
+                                       "not read yet)")
+        return True
+
+    def struct_argument(self, p, d, arg, pname: str, scope: dict, node) -> Sym:
+        """What a struct parameter binds: the caller's struct (a reference), or a copy of
+        it (a value; a new value, such as a braced list, is the parameter itself)."""
+        self.scopes.append(scope)   # `S<N> s`: N may be the callee's own
+        try:
+            stype = self.struct_type(p.child_by_field_name("type"), p)
+        finally:
+            self.scopes.pop()
+        source = arg if isinstance(arg, Sym) else self.struct_value(arg, stype)
+        if d.type == "reference_declarator":
+            return source
+        if d.type != "identifier":
+            raise self.error(node, f"`{short(p)}`: a pointer to a struct in registers is not "
+                                   "read yet")
+        if not isinstance(arg, Sym) and self.struct_object(arg) is None and \
+                source.value.name == stype.name:
+            return source
+        copy = self.new_struct(stype, pname, node)
+        self.copy_struct(copy, source, node)
+        return copy
+
+    # ---------------------------------------------------------------- members
+    def method_call(self, node, obj, name: str, args, template_args=None):
+        """`obj.f(args)`: its member function inlined with obj's fields in scope; a static
+        one (`T::f()`, obj a StructType) with its constants only."""
+        stype = obj.value if isinstance(obj, Sym) else obj
+        methods = stype.methods.get(name)
+        if not methods:
+            raise self.error(node, f"`{short(node)}`: {stype.name} has no member function "
+                                   f"'{name}'")
+        return self.inline(node, name, args, template_args, candidates=methods, this=obj)
+
+    def struct_static(self, node):
+        """`T::size` (a static constant) as its value, or None when T is no struct."""
+        scope = node.child_by_field_name("scope")
+        stype = self.struct_type(scope, node) if scope is not None else None
+        if stype is None:
+            return None
+        name = text(node.child_by_field_name("name"))
+        if name not in stype.scope:
+            raise self.error(node, f"`{short(node)}`: {stype.name} has no constant '{name}'")
+        return stype.scope[name].value
+
+    def operator_place(self, node, obj: Sym) -> tuple[Sym, list]:
+        """`v[k]` of a struct with `operator[]` that returns an element of a field (llm.c's
+        Packed128): that element, read or written."""
+        methods = obj.value.methods.get("operator[]")
+        body = methods[0].child_by_field_name("body") if methods else None
+        ret = single_return(body) if body is not None else None
+        params = self.u.params_of(methods[0]) if methods else []
+        if ret is None or len(params) != 1:
+            raise self.error(node, f"`{short(node)}`: {obj.value.name}'s operator[] is read "
+                                   "when it is one `return field[index];`")
+        index = self.expr(subscript_index(node))
+        pname = text(params[0].child_by_field_name("declarator"))
+        scope = dict(obj.value.scope)
+        scope.update(obj.place)
+        scope[pname] = Sym("param", index, index.dtype.name)
+        saved, saved_types = self.scopes, dict(self.types)
+        self.scopes = [self.scopes[0], scope]
+        self.types.update(obj.value.types)
+        try:
+            return self.element_place(ret)
+        finally:
+            self.scopes, self.types = saved, saved_types
+
+    def reduce_struct(self, node, args) -> Sym:
+        """`cg::reduce(tile, v, op)` of a struct and a device function: the butterfly of
+        shuffles the library runs, each field shuffled, `op` inlined at each step."""
+        group = self.lookup(text(args[0]), args[0]) if len(args) == 3 and \
+            args[0].type == "identifier" else None
+        op = text(args[2]) if len(args) == 3 else ""
+        if group is None or group.kind != "group" or group.value is None or \
+                op not in self.u.functions:
+            raise self.error(node, f"`{short(node)}`: cg::reduce of a struct over a tile "
+                                   "(tiled_partition<N>) with a __device__ function")
+        value = self.struct_value(args[1])
+        acc = self.new_struct(value.value, "reduced", node)
+        self.copy_struct(acc, value, node)
+        step = group.value // 2
+        while step:
+            other = self.new_struct(value.value, "other", node)
+            for fname, member in acc.place.items():
+                if member.kind != "local":
+                    raise self.error(node, f"`{short(node)}`: cg::reduce of a struct with "
+                                           f"the non-scalar field '{fname}'")
+                with self.at(node):
+                    self.kb.assign(other.place[fname].value,
+                                   self.kb.shfl(member.value, step, "xor", width=group.value))
+            result = self.inline(node, op, [acc, other], None)
+            self.copy_struct(acc, result, node)
+            step //= 2
+        return acc
+
+    # ---------------------------------------------------------------- file-scope arrays
+    def struct_memory(self, name: str, decl, d, stype: StructType, constant: bool) -> Sym:
+        """A file-scope array of structs whose fields are scalars of one type: a flat array
+        of that type, field f of element i at i * fields + f (C++'s layout: no padding
+        between fields of one type)."""
+        dtypes = {dtype for _, dtype, dims, lanes, inner in stype.fields}
+        if len(dtypes) != 1 or any(dims or lanes > 1 or inner is not None
+                                   for _, _, dims, lanes, inner in stype.fields):
+            raise self.error(decl, f"`{short(decl)}`: an array of {stype.name} in memory is "
+                                   "read when its fields are scalars of one type")
+        dims = []
+        while d.type == "array_declarator":
+            size = d.child_by_field_name("size")
+            if size is None:
+                raise self.error(decl, f"`{short(decl)}`: an array needs its size")
+            dims.insert(0, self.constant_int(size, "an array size"))
+            d = d.child_by_field_name("declarator")
+        if len(dims) != 1:
+            raise self.error(decl, f"`{short(decl)}`: a one-dimensional array of structs is "
+                                   "read")
+        dtype = dtypes.pop()
+        with self.at(decl):
+            arr = self.kb.global_array(name, dtype, dims[0] * len(stype.fields),
+                                       intent="in" if constant else "inout")
+        sym = Sym("struct_array", Sym("global", arr, dtype), dtype, place=stype)
+        self.scopes[0][name] = sym
+        return sym
+
+    def struct_array_field(self, node) -> Sym | None:
+        """`a[i].f` of a struct array in memory: a reference to its element, or None."""
+        base = node.child_by_field_name("argument")
+        if base.type != "subscript_expression":
+            return None
+        root = base.child_by_field_name("argument")
+        if root.type != "identifier":
+            return None
+        sym = self.lookup(text(root), root)
+        if sym.kind != "struct_array":
+            return None
+        field = text(node.child_by_field_name("field"))
+        names = [f[0] for f in sym.place.fields]
+        if field not in names:
+            raise self.error(node, f"`{short(node)}`: {sym.place.name} has no field '{field}'")
+        i = self.index(subscript_index(base))
+        return Sym("ref", None, sym.dtype,
+                   place=(sym.value, [plus(i * len(names), const(names.index(field)))]))
+
+
+def flat_indices(shape) -> list:
+    """Every index of an array of this shape, in order, as constant expressions."""
+    out = []
+    for flat in range(prod(shape)):
+        index, rest = [], flat
+        for size in reversed(shape):
+            index.insert(0, const(rest % size))
+            rest //= size
+        out.append(index)
+    return out
+

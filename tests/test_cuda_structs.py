@@ -1,0 +1,183 @@
+"""Structs in registers (#24's "structs of scalars", #27's fast.cu Schedule): struct values
+passed, returned, chosen and reduced; constructors, member functions, static members and
+operator[]; partial specializations; file-scope arrays of structs. Each checked by the
+values the kernel computes, against numpy."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
+                                                "(a base dependency: pip install -e . installs it)")
+
+from kernels_ir import bf16, from_storage, run, to_storage  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.hazards import check  # noqa: E402
+from tools.corpus_status import options  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+CORPUS = HERE / "corpus"
+ENTRIES = json.loads((CORPUS / "corpus.json").read_text())["entries"]
+
+
+def corpus_kernel(file: str, kernel: str, **changes):
+    entry = dict(next(e for e in ENTRIES if e["file"] == file and e["kernel"] == kernel))
+    entry.update(changes)
+    return import_kernels(str(CORPUS / file), options(entry))[kernel]()
+
+
+def test_struct_values_methods_and_specializations_compute_as_cuda_does():
+    """tests/cuda/struct_values.cu: an online max/sum through a struct passed and returned
+    by value (`acc = combine(acc, {in[i], 1.0f})`, ?: of structs), a `Walk<1, 32>` whose
+    member function steps by its template argument (the <0, STEP> specialization would
+    return -1 at once), and a Packed128-like struct read through operator[]."""
+    kernel = import_kernels(str(HERE / "cuda" / "struct_values.cu"),
+                            Options(lengths={"in": "256", "out": "32"}))["k"]()
+    x = (np.arange(256, dtype=np.float32) % 7) - 3
+    out = run(kernel, arrays={"in": x})["out"]
+    want = []
+    for t in range(32):
+        m, s = -np.inf, 0.0
+        for v in x[t::32]:
+            if m > v:
+                s = s + np.exp(v - m)
+            else:
+                s, m = 1.0 + s * np.exp(m - v), v
+        want.append(x[t::32].sum() + s + m + x[(4 * t) % 256] + x[(4 * t + 3) % 256])
+    np.testing.assert_allclose(out, want, rtol=1e-6)
+    # the shared accesses, at their lines: the fill, Walk's reads (one per next() < 256:
+    # 8 per thread), and the four strided reads of v[k] (4 lanes share a bank: 4 wavefronts)
+    r = analyze(kernel)
+    assert [(s.op, s.loc.line, s.requests, s.wavefronts) for s in r.sites] == [
+        ("store", 56, 8, 8), ("load", 62, 8, 8), ("load", 64, 4, 16)]
+
+
+SPECIALIZED = """
+template<int V, int N> struct Pick;
+template<int N> struct Pick<0, N> { int v; __device__ Pick() { v = N; } };
+template<int N> struct Pick<2, N> { int v; __device__ Pick() { v = 2 * N; } };
+__global__ void k(int* out) {
+    Pick<%s, 5> p;
+    out[threadIdx.x] = p.v;
+}
+"""
+
+
+@pytest.mark.parametrize("version,value", [(0, 5), (2, 10)])
+def test_the_partial_specialization_is_chosen_as_cpp_chooses_it(tmp_path, version, value):
+    f = tmp_path / "k.cu"
+    f.write_text(SPECIALIZED % version)
+    kernel = import_kernels(str(f), Options(grid="1", block="4",
+                                            lengths={"out": "4"}))["k"]()
+    assert list(run(kernel)["out"]) == [value] * 4
+
+
+@pytest.mark.parametrize("body,message", [
+    ("Pick<1, 5> p; out[0] = p.v;", r"k\.cu:6:5: `Pick<1, 5>`: no specialization of Pick "
+                                    r"matches these template arguments"),
+    ("Pick<0, 5> p[2]; out[0] = 1;", r"k\.cu:6:5: .*arrays of structs and pointers to them "
+                                     r"are not read yet"),
+    ("Pick<0, 5> p; out[0] = p.w;", r"k\.cu:6:\d+: `p\.w`: struct Pick<0, 5> has no field 'w'"),
+    ("Pick<0, 5> p; out[0] = p;", r"k\.cu:6:\d+: 'p' is a Pick<0, 5>: a struct is read through "
+                                  r"its fields"),
+])
+def test_what_is_not_read_is_refused_at_its_line(tmp_path, body, message):
+    f = tmp_path / "k.cu"
+    f.write_text(SPECIALIZED.replace("Pick<%s, 5> p;\n    out[threadIdx.x] = p.v;", body))
+    with pytest.raises(CudaImportError, match=message):
+        import_kernels(str(f), Options(grid="1", block="4", lengths={"out": "4"}))["k"]()
+
+
+def test_a_struct_with_a_pointer_field_is_refused_at_the_field(tmp_path):
+    f = tmp_path / "k.cu"
+    f.write_text("struct P { float* a; int n; };\n"
+                 "__global__ void k(int* out) { P p; out[0] = p.n; }\n")
+    with pytest.raises(CudaImportError, match=r"k\.cu:1:12: `float\* a;`: a pointer "
+                                              r"declarator field of a struct in registers"):
+        import_kernels(str(f), Options(grid="1", block="1", lengths={"out": "1"}))["k"]()
+
+
+def test_post_increment_as_a_value(tmp_path):
+    """`return st++;` (fast.cu's Schedule<0>) and `e = d++` give the value before; `++x`
+    the value after."""
+    f = tmp_path / "k.cu"
+    f.write_text("struct C { int st; __device__ int next() { return st++; } };\n"
+                 "__global__ void k(int* out) {\n"
+                 "    C c{7};\n"
+                 "    int a = c.next();\n"
+                 "    int b = ++c.st;\n"
+                 "    int d = 1, e = d++;\n"
+                 "    out[threadIdx.x] = a * 100 + b * 10 + c.st + 1000 * (d * 10 + e);\n"
+                 "}\n")
+    kernel = import_kernels(str(f), Options(grid="1", block="2",
+                                            lengths={"out": "2"}))["k"]()
+    assert list(run(kernel)["out"]) == [21799, 21799]
+
+
+def test_llm_c_online_softmax_reduces_a_struct_over_the_warp():
+    """llm.c's softmax_forward_online_kernel2: a SumMax per lane, folded over the row, then
+    cg::reduce(warp, sm_partial, reduce_sum_max_op) (each field shuffled, the function
+    inlined at each of the 5 butterfly steps): out is the row's softmax."""
+    n, c = 8, 100
+    kernel = corpus_kernel("llm_c/softmax_forward.cu", "softmax_forward_online_kernel2",
+                           params={"N": n, "C": c})
+    x = np.random.default_rng(3).standard_normal((n, c)).astype(np.float32)
+    out = run(kernel, {}, {"inp": x.ravel()})["out"].reshape(n, c)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_cuda_samples_binomial_options_reads_an_array_of_structs():
+    """binomialOptions: `d_OptionData[blockIdx.x].S` of a `__constant__` array of a typedef'd
+    struct of five floats is element 5b of a flat f32 array; the price is the backward
+    induction numpy computes the same way (two options: two blocks)."""
+    kernel = corpus_kernel("cuda_samples/binomialOptions_kernel.cu", "binomialOptionsKernel",
+                           grid="2")
+    table = np.zeros((1024, 5), np.float32)   # S, X, vDt, puByDf, pdByDf
+    table[:2] = [[30, 25, 0.001, 0.4999, 0.4999], [20, 22, 0.002, 0.4999, 0.4999]]
+    out = run(kernel, {}, {"d_OptionData": table.ravel()})["d_CallValue"]
+    steps = 2048
+    for b, (s, x, vdt, pu, pd) in enumerate(table[:2]):
+        i = np.arange(steps + 1, dtype=np.float32)
+        call = np.maximum(s * np.exp(vdt * (2 * i - steps)).astype(np.float32) - x,
+                          0).astype(np.float32)
+        for _ in range(steps):
+            call = (pu * call[1:] + pd * call[:-1]).astype(np.float32)
+        np.testing.assert_allclose(out[b], call[0], rtol=1e-4)
+
+
+def fast6(m: int, n: int, k: int):
+    opts = Options(defines={"bf16": "__nv_bfloat16"}, params={"M": m, "N": n, "K": k},
+                   lengths={"C": "M * N"}, grid="128", block="384", smem="147456",
+                   kernel="matmulKernel6<128, 256, 64, 384, 3, 128>",
+                   tensor_maps={"tensorMapA": "A bf16[M][K] box[128][64] 128B",
+                                "tensorMapB": "B bf16[N][K] box[256][64] 128B"})
+    return next(iter(import_kernels(str(CORPUS / "fast_cu" / "matmul_6.cuh"),
+                                    opts).values()))()
+
+
+def test_fast_cu_kernel6_schedules_every_tile_once():
+    """fast.cu's kernel 6: 128 persistent blocks take tiles from `Schedule<1, 128, 128, 256,
+    16, 8>` (a partial specialization with a constructor and next()); at 2048 x 2048 x 64
+    the product is A B^T and check is silent; at 8192^3 the counts are kernel 5's (2,048
+    tiles x 128 K steps: each tile visited once)."""
+    m = n = 2048
+    rng = np.random.default_rng(0)
+    a = rng.integers(-2, 3, size=(m, 64)).astype(np.float32)
+    b = rng.integers(-2, 3, size=(n, 64)).astype(np.float32)
+    kernel = fast6(m, n, 64)
+    arrays = {"A": to_storage(a.ravel(), bf16), "B": to_storage(b.ravel(), bf16)}
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(n, m)
+    assert np.array_equal(c.T, a @ b.T)
+    assert not check(kernel, {}).faults
+    r = analyze(fast6(8192, 8192, 8192))
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes) for s in tma] == \
+        [(2048 * 128, 2048 * 128 * 16384), (2048 * 128, 2048 * 128 * 32768)]
+    (gmma,) = [s for s in r.sites if s.op == "wgmma"]
+    assert (gmma.requests, gmma.wavefronts) == (2048 * 128 * 2 * 4 * 4,
+                                                2048 * 128 * 2 * 4 * 80)
