@@ -9,8 +9,8 @@ from .dtypes import (
 )
 from .errors import KernelError, KernelRuntimeError, SourceLoc, located, source_lines
 from .expr import (
-    Expr, Op, Var, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and, logical_or,
-    select, smax, smin, threadIdx,
+    Expr, Op, Var, bitcast, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and,
+    logical_or, select, smax, smin, threadIdx,
 )
 from .interpreter import (
     BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
@@ -36,7 +36,8 @@ __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
     "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
     "SyncWarp",
-    "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal", "DType",
+    "bitcast", "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal",
+    "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
     "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",

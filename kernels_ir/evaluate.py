@@ -81,7 +81,12 @@ def _call(ev: Evaluator, e: Expr, idx: np.ndarray) -> np.ndarray:
     return math_call(e.arg, [ev.eval(s, idx) for s in e.src])
 
 
+def _bitcast(ev: Evaluator, e: Expr, idx: np.ndarray) -> np.ndarray:
+    source = e.src[0].dtype.np
+    return np.ascontiguousarray(ev.eval(e.src[0], idx), dtype=source).view(e.dtype.np)
+
+
 _RULES = {Op.CONST: _const, Op.LAND: _logical, Op.LOR: _logical, Op.CAST: _cast,
           Op.SELECT: _select, Op.NEG: _negate, Op.INVERT: _negate, Op.LNOT: _lnot,
-          Op.CALL: _call}
+          Op.CALL: _call, Op.BITCAST: _bitcast}
 _RULES.update({op: _binary for op in BINARY_OPS | COMPARE_OPS})

@@ -59,6 +59,7 @@ class Op(enum.Enum):
     SELECT = "select"        # src: (cond, a, b)
     CALL = "call"            # a math function: src: its arguments, arg: name (MATH)
     CAST = "cast"            # src: (x,), dtype: target
+    BITCAST = "bitcast"      # src: (x,), dtype: target of x's size: the same bits
 
 
 BINARY_OPS = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.SHL, Op.SHR, Op.AND, Op.OR,
@@ -280,6 +281,19 @@ def call(name: str, *args: ExprLike) -> Expr:
     if name in ROUNDINGS and dtype != f32:
         raise KernelError(f"{name} rounds a float (f32), not {dtype}", loc=caller_loc())
     return Expr(Op.CALL, dtype, tuple(cast(e, dtype) for e in exprs), name)
+
+
+def bitcast(x: ExprLike, dtype: DType) -> Expr:
+    """The same bits read as another type of the same size (CUDA's `__int_as_float`,
+    `__float_as_int`, a `memcpy` between an int4 and a float[4], C++20's std::bit_cast)."""
+    x = as_expr(x)
+    if x.dtype.storage_only or dtype.storage_only or x.dtype.size != dtype.size or \
+            x.dtype.size not in (4, 8):
+        raise KernelError(f"bitcast of {x.dtype} to {dtype}: the IR reinterprets 4- and "
+                          "8-byte values as another type of their size", loc=caller_loc())
+    if x.dtype == dtype:
+        return x
+    return Expr(Op.BITCAST, dtype, (x,))
 
 
 def smin(a: ExprLike, b: ExprLike) -> Expr:

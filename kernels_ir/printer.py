@@ -56,6 +56,24 @@ def _prec(e: Expr) -> int:
     return _LEAF
 
 
+# CUDA's intrinsics that reinterpret bits: (from, to) -> name; between integers of one size
+# a C conversion keeps the bits
+_BITCASTS = {("i32", "f32"): "__int_as_float", ("u32", "f32"): "__uint_as_float",
+             ("f32", "i32"): "__float_as_int", ("f32", "u32"): "__float_as_uint"}
+
+
+def _bitcast_c(e: Expr) -> str:
+    src, dst = e.src[0].dtype.name, e.dtype.name
+    inner = format_expr(e.src[0])
+    if (src, dst) in _BITCASTS:
+        return f"{_BITCASTS[src, dst]}({inner})"
+    if src == "u64":   # u64 -> f64
+        return f"__longlong_as_double((long long)({inner}))"
+    if dst == "u64":   # f64 -> u64
+        return f"(unsigned long long)__double_as_longlong({inner})"
+    return f"(({e.dtype.c_name})({inner}))"   # i32 <-> u32: the same bits
+
+
 def format_expr(e: Expr) -> str:
     """C source for an expression, with only the parentheses C needs."""
     op = e.op
@@ -81,6 +99,8 @@ def format_expr(e: Expr) -> str:
         return f"{op.value}({format_expr(e.src[0])}, {format_expr(e.src[1])})"
     if op is Op.CAST:
         return f"({e.dtype.c_name}){_wrap(e.src[0], 15, right=True)}"
+    if op is Op.BITCAST:
+        return _bitcast_c(e)
     if op in _UNARY:
         return _UNARY[op] + _wrap(e.src[0], 15, right=True)
     if op is Op.SELECT:

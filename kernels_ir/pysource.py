@@ -26,15 +26,15 @@ from .stmt import (
 BUILDER = "kb"
 # names the written file imports or uses: IR names equal to them get a trailing _
 TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim", "select",
-         "cast", "const", "smin", "smax", "call", "lnot", "logical_and", "logical_or",
+         "cast", "bitcast", "const", "smin", "smax", "call", "lnot", "logical_and", "logical_or",
          "source_lines", "Swizzle", "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16",
          "u16", "u64", "f16", "bf16", "GmmaLayout"}
 IMPORTS = ("from kernels_ir import (\n"
-           "    KernelBuilder, Swizzle, bf16, blockDim, blockIdx, call, cast, const, f16, f32, "
-           "f64, gridDim,\n"
-           "    i8, i16, i32, lnot, logical_and, logical_or, select, smax, smin, source_lines, "
-           "threadIdx,\n"
-           "    u8, u16, u32, u64,\n)")
+           "    KernelBuilder, Swizzle, bf16, bitcast, blockDim, blockIdx, call, cast, const, "
+           "f16, f32,\n"
+           "    f64, gridDim, i8, i16, i32, lnot, logical_and, logical_or, select, smax, smin, "
+           "source_lines,\n"
+           "    threadIdx, u8, u16, u32, u64,\n)")
 def _mask(mask: int) -> str:
     """A lane mask as the builder takes it (0: ACTIVE_MASK, `__activemask()`)."""
     return "0" if mask == ACTIVE_MASK else f"0x{mask:08x}"
@@ -98,6 +98,8 @@ class _Writer:
             return f"{f}({self.expr(e.src[0])}, {self.expr(e.src[1])})"
         if op is Op.CAST:
             return f"cast({self.expr(e.src[0])}, {e.dtype.name})"
+        if op is Op.BITCAST:
+            return f"bitcast({self.expr(e.src[0])}, {e.dtype.name})"
         if op is Op.NEG:
             return f"-{self.operand(e.src[0], 13)}"
         if op is Op.INVERT:

@@ -9,14 +9,17 @@ and gmma counters against `analyze`.
 
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1, and
 its raw-PTX form tests/cuda/wgmma_tile_ptx.cu,
-and fast.cu's kernels 2 to 5 (tests/corpus/fast_cu/) through their own runKernelN (4 and 5
-are warp-specialized: a producer warpgroup and one or two consumer warpgroups).
+and fast.cu's kernels 2 to 6 (tests/corpus/fast_cu/) through their own runKernelN (4 to 6
+are warp-specialized: a producer warpgroup and one or two consumer warpgroups; 6 is
+persistent, its 128 blocks taking tiles from its Schedule struct, at 2048^3: its schedule
+needs M / 128 a multiple of 16 and N / 256 of 8).
 The harnesses are tools/hopper_harness/ (tile.cu; fast.cu with prelude.h and the kernel file
 given by -include). A validation driver, not part of the library.
 """
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -29,6 +32,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
 COUNTER_SIZE = 1024
+SIZES = {"fast6": (2048, 2048)}   # (output, counter) sizes of a case that needs its own
+
+
+def sizes(case: str) -> tuple[int, int]:
+    return SIZES.get(case, (OUTPUT_SIZE, COUNTER_SIZE))
 HARNESS = ROOT / "tools" / "hopper_harness"
 
 
@@ -48,7 +56,9 @@ CASES = {"tile": ("tile.cu", _tile("wgmma_tile")),
          "tile_forget_swizzle": ("tile.cu", _tile("wgmma_tile") + ["-DFORGET_SWIZZLE"]),
          "tile_base_offset1": ("tile.cu", _tile("wgmma_tile") + ["-DBASE_OFFSET=1"]),
          "tile_ptx": ("tile.cu", _tile("wgmma_tile_ptx")),
-         **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5)}}
+         **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5, 6)}}
+if os.environ.get("HOPPER_CASES"):   # `HOPPER_CASES=fast6,tile`: only those
+    CASES = {c: CASES[c] for c in os.environ["HOPPER_CASES"].split(",")}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
            "sm__sass_inst_executed_op_tma_ld.sum",
@@ -79,21 +89,22 @@ def device(out: pathlib.Path) -> None:
             print(case, "BUILD FAILED", build.stderr[-600:], flush=True)
             continue
         got = {}
-        for size in (OUTPUT_SIZE, COUNTER_SIZE):
+        output_size, counter_size = sizes(case)
+        for size in (output_size, counter_size):
             a, b = inputs(size, case)
             a.tofile(out / f"{case}_{size}_a.bin")
             b.tofile(out / f"{case}_{size}_b.bin")
-        args = [str(exe), str(OUTPUT_SIZE), str(out / f"{case}_{OUTPUT_SIZE}_a.bin"),
-                str(out / f"{case}_{OUTPUT_SIZE}_b.bin"), str(out / f"{case}_C.bin")]
+        args = [str(exe), str(output_size), str(out / f"{case}_{output_size}_a.bin"),
+                str(out / f"{case}_{output_size}_b.bin"), str(out / f"{case}_C.bin")]
         ran = subprocess.run(args, capture_output=True, text=True)
         got["run"] = ran.returncode, ran.stdout[-500:]
         if ran.returncode == 0:
             outputs[case] = np.fromfile(out / f"{case}_C.bin", dtype=np.uint16 if
                                         case.startswith("fast") else np.float32)
         ncu = subprocess.run(["ncu", "--clock-control", "none", "--csv", "--metrics",
-                              ",".join(METRICS), str(exe), str(COUNTER_SIZE),
-                              str(out / f"{case}_{COUNTER_SIZE}_a.bin"),
-                              str(out / f"{case}_{COUNTER_SIZE}_b.bin"),
+                              ",".join(METRICS), str(exe), str(counter_size),
+                              str(out / f"{case}_{counter_size}_a.bin"),
+                              str(out / f"{case}_{counter_size}_b.bin"),
                               str(out / f"{case}_big.bin")], capture_output=True, text=True)
         counters = {}
         for line in ncu.stdout.splitlines():
@@ -105,7 +116,7 @@ def device(out: pathlib.Path) -> None:
             got["ncu"] = (ncu.stdout + ncu.stderr)[-1500:]
         results[case] = got
         print(case, got["run"][0], counters, flush=True)
-    np.savez(out / "outputs.npz", **outputs)   # one file: at most 8 come back
+    np.savez_compressed(out / "outputs.npz", **outputs)   # one file: at most 8 come back
     for f in [*out.glob("*.bin"), *(out / case for case in CASES)]:
         f.unlink(missing_ok=True)
     (out / "hopper.json").write_text(json.dumps(results, indent=1))
@@ -114,6 +125,9 @@ def device(out: pathlib.Path) -> None:
 def imported(case: str, size: int):
     """The case's kernel as tests/test_cuda_hopper.py imports it (the same options)."""
     import test_cuda_hopper as t
+    if case == "fast6":
+        import test_cuda_structs
+        return test_cuda_structs.fast6(size, size, size)
     if case.startswith("fast"):
         return {"fast2": t.fast2, "fast3": t.fast3, "fast4": t.fast4,
                 "fast5": t.fast5}[case](size)
@@ -131,9 +145,9 @@ def generated(out: pathlib.Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     lines = []
     for case in CASES:
-        a, b = inputs(OUTPUT_SIZE, case)
+        a, b = inputs(sizes(case)[0], case)
         try:
-            r = run_on_gpu(imported(case, OUTPUT_SIZE), {}, {"A": a, "B": b})
+            r = run_on_gpu(imported(case, sizes(case)[0]), {}, {"A": a, "B": b})
             lines.append(f"{case}: regenerated CUDA vs interpreter: "
                          f"{'equal' if not r.mismatches else r.mismatches}; "
                          f"{r.registers} registers, {r.static_smem} B static")
@@ -152,11 +166,12 @@ def compare(out: pathlib.Path) -> None:
         if "error" in m or m.get("run", [1])[0] != 0:
             print(f"{case}: no GPU result ({m.get('error') or m.get('run')})")
             continue
-        a, b = inputs(OUTPUT_SIZE, case)
-        mine = run(imported(case, OUTPUT_SIZE), {}, {"A": a, "B": b})["C"]
+        output_size, counter_size = sizes(case)
+        a, b = inputs(output_size, case)
+        mine = run(imported(case, output_size), {}, {"A": a, "B": b})["C"]
         gpu = np.load(out / "outputs.npz")[case]
         same = np.array_equal(mine.view(gpu.dtype) if mine.dtype != gpu.dtype else mine, gpu)
-        r = analyze(imported(case, COUNTER_SIZE))
+        r = analyze(imported(case, counter_size))
         predicted = {
             METRICS[0]: sum(s.requests for s in r.sites if s.op == "wgmma"),
             METRICS[1]: sum(s.wavefronts for s in r.sites if s.op == "wgmma"),
@@ -164,7 +179,7 @@ def compare(out: pathlib.Path) -> None:
             METRICS[3]: sum(s.tma.bytes for s in r.sites if s.tma is not None)}
         counters = m.get("counters", {})
         print(f"{case}: output {'equal' if same else 'DIFFERENT'} "
-              f"({OUTPUT_SIZE}^3); " + "; ".join(
+              f"({output_size}^3, counters at {counter_size}^3); " + "; ".join(
                   f"{k.split('__')[1]} {predicted[k]:,}/{counters.get(k, float('nan')):,.0f}"
                   for k in METRICS))
 

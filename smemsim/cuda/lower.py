@@ -18,6 +18,7 @@ from kernels_ir import (
     KernelError,
     Op,
     SourceLoc,
+    bitcast,
     blockDim,
     blockIdx,
     call,
@@ -41,7 +42,7 @@ from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
 from .lower_hopper import Descriptor, HopperMixin
-from .lower_struct_values import StructValuesMixin
+from .lower_struct_values import StructValuesMixin, flat_indices
 from .lower_structs import StructsMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import VectorsMixin
@@ -88,6 +89,9 @@ from .symbols import (
 )
 
 
+# CUDA's intrinsics that reinterpret a value's bits: name -> (argument type, result type)
+BITCASTS = {"__int_as_float": ("i32", "f32"), "__uint_as_float": ("u32", "f32"),
+            "__float_as_int": ("f32", "i32"), "__float_as_uint": ("f32", "u32")}
 # float -> 16-bit float intrinsics (round to nearest even): the float rounded to one
 HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bfloat16": "bf16",
                   "__float2bfloat16_rn": "bf16"}
@@ -161,13 +165,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         dtype, lanes = self.vtype(type_node, decl)
         if lanes > 1:
             raise self.error(decl, f"`{short(decl)}`: file-scope memory of a vector type")
-        dims = []
-        while d.type == "array_declarator":
-            size = d.child_by_field_name("size")
-            if size is None:
-                raise self.error(decl, f"`{short(decl)}`: an array needs its size")
-            dims.insert(0, self.constant_int(size, "an array size"))
-            d = d.child_by_field_name("declarator")
+        dims = self.array_dims(d, decl)
         length = 1
         for n in dims:
             length *= n
@@ -180,6 +178,18 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         sym = Sym("global" if dims else "cell", arr, dtype)
         self.scopes[0][name] = sym
         return sym
+
+    def array_dims(self, d, decl) -> list:
+        """The sizes of an array declarator, outermost first (each a compile-time
+        integer; none for a scalar)."""
+        dims = []
+        while d.type == "array_declarator":
+            size = d.child_by_field_name("size")
+            if size is None:
+                raise self.error(decl, f"`{short(decl)}`: an array needs its size")
+            dims.insert(0, self.constant_int(size, "an array size"))
+            d = d.child_by_field_name("declarator")
+        return dims
 
     def declare(self, name: str, sym: Sym) -> Sym:
         self.scopes[-1][name] = sym
@@ -665,6 +675,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if fn in ("memset", "std::memset"):
                 self.memset(e)
                 return
+            if fn in ("memcpy", "std::memcpy", "__builtin_memcpy"):
+                self.memcpy(e)
+                return
             if fn in ("assert", "__assert_fail", "printf", "__trap", "__brkpt",
                       "__threadfence", "__threadfence_block", "__threadfence_system"):
                 return  # no effect on shared memory or on what the IR computes
@@ -711,6 +724,54 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             self.store_element(sym, index, "=", const(0.0 if sym.dtype in FLOAT_TYPES else 0),
                                e)
 
+    def memcpy(self, e) -> None:
+        """`memcpy(&dst, &src, sizeof(src))` between registers of one size (llm.c's
+        Packed128 and int4): element by element, the bits kept (bit-cast where the element
+        types differ)."""
+        args = e.child_by_field_name("arguments").named_children
+        if len(args) != 3:
+            raise self.error(e, f"`{short(e)}`: memcpy takes three arguments")
+        dst, src = (self.register_elements(a, e) for a in args[:2])
+        n = self.constant_int(args[2], "a byte count")
+        if len(dst) != len(src) or n != sum(SIZES[t] for _, _, t in dst) or \
+                any(SIZES[a[2]] != SIZES[b[2]] for a, b in zip(dst, src)) or \
+                any(a[2] != b[2] and SIZES[a[2]] not in (4, 8) for a, b in zip(dst, src)):
+            raise self.error(e, f"`{short(e)}`: a memcpy is read when it copies the whole of "
+                                "one register variable into another of the same size, element "
+                                "by element (4- or 8-byte elements where their types differ)")
+        for (dsym, didx, dt), (ssym, sidx, st) in zip(dst, src):
+            value = ssym.value if sidx is None else self.load_element(ssym, sidx, e)
+            if dt != st:
+                with self.at(e):
+                    value = bitcast(value, BY_NAME[dt])
+            if didx is None:
+                self.assign_local(dsym, "=", value, e)
+            else:
+                self.store_element(dsym, didx, "=", value, e)
+
+    def register_elements(self, node, where) -> list:
+        """[(Sym, index or None, IR type)] of each element of a register variable, in
+        memory order: `&x` or an array's name; a local, a register array (a vector), a
+        struct value (its fields in order)."""
+        node = self.uncast(node, ("&",))
+        sym = self.lookup(text(node), node) if node.type == "identifier" else \
+            self.struct_member(node) if node.type == "field_expression" else None
+        if sym is not None and sym.kind == "struct":
+            return [e for member in sym.place.values()
+                    for e in self.register_elements_of(member)]
+        if sym is None or sym.kind not in ("local", "register"):
+            raise self.error(where, f"`{short(node)}`: memcpy between register variables is "
+                                    "read (a local, a register array or vector, a struct)")
+        return self.register_elements_of(sym)
+
+    def register_elements_of(self, sym: Sym) -> list:
+        if sym.kind == "struct":
+            return [e for member in sym.place.values()
+                    for e in self.register_elements_of(member)]
+        if sym.kind == "local":
+            return [(sym, None, sym.dtype)]
+        return [(sym, index, register_type(sym.dtype)) for index in flat_indices(sym.value.shape)]
+
     def assignment(self, e):
         """`a = b` (also chained: `a = b = c`); returns the value assigned."""
         op = e.child_by_field_name("operator").type
@@ -720,6 +781,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if op != "=":
                 raise self.error(e, f"`{short(e)}`: {op} on a struct")
             self.copy_struct(obj, self.struct_value(right, obj.value), e)
+            return None
+        memory = self.struct_in_memory(left)
+        if memory is not None:   # `s_in[i] = in_data;` of a struct pointer
+            if op != "=":
+                raise self.error(e, f"`{short(e)}`: {op} on a struct")
+            self.store_struct(memory, right, e)
             return None
         place = self.vector_place(left)
         if place is not None:
@@ -898,9 +965,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             sym = self.lookup(text(node), node)
             if sym.kind in ("local", "param", "loop", "const"):
                 return sym.value
-            if sym.kind in ("struct", "struct_array"):
+            if sym.kind == "struct":
                 raise self.error(node, f"'{text(node)}' is a {sym.dtype}: a struct is read "
                                        "through its fields")
+            if sym.kind == "struct_pointer":
+                raise self.error(node, f"'{text(node)}' points at {sym.value.name}: read its "
+                                       "elements (`p[i]`, `p[i].field`)")
             if sym.kind == "ref" and sym.place is not None:
                 return self.load_element(*sym.place, node)
             if sym.kind == "cell":
@@ -1090,8 +1160,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if isinstance(value, Sym) and not struct:
             if statement:
                 return const(0)
-            raise self.error(node, f"`{short(node)}` returns a {value.dtype}: use it as a "
-                                   "struct (a struct variable, a field of it)")
+            if value.kind == "struct":
+                raise self.error(node, f"`{short(node)}` returns a {value.dtype}: use it as a "
+                                       "struct (a struct variable, a field of it)")
+            raise self.error(node, f"`{short(node)}` is a whole vector: use its .x/.y/.z/.w, "
+                                   "or assign it to a vector")
         return value
 
     def call_value(self, node, statement: bool):
@@ -1160,6 +1233,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # cache policy, not the element)
             arr, indices = self.pointer_place(args[0], node)
             return self.load_element(arr, indices, node)
+        if name in CACHE_STORES and len(args) == 2 and self.vector_cast(args[0]) is not None:
+            # `__stcs(reinterpret_cast<int4*>(p), bits)`: one vector store
+            self.store_vector(*self.vector_cast(args[0]), args[1], node)
+            return const(0)
         if name in CACHE_STORES and len(args) == 2:
             arr, indices = self.pointer_place(args[0], node)
             self.store_element(arr, indices, "=", self.expr(args[1]), node)
@@ -1173,9 +1250,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return const(0)
         if name in ("__builtin_huge_valf", "__builtin_huge_val") and not args:
             return const(float("inf"), f32 if name.endswith("f") else BY_NAME["f64"])
-        if name in ("__builtin_nanf", "__int_as_float", "__uint_as_float"):
-            raise self.error(node, f"`{short(node)}`: NaNs and bit-cast constants are not in "
-                                   "the IR")
+        if name in BITCASTS and len(args) == 1:   # `__int_as_float(i)`: the same bits
+            source, target = BITCASTS[name]
+            with self.at(node):
+                return bitcast(cast(self.expr(args[0]), BY_NAME[source]), BY_NAME[target])
+        if name in ("__builtin_nanf",):
+            raise self.error(node, f"`{short(node)}`: NaN constants are not in the IR")
         vals = [self.expr(a) for a in args]
         with self.at(node):
             if name in MINMAX and len(vals) == 2:
@@ -1392,11 +1472,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         elif ret_type not in ("void", None):
             dt, lanes = self.vtype(function.child_by_field_name("type"), function) \
                 if ret_type != "auto" else ("f32", 1)
-            if lanes > 1:
-                raise self.error(node, f"'{name}' returns a vector: not supported")
-            with self.at(node):
-                result = self.kb.let(f"{name}_ret", 0.0 if dt in FLOAT_TYPES else 0,
-                                     register_type(dt))
+            if lanes > 1:   # a vector: a register vector the returns store into
+                result = self.array_of(f"{name}_ret", dt, [], False, node, lanes)
+                self.scopes[-1].pop(f"{name}_ret", None)
+            else:
+                with self.at(node):
+                    result = self.kb.let(f"{name}_ret", 0.0 if dt in FLOAT_TYPES else 0,
+                                         register_type(dt))
         early = any(n.type == "return_statement" for n in walk(body)) and \
             single_return(body) is None and not returns_last_only(body)
         frame = {"result": result, "name": name}
@@ -1455,9 +1537,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         values = node.named_children
         if values and frame["result"] is None:
             raise self.error(node, f"'{frame['name']}' returns void, but returns a value")
-        if values and isinstance(frame["result"], Sym):   # a struct
+        if values and isinstance(frame["result"], Sym) and frame["result"].kind == "struct":
             result = frame["result"]
             self.copy_struct(result, self.struct_value(values[0], result.value), node)
+        elif values and isinstance(frame["result"], Sym):   # a vector
+            result = frame["result"]
+            self.store_vector(result, [const(0)], result.lanes, values[0], node)
         elif values:
             value = self.expr(values[0])
             with self.at(node):

@@ -8,6 +8,7 @@ fields are scalars of one type is a flat array of that type (the cuda-samples' o
 `d_OptionData[b].S` is its element 5b)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import prod
 
@@ -16,7 +17,8 @@ from kernels_ir import const
 from .errors import CudaImportError
 from .parse import function_declarator, parse_expression, short, subscript_index, \
     template_param_name, text
-from .symbols import FLOAT_TYPES, Sym, callee_name, fold, plus, register_type, single_return
+from .symbols import FLOAT_TYPES, SIZES, Sym, callee_name, fold, plus, register_type, \
+    single_return
 from .unit import struct_base
 
 QUALIFIERS = ("type_qualifier", "storage_class_specifier", "attribute_specifier",
@@ -34,6 +36,23 @@ class StructType:
     types: dict        # its template type parameters -> C++ type name
     fields: list       # [(name, IR type, dims, lanes, StructType | None)], in order
     methods: dict      # name -> [function_definition]; constructors under `base`
+    align: int = 1     # alignas / __align__, else its largest field's
+
+    def elements(self) -> tuple[str, int] | None:
+        """(IR type, count) when every field is scalars of one type, laid out without
+        padding (a struct memory holds as that many elements); else None."""
+        types, count = set(), 0
+        for _, dtype, dims, lanes, inner in self.fields:
+            if inner is not None:
+                found = inner.elements()
+                if found is None:
+                    return None
+                types.add(found[0])
+                count += found[1]
+                continue
+            types.add(dtype)
+            count += prod(dims) * lanes
+        return (types.pop(), count) if len(types) == 1 else None
 
 
 class StructValuesMixin:
@@ -108,9 +127,13 @@ class StructValuesMixin:
         return self.struct_of(base, d, binding, f"{base}<{shown}>" if binding else base)
 
     def template_argument(self, arg, is_type: bool, node) -> tuple:
-        """("type", C++ type name) or ("value", number) of a struct's template argument."""
+        """("type", IR type name or C++ type name) or ("value", number) of a struct's
+        template argument (`floatX` and `float` are one type: f32)."""
         if is_type:
-            return ("type", self.type_name(arg, node))
+            try:
+                return ("type", self.dtype(arg, node))
+            except CudaImportError:
+                return ("type", self.type_name(arg, node))
         if arg.type == "type_descriptor":   # `S<BM>`: the grammar cannot tell
             arg = parse_expression(text(arg)) or arg
         v = fold(self.expr(arg))
@@ -157,7 +180,7 @@ class StructValuesMixin:
             try:
                 out.append(str(self.template_argument(a, False, a)[1]))
             except CudaImportError:
-                out.append(self.type_name(a, a))
+                out.append(str(self.template_argument(a, True, a)[1]))
         return f"{base}<{', '.join(out)}>"
 
     def struct_of(self, base: str, definition, binding: dict, name: str) -> StructType:
@@ -167,6 +190,10 @@ class StructValuesMixin:
                  if k == "value"}
         types = {n: v for n, (k, v) in binding.items() if k == "type"}
         stype = StructType(name, base, definition, scope, types, [], {})
+        body = definition.child_by_field_name("body")
+        head = definition.text[:body.start_byte - definition.start_byte].decode()
+        m = re.search(r"\b(?:alignas|__align__)\s*\(\s*(\d+)\s*\)", head)
+        stype.align = int(m.group(1)) if m else 1
         saved_types = dict(self.types)
         self.types.update(types)
         self.scopes.append(scope)
@@ -187,6 +214,9 @@ class StructValuesMixin:
         finally:
             self.scopes.pop()
             self.types = saved_types
+        for _, dtype, _, lanes, inner in stype.fields:
+            stype.align = max(stype.align, inner.align if inner is not None else
+                              SIZES[dtype] * (lanes if lanes in (2, 4) else 1))
         return stype
 
     def struct_field(self, stype: StructType, f) -> None:
@@ -291,6 +321,9 @@ class StructValuesMixin:
                 return tmp
         if t == "conditional_expression":
             return self.struct_conditional(node, stype)
+        if t in ("subscript_expression", "pointer_expression") and \
+                (place := self.struct_in_memory(node)) is not None:
+            return self.load_struct(place, node)
         if t == "call_expression":
             fn = node.child_by_field_name("function")
             if callee_name(fn) == "reduce" and fn.type == "qualified_identifier":
@@ -378,6 +411,9 @@ class StructValuesMixin:
                         obj = self.new_struct(stype, name, node)
                         self.copy_struct(obj, source, node)
                 self.declare(name, obj)
+            elif d.type == "init_declarator" and \
+                    d.child_by_field_name("declarator").type == "pointer_declarator":
+                self.struct_pointer_local(d, stype, node)
             elif d.type == "function_declarator":
                 # `S s(M, N, b);`: the grammar reads a declaration of a function
                 args = [parse_expression(text(p))
@@ -415,6 +451,163 @@ class StructValuesMixin:
         copy = self.new_struct(stype, pname, node)
         self.copy_struct(copy, source, node)
         return copy
+
+    # ---------------------------------------------------------------- structs in memory
+    def struct_layout(self, stype: StructType, node) -> tuple[str, int]:
+        """(IR type, elements) of a struct held in memory; refused unless its fields are
+        scalars of one type."""
+        found = stype.elements()
+        if found is None:
+            raise self.error(node, f"`{short(node)}`: a {stype.name} in memory is read when its "
+                                   "fields are scalars of one type")
+        return found
+
+    def struct_pointer_local(self, d, stype: StructType, node) -> None:
+        """`S* p = reinterpret_cast<S*>(bytes) + k;` (llm.c's `x128* s_in`): a pointer
+        whose unit is the struct, into a flat view of the memory in the struct's element
+        type; its offset (in elements) a local, so that `p += k` moves it."""
+        target = d.child_by_field_name("declarator")
+        name = text(target.child_by_field_name("declarator"))
+        view, lead, offset = self.struct_address(d.child_by_field_name("value"), stype, node)
+        with self.at(node):
+            offset = self.kb.let(f"{name}_offset", offset, "i32")
+        dtype, count = self.struct_layout(stype, node)
+        self.declare(name, Sym("struct_pointer", stype, dtype, count, place=(view, lead,
+                                                                              offset)))
+
+    def struct_address(self, node, stype: StructType, where) -> tuple[Sym, list, object]:
+        """(array, leading indices, element offset) a struct pointer expression denotes:
+        a struct pointer (plus or minus whole structs), or a cast of an array or pointer to
+        S* (a shared array of another type: a view of its bytes)."""
+        dtype, count = self.struct_layout(stype, where)
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "struct_pointer":
+                if sym.value.name != stype.name:
+                    raise self.error(where, f"`{short(node)}` points at {sym.value.name}, not "
+                                            f"{stype.name}")
+                view, lead, offset = sym.place
+                return view, list(lead), offset
+        if node.type == "binary_expression" and \
+                node.child_by_field_name("operator").type in ("+", "-"):
+            view, lead, offset = self.struct_address(node.child_by_field_name("left"), stype,
+                                                     where)
+            k = self.index(node.child_by_field_name("right")) * count
+            with self.at(node):
+                plus_minus = offset + k if node.child_by_field_name("operator").type == "+" \
+                    else offset - k
+            return view, lead, plus_minus
+        inner = self.uncast(node)
+        if inner is not node and inner.type == "identifier" and \
+                self.lookup(text(inner), inner).kind == "struct_pointer":
+            return self.struct_address(inner, stype, where)   # `(S*)tile` of S tile[n]
+        if inner is not node:
+            arr, indices = self.pointer_place(inner, where)
+            if arr.dtype == dtype:
+                return arr, indices[:-1], indices[-1]
+            ratio = SIZES[arr.dtype] / SIZES[dtype]
+            if arr.kind != "shared" or len(indices) != 1 or (
+                    ratio != int(ratio) and (fold(indices[0]) is None or
+                                             (fold(indices[0]) * ratio) % 1)):
+                raise self.error(where, f"`{short(node)}`: a {stype.name} pointer into "
+                                        f"'{short(inner)}' ({arr.dtype}) is read over a shared "
+                                        f"array at a whole number of {dtype} elements")
+            view = self.shared_view(arr, dtype, where)
+            first = const(int(fold(indices[0]) * ratio)) if fold(indices[0]) is not None \
+                else indices[0] * int(ratio)
+            return view, [], first
+        raise self.error(where, f"`{short(node)}`: a {stype.name} pointer is read from a cast "
+                                "of an array (reinterpret_cast<S*>(a)), another such pointer, "
+                                "and either plus whole structs")
+
+    def struct_pointer_named(self, node) -> Sym | None:
+        """The struct pointer (or array of structs, file-scope ones too) an identifier
+        names, or None."""
+        if node.type != "identifier":
+            return None
+        name = text(node)
+        sym = self.declared(name)
+        if sym is None and name in self.u.memory:
+            sym = self.lookup(name, node)
+        return sym if sym is not None and sym.kind == "struct_pointer" else None
+
+    def struct_in_memory(self, node):
+        """(StructType, array, indices of its first element, elements) of `p[i]`, `*p`,
+        `*(p + i)` over a struct pointer; None when the node is no such place."""
+        if node.type == "subscript_expression":
+            base = node.child_by_field_name("argument")
+            while base.type == "parenthesized_expression":
+                base = base.named_children[0]
+            sym = self.struct_pointer_named(base)
+            if sym is None:
+                return None
+            view, lead, offset = sym.place
+            i = self.index(subscript_index(node))
+            return sym.value, view, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
+        if node.type == "pointer_expression" and node.children[0].type == "*":
+            inner = node.named_children[0]
+            while inner.type == "parenthesized_expression":
+                inner = inner.named_children[0]
+            root = inner
+            while root.type == "binary_expression":
+                root = root.child_by_field_name("left")
+            sym = self.struct_pointer_named(root)
+            if sym is None:
+                return None
+            view, lead, offset = self.struct_address(inner, sym.value, node)
+            return sym.value, view, list(lead) + [offset], sym.lanes
+        return None
+
+    def vector_width(self, stype: StructType, count: int) -> int:
+        """How many elements one access of a struct in memory moves: all of them where the
+        struct is aligned to its size of 8 or 16 bytes (nvcc's LDS.64/128 for an
+        `alignas(16)` Packed128), else one."""
+        dtype, _ = stype.elements()
+        size = SIZES[dtype] * count
+        return count if size in (8, 16) and stype.align >= size and count in (2, 4) else 1
+
+    def load_struct(self, place, node) -> Sym:
+        """A struct read from memory into a new struct value (one vector load where its
+        alignment allows, as nvcc emits it)."""
+        stype, view, indices, count = place
+        obj = self.new_struct(stype, stype.base.lower(), node)
+        width = self.vector_width(stype, count)
+        values = []
+        with self.at(node):
+            for k in range(0, count, width):
+                at = indices[:-1] + [plus(indices[-1], const(k))]
+                if width > 1:
+                    v = view.value.load(tuple(at), width=width)
+                    values += [v[j] for j in range(width)]
+                else:
+                    values.append(view.value.load(tuple(at)))
+        for (member, index, _), value in zip(self.register_elements_of(obj), values):
+            if index is None:
+                self.assign_local(member, "=", value, node)
+            else:
+                self.store_element(member, index, "=", value, node)
+        return obj
+
+    def store_struct(self, place, value_node, node) -> None:
+        """`p[i] = value` of a struct: its elements, in one vector store where its
+        alignment allows."""
+        stype, view, indices, count = place
+        obj = self.struct_value(value_node, stype)
+        if obj.value.name != stype.name:
+            raise self.error(node, f"`{short(node)}`: a {obj.value.name} stored as a "
+                                   f"{stype.name}")
+        values = [member.value if index is None else self.load_element(member, index, node)
+                  for member, index, _ in self.register_elements_of(obj)]
+        width = self.vector_width(stype, count)
+        with self.at(node):
+            for k in range(0, count, width):
+                at = tuple(indices[:-1] + [plus(indices[-1], const(k))])
+                if width > 1:
+                    view.value.store(at, values[k:k + width], width=width)
+                else:
+                    view.value.store(at, values[k])
 
     # ---------------------------------------------------------------- members
     def method_call(self, node, obj, name: str, args, template_args=None):
@@ -492,49 +685,61 @@ class StructValuesMixin:
     # ---------------------------------------------------------------- file-scope arrays
     def struct_memory(self, name: str, decl, d, stype: StructType, constant: bool) -> Sym:
         """A file-scope array of structs whose fields are scalars of one type: a flat array
-        of that type, field f of element i at i * fields + f (C++'s layout: no padding
-        between fields of one type)."""
-        dtypes = {dtype for _, dtype, dims, lanes, inner in stype.fields}
-        if len(dtypes) != 1 or any(dims or lanes > 1 or inner is not None
-                                   for _, _, dims, lanes, inner in stype.fields):
-            raise self.error(decl, f"`{short(decl)}`: an array of {stype.name} in memory is "
-                                   "read when its fields are scalars of one type")
-        dims = []
-        while d.type == "array_declarator":
-            size = d.child_by_field_name("size")
-            if size is None:
-                raise self.error(decl, f"`{short(decl)}`: an array needs its size")
-            dims.insert(0, self.constant_int(size, "an array size"))
-            d = d.child_by_field_name("declarator")
+        of that type (C++'s layout: no padding between fields of one type), named by a
+        struct pointer to its first element."""
+        dtype, count = self.struct_layout(stype, decl)
+        dims = self.array_dims(d, decl)
         if len(dims) != 1:
             raise self.error(decl, f"`{short(decl)}`: a one-dimensional array of structs is "
                                    "read")
-        dtype = dtypes.pop()
         with self.at(decl):
-            arr = self.kb.global_array(name, dtype, dims[0] * len(stype.fields),
+            arr = self.kb.global_array(name, dtype, dims[0] * count,
                                        intent="in" if constant else "inout")
-        sym = Sym("struct_array", Sym("global", arr, dtype), dtype, place=stype)
+        sym = Sym("struct_pointer", stype, dtype, count,
+                  place=(Sym("global", arr, dtype), [], const(0)))
         self.scopes[0][name] = sym
         return sym
 
+    def shared_structs(self, d, stype: StructType, node) -> None:
+        """`__shared__ S tile[n];` of a struct whose fields are scalars of one type: a
+        shared array of n times its elements, aligned as the struct, named by a struct
+        pointer to its first element."""
+        dtype, count = self.struct_layout(stype, node)
+        size = d.child_by_field_name("size")
+        name_node = d.child_by_field_name("declarator")
+        if size is None or name_node.type != "identifier":
+            raise self.error(node, f"`{short(node)}`: a one-dimensional shared array of "
+                                   "structs, with its size, is read")
+        n = self.constant_int(size, "an array size")
+        name = text(name_node)
+        with self.at(node):
+            arr = self.kb.shared(name, dtype, (n * count,), align=max(stype.align,
+                                                                      SIZES[dtype]))
+        self.declare(name, Sym("struct_pointer", stype, dtype, count,
+                               place=(Sym("shared", arr, dtype), [], const(0))))
+
     def struct_array_field(self, node) -> Sym | None:
-        """`a[i].f` of a struct array in memory: a reference to its element, or None."""
+        """`a[i].f` (a scalar field of a struct in memory): a reference to its element, or
+        None when the node is no such field."""
         base = node.child_by_field_name("argument")
         if base.type != "subscript_expression":
             return None
-        root = base.child_by_field_name("argument")
-        if root.type != "identifier":
+        place = self.struct_in_memory(base)
+        if place is None:
             return None
-        sym = self.lookup(text(root), root)
-        if sym.kind != "struct_array":
-            return None
+        stype, view, indices, _ = place
         field = text(node.child_by_field_name("field"))
-        names = [f[0] for f in sym.place.fields]
-        if field not in names:
-            raise self.error(node, f"`{short(node)}`: {sym.place.name} has no field '{field}'")
-        i = self.index(subscript_index(base))
-        return Sym("ref", None, sym.dtype,
-                   place=(sym.value, [plus(i * len(names), const(names.index(field)))]))
+        offset = 0
+        for fname, dtype, dims, lanes, inner in stype.fields:
+            size = inner.elements()[1] if inner is not None else prod(dims) * lanes
+            if fname == field:
+                if size != 1 or inner is not None:
+                    raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct "
+                                           "in memory (read the whole struct into a variable)")
+                return Sym("ref", None, view.dtype,
+                           place=(view, indices[:-1] + [plus(indices[-1], const(offset))]))
+            offset += size
+        raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
 
 
 def flat_indices(shape) -> list:

@@ -12,8 +12,8 @@ import re
 
 from kernels_ir import const
 
-from .parse import parse_expression, short, template_param_name, text
-from .symbols import SIZES, Sym, fold
+from .parse import short, template_param_name, text
+from .symbols import SIZES, Sym
 
 
 class StructsMixin:
@@ -30,6 +30,12 @@ class StructsMixin:
         definitions = self.u.structs.get(name.split("::")[-1])
         if not shared and not self.declares_reference(node):
             return self.struct_value_declaration(node, type_node)
+        arrays = [d for d in node.named_children if d.type == "array_declarator"]
+        if shared and arrays and self.names_struct(type_node):
+            stype = self.struct_type(type_node, node)   # `__shared__ S tile[n];`
+            for d in arrays:
+                self.shared_structs(d, stype, node)
+            return True
         if not definitions:
             return False
         definition = definitions[0]
@@ -104,13 +110,7 @@ class StructsMixin:
                 raise self.error(node, f"`{short(node)}`: {len(params)} template argument(s) "
                                        f"expected")
             for p, a in zip(params, args):
-                if a.type == "type_descriptor":   # `SMem<BM>`: the grammar cannot tell
-                    a = parse_expression(text(a)) or a
-                v = fold(self.expr(a))
-                if v is None:
-                    raise self.error(node, f"`{short(a)}`: a struct's template argument must "
-                                           "be a compile-time constant")
-                scope[p] = Sym("const", const(v), "i32")
+                scope[p] = Sym("const", const(self.template_argument(a, False, node)[1]), "i32")
         out = []
         self.scopes.append(scope)
         try:

@@ -2,13 +2,20 @@
 width-N accesses, `.x .y .z .w` as one lane."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kernels_ir import (
+    bitcast,
+    cast,
     const,
 )
+from kernels_ir.dtypes import BY_NAME
 
 from .parse import short, subscript_index, text
 from .symbols import (
+    CACHE_LOADS,
     COMPONENTS,
+    SIZES,
     TYPES,
     VECTORS,
     Sym,
@@ -114,6 +121,10 @@ class VectorsMixin:
                                    "pointers over an array is)")
         dtype, lanes = VECTORS[name]
         arr, indices = self.pointer_place(pointer, node)
+        if arr.dtype != dtype and arr.lanes == 1 and SIZES[arr.dtype] == SIZES[dtype] and \
+                SIZES[dtype] in (4, 8):
+            # int4 over floats (llm.c's load128): the same bits, read as the vector's type
+            return replace(arr, pun=dtype), indices, lanes
         if arr.dtype != dtype or arr.lanes > 1:
             raise self.error(node, f"`{short(node)}`: {name} over an array of "
                                    f"{arr.dtype}{'x' + str(arr.lanes) if arr.lanes > 1 else ''}"
@@ -144,24 +155,44 @@ class VectorsMixin:
                 raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
                                        f"{lanes}")
             return [self.expr(a) for a in args]
-        if node.type == "call_expression" and \
-                callee_name(node.child_by_field_name("function")) in self.u.functions:
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is not None and callee_name(fn) in self.u.functions and all(
+                single_return(f.child_by_field_name("body")) is not None
+                for f in self.u.functions[callee_name(fn)]):
             return self.inline_vector(node, lanes)
-        place = self.vector_place(node)
+        args = node.child_by_field_name("arguments").named_children if fn is not None else []
+        if fn is not None and callee_name(fn) in CACHE_LOADS and len(args) == 1 and \
+                self.vector_cast(args[0]) is not None:
+            place = self.vector_cast(args[0])   # `__ldcs(reinterpret_cast<const int4*>(p))`
+        elif fn is not None and not text(fn).startswith(("reinterpret_cast", "static_cast")):
+            # a function or member function that returns a vector (`v.get_bits()`)
+            result = self.call(node, struct=True)
+            if not isinstance(result, Sym) or result.kind != "register" or \
+                    result.lanes != lanes:
+                raise self.error(node, f"`{short(node)}` is not a vector of {lanes}")
+            place = result, [const(0)], lanes
+        else:
+            place = self.vector_place(node)
         if place is None or place[2] != lanes:
             raise self.error(node, f"`{short(node)}` is not a vector of {lanes} the importer "
                                    "can read (make_float4(...), a vector variable or array "
                                    "element, or *reinterpret_cast<float4*>(&a[i]))")
         arr, indices, _ = place
         if arr.kind == "register":
-            return [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
-                    for k in range(lanes)]
-        with self.at(node):
-            if lanes == 3:   # no 12-byte access: three of one lane each
-                return [arr.value.load(tuple(indices[:-1] + [plus(indices[-1], k)]))
-                        for k in range(lanes)]
-            v = arr.value.load(tuple(indices), width=lanes)
-        return [v[k] for k in range(lanes)]
+            parts = [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
+                     for k in range(lanes)]
+        else:
+            with self.at(node):
+                if lanes == 3:   # no 12-byte access: three of one lane each
+                    parts = [arr.value.load(tuple(indices[:-1] + [plus(indices[-1], k)]))
+                             for k in range(lanes)]
+                else:
+                    v = arr.value.load(tuple(indices), width=lanes)
+                    parts = [v[k] for k in range(lanes)]
+        if arr.pun is not None:
+            with self.at(node):
+                parts = [bitcast(p, BY_NAME[arr.pun]) for p in parts]
+        return parts
 
     def inline_vector(self, node, lanes: int) -> list:
         """A device function that returns a vector in one `return` (llm.c's `ld_vec(p)`):
@@ -200,6 +231,9 @@ class VectorsMixin:
         """`place = vector`: lane by lane into registers, one width-N store to memory (three
         of one lane for a 3-lane vector)."""
         parts = self.vector_value(value, lanes)
+        if arr.pun is not None:   # a vector of the pun's type, stored as the array's bits
+            with self.at(node):
+                parts = [bitcast(cast(p, BY_NAME[arr.pun]), BY_NAME[arr.dtype]) for p in parts]
         if arr.kind == "register":
             for k, part in enumerate(parts):
                 self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=", part, node)

@@ -76,6 +76,9 @@ class Sym:
     #                             leading indices, offset LocalRef)
     narrow: str | None = None  # a local declared f16/bf16: held as float, every value it is
     #                            given rounded to that type (C's conversion on assignment)
+    pun: str | None = None   # an array read through a vector of another element type of the
+    #                          same size (`*reinterpret_cast<const int4*>(float_ptr)`): that
+    #                          type; loads are bit-cast to it, stores from it
 
 
 class _Constant(Evaluator):
