@@ -16,7 +16,7 @@ from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
 from .parse import first_error, short, split_top_level, template_param_name, text, walk
-from .unit import DEFAULT_LENGTH, Options, Unit
+from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_kernels",
            "instantiation", "kernel_keys", "signature", "write_kernels_file"]
@@ -154,11 +154,32 @@ def _check_lengths(unit: Unit, kernels: list) -> None:
             d = p.child_by_field_name("declarator")
             if d is not None and d.type == "pointer_declarator":
                 arrays.add(text(d.child_by_field_name("declarator")))
+            elif d is not None and d.type == "identifier":
+                arrays.update(f"{text(d)}_{name}"   # a struct parameter's pointer fields
+                              for name in struct_pointer_fields(unit, p))
     unknown = sorted(set(unit.options.lengths) - arrays)
     if unknown:
         raise CudaImportError(f"--length {', '.join(unknown)}: no such pointer parameter in "
                               f"{unit.path.name}'s kernels (they have: "
                               f"{', '.join(sorted(arrays)) or 'none'})")
+
+
+def struct_pointer_fields(unit: Unit, param) -> list[str]:
+    """The pointer fields a kernel parameter's struct type declares (any of its
+    definitions: read from the syntax, nothing evaluated)."""
+    type_node = param.child_by_field_name("type")
+    if type_node is None:
+        return []
+    base = struct_base(type_node)
+    base = struct_base(unit.struct_aliases[base]) if base in unit.struct_aliases else base
+    names = []
+    for definition in unit.structs.get(base, []):
+        for f in definition.child_by_field_name("body").named_children:
+            if f.type == "field_declaration":
+                names += [text(d.child_by_field_name("declarator"))
+                          for d in f.children_by_field_name("declarator")
+                          if d.type == "pointer_declarator"]
+    return names
 
 
 def _with_host_constants(host, args: list[str]) -> list[str]:

@@ -45,7 +45,7 @@ from .lower_hopper import Descriptor, HopperMixin
 from .lower_struct_values import StructValuesMixin, flat_indices
 from .lower_structs import StructsMixin
 from .lower_ptx import PtxMixin
-from .lower_vectors import VectorsMixin
+from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces
 from .parse import (
     function_declarator,
     parse_expression,
@@ -355,6 +355,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 arr = self.kb.global_array(name, dtype, length * lanes if lanes > 1 else length,
                                            intent=intent)
             self.declare(name, Sym("global", arr, dtype, lanes))
+            return
+        if d.type == "identifier" and self.names_struct(p.child_by_field_name("type")):
+            self.struct_parameter(p, text(d), self.struct_type(p.child_by_field_name("type"), p),
+                                  writes, reads)
             return
         if d.type != "identifier":
             raise self.error(p, f"kernel parameter '{short(p)}': only scalars and pointers "
@@ -733,17 +737,25 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(e, f"`{short(e)}`: memcpy takes three arguments")
         dst, src = (self.register_elements(a, e) for a in args[:2])
         n = self.constant_int(args[2], "a byte count")
-        if len(dst) != len(src) or n != sum(SIZES[t] for _, _, t in dst) or \
-                any(SIZES[a[2]] != SIZES[b[2]] for a, b in zip(dst, src)) or \
-                any(a[2] != b[2] and SIZES[a[2]] not in (4, 8) for a, b in zip(dst, src)):
+        sizes = n == sum(SIZES[t] for _, _, t in dst) == sum(SIZES[t] for _, _, t in src)
+        values = [ssym.value if sidx is None else self.load_element(ssym, sidx, e)
+                  for ssym, sidx, _ in src]
+        if sizes and len(dst) == len(src) and all(
+                a[2] == b[2] or (SIZES[a[2]] == SIZES[b[2]] and SIZES[a[2]] in (4, 8))
+                for a, b in zip(dst, src)):
+            with self.at(e):   # element by element, bit-cast where the types differ
+                values = [v if dt == st else bitcast(v, BY_NAME[dt])
+                          for v, (_, _, dt), (_, _, st) in zip(values, dst, src)]
+        elif sizes and len({t for *_, t in src}) == 1 and len({t for *_, t in dst}) == 1 and \
+                src[0][2] in PIECE_TYPES and dst[0][2] in PIECE_TYPES:
+            with self.at(e):   # int4 <-> bf16[8]: through 16-bit pieces
+                values = from_pieces(to_pieces(values, src[0][2]), dst[0][2], len(dst))
+        else:
             raise self.error(e, f"`{short(e)}`: a memcpy is read when it copies the whole of "
                                 "one register variable into another of the same size, element "
-                                "by element (4- or 8-byte elements where their types differ)")
-        for (dsym, didx, dt), (ssym, sidx, st) in zip(dst, src):
-            value = ssym.value if sidx is None else self.load_element(ssym, sidx, e)
-            if dt != st:
-                with self.at(e):
-                    value = bitcast(value, BY_NAME[dt])
+                                "by element (4- or 8-byte elements where their types differ, "
+                                "or 4-byte elements and bf16)")
+        for (dsym, didx, dt), value in zip(dst, values):
             if didx is None:
                 self.assign_local(dsym, "=", value, e)
             else:
@@ -768,9 +780,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if sym.kind == "struct":
             return [e for member in sym.place.values()
                     for e in self.register_elements_of(member)]
-        if sym.kind == "local":
-            return [(sym, None, sym.dtype)]
-        return [(sym, index, register_type(sym.dtype)) for index in flat_indices(sym.value.shape)]
+        if sym.kind == "local":   # a __nv_bfloat16 local is held as a float
+            return [(sym, None, sym.narrow or sym.dtype)]
+        return [(sym, index, sym.dtype) for index in flat_indices(sym.value.shape)]
 
     def assignment(self, e):
         """`a = b` (also chained: `a = b = c`); returns the value assigned."""
@@ -1572,7 +1584,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             while node.type == "parenthesized_expression":
                 node = node.named_children[0]
         member = self.struct_member(node)
-        if member is not None and member.kind in ("shared", "register"):
+        if member is not None and member.kind in ("shared", "register", "global"):
             return member, indices          # `s.T[i][j]` of a struct's array field
         if node.type != "identifier":
             arr, base = self.pointer_place(node, node)

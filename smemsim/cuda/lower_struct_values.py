@@ -9,7 +9,7 @@ fields are scalars of one type is a flat array of that type (the cuda-samples' o
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 
 from kernels_ir import const
@@ -37,11 +37,15 @@ class StructType:
     fields: list       # [(name, IR type, dims, lanes, StructType | None)], in order
     methods: dict      # name -> [function_definition]; constructors under `base`
     align: int = 1     # alignas / __align__, else its largest field's
+    pointers: list = field(default_factory=list)   # [(name, IR type, lanes)] of pointer
+    #                                                fields (`float* a;`)
 
     def elements(self) -> tuple[str, int] | None:
         """(IR type, count) when every field is scalars of one type, laid out without
         padding (a struct memory holds as that many elements); else None."""
         types, count = set(), 0
+        if self.pointers:
+            return None
         for _, dtype, dims, lanes, inner in self.fields:
             if inner is not None:
                 found = inner.elements()
@@ -234,6 +238,12 @@ class StructValuesMixin:
         inner = self.struct_type(type_node, f)
         dtype, lanes = (inner.name, 1) if inner is not None else self.vtype(type_node, f)
         for d in f.children_by_field_name("declarator"):
+            if d.type == "pointer_declarator" and inner is None and \
+                    d.child_by_field_name("declarator").type == "field_identifier":
+                # `const float* in;`: a parameter pack's array (a kernel parameter's field)
+                stype.pointers.append((text(d.child_by_field_name("declarator")), dtype,
+                                       lanes))
+                continue
             dims = []
             while d.type == "array_declarator":
                 dims.insert(0, self.constant_int(d.child_by_field_name("size"),
@@ -248,10 +258,15 @@ class StructValuesMixin:
             stype.fields.append((text(d), dtype, dims, lanes, inner))
 
     # ---------------------------------------------------------------- values
-    def new_struct(self, stype: StructType, name: str, node) -> Sym:
+    def new_struct(self, stype: StructType, name: str, node, pointers: dict | None = None) -> Sym:
         """A struct variable: a local per scalar field, a register array per array field
-        (zero, as the IR's registers start; C++ leaves them indeterminate)."""
-        members = {}
+        (zero, as the IR's registers start; C++ leaves them indeterminate); pointer fields
+        are what `pointers` says they point at (a copy of a kernel parameter's struct)."""
+        if stype.pointers and pointers is None:
+            raise self.error(node, f"`{short(node)}`: a {stype.name} (a struct with pointer "
+                                   "fields) is read as a kernel parameter and as copies of "
+                                   "one, not built here")
+        members = dict(pointers or {})
         with self.at(node):
             for fname, dtype, dims, lanes, inner in stype.fields:
                 label = f"{name}_{fname}"
@@ -277,6 +292,11 @@ class StructValuesMixin:
                                    f"{dst.value.name} is expected")
         for fname, d in dst.place.items():
             s = src.place[fname]
+            if d.kind in ("global", "pointer"):
+                if d is not s:
+                    raise self.error(node, f"`{short(node)}`: a pointer field ('{fname}') "
+                                           "pointed elsewhere is not read")
+                continue
             if d.kind == "struct":
                 self.copy_struct(d, s, node)
             elif d.kind == "local":
@@ -408,7 +428,7 @@ class StructValuesMixin:
                     if self.struct_object(value) is None and source.value.name == stype.name:
                         obj = source   # a new value (a call's result): it is the variable
                     else:
-                        obj = self.new_struct(stype, name, node)
+                        obj = self.new_struct(stype, name, node, pointer_members(source))
                         self.copy_struct(obj, source, node)
                 self.declare(name, obj)
             elif d.type == "init_declarator" and \
@@ -448,7 +468,7 @@ class StructValuesMixin:
         if not isinstance(arg, Sym) and self.struct_object(arg) is None and \
                 source.value.name == stype.name:
             return source
-        copy = self.new_struct(stype, pname, node)
+        copy = self.new_struct(stype, pname, node, pointer_members(source))
         self.copy_struct(copy, source, node)
         return copy
 
@@ -682,6 +702,30 @@ class StructValuesMixin:
             step //= 2
         return acc
 
+    def struct_parameter(self, p, name: str, stype: StructType, writes: set, reads: set):
+        """A kernel parameter of a struct of scalars and pointers (`Params p`): each scalar
+        field a parameter `p_n` (`--param p_n=...`), each pointer field a global array
+        `p_in` (`--length p_in=...`), an output where the body writes through it."""
+        members = {}
+        for fname, dtype, dims, lanes, inner in stype.fields:
+            if dims or lanes > 1 or inner is not None:
+                raise self.error(p, f"kernel parameter `{short(p)}`: its field '{fname}' (a "
+                                    "struct parameter's fields are read when they are scalars "
+                                    "and pointers)")
+            with self.at(p):
+                e = self.kb.param(f"{name}_{fname}", dtype)
+            members[fname] = Sym("param", e, dtype)
+        for fname, dtype, lanes in stype.pointers:
+            key, used = f"{name}_{fname}", f"{name}.{fname}"
+            intent = "inout" if used in writes and used in reads else \
+                "out" if used in writes else "in"
+            length = self.u.length_of(key, self)
+            with self.at(p):
+                arr = self.kb.global_array(key, dtype, length * lanes if lanes > 1 else length,
+                                           intent=intent)
+            members[fname] = Sym("global", arr, dtype, lanes)
+        self.declare(name, Sym("struct", stype, stype.name, place=members))
+
     # ---------------------------------------------------------------- file-scope arrays
     def struct_memory(self, name: str, decl, d, stype: StructType, constant: bool) -> Sym:
         """A file-scope array of structs whose fields are scalars of one type: a flat array
@@ -740,6 +784,11 @@ class StructValuesMixin:
                            place=(view, indices[:-1] + [plus(indices[-1], const(offset))]))
             offset += size
         raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
+
+
+def pointer_members(obj: Sym) -> dict:
+    """The pointer fields of a struct value (a copy points where the original does)."""
+    return {k: v for k, v in obj.place.items() if v.kind in ("global", "pointer")}
 
 
 def flat_indices(shape) -> list:

@@ -144,6 +144,8 @@ class StructsMixin:
         if sym is None or sym.kind != "struct":
             return None
         field = text(node.child_by_field_name("field"))
+        if field not in sym.place and sym.value is not None and field in sym.value.scope:
+            return sym.value.scope[field]   # `v.size`: a static constant, through an object
         if field not in sym.place:
             raise self.error(node, f"`{short(node)}`: struct {sym.dtype} has no field '{field}'")
         return sym.place[field]

@@ -121,9 +121,11 @@ class VectorsMixin:
                                    "pointers over an array is)")
         dtype, lanes = VECTORS[name]
         arr, indices = self.pointer_place(pointer, node)
-        if arr.dtype != dtype and arr.lanes == 1 and SIZES[arr.dtype] == SIZES[dtype] and \
-                SIZES[dtype] in (4, 8):
-            # int4 over floats (llm.c's load128): the same bits, read as the vector's type
+        if arr.dtype != dtype and arr.lanes == 1 and (
+                (SIZES[arr.dtype] == SIZES[dtype] and SIZES[dtype] in (4, 8)) or
+                (arr.dtype == "bf16" and SIZES[dtype] == 4)):
+            # int4 over floats or bf16 (llm.c's load128): the same bits, read as the
+            # vector's type
             return replace(arr, pun=dtype), indices, lanes
         if arr.dtype != dtype or arr.lanes > 1:
             raise self.error(node, f"`{short(node)}`: {name} over an array of "
@@ -178,6 +180,13 @@ class VectorsMixin:
                                    "can read (make_float4(...), a vector variable or array "
                                    "element, or *reinterpret_cast<float4*>(&a[i]))")
         arr, indices, _ = place
+        if arr.pun is not None and SIZES[arr.pun] != SIZES[arr.dtype]:
+            # int4 over bf16: 8 elements in one 16-byte access, packed two to a word
+            count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
+            with self.at(node):
+                v = arr.value.load(tuple(indices), width=count)
+                return from_pieces(to_pieces([v[k] for k in range(count)], arr.dtype),
+                                   arr.pun, lanes)
         if arr.kind == "register":
             parts = [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
                      for k in range(lanes)]
@@ -231,6 +240,13 @@ class VectorsMixin:
         """`place = vector`: lane by lane into registers, one width-N store to memory (three
         of one lane for a 3-lane vector)."""
         parts = self.vector_value(value, lanes)
+        if arr.pun is not None and SIZES[arr.pun] != SIZES[arr.dtype]:
+            count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
+            with self.at(node):
+                words = [cast(p, BY_NAME[arr.pun]) for p in parts]
+                arr.value.store(tuple(indices), from_pieces(to_pieces(words, arr.pun),
+                                                            arr.dtype, count), width=count)
+            return
         if arr.pun is not None:   # a vector of the pun's type, stored as the array's bits
             with self.at(node):
                 parts = [bitcast(cast(p, BY_NAME[arr.pun]), BY_NAME[arr.dtype]) for p in parts]
@@ -244,3 +260,32 @@ class VectorsMixin:
                     arr.value.store(tuple(indices[:-1] + [plus(indices[-1], k)]), part)
                 return
             arr.value.store(tuple(indices), parts, width=lanes)
+
+
+# Bits moved between 4-byte values and bf16 (llm.c's Packed128<bf16> and its int4): as 16-bit
+# pieces in u32 values, little-endian (a word's low half is the lower-addressed element). A
+# bf16 in a register is a float whose low 16 bits are zero, so its bits are the float's
+# high half, exactly. (f16's bits are not a float's: not read.)
+PIECE_TYPES = ("f32", "i32", "u32", "bf16")
+
+
+def to_pieces(values: list, dtype: str) -> list:
+    """The 16-bit pieces of values of one type (4-byte or bf16), in memory order."""
+    u32 = BY_NAME["u32"]
+    out = []
+    for v in values:
+        if dtype == "bf16":
+            out.append(bitcast(v, u32) >> 16)
+            continue
+        word = bitcast(v, u32) if dtype == "f32" else cast(v, u32)
+        out += [word & 0xFFFF, word >> 16]
+    return out
+
+
+def from_pieces(pieces: list, dtype: str, count: int) -> list:
+    """`count` values of a type (4-byte or bf16) made of 16-bit pieces, in memory order."""
+    f32 = BY_NAME["f32"]
+    if dtype == "bf16":
+        return [bitcast(p << 16, f32) for p in pieces[:count]]
+    words = [pieces[2 * k] | (pieces[2 * k + 1] << 16) for k in range(count)]
+    return [bitcast(w, f32) if dtype == "f32" else cast(w, BY_NAME[dtype]) for w in words]

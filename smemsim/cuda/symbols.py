@@ -277,7 +277,10 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
             elif n.type == "cast_expression":
                 n = n.child_by_field_name("value")
             elif n.type == "field_expression":
-                n = n.child_by_field_name("argument")
+                arg = n.child_by_field_name("argument")
+                if arg.type == "identifier":   # `p.out[i] = v`: the field of a struct param
+                    return f"{text(arg)}.{text(n.child_by_field_name('field'))}"
+                n = arg
             elif n.type == "call_expression":
                 args = n.child_by_field_name("arguments").named_children
                 if not args:
@@ -344,6 +347,11 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
                         writes.add(name)
                     if text(d) in r:
                         reads.add(name)
+                    # `f(Params q)` writing q.out: the caller's p.out
+                    writes.update(name + u[len(text(d)):] for u in w
+                                  if u.startswith(text(d) + "."))
+                    reads.update(name + u[len(text(d)):] for u in r
+                                 if u.startswith(text(d) + "."))
     for n in walk(body):
         if n.type in ("subscript_expression", "pointer_expression") and \
                 (n.start_byte, n.end_byte) not in stored and \
