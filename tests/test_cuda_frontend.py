@@ -630,3 +630,49 @@ void h(int* o) { k<<<1, 32>>>(o); }
 """, Options(lengths={"out": "32"}))
     assert [trip_values(s) for s in walk(kernel.body) if isinstance(s, Loop)] == [None]
     assert (run(kernel)["out"] == 17).all()
+
+
+def test_a_for_loop_without_an_initializer_over_an_outer_local(tmp_path):
+    """llm.c's `int c = ...; for (; c < C; c += k)` and then `c -= k; for (; c >= 0; ...)`:
+    C's loops (it was an internal error); math.h's M_PI as glibc defines it."""
+    kernel = only(tmp_path, """
+__global__ void k(float* out, int n) {
+    int c = threadIdx.x;
+    float sum = 0.0f;
+    for (; c < n; c += 32) sum += 1.0f;
+    c -= 32;
+    for (; c >= 0; c -= 32) sum += 10.0f;
+    out[threadIdx.x] = sum + (float)M_PI;
+}
+void host(float* out) { k<<<1, 32>>>(out, 100); }
+""", Options(lengths={"out": "32"}))
+    out = run(kernel)["out"]
+    t = np.arange(32)
+    trips = (100 - t + 31) // 32
+    np.testing.assert_allclose(out, trips * 11 + np.float32(np.pi), rtol=1e-6)
+
+
+def test_a_reference_to_a_vector_and_a_view_at_a_run_time_offset(tmp_path):
+    """llm.c's `float& vec_at(float4& v, int i) { return reinterpret_cast<float*>(&v)[i]; }`
+    reads and writes a lane of the caller's vector; `(unsigned int*)(shared + C * 2)` over a
+    bf16 shared array starts a view at element C of u32 (a run-time offset that is a whole
+    number of 4-byte words: C * 2 bf16 is C * 4 bytes)."""
+    kernel = only(tmp_path, """
+__device__ float& vec_at(float4& v, int i) { return reinterpret_cast<float*>(&v)[i]; }
+__global__ void k(const float* in, unsigned int* out, int C) {
+    extern __shared__ __nv_bfloat16 shared[];
+    float4 v = reinterpret_cast<const float4*>(in)[threadIdx.x];
+    vec_at(v, 3) = vec_at(v, 0) + vec_at(v, 1);
+    unsigned int* flags = (unsigned int*)(shared + C * 2);
+    flags[threadIdx.x] = (unsigned int)vec_at(v, 3);
+    __syncthreads();
+    out[threadIdx.x] = flags[31 - threadIdx.x];
+}
+void host(const float* in, unsigned int* out) { k<<<1, 32, 4096>>>(in, out, 64); }
+""", Options(lengths={"in": "128", "out": "32"}))
+    x = np.arange(128, dtype=np.float32)
+    out = run(kernel, {}, {"in": x})["out"]
+    pairs = x.reshape(32, 4)
+    assert list(out) == list((pairs[:, 0] + pairs[:, 1]).astype(np.uint32)[::-1])
+    (flags,) = [s for s in analyze(kernel).sites if s.op == "store"]
+    assert flags.array == "shared_as_u32" and flags.wavefronts == 1

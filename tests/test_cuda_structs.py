@@ -250,6 +250,29 @@ def test_llm_c_encoder_kernel3_moves_bf16_x128_through_int4_bits():
     assert np.array_equal(out, to_storage(want.astype(np.float32), bf16))
 
 
+def test_llm_c_bf16_x128_in_shared_memory_and_the_authors_8_way_conflict():
+    """Two more llm.c kernels with ENABLE_BF16, counted by hand. fused_residual_forward
+    kernel 5 (N = 8192, C = 768, blocks of 32 x 8): an x128 of 8 bf16 in shared memory is one
+    16-byte access (4 wavefronts a warp); the weights by 3 warps of each of 1,024 blocks, the
+    rows by all 8 warps, 3 iterations each. matmul_backward_bias kernel 7 (OC = 3072, a
+    12 x 44 grid of 32 x 16 blocks): `shared[local_oc + threadIdx.y] = tmp` with local_oc =
+    8 * threadIdx.x is the "8-way bank conflict for BF16 x128, but only 8x per threadblock"
+    its author's comment announces (8 of the 16 warps store, 8 wavefronts each)."""
+    r = analyze(corpus_kernel("llm_c/fused_residual_forward.cu",
+                              "fused_residual_forward_kernel5"))
+    fill, rows = 1024 * 3, 1024 * 8 * 3
+    assert [(s.op, s.loc.line, s.width, s.requests, s.wavefronts) for s in r.sites] == [
+        ("store", 294, 16, fill, 4 * fill), ("store", 295, 16, fill, 4 * fill),
+        ("store", 319, 16, rows, 4 * rows), ("load", 327, 16, rows, 4 * rows),
+        ("load", 337, 16, rows, 4 * rows), ("load", 338, 16, rows, 4 * rows),
+        ("load", 339, 16, rows, 4 * rows)]
+    r = analyze(corpus_kernel("llm_c/matmul_backward_bias.cu", "matmul_backward_bias_kernel7"))
+    (reorder,) = [s for s in r.sites if s.loc.line == 265]
+    blocks = 12 * 44
+    assert (reorder.op, reorder.requests, reorder.wavefronts) == ("store", blocks * 8,
+                                                                 blocks * 8 * 8)
+
+
 BITS = (HERE / "cuda" / "struct_bits.cu").read_text()
 
 

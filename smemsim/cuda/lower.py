@@ -73,6 +73,7 @@ from .symbols import (
     TypeText,
     array_name,
     callee_name,
+    exact_quotient,
     fold,
     jump_owner,
     number,
@@ -87,6 +88,17 @@ from .symbols import (
     truth_value,
     zeros_only,
 )
+
+
+def is_pointer_cast_call(node) -> bool:
+    """`reinterpret_cast<T*>(p)` / `static_cast<T*>(p)` of one argument."""
+    if node.type != "call_expression":
+        return False
+    fn = node.child_by_field_name("function")
+    return fn.type == "template_function" and \
+        text(fn.child_by_field_name("name")) in ("reinterpret_cast", "static_cast") and \
+        len(node.child_by_field_name("arguments").named_children) == 1 and \
+        text(fn.child_by_field_name("arguments")).rstrip(">").rstrip().endswith("*")
 
 
 # CUDA's intrinsics that reinterpret a value's bits: name -> (argument type, result type)
@@ -586,8 +598,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             value = value.named_children[0]
         if value.type == "identifier":
             sym = self.lookup(text(value), value)
-            if sym.kind in ("local", "ref"):
-                return sym
+            if sym.kind in ("local", "ref", "register", "struct"):
+                return sym   # `float4& v = x;`: the same variable
         if value.type == "subscript_expression":
             arr, indices = self.indexed(value)
             return Sym("ref", None, arr.dtype, place=(arr, indices))
@@ -862,6 +874,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         if target.type in ("subscript_expression", "pointer_expression"):
             arr, indices = self.element_place(target)
+            self.store_element(arr, indices, op, value, node)
+            return
+        if target.type == "call_expression" and \
+                callee_name(target.child_by_field_name("function")) in self.u.functions:
+            # `vec_at(v, 3) = x`: the element the function returns a reference to
+            function = self.u.functions[callee_name(target.child_by_field_name("function"))][0]
+            arr, indices = self.returned_place(
+                target, function, target.child_by_field_name("arguments").named_children)
             self.store_element(arr, indices, op, value, node)
             return
         raise self.error(node, f"assignment to `{short(target)}` is not supported")
@@ -1641,12 +1661,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """(array, indices) of a pointer expression: `&a[i][j]`, `a + i`, `p`, `p - k`,
         `a` (the first element), through parentheses and casts (to another element type of
         a shared array: a view of its bytes, as `(uint *)s_Hist` reads them)."""
-        while node.type in ("parenthesized_expression", "cast_expression"):
-            if node.type == "cast_expression":
+        while node.type in ("parenthesized_expression", "cast_expression") or \
+                is_pointer_cast_call(node):
+            if node.type != "parenthesized_expression":
                 retyped = self.pointer_cast(node, where)
                 if retyped is not None:
                     return retyped
-                node = node.child_by_field_name("value")
+                node = node.child_by_field_name("value") if node.type == "cast_expression" \
+                    else node.child_by_field_name("arguments").named_children[0]
             else:
                 node = node.named_children[0]
         if node.type == "pointer_expression" and node.children[0].type == "&":
@@ -1659,6 +1681,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 sym = self.lookup(text(inner), inner)
                 if sym.kind == "cell":
                     return sym, [const(0)]
+                if sym.kind == "register":   # `&v` of a register vector or array
+                    return sym, [const(0)] * sym.rank
         if node.type == "call_expression" and not node.child_by_field_name(
                 "arguments").named_children:
             fn = node.child_by_field_name("function")
@@ -1708,13 +1732,20 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return views[dtype]
 
     def pointer_cast(self, node, where):
-        """`(T *)p` to a scalar type T other than p's elements: None if T is p's own type (or
-        not a scalar pointer type); a view of the shared bytes otherwise."""
-        t = " ".join(text(node.child_by_field_name("type")).replace("const", "").split())
+        """`(T *)p` or `reinterpret_cast<T*>(p)` to a scalar type T other than p's elements:
+        None if T is p's own type (or not a scalar pointer type); a view of the shared bytes
+        otherwise."""
+        if node.type == "cast_expression":
+            type_text, value = text(node.child_by_field_name("type")), \
+                node.child_by_field_name("value")
+        else:
+            type_text = text(node.child_by_field_name("function")
+                             .child_by_field_name("arguments").named_children[0])
+            value = node.child_by_field_name("arguments").named_children[0]
+        t = " ".join(type_text.replace("const", "").split())
         if not t.endswith("*") or t.rstrip("*").strip() in VECTORS:
             return None
         dtype = self.dtype(TypeText(t.rstrip("*").strip()), node)
-        value = node.child_by_field_name("value")
         while value.type == "parenthesized_expression":
             value = value.named_children[0]
         if value.type == "identifier" and self.lookup(text(value), value).kind == "shared" \
@@ -1727,12 +1758,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if arr.kind != "shared" or arr.rank != 1 or arr.lanes != 1:
             raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "
                                    "importer reinterprets 1-D __shared__ arrays only)")
-        offset = fold(indices[0])
         new, old = SIZES[dtype], SIZES[arr.dtype]
-        if offset is None or (offset * old) % new:
-            raise self.error(node, f"`{short(node)}`: a {t} view must start at a constant "
-                                   f"offset that is a multiple of {new} bytes")
-        return self.shared_view(arr, dtype, node), [const(offset * old // new)]
+        with self.at(node):
+            first = exact_quotient(indices[0] * old if old > 1 else indices[0], new)
+        if first is None:
+            raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
+                                   f"is a multiple of {new} bytes (a constant, or a product "
+                                   f"with a multiple of {new}: `C * {new}`)")
+        return self.shared_view(arr, dtype, node), [first]
 
     def shared_view(self, arr: Sym, dtype: str, node) -> Sym:
         """The bytes of a shared array as a flat array of `dtype` (one view per type)."""

@@ -193,7 +193,8 @@ class FlowMixin:
         declared outside: the condition reads it, the update updates it, and the body
         neither assigns it, takes its address, nor leaves by break, continue, return or
         goto."""
-        if init.type != "assignment_expression" or cond is None or update is None or \
+        if init is None or init.type != "assignment_expression" or cond is None or \
+                update is None or \
                 text(init.child_by_field_name("operator")) != "=" or \
                 init.child_by_field_name("left").type != "identifier":
             return False

@@ -17,8 +17,8 @@ from kernels_ir import const
 from .errors import CudaImportError
 from .parse import function_declarator, parse_expression, short, subscript_index, \
     template_param_name, text
-from .symbols import FLOAT_TYPES, SIZES, Sym, callee_name, fold, plus, register_type, \
-    single_return
+from .symbols import FLOAT_TYPES, SIZES, Sym, callee_name, exact_quotient, fold, plus, \
+    register_type, single_return
 from .unit import struct_base
 
 QUALIFIERS = ("type_qualifier", "storage_class_specifier", "attribute_specifier",
@@ -527,17 +527,18 @@ class StructValuesMixin:
             arr, indices = self.pointer_place(inner, where)
             if arr.dtype == dtype:
                 return arr, indices[:-1], indices[-1]
-            ratio = SIZES[arr.dtype] / SIZES[dtype]
-            if arr.kind != "shared" or len(indices) != 1 or (
-                    ratio != int(ratio) and (fold(indices[0]) is None or
-                                             (fold(indices[0]) * ratio) % 1)):
+            first = None
+            if arr.kind == "shared" and len(indices) == 1:
+                with self.at(node):   # the byte offset, as elements of the struct's type
+                    first = exact_quotient(indices[0] * SIZES[arr.dtype]
+                                           if SIZES[arr.dtype] > 1 else indices[0],
+                                           SIZES[dtype])
+            if first is None:
                 raise self.error(where, f"`{short(node)}`: a {stype.name} pointer into "
                                         f"'{short(inner)}' ({arr.dtype}) is read over a shared "
-                                        f"array at a whole number of {dtype} elements")
-            view = self.shared_view(arr, dtype, where)
-            first = const(int(fold(indices[0]) * ratio)) if fold(indices[0]) is not None \
-                else indices[0] * int(ratio)
-            return view, [], first
+                                        f"array at a whole number of {dtype} elements (a "
+                                        f"constant, or a product with a multiple of them)")
+            return self.shared_view(arr, dtype, where), [], first
         raise self.error(where, f"`{short(node)}`: a {stype.name} pointer is read from a cast "
                                 "of an array (reinterpret_cast<S*>(a)), another such pointer, "
                                 "and either plus whole structs")
@@ -583,10 +584,11 @@ class StructValuesMixin:
     def vector_width(self, stype: StructType, count: int) -> int:
         """How many elements one access of a struct in memory moves: all of them where the
         struct is aligned to its size of 8 or 16 bytes (nvcc's LDS.64/128 for an
-        `alignas(16)` Packed128), else one."""
+        `alignas(16)` Packed128, of 4 floats or 8 bf16), else one."""
         dtype, _ = stype.elements()
         size = SIZES[dtype] * count
-        return count if size in (8, 16) and stype.align >= size and count in (2, 4) else 1
+        widths = (2, 4, 8) if dtype in ("f16", "bf16") else (2, 4)
+        return count if size in (8, 16) and stype.align >= size and count in widths else 1
 
     def load_struct(self, place, node) -> Sym:
         """A struct read from memory into a new struct value (one vector load where its
@@ -655,20 +657,40 @@ class StructValuesMixin:
         """`v[k]` of a struct with `operator[]` that returns an element of a field (llm.c's
         Packed128): that element, read or written."""
         methods = obj.value.methods.get("operator[]")
-        body = methods[0].child_by_field_name("body") if methods else None
+        if not methods:
+            raise self.error(node, f"`{short(node)}`: {obj.value.name} has no operator[]")
+        return self.returned_place(node, methods[0], [subscript_index(node)], obj)
+
+    def returned_place(self, node, function, args, this: Sym | None = None):
+        """(array, indices) of the element a function returns by reference in one `return`
+        (`float& vec_at(float4& v, int i) { return ((float*)&v)[i]; }`, operator[]): its
+        reference parameters alias the caller's variables, its value parameters are the
+        arguments' values."""
+        body = function.child_by_field_name("body")
         ret = single_return(body) if body is not None else None
-        params = self.u.params_of(methods[0]) if methods else []
-        if ret is None or len(params) != 1:
-            raise self.error(node, f"`{short(node)}`: {obj.value.name}'s operator[] is read "
-                                   "when it is one `return field[index];`")
-        index = self.expr(subscript_index(node))
-        pname = text(params[0].child_by_field_name("declarator"))
-        scope = dict(obj.value.scope)
-        scope.update(obj.place)
-        scope[pname] = Sym("param", index, index.dtype.name)
+        params = self.u.params_of(function)
+        if ret is None or len(params) != len(args):
+            raise self.error(node, f"`{short(node)}`: a reference returned by a function is "
+                                   "read when the function is one `return` of an element")
+        scope = {}
+        if this is not None:
+            scope.update(this.value.scope)
+            scope.update(this.place)
+        for p, arg in zip(params, args):
+            d = p.child_by_field_name("declarator")
+            if d is not None and d.type == "reference_declarator":
+                scope[text(d.named_children[-1])] = self.reference(arg)
+            elif d is not None and d.type == "identifier":
+                value = self.expr(arg)
+                scope[text(d)] = Sym("param", value, value.dtype.name)
+            else:
+                raise self.error(node, f"`{short(p)}`: a parameter of a function whose "
+                                       "returned reference is written (values and references "
+                                       "are read)")
         saved, saved_types = self.scopes, dict(self.types)
         self.scopes = [self.scopes[0], scope]
-        self.types.update(obj.value.types)
+        if this is not None:
+            self.types.update(this.value.types)
         try:
             return self.element_place(ret)
         finally:

@@ -2,6 +2,7 @@
 folding, and the small questions it asks of the syntax tree."""
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from kernels_ir import (
 )
 from kernels_ir.dtypes import BY_NAME
 from kernels_ir.evaluate import Evaluator
+from kernels_ir.expr import binary
 from kernels_ir.semantics import LaneFault
 
 from .parse import function_declarator, text, walk
@@ -194,6 +196,39 @@ def touches_memory(node) -> bool:
     return any(n.type in ("subscript_expression", "call_expression") or
                (n.type == "pointer_expression" and n.children[0].type == "*")
                for n in walk(node))
+
+
+def constant_factor(e: Expr) -> int:
+    """A positive integer every value of the integer expression is a multiple of (1 when
+    nothing is known): products multiply, sums take the gcd, shifts by constants scale."""
+    v = fold(e)
+    if v is not None:
+        return abs(int(v)) if isinstance(v, int) and v else 0
+    if e.dtype.is_float:
+        return 1
+    if e.op is Op.MUL:
+        return constant_factor(e.src[0]) * constant_factor(e.src[1])
+    if e.op in (Op.ADD, Op.SUB):
+        return math.gcd(constant_factor(e.src[0]), constant_factor(e.src[1])) or 1
+    if e.op is Op.SHL and isinstance(fold(e.src[1]), int) and 0 <= fold(e.src[1]) < 64:
+        return constant_factor(e.src[0]) << fold(e.src[1])
+    if e.op is Op.CAST and not e.src[0].dtype.is_float and e.dtype.size >= e.src[0].dtype.size:
+        return constant_factor(e.src[0])
+    return 1
+
+
+def exact_quotient(e: Expr, n: int) -> Expr | None:
+    """`e / n` when every value of `e` is a multiple of n (a byte offset `C * 2` as bf16
+    elements: `C * 2 / 2`), else None: a reinterpretation never rounds an address."""
+    if n == 1:
+        return e
+    v = fold(e)
+    if v is not None:
+        return const(v // n) if isinstance(v, int) and v % n == 0 else None
+    factor = constant_factor(e)
+    if factor % n:
+        return None
+    return binary(Op.DIV, e, const(n), int_div=True)
 
 
 def plus(a: Expr, b) -> Expr:
