@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 from kernels_ir import Kernel
-from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, u8, u16, u32, u64
+from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.expr import ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
@@ -34,7 +34,7 @@ VECTOR_TYPES = {
     (i32, 2): "int2", (i32, 4): "int4", (u32, 2): "uint2", (u32, 4): "uint4",
     (i16, 2): "short2", (i16, 4): "short4", (u16, 2): "ushort2", (u16, 4): "ushort4",
     (i8, 2): "char2", (i8, 4): "char4", (u8, 2): "uchar2", (u8, 4): "uchar4",
-    (u64, 2): "ulonglong2",
+    (u64, 2): "ulonglong2", (i64, 2): "longlong2",
 }
 # f16 / bf16 arrays hold bits (unsigned short); loads widen them to float and stores round
 # to nearest even with cvt, so the generated CUDA needs no cuda_fp16.h / cuda_bf16.h

@@ -283,7 +283,9 @@ def _innermost_user_lines(text: str) -> str:
     def flush():
         if any("inlined at" in m for m in marks):
             places = [_MARK.search(m) for m in marks]
-            user = [p for p in places if p and not _TOOLKIT_FILE.search(p.group(1))]
+            # (normalized: nvcc names its headers `.../cuda-13.0/bin/../targets/.../include/`)
+            user = [p for p in places
+                    if p and not _TOOLKIT_FILE.search(os.path.normpath(p.group(1)))]
             chosen = (user or places[-1:])[0]
             out.append(f'\t//## File "{chosen.group(1)}", line {chosen.group(2)}')
         else:

@@ -4,8 +4,8 @@ It imports nothing from smemsim or gpu_backend: it is the language, not an analy
 """
 from .builder import KernelBuilder, LocalRef, ReadOnlyRef, VectorRef
 from .dtypes import (
-    ALL_DTYPES, DType, bf16, f16, f32, f64, from_storage, i8, i16, i32, to_storage, u8, u16, u32,
-    u64,
+    ALL_DTYPES, DType, bf16, f16, f32, f64, from_storage, i8, i16, i32, i64, to_storage, u8, u16,
+    u32, u64,
 )
 from .errors import KernelError, KernelRuntimeError, SourceLoc, located, source_lines
 from .expr import (
@@ -39,7 +39,7 @@ __all__ = [
     "bitcast", "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal",
     "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
-    "GlobalArray", "gridDim", "i16", "i32", "i8", "If", "Kernel", "KernelBuilder",
+    "GlobalArray", "gridDim", "i16", "i32", "i64", "i8", "If", "Kernel", "KernelBuilder",
     "KernelError", "KernelRuntimeError", "Launch", "Let", "lnot", "Load", "LoadMatrix",
     "LocalArray", "LocalRef", "LocalStore", "located", "logical_and", "logical_or", "Loop",
     "make_arrays",

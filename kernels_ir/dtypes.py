@@ -63,6 +63,7 @@ i16 = DType("i16", 2, np.int16, "short", False, True)
 u32 = DType("u32", 4, np.uint32, "unsigned int", False, False)
 i32 = DType("i32", 4, np.int32, "int", False, True)
 u64 = DType("u64", 8, np.uint64, "unsigned long long", False, False)
+i64 = DType("i64", 8, np.int64, "long long", False, True)
 f32 = DType("f32", 4, np.float32, "float", True, True)
 f64 = DType("f64", 8, np.float64, "double", True, True)
 # 16-bit floats are storage types: the generated CUDA declares their arrays as bits
@@ -70,7 +71,7 @@ f64 = DType("f64", 8, np.float64, "double", True, True)
 f16 = DType("f16", 2, np.float16, "unsigned short", True, True, storage_only=True)
 bf16 = DType("bf16", 2, np.uint16, "unsigned short", True, True, storage_only=True)
 
-ALL_DTYPES: tuple[DType, ...] = (u8, i8, u16, i16, u32, i32, u64, f32, f64, f16, bf16)
+ALL_DTYPES: tuple[DType, ...] = (u8, i8, u16, i16, u32, i32, u64, i64, f32, f64, f16, bf16)
 BY_NAME: dict[str, DType] = {t.name: t for t in ALL_DTYPES}
 
 # Elements per vector access that the IR allows; a lane never moves more than 16 bytes,
@@ -115,6 +116,8 @@ def promote(a: DType, b: DType) -> DType:
     a, b = integer_promote(a), integer_promote(b)
     if u64 in (a, b):
         return u64
+    if i64 in (a, b):   # a long long holds every unsigned int
+        return i64
     if u32 in (a, b):
         return u32
     return i32

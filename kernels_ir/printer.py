@@ -41,6 +41,8 @@ def format_const(value, dtype: DType) -> str:
         return f"{value}u"
     if dtype == u64:
         return f"{value}ull"
+    if dtype.name == "i64":
+        return f"{value}ll" if value != -2 ** 63 else "(-9223372036854775807ll - 1)"
     if dtype.size < 4:
         return f"({dtype.c_name}){value}"
     return str(value)

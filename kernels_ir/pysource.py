@@ -28,13 +28,13 @@ BUILDER = "kb"
 TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim", "select",
          "cast", "bitcast", "const", "smin", "smax", "call", "lnot", "logical_and", "logical_or",
          "source_lines", "Swizzle", "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16",
-         "u16", "u64", "f16", "bf16", "GmmaLayout"}
+         "u16", "u64", "i64", "f16", "bf16", "GmmaLayout"}
 IMPORTS = ("from kernels_ir import (\n"
            "    KernelBuilder, Swizzle, bf16, bitcast, blockDim, blockIdx, call, cast, const, "
            "f16, f32,\n"
-           "    f64, gridDim, i8, i16, i32, lnot, logical_and, logical_or, select, smax, smin, "
-           "source_lines,\n"
-           "    threadIdx, u8, u16, u32, u64,\n)")
+           "    f64, gridDim, i8, i16, i32, i64, lnot, logical_and, logical_or, select, smax, "
+           "smin,\n"
+           "    source_lines, threadIdx, u8, u16, u32, u64,\n)")
 def _mask(mask: int) -> str:
     """A lane mask as the builder takes it (0: ACTIVE_MASK, `__activemask()`)."""
     return "0" if mask == ACTIVE_MASK else f"0x{mask:08x}"

@@ -676,3 +676,23 @@ void host(const float* in, unsigned int* out) { k<<<1, 32, 4096>>>(in, out, 64);
     assert list(out) == list((pairs[:, 0] + pairs[:, 1]).astype(np.uint32)[::-1])
     (flags,) = [s for s in analyze(kernel).sites if s.op == "store"]
     assert flags.array == "shared_as_u32" and flags.wavefronts == 1
+
+
+def test_a_kernel_named_with_a_typedef_as_its_template_argument(tmp_path):
+    """`--kernel 'k<floatX>'` where the file says `typedef __nv_bfloat16 floatX;` (llm.c's
+    templated kernels are launched from templated host functions, so the user names them):
+    the typedef's type, bf16 here."""
+    found = kernels(tmp_path, """
+typedef __nv_bfloat16 floatX;
+template <typename T>
+__global__ void k(T* out) {
+    __shared__ T s[32];
+    s[threadIdx.x] = (T)(float)threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x];
+}
+""", Options(kernel="k<floatX>", grid="1", block="32", lengths={"out": "32"}))
+    kernel = found["k<floatX>"]
+    assert kernel.shared[0].dtype.name == "bf16"
+    from kernels_ir import bf16, from_storage
+    assert list(from_storage(run(kernel)["out"], bf16)) == list(range(31, -1, -1))

@@ -46,8 +46,12 @@ def test_hex_and_suffixed_literals_keep_their_value():
     assert literal_type("16u") == (16, "u32") and literal_type("1ULL") == (1, "u64")
     assert literal_type("1.5f") == (1.5, "f32") and literal_type("2.0") == (2.0, "f64")
     assert literal_type("0x1p-2f") == (0.25, "f32")
-    with pytest.raises(ValueError, match="64-bit signed"):
-        literal_type("3000000000")
+    # C++'s long (64 bits on Linux) and long long: the IR's i64
+    assert literal_type("3000000000") == (3_000_000_000, "i64")
+    assert literal_type("1LL") == (1, "i64") and literal_type("64L") == (64, "i64")
+    assert literal_type("0x100000000") == (2 ** 32, "i64")
+    with pytest.raises(ValueError, match="does not fit a long long"):
+        literal_type("9223372036854775808")
     assert integer_literal("0xFFFFFFFFFFFFFFFF") == (2 ** 64 - 1, True)
 
 

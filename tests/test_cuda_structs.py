@@ -273,6 +273,28 @@ def test_llm_c_bf16_x128_in_shared_memory_and_the_authors_8_way_conflict():
                                                                  blocks * 8 * 8)
 
 
+def test_llm_c_fused_classifier_returns_softmax_params_by_value():
+    """llm.c's fused_classifier_kernel4: `SoftmaxParams sp = prepare_softmax_blockwide2(...)`
+    (a struct returned as `SoftmaxParams{1.f / block_sumval, block_maxval}`), int64_t
+    indices, x128 reads with a bounds `continue` past V: the losses and dlogits numpy gives
+    (V = 100, not a multiple of the 4 floats an x128 holds)."""
+    b, t, v, p = 1, 4, 100, 128
+    kernel = corpus_kernel("llm_c/classifier_fused.cu", "fused_classifier_kernel4",
+                           params={"B": b, "T": t, "V": v, "P": p})
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal(b * t * p).astype(np.float32)
+    targets = rng.integers(0, v, b * t).astype(np.int32)
+    got = run(kernel, {}, {"logits": logits, "targets": targets,
+                           "dlosses": np.full(b * t, 0.25, np.float32)})
+    rows = logits.reshape(b * t, p)[:, :v].astype(np.float64)
+    prob = np.exp(rows - rows.max(axis=1, keepdims=True))
+    prob /= prob.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(got["losses"], -np.log(prob[np.arange(b * t), targets]),
+                               rtol=1e-5)
+    np.testing.assert_allclose(got["dlogits"].reshape(b * t, p)[:, :v],
+                               (prob - np.eye(v)[targets]) * 0.25, atol=1e-7)
+
+
 BITS = (HERE / "cuda" / "struct_bits.cu").read_text()
 
 
@@ -338,6 +360,9 @@ def gpu_cases():
                                           params={"B": 2, "T": 4, "C": 768},
                                           lengths={"out": "B * T * C", "inp": "B * T",
                                                    "wte": "256 * C", "wpe": "T * C"}),
+        "classifier4": lambda: corpus_kernel("llm_c/classifier_fused.cu",
+                                             "fused_classifier_kernel4",
+                                             params={"B": 1, "T": 4, "V": 300, "P": 320}),
         "struct_params": lambda: import_kernels(str(HERE / "cuda" / "struct_params.cu"), Options(
             params={"p_n": 256, "p_scale": 2.0},
             lengths={"p_in": "4 * 256", "p_out": "4 * 256"}))["reverse_rows"](),

@@ -320,3 +320,45 @@ def test_a_warm_as_compiled_run_imports_no_cuda_python(tmp_path, monkeypatch):
     for entry in (tmp_path / "compiled").glob("*.json"):
         entry.write_text('{"cubin": "not base64!", "resources": {}, "sass": ""}')
     assert cli(*argv) == first
+
+
+def test_a_header_named_through_the_toolkits_bin_folder_is_not_the_users():
+    """nvcc 13 names its headers `.../cuda-13.0/bin/../targets/x86_64-linux/include/...`:
+    atomicAdd(float*) on shared memory (a CAS loop inlined from sm_20_atomic_functions.hpp)
+    belongs to the user's line that called it, not to the header (it was "no shared
+    instruction" there and 8 LDS + 8 ATOMS "belonging to no site" on llm.c's
+    matmul_backward_bias kernel 7)."""
+    from gpu_backend.compile import _innermost_user_lines
+    sass = "\n".join([
+        '\t//## File "/usr/local/cuda-13.0/bin/../targets/x86_64-linux/include/'
+        'sm_20_atomic_functions.hpp", line 84 inlined at "/tmp/at/a.cu", line 6',
+        '\t//## File "/tmp/at/a.cu", line 6',
+        '        /*00d0*/                   LDS R6, [R4] ;'])
+    assert _innermost_user_lines(sass).splitlines()[0] == '\t//## File "/tmp/at/a.cu", line 6'
+
+
+ATOMIC_FLOAT = """
+__global__ void k(float* out, const float* in) {
+    extern __shared__ float shared[];
+    shared[threadIdx.x] = 0.0f;
+    __syncthreads();
+    for (int k = 0; k < 8; k++) {
+        atomicAdd(shared + threadIdx.x + (k * 32), in[k * 32 + threadIdx.x]);
+    }
+    __syncthreads();
+    out[threadIdx.x] = shared[threadIdx.x];
+}
+void host(float* out, const float* in) { k<<<1, 32, 1024>>>(out, in); }
+"""
+
+
+def test_a_float_atomic_on_shared_memory_is_counted_at_its_line(tmp_path, nvcc, no_cache):
+    """The user's build of a float atomicAdd loop: each iteration's LDS + ATOMS.CAST.SPIN at
+    the call's line, every site compiled as stated."""
+    cu = tmp_path / "atomic.cu"
+    cu.write_text(ATOMIC_FLOAT)
+    code, out = cli("analyze", str(cu), "--length", "out=32", "--length", "in=256",
+                    "--as-compiled", "--json")
+    assert code == 0, out
+    notes = json.loads(out)["results"][0]["as_compiled"]["notes"]
+    assert notes[1:] == ["compiler: every site compiled as stated; the counts are unchanged"]

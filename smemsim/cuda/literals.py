@@ -34,10 +34,9 @@ def integer_literal(text: str) -> tuple[int, bool]:
 
 
 def literal_type(text: str) -> tuple[int | float, str]:
-    """(value, IR type name) of a numeric literal as C++ types it: an int is `i32`, an
-    unsigned int `u32`, a 64-bit unsigned `u64`, a float `f32`, a double `f64`. The IR has no
-    64-bit signed integer: a literal that would be one (`1LL << 40`, 3000000000) is an
-    error here rather than a silently different type."""
+    """(value, IR type name) of a numeric literal as C++ types it (long is 64 bits, as on
+    Linux): an int is `i32`, a long or long long `i64` (`1LL`, 3000000000), an unsigned int
+    `u32`, a 64-bit unsigned `u64`, a float `f32`, a double `f64`."""
     try:
         value, unsigned = integer_literal(text)
     except ValueError:
@@ -55,9 +54,8 @@ def literal_type(text: str) -> tuple[int | float, str]:
         if value < 2 ** 32 and not long:
             return value, "u32"
         return value, "u64"
-    if value < 2 ** 31:
-        # `1L`, `64LL` (C++'s long) are read as int: the IR has no 64-bit signed integer
-        # (docs/importer.md says so); only a value that needs one is refused
+    if value < 2 ** 31 and not long:
         return value, "i32"
-    raise ValueError(f"`{text}` is a 64-bit signed integer, which the IR does not have (write "
-                     f"it {text.rstrip('lL')}ULL if it is meant unsigned)")
+    if value >= 2 ** 63:
+        raise ValueError(f"`{text}` does not fit a long long (write it with a U suffix)")
+    return value, "i64"   # `1LL`, `64L`, 3000000000 (C++'s long or long long)

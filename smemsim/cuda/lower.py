@@ -324,7 +324,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if is_type:
                 t = value if isinstance(value, str) else text(value)
                 t = " ".join(t.split())
-                if t not in TYPES and t not in VECTORS:
+                if t not in TYPES and t not in VECTORS and t not in self.u.typedefs and \
+                        t not in self.u.vector_typedefs:
+                    # (a typedef of the file, `floatX`, names its type; the instance keeps
+                    # the name, which the user's own build knows)
                     raise self.error(p, f"template parameter '{pname}' = {t}: not a type the "
                                         "IR has")
                 self.types[pname] = t
@@ -1561,7 +1564,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             with self.kb.trial():  # its type only: nothing of it is stated here
                 e = self.expr(a)
             return {"f32": "float", "f64": "double", "i32": "int", "u32": "unsigned int",
-                    "u64": "unsigned long long"}.get(e.dtype.name)
+                    "u64": "unsigned long long", "i64": "long long"}.get(e.dtype.name)
         return None
 
     def inline_return(self, node) -> None:

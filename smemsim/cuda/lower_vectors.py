@@ -163,7 +163,14 @@ class VectorsMixin:
                 for f in self.u.functions[callee_name(fn)]):
             return self.inline_vector(node, lanes)
         args = node.child_by_field_name("arguments").named_children if fn is not None else []
-        if fn is not None and callee_name(fn) in CACHE_LOADS and len(args) == 1 and \
+        address = args[0] if len(args) == 1 else None
+        while address is not None and address.type == "parenthesized_expression":
+            address = address.named_children[0]
+        if fn is not None and callee_name(fn) in CACHE_LOADS and address is not None and \
+                address.type == "pointer_expression" and address.children[0].type == "&" and \
+                self.vector_place(address.named_children[0]) is not None:
+            place = self.vector_place(address.named_children[0])   # `__ldcs(&v4[i])`
+        elif fn is not None and callee_name(fn) in CACHE_LOADS and len(args) == 1 and \
                 self.vector_cast(args[0]) is not None:
             place = self.vector_cast(args[0])   # `__ldcs(reinterpret_cast<const int4*>(p))`
         elif fn is not None and not text(fn).startswith(("reinterpret_cast", "static_cast")):

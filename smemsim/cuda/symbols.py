@@ -27,7 +27,10 @@ TYPES = {
     "uint": "u32", "unsigned char": "u8", "uint8_t": "u8", "char": "i8", "signed char": "i8",
     "int8_t": "i8", "short": "i16", "int16_t": "i16", "unsigned short": "u16",
     "uint16_t": "u16", "unsigned long long": "u64", "unsigned long long int": "u64",
-    "uint64_t": "u64", "size_t": "u64", "bool": "i32", "long": "i32", "long int": "i32",
+    "uint64_t": "u64", "size_t": "u64", "bool": "i32", "long": "i64", "long int": "i64",
+    "long long": "i64", "long long int": "i64", "signed long long": "i64", "int64_t": "i64",
+    "ptrdiff_t": "i64", "intptr_t": "i64", "unsigned long": "u64", "unsigned long int": "u64",
+    "uintptr_t": "u64",
     "clock_t": "i32", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
     "nv_bfloat16": "bf16",
 }
@@ -61,7 +64,7 @@ MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "m
           "fmax": "max", "umin": "min", "umax": "max", "llmin": "min", "llmax": "max"}
 MAX_INLINE_DEPTH = 32
 SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4,
-          "f32": 4, "u64": 8, "f64": 8}
+          "f32": 4, "u64": 8, "i64": 8, "f64": 8}
 
 
 @dataclass

@@ -2,8 +2,8 @@
 # Each line ending in `# FILE.cu:N` reports CUDA line N in smemsim's output.
 from kernels_ir import (
     KernelBuilder, Swizzle, bf16, bitcast, blockDim, blockIdx, call, cast, const, f16, f32,
-    f64, gridDim, i8, i16, i32, lnot, logical_and, logical_or, select, smax, smin, source_lines,
-    threadIdx, u8, u16, u32, u64,
+    f64, gridDim, i8, i16, i32, i64, lnot, logical_and, logical_or, select, smax, smin,
+    source_lines, threadIdx, u8, u16, u32, u64,
 )
 
 source_lines(__file__)
