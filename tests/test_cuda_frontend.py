@@ -696,3 +696,45 @@ __global__ void k(T* out) {
     assert kernel.shared[0].dtype.name == "bf16"
     from kernels_ir import bf16, from_storage
     assert list(from_storage(run(kernel)["out"], bf16)) == list(range(31, -1, -1))
+
+
+def test_a_device_functions_shared_array_is_one_per_instantiation(tmp_path):
+    """llm.c's `template<reduction_func_t warp_reduction> float blockReduce(float v)` with
+    `__shared__ float shared_val[32]` inside: a function passed as a template argument is
+    inlined where the template calls it; the shared array is one per instantiation (nvcc
+    allocates it once however often it is called), so two calls of blockReduce<sum> share
+    it and blockReduce<max> has its own: 256 static bytes, not 384."""
+    kernel = only(tmp_path, """
+using reduction_func_t = float (*) (float);
+__device__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffff, v, o);
+    return v;
+}
+__device__ float warp_max(float v) {
+    for (int o = 16; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffff, v, o));
+    return v;
+}
+template<reduction_func_t warp_reduction>
+__device__ float block_reduce(float v) {
+    __shared__ float shared_val[32];
+    float w = warp_reduction(v);
+    if (threadIdx.x % 32 == 0) shared_val[threadIdx.x / 32] = w;
+    __syncthreads();
+    w = (threadIdx.x % 32 < blockDim.x / 32) ? shared_val[threadIdx.x % 32] : 0.0f;
+    float total = warp_reduction(w);
+    __syncthreads();
+    return total;
+}
+__global__ void k(const float* in, float* out) {
+    float x = in[threadIdx.x];
+    float s = block_reduce<warp_sum>(x);
+    float t = block_reduce<warp_sum>(2.0f * x);
+    float m = block_reduce<warp_max>(x);
+    out[threadIdx.x] = s + 10.0f * t + 100.0f * m;
+}
+void host(const float* in, float* out) { k<<<1, 128>>>(in, out); }
+""", Options(lengths={"in": "128", "out": "128"}))
+    assert kernel.static_smem == 2 * 32 * 4
+    x = np.arange(128, dtype=np.float32) % 7
+    out = run(kernel, {}, {"in": x})["out"]
+    np.testing.assert_allclose(out, x.sum() + 20 * x.sum() + 100 * x.max())

@@ -130,6 +130,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         # per inlined call, innermost last: (StructType, the object or None for a static
         # member) for a member function, None for any other function
         self.this_stack: list = []
+        # per inlined call, innermost last: (function, template arguments, struct): a
+        # `__shared__` variable of a device function is one per instantiation, however often
+        # it is called (nvcc allocates it once), kept in `static_shared`
+        self.instantiations: list = []
+        self.static_shared: dict = {}
         # the template arguments bound, in the template's order: ("type", C++ type name) or
         # ("value", number, IR type name), as read (never as the text given)
         self.instance: list[tuple] = []
@@ -623,6 +628,23 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
     def array_of(self, name: str, dtype: str, dims: list, extern: bool, node, lanes: int = 1,
                  shared: bool = False, volatile: bool = False) -> Sym:
         """Declare an array (a vector type: one more dimension, of its lanes)."""
+        if shared and not extern and self.instantiations:
+            # a device function's `__shared__` array: the one of its instantiation
+            key = (self.instantiations[-1], node.id, name)
+            if key not in self.static_shared:
+                # another instantiation's array of this name: a name of its own
+                taken = {sym.value.name for sym in self.static_shared.values()}
+                unique = next(f"{name}_{k}" if k else name for k in range(len(taken) + 1)
+                              if (f"{name}_{k}" if k else name) not in taken)
+                self.static_shared[key] = self.new_array(unique, dtype, dims, extern, node,
+                                                         lanes, shared, volatile)
+                self.scopes[-1].pop(unique, None)
+            return self.declare(name, self.static_shared[key])
+        return self.new_array(name, dtype, dims, extern, node, lanes, shared, volatile)
+
+    def new_array(self, name: str, dtype: str, dims: list, extern: bool, node, lanes: int = 1,
+                  shared: bool = False, volatile: bool = False) -> Sym:
+        """A new array (declared in the current scope)."""
         if dtype == "auto":
             raise self.error(node, f"`{short(node)}`: an auto array")
         if lanes > 1:
@@ -1254,6 +1276,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return done
             raise self.error(node, f"call of template '{tname}' is not supported")
         name = text(fn)
+        passed = self.declared(name) if fn.type == "identifier" else None
+        if passed is not None and passed.kind == "function":   # `warp_reduction(val)`
+            return self.inline(node, passed.value, args, None)
         if name in ATOMICS:
             return self.atomic(node, ATOMICS[name], args)
         if name in SHUFFLES:
@@ -1362,6 +1387,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             not any(self.names_struct(p.child_by_field_name("type")) for p in params) and \
             not self.names_struct(function.child_by_field_name("type"))
         scope: dict[str, Sym] = {}
+        binding: list = []   # the template arguments: with the function, its instantiation
         saved_types = dict(self.types)
         stype = (this.value if isinstance(this, Sym) else this) if this is not None else None
         if stype is not None:   # a member function: the struct's constants and fields
@@ -1392,14 +1418,21 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 if is_type:
                     self.types[pname] = value if isinstance(value, str) else \
                         self.type_name(value, node)
+                    binding.append(self.types[pname])
                 else:
                     if value.type == "type_descriptor":  # `f<BM>`: the grammar cannot tell
                         value = parse_expression(text(value)) or value
+                    passed = self.function_argument(value)
+                    if passed is not None:   # `blockReduce<warpReduceMax>`
+                        scope[pname] = passed
+                        binding.append(passed.value)
+                        continue
                     v = fold(self.expr(value))
                     if v is None:
                         raise self.error(node, f"'{name}': template argument {pname} is not "
                                                "a compile-time constant")
                     scope[pname] = Sym("const", const(v), "i32")
+                    binding.append(v)
         for k, p in enumerate(params):
             d = p.child_by_field_name("declarator")
             if d is None:
@@ -1528,12 +1561,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.returns.append(frame)
         self.this_stack.append((stype, this if isinstance(this, Sym) else None)
                                if stype is not None else None)
+        self.instantiations.append((function.id, tuple(binding),
+                                    stype.name if stype is not None else None))
         saved_exits = self.exits
         self.exits = [frame] if early else []  # the caller's loops are not the callee's
         try:
             self.block(body)
         finally:
             self.exits = saved_exits
+            self.instantiations.pop()
             self.this_stack.pop()
             self.returns.pop()
             self.inline_depth -= 1
@@ -1544,6 +1580,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 raise self.error(node, f"'{name}' returns nothing, but its value is used")
             return const(0)
         return result
+
+    def function_argument(self, value) -> Sym | None:
+        """A template argument naming a __device__ function (`blockReduce<warpReduceMax>`,
+        or a parameter that holds one): the function, else None."""
+        if value.type != "identifier":
+            return None
+        sym = self.declared(text(value))
+        if sym is not None:
+            return sym if sym.kind == "function" else None
+        return Sym("function", text(value)) if text(value) in self.u.functions else None
 
     def deduce_type(self, pname: str, params, args) -> str | None:
         """A callee's template type parameter from the arguments (C++'s deduction, for
