@@ -5,6 +5,7 @@ values the kernel computes, against numpy."""
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import numpy as np
@@ -295,6 +296,44 @@ def test_llm_c_fused_classifier_returns_softmax_params_by_value():
                                (prob - np.eye(v)[targets]) * 0.25, atol=1e-7)
 
 
+def test_a_shared_array_of_structs_of_two_field_types():
+    """tests/cuda/struct_pairs.cu: `__shared__ Pair best[256]` of {float v; int i;} is 2,048
+    bytes viewed per field type (best_as_f32, best_as_i32): `best[t].v` is element 2t of the
+    float view, a stride of two words (2 wavefronts a warp), and `best[t] = best[t + s]`
+    copies field by field; the argmax of each block comes out."""
+    kernel = import_kernels(str(HERE / "cuda" / "struct_pairs.cu"),
+                            Options(lengths={"in": "1024", "out": "4"}))["argmax"]()
+    assert kernel.static_smem == 256 * 8
+    x = np.random.default_rng(1).standard_normal(1024).astype(np.float32)
+    assert list(run(kernel, {}, {"in": x})["out"]) == list(x.reshape(4, 256).argmax(axis=1))
+    sites = analyze(kernel).sites
+    assert [(s.array, s.op, s.loc.line, s.requests, s.wavefronts) for s in sites[:2]] == [
+        ("best_as_f32", "store", 11, 32, 64), ("best_as_i32", "store", 12, 32, 64)]
+
+
+def test_nvcc_merges_the_two_fields_of_an_8_byte_struct(tmp_path):
+    """What the user's nvcc does with struct_pairs.cu (`--as-compiled`): the copy `best[t] =
+    best[t + s]` becomes one LDS.64 and one STS.64 (nvcc aligns the array and sees both
+    fields), and the two field stores of line 11 one STS.64: the report says so and counts
+    the build's instructions, where the plain count is per field."""
+    from gpu_backend.compile import ToolMissing, find_tool
+    try:
+        find_tool("nvcc"), find_tool("nvdisasm")
+    except ToolMissing as err:
+        pytest.skip(f"the user's own build needs the CUDA toolkit's nvcc: {err}")
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze",
+                           str(HERE / "cuda" / "struct_pairs.cu"), "--length", "in=1024",
+                           "--length", "out=4", "--as-compiled"], capture_output=True,
+                          text=True, env={**os.environ, "SMEMSIM_CACHE": ""})
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout + done.stderr
+    assert "sites 4, 5 (line 15) merged into one LDS.64" in out
+    assert "sites 6, 7 (line 15) merged into one STS.64" in out
+    assert "sites 0, 1 (line 11) merged into one STS.64" in out
+
+
 BITS = (HERE / "cuda" / "struct_bits.cu").read_text()
 
 
@@ -363,6 +402,8 @@ def gpu_cases():
         "classifier4": lambda: corpus_kernel("llm_c/classifier_fused.cu",
                                              "fused_classifier_kernel4",
                                              params={"B": 1, "T": 4, "V": 300, "P": 320}),
+        "struct_pairs": lambda: import_kernels(str(HERE / "cuda" / "struct_pairs.cu"), Options(
+            lengths={"in": "1024", "out": "4"}))["argmax"](),
         "struct_params": lambda: import_kernels(str(HERE / "cuda" / "struct_params.cu"), Options(
             params={"p_n": 256, "p_scale": 2.0},
             lengths={"p_in": "4 * 256", "p_out": "4 * 256"}))["reverse_rows"](),
@@ -373,7 +414,10 @@ def gpu_cases():
 # + ...]`) where the user's code steps an x128*, and NVRTC, unable to prove 16-byte alignment
 # in a peeled copy of the loop, emits two STS.64 there; `--as-compiled` of the .cu counts the
 # user's own build instead (docs/importer.md)
-@pytest.mark.parametrize("case", [c for c in gpu_cases() if c != "layernorm6"])
+# struct_pairs too: NVRTC merges its two 4-byte fields into 8-byte accesses, as nvcc does
+# on the user's file (the test above)
+@pytest.mark.parametrize("case", [c for c in gpu_cases() if c not in ("layernorm6",
+                                                                       "struct_pairs")])
 def test_the_generated_cuda_compiles_with_the_stated_widths(case):
     """Each struct kernel's generated CUDA (bitcasts as __int_as_float/__float_as_int, a
     struct's 8-byte accesses as float2) builds with NVRTC, and every site's instruction has

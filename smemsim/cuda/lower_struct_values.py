@@ -12,7 +12,8 @@ import re
 from dataclasses import dataclass, field
 from math import prod
 
-from kernels_ir import const
+from kernels_ir import Op, const
+from kernels_ir.expr import binary
 
 from .errors import CudaImportError
 from .parse import function_declarator, parse_expression, short, subscript_index, \
@@ -57,6 +58,30 @@ class StructType:
             types.add(dtype)
             count += prod(dims) * lanes
         return (types.pop(), count) if len(types) == 1 else None
+
+    def byte_layout(self) -> tuple[list, int] | None:
+        """([(IR type, byte offset)] of each scalar element in memory order, size in bytes)
+        as C++ lays the struct out (each field at its alignment, the size a multiple of the
+        struct's); None for a struct with pointer fields."""
+        if self.pointers:
+            return None
+        out, offset = [], 0
+        for _, dtype, dims, lanes, inner in self.fields:
+            if inner is not None:
+                found = inner.byte_layout()
+                if found is None:
+                    return None
+                offset = -(-offset // inner.align) * inner.align
+                out += [(t, offset + o) for t, o in found[0]]
+                offset += found[1]
+                continue
+            size = SIZES[dtype]
+            align = size * lanes if lanes in (2, 4) else size
+            offset = -(-offset // align) * align
+            for k in range(prod(dims) * lanes):
+                out.append((dtype, offset + k * size))
+            offset += prod(dims) * lanes * size
+        return out, -(-offset // self.align) * self.align
 
 
 class StructValuesMixin:
@@ -474,13 +499,17 @@ class StructValuesMixin:
 
     # ---------------------------------------------------------------- structs in memory
     def struct_layout(self, stype: StructType, node) -> tuple[str, int]:
-        """(IR type, elements) of a struct held in memory; refused unless its fields are
-        scalars of one type."""
+        """(IR type, elements) of a struct held in memory: its one element type, or, for
+        fields of several types, ("u8", its size in bytes): a byte view, each field then
+        read through a view of its own type (shared memory only)."""
         found = stype.elements()
-        if found is None:
-            raise self.error(node, f"`{short(node)}`: a {stype.name} in memory is read when its "
-                                   "fields are scalars of one type")
-        return found
+        if found is not None:
+            return found
+        laid = stype.byte_layout()
+        if laid is None:
+            raise self.error(node, f"`{short(node)}`: a {stype.name} (pointer fields) in "
+                                   "memory is not read")
+        return "u8", laid[1]
 
     def struct_pointer_local(self, d, stype: StructType, node) -> None:
         """`S* p = reinterpret_cast<S*>(bytes) + k;` (llm.c's `x128* s_in`): a pointer
@@ -525,6 +554,19 @@ class StructValuesMixin:
             return self.struct_address(inner, stype, where)   # `(S*)tile` of S tile[n]
         if inner is not node:
             arr, indices = self.pointer_place(inner, where)
+            if dtype == "u8" and (arr.kind != "shared" or len(indices) != 1):
+                raise self.error(where, f"`{short(node)}`: a {stype.name} (fields of several "
+                                        "types) is read in shared memory only")
+            if dtype == "u8":   # its byte offset must keep the struct's alignment
+                with self.at(node):
+                    start = indices[0] * SIZES[arr.dtype] if SIZES[arr.dtype] > 1 \
+                        else indices[0]
+                if exact_quotient(start, stype.align) is None:
+                    raise self.error(where, f"`{short(node)}`: a {stype.name} pointer must "
+                                            f"start at a multiple of its alignment, "
+                                            f"{stype.align} bytes")
+                view = arr if arr.dtype == "u8" else self.shared_view(arr, "u8", where)
+                return view, [], start
             if arr.dtype == dtype:
                 return arr, indices[:-1], indices[-1]
             first = None
@@ -590,11 +632,35 @@ class StructValuesMixin:
         widths = (2, 4, 8) if dtype in ("f16", "bf16") else (2, 4)
         return count if size in (8, 16) and stype.align >= size and count in widths else 1
 
+    def field_places(self, place, node) -> list:
+        """[(array, indices)] of each scalar element of a struct of several field types in
+        memory, in memory order: the view of its type at its byte offset (exact: the
+        struct's start keeps its alignment, and each field is aligned in it)."""
+        stype, view, indices, _ = place
+        out = []
+        with self.at(node):
+            for dtype, offset in stype.byte_layout()[0]:
+                typed = self.shared_view(view, dtype, node) if dtype != "u8" else view
+                at = plus(indices[-1], const(offset))
+                out.append((typed, [at if SIZES[dtype] == 1 else
+                                    binary(Op.DIV, at, const(SIZES[dtype]), int_div=True)]))
+        return out
+
     def load_struct(self, place, node) -> Sym:
         """A struct read from memory into a new struct value (one vector load where its
-        alignment allows, as nvcc emits it)."""
+        alignment allows, as nvcc emits it; a struct of several field types field by
+        field)."""
         stype, view, indices, count = place
         obj = self.new_struct(stype, stype.base.lower(), node)
+        if view.dtype == "u8" and stype.elements() is None:
+            for (member, index, _), (arr, at) in zip(self.register_elements_of(obj),
+                                                     self.field_places(place, node)):
+                value = self.load_element(arr, at, node)
+                if index is None:
+                    self.assign_local(member, "=", value, node)
+                else:
+                    self.store_element(member, index, "=", value, node)
+            return obj
         width = self.vector_width(stype, count)
         values = []
         with self.at(node):
@@ -622,6 +688,10 @@ class StructValuesMixin:
                                    f"{stype.name}")
         values = [member.value if index is None else self.load_element(member, index, node)
                   for member, index, _ in self.register_elements_of(obj)]
+        if view.dtype == "u8" and stype.elements() is None:
+            for value, (arr, at) in zip(values, self.field_places(place, node)):
+                self.store_element(arr, at, "=", value, node)
+            return
         width = self.vector_width(stype, count)
         with self.at(node):
             for k in range(0, count, width):
@@ -754,6 +824,9 @@ class StructValuesMixin:
         of that type (C++'s layout: no padding between fields of one type), named by a
         struct pointer to its first element."""
         dtype, count = self.struct_layout(stype, decl)
+        if stype.elements() is None:
+            raise self.error(decl, f"`{short(decl)}`: an array of {stype.name} (fields of "
+                                   "several types) in global memory is not read")
         dims = self.array_dims(d, decl)
         if len(dims) != 1:
             raise self.error(decl, f"`{short(decl)}`: a one-dimensional array of structs is "
@@ -778,11 +851,28 @@ class StructValuesMixin:
                                    "structs, with its size, is read")
         n = self.constant_int(size, "an array size")
         name = text(name_node)
-        with self.at(node):
+        with self.at(node):   # (fields of several types: its bytes, viewed per field type)
             arr = self.kb.shared(name, dtype, (n * count,), align=max(stype.align,
                                                                       SIZES[dtype]))
         self.declare(name, Sym("struct_pointer", stype, dtype, count,
                                place=(Sym("shared", arr, dtype), [], const(0))))
+
+    def mixed_field(self, place, field: str, node) -> Sym:
+        """`a[i].f` of a struct of several field types in memory: a reference to the
+        element of its type's view."""
+        stype = place[0]
+        k = 0
+        for fname, dtype, dims, lanes, inner in stype.fields:
+            size = len(inner.byte_layout()[0]) if inner is not None else \
+                prod(dims) * lanes
+            if fname == field:
+                if size != 1 or inner is not None:
+                    raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct "
+                                           "in memory (read the whole struct into a variable)")
+                arr, at = self.field_places(place, node)[k]
+                return Sym("ref", None, arr.dtype, place=(arr, at))
+            k += size
+        raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
 
     def struct_array_field(self, node) -> Sym | None:
         """`a[i].f` (a scalar field of a struct in memory): a reference to its element, or
@@ -795,6 +885,8 @@ class StructValuesMixin:
             return None
         stype, view, indices, _ = place
         field = text(node.child_by_field_name("field"))
+        if view.dtype == "u8" and stype.elements() is None:
+            return self.mixed_field(place, field, node)
         offset = 0
         for fname, dtype, dims, lanes, inner in stype.fields:
             size = inner.elements()[1] if inner is not None else prod(dims) * lanes
