@@ -738,3 +738,31 @@ void host(const float* in, float* out) { k<<<1, 128>>>(in, out); }
     x = np.arange(128, dtype=np.float32) % 7
     out = run(kernel, {}, {"in": x})["out"]
     np.testing.assert_allclose(out, x.sum() + 20 * x.sum() + 100 * x.max())
+
+
+def test_a_pointer_the_launch_passes_null_is_null(tmp_path):
+    """llm.c's classifier launches `k<<<...>>>(dlogits, losses, NULL, ...)` and guards
+    `if (probs != NULL) probs[i] = p;`: the parameter is null (no elements, its truth
+    false), so nothing is stored through it; an unguarded access would be out of bounds at
+    its line; and a --length for it is refused, naming the launch's line."""
+    source = """
+__global__ void k(float* out, float* probs) {
+    __shared__ float s[32];
+    s[threadIdx.x] = (float)threadIdx.x;
+    __syncthreads();
+    if (probs != NULL) probs[threadIdx.x] = s[31 - threadIdx.x];
+    out[threadIdx.x] = probs ? 1.0f : 2.0f;
+}
+void host(float* out) { k<<<1, 32>>>(out, NULL); }
+"""
+    kernel = only(tmp_path, source, Options(lengths={"out": "32"}))
+    got = run(kernel)
+    assert list(got["out"]) == [2.0] * 32 and got["probs"].size == 0
+    assert [(s.op, s.requests) for s in analyze(kernel).sites] == [("store", 1), ("load", 0)]
+    with pytest.raises(CudaImportError, match=r"--length probs: the launch at line 9 passes a "
+                                              r"null pointer"):
+        only(tmp_path, source, Options(lengths={"out": "32", "probs": "32"}))
+    unguarded = source.replace("if (probs != NULL) probs", "probs")
+    from kernels_ir import KernelRuntimeError
+    with pytest.raises(KernelRuntimeError, match=r"k\.cu:6:\d+.*out of bounds.*'probs'"):
+        run(only(tmp_path, unguarded, Options(lengths={"out": "32"})))

@@ -86,6 +86,30 @@ def launch_arguments(unit, lowering) -> dict:
     return out
 
 
+def null_pointer_params(unit, lowering) -> dict:
+    """Pointer parameters the file's launch passes a null pointer (`NULL`, `nullptr`, 0,
+    through casts): name -> the argument node. The kernel sees them null: `p != NULL` is
+    false, and a read or write through one is a fault at its line."""
+    found = launches_for(unit, lowering)
+    if not found:
+        return {}
+    call, _ = found[0]
+    out = {}
+    for a, p in zip(call.child_by_field_name("arguments").named_children,
+                    unit.params_of(lowering.node)):
+        d = p.child_by_field_name("declarator")
+        if d is None or d.type != "pointer_declarator":
+            continue
+        value = a
+        while value.type in ("parenthesized_expression", "cast_expression"):
+            value = value.named_children[-1] if value.type == "parenthesized_expression" \
+                else value.child_by_field_name("value")
+        if value.type in ("null", "nullptr") or (value.type == "number_literal" and
+                                                  text(value) in ("0", "0L", "0LL")):
+            out[text(d.child_by_field_name("declarator"))] = a
+    return out
+
+
 def python_launch(unit, lowering):
     """The first launch of this kernel by the Python file that holds its CUDA (cupy's
     `k(grid, block, args)`, pycuda's `f(args, block=, grid=)`), or None."""

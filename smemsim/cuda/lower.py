@@ -281,6 +281,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.bind_template()
         params = function_declarator(node).child_by_field_name("parameters").named_children
         writes, reads = pointer_uses(node.child_by_field_name("body"), self.u.functions)
+        from .launch import null_pointer_params   # (launch imports this module's helpers)
+        self.null_params = null_pointer_params(self.u, self)
         # scalars first, so that --length expressions may use any of them (the generated
         # CUDA's signature follows this order); tensor maps last, so that one over a pointer
         # parameter finds that array
@@ -368,6 +370,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
             intent = "inout" if name in writes and name in reads else \
                 "out" if name in writes else "in"
+            if name in self.null_params:
+                self.null_parameter(p, name, dtype, lanes, intent)
+                return
             length = self.u.length_of(name, self)
             with self.at(p):
                 # a vector type's array (`const uint4* img`) is held as its scalars: --length
@@ -388,6 +393,18 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(p):
             e = self.kb.param(name, dtype)
         self.declare(name, Sym("param", e, dtype))
+
+    def null_parameter(self, p, name: str, dtype: str, lanes: int, intent: str) -> None:
+        """A pointer parameter the launch passes NULL (llm.c's optional `probs`): an array
+        of no elements, whose truth is false; an access through it is out of bounds, at its
+        line."""
+        if name in self.u.options.lengths:
+            where = self.loc(self.null_params[name])
+            raise self.error(p, f"--length {name}: the launch at line {where.line} passes a "
+                                "null pointer for it, which has no elements")
+        with self.at(p):
+            arr = self.kb.global_array(name, dtype, 0, intent=intent)
+        self.declare(name, Sym("global", arr, dtype, lanes, place=("null",)))
 
     def pointer_params(self, body) -> None:
         """Pointer parameters the body moves (`A += off`, `p++`) become pointers with an
@@ -1049,8 +1066,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                        ".x/.y/.z/.w, or assign it to a vector")
             if sym.kind in ("global", "pointer") and truth_context(node):
                 # `if (bias != NULL)`, `bias ? bias[o] : 0`: every global array of the
-                # analyzed launch exists, so a pointer's truth is 1 (docs/importer.md)
-                return const(1)
+                # analyzed launch exists, so a pointer's truth is 1 (docs/importer.md),
+                # but one the launch passes NULL
+                target = sym.place[0] if sym.kind == "pointer" else sym
+                return const(0 if target.place == ("null",) else 1)
             raise self.error(node, f"'{text(node)}' ({sym.kind} array or pointer) used as a "
                                    "value")
         if t == "field_expression":
