@@ -42,6 +42,7 @@ else:
 
 
 def main() -> None:
+    """Print each case's wall time and peak RSS."""
     code = CHILD.format(root=ROOT)
     print(f"{'case':44s} {'wall':>8s} {'peak RSS':>10s}")
     for label, what, kernel, size in CASES:

@@ -831,6 +831,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return self.register_elements_of(sym)
 
     def register_elements_of(self, sym: Sym) -> list:
+        """The elements of a register Sym (a local, a register array, a struct value), as
+        register_elements lists them."""
         if sym.kind == "struct":
             return [e for member in sym.place.values()
                     for e in self.register_elements_of(member)]
@@ -1244,6 +1246,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return value
 
     def call_value(self, node, statement: bool):
+        """What a call evaluates to: an Expr, or the Sym of a struct or vector a function
+        returns."""
         fn = node.child_by_field_name("function")
         args = node.child_by_field_name("arguments").named_children
         if fn.type == "field_expression":
