@@ -7,6 +7,8 @@ returns a made-up value.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .dtypes import BY_NAME, DType, from_storage, to_storage
@@ -129,7 +131,13 @@ _MATH = {
     "exp": np.exp, "exp2": np.exp2, "log": np.log, "log2": np.log2, "sqrt": np.sqrt,
     "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
     "fabs": np.abs, "floor": np.floor, "ceil": np.ceil, "fmin": np.fmin, "fmax": np.fmax,
-    "pow": np.power,
+    "pow": np.power, "cosh": np.cosh, "sinh": np.sinh, "tan": np.tan, "atan": np.arctan,
+    "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2, "log10": np.log10,
+    "log1p": np.log1p, "expm1": np.expm1, "cbrt": np.cbrt, "hypot": np.hypot,
+    "exp10": lambda x: np.power(x.dtype.type(10), x),
+    # numpy has no erf: the C library's, element by element (in double, then rounded)
+    "erf": lambda x: np.vectorize(math.erf, otypes=[np.float64])(x),
+    "erfc": lambda x: np.vectorize(math.erfc, otypes=[np.float64])(x),
     # rounded as a store rounds (cvt.rn), widened back exactly as a load widens
     "round_f16": lambda x: from_storage(to_storage(x, _F16), _F16),
     "round_bf16": lambda x: from_storage(to_storage(x, _BF16), _BF16),

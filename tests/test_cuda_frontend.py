@@ -766,3 +766,50 @@ void host(float* out) { k<<<1, 32>>>(out, NULL); }
     from kernels_ir import KernelRuntimeError
     with pytest.raises(KernelRuntimeError, match=r"k\.cu:6:\d+.*out of bounds.*'probs'"):
         run(only(tmp_path, unguarded, Options(lengths={"out": "32"})))
+
+
+MATH_KERNEL = """
+__global__ void k(const float* in, float* out) {
+    int i = threadIdx.x;
+    float x = in[i];
+    out[0 * 32 + i] = coshf(x) + sinhf(x);
+    out[1 * 32 + i] = tanf(x) + atanf(x) + atan2f(x, 2.0f);
+    out[2 * 32 + i] = asinf(x) + acosf(x);
+    out[3 * 32 + i] = log10f(x + 2.0f) + log1pf(x + 1.0f) + expm1f(x);
+    out[4 * 32 + i] = cbrtf(x) + hypotf(x, 3.0f) + exp10f(x);
+    out[5 * 32 + i] = erff(x) + erfcf(x * 0.5f);
+}
+void host(const float* in, float* out) { k<<<1, 32>>>(in, out); }
+"""
+
+
+def test_more_math_functions(tmp_path):
+    """The CUDA math functions GELU and friends use (llm.c's gelu_backward calls coshf):
+    cosh, sinh, tan, atan, atan2, asin, acos, log10, log1p, expm1, cbrt, hypot, exp10, erf,
+    erfc, computed in float as numpy (and the C library, for erf) computes them."""
+    import math
+    kernel = only(tmp_path, MATH_KERNEL, Options(lengths={"in": "32", "out": "192"}))
+    x = np.linspace(-0.9, 0.9, 32).astype(np.float32)
+    out = run(kernel, {}, {"in": x})["out"].reshape(6, 32)
+    erf = np.vectorize(math.erf)
+    erfc = np.vectorize(math.erfc)
+    want = [np.cosh(x) + np.sinh(x), np.tan(x) + np.arctan(x) + np.arctan2(x, 2),
+            np.arcsin(x) + np.arccos(x),
+            np.log10(x + 2) + np.log1p(x + 1) + np.expm1(x),
+            np.cbrt(x) + np.hypot(x, 3) + 10.0 ** x, erf(x) + erfc(x * 0.5)]
+    np.testing.assert_allclose(out, np.array(want, dtype=np.float32), rtol=2e-6)
+
+
+@pytest.mark.gpu
+def test_more_math_functions_on_the_gpu(tmp_path):
+    """The same kernel's regenerated CUDA (coshf, erff, exp10f, ...) on a GPU: its outputs
+    equal the interpreter's within the comparison's float tolerance (the GPU's functions
+    are within a few ulp of the correctly rounded ones)."""
+    from gpu_backend.device import gpu_unavailable, run_on_gpu
+    reason = gpu_unavailable()
+    if reason:
+        pytest.skip(f"needs a GPU: {reason}")
+    kernel = only(tmp_path, MATH_KERNEL, Options(lengths={"in": "32", "out": "192"}))
+    x = np.linspace(-0.9, 0.9, 32).astype(np.float32)
+    result = run_on_gpu(kernel, {}, {"in": x})
+    assert result.matches, result.mismatches

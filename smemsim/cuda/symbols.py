@@ -57,7 +57,11 @@ MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "l
         "tanh": "tanh", "floorf": "floor", "floor": "floor", "ceilf": "ceil", "ceil": "ceil",
         "fmaf": "fma", "fma": "fma", "powf": "pow", "pow": "pow", "__powf": "pow",
         "__logf": "log", "__log2f": "log2", "__fsqrt_rn": "sqrt", "__sinf": "sin",
-        "__cosf": "cos", "exp2f_": "exp2", "__exp2f": "exp2", "__fmaf_rn": "fma"}
+        "__cosf": "cos", "exp2f_": "exp2", "__exp2f": "exp2", "__fmaf_rn": "fma",
+        "__tanf": "tan", "__exp10f": "exp10", "__log10f": "log10"}
+MATH.update({f"{name}{suffix}": name for name in (
+    "cosh", "sinh", "tan", "atan", "asin", "acos", "atan2", "log10", "log1p", "expm1", "cbrt",
+    "erf", "erfc", "hypot", "exp10") for suffix in ("", "f")})
 CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
