@@ -15,7 +15,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .parse import first_error, short, split_top_level, template_param_name, text, walk
+from .parse import first_error, short, split_top_level, template_parameters, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_kernels",
@@ -219,8 +219,7 @@ def _host_template_args(host) -> set[str]:
 
 
 def _template_params(template) -> list[str]:
-    return [template_param_name(p, "type_parameter" in p.type)
-            for p in template.child_by_field_name("parameters").named_children]
+    return [name for _, _, name in template_parameters(template)]
 
 
 def _build(unit: Unit, node, args: dict, key: str) -> Kernel:

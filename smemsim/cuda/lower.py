@@ -51,7 +51,9 @@ from .parse import (
     parse_expression,
     short,
     subscript_index,
+    template_default,
     template_param_name,
+    template_parameters,
     text,
     walk,
 )
@@ -1316,9 +1318,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # cache policy, not the element)
             arr, indices = self.pointer_place(args[0], node)
             return self.load_element(arr, indices, node)
-        if name in CACHE_STORES and len(args) == 2 and self.vector_cast(args[0]) is not None:
+        if name in CACHE_STORES and len(args) == 2 and \
+                (place := self.vector_cast(args[0])) is not None:
             # `__stcs(reinterpret_cast<int4*>(p), bits)`: one vector store
-            self.store_vector(*self.vector_cast(args[0]), args[1], node)
+            self.store_vector(*place, args[1], node)
             return const(0)
         if name in CACHE_STORES and len(args) == 2:
             arr, indices = self.pointer_place(args[0], node)
@@ -1418,44 +1421,35 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if isinstance(this, Sym):
                 scope.update(this.place)
             self.types.update(stype.types)
-        parent = function.parent
-        if parent is not None and parent.type == "template_declaration":
-            given = template_args.named_children if template_args is not None else []
-            tparams = parent.child_by_field_name("parameters").named_children
-            for k, p in enumerate(tparams):
-                is_type = "type_parameter" in p.type
-                pname = template_param_name(p, is_type)
-                if k < len(given):
-                    value = given[k]
-                elif p.type.startswith("optional"):
-                    value = p.child_by_field_name("default_type" if is_type else
-                                                  "default_value")
-                elif is_type:
-                    value = self.deduce_type(pname, params, args)
-                    if value is None:
-                        raise self.error(node, f"'{name}': template parameter {pname} cannot "
-                                               "be deduced here: name it (f<float>(...))")
-                else:
-                    raise self.error(node, f"'{name}': template parameter {pname} needs a "
-                                           "value")
-                if is_type:
-                    self.types[pname] = value if isinstance(value, str) else \
-                        self.type_name(value, node)
-                    binding.append(self.types[pname])
-                else:
-                    if value.type == "type_descriptor":  # `f<BM>`: the grammar cannot tell
-                        value = parse_expression(text(value)) or value
-                    passed = self.function_argument(value)
-                    if passed is not None:   # `blockReduce<warpReduceMax>`
-                        scope[pname] = passed
-                        binding.append(passed.value)
-                        continue
-                    v = fold(self.expr(value))
-                    if v is None:
-                        raise self.error(node, f"'{name}': template argument {pname} is not "
-                                               "a compile-time constant")
-                    scope[pname] = Sym("const", const(v), "i32")
-                    binding.append(v)
+        given = template_args.named_children if template_args is not None else []
+        for k, (p, is_type, pname) in enumerate(template_parameters(function.parent)):
+            value = given[k] if k < len(given) else template_default(p, is_type)
+            if value is None and is_type:
+                value = self.deduce_type(pname, params, args)
+                if value is None:
+                    raise self.error(node, f"'{name}': template parameter {pname} cannot "
+                                           "be deduced here: name it (f<float>(...))")
+            elif value is None:
+                raise self.error(node, f"'{name}': template parameter {pname} needs a "
+                                       "value")
+            if is_type:
+                self.types[pname] = value if isinstance(value, str) else \
+                    self.type_name(value, node)
+                binding.append(self.types[pname])
+            else:
+                if value.type == "type_descriptor":  # `f<BM>`: the grammar cannot tell
+                    value = parse_expression(text(value)) or value
+                passed = self.function_argument(value)
+                if passed is not None:   # `blockReduce<warpReduceMax>`
+                    scope[pname] = passed
+                    binding.append(passed.value)
+                    continue
+                v = fold(self.expr(value))
+                if v is None:
+                    raise self.error(node, f"'{name}': template argument {pname} is not "
+                                           "a compile-time constant")
+                scope[pname] = Sym("const", const(v), "i32")
+                binding.append(v)
         for k, p in enumerate(params):
             d = p.child_by_field_name("declarator")
             if d is None:

@@ -17,7 +17,7 @@ from kernels_ir.expr import binary
 
 from .errors import CudaImportError
 from .parse import function_declarator, parse_expression, short, subscript_index, \
-    template_param_name, text
+    template_default, template_parameters, text
 from .symbols import FLOAT_TYPES, SIZES, Sym, callee_name, exact_quotient, fold, plus, \
     register_type, single_return
 from .unit import struct_base
@@ -135,20 +135,13 @@ class StructValuesMixin:
                                    "matches these template arguments")
         d = primary[0]
         binding = {}
-        parent = d.parent
-        params = parent.child_by_field_name("parameters").named_children \
-            if parent is not None and parent.type == "template_declaration" else []
+        params = template_parameters(d.parent)
         if len(args) > len(params):
             raise self.error(node, f"`{short(type_node)}`: {base} takes {len(params)} "
                                    "template argument(s)")
-        for k, p in enumerate(params):
-            is_type = "type_parameter" in p.type
-            pname = template_param_name(p, is_type)
-            if k < len(args):
-                arg = args[k]
-            elif p.type.startswith("optional"):
-                arg = p.child_by_field_name("default_type" if is_type else "default_value")
-            else:
+        for k, (p, is_type, pname) in enumerate(params):
+            arg = args[k] if k < len(args) else template_default(p, is_type)
+            if arg is None:
                 raise self.error(node, f"`{short(type_node)}`: template parameter {pname} of "
                                        f"{base} needs a value")
             binding[pname] = self.template_argument(arg, is_type, type_node)
@@ -177,12 +170,7 @@ class StructValuesMixin:
         pattern = name.child_by_field_name("arguments").named_children
         if len(pattern) != len(args):
             return None
-        parent = definition.parent
-        params = {}
-        if parent is not None and parent.type == "template_declaration":
-            for p in parent.child_by_field_name("parameters").named_children:
-                is_type = "type_parameter" in p.type
-                params[template_param_name(p, is_type)] = is_type
+        params = {pname: is_type for _, is_type, pname in template_parameters(definition.parent)}
         binding = {}
         for pat, arg in zip(pattern, args):
             written = text(pat).strip()
@@ -632,14 +620,16 @@ class StructValuesMixin:
         widths = (2, 4, 8) if dtype in ("f16", "bf16") else (2, 4)
         return count if size in (8, 16) and stype.align >= size and count in widths else 1
 
-    def field_places(self, place, node) -> list:
+    def field_places(self, place, node, only: int | None = None) -> list:
         """[(array, indices)] of each scalar element of a struct of several field types in
-        memory, in memory order: the view of its type at its byte offset (exact: the
-        struct's start keeps its alignment, and each field is aligned in it)."""
+        memory (or of element `only`), in memory order: the view of its type at its byte
+        offset (exact: the struct's start keeps its alignment, and each field is aligned in
+        it)."""
         stype, view, indices, _ = place
+        layout = stype.byte_layout()[0]
         out = []
         with self.at(node):
-            for dtype, offset in stype.byte_layout()[0]:
+            for dtype, offset in (layout if only is None else [layout[only]]):
                 typed = self.shared_view(view, dtype, node) if dtype != "u8" else view
                 at = plus(indices[-1], const(offset))
                 out.append((typed, [at if SIZES[dtype] == 1 else
@@ -869,7 +859,7 @@ class StructValuesMixin:
                 if size != 1 or inner is not None:
                     raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct "
                                            "in memory (read the whole struct into a variable)")
-                arr, at = self.field_places(place, node)[k]
+                ((arr, at),) = self.field_places(place, node, only=k)
                 return Sym("ref", None, arr.dtype, place=(arr, at))
             k += size
         raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")

@@ -12,7 +12,7 @@ import re
 
 from kernels_ir import const
 
-from .parse import short, template_param_name, text
+from .parse import short, template_parameters, text
 from .symbols import SIZES, Sym
 
 
@@ -100,10 +100,8 @@ class StructsMixin:
         """[(name, IR type, dims, alignment)] of a struct's fields, its template arguments
         bound (`SMem<BM, BN, BK>` in the kernel's scope)."""
         scope = {}
-        parent = definition.parent
-        if parent is not None and parent.type == "template_declaration":
-            params = [template_param_name(p, "type_parameter" in p.type) for p in
-                      parent.child_by_field_name("parameters").named_children]
+        if definition.parent is not None and definition.parent.type == "template_declaration":
+            params = [pname for _, _, pname in template_parameters(definition.parent)]
             args = type_node.child_by_field_name("arguments").named_children \
                 if type_node.type == "template_type" else []
             if len(args) != len(params):

@@ -166,21 +166,23 @@ class VectorsMixin:
         address = args[0] if len(args) == 1 else None
         while address is not None and address.type == "parenthesized_expression":
             address = address.named_children[0]
-        if fn is not None and callee_name(fn) in CACHE_LOADS and address is not None and \
-                address.type == "pointer_expression" and address.children[0].type == "&" and \
-                self.vector_place(address.named_children[0]) is not None:
+        cache_load = fn is not None and callee_name(fn) in CACHE_LOADS and address is not None
+        # each place is evaluated once: its index may inline a call that states locals
+        place = None
+        if cache_load and address.type == "pointer_expression" and \
+                address.children[0].type == "&":
             place = self.vector_place(address.named_children[0])   # `__ldcs(&v4[i])`
-        elif fn is not None and callee_name(fn) in CACHE_LOADS and len(args) == 1 and \
-                self.vector_cast(args[0]) is not None:
+        if place is None and cache_load:
             place = self.vector_cast(args[0])   # `__ldcs(reinterpret_cast<const int4*>(p))`
-        elif fn is not None and not text(fn).startswith(("reinterpret_cast", "static_cast")):
+        if place is None and fn is not None and \
+                not text(fn).startswith(("reinterpret_cast", "static_cast")):
             # a function or member function that returns a vector (`v.get_bits()`)
             result = self.call(node, struct=True)
             if not isinstance(result, Sym) or result.kind != "register" or \
                     result.lanes != lanes:
                 raise self.error(node, f"`{short(node)}` is not a vector of {lanes}")
             place = result, [const(0)], lanes
-        else:
+        elif place is None:
             place = self.vector_place(node)
         if place is None or place[2] != lanes:
             raise self.error(node, f"`{short(node)}` is not a vector of {lanes} the importer "

@@ -75,6 +75,25 @@ def template_param_name(param, is_type: bool) -> str:
     return text(node if node is not None else param.named_children[-1])
 
 
+def template_parameters(template) -> list[tuple]:
+    """[(parameter node, is a type, name)] of a template_declaration; none for anything
+    else (the parent of a definition that is no template)."""
+    if template is None or template.type != "template_declaration":
+        return []
+    out = []
+    for p in template.child_by_field_name("parameters").named_children:
+        is_type = "type_parameter" in p.type
+        out.append((p, is_type, template_param_name(p, is_type)))
+    return out
+
+
+def template_default(param, is_type: bool):
+    """A template parameter's default argument, or None."""
+    if not param.type.startswith("optional"):
+        return None
+    return param.child_by_field_name("default_type" if is_type else "default_value")
+
+
 def subscript_index(node):
     """The (first) index expression of a subscript_expression `a[i]`.
 
