@@ -64,7 +64,13 @@ def caller_loc() -> SourceLoc:
 
 
 _SOURCE_MAPS: dict[str, dict[int, SourceLoc]] = {}
-_MARK = re.compile(r"#\s*([^\s#]+\.cuh?):(\d+)\s*$")
+# The suffixes of CUDA sources and the C/C++ headers they include: a node made from a line
+# of any of them is marked with its file, so a site inlined from `common.h` keeps its header
+# line (the as-compiled mapping matches SASS line info by file and line).
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp",
+                        ".tcc", ".cpp", ".cc", ".cxx", ".c")
+_MARK = re.compile(r"#\s*([^\s#]+(?:%s)):(\d+)\s*$"
+                   % "|".join(re.escape(s) for s in CUDA_SOURCE_SUFFIXES))
 
 
 def source_lines(python_file: str) -> None:

@@ -12,7 +12,7 @@ import math
 import os
 
 from .dtypes import f32, i32
-from .errors import SourceLoc
+from .errors import CUDA_SOURCE_SUFFIXES, SourceLoc
 from .expr import Expr, Op
 from .layout import Swizzle
 from .stmt import (
@@ -65,8 +65,9 @@ class _Writer:
         self.lines: list[str] = []
 
     def mark(self, loc: SourceLoc | None) -> str:
-        """`  # file.cu:N` for a node made from a CUDA line (source_lines maps it back)."""
-        if loc is None or not loc.file.endswith((".cu", ".cuh")) or self.folder is None:
+        """`  # file.cu:N` for a node made from a line of a CUDA file or a header it includes
+        (source_lines maps it back)."""
+        if loc is None or not loc.file.endswith(CUDA_SOURCE_SUFFIXES) or self.folder is None:
             return ""
         rel = os.path.relpath(os.path.abspath(loc.file), self.folder)
         if not all(c.isalnum() or c in "._-/+" for c in rel):

@@ -362,3 +362,49 @@ def test_a_float_atomic_on_shared_memory_is_counted_at_its_line(tmp_path, nvcc, 
     assert code == 0, out
     notes = json.loads(out)["results"][0]["as_compiled"]["notes"]
     assert notes[1:] == ["compiler: every site compiled as stated; the counts are unchanged"]
+
+
+REDUCE_HEADER = """
+template <int WARPS>
+__device__ float block_sum(float v) {
+    __shared__ float partial[WARPS];
+    if (threadIdx.x % 32 == 0) { partial[threadIdx.x / 32] = v; }
+    __syncthreads();
+    return threadIdx.x < WARPS ? partial[threadIdx.x] : 0.0f;
+}
+"""
+
+REDUCE_KERNEL = """#include "reduce.h"
+__global__ void total(float* out) {
+    out[threadIdx.x] = block_sum<32>((float)threadIdx.x);
+}
+void host(float* out) { total<<<1, 1024>>>(out); }
+"""
+
+
+def test_a_kernels_file_keeps_the_header_lines_its_sites_come_from(tmp_path, nvcc, no_cache):
+    """A site inlined from a template in the user's header keeps the header's line in the
+    kernels file `import` writes (`# reduce.h:5`), so --as-compiled of the user's build finds
+    its instructions: llm.c's blockReduce (common.h) in the written kernels file matched no
+    instruction of the build (0 of 4,096 loads and stores predicted for
+    fused_classifier_kernel5, 0 of 32 for global_norm_aggregate_kernel; ncu measured them)."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.original import build_original
+    from smemsim.cuda import instantiation, write_kernels_file
+    from smemsim.loader import load_kernels
+    (tmp_path / "reduce.h").write_text(REDUCE_HEADER)
+    cu = tmp_path / "total.cu"
+    cu.write_text(REDUCE_KERNEL)
+    text, keys = write_kernels_file(str(cu), None, "total", str(tmp_path))
+    assert "partial[threadIdx.x // 32] = v  # reduce.h:5" in text, text
+    written = tmp_path / "total_kernels.py"
+    written.write_text(text)
+    kernel = load_kernels(str(written))["total"]()
+    build = build_original(str(cu), instantiation(str(cu), None, "total"))
+    report = analyze_as_compiled(kernel, build=build)
+    lines = {(pathlib.Path(s.loc.file).name, s.loc.line) for s in report.sites}
+    assert lines == {("reduce.h", 5), ("reduce.h", 7)}
+    assert report.compiler[-1] == \
+        "compiler: every site compiled as stated; the counts are unchanged"
+    assert report.uncounted == 0
+    assert (report.load.requests, report.store.requests) == (1, 32), report.compiler
