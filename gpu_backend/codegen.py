@@ -472,8 +472,10 @@ def _mbarrier_wait(w: _Writer, s: MbarrierWait, depth: int) -> None:
 
 def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
     fn = SHUFFLE_MODES[s.mode]
-    w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}({_mask(s.mask)}, "
-                 f"{cuda_expr(s.value)}, {cuda_expr(s.lane)}, {s.width});")
+    mask = _mask(s.mask) if isinstance(s.mask, int) else cuda_expr(s.mask)
+    width = s.width if isinstance(s.width, int) else cuda_expr(s.width)
+    w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}({mask}, "
+                 f"{cuda_expr(s.value)}, {cuda_expr(s.lane)}, {width});")
 
 
 def _syncwarp(w: _Writer, s: SyncWarp, depth: int) -> None:

@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from . import checks
-from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, i32
+from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, i32, u32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
@@ -972,25 +972,41 @@ class KernelBuilder:
         """`__syncwarp(mask);`"""
         self._emit(SyncWarp(self._lane_mask(mask, caller_loc()), caller_loc()))
 
-    def shfl(self, value: ExprLike, lane: ExprLike, mode: str = "idx", width: int = 32,
-             mask: int = FULL_MASK, name: str | None = None) -> Expr:
+    def shfl(self, value: ExprLike, lane: ExprLike, mode: str = "idx",
+             width: int | Expr = 32, mask: int | Expr = FULL_MASK,
+             name: str | None = None) -> Expr:
         """`__shfl_sync(mask, value, lane, width)` (`mode` "up", "down" or "xor" for the
         other three): the value another lane of the warp holds. Values narrower than 32 bits
-        travel as int, as in CUDA."""
+        travel as int, as in CUDA. `width` and `mask` are ints, or integer expressions
+        evaluated at run time (a kernel parameter, `blockDim.x / 32`): each lane's width
+        must then be a power of two up to 32, and a warp's lanes must agree on the mask."""
         loc = caller_loc()
         self._guard_condition("a shuffle")
         if mode not in SHUFFLE_MODES:
             raise KernelError(f"shuffle mode must be one of {', '.join(SHUFFLE_MODES)}, got "
                               f"{mode!r}", kernel=self.name, loc=loc)
-        if width not in (1, 2, 4, 8, 16, 32):
+        if isinstance(width, Expr):
+            width = cast(self._integer(width, "a shuffle width", loc), i32)
+        elif width not in (1, 2, 4, 8, 16, 32):
             raise KernelError(f"shuffle width must be a power of two up to 32, got {width!r}",
                               kernel=self.name, loc=loc)
+        if isinstance(mask, Expr):
+            mask = cast(self._integer(mask, "a lane mask", loc), u32)
+        else:
+            mask = self._lane_mask(mask, loc)
         value = as_expr(value)
         dtype = value.dtype if value.dtype.size >= 4 else i32
         var = Var(self._fresh(name or "shfl"), dtype, "load")
         self._emit(Shuffle(var, mode, cast(value, dtype), cast(as_expr(lane), i32), width,
-                           self._lane_mask(mask, loc), loc))
+                           mask, loc))
         return ReadOnlyRef(Op.VAR, dtype, (), var)
+
+    def _integer(self, e: Expr, what: str, loc: SourceLoc) -> Expr:
+        """`e`, which must have an integer type (`what` names it in the error)."""
+        if e.dtype.is_float:
+            raise KernelError(f"{what} is an integer, got an expression of type {e.dtype}",
+                              kernel=self.name, loc=loc)
+        return e
 
     def _lane_mask(self, mask, loc: SourceLoc) -> int:
         """A nonzero 32-bit lane mask, or ACTIVE_MASK (0): `__activemask()`, the lanes that

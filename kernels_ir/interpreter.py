@@ -1695,26 +1695,40 @@ class _Machine(Evaluator):
             return
 
     # ------------------------------------------------------------ warp-level operations
-    def _warp_lanes(self, s, idx: np.ndarray, mask: int):
+    def _warp_lanes(self, s, idx: np.ndarray, mask: int | np.ndarray):
         """(dense warp of each lane, its lane number, the warps, lane presence table), after
-        CUDA's rules: every executing lane is in `mask`, every existing lane of `mask`
+        CUDA's rules: every executing lane is in `mask` (an int, or each lane's value of a
+        run-time mask, which a warp's lanes must agree on), every existing lane of `mask`
         executes it."""
         thread = idx % self.tpb
         key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
         lane = thread % 32
-        if mask == ACTIVE_MASK:   # __activemask(): exactly the lanes that execute it
+        if isinstance(mask, int) and mask == ACTIVE_MASK:  # exactly the lanes executing it
             warps, dense = np.unique(key, return_inverse=True)
             present = np.zeros((warps.size, 32), bool)
             present[dense, lane] = True
             return dense, lane, warps, present
         outside = ((mask >> lane) & 1) == 0
         if outside.any():
-            raise LaneFault(f"lane {int(lane[outside][0])} executes a warp operation whose "
-                            f"mask 0x{mask:08x} does not name it (undefined in CUDA)",
-                            np.flatnonzero(outside)[:1])
+            first = int(np.flatnonzero(outside)[0])
+            value = mask if isinstance(mask, int) else int(mask[first])
+            raise LaneFault(f"lane {int(lane[first])} executes a warp operation whose "
+                            f"mask 0x{value:08x} does not name it (undefined in CUDA)",
+                            np.array([first]))
         warps, dense = np.unique(key, return_inverse=True)
         present = np.zeros((warps.size, 32), bool)
         present[dense, lane] = True
+        if not isinstance(mask, int):  # one mask per warp: its lanes must agree
+            first = np.zeros(warps.size, np.int64)
+            first[dense[::-1]] = np.arange(dense.size)[::-1]  # each warp's first lane here
+            per_warp = mask[first]
+            differs = np.flatnonzero(per_warp[dense] != mask)
+            if differs.size:
+                at = int(differs[0])
+                raise LaneFault(f"lanes of one warp execute a warp operation with different "
+                                f"masks (0x{int(per_warp[dense[at]]):08x} and "
+                                f"0x{int(mask[at]):08x}; undefined in CUDA)", np.array([at]))
+            mask = per_warp[:, None]
         # lanes that exist in each warp (the last warp of a block may be partial)
         exists = (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32) \
             < self.tpb
@@ -1726,16 +1740,27 @@ class _Machine(Evaluator):
         missing = named & ~present
         if missing.any():
             w, missing_lane = (int(x) for x in np.argwhere(missing)[0])
+            if not isinstance(mask, int):
+                mask = int(mask[w, 0])
             raise LaneFault(f"lane {missing_lane} is named in the mask 0x{mask:08x} but does "
                             "not execute this warp operation (undefined in CUDA)",
                             np.flatnonzero(dense == w)[:1])
         return dense, lane, warps, present
 
     def _shuffle(self, s: Shuffle, idx: np.ndarray) -> None:
-        dense, lane, _, present = self._warp_lanes(s, idx, s.mask)
+        mask = s.mask if isinstance(s.mask, int) else \
+            self.eval(s.mask, idx).astype(np.uint32).astype(np.int64)
+        dense, lane, _, present = self._warp_lanes(s, idx, mask)
         value = convert(self.eval(s.value, idx), s.dst.dtype)
         arg = self.eval(s.lane, idx).astype(np.int64)
         width = s.width
+        if not isinstance(width, int):  # a run-time width: each lane's own
+            width = self.eval(width, idx).astype(np.int64)
+            bad = np.flatnonzero((width < 1) | (width > 32) | ((width & (width - 1)) != 0))
+            if bad.size:
+                raise LaneFault(f"a shuffle width must be a power of two up to 32, this "
+                                f"lane's is {int(width[bad[0]])} (undefined in CUDA)",
+                                bad[:1])
         segment = lane & ~(width - 1)
         if s.mode == "idx":
             src = segment + (arg & (width - 1))

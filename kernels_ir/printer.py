@@ -204,8 +204,10 @@ _FORMAT = {
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,
-    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}({mask_text(s.mask)}, "
-                        f"{format_expr(s.value)}, {format_expr(s.lane)}, {s.width})"),
+    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}("
+                        f"{mask_text(s.mask) if isinstance(s.mask, int) else format_expr(s.mask)}"
+                        f", {format_expr(s.value)}, {format_expr(s.lane)}, "
+                        f"{s.width if isinstance(s.width, int) else format_expr(s.width)})"),
     SyncWarp: lambda s: f"__syncwarp({mask_text(s.mask)})",
     CopyAsync: lambda s: (f"cp.async.{'cg' if s.bypass else 'ca'}(&{format_index(s.array, s.index)}"
                           f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),

@@ -286,8 +286,10 @@ class _Writer:
         elif isinstance(s, Return):
             self.emit(depth, f"{BUILDER}.return_()", loc)
         elif isinstance(s, Shuffle):
+            width = s.width if isinstance(s.width, int) else e(s.width)
+            mask = _mask(s.mask) if isinstance(s.mask, int) else e(s.mask)
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.shfl({e(s.value)}, '
-                             f'{e(s.lane)}, "{s.mode}", width={s.width}, mask={_mask(s.mask)}, '
+                             f'{e(s.lane)}, "{s.mode}", width={width}, mask={mask}, '
                              f'name="{s.dst.name}")', loc)
         elif isinstance(s, LoadMatrix):
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.ldmatrix('

@@ -197,7 +197,9 @@ class Stmt:
     """The protocol every statement follows (subclasses are frozen dataclasses with `loc`).
 
     `EXPRS` names the fields that hold an expression or a tuple of expressions, in the order
-    they are evaluated; `BODIES` the fields that hold nested statement tuples.
+    they are evaluated (a field that may instead hold a compile-time int, a shuffle's
+    width or mask, is skipped while it does); `BODIES` the fields that hold nested statement
+    tuples.
     """
 
     EXPRS: ClassVar[tuple[str, ...]] = ()
@@ -211,7 +213,7 @@ class Stmt:
         out: list[Expr] = []
         for name in self.EXPRS:
             value = getattr(self, name)
-            if value is not None:  # an optional expression that is absent
+            if value is not None and not isinstance(value, int):  # absent, or an int
                 out.extend(value if isinstance(value, tuple) else (value,))
         return tuple(out)
 
@@ -229,7 +231,7 @@ class Stmt:
         if expr is not None:
             for name in self.EXPRS:
                 value = getattr(self, name)
-                if value is None:
+                if value is None or isinstance(value, int):
                     continue
                 new = tuple(expr(e) for e in value) if isinstance(value, tuple) else expr(value)
                 same = all(a is b for a, b in zip(new, value)) if isinstance(value, tuple) \
@@ -897,15 +899,17 @@ def mask_text(mask: int) -> str:
 class Shuffle(Stmt):
     """`dst = __shfl[_up|_down|_xor]_sync(mask, value, lane, width)`: `value` as another lane
     of the warp holds it. `lane` is the source lane (idx), the distance (up/down) or the
-    lane mask (xor), within segments of `width` lanes."""
+    lane mask (xor), within segments of `width` lanes. `width` and `mask` are ints where
+    they are compile-time constants, else i32 / u32 expressions evaluated at run time
+    (`__shfl_up_sync(mask, v, i, width)` with `width` a kernel parameter)."""
     dst: Var
     mode: str
     value: Expr
     lane: Expr
-    width: int
-    mask: int
+    width: int | Expr
+    mask: int | Expr
     loc: SourceLoc
-    EXPRS: ClassVar = ("value", "lane")
+    EXPRS: ClassVar = ("value", "lane", "width", "mask")
 
     def declares(self) -> tuple:
         return (self.dst,)

@@ -102,3 +102,24 @@ def test_n_body_float3_tiles_counts_by_hand():
     assert len(stores) == len(loads) == 3
     assert all(s.requests == s.wavefronts == 938 * 235 for s in stores)
     assert all(s.requests == s.wavefronts == 938 * 235 * 128 for s in loads)
+
+
+def test_shfl_scan_with_the_width_its_host_passes():
+    """cuda-samples' shfl_scan_test shuffles with a width passed as a kernel parameter (32)
+    and with `blockDim.x / warpSize` under the mask `(1 << (blockDim.x / warpSize)) - 1`:
+    run-time width and mask. Its host launches 256 blocks of 256 threads (8 warps, 32
+    bytes of sums). By hand: each warp's last lane stores its sum (8 x 256 requests); warp
+    0's lanes 0-7 load and store the 8 sums (256 each); warps 1-7 read one sum, a
+    broadcast (7 x 256); each access 1 wavefront. On ones, the block-wise scan is
+    i % 256 + 1 and every block's partial sum 256."""
+    import numpy as np
+
+    from kernels_ir import run
+    kernel = build(next(e for e in ENTRIES if e["kernel"] == "shfl_scan_test"))
+    r = analyze(kernel)
+    assert [(s.requests, s.wavefronts) for s in r.sites] == \
+        [(2048, 2048), (256, 256), (256, 256), (1792, 1792)]
+    out = run(kernel, arrays={"data": np.ones(65536, np.int32),
+                              "partial_sums": np.zeros(256, np.int32)})
+    assert (out["data"] == np.arange(65536) % 256 + 1).all()
+    assert (out["partial_sums"] == 256).all()

@@ -70,6 +70,74 @@ def test_shuffle_rules_are_located_faults():
     assert run(kernel(threadIdx.x < 16, mask=0xFFFF))["out"][:16].tolist() == [0] * 16
 
 
+def _runtime_width_kernel(width_default=8, mask_shift=None):
+    """`__shfl_up_sync(mask, v, 1, w)` with the width a kernel parameter `w` (as cuda-samples'
+    shfl_scan passes it); `mask_shift`: lanes below `m` execute under the run-time mask
+    `(1 << m) - 1`, else every lane under the full mask."""
+    k = KernelBuilder("shfl_width")
+    w = k.param("w")
+    out = k.global_array("out", i32, 64, intent="out")
+    v = cast(threadIdx.x, i32) * 10
+    if mask_shift is None:
+        out[threadIdx.x] = k.shfl(v, 1, "up", width=w)
+    else:
+        m = k.param("m")
+        with k.if_(cast(threadIdx.x, i32) % 32 < m):
+            out[threadIdx.x] = k.shfl(v, 1, "up", width=w, mask=(1 << m) - 1)
+    k.launch(1, 64)
+    k.defaults(w=width_default, **({} if mask_shift is None else {"m": mask_shift}))
+    return k.build()
+
+
+@pytest.mark.parametrize("width", [1, 4, 8, 32])
+def test_a_shuffle_width_known_at_run_time(width):
+    """The width from a parameter: the same segments as the constant width."""
+    got = run(_runtime_width_kernel(), {"w": width})["out"]
+    assert got.tolist() == _shuffle_reference("up", lambda t: 1, width)
+
+
+def test_a_run_time_mask_and_width_follow_cudas_rules():
+    t = np.arange(64)
+    got = run(_runtime_width_kernel(mask_shift=8), {"w": 8, "m": 8})["out"]
+    want = np.where(t % 8 == 0, 10 * t, 10 * (t - 1))  # a segment's first lane: its own
+    assert got[t % 32 < 8].tolist() == want[t % 32 < 8].tolist()
+    with pytest.raises(KernelRuntimeError, match=r"a shuffle width must be a power of two up "
+                                                 r"to 32, this lane's is 12"):
+        run(_runtime_width_kernel(), {"w": 12})
+    with pytest.raises(KernelRuntimeError, match=r"lane 8 is named in the mask 0x000001ff but "
+                                                 r"does not execute"):
+        k = KernelBuilder("partial_warp")
+        m = k.param("m")
+        out = k.global_array("out", i32, 32, intent="out")
+        with k.if_(cast(threadIdx.x, i32) < 8):
+            out[threadIdx.x] = k.shfl(cast(threadIdx.x, i32), 0, mask=(1 << m) - 1)
+        k.launch(1, 32)
+        k.defaults(m=9)
+        run(k.build())
+    k = KernelBuilder("two_masks")
+    out = k.global_array("out", i32, 32, intent="out")
+    out[threadIdx.x] = k.shfl(cast(threadIdx.x, i32), 0,
+                              mask=cast(0xFFFFFFFF, u32) - cast(threadIdx.x // 16, u32) * 0)
+    k.launch(1, 32)
+    assert run(k.build())["out"].tolist() == [0] * 32
+    k = KernelBuilder("mixed_masks")
+    out = k.global_array("out", i32, 32, intent="out")
+    out[threadIdx.x] = k.shfl(cast(threadIdx.x, i32), 0, mask=cast(0xFFFFFFFF, u32) -
+                              cast(threadIdx.x // 16, u32) * 0xFFFF)  # each lane in its own
+    k.launch(1, 32)
+    with pytest.raises(KernelRuntimeError, match=r"lanes of one warp execute a warp operation "
+                                                 r"with different masks \(0xffffffff and "
+                                                 r"0xffff0000"):
+        run(k.build())
+
+
+def test_a_run_time_width_is_written_as_its_expression():
+    kernel = _runtime_width_kernel(mask_shift=8)
+    assert "__shfl_up_sync((unsigned int)((1 << m) - 1), (int)threadIdx.x * 10, 1, w)" in \
+        generate(kernel).source
+    assert "shfl_up(" in format_kernel(kernel) and ", w)" in format_kernel(kernel)
+
+
 def _active_mask_kernel():
     """A shuffle and a __syncwarp over `__activemask()` (ACTIVE_MASK) in divergent code:
     lanes 0-19 of each warp swap with their xor-1 neighbour, lanes 20-31 add 1000."""
@@ -177,7 +245,7 @@ def test_warp_kernels_compile():
     require_nvrtc()
     from gpu_backend.compile import compile_kernel
     for kernel in (softmax.softmax(), _warp_sum(True), _shuffle_kernel("xor", lambda t: 1, 32),
-                   _early_exit()):
+                   _early_exit(), _runtime_width_kernel(mask_shift=8)):
         c = compile_kernel(kernel, "sm_90")
         assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
 
@@ -185,8 +253,9 @@ def test_warp_kernels_compile():
 @pytest.mark.gpu
 @pytest.mark.parametrize("make", [
     lambda: softmax.softmax(), lambda: _warp_sum(True), _active_mask_kernel,
+    _runtime_width_kernel, lambda: _runtime_width_kernel(4, mask_shift=8),
     *[(lambda m=m, a=a, w=w: _shuffle_kernel(m, a, w)) for m, a, w in CASES]],
-    ids=["softmax", "warp_sum", "active_mask"] +
+    ids=["softmax", "warp_sum", "active_mask", "runtime_width", "runtime_mask"] +
     [f"shfl-{m}-w{w}-{i}" for i, (m, _, w) in enumerate(CASES)])
 def test_warp_kernels_on_the_gpu(make):
     from tests.test_gpu_backend import _gpu_or_skip

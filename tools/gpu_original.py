@@ -30,6 +30,7 @@ import dataclasses
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -94,6 +95,27 @@ def prepare(folder: pathlib.Path) -> None:
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
+# What the samples' host code calls from cuda-samples' Common/helper_cuda.h, which neither
+# this machine nor the GPU machine has (the corpus keeps kernels, not the samples' Common/):
+# a stand-in for the harness builds, with the same meaning (stop on a CUDA error).
+HELPER_CUDA = """// stand-in for cuda-samples' helper_cuda.h, written by tools/gpu_original.py
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+template <class T>
+void smemsim_check(T result, const char* what, const char* file, int line)
+{
+    if (result) {
+        fprintf(stderr, "%s:%d: %s failed (%d)\\n", file, line, what, (int)result);
+        exit(1);
+    }
+}
+#define checkCudaErrors(val) smemsim_check((val), #val, __FILE__, __LINE__)
+#define getLastCudaError(msg) smemsim_check(cudaGetLastError(), (msg), __FILE__, __LINE__)
+"""
+
+
 def prepare_corpus(folder: pathlib.Path) -> None:
     """Harnesses and kernels files for every corpus entry that imports and analyzes (the
     GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes)."""
@@ -103,6 +125,8 @@ def prepare_corpus(folder: pathlib.Path) -> None:
     from tools.corpus_status import options
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
+    (folder / "include").mkdir(exist_ok=True)
+    (folder / "include" / "helper_cuda.h").write_text(HELPER_CUDA)
     entries = json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
     cases = []
     for n, entry in enumerate(entries):
@@ -130,6 +154,12 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         flags = ["-include", "cstdint", "-DcudaThreadSynchronize=cudaDeviceSynchronize"]
         if "checkCudaErrors" in source or "getLastCudaError" in source:
             flags += ["-include", "helper_cuda.h"]
+        # the libraries its host code calls (llm.c's common.h includes cuBLAS and creates
+        # handles): linked into the harness only, never given to the -cubin build
+        local = re.findall(r'#include\s+"([^"]+)"', source)
+        texts = [source] + [(cu.parent / h).read_text() for h in local
+                            if (cu.parent / h).is_file()]
+        libraries = ["cublas", "cublasLt"] if any("cublas" in t for t in texts) else []
         inst = instantiation(str(cu), opts, key)
         cases.append({"cu": entry["file"], "kernel": name, "key": key,
                       "instance": {"name": inst.name, "template_args": inst.template_args,
@@ -138,7 +168,8 @@ def prepare_corpus(folder: pathlib.Path) -> None:
                                              for f in inst.files]},
                       "fixture": str(fixture.relative_to(ROOT)),
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
-                      "includes": [str(cu.parent.relative_to(ROOT))], "flags": flags})
+                      "includes": [str(cu.parent.relative_to(ROOT))], "flags": flags,
+                      "libraries": libraries})
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
     print(f"{len(cases)} cases in {folder}")
 
@@ -232,8 +263,8 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
             import nvidia.cublas
             home = pathlib.Path(list(nvidia.cublas.__path__)[0])
             flags += [f"-I{home / 'include'}", f"-L{home / 'lib'}", "-lcublas", "-lcublasLt"]
-        except ImportError:
-            pass
+        except ImportError:  # the toolkit's own, where the case's host code calls it
+            flags += [f"-l{name}" for name in case.get("libraries", [])]
         return case["harness"], (exe, subprocess.run(
             ["nvcc", "-arch=sm_90", "-O3", "-lineinfo", *flags, "-o", str(exe),
              str(ROOT / case["harness"])], capture_output=True, text=True))

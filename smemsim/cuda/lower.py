@@ -1902,13 +1902,34 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             except KernelError as err:
                 raise self.error(node, err.message) from None
 
+    def lane_mask_or_expr(self, node) -> int | Expr:
+        """A lane mask: its value where it is a compile-time integer (or `__activemask()`),
+        else the expression, evaluated at run time (`(1 << (blockDim.x / warpSize)) - 1`)."""
+        if self.active_mask(node):
+            return ACTIVE_MASK
+        if node.type == "identifier":
+            sym = self.lookup(text(node), node)
+            if sym.kind == "local" and sym.place and sym.place[0] == "known":
+                return sym.place[1] & 0xFFFFFFFF
+        e = self.expr(node)
+        v = fold(e)
+        if isinstance(v, float):
+            raise self.error(node, f"`{short(node)}`: a lane mask is an integer")
+        return e if v is None else v & 0xFFFFFFFF
+
     def shuffle(self, node, mode: str, args) -> Expr:
         """`__shfl_*_sync(mask, value, lane[, width])` as the builder's shuffle."""
         if len(args) not in (3, 4):
             raise self.error(node, f"`{short(node)}`: a shuffle takes mask, value, lane "
                                    "and an optional width")
-        mask = self.constant_int(args[0], "a lane mask") & 0xFFFFFFFF
+        mask = self.lane_mask_or_expr(args[0])
         value, lane = self.expr(args[1]), self.expr(args[2])
-        width = self.constant_int(args[3], "a shuffle width") if len(args) == 4 else 32
+        width = 32
+        if len(args) == 4:  # a constant, else evaluated at run time (a kernel parameter)
+            width = self.expr(args[3])
+            folded = fold(width)
+            if isinstance(folded, float):
+                raise self.error(args[3], f"`{short(args[3])}`: a shuffle width is an integer")
+            width = width if folded is None else folded
         with self.at(node):
             return self.kb.shfl(value, lane, mode, width=width, mask=mask)
