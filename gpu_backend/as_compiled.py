@@ -48,6 +48,7 @@ from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 from smemsim.analysis import Report, _assemble, _site_rows, class_totals
 from smemsim.arch import require_instructions
 from smemsim.banks import rules_for
+from smemsim.bulk import sum_tma
 from smemsim.slicing import references
 from smemsim.trace import LOOP_LIMIT, Trace, trace_launch
 
@@ -607,7 +608,7 @@ def _fold(rows: list[dict], kernel: Kernel, origin: dict) -> list[dict]:
                         ideal=sum(p["ideal"] for p in parts),
                         histogram=tuple(sorted(hist.items())), worst=worst,
                         data_dependent=any(p["data_dependent"] for p in parts),
-                        classes=classes))
+                        classes=classes, tma=sum_tma(p.get("tma") for p in parts)))
     return out
 
 

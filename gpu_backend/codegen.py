@@ -450,7 +450,13 @@ def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
 
 def _mbarrier_arrive(w: _Writer, s: MbarrierArrive, depth: int) -> None:
     bar = _barrier_address(s, s.array, s.index)
-    if s.expect_tx is None:
+    if s.kind == "cp_async":
+        w.add(depth, f'asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" :: '
+                     f'"r"({bar}) : "memory");')
+    elif s.kind == "expect_tx":
+        w.add(depth, f'asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" '
+                     f':: "r"({bar}), "r"((unsigned)({cuda_expr(s.expect_tx)})) : "memory");')
+    elif s.expect_tx is None:
         w.add(depth, f'asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" :: "r"({bar}) '
                      ': "memory");')
     else:

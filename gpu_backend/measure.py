@@ -225,7 +225,7 @@ def compare_counts(report, measured: Measured) -> Agreement:
         if c in predicted or requests:
             tma = [s.tma for s in report.sites if s.tma is not None and s.tma.direction == c]
             compare(f"{c} requests", get(c).requests, requests, True)
-            compare(f"{c} bytes", sum(t.bytes for t in tma), moved,
+            compare(f"{c} bytes", sum(t.global_bytes for t in tma), moved,
                     all(t.global_bytes_exact for t in tma))
     if "gmma" in predicted or m.gmma_wavefronts:
         # wgmma: wavefronts exactly (bytes / 128), no conflict; Nsight's instruction count

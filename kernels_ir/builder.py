@@ -928,6 +928,20 @@ class KernelBuilder:
         self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
                                   None if expect_tx is None else as_expr(expect_tx), loc))
 
+    def mbarrier_expect_tx(self, barrier: SharedArray, index, nbytes: ExprLike) -> None:
+        """`mbarrier.expect_tx`: raise the bytes the barrier's phase waits for, without
+        arriving (libcu++'s `cuda::device::barrier_expect_tx`)."""
+        loc = caller_loc()
+        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
+                                  as_expr(nbytes), loc, "expect_tx"))
+
+    def cp_async_arrive(self, barrier: SharedArray, index=0) -> None:
+        """`cp.async.mbarrier.arrive.shared::cta.b64`: the thread's cp.async copies issued so
+        far complete on the barrier's current phase (which then waits for them too)."""
+        loc = caller_loc()
+        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc), None, loc,
+                                  "cp_async"))
+
     def mbarrier_wait(self, barrier: SharedArray, index=0, parity: ExprLike = 0) -> None:
         """Wait (`mbarrier.try_wait.parity` in a loop) until the phase of `parity` completed."""
         loc = caller_loc()

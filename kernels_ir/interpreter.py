@@ -1020,6 +1020,13 @@ class _Machine(Evaluator):
                 fault(f"the {_BULK_NAMES[type(copy)]} of line {copy.loc.line} to it is still "
                       f"in flight: wait on its mbarrier '{copy.barrier.name}' first (a wait "
                       "that sees the phase of the copy complete)", row)
+            copy = next((c for c in self.copies if np.isin(
+                nbytes[row], self._bytes(c["stmt"], c["first"], c["stmt"].width)).any()), None)
+            if copy is not None and (copy["slot"] >= 0).any():
+                fault(f"the cp.async of line {copy['stmt'].loc.line} to it is still in flight: "
+                      "it completes on an mbarrier (cp.async.mbarrier.arrive; "
+                      "cuda::memcpy_async on a cuda::barrier): wait on that barrier first",
+                      row)
             fault("a cp.async to it is still in flight: the issuing thread's "
                   "cp.async.wait_group must come first (and a __syncthreads() for other "
                   "threads)", row)
@@ -1127,8 +1134,11 @@ class _Machine(Evaluator):
         follows the bytes, not what they hold)."""
         self._check_settled(s, first, s.width, reading=False)
         self.in_flight[self._bytes(s, first, s.width)] += 1
+        # slot: the mbarrier a cp.async.mbarrier.arrive tied the copy to (-1: none yet), and
+        # phase: that barrier's phase then (the copy lands when it has completed)
         self.copies.append(dict(stmt=s, threads=idx.copy(), group=self.copy_group[idx].copy(),
-                                first=first, values=values))
+                                first=first, values=values, slot=np.full(idx.size, -1),
+                                phase=np.zeros(idx.size, np.int64)))
 
     def _commit_group(self, s: CommitGroup, idx: np.ndarray) -> None:
         self.copy_group[idx] += 1
@@ -1137,10 +1147,14 @@ class _Machine(Evaluator):
         """Copies of these threads in committed groups older than the newest `pending` land."""
         waiting = np.zeros(self.total, bool)
         waiting[idx] = True
+        self._land_copies(lambda c: waiting[c["threads"]] &
+                          (c["group"] < self.copy_group[c["threads"]] - s.pending))
+
+    def _land_copies(self, landed) -> None:
+        """The cp.async copies (rows of each issued copy) that `landed(copy)` selects land."""
         kept = []
         for c in self.copies:
-            threads = c["threads"]
-            done = waiting[threads] & (c["group"] < self.copy_group[threads] - s.pending)
+            done = landed(c)
             if done.any():
                 stmt = c["stmt"]
                 memory = self.shared.view(stmt.array.dtype.storage)
@@ -1208,9 +1222,16 @@ class _Machine(Evaluator):
     def _mbarrier_arrive(self, s: MbarrierArrive, idx: np.ndarray) -> None:
         slots = self._mbarrier_slots(s.array, s.index, idx)
         st = self._require_init(s.array, slots)
+        if s.kind == "cp_async":
+            # one more pending arrival now, made when the copies have landed: the phase
+            # cannot complete before them, so they are tied to it (and land with it)
+            self._tie_copies(idx, slots, st["phase"][slots])
+            return
         if s.expect_tx is not None:
             tx = self._within(s.expect_tx, idx, 0, MBARRIER_MAX_TX, "expect_tx of (bytes)")
             np.add.at(st["tx"], slots, tx)
+        if s.kind == "expect_tx":
+            return
         np.subtract.at(st["pending"], slots, 1)
         over = st["pending"][slots] < 0
         if over.any():
@@ -1221,6 +1242,17 @@ class _Machine(Evaluator):
                             f"its count ({int(st['count'][slots[lane]])}): arrivals that "
                             "spill into the next phase are not modelled", np.array([lane]))
         self._complete_phases(slots)
+
+    def _tie_copies(self, idx: np.ndarray, slots: np.ndarray, phases: np.ndarray) -> None:
+        """The cp.async copies these threads issued and no barrier has yet tracked complete on
+        each thread's barrier slot, in its current phase."""
+        where = np.full(self.total, -1, np.int64)
+        where[idx] = np.arange(idx.size)
+        for c in self.copies:
+            at = where[c["threads"]]
+            free = (at >= 0) & (c["slot"] < 0)
+            c["slot"][free] = slots[at[free]]
+            c["phase"][free] = phases[at[free]]
 
     def _mbarrier_wait(self, s: MbarrierWait, idx: np.ndarray) -> None:
         """Lanes wait for the phase of their parity: it must already be complete (in this
@@ -1255,8 +1287,12 @@ class _Machine(Evaluator):
         self._land_bulk(np.unique(slots))
 
     def _land_bulk(self, slots: np.ndarray) -> None:
-        """TMA copies on these barriers whose phase has completed land."""
+        """TMA copies on these barriers whose phase has completed land (and the cp.async
+        copies tied to them)."""
         phase = self.mbarriers["phase"]
+        if self.copies:
+            self._land_copies(lambda c: (c["slot"] >= 0) & np.isin(c["slot"], slots) &
+                              (c["phase"] < phase[np.maximum(c["slot"], 0)]))
         kept = []
         for c in self.bulk_copies:
             done = np.isin(c["slot"], slots) & (c["phase"] < phase[c["slot"]])

@@ -353,6 +353,12 @@ class _Writer:
         elif isinstance(s, MbarrierInit):
             self.emit(depth, f"{BUILDER}.mbarrier_init({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {e(s.count)})", loc)
+        elif isinstance(s, MbarrierArrive) and s.kind == "expect_tx":
+            self.emit(depth, f"{BUILDER}.mbarrier_expect_tx({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)}, {e(s.expect_tx)})", loc)
+        elif isinstance(s, MbarrierArrive) and s.kind == "cp_async":
+            self.emit(depth, f"{BUILDER}.cp_async_arrive({py_name(s.array.name)}, "
+                             f"{self.index_tuple(s.index)})", loc)
         elif isinstance(s, MbarrierArrive):
             tx = "" if s.expect_tx is None else f", expect_tx={e(s.expect_tx)}"
             self.emit(depth, f"{BUILDER}.mbarrier_arrive({py_name(s.array.name)}, "

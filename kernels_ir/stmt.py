@@ -839,12 +839,19 @@ class MbarrierInit(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class MbarrierArrive(Stmt):
-    """`mbarrier.arrive[.expect_tx].shared::cta.b64`: each executing thread arrives once,
-    first raising the expected transaction bytes by `expect_tx` (None: a plain arrive)."""
+    """An operation of each executing thread on an mbarrier's current phase, by `kind`:
+    "arrive", `mbarrier.arrive[.expect_tx].shared::cta.b64` (arrives once, first raising the
+    expected transaction bytes by `expect_tx`; None: a plain arrive); "expect_tx",
+    `mbarrier.expect_tx` (raises them without arriving); "cp_async",
+    `cp.async.mbarrier.arrive.shared::cta.b64` (the thread's cp.async copies issued so far
+    complete on the barrier: it counts one more pending arrival now and makes it when they
+    have landed, so the phase completes only after them; how libcu++'s
+    `cuda::memcpy_async(..., barrier)` of 4- or 8-byte aligned pieces completes)."""
     array: MemArray
     index: tuple[Expr, ...]
     expect_tx: Expr | None
     loc: SourceLoc
+    kind: str = "arrive"
     EXPRS: ClassVar = ("index", "expect_tx")
 
 
@@ -859,6 +866,7 @@ class MbarrierWait(Stmt):
     EXPRS: ClassVar = ("index", "parity")
 
 
+MBARRIER_ARRIVALS = ("arrive", "expect_tx", "cp_async")   # MbarrierArrive's kinds
 MBARRIER_OPS = (MbarrierInit, MbarrierArrive, MbarrierWait)
 # statements that order asynchronous bulk copies (the check's shared run keeps them)
 BULK_ORDER_OPS = MBARRIER_OPS + (BulkCommit, BulkWait, FenceProxyAsync, WgmmaFence,

@@ -255,7 +255,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             wf = ideal = gmma_wavefronts(st.requests, stmt.access_bytes)
             classes = {"gmma": Totals(st.requests, wf, ideal)}
             hist = {}
-        tma = tma_counters(stmt.op, st.requests, copies(st.patterns, st.counts),
+        tma = tma_counters(stmt.op, copies(st.patterns, st.counts),
                            stmt.access_bytes, stmt.tensor_map.row_bytes
                            if hasattr(stmt, "tensor_map") else stmt.nbytes) \
             if stmt.BULK else None

@@ -23,7 +23,10 @@ from kernels_ir import (
     BarrierReached, Kernel, KernelError, KernelRuntimeError, LayoutMismatch, PartialRun,
     SharedAccess, SourceLoc, WarpBarrierReached, format_stmt, resolve_launch, run,
 )
-from kernels_ir.stmt import If, Loop, Return, Sync, TmaLoad, unsupported
+from kernels_ir.stmt import (
+    CommitGroup, CopyAsync, If, Loop, MbarrierArrive, Return, Sync, TmaLoad, WaitGroup,
+    unsupported,
+)
 
 from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
@@ -172,11 +175,39 @@ def last_barriers(g: nx.DiGraph, node) -> frozenset:
     return frozenset(found)
 
 
+def barrier_tracked_copies(g: nx.DiGraph) -> frozenset:
+    """The cp.async sites whose copies complete on an mbarrier: on every path from them a
+    `cp.async.mbarrier.arrive` comes before any commit, wait or the kernel's end
+    (libcu++'s memcpy_async on a cuda::barrier). Their bytes land when the barrier's phase
+    completes: a read before that is the interpreter's in-flight fault, as for TMA."""
+    found = set()
+    for node, data in g.nodes(data=True):
+        s = data.get("stmt")
+        if not isinstance(s, CopyAsync):
+            continue
+        seen, work, tracked = set(), list(g.successors(node)), True
+        while work and tracked:
+            n = work.pop()
+            if n in seen:
+                continue
+            seen.add(n)
+            t = g.nodes[n].get("stmt")
+            if isinstance(t, MbarrierArrive) and t.kind == "cp_async":
+                continue
+            if n == EXIT or isinstance(t, (CommitGroup, WaitGroup)):
+                tracked = False
+            work.extend(g.successors(n))
+        if tracked:
+            found.add(s.site)
+    return frozenset(found)
+
+
 def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
     """Pairs of shared sites (a <= b) that some barrier interval can hold together."""
     g = control_flow_graph(kernel)
     sites = kernel.sites()
     lasts = {s.site: last_barriers(g, id(s)) for s in sites}
+    tracked = barrier_tracked_copies(g)
     pairs = []
     for i, a in enumerate(sites):
         for b in sites[i:]:
@@ -184,9 +215,10 @@ def concurrent_site_pairs(kernel: Kernel) -> tuple[tuple[int, int], ...]:
                 continue  # two reads never race
             if a.ATOMIC and b.ATOMIC:
                 continue  # nor two atomics (so a histogram's atomics are not even recorded)
-            if a.BULK or b.BULK:
-                # a TMA copy is written by the async proxy and ordered by its mbarrier: a
-                # read before the wait that lands it is the interpreter's in-flight fault
+            if a.BULK or b.BULK or a.site in tracked or b.site in tracked:
+                # a TMA copy is written by the async proxy and ordered by its mbarrier (so
+                # is a cp.async that completes on one): a read before the wait that lands
+                # it is the interpreter's in-flight fault
                 continue
             if lasts[a.site] & lasts[b.site]:
                 pairs.append((a.site, b.site))

@@ -160,8 +160,10 @@ def test_the_analysis_counts_what_nsight_counted(case):
     # global bytes: whole 32-byte sectors per box row
     read = m["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"]
     if p["box0"] * p["esize"] % 32:
-        assert "l1tex__m_xbar2l1tex_read_bytes_pipe_tma" not in got
-        assert read == p["iters"] * p["box1"] * 32          # a 16-byte row reads a sector
+        # a row of 16 mod 32 bytes spans one sector more than it holds: a 16-byte row reads
+        # a whole sector, which the analysis now states exactly
+        assert read == got["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"] == \
+            p["iters"] * p["box1"] * 32
     elif p.get("c0", 0) * p["esize"] % 32:
         # a column coordinate 16 bytes off the sector grid: 5 sectors per 128-byte row; the
         # analysis assumes rows start on a sector (docs/tma.md: not modelled yet)
@@ -380,11 +382,12 @@ def test_every_public_bulk_copy_counts_as_measured(case):
         m[f"sm__sass_inst_executed_op_tma_{kind}"]
     moved = "l1tex__m_xbar2l1tex_read_bytes_pipe_tma" if load else \
         "l1tex__m_l1tex2xbar_write_bytes_pipe_tma"
-    if nbytes % 32 == 0 and soff % 32 == 0:
-        assert got[moved] == m[moved]
-    else:   # a 16-byte copy reads a sector; 128-byte pieces 16 B off read 5 sectors each
-        assert moved not in got or soff
-        assert m[moved] == iters * 32 * (-(-nbytes // 128) * 5 if soff else 1)
+    if nbytes % 32 == 0 and soff % 32 == 0 or nbytes == 16 and load:
+        assert got[moved] == m[moved]   # a 16-byte copy reads a whole sector: 32 bytes
+    else:   # 128-byte pieces 16 B off read 5 sectors each: the analysis does not yet
+        # follow the source's offset (docs/tma.md)
+        assert soff
+        assert m[moved] == iters * 32 * -(-nbytes // 128) * 5
     if load:
         assert got["l1tex__data_bank_writes"] == m["l1tex__data_bank_writes"]
 

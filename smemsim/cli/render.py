@@ -83,8 +83,9 @@ def report_table(r: Report, explain_command: str | None = None,
         if s.tma is not None:
             t = s.tma
             names = COUNTERS[t.direction]
-            moved = f"{t.bytes:,}" if t.global_bytes_exact else \
-                f"at least {t.bytes:,} (rows of whole 32-byte sectors only)"
+            moved = f"{t.global_bytes:,}" if t.global_bytes_exact else \
+                f"at least {t.global_bytes:,} (exact for rows of whole 32-byte sectors or of " \
+                "16 mod 32 bytes)"
             parts.append(Text(
                 f"{'TMA' if 'tma' in s.op else 'bulk'} site {s.site}: {t.copies:,} copies of "
                 f"{s.width:,} B; {names['instructions']} {t.instructions:,}, "

@@ -141,6 +141,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         # ("value", number, IR type name), as read (never as the text given)
         self.instance: list[tuple] = []
         self.module_scope: list = []   # arrays nvcc defines at module scope: laid out last
+        # barrier name -> the barriers a pointer switches between that it is one of
+        # (lower_hopper.barrier_groups; None until read)
+        self.barrier_group_names: dict | None = None
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> SourceLoc:
@@ -578,11 +581,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         if dtype in ("u64", "i64") and self.descriptor_local(name, value, node):
             return
-        if value is not None and value.type == "pointer_expression" and \
-                value.children[0].type == "&" and value.named_children[0].type == "identifier" \
-                and self.lookup(text(value.named_children[0]), value).kind == "mbarrier":
-            # `auto p = &bar;`: another name of the barrier
-            self.declare(name, self.lookup(text(value.named_children[0]), value))
+        if value is not None and (bar := self.barrier_pointer(name, value, node)) is not None:
+            # `auto p = &bar;`: another name of the barrier, or a pointer that is assigned
+            # another barrier later
+            self.declare(name, bar)
             return
         place = self.shared_address(value) if value is not None else None
         if place is not None:
@@ -869,6 +871,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             sym = self.lookup(text(left), left)
             if sym.kind == "pointer":
                 self.repoint(left, sym, right, e)
+                return None
+            if sym.kind == "mbarrier":   # `front = back;` of pointers to barriers
+                self.repoint_barrier(sym, right, e)
                 return None
         if right.type == "assignment_expression":
             value = self.assignment(right)
@@ -1492,9 +1497,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 scope[pname] = Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset))
             elif d.type == "reference_declarator" and \
                     (found := self.barrier_or_none(arg)) is not None:
-                bar, index = found   # `barrier& bar`: that barrier (its index evaluated once)
-                scope[pname] = Sym("mbarrier", bar.value, "u64", 1, 0,
-                                   ("element", bar, index))
+                # `barrier& bar`: that barrier (its index, or the choice of a pointer to one
+                # of several, evaluated once)
+                scope[pname] = self.barrier_alias(pname, found, node)
             elif d.type == "reference_declarator":
                 scope[pname] = self.reference(arg)
             else:

@@ -167,6 +167,10 @@ class HopperMixin:
                 raise self.error(node, f"`{short(node)}`: a barrier or a one-dimensional array "
                                        "of them, without an initializer, expected")
             name = text(d)
+            group = self.barrier_groups().get(name) if count is None else None
+            if group is not None:   # one of barriers a pointer switches between
+                self.declare(name, self.grouped_barrier(name, group, d))
+                continue
             with self.at(d):
                 arr = self.kb.shared(name, "u64", (count or 1,), align=8)
                 if count is None:
@@ -177,6 +181,67 @@ class HopperMixin:
             self.declare(name, Sym("mbarrier", arr, "u64", 1, 1 if count else 0, place=phase))
         return True
 
+    def barrier_groups(self) -> dict[str, tuple[str, ...]]:
+        """Barriers that one pointer holds in turn (`auto front = &a, back = &b;` then
+        `front = back;`: siboehm's double buffering swaps two every iteration), by name: each
+        name -> its group, in the order first named. Read from the kernel's text once:
+        pointers initialized or assigned `&x`, and copied into each other."""
+        if self.barrier_group_names is not None:
+            return self.barrier_group_names
+        targets: dict[str, list[str]] = {}   # pointer -> names whose address it holds
+        links: list[tuple[str, str]] = []    # pointer copied into pointer
+        for n in walk(self.node):
+            if n.type == "init_declarator":
+                left, right = n.child_by_field_name("declarator"), n.child_by_field_name("value")
+            elif n.type == "assignment_expression" and text(n.child_by_field_name(
+                    "operator")) == "=":
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            else:
+                continue
+            if left is None or right is None or left.type != "identifier":
+                continue
+            if right.type == "pointer_expression" and right.children[0].type == "&" and \
+                    right.named_children[0].type == "identifier":
+                named = targets.setdefault(text(left), [])
+                if text(right.named_children[0]) not in named:
+                    named.append(text(right.named_children[0]))
+            elif right.type == "identifier":
+                links.append((text(left), text(right)))
+        changed = True
+        while changed:   # a copy holds what its source holds, both ways (`tmp` swaps)
+            changed = False
+            for a, b in links:
+                if a in targets or b in targets:
+                    merged = list(dict.fromkeys(targets.get(a, []) + targets.get(b, [])))
+                    if merged != targets.get(a) or merged != targets.get(b):
+                        targets[a] = targets[b] = merged
+                        changed = True
+        groups: dict[str, tuple[str, ...]] = {}
+        for named in targets.values():
+            if len(named) > 1:
+                group = tuple(dict.fromkeys(
+                    [x for m in named for x in groups.get(m, (m,))]))
+                for m in group:
+                    groups[m] = group
+        self.barrier_group_names = groups
+        return groups
+
+    def grouped_barrier(self, name: str, group: tuple[str, ...], node) -> Sym:
+        """Barrier `name` of a group a pointer switches between: an element of one array of
+        the group's barriers (made at the first one declared), so that the pointer is an
+        index into it (nvcc addresses the same barriers through the pointer)."""
+        key = ("barrier_group",) + group
+        whole = self.static_shared.get(key)
+        if whole is None:
+            joined = "_".join(group)
+            with self.at(node):
+                arr = self.kb.shared(joined, "u64", (len(group),), align=8)
+                phase = Sym("register", self.kb.local_array(f"{joined}_phase", "u32",
+                                                            (len(group),)), "u32")
+            whole = self.static_shared[key] = Sym("mbarrier", arr, "u64", 1, 1, place=phase)
+        return Sym("mbarrier", whole.value, "u64", 1, 0,
+                   ("element", whole, const(group.index(name))))
+
     def barrier_or_none(self, node):
         """(barrier Sym, index) that `bar`, `&bar`, `*p`, `bar[i]` or `(bar)` names, or None."""
         found = self.names_barrier(node)
@@ -184,6 +249,40 @@ class HopperMixin:
             return None
         sym, index = found
         return sym, (index if isinstance(index, Expr) else self.index(index))
+
+    def barrier_alias(self, name: str, found, node) -> Sym:
+        """A name bound to the barrier `found` (Sym, index), its index as it is now: a
+        reference parameter, or a pointer (a local holding the index where the pointer is
+        assigned again, or copies one that is)."""
+        bar, index = found
+        if fold(index) is None or name in self.u.assigned:
+            with self.at(node):
+                index = self.kb.let(f"{name}_which", index, "i32")
+        return Sym("mbarrier", bar.value, "u64", 1, 0, ("element", bar, index))
+
+    def barrier_pointer(self, name: str, value, node):
+        """The Sym of `auto p = &bar;` (or `= q`, another pointer to a barrier), or None when
+        `value` names no barrier."""
+        if value.type == "identifier":
+            sym = self.declared(text(value))
+            if sym is None or sym.kind != "mbarrier" or not isinstance(sym.place, tuple):
+                return None
+        elif not (value.type == "pointer_expression" and value.children[0].type == "&"):
+            return None
+        found = self.barrier_or_none(value)
+        return None if found is None else self.barrier_alias(name, found, node)
+
+    def repoint_barrier(self, sym: Sym, right, node) -> None:
+        """`p = q;` / `p = &bar;` of a pointer that switches between barriers (one group)."""
+        found = self.barrier_or_none(right)
+        index = sym.place[2] if isinstance(sym.place, tuple) else None
+        if found is None or index is None or not isinstance(index, Expr) or \
+                fold(index) is not None or found[0].value is not sym.value:
+            raise self.error(node, f"`{short(node)}`: a barrier is not assigned; a pointer to "
+                                   "one is assigned the address of another of the barriers "
+                                   "it switches between")
+        with self.at(node):
+            self.kb.assign(index, found[1])
 
     def names_barrier(self, node):
         """(barrier Sym, index: an Expr, or the subscript's node, not yet evaluated) that a
@@ -214,6 +313,66 @@ class HopperMixin:
             raise self.error(node, f"`{short(node)}`: a __shared__ cuda::barrier (or an "
                                    "element of an array of them) expected")
         return found
+
+    def memcpy_async(self, node, args):
+        """`cuda::memcpy_async(dst, src, size, barrier)` by one thread, global to shared, as
+        CUDA 13's libcu++ (cuda/__memcpy_async/) builds it for sm_90: where `size` promises 16
+        bytes of alignment (`cuda::aligned_size_t<16>(n)`, or the element type's), one
+        cp.async.bulk of n bytes on the barrier, then mbarrier.expect_tx(n) (its phase waits
+        for them, no arrival); 4 or 8: cp.async pieces of that many bytes, then
+        cp.async.mbarrier.arrive (the phase waits for them too). Below sm_90 the bulk copy is
+        not there: 16-byte cp.async pieces."""
+        if len(args) != 4:
+            raise self.error(node, f"`{short(node)}`: memcpy_async(dst, src, size, barrier) by "
+                                   "one thread is read (the group form, whose threads share "
+                                   "the copy, is not yet)")
+        dst, src = self.pointer_place(args[0], node), self.pointer_place(args[1], node)
+        (d, d_idx), (g, g_idx) = dst, src
+        if g.kind != "global" or d.kind not in ("shared", "cell"):
+            raise self.error(node, f"`{short(node)}`: memcpy_async from global to shared memory "
+                                   "is read (libcu++ copies any other way with ordinary loads "
+                                   "and stores)")
+        nbytes, promised = self.copy_size(args[2], node)
+        align = max(promised, SIZES[d.dtype])
+        bar, index = self.barrier_arg(args[3])
+        if align >= 16 and self.u.options.arch >= 900:
+            with self.at(node):
+                self.kb.bulk_load(d.value, tuple(d_idx), g.value, tuple(g_idx), nbytes,
+                                  bar.value, index)
+                self.kb.mbarrier_expect_tx(bar.value, index, nbytes)
+            return const(0)
+        if align < 4:
+            raise self.error(node, f"`{short(node)}`: a copy aligned to {align} bytes: libcu++ "
+                                   "copies it with ordinary loads and stores, which this "
+                                   "reader does not state (cuda::aligned_size_t<4> or more)")
+        piece = min(align, 16)
+        if nbytes % piece:
+            raise self.error(node, f"`{short(node)}`: {nbytes} bytes in {piece}-byte pieces "
+                                   "(libcu++ would copy past the end)")
+        size = SIZES[d.dtype]
+        for k in range(nbytes // piece):   # libcu++'s loop over the pieces, one thread's
+            step = k * piece // size
+            self.copy(node, (d, d_idx[:-1] + [d_idx[-1] + step]),
+                      (g, g_idx[:-1] + [g_idx[-1] + step]), piece, piece == 16)
+        with self.at(node):
+            self.kb.cp_async_arrive(bar.value, index)
+        return const(0)
+
+    def copy_size(self, node, where) -> tuple[int, int]:
+        """(bytes, alignment promised) of memcpy_async's size: `cuda::aligned_size_t<A>(n)`
+        promises A; a plain size (`sizeof(float)`) nothing beyond the type's."""
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(fn),
+                             re.S)
+            if m is not None:
+                inner = node.child_by_field_name("arguments").named_children
+                if len(inner) != 1:
+                    raise self.error(where, f"`{short(node)}`: aligned_size_t<A>(n) expected")
+                promised = self.constant_int(self.parsed_expression(m.group(1), node),
+                                             "an alignment")
+                return self.constant_int(inner[0], "a copy size"), promised
+        return self.constant_int(node, "a copy size"), 1
 
     def arrive(self, bar, expect_tx, node):
         """This thread arrives (raising the phase's expected bytes by expect_tx): its token is
@@ -263,9 +422,7 @@ class HopperMixin:
         """libcu++'s TMA and barrier functions; None when `name` is not one."""
         last = callee_name(node.child_by_field_name("function"))
         if last == "memcpy_async" and args and self.barrier_or_none(args[-1]) is not None:
-            raise self.error(node, f"`{short(node)}`: cuda::memcpy_async completing on a "
-                                   "cuda::barrier (cp.async with mbarrier arrival) is not in "
-                                   "the IR yet (cp.async groups and TMA copies are)")
+            return self.memcpy_async(node, args)
         wrapper = TMA_WRAPPER.fullmatch(last)
         if last not in HOPPER_FUNCTIONS and wrapper is None:
             return None

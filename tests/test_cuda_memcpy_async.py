@@ -1,0 +1,161 @@
+"""libcu++'s cuda::memcpy_async completing on a cuda::barrier (#24): as CUDA 13's libcu++
+builds it for sm_90, 4- and 8-byte pieces are cp.async + cp.async.mbarrier.arrive, 16-byte
+aligned copies a cp.async.bulk + mbarrier.expect_tx; a pointer that switches between
+barriers (siboehm's double buffering swaps two) is an index into one array of them. A
+public kernel (SGEMM_CUDA's kernel 12, verbatim) and one written here
+(tests/cuda/memcpy_async_barrier.cu) with its mistakes a -D away."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
+
+from kernels_ir import KernelBuilder, KernelRuntimeError, f32, run, threadIdx  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import Options, import_kernels  # noqa: E402
+from smemsim.hazards import check  # noqa: E402
+from tests.conftest import require_nvrtc  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+STAGE = str(HERE / "cuda" / "memcpy_async_barrier.cu")
+SGEMM12 = str(HERE / "corpus" / "sgemm_cuda" / "12_kernel_double_buffering.cuh")
+SGEMM12_KEY = "runSgemmDoubleBuffering2<128, 128, 16, 64, 64, 4, 8, 4, 128>"
+
+
+def stage(**defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   lengths={"in": "tiles * 256", "out": "2 * tiles * 256"})
+    return import_kernels(STAGE, opts)["stage"]()
+
+
+def sgemm12(size: int):
+    opts = Options(defines={"WARPSIZE": "32"}, grid=f"{size // 128}, {size // 128}",
+                   block="128", lengths={"A": "M * K", "B": "K * N", "C": "M * N"},
+                   params={"M": size, "N": size, "K": size, "alpha": 1.0, "beta": 0.0})
+    return import_kernels(SGEMM12, opts, SGEMM12_KEY)[SGEMM12_KEY]()
+
+
+def test_a_tile_staged_through_two_swapped_barriers():
+    """Each block (256 threads, 4 tiles) copies tile 0 in 4-byte pieces and tiles 1-3 as 64
+    16-byte bulk copies into the other half, waits on the front barrier, reads, swaps."""
+    x = np.arange(1024, dtype=np.float32)
+    out = run(stage(), arrays={"in": x})["out"].reshape(2, 4, 256)
+    assert (out == x.reshape(4, 256)[:, (np.arange(256) + 1) % 256]).all()
+    r = analyze(stage())
+    # 16 warp requests of 4-byte cp.async (one per warp and block), 12 warp-level bulk
+    # copies (2 warps x 3 tiles x 2 blocks) counted by Nsight as TMA, not LSU wavefronts
+    assert [(s.op, s.requests, s.wavefronts) for s in r.sites] == \
+        [("cp_async", 16, 16), ("bulk_load", 12, 0), ("load", 64, 64)]
+    assert (r.sites[1].tma.copies, r.sites[1].tma.bytes) == (384, 384 * 16)
+    assert check(stage()).clean
+
+
+def test_reading_before_the_barrier_and_a_copy_promising_less():
+    with pytest.raises(KernelRuntimeError, match=r"reads 'tile' .* while the cp.async of line "
+                                                 r"23 to it is still in flight: it completes "
+                                                 r"on an mbarrier .* wait on that barrier"):
+        run(stage(EARLY=1))
+    # 16 bytes with only a float's alignment: libcu++ copies four 4-byte pieces, each a
+    # 4-way conflict (lanes 16 bytes apart), where the aligned copy is one bulk copy
+    sites = analyze(stage(COPY16_PLAIN=1)).sites
+    assert [(s.op, s.width, s.requests, s.wavefronts) for s in sites[1:5]] == \
+        [("cp_async", 4, 12, 48)] * 4
+
+
+def test_sgemm_double_buffering_multiplies_as_written():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((256, 256)).astype(np.float32)
+    b = rng.standard_normal((256, 256)).astype(np.float32)
+    c = run(sgemm12(256), arrays={"A": a.ravel(), "B": b.ravel(),
+                                  "C": np.zeros(256 * 256, np.float32)})["C"]
+    assert np.allclose(c.reshape(256, 256), a @ b, atol=1e-3)
+    assert check(sgemm12(256)).clean
+
+
+def test_sgemm_double_buffering_counts_by_hand():
+    """At 1024^3: 64 blocks of 4 warps, 64 tiles each (63 in the loop and the first).
+    As: 16 cp.async of 4 bytes per thread and tile, lanes at rows tid / 4 (8 banks) of
+    columns tid % 4 (4 words a bank): 4 wavefronts. Bs: 4 copies of 16 bytes per thread
+    and tile, bulk (no LSU wavefronts). Reads per warp and tile: 16 dot steps of 8 As loads
+    (rows (lane / 4) * 8 + i: banks 0, 8, 16, 24 twice: 2 wavefronts) and 16 Bs loads
+    (4 distinct words: 1)."""
+    r = analyze(sgemm12(1024))
+    warp_tiles = 64 * 4 * 64
+    ldgsts = r.classes["ldgsts"]
+    assert (ldgsts.requests, ldgsts.wavefronts) == (16 * warp_tiles, 64 * warp_tiles)
+    bulk = [s for s in r.sites if s.op == "bulk_load"]
+    assert sum(s.tma.copies for s in bulk) == 4 * 32 * warp_tiles
+    assert (r.load.requests, r.load.wavefronts) == (
+        (16 * 8 + 16 * 16) * warp_tiles, (16 * 8 * 2 + 16 * 16) * warp_tiles)
+
+
+def _tied_copies(wait: bool):
+    """Builder form: each thread copies one float with cp.async, ties it to the barrier with
+    cp.async.mbarrier.arrive, arrives and (if `wait`) waits, then reads a neighbour's."""
+    k = KernelBuilder("tied" if wait else "untied")
+    src = k.global_array("src", f32, 64)
+    out = k.global_array("out", f32, 64, intent="out")
+    bar = k.shared("bar", "u64", 1, align=8)
+    s = k.shared("s", f32, 64)
+    with k.if_(threadIdx.x == 0):
+        k.mbarrier_init(bar, 0, 64)
+    k.syncthreads()
+    k.cp_async(s, threadIdx.x, src, threadIdx.x)
+    k.cp_async_arrive(bar, 0)
+    k.mbarrier_arrive(bar, 0)
+    if wait:
+        k.mbarrier_wait(bar, 0, 0)
+    out[threadIdx.x] = s[(threadIdx.x + 1) % 64]
+    k.launch(1, 64)
+    return k.build()
+
+
+def test_a_copy_tied_to_a_barrier_lands_with_its_phase():
+    x = np.arange(64, dtype=np.float32)
+    assert run(_tied_copies(True), arrays={"src": x})["out"].tolist() == \
+        np.roll(x, -1).tolist()
+    assert check(_tied_copies(True)).clean
+    with pytest.raises(KernelRuntimeError, match="still in flight: it completes on an mbarrier"):
+        run(_tied_copies(False), arrays={"src": x})
+
+
+def test_the_generated_cuda_compiles():
+    require_nvrtc()
+    from gpu_backend.codegen import generate
+    from gpu_backend.compile import compile_kernel
+    source = generate(stage()).source
+    assert "cp.async.mbarrier.arrive.shared::cta.b64" in source
+    assert "mbarrier.expect_tx.relaxed.cta.shared::cta.b64" in source
+    for kernel in (stage(), _tied_copies(True)):
+        c = compile_kernel(kernel, "sm_90")
+        assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("make", [stage, lambda: _tied_copies(True), lambda: sgemm12(256)],
+                         ids=["stage", "tied", "sgemm12"])
+def test_on_the_gpu(make):
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    result = run_on_gpu(make())
+    assert result.matches, result.mismatches
+
+
+def test_the_kernels_file_import_writes_counts_the_same(tmp_path):
+    from smemsim.cuda import write_kernels_file
+    from smemsim.loader import load_kernels
+    opts = Options(lengths={"in": "tiles * 256", "out": "2 * tiles * 256"})
+    text, _ = write_kernels_file(STAGE, opts, "stage", str(tmp_path))
+    assert "kb.cp_async_arrive(front_back, (frontPtr_which,))" in text
+    assert "kb.mbarrier_expect_tx(front_back, (backPtr_which,), 16)" in text
+    path = tmp_path / "stage_kernels.py"
+    path.write_text(text)
+    written = load_kernels(str(path))["stage"]()
+    x = np.arange(1024, dtype=np.float32)
+    assert (run(written, arrays={"in": x})["out"] == run(stage(), arrays={"in": x})["out"]).all()
+    assert [(s.requests, s.wavefronts) for s in analyze(written).sites] == \
+        [(s.requests, s.wavefronts) for s in analyze(stage()).sites]
