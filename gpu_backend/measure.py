@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -108,10 +109,23 @@ def _chosen(ncu: str) -> dict[str, str | None]:
 
 
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
-            timeout: int = 300) -> Measured:
-    """Profile one launch of a kernel from a kernels file."""
-    return measure_command([sys.executable, "-m", "gpu_backend.target", file, kernel_key,
-                            json.dumps(params)], kernel_name, timeout)
+            timeout: int = 300, options=None, arrays: dict | None = None) -> Measured:
+    """Profile one launch of a kernel from a kernels file, or from a CUDA file imported with
+    `options` (smemsim.cuda.Options: the profiled process imports it the same way), on
+    `arrays` (those the prediction used; None: the file's own inputs)."""
+    import dataclasses
+    import tempfile
+
+    import numpy as np
+    argv = [sys.executable, "-m", "gpu_backend.target", file, kernel_key, json.dumps(params),
+            json.dumps(None if options is None else dataclasses.asdict(options))]
+    with tempfile.TemporaryDirectory(prefix="smemsim-inputs-") as folder:
+        if arrays is not None:
+            for name, data in arrays.items():
+                np.save(pathlib.Path(folder) / f"{name}.npy", np.asarray(data),
+                        allow_pickle=False)
+            argv.append(folder)
+        return measure_command(argv, kernel_name, timeout)
 
 
 def measure_command(argv: list[str], kernel_name: str, timeout: int = 300) -> Measured:

@@ -1,12 +1,20 @@
-"""The process Nsight Compute profiles: launch one kernel of a kernels file once.
+"""The process Nsight Compute profiles: launch one kernel of a kernels file or CUDA file once.
 
-    python3 -m gpu_backend.target FILE KERNEL_KEY PARAMS_JSON
+    python3 -m gpu_backend.target FILE KERNEL_KEY PARAMS_JSON [OPTIONS_JSON [ARRAYS_DIR]]
+
+OPTIONS_JSON: for a CUDA file, the smemsim.cuda.Options it was imported with (the command
+line's -D, --length, --launch-grid, --texture, ...), as data; `null` for a kernels file.
+ARRAYS_DIR: a folder of NAME.npy files, the inputs the prediction was made on (read without
+pickles); else the file's own inputs (ARRAYS, or seeded random).
 """
 import json
+import pathlib
 import sys
 
+import numpy as np
+
 from kernels_ir import resolve_launch
-from smemsim.loader import input_arrays, load_kernels, select
+from smemsim.loader import input_arrays, is_cuda, load_kernels, select
 
 from .device import run_on_gpu
 
@@ -14,8 +22,18 @@ from .device import run_on_gpu
 def main() -> None:
     """Launch the kernel (no comparison: only the launch is profiled)."""
     file, key, params = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-    kernel = next(iter(select(load_kernels(file), key).values()))()
-    arrays = input_arrays(file, key, resolve_launch(kernel, params))
+    options = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
+    if options is not None and is_cuda(file):
+        from smemsim.cuda import Options
+        kernels = load_kernels(file, Options(**options))
+    else:
+        kernels = load_kernels(file)
+    kernel = next(iter(select(kernels, key).values()))()
+    if len(sys.argv) > 5:
+        arrays = {p.stem: np.load(p, allow_pickle=False)
+                  for p in sorted(pathlib.Path(sys.argv[5]).glob("*.npy"))}
+    else:
+        arrays = input_arrays(file, key, resolve_launch(kernel, params))
     run_on_gpu(kernel, params, arrays, check=False)
 
 

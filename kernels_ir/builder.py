@@ -228,13 +228,28 @@ class KernelBuilder:
         return p.expr
 
     def global_array(self, name: str, dtype: DType | str, length: ExprLike,
-                     intent: str = "in") -> GlobalArray:
+                     intent: str = "in", initial: Sequence | None = None) -> GlobalArray:
         """A global-memory array parameter of `length` elements (an expression of parameters).
 
         `intent` is "in", "out" or "inout": inputs get seeded random data, outputs a poison
-        pattern, when the caller supplies no array.
+        pattern, when the caller supplies no array. `initial`: its values instead (as many
+        as `length`, a constant; an initialized `__constant__` table of a CUDA file).
         """
-        arr = GlobalArray(self._unique_decl(name), _dtype(dtype), as_expr(length), intent)
+        dtype = _dtype(dtype)
+        if initial is not None:
+            initial = tuple(initial)
+            n = as_expr(length)
+            if intent == "out" or n.op is not Op.CONST or n.arg != len(initial):
+                raise KernelError(f"global array '{name}': {len(initial)} initial values for "
+                                  f"a length of {length!r} ({intent}): an input of as many "
+                                  "elements as values", kernel=self.name, loc=caller_loc())
+            try:
+                with np.errstate(all="raise"):
+                    np.asarray(initial, dtype.np)   # each value fits the type
+            except (OverflowError, FloatingPointError, ValueError, TypeError) as err:
+                raise KernelError(f"global array '{name}': initial values that {dtype} cannot "
+                                  f"hold ({err})", kernel=self.name, loc=caller_loc()) from None
+        arr = GlobalArray(self._unique_decl(name), dtype, as_expr(length), intent, initial)
         arr._builder = self
         self._globals.append(arr)
         return arr

@@ -174,7 +174,9 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
     for g in launch.kernel.globals:
         n = launch.lengths[g.name]
         t = g.dtype
-        if g.intent == "out":
+        if g.initial is not None:   # the values the kernel's source gives it
+            arrays[g.name] = to_storage(np.asarray(g.initial, t.np), t)
+        elif g.intent == "out":
             arrays[g.name] = (to_storage(np.full(n, np.nan, t.np), t) if t.is_float
                               else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
         elif t.is_float:

@@ -172,9 +172,11 @@ class _Writer:
             self.emit(1, f'{py_name(p.name)} = {BUILDER}.param("{p.name}", "{p.dtype.name}")',
                       k.loc)
         for g in k.globals:
+            initial = "" if g.initial is None else \
+                f", initial=({', '.join(repr(v) for v in g.initial)},)"
             self.emit(1, f'{py_name(g.name)} = {BUILDER}.global_array("{g.name}", '
-                         f'"{g.dtype.name}", {self.expr(g.length)}, intent="{g.intent}")',
-                      k.loc)
+                         f'"{g.dtype.name}", {self.expr(g.length)}, intent="{g.intent}"'
+                         f'{initial})', k.loc)
         for a in k.shared:
             self.shared(a)
         for m in tensor_maps(k):

@@ -62,15 +62,21 @@ class _Indexable:
 
 
 class GlobalArray(_Indexable):
-    """A global-memory array parameter (a pointer), indexed flat like C: `A[row * n + col]`."""
+    """A global-memory array parameter (a pointer), indexed flat like C: `A[row * n + col]`.
+    `initial`: the values it holds unless the caller gives it (a CUDA file's initialized
+    `__constant__` table), else None (seeded random inputs)."""
 
     INTENTS = ("in", "out", "inout")
 
-    def __init__(self, name: str, dtype: DType, length: Expr, intent: str):
+    def __init__(self, name: str, dtype: DType, length: Expr, intent: str,
+                 initial: tuple | None = None):
         if intent not in self.INTENTS:
             raise KernelError(f"global array '{name}': intent must be one of {self.INTENTS}, "
                               f"got {intent!r}")
         self.name, self.dtype, self.length, self.intent = name, dtype, length, intent
+        self.initial = initial
+        # what a CUDA file read through a texture says of the reads (a note for people)
+        self.texture: str | None = None
         self.uid = next(_uids)
         self.shape = (length,)
 

@@ -18,7 +18,8 @@ def options(entry):
         str(ROOT / "tests" / "corpus" / d) for d in entry.get("include", [])],
         grid=entry.get("grid"), block=entry.get("block"), smem=entry.get("smem"),
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),
-        kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}))
+        kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}),
+        textures=entry.get("textures", {}))
 
 
 def main() -> int:

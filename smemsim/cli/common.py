@@ -51,11 +51,14 @@ def _note_assumed_lengths(args, kernel) -> None:
     given = {item.partition("=")[0] for item in getattr(args, "length", [])}
     assumed = [g.name for g in kernel.globals if g.name not in given and
                g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH]
+    import sys
     if assumed:
-        import sys
         print(f"note: {kernel.name}: the CUDA does not say how long {', '.join(assumed)} "
               f"{'is' if len(assumed) == 1 else 'are'}: {DEFAULT_LENGTH:,} elements assumed "
               "(--length NAME=EXPR gives it)", file=sys.stderr)
+    for g in kernel.globals:
+        if getattr(g, "texture", None):
+            print(f"note: {kernel.name}: {g.name} is {g.texture}", file=sys.stderr)
 
 
 def inputs(args, key: str, kernel, params: dict):

@@ -80,6 +80,9 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                    help="what the host encoded into a CUtensorMap kernel parameter: the "
                         "tensor's name, element type and extents (outermost first, C "
                         "expressions), the box, and none, 32B, 64B or 128B (repeatable)")
+    g.add_argument("--texture", action="append", default=[], metavar="NAME=WIDTH[,HEIGHT]",
+                   help="a texture's extent in texels, as the host allocated it (C "
+                        "expressions; a 2-D texture read by tex2D needs it; repeatable)")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -120,7 +123,8 @@ def cuda_options(args, with_params: bool = False):
                    block=args.launch_block, smem=args.launch_smem,
                    lengths=pairs(args.length, "--length"), params=params,
                    kernel=getattr(args, "kernel", None),
-                   tensor_maps=pairs(args.tensor_map, "--tensor-map"))
+                   tensor_maps=pairs(args.tensor_map, "--tensor-map"),
+                   textures=pairs(args.texture, "--texture"))
 
 
 def cuda_flags_given(args) -> list[str]:
@@ -129,6 +133,7 @@ def cuda_flags_given(args) -> list[str]:
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
         ("--length", args.length), ("--tensor-map", args.tensor_map),
+        ("--texture", args.texture),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
         if value]
 

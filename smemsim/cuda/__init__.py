@@ -147,21 +147,30 @@ def _cxx_argument(kind: str, value, dtype: str) -> str:
 
 
 def _check_lengths(unit: Unit, kernels: list) -> None:
-    """--length names an array a chosen kernel has: a typo is an error, not ignored."""
-    arrays = set()
+    """--length names an array a chosen kernel has, --texture a texture: a typo is an
+    error, not ignored (a 1-D texture's length may be either)."""
+    from .lower_textures import TEXTURE_OBJECT
+    arrays, textures = set(), set(unit.texture_refs)
     for node in kernels:
         for p in unit.params_of(node):
             d = p.child_by_field_name("declarator")
+            type_node = p.child_by_field_name("type")
             if d is not None and d.type == "pointer_declarator":
                 arrays.add(text(d.child_by_field_name("declarator")))
+            elif d is not None and d.type == "identifier" and type_node is not None and \
+                    text(type_node).split("::")[-1] == TEXTURE_OBJECT:
+                textures.add(text(d))
             elif d is not None and d.type == "identifier":
                 arrays.update(f"{text(d)}_{name}"   # a struct parameter's pointer fields
                               for name in struct_pointer_fields(unit, p))
-    unknown = sorted(set(unit.options.lengths) - arrays)
-    if unknown:
-        raise CudaImportError(f"--length {', '.join(unknown)}: no such pointer parameter in "
-                              f"{unit.path.name}'s kernels (they have: "
-                              f"{', '.join(sorted(arrays)) or 'none'})")
+    for option, given, known, what in (
+            ("--length", unit.options.lengths, arrays | textures, "pointer parameter"),
+            ("--texture", unit.options.textures, textures, "texture")):
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise CudaImportError(f"{option} {', '.join(unknown)}: no such {what} in "
+                                  f"{unit.path.name}'s kernels (they have: "
+                                  f"{', '.join(sorted(known)) or 'none'})")
 
 
 def struct_pointer_fields(unit: Unit, param) -> list[str]:

@@ -44,6 +44,7 @@ from .lower_groups import GroupsMixin
 from .lower_hopper import Descriptor, HopperMixin
 from .lower_struct_values import StructValuesMixin, flat_indices
 from .lower_structs import StructsMixin
+from .lower_textures import TexturesMixin
 from .lower_ptx import PtxMixin
 from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces
 from .parse import (
@@ -112,7 +113,7 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
-                     StructsMixin, StructValuesMixin):
+                     StructsMixin, StructValuesMixin, TexturesMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -171,8 +172,24 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return Sym("const", const(32), "i32")
         if name in self.u.memory:
             return self.file_memory(name, node)
+        if name in self.u.texture_refs:
+            return self.texture_ref(name, node)
+        if name in self.u.shared_vars:
+            return self.file_shared(name)
         raise self.error(node, f"'{name}' is not defined here (a macro the file does not "
                                f"define needs -D {name}=VALUE)")
+
+    def file_shared(self, name: str) -> Sym:
+        """A file-scope `__shared__` variable the kernel uses (cuda-samples' dct8x8): the
+        kernel's own shared array (each kernel that uses one allocates it), declared at its
+        first use as the kernel's outermost declaration."""
+        saved = self.scopes
+        self.scopes = [saved[0]]
+        try:
+            self.declaration(self.u.shared_vars[name])
+        finally:
+            self.scopes = saved
+        return saved[0][name]
 
     def file_memory(self, name: str, node) -> Sym:
         """A file-scope `__constant__` or `__device__` variable the kernel uses: a global
@@ -187,13 +204,19 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         dtype, lanes = self.vtype(type_node, decl)
         if lanes > 1:
             raise self.error(decl, f"`{short(decl)}`: file-scope memory of a vector type")
-        dims = self.array_dims(d, decl)
+        initial = self.memory_initializer(decl, d, dtype)
+        dims = self.array_dims(d, decl, len(initial) if initial is not None else None)
         length = 1
         for n in dims:
             length *= n
+        if initial is not None and len(initial) > length:
+            raise self.error(decl, f"`{short(decl)}`: {len(initial)} initializers for "
+                                   f"{length} elements")
+        if initial is not None:   # C fills the rest with zeros
+            initial = initial + (0,) * (length - len(initial))
         with self.at(decl):
             arr = self.kb.global_array(name, dtype, length,
-                                       intent="in" if constant else "inout")
+                                       intent="in" if constant else "inout", initial=initial)
         if len(dims) > 1:
             raise self.error(decl, f"`{short(decl)}`: multi-dimensional file-scope memory "
                                    "(the IR's global arrays are flat)")
@@ -201,12 +224,39 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.scopes[0][name] = sym
         return sym
 
-    def array_dims(self, d, decl) -> list:
+    def memory_initializer(self, decl, target, dtype: str) -> tuple | None:
+        """The values of a file-scope variable's initializer (`= {0.35f, ...}` or `= 3`),
+        each a compile-time number, or None when it has none."""
+        init = next((c.child_by_field_name("value") for c in decl.named_children
+                     if c.type == "init_declarator" and
+                     c.child_by_field_name("declarator") == target), None)
+        if init is None:
+            return None
+        items = init.named_children if init.type == "initializer_list" else [init]
+        values = []
+        for item in items:
+            if item.type == "initializer_list":
+                raise self.error(decl, f"`{short(decl)}`: a nested initializer (the IR's "
+                                       "global arrays are flat)")
+            v = fold(self.expr(item))
+            if v is None:
+                raise self.error(item, f"`{short(item)}`: an initializer of file-scope memory "
+                                       "is a compile-time number")
+            values.append(float(v) if dtype in FLOAT_TYPES else int(v))
+        return tuple(values)
+
+    def array_dims(self, d, decl, initialized: int | None = None) -> list:
         """The sizes of an array declarator, outermost first (each a compile-time
-        integer; none for a scalar)."""
+        integer; none for a scalar); `initialized`: the initializer's element count, the
+        size of a `[]` array."""
         dims = []
         while d.type == "array_declarator":
             size = d.child_by_field_name("size")
+            if size is None and initialized is not None and \
+                    d.child_by_field_name("declarator").type != "array_declarator":
+                dims.insert(0, initialized)
+                d = d.child_by_field_name("declarator")
+                continue
             if size is None:
                 raise self.error(decl, f"`{short(decl)}`: an array needs its size")
             dims.insert(0, self.constant_int(size, "an array size"))
@@ -363,7 +413,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         d = p.child_by_field_name("declarator")
         if d is None:
             raise self.error(p, "a kernel parameter without a name")
-        if self.tensor_map_param(p):
+        if self.tensor_map_param(p) or self.texture_param(p):
             return
         while d.type == "reference_declarator":
             raise self.error(p, f"kernel parameter `{short(p)}`: a reference")
@@ -1301,6 +1351,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return self.convert(self.expr(args[0]), dtype, node)
             if tname in self.u.functions:
                 return self.inline(node, tname, args, fn.child_by_field_name("arguments"))
+            done = self.texture_call(node, tname,
+                                     fn.child_by_field_name("arguments").named_children, args)
+            if done is not None:
+                return done
             done = self.hopper_call(node, tname, args)
             if done is not None:
                 return done
@@ -1315,6 +1369,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.shuffle(node, SHUFFLES[name], args)
         if name in self.u.functions:
             return self.inline(node, name, args, None)
+        done = self.texture_call(node, name, None, args)
+        if done is not None:
+            return done
         done = self.hopper_call(node, name, args)
         if done is not None:
             return done

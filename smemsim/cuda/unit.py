@@ -40,6 +40,8 @@ class Options:
     # CUtensorMap kernel parameter -> what the host encoded, "TENSOR TYPE[D1][D0] box[B1][B0]
     # [none|32B|64B|128B]" (--tensor-map; lower_hopper.TENSOR_MAP_FORM)
     tensor_maps: dict = field(default_factory=dict)
+    # texture -> its extent in texels, "WIDTH" or "WIDTH, HEIGHT" (--texture; C expressions)
+    textures: dict = field(default_factory=dict)
 
 
 class Unit:
@@ -77,6 +79,11 @@ class Unit:
         # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
         # is constant)
         self.memory: dict[str, tuple] = {}
+        # file-scope `texture<T, dim, mode> name;` -> (declaration, T's node, mode's node)
+        self.texture_refs: dict[str, tuple] = {}
+        # file-scope `__shared__ float tile[64];` -> its declaration (each kernel that uses
+        # it has its own)
+        self.shared_vars: dict[str, object] = {}
         # structs whose conversion to T* is the launch's dynamic shared memory (the CUDA
         # samples' SharedMemory<T>): `T* s = SharedMemory<T>();`
         self.dynamic_structs: set[str] = set()
@@ -225,6 +232,25 @@ class Unit:
                 elif b"__device__" in head or b"__forceinline__" in head:
                     self.functions.setdefault(function_name(child), []).append(child)
                 stack.extend((c, child) for c in reversed(child.named_children))
+            elif t == "declaration" and function is None and \
+                    child.child_by_field_name("type") is not None and \
+                    child.child_by_field_name("type").type == "template_type" and \
+                    text(child.child_by_field_name("type").child_by_field_name(
+                        "name")) == "texture":
+                targs = child.child_by_field_name("type").child_by_field_name(
+                    "arguments").named_children
+                for d in child.named_children:
+                    if d.type == "identifier":
+                        self.texture_refs[text(d)] = (child, targs[0],
+                                                      targs[2] if len(targs) > 2 else None)
+            elif t == "declaration" and function is None and re.search(
+                    rb"\b__shared__\b", child.text.split(b"=")[0].split(b"[")[0]):
+                for d in child.named_children:
+                    base = d
+                    while base.type == "array_declarator":
+                        base = base.child_by_field_name("declarator")
+                    if base.type == "identifier" and d != child.child_by_field_name("type"):
+                        self.shared_vars[text(base)] = child
             elif t == "declaration" and function is None and re.search(
                     rb"\b(__constant__|__device__)\b", child.text.split(b"=")[0].split(b"[")[0]):
                 constant = b"__constant__" in child.text.split(b"[")[0]

@@ -8,7 +8,7 @@ from kernels_ir import KernelError, resolve_launch
 from ...analysis import analyze
 from .. import jsonout
 from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, require_gpu, say
-from ..options import add_common, add_kernels, add_loop_limit, parse_params
+from ..options import add_common, add_kernels, add_loop_limit, cuda_options, parse_params
 
 HELP = "run on the GPU under Nsight Compute: predicted vs measured counters"
 EXAMPLES = """\
@@ -28,13 +28,17 @@ def execute(args, console: Console) -> int:
     require_gpu("validate")
     params = parse_params(args.param)
     code, docs = EXIT_OK, []
+    # the profiled process imports a CUDA file as this one did (its -D, --length, launch,
+    # textures...) and runs on the inputs the prediction was made on
+    options = cuda_options(args)
     for name, kernel in kernels(args):
         launch = resolve_launch(kernel, params)
-        r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, name, kernel, params),
-                    loop_limit=args.loop_limit)
+        arrays = inputs(args, name, kernel, params)
+        r = analyze(kernel, params, arch=args.arch, arrays=arrays, loop_limit=args.loop_limit)
         try:
             with busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
-                m = measure(args.file, name, dict(launch.params), kernel.name)
+                m = measure(args.file, name, dict(launch.params), kernel.name,
+                            options=options, arrays=arrays)
         except MeasureError as err:
             raise KernelError(f"validate: {err}") from None
         agreement = compare_counts(r, m)

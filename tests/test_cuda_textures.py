@@ -1,0 +1,141 @@
+"""Textures read as the global arrays they are (#24): a `cudaTextureObject_t` parameter and
+a file-scope texture reference, tex1Dfetch (zeros out of range) and tex2D (point sampling,
+unnormalized coordinates, clamped: the zero-initialized cudaTextureDesc); initialized
+`__constant__` tables hold their values; file-scope `__shared__` arrays. cuda-samples'
+dct8x8 and Rodinia's kmeans (verbatim, in the corpus) import with them."""
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
+
+from kernels_ir import run  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from tests.test_cli import cli  # noqa: E402
+from tools.corpus_status import options  # noqa: E402
+
+HERE = pathlib.Path(__file__).resolve().parent
+SAMPLE = str(HERE / "cuda" / "textures.cu")
+CORPUS = HERE / "corpus"
+ENTRIES = json.loads((CORPUS / "corpus.json").read_text())["entries"]
+
+
+def sample(**textures):
+    opts = Options(lengths={"out": "64", "ramp": "n"},
+                   textures=textures or {"img": "8, 4"})
+    return import_kernels(SAMPLE, opts)["sample"]()
+
+
+def test_fetches_follow_the_texture_rules():
+    img = np.arange(32, dtype=np.float32).reshape(4, 8)
+    ramp = np.arange(40, dtype=np.float32) * 10
+    out = run(sample(), arrays={"img": img.ravel(), "ramp": ramp})["out"]
+    t = np.arange(64)
+    x = np.clip(np.floor(t % 16 - 4 + 0.5), 0, 7).astype(int)
+    y = np.clip(t // 16, 0, 3)
+    staged = img[y, x]
+    fetched = np.where((t - 2 >= 0) & (t - 2 < 40), (t - 2) * 10.0, 0.0)
+    want = staged[63 - t] * np.array([0.5, 1.0, 2.0])[t % 3] + fetched
+    assert out.tolist() == want.astype(np.float32).tolist()
+
+
+def test_a_constant_table_holds_its_values_and_the_shared_array_is_the_kernels():
+    kernel = sample()
+    weights = next(g for g in kernel.globals if g.name == "weights")
+    assert weights.initial == (0.5, 1.0, 2.0) and weights.intent == "in"
+    r = analyze(kernel)
+    assert [(s.array, s.op, s.requests, s.wavefronts) for s in r.sites] == \
+        [("staged", "store", 2, 2), ("staged", "load", 2, 2)]
+
+
+def test_what_the_file_does_not_say_is_asked():
+    with pytest.raises(CudaImportError, match=r"the extent of 2-D texture 'img' is what the "
+                                              r"host allocated: give --texture "
+                                              r"img=WIDTH,HEIGHT"):
+        import_kernels(SAMPLE, Options(lengths={"out": "64", "ramp": "n"}))["sample"]()
+    with pytest.raises(CudaImportError, match=r"--texture im: no such texture"):
+        import_kernels(SAMPLE, Options(textures={"im": "8, 4"}))
+    with pytest.raises(CudaImportError, match=r"--texture img=8: a 2-D texture takes "
+                                              r"WIDTH,HEIGHT"):
+        sample(img="8")
+
+
+def test_the_kernels_file_keeps_the_table(tmp_path):
+    code, out = cli("import", SAMPLE, "--length", "out=64", "--length", "ramp=n",
+                    "--texture", "img=8,4", "-o", str(tmp_path / "sample.py"))
+    assert code == 0, out
+    text = (tmp_path / "sample.py").read_text()
+    assert 'kb.global_array("weights", "f32", 3, intent="in", initial=(0.5, 1.0, 2.0,))' in text
+
+
+def test_dct8x8_transforms_each_block_and_counts_by_hand():
+    """cuda-samples' CUDAkernel1DCT at 512 x 512: each 8 x 8 block is D^T A D with D the
+    file's DCTv8matrix table. 4,096 blocks of 2 warps: three stores (one request per warp)
+    and 8 + 8 + 1 loads per warp, each one wavefront (a row of 8 words, broadcast to the
+    warp's 4 rows)."""
+    entry = next(e for e in ENTRIES if e["kernel"] == "CUDAkernel1DCT")
+    kernel = import_kernels(str(CORPUS / entry["file"]), options(entry))["CUDAkernel1DCT"]()
+    img = np.random.default_rng(0).standard_normal((512, 512)).astype(np.float32)
+    dst = run(kernel, arrays={"TexSrc": img.ravel()})["Dst"].reshape(512, 512)
+    table = next(g for g in kernel.globals if g.name == "DCTv8matrix").initial
+    d = np.array(table, np.float32).reshape(8, 8)
+    for by, bx in ((0, 0), (5, 17), (63, 63)):
+        a = img[8 * by:8 * by + 8, 8 * bx:8 * bx + 8]
+        got = dst[8 * by:8 * by + 8, 8 * bx:8 * bx + 8]
+        assert np.allclose(got, d.T @ a @ d, atol=1e-5)
+    r = analyze(kernel)
+    assert (r.store.requests, r.store.wavefronts) == (3 * 2 * 4096,) * 2
+    assert (r.load.requests, r.load.wavefronts) == ((8 + 8 + 1) * 2 * 4096,) * 2
+
+
+@pytest.mark.gpu
+def test_the_regenerated_cuda_fetches_the_same_on_the_gpu():
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    result = run_on_gpu(sample())
+    assert result.matches, result.mismatches
+
+
+def test_the_generated_cuda_compiles():
+    from tests.conftest import require_nvrtc
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
+    c = compile_kernel(sample(), "sm_90")
+    assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
+
+
+def test_validate_profiles_the_kernel_it_predicted(monkeypatch):
+    """`validate FILE.cu` profiles a separate process: it imports the file with the same
+    options (-D, --length, --texture, ...) and runs on the same inputs as the prediction
+    (the process used to re-import the .cu bare: SGEMM_CUDA kernel 12's template could not
+    be bound and dct8x8's texture had no extent)."""
+    import sys
+
+    import gpu_backend.measure as measure_mod
+    import gpu_backend.target as target
+    seen = {}
+
+    def fake_command(argv, kernel_name, timeout=300):
+        # the profiled process, run here without ncu: its kernel and inputs are captured
+        def fake_run(kernel, params, arrays, check=False):
+            seen.update(kernel=kernel, arrays=arrays, params=params)
+        monkeypatch.setattr(target, "run_on_gpu", fake_run)
+        monkeypatch.setattr(sys, "argv", ["target", *argv[3:]])
+        target.main()
+        return "measured"
+
+    monkeypatch.setattr(measure_mod, "measure_command", fake_command)
+    opts = Options(lengths={"out": "64", "ramp": "n"}, textures={"img": "8, 4"})
+    ramp = np.arange(40, dtype=np.float32)
+    got = measure_mod.measure(SAMPLE, "sample", {"n": 40}, "sample", options=opts,
+                              arrays={"ramp": ramp})
+    assert got == "measured"
+    assert seen["kernel"].name == "sample" and seen["params"] == {"n": 40}
+    assert {g.name for g in seen["kernel"].globals} == {"out", "img", "weights", "ramp"}
+    assert list(seen["arrays"]) == ["ramp"] and (seen["arrays"]["ramp"] == ramp).all()
