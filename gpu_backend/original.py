@@ -310,6 +310,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
         pending.setdefault(a.line, []).append(a)
     _reattach(by_line, pending)
     _spill_down(by_line, pending)
+    _spill_up(by_line, pending)
     _only_site(by_line, pending)
     found, groups, unproven = {}, [], set()
     signatures = _Signatures(tr)
@@ -430,6 +431,35 @@ def _spill_down(by_line: dict, pending: dict) -> None:
                 surplus = surplus[lacking:]
                 if not surplus:
                     break
+
+
+def _spill_up(by_line: dict, pending: dict) -> None:
+    """A line with more instructions of a kind than it has sites of that kind gives the
+    surplus to the lines above it (at most 16, same file) whose sites of that kind lack
+    instructions, when the surplus is exactly what they lack: nvcc marked the LDGSTS of
+    four consecutive `cuda::memcpy_async` calls (libcu++ code inlined at each) with the
+    last call's line (SGEMM_CUDA's kernel 12: 18 of them). In address order, to those lines
+    in line order."""
+    for line in sorted(k for k in by_line if k is not None):
+        for kind in sorted({a.kind for a in pending.get(line, ())}):
+            stated = _of_kind(by_line[line], kind)
+            have = sorted((a for a in pending[line] if a.kind == kind), key=lambda a: a.address)
+            if not stated or len(have) <= stated:
+                continue
+            lacking = {}
+            for k in sorted(by_line):
+                if k is None or k[0] != line[0] or not line[1] - 16 <= k[1] < line[1]:
+                    continue
+                short = _of_kind(by_line[k], kind) - \
+                    sum(a.kind == kind for a in pending.get(k, ()))
+                if short > 0:
+                    lacking[k] = short
+            surplus = have[stated:]
+            if not lacking or sum(lacking.values()) != len(surplus):
+                continue
+            for k, short in lacking.items():
+                _move(pending, line, k, surplus[:short])
+                surplus = surplus[short:]
 
 
 def _only_site(by_line: dict, pending: dict) -> None:

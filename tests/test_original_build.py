@@ -408,3 +408,26 @@ def test_a_kernels_file_keeps_the_header_lines_its_sites_come_from(tmp_path, nvc
         "compiler: every site compiled as stated; the counts are unchanged"
     assert report.uncounted == 0
     assert (report.load.requests, report.store.requests) == (1, 32), report.compiler
+
+
+
+def test_copies_nvcc_marks_with_a_later_calls_line_are_the_earlier_calls(tmp_path, nvcc,
+                                                                         no_cache):
+    """SGEMM_CUDA's kernel 12 (libcu++'s memcpy_async inlined four times in a row, in a
+    loop nvcc unrolls): nvcc's line info puts 18 of the LDGSTS on the last call's line;
+    they were reported as belonging to no site, and their sites as compiled to nothing. The
+    lines above that lack exactly that many take them. (cuBLAS's header, which the file
+    includes and its kernels do not use, is an empty stand-in here.)"""
+    (tmp_path / "cublas_v2.h").write_text("")
+    key = "runSgemmDoubleBuffering2<128, 128, 16, 64, 64, 4, 8, 4, 128>"
+    code, out = cli("analyze", str(ROOT / "corpus" / "sgemm_cuda" /
+                                   "12_kernel_double_buffering.cuh"),
+                    "--kernel", key, "-D", "WARPSIZE=32", "-I", str(tmp_path),
+                    "-p", "M=256", "-p", "N=256", "-p", "K=256", "-p", "alpha=1", "-p", "beta=0",
+                    "--launch-grid", "2,2", "--launch-block", "128", "--length", "A=M*K",
+                    "--length", "B=K*N", "--length", "C=M*N", "--as-compiled", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    notes = res["as_compiled"]["notes"]
+    assert not any("no IR site" in n or "no shared instruction" in n for n in notes), notes
+    assert res["classes"]["ldgsts"]["requests"] == 16 * 16 * 4 * 4   # per tile, warp, block
