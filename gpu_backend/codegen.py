@@ -159,7 +159,13 @@ def generate(kernel: Kernel) -> Generated:
     # a tensor map is passed by value as a __grid_constant__ parameter (its address is
     # then a generic address the TMA unit reads it from), after the scalars and arrays
     sig += [f"const __grid_constant__ smemsim_tensor_map {m.name}" for m in maps]
-    lines.append(f'extern "C" __global__ void {kernel.name}(' + ", ".join(sig) + ")")
+    # a block of more than 256 threads may otherwise get more registers per thread than
+    # 65,536 / threads, and fail to launch (fast.cu's kernel 7, 384 threads: 254 registers,
+    # CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES); its own source says __launch_bounds__ as well
+    threads = math.prod(e.arg for e in kernel.block) \
+        if all(e.op is Op.CONST for e in kernel.block) else 0
+    bounds = f"__launch_bounds__({threads}) " if threads > 256 else ""
+    lines.append(f'extern "C" __global__ void {bounds}{kernel.name}(' + ", ".join(sig) + ")")
     lines.append("{")
     for buf in kernel.buffers:
         primary = buf.views[0]

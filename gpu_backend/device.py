@@ -115,8 +115,9 @@ def encode_tensor_map(driver, m: TensorMap, address: int, params: Mapping):
     shape = [int(eval_param_expr(e, params)) for e in m.shape]
     size = m.dtype.size
     dims = [driver.cuuint64_t(x) for x in reversed(shape)]          # innermost first
-    strides = [] if m.rank == 1 else \
-        [driver.cuuint64_t(int(eval_param_expr(m.row_stride, params)) * size)]
+    # globalStrides: every dimension but the innermost, in bytes, innermost first
+    strides = [driver.cuuint64_t(int(eval_param_expr(e, params)) * size)
+               for e in reversed(m.strides)]
     box = [driver.cuuint32_t(x) for x in reversed(m.box)]
     ones = [driver.cuuint32_t(1)] * m.rank
     dtype = getattr(driver.CUtensorMapDataType,

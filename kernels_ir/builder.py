@@ -715,13 +715,14 @@ class KernelBuilder:
 
     # ------------------------------------------------------------ TMA and mbarriers (sm_90)
     def tensor_map(self, name: str, array: GlobalArray, shape, box, swizzle: str | None = None,
-                   row_stride: ExprLike | None = None) -> TensorMap:
+                   row_stride: ExprLike | None = None, strides=None) -> TensorMap:
         """A TMA tensor map over global `array` (a `const __grid_constant__ CUtensorMap`
         parameter of the generated kernel): `shape` outermost first, in elements
         (expressions of parameters), `box` the extents one copy moves, `swizzle` None or
         "SWIZZLE_32B" / "SWIZZLE_64B" / "SWIZZLE_128B", `row_stride` the elements between
-        rows of a 2-D tensor (default: its inner extent). kernels_ir.tma says where a copy
-        puts each element."""
+        rows of a 2-D tensor (default: its inner extent), `strides` those of every dimension
+        but the innermost, outermost first (the host's globalStrides, in elements; default:
+        row-major). kernels_ir.tma says where a copy puts each element."""
         loc = caller_loc()
         if not isinstance(array, GlobalArray):
             raise KernelError(f"tensor map '{name}': TMA reads a global array, got {array!r}",
@@ -732,17 +733,27 @@ class KernelBuilder:
         if why is None and len(shape) != len(box):
             why = f"the tensor has {len(shape)} dimension(s) but the box {len(box)}"
         if why is None and row_stride is not None and len(shape) != 2:
-            why = "row_stride applies to a 2-D tensor"
+            why = "row_stride applies to a 2-D tensor (give strides for more)"
+        if why is None and strides is not None and len(strides) != len(shape) - 1:
+            why = (f"a {len(shape)}-D tensor takes {len(shape) - 1} stride(s) (every "
+                   f"dimension but the innermost), got {len(strides)}")
         if why is not None:
             raise tma_refuse(name, why, self.name, loc)
         shape = tuple(as_expr(e) for e in shape)
-        stride = as_expr(row_stride if row_stride is not None else shape[-1]) \
-            if len(shape) == 2 else None
-        for e in shape + ((stride,) if stride is not None else ()):
+        if strides is None:   # row-major: each dimension's stride the product of those inside
+            strides, inner = [], as_expr(1)
+            for e in reversed(shape[1:]):
+                inner = e if not strides and inner.op is Op.CONST and inner.arg == 1 \
+                    else inner * e
+                strides.insert(0, inner)
+            if row_stride is not None:
+                strides = [as_expr(row_stride)]
+        strides = tuple(as_expr(e) for e in strides)
+        for e in shape + strides:
             if e.dtype.is_float:
                 raise tma_refuse(name, "extents and strides must be integers", self.name, loc)
         _check_c_name(name, "tensor map name", self.name)
-        return TensorMap(self._unique_decl(name), array, shape, stride, box, swizzle)
+        return TensorMap(self._unique_decl(name), array, shape, strides, box, swizzle)
 
     def _barrier(self, barrier, index, loc: SourceLoc) -> tuple[Expr, ...]:
         if not isinstance(barrier, SharedArray) or barrier.dtype.size != 8 \

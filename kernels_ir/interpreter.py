@@ -1411,23 +1411,25 @@ class _Machine(Evaluator):
         element index in the global array; the map is checked against the array first."""
         glob = self.globals[m.array.name]
         shape = [int(self.eval(e, idx[:1])[0]) for e in m.shape]
-        stride = int(self.eval(m.row_stride, idx[:1])[0]) if m.row_stride is not None else 1
+        strides = [int(self.eval(e, idx[:1])[0]) for e in m.strides] + [1]
         size = m.dtype.size
-        span = (shape[0] - 1) * stride + shape[1] if m.rank == 2 else shape[0]
-        if min(shape) < 1 or span > glob.size or (m.rank == 2 and (
-                stride < shape[1] or stride * size % GLOBAL_ALIGN)):
+        span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
+        if min(shape) < 1 or span > glob.size or any(
+                s < 1 or s * size % GLOBAL_ALIGN for s in strides[:-1]) or (
+                m.rank == 2 and strides[0] < shape[1]):
             raise LaneFault(f"tensor map '{m.name}' ({m.describe()}) at shape {shape}"
-                            + (f", row stride {stride}" if m.rank == 2 else "")
+                            + (f", strides {strides[:-1]}" if m.rank > 1 else "")
                             + f": it must lie inside '{m.array.name}' ({glob.size} elements)"
-                            + (f", with rows of at least {shape[1]} elements and a stride "
-                               f"that is a multiple of {GLOBAL_ALIGN} bytes"
-                               if m.rank == 2 else ""), np.zeros(1, np.int64))
+                            + (f", with strides that are multiples of {GLOBAL_ALIGN} bytes"
+                               + (f" and rows of at least {shape[1]} elements"
+                                  if m.rank == 2 else "") if m.rank > 1 else ""),
+                            np.zeros(1, np.int64))
         inside = np.ones((idx.size, 1), bool)
         flat = np.zeros((idx.size, 1), np.int64)
         for dim, (c, extent) in enumerate(zip(coords, m.box)):
             at = self.eval(c, idx).astype(np.int64)[:, None] + np.arange(extent)
             ok = (at >= 0) & (at < shape[dim])
-            step = stride if (m.rank == 2 and dim == 0) else 1
+            step = strides[dim]
             inside = (inside[:, :, None] & ok[:, None, :]).reshape(idx.size, -1)
             flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
         return inside, flat

@@ -182,7 +182,9 @@ class _Writer:
         for m in tensor_maps(k):
             shape = ", ".join(self.expr(x) for x in m.shape)
             box = ", ".join(str(x) for x in m.box)
-            stride = "" if m.row_stride is None else f", row_stride={self.expr(m.row_stride)}"
+            stride = "" if m.row_stride is None else \
+                f", row_stride={self.expr(m.row_stride)}" if m.rank == 2 else \
+                f", strides=({', '.join(self.expr(e) for e in m.strides)},)"
             swizzle = "None" if m.swizzle is None else f'"{m.swizzle}"'
             self.emit(1, f'{py_name(m.name)} = {BUILDER}.tensor_map("{m.name}", '
                          f'{py_name(m.array.name)}, ({shape},), ({box},), swizzle={swizzle}'

@@ -15,7 +15,11 @@ and the `box` one copy moves. What a copy writes was measured on an H100, elemen
   restarted at the box;
 - the destination must be 128-byte aligned (16 bytes off faults: "misaligned address");
 - elements outside the tensor are filled with zeros.
-Only 1-D and 2-D maps were measured; higher ranks are refused rather than guessed.
+1-D and 2-D maps were measured. A map of 3 to 5 dimensions (its strides, in elements, the
+host's `globalStrides`) puts its box's rows in row-major order of the outer dimensions, the
+2-D rule's order: checked on an H100 for fast.cu's kernel 7 (a 5-D map over a row-major
+matrix whose box has one outer dimension of more than one element) and for a 3-D box of
+two 16-row planes (tests/test_tma.py's GPU case).
 """
 from __future__ import annotations
 
@@ -33,7 +37,7 @@ DESTINATION_ALIGN = 128      # bytes; measured: 16 bytes off the 128-byte grid f
 BULK_ALIGN = 16              # bytes: both ends of a 1-D bulk copy (PTX ISA)
 MAX_BOX = 256                # elements per box dimension (cuTensorMapEncodeTiled)
 GLOBAL_ALIGN = 16            # bytes: global address and strides
-TMA_RANKS = (1, 2)           # measured
+TMA_RANKS = (1, 2, 3, 4, 5)  # cuTensorMapEncodeTiled's ranks (see the module docstring)
 # PTX ISA, mbarrier: arrival counts 1 .. 2^20 - 1; transaction counts within +-(2^20 - 1)
 MBARRIER_MAX_COUNT = (1 << 20) - 1
 MBARRIER_MAX_TX = (1 << 20) - 1
@@ -49,13 +53,21 @@ def swizzle_bytes(addresses: np.ndarray, mode: str | None) -> np.ndarray:
 
 class TensorMap:
     """A TMA tensor map over a global array: `shape` (outermost first, elements; expressions of
-    the kernel's parameters), the row stride in elements (2-D), the `box` a copy moves and
-    the swizzle mode (None, "SWIZZLE_32B", "SWIZZLE_64B" or "SWIZZLE_128B")."""
+    the kernel's parameters), `strides` the elements between consecutive indices of each
+    dimension but the innermost (outermost first; the innermost is contiguous), the `box` a
+    copy moves and the swizzle mode (None, "SWIZZLE_32B", "SWIZZLE_64B" or
+    "SWIZZLE_128B")."""
 
-    def __init__(self, name: str, array, shape: tuple[Expr, ...], row_stride: Expr | None,
+    def __init__(self, name: str, array, shape: tuple[Expr, ...], strides: tuple[Expr, ...],
                  box: tuple[int, ...], swizzle: str | None):
-        self.name, self.array, self.shape, self.row_stride = name, array, shape, row_stride
+        self.name, self.array, self.shape, self.strides = name, array, shape, strides
         self.box, self.swizzle = box, swizzle
+
+    @property
+    def row_stride(self) -> Expr | None:
+        """Elements between rows (the second-innermost dimension's stride): the row stride
+        of the matrix a 2-D map, or a higher one laid over a matrix, reads; None for 1-D."""
+        return self.strides[-1] if self.strides else None
 
     @property
     def dtype(self):
@@ -64,7 +76,7 @@ class TensorMap:
 
     @property
     def rank(self) -> int:
-        """Dimensions of the tensor (1 or 2)."""
+        """Dimensions of the tensor (1 to 5)."""
         return len(self.shape)
 
     @property
@@ -105,7 +117,9 @@ class TensorMap:
     def describe(self) -> str:
         """`tmA: A as [M][K] f16, box 64x64, SWIZZLE_128B`."""
         from .printer import format_expr
-        dims = "".join(f"[{format_expr(e)}]" for e in self.shape)
+        strides = [format_expr(e) for e in self.strides] + [None]
+        dims = "".join(f"[{format_expr(e)}" + (f":{s}" if s is not None and self.rank > 2 else "")
+                       + "]" for e, s in zip(self.shape, strides))
         box = "x".join(map(str, self.box))
         return (f"{self.name}: {self.array.name} as {dims} {self.dtype}, box {box}, "
                 f"{self.swizzle or 'no swizzle'}")
@@ -120,8 +134,7 @@ def check_box(name: str, dtype, box: tuple[int, ...], swizzle: str | None) -> st
         return (f"swizzle must be None, 'SWIZZLE_32B', 'SWIZZLE_64B' or 'SWIZZLE_128B', "
                 f"got {swizzle!r}")
     if len(box) not in TMA_RANKS:
-        return (f"a {len(box)}-D box: only 1-D and 2-D tensor maps were measured "
-                "(docs/tma.md)")
+        return f"a {len(box)}-D box: TMA maps have 1 to 5 dimensions"
     for e in box:
         if isinstance(e, bool) or not isinstance(e, int) or not 1 <= e <= MAX_BOX:
             return f"box extents must be ints 1..{MAX_BOX}, got {box}"

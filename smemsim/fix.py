@@ -282,7 +282,7 @@ def _with_maps(kernel: Kernel, copies, mode: str) -> Kernel:
     new = {}
     for c in copies:
         m = c.tensor_map
-        new.setdefault(id(m), TensorMap(m.name, m.array, m.shape, m.row_stride, m.box, mode))
+        new.setdefault(id(m), TensorMap(m.name, m.array, m.shape, m.strides, m.box, mode))
 
     def stmt(s):
         if isinstance(s, (TmaLoad, TmaStore)) and id(s.tensor_map) in new:

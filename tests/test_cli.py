@@ -147,7 +147,7 @@ def test_registers_from_a_compile():
 
 def test_codegen_prints_cuda():
     code, out = cli("codegen", TRANSPOSE, "--kernel", "padded", width=200)
-    assert code == 0 and 'extern "C" __global__ void transpose_pad1(' in out
+    assert code == 0 and 'extern "C" __global__ void __launch_bounds__(1024) transpose_pad1(' in out
     assert "__shared__ __align__(16) float tile[32][33];" in out
 
 

@@ -813,3 +813,23 @@ def test_more_math_functions_on_the_gpu(tmp_path):
     x = np.linspace(-0.9, 0.9, 32).astype(np.float32)
     result = run_on_gpu(kernel, {}, {"in": x})
     assert result.matches, result.mismatches
+
+
+def test_lambdas_are_inlined_where_they_are_called(tmp_path):
+    """`auto step = [&](int i) { acc += s[i] * 2.0f; };` and `[](float x) -> float {...}`
+    (llm.c's softmax_autoregressive_backward_kernel5 writes its loop body so): each call is
+    the body with the enclosing locals by reference; a capture by value is refused at its
+    line."""
+    source = (pathlib.Path(__file__).parent / "cuda" / "lambdas.cu").read_text()
+    kernel = only(tmp_path, source, Options(lengths={"in": "64", "out": "32"}))
+    x = np.arange(64, dtype=np.float32)
+    t = np.arange(32)
+    want = 2 * (2 * x[t] + 2 * x[t + 32] + 2 * x[(t + 1) % 64])
+    assert run(kernel, arrays={"in": x})["out"].tolist() == want.tolist()
+    r = analyze(kernel)
+    # the lambda's load is one site per call: the loop's (2 iterations) and the one after
+    assert [(s.op, s.requests) for s in r.sites] == [("store", 1), ("store", 1),
+                                                      ("load", 2), ("load", 1)]
+    with pytest.raises(CudaImportError, match=r"lambdas\.cu:8:17: .*a lambda capturing "
+                                              r"\[=\] \(the importer reads \[&\] and \[\]\)"):
+        kernels(tmp_path, source.replace("[&](int i)", "[=](int i)"), name="lambdas.cu")

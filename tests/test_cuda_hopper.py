@@ -452,3 +452,47 @@ def test_a_descriptor_moved_by_whole_16_byte_steps_and_one_that_is_not(tmp_path)
     with pytest.raises(CudaImportError, match=r"k\.cu:\d+:\d+: .*this use of a shared "
                                               r"address in a matrix descriptor"):
         import_kernels(str(tmp_path / "k.cu"), opts)["wgmma_tile"]()
+
+
+def assert_persistent_product(make) -> None:
+    """fast.cu's persistent kernels (6 and 7) at 2048 x 2048 x 64, the smallest size their
+    schedule takes: C (column-major, bf16) = A B^T exactly, and check finds no fault."""
+    m = n = 2048
+    rng = np.random.default_rng(0)
+    a = rng.integers(-2, 3, size=(m, 64)).astype(np.float32)
+    b = rng.integers(-2, 3, size=(n, 64)).astype(np.float32)
+    kernel = make(m, n, 64)
+    arrays = {"A": to_storage(a.ravel(), bf16), "B": to_storage(b.ravel(), bf16)}
+    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(n, m)
+    assert np.array_equal(c.T, a @ b.T)
+    assert not check(kernel, {}).faults
+
+
+def fast7(m: int, n: int, k: int):
+    """fast.cu's kernel 7: kernel 6 with raw-PTX barriers and 5-D tensor maps (its host's
+    create_tensor_map: shape {64, rows, K/64, 1, 1}, strides {K, 64} elements, box
+    {64, rows of the block, BK/64, 1, 1}, 128-byte swizzle), given outermost first with
+    each dimension's stride; CEIL_DIV is matmul.cu's."""
+    opts = Options(defines={"bf16": "__nv_bfloat16", "CEIL_DIV(M, N)": "(((M) + (N)-1) / (N))"},
+                   params={"M": m, "N": n, "K": k}, lengths={"C": "M * N"}, grid="128",
+                   block="384", smem=str(3 * 64 * (128 + 256) * 2),
+                   kernel="matmulKernel7<128, 256, 64, 384, 3, 128>",
+                   tensor_maps={
+                       "tensorMapA": "A bf16[1][1][K/64:64][M:K][64] box[1][1][1][128][64] 128B",
+                       "tensorMapB": "B bf16[1][1][K/64:64][N:K][64] box[1][1][1][256][64] 128B"})
+    return next(iter(import_kernels(FAST.replace("matmul_2", "matmul_7"), opts).values()))()
+
+
+def test_fast_cu_kernel7_reads_5d_tensor_maps():
+    """fast.cu's kernel 7 at 2048 x 2048 x 64 (its schedule needs M / 128 a multiple of 16,
+    N / 256 of 8): C = A B^T exactly, check silent. At 2048 x 2048 x 8192 by hand: 128
+    tiles x 128 K steps, one copy of each operand per step (128 x 64 and 256 x 64 bf16),
+    2 consumer warpgroups x 4 wgmma.m64n256k16 of 4 warps per step, 80 wavefronts each."""
+    assert_persistent_product(fast7)
+    r = analyze(fast7(2048, 2048, 8192))
+    steps = 128 * 128
+    tma = [s for s in r.sites if s.tma is not None]
+    assert [(s.tma.instructions, s.tma.bytes) for s in tma] == \
+        [(steps, steps * 16384), (steps, steps * 32768)]
+    (gmma,) = [s for s in r.sites if s.op == "wgmma"]
+    assert (gmma.requests, gmma.wavefronts) == (steps * 2 * 4 * 4, steps * 2 * 4 * 80)

@@ -17,7 +17,6 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 from kernels_ir import bf16, from_storage, run, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
-from smemsim.hazards import check  # noqa: E402
 from tools.corpus_status import options  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -181,16 +180,8 @@ def test_fast_cu_kernel6_schedules_every_tile_once():
     16, 8>` (a partial specialization with a constructor and next()); at 2048 x 2048 x 64
     the product is A B^T and check is silent; at 8192^3 the counts are kernel 5's (2,048
     tiles x 128 K steps: each tile visited once)."""
-    m = n = 2048
-    rng = np.random.default_rng(0)
-    a = rng.integers(-2, 3, size=(m, 64)).astype(np.float32)
-    b = rng.integers(-2, 3, size=(n, 64)).astype(np.float32)
-    kernel = fast6(m, n, 64)
-    arrays = {"A": to_storage(a.ravel(), bf16), "B": to_storage(b.ravel(), bf16)}
-    c = from_storage(run(kernel, {}, arrays)["C"], bf16).astype(np.float32).reshape(n, m)
-    assert np.array_equal(c.T, a @ b.T)
-    assert not check(kernel, {}).faults
-    from tests.test_cuda_hopper import assert_kernel5_counts_at_8192
+    from tests.test_cuda_hopper import assert_kernel5_counts_at_8192, assert_persistent_product
+    assert_persistent_product(fast6)
     assert_kernel5_counts_at_8192(analyze(fast6(8192, 8192, 8192)))
 
 

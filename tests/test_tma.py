@@ -252,7 +252,7 @@ def test_a_barrier_used_before_init_is_a_fault():
 @pytest.mark.parametrize("box, swizzle, why", [
     ((8, 4), None, "multiple of 16"),
     ((8, 128), "SWIZZLE_128B", "within its 128-byte span"),
-    ((2, 8, 64), None, "only 1-D and 2-D"),
+    ((1, 1, 1, 2, 8, 64), None, "TMA maps have 1 to 5 dimensions"),
     ((8, 64), "SWIZZLE_256B", "swizzle must be"),
     ((8, 512), None, "1..256"),
 ])
@@ -494,3 +494,65 @@ def test_a_tma_load_into_a_tile_a_store_still_reads_is_a_located_fault():
     with pytest.raises(KernelRuntimeError, match="the TMA load writes 'tile' .* while the TMA "
                                                  "store of line .* still reads it"):
         run(k.build(), {}, {"src": _source(8, 64, 2)})
+
+
+# ---------------------------------------------------------------- maps of 3 to 5 dimensions
+
+def _planes_kernel(swizzle="SWIZZLE_128B"):
+    """A 3-D map over planes of 32 rows x 64 u16 that lie 40 rows apart (a stride, not the
+    row-major 32): thread 0 loads the box [2][16][64] at (plane 1, row 8, col 0), every
+    thread copies the tile's bytes out as they lie."""
+    k = KernelBuilder("planes")
+    src = k.global_array("src", "u16", 3 * 40 * 64)
+    tmap = k.tensor_map("tmap", src, (3, 32, 64), (2, 16, 64), swizzle=swizzle,
+                        strides=(40 * 64, 64))
+    tile = k.shared("tile", "u16", 2 * 16 * 64, align=1024)
+    out = k.global_array("out", "u16", 2 * 16 * 64, intent="out")
+    bar = k.shared("bar", "u64", 1)
+    t = threadIdx.x
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+    k.syncthreads()
+    with k.if_(t == 0):
+        k.mbarrier_arrive(bar, 0, expect_tx=tmap.box_bytes)
+        k.tma_load(tmap, tile, 0, (1, 8, 0), bar, 0)
+    k.mbarrier_wait(bar, 0, 0)
+    with k.range("i", t, 2 * 16 * 64, 128) as i:
+        out[i] = tile[i]
+    k.launch(grid=1, block=128)
+    return k.build()
+
+
+def test_a_3d_box_lays_its_rows_in_row_major_order_of_the_outer_dimensions():
+    """Box row r = plane * 16 + row goes to r * 128 bytes, swizzled by its absolute address
+    (the 2-D rule), and holds global row (1 + plane) * 40 + 8 + row (the strides); planes
+    1 and 2 both lie inside the tensor's 3."""
+    src = (np.arange(3 * 40 * 64) * 7 % 65521).astype(np.uint16)
+    got = run(_planes_kernel(), {}, {"src": src})["out"].view(np.uint8)
+    want = np.zeros(2 * 16 * 128, np.uint8)
+    rows = src.reshape(3, 40, 64)[1:3, 8:24].reshape(32, 64).view(np.uint8)   # (32, 128)
+    at = swizzle_bytes(np.arange(32)[:, None] * 128 + np.arange(128)[None, :], "SWIZZLE_128B")
+    want[at] = rows
+    assert np.array_equal(got, want)
+    r = analyze(_planes_kernel(), {})
+    (site,) = [s for s in r.sites if s.tma is not None]
+    assert (site.tma.instructions, site.tma.bytes) == (1, 4096)
+
+
+def test_a_map_refuses_what_cuda_refuses():
+    k = KernelBuilder("bad")
+    src = k.global_array("src", "u16", 4096)
+    with pytest.raises(KernelError, match="a 3-D tensor takes 2 stride"):
+        k.tensor_map("m", src, (2, 32, 64), (1, 16, 64), strides=(64,))
+    with pytest.raises(KernelError, match="a 6-D box: TMA maps have 1 to 5 dimensions"):
+        k.tensor_map("m", src, (1,) * 5 + (64,), (1,) * 5 + (64,))
+
+
+@pytest.mark.gpu
+def test_a_3d_box_on_the_gpu():
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    src = (np.arange(3 * 40 * 64) * 7 % 65521).astype(np.uint16)
+    result = run_on_gpu(_planes_kernel(), {}, {"src": src})
+    assert result.matches, result.mismatches

@@ -9,10 +9,11 @@ and gmma counters against `analyze`.
 
 Cases: tests/cuda/wgmma_tile.cu as written, with -D FORGET_SWIZZLE and -D BASE_OFFSET=1, and
 its raw-PTX form tests/cuda/wgmma_tile_ptx.cu,
-and fast.cu's kernels 2 to 6 (tests/corpus/fast_cu/) through their own runKernelN (4 to 6
-are warp-specialized: a producer warpgroup and one or two consumer warpgroups; 6 is
-persistent, its 128 blocks taking tiles from its Schedule struct, at 2048^3: its schedule
-needs M / 128 a multiple of 16 and N / 256 of 8).
+and fast.cu's kernels 2 to 7 (tests/corpus/fast_cu/) through their own runKernelN (4 to 7
+are warp-specialized: a producer warpgroup and one or two consumer warpgroups; 6 and 7 are
+persistent, their 128 blocks taking tiles from a Schedule struct, at 2048^3: the schedule
+needs M / 128 a multiple of 16 and N / 256 of 8; 7 has raw-PTX barriers and 5-D tensor
+maps).
 The harnesses are tools/hopper_harness/ (tile.cu; fast.cu with prelude.h and the kernel file
 given by -include). A validation driver, not part of the library.
 """
@@ -32,7 +33,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 OUTPUT_SIZE = 256      # outputs compared at this size; counters measured at COUNTER_SIZE
 COUNTER_SIZE = 1024
-SIZES = {"fast6": (2048, 2048)}   # (output, counter) sizes of a case that needs its own
+SIZES = {"fast6": (2048, 2048), "fast7": (2048, 2048)}   # (output, counter) sizes of a
+# case that needs its own
 
 
 def sizes(case: str) -> tuple[int, int]:
@@ -56,7 +58,7 @@ CASES = {"tile": ("tile.cu", _tile("wgmma_tile")),
          "tile_forget_swizzle": ("tile.cu", _tile("wgmma_tile") + ["-DFORGET_SWIZZLE"]),
          "tile_base_offset1": ("tile.cu", _tile("wgmma_tile") + ["-DBASE_OFFSET=1"]),
          "tile_ptx": ("tile.cu", _tile("wgmma_tile_ptx")),
-         **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5, 6)}}
+         **{f"fast{n}": ("fast.cu", _fast(n)) for n in (2, 3, 4, 5, 6, 7)}}
 if os.environ.get("HOPPER_CASES"):   # `HOPPER_CASES=fast6,tile`: only those
     CASES = {c: CASES[c] for c in os.environ["HOPPER_CASES"].split(",")}
 METRICS = ["smsp__sass_inst_executed_op_shared_gmma.sum",
@@ -128,6 +130,8 @@ def imported(case: str, size: int):
     if case == "fast6":
         import test_cuda_structs
         return test_cuda_structs.fast6(size, size, size)
+    if case == "fast7":
+        return t.fast7(size, size, size)
     if case.startswith("fast"):
         return {"fast2": t.fast2, "fast3": t.fast3, "fast4": t.fast4,
                 "fast5": t.fast5}[case](size)

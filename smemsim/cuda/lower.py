@@ -631,6 +631,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         if dtype in ("u64", "i64") and self.descriptor_local(name, value, node):
             return
+        if value is not None and value.type == "lambda_expression":
+            self.declare(name, self.lambda_sym(value))
+            return
         if value is not None and (bar := self.barrier_pointer(name, value, node)) is not None:
             # `auto p = &bar;`: another name of the barrier, or a pointer that is assigned
             # another barrier later
@@ -1363,6 +1366,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         passed = self.declared(name) if fn.type == "identifier" else None
         if passed is not None and passed.kind == "function":   # `warp_reduction(val)`
             return self.inline(node, passed.value, args, None)
+        if passed is not None and passed.kind == "lambda":     # `loop_step(t2)`
+            return self.inline(node, name, args, None, candidates=[passed.value[0]],
+                               outer=passed.value[1])
         if name in ATOMICS:
             return self.atomic(node, ATOMICS[name], args)
         if name in SHUFFLES:
@@ -1446,12 +1452,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
 
     # ---------------------------------------------------------------- device functions
     def inline(self, node, name: str, args, template_args, candidates=None, this=None,
-               as_statement: bool = False):
+               as_statement: bool = False, outer: list | None = None):
         """A `__device__` function's body in place of its call: value parameters as
         locals, pointers and references as what they point at, its returned value a local
         set where it returns (a struct: a struct variable). A member function (`this`: the
         object's Sym, or its StructType for a static one) sees the object's fields and the
-        struct's constants. An argument may be a struct Sym already evaluated."""
+        struct's constants. An argument may be a struct Sym already evaluated. A lambda
+        (`candidates` its node) sees `outer`, the scopes where it was defined ([&])."""
         if self.inline_depth >= MAX_INLINE_DEPTH:
             raise self.error(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a "
                                    f"recursive function? '{name}')")
@@ -1473,7 +1480,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                        "subscript_expression", "pointer_expression")
             for n in walk(body_node)) and len(args) == len(params) and this is None and \
             not any(self.names_struct(p.child_by_field_name("type")) for p in params) and \
-            not self.names_struct(function.child_by_field_name("type"))
+            not self.names_struct(self.u.return_type_node(function))
         scope: dict[str, Sym] = {}
         binding: list = []   # the template arguments: with the function, its instantiation
         saved_types = dict(self.types)
@@ -1592,21 +1599,22 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         ret_type = self.u.return_type(function)
         body = function.child_by_field_name("body")
         ret_struct = None
-        if self.names_struct(function.child_by_field_name("type")):
+        if self.names_struct(self.u.return_type_node(function)):
             self.scopes.append(scope)   # `S<N> f()`: N may be the callee's own
             self.this_stack.append((stype, this) if stype is not None else None)
             try:
-                ret_struct = self.struct_type(function.child_by_field_name("type"), function)
+                ret_struct = self.struct_type(self.u.return_type_node(function), function)
             finally:
                 self.this_stack.pop()
                 self.scopes.pop()
         if pure:
-            saved_scopes, self.scopes = self.scopes, [self.scopes[0], scope]
+            saved_scopes = self.scopes
+            self.scopes = (outer if outer is not None else [self.scopes[0]]) + [scope]
             self.inline_depth += 1
             try:
                 value = self.expr(single_return(body))
                 if ret_type not in ("auto", None):
-                    value = self.convert(value, self.dtype(function.child_by_field_name("type"),
+                    value = self.convert(value, self.dtype(self.u.return_type_node(function),
                                                            function), node)
                 return value
             finally:
@@ -1617,7 +1625,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if ret_struct is not None:
             result = self.new_struct(ret_struct, f"{name}_ret", node)
         elif ret_type not in ("void", None):
-            dt, lanes = self.vtype(function.child_by_field_name("type"), function) \
+            dt, lanes = self.vtype(self.u.return_type_node(function), function) \
                 if ret_type != "auto" else ("f32", 1)
             if lanes > 1:   # a vector: a register vector the returns store into
                 result = self.array_of(f"{name}_ret", dt, [], False, node, lanes)
@@ -1634,8 +1642,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 frame["flag"] = self.kb.let(f"{name}_returned", 0, "i32")
             frame["kind"], frame["owner"] = "return", function
         saved_scopes = self.scopes
-        # the callee sees the file's names and its own, not the caller's locals
-        self.scopes = [saved_scopes[0], scope]
+        # the callee sees the file's names and its own, not the caller's locals (a lambda:
+        # those where it was defined)
+        self.scopes = (outer if outer is not None else [saved_scopes[0]]) + [scope]
         self.inline_depth += 1
         self.returns.append(frame)
         self.this_stack.append((stype, this if isinstance(this, Sym) else None)
@@ -1659,6 +1668,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 raise self.error(node, f"'{name}' returns nothing, but its value is used")
             return const(0)
         return result
+
+    def lambda_sym(self, node) -> Sym:
+        """`auto f = [&](int i) { ... };`: a lambda, inlined at each call with the scopes it
+        was defined in (by reference, as [&] captures; [] captures nothing it could use)."""
+        captures = node.child_by_field_name("captures")
+        written = "".join(text(captures).split()) if captures is not None else "[]"
+        if written not in ("[&]", "[]"):
+            raise self.error(node, f"`{short(node)}`: a lambda capturing {written} (the "
+                                   "importer reads [&] and [])")
+        return Sym("lambda", (node, list(self.scopes)), "lambda")
 
     def function_argument(self, value) -> Sym | None:
         """A template argument naming a __device__ function (`blockReduce<warpReduceMax>`,

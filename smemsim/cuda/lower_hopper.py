@@ -19,6 +19,8 @@ from .parse import parse_expression, short, subscript_index, text, walk
 from .symbols import SIZES, TYPES, Sym, array_name, callee_name, fold
 
 TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
+# a dimension of --tensor-map: `[EXTENT]`, or `[EXTENT:STRIDE]` with its stride in elements
+# (the host's globalStrides / element size; default: row-major)
 SWIZZLE_WORDS = {"none": None, "32B": "SWIZZLE_32B", "64B": "SWIZZLE_64B",
                  "128B": "SWIZZLE_128B"}
 # libcu++'s free functions of cuda::device(::experimental) this file lowers, by last name
@@ -86,8 +88,18 @@ class HopperMixin:
             raise self.error(p, f"--tensor-map {name}: element type '{ctype}' is not one the "
                                 f"IR has (its types: {', '.join(sorted(set(TYPES.values())))})")
         from .unit import lowering_expr
-        shape = [lowering_expr(self.u, d, self, f"--tensor-map {name}")
-                 for d in re.findall(r"\[([^\[\]]+)\]", dims)]
+        what = f"--tensor-map {name}"
+        dims = [d.split(":", 1) for d in re.findall(r"\[([^\[\]]+)\]", dims)]
+        shape = [lowering_expr(self.u, d[0], self, what) for d in dims]
+        if len(dims[-1]) > 1:
+            raise self.error(p, f"{what}: the innermost dimension is contiguous (no stride)")
+        strides = None
+        if any(len(d) > 1 for d in dims):   # given strides; the rest row-major
+            strides, inner = [], None
+            for d, extent in zip(reversed(dims[:-1]), reversed(shape[1:])):
+                inner = extent if inner is None else inner * extent
+                strides.insert(0, lowering_expr(self.u, d[1], self, what) if len(d) > 1
+                               else inner)
         extents = []
         for b in re.findall(r"\[([^\[\]]+)\]", box):
             v = fold(lowering_expr(self.u, b, self, f"--tensor-map {name}"))
@@ -107,9 +119,13 @@ class HopperMixin:
                 length = shape[0]
                 for e in shape[1:]:
                     length = length * e
+                if strides is not None:   # the last element's index, plus one
+                    length = shape[-1]
+                    for e, s in zip(shape[:-1], strides):
+                        length = length + (e - 1) * s
                 arr = self.kb.global_array(tensor, dtype, length, intent="inout")
             tm = self.kb.tensor_map(name, arr, tuple(shape), tuple(extents),
-                                    SWIZZLE_WORDS[swizzle or "none"])
+                                    SWIZZLE_WORDS[swizzle or "none"], strides=strides)
         self.declare(name, Sym("tensor_map", tm, dtype))
         return True
 

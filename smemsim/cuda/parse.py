@@ -57,7 +57,10 @@ def function_name(function) -> str:
 
 
 def function_declarator(function):
-    """The function_declarator of a function_definition, or None."""
+    """The function_declarator of a function_definition (a lambda's lambda_declarator), or
+    None."""
+    if function.type == "lambda_expression":
+        return function.child_by_field_name("declarator")
     d = function.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
         # `T& operator[](int i)`: the grammar gives a reference declarator no field name

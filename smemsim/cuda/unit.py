@@ -355,8 +355,24 @@ class Unit:
                    if p.type != "optional_parameter_declaration")
 
     def return_type(self, function) -> str | None:
-        t = function.child_by_field_name("type")
+        """A function's return type as written; a lambda's trailing one, else "auto" where
+        its body returns a value and "void" where it does not."""
+        t = self.return_type_node(function)
+        if t is None and function.type == "lambda_expression":
+            body = function.child_by_field_name("body")
+            returns = any(n.type == "return_statement" and n.named_children
+                          for n in walk(body))
+            return "auto" if returns else "void"
         return " ".join(text(t).split()) if t is not None else None
+
+    def return_type_node(self, function):
+        """The node of a function's return type (a lambda's `-> T`), or None."""
+        if function.type != "lambda_expression":
+            return function.child_by_field_name("type")
+        d = function.child_by_field_name("declarator")
+        trailing = next((c for c in (d.children if d is not None else [])
+                         if c.type == "trailing_return_type"), None)
+        return trailing.named_children[0] if trailing is not None else None
 
     # ---- what the command line adds
     def expr_text(self, source: str, lowering, node=None):

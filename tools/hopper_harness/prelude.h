@@ -12,3 +12,4 @@ void cudaCheck(cudaError_t error, const char* file, int line) {
     if (error != cudaSuccess) { printf("%s:%d %s\n", file, line, cudaGetErrorString(error)); exit(1); }
 }
 #define cudaCheck(err) (cudaCheck(err, __FILE__, __LINE__))
+#define CEIL_DIV(M, N) (((M) + (N)-1) / (N))
