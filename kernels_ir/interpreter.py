@@ -988,6 +988,8 @@ class _Machine(Evaluator):
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
         """No byte of the access may still be the target of an asynchronous copy in flight
         (nor, written, the source of a bulk store not yet waited for)."""
+        if not (self.copies or self.bulk_copies or self.bulk_reads):
+            return   # nothing in flight: no byte to look up (a grid-stride loop's every access)
         size = s.array.dtype.size
         self._check_bytes_settled(s.array, first[:, None] * size + np.arange(width * size),
                                   reading)
