@@ -833,3 +833,20 @@ def test_lambdas_are_inlined_where_they_are_called(tmp_path):
     with pytest.raises(CudaImportError, match=r"lambdas\.cu:8:17: .*a lambda capturing "
                                               r"\[=\] \(the importer reads \[&\] and \[\]\)"):
         kernels(tmp_path, source.replace("[&](int i)", "[=](int i)"), name="lambdas.cu")
+
+
+def test_a_launch_inside_a_generic_lambda_asks_for_the_instance():
+    """llm.c's attention_backward launches kernel 6 as `kernel6<int_const.value>` inside
+    `[&](auto int_const) {...}` (and 7 and 8 through `constexpr int block_size =
+    int_const.value;`): the value is the host's dispatch, so the import asks for the
+    instance (it was read as the argument `int_const.value` and failed in the kernel), and
+    `--kernel 'k<256>'` gives it."""
+    path = str(pathlib.Path(__file__).parent / "corpus" / "llm_c" / "attention_backward.cu")
+    found = import_kernels(path, Options())
+    for k in (6, 7, 8):
+        assert f"softmax_autoregressive_backward_kernel{k}" in found
+        assert not any("int_const" in key for key in found)
+    with pytest.raises(CudaImportError, match=r"template parameter 'BlockSize' of "
+                                              r"'softmax_autoregressive_backward_kernel7' needs "
+                                              r"a value: .* --kernel"):
+        found["softmax_autoregressive_backward_kernel7"]()

@@ -55,10 +55,13 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
             fn = call.child_by_field_name("function")
             if fn.type == "template_function":
                 args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
-                if _host_template_args(host) & set(re.findall(r"[A-Za-z_]\w*",
-                                                              " ".join(args))):
-                    continue  # `k<T><<<...>>>` inside a host template: no concrete type here
-                launched.append(_with_host_constants(host, args))
+                concrete = _with_host_constants(host, args)
+                if (_host_template_args(host) | _generic_lambda_params(call)) & set(
+                        re.findall(r"[A-Za-z_]\w*", " ".join(args + concrete))):
+                    # `k<T><<<...>>>` inside a host template, or `k<c.value>` inside a
+                    # generic lambda (llm.c's dispatch_launch): no concrete argument here
+                    continue
+                launched.append(concrete)
         instantiations = {}
         for args in launched:
             key = f"{name}<{', '.join(args)}>"
@@ -225,6 +228,22 @@ def _host_template_args(host) -> set[str]:
     if host is None or host.parent is None or host.parent.type != "template_declaration":
         return set()
     return set(_template_params(host.parent))
+
+
+def _generic_lambda_params(node) -> set[str]:
+    """The `auto` parameters of the lambdas around a node (a generic lambda is a template:
+    `[&](auto int_const) { k<int_const.value><<<...>>>(...); }`)."""
+    out = set()
+    while node is not None:
+        if node.type == "lambda_expression":
+            d = node.child_by_field_name("declarator")
+            params = d.child_by_field_name("parameters") if d is not None else None
+            for p in (params.named_children if params is not None else []):
+                t, name = p.child_by_field_name("type"), p.child_by_field_name("declarator")
+                if t is not None and name is not None and text(t).strip() == "auto":
+                    out.add(text(name))
+        node = node.parent
+    return out
 
 
 def _template_params(template) -> list[str]:
