@@ -68,6 +68,14 @@ __device__ __forceinline__ float smemsim_round_f16(float f)
 { return smemsim_f16_to_f32(smemsim_f32_to_f16(f)); }
 __device__ __forceinline__ float smemsim_round_bf16(float f)
 { return smemsim_bf16_to_f32(smemsim_f32_to_bf16(f)); }
+// a double: to float rounded to odd first, so that the rounding to 16 bits is the double's
+__device__ __forceinline__ float smemsim_float_odd(double d)
+{ float f = __double2float_rz(d); return (double)f == d || d != d ? f :
+  __int_as_float(__float_as_int(f) | 1); }
+__device__ __forceinline__ float smemsim_round_f16(double d)
+{ return smemsim_round_f16(smemsim_float_odd(d)); }
+__device__ __forceinline__ float smemsim_round_bf16(double d)
+{ return smemsim_round_bf16(smemsim_float_odd(d)); }
 """
 HALF_RAW = {2: "unsigned int", 4: "uint2", 8: "uint4"}  # the bits of 2, 4 or 8 halves
 DYNAMIC_NAME = "smem_dynamic_"

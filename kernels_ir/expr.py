@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Union
 
-from .dtypes import DType, f32, i32, integer_promote, promote, u32, u64
+from .dtypes import DType, f32, f64, i32, integer_promote, promote, u32, u64
 from .errors import KernelError, caller_loc
 
 
@@ -281,8 +281,11 @@ def call(name: str, *args: ExprLike) -> Expr:
     for e in exprs:
         if e.dtype.is_float:
             dtype = promote(dtype, e.dtype)
-    if name in ROUNDINGS and dtype != f32:
-        raise KernelError(f"{name} rounds a float (f32), not {dtype}", loc=caller_loc())
+    if name in ROUNDINGS:   # a float or a double, rounded to 16 bits: held as a float
+        if dtype not in (f32, f64):
+            raise KernelError(f"{name} rounds a float or a double, not {dtype}",
+                              loc=caller_loc())
+        return Expr(Op.CALL, f32, tuple(cast(e, dtype) for e in exprs), name)
     return Expr(Op.CALL, dtype, tuple(cast(e, dtype) for e in exprs), name)
 
 

@@ -138,10 +138,25 @@ _MATH = {
     # numpy has no erf: the C library's, element by element (in double, then rounded)
     "erf": lambda x: np.vectorize(math.erf, otypes=[np.float64])(x),
     "erfc": lambda x: np.vectorize(math.erfc, otypes=[np.float64])(x),
-    # rounded as a store rounds (cvt.rn), widened back exactly as a load widens
-    "round_f16": lambda x: from_storage(to_storage(x, _F16), _F16),
-    "round_bf16": lambda x: from_storage(to_storage(x, _BF16), _BF16),
+    # rounded as a store rounds (cvt.rn), widened back exactly as a load widens; a double
+    # first to float rounded to odd, so that the one rounding to 16 bits is the double's own
+    "round_f16": lambda x: from_storage(to_storage(_float_rounded_to_odd(x), _F16), _F16),
+    "round_bf16": lambda x: from_storage(to_storage(_float_rounded_to_odd(x), _BF16), _BF16),
 }
+
+
+def _float_rounded_to_odd(x: np.ndarray) -> np.ndarray:
+    """Doubles as floats rounded toward zero with the last bit set where inexact (round to
+    odd): a float keeps 13 or more bits beyond a 16-bit float's, so rounding this to f16 or
+    bf16 to nearest even rounds the double itself once (as cvt.rn.bf16.f64 does). Floats
+    pass as they are."""
+    if x.dtype != np.float64:
+        return x
+    f = x.astype(np.float32)
+    wide = np.abs(f.astype(np.float64)) > np.abs(x)
+    f = np.where(wide, np.nextafter(f, np.float32(0)), f)     # toward zero
+    inexact = (f.astype(np.float64) != x) & ~np.isnan(x)
+    return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
 def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
@@ -156,4 +171,6 @@ def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
             if a.dtype == np.float32:
                 return (a.astype(np.float64) * b + c).astype(np.float32)
             return a * b + c   # double: numpy has no fused multiply-add; one extra rounding
-        return _MATH[name](*args).astype(args[0].dtype)
+        out = _MATH[name](*args)
+        # a rounding to 16 bits is a float whatever it rounded (a double, too)
+        return out.astype(np.float32 if name.startswith("round_") else args[0].dtype)

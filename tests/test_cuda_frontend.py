@@ -383,7 +383,7 @@ void h(float* o) { k<<<1, 32>>>(o); }
 def test_conversions_to_16_bit_floats_as_values_round(tmp_path):
     """`(float)(__nv_bfloat16)v`, `__float2half(v)` and a `__half` local (initialized and
     assigned) hold the float rounded to that type, as C converts (llm.c's `(floatX)(...)`);
-    a conversion of a double is refused at its line."""
+    a double is rounded to it once (it was refused)."""
     from kernels_ir import bf16, f16, from_storage, to_storage
     kernel = only(tmp_path, """
 #include <cuda_bf16.h>
@@ -407,10 +407,11 @@ void hst(const float* x, float* o, __nv_bfloat16* p) { k<<<1, 32>>>(x, o, p); }
     want = y + np.float32(100) * h + r16(x / np.float32(3))
     np.testing.assert_array_equal(got["out"], want)
     np.testing.assert_array_equal(got["o16"], to_storage(y * np.float32(5), bf16))
-    with pytest.raises(CudaImportError, match=r"k\.cu:2:48: .*a conversion of f64 to bf16 as "
-                                              r"a value"):
-        only(tmp_path, "#include <cuda_bf16.h>\n__global__ void k(float* o, double d) "
-                       "{ o[0] = (__nv_bfloat16)d; }\n", Options(lengths={"o": "1"}))
+    double = only(tmp_path, "#include <cuda_bf16.h>\n__global__ void k(float* o, double d) "
+                            "{ o[0] = (__nv_bfloat16)d; }\n", Options(
+                                lengths={"o": "1"}, grid="1", block="1",
+                                params={"d": 1 + 2**-8 + 2**-40}))
+    assert run(double)["o"].tolist() == [1 + 2**-7]   # above the halfway point: up
 
 
 def test_activemask_is_the_mask_of_the_lanes_that_execute(tmp_path):
@@ -850,3 +851,48 @@ def test_a_launch_inside_a_generic_lambda_asks_for_the_instance():
                                               r"'softmax_autoregressive_backward_kernel7' needs "
                                               r"a value: .* --kernel"):
         found["softmax_autoregressive_backward_kernel7"]()
+
+
+def test_a_double_rounds_once_to_16_bits_and_float_functions_take_floats(tmp_path):
+    """`(__nv_bfloat16)(double)` rounds the double itself once (cvt.rn.bf16.f64), not
+    through a float first: 1 + 2^-8 + 2^-40 is above the halfway point between 1 and
+    1 + 2^-7 (up), 1 + 3 * 2^-8 - 2^-40 below the next one (down); through a float both
+    would tie to even. And `sqrtf(2.0f / M_PI)` takes a float, as C converts its double
+    argument (llm.c's GELU_SCALING_FACTOR): the expression stays float."""
+    source = """#include <cuda_bf16.h>
+__global__ void k(float* out, const double* in) {
+    int t = threadIdx.x;
+    out[t] = (float)(__nv_bfloat16)(in[t]);
+    out[3 + t] = sqrtf(2.0f / 3.14159265358979323846) * 0.5f;
+}
+void h(float* o, const double* i) { k<<<1, 3>>>(o, i); }
+"""
+    kernel = only(tmp_path, source, Options(lengths={"out": "6", "in": "3"}))
+    x = np.array([1 + 2**-8 + 2**-40, 1 + 2**-8, 1 + 3 * 2**-8 - 2**-40])
+    out = run(kernel, arrays={"in": x})["out"]
+    assert out[:3].tolist() == [1 + 2**-7, 1.0, 1 + 2**-7]
+    want = np.float32(np.sqrt(np.float32(2.0 / np.pi))) * np.float32(0.5)
+    assert out[3:].tolist() == [float(want)] * 3
+    from tests.conftest import require_nvrtc
+    require_nvrtc()
+    from gpu_backend.compile import compile_kernel
+    assert compile_kernel(kernel, "sm_90").widths_ok
+
+
+DOUBLE_TO_BF16 = """#include <cuda_bf16.h>
+__global__ void k(float* out, const double* in) {
+    out[threadIdx.x] = (float)(__nv_bfloat16)(in[threadIdx.x]);
+}
+void h(float* o, const double* i) { k<<<1, 64>>>(o, i); }
+"""
+
+
+@pytest.mark.gpu
+def test_a_double_rounds_to_bf16_on_the_gpu_as_here(tmp_path):
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    kernel = only(tmp_path, DOUBLE_TO_BF16, Options(lengths={"out": "64", "in": "64"}))
+    x = 1 + np.arange(64) * 2**-9 + np.where(np.arange(64) % 2, 2**-40, -2**-40)
+    result = run_on_gpu(kernel, None, {"in": x})
+    assert result.matches, result.mismatches

@@ -63,6 +63,7 @@ from .symbols import (
     CACHE_LOADS,
     CACHE_STORES,
     COMPONENTS,
+    FLOAT_MATH,
     FLOAT_TYPES,
     MATH,
     MAX_INLINE_DEPTH,
@@ -1282,10 +1283,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # store of it stores the same bits), as `(float)(__nv_bfloat16)x` computes
             if a.op is Op.CALL and a.arg == f"round_{dtype}":
                 return a   # already that type's value (`__half h = __float2half(x)`)
-            if a.dtype != BY_NAME["f32"]:
-                raise self.error(node, f"`{short(node)}`: a conversion of {a.dtype} to {dtype} "
-                                       "as a value (the importer rounds a float to one; "
-                                       "convert to float first)")
+            if a.dtype not in (BY_NAME["f32"], BY_NAME["f64"]):
+                a = cast(a, BY_NAME["f32"])   # an integer converts as C converts it
             with self.at(node):
                 return call(f"round_{dtype}", a)
         with self.at(node):
@@ -1411,6 +1410,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if name in ("__builtin_nanf",):
             raise self.error(node, f"`{short(node)}`: NaN constants are not in the IR")
         vals = [self.expr(a) for a in args]
+        if name in FLOAT_MATH:   # `sqrtf(2.0f / M_PI)`: the double argument becomes a float
+            vals = [cast(v, f32) if v.dtype.is_float and v.dtype.size == 8 else v for v in vals]
         with self.at(node):
             if name in MINMAX and len(vals) == 2:
                 return (smin if MINMAX[name] == "min" else smax)(*vals)

@@ -62,6 +62,9 @@ MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "l
 MATH.update({f"{name}{suffix}": name for name in (
     "cosh", "sinh", "tan", "atan", "asin", "acos", "atan2", "log10", "log1p", "expm1", "cbrt",
     "erf", "erfc", "hypot", "exp10") for suffix in ("", "f")})
+# the float forms (`sqrtf`, `__expf`, `fminf`): C converts a double argument to float first
+FLOAT_MATH = {name for name in MATH if name.endswith("f") or name.startswith("__")} | \
+    {"fminf", "fmaxf"}
 CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
