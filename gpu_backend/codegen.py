@@ -158,10 +158,13 @@ def generate(kernel: Kernel) -> Generated:
     if accumulators:
         lines += GMMA_PRELUDE.splitlines() + [""]
     sig = []
+    views = kernel.global_views()
+    viewed = {id(v.base) for v in views}   # read through another type too: no __restrict__
     for a in args:
         if isinstance(a, GlobalArray):
             const = "const " if a.intent == "in" else ""
-            sig.append(f"{const}{a.dtype.c_name}* __restrict__ {a.name}")
+            restrict = "" if id(a) in viewed else " __restrict__"
+            sig.append(f"{const}{a.dtype.c_name}*{restrict} {a.name}")
         else:
             sig.append(f"{a.dtype.c_name} {a.name}")
     # a tensor map is passed by value as a __grid_constant__ parameter (its address is
@@ -175,6 +178,10 @@ def generate(kernel: Kernel) -> Generated:
     bounds = f"__launch_bounds__({threads}) " if threads > 256 else ""
     lines.append(f'extern "C" __global__ void {bounds}{kernel.name}(' + ", ".join(sig) + ")")
     lines.append("{")
+    for v in views:   # a global array's bytes as another element type
+        const = "const " if v.base.intent == "in" else ""
+        lines.append(f"{INDENT}{const}{v.dtype.c_name}* {v.name} = reinterpret_cast<{const}"
+                     f"{v.dtype.c_name}*>({v.base.name});")
     for buf in kernel.buffers:
         primary = buf.views[0]
         if buf.dynamic:

@@ -254,6 +254,26 @@ class KernelBuilder:
         self._globals.append(arr)
         return arr
 
+    def global_view(self, base: GlobalArray, name: str, dtype: DType | str) -> GlobalArray:
+        """The bytes of global array `base` read as elements of `dtype` (`(unsigned int*)
+        scratch` over a float array: llm.c's layernorm_backward counts blocks with an
+        atomic on it). Its length is base's bytes over the new size, which must divide them;
+        it writes what `base` holds (an input's view is read-only)."""
+        loc = caller_loc()
+        dtype = _dtype(dtype)
+        if not isinstance(base, GlobalArray) or base.base is not None:
+            raise KernelError(f"global view '{name}': a view of a global array parameter, got "
+                              f"{base!r}", kernel=self.name, loc=loc)
+        length = base.length * base.dtype.size // dtype.size \
+            if dtype.size != base.dtype.size else base.length
+        if base.length.op is Op.CONST and base.length.arg * base.dtype.size % dtype.size:
+            raise KernelError(f"global view '{name}': {base.length.arg * base.dtype.size} bytes "
+                              f"of '{base.name}' are not a whole number of {dtype} elements",
+                              kernel=self.name, loc=loc)
+        view = GlobalArray(self._unique_decl(name), dtype, length, base.intent, base=base)
+        view._builder = self
+        return view
+
     def shared(self, name: str, dtype: DType | str, shape: int | Sequence[int], pad: int = 0,
                align: int | None = None, volatile: bool = False,
                layout: Swizzle | str | None = None) -> SharedArray:

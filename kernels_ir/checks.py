@@ -76,7 +76,8 @@ def _check_block(kernel: Kernel, stmts, in_scope: set) -> None:
                                  f"'{target.name}' is assigned outside the block that defines "
                                  "it")
         if isinstance(s, Access) and s.array not in kernel.globals \
-                and s.array not in kernel.shared:
+                and s.array not in kernel.shared and (
+                    getattr(s.array, "base", None) not in kernel.globals):
             _fail(kernel, s, f"'{s.array.name}' does not belong to this kernel")
         for body in s.bodies():
             _check_block(kernel, body, inner)

@@ -64,17 +64,19 @@ class _Indexable:
 class GlobalArray(_Indexable):
     """A global-memory array parameter (a pointer), indexed flat like C: `A[row * n + col]`.
     `initial`: the values it holds unless the caller gives it (a CUDA file's initialized
-    `__constant__` table), else None (seeded random inputs)."""
+    `__constant__` table), else None (seeded random inputs). `base`: for a view (the same
+    bytes read as another element type, `(unsigned*)scratch` over a float array), the array
+    it views; a view is no parameter of the kernel (not in Kernel.globals)."""
 
     INTENTS = ("in", "out", "inout")
 
     def __init__(self, name: str, dtype: DType, length: Expr, intent: str,
-                 initial: tuple | None = None):
+                 initial: tuple | None = None, base: "GlobalArray | None" = None):
         if intent not in self.INTENTS:
             raise KernelError(f"global array '{name}': intent must be one of {self.INTENTS}, "
                               f"got {intent!r}")
         self.name, self.dtype, self.length, self.intent = name, dtype, length, intent
-        self.initial = initial
+        self.initial, self.base = initial, base
         # what a CUDA file read through a texture says of the reads (a note for people)
         self.texture: str | None = None
         self.uid = next(_uids)
@@ -993,6 +995,15 @@ class Kernel:
     def statements(self) -> Iterator:
         """Every statement in program order."""
         return walk(self.body)
+
+    def global_views(self) -> tuple["GlobalArray", ...]:
+        """The views of global arrays the statements use (each once, in order of use)."""
+        seen: dict[int, GlobalArray] = {}
+        for s in self.statements():
+            for value in vars(s).values():
+                if isinstance(value, GlobalArray) and value.base is not None:
+                    seen.setdefault(id(value), value)
+        return tuple(seen.values())
 
     def sites(self) -> list[Access]:
         """The shared-memory access sites, in program order."""

@@ -424,3 +424,77 @@ def test_struct_kernels_compute_on_the_gpu_as_the_interpreter_does(case):
         pytest.skip(f"needs a GPU: {reason}")
     run = run_on_gpu(gpu_cases()[case]())
     assert run.matches, run.mismatches
+
+
+def _layernorm_backward(k: int, b: int = 2, t: int = 64, c: int = 768):
+    """llm.c's layernorm_backward kernel k (7-10) at B x T x C, 8 blocks of 512 threads, the
+    dynamic bytes its launcher asks for; dbias/dweight start at zero (8-10 add to them)."""
+    smem = {7: (2 * c + 1) * 4, 8: (2 * c + 1) * 4, 9: (2 * c + 2 * 512 + 1) * 4,
+            10: (2 * c + 2 * (512 - 32) * 4) * 4}[k]
+    return corpus_kernel("llm_c/layernorm_backward.cu", f"layernorm_backward_kernel{k}",
+                         grid="8", block="512", smem=str(smem),
+                         params={"B": b, "T": t, "C": c},
+                         lengths={"dinp": "B * T * C", "dweight": "C", "dbias": "C",
+                                  "scratch": "(2 * C + 1) * 9", "dout": "B * T * C",
+                                  "inp": "B * T * C", "weight": "C", "mean": "B * T",
+                                  "rstd": "B * T"})
+
+
+@pytest.mark.parametrize("k", [7, 8, 9, 10])
+def test_llm_c_layernorm_backward_counts_blocks_through_a_view_of_its_scratch(k):
+    """llm.c's layernorm_backward kernels 7-10 count finished blocks with an atomic on
+    `(unsigned int*)(scratch + 2 * C)` (or `scratch` itself), a global float array read as
+    unsigned ints (a view of its bytes: it was refused); the last block writes dbias and
+    dweight. The gradients are layernorm's (bf16: within a rounding of the largest)."""
+    b, t, c = 2, 64, 768
+    kernel = _layernorm_backward(k, b, t, c)
+    rng = np.random.default_rng(0)
+    q = lambda a: from_storage(to_storage(a.astype(np.float32), bf16), bf16)
+    inp, dout, w = q(rng.standard_normal((b * t, c))), q(rng.standard_normal((b * t, c))), \
+        q(rng.standard_normal(c))
+    mean, rstd = q(inp.mean(1)), q(1 / np.sqrt(inp.var(1) + 1e-5))
+    zeros = lambda n: to_storage(np.zeros(n, np.float32), bf16)
+    out = run(kernel, {}, {"inp": to_storage(inp.ravel(), bf16),
+                           "dout": to_storage(dout.ravel(), bf16), "weight": to_storage(w, bf16),
+                           "mean": to_storage(mean, bf16), "rstd": to_storage(rstd, bf16),
+                           "dinp": zeros(b * t * c), "dbias": zeros(c), "dweight": zeros(c),
+                           "scratch": np.zeros((2 * c + 1) * 9, np.float32)})
+    norm = (inp - mean[:, None]) * rstd[:, None]
+    dnorm = w * dout
+    dinp = (dnorm - dnorm.mean(1, keepdims=True) -
+            norm * (dnorm * norm).mean(1, keepdims=True)) * rstd[:, None]
+    for got, want in ((out["dinp"], dinp), (out["dbias"], dout.sum(0)),
+                      (out["dweight"], (norm * dout).sum(0))):
+        got = from_storage(got, bf16).reshape(want.shape)
+        assert np.abs(got - want).max() <= 2 ** -7 * max(1.0, np.abs(want).max())
+    views = kernel.global_views()
+    assert [(v.base.name, v.dtype.name) for v in views] == [("scratch", "u32")]
+
+
+def test_a_global_view_is_written_to_a_kernels_file_and_generated(tmp_path):
+    from gpu_backend.codegen import generate
+    from smemsim.cuda import write_kernels_file
+    from smemsim.loader import load_kernels
+    entry = dict(next(e for e in ENTRIES if e["kernel"] == "layernorm_backward_kernel7"))
+    text, _ = write_kernels_file(str(CORPUS / entry["file"]), options(entry),
+                                 entry["kernel"], str(tmp_path))
+    assert 'scratch_as_u32 = kb.global_view(scratch, "scratch_as_u32", "u32")' in text
+    (tmp_path / "lnb.py").write_text(text)
+    written = load_kernels(str(tmp_path / "lnb.py"))[entry["kernel"]]()
+    assert [(s.requests, s.wavefronts) for s in analyze(written).sites] == \
+        [(s.requests, s.wavefronts) for s in analyze(
+            corpus_kernel(entry["file"], entry["kernel"])).sites]
+    source = generate(written).source
+    assert "float* scratch," in source   # read through a view too: no __restrict__
+    assert "unsigned int* scratch_as_u32 = reinterpret_cast<unsigned int*>(scratch);" in source
+
+
+@pytest.mark.gpu
+def test_layernorm_backward_on_the_gpu():
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    result = run_on_gpu(_layernorm_backward(7), {}, {"scratch": np.zeros(1537 * 9, np.float32),
+                                                     "dbias": np.zeros(768, np.uint16),
+                                                     "dweight": np.zeros(768, np.uint16)})
+    assert result.matches, result.mismatches

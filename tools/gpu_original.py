@@ -138,6 +138,9 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         kernel = import_kernels(str(cu), opts)[key]()
         if analyze(kernel).load.requests + analyze(kernel).store.requests == 0:
             continue  # no shared memory: nothing for the counters to say
+        if any(g.texture for g in kernel.globals):
+            print(f"{key}: skipped (a texture the harness would have to create)")
+            continue
         fixture = folder / f"case{n}.py"
         fixture.write_text(write_kernels_file(str(cu), opts, key, str(folder))[0])
         src = folder / f"case{n}.cu"

@@ -1903,9 +1903,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         arr, indices = self.pointer_place(value, where)
         if dtype == arr.dtype:
             return arr, indices
-        if arr.kind != "shared" or arr.rank != 1 or arr.lanes != 1:
+        if arr.kind not in ("shared", "global") or arr.rank != 1 or arr.lanes != 1 or \
+                arr.place == ("null",):
             raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "
-                                   "importer reinterprets 1-D __shared__ arrays only)")
+                                   "importer reinterprets 1-D __shared__ and global arrays "
+                                   "only)")
         new, old = SIZES[dtype], SIZES[arr.dtype]
         with self.at(node):
             first = exact_quotient(indices[0] * old if old > 1 else indices[0], new)
@@ -1913,7 +1915,19 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
                                    f"is a multiple of {new} bytes (a constant, or a product "
                                    f"with a multiple of {new}: `C * {new}`)")
+        if arr.kind == "global":   # `(unsigned int*)(scratch + 2 * C)` over a float array
+            return self.global_view(arr, dtype, node), [first]
         return self.shared_view(arr, dtype, node), [first]
+
+    def global_view(self, arr: Sym, dtype: str, node) -> Sym:
+        """The bytes of a global array as a flat array of `dtype` (one view per type)."""
+        key = (id(arr.value), dtype)
+        views = self.__dict__.setdefault("global_views", {})
+        if key not in views:
+            with self.at(node):
+                view = self.kb.global_view(arr.value, f"{arr.value.name}_as_{dtype}", dtype)
+            views[key] = Sym("global", view, dtype)
+        return views[key]
 
     def shared_view(self, arr: Sym, dtype: str, node) -> Sym:
         """The bytes of a shared array as a flat array of `dtype` (one view per type)."""
