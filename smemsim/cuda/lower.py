@@ -1284,7 +1284,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if a.op is Op.CALL and a.arg == f"round_{dtype}":
                 return a   # already that type's value (`__half h = __float2half(x)`)
             if a.dtype not in (BY_NAME["f32"], BY_NAME["f64"]):
-                a = cast(a, BY_NAME["f32"])   # an integer converts as C converts it
+                # an integer, exact as a double (32 bits are), then rounded once
+                a = cast(a, BY_NAME["f64"])
             with self.at(node):
                 return call(f"round_{dtype}", a)
         with self.at(node):
@@ -1915,28 +1916,23 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
                                    f"is a multiple of {new} bytes (a constant, or a product "
                                    f"with a multiple of {new}: `C * {new}`)")
-        if arr.kind == "global":   # `(unsigned int*)(scratch + 2 * C)` over a float array
-            return self.global_view(arr, dtype, node), [first]
+        # (a global one too: `(unsigned int*)(scratch + 2 * C)` over a float array)
         return self.shared_view(arr, dtype, node), [first]
 
-    def global_view(self, arr: Sym, dtype: str, node) -> Sym:
-        """The bytes of a global array as a flat array of `dtype` (one view per type)."""
-        key = (id(arr.value), dtype)
-        views = self.__dict__.setdefault("global_views", {})
-        if key not in views:
-            with self.at(node):
-                view = self.kb.global_view(arr.value, f"{arr.value.name}_as_{dtype}", dtype)
-            views[key] = Sym("global", view, dtype)
-        return views[key]
-
     def shared_view(self, arr: Sym, dtype: str, node) -> Sym:
-        """The bytes of a shared array as a flat array of `dtype` (one view per type)."""
+        """The bytes of a shared or global array as a flat array of `dtype` (one view per
+        array and type)."""
         key = (id(arr.value), dtype)
         views = self.__dict__.setdefault("views", {})
         if key not in views:
+            name = f"{arr.value.name}_as_{dtype}"
             with self.at(node):
-                view = self.kb.view(arr.value, f"{arr.value.name}_as_{dtype}", dtype)
-            views[key] = Sym("shared", view, dtype, 1, 1)
+                if arr.kind == "global":
+                    views[key] = Sym("global", self.kb.global_view(arr.value, name, dtype),
+                                     dtype)
+                else:
+                    views[key] = Sym("shared", self.kb.view(arr.value, name, dtype), dtype,
+                                     1, 1)
         return views[key]
 
     def indexed_prefix(self, node):
