@@ -1421,8 +1421,9 @@ class _Machine(Evaluator):
         strides = [int(self.eval(e, idx[:1])[0]) for e in m.strides] + [1]
         size = m.dtype.size
         span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
-        if min(shape) < 1 or span > glob.size or any(
-                s < 1 or s * size % GLOBAL_ALIGN for s in strides[:-1]) or (
+        if min(shape) < 1 or span > glob.size or any(   # (an extent of 1 may have stride 0)
+                s < (1 if n > 1 else 0) or s * size % GLOBAL_ALIGN
+                for n, s in zip(shape, strides[:-1])) or (
                 m.rank == 2 and strides[0] < shape[1]):
             raise LaneFault(f"tensor map '{m.name}' ({m.describe()}) at shape {shape}"
                             + (f", strides {strides[:-1]}" if m.rank > 1 else "")

@@ -539,6 +539,30 @@ def test_a_3d_box_lays_its_rows_in_row_major_order_of_the_outer_dimensions():
     assert (site.tma.instructions, site.tma.bytes) == (1, 4096)
 
 
+def test_an_outer_dimension_of_one_may_have_stride_zero():
+    """fast.cu's kernel 7 encodes its unit dimensions with stride 0, which CUDA accepts:
+    the map reads the same box as the row-major one."""
+    k = KernelBuilder("unit_dim")
+    src = k.global_array("src", "u16", 16 * 64)
+    tmap = k.tensor_map("tmap", src, (1, 16, 64), (1, 16, 64), strides=(0, 64))
+    tile = k.shared("tile", "u16", 16 * 64, align=1024)
+    out = k.global_array("out", "u16", 16 * 64, intent="out")
+    bar = k.shared("bar", "u64", 1)
+    t = threadIdx.x
+    with k.if_(t == 0):
+        k.mbarrier_init(bar, 0, 1)
+    k.syncthreads()
+    with k.if_(t == 0):
+        k.mbarrier_arrive(bar, 0, expect_tx=tmap.box_bytes)
+        k.tma_load(tmap, tile, 0, (0, 0, 0), bar, 0)
+    k.mbarrier_wait(bar, 0, 0)
+    with k.range("i", t, 16 * 64, 128) as i:
+        out[i] = tile[i]
+    k.launch(grid=1, block=128)
+    src = np.arange(16 * 64, dtype=np.uint16)
+    assert np.array_equal(run(k.build(), {}, {"src": src})["out"], src)
+
+
 def test_a_map_refuses_what_cuda_refuses():
     k = KernelBuilder("bad")
     src = k.global_array("src", "u16", 4096)
