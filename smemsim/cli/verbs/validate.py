@@ -19,6 +19,10 @@ def add_arguments(p) -> None:
     """validate's options."""
     add_common(p)
     add_kernels(p)
+    p.add_argument("--as-compiled", action="store_true",
+                   help="predict what the profiled program emits (NVRTC's build of the "
+                        "generated CUDA, which validate runs): accesses it merged, widened "
+                        "or dropped counted as emitted (docs/as-compiled.md)")
     add_loop_limit(p)
 
 
@@ -34,7 +38,13 @@ def execute(args, console: Console) -> int:
     for name, kernel in kernels(args):
         launch = resolve_launch(kernel, params)
         arrays = inputs(args, name, kernel, params)
-        r = analyze(kernel, params, arch=args.arch, arrays=arrays, loop_limit=args.loop_limit)
+        if args.as_compiled:   # the build validate runs, not the user's own nvcc build
+            from gpu_backend.as_compiled import analyze_as_compiled
+            r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays,
+                                    loop_limit=args.loop_limit)
+        else:
+            r = analyze(kernel, params, arch=args.arch, arrays=arrays,
+                        loop_limit=args.loop_limit)
         try:
             with busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
                 m = measure(args.file, name, dict(launch.params), kernel.name,
@@ -52,6 +62,8 @@ def execute(args, console: Console) -> int:
             if agreement.unmeasured:
                 say(console, "  this ncu has no counter for: " +
                     ", ".join(agreement.unmeasured))
+            for note in r.compiler:
+                say(console, "  " + note)
     if args.json:
         print_json(console, docs, exit_code=code)
     return code
