@@ -896,3 +896,40 @@ def test_a_double_rounds_to_bf16_on_the_gpu_as_here(tmp_path):
     x = 1 + np.arange(64) * 2**-9 + np.where(np.arange(64) % 2, 2**-40, -2**-40)
     result = run_on_gpu(kernel, None, {"in": x})
     assert result.matches, result.mismatches
+
+
+NULL_BIAS = """
+__global__ void addbias(float* out, const float* inp, const float* bias, int n)
+{
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = inp[i];
+    __syncthreads();
+    float v = s[127 - threadIdx.x];
+    if (bias != NULL) { v += bias[threadIdx.x]; }
+    out[i] = v;
+}
+"""
+
+
+def test_null_says_a_pointer_the_host_passes_null(tmp_path):
+    """Without a launch in the file, `--null bias` says what llm.c's launchers pass for an
+    optional bias (their `NULL` launch argument is read when the file has it): `bias !=
+    NULL` is false. A name that is no pointer parameter, or one also given a --length, is
+    an error naming both."""
+    base = dict(grid="2", block="128", params={"n": 256})
+    x = np.arange(256, dtype=np.float32)
+    t = np.arange(256)
+    mirrored = (t // 128) * 128 + 127 - t % 128
+    with_bias = only(tmp_path, NULL_BIAS, Options(**base, lengths={"out": "n", "inp": "n",
+                                                                   "bias": "128"}))
+    got = run(with_bias, arrays={"inp": x, "bias": np.ones(128, np.float32)})["out"]
+    assert got.tolist() == (mirrored + 1.0).tolist()
+    without = only(tmp_path, NULL_BIAS, Options(**base, lengths={"out": "n", "inp": "n"},
+                                                nulls=["bias"]))
+    assert run(without, arrays={"inp": x})["out"].tolist() == mirrored.astype(float).tolist()
+    with pytest.raises(CudaImportError, match=r"--null bis: 'addbias' has no such pointer "
+                                              r"parameter \(it has bias, inp, out\)"):
+        only(tmp_path, NULL_BIAS, Options(**base, nulls=["bis"]))
+    with pytest.raises(CudaImportError, match=r"--length bias and --null bias"):
+        only(tmp_path, NULL_BIAS, Options(**base, lengths={"bias": "128"}, nulls=["bias"]))

@@ -19,7 +19,7 @@ def options(entry):
         grid=entry.get("grid"), block=entry.get("block"), smem=entry.get("smem"),
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),
         kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}),
-        textures=entry.get("textures", {}))
+        textures=entry.get("textures", {}), nulls=entry.get("nulls", []))
 
 
 def main() -> int:

@@ -80,6 +80,9 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                    help="what the host encoded into a CUtensorMap kernel parameter: the "
                         "tensor's name, element type and extents (outermost first, C "
                         "expressions), the box, and none, 32B, 64B or 128B (repeatable)")
+    g.add_argument("--null", action="append", default=[], metavar="NAME",
+                   help="a pointer parameter the host passes NULL, where the file has no "
+                        "launch that says so (`p != NULL` is then false; repeatable)")
     g.add_argument("--texture", action="append", default=[], metavar="NAME=WIDTH[,HEIGHT]",
                    help="a texture's extent in texels, as the host allocated it (C "
                         "expressions; a 2-D texture read by tex2D needs it; repeatable)")
@@ -124,7 +127,7 @@ def cuda_options(args, with_params: bool = False):
                    lengths=pairs(args.length, "--length"), params=params,
                    kernel=getattr(args, "kernel", None),
                    tensor_maps=pairs(args.tensor_map, "--tensor-map"),
-                   textures=pairs(args.texture, "--texture"))
+                   textures=pairs(args.texture, "--texture"), nulls=list(args.null))
 
 
 def cuda_flags_given(args) -> list[str]:
@@ -133,7 +136,7 @@ def cuda_flags_given(args) -> list[str]:
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
         ("--length", args.length), ("--tensor-map", args.tensor_map),
-        ("--texture", args.texture),
+        ("--texture", args.texture), ("--null", args.null),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
         if value]
 

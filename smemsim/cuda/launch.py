@@ -88,13 +88,25 @@ def launch_arguments(unit, lowering) -> dict:
 
 def null_pointer_params(unit, lowering) -> dict:
     """Pointer parameters the file's launch passes a null pointer (`NULL`, `nullptr`, 0,
-    through casts): name -> the argument node. The kernel sees them null: `p != NULL` is
-    false, and a read or write through one is a fault at its line."""
+    through casts), and those --null names: name -> the argument node (the parameter's, for
+    --null). The kernel sees them null: `p != NULL` is false, and a read or write through
+    one is a fault at its line."""
+    out = {}
+    pointers = {}
+    for p in unit.params_of(lowering.node):
+        d = p.child_by_field_name("declarator")
+        if d is not None and d.type == "pointer_declarator":
+            pointers[text(d.child_by_field_name("declarator"))] = p
+    for name in unit.options.nulls:
+        if name not in pointers:
+            raise CudaImportError(f"--null {name}: '{lowering.name}' has no such pointer "
+                                  f"parameter (it has {', '.join(sorted(pointers)) or 'none'})",
+                                  kernel=lowering.name)
+        out[name] = pointers[name]
     found = launches_for(unit, lowering)
     if not found:
-        return {}
+        return out
     call, _ = found[0]
-    out = {}
     for a, p in zip(call.child_by_field_name("arguments").named_children,
                     unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")

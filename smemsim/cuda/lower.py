@@ -454,6 +454,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """A pointer parameter the launch passes NULL (llm.c's optional `probs`): an array
         of no elements, whose truth is false; an access through it is out of bounds, at its
         line."""
+        if name in self.u.options.lengths and name in self.u.options.nulls:
+            raise self.error(p, f"--length {name} and --null {name}: a null pointer has no "
+                                "elements (give one of them)")
         if name in self.u.options.lengths:
             where = self.loc(self.null_params[name])
             raise self.error(p, f"--length {name}: the launch at line {where.line} passes a "

@@ -42,6 +42,9 @@ class Options:
     tensor_maps: dict = field(default_factory=dict)
     # texture -> its extent in texels, "WIDTH" or "WIDTH, HEIGHT" (--texture; C expressions)
     textures: dict = field(default_factory=dict)
+    # pointer parameters the host passes NULL, where the file has no launch that says so
+    # (--null)
+    nulls: list = field(default_factory=list)
 
 
 class Unit:
