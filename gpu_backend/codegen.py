@@ -158,7 +158,7 @@ def generate(kernel: Kernel) -> Generated:
     if accumulators:
         lines += GMMA_PRELUDE.splitlines() + [""]
     sig = []
-    views = kernel.global_views()
+    views = kernel.global_views
     viewed = {id(v.base) for v in views}   # read through another type too: no __restrict__
     for a in args:
         if isinstance(a, GlobalArray):

@@ -39,7 +39,7 @@ from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at e
 from .wgmma import N_VALUES, GmmaLayout
 from .cute import CuteError
 from .cute import parse as parse_cute
-from .tma import TensorMap, check_box
+from .tma import TensorMap, check_box, tensor_strides
 from .tma import refuse as tma_refuse
 
 
@@ -760,15 +760,9 @@ class KernelBuilder:
         if why is not None:
             raise tma_refuse(name, why, self.name, loc)
         shape = tuple(as_expr(e) for e in shape)
-        if strides is None:   # row-major: each dimension's stride the product of those inside
-            strides, inner = [], as_expr(1)
-            for e in reversed(shape[1:]):
-                inner = e if not strides and inner.op is Op.CONST and inner.arg == 1 \
-                    else inner * e
-                strides.insert(0, inner)
-            if row_stride is not None:
-                strides = [as_expr(row_stride)]
-        strides = tuple(as_expr(e) for e in strides)
+        if strides is None and row_stride is not None:
+            strides = [row_stride]
+        strides = tuple(as_expr(e) for e in tensor_strides(shape, strides))
         for e in shape + strides:
             if e.dtype.is_float:
                 raise tma_refuse(name, "extents and strides must be integers", self.name, loc)

@@ -204,7 +204,7 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
     launch = resolve_launch(kernel, params)
     machine = _Machine(launch, arrays or {}, seed, observer, partial, loop_limit)
     machine.execute()
-    views = {v.name for v in kernel.global_views()}
+    views = {v.name for v in kernel.global_views}
     return {name: a for name, a in machine.globals.items() if name not in views}
 
 
@@ -329,10 +329,9 @@ class _Machine(Evaluator):
                 out[g.name] = view
             else:
                 out[g.name] = a.reshape(-1).copy()
-        for v in k.global_views():   # the same bytes as another type (writes go through)
-            data = out[v.base.name].view(np.uint8)
-            whole = data.size // v.dtype.storage.itemsize * v.dtype.storage.itemsize
-            out[v.name] = data[:whole].view(v.dtype.storage)
+        for v in k.global_views:   # the same bytes as another type (writes go through)
+            nbytes = launch.lengths[v.name] * v.dtype.storage.itemsize
+            out[v.name] = out[v.base.name].view(np.uint8)[:nbytes].view(v.dtype.storage)
         return out
 
     # ------------------------------------------------------------ faults

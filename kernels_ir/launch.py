@@ -159,8 +159,8 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
         if n < 0:
             raise error(f"global array '{g.name}' has length {n}{at}")
         lengths[g.name] = n
-    for v in kernel.global_views():   # the bytes of its array, as its elements
-        lengths[v.name] = lengths[v.base.name] * v.base.dtype.size // v.dtype.size
+    for v in kernel.global_views:   # the bytes of its array, as its elements
+        lengths[v.name] = whole(v.length, f"the length of '{v.name}'")
     return Launch(kernel, frozen, grid, block, dyn, MappingProxyType(lengths))
 
 

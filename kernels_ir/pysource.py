@@ -177,7 +177,7 @@ class _Writer:
             self.emit(1, f'{py_name(g.name)} = {BUILDER}.global_array("{g.name}", '
                          f'"{g.dtype.name}", {self.expr(g.length)}, intent="{g.intent}"'
                          f'{initial})', k.loc)
-        for v in k.global_views():
+        for v in k.global_views:
             self.emit(1, f'{py_name(v.name)} = {BUILDER}.global_view({py_name(v.base.name)}, '
                          f'"{v.name}", "{v.dtype.name}")', k.loc)
         for a in k.shared:

@@ -7,6 +7,7 @@ the kernel, that the analyses and reports use.
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass, field, replace
@@ -996,8 +997,10 @@ class Kernel:
         """Every statement in program order."""
         return walk(self.body)
 
+    @functools.cached_property
     def global_views(self) -> tuple["GlobalArray", ...]:
-        """The views of global arrays the statements use (each once, in order of use)."""
+        """The views of global arrays the statements use (each once, in order of use); read
+        once per kernel (every run and launch asks)."""
         seen: dict[int, GlobalArray] = {}
         for s in self.statements():
             for value in vars(s).values():

@@ -128,6 +128,18 @@ class TensorMap:
         return f"TensorMap({self.describe()})"
 
 
+def tensor_strides(shape: tuple[Expr, ...], given=None) -> tuple[Expr, ...]:
+    """The strides, in elements, of every dimension of a tensor but the innermost, outermost
+    first: those `given` (an entry None, or no list: row-major there, the product of the
+    extents inside it)."""
+    given = list(given) if given is not None else [None] * (len(shape) - 1)
+    out, inner = [], None
+    for stride, extent in zip(reversed(given), reversed(shape[1:])):
+        inner = extent if inner is None else inner * extent
+        out.insert(0, inner if stride is None else stride)
+    return tuple(out)
+
+
 def check_box(name: str, dtype, box: tuple[int, ...], swizzle: str | None) -> str | None:
     """Why cuTensorMapEncodeTiled (or this model) refuses the box, or None."""
     if swizzle not in SWIZZLE_MODES:

@@ -467,7 +467,7 @@ def test_llm_c_layernorm_backward_counts_blocks_through_a_view_of_its_scratch(k)
                       (out["dweight"], (norm * dout).sum(0))):
         got = from_storage(got, bf16).reshape(want.shape)
         assert np.abs(got - want).max() <= 2 ** -7 * max(1.0, np.abs(want).max())
-    views = kernel.global_views()
+    views = kernel.global_views
     assert [(v.base.name, v.dtype.name) for v in views] == [("scratch", "u32")]
 
 

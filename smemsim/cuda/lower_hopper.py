@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, replace
 
 from kernels_ir import Expr, const, located
+from kernels_ir.tma import tensor_strides
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
@@ -95,11 +96,8 @@ class HopperMixin:
             raise self.error(p, f"{what}: the innermost dimension is contiguous (no stride)")
         strides = None
         if any(len(d) > 1 for d in dims):   # given strides; the rest row-major
-            strides, inner = [], None
-            for d, extent in zip(reversed(dims[:-1]), reversed(shape[1:])):
-                inner = extent if inner is None else inner * extent
-                strides.insert(0, lowering_expr(self.u, d[1], self, what) if len(d) > 1
-                               else inner)
+            strides = tensor_strides(shape, [lowering_expr(self.u, d[1], self, what)
+                                             if len(d) > 1 else None for d in dims[:-1]])
         extents = []
         for b in re.findall(r"\[([^\[\]]+)\]", box):
             v = fold(lowering_expr(self.u, b, self, f"--tensor-map {name}"))
