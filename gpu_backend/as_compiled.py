@@ -33,6 +33,7 @@ docs/validation.md), just as a branch no lane takes issues nothing.
 """
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -50,7 +51,7 @@ from smemsim.arch import require_instructions
 from smemsim.banks import rules_for
 from smemsim.bulk import sum_tma
 from smemsim.slicing import references
-from smemsim.trace import LOOP_LIMIT, Trace, trace_launch
+from smemsim.trace import LOOP_LIMIT, SiteTrace, Trace, trace_launch
 
 from .compile import compile_kernel
 
@@ -132,14 +133,20 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     strided = _strided(written, c, build, branching) if build is not None else ()
     hoists = _hoists(written, c)
     joined = _joined(written, c, hoists)
-    analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin, strided)
-    tr = traced if traced is not None and analysed is written else \
-        trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
-    if strided and not _strides_hold(strided, tr, traced):
-        strided = ()  # the trace does not show k iterations at consecutive addresses
-        analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
-        tr = traced if analysed is written else \
+    # each site of a strided loop read k iterations at a time, or, failing that, its sites
+    # read together (the fields of a struct); else none
+    for attempt in (strided, _as_groups(strided), ()):
+        if attempt is None:
+            continue
+        analysed, origins, probes, attempt = _analysis_kernel(written, hoists, joined, origin,
+                                                              attempt)
+        tr = traced if traced is not None and analysed is written else \
             trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
+        confirmed = _confirm_strides(attempt, tr, traced) if attempt else ((), tr)
+        if confirmed is not None:
+            strided, tr = confirmed
+            break
+    origin = origins
     if strided:
         c = _claim_strided(c, strided, written, build)
     looping = None if build is None else {  # the loops the user's build still loops
@@ -191,13 +198,24 @@ class Strided:
     sites: tuple[int, ...]    # every site of its body
     widths: tuple[int, ...]   # per site, the bytes per lane it states
     opcodes: tuple[str, ...]  # per site, its instruction
+    wide: int                 # the bytes per lane of those instructions
+    tails: bool = False       # some loop entry ends in a group of fewer than k iterations
+    # the instruction of the stated width nvcc's remainder loop issues once per iteration
+    # left over (an entry's last trip count mod k), where the line has one: its single site
+    # then runs k iterations per wide instruction only while all k run
+    narrow: str | None = None
+    remainder: int | None = None  # the site (analysis numbering) counting those iterations
+    # the sites read together: in every k iterations, the s sites (all of one array and
+    # width) read one contiguous span, k x s x width bytes, as that many / W wide
+    # instructions of W bytes (Learn-CUDA's n-body: float3 .x .y .z of j..j+3 as 3 LDS.128)
+    group: bool = False
 
 
 def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
     """The loops that still loop whose every site (and nothing else: no inner loop) has
     instructions on its own line(s) only k times its stated width, the same k > 1 for all,
     and whose step is a constant: candidates, until the trace confirms them
-    (_strides_hold)."""
+    (_confirm_strides)."""
     out = []
     by_line: dict = {}
     for a in build.accesses:
@@ -213,10 +231,15 @@ def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
         sites = [x for x in walk(loop.body) if getattr(x, "site", None) is not None]
         if not sites or any(x.op not in ("load", "store") for x in sites):
             continue
-        ks, opcodes = set(), []
+        ks, opcodes, narrow = set(), [], None
         for x in sites:
             line = build.key(x.loc)
             mine = [a for a in by_line.get(line, ()) if a.kind == x.op]
+            wide = max((a.width for a in mine), default=0)
+            stated = [a for a in mine if a.width == x.access_bytes]
+            if len(sites) == 1 and stated and len(stated) < len(mine):
+                narrow = stated[0].opcode  # wide copies and a remainder of the stated width
+                mine = [a for a in mine if a.width == wide]
             if lines_of.get(line) != [x.site] or not mine or \
                     len({a.width for a in mine}) != 1 or mine[0].width % x.access_bytes:
                 break
@@ -224,31 +247,144 @@ def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
             opcodes.append(mine[0].opcode)
         else:
             if len(ks) == 1 and min(ks) > 1:
-                out.append(Strided(loop, ks.pop(), int(loop.step.arg),
+                k = ks.pop()
+                out.append(Strided(loop, k, int(loop.step.arg),
                                    tuple(x.site for x in sites),
-                                   tuple(x.access_bytes for x in sites), tuple(opcodes)))
+                                   tuple(x.access_bytes for x in sites), tuple(opcodes),
+                                   k * sites[0].access_bytes, narrow=narrow))
     return tuple(out)
 
 
-def _strides_hold(strided, tr: Trace, whole: Trace) -> bool:
-    """Whether each strided site's requests, every k-th iteration's moved by 0, 1, ... k-1
-    times its stated width, are exactly the requests of every iteration, the first of
-    each k aligned to k times the width (one instruction covers them, in every request)."""
+def _confirm_strides(strided, tr: Trace, whole: Trace):
+    """(the strided loops as the trace confirms them, the trace with their remainders'
+    requests), or None. Each strided site's requests, every k-th iteration's moved by 0,
+    1, ... k-1 times its stated width, must be the requests of every iteration (`whole`),
+    the first of each k aligned to k times the width (one instruction covers them, in
+    every request). Where a loop entry's trip count is no multiple of k:
+    - with only wide instructions on the line, its last group is fewer than k iterations,
+      and its one wide instruction still reads the k aligned elements (nvcc's remainder in
+      llm.c's attention_backward kernel 6: one LDS.128 for the last 1-3 iterations): the
+      moved copies may hold more requests than the iterations, never others; `tails` says
+      so;
+    - with a narrow remainder (`narrow`), the groups are those whose k iterations all run,
+      and the requests of every iteration less theirs are the remainder's, each one
+      instruction of the stated width, counted at the probe `remainder`."""
+    out, sites = [], dict(tr.sites)
     for st in strided:
+        tails = False
+        if st.group:
+            grouped = _group_traces(st, tr, whole)
+            if grouped is None:
+                return None
+            sites.update(grouped)
+            out.append(st)
+            continue
         for n, width in zip(st.sites, st.widths):
             base, full = tr.sites.get(n), whole.sites.get(n)
-            if base is None or full is None or base.requests * st.k != full.requests:
-                return False
-            active = base.patterns >= 0
-            if (base.patterns[active] % (width * st.k)).any():
-                return False
+            if full is None or not full.requests:
+                if base is not None and base.requests:
+                    return None
+                if st.remainder is not None:
+                    sites[st.remainder] = _requests_trace(st.remainder, full, Counter())
+                continue  # the loop never runs: nothing to count either way
+            active = base.patterns >= 0 if base is not None else None
+            if base is not None and (base.patterns[active] % (width * st.k)).any():
+                return None
             covered: Counter = Counter()
-            for i in range(st.k):
+            for i in range(st.k if base is not None else 0):
                 moved = np.where(active, base.patterns + i * width, -1)
                 covered.update(request_multiset(moved, base.counts))
-            if covered != request_multiset(full.patterns, full.counts):
-                return False
-    return True
+            want = request_multiset(full.patterns, full.counts)
+            if st.remainder is not None:
+                if not covered <= want:
+                    return None
+                sites[st.remainder] = _requests_trace(st.remainder, full, want - covered)
+                continue
+            if covered == want:
+                continue
+            # the only other shape allowed: last groups of fewer than k iterations, each
+            # read whole by one instruction (a group starts at an iteration that runs, so
+            # there are at most as many groups as iterations)
+            if not want <= covered or base.requests > full.requests:
+                return None
+            tails = True
+        out.append(replace(st, tails=tails))
+    return tuple(out), replace(tr, sites=sites)
+
+
+def _as_groups(strided):
+    """The strided loops with several sites of one array, width and opcode as groups (k then
+    the fewest iterations whose span is whole instructions), the others as they are; None
+    when there are none."""
+    out, any_group = [], False
+    for st in strided:
+        wide = st.wide
+        if len(st.sites) > 1 and st.narrow is None and len(set(st.widths)) == 1 and \
+                len(set(st.opcodes)) == 1 and wide > st.widths[0]:
+            span = len(st.sites) * st.widths[0]
+            k = wide // math.gcd(wide, span)
+            if (k * span // wide) % len(st.sites) == 0:
+                out.append(replace(st, k=k, group=True))
+                any_group = True
+                continue
+        out.append(st)
+    return tuple(out) if any_group else None
+
+
+def _group_traces(st, tr: Trace, whole: Trace) -> dict | None:
+    """The group's sites' requests, each site counted at its share of the span's wide
+    instructions (in program order), or None where the trace does not show the s sites of k
+    iterations reading the span from one of them, aligned to the wide width."""
+    w, s, wide = st.widths[0], len(st.sites), st.wide
+    per_site = st.k * s * w // wide // s
+    want: Counter = Counter()
+    for n in st.sites:
+        full = whole.sites.get(n)
+        if full is not None:
+            want.update(request_multiset(full.patterns, full.counts))
+    for first in st.sites:
+        base = tr.sites.get(first)
+        if base is None or not base.requests:
+            continue
+        active = base.patterns >= 0
+        if (base.patterns[active] % wide).any():
+            continue
+        covered: Counter = Counter()
+        for m in range(st.k * s):
+            covered.update(request_multiset(np.where(active, base.patterns + m * w, -1),
+                                            base.counts))
+        if covered != want:
+            continue
+        out = {}
+        for i, n in enumerate(st.sites):
+            moved = [np.where(active, base.patterns + (i * per_site + t) * wide, -1)
+                     for t in range(per_site)]
+            out[n] = replace(base, site=n, patterns=np.concatenate(moved),
+                             counts=np.tile(base.counts, per_site),
+                             blocks=np.tile(base.blocks, per_site),
+                             warps=np.tile(base.warps, per_site),
+                             events=np.tile(base.events, per_site))
+        return out
+    return None
+
+
+def _requests_trace(site: int, like, requests: Counter):
+    """A SiteTrace of `site` holding `requests` (pattern bytes -> count), each request's
+    place (block, warp, iterations) that of its first issue in `like`, a trace of the same
+    launch."""
+    keys = list(requests)
+    if like is None or not keys:
+        empty = np.zeros((0, 32), np.int32)
+        return SiteTrace(site, empty, np.zeros(0, np.int64), np.zeros(0, np.int64),
+                         np.zeros(0, np.int64), np.zeros(0, np.int64),
+                         like.iterations if like is not None else (),
+                         like.grid if like is not None else (1, 1, 1))
+    row = {r.tobytes(): i for i, r in reversed(list(enumerate(like.patterns)))}
+    first = np.array([row[k] for k in keys], np.int64)
+    return SiteTrace(site, like.patterns[first], np.array([requests[k] for k in keys],
+                                                          np.int64),
+                     like.blocks[first], like.warps[first], like.events[first],
+                     like.iterations, like.grid)
 
 
 def _claim_strided(c, strided, written: Kernel, build):
@@ -256,10 +392,12 @@ def _claim_strided(c, strided, written: Kernel, build):
     others on its line are that instruction's copies in the partly unrolled loop)."""
     line_of = {s.site: build.key(s.loc) for s in written.sites()}
     mine = {n: op for st in strided for n, op in zip(st.sites, st.opcodes)}
+    remainder = {n: st.narrow for st in strided for n in st.sites}
     pool = c.unattributed + tuple(a for s in c.sites if s.site in mine for a in s.found)
-    copies = [a for a in pool if any(a.line == line_of[n] and a.opcode == op
+    copies = [a for a in pool if any(a.line == line_of[n] and a.opcode in (op, remainder[n])
                                      for n, op in mine.items())]
-    sites = tuple(replace(s, found=(next(a for a in copies if a.line == line_of[s.site]),))
+    sites = tuple(replace(s, found=(next(a for a in copies if a.line == line_of[s.site]
+                                         and a.opcode == mine[s.site]),))
                   if s.site in mine else s for s in c.sites)
     return replace(c, sites=sites, unattributed=tuple(a for a in c.unattributed
                                                       if a not in copies),
@@ -267,10 +405,27 @@ def _claim_strided(c, strided, written: Kernel, build):
 
 
 def _strided_notes(strided, checks, stmts, origin) -> list[str]:
-    return [f"compiler: {_name(n, stmts, origin)}: the loop over {st.loop.var.name} (line "
-            f"{st.loop.loc.line}) runs {st.k} iterations per {op}: counted once per "
-            f"{st.k} iterations, at the first one's address"
-            for st in strided for n, op in zip(st.sites, st.opcodes)]
+    out = []
+    for st in strided:
+        if st.group:
+            span = st.k * len(st.sites) * st.widths[0]
+            out.append(f"compiler: {', '.join(_name(n, stmts, origin) for n in st.sites)}: "
+                       f"the loop over {st.loop.var.name} (line {st.loop.loc.line}) reads "
+                       f"them together, {st.k} iterations ({span} bytes a lane) per "
+                       f"{span // st.wide} {st.opcodes[0]}: each site counted at its share "
+                       "of them, in program order")
+            continue
+        for n, op in zip(st.sites, st.opcodes):
+            out.append(
+                f"compiler: {_name(n, stmts, origin)}: the loop over {st.loop.var.name} "
+                f"(line {st.loop.loc.line}) runs {st.k} iterations per {op}: counted once "
+                f"per {st.k} iterations, at the first one's address"
+                + (f" (an entry's last {st.k - 1} or fewer iterations, where its trip count "
+                   f"is no multiple of {st.k}, are one {op} too: it reads the {st.k} aligned "
+                   "elements)" if st.tails else "")
+                + (f"; an entry's last iterations that make no whole {st.k} (its remainder "
+                   f"loop) one {st.narrow} each" if st.narrow else ""))
+    return out
 
 
 # ------------------------------------------------------------------ hoisted loads
@@ -353,13 +508,15 @@ def _joined(written: Kernel, c, hoists) -> tuple[Joined, ...]:
 
 
 def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
-    """(kernel, origin, probes): the kernel the trace runs. A copy of each hoisted load goes
-    before its loop, issued where the loop runs at least once (the compiler's guard); after
-    an if whose branches' accesses were joined, a probe load at the selected address stands
-    for the joined instruction (`probes`: site -> the op it is counted as); a strided loop
-    steps k iterations at a time (its accesses then stand for k each)."""
+    """(kernel, origin, probes, strided): the kernel the trace runs. A copy of each hoisted
+    load goes before its loop, issued where the loop runs at least once (the compiler's
+    guard); after an if whose branches' accesses were joined, a probe load at the selected
+    address stands for the joined instruction (`probes`: site -> the op it is counted as);
+    a strided loop steps k iterations at a time (its accesses then stand for k each; with a
+    narrow remainder, only while all k run, and `strided` names the probe its remainder is
+    counted at)."""
     if not hoists and not joined and not strided:
-        return written, origin, {}
+        return written, origin, {}, ()
     steps = {id(st.loop): st for st in strided}
     loops = {id(s): n for n, s in enumerate(x for x in walk(written.body)
                                                if isinstance(x, Loop))}
@@ -371,7 +528,7 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
     joins = {}
     for j in joined:
         joins.setdefault(j.branch, []).append(j)
-    origin, probes = dict(origin), {}
+    origin, probes, remainders = dict(origin), {}, {}
     fresh = iter(range(max(origin) + 1, 1 << 30))
 
     def rewrite(stmts) -> tuple:
@@ -381,6 +538,21 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
             if id(s) in steps:
                 st = steps[id(s)]
                 new = replace(new, step=const(st.step * st.k, s.var.dtype))
+                if st.narrow is not None:
+                    # nvcc's main loop runs a group only where all k of its iterations run
+                    # (the remainder loop takes the rest); the probe after it, never run,
+                    # is the site the remainder's requests are counted at
+                    last = _substitute(s.cond, s.var, Expr(Op.VAR, s.var.dtype, (), s.var) +
+                                      const((st.k - 1) * st.step, s.var.dtype))
+                    new = replace(new, cond=last)
+                    x = next(x for x in walk(s.body) if getattr(x, "site", None) == st.sites[0])
+                    probe = Load(dst=Var(f"{x.array.name}_remainder", x.array.dtype, "load",
+                                         x.width), array=x.array, index=x.index,
+                                 width=x.width, loc=x.loc, site=next(fresh))
+                    origin[probe.site], probes[probe.site] = origin[x.site], x.op
+                    remainders[id(s)] = probe.site
+                    out.append(new)
+                    new = If(const(0), (probe,), (), s.loc)
             if loops.get(id(s)) in hoisted:
                 copies = []
                 for x in s.body:
@@ -401,7 +573,9 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                 out.append(probe)
         return tuple(out)
 
-    return replace(written, body=rewrite(written.body)), origin, probes
+    kernel = replace(written, body=rewrite(written.body))
+    strided = tuple(replace(st, remainder=remainders.get(id(st.loop))) for st in strided)
+    return kernel, origin, probes, strided
 
 
 # ------------------------------------------------------------------ widths and merges

@@ -53,6 +53,9 @@ class SassAccess:
     width: int         # bytes per lane
     line: int          # line of the generated source (0 if unattributed)
     address: int = 0   # of the instruction in the kernel's code
+    # where `line`'s function was inlined, when the SASS says (-gi): the call's line, as
+    # `line` is named (the user's own inlined functions only)
+    via: object = None
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,7 @@ _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
 _NEVER = ("@!PT", "@!UPT")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
+_VIA = re.compile(r'//## via "(.*)", line (\d+)')   # written by _innermost_user_lines
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]+)\*/")
 _LABEL = re.compile(r"^\s*(\.L_\w+):")
 _BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?BRA(?:\.[\w]+)*\s+`\((\.L_\w+)\)")
@@ -288,6 +292,10 @@ def _innermost_user_lines(text: str) -> str:
                     if p and not _TOOLKIT_FILE.search(os.path.normpath(p.group(1)))]
             chosen = (user or places[-1:])[0]
             out.append(f'\t//## File "{chosen.group(1)}", line {chosen.group(2)}')
+            # the call that inlined it: the next place of the user's in the chain
+            calls = [p for p in user[1:] if p.group(1, 2) != chosen.group(1, 2)]
+            if calls:
+                out.append(f'\t//## via "{calls[0].group(1)}", line {calls[0].group(2)}')
         else:
             out.extend(marks)
         marks.clear()
@@ -309,11 +317,15 @@ def _at(m, place):
 def parse_sass(text: str, place=None) -> list[SassAccess]:
     """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
     what `place(file, line)` makes of them)."""
-    out, line, reduced = [], 0, set()
+    out, line, via, reduced = [], 0, None, set()
     for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
-            line = _at(m, place)
+            line, via = _at(m, place), None
+            continue
+        m = _VIA.search(raw)
+        if m:
+            via = _at(m, place)
             continue
         if _REDUX.match(raw):
             reduced.add(line)
@@ -321,7 +333,7 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
         if m and (m.group(1) or "").strip() not in _NEVER:
             op = m.group(2)
             address = int(_ADDRESS.match(raw).group(1), 16)
-            out.append(SassAccess(op, sass_kind(op), _width(op), line, address))
+            out.append(SassAccess(op, sass_kind(op), _width(op), line, address, via))
     # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
     # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
     return [replace(a, kind="atomic_aggregated")

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels_ir import Kernel
+from kernels_ir import Kernel, SourceLoc
 from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
 
@@ -308,6 +308,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
     pending: dict = {}
     for a in build.accesses:
         pending.setdefault(a.line, []).append(a)
+    _split_by_calls(by_line, pending, build.key)
     _reattach(by_line, pending)
     _spill_down(by_line, pending)
     _spill_up(by_line, pending)
@@ -319,12 +320,64 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
                       groups, unproven, signatures)
         if line is not None and left:
             pending[line] = left
+    _at_call_lines(kernel.sites(), build.key, pending, found, groups, unproven, signatures)
     checks = tuple(SiteCheck(s.site, s.op, s.access_bytes, tuple(found.get(s.site, ())),
                              s.site in unrolled) for s in kernel.sites())
     left = tuple(sorted((a for rest in pending.values() for a in rest),
                         key=lambda a: a.address))
     return Attributed(checks, left, build.loops, build.loop_keys(kernel), tuple(groups),
                       frozenset(unproven), build.where)
+
+
+def _split_by_calls(by_line: dict, pending: dict, key) -> None:
+    """A line of an inlined function (a header's `load128`, called from many places) is
+    split by the call that inlined it, where the SASS names the call (-gi) for exactly the
+    instructions the sites inlined at that call state: those go to those sites only (a
+    line of its own, keyed (file, line, call)); the rest stay with the sites left on the
+    line. (nvcc may name one call for the instructions of two: two `store128` calls five
+    lines apart, both marked with the first's line; those stay on the shared line.)"""
+    for line in [k for k in by_line if k is not None]:
+        for via in sorted({a.via for a in pending.get(line, ()) if a.via is not None}):
+            mine = [s for s in by_line[line] if s.loc is not None and
+                    via in {key(SourceLoc(*c)) for c in s.loc.calls}]
+            named = Counter((a.kind, a.width) for a in pending[line] if a.via == via)
+            if not mine or named != Counter((k, s.access_bytes) for s in mine
+                                            for k in EXPECTED_SASS[s.op]):
+                continue
+            part = (*line, via)
+            by_line[part] = mine
+            by_line[line] = [s for s in by_line[line] if s not in mine]
+            _move(pending, line, part, [a for a in pending[line] if a.via == via])
+        if not by_line[line]:
+            del by_line[line]
+
+
+def _at_call_lines(sites, key, pending: dict, found: dict, groups: list, unproven: set,
+                   signatures) -> None:
+    """Instructions left on a line with no inline mark, at most 8 lines below the call that
+    inlined sites left with none, go to those sites: nvcc put the LDS.128 of llm.c's
+    `load128` (common.h) on the lines that use the loaded values (layernorm_backward's
+    kernel 10: `dbias_tmp = load128(...)` on 1160, its 14 unrolled copies on 1163, where
+    `dbias_f[i] += dbias_tmp[i]`). Lines whose instructions could go to the same sites are
+    pooled and shared out among them as one line's are (_share)."""
+    def calls(s) -> set:
+        return {key(SourceLoc(*c)) for c in s.loc.calls} if s.loc is not None else set()
+    pools: dict = {}
+    for line in sorted(k for k in pending if k is not None):
+        takers = tuple(s for s in sites if not found.get(s.site) and s.site not in unproven
+                       and any(c[0] == line[0] and line[1] - 8 <= c[1] <= line[1]
+                               for c in calls(s))
+                       and all(k in {a.kind for a in pending[line]}
+                               for k in EXPECTED_SASS[s.op]))
+        if takers:
+            pools.setdefault(tuple(s.site for s in takers), (takers, []))[1].append(line)
+    for takers, lines in pools.values():
+        if any(found.get(s.site) for s in takers):
+            continue  # an earlier pool served them
+        pooled = [a for line in lines for a in pending.pop(line)]
+        left = _share(list(takers), pooled, found, groups, unproven, signatures)
+        for a in left:
+            pending.setdefault(a.line, []).append(a)
 
 
 def _share(sites, accesses, found: dict, groups: list, unproven: set, signatures) -> list:

@@ -19,6 +19,9 @@ class SourceLoc:
     file: str
     line: int
     column: int = 0
+    # where it was inlined, innermost call first: (file, line) of each call (nvcc may put
+    # the instructions of an inlined function on the line that called it)
+    calls: tuple[tuple[str, int], ...] = ()
 
     def __str__(self) -> str:
         where = f"{_short(self.file)}:{self.line}"
@@ -69,14 +72,18 @@ _SOURCE_MAPS: dict[str, dict[int, SourceLoc]] = {}
 # line (the as-compiled mapping matches SASS line info by file and line).
 CUDA_SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hh", ".hpp", ".hxx", ".inl", ".inc", ".ipp",
                         ".tcc", ".cpp", ".cc", ".cxx", ".c")
-_MARK = re.compile(r"#\s*([^\s#]+(?:%s)):(\d+)\s*$"
-                   % "|".join(re.escape(s) for s in CUDA_SOURCE_SUFFIXES))
+_SUFFIXES = "|".join(re.escape(s) for s in CUDA_SOURCE_SUFFIXES)
+# `# FILE:N`, then ` via FILE:N` per call it was inlined at, innermost first
+_MARK = re.compile(r"#\s*([^\s#]+(?:%s)):(\d+)((?:\s+via\s+[^\s#]+(?:%s):\d+)*)\s*$"
+                   % (_SUFFIXES, _SUFFIXES))
+_VIA = re.compile(r"via\s+([^\s#]+):(\d+)")
 
 
 def source_lines(python_file: str) -> None:
     """Make IR nodes built on lines of `python_file` that end in a `# FILE.cu:N` comment
-    report that CUDA file and line (FILE relative to the Python file's folder): a kernels
-    file that `smemsim import` wrote from CUDA calls this on itself."""
+    report that CUDA file and line (FILE relative to the Python file's folder), and the
+    calls it was inlined at from each ` via FILE:N` after it: a kernels file that
+    `smemsim import` wrote from CUDA calls this on itself."""
     path = os.path.abspath(python_file)
     folder = os.path.dirname(path)
     mapping = {}
@@ -84,8 +91,10 @@ def source_lines(python_file: str) -> None:
         for n, line in enumerate(f, 1):
             m = _MARK.search(line)
             if m:
+                calls = tuple((os.path.normpath(os.path.join(folder, f)), int(k))
+                              for f, k in _VIA.findall(m.group(3)))
                 mapping[n] = SourceLoc(os.path.normpath(os.path.join(folder, m.group(1))),
-                                       int(m.group(2)))
+                                       int(m.group(2)), calls=calls)
     _SOURCE_MAPS[path] = mapping
 
 

@@ -72,7 +72,11 @@ class _Writer:
         rel = os.path.relpath(os.path.abspath(loc.file), self.folder)
         if not all(c.isalnum() or c in "._-/+" for c in rel):
             return f"  # {safe_comment(rel)} line {loc.line}"  # not a marker source_lines reads
-        return f"  # {rel}:{loc.line}"
+        calls = [(os.path.relpath(os.path.abspath(f), self.folder), n) for f, n in loc.calls]
+        if any(not f.endswith(CUDA_SOURCE_SUFFIXES) or
+               not all(c.isalnum() or c in "._-/+" for c in f) for f, _ in calls):
+            calls = []  # the place alone, as before calls were kept
+        return f"  # {rel}:{loc.line}" + "".join(f" via {f}:{n}" for f, n in calls)
 
     def emit(self, depth: int, code: str, loc: SourceLoc | None) -> None:
         self.lines.append("    " * depth + code + self.mark(loc))

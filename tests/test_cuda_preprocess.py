@@ -77,6 +77,20 @@ def test_includes_of_the_users_headers_and_system_headers(tmp_path):
         pp(tmp_path, '#include "missing.h"\n')
 
 
+def test_the_toolkits_headers_are_not_read_where_an_include_folder_holds_them(tmp_path):
+    """`-I` naming a pip-installed cuBLAS (llm.c's common.h includes <cublas_v2.h>): nvcc
+    reads it from there, the import does not (its `#include "driver_types.h"` is the
+    toolkit's); a user's "..." header is still read, and a "..." name of the toolkit's that
+    is nowhere to be found is known as nvcc would find it."""
+    lib = tmp_path / "cublas"
+    lib.mkdir()
+    (lib / "cublas_v2.h").write_text('#include "driver_types.h"\nint from_cublas;\n')
+    (lib / "helpers.h").write_text('#include "cuda_runtime_api.h"\nint helper;\n')
+    out = pp(tmp_path, '#include <cublas_v2.h>\n#include "helpers.h"\nint x;\n',
+             include_dirs=[str(lib)])
+    assert rows(out) == ["int helper;", "int x;"]
+
+
 def test_every_token_keeps_the_place_it_came_from(tmp_path):
     """A macro's expansion is located where the macro is used; a continued line keeps
     its physical lines; an included file's tokens name that file."""

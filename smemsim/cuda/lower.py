@@ -8,6 +8,7 @@ Anything the IR cannot express is a CudaImportError at its line, never a guess.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from math import prod
 
@@ -131,6 +132,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         # "return", "flag": the local, "owner": the loop or function node}
         self.exits: list[dict] = []
         self.returns: list[dict] = []        # the inlined calls being lowered, innermost last
+        self.calls: list[SourceLoc] = []     # where each inlined call is, innermost last
         # per inlined call, innermost last: (StructType, the object or None for a static
         # member) for a member function, None for any other function
         self.this_stack: list = []
@@ -149,7 +151,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> SourceLoc:
-        return self.u.loc(node)
+        here = self.u.loc(node)
+        if self.calls:  # inside inlined functions: the calls' lines, innermost first
+            return dataclasses.replace(here, calls=tuple(
+                (c.file, c.line) for c in reversed(self.calls)))
+        return here
 
     def at(self, node):
         """Builder calls in this block are located at the node's place in the user's file."""
@@ -1456,8 +1462,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         raise self.error(node, f"call of '{name}' is not supported by the importer")
 
     # ---------------------------------------------------------------- device functions
-    def inline(self, node, name: str, args, template_args, candidates=None, this=None,
-               as_statement: bool = False, outer: list | None = None):
+    def inline(self, node, *args, **options):
+        """A `__device__` function's body in place of its call (_inline), whose places
+        remember the call's."""
+        self.calls.append(self.u.loc(node))
+        try:
+            return self._inline(node, *args, **options)
+        finally:
+            self.calls.pop()
+
+    def _inline(self, node, name: str, args, template_args, candidates=None, this=None,
+                as_statement: bool = False, outer: list | None = None):
         """A `__device__` function's body in place of its call: value parameters as
         locals, pointers and references as what they point at, its returned value a local
         set where it returns (a struct: a struct variable). A member function (`this`: the

@@ -54,6 +54,14 @@ SYSTEM_HEADERS = re.compile(
     r"sys/\w+|unistd|cublas_v2|cublas|curand|curand_kernel|helper_cuda|helper_functions|"
     r"helper_math|nvToolsExt|omp|mpi)(\.h|\.hpp|\.cuh)?")
 
+# Of those, the headers of the toolkit and its libraries (not helper_*.h, which define device
+# functions kernels call, so are read where an -I folder has them).
+TOOLKIT_HEADERS = re.compile(
+    r"(cuda|cuda_\w+|device_\w+|driver_\w+|host_\w+|library_types|vector_types|builtin_types|"
+    r"cooperative_groups|cooperative_groups/\w+|mma|math_constants|sm_\d+_\w+|crt/\w+|"
+    r"cuda/.*|cub/.*|thrust/.*|cublas\w*|cublasLt|curand\w*|cufft\w*|cusparse\w*|"
+    r"cusolver\w*|nvToolsExt|nvtx3/.*)(\.h|\.hpp|\.cuh)?")
+
 _TOKEN = re.compile(r"""
     (?P<ws>[ \t\f\v\r]+)
   | (?P<nl>\n)
@@ -400,12 +408,17 @@ class Preprocessor:
         else:
             raise CudaImportError("#include needs \"file\" or <file>", loc=where)
         folders = ([current.parent] if local else []) + self.include_dirs
+        if not local and TOOLKIT_HEADERS.fullmatch(name):
+            # <cublas_v2.h> and the like are known without reading them, even where an -I
+            # folder holds them (a pip-installed cuBLAS): nvcc reads them from there, the
+            # import needs none of their host declarations.
+            return
         for folder in folders:
             candidate = folder / name
             if candidate.is_file():
                 self.run_file(candidate, depth + 1, where)
                 return
-        if SYSTEM_HEADERS.fullmatch(name) or not local:
+        if SYSTEM_HEADERS.fullmatch(name) or TOOLKIT_HEADERS.fullmatch(name) or not local:
             return  # the toolkit's or the C++ library's: known without reading it
         raise CudaImportError(f"#include \"{name}\": no such file next to "
                               f"{current.name} or in the -I folders "
