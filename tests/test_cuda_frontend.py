@@ -933,3 +933,34 @@ def test_null_says_a_pointer_the_host_passes_null(tmp_path):
         only(tmp_path, NULL_BIAS, Options(**base, nulls=["bis"]))
     with pytest.raises(CudaImportError, match=r"--length bias and --null bias"):
         only(tmp_path, NULL_BIAS, Options(**base, lengths={"bias": "128"}, nulls=["bias"]))
+
+
+def test_a_bool_in_memory_is_one_byte_and_holds_zero_or_one(tmp_path):
+    """`__shared__ bool seen[256]` is 256 bytes (its banks: four flags a word), a scalar
+    `__shared__ bool` one byte after it, a `bool*` parameter bytes too; a stored 5 reads
+    back as 1 (C's conversion to bool). The flags at stride 4 bytes fall in 32 banks: one
+    wavefront (as 4-byte elements, stride 16, they were 4-way)."""
+    kernel = only(tmp_path, """
+__global__ void k(const int* in, bool* hit, int* out) {
+    __shared__ bool seen[256];
+    __shared__ bool any;
+    if (threadIdx.x == 0) any = false;
+    seen[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (seen[threadIdx.x * 4 % 256]) any = true;
+    hit[threadIdx.x] = in[threadIdx.x] - 1;
+    __syncthreads();
+    out[threadIdx.x] = seen[threadIdx.x] + any;
+}
+void h(const int* i, bool* b, int* o) { k<<<1, 256>>>(i, b, o); }
+""", Options(lengths={"in": "256", "hit": "256", "out": "256"}))
+    assert {a.name: (a.dtype.name, a.shape) for a in kernel.shared} == \
+        {"seen": ("u8", (256,)), "any": ("u8", (1,))}
+    values = np.arange(256, dtype=np.int32) % 3 * 5          # 0, 5, 10, 0, 5, ...
+    out = run(kernel, arrays={"in": values})
+    np.testing.assert_array_equal(out["out"], (values != 0) + 1)   # some flag at stride 4 is set
+    np.testing.assert_array_equal(out["hit"], (values - 1 != 0).astype(np.uint8))
+    r = analyze(kernel)
+    assert [(s.width, s.wavefronts // max(s.requests, 1)) for s in r.sites][:3] == \
+        [(1, 1), (1, 1), (1, 1)]
+    assert analyze(kernel).static_smem == 257

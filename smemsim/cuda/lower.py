@@ -436,12 +436,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.null_parameter(p, name, dtype, lanes, intent)
                 return
             length = self.u.length_of(name, self)
+            boolean = self.type_name(p.child_by_field_name("type"), p) == "bool"
+            if boolean:
+                dtype = "u8"  # a bool in memory is one byte
             with self.at(p):
                 # a vector type's array (`const uint4* img`) is held as its scalars: --length
                 # counts vectors, as the CUDA does
                 arr = self.kb.global_array(name, dtype, length * lanes if lanes > 1 else length,
                                            intent=intent)
-            self.declare(name, Sym("global", arr, dtype, lanes))
+            self.declare(name, Sym("global", arr, dtype, lanes, boolean=boolean))
             return
         if d.type == "identifier" and self.names_struct(p.child_by_field_name("type")):
             self.struct_parameter(p, text(d), self.struct_type(p.child_by_field_name("type"), p),
@@ -564,6 +567,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if self.struct_declaration(node, type_node, shared, extern):
             return
         dtype, lanes = self.vtype(type_node, node)
+        boolean = self.type_name(type_node, node) == "bool"
+        if boolean and shared:
+            dtype = "u8"  # a bool in memory is one byte (its bank, its array's size)
         for d in node.named_children:
             if d.type in ("type_qualifier", "storage_class_specifier", "primitive_type",
                           "sized_type_specifier", "type_identifier", "attribute_specifier",
@@ -601,6 +607,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 raise self.error(node, f"`{short(node)}`: a pointer needs a value")
             else:
                 raise self.error(node, f"declaration `{short(node)}` is not supported")
+        if boolean:  # the arrays declared: stores convert to bool
+            for d in node.named_children:
+                while d.type in ("array_declarator", "init_declarator"):
+                    d = d.child_by_field_name("declarator")
+                sym = self.scopes[-1].get(text(d)) if d.type == "identifier" else None
+                if sym is not None and sym.kind in ("shared", "register", "cell"):
+                    sym.boolean = True
 
     def init_declarator(self, d, dtype: str, lanes: int, shared: bool, node,
                         constant: bool = False) -> None:
@@ -1043,6 +1056,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
     def store_element(self, arr: Sym, indices: list, op: str, value: Expr, node) -> None:
         if op != "=":
             value = self.c_binary(op[:-1], self.load_element(arr, indices, node), value, node)
+        if arr.boolean:  # C's conversion to bool: any nonzero value is true (1)
+            with self.at(node):
+                value = binary(Op.NE, value, const(0, value.dtype))
         value = number(value, arr.dtype)
         with self.at(node):
             arr.value[tuple(indices)] = value

@@ -91,6 +91,8 @@ class Sym:
     pun: str | None = None   # an array read through a vector of another element type of the
     #                          same size (`*reinterpret_cast<const int4*>(float_ptr)`): that
     #                          type; loads are bit-cast to it, stores from it
+    boolean: bool = False    # an array of bool: one byte an element in memory (u8), every
+    #                          value stored as C converts to bool (0 or 1)
 
 
 class _Constant(Evaluator):
