@@ -33,7 +33,7 @@ from .stmt import (
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES,
 )
 from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
 from .wgmma import N_VALUES, GmmaLayout
@@ -554,9 +554,10 @@ class KernelBuilder:
             raise KernelError(f"'{array.name}' is volatile: CUDA's vector types cannot be read "
                               "or written through a volatile pointer; use width 1",
                               kernel=self.name, loc=loc)
-        if width not in VECTOR_WIDTHS or (width == 8 and not array.dtype.storage_only):
-            raise KernelError(f"access width must be 1, 2 or 4 elements (8 for f16 and bf16), "
-                              f"got {width!r}", kernel=self.name, loc=loc)
+        if width not in VECTOR_WIDTHS or (width == 8 and array.dtype.size != 2):
+            raise KernelError(f"access width must be 1, 2 or 4 elements (8 for 16-bit ones: "
+                              f"f16, bf16, u16, i16), got {width!r}", kernel=self.name,
+                              loc=loc)
         if width * array.dtype.size > MAX_ACCESS_BYTES:
             raise KernelError(f"{width} x {array.dtype} is {width * array.dtype.size} bytes per "
                               f"lane; the widest access is {MAX_ACCESS_BYTES} bytes",
@@ -1054,6 +1055,35 @@ class KernelBuilder:
         self._emit(Shuffle(var, mode, cast(value, dtype), cast(as_expr(lane), i32), width,
                            mask, loc))
         return ReadOnlyRef(Op.VAR, dtype, (), var)
+
+    def mma_sync(self, a, b, c, shape: str = "m16n8k16", atype: str = "f16",
+                 ctype: str = "f32", name: str | None = None) -> "VectorRef":
+        """`mma.sync.aligned.{shape}.row.col.{ctype}.{atype}.{atype}.{ctype}` (sm_80+): the
+        warp's D = A x B + C. `a` and `b` are each lane's 32-bit words of two `atype`
+        elements (f16 or bf16; 4 and 2 of them for m16n8k16, 2 and 1 for m16n8k8), `c` its
+        accumulator: 2 u32 words of two f16 each (`ctype` "f16") or 4 f32 (`ctype` "f32").
+        Returns D in the same form as C. All 32 lanes of the warp must execute it."""
+        loc = caller_loc()
+        self._guard_condition("an mma.sync")
+        if shape not in MMA_SHAPES or atype not in ("f16", "bf16") or \
+                ctype not in ("f16", "f32") or (atype == "bf16" and ctype == "f16"):
+            raise KernelError(f"mma.sync {shape}.{ctype}.{atype}: the IR has m16n8k16 and "
+                              "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32)",
+                              kernel=self.name, loc=loc)
+        words_a, words_b = MMA_SHAPES[shape]
+        lanes_c = 2 if ctype == "f16" else 4
+        a, b, c = (value_list(v) for v in (a, b, c))
+        if (len(a), len(b), len(c)) != (words_a, words_b, lanes_c):
+            raise KernelError(f"mma.sync {shape} takes {words_a} A words, {words_b} B words "
+                              f"and {lanes_c} accumulators per lane ({ctype}), got "
+                              f"{len(a)}, {len(b)} and {len(c)}", kernel=self.name, loc=loc)
+        cdt = u32 if ctype == "f16" else f32
+        var = Var(self._fresh(name or "mma_d"), cdt, "load", lanes=lanes_c, indexed=True)
+        self._emit(MmaSync(var, shape, atype, ctype,
+                           tuple(cast(as_expr(x), u32) for x in a),
+                           tuple(cast(as_expr(x), u32) for x in b),
+                           tuple(cast(as_expr(x), cdt) for x in c), loc))
+        return VectorRef(Op.VAR, cdt, (), var)
 
     def _integer(self, e: Expr, what: str, loc: SourceLoc) -> Expr:
         """`e`, which must have an integer type (`what` names it in the error)."""

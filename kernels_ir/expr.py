@@ -260,11 +260,15 @@ MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 
         "cosh": 1, "sinh": 1, "tan": 1, "atan": 1, "asin": 1, "acos": 1, "atan2": 2,
         "log10": 1, "log1p": 1, "expm1": 1, "cbrt": 1, "erf": 1, "erfc": 1, "hypot": 2,
         "exp10": 1,
-        "pow": 2, "round_f16": 1, "round_bf16": 1}
+        "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1}
 # a float rounded to a 16-bit float and widened back (CUDA's `(float)(__half)x`, `(floatX)x`
 # as a value): registers hold no 16-bit floats, so the value keeps float type, its precision
 # the 16-bit one's
 ROUNDINGS = ("round_f16", "round_bf16")
+# a half's bits and back (CUDA's `__half_as_ushort(__float2half(x))`, `__ushort_as_half`): the
+# 16 bits of the value rounded to f16, as a u32; a float from the low 16 bits of a u32. A
+# register holds a half as its float value, so fragments of packed halves need these.
+HALF_BITS = ("f16_bits", "f16_from_bits")
 
 
 def call(name: str, *args: ExprLike) -> Expr:
@@ -277,6 +281,10 @@ def call(name: str, *args: ExprLike) -> Expr:
         raise KernelError(f"{name} takes {MATH[name]} argument(s), got {len(args)}",
                           loc=caller_loc())
     exprs = [as_expr(a) for a in args]
+    if name == "f16_bits":
+        return Expr(Op.CALL, u32, (cast(exprs[0], f32),), name)
+    if name == "f16_from_bits":
+        return Expr(Op.CALL, f32, (cast(exprs[0], u32),), name)
     dtype = f32
     for e in exprs:
         if e.dtype.is_float:

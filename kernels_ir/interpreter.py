@@ -20,7 +20,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .coroutines import Scheduler
-from .dtypes import from_storage, promote, to_storage
+from .dtypes import BY_NAME, from_storage, promote, to_storage
 from .errors import KernelError, KernelRuntimeError
 from .evaluate import Evaluator
 from .expr import Expr, Op, Var
@@ -34,7 +34,7 @@ from .stmt import (
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
-    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, walk,
+    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk,
 )
 from .wgmma import a_fragment_positions, accumulator_positions
 from .tma import (
@@ -206,6 +206,9 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
     machine.execute()
     views = {v.name for v in kernel.global_views}
     return {name: a for name, a in machine.globals.items() if name not in views}
+
+
+F16 = BY_NAME["f16"]
 
 
 class _Machine(Evaluator):
@@ -1828,6 +1831,64 @@ class _Machine(Evaluator):
             self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
         self.vars[s.dst][idx] = table[dense, src]
 
+    def _mma_sync(self, s: MmaSync, idx: np.ndarray) -> None:
+        """D = A x B + C per warp, the fragments laid out over the lanes as the PTX ISA
+        gives them for mma.m16n8k16 / m16n8k8 (lane l: group g = l // 4, thread t = l % 4):
+        A word r holds row g + 8 (r % 2), columns 2t + 8 (r // 2) and the next; B word r
+        rows 2t + 8r and the next of column g; C and D row g (+ 8 for the second half) and
+        columns 2t, 2t + 1. Products are exact in double, the sum rounded once to f32 (or
+        to f16 for an f16 accumulator)."""
+        thread = idx % self.tpb
+        warp_key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
+        lane = thread % 32
+        keys, dense, sizes = np.unique(warp_key, return_inverse=True, return_counts=True)
+        short = np.flatnonzero(sizes != 32)
+        if short.size:
+            at = int(np.flatnonzero(dense == short[0])[0])
+            raise LaneFault(f"mma.sync is warp-collective (.sync.aligned): all 32 lanes of a "
+                            f"warp must execute it, {int(sizes[short[0]])} did", np.array([at]))
+        k = 16 if s.shape == "m16n8k16" else 8
+        g, t, n = lane // 4, lane % 4, keys.size
+
+        def halves(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            bits = [(word & 0xFFFF).astype(np.uint16), (word >> 16).astype(np.uint16)]
+            if s.atype == "f16":
+                return tuple(b.view(np.float16).astype(np.float64) for b in bits)
+            return tuple((b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+                         for b in bits)
+        a = np.zeros((n, 16, k))
+        for r, e in enumerate(s.a):
+            lo, hi = halves(self.eval(e, idx).astype(np.uint32))
+            row, col = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
+            a[dense, row, col], a[dense, row, col + 1] = lo, hi
+        b = np.zeros((n, k, 8))
+        for r, e in enumerate(s.b):
+            lo, hi = halves(self.eval(e, idx).astype(np.uint32))
+            b[dense, 2 * t + 8 * r, g], b[dense, 2 * t + 8 * r + 1, g] = lo, hi
+        c = np.zeros((n, 16, 8))
+        if s.ctype == "f32":
+            for j, e in enumerate(s.c):
+                c[dense, g + 8 * (j // 2), 2 * t + j % 2] = self.eval(e, idx)
+        else:
+            for j, e in enumerate(s.c):
+                word = self.eval(e, idx).astype(np.uint32)
+                lo, hi = [(x & 0xFFFF).astype(np.uint16).view(np.float16).astype(np.float64)
+                          for x in (word, word >> 16)]
+                c[dense, g + 8 * j, 2 * t], c[dense, g + 8 * j, 2 * t + 1] = lo, hi
+        d = a @ b + c
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros((self.total, len(s.c)), s.dst.dtype.np)
+        if s.ctype == "f32":
+            out = np.stack([d[dense, g + 8 * (j // 2), 2 * t + j % 2] for j in range(4)], 1)
+            self.vars[s.dst][idx] = out.astype(np.float32)
+            return
+        words = []
+        for j in range(2):
+            pair = [to_storage(d[dense, g + 8 * j, 2 * t + x].astype(np.float32),
+                               F16).view(np.uint16).astype(np.uint32) for x in (0, 1)]
+            words.append(pair[0] | (pair[1] << 16))
+        self.vars[s.dst][idx] = np.stack(words, 1)
+
     def _syncwarp(self, s: SyncWarp, idx: np.ndarray) -> None:
         _, _, warps, _ = self._warp_lanes(s, idx, s.mask)
         if self.observer is not None:
@@ -2006,6 +2067,7 @@ _EXECUTE = {
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
     Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
+    MmaSync: _Machine._mma_sync,
     SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async,
     CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
     Return: _Machine._return, TmaLoad: _Machine._tma_load,

@@ -4,14 +4,14 @@ from __future__ import annotations
 import math
 
 from .dtypes import DType, f32, u32, u64
-from .expr import COMPARE_OPS, ROUNDINGS, Expr, Op
+from .expr import COMPARE_OPS, HALF_BITS, ROUNDINGS, Expr, Op
 from .stmt import (
     Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
     tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -94,8 +94,8 @@ def format_expr(e: Expr) -> str:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op is Op.CALL:
         # the roundings are functions of the generated CUDA's prelude (gpu_backend.codegen)
-        name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS else e.arg + ("f" if e.dtype == f32
-                                                                       else "")
+        name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS + HALF_BITS else \
+            e.arg + ("f" if e.dtype == f32 else "")
         return f"{name}({', '.join(format_expr(a) for a in e.src)})"
     if op in (Op.MIN, Op.MAX):
         return f"{op.value}({format_expr(e.src[0])}, {format_expr(e.src[1])})"
@@ -209,6 +209,10 @@ _FORMAT = {
                         f", {format_expr(s.value)}, {format_expr(s.lane)}, "
                         f"{s.width if isinstance(s.width, int) else format_expr(s.width)})"),
     SyncWarp: lambda s: f"__syncwarp({mask_text(s.mask)})",
+    MmaSync: lambda s: (f"{s.dst.dtype}x{len(s.c)} {s.dst.name} = mma.{s.shape}.{s.ctype}."
+                        f"{s.atype}({{{', '.join(format_expr(x) for x in s.a)}}}, "
+                        f"{{{', '.join(format_expr(x) for x in s.b)}}}, "
+                        f"{{{', '.join(format_expr(x) for x in s.c)}}})"),
     CopyAsync: lambda s: (f"cp.async.{'cg' if s.bypass else 'ca'}(&{format_index(s.array, s.index)}"
                           f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),
     CommitGroup: lambda s: "cp.async.commit_group()",

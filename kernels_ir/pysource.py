@@ -17,7 +17,7 @@ from .expr import Expr, Op
 from .layout import Swizzle
 from .stmt import (
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
-    LocalStore, Loop, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+    LocalStore, Loop, MmaSync, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
     tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
     WgmmaFence, WgmmaCommit, WgmmaWait,
@@ -302,6 +302,11 @@ class _Writer:
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.shfl({e(s.value)}, '
                              f'{e(s.lane)}, "{s.mode}", width={width}, mask={mask}, '
                              f'name="{s.dst.name}")', loc)
+        elif isinstance(s, MmaSync):
+            items = lambda xs: "[" + ", ".join(e(x) for x in xs) + "]"
+            self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.mma_sync({items(s.a)}, '
+                             f'{items(s.b)}, {items(s.c)}, shape="{s.shape}", '
+                             f'atype="{s.atype}", ctype="{s.ctype}", name="{s.dst.name}")', loc)
         elif isinstance(s, LoadMatrix):
             self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.ldmatrix('
                              f'{py_name(s.array.name)}, {self.index(s.index)}, '

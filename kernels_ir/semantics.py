@@ -142,6 +142,10 @@ _MATH = {
     # first to float rounded to odd, so that the one rounding to 16 bits is the double's own
     "round_f16": lambda x: from_storage(to_storage(_float_rounded_to_odd(x), _F16), _F16),
     "round_bf16": lambda x: from_storage(to_storage(_float_rounded_to_odd(x), _BF16), _BF16),
+    "f16_bits": lambda x: to_storage(x.astype(np.float32), _F16).view(np.uint16)
+    .astype(np.uint32),
+    "f16_from_bits": lambda x: (x & 0xFFFF).astype(np.uint16).view(np.float16)
+    .astype(np.float32),
 }
 
 
@@ -172,5 +176,7 @@ def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
                 return (a.astype(np.float64) * b + c).astype(np.float32)
             return a * b + c   # double: numpy has no fused multiply-add; one extra rounding
         out = _MATH[name](*args)
+        if name in ("f16_bits", "f16_from_bits"):
+            return out
         # a rounding to 16 bits is a float whatever it rounded (a double, too)
         return out.astype(np.float32 if name.startswith("round_") else args[0].dtype)

@@ -932,6 +932,33 @@ class Shuffle(Stmt):
         return (self.dst,)
 
 
+# mma.sync shapes: (m, n, k) -> 32-bit registers per lane of A and of B (16-bit inputs)
+MMA_SHAPES = {"m16n8k16": (4, 2), "m16n8k8": (2, 1)}
+
+
+@dataclass(frozen=True, eq=False)
+class MmaSync(Stmt):
+    """`mma.sync.aligned.{shape}.row.col.{ctype}.{atype}.{atype}.{ctype}`: the warp's
+    16 x k A (row-major) times k x 8 B (column-major) plus C, D to `dst`, each operand
+    spread over the lanes' registers as the PTX ISA lays the fragments out (lane l: group
+    l // 4, thread l % 4). A and B are 32-bit words of two `atype` elements (f16 or bf16,
+    the lower-indexed in the low half); C and D are two words of two f16 each (`ctype`
+    f16) or four f32 (`ctype` f32). It touches no memory: all 32 lanes execute it."""
+    dst: Var
+    shape: str
+    atype: str
+    ctype: str
+    a: tuple[Expr, ...]
+    b: tuple[Expr, ...]
+    c: tuple[Expr, ...]
+    loc: SourceLoc
+    EXPRS: ClassVar = ("a", "b", "c")
+    MIN_SM: ClassVar = 80
+
+    def declares(self) -> tuple:
+        return (self.dst,)
+
+
 @dataclass(frozen=True, eq=False)
 class SyncWarp(Stmt):
     """`__syncwarp(mask)`: a barrier for the lanes of one warp named in `mask`."""

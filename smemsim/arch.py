@@ -122,7 +122,12 @@ def require_instructions(kernel, arch: str | Arch) -> Arch:
     from kernels_ir import Access, KernelError, Op, format_stmt
     a = get_arch(arch)
     number = a.major * 10 + a.minor
+    from kernels_ir import MmaSync
     for s in kernel.statements():
+        if isinstance(s, MmaSync) and number < 80:
+            raise KernelError(f"mma.sync.{s.shape} of {s.atype} needs sm_80 or newer; {a.name} "
+                              "does not have it", kernel=kernel.name, stmt=format_stmt(s),
+                              loc=s.loc)
         if isinstance(s, Access) and s.MIN_SM > number:
             raise KernelError(f"{s.op} needs sm_{s.MIN_SM} or newer; {a.name} does not have it",
                               kernel=kernel.name, stmt=format_stmt(s), loc=s.loc)

@@ -26,7 +26,8 @@ from kernels_ir.expr import Expr, Op
 from kernels_ir.interpreter import GlobalAccess, affine_interval
 from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (
-    Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, Return, Shuffle, Store,
+    Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return, Shuffle,
+    Store,
     walk,
 )
 
@@ -106,7 +107,7 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
             elif isinstance(x, Loop):
                 if not all(zero(e) for e in x.exprs()) or not visit(x.body, around):
                     return False
-            elif isinstance(x, (Assign, Shuffle, DeclareLocal, LocalStore)):
+            elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore)):
                 if not all(zero(e) for e in x.exprs()):
                     return False
             else:

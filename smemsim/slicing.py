@@ -24,7 +24,7 @@ from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
-    Loop, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
+    Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
     BulkLoad, BulkStore,
 )
 
@@ -281,7 +281,7 @@ def hazard_slices(kernel: Kernel,
             other_roots.append((s.address_exprs(), s, True))
         elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *BULK_ORDER_OPS)):
             shared_roots.append((s.exprs(), s, True))
-        elif isinstance(s, (Loop, Shuffle, DeclareLocal)):
+        elif isinstance(s, (Loop, Shuffle, MmaSync, DeclareLocal)):
             other_roots.append((s.exprs(), s, True))
         found = tuple(p for p in fault_probes(s) if settled is None or not settled(p))
         if found:

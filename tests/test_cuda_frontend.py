@@ -964,3 +964,92 @@ void h(const int* i, bool* b, int* o) { k<<<1, 256>>>(i, b, o); }
     assert [(s.width, s.wavefronts // max(s.requests, 1)) for s in r.sites][:3] == \
         [(1, 1), (1, 1), (1, 1)]
     assert analyze(kernel).static_smem == 257
+
+
+LAUNCH_IN_A_SWITCH = """
+template <int NT>
+__global__ void reduce(const float* x, float* y) {
+    __shared__ float partial[NT / 32];
+    if (threadIdx.x % 32 == 0) partial[threadIdx.x / 32] = x[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) y[blockIdx.x] = partial[0];
+}
+void host(const float* x, float* y, int K, int S) {
+    if (K > 4096) {
+        dim3 block(1024);
+        dim3 grid(S);
+        reduce<1024><<<grid, block>>>(x, y);
+    } else {
+        const int NT = K / 4;
+        dim3 block(NT);
+        dim3 grid(S);
+        switch (NT) {
+        case 64:
+            reduce<(64)><<<grid, block>>>(x, y);
+            break;
+        case 128:
+            reduce<(128)><<<grid, block>>>(x, y);
+            break;
+        }
+    }
+}
+"""
+
+
+def test_a_launch_reads_the_dim3_in_its_scope_and_its_switch_case(tmp_path):
+    """Two `dim3 block` in two branches, and a launch per `case` of `switch (NT)` (LeetCUDA's
+    reduce dispatch writes `k<(NT)>` through a macro): each instance's block is the one in
+    its scope, with NT the case's value; the run-time grid (`S`) is a question until
+    --launch-grid gives it (it was the last `dim3 block` of the function, 1024 threads for
+    every instance: a false out-of-bounds fault in `reduce<64>`)."""
+    cu = tmp_path / "dispatch.cu"
+    cu.write_text(LAUNCH_IN_A_SWITCH)
+    with pytest.raises(CudaImportError, match=r"the launch of 'reduce' uses the host "
+                                              r"variable 'S': give --launch-grid"):
+        import_kernels(str(cu), Options())["reduce<64>"]()
+    kernels = import_kernels(str(cu), Options(grid="2"))
+    blocks = {key: fold_all(kernels[key]().block) for key in ("reduce<64>", "reduce<128>")}
+    assert blocks == {"reduce<64>": (64, 1, 1), "reduce<128>": (128, 1, 1)}
+    r = analyze(kernels["reduce<64>"]())
+    assert (r.store.requests, r.load.requests) == (2 * 2, 2)   # 2 warps a block, 2 blocks
+
+
+def fold_all(dims) -> tuple:
+    from smemsim.cuda.symbols import fold
+    return tuple(fold(d) for d in dims)
+
+
+CP_ASYNC_OFFSET = """
+#include <cstdint>
+__global__ void k(const float* g, float* out) {
+    __shared__ float s[256];
+    uint32_t base = __cvta_generic_to_shared(&s[threadIdx.x * 8]);
+    for (int i = 0; i < 8; i += 4)
+        asm volatile("cp.async.ca.shared.global.L2::128B [%0], [%1], %2;\\n"
+                     :: "r"(base + i * 4), "l"(&g[threadIdx.x * 8 + i]), "n"(16));
+    asm volatile("cp.async.commit_group;\\n" ::);
+    asm volatile("cp.async.wait_all;\\n" ::);
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x * 8 + OFFSET];
+}
+void h(const float* g, float* o) { k<<<1, 32>>>(g, o); }
+"""
+
+
+def test_a_shared_address_moved_by_bytes_in_a_cp_async(tmp_path):
+    """`base + i * 4` (LeetCUDA's sgemm_async: a __cvta_generic_to_shared local plus a byte
+    offset) is the element i of the array further on; a byte offset that is no whole
+    element is refused at its line."""
+    cu = tmp_path / "offset.cu"
+    cu.write_text(CP_ASYNC_OFFSET)
+    k = import_kernels(str(cu), Options(defines={"OFFSET": "5"},
+                                        lengths={"g": "256", "out": "32"}))["k"]()
+    g = np.arange(256, dtype=np.float32)
+    np.testing.assert_array_equal(run(k, arrays={"g": g})["out"], g[np.arange(32) * 8 + 5])
+    r = analyze(k)
+    assert (r.site(0).op, r.site(0).requests) == ("cp_async", 2)
+    cu.write_text(CP_ASYNC_OFFSET.replace("base + i * 4", "base + i * 4 + 2"))
+    with pytest.raises(CudaImportError, match=r"a shared address moved by a byte offset that "
+                                              r"is not a multiple of 4"):
+        import_kernels(str(cu), Options(defines={"OFFSET": "5"},
+                                        lengths={"g": "256", "out": "32"}))["k"]()

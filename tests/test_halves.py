@@ -5,7 +5,7 @@ import pytest
 
 from kernels_ir import (
     KernelBuilder, KernelError, bf16, cast, f16, from_storage, run, threadIdx, to_storage,
-    u16,
+    i32,
 )
 from smemsim import analyze
 from smemsim.arch import require_instructions
@@ -78,8 +78,9 @@ def _kernel(body):
     (lambda k, h: k.ldmatrix(h, (threadIdx.x % 8, 0)), r"'h' is f16 array \(ldmatrix a u16 "
                                                        r"view of it"),
     (lambda k, h: h.__setitem__((0, 0), 70000.0), r"constant 70000.0 does not fit f16"),
-    (lambda k, h: k.shared("w", u16, 64).load(threadIdx.x, width=8),
-     r"access width must be 1, 2 or 4 elements \(8 for f16 and bf16\), got 8"),
+    (lambda k, h: k.shared("w", i32, 64).load(threadIdx.x, width=8),
+     r"access width must be 1, 2 or 4 elements \(8 for 16-bit ones: f16, bf16, u16, i16\), "
+     r"got 8"),
 ])
 def test_what_16_bit_floats_cannot_do_is_refused(body, message):
     with pytest.raises(KernelError, match=message):

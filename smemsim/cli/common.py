@@ -29,6 +29,21 @@ def kernels(args) -> list:
     return out
 
 
+def own_params(given: dict, kernel, chosen: list) -> dict:
+    """The -p values for one of the chosen kernels: all of them when it is the only one (a
+    name it lacks is then the launch's error); of several (a file's kernels, no --kernel),
+    those it declares, a name no chosen kernel declares being an error here."""
+    if len(chosen) < 2:
+        return given
+    names = {p.name for _, k in chosen for p in k.params}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise KernelError(f"-p {', '.join(unknown)}: no kernel of the file has such a "
+                          f"parameter (theirs: {', '.join(sorted(names)) or 'none'})")
+    mine = {p.name for p in kernel.params}
+    return {k: v for k, v in given.items() if k in mine}
+
+
 def one_kernel(args):
     """The one kernel a verb that explains or sizes a single kernel works on."""
     chosen = select(load_kernels(args.file, cuda_options(args)), args.kernel)

@@ -42,6 +42,9 @@ def launch_of(unit, lowering):
     host_reader = _Host(unit, lowering, call, host)
     out = []
     for k, node in enumerate(cfg[:3]):
+        if ("grid", "block", "smem")[k] in given:
+            out.append(None)   # given on the command line: the host's is not read
+            continue
         try:
             out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
         except CudaImportError as err:
@@ -153,10 +156,62 @@ def launches_for(unit, lowering) -> list:
     calls = unit.launches.get(lowering.name, [])
     if not lowering.template_args:
         return calls
-    want = lowering.key
-    return [(c, h) for c, h in calls
-            if " ".join(text(c.child_by_field_name("function")).split()).replace(" ", "") ==
-            want.replace(" ", "")] or calls
+    from . import _with_host_constants
+
+    def key(call, host) -> str | None:
+        """The instance a launch names, spelled as kernel_keys spells it (the host's
+        constants in place: `k</*BM*/ BM, ...>` is `k<64, ...>`)."""
+        fn = call.child_by_field_name("function")
+        if fn.type != "template_function":
+            return None
+        args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+        return f"{lowering.name}<{', '.join(_with_host_constants(host, args))}>"
+
+    def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
+        return "".join(t.split()).replace("(", "").replace(")", "")
+    want = spelled(lowering.key)
+    mine = [(c, h) for c, h in calls if (k := key(c, h)) is not None and spelled(k) == want]
+    # launches that name no template arguments (deduced) may be this instance's; launches
+    # of other instances are not (their grid and block are theirs: a question, not a guess)
+    return mine or [(c, h) for c, h in calls
+                    if c.child_by_field_name("function").type != "template_function"]
+
+
+def _in_scope(declaration, call) -> bool:
+    """Whether a declaration is visible at the launch: before it, in a block (or the case of
+    a switch) that holds the launch."""
+    if declaration.start_byte > call.start_byte:
+        return False
+    block = declaration.parent
+    node = call
+    while node is not None:
+        if node == block:
+            return True
+        node = node.parent
+    return False
+
+
+def _switch_cases(call) -> dict:
+    """{variable: the case's value} of each `switch (variable)` whose `case V:` holds the
+    launch."""
+    out: dict = {}
+    node = call
+    while node is not None:
+        parent = node.parent
+        if node.type == "case_statement" and node.child_by_field_name("value") is not None:
+            switch = parent
+            while switch is not None and switch.type != "switch_statement":
+                switch = switch.parent
+            if switch is not None:
+                cond = switch.child_by_field_name("condition")
+                inner = cond.named_children[0] if cond is not None and cond.named_children \
+                    else None
+                while inner is not None and inner.type == "parenthesized_expression":
+                    inner = inner.named_children[0]
+                if inner is not None and inner.type == "identifier":
+                    out.setdefault(text(inner), node.child_by_field_name("value"))
+        node = parent
+    return out
 
 
 class _Host:
@@ -179,8 +234,8 @@ class _Host:
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
                     if n.type == "assignment_expression"}
         for d in walk(scope):
-            if d.type != "declaration":
-                continue
+            if d.type != "declaration" or not _in_scope(d, call):
+                continue   # a declaration of a block the launch is not in, or after it
             type_text = text(d.child_by_field_name("type"))
             for init in d.named_children[1:]:
                 if type_text == "dim3" and init.type == "init_declarator":
@@ -199,6 +254,11 @@ class _Host:
                     name = text(init.child_by_field_name("declarator"))
                     if name not in assigned:  # set once: its value is known
                         self.locals[name] = init.child_by_field_name("value")
+        # (walk order: the innermost declaration in scope, the latest, is the one kept)
+        for name, value in _switch_cases(call).items():
+            # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
+            if name in self.locals and name not in assigned:
+                self.locals[name] = value
 
     def inline(self, function, args, node, depth: int):
         """A host helper whose body is one `return expr;` (llm.c's ceil_div): its value

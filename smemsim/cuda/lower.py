@@ -110,8 +110,25 @@ def is_pointer_cast_call(node) -> bool:
 BITCASTS = {"__int_as_float": ("i32", "f32"), "__uint_as_float": ("u32", "f32"),
             "__float_as_int": ("f32", "i32"), "__float_as_uint": ("f32", "u32")}
 # float -> 16-bit float intrinsics (round to nearest even): the float rounded to one
+# cuda_fp16.h / cuda_bf16.h scalar arithmetic: name -> (operation, arguments)
+HALF_ARITH = {name: (op, count) for names, op, count in (
+    (("__hadd", "__hadd_rn"), "+", 2), (("__hsub", "__hsub_rn"), "-", 2),
+    (("__hmul", "__hmul_rn"), "*", 2), (("__hdiv",), "/", 2), (("__hfma", "__hfma_rn"), "fma", 3),
+    (("__hneg",), "neg", 1), (("__habs",), "abs", 1), (("__hmax",), "max", 2),
+    (("__hmin",), "min", 2), (("__heq",), "==", 2), (("__hne",), "!=", 2), (("__hlt",), "<", 2),
+    (("__hle",), "<=", 2), (("__hgt",), ">", 2), (("__hge",), ">=", 2))
+    for name in names}
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+# one lane of a half2 / __nv_bfloat162 (its float, as a register holds it)
+PAIR_LANES = {f"__{side}2{t}": lane for side, lane in (("low", 0), ("high", 1))
+              for t in ("float", "half", "bfloat16")}
 HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bfloat16": "bf16",
-                  "__float2bfloat16_rn": "bf16"}
+                  "__float2bfloat16_rn": "bf16",
+                  # integers to 16-bit floats, rounded to nearest even (exact as a double)
+                  **{f"__{t}2half_rn": "f16" for t in ("int", "uint", "short", "ushort", "ll",
+                                                      "ull")},
+                  **{f"__{t}2bfloat16_rn": "bf16" for t in ("int", "uint", "short", "ushort",
+                                                           "ll", "ull")}}
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
@@ -1388,6 +1405,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return done
             raise self.error(node, f"call of template '{tname}' is not supported")
         name = text(fn)
+        if fn.type in ("primitive_type", "sized_type_specifier") and len(args) == 1 and \
+                name in TYPES:
+            # `int(j / 8)`: C++'s functional cast, as `(int)(j / 8)`
+            return self.convert(self.expr(args[0]), TYPES[name], node)
         passed = self.declared(name) if fn.type == "identifier" else None
         if passed is not None and passed.kind == "function":   # `warp_reduction(val)`
             return self.inline(node, passed.value, args, None)
@@ -1398,6 +1419,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.atomic(node, ATOMICS[name], args)
         if name in SHUFFLES:
             return self.shuffle(node, SHUFFLES[name], args)
+        if name in HALF_ARITH:
+            return self.half_arith(node, name, args)
+        if name in PAIR_LANES and len(args) == 1:   # `__low2float(h2)`: one lane of a pair
+            return self.vector_value(args[0], 2)[PAIR_LANES[name]]
         if name in self.u.functions:
             return self.inline(node, name, args, None)
         done = self.texture_call(node, name, None, args)
@@ -1462,7 +1487,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return vals[0] * vals[1]
             if name in ("__fadd_rn",) and len(vals) == 2:
                 return vals[0] + vals[1]
-            if name in ("__float2int_rz",) and len(vals) == 1:
+            if name in ("__float2int_rz", "__half2int_rz", "__bfloat162int_rz") and \
+                    len(vals) == 1:
                 return cast(vals[0], i32)
             if name in ("__int2float_rn", "__uint2float_rn") and len(vals) == 1:
                 return cast(vals[0], f32)
@@ -1476,6 +1502,70 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     len(vals) == 1 and vals[0].dtype == f32:
                 return vals[0]   # a 16-bit value read from memory is already its float
         raise self.error(node, f"call of '{name}' is not supported by the importer")
+
+    # ---------------------------------------------------------------- 16-bit floats
+    def half_arith(self, node, name: str, args) -> Expr:
+        """cuda_fp16.h's and cuda_bf16.h's scalar arithmetic (`__hadd(a, b)`, `__hfma`,
+        `__hmax`, `__hlt`, ...) on values held as their floats: formed in double (exact for
+        two 16-bit floats' sum, difference and product) and rounded once to the arguments'
+        type, which their declarations say (half or __nv_bfloat16)."""
+        op, count = HALF_ARITH[name]
+        if len(args) != count:
+            raise self.error(node, f"{name} takes {count} argument(s), got {len(args)}")
+        kinds = {k for k in (self.half_type(a) for a in args) if k is not None}
+        if len(kinds) != 1:
+            raise self.error(node, f"`{short(node)}`: "
+                                   + ("its arguments mix half and __nv_bfloat16" if kinds else
+                                      "the importer cannot tell whether its arguments are "
+                                      "half or __nv_bfloat16 (a variable of that type, an "
+                                      "element of such an array, or __float2half(x))"))
+        kind = kinds.pop()
+        vals = [self.expr(a) for a in args]
+        f64 = BY_NAME["f64"]
+        with self.at(node):
+            wide = [cast(v, f64) for v in vals]
+            if op in ("+", "-", "*", "/"):
+                return self.convert(self.c_binary(op, wide[0], wide[1], node), kind, node)
+            if op == "fma":
+                return self.convert(wide[0] * wide[1] + wide[2], kind, node)
+            if op == "neg":
+                return -vals[0]
+            if op == "abs":
+                return select(vals[0] < 0, -vals[0], vals[0])
+            if op in ("max", "min"):
+                return (smax if op == "max" else smin)(vals[0], vals[1])
+            return self.c_binary(op, vals[0], vals[1], node)   # a comparison: a bool
+
+    def half_type(self, node) -> str | None:
+        """"f16" or "bf16" where an expression's C++ type is half or __nv_bfloat16 and its
+        form says so; else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "field_expression":   # `h2.x` of a half2
+            node = node.child_by_field_name("argument")
+        while node.type == "subscript_expression":
+            node = node.child_by_field_name("argument")
+        if node.type == "identifier":
+            sym = self.declared(text(node))
+            if sym is None:
+                return None
+            if sym.narrow is not None:
+                return sym.narrow
+            return sym.dtype if sym.dtype in ("f16", "bf16") else None
+        if node.type == "cast_expression":
+            t = self.type_name(node.child_by_field_name("type"), node)
+            return TYPES.get(t) if TYPES.get(t) in ("f16", "bf16") else None
+        if node.type == "call_expression":
+            name = text(node.child_by_field_name("function"))
+            args = node.child_by_field_name("arguments").named_children
+            if name in HALF_ROUNDINGS:
+                return HALF_ROUNDINGS[name]
+            if name in SHUFFLES and len(args) >= 2:
+                return self.half_type(args[1])
+            if name in HALF_ARITH and HALF_ARITH[name][0] not in COMPARISONS:
+                kinds = {self.half_type(a) for a in args} - {None}
+                return kinds.pop() if len(kinds) == 1 else None
+        return None
 
     # ---------------------------------------------------------------- device functions
     def inline(self, node, *args, **options):
@@ -1620,13 +1710,18 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                         continue
                 value = self.expr(arg)
                 dt = register_type(dtype if dtype != "auto" else value.dtype.name)
+                narrow = dtype if dtype in ("f16", "bf16") else None
+                if narrow is not None:  # C converts the argument to the parameter's type
+                    value = self.convert(value if value.dtype.is_float else cast(value, f32),
+                                         narrow, node)
                 if pure:  # `return (a + b - 1) / b;`: the expression, no locals
                     with self.at(node):
-                        scope[pname] = Sym("param", cast(value, BY_NAME[dt]), dt)
+                        scope[pname] = Sym("param", cast(value, BY_NAME[dt]), dt,
+                                           narrow=narrow)
                     continue
                 with self.at(node):
                     ref = self.kb.let(pname, value, dt)
-                scope[pname] = Sym("local", ref, dt)
+                scope[pname] = Sym("local", ref, dt, narrow=narrow)
                 known = fold(cast(value, BY_NAME[dt])) if fold(value) is not None else None
                 if known is not None and pname not in self.u.assigned:
                     # a constant argument, never assigned in the file: known where a

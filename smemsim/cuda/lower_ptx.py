@@ -14,6 +14,8 @@ from .parse import short, text, walk
 from .symbols import (
     SIZES,
     array_name,
+    exact_quotient,
+    plus,
 )
 
 
@@ -29,6 +31,26 @@ class PtxMixin:
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
             return sym.place if sym.kind == "smem_address" else None
+        if node.type == "binary_expression" and \
+                text(node.child_by_field_name("operator")) in ("+", "-"):
+            # `load_b_smem_ptr + i * 4`: an address moved by a byte offset, a whole number
+            # of elements (nothing rounds an address)
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            minus = text(node.child_by_field_name("operator")) == "-"
+            for base, offset in ((left, right), (right, left)) if not minus else \
+                    ((left, right),):
+                place = self.shared_address(base)
+                if place is None:
+                    continue
+                arr, indices = place
+                moved = exact_quotient(self.expr(offset), SIZES[arr.dtype])
+                if moved is None:
+                    raise self.error(node, f"`{short(node)}`: a shared address moved by a "
+                                           f"byte offset that is not a multiple of "
+                                           f"{SIZES[arr.dtype]} ('{array_name(arr)}' holds "
+                                           f"{arr.dtype})")
+                return arr, indices[:-1] + [plus(indices[-1], -moved if minus else moved)]
+            return None
         if node.type == "call_expression" and text(node.child_by_field_name("function")) in (
                 "__cvta_generic_to_shared", "static_cast<unsigned>(__cvta_generic_to_shared"):
             args = node.child_by_field_name("arguments").named_children
@@ -186,22 +208,54 @@ class PtxMixin:
                                         "__cvta_generic_to_shared(&array[index]) (or a "
                                         "local holding one)")
                 self.copy(e, place, self.pointer_place(src, e), nbytes, m.group(1) == "cg")
-            elif (m := re.fullmatch(r"(ldmatrix|stmatrix)\.sync\.aligned\.m8n8\.x([124])"
-                                    r"(\.trans)?\.shared(?:::cta)?\.b16\s*(.*)", ins)):
+            elif (m := matrix_instruction(ins)) is not None:
                 self.matrix(e, ins, m, operand, outputs)
+            elif (m := re.fullmatch(r"mma\.sync\.aligned\.(m16n8k16|m16n8k8)\.row\.col\."
+                                    r"(f16|f32)\.(f16|bf16)\.(f16|bf16)\.(f16|f32)\s*"
+                                    r"\{([^}]*)\}\s*,\s*\{([^}]*)\}\s*,\s*\{([^}]*)\}\s*,"
+                                    r"\s*\{([^}]*)\}", ins, re.S)):
+                self.mma_ptx(e, ins, m, operand, outputs)
             else:
                 raise self.error(e, f"inline PTX `{ins[:80]}` is not supported by the importer "
                                     "(cp.async, commit_group, wait_group, wait_all, "
                                     "ldmatrix, stmatrix, mbarrier, cp.async.bulk.tensor, "
                                     "fence.proxy.async and wgmma are)")
 
-    def matrix(self, e, ins: str, m, operand, outputs: int) -> None:
+    def mma_ptx(self, e, ins: str, m, operand, outputs: int) -> None:
+        """`mma.sync.aligned.m16n8k16.row.col.{d}.{a}.{b}.{c} {D}, {A}, {B}, {C}` (and
+        m16n8k8) as the builder's mma_sync: A and B 32-bit words of two halves, C and D
+        words of two f16 (`"r"`) or floats (`"f"`); D's registers are output operands,
+        assigned its values (C may name the same ones: `"+r"`)."""
+        shape, dtype, atype, btype, ctype = m.group(1, 2, 3, 4, 5)
+        if atype != btype or dtype != ctype:
+            raise self.error(e, f"`{ins[:90]}`: the IR's mma.sync takes A and B of one type "
+                                "and D of C's")
+        groups = []
+        for text_ in m.group(6, 7, 8, 9):
+            nodes = [operand(t) for t in text_.split(",")]
+            if None in nodes:
+                raise self.error(e, f"`{ins[:90]}`: its registers must be operands (%n)")
+            groups.append(nodes)
+        d, a, b, c = groups
+        numbers = [int(re.fullmatch(r"\s*%(\d+)\s*", t).group(1))
+                   for t in m.group(6).split(",")]
+        if any(k >= outputs for k in numbers):
+            raise self.error(e, f"`{ins[:90]}`: D's registers must be output operands "
+                                "(\"=r\" or \"=f\")")
+        with self.at(e):
+            result = self.kb.mma_sync([self.expr(x) for x in a], [self.expr(x) for x in b],
+                                      [self.expr(x) for x in c], shape=shape, atype=atype,
+                                      ctype=ctype)
+        for j, reg in enumerate(d):
+            self.assign(reg, "=", result[j], e)
+
+    def matrix(self, e, ins: str, m: tuple, operand, outputs: int) -> None:
         """`ldmatrix...x{n}[.trans].shared.b16 {%r...}, [%a]` as the builder's ldmatrix, each
         32-bit output register given its two 16-bit elements (low first); `stmatrix ... [%a],
         {%r...}` as its stmatrix, each register split the same way."""
-        load, count, trans = m.group(1) == "ldmatrix", int(m.group(2)), m.group(3) is not None
+        load, count, trans, rest = m
         parts = re.fullmatch(r"\{([^}]*)\}\s*,\s*\[([^\]]+)\]" if load else
-                             r"\[([^\]]+)\]\s*,\s*\{([^}]*)\}", m.group(4).strip())
+                             r"\[([^\]]+)\]\s*,\s*\{([^}]*)\}", rest.strip())
         if parts is None:
             raise self.error(e, f"`{ins}`: operands as {{%r, ...}}, [%a] expected")
         regs_text, addr_text = parts.groups() if load else parts.groups()[::-1]
@@ -220,6 +274,11 @@ class PtxMixin:
                                 "__cvta_generic_to_shared(&array[index]) (or a local "
                                 "holding one)")
         arr, indices = place
+        if arr.dtype in ("f16", "bf16") and arr.lanes == 1 and arr.kind == "shared":
+            # a tile of halves (as tensor-core code declares it): ldmatrix moves their bits,
+            # through a u16 view of the array
+            view, flat = self.bits_view(arr, e)
+            arr, indices = view, flat(indices)
         if SIZES[arr.dtype] != 2 or arr.lanes != 1:
             raise self.error(e, f"`{ins}`: '{array_name(arr)}' holds {arr.dtype}; "
                                 f"ldmatrix/stmatrix "
@@ -243,3 +302,20 @@ class PtxMixin:
             with self.at(e):
                 self.kb.stmatrix(arr.value, tuple(indices), values, matrices=count,
                                  trans=trans)
+
+
+def matrix_instruction(ins: str) -> tuple | None:
+    """(ldmatrix?, matrices, trans, operands) of `ldmatrix`/`stmatrix` with its qualifiers in
+    any order ptxas accepts (`.sync.aligned.m8n8.x4.trans.shared.b16`, LeetCUDA's
+    `.sync.aligned.x4.m8n8.shared.b16`); None for anything else."""
+    m = re.fullmatch(r"(ldmatrix|stmatrix)((?:\.[\w:]+)+)\s+(.*)", ins, re.S)
+    if m is None:
+        return None
+    quals = m.group(2).split(".")[1:]
+    counts = [q for q in quals if re.fullmatch(r"x[124]", q)]
+    known = {"sync", "aligned", "m8n8", "trans", "shared", "shared::cta", "b16"}
+    if len(counts) != 1 or not {"sync", "aligned", "m8n8", "b16"} <= set(quals) or \
+            any(q not in known and q not in counts for q in quals) or \
+            len(quals) != len(set(quals)):
+        return None
+    return m.group(1) == "ldmatrix", int(counts[0][1]), "trans" in quals, m.group(3)

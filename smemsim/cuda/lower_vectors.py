@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from kernels_ir import (
     bitcast,
+    call,
     cast,
     const,
 )
@@ -25,6 +26,17 @@ from .symbols import (
     register_type,
     single_return,
 )
+
+
+# pair operations of cuda_fp16.h / cuda_bf16.h: name -> (operation, arguments)
+HALF2_OPS = {
+    "__hadd2": ("+", 2), "__hsub2": ("-", 2), "__hmul2": ("*", 2), "__h2div": ("/", 2),
+    "__hfma2": ("fma", 3), "__hmax2": ("max", 2), "__hmin2": ("min", 2),
+    "__half22float2": ("widen", 1), "__bfloat1622float2": ("widen", 1),
+    "__float22half2_rn": ("f16", 1), "__floats2half2_rn": ("f16", 2),
+    "__halves2half2": ("f16", 2), "__float22bfloat162_rn": ("bf16", 1),
+    "__floats2bfloat162_rn": ("bf16", 2), "__halves2bfloat162": ("bf16", 2),
+}
 
 
 class VectorsMixin:
@@ -121,18 +133,127 @@ class VectorsMixin:
                                    "pointers over an array is)")
         dtype, lanes = VECTORS[name]
         arr, indices = self.pointer_place(pointer, node)
+        if arr.dtype == "f16" and arr.lanes == 1 and SIZES[dtype] in (4, 8):
+            # float4 over halves (the tensor-core staging copy, `FLOAT4(s_a[i][j]) =
+            # FLOAT4(a[k])`, or a register pack `half pack[8]`): a copy moves the halves
+            # (store_vector); a value made of their bits reads a u16 view (vector_value)
+            return replace(arr, pun=dtype), indices, lanes
         if arr.dtype != dtype and arr.lanes == 1 and (
                 (SIZES[arr.dtype] == SIZES[dtype] and SIZES[dtype] in (4, 8)) or
-                (arr.dtype == "bf16" and SIZES[dtype] == 4)):
+                (arr.dtype == "bf16" and SIZES[dtype] == 4) or
+                # half2 over a fragment's 32-bit words (`HALF2(RC[0])`): each word two halves
+                (dtype in ("f16", "bf16") and SIZES[arr.dtype] == 4 and
+                 lanes * 2 % 4 == 0)):
             # int4 over floats or bf16 (llm.c's load128): the same bits, read as the
             # vector's type
             return replace(arr, pun=dtype), indices, lanes
+        if arr.dtype == dtype and arr.lanes == lanes:
+            return arr, indices, lanes  # `FLOAT4(v)` of a float4 v: itself
         if arr.dtype != dtype or arr.lanes > 1:
             raise self.error(node, f"`{short(node)}`: {name} over an array of "
                                    f"{arr.dtype}{'x' + str(arr.lanes) if arr.lanes > 1 else ''}"
                                    " (the importer reinterprets arrays of the vector's own "
                                    "element type only)")
         return arr, indices, lanes
+
+    def vector_copy(self, arr: Sym, indices: list, lanes: int, value, node) -> bool:
+        """`FLOAT4(dst) = FLOAT4(src)` where both are 16-bit floats of one type (a global
+        to shared staging copy, a register pack `half pack[8]` filled or stored): the
+        elements themselves, in one access of the vector's bytes on each memory side (a
+        register holds a half's value, not its bits). False where `value` is no such
+        place."""
+        if isinstance(value, list) or arr.dtype not in ("f16", "bf16"):
+            return False
+        source = self.vector_place(value)
+        if source is None or source[0].dtype != arr.dtype or source[2] != lanes or \
+                SIZES[source[0].pun or source[0].dtype] != SIZES[arr.pun]:
+            return False
+        src, src_indices, _ = source
+        count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
+        if src.kind == "register":
+            parts = [self.load_element(src, src_indices[:-1] + [plus(src_indices[-1], k)],
+                                       node) for k in range(count)]
+        else:
+            with self.at(node):
+                v = src.value.load(tuple(src_indices), width=count)
+            parts = [v[k] for k in range(count)]
+        if arr.kind == "register":
+            for k, part in enumerate(parts):
+                self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=", part, node)
+        else:
+            with self.at(node):
+                arr.value.store(tuple(indices), parts, width=count)
+        return True
+
+    def half2_value(self, node, name: str, lanes: int) -> list:
+        """cuda_fp16.h's and cuda_bf16.h's pair operations as the two lanes they give:
+        `__hadd2`, `__hsub2`, `__hmul2`, `__hfma2`, `__hmax2`, `__hmin2` lane by lane (each
+        rounded once to the pair's type), `__half22float2` / `__bfloat1622float2` (the
+        floats a register holds), `__float22half2_rn` / `__floats2half2_rn` /
+        `__halves2half2` / `__float22bfloat162_rn` (rounded to the pair's type)."""
+        op, count = HALF2_OPS[name]
+        args = node.child_by_field_name("arguments").named_children
+        if lanes != 2 or len(args) != count:
+            raise self.error(node, f"`{short(node)}`: {name} gives a pair of {count} "
+                                   "argument(s)")
+        if op == "widen":
+            return self.vector_value(args[0], 2)
+        if op in ("f16", "bf16"):   # floats (or halves) rounded into a pair
+            vals = self.vector_value(args[0], 2) if count == 1 else \
+                [self.expr(a) for a in args]
+            return [self.convert(v if v.dtype.is_float else cast(v, BY_NAME["f32"]), op, node)
+                    for v in vals]
+        kinds = {self.pair_type(a) for a in args} - {None}
+        if len(kinds) != 1:
+            raise self.error(node, f"`{short(node)}`: the importer cannot tell whether its "
+                                   "arguments are half2 or __nv_bfloat162")
+        kind = kinds.pop()
+        pairs = [self.vector_value(a, 2) for a in args]
+        out = []
+        f64 = BY_NAME["f64"]
+        for k in range(2):
+            v = [p[k] for p in pairs]
+            with self.at(node):
+                if op == "fma":
+                    out.append(self.convert(cast(v[0], f64) * cast(v[1], f64) + cast(v[2], f64),
+                                            kind, node))
+                elif op in ("max", "min"):
+                    from kernels_ir import smax, smin
+                    out.append((smax if op == "max" else smin)(v[0], v[1]))
+                else:
+                    out.append(self.convert(self.c_binary(op, cast(v[0], f64), cast(v[1], f64),
+                                                          node), kind, node))
+        return out
+
+    def pair_type(self, node) -> str | None:
+        """"f16" or "bf16": the element type of a pair-valued expression, where its form
+        says (a pair variable or a cast of memory of that type, a pair operation of such)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression" and \
+                callee_name(node.child_by_field_name("function")) in HALF2_OPS:
+            op, _ = HALF2_OPS[callee_name(node.child_by_field_name("function"))]
+            if op in ("f16", "bf16"):
+                return op
+            kinds = {self.pair_type(a) for a in
+                     node.child_by_field_name("arguments").named_children} - {None}
+            return kinds.pop() if len(kinds) == 1 else None
+        place = self.vector_place(node)
+        if place is None:
+            return None
+        arr = place[0]
+        if arr.dtype in ("f16", "bf16") and arr.pun is None:
+            return arr.dtype
+        return None
+
+    def bits_view(self, arr: Sym, node):
+        """(a u16 view of a shared or global array of 16-bit floats, a function from the
+        array's indices to the view's flat one): their bits, which a register holding a
+        half's value does not have."""
+        view = self.shared_view(arr, "u16", node)
+        if arr.kind == "shared":
+            return view, lambda indices: [arr.value.flat_index(tuple(indices))]
+        return view, lambda indices: list(indices)
 
     def component(self, node) -> tuple[Sym, list]:
         """`v.x` (a lane of a vector place) as (array, indices)."""
@@ -158,6 +279,8 @@ class VectorsMixin:
                                        f"{lanes}")
             return [self.expr(a) for a in args]
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is not None and callee_name(fn) in HALF2_OPS:
+            return self.half2_value(node, callee_name(fn), lanes)
         if fn is not None and callee_name(fn) in self.u.functions and all(
                 single_return(f.child_by_field_name("body")) is not None
                 for f in self.u.functions[callee_name(fn)]):
@@ -189,13 +312,22 @@ class VectorsMixin:
                                    "can read (make_float4(...), a vector variable or array "
                                    "element, or *reinterpret_cast<float4*>(&a[i]))")
         arr, indices, _ = place
+        if arr.pun is not None and arr.dtype == "f16" and arr.kind in ("shared", "global"):
+            view, flat = self.bits_view(replace(arr, pun=None), node)  # their bits
+            arr, indices = replace(view, pun=arr.pun), flat(indices)
         if arr.pun is not None and SIZES[arr.pun] != SIZES[arr.dtype]:
-            # int4 over bf16: 8 elements in one 16-byte access, packed two to a word
+            # int4 over bf16: 8 elements in one 16-byte access, packed two to a word (half2
+            # over a fragment's words: each word split in two)
             count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
+            if arr.kind == "register":
+                elements = [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
+                            for k in range(count)]
+            else:
+                with self.at(node):
+                    v = arr.value.load(tuple(indices), width=count)
+                elements = [v[k] for k in range(count)]
             with self.at(node):
-                v = arr.value.load(tuple(indices), width=count)
-                return from_pieces(to_pieces([v[k] for k in range(count)], arr.dtype),
-                                   arr.pun, lanes)
+                return from_pieces(to_pieces(elements, arr.dtype), arr.pun, lanes)
         if arr.kind == "register":
             parts = [self.load_element(arr, indices[:-1] + [plus(indices[-1], k)], node)
                      for k in range(lanes)]
@@ -248,13 +380,24 @@ class VectorsMixin:
     def store_vector(self, arr: Sym, indices: list, lanes: int, value, node) -> None:
         """`place = vector`: lane by lane into registers, one width-N store to memory (three
         of one lane for a 3-lane vector)."""
+        if arr.pun is not None and self.vector_copy(arr, indices, lanes, value, node):
+            return
+        if arr.pun is not None and arr.dtype == "f16" and arr.kind in ("shared", "global"):
+            view, flat = self.bits_view(replace(arr, pun=None), node)
+            arr, indices = replace(view, pun=arr.pun), flat(indices)
         parts = self.vector_value(value, lanes)
         if arr.pun is not None and SIZES[arr.pun] != SIZES[arr.dtype]:
             count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
             with self.at(node):
                 words = [cast(p, BY_NAME[arr.pun]) for p in parts]
-                arr.value.store(tuple(indices), from_pieces(to_pieces(words, arr.pun),
-                                                            arr.dtype, count), width=count)
+                elements = from_pieces(to_pieces(words, arr.pun), arr.dtype, count)
+            if arr.kind == "register":
+                for k, element in enumerate(elements):
+                    self.store_element(arr, indices[:-1] + [plus(indices[-1], k)], "=",
+                                       element, node)
+                return
+            with self.at(node):
+                arr.value.store(tuple(indices), elements, width=count)
             return
         if arr.pun is not None:   # a vector of the pun's type, stored as the array's bits
             with self.at(node):
@@ -279,10 +422,17 @@ PIECE_TYPES = ("f32", "i32", "u32", "bf16")
 
 
 def to_pieces(values: list, dtype: str) -> list:
-    """The 16-bit pieces of values of one type (4-byte or bf16), in memory order."""
+    """The 16-bit pieces of values of one type (4-byte, bf16, f16 or u16), in memory
+    order."""
     u32 = BY_NAME["u32"]
     out = []
     for v in values:
+        if dtype == "u16":
+            out.append(cast(v, u32))
+            continue
+        if dtype == "f16":   # a half's value as its bits
+            out.append(call("f16_bits", v))
+            continue
         if dtype == "bf16":
             out.append(bitcast(v, u32) >> 16)
             continue
@@ -292,8 +442,13 @@ def to_pieces(values: list, dtype: str) -> list:
 
 
 def from_pieces(pieces: list, dtype: str, count: int) -> list:
-    """`count` values of a type (4-byte or bf16) made of 16-bit pieces, in memory order."""
+    """`count` values of a type (4-byte, bf16, f16 or u16) made of 16-bit pieces, in
+    memory order."""
     f32 = BY_NAME["f32"]
+    if dtype == "u16":
+        return [cast(p, BY_NAME["u16"]) for p in pieces[:count]]
+    if dtype == "f16":
+        return [call("f16_from_bits", p) for p in pieces[:count]]
     if dtype == "bf16":
         return [bitcast(p << 16, f32) for p in pieces[:count]]
     words = [pieces[2 * k] | (pieces[2 * k + 1] << 16) for k in range(count)]

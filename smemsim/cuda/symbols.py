@@ -42,6 +42,9 @@ FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 VECTORS = {f"{c}{n}": (t, n)
            for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
            for n in (2, 3, 4) if not (t == "f64" and n == 4)}
+# the pairs of 16-bit floats (cuda_fp16.h, cuda_bf16.h): two lanes, each held as its float
+VECTORS.update({name: (t, 2) for name, t in (
+    ("half2", "f16"), ("__half2", "f16"), ("__nv_bfloat162", "bf16"), ("nv_bfloat162", "bf16"))})
 COMPONENTS = "xyzw"
 ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
            ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
@@ -289,15 +292,22 @@ def array_name(sym: Sym) -> str:
     return getattr(sym.value, "name", "?")
 
 
+# conversions whose value is zero where their argument is (`{__float2half(0.0f)}`)
+ZERO_KEEPING = {"__float2half", "__float2half_rn", "__float2bfloat16", "__float2bfloat16_rn",
+                "__int2half_rn", "__half2float", "__bfloat162float"}
+
+
 def zeros_only(init) -> bool:
-    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`)."""
+    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`,
+    `{__float2half(0.0f)}`)."""
     for n in walk(init):
         if n.type == "number_literal" and \
                 not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", text(n)):
             return False
         if n.type not in ("initializer_list", "number_literal", "call_expression",
                           "identifier", "argument_list") or (
-                n.type == "identifier" and not text(n).startswith("make_")):
+                n.type == "identifier" and not text(n).startswith("make_") and
+                text(n) not in ZERO_KEEPING):
             return False
     return True
 

@@ -9,7 +9,7 @@ from ...analysis import analyze
 from .. import jsonout, render
 from ..common import (
     EXIT_GATE, EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
-    print_json, say, swept,
+    own_params, print_json, say, swept,
 )
 from ..options import (
     add_common, add_kernels, add_loop_limit, add_regs, add_sweep, fraction, parse_params, ratio,
@@ -46,11 +46,13 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Analyze every selected kernel (or sweep one parameter)."""
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     if args.sweep:
-        return _sweep(args, console, params)
+        return _sweep(args, console, given)
     reports, docs, code = [], [], EXIT_OK
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         arrays = inputs(args, name, kernel, params)
         compiled = None
         if args.as_compiled or args.regs == "compile":

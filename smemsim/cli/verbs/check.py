@@ -5,7 +5,9 @@ from rich.console import Console
 
 from ...hazards import check
 from .. import jsonout
-from ..common import EXIT_GATE, EXIT_OK, inputs, kernels, print_json, progress, say, swept
+from ..common import (
+    EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,
+)
 from ..options import (
     add_common, add_kernels, add_loop_limit, add_sweep, block_list, parse_params,
     register_count,
@@ -35,9 +37,11 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Check every selected kernel; exit 1 if anything is found."""
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     code, docs, reports = EXIT_OK, [], []
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
 
         def task(p, kernel=kernel, name=name):
             return (kernel, p, args.arch, inputs(args, name, kernel, p), args.regs, args.blocks,

@@ -6,7 +6,7 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from .. import jsonout, render
-from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, print_json, say
+from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, own_params, print_json, say
 from ..options import add_common, add_kernels, parse_params
 
 HELP = ("compile (no GPU needed; a .cu as nvcc builds it, a kernels file with NVRTC): "
@@ -24,9 +24,11 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Compile every selected kernel; re-analyze the widths the compiler emitted."""
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     docs = []
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         with busy(console, args, f"compiling {kernel.name}"):
             c = build_or_explain(args, name, kernel, "compile")
         if not hasattr(c, "sites"):  # a .cu: the user's own nvcc build

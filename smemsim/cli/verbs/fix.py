@@ -9,7 +9,7 @@ from kernels_ir import KernelError
 
 from ...fix import block_shapes, search
 from .. import jsonout, render
-from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, print_json, progress
+from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress
 from ..fixpatch import (
     CheckedPatch, checked_patch, combined_wavefronts, patchable, predicted_wavefronts,
     rank_as_built, vectors_as_built,
@@ -44,9 +44,11 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Search every selected kernel."""
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     docs = []
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         regs = args.regs
         if regs == "compile":
             regs = occupancy_of(kernel, args.arch, "compile", params,

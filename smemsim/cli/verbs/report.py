@@ -13,8 +13,8 @@ from ...analysis import analyze
 from ...cache import write_whole
 from .. import figures, jsonout, page
 from ..common import (
-    EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, print_json,
-    refuse_unless_ours, say,
+    EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
+    print_json, refuse_unless_ours, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -61,9 +61,11 @@ def execute(args, console: Console) -> int:
     if args.output:
         _refuse(args)
     sweep = _sweep(args.sweep_result) if args.sweep_result else None
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     items = []
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         items.append(_item(args, console, name, kernel, params))
     document = jsonout.document(items, exit_code=EXIT_OK, **({"sweep": sweep} if sweep else {}))
     if args.svg:

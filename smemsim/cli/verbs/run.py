@@ -6,7 +6,9 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from .. import jsonout
-from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, require_gpu, say
+from ..common import (
+    EXIT_GATE, EXIT_OK, busy, inputs, kernels, own_params, print_json, require_gpu, say,
+)
 from ..options import add_common, add_kernels, parse_params
 
 HELP = "run on the GPU and compare every output with the interpreter"
@@ -25,9 +27,11 @@ def execute(args, console: Console) -> int:
     from gpu_backend.compile import ToolMissing
     from gpu_backend.device import run_on_gpu
     require_gpu("run")
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     code, docs = EXIT_OK, []
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         try:
             with busy(console, args, f"running {kernel.name} on the GPU and the interpreter"):
                 r = run_on_gpu(kernel, params, inputs(args, name, kernel, params))

@@ -7,7 +7,9 @@ from kernels_ir import KernelError, resolve_launch
 
 from ...analysis import analyze
 from .. import jsonout
-from ..common import EXIT_GATE, EXIT_OK, busy, inputs, kernels, print_json, require_gpu, say
+from ..common import (
+    EXIT_GATE, EXIT_OK, busy, inputs, kernels, own_params, print_json, require_gpu, say,
+)
 from ..options import add_common, add_kernels, add_loop_limit, cuda_options, parse_params
 
 HELP = "run on the GPU under Nsight Compute: predicted vs measured counters"
@@ -30,12 +32,14 @@ def execute(args, console: Console) -> int:
     """Profile every selected kernel; exit 1 if a counter disagrees."""
     from gpu_backend.measure import MeasureError, compare_counts, measure
     require_gpu("validate")
-    params = parse_params(args.param)
+    given = parse_params(args.param)
     code, docs = EXIT_OK, []
     # the profiled process imports a CUDA file as this one did (its -D, --length, launch,
     # textures...) and runs on the inputs the prediction was made on
     options = cuda_options(args)
-    for name, kernel in kernels(args):
+    chosen = kernels(args)
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
         launch = resolve_launch(kernel, params)
         arrays = inputs(args, name, kernel, params)
         if args.as_compiled:   # the build validate runs, not the user's own nvcc build

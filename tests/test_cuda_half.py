@@ -1,0 +1,192 @@
+"""The 16-bit float idioms of tensor-core CUDA (tests/cuda/half_kernels.cu): float4/half2
+copies of halves, register packs, half arithmetic intrinsics, zero initializers of halves,
+functional casts, and ldmatrix of a half tile; each kernel's values against numpy's float16
+and its counts by hand."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
+                                                "(a base dependency: pip install -e . installs it)")
+
+from kernels_ir import run  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import Options, import_kernels  # noqa: E402
+from tests.test_cli import cli  # noqa: E402
+
+HALVES = pathlib.Path(__file__).resolve().parent / "cuda" / "half_kernels.cu"
+LENGTHS = {"a": "4096", "out": "4096", "x": "1024", "y": "4", "frag": "128", "b": "128",
+           "c32": "128", "c16": "128"}
+
+
+def kernel(name: str):
+    return import_kernels(str(HALVES), Options(lengths=LENGTHS))[name]()
+
+
+def f16(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float16)
+
+
+def test_a_tile_staged_by_float4_and_half2_copies():
+    """`LDST128BITS(s_a[row][col]) = LDST128BITS(a[g])` moves eight halves in one 16-byte
+    access each way, `HALF2(...)` two in 4 bytes; `half pack[8]` is filled and stored the
+    same way; `__hadd` rounds to half. out = a + a, exactly. Counts: 16 warps (4 blocks of
+    4) x one STS.128 (4 wavefronts: 512 contiguous bytes); the half2 stores and 2-byte loads
+    of s_b, 16 bytes apart per lane, are 4-way (8 banks)."""
+    k = kernel("stage_tile")
+    a = f16(np.random.default_rng(1).uniform(-4, 4, 4096))
+    out = run(k, arrays={"a": a})["out"]
+    np.testing.assert_array_equal(np.asarray(out, np.float16), a + a)
+    r = analyze(k)
+    assert [(s.loc.line, s.op, s.width, s.requests, s.wavefronts) for s in r.sites] == [
+        (27, "store", 16, 16, 64), (29, "store", 4, 64, 256), (32, "load", 16, 16, 64),
+        (34, "load", 2, 128, 512)]
+
+
+def test_half_intrinsics_compute_in_half():
+    """`__hfma(x, 2, 0)`, a butterfly of `__hadd` over `__shfl_xor_sync` (its type read from
+    `half val`), `__hmax(v, __hneg(v))`: each rounded to half as the GPU rounds, in the
+    kernel's order; `half acc[2][2] = {__float2half(0.0f)}` starts at zero."""
+    k = kernel("block_sum")
+    x = f16(np.random.default_rng(2).uniform(-1, 1, 1024))
+    y = np.asarray(run(k, arrays={"x": x})["y"], np.float16)
+    expected = []
+    for b in range(4):
+        v = (x[b * 256:(b + 1) * 256] * np.float16(2)).reshape(8, 32)
+        for mask in (16, 8, 4, 2, 1):
+            v = (v + v[:, np.arange(32) ^ mask]).astype(np.float16)
+        w = np.zeros(32, np.float16)
+        w[:8] = v[:, 0]
+        for mask in (4, 2, 1):
+            w = (w + w[np.arange(32) ^ mask]).astype(np.float16)
+        expected.append(abs(w[0]))
+    np.testing.assert_array_equal(y, f16(expected))
+
+
+def test_ldmatrix_of_a_half_tile_gives_the_bits_of_its_pairs():
+    """`ldmatrix.sync.aligned.x4.m8n8.shared.b16` (LeetCUDA's qualifier order) of a
+    `__shared__ half s_t[16][16]`: lane l gets, of matrix j (rows from lanes 8j..8j+7:
+    s_t[L % 16][(L / 16) * 8]), row l / 4, elements 2(l % 4) and 2(l % 4) + 1, low half
+    first. The 32-byte rows put rows r and r + 4 in one bank group: 8 wavefronts, not 4."""
+    k = kernel("tile_fragments")
+    a = f16(np.arange(4096) / 8)   # (the file's length of a; the tile reads the first 256)
+    frag = np.asarray(run(k, arrays={"a": a})["frag"]).reshape(32, 4)
+    bits = a[:256].view(np.uint16).reshape(16, 16).astype(np.uint32)
+    for lane in range(32):
+        for j in range(4):
+            rows = slice((j % 2) * 8, (j % 2) * 8 + 8)
+            cols = slice((j // 2) * 8, (j // 2) * 8 + 8)
+            m = bits[rows, cols]
+            lo, hi = m[lane // 4, 2 * (lane % 4)], m[lane // 4, 2 * (lane % 4) + 1]
+            assert frag[lane, j] == lo | (hi << 16), (lane, j)
+    r = analyze(k)
+    assert (r.site(1).op, r.site(1).requests, r.site(1).wavefronts) == ("ldmatrix", 1, 8)
+
+
+def test_halves_read_as_the_bits_of_a_uint4():
+    """`uint4 v = *reinterpret_cast<uint4*>(&s_h[8 * lane])` over a half array: one 16-byte
+    load of its bits (a u16 view: a register holds a half's value, not its bits), each word
+    two halves, the lower-addressed in its low half. 512 contiguous bytes: 4 wavefronts."""
+    k = kernel("half_bits")
+    a = f16(np.random.default_rng(3).uniform(-8, 8, 4096))
+    frag = np.asarray(run(k, arrays={"a": a})["frag"])
+    np.testing.assert_array_equal(frag, a[:256].view(np.uint32))
+    r = analyze(k)
+    assert [(s.op, s.width, s.requests, s.wavefronts) for s in r.sites][-1] == \
+        ("load", 16, 1, 4)
+
+
+def test_mma_sync_multiplies_the_tile_as_the_fragments_lay_it_out():
+    """`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32` of A from ldmatrix.x4 and B from
+    ldmatrix.x2.trans, and its f16-accumulator form (`HALF2(c16[...]) = HALF2(h[0])` splits
+    each word in two halves): D = A x B in both, with small integers (exact). The tile
+    loads: A's 32-byte rows are 2-way (8 wavefronts for 4 matrices), B's 16-byte rows not."""
+    k = kernel("mma_tile")
+    rng = np.random.default_rng(4)
+    a = f16(rng.integers(-2, 3, 4096))
+    b = f16(rng.integers(-2, 3, 128))
+    out = run(k, arrays={"a": a, "b": b})
+    expected = a[:256].astype(np.float64).reshape(16, 16) @ b.astype(np.float64).reshape(16, 8)
+    np.testing.assert_array_equal(np.asarray(out["c32"]).reshape(16, 8), expected)
+    np.testing.assert_array_equal(np.asarray(out["c16"], np.float16).reshape(16, 8),
+                                  expected.astype(np.float16))
+    r = analyze(k)
+    assert [(s.op, s.wavefronts) for s in r.sites][2:] == [("ldmatrix", 8), ("ldmatrix", 2)]
+
+
+def test_pair_operations_of_halves():
+    """`__hmul2` of two `HALF2` pairs (each product rounded to half), `__half22float2`,
+    `__low2float` / `__high2float`, `__floats2half2_rn` stored as a pair."""
+    k = kernel("pair_dot")
+    rng = np.random.default_rng(6)
+    a, b = f16(rng.uniform(-2, 2, 4096)), f16(rng.uniform(-2, 2, 128))
+    out = run(k, arrays={"a": a, "b": b})
+    v = (a[:64] * b[:64]).astype(np.float16)          # each product rounded to half
+    expected = np.float32(0)
+    for pair in v.astype(np.float32).reshape(32, 2):
+        expected = np.float32(expected + np.float32(pair[0] + pair[1]))
+    assert np.asarray(out["c32"], np.float32)[0] == expected
+    pairs = np.asarray(out["out"], np.float16)[:64].reshape(32, 2)
+    np.testing.assert_array_equal(pairs[:, 0], (v[0::2].astype(np.float32) + 1).astype(
+        np.float16))
+    np.testing.assert_array_equal(pairs[:, 1], (v[1::2].astype(np.float32) * 2).astype(
+        np.float16))
+
+
+def test_a_register_pack_of_halves_read_as_bits(tmp_path):
+    """A float4 of a register array of halves (`half pack[8]` filled from memory, then
+    read as a float4): each lane a word of two halves' bits (the IR's f16_bits), as the
+    GPU's registers hold them."""
+    cu = tmp_path / "bits.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(const half* a, float* out) {
+    half pack[8];
+    *reinterpret_cast<float4*>(&pack[0]) = *reinterpret_cast<const float4*>(&a[0]);
+    float4 v = *reinterpret_cast<float4*>(&pack[0]);
+    out[threadIdx.x] = v.y;
+}
+""")
+    k = import_kernels(str(cu), Options(lengths={"a": "8", "out": "32"}, grid="1",
+                                        block="32"))["k"]()
+    a = f16([1, 2, 3, 4, -5, 6.5, 7, 8])
+    out = np.asarray(run(k, arrays={"a": a})["out"], np.float32)
+    np.testing.assert_array_equal(out.view(np.uint32), np.full(32, a[2:4].view(np.uint32)[0]))
+
+
+def test_params_of_a_file_of_several_kernels_go_to_those_that_declare_them(tmp_path):
+    """`-p M=... -p N=...` for a file whose kernels take different parameters: each gets its
+    own; a name no kernel declares is an error naming theirs."""
+    cu = tmp_path / "two.cu"
+    cu.write_text("""
+__global__ void rows(float* x, int M) {
+    __shared__ float s[32]; s[threadIdx.x] = M; x[threadIdx.x] = s[0]; }
+__global__ void cols(float* x, int N) {
+    __shared__ float s[32]; s[threadIdx.x] = N; x[threadIdx.x] = s[1]; }
+void h(float* x, int M, int N) { rows<<<1, 32>>>(x, M); cols<<<1, 32>>>(x, N); }
+""")
+    code, out = cli("analyze", str(cu), "-p", "M=4", "-p", "N=5", "--length", "x=32")
+    assert code == 0, out
+    code, out = cli("analyze", str(cu), "-p", "M=4", "-p", "K=5", "--length", "x=32")
+    assert code == 2 and "-p K: no kernel of the file has such a parameter (theirs: M, N)" \
+        in out, out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["stage_tile", "block_sum", "tile_fragments", "half_bits",
+                                  "mma_tile", "pair_dot"])
+def test_on_the_gpu(name):
+    """The generated CUDA of each kernel on the GPU (the mma.sync and ldmatrix as PTX, the
+    halves' bits through the prelude's conversions): its outputs equal the interpreter's."""
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    rng = np.random.default_rng(5)
+    arrays = {"a": f16(rng.integers(-2, 3, 4096)), "b": f16(rng.integers(-2, 3, 128)),
+              "x": f16(rng.uniform(-1, 1, 1024))}
+    k = kernel(name)
+    result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
+                                   if g.name in arrays})
+    assert result.matches, result.mismatches
