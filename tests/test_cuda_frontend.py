@@ -1053,3 +1053,20 @@ def test_a_shared_address_moved_by_bytes_in_a_cp_async(tmp_path):
                                               r"is not a multiple of 4"):
         import_kernels(str(cu), Options(defines={"OFFSET": "5"},
                                         lengths={"g": "256", "out": "32"}))["k"]()
+
+
+def test_a_byte_offset_from_a_tiles_start_may_cross_its_rows(tmp_path):
+    """`__cvta_generic_to_shared(&s[0][0]) + (t * 8 + i) * 4` over `float s[32][8]` (LeetCUDA's
+    multi-stage HGEMM addresses its padded tiles so): the offset runs across rows, as C's
+    flat memory does; the array is then read as one flat row of its elements."""
+    cu = tmp_path / "flat.cu"
+    cu.write_text(CP_ASYNC_OFFSET.replace("__shared__ float s[256];", "__shared__ float s[32][8];")
+                  .replace("__cvta_generic_to_shared(&s[threadIdx.x * 8])",
+                           "__cvta_generic_to_shared(&s[0][0])")
+                  .replace("base + i * 4", "base + (threadIdx.x * 8 + i) * 4")
+                  .replace("s[threadIdx.x * 8 + OFFSET]", "s[threadIdx.x][OFFSET]"))
+    k = import_kernels(str(cu), Options(defines={"OFFSET": "5"},
+                                        lengths={"g": "256", "out": "32"}))["k"]()
+    g = np.arange(256, dtype=np.float32)
+    np.testing.assert_array_equal(run(k, arrays={"g": g})["out"], g[np.arange(32) * 8 + 5])
+    assert analyze(k).site(0).requests == 2

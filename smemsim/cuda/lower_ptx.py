@@ -49,7 +49,14 @@ class PtxMixin:
                                            f"byte offset that is not a multiple of "
                                            f"{SIZES[arr.dtype]} ('{array_name(arr)}' holds "
                                            f"{arr.dtype})")
-                return arr, indices[:-1] + [plus(indices[-1], -moved if minus else moved)]
+                moved = -moved if minus else moved
+                if arr.rank > 1:
+                    # a flat byte offset may cross rows (LeetCUDA's multi-stage tiles:
+                    # `smem_a_base_ptr + (k * stage + m * (BK + PAD) + kk) * sizeof(half)`):
+                    # the array as one flat row of its elements, padding included
+                    flat = arr.value.flat_index(tuple(indices))
+                    return self.shared_view(arr, arr.dtype, node), [plus(flat, moved)]
+                return arr, indices[:-1] + [plus(indices[-1], moved)]
             return None
         if node.type == "call_expression" and text(node.child_by_field_name("function")) in (
                 "__cvta_generic_to_shared", "static_cast<unsigned>(__cvta_generic_to_shared"):
