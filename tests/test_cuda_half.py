@@ -190,3 +190,39 @@ def test_on_the_gpu(name):
     result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
                                    if g.name in arrays})
     assert result.matches, result.mismatches
+
+
+def test_a_kernel_that_cannot_be_built_does_not_stop_the_others(tmp_path):
+    """A file of several kernels, one of them using a type the IR lacks (fp8): that one is
+    an error line naming it, the others are analyzed, and the command exits 2."""
+    from tests.test_cli import cli_streams
+    cu = tmp_path / "mixed.cu"
+    cu.write_text("""#include <cuda_fp8.h>
+__global__ void good(float* x) { __shared__ float s[32]; s[threadIdx.x] = 1; x[threadIdx.x] = s[31 - threadIdx.x]; }
+__global__ void bad(__nv_fp8_storage_t* x) { x[threadIdx.x] = 0; }
+void h(float* a, __nv_fp8_storage_t* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
+""")
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32")
+    assert code == 2
+    assert "good: grid (1, 1, 1)" in out
+    assert "error: kernel 'bad', line" in err and "__nv_fp8_storage_t" in err and \
+        "(the file's other kernels went on)" in err
+
+
+def test_a_pair_initialized_from_a_brace_list(tmp_path):
+    """`half2 acc = {__float2half(0.0f), __float2half(1.0f)}`: a vector from its lanes."""
+    cu = tmp_path / "pair.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(const half *a, float *y) {
+    __shared__ float s[32];
+    half2 acc = {__float2half(0.0f), __float2half(1.0f)};
+    float2 f = __half22float2(acc);
+    s[threadIdx.x] = f.x + f.y + __half2float(a[threadIdx.x]);
+    __syncwarp();
+    y[threadIdx.x] = s[31 - threadIdx.x];
+}
+void h(const half *a, float *y) { k<<<1, 32>>>(a, y); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"a": "32", "y": "32"}))["k"]()
+    a = f16(np.arange(32))
+    np.testing.assert_array_equal(run(k, arrays={"a": a})["y"], 1 + np.arange(32)[::-1])

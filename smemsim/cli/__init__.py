@@ -102,7 +102,11 @@ def run(argv: list[str], console: Console | None = None,
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
         if getattr(args, "file", None):
             args.file = _example_cuda(args.file)
-        return verb_module(argv[0]).execute(args, console)
+        code = verb_module(argv[0]).execute(args, console)
+        # a kernel of several that could not be built: its error, then the code of bad input
+        for message in getattr(args, "failed_kernels", None) or ():
+            say(errors, f"error: {message} (the file's other kernels went on)")
+        return max(code, EXIT_INPUT) if getattr(args, "failed_kernels", None) else code
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
     except KeyboardInterrupt as interrupt:  # Ctrl-C: what was kept, and the shell's code

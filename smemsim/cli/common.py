@@ -21,9 +21,27 @@ EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
 
 def kernels(args) -> list:
-    """(key, kernel) for every kernel the command line selects."""
-    out = [(key, make()) for key, make in
-           select(load_kernels(args.file, cuda_options(args)), args.kernel).items()]
+    """(key, kernel) for every kernel the command line selects. Of several (a file's
+    kernels, no --kernel), one that cannot be built is an error line on stderr and the
+    others go on (`args.failed_kernels`: the command says each error and exits 2, as for
+    any bad input)."""
+    chosen = select(load_kernels(args.file, cuda_options(args)), args.kernel)
+    out, failed = [], []
+    for key, make in chosen.items():
+        try:
+            out.append((key, make()))
+        except KernelError as err:
+            if len(chosen) == 1:
+                raise
+            failed.append((key, err))
+    if failed and not out:
+        raise failed[0][1]
+    args.failed_kernels = []   # (the command line's run() says each on stderr)
+    for key, err in failed:
+        message = str(err)
+        if err.kernel and message.startswith(f"kernel '{err.kernel}'"):
+            message = f"kernel '{key}'" + message[len(f"kernel '{err.kernel}'"):]
+        args.failed_kernels.append(message)
     for _, kernel in out:
         _note_assumed_lengths(args, kernel)
     return out

@@ -271,6 +271,12 @@ class VectorsMixin:
         (one width-N load from shared or global memory)."""
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
+        if node.type == "initializer_list":   # `half2 v = {__float2half(0.f), ...}`
+            items = [c for c in node.named_children if c.type != "comment"]
+            if len(items) != lanes:
+                raise self.error(node, f"`{short(node)}`: {len(items)} values for a vector of "
+                                       f"{lanes}")
+            return [self.expr(c) for c in items]
         if node.type == "call_expression" and text(node.child_by_field_name("function")) \
                 .startswith("make_"):
             args = node.child_by_field_name("arguments").named_children
