@@ -1838,15 +1838,7 @@ class _Machine(Evaluator):
         rows 2t + 8r and the next of column g; C and D row g (+ 8 for the second half) and
         columns 2t, 2t + 1. Products are exact in double, the sum rounded once to f32 (or
         to f16 for an f16 accumulator)."""
-        thread = idx % self.tpb
-        warp_key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
-        lane = thread % 32
-        keys, dense, sizes = np.unique(warp_key, return_inverse=True, return_counts=True)
-        short = np.flatnonzero(sizes != 32)
-        if short.size:
-            at = int(np.flatnonzero(dense == short[0])[0])
-            raise LaneFault(f"mma.sync is warp-collective (.sync.aligned): all 32 lanes of a "
-                            f"warp must execute it, {int(sizes[short[0]])} did", np.array([at]))
+        keys, dense, lane = self._whole_warps("mma.sync", idx)
         k = 16 if s.shape == "m16n8k16" else 8
         g, t, n = lane // 4, lane % 4, keys.size
 
@@ -1895,19 +1887,25 @@ class _Machine(Evaluator):
             self.observer(WarpBarrierReached(s, warps))
 
     # ------------------------------------------------------------ warp-collective matrices
-    def _matrix_rows(self, s, idx: np.ndarray):
-        """(row starts per warp, matrix and row; each lane's dense warp and lane number),
-        after checking that every lane of each warp executes the instruction."""
+    def _whole_warps(self, what: str, idx: np.ndarray):
+        """(the warps' keys, each lane's dense warp number, each lane's lane) of a
+        warp-collective instruction, after checking that all 32 lanes of every warp execute
+        it (.sync.aligned)."""
         thread = idx % self.tpb
         warp_key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
-        lane = thread % 32
         keys, dense, sizes = np.unique(warp_key, return_inverse=True, return_counts=True)
         short = np.flatnonzero(sizes != 32)
         if short.size:
             at = int(np.flatnonzero(dense == short[0])[0])
-            raise LaneFault(f"{s.op} is warp-collective (.sync.aligned): all 32 lanes of a "
+            raise LaneFault(f"{what} is warp-collective (.sync.aligned): all 32 lanes of a "
                             f"warp must execute it, {int(sizes[short[0]])} did",
                             np.array([at]))
+        return keys, dense, thread % 32
+
+    def _matrix_rows(self, s, idx: np.ndarray):
+        """(row starts per warp, matrix and row; each lane's dense warp and lane number),
+        after checking that every lane of each warp executes the instruction."""
+        keys, dense, lane = self._whole_warps(s.op, idx)
         used = lane < s.address_lanes()
         try:
             offset = self._offsets(s, idx[used])

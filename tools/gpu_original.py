@@ -354,10 +354,14 @@ def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> 
     from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import Measured, compare_counts
     from smemsim.loader import load_kernels
-    cases = {c["harness"]: c for c in json.loads((folder / "cases.json").read_text())}
+    # matched by file and kernel, not by harness: a harness is named by its entry's index in
+    # the corpus, which moves when entries are inserted
+    name = lambda c: (c["cu"], c.get("key") or c.get("kernel"))   # noqa: E731
+    cases = {name(c): c for c in json.loads((folder / "cases.json").read_text())}
     results = []
-    for old in json.loads(measured.read_text()):
-        case = cases.get(old["harness"])
+    stored = json.loads(measured.read_text())
+    for old in stored if isinstance(stored, list) else stored.get("cases", []):
+        case = cases.get(name(old)) if "cu" in old else None
         if case is None or "counters" not in old:
             continue
         case = dict(case, counters_nvrtc=old["counters"])

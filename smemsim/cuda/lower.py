@@ -119,6 +119,11 @@ HALF_ARITH = {name: (op, count) for names, op, count in (
     (("__hle",), "<=", 2), (("__hgt",), ">", 2), (("__hge",), ">=", 2))
     for name in names}
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+# cuda_fp16.h's math functions of one half -> the IR's function of its float ("rcp": 1 / x)
+HALF_MATH = {"hexp": "exp", "hexp2": "exp2", "hexp10": "exp10", "hlog": "log",
+             "hlog2": "log2", "hlog10": "log10", "hsqrt": "sqrt", "hrsqrt": "rsqrt",
+             "hrcp": "rcp", "hsin": "sin", "hcos": "cos", "hfloor": "floor",
+             "hceil": "ceil"}
 # one lane of a half2 / __nv_bfloat162 (its float, as a register holds it)
 PAIR_LANES = {f"__{side}2{t}": lane for side, lane in (("low", 0), ("high", 1))
               for t in ("float", "half", "bfloat16")}
@@ -697,10 +702,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         dt = register_type(dtype)
         if constant and fold(e) is not None:
             # `const int n = 4;` / `constexpr uint W = BM / TM;`: a compile-time constant
-            # (array sizes and template arguments may use it), as C++ treats it
+            # (array sizes and template arguments may use it), as C++ treats it; a 16-bit
+            # float's is the value rounded to it, and it stays a half (half_type)
+            narrow = dtype if dtype in ("f16", "bf16") else None
             with self.at(target):
+                if narrow is not None:
+                    e = self.convert(e if e.dtype.is_float else cast(e, f32), narrow, value)
                 value = fold(cast(e, BY_NAME[dt]))
-                self.declare(name, Sym("const", const(value, BY_NAME[dt]), dt))
+                self.declare(name, Sym("const", const(value, BY_NAME[dt]), dt, narrow=narrow))
             return
         narrow = dtype if dtype in ("f16", "bf16") else None
         if narrow is not None:
@@ -1217,6 +1226,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return self.short_circuit(node, op)
             a = self.expr(node.child_by_field_name("left"))
             b = self.expr(node.child_by_field_name("right"))
+            kind = self.half_type(node) if op in ("+", "-", "*", "/") else None
+            if kind is not None:
+                # two halves (or two bf16): cuda_fp16.hpp's operator is __hadd & co., the
+                # result rounded to that type (formed in double: exact for + - * /)
+                f64 = BY_NAME["f64"]
+                with self.at(node):
+                    return self.convert(self.c_binary(op, cast(a, f64), cast(b, f64), node),
+                                        kind, node)
             return self.c_binary(op, a, b, node)
         if t == "unary_expression":
             op = node.child_by_field_name("operator").type
@@ -1423,6 +1440,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.half_arith(node, name, args)
         if name in PAIR_LANES and len(args) == 1:   # `__low2float(h2)`: one lane of a pair
             return self.vector_value(args[0], 2)[PAIR_LANES[name]]
+        if name in HALF_MATH and len(args) == 1:
+            return self.half_math(node, name, args[0])
+        if name in ("__ushort_as_half", "__short_as_half") and len(args) == 1:
+            with self.at(node):   # the half whose bits these are
+                return call("f16_from_bits", cast(self.expr(args[0]), u32))
+        if name in ("__half_as_ushort", "__half_as_short") and len(args) == 1:
+            with self.at(node):
+                bits = call("f16_bits", self.expr(args[0]))
+                return cast(bits, BY_NAME["u16"] if name.endswith("ushort") else BY_NAME["i16"])
         if name in self.u.functions:
             return self.inline(node, name, args, None)
         done = self.texture_call(node, name, None, args)
@@ -1536,6 +1562,25 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return (smax if op == "max" else smin)(vals[0], vals[1])
             return self.c_binary(op, vals[0], vals[1], node)   # a comparison: a bool
 
+    def half_math(self, node, name: str, arg) -> Expr:
+        """cuda_fp16.h's math functions of one half (`hexp`, `hrsqrt`, ...): the float
+        function of its value, rounded once to half. Measured on an H100 for all 65,536
+        halves: hlog2, hsqrt, hrsqrt, hrcp, hfloor, hceil equal the GPU's bit for bit; hexp,
+        hexp2, hexp10, hlog, hlog10, hsin, hcos (an approximate instruction inside) are one
+        unit in the last place off for 1-4 halves next to a rounding tie
+        (tests/test_cuda_half.py, docs/validation.md)."""
+        kind = self.half_type(arg)
+        if kind != "f16":
+            raise self.error(node, f"`{short(node)}`: {name} of "
+                                   + ("a __nv_bfloat16 (its h-functions were not measured)"
+                                      if kind else "a value the importer cannot tell is a "
+                                      "half"))
+        with self.at(node):
+            x = self.expr(arg)
+            op = HALF_MATH[name]
+            value = 1 / x if op == "rcp" else call(op, x)
+            return self.convert(value, "f16", node)
+
     def half_type(self, node) -> str | None:
         """"f16" or "bf16" where an expression's C++ type is half or __nv_bfloat16 and its
         form says so; else None."""
@@ -1555,6 +1600,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if node.type == "cast_expression":
             t = self.type_name(node.child_by_field_name("type"), node)
             return TYPES.get(t) if TYPES.get(t) in ("f16", "bf16") else None
+        if node.type == "binary_expression" and \
+                text(node.child_by_field_name("operator")) in ("+", "-", "*", "/"):
+            # half op half is a half (cuda_fp16.hpp's operators); with a float, C++ converts
+            # the half to float (its operator float): not a half
+            left = self.half_type(node.child_by_field_name("left"))
+            right = self.half_type(node.child_by_field_name("right"))
+            return left if left is not None and left == right else None
         if node.type == "call_expression":
             name = text(node.child_by_field_name("function"))
             args = node.child_by_field_name("arguments").named_children
