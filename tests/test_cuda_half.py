@@ -193,19 +193,20 @@ def test_on_the_gpu(name):
 
 
 def test_a_kernel_that_cannot_be_built_does_not_stop_the_others(tmp_path):
-    """A file of several kernels, one of them using a type the IR lacks (fp8): that one is
-    an error line naming it, the others are analyzed, and the command exits 2."""
+    """A file of several kernels, one of them using a type the IR lacks (double4): that one
+    is an error line naming it, the others are analyzed, and the command exits 2."""
     from tests.test_cli import cli_streams
     cu = tmp_path / "mixed.cu"
-    cu.write_text("""#include <cuda_fp8.h>
-__global__ void good(float* x) { __shared__ float s[32]; s[threadIdx.x] = 1; x[threadIdx.x] = s[31 - threadIdx.x]; }
-__global__ void bad(__nv_fp8_storage_t* x) { x[threadIdx.x] = 0; }
-void h(float* a, __nv_fp8_storage_t* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
+    cu.write_text("""
+__global__ void good(float* x) {
+    __shared__ float s[32]; s[threadIdx.x] = 1; x[threadIdx.x] = s[31 - threadIdx.x]; }
+__global__ void bad(double4* x) { x[threadIdx.x].x = 0; }
+void h(float* a, double4* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
 """)
     code, out, err = cli_streams("analyze", str(cu), "--length", "x=32")
     assert code == 2
     assert "good: grid (1, 1, 1)" in out
-    assert "error: kernel 'bad', line" in err and "__nv_fp8_storage_t" in err and \
+    assert "error: kernel 'bad', line" in err and "double4" in err and \
         "(the file's other kernels went on)" in err
 
 
@@ -310,3 +311,43 @@ void h(const half *x, half *y) { k<<<1, 32>>>(x, y, 3); }
     inner = x * x / np.float16(3) + np.float16(1e-5)          # float16: each op rounded
     expected = (1 / np.sqrt(inner.astype(np.float64))).astype(np.float32).astype(np.float16)
     np.testing.assert_array_equal(y, expected)
+
+
+FP8 = pathlib.Path(__file__).resolve().parent / "cuda" / "fp8_decode.cu"
+
+
+def fp8_outputs() -> np.ndarray:
+    k = import_kernels(str(FP8), Options(lengths={"codes": "256", "out": "512"}))[
+        "fp8_decode"]()
+    return np.asarray(run(k, arrays={"codes": np.arange(256, dtype=np.uint8)})["out"],
+                      np.float16)
+
+
+def test_fp8_codes_decode_to_their_values():
+    """`__nv_cvt_fp8_to_halfraw(b, __NV_E4M3)` (bias 7, subnormals m 2^-9, no infinity,
+    S.1111.111 NaN) and `__NV_E5M2` (a half's upper byte); `__nv_cvt_float_to_fp8(0.0f,
+    __NV_SATFINITE, __NV_E4M3)` is the code 0."""
+    out = fp8_outputs()
+    e4m3, e5m2 = out[:256], out[256:]
+    assert (e4m3[0x00], e4m3[0x01], e4m3[0x08], e4m3[0x38], e4m3[0x7E], e4m3[0xB8]) == \
+        (0, 2.0 ** -9, 2.0 ** -6, 1, 448, -1)
+    assert np.isnan(e4m3[0x7F]) and np.isnan(e4m3[0xFF]) and np.signbit(e4m3[0x80])
+    assert (e5m2[0x01], e5m2[0x3C], e5m2[0x7B], e5m2[0x7C]) == (2.0 ** -16, 1, 57344, np.inf)
+    assert np.isnan(e5m2[0x7D])
+
+
+@pytest.mark.gpu
+def test_fp8_codes_decode_as_the_gpu_does(tmp_path):
+    """Every code through cuda_fp8.h's own conversion in nvcc's build, bit for bit."""
+    import subprocess
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    exe, got = tmp_path / "fp8", tmp_path / "got.bin"
+    subprocess.run(["nvcc", "-arch=sm_90", "-o", str(exe), str(FP8)], check=True,
+                   capture_output=True)
+    subprocess.run([str(exe), str(got)], check=True)
+    gpu = np.fromfile(got, np.uint16)
+    ref = fp8_outputs().view(np.uint16)
+    nan = lambda b: ((b & 0x7C00) == 0x7C00) & ((b & 0x3FF) != 0)   # noqa: E731
+    differ = np.flatnonzero((gpu != ref) & ~(nan(gpu) & nan(ref)))
+    assert differ.size == 0, [(int(i), hex(gpu[i]), hex(ref[i])) for i in differ[:8]]

@@ -119,6 +119,28 @@ HALF_ARITH = {name: (op, count) for names, op, count in (
     (("__hle",), "<=", 2), (("__hgt",), ">", 2), (("__hge",), ">=", 2))
     for name in names}
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+FP8_KINDS = {"__NV_E4M3": "e4m3", "__NV_E5M2": "e5m2"}
+
+
+def fp8_bits(x: float, kind: str) -> int:
+    """The 8 bits of `x` as an E4M3 or E5M2 float, rounded to nearest even, saturated to the
+    largest finite value (cuda_fp8.h's __NV_SATFINITE); NaN to NaN."""
+    import math
+    exp_bits, man_bits, bias = (4, 3, 7) if kind == "e4m3" else (5, 2, 15)
+    largest = 448.0 if kind == "e4m3" else 57344.0
+    if math.isnan(x):
+        return 0x7F if kind == "e4m3" else 0x7F
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    a = min(abs(x), largest)
+    best = None
+    for bits in range(0x7F if kind == "e4m3" else 0x7C):   # the finite non-negative codes
+        e, m = bits >> man_bits, bits & ((1 << man_bits) - 1)
+        v = m * 2.0 ** (1 - bias - man_bits) if e == 0 else \
+            (1 + m / (1 << man_bits)) * 2.0 ** (e - bias)
+        key = (abs(v - a), bits & 1)   # nearest; a tie to the even code
+        if best is None or key < best[0]:
+            best = (key, bits)
+    return sign | best[1]
 # cuda_fp16.h's math functions of one half -> the IR's function of its float ("rcp": 1 / x)
 HALF_MATH = {"hexp": "exp", "hexp2": "exp2", "hexp10": "exp10", "hlog": "log",
              "hlog2": "log2", "hlog10": "log10", "hsqrt": "sqrt", "hrsqrt": "rsqrt",
@@ -1442,6 +1464,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.vector_value(args[0], 2)[PAIR_LANES[name]]
         if name in HALF_MATH and len(args) == 1:
             return self.half_math(node, name, args[0])
+        if name == "__nv_cvt_fp8_to_halfraw" and len(args) == 2:
+            return self.fp8_to_half(node, args)
+        if name == "__nv_cvt_float_to_fp8" and len(args) == 3:
+            return self.float_to_fp8(node, args)
         if name in ("__ushort_as_half", "__short_as_half") and len(args) == 1:
             with self.at(node):   # the half whose bits these are
                 return call("f16_from_bits", cast(self.expr(args[0]), u32))
@@ -1581,6 +1607,42 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             value = 1 / x if op == "rcp" else call(op, x)
             return self.convert(value, "f16", node)
 
+    def fp8_kind(self, node) -> str:
+        """"e4m3" or "e5m2" of a `__NV_E4M3` / `__NV_E5M2` argument."""
+        t = text(node).strip()
+        if t not in FP8_KINDS:
+            raise self.error(node, f"`{t}`: an 8-bit float kind is __NV_E4M3 or __NV_E5M2")
+        return FP8_KINDS[t]
+
+    def fp8_to_half(self, node, args) -> Expr:
+        """`__nv_cvt_fp8_to_halfraw(bits, __NV_E4M3)`: the 8-bit float's value (exact in a
+        half). E5M2 is a half's upper byte; E4M3 (bias 7, no infinity, S.1111.111 NaN) is
+        built from its fields: (8 + m) 2^(e - 10), subnormals m 2^-9."""
+        kind = self.fp8_kind(args[1])
+        with self.at(node):
+            b = cast(self.expr(args[0]), u32) & 0xFF
+            if kind == "e5m2":
+                return call("f16_from_bits", b << 8)
+            e, m = (b >> 3) & 15, b & 7
+            normal = bitcast(((e + 120) << 23) | (m << 20), f32)
+            magnitude = select(e == 0, cast(m, f32) * const(2.0 ** -9, f32), normal)
+            value = select((b >> 7) == 1, -magnitude, magnitude)
+            return select((e == 15) & (m == 7), bitcast(const(0x7FFFFFFF, u32), f32), value)
+
+    def float_to_fp8(self, node, args) -> Expr:
+        """`__nv_cvt_float_to_fp8(x, __NV_SATFINITE, kind)` of a compile-time x (what the
+        importer has met: a zero to start a sum): its 8 bits, rounded to nearest even and
+        saturated to the largest finite value; of a run-time x, a question at its line."""
+        kind = self.fp8_kind(args[2])
+        if text(args[1]).strip() != "__NV_SATFINITE":
+            raise self.error(node, f"`{short(node)}`: the importer converts to an 8-bit float "
+                                   "with __NV_SATFINITE only")
+        value = fold(self.expr(args[0]))
+        if value is None:
+            raise self.error(node, f"`{short(node)}`: a conversion to an 8-bit float of a "
+                                   "value known only at run time is not supported")
+        return const(fp8_bits(float(value), kind), BY_NAME["u8"])
+
     def half_type(self, node) -> str | None:
         """"f16" or "bf16" where an expression's C++ type is half or __nv_bfloat16 and its
         form says so; else None."""
@@ -1612,6 +1674,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             args = node.child_by_field_name("arguments").named_children
             if name in HALF_ROUNDINGS:
                 return HALF_ROUNDINGS[name]
+            if name == "__nv_cvt_fp8_to_halfraw":
+                return "f16"
             if name in SHUFFLES and len(args) >= 2:
                 return self.half_type(args[1])
             if name in HALF_ARITH and HALF_ARITH[name][0] not in COMPARISONS:

@@ -32,6 +32,7 @@ TYPES = {
     "ptrdiff_t": "i64", "intptr_t": "i64", "unsigned long": "u64", "unsigned long int": "u64",
     "uintptr_t": "u64",
     "clock_t": "i32", "__half": "f16", "half": "f16", "__nv_bfloat16": "bf16",
+    "__nv_fp8_storage_t": "u8",   # cuda_fp8.h: an 8-bit float's bits
     "nv_bfloat16": "bf16",
 }
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
