@@ -336,6 +336,21 @@ def test_fp8_codes_decode_to_their_values():
     assert np.isnan(e5m2[0x7D])
 
 
+def test_a_pack_of_fp8_codes_loaded_as_a_float4():
+    """`LDST128BITS(pack[0]) = LDST128BITS(codes[idx])` over bytes (idx = 16 x lane, a
+    local whose value is a multiple of 16: the u32 view's index is exact), then each code
+    decoded: lane t sums codes 16t..16t+15."""
+    k = import_kernels(str(FP8), Options(lengths={"codes": "512", "sums": "32"}))[
+        "fp8_pack_sum"]()
+    codes = np.random.default_rng(8).integers(0, 0x7E, 512).astype(np.uint8)
+    sums = np.asarray(run(k, arrays={"codes": codes})["sums"])
+    table = fp8_outputs()[:256].astype(np.float32)
+    per_lane = np.zeros(32, np.float32)
+    for i in range(16):
+        per_lane = (per_lane + table[codes[np.arange(32) * 16 + i]]).astype(np.float32)
+    np.testing.assert_array_equal(sums, per_lane[np.arange(32) ^ 1])
+
+
 @pytest.mark.gpu
 def test_fp8_codes_decode_as_the_gpu_does(tmp_path):
     """Every code through cuda_fp8.h's own conversion in nvcc's build, bit for bit."""
@@ -351,3 +366,8 @@ def test_fp8_codes_decode_as_the_gpu_does(tmp_path):
     nan = lambda b: ((b & 0x7C00) == 0x7C00) & ((b & 0x3FF) != 0)   # noqa: E731
     differ = np.flatnonzero((gpu != ref) & ~(nan(gpu) & nan(ref)))
     assert differ.size == 0, [(int(i), hex(gpu[i]), hex(ref[i])) for i in differ[:8]]
+    from gpu_backend.device import run_on_gpu   # the pack kernel's generated CUDA, too
+    k = import_kernels(str(FP8), Options(lengths={"codes": "512", "sums": "32"}))[
+        "fp8_pack_sum"]()
+    codes = np.random.default_rng(8).integers(0, 0x7E, 512).astype(np.uint8)
+    assert run_on_gpu(k, arrays={"codes": codes}).matches

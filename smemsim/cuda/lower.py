@@ -9,6 +9,7 @@ Anything the IR cannot express is a CudaImportError at its line, never a guess.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from math import prod
 
@@ -125,11 +126,10 @@ FP8_KINDS = {"__NV_E4M3": "e4m3", "__NV_E5M2": "e5m2"}
 def fp8_bits(x: float, kind: str) -> int:
     """The 8 bits of `x` as an E4M3 or E5M2 float, rounded to nearest even, saturated to the
     largest finite value (cuda_fp8.h's __NV_SATFINITE); NaN to NaN."""
-    import math
-    exp_bits, man_bits, bias = (4, 3, 7) if kind == "e4m3" else (5, 2, 15)
+    man_bits, bias = (3, 7) if kind == "e4m3" else (2, 15)
     largest = 448.0 if kind == "e4m3" else 57344.0
     if math.isnan(x):
-        return 0x7F if kind == "e4m3" else 0x7F
+        return 0x7F   # a NaN code of both kinds
     sign = 0x80 if math.copysign(1.0, x) < 0 else 0
     a = min(abs(x), largest)
     best = None
@@ -177,6 +177,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.exits: list[dict] = []
         self.returns: list[dict] = []        # the inlined calls being lowered, innermost last
         self.calls: list[SourceLoc] = []     # where each inlined call is, innermost last
+        self.definitions: dict = {}          # Var of a local set once -> its value
         # per inlined call, innermost last: (StructType, the object or None for a static
         # member) for a member function, None for any other function
         self.this_stack: list = []
@@ -739,6 +740,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(target):
             ref = self.kb.let(name, number(e, dt), dt)
         sym = self.declare(name, Sym("local", ref, dt, narrow=narrow))
+        if name not in self.u.assigned:   # set once: what its value is a multiple of
+            self.definitions[ref.arg] = e
         value = fold(cast(e, BY_NAME[dt])) if fold(e) is not None else None
         if value is not None and name not in self.u.assigned:
             # `unsigned mask = 0xffffffff;`, never assigned again: its value is known where

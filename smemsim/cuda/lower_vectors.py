@@ -15,6 +15,7 @@ from kernels_ir.dtypes import BY_NAME
 from .parse import short, subscript_index, text
 from .symbols import (
     CACHE_LOADS,
+    exact_quotient,
     COMPONENTS,
     SIZES,
     TYPES,
@@ -133,6 +134,19 @@ class VectorsMixin:
                                    "pointers over an array is)")
         dtype, lanes = VECTORS[name]
         arr, indices = self.pointer_place(pointer, node)
+        if arr.dtype in ("u8", "i8") and arr.lanes == 1 and SIZES[dtype] == 4:
+            if arr.kind in ("shared", "global"):
+                # 16 bytes over an array of bytes (an fp8 pack, `LDST128BITS(a[idx])`): a
+                # u32 view, the index a whole number of words
+                flat = arr.value.flat_index(tuple(indices)) if arr.kind == "shared" else \
+                    indices[0]
+                word = exact_quotient(flat, 4, self.definitions)
+                if word is None:
+                    raise self.error(node, f"`{short(node)}`: {name} over bytes must start at "
+                                           "a multiple of 4 bytes the importer can see")
+                view = self.shared_view(arr, "u32", node)
+                return (replace(view, pun=dtype) if dtype != "u32" else view), [word], lanes
+            return replace(arr, pun=dtype), indices, lanes   # a register pack of bytes
         if arr.dtype == "f16" and arr.lanes == 1 and SIZES[dtype] in (4, 8):
             # float4 over halves (the tensor-core staging copy, `FLOAT4(s_a[i][j]) =
             # FLOAT4(a[k])`, or a register pack `half pack[8]`): a copy moves the halves
@@ -432,6 +446,9 @@ def to_pieces(values: list, dtype: str) -> list:
     order."""
     u32 = BY_NAME["u32"]
     out = []
+    if dtype in ("u8", "i8"):   # two bytes a piece, the lower-addressed low
+        return [(cast(a, u32) & 0xFF) | ((cast(b, u32) & 0xFF) << 8)
+                for a, b in zip(values[0::2], values[1::2])]
     for v in values:
         if dtype == "u16":
             out.append(cast(v, u32))
@@ -451,6 +468,8 @@ def from_pieces(pieces: list, dtype: str, count: int) -> list:
     """`count` values of a type (4-byte, bf16, f16 or u16) made of 16-bit pieces, in
     memory order."""
     f32 = BY_NAME["f32"]
+    if dtype in ("u8", "i8"):
+        return [cast(b, BY_NAME[dtype]) for p in pieces for b in (p & 0xFF, p >> 8)][:count]
     if dtype == "u16":
         return [cast(p, BY_NAME["u16"]) for p in pieces[:count]]
     if dtype == "f16":

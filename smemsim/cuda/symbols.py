@@ -214,26 +214,30 @@ def touches_memory(node) -> bool:
                for n in walk(node))
 
 
-def constant_factor(e: Expr) -> int:
+def constant_factor(e: Expr, defined=None) -> int:
     """A positive integer every value of the integer expression is a multiple of (1 when
-    nothing is known): products multiply, sums take the gcd, shifts by constants scale."""
+    nothing is known): products multiply, sums take the gcd, shifts by constants scale; a
+    local set once (`defined`: its Var -> its value) is its value's."""
     v = fold(e)
     if v is not None:
         return abs(int(v)) if isinstance(v, int) and v else 0
     if e.dtype.is_float:
         return 1
+    f = lambda x: constant_factor(x, defined)   # noqa: E731
+    if e.op is Op.VAR and defined and e.arg in defined:
+        return f(defined[e.arg])
     if e.op is Op.MUL:
-        return constant_factor(e.src[0]) * constant_factor(e.src[1])
+        return f(e.src[0]) * f(e.src[1])
     if e.op in (Op.ADD, Op.SUB):
-        return math.gcd(constant_factor(e.src[0]), constant_factor(e.src[1])) or 1
+        return math.gcd(f(e.src[0]), f(e.src[1])) or 1
     if e.op is Op.SHL and isinstance(fold(e.src[1]), int) and 0 <= fold(e.src[1]) < 64:
-        return constant_factor(e.src[0]) << fold(e.src[1])
+        return f(e.src[0]) << fold(e.src[1])
     if e.op is Op.CAST and not e.src[0].dtype.is_float and e.dtype.size >= e.src[0].dtype.size:
-        return constant_factor(e.src[0])
+        return f(e.src[0])
     return 1
 
 
-def exact_quotient(e: Expr, n: int) -> Expr | None:
+def exact_quotient(e: Expr, n: int, defined=None) -> Expr | None:
     """`e / n` when every value of `e` is a multiple of n (a byte offset `C * 2` as bf16
     elements: `C * 2 / 2`), else None: a reinterpretation never rounds an address."""
     if n == 1:
@@ -241,7 +245,7 @@ def exact_quotient(e: Expr, n: int) -> Expr | None:
     v = fold(e)
     if v is not None:
         return const(v // n) if isinstance(v, int) and v % n == 0 else None
-    factor = constant_factor(e)
+    factor = constant_factor(e, defined)
     if factor % n:
         return None
     return binary(Op.DIV, e, const(n), int_div=True)

@@ -16,6 +16,24 @@ __global__ void fp8_decode(const __nv_fp8_storage_t *codes, half *out)
     out[256 + i] = s[1][255 - (255 - i)];
 }
 
+#define LDST128BITS(value) (reinterpret_cast<float4 *>(&(value))[0])
+
+// A pack of 16 codes per lane loaded as one float4 (LeetCUDA's fp8 reductions), each
+// decoded (E4M3) and summed in float, the lanes' sums through shared memory.
+__global__ void fp8_pack_sum(__nv_fp8_storage_t *codes, float *sums)
+{
+    __shared__ float s[32];
+    int idx = threadIdx.x * 16;             // 32 lanes x 16 codes
+    __nv_fp8_storage_t pack[16];
+    LDST128BITS(pack[0]) = LDST128BITS(codes[idx]);
+    float sum = 0.0f;
+    for (int i = 0; i < 16; i++)
+        sum += __half2float(__nv_cvt_fp8_to_halfraw(pack[i], __NV_E4M3));
+    s[threadIdx.x] = sum;
+    __syncwarp();
+    sums[threadIdx.x] = s[threadIdx.x ^ 1];
+}
+
 int main(int argc, char **argv)
 {
     unsigned char codes[256];
@@ -24,10 +42,14 @@ int main(int argc, char **argv)
         codes[i] = (unsigned char)i;
     __nv_fp8_storage_t *c;
     half *out;
-    cudaMalloc(&c, 256);
+    cudaMalloc(&c, 512);                   // 256 codes, then 256 zeros for the packs
+    cudaMemset(c, 0, 512);
     cudaMalloc(&out, 512 * sizeof(half));
     cudaMemcpy(c, codes, 256, cudaMemcpyHostToDevice);
     fp8_decode<<<1, 256>>>(c, out);
+    float *sums;
+    cudaMalloc(&sums, 32 * sizeof(float));
+    fp8_pack_sum<<<1, 32>>>(c, sums);
     cudaMemcpy(got, out, sizeof(got), cudaMemcpyDeviceToHost);
     if (argc > 1) {
         FILE *f = fopen(argv[1], "wb");
