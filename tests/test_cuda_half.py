@@ -4,6 +4,7 @@ functional casts, and ldmatrix of a half tile; each kernel's values against nump
 and its counts by hand."""
 from __future__ import annotations
 
+import json
 import pathlib
 
 import numpy as np
@@ -208,6 +209,14 @@ void h(float* a, double4* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
     assert "good: grid (1, 1, 1)" in out
     assert "error: kernel 'bad', line" in err and "double4" in err and \
         "(the file's other kernels went on)" in err
+    # with --json: the good kernel's result, the refused one, and the command's exit code
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--json")
+    doc = json.loads(out)
+    assert code == 2 and doc["exit_code"] == 2
+    assert [r["kernel"] for r in doc["results"]] == ["good"]
+    assert [(r["kernel"], r["kind"], r["line"]) for r in doc["refused"]] == [("bad", "input", 4)]
+    from tests.json_schema import validate
+    validate(doc)
 
 
 def test_a_pair_initialized_from_a_brace_list(tmp_path):

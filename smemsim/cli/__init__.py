@@ -102,6 +102,8 @@ def run(argv: list[str], console: Console | None = None,
         args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
         if getattr(args, "file", None):
             args.file = _example_cuda(args.file)
+        from .common import REFUSED
+        REFUSED.clear()   # (an earlier command of this process refused none of this one's)
         code = verb_module(argv[0]).execute(args, console)
         # a kernel of several that could not be built: its error, then the code of bad input
         for message in getattr(args, "failed_kernels", None) or ():

@@ -42,6 +42,7 @@ def kernels(args) -> list:
         if err.kernel and message.startswith(f"kernel '{err.kernel}'"):
             message = f"kernel '{key}'" + message[len(f"kernel '{err.kernel}'"):]
         args.failed_kernels.append(message)
+        REFUSED.append(jsonout.error_json(err, message, EXIT_INPUT) | {"kernel": key})
     for _, kernel in out:
         _note_assumed_lengths(args, kernel)
     return out
@@ -266,8 +267,17 @@ def require_gpu(verb: str) -> None:
                           "occupancy, codegen and compile still work")
 
 
+# the kernels of this command's file that could not be built (kernels(); run() clears it
+# before each command): the JSON document lists them, and its exit code is then that of
+# bad input, as the command's is
+REFUSED: list[dict] = []
+
+
 def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra) -> None:
     """The one JSON document a verb prints, with the exit code the command returns."""
+    if REFUSED:
+        exit_code = max(exit_code, EXIT_INPUT)
+        extra.setdefault("refused", list(REFUSED))
     console.print_json(json.dumps(jsonout.document(items, exit_code=exit_code, **extra)))
 
 
