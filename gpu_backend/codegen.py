@@ -258,12 +258,7 @@ def _half_load(w: _Writer, s: Load, depth: int, where: str) -> None:
         w.site(s, depth, f"const unsigned short {s.dst.name}_bits = {where};")
         w.add(depth, f"const float {s.dst.name} = {widen}({s.dst.name}_bits);")
         return
-    raw, bits = HALF_RAW[s.width], f"{s.dst.name}_bits"
-    w.site(s, depth, f"const {raw} {bits} = *reinterpret_cast<const {raw}*>(&{where});")
-    w.add(depth, f"float {s.dst.name}[{s.width}];")
-    for i in range(s.width):
-        w.add(depth, f"{s.dst.name}[{i}] = {widen}("
-                     f"reinterpret_cast<const unsigned short*>(&{bits})[{i}]);")
+    _packed_load(w, s, depth, where, "unsigned short", "float", widen)
 
 
 def _half_store(w: _Writer, s: Store, depth: int, where: str) -> None:
@@ -271,30 +266,30 @@ def _half_store(w: _Writer, s: Store, depth: int, where: str) -> None:
     if s.width == 1:
         w.site(s, depth, f"{where} = {narrow}({cuda_expr(s.values[0])});")
         return
+    _packed_store(w, s, depth, where, "unsigned short", narrow)
+
+
+def _packed_load(w: _Writer, s: Load, depth: int, where: str, element: str, held: str,
+                 convert: str) -> None:
+    """2, 4 or 8 16-bit elements in one access of their bits (CUDA has no vector of halves,
+    nor a ushort8: HALF_RAW), then each element as a register holds it (`convert`)."""
+    raw, bits = HALF_RAW[s.width], f"{s.dst.name}_bits"
+    w.site(s, depth, f"const {raw} {bits} = *reinterpret_cast<const {raw}*>(&{where});")
+    w.add(depth, f"{held} {s.dst.name}[{s.width}];")
+    for i in range(s.width):
+        w.add(depth, f"{s.dst.name}[{i}] = {convert}("
+                     f"reinterpret_cast<const {element}*>(&{bits})[{i}]);")
+
+
+def _packed_store(w: _Writer, s: Store, depth: int, where: str, element: str,
+                  convert: str) -> None:
+    """The inverse of _packed_load: each value converted into the bits, one access."""
     raw, bits = HALF_RAW[s.width], f"{s.array.name}_bits{len(w.lines)}"
     w.add(depth, f"{raw} {bits};")
     for i, v in enumerate(s.values):
-        w.add(depth, f"reinterpret_cast<unsigned short*>(&{bits})[{i}] = "
-                     f"{narrow}({cuda_expr(v)});")
+        w.add(depth, f"reinterpret_cast<{element}*>(&{bits})[{i}] = "
+                     f"{convert}({cuda_expr(v)});")
     w.site(s, depth, f"*reinterpret_cast<{raw}*>(&{where}) = {bits};")
-
-
-def _raw_load(w: _Writer, s: Load, depth: int, where: str) -> None:
-    """Eight 16-bit integers in one 16-byte access (CUDA has no ushort8): their bits as a
-    uint4, then each element."""
-    bits, c = f"{s.dst.name}_bits", s.array.dtype.c_name
-    w.site(s, depth, f"const uint4 {bits} = *reinterpret_cast<const uint4*>(&{where});")
-    w.add(depth, f"{c} {s.dst.name}[8];")
-    for i in range(8):
-        w.add(depth, f"{s.dst.name}[{i}] = reinterpret_cast<const {c}*>(&{bits})[{i}];")
-
-
-def _raw_store(w: _Writer, s: Store, depth: int, where: str) -> None:
-    bits, c = f"{s.array.name}_bits{len(w.lines)}", s.array.dtype.c_name
-    w.add(depth, f"uint4 {bits};")
-    for i, v in enumerate(s.values):
-        w.add(depth, f"reinterpret_cast<{c}*>(&{bits})[{i}] = ({c})({cuda_expr(v)});")
-    w.site(s, depth, f"*reinterpret_cast<uint4*>(&{where}) = {bits};")
 
 
 def _load(w: _Writer, s: Load, depth: int) -> None:
@@ -302,8 +297,9 @@ def _load(w: _Writer, s: Load, depth: int) -> None:
     if s.array.dtype.storage_only:
         _half_load(w, s, depth, where)
         return
-    if s.width == 8:
-        _raw_load(w, s, depth, where)
+    if s.width == 8:   # eight 16-bit integers
+        c = s.array.dtype.c_name
+        _packed_load(w, s, depth, where, c, c, "")
         return
     if s.width == 1:
         text = f"const {s.dst.dtype.c_name} {s.dst.name} = {where};"
@@ -318,8 +314,9 @@ def _store(w: _Writer, s: Store, depth: int) -> None:
     if s.array.dtype.storage_only:
         _half_store(w, s, depth, where)
         return
-    if s.width == 8:
-        _raw_store(w, s, depth, where)
+    if s.width == 8:   # eight 16-bit integers
+        c = s.array.dtype.c_name
+        _packed_store(w, s, depth, where, c, f"({c})")
         return
     if s.width == 1:
         text = f"{where} = {cuda_expr(s.values[0])};"

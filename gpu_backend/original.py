@@ -308,7 +308,11 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
     pending: dict = {}
     for a in build.accesses:
         pending.setdefault(a.line, []).append(a)
-    _split_by_calls(by_line, pending, build.key)
+    # the lines of the calls each site was inlined at, as the SASS names lines (once: a key
+    # is a realpath)
+    calls = {st.site: {build.key(SourceLoc(*c)) for c in st.loc.calls}
+             if st.loc is not None else set() for st in kernel.sites()}
+    _split_by_calls(by_line, pending, calls)
     _reattach(by_line, pending)
     _spill_down(by_line, pending)
     _spill_up(by_line, pending)
@@ -320,7 +324,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
                       groups, unproven, signatures)
         if line is not None and left:
             pending[line] = left
-    _at_call_lines(kernel.sites(), build.key, pending, found, groups, unproven, signatures)
+    _at_call_lines(kernel.sites(), calls, pending, found, groups, unproven, signatures)
     checks = tuple(SiteCheck(s.site, s.op, s.access_bytes, tuple(found.get(s.site, ())),
                              s.site in unrolled) for s in kernel.sites())
     left = tuple(sorted((a for rest in pending.values() for a in rest),
@@ -329,7 +333,7 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
                       frozenset(unproven), build.where)
 
 
-def _split_by_calls(by_line: dict, pending: dict, key) -> None:
+def _split_by_calls(by_line: dict, pending: dict, calls: dict) -> None:
     """A line of an inlined function (a header's `load128`, called from many places) is
     split by the call that inlined it, where the SASS names the call (-gi) for exactly the
     instructions the sites inlined at that call state: those go to those sites only (a
@@ -338,8 +342,7 @@ def _split_by_calls(by_line: dict, pending: dict, key) -> None:
     lines apart, both marked with the first's line; those stay on the shared line.)"""
     for line in [k for k in by_line if k is not None]:
         for via in sorted({a.via for a in pending.get(line, ()) if a.via is not None}):
-            mine = [s for s in by_line[line] if s.loc is not None and
-                    via in {key(SourceLoc(*c)) for c in s.loc.calls}]
+            mine = [s for s in by_line[line] if via in calls[s.site]]
             named = Counter((a.kind, a.width) for a in pending[line] if a.via == via)
             if not mine or named != Counter((k, s.access_bytes) for s in mine
                                             for k in EXPECTED_SASS[s.op]):
@@ -352,21 +355,20 @@ def _split_by_calls(by_line: dict, pending: dict, key) -> None:
             del by_line[line]
 
 
-def _at_call_lines(sites, key, pending: dict, found: dict, groups: list, unproven: set,
-                   signatures) -> None:
+def _at_call_lines(sites, calls: dict, pending: dict, found: dict, groups: list,
+                   unproven: set, signatures) -> None:
     """Instructions left on a line with no inline mark, at most 8 lines below the call that
     inlined sites left with none, go to those sites: nvcc put the LDS.128 of llm.c's
     `load128` (common.h) on the lines that use the loaded values (layernorm_backward's
     kernel 10: `dbias_tmp = load128(...)` on 1160, its 14 unrolled copies on 1163, where
     `dbias_f[i] += dbias_tmp[i]`). Lines whose instructions could go to the same sites are
-    pooled and shared out among them as one line's are (_share)."""
-    def calls(s) -> set:
-        return {key(SourceLoc(*c)) for c in s.loc.calls} if s.loc is not None else set()
+    pooled and shared out among them as one line's are (_share); `calls`: each site's call
+    lines."""
     pools: dict = {}
     for line in sorted(k for k in pending if k is not None):
         takers = tuple(s for s in sites if not found.get(s.site) and s.site not in unproven
                        and any(c[0] == line[0] and line[1] - 8 <= c[1] <= line[1]
-                               for c in calls(s))
+                               for c in calls[s.site])
                        and all(k in {a.kind for a in pending[line]}
                                for k in EXPECTED_SASS[s.op]))
         if takers:

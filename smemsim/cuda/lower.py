@@ -1253,12 +1253,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             b = self.expr(node.child_by_field_name("right"))
             kind = self.half_type(node) if op in ("+", "-", "*", "/") else None
             if kind is not None:
-                # two halves (or two bf16): cuda_fp16.hpp's operator is __hadd & co., the
-                # result rounded to that type (formed in double: exact for + - * /)
-                f64 = BY_NAME["f64"]
-                with self.at(node):
-                    return self.convert(self.c_binary(op, cast(a, f64), cast(b, f64), node),
-                                        kind, node)
+                # two halves (or two bf16): cuda_fp16.hpp's operator is __hadd & co.
+                return self.half_result(op, [a, b], kind, node)
             return self.c_binary(op, a, b, node)
         if t == "unary_expression":
             op = node.child_by_field_name("operator").type
@@ -1576,13 +1572,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                       "element of such an array, or __float2half(x))"))
         kind = kinds.pop()
         vals = [self.expr(a) for a in args]
-        f64 = BY_NAME["f64"]
+        if op in ("+", "-", "*", "/", "fma"):
+            return self.half_result(op, vals, kind, node)
         with self.at(node):
-            wide = [cast(v, f64) for v in vals]
-            if op in ("+", "-", "*", "/"):
-                return self.convert(self.c_binary(op, wide[0], wide[1], node), kind, node)
-            if op == "fma":
-                return self.convert(wide[0] * wide[1] + wide[2], kind, node)
             if op == "neg":
                 return -vals[0]
             if op == "abs":
@@ -1645,6 +1637,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(node, f"`{short(node)}`: a conversion to an 8-bit float of a "
                                    "value known only at run time is not supported")
         return const(fp8_bits(float(value), kind), BY_NAME["u8"])
+
+    def half_result(self, op: str, values: list, kind: str, node) -> Expr:
+        """`op` ("+", "-", "*", "/" or "fma") of 16-bit floats' values as CUDA's half and
+        bf16 arithmetic gives it: formed in double (exact for a sum, difference or product
+        of two) and rounded once to `kind`."""
+        f64 = BY_NAME["f64"]
+        with self.at(node):
+            wide = [cast(v, f64) for v in values]
+            value = wide[0] * wide[1] + wide[2] if op == "fma" else \
+                self.c_binary(op, wide[0], wide[1], node)
+        return self.convert(value, kind, node)
 
     def half_type(self, node) -> str | None:
         """"f16" or "bf16" where an expression's C++ type is half or __nv_bfloat16 and its

@@ -9,6 +9,8 @@ from kernels_ir import (
     call,
     cast,
     const,
+    smax,
+    smin,
 )
 from kernels_ir.dtypes import BY_NAME
 
@@ -224,19 +226,13 @@ class VectorsMixin:
         kind = kinds.pop()
         pairs = [self.vector_value(a, 2) for a in args]
         out = []
-        f64 = BY_NAME["f64"]
         for k in range(2):
             v = [p[k] for p in pairs]
-            with self.at(node):
-                if op == "fma":
-                    out.append(self.convert(cast(v[0], f64) * cast(v[1], f64) + cast(v[2], f64),
-                                            kind, node))
-                elif op in ("max", "min"):
-                    from kernels_ir import smax, smin
+            if op in ("max", "min"):
+                with self.at(node):
                     out.append((smax if op == "max" else smin)(v[0], v[1]))
-                else:
-                    out.append(self.convert(self.c_binary(op, cast(v[0], f64), cast(v[1], f64),
-                                                          node), kind, node))
+            else:
+                out.append(self.half_result(op, v, kind, node))
         return out
 
     def pair_type(self, node) -> str | None:
