@@ -4,8 +4,9 @@ For every op and width: requests per second of `warp_requests` on the numba path
 default once it pays, smemsim.banks._auto_numba) and on the numpy path (all a user without
 numba has), each as a ratio to the time one numpy pass over the same offsets takes (each
 lane's bank: `(offsets >> 2 & 31).sum()`), measured in the same run. Random full-warp
-requests in a 4 KiB window, no repeats. Targets (#28): numba within 10x and numpy within
-30x of that pass, for every op.
+requests in a 4 KiB window, no repeats; and 4-byte requests in a 1 KiB window (a
+histogram's 256 bins: numpy's dense path, smemsim.banks.DENSE_BANK_ROWS). Targets (#28):
+numba within 10x and numpy within 30x of that pass, for every op.
 """
 import os
 import pathlib
@@ -26,6 +27,7 @@ OPS = [("load", w, None) for w in (1, 2, 4, 8, 16)] + [("store", w, None) for w 
     ("ldmatrix", 16, 4), ("stmatrix", 16, 4), ("cp_async", 16, None), ("atomic", 4, None),
     ("atomic_cas", 4, None), ("atomic_aggregated", 4, None), ("atomic_cas_loop", 4, None),
     ("atomic_cas_loop", 8, None)]
+NARROW = [("load", 4, None), ("atomic_aggregated", 4, None)]   # in a 1 KiB window
 
 
 def best(fn, repeats=3) -> float:
@@ -42,13 +44,15 @@ def main():
     rng = np.random.default_rng(0)
     warp_requests(np.zeros((4, 32), np.int64), 4, engine="numba")  # compile or load the cache
     print(f"{N:,} random requests per case, best of 3; x = time / one pass over the offsets")
-    print(f"{'op':>17} {'width':>5} {'pass us/req':>11} {'numba M/s':>9} {'x':>6} "
+    print(f"{'op':>25} {'width':>5} {'pass us/req':>11} {'numba M/s':>9} {'x':>6} "
           f"{'numpy M/s':>9} {'x':>6}")
     worst = {"numba": 0.0, "numpy": 0.0}
-    for op, width, matrices in OPS:
-        offsets = (rng.integers(0, 4096 // width, (N, 32)) * width).astype(np.int32)
+    cases = [(op, w, m, 4096) for op, w, m in OPS] + [(op, w, m, 1024) for op, w, m in NARROW]
+    for op, width, matrices, window in cases:
+        offsets = (rng.integers(0, window // width, (N, 32)) * width).astype(np.int32)
         stream = best(lambda: (offsets >> 2 & 31).sum())
-        row = [f"{op:>17} {width:>5} {stream / N * 1e6:>11.3f}"]
+        label = op if window == 4096 else f"{op} (1 KiB)"
+        row = [f"{label:>25} {width:>5} {stream / N * 1e6:>11.3f}"]
         for engine in ("numba", "numpy"):
             t = best(lambda: warp_requests(offsets, width, op, engine=engine,
                                            matrices=matrices))

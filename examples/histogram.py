@@ -50,8 +50,10 @@ def text_like(launch) -> dict:
     rng = np.random.default_rng(7)
     letters = np.frombuffer(b"etaoinshrdlcumwfgypbvkjxqz     ", np.uint8)
     n = launch.lengths["data"]
-    # uint8 draws: the input's own size in memory, not 8 bytes per input byte
-    return {"data": letters[rng.integers(0, letters.size, n, dtype=np.uint8)],
+    # random bytes through a 256-entry table of the letters (the first 8 a little more
+    # often): the input's own size in memory and a third of the time of drawing indices
+    table = np.resize(letters, 256)
+    return {"data": table[np.frombuffer(rng.bytes(n), np.uint8)],
             "hist": np.zeros(BINS, np.uint32)}
 
 

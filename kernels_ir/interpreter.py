@@ -256,6 +256,7 @@ class _Machine(Evaluator):
         self.dims = {("blockDim", a): n for a, n in zip("xyz", launch.block)}
         self.dims.update({("gridDim", a): n for a, n in zip("xyz", launch.grid)})
         self.total = total
+        self._constants: dict[int, tuple] = {}   # _launch_constant's values (and their exprs)
         self.vars: dict[Var, np.ndarray] = {}
         self.local_arrays: dict[LocalArray, np.ndarray] = {}
         self.iterations: dict[Var, np.ndarray] = {}
@@ -273,6 +274,7 @@ class _Machine(Evaluator):
         # CUDA leaves shared memory uninitialized: track what was written, so that a read
         # of anything else is a fault instead of a made-up zero
         self.written = np.zeros(self.nblocks * self.window, bool)
+        self._all_written = False   # every flag of `written` set (_check_written)
         # cp.async: copies in flight per byte, the copies themselves, each thread's group
         self.in_flight = np.zeros(self.nblocks * self.window, np.int32)
         self.copies: list[dict] = []
@@ -355,7 +357,8 @@ class _Machine(Evaluator):
     def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
         op = e.op
         if op is Op.VAR:
-            return self.vars[e.arg][idx]
+            # every lane (idx is then 0..total-1 in order): a copy, cheaper than a gather
+            return self.vars[e.arg].copy() if idx.size == self.total else self.vars[e.arg][idx]
         if op is Op.SPECIAL:
             if e.arg in self.special:
                 return self.special[e.arg][idx]
@@ -505,7 +508,10 @@ class _Machine(Evaluator):
                 if not self._advance(s, active):
                     raise LaneFault(f"loop '{var.name}' steps by 0 and never ends",
                                     np.flatnonzero(self.eval(s.step, active) == 0)[:1])
-                self.iterations[var][active] += 1
+                if active.size == self.total:
+                    self.iterations[var] += 1
+                else:
+                    self.iterations[var][active] += 1
                 count += 1
                 if count > ceiling:
                     left = self._closed_form_trips(s, active, start=self.vars[var][active]) \
@@ -821,12 +827,37 @@ class _Machine(Evaluator):
         if s.update is not None:
             self.vars[var][lanes] = convert(self.eval(s.update, lanes), var.dtype)
             return True
-        step = self.eval(s.step, lanes)
-        if (step == 0).any():
+        step = self._launch_constant(s.step)
+        if step is None:
+            step = self.eval(s.step, lanes)
+            if (step == 0).any():
+                return False
+        elif step == 0:
             return False
+        values = self.vars[var]
         with np.errstate(over="ignore"):
-            self.vars[var][lanes] = self.vars[var][lanes] + step
+            if lanes.size == self.total:   # every lane: in place (a grid-stride loop's step)
+                np.add(values, step, out=values, casting="unsafe")
+            else:
+                values[lanes] = values[lanes] + step
         return True
+
+    def _launch_constant(self, e: Expr):
+        """The value of an expression of launch constants alone (literals, parameters,
+        blockDim, gridDim), computed once per run, or None for one that reads anything
+        else (a grid-stride loop's `blockDim.x * gridDim.x` is evaluated once, not per
+        iteration)."""
+        key = id(e)
+        if key not in self._constants:
+            def constant(x: Expr) -> bool:
+                if x.op in (Op.VAR, Op.COMPONENT, Op.LOCAL_READ):
+                    return False
+                if x.op is Op.SPECIAL and x.arg in self.special:
+                    return False
+                return all(constant(c) for c in x.src)
+            self._constants[key] = (e, self.eval(e, np.zeros(1, np.int64))[0]) \
+                if constant(e) else (e, None)
+        return self._constants[key][1]
 
     def _closed_form_trips(self, s: Loop, idx: np.ndarray, start: np.ndarray | None = None
                            ) -> np.ndarray | None:
@@ -989,7 +1020,8 @@ class _Machine(Evaluator):
         # the window is a multiple of 16, so the division is exact per element (and a
         # buffer starts at a multiple of its element's size: no division per lane)
         within = base // size + offset if base % size == 0 else addr // size
-        first = self.block_lin[idx] * (self.window // size) + within
+        block = self.block_lin if idx.size == self.total else self.block_lin[idx]
+        first = block * (self.window // size) + within
         return self.shared.view(array.dtype.storage), first
 
     def _check_settled(self, s, first: np.ndarray, width: int, reading: bool) -> None:
@@ -1044,6 +1076,15 @@ class _Machine(Evaluator):
 
     def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
         self._check_settled(s, first, width, reading=True)
+        if self._all_written:
+            return
+        if self.written.size <= 4 * first.size:
+            # a window no larger than the access's lanes (a histogram's bins, read every
+            # iteration of a grid-stride loop): look at the whole of it once it is all
+            # written (flags are only ever set), instead of at each lane's bytes
+            self._all_written = bool(self.written.all())
+            if self._all_written:
+                return
         size = s.array.dtype.size
         nbytes = width * size
         # Accesses are naturally aligned, so an access's written-flags are one unsigned word
@@ -1080,7 +1121,10 @@ class _Machine(Evaluator):
             shape = (self.total, w) if w > 1 else (self.total,)
             self.vars[dst] = np.zeros(shape, dst.dtype.np)
         stored = memory[first[:, None] + np.arange(w)] if w > 1 else memory[first]
-        self.vars[dst][idx] = from_storage(stored, array.dtype)  # f16/bf16 widen to f32
+        if idx.size == self.total:
+            self.vars[dst][...] = from_storage(stored, array.dtype)
+        else:
+            self.vars[dst][idx] = from_storage(stored, array.dtype)  # f16/bf16 widen to f32
 
     def _atomic(self, s: Atomic, idx: np.ndarray) -> None:
         """Lanes at one address apply one after another, in thread order (the GPU's order is

@@ -251,3 +251,43 @@ def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
     assert not banks._auto_numba(500)       # 0.648 s: still under the loading cost
     assert banks._auto_numba(1000)          # 0.656 s: numba pays from here
     assert banks._auto_numba(1)             # loaded: every later batch takes it
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_word_requests_in_few_bank_rows_cost_as_sorted(monkeypatch, dtype):
+    """4-byte requests whose words span fewer than DENSE_BANK_ROWS rows of banks are costed
+    on a table of those words (#28); the sort every other batch takes gives the same
+    wavefronts and ideals, with inactive lanes, empty requests and int32 offsets (the
+    trace's)."""
+    rng = np.random.default_rng(11)
+    for trial in range(60):
+        n, span = int(rng.integers(1, 200)), int(rng.integers(1, 16 * 32))
+        off = ((int(rng.integers(0, 3000)) + rng.integers(0, span, (n, 32))) * 4).astype(dtype)
+        off[rng.random((n, 32)) < rng.random() * 0.6] = -1
+        off[0] = -1 if trial % 5 == 0 else off[0]
+        width, store = np.full(n, 4, np.int64), np.zeros(n, bool)
+        dense = banks._numpy_costs(off, width, store)
+        monkeypatch.setattr(banks, "DENSE_BANK_ROWS", 0)   # every batch sorted
+        ref = banks._numpy_costs(off, width, store)
+        monkeypatch.undo()
+        assert dense.wavefronts.tolist() == ref.wavefronts.tolist(), trial
+        assert dense.ideal.tolist() == ref.ideal.tolist(), trial
+    # a worked case: lanes at words 0, 32, 64 (bank 0, three rows) and 1 (bank 1), the rest
+    # inactive: 3 wavefronts, 4 distinct words = 16 bytes: ideal 1
+    row = np.array([[0, 128, 256, 4] + [-1] * 28], dtype)
+    r = banks._numpy_costs(row, np.array([4]), np.array([False]))
+    assert (r.wavefronts.tolist(), r.ideal.tolist()) == ([3], [1])
+
+
+def test_other_ops_leave_the_callers_offsets_and_time_numpy_once(monkeypatch):
+    """ldmatrix.x1 ignores lanes 8-31 on a copy (the caller's rows are the trace's), and
+    an atomic batch's numpy time counts once toward the rent-or-buy rule (its plain
+    requests' share was added twice, loading numba twice as early)."""
+    monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
+    rows = np.tile(np.arange(32, dtype=np.int64) * 16, (4, 1))
+    before = rows.copy()
+    warp_requests(rows, 16, "ldmatrix", engine="numpy", matrices=1)
+    assert (rows == before).all()
+    off = np.tile(np.arange(32, dtype=np.int64) * 4, (5000, 1))
+    warp_requests(off, 4, "atomic_aggregated", engine="numpy")
+    assert banks._NUMPY_WORK["requests"] == 4 + 5000

@@ -231,3 +231,23 @@ def test_seed001_int_product_including_a_ragged_edge(fixed):
     A = out["a_dev"].reshape(n, n).astype(np.int64)
     B = out["b_dev"].reshape(n, n).astype(np.int64)
     assert np.array_equal(out["c_dev"].reshape(n, n), (A @ B).astype(np.int32))
+
+
+def test_a_loop_that_steps_by_zero_faults_at_its_first_lane():
+    """A step of launch constants (evaluated once per run, #28) and a per-lane step are both
+    checked: 0 never ends, and the fault names the loop and a thread that steps by 0."""
+    def kernel(step_of):
+        k = KernelBuilder("zero_step")
+        out = k.global_array("out", i32, 64, intent="out")
+        s = k.param("s")
+        with k.range("i", threadIdx.x, 64, step_of(s)) as i:
+            out[i] = 1
+        k.launch(1, 32)
+        k.defaults(s=0)
+        return k.build()
+    with pytest.raises(KernelRuntimeError, match=r"loop 'i' steps by 0.*thread \(0, 0, 0\)"):
+        run(kernel(lambda s: s * 32))
+    with pytest.raises(KernelRuntimeError, match=r"loop 'i' steps by 0.*thread \(1, 0, 0\)"):
+        run(kernel(lambda s: cast((threadIdx.x + 1) % 2, i32) * 32 + s))
+    # the grid-stride form with a launch-constant step writes every element once
+    assert run(kernel(lambda s: s + 32), {"s": 0})["out"].tolist() == [1] * 64
