@@ -48,6 +48,7 @@ from .lower_struct_values import StructValuesMixin, flat_indices
 from .lower_structs import StructsMixin
 from .lower_textures import TexturesMixin
 from .lower_ptx import PtxMixin
+from .lower_wmma import WmmaMixin, is_wmma_call
 from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces
 from .parse import (
     function_declarator,
@@ -159,7 +160,7 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
-                     StructsMixin, StructValuesMixin, TexturesMixin):
+                     StructsMixin, StructValuesMixin, TexturesMixin, WmmaMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -610,6 +611,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if self.hopper_declaration(node, type_node, shared):
             return
         if self.struct_declaration(node, type_node, shared, extern):
+            return
+        if self.wmma_declaration(node, type_node):
             return
         dtype, lanes = self.vtype(type_node, node)
         boolean = self.type_name(type_node, node) == "bool"
@@ -1423,6 +1426,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                     fn.child_by_field_name("arguments"))
         while fn.type == "qualified_identifier" and callee_name(fn) in self.u.functions:
             fn = fn.child_by_field_name("name")
+        if (wmma := is_wmma_call(fn, self.u)) is not None:
+            return self.wmma_call(node, wmma, args)
         if fn.type == "template_function":
             tname = text(fn.child_by_field_name("name"))
             if tname in ("static_cast", "reinterpret_cast") and len(args) == 1:

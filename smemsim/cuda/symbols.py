@@ -379,7 +379,9 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
             fn = n.child_by_field_name("function")
             called = callee_name(fn)
             args = n.child_by_field_name("arguments").named_children
-            if (called in ATOMICS or called in CACHE_STORES) and args:
+            if called == "store_matrix_sync" and args and base_of(args[0]):
+                writes.add(base_of(args[0]))   # wmma: a fragment stored through a pointer
+            elif (called in ATOMICS or called in CACHE_STORES) and args:
                 name = base_of(args[0])
                 if name:
                     writes.add(name)

@@ -1,0 +1,345 @@
+"""nvcuda::wmma: fragments as register arrays, their operations as what nvcc compiles them
+to on sm_80 and newer.
+
+An m16n16k16 fragment of halves (or bf16) is four 32-bit registers per lane, a float
+accumulator eight; `mma_sync` is two `mma.sync.m16n8k16` (the n = 0-7 and n = 8-15
+halves); `load_matrix_sync` of an operand from shared memory is one `ldmatrix.x4`
+(`.trans` for a row-major B or a column-major A); an accumulator moves as 8-byte rows of
+two floats (LDS.64/STS.64), 4-byte columns (a float column-major) or 4-byte pairs of
+halves (column-major through a register transpose, MOVM). Measured in SASS (nvcc 13,
+sm_90) and on an H100 (docs/validation.md). Fragment registers are laid out as those
+instructions leave them: lane 4g + t holds rows g and g + 8, columns 2t, 2t + 1 (+ 8), so
+`x[i]` is the element CUDA's own code sees there.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from kernels_ir import Expr, bitcast, blockDim, call, cast, const, threadIdx
+from kernels_ir.dtypes import BY_NAME, i32, u32
+
+from .parse import parse_expression, short, subscript_index, text
+from .symbols import Sym, callee_name
+
+WMMA_FUNCTIONS = {"fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync"}
+ELEMENTS = {"half": "f16", "__half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
+            "float": "f32"}
+u16 = BY_NAME["u16"]
+
+
+@dataclasses.dataclass
+class Fragment:
+    """A declared `wmma::fragment` (or an array of them): its use, element type, operand
+    layout and the register array holding every lane's words (the last dimension)."""
+
+    use: str          # matrix_a, matrix_b or accumulator
+    element: str      # f16 or bf16 (operands, half accumulators) or f32 (accumulators)
+    layout: str | None  # row_major or col_major (operands); None for accumulators
+    array: object     # the builder's LocalArray: dims of the fragment array + (words,)
+    rank: int         # dimensions of the fragment array (0 for one fragment)
+
+    @property
+    def words(self) -> int:
+        return 8 if self.element == "f32" else 4
+
+
+class WmmaMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def wmma_declaration(self, node, type_node) -> bool:
+        """`wmma::fragment<use, 16, 16, 16, T[, layout]> a;` (also `a[2]`, `acc[2][4]`): a
+        register array of each lane's words."""
+        spec = self.fragment_type(type_node, node)
+        if spec is None:
+            return False
+        use, element, layout = spec
+        for d in node.named_children:
+            if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
+                                            "attribute_specifier"):
+                continue
+            dims = []
+            while d.type == "array_declarator":
+                dims.insert(0, self.constant_int(d.child_by_field_name("size"),
+                                                 "a fragment array's size"))
+                d = d.child_by_field_name("declarator")
+            if d.type != "identifier":
+                raise self.error(node, f"`{short(node)}`: a fragment is declared by name "
+                                       "(an initializer is not supported)")
+            frag = Fragment(use, element, layout, None, len(dims))
+            with self.at(d):
+                frag.array = self.kb.local_array(text(d), "f32" if element == "f32" else "u32",
+                                                 tuple(dims) + (frag.words,))
+            self.declare(text(d), Sym("fragment", frag, element))
+        return True
+
+    def fragment_type(self, type_node, node) -> tuple | None:
+        """(use, element, layout) of a `wmma::fragment<...>` type; None for another type."""
+        t = type_node
+        while t.type == "qualified_identifier":
+            t = t.child_by_field_name("name")
+        if t.type != "template_type" or text(t.child_by_field_name("name")) != "fragment":
+            return None
+        args = [text(a) for a in t.child_by_field_name("arguments").named_children]
+        last = lambda s: s.replace(" ", "").split("::")[-1]
+        if len(args) not in (5, 6) or last(args[0]) not in ("matrix_a", "matrix_b",
+                                                            "accumulator"):
+            raise self.error(node, f"`{short(node)}`: fragment<use, m, n, k, T[, layout]> "
+                                   "expected")
+        use = last(args[0])
+        shape = tuple(self.constant_int(parse_expression(a), "a fragment shape")
+                      for a in args[1:4])
+        element = ELEMENTS.get(last(self.types.get(args[4], args[4])))
+        if shape != (16, 16, 16) or element is None:
+            raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
+                                   f"of {args[4]} is not supported (the importer reads "
+                                   "m16n16k16 of half or __nv_bfloat16, into float or half)")
+        layout = last(args[5]) if len(args) == 6 else None
+        if use == "accumulator":
+            if layout is not None:
+                raise self.error(node, f"`{short(node)}`: an accumulator has no layout")
+        elif layout not in ("row_major", "col_major") or element == "f32":
+            raise self.error(node, f"`{short(node)}`: a {use} fragment of half or "
+                                   "__nv_bfloat16, row_major or col_major, expected")
+        return use, element, layout
+
+    def wmma_call(self, node, name: str, args) -> Expr:
+        """`wmma::fill_fragment`, `load_matrix_sync`, `store_matrix_sync`, `mma_sync`."""
+        if name == "fill_fragment" and len(args) == 2:
+            frag, lead = self.fragment_arg(args[0])
+            value = self.expr(args[1])
+            if frag.element != "f32":
+                value = self.convert(value, frag.element, node)   # rounded to its type once
+            with self.at(node):
+                if frag.element == "f32":
+                    words = [cast(value, BY_NAME["f32"])] * 8
+                else:
+                    bits = cast(call("f16_bits", value), u32) if frag.element == "f16" else \
+                        bitcast(cast(value, BY_NAME["f32"]), u32) >> 16   # bf16: the high half
+                    words = [bits | (bits << 16)] * 4
+                self.set_words(frag, lead, words)
+            return const(0)
+        if name == "mma_sync" and len(args) == 4:
+            return self.wmma_mma(node, args)
+        if name == "load_matrix_sync" and len(args) in (3, 4):
+            frag, lead = self.fragment_arg(args[0])
+            if (frag.use == "accumulator") != (len(args) == 4):
+                raise self.error(node, f"`{short(node)}`: an accumulator is loaded with a "
+                                       "layout (wmma::mem_row_major/mem_col_major), an "
+                                       "operand without one")
+            column = self.memory_layout(args[3], node) if len(args) == 4 else False
+            self.fragment_memory(node, frag, lead, args[1], self.expr(args[2]), column, True)
+            return const(0)
+        if name == "store_matrix_sync" and len(args) == 4:
+            frag, lead = self.fragment_arg(args[1])
+            if frag.use != "accumulator":
+                raise self.error(node, f"`{short(node)}`: only an accumulator is stored")
+            self.fragment_memory(node, frag, lead, args[0], self.expr(args[2]),
+                                 self.memory_layout(args[3], node), False)
+            return const(0)
+        raise self.error(node, f"`{short(node)}`: wmma::{name} with these arguments is not "
+                               "supported")
+
+    # ---------------------------------------------------------------- operands
+    def fragment_arg(self, node) -> tuple[Fragment, list]:
+        """The fragment an argument names (`a`, `a[i]`, `acc[i][j]`) and its indices."""
+        indices = []
+        while node.type == "subscript_expression":
+            indices.insert(0, self.index(subscript_index(node)))
+            node = node.child_by_field_name("argument")
+        sym = self.lookup(text(node), node) if node.type == "identifier" else None
+        if sym is None or sym.kind != "fragment":
+            raise self.error(node, f"`{short(node)}` is not a wmma::fragment")
+        if len(indices) != sym.value.rank:
+            raise self.error(node, f"`{short(node)}`: one fragment of the array expected "
+                                   f"({sym.value.rank} indices)")
+        return sym.value, indices
+
+    def words_of(self, frag: Fragment, lead: list) -> list:
+        return [frag.array[tuple(lead) + (const(j),)] for j in range(frag.words)]
+
+    def set_words(self, frag: Fragment, lead: list, words: list) -> None:
+        for j, w in enumerate(words):
+            frag.array[tuple(lead) + (const(j),)] = w
+
+    def memory_layout(self, node, where) -> bool:
+        """True for `wmma::mem_col_major`, False for `mem_row_major`."""
+        last = text(node).replace(" ", "").split("::")[-1]
+        if last not in ("mem_row_major", "mem_col_major"):
+            raise self.error(where, f"`{short(where)}`: the layout must be "
+                                    "wmma::mem_row_major or wmma::mem_col_major")
+        return last == "mem_col_major"
+
+    @staticmethod
+    def lane_parts() -> tuple[Expr, Expr, Expr]:
+        """(lane, g, t): the lane in its warp, its row group (lane / 4) and column pair."""
+        linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
+            cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
+        lane = cast(linear % 32, i32)
+        return lane, lane >> 2, lane & 3
+
+    # ---------------------------------------------------------------- mma
+    def wmma_mma(self, node, args) -> Expr:
+        """`mma_sync(d, a, b, c)`: two m16n8k16 mma.sync, columns 0-7 and 8-15 of D (both
+        read C before D is written: d and c may be one fragment)."""
+        (d, dl), (a, al), (b, bl), (c, cl) = (self.fragment_arg(x) for x in args)
+        if (a.use, b.use, c.use, d.use) != ("matrix_a", "matrix_b", "accumulator",
+                                            "accumulator") or a.element != b.element or \
+                c.element != d.element:
+            raise self.error(node, f"`{short(node)}`: mma_sync(d, a, b, c) takes an A and a B "
+                                   "fragment of one type and two accumulators of one type")
+        if c.element == "f16" and a.element == "bf16":
+            raise self.error(node, f"`{short(node)}`: bf16 operands accumulate in float")
+        aw, bw, cw = self.words_of(a, al), self.words_of(b, bl), self.words_of(c, cl)
+        half = len(cw) // 2
+        results = []
+        with self.at(node):
+            for p in (0, 1):
+                product = self.kb.mma_sync(aw, bw[2 * p:2 * p + 2], cw[half * p:half * (p + 1)],
+                                           shape="m16n8k16", atype=a.element, ctype=c.element)
+                results += [product[k] for k in range(half)]
+            self.set_words(d, dl, results)
+        return const(0)
+
+    # ---------------------------------------------------------------- memory
+    def fragment_memory(self, node, frag: Fragment, lead: list, pointer, ldm: Expr,
+                        column: bool, load: bool) -> None:
+        """A fragment loaded from or stored to the matrix at `pointer` (leading dimension
+        `ldm` elements), by the instructions nvcc emits for it."""
+        arr, indices = self.pointer_place(pointer, node)
+        half = frag.element != "f32"
+        if half and arr.dtype not in ("f16", "bf16", "u16", "i16"):
+            raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
+                                   f"16-bit elements; '{arr.value.name}' holds {arr.dtype}")
+        if not half and arr.dtype != "f32":
+            raise self.error(node, f"`{short(node)}`: a float accumulator moves floats; "
+                                   f"'{arr.value.name}' holds {arr.dtype}")
+        with self.at(node):
+            ldm = cast(ldm, i32)
+            if arr.kind == "shared":
+                target = self.shared_view(arr, "u16", node) if half and arr.dtype != "u16" \
+                    else (arr if arr.rank == 1 else self.shared_view(arr, arr.dtype, node))
+                base = cast(arr.value.flat_index(tuple(indices)), i32)
+            elif arr.kind == "global":
+                target = self.shared_view(arr, "u16", node) if half and arr.dtype != "u16" \
+                    else arr
+                base = cast(indices[-1], i32)
+            else:
+                raise self.error(node, f"`{short(node)}`: a fragment moves from or to shared "
+                                       "or global memory")
+            memory = target.value
+            lane, g, t = self.lane_parts()
+            lane = self.kb.let("wmma_lane", lane)   # one name in the addresses reported
+            g, t = lane >> 2, lane & 3
+            if frag.use != "accumulator":
+                if arr.kind == "shared":
+                    self.operand_ldmatrix(frag, lead, memory, base, ldm, lane)
+                else:
+                    self.operand_elements(frag, lead, memory, base, ldm, g, t)
+            elif half:
+                self.half_accumulator(frag, lead, memory, base, ldm, g, t, column, load)
+            else:
+                self.float_accumulator(frag, lead, memory, base, ldm, g, t, column, load)
+
+    def operand_ldmatrix(self, frag, lead, memory, base, ldm, lane) -> None:
+        """An operand from a shared tile: ldmatrix.x4, lane 8j + i giving row i of 8x8
+        matrix j (j = 0..3: rows 0-7 / 8-15 of A, k 0-7 / 8-15 of B, then the other k or
+        n half); `.trans` where the matrix's rows run along the fragment's columns."""
+        i, j = lane & 7, lane >> 3
+        if frag.layout == "row_major":
+            # matrices 0-3 are row (A) or k (B) 0-7 and 8-15 of columns 0-7, then of 8-15:
+            # in memory, row l % 16, eight elements on per l / 16
+            offset = (lane & 15) * ldm + (lane >> 4) * 8
+        else:   # the same matrices, stored as their transposes
+            offset = (i + (j >> 1) * 8) * ldm + (j & 1) * 8
+        trans = (frag.use == "matrix_a") != (frag.layout == "row_major")
+        loaded = self.kb.ldmatrix(memory, (base + offset,), matrices=4, trans=trans)
+        self.set_words(frag, lead, [cast(loaded[2 * k], u32) | (cast(loaded[2 * k + 1], u32)
+                                                                  << 16) for k in range(4)])
+
+    def operand_elements(self, frag, lead, memory, base, ldm, g, t) -> None:
+        """An operand from global memory: each lane's words, element by element (the
+        register layout mma.sync reads: word j holds row 8(j & 1) + g, columns 8(j >> 1)
+        + 2t and + 1 of A; of B, k = 8(j & 1) + 2t (+ 1), n = 8(j >> 1) + g)."""
+        words = []
+        for jw in range(4):
+            parts = []
+            for h in (0, 1):
+                if frag.use == "matrix_a":
+                    row, col = g + 8 * (jw & 1), t * 2 + 8 * (jw >> 1) + h
+                else:
+                    row, col = t * 2 + 8 * (jw & 1) + h, g + 8 * (jw >> 1)
+                offset = row * ldm + col if frag.layout == "row_major" else col * ldm + row
+                parts.append(cast(self.kb.load(memory, (base + offset,)), u32))
+            words.append(parts[0] | (parts[1] << 16))
+        self.set_words(frag, lead, words)
+
+    @staticmethod
+    def accumulator_place(e: int, g, t) -> tuple:
+        """(row, column) of element e of a lane's accumulator: 4p + 2q + h is row g + 8q,
+        column 8p + 2t + h."""
+        p, q, h = e >> 2, (e >> 1) & 1, e & 1
+        return g + 8 * q, t * 2 + 8 * p + h
+
+    def float_accumulator(self, frag, lead, memory, base, ldm, g, t, column, load) -> None:
+        """Row-major: four 8-byte rows of two floats (LDS.64/STS.64, words 0-1, 2-3, ...);
+        column-major: eight floats one by one, in element order."""
+        words = self.words_of(frag, lead)
+        out = list(words)
+        if not column:
+            for w in range(4):
+                row, col = self.accumulator_place(2 * w, g, t)
+                at = (base + row * ldm + col,)
+                if load:
+                    v = self.kb.load(memory, at, width=2)
+                    out[2 * w], out[2 * w + 1] = v[0], v[1]
+                else:
+                    self.kb.store(memory, at, [words[2 * w], words[2 * w + 1]], width=2)
+        else:
+            for e in range(8):
+                row, col = self.accumulator_place(e, g, t)
+                at = (base + col * ldm + row,)
+                if load:
+                    out[e] = self.kb.load(memory, at)
+                else:
+                    self.kb.store(memory, at, words[e])
+        if load:
+            self.set_words(frag, lead, out)
+
+    def half_accumulator(self, frag, lead, memory, base, ldm, g, t, column, load) -> None:
+        """Four 4-byte pairs of halves (word w = 2p + q: row g + 8q, columns 8p + 2t, + 1).
+        Column-major, nvcc transposes each 8x8 quarter in registers (MOVM.16.MT88) so that a
+        lane's pair is two rows of one column: column 8p + g, rows 8q + 2t, + 1; here
+        shuffles move the halves as MOVM does."""
+        words = self.words_of(frag, lead)
+        out = []
+        for w in range(4):
+            p, q = w >> 1, w & 1
+            if column:
+                at = (base + (g + 8 * p) * ldm + 8 * q + t * 2,)
+            else:
+                at = (base + (g + 8 * q) * ldm + 8 * p + t * 2,)
+            if load:
+                v = self.kb.load(memory, at, width=2)
+                word = cast(v[0], u32) | (cast(v[1], u32) << 16)
+                out.append(self.transposed(word, g, t) if column else word)
+            else:
+                word = self.transposed(words[w], g, t) if column else words[w]
+                self.kb.store(memory, at, [cast(word & 0xFFFF, u16), cast(word >> 16, u16)],
+                              width=2)
+        if load:
+            self.set_words(frag, lead, out)
+
+    def transposed(self, word: Expr, g, t) -> Expr:
+        """MOVM.16.MT88 of one 8x8 quarter: lane 4g + t gets elements (2t, g) and
+        (2t + 1, g), held by lanes 8t + g/2 and 8t + 4 + g/2 as their half g % 2."""
+        shift = cast((g & 1) * 16, u32)
+        low = self.kb.shfl(word, t * 8 + (g >> 1))
+        high = self.kb.shfl(word, t * 8 + 4 + (g >> 1))
+        return self.kb.let("wmma_movm", ((cast(low, u32) >> shift) & 0xFFFF) | (
+            ((cast(high, u32) >> shift) & 0xFFFF) << 16), "u32")
+
+
+def is_wmma_call(fn, unit) -> str | None:
+    """The wmma function a call names (not one of the file's own functions), else None."""
+    name = callee_name(fn)
+    return name if name in WMMA_FUNCTIONS and name not in unit.functions else None

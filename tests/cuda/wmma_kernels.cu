@@ -1,0 +1,151 @@
+// smemsim test fixture, written for smemsim: the nvcuda::wmma API as tensor-core teaching
+// code uses it (LeetCUDA's hgemm_wmma kernels and CUDA's own samples call it this way;
+// LeetCUDA is GPL-3.0, so none of its code is copied here). m16n16k16 fragments of halves,
+// loaded from shared tiles (ldmatrix on sm_75+) and from global memory, accumulated in
+// floats or halves, stored row- or column-major, single and in arrays.
+#include <cuda_fp16.h>
+#include <mma.h>
+#include <cstdlib>
+using namespace nvcuda;
+
+// One warp per block, one 16 x 16 tile of C per block: A and B staged in shared tiles of
+// LDS halves per row (16: ldmatrix's rows 32 bytes apart, two rows a bank set; 24: none
+// share), the product stored to a float tile and copied out.
+template <const int LDS = 24>
+__global__ void wmma_tile(const half *A, const half *B, float *C, int M, int N, int K)
+{
+    __shared__ half s_a[16 * LDS];
+    __shared__ half s_b[16 * LDS];
+    __shared__ float s_c[16 * 20];
+    int lane = threadIdx.x;
+    int m0 = blockIdx.y * 16, n0 = blockIdx.x * 16;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        for (int i = lane; i < 256; i += 32) {
+            int r = i / 16, c = i % 16;
+            s_a[r * LDS + c] = A[(m0 + r) * K + k0 + c];
+            s_b[r * LDS + c] = B[(k0 + r) * N + n0 + c];
+        }
+        __syncthreads();
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> b;
+        wmma::load_matrix_sync(a, s_a, LDS);
+        wmma::load_matrix_sync(b, s_b, LDS);
+        wmma::mma_sync(acc, a, b, acc);
+        __syncthreads();
+    }
+    wmma::store_matrix_sync(s_c, acc, 20, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = lane; i < 256; i += 32)
+        C[(m0 + i / 16) * N + n0 + i % 16] = s_c[(i / 16) * 20 + i % 16];
+}
+
+// Column-major operands (A as its transpose, B as its transpose) and a half accumulator,
+// stored column-major: the other ldmatrix form of each operand and 16-bit stores.
+__global__ void wmma_colmajor_half(const half *At, const half *Bt, half *Ct)
+{
+    __shared__ half s_at[16][16];
+    __shared__ half s_bt[16][16];
+    __shared__ half s_ct[16][16];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) {
+        s_at[i / 16][i % 16] = At[blockIdx.x * 256 + i];
+        s_bt[i / 16][i % 16] = Bt[blockIdx.x * 256 + i];
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::col_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, half> c;
+    wmma::fill_fragment(c, __float2half(1.0f));
+    wmma::load_matrix_sync(a, &s_at[0][0], 16);
+    wmma::load_matrix_sync(b, &s_bt[0][0], 16);
+    wmma::mma_sync(c, a, b, c);
+    wmma::store_matrix_sync(&s_ct[0][0], c, 16, wmma::mem_col_major);
+    __syncthreads();
+    for (int i = lane; i < 256; i += 32)
+        Ct[blockIdx.x * 256 + i] = s_ct[i / 16][i % 16];
+}
+
+// Four warps per block, each a 32 x 32 tile of C as a 2 x 2 array of accumulators: the
+// fragments of A and B straight from global memory (no shared tile), C written to global.
+__global__ void wmma_global_2x2(const half *A, const half *B, float *C, int M, int N, int K)
+{
+    int warp = threadIdx.x / 32;
+    int m0 = blockIdx.y * 64 + (warp / 2) * 32, n0 = blockIdx.x * 64 + (warp % 2) * 32;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc[2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::fill_fragment(acc[i][j], 0.0f);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a[2];
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> b[2];
+        for (int i = 0; i < 2; i++) {
+            wmma::load_matrix_sync(a[i], A + (m0 + i * 16) * K + k0, K);
+            wmma::load_matrix_sync(b[i], B + k0 * N + n0 + i * 16, N);
+        }
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            wmma::store_matrix_sync(C + (m0 + i * 16) * N + n0 + j * 16, acc[i][j], N,
+                                    wmma::mem_row_major);
+}
+
+// A float accumulator loaded from a shared tile (C += A B on a tile read back), stored
+// column-major to shared: LDS.64 by rows and 32-bit stores by columns.
+__global__ void wmma_accumulate(const half *A, const half *B, float *C)
+{
+    __shared__ half s_a[16][16];
+    __shared__ half s_b[16][16];
+    __shared__ float s_c[16][16];
+    int lane = threadIdx.x;
+    for (int i = lane; i < 256; i += 32) {
+        s_a[i / 16][i % 16] = A[i];
+        s_b[i / 16][i % 16] = B[i];
+        s_c[i / 16][i % 16] = C[i];
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    wmma::load_matrix_sync(a, &s_a[0][0], 16);
+    wmma::load_matrix_sync(b, &s_b[0][0], 16);
+    wmma::load_matrix_sync(c, &s_c[0][0], 16, wmma::mem_row_major);
+    wmma::mma_sync(c, a, b, c);
+    __syncthreads();
+    wmma::store_matrix_sync(&s_c[0][0], c, 16, wmma::mem_col_major);
+    __syncthreads();
+    for (int i = lane; i < 256; i += 32)
+        C[i] = s_c[i / 16][i % 16];
+}
+
+// Each kernel once (or the one named by its number, for a profiler): 64^3, inputs zeroed.
+int main(int argc, char **argv)
+{
+    const int M = 64, N = 64, K = 64;
+    int only = argc > 1 ? atoi(argv[1]) : -1;
+    half *A, *B, *Ct;
+    float *C;
+    cudaMalloc(&A, M * K * sizeof(half));
+    cudaMalloc(&B, K * N * sizeof(half));
+    cudaMalloc(&C, M * N * sizeof(float));
+    cudaMalloc(&Ct, 1024 * sizeof(half));
+    cudaMemset(A, 0, M * K * sizeof(half));
+    cudaMemset(B, 0, K * N * sizeof(half));
+    cudaMemset(C, 0, M * N * sizeof(float));
+    if (only < 0 || only == 0)
+        wmma_tile<24><<<dim3(N / 16, M / 16), 32>>>(A, B, C, M, N, K);
+    if (only < 0 || only == 1)
+        wmma_tile<16><<<dim3(N / 16, M / 16), 32>>>(A, B, C, M, N, K);
+    if (only < 0 || only == 2)
+        wmma_colmajor_half<<<4, 32>>>(A, B, Ct);
+    if (only < 0 || only == 3)
+        wmma_global_2x2<<<dim3(N / 64, M / 64), 128>>>(A, B, C, M, N, K);
+    if (only < 0 || only == 4)
+        wmma_accumulate<<<1, 32>>>(A, B, C);
+    cudaDeviceSynchronize();
+    return 0;
+}

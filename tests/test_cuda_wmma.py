@@ -1,0 +1,146 @@
+"""nvcuda::wmma (tests/cuda/wmma_kernels.cu): m16n16k16 fragments of halves as the
+instructions nvcc compiles them to (ldmatrix.x4, two mma.sync m16n8k16, 8-byte rows of an
+accumulator, a register transpose for a column-major half accumulator); each kernel's
+products against numpy and its counts by hand."""
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
+                                                "(a base dependency: pip install -e . installs it)")
+
+from kernels_ir import run  # noqa: E402
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+
+WMMA = pathlib.Path(__file__).resolve().parent / "cuda" / "wmma_kernels.cu"
+M = N = K = 64
+LENGTHS = {"A": str(M * K), "B": str(K * N), "C": str(M * N), "At": "1024", "Bt": "1024",
+           "Ct": "1024"}
+SIZED = {"wmma_tile<24>", "wmma_tile<16>", "wmma_global_2x2"}
+
+
+def kernel(name: str):
+    params = {"M": M, "N": N, "K": K} if name in SIZED else {}
+    return import_kernels(str(WMMA), Options(params=params, lengths=LENGTHS))[name]()
+
+
+def small(n: int, seed: int) -> np.ndarray:
+    """Halves -2..2: every product and sum is exact in half and float."""
+    return np.random.default_rng(seed).integers(-2, 3, n).astype(np.float16)
+
+
+def matrix(values, rows: int, cols: int) -> np.ndarray:
+    return np.asarray(values, np.float64).reshape(rows, cols)
+
+
+@pytest.mark.parametrize("name", ["wmma_tile<24>", "wmma_tile<16>", "wmma_global_2x2"])
+def test_row_major_products_equal_numpy(name):
+    """C = A x B, 64^3, through shared tiles (one warp a tile) and straight from global
+    memory (four warps, a 2 x 2 array of accumulators each)."""
+    a, b = small(M * K, 1), small(K * N, 2)
+    out = run(kernel(name), arrays={"A": a, "B": b})
+    np.testing.assert_array_equal(matrix(out["C"], M, N), matrix(a, M, K) @ matrix(b, K, N))
+
+
+def test_column_major_operands_and_a_half_accumulator():
+    """At and Bt hold A and B column-major (element (m, k) of A at k * 16 + m), the
+    accumulator starts at 1.0 (fill_fragment) and is stored column-major: Ct is (AB + 1)
+    transposed, per block of 256."""
+    at, bt = small(1024, 3), small(1024, 4)
+    out = run(kernel("wmma_colmajor_half"), arrays={"At": at, "Bt": bt})
+    for blk in range(4):
+        part = slice(256 * blk, 256 * (blk + 1))
+        a, b = matrix(at[part], 16, 16).T, matrix(bt[part], 16, 16).T
+        np.testing.assert_array_equal(matrix(out["Ct"][part], 16, 16).T, a @ b + 1)
+
+
+def test_an_accumulator_loaded_from_shared_and_stored_by_columns():
+    """C = A x B + C on one tile: A row-major, B column-major (B's element (k, n) at
+    n * 16 + k), C loaded row-major from shared and stored column-major."""
+    a, b, c = small(M * K, 5), small(K * N, 6), small(M * N, 7).astype(np.float32)
+    out = run(kernel("wmma_accumulate"), arrays={"A": a, "B": b, "C": c})
+    expected = matrix(a[:256], 16, 16) @ matrix(b[:256], 16, 16).T + matrix(c[:256], 16, 16)
+    np.testing.assert_array_equal(np.asarray(out["C"][:256], np.float64),
+                                  expected.T.reshape(-1))
+
+
+def counts(name: str) -> list:
+    return [(s.op, s.width, s.requests, s.wavefronts) for s in analyze(kernel(name)).sites]
+
+
+def test_counts_of_the_fragments_moves():
+    """Per warp and k-step, one ldmatrix.x4 per operand: rows of 24 halves (48 bytes) put
+    each matrix's eight 16-byte rows in distinct banks (4 wavefronts), rows of 16 halves
+    (32 bytes) two rows a bank set (8). The float tile of 20 floats a row takes four STS.64
+    of the accumulator, two wavefronts a half-warp (lanes g = 0 and 3 share banks 0-3):
+    16 tiles x 4. A column-major half accumulator: four 4-byte stores, lane 4g + t at byte
+    32g + 4t, two wavefronts each (g and g + 4 share banks)."""
+    for name, per in (("wmma_tile<24>", 4), ("wmma_tile<16>", 8)):
+        c = counts(name)
+        assert [x for x in c if x[0] == "ldmatrix"] == [("ldmatrix", 16, 64, 64 * per)] * 2
+        assert [x for x in c if x[1] == 8] == [("store", 8, 16, 64)] * 4
+    c = counts("wmma_colmajor_half")
+    assert [x for x in c if x[0] == "ldmatrix"] == [("ldmatrix", 16, 4, 32)] * 2
+    assert [x for x in c if x[1] == 4] == [("store", 4, 4, 8)] * 4
+
+
+def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
+    """Other shapes and element types are refused by name, at the declaration."""
+    src = tmp_path / "k.cu"
+    src.write_text("#include <mma.h>\nusing namespace nvcuda;\n"
+                   "__global__ void k(const half *a) {\n"
+                   "  wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> f;\n"
+                   "  wmma::load_matrix_sync(f, a, 16);\n}\n")
+    with pytest.raises(CudaImportError, match=r"k\.cu:4.*wmma m32n8k16 of half is not "
+                                              r"supported"):
+        import_kernels(str(src), Options())["k"]()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
+                                  "wmma_accumulate"])
+def test_on_the_gpu(name):
+    """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
+    transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    arrays = {"A": small(M * K, 1), "B": small(K * N, 2), "C": small(M * N, 3).astype(np.float32),
+              "At": small(1024, 4), "Bt": small(1024, 5)}
+    k = kernel(name)
+    result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
+                                   if g.name in arrays})
+    assert result.matches, result.mismatches
+
+
+@pytest.mark.gpu
+def test_the_users_build_equals_ncu(tmp_path):
+    """On the GPU: ncu's counters of nvcc's -O3 build of wmma_kernels.cu (its own main,
+    one kernel a run) equal `--as-compiled` of each imported kernel: instructions exactly,
+    wavefronts not below."""
+    import shutil
+    import subprocess
+
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.measure import compare_counts, measure_command
+    from gpu_backend.original import build_original
+    from smemsim.cuda import instantiation
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    exe = tmp_path / "wmma"
+    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
+                   check=True, capture_output=True)
+    order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
+             "wmma_accumulate"]
+    for number, key in enumerate(order):
+        k = kernel(key)
+        build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
+        report = analyze_as_compiled(k, build=build)
+        agreement = compare_counts(report, measure_command([str(exe), str(number)], k.name))
+        assert agreement.ok, (key, agreement.checks)
