@@ -1005,7 +1005,8 @@ def test_a_launch_reads_the_dim3_in_its_scope_and_its_switch_case(tmp_path):
     cu = tmp_path / "dispatch.cu"
     cu.write_text(LAUNCH_IN_A_SWITCH)
     with pytest.raises(CudaImportError, match=r"the launch of 'reduce' uses the host "
-                                              r"variable 'S': give --launch-grid"):
+                                              r"variable 'S': give its value \(--host "
+                                              r"'S=VALUE'\), or --launch-grid"):
         import_kernels(str(cu), Options())["reduce<64>"]()
     kernels = import_kernels(str(cu), Options(grid="2"))
     blocks = {key: fold_all(kernels[key]().block) for key in ("reduce<64>", "reduce<128>")}

@@ -238,6 +238,27 @@ void h(const half *a, float *y) { k<<<1, 32>>>(a, y); }
     np.testing.assert_array_equal(run(k, arrays={"a": a})["y"], 1 + np.arange(32)[::-1])
 
 
+def test_a_half_negated_or_through_a_half_function_stays_a_half(tmp_path):
+    """`hexp(-v)` (LeetCUDA's sigmoid): cuda_fp16.hpp's unary minus of a half is a half,
+    and so is hexp of it; the sigmoid `f / (f + hexp(-v))` rounds each step to half."""
+    cu = tmp_path / "sig.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(half *x, half *y) {
+    const half f = __float2half(1.0f);
+    half v = x[threadIdx.x];
+    y[threadIdx.x] = f / (f + hexp(hexp(-v) - v));
+}
+void h(half *x, half *y) { k<<<1, 32>>>(x, y); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"x": "32", "y": "32"}))["k"]()
+    x = f16(np.linspace(-1, 1, 32))
+    e = np.exp(-x.astype(np.float64)).astype(np.float16)           # hexp(-v), rounded
+    inner = np.exp((e - x).astype(np.float64)).astype(np.float16)  # half - half, then hexp
+    expected = (f16(1) / (f16(1) + inner)).astype(np.float16)
+    np.testing.assert_array_equal(np.asarray(run(k, arrays={"x": x})["y"], np.float16),
+                                  expected)
+
+
 HALF_MATH = pathlib.Path(__file__).resolve().parent / "cuda" / "half_math.cu"
 HALF_FUNCTIONS = ["hexp", "hexp2", "hexp10", "hlog", "hlog2", "hlog10", "hsqrt", "hrsqrt",
                   "hrcp", "hsin", "hcos", "hfloor", "hceil", "operators"]

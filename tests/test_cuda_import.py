@@ -155,6 +155,48 @@ def test_a_kernel_with_no_launch_asks_for_one(tmp_path):
         build_all(cu)
 
 
+TORCH_STYLE = """
+__global__ void row_sum(const float* x, float* y, int n)
+{
+    __shared__ float s[128];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0.0f;
+        for (int k = 0; k < 128; k++) t += s[k];
+        y[blockIdx.x] = t;
+    }
+}
+
+void row_sums(torch::Tensor x, torch::Tensor y)
+{
+    const int S = x.size(0);
+    dim3 block(128), grid(S);
+    row_sum<<<grid, block>>>(x.data_ptr<float>(), y.data_ptr<float>(), S * 128);
+}
+"""
+
+
+def test_host_values_the_file_cannot_say_are_given_by_host(tmp_path):
+    """A torch binding sizes its launch by `x.size(0)`: the error names the expression and
+    the option; `--host 'x.size(0)=64'` gives it, and the argument computed from it (`S *
+    128`) becomes the parameter's default. A --host naming an expression the file does not
+    have is an error, not ignored."""
+    cu = tmp_path / "t.cu"
+    cu.write_text(TORCH_STYLE)
+    with pytest.raises(CudaImportError, match=r"uses `x\.size\(0\)`: give its value "
+                                              r"\(--host 'x\.size\(0\)=VALUE'\)"):
+        build_all(cu, Options(lengths={"x": "8192", "y": "64"}))
+    code, text = cli("analyze", str(cu), "--host", "x.size( 0 )=64", "--length", "x=8192",
+                     "--length", "y=64", "--json")
+    assert code == 0, text
+    res = json.loads(text)["results"][0]
+    assert (res["grid"], res["block"], res["params"]) == ([64, 1, 1], [128, 1, 1], {"n": 8192})
+    code, out_, err = cli_streams("analyze", str(cu), "--host", "x.size(1)=64")
+    assert code == 2 and "no host expression `x.size(1)`" in err
+
+
 def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
     out = tmp_path / "seed004.py"
     code, text = cli("import", SEED004, "--kernel", "multiply", "-o", str(out))

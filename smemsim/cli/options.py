@@ -73,6 +73,10 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                         "when the file has no <<<...>>> for the kernel")
     g.add_argument("--launch-block", metavar="X[,Y,Z]", help="block of the launch, likewise")
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
+    g.add_argument("--host", action="append", default=[], metavar="EXPR=VALUE",
+                   help="the value of a host expression the launch computes and the file "
+                        "cannot say (`--host 'x.size(0)=4096'`, a variable read from argv; "
+                        "VALUE a C expression, as --length's; repeatable)")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
     g.add_argument("--tensor-map", action="append", default=[],
@@ -125,6 +129,7 @@ def cuda_options(args, with_params: bool = False):
                    include_dirs=list(args.include), grid=args.launch_grid,
                    block=args.launch_block, smem=args.launch_smem,
                    lengths=pairs(args.length, "--length"), params=params,
+                   hosts=pairs(args.host, "--host"),
                    kernel=getattr(args, "kernel", None),
                    tensor_maps=pairs(args.tensor_map, "--tensor-map"),
                    textures=pairs(args.texture, "--texture"), nulls=list(args.null))
@@ -135,7 +140,7 @@ def cuda_flags_given(args) -> list[str]:
     return [flag for flag, value in (
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-        ("--length", args.length), ("--tensor-map", args.tensor_map),
+        ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
         ("--texture", args.texture), ("--null", args.null),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
         if value]

@@ -48,9 +48,11 @@ def launch_of(unit, lowering):
         try:
             out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
         except CudaImportError as err:
+            what = getattr(err, "what", None)
+            hint = f"give its value (--host '{what}=VALUE'), or " if what else "give "
             raise CudaImportError(
-                f"the launch of '{lowering.name}' uses {err.message}: give --launch-grid and "
-                "--launch-block", kernel=lowering.name, loc=lowering.loc(call)) from None
+                f"the launch of '{lowering.name}' uses {err.message}: {hint}--launch-grid "
+                "and --launch-block", kernel=lowering.name, loc=lowering.loc(call)) from None
     grid = given.get("grid", out[0])
     block = given.get("block", out[1])
     smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
@@ -298,6 +300,16 @@ class _Host:
         if depth > 32:
             raise CudaImportError(f"`{short(node)}` (host values defined in terms of each "
                                   "other)")
+        given = self.u.options.hosts
+        if given and not (node.type in ("identifier", "type_identifier") and (
+                (self.env and text(node) in self.env[-1]) or text(node) in self.by_arg)):
+            # a value the user gives for a host expression (--host 'x.size(0)=4096'); an
+            # argument of the launch stays the kernel parameter it becomes
+            key = "".join(text(node).split())
+            for written, value in given.items():
+                if "".join(written.split()) == key:
+                    from .unit import lowering_expr
+                    return lowering_expr(self.u, value, self.low, f"--host {written}")
         if node.type in ("identifier", "type_identifier"):
             name = text(node)
             if self.env and name in self.env[-1]:
@@ -308,7 +320,7 @@ class _Host:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:
                 return self.value(self.locals[name], depth + 1)
-            raise CudaImportError(f"the host variable '{name}'")
+            raise _HostQuestion(f"the host variable '{name}'", name)
         if node.type in ("number_literal", "sizeof_expression", "char_literal"):
             return self.low.expr(node)
         if node.type == "parenthesized_expression":
@@ -336,4 +348,13 @@ class _Host:
                 from kernels_ir import smax, smin
                 f = smin if fn.endswith("min") else smax
                 return f(self.value(args[0], depth + 1), self.value(args[1], depth + 1))
-        raise CudaImportError(f"`{short(node)}`")
+        raise _HostQuestion(f"`{short(node)}`", text(node))
+
+
+class _HostQuestion(CudaImportError):
+    """A host value the launch needs and the file cannot say; `what` is the expression as
+    written (spaces collapsed), which --host names."""
+
+    def __init__(self, message: str, what: str):
+        super().__init__(message)
+        self.what = " ".join(what.split())

@@ -1673,6 +1673,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if node.type == "cast_expression":
             t = self.type_name(node.child_by_field_name("type"), node)
             return TYPES.get(t) if TYPES.get(t) in ("f16", "bf16") else None
+        if node.type == "unary_expression" and \
+                text(node.child_by_field_name("operator")) in ("-", "+"):
+            # cuda_fp16.hpp's unary operators of a half give a half (`hexp(-v)`)
+            return self.half_type(node.child_by_field_name("argument"))
         if node.type == "binary_expression" and \
                 text(node.child_by_field_name("operator")) in ("+", "-", "*", "/"):
             # half op half is a half (cuda_fp16.hpp's operators); with a float, C++ converts
@@ -1689,6 +1693,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return "f16"
             if name in SHUFFLES and len(args) >= 2:
                 return self.half_type(args[1])
+            if name in HALF_MATH and len(args) == 1:   # `hexp(h)`: a half of a half
+                return self.half_type(args[0])
             if name in HALF_ARITH and HALF_ARITH[name][0] not in COMPARISONS:
                 kinds = {self.half_type(a) for a in args} - {None}
                 return kinds.pop() if len(kinds) == 1 else None

@@ -45,6 +45,10 @@ class Options:
     # pointer parameters the host passes NULL, where the file has no launch that says so
     # (--null)
     nulls: list = field(default_factory=list)
+    # host values a launch computes from what the file cannot say (`x.size(0)` of a torch
+    # tensor, a variable read from argv): expression as written, spaces dropped -> value
+    # text, a C expression like --length's (--host)
+    hosts: dict = field(default_factory=dict)
 
 
 class Unit:
@@ -64,6 +68,11 @@ class Unit:
         else:
             self.pp.run_file(self.path, 0, None)
         self.output = self.pp.output()
+        flat = "".join(self.output.text.split()) if self.options.hosts else ""
+        for key in self.options.hosts:
+            if "".join(key.split()) not in flat:
+                raise CudaImportError(f"--host {key}: {self.path.name} has no host "
+                                      f"expression `{key}` (as written there, spaces aside)")
         self._parse()
         wrong = self._mistaken_templates()
         if wrong:  # parse again with those names parenthesized
