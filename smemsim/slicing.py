@@ -129,6 +129,13 @@ class _Dependences:
         return loops, address_axes
 
 
+def expr_block_axes(kernel: Kernel, exprs) -> list[frozenset[str]]:
+    """The blockIdx axes each expression reads, itself or through every definition of the
+    variables it reads (all of them: never fewer than the value can depend on)."""
+    deps = _Dependences(kernel)
+    return [frozenset(deps.closure([e], ())[1]) for e in exprs]
+
+
 def alike_loops(kernel: Kernel, statements: set) -> set[int]:
     """Loops (in `statements`) whose iterations look alike to a run of `statements`: the
     loop variable feeds nothing run inside, and nothing run inside changes state that

@@ -590,6 +590,67 @@ def test_the_largest_grid_when_the_accesses_read_one_block_axis(tmp_path):
     assert res["store"]["wavefronts"] == 65535 * (16384 * (1 + 2 + 1) + 16383 * 4)
 
 
+BLUR = """\
+#define T 16
+__global__ void blur(const float *in, float *out, int W, int H)
+{
+    __shared__ float s[T + 2][T + 2];
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x < W && y < H) s[threadIdx.y + 1][threadIdx.x + 1] = in[y * W + x];
+    if (threadIdx.x == 0 && x > 0 && y < H) s[threadIdx.y + 1][0] = in[y * W + x - 1];
+    __syncthreads();
+    if (x < W && y < H)
+        out[y * W + x] = s[threadIdx.y + 1][threadIdx.x] + s[threadIdx.y + 1][threadIdx.x + 1];
+}
+void h(const float *in, float *out, int W, int H)
+{
+    blur<<<dim3((W + T - 1) / T, (H + T - 1) / T), dim3(T, T)>>>(in, out, W, H);
+}
+"""
+
+
+def test_the_largest_grid_when_guards_read_both_block_axes(tmp_path):
+    """A 2-D image kernel guards by `x < W && y < H`: the slice reads both block axes, but
+    each guard only one, so blocks are classed axis by axis (trace._separable_classes; it
+    took 51 s and 24 GB at a 16,384^2 grid). At 65,535^2 blocks of 16 x 16: every warp of
+    every block makes each access once. The tile's rows are 18 floats, so a warp's two rows
+    share two banks: 2 wavefronts a request, but the halo store (lanes tx = 0 of blocks
+    x > 0: two words 18 apart) 1."""
+    cu = tmp_path / "blur.cu"
+    cu.write_text(BLUR)
+    n = 65535 * 16
+    code, out = cli("analyze", str(cu), "-p", f"W={n}", "-p", f"H={n}", "--length",
+                    f"in={n * n}", "--length", f"out={n * n}", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    warps = 65535 * 65535 * 8
+    assert res["grid"] == [65535, 65535, 1]
+    assert [(s["line"], s["requests"], s["wavefronts"]) for s in res["sites"]] == [
+        (6, warps, 2 * warps), (7, 65534 * 65535 * 8, 65534 * 65535 * 8),
+        (10, warps, 2 * warps), (10, warps, 2 * warps)]
+
+
+@pytest.mark.parametrize("size", [(16383, 4001), (4100, 9000), (2048, 2048)])
+def test_guards_classed_axis_by_axis_count_as_block_by_block(monkeypatch, tmp_path, size):
+    """The classes axis by axis give every site's counts and histogram as classing block
+    by block does, with edge blocks where the guards hold for some threads only."""
+    import smemsim.trace as trace
+    from smemsim import analyze
+    from smemsim.cuda import Options, import_kernels
+    w, h = size
+    path = tmp_path / "blur.cu"
+    path.write_text(BLUR)
+    k = import_kernels(str(path), Options(params={"W": w, "H": h},
+                                          lengths={"in": str(w * h), "out": str(w * h)}))
+    counts = []
+    for threshold in (0, 1 << 62):
+        monkeypatch.setattr(trace, "SEPARABLE_BLOCKS", threshold)
+        r = analyze(k["blur"]())
+        counts.append([(s.site, s.requests, s.wavefronts, s.ideal, s.histogram)
+                       for s in r.sites])
+    assert counts[0] == counts[1]
+
+
 def test_kernels_files_in_packages_import_by_their_dotted_name(tmp_path):
     """A kernels file in a package imports its siblings relatively (as the examples do:
     `from . import gf256`), at any depth; a package named like a module already imported
