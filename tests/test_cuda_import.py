@@ -197,6 +197,71 @@ def test_host_values_the_file_cannot_say_are_given_by_host(tmp_path):
     assert code == 2 and "no host expression `x.size(1)`" in err
 
 
+FIELDS_LAUNCH = """
+__global__ void k(float *out)
+{
+    out[(blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y +
+        threadIdx.y * blockDim.x + threadIdx.x] = 1.0f;
+}
+void h(float *out)
+{
+    dim3 gridDim;
+    dim3 blockDim;
+    blockDim.x = 128;
+    blockDim.y = 4;
+    gridDim.x = (4096 + (16 * blockDim.x / 32 - 1)) / (16 * blockDim.x / 32);
+    gridDim.y = 3;
+    k<<<gridDim, blockDim>>>(out);
+}
+"""
+
+
+def test_a_launch_whose_dim3_fields_the_host_assigns(tmp_path):
+    """`dim3 gridDim; gridDim.x = ...;` (CUDA's cudaTensorCoreGemm sample sizes its simple
+    kernel this way, with host variables named like the built-ins): each field is the last
+    value assigned before the launch, 1 where none is; a field reads another dim3's."""
+    cu = tmp_path / "t.cu"
+    cu.write_text(FIELDS_LAUNCH)
+    k = build_all(cu, Options(lengths={"out": str(64 * 3 * 512)}))["k"]
+    from kernels_ir import resolve_launch
+    launch = resolve_launch(k)
+    assert (launch.grid, launch.block) == ((64, 3, 1), (128, 4, 1))
+
+
+def test_c_style_copies_and_views_of_the_tensor_core_samples(tmp_path):
+    """What CUDA's cudaTensorCoreGemm writes around its fragments: a scalar parameter
+    assigned (`beta /= alpha`, the kernel's own copy), a persistent loop with no condition
+    left by a break, a float pointer over a 2-D half tile (`(float *)&shmem[0][0]`), and
+    int4 copies through a local typedef (`*((copy_t *)p + lane) = *((copy_t *)q + lane)`)."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(const float *C, float *D, float scale, float beta, int tiles)
+{
+    __shared__ half shm[8][16];
+    float *f = (float *)&shm[0][0];
+    beta *= scale;
+    for (unsigned t = blockIdx.x;; t += gridDim.x) {
+        if (t >= tiles)
+            break;
+        typedef int4 copy_t;
+        *((copy_t *)(f + 0) + threadIdx.x) = *((copy_t *)(C + t * 64) + threadIdx.x);
+        __syncwarp();
+        D[t * 64 + threadIdx.x] = f[threadIdx.x] * beta;
+        __syncwarp();
+    }
+}
+void h(const float *C, float *D) { k<<<2, 16>>>(C, D, 2.0f, 0.25f, 5); }
+""")
+    k = build_all(cu, Options(lengths={"C": "320", "D": "320"}))["k"]
+    c = np.arange(320, dtype=np.float32)
+    from kernels_ir import run
+    d = run(k, arrays={"C": c})["D"].reshape(5, 64)
+    # each tile's first 16 floats are written, scaled by 0.5; the rest stay as made
+    np.testing.assert_array_equal(d[:, :16], c.reshape(5, 64)[:, :16] * 0.5)
+    site = analyze(k).sites[0]   # one STS.128 a warp a tile: 16 lanes x 16 bytes, 2 wavefronts
+    assert (site.op, site.width, site.requests, site.wavefronts) == ("store", 16, 5, 10)
+
+
 def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
     out = tmp_path / "seed004.py"
     code, text = cli("import", SEED004, "--kernel", "multiply", "-o", str(out))

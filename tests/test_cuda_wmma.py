@@ -18,8 +18,8 @@ from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
 
 WMMA = pathlib.Path(__file__).resolve().parent / "cuda" / "wmma_kernels.cu"
 M = N = K = 64
-LENGTHS = {"A": str(M * K), "B": str(K * N), "C": str(M * N), "At": "1024", "Bt": "1024",
-           "Ct": "1024"}
+LENGTHS = {"A": str(M * K), "B": str(K * N), "C": str(M * N), "D": str(M * N), "At": "1024",
+           "Bt": "1024", "Ct": "1024"}
 SIZED = {"wmma_tile<24>", "wmma_tile<16>", "wmma_global_2x2"}
 
 
@@ -48,14 +48,15 @@ def test_row_major_products_equal_numpy(name):
 
 def test_column_major_operands_and_a_half_accumulator():
     """At and Bt hold A and B column-major (element (m, k) of A at k * 16 + m), the
-    accumulator starts at 1.0 (fill_fragment) and is stored column-major: Ct is (AB + 1)
-    transposed, per block of 256."""
+    accumulator starts at 1.0 (fill_fragment), each of its halves is doubled (`c.x[e] =
+    __hadd(c.x[e], c.x[e])`) and it is stored column-major: Ct is 2 (AB + 1) transposed,
+    per block of 256."""
     at, bt = small(1024, 3), small(1024, 4)
     out = run(kernel("wmma_colmajor_half"), arrays={"At": at, "Bt": bt})
     for blk in range(4):
         part = slice(256 * blk, 256 * (blk + 1))
         a, b = matrix(at[part], 16, 16).T, matrix(bt[part], 16, 16).T
-        np.testing.assert_array_equal(matrix(out["Ct"][part], 16, 16).T, a @ b + 1)
+        np.testing.assert_array_equal(matrix(out["Ct"][part], 16, 16).T, 2 * (a @ b + 1))
 
 
 def test_an_accumulator_loaded_from_shared_and_stored_by_columns():
@@ -66,6 +67,19 @@ def test_an_accumulator_loaded_from_shared_and_stored_by_columns():
     expected = matrix(a[:256], 16, 16) @ matrix(b[:256], 16, 16).T + matrix(c[:256], 16, 16)
     np.testing.assert_array_equal(np.asarray(out["C"][:256], np.float64),
                                   expected.T.reshape(-1))
+
+
+def test_a_persistent_loop_scales_the_accumulator_by_its_elements():
+    """wmma_persistent: three blocks walk the 16 tiles of D = alpha A B + beta C (`beta /=
+    alpha` first, then C x beta, the product x alpha, element by element), through a float
+    tile over the bytes of the half tile and int4 copies; A is 64 x 16, B 16 x 64
+    column-major."""
+    a, b = small(M * K, 8), small(K * N, 9)    # (the first 1,024 of each are read)
+    c = small(M * N, 10).astype(np.float32)
+    out = run(kernel("wmma_persistent"), arrays={"A": a, "B": b, "C": c})
+    expected = 2.0 * (matrix(a[:1024], 64, 16) @ matrix(b[:1024], 64, 16).T) + \
+        0.5 * matrix(c, M, N)
+    np.testing.assert_array_equal(matrix(out["D"], M, N), expected)
 
 
 def counts(name: str) -> list:
@@ -102,7 +116,7 @@ def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-                                  "wmma_accumulate"])
+                                  "wmma_accumulate", "wmma_persistent"])
 def test_on_the_gpu(name):
     """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
     transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
@@ -137,7 +151,7 @@ def test_the_users_build_equals_ncu(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
                    check=True, capture_output=True)
     order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-             "wmma_accumulate"]
+             "wmma_accumulate", "wmma_persistent"]
     for number, key in enumerate(order):
         k = kernel(key)
         build = build_original(str(WMMA), instantiation(str(WMMA), None, key))

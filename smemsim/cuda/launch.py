@@ -240,7 +240,10 @@ class _Host:
                 continue   # a declaration of a block the launch is not in, or after it
             type_text = text(d.child_by_field_name("type"))
             for init in d.named_children[1:]:
-                if type_text == "dim3" and init.type == "init_declarator":
+                if type_text == "dim3" and init.type == "identifier":
+                    # `dim3 grid;` then `grid.x = ...;`: its fields, 1 until assigned
+                    self.dims3[text(init)] = {"x": None, "y": None, "z": None}
+                elif type_text == "dim3" and init.type == "init_declarator":
                     value = init.child_by_field_name("value")
                     name = text(init.child_by_field_name("declarator"))
                     self.dims3[name] = value.named_children if value.type in (
@@ -256,6 +259,16 @@ class _Host:
                     name = text(init.child_by_field_name("declarator"))
                     if name not in assigned:  # set once: its value is known
                         self.locals[name] = init.child_by_field_name("value")
+        for n in walk(scope):
+            if n.type != "assignment_expression" or n.start_byte > call.start_byte or \
+                    n.child_by_field_name("operator").type != "=":
+                continue
+            left = n.child_by_field_name("left")
+            if left.type == "field_expression":
+                owner = text(left.child_by_field_name("argument"))
+                field = text(left.child_by_field_name("field"))
+                if isinstance(self.dims3.get(owner), dict) and field in "xyz":
+                    self.dims3[owner][field] = n.child_by_field_name("right")   # the latest
         # (walk order: the innermost declaration in scope, the latest, is the one kept)
         for name, value in _switch_cases(call).items():
             # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
@@ -288,6 +301,9 @@ class _Host:
             node = node.named_children[0]
         if node.type == "identifier" and text(node) in self.dims3:
             node = self.dims3[text(node)]
+            if isinstance(node, dict):   # fields assigned one by one
+                return tuple(const(1) if node[a] is None else self.value(node[a])
+                             for a in "xyz")
         if not isinstance(node, list) and node.type == "call_expression" and \
                 text(node.child_by_field_name("function")) == "dim3":
             node = node.child_by_field_name("arguments").named_children
@@ -325,6 +341,13 @@ class _Host:
             return self.low.expr(node)
         if node.type == "parenthesized_expression":
             return self.value(node.named_children[0], depth + 1)
+        if node.type == "field_expression" and isinstance(
+                self.dims3.get(text(node.child_by_field_name("argument"))), dict):
+            # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned
+            field = self.dims3[text(node.child_by_field_name("argument"))].get(
+                text(node.child_by_field_name("field")))
+            if field is not None:
+                return self.value(field, depth + 1)
         if node.type == "binary_expression":
             op = node.child_by_field_name("operator").type
             a = self.value(node.child_by_field_name("left"), depth + 1)

@@ -399,6 +399,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         tensor_map = lambda p: "CUtensorMap" in text(p.child_by_field_name("type") or p)  # noqa
         for p in sorted(params, key=lambda p: (tensor_map(p), pointer(p))):
             self.parameter(p, writes, reads)
+        self.assigned_params(node.child_by_field_name("body"))
         self.pointer_params(node.child_by_field_name("body"))
         self.block(node.child_by_field_name("body"))
         for arr in self.module_scope:
@@ -504,6 +505,22 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(p):
             e = self.kb.param(name, dtype)
         self.declare(name, Sym("param", e, dtype))
+
+    def assigned_params(self, body) -> None:
+        """A scalar parameter the body assigns (`beta /= alpha;`: C's parameters are the
+        kernel's own copies) becomes a local holding its value, declared first."""
+        for n in walk(body):
+            if n.type == "assignment_expression":
+                target = n.child_by_field_name("left")
+            elif n.type == "update_expression":
+                target = n.child_by_field_name("argument")
+            else:
+                continue
+            sym = self.declared(text(target)) if target.type == "identifier" else None
+            if sym is not None and sym.kind == "param":
+                with self.at(target):
+                    ref = self.kb.let(text(target), sym.value, sym.dtype)
+                self.declare(text(target), Sym("local", ref, sym.dtype))
 
     def null_parameter(self, p, name: str, dtype: str, lanes: int, intent: str) -> None:
         """A pointer parameter the launch passes NULL (llm.c's optional `probs`): an array
@@ -1053,6 +1070,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             arr, indices = where
             self.store_element(arr, indices, op, value, node)
             return
+        if (element := self.fragment_element(target)) is not None:
+            self.fragment_write(*element, op, value, node)   # `c.x[t] *= beta`
+            return
         if target.type in ("subscript_expression", "pointer_expression"):
             arr, indices = self.element_place(target)
             self.store_element(arr, indices, op, value, node)
@@ -1224,6 +1244,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             dim = self.group_dim3(node.child_by_field_name("argument"))
             if dim is not None and fld in "xyz":
                 return getattr(dim, fld)
+            if fld == "num_elements" and (count := self.fragment_count(node)) is not None:
+                return count
             member = self.struct_member(node) or self.struct_array_field(node)
             if member is not None:
                 if member.kind in ("local", "const", "param"):
@@ -1239,6 +1261,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                    "struct the importer reads")
         if t == "parenthesized_expression":
             return self.expr(node.named_children[0])
+        if t == "subscript_expression" and (element := self.fragment_element(node)) is not None:
+            return self.fragment_read(*element, node)   # `c.x[t]` of a wmma accumulator
         if t in ("subscript_expression", "pointer_expression"):
             if t == "pointer_expression" and node.children[0].type == "&":
                 raise self.error(node, f"`{short(node)}`: an address as a value (pointers "
@@ -1659,6 +1683,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         form says so; else None."""
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
+        if (element := self.fragment_element(node)) is not None:   # `c.x[e]` of wmma's
+            return element[0].element if element[0].element != "f32" else None
         if node.type == "field_expression":   # `h2.x` of a half2
             node = node.child_by_field_name("argument")
         while node.type == "subscript_expression":
@@ -2166,14 +2192,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         arr, indices = self.pointer_place(value, where)
         if dtype == arr.dtype:
             return arr, indices
-        if arr.kind not in ("shared", "global") or arr.rank != 1 or arr.lanes != 1 or \
-                arr.place == ("null",):
+        if arr.kind not in ("shared", "global") or (arr.rank != 1 and arr.kind != "shared") \
+                or arr.lanes != 1 or arr.place == ("null",):
             raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "
-                                   "importer reinterprets 1-D __shared__ and global arrays "
-                                   "only)")
+                                   "importer reinterprets __shared__ arrays and 1-D global "
+                                   "arrays)")
         new, old = SIZES[dtype], SIZES[arr.dtype]
         with self.at(node):
-            first = exact_quotient(indices[0] * old if old > 1 else indices[0], new)
+            # a tile of several dimensions is read as its bytes in a row (`(float *)
+            # &shmem[0][0]` over a 2-D half tile: cudaTensorCoreGemm's C tiles)
+            flat = indices[0] if arr.rank == 1 else arr.value.flat_index(tuple(indices))
+            first = exact_quotient(flat * old if old > 1 else flat, new)
         if first is None:
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
                                    f"is a multiple of {new} bytes (a constant, or a product "

@@ -90,11 +90,12 @@ class FlowMixin:
         self.scopes.append({})
         outer = None
         try:
-            if init is not None and init.type == "declaration" and update is not None and \
-                    self.calls_function(update):
+            if init is not None and init.type == "declaration" and (cond is None or (
+                    update is not None and self.calls_function(update))):
                 # `for (int b = s.next(); b >= 0; b = s.next())`: an update that runs a
-                # function's statements is no loop step: the C loop as it runs, its variable
-                # a local, the update at the end of the body
+                # function's statements is no loop step; `for (unsigned p = blockIdx.x;; p +=
+                # gridDim.x)` ends by a break: the C loop as it runs, its variable a local,
+                # the update at the end of the body
                 self.declaration(init)
                 self.while_loop(node, cond, node.child_by_field_name("body"), unroll, False,
                                 update)

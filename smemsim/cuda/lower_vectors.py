@@ -94,8 +94,21 @@ class VectorsMixin:
             return arr, indices + [const(0)], arr.lanes
         if node.type == "pointer_expression" and node.children[0].type == "*":
             inner = node.named_children[0]
+            while inner.type == "parenthesized_expression":
+                inner = inner.named_children[0]
             if inner.type == "identifier":
                 return self.vector_place(inner)
+            if inner.type == "binary_expression" and \
+                    inner.child_by_field_name("operator").type in ("+", "-"):
+                # `*((int4 *)p + lane)`: the vector `lane` vectors on from the cast's
+                base = self.vector_cast(inner.child_by_field_name("left"))
+                if base is not None:
+                    arr, indices, lanes = base
+                    step = self.index(inner.child_by_field_name("right")) * lanes
+                    last = plus(indices[-1], step) \
+                        if inner.child_by_field_name("operator").type == "+" \
+                        else indices[-1] - step
+                    return arr, indices[:-1] + [last], lanes
             return self.vector_cast(inner)
         return None
 
@@ -128,6 +141,7 @@ class VectorsMixin:
         name = t.rstrip("*").strip()
         if not t.endswith("*"):
             return None
+        name = self.u.vector_typedefs.get(self.types.get(name, name), name)  # `copy_t`: int4
         if name not in VECTORS:
             if name in TYPES or name in self.u.typedefs:
                 return None  # a scalar pointer cast: pointer_place reads it

@@ -154,6 +154,75 @@ class WmmaMixin:
                                    f"({sym.value.rank} indices)")
         return sym.value, indices
 
+    def fragment_of(self, node) -> tuple[Fragment, list] | None:
+        """`fragment_arg` where `node` names a fragment (`c`, `c[i][j]`), else None."""
+        root = node
+        while root.type == "subscript_expression":
+            root = root.child_by_field_name("argument")
+        if root.type != "identifier":
+            return None
+        sym = self.declared(text(root))
+        if sym is None or sym.kind != "fragment":
+            return None
+        return self.fragment_arg(node)
+
+    def fragment_count(self, node) -> Expr | None:
+        """`c.num_elements` of an accumulator: its elements per lane (8 for m16n16k16)."""
+        found = self.fragment_of(node.child_by_field_name("argument"))
+        if found is None:
+            return None
+        self.accumulator_only(found[0], node)
+        return const(8)
+
+    def fragment_element(self, node) -> tuple | None:
+        """(fragment, its indices, the element's index) of `c.x[t]` (`c[i][j].x[t]`), or
+        None where `node` is not an element of a fragment."""
+        if node.type != "subscript_expression":
+            return None
+        field = node.child_by_field_name("argument")
+        if field.type != "field_expression" or \
+                text(field.child_by_field_name("field")) != "x":
+            return None
+        found = self.fragment_of(field.child_by_field_name("argument"))
+        if found is None:
+            return None
+        self.accumulator_only(found[0], node)
+        return found[0], found[1], cast(self.index(subscript_index(node)), i32)
+
+    def accumulator_only(self, frag: Fragment, node) -> None:
+        if frag.use != "accumulator":
+            raise self.error(node, f"`{short(node)}`: the elements of a {frag.use} fragment "
+                                   "are laid out as each architecture loads them: the "
+                                   "importer reads an accumulator's (x[i], num_elements)")
+
+    def fragment_read(self, frag: Fragment, lead: list, i: Expr, node) -> Expr:
+        """Element i of a lane's accumulator: float i, or the half in word i / 2 (as its
+        float value, as registers hold halves)."""
+        with self.at(node):
+            if frag.element == "f32":
+                return frag.array[tuple(lead) + (i,)]
+            word = frag.array[tuple(lead) + (i >> 1,)]
+            bits = (word >> cast((i & 1) * 16, u32)) & 0xFFFF
+            return call("f16_from_bits", bits)
+
+    def fragment_write(self, frag: Fragment, lead: list, i: Expr, op: str, value: Expr,
+                       node) -> None:
+        """`c.x[t] op= value`: the element converted to the fragment's type (a half rounded
+        once), the other half of its word kept."""
+        if op != "=":
+            value = self.c_binary(op[:-1], self.fragment_read(frag, lead, i, node), value,
+                                  node)
+        if frag.element == "f32":
+            with self.at(node):
+                frag.array[tuple(lead) + (i,)] = cast(value, BY_NAME["f32"])
+            return
+        half = self.convert(value, "f16", node)
+        with self.at(node):
+            at = tuple(lead) + (i >> 1,)
+            shift = cast((i & 1) * 16, u32)
+            bits = cast(call("f16_bits", half), u32) << shift
+            frag.array[at] = (frag.array[at] & ~(cast(0xFFFF, u32) << shift)) | bits
+
     def words_of(self, frag: Fragment, lead: list) -> list:
         return [frag.array[tuple(lead) + (const(j),)] for j in range(frag.words)]
 

@@ -42,7 +42,8 @@ __global__ void wmma_tile(const half *A, const half *B, float *C, int M, int N, 
 }
 
 // Column-major operands (A as its transpose, B as its transpose) and a half accumulator,
-// stored column-major: the other ldmatrix form of each operand and 16-bit stores.
+// doubled element by element and stored column-major: the other ldmatrix form of each
+// operand and 16-bit stores.
 __global__ void wmma_colmajor_half(const half *At, const half *Bt, half *Ct)
 {
     __shared__ half s_at[16][16];
@@ -61,6 +62,8 @@ __global__ void wmma_colmajor_half(const half *At, const half *Bt, half *Ct)
     wmma::load_matrix_sync(a, &s_at[0][0], 16);
     wmma::load_matrix_sync(b, &s_bt[0][0], 16);
     wmma::mma_sync(c, a, b, c);
+    for (int e = 0; e < c.num_elements; e++)
+        c.x[e] = __hadd(c.x[e], c.x[e]);
     wmma::store_matrix_sync(&s_ct[0][0], c, 16, wmma::mem_col_major);
     __syncthreads();
     for (int i = lane; i < 256; i += 32)
@@ -122,13 +125,63 @@ __global__ void wmma_accumulate(const half *A, const half *B, float *C)
         C[i] = s_c[i / 16][i % 16];
 }
 
+// D = alpha A B + beta C over 16 x 16 tiles, one warp a block walking the tiles until none
+// is left (the shape of CUDA's cudaTensorCoreGemm sample, written for smemsim: K = 16, A
+// row-major M x 16, B column-major 16 x N): a scalar parameter assigned, a loop ended by a
+// break, a float tile over the bytes of a 2-D half tile, int4 copies through a typedef,
+// and the accumulator's elements scaled by x[e].
+__global__ void wmma_persistent(const half *A, const half *B, const float *C, float *D,
+                                float alpha, float beta, int tiles_n, int tiles)
+{
+    extern __shared__ half shm[][16 + 8];
+    float *c_tile = (float *)&shm[0][0];
+    const unsigned lane = threadIdx.x % 32;
+    const int N = tiles_n * 16;
+    beta /= alpha;
+    for (unsigned t = blockIdx.x;; t += gridDim.x) {
+        if (t >= tiles)
+            break;
+        int m0 = (t / tiles_n) * 16, n0 = (t % tiles_n) * 16;
+        for (int i = lane; i < 64; i += 32) {
+            typedef int4 copy_t;
+            *((copy_t *)(c_tile + (i / 4) * 16) + i % 4) =
+                *((copy_t *)(C + (m0 + i / 4) * N + n0) + i % 4);
+        }
+        __syncthreads();
+        wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+        wmma::load_matrix_sync(c, c_tile, 16, wmma::mem_row_major);
+        for (int e = 0; e < c.num_elements; e++)
+            c.x[e] *= beta;
+        __syncthreads();
+        for (int i = lane; i < 256; i += 32) {
+            shm[i / 16][i % 16] = A[(m0 + i / 16) * 16 + i % 16];
+            shm[16 + i / 16][i % 16] = B[(n0 + i / 16) * 16 + i % 16];
+        }
+        __syncthreads();
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> a;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> b;
+        wmma::load_matrix_sync(a, &shm[0][0], 24);
+        wmma::load_matrix_sync(b, &shm[16][0], 24);
+        wmma::mma_sync(c, a, b, c);
+        for (int e = 0; e < c.num_elements; e++)
+            c.x[e] *= alpha;
+        __syncthreads();
+        wmma::store_matrix_sync(c_tile, c, 16, wmma::mem_row_major);
+        __syncthreads();
+        for (int i = lane; i < 256; i += 32)
+            D[(m0 + i / 16) * N + n0 + i % 16] = c_tile[i];
+        __syncthreads();
+    }
+}
+
 // Each kernel once (or the one named by its number, for a profiler): 64^3, inputs zeroed.
 int main(int argc, char **argv)
 {
     const int M = 64, N = 64, K = 64;
     int only = argc > 1 ? atoi(argv[1]) : -1;
     half *A, *B, *Ct;
-    float *C;
+    float *C, *D;
+    cudaMalloc(&D, M * N * sizeof(float));
     cudaMalloc(&A, M * K * sizeof(half));
     cudaMalloc(&B, K * N * sizeof(half));
     cudaMalloc(&C, M * N * sizeof(float));
@@ -146,6 +199,9 @@ int main(int argc, char **argv)
         wmma_global_2x2<<<dim3(N / 64, M / 64), 128>>>(A, B, C, M, N, K);
     if (only < 0 || only == 4)
         wmma_accumulate<<<1, 32>>>(A, B, C);
+    if (only < 0 || only == 5)
+        wmma_persistent<<<3, 32, 32 * 24 * sizeof(half)>>>(A, B, C, D, 2.0f, 0.5f, N / 16,
+                                                          (M / 16) * (N / 16));
     cudaDeviceSynchronize();
     return 0;
 }
