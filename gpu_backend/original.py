@@ -448,7 +448,8 @@ def _reattach(by_line: dict, pending: dict) -> None:
     lines (`regN[i] =` on one line, `Bs[...]` on the next, the LDS on the second); they
     join the nearest line above in the same file (at most 8 lines above) that has sites,
     where those sites lack at least as many bytes of that kind of instruction as they
-    bring."""
+    bring, or have none and they bring whole copies of what the sites state (an unrolled
+    loop's)."""
     for line in sorted(k for k in pending if k not in by_line):
         above = [k for k in by_line if k is not None and k[0] == line[0] and
                  line[1] - 8 <= k[1] < line[1]]
@@ -460,7 +461,10 @@ def _reattach(by_line: dict, pending: dict) -> None:
                          if EXPECTED_SASS[s.op] == (kind,))
             have = sum(a.width for a in pending.get(nearest, ()) if a.kind == kind)
             moving = sum(a.width for a in pending[line] if a.kind == kind)
-            if have + moving <= stated:  # only what the sites lack, never more
+            # only what the sites lack, never more; or, to sites that have none, whole
+            # copies of what they state (a multi-line statement in a loop nvcc unrolled:
+            # cudaTensorCoreGemm's `*((int4 *)p + lane) =` over two lines)
+            if have + moving <= stated or (stated and not have and moving % stated == 0):
                 _move(pending, line, nearest, [a for a in pending[line] if a.kind == kind])
 
 

@@ -82,6 +82,35 @@ def test_a_persistent_loop_scales_the_accumulator_by_its_elements():
     np.testing.assert_array_equal(matrix(out["D"], M, N), expected)
 
 
+def test_fragments_of_a_templates_type_parameters(tmp_path):
+    """`fragment<matrix_a, 16, 16, 16, T, row_major>` in `template <typename T, typename
+    Acc>` instantiated as `k<half, float>`: the types the launch binds."""
+    cu = tmp_path / "tpl.cu"
+    cu.write_text("""#include <mma.h>
+using namespace nvcuda;
+template <typename T, typename Acc>
+__global__ void k(const T *a, const T *b, Acc *c) {
+  __shared__ T sa[256], sb[256];
+  for (int i = threadIdx.x; i < 256; i += 32) { sa[i] = a[i]; sb[i] = b[i]; }
+  __syncthreads();
+  wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 16, Acc> fc;
+  wmma::fill_fragment(fc, 0.0f);
+  wmma::load_matrix_sync(fa, sa, 16);
+  wmma::load_matrix_sync(fb, sb, 16);
+  wmma::mma_sync(fc, fa, fb, fc);
+  wmma::store_matrix_sync(c, fc, 16, wmma::mem_row_major);
+}
+void h(const half *a, const half *b, float *c) { k<half, float><<<1, 32>>>(a, b, c); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"a": "256", "b": "256", "c": "256"}))
+    a, b = small(256, 11), small(256, 12)
+    out = run(k["k<half, float>"](), arrays={"a": a, "b": b})
+    np.testing.assert_array_equal(matrix(out["c"], 16, 16),
+                                  matrix(a, 16, 16) @ matrix(b, 16, 16))
+
+
 def counts(name: str) -> list:
     return [(s.op, s.width, s.requests, s.wavefronts) for s in analyze(kernel(name)).sites]
 

@@ -88,7 +88,8 @@ class WmmaMixin:
         use = last(args[0])
         shape = tuple(self.constant_int(parse_expression(a), "a fragment shape")
                       for a in args[1:4])
-        element = ELEMENTS.get(last(self.types.get(args[4], args[4])))
+        named = self.types.get(args[4], args[4])   # a template's type parameter: its IR type
+        element = named if named in ("f16", "bf16", "f32") else ELEMENTS.get(last(named))
         if shape != (16, 16, 16) or element is None:
             raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
                                    f"of {args[4]} is not supported (the importer reads "
@@ -284,9 +285,11 @@ class WmmaMixin:
                                    f"'{arr.value.name}' holds {arr.dtype}")
         with self.at(node):
             ldm = cast(ldm, i32)
+            want = "u16" if half else "f32"   # halves move as their bits
             if arr.kind == "shared":
-                target = self.shared_view(arr, "u16", node) if half and arr.dtype != "u16" \
-                    else (arr if arr.rank == 1 else self.shared_view(arr, arr.dtype, node))
+                # a tile of several dimensions: its elements in a row (a flat view)
+                target = arr if arr.dtype == want and arr.rank == 1 else \
+                    self.shared_view(arr, want, node)
                 base = cast(arr.value.flat_index(tuple(indices)), i32)
             elif arr.kind == "global":
                 target = self.shared_view(arr, "u16", node) if half and arr.dtype != "u16" \
