@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, i32, run
-from kernels_ir.expr import COMPARE_OPS, Expr, const
+from kernels_ir.expr import COMPARE_OPS, Expr, Op, cast, const
 from kernels_ir.stmt import Loop, map_statements, walk
 
 from .ranges import UNDECIDED, BlockRanges, trip_counts
@@ -405,12 +405,31 @@ def substitute(kernel: Kernel, decided: dict[int, int]) -> Kernel:
             out = const(decided[key], i32)
         else:
             src = tuple(expr(x) for x in e.src)
-            out = e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src,
-                                                                        e.arg)
+            out = _folded(e, src)
+            if out is None:
+                out = e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype,
+                                                                            src, e.arg)
         memo[key] = out
         return out
 
     return replace(kernel, body=map_statements(kernel.body, lambda s: s.rebuild(expr=expr)))
+
+
+def _folded(e: Expr, src: tuple) -> Expr | None:
+    """`c ? a : b`, `c && x` and `c || x` whose condition a substitution made a constant:
+    the side C evaluates (so that a block class whose guards are decided stops reading the
+    block axes only the other side reads: Rodinia's hotspot, `(blkY < 0) ? -blkY : 0`);
+    None for anything else."""
+    if not src or src[0].op is not Op.CONST:
+        return None
+    if e.op is Op.SELECT:
+        taken = src[1] if src[0].arg else src[2]
+        return taken if taken.dtype == e.dtype else cast(taken, e.dtype)
+    if e.op in (Op.LAND, Op.LOR):
+        if bool(src[0].arg) == (e.op is Op.LOR):   # 1 || x, 0 && x: decided by the constant
+            return const(int(e.op is Op.LOR), e.dtype)
+        return cast(src[1] != const(0, src[1].dtype), e.dtype)   # 1 && x, 0 || x: x's truth
+    return None
 
 
 def reference_requests(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> dict:

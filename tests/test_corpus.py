@@ -123,3 +123,36 @@ def test_shfl_scan_with_the_width_its_host_passes():
                               "partial_sums": np.zeros(256, np.int32)})
     assert (out["data"] == np.arange(65536) % 256 + 1).all()
     assert (out["partial_sums"] == 256).all()
+
+
+def hotspot(cols: int, rows: int):
+    """Rodinia's calculate_temp over a cols x rows grid, as its host launches it."""
+    e = dict(entry("rodinia/hotspot.cu"))
+    e["params"] = dict(e["params"], grid_cols=cols, grid_rows=rows)
+    e["grid"] = f"({cols} + 12 - 1) / 12, ({rows} + 12 - 1) / 12"
+    return build(e)
+
+
+@pytest.mark.parametrize("separable", [True, False])
+def test_hotspot_with_edge_blocks_counts_as_the_brute_force(monkeypatch, separable):
+    """hotspot's guards and its clamped neighbours (`N = (N < validYmin) ? validYmin : N`,
+    `validYmin = (blkY < 0) ? -blkY : 0`) read one block axis each: with the decided
+    comparisons' selects folded, a block class stops reading the axis only the untaken side
+    reads. Every site's counts equal running every block (both ways of classing them), at
+    a size whose last blocks overhang the grid on both axes."""
+    import smemsim.trace as trace
+    from tests.test_analysis import assert_matches_reference
+    monkeypatch.setattr(trace, "SEPARABLE_BLOCKS", 0 if separable else 1 << 62)
+    assert_matches_reference(hotspot(50, 41))
+
+
+def test_hotspot_at_a_16k_grid_is_classed_not_walked():
+    """At 16,384 x 16,384 cells (1,366^2 blocks) the classes are a few per axis: it took
+    266 s and 3.7 GB block by block (docs/performance.md). The tile load `temp_on_cuda[ty]
+    [tx] = temp_src[index]` is guarded by the cell's range; a warp is two rows of the 16 x 16
+    block. Columns always leave each warp some cells, rows do not: block row 0 covers rows
+    -2..13 (its warp 0, rows -2 and -1, loads nothing), block row 1,365 rows 16,378..16,393
+    (warps 3-7, rows 16,384 on, nothing): 8 requests a block less 1 + 5 in those rows."""
+    r = analyze(hotspot(16384, 16384))
+    assert r.blocks_traced < 64
+    assert (r.sites[0].loc.line, r.sites[0].requests) == (167, 1366 * (1366 * 8 - 1 - 5))
