@@ -32,7 +32,10 @@ from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import hazard_slices
-from .trace import CHUNK_THREADS, LOOP_LIMIT, _blocks_on_read_axes
+from .trace import (
+    CHUNK_THREADS, LOOP_LIMIT, _blocks_on_read_axes, _decidable_comparisons,
+    separable_products,
+)
 
 if TYPE_CHECKING:  # annotations only
     import networkx as nx
@@ -634,11 +637,15 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
-        reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
+        reps = _class_representatives(kernel, launch, None, hs, probe_settled_by(ranges))
+        if reps is None:
+            reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
         if reps.size > HUGE_GRID:
             return None
     else:
-        reps = _representatives(kernel, ranges, chosen, hs)
+        reps = _class_representatives(kernel, launch, chosen, hs, probe_settled_by(ranges))
+        if reps is None:
+            reps = _representatives(kernel, ranges, chosen, hs)
     blocks_total = launch.num_blocks if chosen is None else chosen.size
     total = blocks_total + reps.size
     found, seen = [], {}
@@ -695,6 +702,38 @@ def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
     """The range (lo, size) of blocks in four (lo, size) parts, to run again apart."""
     step = -(-size // 4)
     return [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
+
+
+# Past this many blocks the check classes its shared run axis by axis where it can: a run
+# of the shared slice per block costs some 50 us, a class's variant and slice some 10 ms
+CHECK_SEPARABLE_BLOCKS = 4096
+
+
+def probe_settled_by(ranges: BlockRanges):
+    """The `settled` of hazard_slices over these ranges."""
+    return lambda p: probe_settled(ranges, p)
+
+
+def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
+                           settled) -> np.ndarray | None:
+    """One block of each class the shared run cannot tell apart, made axis by axis where
+    its guards each read one block axis (trace.separable_products, as the analysis classes
+    a 2-D image kernel's grid): for every block of a large grid (`chosen` all of them, or
+    None) whose shared run reads two or more axes; None otherwise (then block by block)."""
+    whole = chosen is None or chosen.size == launch.num_blocks   # None: the whole grid
+    if not whole or launch.num_blocks <= CHECK_SEPARABLE_BLOCKS or len(hs.block_axes) < 2:
+        return None
+    comparisons = _decidable_comparisons(kernel, hs.shared)
+    if not comparisons:
+        return None
+
+    def reads(variant, decided):
+        vhs = hazard_slices(variant, settled) if decided else hs
+        return None if vhs.unusable or vhs.trip_loops else (vhs, vhs.block_axes)
+    products = separable_products(kernel, launch, hs.block_axes, comparisons, reads)
+    if products is None:
+        return None
+    return np.unique(np.concatenate([linear for _, _, linear, _ in products]))
 
 
 def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,

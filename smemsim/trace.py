@@ -298,13 +298,30 @@ def _separable_classes(kernel: Kernel, launch: Launch, sl: Slice, comparisons) -
     are the products of the axes' classes, each the size of the product (no array over the
     grid). None where a guard reads two axes, or a class would still run too many blocks,
     or a loop's trips depend on the block (the caller then classes block by block)."""
+    def reads(variant, decided):
+        vs = slice_kernel(variant) if decided else sl
+        return None if vs.trip_loops else (vs, vs.block_axes)
+    products = separable_products(kernel, launch, sl.block_axes, comparisons, reads)
+    if products is None:
+        return None
+    return [(variant, vs, linear, np.full(linear.size, weight, np.int64), {})
+            for variant, vs, linear, weight in products]
+
+
+def separable_products(kernel: Kernel, launch: Launch, read_axes, comparisons, reads):
+    """The classes of a grid whose comparisons each read at most one block axis (of
+    `read_axes`, the axes the run reads), axis by axis: a list of (variant, what `reads`
+    said of it, the blocks to run, how many blocks each stands for); None where a comparison
+    reads two axes, `reads(variant, decided)` (the variant's slice and the block axes it
+    still reads) says None, or a class would still run more than SEPARABLE_RUNS blocks.
+    Shared by the analysis (Slice) and `check`'s shared run (HazardSlices)."""
     axes_of = expr_block_axes(kernel, comparisons)
     if any(len(a) > 1 for a in axes_of):
         return None
     gx, gy, gz = launch.grid
     extent = {"x": gx, "y": gy, "z": gz}
     stride = {"x": 1, "y": gx, "z": gx * gy}
-    read = sorted(sl.block_axes)
+    read = sorted(read_axes)
     unread = math.prod(extent[a] for a in "xyz" if a not in read)
     # the guards no block axis decides: as block 0 resolves them
     common = [c for c, a in zip(comparisons, axes_of) if not a]
@@ -332,13 +349,13 @@ def _separable_classes(kernel: Kernel, launch: Launch, sl: Slice, comparisons) -
             decided.update(states)
         decided = {k: v for k, v in decided.items() if v != UNDECIDED}
         variant = substitute(kernel, decided) if decided else kernel
-        vs = slice_kernel(variant) if decided else sl
-        if vs.trip_loops:
+        said = reads(variant, decided)
+        if said is None:
             return None
         coords = dict(zip(read, (c for _, c in combo)))
         # the axes the variant still reads (a guard undecided on the class's edge blocks):
         # every coordinate on them runs; on the others the first stands for the rest
-        still = [a for a in read if a in vs.block_axes]
+        still = [a for a in read if a in said[1]]
         if math.prod(coords[a].size for a in still) > SEPARABLE_RUNS:
             return None
         linear = np.zeros(1, np.int64)
@@ -346,7 +363,7 @@ def _separable_classes(kernel: Kernel, launch: Launch, sl: Slice, comparisons) -
             on = coords[a] if a in still else coords[a][:1]
             linear = (linear[:, None] + on[None, :] * stride[a]).ravel()
         weight = unread * math.prod(coords[a].size for a in read if a not in still)
-        out.append((variant, vs, np.sort(linear), np.full(linear.size, weight, np.int64), {}))
+        out.append((variant, said[0], np.sort(linear), weight))
     return out
 
 
@@ -379,12 +396,14 @@ def _per_block_trips(kernel: Kernel, sl: Slice, launch: Launch, members: np.ndar
     return out
 
 
-def _decidable_comparisons(kernel: Kernel, sl: Slice) -> list[Expr]:
-    """Integer comparisons in the slice, outside loop controls (a loop's own bound is what
-    its variable's range comes from, so it is never decided away)."""
+def _decidable_comparisons(kernel: Kernel, sl) -> list[Expr]:
+    """Integer comparisons in the slice (a Slice, or the statement ids of one), outside loop
+    controls (a loop's own bound is what its variable's range comes from, so it is never
+    decided away)."""
+    statements = sl.statements if isinstance(sl, Slice) else sl
     found: dict[int, Expr] = {}
     for s in walk(kernel.body):
-        if id(s) not in sl.statements or isinstance(s, Loop):
+        if id(s) not in statements or isinstance(s, Loop):
             continue
         for e in needed_exprs(s):
             for node in e.walk():

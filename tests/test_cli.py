@@ -651,6 +651,36 @@ def test_guards_classed_axis_by_axis_count_as_block_by_block(monkeypatch, tmp_pa
     assert counts[0] == counts[1]
 
 
+@pytest.mark.parametrize("synced", [True, False])
+def test_check_classes_a_2d_grid_axis_by_axis(monkeypatch, tmp_path, synced):
+    """`check`'s shared run takes one block per class of the grid made axis by axis
+    (hazards._class_representatives): the same verdict as one block per coordinate pair,
+    clean with the barrier, the race without it (thread (1, 0) reads the element thread
+    (0, 0) wrote: lines 6 and 9), at a size with edge blocks on both axes; and a grid of
+    8.4 M blocks (1,048,560 x 2,048 pixels) checked without walking it (past 100 s)."""
+    import smemsim.hazards as hazards
+    cu = tmp_path / "blur.cu"
+    cu.write_text(BLUR if synced else BLUR.replace("    __syncthreads();\n", ""))
+    verdicts = []
+    for threshold in (0, 1 << 62):
+        monkeypatch.setattr(hazards, "CHECK_SEPARABLE_BLOCKS", threshold)
+        code, out = cli("check", str(cu), "-p", "W=330", "-p", "H=290", "--length",
+                        "in=95700", "--length", "out=95700", "--json")
+        res = json.loads(out)["results"][0]
+        verdicts.append((code, res["clean"], sorted((r["kind"], r["first_loc"]["line"],
+                                                     r["second_loc"]["line"])
+                                                    for r in res["races"])))
+    assert verdicts[0] == verdicts[1]
+    assert verdicts[0][1] is synced
+    if synced:
+        monkeypatch.undo()
+        w, h = 65535 * 16, 2048
+        code, out = cli("check", str(cu), "-p", f"W={w}", "-p", f"H={h}", "--length",
+                        f"in={w * h}", "--length", f"out={w * h}", "--json")
+        res = json.loads(out)["results"][0]
+        assert code == 0 and res["clean"] and res["blocks_total"] == 65535 * 128
+
+
 def test_kernels_files_in_packages_import_by_their_dotted_name(tmp_path):
     """A kernels file in a package imports its siblings relatively (as the examples do:
     `from . import gf256`), at any depth; a package named like a module already imported
