@@ -111,6 +111,30 @@ void h(const half *a, const half *b, float *c) { k<half, float><<<1, 32>>>(a, b,
                                   matrix(a, 16, 16) @ matrix(b, 16, 16))
 
 
+def test_a_half_accumulators_elements_compute_as_halves(tmp_path):
+    """`h.x[e] *= beta` on a half accumulator is cuda_fp16.hpp's `operator*=`: beta (a
+    float) converted to half, the product rounded to half; `fragment<accumulator, ...,
+    __nv_bfloat16>` (which CUDA does not have) is refused at its line."""
+    cu = tmp_path / "hx.cu"
+    cu.write_text("""#include <mma.h>
+using namespace nvcuda;
+__global__ void k(half *c, float beta) {
+  wmma::fragment<wmma::accumulator, 16, 16, 16, half> h;
+  wmma::fill_fragment(h, __float2half(3.0f));
+  for (int e = 0; e < h.num_elements; e++) h.x[e] *= beta;
+  wmma::store_matrix_sync(c, h, 16, wmma::mem_row_major);
+}
+void f(half *c) { k<<<1, 32>>>(c, 0.3f); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
+    got = np.asarray(run(k)["c"], np.float16)
+    beta = np.float16(0.3)      # 0.30005 (3 x 0.3 in float, rounded, would be 0.8999)
+    assert (got == np.float16(np.float64(3.0) * np.float64(beta))).all()
+    cu.write_text(cu.read_text().replace("16, 16, 16, half> h", "16, 16, 16, __nv_bfloat16> h"))
+    with pytest.raises(CudaImportError, match=r"hx\.cu:4.*an accumulator is float or half"):
+        import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
+
+
 def counts(name: str) -> list:
     return [(s.op, s.width, s.requests, s.wavefronts) for s in analyze(kernel(name)).sites]
 

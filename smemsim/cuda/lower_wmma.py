@@ -81,8 +81,9 @@ class WmmaMixin:
             return None
         args = [text(a) for a in t.child_by_field_name("arguments").named_children]
         last = lambda s: s.replace(" ", "").split("::")[-1]
-        if len(args) not in (5, 6) or last(args[0]) not in ("matrix_a", "matrix_b",
-                                                            "accumulator"):
+        if not args or last(args[0]) not in ("matrix_a", "matrix_b", "accumulator"):
+            return None   # a template of the file's own named `fragment`
+        if len(args) not in (5, 6):
             raise self.error(node, f"`{short(node)}`: fragment<use, m, n, k, T[, layout]> "
                                    "expected")
         use = last(args[0])
@@ -96,8 +97,9 @@ class WmmaMixin:
                                    "m16n16k16 of half or __nv_bfloat16, into float or half)")
         layout = last(args[5]) if len(args) == 6 else None
         if use == "accumulator":
-            if layout is not None:
-                raise self.error(node, f"`{short(node)}`: an accumulator has no layout")
+            if layout is not None or element == "bf16":
+                raise self.error(node, f"`{short(node)}`: an accumulator is float or half, "
+                                       "with no layout")
         elif layout not in ("row_major", "col_major") or element == "f32":
             raise self.error(node, f"`{short(node)}`: a {use} fragment of half or "
                                    "__nv_bfloat16, row_major or col_major, expected")
@@ -209,10 +211,16 @@ class WmmaMixin:
     def fragment_write(self, frag: Fragment, lead: list, i: Expr, op: str, value: Expr,
                        node) -> None:
         """`c.x[t] op= value`: the element converted to the fragment's type (a half rounded
-        once), the other half of its word kept."""
-        if op != "=":
+        once), the other half of its word kept. A half's `op=` is cuda_fp16.hpp's: the
+        value converted to half first, the operation rounded to half."""
+        if op != "=" and frag.element == "f32":
             value = self.c_binary(op[:-1], self.fragment_read(frag, lead, i, node), value,
                                   node)
+        elif op != "=":
+            if op[:-1] not in ("+", "-", "*", "/"):
+                raise self.error(node, f"`{short(node)}`: {op} of a half element")
+            value = self.half_result(op[:-1], [self.fragment_read(frag, lead, i, node),
+                                               self.convert(value, "f16", node)], "f16", node)
         if frag.element == "f32":
             with self.at(node):
                 frag.array[tuple(lead) + (i,)] = cast(value, BY_NAME["f32"])
