@@ -210,7 +210,7 @@ void h(float *out)
     blockDim.x = 128;
     blockDim.y = 4;
     gridDim.x = (4096 + (16 * blockDim.x / 32 - 1)) / (16 * blockDim.x / 32);
-    gridDim.y = 3;
+    gridDim.y = 3 * blockDim.z;
     k<<<gridDim, blockDim>>>(out);
 }
 """
@@ -219,7 +219,8 @@ void h(float *out)
 def test_a_launch_whose_dim3_fields_the_host_assigns(tmp_path):
     """`dim3 gridDim; gridDim.x = ...;` (CUDA's cudaTensorCoreGemm sample sizes its simple
     kernel this way, with host variables named like the built-ins): each field is the last
-    value assigned before the launch, 1 where none is; a field reads another dim3's."""
+    value assigned before the launch, 1 where none is; a field reads another dim3's (its
+    unassigned z: 1)."""
     cu = tmp_path / "t.cu"
     cu.write_text(FIELDS_LAUNCH)
     k = build_all(cu, Options(lengths={"out": str(64 * 3 * 512)}))["k"]

@@ -344,10 +344,10 @@ class _Host:
         if node.type == "field_expression" and isinstance(
                 self.dims3.get(text(node.child_by_field_name("argument"))), dict):
             # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned
-            field = self.dims3[text(node.child_by_field_name("argument"))].get(
-                text(node.child_by_field_name("field")))
-            if field is not None:
-                return self.value(field, depth + 1)
+            name = text(node.child_by_field_name("field"))
+            if name in ("x", "y", "z"):   # a field never assigned is dim3's default, 1
+                field = self.dims3[text(node.child_by_field_name("argument"))][name]
+                return const(1) if field is None else self.value(field, depth + 1)
         if node.type == "binary_expression":
             op = node.child_by_field_name("operator").type
             a = self.value(node.child_by_field_name("left"), depth + 1)
