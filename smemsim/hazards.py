@@ -569,8 +569,9 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             raise KernelError(
                 f"check: the launch has {launch.num_blocks:,} blocks, too many to run one by "
                 "one, and the address-only runs cannot stand for them (a loaded value decides "
-                "an address, the shared run reads two block axes, the other run reads "
-                "blockIdx otherwise than through affine indices and guards, or a run faults: "
+                "an address, the shared run reads two block axes other than through guards of "
+                "one axis each, the other run reads blockIdx otherwise than through affine "
+                "indices and guards, or a run faults: "
                 "docs/hazards.md). Check a smaller launch with --param (a fault shows there "
                 "with its block and thread)", kernel=kernel.name)
     chosen = _chosen_blocks(kernel, launch, blocks)
