@@ -631,20 +631,21 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an
     array of its block ids, whose other run must then be taken at the grid's ends."""
     ranges = BlockRanges(kernel, launch, chosen)
-    hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
+    settled = lambda p: probe_settled(ranges, p)  # noqa: E731 (the variants' slices too)
+    hs = hazard_slices(kernel, settled)
     if hs.unusable:
         return None
     params = dict(launch.params)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
-        reps = _class_representatives(kernel, launch, None, hs, probe_settled_by(ranges))
+        reps = _class_representatives(kernel, launch, None, hs, settled)
         if reps is None:
             reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
         if reps.size > HUGE_GRID:
             return None
     else:
-        reps = _class_representatives(kernel, launch, chosen, hs, probe_settled_by(ranges))
+        reps = _class_representatives(kernel, launch, chosen, hs, settled)
         if reps is None:
             reps = _representatives(kernel, ranges, chosen, hs)
     blocks_total = launch.num_blocks if chosen is None else chosen.size
@@ -708,11 +709,6 @@ def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
 # Past this many blocks the check classes its shared run axis by axis where it can: a run
 # of the shared slice per block costs some 50 us, a class's variant and slice some 10 ms
 CHECK_SEPARABLE_BLOCKS = 4096
-
-
-def probe_settled_by(ranges: BlockRanges):
-    """The `settled` of hazard_slices over these ranges."""
-    return lambda p: probe_settled(ranges, p)
 
 
 def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,

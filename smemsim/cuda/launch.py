@@ -231,6 +231,8 @@ class _Host:
             if pd is not None and pd.type == "identifier":
                 self.by_arg[text(a)] = text(pd)
         self.dims3, self.locals = {}, {}
+        # --host values by their expression with its spaces dropped (as value() looks them up)
+        self.given = {"".join(k.split()): (k, v) for k, v in unit.options.hosts.items()}
         self.env: list[dict] = []  # the arguments of the host helpers being read
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
@@ -316,16 +318,14 @@ class _Host:
         if depth > 32:
             raise CudaImportError(f"`{short(node)}` (host values defined in terms of each "
                                   "other)")
-        given = self.u.options.hosts
-        if given and not (node.type in ("identifier", "type_identifier") and (
+        if self.given and not (node.type in ("identifier", "type_identifier") and (
                 (self.env and text(node) in self.env[-1]) or text(node) in self.by_arg)):
             # a value the user gives for a host expression (--host 'x.size(0)=4096'); an
             # argument of the launch stays the kernel parameter it becomes
-            key = "".join(text(node).split())
-            for written, value in given.items():
-                if "".join(written.split()) == key:
-                    from .unit import lowering_expr
-                    return lowering_expr(self.u, value, self.low, f"--host {written}")
+            found = self.given.get("".join(text(node).split()))
+            if found is not None:
+                from .unit import lowering_expr
+                return lowering_expr(self.u, found[1], self.low, f"--host {found[0]}")
         if node.type in ("identifier", "type_identifier"):
             name = text(node)
             if self.env and name in self.env[-1]:

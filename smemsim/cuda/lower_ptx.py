@@ -6,10 +6,9 @@ import re
 
 from kernels_ir import (
     SharedArray,
-    cast,
 )
-from kernels_ir.dtypes import u16, u32
 
+from .lower_vectors import halves_of, words_of
 from .parse import short, text, walk
 from .symbols import (
     SIZES,
@@ -296,16 +295,11 @@ class PtxMixin:
         if load:
             with self.at(e):
                 frag = self.kb.ldmatrix(arr.value, tuple(indices), matrices=count, trans=trans)
-            for j, reg in enumerate(regs):
-                with self.at(e):
-                    word = cast(frag[2 * j], u32) | (cast(frag[2 * j + 1], u32) << 16)
+            words = words_of([frag[k] for k in range(2 * count)])
+            for reg, word in zip(regs, words):
                 self.assign(reg, "=", word, e)
         else:
-            values = []
-            for reg in regs:
-                word = self.expr(reg)
-                with self.at(e):
-                    values += [cast(word & 0xFFFF, u16), cast(word >> 16, u16)]
+            values = halves_of([self.expr(reg) for reg in regs])
             with self.at(e):
                 self.kb.stmatrix(arr.value, tuple(indices), values, matrices=count,
                                  trans=trans)

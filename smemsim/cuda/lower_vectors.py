@@ -474,6 +474,17 @@ def to_pieces(values: list, dtype: str) -> list:
     return out
 
 
+def words_of(halves: list) -> list:
+    """32-bit words of 16-bit values (u16 bits), two a word, the first in the low half (a
+    register of two halves, as ldmatrix and mma.sync hold them)."""
+    return from_pieces(to_pieces(halves, "u16"), "u32", len(halves) // 2)
+
+
+def halves_of(words: list) -> list:
+    """The 16-bit values (u16) of 32-bit words, the low half of each first."""
+    return from_pieces(to_pieces(words, "u32"), "u16", 2 * len(words))
+
+
 def from_pieces(pieces: list, dtype: str, count: int) -> list:
     """`count` values of a type (4-byte, bf16, f16 or u16) made of 16-bit pieces, in
     memory order."""

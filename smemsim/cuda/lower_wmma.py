@@ -18,13 +18,13 @@ import dataclasses
 from kernels_ir import Expr, bitcast, blockDim, call, cast, const, threadIdx
 from kernels_ir.dtypes import BY_NAME, i32, u32
 
+from .lower_vectors import halves_of, words_of
 from .parse import parse_expression, short, subscript_index, text
 from .symbols import Sym, callee_name
 
 WMMA_FUNCTIONS = {"fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync"}
 ELEMENTS = {"half": "f16", "__half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
             "float": "f32"}
-u16 = BY_NAME["u16"]
 
 
 @dataclasses.dataclass
@@ -232,7 +232,7 @@ class WmmaMixin:
             bits = cast(call("f16_bits", half), u32) << shift
             frag.array[at] = (frag.array[at] & ~(cast(0xFFFF, u32) << shift)) | bits
 
-    def words_of(self, frag: Fragment, lead: list) -> list:
+    def fragment_words(self, frag: Fragment, lead: list) -> list:
         return [frag.array[tuple(lead) + (const(j),)] for j in range(frag.words)]
 
     def set_words(self, frag: Fragment, lead: list, words: list) -> None:
@@ -267,7 +267,7 @@ class WmmaMixin:
                                    "fragment of one type and two accumulators of one type")
         if c.element == "f16" and a.element == "bf16":
             raise self.error(node, f"`{short(node)}`: bf16 operands accumulate in float")
-        aw, bw, cw = self.words_of(a, al), self.words_of(b, bl), self.words_of(c, cl)
+        aw, bw, cw = (self.fragment_words(f, lead) for f, lead in ((a, al), (b, bl), (c, cl)))
         half = len(cw) // 2
         results = []
         with self.at(node):
@@ -333,25 +333,22 @@ class WmmaMixin:
             offset = (i + (j >> 1) * 8) * ldm + (j & 1) * 8
         trans = (frag.use == "matrix_a") != (frag.layout == "row_major")
         loaded = self.kb.ldmatrix(memory, (base + offset,), matrices=4, trans=trans)
-        self.set_words(frag, lead, [cast(loaded[2 * k], u32) | (cast(loaded[2 * k + 1], u32)
-                                                                  << 16) for k in range(4)])
+        self.set_words(frag, lead, words_of([loaded[k] for k in range(8)]))
 
     def operand_elements(self, frag, lead, memory, base, ldm, g, t) -> None:
         """An operand from global memory: each lane's words, element by element (the
         register layout mma.sync reads: word j holds row 8(j & 1) + g, columns 8(j >> 1)
         + 2t and + 1 of A; of B, k = 8(j & 1) + 2t (+ 1), n = 8(j >> 1) + g)."""
-        words = []
+        halves = []
         for jw in range(4):
-            parts = []
             for h in (0, 1):
                 if frag.use == "matrix_a":
                     row, col = g + 8 * (jw & 1), t * 2 + 8 * (jw >> 1) + h
                 else:
                     row, col = t * 2 + 8 * (jw & 1) + h, g + 8 * (jw >> 1)
                 offset = row * ldm + col if frag.layout == "row_major" else col * ldm + row
-                parts.append(cast(self.kb.load(memory, (base + offset,)), u32))
-            words.append(parts[0] | (parts[1] << 16))
-        self.set_words(frag, lead, words)
+                halves.append(self.kb.load(memory, (base + offset,)))
+        self.set_words(frag, lead, words_of(halves))
 
     @staticmethod
     def accumulator_place(e: int, g, t) -> tuple:
@@ -363,7 +360,7 @@ class WmmaMixin:
     def float_accumulator(self, frag, lead, memory, base, ldm, g, t, column, load) -> None:
         """Row-major: four 8-byte rows of two floats (LDS.64/STS.64, words 0-1, 2-3, ...);
         column-major: eight floats one by one, in element order."""
-        words = self.words_of(frag, lead)
+        words = self.fragment_words(frag, lead)
         out = list(words)
         if not column:
             for w in range(4):
@@ -390,7 +387,7 @@ class WmmaMixin:
         Column-major, nvcc transposes each 8x8 quarter in registers (MOVM.16.MT88) so that a
         lane's pair is two rows of one column: column 8p + g, rows 8q + 2t, + 1; here
         shuffles move the halves as MOVM does."""
-        words = self.words_of(frag, lead)
+        words = self.fragment_words(frag, lead)
         out = []
         for w in range(4):
             p, q = w >> 1, w & 1
@@ -400,12 +397,11 @@ class WmmaMixin:
                 at = (base + (g + 8 * q) * ldm + 8 * p + t * 2,)
             if load:
                 v = self.kb.load(memory, at, width=2)
-                word = cast(v[0], u32) | (cast(v[1], u32) << 16)
+                (word,) = words_of([v[0], v[1]])
                 out.append(self.transposed(word, g, t) if column else word)
             else:
                 word = self.transposed(words[w], g, t) if column else words[w]
-                self.kb.store(memory, at, [cast(word & 0xFFFF, u16), cast(word >> 16, u16)],
-                              width=2)
+                self.kb.store(memory, at, halves_of([word]), width=2)
         if load:
             self.set_words(frag, lead, out)
 
