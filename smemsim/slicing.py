@@ -68,10 +68,14 @@ class _Dependences:
     def __init__(self, kernel: Kernel):
         self.defs: dict = {}
         self.enclosing: dict[int, tuple] = {}
+        self._refs: dict = {}
+
+        self.by_id: dict[int, Stmt] = {}
 
         def visit(stmts, ctrl: tuple) -> None:
             for s in stmts:
                 self.enclosing[id(s)] = ctrl
+                self.by_id[id(s)] = s
                 for target in s.defines():
                     self.defs.setdefault(target, []).append(s)
                 for body in s.bodies():
@@ -83,11 +87,12 @@ class _Dependences:
         """(statement ids, blockIdx axes, whether a loaded value is needed): everything
         reachable from some expressions and control statements (the expressions of the
         control statements in `opaque` are not followed)."""
-        needed, axes = set(), set()
+        needed, seen_ctrl, seen_targets = set(), set(), set()
         data = False
-        work_exprs, work_ctrl = list(roots_exprs), list(roots_ctrl)
-        seen_ctrl = set()
-        while work_exprs or work_ctrl:
+        work_targets, axes = references(roots_exprs)
+        work_targets, work_ctrl = list(work_targets), list(roots_ctrl)
+        refs = self.refs
+        while work_targets or work_ctrl:
             while work_ctrl:
                 c = work_ctrl.pop()
                 if id(c) in seen_ctrl:
@@ -95,13 +100,15 @@ class _Dependences:
                 seen_ctrl.add(id(c))
                 needed.add(id(c))
                 if id(c) not in opaque:
-                    work_exprs.extend(c.exprs())
+                    targets, ax = refs(c, c.exprs)
+                    work_targets.extend(targets)
+                    axes |= ax
                 work_ctrl.extend(self.enclosing[id(c)])
-            if not work_exprs:
-                break
-            targets, ax = references([work_exprs.pop()])
-            axes |= ax
-            for target in targets:
+            while work_targets:
+                target = work_targets.pop()
+                if target in seen_targets:
+                    continue
+                seen_targets.add(target)
                 for d in self.defs.get(target, ()):
                     if id(d) in needed:
                         continue
@@ -109,9 +116,62 @@ class _Dependences:
                         data = True  # a loaded value: only data can tell
                         continue
                     needed.add(id(d))
-                    work_exprs.extend(needed_exprs(d))
+                    targets, ax = refs(d, lambda: needed_exprs(d))
+                    work_targets.extend(targets)
+                    axes |= ax
                     work_ctrl.extend(self.enclosing[id(d)])
         return needed, axes, data
+
+    def closure_of(self, roots, opaque=frozenset()) -> tuple[set, set, bool]:
+        """closure() of several (expressions, control statements) roots at once: the union
+        of theirs (one walk, where each root's own would walk the same definitions again)."""
+        return self.closure([e for exprs, _ in roots for e in exprs],
+                            [c for _, ctrl in roots for c in ctrl], opaque)
+
+    def loaded(self, among: set) -> tuple[set, set]:
+        """(variables, control statement ids) whose closure() meets a loaded value, where
+        `among` (statement ids) is a closure: no statement outside it can be reached from
+        one inside. The reverse of closure's walk, from the definitions that load."""
+        users_of_target: dict = {}    # target -> statements whose closure follows it
+        users_of_ctrl: dict = {}      # control id -> statements it encloses (in `among`)
+        for i in among:
+            s = self.by_id[i]
+            if s.FROM_MEMORY:
+                continue
+            followed = [(s, s.exprs)] if s.bodies() else []
+            if s.defines():
+                followed.append((s, lambda s=s: needed_exprs(s)))
+            for owner, exprs in followed:
+                for t in self.refs(owner, exprs)[0]:
+                    users_of_target.setdefault(t, []).append(s)
+            for c in self.enclosing[i]:
+                users_of_ctrl.setdefault(id(c), []).append(s)
+        targets, ctrls, done = set(), set(), set()
+        # (closure() keeps no loading definition: every one of the kernel's is a start)
+        work = [d for ds in self.defs.values() for d in ds if d.FROM_MEMORY]
+        while work:
+            s = work.pop()
+            if id(s) in done:
+                continue
+            done.add(id(s))
+            if s.bodies():
+                ctrls.add(id(s))
+                work.extend(users_of_ctrl.get(id(s), ()))
+            for t in s.defines():
+                if t not in targets:
+                    targets.add(t)
+                    work.extend(users_of_target.get(t, ()))
+        return targets, ctrls
+
+    def refs(self, s: Stmt, exprs: Callable) -> tuple[set, set]:
+        """references() of a statement's expressions (`exprs()`: its control expressions, or
+        what a definition needs), computed once per statement: every site's closure walks
+        the same definitions."""
+        key = (id(s), exprs.__name__ == "exprs")
+        found = self._refs.get(key)
+        if found is None:
+            found = self._refs[key] = references(exprs())
+        return found
 
     def trip_loops(self, kernel: Kernel, alike: set, axes: set, roots) -> tuple[set, set]:
         """(loops, axes): the outermost of the `alike` loops whose trip count a blockIdx
@@ -123,10 +183,7 @@ class _Dependences:
                  if not any(id(c) in candidates for c in self.enclosing[i])}
         if not loops:
             return loops, set(axes)
-        address_axes = set()
-        for exprs, ctrl in roots:
-            address_axes |= self.closure(exprs, ctrl, frozenset(loops))[1]
-        return loops, address_axes
+        return loops, self.closure_of(roots, frozenset(loops))[1]
 
 
 def expr_block_axes(kernel: Kernel, exprs) -> list[frozenset[str]]:
@@ -156,33 +213,31 @@ def alike_loops(kernel: Kernel, statements: set) -> set[int]:
 def slice_kernel(kernel: Kernel) -> Slice:
     """Compute the slice of a kernel's shared accesses."""
     deps = _Dependences(kernel)
-    enclosing, closure = deps.enclosing, deps.closure
+    enclosing = deps.enclosing
 
     # A `return` decides which threads reach every later site: it and what decides it are
     # in the slice whenever there is a site.
     returns = [s for s in kernel.statements() if isinstance(s, Return)]
-    statements, axes = set(), set()
+    sites = kernel.sites()
+    return_ctrl = [c for r in returns for c in enclosing[id(r)]] if sites else []
+    roots = [(site.address_exprs(), enclosing[id(site)]) for site in sites]
+    statements, axes, data = deps.closure_of(roots + [((), return_ctrl)])
+    statements |= {id(site) for site in sites} | ({id(r) for r in returns} if sites else set())
     data_sites = set()
-    if returns and kernel.sites():
-        needed, axes, data = closure((), [c for r in returns for c in enclosing[id(r)]])
-        statements |= needed | {id(r) for r in returns}
-        if data:
-            data_sites |= {s.site for s in kernel.sites()}
-    for site in kernel.sites():
-        needed, ax, data = closure(site.address_exprs(), enclosing[id(site)])
-        needed.add(id(site))
-        statements |= needed
-        axes |= ax
-        if data:
-            data_sites.add(site.site)
+    if data:   # which sites: those whose own closure meets a loaded value
+        targets, ctrls = deps.loaded(statements)
+        if any(id(c) in ctrls for c in return_ctrl):
+            data_sites = {site.site for site in sites}
+        for site, (exprs, ctrl) in zip(sites, roots):
+            if any(id(c) in ctrls for c in ctrl) or references(exprs)[0] & targets:
+                data_sites.add(site.site)
 
     # A loop collapses when its iterations look alike: every one issues the same requests.
     collapsible = alike_loops(kernel, statements)
 
     # Collapsible loops whose trip count a blockIdx axis decides, and the axes that reach
     # the slice other than through their controls.
-    roots = [(site.address_exprs(), enclosing[id(site)]) for site in kernel.sites()]
-    roots += [((), enclosing[id(r)]) for r in returns] if kernel.sites() else []
+    roots += [((), enclosing[id(r)]) for r in returns] if sites else []
     trip_loops, address_axes = deps.trip_loops(kernel, collapsible, axes, roots)
     return Slice(frozenset(statements), frozenset(collapsible), frozenset(axes),
                  frozenset(data_sites), frozenset(trip_loops), frozenset(address_axes))
@@ -269,13 +324,9 @@ def hazard_slices(kernel: Kernel,
     def run_of(roots: list) -> tuple[set, set, bool]:
         """The closure of (expressions, statement) roots, each statement with its
         enclosing control, plus the returns and what decides them."""
-        needed, axes, data = deps.closure((), return_ctrl)
-        needed |= {id(r) for r in returns}
-        for exprs, s, executed in roots:
-            n, ax, d = deps.closure(exprs, enclosing[id(s)])
-            needed |= n | ({id(s)} if executed else set())
-            axes |= ax
-            data |= d
+        needed, axes, data = deps.closure_of(
+            [((), return_ctrl)] + [(exprs, enclosing[id(s)]) for exprs, s, _ in roots])
+        needed |= {id(r) for r in returns} | {id(s) for _, s, executed in roots if executed}
         return needed, axes, data
 
     shared_roots, other_roots, probes = [], [], {}
