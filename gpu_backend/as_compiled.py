@@ -623,6 +623,10 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
     # on a line of the user's build, a wide instruction no group of sites fits: the sites
     # left without an instruction are counted as stated (not dropped), and said so
     unproven = getattr(c, "unproven", frozenset())
+    per_copy: dict = {}   # (site, what was found) -> the copies it was found for
+
+    def note(n: int, text: str) -> None:
+        per_copy.setdefault((origin[n].site, text), []).append(n)
     for n in order:
         s, where = checks[n], _name(n, stmts, origin)
         if n in claimed:
@@ -638,16 +642,25 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
         if s.ok:
             continue
         if n in unfollowed:
-            notes.append(f"compiler: {where}: {_found(s)}, inside a loop it unrolls whose trip "
-                         "count is not a constant: reported, not re-counted")
+            note(n, f"{_found(s)}, inside a loop it unrolls whose trip count is not a "
+                    "constant: reported, not re-counted")
         elif s.op not in ("load", "store"):
-            notes.append(f"compiler: {where}: the IR states one {s.op} ({' + '.join(s.expected)}"
-                         f"), the compiler emitted {_found(s)}: reported, not re-counted")
+            note(n, f"the IR states one {s.op} ({' + '.join(s.expected)}), the compiler "
+                    f"emitted {_found(s)}: reported, not re-counted")
         elif not s.found:
             widths[n] = 0
         else:  # split, narrowed, or widened with no neighbours to cover: not guessed
-            notes.append(f"compiler: {where}: the IR states one {s.width}-byte {s.op}, the "
-                         f"compiler emitted {_found(s)}: reported, not re-counted")
+            note(n, f"the IR states one {s.width}-byte {s.op}, the compiler emitted "
+                    f"{_found(s)}: reported, not re-counted")
+    for (site, text), copies in per_copy.items():
+        # one note for the copies of a site that the same holds for (an unrolled loop's)
+        if len(copies) == 1:
+            notes.append(f"compiler: {_name(copies[0], stmts, origin)}: {text}")
+        else:
+            line = stmts[copies[0]].loc.line if stmts[copies[0]].loc else None
+            notes.append(f"compiler: site {site}" + (f" (line {line})" if line else "") +
+                         f" in {len(copies)} of its copies "
+                         f"({_iterations([origin[m] for m in copies])}): {text}")
     notes = _strided_notes(strided, checks, stmts, origin) + \
         _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts, origin) + \
         [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"

@@ -231,6 +231,12 @@ _OPCODE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
                      r"((?:LDSM|STSM|LDGSTS|ATOMS|LDS|STS|UTMALDG|UTMASTG|UBLKCP|HGMMA)(?:\.[\w]+)*)(?=[\s;])")
 # `@!PT` (and `@!UPT`): predicated on never-true; ptxas pads LDGSTS with `@!PT LDS RZ, [RZ]`
 _NEVER = ("@!PT", "@!UPT")
+# generic loads and stores (`LD.E`, `ST.E.64`): shared memory where the toolkit's wmma
+# functions emit them (bf16 and tf32 fragments on sm_90: the H100 counts them as shared
+# requests); elsewhere they may be global, and are not read
+_GENERIC = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
+                      r"((?:LD|ST)(?:\.[\w]+)*)(?=[\s;])")
+_WMMA_MARK = "\t//## wmma"
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
 _VIA = re.compile(r'//## via "(.*)", line (\d+)')   # written by _innermost_user_lines
@@ -252,8 +258,8 @@ def sass_kind(opcode: str) -> str:
     if opcode.startswith("UBLKCP"):   # UBLKCP.S.G: global to shared; UBLKCP.G.S: back
         return "bulk_load" if opcode.startswith("UBLKCP.S.G") else "bulk_store"
     return {"LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "cp_async", "LDS": "load",
-            "STS": "store", "UTMALDG": "tma_load", "UTMASTG": "tma_store",
-            "HGMMA": "wgmma"}[opcode.split(".")[0]]
+            "STS": "store", "LD": "load", "ST": "store", "UTMALDG": "tma_load",
+            "UTMASTG": "tma_store", "HGMMA": "wgmma"}[opcode.split(".")[0]]
 
 
 def _width(opcode: str) -> int:
@@ -292,6 +298,9 @@ def _innermost_user_lines(text: str) -> str:
                     if p and not _TOOLKIT_FILE.search(os.path.normpath(p.group(1)))]
             chosen = (user or places[-1:])[0]
             out.append(f'\t//## File "{chosen.group(1)}", line {chosen.group(2)}')
+            if places[0] and places[0].group(1).endswith("/mma.hpp") and \
+                    _TOOLKIT_FILE.search(os.path.normpath(places[0].group(1))):
+                out.append(_WMMA_MARK)   # the toolkit's wmma functions, inlined
             # the call that inlined it: the next place of the user's in the chain
             calls = [p for p in user[1:] if p.group(1, 2) != chosen.group(1, 2)]
             if calls:
@@ -317,11 +326,14 @@ def _at(m, place):
 def parse_sass(text: str, place=None) -> list[SassAccess]:
     """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
     what `place(file, line)` makes of them)."""
-    out, line, via, reduced = [], 0, None, set()
+    out, line, via, reduced, wmma = [], 0, None, set(), False
     for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
-            line, via = _at(m, place), None
+            line, via, wmma = _at(m, place), None, False
+            continue
+        if raw == _WMMA_MARK:
+            wmma = True
             continue
         m = _VIA.search(raw)
         if m:
@@ -329,7 +341,7 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
             continue
         if _REDUX.match(raw):
             reduced.add(line)
-        m = _OPCODE.match(raw)
+        m = _OPCODE.match(raw) or (_GENERIC.match(raw) if wmma else None)
         if m and (m.group(1) or "").strip() not in _NEVER:
             op = m.group(2)
             address = int(_ADDRESS.match(raw).group(1), 16)

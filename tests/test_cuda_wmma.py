@@ -169,7 +169,7 @@ def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-                                  "wmma_accumulate", "wmma_persistent"])
+                                  "wmma_accumulate", "wmma_persistent", "wmma_bf16"])
 def test_on_the_gpu(name):
     """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
     transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
@@ -178,6 +178,8 @@ def test_on_the_gpu(name):
     from gpu_backend.device import run_on_gpu
     arrays = {"A": small(M * K, 1), "B": small(K * N, 2), "C": small(M * N, 3).astype(np.float32),
               "At": small(1024, 4), "Bt": small(1024, 5)}
+    if name == "wmma_bf16":
+        arrays.update(A=bf16_bits(arrays["A"]), B=bf16_bits(arrays["B"]))
     k = kernel(name)
     result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
                                    if g.name in arrays})
@@ -204,10 +206,30 @@ def test_the_users_build_equals_ncu(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
                    check=True, capture_output=True)
     order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-             "wmma_accumulate", "wmma_persistent"]
+             "wmma_accumulate", "wmma_persistent", "wmma_bf16"]
     for number, key in enumerate(order):
         k = kernel(key)
         build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
         report = analyze_as_compiled(k, build=build)
         agreement = compare_counts(report, measure_command([str(exe), str(number)], k.name))
         assert agreement.ok, (key, agreement.checks)
+
+
+def bf16_bits(values) -> np.ndarray:
+    """Small integers as bf16 (an array of its bits, as the IR stores bf16)."""
+    return (np.asarray(values, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def test_bf16_operands_in_every_layout_and_their_loads():
+    """wmma_bf16: C = A B^T + A^T B of two bf16 tiles read as row- and column-major A and
+    B; each operand is four 4-byte loads (nvcc 13's LD.E on sm_90, not ldmatrix), the
+    transposed layouts moved through shuffles (MOVM), which touch no shared memory."""
+    a, b = small(4096, 7), small(4096, 8)
+    k = kernel("wmma_bf16")
+    out = run(k, arrays={"A": bf16_bits(a), "B": bf16_bits(b)})
+    ta, tb = matrix(a[:256], 16, 16), matrix(b[:256], 16, 16)
+    np.testing.assert_array_equal(matrix(out["C"][:256], 16, 16), ta @ tb.T + ta.T @ tb)
+    report = analyze(k)
+    operands = [s for s in report.sites if s.op == "load"]
+    assert [(s.width, s.requests) for s in operands] == [(4, 1)] * 16
+    assert not [s for s in report.sites if s.op == "ldmatrix"]

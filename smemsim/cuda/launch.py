@@ -238,6 +238,9 @@ class _Host:
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
                     if n.type == "assignment_expression"}
         for d in walk(scope):
+            if d.type == "enum_specifier" and _in_scope(
+                    d.parent if d.parent.type == "declaration" else d, call):
+                self.enumerators(d)
             if d.type != "declaration" or not _in_scope(d, call):
                 continue   # a declaration of a block the launch is not in, or after it
             type_text = text(d.child_by_field_name("type"))
@@ -276,6 +279,20 @@ class _Host:
             # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
             if name in self.locals and name not in assigned:
                 self.locals[name] = value
+
+    def enumerators(self, enum) -> None:
+        """`enum { SHMEM_SZ = ... };` in the host function: each name stands for its value
+        (one not given is the one before plus 1)."""
+        body = enum.child_by_field_name("body")
+        previous = None
+        for e in body.named_children if body is not None else ():
+            if e.type != "enumerator":
+                continue
+            value = e.child_by_field_name("value")
+            if value is None:
+                value = parse_expression("0" if previous is None else f"({previous}) + 1")
+            self.locals[text(e.child_by_field_name("name"))] = value
+            previous = text(value)
 
     def inline(self, function, args, node, depth: int):
         """A host helper whose body is one `return expr;` (llm.c's ceil_div): its value

@@ -40,6 +40,7 @@ from kernels_ir.dtypes import BY_NAME, f32, i32, u32
 from kernels_ir.expr import binary
 
 from .errors import CudaImportError
+from .lower_choices import ChoicesMixin
 from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
@@ -49,7 +50,7 @@ from .lower_structs import StructsMixin
 from .lower_textures import TexturesMixin
 from .lower_ptx import PtxMixin
 from .lower_wmma import WmmaMixin, is_wmma_call
-from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces
+from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces, vector_step
 from .parse import (
     function_declarator,
     parse_expression,
@@ -160,7 +161,7 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
 
 
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
-                     StructsMixin, StructValuesMixin, TexturesMixin, WmmaMixin):
+                     StructsMixin, StructValuesMixin, TexturesMixin, WmmaMixin, ChoicesMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
 
     def __init__(self, unit, node, template_args: dict | None = None, key: str | None = None):
@@ -563,6 +564,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         t = node.type
         if t in ("comment", "empty_statement", "preproc_call"):
             return
+        if self.statement_per_choice(node, unroll):
+            return
         if t == "compound_statement":
             self.block(node)
         elif t == "declaration":
@@ -846,7 +849,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """`T* p = a + e` / `&a[i][j]` / `a`: a pointer into an array, its movable offset
         held in a local (so `p += k` and `p++` work, and the address it captured stays).
         A vector pointer over scalars (`uint4* v = (uint4*) a`) steps `lanes` elements."""
-        arr, indices = self.pointer_place(value, node)
+        if self.choice_pointer(name, value, dtype, node, lanes):
+            return
+        arr, indices = self.pointer_target(value, dtype, node, lanes)
         lead = []
         for k, e in enumerate(indices[:-1]):
             if fold(e) is None:
@@ -855,12 +860,36 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             lead.append(e)
         with self.at(node):
             offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
+        self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset)))
+
+    def pointer_target(self, value, dtype: str, node, lanes: int = 1) -> tuple[Sym, list]:
+        """(array, indices) a pointer of type `dtype` (a vector type: `lanes` > 1) is given
+        by `value`: an `int4 *` over halves reads the halves' bytes (`(int4 *)(A + k)`)."""
+        if lanes > 1:
+            bare, step = value, None
+            while bare.type == "parenthesized_expression":
+                bare = bare.named_children[0]
+            if bare.type == "binary_expression" and \
+                    bare.child_by_field_name("operator").type in ("+", "-"):
+                # `(int4 *)(A + k) + lane`: `lane` vectors on from the cast's
+                step = bare.child_by_field_name("operator").type, \
+                    bare.child_by_field_name("right")
+                bare = bare.child_by_field_name("left")
+            vector = self.vector_cast(bare)
+            if vector is not None:
+                arr, indices, _ = vector
+                if step is not None:
+                    k = self.index(step[1]) * vector_step(arr, lanes)
+                    indices = indices[:-1] + [plus(indices[-1], k) if step[0] == "+"
+                                              else indices[-1] - k]
+                return arr, indices
+        arr, indices = self.pointer_place(value, node)
         if dtype != "auto" and TYPES.get(dtype, dtype) != arr.dtype and dtype != arr.dtype:
             raise self.error(node, f"`{short(node)}`: a {dtype} pointer into "
                                    f"'{array_name(arr)}' of "
                                    f"{arr.dtype} (casts between pointer types are not "
                                    "supported)")
-        self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset)))
+        return arr, indices
 
     def expression_statement(self, e) -> None:
         if e.type == "call_expression":
@@ -1007,6 +1036,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 raise self.error(e, f"`{short(e)}`: {op} on a struct")
             self.store_struct(memory, right, e)
             return None
+        if op == "=" and left.type == "identifier" and \
+                self.lookup(text(left), left).kind == "pointer":
+            # `p = q + k` (of a vector pointer too: not a store of the vector it points at)
+            self.repoint(left, self.lookup(text(left), left), right, e)
+            return None
         place = self.vector_place(left)
         if place is not None:
             if op != "=":
@@ -1016,9 +1050,6 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return None
         if op == "=" and left.type == "identifier":
             sym = self.lookup(text(left), left)
-            if sym.kind == "pointer":
-                self.repoint(left, sym, right, e)
-                return None
             if sym.kind == "mbarrier":   # `front = back;` of pointers to barriers
                 self.repoint_barrier(sym, right, e)
                 return None
@@ -1039,7 +1070,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     raise self.error(node, f"`{short(node)}`: only p += n, p -= n, p++ and "
                                            "p-- move a pointer")
                 offset = sym.place[2]
-                step = value * sym.lanes if sym.lanes > 1 else value
+                lanes = vector_step(sym.place[0], sym.lanes)
+                step = value * lanes if lanes > 1 else value
                 with self.at(node):
                     self.kb.assign(offset, offset + step if op == "+=" else offset - step)
                 return
@@ -2141,6 +2173,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 left, right = right, left
             arr, indices = self.pointer_place(left, where)
             k = self.index(right)
+            vector = self.vector_pointer(left)
+            if vector is not None:   # `p + 1` of an `int4 *p`: a vector on
+                k = k * vector_step(arr, vector.lanes)
             return arr, indices[:-1] + [plus(indices[-1], k) if op == "+" else
                                         indices[-1] - k]
         if node.type == "identifier":
@@ -2157,6 +2192,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return arr, indices
         raise self.error(where, f"`{short(where)}`: the importer follows pointers into arrays "
                                 "(&a[i], a + i, a local pointer), not this")
+
+    def vector_pointer(self, node) -> Sym | None:
+        """The pointer local `node` names when it is one of a vector type, else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        sym = self.declared(text(node)) if node.type == "identifier" else None
+        return sym if sym is not None and sym.kind == "pointer" and sym.lanes > 1 else None
 
     def dynamic_view(self, dtype: str, node) -> Sym:
         """The launch's dynamic shared memory as an array of `dtype` (one view per type:

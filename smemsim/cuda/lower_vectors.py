@@ -42,6 +42,14 @@ HALF2_OPS = {
 }
 
 
+def vector_step(arr: Sym, lanes: int) -> int:
+    """How many elements of `arr` one vector of `lanes` spans: `lanes`, or for a vector
+    of another type over it (`(int4 *)` over halves: 8) the vector's bytes in its elements."""
+    if arr.pun is None:
+        return lanes
+    return lanes * SIZES[arr.pun] // SIZES[arr.dtype]
+
+
 class VectorsMixin:
     """Methods of KernelLowering (smemsim/cuda/lower.py)."""
 
@@ -67,13 +75,14 @@ class VectorsMixin:
                 if sym.kind == "pointer" and sym.lanes > 1:
                     i = self.index(subscript_index(node))
                     arr, lead, offset = sym.place
-                    return arr, list(lead) + [plus(offset, i * sym.lanes)], sym.lanes
+                    return arr, list(lead) + [plus(offset, i * vector_step(arr, sym.lanes))], \
+                        sym.lanes
             vcast = self.vector_cast(base)
             if vcast is not None:
                 k = self.index(subscript_index(node))
                 arr, indices, lanes = vcast
                 if fold(k) != 0:
-                    indices = indices[:-1] + [plus(indices[-1], k * lanes)]
+                    indices = indices[:-1] + [plus(indices[-1], k * vector_step(arr, lanes))]
                 return arr, indices, lanes
             root = node
             while root.type == "subscript_expression":
@@ -104,7 +113,8 @@ class VectorsMixin:
                 base = self.vector_cast(inner.child_by_field_name("left"))
                 if base is not None:
                     arr, indices, lanes = base
-                    step = self.index(inner.child_by_field_name("right")) * lanes
+                    step = self.index(inner.child_by_field_name("right")) * \
+                        vector_step(arr, lanes)
                     last = plus(indices[-1], step) \
                         if inner.child_by_field_name("operator").type == "+" \
                         else indices[-1] - step
@@ -415,7 +425,8 @@ class VectorsMixin:
         if arr.pun is not None and arr.dtype == "f16" and arr.kind in ("shared", "global"):
             view, flat = self.bits_view(replace(arr, pun=None), node)
             arr, indices = replace(view, pun=arr.pun), flat(indices)
-        parts = self.vector_value(value, lanes)
+        # (`value` a syntax node, or the lanes already at hand: lower_choices)
+        parts = value if isinstance(value, list) else self.vector_value(value, lanes)
         if arr.pun is not None and SIZES[arr.pun] != SIZES[arr.dtype]:
             count = lanes * SIZES[arr.pun] // SIZES[arr.dtype]
             with self.at(node):

@@ -3,8 +3,9 @@ to on sm_80 and newer.
 
 An m16n16k16 fragment of halves (or bf16) is four 32-bit registers per lane, a float
 accumulator eight; `mma_sync` is two `mma.sync.m16n8k16` (the n = 0-7 and n = 8-15
-halves); `load_matrix_sync` of an operand from shared memory is one `ldmatrix.x4`
-(`.trans` for a row-major B or a column-major A); an accumulator moves as 8-byte rows of
+halves); `load_matrix_sync` of an operand of halves from shared memory is one
+`ldmatrix.x4` (`.trans` for a row-major B or a column-major A), of bf16 four 4-byte loads
+(transposed in registers for those two); an accumulator moves as 8-byte rows of
 two floats (LDS.64/STS.64), 4-byte columns (a float column-major) or 4-byte pairs of
 halves (column-major through a register transpose, MOVM). Measured in SASS (nvcc 13,
 sm_90) and on an H100 (docs/validation.md). Fragment registers are laid out as those
@@ -311,7 +312,9 @@ class WmmaMixin:
             lane = self.kb.let("wmma_lane", lane)   # one name in the addresses reported
             g, t = lane >> 2, lane & 3
             if frag.use != "accumulator":
-                if arr.kind == "shared":
+                if arr.kind == "shared" and frag.element == "bf16":
+                    self.operand_words(frag, lead, memory, base, ldm, g, t)
+                elif arr.kind == "shared":
                     self.operand_ldmatrix(frag, lead, memory, base, ldm, lane)
                 else:
                     self.operand_elements(frag, lead, memory, base, ldm, g, t)
@@ -334,6 +337,26 @@ class WmmaMixin:
         trans = (frag.use == "matrix_a") != (frag.layout == "row_major")
         loaded = self.kb.ldmatrix(memory, (base + offset,), matrices=4, trans=trans)
         self.set_words(frag, lead, words_of([loaded[k] for k in range(8)]))
+
+    def operand_words(self, frag, lead, memory, base, ldm, g, t) -> None:
+        """A bf16 operand from a shared tile: four 4-byte loads, not ldmatrix (nvcc 13 on
+        sm_90 emits generic LD.E, which the H100 counts as shared loads): word j is an 8x8
+        quarter read by rows, lane 4g + t its row g, columns 2t and 2t + 1; in the order
+        of the fragment's words (rows 8-15 of A, or k 8-15 of B, second). Where the
+        quarter's rows run along the fragment's columns (a column-major A, a row-major B)
+        each word is then transposed in registers (MOVM.16.MT88)."""
+        trans = (frag.use == "matrix_a") != (frag.layout == "row_major")
+        words = []
+        for jw in range(4):
+            # the quarter's rows of the tile (8 * first on) and columns (8 * second on):
+            # a row-major tile holds A's rows or B's k along its rows
+            first, second = (jw & 1, jw >> 1) if frag.layout == "row_major" \
+                else (jw >> 1, jw & 1)
+            at = (base + (g + 8 * first) * ldm + 8 * second + t * 2,)
+            v = self.kb.load(memory, at, width=2)
+            (word,) = words_of([v[0], v[1]])
+            words.append(self.transposed(word, g, t) if trans else word)
+        self.set_words(frag, lead, words)
 
     def operand_elements(self, frag, lead, memory, base, ldm, g, t) -> None:
         """An operand from global memory: each lane's words, element by element (the

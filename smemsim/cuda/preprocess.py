@@ -419,7 +419,12 @@ class Preprocessor:
                 self.run_file(candidate, depth + 1, where)
                 return
         if SYSTEM_HEADERS.fullmatch(name) or TOOLKIT_HEADERS.fullmatch(name) or not local:
-            return  # the toolkit's or the C++ library's: known without reading it
+            # the toolkit's or the C++ library's: known without reading it; cuda-samples'
+            # helper_cuda.h also defines a macro kernels' launches use (`MAX(a, b)`, as it
+            # writes it, where not defined before)
+            if name.endswith("helper_cuda.h") and "MAX" not in self.macros:
+                self.define_text("MAX(a, b)", "(a > b ? a : b)", where)
+            return
         raise CudaImportError(f"#include \"{name}\": no such file next to "
                               f"{current.name} or in the -I folders "
                               f"({', '.join(str(d) for d in self.include_dirs) or 'none given'})",

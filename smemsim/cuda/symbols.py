@@ -326,12 +326,18 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
     memo = {} if memo is None else memo
     writes, reads = set(), set()
     stored = set()   # (start, end) of the subscripts that are only written
-    aliases: dict[str, str] = {}
+    aliases: dict[str, set] = {}
 
-    def base_of(n):
+    def bases_of(n) -> set:
+        """The arrays (parameter names) a pointer expression points into: one, or two for a
+        pointer that selects (`c ? A + i : B + j`), or none."""
         while n is not None and n.type in (
                 "subscript_expression", "pointer_expression", "parenthesized_expression",
-                "binary_expression", "cast_expression", "call_expression", "field_expression"):
+                "binary_expression", "cast_expression", "call_expression", "field_expression",
+                "conditional_expression"):
+            if n.type == "conditional_expression":
+                return bases_of(n.child_by_field_name("consequence")) | \
+                    bases_of(n.child_by_field_name("alternative"))
             if n.type == "subscript_expression":
                 n = n.child_by_field_name("argument")
             elif n.type == "binary_expression":
@@ -341,52 +347,56 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
             elif n.type == "field_expression":
                 arg = n.child_by_field_name("argument")
                 if arg.type == "identifier":   # `p.out[i] = v`: the field of a struct param
-                    return f"{text(arg)}.{text(n.child_by_field_name('field'))}"
+                    return {f"{text(arg)}.{text(n.child_by_field_name('field'))}"}
                 n = arg
             elif n.type == "call_expression":
                 args = n.child_by_field_name("arguments").named_children
                 if not args:
-                    return None
+                    return set()
                 n = args[0]
             elif n.named_children:
                 n = n.named_children[0]
             else:
-                return None
+                return set()
         if n is None or n.type != "identifier":
-            return None
-        name = text(n)
-        seen = set()
-        while name in aliases and name not in seen:
+            return set()
+        found, seen, work = set(), set(), [text(n)]
+        while work:
+            name = work.pop()
+            if name in seen:
+                continue
             seen.add(name)
-            name = aliases[name]
-        return name
+            if name in aliases:
+                work.extend(aliases[name])
+            else:
+                found.add(name)
+        return found
     for n in walk(body):
         if n.type == "init_declarator" and \
                 n.child_by_field_name("declarator").type == "pointer_declarator":
             target = n.child_by_field_name("declarator").child_by_field_name("declarator")
-            base = base_of(n.child_by_field_name("value"))
-            if target is not None and target.type == "identifier" and base:
-                aliases[text(target)] = base
+            bases = bases_of(n.child_by_field_name("value"))
+            if target is not None and target.type == "identifier" and bases:
+                aliases[text(target)] = bases
     for n in walk(body):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")
-            name = base_of(left) if left.type != "identifier" else None
-            if name:
-                writes.add(name)
+            names = bases_of(left) if left.type != "identifier" else set()
+            if names:
+                writes |= names
                 if n.child_by_field_name("operator").type == "=":
                     stored.add((left.start_byte, left.end_byte))
         elif n.type == "call_expression":
             fn = n.child_by_field_name("function")
             called = callee_name(fn)
             args = n.child_by_field_name("arguments").named_children
-            if called == "store_matrix_sync" and args and base_of(args[0]):
-                writes.add(base_of(args[0]))   # wmma: a fragment stored through a pointer
+            if called == "store_matrix_sync" and args:
+                writes |= bases_of(args[0])   # wmma: a fragment stored through a pointer
             elif (called in ATOMICS or called in CACHE_STORES) and args:
-                name = base_of(args[0])
-                if name:
-                    writes.add(name)
-                    if called in ATOMICS:
-                        reads.add(name)
+                names = bases_of(args[0])
+                writes |= names
+                if called in ATOMICS:
+                    reads |= names
             elif functions and called in functions and depth < MAX_INLINE_DEPTH:
                 callee = functions[called][0]
                 params = function_declarator(callee).child_by_field_name(
@@ -404,25 +414,23 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
                     while d is not None and d.type in ("pointer_declarator",
                                                        "reference_declarator"):
                         d = d.child_by_field_name("declarator") or d.named_children[-1]
-                    name = base_of(a)
-                    if d is None or not name:
+                    if d is None:
                         continue
-                    if text(d) in w:
-                        writes.add(name)
-                    if text(d) in r:
-                        reads.add(name)
-                    # `f(Params q)` writing q.out: the caller's p.out
-                    writes.update(name + u[len(text(d)):] for u in w
-                                  if u.startswith(text(d) + "."))
-                    reads.update(name + u[len(text(d)):] for u in r
-                                 if u.startswith(text(d) + "."))
+                    for name in bases_of(a):
+                        if text(d) in w:
+                            writes.add(name)
+                        if text(d) in r:
+                            reads.add(name)
+                        # `f(Params q)` writing q.out: the caller's p.out
+                        writes.update(name + u[len(text(d)):] for u in w
+                                      if u.startswith(text(d) + "."))
+                        reads.update(name + u[len(text(d)):] for u in r
+                                     if u.startswith(text(d) + "."))
     for n in walk(body):
         if n.type in ("subscript_expression", "pointer_expression") and \
                 (n.start_byte, n.end_byte) not in stored and \
                 n.parent.type not in ("subscript_expression",):
-            name = base_of(n)
-            if name:
-                reads.add(name)
+            reads |= bases_of(n)
     return writes, reads
 
 

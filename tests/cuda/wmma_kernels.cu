@@ -4,6 +4,7 @@
 // loaded from shared tiles (ldmatrix on sm_75+) and from global memory, accumulated in
 // floats or halves, stored row- or column-major, single and in arrays.
 #include <cuda_fp16.h>
+#include <cuda_bf16.h>
 #include <mma.h>
 #include <cstdlib>
 using namespace nvcuda;
@@ -174,6 +175,32 @@ __global__ void wmma_persistent(const half *A, const half *B, const float *C, fl
     }
 }
 
+// bf16 operands from shared tiles in all four layouts (nvcc 13 on sm_90 loads them with
+// four 4-byte generic loads each, transposing the column-major A and row-major B in
+// registers): C = A B^T + A^T B of the two 16 x 16 tiles as stored.
+__global__ void wmma_bf16(const __nv_bfloat16 *A, const __nv_bfloat16 *B, float *C)
+{
+    __shared__ __nv_bfloat16 sa[16 * 24], sb[16 * 24];
+    for (int i = threadIdx.x; i < 256; i += 32) {
+        sa[(i / 16) * 24 + i % 16] = A[i];
+        sb[(i / 16) * 24 + i % 16] = B[i];
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> ar;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> bc;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::col_major> ac;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::row_major> br;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> c;
+    wmma::fill_fragment(c, 0.0f);
+    wmma::load_matrix_sync(ar, sa, 24);
+    wmma::load_matrix_sync(bc, sb, 24);
+    wmma::mma_sync(c, ar, bc, c);
+    wmma::load_matrix_sync(ac, sa, 24);
+    wmma::load_matrix_sync(br, sb, 24);
+    wmma::mma_sync(c, ac, br, c);
+    wmma::store_matrix_sync(C, c, 16, wmma::mem_row_major);
+}
+
 // Each kernel once (or the one named by its number, for a profiler): 64^3, inputs zeroed.
 int main(int argc, char **argv)
 {
@@ -202,6 +229,8 @@ int main(int argc, char **argv)
     if (only < 0 || only == 5)
         wmma_persistent<<<3, 32, 32 * 24 * sizeof(half)>>>(A, B, C, D, 2.0f, 0.5f, N / 16,
                                                           (M / 16) * (N / 16));
+    if (only < 0 || only == 6)
+        wmma_bf16<<<1, 32>>>((const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, C);
     cudaDeviceSynchronize();
     return 0;
 }

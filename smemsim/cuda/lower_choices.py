@@ -1,0 +1,227 @@
+"""Pointers that select between two arrays: `p = c ? &A[i] : &B[j]` (cudaTensorCoreGemm's
+`warp_ptr`: half the warps copy A, the others B, through one pointer).
+
+The IR's pointers point into one array. Such a pointer is held as a pair of them and the
+condition, sharing one offset (a thread only ever uses its own side); every statement that
+reads it is lowered once per side, under the condition, with the name bound to that side's
+pointer. On the GPU each such access is one instruction whose address is selected; here it
+is two sites at the same line, each run by the threads of its side (the same instructions
+and wavefronts where a warp's threads agree, as they do where warps split the work)."""
+from __future__ import annotations
+
+from kernels_ir import cast, const
+
+from .parse import short, text, walk
+from .symbols import Sym, array_name, fold, register_type, truth_value
+
+# the statements lowered once per side; loops and branches are entered and their own
+# statements looked at
+LEAVES = ("expression_statement", "declaration", "return_statement")
+
+
+class ChoicesMixin:
+    """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def choice_pointer(self, name: str, value, dtype: str, node, lanes: int) -> bool:
+        """`T *p = c ? X : Y` with X and Y pointers, or `T *q = p + k` of such a `p`:
+        declares `name` as a pointer that selects (a plain one where both sides turn out to
+        point into the same array); False when `value` is neither."""
+        bare = value
+        while bare.type == "parenthesized_expression":
+            bare = bare.named_children[0]
+        if bare.type == "conditional_expression":
+            with self.at(node):
+                which = self.kb.let(f"{name}_which", truth_value(
+                    self.expr(bare.child_by_field_name("condition"))), "i32")
+            sides = [(bare.child_by_field_name(f), {})
+                     for f in ("consequence", "alternative")]
+        else:
+            named = self.choices_in(value)
+            if not named:
+                return False
+            if len({id(sym.value[0]) for sym, _ in named}) > 1:
+                raise self.error(node, f"`{short(node)}`: a pointer computed from two "
+                                       "pointers that each select between arrays")
+            which = named[0][0].value[0]
+            sides = [(value, {n: sym.value[1 + k] for sym, names in named for n in names})
+                     for k in range(2)]
+        with self.at(node):
+            offset = self.kb.let(f"{name}_offset", 0, "i32")
+        pointers = []
+        for k, (side, bound) in enumerate(sides):
+            with self.at(node), (self.kb.if_(which) if k == 0 else self.kb.else_()):
+                self.scopes.append(dict(bound))
+                try:
+                    arr, indices = self.pointer_target(side, dtype, node, lanes)
+                finally:
+                    self.scopes.pop()
+                lead = [fold(e) for e in indices[:-1]]
+                if any(v is None for v in lead):
+                    raise self.error(side, f"`{short(side)}`: a row chosen at run time of "
+                                           f"'{array_name(arr)}' by a pointer that selects "
+                                           "between arrays (the importer follows a constant "
+                                           "row, or a flat array)")
+                self.kb.assign(offset, indices[-1])
+            pointers.append(Sym("pointer", None, arr.dtype, lanes, 1,
+                                (arr, [const(v) for v in lead], offset)))
+        a, b = pointers
+        if a.place[0] is b.place[0] and [fold(e) for e in a.place[1]] == \
+                [fold(e) for e in b.place[1]]:
+            self.declare(name, a)    # one array: the offset is all that was chosen
+        else:
+            self.declare(name, Sym("choice", (which, a, b), a.dtype, lanes))
+            self.choices_declared = True
+        return True
+
+    def choices_in(self, node) -> list:
+        """The pointers that select between arrays that `node` names: [(Sym, {names})]."""
+        found = {}
+        for n in walk(node):
+            if n.type == "identifier":
+                sym = self.declared(text(n))
+                if sym is not None and sym.kind == "choice":
+                    found.setdefault(id(sym), (sym, set()))[1].add(text(n))
+        return list(found.values())
+
+    def statement_per_choice(self, node, unroll) -> bool:
+        """Lowers a statement that reads a pointer selecting between arrays once per side,
+        under its condition; False for any other statement. A loop or branch whose head
+        reads one is refused (its body's statements are split instead)."""
+        if not self.__dict__.get("choices_declared"):
+            return False
+        if node.type not in LEAVES:
+            heads = [c for f in ("initializer", "condition", "update", "value")
+                     if (c := node.child_by_field_name(f)) is not None] \
+                if node.type not in ("compound_statement",) else []
+            for head in heads:
+                if self.choices_in(head):
+                    raise self.error(head, f"`{short(head)}`: a pointer that selects between "
+                                           "arrays read in a loop's or branch's head")
+            return False
+        if node.type == "declaration" and any(
+                d.type == "init_declarator" and
+                d.child_by_field_name("declarator").type == "pointer_declarator"
+                for d in node.named_children):
+            return False     # a pointer computed from it selects too (choice_pointer)
+        named = self.choices_in(node)
+        if not named:
+            return False
+        sym, names = named[0]
+        if node.type == "declaration":
+            self.declared_per_choice(node, sym, names)
+            return True
+        if node.type == "expression_statement" and len(named) == 1 and \
+                self.assignment_per_choice(node.named_children[0], sym, names):
+            return True
+        for k in range(2):
+            with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
+                self.scopes.append({n: sym.value[1 + k] for n in names})
+                try:
+                    self.statement(node, unroll)
+                finally:
+                    self.scopes.pop()
+        return True
+
+    def declared_per_choice(self, node, sym: Sym, names: set) -> None:
+        """`T v = *p;` of a pointer that selects: `v` declared, then given its value once
+        per side."""
+        type_node = node.child_by_field_name("type")
+        dtype, lanes = self.vtype(type_node, node)
+        decls = [d for d in node.named_children if d.type == "init_declarator"]
+        for d in decls:
+            target, value = d.child_by_field_name("declarator"), d.child_by_field_name("value")
+            if target.type != "identifier" or value.type == "initializer_list" or \
+                    dtype in ("auto", "f16", "bf16"):
+                raise self.error(node, f"`{short(node)}`: a variable of this kind given its "
+                                       "value through a pointer that selects between arrays "
+                                       "(a scalar or vector of a 32- or 64-bit type is read)")
+            name = text(target)
+            if lanes > 1:
+                made = self.array_of(name, dtype, [], False, node, lanes)
+            else:
+                dt = register_type(dtype)
+                with self.at(target):
+                    ref = self.kb.let(name, 0.0 if dt in ("f32", "f64") else 0, dt)
+                made = self.declare(name, Sym("local", ref, dt))
+            for k in range(2):
+                with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
+                    self.scopes.append({n: sym.value[1 + k] for n in names})
+                    try:
+                        if lanes > 1:
+                            self.store_vector(made, [const(0)], lanes, value, node)
+                        else:
+                            self.assign_local(made, "=", self.expr(value), node)
+                    finally:
+                        self.scopes.pop()
+
+    def per_side(self, sym: Sym, names: set, node, lower) -> None:
+        """`lower()` once for each side of `sym`, under its condition, with `names` bound to
+        that side's pointer."""
+        for k in range(2):
+            with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
+                self.scopes.append({n: sym.value[1 + k] for n in names})
+                try:
+                    lower()
+                finally:
+                    self.scopes.pop()
+
+    def assignment_per_choice(self, e, sym: Sym, names: set) -> bool:
+        """`L = R` where one side reads through a pointer that selects and the other does
+        not: the other side is one access (as on the GPU, where one instruction serves
+        both sides' threads), the selecting side's access one per side, through a value
+        held in registers. False for any other statement."""
+        if e.type != "assignment_expression":
+            return False
+        op = e.child_by_field_name("operator").type
+        left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+        if self.choices_in(left):
+            if self.choices_in(right) or self.vector_place_bound(left, sym, names) or \
+                    right.type == "assignment_expression":
+                return False
+            value = self.expr(right)     # `p[i] = s[j];`: the load once
+            with self.at(e):
+                held = self.kb.let("chosen", value, value.dtype)
+            self.per_side(sym, names, e, lambda: self.assign(left, op, held, e))
+            return True
+        place = self.vector_place(left)
+        if place is not None:            # `*(int4 *)&s[i] = *p;`: one store of the vector
+            if op != "=":
+                return False
+            arr, indices, lanes = place
+            dtype = register_type(arr.pun or arr.dtype)
+            with self.at(e):
+                held = [self.kb.let("chosen", 0.0 if dtype in ("f32", "f64") else 0, dtype)
+                        for _ in range(lanes)]
+
+            def load():
+                parts = self.vector_value(right, lanes)
+                with self.at(e):
+                    for h, part in zip(held, parts):
+                        self.kb.assign(h, cast(part, h.dtype))
+            self.per_side(sym, names, e, load)
+            self.store_vector(arr, indices, lanes, held, e)
+            return True
+        with self.kb.trial():             # `s[i] = p[j];`: the store once
+            self.scopes.append({n: sym.value[1] for n in names})
+            try:
+                dtype = self.expr(right).dtype
+            finally:
+                self.scopes.pop()
+        with self.at(e):
+            held = self.kb.let("chosen", 0.0 if dtype.is_float else 0, dtype)
+        self.per_side(sym, names, e, lambda: self.assign_value(held, right, e))
+        self.assign(left, op, held, e)
+        return True
+
+    def assign_value(self, ref, node, where) -> None:
+        value = self.expr(node)
+        with self.at(where):
+            self.kb.assign(ref, value)
+
+    def vector_place_bound(self, node, sym: Sym, names: set) -> bool:
+        """Whether `node` is a whole vector in memory once `names` are bound to a side."""
+        self.scopes.append({n: sym.value[1] for n in names})
+        try:
+            return self.vector_place(node) is not None
+        finally:
+            self.scopes.pop()
