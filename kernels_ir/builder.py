@@ -33,7 +33,7 @@ from .stmt import (
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES,
 )
 from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
 from .wgmma import N_VALUES, GmmaLayout
@@ -1060,17 +1060,19 @@ class KernelBuilder:
                  ctype: str = "f32", name: str | None = None) -> "VectorRef":
         """`mma.sync.aligned.{shape}.row.col.{ctype}.{atype}.{atype}.{ctype}` (sm_80+): the
         warp's D = A x B + C. `a` and `b` are each lane's 32-bit words of two `atype`
-        elements (f16 or bf16; 4 and 2 of them for m16n8k16, 2 and 1 for m16n8k8), `c` its
+        elements (f16 or bf16; 4 and 2 of them for m16n8k16, 2 and 1 for m16n8k8) or of one
+        (tf32, m16n8k8: 4 and 2), `c` its
         accumulator: 2 u32 words of two f16 each (`ctype` "f16") or 4 f32 (`ctype` "f32").
         Returns D in the same form as C. All 32 lanes of the warp must execute it."""
         loc = caller_loc()
         self._guard_condition("an mma.sync")
-        if shape not in MMA_SHAPES or atype not in ("f16", "bf16") or \
-                ctype not in ("f16", "f32") or (atype == "bf16" and ctype == "f16"):
+        shapes = MMA_TF32_SHAPES if atype == "tf32" else MMA_SHAPES
+        if shape not in shapes or atype not in ("f16", "bf16", "tf32") or \
+                ctype not in ("f16", "f32") or (atype != "f16" and ctype == "f16"):
             raise KernelError(f"mma.sync {shape}.{ctype}.{atype}: the IR has m16n8k16 and "
-                              "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32)",
-                              kernel=self.name, loc=loc)
-        words_a, words_b = MMA_SHAPES[shape]
+                              "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32), and "
+                              "m16n8k8 of tf32 (into f32)", kernel=self.name, loc=loc)
+        words_a, words_b = shapes[shape]
         lanes_c = 2 if ctype == "f16" else 4
         a, b, c = (value_list(v) for v in (a, b, c))
         if (len(a), len(b), len(c)) != (words_a, words_b, lanes_c):

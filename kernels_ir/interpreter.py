@@ -1893,12 +1893,22 @@ class _Machine(Evaluator):
             return tuple((b.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
                          for b in bits)
         a = np.zeros((n, 16, k))
-        for r, e in enumerate(s.a):
+        b = np.zeros((n, k, 8))
+        if s.atype == "tf32":
+            # one element a word: A word r at row g + 8 (r % 2), column t + 4 (r // 2); B
+            # word r at row t + 4r of column g; the hardware reads a float's top 19 bits
+            def tf32(e) -> np.ndarray:
+                bits = self.eval(e, idx).astype(np.uint32) & np.uint32(0xFFFFE000)
+                return bits.view(np.float32).astype(np.float64)
+            for r, e in enumerate(s.a):
+                a[dense, g + 8 * (r % 2), t + 4 * (r // 2)] = tf32(e)
+            for r, e in enumerate(s.b):
+                b[dense, t + 4 * r, g] = tf32(e)
+        for r, e in enumerate(s.a if s.atype != "tf32" else ()):
             lo, hi = halves(self.eval(e, idx).astype(np.uint32))
             row, col = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
             a[dense, row, col], a[dense, row, col + 1] = lo, hi
-        b = np.zeros((n, k, 8))
-        for r, e in enumerate(s.b):
+        for r, e in enumerate(s.b if s.atype != "tf32" else ()):
             lo, hi = halves(self.eval(e, idx).astype(np.uint32))
             b[dense, 2 * t + 8 * r, g], b[dense, 2 * t + 8 * r + 1, g] = lo, hi
         c = np.zeros((n, 16, 8))

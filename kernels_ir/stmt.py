@@ -934,6 +934,8 @@ class Shuffle(Stmt):
 
 # mma.sync shapes: (m, n, k) -> 32-bit registers per lane of A and of B (16-bit inputs)
 MMA_SHAPES = {"m16n8k16": (4, 2), "m16n8k8": (2, 1)}
+# of tf32 inputs (one element a register): m16n8k8 only
+MMA_TF32_SHAPES = {"m16n8k8": (4, 2)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -942,7 +944,8 @@ class MmaSync(Stmt):
     16 x k A (row-major) times k x 8 B (column-major) plus C, D to `dst`, each operand
     spread over the lanes' registers as the PTX ISA lays the fragments out (lane l: group
     l // 4, thread l % 4). A and B are 32-bit words of two `atype` elements (f16 or bf16,
-    the lower-indexed in the low half); C and D are two words of two f16 each (`ctype`
+    the lower-indexed in the low half), or of one tf32 (a float's bits, of which the
+    hardware reads the top 19); C and D are two words of two f16 each (`ctype`
     f16) or four f32 (`ctype` f32). It touches no memory: all 32 lanes execute it."""
     dst: Var
     shape: str

@@ -22,7 +22,7 @@ import numpy as np
 from .errors import KernelError
 from .evaluate import Evaluator
 from .expr import Expr, Op, const
-from .stmt import Access, Kernel, Loop, walk
+from .stmt import Access, If, Kernel, Loop, walk
 
 MAX_TRIPS = 4096  # longer constant loops are left alone (nvcc would not unroll them fully)
 
@@ -112,6 +112,16 @@ def unroll(kernel: Kernel, which: Callable[[Loop], bool] = marked
                         cond=var == start, do_while=False,
                         body=block(s.body, inner, {**env, s.var: v})))
                 continue
+            if isinstance(s, If) and env:
+                # `if (i == 0)` in a copy: the compiler keeps the branch this iteration
+                # takes, and the other branch's accesses are no copy's
+                try:
+                    taken = _value(s.cond, None, 0, env)
+                except _NotConstant:
+                    taken = None
+                if taken is not None:
+                    s = replace(s, cond=const(1, s.cond.dtype),
+                                then=s.then if taken else s.orelse, orelse=())
             s = s.rebuild(body=lambda b: block(b, iteration, env))
             if isinstance(s, Access) and s.site is not None:
                 new = next(counter)

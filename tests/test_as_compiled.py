@@ -54,6 +54,29 @@ def test_unroll_writes_out_constant_loops_and_numbers_the_copies():
     assert counts(analyze(written)) == counts(analyze(kernel))
 
 
+def test_a_copys_branch_on_the_written_out_variable_keeps_the_branch_it_takes():
+    """`if (i == 0) load B` in a loop over i written out (cudaTensorCoreGemm loads its B
+    fragments so): the copy i = 0 keeps the load, the others have none (the compiler's
+    copies neither), and the counts are the original's."""
+    k = KernelBuilder("branchy")
+    a, b = k.shared("a", f32, 64), k.shared("b", f32, 64)
+    out = k.global_array("out", f32, 64, intent="out")
+    acc = k.let("acc", 0.0)
+    with k.range("i", 0, 3, unroll=True) as i:
+        with k.if_(i == 0):
+            k.assign(acc, acc + b[threadIdx.x])
+        with k.else_():
+            k.assign(acc, acc + a[(threadIdx.x + i) % 64])
+    out[threadIdx.x] = acc
+    k.launch(1, 64)
+    kernel = k.build()
+    written, origin = unroll(kernel)
+    assert sorted((origin[s.site].site, origin[s.site].iteration)
+                  for s in written.sites()) == [(0, (("i", 0),)), (1, (("i", 1),)),
+                                                (1, (("i", 2),))]
+    assert counts(analyze(written)) == counts(analyze(kernel))
+
+
 # ------------------------------------------------------------------ compiled (NVRTC, no GPU)
 
 @pytest.fixture(autouse=False)

@@ -1071,3 +1071,23 @@ def test_a_byte_offset_from_a_tiles_start_may_cross_its_rows(tmp_path):
     g = np.arange(256, dtype=np.float32)
     np.testing.assert_array_equal(run(k, arrays={"g": g})["out"], g[np.arange(32) * 8 + 5])
     assert analyze(k).site(0).requests == 2
+
+
+def test_a_same_type_pointer_cast_over_a_2d_tile_walks_it_flat(tmp_path):
+    """`(float *)&shmem[0][0] + w * 4 * 72` over `float shmem[][72]` (tf32TensorCoreGemm's
+    C tiles): the pointer walks the tile's elements in a row, past a row's end."""
+    cu = tmp_path / "k.cu"
+    cu.write_text("""__global__ void k(const float *in, float *out) {
+    extern __shared__ float shmem[][72];
+    float *warp_ptr = (float *)&shmem[0][0] + (threadIdx.x / 32) * 4 * 72;
+    for (int i = 0; i < 4; i++)
+        *(warp_ptr + i * 72 + threadIdx.x % 32) = in[threadIdx.x * 4 + i];
+    __syncthreads();
+    for (int i = 0; i < 4; i++)
+        out[threadIdx.x * 4 + i] = shmem[(threadIdx.x / 32) * 4 + i][threadIdx.x % 32];
+}
+int main() { float *a, *b; k<<<1, 64, 8 * 72 * 4>>>(a, b); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"in": "256", "out": "256"}))["k"]()
+    x = np.arange(256, dtype=np.float32)
+    np.testing.assert_array_equal(run(k, arrays={"in": x})["out"], x)

@@ -135,8 +135,8 @@ def test_the_generated_cuda_compiles():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("make", [stage, lambda: _tied_copies(True), lambda: sgemm12(256)],
-                         ids=["stage", "tied", "sgemm12"])
+@pytest.mark.parametrize("make", [stage, lambda: _tied_copies(True), lambda: sgemm12(256),
+                                  lambda: piped()], ids=["stage", "tied", "sgemm12", "piped"])
 def test_on_the_gpu(make):
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
@@ -159,3 +159,60 @@ def test_the_kernels_file_import_writes_counts_the_same(tmp_path):
     assert (run(written, arrays={"in": x})["out"] == run(stage(), arrays={"in": x})["out"]).all()
     assert [(s.requests, s.wavefronts) for s in analyze(written).sites] == \
         [(s.requests, s.wavefronts) for s in analyze(stage()).sites]
+
+
+PIPED = str(HERE / "cuda" / "pipeline_copy.cu")
+
+
+def piped(**defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   lengths={"in": "4 * tiles * 1024", "out": "4 * 256"})
+    return import_kernels(PIPED, opts)["piped_sum"]()
+
+
+def test_a_threads_own_pipeline_double_buffers_as_cp_async_groups():
+    """cuda::pipeline<thread_scope_thread>: memcpy_async of aligned_size_t<alignof(float4)>
+    is one 16-byte cp.async.cg a thread (LDGSTS.E.BYPASS.128), producer_commit a group,
+    pipeline_consumer_wait_prior<N> a wait for all but N; acquire and release state
+    nothing. 4 blocks x 8 warps x 3 tiles copies; every sum as numpy's."""
+    x = np.random.default_rng(4).integers(-100, 100, 4 * 3 * 1024).astype(np.float32)
+    out = run(piped(), arrays={"in": x})["out"].reshape(4, 256)
+    tiles = x.reshape(4, 3, 1024)
+    np.testing.assert_array_equal(out, tiles[:, :, (np.arange(256) * 5) % 1024].sum(1))
+    r = analyze(piped())
+    assert [(s.op, s.width, s.requests) for s in r.sites] == \
+        [("cp_async_bypass", 16, 32), ("cp_async_bypass", 16, 64), ("load", 4, 96)]
+    assert check(piped()).clean
+
+
+def test_waiting_for_too_few_stages_reads_a_tile_in_flight():
+    """pipeline_consumer_wait_prior<2> with two stages committed waits for none: the read
+    of tile 0 (line 35) races its copy."""
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:35:16, .* reads 'buf' .* "
+                                                 r"while a cp.async to it is still in flight"):
+        run(piped(WAIT_PRIOR=2))
+
+
+@pytest.mark.gpu
+def test_the_pipelines_build_equals_ncu(tmp_path):
+    """On the GPU: ncu's counters of nvcc's -O3 build of pipeline_copy.cu (its own main)
+    equal `--as-compiled` of piped_sum."""
+    import shutil
+    import subprocess
+
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.measure import compare_counts, measure_command
+    from gpu_backend.original import build_original
+    from smemsim.cuda import instantiation
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    if shutil.which("nvcc") is None:
+        pytest.skip("nvcc is not installed")
+    exe = tmp_path / "piped"
+    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), PIPED],
+                   check=True, capture_output=True)
+    k = piped()
+    build = build_original(PIPED, instantiation(PIPED, None, "piped_sum"))
+    agreement = compare_counts(analyze_as_compiled(k, build=build),
+                               measure_command([str(exe)], k.name))
+    assert agreement.ok, agreement.checks

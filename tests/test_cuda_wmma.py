@@ -169,7 +169,8 @@ def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-                                  "wmma_accumulate", "wmma_persistent", "wmma_bf16"])
+                                  "wmma_accumulate", "wmma_persistent", "wmma_bf16",
+                                  "wmma_tf32"])
 def test_on_the_gpu(name):
     """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
     transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
@@ -180,6 +181,8 @@ def test_on_the_gpu(name):
               "At": small(1024, 4), "Bt": small(1024, 5)}
     if name == "wmma_bf16":
         arrays.update(A=bf16_bits(arrays["A"]), B=bf16_bits(arrays["B"]))
+    if name == "wmma_tf32":   # eighths: exact in tf32, every sum exact in float
+        arrays.update(A=arrays["A"].astype(np.float32) / 8, B=arrays["B"].astype(np.float32) / 8)
     k = kernel(name)
     result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
                                    if g.name in arrays})
@@ -206,7 +209,7 @@ def test_the_users_build_equals_ncu(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
                    check=True, capture_output=True)
     order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-             "wmma_accumulate", "wmma_persistent", "wmma_bf16"]
+             "wmma_accumulate", "wmma_persistent", "wmma_bf16", "wmma_tf32"]
     for number, key in enumerate(order):
         k = kernel(key)
         build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
@@ -233,3 +236,36 @@ def test_bf16_operands_in_every_layout_and_their_loads():
     operands = [s for s in report.sites if s.op == "load"]
     assert [(s.width, s.requests) for s in operands] == [(4, 1)] * 16
     assert not [s for s in report.sites if s.op == "ldmatrix"]
+
+
+def tf32(values) -> np.ndarray:
+    """cvt.rna.tf32.f32 in numpy: 10 mantissa bits, to nearest, ties away from zero."""
+    bits = np.asarray(values, np.float32).view(np.uint32)
+    return ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def test_tf32_operands_rounded_by_float_to_tf32_and_multiplied():
+    """wmma_tf32: m16n16k8 fragments of floats, each rounded by `__float_to_tf32` (ties away
+    from zero: 1 + 2^-11 becomes 1 + 2^-10, 1 + 2^-12 becomes 1), C = A B^T + A B."""
+    rng = np.random.default_rng(9)
+    a = (rng.integers(-16, 17, 4096) / 8).astype(np.float32)
+    b = (rng.integers(-16, 17, 4096) / 8).astype(np.float32)
+    a[:3] = [1 + 2.0 ** -11, 1 + 2.0 ** -12, -(1 + 3 * 2.0 ** -12)]
+    np.testing.assert_array_equal(tf32(a[:3]), [1 + 2.0 ** -10, 1, -(1 + 2.0 ** -10)])
+    out = run(kernel("wmma_tf32"), arrays={"A": a, "B": b})
+    ta, tb = (matrix(tf32(x[:256]), 16, 16) for x in (a, b))
+    np.testing.assert_array_equal(matrix(out["C"][:256], 16, 16), ta @ tb.T + ta @ tb)
+
+
+def test_tf32_fragments_move_as_4_byte_loads_and_8_byte_stores():
+    """Each tf32 operand is four 4-byte loads (two k steps: 2 requests a site), the float
+    accumulator four 8-byte row stores."""
+    report = analyze(kernel("wmma_tf32"))
+    by_line: dict = {}
+    for s in report.sites:
+        by_line.setdefault(s.loc.line, []).append((s.op, s.width, s.requests))
+    operand_lines = [line for line, sites in by_line.items()
+                     if sites == [("load", 4, 2)] * 4]
+    assert len(operand_lines) == 3
+    assert [sites for sites in by_line.values() if ("store", 8, 1) in sites] == \
+        [[("store", 8, 1)] * 4]

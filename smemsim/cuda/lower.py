@@ -628,6 +628,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         type_node = node.child_by_field_name("type")
         if self.group_declaration(node, type_node):
             return
+        if self.pipeline_declaration(node, type_node):
+            return
         if self.hopper_declaration(node, type_node, shared):
             return
         if self.struct_declaration(node, type_node, shared, extern):
@@ -724,6 +726,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         if value is not None and value.type == "lambda_expression":
             self.declare(name, self.lambda_sym(value))
+            return
+        if value is not None and value.type == "call_expression" and re.fullmatch(
+                r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<.+>",
+                text(value.child_by_field_name("function")), re.S):
+            # `const auto shape4 = cuda::aligned_size_t<16>(16);`: a copy size and the
+            # alignment it promises, for memcpy_async
+            self.declare(name, Sym("size", self.copy_size(value, node)))
             return
         if value is not None and (bar := self.barrier_pointer(name, value, node)) is not None:
             # `auto p = &bar;`: another name of the barrier, or a pointer that is assigned
@@ -1347,6 +1356,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.call(node, statement)
         if t == "qualified_identifier" and (value := self.struct_static(node)) is not None:
             return value   # `x128::size`
+        if t == "alignof_expression":   # `alignof(float4)`: 16; a scalar type its size
+            inner = node.named_children[0]
+            if inner.type == "type_descriptor":
+                inner = inner.child_by_field_name("type") or inner
+            dtype, lanes = self.vtype(inner, node)
+            return const(SIZES[dtype] * (lanes if lanes in (2, 4) else 1), BY_NAME["u64"])
         if t == "sizeof_expression":
             inner = node.named_children[0] if node.named_children else node
             if inner.type == "parenthesized_expression":
@@ -1390,9 +1405,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         n) ? s[i] : 0` must not read s[n]), as an if/else into a local of their type."""
         c = self.expr(node.child_by_field_name("condition"))
         sides = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
-        with self.kb.trial():  # the type C gives the result, before anything is stated
-            with self.at(node):
-                dtype = select(c, self.expr(sides[0]), self.expr(sides[1])).dtype
+        # the type C gives the result, before anything is stated
+        dtype = self.trial_type(lambda: select(c, self.expr(sides[0]),
+                                               self.expr(sides[1])), node)
         with self.at(node):
             result = self.kb.let("cond", 0.0 if dtype.is_float else 0, dtype)
             with self.kb.if_(c):
@@ -1400,6 +1415,22 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             with self.kb.else_():
                 self.set_to(result, sides[1], node)
         return result
+
+    def trial_type(self, make, node):
+        """The type of the expression `make()` builds, with nothing it states kept (the
+        builder's trial), nor the views of arrays it made (cached, they would outlive the
+        declarations the trial drops)."""
+        caches = {k: dict(self.__dict__[k]) for k in ("views", "dynamic_views")
+                  if k in self.__dict__}
+        try:
+            with self.kb.trial(), self.at(node):
+                return make().dtype
+        finally:
+            for k in ("views", "dynamic_views"):
+                if k in caches:
+                    self.__dict__[k] = caches[k]
+                else:
+                    self.__dict__.pop(k, None)
 
     def short_circuit(self, node, op: str) -> Expr:
         """`a && b` / `a || b` whose right side reads memory: it runs only when C would
@@ -1451,6 +1482,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         args = node.child_by_field_name("arguments").named_children
         if fn.type == "field_expression":
             base = fn.child_by_field_name("argument")
+            if self.pipeline_or_none(base) is not None:   # `pipe.producer_commit()`
+                return self.pipeline_member(node, text(fn.child_by_field_name("field")), args)
             bar = self.barrier_or_none(base)
             if bar is not None:   # `bar.wait(t)`, `full[q].arrive()`
                 return self.barrier_member(node, bar, text(fn.child_by_field_name("field")),
@@ -1499,7 +1532,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                      fn.child_by_field_name("arguments").named_children, args)
             if done is not None:
                 return done
-            done = self.hopper_call(node, tname, args)
+            done = self.pipeline_call(node, tname, args)
+            if done is None:
+                done = self.hopper_call(node, tname, args)
             if done is not None:
                 return done
             raise self.error(node, f"call of template '{tname}' is not supported")
@@ -1538,6 +1573,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if name in self.u.functions:
             return self.inline(node, name, args, None)
         done = self.texture_call(node, name, None, args)
+        if done is None:
+            done = self.pipeline_call(node, callee_name(fn), args)
         if done is not None:
             return done
         done = self.hopper_call(node, name, args)
@@ -1610,6 +1647,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                        "through a local)")
             if name in HALF_ROUNDINGS and len(vals) == 1:   # __float2half(x) as a value
                 return self.convert(vals[0], HALF_ROUNDINGS[name], node)
+            if name.split("::")[-1] == "__float_to_tf32" and len(vals) == 1:   # wmma tf32
+                return self.tf32_rounded(vals[0], node)
             if name in ("__half2float", "__bfloat162float", "__low2float") and \
                     len(vals) == 1 and vals[0].dtype == f32:
                 return vals[0]   # a 16-bit value read from memory is already its float
@@ -2232,8 +2271,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `(uint*) sKeys2` over a `__shared__ uint2 sKeys2[256]`: its scalars, flat
             return self.shared_view(self.lookup(text(value), value), dtype, node), [const(0)]
         arr, indices = self.pointer_place(value, where)
-        if dtype == arr.dtype:
+        if dtype == arr.dtype and not (arr.kind == "shared" and arr.rank > 1 and
+                                       arr.lanes == 1):
             return arr, indices
+        if dtype == arr.dtype:
+            # `(float *)&shmem[0][0]` over a 2-D float tile: a pointer that walks its
+            # elements in a row, past the end of a row (tf32TensorCoreGemm's C tiles)
+            with self.at(node):
+                flat = arr.value.flat_index(tuple(indices))
+            return self.shared_view(arr, dtype, node), [flat]
         if arr.kind not in ("shared", "global") or (arr.rank != 1 and arr.kind != "shared") \
                 or arr.lanes != 1 or arr.place == ("null",):
             raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "

@@ -48,22 +48,20 @@ class ChoicesMixin:
         with self.at(node):
             offset = self.kb.let(f"{name}_offset", 0, "i32")
         pointers = []
-        for k, (side, bound) in enumerate(sides):
-            with self.at(node), (self.kb.if_(which) if k == 0 else self.kb.else_()):
-                self.scopes.append(dict(bound))
-                try:
-                    arr, indices = self.pointer_target(side, dtype, node, lanes)
-                finally:
-                    self.scopes.pop()
-                lead = [fold(e) for e in indices[:-1]]
-                if any(v is None for v in lead):
-                    raise self.error(side, f"`{short(side)}`: a row chosen at run time of "
-                                           f"'{array_name(arr)}' by a pointer that selects "
-                                           "between arrays (the importer follows a constant "
-                                           "row, or a flat array)")
-                self.kb.assign(offset, indices[-1])
+
+        def place(k: int) -> None:
+            side = sides[k][0]
+            arr, indices = self.pointer_target(side, dtype, node, lanes)
+            lead = [fold(e) for e in indices[:-1]]
+            if any(v is None for v in lead):
+                raise self.error(side, f"`{short(side)}`: a row chosen at run time of "
+                                       f"'{array_name(arr)}' by a pointer that selects "
+                                       "between arrays (the importer follows a constant "
+                                       "row, or a flat array)")
+            self.kb.assign(offset, indices[-1])
             pointers.append(Sym("pointer", None, arr.dtype, lanes, 1,
                                 (arr, [const(v) for v in lead], offset)))
+        self.per_side(which, [bound for _, bound in sides], node, place)
         a, b = pointers
         if a.place[0] is b.place[0] and [fold(e) for e in a.place[1]] == \
                 [fold(e) for e in b.place[1]]:
@@ -113,13 +111,7 @@ class ChoicesMixin:
         if node.type == "expression_statement" and len(named) == 1 and \
                 self.assignment_per_choice(node.named_children[0], sym, names):
             return True
-        for k in range(2):
-            with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
-                self.scopes.append({n: sym.value[1 + k] for n in names})
-                try:
-                    self.statement(node, unroll)
-                finally:
-                    self.scopes.pop()
+        self.per_choice(sym, names, node, lambda k: self.statement(node, unroll))
         return True
 
     def declared_per_choice(self, node, sym: Sym, names: set) -> None:
@@ -143,27 +135,28 @@ class ChoicesMixin:
                 with self.at(target):
                     ref = self.kb.let(name, 0.0 if dt in ("f32", "f64") else 0, dt)
                 made = self.declare(name, Sym("local", ref, dt))
-            for k in range(2):
-                with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
-                    self.scopes.append({n: sym.value[1 + k] for n in names})
-                    try:
-                        if lanes > 1:
-                            self.store_vector(made, [const(0)], lanes, value, node)
-                        else:
-                            self.assign_local(made, "=", self.expr(value), node)
-                    finally:
-                        self.scopes.pop()
+            if lanes > 1:
+                self.per_choice(sym, names, node, lambda k: self.store_vector(
+                    made, [const(0)], lanes, value, node))
+            else:
+                self.per_choice(sym, names, node, lambda k: self.assign_local(
+                    made, "=", self.expr(value), node))
 
-    def per_side(self, sym: Sym, names: set, node, lower) -> None:
-        """`lower()` once for each side of `sym`, under its condition, with `names` bound to
-        that side's pointer."""
+    def per_side(self, which, bindings: list, node, lower) -> None:
+        """`lower(k)` for side k = 0 where `which` holds and side 1 where not, each with
+        `bindings[k]` (name -> Sym) in scope."""
         for k in range(2):
-            with self.at(node), (self.kb.if_(sym.value[0]) if k == 0 else self.kb.else_()):
-                self.scopes.append({n: sym.value[1 + k] for n in names})
+            with self.at(node), (self.kb.if_(which) if k == 0 else self.kb.else_()):
+                self.scopes.append(dict(bindings[k]))
                 try:
-                    lower()
+                    lower(k)
                 finally:
                     self.scopes.pop()
+
+    def per_choice(self, sym: Sym, names: set, node, lower) -> None:
+        """per_side over the two sides of a pointer that selects, known by `names`."""
+        self.per_side(sym.value[0], [{n: sym.value[1 + k] for n in names} for k in range(2)],
+                      node, lower)
 
     def assignment_per_choice(self, e, sym: Sym, names: set) -> bool:
         """`L = R` where one side reads through a pointer that selects and the other does
@@ -181,7 +174,7 @@ class ChoicesMixin:
             value = self.expr(right)     # `p[i] = s[j];`: the load once
             with self.at(e):
                 held = self.kb.let("chosen", value, value.dtype)
-            self.per_side(sym, names, e, lambda: self.assign(left, op, held, e))
+            self.per_choice(sym, names, e, lambda k: self.assign(left, op, held, e))
             return True
         place = self.vector_place(left)
         if place is not None:            # `*(int4 *)&s[i] = *p;`: one store of the vector
@@ -193,23 +186,22 @@ class ChoicesMixin:
                 held = [self.kb.let("chosen", 0.0 if dtype in ("f32", "f64") else 0, dtype)
                         for _ in range(lanes)]
 
-            def load():
+            def load(k: int) -> None:
                 parts = self.vector_value(right, lanes)
                 with self.at(e):
                     for h, part in zip(held, parts):
                         self.kb.assign(h, cast(part, h.dtype))
-            self.per_side(sym, names, e, load)
+            self.per_choice(sym, names, e, load)
             self.store_vector(arr, indices, lanes, held, e)
             return True
-        with self.kb.trial():             # `s[i] = p[j];`: the store once
-            self.scopes.append({n: sym.value[1] for n in names})
-            try:
-                dtype = self.expr(right).dtype
-            finally:
-                self.scopes.pop()
+        self.scopes.append({n: sym.value[1] for n in names})   # `s[i] = p[j];`: one store
+        try:
+            dtype = self.trial_type(lambda: self.expr(right), e)
+        finally:
+            self.scopes.pop()
         with self.at(e):
             held = self.kb.let("chosen", 0.0 if dtype.is_float else 0, dtype)
-        self.per_side(sym, names, e, lambda: self.assign_value(held, right, e))
+        self.per_choice(sym, names, e, lambda k: self.assign_value(held, right, e))
         self.assign(left, op, held, e)
         return True
 

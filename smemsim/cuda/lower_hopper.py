@@ -355,26 +355,18 @@ class HopperMixin:
                                   bar.value, index)
                 self.kb.mbarrier_expect_tx(bar.value, index, nbytes)
             return const(0)
-        if align < 4:
-            raise self.error(node, f"`{short(node)}`: a copy aligned to {align} bytes: libcu++ "
-                                   "copies it with ordinary loads and stores, which this "
-                                   "reader does not state (cuda::aligned_size_t<4> or more)")
-        piece = min(align, 16)
-        if nbytes % piece:
-            raise self.error(node, f"`{short(node)}`: {nbytes} bytes in {piece}-byte pieces "
-                                   "(libcu++ would copy past the end)")
-        size = SIZES[d.dtype]
-        for k in range(nbytes // piece):   # libcu++'s loop over the pieces, one thread's
-            step = k * piece // size
-            self.copy(node, (d, d_idx[:-1] + [d_idx[-1] + step]),
-                      (g, g_idx[:-1] + [g_idx[-1] + step]), piece, piece == 16)
+        self.copy_pieces(node, dst, src, nbytes, align)
         with self.at(node):
             self.kb.cp_async_arrive(bar.value, index)
         return const(0)
 
     def copy_size(self, node, where) -> tuple[int, int]:
         """(bytes, alignment promised) of memcpy_async's size: `cuda::aligned_size_t<A>(n)`
-        promises A; a plain size (`sizeof(float)`) nothing beyond the type's."""
+        promises A; a plain size (`sizeof(float)`) nothing beyond the type's; a local made
+        of one (`const auto shape4 = cuda::aligned_size_t<16>(16)`) what it was made of."""
+        if node.type == "identifier" and (sym := self.declared(text(node))) is not None and \
+                sym.kind == "size":
+            return sym.value
         if node.type == "call_expression":
             fn = node.child_by_field_name("function")
             m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(fn),

@@ -1,17 +1,20 @@
-"""cp.async and ldmatrix/stmatrix as CUDA writes them: inline PTX and the `__pipeline_*`
-intrinsics."""
+"""cp.async and ldmatrix/stmatrix as CUDA writes them: inline PTX, the `__pipeline_*`
+intrinsics and a thread's own `cuda::pipeline`."""
 from __future__ import annotations
 
 import re
 
 from kernels_ir import (
+    Expr,
     SharedArray,
+    const,
 )
 
 from .lower_vectors import halves_of, words_of
 from .parse import short, text, walk
 from .symbols import (
     SIZES,
+    Sym,
     array_name,
     exact_quotient,
     plus,
@@ -81,6 +84,89 @@ class PtxMixin:
         with self.at(node):
             self.kb.cp_async(d.value, tuple(d_idx), g.value, tuple(g_idx),
                              width=nbytes // size, bypass=bypass)
+
+    def copy_pieces(self, node, dst, src, nbytes: int, align: int) -> None:
+        """cp.async pieces of one thread's copy of `nbytes` (libcu++'s loop): 16-byte ones
+        (cp.async.cg) where 16 bytes of alignment are promised, else of the alignment (4 or
+        8: cp.async.ca)."""
+        (d, d_idx), (g, g_idx) = dst, src
+        if align < 4:
+            raise self.error(node, f"`{short(node)}`: a copy aligned to {align} bytes: libcu++ "
+                                   "copies it with ordinary loads and stores, which this "
+                                   "reader does not state (cuda::aligned_size_t<4> or more)")
+        piece = min(align, 16)
+        if nbytes % piece:
+            raise self.error(node, f"`{short(node)}`: {nbytes} bytes in {piece}-byte pieces "
+                                   "(libcu++ would copy past the end)")
+        size = SIZES[d.dtype]
+        for k in range(nbytes // piece):
+            step = k * piece // size
+            self.copy(node, (d, d_idx[:-1] + [d_idx[-1] + step]),
+                      (g, g_idx[:-1] + [g_idx[-1] + step]), piece, piece == 16)
+
+    def pipeline_declaration(self, node, type_node) -> bool:
+        """`cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();`: a
+        thread's own pipeline, whose stages are cp.async groups (what libcu++ builds it of:
+        LDGSTS, LDGDEPBAR, DEPBAR in the SASS); nothing is stated for it."""
+        t = " ".join(text(type_node).split())
+        if not re.fullmatch(r"(?:::)?(?:cuda\s*::\s*)?pipeline\s*<.*>", t):
+            return False
+        if "thread_scope_thread" not in t:
+            raise self.error(node, f"`{short(node)}`: a pipeline shared by a block's threads "
+                                   "(cuda::pipeline_shared_state) is not read; a thread's "
+                                   "own (thread_scope_thread) is")
+        for d in node.named_children:
+            if d.type == "init_declarator":
+                self.declare(text(d.child_by_field_name("declarator")), Sym("pipeline"))
+        return True
+
+    def pipeline_or_none(self, node) -> Sym | None:
+        """The thread pipeline `node` names, else None."""
+        sym = self.declared(text(node)) if node.type == "identifier" else None
+        return sym if sym is not None and sym.kind == "pipeline" else None
+
+    def pipeline_member(self, node, member: str, args) -> Expr:
+        """`pipe.producer_acquire()` and `pipe.consumer_release()` (no instruction for a
+        thread's own pipeline), `pipe.producer_commit()` (cp.async.commit_group)."""
+        if member in ("producer_acquire", "consumer_release") and not args:
+            return const(0)
+        if member == "producer_commit" and not args:
+            with self.at(node):
+                self.kb.cp_async_commit()
+            return const(0)
+        raise self.error(node, f"`{short(node)}`: cuda::pipeline's {member} is not read "
+                               "(producer_acquire, producer_commit, consumer_release and "
+                               "cuda::pipeline_consumer_wait_prior<N> are)")
+
+    def pipeline_call(self, node, name: str, args) -> Expr | None:
+        """`cuda::memcpy_async(dst, src, size, pipe)` (global to shared: cp.async pieces)
+        and `cuda::pipeline_consumer_wait_prior<N>(pipe)` (cp.async.wait_group N); None for
+        any other call."""
+        if not args or self.pipeline_or_none(args[-1]) is None:
+            return None
+        if name == "memcpy_async" and len(args) == 4:
+            dst, src = self.pointer_place(args[0], node), self.pointer_place(args[1], node)
+            if src[0].kind != "global" or dst[0].kind not in ("shared", "cell"):
+                raise self.error(node, f"`{short(node)}`: memcpy_async from global to shared "
+                                       "memory is read")
+            nbytes, promised = self.copy_size(args[2], node)
+            self.copy_pieces(node, dst, src, nbytes, max(promised, SIZES[dst[0].dtype]))
+            return const(0)
+        if name == "pipeline_consumer_wait_prior" and len(args) == 1:
+            fn = node.child_by_field_name("function")
+            while fn.type == "qualified_identifier":
+                fn = fn.child_by_field_name("name")
+            targs = fn.child_by_field_name("arguments").named_children \
+                if fn.type == "template_function" else []
+            if len(targs) != 1:
+                raise self.error(node, f"`{short(node)}`: pipeline_consumer_wait_prior<N>(pipe)"
+                                       " expected")
+            with self.at(node):
+                self.kb.cp_async_wait(self.constant_int(targs[0], "a stage count"))
+            return const(0)
+        raise self.error(node, f"`{short(node)}`: this use of a cuda::pipeline is not read "
+                               "(memcpy_async(dst, src, size, pipe), "
+                               "pipeline_consumer_wait_prior<N>(pipe) are)")
 
     def pipeline(self, e, fn: str) -> None:
         """`__pipeline_memcpy_async(dst, src, bytes)` (4 or 8 bytes: cp.async.ca; 16:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from kernels_ir import Expr, bitcast, blockDim, call, cast, const, threadIdx
+from kernels_ir import Expr, bitcast, blockDim, call, cast, const, select, threadIdx
 from kernels_ir.dtypes import BY_NAME, i32, u32
 
 from .lower_vectors import halves_of, words_of
@@ -25,7 +25,7 @@ from .symbols import Sym, callee_name
 
 WMMA_FUNCTIONS = {"fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync"}
 ELEMENTS = {"half": "f16", "__half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
-            "float": "f32"}
+            "float": "f32", "tf32": "tf32"}   # `wmma::precision::tf32`: floats, m16n16k8
 
 
 @dataclasses.dataclass
@@ -38,10 +38,16 @@ class Fragment:
     layout: str | None  # row_major or col_major (operands); None for accumulators
     array: object     # the builder's LocalArray: dims of the fragment array + (words,)
     rank: int         # dimensions of the fragment array (0 for one fragment)
+    k: int = 16       # the shape's k: 16, or 8 for tf32 (m16n16k8)
 
     @property
     def words(self) -> int:
         return 8 if self.element == "f32" else 4
+
+    @property
+    def floats(self) -> bool:
+        """Whether its words are floats (a float accumulator, a tf32 operand's elements)."""
+        return self.element in ("f32", "tf32")
 
 
 class WmmaMixin:
@@ -53,7 +59,7 @@ class WmmaMixin:
         spec = self.fragment_type(type_node, node)
         if spec is None:
             return False
-        use, element, layout = spec
+        use, element, layout, k = spec
         for d in node.named_children:
             if d == type_node or d.type in ("type_qualifier", "storage_class_specifier",
                                             "attribute_specifier"):
@@ -66,15 +72,16 @@ class WmmaMixin:
             if d.type != "identifier":
                 raise self.error(node, f"`{short(node)}`: a fragment is declared by name "
                                        "(an initializer is not supported)")
-            frag = Fragment(use, element, layout, None, len(dims))
+            frag = Fragment(use, element, layout, None, len(dims), k)
             with self.at(d):
-                frag.array = self.kb.local_array(text(d), "f32" if element == "f32" else "u32",
+                frag.array = self.kb.local_array(text(d), "f32" if frag.floats else "u32",
                                                  tuple(dims) + (frag.words,))
             self.declare(text(d), Sym("fragment", frag, element))
         return True
 
     def fragment_type(self, type_node, node) -> tuple | None:
-        """(use, element, layout) of a `wmma::fragment<...>` type; None for another type."""
+        """(use, element, layout, k) of a `wmma::fragment<...>` type; None for another
+        type."""
         t = type_node
         while t.type == "qualified_identifier":
             t = t.child_by_field_name("name")
@@ -92,30 +99,33 @@ class WmmaMixin:
                       for a in args[1:4])
         named = self.types.get(args[4], args[4])   # a template's type parameter: its IR type
         element = named if named in ("f16", "bf16", "f32") else ELEMENTS.get(last(named))
-        if shape != (16, 16, 16) or element is None:
+        tf32 = shape == (16, 16, 8) and (element == "tf32" or (
+            element == "f32" and use == "accumulator"))
+        if not (shape == (16, 16, 16) and element != "tf32" or tf32) or element is None:
             raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
                                    f"of {args[4]} is not supported (the importer reads "
-                                   "m16n16k16 of half or __nv_bfloat16, into float or half)")
+                                   "m16n16k16 of half or __nv_bfloat16, into float or half, "
+                                   "and m16n16k8 of precision::tf32 into float)")
         layout = last(args[5]) if len(args) == 6 else None
         if use == "accumulator":
             if layout is not None or element == "bf16":
                 raise self.error(node, f"`{short(node)}`: an accumulator is float or half, "
                                        "with no layout")
         elif layout not in ("row_major", "col_major") or element == "f32":
-            raise self.error(node, f"`{short(node)}`: a {use} fragment of half or "
-                                   "__nv_bfloat16, row_major or col_major, expected")
-        return use, element, layout
+            raise self.error(node, f"`{short(node)}`: a {use} fragment of half, "
+                                   "__nv_bfloat16 or tf32, row_major or col_major, expected")
+        return use, element, layout, shape[2]
 
     def wmma_call(self, node, name: str, args) -> Expr:
         """`wmma::fill_fragment`, `load_matrix_sync`, `store_matrix_sync`, `mma_sync`."""
         if name == "fill_fragment" and len(args) == 2:
             frag, lead = self.fragment_arg(args[0])
             value = self.expr(args[1])
-            if frag.element != "f32":
+            if not frag.floats:
                 value = self.convert(value, frag.element, node)   # rounded to its type once
             with self.at(node):
-                if frag.element == "f32":
-                    words = [cast(value, BY_NAME["f32"])] * 8
+                if frag.floats:   # (a tf32 operand's elements are the floats given)
+                    words = [cast(value, BY_NAME["f32"])] * frag.words
                 else:
                     bits = cast(call("f16_bits", value), u32) if frag.element == "f16" else \
                         bitcast(cast(value, BY_NAME["f32"]), u32) >> 16   # bf16: the high half
@@ -171,12 +181,12 @@ class WmmaMixin:
         return self.fragment_arg(node)
 
     def fragment_count(self, node) -> Expr | None:
-        """`c.num_elements` of an accumulator: its elements per lane (8 for m16n16k16)."""
+        """`c.num_elements` of an accumulator (8 a lane) or a tf32 operand (4)."""
         found = self.fragment_of(node.child_by_field_name("argument"))
         if found is None:
             return None
         self.accumulator_only(found[0], node)
-        return const(8)
+        return const(8 if found[0].use == "accumulator" else 4)
 
     def fragment_element(self, node) -> tuple | None:
         """(fragment, its indices, the element's index) of `c.x[t]` (`c[i][j].x[t]`), or
@@ -194,7 +204,11 @@ class WmmaMixin:
         return found[0], found[1], cast(self.index(subscript_index(node)), i32)
 
     def accumulator_only(self, frag: Fragment, node) -> None:
-        if frag.use != "accumulator":
+        """An accumulator's elements are read and written; of the operands only a tf32
+        one's, whose elements are all alike to the code that touches them (`a.x[t] =
+        wmma::__float_to_tf32(a.x[t])` for every t: which element a word holds does not
+        matter)."""
+        if frag.use != "accumulator" and frag.element != "tf32":
             raise self.error(node, f"`{short(node)}`: the elements of a {frag.use} fragment "
                                    "are laid out as each architecture loads them: the "
                                    "importer reads an accumulator's (x[i], num_elements)")
@@ -203,7 +217,7 @@ class WmmaMixin:
         """Element i of a lane's accumulator: float i, or the half in word i / 2 (as its
         float value, as registers hold halves)."""
         with self.at(node):
-            if frag.element == "f32":
+            if frag.floats:
                 return frag.array[tuple(lead) + (i,)]
             word = frag.array[tuple(lead) + (i >> 1,)]
             bits = (word >> cast((i & 1) * 16, u32)) & 0xFFFF
@@ -214,7 +228,7 @@ class WmmaMixin:
         """`c.x[t] op= value`: the element converted to the fragment's type (a half rounded
         once), the other half of its word kept. A half's `op=` is cuda_fp16.hpp's: the
         value converted to half first, the operation rounded to half."""
-        if op != "=" and frag.element == "f32":
+        if op != "=" and frag.floats:
             value = self.c_binary(op[:-1], self.fragment_read(frag, lead, i, node), value,
                                   node)
         elif op != "=":
@@ -222,7 +236,7 @@ class WmmaMixin:
                 raise self.error(node, f"`{short(node)}`: {op} of a half element")
             value = self.half_result(op[:-1], [self.fragment_read(frag, lead, i, node),
                                                self.convert(value, "f16", node)], "f16", node)
-        if frag.element == "f32":
+        if frag.floats:
             with self.at(node):
                 frag.array[tuple(lead) + (i,)] = cast(value, BY_NAME["f32"])
             return
@@ -266,15 +280,21 @@ class WmmaMixin:
                 c.element != d.element:
             raise self.error(node, f"`{short(node)}`: mma_sync(d, a, b, c) takes an A and a B "
                                    "fragment of one type and two accumulators of one type")
-        if c.element == "f16" and a.element == "bf16":
-            raise self.error(node, f"`{short(node)}`: bf16 operands accumulate in float")
+        if c.element == "f16" and a.element in ("bf16", "tf32"):
+            raise self.error(node, f"`{short(node)}`: {a.element} operands accumulate in "
+                                   "float")
+        if len({a.k, b.k, c.k, d.k}) != 1:
+            raise self.error(node, f"`{short(node)}`: fragments of one shape expected")
         aw, bw, cw = (self.fragment_words(f, lead) for f, lead in ((a, al), (b, bl), (c, cl)))
+        if a.element == "tf32":   # (tf32 words are held as the floats: their bits go in)
+            aw, bw = ([bitcast(w, u32) for w in ws] for ws in (aw, bw))
         half = len(cw) // 2
         results = []
         with self.at(node):
             for p in (0, 1):
                 product = self.kb.mma_sync(aw, bw[2 * p:2 * p + 2], cw[half * p:half * (p + 1)],
-                                           shape="m16n8k16", atype=a.element, ctype=c.element)
+                                           shape=f"m16n8k{a.k}", atype=a.element,
+                                           ctype=c.element)
                 results += [product[k] for k in range(half)]
             self.set_words(d, dl, results)
         return const(0)
@@ -285,13 +305,13 @@ class WmmaMixin:
         """A fragment loaded from or stored to the matrix at `pointer` (leading dimension
         `ldm` elements), by the instructions nvcc emits for it."""
         arr, indices = self.pointer_place(pointer, node)
-        half = frag.element != "f32"
+        half = not frag.floats
         if half and arr.dtype not in ("f16", "bf16", "u16", "i16"):
             raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
                                    f"16-bit elements; '{arr.value.name}' holds {arr.dtype}")
         if not half and arr.dtype != "f32":
-            raise self.error(node, f"`{short(node)}`: a float accumulator moves floats; "
-                                   f"'{arr.value.name}' holds {arr.dtype}")
+            raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
+                                   f"floats; '{arr.value.name}' holds {arr.dtype}")
         with self.at(node):
             ldm = cast(ldm, i32)
             want = "u16" if half else "f32"   # halves move as their bits
@@ -312,7 +332,9 @@ class WmmaMixin:
             lane = self.kb.let("wmma_lane", lane)   # one name in the addresses reported
             g, t = lane >> 2, lane & 3
             if frag.use != "accumulator":
-                if arr.kind == "shared" and frag.element == "bf16":
+                if frag.element == "tf32":
+                    self.operand_tf32(frag, lead, memory, base, ldm, g, t)
+                elif arr.kind == "shared" and frag.element == "bf16":
                     self.operand_words(frag, lead, memory, base, ldm, g, t)
                 elif arr.kind == "shared":
                     self.operand_ldmatrix(frag, lead, memory, base, ldm, lane)
@@ -357,6 +379,31 @@ class WmmaMixin:
             (word,) = words_of([v[0], v[1]])
             words.append(self.transposed(word, g, t) if trans else word)
         self.set_words(frag, lead, words)
+
+    def operand_tf32(self, frag, lead, memory, base, ldm, g, t) -> None:
+        """A tf32 operand (m16n16k8): four floats a lane, each one 4-byte load (nvcc 13's
+        generic LD.E on sm_90, counted by the H100 as shared where the tile is): word r of
+        A is row g + 8 (r % 2), column t + 4 (r // 2); of B, k = t + 4 (r % 2) of column
+        n = g + 8 (r // 2) (the two m16n8k8 B fragments, n 0-7 then 8-15). Their values
+        are the floats as stored (`__float_to_tf32` rounds them where the code says)."""
+        words = []
+        for r in range(4):
+            if frag.use == "matrix_a":
+                row, col = g + 8 * (r % 2), t + 4 * (r // 2)
+            else:
+                row, col = t + 4 * (r % 2), g + 8 * (r // 2)
+            offset = row * ldm + col if frag.layout == "row_major" else col * ldm + row
+            words.append(self.kb.load(memory, (base + offset,)))
+        self.set_words(frag, lead, words)
+
+    def tf32_rounded(self, value: Expr, node) -> Expr:
+        """`wmma::__float_to_tf32(x)` (cvt.rna.tf32.f32): x rounded to 10 mantissa bits, to
+        nearest with ties away from zero (half an ulp of tf32 added to the magnitude, the
+        13 low bits cleared); infinities and NaNs as they are."""
+        with self.at(node):
+            bits = bitcast(cast(value, BY_NAME["f32"]), u32)
+            finite = (bits & 0x7F800000) != 0x7F800000
+            return bitcast(select(finite, (bits + 0x1000) & 0xFFFFE000, bits), BY_NAME["f32"])
 
     def operand_elements(self, frag, lead, memory, base, ldm, g, t) -> None:
         """An operand from global memory: each lane's words, element by element (the

@@ -1,0 +1,52 @@
+// smemsim test fixture, written for smemsim: a thread's own cuda::pipeline double-buffering
+// tiles into shared memory, as NVIDIA's bf16/tf32TensorCoreGemm samples stage theirs
+// (producer_acquire, memcpy_async of an aligned_size_t<16>, producer_commit,
+// pipeline_consumer_wait_prior<N>, consumer_release). -D WAIT_PRIOR=2 waits for too little:
+// a tile is read while its copy may still be in flight.
+#include <cuda/pipeline>
+#include <cstdlib>
+#ifndef WAIT_PRIOR
+#define WAIT_PRIOR 1
+#endif
+
+// Each block sums `tiles` tiles of 1024 floats, one element of another thread's piece a
+// tile per thread; tile t + 1 is in flight while tile t is read.
+__global__ void piped_sum(const float *in, float *out, int tiles)
+{
+    __shared__ float buf[2][1024];
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    const auto piece = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));
+    const float *src = in + blockIdx.x * tiles * 1024;
+    pipe.producer_acquire();
+    cuda::memcpy_async(&buf[0][threadIdx.x * 4], src + threadIdx.x * 4, piece, pipe);
+    pipe.producer_commit();
+    float sum = 0.0f;
+    for (int t = 0; t < tiles; t++) {
+        if (t + 1 < tiles) {
+            pipe.producer_acquire();
+            cuda::memcpy_async(&buf[(t + 1) % 2][threadIdx.x * 4],
+                               src + (t + 1) * 1024 + threadIdx.x * 4, piece, pipe);
+            pipe.producer_commit();
+            cuda::pipeline_consumer_wait_prior<WAIT_PRIOR>(pipe);
+        } else {
+            cuda::pipeline_consumer_wait_prior<0>(pipe);
+        }
+        __syncthreads();
+        sum += buf[t % 2][(threadIdx.x * 5) % 1024];
+        pipe.consumer_release();
+        __syncthreads();
+    }
+    out[blockIdx.x * 256 + threadIdx.x] = sum;
+}
+
+int main(int argc, char **argv)
+{
+    const int blocks = 4, tiles = 3;
+    float *in, *out;
+    cudaMalloc(&in, blocks * tiles * 1024 * sizeof(float));
+    cudaMalloc(&out, blocks * 256 * sizeof(float));
+    cudaMemset(in, 0, blocks * tiles * 1024 * sizeof(float));
+    piped_sum<<<blocks, 256>>>(in, out, tiles);
+    cudaDeviceSynchronize();
+    return 0;
+}
