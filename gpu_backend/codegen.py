@@ -366,7 +366,8 @@ def _mma_sync(w: _Writer, s: MmaSync, depth: int) -> None:
     # the PTX instruction itself: A and B as 32-bit words, C and D as words of two halves
     # ("r") or floats ("f")
     name, n = s.dst.name, len(s.c)
-    kind, ctype = ("f", "float") if s.ctype == "f32" else ("r", "unsigned")
+    kind, ctype = ("f", "float") if s.ctype == "f32" else \
+        ("r", "int") if s.ctype == "s32" else ("r", "unsigned")
     operands = [s.a, s.b, s.c]
     first, groups = n, []
     for group in operands:

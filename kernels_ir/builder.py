@@ -33,7 +33,7 @@ from .stmt import (
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
 )
 from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
 from .wgmma import N_VALUES, GmmaLayout
@@ -1066,12 +1066,16 @@ class KernelBuilder:
         Returns D in the same form as C. All 32 lanes of the warp must execute it."""
         loc = caller_loc()
         self._guard_condition("an mma.sync")
-        shapes = MMA_TF32_SHAPES if atype == "tf32" else MMA_SHAPES
-        if shape not in shapes or atype not in ("f16", "bf16", "tf32") or \
-                ctype not in ("f16", "f32") or (atype != "f16" and ctype == "f16"):
+        integer = atype in ("s8", "u8")
+        shapes = MMA_TF32_SHAPES if atype == "tf32" else \
+            MMA_INT8_SHAPES if integer else MMA_SHAPES
+        ctypes = ("s32",) if integer else ("f16", "f32") if atype == "f16" else ("f32",)
+        if shape not in shapes or atype not in ("f16", "bf16", "tf32", "s8", "u8") or \
+                ctype not in ctypes:
             raise KernelError(f"mma.sync {shape}.{ctype}.{atype}: the IR has m16n8k16 and "
-                              "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32), and "
-                              "m16n8k8 of tf32 (into f32)", kernel=self.name, loc=loc)
+                              "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32), "
+                              "m16n8k8 of tf32 (into f32) and m16n8k16 of s8 and u8 (into "
+                              "s32)", kernel=self.name, loc=loc)
         words_a, words_b = shapes[shape]
         lanes_c = 2 if ctype == "f16" else 4
         a, b, c = (value_list(v) for v in (a, b, c))
@@ -1079,7 +1083,7 @@ class KernelBuilder:
             raise KernelError(f"mma.sync {shape} takes {words_a} A words, {words_b} B words "
                               f"and {lanes_c} accumulators per lane ({ctype}), got "
                               f"{len(a)}, {len(b)} and {len(c)}", kernel=self.name, loc=loc)
-        cdt = u32 if ctype == "f16" else f32
+        cdt = u32 if ctype == "f16" else i32 if ctype == "s32" else f32
         var = Var(self._fresh(name or "mma_d"), cdt, "load", lanes=lanes_c, indexed=True)
         self._emit(MmaSync(var, shape, atype, ctype,
                            tuple(cast(as_expr(x), u32) for x in a),

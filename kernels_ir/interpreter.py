@@ -1880,8 +1880,9 @@ class _Machine(Evaluator):
         gives them for mma.m16n8k16 / m16n8k8 (lane l: group g = l // 4, thread t = l % 4):
         A word r holds row g + 8 (r % 2), columns 2t + 8 (r // 2) and the next; B word r
         rows 2t + 8r and the next of column g; C and D row g (+ 8 for the second half) and
-        columns 2t, 2t + 1. Products are exact in double, the sum rounded once to f32 (or
-        to f16 for an f16 accumulator)."""
+        columns 2t, 2t + 1 (tf32 and 8-bit integers: see MmaSync). Products are exact in
+        double, the sum rounded once to f32 (or to f16 for an f16 accumulator; wrapped to
+        32 bits for s32)."""
         keys, dense, lane = self._whole_warps("mma.sync", idx)
         k = 16 if s.shape == "m16n8k16" else 8
         g, t, n = lane // 4, lane % 4, keys.size
@@ -1904,15 +1905,29 @@ class _Machine(Evaluator):
                 a[dense, g + 8 * (r % 2), t + 4 * (r // 2)] = tf32(e)
             for r, e in enumerate(s.b):
                 b[dense, t + 4 * r, g] = tf32(e)
-        for r, e in enumerate(s.a if s.atype != "tf32" else ()):
+        if s.atype in ("s8", "u8"):
+            # four bytes a word, the lowest first: A word r at row g + 8r, columns 4t to
+            # 4t + 3; B's word at rows 4t to 4t + 3 of column g
+            def quads(e) -> list[np.ndarray]:
+                word = self.eval(e, idx).astype(np.uint32)
+                parts = [((word >> np.uint32(8 * i)) & np.uint32(0xFF)).astype(np.uint8)
+                         for i in range(4)]
+                return [p.view(np.int8) if s.atype == "s8" else p for p in parts]
+            for r, e in enumerate(s.a):
+                for i, byte in enumerate(quads(e)):
+                    a[dense, g + 8 * r, 4 * t + i] = byte
+            for r, e in enumerate(s.b):
+                for i, byte in enumerate(quads(e)):
+                    b[dense, 4 * t + i, g] = byte
+        for r, e in enumerate(s.a if s.atype in ("f16", "bf16") else ()):
             lo, hi = halves(self.eval(e, idx).astype(np.uint32))
             row, col = g + 8 * (r % 2), 2 * t + 8 * (r // 2)
             a[dense, row, col], a[dense, row, col + 1] = lo, hi
-        for r, e in enumerate(s.b if s.atype != "tf32" else ()):
+        for r, e in enumerate(s.b if s.atype in ("f16", "bf16") else ()):
             lo, hi = halves(self.eval(e, idx).astype(np.uint32))
             b[dense, 2 * t + 8 * r, g], b[dense, 2 * t + 8 * r + 1, g] = lo, hi
         c = np.zeros((n, 16, 8))
-        if s.ctype == "f32":
+        if s.ctype in ("f32", "s32"):
             for j, e in enumerate(s.c):
                 c[dense, g + 8 * (j // 2), 2 * t + j % 2] = self.eval(e, idx)
         else:
@@ -1924,9 +1939,11 @@ class _Machine(Evaluator):
         d = a @ b + c
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros((self.total, len(s.c)), s.dst.dtype.np)
-        if s.ctype == "f32":
+        if s.ctype in ("f32", "s32"):
             out = np.stack([d[dense, g + 8 * (j // 2), 2 * t + j % 2] for j in range(4)], 1)
-            self.vars[s.dst][idx] = out.astype(np.float32)
+            if s.ctype == "s32":   # exact in double; the sum wraps to 32 bits
+                out = (out.astype(np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+            self.vars[s.dst][idx] = out.astype(np.float32) if s.ctype == "f32" else out
             return
         words = []
         for j in range(2):

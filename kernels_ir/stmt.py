@@ -936,6 +936,8 @@ class Shuffle(Stmt):
 MMA_SHAPES = {"m16n8k16": (4, 2), "m16n8k8": (2, 1)}
 # of tf32 inputs (one element a register): m16n8k8 only
 MMA_TF32_SHAPES = {"m16n8k8": (4, 2)}
+# of 8-bit integer inputs (s8, u8: four a register) into s32: m16n8k16
+MMA_INT8_SHAPES = {"m16n8k16": (2, 1)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -944,8 +946,9 @@ class MmaSync(Stmt):
     16 x k A (row-major) times k x 8 B (column-major) plus C, D to `dst`, each operand
     spread over the lanes' registers as the PTX ISA lays the fragments out (lane l: group
     l // 4, thread l % 4). A and B are 32-bit words of two `atype` elements (f16 or bf16,
-    the lower-indexed in the low half), or of one tf32 (a float's bits, of which the
-    hardware reads the top 19); C and D are two words of two f16 each (`ctype`
+    the lower-indexed in the low half), of one tf32 (a float's bits, of which the
+    hardware reads the top 19), or of four s8 or u8 (into s32: C and D four int32, as
+    f32's); C and D are two words of two f16 each (`ctype`
     f16) or four f32 (`ctype` f32). It touches no memory: all 32 lanes execute it."""
     dst: Var
     shape: str

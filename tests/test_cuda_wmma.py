@@ -131,7 +131,7 @@ void f(half *c) { k<<<1, 32>>>(c, 0.3f); }
     beta = np.float16(0.3)      # 0.30005 (3 x 0.3 in float, rounded, would be 0.8999)
     assert (got == np.float16(np.float64(3.0) * np.float64(beta))).all()
     cu.write_text(cu.read_text().replace("16, 16, 16, half> h", "16, 16, 16, __nv_bfloat16> h"))
-    with pytest.raises(CudaImportError, match=r"hx\.cu:4.*an accumulator is float or half"):
+    with pytest.raises(CudaImportError, match=r"hx\.cu:4.*an accumulator is float, half or int"):
         import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
 
 
@@ -170,7 +170,7 @@ def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
                                   "wmma_accumulate", "wmma_persistent", "wmma_bf16",
-                                  "wmma_tf32"])
+                                  "wmma_tf32", "wmma_s8"])
 def test_on_the_gpu(name):
     """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
     transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
@@ -181,6 +181,9 @@ def test_on_the_gpu(name):
               "At": small(1024, 4), "Bt": small(1024, 5)}
     if name == "wmma_bf16":
         arrays.update(A=bf16_bits(arrays["A"]), B=bf16_bits(arrays["B"]))
+    if name == "wmma_s8":   # (C, int, is only written)
+        arrays.update(A=arrays["A"].astype(np.int8), B=arrays["B"].astype(np.int8))
+        del arrays["C"]
     if name == "wmma_tf32":   # eighths: exact in tf32, every sum exact in float
         arrays.update(A=arrays["A"].astype(np.float32) / 8, B=arrays["B"].astype(np.float32) / 8)
     k = kernel(name)
@@ -209,7 +212,7 @@ def test_the_users_build_equals_ncu(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
                    check=True, capture_output=True)
     order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-             "wmma_accumulate", "wmma_persistent", "wmma_bf16", "wmma_tf32"]
+             "wmma_accumulate", "wmma_persistent", "wmma_bf16", "wmma_tf32", "wmma_s8"]
     for number, key in enumerate(order):
         k = kernel(key)
         build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
@@ -269,3 +272,26 @@ def test_tf32_fragments_move_as_4_byte_loads_and_8_byte_stores():
     assert len(operand_lines) == 3
     assert [sites for sites in by_line.values() if ("store", 8, 1) in sites] == \
         [[("store", 8, 1)] * 4]
+
+
+def test_signed_char_operands_in_every_layout_into_int():
+    """wmma_s8: m16n16k16 of signed char into int, C = A B^T + A^T B + 1 with the whole
+    range of bytes (sums of 16 products of up to 2^14 each: exact, no wrap)."""
+    rng = np.random.default_rng(11)
+    a, b = (rng.integers(-128, 128, 4096).astype(np.int8) for _ in range(2))
+    out = run(kernel("wmma_s8"), arrays={"A": a, "B": b})
+    ta, tb = (matrix(x[:256], 16, 16).astype(np.int64) for x in (a, b))
+    np.testing.assert_array_equal(matrix(out["C"][:256], 16, 16), ta @ tb.T + ta.T @ tb + 1)
+
+
+def test_8_bit_operands_move_by_ldmatrix_x2_or_bytes():
+    """A row-major A and a column-major B: one ldmatrix.x2 each (LDSM.16.M88.2); the other
+    two layouts eight 1-byte loads each (LDS.U8), as nvcc 13 compiles them for sm_90; the
+    int accumulator four 8-byte rows."""
+    report = analyze(kernel("wmma_s8"))
+    kinds = [(s.loc.line, s.op, s.width) for s in report.sites if s.requests == 1]
+    lines = sorted({line for line, _, _ in kinds})
+    assert [k for k in kinds if k[1] == "ldmatrix"] == [(lines[0], "ldmatrix", 16),
+                                                        (lines[1], "ldmatrix", 16)]
+    assert sum(1 for k in kinds if k[1:] == ("load", 1)) == 16
+    assert sum(1 for k in kinds if k[1:] == ("store", 8)) == 4

@@ -865,10 +865,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         for k, e in enumerate(indices[:-1]):
             if fold(e) is None:
                 with self.at(node):
-                    e = self.kb.let(f"{name}_i{k}", e, "i32")
+                    value, e = e, self.kb.let(f"{name}_i{k}", e, "i32")
+                self.definitions[e.arg] = value   # (its row never moves)
             lead.append(e)
         with self.at(node):
             offset = self.kb.let(f"{name}_offset", indices[-1], "i32")
+        if name not in self.u.assigned:   # never moved: what its offset is a multiple of
+            self.definitions[offset.arg] = indices[-1]
         self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset)))
 
     def pointer_target(self, value, dtype: str, node, lanes: int = 1) -> tuple[Sym, list]:
@@ -1143,9 +1146,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """`p = q + k`: into the same array, the pointer's offset moves (anywhere); into
         another array, the name is bound anew, which straight-line code allows (inside a
         loop or a branch the target would depend on the path: refused)."""
-        arr, indices = self.pointer_place(value, node)
+        arr, indices = self.pointer_target(value, "auto", node, sym.lanes) \
+            if sym.lanes > 1 else self.pointer_place(value, node)
         old, lead, offset = sym.place
-        if arr is old and len(indices) == len(lead) + 1 and \
+        # (a vector view is made anew each time it is named: the same array and type is it)
+        same = arr is old or (arr.value is old.value and arr.pun == old.pun)
+        if same and len(indices) == len(lead) + 1 and \
                 all(fold(a) is not None and fold(a) == fold(b) for a, b in zip(indices, lead)):
             with self.at(node):
                 self.kb.assign(offset, indices[-1])
@@ -2290,11 +2296,21 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # a tile of several dimensions is read as its bytes in a row (`(float *)
             # &shmem[0][0]` over a 2-D half tile: cudaTensorCoreGemm's C tiles)
             flat = indices[0] if arr.rank == 1 else arr.value.flat_index(tuple(indices))
-            first = exact_quotient(flat * old if old > 1 else flat, new)
+            if arr.kind == "global" and arr.value.base is not None:
+                # a view of a global view (`(uint8_t *)p` of an `int4 *p` over bytes): the
+                # array under both, at the same byte
+                base = arr.value.base
+                arr, flat = Sym("global", base, base.dtype.name), flat * old
+                old = base.dtype.size
+                flat = exact_quotient(flat, old) if old > 1 else flat
+            first = None if flat is None else \
+                exact_quotient(flat * old if old > 1 else flat, new)
         if first is None:
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
                                    f"is a multiple of {new} bytes (a constant, or a product "
                                    f"with a multiple of {new}: `C * {new}`)")
+        if dtype == arr.dtype:
+            return arr, [first]
         # (a global one too: `(unsigned int*)(scratch + 2 * C)` over a float array)
         return self.shared_view(arr, dtype, node), [first]
 

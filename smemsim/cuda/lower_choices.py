@@ -9,7 +9,7 @@ is two sites at the same line, each run by the threads of its side (the same ins
 and wavefronts where a warp's threads agree, as they do where warps split the work)."""
 from __future__ import annotations
 
-from kernels_ir import cast, const
+from kernels_ir import cast, const, select
 
 from .parse import short, text, walk
 from .symbols import Sym, array_name, fold, register_type, truth_value
@@ -59,9 +59,15 @@ class ChoicesMixin:
                                        "between arrays (the importer follows a constant "
                                        "row, or a flat array)")
             self.kb.assign(offset, indices[-1])
+            offsets.append(indices[-1])
             pointers.append(Sym("pointer", None, arr.dtype, lanes, 1,
                                 (arr, [const(v) for v in lead], offset)))
+        offsets: list = []
         self.per_side(which, [bound for _, bound in sides], node, place)
+        if name not in self.u.assigned:
+            # never moved: the offset is one side's (what both are multiples of, for a
+            # vector view over bytes: `(int4 *)(warp_ptr + k)`)
+            self.definitions[offset.arg] = select(which, *offsets)
         a, b = pointers
         if a.place[0] is b.place[0] and [fold(e) for e in a.place[1]] == \
                 [fold(e) for e in b.place[1]]:

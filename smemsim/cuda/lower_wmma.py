@@ -21,11 +21,12 @@ from kernels_ir.dtypes import BY_NAME, i32, u32
 
 from .lower_vectors import halves_of, words_of
 from .parse import parse_expression, short, subscript_index, text
-from .symbols import Sym, callee_name
+from .symbols import TYPES, Sym, callee_name, exact_quotient
 
 WMMA_FUNCTIONS = {"fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync"}
 ELEMENTS = {"half": "f16", "__half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
-            "float": "f32", "tf32": "tf32"}   # `wmma::precision::tf32`: floats, m16n16k8
+            "float": "f32", "tf32": "tf32",   # `wmma::precision::tf32`: floats, m16n16k8
+            "signedchar": "i8", "unsignedchar": "u8", "int": "i32"}   # (spaces dropped)
 
 
 @dataclasses.dataclass
@@ -42,12 +43,19 @@ class Fragment:
 
     @property
     def words(self) -> int:
-        return 8 if self.element == "f32" else 4
+        return 8 if self.element in ("f32", "i32") else 2 if self.element in ("i8", "u8") \
+            else 4
 
     @property
     def floats(self) -> bool:
-        """Whether its words are floats (a float accumulator, a tf32 operand's elements)."""
-        return self.element in ("f32", "tf32")
+        """Whether each word is one element (a float or int accumulator's, a tf32 operand's);
+        else a word packs two 16-bit or four 8-bit elements."""
+        return self.element in ("f32", "tf32", "i32")
+
+    @property
+    def word_type(self) -> str:
+        """The IR type of its words."""
+        return "i32" if self.element == "i32" else "f32" if self.floats else "u32"
 
 
 class WmmaMixin:
@@ -74,7 +82,7 @@ class WmmaMixin:
                                        "(an initializer is not supported)")
             frag = Fragment(use, element, layout, None, len(dims), k)
             with self.at(d):
-                frag.array = self.kb.local_array(text(d), "f32" if frag.floats else "u32",
+                frag.array = self.kb.local_array(text(d), frag.word_type,
                                                  tuple(dims) + (frag.words,))
             self.declare(text(d), Sym("fragment", frag, element))
         return True
@@ -98,22 +106,26 @@ class WmmaMixin:
         shape = tuple(self.constant_int(parse_expression(a), "a fragment shape")
                       for a in args[1:4])
         named = self.types.get(args[4], args[4])   # a template's type parameter: its IR type
-        element = named if named in ("f16", "bf16", "f32") else ELEMENTS.get(last(named))
+        element = named if named in ("f16", "bf16", "f32", "i8", "u8", "i32") else \
+            ELEMENTS.get(last(named)) or {"i8", "u8", "i32"} & {
+                TYPES.get(" ".join(named.split()))} and TYPES[" ".join(named.split())] or None
         tf32 = shape == (16, 16, 8) and (element == "tf32" or (
             element == "f32" and use == "accumulator"))
         if not (shape == (16, 16, 16) and element != "tf32" or tf32) or element is None:
             raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
                                    f"of {args[4]} is not supported (the importer reads "
                                    "m16n16k16 of half or __nv_bfloat16, into float or half, "
-                                   "and m16n16k8 of precision::tf32 into float)")
+                                   "of signed or unsigned char into int, and m16n16k8 of "
+                                   "precision::tf32 into float)")
         layout = last(args[5]) if len(args) == 6 else None
         if use == "accumulator":
-            if layout is not None or element == "bf16":
-                raise self.error(node, f"`{short(node)}`: an accumulator is float or half, "
-                                       "with no layout")
-        elif layout not in ("row_major", "col_major") or element == "f32":
+            if layout is not None or element not in ("f16", "f32", "i32"):
+                raise self.error(node, f"`{short(node)}`: an accumulator is float, half or "
+                                       "int, with no layout")
+        elif layout not in ("row_major", "col_major") or element in ("f32", "i32"):
             raise self.error(node, f"`{short(node)}`: a {use} fragment of half, "
-                                   "__nv_bfloat16 or tf32, row_major or col_major, expected")
+                                   "__nv_bfloat16, tf32 or (un)signed char, row_major or "
+                                   "col_major, expected")
         return use, element, layout, shape[2]
 
     def wmma_call(self, node, name: str, args) -> Expr:
@@ -121,11 +133,13 @@ class WmmaMixin:
         if name == "fill_fragment" and len(args) == 2:
             frag, lead = self.fragment_arg(args[0])
             value = self.expr(args[1])
+            if frag.element in ("i8", "u8"):
+                raise self.error(node, f"`{short(node)}`: fill_fragment of an 8-bit operand")
             if not frag.floats:
                 value = self.convert(value, frag.element, node)   # rounded to its type once
             with self.at(node):
                 if frag.floats:   # (a tf32 operand's elements are the floats given)
-                    words = [cast(value, BY_NAME["f32"])] * frag.words
+                    words = [cast(value, BY_NAME[frag.word_type])] * frag.words
                 else:
                     bits = cast(call("f16_bits", value), u32) if frag.element == "f16" else \
                         bitcast(cast(value, BY_NAME["f32"]), u32) >> 16   # bf16: the high half
@@ -238,7 +252,7 @@ class WmmaMixin:
                                                self.convert(value, "f16", node)], "f16", node)
         if frag.floats:
             with self.at(node):
-                frag.array[tuple(lead) + (i,)] = cast(value, BY_NAME["f32"])
+                frag.array[tuple(lead) + (i,)] = cast(value, BY_NAME[frag.word_type])
             return
         half = self.convert(value, "f16", node)
         with self.at(node):
@@ -283,18 +297,23 @@ class WmmaMixin:
         if c.element == "f16" and a.element in ("bf16", "tf32"):
             raise self.error(node, f"`{short(node)}`: {a.element} operands accumulate in "
                                    "float")
+        if (c.element == "i32") != (a.element in ("i8", "u8")):
+            raise self.error(node, f"`{short(node)}`: 8-bit integer operands accumulate in "
+                                   "int, and only they")
         if len({a.k, b.k, c.k, d.k}) != 1:
             raise self.error(node, f"`{short(node)}`: fragments of one shape expected")
         aw, bw, cw = (self.fragment_words(f, lead) for f, lead in ((a, al), (b, bl), (c, cl)))
         if a.element == "tf32":   # (tf32 words are held as the floats: their bits go in)
             aw, bw = ([bitcast(w, u32) for w in ws] for ws in (aw, bw))
-        half = len(cw) // 2
+        half, per = len(cw) // 2, len(bw) // 2   # B's words and C's of each n half
+        atype = {"i8": "s8"}.get(a.element, a.element)   # (PTX's names)
         results = []
         with self.at(node):
             for p in (0, 1):
-                product = self.kb.mma_sync(aw, bw[2 * p:2 * p + 2], cw[half * p:half * (p + 1)],
-                                           shape=f"m16n8k{a.k}", atype=a.element,
-                                           ctype=c.element)
+                product = self.kb.mma_sync(aw, bw[per * p:per * (p + 1)],
+                                           cw[half * p:half * (p + 1)],
+                                           shape=f"m16n8k{a.k}", atype=atype,
+                                           ctype="s32" if c.element == "i32" else c.element)
                 results += [product[k] for k in range(half)]
             self.set_words(d, dl, results)
         return const(0)
@@ -305,16 +324,19 @@ class WmmaMixin:
         """A fragment loaded from or stored to the matrix at `pointer` (leading dimension
         `ldm` elements), by the instructions nvcc emits for it."""
         arr, indices = self.pointer_place(pointer, node)
-        half = not frag.floats
-        if half and arr.dtype not in ("f16", "bf16", "u16", "i16"):
+        half = frag.element in ("f16", "bf16")
+        elements = {"f16": ("f16", "bf16", "u16", "i16"), "bf16": ("f16", "bf16", "u16", "i16"),
+                    "i8": ("i8", "u8"), "u8": ("i8", "u8"), "i32": ("i32", "u32")}.get(
+                        frag.element, ("f32",))
+        if arr.dtype not in elements:
             raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
-                                   f"16-bit elements; '{arr.value.name}' holds {arr.dtype}")
-        if not half and arr.dtype != "f32":
-            raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
-                                   f"floats; '{arr.value.name}' holds {arr.dtype}")
+                                   f"{' or '.join(elements)} elements; '{arr.value.name}' "
+                                   f"holds {arr.dtype}")
         with self.at(node):
             ldm = cast(ldm, i32)
-            want = "u16" if half else "f32"   # halves move as their bits
+            # halves move as their bits, bytes as theirs
+            want = "u16" if half else "u8" if frag.element in ("i8", "u8") else \
+                frag.word_type
             if arr.kind == "shared":
                 # a tile of several dimensions: its elements in a row (a flat view)
                 target = arr if arr.dtype == want and arr.rank == 1 else \
@@ -332,7 +354,9 @@ class WmmaMixin:
             lane = self.kb.let("wmma_lane", lane)   # one name in the addresses reported
             g, t = lane >> 2, lane & 3
             if frag.use != "accumulator":
-                if frag.element == "tf32":
+                if frag.element in ("i8", "u8"):
+                    self.operand_bytes(frag, lead, arr, memory, base, ldm, lane, node)
+                elif frag.element == "tf32":
                     self.operand_tf32(frag, lead, memory, base, ldm, g, t)
                 elif arr.kind == "shared" and frag.element == "bf16":
                     self.operand_words(frag, lead, memory, base, ldm, g, t)
@@ -378,6 +402,38 @@ class WmmaMixin:
             v = self.kb.load(memory, at, width=2)
             (word,) = words_of([v[0], v[1]])
             words.append(self.transposed(word, g, t) if trans else word)
+        self.set_words(frag, lead, words)
+
+    def operand_bytes(self, frag, lead, arr, memory, base, ldm, lane, node) -> None:
+        """An 8-bit integer operand (m16n16k16, the two m16n8k16 fragments): A's word r is
+        row g + 8r, bytes 4t to 4t + 3 of k; B's word p is n = g + 8p, k = 4t to 4t + 3.
+        nvcc 13 (sm_90) loads a row-major A or column-major B from a shared tile with one
+        ldmatrix.x2 (LDSM.16.M88.2: its rows are those 16 bytes), and the other layouts,
+        whose four bytes are a column apart, with four 1-byte loads a word (LDS.U8, packed
+        by PRMT); from global memory byte by byte."""
+        g, t = lane >> 2, lane & 3
+        natural = (frag.use == "matrix_a") == (frag.layout == "row_major")
+        if natural and arr.kind == "shared":
+            # lane 8j + i gives row i of 8x8 matrix j (of 16-bit pairs): rows 0-7 then 8-15
+            # (A's m, B's n), each 16 bytes of k
+            pairs = exact_quotient(base + (lane & 15) * ldm, 2, self.definitions)
+            if pairs is None:
+                raise self.error(node, f"`{short(node)}`: ldmatrix reads an 8-bit tile as "
+                                       "16-bit pairs: its start and ldm must be even, which "
+                                       "the importer cannot see here (an offset that is a "
+                                       "product with an even constant shows it)")
+            view = self.shared_view(arr, "u16", node)
+            loaded = self.kb.ldmatrix(view.value, (pairs,), matrices=2, trans=False)
+            self.set_words(frag, lead, words_of([loaded[k] for k in range(4)]))
+            return
+        words = []
+        for r in range(2):
+            # (m or n, k) of each byte: row g + 8r, k 4t + i
+            at = [((g + 8 * r) * ldm + 4 * t + i) if natural else
+                  ((4 * t + i) * ldm + g + 8 * r) for i in range(4)]
+            parts = [cast(self.kb.load(memory, (base + a,)), u32) & 0xFF for a in at]
+            words.append(self.kb.let("wmma_bytes", parts[0] | (parts[1] << 8) |
+                                     (parts[2] << 16) | (parts[3] << 24), "u32"))
         self.set_words(frag, lead, words)
 
     def operand_tf32(self, frag, lead, memory, base, ldm, g, t) -> None:

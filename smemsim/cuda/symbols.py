@@ -216,8 +216,8 @@ def touches_memory(node) -> bool:
 
 def constant_factor(e: Expr, defined=None) -> int:
     """A positive integer every value of the integer expression is a multiple of (1 when
-    nothing is known): products multiply, sums take the gcd, shifts by constants scale; a
-    local set once (`defined`: its Var -> its value) is its value's."""
+    nothing is known): products multiply, sums and selections take the gcd, shifts by
+    constants scale; a local set once (`defined`: its Var -> its value) is its value's."""
     v = fold(e)
     if v is not None:
         return abs(int(v)) if isinstance(v, int) and v else 0
@@ -230,6 +230,8 @@ def constant_factor(e: Expr, defined=None) -> int:
         return f(e.src[0]) * f(e.src[1])
     if e.op in (Op.ADD, Op.SUB):
         return math.gcd(f(e.src[0]), f(e.src[1])) or 1
+    if e.op is Op.SELECT:   # either side's value: what both are multiples of
+        return math.gcd(f(e.src[1]), f(e.src[2])) or 1
     if e.op is Op.SHL and isinstance(fold(e.src[1]), int) and 0 <= fold(e.src[1]) < 64:
         return f(e.src[0]) << fold(e.src[1])
     if e.op is Op.CAST and not e.src[0].dtype.is_float and e.dtype.size >= e.src[0].dtype.size:

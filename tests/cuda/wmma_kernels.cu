@@ -236,6 +236,36 @@ __global__ void wmma_tf32(const float *A, const float *B, float *C)
         C[i] = sc[i];
 }
 
+// 8-bit integer operands (nvcc 13 on sm_90: a row-major A or column-major B by one
+// ldmatrix.x2, the other layouts byte by byte) into an int accumulator: C = A B^T + A^T B
+// of two 16 x 16 signed-char tiles, 32 bytes a row.
+__global__ void wmma_s8(const signed char *A, const signed char *B, int *C)
+{
+    __shared__ signed char sa[16 * 32], sb[16 * 32];
+    __shared__ int sc[16 * 16];
+    for (int i = threadIdx.x; i < 256; i += 32) {
+        sa[(i / 16) * 32 + i % 16] = A[i];
+        sb[(i / 16) * 32 + i % 16] = B[i];
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> ar;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::col_major> bc;
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::col_major> ac;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, signed char, wmma::row_major> br;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, int> c;
+    wmma::fill_fragment(c, 0);
+    wmma::load_matrix_sync(ar, sa, 32);
+    wmma::load_matrix_sync(bc, sb, 32);
+    wmma::mma_sync(c, ar, bc, c);
+    wmma::load_matrix_sync(ac, sa, 32);
+    wmma::load_matrix_sync(br, sb, 32);
+    wmma::mma_sync(c, ac, br, c);
+    wmma::store_matrix_sync(sc, c, 16, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += 32)
+        C[i] = sc[i] + 1;
+}
+
 // Each kernel once (or the one named by its number, for a profiler): 64^3, inputs zeroed.
 int main(int argc, char **argv)
 {
@@ -268,6 +298,8 @@ int main(int argc, char **argv)
         wmma_bf16<<<1, 32>>>((const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, C);
     if (only < 0 || only == 7)
         wmma_tf32<<<1, 32>>>(C, C, D);
+    if (only < 0 || only == 8)
+        wmma_s8<<<1, 32>>>((const signed char *)A, (const signed char *)B, (int *)D);
     cudaDeviceSynchronize();
     return 0;
 }
