@@ -106,9 +106,9 @@ class WmmaMixin:
         shape = tuple(self.constant_int(parse_expression(a), "a fragment shape")
                       for a in args[1:4])
         named = self.types.get(args[4], args[4])   # a template's type parameter: its IR type
+        integer = TYPES.get(" ".join(named.split()))   # `int8_t`, `unsigned char`
         element = named if named in ("f16", "bf16", "f32", "i8", "u8", "i32") else \
-            ELEMENTS.get(last(named)) or {"i8", "u8", "i32"} & {
-                TYPES.get(" ".join(named.split()))} and TYPES[" ".join(named.split())] or None
+            ELEMENTS.get(last(named)) or (integer if integer in ("i8", "u8", "i32") else None)
         tf32 = shape == (16, 16, 8) and (element == "tf32" or (
             element == "f32" and use == "accumulator"))
         if not (shape == (16, 16, 16) and element != "tf32" or tf32) or element is None:
