@@ -367,14 +367,16 @@ def _mma_sync(w: _Writer, s: MmaSync, depth: int) -> None:
     # ("r") or floats ("f")
     name, n = s.dst.name, len(s.c)
     kind, ctype = ("f", "float") if s.ctype == "f32" else \
-        ("r", "int") if s.ctype == "s32" else ("r", "unsigned")
+        ("r", "int") if s.ctype == "s32" else ("d", "double") if s.ctype == "f64" else \
+        ("r", "unsigned")
+    akind = "d" if s.atype == "f64" else "r"   # A's and B's registers
     operands = [s.a, s.b, s.c]
     first, groups = n, []
     for group in operands:
         groups.append("{" + ", ".join(f"%{first + i}" for i in range(len(group))) + "}")
         first += len(group)
     outs = ", ".join(f'"={kind}"({name}[{i}])' for i in range(n))
-    ins = ", ".join([f'"r"({cuda_expr(x)})' for x in (*s.a, *s.b)] +
+    ins = ", ".join([f'"{akind}"({cuda_expr(x)})' for x in (*s.a, *s.b)] +
                     [f'"{kind}"({cuda_expr(x)})' for x in s.c])
     dregs = "{" + ", ".join(f"%{i}" for i in range(n)) + "}"
     opcode = f"mma.sync.aligned.{s.shape}.row.col.{s.ctype}.{s.atype}.{s.atype}.{s.ctype}"

@@ -28,7 +28,7 @@ from .stmt import (
     Sync, SyncWarp, unsupported, WaitGroup, walk, TmaLoad, MbarrierInit, MbarrierArrive,
     MbarrierWait, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
     Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES,
-    MMA_INT8_SHAPES,
+    MMA_INT8_SHAPES, MMA_F64_SHAPES,
 )
 from .wgmma import GmmaLayout
 from .tma import TensorMap
@@ -36,7 +36,7 @@ from .tma import TensorMap
 __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
     "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
-    "SyncWarp", "MmaSync", "MMA_SHAPES", "MMA_TF32_SHAPES", "MMA_INT8_SHAPES",
+    "SyncWarp", "MmaSync", "MMA_SHAPES", "MMA_TF32_SHAPES", "MMA_INT8_SHAPES", "MMA_F64_SHAPES",
     "bitcast", "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal",
     "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",

@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from . import checks
-from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, i32, u32
+from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, f64, i32, u32
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
@@ -34,6 +34,7 @@ from .stmt import (
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
     WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
+    MMA_F64_SHAPES,
 )
 from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
 from .wgmma import N_VALUES, GmmaLayout
@@ -1068,26 +1069,29 @@ class KernelBuilder:
         self._guard_condition("an mma.sync")
         integer = atype in ("s8", "u8")
         shapes = MMA_TF32_SHAPES if atype == "tf32" else \
-            MMA_INT8_SHAPES if integer else MMA_SHAPES
-        ctypes = ("s32",) if integer else ("f16", "f32") if atype == "f16" else ("f32",)
-        if shape not in shapes or atype not in ("f16", "bf16", "tf32", "s8", "u8") or \
+            MMA_INT8_SHAPES if integer else MMA_F64_SHAPES if atype == "f64" else MMA_SHAPES
+        ctypes = ("s32",) if integer else ("f16", "f32") if atype == "f16" else \
+            ("f64",) if atype == "f64" else ("f32",)
+        if shape not in shapes or atype not in ("f16", "bf16", "tf32", "s8", "u8", "f64") or \
                 ctype not in ctypes:
             raise KernelError(f"mma.sync {shape}.{ctype}.{atype}: the IR has m16n8k16 and "
                               "m16n8k8 of f16 (into f16 or f32) and bf16 (into f32), "
-                              "m16n8k8 of tf32 (into f32) and m16n8k16 of s8 and u8 (into "
-                              "s32)", kernel=self.name, loc=loc)
+                              "m16n8k8 of tf32 (into f32), m16n8k16 of s8 and u8 (into "
+                              "s32) and m8n8k4 of f64", kernel=self.name, loc=loc)
         words_a, words_b = shapes[shape]
-        lanes_c = 2 if ctype == "f16" else 4
+        lanes_c = 2 if ctype in ("f16", "f64") else 4
         a, b, c = (value_list(v) for v in (a, b, c))
         if (len(a), len(b), len(c)) != (words_a, words_b, lanes_c):
             raise KernelError(f"mma.sync {shape} takes {words_a} A words, {words_b} B words "
                               f"and {lanes_c} accumulators per lane ({ctype}), got "
                               f"{len(a)}, {len(b)} and {len(c)}", kernel=self.name, loc=loc)
-        cdt = u32 if ctype == "f16" else i32 if ctype == "s32" else f32
+        cdt = u32 if ctype == "f16" else i32 if ctype == "s32" else \
+            f64 if ctype == "f64" else f32
+        adt = f64 if atype == "f64" else u32   # (registers of A and B: words, or doubles)
         var = Var(self._fresh(name or "mma_d"), cdt, "load", lanes=lanes_c, indexed=True)
         self._emit(MmaSync(var, shape, atype, ctype,
-                           tuple(cast(as_expr(x), u32) for x in a),
-                           tuple(cast(as_expr(x), u32) for x in b),
+                           tuple(cast(as_expr(x), adt) for x in a),
+                           tuple(cast(as_expr(x), adt) for x in b),
                            tuple(cast(as_expr(x), cdt) for x in c), loc))
         return VectorRef(Op.VAR, cdt, (), var)
 

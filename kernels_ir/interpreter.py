@@ -1884,6 +1884,9 @@ class _Machine(Evaluator):
         double, the sum rounded once to f32 (or to f16 for an f16 accumulator; wrapped to
         32 bits for s32)."""
         keys, dense, lane = self._whole_warps("mma.sync", idx)
+        if s.atype == "f64":
+            self._mma_f64(s, idx, dense, lane, keys.size)
+            return
         k = 16 if s.shape == "m16n8k16" else 8
         g, t, n = lane // 4, lane % 4, keys.size
 
@@ -1951,6 +1954,20 @@ class _Machine(Evaluator):
                                F16).view(np.uint16).astype(np.uint32) for x in (0, 1)]
             words.append(pair[0] | (pair[1] << 16))
         self.vars[s.dst][idx] = np.stack(words, 1)
+
+    def _mma_f64(self, s: MmaSync, idx: np.ndarray, dense, lane, n: int) -> None:
+        """mma.m8n8k4 of f64 (MmaSync): lane l holds A(l // 4, l % 4), B(l % 4, l // 4) and
+        D's row l // 4, columns 2 (l % 4) and the next; the sums are numpy's in double."""
+        g, t = lane // 4, lane % 4
+        a, b, c = np.zeros((n, 8, 4)), np.zeros((n, 4, 8)), np.zeros((n, 8, 8))
+        a[dense, g, t] = self.eval(s.a[0], idx)
+        b[dense, t, g] = self.eval(s.b[0], idx)
+        for j, e in enumerate(s.c):
+            c[dense, g, 2 * t + j] = self.eval(e, idx)
+        d = a @ b + c
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros((self.total, 2), np.float64)
+        self.vars[s.dst][idx] = np.stack([d[dense, g, 2 * t + j] for j in range(2)], 1)
 
     def _syncwarp(self, s: SyncWarp, idx: np.ndarray) -> None:
         _, _, warps, _ = self._warp_lanes(s, idx, s.mask)

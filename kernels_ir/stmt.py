@@ -938,6 +938,8 @@ MMA_SHAPES = {"m16n8k16": (4, 2), "m16n8k8": (2, 1)}
 MMA_TF32_SHAPES = {"m16n8k8": (4, 2)}
 # of 8-bit integer inputs (s8, u8: four a register) into s32: m16n8k16
 MMA_INT8_SHAPES = {"m16n8k16": (2, 1)}
+# of doubles (one a register, C and D two): m8n8k4
+MMA_F64_SHAPES = {"m8n8k4": (1, 1)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -947,9 +949,11 @@ class MmaSync(Stmt):
     spread over the lanes' registers as the PTX ISA lays the fragments out (lane l: group
     l // 4, thread l % 4). A and B are 32-bit words of two `atype` elements (f16 or bf16,
     the lower-indexed in the low half), of one tf32 (a float's bits, of which the
-    hardware reads the top 19), or of four s8 or u8 (into s32: C and D four int32, as
-    f32's); C and D are two words of two f16 each (`ctype`
-    f16) or four f32 (`ctype` f32). It touches no memory: all 32 lanes execute it."""
+    hardware reads the top 19), of four s8 or u8 (into s32: C and D four int32, as
+    f32's), or one f64 (m8n8k4: A's row l // 4 column l % 4, B's the transpose, C and D two
+    f64 of row l // 4, columns 2 (l % 4) and the next); C and D are two words of two f16
+    each (`ctype` f16) or four f32 (`ctype` f32). It touches no memory: all 32 lanes
+    execute it."""
     dst: Var
     shape: str
     atype: str

@@ -131,7 +131,8 @@ void f(half *c) { k<<<1, 32>>>(c, 0.3f); }
     beta = np.float16(0.3)      # 0.30005 (3 x 0.3 in float, rounded, would be 0.8999)
     assert (got == np.float16(np.float64(3.0) * np.float64(beta))).all()
     cu.write_text(cu.read_text().replace("16, 16, 16, half> h", "16, 16, 16, __nv_bfloat16> h"))
-    with pytest.raises(CudaImportError, match=r"hx\.cu:4.*an accumulator is float, half or int"):
+    with pytest.raises(CudaImportError,
+                       match=r"hx\.cu:4.*an accumulator is float, half, int or double"):
         import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
 
 
@@ -170,7 +171,7 @@ def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
                                   "wmma_accumulate", "wmma_persistent", "wmma_bf16",
-                                  "wmma_tf32", "wmma_s8"])
+                                  "wmma_tf32", "wmma_s8", "wmma_f64"])
 def test_on_the_gpu(name):
     """The generated CUDA of each kernel (ldmatrix, mma.sync and the shuffles of the
     transpose as PTX and intrinsics) gives the interpreter's outputs on the GPU."""
@@ -181,6 +182,9 @@ def test_on_the_gpu(name):
               "At": small(1024, 4), "Bt": small(1024, 5)}
     if name == "wmma_bf16":
         arrays.update(A=bf16_bits(arrays["A"]), B=bf16_bits(arrays["B"]))
+    if name == "wmma_f64":   # (C, double, is only written)
+        arrays.update(A=arrays["A"].astype(np.float64), B=arrays["B"].astype(np.float64))
+        del arrays["C"]
     if name == "wmma_s8":   # (C, int, is only written)
         arrays.update(A=arrays["A"].astype(np.int8), B=arrays["B"].astype(np.int8))
         del arrays["C"]
@@ -212,7 +216,8 @@ def test_the_users_build_equals_ncu(tmp_path):
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(WMMA)],
                    check=True, capture_output=True)
     order = ["wmma_tile<24>", "wmma_tile<16>", "wmma_colmajor_half", "wmma_global_2x2",
-             "wmma_accumulate", "wmma_persistent", "wmma_bf16", "wmma_tf32", "wmma_s8"]
+             "wmma_accumulate", "wmma_persistent", "wmma_bf16", "wmma_tf32", "wmma_s8",
+             "wmma_f64"]
     for number, key in enumerate(order):
         k = kernel(key)
         build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
@@ -295,3 +300,20 @@ def test_8_bit_operands_move_by_ldmatrix_x2_or_bytes():
                                                         (lines[1], "ldmatrix", 16)]
     assert sum(1 for k in kinds if k[1:] == ("load", 1)) == 16
     assert sum(1 for k in kinds if k[1:] == ("store", 8)) == 4
+
+
+def test_double_fragments_m8n8k4():
+    """wmma_f64: m8n8k4 of doubles, A and B read row- and column-major, k in two steps:
+    C = A B + A^T B^T, stored row-major and then column-major (its transpose, flat)."""
+    rng = np.random.default_rng(12)
+    a, b = (rng.integers(-1000, 1000, 4096) / 16 for _ in range(2))
+    out = run(kernel("wmma_f64"), arrays={"A": a, "B": b})
+    ta, tb = matrix(a[:64], 8, 8), matrix(b[:64], 8, 8)
+    want = ta @ tb + ta.T @ tb.T
+    np.testing.assert_array_equal(matrix(out["C"][:64], 8, 8), want)
+    np.testing.assert_array_equal(matrix(out["C"][64:128], 8, 8), want.T)
+    report = analyze(kernel("wmma_f64"))
+    assert sorted({(s.op, s.width) for s in report.sites if s.requests == 2 and
+                   s.loc.line > 280}) == [("load", 8)]
+    assert [(s.op, s.width) for s in report.sites if s.requests == 1] == \
+        [("store", 16), ("store", 8), ("store", 8)]

@@ -2218,6 +2218,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 left, right = right, left
             arr, indices = self.pointer_place(left, where)
             k = self.index(right)
+            if arr.kind == "shared" and arr.rank > 1 and arr.lanes == 1 and \
+                    self.uncast(left).type == "pointer_expression":
+                # `&shmem[0][0] + w * 4 * 72`: C's element pointer walks the tile in a row,
+                # past a row's end (dmmaTensorCoreGemm's C tiles), as the cast form does
+                with self.at(where):
+                    flat = arr.value.flat_index(tuple(indices))
+                arr, indices = self.shared_view(arr, arr.dtype, where), [flat]
             vector = self.vector_pointer(left)
             if vector is not None:   # `p + 1` of an `int4 *p`: a vector on
                 k = k * vector_step(arr, vector.lanes)

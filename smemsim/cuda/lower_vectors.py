@@ -180,6 +180,8 @@ class VectorsMixin:
             return replace(arr, pun=dtype), indices, lanes
         if arr.dtype != dtype and arr.lanes == 1 and (
                 (SIZES[arr.dtype] == SIZES[dtype] and SIZES[dtype] in (4, 8)) or
+                # int4 over doubles (dmmaTensorCoreGemm's tile copies): two a vector
+                (SIZES[arr.dtype] == 8 and SIZES[dtype] == 4 and lanes % 2 == 0) or
                 (arr.dtype == "bf16" and SIZES[dtype] == 4) or
                 # half2 over a fragment's 32-bit words (`HALF2(RC[0])`): each word two halves
                 (dtype in ("f16", "bf16") and SIZES[arr.dtype] == 4 and
@@ -463,8 +465,8 @@ PIECE_TYPES = ("f32", "i32", "u32", "bf16")
 
 
 def to_pieces(values: list, dtype: str) -> list:
-    """The 16-bit pieces of values of one type (4-byte, bf16, f16 or u16), in memory
-    order."""
+    """The 16-bit pieces of values of one type (8-byte, 4-byte, bf16, f16 or u16), in
+    memory order."""
     u32 = BY_NAME["u32"]
     out = []
     if dtype in ("u8", "i8"):   # two bytes a piece, the lower-addressed low
@@ -479,6 +481,11 @@ def to_pieces(values: list, dtype: str) -> list:
             continue
         if dtype == "bf16":
             out.append(bitcast(v, u32) >> 16)
+            continue
+        if dtype in ("f64", "i64", "u64"):   # four pieces, the low first
+            u64 = BY_NAME["u64"]
+            bits = bitcast(v, u64) if dtype == "f64" else cast(v, u64)
+            out += [cast((bits >> (16 * k)) & 0xFFFF, u32) for k in range(4)]
             continue
         word = bitcast(v, u32) if dtype == "f32" else cast(v, u32)
         out += [word & 0xFFFF, word >> 16]
@@ -497,8 +504,8 @@ def halves_of(words: list) -> list:
 
 
 def from_pieces(pieces: list, dtype: str, count: int) -> list:
-    """`count` values of a type (4-byte, bf16, f16 or u16) made of 16-bit pieces, in
-    memory order."""
+    """`count` values of a type (8-byte, 4-byte, bf16, f16 or u16) made of 16-bit pieces,
+    in memory order."""
     f32 = BY_NAME["f32"]
     if dtype in ("u8", "i8"):
         return [cast(b, BY_NAME[dtype]) for p in pieces for b in (p & 0xFF, p >> 8)][:count]
@@ -508,5 +515,12 @@ def from_pieces(pieces: list, dtype: str, count: int) -> list:
         return [call("f16_from_bits", p) for p in pieces[:count]]
     if dtype == "bf16":
         return [bitcast(p << 16, f32) for p in pieces[:count]]
+    if dtype in ("f64", "i64", "u64"):
+        u64 = BY_NAME["u64"]
+        wide = [cast(pieces[4 * k], u64) | (cast(pieces[4 * k + 1], u64) << 16) |
+                (cast(pieces[4 * k + 2], u64) << 32) | (cast(pieces[4 * k + 3], u64) << 48)
+                for k in range(count)]
+        return [bitcast(w, BY_NAME["f64"]) if dtype == "f64" else cast(w, BY_NAME[dtype])
+                for w in wide]
     words = [pieces[2 * k] | (pieces[2 * k + 1] << 16) for k in range(count)]
     return [bitcast(w, f32) if dtype == "f32" else cast(w, BY_NAME[dtype]) for w in words]

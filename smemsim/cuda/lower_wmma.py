@@ -26,7 +26,8 @@ from .symbols import TYPES, Sym, callee_name, exact_quotient
 WMMA_FUNCTIONS = {"fill_fragment", "load_matrix_sync", "store_matrix_sync", "mma_sync"}
 ELEMENTS = {"half": "f16", "__half": "f16", "__nv_bfloat16": "bf16", "nv_bfloat16": "bf16",
             "float": "f32", "tf32": "tf32",   # `wmma::precision::tf32`: floats, m16n16k8
-            "signedchar": "i8", "unsignedchar": "u8", "int": "i32"}   # (spaces dropped)
+            "signedchar": "i8", "unsignedchar": "u8", "int": "i32",   # (spaces dropped)
+            "double": "f64"}
 
 
 @dataclasses.dataclass
@@ -43,6 +44,8 @@ class Fragment:
 
     @property
     def words(self) -> int:
+        if self.element == "f64":   # m8n8k4: one double of A or B a lane, two of C
+            return 2 if self.use == "accumulator" else 1
         return 8 if self.element in ("f32", "i32") else 2 if self.element in ("i8", "u8") \
             else 4
 
@@ -50,12 +53,13 @@ class Fragment:
     def floats(self) -> bool:
         """Whether each word is one element (a float or int accumulator's, a tf32 operand's);
         else a word packs two 16-bit or four 8-bit elements."""
-        return self.element in ("f32", "tf32", "i32")
+        return self.element in ("f32", "tf32", "i32", "f64")
 
     @property
     def word_type(self) -> str:
         """The IR type of its words."""
-        return "i32" if self.element == "i32" else "f32" if self.floats else "u32"
+        return self.element if self.element in ("i32", "f64") else \
+            "f32" if self.floats else "u32"
 
 
 class WmmaMixin:
@@ -107,21 +111,23 @@ class WmmaMixin:
                       for a in args[1:4])
         named = self.types.get(args[4], args[4])   # a template's type parameter: its IR type
         integer = TYPES.get(" ".join(named.split()))   # `int8_t`, `unsigned char`
-        element = named if named in ("f16", "bf16", "f32", "i8", "u8", "i32") else \
+        element = named if named in ("f16", "bf16", "f32", "i8", "u8", "i32", "f64") else \
             ELEMENTS.get(last(named)) or (integer if integer in ("i8", "u8", "i32") else None)
         tf32 = shape == (16, 16, 8) and (element == "tf32" or (
             element == "f32" and use == "accumulator"))
-        if not (shape == (16, 16, 16) and element != "tf32" or tf32) or element is None:
+        double = (shape == (8, 8, 4)) == (element == "f64")
+        if not (shape == (16, 16, 16) and element != "tf32" or tf32) and \
+                not (shape == (8, 8, 4) and element == "f64") or not double or element is None:
             raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
                                    f"of {args[4]} is not supported (the importer reads "
                                    "m16n16k16 of half or __nv_bfloat16, into float or half, "
-                                   "of signed or unsigned char into int, and m16n16k8 of "
-                                   "precision::tf32 into float)")
+                                   "of signed or unsigned char into int, m16n16k8 of "
+                                   "precision::tf32 into float and m8n8k4 of double)")
         layout = last(args[5]) if len(args) == 6 else None
         if use == "accumulator":
-            if layout is not None or element not in ("f16", "f32", "i32"):
-                raise self.error(node, f"`{short(node)}`: an accumulator is float, half or "
-                                       "int, with no layout")
+            if layout is not None or element not in ("f16", "f32", "i32", "f64"):
+                raise self.error(node, f"`{short(node)}`: an accumulator is float, half, "
+                                       "int or double, with no layout")
         elif layout not in ("row_major", "col_major") or element in ("f32", "i32"):
             raise self.error(node, f"`{short(node)}`: a {use} fragment of half, "
                                    "__nv_bfloat16, tf32 or (un)signed char, row_major or "
@@ -195,12 +201,14 @@ class WmmaMixin:
         return self.fragment_arg(node)
 
     def fragment_count(self, node) -> Expr | None:
-        """`c.num_elements` of an accumulator (8 a lane) or a tf32 operand (4)."""
+        """`c.num_elements` of an accumulator (8 a lane; a double one 2) or a tf32
+        operand (4)."""
         found = self.fragment_of(node.child_by_field_name("argument"))
         if found is None:
             return None
         self.accumulator_only(found[0], node)
-        return const(8 if found[0].use == "accumulator" else 4)
+        frag = found[0]
+        return const(8 if frag.element == "f16" else frag.words)
 
     def fragment_element(self, node) -> tuple | None:
         """(fragment, its indices, the element's index) of `c.x[t]` (`c[i][j].x[t]`), or
@@ -303,6 +311,12 @@ class WmmaMixin:
         if len({a.k, b.k, c.k, d.k}) != 1:
             raise self.error(node, f"`{short(node)}`: fragments of one shape expected")
         aw, bw, cw = (self.fragment_words(f, lead) for f, lead in ((a, al), (b, bl), (c, cl)))
+        if a.element == "f64":   # m8n8k4: one mma.sync for the whole tile
+            with self.at(node):
+                product = self.kb.mma_sync(aw, bw, cw, shape="m8n8k4", atype="f64",
+                                           ctype="f64")
+                self.set_words(d, dl, [product[0], product[1]])
+            return const(0)
         if a.element == "tf32":   # (tf32 words are held as the floats: their bits go in)
             aw, bw = ([bitcast(w, u32) for w in ws] for ws in (aw, bw))
         half, per = len(cw) // 2, len(bw) // 2   # B's words and C's of each n half
@@ -326,8 +340,8 @@ class WmmaMixin:
         arr, indices = self.pointer_place(pointer, node)
         half = frag.element in ("f16", "bf16")
         elements = {"f16": ("f16", "bf16", "u16", "i16"), "bf16": ("f16", "bf16", "u16", "i16"),
-                    "i8": ("i8", "u8"), "u8": ("i8", "u8"), "i32": ("i32", "u32")}.get(
-                        frag.element, ("f32",))
+                    "i8": ("i8", "u8"), "u8": ("i8", "u8"), "i32": ("i32", "u32"),
+                    "f64": ("f64",)}.get(frag.element, ("f32",))
         if arr.dtype not in elements:
             raise self.error(node, f"`{short(node)}`: a fragment of {frag.element} moves "
                                    f"{' or '.join(elements)} elements; '{arr.value.name}' "
@@ -353,7 +367,9 @@ class WmmaMixin:
             lane, g, t = self.lane_parts()
             lane = self.kb.let("wmma_lane", lane)   # one name in the addresses reported
             g, t = lane >> 2, lane & 3
-            if frag.use != "accumulator":
+            if frag.element == "f64":
+                self.double_fragment(frag, lead, memory, base, ldm, g, t, column, load)
+            elif frag.use != "accumulator":
                 if frag.element in ("i8", "u8"):
                     self.operand_bytes(frag, lead, arr, memory, base, ldm, lane, node)
                 elif frag.element == "tf32":
@@ -435,6 +451,34 @@ class WmmaMixin:
             words.append(self.kb.let("wmma_bytes", parts[0] | (parts[1] << 8) |
                                      (parts[2] << 16) | (parts[3] << 24), "u32"))
         self.set_words(frag, lead, words)
+
+    def double_fragment(self, frag, lead, memory, base, ldm, g, t, column, load) -> None:
+        """m8n8k4 of doubles (nvcc 13 on sm_90: generic LD.E.64 / ST.E.128, DMMA.8x8x4): an
+        operand is one 8-byte load, A(g, t) or B(t, g); an accumulator's two doubles (row g,
+        columns 2t and 2t + 1) one 16-byte access, or two 8-byte ones column-major."""
+        if frag.use != "accumulator":
+            row, col = (g, t) if frag.use == "matrix_a" else (t, g)
+            at = row * ldm + col if frag.layout == "row_major" else col * ldm + row
+            self.set_words(frag, lead, [self.kb.load(memory, (base + at,))])
+            return
+        words = self.fragment_words(frag, lead)
+        if not column:
+            at = (base + g * ldm + 2 * t,)
+            if load:
+                v = self.kb.load(memory, at, width=2)
+                self.set_words(frag, lead, [v[0], v[1]])
+            else:
+                self.kb.store(memory, at, words, width=2)
+            return
+        out = []
+        for j in range(2):
+            at = (base + (2 * t + j) * ldm + g,)
+            if load:
+                out.append(self.kb.load(memory, at))
+            else:
+                self.kb.store(memory, at, words[j])
+        if load:
+            self.set_words(frag, lead, out)
 
     def operand_tf32(self, frag, lead, memory, base, ldm, g, t) -> None:
         """A tf32 operand (m16n16k8): four floats a lane, each one 4-byte load (nvcc 13's

@@ -266,6 +266,38 @@ __global__ void wmma_s8(const signed char *A, const signed char *B, int *C)
         C[i] = sc[i] + 1;
 }
 
+// Doubles (m8n8k4; nvcc 13 on sm_90: one generic 8-byte load an operand, DMMA.8x8x4, the
+// accumulator's two doubles one 16-byte store): C = A B + A^T B^T over k in two steps of 4,
+// A and B 8 x 8 tiles, the accumulator stored column-major once and row-major once.
+__global__ void wmma_f64(const double *A, const double *B, double *C)
+{
+    __shared__ double sa[8 * 8], sb[8 * 8], sc[2 * 8 * 8];
+    for (int i = threadIdx.x; i < 64; i += 32) {
+        sa[i] = A[i];
+        sb[i] = B[i];
+    }
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> ar;
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> br;
+    wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::col_major> ac;
+    wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> bc;
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> c;
+    wmma::fill_fragment(c, 0.0);
+    for (int kk = 0; kk < 8; kk += 4) {
+        wmma::load_matrix_sync(ar, sa + kk, 8);
+        wmma::load_matrix_sync(br, sb + kk * 8, 8);
+        wmma::mma_sync(c, ar, br, c);
+        wmma::load_matrix_sync(ac, sa + kk * 8, 8);
+        wmma::load_matrix_sync(bc, sb + kk, 8);
+        wmma::mma_sync(c, ac, bc, c);
+    }
+    wmma::store_matrix_sync(sc, c, 8, wmma::mem_row_major);
+    wmma::store_matrix_sync(sc + 64, c, 8, wmma::mem_col_major);
+    __syncthreads();
+    for (int i = threadIdx.x; i < 128; i += 32)
+        C[i] = sc[i];
+}
+
 // Each kernel once (or the one named by its number, for a profiler): 64^3, inputs zeroed.
 int main(int argc, char **argv)
 {
@@ -300,6 +332,8 @@ int main(int argc, char **argv)
         wmma_tf32<<<1, 32>>>(C, C, D);
     if (only < 0 || only == 8)
         wmma_s8<<<1, 32>>>((const signed char *)A, (const signed char *)B, (int *)D);
+    if (only < 0 || only == 9)
+        wmma_f64<<<1, 32>>>((const double *)C, (const double *)C, (double *)D);
     cudaDeviceSynchronize();
     return 0;
 }
