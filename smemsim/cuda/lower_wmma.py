@@ -51,8 +51,8 @@ class Fragment:
 
     @property
     def floats(self) -> bool:
-        """Whether each word is one element (a float or int accumulator's, a tf32 operand's);
-        else a word packs two 16-bit or four 8-bit elements."""
+        """Whether each word is one element (a float, int or double accumulator's, a tf32
+        or double operand's); else a word packs two 16-bit or four 8-bit elements."""
         return self.element in ("f32", "tf32", "i32", "f64")
 
     @property
@@ -113,11 +113,11 @@ class WmmaMixin:
         integer = TYPES.get(" ".join(named.split()))   # `int8_t`, `unsigned char`
         element = named if named in ("f16", "bf16", "f32", "i8", "u8", "i32", "f64") else \
             ELEMENTS.get(last(named)) or (integer if integer in ("i8", "u8", "i32") else None)
-        tf32 = shape == (16, 16, 8) and (element == "tf32" or (
-            element == "f32" and use == "accumulator"))
-        double = (shape == (8, 8, 4)) == (element == "f64")
-        if not (shape == (16, 16, 16) and element != "tf32" or tf32) and \
-                not (shape == (8, 8, 4) and element == "f64") or not double or element is None:
+        supported = {(16, 16, 16): element not in ("tf32", "f64"),
+                     (16, 16, 8): element == "tf32" or (element == "f32" and
+                                                        use == "accumulator"),
+                     (8, 8, 4): element == "f64"}.get(shape, False)
+        if element is None or not supported:
             raise self.error(node, f"`{short(node)}`: wmma m{shape[0]}n{shape[1]}k{shape[2]} "
                                    f"of {args[4]} is not supported (the importer reads "
                                    "m16n16k16 of half or __nv_bfloat16, into float or half, "
@@ -130,7 +130,7 @@ class WmmaMixin:
                                        "int or double, with no layout")
         elif layout not in ("row_major", "col_major") or element in ("f32", "i32"):
             raise self.error(node, f"`{short(node)}`: a {use} fragment of half, "
-                                   "__nv_bfloat16, tf32 or (un)signed char, row_major or "
+                                   "__nv_bfloat16, tf32, (un)signed char or double, row_major or "
                                    "col_major, expected")
         return use, element, layout, shape[2]
 
