@@ -877,24 +877,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
     def pointer_target(self, value, dtype: str, node, lanes: int = 1) -> tuple[Sym, list]:
         """(array, indices) a pointer of type `dtype` (a vector type: `lanes` > 1) is given
         by `value`: an `int4 *` over halves reads the halves' bytes (`(int4 *)(A + k)`)."""
-        if lanes > 1:
-            bare, step = value, None
-            while bare.type == "parenthesized_expression":
-                bare = bare.named_children[0]
-            if bare.type == "binary_expression" and \
-                    bare.child_by_field_name("operator").type in ("+", "-"):
-                # `(int4 *)(A + k) + lane`: `lane` vectors on from the cast's
-                step = bare.child_by_field_name("operator").type, \
-                    bare.child_by_field_name("right")
-                bare = bare.child_by_field_name("left")
-            vector = self.vector_cast(bare)
-            if vector is not None:
-                arr, indices, _ = vector
-                if step is not None:
-                    k = self.index(step[1]) * vector_step(arr, lanes)
-                    indices = indices[:-1] + [plus(indices[-1], k) if step[0] == "+"
-                                              else indices[-1] - k]
-                return arr, indices
+        vector = self.vector_cast_on(value) if lanes > 1 else None
+        if vector is not None:   # `(int4 *)(A + k) + lane`
+            return vector[0], vector[1]
         arr, indices = self.pointer_place(value, node)
         if dtype != "auto" and TYPES.get(dtype, dtype) != arr.dtype and dtype != arr.dtype:
             raise self.error(node, f"`{short(node)}`: a {dtype} pointer into "
@@ -2218,13 +2203,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 left, right = right, left
             arr, indices = self.pointer_place(left, where)
             k = self.index(right)
-            if arr.kind == "shared" and arr.rank > 1 and arr.lanes == 1 and \
-                    self.uncast(left).type == "pointer_expression":
-                # `&shmem[0][0] + w * 4 * 72`: C's element pointer walks the tile in a row,
-                # past a row's end (dmmaTensorCoreGemm's C tiles), as the cast form does
-                with self.at(where):
-                    flat = arr.value.flat_index(tuple(indices))
-                arr, indices = self.shared_view(arr, arr.dtype, where), [flat]
+            if self.uncast(left).type == "pointer_expression":
+                # `&shmem[0][0] + w * 4 * 72` (dmmaTensorCoreGemm's C tiles)
+                arr, indices = self.flat_tile(arr, indices, where) or (arr, indices)
             vector = self.vector_pointer(left)
             if vector is not None:   # `p + 1` of an `int4 *p`: a vector on
                 k = k * vector_step(arr, vector.lanes)
@@ -2244,6 +2225,17 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return arr, indices
         raise self.error(where, f"`{short(where)}`: the importer follows pointers into arrays "
                                 "(&a[i], a + i, a local pointer), not this")
+
+    def flat_tile(self, arr: Sym, indices: list, node) -> tuple[Sym, list] | None:
+        """(a flat view, index) of an element of a __shared__ tile of several dimensions,
+        for a pointer to it (`&shmem[0][0] + k`, `(float *)&shmem[0][0]`): C's element
+        pointer walks the tile's elements in a row, past a row's end; None for any other
+        array."""
+        if arr.kind != "shared" or arr.rank < 2 or arr.lanes != 1:
+            return None
+        with self.at(node):
+            flat = arr.value.flat_index(tuple(indices))
+        return self.shared_view(arr, arr.dtype, node), [flat]
 
     def vector_pointer(self, node) -> Sym | None:
         """The pointer local `node` names when it is one of a vector type, else None."""
@@ -2284,15 +2276,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `(uint*) sKeys2` over a `__shared__ uint2 sKeys2[256]`: its scalars, flat
             return self.shared_view(self.lookup(text(value), value), dtype, node), [const(0)]
         arr, indices = self.pointer_place(value, where)
-        if dtype == arr.dtype and not (arr.kind == "shared" and arr.rank > 1 and
-                                       arr.lanes == 1):
-            return arr, indices
         if dtype == arr.dtype:
-            # `(float *)&shmem[0][0]` over a 2-D float tile: a pointer that walks its
-            # elements in a row, past the end of a row (tf32TensorCoreGemm's C tiles)
-            with self.at(node):
-                flat = arr.value.flat_index(tuple(indices))
-            return self.shared_view(arr, dtype, node), [flat]
+            # `(float *)&shmem[0][0]` over a 2-D float tile (tf32TensorCoreGemm's C tiles)
+            return self.flat_tile(arr, indices, node) or (arr, indices)
         if arr.kind not in ("shared", "global") or (arr.rank != 1 and arr.kind != "shared") \
                 or arr.lanes != 1 or arr.place == ("null",):
             raise self.error(node, f"`{short(node)}`: a cast to {t} over '{array_name(arr)}' (the "

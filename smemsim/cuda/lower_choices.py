@@ -9,6 +9,8 @@ is two sites at the same line, each run by the threads of its side (the same ins
 and wavefronts where a warp's threads agree, as they do where warps split the work)."""
 from __future__ import annotations
 
+import contextlib
+
 from kernels_ir import cast, const, select
 
 from .parse import short, text, walk
@@ -47,7 +49,7 @@ class ChoicesMixin:
                      for k in range(2)]
         with self.at(node):
             offset = self.kb.let(f"{name}_offset", 0, "i32")
-        pointers = []
+        pointers, offsets = [], []
 
         def place(k: int) -> None:
             side = sides[k][0]
@@ -62,7 +64,6 @@ class ChoicesMixin:
             offsets.append(indices[-1])
             pointers.append(Sym("pointer", None, arr.dtype, lanes, 1,
                                 (arr, [const(v) for v in lead], offset)))
-        offsets: list = []
         self.per_side(which, [bound for _, bound in sides], node, place)
         if name not in self.u.assigned:
             # never moved: the offset is one side's (what both are multiples of, for a
@@ -136,28 +137,32 @@ class ChoicesMixin:
             name = text(target)
             if lanes > 1:
                 made = self.array_of(name, dtype, [], False, node, lanes)
-            else:
-                dt = register_type(dtype)
-                with self.at(target):
-                    ref = self.kb.let(name, 0.0 if dt in ("f32", "f64") else 0, dt)
-                made = self.declare(name, Sym("local", ref, dt))
-            if lanes > 1:
                 self.per_choice(sym, names, node, lambda k: self.store_vector(
                     made, [const(0)], lanes, value, node))
-            else:
-                self.per_choice(sym, names, node, lambda k: self.assign_local(
-                    made, "=", self.expr(value), node))
+                continue
+            dt = register_type(dtype)
+            with self.at(target):
+                ref = self.kb.let(name, 0.0 if dt in ("f32", "f64") else 0, dt)
+            made = self.declare(name, Sym("local", ref, dt))
+            self.per_choice(sym, names, node, lambda k: self.assign_local(
+                made, "=", self.expr(value), node))
+
+    @contextlib.contextmanager
+    def bound(self, bindings: dict):
+        """`bindings` (name -> Sym) in scope inside the block."""
+        self.scopes.append(dict(bindings))
+        try:
+            yield
+        finally:
+            self.scopes.pop()
 
     def per_side(self, which, bindings: list, node, lower) -> None:
         """`lower(k)` for side k = 0 where `which` holds and side 1 where not, each with
         `bindings[k]` (name -> Sym) in scope."""
         for k in range(2):
-            with self.at(node), (self.kb.if_(which) if k == 0 else self.kb.else_()):
-                self.scopes.append(dict(bindings[k]))
-                try:
-                    lower(k)
-                finally:
-                    self.scopes.pop()
+            with self.at(node), (self.kb.if_(which) if k == 0 else self.kb.else_()), \
+                    self.bound(bindings[k]):
+                lower(k)
 
     def per_choice(self, sym: Sym, names: set, node, lower) -> None:
         """per_side over the two sides of a pointer that selects, known by `names`."""
@@ -200,11 +205,8 @@ class ChoicesMixin:
             self.per_choice(sym, names, e, load)
             self.store_vector(arr, indices, lanes, held, e)
             return True
-        self.scopes.append({n: sym.value[1] for n in names})   # `s[i] = p[j];`: one store
-        try:
+        with self.bound({n: sym.value[1] for n in names}):   # `s[i] = p[j];`: one store
             dtype = self.trial_type(lambda: self.expr(right), e)
-        finally:
-            self.scopes.pop()
         with self.at(e):
             held = self.kb.let("chosen", 0.0 if dtype.is_float else 0, dtype)
         self.per_choice(sym, names, e, lambda k: self.assign_value(held, right, e))
@@ -218,8 +220,5 @@ class ChoicesMixin:
 
     def vector_place_bound(self, node, sym: Sym, names: set) -> bool:
         """Whether `node` is a whole vector in memory once `names` are bound to a side."""
-        self.scopes.append({n: sym.value[1] for n in names})
-        try:
+        with self.bound({n: sym.value[1] for n in names}):
             return self.vector_place(node) is not None
-        finally:
-            self.scopes.pop()

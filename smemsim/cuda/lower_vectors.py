@@ -107,20 +107,25 @@ class VectorsMixin:
                 inner = inner.named_children[0]
             if inner.type == "identifier":
                 return self.vector_place(inner)
-            if inner.type == "binary_expression" and \
-                    inner.child_by_field_name("operator").type in ("+", "-"):
-                # `*((int4 *)p + lane)`: the vector `lane` vectors on from the cast's
-                base = self.vector_cast(inner.child_by_field_name("left"))
-                if base is not None:
-                    arr, indices, lanes = base
-                    step = self.index(inner.child_by_field_name("right")) * \
-                        vector_step(arr, lanes)
-                    last = plus(indices[-1], step) \
-                        if inner.child_by_field_name("operator").type == "+" \
-                        else indices[-1] - step
-                    return arr, indices[:-1] + [last], lanes
-            return self.vector_cast(inner)
+            return self.vector_cast_on(inner)
         return None
+
+    def vector_cast_on(self, node):
+        """vector_cast of `(int4 *)p`, or of `(int4 *)p + k` (`*((int4 *)p + lane)`: the
+        vector k vectors on from the cast's); else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type != "binary_expression" or \
+                node.child_by_field_name("operator").type not in ("+", "-"):
+            return self.vector_cast(node)
+        base = self.vector_cast(node.child_by_field_name("left"))
+        if base is None:
+            return None
+        arr, indices, lanes = base
+        step = self.index(node.child_by_field_name("right")) * vector_step(arr, lanes)
+        last = plus(indices[-1], step) if node.child_by_field_name("operator").type == "+" \
+            else indices[-1] - step
+        return arr, indices[:-1] + [last], lanes
 
     @staticmethod
     def count_indices(node) -> list:
