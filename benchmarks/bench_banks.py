@@ -3,7 +3,8 @@
 For every op and width: requests per second of `warp_requests` on the numba path (the
 default once it pays, smemsim.banks._auto_numba) and on the numpy path (all a user without
 numba has), each as a ratio to the time one numpy pass over the same offsets takes (each
-lane's bank: `(offsets >> 2 & 31).sum()`), measured in the same run. Random full-warp
+lane's bank, `(offsets >> 2 & 31).sum()`, into a
+buffer made beforehand), measured in the same run. Random full-warp
 requests in a 4 KiB window, no repeats; and 4-byte requests in a 1 KiB window (a
 histogram's 256 bins: numpy's dense path, smemsim.banks.DENSE_BANK_ROWS). Targets (#28):
 numba within 10x and numpy within 30x of that pass, for every op.
@@ -50,7 +51,11 @@ def main():
     cases = [(op, w, m, 4096) for op, w, m in OPS] + [(op, w, m, 1024) for op, w, m in NARROW]
     for op, width, matrices, window in cases:
         offsets = (rng.integers(0, window // width, (N, 32)) * width).astype(np.int32)
-        stream = best(lambda: (offsets >> 2 & 31).sum())
+        # into one buffer: a fresh 25 MB temporary costs page faults in some runs and not
+        # in others (0.035 or 0.065 us a request), which made the ratios swing by 2x
+        buffer = np.empty_like(offsets)
+        stream = best(lambda: np.bitwise_and(np.right_shift(offsets, 2, out=buffer), 31,
+                                             out=buffer).sum(), repeats=7)
         label = op if window == 4096 else f"{op} (1 KiB)"
         row = [f"{label:>25} {width:>5} {stream / N * 1e6:>11.3f}"]
         for engine in ("numba", "numpy"):

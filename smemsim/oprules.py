@@ -33,6 +33,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from . import cas_loop
 from .banks import (
     BANKS, WARP, WAVEFRONT_BYTES, BankUse, BatchPart, BatchResult, Group, MergeDecision, Part,
     RequestError, WarpRequest, WordUse, explain_groups, group_size, warp_request,
@@ -123,30 +124,6 @@ def _cas_ideal(g: Group) -> Group:
                  g.distinct_bytes, g.first_wavefront, g.banks)
 
 
-def cas_loop_passes(offs: list[int | None], width: int) -> list[list[int]]:
-    """The lanes whose CAS succeeds in each pass of the loop, in order."""
-    size = 16 if width == 8 else WARP
-    pending = [i for i in range(WARP) if offs[i] is not None]
-    passes = []
-    while pending:
-        done, changed = [], set()
-        for start in range(0, WARP, size):
-            seen = set()
-            for i in pending:
-                if not start <= i < start + size:
-                    continue
-                bank = offs[i] // 4 % BANKS
-                if bank in seen:
-                    continue
-                seen.add(bank)
-                if offs[i] not in changed:  # else it compares with a value that went stale
-                    done.append(i)
-            changed.update(offs[i] for i in done)
-        passes.append(done)
-        pending = [i for i in pending if i not in done]
-    return passes
-
-
 def _explain_cas_loop(offs: list[int | None], width: int, arch: str,
                       rules: str) -> WarpRequest:
     size = 16 if width == 8 else WARP
@@ -155,7 +132,7 @@ def _explain_cas_loop(offs: list[int | None], width: int, arch: str,
     lines = []
     per_bank: dict[int, list[WordUse]] = {}
     lane_waves = [[] for _ in range(WARP)]
-    for number, done in enumerate(cas_loop_passes(offs, width)):
+    for number, done in enumerate(cas_loop.passes(offs, width)):
         load = warp_request([offs[i] if i in pending else None for i in range(WARP)], width,
                             "load", arch)
         groups = len({i // size for i in pending})
@@ -188,7 +165,7 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
 
     `plain(off, width, store)` costs plain loads/stores (banks' numba or numpy path);
     `compiled(function)` is the numba build of one of this module's loops (`_pair_loops`,
-    `_cas_loop_loops`) when the batch should run on it, else None (numpy); `window` bounds
+    `cas_loop.loops`) when the batch should run on it, else None (numpy); `window` bounds
     the offsets (the loops' stamps).
     """
     n = off.shape[0]
@@ -217,11 +194,12 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
             ideal = most + ideal  # x + ceil(bytes / 128): Nsight's x - 1 conflicts of 2x
             wf = 2 * most
     else:
-        loops = compiled(_cas_loop_loops)
+        loops = compiled(cas_loop.loops)
         if loops is None:
-            return _batch_cas_loop(off, width, plain)
-        passes, ld_wf, ld_ideal, atom_wf = (np.empty(n, np.int64) for _ in range(4))
-        loops(np.ascontiguousarray(off), width, window, passes, ld_wf, ld_ideal, atom_wf)
+            passes, ld_wf, ld_ideal, atom_wf = cas_loop.batch(off, width)
+        else:
+            passes, ld_wf, ld_ideal, atom_wf = (np.empty(n, np.int64) for _ in range(4))
+            loops(np.ascontiguousarray(off), width, window, passes, ld_wf, ld_ideal, atom_wf)
         return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf,
                            (BatchPart("ld", passes, ld_wf, ld_ideal),
                             BatchPart("atom", passes, atom_wf, atom_wf)))
@@ -259,46 +237,6 @@ def _pair_costs(off: np.ndarray, width: int, size: int):
     ideal = np.where(distinct > 0, np.maximum(-(-(distinct * width) // WAVEFRONT_BYTES), 1), 0)
     wavefronts = per_group.sum(axis=1)
     return wavefronts, ideal.sum(axis=1), wavefronts
-
-
-def _batch_cas_loop(off: np.ndarray, width: int, plain) -> BatchResult:
-    n = off.shape[0]
-    size = 16 if width == 8 else WARP
-    pending = off >= 0
-    passes = np.zeros(n, np.int64)
-    ld_wf, ld_ideal, atom_wf = (np.zeros(n, np.int64) for _ in range(3))
-    bank = np.where(pending, off // 4 % BANKS, 0)
-    lane = np.arange(WARP)
-    while pending.any():
-        live = pending.any(axis=1)
-        passes += live
-        load = plain(np.where(pending, off, -1), width, False)
-        ld_wf += load.wavefronts
-        ld_ideal += load.ideal
-        done = np.zeros_like(pending)
-        won_before = None                               # the earlier group's winners
-        for start in range(0, WARP, size):
-            in_group = pending & (lane >= start) & (lane < start + size)
-            atom_wf += 2 * in_group.any(axis=1)
-            # the lowest pending lane of each bank in the group: a per-bank minimum
-            slot = (np.arange(n)[:, None] * BANKS + bank)[in_group]
-            lowest_of_bank = np.full(n * BANKS, WARP, np.int64)
-            np.minimum.at(lowest_of_bank, slot, np.broadcast_to(lane, (n, WARP))[in_group])
-            lowest = np.zeros_like(in_group)
-            lowest[in_group] = lowest_of_bank[slot] == np.broadcast_to(lane, (n, WARP))[in_group]
-            won = lowest
-            if won_before is not None:  # compares with a value an earlier group changed
-                changed = np.where(won_before[:, :start], off[:, :start], -2)
-                mine = off[:, start:start + size]
-                stale = np.zeros_like(won)
-                stale[:, start:start + size] = (mine[:, :, None] == changed[:, None, :]).any(2)
-                won = lowest & ~stale
-            done |= won
-            won_before = won if won_before is None else won_before | won
-        pending &= ~done
-    parts = (BatchPart("ld", passes, ld_wf, ld_ideal),
-             BatchPart("atom", passes, atom_wf, atom_wf))
-    return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf, parts)
 
 
 # ------------------------------------------------------------------ compiled loops (numba)
@@ -341,106 +279,3 @@ def _pair_loops(off, width, size, window, out_wavefronts, out_ideal):  # pragma:
                 ideal += g if g > 1 else 1
         out_wavefronts[r] = total
         out_ideal[r] = ideal
-
-
-def _cas_loop_loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
-                    out_atom_wavefronts):  # pragma: no cover
-    """_batch_cas_loop as plain loops (numba compiles this; it also runs as Python): each
-    pass loads the pending lanes (the load rule at 4 or 8 bytes: 8-byte lanes merge into
-    warp-wide groups when every pair or quad of active lanes reads one address, else
-    half-warps; a group costs the most distinct units, words or pairs of banks, any bank
-    slot serves), then runs the CAS per group in order: the lowest pending lane of each bank
-    succeeds unless an earlier group's winner of this pass changed its address."""
-    n = off.shape[0]
-    cas_size = 16 if width == 8 else WARP
-    stamp = np.zeros(window + 1, np.int64)
-    count = np.zeros(BANKS, np.int64)
-    lowest = np.zeros(BANKS, np.int64)
-    row = np.zeros(WARP, np.int64)
-    bank = np.zeros(WARP, np.int64)
-    slot = np.zeros(WARP, np.int64)
-    pending = np.zeros(WARP, np.bool_)
-    won = np.zeros(WARP, np.bool_)
-    shift = 3 if width == 8 else 2
-    slots = BANKS >> (shift - 2)
-    generation = 0
-    for r in range(n):
-        left = 0
-        for i in range(WARP):
-            o = off[r, i]
-            row[i] = o
-            bank[i] = (o >> 2) & (BANKS - 1)
-            slot[i] = (o >> shift) & (slots - 1)
-            pending[i] = o >= 0
-            if o >= 0:
-                left += 1
-        passes = 0
-        ld_wf = 0
-        ld_ideal = 0
-        atom_wf = 0
-        while left > 0:
-            passes += 1
-            # the LDS of the pending lanes
-            size = WARP
-            if width == 8:
-                c1 = True
-                c2 = True
-                for i in range(WARP):
-                    if pending[i]:
-                        if pending[i ^ 1] and row[i ^ 1] != row[i]:
-                            c1 = False
-                        if pending[i ^ 2] and row[i ^ 2] != row[i]:
-                            c2 = False
-                size = WARP if (c1 or c2) else 16
-            for g0 in range(0, WARP, size):
-                generation += 1
-                for b in range(slots):
-                    count[b] = 0
-                cost = 0
-                distinct = 0
-                active = False
-                for i in range(g0, g0 + size):
-                    if not pending[i]:
-                        continue
-                    active = True
-                    o = row[i]
-                    if stamp[o] == generation:
-                        continue
-                    stamp[o] = generation
-                    distinct += 1
-                    c = count[slot[i]] + 1
-                    count[slot[i]] = c
-                    if c > cost:
-                        cost = c
-                if active:
-                    ld_wf += cost
-                    g = (distinct * width + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
-                    ld_ideal += g if g > 1 else 1
-            # the CAS, group by group
-            for g0 in range(0, WARP, cas_size):
-                for b in range(BANKS):
-                    lowest[b] = WARP
-                any_pending = False
-                for i in range(g0 + cas_size - 1, g0 - 1, -1):
-                    won[i] = False
-                    if pending[i]:
-                        any_pending = True
-                        lowest[bank[i]] = i
-                if any_pending:
-                    atom_wf += 2
-                for i in range(g0, g0 + cas_size):
-                    if pending[i] and lowest[bank[i]] == i:
-                        stale = False
-                        for q in range(g0):
-                            if won[q] and row[q] == row[i]:
-                                stale = True
-                                break
-                        won[i] = not stale
-            for i in range(WARP):
-                if won[i]:
-                    pending[i] = False
-                    left -= 1
-        out_passes[r] = passes
-        out_ld_wavefronts[r] = ld_wf
-        out_ld_ideal[r] = ld_ideal
-        out_atom_wavefronts[r] = atom_wf

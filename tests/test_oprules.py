@@ -111,6 +111,51 @@ def test_the_rules_in_words():
         ("ld", 32, 32), ("atom", 32, 64)]
 
 
+def test_cas_loop_half_warp_1_waits_for_half_warp_0():
+    # 8 bytes: half-warp 0 puts 12 lanes on address 0 (passes 0-11) and 2 on 8; half-warp 1
+    # has 9 lanes on 0, stale while half 0 writes 0 (passes 12-20), and 4 on 8, of which
+    # the first waits one pass (half 0 writes 8 in passes 0 and 1): 21 passes, CAS 2 x (12
+    # + 21). The loads are half-warp loads (2 a pass) until pass 5, when the last pair of
+    # two addresses (lanes 24 and 25) has one lane done, and one warp-wide load after.
+    row = [-1, -1, 0, 0, 8, 0, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,
+           -1, 0, 0, 8, 0, 0, 0, 8, 8, 0, 0, 0, -1, 8, 0, -1]
+    want = {"ld": (21, 5 * 2 + 16, 26), "atom": (21, 66, 66)}
+    one = warp_request([None if o < 0 else o for o in row], 8, "atomic_cas_loop")
+    assert {p.category: (p.instructions, p.wavefronts, p.ideal) for p in one.parts} == want
+    for engine in ENGINES:
+        many = warp_requests(np.array([row]), 8, "atomic_cas_loop", engine=engine)
+        assert {p.category: (int(p.instructions[0]), int(p.wavefronts[0]), int(p.ideal[0]))
+                for p in many.parts} == want
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_cas_loop_engines_equal_the_rule_pass_by_pass(width):
+    # smemsim.cas_loop's closed forms (numpy, numba) against its pass-by-pass rule, on
+    # rows that make every case happen: few addresses (long queues, half-warp 1 waiting),
+    # pairs and quads of lanes on one address (warp-wide loads), idle lanes
+    rng = np.random.default_rng(width)
+    rows = []
+    for span in (16, 64, 256, 4096):
+        for idle in (0.0, 0.3):
+            off = rng.integers(0, span // width, (60, 32)) * width
+            if span == 64:
+                off[:, 1::2] = off[:, 0::2]
+            if span == 256:
+                off[:, 2::4], off[:, 3::4] = off[:, 0::4], off[:, 1::4]
+            off[rng.random(off.shape) < idle] = -1
+            rows.append(off)
+    off = np.concatenate(rows + [np.full((1, 32), -1)])
+    want = [warp_request([None if o < 0 else int(o) for o in row], width, "atomic_cas_loop")
+            for row in off]
+    want = {p: [(q.instructions, q.wavefronts, q.ideal) for r in want for q in r.parts
+                if q.category == p] for p in ("ld", "atom")}
+    for engine in ENGINES:
+        many = warp_requests(off, width, "atomic_cas_loop", engine=engine)
+        got = {p.category: list(zip(p.instructions.tolist(), p.wavefronts.tolist(),
+                                    p.ideal.tolist())) for p in many.parts}
+        assert got == want, engine
+
+
 def test_bad_requests_name_the_instruction():
     with pytest.raises(RequestError, match="ldmatrix needs matrices 1, 2 or 4"):
         warp_request([0], 16, "ldmatrix")

@@ -1,0 +1,366 @@
+"""The CAS loop (a float atomicAdd, or a 64-bit one, on shared memory) in closed form.
+
+nvcc compiles these adds to LDS, then ATOMS.CAST.SPIN, repeated until every lane has
+succeeded (smemsim.oprules states the measured rule). Each pass loads the pending lanes and
+runs the CAS per group in order (the warp for 4 bytes; half-warp 0, then 1, for 8): in each
+bank the group's lowest pending lane succeeds, unless an earlier group's winner of the same
+pass changed its address. `passes` follows that rule pass by pass, as the explanation shows
+it; the batch engines here compute the same counts without walking the passes:
+
+- A lane's pass. In the warp, or in half-warp 0, the lanes of a bank succeed one per pass in
+  lane order: a lane's pass is its rank among its bank's pending lanes. Half-warp 1's lanes
+  of a bank also go in lane order, but the head of the queue waits while half-warp 0's
+  winner of that pass in that bank (its lane of the same rank) wrote the same address.
+- The loads. A unit (a word; 8 bytes for the 64-bit add) stays in the loads for `life`
+  passes, one more than the last pass of a lane that reads it. A pass's load costs the most
+  pending units any slot (bank; pair of banks) holds, so the loads cost
+  sum over p of max over slots of #{units of the slot with life > p}, which is
+  sum over k of M_k, M_k the largest k-th longest life of any slot (both count the cells
+  under the same staircase), computed by sorting rows instead of passing over them.
+- 8 bytes: a pass's pending lanes merge into one warp-wide load when every pending pair (or
+  every pending quad) of lanes reads one address. A pair of two addresses stays pending
+  until the earlier of its lanes succeeds, so the loads are half-warp loads before the pass
+  `merge_from` and warp loads from it on: sum over k of min(M_k, merge_from) for the halves,
+  of max(M_k - merge_from, 0) for the warp.
+
+The numpy engine runs about 10x (4 bytes) and 30-40x (8 bytes) the time of one numpy pass
+over the offsets; the compiled loops (numba) 5x and 10x (benchmarks/bench_banks.py).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+WARP = 32
+BANKS = 32
+WAVEFRONT_BYTES = 128
+# rows of requests the numpy engine takes at a time (its arrays stay in the cache)
+CHUNK = 4096
+
+
+def passes(offs: list[int | None], width: int) -> list[list[int]]:
+    """The lanes whose CAS succeeds in each pass of the loop, in order (the rule, pass by
+    pass: the explanation shows these rows, and the tests hold the engines to them)."""
+    size = 16 if width == 8 else WARP
+    pending = [i for i in range(WARP) if offs[i] is not None]
+    out = []
+    while pending:
+        done, changed = [], set()
+        for start in range(0, WARP, size):
+            seen = set()
+            for i in pending:
+                if not start <= i < start + size:
+                    continue
+                bank = offs[i] // 4 % BANKS
+                if bank in seen:
+                    continue
+                seen.add(bank)
+                if offs[i] not in changed:  # else it compares with a value that went stale
+                    done.append(i)
+            changed.update(offs[i] for i in done)
+        out.append(done)
+        pending = [i for i in pending if i not in done]
+    return out
+
+
+# ------------------------------------------------------------------ numpy, by sorting rows
+
+_POSITION = np.arange(WARP, dtype=np.int8)
+_LANE = np.arange(WARP, dtype=np.int64)
+_NONE = np.uint16(1 << 15)       # a key at or above this: no lane
+
+
+def batch(off: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
+    """(passes, load wavefronts, load ideal, CAS wavefronts) per request, numpy's engine
+    (offsets checked and aligned, -1 for inactive lanes)."""
+    n = off.shape[0]
+    out = tuple(np.empty(n, np.int64) for _ in range(4))
+    for i in range(0, n, CHUNK):
+        for whole, part in zip(out, _costs(off[i:i + CHUNK].astype(np.int64), width)):
+            whole[i:i + CHUNK] = part
+    return out
+
+
+def _costs(off: np.ndarray, width: int):
+    """batch() of one chunk. Each row is sorted a few times by packed keys (uint16 after
+    the first: a row's 32 lanes hold at most 32 units, so a unit's index in its row takes 5
+    bits): by unit (its index), by CAS queue (a lane's rank: its pass), by unit again (its
+    life) and by slot and life (_longest_lives)."""
+    n = off.shape[0]
+    wide = width == 8
+    # 1. unit, then lane: a unit's index in its row; inactive lanes (-1) sort first
+    key = ((off >> (3 if wide else 2)) << 5) | _LANE
+    key.sort(axis=1)
+    live = key >= 0
+    lane = (key & 31).astype(np.uint16)
+    unit = key >> 5
+    new = np.empty(live.shape, bool)
+    new[:, 0] = True
+    np.not_equal(unit[:, 1:], unit[:, :-1], out=new[:, 1:])
+    new &= live
+    index = (np.cumsum(new, axis=1, dtype=np.uint16) - np.uint16(1)) & np.uint16(31)
+    # (8 bytes) a unit with lanes of both halves: consecutive lanes of one unit across 16
+    meet = (unit[:, 1:] == unit[:, :-1]) & (lane[:, :-1] < 16) & (lane[:, 1:] >= 16) & \
+        live[:, :-1] if wide else None
+    # 2. CAS group | slot | lane | unit index: a queue is a (group, slot): bits 10-14
+    slot = (unit & (15 if wide else 31)).astype(np.uint16)
+    queue = ((lane >> 4) << 4 | slot) if wide else slot
+    cas = np.where(live, (queue << 10) | (lane << 5) | index, _NONE | (lane << 5))
+    cas.sort(axis=1)
+    live = cas < _NONE
+    rank = _rank(cas >> 10)
+    if wide:
+        # half-warp 1 waits where half-warp 0 writes the same unit in the same pass: only
+        # in the banks where a unit has lanes of both halves
+        rows, col = np.nonzero(meet)
+        if rows.size:
+            banks = np.zeros((n, 16), bool)
+            banks[rows, unit[rows, col] & 15] = True
+            some = np.flatnonzero(banks.any(axis=1))
+            part = rank[some]
+            _wait_for_half_0(cas[some], part, banks[some])
+            rank[some] = part
+    pass_ = rank.astype(np.uint16)
+    # 3. per unit and group its life, and the staircase of the slots' lives
+    lives = np.where(live, (cas & np.uint16(0x7C00)) | ((cas & 31) << 5) | pass_, _NONE)
+    if not wide:
+        m, _, _ = _longest_lives(lives, 0)
+        passes = (live * (rank.astype(np.int64) + 1)).max(axis=1)
+        return passes, m.sum(axis=1, dtype=np.int64), passes.copy(), 2 * passes
+    half1 = (cas >> 14) == 1
+    latest = live * (rank.astype(np.int64) + 1)
+    top0 = ((~half1) * latest).max(axis=1)
+    top1 = (half1 * latest).max(axis=1)
+    passes = np.maximum(top0, top1)
+    merge_from = _merge_from(off, cas, live, pass_)
+    m, _, _ = _longest_lives(lives.copy(), 1)
+    load = np.minimum(m, merge_from[:, None].astype(np.int8)).sum(axis=1, dtype=np.int64)
+    ideal = np.minimum(top0, merge_from) + np.minimum(top1, merge_from)
+    if (merge_from < passes).any():
+        lives &= np.uint16(0xBFFF)                   # one group: the warp
+        m, last, life = _longest_lives(lives, 1)
+        load += np.maximum(m - merge_from[:, None].astype(np.int8), 0).sum(
+            axis=1, dtype=np.int64)
+        # a warp-wide load of more than 16 units (128 bytes) ideally takes two wavefronts:
+        # in the passes from merge_from before the 17th longest life ends
+        longest = (last * life).astype(np.int16)
+        longest.sort(axis=1)
+        ideal += (np.maximum(passes - merge_from, 0)
+                  + np.maximum(longest[:, WARP - 17].astype(np.int64) - merge_from, 0))
+    return passes, load, ideal, 2 * (top0 + top1)
+
+
+def _merge_from(off, cas, live, pass_) -> np.ndarray:
+    """The pass from which the pending lanes' 8-byte loads merge: every pending pair of
+    lanes (i, i^1), or every quad pair (i, i^2), reads one address; a pair of two addresses
+    is pending until the earlier of its lanes succeeds."""
+    n = off.shape[0]
+    # the passes back in lane order (63: inactive)
+    by_lane = ((cas & np.uint16(31 << 5)) << 1) | np.where(live, pass_, np.uint16(63))
+    by_lane.sort(axis=1)
+    pass_of = (by_lane & 63).astype(np.int8)
+    first = None
+    for m in (1, 2):
+        o = off.reshape(n, WARP // (2 * m), 2, m)
+        q = pass_of.reshape(n, WARP // (2 * m), 2, m)
+        differ = (o[:, :, 0] != o[:, :, 1]) & (o[:, :, 0] >= 0) & (o[:, :, 1] >= 0)
+        f = np.where(differ, np.minimum(q[:, :, 0], q[:, :, 1]), np.int8(-1)).reshape(
+            n, -1).max(axis=1)
+        first = f if first is None else np.minimum(first, f)
+    return first.astype(np.int64) + 1
+
+
+def _wait_for_half_0(cas: np.ndarray, rank: np.ndarray, banks: np.ndarray) -> None:
+    """Half-warp 1's passes (in place of its ranks) in the banks marked in `banks` (rows:
+    per pair of banks): the head of a bank's queue succeeds at the first pass, after its
+    predecessor's, in which half-warp 0's winner in that bank (its lane of that rank) wrote
+    another unit."""
+    slot = ((cas >> 10) & 15).astype(np.intp)
+    number = np.full(banks.shape, -1, np.int64)
+    queues = int(banks.sum())
+    number[banks] = np.arange(queues)
+    of = np.take_along_axis(number, slot, 1)
+    of[cas >= _NONE] = -1
+    r, k = np.nonzero(of >= 0)
+    q = of[r, k]
+    half1 = (cas[r, k] >> 14) == 1
+    j = rank[r, k].astype(np.int64)
+    index = (cas[r, k] & 31).astype(np.int8)
+    # half 0's units by queue and rank, a column of none past the last (a rank is < 16)
+    written = np.full(queues * 17, -1, np.int8)
+    written[q[~half1] * 17 + j[~half1]] = index[~half1]
+    waiting = np.full((queues, 16), -1, np.int8)
+    waiting[q[half1], j[half1]] = index[half1]
+    done = np.zeros((queues, 16), np.int8)
+    t = np.full(queues, -1, np.int64)
+    row = np.arange(queues) * 17
+    for head in range(int(j[half1].max()) + 1 if half1.any() else 0):
+        unit = waiting[:, head]
+        t += 1
+        while True:
+            stale = (written[row + np.minimum(t, 16)] == unit) & (unit >= 0)
+            if not stale.any():
+                break
+            t += stale
+        done[:, head] = t
+    rank[r[half1], k[half1]] = done[q[half1], j[half1]]
+
+
+def _rank(run: np.ndarray) -> np.ndarray:
+    """Each entry's position in its run of equal values (rows sorted by them), as int8."""
+    new = np.empty(run.shape, bool)
+    new[:, 0] = True
+    np.not_equal(run[:, 1:], run[:, :-1], out=new[:, 1:])
+    start = new * _POSITION                      # multiplying: np.where broadcasts slowly
+    np.maximum.accumulate(start, axis=1, out=start)
+    return _POSITION - start
+
+
+def _run_ends(run: np.ndarray, live: np.ndarray) -> np.ndarray:
+    """Where a live entry is the last of its run of equal values (rows sorted by them)."""
+    end = np.empty(run.shape, bool)
+    end[:, -1] = True
+    np.not_equal(run[:, 1:], run[:, :-1], out=end[:, :-1])
+    return end & live
+
+
+def _longest_lives(key: np.ndarray, group_bits: int):
+    """The staircase per row. `key` (uint16, _NONE and above: no lane) = group and slot
+    (bits 10-14, the top `group_bits` of them the group) | unit index (5-9) | pass (0-4).
+    Returns (M: at one entry per (group, k), the largest k-th longest life of any slot of
+    the group, 0 elsewhere; where an entry is its unit's last; each entry's life)."""
+    key.sort(axis=1)
+    last = _run_ends(key >> 5, key < _NONE)       # a unit's last lane: its latest pass
+    life = (key & 31) + 1
+    # each slot's lives, longest first
+    by_slot = np.where(last, ((key >> 10) << 6) | (63 - life), np.uint16(1 << 11))
+    by_slot.sort(axis=1)
+    k = _rank(by_slot >> 6).astype(np.uint16)
+    # (group, k, life): the last entry of a (group, k) run holds M_k
+    by_k = np.where(by_slot < (1 << 11),
+                    ((by_slot >> (11 - group_bits)) << 11) | (k << 6) | (63 - (by_slot & 63)),
+                    np.uint16(1 << 12))
+    by_k.sort(axis=1)
+    end = _run_ends(by_k >> 6, by_k < (1 << 12))
+    return (end * (by_k & 63)).astype(np.int8), last, life
+
+
+# ------------------------------------------------------------------ compiled loops (numba)
+
+def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
+          out_atom_wavefronts):  # pragma: no cover
+    """batch() as plain loops (numba compiles this; it also runs as Python), request by
+    request: each lane's pass from its bank's queue, each unit's life per group (half-warp
+    0, half-warp 1, the warp), then the loads pass by pass from the slots' pending units
+    (`window` bounds the offsets: a stamp per offset marks a request's units)."""
+    n = off.shape[0]
+    wide = width == 8
+    shift = 3 if wide else 2
+    slots = 16 if wide else 32
+    stamp = np.full(window + 1, -1, np.int64)     # the request that last saw an offset
+    unit_of = np.zeros(window + 1, np.int64)      # and its unit's index there
+    pas = np.zeros(WARP, np.int64)
+    rank = np.zeros(2 * BANKS, np.int64)          # the next rank of each (half, bank) queue
+    first = np.zeros(BANKS * 16, np.int64)        # half 0's offsets by bank and rank
+    last_t = np.zeros(BANKS, np.int64)
+    unit_slot = np.zeros(WARP, np.int64)
+    life = np.zeros((3, WARP), np.int64)          # passes a unit stays pending, per group
+    left = np.zeros(BANKS, np.int64)              # a slot's units still pending
+    ends = np.zeros(BANKS * 34, np.int64)         # a slot's units whose life ends at a pass
+    top = np.zeros(2, np.int64)
+    for r in range(n):
+        for q in range(2 * BANKS):
+            rank[q] = 0
+        top[0] = 0
+        top[1] = 0
+        units = 0
+        for i in range(WARP):
+            o = off[r, i]
+            if o < 0:
+                pas[i] = -1
+                continue
+            h = i >> 4 if wide else 0
+            b = (o >> 2) & (BANKS - 1)
+            if h == 0:
+                t = rank[b]
+                if wide:
+                    first[b * 16 + t] = o
+            else:
+                # stale while half 0's winner of the pass in this bank wrote this address
+                t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
+                while t < rank[b] and first[b * 16 + t] == o:
+                    t += 1
+                last_t[b] = t
+            rank[h * BANKS + b] += 1
+            pas[i] = t
+            if t + 1 > top[h]:
+                top[h] = t + 1
+            if stamp[o] != r:
+                stamp[o] = r
+                unit_of[o] = units
+                unit_slot[units] = (o >> shift) & (slots - 1)
+                life[0, units] = 0
+                life[1, units] = 0
+                life[2, units] = 0
+                units += 1
+            u = unit_of[o]
+            if t + 1 > life[h, u]:
+                life[h, u] = t + 1
+            if t + 1 > life[2, u]:
+                life[2, u] = t + 1
+        passes = top[0] if top[0] > top[1] else top[1]
+        # 8 bytes: the pass from which the pending lanes' loads merge across the warp (every
+        # pending pair, or every pending quad, reads one address)
+        merge_from = passes
+        if wide:
+            merge_from = WARP
+            for m in (1, 2):
+                fm = -1
+                for i in range(WARP):
+                    j = i ^ m
+                    if j > i and pas[i] >= 0 and pas[j] >= 0 and off[r, i] != off[r, j]:
+                        low = pas[i] if pas[i] < pas[j] else pas[j]
+                        if low > fm:
+                            fm = low
+                if fm + 1 < merge_from:
+                    merge_from = fm + 1
+        ld_wf = 0
+        ld_ideal = 0
+        # (group, first pass, end pass): 4 bytes: the warp throughout; 8 bytes: each half
+        # before merge_from, the warp from there
+        for g in range(3):
+            if wide:
+                lo, hi = (0, merge_from) if g < 2 else (merge_from, passes)
+            else:
+                if g != 2:
+                    continue
+                lo, hi = 0, passes
+            if lo >= hi:
+                continue
+            # each slot's units pending at pass lo, and how many end after each pass
+            for s in range(slots):
+                left[s] = 0
+                for p in range(lo + 1, hi + 1):
+                    ends[s * 34 + p] = 0
+            for u in range(units):
+                ell = life[g, u]
+                if ell > lo:
+                    left[unit_slot[u]] += 1
+                    ends[unit_slot[u] * 34 + ell] += 1
+            for p in range(lo, hi):
+                # the load of pass p: the most units a slot holds; ideally its bytes / 128
+                most = 0
+                total = 0
+                for s in range(slots):
+                    c = left[s]
+                    total += c
+                    if c > most:
+                        most = c
+                if total > 0:
+                    ld_wf += most
+                    ld_ideal += (total * width + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
+                for s in range(slots):
+                    left[s] -= ends[s * 34 + p + 1]
+        out_passes[r] = passes
+        out_ld_wavefronts[r] = ld_wf
+        out_ld_ideal[r] = ld_ideal
+        out_atom_wavefronts[r] = 2 * (top[0] + top[1])
