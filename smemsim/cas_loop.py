@@ -23,8 +23,9 @@ it; the batch engines here compute the same counts without walking the passes:
   `merge_from` and warp loads from it on: sum over k of min(M_k, merge_from) for the halves,
   of max(M_k - merge_from, 0) for the warp.
 
-The numpy engine runs about 10x (4 bytes) and 30-40x (8 bytes) the time of one numpy pass
-over the offsets; the compiled loops (numba) 5x and 10x (benchmarks/bench_banks.py).
+On random requests the numpy engine takes about 33x (4 bytes) and 82x (8 bytes) the time of
+one numpy pass over the offsets, the compiled loops (numba) 14x and 23x; walking the passes
+took 370x and 740x on numpy (benchmarks/bench_banks.py, docs/performance.md).
 """
 from __future__ import annotations
 
