@@ -66,7 +66,7 @@ def passes(offs: list[int | None], width: int) -> list[list[int]]:
 # ------------------------------------------------------------------ numpy, by sorting rows
 
 _POSITION = np.arange(WARP, dtype=np.int8)
-_LANE = np.arange(WARP, dtype=np.int64)
+_LANE = np.arange(WARP)
 _NONE = np.uint16(1 << 15)       # a key at or above this: no lane
 
 
@@ -75,8 +75,10 @@ def batch(off: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
     (offsets checked and aligned, -1 for inactive lanes)."""
     n = off.shape[0]
     out = tuple(np.empty(n, np.int64) for _ in range(4))
+    # the first sort's keys are a unit above a lane: 32 bits hold any real window
+    kind = np.int32 if n == 0 or int(off.max()) < (1 << 26) else np.int64
     for i in range(0, n, CHUNK):
-        for whole, part in zip(out, _costs(off[i:i + CHUNK].astype(np.int64), width)):
+        for whole, part in zip(out, _costs(off[i:i + CHUNK].astype(kind), width)):
             whole[i:i + CHUNK] = part
     return out
 
@@ -89,7 +91,7 @@ def _costs(off: np.ndarray, width: int):
     n = off.shape[0]
     wide = width == 8
     # 1. unit, then lane: a unit's index in its row; inactive lanes (-1) sort first
-    key = ((off >> (3 if wide else 2)) << 5) | _LANE
+    key = ((off >> (3 if wide else 2)) << 5) | _LANE.astype(off.dtype)
     key.sort(axis=1)
     live = key >= 0
     lane = (key & 31).astype(np.uint16)

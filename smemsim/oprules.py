@@ -232,8 +232,10 @@ def _pair_costs(off: np.ndarray, width: int, size: int):
     new[:, 1:] = key[:, 1:] != key[:, :-1]
     new &= key != np.iinfo(np.int64).max
     groups = WARP // size
-    distinct = np.bincount((np.arange(n, dtype=np.int64)[:, None] * groups + (key >> 40))[new],
-                           minlength=n * groups).reshape(n, groups)
+    # distinct offsets per group: a count (at most 32) per byte of one sum (banks' way)
+    packed = (new.astype(np.uint32) << (((key >> 40) & 3) << 3).astype(np.uint32)).sum(
+        axis=1, dtype=np.int64)
+    distinct = (packed[:, None] >> np.arange(0, 8 * groups, 8)) & 255
     ideal = np.where(distinct > 0, np.maximum(-(-(distinct * width) // WAVEFRONT_BYTES), 1), 0)
     wavefronts = per_group.sum(axis=1)
     return wavefronts, ideal.sum(axis=1), wavefronts
