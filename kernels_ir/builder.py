@@ -731,9 +731,10 @@ class KernelBuilder:
         self._emit(CommitGroup(caller_loc()))
 
     def cp_async_wait(self, pending: int = 0) -> None:
-        """`cp.async.wait_group pending;` (0: every committed copy has landed)."""
+        """`cp.async.wait_group pending;` (0: every committed copy has landed; libcu++'s
+        pipelines wait with up to 8 pending)."""
         loc = caller_loc()
-        self._emit(WaitGroup(self._pending("cp.async.wait_group", pending, 7, loc), loc))
+        self._emit(WaitGroup(self._pending("cp.async.wait_group", pending, 8, loc), loc))
 
     # ------------------------------------------------------------ TMA and mbarriers (sm_90)
     def tensor_map(self, name: str, array: GlobalArray, shape, box, swizzle: str | None = None,

@@ -93,8 +93,8 @@ def test_builder_errors():
         k.cp_async(s, 0, b, 0)
     with pytest.raises(KernelError, match="from a global array to a shared array"):
         k.cp_async(g, 0, s, 0)
-    with pytest.raises(KernelError, match="wait_group takes 0..7"):
-        k.cp_async_wait(8)
+    with pytest.raises(KernelError, match="wait_group takes 0..8"):
+        k.cp_async_wait(9)
 
 
 @pytest.mark.parametrize("width, bypass, opcode", [(1, False, "LDGSTS.E"),

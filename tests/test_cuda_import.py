@@ -229,6 +229,31 @@ def test_a_launch_whose_dim3_fields_the_host_assigns(tmp_path):
     assert (launch.grid, launch.block) == ((64, 3, 1), (128, 4, 1))
 
 
+def test_a_launch_reads_the_fields_of_a_constructed_dim3(tmp_path):
+    """`dim3 threads(B, B); dim3 grid(n / threads.x, m / threads.y);` (NVIDIA's
+    globalToShmemAsyncCopy sample): a field of a dim3 made from arguments is that argument,
+    1 past them."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""
+constexpr int B = 16;
+__global__ void k(float *out)
+{
+    out[(blockIdx.y * gridDim.x + blockIdx.x) * 256 * blockDim.z +
+        threadIdx.y * blockDim.x + threadIdx.x] = 1.0f;
+}
+void h(float *out, int n)
+{
+    dim3 threads(B, B);
+    dim3 grid(320 / threads.x, 64 / threads.y, threads.z);
+    k<<<grid, threads>>>(out);
+}
+""")
+    k = build_all(cu, Options(lengths={"out": str(20 * 4 * 256)}))["k"]
+    from kernels_ir import resolve_launch
+    launch = resolve_launch(k)
+    assert (launch.grid, launch.block) == ((20, 4, 1), (16, 16, 1))
+
+
 def test_c_style_copies_and_views_of_the_tensor_core_samples(tmp_path):
     """What CUDA's cudaTensorCoreGemm writes around its fragments: a scalar parameter
     assigned (`beta /= alpha`, the kernel's own copy), a persistent loop with no condition

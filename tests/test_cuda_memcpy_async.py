@@ -187,16 +187,53 @@ def test_a_threads_own_pipeline_double_buffers_as_cp_async_groups():
 
 def test_waiting_for_too_few_stages_reads_a_tile_in_flight():
     """pipeline_consumer_wait_prior<2> with two stages committed waits for none: the read
-    of tile 0 (line 35) races its copy."""
-    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:35:16, .* reads 'buf' .* "
+    of tile 0 (line 44) races its copy."""
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:44:16, .* reads 'buf' .* "
                                                  r"while a cp.async to it is still in flight"):
         run(piped(WAIT_PRIOR=2))
+
+
+def ring(**defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   lengths={"in": "4 * tiles * 1024", "out": "4 * 256"})
+    return import_kernels(PIPED, opts)["ring_sum"]()
+
+
+def test_consumer_wait_takes_the_oldest_stage_of_a_ring():
+    """pipe.consumer_wait() as libcu++ writes it for a thread's own pipeline: while stages
+    are pending it waits with (committed - waited for - 1) left (cp.async.wait_group of a
+    count the kernel's run decides), so the oldest stage has landed. ring_sum keeps three
+    of its seven tiles in flight through three buffers (the launch's 7): every sum as
+    numpy's, 4 blocks x 8 warps x 7 tiles copies and reads, and the check finds nothing."""
+    x = np.random.default_rng(5).integers(-100, 100, 4 * 7 * 1024).astype(np.float32)
+    out = run(ring(), arrays={"in": x})["out"].reshape(4, 256)
+    np.testing.assert_array_equal(
+        out, x.reshape(4, 7, 1024)[:, :, (np.arange(256) * 5) % 1024].sum(1))
+    assert [(s.op, s.width, s.requests) for s in analyze(ring()).sites] == \
+        [("cp_async_bypass", 16, 224), ("load", 4, 224)]
+    assert check(ring()).clean
+    # two stages of a two-buffer ring: the same sums
+    out = run(ring(STAGES=2), arrays={"in": x})["out"].reshape(4, 256)
+    np.testing.assert_array_equal(
+        out, x.reshape(4, 7, 1024)[:, :, (np.arange(256) * 5) % 1024].sum(1))
+
+
+def test_one_stage_more_in_flight_than_buffers_copies_over_a_copy_in_flight():
+    """AHEAD=4 tiles in flight through 3 buffers (NVIDIA's globalToShmemAsyncCopy does this:
+    `aStage <= a + aStep * maxPipelineStages` issues 5 stages into 4 buffers): tile 3's copy
+    goes to buffer 0 while tile 0's is still in flight, at the memcpy_async's line (64),
+    in the fourth pass of the producer loop (line 62: a loop with no variable of its own is
+    named by its line) for the first tile."""
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:64:13, .* writes 'ring' .*"
+                                                 r"while a cp.async to it is still in flight.*"
+                                                 r"iteration t=0, _loop62=3"):
+        run(ring(AHEAD=4))
 
 
 @pytest.mark.gpu
 def test_the_pipelines_build_equals_ncu(tmp_path):
     """On the GPU: ncu's counters of nvcc's -O3 build of pipeline_copy.cu (its own main)
-    equal `--as-compiled` of piped_sum."""
+    equal `--as-compiled` of piped_sum and of ring_sum (consumer_wait's switch of waits)."""
     import shutil
     import subprocess
 
@@ -211,8 +248,8 @@ def test_the_pipelines_build_equals_ncu(tmp_path):
     exe = tmp_path / "piped"
     subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), PIPED],
                    check=True, capture_output=True)
-    k = piped()
-    build = build_original(PIPED, instantiation(PIPED, None, "piped_sum"))
-    agreement = compare_counts(analyze_as_compiled(k, build=build),
-                               measure_command([str(exe)], k.name))
-    assert agreement.ok, agreement.checks
+    for k in (piped(), ring()):
+        build = build_original(PIPED, instantiation(PIPED, None, k.name))
+        agreement = compare_counts(analyze_as_compiled(k, build=build),
+                                   measure_command([str(exe)], k.name))
+        assert agreement.ok, (k.name, agreement.checks)

@@ -358,13 +358,19 @@ class _Host:
             return self.low.expr(node)
         if node.type == "parenthesized_expression":
             return self.value(node.named_children[0], depth + 1)
-        if node.type == "field_expression" and isinstance(
-                self.dims3.get(text(node.child_by_field_name("argument"))), dict):
-            # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned
+        if node.type == "field_expression" and \
+                text(node.child_by_field_name("argument")) in self.dims3 and \
+                text(node.child_by_field_name("field")) in ("x", "y", "z"):
+            owner = node.child_by_field_name("argument")
             name = text(node.child_by_field_name("field"))
-            if name in ("x", "y", "z"):   # a field never assigned is dim3's default, 1
-                field = self.dims3[text(node.child_by_field_name("argument"))][name]
+            if isinstance(self.dims3[text(owner)], dict):
+                # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned (a
+                # field never assigned is dim3's default, 1)
+                field = self.dims3[text(owner)][name]
                 return const(1) if field is None else self.value(field, depth + 1)
+            # `threads.x` of a `dim3 threads(BLOCK, BLOCK);`: the argument, 1 past them
+            given = self.dims(owner)
+            return given["xyz".index(name)] if "xyz".index(name) < len(given) else const(1)
         if node.type == "binary_expression":
             op = node.child_by_field_name("operator").type
             a = self.value(node.child_by_field_name("left"), depth + 1)

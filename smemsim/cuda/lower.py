@@ -53,6 +53,7 @@ from .lower_wmma import WmmaMixin, is_wmma_call
 from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces, vector_step
 from .parse import (
     function_declarator,
+    is_pointer_cast_call,
     parse_expression,
     short,
     subscript_index,
@@ -96,17 +97,6 @@ from .symbols import (
     truth_value,
     zeros_only,
 )
-
-
-def is_pointer_cast_call(node) -> bool:
-    """`reinterpret_cast<T*>(p)` / `static_cast<T*>(p)` of one argument."""
-    if node.type != "call_expression":
-        return False
-    fn = node.child_by_field_name("function")
-    return fn.type == "template_function" and \
-        text(fn.child_by_field_name("name")) in ("reinterpret_cast", "static_cast") and \
-        len(node.child_by_field_name("arguments").named_children) == 1 and \
-        text(fn.child_by_field_name("arguments")).rstrip(">").rstrip().endswith("*")
 
 
 # CUDA's intrinsics that reinterpret a value's bits: name -> (argument type, result type)

@@ -272,7 +272,7 @@ class FlowMixin:
         stops, restart = self.loop_exits(node, body)
         try:
             with self.at(node), self.kb.loop(
-                    f"_loop{node.start_point[0] + 1}", 0,
+                    f"_loop{self.loc(node).line}", 0,
                     lambda _: self.guarded(self.expr(cond) if cond is not None else const(1),
                                            stops), 1, do_while=do, unroll=unroll):
                 self.loop_body(node, body, restart, [update] if update is not None else [])
@@ -288,7 +288,7 @@ class FlowMixin:
         outer_exits = list(self.exits)
         stops, restart = self.loop_exits(node, body)
         try:
-            with self.at(node), self.kb.loop(f"_loop{node.start_point[0] + 1}", 0,
+            with self.at(node), self.kb.loop(f"_loop{self.loc(node).line}", 0,
                                              lambda _: self.guarded(keep != 0, stops), 1,
                                              unroll=unroll):
                 self.loop_body(node, body, restart, [update] if update is not None else [])

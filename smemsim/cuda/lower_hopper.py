@@ -16,8 +16,8 @@ from kernels_ir.tma import tensor_strides
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
-from .parse import parse_expression, short, subscript_index, text, walk
-from .symbols import SIZES, TYPES, Sym, array_name, callee_name, fold
+from .parse import is_pointer_cast_call, parse_expression, short, subscript_index, text, walk
+from .symbols import SIZES, TYPES, VECTORS, Sym, array_name, callee_name, fold
 
 TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
 # a dimension of --tensor-map: `[EXTENT]`, or `[EXTENT:STRIDE]` with its stride in elements
@@ -347,7 +347,7 @@ class HopperMixin:
                                    "is read (libcu++ copies any other way with ordinary loads "
                                    "and stores)")
         nbytes, promised = self.copy_size(args[2], node)
-        align = max(promised, SIZES[d.dtype])
+        align = max(promised, SIZES[d.dtype], self.pointee_alignment(args[0]))
         bar, index = self.barrier_arg(args[3])
         if align >= 16 and self.u.options.arch >= 900:
             with self.at(node):
@@ -359,6 +359,31 @@ class HopperMixin:
         with self.at(node):
             self.kb.cp_async_arrive(bar.value, index)
         return const(0)
+
+    def pointee_alignment(self, node) -> int:
+        """alignof the type a pointer argument of memcpy_async points to, where it is a
+        vector (libcu++ copies with the larger of it and what the size promises:
+        `reinterpret_cast<float4 *>(&As[y][x])` promises 16 bytes): a vector pointer local
+        or a cast written in the call; 1 for anything else (the caller adds the element's)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        sym = self.vector_pointer(node)
+        if sym is not None:
+            dtype, lanes = sym.dtype, sym.lanes
+        else:
+            if node.type == "cast_expression":
+                type_text = text(node.child_by_field_name("type"))
+            elif is_pointer_cast_call(node):
+                type_text = text(node.child_by_field_name("function")
+                                 .child_by_field_name("arguments").named_children[0])
+            else:
+                return 1
+            t = " ".join(type_text.replace("const", "").split())
+            if not t.endswith("*") or t.rstrip("*").strip() not in VECTORS:
+                return 1
+            dtype, lanes = VECTORS[t.rstrip("*").strip()]
+        # CUDA's vector types of 2 and 4 lanes are aligned to their size, of 3 to a lane's
+        return SIZES[dtype] * (lanes if lanes in (2, 4) else 1)
 
     def copy_size(self, node, where) -> tuple[int, int]:
         """(bytes, alignment promised) of memcpy_async's size: `cuda::aligned_size_t<A>(n)`

@@ -107,7 +107,9 @@ class PtxMixin:
     def pipeline_declaration(self, node, type_node) -> bool:
         """`cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();`: a
         thread's own pipeline, whose stages are cp.async groups (what libcu++ builds it of:
-        LDGSTS, LDGDEPBAR, DEPBAR in the SASS); nothing is stated for it."""
+        LDGSTS, LDGDEPBAR, DEPBAR in the SASS). Its two stage counters, as libcu++ keeps
+        them (`__head`: stages committed, `__tail`: stages waited for), are locals: they
+        decide which group `consumer_wait()` waits for."""
         t = " ".join(text(type_node).split())
         if not re.fullmatch(r"(?:::)?(?:cuda\s*::\s*)?pipeline\s*<.*>", t):
             return False
@@ -117,7 +119,11 @@ class PtxMixin:
                                    "own (thread_scope_thread) is")
         for d in node.named_children:
             if d.type == "init_declarator":
-                self.declare(text(d.child_by_field_name("declarator")), Sym("pipeline"))
+                name = text(d.child_by_field_name("declarator"))
+                with self.at(d):
+                    counters = (self.kb.let(f"{name}_head", 0, "i32"),
+                                self.kb.let(f"{name}_tail", 0, "i32"))
+                self.declare(name, Sym("pipeline", counters))
         return True
 
     def pipeline_or_none(self, node) -> Sym | None:
@@ -126,22 +132,46 @@ class PtxMixin:
         return sym if sym is not None and sym.kind == "pipeline" else None
 
     def pipeline_member(self, node, member: str, args) -> Expr:
-        """`pipe.producer_acquire()` and `pipe.consumer_release()` (no instruction for a
-        thread's own pipeline), `pipe.producer_commit()` (cp.async.commit_group)."""
+        """A thread's own pipeline's members, as libcu++ writes them: `producer_acquire()`
+        and `consumer_release()` do nothing, `producer_commit()` is cp.async.commit_group
+        (and counts a stage), `consumer_wait()` waits for the oldest stage not yet waited
+        for: cp.async.wait_group of the stages committed after it (8 at most), unless none
+        is pending."""
+        pipe = node.child_by_field_name("function").child_by_field_name("argument")
+        head, tail = self.pipeline_or_none(pipe).value
         if member in ("producer_acquire", "consumer_release") and not args:
             return const(0)
         if member == "producer_commit" and not args:
             with self.at(node):
                 self.kb.cp_async_commit()
+                head += 1
+            return const(0)
+        if member == "consumer_wait" and not args:
+            with self.at(node):
+                with self.kb.if_(head != tail):
+                    self.wait_for_prior(head - tail - 1)
+                    tail += 1
             return const(0)
         raise self.error(node, f"`{short(node)}`: cuda::pipeline's {member} is not read "
-                               "(producer_acquire, producer_commit, consumer_release and "
-                               "cuda::pipeline_consumer_wait_prior<N> are)")
+                               "(producer_acquire, producer_commit, consumer_wait, "
+                               "consumer_release and cuda::pipeline_consumer_wait_prior<N> "
+                               "are)")
+
+    def wait_for_prior(self, prior: Expr, k: int = 0) -> None:
+        """cp.async.wait_group `prior`, a count known only when the kernel runs, as
+        libcu++'s switch writes it: 0..7 each their own, 8 for any more."""
+        if k == 8:
+            self.kb.cp_async_wait(8)
+            return
+        with self.kb.if_(prior == k):
+            self.kb.cp_async_wait(k)
+        with self.kb.else_():
+            self.wait_for_prior(prior, k + 1)
 
     def pipeline_call(self, node, name: str, args) -> Expr | None:
         """`cuda::memcpy_async(dst, src, size, pipe)` (global to shared: cp.async pieces)
-        and `cuda::pipeline_consumer_wait_prior<N>(pipe)` (cp.async.wait_group N); None for
-        any other call."""
+        and `cuda::pipeline_consumer_wait_prior<N>(pipe)` (cp.async.wait_group N, and the
+        stages before the Nth newest count as waited for); None for any other call."""
         if not args or self.pipeline_or_none(args[-1]) is None:
             return None
         if name == "memcpy_async" and len(args) == 4:
@@ -150,7 +180,8 @@ class PtxMixin:
                 raise self.error(node, f"`{short(node)}`: memcpy_async from global to shared "
                                        "memory is read")
             nbytes, promised = self.copy_size(args[2], node)
-            self.copy_pieces(node, dst, src, nbytes, max(promised, SIZES[dst[0].dtype]))
+            self.copy_pieces(node, dst, src, nbytes, max(promised, SIZES[dst[0].dtype],
+                                                          self.pointee_alignment(args[0])))
             return const(0)
         if name == "pipeline_consumer_wait_prior" and len(args) == 1:
             fn = node.child_by_field_name("function")
@@ -161,8 +192,12 @@ class PtxMixin:
             if len(targs) != 1:
                 raise self.error(node, f"`{short(node)}`: pipeline_consumer_wait_prior<N>(pipe)"
                                        " expected")
+            prior = self.constant_int(targs[0], "a stage count")
+            head, tail = self.pipeline_or_none(args[-1]).value
             with self.at(node):
-                self.kb.cp_async_wait(self.constant_int(targs[0], "a stage count"))
+                # libcu++ waits with min(N, 8) pending and counts the older stages waited for
+                self.kb.cp_async_wait(min(prior, 8))
+                tail.set(head - prior)
             return const(0)
         raise self.error(node, f"`{short(node)}`: this use of a cuda::pipeline is not read "
                                "(memcpy_async(dst, src, size, pipe), "

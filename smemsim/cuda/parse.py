@@ -140,3 +140,14 @@ def split_top_level(source: str, angles: bool = True) -> list[str]:
     if cur.strip():
         out.append(cur.strip())
     return out
+
+
+def is_pointer_cast_call(node) -> bool:
+    """`reinterpret_cast<T*>(p)` / `static_cast<T*>(p)` of one argument."""
+    if node.type != "call_expression":
+        return False
+    fn = node.child_by_field_name("function")
+    return fn.type == "template_function" and \
+        text(fn.child_by_field_name("name")) in ("reinterpret_cast", "static_cast") and \
+        len(node.child_by_field_name("arguments").named_children) == 1 and \
+        text(fn.child_by_field_name("arguments")).rstrip(">").rstrip().endswith("*")

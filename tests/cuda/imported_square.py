@@ -26,7 +26,7 @@ def matrix_mul():
     ty = kb.let("ty", cast(threadIdx.y, i32), "i32")  # seed000_square.cu:10
     row = kb.let("row", 0, "i32")  # seed000_square.cu:11
     col = kb.let("col", 0, "i32")  # seed000_square.cu:11
-    with kb.loop("_loop10", 0, lambda _loop10: col < B_width, step=1, do_while=True, unroll="auto", dtype="i32") as _loop10:  # seed000_square.cu:13
+    with kb.loop("_loop13", 0, lambda _loop13: col < B_width, step=1, do_while=True, unroll="auto", dtype="i32") as _loop13:  # seed000_square.cu:13
         product = kb.let("product", 0, "u8")  # seed000_square.cu:14
         row.set(by * 16 + ty)  # seed000_square.cu:15
         col.set(bx * 16 + tx)  # seed000_square.cu:16

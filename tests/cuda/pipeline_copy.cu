@@ -2,11 +2,20 @@
 // tiles into shared memory, as NVIDIA's bf16/tf32TensorCoreGemm samples stage theirs
 // (producer_acquire, memcpy_async of an aligned_size_t<16>, producer_commit,
 // pipeline_consumer_wait_prior<N>, consumer_release). -D WAIT_PRIOR=2 waits for too little:
-// a tile is read while its copy may still be in flight.
+// a tile is read while its copy may still be in flight. ring_sum keeps AHEAD tiles in flight
+// through a ring of STAGES buffers and takes the oldest with consumer_wait(), as NVIDIA's
+// globalToShmemAsyncCopy sample does; -D AHEAD=4 (one more than the buffers) copies into a
+// buffer whose copy is still in flight, the sample's own mistake.
 #include <cuda/pipeline>
 #include <cstdlib>
 #ifndef WAIT_PRIOR
 #define WAIT_PRIOR 1
+#endif
+#ifndef STAGES
+#define STAGES 3
+#endif
+#ifndef AHEAD
+#define AHEAD STAGES
 #endif
 
 // Each block sums `tiles` tiles of 1024 floats, one element of another thread's piece a
@@ -39,14 +48,41 @@ __global__ void piped_sum(const float *in, float *out, int tiles)
     out[blockIdx.x * 256 + threadIdx.x] = sum;
 }
 
+// The same sums through a ring: tile t is read from buffer t % STAGES once consumer_wait()
+// has waited for its stage, the oldest not yet waited for.
+__global__ void ring_sum(const float *in, float *out, int tiles)
+{
+    __shared__ float ring[STAGES][1024];
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    const auto piece = cuda::aligned_size_t<alignof(float4)>(sizeof(float4));
+    const float *src = in + blockIdx.x * tiles * 1024;
+    float sum = 0.0f;
+    int next = 0;
+    for (int t = 0; t < tiles; t++) {
+        for (; next < tiles && next < t + AHEAD; next++) {
+            pipe.producer_acquire();
+            cuda::memcpy_async(&ring[next % STAGES][threadIdx.x * 4],
+                               src + next * 1024 + threadIdx.x * 4, piece, pipe);
+            pipe.producer_commit();
+        }
+        pipe.consumer_wait();
+        __syncthreads();
+        sum += ring[t % STAGES][(threadIdx.x * 5) % 1024];
+        pipe.consumer_release();
+        __syncthreads();
+    }
+    out[blockIdx.x * 256 + threadIdx.x] = sum;
+}
+
 int main(int argc, char **argv)
 {
-    const int blocks = 4, tiles = 3;
+    const int blocks = 4, tiles = 3, ring_tiles = 7;
     float *in, *out;
-    cudaMalloc(&in, blocks * tiles * 1024 * sizeof(float));
+    cudaMalloc(&in, blocks * ring_tiles * 1024 * sizeof(float));
     cudaMalloc(&out, blocks * 256 * sizeof(float));
-    cudaMemset(in, 0, blocks * tiles * 1024 * sizeof(float));
+    cudaMemset(in, 0, blocks * ring_tiles * 1024 * sizeof(float));
     piped_sum<<<blocks, 256>>>(in, out, tiles);
+    ring_sum<<<blocks, 256>>>(in, out, ring_tiles);
     cudaDeviceSynchronize();
     return 0;
 }
