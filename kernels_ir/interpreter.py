@@ -1181,7 +1181,11 @@ class _Machine(Evaluator):
         if self.observer is not None:
             self.observer(GlobalAccess(s, idx, src_offset))
         values = self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
-        _, first = self._shared_elements(s, idx, offset)
+        # observers see the bytes the copy will write (two lanes copying the same bytes to
+        # one place, as cooperative groups' memcpy_async has a tile's last lanes do, are
+        # no order-dependent race)
+        _, first = self._shared_elements(s, idx, offset,
+                                         tuple(values[:, j] for j in range(s.width)))
         self._issue_copy(s, idx, first, values)
 
     def _issue_copy(self, s: CopyAsync, idx: np.ndarray, first: np.ndarray, values) -> None:

@@ -280,7 +280,7 @@ class _Recorder:
         lane_warp = event.threads % self.tpb // 32
         warp = block * self.wpb + lane_warp            # grid-wide: the warp's identity
         dense_warp = dense * self.wpb + lane_warp       # this run's: its __syncwarp epoch
-        # the bytes a plain store writes, at their place in the word (-1: not a plain store)
+        # the bytes a store or a cp.async writes, at their place in the word (-1: unknown)
         if event.stored is None:
             value = np.full(word.size, -1, np.int64)
         elif nbytes >= 4:

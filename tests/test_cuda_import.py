@@ -254,6 +254,33 @@ void h(float *out, int n)
     assert (launch.grid, launch.block) == ((20, 4, 1), (16, 16, 1))
 
 
+def test_auto_pointers_are_pointers(tmp_path):
+    """`auto p = &a[i]`, `auto q = p + k`, `auto g = in + n` (NVIDIA's dmma sample declares
+    its copy pointers so): pointers of the type they are given, read and written through as
+    if declared `T *`."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""
+__global__ void k(const float *in, float *out)
+{
+    __shared__ float s[256];
+    auto p = &s[0];
+    auto q = p + threadIdx.x;
+    auto g = in + blockIdx.x * 256;
+    *q = g[255 - threadIdx.x];
+    __syncthreads();
+    auto t = threadIdx.x + 0;
+    out[blockIdx.x * 256 + t] = s[(threadIdx.x + 1) % 256];
+}
+void h(const float *in, float *out) { k<<<2, 256>>>(in, out); }
+""")
+    k = build_all(cu, Options(lengths={"in": "512", "out": "512"}))["k"]
+    from kernels_ir import run
+    x = np.arange(512, dtype=np.float32)
+    out = run(k, arrays={"in": x})["out"].reshape(2, 256)
+    t = np.arange(256)
+    np.testing.assert_array_equal(out, x.reshape(2, 256)[:, ::-1][:, (t + 1) % 256])
+
+
 def test_c_style_copies_and_views_of_the_tensor_core_samples(tmp_path):
     """What CUDA's cudaTensorCoreGemm writes around its fragments: a scalar parameter
     assigned (`beta /= alpha`, the kernel's own copy), a persistent loop with no condition

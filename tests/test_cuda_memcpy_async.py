@@ -230,10 +230,98 @@ def test_one_stage_more_in_flight_than_buffers_copies_over_a_copy_in_flight():
         run(ring(AHEAD=4))
 
 
+CG = str(HERE / "cuda" / "cg_copy.cu")
+
+
+def cg_kernel(name, **defines):
+    opts = Options(defines={k: str(v) for k, v in defines.items()},
+                   lengths={"in": "4 * 8 * 5 * 40", "out": "4 * 256"})
+    return import_kernels(CG, opts)[name]()
+
+
+def test_a_blocks_cooperative_groups_copy():
+    """cg::memcpy_async(block, dst, src, sizeof(float) * block.size()) as
+    cooperative_groups/details/async.h writes it: float pointers promise 4 bytes, so each
+    thread copies every block.size()-th 4-byte piece from its rank (one here: 256 pieces,
+    256 threads; cp.async.ca, LDGSTS), then commits; cg::wait(block) waits for every group
+    and syncs. 4 blocks x 8 warps x 3 batches copies; the sums as numpy's; no hazard."""
+    x = np.random.default_rng(6).integers(-100, 100, 4 * 8 * 5 * 40).astype(np.float32)
+    k = cg_kernel("block_batches")
+    out = run(k, arrays={"in": x})["out"].reshape(4, 256)
+    np.testing.assert_array_equal(
+        out, x[:4 * 3 * 256].reshape(4, 3, 256)[:, :, (np.arange(256) * 7) % 256].sum(1))
+    assert [(s.op, s.width, s.requests, s.wavefronts) for s in analyze(k).sites] == \
+        [("cp_async", 4, 96, 96), ("load", 4, 96, 96)]
+    assert check(k).clean
+
+
+def test_a_warp_tiles_copy_repeats_its_last_piece_past_the_rest():
+    """cg::memcpy_async(warp, dst, src, cuda::aligned_size_t<16>(160)) of a 32-thread tile:
+    ten 16-byte pieces (cp.async.cg), fewer than the tile, so lane i copies piece min(i, 9)
+    (the library's remainder step: lanes 9-31 copy the tenth piece again, the same bytes to
+    the same place: two same-value warnings in `check`, no race). wait_prior<1>(warp)
+    leaves the next row in flight. 4 blocks x 8 warps, 1 + 4 copies each; the sums as
+    numpy's."""
+    x = np.random.default_rng(7).integers(-100, 100, 4 * 8 * 5 * 40).astype(np.float32)
+    k = cg_kernel("warp_rows")
+    out = run(k, arrays={"in": x})["out"].reshape(4, 8, 32)
+    rows, lane = x.reshape(4, 8, 5, 40), np.arange(32)
+    np.testing.assert_array_equal(out, (rows[..., lane] + rows[..., 39 - lane % 8]).sum(2))
+    assert [(s.op, s.width, s.requests) for s in analyze(k).sites] == \
+        [("cp_async_bypass", 16, 32), ("cp_async_bypass", 16, 128), ("load", 4, 160),
+         ("load", 4, 160)]
+    report = check(k)
+    assert report.clean and len(report.same_value) == 2
+    assert report.same_value[0].threads == ((9, 0, 0), (10, 0, 0))
+
+
+def test_grid_stride_batches_of_the_programming_guides_shape(tmp_path):
+    """The CUDA C++ Programming Guide's async-copy example shape: `cg::this_grid()` for the
+    stride between batches (its size(): every thread of the grid; thread_rank(): the
+    block's rank times the block's size plus the thread's), `block.group_index().x`, an
+    `extern __shared__` batch. 8 blocks x 4 warps x 4 batches copies; outputs as numpy's."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""#include <cooperative_groups.h>
+#include <cooperative_groups/memcpy_async.h>
+namespace cg = cooperative_groups;
+__global__ void batches(int *out, const int *in, int batch_count)
+{
+    auto grid = cg::this_grid();
+    auto block = cg::this_thread_block();
+    extern __shared__ int shared[];
+    for (int b = 0; b < batch_count; ++b) {
+        size_t at = block.group_index().x * block.size() + grid.size() * b;
+        cg::memcpy_async(block, shared, in + at, sizeof(int) * block.size());
+        cg::wait(block);
+        out[at + block.thread_rank()] = shared[(block.thread_rank() * 3) % block.size()] +
+                                        grid.thread_rank();
+        block.sync();
+    }
+}
+void h(int *o, const int *i) { batches<<<8, 128, 128 * sizeof(int)>>>(o, i, 4); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"out": "4096", "in": "4096"}))["batches"]()
+    x = np.random.default_rng(8).integers(-1000, 1000, 4096).astype(np.int32)
+    out = run(k, arrays={"in": x})["out"].reshape(4, 8, 128)
+    t = np.arange(128)
+    want = x.reshape(4, 8, 128)[:, :, (t * 3) % 128] + (np.arange(8)[:, None] * 128 + t)
+    np.testing.assert_array_equal(out, want)
+    assert [(s.op, s.width, s.requests) for s in analyze(k).sites] == \
+        [("cp_async", 4, 128), ("load", 4, 128)]
+
+
+def test_reading_a_cooperative_copy_before_waiting_is_located():
+    """-D NO_WAIT: the batch is read (line 24) while its copies may be in flight."""
+    with pytest.raises(KernelRuntimeError, match=r"cg_copy.cu:24:16, .* reads 'batch' .*"
+                                                 r"while a cp.async to it is still in flight"):
+        run(cg_kernel("block_batches", NO_WAIT=1))
+
+
 @pytest.mark.gpu
 def test_the_pipelines_build_equals_ncu(tmp_path):
-    """On the GPU: ncu's counters of nvcc's -O3 build of pipeline_copy.cu (its own main)
-    equal `--as-compiled` of piped_sum and of ring_sum (consumer_wait's switch of waits)."""
+    """On the GPU: ncu's counters of nvcc's -O3 builds of pipeline_copy.cu and cg_copy.cu
+    (their own mains) equal `--as-compiled` of piped_sum, ring_sum (consumer_wait's switch
+    of waits), block_batches and warp_rows (cooperative groups' memcpy_async)."""
     import shutil
     import subprocess
 
@@ -245,11 +333,13 @@ def test_the_pipelines_build_equals_ncu(tmp_path):
     _gpu_or_skip()
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed")
-    exe = tmp_path / "piped"
-    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), PIPED],
-                   check=True, capture_output=True)
-    for k in (piped(), ring()):
-        build = build_original(PIPED, instantiation(PIPED, None, k.name))
-        agreement = compare_counts(analyze_as_compiled(k, build=build),
-                                   measure_command([str(exe)], k.name))
-        assert agreement.ok, (k.name, agreement.checks)
+    for source, kernels in ((PIPED, (piped(), ring())),
+                            (CG, (cg_kernel("block_batches"), cg_kernel("warp_rows")))):
+        exe = tmp_path / pathlib.Path(source).stem
+        subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), source],
+                       check=True, capture_output=True)
+        for k in kernels:
+            build = build_original(source, instantiation(source, None, k.name))
+            agreement = compare_counts(analyze_as_compiled(k, build=build),
+                                       measure_command([str(exe)], k.name))
+            assert agreement.ok, (k.name, agreement.checks)

@@ -741,6 +741,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                        "assigned again")
             self.declare(name, Sym("activemask", None, "u32"))
             return
+        if dtype == "auto" and value is not None and self.pointer_valued(value):
+            # `auto p = &a[i];`, `auto q = p + k;`: a pointer, as if declared with its type
+            self.pointer_local(name, value, "auto", node)
+            return
         e = self.expr(value) if value is not None else const(0)
         if dtype == "auto":
             dtype = e.dtype.name
@@ -769,6 +773,34 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `unsigned mask = 0xffffffff;`, never assigned again: its value is known where
             # a compile-time one is needed (a shuffle's mask)
             sym.place = ("known", value)
+
+    def pointer_valued(self, node) -> bool:
+        """Whether an expression is a pointer in C: `&x`, an array or pointer name, a cast
+        to a pointer type, a pointer plus or minus an integer, a choice of two pointers."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "pointer_expression":
+            return node.children[0].type == "&"
+        if node.type == "identifier":
+            sym = self.declared(text(node))
+            return sym is not None and (sym.kind in ("pointer", "choice") or sym.kind in (
+                "global", "shared") and sym.lanes == 1)
+        if node.type == "cast_expression":
+            return text(node.child_by_field_name("type")).rstrip().endswith("*")
+        if is_pointer_cast_call(node):
+            return True
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op == "+":
+                return self.pointer_valued(left) or self.pointer_valued(right)
+            if op == "-":   # a pointer minus a pointer is their distance
+                return self.pointer_valued(left) and not self.pointer_valued(right)
+            return False
+        if node.type == "conditional_expression":
+            return self.pointer_valued(node.child_by_field_name("consequence")) and \
+                self.pointer_valued(node.child_by_field_name("alternative"))
+        return False
 
     def reference(self, value) -> Sym:
         """What `T& r = x` aliases: a local (the same Sym) or an array element."""
@@ -1513,7 +1545,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                      fn.child_by_field_name("arguments").named_children, args)
             if done is not None:
                 return done
-            done = self.pipeline_call(node, tname, args)
+            done = self.group_copy_call(node, callee_name(fn), args)
+            if done is None:
+                done = self.pipeline_call(node, tname, args)
             if done is None:
                 done = self.hopper_call(node, tname, args)
             if done is not None:
@@ -1554,6 +1588,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if name in self.u.functions:
             return self.inline(node, name, args, None)
         done = self.texture_call(node, name, None, args)
+        if done is None:
+            done = self.group_copy_call(node, callee_name(fn), args)
         if done is None:
             done = self.pipeline_call(node, callee_name(fn), args)
         if done is not None:

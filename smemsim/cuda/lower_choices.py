@@ -103,9 +103,12 @@ class ChoicesMixin:
                     raise self.error(head, f"`{short(head)}`: a pointer that selects between "
                                            "arrays read in a loop's or branch's head")
             return False
+        auto = node.type == "declaration" and \
+            text(node.child_by_field_name("type")).strip() == "auto"
         if node.type == "declaration" and any(
-                d.type == "init_declarator" and
-                d.child_by_field_name("declarator").type == "pointer_declarator"
+                d.type == "init_declarator" and (
+                    d.child_by_field_name("declarator").type == "pointer_declarator" or
+                    auto and self.pointer_valued(d.child_by_field_name("value")))
                 for d in node.named_children):
             return False     # a pointer computed from it selects too (choice_pointer)
         named = self.choices_in(node)

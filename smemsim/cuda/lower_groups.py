@@ -8,20 +8,27 @@ from kernels_ir import (
     Expr,
     blockDim,
     blockIdx,
+    gridDim,
     cast,
     const,
     smax,
     smin,
     threadIdx,
 )
-from kernels_ir.dtypes import u32
+from kernels_ir.dtypes import BY_NAME, u32
 
 from .parse import parse_expression, short, text
 from .symbols import (
+    SIZES,
     Sym,
     callee_name,
+    fold,
     register_type,
 )
+
+
+# the value of a group Sym for `cg::this_grid()` (None: the thread block; N: a tile)
+GRID = "grid"
 
 
 class GroupsMixin:
@@ -38,12 +45,19 @@ class GroupsMixin:
                 len(decls) != 1:
             return False
         value = decls[0].child_by_field_name("value")
+        if value is not None and value.type == "call_expression" and \
+                callee_name(value.child_by_field_name("function")) == "this_grid":
+            # the whole grid: its ranks and sizes (its sync needs a cooperative launch)
+            self.declare(text(decls[0].child_by_field_name("declarator")),
+                         Sym("group", GRID))
+            return True
         size = self.group_value(value)
         if size is None:
             if "auto" in t:
                 return False
             raise self.error(node, f"`{short(node)}`: a group made another way than "
-                                   "this_thread_block() or tiled_partition<N>(block)")
+                                   "this_thread_block(), tiled_partition<N>(block) or "
+                                   "this_grid()")
         self.declare(text(decls[0].child_by_field_name("declarator")),
                      Sym("group", size if size > 0 else None))
         return True
@@ -96,6 +110,8 @@ class GroupsMixin:
     def group_call(self, node, group: Sym, method: str, args) -> Expr | None:
         """A method of a cooperative group."""
         tile = group.value
+        if tile == GRID:
+            return self.grid_call(node, method)
         with self.at(node):
             if method == "sync":
                 if tile is None:
@@ -121,11 +137,142 @@ class GroupsMixin:
                 return self.kb.shfl(value, lane, shuffles[method], width=tile)
         raise self.error(node, f"`{short(node)}`: the group method {method} is not supported")
 
+    def group_copy_call(self, node, name: str, args) -> Expr | None:
+        """cooperative_groups' `memcpy_async(group, dst, src, size)`, `wait(group)` and
+        `wait_prior<N>(group)`, as CUDA 13's cooperative_groups/details/async.h writes
+        them; None when the first argument is not a group."""
+        if not args or args[0].type != "identifier":
+            return None
+        group = self.declared(text(args[0]))
+        if group is None or group.kind != "group" or \
+                name not in ("memcpy_async", "wait", "wait_prior"):
+            return None
+        if group.value == GRID:
+            raise self.error(node, f"`{short(node)}`: cooperative groups copy asynchronously "
+                                   "by a thread block or a tile of one, not the grid")
+        if name == "memcpy_async":
+            if len(args) != 4:
+                raise self.error(node, f"`{short(node)}`: memcpy_async(group, dst, src, bytes) "
+                                       "is read (the form with element counts and layouts "
+                                       "is not yet)")
+            self.group_copy(node, group, args[1], args[2], args[3])
+            return const(0)
+        fn = node.child_by_field_name("function")
+        while fn.type == "qualified_identifier":
+            fn = fn.child_by_field_name("name")
+        template_args = fn.child_by_field_name("arguments").named_children \
+            if fn.type == "template_function" else []
+        if len(args) != 1 or (name == "wait_prior") != bool(template_args):
+            raise self.error(node, f"`{short(node)}`: cg::wait(group) or "
+                                   "cg::wait_prior<N>(group) expected")
+        pending = self.constant_int(template_args[0], "a stage count") if template_args else 0
+        with self.at(node):
+            self.kb.cp_async_wait(pending)     # __pipeline_wait_prior(N), then group.sync()
+        return self.group_call(node, group, "sync", [])
+
+    def group_copy(self, node, group: Sym, dst_node, src_node, size_node) -> None:
+        """The group's threads copy `size` bytes from global to shared memory in pieces of
+        the alignment the call promises (cuda::aligned_size_t<A>, else the pointed-to
+        type's; 16 at most): piece k by the thread of rank k mod the group's size, each a
+        cp.async (16 bytes: .cg), then one commit for the thread. A tile of N > 1 threads
+        copies whole rounds of N pieces, then the rest with every thread past it copying
+        the last piece again (what the library does)."""
+        dst, src = self.pointer_place(dst_node, node), self.pointer_place(src_node, node)
+        (d, d_idx), (g, g_idx) = dst, src
+        if g.kind != "global" or d.kind not in ("shared", "cell"):
+            raise self.error(node, f"`{short(node)}`: cg::memcpy_async from global to shared "
+                                   "memory is read (any other way the library copies with "
+                                   "ordinary loads and stores)")
+        count, promised = self.group_copy_size(size_node, node)
+        align = min(promised or max(SIZES[d.dtype], self.pointee_alignment(dst_node)), 16)
+        if align < 4 or align < SIZES[d.dtype]:
+            raise self.error(node, f"`{short(node)}`: pieces of {align} bytes of {d.dtype} "
+                                   "elements: the library picks the width from the addresses "
+                                   "at run time (cuda::aligned_size_t<4> or more, of whole "
+                                   "elements, is read)")
+        known = fold(count)
+        if known is not None and known % align:
+            raise self.error(node, f"`{short(node)}`: {known} bytes in {align}-byte pieces: "
+                                   f"the library would leave the last {known % align} bytes "
+                                   "uncopied")
+        pieces = (cast(count, BY_NAME["i32"]) if count.dtype.name != "i32" else count) // align
+        step = align // SIZES[d.dtype]
+        rank = self.block_rank()
+        tile = group.value if group.value is not None and group.value > 1 else None
+
+        def piece(k: Expr) -> None:
+            self.copy(node, (d, d_idx[:-1] + [d_idx[-1] + k * step]),
+                      (g, g_idx[:-1] + [g_idx[-1] + k * step]), align, align == 16)
+
+        with self.at(node):
+            if tile is None:
+                stride = blockDim.x * blockDim.y * blockDim.z if group.value is None else 1
+                first = rank if group.value is None else const(0)
+                with self.kb.loop("piece", first, lambda k: k < pieces, stride) as k:
+                    piece(k)
+            else:
+                lane = rank % tile
+                whole = pieces & ~(tile - 1)
+                if fold(whole) is not None:
+                    for r in range(0, fold(whole), tile):   # nvcc unrolls a constant count
+                        piece(lane + r)
+                else:
+                    with self.kb.loop("round", 0, lambda r: r < whole, tile) as r:
+                        piece(lane + r)
+                rest = pieces & (tile - 1)
+                if fold(rest) is None:
+                    with self.kb.if_(rest != 0):
+                        piece(whole + smin(lane, rest - 1))
+                elif fold(rest):
+                    piece(whole + smin(lane, rest - 1))
+            self.kb.cp_async_commit()
+
+    def group_copy_size(self, node, where) -> tuple[Expr, int]:
+        """(bytes, alignment promised: 0 for none) of cg::memcpy_async's size:
+        `cuda::aligned_size_t<A>(n)` or `{n}`, or a plain byte count (any expression)."""
+        if node.type in ("call_expression", "compound_literal_expression"):
+            head = node.child_by_field_name("function") if node.type == "call_expression" \
+                else node.child_by_field_name("type")
+            m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(head),
+                             re.S)
+            if m is not None:
+                inner = (node.child_by_field_name("arguments") if node.type ==
+                         "call_expression" else node.child_by_field_name("value")).named_children
+                if len(inner) != 1:
+                    raise self.error(where, f"`{short(node)}`: aligned_size_t<A>(n) expected")
+                promised = self.constant_int(self.parsed_expression(m.group(1), node),
+                                             "an alignment")
+                return self.expr(inner[0]), promised
+        if node.type == "identifier" and (sym := self.declared(text(node))) is not None and \
+                sym.kind == "size":
+            return const(sym.value[0]), sym.value[1]
+        return self.expr(node), 0
+
+    def grid_call(self, node, method: str) -> Expr:
+        """A method of `cg::this_grid()`: the thread's rank in the grid (its block's rank
+        times the block's size, plus its rank in the block), the grid's threads and
+        blocks."""
+        block_threads = blockDim.x * blockDim.y * blockDim.z
+        block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)
+        with self.at(node):
+            if method in ("size", "num_threads"):
+                return cast(gridDim.x * gridDim.y * gridDim.z * block_threads, u32)
+            if method == "thread_rank":
+                return cast(block * block_threads + self.block_rank(), u32)
+            if method == "num_blocks":
+                return cast(gridDim.x * gridDim.y * gridDim.z, u32)
+            if method == "block_rank":
+                return cast(block, u32)
+        raise self.error(node, f"`{short(node)}`: the grid group's {method} is not read "
+                               "(size, num_threads, thread_rank, num_blocks and block_rank "
+                               "are; its sync needs a cooperative launch)")
+
     def reduce(self, node, args) -> Expr:
         """`cg::reduce(tile, v, cg::plus<T>())` (also greater/less, bit_and/or/xor): every
         lane gets the result, as the butterfly of shuffles the library uses computes it."""
         group = self.lookup(text(args[0]), args[0]) if args[0].type == "identifier" else None
-        if group is None or group.kind != "group" or group.value is None or len(args) != 3:
+        if group is None or group.kind != "group" or not isinstance(group.value, int) or \
+                len(args) != 3:
             raise self.error(node, f"`{short(node)}`: cg::reduce over a tile (tiled_partition"
                                    "<N>) with an operator")
         m = re.search(r"(\w+)\s*(<[^>]*>)?\s*(\(\s*\)|\{\s*\})?\s*$", text(args[2]))

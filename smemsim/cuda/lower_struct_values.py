@@ -762,7 +762,7 @@ class StructValuesMixin:
         group = self.lookup(text(args[0]), args[0]) if len(args) == 3 and \
             args[0].type == "identifier" else None
         op = text(args[2]) if len(args) == 3 else ""
-        if group is None or group.kind != "group" or group.value is None or \
+        if group is None or group.kind != "group" or not isinstance(group.value, int) or \
                 op not in self.u.functions:
             raise self.error(node, f"`{short(node)}`: cg::reduce of a struct over a tile "
                                    "(tiled_partition<N>) with a __device__ function")
