@@ -183,7 +183,8 @@ class GroupsMixin:
             raise self.error(node, f"`{short(node)}`: cg::memcpy_async from global to shared "
                                    "memory is read (any other way the library copies with "
                                    "ordinary loads and stores)")
-        count, promised = self.group_copy_size(size_node, node)
+        count, promised = self.copy_size_parts(size_node, node)   # any byte count
+        count = const(count) if isinstance(count, int) else self.expr(count)
         align = min(promised or max(SIZES[d.dtype], self.pointee_alignment(dst_node)), 16)
         if align < 4 or align < SIZES[d.dtype]:
             raise self.error(node, f"`{short(node)}`: pieces of {align} bytes of {d.dtype} "
@@ -226,27 +227,6 @@ class GroupsMixin:
                 elif fold(rest):
                     piece(whole + smin(lane, rest - 1))
             self.kb.cp_async_commit()
-
-    def group_copy_size(self, node, where) -> tuple[Expr, int]:
-        """(bytes, alignment promised: 0 for none) of cg::memcpy_async's size:
-        `cuda::aligned_size_t<A>(n)` or `{n}`, or a plain byte count (any expression)."""
-        if node.type in ("call_expression", "compound_literal_expression"):
-            head = node.child_by_field_name("function") if node.type == "call_expression" \
-                else node.child_by_field_name("type")
-            m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(head),
-                             re.S)
-            if m is not None:
-                inner = (node.child_by_field_name("arguments") if node.type ==
-                         "call_expression" else node.child_by_field_name("value")).named_children
-                if len(inner) != 1:
-                    raise self.error(where, f"`{short(node)}`: aligned_size_t<A>(n) expected")
-                promised = self.constant_int(self.parsed_expression(m.group(1), node),
-                                             "an alignment")
-                return self.expr(inner[0]), promised
-        if node.type == "identifier" and (sym := self.declared(text(node))) is not None and \
-                sym.kind == "size":
-            return const(sym.value[0]), sym.value[1]
-        return self.expr(node), 0
 
     def grid_call(self, node, method: str) -> Expr:
         """A method of `cg::this_grid()`: the thread's rank in the grid (its block's rank

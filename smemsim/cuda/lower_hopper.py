@@ -386,24 +386,34 @@ class HopperMixin:
         return SIZES[dtype] * (lanes if lanes in (2, 4) else 1)
 
     def copy_size(self, node, where) -> tuple[int, int]:
-        """(bytes, alignment promised) of memcpy_async's size: `cuda::aligned_size_t<A>(n)`
-        promises A; a plain size (`sizeof(float)`) nothing beyond the type's; a local made
-        of one (`const auto shape4 = cuda::aligned_size_t<16>(16)`) what it was made of."""
+        """(bytes, alignment promised) of memcpy_async's size, a compile-time byte count:
+        `cuda::aligned_size_t<A>(n)` (or `{n}`) promises A; a plain size (`sizeof(float)`)
+        nothing beyond the type's (1); a local made of one (`const auto shape4 =
+        cuda::aligned_size_t<16>(16)`) what it was made of."""
+        count, promised = self.copy_size_parts(node, where)
+        if not isinstance(count, int):
+            count = self.constant_int(count, "a copy size")
+        return count, max(promised, 1)
+
+    def copy_size_parts(self, node, where) -> tuple:
+        """(the byte count's node, or its value where a local holds it; the alignment
+        promised, 0 for none) of a memcpy_async size (copy_size's forms)."""
         if node.type == "identifier" and (sym := self.declared(text(node))) is not None and \
                 sym.kind == "size":
             return sym.value
-        if node.type == "call_expression":
-            fn = node.child_by_field_name("function")
-            m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(fn),
+        if node.type in ("call_expression", "compound_literal_expression"):
+            call = node.type == "call_expression"
+            head = node.child_by_field_name("function" if call else "type")
+            m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?aligned_size_t\s*<(.+)>", text(head),
                              re.S)
             if m is not None:
-                inner = node.child_by_field_name("arguments").named_children
-                if len(inner) != 1:
+                inner = node.child_by_field_name("arguments" if call else "value")
+                if len(inner.named_children) != 1:
                     raise self.error(where, f"`{short(node)}`: aligned_size_t<A>(n) expected")
                 promised = self.constant_int(self.parsed_expression(m.group(1), node),
                                              "an alignment")
-                return self.constant_int(inner[0], "a copy size"), promised
-        return self.constant_int(node, "a copy size"), 1
+                return inner.named_children[0], promised
+        return node, 0
 
     def arrive(self, bar, expect_tx, node):
         """This thread arrives (raising the phase's expected bytes by expect_tx): its token is
