@@ -237,6 +237,11 @@ _NEVER = ("@!PT", "@!UPT")
 _GENERIC = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
                       r"((?:LD|ST)(?:\.[\w]+)*)(?=[\s;])")
 _WMMA_MARK = "\t//## wmma"
+# and where libcu++'s block-scope cuda::pipeline keeps its shared state's count through a
+# generic pointer (cuda::atomic: LD, ST and one elected lane's ATOM a warp)
+_PIPELINE_MARK = "\t//## pipeline state"
+_STATE_ACCESS = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
+                           r"((?:LD|ST|ATOM)(?:\.[\w]+)*)(?=[\s;])")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
 _VIA = re.compile(r'//## via "(.*)", line (\d+)')   # written by _innermost_user_lines
@@ -301,6 +306,9 @@ def _innermost_user_lines(text: str) -> str:
             if places[0] and places[0].group(1).endswith("/mma.hpp") and \
                     _TOOLKIT_FILE.search(os.path.normpath(places[0].group(1))):
                 out.append(_WMMA_MARK)   # the toolkit's wmma functions, inlined
+            if any(p and p.group(1).endswith("/cuda/pipeline") and
+                   _TOOLKIT_FILE.search(os.path.normpath(p.group(1))) for p in places):
+                out.append(_PIPELINE_MARK)   # libcu++'s pipeline, inlined
             # the call that inlined it: the next place of the user's in the chain
             calls = [p for p in user[1:] if p.group(1, 2) != chosen.group(1, 2)]
             if calls:
@@ -326,14 +334,17 @@ def _at(m, place):
 def parse_sass(text: str, place=None) -> list[SassAccess]:
     """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
     what `place(file, line)` makes of them)."""
-    out, line, via, reduced, wmma = [], 0, None, set(), False
+    out, line, via, reduced, wmma, state = [], 0, None, set(), False, False
     for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
-            line, via, wmma = _at(m, place), None, False
+            line, via, wmma, state = _at(m, place), None, False, False
             continue
         if raw == _WMMA_MARK:
             wmma = True
+            continue
+        if raw == _PIPELINE_MARK:
+            state = True
             continue
         m = _VIA.search(raw)
         if m:
@@ -341,11 +352,14 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
             continue
         if _REDUX.match(raw):
             reduced.add(line)
-        m = _OPCODE.match(raw) or (_GENERIC.match(raw) if wmma else None)
+        m = _OPCODE.match(raw) or (_GENERIC.match(raw) if wmma else None) or \
+            (_STATE_ACCESS.match(raw) if state else None)
         if m and (m.group(1) or "").strip() not in _NEVER:
             op = m.group(2)
             address = int(_ADDRESS.match(raw).group(1), 16)
-            out.append(SassAccess(op, sass_kind(op), _width(op), line, address, via))
+            # the state's generic ATOM: one lane a warp adds the warp's count (aggregated)
+            kind = "atomic_aggregated" if op.startswith("ATOM.") else sass_kind(op)
+            out.append(SassAccess(op, kind, _width(op), line, address, via))
     # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
     # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
     return [replace(a, kind="atomic_aggregated")

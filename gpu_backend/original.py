@@ -158,8 +158,8 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
                          tuple(parse_sass(text, place)), parse_loops(text, place))
 
 
-CACHE_FORMAT = 3  # bump when what is stored changes (2: resources per function fixed;
-#                  3: SASS with -gi inline marks)
+CACHE_FORMAT = 4  # bump when what is stored changes (2: resources per function fixed;
+#                  3: SASS with -gi inline marks; 4: a block pipeline's state accesses)
 
 
 def _read(path: str) -> bytes:

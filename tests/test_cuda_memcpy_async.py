@@ -187,8 +187,8 @@ def test_a_threads_own_pipeline_double_buffers_as_cp_async_groups():
 
 def test_waiting_for_too_few_stages_reads_a_tile_in_flight():
     """pipeline_consumer_wait_prior<2> with two stages committed waits for none: the read
-    of tile 0 (line 44) races its copy."""
-    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:44:16, .* reads 'buf' .* "
+    of tile 0 (line 47) races its copy."""
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:47:16, .* reads 'buf' .* "
                                                  r"while a cp.async to it is still in flight"):
         run(piped(WAIT_PRIOR=2))
 
@@ -218,15 +218,66 @@ def test_consumer_wait_takes_the_oldest_stage_of_a_ring():
         out, x.reshape(4, 7, 1024)[:, :, (np.arange(256) * 5) % 1024].sum(1))
 
 
+def test_a_blocks_pipeline_partitions_producers_and_consumers():
+    """A block's pipeline (pipeline_shared_state<thread_scope_block, 3>, make_pipeline(block,
+    &state, role)) as libcu++ builds it of mbarriers: each producer warp adds to the state's
+    count (an aggregated atomic), thread 0 initializes every stage's produced and consumed
+    barriers with the producers' and consumers' counts; producer_acquire waits for the
+    stage's consumed phase, producer_commit ties the copies to its produced barrier and
+    arrives, consumer_wait/consumer_release the other way round; the destructor's quit()
+    is one more aggregated atomic a warp. Warp 8 fills the ring for warps 0-7: sums as
+    numpy's, no hazard."""
+    x = np.random.default_rng(9).integers(-100, 100, 4 * 7 * 1024).astype(np.float32)
+    opts = Options(lengths={"in": "4 * tiles * 1024", "out": "4 * 256"})
+    k = import_kernels(PIPED, opts)["shared_ring_sum"]()
+    out = run(k, arrays={"in": x})["out"].reshape(4, 256)
+    np.testing.assert_array_equal(
+        out, x.reshape(4, 7, 1024)[:, :, (np.arange(256) * 5) % 1024].sum(1))
+    # thread 0's stores of the count, the producers' add, its load; 7 tiles of 8 pieces of
+    # a warp's copies; the consumers' reads; a quit per warp (4 blocks x 9 warps)
+    assert [(s.op, s.width, s.requests) for s in analyze(k).sites] == [
+        ("store", 4, 4), ("atomic_aggregated", 4, 4), ("load", 4, 4), ("store", 4, 4),
+        ("cp_async_bypass", 16, 224), ("load", 4, 224), ("atomic_aggregated", 4, 36)]
+    assert check(k).clean
+
+
+def test_an_auto_thread_pipeline(tmp_path):
+    """`auto pipe = cuda::make_pipeline();` is a thread's own pipeline, as its type says
+    when written out: one 4-byte copy a thread, consumer_wait() before the block reads."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""#include <cuda/pipeline>
+__global__ void k(const float *in, float *out)
+{
+    __shared__ float s[256];
+    auto pipe = cuda::make_pipeline();
+    pipe.producer_acquire();
+    cuda::memcpy_async(&s[threadIdx.x], in + blockIdx.x * 256 + threadIdx.x, sizeof(float),
+                       pipe);
+    pipe.producer_commit();
+    pipe.consumer_wait();
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+    pipe.consumer_release();
+}
+void h(const float *i, float *o) { k<<<2, 256>>>(i, o); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"in": "512", "out": "512"}))["k"]()
+    x = np.arange(512, dtype=np.float32)
+    np.testing.assert_array_equal(run(k, arrays={"in": x})["out"],
+                                  x.reshape(2, 256)[:, ::-1].ravel())
+    assert [(s.op, s.width, s.requests) for s in analyze(k).sites] == \
+        [("cp_async", 4, 16), ("load", 4, 16)]
+
+
 def test_one_stage_more_in_flight_than_buffers_copies_over_a_copy_in_flight():
     """AHEAD=4 tiles in flight through 3 buffers (NVIDIA's globalToShmemAsyncCopy does this:
     `aStage <= a + aStep * maxPipelineStages` issues 5 stages into 4 buffers): tile 3's copy
-    goes to buffer 0 while tile 0's is still in flight, at the memcpy_async's line (64),
-    in the fourth pass of the producer loop (line 62: a loop with no variable of its own is
+    goes to buffer 0 while tile 0's is still in flight, at the memcpy_async's line (67),
+    in the fourth pass of the producer loop (line 65: a loop with no variable of its own is
     named by its line) for the first tile."""
-    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:64:13, .* writes 'ring' .*"
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:67:13, .* writes 'ring' .*"
                                                  r"while a cp.async to it is still in flight.*"
-                                                 r"iteration t=0, _loop62=3"):
+                                                 r"iteration t=0, _loop65=3"):
         run(ring(AHEAD=4))
 
 
@@ -321,7 +372,9 @@ def test_reading_a_cooperative_copy_before_waiting_is_located():
 def test_the_pipelines_build_equals_ncu(tmp_path):
     """On the GPU: ncu's counters of nvcc's -O3 builds of pipeline_copy.cu and cg_copy.cu
     (their own mains) equal `--as-compiled` of piped_sum, ring_sum (consumer_wait's switch
-    of waits), block_batches and warp_rows (cooperative groups' memcpy_async)."""
+    of waits), shared_ring_sum (a block's pipeline: libcu++'s generic accesses to its
+    state's count are read), block_batches and warp_rows (cooperative groups'
+    memcpy_async)."""
     import shutil
     import subprocess
 
@@ -333,7 +386,9 @@ def test_the_pipelines_build_equals_ncu(tmp_path):
     _gpu_or_skip()
     if shutil.which("nvcc") is None:
         pytest.skip("nvcc is not installed")
-    for source, kernels in ((PIPED, (piped(), ring())),
+    shared_ring = import_kernels(PIPED, Options(lengths={
+        "in": "4 * tiles * 1024", "out": "4 * 256"}))["shared_ring_sum"]()
+    for source, kernels in ((PIPED, (piped(), ring(), shared_ring)),
                             (CG, (cg_kernel("block_batches"), cg_kernel("warp_rows")))):
         exe = tmp_path / pathlib.Path(source).stem
         subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), source],

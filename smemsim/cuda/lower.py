@@ -393,6 +393,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.assigned_params(node.child_by_field_name("body"))
         self.pointer_params(node.child_by_field_name("body"))
         self.block(node.child_by_field_name("body"))
+        self.pipelines_quit(node.child_by_field_name("body"))
         for arr in self.module_scope:
             self.kb.place_last(arr)
         grid, block, smem = self.u.launch_of(self)
@@ -723,6 +724,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `const auto shape4 = cuda::aligned_size_t<16>(16);`: a copy size and the
             # alignment it promises, for memcpy_async
             self.declare(name, Sym("size", self.copy_size(value, node)))
+            return
+        if value is not None and self.is_role(value):
+            # `const auto role = c ? cuda::pipeline_role::consumer : ...::producer;`
+            self.declare(name, Sym("role", self.role(value)))
             return
         if value is not None and (bar := self.barrier_pointer(name, value, node)) is not None:
             # `auto p = &bar;`: another name of the barrier, or a pointer that is assigned

@@ -7,15 +7,20 @@ import re
 from kernels_ir import (
     Expr,
     SharedArray,
+    blockDim,
+    cast,
     const,
+    select,
 )
+from kernels_ir.dtypes import u32
 
 from .lower_vectors import halves_of, words_of
-from .parse import short, text, walk
+from .parse import short, split_top_level, text, walk
 from .symbols import (
     SIZES,
     Sym,
     array_name,
+    callee_name,
     exact_quotient,
     plus,
 )
@@ -109,22 +114,170 @@ class PtxMixin:
         thread's own pipeline, whose stages are cp.async groups (what libcu++ builds it of:
         LDGSTS, LDGDEPBAR, DEPBAR in the SASS). Its two stage counters, as libcu++ keeps
         them (`__head`: stages committed, `__tail`: stages waited for), are locals: they
-        decide which group `consumer_wait()` waits for."""
+        decide which group `consumer_wait()` waits for. A block's pipeline:
+        `__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, N> state;` and
+        `auto pipe = cuda::make_pipeline(block, &state[, role or producer count]);`
+        (block_pipeline)."""
         t = " ".join(text(type_node).split())
-        if not re.fullmatch(r"(?:::)?(?:cuda\s*::\s*)?pipeline\s*<.*>", t):
+        if re.fullmatch(r"(?:::)?(?:cuda\s*::\s*)?pipeline_shared_state\s*<.*>", t):
+            self.pipeline_state(node, type_node)
+            return True
+        decls = [d for d in node.named_children if d.type == "init_declarator"]
+        made = decls[0].child_by_field_name("value") if len(decls) == 1 else None
+        by_make = made is not None and made.type == "call_expression" and \
+            callee_name(made.child_by_field_name("function")) == "make_pipeline"
+        if by_make and made.child_by_field_name("arguments").named_children:
+            self.block_pipeline(text(decls[0].child_by_field_name("declarator")), made)
+            return True
+        if not by_make and not re.fullmatch(r"(?:::)?(?:cuda\s*::\s*)?pipeline\s*<.*>", t):
             return False
-        if "thread_scope_thread" not in t:
-            raise self.error(node, f"`{short(node)}`: a pipeline shared by a block's threads "
-                                   "(cuda::pipeline_shared_state) is not read; a thread's "
-                                   "own (thread_scope_thread) is")
-        for d in node.named_children:
-            if d.type == "init_declarator":
-                name = text(d.child_by_field_name("declarator"))
-                with self.at(d):
-                    counters = (self.kb.let(f"{name}_head", 0, "i32"),
-                                self.kb.let(f"{name}_tail", 0, "i32"))
-                self.declare(name, Sym("pipeline", counters))
+        if not by_make and "thread_scope_thread" not in t:
+            raise self.error(node, f"`{short(node)}`: a block's pipeline is made by "
+                                   "cuda::make_pipeline(group, &shared_state, ...)")
+        for d in decls:
+            name = text(d.child_by_field_name("declarator"))
+            with self.at(d):
+                counters = (self.kb.let(f"{name}_head", 0, "i32"),
+                            self.kb.let(f"{name}_tail", 0, "i32"))
+            self.declare(name, Sym("pipeline", ("thread",) + counters))
         return True
+
+    def pipeline_state(self, node, type_node) -> None:
+        """`__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, N> state;`:
+        per stage a `produced` and a `consumed` barrier (mbarriers at 2s and 2s + 1 of one
+        u64 array), and the count of the threads that produce."""
+        m = re.fullmatch(r".*pipeline_shared_state\s*<(.*)>", " ".join(text(type_node).split()))
+        args = split_top_level(m.group(1)) if m else []
+        if "__shared__" not in text(node).split("pipeline_shared_state")[0] or \
+                len(args) != 2 or "thread_scope_block" not in args[0]:
+            raise self.error(node, f"`{short(node)}`: a __shared__ cuda::pipeline_shared_state"
+                                   "<cuda::thread_scope_block, N> is read")
+        stages = self.constant_int(self.parsed_expression(args[1], node), "a stage count")
+        for d in node.named_children:
+            if d.type != "identifier":
+                continue
+            name = text(d)
+            with self.at(d):
+                barriers = self.kb.shared(f"{name}_stages", "u64", (2 * stages,), align=8)
+                producers = self.kb.shared(f"{name}_producers", "u32", (1,))
+            self.declare(name, Sym("pipeline_state", (barriers, producers, stages)))
+
+    def block_pipeline(self, name: str, call) -> None:
+        """`cuda::make_pipeline(block, &state)` (every thread produces and consumes),
+        `(block, &state, producer_count)` or `(block, &state, role)` (cuda::pipeline_role
+        ::producer or ::consumer), as CUDA 13's libcu++ makes it: thread 0 initializes each
+        stage's barriers with the producers' and the consumers' counts (by role: the
+        producers are counted first, an atomic add each), and the block syncs. The
+        thread's head and tail stage and the parities it waits for are locals."""
+        args = call.child_by_field_name("arguments").named_children
+        group = self.declared(text(args[0])) if args[0].type == "identifier" else None
+        state = self.declared(text(args[1]).lstrip("&").strip()) if len(args) > 1 else None
+        if group is None or group.kind != "group" or group.value is not None or \
+                state is None or state.kind != "pipeline_state" or len(args) > 3:
+            raise self.error(call, f"`{short(call)}`: cuda::make_pipeline(block, &state"
+                                   "[, role or producer count]) of this_thread_block() and a "
+                                   "__shared__ pipeline_shared_state")
+        barriers, producers, stages = state.value
+        size = blockDim.x * blockDim.y * blockDim.z
+        rank = self.block_rank()
+        with self.at(call):
+            if len(args) == 3 and self.is_role(args[2]):
+                with self.kb.if_(rank == 0):
+                    self.kb.store(producers, 0, const(0, u32))
+                self.kb.syncthreads()
+                with self.kb.if_(self.role(args[2]) == 0):
+                    self.kb.atomic(producers, 0, "add", const(1, u32))
+                self.kb.syncthreads()
+            with self.kb.if_(rank == 0):
+                if len(args) == 2:
+                    made, used = size, size
+                else:
+                    made = self.kb.load(producers, 0) if self.is_role(args[2]) else \
+                        self.expr(args[2])
+                    used = size - made
+                for k in range(stages):
+                    self.kb.mbarrier_init(barriers, 2 * k, made)
+                    self.kb.mbarrier_init(barriers, 2 * k + 1, used)
+                if len(args) == 3 and self.is_role(args[2]):
+                    self.kb.store(producers, 0, cast(size, u32))   # the pipeline's users
+            self.kb.syncthreads()
+            locals_ = tuple(self.kb.let(f"{name}_{what}", first, "i32") for what, first in (
+                ("head", 0), ("tail", 0), ("free_parity", 1), ("full_parity", 0)))
+        self.declare(name, Sym("pipeline", ("block", barriers, stages) + locals_))
+        self.__dict__.setdefault("block_pipelines", []).append((producers, call))
+
+    def pipelines_quit(self, body) -> None:
+        """At the kernel's end each block pipeline's destructor quits: one lane of each warp
+        subtracts the warp's threads from the state's count (libcu++'s quit(); its last
+        warp then invalidates the barriers, which no counter here shows)."""
+        # nvcc puts the destructor on the line of the body's last statement (into the
+        # last compound statement or the last if without an else)
+        last = body
+        while last.type in ("compound_statement", "if_statement"):
+            if last.type == "if_statement":
+                if last.child_by_field_name("alternative") is not None:
+                    break
+                last = last.child_by_field_name("consequence")
+                continue
+            inner = [c for c in last.named_children if c.type != "comment"]
+            if not inner:
+                break
+            last = inner[-1]
+        for producers, _ in self.__dict__.get("block_pipelines", []):
+            with self.at(last):
+                self.kb.atomic(producers, 0, "add", const(0xFFFFFFFF, u32))
+
+    def is_role(self, node) -> bool:
+        """Whether an expression is made of cuda::pipeline_role values."""
+        return "pipeline_role" in text(node) or (
+            node.type == "identifier" and (sym := self.declared(text(node))) is not None and
+            sym.kind == "role")
+
+    def role(self, node) -> Expr:
+        """A cuda::pipeline_role as a number: producer 0, consumer 1 (`cond ? consumer :
+        producer`, or a local holding one)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier" and (sym := self.declared(text(node))) is not None and \
+                sym.kind == "role":
+            return sym.value
+        m = re.fullmatch(r"(?:(?:::)?cuda\s*::\s*)?pipeline_role\s*::\s*(producer|consumer)",
+                         text(node))
+        if m is not None:
+            return const(int(m.group(1) == "consumer"))
+        if node.type == "conditional_expression":
+            return select(self.expr(node.child_by_field_name("condition")),
+                          self.role(node.child_by_field_name("consequence")),
+                          self.role(node.child_by_field_name("alternative")))
+        raise self.error(node, f"`{short(node)}`: a cuda::pipeline_role expected")
+
+    def block_pipeline_member(self, node, member: str, pipe: tuple) -> None:
+        """A block pipeline's members, as libcu++ writes them: producer_acquire waits for
+        the head stage's `consumed` phase, producer_commit makes the head stage's
+        `produced` barrier wait for the thread's copies (cp.async.mbarrier.arrive) and
+        arrives on it, consumer_wait waits for the tail stage's `produced` phase,
+        consumer_release arrives on its `consumed` barrier; head and tail go round the
+        stages, flipping the parity they wait for at each round."""
+        _, barriers, stages, head, tail, free_parity, full_parity = pipe
+        with self.at(node):
+            if member == "producer_acquire":
+                self.kb.mbarrier_wait(barriers, 2 * head + 1, free_parity)
+            elif member == "producer_commit":
+                self.kb.cp_async_arrive(barriers, 2 * head)
+                self.kb.mbarrier_arrive(barriers, 2 * head)
+                self.next_stage(head, free_parity, stages)
+            elif member == "consumer_wait":
+                self.kb.mbarrier_wait(barriers, 2 * tail, full_parity)
+            else:   # consumer_release
+                self.kb.mbarrier_arrive(barriers, 2 * tail + 1)
+                self.next_stage(tail, full_parity, stages)
+
+    def next_stage(self, stage, parity, stages: int) -> None:
+        """The next stage round the ring (the parity waited for flips at each round)."""
+        stage += 1
+        with self.kb.if_(stage == stages):
+            stage.set(0)
+            parity.set(parity ^ 1)
 
     def pipeline_or_none(self, node) -> Sym | None:
         """The thread pipeline `node` names, else None."""
@@ -137,8 +290,13 @@ class PtxMixin:
         (and counts a stage), `consumer_wait()` waits for the oldest stage not yet waited
         for: cp.async.wait_group of the stages committed after it (8 at most), unless none
         is pending."""
-        pipe = node.child_by_field_name("function").child_by_field_name("argument")
-        head, tail = self.pipeline_or_none(pipe).value
+        pipe = self.pipeline_or_none(
+            node.child_by_field_name("function").child_by_field_name("argument")).value
+        if pipe[0] == "block" and not args and member in (
+                "producer_acquire", "producer_commit", "consumer_wait", "consumer_release"):
+            self.block_pipeline_member(node, member, pipe)
+            return const(0)
+        _, head, tail = pipe
         if member in ("producer_acquire", "consumer_release") and not args:
             return const(0)
         if member == "producer_commit" and not args:
@@ -193,7 +351,11 @@ class PtxMixin:
                 raise self.error(node, f"`{short(node)}`: pipeline_consumer_wait_prior<N>(pipe)"
                                        " expected")
             prior = self.constant_int(targs[0], "a stage count")
-            head, tail = self.pipeline_or_none(args[-1]).value
+            pipe = self.pipeline_or_none(args[-1]).value
+            if pipe[0] != "thread":
+                raise self.error(node, f"`{short(node)}`: pipeline_consumer_wait_prior<N> "
+                                       "takes a thread's own pipeline")
+            _, head, tail = pipe
             with self.at(node):
                 # libcu++ waits with min(N, 8) pending and counts the older stages waited for
                 self.kb.cp_async_wait(min(prior, 8))

@@ -5,7 +5,10 @@
 // a tile is read while its copy may still be in flight. ring_sum keeps AHEAD tiles in flight
 // through a ring of STAGES buffers and takes the oldest with consumer_wait(), as NVIDIA's
 // globalToShmemAsyncCopy sample does; -D AHEAD=4 (one more than the buffers) copies into a
-// buffer whose copy is still in flight, the sample's own mistake.
+// buffer whose copy is still in flight, the sample's own mistake. shared_ring_sum: a block's
+// pipeline (pipeline_shared_state), one producer warp filling the ring for eight consumer
+// warps, as the sample's MultiStageSharedState kernel partitions its block.
+#include <cooperative_groups.h>
 #include <cuda/pipeline>
 #include <cstdlib>
 #ifndef WAIT_PRIOR
@@ -74,6 +77,36 @@ __global__ void ring_sum(const float *in, float *out, int tiles)
     out[blockIdx.x * 256 + threadIdx.x] = sum;
 }
 
+// The same sums, the ring filled by warp 8 for warps 0-7 through a block's pipeline: the
+// producer acquires a stage (its consumers released it), copies and commits; the consumers
+// wait for the stage, read and release it.
+__global__ void shared_ring_sum(const float *in, float *out, int tiles)
+{
+    __shared__ float ring[STAGES][1024];
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, STAGES> state;
+    auto block = cooperative_groups::this_thread_block();
+    const auto role = threadIdx.x >= 256 ? cuda::pipeline_role::producer
+                                         : cuda::pipeline_role::consumer;
+    auto pipe = cuda::make_pipeline(block, &state, role);
+    const float *src = in + blockIdx.x * tiles * 1024;
+    float sum = 0.0f;
+    for (int t = 0; t < tiles; t++) {
+        if (threadIdx.x >= 256) {
+            pipe.producer_acquire();
+            for (int i = threadIdx.x - 256; i < 256; i += 32)
+                cuda::memcpy_async(&ring[t % STAGES][i * 4], src + t * 1024 + i * 4,
+                                   cuda::aligned_size_t<16>(16), pipe);
+            pipe.producer_commit();
+        } else {
+            pipe.consumer_wait();
+            sum += ring[t % STAGES][(threadIdx.x * 5) % 1024];
+            pipe.consumer_release();
+        }
+    }
+    if (threadIdx.x < 256)
+        out[blockIdx.x * 256 + threadIdx.x] = sum;
+}
+
 int main(int argc, char **argv)
 {
     const int blocks = 4, tiles = 3, ring_tiles = 7;
@@ -83,6 +116,7 @@ int main(int argc, char **argv)
     cudaMemset(in, 0, blocks * ring_tiles * 1024 * sizeof(float));
     piped_sum<<<blocks, 256>>>(in, out, tiles);
     ring_sum<<<blocks, 256>>>(in, out, ring_tiles);
+    shared_ring_sum<<<blocks, 288>>>(in, out, ring_tiles);
     cudaDeviceSynchronize();
     return 0;
 }
