@@ -269,6 +269,27 @@ void h(const float *i, float *o) { k<<<2, 256>>>(i, o); }
         [("cp_async", 4, 16), ("load", 4, 16)]
 
 
+def test_a_block_pipelines_other_members_are_refused_at_their_line(tmp_path):
+    """A member of a block's pipeline the importer does not read (quit()) is one located
+    error naming the ones it reads."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""#include <cooperative_groups.h>
+#include <cuda/pipeline>
+__global__ void k(float *out)
+{
+    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> state;
+    auto block = cooperative_groups::this_thread_block();
+    auto pipe = cuda::make_pipeline(block, &state);
+    pipe.quit();
+    out[threadIdx.x] = 1.0f;
+}
+void h(float *o) { k<<<1, 64>>>(o); }
+""")
+    with pytest.raises(Exception, match=r"t.cu:8:5: `pipe.quit\(\)`: a block pipeline's quit "
+                                        r"is not read \(producer_acquire"):
+        import_kernels(str(cu), Options(lengths={"out": "64"}))["k"]()
+
+
 def test_one_stage_more_in_flight_than_buffers_copies_over_a_copy_in_flight():
     """AHEAD=4 tiles in flight through 3 buffers (NVIDIA's globalToShmemAsyncCopy does this:
     `aStage <= a + aStep * maxPipelineStages` issues 5 stages into 4 buffers): tile 3's copy

@@ -292,8 +292,12 @@ class PtxMixin:
         is pending."""
         pipe = self.pipeline_or_none(
             node.child_by_field_name("function").child_by_field_name("argument")).value
-        if pipe[0] == "block" and not args and member in (
-                "producer_acquire", "producer_commit", "consumer_wait", "consumer_release"):
+        if pipe[0] == "block":
+            if args or member not in ("producer_acquire", "producer_commit", "consumer_wait",
+                                      "consumer_release"):
+                raise self.error(node, f"`{short(node)}`: a block pipeline's {member} is not "
+                                       "read (producer_acquire, producer_commit, "
+                                       "consumer_wait and consumer_release are)")
             self.block_pipeline_member(node, member, pipe)
             return const(0)
         _, head, tail = pipe
