@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-WARP = 32
-BANKS = 32
-WAVEFRONT_BYTES = 128
+from .banks import BANKS, WARP, WAVEFRONT_BYTES, _changes
+
 # rows of requests the numpy engine takes at a time (its arrays stay in the cache)
 CHUNK = 4096
 
@@ -96,10 +95,7 @@ def _costs(off: np.ndarray, width: int):
     live = key >= 0
     lane = (key & 31).astype(np.uint16)
     unit = key >> 5
-    new = np.empty(live.shape, bool)
-    new[:, 0] = True
-    np.not_equal(unit[:, 1:], unit[:, :-1], out=new[:, 1:])
-    new &= live
+    new = _changes(unit, live)
     index = (np.cumsum(new, axis=1, dtype=np.uint16) - np.uint16(1)) & np.uint16(31)
     # (8 bytes) a unit with lanes of both halves: consecutive lanes of one unit across 16
     meet = (unit[:, 1:] == unit[:, :-1]) & (lane[:, :-1] < 16) & (lane[:, 1:] >= 16) & \

@@ -180,8 +180,9 @@ class PtxMixin:
         barriers, producers, stages = state.value
         size = blockDim.x * blockDim.y * blockDim.z
         rank = self.block_rank()
+        by_role = len(args) == 3 and self.is_role(args[2])
         with self.at(call):
-            if len(args) == 3 and self.is_role(args[2]):
+            if by_role:
                 with self.kb.if_(rank == 0):
                     self.kb.store(producers, 0, const(0, u32))
                 self.kb.syncthreads()
@@ -192,13 +193,12 @@ class PtxMixin:
                 if len(args) == 2:
                     made, used = size, size
                 else:
-                    made = self.kb.load(producers, 0) if self.is_role(args[2]) else \
-                        self.expr(args[2])
+                    made = self.kb.load(producers, 0) if by_role else self.expr(args[2])
                     used = size - made
                 for k in range(stages):
                     self.kb.mbarrier_init(barriers, 2 * k, made)
                     self.kb.mbarrier_init(barriers, 2 * k + 1, used)
-                if len(args) == 3 and self.is_role(args[2]):
+                if by_role:
                     self.kb.store(producers, 0, cast(size, u32))   # the pipeline's users
             self.kb.syncthreads()
             locals_ = tuple(self.kb.let(f"{name}_{what}", first, "i32") for what, first in (
