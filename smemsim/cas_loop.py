@@ -23,18 +23,18 @@ it; the batch engines here compute the same counts without walking the passes:
   `merge_from` and warp loads from it on: sum over k of min(M_k, merge_from) for the halves,
   of max(M_k - merge_from, 0) for the warp.
 
-On random requests the numpy engine takes about 33x (4 bytes) and 82x (8 bytes) the time of
-one numpy pass over the offsets, the compiled loops (numba) 14x and 23x; walking the passes
-took 370x and 740x on numpy (benchmarks/bench_banks.py, docs/performance.md).
+On random requests the numpy engine takes about 27x (4 bytes) and 60-90x (8 bytes) the time
+of one numpy pass over the offsets, the compiled loops (numba) 11-13x and 23-25x; walking the
+passes took 370x and 740x on numpy (benchmarks/bench_banks.py, docs/performance.md).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from .banks import BANKS, WARP, WAVEFRONT_BYTES, _changes
+from .banks import BANKS, WARP, _changes
 
 # rows of requests the numpy engine takes at a time (its arrays stay in the cache)
-CHUNK = 4096
+CHUNK = 2048
 
 
 def passes(offs: list[int | None], width: int) -> list[list[int]]:
@@ -64,7 +64,6 @@ def passes(offs: list[int | None], width: int) -> list[list[int]]:
 
 # ------------------------------------------------------------------ numpy, by sorting rows
 
-_POSITION = np.arange(WARP, dtype=np.int8)
 _LANE = np.arange(WARP)
 _NONE = np.uint16(1 << 15)       # a key at or above this: no lane
 
@@ -96,7 +95,9 @@ def _costs(off: np.ndarray, width: int):
     lane = (key & 31).astype(np.uint16)
     unit = key >> 5
     new = _changes(unit, live)
-    index = (np.cumsum(new, axis=1, dtype=np.uint16) - np.uint16(1)) & np.uint16(31)
+    # counted over the flattened rows (a cumsum along rows takes longer), less each row's base
+    total = np.cumsum(new.ravel(), dtype=np.int32).reshape(n, WARP)
+    index = ((total - (total[:, :1] - new[:, :1]) - 1) & 31).astype(np.uint16)
     # (8 bytes) a unit with lanes of both halves: consecutive lanes of one unit across 16
     meet = (unit[:, 1:] == unit[:, :-1]) & (lane[:, :-1] < 16) & (lane[:, 1:] >= 16) & \
         live[:, :-1] if wide else None
@@ -205,13 +206,19 @@ def _wait_for_half_0(cas: np.ndarray, rank: np.ndarray, banks: np.ndarray) -> No
 
 
 def _rank(run: np.ndarray) -> np.ndarray:
-    """Each entry's position in its run of equal values (rows sorted by them), as int8."""
+    """Each entry's position in its run of equal values (rows sorted by them), as int8: the
+    position less the run's start, the latest start found by five shifted maxima over the
+    flattened rows (a row's first entry starts a run; np.maximum.accumulate along rows
+    took twice as long)."""
     new = np.empty(run.shape, bool)
     new[:, 0] = True
     np.not_equal(run[:, 1:], run[:, :-1], out=new[:, 1:])
-    start = new * _POSITION                      # multiplying: np.where broadcasts slowly
-    np.maximum.accumulate(start, axis=1, out=start)
-    return _POSITION - start
+    position = np.arange(run.size, dtype=np.int32)
+    start = new.ravel() * position
+    for k in (1, 2, 4, 8, 16):
+        np.maximum(start[k:], start[:-k], out=start[k:])
+    np.subtract(position, start, out=start)
+    return start.astype(np.int8).reshape(run.shape)
 
 
 def _run_ends(run: np.ndarray, live: np.ndarray) -> np.ndarray:
@@ -249,7 +256,7 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
           out_atom_wavefronts):  # pragma: no cover
     """batch() as plain loops (numba compiles this; it also runs as Python), request by
     request: each lane's pass from its bank's queue, each unit's life per group (half-warp
-    0, half-warp 1, the warp), then the loads pass by pass from the slots' pending units
+    0, half-warp 1, the warp), then the loads from the units taken longest life first
     (`window` bounds the offsets: a stamp per offset marks a request's units)."""
     n = off.shape[0]
     wide = width == 8
@@ -263,8 +270,9 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
     last_t = np.zeros(BANKS, np.int64)
     unit_slot = np.zeros(WARP, np.int64)
     life = np.zeros((3, WARP), np.int64)          # passes a unit stays pending, per group
-    left = np.zeros(BANKS, np.int64)              # a slot's units still pending
-    ends = np.zeros(BANKS * 34, np.int64)         # a slot's units whose life ends at a pass
+    head = np.zeros(WARP + 2, np.int64)           # the units of each life, linked
+    after = np.zeros(WARP, np.int64)
+    count = np.zeros(BANKS, np.int64)             # a slot's units taken so far
     top = np.zeros(2, np.int64)
     for r in range(n):
         for q in range(2 * BANKS):
@@ -322,10 +330,13 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                             fm = low
                 if fm + 1 < merge_from:
                     merge_from = fm + 1
+        # the loads: sum over k of the largest k-th longest life of any slot (the
+        # staircase), taking the units longest life first: a slot's k-th unit taken is its
+        # k-th longest, so the first to make any slot's count k holds M_k. Ideally a pass
+        # loads ceil(pending units * width / 128) wavefronts: one while any unit is pending,
+        # a second (8 bytes, warp-wide) while 17 are.
         ld_wf = 0
         ld_ideal = 0
-        # (group, first pass, end pass): 4 bytes: the warp throughout; 8 bytes: each half
-        # before merge_from, the warp from there
         for g in range(3):
             if wide:
                 lo, hi = (0, merge_from) if g < 2 else (merge_from, passes)
@@ -335,30 +346,31 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                 lo, hi = 0, passes
             if lo >= hi:
                 continue
-            # each slot's units pending at pass lo, and how many end after each pass
-            for s in range(slots):
-                left[s] = 0
-                for p in range(lo + 1, hi + 1):
-                    ends[s * 34 + p] = 0
+            for ell in range(lo + 1, hi + 1):
+                head[ell] = -1
             for u in range(units):
                 ell = life[g, u]
                 if ell > lo:
-                    left[unit_slot[u]] += 1
-                    ends[unit_slot[u] * 34 + ell] += 1
-            for p in range(lo, hi):
-                # the load of pass p: the most units a slot holds; ideally its bytes / 128
-                most = 0
-                total = 0
-                for s in range(slots):
-                    c = left[s]
-                    total += c
-                    if c > most:
-                        most = c
-                if total > 0:
-                    ld_wf += most
-                    ld_ideal += (total * width + WAVEFRONT_BYTES - 1) // WAVEFRONT_BYTES
-                for s in range(slots):
-                    left[s] -= ends[s * 34 + p + 1]
+                    ell = ell if ell < hi else hi
+                    after[u] = head[ell]
+                    head[ell] = u
+            levels = 0
+            taken = 0
+            for ell in range(hi, lo, -1):
+                u = head[ell]
+                while u >= 0:
+                    s = unit_slot[u]
+                    c = count[s] + 1
+                    count[s] = c
+                    if c > levels:
+                        levels = c
+                        ld_wf += ell - lo
+                    taken += 1
+                    if taken == 1 or (taken == 17 and wide):
+                        ld_ideal += ell - lo
+                    u = after[u]
+            for u in range(units):
+                count[unit_slot[u]] = 0
         out_passes[r] = passes
         out_ld_wavefronts[r] = ld_wf
         out_ld_ideal[r] = ld_ideal
