@@ -594,7 +594,8 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
     # before its loop, a joined if/else pair's probe after the if
     moved = {h.site for h in hoists} | {j.then_site for j in joined} | \
         {j.else_site for j in joined}
-    unfollowed = _unfollowed_unrolled(written, looping)
+    swapped = _through_swapped(written)
+    unfollowed = _unfollowed_unrolled(written, looping) | swapped
     order = [s.site for s in written.sites()]
     widths, notes, claimed, merges = {}, [], set(), []
     for st in strided:
@@ -641,7 +642,11 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
             continue
         if s.ok:
             continue
-        if n in unfollowed:
+        if n in swapped:
+            note(n, f"{_found(s)}, through a pointer swapped between two arrays (nvcc "
+                    "resolves it in each unrolled copy, or selects the address): reported, "
+                    "not re-counted")
+        elif n in unfollowed:
             note(n, f"{_found(s)}, inside a loop it unrolls whose trip count is not a "
                     "constant: reported, not re-counted")
         elif s.op not in ("load", "store"):
@@ -678,6 +683,22 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
                      f"{'belongs' if sum(opcodes.values()) == 1 else 'belong'} to no IR site: "
                      "not counted")
     return widths, notes, sum(sum(o.values()) for o in loose.values())
+
+
+def _through_swapped(written: Kernel) -> set:
+    """Sites reached through a pointer swapped between two arrays inside a loop (the CUDA
+    importer's `if (cur_in_a) a[...] else b[...]`, smemsim.cuda.lower_choices): nvcc
+    resolves such a pointer in each copy of a loop it unrolls, or selects the address, and
+    matching its instructions to the two sites by line does not follow either, so these
+    sites are reported, not re-counted."""
+    arrays = {a.name for a in (*written.shared, *written.globals)}
+    out = set()
+    for s in walk(written.body):
+        if isinstance(s, If) and s.cond.op is Op.VAR and s.cond.arg.kind == "local" and \
+                s.cond.arg.name.rpartition("_in_")[2] in arrays and "_in_" in s.cond.arg.name:
+            out |= {x.site for body in (s.then, s.orelse) for x in walk(body)
+                    if getattr(x, "site", None) is not None}
+    return out
 
 
 def _in_partly_unrolled_loops(written: Kernel) -> set:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from kernels_ir import Kernel
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
-from kernels_ir.expr import HALF_BITS, ROUNDINGS, Expr, Op, cast
+from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     Return,
@@ -80,6 +80,12 @@ __device__ __forceinline__ unsigned int smemsim_f16_bits(float f)
 { return smemsim_f32_to_f16(f); }
 __device__ __forceinline__ float smemsim_f16_from_bits(unsigned int b)
 { return smemsim_f16_to_f32((unsigned short)b); }
+"""
+# a view's first element from a byte offset known only at run time: a misaligned view
+# traps here, as the original program faults on its access (never a rounded index)
+EXACT_DIV_PRELUDE = """\
+template <typename T> __device__ __forceinline__ T smemsim_exact_div(T a, T n)
+{ if (a % n != 0) __trap(); return a / n; }
 """
 HALF_RAW = {2: "unsigned int", 4: "uint2", 8: "uint4"}  # the bits of 2, 4 or 8 halves
 DYNAMIC_NAME = "smem_dynamic_"
@@ -154,6 +160,9 @@ def generate(kernel: Kernel) -> Generated:
             n.op is Op.CALL and n.arg in ROUNDINGS + HALF_BITS
             for st in kernel.statements() for e in st.exprs() for n in e.walk()):
         lines += HALF_PRELUDE.splitlines() + [""]
+    if any(n.op is Op.CALL and n.arg == EXACT_DIV
+           for st in kernel.statements() for e in st.exprs() for n in e.walk()):
+        lines += EXACT_DIV_PRELUDE.splitlines() + [""]
     args = sorted([*kernel.params, *kernel.globals], key=lambda a: a.uid)
     maps = tensor_maps(kernel)
     if maps:

@@ -260,7 +260,8 @@ MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 
         "cosh": 1, "sinh": 1, "tan": 1, "atan": 1, "asin": 1, "acos": 1, "atan2": 2,
         "log10": 1, "log1p": 1, "expm1": 1, "cbrt": 1, "erf": 1, "erfc": 1, "hypot": 2,
         "exp10": 1,
-        "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1}
+        "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1,
+        "exact_div": 2}
 # a float rounded to a 16-bit float and widened back (CUDA's `(float)(__half)x`, `(floatX)x`
 # as a value): registers hold no 16-bit floats, so the value keeps float type, its precision
 # the 16-bit one's
@@ -269,11 +270,16 @@ ROUNDINGS = ("round_f16", "round_bf16")
 # 16 bits of the value rounded to f16, as a u32; a float from the low 16 bits of a u32. A
 # register holds a half as its float value, so fragments of packed halves need these.
 HALF_BITS = ("f16_bits", "f16_from_bits")
+# an integer quotient that must be exact: a byte offset as elements of a view that starts
+# there (`(float *)(smem + C * sizeof(half))` with C known only at the launch). A remainder
+# is a misaligned view, which faults on the GPU at its first access; never a rounded index.
+EXACT_DIV = "exact_div"
 
 
 def call(name: str, *args: ExprLike) -> Expr:
     """A math function of floating-point arguments (`call("exp", x)` is CUDA's expf(x) for a
-    float x); integer arguments convert to float, as C does when it calls expf."""
+    float x); integer arguments convert to float, as C does when it calls expf. EXACT_DIV
+    is the one integer function: `call("exact_div", bytes, 4)`."""
     if name not in MATH:
         raise KernelError(f"no math function {name!r}; the IR has {', '.join(MATH)}",
                           loc=caller_loc())
@@ -281,6 +287,12 @@ def call(name: str, *args: ExprLike) -> Expr:
         raise KernelError(f"{name} takes {MATH[name]} argument(s), got {len(args)}",
                           loc=caller_loc())
     exprs = [as_expr(a) for a in args]
+    if name == EXACT_DIV:
+        a, n = exprs
+        if a.dtype.is_float or n.op is not Op.CONST or not isinstance(n.arg, int) or n.arg < 1:
+            raise KernelError(f"exact_div takes an integer and a positive int constant, got "
+                              f"{a.dtype} and {n!r}", loc=caller_loc())
+        return Expr(Op.CALL, a.dtype, (a, const(n.arg, a.dtype)), name)
     if name == "f16_bits":
         return Expr(Op.CALL, u32, (cast(exprs[0], f32),), name)
     if name == "f16_from_bits":

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from .dtypes import DType, f32, u32, u64
-from .expr import COMPARE_OPS, HALF_BITS, ROUNDINGS, Expr, Op
+from .expr import COMPARE_OPS, EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op
 from .stmt import (
     Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
@@ -94,7 +94,7 @@ def format_expr(e: Expr) -> str:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op is Op.CALL:
         # the roundings are functions of the generated CUDA's prelude (gpu_backend.codegen)
-        name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS + HALF_BITS else \
+        name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS + HALF_BITS + (EXACT_DIV,) else \
             e.arg + ("f" if e.dtype == f32 else "")
         return f"{name}({', '.join(format_expr(a) for a in e.src)})"
     if op in (Op.MIN, Op.MAX):

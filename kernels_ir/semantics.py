@@ -164,11 +164,21 @@ def _float_rounded_to_odd(x: np.ndarray) -> np.ndarray:
 
 
 def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
-    """A math function in the arguments' float type (IEEE: log(-1) is NaN, as on the GPU).
+    """A math function in the arguments' float type (IEEE: log(-1) is NaN, as on the GPU);
+    exact_div, the integer one, raises LaneFault where a remainder is left.
 
     fma rounds once, as the GPU does: its product and sum are formed in float64 (exact for
     float32 operands' product) before the one rounding to the result type.
     """
+    if name == "exact_div":
+        a, n = args
+        bad = a % n != 0
+        if bad.any():
+            lanes = np.flatnonzero(bad)
+            raise LaneFault(f"a view of {int(n[lanes[0]])}-byte elements starts at byte offset "
+                            f"{int(a[lanes[0]])}, not a multiple of {int(n[lanes[0]])} (a "
+                            "misaligned view: the GPU faults on its accesses)", lanes)
+        return _int_division(a, n, True)
     with np.errstate(all="ignore"):
         if name == "fma":
             a, b, c = args

@@ -19,7 +19,8 @@ def options(entry):
         grid=entry.get("grid"), block=entry.get("block"), smem=entry.get("smem"),
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),
         kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}),
-        textures=entry.get("textures", {}), nulls=entry.get("nulls", []))
+        textures=entry.get("textures", {}), nulls=entry.get("nulls", []),
+        hosts=entry.get("hosts", {}))
 
 
 def main() -> int:

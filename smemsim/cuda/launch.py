@@ -6,7 +6,7 @@ from __future__ import annotations
 from kernels_ir import const
 
 from .errors import CudaImportError
-from .parse import parse_expression, short, split_top_level, text, walk
+from .parse import function_name, parse_expression, short, split_top_level, text, walk
 from .symbols import fold
 
 
@@ -151,6 +151,87 @@ def python_length(unit, lowering, array: str) -> int | None:
                 text(d.child_by_field_name("declarator")) == array:
             return py.lengths[position] if position < len(py.lengths) else None
     return None
+
+
+ALLOCATORS = ("cudaMalloc", "cudaMallocManaged")
+
+
+def allocated_length(unit, lowering, array: str, lanes: int, size: int):
+    """The elements (of `size` bytes, `lanes` to an element of a vector type) of the array
+    the file's launch passes for pointer parameter `array`, where the host allocates it
+    with cudaMalloc or cudaMallocManaged: in the launching function (an expression of the
+    kernel's parameters where it passes the same variables), or in a function that calls
+    it, through the arguments (a constant then). None when the file does not say, or when
+    the bytes are not a whole number of elements."""
+    found = launches_for(unit, lowering)
+    params = unit.params_of(lowering.node)
+    names = [text(d.child_by_field_name("declarator")) if (d := p.child_by_field_name(
+        "declarator")) is not None and d.type == "pointer_declarator" else None for p in params]
+    if not found or array not in names:
+        return None
+    call, host = found[0]
+    args = call.child_by_field_name("arguments").named_children
+    index = names.index(array)
+    if index >= len(args) or host is None:
+        return None
+    reader = _Host(unit, lowering, call, host)
+    nbytes = _allocated_bytes(unit, reader, _bare(args[index]), host, 0)
+    if nbytes is None:
+        return None
+    from .symbols import exact_quotient
+    return exact_quotient(nbytes, size * lanes)
+
+
+def _bare(node):
+    """An argument without its parentheses and casts (`(float*)d_x` is `d_x`)."""
+    while node.type in ("parenthesized_expression", "cast_expression"):
+        node = node.named_children[-1] if node.type == "parenthesized_expression" \
+            else node.child_by_field_name("value")
+    return node
+
+
+def _allocated_bytes(unit, reader, arg, host, depth: int):
+    """The bytes allocated for the variable `arg` names in `host` (read by `reader`), or
+    where `arg` is a parameter of `host`, in each function that calls it (all the same)."""
+    if arg.type != "identifier" or depth > 16:
+        return None
+    name = text(arg)
+    for node in walk(host):
+        if node.type != "call_expression" or node.start_byte > reader.call.start_byte or \
+                text(node.child_by_field_name("function")) not in ALLOCATORS:
+            continue
+        given = node.child_by_field_name("arguments").named_children
+        target = _bare(given[0]) if len(given) >= 2 else None
+        if target is not None and target.type == "pointer_expression" and \
+                text(target).startswith("&") and text(_bare(target.named_children[0])) == name:
+            try:
+                return reader.value(given[1])
+            except CudaImportError:
+                return None
+    names = []
+    for p in unit.params_of(host):
+        d = p.child_by_field_name("declarator")
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator") or d.named_children[-1]
+        names.append(text(d) if d is not None else None)
+    if host.type != "function_definition" or name not in names:
+        return None
+    index, sizes = names.index(name), set()
+    for site in unit.calls_of(function_name(host)):
+        given = site.child_by_field_name("arguments").named_children
+        caller = site.parent
+        while caller is not None and caller.type != "function_definition":
+            caller = caller.parent
+        if index >= len(given) or caller is None or caller == host:
+            return None
+        outer = _Host(unit, reader.low, site, caller)
+        outer.by_arg = {}      # values only: the call's arguments are no launch's
+        found = _allocated_bytes(unit, outer, _bare(given[index]), caller, depth + 1)
+        value = None if found is None else fold(found)
+        if value is None:
+            return None
+        sizes.add(value)
+    return const(sizes.pop()) if len(sizes) == 1 else None
 
 
 def launches_for(unit, lowering) -> list:
@@ -315,6 +396,37 @@ class _Host:
         finally:
             self.env.pop()
 
+    def passed(self, name: str, depth: int):
+        """A parameter of the host function that holds the launch, where the file calls
+        that function directly (llm.c's main -> dispatcher -> launcher): the argument at
+        its calls, read in each caller's scope, when every call gives one constant; else
+        None (a question)."""
+        if self.host is None or self.host.type != "function_definition" or depth > 16:
+            return None
+        names = [text(d) if (d := p.child_by_field_name("declarator")) is not None and
+                 d.type == "identifier" else None for p in self.u.params_of(self.host)]
+        if name not in names:
+            return None
+        index, function = names.index(name), function_name(self.host)
+        values = set()
+        for site in self.u.calls_of(function):
+            args = site.child_by_field_name("arguments").named_children
+            caller = site.parent
+            while caller is not None and caller.type != "function_definition":
+                caller = caller.parent
+            if index >= len(args) or caller is None or caller == self.host:
+                return None    # a default argument, a call at file scope, or recursion
+            reader = _Host(self.u, self.low, site, caller)
+            reader.by_arg = {}   # the call's arguments are no launch's: values only
+            try:
+                value = fold(reader.value(args[index], depth + 1))
+            except CudaImportError:
+                return None
+            values.add(value)
+        if len(values) != 1 or None in values:
+            return None
+        return const(values.pop())
+
     def dims(self, node) -> tuple:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
@@ -353,9 +465,20 @@ class _Host:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:
                 return self.value(self.locals[name], depth + 1)
+            passed = self.passed(name, depth)
+            if passed is not None:
+                return passed
             raise _HostQuestion(f"the host variable '{name}'", name)
         if node.type in ("number_literal", "sizeof_expression", "char_literal"):
             return self.low.expr(node)
+        if node.type == "qualified_identifier":
+            # a class's constant (`Packed128<floatX>::size`), as the device code reads it
+            try:
+                value = fold(self.low.expr(node))
+            except CudaImportError:
+                value = None
+            if value is not None:
+                return const(value)
         if node.type == "parenthesized_expression":
             return self.value(node.named_children[0], depth + 1)
         if node.type == "field_expression" and \

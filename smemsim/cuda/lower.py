@@ -37,7 +37,7 @@ from kernels_ir import (
     threadIdx,
 )
 from kernels_ir.dtypes import BY_NAME, f32, i32, u32
-from kernels_ir.expr import binary
+from kernels_ir.expr import EXACT_DIV, binary
 
 from .errors import CudaImportError
 from .lower_choices import ChoicesMixin
@@ -474,8 +474,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if name in self.null_params:
                 self.null_parameter(p, name, dtype, lanes, intent)
                 return
-            length = self.u.length_of(name, self)
             boolean = self.type_name(p.child_by_field_name("type"), p) == "bool"
+            length = self.u.length_of(name, self, lanes, 1 if boolean else SIZES[dtype])
             if boolean:
                 dtype = "u8"  # a bool in memory is one byte
             with self.at(p):
@@ -885,7 +885,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """`T* p = a + e` / `&a[i][j]` / `a`: a pointer into an array, its movable offset
         held in a local (so `p += k` and `p++` work, and the address it captured stays).
         A vector pointer over scalars (`uint4* v = (uint4*) a`) steps `lanes` elements."""
-        if self.choice_pointer(name, value, dtype, node, lanes):
+        if self.swap_pointer(name, value, dtype, node, lanes) or \
+                self.choice_pointer(name, value, dtype, node, lanes):
             return
         arr, indices = self.pointer_target(value, dtype, node, lanes)
         lead = []
@@ -2327,8 +2328,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 arr, flat = Sym("global", base, base.dtype.name), flat * old
                 old = base.dtype.size
                 flat = exact_quotient(flat, old) if old > 1 else flat
-            first = None if flat is None else \
-                exact_quotient(flat * old if old > 1 else flat, new)
+            start = None if flat is None else flat * old if old > 1 else flat
+            first = None if start is None else exact_quotient(start, new)
+            if first is None and start is not None and not start.dtype.is_float:
+                # known only at run time (`smem + C * sizeof(half)`, C a parameter): checked
+                # where it is used, a misaligned view faulting there as on the GPU
+                first = call(EXACT_DIV, start, new)
         if first is None:
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
                                    f"is a multiple of {new} bytes (a constant, or a product "

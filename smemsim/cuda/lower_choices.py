@@ -19,6 +19,36 @@ from .symbols import Sym, array_name, fold, register_type, truth_value
 # the statements lowered once per side; loops and branches are entered and their own
 # statements looked at
 LEAVES = ("expression_statement", "declaration", "return_statement")
+# where an assignment depends on the path taken (a pointer assigned there swaps)
+CONTROL = ("for_statement", "while_statement", "do_statement", "if_statement",
+           "conditional_expression", "switch_statement")
+SWAPS = ("swap", "std::swap", "cuda::std::swap", "thrust::swap")
+SWAP_SELECTOR = "_in_"   # a swapped pointer's selector: `cur_in_a`
+
+
+def _bare(node):
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.named_children[0]
+    return node
+
+
+def _pointer_name(declarator):
+    """The name a pointer declarator declares (`*p`, `* const p`), else None."""
+    if declarator is None or declarator.type != "pointer_declarator":
+        return None
+    while declarator is not None and declarator.type == "pointer_declarator":
+        declarator = declarator.child_by_field_name("declarator")
+    return text(declarator) if declarator is not None and declarator.type == "identifier" \
+        else None
+
+
+def _under_control(node, top) -> bool:
+    node = node.parent
+    while node is not None and node != top:
+        if node.type in CONTROL:
+            return True
+        node = node.parent
+    return False
 
 
 class ChoicesMixin:
@@ -78,6 +108,144 @@ class ChoicesMixin:
             self.choices_declared = True
         return True
 
+    def swap_families(self) -> dict:
+        """name -> (family, the initializers of its members) for the kernel's pointer
+        locals that are assigned one another inside a loop or branch (ping-pong buffers:
+        `tmp = cur; cur = nxt; nxt = tmp;`, `swap(cur, nxt)`)."""
+        if "_swaps" in self.__dict__:
+            return self._swaps
+        body = self.node
+        decls: dict = {}
+        for n in walk(body):
+            if n.type == "init_declarator" and n.parent.type == "declaration":
+                name = _pointer_name(n.child_by_field_name("declarator"))
+                if name is not None:
+                    # a name declared twice (two scopes) is left alone: which one is meant
+                    # would take the scopes
+                    decls[name] = None if name in decls else n.child_by_field_name("value")
+        links, parent = [], {}
+
+        def root(x):
+            while parent.get(x, x) != x:
+                x = parent[x]
+            return x
+        for n in walk(body):
+            pair = None
+            if n.type == "assignment_expression" and \
+                    n.child_by_field_name("operator").type == "=":
+                pair = (_bare(n.child_by_field_name("left")),
+                        _bare(n.child_by_field_name("right")))
+            elif n.type == "call_expression" and \
+                    text(n.child_by_field_name("function")) in SWAPS:
+                pair = tuple(_bare(a) for a in n.child_by_field_name("arguments").named_children)
+            if pair is None or len(pair) != 2 or \
+                    any(a.type != "identifier" or decls.get(text(a)) is None for a in pair):
+                continue
+            a, b = (text(x) for x in pair)
+            links.append((a, _under_control(n, body)))
+            parent[root(a)] = root(b)
+        families: dict = {}
+        for name in decls:
+            if name in parent or any(root(a) == root(name) for a, _ in links):
+                families.setdefault(root(name), set()).add(name)
+        self._swaps = {}
+        for members in families.values():
+            if any(moving and a in members for a, moving in links):
+                family = frozenset(members)
+                for m in members:
+                    self._swaps[m] = (family, {k: decls[k] for k in members})
+        return self._swaps
+
+    def swap_pointer(self, name: str, value, dtype: str, node, lanes: int) -> bool:
+        """`T *p = X` of a pointer assigned another inside a loop or branch (a ping-pong
+        buffer): a pointer that selects between the two arrays its family starts at, by a
+        variable it carries (1: the first) beside its offset; False for any other."""
+        found = self.swap_families().get(name)
+        if found is None:
+            return False
+        family, inits = found
+        sides = self.__dict__.setdefault("_swap_sides", {})
+        if family not in sides:
+            arrays = []
+            for member in sorted(family):
+                init = _bare(inits[member])
+                if init.type == "identifier" and text(init) in family:
+                    continue
+                arr, indices = self.pointer_target(init, dtype, node, lanes)
+                if len(indices) != 1:
+                    raise self.error(init, f"`{short(init)}`: a pointer swapped with another "
+                                           "starts in a row of a tile (the importer follows "
+                                           "flat arrays)")
+                if not any(a.value is arr.value and a.pun == arr.pun for a in arrays):
+                    arrays.append(arr)
+            if len(arrays) != 2 or arrays[0].dtype != arrays[1].dtype:
+                raise self.error(node, f"`{short(node)}`: pointers swapped between "
+                                       f"{', '.join(array_name(a) for a in arrays)} (the "
+                                       "importer follows two arrays of one element type)")
+            sides[family] = arrays
+        arrays = sides[family]
+        which, offset = self.swap_target(value, family, arrays, dtype, node, lanes)
+        with self.at(node):
+            # named `p_in_A` (1: the first array, A): gpu_backend.as_compiled knows the
+            # branches it selects by this name
+            which = self.kb.let(f"{name}{SWAP_SELECTOR}{array_name(arrays[0])}", which, "i32")
+            offset = self.kb.let(f"{name}_offset", offset, "i32")
+        pointers = [Sym("pointer", None, a.dtype, lanes, 1, (a, [], offset)) for a in arrays]
+        self.declare(name, Sym("choice", (which, *pointers), arrays[0].dtype, lanes))
+        self.choices_declared = True
+        return True
+
+    def swap_target(self, value, family, arrays, dtype: str, node, lanes: int):
+        """(which, offset) of a pointer of a swap family given `value`: another member's,
+        or an element of one of the family's arrays."""
+        bare = _bare(value)
+        if bare.type == "identifier" and text(bare) in family:
+            other = self.lookup(text(bare), bare)
+            return other.value[0], other.value[1].place[2]
+        arr, indices = self.pointer_target(value, dtype, node, lanes)
+        for k, a in enumerate(arrays):
+            if a.value is arr.value and a.pun == arr.pun and len(indices) == 1:
+                return const(1 if k == 0 else 0), indices[0]
+        raise self.error(value, f"`{short(value)}`: a pointer swapped between "
+                                f"{' and '.join(array_name(a) for a in arrays)} pointed "
+                                "elsewhere")
+
+    def swap_statement(self, e) -> bool:
+        """`p = q` (or `p = X`) and `swap(p, q)` of a swap family's members: their
+        selectors and offsets assigned; False for any other statement."""
+        families = self.swap_families()
+        e = _bare(e)
+        if e.type == "assignment_expression" and \
+                e.child_by_field_name("operator").type == "=":
+            left = _bare(e.child_by_field_name("left"))
+            if left.type != "identifier" or text(left) not in families:
+                return False
+            sym = self.lookup(text(left), left)
+            family = families[text(left)][0]
+            which, offset = self.swap_target(e.child_by_field_name("right"), family,
+                                             self._swap_sides[family], "auto", e, sym.lanes)
+            with self.at(e):
+                held = (self.kb.let("swapped_which", which, "i32"),
+                        self.kb.let("swapped_offset", offset, "i32"))
+                self.kb.assign(sym.value[0], held[0])
+                self.kb.assign(sym.value[1].place[2], held[1])
+            return True
+        if e.type == "call_expression" and text(e.child_by_field_name("function")) in SWAPS:
+            args = [_bare(a) for a in e.child_by_field_name("arguments").named_children]
+            if len(args) != 2 or any(a.type != "identifier" or text(a) not in families
+                                     for a in args):
+                return False
+            x, y = (self.lookup(text(a), a) for a in args)
+            with self.at(e):
+                held = (self.kb.let("swapped_which", x.value[0], "i32"),
+                        self.kb.let("swapped_offset", x.value[1].place[2], "i32"))
+                self.kb.assign(x.value[0], y.value[0])
+                self.kb.assign(x.value[1].place[2], y.value[1].place[2])
+                self.kb.assign(y.value[0], held[0])
+                self.kb.assign(y.value[1].place[2], held[1])
+            return True
+        return False
+
     def choices_in(self, node) -> list:
         """The pointers that select between arrays that `node` names: [(Sym, {names})]."""
         found = {}
@@ -111,6 +279,9 @@ class ChoicesMixin:
                     auto and self.pointer_valued(d.child_by_field_name("value")))
                 for d in node.named_children):
             return False     # a pointer computed from it selects too (choice_pointer)
+        if node.type == "expression_statement" and node.named_children and \
+                self.swap_statement(node.named_children[0]):
+            return True
         named = self.choices_in(node)
         if not named:
             return False

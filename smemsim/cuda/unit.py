@@ -88,6 +88,7 @@ class Unit:
         self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
         self.barrier_types: set[str] = set()  # names of cuda::barrier<thread_scope_block>
         self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
+        self._calls: dict[str, list] | None = None  # function name -> its calls (calls_of)
         # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
         # is constant)
         self.memory: dict[str, tuple] = {}
@@ -356,6 +357,16 @@ class Unit:
         sym = self._constant_syms[name] = Sym("const", const(v, BY_NAME[dtype]), dtype)
         return sym
 
+    def calls_of(self, name: str) -> list:
+        """The file's direct calls of the function `name` (not kernel launches)."""
+        if self._calls is None:
+            calls = self._calls = {}
+            for node in walk(self.tree.root_node):
+                if node.type == "call_expression" and not any(
+                        c.type == "kernel_call_syntax" for c in node.children):
+                    calls.setdefault(text(node.child_by_field_name("function")), []).append(node)
+        return self._calls.get(name, [])
+
     def params_of(self, function) -> list:
         """A function's parameter declarations (none where the declarator does not parse)."""
         d = function_declarator(function)
@@ -406,12 +417,18 @@ class Unit:
         finally:
             self.loc = saved
 
-    def length_of(self, name: str, lowering):
+    def length_of(self, name: str, lowering, lanes: int = 1, size: int = 1):
+        """The elements of pointer parameter `name` (of `size` bytes, `lanes` to a vector):
+        --length, else the allocation the launch's host code or Python file makes, else
+        DEFAULT_LENGTH (a note says so)."""
         given = self.options.lengths.get(name)
         if given is None:
-            from .launch import python_length
+            from .launch import allocated_length, python_length
             allocated = python_length(self, lowering, name)
-            return DEFAULT_LENGTH if allocated is None else const(allocated)
+            if allocated is not None:
+                return const(allocated)
+            found = allocated_length(self, lowering, name, lanes, size)
+            return DEFAULT_LENGTH if found is None else found
         return lowering_expr(self, given, lowering, f"--length {name}")
 
     def param_defaults(self, lowering) -> dict:
