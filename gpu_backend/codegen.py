@@ -20,7 +20,7 @@ from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
     Return,
-    ATOMIC_OPS, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    ATOMIC_OPS, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
     MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit,
@@ -554,8 +554,12 @@ def _mbarrier_wait(w: _Writer, s: MbarrierWait, depth: int) -> None:
 
 
 def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
-    fn = SHUFFLE_MODES[s.mode]
     mask = _mask(s.mask) if isinstance(s.mask, int) else cuda_expr(s.mask)
+    if s.mode in VOTE_MODES:
+        w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {VOTE_MODES[s.mode]}("
+                     f"{mask}, {cuda_expr(s.value)});")
+        return
+    fn = SHUFFLE_MODES[s.mode]
     width = s.width if isinstance(s.width, int) else cuda_expr(s.width)
     w.add(depth, f"const {s.dst.dtype.c_name} {s.dst.name} = {fn}({mask}, "
                  f"{cuda_expr(s.value)}, {cuda_expr(s.lane)}, {width});")

@@ -28,7 +28,8 @@ from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
 from .stmt import (
-    ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync,
+    DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
     map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
@@ -1039,9 +1040,12 @@ class KernelBuilder:
         must then be a power of two up to 32, and a warp's lanes must agree on the mask."""
         loc = caller_loc()
         self._guard_condition("a shuffle")
+        if mode in VOTE_MODES:
+            return self._vote(value, lane, mode, width, mask, name, loc)
         if mode not in SHUFFLE_MODES:
-            raise KernelError(f"shuffle mode must be one of {', '.join(SHUFFLE_MODES)}, got "
-                              f"{mode!r}", kernel=self.name, loc=loc)
+            raise KernelError(f"shuffle mode must be one of "
+                              f"{', '.join([*SHUFFLE_MODES, *VOTE_MODES])}, got {mode!r}",
+                              kernel=self.name, loc=loc)
         if isinstance(width, Expr):
             width = cast(self._integer(width, "a shuffle width", loc), i32)
         elif width not in (1, 2, 4, 8, 16, 32):
@@ -1056,6 +1060,33 @@ class KernelBuilder:
         var = Var(self._fresh(name or "shfl"), dtype, "load")
         self._emit(Shuffle(var, mode, cast(value, dtype), cast(as_expr(lane), i32), width,
                            mask, loc))
+        return ReadOnlyRef(Op.VAR, dtype, (), var)
+
+    def vote(self, predicate: ExprLike, mode: str = "ballot", mask: int | Expr = FULL_MASK,
+             name: str | None = None) -> Expr:
+        """`__ballot_sync(mask, predicate)` (a u32: bit l for lane l executing it with a
+        nonzero predicate), or `__any_sync` / `__all_sync` (mode "any", "all": an i32 0 or
+        1). The predicate converts to int as C converts it; the mask follows the shuffles'
+        rules."""
+        loc = caller_loc()
+        self._guard_condition("a warp vote")
+        if mode not in VOTE_MODES:
+            raise KernelError(f"vote mode must be one of {', '.join(VOTE_MODES)}, got "
+                              f"{mode!r}", kernel=self.name, loc=loc)
+        return self._vote(predicate, 0, mode, 32, mask, name, loc)
+
+    def _vote(self, predicate, lane, mode: str, width, mask, name, loc) -> Expr:
+        if not (isinstance(lane, int) and lane == 0 and width == 32):
+            raise KernelError(f"a {mode} vote has no lane or width (lane 0, width 32 as the "
+                              f"kernels file writes it), got {lane!r} and {width!r}",
+                              kernel=self.name, loc=loc)
+        if isinstance(mask, Expr):
+            mask = cast(self._integer(mask, "a lane mask", loc), u32)
+        else:
+            mask = self._lane_mask(mask, loc)
+        dtype = u32 if mode == "ballot" else i32
+        var = Var(self._fresh(name or mode), dtype, "load")
+        self._emit(Shuffle(var, mode, cast(as_expr(predicate), i32), const(0), 32, mask, loc))
         return ReadOnlyRef(Op.VAR, dtype, (), var)
 
     def mma_sync(self, a, b, c, shape: str = "m16n8k16", atype: str = "f16",

@@ -260,8 +260,7 @@ MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 
         "cosh": 1, "sinh": 1, "tan": 1, "atan": 1, "asin": 1, "acos": 1, "atan2": 2,
         "log10": 1, "log1p": 1, "expm1": 1, "cbrt": 1, "erf": 1, "erfc": 1, "hypot": 2,
         "exp10": 1,
-        "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1,
-        "exact_div": 2}
+        "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1}
 # a float rounded to a 16-bit float and widened back (CUDA's `(float)(__half)x`, `(floatX)x`
 # as a value): registers hold no 16-bit floats, so the value keeps float type, its precision
 # the 16-bit one's
@@ -274,17 +273,22 @@ HALF_BITS = ("f16_bits", "f16_from_bits")
 # there (`(float *)(smem + C * sizeof(half))` with C known only at the launch). A remainder
 # is a misaligned view, which faults on the GPU at its first access; never a rounded index.
 EXACT_DIV = "exact_div"
+# functions of integers: name -> arguments. popc, clz and ffs give an i32 (CUDA's __popc,
+# __clz, __ffs of a 32-bit operand, __popcll, __clzll, __ffsll of a 64-bit one), brev the
+# operand's type (__brev, __brevll)
+INTEGER_MATH = {EXACT_DIV: 2, "popc": 1, "clz": 1, "ffs": 1, "brev": 1}
 
 
 def call(name: str, *args: ExprLike) -> Expr:
     """A math function of floating-point arguments (`call("exp", x)` is CUDA's expf(x) for a
-    float x); integer arguments convert to float, as C does when it calls expf. EXACT_DIV
-    is the one integer function: `call("exact_div", bytes, 4)`."""
-    if name not in MATH:
-        raise KernelError(f"no math function {name!r}; the IR has {', '.join(MATH)}",
-                          loc=caller_loc())
-    if len(args) != MATH[name]:
-        raise KernelError(f"{name} takes {MATH[name]} argument(s), got {len(args)}",
+    float x); integer arguments convert to float, as C does when it calls expf. Those of
+    INTEGER_MATH take integers: `call("exact_div", bytes, 4)`, `call("popc", mask)`."""
+    arity = MATH.get(name, INTEGER_MATH.get(name))
+    if arity is None:
+        raise KernelError(f"no math function {name!r}; the IR has "
+                          f"{', '.join([*MATH, *INTEGER_MATH])}", loc=caller_loc())
+    if len(args) != arity:
+        raise KernelError(f"{name} takes {arity} argument(s), got {len(args)}",
                           loc=caller_loc())
     exprs = [as_expr(a) for a in args]
     if name == EXACT_DIV:
@@ -293,6 +297,13 @@ def call(name: str, *args: ExprLike) -> Expr:
             raise KernelError(f"exact_div takes an integer and a positive int constant, got "
                               f"{a.dtype} and {n!r}", loc=caller_loc())
         return Expr(Op.CALL, a.dtype, (a, const(n.arg, a.dtype)), name)
+    if name in INTEGER_MATH:
+        a = exprs[0]
+        if a.dtype.is_float:
+            raise KernelError(f"{name} takes an integer, got {a.dtype}", loc=caller_loc())
+        # on the operand's 32 or 64 bits, unsigned (the intrinsics' own parameter types)
+        a = cast(a, u64 if a.dtype.size == 8 else u32)
+        return Expr(Op.CALL, a.dtype if name == "brev" else i32, (a,), name)
     if name == "f16_bits":
         return Expr(Op.CALL, u32, (cast(exprs[0], f32),), name)
     if name == "f16_from_bits":

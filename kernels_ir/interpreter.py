@@ -34,7 +34,7 @@ from .stmt import (
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
-    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk,
+    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk, VOTE_MODES,
 )
 from .wgmma import a_fragment_positions, accumulator_positions
 from .tma import (
@@ -1849,6 +1849,9 @@ class _Machine(Evaluator):
         mask = s.mask if isinstance(s.mask, int) else \
             self.eval(s.mask, idx).astype(np.uint32).astype(np.int64)
         dense, lane, _, present = self._warp_lanes(s, idx, mask)
+        if s.mode in VOTE_MODES:
+            self._vote(s, idx, dense, lane, present)
+            return
         value = convert(self.eval(s.value, idx), s.dst.dtype)
         arg = self.eval(s.lane, idx).astype(np.int64)
         width = s.width
@@ -1878,6 +1881,25 @@ class _Machine(Evaluator):
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
         self.vars[s.dst][idx] = table[dense, src]
+
+    def _vote(self, s: Shuffle, idx: np.ndarray, dense, lane, present) -> None:
+        """A warp vote: the predicates of the lanes executing it (every one the mask names,
+        _warp_lanes made sure), as a ballot's bits, or whether any or all are nonzero."""
+        yes = self.eval(s.value, idx) != 0
+        bits = np.zeros(present.shape[0], np.uint64)
+        np.bitwise_or.at(bits, dense[yes], np.left_shift(np.uint64(1), lane[yes].astype(
+            np.uint64)))
+        if s.mode == "ballot":
+            value = bits[dense].astype(np.uint32)
+        elif s.mode == "any":
+            value = (bits[dense] != 0).astype(np.int32)
+        else:   # all: every executing lane's bit
+            executing = (present * (np.uint64(1) << np.arange(32, dtype=np.uint64))).sum(
+                axis=1, dtype=np.uint64)
+            value = (bits == executing)[dense].astype(np.int32)
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+        self.vars[s.dst][idx] = value
 
     def _mma_sync(self, s: MmaSync, idx: np.ndarray) -> None:
         """D = A x B + C per warp, the fragments laid out over the lanes as the PTX ISA

@@ -11,7 +11,7 @@ from .stmt import (
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
     tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, VOTE_MODES,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -94,6 +94,9 @@ def format_expr(e: Expr) -> str:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op is Op.CALL:
         # the roundings are functions of the generated CUDA's prelude (gpu_backend.codegen)
+        if e.arg in ("popc", "clz", "ffs", "brev"):   # CUDA's intrinsics: __popc, __popcll
+            wide = "ll" if e.src[0].dtype.size == 8 else ""
+            return f"__{e.arg}{wide}({format_expr(e.src[0])})"
         name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS + HALF_BITS + (EXACT_DIV,) else \
             e.arg + ("f" if e.dtype == f32 else "")
         return f"{name}({', '.join(format_expr(a) for a in e.src)})"
@@ -204,7 +207,10 @@ _FORMAT = {
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,
-    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}("
+    Shuffle: lambda s: (f"{s.dst.dtype} {s.dst.name} = {s.mode}("
+                        f"{mask_text(s.mask) if isinstance(s.mask, int) else format_expr(s.mask)}"
+                        f", {format_expr(s.value)})") if s.mode in VOTE_MODES else (
+                        f"{s.dst.dtype} {s.dst.name} = shfl_{s.mode}("
                         f"{mask_text(s.mask) if isinstance(s.mask, int) else format_expr(s.mask)}"
                         f", {format_expr(s.value)}, {format_expr(s.lane)}, "
                         f"{s.width if isinstance(s.width, int) else format_expr(s.width)})"),

@@ -163,6 +163,38 @@ def _float_rounded_to_odd(x: np.ndarray) -> np.ndarray:
     return (f.view(np.uint32) | inexact.astype(np.uint32)).view(np.float32)
 
 
+# each byte's bits reversed
+_REVERSED = np.array([int(f"{b:08b}"[::-1], 2) for b in range(256)], np.uint8)
+
+
+def _popcount(x: np.ndarray) -> np.ndarray:
+    if hasattr(np, "bitwise_count"):          # numpy 2
+        return np.bitwise_count(x).astype(np.int32)
+    return np.unpackbits(x.view(np.uint8).reshape(x.size, -1), axis=1).sum(
+        axis=1, dtype=np.int32).reshape(x.shape)
+
+
+def _bits(name: str, x: np.ndarray) -> np.ndarray:
+    """CUDA's __popc, __clz, __ffs and __brev (their ll forms for a 64-bit operand) of an
+    unsigned 32- or 64-bit array."""
+    bits = 8 * x.dtype.itemsize
+    if name == "popc":
+        return _popcount(x)
+    if name == "ffs":        # the lowest set bit, from 1; 0 for 0
+        low = x & (~x + np.array(1, x.dtype))          # x & -x, unsigned
+        return np.where(x == 0, 0, _popcount(low - np.array(1, x.dtype)) + 1).astype(np.int32)
+    if name == "clz":        # the leading zeros: bits less the bits the value spans
+        smear = x.copy()
+        shift = 1
+        while shift < bits:
+            smear |= smear >> np.array(shift, x.dtype)
+            shift *= 2
+        return (bits - _popcount(smear)).astype(np.int32)
+    # brev: the bytes in reverse order, each byte's bits reversed
+    flat = np.ascontiguousarray(x).view(np.uint8).reshape(-1, bits // 8)
+    return _REVERSED[flat[:, ::-1]].copy().view(x.dtype).reshape(x.shape)
+
+
 def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
     """A math function in the arguments' float type (IEEE: log(-1) is NaN, as on the GPU);
     exact_div, the integer one, raises LaneFault where a remainder is left.
@@ -179,6 +211,8 @@ def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
                             f"{int(a[lanes[0]])}, not a multiple of {int(n[lanes[0]])} (a "
                             "misaligned view: the GPU faults on its accesses)", lanes)
         return _int_division(a, n, True)
+    if name in ("popc", "clz", "ffs", "brev"):
+        return _bits(name, args[0])
     with np.errstate(all="ignore"):
         if name == "fma":
             a, b, c = args

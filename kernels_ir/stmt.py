@@ -380,7 +380,7 @@ class Store(Access):
 
 # Atomic read-modify-write functions: CUDA's name and the element types it exists for.
 ATOMIC_OPS = {
-    "add": ("atomicAdd", ("i32", "u32", "u64", "f32")),
+    "add": ("atomicAdd", ("i32", "u32", "u64", "f32", "f64")),
     "sub": ("atomicSub", ("i32", "u32")),
     "min": ("atomicMin", ("i32", "u32", "u64")),
     "max": ("atomicMax", ("i32", "u32", "u64")),
@@ -901,6 +901,9 @@ class Return(Stmt):
 
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
+# the warp votes, held as Shuffles whose lane is 0 and width 32: `__ballot_sync(mask, p)` is
+# a u32 of the executing lanes' predicates, `__any_sync` / `__all_sync` an i32 0 or 1
+VOTE_MODES = {"ballot": "__ballot_sync", "any": "__any_sync", "all": "__all_sync"}
 FULL_MASK = 0xFFFFFFFF
 # a lane mask of 0 stands for `__activemask()`: the lanes that execute the operation (a
 # mask of no lane is not one CUDA allows, so the value is free to mean this)
@@ -915,8 +918,9 @@ def mask_text(mask: int) -> str:
 @dataclass(frozen=True, eq=False)
 class Shuffle(Stmt):
     """`dst = __shfl[_up|_down|_xor]_sync(mask, value, lane, width)`: `value` as another lane
-    of the warp holds it. `lane` is the source lane (idx), the distance (up/down) or the
-    lane mask (xor), within segments of `width` lanes. `width` and `mask` are ints where
+    of the warp holds it (or, for a mode of VOTE_MODES, the warp's vote on `value`). `lane`
+    is the source lane (idx), the distance (up/down) or the lane mask (xor), within
+    segments of `width` lanes. `width` and `mask` are ints where
     they are compile-time constants, else i32 / u32 expressions evaluated at run time
     (`__shfl_up_sync(mask, v, i, width)` with `width` a kernel parameter)."""
     dst: Var

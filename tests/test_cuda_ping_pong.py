@@ -94,3 +94,18 @@ def test_on_the_gpu(name):
     from gpu_backend.device import run_on_gpu
     result = run_on_gpu(kernel(name))
     assert result.matches, result.mismatches
+
+
+def test_check_finds_the_race_when_the_steps_barrier_is_missing(tmp_path):
+    """Without the barrier before the swap, the next step writes the array the previous
+    one still reads: `check` names the race on the arrays the pointers reach."""
+    from smemsim.hazards import check
+    lines = PING_PONG.read_text().splitlines()
+    assert lines[18].strip() == "__syncthreads();"      # smooth's barrier in the loop
+    racy = tmp_path / "racy.cu"
+    racy.write_text("\n".join(lines[:18] + [""] + lines[19:]) + "\n")
+    k = import_kernels(str(racy), Options(kernel="smooth"))["smooth"]()
+    assert check(kernel("smooth")).clean
+    racy_report = check(k)
+    assert {r.kind for r in racy_report.races} == {"read-write"}
+    assert {r.array for r in racy_report.races} == {"a", "b"}

@@ -112,6 +112,11 @@ HALF_ARITH = {name: (op, count) for names, op, count in (
     (("__hle",), "<=", 2), (("__hgt",), ">", 2), (("__hge",), ">=", 2))
     for name in names}
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+# the warp votes: name -> the IR's vote mode
+VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
+# CUDA's integer bit intrinsics: name -> (the IR's function, operand bytes)
+INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
+                for fn in ("popc", "clz", "ffs", "brev") for suffix in ("", "ll")}
 FP8_KINDS = {"__NV_E4M3": "e4m3", "__NV_E5M2": "e5m2"}
 
 
@@ -1574,6 +1579,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.atomic(node, ATOMICS[name], args)
         if name in SHUFFLES:
             return self.shuffle(node, SHUFFLES[name], args)
+        if name in VOTES:
+            if len(args) != 2:
+                raise self.error(node, f"`{short(node)}`: {name} takes a mask and a predicate")
+            mask, predicate = self.lane_mask_or_expr(args[0]), self.expr(args[1])
+            with self.at(node):
+                return self.kb.vote(predicate, VOTES[name], mask=mask)
         if name in HALF_ARITH:
             return self.half_arith(node, name, args)
         if name in PAIR_LANES and len(args) == 1:   # `__low2float(h2)`: one lane of a pair
@@ -1655,6 +1666,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 low = [cast(v, t) & 0xFFFFFF if t == u32 else (cast(v, t) << 8) >> 8
                        for v in vals]
                 return low[0] * low[1]
+            if name in INTEGER_BITS and len(vals) == 1:
+                # __popc(x), __clzll(x), ...: the operand converted to the intrinsic's width
+                fn, width = INTEGER_BITS[name]
+                return call(fn, cast(vals[0], BY_NAME["u64" if width == 8 else "u32"]))
             if name in ("__fmul_rn",) and len(vals) == 2:
                 return vals[0] * vals[1]
             if name in ("__fadd_rn",) and len(vals) == 2:
@@ -2006,24 +2021,26 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.scopes = saved_scopes
                 self.types = saved_types
         result = None
+        # (a name with leading underscores, `__btflo`, is reserved in C++: not the local's)
+        ret = f"{name.lstrip('_') or 'call'}_ret"
         if ret_struct is not None:
-            result = self.new_struct(ret_struct, f"{name}_ret", node)
+            result = self.new_struct(ret_struct, ret, node)
         elif ret_type not in ("void", None):
             dt, lanes = self.vtype(self.u.return_type_node(function), function) \
                 if ret_type != "auto" else ("f32", 1)
             if lanes > 1:   # a vector: a register vector the returns store into
-                result = self.array_of(f"{name}_ret", dt, [], False, node, lanes)
-                self.scopes[-1].pop(f"{name}_ret", None)
+                result = self.array_of(ret, dt, [], False, node, lanes)
+                self.scopes[-1].pop(ret, None)
             else:
                 with self.at(node):
-                    result = self.kb.let(f"{name}_ret", 0.0 if dt in FLOAT_TYPES else 0,
+                    result = self.kb.let(ret, 0.0 if dt in FLOAT_TYPES else 0,
                                          register_type(dt))
         early = any(n.type == "return_statement" for n in walk(body)) and \
             single_return(body) is None and not returns_last_only(body)
         frame = {"result": result, "name": name}
         if early:  # a return before the end: the rest runs where no lane returned
             with self.at(node):
-                frame["flag"] = self.kb.let(f"{name}_returned", 0, "i32")
+                frame["flag"] = self.kb.let(f"{name.lstrip('_') or 'call'}_returned", 0, "i32")
             frame["kind"], frame["owner"] = "return", function
         saved_scopes = self.scopes
         # the callee sees the file's names and its own, not the caller's locals (a lambda:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from kernels_ir import (
+    ACTIVE_MASK,
     Expr,
     blockDim,
     blockIdx,
@@ -15,7 +16,7 @@ from kernels_ir import (
     smin,
     threadIdx,
 )
-from kernels_ir.dtypes import BY_NAME, u32
+from kernels_ir.dtypes import BY_NAME, i32, u32
 
 from .parse import parse_expression, short, text
 from .symbols import (
@@ -135,6 +136,17 @@ class GroupsMixin:
             if tile is not None and method in shuffles and len(args) == 2:
                 value, lane = self.expr(args[0]), self.expr(args[1])
                 return self.kb.shfl(value, lane, shuffles[method], width=tile)
+            if tile is not None and method in ("ballot", "any", "all") and len(args) == 1:
+                # over the tile's lanes: a tile narrower than the warp takes its lanes'
+                # bits of the executing lanes' ballot, numbered from 0 (cooperative_groups')
+                predicate = self.expr(args[0])
+                if tile == 32:
+                    return self.kb.vote(predicate, method)
+                base = cast(rank % 32 // tile * tile, u32)
+                lanes = const((1 << tile) - 1, u32)
+                mine = (self.kb.vote(predicate, "ballot", mask=ACTIVE_MASK) >> base) & lanes
+                return {"ballot": mine, "any": cast(mine != 0, i32),
+                        "all": cast(mine == lanes, i32)}[method]
         raise self.error(node, f"`{short(node)}`: the group method {method} is not supported")
 
     def group_copy_call(self, node, name: str, args) -> Expr | None:
