@@ -238,6 +238,31 @@ void h(const half *a, float *y) { k<<<1, 32>>>(a, y); }
     np.testing.assert_array_equal(run(k, arrays={"a": a})["y"], 1 + np.arange(32)[::-1])
 
 
+def test_one_value_into_both_lanes_of_a_pair(tmp_path):
+    """`__float2half2_rn(x)` (cuda-samples' fp16ScalarProduct zeroes its pairs so) and
+    `__half2half2(h)`: the value rounded once, in both lanes."""
+    cu = tmp_path / "both.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(const half *a, float *y) {
+    __shared__ half2 s[32];
+    s[threadIdx.x] = __float2half2_rn(0.1f * threadIdx.x);
+    half2 h = __half2half2(a[threadIdx.x]);
+    __syncwarp();
+    float2 f = __half22float2(s[31 - threadIdx.x]);
+    float2 g = __half22float2(h);
+    y[threadIdx.x] = f.x + f.y + g.x * g.y;
+}
+void h(const half *a, float *y) { k<<<1, 32>>>(a, y); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"a": "32", "y": "32"}))["k"]()
+    a = f16(np.arange(32) / 4)
+    got = run(k, arrays={"a": a})["y"]
+    lane = np.float16(np.float32(0.1) * np.arange(32, dtype=np.float32)[::-1]).astype(
+        np.float32)
+    want = 2 * lane + np.float32(a.astype(np.float32) ** 2)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_a_half_negated_or_through_a_half_function_stays_a_half(tmp_path):
     """`hexp(-v)` (LeetCUDA's sigmoid): cuda_fp16.hpp's unary minus of a half is a half,
     and so is hexp of it; the sigmoid `f / (f + hexp(-v))` rounds each step to half."""

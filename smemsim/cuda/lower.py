@@ -859,10 +859,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """A new array (declared in the current scope)."""
         if dtype == "auto":
             raise self.error(node, f"`{short(node)}`: an auto array")
-        if lanes > 1:
-            if extern:
-                raise self.error(node, f"`{short(node)}`: extern __shared__ arrays of a "
-                                       "vector type are not supported")
+        if lanes > 1:   # (an extern one too: the launch's bytes as rows of the lanes)
             dims = dims + [lanes]
         # a vector is aligned to its size (float3, 12 bytes, to its element's only)
         align = lanes * SIZES[dtype] if lanes in (2, 4) and shared else None
@@ -1928,7 +1925,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 scope[pname] = self.struct_argument(p, d, arg, pname, scope, node)
                 continue
             type_text = text(p.child_by_field_name("type"))
-            if re.search(r"thread_block|thread_group|coalesced_group", type_text) or \
+            if re.search(r"thread_block|thread_group|coalesced_group|grid_group", type_text) or \
                     self.types.get(type_text.replace("const", "").strip()) == "__group__":
                 group = self.lookup(text(arg), arg) if arg.type == "identifier" else None
                 if group is None or group.kind != "group":

@@ -42,7 +42,7 @@ class GroupsMixin:
         shuffles."""
         t = text(type_node)
         decls = [d for d in node.named_children if d.type == "init_declarator"]
-        if not re.search(r"thread_block|thread_group|coalesced_group|\bauto\b", t) or \
+        if not re.search(r"thread_block|thread_group|coalesced_group|grid_group|\bauto\b", t) or \
                 len(decls) != 1:
             return False
         value = decls[0].child_by_field_name("value")

@@ -39,6 +39,9 @@ HALF2_OPS = {
     "__float22half2_rn": ("f16", 1), "__floats2half2_rn": ("f16", 2),
     "__halves2half2": ("f16", 2), "__float22bfloat162_rn": ("bf16", 1),
     "__floats2bfloat162_rn": ("bf16", 2), "__halves2bfloat162": ("bf16", 2),
+    # one value into both lanes
+    "__float2half2_rn": ("f16 both", 1), "__half2half2": ("f16 both", 1),
+    "__float2bfloat162_rn": ("bf16 both", 1), "__bfloat162bfloat162": ("bf16 both", 1),
 }
 
 
@@ -237,7 +240,8 @@ class VectorsMixin:
         `__hadd2`, `__hsub2`, `__hmul2`, `__hfma2`, `__hmax2`, `__hmin2` lane by lane (each
         rounded once to the pair's type), `__half22float2` / `__bfloat1622float2` (the
         floats a register holds), `__float22half2_rn` / `__floats2half2_rn` /
-        `__halves2half2` / `__float22bfloat162_rn` (rounded to the pair's type)."""
+        `__halves2half2` / `__float22bfloat162_rn` (rounded to the pair's type), and
+        `__float2half2_rn` / `__half2half2` / ... (one value in both lanes)."""
         op, count = HALF2_OPS[name]
         args = node.child_by_field_name("arguments").named_children
         if lanes != 2 or len(args) != count:
@@ -245,6 +249,11 @@ class VectorsMixin:
                                    "argument(s)")
         if op == "widen":
             return self.vector_value(args[0], 2)
+        if op.endswith(" both"):    # `__float2half2_rn(0.f)`: one value rounded, twice
+            v = self.expr(args[0])
+            value = self.convert(v if v.dtype.is_float else cast(v, BY_NAME["f32"]),
+                                 op.split()[0], node)
+            return [value, value]
         if op in ("f16", "bf16"):   # floats (or halves) rounded into a pair
             vals = self.vector_value(args[0], 2) if count == 1 else \
                 [self.expr(a) for a in args]
@@ -274,8 +283,8 @@ class VectorsMixin:
         if node.type == "call_expression" and \
                 callee_name(node.child_by_field_name("function")) in HALF2_OPS:
             op, _ = HALF2_OPS[callee_name(node.child_by_field_name("function"))]
-            if op in ("f16", "bf16"):
-                return op
+            if op.split()[0] in ("f16", "bf16"):
+                return op.split()[0]
             kinds = {self.pair_type(a) for a in
                      node.child_by_field_name("arguments").named_children} - {None}
             return kinds.pop() if len(kinds) == 1 else None

@@ -43,6 +43,10 @@ FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 VECTORS = {f"{c}{n}": (t, n)
            for c, t in (("float", "f32"), ("int", "i32"), ("uint", "u32"), ("double", "f64"))
            for n in (2, 3, 4) if not (t == "f64" and n == 4)}
+# vectors of 8- and 16-bit integers (`uchar4` pixels): their lanes held as ints
+VECTORS.update({f"{c}{n}": (t, n) for c, t in (("uchar", "u8"), ("char", "i8"),
+                                               ("ushort", "u16"), ("short", "i16"))
+                for n in (2, 4)})
 # the pairs of 16-bit floats (cuda_fp16.h, cuda_bf16.h): two lanes, each held as its float
 VECTORS.update({name: (t, 2) for name, t in (
     ("half2", "f16"), ("__half2", "f16"), ("__nv_bfloat162", "bf16"), ("nv_bfloat162", "bf16"))})
