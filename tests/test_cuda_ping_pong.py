@@ -109,3 +109,21 @@ def test_check_finds_the_race_when_the_steps_barrier_is_missing(tmp_path):
     racy_report = check(k)
     assert {r.kind for r in racy_report.races} == {"read-write"}
     assert {r.array for r in racy_report.races} == {"a", "b"}
+
+
+def test_a_pointer_pointed_at_another_array_in_a_branch_is_refused(tmp_path):
+    """Not a swap between pointers: `p = b` of an array under a condition is refused at
+    its line (the IR's pointers point into one array)."""
+    cu = tmp_path / "branch.cu"
+    cu.write_text("""__global__ void k(float* out) {
+    __shared__ float a[32], b[32];
+    float* p = a;
+    if (threadIdx.x > 3) p = b;
+    p[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = a[threadIdx.x];
+}
+int main() { float* o; cudaMalloc(&o, 128); k<<<1, 32>>>(o); }
+""")
+    with pytest.raises(CudaImportError, match=r"branch\.cu:4:26: `p = b`: a pointer pointed "
+                                              r"at another array inside a loop or branch"):
+        import_kernels(str(cu), Options())["k"]()

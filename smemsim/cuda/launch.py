@@ -208,30 +208,46 @@ def _allocated_bytes(unit, reader, arg, host, depth: int):
                 return reader.value(given[1])
             except CudaImportError:
                 return None
+    sizes = set()
+    for outer, given in _callers(unit, reader.low, host, name) or ():
+        found = _allocated_bytes(unit, outer, _bare(given), outer.host, depth + 1)
+        sizes.add(None if found is None else fold(found))
+    return const(sizes.pop()) if len(sizes) == 1 and None not in sizes else None
+
+
+def _parameter_names(unit, function) -> list:
+    """The names a function's parameters declare (through `*` and `&`; None where none)."""
     names = []
-    for p in unit.params_of(host):
+    for p in unit.params_of(function):
         d = p.child_by_field_name("declarator")
         while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
             d = d.child_by_field_name("declarator") or d.named_children[-1]
-        names.append(text(d) if d is not None else None)
-    if host.type != "function_definition" or name not in names:
+        names.append(text(d) if d is not None and d.type == "identifier" else None)
+    return names
+
+
+def _callers(unit, lowering, host, name: str) -> list | None:
+    """Where the host function `host` is called directly, the argument it gets for its
+    parameter `name`: [(a reader of the caller's values, the argument)], one per call;
+    None where `name` is no parameter of it, or a call does not pass it from another
+    function (a default argument, a call at file scope, recursion)."""
+    if host is None or host.type != "function_definition":
         return None
-    index, sizes = names.index(name), set()
+    names = _parameter_names(unit, host)
+    if name not in names:
+        return None
+    index, out = names.index(name), []
     for site in unit.calls_of(function_name(host)):
-        given = site.child_by_field_name("arguments").named_children
+        args = site.child_by_field_name("arguments").named_children
         caller = site.parent
         while caller is not None and caller.type != "function_definition":
             caller = caller.parent
-        if index >= len(given) or caller is None or caller == host:
+        if index >= len(args) or caller is None or caller == host:
             return None
-        outer = _Host(unit, reader.low, site, caller)
-        outer.by_arg = {}      # values only: the call's arguments are no launch's
-        found = _allocated_bytes(unit, outer, _bare(given[index]), caller, depth + 1)
-        value = None if found is None else fold(found)
-        if value is None:
-            return None
-        sizes.add(value)
-    return const(sizes.pop()) if len(sizes) == 1 else None
+        reader = _Host(unit, lowering, site, caller)
+        reader.by_arg = {}      # the call's arguments are no launch's: values only
+        out.append((reader, args[index]))
+    return out
 
 
 def launches_for(unit, lowering) -> list:
@@ -401,31 +417,15 @@ class _Host:
         that function directly (llm.c's main -> dispatcher -> launcher): the argument at
         its calls, read in each caller's scope, when every call gives one constant; else
         None (a question)."""
-        if self.host is None or self.host.type != "function_definition" or depth > 16:
+        if depth > 16:
             return None
-        names = [text(d) if (d := p.child_by_field_name("declarator")) is not None and
-                 d.type == "identifier" else None for p in self.u.params_of(self.host)]
-        if name not in names:
-            return None
-        index, function = names.index(name), function_name(self.host)
         values = set()
-        for site in self.u.calls_of(function):
-            args = site.child_by_field_name("arguments").named_children
-            caller = site.parent
-            while caller is not None and caller.type != "function_definition":
-                caller = caller.parent
-            if index >= len(args) or caller is None or caller == self.host:
-                return None    # a default argument, a call at file scope, or recursion
-            reader = _Host(self.u, self.low, site, caller)
-            reader.by_arg = {}   # the call's arguments are no launch's: values only
+        for reader, given in _callers(self.u, self.low, self.host, name) or ():
             try:
-                value = fold(reader.value(args[index], depth + 1))
+                values.add(fold(reader.value(given, depth + 1)))
             except CudaImportError:
                 return None
-            values.add(value)
-        if len(values) != 1 or None in values:
-            return None
-        return const(values.pop())
+        return const(values.pop()) if len(values) == 1 and None not in values else None
 
     def dims(self, node) -> tuple:
         while node.type == "parenthesized_expression":

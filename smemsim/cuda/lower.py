@@ -40,7 +40,7 @@ from kernels_ir.dtypes import BY_NAME, f32, i32, u32
 from kernels_ir.expr import EXACT_DIV, binary
 
 from .errors import CudaImportError
-from .lower_choices import ChoicesMixin
+from .lower_choices import CONTROL, ChoicesMixin
 from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
@@ -1173,10 +1173,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return
         parent = node.parent
         while parent is not None and parent.type != "function_definition":
-            if parent.type in ("for_statement", "while_statement", "do_statement",
-                               "if_statement", "conditional_expression", "switch_statement"):
+            if parent.type in CONTROL:
                 raise self.error(node, f"`{short(node)}`: a pointer pointed at another array "
-                                       "inside a loop or branch")
+                                       "inside a loop or branch (other than a swap between "
+                                       "two arrays' pointers)")
             parent = parent.parent
         name = text(target)
         for scope in reversed(self.scopes):
