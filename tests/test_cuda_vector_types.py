@@ -59,8 +59,29 @@ def test_an_extern_shared_array_of_float4():
     assert (r.load.requests, r.load.wavefronts, r.load.ideal) == (256, 1024, 640)
 
 
+def test_vector_parameters_by_value():
+    """`uint3 size, float3 scale`: a parameter per lane (size_x, ...), their values read
+    from the launch's make_uint3(16, 16, 4) and make_float3(2.0f, 0.5f, 1.0f)."""
+    k = kernel("volume")
+    x = np.random.default_rng(9).standard_normal(16 * 16 * 4).astype(np.float32)
+    r = analyze(k)
+    assert dict(r.params) == {"size_x": 16, "size_y": 16, "size_z": 4, "scale_x": 2.0,
+                              "scale_y": 0.5, "scale_z": 1.0}
+    got = run(k, arrays={"in": x})["out"].reshape(4, 16, 16)
+    # the plane transposed in, transposed out: each element scaled where it was
+    z = np.arange(4, dtype=np.float32)[:, None, None]
+    np.testing.assert_allclose(got, 2 * x.reshape(4, 16, 16) + 0.5 * z + 1, rtol=1e-6)
+    # 4 planes of 8 warps; rows of 17: lanes 0 and 31 of a warp (x = 0 of row y, x = 15
+    # of row y + 1) share a bank, for the store and the transposed load alike
+    assert (r.load.requests, r.load.wavefronts, r.store.requests, r.store.wavefronts) == \
+        (32, 64, 32, 64)
+    # given on the command line, a lane's value replaces the launch's
+    again = import_kernels(str(TYPES), Options(kernel="volume", params={"size_z": 2}))
+    assert analyze(again["volume"]()).load.requests == 16
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["invert", "neighbours"])
+@pytest.mark.parametrize("name", ["invert", "neighbours", "volume"])
 def test_on_the_gpu(name):
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()

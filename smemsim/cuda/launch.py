@@ -7,7 +7,7 @@ from kernels_ir import const
 
 from .errors import CudaImportError
 from .parse import function_name, parse_expression, short, split_top_level, text, walk
-from .symbols import fold
+from .symbols import COMPONENTS, VECTORS, fold
 
 
 def launch_of(unit, lowering):
@@ -81,6 +81,21 @@ def launch_arguments(unit, lowering) -> dict:
     for a, p in zip(args, unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")
         if d is None or d.type != "identifier":
+            continue
+        lanes = VECTORS.get(lowering.type_name(p.child_by_field_name("type"), p), (None, 1))[1]
+        if lanes > 1:
+            # `k<<<...>>>(..., make_uint3(16, 16, 4))`: a parameter per lane, name_x, ...
+            made = _bare(a)
+            parts = made.child_by_field_name("arguments").named_children \
+                if made.type == "call_expression" and \
+                text(made.child_by_field_name("function")).startswith("make_") else []
+            for lane, part in zip(COMPONENTS, parts if len(parts) == lanes else []):
+                try:
+                    value = fold(reader.value(part))
+                except CudaImportError:
+                    continue
+                if value is not None:
+                    out[f"{text(d)}_{lane}"] = value
             continue
         try:
             value = fold(reader.value(a))

@@ -498,6 +498,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             raise self.error(p, f"kernel parameter '{short(p)}': only scalars and pointers "
                                 "are supported")
         name = text(d)
+        if self.type_name(p.child_by_field_name("type"), p) in VECTORS:
+            # `uint3 gridSize`: a parameter per lane (`--param gridSize_x=...`, as a struct
+            # parameter's fields), held in a register vector of the name
+            dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
+            with self.at(p):
+                parts = [self.kb.param(f"{name}_{c}", register_type(dtype))
+                         for c in COMPONENTS[:lanes]]
+            self.store_vector(self.array_of(name, dtype, [], False, p, lanes), [const(0)],
+                              lanes, parts, p)
+            return
         dtype = self.dtype(p.child_by_field_name("type"), p)
         with self.at(p):
             e = self.kb.param(name, dtype)

@@ -1,6 +1,7 @@
 // smemsim test fixture, written for smemsim: vectors of 8-bit integers (uchar4 pixels
 // through a shared tile, a char4 built lane by lane), as image kernels write them, and an
-// extern __shared__ array of float4.
+// extern __shared__ array of float4, and vector parameters by value (uint3 sizes, a
+// float3 scale, as marchingCubes passes its grid).
 __global__ void invert(const uchar4* in, uchar4* out, char4* d) {
     __shared__ uchar4 tile[256];
     int t = threadIdx.x;
@@ -25,6 +26,17 @@ __global__ void neighbours(const float4* in, float4* out) {
     out[blockIdx.x * blockDim.x + t] = make_float4(a.x + s[t].x, a.y, a.z, a.w);
 }
 
+__global__ void volume(const float* in, float* out, uint3 size, float3 scale) {
+    __shared__ float plane[16][17];
+    uint x = threadIdx.x, y = threadIdx.y;
+    for (uint z = 0; z < size.z; z++) {
+        plane[y][x] = in[(z * size.y + y) * size.x + x] * scale.x;
+        __syncthreads();
+        out[(z * size.y + x) * size.x + y] = plane[x][y] + scale.y * z + scale.z;
+        __syncthreads();
+    }
+}
+
 int main() {
     uchar4 *a, *b;
     char4* c;
@@ -37,5 +49,9 @@ int main() {
     cudaMalloc(&f, 4096 * sizeof(float4));
     cudaMalloc(&g, 4096 * sizeof(float4));
     neighbours<<<16, 256, 256 * sizeof(float4)>>>(f, g);
+    float *v, *w;
+    cudaMalloc(&v, 16 * 16 * 4 * sizeof(float));
+    cudaMalloc(&w, 16 * 16 * 4 * sizeof(float));
+    volume<<<1, dim3(16, 16)>>>(v, w, make_uint3(16, 16, 4), make_float3(2.0f, 0.5f, 1.0f));
     return 0;
 }
