@@ -583,3 +583,30 @@ def test_the_imported_ldmatrix_fragments_are_the_tile_elements():
     row, col = 16 * warp + lane // 4, 2 * kk * 8 + 2 * (lane % 4)  # of the logical tile
     word = frags[warp, kk, lane, 0]
     assert (word & 0xFFFF, word >> 16) == (src[row * 64 + col], src[row * 64 + col + 1])
+
+
+def test_a_loop_variable_named_as_a_parameter_leaves_the_parameter_alone(tmp_path):
+    """cuda-samples' bitonic merge: `uint stride` is a parameter the grid reads, and an
+    inner `for (uint stride = ...; ...; stride >>= 1)` assigns its own variable: the
+    parameter stays a parameter (it was made a local, and the launch refused)."""
+    cu = tmp_path / "t.cu"
+    cu.write_text("""__global__ void k(float* out, unsigned stride) {
+    __shared__ float s[64];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    for (unsigned stride = 32; stride > 0; stride >>= 1) {
+        if (threadIdx.x < stride) s[threadIdx.x] += s[threadIdx.x + stride];
+        __syncthreads();
+    }
+    out[blockIdx.x * stride + threadIdx.x] = s[0];
+}
+void h(float* out) {
+    unsigned s = 2;
+    k<<<8 / s, 64>>>(out, s);
+}
+""")
+    k = load_kernels(str(cu))["k"]()
+    r = analyze(k)
+    assert r.grid == (4, 1, 1) and dict(r.params) == {"stride": 2}
+    # 6 halvings, each a warp's loads and store where threadIdx.x < stride
+    assert r.store.requests == 4 * (2 + 1 + 1 + 1 + 1 + 1 + 1)

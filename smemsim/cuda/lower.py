@@ -524,10 +524,30 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             else:
                 continue
             sym = self.declared(text(target)) if target.type == "identifier" else None
-            if sym is not None and sym.kind == "param":
+            if sym is not None and sym.kind == "param" and \
+                    not self.declared_within(text(target), n, body):
                 with self.at(target):
                     ref = self.kb.let(text(target), sym.value, sym.dtype)
                 self.declare(text(target), Sym("local", ref, sym.dtype))
+
+    @staticmethod
+    def declared_within(name: str, node, body) -> bool:
+        """Whether a block or `for` around `node` (inside `body`) declares `name` before
+        it: an assignment to that name is to the inner variable (`for (uint stride = ...;
+        ...; stride >>= 1)` beside a parameter `stride`)."""
+        scope = node.parent
+        while scope is not None and scope != body.parent:
+            if scope.type in ("compound_statement", "for_statement"):
+                for d in scope.named_children:
+                    if d.type != "declaration" or d.start_byte > node.start_byte:
+                        continue
+                    for declarator in d.named_children[1:]:
+                        inner = declarator.child_by_field_name("declarator") \
+                            if declarator.type == "init_declarator" else declarator
+                        if inner is not None and text(inner) == name:
+                            return True
+            scope = scope.parent
+        return False
 
     def null_parameter(self, p, name: str, dtype: str, lanes: int, intent: str) -> None:
         """A pointer parameter the launch passes NULL (llm.c's optional `probs`): an array
