@@ -500,3 +500,44 @@ def test_fast_cu_kernel7_reads_5d_tensor_maps():
         [(steps, steps * 16384), (steps, steps * 32768)]
     (gmma,) = [s for s in r.sites if s.op == "wgmma"]
     assert (gmma.requests, gmma.wavefronts) == (steps * 2 * 4 * 4, steps * 2 * 4 * 80)
+
+
+RS = str(HERE / "cuda" / "wgmma_rs.cu")
+
+
+def test_wgmma_with_a_from_registers_multiplies_and_counts_b_only():
+    """tests/cuda/wgmma_rs.cu: `wgmma ... {d}, {a0, a1, a2, a3}, descB, p, 1, 1, 0`: each
+    thread's fragment of A packed from global memory, B in no-swizzle core matrices."""
+    k = import_kernels(RS, Options())["wgmma_rs"]()
+    rng = np.random.default_rng(10)
+    a = rng.integers(-3, 4, 64 * 16).astype(np.float16)
+    b = rng.integers(-3, 4, 64 * 16).astype(np.float16)
+    got = run(k, arrays={"A": a, "B": b})["C"].reshape(64, 64)
+    want = a.astype(np.float32).reshape(64, 16) @ b.astype(np.float32).reshape(64, 16).T
+    assert np.array_equal(got, want)
+    r = analyze(k)
+    # the rule measured for A in registers: B's 64 x 16 halves / 128 bytes a wavefront,
+    # one wgmma per warp of the warpgroup
+    assert (r.classes["gmma"].requests, r.classes["gmma"].wavefronts) == (4, 16)
+
+
+def test_wgmma_a_registers_not_one_array_in_order_are_refused(tmp_path):
+    text = pathlib.Path(RS).read_text().replace('"r"(a[0]), "r"(a[1])', '"r"(a[1]), "r"(a[0])')
+    cu = tmp_path / "swapped.cu"
+    cu.write_text(text)
+    with pytest.raises(CudaImportError, match=r"swapped\.cu:\d+:\d+: `a\[1\]` as A's register "
+                                              r"0: A's fragment is elements 0\.\.3, in order"):
+        import_kernels(str(cu), Options())["wgmma_rs"]()
+
+
+@pytest.mark.gpu
+def test_wgmma_with_a_from_registers_on_the_gpu():
+    """The generated CUDA on the GPU: its product equals the interpreter's."""
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    rng = np.random.default_rng(11)
+    arrays = {"A": rng.integers(-3, 4, 64 * 16).astype(np.float16),
+              "B": rng.integers(-3, 4, 64 * 16).astype(np.float16)}
+    result = run_on_gpu(import_kernels(RS, Options())["wgmma_rs"](), arrays=arrays)
+    assert result.matches, result.mismatches

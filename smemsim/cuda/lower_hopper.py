@@ -888,11 +888,20 @@ class HopperMixin:
         if ta != tb:
             raise self.error(e, f"`{ins[:60]}...`: A and B of one type expected")
         regs = [r.strip() for r in m.group(4).split(",")]
-        rest = [r.strip() for r in m.group(5).split(",")]
-        if len(regs) != n // 2 or len(rest) != 7:
-            raise self.error(e, f"wgmma m64n{n}k16: {n // 2} accumulators and descA, descB, "
-                                "scale-d, scale-a, scale-b, tnsp-a, tnsp-b expected (A from "
-                                "registers is not read yet)")
+        rest_text = m.group(5).strip()
+        a_regs = None
+        if rest_text.startswith("{"):
+            # A from registers: `{a0, a1, a2, a3}, descB, scale-d, scale-a, scale-b, tnsp-b`
+            inside, _, rest_text = rest_text[1:].partition("}")
+            a_regs = [r.strip() for r in inside.split(",")]
+            rest_text = rest_text.lstrip(" ,\n\t")
+        rest = [r.strip() for r in rest_text.split(",")]
+        if a_regs is not None:
+            rest = ["A"] + rest[:4] + ["0"] + rest[4:]   # as the shared form: no tnsp-a
+        if len(regs) != n // 2 or len(rest) != 7 or (a_regs is not None and len(a_regs) != 4):
+            raise self.error(e, f"wgmma m64n{n}k16: {n // 2} accumulators and descA (or A's "
+                                "four registers), descB, scale-d, scale-a, scale-b, tnsp-a "
+                                "(none for A in registers), tnsp-b expected")
         acc, lead = None, None
         for k, r in enumerate(regs):
             node = operand(r)
@@ -934,7 +943,11 @@ class HopperMixin:
         else:
             scale_d = immediate(rest[2])
         operands = []
+        if a_regs is not None:
+            operands.append(self.wgmma_a_registers(e, a_regs, operand))
         for what, t, major in (("A", rest[0], majors[0]), ("B", rest[1], majors[1])):
+            if what == "A" and a_regs is not None:
+                continue
             node = operand(t)
             if node is None:
                 raise self.error(e, f"wgmma's {what} descriptor `{t}`: an operand expected")
@@ -945,6 +958,29 @@ class HopperMixin:
             operands.append((arr.value, tuple(indices), layout))
         with located(self.asm_line(e)):
             self.kb.wgmma(acc.value, operands[0], operands[1], n, scale_d, tuple(lead))
+
+    def wgmma_a_registers(self, e, names: list, operand):
+        """A's fragment for wgmma from registers: the operands must be elements 0..3, in
+        order, of one register array of four 32-bit integers (`uint32_t a[4]`), each two
+        16-bit elements of A (the lower in the low half)."""
+        arr = None
+        for k, r in enumerate(names):
+            node = operand(r)
+            if node is None:
+                raise self.error(e, f"wgmma's A register `{r}`: an operand expected")
+            sym, indices = self.indexed(node)
+            flat = [fold(i) for i in indices]
+            if sym.kind != "register" or sym.dtype not in ("u32", "i32") or \
+                    math.prod(sym.value.shape) != 4 or flat != [k] or \
+                    (arr is not None and sym is not arr):
+                raise self.error(node, f"`{short(node)}` as A's register {k}: A's fragment is "
+                                       "elements 0..3, in order, of one register array of "
+                                       "four 32-bit integers (`uint32_t a[4]`)")
+            arr = sym
+        if arr.dtype != "u32":
+            raise self.error(e, f"wgmma's A registers '{array_name(arr)}': declare them "
+                                "uint32_t (the IR's fragments are u32)")
+        return arr.value
 
     def asm_line(self, e):
         """Where nvcc's line information puts an asm statement's instructions: the line of
