@@ -263,6 +263,39 @@ void h(const half *a, float *y) { k<<<1, 32>>>(a, y); }
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_operators_and_constructors_of_pairs(tmp_path):
+    """`half2 v(0.1f, 0.2f)` and make_half2 round each lane to half in registers (make_half2
+    held floats before); `a[i] * b[i] + v` of pairs (cuda_fp16.hpp's operators, in
+    cuda-samples' fp16ScalarProduct) is lane by lane, each operation rounded."""
+    cu = tmp_path / "pairs.cu"
+    cu.write_text("""#include <cuda_fp16.h>
+__global__ void k(const half2 *a, const half2 *b, float *y) {
+    __shared__ half2 s[32];
+    half2 v(0.1f, 0.2f);
+    half2 m = make_half2(0.3f, 0.7f);
+    for (int i = 0; i < 4; ++i)
+        v = a[threadIdx.x + 32 * i] * b[threadIdx.x + 32 * i] + v;
+    s[threadIdx.x] = v - m;
+    __syncwarp();
+    float2 f = __half22float2(s[threadIdx.x]);
+    y[2 * threadIdx.x] = f.x;
+    y[2 * threadIdx.x + 1] = f.y;
+}
+void h(const half2 *a, const half2 *b, float *y) { k<<<1, 32>>>(a, b, y); }
+""")
+    k = import_kernels(str(cu), Options(lengths={"a": "128", "b": "128", "y": "64"}))["k"]()
+    rng = np.random.default_rng(12)
+    a = f16(rng.uniform(-2, 2, 256))
+    b = f16(rng.uniform(-2, 2, 256))
+    got = run(k, arrays={"a": a, "b": b})["y"].reshape(32, 2)
+    v = np.tile(f16([0.1, 0.2]), (32, 1))
+    pa, pb = a.reshape(4, 32, 2), b.reshape(4, 32, 2)
+    for i in range(4):
+        v = (pa[i] * pb[i]) + v          # numpy's float16: each operation rounded
+    want = (v - f16([0.3, 0.7])).astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+
+
 def test_a_half_negated_or_through_a_half_function_stays_a_half(tmp_path):
     """`hexp(-v)` (LeetCUDA's sigmoid): cuda_fp16.hpp's unary minus of a half is a half,
     and so is hexp of it; the sigmoid `f / (f + hexp(-v))` rounds each step to half."""

@@ -288,6 +288,10 @@ class VectorsMixin:
             kinds = {self.pair_type(a) for a in
                      node.child_by_field_name("arguments").named_children} - {None}
             return kinds.pop() if len(kinds) == 1 else None
+        if node.type == "binary_expression" and \
+                node.child_by_field_name("operator").type in ("+", "-", "*", "/"):
+            kinds = {self.pair_type(node.child_by_field_name(f)) for f in ("left", "right")}
+            return kinds.pop() if len(kinds) == 1 else None
         place = self.vector_place(node)
         if place is None:
             return None
@@ -316,6 +320,14 @@ class VectorsMixin:
         lane = COMPONENTS.index(fld)
         return arr, indices[:-1] + [plus(indices[-1], lane)]
 
+    def lane_value(self, value, dtype: str, node):
+        """`value` converted as C converts it to a vector's element type (a 16-bit float
+        rounded; an 8- or 16-bit integer wrapped), held in that type's register."""
+        if dtype in ("f16", "bf16") or SIZES[dtype] >= 4:
+            return self.convert(value, dtype, node)
+        with self.at(node):
+            return cast(cast(value, BY_NAME[dtype]), BY_NAME[register_type(dtype)])
+
     def vector_value(self, node, lanes: int) -> list:
         """The lanes of a vector-valued expression: make_float4(...), or a vector place
         (one width-N load from shared or global memory)."""
@@ -333,7 +345,30 @@ class VectorsMixin:
             if len(args) != lanes:
                 raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
                                        f"{lanes}")
-            return [self.expr(a) for a in args]
+            # make_half2(0.1f, 0.2f) takes halves, make_uchar4(...) bytes: each value
+            # converted as C converts it to the parameter's type
+            made = VECTORS.get(text(node.child_by_field_name("function"))[len("make_"):])
+            return [self.lane_value(self.expr(a), made[0], node) if made else self.expr(a)
+                    for a in args]
+        if node.type == "argument_list" and node.parent is not None and \
+                node.parent.type == "init_declarator" and \
+                node.parent.parent.type == "declaration":
+            # `half2 v(0.f, 0.f);`: a vector type's constructor of its lanes
+            dtype, count = self.vtype(node.parent.parent.child_by_field_name("type"), node)
+            items = [c for c in node.named_children if c.type != "comment"]
+            if count != lanes or len(items) != lanes:
+                raise self.error(node, f"`{short(node)}`: {len(items)} values for a vector of "
+                                       f"{lanes}")
+            return [self.lane_value(self.expr(c), dtype, node) for c in items]
+        if node.type == "binary_expression" and lanes == 2 and \
+                node.child_by_field_name("operator").type in ("+", "-", "*", "/") and \
+                self.pair_type(node) is not None:
+            # cuda_fp16.hpp's operators of pairs (`a[i] * b[i] + v`): lane by lane, each
+            # operation rounded to the pair's type, as the scalar operators of halves are
+            op, kind = node.child_by_field_name("operator").type, self.pair_type(node)
+            left = self.vector_value(node.child_by_field_name("left"), 2)
+            right = self.vector_value(node.child_by_field_name("right"), 2)
+            return [self.half_result(op, [left[k], right[k]], kind, node) for k in range(2)]
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
         if fn is not None and callee_name(fn) in HALF2_OPS:
             return self.half2_value(node, callee_name(fn), lanes)
