@@ -276,7 +276,8 @@ EXACT_DIV = "exact_div"
 # functions of integers: name -> arguments. popc, clz and ffs give an i32 (CUDA's __popc,
 # __clz, __ffs of a 32-bit operand, __popcll, __clzll, __ffsll of a 64-bit one), brev the
 # operand's type (__brev, __brevll)
-INTEGER_MATH = {EXACT_DIV: 2, "popc": 1, "clz": 1, "ffs": 1, "brev": 1}
+BIT_FUNCTIONS = ("popc", "clz", "ffs", "brev")
+INTEGER_MATH = {EXACT_DIV: 2, **{name: 1 for name in BIT_FUNCTIONS}}
 
 
 def call(name: str, *args: ExprLike) -> Expr:

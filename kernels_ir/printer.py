@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from .dtypes import DType, f32, u32, u64
-from .expr import COMPARE_OPS, EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op
+from .expr import BIT_FUNCTIONS, COMPARE_OPS, EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op
 from .stmt import (
     Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
@@ -94,7 +94,7 @@ def format_expr(e: Expr) -> str:
         return e.arg.name + "".join(f"[{format_expr(i)}]" for i in e.src)
     if op is Op.CALL:
         # the roundings are functions of the generated CUDA's prelude (gpu_backend.codegen)
-        if e.arg in ("popc", "clz", "ffs", "brev"):   # CUDA's intrinsics: __popc, __popcll
+        if e.arg in BIT_FUNCTIONS:   # CUDA's intrinsics: __popc, __popcll, ...
             wide = "ll" if e.src[0].dtype.size == 8 else ""
             return f"__{e.arg}{wide}({format_expr(e.src[0])})"
         name = f"smemsim_{e.arg}" if e.arg in ROUNDINGS + HALF_BITS + (EXACT_DIV,) else \

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from .dtypes import BY_NAME, DType, from_storage, to_storage
-from .expr import Op
+from .expr import BIT_FUNCTIONS, EXACT_DIV, Op
 
 
 class LaneFault(Exception):
@@ -197,12 +197,13 @@ def _bits(name: str, x: np.ndarray) -> np.ndarray:
 
 def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
     """A math function in the arguments' float type (IEEE: log(-1) is NaN, as on the GPU);
-    exact_div, the integer one, raises LaneFault where a remainder is left.
+    the integer functions: exact_div (LaneFault where a remainder is left) and CUDA's bit
+    intrinsics (BIT_FUNCTIONS).
 
     fma rounds once, as the GPU does: its product and sum are formed in float64 (exact for
     float32 operands' product) before the one rounding to the result type.
     """
-    if name == "exact_div":
+    if name == EXACT_DIV:
         a, n = args
         bad = a % n != 0
         if bad.any():
@@ -211,7 +212,7 @@ def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
                             f"{int(a[lanes[0]])}, not a multiple of {int(n[lanes[0]])} (a "
                             "misaligned view: the GPU faults on its accesses)", lanes)
         return _int_division(a, n, True)
-    if name in ("popc", "clz", "ffs", "brev"):
+    if name in BIT_FUNCTIONS:
         return _bits(name, args[0])
     with np.errstate(all="ignore"):
         if name == "fma":

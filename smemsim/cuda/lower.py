@@ -37,7 +37,7 @@ from kernels_ir import (
     threadIdx,
 )
 from kernels_ir.dtypes import BY_NAME, f32, i32, u32
-from kernels_ir.expr import EXACT_DIV, binary
+from kernels_ir.expr import BIT_FUNCTIONS, EXACT_DIV, binary
 
 from .errors import CudaImportError
 from .lower_choices import CONTROL, ChoicesMixin
@@ -116,7 +116,7 @@ COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 VOTES = {"__ballot_sync": "ballot", "__any_sync": "any", "__all_sync": "all"}
 # CUDA's integer bit intrinsics: name -> (the IR's function, operand bytes)
 INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
-                for fn in ("popc", "clz", "ffs", "brev") for suffix in ("", "ll")}
+                for fn in BIT_FUNCTIONS for suffix in ("", "ll")}
 FP8_KINDS = {"__NV_E4M3": "e4m3", "__NV_E5M2": "e5m2"}
 
 
@@ -2048,8 +2048,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.scopes = saved_scopes
                 self.types = saved_types
         result = None
-        # (a name with leading underscores, `__btflo`, is reserved in C++: not the local's)
-        ret = f"{name.lstrip('_') or 'call'}_ret"
+        # (a name with leading underscores, `__btflo`, is reserved in C++: not the locals')
+        local = name.lstrip("_") or "call"
+        ret = f"{local}_ret"
         if ret_struct is not None:
             result = self.new_struct(ret_struct, ret, node)
         elif ret_type not in ("void", None):
@@ -2067,7 +2068,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         frame = {"result": result, "name": name}
         if early:  # a return before the end: the rest runs where no lane returned
             with self.at(node):
-                frame["flag"] = self.kb.let(f"{name.lstrip('_') or 'call'}_returned", 0, "i32")
+                frame["flag"] = self.kb.let(f"{local}_returned", 0, "i32")
             frame["kind"], frame["owner"] = "return", function
         saved_scopes = self.scopes
         # the callee sees the file's names and its own, not the caller's locals (a lambda:
@@ -2376,7 +2377,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             first = None if start is None else exact_quotient(start, new)
             if first is None and start is not None and not start.dtype.is_float:
                 # known only at run time (`smem + C * sizeof(half)`, C a parameter): checked
-                # where it is used, a misaligned view faulting there as on the GPU
+                # where the pointer is made, a misaligned view a fault at that line (the GPU
+                # faults at its first access)
                 first = call(EXACT_DIV, start, new)
         if first is None:
             raise self.error(node, f"`{short(node)}`: a {t} view must start at an offset that "
