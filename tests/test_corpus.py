@@ -156,3 +156,15 @@ def test_hotspot_at_a_16k_grid_is_classed_not_walked():
     r = analyze(hotspot(16384, 16384))
     assert r.blocks_traced < 64
     assert (r.sites[0].loc.line, r.sites[0].requests) == (167, 1366 * (1366 * 8 - 1 - 5))
+
+
+@pytest.mark.parametrize("kernel", ["scalarProductKernel_intrinsics",
+                                    "scalarProductKernel_native"])
+def test_fp16_scalar_product_counts_by_hand(kernel):
+    """cuda-samples' fp16ScalarProduct: 128 blocks of 4 warps; each thread stores its half2
+    twice, then reduceInShared (a half2 array passed to a device function) halves 128 -> 1:
+    warps storing 2, 1, 1, 1, 1, 1, 1 and loading twice as many; thread 0 reads the
+    result. 4-byte pairs, consecutive: one wavefront a request."""
+    r = analyze(build(next(e for e in ENTRIES if e["kernel"] == kernel)))
+    assert (r.store.requests, r.store.wavefronts) == (128 * (2 * 4 + 8),) * 2
+    assert (r.load.requests, r.load.wavefronts) == (128 * (2 * 8 + 1),) * 2

@@ -88,3 +88,28 @@ def test_on_the_gpu(name):
     from gpu_backend.device import run_on_gpu
     result = run_on_gpu(kernel(name))
     assert result.matches, result.mismatches
+
+
+def test_a_whole_array_of_vectors_given_to_a_pointer_parameter(tmp_path):
+    """`half2 *v` given a __shared__ half2 array is that array (cuda-samples'
+    fp16ScalarProduct); moving it is refused at its line."""
+    cu = tmp_path / "whole.cu"
+    source = """#include <cuda_fp16.h>
+__device__ void halve(half2 *v) { MOVE v[threadIdx.x] = v[threadIdx.x] * v[threadIdx.x + 32]; }
+__global__ void k(float* y) {
+    __shared__ half2 s[64];
+    s[threadIdx.x] = __float2half2_rn(0.5f * threadIdx.x);
+    s[threadIdx.x + 32] = __float2half2_rn(2.0f);
+    __syncthreads();
+    halve(s);
+    y[threadIdx.x] = __low2float(s[threadIdx.x]) + __high2float(s[threadIdx.x]);
+}
+int main() { float* y; cudaMalloc(&y, 32 * sizeof(float)); k<<<1, 32>>>(y); }
+"""
+    cu.write_text(source.replace("MOVE ", ""))
+    got = run(import_kernels(str(cu), Options())["k"]())["y"]
+    assert (got == 2 * np.arange(32, dtype=np.float32)).all()
+    cu.write_text(source.replace("MOVE ", "v++;"))
+    with pytest.raises(Exception, match=r"whole\.cu:2:\d+: `v\+\+`: 'v' is the whole array "
+                                        r"'s' it was given"):
+        import_kernels(str(cu), Options())["k"]()

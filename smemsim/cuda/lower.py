@@ -1098,6 +1098,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `p = q + k` (of a vector pointer too: not a store of the vector it points at)
             self.repoint(left, self.lookup(text(left), left), right, e)
             return None
+        self.refuse_moving_an_array(left, e)
         place = self.vector_place(left)
         if place is not None:
             if op != "=":
@@ -1117,9 +1118,21 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         self.assign(left, op, value, e)
         return value
 
+    def refuse_moving_an_array(self, target, node) -> None:
+        """A pointer parameter bound to a whole array of vectors (`half2 *v` given a
+        __shared__ half2 array) is that array: assigning it (moving the pointer) is refused
+        at its line."""
+        if target.type == "identifier" and (sym := self.declared(text(target))) is not None \
+                and sym.kind in ("shared", "global") and sym.lanes > 1 and \
+                array_name(sym) != text(target):
+            raise self.error(node, f"`{short(node)}`: '{text(target)}' is the whole array "
+                                   f"'{array_name(sym)}' it was given: a pointer to an array "
+                                   "of vectors that moves is not read")
+
     def assign(self, target, op: str, value: Expr, node) -> None:
         while target.type == "parenthesized_expression":
             target = target.named_children[0]
+        self.refuse_moving_an_array(target, node)
         if target.type == "identifier":
             sym = self.lookup(text(target), target)
             if sym.kind == "pointer":
@@ -1972,6 +1985,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 # `float d[4][8]` (or `float* d`) given a register array, or the sub-array
                 # `acc[m]` of one: that array, or its leading indices
                 scope[pname] = self.register_array_arg(arg, pname, node)
+                continue
+            if d.type == "pointer_declarator" and arg.type == "identifier" and \
+                    (whole := self.lookup(text(arg), arg)).kind in ("shared", "global") and \
+                    whole.lanes > 1:
+                # `half2 *const v` given a __shared__ half2 array (cuda-samples'
+                # fp16ScalarProduct): that array, indexed by its vectors as the caller does
+                scope[pname] = whole
                 continue
             if d.type == "pointer_declarator":
                 arr, indices = self.pointer_place(arg, node)
