@@ -85,7 +85,7 @@ def launch_arguments(unit, lowering) -> dict:
         lanes = VECTORS.get(lowering.type_name(p.child_by_field_name("type"), p), (None, 1))[1]
         if lanes > 1:
             # `k<<<...>>>(..., make_uint3(16, 16, 4))`: a parameter per lane, name_x, ...
-            made = _bare(a)
+            made = lowering.uncast(a)
             parts = made.child_by_field_name("arguments").named_children \
                 if made.type == "call_expression" and \
                 text(made.child_by_field_name("function")).startswith("make_") else []
@@ -179,9 +179,7 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     it, through the arguments (a constant then). None when the file does not say, or when
     the bytes are not a whole number of elements."""
     found = launches_for(unit, lowering)
-    params = unit.params_of(lowering.node)
-    names = [text(d.child_by_field_name("declarator")) if (d := p.child_by_field_name(
-        "declarator")) is not None and d.type == "pointer_declarator" else None for p in params]
+    names = _parameter_names(unit, lowering.node)
     if not found or array not in names:
         return None
     call, host = found[0]
@@ -190,19 +188,11 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     if index >= len(args) or host is None:
         return None
     reader = _Host(unit, lowering, call, host)
-    nbytes = _allocated_bytes(unit, reader, _bare(args[index]), host, 0)
+    nbytes = _allocated_bytes(unit, reader, lowering.uncast(args[index]), host, 0)
     if nbytes is None:
         return None
     from .symbols import exact_quotient
     return exact_quotient(nbytes, size * lanes)
-
-
-def _bare(node):
-    """An argument without its parentheses and casts (`(float*)d_x` is `d_x`)."""
-    while node.type in ("parenthesized_expression", "cast_expression"):
-        node = node.named_children[-1] if node.type == "parenthesized_expression" \
-            else node.child_by_field_name("value")
-    return node
 
 
 def _allocated_bytes(unit, reader, arg, host, depth: int):
@@ -210,22 +200,22 @@ def _allocated_bytes(unit, reader, arg, host, depth: int):
     where `arg` is a parameter of `host`, in each function that calls it (all the same)."""
     if arg.type != "identifier" or depth > 16:
         return None
-    name = text(arg)
+    name, bare = text(arg), reader.low.uncast
     for node in walk(host):
         if node.type != "call_expression" or node.start_byte > reader.call.start_byte or \
                 text(node.child_by_field_name("function")) not in ALLOCATORS:
             continue
         given = node.child_by_field_name("arguments").named_children
-        target = _bare(given[0]) if len(given) >= 2 else None
+        target = bare(given[0]) if len(given) >= 2 else None
         if target is not None and target.type == "pointer_expression" and \
-                text(target).startswith("&") and text(_bare(target.named_children[0])) == name:
+                text(target).startswith("&") and text(bare(target.named_children[0])) == name:
             try:
                 return reader.value(given[1])
             except CudaImportError:
                 return None
     sizes = set()
     for outer, given in _callers(unit, reader.low, host, name) or ():
-        found = _allocated_bytes(unit, outer, _bare(given), outer.host, depth + 1)
+        found = _allocated_bytes(unit, outer, bare(given), outer.host, depth + 1)
         sizes.add(None if found is None else fold(found))
     return const(sizes.pop()) if len(sizes) == 1 and None not in sizes else None
 

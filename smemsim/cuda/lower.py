@@ -54,6 +54,7 @@ from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces, ve
 from .parse import (
     function_declarator,
     is_pointer_cast_call,
+    pointer_cast_parts,
     parse_expression,
     short,
     subscript_index,
@@ -2355,14 +2356,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """`(T *)p` or `reinterpret_cast<T*>(p)` to a scalar type T other than p's elements:
         None if T is p's own type (or not a scalar pointer type); a view of the shared bytes
         otherwise."""
-        if node.type == "cast_expression":
-            type_text, value = text(node.child_by_field_name("type")), \
-                node.child_by_field_name("value")
-        else:
-            type_text = text(node.child_by_field_name("function")
-                             .child_by_field_name("arguments").named_children[0])
-            value = node.child_by_field_name("arguments").named_children[0]
-        t = " ".join(type_text.replace("const", "").split())
+        t, value = pointer_cast_parts(node)
         if not t.endswith("*") or t.rstrip("*").strip() in VECTORS:
             return None
         dtype = self.dtype(TypeText(t.rstrip("*").strip()), node)

@@ -123,7 +123,8 @@ class ChoicesMixin:
                     # a name declared twice (two scopes) is left alone: which one is meant
                     # would take the scopes
                     decls[name] = None if name in decls else n.child_by_field_name("value")
-        links, parent = [], {}
+        parent: dict = {}
+        linked, moves = set(), set()
 
         def root(x):
             while parent.get(x, x) != x:
@@ -142,18 +143,21 @@ class ChoicesMixin:
                     any(a.type != "identifier" or decls.get(text(a)) is None for a in pair):
                 continue
             a, b = (text(x) for x in pair)
-            links.append((a, _under_control(n, body)))
+            linked |= {a, b}
+            if _under_control(n, body):
+                moves.add(a)
             parent[root(a)] = root(b)
+        # the families (joined by any assignment) of which a member moves in a loop or branch
+        moving = {root(a) for a in moves}
         families: dict = {}
-        for name in decls:
-            if name in parent or any(root(a) == root(name) for a, _ in links):
+        for name in linked:
+            if root(name) in moving:
                 families.setdefault(root(name), set()).add(name)
         self._swaps = {}
         for members in families.values():
-            if any(moving and a in members for a, moving in links):
-                family = frozenset(members)
-                for m in members:
-                    self._swaps[m] = (family, {k: decls[k] for k in members})
+            family = frozenset(members)
+            for m in members:
+                self._swaps[m] = (family, {k: decls[k] for k in members})
         return self._swaps
 
     def swap_pointer(self, name: str, value, dtype: str, node, lanes: int) -> bool:
@@ -225,10 +229,8 @@ class ChoicesMixin:
             which, offset = self.swap_target(e.child_by_field_name("right"), family,
                                              self._swap_sides[family], "auto", e, sym.lanes)
             with self.at(e):
-                held = (self.kb.let("swapped_which", which, "i32"),
-                        self.kb.let("swapped_offset", offset, "i32"))
-                self.kb.assign(sym.value[0], held[0])
-                self.kb.assign(sym.value[1].place[2], held[1])
+                self.kb.assign(sym.value[0], which)
+                self.kb.assign(sym.value[1].place[2], offset)
             return True
         if e.type == "call_expression" and text(e.child_by_field_name("function")) in SWAPS:
             args = [_bare(a) for a in e.child_by_field_name("arguments").named_children]

@@ -16,7 +16,7 @@ from kernels_ir.tma import tensor_strides
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
-from .parse import is_pointer_cast_call, parse_expression, short, subscript_index, text, walk
+from .parse import parse_expression, pointer_cast_parts, short, subscript_index, text, walk
 from .symbols import SIZES, TYPES, VECTORS, Sym, array_name, callee_name, fold
 
 TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
@@ -371,14 +371,10 @@ class HopperMixin:
         if sym is not None:
             dtype, lanes = sym.dtype, sym.lanes
         else:
-            if node.type == "cast_expression":
-                type_text = text(node.child_by_field_name("type"))
-            elif is_pointer_cast_call(node):
-                type_text = text(node.child_by_field_name("function")
-                                 .child_by_field_name("arguments").named_children[0])
-            else:
+            parts = pointer_cast_parts(node)
+            if parts is None:
                 return 1
-            t = " ".join(type_text.replace("const", "").split())
+            t = parts[0]
             if not t.endswith("*") or t.rstrip("*").strip() not in VECTORS:
                 return 1
             dtype, lanes = VECTORS[t.rstrip("*").strip()]

@@ -320,14 +320,6 @@ class VectorsMixin:
         lane = COMPONENTS.index(fld)
         return arr, indices[:-1] + [plus(indices[-1], lane)]
 
-    def lane_value(self, value, dtype: str, node):
-        """`value` converted as C converts it to a vector's element type (a 16-bit float
-        rounded; an 8- or 16-bit integer wrapped), held in that type's register."""
-        if dtype in ("f16", "bf16") or SIZES[dtype] >= 4:
-            return self.convert(value, dtype, node)
-        with self.at(node):
-            return cast(cast(value, BY_NAME[dtype]), BY_NAME[register_type(dtype)])
-
     def vector_value(self, node, lanes: int) -> list:
         """The lanes of a vector-valued expression: make_float4(...), or a vector place
         (one width-N load from shared or global memory)."""
@@ -348,7 +340,7 @@ class VectorsMixin:
             # make_half2(0.1f, 0.2f) takes halves, make_uchar4(...) bytes: each value
             # converted as C converts it to the parameter's type
             made = VECTORS.get(text(node.child_by_field_name("function"))[len("make_"):])
-            return [self.lane_value(self.expr(a), made[0], node) if made else self.expr(a)
+            return [self.convert(self.expr(a), made[0], node) if made else self.expr(a)
                     for a in args]
         if node.type == "argument_list" and node.parent is not None and \
                 node.parent.type == "init_declarator" and \
@@ -359,7 +351,7 @@ class VectorsMixin:
             if count != lanes or len(items) != lanes:
                 raise self.error(node, f"`{short(node)}`: {len(items)} values for a vector of "
                                        f"{lanes}")
-            return [self.lane_value(self.expr(c), dtype, node) for c in items]
+            return [self.convert(self.expr(c), dtype, node) for c in items]
         if node.type == "binary_expression" and lanes == 2 and \
                 node.child_by_field_name("operator").type in ("+", "-", "*", "/") and \
                 self.pair_type(node) is not None:
