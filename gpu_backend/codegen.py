@@ -566,7 +566,8 @@ def _shuffle(w: _Writer, s: Shuffle, depth: int) -> None:
 
 
 def _syncwarp(w: _Writer, s: SyncWarp, depth: int) -> None:
-    w.add(depth, f"__syncwarp({_mask(s.mask)});")
+    mask = _mask(s.mask) if isinstance(s.mask, int) else cuda_expr(s.mask)
+    w.add(depth, f"__syncwarp({mask});")
 
 
 def _mask(mask: int) -> str:

@@ -1026,9 +1026,15 @@ class KernelBuilder:
         """`return;` for the threads that reach it (put it under `with k.if_(...)`)."""
         self._emit(Return(caller_loc()))
 
-    def syncwarp(self, mask: int = FULL_MASK) -> None:
-        """`__syncwarp(mask);`"""
-        self._emit(SyncWarp(self._lane_mask(mask, caller_loc()), caller_loc()))
+    def syncwarp(self, mask: int | Expr = FULL_MASK) -> None:
+        """`__syncwarp(mask);` (`mask` an int, or an integer expression: each lane's own, as
+        a tile of cooperative groups narrower than the warp names its lanes)."""
+        loc = caller_loc()
+        if isinstance(mask, Expr):
+            mask = cast(self._integer(mask, "a lane mask", loc), u32)
+        else:
+            mask = self._lane_mask(mask, loc)
+        self._emit(SyncWarp(mask, loc))
 
     def shfl(self, value: ExprLike, lane: ExprLike, mode: str = "idx",
              width: int | Expr = 32, mask: int | Expr = FULL_MASK,

@@ -259,7 +259,7 @@ MATH = {"exp": 1, "exp2": 1, "log": 1, "log2": 1, "sqrt": 1, "rsqrt": 1, "sin": 
         "tanh": 1, "fabs": 1, "floor": 1, "ceil": 1, "fma": 3, "fmin": 2, "fmax": 2,
         "cosh": 1, "sinh": 1, "tan": 1, "atan": 1, "asin": 1, "acos": 1, "atan2": 2,
         "log10": 1, "log1p": 1, "expm1": 1, "cbrt": 1, "erf": 1, "erfc": 1, "hypot": 2,
-        "exp10": 1,
+        "exp10": 1, "rint": 1, "trunc": 1,
         "pow": 2, "round_f16": 1, "round_bf16": 1, "f16_bits": 1, "f16_from_bits": 1}
 # a float rounded to a 16-bit float and widened back (CUDA's `(float)(__half)x`, `(floatX)x`
 # as a value): registers hold no 16-bit floats, so the value keeps float type, its precision

@@ -1796,8 +1796,7 @@ class _Machine(Evaluator):
     def _warp_lanes(self, s, idx: np.ndarray, mask: int | np.ndarray):
         """(dense warp of each lane, its lane number, the warps, lane presence table), after
         CUDA's rules: every executing lane is in `mask` (an int, or each lane's value of a
-        run-time mask, which a warp's lanes must agree on), every existing lane of `mask`
-        executes it."""
+        run-time mask), every existing lane of `mask` executes it (with the same mask)."""
         thread = idx % self.tpb
         key = (idx // self.tpb) * self.launch.warps_per_block + thread // 32
         lane = thread % 32
@@ -1816,17 +1815,6 @@ class _Machine(Evaluator):
         warps, dense = np.unique(key, return_inverse=True)
         present = np.zeros((warps.size, 32), bool)
         present[dense, lane] = True
-        if not isinstance(mask, int):  # one mask per warp: its lanes must agree
-            first = np.zeros(warps.size, np.int64)
-            first[dense[::-1]] = np.arange(dense.size)[::-1]  # each warp's first lane here
-            per_warp = mask[first]
-            differs = np.flatnonzero(per_warp[dense] != mask)
-            if differs.size:
-                at = int(differs[0])
-                raise LaneFault(f"lanes of one warp execute a warp operation with different "
-                                f"masks (0x{int(per_warp[dense[at]]):08x} and "
-                                f"0x{int(mask[at]):08x}; undefined in CUDA)", np.array([at]))
-            mask = per_warp[:, None]
         # lanes that exist in each warp (the last warp of a block may be partial)
         exists = (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32) \
             < self.tpb
@@ -1834,12 +1822,33 @@ class _Machine(Evaluator):
             lanes = (warps // self.launch.warps_per_block)[:, None] * self.tpb + \
                 (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32)
             exists &= ~self.exited[np.minimum(lanes, self.total - 1)]
+        if not isinstance(mask, int):
+            # each lane's own mask (a tile of 16 of cooperative groups names its half of
+            # the warp): every existing lane it names executes the operation with the same
+            # mask (two tiles of one warp may each run theirs)
+            table = np.full(present.shape, -1, np.int64)
+            table[dense, lane] = mask
+            for b in range(32):
+                named = ((mask >> b) & 1).astype(bool) & exists[dense, b]
+                other = table[dense, b]
+                missing = np.flatnonzero(named & (other < 0))
+                if missing.size:
+                    at = int(missing[0])
+                    raise LaneFault(f"lane {b} is named in the mask 0x{int(mask[at]):08x} but "
+                                    "does not execute this warp operation (undefined in "
+                                    "CUDA)", np.array([at]))
+                differs = np.flatnonzero(named & (other >= 0) & (other != mask))
+                if differs.size:
+                    at = int(differs[0])
+                    raise LaneFault(f"lanes of one warp execute a warp operation with "
+                                    f"different masks (0x{int(mask[at]):08x} and 0x"
+                                    f"{int(other[at]):08x}; undefined in CUDA)",
+                                    np.array([at]))
+            return dense, lane, warps, present
         named = exists & ((mask >> np.arange(32)) & 1).astype(bool)
         missing = named & ~present
         if missing.any():
             w, missing_lane = (int(x) for x in np.argwhere(missing)[0])
-            if not isinstance(mask, int):
-                mask = int(mask[w, 0])
             raise LaneFault(f"lane {missing_lane} is named in the mask 0x{mask:08x} but does "
                             "not execute this warp operation (undefined in CUDA)",
                             np.flatnonzero(dense == w)[:1])
@@ -1996,7 +2005,9 @@ class _Machine(Evaluator):
         self.vars[s.dst][idx] = np.stack([d[dense, g, 2 * t + j] for j in range(2)], 1)
 
     def _syncwarp(self, s: SyncWarp, idx: np.ndarray) -> None:
-        _, _, warps, _ = self._warp_lanes(s, idx, s.mask)
+        mask = s.mask if isinstance(s.mask, int) else \
+            self.eval(s.mask, idx).astype(np.uint32).astype(np.int64)
+        _, _, warps, _ = self._warp_lanes(s, idx, mask)
         if self.observer is not None:
             self.observer(WarpBarrierReached(s, warps))
 

@@ -214,7 +214,8 @@ _FORMAT = {
                         f"{mask_text(s.mask) if isinstance(s.mask, int) else format_expr(s.mask)}"
                         f", {format_expr(s.value)}, {format_expr(s.lane)}, "
                         f"{s.width if isinstance(s.width, int) else format_expr(s.width)})"),
-    SyncWarp: lambda s: f"__syncwarp({mask_text(s.mask)})",
+    SyncWarp: lambda s: f"__syncwarp("
+                        f"{mask_text(s.mask) if isinstance(s.mask, int) else format_expr(s.mask)})",
     MmaSync: lambda s: (f"{s.dst.dtype}x{len(s.c)} {s.dst.name} = mma.{s.shape}.{s.ctype}."
                         f"{s.atype}({{{', '.join(format_expr(x) for x in s.a)}}}, "
                         f"{{{', '.join(format_expr(x) for x in s.b)}}}, "

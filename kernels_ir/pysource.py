@@ -293,7 +293,8 @@ class _Writer:
         elif isinstance(s, Sync):
             self.emit(depth, f"{BUILDER}.syncthreads()", loc)
         elif isinstance(s, SyncWarp):
-            self.emit(depth, f"{BUILDER}.syncwarp({_mask(s.mask)})", loc)
+            mask = _mask(s.mask) if isinstance(s.mask, int) else e(s.mask)
+            self.emit(depth, f"{BUILDER}.syncwarp({mask})", loc)
         elif isinstance(s, Return):
             self.emit(depth, f"{BUILDER}.return_()", loc)
         elif isinstance(s, Shuffle):

@@ -135,6 +135,8 @@ _MATH = {
     "asin": np.arcsin, "acos": np.arccos, "atan2": np.arctan2, "log10": np.log10,
     "log1p": np.log1p, "expm1": np.expm1, "cbrt": np.cbrt, "hypot": np.hypot,
     "exp10": lambda x: np.power(x.dtype.type(10), x),
+    # rintf: to the nearest integer, ties to even (the default rounding mode); truncf: to 0
+    "rint": np.rint, "trunc": np.trunc,
     # numpy has no erf: the C library's, element by element (in double, then rounded)
     "erf": lambda x: np.vectorize(math.erf, otypes=[np.float64])(x),
     "erfc": lambda x: np.vectorize(math.erfc, otypes=[np.float64])(x),

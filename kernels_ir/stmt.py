@@ -975,8 +975,9 @@ class MmaSync(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class SyncWarp(Stmt):
-    """`__syncwarp(mask)`: a barrier for the lanes of one warp named in `mask`."""
-    mask: int
+    """`__syncwarp(mask)`: a barrier for the lanes of one warp named in `mask` (an int, or
+    a u32 expression each lane evaluates: a cooperative-groups tile's own lanes)."""
+    mask: int | Expr
     loc: SourceLoc
 
 

@@ -64,8 +64,27 @@ def test_a_double_atomic_add_on_shared_memory_is_a_cas_loop():
     assert len(shared) == 1 and shared[0].requests == 16 * 8 and shared[0].width == 8
 
 
+def bfind_kernel():
+    return import_kernels(str(BITS.parent / "bfind.cu"), Options(lengths={"out": "96"}))["k"]()
+
+
+def test_ptx_bfind_finds_the_most_significant_bit():
+    """bfind.u32 of t * 37 (0xffffffff for 0), bfind.shiftamt.u32 of t << 20 (31 minus the
+    position), bfind.s32 of t - 16 (a negative value: its most significant 0 bit): the PTX
+    ISA's definitions, checked bit by bit here."""
+    got = run(bfind_kernel())["out"].astype(np.int64)
+    t = np.arange(32)
+
+    def position(v: int) -> int:
+        return v.bit_length() - 1 if v else 0xFFFFFFFF
+    assert got[:32].tolist() == [position(int(v)) for v in t * 37]
+    assert got[32:64].tolist() == [31 - position(int(v)) if v else 0xFFFFFFFF
+                                   for v in t << 20]
+    assert got[64:].tolist() == [position(int(~v if v < 0 else v)) for v in t - 16]
+
+
 @pytest.mark.gpu
-@pytest.mark.parametrize("name", ["bits", "sum_rows", "compact"])
+@pytest.mark.parametrize("name", ["bits", "sum_rows", "compact", "bfind"])
 def test_on_the_gpu(name):
     """The generated CUDA (__popc, __clzll, ... as CUDA spells them; atomicAdd on doubles)
     on the GPU: its outputs equal the interpreter's (the doubles' sums up to the order of
@@ -73,7 +92,7 @@ def test_on_the_gpu(name):
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
     from gpu_backend.device import run_on_gpu
-    result = run_on_gpu(kernel(name))
+    result = run_on_gpu(bfind_kernel() if name == "bfind" else kernel(name))
     assert result.matches, result.mismatches
 
 

@@ -801,6 +801,36 @@ def test_more_math_functions(tmp_path):
     np.testing.assert_allclose(out, np.array(want, dtype=np.float32), rtol=2e-6)
 
 
+def test_a_loop_on_a_shared_scalar_reads_it_before_each_iteration(tmp_path):
+    """`while (hit < limit)` on a `__shared__ unsigned int hit` (cuda-samples'
+    simpleAttributes): the condition is a load of the shared scalar, made before each
+    iteration, as C evaluates it. By hand: thread 0 adds 1 per pass until hit is 5 (5 passes
+    and 6 reads of the condition), every lane of the warp reads it each time: 6 load
+    requests, 1 wavefront each (a broadcast); the first read, before the loop, and the
+    others, after each pass, are two sites of the line."""
+    source = """
+__global__ void spin(int *out, int limit) {
+    __shared__ unsigned int hit;
+    if (threadIdx.x == 0) hit = 0;
+    __syncthreads();
+    int passes = 0;
+    while (hit < limit) {
+        passes++;
+        __syncwarp();
+        if (threadIdx.x == 0) hit = hit + 1;
+        __syncwarp();
+    }
+    out[threadIdx.x] = passes;
+}
+int main() { int *o; spin<<<1, 32>>>(o, 5); }
+"""
+    kernel = only(tmp_path, source, Options(lengths={"out": "32"}))
+    assert run(kernel)["out"].tolist() == [5] * 32
+    r = analyze(kernel)
+    condition = [s for s in r.sites if s.op == "load" and s.loc.line == 7]
+    assert [(s.requests, s.wavefronts) for s in condition] == [(1, 1), (5, 5)]
+
+
 @pytest.mark.gpu
 def test_more_math_functions_on_the_gpu(tmp_path):
     """The same kernel's regenerated CUDA (coshf, erff, exp10f, ...) on a GPU: its outputs

@@ -23,6 +23,7 @@ FILES = sorted({e["file"] for e in
                 json.loads((CORPUS / "corpus.json").read_text())["entries"]})
 MUTANTS = 400
 SECONDS = 20  # per mutant, far above what any takes
+KERNELS = 24  # built per mutant
 
 
 def mutate(text: str, rng: random.Random) -> str:
@@ -68,7 +69,10 @@ def test_mutated_corpus_files_end_in_kernels_or_one_located_error(tmp_path, seed
             mutant.write_text(mutate(source.read_text(), rng))
             signal.alarm(SECONDS)
             try:
-                for make in import_kernels(str(mutant), Options(grid="1", block="32")).values():
+                found = import_kernels(str(mutant), Options(grid="1", block="32"))
+                # the first kernels of each: reduction_kernel.cu's explicit instantiations
+                # give it 213 kernel keys, alike but for their template arguments
+                for make in list(found.values())[:KERNELS]:
                     try:
                         make()
                     except KernelError as err:

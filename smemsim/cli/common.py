@@ -147,6 +147,7 @@ def input_sources(args, key: str, kernel) -> dict[str, str]:
             continue
         out[g.name] = (given[g.name] if g.name in given else
                        f"ARRAYS['{key}'] of {args.file}" if prescribed else
+                       "its initializer in the file" if g.initial is not None else
                        "seeded random (seed 0)")
     return out
 

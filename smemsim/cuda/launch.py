@@ -3,6 +3,8 @@ its dimensions as expressions of the kernel's parameters and the file's constant
 what the command line gives (--launch-grid, --launch-block, --launch-smem)."""
 from __future__ import annotations
 
+import re
+
 from kernels_ir import const
 
 from .errors import CudaImportError
@@ -255,30 +257,106 @@ def _callers(unit, lowering, host, name: str) -> list | None:
     return out
 
 
+def host_instances(unit, host) -> list[dict]:
+    """The template arguments a host function template is given in the file, one
+    {parameter: argument text} per instance: its explicit instantiations (`template void
+    reduce<int>(int size, ...);`, as cuda-samples' reduction instantiates its launcher) and
+    the calls that name them (`reduce<float>(...)`). [{}] for a host function that is no
+    template; [] for a template the file never instantiates."""
+    from . import _host_template_args, _template_params
+    if not _host_template_args(host):
+        return [{}]
+    params, name, out = _template_params(host.parent), function_name(host), []
+    for node in walk(unit.tree.root_node):
+        if node.type == "template_instantiation":
+            fn = node.child_by_field_name("declarator")
+            fn = fn.child_by_field_name("declarator") if fn is not None and \
+                fn.type == "function_declarator" else None
+        elif node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+        else:
+            continue
+        if fn is None or fn.type != "template_function" or \
+                text(fn.child_by_field_name("name")) != name:
+            continue
+        args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+        binding = dict(zip(params, args))
+        if binding not in out:
+            out.append(binding)
+    return out
+
+
+def with_binding(args: list[str], binding: dict) -> list[str]:
+    """Template argument texts with a host template's parameters replaced by an instance's
+    arguments (`T` of `reduce<T>` is `int` in `reduce<int>`)."""
+    return [re.sub(r"\b[A-Za-z_]\w*\b", lambda m: binding.get(m.group(0), m.group(0)), a)
+            for a in args]
+
+
+def instance_bindings(unit, lowering, call, host) -> list[dict]:
+    """The host template instances under which this launch launches the instance being
+    lowered ([{}] where the host is no template and the launch names it)."""
+    from . import _with_host_constants
+    fn = call.child_by_field_name("function")
+    if not lowering.template_args or fn.type != "template_function":
+        return [{}]
+
+    def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
+        return "".join(t.split()).replace("(", "").replace(")", "")
+    args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+    want = spelled(lowering.key)
+    # the instance a launch names, spelled as kernel_keys spells it (the host's constants
+    # in place: `k</*BM*/ BM, ...>` is `k<64, ...>`; a host template's parameters bound)
+    return [b for b in host_instances(unit, host) if spelled(
+        f"{lowering.name}<{', '.join(_with_host_constants(host, with_binding(args, b)))}>")
+        == want]
+
+
 def launches_for(unit, lowering) -> list:
     """The launches of this kernel (of this template instantiation, if it is one)."""
     calls = unit.launches.get(lowering.name, [])
     if not lowering.template_args:
         return calls
-    from . import _with_host_constants
-
-    def key(call, host) -> str | None:
-        """The instance a launch names, spelled as kernel_keys spells it (the host's
-        constants in place: `k</*BM*/ BM, ...>` is `k<64, ...>`)."""
-        fn = call.child_by_field_name("function")
-        if fn.type != "template_function":
-            return None
-        args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
-        return f"{lowering.name}<{', '.join(_with_host_constants(host, args))}>"
-
-    def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
-        return "".join(t.split()).replace("(", "").replace(")", "")
-    want = spelled(lowering.key)
-    mine = [(c, h) for c, h in calls if (k := key(c, h)) is not None and spelled(k) == want]
+    mine = [(c, h) for c, h in calls
+            if c.child_by_field_name("function").type == "template_function" and
+            instance_bindings(unit, lowering, c, h)]
     # launches that name no template arguments (deduced) may be this instance's; launches
     # of other instances are not (their grid and block are theirs: a question, not a guess)
     return mine or [(c, h) for c, h in calls
                     if c.child_by_field_name("function").type != "template_function"]
+
+
+def _ancestors(node) -> list:
+    out = []
+    while node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
+
+
+def _reaches(assignment, call) -> bool:
+    """Whether an assignment in the host function may run before the launch: it comes
+    before it, or after it in a loop that repeats both; not where the two are in other
+    branches of one `if`, or the assignment is in an earlier `case` that breaks
+    (cuda-samples' reduction sets smemSize in the case of one kernel, launches another
+    in the next)."""
+    above = _ancestors(call)
+    loops = [n for n in above if n.type in (
+        "for_statement", "for_range_loop", "while_statement", "do_statement")]
+    if any(lp.start_byte <= assignment.start_byte < lp.end_byte for lp in loops):
+        return True
+    if assignment.start_byte > call.start_byte:
+        return False
+    mine = [assignment, *_ancestors(assignment)]
+    common = next(n for n in mine if n in above or n == call)
+    child = mine[mine.index(common) - 1]    # the common ancestor's child holding it
+    if common.type == "if_statement" and child != common.child_by_field_name("condition"):
+        return False      # in the `then` of an if whose `else` holds the launch
+    if child.type == "case_statement" and any(
+            s.type in ("break_statement", "return_statement") and
+            s.start_byte > assignment.start_byte for s in child.named_children):
+        return False      # a case before the launch's, left by its break
+    return True
 
 
 def _in_scope(declaration, call) -> bool:
@@ -336,9 +414,14 @@ class _Host:
         # --host values by their expression with its spaces dropped (as value() looks them up)
         self.given = {"".join(k.split()): (k, v) for k, v in unit.options.hosts.items()}
         self.env: list[dict] = []  # the arguments of the host helpers being read
+        # the host template's arguments where the launch is in one (`sizeof(T)` of
+        # `reduce<T>` is sizeof(int) in the instance launching k<int>)
+        bindings = instance_bindings(unit, lowering, call, host) if any(
+            c.type == "kernel_call_syntax" for c in call.children) else []
+        self.binding = bindings[0] if bindings else {}
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
-                    if n.type == "assignment_expression"}
+                    if n.type == "assignment_expression" and _reaches(n, call)}
         for d in walk(scope):
             if d.type == "enum_specifier" and _in_scope(
                     d.parent if d.parent.type == "declaration" else d, call):
@@ -379,8 +462,9 @@ class _Host:
         # (walk order: the innermost declaration in scope, the latest, is the one kept)
         for name, value in _switch_cases(call).items():
             # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
-            if name in self.locals and name not in assigned:
-                self.locals[name] = value
+            if name not in assigned and (name in self.locals or host is not None and
+                                         name in _parameter_names(unit, host)):
+                self.locals[name] = value   # a local, or a parameter of the host function
 
     def enumerators(self, enum) -> None:
         """`enum { SHMEM_SZ = ... };` in the host function: each name stands for its value
@@ -475,6 +559,8 @@ class _Host:
                 return passed
             raise _HostQuestion(f"the host variable '{name}'", name)
         if node.type in ("number_literal", "sizeof_expression", "char_literal"):
+            if self.binding and node.type == "sizeof_expression":
+                node = parse_expression(with_binding([text(node)], self.binding)[0])
             return self.low.expr(node)
         if node.type == "qualified_identifier":
             # a class's constant (`Packed128<floatX>::size`), as the device code reads it
@@ -510,12 +596,22 @@ class _Host:
                           self.value(node.child_by_field_name("consequence"), depth + 1),
                           self.value(node.child_by_field_name("alternative"), depth + 1))
         if node.type == "cast_expression":
+            kind = node.child_by_field_name("type")
+            bound = parse_expression(f"({with_binding([text(kind)], self.binding)[0]})0") \
+                if self.binding else None
+            if bound is not None and bound.type == "cast_expression":
+                kind = bound.child_by_field_name("type")
             return self.low.convert(self.value(node.child_by_field_name("value"), depth + 1),
-                                    self.low.dtype(node.child_by_field_name("type"), node), node)
+                                    self.low.dtype(kind, node), node)
         if node.type == "call_expression":
             fn = text(node.child_by_field_name("function"))
             args = node.child_by_field_name("arguments").named_children
             called = self.u.all_functions.get(fn.split("<")[0].split("::")[-1].strip())
+            # host values are scalars: the file's overloads of vectors (helper_math.h's
+            # min(float2, float2)) are not the ones called (min of ints is CUDA's own)
+            called = [f for f in called or () if not any(
+                " ".join(text(p.child_by_field_name("type")).replace("const", "").split())
+                in VECTORS for p in self.u.params_of(f) if p.child_by_field_name("type"))]
             if called and depth < 16:
                 return self.inline(called[0], args, node, depth)
             if fn in ("min", "max", "std::min", "std::max") and len(args) == 2:

@@ -8,6 +8,7 @@ Anything the IR cannot express is a CudaImportError at its line, never a guess.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -156,6 +157,21 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
                                                            "ll", "ull")}}
 
 
+def array_rank(declarator) -> int:
+    """How many dimensions an array declarator declares (`float s[4][8]`: 2)."""
+    rank = 0
+    while declarator is not None and declarator.type == "array_declarator":
+        rank += 1
+        declarator = declarator.child_by_field_name("declarator")
+    return rank
+
+
+# the characters of an overloaded operator's name, for the locals of its inlined body
+OPERATOR_NAMES = {"+": "plus", "-": "minus", "*": "times", "/": "div", "=": "assign",
+                  "%": "mod", "<": "lt", ">": "gt", "!": "not", "&": "and", "|": "or",
+                  "^": "xor", "[": "index", "]": "", "(": "call", ")": ""}
+
+
 class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin,
                      StructsMixin, StructValuesMixin, TexturesMixin, WmmaMixin, ChoicesMixin):
     """One kernel (one template instantiation) of a Unit, lowered to a Kernel."""
@@ -252,11 +268,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if stype is not None:
             return self.struct_memory(name, decl, d, stype, constant)
         dtype, lanes = self.vtype(type_node, decl)
-        if lanes > 1:
-            raise self.error(decl, f"`{short(decl)}`: file-scope memory of a vector type")
         initial = self.memory_initializer(decl, d, dtype)
-        dims = self.array_dims(d, decl, len(initial) if initial is not None else None)
-        length = 1
+        if lanes > 1 and initial is not None and self.array_dims(d, decl, 1):
+            raise self.error(decl, f"`{short(decl)}`: an initialized array of vectors in "
+                                   "file-scope memory (give it one vector's values)")
+        dims = self.array_dims(d, decl, len(initial) if initial is not None else None) \
+            if lanes == 1 else self.array_dims(d, decl, 1)
+        # a vector (`__constant__ float3 kColorMetric = {1.0f, 1.0f, 1.0f};`, cuda-samples'
+        # dxtc) or an array of them: its lanes, flat, as a vector pointer's are
+        length = lanes
         for n in dims:
             length *= n
         if initial is not None and len(initial) > length:
@@ -270,7 +290,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if len(dims) > 1:
             raise self.error(decl, f"`{short(decl)}`: multi-dimensional file-scope memory "
                                    "(the IR's global arrays are flat)")
-        sym = Sym("global" if dims else "cell", arr, dtype)
+        sym = Sym("global" if dims or lanes > 1 else "cell", arr, dtype, lanes)
         self.scopes[0][name] = sym
         return sym
 
@@ -333,6 +353,33 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if t in VECTORS:
             return VECTORS[t]
         return self.dtype(type_node, node), 1
+
+    def reads_memory(self, node) -> bool:
+        """Whether evaluating an expression reads memory or calls something (so C's order
+        and short-circuits decide whether it runs): an element, a call, `*p`, or a name
+        that is memory itself (a `__shared__` or file-scope scalar, a reference to an
+        element: cuda-samples' simpleAttributes loops `while (hit < hitCount)` on a
+        `__shared__ unsigned int hit`)."""
+        if touches_memory(node):
+            return True
+        for n in walk(node):
+            if n.type != "identifier":
+                continue
+            sym = self.declared(text(n))
+            if sym is not None and (sym.kind == "cell" or sym.kind == "ref" and
+                                    sym.place is not None):
+                return True
+            if sym is None and (text(n) in self.u.shared_vars or text(n) in self.u.memory):
+                return True
+        return False
+
+    def vector_typed(self, type_node, node) -> bool:
+        """Whether a type (a parameter's, a return type) is a vector type; False where it
+        is not one the IR reads (a template's parameter, void)."""
+        try:
+            return type_node is not None and self.vtype(type_node, node)[1] > 1
+        except CudaImportError:
+            return False
 
     def dtype(self, type_node, node) -> str:
         t = self.type_name(type_node, node)
@@ -852,6 +899,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if sym.kind in ("local", "ref", "register", "struct"):
                 return sym   # `float4& v = x;`: the same variable
         if value.type == "subscript_expression":
+            whole = self.vector_place(value)
+            if whole is not None:   # `float3 &p` given vertlist[i]: the vector there
+                arr, indices, lanes = whole
+                return Sym("ref", None, arr.dtype, lanes, place=(arr, indices))
             arr, indices = self.indexed(value)
             return Sym("ref", None, arr.dtype, place=(arr, indices))
         raise self.error(value, f"`{short(value)}`: a reference to this is not supported "
@@ -1101,10 +1152,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return None
         self.refuse_moving_an_array(left, e)
         place = self.vector_place(left)
+        if place is not None and op != "=" and f"operator{op}" in self.u.functions:
+            # `v += w` of helper_math.h's operator+=(float3 &a, float3 b)
+            self.inline(e, f"operator{op}", [left, right], None, as_statement=True)
+            return None
         if place is not None:
             if op != "=":
                 raise self.error(e, f"`{short(e)}`: {op} on a whole vector (CUDA has no such "
-                                    "operator)")
+                                    "operator, and the file defines none)")
             self.store_vector(*place, right, e)
             return None
         if op == "=" and left.type == "identifier":
@@ -1176,6 +1231,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if (element := self.fragment_element(target)) is not None:
             self.fragment_write(*element, op, value, node)   # `c.x[t] *= beta`
             return
+        if (local := self.through_local_pointer(target)) is not None:
+            self.assign_local(local, op, value, node)    # `*w = bits` of `ushort *w`
+            return
         if target.type in ("subscript_expression", "pointer_expression"):
             arr, indices = self.element_place(target)
             self.store_element(arr, indices, op, value, node)
@@ -1189,6 +1247,40 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             self.store_element(arr, indices, op, value, node)
             return
         raise self.error(node, f"assignment to `{short(target)}` is not supported")
+
+    def local_pointee(self, arg) -> Sym | None:
+        """The local scalar a pointer argument points at (`&start`, or a parameter that
+        holds such a pointer), else None."""
+        while arg.type == "parenthesized_expression":
+            arg = arg.named_children[0]
+        if arg.type == "identifier":
+            sym = self.declared(text(arg))
+            return sym.place if sym is not None and sym.kind == "local_pointer" else None
+        if arg.type == "pointer_expression" and arg.children[0].type == "&" and \
+                arg.named_children[0].type == "identifier":
+            sym = self.declared(text(arg.named_children[0]))
+            if sym is not None and sym.kind == "local" and sym.lanes == 1:
+                return sym
+        return None
+
+    def through_local_pointer(self, node) -> Sym | None:
+        """The local that `*p` or `p[0]` is, for a pointer to a local scalar; else None (an
+        index other than 0 is refused: past the one scalar)."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "pointer_expression" and node.children[0].type == "*":
+            base = node.named_children[0]
+        elif node.type == "subscript_expression":
+            base = node.child_by_field_name("argument")
+        else:
+            return None
+        sym = self.declared(text(base)) if base.type == "identifier" else None
+        if sym is None or sym.kind != "local_pointer":
+            return None
+        if node.type == "subscript_expression" and fold(self.expr(subscript_index(node))) != 0:
+            raise self.error(node, f"`{short(node)}`: '{text(base)}' points at one scalar: "
+                                   "only index 0 is that scalar")
+        return sym.place
 
     def assign_local(self, sym: Sym, op: str, value: Expr, node) -> None:
         """`x op= value` of a local (a struct's scalar field too)."""
@@ -1373,6 +1465,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if t == "pointer_expression" and node.children[0].type == "&":
                 raise self.error(node, f"`{short(node)}`: an address as a value (pointers "
                                        "may be declared: T* p = &a[i])")
+            if (local := self.through_local_pointer(node)) is not None:
+                return local.value    # `*w` of a pointer to a local scalar
             if self.vector_place(node) is not None:
                 raise self.error(node, f"`{short(node)}` is a whole vector: use its "
                                        ".x/.y/.z/.w, or assign it to a vector")
@@ -1380,7 +1474,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.load_element(arr, indices, node)
         if t == "binary_expression":
             op = node.child_by_field_name("operator").type
-            if op in ("&&", "||") and touches_memory(node.child_by_field_name("right")):
+            if op in ("&&", "||") and self.reads_memory(node.child_by_field_name("right")):
                 return self.short_circuit(node, op)
             a = self.expr(node.child_by_field_name("left"))
             b = self.expr(node.child_by_field_name("right"))
@@ -1405,8 +1499,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     return cast(a, i32) if a.dtype.size < 4 and not a.dtype.is_float else a
             raise self.error(node, f"unary {op} is not supported")
         if t == "conditional_expression":
-            if touches_memory(node.child_by_field_name("consequence")) or \
-                    touches_memory(node.child_by_field_name("alternative")):
+            if self.reads_memory(node.child_by_field_name("consequence")) or \
+                    self.reads_memory(node.child_by_field_name("alternative")):
                 return self.conditional(node)
             c = self.expr(node.child_by_field_name("condition"))
             a = self.expr(node.child_by_field_name("consequence"))
@@ -1482,20 +1576,29 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return result
 
     def trial_type(self, make, node):
-        """The type of the expression `make()` builds, with nothing it states kept (the
-        builder's trial), nor the views of arrays it made (cached, they would outlive the
-        declarations the trial drops)."""
-        caches = {k: dict(self.__dict__[k]) for k in ("views", "dynamic_views")
-                  if k in self.__dict__}
+        """The type of the expression `make()` builds, with nothing it states kept."""
+        with self.trial(), self.at(node):
+            return make().dtype
+
+    @contextlib.contextmanager
+    def trial(self):
+        """Lower something for what it is (a type, a place), keeping nothing it states (the
+        builder's trial), nor the arrays it declared on first use (the file's __constant__
+        memory, a view: they would outlive the declarations the trial drops)."""
+        kept = ("views", "dynamic_views", "static_shared")
+        caches = {k: dict(self.__dict__[k]) for k in kept if k in self.__dict__}
+        outer = dict(self.scopes[0])
         try:
-            with self.kb.trial(), self.at(node):
-                return make().dtype
+            with self.kb.trial():
+                yield
         finally:
-            for k in ("views", "dynamic_views"):
+            for k in kept:
                 if k in caches:
                     self.__dict__[k] = caches[k]
                 else:
                     self.__dict__.pop(k, None)
+            self.scopes[0].clear()
+            self.scopes[0].update(outer)
 
     def short_circuit(self, node, op: str) -> Expr:
         """`a && b` / `a || b` whose right side reads memory: it runs only when C would
@@ -1610,6 +1713,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 name in TYPES:
             # `int(j / 8)`: C++'s functional cast, as `(int)(j / 8)`
             return self.convert(self.expr(args[0]), TYPES[name], node)
+        if fn.type == "identifier" and len(args) == 1 and name not in self.u.functions and \
+                self.declared(name) is None and (name in self.u.typedefs or name in TYPES):
+            # `uint(a < b)` of a type's other name (a typedef, the headers' uint)
+            return self.convert(self.expr(args[0]), self.u.typedefs.get(name, TYPES.get(name)),
+                                node)
         passed = self.declared(name) if fn.type == "identifier" else None
         if passed is not None and passed.kind == "function":   # `warp_reduction(val)`
             return self.inline(node, passed.value, args, None)
@@ -1643,7 +1751,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             with self.at(node):
                 bits = call("f16_bits", self.expr(args[0]))
                 return cast(bits, BY_NAME["u16"] if name.endswith("ushort") else BY_NAME["i16"])
-        if name in self.u.functions:
+        if name in self.u.functions and (
+                self.overloads(name, args) or name not in MINMAX and name not in MATH):
+            # (helper_math.h's max of float3s leaves max of floats to CUDA's own)
             return self.inline(node, name, args, None)
         done = self.texture_call(node, name, None, args)
         if done is None:
@@ -1695,6 +1805,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     return call(MATH[name], *vals)
                 except KernelError as err:
                     raise self.error(node, f"`{short(node)}`: {err.message}") from None
+            if name == "__saturatef" and len(vals) == 1:
+                # clamped to [0, 1]; NaN gives 0 (the CUDA math API's definition)
+                v = vals[0]
+                return select(v > 0.0, select(v < 1.0, v, const(1.0, v.dtype)), const(0.0, v.dtype))
             if name in ("abs",) and len(vals) == 1:
                 v = vals[0]
                 return select(v < 0, -v, v)
@@ -1897,9 +2011,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if self.inline_depth >= MAX_INLINE_DEPTH:
             raise self.error(node, f"calls nested more than {MAX_INLINE_DEPTH} deep (a "
                                    f"recursive function? '{name}')")
-        candidates = [f for f in (candidates or self.u.functions[name])
-                      if len(self.u.params_of(f)) == len(args) or
-                      self.u.min_args(f) <= len(args) <= len(self.u.params_of(f))]
+        candidates = [f for f in candidates if len(self.u.params_of(f)) == len(args) or
+                      self.u.min_args(f) <= len(args) <= len(self.u.params_of(f))] \
+            if candidates else self.overloads(name, args)
         if not candidates:
             raise self.error(node, f"no '{name}' takes {len(args)} argument(s)")
         function = candidates[0]
@@ -1915,7 +2029,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                        "subscript_expression", "pointer_expression")
             for n in walk(body_node)) and len(args) == len(params) and this is None and \
             not any(self.names_struct(p.child_by_field_name("type")) for p in params) and \
-            not self.names_struct(self.u.return_type_node(function))
+            not self.names_struct(self.u.return_type_node(function)) and \
+            not any(self.vector_typed(p.child_by_field_name("type"), p) for p in params) and \
+            not self.vector_typed(self.u.return_type_node(function), function)
         scope: dict[str, Sym] = {}
         binding: list = []   # the template arguments: with the function, its instantiation
         saved_types = dict(self.types)
@@ -1980,6 +2096,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if arg is not None and (tm := self.tensor_map_or_none(arg)) is not None:
                 scope[pname] = tm   # `const CUtensorMap* map`
                 continue
+            if d.type == "array_declarator" and arg.type == "identifier" and \
+                    (whole := self.lookup(text(arg), arg)).kind in ("shared", "global") and \
+                    whole.rank - (whole.lanes > 1) == array_rank(d):
+                # `float3 colors[16]` given a __shared__ float3 array (cuda-samples' dxtc):
+                # that array
+                scope[pname] = whole
+                continue
             if d.type == "array_declarator" or (
                     d.type == "pointer_declarator" and arg.type == "identifier" and
                     self.lookup(text(arg), arg).kind in ("register", "slice")):
@@ -1993,6 +2116,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 # `half2 *const v` given a __shared__ half2 array (cuda-samples'
                 # fp16ScalarProduct): that array, indexed by its vectors as the caller does
                 scope[pname] = whole
+                continue
+            if d.type == "pointer_declarator" and \
+                    (target := self.local_pointee(arg)) is not None:
+                # `ushort *w` given `&start` of a local scalar (cuda-samples' dxtc): *w is
+                # that local
+                scope[pname] = Sym("local_pointer", None, target.dtype, place=target)
                 continue
             if d.type == "pointer_declarator":
                 arr, indices = self.pointer_place(arg, node)
@@ -2011,12 +2140,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             else:
                 dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
                 if lanes > 1:
-                    sym = self.array_of(pname, dtype, [], False, node, lanes)
+                    # the callee's vector, declared out of the caller's sight: the argument
+                    # (`operator*(float3 a, float b)` given `b - a`) reads the caller's names
                     self.scopes.append({})
+                    sym = self.array_of(pname, dtype, [], False, node, lanes)
+                    self.scopes[-1] = {}
                     self.store_vector(sym, [const(0)], lanes, arg, node)
                     self.scopes.pop()
                     scope[pname] = sym
-                    self.scopes[-1].pop(pname, None)
                     continue
                 if dtype in ("u64", "i64") and self.mentions_shared_address(arg):
                     desc = self.desc_value(arg, {}, node, 0)
@@ -2071,6 +2202,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         result = None
         # (a name with leading underscores, `__btflo`, is reserved in C++: not the locals')
         local = name.lstrip("_") or "call"
+        if local.startswith("operator") and not local.isidentifier():
+            # `operator+` of helper_math.h: its locals named for what it does
+            local = "operator_" + "_".join(OPERATOR_NAMES.get(c, "op") for c in local[8:])
         ret = f"{local}_ret"
         if ret_struct is not None:
             result = self.new_struct(ret_struct, ret, node)
@@ -2155,10 +2289,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return "__group__"  # `template <typename Group> f(Group& g)`
             if self.names_barrier(a) is not None:
                 return "__barrier__"  # `template <typename T> f(T& barrier)`
-            with self.kb.trial():  # its type only: nothing of it is stated here
+            with self.trial():  # its type only: nothing of it is stated here
                 e = self.expr(a)
             return {"f32": "float", "f64": "double", "i32": "int", "u32": "unsigned int",
-                    "u64": "unsigned long long", "i64": "long long"}.get(e.dtype.name)
+                    "u64": "unsigned long long", "i64": "long long", "u16": "unsigned short",
+                    "i16": "short", "u8": "unsigned char", "i8": "signed char"}.get(
+                        e.dtype.name)
         return None
 
     def inline_return(self, node) -> None:

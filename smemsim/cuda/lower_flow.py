@@ -19,7 +19,6 @@ from .symbols import (
     number,
     register_type,
     single_return,
-    touches_memory,
     truth_value,
     updates_variable,
 )
@@ -265,7 +264,7 @@ class FlowMixin:
     def while_loop(self, node, cond, body, unroll, do: bool, update) -> None:
         if cond is not None and cond.type in ("condition_clause", "parenthesized_expression"):
             cond = cond.named_children[0]
-        if cond is not None and touches_memory(cond):
+        if cond is not None and self.reads_memory(cond):
             self.loop_reading_memory(node, cond, body, unroll, do, update)
             return
         outer_exits = list(self.exits)

@@ -17,6 +17,7 @@ from kernels_ir import (
     threadIdx,
 )
 from kernels_ir.dtypes import BY_NAME, i32, u32
+from kernels_ir.stmt import FULL_MASK
 
 from .parse import parse_expression, short, text
 from .symbols import (
@@ -108,19 +109,29 @@ class GroupsMixin:
         """The thread's rank in its block (x fastest)."""
         return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)
 
+    @staticmethod
+    def tile_mask(rank: Expr, tile: int):
+        """The lanes of the thread's tile, as cooperative groups names them to __syncwarp
+        and the shuffles: all 32 for a warp, else the tile's own (a tile of 16: one half of
+        the warp, so that the halves may diverge)."""
+        if tile == 32:
+            return FULL_MASK
+        lane = cast(rank % 32, u32)
+        return const((1 << tile) - 1, u32) << (lane // tile * tile)
+
     def group_call(self, node, group: Sym, method: str, args) -> Expr | None:
         """A method of a cooperative group."""
         tile = group.value
         if tile == GRID:
             return self.grid_call(node, method)
         with self.at(node):
+            rank = self.block_rank()
             if method == "sync":
                 if tile is None:
                     self.kb.syncthreads()
                 else:
-                    self.kb.syncwarp()
+                    self.kb.syncwarp(self.tile_mask(rank, tile))
                 return const(0)
-            rank = self.block_rank()
             if method == "thread_rank":
                 return cast(rank if tile is None else rank % tile, u32)
             if method in ("size", "num_threads"):
@@ -135,7 +146,8 @@ class GroupsMixin:
             shuffles = {"shfl": "idx", "shfl_down": "down", "shfl_up": "up", "shfl_xor": "xor"}
             if tile is not None and method in shuffles and len(args) == 2:
                 value, lane = self.expr(args[0]), self.expr(args[1])
-                return self.kb.shfl(value, lane, shuffles[method], width=tile)
+                return self.kb.shfl(value, lane, shuffles[method], width=tile,
+                                    mask=self.tile_mask(rank, tile))
             if tile is not None and method in ("ballot", "any", "all") and len(args) == 1:
                 # over the tile's lanes: a tile narrower than the warp takes its lanes'
                 # bits of the executing lanes' ballot, numbered from 0 (cooperative_groups')

@@ -8,11 +8,12 @@ from kernels_ir import (
     Expr,
     SharedArray,
     blockDim,
+    call,
     cast,
     const,
     select,
 )
-from kernels_ir.dtypes import u32
+from kernels_ir.dtypes import BY_NAME, u32
 
 from .lower_vectors import halves_of, words_of
 from .parse import short, split_top_level, text, walk
@@ -474,6 +475,10 @@ class PtxMixin:
                                   ins, re.S)):
                 self.wgmma_ptx(e, ins, m, operand, immediate, outputs, preds)
                 continue
+            if (m := re.fullmatch(r"bfind(\.shiftamt)?\.([us])(32|64)\s+(%\d+)\s*,\s*(%\d+)",
+                                  ins)):
+                self.bfind(e, m, operand)
+                continue
             if ins == "cp.async.commit_group":
                 with self.at(e):
                     self.kb.cp_async_commit()
@@ -512,7 +517,29 @@ class PtxMixin:
                 raise self.error(e, f"inline PTX `{ins[:80]}` is not supported by the importer "
                                     "(cp.async, commit_group, wait_group, wait_all, "
                                     "ldmatrix, stmatrix, mbarrier, cp.async.bulk.tensor, "
-                                    "fence.proxy.async and wgmma are)")
+                                    "fence.proxy.async, wgmma and bfind are)")
+
+    def bfind(self, e, m, operand) -> None:
+        """`bfind.u32 %0, %1;` (cuda-samples' cdpBitonicSort): the position of the most
+        significant 1 bit (of a negative signed value, of its most significant 0 bit),
+        0xffffffff where there is none; with .shiftamt, the left shift that brings it to the
+        top (31 - position). As the PTX ISA defines it."""
+        shiftamt, signed, bits = m.group(1) is not None, m.group(2) == "s", int(m.group(3))
+        target, source = operand(m.group(4)), operand(m.group(5))
+        if target is None or source is None:
+            raise self.error(e, f"`{m.group(0)}`: operands must be %n")
+        width = BY_NAME[f"u{bits}"]
+        with self.at(e):
+            x = self.expr(source)
+            if signed:
+                x = cast(x, BY_NAME[f"i{bits}"])
+                x = select(x < 0, ~x, x)
+            x = cast(x, width)
+            zeros = call("clz", x)          # leading zeros: `bits` for 0
+            none = const(0xFFFFFFFF, u32)
+            found = cast(zeros, u32) if shiftamt else cast(bits - 1 - zeros, u32)
+            value = select(x == 0, none, found)
+        self.assign(target, "=", value, e)
 
     def mma_ptx(self, e, ins: str, m, operand, outputs: int) -> None:
         """`mma.sync.aligned.m16n8k16.row.col.{d}.{a}.{b}.{c} {D}, {A}, {B}, {C}` (and

@@ -374,7 +374,7 @@ class StructValuesMixin:
         c = self.expr(node.child_by_field_name("condition"))
         sides = (node.child_by_field_name("consequence"), node.child_by_field_name("alternative"))
         if stype is None:
-            with self.kb.trial():   # its type only: nothing of it is stated here
+            with self.trial():   # its type only: nothing of it is stated here
                 stype = self.struct_value(sides[0]).value
         tmp = self.new_struct(stype, "cond", node)
         with self.at(node):

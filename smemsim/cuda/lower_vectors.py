@@ -14,6 +14,7 @@ from kernels_ir import (
 )
 from kernels_ir.dtypes import BY_NAME
 
+from .errors import CudaImportError
 from .parse import short, subscript_index, text
 from .symbols import (
     CACHE_LOADS,
@@ -68,6 +69,8 @@ class VectorsMixin:
             if sym.kind == "pointer" and sym.lanes > 1:
                 arr, lead, offset = sym.place
                 return arr, list(lead) + [offset], sym.lanes
+            if sym.kind == "ref" and sym.lanes > 1:   # `float3 &p` of a vector in an array
+                return sym.place[0], list(sym.place[1]), sym.lanes
             return (sym, [const(0)], sym.lanes) if sym.lanes > 1 else None
         if node.type == "subscript_expression":
             base = node.child_by_field_name("argument")
@@ -332,7 +335,10 @@ class VectorsMixin:
                                        f"{lanes}")
             return [self.expr(c) for c in items]
         if node.type == "call_expression" and text(node.child_by_field_name("function")) \
-                .startswith("make_"):
+                .startswith("make_") and not (
+                    len(node.child_by_field_name("arguments").named_children) != lanes and
+                    text(node.child_by_field_name("function")) in self.u.functions):
+            # (helper_math.h's make_float4(float3 a, float w) is the file's own function)
             args = node.child_by_field_name("arguments").named_children
             if len(args) != lanes:
                 raise self.error(node, f"`{short(node)}`: {len(args)} values for a vector of "
@@ -361,11 +367,16 @@ class VectorsMixin:
             left = self.vector_value(node.child_by_field_name("left"), 2)
             right = self.vector_value(node.child_by_field_name("right"), 2)
             return [self.half_result(op, [left[k], right[k]], kind, node) for k in range(2)]
+        operator = self.overloaded_operator(node)
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
         if fn is not None and callee_name(fn) in HALF2_OPS:
             return self.half2_value(node, callee_name(fn), lanes)
         if fn is not None and callee_name(fn) in self.u.functions and all(
-                single_return(f.child_by_field_name("body")) is not None
+                single_return(f.child_by_field_name("body")) is not None and not any(
+                    self.vector_typed(p.child_by_field_name("type"), p)
+                    for p in self.u.params_of(f)
+                    if p.child_by_field_name("declarator") is not None and
+                    p.child_by_field_name("declarator").type == "identifier")
                 for f in self.u.functions[callee_name(fn)]):
             return self.inline_vector(node, lanes)
         args = node.child_by_field_name("arguments").named_children if fn is not None else []
@@ -375,7 +386,9 @@ class VectorsMixin:
         cache_load = fn is not None and callee_name(fn) in CACHE_LOADS and address is not None
         # each place is evaluated once: its index may inline a call that states locals
         place = None
-        if cache_load and address.type == "pointer_expression" and \
+        if operator is not None:   # `p + make_float3(...)` of helper_math.h's operator+
+            place = self.returned_vector(node, self.inline(node, *operator, None), lanes)
+        if place is None and cache_load and address.type == "pointer_expression" and \
                 address.children[0].type == "&":
             place = self.vector_place(address.named_children[0])   # `__ldcs(&v4[i])`
         if place is None and cache_load:
@@ -383,11 +396,7 @@ class VectorsMixin:
         if place is None and fn is not None and \
                 not text(fn).startswith(("reinterpret_cast", "static_cast")):
             # a function or member function that returns a vector (`v.get_bits()`)
-            result = self.call(node, struct=True)
-            if not isinstance(result, Sym) or result.kind != "register" or \
-                    result.lanes != lanes:
-                raise self.error(node, f"`{short(node)}` is not a vector of {lanes}")
-            place = result, [const(0)], lanes
+            place = self.returned_vector(node, self.call(node, struct=True), lanes)
         elif place is None:
             place = self.vector_place(node)
         if place is None or place[2] != lanes:
@@ -426,6 +435,96 @@ class VectorsMixin:
             with self.at(node):
                 parts = [bitcast(p, BY_NAME[arr.pun]) for p in parts]
         return parts
+
+    def returned_vector(self, node, result, lanes: int) -> tuple:
+        """The place of the register vector a call returned, checked to be one of `lanes`."""
+        if not isinstance(result, Sym) or result.kind != "register" or result.lanes != lanes:
+            raise self.error(node, f"`{short(node)}` is not a vector of {lanes}")
+        return result, [const(0)], lanes
+
+    def operand_type(self, node) -> tuple[str, int] | None:
+        """(IR element type, lanes) of an argument, as far as choosing among a function's
+        overloads needs it (helper_math.h's lerp of floats and of float3s); None where the
+        form does not say. Nothing it evaluates is stated."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "call_expression":
+            name = callee_name(node.child_by_field_name("function"))
+            if name.startswith("make_") and name[len("make_"):] in VECTORS:
+                return VECTORS[name[len("make_"):]]
+            if name in self.u.functions:
+                return self.returned_type(self.overloads(
+                    name, node.child_by_field_name("arguments").named_children))
+        found = self.overloaded_operator(node)
+        if found is not None:
+            return self.returned_type(self.overloads(*found))
+        if node.type in ("identifier", "subscript_expression", "pointer_expression"):
+            try:
+                with self.trial():
+                    place = self.vector_place(node)
+            except CudaImportError:
+                place = None
+            if place is not None:
+                return place[0].pun or place[0].dtype, place[2]
+        try:
+            return self.trial_type(lambda: self.expr(node), node).name, 1
+        except CudaImportError:
+            return None
+
+    def returned_type(self, candidates: list) -> tuple[str, int] | None:
+        """(element type, lanes) the first of `candidates` returns; None where unknown."""
+        if not candidates:
+            return None
+        try:
+            return self.vtype(self.u.return_type_node(candidates[0]), candidates[0])
+        except CudaImportError:
+            return None
+
+    def overloads(self, name: str, args) -> list:
+        """The file's functions `name` that take these arguments, the best first: C++'s
+        overload choice as far as the types of scalars and vectors go (an exact element
+        type before a conversion; a parameter whose type is not read matches anything)."""
+        found = [f for f in self.u.functions.get(name, [])
+                 if len(self.u.params_of(f)) == len(args) or
+                 self.u.min_args(f) <= len(args) <= len(self.u.params_of(f))]
+        if len(found) < 2:
+            return found
+        types = [self.operand_type(a) for a in args]
+        ranked = []
+        for order, f in enumerate(found):
+            score = 0
+            for p, t in zip(self.u.params_of(f), types):
+                d = p.child_by_field_name("declarator")
+                if t is None or d is None or d.type == "pointer_declarator":
+                    continue
+                try:
+                    want = self.vtype(p.child_by_field_name("type"), p)
+                except CudaImportError:
+                    continue    # a template's type parameter: deduced from any argument
+                if want[1] != t[1]:
+                    score = None     # a float3 is no float, nor a float a float3
+                    break
+                score += 2 if want[0] == t[0] else 1
+            if score is not None:
+                ranked.append((-score, order, f))
+        return [f for _, _, f in sorted(ranked, key=lambda r: r[:2])]
+
+    def overloaded_operator(self, node) -> tuple[str, list] | None:
+        """(`operator+`, its operands) where `node` applies an operator the file defines
+        (helper_math.h's float3 + float3) to a vector; else None."""
+        if node.type == "binary_expression":
+            operands = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        elif node.type == "unary_expression" and node.children[0].type in ("-", "+"):
+            operands = [node.child_by_field_name("argument")]
+        else:
+            return None
+        name = f"operator{node.child_by_field_name('operator').type}"
+        if name not in self.u.functions:
+            return None
+        types = [self.operand_type(a) for a in operands]
+        if not any(t is not None and t[1] > 1 for t in types):
+            return None
+        return name, operands
 
     def inline_vector(self, node, lanes: int) -> list:
         """A device function that returns a vector in one `return` (llm.c's `ld_vec(p)`):

@@ -69,7 +69,7 @@ MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "l
         "__tanf": "tan", "__exp10f": "exp10", "__log10f": "log10"}
 MATH.update({f"{name}{suffix}": name for name in (
     "cosh", "sinh", "tan", "atan", "asin", "acos", "atan2", "log10", "log1p", "expm1", "cbrt",
-    "erf", "erfc", "hypot", "exp10") for suffix in ("", "f")})
+    "erf", "erfc", "hypot", "exp10", "rint", "trunc") for suffix in ("", "f")})
 # the float forms (`sqrtf`, `__expf`, `fminf`): C converts a double argument to float first
 FLOAT_MATH = {name for name in MATH if name.endswith("f") or name.startswith("__")} | \
     {"fminf", "fmaxf"}

@@ -22,6 +22,15 @@ from .preprocess import Preprocessor, tokenize
 from .symbols import TYPES, VECTORS, Sym, fold
 
 
+def _declared_name(declarator) -> str | None:
+    """The name a declarator declares through `*`, `(...)` and function-pointer parens."""
+    d = declarator
+    while d is not None and d.type != "identifier":
+        d = d.child_by_field_name("declarator") or (d.named_children[0] if d.named_children
+                                                    else None)
+    return text(d) if d is not None else None
+
+
 @dataclass
 class Options:
     """What the CUDA file does not say: macro values (-D, as the compiler takes them),
@@ -106,6 +115,7 @@ class Unit:
         # `typedef Packed128<floatX> x128;` / `using S = T<4>;`: name -> the type node named
         self.struct_aliases: dict[str, object] = {}
         self._scan(self.tree.root_node, None)
+        self._launches_through_pointers()
         # names assigned anywhere (a local never assigned keeps its initial constant)
         self.assigned = {text(t) for n in walk(self.tree.root_node)
                          for t in [n.child_by_field_name("left") if n.type ==
@@ -304,6 +314,32 @@ class Unit:
                 self.launches.setdefault(name.strip(), []).append((child, function))
             else:
                 stack.extend((c, function) for c in reversed(child.named_children))
+
+    def _launches_through_pointers(self) -> None:
+        """`kernel = &transposeNaive; ... kernel<<<grid, threads>>>(...)`: a launch through
+        a host function's pointer variable is a launch of each kernel assigned to it there
+        (the cuda-samples transpose runs eight kernels through one pointer, one launch)."""
+        kernels = {function_name(k) for k in self.kernels}
+        for name in [n for n in self.launches if n not in kernels]:
+            for call, host in self.launches[name]:
+                if host is None:
+                    continue
+                for node in walk(host):
+                    if node.type == "assignment_expression" and \
+                            text(node.child_by_field_name("left")) == name:
+                        value = node.child_by_field_name("right")
+                    elif node.type == "init_declarator" and \
+                            _declared_name(node.child_by_field_name("declarator")) == name:
+                        value = node.child_by_field_name("value")
+                    else:
+                        continue
+                    if value is not None and value.type == "pointer_expression" and \
+                            text(value).startswith("&"):
+                        value = value.child_by_field_name("argument")
+                    if value is not None and text(value) in kernels:
+                        pairs = self.launches.setdefault(text(value), [])
+                        if (call, host) not in pairs:
+                            pairs.append((call, host))
 
     def typedef(self, node, lowering) -> None:
         """`typedef float real;` / `using real = float;`: a name for a type."""

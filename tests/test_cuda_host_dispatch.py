@@ -1,0 +1,58 @@
+"""Launches the host chooses at run time, read as the file writes them: a kernel pointer
+assigned before one launch (cuda-samples' transpose), a host template instantiated
+explicitly whose launches switch on its block size (cuda-samples' reduction); an
+assignment in another branch or an earlier case is not the launch's."""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
+                                                "(a base dependency: pip install -e . installs it)")
+
+from smemsim import analyze  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+
+DISPATCH = pathlib.Path(__file__).resolve().parent / "cuda" / "host_dispatch.cu"
+
+
+def kernels(**options):
+    return import_kernels(str(DISPATCH), Options(**options))
+
+
+def test_each_instance_of_the_host_template_is_a_kernel_key():
+    """reduce<float> and reduce<double> (the explicit instantiations) each launch sum<T,
+    128> and sum<T, 64>: four keys, none asking for T."""
+    assert list(kernels()) == ["rowCopy", "colCopy", "sum<float, 128>", "sum<double, 128>",
+                               "sum<float, 64>", "sum<double, 64>"]
+
+
+def test_a_launch_through_a_kernel_pointer_is_each_kernel_assigned_to_it():
+    """runAll launches rowCopy and colCopy through one pointer: grid n / 32 = 8, block 32 x
+    32, from the host. By hand: 32 warps a block, one load each; colCopy's reads
+    tile[tx][ty] put the 32 lanes in one bank: 32 wavefronts a request."""
+    found = kernels(params={"n": 256})
+    row, col = analyze(found["rowCopy"]()), analyze(found["colCopy"]())
+    assert (row.grid, row.block) == (col.grid, col.block) == ((8, 1, 1), (32, 32, 1))
+    assert (row.load.requests, row.load.wavefronts) == (256, 256)
+    assert (col.load.requests, col.load.wavefronts) == (256, 32 * 256)
+
+
+def test_the_host_templates_type_and_the_switch_case_give_the_launch():
+    """sum<double, 128>: the block is the case's 128 (`switch (threads)`), the shared bytes
+    smemSize = threads * sizeof(T) = 128 * 8 (case 0's reassignment breaks before this
+    case); only the grid, `blocks`, comes from another file.
+    By hand, 4 blocks of 4 warps, doubles (a warp's 256 bytes: 2 wavefronts): stores
+    4 + 2 + 1 full warps (8 + 4 + 2 wavefronts) and 5 partial ones (1 each) = 12 requests, 19
+    wavefronts a block; loads the same steps twice and sdata[0] once = 17 requests, 23
+    wavefronts."""
+    with pytest.raises(CudaImportError, match=r"host_dispatch\.cu:63:13: the launch of "
+                                              r"'sum' uses the host variable 'blocks'"):
+        kernels()["sum<double, 128>"]()
+    r = analyze(kernels(hosts={"blocks": "4"})["sum<double, 128>"]())
+    assert (r.grid, r.block, r.dynamic_smem) == ((4, 1, 1), (128, 1, 1), 1024)
+    assert (r.store.requests, r.store.wavefronts) == (4 * 12, 4 * 19)
+    assert (r.load.requests, r.load.wavefronts) == (4 * 17, 4 * 23)
+    r = analyze(kernels(hosts={"blocks": "4"})["sum<float, 64>"]())
+    assert (r.block, r.dynamic_smem) == ((64, 1, 1), 64 * 4)
