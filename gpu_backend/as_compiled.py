@@ -20,6 +20,10 @@ which shared-memory instructions each IR site became (gpu_backend.compile). Foll
   store): not counted;
 - a load hoisted out of a loop (the instruction on the loop's own line, outside the SASS loop):
   counted once per entry into the loop, where the loop runs at least once;
+- a store sunk out of a loop (its one instruction, on its own line, outside the SASS loop;
+  its address the same in every iteration: the loop keeps the value in a register, as nvcc
+  does for cuda-samples' reductionMultiBlockCG's `sdata[rank] += g_idata[i]`): counted once
+  per entry into the loop, where the loop runs at least once;
 - the two branches' accesses of an if/else joined into one instruction after it (no
   instruction on either branch's line, one of their kind on no site's line): counted once,
   for the lanes of both branches.
@@ -41,7 +45,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kernels_ir import (
-    Expr, If, Kernel, Load, Loop, Op, Var, const, format_stmt, resolve_launch, select,
+    Expr, If, Kernel, Load, Loop, Op, Store, Var, const, format_stmt, resolve_launch, select,
 )
 from kernels_ir.stmt import walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
@@ -67,6 +71,16 @@ class Merge:
 @dataclass(frozen=True)
 class Hoist:
     """A load the compiler moved out of a loop."""
+
+    site: int                # the site inside the loop (written-out numbering)
+    loop: int                # the loop's index in walk() order
+    opcode: str
+    address: int             # of the instruction
+
+
+@dataclass(frozen=True)
+class Sunk:
+    """A store the compiler moved out of a loop (after it: the value stays in a register)."""
 
     site: int                # the site inside the loop (written-out numbering)
     loop: int                # the loop's index in walk() order
@@ -131,7 +145,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                          f"{len(cw.shared_opcodes())} against {len(original.shared_opcodes())}"
                          "): sites inside them are reported, not re-counted")
     strided = _strided(written, c, build, branching) if build is not None else ()
-    hoists = _hoists(written, c)
+    hoists = _hoists(written, c) + _sinks(written, c)
     joined = _joined(written, c, hoists)
     # each site of a strided loop read k iterations at a time, or, failing that, its sites
     # read together (the fields of a struct); else none
@@ -455,6 +469,30 @@ def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
     return tuple(out)
 
 
+def _sinks(written: Kernel, c) -> tuple[Sunk, ...]:
+    """Stores of a loop's body whose one instruction lies outside that loop's SASS, at an
+    address no iteration changes: the compiler stores once, after the loop."""
+    out = []
+    found = {s.site: s.found for s in c.sites}
+    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
+    for n, loop in enumerate(loops):
+        line = c.loop_lines[n]
+        spans = [(x.start, x.end) for x in c.loops if x.line == line]
+        if not spans:   # no SASS loop: unrolled, or never a loop; nothing moved out of it
+            continue
+        inner = _declared_inside(loop)
+        for s in loop.body:
+            if not isinstance(s, Store) or s.site is None:
+                continue
+            at = found.get(s.site, ())
+            if len(at) != 1 or at[0].kind != "store" or at[0].width != s.access_bytes or \
+                    any(lo <= at[0].address <= hi for lo, hi in spans) or \
+                    _uses(s.index, inner):
+                continue
+            out.append(Sunk(s.site, n, at[0].opcode, at[0].address))
+    return tuple(out)
+
+
 def _declared_inside(loop: Loop) -> set:
     inner = {loop.var}
     for s in walk(loop.body):
@@ -556,7 +594,17 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
             if loops.get(id(s)) in hoisted:
                 copies = []
                 for x in s.body:
-                    if getattr(x, "site", None) in hoisted[loops[id(s)]]:
+                    if getattr(x, "site", None) in hoisted[loops[id(s)]] and \
+                            isinstance(x, Store):
+                        # a sunk store: a probe load at its address (the same before the
+                        # loop as after it), counted as the store; it writes nothing
+                        copies.append(Load(dst=Var(f"{x.array.name}_sunk", x.array.dtype,
+                                                   "load", x.width), array=x.array,
+                                           index=x.index, width=x.width, loc=x.loc,
+                                           site=next(fresh)))
+                        probes[copies[-1].site] = x.op
+                        origin[copies[-1].site] = origin[x.site]
+                    elif getattr(x, "site", None) in hoisted[loops[id(s)]]:
                         copies.append(replace(x, site=next(fresh)))
                         origin[copies[-1].site] = origin[x.site]
                 guard = _substitute(s.cond, s.var, s.start)
@@ -873,7 +921,8 @@ def _merge_notes(merges, stmts, origin) -> list[str]:
 
 def _hoist_notes(hoists, written: Kernel, stmts, origin) -> list[str]:
     loops = [s for s in walk(written.body) if isinstance(s, Loop)]
-    return [f"compiler: {_name(h.site, stmts, origin)}: {h.opcode} hoisted out of the loop "
+    return [f"compiler: {_name(h.site, stmts, origin)}: {h.opcode} "
+            f"{'sunk' if isinstance(h, Sunk) else 'hoisted'} out of the loop "
             f"over {loops[h.loop].var.name} (line {loops[h.loop].loc.line}): counted once per "
             "entry into the loop, where it runs at least once" for h in hoists]
 

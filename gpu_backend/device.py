@@ -202,8 +202,11 @@ def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
     if maps:
         _launch_with_tensor_maps(driver, kernel, launch_, k, stream, args, buffers, maps)
     else:
+        # a kernel that synchronizes its grid needs every block resident: a cooperative
+        # launch, which the driver refuses for a grid larger than that
+        cooperative = {"is_cooperative": True} if kernel.cooperative else {}
         config = LaunchConfig(grid=launch_.grid, block=launch_.block,
-                              shmem_size=launch_.dynamic_smem)
+                              shmem_size=launch_.dynamic_smem, **cooperative)
         launch(stream, config, k, *args)
     stream.sync()
     outputs = {}

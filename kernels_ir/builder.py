@@ -1022,6 +1022,11 @@ class KernelBuilder:
         """`__syncthreads();`"""
         self._emit(Sync(caller_loc()))
 
+    def grid_sync(self) -> None:
+        """`cooperative_groups::this_grid().sync();`: a barrier for every thread of the
+        launch. The kernel then needs a cooperative launch (all blocks resident at once)."""
+        self._emit(Sync(caller_loc(), grid=True))
+
     def return_(self) -> None:
         """`return;` for the threads that reach it (put it under `with k.if_(...)`)."""
         self._emit(Return(caller_loc()))

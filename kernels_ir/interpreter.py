@@ -892,15 +892,27 @@ class _Machine(Evaluator):
         # threads that returned are not waited for (Volta and newer)
         live = self.tpb - np.bincount(self.block_lin[self.exited], minlength=self.nblocks) \
             if self.any_exited else self.tpb
-        partial = np.flatnonzero((counts != 0) & (counts != live))
+        # a grid barrier waits for every live thread of every block (of the blocks run)
+        partial = np.flatnonzero((counts != live) | (counts == 0)) if s.grid else \
+            np.flatnonzero((counts != 0) & (counts != live))
         if partial.size:
             b = int(partial[0])
+            if s.grid and counts[b] == 0 and not np.any(self.block_lin[~self.exited] == b):
+                raise self._fault(s, f"grid.sync(): every thread of block "
+                                     f"{self._where(b * self.tpb)['block']} has returned, and "
+                                     "a grid barrier waits for every block of the launch",
+                                  int(idx[0]))
             members = idx[self.block_lin[idx] == b]
             missing = np.setdiff1d(np.arange(b * self.tpb, (b + 1) * self.tpb), members)
             missing = missing[~self.exited[missing]]
-            absent = self._where(int(missing[0]))["thread"]
+            where = self._where(int(missing[0]))
+            if s.grid:
+                raise self._fault(s, f"divergent grid.sync(): {int(counts[b])} of the live "
+                                     f"threads of block {where['block']} reach it (thread "
+                                     f"{where['thread']} does not; every thread of the "
+                                     "launch must)", int(missing[0]))
             raise self._fault(s, f"divergent __syncthreads(): {counts[b]} of {self.tpb} threads "
-                                 f"of the block reach it (thread {absent} does not)",
+                                 f"of the block reach it (thread {where['thread']} does not)",
                               int(members[0]))
         if self.observer is not None:
             self.observer(BarrierReached(s, np.flatnonzero(counts)))

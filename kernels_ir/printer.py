@@ -203,7 +203,7 @@ _FORMAT = {
     LocalStore: lambda s: f"{format_index(s.array, s.index)} = {format_expr(s.value)}",
     Loop: _loop,
     If: lambda s: f"if ({format_expr(s.cond)})",
-    Sync: lambda s: "__syncthreads()",
+    Sync: lambda s: "grid.sync()" if s.grid else "__syncthreads()",
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,

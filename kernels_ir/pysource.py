@@ -291,7 +291,7 @@ class _Writer:
                 self.emit(depth, f"with {BUILDER}.else_():", loc)
                 self.block(s.orelse, depth + 1)
         elif isinstance(s, Sync):
-            self.emit(depth, f"{BUILDER}.syncthreads()", loc)
+            self.emit(depth, f"{BUILDER}.{'grid_sync' if s.grid else 'syncthreads'}()", loc)
         elif isinstance(s, SyncWarp):
             mask = _mask(s.mask) if isinstance(s.mask, int) else e(s.mask)
             self.emit(depth, f"{BUILDER}.syncwarp({mask})", loc)

@@ -590,8 +590,11 @@ class If(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class Sync(Stmt):
-    """`__syncthreads()`: a barrier for all threads of the block."""
+    """`__syncthreads()`: a barrier for all threads of the block; with `grid` true,
+    cooperative groups' `this_grid().sync()`: for all threads of the launch (a cooperative
+    launch, every block resident at once), and so for each block's too."""
     loc: SourceLoc
+    grid: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -1038,6 +1041,12 @@ class Kernel:
     def statements(self) -> Iterator:
         """Every statement in program order."""
         return walk(self.body)
+
+    @functools.cached_property
+    def cooperative(self) -> bool:
+        """Whether the kernel synchronizes its whole grid (`grid.sync()`): it then needs a
+        cooperative launch, every block resident at once, and its blocks run together."""
+        return any(isinstance(s, Sync) and s.grid for s in self.statements())
 
     @functools.cached_property
     def global_views(self) -> tuple["GlobalArray", ...]:

@@ -197,6 +197,10 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
     collector = _Collector(launch, deduplicate=not sl.data_dependent,
                            fold=fold if sl.data_dependent else None)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
+    if kernel.cooperative:
+        # blocks that meet at grid.sync() and share global data in between run together
+        # (a cooperative launch's grid is what is resident at once: thousands of blocks)
+        per_run = launch.num_blocks
     if sl.data_dependent:
         blocks = np.arange(launch.num_blocks, dtype=np.int64)
         for at in range(0, blocks.size, per_run):

@@ -168,3 +168,48 @@ def test_fp16_scalar_product_counts_by_hand(kernel):
     r = analyze(build(next(e for e in ENTRIES if e["kernel"] == kernel)))
     assert (r.store.requests, r.store.wavefronts) == (128 * (2 * 4 + 8),) * 2
     assert (r.load.requests, r.load.wavefronts) == (128 * (2 * 8 + 1),) * 2
+
+
+def test_reduction_multi_block_cg_counts_by_hand():
+    """cuda-samples' reduceSinglePassMultiBlockCG, launched with cudaLaunchCooperativeKernel
+    (its grid.sync() needs it) as the host gives: 264 blocks of 1,024 threads (the
+    occupancy API's numbers, given), n = 2^24, doubles in shared memory (a warp's 256
+    bytes: 2 wavefronts). The grid-stride loop reads and writes sdata[rank] 62 times in
+    every warp and a 63rd time in the first 16 blocks: 524,288 requests each way; per block
+    the zeroing and reduceBlock's sdata[tid] (32 warps each), thread 0's 32 reads of the
+    warps' sums, its sdata[0] store and the read of sdata[0]: 65 loads, 65 stores."""
+    r = analyze(build(entry("cuda_samples/reductionMultiBlockCG.cu")))
+    assert (r.grid, r.block, r.dynamic_smem) == ((264, 1, 1), (1024, 1, 1), 1024 * 8)
+    loop = 264 * 32 * 62 + 16 * 32
+    assert (r.load.requests, r.store.requests) == (loop + 65 * 264, loop + 65 * 264)
+    assert r.load.wavefronts == 2 * loop + 264 * (2 * 32 + 33)
+    assert r.store.wavefronts == 2 * loop + 264 * (2 * 64 + 1)
+
+
+def test_nbody_counts_by_hand():
+    """cuda-samples' nbody (GPU Gems 3's tile calculation): integrateBodies<float>, its
+    vec4<float>::Type read through the header's specialization (float4) and its
+    SharedMemory<float4>() tile. 16,384 bodies, blocks of 256 (64 blocks of 8 warps), 64
+    tiles: each warp stores its float4 (512 bytes: 4 wavefronts) once a tile, then reads
+    sharedPos[counter] for 256 counters, every lane the same 16 bytes (2 wavefronts, the
+    sm_90 rule for a 16-byte broadcast)."""
+    r = analyze(build(entry("cuda_samples/bodysystemcuda.cu")))
+    assert (r.grid, r.block, r.dynamic_smem) == ((64, 1, 1), (256, 1, 1), 256 * 16)
+    warps_tiles = 64 * 8 * 64
+    assert (r.store.requests, r.store.wavefronts) == (warps_tiles, 4 * warps_tiles)
+    assert (r.load.requests, r.load.wavefronts) == (256 * warps_tiles, 2 * 256 * warps_tiles)
+
+
+@pytest.mark.gpu
+def test_nbody_on_the_gpu():
+    """The imported nbody kernel's generated CUDA (a float4 view of dynamic shared memory)
+    against the interpreter, at 1,024 bodies."""
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    e = dict(entry("cuda_samples/bodysystemcuda.cu"))
+    e["hosts"] = dict(e["hosts"], **{"deviceData[dev].numBodies": "1024", "numBodies": "1024"})
+    e["params"] = dict(e["params"], deviceNumBodies=1024)
+    e["lengths"] = {k: "1024" for k in e["lengths"]}
+    result = run_on_gpu(build(e))
+    assert result.matches, result.mismatches

@@ -44,6 +44,25 @@ def test_fetches_follow_the_texture_rules():
     assert out.tolist() == want.astype(np.float32).tolist()
 
 
+def test_a_texture_object_passed_to_a_device_function_is_the_same_texture(tmp_path):
+    """`__device__ float at(cudaTextureObject_t tex, ...)` given the kernel's texture
+    (marchingCubes' sampleVolume): its fetches read that texture, as when written inline."""
+    source = pathlib.Path(SAMPLE).read_text().replace(
+        "__global__ void sample(", "__device__ float at(cudaTextureObject_t tex, float x, "
+        "float y) { return tex2D<float>(tex, x, y); }\n\n__global__ void sample(").replace(
+        "tex2D<float>(img, (float)(t % 16)", "at(img, (float)(t % 16)")
+    assert "at(img" in source
+    cu = tmp_path / "textures.cu"
+    cu.write_text(source)
+    opts = Options(lengths={"out": "64", "ramp": "n"}, textures={"img": "8, 4"})
+    via = import_kernels(str(cu), opts)["sample"]()
+    img = np.arange(32, dtype=np.float32).reshape(4, 8)
+    ramp = np.arange(40, dtype=np.float32) * 10
+    arrays = {"img": img.ravel(), "ramp": ramp}
+    assert run(via, arrays=arrays)["out"].tolist() == \
+        run(sample(), arrays=arrays)["out"].tolist()
+
+
 def test_a_constant_table_holds_its_values_and_the_shared_array_is_the_kernels():
     kernel = sample()
     weights = next(g for g in kernel.globals if g.name == "weights")

@@ -65,9 +65,20 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
         else:
             args.append(repr(launch.params[pname]))
     g, b = launch.grid, launch.block
-    lines += [f"    {callee or name}<<<dim3({g[0]}, {g[1]}, {g[2]}), dim3({b[0]}, {b[1]}, {b[2]}), "
-              f"{launch.dynamic_smem}>>>({', '.join(args)});",
-              "    cudaError_t e = cudaDeviceSynchronize();",
+    if kernel.cooperative:
+        # grid.sync() needs a cooperative launch: each argument's value held in a local,
+        # the launch given their addresses
+        for k, (pname, pointer) in enumerate(signature(str(cu), name)):
+            lines.append(f"    void* arg{k} = {pname}_d;" if pointer else
+                         f"    {kernel.param(pname).dtype.c_name} arg{k} = {args[k]};")
+        lines += [f"    void* args[] = {{{', '.join(f'&arg{k}' for k in range(len(args)))}}};",
+                  f"    cudaLaunchCooperativeKernel((void*){callee or name}, dim3({g[0]}, "
+                  f"{g[1]}, {g[2]}), dim3({b[0]}, {b[1]}, {b[2]}), args, "
+                  f"{launch.dynamic_smem}, 0);"]
+    else:
+        lines += [f"    {callee or name}<<<dim3({g[0]}, {g[1]}, {g[2]}), dim3({b[0]}, {b[1]}, "
+                  f"{b[2]}), {launch.dynamic_smem}>>>({', '.join(args)});"]
+    lines += ["    cudaError_t e = cudaDeviceSynchronize();",
               '    if (e != cudaSuccess) { printf("%s\\n", cudaGetErrorString(e)); return 1; }',
               "    return 0;", "}"]
     return "\n".join(lines) + "\n"

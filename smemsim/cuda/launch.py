@@ -12,6 +12,70 @@ from .parse import function_name, parse_expression, short, split_top_level, text
 from .symbols import COMPONENTS, VECTORS, fold
 
 
+# the runtime's launch functions that name the kernel as their first argument: (function,
+# grid, block, void* args[], shared bytes, stream), the form a cooperative launch takes
+LAUNCH_FUNCTIONS = ("cudaLaunchCooperativeKernel", "cudaLaunchKernel")
+
+
+def is_launch(call) -> bool:
+    """Whether a call launches a kernel: `k<<<...>>>(...)` or cudaLaunchCooperativeKernel."""
+    return any(c.type == "kernel_call_syntax" for c in call.children) or \
+        text(call.child_by_field_name("function")) in LAUNCH_FUNCTIONS
+
+
+def launched_name(call) -> str | None:
+    """The kernel a cudaLaunchCooperativeKernel((void *)k, ...) launches, else None."""
+    if text(call.child_by_field_name("function")) not in LAUNCH_FUNCTIONS:
+        return None
+    args = call.child_by_field_name("arguments").named_children
+    node = args[0] if args else None
+    while node is not None and node.type in ("cast_expression", "parenthesized_expression",
+                                             "pointer_expression"):
+        node = node.child_by_field_name("value") if node.type == "cast_expression" else \
+            node.named_children[-1]
+    return text(node) if node is not None and node.type == "identifier" else None
+
+
+def launch_config(call) -> list:
+    """The [grid, block(, shared bytes)] nodes of a launch: `k<<<g, b, s>>>(...)`'s, or
+    cudaLaunchCooperativeKernel((void *)k, g, b, args, s, stream)'s."""
+    syntax = next((c for c in call.children if c.type == "kernel_call_syntax"), None)
+    if syntax is not None:
+        return syntax.named_children
+    args = call.child_by_field_name("arguments").named_children
+    return args[1:3] + args[4:5]
+
+
+def launch_args(call, host) -> list:
+    """The nodes a launch passes the kernel's parameters: `k<<<...>>>(a, b)`'s, or what the
+    `void *kernelArgs[] = {(void *)&a, ...}` given to cudaLaunchCooperativeKernel points
+    at (each without its cast and `&`); [] where the file does not say."""
+    given = call.child_by_field_name("arguments").named_children
+    if any(c.type == "kernel_call_syntax" for c in call.children):
+        return given
+    if len(given) < 4 or given[3].type != "identifier" or host is None:
+        return []
+    name, found = text(given[3]), None
+    for d in walk(host):
+        if d.type == "init_declarator" and d.start_byte < call.start_byte and \
+                d.child_by_field_name("value") is not None and \
+                d.child_by_field_name("value").type == "initializer_list":
+            target = d.child_by_field_name("declarator")
+            while target.type in ("array_declarator", "pointer_declarator"):
+                target = target.child_by_field_name("declarator")
+            if text(target) == name:
+                found = d.child_by_field_name("value")   # the latest before the launch
+    out = []
+    for item in found.named_children if found is not None else ():
+        while item.type in ("cast_expression", "parenthesized_expression"):
+            item = item.child_by_field_name("value") if item.type == "cast_expression" \
+                else item.named_children[-1]
+        if item.type == "pointer_expression" and item.children[0].type == "&":
+            item = item.named_children[0]
+        out.append(item)
+    return out
+
+
 def launch_of(unit, lowering):
     """(grid, block, dynamic shared bytes) of the kernel being lowered."""
     o = unit.options
@@ -40,7 +104,7 @@ def launch_of(unit, lowering):
                               "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]",
                               kernel=lowering.name, loc=lowering.loc(lowering.node))
     call, host = found[0]
-    cfg = next(c for c in call.children if c.type == "kernel_call_syntax").named_children
+    cfg = launch_config(call)
     host_reader = _Host(unit, lowering, call, host)
     out = []
     for k, node in enumerate(cfg[:3]):
@@ -78,7 +142,7 @@ def launch_arguments(unit, lowering) -> dict:
     call, host = found[0]
     reader = _Host(unit, lowering, call, host)
     reader.by_arg = {}  # an argument's own value, not the parameter it becomes
-    args = call.child_by_field_name("arguments").named_children
+    args = launch_args(call, host)
     out = {}
     for a, p in zip(args, unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")
@@ -128,9 +192,8 @@ def null_pointer_params(unit, lowering) -> dict:
     found = launches_for(unit, lowering)
     if not found:
         return out
-    call, _ = found[0]
-    for a, p in zip(call.child_by_field_name("arguments").named_children,
-                    unit.params_of(lowering.node)):
+    call, host = found[0]
+    for a, p in zip(launch_args(call, host), unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")
         if d is None or d.type != "pointer_declarator":
             continue
@@ -185,7 +248,7 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     if not found or array not in names:
         return None
     call, host = found[0]
-    args = call.child_by_field_name("arguments").named_children
+    args = launch_args(call, host)
     index = names.index(array)
     if index >= len(args) or host is None:
         return None
@@ -403,7 +466,8 @@ class _Host:
 
     def __init__(self, unit, lowering, call, host):
         self.u, self.low, self.call, self.host = unit, lowering, call, host
-        args = call.child_by_field_name("arguments").named_children
+        args = launch_args(call, host) if is_launch(call) else \
+            call.child_by_field_name("arguments").named_children
         params = unit.params_of(lowering.node)
         self.by_arg = {}
         for a, p in zip(args, params):
@@ -416,8 +480,7 @@ class _Host:
         self.env: list[dict] = []  # the arguments of the host helpers being read
         # the host template's arguments where the launch is in one (`sizeof(T)` of
         # `reduce<T>` is sizeof(int) in the instance launching k<int>)
-        bindings = instance_bindings(unit, lowering, call, host) if any(
-            c.type == "kernel_call_syntax" for c in call.children) else []
+        bindings = instance_bindings(unit, lowering, call, host) if is_launch(call) else []
         self.binding = bindings[0] if bindings else {}
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)

@@ -58,6 +58,7 @@ from .parse import (
     pointer_cast_parts,
     parse_expression,
     short,
+    split_top_level,
     subscript_index,
     template_default,
     template_param_name,
@@ -345,7 +346,37 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                             " ", text(type_node)).split())
         t = t.replace("std::", "")
         t = self.types.get(t, t)
+        t = self.member_type(t) or t
         return self.u.vector_typedefs.get(t, t)
+
+    def member_type(self, t: str) -> str | None:
+        """`vec4<T>::Type` of a struct template's typedef, chosen by its arguments among the
+        file's specializations (cuda-samples' nbody: `template <> struct vec4<float> {
+        typedef float4 Type; };`): the type named, else None."""
+        m = re.fullmatch(r"(\w+)\s*<(.*)>\s*::\s*(\w+)", t)
+        if m is None or m.group(1) not in self.u.structs:
+            return None
+        args = [self.types.get(a, a) for a in split_top_level(m.group(2))]
+        chosen = None
+        for spec in self.u.structs[m.group(1)]:
+            name = spec.child_by_field_name("name")
+            if name.type == "template_type":   # a specialization: its own arguments
+                given = [" ".join(text(a).split()) for a in
+                         name.child_by_field_name("arguments").named_children]
+                if given == args:
+                    chosen = spec
+                    break
+            elif chosen is None:
+                chosen = spec                   # the template itself, unless one matches
+        body = chosen.child_by_field_name("body") if chosen is not None else None
+        for member in body.named_children if body is not None else ():
+            if member.type == "type_definition" and \
+                    text(member.child_by_field_name("declarator")) == m.group(3):
+                return self.type_name(member.child_by_field_name("type"), member)
+            if member.type == "alias_declaration" and \
+                    text(member.child_by_field_name("name")) == m.group(3):
+                return self.type_name(member.child_by_field_name("type"), member)
+        return None
 
     def vtype(self, type_node, node) -> tuple[str, int]:
         """(IR element type, lanes) of a type, vector types included."""
@@ -922,6 +953,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
     def array_of(self, name: str, dtype: str, dims: list, extern: bool, node, lanes: int = 1,
                  shared: bool = False, volatile: bool = False) -> Sym:
         """Declare an array (a vector type: one more dimension, of its lanes)."""
+        if shared and extern:
+            # the launch's dynamic shared memory: one view of a name and type, however many
+            # declarations name it (cuda-samples' simpleAWBarrier declares `extern __shared__
+            # double tmp[]` in a device function it calls twice)
+            key = ("extern", name, dtype, tuple(dims[1:]), lanes)
+            if key not in self.static_shared:
+                self.static_shared[key] = self.new_array(name, dtype, dims, extern, node,
+                                                         lanes, shared, volatile)
+            return self.declare(name, self.static_shared[key])
         if shared and not extern and self.instantiations:
             # a device function's `__shared__` array: the one of its instantiation
             key = (self.instantiations[-1], node.id, name)
@@ -2096,6 +2136,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if arg is not None and (tm := self.tensor_map_or_none(arg)) is not None:
                 scope[pname] = tm   # `const CUtensorMap* map`
                 continue
+            if arg is not None and arg.type == "identifier" and \
+                    (tex := self.declared(text(arg))) is not None and tex.kind == "texture":
+                # `cudaTextureObject_t volumeTex` given the kernel's texture (marchingCubes'
+                # sampleVolume): that texture
+                scope[pname] = tex
+                continue
             if d.type == "array_declarator" and arg.type == "identifier" and \
                     (whole := self.lookup(text(arg), arg)).kind in ("shared", "global") and \
                     whole.rank - (whole.lanes > 1) == array_rank(d):
@@ -2422,7 +2468,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if fn.type == "template_function" and \
                     callee_name(fn) in self.u.dynamic_structs:
                 targs = fn.child_by_field_name("arguments").named_children
-                return self.dynamic_view(self.dtype(targs[0], node), node), [const(0)]
+                # (of a vector type, `SharedMemory<float4>()` in cuda-samples' nbody: its
+                # elements' view, which a float4 pointer steps through 4 at a time)
+                return self.dynamic_view(self.vtype(targs[0], node)[0], node), [const(0)]
         member = self.struct_member(node)
         if member is not None:   # `s.A`: the field's first element
             if member.kind == "pointer":

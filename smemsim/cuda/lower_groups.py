@@ -267,9 +267,16 @@ class GroupsMixin:
                 return cast(gridDim.x * gridDim.y * gridDim.z, u32)
             if method == "block_rank":
                 return cast(block, u32)
+            if method == "sync":
+                # every thread of the launch meets here: a cooperative launch
+                # (cudaLaunchCooperativeKernel), which the kernel then needs
+                self.kb.grid_sync()
+                return const(0)
+            if method == "is_valid":
+                return const(1)   # launched cooperatively, as grid.sync() requires
         raise self.error(node, f"`{short(node)}`: the grid group's {method} is not read "
-                               "(size, num_threads, thread_rank, num_blocks and block_rank "
-                               "are; its sync needs a cooperative launch)")
+                               "(size, num_threads, thread_rank, num_blocks, block_rank, "
+                               "sync and is_valid are)")
 
     def reduce(self, node, args) -> Expr:
         """`cg::reduce(tile, v, cg::plus<T>())` (also greater/less, bit_and/or/xor): every

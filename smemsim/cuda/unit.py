@@ -18,6 +18,7 @@ from .parse import (
     text,
     walk,
 )
+from .launch import launched_name
 from .preprocess import Preprocessor, tokenize
 from .symbols import TYPES, VECTORS, Sym, fold
 
@@ -312,6 +313,9 @@ class Unit:
                 name = text(fn.child_by_field_name("name")) if fn.type == "template_function" \
                     else text(fn)
                 self.launches.setdefault(name.strip(), []).append((child, function))
+            elif t == "call_expression" and launched_name(child) is not None:
+                # cudaLaunchCooperativeKernel((void *)k, grid, block, args, smem, stream)
+                self.launches.setdefault(launched_name(child), []).append((child, function))
             else:
                 stack.extend((c, function) for c in reversed(child.named_children))
 
