@@ -79,13 +79,8 @@ class Hoist:
 
 
 @dataclass(frozen=True)
-class Sunk:
+class Sunk(Hoist):
     """A store the compiler moved out of a loop (after it: the value stays in a register)."""
-
-    site: int                # the site inside the loop (written-out numbering)
-    loop: int                # the loop's index in walk() order
-    opcode: str
-    address: int             # of the instruction
 
 
 @dataclass(frozen=True)

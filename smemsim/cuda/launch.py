@@ -23,16 +23,21 @@ def is_launch(call) -> bool:
         text(call.child_by_field_name("function")) in LAUNCH_FUNCTIONS
 
 
+def _bare(node):
+    """An argument without its casts, parentheses and `&` (`(void *)&d_in` is `d_in`)."""
+    while node.type in ("cast_expression", "parenthesized_expression") or \
+            node.type == "pointer_expression" and node.children[0].type == "&":
+        node = node.child_by_field_name("value") if node.type == "cast_expression" else \
+            node.named_children[-1]
+    return node
+
+
 def launched_name(call) -> str | None:
     """The kernel a cudaLaunchCooperativeKernel((void *)k, ...) launches, else None."""
     if text(call.child_by_field_name("function")) not in LAUNCH_FUNCTIONS:
         return None
     args = call.child_by_field_name("arguments").named_children
-    node = args[0] if args else None
-    while node is not None and node.type in ("cast_expression", "parenthesized_expression",
-                                             "pointer_expression"):
-        node = node.child_by_field_name("value") if node.type == "cast_expression" else \
-            node.named_children[-1]
+    node = _bare(args[0]) if args else None
     return text(node) if node is not None and node.type == "identifier" else None
 
 
@@ -65,15 +70,7 @@ def launch_args(call, host) -> list:
                 target = target.child_by_field_name("declarator")
             if text(target) == name:
                 found = d.child_by_field_name("value")   # the latest before the launch
-    out = []
-    for item in found.named_children if found is not None else ():
-        while item.type in ("cast_expression", "parenthesized_expression"):
-            item = item.child_by_field_name("value") if item.type == "cast_expression" \
-                else item.named_children[-1]
-        if item.type == "pointer_expression" and item.children[0].type == "&":
-            item = item.named_children[0]
-        out.append(item)
-    return out
+    return [_bare(item) for item in (found.named_children if found is not None else ())]
 
 
 def launch_of(unit, lowering):
@@ -329,7 +326,11 @@ def host_instances(unit, host) -> list[dict]:
     from . import _host_template_args, _template_params
     if not _host_template_args(host):
         return [{}]
+    cache = unit.__dict__.setdefault("_host_instances", {})  # (each launch asks again)
+    if host.id in cache:
+        return cache[host.id]
     params, name, out = _template_params(host.parent), function_name(host), []
+    cache[host.id] = out
     for node in walk(unit.tree.root_node):
         if node.type == "template_instantiation":
             fn = node.child_by_field_name("declarator")

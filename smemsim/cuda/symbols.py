@@ -87,7 +87,7 @@ class Sym:
     """What a CUDA name denotes in a scope."""
 
     kind: str            # local, param, loop, const, global, shared, register, smem_address,
-    #                      pointer, ref
+    #                      pointer, ref, local_pointer (`&x` of a local scalar), texture, ...
     value: object = None  # the Expr (scalars), the builder's array, or the pointer's target
     dtype: str = "i32"   # IR type name (of the elements, for arrays and vectors)
     lanes: int = 1       # 2 or 4 for a vector type: the innermost dimension holds the lanes
