@@ -831,6 +831,30 @@ int main() { int *o; spin<<<1, 32>>>(o, 5); }
     assert [(s.requests, s.wavefronts) for s in condition] == [(1, 1), (5, 5)]
 
 
+def test_a_shared_scalar_on_one_side_of_a_conditional_is_read_either_way(tmp_path):
+    """`lsb ? address : numtrue + idx` (SHOC's radixSortBlocks): a `__shared__` scalar
+    cannot fault, so it is read whichever side is taken, as nvcc loads it: 2 warps, 2
+    requests, though no lane takes that side here. An element (`s[i]`) on a side is still
+    read only where the side is taken (it may be out of bounds)."""
+    source = """
+__global__ void pick(int *out) {
+    __shared__ int numtrue;
+    __shared__ int s[64];
+    if (threadIdx.x == 0) numtrue = 5;
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    int lsb = 1;
+    out[threadIdx.x] = lsb ? 0 : numtrue + threadIdx.x;
+    out[64 + threadIdx.x] = threadIdx.x < 100 ? 1 : s[threadIdx.x + 200];
+}
+int main() { int *o; pick<<<1, 64>>>(o); }
+"""
+    kernel = only(tmp_path, source, Options(lengths={"out": "128"}))
+    assert run(kernel)["out"].tolist() == [0] * 64 + [1] * 64
+    r = analyze(kernel)
+    assert [(s.loc.line, s.requests) for s in r.sites if s.op == "load"] == [(9, 2), (10, 0)]
+
+
 @pytest.mark.gpu
 def test_more_math_functions_on_the_gpu(tmp_path):
     """The same kernel's regenerated CUDA (coshf, erff, exp10f, ...) on a GPU: its outputs

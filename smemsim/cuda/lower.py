@@ -386,11 +386,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return self.dtype(type_node, node), 1
 
     def reads_memory(self, node) -> bool:
-        """Whether evaluating an expression reads memory or calls something (so C's order
-        and short-circuits decide whether it runs): an element, a call, `*p`, or a name
-        that is memory itself (a `__shared__` or file-scope scalar, a reference to an
-        element: cuda-samples' simpleAttributes loops `while (hit < hitCount)` on a
-        `__shared__ unsigned int hit`)."""
+        """Whether evaluating a loop's condition reads memory or calls something (the IR's
+        conditions are pure: such a condition is a statement of its own): an element, a
+        call, `*p`, or a name that is memory itself (a `__shared__` or file-scope scalar,
+        a reference to an element: cuda-samples' simpleAttributes loops `while (hit <
+        hitCount)` on a `__shared__ unsigned int hit`). The sides of `?:`, `&&` and `||`
+        use touches_memory: a scalar in memory cannot fault, so it is read on both sides
+        as nvcc reads it (SHOC's radixSortBlocks: one LDS of `numtrue` whichever side)."""
         if touches_memory(node):
             return True
         for n in walk(node):
@@ -1514,7 +1516,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return self.load_element(arr, indices, node)
         if t == "binary_expression":
             op = node.child_by_field_name("operator").type
-            if op in ("&&", "||") and self.reads_memory(node.child_by_field_name("right")):
+            if op in ("&&", "||") and touches_memory(node.child_by_field_name("right")):
                 return self.short_circuit(node, op)
             a = self.expr(node.child_by_field_name("left"))
             b = self.expr(node.child_by_field_name("right"))
@@ -1539,8 +1541,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     return cast(a, i32) if a.dtype.size < 4 and not a.dtype.is_float else a
             raise self.error(node, f"unary {op} is not supported")
         if t == "conditional_expression":
-            if self.reads_memory(node.child_by_field_name("consequence")) or \
-                    self.reads_memory(node.child_by_field_name("alternative")):
+            if touches_memory(node.child_by_field_name("consequence")) or \
+                    touches_memory(node.child_by_field_name("alternative")):
                 return self.conditional(node)
             c = self.expr(node.child_by_field_name("condition"))
             a = self.expr(node.child_by_field_name("consequence"))
