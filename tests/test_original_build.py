@@ -568,3 +568,23 @@ def test_loop_remainders_equal_ncu(tmp_path, nvcc):
         report = analyze_as_compiled(kernel, build=build)
         agreement = compare_counts(report, measure_command([str(exe)], kernel.name))
         assert agreement.ok, (key, agreement.checks)
+
+
+def test_the_validation_harness_launches_a_grid_sync_kernel_cooperatively(tmp_path, nvcc):
+    """tools/gpu_original.py's harness for a kernel with grid.sync(): the arguments held in
+    locals, cudaLaunchCooperativeKernel given their addresses (a `<<<...>>>` launch would
+    leave grid.sync() undefined); nvcc compiles it."""
+    from kernels_ir import resolve_launch
+    from smemsim.cuda import Options, import_kernels
+    from tools.gpu_original import harness
+    cu = pathlib.Path(__file__).resolve().parent / "cuda" / "grid_sync.cu"
+    kernel = import_kernels(str(cu), Options())["sumAll"]()
+    text = harness(cu, "sumAll", kernel, resolve_launch(kernel), tmp_path, rename_main=True)
+    assert "void* args[] = {&arg0, &arg1, &arg2, &arg3};" in text
+    assert "cudaLaunchCooperativeKernel((void*)sumAll, dim3(64, 1, 1), dim3(128, 1, 1), " \
+           "args, 0, 0);" in text and "<<<" not in text
+    src = tmp_path / "harness.cu"
+    src.write_text(text)
+    done = subprocess.run([nvcc[0], "-arch=sm_90", "-c", "-o", str(tmp_path / "h.o"), str(src)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
