@@ -364,6 +364,11 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
     fn = call.child_by_field_name("function")
     if not lowering.template_args or fn.type != "template_function":
         return [{}]
+    # (asked for each launch by each reader of it: cuda-samples' reduction has 213)
+    cache = lowering.__dict__.setdefault("_instance_bindings", {})
+    where = (call.start_byte, call.end_byte)
+    if where in cache:
+        return cache[where]
 
     def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
         return "".join(t.split()).replace("(", "").replace(")", "")
@@ -371,9 +376,10 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
     want = spelled(lowering.key)
     # the instance a launch names, spelled as kernel_keys spells it (the host's constants
     # in place: `k</*BM*/ BM, ...>` is `k<64, ...>`; a host template's parameters bound)
-    return [b for b in host_instances(unit, host) if spelled(
+    found = cache[where] = [b for b in host_instances(unit, host) if spelled(
         f"{lowering.name}<{', '.join(_with_host_constants(host, with_binding(args, b)))}>")
         == want]
+    return found
 
 
 def launches_for(unit, lowering) -> list:
