@@ -63,6 +63,56 @@ def test_a_texture_object_passed_to_a_device_function_is_the_same_texture(tmp_pa
         run(sample(), arrays=arrays)["out"].tolist()
 
 
+VECTOR_TEXELS = """
+__global__ void rgba(float *out, cudaTextureObject_t img, cudaTextureObject_t line)
+{
+    int t = threadIdx.x;
+    float4 p = tex2D<float4>(img, (float)(t % 8) + 0.5f, (float)(t / 8) + 0.5f);
+    float2 q = tex1Dfetch<float2>(line, t - 30);
+    out[t] = p.x + 10.0f * p.y + 100.0f * p.z + 1000.0f * p.w + q.x - q.y;
+}
+void host(float *out, cudaTextureObject_t img, cudaTextureObject_t line)
+{
+    rgba<<<1, 32>>>(out, img, line);
+}
+"""
+
+
+def test_a_texel_of_a_vector_type_is_its_lanes(tmp_path):
+    """`tex2D<float4>` (cuda-samples' postProcessGL) reads one texel's four lanes, as one
+    16-byte load of the texture's array (texel i at elements 4i..4i+3); `tex1Dfetch<float2>`
+    two lanes, zeros outside the texture."""
+    cu = tmp_path / "rgba.cu"
+    cu.write_text(VECTOR_TEXELS)
+    k = import_kernels(str(cu), Options(lengths={"out": "32", "line": "4"},
+                                        textures={"img": "8, 4"}))["rgba"]()
+    img = np.arange(32 * 4, dtype=np.float32).reshape(32, 4) / 8
+    line = np.array([[1, 2], [3, 5], [7, 11], [13, 17]], np.float32)
+    out = run(k, arrays={"img": img.ravel(), "line": line.ravel()})["out"]
+    t = np.arange(32)
+    inside = (t - 30 >= 0) & (t - 30 < 4)
+    q = np.where(inside, line[np.clip(t - 30, 0, 3), 0] - line[np.clip(t - 30, 0, 3), 1], 0)
+    want = img @ np.array([1, 10, 100, 1000], np.float32) + q
+    assert np.allclose(out, want)
+    from smemsim.cuda.symbols import fold
+    assert {g.name: fold(g.length) for g in k.globals} == {"out": 32, "img": 128, "line": 8}
+
+
+@pytest.mark.gpu
+def test_vector_texels_on_the_gpu(tmp_path):
+    """The regenerated CUDA of the float4/float2 texel kernel (16- and 8-byte loads of the
+    texture arrays) against the interpreter."""
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    cu = tmp_path / "rgba.cu"
+    cu.write_text(VECTOR_TEXELS)
+    k = import_kernels(str(cu), Options(lengths={"out": "32", "line": "4"},
+                                        textures={"img": "8, 4"}))["rgba"]()
+    result = run_on_gpu(k)
+    assert result.matches, result.mismatches
+
+
 def test_a_constant_table_holds_its_values_and_the_shared_array_is_the_kernels():
     kernel = sample()
     weights = next(g for g in kernel.globals if g.name == "weights")

@@ -25,7 +25,7 @@ from __future__ import annotations
 from kernels_ir import Expr, call, cast, const, f32, i32, smax, smin
 
 from .parse import short, split_top_level, text
-from .symbols import BY_NAME, Sym
+from .symbols import BY_NAME, SIZES, Sym
 from .unit import lowering_expr
 
 TEXTURE_FETCHES = ("tex1Dfetch", "tex2D")
@@ -64,6 +64,11 @@ class TexturesMixin:
         """A texture fetch (see the module docstring), or None when `name` is none."""
         if name not in TEXTURE_FETCHES:
             return None
+        return self.texel(node, name, type_args, args, 1)[0]
+
+    def texel(self, node, name: str, type_args, args, lanes: int) -> list:
+        """The lanes of one texel fetched (`tex2D<float4>(tex, x, y)`: four, one 16-byte
+        load of the texture's array; a scalar texel: one)."""
         rank = 1 if name == "tex1Dfetch" else 2
         if len(args) != 1 + rank or args[0].type != "identifier":
             raise self.error(node, f"`{short(node)}`: {name}(texture, "
@@ -72,29 +77,41 @@ class TexturesMixin:
         if tex.kind != "texture":
             raise self.error(node, f"`{short(node)}`: '{text(args[0])}' is not a texture")
         holder = tex.value
-        dtype = holder["dtype"]
+        dtype, have = holder["dtype"], holder.get("lanes", lanes)
         if type_args is not None:
-            named = self.dtype(type_args[0], node)
-            if dtype is not None and named != dtype:
-                raise self.error(node, f"`{short(node)}`: a texture of {dtype} fetched as "
-                                       f"{named}")
+            named, count = self.vtype(type_args[0], node)
+            if dtype is not None and (named, count) != (dtype, have):
+                raise self.error(node, f"`{short(node)}`: a texture of {dtype} x {have} "
+                                       f"fetched as {named} x {count}")
             dtype = named
+            if count != lanes:
+                raise self.error(node, f"`{short(node)}` fetches {count} lane(s), where "
+                                       f"{lanes} are read")
         if dtype is None:
             raise self.error(node, f"`{short(node)}`: the texel type is not known (write "
                                    f"{name}<float>(...))")
+        if lanes > 1 and lanes * SIZES[dtype] not in (8, 16):
+            raise self.error(node, f"`{short(node)}`: a texel of {lanes} x {dtype} (one "
+                                   "8- or 16-byte load is read)")
+        holder.setdefault("lanes", lanes)
         arr, width, height = self.texture_array(holder, dtype, rank, node)
         coords = [self.expr(a) for a in args[1:]]
         with self.at(node):
-            value = self.kb.let(f"{holder['name']}_texel", const(0, BY_NAME[dtype]), dtype)
+            out = [self.kb.let(f"{holder['name']}_texel", const(0, BY_NAME[dtype]), dtype)
+                   for _ in range(lanes)]
             if rank == 1:
                 i = cast(coords[0], i32)
                 with self.kb.if_((i >= 0) & (i < width)):
-                    value.set(arr.load((i,), width=1, name=f"{holder['name']}_v"))
-                return value
+                    got = arr.load((i * lanes,), width=lanes, name=f"{holder['name']}_v")
+                    for k, ref in enumerate(out):
+                        ref.set(got[k] if lanes > 1 else got)
+                return out
             x, y = (smin(smax(cast(call("floor", cast(c, f32)), i32), 0), extent - 1)
                     for c, extent in zip(coords, (width, height)))
-            value.set(arr.load((y * width + x,), width=1, name=f"{holder['name']}_v"))
-            return value
+            got = arr.load(((y * width + x) * lanes,), width=lanes, name=f"{holder['name']}_v")
+            for k, ref in enumerate(out):
+                ref.set(got[k] if lanes > 1 else got)
+            return out
 
     def texture_array(self, holder: dict, dtype: str, rank: int, node):
         """(the texture's global array, width, height) made at its first fetch."""
@@ -120,8 +137,9 @@ class TexturesMixin:
                                    f"{name}=WIDTH,HEIGHT (texels)")
         width = extents[0]
         height = extents[1] if rank == 2 else const(1)
-        with self.at(node):
-            arr = self.kb.global_array(name, dtype, width * height, intent="in")
+        with self.at(node):   # (a texel of several lanes: that many elements, in a row)
+            arr = self.kb.global_array(name, dtype, width * height * holder.get("lanes", 1),
+                                       intent="in")
         arr.texture = ("a texture read by tex1Dfetch: texel i, 0 outside the texture" if rank == 1
                        else "a texture read by tex2D with point sampling of unnormalized "
                        "coordinates, clamped to its extent (the zero-initialized "

@@ -15,6 +15,7 @@ from kernels_ir import (
 from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
+from .lower_textures import TEXTURE_FETCHES
 from .parse import short, subscript_index, text
 from .symbols import (
     CACHE_LOADS,
@@ -369,6 +370,12 @@ class VectorsMixin:
             return [self.half_result(op, [left[k], right[k]], kind, node) for k in range(2)]
         operator = self.overloaded_operator(node)
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is not None and callee_name(fn) in TEXTURE_FETCHES:
+            # `tex2D<float4>(tex, x, y)` (cuda-samples' postProcessGL): a texel of lanes
+            targs = fn.child_by_field_name("arguments").named_children \
+                if fn.type == "template_function" else None
+            return self.texel(node, callee_name(fn), targs,
+                              node.child_by_field_name("arguments").named_children, lanes)
         if fn is not None and callee_name(fn) in HALF2_OPS:
             return self.half2_value(node, callee_name(fn), lanes)
         if fn is not None and callee_name(fn) in self.u.functions and all(
