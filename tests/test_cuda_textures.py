@@ -96,6 +96,13 @@ def test_a_texel_of_a_vector_type_is_its_lanes(tmp_path):
     assert np.allclose(out, want)
     from smemsim.cuda.symbols import fold
     assert {g.name: fold(g.length) for g in k.globals} == {"out": 32, "img": 128, "line": 8}
+    # one texture read as texels of two shapes is refused at the second fetch
+    cu.write_text(VECTOR_TEXELS.replace("out[t] = p.x",
+                                        "out[t] = tex1Dfetch<float>(line, t) + p.x"))
+    with pytest.raises(CudaImportError, match=r"rgba\.cu:7:.*a texture of f32 x 2 fetched as "
+                                              r"f32 x 1"):
+        import_kernels(str(cu), Options(lengths={"out": "32", "line": "4"},
+                                        textures={"img": "8, 4"}))["rgba"]()
 
 
 @pytest.mark.gpu

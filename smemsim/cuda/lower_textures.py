@@ -90,6 +90,9 @@ class TexturesMixin:
         if dtype is None:
             raise self.error(node, f"`{short(node)}`: the texel type is not known (write "
                                    f"{name}<float>(...))")
+        if holder.get("lanes", lanes) != lanes:
+            raise self.error(node, f"`{short(node)}`: texture '{holder['name']}' holds "
+                                   f"texels of {holder['lanes']} lane(s), read here as {lanes}")
         if lanes > 1 and lanes * SIZES[dtype] not in (8, 16):
             raise self.error(node, f"`{short(node)}`: a texel of {lanes} x {dtype} (one "
                                    "8- or 16-byte load is read)")
