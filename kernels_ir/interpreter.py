@@ -370,7 +370,17 @@ class _Machine(Evaluator):
         # Op.LOCAL_READ
         arr = e.arg
         flat = self._local_offsets(arr, e.src, idx)
-        return self.local_arrays[arr].reshape(self.total, -1)[idx, flat]
+        return self.local_arrays[arr].reshape(self.total, -1)[self._local_cells(idx, flat)]
+
+    def _local_cells(self, idx: np.ndarray, flat: np.ndarray):
+        """The (lane, element) cells of a register array that `idx`'s lanes address at
+        `flat`: where every lane addresses one element (`v[2]`, the common case), a column,
+        and for every thread of the launch a slice, rather than pairs of index arrays
+        (cuda-samples' dxtc spends its time in register arrays)."""
+        if flat.size and flat[0] == flat[-1] and (flat == flat[0]).all():
+            col = int(flat[0])
+            return (slice(None), col) if idx.size == self.total else (idx, col)
+        return idx, flat
 
     def _local_offsets(self, arr: LocalArray, index, idx: np.ndarray) -> np.ndarray:
         flat = np.zeros(idx.size, np.int64)
@@ -450,14 +460,17 @@ class _Machine(Evaluator):
 
     def _declare_local(self, s: DeclareLocal, idx: np.ndarray) -> None:
         arr = s.array
-        if arr not in self.local_arrays:
+        if arr not in self.local_arrays:   # made zeroed
             self.local_arrays[arr] = np.zeros((self.total, *arr.shape), arr.dtype.np)
-        self.local_arrays[arr].reshape(self.total, -1)[idx] = 0
+        elif idx.size == self.total:       # every thread: one fill, no index array
+            self.local_arrays[arr].fill(0)
+        else:
+            self.local_arrays[arr].reshape(self.total, -1)[idx] = 0
 
     def _local_store(self, s: LocalStore, idx: np.ndarray) -> None:
         flat = self._local_offsets(s.array, s.index, idx)
         value = convert(self.eval(s.value, idx), s.array.dtype)
-        self.local_arrays[s.array].reshape(self.total, -1)[idx, flat] = value
+        self.local_arrays[s.array].reshape(self.total, -1)[self._local_cells(idx, flat)] = value
 
     def _loop(self, s: Loop, idx: np.ndarray) -> None:
         var = s.var
