@@ -439,14 +439,20 @@ def _strided_notes(strided, checks, stmts, origin) -> list[str]:
 
 # ------------------------------------------------------------------ hoisted loads
 
+def _loop_spans(written: Kernel, c):
+    """(index in walk() order, loop, its line, the address spans of its SASS copies) for
+    each loop of the kernel."""
+    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
+    for n, loop in enumerate(loops):
+        line = c.loop_lines[n]
+        yield n, loop, line, [(x.start, x.end) for x in c.loops if x.line == line]
+
+
 def _hoists(written: Kernel, c) -> tuple[Hoist, ...]:
     """Loads whose instruction sits on their loop's own line, outside that loop's SASS."""
     out = []
     found = {s.site: s.found for s in c.sites}
-    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
-    for n, loop in enumerate(loops):
-        line = c.loop_lines[n]
-        spans = [(x.start, x.end) for x in c.loops if x.line == line]
+    for n, loop, line, spans in _loop_spans(written, c):
         # outside the loop's SASS, or there is none: unrolled completely, with one copy
         # of the load left, on the loop's line
         moved = [a for a in c.unattributed if a.line == line and a.kind == "load"
@@ -469,10 +475,7 @@ def _sinks(written: Kernel, c) -> tuple[Sunk, ...]:
     address no iteration changes: the compiler stores once, after the loop."""
     out = []
     found = {s.site: s.found for s in c.sites}
-    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
-    for n, loop in enumerate(loops):
-        line = c.loop_lines[n]
-        spans = [(x.start, x.end) for x in c.loops if x.line == line]
+    for n, loop, _, spans in _loop_spans(written, c):
         if not spans:   # no SASS loop: unrolled, or never a loop; nothing moved out of it
             continue
         inner = _declared_inside(loop)

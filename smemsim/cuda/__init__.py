@@ -15,7 +15,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .launch import host_instances, with_binding
+from .launch import launched_instances
 from .parse import first_error, short, split_top_level, template_parameters, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 
@@ -53,14 +53,9 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
         params = _template_params(parent)
         launched = []
         for call, host in unit.launches.get(name, []):
-            fn = call.child_by_field_name("function")
-            if fn.type != "template_function":
-                continue
-            args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
             # `k<T><<<...>>>` inside a host template: one instance per instance of the host
             # the file makes (cuda-samples' reduction: `template void reduce<int>(...);`)
-            for binding in host_instances(unit, host):
-                concrete = _with_host_constants(host, with_binding(args, binding))
+            for _, concrete in launched_instances(unit, call, host):
                 if (_host_template_args(host) | _generic_lambda_params(call)) & set(
                         re.findall(r"[A-Za-z_]\w*", " ".join(concrete))):
                     # a host template parameter left, or `k<c.value>` inside a generic

@@ -357,10 +357,23 @@ def with_binding(args: list[str], binding: dict) -> list[str]:
             for a in args]
 
 
+def launched_instances(unit, call, host) -> list[tuple[dict, list[str]]]:
+    """(the host template's binding, the template arguments the launch then gives its
+    kernel, the host's constants in place: `k</*BM*/ BM, ...>` is `k<64, ...>`) for each
+    instance of the host the file makes; [] for a launch that names no template
+    arguments. kernel_keys and instance_bindings both read launches so."""
+    from . import _with_host_constants
+    fn = call.child_by_field_name("function")
+    if fn.type != "template_function":
+        return []
+    args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+    return [(b, _with_host_constants(host, with_binding(args, b)))
+            for b in host_instances(unit, host)]
+
+
 def instance_bindings(unit, lowering, call, host) -> list[dict]:
     """The host template instances under which this launch launches the instance being
     lowered ([{}] where the host is no template and the launch names it)."""
-    from . import _with_host_constants
     fn = call.child_by_field_name("function")
     if not lowering.template_args or fn.type != "template_function":
         return [{}]
@@ -372,13 +385,9 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
 
     def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
         return "".join(t.split()).replace("(", "").replace(")", "")
-    args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
     want = spelled(lowering.key)
-    # the instance a launch names, spelled as kernel_keys spells it (the host's constants
-    # in place: `k</*BM*/ BM, ...>` is `k<64, ...>`; a host template's parameters bound)
-    found = cache[where] = [b for b in host_instances(unit, host) if spelled(
-        f"{lowering.name}<{', '.join(_with_host_constants(host, with_binding(args, b)))}>")
-        == want]
+    found = cache[where] = [b for b, concrete in launched_instances(unit, call, host)
+                            if spelled(f"{lowering.name}<{', '.join(concrete)}>") == want]
     return found
 
 
