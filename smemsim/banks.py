@@ -426,35 +426,42 @@ def _validate(off: np.ndarray, width: np.ndarray, window: int, first: int = 0) -
 def _merge_mask(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> np.ndarray:
     """Which 8/16-byte loads merge across the warp: every pair of lanes (i, i^1), or every
     quad pair (i, i^2), of which both are active reads one address (each pair compared
-    once, through a view of the row: a gather of the partners cost twice as much)."""
-    rows = (~store) & (width >= 8)
-    if not rows.any():
-        return rows
-    sub = off if rows.all() else off[rows]
+    once, through a view of the row: a gather of the partners cost twice as much). Only
+    rows whose lanes 0-3 pass are compared whole (random rows seldom do)."""
+    merged = (~store) & (width >= 8)
+    if not merged.any():
+        return merged
+
+    def agree(a, b):
+        # both lanes on one address, or either inactive (-1)
+        return (a == b) | (np.minimum(a, b) < 0)
+    merged &= (agree(off[:, 0], off[:, 1]) & agree(off[:, 2], off[:, 3])) | (
+        agree(off[:, 0], off[:, 2]) & agree(off[:, 1], off[:, 3]))
+    rows = np.flatnonzero(merged)
+    if not rows.size:
+        return merged
+    sub = off if rows.size == off.shape[0] else off[rows]
     n = sub.shape[0]
     holds = None
     for mask in (1, 2):
         pair = sub.reshape(n, WARP // (2 * mask), 2, mask)
-        a, b = pair[:, :, 0], pair[:, :, 1]
-        ok = ((a == b) | (a < 0) | (b < 0)).reshape(n, -1).all(axis=1)
+        ok = agree(pair[:, :, 0], pair[:, :, 1]).reshape(n, -1).all(axis=1)
         holds = ok if holds is None else holds | ok
-    if rows.all():
-        return holds
-    merged = np.zeros(off.shape[0], bool)
     merged[rows] = holds
     return merged
 
 
 def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> BatchResult:
-    """The plain rules over a batch with one sort per request row (#28: about 0.75-1.05 us a
-    request on random requests, 24-36x the time to stream the offsets once).
+    """The plain rules over a batch with one sort per request row (#28: about 0.45-0.8 us a
+    request on random requests, 13-20x the time to stream the offsets once).
 
-    Each lane's key is its group above its byte offset; sorted, a key unlike the one
-    before it is a new access of its group (naturally aligned accesses of one width coincide
-    or are disjoint), and a key whose unit (its word, or its 8/16-byte pair/quad of banks,
-    whose banks always hold equal counts) differs from the one before is a new unit, which
-    adds one to its bank (pair, quad). Sub-word offsets sort in word order, so a unit is new
-    once per distinct word.
+    Each lane's key is its group above its byte offset; sorted, a key whose unit (its word,
+    or its 8/16-byte pair/quad of banks, whose banks always hold equal counts) differs from
+    the one before is a new unit, which adds one to its bank (pair, quad). Sub-word offsets
+    sort in word order, so a unit is new once per distinct word. A group's ideal is one
+    wavefront when its lanes can ask for at most 128 bytes (every group but those of merged
+    8- and 16-byte loads), else it counts the group's distinct accesses: keys unlike the one
+    before (naturally aligned accesses of one width coincide or are disjoint).
     """
     n = off.shape[0]
     if n and (width == WORD).all() and 0 <= int(off.max()) < (1 << 40):
@@ -467,39 +474,62 @@ def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> Batch
     kind = np.int32 if group_bit == 24 else np.int64
     sentinel = np.iinfo(kind).max
     key = off.astype(kind, copy=True)
-    if (width >= 8).any():
-        merged = _merge_mask(off, width, store)
-        size = np.where(width <= 4, 32,
-                        np.where(width == 8, np.where(merged, 32, 16), np.where(merged, 16, 8)))
-        key |= (np.arange(WARP, dtype=kind)[None, :] // size[:, None].astype(kind)) << group_bit
+    merged = _merge_mask(off, width, store)
+    # lanes per group: 32 (1-4 bytes, merged 8), 16 (8 bytes, merged 16) or 8 (16 bytes)
+    size = np.where(width <= 4, 32,
+                    np.where(width == 8, np.where(merged, 32, 16), np.where(merged, 16, 8)))
+    # log2 of a unit's bytes: a word for 1, 2 and 4 bytes, a pair of banks for 8, a quad for
+    # 16; a group has `slots` units (32, 16 or 8) and the groups' slots fill a row's 32
+    shift = np.where(width >= 16, 4, np.where(width == 8, 3, 2))
+    one_size, one_shift = bool((size == size[0]).all()), bool((shift == shift[0]).all())
+    lane = np.arange(WARP)
+    if one_size and size[0] < WARP:       # the usual batch: one row of groups for all
+        key |= (lane // int(size[0])).astype(kind) << group_bit
+    elif not one_size:
+        table = np.stack([(lane // s).astype(kind) << group_bit for s in (32, 16, 8)])
+        key |= table[np.where(size == 32, 0, np.where(size == 16, 1, 2))]
     key[~active] = sentinel
     key.sort(axis=1)
     live = key != sentinel
-    new_access = _changes(key, live)
-    # log2 of a unit's bytes: a word for 1, 2 and 4 bytes, a pair of banks for 8, a quad for
-    # 16; a group has `slots` units (32, 16 or 8) and the groups' slots fill a row's 32
-    shift = np.where(width >= 16, 4, np.where(width == 8, 3, 2)).astype(kind)[:, None]
-    slots = BANKS >> (shift - 2)
-    unit = key >> shift
-    group = key >> group_bit
-    slot = (np.arange(n, dtype=np.int64)[:, None] * BANKS
-            + (group * slots + (unit & (slots - 1))))
-    counts = np.bincount(slot[_changes(unit, live)], minlength=n * BANKS)
-    most = counts.reshape(n, 4, 8).max(axis=2)           # per 8 slots: any group's slots
-    per_width = {32: lambda: most.max(axis=1),
+    s = int(shift[0]) if one_shift else shift.astype(kind)[:, None]
+    slots = BANKS >> (s - 2)
+    unit = key >> s
+    index = np.int32 if n * BANKS < np.iinfo(np.int32).max else np.int64
+    slot = (key >> group_bit).astype(index, copy=False)
+    slot *= slots
+    slot += (unit & (slots - 1)).astype(index, copy=False)
+    slot += (np.arange(n, dtype=index) * BANKS)[:, None]
+    np.putmask(slot, ~_changes(unit, live), n * BANKS)     # not a new unit: a spare bin
+    counts = np.bincount(slot.ravel(), minlength=n * BANKS + 1)[:-1].reshape(n, 4, 8)
+    # per 8 slots (a quarter of a row), the most any slot holds, as a tree of maxima
+    half = np.maximum(counts[:, :, :4], counts[:, :, 4:])
+    half = np.maximum(half[:, :, :2], half[:, :, 2:])
+    most = np.maximum(half[:, :, 0], half[:, :, 1])
+    per_width = {32: lambda: np.maximum(np.maximum(most[:, 0], most[:, 1]),
+                                        np.maximum(most[:, 2], most[:, 3])),
                  16: lambda: np.maximum(most[:, 0], most[:, 1]) + np.maximum(most[:, 2],
                                                                              most[:, 3]),
                  8: lambda: most.sum(axis=1)}
     kinds = np.unique(slots).tolist()
     wavefronts = per_width[kinds[0]]() if len(kinds) == 1 else np.select(
         [slots[:, 0] == k for k in kinds], [per_width[k]() for k in kinds])
-    # distinct accesses per group: a count (at most 32) per byte of one sum
-    packed = (new_access.astype(np.uint32) << ((group & 3) << 3).astype(np.uint32)).sum(
-        axis=1, dtype=np.int64)
-    distinct = (packed[:, None] >> np.arange(0, 32, 8)) & 255
-    ideal = np.where(distinct > 0,
-                     np.maximum(-(-(distinct * width[:, None]) // WAVEFRONT_BYTES), 1), 0)
-    return BatchResult(wavefronts.astype(np.int64), ideal.sum(axis=1).astype(np.int64))
+    # ideal: groups with an active lane, where a group asks for at most 128 bytes
+    ideal = np.zeros(n, np.int64)
+    for s_ in np.unique(size).tolist():
+        rows = slice(None) if one_size else size == s_
+        ideal[rows] = active[rows].reshape(-1, WARP // s_, s_).any(axis=2).sum(axis=1)
+    big = np.flatnonzero(size * width > WAVEFRONT_BYTES)   # merged 8- and 16-byte loads
+    if big.size:
+        k = key[big]
+        new_access = _changes(k, live[big])
+        group = k >> group_bit
+        # distinct accesses per group: a count (at most 32) per byte of one sum
+        packed = (new_access.astype(np.uint32) << ((group & 3) << 3).astype(np.uint32)).sum(
+            axis=1, dtype=np.int64)
+        distinct = (packed[:, None] >> np.arange(0, 32, 8)) & 255
+        ideal[big] = np.where(distinct > 0, np.maximum(
+            -(-(distinct * width[big][:, None]) // WAVEFRONT_BYTES), 1), 0).sum(axis=1)
+    return BatchResult(wavefronts.astype(np.int64), ideal)
 
 
 # Word accesses within this many rows of 32 banks (2 KB) are costed on a dense table of the

@@ -24,7 +24,7 @@ it; the batch engines here compute the same counts without walking the passes:
   of max(M_k - merge_from, 0) for the warp.
 
 On random requests the numpy engine takes about 27x (4 bytes) and 60-90x (8 bytes) the time
-of one numpy pass over the offsets, the compiled loops (numba) 11-13x and 23-25x; walking the
+of one numpy pass over the offsets, the compiled loops (numba) 10-15x and 17-20x; walking the
 passes took 370x and 740x on numpy (benchmarks/bench_banks.py, docs/performance.md).
 """
 from __future__ import annotations
@@ -299,8 +299,7 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                 last_t[b] = t
             rank[h * BANKS + b] += 1
             pas[i] = t
-            if t + 1 > top[h]:
-                top[h] = t + 1
+            top[h] = max(top[h], t + 1)
             if stamp[o] != r:
                 stamp[o] = r
                 unit_of[o] = units
@@ -310,10 +309,8 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                 life[2, units] = 0
                 units += 1
             u = unit_of[o]
-            if t + 1 > life[h, u]:
-                life[h, u] = t + 1
-            if t + 1 > life[2, u]:
-                life[2, u] = t + 1
+            life[h, u] = max(life[h, u], t + 1)
+            life[2, u] = max(life[2, u], t + 1)
         passes = top[0] if top[0] > top[1] else top[1]
         # 8 bytes: the pass from which the pending lanes' loads merge across the warp (every
         # pending pair, or every pending quad, reads one address)
@@ -322,14 +319,15 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             merge_from = WARP
             for m in (1, 2):
                 fm = -1
-                for i in range(WARP):
-                    j = i ^ m
-                    if j > i and pas[i] >= 0 and pas[j] >= 0 and off[r, i] != off[r, j]:
-                        low = pas[i] if pas[i] < pas[j] else pas[j]
-                        if low > fm:
-                            fm = low
-                if fm + 1 < merge_from:
-                    merge_from = fm + 1
+                for p in range(16):
+                    i = (p // m) * 2 * m + p % m
+                    j = i + m
+                    a = pas[i]
+                    b = pas[j]
+                    low = min(a, b)
+                    differ = (low >= 0) & (off[r, i] != off[r, j])
+                    fm = max(fm, low if differ else -1)
+                merge_from = min(merge_from, fm + 1)
         # the loads: sum over k of the largest k-th longest life of any slot (the
         # staircase), taking the units longest life first: a slot's k-th unit taken is its
         # k-th longest, so the first to make any slot's count k holds M_k. Ideally a pass
@@ -362,9 +360,8 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                     s = unit_slot[u]
                     c = count[s] + 1
                     count[s] = c
-                    if c > levels:
-                        levels = c
-                        ld_wf += ell - lo
+                    ld_wf += (ell - lo) * (c > levels)
+                    levels = max(levels, c)
                     taken += 1
                     if taken == 1 or (taken == 17 and wide):
                         ld_ideal += ell - lo
