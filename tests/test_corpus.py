@@ -213,3 +213,15 @@ def test_nbody_on_the_gpu():
     e["lengths"] = {k: "1024" for k in e["lengths"]}
     result = run_on_gpu(build(e))
     assert result.matches, result.mismatches
+
+
+def test_gpu_mode_shared_reduction_by_hand():
+    """gpu-mode's lecture 9 SharedMemoryReduction, launched <<<1, size / 2>>> with size
+    2048: 32 warps store input_s once (32 requests); the halving loop runs strides 512 ..
+    1, with ceil(stride / 32) warps active: 16 + 8 + 4 + 2 + 1 + 5 x 1 = 36 warp steps,
+    each two loads and a store of consecutive words; then thread 0 loads input_s[0]. One
+    wavefront each: 73 loads, 68 stores."""
+    r = analyze(build(entry("gpu_mode/lecture_009_shared_reduce.cu")))
+    assert (r.grid, r.block) == ((1, 1, 1), (1024, 1, 1))
+    assert (r.load.requests, r.load.wavefronts) == (73, 73)
+    assert (r.store.requests, r.store.wavefronts) == (68, 68)

@@ -20,7 +20,8 @@ def options(entry):
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),
         kernel=entry["kernel"], tensor_maps=entry.get("tensor_maps", {}),
         textures=entry.get("textures", {}), nulls=entry.get("nulls", []),
-        hosts=entry.get("hosts", {}))
+        hosts=entry.get("hosts", {}), host_files=[
+            str(ROOT / "tests" / "corpus" / f) for f in entry.get("host_files", [])])
 
 
 def main() -> int:

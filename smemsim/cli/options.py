@@ -77,6 +77,10 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                    help="the value of a host expression the launch computes and the file "
                         "cannot say (`--host 'x.size(0)=4096'`, a variable read from argv; "
                         "VALUE a C expression, as --length's; repeatable)")
+    g.add_argument("--host-file", action="append", default=[], metavar="FILE",
+                   help="another file of the program whose host code launches the "
+                        "kernels (`nvcc kernels.cu main.cu`): its launches are read where "
+                        "the kernel's own file has none (read, never run; repeatable)")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
     g.add_argument("--tensor-map", action="append", default=[],
@@ -132,7 +136,8 @@ def cuda_options(args, with_params: bool = False):
                    hosts=pairs(args.host, "--host"),
                    kernel=getattr(args, "kernel", None),
                    tensor_maps=pairs(args.tensor_map, "--tensor-map"),
-                   textures=pairs(args.texture, "--texture"), nulls=list(args.null))
+                   textures=pairs(args.texture, "--texture"), nulls=list(args.null),
+                   host_files=list(args.host_file))
 
 
 def cuda_flags_given(args) -> list[str]:
@@ -141,7 +146,7 @@ def cuda_flags_given(args) -> list[str]:
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
         ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
-        ("--texture", args.texture), ("--null", args.null),
+        ("--texture", args.texture), ("--null", args.null), ("--host-file", args.host_file),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
         if value]
 

@@ -15,7 +15,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .launch import launched_instances
+from .launch import launched_instances, launches_named, unit_of
 from .parse import first_error, short, split_top_level, template_parameters, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 
@@ -52,10 +52,10 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
             continue
         params = _template_params(parent)
         launched = []
-        for call, host in unit.launches.get(name, []):
+        for call, host in launches_named(unit, name):
             # `k<T><<<...>>>` inside a host template: one instance per instance of the host
             # the file makes (cuda-samples' reduction: `template void reduce<int>(...);`)
-            for _, concrete in launched_instances(unit, call, host):
+            for _, concrete in launched_instances(unit_of(unit, call), call, host):
                 if (_host_template_args(host) | _generic_lambda_params(call)) & set(
                         re.findall(r"[A-Za-z_]\w*", " ".join(concrete))):
                     # a host template parameter left, or `k<c.value>` inside a generic

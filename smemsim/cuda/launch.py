@@ -9,7 +9,7 @@ from kernels_ir import const
 
 from .errors import CudaImportError
 from .parse import function_name, parse_expression, short, split_top_level, text, walk
-from .symbols import COMPONENTS, VECTORS, fold
+from .symbols import COMPONENTS, FLOAT_MATH, MATH, VECTORS, fold
 
 
 # the runtime's launch functions that name the kernel as their first argument: (function,
@@ -97,12 +97,15 @@ def launch_of(unit, lowering):
         return (given.get("grid", dims(py.grid)), given.get("block", dims(py.block)),
                 given["smem"][0] if "smem" in given else const(py.smem))
     if not found:
-        raise CudaImportError(f"no launch of '{lowering.name}' in the file: give "
-                              "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]",
+        where = "the file" if not unit.host_units else \
+            "the file or its --host-file files"
+        raise CudaImportError(f"no launch of '{lowering.name}' in {where}: give "
+                              "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, where "
+                              "another file of the program launches it, --host-file FILE)",
                               kernel=lowering.name, loc=lowering.loc(lowering.node))
     call, host = found[0]
     cfg = launch_config(call)
-    host_reader = _Host(unit, lowering, call, host)
+    host_reader = _Host(unit_of(unit, call), lowering, call, host)
     out = []
     for k, node in enumerate(cfg[:3]):
         if ("grid", "block", "smem")[k] in given:
@@ -137,7 +140,7 @@ def launch_arguments(unit, lowering) -> dict:
                 out[text(d)] = value
         return out
     call, host = found[0]
-    reader = _Host(unit, lowering, call, host)
+    reader = _Host(unit_of(unit, call), lowering, call, host)
     reader.by_arg = {}  # an argument's own value, not the parameter it becomes
     args = launch_args(call, host)
     out = {}
@@ -249,8 +252,8 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     index = names.index(array)
     if index >= len(args) or host is None:
         return None
-    reader = _Host(unit, lowering, call, host)
-    nbytes = _allocated_bytes(unit, reader, lowering.uncast(args[index]), host, 0)
+    reader = _Host(unit_of(unit, call), lowering, call, host)
+    nbytes = _allocated_bytes(reader.u, reader, lowering.uncast(args[index]), host, 0)
     if nbytes is None:
         return None
     from .symbols import exact_quotient
@@ -391,14 +394,36 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
     return found
 
 
+def launches_named(unit, name: str) -> list:
+    """The launches of the kernel `name`: the file's own, or where it has none, those of
+    the program's other files (--host-file), in their order."""
+    own = unit.launches.get(name, [])
+    if own or not unit.host_units:
+        return own
+    return [pair for other in unit.host_units for pair in other.launches.get(name, [])]
+
+
+def unit_of(unit, node):
+    """The file of the program whose syntax tree holds `node`: the kernel's own, or one
+    of its --host-file files (whose host values, constants and functions a launch there
+    reads)."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    for other in unit.host_units:
+        if other.tree.root_node == root:
+            return other
+    return unit
+
+
 def launches_for(unit, lowering) -> list:
     """The launches of this kernel (of this template instantiation, if it is one)."""
-    calls = unit.launches.get(lowering.name, [])
+    calls = launches_named(unit, lowering.name)
     if not lowering.template_args:
         return calls
     mine = [(c, h) for c, h in calls
             if c.child_by_field_name("function").type == "template_function" and
-            instance_bindings(unit, lowering, c, h)]
+            instance_bindings(unit_of(unit, c), lowering, c, h)]
     # launches that name no template arguments (deduced) may be this instance's; launches
     # of other instances are not (their grid and block are theirs: a question, not a guess)
     return mine or [(c, h) for c, h in calls
@@ -629,6 +654,9 @@ class _Host:
                 return self.env[-1][name]
             if name in self.by_arg:
                 return self.low.lookup(self.by_arg[name], node).value
+            if name in self.u.constants and self.u is not self.low.u:
+                # a constant of a --host-file: read there, in its own file's terms
+                return self.value(self.u.constants[name][0], depth + 1)
             if name in self.u.constants:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:
@@ -685,6 +713,26 @@ class _Host:
         if node.type == "call_expression":
             fn = text(node.child_by_field_name("function"))
             args = node.child_by_field_name("arguments").named_children
+            target = node.child_by_field_name("function")
+            if target.type == "template_function" and len(args) == 1 and text(
+                    target.child_by_field_name("name")) == "static_cast":
+                # `static_cast<float>(d)`, as a C cast
+                kind = target.child_by_field_name("arguments").named_children[0]
+                return self.low.convert(self.value(args[0], depth + 1),
+                                        self.low.dtype(kind, node), node)
+            if fn in MATH and fn not in self.u.all_functions:
+                # host math of host values (`1.0f / sqrtf(d)`), as the device's: the float
+                # forms take their double argument as a float
+                from kernels_ir import KernelError, call
+                from kernels_ir.dtypes import BY_NAME
+                vals = [self.value(a, depth + 1) for a in args]
+                if fn in FLOAT_MATH:
+                    vals = [self.low.convert(v, "f32", node) if v.dtype == BY_NAME["f64"]
+                            else v for v in vals]
+                try:
+                    return call(MATH[fn], *vals)
+                except KernelError:
+                    raise _HostQuestion(f"`{short(node)}`", text(node)) from None
             called = self.u.all_functions.get(fn.split("<")[0].split("::")[-1].strip())
             # host values are scalars: the file's overloads of vectors (helper_math.h's
             # min(float2, float2)) are not the ones called (min of ints is CUDA's own)

@@ -59,16 +59,20 @@ class Options:
     # tensor, a variable read from argv): expression as written, spaces dropped -> value
     # text, a C expression like --length's (--host)
     hosts: dict = field(default_factory=dict)
+    # the program's other files (`nvcc kernels.cu main.cu`): where the kernel's own file
+    # has no launch of it, theirs are read (--host-file)
+    host_files: list = field(default_factory=list)
 
 
 class Unit:
     """A CUDA file, preprocessed and parsed."""
 
-    def __init__(self, path: str, options: Options | None = None):
+    def __init__(self, path: str, options: Options | None = None, host_file: bool = False):
         self.path = pathlib.Path(path)
         self.options = options or Options()
         if not self.path.is_file():
-            raise CudaImportError(f"no such file: {path}")
+            raise CudaImportError(f"no such file: {path}" if not host_file else
+                                  f"--host-file {path}: no such file")
         self.pp = Preprocessor(self.options.defines, self.options.include_dirs,
                                self.options.arch)
         if self.path.suffix == ".py":  # CUDA in a Python file's strings (never run)
@@ -78,11 +82,18 @@ class Unit:
         else:
             self.pp.run_file(self.path, 0, None)
         self.output = self.pp.output()
-        flat = "".join(self.output.text.split()) if self.options.hosts else ""
-        for key in self.options.hosts:
-            if "".join(key.split()) not in flat:
-                raise CudaImportError(f"--host {key}: {self.path.name} has no host "
-                                      f"expression `{key}` (as written there, spaces aside)")
+        # the program's other files (their own units: names, macros and constants of one
+        # file are not another's), read for the launches this file does not make
+        self.host_units = [] if host_file else [
+            Unit(f, self.options, host_file=True) for f in self.options.host_files]
+        if not host_file:
+            flat = ["".join(u.output.text.split()) for u in (self, *self.host_units)] \
+                if self.options.hosts else []
+            for key in self.options.hosts:
+                if not any("".join(key.split()) in f for f in flat):
+                    files = ", ".join(u.path.name for u in (self, *self.host_units))
+                    raise CudaImportError(f"--host {key}: no host expression `{key}` in "
+                                          f"{files} (as written there, spaces aside)")
         self._parse()
         wrong = self._mistaken_templates()
         if wrong:  # parse again with those names parenthesized
