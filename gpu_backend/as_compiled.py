@@ -218,6 +218,12 @@ class Strided:
     # width) read one contiguous span, k x s x width bytes, as that many / W wide
     # instructions of W bytes (Learn-CUDA's n-body: float3 .x .y .z of j..j+3 as 3 LDS.128)
     group: bool = False
+    # the loop's other sites keep their stated width (nvcc widened some of its lines, not
+    # all: `s += S[r][j]; o += P * V[j][c]`): the loop is traced as it runs, and each
+    # strided site's requests are those of a probe at every k-th iteration (`probes`, its
+    # analysis site per site of `sites`)
+    probed: bool = False
+    probes: tuple[int, ...] = ()
 
 
 def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
@@ -234,13 +240,17 @@ def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
         lines_of.setdefault(build.key(st.loc), []).append(st.site)
     for loop in (s for s in walk(written.body) if isinstance(s, Loop)):
         if build.key(loop.loc) not in branching or loop.update is not None or \
-                loop.step is None or loop.step.op is not Op.CONST or \
-                any(isinstance(x, Loop) for x in walk(loop.body)):
+                loop.step is None or loop.step.op is not Op.CONST:
             continue
         sites = [x for x in walk(loop.body) if getattr(x, "site", None) is not None]
         if not sites or any(x.op not in ("load", "store") for x in sites):
             continue
-        ks, opcodes, narrow = set(), [], None
+        # sites inside an inner loop (one nvcc unrolled completely, written out as one-trip
+        # loops, or one that loops) may only keep their stated width
+        nested = {x.site for inner in walk(loop.body) if isinstance(inner, Loop)
+                  for x in walk(inner.body) if getattr(x, "site", None) is not None}
+        ks, opcodes, narrow, per_site = set(), [], None, []
+        of_body = {x.site: x for x in sites}
         for x in sites:
             line = build.key(x.loc)
             mine = [a for a in by_line.get(line, ()) if a.kind == x.op]
@@ -249,18 +259,37 @@ def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
             if len(sites) == 1 and stated and len(stated) < len(mine):
                 narrow = stated[0].opcode  # wide copies and a remainder of the stated width
                 mine = [a for a in mine if a.width == wide]
-            if lines_of.get(line) != [x.site] or not mine or \
+            # the line's sites: this one, or several of this body of one op and width whose
+            # instructions all have one width (`s += A[i][k] * B[j][k]`: two loads, each
+            # LDS.128 of 4 iterations), as many of them for each
+            on_line = lines_of.get(line, [])
+            if not mine or any(n not in of_body or of_body[n].op != x.op or
+                               of_body[n].access_bytes != x.access_bytes for n in on_line) or \
+                    len(mine) % len(on_line) or \
                     len({a.width for a in mine}) != 1 or mine[0].width % x.access_bytes:
                 break
             ks.add(mine[0].width // x.access_bytes)
+            per_site.append(mine[0].width // x.access_bytes)
             opcodes.append(mine[0].opcode)
         else:
-            if len(ks) == 1 and min(ks) > 1:
+            if len(ks) == 1 and min(ks) > 1 and \
+                    not any(isinstance(x, Loop) for x in walk(loop.body)):
                 k = ks.pop()
                 out.append(Strided(loop, k, int(loop.step.arg),
                                    tuple(x.site for x in sites),
                                    tuple(x.access_bytes for x in sites), tuple(opcodes),
                                    k * sites[0].access_bytes, narrow=narrow))
+            elif len(ks - {1}) == 1 and 1 in ks and narrow is None:
+                # some sites widened k times, the rest as stated
+                k = max(ks)
+                wide = [(x, op) for x, op, m in zip(sites, opcodes, per_site) if m == k]
+                if not any(x.site in nested for x, _ in wide) and \
+                        len({x.access_bytes for x, _ in wide}) == 1:
+                    out.append(Strided(loop, k, int(loop.step.arg),
+                                       tuple(x.site for x, _ in wide),
+                                       tuple(x.access_bytes for x, _ in wide),
+                                       tuple(op for _, op in wide),
+                                       k * wide[0][0].access_bytes, probed=True))
     return tuple(out)
 
 
@@ -288,8 +317,9 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
             sites.update(grouped)
             out.append(st)
             continue
-        for n, width in zip(st.sites, st.widths):
-            base, full = tr.sites.get(n), whole.sites.get(n)
+        for i, (n, width) in enumerate(zip(st.sites, st.widths)):
+            base = tr.sites.get(st.probes[i] if st.probed else n)
+            full = whole.sites.get(n)
             if full is None or not full.requests:
                 if base is not None and base.requests:
                     return None
@@ -328,7 +358,8 @@ def _as_groups(strided):
     out, any_group = [], False
     for st in strided:
         wide = st.wide
-        if len(st.sites) > 1 and st.narrow is None and len(set(st.widths)) == 1 and \
+        if len(st.sites) > 1 and st.narrow is None and not st.probed and \
+                len(set(st.widths)) == 1 and \
                 len(set(st.opcodes)) == 1 and wide > st.widths[0]:
             span = len(st.sites) * st.widths[0]
             k = wide // math.gcd(wide, span)
@@ -405,9 +436,15 @@ def _claim_strided(c, strided, written: Kernel, build):
     pool = c.unattributed + tuple(a for s in c.sites if s.site in mine for a in s.found)
     copies = [a for a in pool if any(a.line == line_of[n] and a.opcode in (op, remainder[n])
                                      for n, op in mine.items())]
-    sites = tuple(replace(s, found=(next(a for a in copies if a.line == line_of[s.site]
-                                         and a.opcode == mine[s.site]),))
-                  if s.site in mine else s for s in c.sites)
+    taken: list = []   # sites of one line each hold another of its instructions
+
+    def one(s):
+        found = next((a for a in copies if a.line == line_of[s.site] and
+                      a.opcode == mine[s.site] and a not in taken), None) or \
+            next(a for a in copies if a.line == line_of[s.site] and a.opcode == mine[s.site])
+        taken.append(found)
+        return found
+    sites = tuple(replace(s, found=(one(s),)) if s.site in mine else s for s in c.sites)
     return replace(c, sites=sites, unattributed=tuple(a for a in c.unattributed
                                                       if a not in copies),
                    unproven=frozenset(c.unproven) - set(mine))
@@ -553,7 +590,10 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
     counted at)."""
     if not hoists and not joined and not strided:
         return written, origin, {}, ()
-    steps = {id(st.loop): st for st in strided}
+    steps = {id(st.loop): st for st in strided if not st.probed}
+    # a probed loop's strided sites: a probe after each, at every k-th iteration
+    probed = {n: st for st in strided if st.probed for n in st.sites}
+    probe_of: dict = {}
     loops = {id(s): n for n, s in enumerate(x for x in walk(written.body)
                                                if isinstance(x, Loop))}
     branches = {id(s): n for n, s in enumerate(x for x in walk(written.body)
@@ -571,6 +611,20 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
         out = []
         for s in stmts:
             new = s.rebuild(body=rewrite)
+            if getattr(s, "site", None) in probed:
+                # the site as it runs (not counted), then, at the first of every k
+                # iterations, a probe load at its address counted as k of them
+                st = probed[s.site]
+                var = Expr(Op.VAR, st.loop.var.dtype, (), st.loop.var)
+                first = ((var - st.loop.start) % const(st.k * st.step, var.dtype)) == \
+                    const(0, var.dtype)
+                probe = Load(dst=Var(f"{s.array.name}_strided", s.array.dtype, "load",
+                                     s.width), array=s.array, index=s.index, width=s.width,
+                             loc=s.loc, site=next(fresh))
+                origin[probe.site], probes[probe.site] = origin[s.site], s.op
+                probe_of[s.site] = probe.site
+                out += [new, If(first, (probe,), (), s.loc)]
+                continue
             if id(s) in steps:
                 st = steps[id(s)]
                 new = replace(new, step=const(st.step * st.k, s.var.dtype))
@@ -620,7 +674,9 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
         return tuple(out)
 
     kernel = replace(written, body=rewrite(written.body))
-    strided = tuple(replace(st, remainder=remainders.get(id(st.loop))) for st in strided)
+    strided = tuple(replace(st, remainder=remainders.get(id(st.loop)),
+                            probes=tuple(probe_of[n] for n in st.sites) if st.probed else ())
+                    for st in strided)
     return kernel, origin, probes, strided
 
 
@@ -645,9 +701,11 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
     order = [s.site for s in written.sites()]
     widths, notes, claimed, merges = {}, [], set(), []
     for st in strided:
-        for n in st.sites:
+        for i, n in enumerate(st.sites):
             claimed.add(n)
             widths[n] = checks[n].found[0].width
+            if st.probed:   # counted at its probe, every k-th iteration
+                widths[st.probes[i]], widths[n] = widths[n], 0
     for group, opcode in getattr(c, "groups", ()):  # found on the user's build's lines
         merges.append(Merge(group, opcode))
         claimed |= set(group)

@@ -1,5 +1,6 @@
 // smemsim test fixture: loops with a run-time trip count that nvcc unrolls by 4 into LDS.128,
-// with the two remainders nvcc emits. `tail_sum` and `tail_sum_from_one` are written for
+// with the two remainders nvcc emits, a loop of two such loads on one line (row_dot), and one
+// whose other line stays narrow (row_times_column). `tail_sum` and `tail_sum_from_one` are written for
 // smemsim (the remainder loop issues one LDS per leftover iteration; the second loop starts
 // at s[1]); `softmax_autoregressive_backward_kernel6` is copied verbatim from
 // github:karpathy/llm.c (MIT license), dev/cuda/attention_backward.cu (lines 579-631 of
@@ -33,6 +34,45 @@ __global__ void tail_sum_from_one(float *out)
     int end = blockIdx.x + 1;
     for (int i = 1; i < end; i++)
         acc += s[i];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// written for smemsim: two loads on one line of a loop nvcc still loops, each read four
+// iterations per LDS.128 (gpu-mode's lecture 12 flash attention: S_ij += Q_i[ii][dd] *
+// K_j[jj][dd])
+__global__ void row_dot(float *out)
+{
+    __shared__ float a[8][128];
+    __shared__ float b[32][128];
+    for (int i = threadIdx.x; i < 8 * 128; i += blockDim.x)
+        a[i / 128][i % 128] = i;
+    for (int i = threadIdx.x; i < 32 * 128; i += blockDim.x)
+        b[i / 128][i % 128] = i;
+    __syncthreads();
+    float s = 0.f;
+    for (int k = 0; k < 128; k++)
+        s += a[threadIdx.x % 8][k] * b[threadIdx.x / 8][k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+
+// written for smemsim: a loop nvcc still loops, one of whose two lines it reads four
+// iterations per LDS.128 (the row, one address for the warp) while the other stays LDS (the
+// column): gpu-mode's flash attention's `P_ij = expf(S[..][jj] - m); ... O_i += P_ij *
+// V_j[jj][..]`
+__global__ void row_times_column(float *out)
+{
+    __shared__ float row[8][64];
+    __shared__ float col[64][32];
+    for (int i = threadIdx.x; i < 8 * 64; i += blockDim.x)
+        row[i / 64][i % 64] = i;
+    for (int i = threadIdx.x; i < 64 * 32; i += blockDim.x)
+        col[i / 32][i % 32] = i;
+    __syncthreads();
+    float acc = 0.f;
+    for (int j = 0; j < 64; j++) {
+        float p = __expf(row[threadIdx.x / 32][j]);
+        acc += p * col[j][threadIdx.x % 32];
+    }
     out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
@@ -100,6 +140,8 @@ int main()
     cudaMalloc(&att, B * NH * T * T * sizeof(float));
     tail_sum<<<256, 256>>>(out);
     tail_sum_from_one<<<256, 256>>>(out);
+    row_dot<<<256, 256>>>(out);
+    row_times_column<<<256, 256>>>(out);
     softmax_autoregressive_backward_kernel6<256><<<dim3(T, B * NH), 256>>>(dpreatt, datt, att,
                                                                          B, T, C, NH);
     return 0;
