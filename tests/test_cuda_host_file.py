@@ -40,10 +40,10 @@ def test_a_template_kernel_is_launched_as_the_host_file_instantiates_it():
     warps = 32 * 64 * 8
     assert (r.store.requests, r.store.wavefronts) == (warps, warps)
     assert (r.load.requests, r.load.wavefronts) == (warps, 8 * warps)
-    # cudaMalloc(&in, WIDTH * HEIGHT * sizeof(float)) in main.cu, WIDTH passed as width:
-    # width * width / 2 floats (524,288 here)
+    # cudaMalloc(&in, WIDTH * HEIGHT * sizeof(float)) in main.cu, WIDTH passed as width and
+    # HEIGHT main.cu's constant (512): 524,288 floats here
     assert {g.name: str(g.length) for g in k.globals} == {
-        "in": "Expr(width * (width / 2) * 4ull / 4)", "out": "Expr(width * (width / 2) * 4ull / 4)"}
+        "in": "Expr(width * 512 * 4ull / 4)", "out": "Expr(width * 512 * 4ull / 4)"}
 
 
 def test_host_values_are_the_host_files_own():
@@ -108,3 +108,69 @@ def test_a_lecture_kernel_run_as_its_main_launches_it_reads_past_its_tile():
     with pytest.raises(KernelRuntimeError, match=r"index 8192 of 'K' \(valid 0\.\.8191\) "
                                                  r".*iteration i=0, j=2"):
         analyze(k)
+
+
+LAUNCHES = """
+__global__ void k(float *x, int n) {
+    __shared__ float s[256];
+    s[threadIdx.x] = x[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    x[blockIdx.x] = s[0];
+}
+int main(int argc, char **argv) {
+    int n = atoi(argv[1]);
+    float *x;
+    cudaMalloc(&x, n * sizeof(float));
+    dim3 threads(256);
+    dim3 grid(ceil((float)n / threads.x), ceil(n / 512.0f));
+    k<<<grid, threads>>>(x, n);
+    int temp = n;
+    dim3 blocks;
+    do {
+        blocks = dim3((temp + threads.x - 1) / threads.x);
+        k<<<blocks, threads>>>(x, temp);
+        temp = blocks.x;
+    } while (temp > 1);
+}
+"""
+
+
+def test_dim3_members_are_unsigned_and_assigned_whole(tmp_path):
+    """PMPP's `dim3 gridDim(ceil((float)n / blockDim.x), ...)`: dim3's members are unsigned,
+    so the floats convert toward zero (the grid was a float expression, refused at the
+    kernel's line); and a dim3 assigned whole before the launch (`blocks = dim3(...)` in
+    the PMPP NvBench reduction's loop) is that value (it was read as dim3's default, a
+    grid of 1, silently). The loop's launch passes `temp` as n: the grid is in terms of n."""
+    cu = tmp_path / "launches.cu"
+    cu.write_text(LAUNCHES)
+    first = import_kernels(str(cu), Options(params={"n": 1000}))["k"]()
+    assert analyze(first).grid == (4, 2, 1)     # ceil(1000 / 256.0), ceil(1000 / 512.0)
+    main = cu.read_text().replace("    k<<<grid, threads>>>(x, n);\n", "")
+    cu.write_text(main)
+    looped = import_kernels(str(cu), Options(params={"n": 1 << 20}))["k"]()
+    assert analyze(looped).grid == (4096, 1, 1)
+
+
+def test_a_headers_template_takes_the_instances_main_launches(tmp_path):
+    """PMPP's NvBench scan: the header defines the kernel and a launcher template that
+    nothing instantiates there; the test's main includes the header and launches
+    `scan<int><<<1, 1024>>>` itself. The instance is main's, with main's launch."""
+    (tmp_path / "kernels.cuh").write_text("""
+template <typename T> __global__ void scan(T *x, int n) {
+    __shared__ T s[1024];
+    s[threadIdx.x] = threadIdx.x < n ? x[threadIdx.x] : 0;
+    __syncthreads();
+    x[threadIdx.x] = s[1023 - threadIdx.x];
+}
+template <typename T> void run_scan(T *x, int n, int t) { scan<T><<<1, t>>>(x, n); }
+""")
+    (tmp_path / "main.cu").write_text("""
+#include "kernels.cuh"
+int main() { int *x; cudaMalloc(&x, 4096 * sizeof(int)); scan<int><<<1, 1024>>>(x, 1000); }
+""")
+    found = import_kernels(str(tmp_path / "kernels.cuh"),
+                           Options(host_files=[str(tmp_path / "main.cu")]))
+    assert list(found) == ["scan<int>"]
+    r = analyze(found["scan<int>"]())
+    assert (r.grid, r.block, dict(r.params)) == ((1, 1, 1), (1024, 1, 1), {"n": 1000})
+    assert (r.load.requests, r.store.requests) == (32, 32)

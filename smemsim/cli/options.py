@@ -79,8 +79,8 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                         "VALUE a C expression, as --length's; repeatable)")
     g.add_argument("--host-file", action="append", default=[], metavar="FILE",
                    help="another file of the program whose host code launches the "
-                        "kernels (`nvcc kernels.cu main.cu`): its launches are read where "
-                        "the kernel's own file has none (read, never run; repeatable)")
+                        "kernels (`nvcc kernels.cu main.cu`): its launches are read after "
+                        "the kernel's own file's (read, never run; repeatable)")
     g.add_argument("--length", action="append", default=[], metavar="ARRAY=EXPR",
                    help="a global array's length in elements (the CUDA has none)")
     g.add_argument("--tensor-map", action="append", default=[],

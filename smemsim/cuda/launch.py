@@ -118,7 +118,8 @@ def launch_of(unit, lowering):
             hint = f"give its value (--host '{what}=VALUE'), or " if what else "give "
             raise CudaImportError(
                 f"the launch of '{lowering.name}' uses {err.message}: {hint}--launch-grid "
-                "and --launch-block", kernel=lowering.name, loc=lowering.loc(call)) from None
+                "and --launch-block", kernel=lowering.name,
+                loc=host_reader.u.loc(call)) from None
     grid = given.get("grid", out[0])
     block = given.get("block", out[1])
     smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
@@ -395,12 +396,12 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
 
 
 def launches_named(unit, name: str) -> list:
-    """The launches of the kernel `name`: the file's own, or where it has none, those of
-    the program's other files (--host-file), in their order."""
-    own = unit.launches.get(name, [])
-    if own or not unit.host_units:
-        return own
-    return [pair for other in unit.host_units for pair in other.launches.get(name, [])]
+    """The launches of the kernel `name`: the file's own first, then those of the
+    program's other files (--host-file), in their order (a kernel launched in its own file
+    is read from there; a template's instances are those any file launches: a header's
+    launcher template that no one instantiates there, and main.cu's `k<int><<<...>>>`)."""
+    return unit.launches.get(name, []) + [
+        pair for other in unit.host_units for pair in other.launches.get(name, [])]
 
 
 def unit_of(unit, node):
@@ -558,7 +559,10 @@ class _Host:
                     n.child_by_field_name("operator").type != "=":
                 continue
             left = n.child_by_field_name("left")
-            if left.type == "field_expression":
+            if left.type == "identifier" and text(left) in self.dims3:
+                # `blocks = dim3((n + t - 1) / t);` as a whole: the latest before the launch
+                self.dims3[text(left)] = n.child_by_field_name("right")
+            elif left.type == "field_expression":
                 owner = text(left.child_by_field_name("argument"))
                 field = text(left.child_by_field_name("field"))
                 if isinstance(self.dims3.get(owner), dict) and field in "xyz":
@@ -634,9 +638,23 @@ class _Host:
         if not isinstance(node, list) and node.type == "initializer_list":
             node = node.named_children
         parts = node if isinstance(node, list) else [node]
-        return tuple(self.value(p) for p in parts)
+        # dim3's members are unsigned ints: a float (`ceil((float)n / block.x)`) converts
+        # as C++ converts it, toward zero
+        return tuple(self.low.convert(v, "u32", p) if v.dtype.is_float else v
+                     for v, p in ((self.value(p), p) for p in parts))
 
     def value(self, node, depth: int = 0):
+        """A host expression's value, in terms of the kernel's parameters."""
+        if self.low.u is self.u:
+            return self._value(node, depth)
+        # a --host-file's expression: the lowering reads its types and places there
+        saved, self.low.u = self.low.u, self.u
+        try:
+            return self._value(node, depth)
+        finally:
+            self.low.u = saved
+
+    def _value(self, node, depth: int = 0):
         if depth > 32:
             raise CudaImportError(f"`{short(node)}` (host values defined in terms of each "
                                   "other)")
@@ -654,9 +672,6 @@ class _Host:
                 return self.env[-1][name]
             if name in self.by_arg:
                 return self.low.lookup(self.by_arg[name], node).value
-            if name in self.u.constants and self.u is not self.low.u:
-                # a constant of a --host-file: read there, in its own file's terms
-                return self.value(self.u.constants[name][0], depth + 1)
             if name in self.u.constants:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:

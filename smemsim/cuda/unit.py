@@ -59,8 +59,8 @@ class Options:
     # tensor, a variable read from argv): expression as written, spaces dropped -> value
     # text, a C expression like --length's (--host)
     hosts: dict = field(default_factory=dict)
-    # the program's other files (`nvcc kernels.cu main.cu`): where the kernel's own file
-    # has no launch of it, theirs are read (--host-file)
+    # the program's other files (`nvcc kernels.cu main.cu`): their launches are read after
+    # the kernel's own file's (--host-file)
     host_files: list = field(default_factory=list)
 
 
