@@ -225,3 +225,23 @@ def test_gpu_mode_shared_reduction_by_hand():
     assert (r.grid, r.block) == ((1, 1, 1), (1024, 1, 1))
     assert (r.load.requests, r.load.wavefronts) == (73, 73)
     assert (r.store.requests, r.store.wavefronts) == (68, 68)
+
+
+def test_cuda_hgemm_permuted_layout_removes_the_ldmatrix_conflicts():
+    """Bruce-Lee-LY/cuda_hgemm at M = 512, N = 2048, K = 1024: mmaBaseKernel's A and B
+    tiles have rows of 32 halves (64 bytes), so the 8 rows of an ldmatrix matrix fall on
+    the banks of rows 0 and 1 four times over: 4 wavefronts a matrix, 16 an x4 where 4 is
+    ideal. mmaPermutedKernel XORs the 16-byte column with the row: every matrix 1
+    wavefront. The same 196,608 ldmatrix instructions: 2,097,152 wavefronts against
+    524,288. (Both read as written: the file's `, ##__VA_ARGS__` logging macro, its
+    initMmaBase() host helper for the dynamic shared bytes.)"""
+    base = analyze(build(entry("cuda_hgemm/mma/mma_base.cu")))
+    permuted = analyze(build(entry("cuda_hgemm/mma/mma_permuted.cu")))
+    ldsm = base.classes["ldsm"], permuted.classes["ldsm"]
+    assert (ldsm[0].requests, ldsm[0].wavefronts, ldsm[0].ideal) == \
+        (196_608, 2_097_152, 524_288)
+    assert (ldsm[1].requests, ldsm[1].wavefronts, ldsm[1].ideal) == \
+        (196_608, 524_288, 524_288)
+    # initMmaBase's std::max((BLOCK_ROWS + BLOCK_COLS) * AB_SMEM_STRIDE, BLOCK_ROWS *
+    # C_SMEM_STRIDE) halves: the C tile's 65,536 bytes
+    assert base.dynamic_smem == max((256 + 128) * 32 * 2, 256 * 128 * 2) == 65_536

@@ -192,3 +192,41 @@ def test_the_users_build_equals_ncu(tmp_path):
         result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
                                        if g.name in arrays})
         assert result.matches, (key, result.mismatches)
+
+
+NULL_FIRST = """
+__global__ void copy4(const int *A, int *out) {
+    __shared__ int4 tile[64];
+    int4 *lane_ptr = nullptr;
+    lane_ptr = (int4 *)(A + 4 * threadIdx.x);
+    tile[threadIdx.x] = *lane_ptr;
+    __syncthreads();
+    lane_ptr = (int4 *)((const int *)lane_ptr + 256);
+    out[threadIdx.x] = tile[63 - threadIdx.x].x + ((const int *)lane_ptr)[0];
+}
+int main() { int *a, *o; cudaMalloc(&a, 4096 * 4); cudaMalloc(&o, 4096 * 4);
+             copy4<<<1, 64>>>(a, o); }
+"""
+
+
+def test_a_pointer_declared_null_points_where_it_is_first_assigned(tmp_path):
+    """cuda_hgemm's `int4 *A_lane_ptr = nullptr;` then `A_lane_ptr = (int4 *)(A_warp_ptr +
+    ...)`: the pointer points at nothing until assigned in straight-line code (it was
+    refused at the declaration), then moves as any pointer local. By hand: 2 warps store 16
+    bytes a lane (4 quarter-warps, 1 wavefront each) and read the .x of the int4s
+    backwards, 16 bytes apart: 32 words in 8 banks, 4 to a bank: 4 wavefronts."""
+    cu = tmp_path / "null_first.cu"
+    cu.write_text(NULL_FIRST)
+    k = import_kernels(str(cu), None)["copy4"]()
+    r = analyze(k)
+    assert (r.store.requests, r.store.wavefronts) == (2, 8)
+    assert (r.load.requests, r.load.wavefronts) == (2, 8)
+    a = np.arange(4096, dtype=np.int32)
+    out = run(k, arrays={"A": a})["out"][:64]
+    t = np.arange(64)
+    assert out.tolist() == (4 * (63 - t) + 4 * t + 256).tolist()
+    cu.write_text(NULL_FIRST.replace("    lane_ptr = (int4 *)(A + 4 * threadIdx.x);\n", ""))
+    with pytest.raises(CudaImportError, match=r"null_first\.cu:5:26: 'lane_ptr' is a null "
+                                              r"pointer here \(declared null, no array "
+                                              r"assigned to it yet\)"):
+        import_kernels(str(cu), None)["copy4"]()

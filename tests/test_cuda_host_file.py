@@ -174,3 +174,44 @@ int main() { int *x; cudaMalloc(&x, 4096 * sizeof(int)); scan<int><<<1, 1024>>>(
     r = analyze(found["scan<int>"]())
     assert (r.grid, r.block, dict(r.params)) == ((1, 1, 1), (1024, 1, 1), {"n": 1000})
     assert (r.load.requests, r.store.requests) == (32, 32)
+
+
+HELPER = """
+#define ROWS 64
+__global__ void k(float *x) {
+    extern __shared__ float s[];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = s[ROWS - 1 - threadIdx.x % ROWS];
+}
+size_t init_k() {
+    int dev = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, dev);
+    size_t bytes = std::max(ROWS * 2 * sizeof(float), 100 * sizeof(half));
+    printf("%zu\\n", bytes);
+    cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+    return bytes;
+}
+void run(float *x) {
+    static size_t smem = init_k();
+    k<<<1, 128, smem>>>(x);
+}
+"""
+
+
+def test_a_host_helper_of_several_statements_gives_its_return(tmp_path):
+    """cuda_hgemm's `static size_t smem_max_size = initMmaBase();`: a helper whose one
+    return ends it is read in its own terms (a local set once, std::max of two sizes),
+    its device queries and checks beside it changing nothing the return reads: 512 bytes
+    of dynamic shared memory (it was a question naming `init_k()`)."""
+    cu = tmp_path / "helper.cu"
+    cu.write_text(HELPER)
+    r = analyze(import_kernels(str(cu), Options(lengths={"x": "128"}))["k"]())
+    assert r.dynamic_smem == max(64 * 2 * 4, 100 * 2) == 512
+    cu.write_text(HELPER.replace("    return bytes;\n", "    if (dev) return 0;\n"
+                                                      "    return bytes;\n"))
+    with pytest.raises(CudaImportError, match=r"helper\.cu:22:5: the launch of 'k' uses "
+                                              r"`init_k\(\)`"):
+        import_kernels(str(cu), Options(lengths={"x": "128"}))["k"]()

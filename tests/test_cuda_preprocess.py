@@ -31,6 +31,17 @@ def test_object_and_function_like_macros_stringify_and_paste(tmp_path):
                          'int myidx = 1; "a \\"b\\""; f(1, 2, 3);']
 
 
+def test_gnu_comma_before_va_args_goes_with_empty_arguments(tmp_path):
+    """`, ##__VA_ARGS__` (gcc, clang and nvcc take it; cuda_hgemm's HLOG): the comma is
+    dropped where no variable arguments are given, else they follow it, unpasted and then
+    expanded (it was an error: `## makes ,major`); as `cpp -P` writes it."""
+    out = pp(tmp_path, '#define LOG(fmt, ...) printf("[x] " fmt "\\n", ##__VA_ARGS__)\n'
+                       "#define TWICE(a, ...) f(a, ## __VA_ARGS__)\n#define N 4\n"
+                       'LOG("a"); LOG("b %d %d", 1, N); TWICE(1); TWICE(2, N, 3);\n')
+    assert rows(out) == ['printf("[x] " "a" "\\n"); printf("[x] " "b %d %d" "\\n", 1, 4); '
+                         'f(1); f(2, 4, 3);']
+
+
 def test_a_macro_is_not_expanded_inside_itself(tmp_path):
     out = pp(tmp_path, "#define x (x + 1)\n#define f(a) a * f(a)\nx; f(2);\n")
     assert rows(out) == ["(x + 1); 2 * f(2);"]

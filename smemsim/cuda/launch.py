@@ -20,6 +20,7 @@ LAUNCH_FUNCTIONS = ("cudaLaunchCooperativeKernel", "cudaLaunchKernel")
 def is_launch(call) -> bool:
     """Whether a call launches a kernel: `k<<<...>>>(...)` or cudaLaunchCooperativeKernel."""
     return any(c.type == "kernel_call_syntax" for c in call.children) or \
+        call.type == "call_expression" and \
         text(call.child_by_field_name("function")) in LAUNCH_FUNCTIONS
 
 
@@ -508,8 +509,9 @@ class _Host:
 
     def __init__(self, unit, lowering, call, host):
         self.u, self.low, self.call, self.host = unit, lowering, call, host
+        given = call.child_by_field_name("arguments")
         args = launch_args(call, host) if is_launch(call) else \
-            call.child_by_field_name("arguments").named_children
+            given.named_children if given is not None else []
         params = unit.params_of(lowering.node)
         self.by_arg = {}
         for a, p in zip(args, params):
@@ -589,12 +591,15 @@ class _Host:
             previous = text(value)
 
     def inline(self, function, args, node, depth: int):
-        """A host helper whose body is one `return expr;` (llm.c's ceil_div): its value
-        with the arguments in place."""
+        """A host helper's value with the arguments in place: one `return expr;` (llm.c's
+        ceil_div), or one `return` that ends the body, read in the helper's own terms (its
+        locals set once before it: cuda_hgemm's initMmaBase computes `smem_max_size =
+        std::max(...)` between device queries and checks, which do not change it)."""
         body = function.child_by_field_name("body").named_children
         body = [b for b in body if b.type != "comment"]
-        if len(body) != 1 or body[0].type != "return_statement" or \
-                not body[0].named_children:
+        returns = [n for n in walk(function) if n.type == "return_statement"]
+        if not body or body[-1].type != "return_statement" or len(returns) != 1 or \
+                not body[-1].named_children:
             raise CudaImportError(f"`{short(node)}`")
         params = self.u.params_of(function)
         values = {}
@@ -603,11 +608,15 @@ class _Host:
             if d is None or d.type != "identifier":
                 raise CudaImportError(f"`{short(node)}`")
             values[text(d)] = self.value(a, depth + 1)
-        self.env.append(values)
+        reader = self
+        if len(body) > 1:   # its locals, as a launch's are read
+            reader = _Host(self.u, self.low, body[-1], function)
+            reader.by_arg = {}
+        reader.env.append(values)
         try:
-            return self.value(body[0].named_children[0], depth + 1)
+            return reader.value(body[-1].named_children[0], depth + 1)
         finally:
-            self.env.pop()
+            reader.env.pop()
 
     def passed(self, name: str, depth: int):
         """A parameter of the host function that holds the launch, where the file calls

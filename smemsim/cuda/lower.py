@@ -805,6 +805,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             name = text(target.child_by_field_name("declarator"))
             if target.child_by_field_name("declarator").type != "identifier":
                 raise self.error(node, f"`{short(node)}`: a pointer to a pointer")
+            if self.uncast(value).type in ("null", "nullptr"):
+                # `int4 *p = nullptr;` then `p = (int4 *)(A + k);`: it points at nothing
+                # until assigned (cuda_hgemm's A_lane_ptr)
+                self.declare(name, Sym("null_pointer", None, dtype, lanes, 1))
+                return
             self.pointer_local(name, value, dtype, node, lanes)
             return
         if target.type == "reference_declarator":
@@ -1188,7 +1193,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             self.store_struct(memory, right, e)
             return None
         if op == "=" and left.type == "identifier" and \
-                self.lookup(text(left), left).kind == "pointer":
+                self.lookup(text(left), left).kind in ("pointer", "null_pointer"):
             # `p = q + k` (of a vector pointer too: not a store of the vector it points at)
             self.repoint(left, self.lookup(text(left), left), right, e)
             return None
@@ -1341,9 +1346,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         loop or a branch the target would depend on the path: refused)."""
         arr, indices = self.pointer_target(value, "auto", node, sym.lanes) \
             if sym.lanes > 1 else self.pointer_place(value, node)
-        old, lead, offset = sym.place
+        old, lead, offset = sym.place if sym.kind == "pointer" else (None, (), None)
         # (a vector view is made anew each time it is named: the same array and type is it)
-        same = arr is old or (arr.value is old.value and arr.pun == old.pun)
+        same = old is not None and (arr is old or (arr.value is old.value and
+                                                   arr.pun == old.pun))
         if same and len(indices) == len(lead) + 1 and \
                 all(fold(a) is not None and fold(a) == fold(b) for a, b in zip(indices, lead)):
             with self.at(node):
@@ -1354,7 +1360,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if parent.type in CONTROL:
                 raise self.error(node, f"`{short(node)}`: a pointer pointed at another array "
                                        "inside a loop or branch (other than a swap between "
-                                       "two arrays' pointers)")
+                                       "two arrays' pointers)" if old is not None else
+                                 f"`{short(node)}`: a pointer declared null first pointed at an "
+                                 "array inside a loop or branch")
             parent = parent.parent
         name = text(target)
         for scope in reversed(self.scopes):
@@ -1362,7 +1370,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 saved = self.scopes[-1]
                 self.scopes[-1] = scope
                 try:
-                    self.pointer_local(name, value, "auto", node)
+                    self.pointer_local(name, value, "auto" if old is not None else sym.dtype,
+                                       node, sym.lanes)
                 finally:
                     self.scopes[-1] = saved
                 return
@@ -2394,6 +2403,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                        "indices")
             return arr, base[:-1] + [plus(base[-1], indices[0])]
         sym = self.lookup(text(node), node)
+        self.refuse_null(sym, node)
         if sym.kind == "pointer":
             arr, lead, offset = sym.place
             if len(indices) != 1:
@@ -2497,6 +2507,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                                         indices[-1] - k]
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
+            self.refuse_null(sym, node)
             if sym.kind == "pointer":
                 arr, lead, offset = sym.place
                 return arr, list(lead) + [offset]
@@ -2509,6 +2520,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return arr, indices
         raise self.error(where, f"`{short(where)}`: the importer follows pointers into arrays "
                                 "(&a[i], a + i, a local pointer), not this")
+
+    def refuse_null(self, sym: Sym, node) -> None:
+        """A pointer declared null, used before an array is assigned to it: an error at
+        the use."""
+        if sym.kind == "null_pointer":
+            raise self.error(node, f"'{text(node)}' is a null pointer here (declared null, "
+                                   "no array assigned to it yet)")
 
     def flat_tile(self, arr: Sym, indices: list, node) -> tuple[Sym, list] | None:
         """(a flat view, index) of an element of a __shared__ tile of several dimensions,

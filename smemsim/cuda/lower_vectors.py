@@ -67,6 +67,7 @@ class VectorsMixin:
             node = node.named_children[0]
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
+            self.refuse_null(sym, node)
             if sym.kind == "pointer" and sym.lanes > 1:
                 arr, lead, offset = sym.place
                 return arr, list(lead) + [offset], sym.lanes
@@ -79,6 +80,7 @@ class VectorsMixin:
                 base = base.named_children[0]
             if base.type == "identifier":
                 sym = self.lookup(text(base), base)
+                self.refuse_null(sym, base)
                 if sym.kind == "pointer" and sym.lanes > 1:
                     i = self.index(subscript_index(node))
                     arr, lead, offset = sym.place

@@ -547,6 +547,19 @@ class Preprocessor:
         k = 0
         while k < len(body):
             t = body[k]
+            if t.text == "," and macro.variadic and k + 2 < len(body) and \
+                    body[k + 1].text == "##" and body[k + 2].text == "__VA_ARGS__":
+                # GNU's `, ## __VA_ARGS__` (gcc, clang and nvcc take it): the comma is
+                # dropped where no variable arguments are given; else they follow it as
+                # given, nothing pasted (rescanning expands them)
+                rest = args[index["__VA_ARGS__"]]
+                if rest:
+                    out.append(Token(t.kind, t.text, at.loc, t.space, t.hide | hide))
+                    piece = [x.but(loc=at.loc, hide=x.hide | hide) for x in rest]
+                    piece[0].space = True
+                    out.extend(piece)
+                k += 3
+                continue
             if t.text == "#" and macro.params is not None and k + 1 < len(body) and \
                     body[k + 1].text in index:
                 arg = args[index[body[k + 1].text]]
