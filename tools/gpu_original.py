@@ -40,10 +40,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
-            callee: str | None = None, rename_main: bool = False) -> str:
+            callee: str | None = None, rename_main: bool = False, options=None) -> str:
     """C++ (to be written in `folder`) that launches the original kernel once as `launch`
     says (`callee`: the instantiation to launch, `k<32>`; `rename_main`: the original file
-    has a main() of its own, renamed away)."""
+    has a main() of its own, renamed away; `options`: the file's -D and -I)."""
     from smemsim.cuda import signature
     arrays = {g.name: g for g in kernel.globals}
     include = os.path.relpath(cu.resolve(), folder.resolve())
@@ -54,7 +54,7 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
               "struct SmemsimPtr { void* p; template <class U> operator U*() const "
               "{ return (U*)p; } };", "int main()", "{"]
     args = []
-    for pname, pointer in signature(str(cu), name):
+    for pname, pointer in signature(str(cu), name, options):
         if pointer:
             g = arrays[pname]
             n = int(launch.lengths[pname])
@@ -65,10 +65,16 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
         else:
             args.append(repr(launch.params[pname]))
     g, b = launch.grid, launch.block
+    if launch.dynamic_smem > 48 * 1024:
+        # past 48 KiB a kernel's dynamic shared memory needs the opt-in, as the original
+        # host code asks for it (cuda_hgemm's initMmaBase)
+        lines.append(f"    cudaFuncSetAttribute((const void*){callee or name}, "
+                     "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                     f"{launch.dynamic_smem});")
     if kernel.cooperative:
         # grid.sync() needs a cooperative launch: each argument's value held in a local,
         # the launch given their addresses
-        for k, (pname, pointer) in enumerate(signature(str(cu), name)):
+        for k, (pname, pointer) in enumerate(signature(str(cu), name, options)):
             lines.append(f"    void* arg{k} = {pname}_d;" if pointer else
                          f"    {kernel.param(pname).dtype.c_name} arg{k} = {args[k]};")
         lines += [f"    void* args[] = {{{', '.join(f'&arg{k}' for k in range(len(args)))}}};",
@@ -157,7 +163,7 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         src = folder / f"case{n}.cu"
         name = kernel.name
         src.write_text(harness(cu, name, kernel, resolve_launch(kernel), folder, callee=key,
-                               rename_main="main(" in cu.read_text()))
+                               rename_main="main(" in cu.read_text(), options=opts))
         source = cu.read_text()
         if 'extern "C" bool isPow2' in source:  # defined in the sample's host .cpp
             with src.open("a") as f:
@@ -182,7 +188,9 @@ def prepare_corpus(folder: pathlib.Path) -> None:
                                              for f in inst.files]},
                       "fixture": str(fixture.relative_to(ROOT)),
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
-                      "includes": [str(cu.parent.relative_to(ROOT))], "flags": flags,
+                      "includes": [str(cu.parent.relative_to(ROOT))] + [
+                          str(pathlib.Path(d).relative_to(ROOT)) for d in opts.include_dirs],
+                      "flags": flags,
                       "libraries": libraries})
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
     print(f"{len(cases)} cases in {folder}")
@@ -230,7 +238,7 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
             fixture.write_text(write_kernels_file(str(source), o, key, str(folder))[0])
             src = folder / f"{stem}.cu"
             src.write_text(harness(source, k.name, k, resolve_launch(k), folder, callee=key,
-                                   rename_main="main(" in source.read_text()))
+                                   rename_main="main(" in source.read_text(), options=o))
             inst = instantiation(str(source), o, key)
             cases.append({"cu": entry["file"], "kernel": k.name, "key": key, "tag": tag,
                           "source": str(source.resolve().relative_to(ROOT)),

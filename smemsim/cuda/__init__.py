@@ -286,9 +286,11 @@ def write_kernels_file(path: str, options: Options | None = None, kernel: str | 
     return kernels_file(kernels, folder, title), list(kernels)
 
 
-def signature(path: str, kernel: str) -> tuple[tuple[str, bool], ...]:
-    """A kernel's parameters in the CUDA file's order: (name, is a pointer)."""
-    unit = Unit(path)
+def signature(path: str, kernel: str,
+              options: Options | None = None) -> tuple[tuple[str, bool], ...]:
+    """A kernel's parameters in the CUDA file's order: (name, is a pointer); `options`
+    the file's -D and -I, where its includes need them."""
+    unit = Unit(path, options)
     node = next((k for k in unit.kernels if unit.name_of(k) == kernel), None)
     if node is None:
         raise KernelError(f"{unit.path.name} has no kernel '{kernel}'")

@@ -3,6 +3,7 @@ its dimensions as expressions of the kernel's parameters and the file's constant
 what the command line gives (--launch-grid, --launch-block, --launch-smem)."""
 from __future__ import annotations
 
+import contextlib
 import re
 
 from kernels_ir import const
@@ -647,19 +648,27 @@ class _Host:
         if not isinstance(node, list) and node.type == "initializer_list":
             node = node.named_children
         parts = node if isinstance(node, list) else [node]
-        # dim3's members are unsigned ints: a float (`ceil((float)n / block.x)`) converts
-        # as C++ converts it, toward zero
-        return tuple(self.low.convert(v, "u32", p) if v.dtype.is_float else v
-                     for v, p in ((self.value(p), p) for p in parts))
+        with self.reading():
+            # dim3's members are unsigned ints: a float (`ceil((float)n / block.x)`)
+            # converts as C++ converts it, toward zero
+            return tuple(self.low.convert(v, "u32", p) if v.dtype.is_float else v
+                         for v, p in ((self.value(p), p) for p in parts))
 
     def value(self, node, depth: int = 0):
         """A host expression's value, in terms of the kernel's parameters."""
-        if self.low.u is self.u:
+        with self.reading():
             return self._value(node, depth)
-        # a --host-file's expression: the lowering reads its types and places there
+
+    @contextlib.contextmanager
+    def reading(self):
+        """While a --host-file's expressions are read, the lowering reads its types and
+        places there (its own file's are the kernel's)."""
+        if self.low.u is self.u:
+            yield
+            return
         saved, self.low.u = self.low.u, self.u
         try:
-            return self._value(node, depth)
+            yield
         finally:
             self.low.u = saved
 

@@ -805,7 +805,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             name = text(target.child_by_field_name("declarator"))
             if target.child_by_field_name("declarator").type != "identifier":
                 raise self.error(node, f"`{short(node)}`: a pointer to a pointer")
-            if self.uncast(value).type in ("null", "nullptr"):
+            bare = self.uncast(value)
+            if bare.type in ("null", "nullptr") or (bare.type == "number_literal" and
+                                                     text(bare) in ("0", "0L", "0LL")):
                 # `int4 *p = nullptr;` then `p = (int4 *)(A + k);`: it points at nothing
                 # until assigned (cuda_hgemm's A_lane_ptr)
                 self.declare(name, Sym("null_pointer", None, dtype, lanes, 1))

@@ -83,7 +83,7 @@ class Unit:
             self.pp.run_file(self.path, 0, None)
         self.output = self.pp.output()
         # the program's other files (their own units: names, macros and constants of one
-        # file are not another's), read for the launches this file does not make
+        # file are not another's), whose launches are read after this file's
         self.host_units = [] if host_file else [
             Unit(f, self.options, host_file=True) for f in self.options.host_files]
         if not host_file:
