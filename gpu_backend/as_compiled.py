@@ -45,8 +45,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from kernels_ir import (
-    Expr, If, Kernel, Load, Loop, Op, Store, Var, const, format_stmt, resolve_launch, select,
+    Assign, Expr, If, Kernel, Let, Load, Loop, Op, Store, Var, cast, const, format_stmt,
+    resolve_launch, select,
 )
+from kernels_ir.dtypes import BY_NAME
 from kernels_ir.stmt import walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 
@@ -224,6 +226,14 @@ class Strided:
     # analysis site per site of `sites`)
     probed: bool = False
     probes: tuple[int, ...] = ()
+    # (a narrow remainder) groups per block of nvcc's unrolled main loop, where the line's
+    # wide instructions say (2 x blocks - 1 of them: blocks of U, then halves down to k),
+    # else 0; `block_probes`: loads at each block's last iteration, after the loop
+    blocks: int = 0
+    block_probes: tuple[int, ...] = ()
+    # its groups start one element past the alignment: each is one wide instruction from
+    # the element before, and each block one narrow for its last iteration
+    behind: bool = False
 
 
 def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
@@ -275,10 +285,13 @@ def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
             if len(ks) == 1 and min(ks) > 1 and \
                     not any(isinstance(x, Loop) for x in walk(loop.body)):
                 k = ks.pop()
+                wide_count = len(mine)
+                blocks = (wide_count + 1) // 2 if narrow is not None and \
+                    (wide_count + 1) & wide_count == 0 else 0
                 out.append(Strided(loop, k, int(loop.step.arg),
                                    tuple(x.site for x in sites),
                                    tuple(x.access_bytes for x in sites), tuple(opcodes),
-                                   k * sites[0].access_bytes, narrow=narrow))
+                                   k * sites[0].access_bytes, narrow=narrow, blocks=blocks))
             elif len(ks - {1}) == 1 and 1 in ks and narrow is None:
                 # some sites widened k times, the rest as stated
                 k = max(ks)
@@ -309,7 +322,7 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
       instruction of the stated width, counted at the probe `remainder`."""
     out, sites = [], dict(tr.sites)
     for st in strided:
-        tails = False
+        tails = behind = False
         if st.group:
             grouped = _group_traces(st, tr, whole)
             if grouped is None:
@@ -317,8 +330,8 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
             sites.update(grouped)
             out.append(st)
             continue
-        for i, (n, width) in enumerate(zip(st.sites, st.widths)):
-            base = tr.sites.get(st.probes[i] if st.probed else n)
+        for j, (n, width) in enumerate(zip(st.sites, st.widths)):
+            base = tr.sites.get(st.probes[j] if st.probed else n)
             full = whole.sites.get(n)
             if full is None or not full.requests:
                 if base is not None and base.requests:
@@ -328,7 +341,14 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
                 continue  # the loop never runs: nothing to count either way
             active = base.patterns >= 0 if base is not None else None
             if base is not None and (base.patterns[active] % (width * st.k)).any():
-                return None
+                # a loop from one element past an aligned group (llm.c's softmax_forward
+                # kernel 4, `for (i = 1; ...)`): nvcc reads a group's first k - 1 iterations
+                # with one wide instruction of the aligned k from the element before, and
+                # each block's last iteration with one narrow (the block probes)
+                if st.remainder is None or not st.block_probes or \
+                        ((base.patterns[active] - width) % (width * st.k)).any():
+                    return None
+                behind = True
             covered: Counter = Counter()
             for i in range(st.k if base is not None else 0):
                 moved = np.where(active, base.patterns + i * width, -1)
@@ -338,6 +358,9 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
                 if not covered <= want:
                     return None
                 sites[st.remainder] = _requests_trace(st.remainder, full, want - covered)
+                if behind:   # the wide instruction reads from the element before
+                    sites[n] = replace(base, patterns=np.where(
+                        active, base.patterns - width, -1).astype(base.patterns.dtype))
                 continue
             if covered == want:
                 continue
@@ -347,7 +370,7 @@ def _confirm_strides(strided, tr: Trace, whole: Trace):
             if not want <= covered or base.requests > full.requests:
                 return None
             tails = True
-        out.append(replace(st, tails=tails))
+        out.append(replace(st, tails=tails, behind=behind))
     return tuple(out), replace(tr, sites=sites)
 
 
@@ -466,6 +489,11 @@ def _strided_notes(strided, checks, stmts, origin) -> list[str]:
                 f"compiler: {_name(n, stmts, origin)}: the loop over {st.loop.var.name} "
                 f"(line {st.loop.loc.line}) runs {st.k} iterations per {op}: counted once "
                 f"per {st.k} iterations, at the first one's address"
+                + (f" less {st.widths[0]} bytes (its groups start one element past the "
+                   f"{st.k * st.widths[0]}-byte alignment: {op} reads the aligned {st.k} from "
+                   f"the element before) and one {st.narrow} for the last iteration of each "
+                   f"block of nvcc's unrolled loop ({st.blocks * st.k} iterations, then at "
+                   f"most one of each half down to {st.k})" if st.behind else "")
                 + (f" (an entry's last {st.k - 1} or fewer iterations, where its trip count "
                    f"is no multiple of {st.k}, are one {op} too: it reads the {st.k} aligned "
                    "elements)" if st.tails else "")
@@ -604,7 +632,7 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
     joins = {}
     for j in joined:
         joins.setdefault(j.branch, []).append(j)
-    origin, probes, remainders = dict(origin), {}, {}
+    origin, probes, remainders, blocks = dict(origin), {}, {}, {}
     fresh = iter(range(max(origin) + 1, 1 << 30))
 
     def rewrite(stmts) -> tuple:
@@ -641,7 +669,12 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                                  width=x.width, loc=x.loc, site=next(fresh))
                     origin[probe.site], probes[probe.site] = origin[x.site], x.op
                     remainders[id(s)] = probe.site
-                    out.append(new)
+                    if st.blocks and not _uses(x.index, _declared_inside(s) - {s.var}):
+                        before, new, after = _blocks(s, new, st, x, fresh, origin, probes,
+                                                     blocks)
+                        out += [*before, new, *after]
+                    else:
+                        out.append(new)
                     new = If(const(0), (probe,), (), s.loc)
             if loops.get(id(s)) in hoisted:
                 copies = []
@@ -675,9 +708,52 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
 
     kernel = replace(written, body=rewrite(written.body))
     strided = tuple(replace(st, remainder=remainders.get(id(st.loop)),
-                            probes=tuple(probe_of[n] for n in st.sites) if st.probed else ())
+                            probes=tuple(probe_of[n] for n in st.sites) if st.probed else (),
+                            block_probes=blocks.get(id(st.loop), ()))
                     for st in strided)
     return kernel, origin, probes, strided
+
+
+def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
+            blocks: dict):
+    """(the stepped loop counting its groups, what follows it): a load at the last
+    iteration of each block nvcc's unrolled main loop runs in a loop entry of g groups:
+    g // B blocks of B groups, then at most one of each half, B / 2 ... 1 (`st.blocks` =
+    B). Counted only where the groups turn out to start one element past the alignment
+    (_confirm_strides), else not at all."""
+    i32 = BY_NAME["i32"]
+    g = Var(f"{x.array.name}_groups", i32, "local")
+    ref = lambda v: Expr(Op.VAR, v.dtype, (), v)  # noqa: E731
+    stepped = replace(stepped, body=stepped.body + (Assign(g, ref(g) + const(1, i32),
+                                                           loop.loc),))
+    sites = []
+
+    def probe_at(groups: Expr):
+        # the block's last iteration: start + (groups * k - 1) * step
+        at = loop.start + cast(groups * const(st.k, i32) - const(1, i32), loop.var.dtype) * \
+            const(st.step, loop.var.dtype)
+        p = Load(dst=Var(f"{x.array.name}_block", x.array.dtype, "load", x.width),
+                 array=x.array, index=tuple(_substitute(e, loop.var, at) for e in x.index),
+                 width=x.width, loc=x.loc, site=next(fresh))
+        origin[p.site], probes[p.site] = origin[x.site], x.op
+        sites.append(p.site)
+        return p
+    b = const(st.blocks, i32)
+    q = Var(f"{x.array.name}_block_number", i32, "loop")
+    whole = Loop(var=q, start=const(0, i32), step=const(1, i32), cond=ref(q) < ref(g) // b,
+                 do_while=False, unroll=False,
+                 body=(probe_at((ref(q) + const(1, i32)) * b),), loc=loop.loc)
+    pos = Var(f"{x.array.name}_groups_done", i32, "local")
+    after = [Let(g, const(0, i32), loop.loc)], [whole, Let(pos, (ref(g) // b) * b, loop.loc)]
+    half = st.blocks // 2
+    while half >= 1:
+        h = const(half, i32)
+        after[1].append(If(ref(g) - ref(pos) >= h,
+                           (probe_at(ref(pos) + h), Assign(pos, ref(pos) + h, loop.loc)), (),
+                           loop.loc))
+        half //= 2
+    blocks[id(loop)] = tuple(sites)
+    return after[0], stepped, after[1]
 
 
 # ------------------------------------------------------------------ widths and merges
@@ -701,6 +777,9 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
     order = [s.site for s in written.sites()]
     widths, notes, claimed, merges = {}, [], set(), []
     for st in strided:
+        for p in st.block_probes:   # counted only where the groups start one element on
+            if not st.behind:
+                widths[p] = 0
         for i, n in enumerate(st.sites):
             claimed.add(n)
             widths[n] = checks[n].found[0].width
