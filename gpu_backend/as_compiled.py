@@ -716,8 +716,9 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
 
 def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
             blocks: dict):
-    """(the stepped loop counting its groups, what follows it): a load at the last
-    iteration of each block nvcc's unrolled main loop runs in a loop entry of g groups:
+    """(what goes before the stepped loop, the loop counting its groups, what follows
+    it): a load at the last iteration of each block nvcc's unrolled main loop runs in a
+    loop entry of g groups:
     g // B blocks of B groups, then at most one of each half, B / 2 ... 1 (`st.blocks` =
     B). Counted only where the groups turn out to start one element past the alignment
     (_confirm_strides), else not at all."""
@@ -744,16 +745,16 @@ def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
                  do_while=False, unroll=False,
                  body=(probe_at((ref(q) + const(1, i32)) * b),), loc=loop.loc)
     pos = Var(f"{x.array.name}_groups_done", i32, "local")
-    after = [Let(g, const(0, i32), loop.loc)], [whole, Let(pos, (ref(g) // b) * b, loop.loc)]
+    after = [whole, Let(pos, (ref(g) // b) * b, loop.loc)]
     half = st.blocks // 2
-    while half >= 1:
+    while half >= 1:   # the halves left: at most one block of each
         h = const(half, i32)
-        after[1].append(If(ref(g) - ref(pos) >= h,
-                           (probe_at(ref(pos) + h), Assign(pos, ref(pos) + h, loop.loc)), (),
-                           loop.loc))
+        after.append(If(ref(g) - ref(pos) >= h,
+                        (probe_at(ref(pos) + h), Assign(pos, ref(pos) + h, loop.loc)), (),
+                        loop.loc))
         half //= 2
     blocks[id(loop)] = tuple(sites)
-    return after[0], stepped, after[1]
+    return [Let(g, const(0, i32), loop.loc)], stepped, after
 
 
 # ------------------------------------------------------------------ widths and merges
