@@ -643,13 +643,10 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                 # the site as it runs (not counted), then, at the first of every k
                 # iterations, a probe load at its address counted as k of them
                 st = probed[s.site]
-                var = Expr(Op.VAR, st.loop.var.dtype, (), st.loop.var)
+                var = _ref(st.loop.var)
                 first = ((var - st.loop.start) % const(st.k * st.step, var.dtype)) == \
                     const(0, var.dtype)
-                probe = Load(dst=Var(f"{s.array.name}_strided", s.array.dtype, "load",
-                                     s.width), array=s.array, index=s.index, width=s.width,
-                             loc=s.loc, site=next(fresh))
-                origin[probe.site], probes[probe.site] = origin[s.site], s.op
+                probe = _probe(s, "strided", fresh, origin, probes)
                 probe_of[s.site] = probe.site
                 out += [new, If(first, (probe,), (), s.loc)]
                 continue
@@ -660,14 +657,11 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                     # nvcc's main loop runs a group only where all k of its iterations run
                     # (the remainder loop takes the rest); the probe after it, never run,
                     # is the site the remainder's requests are counted at
-                    last = _substitute(s.cond, s.var, Expr(Op.VAR, s.var.dtype, (), s.var) +
+                    last = _substitute(s.cond, s.var, _ref(s.var) +
                                       const((st.k - 1) * st.step, s.var.dtype))
                     new = replace(new, cond=last)
                     x = next(x for x in walk(s.body) if getattr(x, "site", None) == st.sites[0])
-                    probe = Load(dst=Var(f"{x.array.name}_remainder", x.array.dtype, "load",
-                                         x.width), array=x.array, index=x.index,
-                                 width=x.width, loc=x.loc, site=next(fresh))
-                    origin[probe.site], probes[probe.site] = origin[x.site], x.op
+                    probe = _probe(x, "remainder", fresh, origin, probes)
                     remainders[id(s)] = probe.site
                     if st.blocks and not _uses(x.index, _declared_inside(s) - {s.var}):
                         before, new, after = _blocks(s, new, st, x, fresh, origin, probes,
@@ -683,12 +677,7 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                             isinstance(x, Store):
                         # a sunk store: a probe load at its address (the same before the
                         # loop as after it), counted as the store; it writes nothing
-                        copies.append(Load(dst=Var(f"{x.array.name}_sunk", x.array.dtype,
-                                                   "load", x.width), array=x.array,
-                                           index=x.index, width=x.width, loc=x.loc,
-                                           site=next(fresh)))
-                        probes[copies[-1].site] = x.op
-                        origin[copies[-1].site] = origin[x.site]
+                        copies.append(_probe(x, "sunk", fresh, origin, probes))
                     elif getattr(x, "site", None) in hoisted[loops[id(s)]]:
                         copies.append(replace(x, site=next(fresh)))
                         origin[copies[-1].site] = origin[x.site]
@@ -699,11 +688,7 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                 t = next(x for x in s.then if getattr(x, "site", None) == j.then_site)
                 e = next(x for x in s.orelse if getattr(x, "site", None) == j.else_site)
                 index = tuple(select(s.cond, a, b) for a, b in zip(t.index, e.index))
-                probe = Load(dst=Var(f"{t.array.name}_joined", t.array.dtype, "load",
-                                     t.width), array=t.array, index=index, width=t.width,
-                             loc=s.loc, site=next(fresh))
-                origin[probe.site], probes[probe.site] = origin[t.site], t.op
-                out.append(probe)
+                out.append(_probe(t, "joined", fresh, origin, probes, index, s.loc))
         return tuple(out)
 
     kernel = replace(written, body=rewrite(written.body))
@@ -712,6 +697,22 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                             block_probes=blocks.get(id(st.loop), ()))
                     for st in strided)
     return kernel, origin, probes, strided
+
+
+def _ref(v: Var) -> Expr:
+    """An expression reading the variable `v`."""
+    return Expr(Op.VAR, v.dtype, (), v)
+
+
+def _probe(x, what: str, fresh, origin: dict, probes: dict, index=None, loc=None) -> Load:
+    """A load standing for the instruction of access site `x` (counted as x's op, at x's
+    site): at x's address, or at `index`, on a site of its own (`fresh`); it writes
+    nothing."""
+    p = Load(dst=Var(f"{x.array.name}_{what}", x.array.dtype, "load", x.width),
+             array=x.array, index=x.index if index is None else index, width=x.width,
+             loc=x.loc if loc is None else loc, site=next(fresh))
+    origin[p.site], probes[p.site] = origin[x.site], x.op
+    return p
 
 
 def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
@@ -724,8 +725,7 @@ def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
     (_confirm_strides), else not at all."""
     i32 = BY_NAME["i32"]
     g = Var(f"{x.array.name}_groups", i32, "local")
-    ref = lambda v: Expr(Op.VAR, v.dtype, (), v)  # noqa: E731
-    stepped = replace(stepped, body=stepped.body + (Assign(g, ref(g) + const(1, i32),
+    stepped = replace(stepped, body=stepped.body + (Assign(g, _ref(g) + const(1, i32),
                                                            loop.loc),))
     sites = []
 
@@ -733,24 +733,22 @@ def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
         # the block's last iteration: start + (groups * k - 1) * step
         at = loop.start + cast(groups * const(st.k, i32) - const(1, i32), loop.var.dtype) * \
             const(st.step, loop.var.dtype)
-        p = Load(dst=Var(f"{x.array.name}_block", x.array.dtype, "load", x.width),
-                 array=x.array, index=tuple(_substitute(e, loop.var, at) for e in x.index),
-                 width=x.width, loc=x.loc, site=next(fresh))
-        origin[p.site], probes[p.site] = origin[x.site], x.op
+        p = _probe(x, "block", fresh, origin, probes,
+                   tuple(_substitute(e, loop.var, at) for e in x.index))
         sites.append(p.site)
         return p
     b = const(st.blocks, i32)
     q = Var(f"{x.array.name}_block_number", i32, "loop")
-    whole = Loop(var=q, start=const(0, i32), step=const(1, i32), cond=ref(q) < ref(g) // b,
+    whole = Loop(var=q, start=const(0, i32), step=const(1, i32), cond=_ref(q) < _ref(g) // b,
                  do_while=False, unroll=False,
-                 body=(probe_at((ref(q) + const(1, i32)) * b),), loc=loop.loc)
+                 body=(probe_at((_ref(q) + const(1, i32)) * b),), loc=loop.loc)
     pos = Var(f"{x.array.name}_groups_done", i32, "local")
-    after = [whole, Let(pos, (ref(g) // b) * b, loop.loc)]
+    after = [whole, Let(pos, (_ref(g) // b) * b, loop.loc)]
     half = st.blocks // 2
     while half >= 1:   # the halves left: at most one block of each
         h = const(half, i32)
-        after.append(If(ref(g) - ref(pos) >= h,
-                        (probe_at(ref(pos) + h), Assign(pos, ref(pos) + h, loop.loc)), (),
+        after.append(If(_ref(g) - _ref(pos) >= h,
+                        (probe_at(_ref(pos) + h), Assign(pos, _ref(pos) + h, loop.loc)), (),
                         loop.loc))
         half //= 2
     blocks[id(loop)] = tuple(sites)

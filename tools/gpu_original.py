@@ -54,7 +54,8 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
               "struct SmemsimPtr { void* p; template <class U> operator U*() const "
               "{ return (U*)p; } };", "int main()", "{"]
     args = []
-    for pname, pointer in signature(str(cu), name, options):
+    params = signature(str(cu), name, options)   # (the file read once)
+    for pname, pointer in params:
         if pointer:
             g = arrays[pname]
             n = int(launch.lengths[pname])
@@ -74,7 +75,7 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
     if kernel.cooperative:
         # grid.sync() needs a cooperative launch: each argument's value held in a local,
         # the launch given their addresses
-        for k, (pname, pointer) in enumerate(signature(str(cu), name, options)):
+        for k, (pname, pointer) in enumerate(params):
             lines.append(f"    void* arg{k} = {pname}_d;" if pointer else
                          f"    {kernel.param(pname).dtype.c_name} arg{k} = {args[k]};")
         lines += [f"    void* args[] = {{{', '.join(f'&arg{k}' for k in range(len(args)))}}};",

@@ -9,7 +9,9 @@ import re
 from kernels_ir import const
 
 from .errors import CudaImportError
-from .parse import function_name, parse_expression, short, split_top_level, text, walk
+from .parse import (
+    function_name, is_null_literal, parse_expression, short, split_top_level, text, walk,
+)
 from .symbols import COMPONENTS, FLOAT_MATH, MATH, VECTORS, fold
 
 
@@ -204,8 +206,7 @@ def null_pointer_params(unit, lowering) -> dict:
         while value.type in ("parenthesized_expression", "cast_expression"):
             value = value.named_children[-1] if value.type == "parenthesized_expression" \
                 else value.child_by_field_name("value")
-        if value.type in ("null", "nullptr") or (value.type == "number_literal" and
-                                                  text(value) in ("0", "0L", "0LL")):
+        if is_null_literal(value):
             out[text(d.child_by_field_name("declarator"))] = a
     return out
 

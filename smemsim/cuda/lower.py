@@ -54,6 +54,7 @@ from .lower_wmma import WmmaMixin, is_wmma_call
 from .lower_vectors import PIECE_TYPES, VectorsMixin, from_pieces, to_pieces, vector_step
 from .parse import (
     function_declarator,
+    is_null_literal,
     is_pointer_cast_call,
     pointer_cast_parts,
     parse_expression,
@@ -805,9 +806,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             name = text(target.child_by_field_name("declarator"))
             if target.child_by_field_name("declarator").type != "identifier":
                 raise self.error(node, f"`{short(node)}`: a pointer to a pointer")
-            bare = self.uncast(value)
-            if bare.type in ("null", "nullptr") or (bare.type == "number_literal" and
-                                                     text(bare) in ("0", "0L", "0LL")):
+            if is_null_literal(self.uncast(value)):
                 # `int4 *p = nullptr;` then `p = (int4 *)(A + k);`: it points at nothing
                 # until assigned (cuda_hgemm's A_lane_ptr)
                 self.declare(name, Sym("null_pointer", None, dtype, lanes, 1))

@@ -110,6 +110,13 @@ def subscript_index(node):
     return idx
 
 
+def is_null_literal(node) -> bool:
+    """Whether an expression (its casts and parentheses already stripped) is a null
+    pointer constant: `nullptr`, `NULL` (the grammar's null) or a literal 0."""
+    return node.type in ("null", "nullptr") or (node.type == "number_literal" and
+                                                 text(node) in ("0", "0L", "0LL"))
+
+
 def parse_expression(source: str):
     """The syntax tree of one C expression given as text (None if it is not one)."""
     tree = parser().parse(f"int __x = ({source});".encode())
