@@ -55,7 +55,7 @@ def kernel_keys(unit: Unit, wanted: str | None = None) -> dict[str, tuple]:
         for call, host in launches_named(unit, name):
             # `k<T><<<...>>>` inside a host template: one instance per instance of the host
             # the file makes (cuda-samples' reduction: `template void reduce<int>(...);`)
-            for _, concrete in launched_instances(unit_of(unit, call), call, host):
+            for _, concrete in launched_instances(unit_of(unit, call), call, host, node):
                 if (_host_template_args(host) | _generic_lambda_params(call)) & set(
                         re.findall(r"[A-Za-z_]\w*", " ".join(concrete))):
                     # a host template parameter left, or `k<c.value>` inside a generic

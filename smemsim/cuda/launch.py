@@ -267,6 +267,9 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
 def _allocated_bytes(unit, reader, arg, host, depth: int):
     """The bytes allocated for the variable `arg` names in `host` (read by `reader`), or
     where `arg` is a parameter of `host`, in each function that calls it (all the same)."""
+    vector = _vector_named(arg)
+    if vector is not None:
+        return _vector_bytes(reader, vector, host, 0)
     if arg.type != "identifier" or depth > 16:
         return None
     name, bare = text(arg), reader.low.uncast
@@ -287,6 +290,66 @@ def _allocated_bytes(unit, reader, arg, host, depth: int):
         found = _allocated_bytes(unit, outer, bare(given), outer.host, depth + 1)
         sizes.add(None if found is None else fold(found))
     return const(sizes.pop()) if len(sizes) == 1 and None not in sizes else None
+
+
+def _vector_named(arg) -> str | None:
+    """The vector whose storage an argument passes: `thrust::raw_pointer_cast(v.data())`,
+    `v.data()`, `&v[0]` name `v`; None for anything else."""
+    while arg.type == "call_expression" and len(
+            arg.child_by_field_name("arguments").named_children) == 1 and \
+            text(arg.child_by_field_name("function")).split("::")[-1] == "raw_pointer_cast":
+        arg = arg.child_by_field_name("arguments").named_children[0]
+    if arg.type == "call_expression":
+        fn = arg.child_by_field_name("function")
+        if fn.type == "field_expression" and text(fn.child_by_field_name("field")) == "data" \
+                and not arg.child_by_field_name("arguments").named_children and \
+                fn.child_by_field_name("argument").type == "identifier":
+            return text(fn.child_by_field_name("argument"))
+    if arg.type == "pointer_expression" and arg.children[0].type == "&" and \
+            arg.named_children[0].type == "subscript_expression" and \
+            arg.named_children[0].child_by_field_name("argument").type == "identifier":
+        return text(arg.named_children[0].child_by_field_name("argument"))
+    return None
+
+
+def _vector_bytes(reader, name: str, host, depth: int):
+    """The bytes of a thrust (or std) vector `name` of the host function at the launch,
+    where its declaration sizes it and nothing assigns it after: `device_vector<float>
+    d(n)`, `d(n, value)`, or `d = h` of another such vector; else None."""
+    from .deduce import declared, element_type
+    if depth > 8:
+        return None
+    found = None
+    for d in walk(host):
+        if d.type == "declaration" and _in_scope(d, reader.call):
+            for init in d.named_children[1:]:
+                base, levels, dname = declared(d.child_by_field_name("type"), init)
+                if dname == name and levels == 0 and element_type(base) is not None:
+                    found = (element_type(base), init)
+    if found is None or any(
+            n.type == "assignment_expression" and text(n.child_by_field_name("left")) == name
+            or n.type == "call_expression" and text(n.child_by_field_name("function")) in (
+                f"{name}.resize", f"{name}.push_back", f"{name}.clear")
+            for n in walk(host)):
+        return None     # resized or assigned somewhere: not read here
+    element, init = found
+    if init.type == "function_declarator":          # `d(n)`
+        given = init.child_by_field_name("parameters").named_children
+        count = parse_expression(text(given[0])) if len(given) == 1 else None
+    elif init.type == "init_declarator":
+        value = init.child_by_field_name("value")
+        if value.type == "identifier":                  # `d = h`: h's length
+            return _vector_bytes(reader, text(value), host, depth + 1)
+        count = value.named_children[0] if value.type == "argument_list" and \
+            len(value.named_children) in (1, 2) else None
+    else:
+        count = None
+    if count is None:
+        return None
+    try:
+        return reader.value(count) * reader.low.expr(parse_expression(f"sizeof({element})"))
+    except CudaImportError:
+        return None
 
 
 def _parameter_names(unit, function) -> list:
@@ -364,16 +427,49 @@ def with_binding(args: list[str], binding: dict) -> list[str]:
             for a in args]
 
 
-def launched_instances(unit, call, host) -> list[tuple[dict, list[str]]]:
-    """(the host template's binding, the template arguments the launch then gives its
-    kernel, the host's constants in place: `k</*BM*/ BM, ...>` is `k<64, ...>`) for each
-    instance of the host the file makes; [] for a launch that names no template
-    arguments. kernel_keys and instance_bindings both read launches so."""
-    from . import _with_host_constants
+def explicit_arguments(call) -> list[str]:
+    """The template arguments a launch names (`k<128, float><<<...>>>`); [] for none."""
     fn = call.child_by_field_name("function")
     if fn.type != "template_function":
         return []
-    args = [text(a) for a in fn.child_by_field_name("arguments").named_children]
+    return [text(a) for a in fn.child_by_field_name("arguments").named_children]
+
+
+def template_arguments(unit, call, host, kernel) -> list[str] | None:
+    """The template arguments a launch gives the template kernel `kernel`: those it names,
+    then those its arguments' types deduce (`k<<<g, b>>>(d_x)` with `float *d_x` is
+    `k<float>`), a default standing between two deduced ones; None where it gives none."""
+    from .deduce import deduced_types
+    from .parse import template_default, template_parameters
+    args = explicit_arguments(call)
+    params = template_parameters(kernel.parent) if kernel is not None else []
+    if len(args) < len(params):
+        found = deduced_types(unit, kernel, launch_args(call, host), call, host) or {}
+        named, given = len(args), len(args)
+        for param, is_type, name in params[given:]:
+            default = template_default(param, is_type)
+            default = None if default is None else " ".join(text(default).split())
+            if name in found and found[name] != default:
+                args.append(found[name])
+                named = len(args)
+            elif default is not None:
+                args.append(default)     # (deduced as the default: the key needs neither)
+            else:
+                break
+        del args[named:]       # trailing defaults are left to the template
+    return args or None
+
+
+def launched_instances(unit, call, host, kernel=None) -> list[tuple[dict, list[str]]]:
+    """(the host template's binding, the template arguments the launch then gives its
+    kernel, the host's constants in place: `k</*BM*/ BM, ...>` is `k<64, ...>`) for each
+    instance of the host the file makes; [] for a launch that gives no template
+    arguments (named, or deduced from its arguments for the template `kernel`).
+    kernel_keys and instance_bindings both read launches so."""
+    from . import _with_host_constants
+    args = template_arguments(unit, call, host, kernel)
+    if args is None:
+        return []
     return [(b, _with_host_constants(host, with_binding(args, b)))
             for b in host_instances(unit, host)]
 
@@ -381,8 +477,8 @@ def launched_instances(unit, call, host) -> list[tuple[dict, list[str]]]:
 def instance_bindings(unit, lowering, call, host) -> list[dict]:
     """The host template instances under which this launch launches the instance being
     lowered ([{}] where the host is no template and the launch names it)."""
-    fn = call.child_by_field_name("function")
-    if not lowering.template_args or fn.type != "template_function":
+    if not lowering.template_args or \
+            template_arguments(unit, call, host, lowering.node) is None:
         return [{}]
     # (asked for each launch by each reader of it: cuda-samples' reduction has 213)
     cache = lowering.__dict__.setdefault("_instance_bindings", {})
@@ -393,7 +489,8 @@ def instance_bindings(unit, lowering, call, host) -> list[dict]:
     def spelled(t: str) -> str:   # `k<(32)>` (a macro's parentheses) is `k<32>`
         return "".join(t.split()).replace("(", "").replace(")", "")
     want = spelled(lowering.key)
-    found = cache[where] = [b for b, concrete in launched_instances(unit, call, host)
+    found = cache[where] = [b for b, concrete in launched_instances(unit, call, host,
+                                                                   lowering.node)
                             if spelled(f"{lowering.name}<{', '.join(concrete)}>") == want]
     return found
 
@@ -425,13 +522,13 @@ def launches_for(unit, lowering) -> list:
     calls = launches_named(unit, lowering.name)
     if not lowering.template_args:
         return calls
-    mine = [(c, h) for c, h in calls
-            if c.child_by_field_name("function").type == "template_function" and
-            instance_bindings(unit_of(unit, c), lowering, c, h)]
-    # launches that name no template arguments (deduced) may be this instance's; launches
-    # of other instances are not (their grid and block are theirs: a question, not a guess)
-    return mine or [(c, h) for c, h in calls
-                    if c.child_by_field_name("function").type != "template_function"]
+    given = [(c, h) for c, h in calls
+             if template_arguments(unit_of(unit, c), c, h, lowering.node) is not None]
+    mine = [(c, h) for c, h in given if instance_bindings(unit_of(unit, c), lowering, c, h)]
+    # launches that give no template arguments (none named, none deduced from their
+    # arguments' types) may be this instance's; launches of other instances are not (their
+    # grid and block are theirs: a question, not a guess)
+    return mine or [pair for pair in calls if pair not in given]
 
 
 def _ancestors(node) -> list:

@@ -513,9 +513,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             elif p.type.startswith("optional"):
                 value = p.child_by_field_name("default_type" if is_type else "default_value")
             else:
+                from .launch import launches_named, unit_of
+                calls = launches_named(self.u, self.name)
+                if calls:
+                    call = calls[0][0]
+                    how = (f"the launch at {unit_of(self.u, call).loc(call)} does not give it "
+                           "(neither named nor deduced from its arguments' types)")
+                else:
+                    how = f"launch it in the file (`{self.name}<...><<<...>>>`)"
                 raise self.error(p, f"template parameter '{pname}' of '{self.name}' needs a "
-                                    f"value: launch it in the file (`{self.name}<...><<<...>>>`)"
-                                    f" or name it: --kernel '{self.name}<...>'")
+                                    f"value: {how}; or name it: --kernel '{self.name}<...>'")
             if is_type:
                 t = value if isinstance(value, str) else text(value)
                 t = " ".join(t.split())
