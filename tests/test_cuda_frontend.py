@@ -1145,3 +1145,41 @@ int main() { float *a, *b; k<<<1, 64, 8 * 72 * 4>>>(a, b); }
     k = import_kernels(str(cu), Options(lengths={"in": "256", "out": "256"}))["k"]()
     x = np.arange(256, dtype=np.float32)
     np.testing.assert_array_equal(run(k, arrays={"in": x})["out"], x)
+
+
+def test_a_pointer_difference_is_the_elements_between(tmp_path):
+    """`p - q` of two pointers into one array is C's ptrdiff_t in their element type: a
+    row of a padded tile is 33 floats, a float4 pointer steps four floats; the loads then
+    index by it (t[d % 8][0] for 32 lanes: d % 8 = tid % 4 + (tid / 4) * 33 % 8)."""
+    kernel = only(tmp_path, """
+__global__ void k(long long* out) {
+    __shared__ float t[8][33];
+    __shared__ float u[64];
+    float* p = &t[threadIdx.x / 4][threadIdx.x % 4];
+    float4* v = (float4*)u + threadIdx.x % 16;
+    long long d = p - &t[0][0];
+    long long e = v - (float4*)u;
+    *p = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = d * 1000 + e + (long long)t[d % 8][0];
+}
+void h(long long* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    tid = np.arange(32)
+    d = (tid // 4) * 33 + tid % 4
+    # t[r][0] was stored (1.0) by thread 4r; every row 0..7 has one
+    np.testing.assert_array_equal(run(kernel)["out"], d * 1000 + tid % 16 + 1)
+
+
+def test_a_difference_of_pointers_into_two_arrays_is_refused_at_its_line(tmp_path):
+    with pytest.raises(CudaImportError, match=r"k.cu:6.*the difference of pointers into two "
+                                              r"arrays \('a' and 'b'\)"):
+        only(tmp_path, """
+__global__ void k(int* out) {
+    __shared__ int a[32], b[32];
+    int* p = a + threadIdx.x;
+    int* q = b;
+    out[threadIdx.x] = p - q;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))

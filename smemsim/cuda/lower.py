@@ -1535,6 +1535,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             op = node.child_by_field_name("operator").type
             if op in ("&&", "||") and touches_memory(node.child_by_field_name("right")):
                 return self.short_circuit(node, op)
+            if op == "-" and self.pointer_valued(node.child_by_field_name("left")) and \
+                    self.pointer_valued(node.child_by_field_name("right")):
+                return self.pointer_difference(node)
             a = self.expr(node.child_by_field_name("left"))
             b = self.expr(node.child_by_field_name("right"))
             kind = self.half_type(node) if op in ("+", "-", "*", "/") else None
@@ -2528,6 +2531,36 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return arr, indices
         raise self.error(where, f"`{short(where)}`: the importer follows pointers into arrays "
                                 "(&a[i], a + i, a local pointer), not this")
+
+    def pointer_difference(self, node) -> Expr:
+        """`p - q` of two pointers into one array: the elements between them (C's
+        ptrdiff_t, 64 bits), counted in the pointers' own element type (`int4 *` steps of
+        four floats); pointers into two arrays are an error (C leaves that undefined)."""
+        sides = [node.child_by_field_name("left"), node.child_by_field_name("right")]
+        places, lanes = [], set()
+        for side in sides:
+            cast_to = self.vector_cast_on(side)      # `(float4 *)u + k`
+            if cast_to is not None:
+                arr, indices, width = cast_to
+            else:
+                arr, indices = self.pointer_place(side, node)
+                vector = self.vector_pointer(side)
+                width = vector.lanes if vector is not None else 1
+            with self.at(node):
+                flat = indices[0] if len(indices) == 1 else arr.value.flat_index(tuple(indices))
+            places.append((arr, flat))
+            lanes.add(width)
+        (a, i), (b, j) = places
+        if a.value is not b.value or a.pun != b.pun:
+            raise self.error(node, f"`{short(node)}`: the difference of pointers into two "
+                                   f"arrays ('{array_name(a)}' and '{array_name(b)}')")
+        if len(lanes) > 1:
+            raise self.error(node, f"`{short(node)}`: the difference of pointers of two "
+                                   "element types")
+        step = vector_step(a, lanes.pop()) if max(lanes | {1}) > 1 else 1
+        with self.at(node):
+            distance = cast(i, BY_NAME["i64"]) - cast(j, BY_NAME["i64"])
+            return distance if step == 1 else distance // step
 
     def refuse_null(self, sym: Sym, node) -> None:
         """A pointer declared null, used before an array is assigned to it: an error at
