@@ -184,10 +184,17 @@ class KernelBuilder:
         self._defaults: dict = {}
         self._in_condition = False
         self._built = False
+        self.rename_reserved = False
 
     # ------------------------------------------------------------ names and emission
     def _fresh(self, name: str) -> str:
-        """A unique C name: helpers that declare the same local twice get `_2`, `_3`, ..."""
+        """A unique C name: helpers that declare the same local twice get `_2`, `_3`, ...;
+        where `rename_reserved` is set (the CUDA importer), a local named as the generated
+        CUDA reserves (`max`, a macro's `__temp_x__`) is renamed (`max_`, `temp_x__`)."""
+        if self.rename_reserved and isinstance(name, str) and (
+                name in RESERVED_NAMES or name.startswith("__")):
+            name = name.lstrip("_") or "v"
+            name = f"{name}_" if name in RESERVED_NAMES else name
         _check_c_name(name, "the name", self.name)
         count = self._names.get(name, 0)
         self._names[name] = count + 1
@@ -204,7 +211,9 @@ class KernelBuilder:
         return candidate
 
     def _unique_decl(self, name: str) -> str:
-        """Parameters and arrays are part of the signature: their names must be unique."""
+        """Parameters and arrays are part of the signature: their names must be unique (and
+        are never renamed: options and defaults name them)."""
+        _check_c_name(name, "the name", self.name)
         if name in self._names:
             raise KernelError(f"the name '{name}' is already used in this kernel",
                               kernel=self.name, loc=caller_loc())

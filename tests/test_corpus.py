@@ -245,3 +245,15 @@ def test_cuda_hgemm_permuted_layout_removes_the_ldmatrix_conflicts():
     # initMmaBase's std::max((BLOCK_ROWS + BLOCK_COLS) * AB_SMEM_STRIDE, BLOCK_ROWS *
     # C_SMEM_STRIDE) halves: the C tile's 65,536 bytes
     assert base.dynamic_smem == max((256 + 128) * 32 * 2, 256 * 128 * 2) == 65_536
+
+
+def test_parboil_sgemm_counts_by_hand():
+    """Parboil's mysgemmNT (Volkov's register tiling) at M = N = K = 1024: 8 x 64 blocks of
+    4 warps, 128 steps of 8 along k. Per warp and step: one store of b_s[ty][tx] (two rows
+    of 16: 32 consecutive words, 1 wavefront), then 8 x 16 reads b_s[j][kk], one word for
+    the whole warp (a broadcast: 1 wavefront each)."""
+    r = analyze(build(entry("parboil/sgemm_kernel.cu")))
+    warp_steps = 8 * 64 * 4 * 128
+    assert (r.grid, r.block) == ((8, 64, 1), (16, 8, 1))
+    assert (r.store.requests, r.store.wavefronts) == (warp_steps, warp_steps)
+    assert (r.load.requests, r.load.wavefronts) == (128 * warp_steps, 128 * warp_steps)

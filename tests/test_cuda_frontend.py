@@ -1183,3 +1183,154 @@ __global__ void k(int* out) {
 }
 void h(int* o) { k<<<1, 32>>>(o); }
 """, Options(lengths={"out": "32"}))
+
+
+def test_file_scope_enumerators_are_constants(tmp_path):
+    """`enum Dir { LEFT = 2, RIGHT, UP = 1 << 3 };` and a typedef'd anonymous enum (Parboil
+    lbm's `typedef enum {C = 0, N, S, ...} CELL_ENTRIES;`): RIGHT = 3, UP = 8, S = 2; an
+    enumerator without a value is the one before it plus one."""
+    kernel = only(tmp_path, """
+enum Dir { LEFT = 2, RIGHT, UP = 1 << 3 };
+typedef enum { C = 0, N, S } CELL;
+__global__ void k(int* out) {
+    __shared__ int s[32];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x * RIGHT + UP + S) % 32] + 100 * (LEFT + N);
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    t = np.arange(32)
+    np.testing.assert_array_equal(run(kernel)["out"], (t * 3 + 8 + 2) % 32 + 100 * (2 + 1))
+
+
+def test_a_local_named_as_the_generated_cuda_reserves_is_renamed(tmp_path):
+    """`int max = ...;` (Parboil pns) and a macro's `__temp__` (Parboil lbm's SWEEP_VAR)
+    are legal in the user's CUDA: renamed (max_, temp__), not refused; values as C's."""
+    kernel = only(tmp_path, """
+#define HOLD(x) int __temp__ = (x)
+__global__ void k(int* out) {
+    __shared__ int s[32];
+    int max = threadIdx.x * 2;
+    HOLD(max + 1);
+    s[threadIdx.x] = __temp__;
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x] + max;
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    t = np.arange(32)
+    np.testing.assert_array_equal(run(kernel)["out"], (2 * (31 - t) + 1) + 2 * t)
+    assert analyze(kernel).sites[0].statement == "s[threadIdx.x] = temp__"
+
+
+def test_unistd_defines_posix_version_as_glibc_does(tmp_path):
+    """Parboil's parboil.h stops with `#error` unless `_POSIX_VERSION >= 200112L`, which
+    <unistd.h> defines on Linux (200809L): the #if takes glibc's branch."""
+    kernel = only(tmp_path, """
+#include <unistd.h>
+#if _POSIX_VERSION >= 200112L
+#define WIDTH 4
+#else
+#error "Timestamps not implemented"
+#endif
+__global__ void k(int* out) {
+    __shared__ int s[32 * WIDTH];
+    s[threadIdx.x * WIDTH] = 1;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x * WIDTH];
+}
+void h(int* o) { k<<<1, 32>>>(o); }
+""", Options(lengths={"out": "32"}))
+    assert analyze(kernel).store.wavefronts == 4          # 32 words 16 bytes apart
+
+
+PARBOIL_IDIOMS = """
+typedef int2 Node;
+texture<Node> nodes_ref;
+struct LocalQueues {
+  int tail[8];
+  int sharers[8];
+  __device__ void reset(int index, dim3 block_dim) {
+    tail[index] = 0;
+    sharers[index] = (block_dim.x >> 3) + (threadIdx.x < (block_dim.x & 7));
+  }
+  __device__ void append(int index, int *overflow, int value) {
+    int at = atomicAdd(&tail[index], 1);
+    if (at >= 4) *overflow = 1;
+  }
+  __device__ int size_prefix_sum(int (&prefix_q)[8]) {
+    prefix_q[0] = 0;
+    for (int i = 1; i < 8; i++) prefix_q[i] = prefix_q[i - 1] + tail[i - 1];
+    return prefix_q[7] + tail[7];
+  }
+};
+__device__ void visit(int index, LocalQueues &q, int *overflow, int pid) {
+  Node n = tex1Dfetch(nodes_ref, pid);
+  for (int i = n.x; i < n.x + n.y; i++) q.append(index, overflow, i);
+}
+__global__ void k(int *out, int *overflow) {
+  __shared__ LocalQueues q;
+  __shared__ int prefix_q[8];
+  __shared__ int total;
+  if (threadIdx.x < 8) q.reset(threadIdx.x, blockDim);
+  __syncthreads();
+  visit(threadIdx.x & 7, q, overflow, threadIdx.x);
+  __syncthreads();
+  if (threadIdx.x == 0) total = q.size_prefix_sum(prefix_q);
+  __syncthreads();
+  dim3 g = gridDim;
+  out[blockIdx.x * blockDim.x + threadIdx.x] =
+      q.sharers[threadIdx.x & 7] * 1000 + total + g.x * 100000;
+}
+void h(int *o, int *f) { k<<<2, 36>>>(o, f); }
+"""
+
+
+def test_parboil_bfs_idioms(tmp_path):
+    """Parboil bfs's LocalQueues as the kernel uses it: a __shared__ struct's member
+    functions (`q.reset(i, blockDim)`, a dim3 parameter given the built-in), the struct
+    passed by reference to a device function, a reference-to-array parameter
+    (`int (&prefix_q)[8]`), a texture of `typedef int2 Node`, and `*overflow = 1` inside a
+    member function making `overflow` an output. Values as C's: with 36 threads, queue
+    i < 4 has 36 / 8 + 1 = 5 sharers, the others 4; each thread appends n.y texels' worth
+    (the texture reads texel pid: x = y = its value here)."""
+    kernel = only(tmp_path, PARBOIL_IDIOMS, Options(lengths={"out": "72", "overflow": "1",
+                                                             "nodes_ref": "36"}))
+    assert {g.name: g.intent for g in kernel.globals}["overflow"] in ("out", "inout")
+    nodes = np.zeros(72, np.int32)
+    nodes[0::2] = 0                       # n.x = 0
+    nodes[1::2] = np.arange(36) % 3       # n.y = pid % 3 appends per thread
+    got = run(kernel, arrays={"nodes_ref": nodes, "overflow": np.zeros(1, np.int32)})
+    tid = np.arange(36)
+    sharers = np.where(tid % 8 < 4, 5, 4)
+    total = int((np.arange(36) % 3).sum())           # every append bumps one tail
+    expected = sharers * 1000 + total + 2 * 100000
+    np.testing.assert_array_equal(got["out"][:36], expected)
+    np.testing.assert_array_equal(got["out"][36:], expected)
+
+
+def test_a_host_variable_whose_address_is_taken_is_not_a_constant(tmp_path):
+    """`int n = 0;` then `fscanf(fp, "%d", &n);` (Parboil bfs's node count): n is what the
+    file holds, not 0; the grid it sizes is a question, not a launch of 0 blocks."""
+    source = """
+#include <cstdio>
+__global__ void k(float *out) {
+  __shared__ float s[64];
+  s[threadIdx.x] = 1.0f;
+  __syncthreads();
+  out[threadIdx.x] = s[63 - threadIdx.x];
+}
+int main() {
+  int n = 0;
+  FILE *fp = fopen("graph.txt", "r");
+  fscanf(fp, "%d", &n);
+  float *out;
+  cudaMalloc(&out, n * sizeof(float));
+  k<<<n / 64, 64>>>(out);
+}
+"""
+    with pytest.raises(CudaImportError, match="host variable 'n'"):
+        only(tmp_path, source)
+    kernel = only(tmp_path, source, Options(hosts={"n": "256"}))
+    assert resolve_launch(kernel).grid == (4, 1, 1)

@@ -564,6 +564,29 @@ def _reaches(assignment, call) -> bool:
     return True
 
 
+# host calls that only read what their arguments after the first point at
+_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+           "memcpy", "std::memcpy")
+
+
+def _may_write(address) -> bool:
+    """Whether the variable `&x` points at may be written through it: not where the address
+    goes to a launch (`void *args[] = {&size}`, `k<<<...>>>(&x)`: its value is read) or is
+    the source of a copy."""
+    node = address.parent
+    while node is not None and node.type in ("cast_expression", "parenthesized_expression"):
+        node = node.parent
+    if node is not None and node.type == "initializer_list":
+        return False      # `void *kernelArgs[] = {(void *)&size, ...}`
+    call = node.parent if node is not None and node.type == "argument_list" else None
+    if call is not None and call.type == "call_expression":
+        name = text(call.child_by_field_name("function"))
+        if is_launch(call) or name in _COPIES and node.named_children and \
+                node.named_children[0].start_byte < address.start_byte:
+            return False
+    return True
+
+
 def _in_scope(declaration, call) -> bool:
     """Whether a declaration is visible at the launch: before it, in a block (or the case of
     a switch) that holds the launch."""
@@ -628,6 +651,12 @@ class _Host:
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
                     if n.type == "assignment_expression" and _reaches(n, call)}
+        # a variable whose address is taken may be written through it (`int n = 0;` then
+        # `fscanf(fp, "%d", &n);`, Parboil bfs): not a value set once
+        assigned |= {text(n.named_children[0]) for n in walk(scope)
+                     if n.type == "pointer_expression" and n.children[0].type == "&" and
+                     n.named_children and n.named_children[0].type == "identifier" and
+                     _reaches(n, call) and _may_write(n)}
         for d in walk(scope):
             if d.type == "enum_specifier" and _in_scope(
                     d.parent if d.parent.type == "declaration" else d, call):

@@ -464,9 +464,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         node = self.node
         with self.at(node):
             self.kb = KernelBuilder(self.name)
+        # a local the file names as the generated CUDA reserves (`int max = ...;`, a macro's
+        # `__temp_x__`) is legal C++ there: renamed, not refused
+        self.kb.rename_reserved = True
         self.bind_template()
         params = function_declarator(node).child_by_field_name("parameters").named_children
-        writes, reads = pointer_uses(node.child_by_field_name("body"), self.u.functions)
+        writes, reads = pointer_uses(node.child_by_field_name("body"),
+                                     {**self.u.functions, **self.u.member_functions()})
         from .launch import null_pointer_params   # (launch imports this module's helpers)
         self.null_params = null_pointer_params(self.u, self)
         # scalars first, so that --length expressions may use any of them (the generated
@@ -1718,8 +1722,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if bar is not None:   # `bar.wait(t)`, `full[q].arrive()`
                 return self.barrier_member(node, bar, text(fn.child_by_field_name("field")),
                                            args)
-            obj = self.struct_object(base)
-            if obj is not None:   # `schedule.next()`
+            obj = self.struct_object(base) or self.shared_struct_object(base)
+            if obj is not None:   # `schedule.next()`, `q.reset(i)` of a __shared__ struct
                 return self.method_call(node, obj, text(fn.child_by_field_name("field")),
                                         args)
             if base.type == "identifier":
@@ -2139,7 +2143,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             arg = args[k] if k < len(args) else p.child_by_field_name("default_value")
             pname_node = d
             while pname_node.type in ("pointer_declarator", "reference_declarator",
-                                      "array_declarator"):
+                                      "array_declarator", "parenthesized_declarator"):
+                # (`int (&prefix_q)[NUM_BIN]`: a reference to an array, Parboil bfs)
                 pname_node = pname_node.child_by_field_name("declarator") or \
                     pname_node.named_children[-1]
             pname = text(pname_node)

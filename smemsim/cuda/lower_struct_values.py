@@ -472,6 +472,9 @@ class StructValuesMixin:
             stype = self.struct_type(p.child_by_field_name("type"), p)
         finally:
             self.scopes.pop()
+        if d.type == "reference_declarator" and not isinstance(arg, Sym) and \
+                arg.type == "identifier" and self.shared_struct_object(arg) is not None:
+            return self.lookup(text(arg), arg)   # `LocalQueues &q` given a __shared__ one
         source = arg if isinstance(arg, Sym) else self.struct_value(arg, stype)
         if d.type == "reference_declarator":
             return source

@@ -61,8 +61,23 @@ class StructsMixin:
                 if extern:
                     self.module_scope.append(arr)
                 members[fname] = Sym("shared", arr, dtype, 1, len(dims))
-            self.declare(var, Sym("struct", None, name, place=members))
+            sym = self.declare(var, Sym("struct", None, name, place=members))
+            # (its type, for its member functions' calls: shared_struct_object)
+            self.__dict__.setdefault("_shared_struct_types", {})[id(sym)] = type_node
         return True
+
+    def shared_struct_object(self, node) -> Sym | None:
+        """A `__shared__ S q;` named by `node`, as the object of a member function call
+        (`q.reset(i)`: Parboil bfs's LocalQueues), its fields the shared arrays; else
+        None."""
+        if node.type != "identifier":
+            return None
+        sym = self.declared(text(node))
+        type_node = self.__dict__.get("_shared_struct_types", {}).get(id(sym))
+        if type_node is None:
+            return None
+        stype = self.struct_type(type_node, node)
+        return Sym("struct", stype, sym.dtype, place=sym.place) if stype is not None else None
 
     def struct_reference(self, node, type_node, definition) -> bool:
         """`S& s = *reinterpret_cast<S*>(smem);` over a shared byte array (fast.cu's kernels

@@ -56,7 +56,12 @@ class TexturesMixin:
                                    "texels converted) is not read; cudaReadModeElementType is")
         sym = self.scopes[0].get(name)
         if sym is None:
-            sym = Sym("texture", {"name": name, "dtype": self.dtype(type_node, decl)}, "u64")
+            # (of a vector type too: `texture<Node>` of `typedef int2 Node;`, Parboil bfs)
+            dtype, lanes = self.vtype(type_node, decl)
+            holder = {"name": name, "dtype": dtype}
+            if lanes > 1:
+                holder["lanes"] = lanes
+            sym = Sym("texture", holder, "u64")
             self.scopes[0][name] = sym
         return sym
 

@@ -6,11 +6,15 @@ from dataclasses import replace
 
 from kernels_ir import (
     bitcast,
+    blockDim,
+    blockIdx,
     call,
     cast,
     const,
+    gridDim,
     smax,
     smin,
+    threadIdx,
 )
 from kernels_ir.dtypes import BY_NAME
 
@@ -45,6 +49,11 @@ HALF2_OPS = {
     "__float2half2_rn": ("f16 both", 1), "__half2half2": ("f16 both", 1),
     "__float2bfloat162_rn": ("bf16 both", 1), "__bfloat162bfloat162": ("bf16 both", 1),
 }
+
+
+# the built-in index vectors, read whole (`dim3 b = blockDim;`)
+BUILTIN_DIMS = {"threadIdx": threadIdx, "blockIdx": blockIdx, "blockDim": blockDim,
+                "gridDim": gridDim}
 
 
 def vector_step(arr: Sym, lanes: int) -> int:
@@ -331,6 +340,10 @@ class VectorsMixin:
         (one width-N load from shared or global memory)."""
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
+        if node.type == "identifier" and lanes == 3 and text(node) in BUILTIN_DIMS and \
+                self.declared(text(node)) is None:
+            built_in = BUILTIN_DIMS[text(node)]        # `dim3 g = gridDim;`, f(blockDim)
+            return [built_in.x, built_in.y, built_in.z]
         if node.type == "initializer_list":   # `half2 v = {__float2half(0.f), ...}`
             items = [c for c in node.named_children if c.type != "comment"]
             if len(items) != lanes:

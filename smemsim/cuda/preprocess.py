@@ -54,6 +54,14 @@ SYSTEM_HEADERS = re.compile(
     r"sys/\w+|unistd|cublas_v2|cublas|curand|curand_kernel|helper_cuda|helper_functions|"
     r"helper_math|nvToolsExt|omp|mpi)(\.h|\.hpp|\.cuh)?")
 
+# What some of those define that a program's own `#if` tests, as glibc's headers on Linux
+# (where nvcc runs) define them: Parboil's parboil.h stops with #error unless
+# `_POSIX_VERSION >= 200112L`, which <unistd.h> defines
+HEADER_MACROS = {
+    "unistd.h": {"_POSIX_VERSION": "200809L", "_POSIX2_VERSION": "200809L",
+                 "_XOPEN_VERSION": "700"},
+}
+
 # Of those, the headers of the toolkit and its libraries (not helper_*.h, which define device
 # functions kernels call, so are read where an -I folder has them).
 TOOLKIT_HEADERS = re.compile(
@@ -424,6 +432,9 @@ class Preprocessor:
             # writes it, where not defined before)
             if name.endswith("helper_cuda.h") and "MAX" not in self.macros:
                 self.define_text("MAX(a, b)", "(a > b ? a : b)", where)
+            for macro, value in HEADER_MACROS.get(name, {}).items():
+                if macro not in self.macros:
+                    self.define_text(macro, value, where)
             return
         raise CudaImportError(f"#include \"{name}\": no such file next to "
                               f"{current.name} or in the -I folders "

@@ -50,6 +50,9 @@ VECTORS.update({f"{c}{n}": (t, n) for c, t in (("uchar", "u8"), ("char", "i8"),
 # the pairs of 16-bit floats (cuda_fp16.h, cuda_bf16.h): two lanes, each held as its float
 VECTORS.update({name: (t, 2) for name, t in (
     ("half2", "f16"), ("__half2", "f16"), ("__nv_bfloat162", "bf16"), ("nv_bfloat162", "bf16"))})
+# dim3 (and the uint3 of threadIdx and blockIdx) in device code: three unsigned lanes
+# (`dim3 g = gridDim;`, a `dim3 block_dim` parameter given blockDim, Parboil bfs)
+VECTORS["dim3"] = ("u32", 3)
 COMPONENTS = "xyzw"
 ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
            ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
@@ -328,7 +331,8 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
     """Names written through `p[i] = ...` (or +=, *p = ..., atomics, a vector store through
     `*reinterpret_cast<float4*>(&p[i]) = ...`) and names read, in a body: through local
     pointers (`float* row = C + r * n; row[i] = v` writes C) and through the pointer
-    parameters of the device functions it calls."""
+    parameters of the device functions it calls (`functions`: name -> definitions; a
+    struct's member functions under `.name`, for calls `obj.name(...)`)."""
     memo = {} if memo is None else memo
     writes, reads = set(), set()
     stored = set()   # (start, end) of the subscripts that are only written
@@ -395,6 +399,8 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
         elif n.type == "call_expression":
             fn = n.child_by_field_name("function")
             called = callee_name(fn)
+            if fn.type == "field_expression":   # `q.append(i, overflow, v)`: `.append`
+                called = "." + text(fn.child_by_field_name("field"))
             args = n.child_by_field_name("arguments").named_children
             if called == "store_matrix_sync" and args:
                 writes |= bases_of(args[0])   # wmma: a fragment stored through a pointer

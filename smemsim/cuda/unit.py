@@ -127,6 +127,7 @@ class Unit:
         # `typedef Packed128<floatX> x128;` / `using S = T<4>;`: name -> the type node named
         self.struct_aliases: dict[str, object] = {}
         self._scan(self.tree.root_node, None)
+        self._enumerators()
         self._launches_through_pointers()
         # names assigned anywhere (a local never assigned keeps its initial constant)
         self.assigned = {text(t) for n in walk(self.tree.root_node)
@@ -251,6 +252,46 @@ class Unit:
     # ---- the file's parts
     def name_of(self, function) -> str:
         return function_name(function)
+
+    def member_functions(self) -> dict:
+        """`.name` -> the definitions of the member functions of that name in the file's
+        structs (what a call `obj.name(...)` may run: pointer_uses reads them)."""
+        found: dict = {}
+        for definitions in self.structs.values():
+            for struct in definitions:
+                body = struct.child_by_field_name("body")
+                for member in body.named_children if body is not None else ():
+                    if member.type == "template_declaration":
+                        member = next((c for c in member.named_children
+                                       if c.type == "function_definition"), member)
+                    if member.type == "function_definition":
+                        found.setdefault("." + function_name(member), []).append(member)
+        return found
+
+    def _enumerators(self) -> None:
+        """The enumerators of the file's unscoped enums outside functions and classes
+        (`enum { TILE = 32 };`, Parboil lbm's `typedef enum {C = 0, N, S, ...} CELL_ENTRIES;`)
+        as constants: an enumerator without a value is the one before it plus one."""
+        for node in walk(self.tree.root_node):
+            if node.type != "enum_specifier" or node.child_by_field_name("body") is None or \
+                    any(c.type in ("class", "struct") for c in node.children):
+                continue      # (an `enum class` is scoped: its names are Dir::A)
+            outer = node.parent
+            while outer is not None and outer.type not in (
+                    "function_definition", "struct_specifier", "class_specifier",
+                    "lambda_expression"):
+                outer = outer.parent
+            if outer is not None:
+                continue      # a function's own (the launch reads those) or a class member
+            before = None
+            for e in node.child_by_field_name("body").named_children:
+                if e.type != "enumerator":
+                    continue
+                name, value = text(e.child_by_field_name("name")), e.child_by_field_name("value")
+                if value is None:
+                    value = parse_expression("0" if before is None else f"({before}) + 1")
+                self.constants.setdefault(name, (value, None))
+                before = name
 
     def _scan(self, root, function) -> None:
         """Find the file's parts (an explicit stack: a syntax tree may be deep)."""
