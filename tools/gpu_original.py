@@ -175,6 +175,9 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         flags = ["-include", "cstdint", "-DcudaThreadSynchronize=cudaDeviceSynchronize"]
         if "checkCudaErrors" in source or "getLastCudaError" in source:
             flags += ["-include", "helper_cuda.h"]
+        if re.search(r"std::(cerr|cout)", source) and "<iostream>" not in source:
+            # (Parboil's sgemm_kernel.cu: its main.cu includes <iostream> before it)
+            flags += ["-include", "iostream"]
         # the libraries its host code calls (llm.c's common.h includes cuBLAS and creates
         # handles): linked into the harness only, never given to the -cubin build
         local = re.findall(r'#include\s+"([^"]+)"', source)
