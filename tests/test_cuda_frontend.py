@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import resolve_launch, run  # noqa: E402
+from kernels_ir import KernelRuntimeError, resolve_launch, run  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
 from tests.test_cli import cli_streams  # noqa: E402
@@ -1334,3 +1334,105 @@ int main() {
         only(tmp_path, source)
     kernel = only(tmp_path, source, Options(hosts={"n": "256"}))
     assert resolve_launch(kernel).grid == (4, 1, 1)
+
+
+def test_a_moved_vector_pointer_parameter_steps_by_vectors(tmp_path):
+    """`float2 *data; data += blockIdx.x * 64;` (Parboil fft's GPU_FftShMem): the pointer
+    moves 64 float2 a block, and `v[r] = data[i]` reads a whole float2 through it into a
+    register array; `p = data + 1` and p[i].y read on from there. Values as C's."""
+    kernel = only(tmp_path, """
+__global__ void k(float2 *data, float *out) {
+    __shared__ float s[64];
+    float2 v[2];
+    data += blockIdx.x * 64;
+    for (int r = 0; r < 2; r++) v[r] = data[threadIdx.x / 2 + r * 32];
+    s[threadIdx.x] = v[0].x + v[1].y;
+    float2 *p = data + 1;
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = s[63 - threadIdx.x] + 1000 * p[threadIdx.x % 32].y;
+}
+void h(float2 *d, float *o) { k<<<2, 64>>>(d, o); }
+""", Options(lengths={"data": "128", "out": "128"}))
+    data = np.arange(256, dtype=np.float32)          # float2 j = (2j, 2j + 1)
+    got = run(kernel, arrays={"data": data, "out": np.zeros(128, np.float32)})["out"]
+    expected = []
+    for b in range(2):
+        base = 64 * b
+        s = [data[2 * (base + t // 2)] + data[2 * (base + t // 2 + 32) + 1] for t in range(64)]
+        expected += [s[63 - t] + 1000 * data[2 * (base + 1 + t % 32) + 1] for t in range(64)]
+    np.testing.assert_array_equal(got, np.array(expected, np.float32))
+
+
+def test_pointers_declared_without_a_value_and_pointed_in_branches(tmp_path):
+    """Parboil tpacf's `REAL* data_x; ... if (!do_self) { data_x = all_x; random_x = all_x
+    + n * (bx - 2); } else { random_x = all_x + n * bx; data_x = random_x; }`: every
+    assignment points into all_x, so each is a pointer into it whose offset the branch
+    sets; sad's `unsigned short *bo; bo = out + ...;` then `((uint *)bo)[i] = ...` makes
+    `out` an output. Values as C's; `__shared__ struct pair s[32]` (C's struct keyword)."""
+    kernel = only(tmp_path, """
+struct pair { float a, b; };
+__global__ void k(float *all_x, unsigned short *out) {
+    __shared__ struct pair s[32];
+    float *data_x;
+    float *random_x;
+    unsigned short *bo;
+    bool do_self = blockIdx.x < 2;
+    if (!do_self) {
+        data_x = all_x;
+        random_x = all_x + 32 * (blockIdx.x - 2);
+    } else {
+        random_x = all_x + 32 * blockIdx.x;
+        data_x = random_x;
+    }
+    bo = out + blockIdx.x * 64;
+    s[threadIdx.x].a = data_x[threadIdx.x];
+    s[threadIdx.x].b = random_x[31 - threadIdx.x];
+    __syncthreads();
+    ((unsigned int *)bo)[threadIdx.x] = (unsigned int)(s[threadIdx.x].a + s[threadIdx.x].b);
+}
+void h(float *x, unsigned short *o) { k<<<4, 32>>>(x, o); }
+""", Options(lengths={"all_x": "128", "out": "256"}))
+    assert {g.name: g.intent for g in kernel.globals}["out"] in ("out", "inout")
+    x = np.arange(128, dtype=np.float32)
+    got = run(kernel, arrays={"all_x": x, "out": np.zeros(256, np.uint16)})["out"]
+    words = got.view(np.uint32)
+    for b in range(4):
+        data = 32 * b if b < 2 else 0
+        rand = 32 * b if b < 2 else 32 * (b - 2)
+        t = np.arange(32)
+        np.testing.assert_array_equal(words[32 * b:32 * b + 32], data + t + rand + 31 - t)
+
+
+def test_a_pointer_read_before_its_branch_assigns_it_faults(tmp_path):
+    """A pointer declared without a value, assigned only inside an `if`, read where the
+    branch was not taken: a located out-of-bounds fault at the read (C leaves it
+    undefined), never a silent read of element 0."""
+    kernel = only(tmp_path, """
+__global__ void k(float *a, float *out) {
+    __shared__ float s[32];
+    float *p;
+    if (threadIdx.x < 16) p = a + threadIdx.x;
+    s[threadIdx.x] = *p;
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x];
+}
+void h(float *a, float *o) { k<<<1, 32>>>(a, o); }
+""", Options(lengths={"a": "32", "out": "32"}))
+    with pytest.raises(KernelRuntimeError, match=r"k.cu:6.*out of bounds.*thread \(16, 0, 0\)"):
+        run(kernel)
+
+
+def test_a_pointer_pointed_at_two_arrays_in_branches_is_refused(tmp_path):
+    with pytest.raises(CudaImportError, match=r"k.cu:4.*is pointed at arrays inside a loop or "
+                                              r"branch, into more than one array"):
+        only(tmp_path, """
+__global__ void k(float *a, float *b, float *out) {
+    __shared__ float s[32];
+    float *p;
+    if (threadIdx.x < 16) p = a; else p = b;
+    s[threadIdx.x] = p[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x];
+}
+void h(float *a, float *b, float *o) { k<<<1, 32>>>(a, b, o); }
+""", Options(lengths={"a": "32", "b": "32", "out": "32"}))

@@ -41,7 +41,7 @@ from kernels_ir.dtypes import BY_NAME, f32, i32, u32
 from kernels_ir.expr import BIT_FUNCTIONS, EXACT_DIV, binary
 
 from .errors import CudaImportError
-from .lower_choices import CONTROL, ChoicesMixin
+from .lower_choices import CONTROL, ChoicesMixin, pointer_name
 from .literals import literal_type
 from .lower_flow import FlowMixin
 from .lower_groups import GroupsMixin
@@ -674,7 +674,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if sym is not None and sym.kind == "global":
                 with self.at(body):
                     offset = self.kb.let(f"{name}_offset", 0, "i32")
-                self.scopes[0][name] = Sym("pointer", None, sym.dtype, 1, 1,
+                # (of a vector type, `float2 *data; data += bx * N;`: it steps by vectors)
+                self.scopes[0][name] = Sym("pointer", None, sym.dtype, sym.lanes, 1,
                                            (sym, [], offset))
 
     # ---------------------------------------------------------------- statements
@@ -792,8 +793,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                            lanes)
             elif d.type == "init_declarator":
                 self.init_declarator(d, dtype, lanes, shared, node, constant)
+            elif d.type == "pointer_declarator" and not shared and \
+                    (name := pointer_name(d)) is not None:
+                # `unsigned short *bi;` then `bi = blk_sad + ...;` (Parboil sad, tpacf)
+                self.unset_pointer(name, dtype, lanes, node, null=False)
             elif d.type == "pointer_declarator":
-                raise self.error(node, f"`{short(node)}`: a pointer needs a value")
+                raise self.error(node, f"`{short(node)}`: a {'__shared__ ' if shared else ''}"
+                                       "pointer variable (a pointer declared with a value, or "
+                                       "assigned before its use, is read)")
             else:
                 raise self.error(node, f"declaration `{short(node)}` is not supported")
         if boolean:  # the arrays declared: stores convert to bool
@@ -820,7 +827,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if is_null_literal(self.uncast(value)):
                 # `int4 *p = nullptr;` then `p = (int4 *)(A + k);`: it points at nothing
                 # until assigned (cuda_hgemm's A_lane_ptr)
-                self.declare(name, Sym("null_pointer", None, dtype, lanes, 1))
+                self.unset_pointer(name, dtype, lanes, node, null=True)
                 return
             self.pointer_local(name, value, dtype, node, lanes)
             return
@@ -1208,6 +1215,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.lookup(text(left), left).kind in ("pointer", "null_pointer"):
             # `p = q + k` (of a vector pointer too: not a store of the vector it points at)
             self.repoint(left, self.lookup(text(left), left), right, e)
+            return None
+        if op in ("+=", "-=") and left.type == "identifier" and \
+                self.lookup(text(left), left).kind == "pointer":
+            # `data += bx * N` of a vector pointer: the pointer moves (not a vector sum)
+            self.assign(left, op, self.expr(right), e)
             return None
         self.refuse_moving_an_array(left, e)
         place = self.vector_place(left)
@@ -2202,7 +2214,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     lead = [self.kb.let(f"{pname}_i{j}", e, "i32") if fold(e) is None else e
                             for j, e in enumerate(indices[:-1])]
                     offset = self.kb.let(f"{pname}_offset", indices[-1], "i32")
-                scope[pname] = Sym("pointer", None, arr.dtype, 1, 1, (arr, lead, offset))
+                # (`float2 *data0` given a moved float2 pointer: it steps by its vectors)
+                moved = self.vector_pointer(arg)
+                lanes = moved.lanes if moved is not None and arr.lanes == moved.lanes else 1
+                scope[pname] = Sym("pointer", None, arr.dtype, lanes, 1, (arr, lead, offset))
             elif d.type == "reference_declarator" and \
                     (found := self.barrier_or_none(arg)) is not None:
                 # `barrier& bar`: that barrier (its index, or the choice of a pointer to one
@@ -2571,8 +2586,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         """A pointer declared null, used before an array is assigned to it: an error at
         the use."""
         if sym.kind == "null_pointer":
-            raise self.error(node, f"'{text(node)}' is a null pointer here (declared null, "
-                                   "no array assigned to it yet)")
+            how = "has no value here (declared without one" if sym.place == ("unset",) else \
+                "is a null pointer here (declared null"
+            raise self.error(node, f"'{text(node)}' {how}, no array assigned to it yet)")
 
     def flat_tile(self, arr: Sym, indices: list, node) -> tuple[Sym, list] | None:
         """(a flat view, index) of an element of a __shared__ tile of several dimensions,

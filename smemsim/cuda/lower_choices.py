@@ -32,7 +32,7 @@ def _bare(node):
     return node
 
 
-def _pointer_name(declarator):
+def pointer_name(declarator):
     """The name a pointer declarator declares (`*p`, `* const p`), else None."""
     if declarator is None or declarator.type != "pointer_declarator":
         return None
@@ -51,8 +51,108 @@ def _under_control(node, top) -> bool:
     return False
 
 
+# where a pointer declared without a value starts: any access through it before an
+# assignment is out of bounds, a located fault (C leaves such a read undefined)
+UNSET_OFFSET = -(1 << 30)
+
+
+def _assignments(name: str, declaration) -> list:
+    """The `name = value` assignments after a declaration, in its block (C's scope)."""
+    block = declaration.parent
+    return [n for n in walk(block) if n.type == "assignment_expression" and
+            n.start_byte > declaration.start_byte and
+            n.child_by_field_name("operator").type == "=" and
+            _bare(n.child_by_field_name("left")).type == "identifier" and
+            text(_bare(n.child_by_field_name("left"))) == name]
+
+
+def _base_name(value):
+    """The identifier a pointer expression starts from: `a` of `a + k`, `&a[i]`, `(T *)a`,
+    `k + a`; None for anything else."""
+    while value is not None:
+        value = _bare(value)
+        if value.type == "identifier":
+            return text(value)
+        if value.type == "cast_expression":
+            value = value.child_by_field_name("value")
+        elif value.type == "pointer_expression" and value.children[0].type == "&":
+            value = value.named_children[0]
+        elif value.type == "subscript_expression":
+            value = value.child_by_field_name("argument")
+        elif value.type == "binary_expression" and \
+                value.child_by_field_name("operator").type in ("+", "-"):
+            left = _bare(value.child_by_field_name("left"))
+            value = left if left.type != "number_literal" else \
+                value.child_by_field_name("right")
+        else:
+            return None
+    return None
+
+
 class ChoicesMixin:
     """Methods of KernelLowering (smemsim/cuda/lower.py)."""
+
+    def unset_pointer(self, name: str, dtype: str, lanes: int, node, null: bool) -> None:
+        """`T *p;` (or `T *p = nullptr;`) before its assignments. Where straight-line code
+        first assigns it, it points nowhere until then (a use before is an error at the
+        use). Where a loop or branch first assigns it (`if (c) p = a; else p = a + k;`, Parboil
+        tpacf's data_x), and every assignment points into one array (also through other
+        such pointers: `data_x = random_x`), it is a pointer into that array whose offset
+        each assignment sets, starting out of bounds (UNSET_OFFSET: a read before any
+        assignment faults, located)."""
+        found = _assignments(name, node)
+        if not found or not _under_control(found[0], node.parent):
+            # (later assignments into the same array may be in loops: repoint moves it)
+            self.declare(name, Sym("null_pointer", None, dtype, lanes, 1,
+                                   None if null else ("unset",)))
+            return
+        arr = self.branch_pointer_array(name, node, set())
+        if arr is None:
+            raise self.error(node, f"`{short(node)}`: a pointer declared "
+                                   f"{'null' if null else 'without a value'} is pointed at "
+                                   "arrays inside a loop or branch, into more than one array "
+                                   "or through an expression the importer does not follow")
+        if dtype != "auto" and dtype != arr.dtype and (arr.pun or arr.dtype) != dtype:
+            raise self.error(node, f"`{short(node)}`: a {dtype} pointer into "
+                                   f"'{array_name(arr)}' of {arr.dtype}")
+        with self.at(node):
+            offset = self.kb.let(f"{name}_offset", UNSET_OFFSET, "i32")
+        self.declare(name, Sym("pointer", None, arr.dtype, lanes, 1, (arr, [], offset)))
+
+    def branch_pointer_array(self, name: str, declaration, seen: set):
+        """The one array every assignment of `name` after its declaration points into
+        (following the assignments of other pointers declared without a value), or None."""
+        seen.add(name)
+        arrays = []
+        for a in _assignments(name, declaration):
+            base = _base_name(a.child_by_field_name("right"))
+            if base is None:
+                return None
+            sym = self.declared(base)
+            if sym is not None and sym.kind == "null_pointer" and base not in seen:
+                continue   # straight-line: assigned before (checked where it is used)
+            if sym is None and base not in seen:
+                # another pointer declared without a value, later in the same block
+                other = next((d for d in walk(declaration.parent) if d.type == "declaration"
+                              and any(pointer_name(c) == base for c in d.named_children)),
+                             None)
+                found = self.branch_pointer_array(base, other, seen) if other else None
+                if found is None:
+                    return None
+                arrays.append(found)
+                continue
+            if sym is not None and sym.kind == "pointer":
+                arrays.append(sym.place[0])
+            elif sym is not None and sym.kind in ("global", "shared") and sym.lanes == 1:
+                arrays.append(sym)
+            elif base in seen:
+                continue
+            else:
+                return None
+        if not arrays or any(a.value is not arrays[0].value or a.pun != arrays[0].pun
+                             for a in arrays):
+            return None
+        return arrays[0]
 
     def choice_pointer(self, name: str, value, dtype: str, node, lanes: int) -> bool:
         """`T *p = c ? X : Y` with X and Y pointers, or `T *q = p + k` of such a `p`:
@@ -118,7 +218,7 @@ class ChoicesMixin:
         decls: dict = {}
         for n in walk(body):
             if n.type == "init_declarator" and n.parent.type == "declaration":
-                name = _pointer_name(n.child_by_field_name("declarator"))
+                name = pointer_name(n.child_by_field_name("declarator"))
                 if name is not None:
                     # a name declared twice (two scopes) is left alone: which one is meant
                     # would take the scopes

@@ -387,7 +387,22 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
             target = n.child_by_field_name("declarator").child_by_field_name("declarator")
             bases = bases_of(n.child_by_field_name("value"))
             if target is not None and target.type == "identifier" and bases:
-                aliases[text(target)] = bases
+                aliases.setdefault(text(target), set()).update(bases)
+        elif n.type == "assignment_expression" and \
+                n.child_by_field_name("left").type == "identifier" and \
+                n.child_by_field_name("operator").type == "=":
+            # `bo_6 = blk_sad + ...;` of a pointer declared without a value (Parboil sad):
+            # what it points into (a scalar's assignment names no array: no alias)
+            right = n.child_by_field_name("right")
+            while right.type == "parenthesized_expression" and right.named_children:
+                right = right.named_children[0]
+            left = text(n.child_by_field_name("left"))
+            if right.type in ("identifier", "binary_expression", "cast_expression",
+                              "conditional_expression") or \
+                    right.type == "pointer_expression" and right.children[0].type == "&":
+                bases = bases_of(right) - {left}
+                if bases:
+                    aliases.setdefault(left, set()).update(bases)
     for n in walk(body):
         if n.type == "assignment_expression":
             left = n.child_by_field_name("left")

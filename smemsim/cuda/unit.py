@@ -565,6 +565,10 @@ def lowering_expr(unit: Unit, source: str, lowering, what: str):
 def struct_base(type_node) -> str:
     """The struct name a type node names (`Packed128` of `Packed128<floatX>`, `S` of
     `ns::S`)."""
+    if type_node.type in ("struct_specifier", "class_specifier") and \
+            type_node.child_by_field_name("name") is not None and \
+            type_node.child_by_field_name("body") is None:
+        type_node = type_node.child_by_field_name("name")   # C's `struct cartesian`
     if type_node.type == "template_type":
         type_node = type_node.child_by_field_name("name")
     return text(type_node).split("::")[-1].strip()
