@@ -1436,3 +1436,73 @@ __global__ void k(float *a, float *b, float *out) {
 }
 void h(float *a, float *b, float *o) { k<<<1, 32>>>(a, b, o); }
 """, Options(lengths={"a": "32", "b": "32", "out": "32"}))
+
+
+def test_a_kernel_parameter_array_of_structs_of_one_type(tmp_path):
+    """Rodinia bfs's `Node* g_graph_nodes` (`struct Node { int starting; int no_of_edges;
+    }`): a global array of ints, two a struct, its length from the host's
+    `cudaMalloc(&d, n * sizeof(Node))` (sizeof a struct of the file: 8 bytes); fields read
+    and written as C's. A struct of several field types there is refused at the
+    parameter."""
+    source = """
+struct Node { int starting; int no_of_edges; };
+__global__ void k(Node *nodes, int *cost, int n) {
+    __shared__ int s[64];
+    int tid = blockIdx.x * 64 + threadIdx.x;
+    s[threadIdx.x] = nodes[tid].starting * 10 + nodes[tid].no_of_edges;
+    __syncthreads();
+    if (tid < n) cost[tid] = s[63 - threadIdx.x];
+    nodes[tid].no_of_edges = 0;
+}
+int main() {
+    int n = 256;
+    Node *d; int *c;
+    cudaMalloc(&d, n * sizeof(Node)); cudaMalloc(&c, n * sizeof(int));
+    k<<<n / 64, 64>>>(d, c, n);
+}
+"""
+    kernel = only(tmp_path, source)
+    nodes = next(g for g in kernel.globals if g.name == "nodes")
+    assert (nodes.intent, str(nodes.length)) == ("inout", "Expr(n * 8ull / 8 * 2)")
+    data = np.arange(512, dtype=np.int32)            # node i = (2i, 2i + 1)
+    got = run(kernel, arrays={"nodes": data, "cost": np.zeros(256, np.int32)})
+    tid = np.arange(256)
+    mirror = (tid // 64) * 64 + 63 - tid % 64
+    np.testing.assert_array_equal(got["cost"], 2 * mirror * 10 + 2 * mirror + 1)
+    np.testing.assert_array_equal(got["nodes"][1::2], 0)
+    np.testing.assert_array_equal(got["nodes"][0::2], 2 * tid)
+    with pytest.raises(CudaImportError, match=r"k.cu:3.*an array of Mixed \(fields of several "
+                                              r"types\) in global memory is not read"):
+        only(tmp_path, source.replace("struct Node { int starting; int no_of_edges; };",
+                                      "struct Mixed { int starting; float no_of_edges; };")
+             .replace("Node", "Mixed"))
+
+
+def test_a_for_loop_whose_condition_reads_memory(tmp_path):
+    """`for (int j = row[t]; j < row[t + 1]; j++)` (a CSR row; Rodinia bfs reads its
+    struct's fields there) and the same over a variable declared outside: the condition is
+    read where C reads it, before each iteration; values as C's."""
+    kernel = only(tmp_path, """
+struct Node { int starting; int no_of_edges; };
+__global__ void k(Node *nodes, int *row, int *out) {
+    __shared__ int s[32];
+    int sum = 0, j;
+    for (int i = row[threadIdx.x]; i < row[threadIdx.x + 1]; i++) sum += i;
+    for (int i = nodes[threadIdx.x].starting;
+         i < nodes[threadIdx.x].no_of_edges + nodes[threadIdx.x].starting; i++) sum += 100;
+    for (j = row[threadIdx.x]; j < row[threadIdx.x + 1]; j++) sum += 10000;
+    s[threadIdx.x] = sum + 1000000 * j;
+    __syncthreads();
+    out[threadIdx.x] = s[threadIdx.x];
+}
+void h(Node *n, int *r, int *o) { k<<<1, 32>>>(n, r, o); }
+""", Options(lengths={"nodes": "32", "row": "33", "out": "32"}))
+    row = np.array([t * (t + 1) // 2 for t in range(33)], np.int32)   # t + 1 entries
+    nodes = np.zeros(64, np.int32)
+    nodes[0::2] = 5
+    nodes[1::2] = np.arange(32) % 4                                      # edges of node t
+    got = run(kernel, arrays={"nodes": nodes, "row": row, "out": np.zeros(32, np.int32)})
+    t = np.arange(32)
+    sums = np.array([sum(range(row[x], row[x + 1])) for x in t])
+    expected = sums + 100 * (t % 4) + 10000 * (t + 1) + 1000000 * row[t + 1]
+    np.testing.assert_array_equal(got["out"], expected)

@@ -407,6 +407,35 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 return True
         return False
 
+    def loads_memory(self, node) -> bool:
+        """Whether a condition reads an element of a global or shared array, or of a
+        struct array, or through a pointer (`i < row[t + 1]`, `i < nodes[t].no_of_edges`):
+        the loads the IR cannot put in a loop's own condition. Pure calls and register
+        arrays are not loads."""
+        for n in walk(node):
+            if n.type == "pointer_expression" and n.children[0].type == "*":
+                return True
+            if n.type == "identifier" and n.parent.type != "field_expression":
+                sym = self.declared(text(n))
+                if sym is not None and (sym.kind == "cell" or sym.kind == "ref" and
+                                        sym.place is not None):
+                    return True       # a __shared__ scalar, a reference to an element
+            if n.type != "subscript_expression":
+                continue
+            root = n
+            while root.type in ("subscript_expression", "field_expression",
+                                "parenthesized_expression"):
+                root = root.child_by_field_name("argument") \
+                    if root.type != "parenthesized_expression" else root.named_children[0]
+            sym = self.declared(text(root)) if root.type == "identifier" else None
+            if sym is None and root.type == "identifier" and \
+                    (text(root) in self.u.shared_vars or text(root) in self.u.memory):
+                return True
+            if sym is not None and sym.kind in ("global", "shared", "pointer", "choice",
+                                                "struct_pointer", "cell"):
+                return True
+        return False
+
     def vector_typed(self, type_node, node) -> bool:
         """Whether a type (a parameter's, a return type) is a vector type; False where it
         is not one the IR reads (a template's parameter, void)."""
@@ -566,9 +595,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             while inner.type == "pointer_declarator":
                 raise self.error(p, f"kernel parameter `{short(p)}`: a pointer to a pointer")
             name = text(inner)
-            dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
             intent = "inout" if name in writes and name in reads else \
                 "out" if name in writes else "in"
+            if self.names_struct(p.child_by_field_name("type")):
+                # `Node* g_graph_nodes` (Rodinia bfs): an array of structs in global memory
+                self.struct_array_parameter(p, name, intent)
+                return
+            dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
             if name in self.null_params:
                 self.null_parameter(p, name, dtype, lanes, intent)
                 return
@@ -1614,6 +1647,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 if sym.kind in ("shared", "register", "global"):
                     raise self.error(node, f"`{short(node)}`: sizeof of an array")
                 return const(SIZES[sym.dtype] * sym.lanes, BY_NAME["u64"])
+            if self.names_struct(inner):
+                # sizeof(Node) of a struct of the file (the host's cudaMalloc sizes): C++'s
+                # layout, padding included
+                laid = self.struct_type(inner, node).byte_layout()
+                if laid is not None:
+                    return const(laid[1], BY_NAME["u64"])
             dtype, lanes = self.vtype(inner, node)
             return const(SIZES[dtype] * lanes, BY_NAME["u64"])  # size_t
         if t == "assignment_expression":

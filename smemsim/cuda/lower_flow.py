@@ -90,11 +90,13 @@ class FlowMixin:
         outer = None
         try:
             if init is not None and init.type == "declaration" and (cond is None or (
-                    update is not None and self.calls_function(update))):
+                    update is not None and self.calls_function(update)) or
+                    self.loads_memory(cond)):
                 # `for (int b = s.next(); b >= 0; b = s.next())`: an update that runs a
                 # function's statements is no loop step; `for (unsigned p = blockIdx.x;; p +=
-                # gridDim.x)` ends by a break: the C loop as it runs, its variable a local,
-                # the update at the end of the body
+                # gridDim.x)` ends by a break; `for (int j = row[i]; j < row[i + 1]; j++)`
+                # reads memory in its condition (CSR rows, Rodinia bfs's edges): the C loop
+                # as it runs, its variable a local, the update at the end of the body
                 self.declaration(init)
                 self.while_loop(node, cond, node.child_by_field_name("body"), unroll, False,
                                 update)
@@ -194,7 +196,7 @@ class FlowMixin:
         neither assigns it, takes its address, nor leaves by break, continue, return or
         goto."""
         if init is None or init.type != "assignment_expression" or cond is None or \
-                update is None or \
+                update is None or self.loads_memory(cond) or \
                 text(init.child_by_field_name("operator")) != "=" or \
                 init.child_by_field_name("left").type != "identifier":
             return False

@@ -832,6 +832,22 @@ class StructValuesMixin:
         self.scopes[0][name] = sym
         return sym
 
+    def struct_array_parameter(self, p, name: str, intent: str) -> None:
+        """`S* p` of a kernel whose struct's fields are scalars (or arrays) of one type (Rodinia
+        bfs's `Node { int starting; int no_of_edges; }`): a global array of that type, its
+        length the structs the launch passes times their elements, named by a struct
+        pointer to its first element."""
+        stype = self.struct_type(p.child_by_field_name("type"), p)
+        if stype.elements() is None:
+            raise self.error(p, f"kernel parameter `{short(p)}`: an array of {stype.name} "
+                                "(fields of several types) in global memory is not read")
+        dtype, count = stype.elements()
+        length = self.u.length_of(name, self, count, SIZES[dtype])
+        with self.at(p):
+            arr = self.kb.global_array(name, dtype, length * count, intent=intent)
+        self.declare(name, Sym("struct_pointer", stype, dtype, count,
+                               place=(Sym("global", arr, dtype), [], const(0))))
+
     def shared_structs(self, d, stype: StructType, node) -> None:
         """`__shared__ S tile[n];` of a struct whose fields are scalars of one type: a
         shared array of n times its elements, aligned as the struct, named by a struct

@@ -142,7 +142,8 @@ class Output:
 
 
 def decode(data: bytes, path: str) -> str:
-    """A source file's text: UTF-8 (a UTF-16 file or NUL bytes are an error at their line)."""
+    """A source file's text: UTF-8, other bytes as U+FFFD (a UTF-16 file or NUL bytes are an
+    error at their line)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CudaImportError("the file is UTF-16: save it as UTF-8 (nvcc reads UTF-8)",
                               loc=SourceLoc(path, 1))
@@ -150,12 +151,10 @@ def decode(data: bytes, path: str) -> str:
     if nul >= 0:
         raise CudaImportError("the file has a NUL byte: it is not a source file",
                               loc=SourceLoc(path, data.count(b"\n", 0, nul) + 1))
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise CudaImportError(f"byte 0x{data[err.start]:02x} is not UTF-8",
-                              loc=SourceLoc(path, data.count(b"\n", 0, err.start) + 1)) \
-            from None
+    # bytes that are not UTF-8 (Latin-1 comments of older sources, as Rodinia's myocyte and
+    # leukocyte have) are read as U+FFFD: nvcc takes any bytes in comments and strings, and
+    # one outside them is then an unexpected character at its line
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def tokenize(text: str, path: str) -> list[list[Token]]:
