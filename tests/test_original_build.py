@@ -7,6 +7,7 @@ import json
 import pathlib
 import subprocess
 
+import numpy as np
 import pytest
 
 from gpu_backend.compile import CompileError, ToolMissing, find_tool
@@ -582,6 +583,78 @@ def test_an_inlined_functions_instructions_go_to_the_call_that_inlined_it(tmp_pa
     notes = res["as_compiled"]["notes"]
     assert not any("LDS" in n and "no IR site" in n for n in notes), notes
     assert not any("no instruction of its own" in n for n in notes), notes
+
+
+C_IDIOMS = ROOT / "cuda" / "c_idioms.cu"
+
+
+def _idiom_inputs(key: str) -> dict:
+    """The global arrays c_idioms.cu's main() writes before launching `key` (64 blocks of
+    64 threads): the analysis gets the same launch the GPU runs."""
+    n = 64 * 64
+    t = np.arange(n)
+    if key == "edge_sums":
+        nodes = np.stack([8 * t, (t // 32) % 5], axis=1).astype(np.int32).ravel()
+        return {"nodes": nodes, "edges": (np.arange(8 * n) % 8 + 1).astype(np.int32),
+                "out": np.zeros(n, np.int32)}
+    if key == "branch_pointers":
+        return {"all": ((t // 64) % 8 + 1).astype(np.float32), "out": np.zeros(n, np.float32)}
+    j = np.arange(2 * n)
+    data = np.stack([(j // 64) % 8 + 1, np.ones(2 * n)], axis=1).astype(np.float32).ravel()
+    return {"data": data, "out": np.zeros(n, np.float32)}
+
+
+# per kernel of c_idioms.cu: (load instructions, load wavefronts) of nvcc's build, by hand.
+# A warp reading s[l * m % 64] (floats, lane l) costs 1 wavefront for odd m and 2 for
+# m = 2, 4, 6, 8 (two distinct words in each bank it uses).
+# edge_sums: warp W (of 128) runs W % 5 iterations (its node's no_of_edges), iteration j
+# with m = edges[8t + j] = j + 1: 0, 1, 3, 4 or 6 wavefronts a warp, 25 warps each and
+# warps 125-127 with 0, 1, 2 iterations: 253 loads, 25 x 14 + 4 = 354 wavefronts.
+# branch_pointers: data[0] is block b's value (b mod 32) % 8 + 1 whichever branch set it
+# (all + 64 b, or other = all + 64 (b - 32)): m = 1..8 for 8 blocks of 2 warps each.
+# pairs: v[0].x = ((128 b + l) // 64) % 8 + 1 = 2b % 8 + 1, odd: one wavefront a warp (a
+# pointer moved by 64 float2, or 128 floats, would give m = b % 8 + 1: 192).
+C_IDIOM_COUNTS = {
+    "edge_sums": (253, 354),
+    "branch_pointers": (128, 16 * (1 + 2 + 1 + 2 + 1 + 2 + 1 + 2)),
+    "pairs": (128, 128),
+}
+
+
+def test_c_idioms_count_by_hand(nvcc, no_cache):
+    """c_idioms.cu's kernels, as nvcc builds them, with the inputs its main() writes: the
+    counts derived by hand (C_IDIOM_COUNTS) hold only where the struct array's fields, the
+    loop bound read from memory, the branch-assigned pointers and the moved float2 pointer
+    are read as C reads them."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.original import build_original
+    from smemsim.cuda import import_kernels, instantiation
+    for key, counts in C_IDIOM_COUNTS.items():
+        kernel = import_kernels(str(C_IDIOMS), None)[key]()
+        build = build_original(str(C_IDIOMS), instantiation(str(C_IDIOMS), None, key))
+        r = analyze_as_compiled(kernel, build=build, arrays=_idiom_inputs(key))
+        assert (r.load.requests, r.load.wavefronts) == counts, key
+
+
+@pytest.mark.gpu
+def test_c_idioms_equal_ncu(tmp_path, nvcc):
+    """On the GPU: ncu's counters of c_idioms.cu as its own main() launches it equal the
+    --as-compiled prediction with the same inputs."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.measure import compare_counts, measure_command
+    from gpu_backend.original import build_original
+    from smemsim.cuda import import_kernels, instantiation
+    from tests.test_gpu_backend import _gpu_or_skip
+    _gpu_or_skip()
+    exe = tmp_path / "idioms"
+    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(C_IDIOMS)],
+                   check=True, capture_output=True)
+    for key in C_IDIOM_COUNTS:
+        kernel = import_kernels(str(C_IDIOMS), None)[key]()
+        build = build_original(str(C_IDIOMS), instantiation(str(C_IDIOMS), None, key))
+        report = analyze_as_compiled(kernel, build=build, arrays=_idiom_inputs(key))
+        agreement = compare_counts(report, measure_command([str(exe)], kernel.name))
+        assert agreement.ok, (key, agreement.checks)
 
 
 @pytest.mark.gpu
