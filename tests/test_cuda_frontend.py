@@ -1506,3 +1506,49 @@ void h(Node *n, int *r, int *o) { k<<<1, 32>>>(n, r, o); }
     sums = np.array([sum(range(row[x], row[x + 1])) for x in t])
     expected = sums + 100 * (t % 4) + 10000 * (t + 1) + 1000000 * row[t + 1]
     np.testing.assert_array_equal(got["out"], expected)
+
+
+def test_an_address_given_to_a_copy_is_written_only_as_its_destination(tmp_path):
+    """`cudaMemcpy((void *)&m, d_n, ...)` writes m (the destination, cast or not): m is a
+    question; `cudaMemcpy(d_n, (void *)&n, ...)` only reads n: n stays 64."""
+    source = """
+__global__ void k(float *out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}
+int main() {
+    int n = 64, m = 0;
+    int *d_n;
+    cudaMemcpy((void *)&m, d_n, sizeof(int), cudaMemcpyDeviceToHost);
+    cudaMemcpy(d_n, (void *)&n, sizeof(int), cudaMemcpyHostToDevice);
+    float *out;
+    k<<<m + 1, n>>>(out);
+}
+"""
+    with pytest.raises(CudaImportError, match="host variable 'm'"):
+        only(tmp_path, source, Options(lengths={"out": "64"}))
+    kernel = only(tmp_path, source, Options(lengths={"out": "64"}, hosts={"m": "3"}))
+    assert (resolve_launch(kernel).grid, resolve_launch(kernel).block) == ((4, 1, 1),
+                                                                           (64, 1, 1))
+
+
+def test_a_pointer_into_a_vector_parameter_steps_by_its_vectors(tmp_path):
+    """`const float2 *row = a + blockIdx.x * 64;` of a `const float2 *a` parameter (Parboil
+    histo's `uint2 *load_bin = input + line * input_pitch + threadIdx.x`): 64 float2 on,
+    not 64 floats. Values as C's."""
+    kernel = only(tmp_path, """
+__global__ void k(const float2 *a, float *out) {
+    __shared__ float s[64];
+    const float2 *row = a + blockIdx.x * 64;
+    s[threadIdx.x] = row[threadIdx.x].x;
+    __syncthreads();
+    out[blockIdx.x * 64 + threadIdx.x] = s[63 - threadIdx.x];
+}
+void h(const float2 *a, float *o) { k<<<2, 64>>>(a, o); }
+""", Options(lengths={"a": "128", "out": "128"}))
+    a = np.arange(256, dtype=np.float32)
+    got = run(kernel, arrays={"a": a, "out": np.zeros(128, np.float32)})["out"]
+    t = np.arange(128)
+    np.testing.assert_array_equal(got, 2 * ((t // 64) * 64 + 63 - t % 64))

@@ -636,46 +636,40 @@ def test_c_idioms_count_by_hand(nvcc, no_cache):
         assert (r.load.requests, r.load.wavefronts) == counts, key
 
 
-@pytest.mark.gpu
-def test_c_idioms_equal_ncu(tmp_path, nvcc):
-    """On the GPU: ncu's counters of c_idioms.cu as its own main() launches it equal the
-    --as-compiled prediction with the same inputs."""
+def _equal_ncu(tmp_path, cu: pathlib.Path, keys, inputs=None) -> None:
+    """ncu's counters of nvcc's -O3 build of `cu` (its own main) for each kernel `keys`
+    names equal the --as-compiled prediction (load instructions exactly, wavefronts not
+    below it), given the inputs main() writes where `inputs(key)` says them."""
     from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import compare_counts, measure_command
     from gpu_backend.original import build_original
     from smemsim.cuda import import_kernels, instantiation
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
-    exe = tmp_path / "idioms"
-    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(C_IDIOMS)],
+    exe = tmp_path / cu.stem
+    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(cu)],
                    check=True, capture_output=True)
-    for key in C_IDIOM_COUNTS:
-        kernel = import_kernels(str(C_IDIOMS), None)[key]()
-        build = build_original(str(C_IDIOMS), instantiation(str(C_IDIOMS), None, key))
-        report = analyze_as_compiled(kernel, build=build, arrays=_idiom_inputs(key))
+    for key in keys:
+        kernel = import_kernels(str(cu), None)[key]()
+        build = build_original(str(cu), instantiation(str(cu), None, key))
+        report = analyze_as_compiled(kernel, build=build,
+                                     arrays=inputs(key) if inputs is not None else None)
         agreement = compare_counts(report, measure_command([str(exe)], kernel.name))
         assert agreement.ok, (key, agreement.checks)
+
+
+@pytest.mark.gpu
+def test_c_idioms_equal_ncu(tmp_path, nvcc):
+    """On the GPU: ncu's counters of c_idioms.cu as its own main() launches it equal the
+    --as-compiled prediction with the same inputs."""
+    _equal_ncu(tmp_path, C_IDIOMS, C_IDIOM_COUNTS, _idiom_inputs)
 
 
 @pytest.mark.gpu
 def test_loop_remainders_equal_ncu(tmp_path, nvcc):
     """On the GPU: ncu's load instructions of nvcc's -O3 build of loop_remainders.cu equal
     the --as-compiled prediction exactly, wavefronts not below it."""
-    from gpu_backend.measure import compare_counts, measure_command
-    from tests.test_gpu_backend import _gpu_or_skip
-    _gpu_or_skip()
-    exe = tmp_path / "remainders"
-    subprocess.run(["nvcc", "-arch=sm_90", "-O3", "-lineinfo", "-o", str(exe), str(REMAINDERS)],
-                   check=True, capture_output=True)
-    from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.original import build_original
-    from smemsim.cuda import import_kernels, instantiation
-    for key in REMAINDER_COUNTS:
-        kernel = import_kernels(str(REMAINDERS), None)[key]()
-        build = build_original(str(REMAINDERS), instantiation(str(REMAINDERS), None, key))
-        report = analyze_as_compiled(kernel, build=build)
-        agreement = compare_counts(report, measure_command([str(exe)], kernel.name))
-        assert agreement.ok, (key, agreement.checks)
+    _equal_ncu(tmp_path, REMAINDERS, REMAINDER_COUNTS)
 
 
 def test_the_validation_harness_launches_a_grid_sync_kernel_cooperatively(tmp_path, nvcc):

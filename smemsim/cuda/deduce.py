@@ -141,7 +141,8 @@ def type_of(unit, node, call, host) -> tuple[str, int] | None:
         if inner is not None and inner[1] == 0 and element_type(inner[0]) is not None:
             return element_type(inner[0]), 0          # `v[0]` of a vector (`&v[0]`)
         return (inner[0], inner[1] - 1) if inner is not None and inner[1] > 0 else None
-    if kind == "binary_expression" and text(node.child_by_field_name("operator")) in "+-":
+    if kind == "binary_expression" and \
+            text(node.child_by_field_name("operator")) in ("+", "-"):
         left = type_of(unit, node.child_by_field_name("left"), call, host)
         right = type_of(unit, node.child_by_field_name("right"), call, host)
         # pointer arithmetic: `d_x + offset` is d_x's type (either side for `+`)

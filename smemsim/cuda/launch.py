@@ -573,16 +573,17 @@ def _may_write(address) -> bool:
     """Whether the variable `&x` points at may be written through it: not where the address
     goes to a launch (`void *args[] = {&size}`, `k<<<...>>>(&x)`: its value is read) or is
     the source of a copy."""
-    node = address.parent
+    argument, node = address, address.parent
     while node is not None and node.type in ("cast_expression", "parenthesized_expression"):
-        node = node.parent
+        argument, node = node, node.parent
     if node is not None and node.type == "initializer_list":
         return False      # `void *kernelArgs[] = {(void *)&size, ...}`
     call = node.parent if node is not None and node.type == "argument_list" else None
     if call is not None and call.type == "call_expression":
         name = text(call.child_by_field_name("function"))
+        # (`cudaMemcpy((void *)&x, d_x, ...)` writes x: the first argument, cast or not)
         if is_launch(call) or name in _COPIES and node.named_children and \
-                node.named_children[0].start_byte < address.start_byte:
+                node.named_children[0] != argument:
             return False
     return True
 

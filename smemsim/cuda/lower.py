@@ -2570,11 +2570,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if self.uncast(left).type == "pointer_expression":
                 # `&shmem[0][0] + w * 4 * 72` (dmmaTensorCoreGemm's C tiles)
                 arr, indices = self.flat_tile(arr, indices, where) or (arr, indices)
-            vector = self.vector_pointer(left)
-            if vector is not None:   # `p + 1` of an `int4 *p`: a vector on
+            vector = self.vector_pointer(left) or self.vector_global(left)
+            if vector is not None:   # `p + 1` of an `int4 *p`, a `uint2 *in`: a vector on
                 k = k * vector_step(arr, vector.lanes)
             return arr, indices[:-1] + [plus(indices[-1], k) if op == "+" else
                                         indices[-1] - k]
+        if node.type == "identifier" and (whole := self.vector_global(node)) is not None:
+            return whole, [const(0)]   # a vector parameter, held as its scalars: the first
         if node.type == "identifier":
             sym = self.lookup(text(node), node)
             self.refuse_null(sym, node)
@@ -2639,6 +2641,14 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(node):
             flat = arr.value.flat_index(tuple(indices))
         return self.shared_view(arr, arr.dtype, node), [flat]
+
+    def vector_global(self, node) -> Sym | None:
+        """The global array of a vector type `node` names (`uint2 *input`, its scalars held
+        flat), else None."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        sym = self.declared(text(node)) if node.type == "identifier" else None
+        return sym if sym is not None and sym.kind == "global" and sym.lanes > 1 else None
 
     def vector_pointer(self, node) -> Sym | None:
         """The pointer local `node` names when it is one of a vector type, else None."""

@@ -68,7 +68,7 @@ def _assignments(name: str, declaration) -> list:
 
 def _base_name(value):
     """The identifier a pointer expression starts from: `a` of `a + k`, `&a[i]`, `(T *)a`,
-    `k + a`; None for anything else."""
+    `4 + a` (a number on the left); None for anything else."""
     while value is not None:
         value = _bare(value)
         if value.type == "identifier":
