@@ -1552,3 +1552,24 @@ void h(const float2 *a, float *o) { k<<<2, 64>>>(a, o); }
     got = run(kernel, arrays={"a": a, "out": np.zeros(128, np.float32)})["out"]
     t = np.arange(128)
     np.testing.assert_array_equal(got, 2 * ((t // 64) * 64 + 63 - t % 64))
+
+
+def test_a_pointer_to_an_element_of_a_vector_parameter(tmp_path):
+    """`float4 *res = &(result[start]);` of a `float4 *result` (Rodinia hybridsort's
+    mergeSortPass), then `res[i] = v`: whole float4 stores from element `start` on."""
+    kernel = only(tmp_path, """
+__global__ void k(float4 *result, float *out) {
+    __shared__ float s[32];
+    float4 *res = &(result[blockIdx.x * 32]);
+    res[threadIdx.x] = make_float4(threadIdx.x, 1.0f, 2.0f, 3.0f);
+    s[threadIdx.x] = res[threadIdx.x].x + res[threadIdx.x].w;
+    __syncthreads();
+    out[blockIdx.x * 32 + threadIdx.x] = s[31 - threadIdx.x];
+}
+void h(float4 *r, float *o) { k<<<2, 32>>>(r, o); }
+""", Options(lengths={"result": "64", "out": "64"}))
+    got = run(kernel, arrays={"result": np.zeros(256, np.float32),
+                              "out": np.zeros(64, np.float32)})
+    t = np.arange(64)
+    np.testing.assert_array_equal(got["out"], 31 - t % 32 + 3)
+    np.testing.assert_array_equal(got["result"][0::4], t % 32)

@@ -2536,6 +2536,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             inner = node.named_children[0]
             while inner.type == "parenthesized_expression":
                 inner = inner.named_children[0]
+            if inner.type == "subscript_expression" and \
+                    (whole := self.vector_global(inner.child_by_field_name("argument"))):
+                # `&(result[Astart])` of a `float4 *result` (Rodinia hybridsort): the vector
+                # there, among the parameter's scalars
+                return whole, [self.index(subscript_index(inner)) * whole.lanes]
             if inner.type == "subscript_expression":
                 return self.indexed(inner)
             if inner.type == "identifier":
