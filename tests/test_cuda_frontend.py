@@ -1573,3 +1573,21 @@ void h(float4 *r, float *o) { k<<<2, 32>>>(r, o); }
     t = np.arange(64)
     np.testing.assert_array_equal(got["out"], 31 - t % 32 + 3)
     np.testing.assert_array_equal(got["result"][0::4], t % 32)
+
+
+def test_a_difference_of_pointers_into_a_vector_parameter_counts_vectors(tmp_path):
+    """`row - a` with `const float2 *row = a + blockIdx.x * 8` of a `float2 *a`: 8 float2
+    a block (the parameter is held as its scalars: 16 of them)."""
+    kernel = only(tmp_path, """
+__global__ void k(const float2 *a, int *out) {
+    __shared__ int s[32];
+    const float2 *row = a + blockIdx.x * 8;
+    s[threadIdx.x] = (int)(row - a) + (int)(&a[threadIdx.x] - a);
+    __syncthreads();
+    out[blockIdx.x * 32 + threadIdx.x] = s[threadIdx.x];
+}
+void h(const float2 *a, int *o) { k<<<2, 32>>>(a, o); }
+""", Options(lengths={"a": "64", "out": "64"}))
+    got = run(kernel, arrays={"a": np.zeros(128, np.float32), "out": np.zeros(64, np.int32)})
+    t = np.arange(64)
+    np.testing.assert_array_equal(got["out"], 8 * (t // 32) + t % 32)

@@ -830,10 +830,12 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                     (name := pointer_name(d)) is not None:
                 # `unsigned short *bi;` then `bi = blk_sad + ...;` (Parboil sad, tpacf)
                 self.unset_pointer(name, dtype, lanes, node, null=False)
+            elif d.type == "pointer_declarator" and shared:
+                raise self.error(node, f"`{short(node)}`: a __shared__ pointer variable (one "
+                                       "pointer for the whole block) is not read: use a "
+                                       "pointer local")
             elif d.type == "pointer_declarator":
-                raise self.error(node, f"`{short(node)}`: a {'__shared__ ' if shared else ''}"
-                                       "pointer variable (a pointer declared with a value, or "
-                                       "assigned before its use, is read)")
+                raise self.error(node, f"`{short(node)}`: a pointer to a pointer")
             else:
                 raise self.error(node, f"declaration `{short(node)}` is not supported")
         if boolean:  # the arrays declared: stores convert to bool
@@ -961,8 +963,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             return node.children[0].type == "&"
         if node.type == "identifier":
             sym = self.declared(text(node))
-            return sym is not None and (sym.kind in ("pointer", "choice") or sym.kind in (
-                "global", "shared") and sym.lanes == 1)
+            return sym is not None and (sym.kind in ("pointer", "choice", "global") or
+                                        sym.kind == "shared" and sym.lanes == 1)
         if node.type == "cast_expression":
             return text(node.child_by_field_name("type")).rstrip().endswith("*")
         if is_pointer_cast_call(node):
@@ -2610,8 +2612,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 arr, indices, width = cast_to
             else:
                 arr, indices = self.pointer_place(side, node)
-                vector = self.vector_pointer(side)
-                width = vector.lanes if vector is not None else 1
+                width = self.pointee_lanes(side)
             with self.at(node):
                 flat = indices[0] if len(indices) == 1 else arr.value.flat_index(tuple(indices))
             places.append((arr, flat))
@@ -2623,7 +2624,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if len(lanes) > 1:
             raise self.error(node, f"`{short(node)}`: the difference of pointers of two "
                                    "element types")
-        step = vector_step(a, lanes.pop()) if max(lanes | {1}) > 1 else 1
+        width = lanes.pop()
+        step = vector_step(a, width) if width > 1 else 1
         with self.at(node):
             distance = cast(i, BY_NAME["i64"]) - cast(j, BY_NAME["i64"])
             return distance if step == 1 else distance // step
@@ -2646,6 +2648,21 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         with self.at(node):
             flat = arr.value.flat_index(tuple(indices))
         return self.shared_view(arr, arr.dtype, node), [flat]
+
+    def pointee_lanes(self, node) -> int:
+        """The lanes of what a pointer expression points at: a vector pointer local's or a
+        vector parameter's (also `a + k`, `&a[i]` of one), else 1."""
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "binary_expression" and \
+                node.child_by_field_name("operator").type in ("+", "-"):
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            return self.pointee_lanes(right if self.is_pointer(right) else left)
+        if node.type == "pointer_expression" and node.children[0].type == "&" and \
+                node.named_children[0].type == "subscript_expression":
+            node = node.named_children[0].child_by_field_name("argument")
+        found = self.vector_pointer(node) or self.vector_global(node)
+        return found.lanes if found is not None else 1
 
     def vector_global(self, node) -> Sym | None:
         """The global array of a vector type `node` names (`uint2 *input`, its scalars held

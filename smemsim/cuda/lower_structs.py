@@ -62,8 +62,9 @@ class StructsMixin:
                     self.module_scope.append(arr)
                 members[fname] = Sym("shared", arr, dtype, 1, len(dims))
             sym = self.declare(var, Sym("struct", None, name, place=members))
-            # (its type, for its member functions' calls: shared_struct_object)
-            self.__dict__.setdefault("_shared_struct_types", {})[id(sym)] = type_node
+            # (its type, for its member functions' calls: shared_struct_object; the Sym is
+            # held too, so that its id names no other while the lowering lasts)
+            self.__dict__.setdefault("_shared_struct_types", {})[id(sym)] = (sym, type_node)
         return True
 
     def shared_struct_object(self, node) -> Sym | None:
@@ -73,8 +74,9 @@ class StructsMixin:
         if node.type != "identifier":
             return None
         sym = self.declared(text(node))
-        type_node = self.__dict__.get("_shared_struct_types", {}).get(id(sym))
-        if type_node is None:
+        held, type_node = self.__dict__.get("_shared_struct_types", {}).get(id(sym),
+                                                                          (None, None))
+        if held is not sym or type_node is None:
             return None
         stype = self.struct_type(type_node, node)
         return Sym("struct", stype, sym.dtype, place=sym.place) if stype is not None else None
