@@ -1591,3 +1591,30 @@ void h(const float2 *a, int *o) { k<<<2, 32>>>(a, o); }
     got = run(kernel, arrays={"a": np.zeros(128, np.float32), "out": np.zeros(64, np.int32)})
     t = np.arange(64)
     np.testing.assert_array_equal(got["out"], 8 * (t // 32) + t % 32)
+
+
+def test_a_field_through_a_struct_pointer_local(tmp_path):
+    """Rodinia nn's `LatLong *latLong = d_locations + globalId;` then `latLong->lat`: the
+    field of the struct the pointer points at, read and written (`latLong->lng = ...` makes
+    d_locations an output). Values as C's."""
+    kernel = only(tmp_path, """
+typedef struct latLong { float lat; float lng; } LatLong;
+__global__ void euclid(LatLong *d_locations, float *d_distances, float lat) {
+    __shared__ float s[64];
+    int id = blockDim.x * blockIdx.x + threadIdx.x;
+    LatLong *latLong = d_locations + id;
+    s[threadIdx.x] = (lat - latLong->lat) * (lat - latLong->lat) + latLong->lng;
+    latLong->lng = 0.5f;
+    __syncthreads();
+    d_distances[id] = s[63 - threadIdx.x];
+}
+void h(LatLong *l, float *d) { euclid<<<2, 64>>>(l, d, 1.0f); }
+""", Options(lengths={"d_locations": "128", "d_distances": "128"}))
+    assert {g.name: g.intent for g in kernel.globals}["d_locations"] == "inout"
+    loc = np.arange(256, dtype=np.float32)          # struct i = (2i, 2i + 1)
+    got = run(kernel, arrays={"d_locations": loc, "d_distances": np.zeros(128, np.float32)})
+    t = np.arange(128)
+    mirror = (t // 64) * 64 + 63 - t % 64
+    np.testing.assert_array_equal(got["d_distances"],
+                                  (1.0 - 2 * mirror) ** 2 + 2 * mirror + 1)
+    np.testing.assert_array_equal(got["d_locations"][1::2], 0.5)

@@ -884,12 +884,18 @@ class StructValuesMixin:
         raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
 
     def struct_array_field(self, node) -> Sym | None:
-        """`a[i].f` (a scalar field of a struct in memory): a reference to its element, or
-        None when the node is no such field."""
+        """`a[i].f` or `p->f` (a scalar field of a struct in memory): a reference to its
+        element, or None when the node is no such field."""
         base = node.child_by_field_name("argument")
-        if base.type != "subscript_expression":
+        arrow = any(c.type == "->" for c in node.children)
+        if arrow and (sym := self.struct_pointer_named(base)) is not None:
+            # `latLong->lat` of `LatLong *latLong = d_locations + id` (Rodinia nn): *p's field
+            view, lead, offset = sym.place
+            place = (sym.value, view, list(lead) + [offset], sym.lanes)
+        elif base.type != "subscript_expression":
             return None
-        place = self.struct_in_memory(base)
+        else:
+            place = self.struct_in_memory(base)
         if place is None:
             return None
         stype, view, indices, _ = place

@@ -356,6 +356,9 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
                 n = n.child_by_field_name("value")
             elif n.type == "field_expression":
                 arg = n.child_by_field_name("argument")
+                if any(c.type == "->" for c in n.children):
+                    n = arg        # `p->lng = v`: the struct array p points into
+                    continue
                 if arg.type == "identifier":   # `p.out[i] = v`: the field of a struct param
                     return {f"{text(arg)}.{text(n.child_by_field_name('field'))}"}
                 n = arg
@@ -454,10 +457,11 @@ def pointer_uses(body, functions: dict | None = None, depth: int = 0,
                         reads.update(name + u[len(text(d)):] for u in r
                                      if u.startswith(text(d) + "."))
     for n in walk(body):
-        if n.type in ("subscript_expression", "pointer_expression") and \
+        arrow = n.type == "field_expression" and any(c.type == "->" for c in n.children)
+        if (n.type in ("subscript_expression", "pointer_expression") or arrow) and \
                 (n.start_byte, n.end_byte) not in stored and \
                 n.parent.type not in ("subscript_expression",):
-            reads |= bases_of(n)
+            reads |= bases_of(n)     # (`p->lat` reads what p points into)
     return writes, reads
 
 
