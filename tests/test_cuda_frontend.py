@@ -1618,3 +1618,26 @@ void h(LatLong *l, float *d) { euclid<<<2, 64>>>(l, d, 1.0f); }
     np.testing.assert_array_equal(got["d_distances"],
                                   (1.0 - 2 * mirror) ** 2 + 2 * mirror + 1)
     np.testing.assert_array_equal(got["d_locations"][1::2], 0.5)
+
+
+def test_a_shared_variable_of_a_vector_type(tmp_path):
+    """`__shared__ uint4 s_Work;` (Parboil rpes's ComputeX): one 16-byte vector in shared
+    memory, stored whole by thread 0 (one STS.128, one wavefront) and read whole by the
+    warp (one LDS.128 of one address); values as C's."""
+    kernel = only(tmp_path, """
+__global__ void k(uint4 *d_Work, unsigned int *out) {
+    __shared__ uint4 s_Work;
+    if (!threadIdx.x) s_Work = d_Work[blockIdx.x];
+    __syncthreads();
+    uint4 myWork = s_Work;
+    out[blockIdx.x * 32 + threadIdx.x] = myWork.x + myWork.w;
+}
+void h(uint4 *w, unsigned int *o) { k<<<2, 32>>>(w, o); }
+""", Options(lengths={"d_Work": "2", "out": "64"}))
+    r = analyze(kernel)
+    assert [(s.array, s.op, s.width, s.requests) for s in r.sites] == [
+        ("s_Work", "store", 16, 2), ("s_Work", "load", 16, 2)]
+    assert r.static_smem == 16
+    got = run(kernel, arrays={"d_Work": np.arange(8, dtype=np.uint32),
+                              "out": np.zeros(64, np.uint32)})["out"]
+    np.testing.assert_array_equal(got, np.repeat([0 + 3, 4 + 7], 32))

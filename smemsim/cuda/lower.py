@@ -802,6 +802,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 self.array(d, dtype, shared, extern, node, lanes, volatile)
             elif d.type == "identifier" and lanes > 1 and not shared:
                 self.array_of(text(d), dtype, [], False, node, lanes)
+            elif d.type == "identifier" and lanes > 1:
+                # `__shared__ uint4 s_Work;` (Parboil rpes): one vector in shared memory,
+                # read and written whole or by its lanes (it was one scalar of its element
+                # type: a uint4 taken for 4 bytes)
+                self.array_of(text(d), dtype, [], False, node, lanes, True, volatile)
             elif d.type == "identifier":
                 if shared:
                     # a scalar __shared__ variable: an array of one, read and written at 0
