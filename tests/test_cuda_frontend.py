@@ -1310,18 +1310,23 @@ def test_parboil_bfs_idioms(tmp_path):
     np.testing.assert_array_equal(got["out"][36:], expected)
 
 
+# a kernel whose launch the host code sizes (the host-variable tests)
+MIRRORED = """
+__global__ void k(float *out) {
+    __shared__ float s[64];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}
+"""
+
+
 def test_a_host_variable_whose_address_is_taken_is_not_a_constant(tmp_path):
     """`int n = 0;` then `fscanf(fp, "%d", &n);` (Parboil bfs's node count): n is what the
     file holds, not 0; the grid it sizes is a question, not a launch of 0 blocks."""
     source = """
 #include <cstdio>
-__global__ void k(float *out) {
-  __shared__ float s[64];
-  s[threadIdx.x] = 1.0f;
-  __syncthreads();
-  out[threadIdx.x] = s[63 - threadIdx.x];
-}
-int main() {
+""" + MIRRORED + """int main() {
   int n = 0;
   FILE *fp = fopen("graph.txt", "r");
   fscanf(fp, "%d", &n);
@@ -1511,13 +1516,7 @@ void h(Node *n, int *r, int *o) { k<<<1, 32>>>(n, r, o); }
 def test_an_address_given_to_a_copy_is_written_only_as_its_destination(tmp_path):
     """`cudaMemcpy((void *)&m, d_n, ...)` writes m (the destination, cast or not): m is a
     question; `cudaMemcpy(d_n, (void *)&n, ...)` only reads n: n stays 64."""
-    source = """
-__global__ void k(float *out) {
-    __shared__ float s[64];
-    s[threadIdx.x] = 1.0f;
-    __syncthreads();
-    out[threadIdx.x] = s[63 - threadIdx.x];
-}
+    source = MIRRORED + """
 int main() {
     int n = 64, m = 0;
     int *d_n;

@@ -39,10 +39,23 @@ def declared(type_node, declarator) -> tuple[str, int, str | None]:
     return _plain(text(type_node)), depth, name
 
 
+def local_declaration(name: str, call, host) -> tuple[str, int, object] | None:
+    """(base type, depth, declarator) of the innermost declaration of `name` in the host
+    function `host` that is in scope at `call`, or None."""
+    from .launch import _in_scope
+    found = None
+    for d in walk(host):
+        if d.type == "declaration" and _in_scope(d, call):
+            for init in d.named_children[1:]:
+                base, depth, dname = declared(d.child_by_field_name("type"), init)
+                if dname == name:
+                    found = (base, depth, init)   # (walk order: the innermost is the last)
+    return found
+
+
 def _variable(unit, name: str, call, host) -> tuple[str, int] | None:
     """The declared (type, depth) of the variable `name` at the launch: the innermost
     declaration in scope before it in the host function, its parameter, or a global."""
-    from .launch import _in_scope
     found = None
     if host is not None:
         for p in unit.params_of(host):
@@ -51,12 +64,9 @@ def _variable(unit, name: str, call, host) -> tuple[str, int] | None:
                 base, depth, pname = declared(t, p.child_by_field_name("declarator"))
                 if pname == name:
                     found = (base, depth)
-        for d in walk(host):
-            if d.type == "declaration" and _in_scope(d, call):
-                for init in d.named_children[1:]:
-                    base, depth, dname = declared(d.child_by_field_name("type"), init)
-                    if dname == name:
-                        found = (base, depth)     # (walk order: the innermost is the last)
+        local = local_declaration(name, call, host)
+        if local is not None:
+            return local[:2]
         if found is not None:
             return found
     for d in unit.tree.root_node.named_children:

@@ -316,16 +316,12 @@ def _vector_bytes(reader, name: str, host, depth: int):
     """The bytes of a thrust (or std) vector `name` of the host function at the launch,
     where its declaration sizes it and nothing assigns it after: `device_vector<float>
     d(n)`, `d(n, value)`, or `d = h` of another such vector; else None."""
-    from .deduce import declared, element_type
+    from .deduce import element_type, local_declaration
     if depth > 8:
         return None
-    found = None
-    for d in walk(host):
-        if d.type == "declaration" and _in_scope(d, reader.call):
-            for init in d.named_children[1:]:
-                base, levels, dname = declared(d.child_by_field_name("type"), init)
-                if dname == name and levels == 0 and element_type(base) is not None:
-                    found = (element_type(base), init)
+    local = local_declaration(name, reader.call, host)
+    found = (element_type(local[0]), local[2]) if local is not None and local[1] == 0 and \
+        element_type(local[0]) is not None else None
     if found is None or any(
             n.type == "assignment_expression" and text(n.child_by_field_name("left")) == name
             or n.type == "call_expression" and text(n.child_by_field_name("function")) in (
@@ -438,7 +434,19 @@ def explicit_arguments(call) -> list[str]:
 def template_arguments(unit, call, host, kernel) -> list[str] | None:
     """The template arguments a launch gives the template kernel `kernel`: those it names,
     then those its arguments' types deduce (`k<<<g, b>>>(d_x)` with `float *d_x` is
-    `k<float>`), a default standing between two deduced ones; None where it gives none."""
+    `k<float>`), a default standing between two deduced ones; None where it gives none.
+    (Asked for each launch by kernel_keys and by each lowering's readers of its launches:
+    read once per launch and kernel.)"""
+    cache = unit.__dict__.setdefault("_template_arguments", {})
+    key = (call.start_byte, call.end_byte,
+           (kernel.start_byte, function_name(kernel)) if kernel is not None else None)
+    if key not in cache:
+        cache[key] = _template_arguments(unit, call, host, kernel)
+    return list(cache[key]) if cache[key] is not None else None
+
+
+def _template_arguments(unit, call, host, kernel) -> list[str] | None:
+    """template_arguments, read."""
     from .deduce import deduced_types
     from .parse import template_default, template_parameters
     args = explicit_arguments(call)

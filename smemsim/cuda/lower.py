@@ -159,6 +159,13 @@ HALF_ROUNDINGS = {"__float2half": "f16", "__float2half_rn": "f16", "__float2bflo
                                                            "ll", "ull")}}
 
 
+def memory_scalar(sym) -> bool:
+    """Whether a name's Sym is a scalar held in memory: a `__shared__` (or file-scope)
+    scalar, or a reference to an element (reading it is a load)."""
+    return sym is not None and (sym.kind == "cell" or sym.kind == "ref" and
+                                sym.place is not None)
+
+
 def array_rank(declarator) -> int:
     """How many dimensions an array declarator declares (`float s[4][8]`: 2)."""
     rank = 0
@@ -400,8 +407,7 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if n.type != "identifier":
                 continue
             sym = self.declared(text(n))
-            if sym is not None and (sym.kind == "cell" or sym.kind == "ref" and
-                                    sym.place is not None):
+            if memory_scalar(sym):
                 return True
             if sym is None and (text(n) in self.u.shared_vars or text(n) in self.u.memory):
                 return True
@@ -415,11 +421,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         for n in walk(node):
             if n.type == "pointer_expression" and n.children[0].type == "*":
                 return True
-            if n.type == "identifier" and n.parent.type != "field_expression":
-                sym = self.declared(text(n))
-                if sym is not None and (sym.kind == "cell" or sym.kind == "ref" and
-                                        sym.place is not None):
-                    return True       # a __shared__ scalar, a reference to an element
+            if n.type == "identifier" and n.parent.type != "field_expression" and \
+                    memory_scalar(self.declared(text(n))):
+                return True       # a __shared__ scalar, a reference to an element
             if n.type != "subscript_expression":
                 continue
             root = n
