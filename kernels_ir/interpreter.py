@@ -87,7 +87,8 @@ class PartialRun:
     # `track`: shared stores mark the bytes they write, shared reads check them, cp.async
     # follows its bytes in flight (the faults a full run finds in shared memory)
     track: bool = False
-    # `sources`: cp.async also evaluates (and bounds-checks) its global source
+    # `sources`: cp.async and bulk copies also evaluate (and check) their global end, TMA
+    # copies where their box starts
     sources: bool = False
     # `truncate`: ids of loops whose iterations look alike: when the lanes of each block
     # agree on the trip count, each block's first two iterations stand for all of its
@@ -1402,6 +1403,8 @@ class _Machine(Evaluator):
     def _tma_load(self, s: TmaLoad, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         if self._addresses_only(s, idx, offset):
+            if self.partial.sources:    # where the box starts in global memory, checked
+                self._tma_elements(s.tensor_map, s.coords, idx)
             return
         values = self._tma_box(s, idx)
         _, first = self._shared_elements(s, idx, offset)
@@ -1491,18 +1494,18 @@ class _Machine(Evaluator):
     def _tma_elements(self, m, coords, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per lane and box element (box order): whether it lies inside the tensor, and its
         element index in the global array; the map is checked against the array first."""
-        glob = self.globals[m.array.name]
+        length = self.launch.lengths[m.array.name]   # (address-only runs hold no data)
         shape = [int(self.eval(e, idx[:1])[0]) for e in m.shape]
         strides = [int(self.eval(e, idx[:1])[0]) for e in m.strides] + [1]
         size = m.dtype.size
         span = sum((n - 1) * s for n, s in zip(shape, strides)) + 1
-        if min(shape) < 1 or span > glob.size or any(   # (an extent of 1 may have stride 0)
+        if min(shape) < 1 or span > length or any(   # (an extent of 1 may have stride 0)
                 s < (1 if n > 1 else 0) or s * size % GLOBAL_ALIGN
                 for n, s in zip(shape, strides[:-1])) or (
                 m.rank == 2 and strides[0] < shape[1]):
             raise LaneFault(f"tensor map '{m.name}' ({m.describe()}) at shape {shape}"
                             + (f", strides {strides[:-1]}" if m.rank > 1 else "")
-                            + f": it must lie inside '{m.array.name}' ({glob.size} elements)"
+                            + f": it must lie inside '{m.array.name}' ({length} elements)"
                             + (f", with strides that are multiples of {GLOBAL_ALIGN} bytes"
                                + (f" and rows of at least {shape[1]} elements"
                                   if m.rank == 2 else "") if m.rank > 1 else ""),
@@ -1515,6 +1518,19 @@ class _Machine(Evaluator):
             step = strides[dim]
             inside = (inside[:, :, None] & ok[:, None, :]).reshape(idx.size, -1)
             flat = (flat[:, :, None] + (at * step)[:, None, :]).reshape(idx.size, -1)
+        # the box must start on 16 global bytes (its strides and the tensor's address are
+        # multiples of 16, so its innermost coordinate decides): an H100 stopped with an
+        # illegal instruction for a box of 2-byte elements 1 and 4 columns off (docs/tma.md)
+        off = flat[:, 0] * size % GLOBAL_ALIGN
+        if off.any():
+            lane = int(np.flatnonzero(off)[0])
+            raise LaneFault(f"illegal instruction (a misaligned TMA box): the box of tensor "
+                            f"map '{m.name}' at column "
+                            f"{int(self.eval(coords[-1], idx[lane:lane + 1])[0])} starts "
+                            f"{int(off[lane])} bytes past a {GLOBAL_ALIGN}-byte boundary of "
+                            f"'{m.array.name}' (TMA boxes start on {GLOBAL_ALIGN} bytes: the "
+                            f"innermost coordinate times {size} bytes must be a multiple of "
+                            f"{GLOBAL_ALIGN})", np.array([lane]))
         return inside, flat
 
     def _issue_tma(self, s, idx: np.ndarray, first: np.ndarray, values, origin=None,
@@ -1600,6 +1616,8 @@ class _Machine(Evaluator):
     def _tma_store(self, s: TmaStore, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         if self._addresses_only(s, idx, offset):
+            if self.partial.sources:
+                self._tma_elements(s.tensor_map, s.coords, idx)
             return
         _, first = self._shared_elements(s, idx, offset)
         nbytes = self._issue_bulk_read(s, idx, first)
@@ -1623,7 +1641,15 @@ class _Machine(Evaluator):
     def _bulk_global(self, array, index, nbytes: int, idx: np.ndarray) -> np.ndarray:
         """Byte indices of each lane's `nbytes` at global `array[index]`, checked."""
         size = array.dtype.size
-        offset = self._element_offsets(array, index, -(-nbytes // size), idx)
+        # its ends need 16-byte alignment, not the natural alignment of a vector of its size
+        offset = self._element_offsets(array, index, 1, idx)
+        elements, length = -(-nbytes // size), self.launch.lengths[array.name]
+        over = offset + elements > length
+        if over.any():
+            lane = int(np.flatnonzero(over)[0])
+            raise LaneFault(f"out of bounds: a bulk copy of {nbytes} bytes at index "
+                            f"{int(offset[lane])} of '{array.name}' ends past its last element "
+                            f"(valid 0..{length - 1})", np.array([lane]))
         start = offset * size
         bad = start % BULK_ALIGN != 0
         if bad.any():

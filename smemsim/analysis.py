@@ -17,7 +17,9 @@ from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_laun
 
 from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
-from .bulk import TmaCounters, bulk_costs, copies, gmma_wavefronts, tma_counters
+from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, gmma_wavefronts,
+                   site_sectors, tma_counters)
+from .congruence import Congruences
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
@@ -228,6 +230,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
     `ops`, if there): its counts, as the fields of a SiteReport but its share."""
     window = max(tr.launch.smem_window, 1)
     rows = []
+    congruences = None   # what is known of the copies' global starts, if any
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
         op, matrices = (ops or {}).get(stmt.site, stmt.op), stmt.matrices
@@ -255,10 +258,25 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             wf = ideal = gmma_wavefronts(st.requests, stmt.access_bytes)
             classes = {"gmma": Totals(st.requests, wf, ideal)}
             hist = {}
-        tma = tma_counters(stmt.op, copies(st.patterns, st.counts),
-                           stmt.access_bytes, stmt.tensor_map.row_bytes
-                           if hasattr(stmt, "tensor_map") else stmt.nbytes) \
-            if stmt.BULK else None
+        tma = None
+        if stmt.BULK:
+            if congruences is None:
+                congruences = Congruences(kernel, tr.launch)
+            row_bytes = stmt.tensor_map.row_bytes if hasattr(stmt, "tensor_map") else \
+                stmt.nbytes
+            start, row_global, row_shared = global_rows(stmt, tr.launch, congruences)
+            off, _ = start.low(4)
+            if off and st.counts.size and hasattr(stmt, "tensor_map"):
+                raise KernelError(
+                    f"site {stmt.site}: illegal instruction: every box of tensor map "
+                    f"'{stmt.tensor_map.name}' starts {off} bytes (mod 16) past a 16-byte "
+                    "boundary of global memory; TMA boxes start on 16 bytes (the innermost "
+                    "coordinate times the element size must be a multiple of 16)",
+                    kernel=kernel.name, stmt=format_stmt(stmt), loc=stmt.loc)
+            sectors = site_sectors(start, *destinations(st.patterns, st.counts), row_global,
+                                   row_shared, row_bytes)
+            tma = tma_counters(stmt.op, copies(st.patterns, st.counts), stmt.access_bytes,
+                               sectors)
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                          array=stmt.array.name, op=op, width=width, requests=st.requests,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),

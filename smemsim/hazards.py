@@ -30,6 +30,8 @@ from kernels_ir.stmt import (
 
 from .arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends
+from .bulk import box_start
+from .congruence import Congruences
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import hazard_slices
 from .trace import (
@@ -632,20 +634,23 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     array of its block ids, whose other run must then be taken at the grid's ends."""
     ranges = BlockRanges(kernel, launch, chosen)
     settled = lambda p: probe_settled(ranges, p)  # noqa: E731 (the variants' slices too)
-    hs = hazard_slices(kernel, settled)
+    congruences = Congruences(kernel, launch)
+    box_aligned = lambda s: box_start(s, launch, congruences).low(4) == (0, 4)  # noqa: E731
+    slices_of = lambda k: hazard_slices(k, settled, box_aligned)  # noqa: E731
+    hs = slices_of(kernel)
     if hs.unusable:
         return None
     params = dict(launch.params)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
-        reps = _class_representatives(kernel, launch, None, hs, settled)
+        reps = _class_representatives(kernel, launch, None, hs, slices_of)
         if reps is None:
             reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
         if reps.size > HUGE_GRID:
             return None
     else:
-        reps = _class_representatives(kernel, launch, chosen, hs, settled)
+        reps = _class_representatives(kernel, launch, chosen, hs, slices_of)
         if reps is None:
             reps = _representatives(kernel, ranges, chosen, hs)
     blocks_total = launch.num_blocks if chosen is None else chosen.size
@@ -712,7 +717,7 @@ CHECK_SEPARABLE_BLOCKS = 4096
 
 
 def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
-                           settled) -> np.ndarray | None:
+                           slices_of) -> np.ndarray | None:
     """One block of each class the shared run cannot tell apart, made axis by axis where
     its guards each read one block axis (trace.separable_products, as the analysis classes
     a 2-D image kernel's grid): for every block of a large grid (`chosen` all of them, or
@@ -725,7 +730,7 @@ def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
         return None
 
     def reads(variant, decided):
-        vhs = hazard_slices(variant, settled) if decided else hs
+        vhs = slices_of(variant) if decided else hs
         return None if vhs.unusable or vhs.trip_loops else (vhs, vhs.block_axes)
     products = separable_products(kernel, launch, hs.block_axes, comparisons, reads)
     if products is None:

@@ -25,7 +25,7 @@ from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
     Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
-    BulkLoad, BulkStore,
+    BulkLoad, BulkStore, TmaLoad, TmaStore,
 )
 
 
@@ -312,9 +312,12 @@ def fault_probes(s: Stmt) -> tuple[Probe, ...]:
 
 
 def hazard_slices(kernel: Kernel,
-                  settled: Callable[[Probe], bool] | None = None) -> HazardSlices:
+                  settled: Callable[[Probe], bool] | None = None,
+                  box_aligned: Callable[[Stmt], bool] | None = None) -> HazardSlices:
     """Split the hazard check's work into the shared run and the other run (HazardSlices);
-    probes that `settled` shows cannot fault (smemsim.ranges.probe_settled) are left out."""
+    probes that `settled` shows cannot fault (smemsim.ranges.probe_settled) are left out,
+    and so are the coordinates of TMA copies whose boxes `box_aligned` shows start on 16
+    global bytes (smemsim.congruence): the other run would evaluate them for nothing."""
     deps = _Dependences(kernel)
     enclosing = deps.enclosing
     stmts = list(kernel.statements())
@@ -333,7 +336,9 @@ def hazard_slices(kernel: Kernel,
     for s in stmts:
         if isinstance(s, Access) and s.is_shared:
             shared_roots.append((s.address_exprs(), s, True))
-            if isinstance(s, (CopyAsync, BulkLoad, BulkStore)):  # and its global end
+            if isinstance(s, (CopyAsync, BulkLoad, BulkStore)) or isinstance(
+                    s, (TmaLoad, TmaStore)) and not (box_aligned and box_aligned(s)):
+                # and its global end (a TMA box's coordinates: where it starts)
                 other_roots.append((s.exprs(), s, True))
         elif isinstance(s, Access):
             other_roots.append((s.address_exprs(), s, True))

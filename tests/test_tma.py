@@ -21,14 +21,16 @@ SPANS = {0: 16, 1: 32, 2: 64, 3: 128}
 
 
 def _tma_kernel(box0, box1, esize, swz, iters=1, tile_layout=None, soff=0, wait=True,
-                expect=None, n_rows=None, coords=(0, 0)):
+                expect=None, n_rows=None, coords=(0, 0), n_cols=None):
     """Thread 0 loads a box1 x box0 box `iters` times (each waited for), as the calibration
-    cases do; then every thread copies the tile's bytes out as they lie."""
+    cases do, from a tensor of n_rows (2 * box1) x n_cols (box0) at `coords` (row, column);
+    then every thread copies the tile's bytes out as they lie."""
     dtype = {2: "u16", 4: "u32"}[esize]
     k = KernelBuilder("tma_case")
     rows = n_rows or 2 * box1
-    src = k.global_array("src", dtype, rows * box0)
-    tmap = k.tensor_map("tmap", src, (rows, box0), (box1, box0), swizzle=MODES[swz])
+    cols = n_cols or box0
+    src = k.global_array("src", dtype, rows * cols)
+    tmap = k.tensor_map("tmap", src, (rows, cols), (box1, box0), swizzle=MODES[swz])
     pitch = max(box0 * esize, SPANS[swz]) if swz else box0 * esize
     span = (soff + box1 * pitch) // esize
     tile = k.shared("tile", dtype, span, align=1024, layout=tile_layout)
@@ -149,7 +151,8 @@ def test_every_public_read_of_a_tma_tile(case):
 def test_the_analysis_counts_what_nsight_counted(case):
     p = case["params"]
     kernel = _tma_kernel(p["box0"], p["box1"], p["esize"], p["swz"], iters=p["iters"],
-                         soff=p.get("soff", 0))
+                         soff=p.get("soff", 0), coords=(p.get("c1", 0), p.get("c0", 0)),
+                         n_cols=2 * p["box0"])
     report = analyze(kernel, {})
     site = next(s for s in report.sites if s.is_bulk)
     m = case["metrics"]
@@ -157,19 +160,11 @@ def test_the_analysis_counts_what_nsight_counted(case):
     for name in ("sm__sass_inst_executed_op_tma_ld", "l1tex__data_bank_writes"):
         assert got[name] == m[name], name
     assert site.wavefronts == 0 and report.classes["tma_ld"].requests == p["iters"]
-    # global bytes: whole 32-byte sectors per box row
-    read = m["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"]
-    if p["box0"] * p["esize"] % 32:
-        # a row of 16 mod 32 bytes spans one sector more than it holds: a 16-byte row reads
-        # a whole sector, which the analysis now states exactly
-        assert read == got["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"] == \
-            p["iters"] * p["box1"] * 32
-    elif p.get("c0", 0) * p["esize"] % 32:
-        # a column coordinate 16 bytes off the sector grid: 5 sectors per 128-byte row; the
-        # analysis assumes rows start on a sector (docs/tma.md: not modelled yet)
-        assert read == got["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"] * 5 // 4
-    else:
-        assert read == got["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"]
+    # global bytes: the sectors each box row touches, in 128-byte pieces from where the row
+    # starts (case 20: rows 16 bytes off the grid read 5 sectors per 128 bytes)
+    assert site.tma.global_bytes_exact
+    assert got["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"] == \
+        m["l1tex__m_xbar2l1tex_read_bytes_pipe_tma"]
 
 
 # ---------------------------------------------------------------- semantics and faults
@@ -382,12 +377,8 @@ def test_every_public_bulk_copy_counts_as_measured(case):
         m[f"sm__sass_inst_executed_op_tma_{kind}"]
     moved = "l1tex__m_xbar2l1tex_read_bytes_pipe_tma" if load else \
         "l1tex__m_l1tex2xbar_write_bytes_pipe_tma"
-    if nbytes % 32 == 0 and soff % 32 == 0 or nbytes == 16 and load:
-        assert got[moved] == m[moved]   # a 16-byte copy reads a whole sector: 32 bytes
-    else:   # 128-byte pieces 16 B off read 5 sectors each: the analysis does not yet
-        # follow the source's offset (docs/tma.md)
-        assert soff
-        assert m[moved] == iters * 32 * -(-nbytes // 128) * 5
+    # a 16-byte copy reads a whole sector; 128-byte pieces 16 bytes off read 5 (case 94)
+    assert got[moved] == m[moved]
     if load:
         assert got["l1tex__data_bank_writes"] == m["l1tex__data_bank_writes"]
 
@@ -580,3 +571,17 @@ def test_a_3d_box_on_the_gpu():
     src = (np.arange(3 * 40 * 64) * 7 % 65521).astype(np.uint16)
     result = run_on_gpu(_planes_kernel(), {}, {"src": src})
     assert result.matches, result.mismatches
+
+
+def test_a_bulk_copys_global_end_needs_16_bytes_not_its_size():
+    """PTX asks both ends of cp.async.bulk for 16-byte alignment: 1,024 bytes from global
+    byte 16 runs (the interpreter once asked a vector's natural alignment); 8 bytes off,
+    or past the array's end, is a fault at the copy."""
+    from tests.kernels.tma_sectors import bulk_load
+    out = run(bulk_load("b", 1024, 16, 1, 1), {}, {"src": np.arange(1536, dtype=np.uint16)})
+    assert out["out"].tolist() == list(range(8, 8 + 512))
+    with pytest.raises(KernelRuntimeError, match="byte 8 is not 16-byte aligned"):
+        run(bulk_load("b", 1024, 8, 1, 1), {})
+    with pytest.raises(KernelRuntimeError, match="out of bounds: a bulk copy of 1040 bytes "
+                                                 "at index 1024 of 'src'"):
+        run(bulk_load("b", 1040, 2048, 1, 1), {})

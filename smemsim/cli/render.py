@@ -84,8 +84,8 @@ def report_table(r: Report, explain_command: str | None = None,
             t = s.tma
             names = COUNTERS[t.direction]
             moved = f"{t.global_bytes:,}" if t.global_bytes_exact else \
-                f"at least {t.global_bytes:,} (exact for rows of whole 32-byte sectors or of " \
-                "16 mod 32 bytes)"
+                f"at least {t.global_bytes:,} (where the copies start within a 32-byte " \
+                "sector is not known from the code: each row reads the sectors it touches)"
             parts.append(Text(
                 f"{'TMA' if 'tma' in s.op else 'bulk'} site {s.site}: {t.copies:,} copies of "
                 f"{s.width:,} B; {names['instructions']} {t.instructions:,}, "
