@@ -25,8 +25,9 @@ both swizzle the absolute address (measured); `off1024_base1` is the same with b
 phase and reads other elements (wrong products). `interleave` loads without a swizzle,
 eight columns per TMA box, into wgmma's core-matrix layout (LBO 1024 between the 8-column
 groups, SBO 128 between 8-row groups): right. `sw64`, `sw32` use the 64B and 32B modes,
-`mn128` and `mn_interleave` an MN-major B (stored K x N), `bf16` bf16 inputs, and `areg`
-takes A from registers, each warp's fragment read by ldmatrix.x4 from the swizzled tile.
+`mn128`, `mn64`, `mn32` and `mn_interleave` an MN-major B (stored K x N), `bf16` bf16
+inputs, and `areg` takes A from registers, each warp's fragment read by ldmatrix.x4 from
+the swizzled tile.
 """
 from dataclasses import replace
 
@@ -41,15 +42,15 @@ N = 64                        # wgmma n
 # variant -> the TMA swizzle's span in bytes (16: none, 8-column boxes), what the descriptor says
 SPANS = {"sw128": 128, "desc_none": 128, "off1024": 128, "interleave": 16, "sw64": 64,
          "sw32": 32, "mn128": 128, "mn_interleave": 16, "off1024_base1": 128, "bf16": 128,
-         "areg": 128}
+         "areg": 128, "mn64": 64, "mn32": 32}
 SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
 
 
 def gemm(variant: str):
     """C (M x N, f32) = A (M x K) B (N x K)^T, a 64 x 64 tile per block. A span of S bytes:
     boxes of 64 rows x S bytes, 128 / S of them per 64-wide K chunk, each 64 S bytes after
-    the last (the "sw64" and "sw32" layouts are refused by the builder until a GPU run
-    proves them: tools/gpu_wgmma_swizzles.py)."""
+    the last (an H100 computed every variant's product as the interpreter does:
+    tools/gpu_wgmma_swizzles.py)."""
     span = SPANS[variant]
     b_major = "MN" if variant.startswith("mn") else "K"
     k = KernelBuilder(f"wgmma_{variant}")
@@ -156,6 +157,7 @@ def small_integers(launch) -> dict:
 
 
 KERNELS = {v: (lambda v=v: gemm(v)) for v in ("sw128", "desc_none", "off1024", "interleave",
-                                               "sw64", "sw32", "mn128", "mn_interleave",
-                                               "off1024_base1", "bf16", "areg")}
+                                               "sw64", "sw32", "mn128", "mn64", "mn32",
+                                               "mn_interleave", "off1024_base1", "bf16",
+                                               "areg")}
 ARRAYS = {key: small_integers for key in KERNELS}

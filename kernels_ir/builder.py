@@ -37,10 +37,10 @@ from .stmt import (
     WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
     MMA_F64_SHAPES,
 )
-from . import wgmma as wgmma_layouts   # its PROVEN / MODELLED tables, read at each call
+from . import wgmma as wgmma_layouts   # its MODELLED table, read at each call
 from .wgmma import N_VALUES, GmmaLayout
 from .cute import CuteError
-from .cute import parse as parse_cute
+from .cute_algebra import evaluate as evaluate_cute
 from .tma import TensorMap, check_box, tensor_strides
 from .tma import refuse as tma_refuse
 
@@ -417,17 +417,19 @@ class KernelBuilder:
             return self._cute_layout(name, dtype, layout, shape, loc)
         raise KernelError(f"shared array '{name}': layout must be Swizzle(B, M, S), one of "
                           f"{', '.join(TMA_SWIZZLES)} or a CuTe layout as cute::print writes "
-                          f"it, got {layout!r}", kernel=self.name, loc=loc)
+                          f"it (or an expression of CuTe's layout algebra), got {layout!r}",
+                          kernel=self.name, loc=loc)
 
     def _cute_layout(self, name: str, dtype: DType, text: str, shape: tuple, loc: SourceLoc):
-        """A CuTe layout (kernels_ir.cute) as a declaration: its modes must be the array's
-        rows and columns in the array's own (row-major) order; its swizzle becomes the
+        """A CuTe layout (kernels_ir.cute; or an expression of kernels_ir.cute_algebra) as a
+        declaration: its modes must be the array's rows and columns in the array's own
+        (row-major) order; its swizzle becomes the
         element-level Swizzle (of the byte address, for the smem_ptr form: then the array
         is aligned to the swizzle's period, as CuTe's swizzled tiles are)."""
         fail = lambda why: KernelError(f"shared array '{name}': layout {text!r}: {why}",
                                        kernel=self.name, loc=loc)
         try:
-            cute = parse_cute(text)
+            cute = evaluate_cute(text)
         except CuteError as err:
             raise fail(str(err)) from None
         if cute.extents != tuple(shape):
@@ -929,10 +931,6 @@ class KernelBuilder:
                                   f"{array!r}", kernel=self.name, loc=loc)
             why = layout.why_not() if isinstance(layout, GmmaLayout) else \
                 f"a GmmaLayout(major, swizzle, lbo, sbo), got {layout!r}"
-            if why is None and layout.swizzle not in \
-                    wgmma_layouts.PROVEN_SWIZZLES[layout.major]:
-                why = (f"{layout.major}-major {layout.swizzle} operands are not modelled yet: "
-                       "no GPU run has proven their layout (docs/wgmma.md)")
             if why is None and layout.base_offset not in \
                     wgmma_layouts.MODELLED_BASE_OFFSETS[layout.swizzle]:
                 why = (f"base offset {layout.base_offset} with {layout.swizzle or 'no swizzle'}"

@@ -20,11 +20,11 @@ chunk and W = 2, 4, 8 chunks per swizzled row:
 
 Measured on an H100 (../docs/hopper-rules.md section 4; docs/wgmma.md;
 examples/wgmma_tile.py, tools/gpu_wgmma_swizzles.py): GPU products equal these layouts' for
-K-major operands with no swizzle (both core-matrix packings), 32B, 64B and 128B (TMA-loaded
-tiles of each mode), MN-major with no swizzle and 128B, and a 128B tile at 1024 + 128 (the
-absolute-address swizzle) with base offset 0; with base offset b the row phase XORed in is
-that of the absolute address less b (measured with b = 1 on a 128B tile). MN-major 32B / 64B
-and base offsets other than 0 with them are refused until a GPU run proves them.
+K-major and MN-major operands with no swizzle, 32B, 64B and 128B (TMA-loaded tiles of each
+mode; K-major without a swizzle in both core-matrix packings), and a 128B tile at 1024 + 128
+(the absolute-address swizzle) with base offset 0; with base offset b the row phase XORed
+in is that of the absolute address less b (measured with b = 1 on a 128B tile). Base
+offsets other than 0 with 32B and 64B are refused until a GPU run proves them.
 """
 from __future__ import annotations
 
@@ -38,10 +38,6 @@ from .tma import swizzle_bytes
 DESCRIPTOR_SWIZZLES = {0: None, 1: "SWIZZLE_128B", 2: "SWIZZLE_64B", 3: "SWIZZLE_32B"}
 SWIZZLE_CODES = {v: k for k, v in DESCRIPTOR_SWIZZLES.items()}
 CHUNKS = {None: 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}
-# per major-ness, the layouts whose products an H100 computed as these formulas say (the
-# others are refused: docs/wgmma.md)
-PROVEN_SWIZZLES = {"K": (None, "SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B"),
-                   "MN": (None, "SWIZZLE_128B")}
 # per swizzle, the base offsets whose reading is known (an H100 read 128B tiles with base
 # offset b as the row phase of the absolute address minus b: tools/gpu_wgmma_base_offset.py)
 MODELLED_BASE_OFFSETS = {None: (0,), "SWIZZLE_32B": (0,), "SWIZZLE_64B": (0,),

@@ -89,6 +89,7 @@ CASES = [
     ("examples/wgmma_tile.py", "off1024"), ("examples/wgmma_tile.py", "interleave"),
     ("examples/wgmma_tile.py", "sw64"), ("examples/wgmma_tile.py", "sw32"),
     ("examples/wgmma_tile.py", "mn128"), ("examples/wgmma_tile.py", "mn_interleave"),
+    ("examples/wgmma_tile.py", "mn64"), ("examples/wgmma_tile.py", "mn32"),
     ("examples/wgmma_tile.py", "off1024_base1"), ("examples/wgmma_tile.py", "bf16"),
     ("examples/wgmma_tile.py", "areg"),
 ]
