@@ -1,12 +1,15 @@
 """CuTe's layout algebra on layouts in CuTe's notation: coalesce, composition, complement,
-logical_divide and logical_product, as CUTLASS's `cute/layout.hpp` defines them for static
-shapes (media/docs/cpp/cute/02_layout_algebra.md), so a CuTe user can write the expression
-they have in their code and get the layout it is.
+logical_divide, logical_product, blocked_product and tile_to_shape, as CUTLASS's
+`cute/layout.hpp` defines them for static shapes (media/docs/cpp/cute/02_layout_algebra.md),
+and CUTLASS's GMMA atoms by name (`GMMA::Layout_K_SW128_Atom<half_t>`), so a CuTe user can
+write the expression they have in their code and get the layout it is.
 
     composition((6,2):(8,2), (4,3):(3,1))          -> ((2,2),3):((24,2),8)
     complement((2,2):(1,6), 24)                    -> (3,2):(2,12)
     logical_divide((4,2,3):(2,1,8), 4:2)           -> ((2,2),(2,3)):((4,1),(2,8))
     composition((12,(4,8)):(59,(13,1)), <3:4,8:2>) -> (3,(2,4)):(236,(26,1))
+    tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (64,64))
+                                   -> Sw<3,4,3> o smem_ptr[16b](unset) o (64,64):(64,1)
 
 A second operand in angle brackets is a tiler (a layout per mode; an integer n is n:1), a
 bare shape `(3,8)` the tiler of stride-1 layouts. A swizzled first operand (`Sw<3,4,3> o
@@ -23,7 +26,8 @@ import numpy as np
 
 from .cute import CuteError, CuteLayout, parse
 
-FUNCTIONS = ("coalesce", "composition", "complement", "logical_divide", "logical_product")
+FUNCTIONS = ("coalesce", "composition", "complement", "logical_divide", "logical_product",
+             "blocked_product", "tile_to_shape")
 
 
 # ------------------------------------------------------------ (shape, stride) pairs
@@ -207,6 +211,59 @@ def logical_product(a: CuteLayout, b) -> CuteLayout:
     return _layout((a_s, r_s), (a_d, r_d))
 
 
+def blocked_product(a: CuteLayout, b: CuteLayout) -> CuteLayout:
+    """A tiled as B says, mode by mode: mode i is (A's mode i, the tiles' mode i), each
+    coalesced (A and B of one rank; B's modes count the tiles)."""
+    if b.rank != a.rank:
+        raise CuteError(f"blocked_product of a rank-{a.rank} layout by a rank-{b.rank} one "
+                        "(give B as many modes as A)")
+    product = logical_product(_layout(a.shape, a.stride), b)
+    (_, rest_s), (_, rest_d) = product.shape, product.stride
+    if a.rank == 1:
+        rest_s, rest_d = (rest_s,), (rest_d,)
+    modes = [_coalesced((sa, sr), (da, dr)) for sa, da, sr, dr in
+             zip(a.shape, a.stride, rest_s, rest_d)]
+    return CuteLayout(tuple(m[0] for m in modes), tuple(m[1] for m in modes), a.swizzle,
+                      a.element_bits)
+
+
+def tile_to_shape(block: CuteLayout, shape: tuple) -> CuteLayout:
+    """The block repeated over `shape` (a tuple of ints, one per mode; each a multiple of
+    the block's), tiles in column-major order, as CuTe's tile_to_shape."""
+    if len(shape) != block.rank:
+        raise CuteError(f"tile_to_shape of a rank-{block.rank} block to a {len(shape)}-mode "
+                        "shape")
+    counts = []
+    for want, have in zip(shape, block.extents):
+        if want % have:
+            raise CuteError(f"tile_to_shape: {want} is not a multiple of the block's {have}")
+        counts.append(want // have)
+    strides = tuple(math.prod(counts[:i]) for i in range(len(counts)))
+    return blocked_product(block, CuteLayout(tuple(counts), strides))
+
+
+# CUTLASS's GMMA shared-memory atoms (cute/atom/mma_traits_sm90_gmma.hpp), in bits: rows of
+# W 16-byte chunks (W = 1, 2, 4, 8: INTER, SW32, SW64, SW128), 8 of them, K- or MN-major
+_ATOM = re.compile(r"^\s*(?:(?:cute::)?GMMA::)?Layout_(K|MN)_(INTER|SW32|SW64|SW128)_Atom"
+                   r"\s*<\s*([\w:]+)\s*>\s*(?:\{\s*\})?\s*$")
+_CHUNKS = {"INTER": (1, None), "SW32": (2, (1, 4, 3)), "SW64": (4, (2, 4, 3)),
+           "SW128": (8, (3, 4, 3))}
+ELEMENT_BITS = {"half_t": 16, "bfloat16_t": 16, "__half": 16, "__nv_bfloat16": 16,
+                "half": 16, "float": 32, "tfloat32_t": 32, "int32_t": 32, "uint32_t": 32,
+                "float_e4m3_t": 8, "float_e5m2_t": 8, "int8_t": 8, "uint8_t": 8,
+                "double": 64}
+
+
+def gmma_atom(major: str, mode: str, element_bits: int) -> CuteLayout:
+    """GMMA::Layout_{major}_{mode}_Atom<T> for elements of `element_bits`: 8 rows of W
+    16-byte chunks (K-major: rows along M/N; MN-major: the transpose), swizzled by
+    Swizzle<log2 W, 4, 3> of the byte address."""
+    w, swizzle = _CHUNKS[mode]
+    wide = w * 128 // element_bits
+    shape, stride = ((8, wide), (wide, 1)) if major == "K" else ((wide, 8), (1, wide))
+    return CuteLayout(shape, stride, swizzle, element_bits if swizzle else None)
+
+
 def values(layout: CuteLayout) -> np.ndarray:
     """The layout as a function of a 1-D coordinate: its offsets in coordinate order."""
     i = np.arange(_size(layout.shape), dtype=np.int64)
@@ -232,6 +289,13 @@ def evaluate(text: str) -> CuteLayout:
     """A layout from CuTe's notation or an expression of the algebra over such layouts
     (module docstring); CuteError names what is wrong."""
     text = text.strip()
+    atom = _ATOM.match(text)
+    if atom:
+        kind = atom.group(3).rsplit("::", 1)[-1]
+        if kind not in ELEMENT_BITS:
+            raise CuteError(f"{text!r}: unknown element type {atom.group(3)!r} (one of "
+                            f"{', '.join(ELEMENT_BITS)})")
+        return gmma_atom(atom.group(1), atom.group(2), ELEMENT_BITS[kind])
     m = _CALL.match(text)
     if m is None:
         prefix = _SWIZZLE_PREFIX.match(text)
@@ -259,10 +323,17 @@ def evaluate(text: str) -> CuteLayout:
         if not re.fullmatch(r"\s*_?\d+\s*", args[1]):
             raise CuteError(f"complement's cotarget is an integer, got {args[1].strip()!r}")
         second = int(args[1].strip().lstrip("_"))
+    elif name == "tile_to_shape":
+        second = parse(f"{args[1]}:{args[1]}").shape   # a shape
+        if any(isinstance(x, tuple) for x in second):
+            raise CuteError(f"tile_to_shape's shape is a tuple of integers, got {args[1]!r}")
     else:
         second = _operand(args[1])
+        if name == "blocked_product" and not isinstance(second, CuteLayout):
+            raise CuteError(f"blocked_product's second operand is a layout, got {args[1]!r}")
     op = {"complement": complement, "composition": composition,
-          "logical_divide": logical_divide, "logical_product": logical_product}[name]
+          "logical_divide": logical_divide, "logical_product": logical_product,
+          "blocked_product": blocked_product, "tile_to_shape": tile_to_shape}[name]
     try:
         return op(first, second)
     except CuteError as err:

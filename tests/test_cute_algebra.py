@@ -121,3 +121,42 @@ def test_the_command_and_a_kernels_file_take_an_expression():
     part = k.shared("b", "f16", (16, 64),
                     layout="composition(Sw<3,3,3> o (64,64):(64,1), (16,64))")
     assert part.layout == whole.layout
+
+
+@pytest.mark.parametrize("text, shape, stride, swizzle, bits", [
+    # CUTLASS's GMMA atoms (cute/atom/mma_traits_sm90_gmma.hpp): 8 rows of 16, 32, 64, 128
+    # bytes, K- or MN-major
+    ("GMMA::Layout_K_SW128_Atom<half_t>", (8, 64), (64, 1), (3, 4, 3), 16),
+    ("cute::GMMA::Layout_MN_SW64_Atom<float>{}", (16, 8), (1, 16), (2, 4, 3), 32),
+    ("Layout_K_SW32_Atom<cutlass::bfloat16_t>", (8, 16), (16, 1), (1, 4, 3), 16),
+    ("GMMA::Layout_K_INTER_Atom<int8_t>", (8, 16), (16, 1), None, None),
+    # tiled to a 64 x 64 tile: the K-major 128B atom is the whole row, so the tile is
+    # row-major under the swizzle (TMA's SWIZZLE_128B); 64B atoms sit two per row, 4,096
+    # elements apart; the MN-major one is the column-major transpose
+    ("tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>{}, (64,64))", (64, 64), (64, 1),
+     (3, 4, 3), 16),
+    ("tile_to_shape(GMMA::Layout_K_SW64_Atom<half_t>, (128,64))", (128, (32, 2)),
+     (32, (1, 4096)), (2, 4, 3), 16),
+    ("tile_to_shape(GMMA::Layout_MN_SW128_Atom<half_t>, (64,64))", (64, 64), (1, 64),
+     (3, 4, 3), 16),
+    # the page's blocked product: a 2 x 5 row-major block in a 3 x 4 column-major
+    # arrangement, mode 0 coalesced
+    ("blocked_product((2,5):(5,1), (3,4):(1,3))", (6, (5, 4)), (5, (1, 30)), None, None),
+])
+def test_gmma_atoms_by_name_and_tiled(text, shape, stride, swizzle, bits):
+    r = evaluate(text)
+    assert (r.shape, r.stride, r.swizzle, r.element_bits) == (shape, stride, swizzle, bits)
+
+
+def test_a_tiled_128b_atom_is_the_layout_tma_writes():
+    """Every element's byte address of tile_to_shape(Layout_K_SW128_Atom<half_t>, (64,64))
+    equals TMA's SWIZZLE_128B layout of a 64 x 64 tile of 2-byte elements."""
+    from kernels_ir.tma import swizzle_bytes
+    r = evaluate("tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (64,64))")
+    rows, cols = np.indices((64, 64)).reshape(2, -1)
+    want = swizzle_bytes((rows * 64 + cols) * 2, "SWIZZLE_128B")
+    assert np.array_equal(r.byte_addresses(2, rows, cols), want)
+    with pytest.raises(CuteError, match="unknown element type 'my_type'"):
+        evaluate("GMMA::Layout_K_SW128_Atom<my_type>")
+    with pytest.raises(CuteError, match="60 is not a multiple of the block's 64"):
+        evaluate("tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (64,60))")
