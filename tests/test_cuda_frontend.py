@@ -1447,8 +1447,9 @@ def test_a_kernel_parameter_array_of_structs_of_one_type(tmp_path):
     """Rodinia bfs's `Node* g_graph_nodes` (`struct Node { int starting; int no_of_edges;
     }`): a global array of ints, two a struct, its length from the host's
     `cudaMalloc(&d, n * sizeof(Node))` (sizeof a struct of the file: 8 bytes); fields read
-    and written as C's. A struct of several field types there is refused at the
-    parameter."""
+    and written as C's. A struct of several field types there is its bytes (the same
+    values through views of each field's type); one with a pointer field is refused at
+    the parameter."""
     source = """
 struct Node { int starting; int no_of_edges; };
 __global__ void k(Node *nodes, int *cost, int n) {
@@ -1476,11 +1477,21 @@ int main() {
     np.testing.assert_array_equal(got["cost"], 2 * mirror * 10 + 2 * mirror + 1)
     np.testing.assert_array_equal(got["nodes"][1::2], 0)
     np.testing.assert_array_equal(got["nodes"][0::2], 2 * tid)
-    with pytest.raises(CudaImportError, match=r"k.cu:3.*an array of Mixed \(fields of several "
-                                              r"types\) in global memory is not read"):
+    mixed = only(tmp_path, source.replace("struct Node { int starting; int no_of_edges; };",
+                                          "struct Mixed { int starting; float no_of_edges; };")
+                 .replace("Node", "Mixed"))
+    nodes = next(g for g in mixed.globals if g.name == "nodes")
+    assert (nodes.dtype.name, str(nodes.length)) == ("u8", "Expr(n * 8ull / 8 * 8)")
+    pairs = np.zeros(256, [("starting", "<i4"), ("no_of_edges", "<f4")])
+    pairs["starting"], pairs["no_of_edges"] = 2 * tid, 0.5
+    got = run(mixed, arrays={"nodes": pairs.view(np.uint8), "cost": np.zeros(256, np.int32)})
+    np.testing.assert_array_equal(got["cost"], (2 * mirror * 10 + 0.5).astype(np.int32))
+    assert (got["nodes"].view(pairs.dtype)["no_of_edges"] == 0).all()
+    with pytest.raises(CudaImportError, match=r"k.cu:3.*an array of Linked \(pointer "
+                                              r"fields\) in global memory is not read"):
         only(tmp_path, source.replace("struct Node { int starting; int no_of_edges; };",
-                                      "struct Mixed { int starting; float no_of_edges; };")
-             .replace("Node", "Mixed"))
+                                      "struct Linked { int starting; int* no_of_edges; };")
+             .replace("Node", "Linked").replace("nodes[tid].no_of_edges = 0;", ""))
 
 
 def test_a_for_loop_whose_condition_reads_memory(tmp_path):

@@ -498,3 +498,62 @@ def test_layernorm_backward_on_the_gpu():
                                                      "dbias": np.zeros(768, np.uint16),
                                                      "dweight": np.zeros(768, np.uint16)})
     assert result.matches, result.mismatches
+
+
+# ---------------------------------------------------------------- structs of several types
+AOS = HERE / "cuda" / "aos_structs.cu"
+PARTICLE = np.dtype([("x", "<f4"), ("y", "<f4"), ("z", "<f4"), ("kind", "<i4"),
+                     ("mass", "<f8")])      # C++'s layout of Particle: 24 bytes
+
+
+def _particles(n: int = 4096) -> np.ndarray:
+    rng = np.random.default_rng(1)
+    a = np.zeros(n, PARTICLE)
+    for f in ("x", "y", "z", "mass"):
+        a[f] = rng.random(n)
+    a["kind"] = rng.integers(0, 8, n)
+    return a
+
+
+def test_structs_of_several_types_in_global_memory_are_their_bytes():
+    """`Particle*` parameters (floats, an int and a double) are the structs' bytes: the
+    kernels compute what C++ computes on them, field by field at C++'s offsets."""
+    kernels = import_kernels(str(AOS))
+    a = _particles()
+    rev = kernels["reverse_tiles"]()
+    assert [(g.name, g.dtype.name) for g in rev.globals] == \
+        [("in", "u8"), ("out", "u8"), ("counts", "i32")]
+    out = run(rev, {}, {"in": a.view(np.uint8)})
+    want = a.reshape(-1, 64)[:, ::-1].reshape(-1).copy()
+    want["mass"] *= 2
+    assert np.array_equal(out["out"].view(PARTICLE), want)
+    hist = [np.bincount(a["kind"].reshape(-1, 64)[b] & 3, minlength=4) for b in range(64)]
+    assert np.array_equal(out["counts"].reshape(-1, 4), np.stack(hist))
+    got = run(kernels["gather"](), {}, {"p": a.view(np.uint8)})["out"]
+    tiles = a.reshape(-1, 128)
+    for i in (0, 77, 4095):
+        tile = tiles[i // 128]
+        same = tile["kind"] == a["kind"][i]
+        acc = (tile["x"][same] * tile["mass"][same].astype(np.float32)).sum(dtype=np.float32)
+        assert got[i] == pytest.approx(acc + a["y"][i], rel=1e-5)
+
+
+def test_structs_of_several_types_cost_field_by_field():
+    """Each field of the shared tile is a site of its own type, 24 bytes apart: a 4-byte
+    field's store (32 lanes over 768 bytes) takes 2 wavefronts where 1 would do, the
+    double's 2 (its ideal)."""
+    report = analyze(import_kernels(str(AOS))["reverse_tiles"]())
+    stores = [(s.statement.split("[")[0], s.requests, s.wavefronts, s.ideal)
+              for s in report.sites if s.op == "store" and "tile" in s.array]
+    assert stores == [("tile_as_f32", 128, 256, 128)] * 3 + [("tile_as_i32", 128, 256, 128),
+                                                              ("tile_as_f64", 128, 256, 256)]
+
+
+@pytest.mark.gpu
+def test_structs_of_several_types_equal_ncu(tmp_path):
+    """On the GPU: ncu's counters of aos_structs.cu's own build (its main zeroes the
+    particles) equal the --as-compiled prediction on zeros."""
+    from tests.test_original_build import _equal_ncu
+    zeros = np.zeros(4096 * PARTICLE.itemsize, np.uint8)
+    _equal_ncu(tmp_path, AOS, ("gather", "reverse_tiles"),
+               lambda key: {"p" if key == "gather" else "in": zeros})

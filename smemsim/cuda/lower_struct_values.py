@@ -492,7 +492,7 @@ class StructValuesMixin:
     def struct_layout(self, stype: StructType, node) -> tuple[str, int]:
         """(IR type, elements) of a struct held in memory: its one element type, or, for
         fields of several types, ("u8", its size in bytes): a byte view, each field then
-        read through a view of its own type (shared memory only)."""
+        read through a view of its own type."""
         found = stype.elements()
         if found is not None:
             return found
@@ -836,12 +836,14 @@ class StructValuesMixin:
         """`S* p` of a kernel whose struct's fields are scalars (or arrays) of one type (Rodinia
         bfs's `Node { int starting; int no_of_edges; }`): a global array of that type, its
         length the structs the launch passes times their elements, named by a struct
-        pointer to its first element."""
+        pointer to its first element; of several types, the structs' bytes (u8)."""
         stype = self.struct_type(p.child_by_field_name("type"), p)
-        if stype.elements() is None:
+        if stype.elements() is None and stype.byte_layout() is None:
             raise self.error(p, f"kernel parameter `{short(p)}`: an array of {stype.name} "
-                                "(fields of several types) in global memory is not read")
-        dtype, count = stype.elements()
+                                "(pointer fields) in global memory is not read")
+        # fields of several types: the structs' bytes, each field read through a view of
+        # its own type at its offset (C++'s layout; cudaMalloc aligns the array)
+        dtype, count = self.struct_layout(stype, p)
         length = self.u.length_of(name, self, count, SIZES[dtype])
         with self.at(p):
             arr = self.kb.global_array(name, dtype, length * count, intent=intent)
