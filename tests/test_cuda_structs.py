@@ -557,3 +557,52 @@ def test_structs_of_several_types_equal_ncu(tmp_path):
     zeros = np.zeros(4096 * PARTICLE.itemsize, np.uint8)
     _equal_ncu(tmp_path, AOS, ("gather", "reverse_tiles"),
                lambda key: {"p" if key == "gather" else "in": zeros})
+
+
+FIELDS = HERE / "cuda" / "struct_array_fields.cu"
+KNODE = np.dtype([("location", "<i4"), ("indices", "<i4", (9,)), ("keys", "<i4", (9,)),
+                  ("is_leaf", "u1"), ("num_keys", "<i4")], align=True)   # C++'s: 84 bytes
+
+
+def test_array_fields_of_structs_in_global_memory():
+    """`nodes[cur[b]].keys[t]` (b+tree's knode: int arrays and a one-byte bool, so its
+    bytes) and `s[i].keys[j][k]` (a struct of ints with a 2-D array field) read the
+    elements C++ reads."""
+    kernels = import_kernels(str(FIELDS))
+    find = kernels["find"]()
+    nodes_g = next(g for g in find.globals if g.name == "nodes")
+    assert (nodes_g.dtype.name, str(nodes_g.length)) == ("u8", "Expr(64 * 84)")
+    rng = np.random.default_rng(0)
+    nodes = np.zeros(64, KNODE)
+    nodes["keys"] = np.sort(rng.integers(0, 100, (64, 9)), axis=1)
+    nodes["indices"] = rng.integers(0, 50, (64, 9))
+    nodes["num_keys"] = rng.integers(0, 9, 64)
+    cur = rng.integers(0, 64, 16).astype(np.int64)
+    want = rng.integers(0, 100, 16).astype(np.int32)
+    out = run(find, {}, {"nodes": nodes.view(np.uint8), "cur": cur, "want": want,
+                         "out": np.full(64, -1, np.int32)})["out"]
+    expected = np.full(16, -1, np.int32)
+    for b in range(16):
+        keys = nodes["keys"][cur[b]]
+        for t in range(8):
+            s = 7 - t       # the thread whose hit thread t reads
+            if keys[s] <= want[b] < keys[s + 1]:
+                expected[b] = nodes["indices"][cur[b]][t] + nodes["num_keys"][0]
+    assert np.array_equal(out[:16], expected) and (expected >= 0).sum() == 14
+    same_dtype = np.dtype([("id", "<i4"), ("keys", "<i4", (4, 2))])
+    s = np.zeros(8, same_dtype)
+    s["id"], s["keys"] = np.arange(8) * 100, np.arange(64).reshape(8, 4, 2)
+    got = run(kernels["same"](), {}, {"s": s.view(np.int32)})["out"]
+    t = np.arange(64)
+    assert np.array_equal(got, (s["keys"][t // 8, t % 4, t % 2] + s["id"][t // 8])[::-1])
+
+
+@pytest.mark.gpu
+def test_array_fields_equal_ncu(tmp_path):
+    """On the GPU: ncu's counters of struct_array_fields.cu's own build (all zeros) equal
+    --as-compiled on zeros."""
+    from tests.test_original_build import _equal_ncu
+    zeros = {"find": {"nodes": np.zeros(64 * 84, np.uint8), "cur": np.zeros(16, np.int64),
+                      "want": np.zeros(16, np.int32)},
+             "same": {"s": np.zeros(8 * 9, np.int32)}}
+    _equal_ncu(tmp_path, FIELDS, ("find", "same"), zeros.get)

@@ -2477,6 +2477,15 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         member = self.struct_member(node)
         if member is not None and member.kind in ("shared", "register", "global"):
             return member, indices          # `s.T[i][j]` of a struct's array field
+        if (field := self.struct_field_array(node)) is not None:
+            arr, first, dims = field        # `a[i].keys[t]` of a struct in memory: flat
+            if len(indices) != len(dims):
+                raise self.error(node, f"`{short(node)}` has {len(dims)} dimension(s), "
+                                       f"indexed by {len(indices)}")
+            flat = indices[0]
+            for index, extent in zip(indices[1:], dims[1:]):
+                flat = flat * extent + index
+            return arr, first[:-1] + [plus(first[-1], flat)]
         if node.type != "identifier":
             arr, base = self.pointer_place(node, node)
             if len(indices) != 1:

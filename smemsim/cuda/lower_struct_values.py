@@ -59,6 +59,25 @@ class StructType:
             count += prod(dims) * lanes
         return (types.pop(), count) if len(types) == 1 else None
 
+    def field_start(self, name: str, in_bytes: bool) -> tuple | None:
+        """(where field `name` starts: its byte offset as C++ lays the struct out, or, for a
+        struct of one element type held as those elements, its element offset; the field's
+        (IR type, dims, lanes, inner)), or None if the struct has no such field."""
+        offset = 0
+        for fname, dtype, dims, lanes, inner in self.fields:
+            if inner is not None:
+                size = inner.byte_layout()[1] if in_bytes else inner.elements()[1]
+                align = inner.align if in_bytes else 1
+            else:
+                unit = SIZES[dtype] if in_bytes else 1
+                size = prod(dims) * lanes * unit
+                align = (unit * lanes if lanes in (2, 4) else unit) if in_bytes else 1
+            offset = -(-offset // align) * align
+            if fname == name:
+                return offset, (dtype, dims, lanes, inner)
+            offset += size
+        return None
+
     def byte_layout(self) -> tuple[list, int] | None:
         """([(IR type, byte offset)] of each scalar element in memory order, size in bytes)
         as C++ lays the struct out (each field at its alignment, the size a multiple of the
@@ -250,6 +269,8 @@ class StructValuesMixin:
         type_node = f.child_by_field_name("type")
         inner = self.struct_type(type_node, f)
         dtype, lanes = (inner.name, 1) if inner is not None else self.vtype(type_node, f)
+        if inner is None and self.type_name(type_node, f) == "bool":
+            dtype = "u8"    # a bool field is one byte, as C++ lays the struct out
         for d in f.children_by_field_name("declarator"):
             if d.type == "pointer_declarator" and inner is None and \
                     d.child_by_field_name("declarator").type == "field_identifier":
@@ -884,6 +905,47 @@ class StructValuesMixin:
                 return Sym("ref", None, arr.dtype, place=(arr, at))
             k += size
         raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
+
+    def struct_field_array(self, node) -> tuple | None:
+        """`a[i].f` or `p->f` with `f` an array field of scalars (`int keys[8];`) of a struct
+        in memory: (the array of f's type, the indices of f's first element, f's dims), or
+        None when the node is no such field."""
+        if node.type != "field_expression":
+            return None
+        place = self.field_base_place(node)
+        if place is None:
+            return None
+        stype, view, indices, _ = place
+        name = text(node.child_by_field_name("field"))
+        in_bytes = view.dtype == "u8" and stype.elements() is None
+        found = stype.field_start(name, in_bytes)
+        if found is None:
+            return None
+        offset, (dtype, dims, lanes, inner) = found
+        if not dims or inner is not None or lanes > 1:
+            return None
+        at = plus(indices[-1], const(offset))
+        if not in_bytes:
+            return view, indices[:-1] + [at], dims
+        typed = self.shared_view(view, dtype, node) if dtype != "u8" else view
+        with self.at(node):
+            first = at if SIZES[dtype] == 1 else binary(Op.DIV, at, const(SIZES[dtype]),
+                                                        int_div=True)
+        return typed, [first], dims
+
+    def field_base_place(self, node):
+        """The struct in memory whose field `node` (`a[i].f`, `p->f`) names: (StructType,
+        array, indices of its first element, elements), or None."""
+        base = node.child_by_field_name("argument")
+        if any(c.type == "->" for c in node.children):
+            sym = self.struct_pointer_named(base)
+            if sym is None:
+                return None
+            view, lead, offset = sym.place
+            return sym.value, view, list(lead) + [offset], sym.lanes
+        if base.type != "subscript_expression":
+            return None
+        return self.struct_in_memory(base)
 
     def struct_array_field(self, node) -> Sym | None:
         """`a[i].f` or `p->f` (a scalar field of a struct in memory): a reference to its

@@ -1,0 +1,43 @@
+// Array fields of structs in global memory (written for smemsim's tests, #24), after
+// Rodinia b+tree's findK (`knodesD[currKnodeD[bid]].keys[thid]`, a knode holding int arrays
+// and a bool: several field types, C++'s layout of 84 bytes) and a struct of one type with
+// a 2-D array field.
+#define ORDER 8
+typedef struct knode {
+    int location;
+    int indices[ORDER + 1];
+    int keys[ORDER + 1];
+    bool is_leaf;
+    int num_keys;
+} knode;
+struct Same { int id; int keys[4][2]; };
+
+__global__ void find(const knode* nodes, const long* cur, const int* want, int* out) {
+    __shared__ int hits[ORDER];
+    int t = threadIdx.x;
+    int b = blockIdx.x;
+    hits[t] = (nodes[cur[b]].keys[t] <= want[b]) && (nodes[cur[b]].keys[t + 1] > want[b]);
+    __syncthreads();
+    if (hits[ORDER - 1 - t]) out[b] = nodes[cur[b]].indices[t] + nodes->num_keys;
+}
+
+__global__ void same(const Same* s, int* out) {
+    __shared__ int tile[64];
+    int t = threadIdx.x;
+    tile[t] = s[t / 8].keys[t % 4][t % 2] + s[t / 8].id;
+    __syncthreads();
+    out[t] = tile[63 - t];
+}
+
+int main() {
+    knode* n; long* c; int *w, *o; Same* s;
+    cudaMalloc(&n, 64 * sizeof(knode)); cudaMalloc(&c, 16 * sizeof(long));
+    cudaMalloc(&w, 16 * sizeof(int)); cudaMalloc(&o, 64 * sizeof(int));
+    cudaMalloc(&s, 8 * sizeof(Same));
+    cudaMemset(n, 0, 64 * sizeof(knode)); cudaMemset(c, 0, 16 * sizeof(long));
+    cudaMemset(w, 0, 16 * sizeof(int)); cudaMemset(s, 0, 8 * sizeof(Same));
+    find<<<16, ORDER>>>(n, c, w, o);
+    same<<<1, 64>>>(s, o);
+    cudaDeviceSynchronize();
+    return 0;
+}
