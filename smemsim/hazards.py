@@ -14,6 +14,7 @@ naming the block, thread and loop iteration.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -634,8 +635,11 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     array of its block ids, whose other run must then be taken at the grid's ends."""
     ranges = BlockRanges(kernel, launch, chosen)
     settled = lambda p: probe_settled(ranges, p)  # noqa: E731 (the variants' slices too)
-    congruences = Congruences(kernel, launch)
-    box_aligned = lambda s: box_start(s, launch, congruences).low(4) == (0, 4)  # noqa: E731
+    @functools.cache
+    def congruences() -> Congruences:   # built only for a kernel with TMA copies
+        return Congruences(kernel, launch)
+
+    box_aligned = lambda s: box_start(s, launch, congruences()).low(4) == (0, 4)  # noqa: E731
     slices_of = lambda k: hazard_slices(k, settled, box_aligned)  # noqa: E731
     hs = slices_of(kernel)
     if hs.unusable:

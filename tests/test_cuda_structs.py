@@ -597,6 +597,34 @@ def test_array_fields_of_structs_in_global_memory():
     assert np.array_equal(got, (s["keys"][t // 8, t % 4, t % 2] + s["id"][t // 8])[::-1])
 
 
+NEI = np.dtype([("x", "<i4"), ("y", "<i4"), ("z", "<i4"), ("number", "<i4"),
+                ("offset", "<i8")], align=True)
+BOX = np.dtype([("x", "<i4"), ("y", "<i4"), ("z", "<i4"), ("number", "<i4"),
+                ("offset", "<i8"), ("nn", "<i4"), ("nei", NEI, (26,))], align=True)
+
+
+def test_an_array_of_structs_as_a_field():
+    """lavaMD's `box[bx].nei[k - 1].number` (a box of 656 bytes holding 26 neighbours of 24
+    bytes at byte 32): the neighbours' boxes read as C++ reads them, their particles
+    staged through shared memory."""
+    kernel = import_kernels(str(FIELDS))["boxes"]()
+    assert BOX.itemsize == 656 and str(kernel.globals[0].length) == "Expr(8 * 656)"
+    rng = np.random.default_rng(3)
+    box = np.zeros(8, BOX)
+    box["offset"], box["nn"] = np.arange(8) * 64, [2, 0, 1, 3, 0, 0, 1, 2]
+    box["nei"]["number"] = rng.integers(0, 8, (8, 26))
+    rv = rng.random((512, 4))
+    out = run(kernel, {}, {"box": box.view(np.uint8), "rv": rv.ravel()})["out"]
+    want = np.zeros((8, 64))
+    for bx in range(8):
+        for k in range(1 + box["nn"][bx]):
+            p = bx if k == 0 else box["nei"][bx][k - 1]["number"]
+            tile = rv[box["offset"][p]:box["offset"][p] + 64]
+            for j in range(64):
+                want[bx] += tile[j, 0] * np.roll(tile[:, 1], -j)
+    assert np.allclose(out.reshape(8, 64), want)
+
+
 @pytest.mark.gpu
 def test_array_fields_equal_ncu(tmp_path):
     """On the GPU: ncu's counters of struct_array_fields.cu's own build (all zeros) equal
@@ -604,5 +632,6 @@ def test_array_fields_equal_ncu(tmp_path):
     from tests.test_original_build import _equal_ncu
     zeros = {"find": {"nodes": np.zeros(64 * 84, np.uint8), "cur": np.zeros(16, np.int64),
                       "want": np.zeros(16, np.int32)},
-             "same": {"s": np.zeros(8 * 9, np.int32)}}
-    _equal_ncu(tmp_path, FIELDS, ("find", "same"), zeros.get)
+             "same": {"s": np.zeros(8 * 9, np.int32)},
+             "boxes": {"box": np.zeros(8 * 656, np.uint8), "rv": np.zeros(2048)}}
+    _equal_ncu(tmp_path, FIELDS, ("find", "same", "boxes"), zeros.get)

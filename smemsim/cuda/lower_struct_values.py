@@ -53,7 +53,7 @@ class StructType:
                 if found is None:
                     return None
                 types.add(found[0])
-                count += found[1]
+                count += found[1] * prod(dims)
                 continue
             types.add(dtype)
             count += prod(dims) * lanes
@@ -66,7 +66,8 @@ class StructType:
         offset = 0
         for fname, dtype, dims, lanes, inner in self.fields:
             if inner is not None:
-                size = inner.byte_layout()[1] if in_bytes else inner.elements()[1]
+                size = (inner.byte_layout()[1] if in_bytes else inner.elements()[1]) \
+                    * prod(dims)
                 align = inner.align if in_bytes else 1
             else:
                 unit = SIZES[dtype] if in_bytes else 1
@@ -91,8 +92,9 @@ class StructType:
                 if found is None:
                     return None
                 offset = -(-offset // inner.align) * inner.align
-                out += [(t, offset + o) for t, o in found[0]]
-                offset += found[1]
+                for _ in range(prod(dims)):    # an array of structs: one after another
+                    out += [(t, offset + o) for t, o in found[0]]
+                    offset += found[1]
                 continue
             size = SIZES[dtype]
             align = size * lanes if lanes in (2, 4) else size
@@ -287,8 +289,9 @@ class StructValuesMixin:
                 raise self.error(f, f"`{short(f)}`: a {d.type.replace('_', ' ')} field of a "
                                     f"struct in registers (scalars, vectors, arrays and "
                                     "structs are read)")
-            if inner is not None and dims:
-                raise self.error(f, f"`{short(f)}`: an array of structs as a field")
+            if inner is not None and len(dims) > 1:
+                raise self.error(f, f"`{short(f)}`: a multi-dimensional array of structs as "
+                                    "a field")
             stype.fields.append((text(d), dtype, dims, lanes, inner))
 
     # ---------------------------------------------------------------- values
@@ -304,6 +307,10 @@ class StructValuesMixin:
         with self.at(node):
             for fname, dtype, dims, lanes, inner in stype.fields:
                 label = f"{name}_{fname}"
+                if inner is not None and dims:
+                    raise self.error(node, f"`{short(node)}`: a {stype.name} holds an array "
+                                           f"of {inner.name} ('{fname}'): such a struct is "
+                                           "read in memory, not as a variable")
                 if inner is not None:
                     members[fname] = self.new_struct(inner, label, node)
                 elif dims or lanes > 1:
@@ -615,6 +622,8 @@ class StructValuesMixin:
             base = node.child_by_field_name("argument")
             while base.type == "parenthesized_expression":
                 base = base.named_children[0]
+            if base.type == "field_expression":
+                return self.struct_array_element(base, node)
             sym = self.struct_pointer_named(base)
             if sym is None:
                 return None
@@ -634,6 +643,26 @@ class StructValuesMixin:
             view, lead, offset = self.struct_address(inner, sym.value, node)
             return sym.value, view, list(lead) + [offset], sym.lanes
         return None
+
+    def struct_array_element(self, field_node, node):
+        """`X.f[k]` with `f` an array of structs in the struct in memory X (lavaMD's
+        `d_box_gpu[bx].nei[k]`): its place, or None when `f` is no such field."""
+        place = self.field_base_place(field_node)
+        if place is None:
+            return None
+        stype, view, indices, _ = place
+        in_bytes = held_as_bytes(stype, view)
+        found = stype.field_start(text(field_node.child_by_field_name("field")), in_bytes)
+        if found is None:
+            return None
+        offset, (_, dims, _, inner) = found
+        if inner is None or not dims:
+            return None
+        unit = inner.byte_layout()[1] if in_bytes else inner.elements()[1]
+        k = self.index(subscript_index(node))
+        with self.at(node):
+            at = plus(indices[-1], const(offset)) + k * unit
+        return inner, view, indices[:-1] + [at], unit
 
     def vector_width(self, stype: StructType, count: int) -> int:
         """How many elements one access of a struct in memory moves: all of them where the
@@ -666,7 +695,7 @@ class StructValuesMixin:
         field)."""
         stype, view, indices, count = place
         obj = self.new_struct(stype, stype.base.lower(), node)
-        if view.dtype == "u8" and stype.elements() is None:
+        if held_as_bytes(stype, view):
             for (member, index, _), (arr, at) in zip(self.register_elements_of(obj),
                                                      self.field_places(place, node)):
                 value = self.load_element(arr, at, node)
@@ -702,7 +731,7 @@ class StructValuesMixin:
                                    f"{stype.name}")
         values = [member.value if index is None else self.load_element(member, index, node)
                   for member, index, _ in self.register_elements_of(obj)]
-        if view.dtype == "u8" and stype.elements() is None:
+        if held_as_bytes(stype, view):
             for value, (arr, at) in zip(values, self.field_places(place, node)):
                 self.store_element(arr, at, "=", value, node)
             return
@@ -895,7 +924,7 @@ class StructValuesMixin:
         stype = place[0]
         k = 0
         for fname, dtype, dims, lanes, inner in stype.fields:
-            size = len(inner.byte_layout()[0]) if inner is not None else \
+            size = len(inner.byte_layout()[0]) * prod(dims) if inner is not None else \
                 prod(dims) * lanes
             if fname == field:
                 if size != 1 or inner is not None:
@@ -917,7 +946,7 @@ class StructValuesMixin:
             return None
         stype, view, indices, _ = place
         name = text(node.child_by_field_name("field"))
-        in_bytes = view.dtype == "u8" and stype.elements() is None
+        in_bytes = held_as_bytes(stype, view)
         found = stype.field_start(name, in_bytes)
         if found is None:
             return None
@@ -950,33 +979,30 @@ class StructValuesMixin:
     def struct_array_field(self, node) -> Sym | None:
         """`a[i].f` or `p->f` (a scalar field of a struct in memory): a reference to its
         element, or None when the node is no such field."""
-        base = node.child_by_field_name("argument")
-        arrow = any(c.type == "->" for c in node.children)
-        if arrow and (sym := self.struct_pointer_named(base)) is not None:
-            # `latLong->lat` of `LatLong *latLong = d_locations + id` (Rodinia nn): *p's field
-            view, lead, offset = sym.place
-            place = (sym.value, view, list(lead) + [offset], sym.lanes)
-        elif base.type != "subscript_expression":
-            return None
-        else:
-            place = self.struct_in_memory(base)
+        # (`latLong->lat` of `LatLong *latLong = d_locations + id`, Rodinia nn: *p's field)
+        place = self.field_base_place(node)
         if place is None:
             return None
         stype, view, indices, _ = place
         field = text(node.child_by_field_name("field"))
-        if view.dtype == "u8" and stype.elements() is None:
+        if held_as_bytes(stype, view):
             return self.mixed_field(place, field, node)
-        offset = 0
-        for fname, dtype, dims, lanes, inner in stype.fields:
-            size = inner.elements()[1] if inner is not None else prod(dims) * lanes
-            if fname == field:
-                if size != 1 or inner is not None:
-                    raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct "
-                                           "in memory (read the whole struct into a variable)")
-                return Sym("ref", None, view.dtype,
-                           place=(view, indices[:-1] + [plus(indices[-1], const(offset))]))
-            offset += size
-        raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
+        found = stype.field_start(field, in_bytes=False)
+        if found is None:
+            raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
+        offset, (_, dims, lanes, inner) = found
+        if dims or lanes > 1 or inner is not None:
+            raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct in "
+                                   "memory (read the whole struct into a variable)")
+        return Sym("ref", None, view.dtype,
+                   place=(view, indices[:-1] + [plus(indices[-1], const(offset))]))
+
+
+def held_as_bytes(stype: StructType, view: Sym) -> bool:
+    """Whether a struct in memory is held as its bytes (a u8 array: fields of several types,
+    or a struct of one type inside one of several), its fields then read through views of
+    their types at their byte offsets."""
+    return view.dtype == "u8" and (stype.elements() or ("",))[0] != "u8"
 
 
 def pointer_members(obj: Sym) -> dict:
