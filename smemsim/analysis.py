@@ -18,7 +18,7 @@ from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_laun
 from .arch import require_instructions
 from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
 from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, gmma_wavefronts,
-                   site_sectors, tma_counters)
+                   on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
@@ -265,16 +265,12 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
             row_bytes = stmt.tensor_map.row_bytes if hasattr(stmt, "tensor_map") else \
                 stmt.nbytes
             start, row_global, row_shared = global_rows(stmt, tr.launch, congruences)
-            off, _ = start.low(4)
-            if off and st.counts.size and hasattr(stmt, "tensor_map"):
-                raise KernelError(
-                    f"site {stmt.site}: illegal instruction: every box of tensor map "
-                    f"'{stmt.tensor_map.name}' starts {off} bytes (mod 16) past a 16-byte "
-                    "boundary of global memory; TMA boxes start on 16 bytes (the innermost "
-                    "coordinate times the element size must be a multiple of 16)",
-                    kernel=kernel.name, stmt=format_stmt(stmt), loc=stmt.loc)
-            sectors = site_sectors(start, *destinations(st.patterns, st.counts), row_global,
-                                   row_shared, row_bytes)
+            why = start_fault(stmt, start)
+            if why is not None and st.counts.size:
+                raise KernelError(f"site {stmt.site}: {why}", kernel=kernel.name,
+                                  stmt=format_stmt(stmt), loc=stmt.loc)
+            sectors = site_sectors(on_the_grid(start), *destinations(st.patterns, st.counts),
+                                   row_global, row_shared, row_bytes)
             tma = tma_counters(stmt.op, copies(st.patterns, st.counts), stmt.access_bytes,
                                sectors)
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),

@@ -168,14 +168,39 @@ def global_rows(stmt, launch, congruences):
         for extent, stride in zip(m.box[:-1], strides):
             offsets = (offsets[:, None] + np.arange(extent) * stride * size).ravel()
         return start, offsets, np.arange(m.rows, dtype=np.int64) * m.pitch
-    array = stmt.src if hasattr(stmt, "src") else stmt.dst
+    array = global_array(stmt)
     index = stmt.src_index if hasattr(stmt, "src_index") else stmt.dst_index
     start = congruences.expr(cast(index[0], i64) * const(array.dtype.size, i64))
-    if start.low(4)[1] < 4:
-        # a bulk copy's global end is 16-byte aligned, or the copy faults (PTX ISA): where
-        # it runs, its start is 0 mod 16
-        start = Residue(0, 4)
     return start, np.zeros(1, np.int64), np.zeros(1, np.int64)
+
+
+def global_array(stmt):
+    """The global array a TMA or bulk copy reads or writes."""
+    if hasattr(stmt, "tensor_map"):
+        return stmt.tensor_map.array
+    return stmt.src if hasattr(stmt, "src") else stmt.dst
+
+
+def start_fault(stmt, start) -> str | None:
+    """Why every copy of `stmt` stops the GPU, where `start` (its global start's known low
+    bits) is off the 16-byte grid those copies need; else None."""
+    off, _ = start.low(4)
+    if not off:
+        return None
+    if hasattr(stmt, "tensor_map"):
+        return (f"illegal instruction: every box of tensor map '{stmt.tensor_map.name}' "
+                f"starts {off} bytes (mod 16) past a 16-byte boundary of global memory; TMA "
+                "boxes start on 16 bytes (the innermost coordinate times the element size "
+                "must be a multiple of 16)")
+    return (f"misaligned address: every bulk copy starts {off} bytes (mod 16) past a 16-byte "
+            f"boundary of '{global_array(stmt).name}'; a bulk copy's ends in global memory "
+            "are 16-byte aligned (PTX ISA)")
+
+
+def on_the_grid(start):
+    """`start` where its low four bits are not all known: the copies that run start on 16
+    bytes (the others fault), which narrows what the sectors may be."""
+    return start if start.low(4)[1] == 4 else Residue(0, 4)
 
 
 def destinations(patterns: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -189,3 +189,35 @@ def test_the_global_bytes_the_h100_counted(key):
         assert not sites[0].global_bytes_exact and got == 131072
     else:
         assert all(t.global_bytes_exact for t in sites) and got == H100_GLOBAL_BYTES[key]
+
+
+def test_a_bulk_copy_proven_off_the_16_byte_grid_is_refused_and_unknown_ones_run_on_it():
+    """A bulk copy's global end must be 16-byte aligned (PTX ISA; the interpreter faults
+    there): a source index that is 8 bytes off in every execution is refused at the site;
+    one the arithmetic cannot place is costed as the copies that run are, on 16 bytes: a
+    16-byte copy then reads one sector wherever it starts (exact), a 144-byte one 5 or 6
+    (at least 5)."""
+    from tests.kernels.tma_sectors import bulk_load
+    from kernels_ir import KernelError
+    with pytest.raises(KernelError,
+                       match="site 0: misaligned address: every bulk copy starts 8 bytes"):
+        analyze(bulk_load("off8", 1024, 8, 1, 1), {})
+    def copy_from_loaded_index(nbytes):
+        k = KernelBuilder("unknown_start")
+        src = k.global_array("src", "u16", 4096)
+        where = k.global_array("where", "i32", 1)
+        tile = k.shared("tile", "u16", 72, align=128)
+        bar = k.shared("bar", "u64", 1)
+        t = cast(threadIdx.x, i32)
+        with k.if_(t == 0):
+            k.mbarrier_init(bar, 0, 1)
+        k.syncthreads()
+        with k.if_(t == 0):
+            k.mbarrier_arrive(bar, 0, expect_tx=nbytes)
+            k.bulk_load(tile, 0, src, where[0], nbytes, bar, 0)   # 2 x a loaded value
+        k.mbarrier_wait(bar, 0, 0)
+        k.launch(1, 32)
+        tma = next(s.tma for s in analyze(k.build(), {}).sites if s.tma is not None)
+        return tma.global_bytes, tma.global_bytes_exact
+    assert copy_from_loaded_index(16) == (32, True)
+    assert copy_from_loaded_index(144) == (5 * 32, False)
