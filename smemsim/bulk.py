@@ -143,13 +143,19 @@ def site_sectors(start, destinations: np.ndarray, copies_each: np.ndarray,
     return int((low * np.asarray(copies_each, np.int64)).sum()), exact
 
 
+def map_strides(m, launch) -> list[int]:
+    """A tensor map's strides (elements, outermost first, the innermost's left out) at
+    this launch."""
+    return [int(eval_param_expr(s, launch.params)) for s in m.strides]
+
+
 def box_start(stmt, launch, congruences):
     """What is known of the global byte (from the tensor's start) where a TMA copy's box
     starts (a congruence.Residue)."""
     m = stmt.tensor_map
     at = cast(stmt.coords[-1], i64)
-    for c, stride in zip(stmt.coords[:-1], m.strides):
-        at = at + cast(c, i64) * const(int(eval_param_expr(stride, launch.params)), i64)
+    for c, stride in zip(stmt.coords[:-1], map_strides(m, launch)):
+        at = at + cast(c, i64) * const(stride, i64)
     return congruences.expr(at * const(m.dtype.size, i64))
 
 
@@ -161,12 +167,10 @@ def global_rows(stmt, launch, congruences):
     start on 256 bytes (cudaMalloc), as the tensors do."""
     if hasattr(stmt, "tensor_map"):
         m = stmt.tensor_map
-        size = m.dtype.size
-        strides = [int(eval_param_expr(s, launch.params)) for s in m.strides]
-        start = box_start(stmt, launch, congruences)
         offsets = np.zeros(1, np.int64)
-        for extent, stride in zip(m.box[:-1], strides):
-            offsets = (offsets[:, None] + np.arange(extent) * stride * size).ravel()
+        for extent, stride in zip(m.box[:-1], map_strides(m, launch)):
+            offsets = (offsets[:, None] + np.arange(extent) * stride * m.dtype.size).ravel()
+        start = box_start(stmt, launch, congruences)
         return start, offsets, np.arange(m.rows, dtype=np.int64) * m.pitch
     array = global_array(stmt)
     index = stmt.src_index if hasattr(stmt, "src_index") else stmt.dst_index

@@ -673,21 +673,22 @@ class StructValuesMixin:
         widths = (2, 4, 8) if dtype in ("f16", "bf16") else (2, 4)
         return count if size in (8, 16) and stype.align >= size and count in widths else 1
 
-    def field_places(self, place, node, only: int | None = None) -> list:
+    def field_places(self, place, node) -> list:
         """[(array, indices)] of each scalar element of a struct of several field types in
-        memory (or of element `only`), in memory order: the view of its type at its byte
-        offset (exact: the struct's start keeps its alignment, and each field is aligned in
-        it)."""
+        memory, in memory order: the view of its type at its byte offset (exact: the
+        struct's start keeps its alignment, and each field is aligned in it)."""
         stype, view, indices, _ = place
-        layout = stype.byte_layout()[0]
-        out = []
+        return [self.byte_element(view, dtype, plus(indices[-1], const(offset)), node)
+                for dtype, offset in stype.byte_layout()[0]]
+
+    def byte_element(self, view: Sym, dtype: str, at, node) -> tuple[Sym, list]:
+        """(array, indices) of the `dtype` element at byte `at` of a byte array: the view
+        of that type (the byte array itself for u8)."""
+        if dtype == "u8":
+            return view, [at]
         with self.at(node):
-            for dtype, offset in (layout if only is None else [layout[only]]):
-                typed = self.shared_view(view, dtype, node) if dtype != "u8" else view
-                at = plus(indices[-1], const(offset))
-                out.append((typed, [at if SIZES[dtype] == 1 else
-                                    binary(Op.DIV, at, const(SIZES[dtype]), int_div=True)]))
-        return out
+            return self.shared_view(view, dtype, node), \
+                [binary(Op.DIV, at, const(SIZES[dtype]), int_div=True)]
 
     def load_struct(self, place, node) -> Sym:
         """A struct read from memory into a new struct value (one vector load where its
@@ -918,23 +919,6 @@ class StructValuesMixin:
         self.declare(name, Sym("struct_pointer", stype, dtype, count,
                                place=(Sym("shared", arr, dtype), [], const(0))))
 
-    def mixed_field(self, place, field: str, node) -> Sym:
-        """`a[i].f` of a struct of several field types in memory: a reference to the
-        element of its type's view."""
-        stype = place[0]
-        k = 0
-        for fname, dtype, dims, lanes, inner in stype.fields:
-            size = len(inner.byte_layout()[0]) * prod(dims) if inner is not None else \
-                prod(dims) * lanes
-            if fname == field:
-                if size != 1 or inner is not None:
-                    raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct "
-                                           "in memory (read the whole struct into a variable)")
-                ((arr, at),) = self.field_places(place, node, only=k)
-                return Sym("ref", None, arr.dtype, place=(arr, at))
-            k += size
-        raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
-
     def struct_field_array(self, node) -> tuple | None:
         """`a[i].f` or `p->f` with `f` an array field of scalars (`int keys[8];`) of a struct
         in memory: (the array of f's type, the indices of f's first element, f's dims), or
@@ -956,11 +940,7 @@ class StructValuesMixin:
         at = plus(indices[-1], const(offset))
         if not in_bytes:
             return view, indices[:-1] + [at], dims
-        typed = self.shared_view(view, dtype, node) if dtype != "u8" else view
-        with self.at(node):
-            first = at if SIZES[dtype] == 1 else binary(Op.DIV, at, const(SIZES[dtype]),
-                                                        int_div=True)
-        return typed, [first], dims
+        return *self.byte_element(view, dtype, at, node), dims
 
     def field_base_place(self, node):
         """The struct in memory whose field `node` (`a[i].f`, `p->f`) names: (StructType,
@@ -985,17 +965,18 @@ class StructValuesMixin:
             return None
         stype, view, indices, _ = place
         field = text(node.child_by_field_name("field"))
-        if held_as_bytes(stype, view):
-            return self.mixed_field(place, field, node)
-        found = stype.field_start(field, in_bytes=False)
+        in_bytes = held_as_bytes(stype, view)
+        found = stype.field_start(field, in_bytes)
         if found is None:
             raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
-        offset, (_, dims, lanes, inner) = found
+        offset, (dtype, dims, lanes, inner) = found
         if dims or lanes > 1 or inner is not None:
             raise self.error(node, f"`{short(node)}`: a non-scalar field of a struct in "
                                    "memory (read the whole struct into a variable)")
-        return Sym("ref", None, view.dtype,
-                   place=(view, indices[:-1] + [plus(indices[-1], const(offset))]))
+        at = plus(indices[-1], const(offset))
+        arr, index = self.byte_element(view, dtype, at, node) if in_bytes else \
+            (view, indices[:-1] + [at])
+        return Sym("ref", None, arr.dtype, place=(arr, index))
 
 
 def held_as_bytes(stype: StructType, view: Sym) -> bool:
