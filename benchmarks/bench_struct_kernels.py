@@ -2,7 +2,7 @@
 process each: wall time and peak RSS. `python3 benchmarks/bench_struct_kernels.py`
 
 Cases: fast.cu's kernel 6 (persistent, its Schedule struct) at 8192^3 analyzed and at
-2048^3 checked, and the corpus entries of llm.c's x128 kernels, cuda-samples'
+2048^3, 4096^3 and 8192^3 checked, and the corpus entries of llm.c's x128 kernels, cuda-samples'
 binomialOptions and llm.c's classifier (as tests/corpus/corpus.json gives them)."""
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = [
     ("fast.cu kernel 6, analyze 8192^3", "fast6", "analyze", "8192"),
     ("fast.cu kernel 6, check 2048^3", "fast6", "check", "2048"),
+    ("fast.cu kernel 6, check 4096^3", "fast6", "check", "4096"),
+    ("fast.cu kernel 6, check 8192^3", "fast6", "check", "8192"),
     ("llm.c layernorm_forward_kernel6", "llm_c/layernorm_forward.cu",
      "layernorm_forward_kernel6", ""),
     ("llm.c fused_residual_forward_kernel5", "llm_c/fused_residual_forward.cu",

@@ -14,7 +14,7 @@ from .expr import (
 )
 from .interpreter import (
     BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
-    WarpBarrierReached, make_arrays, run,
+    WarpBarrierReached, control_signatures, make_arrays, run,
 )
 from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
@@ -37,7 +37,8 @@ __all__ = [
     "Access", "ALL_DTYPES", "Assign", "Atomic", "ATOMIC_OPS", "BarrierReached", "bf16",
     "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
     "SyncWarp", "MmaSync", "MMA_SHAPES", "MMA_TF32_SHAPES", "MMA_INT8_SHAPES", "MMA_F64_SHAPES",
-    "bitcast", "blockIdx", "call", "cast", "CommitGroup", "const", "CopyAsync", "DeclareLocal",
+    "bitcast", "blockIdx", "call", "cast", "CommitGroup", "control_signatures", "const",
+    "CopyAsync", "DeclareLocal",
     "DType",
     "Expr", "f32", "f64", "format_expr", "format_kernel", "format_stmt", "GlobalAccess",
     "GlobalArray", "gridDim", "i16", "i32", "i64", "i8", "If", "Kernel", "KernelBuilder",

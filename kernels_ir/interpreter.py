@@ -107,6 +107,13 @@ class PartialRun:
     # out): each holds on an interval of a lane's iterations, whose first, second and last
     # iterations run too, and the accesses under it are one progression over that interval
     guards: Mapping[int, tuple] = field(default_factory=dict)
+    # `signature`: every if and loop condition folds its decision into the deciding lanes'
+    # signatures (control_signatures); no loop shortcuts, every iteration decides
+    signature: bool = False
+    # `origin` (with `track`, and an observer): TMA copies record which global element each
+    # byte holds, and wgmma operands and readers by index are compared with it, as a run
+    # on values does (LayoutMismatch events: check's layout agreement without the values)
+    origin: bool = False
 
 
 @dataclass(frozen=True)
@@ -185,6 +192,30 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
         else:
             arrays[g.name] = rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
     return arrays
+
+
+# two 64-bit polynomial hashes of a lane's decisions (odd multipliers, wrapping): blocks
+# are told apart by both, so two that decide differently share a signature only when 128
+# bits of hash collide
+_SIGNATURE_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+
+
+def control_signatures(kernel: Kernel, params: Mapping[str, int | float] | None,
+                       statements: frozenset[int], blocks: np.ndarray, *,
+                       loop_limit: int = MAX_LOOP_ITERATIONS) -> np.ndarray:
+    """Per block of `blocks`, two 64-bit hashes (a (blocks, 2) uint64 array) of the
+    decisions its threads take at every if and loop condition of a run of `statements`
+    (thread by thread, in program order): blocks whose rows are equal took the same
+    branches and as many iterations of every loop."""
+    launch = resolve_launch(kernel, params)
+    machine = _Machine(launch, {}, 0, None, PartialRun(
+        statements=statements, blocks=blocks, signature=True), loop_limit)
+    machine.execute()
+    tpb = machine.tpb
+    # fold each block's threads into one pair, weighting thread t by an odd 2t + 1
+    weight = (np.arange(tpb, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
+    return np.stack([(h.reshape(-1, tpb) * weight).sum(axis=1, dtype=np.uint64)
+                     for h in machine.signature], axis=1)
 
 
 def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
@@ -296,12 +327,18 @@ class _Machine(Evaluator):
         # + 1) and global element (flat) that wrote it, 0 where unknown (runs on values,
         # with an observer, of kernels with TMA loads: check's layout agreement)
         self.origin = np.zeros(self.nblocks * self.window, np.int64) if (
-            partial is None or partial.statements is None) and observer is not None and any(
-            isinstance(st, TmaLoad) for st in k.statements()) else None
+            partial is None or partial.statements is None or partial.origin) and \
+            observer is not None and any(isinstance(st, TmaLoad) for st in k.statements()) \
+            else None
         # and per byte, the TMA element the array's declaration expects there (the box's
         # rows laid in its logical index, then its layout): a reader by index compares
         self.intent = None if self.origin is None else np.zeros_like(self.origin)
         self.origin_maps: list = []
+        # PartialRun.signature: per hash, per thread, the decisions it took so far
+        self.signature = None if partial is None or not partial.signature else \
+            np.zeros((len(_SIGNATURE_MULTIPLIERS), total), np.uint64)
+        self._numbers = {id(x): n for n, x in enumerate(k.statements())} \
+            if self.signature is not None else {}
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
         self.params = launch.params
@@ -441,8 +478,21 @@ class _Machine(Evaluator):
             self.vars[var] = np.zeros(self.total, var.dtype.np)
         self.vars[var][idx] = convert(self.eval(s.value, idx), var.dtype)
 
+    def _decide(self, s: If | Loop, lanes: np.ndarray, taken: np.ndarray) -> None:
+        """Fold a condition's outcome on these lanes into their signatures (PartialRun.
+        signature): the statement's place in the kernel, and whether the lane took it."""
+        code = np.uint64(2 * self._numbers[id(s)] + 1) + taken.astype(np.uint64)
+        for h, m in zip(self.signature, _SIGNATURE_MULTIPLIERS):   # (1-D: 10x a 2-D gather)
+            if lanes.size == self.total:     # every thread (in order): no gather
+                h *= m
+                h += code
+            else:
+                h[lanes] = h[lanes] * m + code
+
     def _if(self, s: If, idx: np.ndarray) -> None:
         c = self.eval(s.cond, idx) != 0
+        if self.signature is not None:
+            self._decide(s, idx, c)
         if c.any() and not c.all() and self._waits_inside(s):
             # both sides have lanes and one waits on an mbarrier: the other side may be what
             # it waits for (a producer and its consumers), so they run as coroutines
@@ -455,8 +505,10 @@ class _Machine(Evaluator):
 
     def _waits_inside(self, s: If) -> bool:
         if id(s) not in self._waiting_ifs:
-            self._waiting_ifs[id(s)] = any(isinstance(x, MbarrierWait)
-                                           for x in walk(s.then + s.orelse))
+            # (a wait this run does not execute cannot hold a side back)
+            only = None if self.partial is None else self.partial.statements
+            self._waiting_ifs[id(s)] = any(isinstance(x, MbarrierWait) and (
+                only is None or id(x) in only) for x in walk(s.then + s.orelse))
         return self._waiting_ifs[id(s)]
 
     def _declare_local(self, s: DeclareLocal, idx: np.ndarray) -> None:
@@ -482,7 +534,7 @@ class _Machine(Evaluator):
         self.iterations[var][idx] = 0
         # inside a branch coroutine every iteration runs (the shortcuts below keep state of
         # their own that another branch could see half made)
-        p = self.partial if not self._in_branch else None
+        p = self.partial if not self._in_branch and self.signature is None else None
         if p is not None and id(s) in p.collapse:
             if id(s) in p.summed:
                 return self._summed_loop(s, idx)
@@ -514,7 +566,10 @@ class _Machine(Evaluator):
                     if not active.size:
                         break
                 if not (first and s.do_while):
-                    active = active[self.eval(s.cond, active) != 0]
+                    going = self.eval(s.cond, active) != 0
+                    if self.signature is not None:
+                        self._decide(s, active, going)
+                    active = active[going]
                     if not active.size:
                         break
                 first = False
@@ -988,26 +1043,35 @@ class _Machine(Evaluator):
         if isinstance(s.array, SharedArray):
             _, first = self._shared_elements(s, idx, offset)
             if self.partial.track:
-                self._track(s, idx, first)
+                self._track(s, idx, first, offset)
         elif self.observer is not None:
             self.observer(GlobalAccess(s, idx, offset))
         return True
 
-    def _track(self, s: Access, idx: np.ndarray, first: np.ndarray) -> None:
+    def _track(self, s: Access, idx: np.ndarray, first: np.ndarray,
+               offset: np.ndarray) -> None:
         """What a full run checks of a shared access's bytes, without their values."""
         if isinstance(s, CopyAsync):
             self._issue_copy(s, idx, first, None)
-        elif isinstance(s, (TmaLoad, BulkLoad)):
+        elif isinstance(s, TmaLoad):
+            origin = self._tma_origin(s, idx)
+            self._issue_tma(s, idx, first, None, origin,
+                            self._tma_intent(s, idx, offset, origin))
+        elif isinstance(s, BulkLoad):
             self._issue_tma(s, idx, first, None)
         elif isinstance(s, (TmaStore, BulkStore)):
             self._issue_bulk_read(s, idx, first)
         elif isinstance(s, Wgmma):
-            self._gmma_operands(s, idx)
+            operands = self._gmma_operands(s, idx)
+            if self.origin is not None:
+                self._check_operands(s, *operands)
         elif isinstance(s, Store):
             self._check_settled(s, first, s.width, reading=False)
             self._plain_write(self._bytes(s, first, s.width), idx, s.width * s.array.dtype.size)
         else:  # a load or an atomic reads the bytes
             self._check_written(s, first, s.width)
+            if isinstance(s, Load) and self.intent is not None:
+                self._check_reader(s, offset, self._bytes(s, first, s.width), idx)
 
     def _plain_write(self, nbytes: np.ndarray, idx: np.ndarray, per_lane: int) -> None:
         """Bytes a thread's store wrote (`per_lane` bytes per lane of `idx`, in order): written,
@@ -1249,7 +1313,9 @@ class _Machine(Evaluator):
                 nbytes = self._bytes(stmt, first, stmt.width)
                 self.written[nbytes] = True
                 self.in_flight[nbytes] -= 1
-            if not done.all():
+            if not done.any():
+                kept.append(c)     # untouched: no copy of its rows
+            elif not done.all():
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
                              for k, v in c.items()})
         self.copies = kept
@@ -1396,7 +1462,9 @@ class _Machine(Evaluator):
                         known = code != 0      # elements past the array expect nothing
                         self.intent[at[known]] = code[known]
                 self.in_flight[nbytes] -= 1
-            if not done.all():
+            if not done.any():
+                kept.append(c)     # untouched: no copy of its rows
+            elif not done.all():
                 kept.append({k: _rows(v, ~done) for k, v in c.items()})
         self.bulk_copies = kept
 
@@ -1685,7 +1753,9 @@ class _Machine(Evaluator):
             done = waiting[threads] & (c["group"] < self.bulk_group[threads] - s.pending)
             if done.any():
                 np.subtract.at(self.reading, c["bytes"][done].ravel(), 1)
-            if not done.all():
+            if not done.any():
+                kept.append(c)
+            elif not done.all():
                 kept.append({k: (v[~done] if isinstance(v, np.ndarray) else v)
                              for k, v in c.items()})
         self.bulk_reads = kept
@@ -1767,11 +1837,7 @@ class _Machine(Evaluator):
         b = from_storage(halves[b_flat // 2], dtype).astype(np.float32)     # (G, n, 16)
         product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
         if self.origin is not None and self.observer is not None:
-            for name, flat, start, layout, array in (
-                    ("A", a_flat, a_start, s.a_layout, s.a_array),
-                    ("B", b_flat, b_start, s.layout, s.array)):
-                if array is not None:
-                    self._check_agreement(s, name, flat, start, layout, array, heads)
+            self._check_operands(s, a_flat, b_flat, heads, a_start, b_start)
         rows, cols = accumulator_positions(s.n)
         threads = heads[:, None] + np.arange(128)                             # (G, 128)
         acc = self.local_arrays[s.acc].reshape(self.total, -1)
@@ -1798,6 +1864,14 @@ class _Machine(Evaluator):
         new = product[:, rows, cols]
         acc[threads[:, :, None], columns] = \
             np.where(keep[:, None, None], old + new, new).astype(np.float32)
+
+    def _check_operands(self, s: Wgmma, a_flat, b_flat, heads, a_start, b_start) -> None:
+        """Both operands that shared memory holds against what TMA wrote there."""
+        for name, flat, start, layout, array in (
+                ("A", a_flat, a_start, s.a_layout, s.a_array),
+                ("B", b_flat, b_start, s.layout, s.array)):
+            if array is not None:
+                self._check_agreement(s, name, flat, start, layout, array, heads)
 
     def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, start: np.ndarray,
                          layout, array, heads: np.ndarray) -> None:
@@ -2106,17 +2180,17 @@ class _Machine(Evaluator):
 
     def _load_matrix(self, s: LoadMatrix, idx: np.ndarray) -> None:
         memory, first, rows, dense, lane = self._matrix_rows(s, idx)
-        if self.partial is not None and self.partial.statements is not None:
-            if self.partial.track:
-                self._check_written(s, first, 8)
-            return
-        self._check_written(s, first, 8)
+        addresses_only = self.partial is not None and self.partial.statements is not None
+        if not addresses_only or self.partial.track:
+            self._check_written(s, first, 8)
         if self.intent is not None:
             size = s.array.dtype.size      # the used lanes' element offsets in the array
             offset = first % (self.window // size) - self.kernel.buffer_base(s.array.buffer) \
                 // size
             used = np.flatnonzero(idx % self.tpb % 32 < s.address_lanes())
             self._check_reader(s, offset, self._bytes(s, first, 8), idx, lanes=used)
+        if addresses_only:
+            return
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros((self.total, 2 * s.count), s.dst.dtype.np)
         self.vars[s.dst][idx] = memory[self._matrix_elements(s, rows, dense, lane)]

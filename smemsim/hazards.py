@@ -22,7 +22,8 @@ import numpy as np
 
 from kernels_ir import (
     BarrierReached, Kernel, KernelError, KernelRuntimeError, LayoutMismatch, PartialRun,
-    SharedAccess, SourceLoc, WarpBarrierReached, format_stmt, resolve_launch, run,
+    SharedAccess, SourceLoc, WarpBarrierReached, control_signatures, format_stmt,
+    resolve_launch, run,
 )
 from kernels_ir.stmt import (
     CommitGroup, CopyAsync, If, Loop, MbarrierArrive, Return, Sync, TmaLoad, WaitGroup,
@@ -34,7 +35,7 @@ from .block_ends import block_ends, check_other_run_at_ends
 from .bulk import box_start
 from .congruence import Congruences
 from .ranges import BlockRanges, probe_settled, trip_counts
-from .slicing import hazard_slices
+from .slicing import control_run, hazard_slices, layout_run
 from .trace import (
     CHUNK_THREADS, LOOP_LIMIT, _blocks_on_read_axes, _decidable_comparisons,
     separable_products,
@@ -476,9 +477,16 @@ def layout_agreement(kernel: Kernel, launch, arrays=None, seed: int = 0,
         # one per source line (a Python loop that builds four wgmmas is one line)
         if isinstance(event, LayoutMismatch):
             found.setdefault(event.stmt.loc, event)
+    # without values where they decide nothing the run follows (no global arrays made, no
+    # products computed: fast.cu's kernel 6 at 8192^3, 43 s on values)
+    hs = hazard_slices(kernel)
+    statements = None if hs.unusable else layout_run(kernel, hs)
+    first = np.zeros(1, np.int64)
     try:
         run(kernel, dict(launch.params), arrays, seed=seed, observer=observe,
-            partial=PartialRun(blocks=np.zeros(1, np.int64)), loop_limit=loop_limit)
+            partial=PartialRun(blocks=first) if statements is None else PartialRun(
+                statements=statements, blocks=first, track=True, origin=True),
+            loop_limit=loop_limit)
     except KernelRuntimeError:
         pass   # the run's faults are reported by the rest of check, for every block
     out = []
@@ -657,6 +665,12 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         reps = _class_representatives(kernel, launch, chosen, hs, slices_of)
         if reps is None:
             reps = _representatives(kernel, ranges, chosen, hs)
+        if 4 * reps.size > chosen.size > 1:
+            # the classes above save little: try classing by the decisions blocks take
+            by_control = _control_representatives(kernel, launch, chosen, hs, per_run,
+                                                  loop_limit)
+            if by_control is not None and by_control.size < reps.size:
+                reps = by_control
     blocks_total = launch.num_blocks if chosen is None else chosen.size
     total = blocks_total + reps.size
     found, seen = [], {}
@@ -740,6 +754,30 @@ def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
     if products is None:
         return None
     return np.unique(np.concatenate([linear for _, _, linear, _ in products]))
+
+
+def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per_run: int,
+                             loop_limit: int) -> np.ndarray | None:
+    """The first of the chosen blocks of each class that agrees on the blockIdx axes the
+    shared run reads other than through its control, and on every decision of that
+    control (slicing.control_run; a persistent kernel whose blocks take tiles from a
+    schedule is one class per number of tiles): None where every axis it reads is read
+    otherwise too, or where the run of its control faults (the shared run then finds it)."""
+    statements, axes = control_run(kernel, hs)
+    if axes >= hs.block_axes:
+        return None
+    gx, gy, _ = launch.grid
+    coords = {"x": chosen % gx, "y": chosen // gx % gy, "z": chosen // (gx * gy)}
+    try:
+        signature = np.concatenate([
+            control_signatures(kernel, dict(launch.params), statements,
+                               chosen[at:at + per_run], loop_limit=loop_limit)
+            for at in range(0, chosen.size, per_run)])
+    except KernelRuntimeError:
+        return None
+    key = np.column_stack([coords[a].astype(np.uint64) for a in sorted(axes)] + [signature])
+    _, first = np.unique(key, axis=0, return_index=True)
+    return chosen[np.sort(first)]
 
 
 def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,

@@ -373,6 +373,40 @@ def hazard_slices(kernel: Kernel,
                         probes, frozenset(counted), unusable, frozenset(endpoints), guards)
 
 
+def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:
+    """The statements of a run that follows where TMA's bytes come from without their values
+    (check's layout agreement): the shared run and what decides the TMA copies' coordinates;
+    None where a loaded value decides those (only a run on values can follow them)."""
+    deps = _Dependences(kernel)
+    copies = [s for s in kernel.statements() if isinstance(s, TmaLoad) and id(s) in hs.shared]
+    needed, _, data = deps.closure([e for s in copies for e in s.exprs()],
+                                   [c for s in copies for c in deps.enclosing[id(s)]])
+    return None if data else frozenset(hs.shared | needed)
+
+
+def control_run(kernel: Kernel, hs: HazardSlices) -> tuple[frozenset[int], frozenset[str]]:
+    """(statements, axes): what decides the control flow of the shared run (its ifs, loops
+    and returns, and what their conditions read), and the blockIdx axes the shared run
+    reads other than through that control. Blocks that agree on those axes and take the
+    same decisions at every if and loop of the first run make the same shared run (a
+    persistent kernel's blocks that take as many tiles: kernels_ir.control_signatures)."""
+    deps = _Dependences(kernel)
+    stmts = [s for s in kernel.statements() if id(s) in hs.shared]
+    controls = [s for s in stmts if s.bodies()]
+    needed, _, _ = deps.closure([], controls)
+    needed |= {id(s) for s in stmts if isinstance(s, Return)}
+    roots = []
+    for s in stmts:
+        if isinstance(s, Access) and s.is_shared:
+            roots.extend(s.address_exprs())
+        elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *BULK_ORDER_OPS)):
+            roots.extend(s.exprs())
+    # what reaches a shared address or barrier through data; a definition under an `if`
+    # brings the `if` but not what its condition reads (the decisions stand for that)
+    axes = deps.closure(roots, (), frozenset(id(s) for s in controls))[1]
+    return frozenset(needed), frozenset(axes)
+
+
 def _affine_body(loop: Loop, other, probes) -> dict | None:
     """The guards of the loop's body if it can run at its ends, else None: every statement
     of the body the other run executes must be a global Load or Store at an index affine

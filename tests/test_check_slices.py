@@ -103,6 +103,59 @@ def test_blocks_grouped_by_their_trips_keep_the_ones_that_race():
                                        sliced=False))
 
 
+def persistent_tiles(race: bool = True, address_reads_block: bool = False):
+    """A persistent kernel: block b takes tiles b, b + 10, b + 20 of 25, so blocks 0-4 take
+    three tiles and blocks 5-9 two. With `race`, a block's third tile reads its neighbour's
+    slot before the barrier (a race only blocks 0-4 have)."""
+    k = KernelBuilder("persistent_tiles")
+    n = k.param("tiles")
+    out = k.global_array("out", f32, 25 * 32, intent="out")
+    s = k.shared("s", f32, 64)
+    count = k.let("count", 0, i32)        # tiles this block has taken
+    tile = k.let("tile", blockIdx.x, i32)
+    slot = (threadIdx.x + blockIdx.x % 2 * 32) if address_reads_block else threadIdx.x
+    with k.loop("it", 0, lambda it: tile < n):
+        s[slot] = cast(tile, f32)
+        early = k.let("early", 0.0, f32)
+        if race:
+            with k.if_(count == 2):
+                early.set(s[(threadIdx.x + 1) % 32])
+        k.syncthreads()
+        out[tile * 32 + threadIdx.x] = s[(threadIdx.x + 1) % 32] + early
+        k.syncthreads()
+        tile += 10
+        count += 1
+    k.launch(10, 32)
+    k.defaults(tiles=25)
+    return k.build()
+
+
+def test_blocks_that_take_as_many_tiles_are_one_class_and_the_race_is_found():
+    from smemsim.hazards import _control_representatives
+    from smemsim.ranges import BlockRanges, probe_settled
+    from smemsim.slicing import hazard_slices
+    import numpy as np
+    from kernels_ir import resolve_launch
+    kernel = persistent_tiles()
+    launch = resolve_launch(kernel, {})
+    ranges = BlockRanges(kernel, launch, None)
+    hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
+    assert hs.block_axes == {"x"}     # the shared run reads blockIdx.x: through its loop
+    reps = _control_representatives(kernel, launch, np.arange(10), hs, 1024, 1000)
+    assert reps.tolist() == [0, 5]    # three tiles, two tiles
+    h = check(kernel)
+    assert h.method == "sliced"
+    (race,) = h.races
+    assert race.block == (0, 0, 0) and race.kind == "read-write"
+    assert verdict(h) == verdict(check(kernel, sliced=False))
+    assert check(persistent_tiles(race=False)).clean
+    # a shared address that reads blockIdx.x itself: no classing by decisions
+    moved = persistent_tiles(address_reads_block=True)
+    hs = hazard_slices(moved, lambda p: probe_settled(ranges, p))
+    assert _control_representatives(moved, launch, np.arange(10), hs, 1024, 1000) is None
+    assert verdict(check(moved)) == verdict(check(moved, sliced=False))
+
+
 def one_block_differs():
     """Block 5 reads its neighbour's slot before the barrier: a race in one block of 8."""
     k = KernelBuilder("one_block_differs")
@@ -477,3 +530,21 @@ def test_a_loop_whose_index_is_not_affine_runs_whole():
     k = strided_reads(64 * 64 + 32, 0, 64, index=lambda i: (i * i) % 64)
     assert hazard_slices(k).endpoints == frozenset()
     assert check(k).clean
+
+
+@pytest.mark.parametrize("file,key,mistakes", [
+    ("examples/wgmma_tile.py", "sw128", 0), ("examples/wgmma_tile.py", "desc_none", 1),
+    ("examples/wgmma_tile.py", "off1024_base1", 1),
+    ("examples/tma_tile.py", "swizzled", 0), ("examples/tma_tile.py", "unswizzled_reader", 1)])
+def test_the_layout_run_without_values_reports_what_the_run_on_values_does(
+        monkeypatch, file, key, mistakes):
+    from kernels_ir import resolve_launch
+    from smemsim import hazards
+    from smemsim.slicing import hazard_slices, layout_run
+    kernel = load_kernels(file)[key]()
+    assert layout_run(kernel, hazard_slices(kernel)) is not None   # no values needed
+    launch = resolve_launch(kernel, {})
+    quick = [f.message for f in hazards.layout_agreement(kernel, launch)]
+    monkeypatch.setattr(hazards, "layout_run", lambda k, hs: None)  # the run on values
+    assert [f.message for f in hazards.layout_agreement(kernel, launch)] == quick
+    assert len(quick) == mistakes
