@@ -23,9 +23,12 @@ it; the batch engines here compute the same counts without walking the passes:
   `merge_from` and warp loads from it on: sum over k of min(M_k, merge_from) for the halves,
   of max(M_k - merge_from, 0) for the warp.
 
-On random requests the numpy engine takes about 27x (4 bytes) and 60-90x (8 bytes) the time
-of one numpy pass over the offsets, the compiled loops (numba) 10-15x and 17-20x; walking the
-passes took 370x and 740x on numpy (benchmarks/bench_banks.py, docs/performance.md).
+On random requests the numpy engine takes about 25-30x (4 bytes) and 60-90x (8 bytes) the
+time of one numpy pass over the offsets, the compiled loops (numba) 6x and 12-14x (they were
+10-15x and 17-20x when they bucketed every unit by its life; within one group's queue of a
+slot the passes grow with the lane, so the loops now meet each slot's units longest life
+first by scanning the lanes from the last); walking the passes took 370x and 740x on numpy
+(benchmarks/bench_banks.py, docs/performance.md).
 """
 from __future__ import annotations
 
@@ -255,63 +258,55 @@ def _longest_lives(key: np.ndarray, group_bits: int):
 def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
           out_atom_wavefronts):  # pragma: no cover
     """batch() as plain loops (numba compiles this; it also runs as Python), request by
-    request: each lane's pass from its bank's queue, each unit's life per group (half-warp
-    0, half-warp 1, the warp), then the loads from the units taken longest life first
-    (`window` bounds the offsets: a stamp per offset marks a request's units)."""
+    request: each lane's pass from its bank's queue; the loads' staircase from the lanes
+    taken last to first (within one group's queue of a slot the passes grow with the lane,
+    so a unit's last lane there holds its life, and the k-th unit met from the end is the
+    slot's k-th longest); for 8 bytes, the warp-wide loads after merge_from pass by pass
+    (`window` bounds the offsets: a stamp per offset marks a scan's units)."""
     n = off.shape[0]
     wide = width == 8
     shift = 3 if wide else 2
     slots = 16 if wide else 32
-    stamp = np.full(window + 1, -1, np.int64)     # the request that last saw an offset
-    unit_of = np.zeros(window + 1, np.int64)      # and its unit's index there
+    seen = np.full(window + 1, -1, np.int64)  # per offset, the scan that last met it
     pas = np.zeros(WARP, np.int64)
-    rank = np.zeros(2 * BANKS, np.int64)          # the next rank of each (half, bank) queue
-    first = np.zeros(BANKS * 16, np.int64)        # half 0's offsets by bank and rank
+    rank = np.zeros(2 * BANKS, np.int64)      # the next rank of each (half, bank) queue
+    first = np.zeros(BANKS * 16, np.int64)    # half 0's offsets by bank and rank
     last_t = np.zeros(BANKS, np.int64)
-    unit_slot = np.zeros(WARP, np.int64)
-    life = np.zeros((3, WARP), np.int64)          # passes a unit stays pending, per group
-    head = np.zeros(WARP + 2, np.int64)           # the units of each life, linked
-    after = np.zeros(WARP, np.int64)
-    count = np.zeros(BANKS, np.int64)             # a slot's units taken so far
-    top = np.zeros(2, np.int64)
+    count = np.zeros(2 * BANKS, np.int64)     # per (group, slot): its units met so far
+    most = np.zeros(2 * BANKS + 2, np.int64)  # per (group, k): M_k, the largest k-th life
+    late = np.zeros(WARP, np.int64)           # lanes still pending at merge_from
     for r in range(n):
-        for q in range(2 * BANKS):
+        for q in range(2 * BANKS if wide else BANKS):
             rank[q] = 0
-        top[0] = 0
-        top[1] = 0
-        units = 0
-        for i in range(WARP):
+        top0 = 0
+        top1 = 0
+        for i in range(16 if wide else WARP):   # half-warp 0 (4 bytes: the warp)
             o = off[r, i]
             if o < 0:
                 pas[i] = -1
                 continue
-            h = i >> 4 if wide else 0
             b = (o >> 2) & (BANKS - 1)
-            if h == 0:
-                t = rank[b]
-                if wide:
-                    first[b * 16 + t] = o
-            else:
-                # stale while half 0's winner of the pass in this bank wrote this address
-                t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
-                while t < rank[b] and first[b * 16 + t] == o:
-                    t += 1
-                last_t[b] = t
-            rank[h * BANKS + b] += 1
+            t = rank[b]
+            rank[b] = t + 1
+            if wide:
+                first[b * 16 + t] = o
             pas[i] = t
-            top[h] = max(top[h], t + 1)
-            if stamp[o] != r:
-                stamp[o] = r
-                unit_of[o] = units
-                unit_slot[units] = (o >> shift) & (slots - 1)
-                life[0, units] = 0
-                life[1, units] = 0
-                life[2, units] = 0
-                units += 1
-            u = unit_of[o]
-            life[h, u] = max(life[h, u], t + 1)
-            life[2, u] = max(life[2, u], t + 1)
-        passes = top[0] if top[0] > top[1] else top[1]
+            top0 = max(top0, t + 1)
+        for i in range(16, WARP if wide else 16):  # half-warp 1 (8 bytes)
+            o = off[r, i]
+            if o < 0:
+                pas[i] = -1
+                continue
+            b = (o >> 2) & (BANKS - 1)
+            # stale while half 0's winner of the pass in this bank wrote this address
+            t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
+            while t < rank[b] and first[b * 16 + t] == o:
+                t += 1
+            last_t[b] = t
+            rank[BANKS + b] += 1
+            pas[i] = t
+            top1 = max(top1, t + 1)
+        passes = max(top0, top1)
         # 8 bytes: the pass from which the pending lanes' loads merge across the warp (every
         # pending pair, or every pending quad, reads one address)
         merge_from = passes
@@ -322,53 +317,72 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                 for p in range(16):
                     i = (p // m) * 2 * m + p % m
                     j = i + m
-                    a = pas[i]
-                    b = pas[j]
-                    low = min(a, b)
+                    low = min(pas[i], pas[j])
                     differ = (low >= 0) & (off[r, i] != off[r, j])
                     fm = max(fm, low if differ else -1)
                 merge_from = min(merge_from, fm + 1)
         # the loads: sum over k of the largest k-th longest life of any slot (the
-        # staircase), taking the units longest life first: a slot's k-th unit taken is its
-        # k-th longest, so the first to make any slot's count k holds M_k. Ideally a pass
-        # loads ceil(pending units * width / 128) wavefronts: one while any unit is pending,
-        # a second (8 bytes, warp-wide) while 17 are.
-        ld_wf = 0
-        ld_ideal = 0
-        for g in range(3):
-            if wide:
-                lo, hi = (0, merge_from) if g < 2 else (merge_from, passes)
-            else:
-                if g != 2:
-                    continue
-                lo, hi = 0, passes
-            if lo >= hi:
+        # staircase), per group of lanes whose loads go together (the warp; for 8 bytes each
+        # half-warp, until merge_from). Ideally a pass loads ceil(pending units * width /
+        # 128) wavefronts: one while any unit is pending, a second (8 bytes, warp-wide)
+        # while 17 are.
+        hi = merge_from if wide else passes
+        for q in range(2 * BANKS):
+            count[q] = 0
+        for q in range(2 * BANKS + 2):
+            most[q] = 0
+        deep0 = 0
+        deep1 = 0
+        for i in range(WARP - 1, -1, -1):
+            o = off[r, i]
+            g = i >> 4 if wide else 0
+            key = r * 64 + 32 + g
+            if o < 0 or seen[o] == key:
                 continue
-            for ell in range(lo + 1, hi + 1):
-                head[ell] = -1
-            for u in range(units):
-                ell = life[g, u]
-                if ell > lo:
-                    ell = ell if ell < hi else hi
-                    after[u] = head[ell]
-                    head[ell] = u
-            levels = 0
-            taken = 0
-            for ell in range(hi, lo, -1):
-                u = head[ell]
-                while u >= 0:
-                    s = unit_slot[u]
-                    c = count[s] + 1
-                    count[s] = c
-                    ld_wf += (ell - lo) * (c > levels)
-                    levels = max(levels, c)
-                    taken += 1
-                    if taken == 1 or (taken == 17 and wide):
-                        ld_ideal += ell - lo
-                    u = after[u]
-            for u in range(units):
-                count[unit_slot[u]] = 0
+            seen[o] = key                 # the unit's last lane in the group: its life
+            q = g * BANKS + ((o >> shift) & (slots - 1))
+            c = count[q] + 1
+            count[q] = c
+            if g == 0:
+                deep0 = max(deep0, c)
+            else:
+                deep1 = max(deep1, c)
+            at = g * (BANKS + 1) + c
+            most[at] = max(most[at], pas[i] + 1)
+        ld_wf = 0
+        for k in range(1, deep0 + 1):
+            ld_wf += min(most[k], hi)
+        for k in range(1, deep1 + 1):
+            ld_wf += min(most[BANKS + 1 + k], hi)
+        ld_ideal = min(top0, hi) + (min(top1, hi) if wide else 0)
+        if wide and merge_from < passes:
+            # the warp's loads from merge_from on, pass by pass (few lanes are left): the
+            # most distinct pending units of one slot; a second ideal wavefront while 17
+            # units are pending
+            pending_lanes = 0
+            for i in range(WARP):
+                if pas[i] >= merge_from:   # (an inactive lane's pass is -1)
+                    late[pending_lanes] = i
+                    pending_lanes += 1
+            for p in range(merge_from, passes):
+                key = r * 64 + p
+                deepest = 0
+                units = 0
+                for q in range(slots):
+                    count[q] = 0
+                for j in range(pending_lanes):
+                    i = late[j]
+                    o = off[r, i]
+                    if pas[i] < p or seen[o] == key:
+                        continue
+                    seen[o] = key
+                    units += 1
+                    q = (o >> shift) & (slots - 1)
+                    count[q] += 1
+                    deepest = max(deepest, count[q])
+                ld_wf += deepest
+                ld_ideal += 1 + (units >= 17)
         out_passes[r] = passes
         out_ld_wavefronts[r] = ld_wf
         out_ld_ideal[r] = ld_ideal
-        out_atom_wavefronts[r] = 2 * (top[0] + top[1])
+        out_atom_wavefronts[r] = 2 * (top0 + top1)
