@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import bf16, from_storage, run, to_storage  # noqa: E402
+from kernels_ir import KernelRuntimeError, bf16, from_storage, run, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
 from tools.corpus_status import options  # noqa: E402
@@ -623,6 +623,52 @@ def test_an_array_of_structs_as_a_field():
             for j in range(64):
                 want[bx] += tile[j, 0] * np.roll(tile[:, 1], -j)
     assert np.allclose(out.reshape(8, 64), want)
+
+
+UNSET = HERE / "cuda" / "struct_pointers_unset.cu"
+SMALL_BOX = np.dtype([("number", "<i4"), ("offset", "<i8"), ("nn", "<i4"),
+                      ("nei", "<i4", (4,))], align=True)   # C++'s: 40 bytes
+
+
+def test_struct_pointers_declared_without_a_value(tmp_path):
+    """lavaMD's `FOUR_VECTOR* rA;` then `rA = &d_rv_gpu[first_i];` (and `rB = ...` inside
+    the loop over neighbour boxes, `fA[tx].v += ...` through one): the pointers point where
+    C++'s do, and a read before any assignment is a located fault."""
+    kernel = import_kernels(str(UNSET))["unset_pointers"]()
+    assert SMALL_BOX.itemsize == 40 and str(kernel.globals[0].length) == "Expr(8 * 40)"
+    rng = np.random.default_rng(5)
+    box = np.zeros(8, SMALL_BOX)
+    box["offset"], box["nn"] = np.arange(8)[::-1] * 64, [2, 0, 1, 3, 0, 0, 1, 4]
+    box["nei"] = rng.integers(0, 8, (8, 4))
+    rv, qv, fv = rng.random((512, 4)), rng.random(512), rng.random((512, 4))
+    out = run(kernel, {}, {"box": box.view(np.uint8), "rv": rv.ravel(), "qv": qv,
+                           "fv": fv.ravel()})["fv"].reshape(512, 4)
+    want = fv.copy()
+    for bx in range(8):
+        a = box["offset"][bx]
+        for k in range(1 + box["nn"][bx]):
+            b = box["offset"][bx if k == 0 else box["nei"][bx][k - 1]]
+            for tx in range(64):
+                want[a + tx, 0] += qv[b + (tx + k) % 64] * rv[a + tx, 1] * rv[b + (tx + 1) % 64,
+                                                                            2]
+    assert np.allclose(out, want) and not np.allclose(out, fv)
+    early = UNSET.read_text().replace("    rA_shared[tx] = rA[tx];\n", "").replace(
+        "    int first_i", "    rA_shared[tx] = rA[tx];\n    int first_i")
+    path = tmp_path / "early.cu"
+    path.write_text(early)
+    with pytest.raises(KernelRuntimeError, match=r"early.cu:17:.*out of bounds.*'rv'"):
+        run(import_kernels(str(path))["unset_pointers"](), {},
+            {"box": box.view(np.uint8), "rv": rv.ravel(), "qv": qv, "fv": fv.ravel()})
+
+
+@pytest.mark.gpu
+def test_unset_struct_pointers_equal_ncu(tmp_path):
+    """On the GPU: ncu's counters of struct_pointers_unset.cu's own build (all zeros) equal
+    --as-compiled on zeros."""
+    from tests.test_original_build import _equal_ncu
+    zeros = {"box": np.zeros(8 * 40, np.uint8), "rv": np.zeros(2048), "qv": np.zeros(512),
+             "fv": np.zeros(2048)}
+    _equal_ncu(tmp_path, UNSET, ("unset_pointers",), lambda key: zeros)
 
 
 @pytest.mark.gpu

@@ -1260,6 +1260,10 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             # `p = q + k` (of a vector pointer too: not a store of the vector it points at)
             self.repoint(left, self.lookup(text(left), left), right, e)
             return None
+        if op == "=" and left.type == "identifier" and \
+                self.lookup(text(left), left).kind == "struct_pointer":
+            self.repoint_struct(left, self.lookup(text(left), left), right, e)
+            return None
         if op in ("+=", "-=") and left.type == "identifier" and \
                 self.lookup(text(left), left).kind == "pointer":
             # `data += bx * N` of a vector pointer: the pointer moves (not a vector sum)

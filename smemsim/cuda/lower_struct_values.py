@@ -16,6 +16,7 @@ from kernels_ir import Op, const
 from kernels_ir.expr import binary
 
 from .errors import CudaImportError
+from .lower_choices import UNSET_OFFSET, _assignments, _bare, _base_name, pointer_name
 from .parse import function_declarator, parse_expression, short, subscript_index, \
     template_default, template_parameters, text
 from .symbols import FLOAT_TYPES, SIZES, Sym, callee_name, exact_quotient, fold, plus, \
@@ -475,6 +476,8 @@ class StructValuesMixin:
             elif d.type == "init_declarator" and \
                     d.child_by_field_name("declarator").type == "pointer_declarator":
                 self.struct_pointer_local(d, stype, node)
+            elif d.type == "pointer_declarator" and pointer_name(d) is not None:
+                self.unset_struct_pointer(pointer_name(d), stype, node)
             elif d.type == "function_declarator":
                 # `S s(M, N, b);`: the grammar reads a declaration of a function
                 args = [parse_expression(text(p))
@@ -543,6 +546,47 @@ class StructValuesMixin:
         self.declare(name, Sym("struct_pointer", stype, dtype, count, place=(view, lead,
                                                                               offset)))
 
+    def unset_struct_pointer(self, name: str, stype: StructType, node) -> None:
+        """`S* p;` before its assignments (lavaMD's `FOUR_VECTOR* rA;` then `rA =
+        &d_rv_gpu[first_i];`, inside a loop too): where every assignment points into one
+        struct array (a struct pointer parameter or local), a pointer into it whose offset
+        each assignment sets, starting out of bounds (UNSET_OFFSET: a read before any
+        assignment is a located fault)."""
+        places = []
+        for a in _assignments(name, node):
+            base = _base_name(a.child_by_field_name("right"))
+            sym = self.declared(base) if base is not None else None
+            if sym is None or sym.kind != "struct_pointer" or sym.value.name != stype.name:
+                raise self.error(node, f"`{short(node)}`: a {stype.name} pointer declared "
+                                       "without a value is read where each assignment points "
+                                       f"it into an array of {stype.name} (`{short(a)}` does "
+                                       "not)")
+            places.append(sym.place)
+        if not places or any(p[0] is not places[0][0] or len(p[1]) != len(places[0][1])
+                             for p in places):
+            raise self.error(node, f"`{short(node)}`: a {stype.name} pointer declared without "
+                                   "a value is read where it is assigned, every time into one "
+                                   "array")
+        view, lead, _ = places[0]
+        with self.at(node):
+            offset = self.kb.let(f"{name}_offset", UNSET_OFFSET, "i32")
+        dtype, count = self.struct_layout(stype, node)
+        self.declare(name, Sym("struct_pointer", stype, dtype, count,
+                               place=(view, list(lead), offset)))
+
+    def repoint_struct(self, target, sym: Sym, value, node) -> None:
+        """`p = &q[i]` (or `q + i`) of a struct pointer local: into the array it points
+        into, its offset moves; into another, refused at the line."""
+        view, lead, offset = sym.place
+        new_view, new_lead, new_offset = self.struct_address(value, sym.value, node)
+        if new_view is not view or len(new_lead) != len(lead) or any(
+                fold(a) is None or fold(a) != fold(b) for a, b in zip(new_lead, lead)) or \
+                getattr(offset, "op", None) is not Op.VAR:
+            raise self.error(node, f"`{short(node)}`: a {sym.value.name} pointer pointed at "
+                                   "another array than the one it points into")
+        with self.at(node):
+            self.kb.assign(offset, new_offset)
+
     def struct_address(self, node, stype: StructType, where) -> tuple[Sym, list, object]:
         """(array, leading indices, element offset) a struct pointer expression denotes:
         a struct pointer (plus or minus whole structs), or a cast of an array or pointer to
@@ -558,6 +602,15 @@ class StructValuesMixin:
                                             f"{stype.name}")
                 view, lead, offset = sym.place
                 return view, list(lead), offset
+        if node.type == "pointer_expression" and node.children[0].type == "&" and \
+                (element := _bare(node.named_children[0])).type == "subscript_expression" and \
+                self.struct_pointer_named(_bare(element.child_by_field_name("argument"))):
+            # `&p[i]`: p + i
+            view, lead, offset = self.struct_address(element.child_by_field_name("argument"),
+                                                     stype, where)
+            k = self.index(subscript_index(element)) * count
+            with self.at(node):
+                return view, lead, offset + k
         if node.type == "binary_expression" and \
                 node.child_by_field_name("operator").type in ("+", "-"):
             view, lead, offset = self.struct_address(node.child_by_field_name("left"), stype,
