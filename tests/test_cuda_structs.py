@@ -661,6 +661,49 @@ def test_struct_pointers_declared_without_a_value(tmp_path):
             {"box": box.view(np.uint8), "rv": rv.ravel(), "qv": qv, "fv": fv.ravel()})
 
 
+POINTER_FIELDS = HERE / "cuda" / "struct_pointer_fields.cu"
+POINT = np.dtype([("weight", "<f4"), ("coord", "<u8"), ("assign", "<i8"), ("cost", "<f4")],
+                 align=True)   # C++'s: the pointer at byte 8, 32 bytes in all
+
+
+def test_a_struct_with_a_pointer_field_in_global_memory(tmp_path):
+    """streamcluster's Point (`float weight; float* coord; long assign; float cost;`): its
+    other fields at C++'s offsets around the 8-byte pointer; the pointer itself, or the
+    whole struct, is refused at its line."""
+    kernel = import_kernels(str(POINTER_FIELDS))["point_costs"]()
+    points = next(g for g in kernel.globals if g.name == "p")
+    assert POINT.itemsize == 32 and str(points.length) == "Expr(256 * 32)"
+    rng = np.random.default_rng(7)
+    p = np.zeros(256, POINT)
+    p["weight"], p["cost"] = rng.random(256), rng.random(256)
+    p["coord"], p["assign"] = 0xDEADBEEF, rng.integers(0, 256, 256)
+    x, table = rng.random(256).astype(np.float32), rng.integers(-9, 9, 256).astype(np.int32)
+    out = run(kernel, {}, {"p": p.view(np.uint8), "x": x, "table": table})["lower"]
+    cost = (x * p["weight"]).astype(np.float32)
+    mine = np.where(cost < p["cost"], cost - p["cost"],
+                    p["cost"] - cost + table[p["assign"]]).astype(np.float32)
+    mine[250:] = 0
+    want = mine + mine.reshape(4, 64)[:, (np.arange(64) + 1) % 64].ravel()
+    assert np.allclose(out[:250], want[:250])
+    source = POINTER_FIELDS.read_text()
+    for old, new in (("mine = x_cost - p[tid].cost;", "mine = p[tid].coord[0];"),
+                     ("float mine = 0.0f;", "float mine = 0.0f; Point q = p[tid];")):
+        path = tmp_path / "bad.cu"
+        path.write_text(source.replace(old, new))
+        with pytest.raises(CudaImportError, match=r"bad.cu:\d+:\d+.*coord"):
+            import_kernels(str(path))["point_costs"]()
+
+
+@pytest.mark.gpu
+def test_pointer_fields_equal_ncu(tmp_path):
+    """On the GPU: ncu's counters of struct_pointer_fields.cu's own build (all zeros) equal
+    --as-compiled on zeros."""
+    from tests.test_original_build import _equal_ncu
+    zeros = {"p": np.zeros(256 * 32, np.uint8), "x": np.zeros(256, np.float32),
+             "table": np.zeros(256, np.int32)}
+    _equal_ncu(tmp_path, POINTER_FIELDS, ("point_costs",), lambda key: zeros)
+
+
 @pytest.mark.gpu
 def test_unset_struct_pointers_equal_ncu(tmp_path):
     """On the GPU: ncu's counters of struct_pointers_unset.cu's own build (all zeros) equal

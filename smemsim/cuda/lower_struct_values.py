@@ -41,6 +41,15 @@ class StructType:
     align: int = 1     # alignas / __align__, else its largest field's
     pointers: list = field(default_factory=list)   # [(name, IR type, lanes)] of pointer
     #                                                fields (`float* a;`)
+    pointer_at: list = field(default_factory=list)  # per pointer field, the index in
+    #                                                 `fields` of the field after it
+    # (in memory a pointer field is 8 bytes at an 8-byte boundary: streamcluster's Point)
+
+    def _pointer_slots(self, offset: int, before: int) -> int:
+        """`offset` past the pointer fields that precede field number `before`."""
+        for _ in range(self.pointer_at.count(before)):
+            offset = -(-offset // 8) * 8 + 8
+        return offset
 
     def elements(self) -> tuple[str, int] | None:
         """(IR type, count) when every field is scalars of one type, laid out without
@@ -65,7 +74,8 @@ class StructType:
         struct of one element type held as those elements, its element offset; the field's
         (IR type, dims, lanes, inner)), or None if the struct has no such field."""
         offset = 0
-        for fname, dtype, dims, lanes, inner in self.fields:
+        for number, (fname, dtype, dims, lanes, inner) in enumerate(self.fields):
+            offset = self._pointer_slots(offset, number)
             if inner is not None:
                 size = (inner.byte_layout()[1] if in_bytes else inner.elements()[1]) \
                     * prod(dims)
@@ -83,11 +93,11 @@ class StructType:
     def byte_layout(self) -> tuple[list, int] | None:
         """([(IR type, byte offset)] of each scalar element in memory order, size in bytes)
         as C++ lays the struct out (each field at its alignment, the size a multiple of the
-        struct's); None for a struct with pointer fields."""
-        if self.pointers:
-            return None
+        struct's); a pointer field holds its 8 bytes and no element (it is not read from
+        memory)."""
         out, offset = [], 0
-        for _, dtype, dims, lanes, inner in self.fields:
+        for number, (_, dtype, dims, lanes, inner) in enumerate(self.fields):
+            offset = self._pointer_slots(offset, number)
             if inner is not None:
                 found = inner.byte_layout()
                 if found is None:
@@ -103,6 +113,7 @@ class StructType:
             for k in range(prod(dims) * lanes):
                 out.append((dtype, offset + k * size))
             offset += prod(dims) * lanes * size
+        offset = self._pointer_slots(offset, len(self.fields))
         return out, -(-offset // self.align) * self.align
 
 
@@ -256,6 +267,8 @@ class StructValuesMixin:
         for _, dtype, _, lanes, inner in stype.fields:
             stype.align = max(stype.align, inner.align if inner is not None else
                               SIZES[dtype] * (lanes if lanes in (2, 4) else 1))
+        if stype.pointers:
+            stype.align = max(stype.align, 8)
         return stype
 
     def struct_field(self, stype: StructType, f) -> None:
@@ -280,6 +293,7 @@ class StructValuesMixin:
                 # `const float* in;`: a parameter pack's array (a kernel parameter's field)
                 stype.pointers.append((text(d.child_by_field_name("declarator")), dtype,
                                        lanes))
+                stype.pointer_at.append(len(stype.fields))
                 continue
             dims = []
             while d.type == "array_declarator":
@@ -743,11 +757,20 @@ class StructValuesMixin:
             return self.shared_view(view, dtype, node), \
                 [binary(Op.DIV, at, const(SIZES[dtype]), int_div=True)]
 
+    def refuse_pointer_fields(self, stype: StructType, node) -> None:
+        """A whole struct with pointer fields moved to or from memory: refused at its line
+        (its scalar fields are read and written one by one)."""
+        if stype.pointers:
+            raise self.error(node, f"`{short(node)}`: a whole {stype.name} (pointer field "
+                                   f"'{stype.pointers[0][0]}') moved to or from memory: read "
+                                   "and write its other fields one by one")
+
     def load_struct(self, place, node) -> Sym:
         """A struct read from memory into a new struct value (one vector load where its
         alignment allows, as nvcc emits it; a struct of several field types field by
         field)."""
         stype, view, indices, count = place
+        self.refuse_pointer_fields(stype, node)
         obj = self.new_struct(stype, stype.base.lower(), node)
         if held_as_bytes(stype, view):
             for (member, index, _), (arr, at) in zip(self.register_elements_of(obj),
@@ -779,6 +802,7 @@ class StructValuesMixin:
         """`p[i] = value` of a struct: its elements, in one vector store where its
         alignment allows."""
         stype, view, indices, count = place
+        self.refuse_pointer_fields(stype, node)
         obj = self.struct_value(value_node, stype)
         if obj.value.name != stype.name:
             raise self.error(node, f"`{short(node)}`: a {obj.value.name} stored as a "
@@ -1020,6 +1044,10 @@ class StructValuesMixin:
         field = text(node.child_by_field_name("field"))
         in_bytes = held_as_bytes(stype, view)
         found = stype.field_start(field, in_bytes)
+        if found is None and any(name == field for name, _, _ in stype.pointers):
+            raise self.error(node, f"`{short(node)}`: '{field}' is a pointer field of "
+                                   f"{stype.name} in memory: a pointer read from memory is "
+                                   "not followed (its other fields are read)")
         if found is None:
             raise self.error(node, f"`{short(node)}`: {stype.name} has no field '{field}'")
         offset, (dtype, dims, lanes, inner) = found
