@@ -19,7 +19,7 @@ from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, 
 from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
 from kernels_ir.stmt import (
-    Return,
+    Assert, Return,
     ATOMIC_OPS, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
@@ -681,4 +681,8 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
                                                   '::: "memory");'),
              WgmmaCommit: lambda w, s, d: w.add(d, 'asm volatile("wgmma.commit_group.sync.'
                                                    'aligned;" ::: "memory");'),
-             Return: lambda w, s, depth: w.add(depth, "return;")}
+             Return: lambda w, s, depth: w.add(depth, "return;"),
+             # (the trap stops the kernel as assert does; the condition's text is not
+             # written into the source)
+             Assert: lambda w, s, depth: w.add(depth,
+                                               f"if (!({cuda_expr(s.cond)})) __trap();")}

@@ -27,7 +27,9 @@ from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, f64, i
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
+from .printer import format_expr
 from .stmt import (
+    Assert,
     ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync,
     DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
@@ -1037,6 +1039,13 @@ class KernelBuilder:
     def return_(self) -> None:
         """`return;` for the threads that reach it (put it under `with k.if_(...)`)."""
         self._emit(Return(caller_loc()))
+
+    def assert_(self, cond: ExprLike, text: str | None = None) -> None:
+        """`assert(cond);`: a thread whose `cond` is 0 stops the kernel, as CUDA's device
+        assert does (the launch fails). `text` names the condition in messages (default: the
+        expression as the printer writes it)."""
+        cond = as_expr(cond)
+        self._emit(Assert(cond, text if text is not None else format_expr(cond), caller_loc()))
 
     def syncwarp(self, mask: int | Expr = FULL_MASK) -> None:
         """`__syncwarp(mask);` (`mask` an int, or an integer expression: each lane's own, as

@@ -29,7 +29,8 @@ from .periodic import Plan, iteration_classes, plan
 from .printer import format_stmt
 from .semantics import LaneFault, convert, trip_count
 from .stmt import (
-    ACTIVE_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, GlobalArray, If,
+    ACTIVE_MASK, Access, Assert, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
+    GlobalArray, If,
     Kernel, Let,
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
@@ -477,6 +478,12 @@ class _Machine(Evaluator):
         if var not in self.vars:
             self.vars[var] = np.zeros(self.total, var.dtype.np)
         self.vars[var][idx] = convert(self.eval(s.value, idx), var.dtype)
+
+    def _assert(self, s: Assert, idx: np.ndarray) -> None:
+        failed = self.eval(s.cond, idx) == 0
+        if failed.any():
+            raise LaneFault(f"assertion `{s.text}` failed: the GPU stops the kernel here (the "
+                            "launch fails with cudaErrorAssert)", np.flatnonzero(failed)[:1])
 
     def _decide(self, s: If | Loop, lanes: np.ndarray, taken: np.ndarray) -> None:
         """Fold a condition's outcome on these lanes into their signatures (PartialRun.
@@ -2316,7 +2323,7 @@ _EXECUTE = {
     Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,
     MmaSync: _Machine._mma_sync,
-    SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async,
+    SyncWarp: _Machine._syncwarp, CopyAsync: _Machine._copy_async, Assert: _Machine._assert,
     CommitGroup: _Machine._commit_group, WaitGroup: _Machine._wait_group,
     Return: _Machine._return, TmaLoad: _Machine._tma_load,
     MbarrierInit: _Machine._mbarrier_init, MbarrierArrive: _Machine._mbarrier_arrive,

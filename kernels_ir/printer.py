@@ -6,7 +6,7 @@ import math
 from .dtypes import DType, f32, u32, u64
 from .expr import BIT_FUNCTIONS, COMPARE_OPS, EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op
 from .stmt import (
-    Return,
+    Assert, Return,
     Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
@@ -225,6 +225,7 @@ _FORMAT = {
     CommitGroup: lambda s: "cp.async.commit_group()",
     WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
     Return: lambda s: "return",
+    Assert: lambda s: f"assert({format_expr(s.cond)})",
     TmaLoad: lambda s: (f"tma_load(&{format_index(s.array, s.index)}, {s.tensor_map.name}, "
                         f"{{{', '.join(format_expr(c) for c in s.coords)}}}, "
                         f"&{format_index(s.barrier, s.barrier_index)}, {s.access_bytes} B)"),

@@ -16,6 +16,7 @@ from .errors import CUDA_SOURCE_SUFFIXES, SourceLoc
 from .expr import Expr, Op
 from .layout import Swizzle
 from .stmt import (
+    Assert,
     Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
     LocalStore, Loop, MmaSync, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
@@ -297,6 +298,8 @@ class _Writer:
             self.emit(depth, f"{BUILDER}.syncwarp({mask})", loc)
         elif isinstance(s, Return):
             self.emit(depth, f"{BUILDER}.return_()", loc)
+        elif isinstance(s, Assert):   # (the source's text, as a Python string literal)
+            self.emit(depth, f"{BUILDER}.assert_({e(s.cond)}, {s.text!r})", loc)
         elif isinstance(s, Shuffle):
             width = s.width if isinstance(s.width, int) else e(s.width)
             mask = _mask(s.mask) if isinstance(s.mask, int) else e(s.mask)

@@ -902,6 +902,17 @@ class Return(Stmt):
     loc: SourceLoc
 
 
+@dataclass(frozen=True, eq=False)
+class Assert(Stmt):
+    """`assert(cond);` in device code: a thread whose `cond` is 0 stops the kernel (the
+    launch fails with cudaErrorAssert). `text` is the condition as the source writes it,
+    for the message only."""
+    EXPRS: ClassVar[tuple[str, ...]] = ("cond",)
+    cond: Expr
+    text: str
+    loc: SourceLoc
+
+
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
 # the warp votes, held as Shuffles whose lane is 0 and width 32: `__ballot_sync(mask, p)` is

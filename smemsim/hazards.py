@@ -459,6 +459,8 @@ def _classify(err: KernelRuntimeError) -> str:
         return "copy_in_flight"
     if "iterations without ending" in text:
         return "endless_loop"
+    if "assertion `" in text:
+        return "assert"
     return "other"
 
 

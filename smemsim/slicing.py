@@ -23,7 +23,7 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
-    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
+    Access, Assert, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
     Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
     BulkLoad, BulkStore, TmaLoad, TmaStore,
 )
@@ -344,8 +344,8 @@ def hazard_slices(kernel: Kernel,
             other_roots.append((s.address_exprs(), s, True))
         elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *BULK_ORDER_OPS)):
             shared_roots.append((s.exprs(), s, True))
-        elif isinstance(s, (Loop, Shuffle, MmaSync, DeclareLocal)):
-            other_roots.append((s.exprs(), s, True))
+        elif isinstance(s, (Loop, Shuffle, MmaSync, DeclareLocal, Assert)):
+            other_roots.append((s.exprs(), s, True))   # (an assert: a fault to find)
         found = tuple(p for p in fault_probes(s) if settled is None or not settled(p))
         if found:
             probes[id(s)] = found

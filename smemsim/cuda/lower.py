@@ -1135,6 +1135,16 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if fn in ("memcpy", "std::memcpy", "__builtin_memcpy"):
                 self.memcpy(e)
                 return
+            if fn == "assert" and "NDEBUG" not in self.u.pp.macros:
+                # a device assert: a thread whose condition is 0 stops the kernel (the
+                # launch fails); -DNDEBUG removes it, as <assert.h> does
+                args = e.child_by_field_name("arguments").named_children
+                if len(args) != 1:
+                    raise self.error(e, f"`{short(e)}`: assert takes one condition")
+                cond = truth_value(self.expr(args[0]))
+                with self.at(e):
+                    self.kb.assert_(cond, short(args[0]))
+                return
             if fn in ("assert", "__assert_fail", "printf", "__trap", "__brkpt",
                       "__threadfence", "__threadfence_block", "__threadfence_system"):
                 return  # no effect on shared memory or on what the IR computes
