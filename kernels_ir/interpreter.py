@@ -482,7 +482,8 @@ class _Machine(Evaluator):
     def _assert(self, s: Assert, idx: np.ndarray) -> None:
         failed = self.eval(s.cond, idx) == 0
         if failed.any():
-            raise LaneFault(f"assertion `{s.text}` failed: the GPU stops the kernel here (the "
+            raise LaneFault("__trap() stops the kernel here (the launch fails)" if s.traps else
+                            f"assertion `{s.text}` failed: the GPU stops the kernel here (the "
                             "launch fails with cudaErrorAssert)", np.flatnonzero(failed)[:1])
 
     def _decide(self, s: If | Loop, lanes: np.ndarray, taken: np.ndarray) -> None:

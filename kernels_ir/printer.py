@@ -225,7 +225,7 @@ _FORMAT = {
     CommitGroup: lambda s: "cp.async.commit_group()",
     WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
     Return: lambda s: "return",
-    Assert: lambda s: f"assert({format_expr(s.cond)})",
+    Assert: lambda s: s.text if s.traps else f"assert({format_expr(s.cond)})",
     TmaLoad: lambda s: (f"tma_load(&{format_index(s.array, s.index)}, {s.tensor_map.name}, "
                         f"{{{', '.join(format_expr(c) for c in s.coords)}}}, "
                         f"&{format_index(s.barrier, s.barrier_index)}, {s.access_bytes} B)"),

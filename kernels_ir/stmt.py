@@ -912,6 +912,15 @@ class Assert(Stmt):
     text: str
     loc: SourceLoc
 
+    @property
+    def traps(self) -> bool:
+        """Whether this is `__trap()` (TRAP_TEXT, condition 0): every thread that reaches it
+        stops the kernel."""
+        return self.text == TRAP_TEXT and self.cond.op is Op.CONST and self.cond.arg == 0
+
+
+TRAP_TEXT = "__trap()"
+
 
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}

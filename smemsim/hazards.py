@@ -459,7 +459,7 @@ def _classify(err: KernelRuntimeError) -> str:
         return "copy_in_flight"
     if "iterations without ending" in text:
         return "endless_loop"
-    if "assertion `" in text:
+    if "assertion `" in text or "__trap() stops the kernel" in text:
         return "assert"
     return "other"
 

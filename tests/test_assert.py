@@ -123,3 +123,23 @@ def test_on_the_gpu_a_failing_assert_fails_the_launch():
     with pytest.raises(Exception, match=r"(?i)launch|illegal|trap|unspecified|error"):
         run_on_gpu(built(128))
     np.testing.assert_array_equal(ok.outputs["out"][:64], 1.0)
+
+
+def test_a_trap_reached_stops_the_kernel():
+    """llm.c's layernorm_backward_kernel9 traps where C is no multiple of 32 x128 vectors
+    (`if (C % (32 * x128::size) != 0) { printf(...); __trap(); }`): at C = 768 it does not,
+    at C = 760 every block does, at the trap's line."""
+    import json
+    import pathlib
+    from tools.corpus_status import options
+    root = pathlib.Path(__file__).resolve().parent
+    entries = json.loads((root / "corpus" / "corpus.json").read_text())["entries"]
+    entry = next(e for e in entries if e["kernel"] == "layernorm_backward_kernel9")
+    kernel = import_kernels(str(root / "corpus" / entry["file"]), options(entry))[
+        "layernorm_backward_kernel9"]()
+    (trap,) = [s for s in kernel.statements() if isinstance(s, Assert)]
+    assert trap.traps and format_kernel(kernel).count("__trap()") == 1
+    assert check(kernel).clean
+    (fault,) = check(kernel, {"C": 760}).faults
+    assert fault.kind == "assert" and "layernorm_backward.cu:878:9" in fault.message \
+        and "__trap() stops the kernel here" in fault.message

@@ -16,6 +16,7 @@ from math import prod
 
 from kernels_ir import (
     ACTIVE_MASK,
+    TRAP_TEXT,
     Expr,
     KernelBuilder,
     KernelError,
@@ -1145,7 +1146,13 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
                 with self.at(e):
                     self.kb.assert_(cond, short(args[0]))
                 return
-            if fn in ("assert", "__assert_fail", "printf", "__trap", "__brkpt",
+            if fn == "__trap":
+                # stops the kernel where it runs (llm.c: `if (C % (32 * x128::size) != 0)
+                # { ...; __trap(); }`): an assert whose condition is 0
+                with self.at(e):
+                    self.kb.assert_(const(0), TRAP_TEXT)
+                return
+            if fn in ("assert", "__assert_fail", "printf", "__brkpt",
                       "__threadfence", "__threadfence_block", "__threadfence_system"):
                 return  # no effect on shared memory or on what the IR computes
             self.expr(e, statement=True)
