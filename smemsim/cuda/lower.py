@@ -1682,9 +1682,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
             if self.names_struct(inner):
                 # sizeof(Node) of a struct of the file (the host's cudaMalloc sizes): C++'s
                 # layout, padding included
-                laid = self.struct_type(inner, node).byte_layout()
-                if laid is not None:
-                    return const(laid[1], BY_NAME["u64"])
+                return const(self.struct_type(inner, node).byte_layout()[1],
+                             BY_NAME["u64"])
             dtype, lanes = self.vtype(inner, node)
             return const(SIZES[dtype] * lanes, BY_NAME["u64"])  # size_t
         if t == "assignment_expression":

@@ -90,7 +90,7 @@ class StructType:
             offset += size
         return None
 
-    def byte_layout(self) -> tuple[list, int] | None:
+    def byte_layout(self) -> tuple[list, int]:
         """([(IR type, byte offset)] of each scalar element in memory order, size in bytes)
         as C++ lays the struct out (each field at its alignment, the size a multiple of the
         struct's); a pointer field holds its 8 bytes and no element (it is not read from
@@ -100,8 +100,6 @@ class StructType:
             offset = self._pointer_slots(offset, number)
             if inner is not None:
                 found = inner.byte_layout()
-                if found is None:
-                    return None
                 offset = -(-offset // inner.align) * inner.align
                 for _ in range(prod(dims)):    # an array of structs: one after another
                     out += [(t, offset + o) for t, o in found[0]]
@@ -541,11 +539,7 @@ class StructValuesMixin:
         found = stype.elements()
         if found is not None:
             return found
-        laid = stype.byte_layout()
-        if laid is None:
-            raise self.error(node, f"`{short(node)}`: a {stype.name} (pointer fields) in "
-                                   "memory is not read")
-        return "u8", laid[1]
+        return "u8", stype.byte_layout()[1]
 
     def struct_pointer_local(self, d, stype: StructType, node) -> None:
         """`S* p = reinterpret_cast<S*>(bytes) + k;` (llm.c's `x128* s_in`): a pointer
@@ -966,9 +960,6 @@ class StructValuesMixin:
         length the structs the launch passes times their elements, named by a struct
         pointer to its first element; of several types, the structs' bytes (u8)."""
         stype = self.struct_type(p.child_by_field_name("type"), p)
-        if stype.elements() is None and stype.byte_layout() is None:
-            raise self.error(p, f"kernel parameter `{short(p)}`: an array of {stype.name} "
-                                "(pointer fields) in global memory is not read")
         # fields of several types: the structs' bytes, each field read through a view of
         # its own type at its offset (C++'s layout; cudaMalloc aligns the array)
         dtype, count = self.struct_layout(stype, p)
