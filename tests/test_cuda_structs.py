@@ -724,3 +724,18 @@ def test_array_fields_equal_ncu(tmp_path):
              "same": {"s": np.zeros(8 * 9, np.int32)},
              "boxes": {"box": np.zeros(8 * 656, np.uint8), "rv": np.zeros(2048)}}
     _equal_ncu(tmp_path, FIELDS, ("find", "same", "boxes"), zeros.get)
+
+
+def test_an_empty_struct_in_memory_is_a_located_error(tmp_path):
+    """A struct with no fields as a kernel's array (the fuzz made one by moving a struct's
+    fields out of it): a located error, where it was a division by zero inside."""
+    f = tmp_path / "empty.cu"
+    f.write_text("struct Empty {};\n"
+                 "__global__ void k(const Empty* e, int* out) {\n"
+                 "    __shared__ int s[32];\n"
+                 "    s[threadIdx.x] = 1;\n"
+                 "    out[threadIdx.x] = s[31 - threadIdx.x];\n"
+                 "}\n"
+                 "int main() { Empty* e; int* o; cudaMalloc(&e, 32); k<<<1, 32>>>(e, o); }\n")
+    with pytest.raises(CudaImportError, match=r"empty.cu:2:\d+.*Empty has no fields"):
+        import_kernels(str(f))["k"]()

@@ -539,7 +539,11 @@ class StructValuesMixin:
         found = stype.elements()
         if found is not None:
             return found
-        return "u8", stype.byte_layout()[1]
+        size = stype.byte_layout()[1]
+        if size == 0:   # (C++ gives an empty struct one byte, which holds nothing to read)
+            raise self.error(node, f"`{short(node)}`: {stype.name} has no fields: a struct "
+                                   "in memory is read through its fields")
+        return "u8", size
 
     def struct_pointer_local(self, d, stype: StructType, node) -> None:
         """`S* p = reinterpret_cast<S*>(bytes) + k;` (llm.c's `x128* s_in`): a pointer
