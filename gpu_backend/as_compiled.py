@@ -86,6 +86,21 @@ class Sunk(Hoist):
 
 
 @dataclass(frozen=True)
+class Promoted:
+    """A read-modify-write element of a loop the compiler still loops (`a[x] -= b[j] *
+    c[j]`, x the same in every iteration) kept in a register while the store stays in every
+    iteration (a load of the loop may alias it): nvcc's loop of a run-time trip count n runs
+    its whole groups of k iterations, then the n mod k left, and loads the element once
+    before each part that runs, [n >= k] + [n mod k != 0] loads per entry, not n."""
+
+    site: int                # the load (written-out numbering)
+    store: int               # the store of the same element
+    loop: int                # the loop's index in walk() order
+    k: int                   # the iterations of a group (the remainder has k - 1 copies)
+    opcode: str
+
+
+@dataclass(frozen=True)
 class Joined:
     """Accesses of an if's two branches the compiler joined into one instruction after it
     (`if (c) t[i] = x; else t[i] = 0;` as one STS of a selected value)."""
@@ -143,6 +158,8 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                          "): sites inside them are reported, not re-counted")
     strided = _strided(written, c, build, branching) if build is not None else ()
     hoists = _hoists(written, c) + _sinks(written, c)
+    kept, promoted, copies = _promoted(written, c, build, strided)
+    hoists += tuple(h for h in kept if h.site not in {x.site for x in hoists})
     joined = _joined(written, c, hoists)
     # each site of a strided loop read k iterations at a time, or, failing that, its sites
     # read together (the fields of a struct); else none
@@ -150,7 +167,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
         if attempt is None:
             continue
         analysed, origins, probes, attempt = _analysis_kernel(written, hoists, joined, origin,
-                                                              attempt)
+                                                              attempt, promoted)
         tr = traced if traced is not None and analysed is written else \
             trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
         confirmed = _confirm_strides(attempt, tr, traced) if attempt else ((), tr)
@@ -164,7 +181,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
         id(s) for s in walk(written.body) if isinstance(s, Loop) and build.key(s.loc) in
         branching}
     widths, site_notes, uncounted = _count(written, c, origin, tr, hoists, joined, looping,
-                                           strided)
+                                           strided, promoted, copies)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}
     changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
@@ -556,6 +573,94 @@ def _sinks(written: Kernel, c) -> tuple[Sunk, ...]:
     return tuple(out)
 
 
+def _promoted(written: Kernel, c, build, strided=()):
+    """Read-modify-write elements the user's build keeps in a register over a loop it still
+    loops (a counted loop with a run-time trip count: nvcc unrolls it partly), found in the
+    SASS: the element's loads are the loads of its line at the address operand of its
+    store (`LDS R11, [R6]` ... `STS [R6], R11`). (hoists, promoted, copies): where the store is
+    sunk after the loop (one instruction, outside the loop's SASS) and one load is left,
+    before it, the load is hoisted (counted once per entry); where the store stays in the
+    loop and two loads are left, one before its first SASS loop and one before the
+    iterations left after the whole groups of k, the element is loaded once per part
+    (Promoted), k read from the line: the groups' last SASS loop holds k copies of the
+    store, and the rest is k - 1 copies written out (lud) or one copy looping. `copies`: the
+    addresses of the other instructions of such a line, whole copies of its other sites'
+    (the loop unrolled partly), explained."""
+    if build is None:
+        return (), (), frozenset()
+    busy = {id(st.loop) for st in strided}
+    at_line: dict = {}
+    for a in (*(a for s in c.sites for a in s.found), *c.unattributed):
+        at_line.setdefault(a.line, {})[a.address] = a
+    on_line: dict = {}
+    for x in written.sites():
+        on_line.setdefault(build.key(x.loc), []).append(x)
+    hoists, promoted, copies = [], [], set()
+    for n, loop, _, spans in _loop_spans(written, c):
+        if not spans or id(loop) in busy or loop.do_while or not loop.counted:
+            continue
+        inner = _declared_inside(loop)
+        body = list(loop.body)
+        for i, r in enumerate(body):
+            if not isinstance(r, Load) or r.site is None or r.op != "load" or \
+                    _uses(r.index, inner):
+                continue
+            w = next((x for x in body[i + 1:] if isinstance(x, Store) and x.site is not None
+                      and x.array is r.array and x.width == r.width and x.op == "store" and
+                      len(x.index) == len(r.index) and
+                      all(a.same(b) for a, b in zip(x.index, r.index))), None)
+            key = build.key(r.loc)
+            if w is None or build.key(w.loc) != key:
+                continue
+            # the store is the line's only store of its width; its instructions name the
+            # element's address operand
+            sites = on_line.get(key, [])
+            if any(x is not w and x.op == "store" and x.access_bytes == w.access_bytes
+                   for x in sites):
+                continue
+            ins = sorted(at_line.get(key, {}).values(), key=lambda a: a.address)
+            stores = [a for a in ins if a.kind == "store" and a.width == w.access_bytes]
+            operands = {a.operand for a in stores if a.operand}
+            loads = [a for a in ins if a.kind == "load" and a.width == r.access_bytes and
+                     a.operand in operands]
+            first, last = min(lo for lo, _ in spans), max(spans, key=lambda x: x[1])
+            inside = lambda a: any(lo <= a.address <= hi for lo, hi in spans)
+            if not stores or not operands or not loads or any(inside(a) for a in loads):
+                continue
+            # every other load of the line: whole copies of the line's other load sites
+            others = Counter(x.access_bytes for x in sites if x.op == "load" and x is not r)
+            rest = Counter(a.width for a in ins if a.kind == "load" and a not in loads)
+            if set(rest) - set(others):
+                continue
+            if len(stores) == 1 and not inside(stores[0]) and stores[0].address > last[1] \
+                    and len(loads) == 1 and loads[0].address < first and \
+                    all(rest[b] % others[b] == 0 for b in rest):
+                hoists.append(Hoist(r.site, n, loads[0].opcode, loads[0].address))
+                copies |= {a.address for a in ins if a.kind == "load"}
+                continue
+            # the element's two loads: before the whole groups and before the rest; k is
+            # the copies of the store in the groups' last SASS loop, and the rest is k - 1
+            # copies written out or one copy looping
+            if len(loads) != 2 or not loads[0].address < first:
+                continue
+            split = loads[1].address
+            groups = [x for x in spans if x[1] < split]
+            tail = [x for x in spans if x[0] > split]
+            if not groups or len(groups) + len(tail) != len(spans):
+                continue
+            last = max(groups, key=lambda x: x[1])
+            k = sum(1 for a in stores if last[0] <= a.address <= last[1])
+            after = [a for a in stores if a.address > split]
+            looping = len(tail) == 1 and len(after) == 1 and \
+                tail[0][0] <= after[0].address <= tail[0][1]
+            if k < 2 or not (looping or not tail and len(after) == k - 1) or \
+                    any(rest[b] != len(stores) * others[b] for b in others):
+                continue
+            promoted.append(Promoted(r.site, w.site, n, k, loads[0].opcode))
+            copies |= {a.address for a in ins}
+    return tuple(hoists), tuple(promoted), frozenset(copies)
+
+
 def _declared_inside(loop: Loop) -> set:
     inner = {loop.var}
     for s in walk(loop.body):
@@ -608,16 +713,19 @@ def _joined(written: Kernel, c, hoists) -> tuple[Joined, ...]:
     return tuple(out)
 
 
-def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
+def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
+                     promoted=()):
     """(kernel, origin, probes, strided): the kernel the trace runs. A copy of each hoisted
     load goes before its loop, issued where the loop runs at least once (the compiler's
     guard); after an if whose branches' accesses were joined, a probe load at the selected
     address stands for the joined instruction (`probes`: site -> the op it is counted as);
     a strided loop steps k iterations at a time (its accesses then stand for k each; with a
     narrow remainder, only while all k run, and `strided` names the probe its remainder is
-    counted at)."""
-    if not hoists and not joined and not strided:
+    counted at); a promoted element's loop counts its iterations, and after it two probe
+    loads at the element, one where a whole group of k ran and one where a remainder did."""
+    if not hoists and not joined and not strided and not promoted:
         return written, origin, {}, ()
+    kept = {p.loop: p for p in promoted}
     steps = {id(st.loop): st for st in strided if not st.probed}
     # a probed loop's strided sites: a probe after each, at every k-th iteration
     probed = {n: st for st in strided if st.probed for n in st.sites}
@@ -683,6 +791,19 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=()):
                         origin[copies[-1].site] = origin[x.site]
                 guard = _substitute(s.cond, s.var, s.start)
                 out += copies if s.do_while else [If(guard, tuple(copies), (), s.loc)]
+            if loops.get(id(s)) in kept:
+                p = kept[loops[id(s)]]
+                i32 = BY_NAME["i32"]
+                count = Var(f"{s.var.name}_trips", i32, "local")
+                x = next(x for x in s.body if getattr(x, "site", None) == p.site)
+                out.append(Let(count, const(0, i32), s.loc))
+                out.append(replace(new, body=(Assign(count, _ref(count) + const(1, i32),
+                                                     s.loc), *new.body)))
+                k = const(p.k, i32)
+                for cond in (_ref(count) >= k, (_ref(count) % k) != const(0, i32)):
+                    out.append(If(cond, (_probe(x, "promoted", fresh, origin, probes),), (),
+                                  s.loc))
+                continue
             out.append(new)
             for j in joins.get(branches.get(id(s)), ()):
                 t = next(x for x in s.then if getattr(x, "site", None) == j.then_site)
@@ -758,19 +879,21 @@ def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
 # ------------------------------------------------------------------ widths and merges
 
 def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=None,
-           strided=()):
+           strided=(), promoted=(), partial_copies=frozenset()):
     """(widths, notes, uncounted): the bytes per lane each written-out site is counted at
     (0: not counted; absent: as stated), what the compiler did, in words, and how many
     shared instructions belong to no site. `looping`: the loops
     the compiler left looping, where known (the user's build: SASS per source line);
-    `strided`: its loops that run k iterations per wide instruction (Strided)."""
+    `strided`: its loops that run k iterations per wide instruction (Strided); `promoted`
+    its register-promoted elements, `partial_copies` the addresses of the partly unrolled
+    copies found with them (explained)."""
     repeated = _in_partly_unrolled_loops(written)
     checks = {s.site: _one_copy(s) if s.site in repeated else s for s in c.sites}
     stmts = {s.site: s for s in written.sites()}
     # sites whose instruction the analysis kernel counts elsewhere: a hoisted load's copy
     # before its loop, a joined if/else pair's probe after the if
     moved = {h.site for h in hoists} | {j.then_site for j in joined} | \
-        {j.else_site for j in joined}
+        {j.else_site for j in joined} | {p.site for p in promoted}
     swapped = _through_swapped(written)
     unfollowed = _unfollowed_unrolled(written, looping) | swapped
     order = [s.site for s in written.sites()]
@@ -853,8 +976,9 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
         [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"
          f", the two branches of an if, joined into one {j.opcode} after it: counted once, "
          "for the lanes of both branches" for j in joined] + \
+        _promoted_notes(promoted, written, stmts, origin) + \
         _dropped_notes(widths, claimed, moved, stmts, origin) + notes
-    explained = {x.address for x in (*hoists, *joined)}
+    explained = {x.address for x in (*hoists, *joined)} | partial_copies
     loose: dict = {}
     for a in c.unattributed:
         if a.address not in explained:
@@ -1059,6 +1183,16 @@ def _hoist_notes(hoists, written: Kernel, stmts, origin) -> list[str]:
             f"{'sunk' if isinstance(h, Sunk) else 'hoisted'} out of the loop "
             f"over {loops[h.loop].var.name} (line {loops[h.loop].loc.line}): counted once per "
             "entry into the loop, where it runs at least once" for h in hoists]
+
+
+def _promoted_notes(promoted, written: Kernel, stmts, origin) -> list[str]:
+    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
+    return [f"compiler: {_name(p.site, stmts, origin)}: the element is kept in a register over "
+            f"the loop over {loops[p.loop].var.name} (line {loops[p.loop].loc.line}), which "
+            f"nvcc runs as whole groups of {p.k} iterations then the rest, the store "
+            f"({_name(p.store, stmts, origin)}) left in every iteration: one {p.opcode} before "
+            f"each part that runs (n >= {p.k}; n mod {p.k} != 0), not one an iteration"
+            for p in promoted]
 
 
 def _dropped_notes(widths, claimed, moved, stmts, origin) -> list[str]:

@@ -56,6 +56,9 @@ class SassAccess:
     # where `line`'s function was inlined, when the SASS says (-gi): the call's line, as
     # `line` is named (the user's own inlined functions only)
     via: object = None
+    # the shared address operand as written (`[R6]`, `[R0+UR5+0x40]`): a load and a store
+    # with the same one read and write the same word (a register-promoted element's)
+    operand: str = ""
 
 
 @dataclass(frozen=True)
@@ -246,6 +249,7 @@ _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
 _VIA = re.compile(r'//## via "(.*)", line (\d+)')   # written by _innermost_user_lines
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]+)\*/")
+_OPERAND = re.compile(r"\[[^\]]*\]")   # the first bracketed operand: the shared address
 _LABEL = re.compile(r"^\s*(\.L_\w+):")
 _BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?BRA(?:\.[\w]+)*\s+`\((\.L_\w+)\)")
 
@@ -359,7 +363,9 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
             address = int(_ADDRESS.match(raw).group(1), 16)
             # the state's generic ATOM: one lane a warp adds the warp's count (aggregated)
             kind = "atomic_aggregated" if op.startswith("ATOM.") else sass_kind(op)
-            out.append(SassAccess(op, kind, _width(op), line, address, via))
+            operand = _OPERAND.search(raw[m.end():])
+            out.append(SassAccess(op, kind, _width(op), line, address, via,
+                                  operand.group(0) if operand else ""))
     # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
     # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
     return [replace(a, kind="atomic_aggregated")

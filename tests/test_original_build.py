@@ -710,3 +710,73 @@ def test_a_lecture_flash_attention_counts_as_the_h100_measured(nvcc, no_cache):
         (28_672, 90_112)
     notes = res["as_compiled"]["notes"]
     assert not any("not re-counted" in n or "no IR site" in n for n in notes), notes
+
+
+PROMOTED = ROOT / "cuda" / "register_promoted.cu"
+LUD = ROOT / "corpus" / "rodinia" / "lud_kernel.cu"
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 8, 12, 13])
+def test_an_element_kept_in_a_register_is_loaded_once_per_part_of_the_loop(n, nvcc):
+    """register_promoted.cu's `forwarded`: `s[tx][k] -= s[tx][j] * s[j][k]` over a run-time
+    n. nvcc keeps s[tx][k] in a register and stores it every iteration; it runs the whole
+    groups of 4 iterations, then the n mod 4 left, and loads the element once before each
+    part that runs: [n >= 4] + [n mod 4 != 0] loads, not n. The two other loads and the store
+    stay one an iteration; the 32 loads of the copy-out and the 32 stores of the copy-in are
+    the kernel's others (one warp)."""
+    from gpu_backend.as_compiled import analyze_as_compiled
+    from gpu_backend.original import build_original
+    from smemsim.cuda import import_kernels, instantiation
+    kernel = import_kernels(str(PROMOTED), None)["forwarded"]()
+    build = build_original(str(PROMOTED), instantiation(str(PROMOTED), None, "forwarded"))
+    r = analyze_as_compiled(kernel, {"n": n, "k": 20}, build=build)
+    element = (n >= 4) + (n % 4 != 0)
+    assert (r.load.requests, r.store.requests) == (2 * n + element + 32, n + 32)
+    if n >= 4:   # where the SASS is read, not the trip count: the note does not depend on n
+        assert any("kept in a register over the loop over j" in x and
+                   "one LDS before each part that runs" in x for x in r.compiler), r.compiler
+    assert not any("no IR site" in x for x in r.compiler), r.compiler
+
+
+def test_an_element_whose_store_is_sunk_is_loaded_once_per_entry(nvcc):
+    """register_promoted.cu's `sunk`: `acc[tx] += t[j]` with nothing that may alias acc[tx]:
+    one LDS before the loop and one STS after it for each of the two warps that run it; t[j]
+    one LDS an iteration (19 iterations from 3 to 39 by 2); 8 + 2 stores and 8 loads
+    outside the loop."""
+    code, out = cli("analyze", str(PROMOTED), "--kernel", "sunk", "--as-compiled", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert [(s["site"], s["requests"]) for s in res["sites"]] == \
+        [(0, 8), (1, 2), (2, 38), (3, 2), (4, 2), (5, 8)]
+    notes = res["as_compiled"]["notes"]
+    assert any("site 3 (line 33): LDS hoisted out of the loop over j" in x for x in notes)
+    assert any("site 4 (line 33): STS sunk out of the loop over j" in x for x in notes)
+    assert not any("no IR site" in x for x in notes), notes
+
+
+@pytest.mark.parametrize("key, grid, block, loads, wavefronts", [
+    # the H100's counts of nvcc's build of Rodinia's lud_kernel.cu (docs/validation.md): 720
+    # and 24,273 loads as stated, the RMW element loaded every iteration
+    ("lud_diagonal", "1", "16", 541, 851),
+    ("lud_perimeter", "31", "32", 18_321, 53_041),
+])
+def test_rodinia_lud_counts_its_register_promoted_elements_as_the_h100_did(
+        key, grid, block, loads, wavefronts, nvcc):
+    """lud's `shadow[tx][i] -= shadow[tx][j] * shadow[j][i]` (and its three siblings):
+    what the H100 measured of the user's build, 541 and 18,321 load instructions."""
+    code, out = cli("analyze", str(LUD), "--kernel", key, "-p", "matrix_dim=512",
+                    "-p", "offset=0", "--length", "m=512*512", "--launch-grid", grid,
+                    "--launch-block", block, "--as-compiled", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert (res["load"]["requests"], res["load"]["wavefronts"]) == (loads, wavefronts)
+    assert sum("kept in a register" in x for x in res["as_compiled"]["notes"]) == 2
+
+
+@pytest.mark.gpu
+def test_register_promoted_elements_equal_ncu(tmp_path, nvcc):
+    """On the GPU: ncu's counters of register_promoted.cu's own build (zeros, main's
+    launches) equal the --as-compiled prediction."""
+    zeros = {"forwarded": {"m": np.zeros(32 * 32, np.float32)},
+             "sunk": {"in": np.zeros(256, np.int32)}}
+    _equal_ncu(tmp_path, PROMOTED, ("forwarded", "sunk"), zeros.get)
