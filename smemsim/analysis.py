@@ -20,6 +20,7 @@ from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requ
 from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, gmma_wavefronts,
                    on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences
+from .retry_loops import retry_loops
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
@@ -53,6 +54,10 @@ class SiteReport:
     classes: Mapping[str, "Totals"]  # by Nsight instruction class (a CAS loop has two)
     matrices: int | None = None   # ldmatrix / stmatrix
     tma: TmaCounters | None = None  # a TMA / bulk copy site: copies, bytes, bank words
+    # the line of a loop it runs in that retries until a store to shared memory survives
+    # (smemsim.retry_loops): its passes are the GPU's to decide
+    retry_loop: int | None = None
+    at_least: bool = False        # and only lanes of one warp contended: the fewest passes
 
     @property
     def is_bulk(self) -> bool:
@@ -231,6 +236,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
     window = max(tr.launch.smem_window, 1)
     rows = []
     congruences = None   # what is known of the copies' global starts, if any
+    retries = retry_loops(kernel)
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
         op, matrices = (ops or {}).get(stmt.site, stmt.op), stmt.matrices
@@ -278,6 +284,9 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
                          classes=classes, matrices=matrices, tma=tma))
+        retry = next((r for r in retries if stmt.site in r.sites), None)
+        if retry is not None:
+            rows[-1].update(retry_loop=retry.line, at_least=not retry.stores & tr.crossed)
     return rows
 
 

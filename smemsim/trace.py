@@ -24,6 +24,7 @@ from kernels_ir.expr import COMPARE_OPS, Expr, Op, cast, const
 from kernels_ir.stmt import Loop, map_statements, walk
 
 from .ranges import UNDECIDED, BlockRanges, trip_counts
+from .retry_loops import retry_loops
 from .slicing import Slice, expr_block_axes, needed_exprs, slice_kernel
 
 WARP = 32
@@ -82,6 +83,9 @@ class Trace:
     slice: Slice
     mode: str                   # "sliced" or "full" (data-dependent: run on data)
     blocks_run: int             # blocks the interpreter executed
+    # stores of retry loops (smemsim.retry_loops) where lanes of two warps of one block
+    # stored the same element in one execution: their passes are no lower bound
+    crossed: frozenset = frozenset()
 
 
 class _Collector:
@@ -112,6 +116,8 @@ class _Collector:
         self.blocks = np.zeros(0, np.int64)          # grid ids of the run's blocks
         self.block_weights = np.zeros(0, np.int64)   # blocks each one stands for
         self.trip_totals: dict[int, np.ndarray] = {}  # per trip loop: trips it stands for
+        self.watch: frozenset = frozenset()   # retry loops' stores: is a word shared by warps?
+        self.crossed: set = set()
 
     def start_run(self, blocks: np.ndarray, weights: np.ndarray,
                   trip_totals: dict | None = None) -> None:
@@ -140,6 +146,9 @@ class _Collector:
             rows = np.full((warps.size, WARP), -1, np.int32)
             rows[inverse, thread % WARP] = access.offsets
         dense = warps // self.wpb
+        if access.stmt.site in self.watch and access.stmt.site not in self.crossed and \
+                _warps_share_an_element(rows, dense, warps):
+            self.crossed.add(access.stmt.site)
         # inside a trip loop, a block stands for the summed trips of the blocks it represents
         factor = self.block_weights if access.scale is None else self.trip_totals[access.scale]
         site = access.stmt.site
@@ -185,6 +194,20 @@ class _Collector:
         return SiteTrace(site, *parts, iterations, grid)
 
 
+def _warps_share_an_element(rows: np.ndarray, dense: np.ndarray, warps: np.ndarray) -> bool:
+    """Whether two warps of one block access the same byte offset in these requests (one
+    execution of a site: `rows` of offsets per warp, -1 for an inactive lane)."""
+    lanes = rows >= 0
+    if not lanes.any():
+        return False
+    block = np.broadcast_to(dense[:, None], rows.shape)[lanes].astype(np.int64)
+    warp = np.broadcast_to(warps[:, None], rows.shape)[lanes]
+    place = (block << 32) | rows[lanes].astype(np.int64)
+    order = np.lexsort((warp, place))
+    place, warp = place[order], warp[order]
+    return bool(((place[1:] == place[:-1]) & (warp[1:] != warp[:-1])).any())
+
+
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                  loop_limit: int = LOOP_LIMIT, fold=None) -> Trace:
     """Trace every shared access site of one launch (see LOOP_LIMIT for `loop_limit`).
@@ -196,6 +219,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
     sl = slice_kernel(kernel)
     collector = _Collector(launch, deduplicate=not sl.data_dependent,
                            fold=fold if sl.data_dependent else None)
+    collector.watch = frozenset(n for r in retry_loops(kernel) for n in r.stores)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
     if kernel.cooperative:
         # blocks that meet at grid.sync() and share global data in between run together
@@ -212,7 +236,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                          loop_limit=loop_limit)
         # run on data, requests rarely repeat: cost them all rather than sort them
         sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
-        return Trace(launch, sites, sl, "full", int(blocks.size))
+        return Trace(launch, sites, sl, "full", int(blocks.size), frozenset(collector.crossed))
     runs = 0
     for variant, vs, blocks, weights, totals in _block_classes(kernel, launch, sl):
         for at in range(0, blocks.size, per_run):
@@ -225,7 +249,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                 loop_limit=loop_limit)
         runs += int(blocks.size)
     sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
-    return Trace(launch, sites, sl, "sliced", runs)
+    return Trace(launch, sites, sl, "sliced", runs, frozenset(collector.crossed))
 
 
 def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):

@@ -35,6 +35,7 @@ def report_json(r: Report) -> dict[str, Any]:
             "array": s.array, "op": s.op, "width": s.width, "requests": s.requests,
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
+            "retry_loop": s.retry_loop, "at_least": s.at_least,
             "matrices": s.matrices, "classes": _classes(s.classes),
             "tma": None if s.tma is None else dataclasses.asdict(s.tma),
             "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],

@@ -102,6 +102,22 @@ def report_table(r: Report, explain_command: str | None = None,
     if any(s.data_dependent for s in r.sites):
         parts.append(Text("*: the addresses depend on the input data; counted on this "
                           "launch's inputs"))
+    for line in sorted({s.retry_loop for s in r.sites if s.retry_loop is not None}):
+        mine = [s for s in r.sites if s.retry_loop == line]
+        listed = ", ".join(str(s.site) for s in mine)
+        if all(s.at_least for s in mine):
+            parts.append(Text(
+                f"at least: site(s) {listed} run in the loop of line {line}, which retries "
+                "until a store to shared memory survives; counted with one contending store "
+                "landing per pass, the fewest there can be: under independent thread "
+                "scheduling the GPU may issue the divergent warp's instructions in more than "
+                "one group (docs/hardware-rules.md)"))
+        else:
+            parts.append(Text(
+                f"estimate: site(s) {listed} run in the loop of line {line}, which retries "
+                "until a store to shared memory survives, and lanes of several warps "
+                "contend for one word: counted with the block's warps in lock-step, one "
+                "store landing per pass; the GPU's passes depend on its scheduling"))
     loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop"]
     if loops:
         parts.append(Text(f"estimate: site(s) {', '.join(loops)} compile to a CAS loop, whose "
