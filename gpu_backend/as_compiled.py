@@ -159,6 +159,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     strided = _strided(written, c, build, branching) if build is not None else ()
     hoists = _hoists(written, c) + _sinks(written, c)
     kept, promoted, copies = _promoted(written, c, build, strided)
+    # (_hoists and _sinks may have found some of them already)
     hoists += tuple(h for h in kept if h.site not in {x.site for x in hoists})
     joined = _joined(written, c, hoists)
     # each site of a strided loop read k iterations at a time, or, failing that, its sites
@@ -577,9 +578,10 @@ def _promoted(written: Kernel, c, build, strided=()):
     """Read-modify-write elements the user's build keeps in a register over a loop it still
     loops (a counted loop with a run-time trip count: nvcc unrolls it partly), found in the
     SASS: the element's loads are the loads of its line at the address operand of its
-    store (`LDS R11, [R6]` ... `STS [R6], R11`). (hoists, promoted, copies): where the store is
-    sunk after the loop (one instruction, outside the loop's SASS) and one load is left,
-    before it, the load is hoisted (counted once per entry); where the store stays in the
+    store (`LDS R11, [R6]` ... `STS [R6], R11`). (hoists, promoted, copies): where the store
+    is sunk after the loop (one instruction, after the loop's SASS) and one load is left,
+    before it, the load is hoisted and the store sunk (each counted once per entry; the
+    Hoist and the Sunk); where the store stays in the
     loop and two loads are left, one before its first SASS loop and one before the
     iterations left after the whole groups of k, the element is loaded once per part
     (Promoted), k read from the line: the groups' last SASS loop holds k copies of the
@@ -623,7 +625,7 @@ def _promoted(written: Kernel, c, build, strided=()):
             operands = {a.operand for a in stores if a.operand}
             loads = [a for a in ins if a.kind == "load" and a.width == r.access_bytes and
                      a.operand in operands]
-            first, last = min(lo for lo, _ in spans), max(spans, key=lambda x: x[1])
+            first, end = min(lo for lo, _ in spans), max(hi for _, hi in spans)
             inside = lambda a: any(lo <= a.address <= hi for lo, hi in spans)
             if not stores or not operands or not loads or any(inside(a) for a in loads):
                 continue
@@ -632,10 +634,10 @@ def _promoted(written: Kernel, c, build, strided=()):
             rest = Counter(a.width for a in ins if a.kind == "load" and a not in loads)
             if set(rest) - set(others):
                 continue
-            if len(stores) == 1 and not inside(stores[0]) and stores[0].address > last[1] \
-                    and len(loads) == 1 and loads[0].address < first and \
-                    all(rest[b] % others[b] == 0 for b in rest):
-                hoists.append(Hoist(r.site, n, loads[0].opcode, loads[0].address))
+            if len(stores) == 1 and stores[0].address > end and len(loads) == 1 and \
+                    loads[0].address < first and all(rest[b] % others[b] == 0 for b in rest):
+                hoists += [Hoist(r.site, n, loads[0].opcode, loads[0].address),
+                           Sunk(w.site, n, stores[0].opcode, stores[0].address)]
                 copies |= {a.address for a in ins if a.kind == "load"}
                 continue
             # the element's two loads: before the whole groups and before the rest; k is
