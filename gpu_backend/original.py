@@ -471,9 +471,11 @@ def _reattach(by_line: dict, pending: dict) -> None:
 def _spill_down(by_line: dict, pending: dict) -> None:
     """A line with more instructions of a kind than it has sites of that kind gives the
     surplus (the later ones, by address) to the nearest lines below (at most 8, same file)
-    whose sites of that kind have none: nvcc marked two consecutive statements' TMA copies
-    with the first one's line. A line with no such neighbour keeps them (an unrolled loop's
-    copies are its own)."""
+    whose sites of that kind have none, when the surplus is exactly what they lack: nvcc
+    marked two consecutive statements' TMA copies with the first one's line. A line with no
+    such neighbour keeps them, and so does one whose surplus is more (an unrolled loop's
+    copies are its own: flash-attention-minimal's `S[..] = __expf(S[..] - row_m)` as 7 LDS
+    and 7 STS, the next line's `row_l += S[..]` forwarded from the store, no instruction)."""
     for line in sorted(k for k in by_line if k is not None):
         for kind in sorted({a.kind for a in pending.get(line, ())}):
             stated = _of_kind(by_line[line], kind)
@@ -481,7 +483,8 @@ def _spill_down(by_line: dict, pending: dict) -> None:
             below = [k for k in sorted(by_line) if k is not None and k[0] == line[0] and
                      line[1] < k[1] <= line[1] + 8 and _of_kind(by_line[k], kind) and
                      not any(a.kind == kind for a in pending.get(k, ()))]
-            if not stated or len(have) <= stated or not below:
+            if not stated or len(have) <= stated or not below or \
+                    len(have) - stated != sum(_of_kind(by_line[k], kind) for k in below):
                 continue
             surplus = have[stated:]
             for k in below:

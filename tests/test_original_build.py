@@ -780,3 +780,20 @@ def test_register_promoted_elements_equal_ncu(tmp_path, nvcc):
     zeros = {"forwarded": {"m": np.zeros(32 * 32, np.float32)},
              "sunk": {"in": np.zeros(256, np.int32)}}
     _equal_ncu(tmp_path, PROMOTED, ("forwarded", "sunk"), zeros.get)
+
+
+def test_a_partly_unrolled_loops_copies_stay_on_their_line(nvcc):
+    """forwarded_next_line.cu (after flash-attention-minimal): `s[..] = __expf(s[..] - 1)`
+    on line 14 is 7 LDS and 7 STS in nvcc's build (4 copies looping, 3 written out for the
+    rest); line 15's `row_l += s[..]` reads the stored value from a register. Line 14's
+    copies are its own: none is handed to line 15 (they were, and 3 LDS and 4 STS were
+    left to no site while the loads counted twice). One warp, bc = 13: 13 loads, 13 + 13
+    stores."""
+    cu = ROOT / "cuda" / "forwarded_next_line.cu"
+    code, out = cli("analyze", str(cu), "--kernel", "exp_rows", "--as-compiled", "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert [(s["site"], s["requests"]) for s in res["sites"]] == [(0, 13), (1, 13), (2, 13)]
+    notes = res["as_compiled"]["notes"]
+    assert any("site 3 (line 15): no instruction of its own" in x for x in notes), notes
+    assert not any("no IR site" in x for x in notes), notes

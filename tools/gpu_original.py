@@ -190,9 +190,15 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         # So are OpenGL's, for cuda-samples' nbody (bodysystemcuda.cu draws through GL; the
         # harness launches the kernel alone): its headers go in the folder's include/
         # (docs/validation.md says how), the libraries are not needed
+        # And PyTorch's, for flash-attention-minimal's flash.cu (its host function takes
+        # torch::Tensor): its headers are the torch of the machine that builds the harness
+        # (the GPU machine's image has one), which asks for C++20
+        torch = any(re.search(r"#include\s*<torch/", t) for t in texts)
+        if torch:
+            flags.append("-std=c++20")
         link = ["-Xlinker", "--unresolved-symbols=ignore-all"] \
-            if any("<parboil.h>" in t or re.search(r"#include\s*<GL/", t) for t in texts) \
-            else []
+            if torch or any("<parboil.h>" in t or re.search(r"#include\s*<GL/", t)
+                            for t in texts) else []
         inst = instantiation(str(cu), opts, key)
         cases.append({"cu": entry["file"], "kernel": name, "key": key,
                       "instance": {"name": inst.name, "template_args": inst.template_args,
@@ -203,7 +209,7 @@ def prepare_corpus(folder: pathlib.Path) -> None:
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
                       "includes": [str(cu.parent.relative_to(ROOT))] + [
                           str(pathlib.Path(d).relative_to(ROOT)) for d in opts.include_dirs],
-                      "flags": flags,
+                      "flags": flags, "torch": torch,
                       "libraries": libraries, "link_flags": link})
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
     print(f"{len(cases)} cases in {folder}")
@@ -293,6 +299,7 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
         flags += [f"-I{ROOT / d}" for d in case.get("includes", [])]
         if (folder / "include").is_dir():  # headers the originals' build finds elsewhere
             flags.append(f"-I{folder / 'include'}")
+        flags += [f"-I{d}" for d in torch_includes(case)]
         flags += case.get("flags", [])
         try:  # cuBLAS, where the wheel put it (SGEMM_CUDA and llm.c include and call it)
             import nvidia.cublas
@@ -358,6 +365,7 @@ def original_build(case: dict, folder: pathlib.Path):
     includes = [str(ROOT / d) for d in case.get("includes", [])]
     if (folder / "include").is_dir():
         includes.append(str(folder / "include"))
+    includes += torch_includes(case)
     try:
         import nvidia.cublas
         includes.append(str(pathlib.Path(list(nvidia.cublas.__path__)[0]) / "include"))
@@ -367,6 +375,18 @@ def original_build(case: dict, folder: pathlib.Path):
     return build_original(str(source), instance,
                           defines=case["defines"], include_dirs=includes,
                           flags=case.get("flags", []))
+
+
+def torch_includes(case: dict) -> list[str]:
+    """PyTorch's include folders, where the case's file includes its headers: those of the
+    torch this Python imports (none where it has none: nvcc then names the missing header)."""
+    if not case.get("torch"):
+        return []
+    try:
+        from torch.utils.cpp_extension import include_paths
+    except ImportError:
+        return []
+    return [str(p) for p in include_paths()]
 
 
 def zeroed(kernel) -> dict:
