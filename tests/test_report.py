@@ -213,3 +213,21 @@ def _chromium(page: pathlib.Path, tmp: pathlib.Path) -> tuple[str, str]:
                           "--v=0", "--dump-dom", page.as_uri()],
                          capture_output=True, text=True, timeout=120)
     return run.stdout, run.stderr
+
+
+def test_a_retry_loops_lines_say_at_least(tmp_path):
+    """retry_histogram.cu's tag-and-retry loop (lines 14, 16, 17 of add_tagged): its margin
+    figures are marked ≥ and the note says why; the other lines are not marked, and a page
+    without such a loop has neither."""
+    cu = pathlib.Path(__file__).resolve().parent / "cuda" / "retry_histogram.cu"
+    out = tmp_path / "r.html"
+    code, text = cli("report", str(cu), "--kernel", "one_bin", "--no-check", "--no-fix",
+                     "-o", str(out))
+    assert code == 0, text
+    page = out.read_text(encoding="utf-8")
+    marked = {int(m) for m in re.findall(r'id="k0-L(\d+)"[^>]*>(?:(?!</tr>).)*?≥\d', page)}
+    assert marked == {14, 16, 17}
+    assert "≥: at least these, in a loop that retries until a store to shared memory" in page
+    plain = tmp_path / "t.html"
+    assert cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(plain))[0] == 0
+    assert "≥" not in plain.read_text(encoding="utf-8")

@@ -171,8 +171,11 @@ def line_totals(sites: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, 
     """Per (file, line): its sites and, per instruction class, the summed counts."""
     out: dict[tuple[str, int], dict[str, Any]] = {}
     for s in sites:
-        entry = out.setdefault((s["file"], s["line"]), {"sites": [], "classes": {}})
+        entry = out.setdefault((s["file"], s["line"]), {"sites": [], "classes": {},
+                                                        "retry": ""})
         entry["sites"].append(s["site"])
+        if s.get("retry_loop") is not None:   # a loop that retries until a store survives
+            entry["retry"] = "≈" if entry["retry"] == "≈" or not s.get("at_least") else "≥"
         for c, t in s["classes"].items():
             acc = entry["classes"].setdefault(c, {"requests": 0, "wavefronts": 0, "excess": 0})
             for f in acc:
@@ -196,11 +199,17 @@ def source_view(item: dict[str, Any], k: str) -> str:
     total_excess = sum(e["excess"] for v in per_line.values() for e in v["classes"].values())
     total_waves = sum(e["wavefronts"] for v in per_line.values() for e in v["classes"].values())
     hazard_lines = _hazard_lines(item["hazards"])
+    retrying = {v["retry"] for v in per_line.values()} - {""}
     out = ["<h3>Source</h3><p class=note>Margin: per shared access line and instruction "
            "class, the whole launch's requests, wavefronts and excess wavefronts (bank "
            "conflicts). Shading: the line's share of the kernel's excess"
            + ("" if total_excess else " (nothing conflicts: of its wavefronts, in blue)")
-           + ". Click a line for its worst request's bank map.</p>"]
+           + ". Click a line for its worst request's bank map."
+           + (" ≥: at least these, in a loop that retries until a store to shared memory "
+              "survives (one contending store lands a pass; the GPU may issue more)"
+              if "≥" in retrying else "")
+           + (" ≈: an estimate, in such a loop where warps contend for one word"
+              if "≈" in retrying else "") + "</p>"]
     shown = set()
     for src in item["sources"]:
         file = src["file"]
@@ -227,7 +236,8 @@ def source_view(item: dict[str, Any], k: str) -> str:
             wf = sum(c["wavefronts"] for c in cs.values())
             share = ex / total_excess if total_excess else (wf / total_waves if total_waves
                                                               else 0.0)
-            col = lambda f: "<br>".join(_n(c[f]) for c in cs.values())
+            mark = entry["retry"]
+            col = lambda f: "<br>".join(mark + _n(c[f]) for c in cs.values())
             sites = " ".join(map(str, entry["sites"]))
             rows.append(
                 f'<tr id="k{k}-L{n}" class="site {cls}" data-kernel="{k}" data-sites="{sites}" '
