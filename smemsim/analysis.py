@@ -20,7 +20,6 @@ from .banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requ
 from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, gmma_wavefronts,
                    on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences
-from .retry_loops import retry_loops
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
 
 
@@ -236,7 +235,6 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
     window = max(tr.launch.smem_window, 1)
     rows = []
     congruences = None   # what is known of the copies' global starts, if any
-    retries = retry_loops(kernel)
     for stmt in kernel.sites():
         st = tr.sites[stmt.site]
         op, matrices = (ops or {}).get(stmt.site, stmt.op), stmt.matrices
@@ -284,7 +282,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
                          classes=classes, matrices=matrices, tma=tma))
-        retry = next((r for r in retries if stmt.site in r.sites), None)
+        retry = next((r for r in tr.retries if stmt.site in r.sites), None)
         if retry is not None:
             rows[-1].update(retry_loop=retry.line, at_least=not retry.stores & tr.crossed)
     return rows

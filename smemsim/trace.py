@@ -83,8 +83,9 @@ class Trace:
     slice: Slice
     mode: str                   # "sliced" or "full" (data-dependent: run on data)
     blocks_run: int             # blocks the interpreter executed
-    # stores of retry loops (smemsim.retry_loops) where lanes of two warps of one block
-    # stored the same element in one execution: their passes are no lower bound
+    # the kernel's retry loops (smemsim.retry_loops), and their stores where lanes of two
+    # warps of one block stored the same element in one execution: no lower bound there
+    retries: tuple = ()
     crossed: frozenset = frozenset()
 
 
@@ -219,7 +220,8 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
     sl = slice_kernel(kernel)
     collector = _Collector(launch, deduplicate=not sl.data_dependent,
                            fold=fold if sl.data_dependent else None)
-    collector.watch = frozenset(n for r in retry_loops(kernel) for n in r.stores)
+    retries = retry_loops(kernel)
+    collector.watch = frozenset(n for r in retries for n in r.stores)
     per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
     if kernel.cooperative:
         # blocks that meet at grid.sync() and share global data in between run together
@@ -236,7 +238,8 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                          loop_limit=loop_limit)
         # run on data, requests rarely repeat: cost them all rather than sort them
         sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
-        return Trace(launch, sites, sl, "full", int(blocks.size), frozenset(collector.crossed))
+        return Trace(launch, sites, sl, "full", int(blocks.size), retries,
+                     frozenset(collector.crossed))
     runs = 0
     for variant, vs, blocks, weights, totals in _block_classes(kernel, launch, sl):
         for at in range(0, blocks.size, per_run):
@@ -249,7 +252,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                 loop_limit=loop_limit)
         runs += int(blocks.size)
     sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
-    return Trace(launch, sites, sl, "sliced", runs, frozenset(collector.crossed))
+    return Trace(launch, sites, sl, "sliced", runs, retries, frozenset(collector.crossed))
 
 
 def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
