@@ -40,20 +40,29 @@ N = 64                        # wgmma n
 
 
 # variant -> the TMA swizzle's span in bytes (16: none, 8-column boxes), what the descriptor says
-SPANS = {"sw128": 128, "desc_none": 128, "off1024": 128, "interleave": 16, "sw64": 64,
-         "sw32": 32, "mn128": 128, "mn_interleave": 16, "off1024_base1": 128, "bf16": 128,
-         "areg": 128, "mn64": 64, "mn32": 32}
+SPANS = {"sw128": 128, "desc_none": 128, "interleave": 16, "sw64": 64, "sw32": 32,
+         "mn128": 128, "mn_interleave": 16, "bf16": 128, "areg": 128, "mn64": 64, "mn32": 32}
 SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
+# variants that place the tiles off a 1024-byte boundary: the layout variant they move, the
+# bytes past the boundary, and the base offset in A's descriptor
+PLACED = {"off1024": ("sw128", 128, 0), "off1024_base1": ("sw128", 128, 1)}
 
 
-def gemm(variant: str):
+def gemm(variant: str, shift: int = 0, base_offset: int = 0):
     """C (M x N, f32) = A (M x K) B (N x K)^T, a 64 x 64 tile per block. A span of S bytes:
     boxes of 64 rows x S bytes, 128 / S of them per 64-wide K chunk, each 64 S bytes after
     the last (an H100 computed every variant's product as the interpreter does:
-    tools/gpu_wgmma_swizzles.py)."""
+    tools/gpu_wgmma_swizzles.py). `shift` bytes (a multiple of 128) place both tiles past
+    their 1024-byte boundary and `base_offset` goes in A's descriptor (B's says 0): what
+    the PLACED variants do, and tools/gpu_wgmma_base_offset.py with other swizzles."""
+    name = f"wgmma_{variant}"
+    if variant in PLACED:
+        variant, shift, base_offset = PLACED[variant]
+    if shift % 128 or not 0 <= shift < 1024:
+        raise ValueError(f"shift must be a multiple of 128 below 1024, got {shift!r}")
     span = SPANS[variant]
     b_major = "MN" if variant.startswith("mn") else "K"
-    k = KernelBuilder(f"wgmma_{variant}")
+    k = KernelBuilder(name)
     m_, n_, k_ = k.param("M"), k.param("N"), k.param("K")
     dtype = bf16 if variant == "bf16" else f16
     a = k.global_array("A", dtype, m_ * k_)
@@ -66,14 +75,14 @@ def gemm(variant: str):
     map_a = k.tensor_map("map_a", a, (m_, k_), (TILE, a_cols), swizzle=a_swizzle)
     map_b = k.tensor_map("map_b", b, (n_, k_) if b_major == "K" else (k_, n_),
                          (TILE, cols), swizzle=swizzle)
-    base = 64 if variant.startswith("off1024") else 0          # elements: 128 bytes
+    base = shift // 2                                          # elements
     areg = variant == "areg"    # A from registers: ldmatrix.x4 gives wgmma's A fragment
     s_a = k.shared("sA", dtype, (TILE, TILE), layout="SWIZZLE_128B") if areg else \
         k.shared("sA", dtype, base + TILE * TILE, align=1024)
     s_b = k.shared("sB", dtype, base + TILE * TILE, align=1024)
     bar = k.shared("bar", "u64", 1)
-    a_layout, a_slab = _k_major(variant, a_swizzle, a_cols * 2)
-    if b_major == "K":   # off1024_base1: the base offset in A's descriptor only
+    a_layout, a_slab = _k_major(variant, a_swizzle, a_cols * 2, base_offset)
+    if b_major == "K":   # a base offset goes in A's descriptor only
         b_layout, b_slab = replace(a_layout, base_offset=0), a_slab
     elif swizzle is None:   # 8 n x 8 k core matrices: n groups 1024 bytes apart, k groups 128
         b_layout, b_slab = GmmaLayout("MN", None, lbo=128, sbo=TILE * 16), TILE * 8
@@ -132,14 +141,15 @@ def gemm(variant: str):
     return k.build()
 
 
-def _k_major(variant: str, swizzle: str | None, row_bytes: int) -> tuple[GmmaLayout, int]:
+def _k_major(variant: str, swizzle: str | None, row_bytes: int,
+             base_offset: int = 0) -> tuple[GmmaLayout, int]:
     """A K-major operand loaded in boxes of 64 rows x `row_bytes`: its layout as the
-    descriptor says it, and the elements from one box to the next."""
+    descriptor says it (with `base_offset`), and the elements from one box to the next."""
     if swizzle is None:     # core matrices: 8-column groups 1024 bytes apart, 8-row groups 128
         return GmmaLayout("K", None, lbo=TILE * 16, sbo=128), TILE * 8
     said = None if variant == "desc_none" else swizzle
     return GmmaLayout("K", said, lbo=16, sbo=8 * row_bytes,
-                      base_offset=1 if variant == "off1024_base1" else 0), TILE * row_bytes // 2
+                      base_offset=base_offset), TILE * row_bytes // 2
 
 
 def small_integers(launch) -> dict:

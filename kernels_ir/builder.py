@@ -936,7 +936,7 @@ class KernelBuilder:
             if why is None and layout.base_offset not in \
                     wgmma_layouts.MODELLED_BASE_OFFSETS[layout.swizzle]:
                 why = (f"base offset {layout.base_offset} with {layout.swizzle or 'no swizzle'}"
-                       " is not modelled (measured only for SWIZZLE_128B: docs/wgmma.md)")
+                       " is not modelled (measured only with a swizzle: docs/wgmma.md)")
             if why is not None:
                 raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
             operands.append((array, self._index(array, index, loc), layout))

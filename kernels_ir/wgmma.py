@@ -23,8 +23,10 @@ examples/wgmma_tile.py, tools/gpu_wgmma_swizzles.py): GPU products equal these l
 K-major and MN-major operands with no swizzle, 32B, 64B and 128B (TMA-loaded tiles of each
 mode; K-major without a swizzle in both core-matrix packings), and a 128B tile at 1024 + 128
 (the absolute-address swizzle) with base offset 0; with base offset b the row phase XORed
-in is that of the absolute address less b (measured with b = 1 on a 128B tile). Base
-offsets other than 0 with 32B and 64B are refused until a GPU run proves them.
+in is that of the absolute address less b, kept to the mode's bits (measured on a 128B tile
+with b = 1 on an H100, and on an H200 on 64B and 32B tiles at 0 to 640 bytes past a
+1024-byte boundary with b = 1, 2, 3, 5: tools/gpu_wgmma_base_offset.py). A base offset
+without a swizzle is refused: no GPU run has read one.
 """
 from __future__ import annotations
 
@@ -38,10 +40,11 @@ from .tma import swizzle_bytes
 DESCRIPTOR_SWIZZLES = {0: None, 1: "SWIZZLE_128B", 2: "SWIZZLE_64B", 3: "SWIZZLE_32B"}
 SWIZZLE_CODES = {v: k for k, v in DESCRIPTOR_SWIZZLES.items()}
 CHUNKS = {None: 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}
-# per swizzle, the base offsets whose reading is known (an H100 read 128B tiles with base
-# offset b as the row phase of the absolute address minus b: tools/gpu_wgmma_base_offset.py)
-MODELLED_BASE_OFFSETS = {None: (0,), "SWIZZLE_32B": (0,), "SWIZZLE_64B": (0,),
-                         "SWIZZLE_128B": tuple(range(8))}
+# per swizzle, the base offsets whose reading is known (an H100 read 128B tiles, an H200 64B
+# and 32B tiles, with base offset b as the row phase of the absolute address minus b:
+# tools/gpu_wgmma_base_offset.py)
+MODELLED_BASE_OFFSETS = {None: (0,), "SWIZZLE_32B": tuple(range(8)),
+                         "SWIZZLE_64B": tuple(range(8)), "SWIZZLE_128B": tuple(range(8))}
 M, K = 64, 16                          # the instruction's M and K (16-bit inputs)
 N_VALUES = tuple(range(8, 257, 8))     # its N
 
@@ -103,7 +106,8 @@ class GmmaLayout:
 
     def swizzled(self, addresses: np.ndarray) -> np.ndarray:
         """The bytes the hardware reads for unswizzled addresses: the swizzle's row phase is
-        that of the absolute address less the base offset (measured for 128B)."""
+        that of the absolute address less the base offset, kept to the mode's bits
+        (measured for 128B, 64B and 32B)."""
         if self.swizzle is None or self.base_offset == 0:
             return swizzle_bytes(addresses, self.swizzle)
         bits = {"SWIZZLE_32B": 1, "SWIZZLE_64B": 2, "SWIZZLE_128B": 3}[self.swizzle]

@@ -105,6 +105,38 @@ def test_a_base_offset_takes_that_much_off_the_swizzles_row_phase():
     assert "base offset 1 takes that much off the swizzle's row phase" in fault.message
 
 
+@pytest.mark.parametrize("variant, shift, base, right", [
+    ("sw64", 128, 1, 176), ("sw64", 640, 5, 176), ("sw64", 256, 2, 164),
+    ("sw32", 128, 1, 179), ("sw32", 256, 3, 179), ("sw32", 384, 2, 65536),
+])
+def test_base_offsets_with_64b_and_32b_swizzles_read_as_the_h200_did(variant, shift, base,
+                                                                      right):
+    """Tiles `shift` bytes past a 1024-byte boundary, base offset `base` in A's descriptor:
+    the H200 computed a C with `right` elements of the true product
+    (docs/validation/h200-2026-11-28-wgmma-base-offset.json), and equal, element for
+    element, to the model the interpreter runs (the row phase less b, kept to the mode's 2
+    or 1 bits: 64B's b = 5 reads as 1, 32B's b = 2 as 0, which is right)."""
+    import sys
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "tools"))
+    import gpu_wgmma_base_offset as probe
+    from examples.wgmma_tile import gemm, small_integers
+    kernel = gemm(variant, shift=shift, base_offset=base)
+    arrays = small_integers(resolve_launch(kernel, {}))
+    a = arrays["A"].astype(np.float32).reshape(256, 256)
+    b = arrays["B"].astype(np.float32).reshape(256, 256)
+    got = run(kernel, {}, arrays)["C"].reshape(256, 256)
+    assert (got == a @ b.T).sum() == right
+    span = {"sw64": 64, "sw32": 32}[variant]
+    assert np.array_equal(got, probe.model(a, b, span, shift, probe.RULES["minus"], base))
+    faults = check(kernel, {}).faults
+    if right == got.size:
+        assert not faults
+    else:
+        (fault,) = faults
+        assert f"base offset {base} takes that much off the swizzle's row phase" \
+            in fault.message
+
+
 def test_a_from_registers_reads_no_shared_a_and_counts_b_only():
     """wg_areg_K_s0's rule: only B's bytes / 128 per HGMMA (N = 64: 16 wavefronts)."""
     report = analyze(_example("areg")[0], {})
@@ -177,8 +209,8 @@ def test_wgmma_faults_are_located(kw, why):
 
 
 @pytest.mark.parametrize("layout, n, why", [
-    (GmmaLayout("K", "SWIZZLE_64B", 16, 512, base_offset=1), 64,
-     "base offset 1 with SWIZZLE_64B is not modelled"),
+    (GmmaLayout("K", None, 128, 256, base_offset=1), 64,
+     "base offset 1 with no swizzle is not modelled"),
     (GmmaLayout("K", None, 24, 1024), 64, "lbo must be a multiple of 16"),
     (GmmaLayout("K", None, 128, 256), 60, "n is a multiple of 8"),
 ])
