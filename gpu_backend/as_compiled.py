@@ -24,9 +24,12 @@ which shared-memory instructions each IR site became (gpu_backend.compile). Foll
   its address the same in every iteration: the loop keeps the value in a register, as nvcc
   does for cuda-samples' reductionMultiBlockCG's `sdata[rank] += g_idata[i]`): counted once
   per entry into the loop, where the loop runs at least once;
-- the two branches' accesses of an if/else joined into one instruction after it (no
-  instruction on either branch's line, one of their kind on no site's line): counted once,
-  for the lanes of both branches.
+- the branches' accesses of an if/else (or an if/else-if chain) joined into one instruction
+  after it (no instruction on any branch's line, one of their kind on no site's line):
+  counted once, for the lanes of every branch, each lane at its own branch's address (in
+  another array where the branches read different arrays);
+- a store followed by a conditional store to the same element (`s[i] = a; if (c) s[i] =
+  b;`) made one store of the selected value: the first counted as stated, the second not.
 
 Everything else the SASS shows (split or narrowed accesses, a wider instruction with no
 neighbours it could cover, atomics or cp.async compiled differently,
@@ -49,7 +52,7 @@ from kernels_ir import (
     resolve_launch, select,
 )
 from kernels_ir.dtypes import BY_NAME
-from kernels_ir.stmt import walk
+from kernels_ir.stmt import SharedArray, walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 
 from smemsim.analysis import Report, _assemble, _site_rows, class_totals
@@ -102,14 +105,26 @@ class Promoted:
 
 @dataclass(frozen=True)
 class Joined:
-    """Accesses of an if's two branches the compiler joined into one instruction after it
-    (`if (c) t[i] = x; else t[i] = 0;` as one STS of a selected value)."""
+    """Accesses of an if's branches the compiler joined into one instruction after it
+    (`if (c) t[i] = x; else t[i] = 0;` as one STS of a selected value; an if/else-if
+    chain's loads, one per branch, as one LDS at the selected address)."""
 
-    then_site: int           # written-out numbering
-    else_site: int
-    branch: int              # the If's index in walk() order
+    sites: tuple[int, ...]   # one per branch, in the chain's order (written-out numbering)
+    branch: int              # the first If's index in walk() order
     opcode: str
     address: int             # of the instruction
+
+
+@dataclass(frozen=True)
+class Overwritten:
+    """A store and a conditional store of the same element right after it, made one store
+    of the selected value (Rodinia's srad_cuda_2: `south_c[ty][tx] = C[..]; if (by ==
+    gridDim.y - 1) south_c[ty][tx] = C[..];`), its instruction on neither line."""
+
+    site: int                # the first store: counted as stated
+    then_site: int           # the conditional one: no instruction
+    opcode: str
+    address: int
 
 
 def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arrays=None,
@@ -161,7 +176,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     kept, promoted, copies = _promoted(written, c, build, strided)
     # (_hoists and _sinks may have found some of them already)
     hoists += tuple(h for h in kept if h.site not in {x.site for x in hoists})
-    joined = _joined(written, c, hoists)
+    joined, overwritten = _joined(written, c, hoists)
     # each site of a strided loop read k iterations at a time, or, failing that, its sites
     # read together (the fields of a struct); else none
     for attempt in (strided, _as_groups(strided), ()):
@@ -182,7 +197,7 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
         id(s) for s in walk(written.body) if isinstance(s, Loop) and build.key(s.loc) in
         branching}
     widths, site_notes, uncounted = _count(written, c, origin, tr, hoists, joined, looping,
-                                           strided, promoted, copies)
+                                           strided, promoted, copies, overwritten)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}
     changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
@@ -682,37 +697,121 @@ def _substitute(e: Expr, var, value: Expr) -> Expr:
     return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
 
 
-def _joined(written: Kernel, c, hoists) -> tuple[Joined, ...]:
-    """If/else pairs whose two accesses have no instruction of their own, matched in order
-    with the instructions of their kind on no site's line (the line information gives the
-    joined instruction to neither branch); none when the counts do not match."""
+def _chain(branch: If) -> tuple[list, list]:
+    """(conditions, branches) of an if/else-if chain: each `if`'s condition and body, and
+    the last `else` (a plain if/else: one condition, two branches)."""
+    conds, bodies, rest = [branch.cond], [branch.then], branch.orelse
+    while len(rest) == 1 and isinstance(rest[0], If):
+        conds.append(rest[0].cond)
+        bodies.append(rest[0].then)
+        rest = rest[0].orelse
+    return conds, bodies + [rest]
+
+
+def _joined(written: Kernel, c, hoists) -> tuple[tuple[Joined, ...], tuple[Overwritten, ...]]:
+    """If/else chains whose accesses have no instruction of their own, the k-th access of
+    each kind of every branch joined into one instruction; and stores overwritten under a
+    condition right after them, both without an instruction. Matched in program order with
+    the instructions of their kind on no site's line (the line information gives the
+    joined instruction to no branch); none of a kind when the counts do not match."""
     taken = {h.address for h in hoists}
     found = {s.site: s.found for s in c.sites}
-    pairs, paired = [], set()
-    for n, branch in enumerate(s for s in walk(written.body) if isinstance(s, If)):
+    branches = [s for s in walk(written.body) if isinstance(s, If)]
+    inner = {id(b.orelse[0]) for b in branches
+             if len(b.orelse) == 1 and isinstance(b.orelse[0], If)}
+    candidates = []   # (kind, first site, Joined or Overwritten without its instruction)
+    overwritten = []
+    for n, branch in enumerate(branches):
+        if id(branch) in inner or not branch.orelse:
+            continue
+        conds, bodies = _chain(branch)
         changed = set()
         for x in walk(branch.then + branch.orelse):
             changed |= set(x.defines())
-        for t in branch.then:
-            e = next((e for e in branch.orelse if getattr(e, "site", None) is not None
-                      and getattr(t, "site", None) is not None and type(e) is type(t)
-                      and e.op == t.op and e.array is t.array and e.width == t.width
-                      and e.site not in paired and not found[e.site]
-                      and not found[t.site]), None)
-            if e is not None and t.op in ("load", "store") and \
-                    not _uses((branch.cond, *t.index, *e.index), changed):
-                pairs.append((t, e, n))
-                paired.add(e.site)
-    out = []
+        accesses = [[x for x in body if getattr(x, "site", None) is not None] for body in bodies]
+        for kind in ("load", "store"):
+            mine = [[x for x in acc if x.op == kind] for acc in accesses]
+            if len({len(m) for m in mine}) != 1:
+                continue
+            for group in zip(*mine):
+                if _joinable(written, group, found) and not _uses(
+                        (*conds, *(i for x in group for i in x.index)), changed):
+                    candidates.append((kind, group[0].site, (tuple(x.site for x in group), n)))
+    for body in _bodies(written.body):
+        for first, after in zip(body, body[1:]):
+            if not (isinstance(first, Store) and isinstance(after, If) and not after.orelse):
+                continue
+            then = next((x for x in after.then if isinstance(x, Store)), None)
+            if then is None or first.site is None or then.site is None or \
+                    then.array is not first.array or len(then.index) != len(first.index) or \
+                    not all(a.same(b) for a, b in zip(then.index, first.index)) or \
+                    then.width != first.width or found[then.site] or _uses(first.index, {
+                        v for x in walk(after.then) for v in x.defines()}):
+                continue
+            if not found[first.site]:   # the one store on no site's line
+                candidates.append(("store", first.site, (first.site, then.site)))
+            elif len(found[first.site]) == 1:   # on the first store's line
+                a = found[first.site][0]
+                overwritten.append(Overwritten(first.site, then.site, a.opcode, a.address))
+    joined = []
     for kind in ("load", "store"):
-        mine = [p for p in pairs if p[0].op == kind]
+        mine = sorted((x for x in candidates if x[0] == kind), key=lambda x: x[1])
         loose = [a for a in sorted(c.unattributed, key=lambda a: a.address)
                  if a.kind == kind and a.address not in taken]
-        if mine and len(loose) == len(mine) and all(
-                a.width == t.access_bytes for a, (t, _, _) in zip(loose, mine)):
-            out += [Joined(t.site, e.site, n, a.opcode, a.address)
-                    for a, (t, e, n) in zip(loose, mine)]
-    return tuple(out)
+        stmts = {s.site: s for s in written.sites()}
+        if not mine or len(loose) != len(mine) or any(
+                a.width != stmts[first].access_bytes for a, (_, first, _) in zip(loose, mine)):
+            continue
+        for a, (_, _, what) in zip(loose, mine):
+            if isinstance(what[0], tuple):
+                joined.append(Joined(what[0], what[1], a.opcode, a.address))
+            else:
+                overwritten.append(Overwritten(what[0], what[1], a.opcode, a.address))
+    return tuple(joined), tuple(overwritten)
+
+
+def _bodies(stmts) -> list:
+    """Every statement list of a body: the body itself and each nested one."""
+    out = [stmts]
+    for s in stmts:
+        for part in ("body", "then", "orelse"):
+            inner = getattr(s, part, None)
+            if isinstance(inner, tuple) and inner:
+                out += _bodies(inner)
+    return out
+
+
+def _joinable(written: Kernel, group, found) -> bool:
+    """Whether one instruction can stand for these accesses (one per branch): of one op,
+    width and element size, none with an instruction of its own; in one array, or in
+    static arrays without a swizzle, one window view reaching them all (_window)."""
+    x = group[0]
+    if x.op not in ("load", "store") or any(
+            y.op != x.op or y.width != x.width or y.array.dtype.size != x.array.dtype.size
+            or found[y.site] for y in group):
+        return False
+    if all(y.array is x.array for y in group):
+        return True
+    return x.op == "load" and _window(written, [y.array for y in group]) is not None
+
+
+def _window(written: Kernel, arrays):
+    """A 1-D view from the lowest of `arrays` in the block's window to the end of the
+    highest, and each array's first element in it, or None (a dynamic or swizzled array,
+    a base off the element grid): a probe through it reads each lane's element in its own
+    array. The view is the analysis kernel's alone (not one of its buffer's views)."""
+    size = arrays[0].dtype.size
+    if any(a.buffer.dynamic or a.layout is not None or a.shape[0] is None for a in arrays):
+        return None
+    bases = {a.uid: written.buffer_base(a.buffer) for a in arrays}
+    low = min(arrays, key=lambda a: bases[a.uid])
+    if any((bases[a.uid] - bases[low.uid]) % size for a in arrays):
+        return None
+    firsts = {a.uid: (bases[a.uid] - bases[low.uid]) // size for a in arrays}
+    end = max(firsts[a.uid] + a.buffer.nbytes // size for a in arrays)
+    view = SharedArray(f"{low.name}_window", low.buffer, low.dtype, (end,), 0)
+    low.buffer.views.remove(view)   # (a SharedArray registers itself with its buffer)
+    return view, firsts
 
 
 def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
@@ -808,10 +907,7 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
                 continue
             out.append(new)
             for j in joins.get(branches.get(id(s)), ()):
-                t = next(x for x in s.then if getattr(x, "site", None) == j.then_site)
-                e = next(x for x in s.orelse if getattr(x, "site", None) == j.else_site)
-                index = tuple(select(s.cond, a, b) for a, b in zip(t.index, e.index))
-                out.append(_probe(t, "joined", fresh, origin, probes, index, s.loc))
+                out.append(_joined_probe(written, s, j, fresh, origin, probes))
         return tuple(out)
 
     kernel = replace(written, body=rewrite(written.body))
@@ -820,6 +916,34 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
                             block_probes=blocks.get(id(st.loop), ()))
                     for st in strided)
     return kernel, origin, probes, strided
+
+
+def _joined_probe(written: Kernel, s: If, j: Joined, fresh, origin: dict,
+                  probes: dict) -> Load:
+    """The load standing for a joined instruction after if/else chain `s`: each lane at
+    the address of the branch it took (a nested select of the branches' indices; through
+    a window view where the branches read different arrays)."""
+    conds, bodies = _chain(s)
+    xs = [next(x for x in body if getattr(x, "site", None) == n)
+          for body, n in zip(bodies, j.sites)]
+
+    def chained(values):
+        out = values[-1]
+        for cond, v in zip(reversed(conds), reversed(values[:-1])):
+            out = select(cond, v, out)
+        return out
+    if all(x.array is xs[0].array for x in xs):
+        index = tuple(chained(list(parts)) for parts in zip(*(x.index for x in xs)))
+        return _probe(xs[0], "joined", fresh, origin, probes, index, s.loc)
+    view, firsts = _window(written, [x.array for x in xs])
+    flat = []
+    for x in xs:
+        at = const(firsts[x.array.uid], BY_NAME["i32"])
+        for i, stride in zip(x.index, x.array.strides):
+            at = at + cast(i, BY_NAME["i32"]) * const(stride, BY_NAME["i32"])
+        flat.append(at)
+    p = _probe(xs[0], "joined", fresh, origin, probes, (chained(flat),), s.loc)
+    return replace(p, array=view)
 
 
 def _ref(v: Var) -> Expr:
@@ -881,7 +1005,7 @@ def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
 # ------------------------------------------------------------------ widths and merges
 
 def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=None,
-           strided=(), promoted=(), partial_copies=frozenset()):
+           strided=(), promoted=(), partial_copies=frozenset(), overwritten=()):
     """(widths, notes, uncounted): the bytes per lane each written-out site is counted at
     (0: not counted; absent: as stated), what the compiler did, in words, and how many
     shared instructions belong to no site. `looping`: the loops
@@ -894,12 +1018,13 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
     stmts = {s.site: s for s in written.sites()}
     # sites whose instruction the analysis kernel counts elsewhere: a hoisted load's copy
     # before its loop, a joined if/else pair's probe after the if
-    moved = {h.site for h in hoists} | {j.then_site for j in joined} | \
-        {j.else_site for j in joined} | {p.site for p in promoted}
+    moved = {h.site for h in hoists} | {n for j in joined for n in j.sites} | \
+        {o.then_site for o in overwritten} | {p.site for p in promoted}
     swapped = _through_swapped(written)
     unfollowed = _unfollowed_unrolled(written, looping) | swapped
     order = [s.site for s in written.sites()]
-    widths, notes, claimed, merges = {}, [], set(), []
+    widths, notes, merges = {}, [], []
+    claimed = {o.site for o in overwritten}   # counted as stated, its instruction found
     for st in strided:
         for p in st.block_probes:   # counted only where the groups start one element on
             if not st.behind:
@@ -975,12 +1100,14 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
                          f"({_iterations([origin[m] for m in copies])}): {text}")
     notes = _strided_notes(strided, checks, stmts, origin) + \
         _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts, origin) + \
-        [f"compiler: {_name(j.then_site, stmts, origin)} and {_name(j.else_site, stmts, origin)}"
-         f", the two branches of an if, joined into one {j.opcode} after it: counted once, "
-         "for the lanes of both branches" for j in joined] + \
+        [_joined_note(j, stmts, origin) for j in joined] + \
+        [f"compiler: {_name(o.site, stmts, origin)} and {_name(o.then_site, stmts, origin)}, "
+         f"a store and the conditional store of the same element after it, made one "
+         f"{o.opcode} of the selected value: counted once, as the first"
+         for o in overwritten] + \
         _promoted_notes(promoted, written, stmts, origin) + \
         _dropped_notes(widths, claimed, moved, stmts, origin) + notes
-    explained = {x.address for x in (*hoists, *joined)} | partial_copies
+    explained = {x.address for x in (*hoists, *joined, *overwritten)} | partial_copies
     loose: dict = {}
     for a in c.unattributed:
         if a.address not in explained:
@@ -991,6 +1118,17 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
                      f"{'belongs' if sum(opcodes.values()) == 1 else 'belong'} to no IR site: "
                      "not counted")
     return widths, notes, sum(sum(o.values()) for o in loose.values())
+
+
+def _joined_note(j: Joined, stmts, origin) -> str:
+    """What a joined instruction is, in words."""
+    names = [_name(n, stmts, origin) for n in j.sites]
+    if len(names) == 2:
+        return (f"compiler: {names[0]} and {names[1]}, the two branches of an if, joined into "
+                f"one {j.opcode} after it: counted once, for the lanes of both branches")
+    return (f"compiler: {', '.join(names[:-1])} and {names[-1]}, the {len(names)} branches "
+            f"of an if/else-if chain, joined into one {j.opcode} after it: counted once, "
+            "for the lanes of every branch, each at its branch's address")
 
 
 def _through_swapped(written: Kernel) -> set:

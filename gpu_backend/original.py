@@ -313,7 +313,9 @@ def attribute(kernel: Kernel, build: OriginalBuild, tr) -> Attributed:
     calls = {st.site: {build.key(SourceLoc(*c)) for c in st.loc.calls}
              if st.loc is not None else set() for st in kernel.sites()}
     _split_by_calls(by_line, pending, calls)
-    _reattach(by_line, pending)
+    looped = {x.site for loop in walk(kernel.body) if isinstance(loop, Loop)
+              for x in walk(loop.body) if getattr(x, "site", None) is not None}
+    _reattach(by_line, pending, looped)
     _spill_down(by_line, pending)
     _spill_up(by_line, pending)
     _only_site(by_line, pending)
@@ -443,13 +445,16 @@ def _share(sites, accesses, found: dict, groups: list, unproven: set, signatures
     return rest
 
 
-def _reattach(by_line: dict, pending: dict) -> None:
+def _reattach(by_line: dict, pending: dict, looped: set) -> None:
     """Instructions on a line with no site: nvcc may put a statement's access on any of its
     lines (`regN[i] =` on one line, `Bs[...]` on the next, the LDS on the second); they
     join the nearest line above in the same file (at most 8 lines above) that has sites,
     where those sites lack at least as many bytes of that kind of instruction as they
-    bring, or have none and they bring whole copies of what the sites state (an unrolled
-    loop's)."""
+    bring, or have none, are inside a loop (`looped`: sites) and they bring whole copies of
+    what the sites state (an unrolled loop's). Outside loops, more than a line's sites
+    state stays where it is: Rodinia's srad_cuda_2 loads `cs` and `ce` once each after an
+    if/else-if chain, on the line that uses them, and the chain's last line is no home for
+    both (as_compiled._joined takes them)."""
     for line in sorted(k for k in pending if k not in by_line):
         above = [k for k in by_line if k is not None and k[0] == line[0] and
                  line[1] - 8 <= k[1] < line[1]]
@@ -464,7 +469,9 @@ def _reattach(by_line: dict, pending: dict) -> None:
             # only what the sites lack, never more; or, to sites that have none, whole
             # copies of what they state (a multi-line statement in a loop nvcc unrolled:
             # cudaTensorCoreGemm's `*((int4 *)p + lane) =` over two lines)
-            if have + moving <= stated or (stated and not have and moving % stated == 0):
+            inside = all(x.site in looped for x in by_line[nearest])
+            if have + moving <= stated or (stated and not have and moving % stated == 0
+                                           and inside):
                 _move(pending, line, nearest, [a for a in pending[line] if a.kind == kind])
 
 

@@ -797,3 +797,33 @@ def test_a_partly_unrolled_loops_copies_stay_on_their_line(nvcc):
     notes = res["as_compiled"]["notes"]
     assert any("site 3 (line 15): no instruction of its own" in x for x in notes), notes
     assert not any("no IR site" in x for x in notes), notes
+
+
+def test_an_if_else_if_chain_and_a_conditional_overwrite_as_nvcc_joins_them(nvcc):
+    """Rodinia's srad_cuda_2 (tests/corpus), 32 x 32 blocks of 16 x 16 (8 warps each). nvcc
+    loads `cs` and `ce` once each after the four-branch if/else-if chain, every lane at its
+    branch's address (south_c or c_cuda_temp for cs, east_c or c_cuda_temp for ce), and
+    makes `south_c[ty][tx] = ..; if (by == gridDim.y - 1) south_c[ty][tx] = ..;` one STS.
+    5 loads and 5 stores a warp: 40,960 of each. c_cuda_temp[ty][tx + 1] (lane tx = 14)
+    and east_c[ty][15] (lane 15) are one bank apart by the arrays' 1 KiB: every warp's ce
+    load is 2 wavefronts; warp 7's cs load too (south_c[15][tx] beside c_cuda_temp[15][tx]):
+    loads 40,960 + 8,192 + 1,024 = 50,176 wavefronts. The H200 measured exactly these
+    (docs/validation.md)."""
+    code, out = cli("analyze", str(ROOT / "corpus" / "rodinia" / "srad_kernel.cu"),
+                    "--kernel", "srad_cuda_2", "--launch-grid", "cols / 16, rows / 16",
+                    "--launch-block", "16, 16", "--param", "cols=512", "--param", "rows=512",
+                    "--param", "lambda=0.5", "--param", "q0sqr=0.05", "--length",
+                    "E_C=cols * rows", "--length", "W_C=cols * rows", "--length",
+                    "N_C=cols * rows", "--length", "S_C=cols * rows", "--length",
+                    "J_cuda=cols * rows", "--length", "C_cuda=cols * rows", "--as-compiled",
+                    "--json")
+    assert code == 0, out
+    res = json.loads(out)["results"][0]
+    assert (res["load"]["requests"], res["load"]["wavefronts"]) == (40960, 50176)
+    assert (res["store"]["requests"], res["store"]["wavefronts"]) == (40960, 40960)
+    notes = res["as_compiled"]["notes"]
+    assert any("the 4 branches of an if/else-if chain, joined into one LDS" in x
+               for x in notes), notes
+    assert any("site 1 (line 203) and site 2 (line 206), a store and the conditional store"
+               in x for x in notes), notes
+    assert not any("no IR site" in x for x in notes), notes

@@ -39,6 +39,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 
+GUARD = 1 << 20   # bytes of zeroed margin on each side of a harness's global arrays
+
+
 def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
             callee: str | None = None, rename_main: bool = False, options=None) -> str:
     """C++ (to be written in `folder`) that launches the original kernel once as `launch`
@@ -56,12 +59,22 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
     args = []
     params = signature(str(cu), name, options)   # (the file read once)
     for pname, pointer in params:
-        if pointer:
+        if not pointer and pname in arrays and arrays[pname].texture:
+            lines += texture_object(arrays[pname], launch, options)
+            args.append(f"{pname}_t")
+        elif pointer:
             g = arrays[pname]
             n = int(launch.lengths[pname])
-            lines += [f"    {g.dtype.c_name}* {pname}_d;",
-                      f"    cudaMalloc(&{pname}_d, {n}ull * sizeof({g.dtype.c_name}));",
-                      f"    cudaMemset({pname}_d, 0, {n}ull * sizeof({g.dtype.c_name}));"]
+            # zeroed margins of GUARD bytes on both sides: a kernel that reads a little
+            # outside its arrays (Rodinia's srad_cuda_2 reads a row past C_cuda's end at the
+            # bottom border, its own bug, which `smemsim check` reports) runs as it does in
+            # its users' programs instead of faulting, so that ncu has counters to read;
+            # in-bounds kernels never see the margins
+            c = g.dtype.c_name
+            lines += [f"    {c}* {pname}_d;",
+                      f"    cudaMalloc(&{pname}_d, {n}ull * sizeof({c}) + 2 * {GUARD});",
+                      f"    cudaMemset({pname}_d, 0, {n}ull * sizeof({c}) + 2 * {GUARD});",
+                      f"    {pname}_d = ({c}*)((char*){pname}_d + {GUARD});"]
             args.append(f"SmemsimPtr{{{pname}_d}}")
         else:
             args.append(repr(launch.params[pname]))
@@ -89,6 +102,44 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
               '    if (e != cudaSuccess) { printf("%s\\n", cudaGetErrorString(e)); return 1; }',
               "    return 0;", "}"]
     return "\n".join(lines) + "\n"
+
+
+def texture_object(g, launch, options) -> list[str]:
+    """Harness lines that make texture object `<name>_t` over zeroed texels, the way the
+    importer reads its fetches: point sampling of unnormalized coordinates, clamped (the
+    zero-initialized cudaTextureDesc). A 2-D texture lies in a cudaArray of the extent the
+    case gives (`--texture NAME=W,H`, integers), a 1-D one in linear memory of its length."""
+    extent = (getattr(options, "textures", None) or {}).get(g.name)
+    texels = int(launch.lengths[g.name])
+    c = g.dtype.c_name
+    if extent is None:   # tex1Dfetch: linear memory
+        res = [f"    {c}* {g.name}_d;",
+               f"    cudaMalloc(&{g.name}_d, {texels}ull * sizeof({c}));",
+               f"    cudaMemset({g.name}_d, 0, {texels}ull * sizeof({c}));",
+               f"    cudaResourceDesc {g.name}_r = {{}};",
+               f"    {g.name}_r.resType = cudaResourceTypeLinear;",
+               f"    {g.name}_r.res.linear.devPtr = {g.name}_d;",
+               f"    {g.name}_r.res.linear.desc = cudaCreateChannelDesc<{c}>();",
+               f"    {g.name}_r.res.linear.sizeInBytes = {texels}ull * sizeof({c});"]
+    else:
+        width, height = (int(part) for part in extent.split(","))
+        if width * height != texels:
+            raise ValueError(f"texture {g.name}: {width} x {height} texels of one element "
+                             f"each, but its array holds {texels} (texels of vectors are not "
+                             "made here)")
+        res = [f"    cudaChannelFormatDesc {g.name}_f = cudaCreateChannelDesc<{c}>();",
+               f"    cudaArray_t {g.name}_a;",
+               f"    cudaMallocArray(&{g.name}_a, &{g.name}_f, {width}, {height});",
+               f"    {{ static {c} zeros[{texels}]; cudaMemcpy2DToArray({g.name}_a, 0, 0, "
+               f"zeros, {width} * sizeof({c}), {width} * sizeof({c}), {height}, "
+               "cudaMemcpyHostToDevice); }",
+               f"    cudaResourceDesc {g.name}_r = {{}};",
+               f"    {g.name}_r.resType = cudaResourceTypeArray;",
+               f"    {g.name}_r.res.array.array = {g.name}_a;"]
+    return res + [f"    cudaTextureDesc {g.name}_s = {{}};",
+                  f"    cudaTextureObject_t {g.name}_t = 0;",
+                  f"    cudaCreateTextureObject(&{g.name}_t, &{g.name}_r, &{g.name}_s, "
+                  "nullptr);"]
 
 
 def prepare(folder: pathlib.Path) -> None:
@@ -139,7 +190,7 @@ def prepare_corpus(folder: pathlib.Path) -> None:
     GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes)."""
     from kernels_ir import resolve_launch
     from smemsim import analyze
-    from smemsim.cuda import import_kernels, instantiation, write_kernels_file
+    from smemsim.cuda import import_kernels, instantiation, signature, write_kernels_file
     from tools.corpus_status import options
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -156,8 +207,12 @@ def prepare_corpus(folder: pathlib.Path) -> None:
         kernel = import_kernels(str(cu), opts)[key]()
         if analyze(kernel).load.requests + analyze(kernel).store.requests == 0:
             continue  # no shared memory: nothing for the counters to say
-        if any(g.texture for g in kernel.globals):
-            print(f"{key}: skipped (a texture the harness would have to create)")
+        params = {name for name, _ in signature(str(cu), kernel.name, opts)}
+        if any(g.texture and g.name not in params for g in kernel.globals):
+            # a texture reference (texture<T, N> at file scope), which CUDA 12 removed: the
+            # toolkit the harness builds with (13.0) cannot compile the original
+            print(f"{key}: skipped (a texture reference: CUDA 12 removed them, nvcc "
+                  "cannot build the original)")
             continue
         fixture = folder / f"case{n}.py"
         fixture.write_text(write_kernels_file(str(cu), opts, key, str(folder))[0])
