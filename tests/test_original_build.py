@@ -692,6 +692,39 @@ def test_the_validation_harness_launches_a_grid_sync_kernel_cooperatively(tmp_pa
     assert done.returncode == 0, done.stderr[-2000:]
 
 
+def test_the_validation_harness_makes_texture_objects_and_guarded_arrays(tmp_path, nvcc):
+    """tools/gpu_original.py's harness for a kernel with a cudaTextureObject_t parameter
+    (dct8x8's CUDAkernel1DCT form: tex2D into a shared tile): the texture object made over a
+    cudaArray of the --texture extent, the global arrays with zeroed margins on both sides;
+    nvcc compiles it."""
+    from kernels_ir import resolve_launch
+    from smemsim.cuda import Options, import_kernels
+    from tools.gpu_original import GUARD, harness
+    cu = tmp_path / "tile.cu"
+    cu.write_text("""#include <cuda_runtime.h>
+__global__ void tile(float* dst, int width, cudaTextureObject_t src)
+{
+    __shared__ float t[8][8];
+    int x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    t[threadIdx.y][threadIdx.x] = tex2D<float>(src, x + 0.5f, y + 0.5f);
+    __syncthreads();
+    dst[y * width + x] = t[threadIdx.x][threadIdx.y];
+}
+""")
+    options = Options(grid="4, 2", block="8, 8", params={"width": 32},
+                      lengths={"dst": "32 * 16"}, textures={"src": "32, 16"})
+    kernel = import_kernels(str(cu), options)["tile"]()
+    text = harness(cu, "tile", kernel, resolve_launch(kernel), tmp_path, options=options)
+    assert "cudaMallocArray(&src_a, &src_f, 32, 16);" in text
+    assert f"dst_d = (float*)((char*)dst_d + {GUARD});" in text
+    assert "tile<<<dim3(4, 2, 1), dim3(8, 8, 1), 0>>>(SmemsimPtr{dst_d}, 32, src_t);" in text
+    src = tmp_path / "harness.cu"
+    src.write_text(text)
+    done = subprocess.run([nvcc[0], "-arch=sm_90", "-c", "-o", str(tmp_path / "h.o"),
+                           str(src)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def test_a_lecture_flash_attention_counts_as_the_h100_measured(nvcc, no_cache):
     """gpu-mode's lecture 12 flash attention (the corpus entry with the block its tiles are
     sized for, launched from main.cu): nvcc reads Q_i and K_j (one line) four dd per
