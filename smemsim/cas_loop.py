@@ -292,20 +292,40 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                 first[b * 16 + t] = o
             pas[i] = t
             top0 = max(top0, t + 1)
-        for i in range(16, WARP if wide else 16):  # half-warp 1 (8 bytes)
+        # half-warp 1 (8 bytes): first as if no lane waited (its pass its rank in its bank's
+        # queue), noting whether any lane would find half 0's winner of that pass in that
+        # bank writing its own address; only then (1.5% of random lanes) the passes again
+        # with the waits. (With the waits in the first loop, each lane's pass read the last
+        # one's from memory, and that loop took half the request's time.)
+        stale = False
+        for i in range(16, WARP if wide else 16):
             o = off[r, i]
             if o < 0:
                 pas[i] = -1
                 continue
             b = (o >> 2) & (BANKS - 1)
-            # stale while half 0's winner of the pass in this bank wrote this address
-            t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
-            while t < rank[b] and first[b * 16 + t] == o:
-                t += 1
-            last_t[b] = t
-            rank[BANKS + b] += 1
+            t = rank[BANKS + b]
+            rank[BANKS + b] = t + 1
+            stale |= (t < rank[b]) & (first[b * 16 + min(t, 15)] == o)
             pas[i] = t
             top1 = max(top1, t + 1)
+        if stale:
+            top1 = 0
+            for q in range(BANKS, 2 * BANKS):
+                rank[q] = 0
+            for i in range(16, WARP):
+                o = off[r, i]
+                if o < 0:
+                    continue
+                b = (o >> 2) & (BANKS - 1)
+                # stale while half 0's winner of the pass in this bank wrote this address
+                t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
+                while t < rank[b] and first[b * 16 + t] == o:
+                    t += 1
+                last_t[b] = t
+                rank[BANKS + b] += 1
+                pas[i] = t
+                top1 = max(top1, t + 1)
         passes = max(top0, top1)
         # 8 bytes: the pass from which the pending lanes' loads merge across the warp (every
         # pending pair, or every pending quad, reads one address)
