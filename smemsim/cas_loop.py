@@ -23,12 +23,15 @@ it; the batch engines here compute the same counts without walking the passes:
   `merge_from` and warp loads from it on: sum over k of min(M_k, merge_from) for the halves,
   of max(M_k - merge_from, 0) for the warp.
 
-On random requests the numpy engine takes about 25-30x (4 bytes) and 60-90x (8 bytes) the
-time of one numpy pass over the offsets, the compiled loops (numba) 6x and 12-14x (they were
-10-15x and 17-20x when they bucketed every unit by its life; within one group's queue of a
-slot the passes grow with the lane, so the loops now meet each slot's units longest life
-first by scanning the lanes from the last); walking the passes took 370x and 740x on numpy
-(benchmarks/bench_banks.py, docs/performance.md).
+Where every unit of a group has one lane (and, for 8 bytes, no lane of half-warp 1 waits),
+a slot of m lanes holds the lives m, m - 1, .., 1, so M_k = top - k + 1 for the group's
+longest queue `top`: the staircase is then a closed form, and only the other rows are sorted
+(numpy) or scanned (numba).
+
+On random requests the numpy engine takes about 24-26x (4 bytes) and 85-95x (8 bytes) the
+time of one numpy pass over the offsets, the compiled loops (numba) 5-7x and 10-12x
+(benchmarks/bench_banks.py, docs/performance.md); walking the passes took 370x and 740x on
+numpy.
 """
 from __future__ import annotations
 
@@ -124,11 +127,21 @@ def _costs(off: np.ndarray, width: int):
             rank[some] = part
     pass_ = rank.astype(np.uint16)
     # 3. per unit and group its life, and the staircase of the slots' lives
-    lives = np.where(live, (cas & np.uint16(0x7C00)) | ((cas & 31) << 5) | pass_, _NONE)
     if not wide:
-        m, _, _ = _longest_lives(lives, 0)
-        passes = (live * (rank.astype(np.int64) + 1)).max(axis=1)
-        return passes, m.sum(axis=1, dtype=np.int64), passes.copy(), 2 * passes
+        passes = np.where(live, rank + np.int8(1), np.int8(0)).max(axis=1).astype(np.int64)
+        # a row whose units have one lane each: a bank of m lanes holds lives m, .., 1, so
+        # M_k = passes - k + 1 and the loads are passes (passes + 1) / 2; the staircase is
+        # sorted out only for the rows where some unit has two lanes (38% of random rows)
+        load = passes * (passes + 1) // 2
+        distinct = total[:, -1] - total[:, 0] + new[:, 0]
+        twice = np.flatnonzero(distinct < np.count_nonzero(live, axis=1))
+        if twice.size:
+            sub = cas[twice]
+            lives = np.where(live[twice], (sub & np.uint16(0x7C00)) | ((sub & 31) << 5)
+                             | pass_[twice], _NONE)
+            load[twice] = _longest_lives(lives, 0)[0].sum(axis=1, dtype=np.int64)
+        return passes, load, passes.copy(), 2 * passes
+    lives = np.where(live, (cas & np.uint16(0x7C00)) | ((cas & 31) << 5) | pass_, _NONE)
     half1 = (cas >> 14) == 1
     latest = live * (rank.astype(np.int64) + 1)
     top0 = ((~half1) * latest).max(axis=1)
@@ -212,11 +225,12 @@ def _rank(run: np.ndarray) -> np.ndarray:
     """Each entry's position in its run of equal values (rows sorted by them), as int8: the
     position less the run's start, the latest start found by five shifted maxima over the
     flattened rows (a row's first entry starts a run; np.maximum.accumulate along rows
-    took twice as long)."""
+    took twice as long). A chunk's positions fit 16 bits (CHUNK rows of 32: 65,536), which
+    halves what the maxima read and write (74 -> 49 ns a row)."""
     new = np.empty(run.shape, bool)
     new[:, 0] = True
     np.not_equal(run[:, 1:], run[:, :-1], out=new[:, 1:])
-    position = np.arange(run.size, dtype=np.int32)
+    position = np.arange(run.size, dtype=np.uint16 if run.size <= 1 << 16 else np.int32)
     start = new.ravel() * position
     for k in (1, 2, 4, 8, 16):
         np.maximum(start[k:], start[:-k], out=start[k:])
@@ -256,13 +270,15 @@ def _longest_lives(key: np.ndarray, group_bits: int):
 # ------------------------------------------------------------------ compiled loops (numba)
 
 def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
-          out_atom_wavefronts):  # pragma: no cover
+          out_atom_wavefronts, bad):  # pragma: no cover
     """batch() as plain loops (numba compiles this; it also runs as Python), request by
     request: each lane's pass from its bank's queue; the loads' staircase from the lanes
     taken last to first (within one group's queue of a slot the passes grow with the lane,
     so a unit's last lane there holds its life, and the k-th unit met from the end is the
     slot's k-th longest); for 8 bytes, the warp-wide loads after merge_from pass by pass
-    (`window` bounds the offsets: a stamp per offset marks a scan's units)."""
+    (`window` bounds the offsets: a stamp per offset marks a scan's units). Each offset is
+    checked where it is first read: at a bad one (below -1, misaligned, past the window)
+    `bad[0]` is its request and the loops stop (the caller says why)."""
     n = off.shape[0]
     wide = width == 8
     shift = 3 if wide else 2
@@ -280,16 +296,27 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             rank[q] = 0
         top0 = 0
         top1 = 0
+        mark = r * 64 + 40
+        twice0 = False
+        twice1 = False
         for i in range(16 if wide else WARP):   # half-warp 0 (4 bytes: the warp)
             o = off[r, i]
             if o < 0:
+                if o < -1:
+                    bad[0] = r
+                    return
                 pas[i] = -1
                 continue
+            if o + width > window or o & (width - 1):
+                bad[0] = r
+                return
             b = (o >> 2) & (BANKS - 1)
             t = rank[b]
             rank[b] = t + 1
             if wide:
                 first[b * 16 + t] = o
+            twice0 |= seen[o] == mark
+            seen[o] = mark
             pas[i] = t
             top0 = max(top0, t + 1)
         # half-warp 1 (8 bytes): first as if no lane waited (its pass its rank in its bank's
@@ -301,12 +328,20 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
         for i in range(16, WARP if wide else 16):
             o = off[r, i]
             if o < 0:
+                if o < -1:
+                    bad[0] = r
+                    return
                 pas[i] = -1
                 continue
+            if o + width > window or o & (width - 1):
+                bad[0] = r
+                return
             b = (o >> 2) & (BANKS - 1)
             t = rank[BANKS + b]
             rank[BANKS + b] = t + 1
             stale |= (t < rank[b]) & (first[b * 16 + min(t, 15)] == o)
+            twice1 |= seen[o] == mark + 1
+            seen[o] = mark + 1
             pas[i] = t
             top1 = max(top1, t + 1)
         if stale:
@@ -351,29 +386,31 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             count[q] = 0
         for q in range(2 * BANKS + 2):
             most[q] = 0
-        deep0 = 0
-        deep1 = 0
-        for i in range(WARP - 1, -1, -1):
-            o = off[r, i]
-            g = i >> 4 if wide else 0
-            key = r * 64 + 32 + g
-            if o < 0 or seen[o] == key:
-                continue
-            seen[o] = key                 # the unit's last lane in the group: its life
-            q = g * BANKS + ((o >> shift) & (slots - 1))
-            c = count[q] + 1
-            count[q] = c
-            if g == 0:
-                deep0 = max(deep0, c)
-            else:
-                deep1 = max(deep1, c)
-            at = g * (BANKS + 1) + c
-            most[at] = max(most[at], pas[i] + 1)
         ld_wf = 0
-        for k in range(1, deep0 + 1):
-            ld_wf += min(most[k], hi)
-        for k in range(1, deep1 + 1):
-            ld_wf += min(most[BANKS + 1 + k], hi)
+        for g in range(2 if wide else 1):
+            top = top1 if g else top0
+            if not (twice1 or stale if g else twice0):
+                # every unit of the group has one lane and every lane its rank as its pass:
+                # a slot of m lanes has lives m, m - 1, ..., 1, so M_k = top - k + 1
+                low = min(top, hi)
+                ld_wf += low * (low + 1) // 2 + (top - low) * hi
+                continue
+            deep = 0
+            key = r * 64 + 32 + g
+            end = 16 * g + 15 if wide else WARP - 1
+            for i in range(end, end - (16 if wide else WARP), -1):
+                o = off[r, i]
+                if o < 0 or seen[o] == key:
+                    continue
+                seen[o] = key                 # the unit's last lane in the group: its life
+                q = g * BANKS + ((o >> shift) & (slots - 1))
+                c = count[q] + 1
+                count[q] = c
+                deep = max(deep, c)
+                at = g * (BANKS + 1) + c
+                most[at] = max(most[at], pas[i] + 1)
+            for k in range(1, deep + 1):
+                ld_wf += min(most[g * (BANKS + 1) + k], hi)
         ld_ideal = min(top0, hi) + (min(top1, hi) if wide else 0)
         if wide and merge_from < passes:
             # the warp's loads from merge_from on, pass by pass (few lanes are left): the

@@ -36,10 +36,11 @@ import numpy as np
 from . import cas_loop
 from .banks import (
     BANKS, WARP, WAVEFRONT_BYTES, BankUse, BatchPart, BatchResult, Group, MergeDecision, Part,
-    RequestError, WarpRequest, WordUse, explain_groups, group_size, warp_request,
+    RequestError, WarpRequest, WordUse, _validate, explain_groups, group_size, warp_request,
 )
 
 MATRIX_OPS = ("ldmatrix", "stmatrix")
+CHUNK = 2048   # rows the numpy path takes at a time (its arrays stay in the cache)
 # op -> (Nsight instruction class, widths the instruction has)
 OP_INFO = {
     "ldmatrix": ("ldsm", (16,)),
@@ -188,7 +189,9 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
             wf, ideal, most = _pair_costs(off, width, size)
         else:
             wf, ideal = np.empty(n, np.int64), np.empty(n, np.int64)
-            loops(np.ascontiguousarray(off), width, size, window, wf, ideal)
+            bad = np.full(1, -1, np.int64)
+            loops(np.ascontiguousarray(off), width, size, window, wf, ideal, bad)
+            _rejected(off, width, window, bad)
             most = wf
         if op == "atomic_cas":
             ideal = most + ideal  # x + ceil(bytes / 128): Nsight's x - 1 conflicts of 2x
@@ -199,11 +202,23 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
             passes, ld_wf, ld_ideal, atom_wf = cas_loop.batch(off, width)
         else:
             passes, ld_wf, ld_ideal, atom_wf = (np.empty(n, np.int64) for _ in range(4))
-            loops(np.ascontiguousarray(off), width, window, passes, ld_wf, ld_ideal, atom_wf)
+            bad = np.full(1, -1, np.int64)
+            loops(np.ascontiguousarray(off), width, window, passes, ld_wf, ld_ideal, atom_wf,
+                  bad)
+            _rejected(off, width, window, bad)
         return BatchResult(ld_wf + atom_wf, ld_ideal + atom_wf,
                            (BatchPart("ld", passes, ld_wf, ld_ideal),
                             BatchPart("atom", passes, atom_wf, atom_wf)))
     return BatchResult(wf, ideal, (BatchPart(category, ones, wf, ideal),))
+
+
+def _rejected(off: np.ndarray, width: int, window: int, bad: np.ndarray) -> None:
+    """Where compiled loops stopped at a bad request (`bad[0]`), the error the checks give
+    for it (the compiled path checks offsets as it reads them, not beforehand)."""
+    if bad[0] >= 0:
+        r = int(bad[0])
+        _validate(off[r:r + 1], np.full(1, width, np.int64), window, first=r)
+        raise AssertionError("the compiled loops rejected a request the checks accept")
 
 
 def _pair_costs(off: np.ndarray, width: int, size: int):
@@ -213,40 +228,54 @@ def _pair_costs(off: np.ndarray, width: int, size: int):
     An aligned 8- or 16-byte access uses a pair or quad of banks whole, so a lane adds one
     to its unit's slot (16 pairs, 8 quads; 32 banks for 4 bytes and less); the groups'
     slots fill a row's 32. The ideal counts each group's distinct offsets, from one sort
-    per row (banks._numpy_costs)."""
+    per row (banks._numpy_costs). In chunks of CHUNK rows, in 32-bit keys: the whole
+    batch's 64-bit temporaries (51 MB each at 200,000 rows) cost more than the work."""
     n = off.shape[0]
-    active = off >= 0
+    wavefronts, ideal = np.empty(n, np.int64), np.empty(n, np.int64)
     shift = 4 if width >= 16 else 3 if width == 8 else 2
     slots = BANKS >> (shift - 2)
     lane = np.arange(WARP)
     group = lane // size
-    slot = (np.arange(n, dtype=np.int64)[:, None] * BANKS
-            + (group * slots)[None, :] + ((off >> shift) & (slots - 1)))
-    counts = np.bincount(slot[active], minlength=n * BANKS).reshape(n, BANKS // slots, slots)
-    per_group = counts.max(axis=2)
-    # distinct offsets per group: aligned accesses of one width coincide or are disjoint
-    key = np.where(active, (group.astype(np.int64) << 40)[None, :] | off,
-                   np.iinfo(np.int64).max)
-    key.sort(axis=1)
-    new = np.ones_like(key, dtype=bool)
-    new[:, 1:] = key[:, 1:] != key[:, :-1]
-    new &= key != np.iinfo(np.int64).max
     groups = WARP // size
-    # distinct offsets per group: a count (at most 32) per byte of one sum (banks' way)
-    packed = (new.astype(np.uint32) << (((key >> 40) & 3) << 3).astype(np.uint32)).sum(
-        axis=1, dtype=np.int64)
-    distinct = (packed[:, None] >> np.arange(0, 8 * groups, 8)) & 255
-    ideal = np.where(distinct > 0, np.maximum(-(-(distinct * width) // WAVEFRONT_BYTES), 1), 0)
-    wavefronts = per_group.sum(axis=1)
-    return wavefronts, ideal.sum(axis=1), wavefronts
+    where = (group * slots).astype(np.int32)[None, :]
+    # the group above the offsets' bits (18 for any real window), in 32 bits where it fits
+    bits = max(int(off.max()).bit_length() if n else 1, 1)
+    kind = np.int32 if bits + 2 < 31 else np.int64
+    tag = (group.astype(kind) << bits)[None, :]
+    none = np.iinfo(kind).max
+    for i in range(0, n, CHUNK):
+        o = off[i:i + CHUNK].astype(kind, copy=False)
+        m = o.shape[0]
+        active = o >= 0
+        slot = (np.arange(m, dtype=kind)[:, None] * BANKS + where
+                + ((o >> shift) & (slots - 1)))
+        counts = np.bincount(slot[active], minlength=m * BANKS).reshape(m, groups, slots)
+        busiest = counts.max(axis=2)
+        # distinct offsets per group: aligned accesses of one width coincide or are disjoint
+        key = np.where(active, tag | o, none)
+        key.sort(axis=1)
+        new = np.empty(key.shape, bool)
+        new[:, 0] = True
+        np.not_equal(key[:, 1:], key[:, :-1], out=new[:, 1:])
+        new &= key != none
+        # a count (at most 32) per byte of one sum (banks' way)
+        packed = (new.astype(np.uint32) << (((key >> bits) & 3) << 3).astype(np.uint32)).sum(
+            axis=1, dtype=np.int64)
+        distinct = (packed[:, None] >> np.arange(0, 8 * groups, 8)) & 255
+        wavefronts[i:i + m] = busiest.sum(axis=1)
+        ideal[i:i + m] = np.where(distinct > 0, np.maximum(
+            -(-(distinct * width) // WAVEFRONT_BYTES), 1), 0).sum(axis=1)
+    return wavefronts, ideal, wavefronts
 
 
 # ------------------------------------------------------------------ compiled loops (numba)
 
-def _pair_loops(off, width, size, window, out_wavefronts, out_ideal):  # pragma: no cover
+def _pair_loops(off, width, size, window, out_wavefronts, out_ideal, bad):  # pragma: no cover
     """_pair_costs as plain loops (numba compiles this; it also runs as Python): per group
     of `size` lanes, every (lane, word) adds one to its bank, and the group costs its
-    busiest bank; the ideal counts the group's distinct offsets (a stamp per offset)."""
+    busiest bank; the ideal counts the group's distinct offsets (a stamp per offset). At a
+    bad offset (below -1, misaligned, past the window) `bad[0]` is its request and the
+    loops stop (the caller says why)."""
     n = off.shape[0]
     stamp = np.zeros(window + 1, np.int64)
     count = np.zeros(BANKS, np.int32)
@@ -264,7 +293,13 @@ def _pair_loops(off, width, size, window, out_wavefronts, out_ideal):  # pragma:
             for i in range(g0, g0 + size):
                 o = off[r, i]
                 if o < 0:
+                    if o < -1:
+                        bad[0] = r
+                        return
                     continue
+                if o + width > window or o & (width - 1):
+                    bad[0] = r
+                    return
                 active = True
                 if stamp[o] != generation:
                     stamp[o] = generation

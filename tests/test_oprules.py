@@ -171,6 +171,23 @@ def test_bad_requests_name_the_instruction():
         warp_requests(np.array([[0, 3]]), 4, "cp_async")
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("op, width", [
+    ("ldmatrix", 16), ("stmatrix", 16), ("cp_async", 16), ("cp_async_bypass", 16),
+    ("atomic", 4), ("atomic_cas", 4), ("atomic_aggregated", 4), ("atomic_cas_loop", 4),
+    ("atomic_cas_loop", 8)])
+@pytest.mark.parametrize("bad, why", [
+    (-2, "is negative"), (6, "is not aligned"), (1 << 20, r"\(\+\d+ bytes\) is outside the 232448")])
+def test_a_bad_lane_is_named_on_every_engine(engine, op, width, bad, why):
+    """numba's loops check each offset as they read it (no pass of its own over the batch);
+    the error is the one numpy's checks give: the request, the lane, the offset."""
+    off = np.zeros((5, 32), np.int64)
+    off[3, 7] = bad
+    with pytest.raises(RequestError, match=f"request 3, lane 7: offset {bad} {why}"):
+        warp_requests(off, width, op, engine=engine,
+                      matrices=4 if op in ("ldmatrix", "stmatrix") else None)
+
+
 @st.composite
 def requests(draw, op):
     width = {"cp_async": draw(st.sampled_from([4, 8, 16])),
