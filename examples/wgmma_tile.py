@@ -146,7 +146,7 @@ def _k_major(variant: str, swizzle: str | None, row_bytes: int,
     """A K-major operand loaded in boxes of 64 rows x `row_bytes`: its layout as the
     descriptor says it (with `base_offset`), and the elements from one box to the next."""
     if swizzle is None:     # core matrices: 8-column groups 1024 bytes apart, 8-row groups 128
-        return GmmaLayout("K", None, lbo=TILE * 16, sbo=128), TILE * 8
+        return GmmaLayout("K", None, lbo=TILE * 16, sbo=128, base_offset=base_offset), TILE * 8
     said = None if variant == "desc_none" else swizzle
     return GmmaLayout("K", said, lbo=16, sbo=8 * row_bytes,
                       base_offset=base_offset), TILE * row_bytes // 2

@@ -39,7 +39,6 @@ from .stmt import (
     WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
     MMA_F64_SHAPES,
 )
-from . import wgmma as wgmma_layouts   # its MODELLED table, read at each call
 from .wgmma import N_VALUES, GmmaLayout
 from .cute import CuteError
 from .cute_algebra import evaluate as evaluate_cute
@@ -933,10 +932,6 @@ class KernelBuilder:
                                   f"{array!r}", kernel=self.name, loc=loc)
             why = layout.why_not() if isinstance(layout, GmmaLayout) else \
                 f"a GmmaLayout(major, swizzle, lbo, sbo), got {layout!r}"
-            if why is None and layout.base_offset not in \
-                    wgmma_layouts.MODELLED_BASE_OFFSETS[layout.swizzle]:
-                why = (f"base offset {layout.base_offset} with {layout.swizzle or 'no swizzle'}"
-                       " is not modelled (measured only with a swizzle: docs/wgmma.md)")
             if why is not None:
                 raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
             operands.append((array, self._index(array, index, loc), layout))

@@ -25,8 +25,9 @@ mode; K-major without a swizzle in both core-matrix packings), and a 128B tile a
 (the absolute-address swizzle) with base offset 0; with base offset b the row phase XORed
 in is that of the absolute address less b, kept to the mode's bits (measured on a 128B tile
 with b = 1 on an H100, and on an H200 on 64B and 32B tiles at 0 to 640 bytes past a
-1024-byte boundary with b = 1, 2, 3, 5: tools/gpu_wgmma_base_offset.py). A base offset
-without a swizzle is refused: no GPU run has read one.
+1024-byte boundary with b = 1, 2, 3, 5: tools/gpu_wgmma_base_offset.py). Without a swizzle
+the field is not read (the H200's products were right with b = 1 and 5, tiles 0 to 384
+bytes past the boundary).
 """
 from __future__ import annotations
 
@@ -40,11 +41,6 @@ from .tma import swizzle_bytes
 DESCRIPTOR_SWIZZLES = {0: None, 1: "SWIZZLE_128B", 2: "SWIZZLE_64B", 3: "SWIZZLE_32B"}
 SWIZZLE_CODES = {v: k for k, v in DESCRIPTOR_SWIZZLES.items()}
 CHUNKS = {None: 1, "SWIZZLE_32B": 2, "SWIZZLE_64B": 4, "SWIZZLE_128B": 8}
-# per swizzle, the base offsets whose reading is known (an H100 read 128B tiles, an H200 64B
-# and 32B tiles, with base offset b as the row phase of the absolute address minus b:
-# tools/gpu_wgmma_base_offset.py)
-MODELLED_BASE_OFFSETS = {None: (0,), "SWIZZLE_32B": tuple(range(8)),
-                         "SWIZZLE_64B": tuple(range(8)), "SWIZZLE_128B": tuple(range(8))}
 M, K = 64, 16                          # the instruction's M and K (16-bit inputs)
 N_VALUES = tuple(range(8, 257, 8))     # its N
 
@@ -107,7 +103,8 @@ class GmmaLayout:
     def swizzled(self, addresses: np.ndarray) -> np.ndarray:
         """The bytes the hardware reads for unswizzled addresses: the swizzle's row phase is
         that of the absolute address less the base offset, kept to the mode's bits
-        (measured for 128B, 64B and 32B)."""
+        (measured for 128B, 64B and 32B); without a swizzle the base offset is not read
+        (measured too)."""
         if self.swizzle is None or self.base_offset == 0:
             return swizzle_bytes(addresses, self.swizzle)
         bits = {"SWIZZLE_32B": 1, "SWIZZLE_64B": 2, "SWIZZLE_128B": 3}[self.swizzle]

@@ -9,7 +9,8 @@ and base offset b in A's descriptor only (B's says 0, so A and B are read differ
 each swizzle, and compares the GPU's C with numpy models of the read, each a guess at how b
 enters the row phase p = (address >> 7) & mask (mask 1, 3, 7 for 32B, 64B, 128B):
   minus: p - b;  plus: p + b;  xor: p ^ b;  ignored: p;  minus2: p - 2b;  minus4: p - 4b.
-It saves A, B and the GPU's C of every case (cases.npz beside OUT), so that a model can be
+Then the same GEMM without a swizzle (core matrices) with base offsets: is the field read
+at all? It saves A, B and the GPU's C of every swizzled case (cases.npz beside OUT), so that a model can be
 fitted later without a GPU.
 
     python3 tools/gpu_wgmma_base_offset.py OUT.json      (on a machine with a GPU)
@@ -37,6 +38,9 @@ CASES = [("sw128", 128, 1),                       # the twelfth session's case, 
          ("sw32", 128, 0), ("sw32", 128, 1), ("sw32", 0, 1), ("sw32", 256, 3),
          ("sw32", 384, 2)]
 BITS = {128: 3, 64: 2, 32: 1}
+# without a swizzle (core matrices, examples/wgmma_tile.py's `interleave`): (shift, base
+# offset); right products mean the field is not read
+CASES_NONE = [(0, 1), (128, 1), (384, 5), (128, 0)]
 
 
 def tile_map(span: int, shift: int) -> np.ndarray:
@@ -90,12 +94,9 @@ def model(a: np.ndarray, b: np.ndarray, span: int, shift: int, rule, base: int) 
 
 def main() -> None:
     """Run each case on the GPU and say which model, if any, gives its C."""
-    import kernels_ir.wgmma as layouts
     from examples.wgmma_tile import gemm, small_integers
     from gpu_backend.device import run_on_gpu
     from kernels_ir import resolve_launch
-    layouts.MODELLED_BASE_OFFSETS = {mode: tuple(range(8))
-                                     for mode in layouts.MODELLED_BASE_OFFSETS}
     out, saved = {}, {}
     for variant, shift, base in CASES:
         key = f"{variant}_at{shift}_base{base}"
@@ -116,6 +117,15 @@ def main() -> None:
         row["matches"] = [name for name in RULES if row[name] == gpu.size]
         out[key] = row
         print(key, row, flush=True)
+    for shift, base in CASES_NONE:
+        key = f"interleave_at{shift}_base{base}"
+        kernel = gemm("interleave", shift=shift, base_offset=base)
+        arrays = small_integers(resolve_launch(kernel, {}))
+        gpu = run_on_gpu(kernel, None, arrays, check=False).outputs["C"].reshape(256, 256)
+        a = arrays["A"].astype(np.float32).reshape(256, 256)
+        b = arrays["B"].astype(np.float32).reshape(256, 256)
+        out[key] = {"right": int((gpu == a @ b.T).sum())}
+        print(key, out[key], flush=True)
     target = pathlib.Path(sys.argv[1])
     target.write_text(json.dumps(out, indent=1))
     np.savez_compressed(target.with_name("cases.npz"), **saved)
