@@ -733,7 +733,7 @@ def _joined(written: Kernel, c, hoists) -> tuple[tuple[Joined, ...], tuple[Overw
             mine = [[x for x in acc if x.op == kind] for acc in accesses]
             if len({len(m) for m in mine}) != 1:
                 continue
-            for group in zip(*mine):
+            for group in _matched(mine):
                 if _joinable(written, group, found) and not _uses(
                         (*conds, *(i for x in group for i in x.index)), changed):
                     candidates.append((kind, group[0].site, (tuple(x.site for x in group), n)))
@@ -754,11 +754,11 @@ def _joined(written: Kernel, c, hoists) -> tuple[tuple[Joined, ...], tuple[Overw
                 a = found[first.site][0]
                 overwritten.append(Overwritten(first.site, then.site, a.opcode, a.address))
     joined = []
+    stmts = {s.site: s for s in written.sites()}
     for kind in ("load", "store"):
         mine = sorted((x for x in candidates if x[0] == kind), key=lambda x: x[1])
         loose = [a for a in sorted(c.unattributed, key=lambda a: a.address)
                  if a.kind == kind and a.address not in taken]
-        stmts = {s.site: s for s in written.sites()}
         if not mine or len(loose) != len(mine) or any(
                 a.width != stmts[first].access_bytes for a, (_, first, _) in zip(loose, mine)):
             continue
@@ -768,6 +768,22 @@ def _joined(written: Kernel, c, hoists) -> tuple[tuple[Joined, ...], tuple[Overw
             else:
                 overwritten.append(Overwritten(what[0], what[1], a.opcode, a.address))
     return tuple(joined), tuple(overwritten)
+
+
+def _matched(per_branch: list) -> list:
+    """The accesses of one kind of each branch (as many in each), grouped one per branch:
+    the first branch's in order, each with the first access left of every other branch in
+    the same array, else the first left."""
+    left = [list(accesses) for accesses in per_branch[1:]]
+    groups = []
+    for x in per_branch[0]:
+        group = [x]
+        for rest in left:
+            y = next((y for y in rest if y.array is x.array), rest[0])
+            rest.remove(y)
+            group.append(y)
+        groups.append(tuple(group))
+    return groups
 
 
 def _bodies(stmts) -> list:
