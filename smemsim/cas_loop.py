@@ -272,7 +272,8 @@ def _longest_lives(key: np.ndarray, group_bits: int):
 def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
           out_atom_wavefronts, bad):  # pragma: no cover
     """batch() as plain loops (numba compiles this; it also runs as Python), request by
-    request: each lane's pass from its bank's queue; the loads' staircase from the lanes
+    request: each lane's pass from its bank's queue; the loads' staircase in closed form
+    where every unit of a group has one lane, else from the lanes
     taken last to first (within one group's queue of a slot the passes grow with the lane,
     so a unit's last lane there holds its life, and the k-th unit met from the end is the
     slot's k-th longest); for 8 bytes, the warp-wide loads after merge_from pass by pass
@@ -296,6 +297,9 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             rank[q] = 0
         top0 = 0
         top1 = 0
+        # this request's stamps of the halves' units (the scans below stamp r * 64 + p for
+        # a pass p < 32 and r * 64 + 32 + g): a unit met again in its half has two lanes
+        # there, and then the staircase is scanned, not a closed form
         mark = r * 64 + 40
         twice0 = False
         twice1 = False
