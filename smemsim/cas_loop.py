@@ -28,8 +28,8 @@ a slot of m lanes holds the lives m, m - 1, .., 1, so M_k = top - k + 1 for the 
 longest queue `top`: the staircase is then a closed form, and only the other rows are sorted
 (numpy) or scanned (numba).
 
-On random requests the numpy engine takes about 24-26x (4 bytes) and 85-95x (8 bytes) the
-time of one numpy pass over the offsets, the compiled loops (numba) 5-7x and 10-12x
+On random requests the numpy engine takes about 21-26x (4 bytes) and 77-95x (8 bytes) the
+time of one numpy pass over the offsets, the compiled loops (numba) 5-6x and 9.5x
 (benchmarks/bench_banks.py, docs/performance.md); walking the passes took 370x and 740x on
 numpy.
 """
@@ -325,10 +325,11 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             top0 = max(top0, t + 1)
         # half-warp 1 (8 bytes): first as if no lane waited (its pass its rank in its bank's
         # queue), noting whether any lane would find half 0's winner of that pass in that
-        # bank writing its own address; only then (1.5% of random lanes) the passes again
-        # with the waits. (With the waits in the first loop, each lane's pass read the last
-        # one's from memory, and that loop took half the request's time.)
-        stale = False
+        # bank writing its own address (`stale`: a bit per bank); only then (1.5% of random
+        # lanes) the passes again with the waits, in those banks. (With the waits in the
+        # first loop, each lane's pass read the last one's from memory, and that loop took
+        # half the request's time.)
+        stale = 0
         for i in range(16, WARP if wide else 16):
             o = off[r, i]
             if o < 0:
@@ -343,20 +344,25 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             b = (o >> 2) & (BANKS - 1)
             t = rank[BANKS + b]
             rank[BANKS + b] = t + 1
-            stale |= (t < rank[b]) & (first[b * 16 + min(t, 15)] == o)
+            stale |= ((t < rank[b]) & (first[b * 16 + min(t, 15)] == o)) << b
             twice1 |= seen[o] == mark + 1
             seen[o] = mark + 1
             pas[i] = t
             top1 = max(top1, t + 1)
         if stale:
+            # again with the waits, in the banks where a lane met one (the other banks'
+            # lanes keep their ranks)
             top1 = 0
-            for q in range(BANKS, 2 * BANKS):
-                rank[q] = 0
+            for q in range(BANKS):
+                rank[BANKS + q] = rank[BANKS + q] * (((stale >> q) & 1) == 0)
             for i in range(16, WARP):
                 o = off[r, i]
                 if o < 0:
                     continue
                 b = (o >> 2) & (BANKS - 1)
+                if ((stale >> b) & 1) == 0:
+                    top1 = max(top1, pas[i] + 1)
+                    continue
                 # stale while half 0's winner of the pass in this bank wrote this address
                 t = last_t[b] + 1 if rank[BANKS + b] > 0 else 0
                 while t < rank[b] and first[b * 16 + t] == o:

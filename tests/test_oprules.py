@@ -177,7 +177,8 @@ def test_bad_requests_name_the_instruction():
     ("atomic", 4), ("atomic_cas", 4), ("atomic_aggregated", 4), ("atomic_cas_loop", 4),
     ("atomic_cas_loop", 8)])
 @pytest.mark.parametrize("bad, why", [
-    (-2, "is negative"), (6, "is not aligned"), (1 << 20, r"\(\+\d+ bytes\) is outside the 232448")])
+    (-2, "is negative"), (6, "is not aligned"),
+    (1 << 20, r"\(\+\d+ bytes\) is outside the 232448")])
 def test_a_bad_lane_is_named_on_every_engine(engine, op, width, bad, why):
     """numba's loops check each offset as they read it (no pass of its own over the batch);
     the error is the one numpy's checks give: the request, the lane, the offset."""

@@ -10,8 +10,8 @@ each swizzle, and compares the GPU's C with numpy models of the read, each a gue
 enters the row phase p = (address >> 7) & mask (mask 1, 3, 7 for 32B, 64B, 128B):
   minus: p - b;  plus: p + b;  xor: p ^ b;  ignored: p;  minus2: p - 2b;  minus4: p - 4b.
 Then the same GEMM without a swizzle (core matrices) with base offsets: is the field read
-at all? It saves A, B and the GPU's C of every swizzled case (cases.npz beside OUT), so that a model can be
-fitted later without a GPU.
+at all? It saves A, B and the GPU's C of every swizzled case (cases.npz beside OUT), so that
+a model can be fitted later without a GPU.
 
     python3 tools/gpu_wgmma_base_offset.py OUT.json      (on a machine with a GPU)
 
