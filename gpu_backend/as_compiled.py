@@ -787,13 +787,11 @@ def _matched(per_branch: list) -> list:
 
 
 def _bodies(stmts) -> list:
-    """Every statement list of a body: the body itself and each nested one."""
+    """Every statement list of a body: the body itself and each nested one (Stmt.bodies)."""
     out = [stmts]
     for s in stmts:
-        for part in ("body", "then", "orelse"):
-            inner = getattr(s, part, None)
-            if isinstance(inner, tuple) and inner:
-                out += _bodies(inner)
+        for body in s.bodies():
+            out += _bodies(body)
     return out
 
 

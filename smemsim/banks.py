@@ -423,6 +423,17 @@ def _validate(off: np.ndarray, width: np.ndarray, window: int, first: int = 0) -
                            "(-1 marks an inactive lane)")
 
 
+def _rejected(off: np.ndarray, width, window: int, bad: np.ndarray) -> None:
+    """Where compiled loops stopped at a bad request (`bad[0]`), the error the checks give
+    for it (the compiled paths check offsets as they read them, not beforehand); `width`
+    per request, or one for the batch."""
+    if bad[0] >= 0:
+        r = int(bad[0])
+        w = width[r:r + 1] if np.ndim(width) else np.full(1, width, np.int64)
+        _validate(off[r:r + 1], w, window, first=r)
+        raise AssertionError("the compiled loops rejected a request the checks accept")
+
+
 def _merge_mask(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> np.ndarray:
     """Which 8/16-byte loads merge across the warp: every pair of lanes (i, i^1), or every
     quad pair (i, i^2), of which both are active reads one address (each pair compared
@@ -697,9 +708,7 @@ def _plain_costs(off, width, store, window: int, engine: str, chunk: int,
         ideal = np.empty(off.shape[0], np.int64)
         bad = np.full(2, -1, np.int64)
         kernel(np.ascontiguousarray(off), width, store, window, wf, ideal, bad)
-        if bad[0] >= 0:
-            _validate(off[bad[0]:bad[0] + 1], width[bad[0]:bad[0] + 1], window, first=int(bad[0]))
-            raise AssertionError("the compiled engine rejected a request the checks accept")
+        _rejected(off, width, window, bad)
         return BatchResult(wf, ideal)
     started = time.perf_counter()
     if not validated:

@@ -36,7 +36,7 @@ import numpy as np
 from . import cas_loop
 from .banks import (
     BANKS, WARP, WAVEFRONT_BYTES, BankUse, BatchPart, BatchResult, Group, MergeDecision, Part,
-    RequestError, WarpRequest, WordUse, _validate, explain_groups, group_size, warp_request,
+    RequestError, WarpRequest, WordUse, _rejected, explain_groups, group_size, warp_request,
 )
 
 MATRIX_OPS = ("ldmatrix", "stmatrix")
@@ -210,15 +210,6 @@ def batch(off: np.ndarray, width: int, op: str, matrices: int | None, plain,
                            (BatchPart("ld", passes, ld_wf, ld_ideal),
                             BatchPart("atom", passes, atom_wf, atom_wf)))
     return BatchResult(wf, ideal, (BatchPart(category, ones, wf, ideal),))
-
-
-def _rejected(off: np.ndarray, width: int, window: int, bad: np.ndarray) -> None:
-    """Where compiled loops stopped at a bad request (`bad[0]`), the error the checks give
-    for it (the compiled path checks offsets as it reads them, not beforehand)."""
-    if bad[0] >= 0:
-        r = int(bad[0])
-        _validate(off[r:r + 1], np.full(1, width, np.int64), window, first=r)
-        raise AssertionError("the compiled loops rejected a request the checks accept")
 
 
 def _pair_costs(off: np.ndarray, width: int, size: int):
