@@ -366,7 +366,7 @@ def _as_batch(offsets, widths, ops):
     n = off.shape[0]
     given = _integers(widths, "widths")
     if given.ndim == 0:   # one width for the batch (the trace's): checked once
-        bad_w = np.full(1, int(given) not in WIDTHS)
+        bad_w = np.full(n, int(given) not in WIDTHS)
         width = np.full(n, int(given), np.int64)
     else:
         width = np.broadcast_to(given.astype(np.int64), (n,)).copy()
