@@ -170,14 +170,20 @@ class _Collector:
             self.held[site] = merged[0].shape[0]
 
     def _room(self, site: int, n: int) -> np.ndarray:
-        """The next n rows of the site's buffer (grown by half when full), held from now
-        on: the caller fills them."""
+        """The next n rows of the site's buffer (grown when full), held from now on: the
+        caller fills them."""
         held = self.held.get(site, 0)
         buf = self.buffers.get(site)
         if buf is None or held + n > buf.shape[0]:
-            # by half, not double: a trace that keeps every request (no folding) peaks at
-            # 2.5x its rows while growing, as the joined chunks did at 2x
-            grown = np.empty((max((held + n) * 3 // 2, 1024), WARP), np.int32)
+            # A trace that keeps every request (no merging) grows by half: it peaks at 2.5x
+            # its rows while growing, as the joined chunks did at 2x. One that merges holds
+            # at most _limit rows and doubles: grown by half (or by 1.25 or 1.75), its
+            # buffers left glibc's heap where the costing's temporaries were faulted in
+            # again and again (the histogram's costing at 64 M input bytes 0.3 -> 0.47 s;
+            # with MALLOC_TOP_PAD_=64 MB, 0.3 s at any factor)
+            merging = self.deduplicate or self.fold is not None
+            grown = np.empty((max((held + n) * (4 if merging else 3) // 2, 1024), WARP),
+                             np.int32)
             if buf is not None:
                 grown[:held] = buf[:held]
             self.buffers[site] = buf = grown
