@@ -493,7 +493,7 @@ def _numpy_costs(off: np.ndarray, width: np.ndarray, store: np.ndarray) -> Batch
             return _dense_word_costs(off, lowest, highest)
     active = off >= 0
     # the group sits above the offset: bit 24 for any window of a real GPU, else bit 40
-    group_bit = 24 if n == 0 or int(off.max()) < (1 << 24) else 40
+    group_bit = 24 if highest < (1 << 24) else 40     # (an empty batch: highest -1)
     kind = np.int32 if group_bit == 24 else np.int64
     sentinel = np.iinfo(kind).max
     key = off.astype(kind, copy=True)

@@ -153,9 +153,9 @@ class _Collector:
             rows.fill(-1)
             rows[inverse, thread % WARP] = access.offsets
         dense = warps // self.wpb
-        if access.stmt.site in self.watch and access.stmt.site not in self.crossed and \
+        if site in self.watch and site not in self.crossed and \
                 _warps_share_an_element(rows, dense, warps):
-            self.crossed.add(access.stmt.site)
+            self.crossed.add(site)
         # inside a trip loop, a block stands for the summed trips of the blocks it represents
         factor = self.block_weights if access.scale is None else self.trip_totals[access.scale]
         self.iterations.append(access.iterations)
