@@ -31,20 +31,24 @@ OPS = [("load", w, None) for w in (1, 2, 4, 8, 16)] + [("store", w, None) for w 
 NARROW = [("load", 4, None), ("atomic_aggregated", 4, None)]   # in a 1 KiB window
 
 
-def best(fn, repeats=3) -> float:
-    """The fastest of `repeats` runs, in seconds."""
-    times = []
+def best(fns, repeats=5) -> list[float]:
+    """The fastest of `repeats` runs of each function, in seconds, the functions taking
+    turns: this machine's speed drifts by 10-30% within a minute, and timing one function
+    after the other made their ratios drift with it (numba's 8-byte CAS loop 7.8-11.7x)."""
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+        for fn, took in zip(fns, times):
+            t = time.perf_counter()
+            fn()
+            took.append(time.perf_counter() - t)
+    return [min(took) for took in times]
 
 
 def main():
     rng = np.random.default_rng(0)
     warp_requests(np.zeros((4, 32), np.int64), 4, engine="numba")  # compile or load the cache
-    print(f"{N:,} random requests per case, best of 3; x = time / one pass over the offsets")
+    print(f"{N:,} random requests per case, best of 5 (taking turns); x = time / one pass "
+          "over the offsets")
     print(f"{'op':>25} {'width':>5} {'pass us/req':>11} {'numba M/s':>9} {'x':>6} "
           f"{'numpy M/s':>9} {'x':>6}")
     worst = {"numba": 0.0, "numpy": 0.0}
@@ -54,13 +58,15 @@ def main():
         # into one buffer: a fresh 25 MB temporary costs page faults in some runs and not
         # in others (0.035 or 0.065 us a request), which made the ratios swing by 2x
         buffer = np.empty_like(offsets)
-        stream = best(lambda: np.bitwise_and(np.right_shift(offsets, 2, out=buffer), 31,
-                                             out=buffer).sum(), repeats=7)
+        engines = ("numba", "numpy")
+        stream, *took = best(
+            [lambda: np.bitwise_and(np.right_shift(offsets, 2, out=buffer), 31,
+                                    out=buffer).sum()]
+            + [lambda engine=engine: warp_requests(offsets, width, op, engine=engine,
+                                                   matrices=matrices) for engine in engines])
         label = op if window == 4096 else f"{op} (1 KiB)"
         row = [f"{label:>25} {width:>5} {stream / N * 1e6:>11.3f}"]
-        for engine in ("numba", "numpy"):
-            t = best(lambda: warp_requests(offsets, width, op, engine=engine,
-                                           matrices=matrices))
+        for engine, t in zip(engines, took):
             worst[engine] = max(worst[engine], t / stream)
             row.append(f"{N / t / 1e6:>9.2f} {t / stream:>6.1f}")
         print(" ".join(row), flush=True)

@@ -16,7 +16,7 @@ it; the batch engines here compute the same counts without walking the passes:
   pending units any slot (bank; pair of banks) holds, so the loads cost
   sum over p of max over slots of #{units of the slot with life > p}, which is
   sum over k of M_k, M_k the largest k-th longest life of any slot (both count the cells
-  under the same staircase), computed by sorting rows instead of passing over them.
+  under the same staircase).
 - 8 bytes: a pass's pending lanes merge into one warp-wide load when every pending pair (or
   every pending quad) of lanes reads one address. A pair of two addresses stays pending
   until the earlier of its lanes succeeds, so the loads are half-warp loads before the pass
@@ -26,17 +26,19 @@ it; the batch engines here compute the same counts without walking the passes:
 Where every unit of a group has one lane (and, for 8 bytes, no lane of half-warp 1 waits),
 a slot of m lanes holds the lives m, m - 1, .., 1, so M_k = top - k + 1 for the group's
 longest queue `top`: the staircase is then a closed form, and only the other rows are sorted
-(numpy) or scanned (numba).
+(numpy, 4 bytes) or scanned (numba). numpy's 8-byte engine is smemsim.cas_loop_wide: it
+counts the same staircase pass by pass over whole rows of requests.
 
-On random requests the numpy engine takes about 21-26x (4 bytes) and 77-95x (8 bytes) the
-time of one numpy pass over the offsets, the compiled loops (numba) 5-6x and 9.5x
-(benchmarks/bench_banks.py, docs/performance.md); walking the passes took 370x and 740x on
-numpy.
+On random requests the numpy engine takes about 18-22x the time of one numpy pass over the
+offsets (4 bytes: sorting rows here; 8 bytes: smemsim.cas_loop_wide, where sorting rows
+took 77-95x), the compiled loops (numba) 4-5x and 8-9x (benchmarks/bench_banks.py,
+docs/performance.md); walking the passes took 370x and 740x on numpy.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import cas_loop_wide
 from .banks import BANKS, WARP, _changes
 
 # rows of requests the numpy engine takes at a time (its arrays stay in the cache)
@@ -76,26 +78,29 @@ _NONE = np.uint16(1 << 15)       # a key at or above this: no lane
 
 def batch(off: np.ndarray, width: int) -> tuple[np.ndarray, ...]:
     """(passes, load wavefronts, load ideal, CAS wavefronts) per request, numpy's engine
-    (offsets checked and aligned, -1 for inactive lanes)."""
+    (offsets checked and aligned, -1 for inactive lanes); the 8-byte loop's is
+    smemsim.cas_loop_wide."""
+    if width == 8:
+        return cas_loop_wide.batch(off)
     n = off.shape[0]
     out = tuple(np.empty(n, np.int64) for _ in range(4))
     # the first sort's keys are a unit above a lane: 32 bits hold any real window
     kind = np.int32 if n == 0 or int(off.max()) < (1 << 26) else np.int64
     for i in range(0, n, CHUNK):
-        for whole, part in zip(out, _costs(off[i:i + CHUNK].astype(kind), width)):
+        for whole, part in zip(out, _costs(off[i:i + CHUNK].astype(kind))):
             whole[i:i + CHUNK] = part
     return out
 
 
-def _costs(off: np.ndarray, width: int):
-    """batch() of one chunk. Each row is sorted a few times by packed keys (uint16 after
-    the first: a row's 32 lanes hold at most 32 units, so a unit's index in its row takes 5
-    bits): by unit (its index), by CAS queue (a lane's rank: its pass), by unit again (its
-    life) and by slot and life (_longest_lives)."""
+def _costs(off: np.ndarray):
+    """batch() of one chunk of 4-byte requests. Each row is sorted a few times by packed
+    keys (uint16 after the first: a row's 32 lanes hold at most 32 units, so a unit's index
+    in its row takes 5 bits): by unit (its index), by CAS queue (a lane's rank: its pass),
+    and, where some unit has two lanes, by unit again (its life) and by slot and life
+    (_longest_lives)."""
     n = off.shape[0]
-    wide = width == 8
     # 1. unit, then lane: a unit's index in its row; inactive lanes (-1) sort first
-    key = ((off >> (3 if wide else 2)) << 5) | _LANE.astype(off.dtype)
+    key = ((off >> 2) << 5) | _LANE.astype(off.dtype)
     key.sort(axis=1)
     live = key >= 0
     lane = (key & 31).astype(np.uint16)
@@ -104,121 +109,27 @@ def _costs(off: np.ndarray, width: int):
     # counted over the flattened rows (a cumsum along rows takes longer), less each row's base
     total = np.cumsum(new.ravel(), dtype=np.int32).reshape(n, WARP)
     index = ((total - (total[:, :1] - new[:, :1]) - 1) & 31).astype(np.uint16)
-    # (8 bytes) a unit with lanes of both halves: consecutive lanes of one unit across 16
-    meet = (unit[:, 1:] == unit[:, :-1]) & (lane[:, :-1] < 16) & (lane[:, 1:] >= 16) & \
-        live[:, :-1] if wide else None
-    # 2. CAS group | slot | lane | unit index: a queue is a (group, slot): bits 10-14
-    slot = (unit & (15 if wide else 31)).astype(np.uint16)
-    queue = ((lane >> 4) << 4 | slot) if wide else slot
-    cas = np.where(live, (queue << 10) | (lane << 5) | index, _NONE | (lane << 5))
+    # 2. bank | lane | unit index: a queue is a bank: bits 10-14
+    slot = (unit & 31).astype(np.uint16)
+    cas = np.where(live, (slot << 10) | (lane << 5) | index, _NONE | (lane << 5))
     cas.sort(axis=1)
     live = cas < _NONE
     rank = _rank(cas >> 10)
-    if wide:
-        # half-warp 1 waits where half-warp 0 writes the same unit in the same pass: only
-        # in the banks where a unit has lanes of both halves
-        rows, col = np.nonzero(meet)
-        if rows.size:
-            banks = np.zeros((n, 16), bool)
-            banks[rows, unit[rows, col] & 15] = True
-            some = np.flatnonzero(banks.any(axis=1))
-            part = rank[some]
-            _wait_for_half_0(cas[some], part, banks[some])
-            rank[some] = part
     pass_ = rank.astype(np.uint16)
-    # 3. per unit and group its life, and the staircase of the slots' lives
-    if not wide:
-        passes = np.where(live, rank + np.int8(1), np.int8(0)).max(axis=1).astype(np.int64)
-        # a row whose units have one lane each: a bank of m lanes holds lives m, .., 1, so
-        # M_k = passes - k + 1 and the loads are passes (passes + 1) / 2; the staircase is
-        # sorted out only for the rows where some unit has two lanes (38% of random rows)
-        load = passes * (passes + 1) // 2
-        distinct = total[:, -1] - total[:, 0] + new[:, 0]
-        twice = np.flatnonzero(distinct < np.count_nonzero(live, axis=1))
-        if twice.size:
-            sub = cas[twice]
-            lives = np.where(live[twice], (sub & np.uint16(0x7C00)) | ((sub & 31) << 5)
-                             | pass_[twice], _NONE)
-            load[twice] = _longest_lives(lives, 0)[0].sum(axis=1, dtype=np.int64)
-        return passes, load, passes.copy(), 2 * passes
-    lives = np.where(live, (cas & np.uint16(0x7C00)) | ((cas & 31) << 5) | pass_, _NONE)
-    half1 = (cas >> 14) == 1
-    latest = live * (rank.astype(np.int64) + 1)
-    top0 = ((~half1) * latest).max(axis=1)
-    top1 = (half1 * latest).max(axis=1)
-    passes = np.maximum(top0, top1)
-    merge_from = _merge_from(off, cas, live, pass_)
-    m, _, _ = _longest_lives(lives.copy(), 1)
-    load = np.minimum(m, merge_from[:, None].astype(np.int8)).sum(axis=1, dtype=np.int64)
-    ideal = np.minimum(top0, merge_from) + np.minimum(top1, merge_from)
-    if (merge_from < passes).any():
-        lives &= np.uint16(0xBFFF)                   # one group: the warp
-        m, last, life = _longest_lives(lives, 1)
-        load += np.maximum(m - merge_from[:, None].astype(np.int8), 0).sum(
-            axis=1, dtype=np.int64)
-        # a warp-wide load of more than 16 units (128 bytes) ideally takes two wavefronts:
-        # in the passes from merge_from before the 17th longest life ends
-        longest = (last * life).astype(np.int16)
-        longest.sort(axis=1)
-        ideal += (np.maximum(passes - merge_from, 0)
-                  + np.maximum(longest[:, WARP - 17].astype(np.int64) - merge_from, 0))
-    return passes, load, ideal, 2 * (top0 + top1)
-
-
-def _merge_from(off, cas, live, pass_) -> np.ndarray:
-    """The pass from which the pending lanes' 8-byte loads merge: every pending pair of
-    lanes (i, i^1), or every quad pair (i, i^2), reads one address; a pair of two addresses
-    is pending until the earlier of its lanes succeeds."""
-    n = off.shape[0]
-    # the passes back in lane order (63: inactive)
-    by_lane = ((cas & np.uint16(31 << 5)) << 1) | np.where(live, pass_, np.uint16(63))
-    by_lane.sort(axis=1)
-    pass_of = (by_lane & 63).astype(np.int8)
-    first = None
-    for m in (1, 2):
-        o = off.reshape(n, WARP // (2 * m), 2, m)
-        q = pass_of.reshape(n, WARP // (2 * m), 2, m)
-        differ = (o[:, :, 0] != o[:, :, 1]) & (o[:, :, 0] >= 0) & (o[:, :, 1] >= 0)
-        f = np.where(differ, np.minimum(q[:, :, 0], q[:, :, 1]), np.int8(-1)).reshape(
-            n, -1).max(axis=1)
-        first = f if first is None else np.minimum(first, f)
-    return first.astype(np.int64) + 1
-
-
-def _wait_for_half_0(cas: np.ndarray, rank: np.ndarray, banks: np.ndarray) -> None:
-    """Half-warp 1's passes (in place of its ranks) in the banks marked in `banks` (rows:
-    per pair of banks): the head of a bank's queue succeeds at the first pass, after its
-    predecessor's, in which half-warp 0's winner in that bank (its lane of that rank) wrote
-    another unit."""
-    slot = ((cas >> 10) & 15).astype(np.intp)
-    number = np.full(banks.shape, -1, np.int64)
-    queues = int(banks.sum())
-    number[banks] = np.arange(queues)
-    of = np.take_along_axis(number, slot, 1)
-    of[cas >= _NONE] = -1
-    r, k = np.nonzero(of >= 0)
-    q = of[r, k]
-    half1 = (cas[r, k] >> 14) == 1
-    j = rank[r, k].astype(np.int64)
-    index = (cas[r, k] & 31).astype(np.int8)
-    # half 0's units by queue and rank, a column of none past the last (a rank is < 16)
-    written = np.full(queues * 17, -1, np.int8)
-    written[q[~half1] * 17 + j[~half1]] = index[~half1]
-    waiting = np.full((queues, 16), -1, np.int8)
-    waiting[q[half1], j[half1]] = index[half1]
-    done = np.zeros((queues, 16), np.int8)
-    t = np.full(queues, -1, np.int64)
-    row = np.arange(queues) * 17
-    for head in range(int(j[half1].max()) + 1 if half1.any() else 0):
-        unit = waiting[:, head]
-        t += 1
-        while True:
-            stale = (written[row + np.minimum(t, 16)] == unit) & (unit >= 0)
-            if not stale.any():
-                break
-            t += stale
-        done[:, head] = t
-    rank[r[half1], k[half1]] = done[q[half1], j[half1]]
+    # 3. per unit its life, and the staircase of the banks' lives
+    passes = np.where(live, rank + np.int8(1), np.int8(0)).max(axis=1).astype(np.int64)
+    # a row whose units have one lane each: a bank of m lanes holds lives m, .., 1, so
+    # M_k = passes - k + 1 and the loads are passes (passes + 1) / 2; the staircase is
+    # sorted out only for the rows where some unit has two lanes (38% of random rows)
+    load = passes * (passes + 1) // 2
+    distinct = total[:, -1] - total[:, 0] + new[:, 0]
+    twice = np.flatnonzero(distinct < np.count_nonzero(live, axis=1))
+    if twice.size:
+        sub = cas[twice]
+        lives = np.where(live[twice], (sub & np.uint16(0x7C00)) | ((sub & 31) << 5)
+                         | pass_[twice], _NONE)
+        load[twice] = _longest_lives(lives)
+    return passes, load, passes.copy(), 2 * passes
 
 
 def _rank(run: np.ndarray) -> np.ndarray:
@@ -246,25 +157,22 @@ def _run_ends(run: np.ndarray, live: np.ndarray) -> np.ndarray:
     return end & live
 
 
-def _longest_lives(key: np.ndarray, group_bits: int):
-    """The staircase per row. `key` (uint16, _NONE and above: no lane) = group and slot
-    (bits 10-14, the top `group_bits` of them the group) | unit index (5-9) | pass (0-4).
-    Returns (M: at one entry per (group, k), the largest k-th longest life of any slot of
-    the group, 0 elsewhere; where an entry is its unit's last; each entry's life)."""
+def _longest_lives(key: np.ndarray) -> np.ndarray:
+    """The loads per row from the staircase: sum over k of M_k, the largest k-th longest
+    life of any bank. `key` (uint16, _NONE and above: no lane) = bank (bits 10-14) | unit
+    index (5-9) | pass (0-4)."""
     key.sort(axis=1)
     last = _run_ends(key >> 5, key < _NONE)       # a unit's last lane: its latest pass
     life = (key & 31) + 1
-    # each slot's lives, longest first
+    # each bank's lives, longest first
     by_slot = np.where(last, ((key >> 10) << 6) | (63 - life), np.uint16(1 << 11))
     by_slot.sort(axis=1)
     k = _rank(by_slot >> 6).astype(np.uint16)
-    # (group, k, life): the last entry of a (group, k) run holds M_k
-    by_k = np.where(by_slot < (1 << 11),
-                    ((by_slot >> (11 - group_bits)) << 11) | (k << 6) | (63 - (by_slot & 63)),
-                    np.uint16(1 << 12))
+    # (k, life): the last entry of a k run holds M_k
+    by_k = np.where(by_slot < (1 << 11), (k << 6) | (63 - (by_slot & 63)), np.uint16(1 << 12))
     by_k.sort(axis=1)
     end = _run_ends(by_k >> 6, by_k < (1 << 12))
-    return (end * (by_k & 63)).astype(np.int8), last, life
+    return (end * (by_k & 63)).sum(axis=1, dtype=np.int64)
 
 
 # ------------------------------------------------------------------ compiled loops (numba)
@@ -389,8 +297,9 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
         # the loads: sum over k of the largest k-th longest life of any slot (the
         # staircase), per group of lanes whose loads go together (the warp; for 8 bytes each
         # half-warp, until merge_from). Ideally a pass loads ceil(pending units * width /
-        # 128) wavefronts: one while any unit is pending, a second (8 bytes, warp-wide)
-        # while 17 are.
+        # 128) wavefronts: one while any unit is pending (from merge_from on, at most 16
+        # 8-byte units are: each pair of lanes that decided it and reads two addresses has
+        # one lane done, so 128 bytes at most).
         hi = merge_from if wide else passes
         for q in range(2 * BANKS):
             count[q] = 0
@@ -424,8 +333,7 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
         ld_ideal = min(top0, hi) + (min(top1, hi) if wide else 0)
         if wide and merge_from < passes:
             # the warp's loads from merge_from on, pass by pass (few lanes are left): the
-            # most distinct pending units of one slot; a second ideal wavefront while 17
-            # units are pending
+            # most distinct pending units of one slot; one ideal wavefront a pass
             pending_lanes = 0
             for i in range(WARP):
                 # without a branch: which lanes are still pending is the data's to say, and
@@ -435,7 +343,6 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
             for p in range(merge_from, passes):
                 key = r * 64 + p
                 deepest = 0
-                units = 0
                 for q in range(slots):
                     count[q] = 0
                 for j in range(pending_lanes):
@@ -444,12 +351,11 @@ def loops(off, width, window, out_passes, out_ld_wavefronts, out_ld_ideal,
                     if pas[i] < p or seen[o] == key:
                         continue
                     seen[o] = key
-                    units += 1
                     q = (o >> shift) & (slots - 1)
                     count[q] += 1
                     deepest = max(deepest, count[q])
                 ld_wf += deepest
-                ld_ideal += 1 + (units >= 17)
+            ld_ideal += passes - merge_from
         out_passes[r] = passes
         out_ld_wavefronts[r] = ld_wf
         out_ld_ideal[r] = ld_ideal

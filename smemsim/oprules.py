@@ -133,9 +133,12 @@ def _explain_cas_loop(offs: list[int | None], width: int, arch: str,
     lines = []
     per_bank: dict[int, list[WordUse]] = {}
     lane_waves = [[] for _ in range(WARP)]
+    # the offsets were checked against the caller's window: each pass's load is too (not
+    # against the architecture's, which a window given to warp_request may exceed)
+    window = max((o for o in offs if o is not None), default=0) + width
     for number, done in enumerate(cas_loop.passes(offs, width)):
         load = warp_request([offs[i] if i in pending else None for i in range(WARP)], width,
-                            "load", arch)
+                            "load", arch, window=window)
         groups = len({i // size for i in pending})
         ld_wf, ld_ideal, atom_wf = ld_wf + load.wavefronts, ld_ideal + load.ideal, \
             atom_wf + 2 * groups

@@ -156,6 +156,41 @@ def test_cas_loop_engines_equal_the_rule_pass_by_pass(width):
         assert got == want, engine
 
 
+def test_cas_loop_sixteen_units_pending_in_one_slot():
+    # 8 bytes, each pair of lanes on one address, 16 addresses 128 bytes apart: every lane
+    # in one pair of banks. Pairs agree, so the loads are warp-wide from pass 0; each half
+    # queues 16 lanes (passes 0-15), a unit lives 2p + 2 passes, and at pass q each half
+    # has 8 - q // 2 units pending in that slot: sum over q of 2 (8 - q // 2) = 144. Sixteen
+    # units in one slot is the most numpy's per-slot counters (nibbles) cannot hold.
+    row = [p * 128 for p in range(16) for _ in range(2)]
+    want = {"ld": (16, 144, 16), "atom": (16, 64, 64)}
+    one = warp_request(row, 8, "atomic_cas_loop")
+    assert {p.category: (p.instructions, p.wavefronts, p.ideal) for p in one.parts} == want
+    for engine in ENGINES:
+        many = warp_requests(np.array([row]), 8, "atomic_cas_loop", engine=engine)
+        assert {p.category: (int(p.instructions[0]), int(p.wavefronts[0]), int(p.ideal[0]))
+                for p in many.parts} == want
+
+
+def test_cas_loop_8_bytes_over_chunks_and_far_offsets():
+    # numpy's 8-byte engine (smemsim.cas_loop_wide) takes 4,096 requests a chunk, and units
+    # past 16 bits (offsets from 512 KiB) in 64-bit arrays: 4,100 requests, the last chunk
+    # of 4, offsets up to 1 MiB, few addresses in some rows (waits), against the rule
+    rng = np.random.default_rng(8)
+    n = 4100
+    span = np.where(rng.random(n) < 0.5, 1 << 20, 256)
+    off = rng.integers(0, span[:, None] // 8, (n, 32)) * 8
+    off[rng.random(off.shape) < 0.2] = -1
+    many = warp_requests(off, 8, "atomic_cas_loop", engine="numpy", window=1 << 20)
+    got = {p.category: list(zip(p.instructions.tolist(), p.wavefronts.tolist(),
+                                p.ideal.tolist())) for p in many.parts}
+    for r in list(range(0, n, 41)) + list(range(n - 4, n)):
+        one = warp_request([None if o < 0 else int(o) for o in off[r]], 8, "atomic_cas_loop",
+                           window=1 << 20)
+        assert {p.category: got[p.category][r] for p in one.parts} == {
+            p.category: (p.instructions, p.wavefronts, p.ideal) for p in one.parts}, r
+
+
 def test_bad_requests_name_the_instruction():
     with pytest.raises(RequestError, match="ldmatrix needs matrices 1, 2 or 4"):
         warp_request([0], 16, "ldmatrix")
