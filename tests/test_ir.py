@@ -84,6 +84,38 @@ def test_sites_are_numbered_in_program_order():
     assert k.site(1).loc.line > k.site(0).loc.line
 
 
+def test_walk_is_program_order_every_time():
+    # walk keeps the order of bodies it walked lately: a body walked again, the same
+    # statements as a list, and a nested body all read program order (a plain recursion)
+    from kernels_ir.stmt import Loop, walk
+
+    def order(stmts):
+        out = []
+        for x in stmts:
+            out.append(x)
+            for body in x.bodies():
+                out += order(body)
+        return out
+
+    k = KernelBuilder("walked")
+    out = k.global_array("out", i32, 64, intent="out")
+    s = k.shared("s", i32, 64)
+    with k.range("i", 0, 2) as i:
+        with k.if_(threadIdx.x < 16):
+            s[threadIdx.x + i * 32] = i
+        with k.range("j", 0, 2) as j:
+            out[threadIdx.x + j * 32] = s[threadIdx.x + j * 32]
+    k.launch(grid=1, block=32)
+    kernel = k.build()
+    want = order(kernel.body)
+    assert [type(x).__name__ for x in want] == ["Loop", "If", "Store", "Loop", "Load", "Store"]
+    for _ in range(2):
+        assert list(walk(kernel.body)) == want
+    assert list(walk(list(kernel.body))) == want
+    inner = next(x for x in want if isinstance(x, Loop) and x.var.name == "j")
+    assert list(walk(inner.body)) == order(inner.body) == want[-2:]
+
+
 def test_local_names_are_made_unique():
     k = KernelBuilder("names")
     out = k.global_array("out", i32, 32, intent="out")
