@@ -1013,14 +1013,15 @@ def walk(stmts) -> Iterator[Stmt]:
     recursive generators)."""
     whole = type(stmts) is tuple
     if whole:
-        kept = _WALKED.get(id(stmts))
+        kept = _WALKED.pop(id(stmts), None)
         if kept is not None and kept[0] is stmts:   # (held here, so its id is not reused)
-            return iter(kept[1])
+            _WALKED[id(stmts)] = kept               # the latest again: a kernel's own body
+            return iter(kept[1])                    # stays while its loops' bodies come and go
     out: list[Stmt] = []
     _flatten(stmts, out)
     if whole:
         if len(_WALKED) >= _WALKED_MOST:
-            del _WALKED[next(iter(_WALKED))]        # the oldest
+            del _WALKED[next(iter(_WALKED))]        # the least recently walked
         _WALKED[id(stmts)] = (stmts, tuple(out))
     return iter(out)
 
