@@ -1173,7 +1173,7 @@ def _in_partly_unrolled_loops(written: Kernel) -> set:
                 out.add(s.site)
             if s.BODIES:
                 if not inside and isinstance(s, Loop) and s.unroll is not False:
-                    trips = _trips(s)
+                    trips = trip_values(s)
                     inner = trips is None or len(trips) > 1
                 else:
                     inner = inside
@@ -1181,24 +1181,6 @@ def _in_partly_unrolled_loops(written: Kernel) -> set:
                     visit(body, inner)
     visit(written.body, False)
     return out
-
-
-def _trips(loop: Loop) -> tuple[int, ...] | None:
-    """trip_values(loop), once per header: the copies of an inner loop that unrolling its
-    outer loops wrote out have headers of one structure (matmul_128x128's unrolled kernel:
-    1,175 loops, 0.035 s evaluated one by one). Kept with the loop, whose variables the
-    key names by id (so they live while it is kept)."""
-    key = (id(loop.var), loop.do_while) + tuple(
-        None if e is None else e.key() for e in (loop.start, loop.cond, loop.step, loop.update))
-    kept = _TRIPS.get(key)
-    if kept is None:
-        if len(_TRIPS) >= 4096:
-            _TRIPS.clear()
-        kept = _TRIPS[key] = (loop, trip_values(loop))
-    return kept[1]
-
-
-_TRIPS: dict[tuple, tuple] = {}     # a loop header's structure -> (a loop, its trip values)
 
 
 def _one_copy(s):
@@ -1224,7 +1206,7 @@ def _unfollowed_unrolled(written: Kernel, looping=None) -> set:
             for body in s.bodies():
                 visit(body, inner)
             if getattr(s, "site", None) is not None and innermost is not None and \
-                    innermost.unroll is not False and _trips(innermost) is None and \
+                    innermost.unroll is not False and trip_values(innermost) is None and \
                     (looping is None or id(innermost) not in looping):
                 out.add(s.site)
     visit(written.body, None)
