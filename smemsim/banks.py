@@ -601,10 +601,8 @@ def _dense_word_costs(off: np.ndarray, lowest: int, highest: int) -> BatchResult
         # and the fullest bank, both on the four words of eight counts: a reduction over
         # the 32 bytes took 77 ns a request, these word operations about 25
         distinct[i:i + m] = ((q[0] + q[1] + q[2] + q[3]) * _BYTE_ONES) >> np.uint64(56)
-        most = _byte_max(_byte_max(q[0], q[1]), _byte_max(q[2], q[3]))
-        for shift in (32, 16, 8):
-            most = _byte_max(most, most >> np.uint64(shift))
-        wavefronts[i:i + m] = most & np.uint64(255)
+        wavefronts[i:i + m] = _largest_field(_byte_max(_byte_max(q[0], q[1]),
+                                                       _byte_max(q[2], q[3])))
     ideal = np.where(distinct > 0,
                      np.maximum(-(-(distinct * WORD) // WAVEFRONT_BYTES), 1), 0)
     return BatchResult(wavefronts, ideal.astype(np.int64))
@@ -612,6 +610,18 @@ def _dense_word_costs(off: np.ndarray, lowest: int, highest: int) -> BatchResult
 
 _BYTE_ONES = np.uint64(0x0101010101010101)
 _BYTE_HIGH = np.uint64(0x8080808080808080)
+
+
+# the larger byte of each 16-bit value (a uint64's largest byte: the largest of four)
+_TOP_BYTE = np.maximum(np.arange(1 << 16) & 255, np.arange(1 << 16) >> 8).astype(np.uint8)
+
+
+def _largest_field(words: np.ndarray, table: np.ndarray = _TOP_BYTE) -> np.ndarray:
+    """Per uint64 of a 1-D array, its largest field: `table` holds the largest field of each
+    16-bit value (default: bytes). Four lookups and three maxima: three byte-wise maxima of
+    the word and itself shifted took 1.8-3x as long."""
+    top = table.take(words.view(np.uint16).reshape(-1, 4))
+    return np.maximum(np.maximum(top[:, 0], top[:, 1]), np.maximum(top[:, 2], top[:, 3]))
 
 
 def _byte_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banks import WARP, _byte_max
+from .banks import WARP, _byte_max, _largest_field
 
 CHUNK = 4096        # requests a chunk (the 16 x 16 comparisons: 1 MB of bools)
 H = 16              # lanes of a half-warp, and slots (pairs of banks) of 8-byte units
 _U64 = np.uint64
 _LANE = np.arange(WARP)[:, None]
 _UPTO = (np.arange(H)[None, :] <= np.arange(H)[:, None])[:, :, None]     # [i, j]: j <= i
-# the largest nibble, and the larger byte, of each 16-bit value
+# the largest nibble of each 16-bit value
 _TOP_NIBBLE = np.maximum.reduce([(np.arange(1 << 16) >> s) & 15
                                  for s in (0, 4, 8, 12)]).astype(np.uint8)
-_TOP_BYTE = np.maximum(np.arange(1 << 16) & 255, np.arange(1 << 16) >> 8).astype(np.uint8)
 # units below this fit uint16 with the idle lanes' own units (65535 - lane) above them
 _NARROW = (1 << 16) - WARP
 
@@ -222,13 +221,10 @@ def _warp_loads(words, life, q, stop, rows, load) -> None:
             rows = keep if rows is None else rows[keep]
         pending = life > q
         if len(words) == 1:
-            count = (words[0] * pending).sum(axis=0)
-            most = _TOP_NIBBLE.take(count.view(np.uint16).reshape(-1, 4))
+            most = _largest_field((words[0] * pending).sum(axis=0), _TOP_NIBBLE)
         else:
-            count = _byte_max((words[0] * pending).sum(axis=0),
-                              (words[1] * pending).sum(axis=0))
-            most = _TOP_BYTE.take(count.view(np.uint16).reshape(-1, 4))
-        most = np.maximum(np.maximum(most[:, 0], most[:, 1]), np.maximum(most[:, 2], most[:, 3]))
+            most = _largest_field(_byte_max((words[0] * pending).sum(axis=0),
+                                            (words[1] * pending).sum(axis=0)))
         if rows is None:
             load += most
         else:
