@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import os
+import shlex
 from collections import Counter
 from dataclasses import dataclass, replace
 
@@ -215,8 +216,8 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
 
 def _command(build) -> str:
     """The nvcc command in short: the tool's name, the options, the user's file."""
-    return " ".join([os.path.basename(build.command[0]), *build.command[1:-2],
-                     os.path.basename(build.path)])
+    return shlex.join([os.path.basename(build.command[0]), *build.command[1:-2],
+                       os.path.basename(build.path)])
 
 
 def _multiple(original: list[str], written: list[str]) -> int:

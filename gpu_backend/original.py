@@ -22,8 +22,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 
@@ -32,6 +30,7 @@ import numpy as np
 from kernels_ir import Kernel, SourceLoc
 from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
+from smemsim.toolrun import refuse_shell_text, run_tool, staged, unstage
 
 from .compile import (
     BULK_KINDS, EXPECTED_SASS, CompileError, SassAccess, SassLoop, SiteCheck, cubin_resources,
@@ -107,7 +106,7 @@ class Attributed:
 
 def nvcc_version(nvcc: str) -> str:
     """The release line of `nvcc --version`."""
-    out = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    out = run_tool([nvcc, "--version"]).stdout
     return next((line for line in out.splitlines() if "release" in line), out.strip())
 
 
@@ -125,14 +124,18 @@ def check_flags(flags) -> tuple[str, ...]:
 def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
                    include_dirs=(), flags=()) -> OriginalBuild:
     """nvcc's build of the kernel `instance` (smemsim.cuda.Instance) of the user's file, for
-    `arch`, with their macros, include folders and flags; cached by every input."""
+    `arch`, with their macros, include folders and flags; cached by every input. nvcc sees
+    a private copy of the file and links to its folders (smemsim.toolrun), never a name of
+    the user's."""
     nvcc = find_tool("nvcc")
     flags = check_flags(flags)
-    command = [nvcc, "-cubin", f"-arch={arch}", "-lineinfo", "-w"]
-    command += [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
-    command += [f"-I{os.path.abspath(d)}" for d in include_dirs]
-    command += list(flags)
-    command += ["-include", os.path.abspath(path)]
+    macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
+    refuse_shell_text(macros, "-D")
+    refuse_shell_text(flags, "--nvcc-flag")
+    options = ["-cubin", f"-arch={arch}", "-lineinfo", "-w", *macros, *flags]
+    source, includes = os.path.abspath(path), tuple(os.path.abspath(d) for d in include_dirs)
+    # what the build is, in the user's names (the cache key, and OriginalBuild.command)
+    command = [nvcc, *options, *(f"-I{d}" for d in includes), "-include", source]
     unit = "" if instance.cxx is None else \
         f"void *smemsim_instance = (void *)&{instance.cxx};\n"
     key = hashlib.sha256(json.dumps([
@@ -143,7 +146,7 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
     cached = folder / f"{key}.json" if folder is not None else None
     stored = _load(cached)
     if stored is None:
-        stored = _compile(command, unit)
+        stored = _compile(nvcc, options, source, includes, unit)
         if cached is not None:
             store(cached, json.dumps(stored).encode())
     sass, resources = stored["sass"], stored["resources"]
@@ -151,15 +154,16 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
     text = sass[function]
 
     def place(file: str, line: int) -> tuple[str, int]:
-        return os.path.realpath(file), line
+        return os.path.realpath(unstage(file, source, includes)), line
     res = resources.get(function, {})
     return OriginalBuild(path, arch, function, tuple(command), res.get("REG", 0),
                          res.get("STACK", 0), res.get("SHARED", 0), res.get("LOCAL", 0), text,
                          tuple(parse_sass(text, place)), parse_loops(text, place))
 
 
-CACHE_FORMAT = 4  # bump when what is stored changes (2: resources per function fixed;
-#                  3: SASS with -gi inline marks; 4: a block pipeline's state accesses)
+CACHE_FORMAT = 5  # bump when what is stored changes (2: resources per function fixed;
+#                  3: SASS with -gi inline marks; 4: a block pipeline's state accesses;
+#                  5: file names of a staged build, marked)
 
 
 def _read(path: str) -> bytes:
@@ -186,19 +190,23 @@ def _load(path) -> dict | None:
     return data if ok else None
 
 
-def _compile(command: list[str], unit: str) -> dict:
-    """Run nvcc; {"sass": function -> SASS, "resources": function -> {REG: .., ...}}."""
-    with tempfile.TemporaryDirectory() as tmp:
-        source, cubin = os.path.join(tmp, "smemsim_instance.cu"), os.path.join(tmp, "k.cubin")
-        with open(source, "w") as f:
+def _compile(nvcc: str, options: list[str], source: str, includes: tuple[str, ...],
+             unit: str) -> dict:
+    """Run nvcc on a staged copy of `source`; {"sass": function -> SASS (its file names
+    marked, smemsim.toolrun), "resources": function -> {REG: .., ...}}."""
+    with staged(source, includes) as stage:
+        instance, cubin = (os.path.join(stage.folder, n) for n in ("smemsim_instance.cu",
+                                                                     "k.cubin"))
+        with open(instance, "w") as f:
             f.write(unit)
-        done = subprocess.run([*command, "-o", cubin, source], capture_output=True, text=True)
+        done = run_tool([nvcc, *options, *stage.include_flags(), "-include", stage.source,
+                         "-o", cubin, instance])
         if done.returncode:
-            raise CompileError(f"nvcc could not build the file:\n{done.stderr.strip()}")
+            raise CompileError("nvcc could not build the file:\n" +
+                               stage.user_named(done.stderr.strip()))
         # -gi: inlined functions' call sites too (parse_sass keeps the innermost user line)
-        sass = subprocess.run([find_tool("nvdisasm"), "-gi", "-c", cubin], capture_output=True,
-                              text=True, check=True).stdout
-        functions = _split(sass)
+        sass = run_tool([find_tool("nvdisasm"), "-gi", "-c", cubin], check=True).stdout
+        functions = {name: stage.marked(text) for name, text in _split(sass).items()}
         resources = cubin_resources(cubin)
         return {"sass": functions, "resources": {name: resources.get(name, {})
                                                  for name in functions}}

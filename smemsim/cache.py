@@ -1,9 +1,11 @@
-"""The on-disk cache (compiled cubins, sweep points, imported CUDA): where it is, and how an
-entry is written so that no reader ever sees half of one."""
+"""The on-disk cache (compiled cubins, sweep points, imported CUDA): where it is, how an
+entry is written so that no reader ever sees half of one, and how one is read so that
+nothing planted at its path (a link, a FIFO, a device, a folder) is followed or waited on."""
 from __future__ import annotations
 
 import os
 import pathlib
+import stat
 
 
 def cache_dir(kind: str) -> pathlib.Path | None:
@@ -20,10 +22,13 @@ def write_whole(path: pathlib.Path, data: bytes) -> None:
     writer leaves no half file (raises OSError)."""
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
-        tmp.write_bytes(data)
+        # O_EXCL | O_NOFOLLOW: a link planted at the temporary name is never written through
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         tmp.replace(path)
     finally:
-        tmp.unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)   # (a link's unlink removes the link, not its target)
 
 
 def store(path: pathlib.Path, data: bytes) -> None:
@@ -34,3 +39,33 @@ def store(path: pathlib.Path, data: bytes) -> None:
         write_whole(path, data)
     except OSError:
         pass
+
+
+def read_regular(path: os.PathLike | str, limit: int) -> bytes | None:
+    """A cache entry's bytes, or None when it is missing, unreadable, over `limit` bytes, or
+    not a regular file: a symlink is never followed, a FIFO or device never opened to wait on
+    (so a planted one is a miss, which the caller computes again and rewrites)."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        # O_NOFOLLOW and O_NONBLOCK: the path may have been swapped since the lstat
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) |
+                     getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+            return None
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks) if size <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)

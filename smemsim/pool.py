@@ -5,6 +5,13 @@ be a module-level function and the items picklable (kernels are). Results come b
 order of the items; the first exception raised by any item is raised here (the rest are
 cancelled). Used by `smemsim sweep`, `fix`'s candidates and `--sweep`.
 
+Each result is handed to `on_result` as soon as it arrives, and an exception, Ctrl-C or
+SIGTERM (smemsim.cli raises it as a KeyboardInterrupt) ends the pool at once: queued items
+are cancelled, the workers are terminated and reaped (none outlives the call), and every
+item already finished is still handed to `on_result` before the exception goes on. Workers
+ignore SIGINT, which a terminal sends to the whole process group: the parent alone handles
+it, and no worker prints a traceback.
+
 Local workers are forks of this process while it has one thread, else children of a fork
 server that has imported smemsim once (forking a process whose progress-bar thread may hold
 a lock is unsafe; a script that calls this from its top level then needs the usual
@@ -16,6 +23,7 @@ than POOL_WORTH_S in one process; with one job, or one item, everything runs her
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from typing import Callable, Sequence
@@ -82,24 +90,87 @@ def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
 def _pool_map(fn: Callable, items: list, jobs: int, progress, before: int, total: int,
               on_result=None) -> list:
     # here, not at the top: multiprocessing costs every CLI call ~20 ms of start-up
-    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
-    with ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context()) as ex:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    ex = ProcessPoolExecutor(max_workers=min(jobs, len(items)), mp_context=_context(),
+                             initializer=_worker_signals)
+    futures: list = []
+    index: dict = {}
+    reported: set = set()
+    try:
         futures = [ex.submit(fn, item) for item in items]
         index = {f: before + k for k, f in enumerate(futures)}
-        pending, done = set(futures), before
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
-            for f in finished:
-                if f.exception() is not None:
-                    for p in pending:
-                        p.cancel()
-                    raise f.exception()
-                if on_result:
-                    on_result(index[f], f.result())
-            done += len(finished)
+        # as_completed, not wait(): each result is handed on as it arrives (wait's
+        # FIRST_EXCEPTION returned only when every item had finished), in O(items) in all
+        for done, f in enumerate(as_completed(futures), before + 1):
+            if f.exception() is not None:
+                raise f.exception()
+            reported.add(f)
+            if on_result:
+                on_result(index[f], f.result())
             if progress:
                 progress(done, total)
+        ex.shutdown(wait=True)
         return [f.result() for f in futures]
+    except BaseException:
+        with _signals_held():
+            _end_pool(ex)
+            if on_result:  # what finished while the failure was raised is kept too
+                _hand_on_finished(futures, reported, index, on_result)
+        raise
+
+
+def _worker_signals() -> None:
+    """A worker's signals: Ctrl-C (sent to the whole process group) is the parent's to handle,
+    and SIGTERM ends the worker (a fork inherits the parent's handler, which would raise)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def _end_pool(ex) -> None:
+    """Cancel what is queued, terminate the workers (kill any a terminate left), reap them."""
+    # _processes is private, but the only handle on the workers; shutdown() forgets it
+    workers = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for p in workers:
+        p.terminate()
+    for p in workers:
+        p.join(2)
+        if p.exitcode is None:  # SIGTERM came before the worker's handler was reset
+            p.kill()
+            p.join(2)
+
+
+def _hand_on_finished(futures: list, reported: set, index: dict, on_result) -> None:
+    """on_result for each item that finished with a result and was not handed on yet; a
+    failing on_result stops this quietly (the first failure is the one raised)."""
+    try:
+        for f in futures:
+            if f in reported or not f.done() or f.cancelled() or f.exception() is not None:
+                continue
+            reported.add(f)
+            on_result(index[f], f.result())
+    except BaseException:  # noqa: BLE001 - a callback that already failed, or a 2nd Ctrl-C
+        pass
+
+
+class _signals_held:
+    """SIGINT and SIGTERM ignored while the workers are ended and the finished items kept, so
+    that a second Ctrl-C cannot leave a worker running (the first is being handled); a no-op
+    off the main thread, where no handler can be set."""
+
+    def __enter__(self):
+        self.saved = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old = signal.getsignal(sig)
+                if old is not None:  # None: a handler set outside Python, left alone
+                    self.saved[sig] = old
+                    signal.signal(sig, signal.SIG_IGN)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
 
 
 def _context():

@@ -4,16 +4,24 @@ architectures, each point a whole-launch analysis with its occupancy.
 `sweep(kernel, axes, archs, layouts)` evaluates the cartesian product on a process pool
 (smemsim.pool; a Dask cluster with `scheduler=`), and keeps each point's result in a cache
 keyed by the kernel's text, the point and smemsim's own source, so an interrupted or
-extended sweep recomputes only what is new. The result ranks the points and gives the
-Pareto front of wavefronts (fewer), shared memory per block (less) and occupancy (more).
+extended sweep recomputes only what is new: each point is stored as soon as it finishes,
+and a Ctrl-C or SIGTERM ends the workers and says how many points were kept. An entry read
+back is trusted only when it is a regular file (never a link, FIFO or device), its fields
+have their types and ranges, and its digest of the point's key and its own values matches:
+anything else is a miss, computed again and rewritten. The result ranks the points and
+gives the Pareto front of wavefronts (fewer), shared memory per block (less) and occupancy
+(more).
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import itertools
+import math
 import os
 import pathlib
+import stat
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -23,11 +31,13 @@ from kernels_ir import Kernel, KernelError, format_kernel, resolve_launch
 
 from .analysis import analyze
 from .arch import ArchError
-from .cache import store
+from .cache import read_regular, store
 from .occupancy import OccupancyError, kernel_occupancy
 from .pool import parallel_map
 
-CACHE_FORMAT = 2  # bump when PointResult changes (2: .npz data entries, not pickles)
+# bump when PointResult or an entry's layout changes (2: .npz data entries, not pickles;
+# 3: each entry carries its digest)
+CACHE_FORMAT = 3
 
 
 @dataclass(frozen=True)
@@ -221,16 +231,15 @@ def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = No
 
     def keep(k: int, r: PointResult) -> None:
         """Each point into the cache as it finishes: an interrupted sweep loses none."""
-        if store is not None and r.error is None:
-            store.put(points[todo[k]], r)
+        if store is not None and r.error is None and store.put(points[todo[k]], r):
             kept.append(k)
     try:
         told = None if estimate is None else \
             (lambda seconds, workers: estimate(seconds, len(tasks), workers))
         fresh = parallel_map(evaluate, tasks, jobs=jobs, scheduler=scheduler, progress=tick,
                              trial=trial, on_result=keep, estimate=told)
-    except KeyboardInterrupt:
-        raise SweepInterrupted(len(found) + len(kept), len(points)) from None
+    except KeyboardInterrupt as interrupt:
+        raise SweepInterrupted.of(interrupt, len(found) + len(kept), len(points)) from None
     for i, r in zip(todo, fresh):
         found[i] = r
     return SweepResult(kernel.name, tuple(found[i] for i in range(len(points))),
@@ -246,6 +255,21 @@ class SweepInterrupted(KeyboardInterrupt):
                          "sweep again to compute only the others")
         self.kept, self.total = kept, total
 
+    @staticmethod
+    def of(interrupt: KeyboardInterrupt, kept: int, total: int) -> SweepInterrupted:
+        """The SweepInterrupted for `interrupt`, still of its kind: a SIGTERM (smemsim.cli's
+        Terminated, a KeyboardInterrupt) stays one, so the CLI still exits 143 for it."""
+        kind = type(interrupt)
+        if issubclass(SweepInterrupted, kind):  # a plain Ctrl-C
+            return SweepInterrupted(kept, total)
+        return _interrupted_as(kind)(kept, total)
+
+
+@functools.cache
+def _interrupted_as(kind: type) -> type:
+    """SweepInterrupted that is also a `kind` (one class per kind)."""
+    return type(f"Sweep{kind.__name__}", (SweepInterrupted, kind), {})
+
 
 class _Cache:
     """Point results on disk, keyed by everything that decides them."""
@@ -257,55 +281,94 @@ class _Cache:
                     _file_digest(inputs[0]) if inputs else None, _code_fingerprint())
         self.base = hashlib.sha256(repr(identity).encode()).hexdigest()
 
+    def _key(self, point: Point) -> str:
+        """The digest of everything that decides the point's result: its entry's name."""
+        return hashlib.sha256((self.base + repr(point)).encode()).hexdigest()
+
     def _path(self, point: Point) -> pathlib.Path:
-        key = hashlib.sha256((self.base + repr(point)).encode()).hexdigest()
+        key = self._key(point)
         return self.root / key[:2] / f"{key}.npz"
 
     def get(self, point: Point) -> PointResult | None:
-        """The cached result, or None for a miss: a missing, unreadable, truncated or
-        malformed entry is a miss. An entry is numbers and one string in numpy's .npz,
-        read without pickles and checked field by field: nothing in it is ever executed."""
+        """The cached result, or None for a miss: a missing, unreadable, truncated, malformed
+        or edited entry is a miss, as is anything at its path but a regular file (a link is
+        never followed, a FIFO never waited on). An entry is numbers and strings in numpy's
+        .npz, read without pickles, checked field by field (type and range) and against its
+        digest: nothing in it is ever executed, and no edited value is ever trusted."""
+        raw = read_regular(self._path(point), ENTRY_LIMIT)
+        if raw is None:
+            return None
         try:
-            with np.load(io.BytesIO(self._path(point).read_bytes()),
-                         allow_pickle=False) as data:
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 entry = {name: data[name] for name in data.files}
         except Exception:  # noqa: BLE001 - any bad entry (zip, header, dtype) is a miss
             return None
-        if set(entry) - set(_RESULT_FIELDS) or "point" not in entry or \
-                any(v.shape != () for v in entry.values()) or \
-                entry["point"].dtype.kind != "U" or str(entry["point"]) != repr(point):
+        if set(entry) - set(_ENTRY_FIELDS) or any(v.shape != () for v in entry.values()) or \
+                any(entry[name].dtype.kind not in _ENTRY_FIELDS[name] for name in entry) or \
+                "digest" not in entry or "point" not in entry or \
+                str(entry["point"]) != repr(point):
             return None
-        fields = {}
-        for name, kinds in _RESULT_FIELDS.items():
-            if name == "point":
-                continue
-            if name not in entry:
-                if name in _REQUIRED:
-                    return None
-                continue
-            value = entry[name]
-            if value.dtype.kind not in kinds:
-                return None
-            fields[name] = str(value) if value.dtype.kind == "U" else value.item()
-        return PointResult(point, **fields)
+        values = _values(entry)
+        if values.pop("digest") != self._digest(point, values):
+            return None
+        values.pop("point")
+        if not _REQUIRED <= set(values) or not all(_IN_RANGE[name](v)
+                                                   for name, v in values.items()):
+            return None
+        return PointResult(point, **values)
 
-    def put(self, point: Point, result: PointResult) -> None:
+    def put(self, point: Point, result: PointResult) -> bool:
+        """Store the point's result with its digest; whether it is now in the cache (a cache
+        that cannot be written is skipped: every point can be computed again)."""
         entry = {"point": np.array(repr(point))}
         for name in _RESULT_FIELDS:
-            value = getattr(result, name) if name != "point" else None
+            value = getattr(result, name)
             if value is not None:
                 entry[name] = np.array(value)
+        entry["digest"] = np.array(self._digest(point, _values(entry)))
         buffer = io.BytesIO()
         np.savez(buffer, **entry)
-        store(self._path(point), buffer.getvalue())
+        path = self._path(point)
+        store(path, buffer.getvalue())
+        try:
+            return stat.S_ISREG(os.lstat(path).st_mode)
+        except OSError:
+            return False
 
+    def _digest(self, point: Point, values: dict) -> str:
+        """sha256 of the point's key and of its entry's values (as they read back): an
+        entry moved to another point's name, or edited, no longer matches."""
+        payload = repr(sorted((k, v) for k, v in values.items() if k != "digest"))
+        return hashlib.sha256(f"{self._key(point)}\n{payload}".encode()).hexdigest()
+
+
+def _values(entry: dict) -> dict:
+    """An entry's arrays as Python values (text as str, numbers as int or float)."""
+    return {name: str(v) if v.dtype.kind == "U" else v.item() for name, v in entry.items()}
+
+
+ENTRY_LIMIT = 1 << 16  # bytes: an entry is ~2 KB; anything larger is not one
 
 # what a cached point holds: each field's numpy kinds (i integer, f float, U text); the
 # optional ones are absent when None
-_RESULT_FIELDS = {"point": "U", "requests": "iu", "wavefronts": "iu", "ideal": "iu",
+_RESULT_FIELDS = {"requests": "iu", "wavefronts": "iu", "ideal": "iu",
                   "smem_per_block": "iu", "smem_blocks": "iu", "registers": "iu",
                   "active_warps": "iu", "occupancy": "fiu", "error": "U"}
+_ENTRY_FIELDS = {"point": "U", **_RESULT_FIELDS, "digest": "U"}
 _REQUIRED = {"requests", "wavefronts", "ideal", "smem_per_block"}
+
+
+def _count(v) -> bool:
+    return isinstance(v, int) and v >= 0
+
+
+# each field's range, as a second guard beside the digest (counts are never negative)
+_IN_RANGE = {"requests": _count, "wavefronts": _count, "ideal": _count,
+             "smem_per_block": _count, "smem_blocks": _count,
+             "registers": lambda v: isinstance(v, int) and 0 <= v <= 255,
+             "active_warps": _count,
+             "occupancy": lambda v: math.isfinite(v) and 0 <= v <= 1,
+             "error": lambda v: isinstance(v, str)}
 
 
 def _file_digest(path: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import errno
 import os
+import re
 import sys
 import traceback
 
@@ -28,6 +29,12 @@ from .verbs import VERBS, verb as verb_module
 
 EXIT_CLOSED_PIPE = 128 + 13  # 141: as a process ended by SIGPIPE reports it
 EXIT_INTERRUPTED = 128 + 2   # 130: as a process ended by SIGINT (Ctrl-C) reports it
+EXIT_TERMINATED = 128 + 15   # 143: as a process ended by SIGTERM reports it
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, so that every `finally` and `with` runs (private
+    copies removed, finished sweep points kept, workers ended), as for Ctrl-C."""
 
 
 class UsageError(Exception):
@@ -99,7 +106,11 @@ def run(argv: list[str], console: Console | None = None,
         if not argv or argv[0] not in VERBS:
             create_parser().parse_args(argv)  # prints help or the version, then exits
             raise UsageError("smemsim: give a verb (see smemsim --help)")
-        args = verb_parser(argv[0]).parse_intermixed_args(argv[1:])
+        parser = verb_parser(argv[0])
+        # after `--` every word is a FILE or site, even one that begins with '-' (argparse's
+        # intermixed parsing loses the positionals that follow `--`)
+        args = parser.parse_args(argv[1:]) if "--" in argv[1:] else \
+            parser.parse_intermixed_args(argv[1:])
         if getattr(args, "file", None):
             args.file = _example_cuda(args.file)
         from .common import REFUSED
@@ -111,9 +122,10 @@ def run(argv: list[str], console: Console | None = None,
         return max(code, EXIT_INPUT) if getattr(args, "failed_kernels", None) else code
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
-    except KeyboardInterrupt as interrupt:  # Ctrl-C: what was kept, and the shell's code
-        say(errors, f"interrupted{': ' + str(interrupt) if str(interrupt) else ''}")
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM: what was kept, and the code
+        name = "terminated" if isinstance(interrupt, Terminated) else "interrupted"
+        say(errors, f"{name}{': ' + str(interrupt) if str(interrupt) else ''}")
+        return EXIT_TERMINATED if isinstance(interrupt, Terminated) else EXIT_INTERRUPTED
     except BrokenPipeError:
         # the reader closed the pipe (`smemsim analyze ... | head -1`): not bad input; end
         # quietly, with the status a Unix tool ended by SIGPIPE has
@@ -173,10 +185,27 @@ _FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
 
 class _Console(Console):
     """rich's console, but a closed pipe is a BrokenPipeError for `run` to answer (rich
-    itself exits 1, which would read as a failure of the command)."""
+    itself exits 1, which would read as a failure of the command), and the control
+    characters of what it prints are shown, not sent: a file name or a source line holding
+    ESC[2J must not clear the user's terminal (rich's own styles are added after)."""
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
+
+    def _render_buffer(self, buffer) -> str:
+        from rich.segment import Segment
+        return super()._render_buffer(
+            s if s.control or not _CONTROL.search(s.text) else
+            Segment(_CONTROL.sub(_shown, s.text), s.style, s.control) for s in buffer)
+
+
+# C0 controls but tab and newline, DEL, and C1 controls (\x9b is a terminal's CSI too)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _shown(m) -> str:
+    """A control character as text: `\\x1b`."""
+    return f"\\x{ord(m.group()):02x}"
 
 
 def _silence_stdout() -> None:
@@ -189,6 +218,12 @@ def _silence_stdout() -> None:
         pass
 
 
+def _on_sigterm(signum, frame) -> None:
+    raise Terminated()
+
+
 def main() -> None:
-    """The console script."""
+    """The console script (SIGTERM ends it as Ctrl-C does: cleaned up, work kept)."""
+    import signal
+    signal.signal(signal.SIGTERM, _on_sigterm)
     sys.exit(run(sys.argv[1:]))

@@ -285,20 +285,3 @@ def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra)
 def say(console: Console, text: str) -> None:
     """A plain line: no markup, no highlighting, no wrapping."""
     console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
-
-
-def refuse_unless_ours(output: str, mark: str, verb: str) -> None:
-    """-o must not replace a file smemsim did not write (a typo, or a path from a script,
-    would lose it): an existing file is replaced only if it begins with `mark`, as what
-    `verb` writes does (--force is the caller's to honour)."""
-    out = pathlib.Path(output)
-    if not out.exists() or out.is_char_device():  # /dev/null and the like: nothing lost
-        return
-    try:
-        with out.open("rb") as f:
-            head = f.read(len(mark.encode()))
-    except OSError as err:
-        raise KernelError(f"-o {output}: {err.strerror}") from None
-    if head != mark.encode():
-        raise KernelError(f"-o {output} exists and `smemsim {verb}` did not write it: give "
-                          "another name, or --force to replace it")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from .outputs import PATCH_COMMENT, seal
+
 if TYPE_CHECKING:  # annotations only: building JSON needs none of these imported
     from gpu_backend.compile import Compiled
     from gpu_backend.device import GpuRun
@@ -175,7 +177,9 @@ def patch_json(p) -> dict[str, Any]:
     if hasattr(p, "reason"):
         return {"error": p.reason}
     built = _built_json
-    return {"file": p.patch.file, "diff": p.patch.diff, "edits": list(p.patch.edits),
+    # the diff as --patch writes it: sealed, so that a later --patch may replace it
+    return {"file": p.patch.file, "diff": seal(p.patch.diff, PATCH_COMMENT),
+            "edits": list(p.patch.edits),
             "predicted_wavefronts": p.predicted, "counted_wavefronts": p.counted,
             "as_built": {"original": built(p.original), "patched": built(p.patched),
                          "note": p.build_note}, "error": None}

@@ -78,9 +78,14 @@ def document(results: list[dict], version: str) -> dict:
         "results": results}]}
 
 
+def claim(args, verb: str) -> None:
+    """--sarif's file, claimed before the work (smemsim.cli.outputs)."""
+    from . import outputs
+    outputs.claim(args.sarif, "--sarif", args, verb,
+                  ours=lambda data: b'"name": "smemsim"' in data[:4096])
+
+
 def write(path: str, results: list[dict]) -> None:
-    """Write the SARIF log (an unwritable path is the environment's error: exit 2)."""
-    from . import _version
-    with open(path, "w") as f:
-        json.dump(document(results, _version()), f, indent=1)
-        f.write("\n")
+    """Write the SARIF log whole (smemsim.cli.outputs.write)."""
+    from . import _version, outputs
+    outputs.write(path, json.dumps(document(results, _version()), indent=1) + "\n", "--sarif")

@@ -52,7 +52,17 @@ class LayoutPatch:
             else path.name
         return "".join(difflib.unified_diff(
             self.original.splitlines(keepends=True), self.patched.splitlines(keepends=True),
-            f"a/{name}", f"b/{name}"))
+            diff_name("a/" + name), diff_name("b/" + name)))
+
+
+def diff_name(name: str) -> str:
+    """A file name as a diff header writes it: C-quoted, as git quotes it, where it holds a
+    control character, a quote or a backslash (a newline would end the header line)."""
+    if not any(c in '"\\' or ord(c) < 0x20 or ord(c) == 0x7f for c in name):
+        return name
+    named = {"\n": "\\n", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
+    return '"' + "".join(named.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7f
+                                       else c) for c in name) + '"'
 
 
 def helper_name(b: int, m: int, s: int) -> str:

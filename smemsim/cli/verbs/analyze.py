@@ -1,12 +1,14 @@
 """`smemsim analyze`: wavefronts of every shared access site of a launch, with CI gates."""
 from __future__ import annotations
 
+import shlex
+
 from rich.console import Console
 
 from kernels_ir import KernelError
 
 from ...analysis import analyze
-from .. import jsonout, render
+from .. import jsonout, outputs, render
 from ..common import (
     EXIT_GATE, EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
     own_params, print_json, say, swept,
@@ -32,6 +34,7 @@ def add_arguments(p) -> None:
                    help="exit 1 when excess wavefronts exceed RATIO x ideal (at any sweep point)")
     p.add_argument("--min-occupancy", type=fraction, metavar="FRACTION",
                    help="exit 1 when occupancy (needs --regs) is below FRACTION")
+    outputs.add_force(p)
     p.add_argument("--sarif", metavar="FILE",
                    help="also write the sites with excess wavefronts (those over "
                         "--fail-on-excess, if given) as SARIF 2.1.0, for code scanning")
@@ -46,6 +49,9 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Analyze every selected kernel (or sweep one parameter)."""
+    if args.sarif:
+        from .. import sarif
+        sarif.claim(args, "analyze")
     given = parse_params(args.param)
     if args.sweep:
         return _sweep(args, console, given)
@@ -71,8 +77,8 @@ def execute(args, console: Console) -> int:
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
         notes = list(r.compiler) if args.as_compiled else \
             _compiler_hint(compiled) if compiled is not None else []
-        reports.append((r, occ, f"smemsim explain {args.file} --kernel {name}", sources,
-                        notes))
+        reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name]),
+                        sources, notes))
         docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
         code = max(code, _gates(args, console, r, occ))
     if args.sarif:
@@ -82,7 +88,8 @@ def execute(args, console: Console) -> int:
         print_json(console, docs, exit_code=code)
         return code
     for r, occ, explain, sources, notes in reports:
-        console.print(render.report_table(r, explain, console.width))
+        # crop=False: the explain hint is printed whole, however long the path, to be copied
+        console.print(render.report_table(r, explain, console.width), crop=False)
         if sources:
             say(console, "inputs: " + "; ".join(f"{a} = {w}" for a, w in sources.items()))
         for note in notes:

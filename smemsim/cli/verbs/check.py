@@ -4,7 +4,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from ...hazards import check
-from .. import jsonout
+from .. import jsonout, outputs
 from ..common import (
     EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,
 )
@@ -30,6 +30,7 @@ def add_arguments(p) -> None:
                         "* z), as 0,5,8:16 (STOP excluded)")
     add_loop_limit(p)
     add_sweep(p, "check")
+    outputs.add_force(p)
     p.add_argument("--sarif", metavar="FILE",
                    help="also write every race, fault and exceeded limit as SARIF 2.1.0, "
                         "for code scanning")
@@ -37,6 +38,9 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Check every selected kernel; exit 1 if anything is found."""
+    if args.sarif:
+        from .. import sarif
+        sarif.claim(args, "check")
     given = parse_params(args.param)
     code, docs, reports = EXIT_OK, [], []
     chosen = kernels(args)

@@ -8,7 +8,7 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from ...fix import block_shapes, search
-from .. import jsonout, render
+from .. import jsonout, outputs, render
 from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress
 from ..fixpatch import (
     CheckedPatch, checked_patch, combined_wavefronts, patchable, predicted_wavefronts,
@@ -39,11 +39,15 @@ def add_arguments(p) -> None:
                    help="for a .cu: rank the changes by what nvcc builds from each patched "
                         "file (each built and counted as --as-compiled counts it), and try "
                         "swizzles that keep the build's vector reads together")
+    outputs.add_force(p)
     add_jobs(p)
 
 
 def execute(args, console: Console) -> int:
     """Search every selected kernel."""
+    if args.patch:  # a patch smemsim wrote ends with its seal: replaced without --force
+        outputs.claim(args.patch, "--patch", args, "fix", ours=outputs.sealed,
+                      source_ok=())
     given = parse_params(args.param)
     docs = []
     chosen = kernels(args)
@@ -105,7 +109,4 @@ def execute(args, console: Console) -> int:
 
 
 def _write_patch(path: str, diff: str) -> None:
-    try:
-        pathlib.Path(path).write_text(diff, encoding="utf-8")
-    except OSError as err:
-        raise KernelError(f"cannot write {path}: {err.strerror}") from None
+    outputs.write(path, outputs.seal(diff, outputs.PATCH_COMMENT), "--patch")

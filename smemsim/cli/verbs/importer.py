@@ -5,10 +5,8 @@ import pathlib
 
 from rich.console import Console
 
-from kernels_ir import KernelError
-
-from .. import jsonout
-from ..common import EXIT_OK, print_json, refuse_unless_ours, say
+from .. import jsonout, outputs
+from ..common import EXIT_OK, print_json, say
 from ..options import add_cuda, cuda_options
 
 HELP = "turn a CUDA file's __global__ kernels into a kernels file (Python IR)"
@@ -36,18 +34,14 @@ def execute(args, console: Console) -> int:
     """Import (every kernel is built here, so a file that does not build is an error now,
     not later), then write the kernels file: the builder calls of the IR that was built."""
     options = cuda_options(args, with_params=True)
-    if args.output:
-        _refuse_overwriting_inputs(args.file, args.output)
-        if not args.force:
-            _refuse_overwriting_others(args.output)
+    if args.output:  # a kernels file import wrote and nobody edited is replaced
+        outputs.claim(args.output, "-o", args, "import", ours=outputs.sealed,
+                      source_ok=(".py",))
     from ...cuda import write_kernels_file  # here: other verbs start without it
     folder = str(pathlib.Path(args.output).resolve().parent) if args.output else None
     text, names = write_kernels_file(args.file, options, args.kernel, folder)
     if args.output:
-        try:
-            pathlib.Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise KernelError(f"cannot write {args.output}: {err.strerror}") from None
+        outputs.write(args.output, outputs.seal(text, ("# ", "")), "-o")
     if args.json:
         print_json(console, [jsonout.import_json(args.file, names, text, args.output)])
     elif args.output:
@@ -56,25 +50,3 @@ def execute(args, console: Console) -> int:
     else:
         console.print(text, markup=False, highlight=False, emoji=False, end="", soft_wrap=True)
     return EXIT_OK
-
-
-def _refuse_overwriting_inputs(source: str, output: str) -> None:
-    """-o must not name the CUDA file itself (nor a header it includes)."""
-    out = pathlib.Path(output)
-    if out.suffix in (".cu", ".cuh", ".h", ".hpp", ".cuh"):
-        raise KernelError(f"-o {output}: the kernels file is Python; it would overwrite CUDA "
-                          "source (give a .py name)")
-    try:
-        same = out.exists() and out.resolve() == pathlib.Path(source).resolve()
-    except OSError:
-        same = False
-    if same:
-        raise KernelError(f"-o {output} is the input file")
-
-
-HEADER = "# Kernels imported from "  # how every kernels file `import` writes begins
-
-
-def _refuse_overwriting_others(output: str) -> None:
-    """An existing -o file is replaced only if it begins as an import's output."""
-    refuse_unless_ours(output, HEADER, "import")

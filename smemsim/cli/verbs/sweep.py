@@ -3,6 +3,7 @@ Pareto front; on every core, or on a Dask cluster."""
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 
 from rich import box
@@ -15,7 +16,7 @@ from ...loader import find_file
 from ...pool import default_jobs
 from ...cache import cache_dir
 from ...sweep import Layout, product, sweep
-from .. import jsonout
+from .. import jsonout, outputs
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
 from ..options import add_cuda, add_regs, jobs, top_count
 
@@ -46,6 +47,7 @@ def add_arguments(p) -> None:
     p.add_argument("--top", type=top_count, default=10, metavar="K",
                    help="rows of the ranking to print (default 10; 0: all)")
     p.add_argument("--csv", metavar="FILE", help="write every point to FILE as CSV")
+    outputs.add_force(p)
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
     p.add_argument("--jobs", type=jobs, metavar="N",
                    help=f"local worker processes (default: every core, {default_jobs()} here)")
@@ -84,6 +86,8 @@ def _duration(seconds: float) -> str:
 
 def execute(args, console: Console) -> int:
     """Sweep one kernel."""
+    if args.csv:
+        _claim_csv(args)
     key, kernel = one_kernel(args)
     axes = dict(_axis(item, "-p") for item in args.param)
     archs = [a.strip() for a in args.arch.split(",") if a.strip()]
@@ -189,18 +193,27 @@ COLUMNS = ("requests", "wavefronts", "ideal", "excess", "smem_per_block", "smem_
            "registers", "active_warps", "occupancy")
 
 
+def _claim_csv(args) -> None:
+    """--csv's file, claimed before the work: an existing one is replaced only if it is a
+    sweep's table (its header ends with the pareto and error columns)."""
+    outputs.claim(args.csv, "--csv", args, "sweep",
+                  ours=lambda data: data.split(b"\n", 1)[0].rstrip(b"\r").endswith(
+                      b",pareto,error"))
+
+
 def _write_csv(path: str, result, front) -> None:
     on_front = {id(r) for r in front}
     names = sorted({k for r in result.results for k, _ in r.point.params})
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow([*names, "arch", "layouts", *COLUMNS, "pareto", "error"])
-        for r in result.results:
-            params = dict(r.point.params)
-            w.writerow([*(params.get(n, "") for n in names), r.point.arch,
-                        "; ".join(x.label for x in r.point.layouts),
-                        *("" if getattr(r, c) is None else getattr(r, c) for c in COLUMNS),
-                        int(id(r) in on_front), r.error or ""])
+    f = io.StringIO(newline="")
+    w = csv.writer(f)
+    w.writerow([*names, "arch", "layouts", *COLUMNS, "pareto", "error"])
+    for r in result.results:
+        params = dict(r.point.params)
+        w.writerow([*(params.get(n, "") for n in names), r.point.arch,
+                    "; ".join(x.label for x in r.point.layouts),
+                    *("" if getattr(r, c) is None else getattr(r, c) for c in COLUMNS),
+                    int(id(r) in on_front), r.error or ""])
+    outputs.write(path, f.getvalue(), "--csv")
 
 
 def _print(console: Console, args, result, front, axes) -> None:

@@ -1,0 +1,127 @@
+"""Running the CUDA tools on a user's files without handing any of their names to a shell.
+
+nvcc runs its steps through `sh -c`, quoting each argument in double quotes: a backtick,
+`$(...)`, a backslash or a double quote in an argument runs code (measured with nvcc 13.0:
+`-DV=1$(touch M)` and a file named ``a`touch M`.cu`` both create M). So nothing of the
+user's reaches nvcc as text: the source file is a private copy with a fixed name in a
+private temporary folder, each include folder a link there with a fixed name, and the
+user's own flags (-D, --nvcc-flag) are refused if they hold one of those characters. nvcc
+resolves the links of its input file (it passes the real path to cicc), which is why the
+source is copied and only folders are linked.
+
+Lines the tools report name the staged paths; `Stage.unstage` maps them back (the user's
+name appears only in messages and reports). The folder goes on every exit path: the `with`
+ends it, and the CLI turns SIGTERM into an exception so that it ends then too.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Iterator
+
+from kernels_ir import KernelError
+
+# what nvcc's shell would read inside double quotes: command substitution, escapes, the quote
+SHELL_SPECIAL = ("`", "$", "\\", '"')
+# a staged path holds only these (a temporary folder elsewhere is not used)
+_SAFE_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
+STAGE_MARK = "@smemsim-stage@"   # a staged folder as cached text names it
+
+
+def refuse_shell_text(arguments, what: str) -> None:
+    """Refuse (one line) an argument of the user's that nvcc's shell would interpret."""
+    for a in arguments:
+        bad = next((c for c in SHELL_SPECIAL if c in a), None)
+        if bad is not None:
+            raise KernelError(f"{what} {a!r}: holds {bad!r}, which nvcc's shell would "
+                              "interpret (nvcc runs its steps through sh); smemsim does not "
+                              "pass it")
+
+
+def private_folder() -> str:
+    """A new folder only this process can read, whose path a shell leaves as it is."""
+    folder = tempfile.mkdtemp(prefix="smemsim-")
+    if not _SAFE_PATH.fullmatch(folder):   # $TMPDIR with odd characters: use /tmp
+        os.rmdir(folder)
+        folder = tempfile.mkdtemp(prefix="smemsim-", dir="/tmp")
+    return folder
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A user's source and include folders as a tool sees them: fixed names in `folder`."""
+
+    folder: str
+    source: str                  # the private copy of the user's file
+    source_dir_link: str         # a link to the folder the user's file is in
+    include_links: tuple[str, ...]
+    user_source: str             # absolute paths of the user's own
+    user_includes: tuple[str, ...]
+
+    def include_flags(self) -> list[str]:
+        """The flags that find the user's headers as their own build does: `#include "x"`
+        beside their file (gcc's -iquote, through nvcc's -Xcompiler), then their -I."""
+        return ["-Xcompiler", "-iquote", "-Xcompiler", self.source_dir_link,
+                *(f"-I{d}" for d in self.include_links)]
+
+    def user_named(self, text: str) -> str:
+        """A tool's message with the staged names replaced by the user's."""
+        text = text.replace(self.source, self.user_source)
+        text = text.replace(self.source_dir_link + "/", os.path.dirname(self.user_source) + "/")
+        for link, user in zip(self.include_links, self.user_includes):
+            text = text.replace(link + "/", user + "/")
+        return text
+
+    def marked(self, text: str) -> str:
+        """Tool output with the staged folder named by STAGE_MARK (the same text on every
+        run, so that it can be cached)."""
+        return text.replace(self.folder, STAGE_MARK)
+
+
+def unstage(path: str, user_source: str, user_includes=()) -> str:
+    """A path a tool reported, with the staged folder marked (Stage.marked), as the user's
+    path; any other path as it is."""
+    if not path.startswith(STAGE_MARK + "/"):
+        return path
+    head, _, tail = path[len(STAGE_MARK) + 1:].partition("/")
+    if head == "src":
+        return user_source
+    if head == "dir":
+        return os.path.join(os.path.dirname(user_source), tail)
+    if head.startswith("inc") and head[3:].isdigit() and int(head[3:]) < len(user_includes):
+        return os.path.join(user_includes[int(head[3:])], tail)
+    return path
+
+
+@contextlib.contextmanager
+def staged(source: str, include_dirs=()) -> Iterator[Stage]:
+    """The user's `source` copied, and its folder and `include_dirs` linked, under fixed
+    names in a private folder, removed when the block ends (also on an exception)."""
+    folder = private_folder()
+    try:
+        user_source = os.path.abspath(source)
+        user_includes = tuple(os.path.abspath(d) for d in include_dirs)
+        os.mkdir(os.path.join(folder, "src"))
+        suffix = os.path.splitext(source)[1]
+        copy = os.path.join(folder, "src", "source" + (suffix if _SAFE_PATH.fullmatch(
+            suffix or ".") else ".cu"))
+        shutil.copyfile(user_source, copy)
+        dir_link = os.path.join(folder, "dir")
+        os.symlink(os.path.dirname(user_source), dir_link)
+        links = []
+        for n, d in enumerate(user_includes):
+            links.append(os.path.join(folder, f"inc{n}"))
+            os.symlink(d, links[-1])
+        yield Stage(folder, copy, dir_link, tuple(links), user_source, user_includes)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_tool(command: list[str], **kwargs) -> subprocess.CompletedProcess:
+    """A tool run with an argument list (never a shell of ours), its output as text."""
+    return subprocess.run(command, capture_output=True, text=True, **kwargs)
