@@ -17,6 +17,10 @@ from .stmt import Kernel, SharedArray
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)
 MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
+# shared memory one block may have on the architecture that allows the most (sm_90's and
+# sm_100's opt-in maximum: smemsim/arch.py's table, whose test keeps the two equal); a
+# launch over it runs on no GPU, and is refused before any window is allocated for it
+MAX_SMEM_PER_BLOCK = 232448
 
 
 @dataclass(frozen=True)
@@ -142,6 +146,11 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
     dyn = whole(kernel.dynamic_smem, 'dynamic shared memory')
     if dyn < 0:
         raise error(f"dynamic shared memory is {dyn} bytes{at}")
+    if kernel.static_smem + dyn > MAX_SMEM_PER_BLOCK:
+        raise error(f"shared memory {kernel.static_smem + dyn} B per block (static "
+                    f"{kernel.static_smem} + dynamic {dyn}) exceeds sm_90's "
+                    f"{MAX_SMEM_PER_BLOCK} B per block, the per-block maximum of every "
+                    f"architecture: no GPU launches it{at}")
     if dyn and not any(b.dynamic for b in kernel.buffers):
         raise error(f"the launch asks for {dyn} bytes of dynamic shared memory but the "
                     "kernel declares no dynamic_shared array")

@@ -3,6 +3,13 @@
 A kernels file is user code: whatever goes wrong while importing it, calling its builder
 functions or its ARRAYS functions becomes a `KernelFileError` located at the line of that
 file where it happened, never a traceback through smemsim.
+
+Which files run (decided from the file's syntax tree, never by running it; docs/ci.md):
+a `.cu`/`.cuh` is only read; a `.py` that compiles CUDA strings (a call of cupy's
+RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) is only
+read, unless it is a kernels file: one whose module body itself (not a function, an `if`
+or a `try`) imports kernels_ir or binds the name KERNELS. Every other `.py` is taken as a
+kernels file, and smemsim imports (runs) it as `python` would.
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ class KernelFileError(KernelError):
 def is_cuda(path: str) -> bool:
     """Whether a path names CUDA source (read by the CUDA frontend, never executed): a
     .cu/.cuh file, or a Python file that compiles CUDA strings (cupy's RawKernel, pycuda's
-    SourceModule, cuda.core's Program) and is no kernels file."""
+    SourceModule, cuda.core's Program) and is no kernels file (`is_kernels_module`)."""
     suffix = pathlib.Path(path).suffix
     if suffix in (".cu", ".cuh"):
         return True
@@ -46,9 +53,68 @@ def callee_name(call) -> str:
     return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
 
 
+def parse_python(data: bytes, path: str):
+    """A Python file's syntax tree (`ast`), never running it. A file too deep or too large
+    for Python's parser (a 50,001-term `"a" + "b" + ...`: RecursionError, MemoryError) is a
+    KernelFileError at its longest line: smemsim neither reads nor runs it. SyntaxError and
+    ValueError (a NUL byte) pass to the caller."""
+    import ast
+    try:
+        return ast.parse(data, filename=path)
+    except (RecursionError, MemoryError) as err:
+        why = "nests too deeply" if isinstance(err, RecursionError) else "is too large"
+        raise KernelFileError(f"the Python file {why} for Python's parser "
+                              f"({type(err).__name__}): smemsim neither reads nor runs it",
+                              loc=SourceLoc(path, _longest_line(data))) from None
+
+
+def _longest_line(data: bytes) -> int:
+    """The line where the logical line of the most tokens starts (where a parser that gave
+    up was), by Python's tokenizer (a loop, no recursion); 1 where that fails too."""
+    import io
+    import tokenize
+    best, best_line, count, start = -1, 1, 0, None
+    try:
+        for tok in tokenize.tokenize(io.BytesIO(data).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.ENDMARKER):
+                if count > best and start is not None:
+                    best, best_line = count, start
+                count, start = 0, None
+            elif tok.type not in (tokenize.NL, tokenize.COMMENT, tokenize.INDENT,
+                                  tokenize.DEDENT, tokenize.ENCODING):
+                count += 1
+                start = tok.start[0] if start is None else start
+    except (tokenize.TokenError, SyntaxError, ValueError, MemoryError):
+        pass
+    return best_line
+
+
+def is_kernels_module(tree) -> bool:
+    """Whether a parsed Python file is a kernels file by its syntax: a statement of its
+    module body itself (not one inside a function, class, `if` or `try`) imports kernels_ir
+    (`import kernels_ir[.x]`, `from kernels_ir[.x] import ...`) or binds KERNELS (`KERNELS
+    = ...`, `KERNELS: dict = ...`, `from m import KERNELS`). A mention anywhere else (under
+    `if False:`, in a string or a comment) does not count."""
+    import ast
+    for n in tree.body:
+        if isinstance(n, ast.Import):
+            if any(a.name.split(".")[0] == "kernels_ir" or (a.asname or "") == "KERNELS"
+                   for a in n.names):
+                return True
+        elif isinstance(n, ast.ImportFrom):
+            if (n.level == 0 and (n.module or "").split(".")[0] == "kernels_ir") or \
+                    any((a.asname or a.name) == "KERNELS" for a in n.names):
+                return True
+        elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Name) and t.id == "KERNELS" for t in targets):
+                return True
+    return False
+
+
 def embeds_cuda(path: str) -> bool:
-    """Whether a Python file compiles CUDA from strings and is no kernels file (it does not
-    import kernels_ir): decided from its text and syntax tree, never by running it."""
+    """Whether a Python file compiles CUDA from strings and is no kernels file
+    (`is_kernels_module`): decided from its text and syntax tree, never by running it."""
     try:
         data = pathlib.Path(path).read_bytes()
     except OSError:
@@ -57,16 +123,11 @@ def embeds_cuda(path: str) -> bool:
         return False
     import ast
     try:
-        tree = ast.parse(data)
+        tree = parse_python(data, str(path))
     except (SyntaxError, ValueError):
-        return False
-    imports_ir = any(
-        (isinstance(n, ast.ImportFrom) and (n.module or "").split(".")[0] == "kernels_ir") or
-        (isinstance(n, ast.Import) and any(a.name.split(".")[0] == "kernels_ir"
-                                            for a in n.names))
-        for n in ast.walk(tree))
-    return not imports_ir and any(isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS
-                                  for n in ast.walk(tree))
+        return False  # Python compiles the whole file before it runs a line of it: none runs
+    return not is_kernels_module(tree) and any(
+        isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS for n in ast.walk(tree))
 
 
 def load_kernels(path: str, cuda=None) -> dict[str, Callable[[], Kernel]]:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from kernels_ir import SourceLoc
 
-from ..loader import CUDA_COMPILERS, callee_name
+from ..loader import CUDA_COMPILERS, callee_name, parse_python
 from .errors import CudaImportError
 
 
@@ -31,7 +31,7 @@ def cuda_sources(path: str) -> list[Embedded]:
     """The CUDA source strings a Python file compiles, in the order of the calls."""
     file = pathlib.Path(path)
     try:
-        tree = ast.parse(file.read_bytes(), filename=str(file))
+        tree = parse_python(file.read_bytes(), str(file))
     except SyntaxError as err:
         raise CudaImportError(f"the Python file does not parse: {err.msg}",
                               loc=SourceLoc(str(file), err.lineno or 0)) from None
@@ -92,7 +92,7 @@ def python_launches(path: str) -> dict[str, list[PyLaunch]]:
     """kernel name -> its launches in a Python file that compiles CUDA from strings (the
     first of each kernel is what the import uses)."""
     file = pathlib.Path(path)
-    tree = ast.parse(file.read_bytes(), filename=str(file))
+    tree = parse_python(file.read_bytes(), str(file))
     numbers = _module_numbers(tree)
     kernels: dict[str, str] = {}  # a Python name bound to a compiled kernel -> kernel name
     modules = set()               # names bound to RawModule / SourceModule objects
@@ -199,29 +199,37 @@ def _dims(node, numbers) -> tuple | None:
     return tuple(values)
 
 
+# how deep an expression `_number` reads (`1 + 1 + ... + 1` of more terms is not a number
+# it knows: never a RecursionError, wherever it is called from)
+MAX_NUMBER_DEPTH = 100
+
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
         ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
         ast.Mod: lambda a, b: a % b}
 
 
-def _number(node, numbers) -> int | float | None:
+def _number(node, numbers, depth: int = 0) -> int | float | None:
     """The value of a literal, a known constant, `np.int32(x)`, `-x` or `a op b` for
-    + - * // %; None for anything else (never evaluated as Python)."""
+    + - * // %; None for anything else (never evaluated as Python), and for an expression
+    nested more than MAX_NUMBER_DEPTH deep."""
+    if depth > MAX_NUMBER_DEPTH:
+        return None
+    depth += 1
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
             not isinstance(node.value, bool):
         return node.value
     if isinstance(node, ast.Name):
         return numbers.get(node.id)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = _number(node.operand, numbers)
+        v = _number(node.operand, numbers, depth)
         return None if v is None else -v
     if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        a, b = _number(node.left, numbers), _number(node.right, numbers)
+        a, b = _number(node.left, numbers, depth), _number(node.right, numbers, depth)
         if a is None or b is None or (type(node.op) in (ast.FloorDiv, ast.Mod) and b == 0):
             return None
         result = _OPS[type(node.op)](a, b)
         return result if abs(result) < 1 << 64 else None
     if isinstance(node, ast.Call) and callee_name(node) in _NUMPY_SCALARS and \
             len(node.args) == 1 and not node.keywords:
-        return _number(node.args[0], numbers)
+        return _number(node.args[0], numbers, depth)
     return None

@@ -20,6 +20,7 @@ from .errors import CudaImportError
 MAX_INCLUDE_DEPTH = 64
 MAX_TOKENS = 500_000        # tokens macros may produce in one file (a macro bomb is an error)
 MAX_NESTING = 100           # parentheses in #if, macro calls inside macro arguments
+MAX_EXPANSION_DEPTH = 10_000  # macros expanding inside one another (a #define chain)
 
 # What the toolkit's compiler and headers define that device code uses: values as nvcc
 # 13.0 and its headers have them (`__CUDA_ARCH__` from the target: sm_90 is 900).
@@ -91,19 +92,19 @@ class Token:
     """One preprocessing token and where it stands in the user's files (a plain slotted
     class: expansion copies millions of them, and a dataclass's replace() is slow)."""
 
-    __slots__ = ("kind", "text", "loc", "space", "hide")
+    __slots__ = ("kind", "text", "loc", "space", "painted")
 
     def __init__(self, kind: str, text: str, loc: SourceLoc, space: bool = False,
-                 hide: frozenset = frozenset()):
-        self.kind = kind      # id, num, str, chr, punct
-        self.text = text
+                 painted: bool = False):
+        self.kind = kind      # id, num, str, chr, punct; "end" marks where a macro's
+        self.text = text      # expansion ends (text: the macro's name) on the work stack
         self.loc = loc
         self.space = space    # white space before it
-        self.hide = hide      # macros not to expand again inside it (C's hide set)
+        self.painted = painted  # a macro's name read inside its own expansion: never expands
 
     def but(self, **changes) -> "Token":
         """A copy with some fields changed."""
-        t = Token(self.kind, self.text, self.loc, self.space, self.hide)
+        t = Token(self.kind, self.text, self.loc, self.space, self.painted)
         for k, v in changes.items():
             setattr(t, k, v)
         return t
@@ -121,6 +122,9 @@ class Macro:
     body: tuple[Token, ...]
     loc: SourceLoc | None
     variadic: bool = False
+
+    def __post_init__(self):
+        self.pastes = any(t.text == "##" for t in self.body)  # its body has a ## in it
 
 
 @dataclass
@@ -229,6 +233,7 @@ class Preprocessor:
         for name, value in defines.items():
             self.define_text(name, value, None, option=True)
         self.budget = MAX_TOKENS
+        self.active: set[str] = set()  # macros whose expansion is being read (not expanded)
 
     # ---- definitions
     def define_text(self, name: str, value: str, loc, option: bool = False) -> None:
@@ -486,32 +491,64 @@ class Preprocessor:
 
     # ---- expansion
     def expand(self, tokens: list[Token], nesting: int) -> list[Token]:
-        """Macro-expand a token list (C's algorithm: hide sets stop recursion)."""
+        """Macro-expand a token list, as gcc's preprocessor (nvcc's) does: a macro is
+        disabled while its expansion is read (an "end" token on the work stack marks where
+        that ends), and its name read there is painted, never to expand. Each step costs
+        the same however deep the expansion is: a chain of 3,000 #defines is linear work
+        (a hide set per token, C's textbook algorithm, made it quadratic in time and
+        memory: 10 uses of such a chain in a kernel took 40 to 60 s and 4.3 GB)."""
         if nesting > MAX_NESTING:
             raise CudaImportError(f"macro calls nested more than {MAX_NESTING} deep inside "
                                   "macro arguments", loc=tokens[0].loc if tokens else None)
+        if nesting == 0:
+            try:
+                return self._expand(tokens, 0)
+            finally:
+                self.active.clear()  # an error part-way leaves nothing disabled
+        return self._expand(tokens, nesting)
+
+    def _expand(self, tokens: list[Token], nesting: int) -> list[Token]:
+        active = self.active
         out: list[Token] = []
         work = list(reversed(tokens))  # a stack: the next token last
         while work:
             t = work.pop()
-            macro = self.macros.get(t.text) if t.kind == "id" else None
-            if macro is None or t.text in t.hide:
+            if t.kind != "id" or t.painted:
+                if t.kind == "end":  # the macro's expansion is read: it expands again
+                    active.discard(t.text)
+                else:
+                    out.append(t)
+                continue
+            macro = self.macros.get(t.text)
+            if macro is None:
                 out.append(t)
                 continue
+            if t.text in active:
+                out.append(t.but(painted=True))
+                continue
             if macro.params is None:
-                body = self.substitute(macro, [], t, t.hide | {macro.name}, nesting)
+                body = self.substitute(macro, [], t, nesting)
             else:
-                # a function-like macro is called only when ( follows
+                # a function-like macro is called only when ( follows (past the ends of
+                # expansions read to the last token)
+                while work and work[-1].kind == "end":
+                    active.discard(work.pop().text)
                 if not work or work[-1].text != "(":
                     out.append(t)
                     continue
-                args, close = self.arguments(work, t, macro)
-                hide = (t.hide & close.hide) | {macro.name}
-                body = self.substitute(macro, args, t, hide, nesting)
+                args = self.arguments(work, t, macro)
+                body = self.substitute(macro, args, t, nesting)
             self.budget -= len(body)
             if self.budget < 0:
                 raise CudaImportError(f"macro expansion produced more than {MAX_TOKENS:,} "
                                       f"tokens (at {macro.name})", loc=t.loc)
+            if len(active) >= MAX_EXPANSION_DEPTH:
+                where = f", defined at {macro.loc.file}:{macro.loc.line}" if macro.loc else ""
+                raise CudaImportError(f"macros expand inside one another more than "
+                                      f"{MAX_EXPANSION_DEPTH:,} deep (at {macro.name}{where}): "
+                                      "a #define chain this long is refused", loc=t.loc)
+            active.add(macro.name)
+            work.append(Token("end", macro.name, t.loc))
             work.extend(reversed(body))
         return out
 
@@ -525,6 +562,11 @@ class Preprocessor:
                 raise CudaImportError(f"the call of macro {macro.name} does not end (no `)`)",
                                       loc=name.loc)
             t = work.pop()
+            if t.kind == "end":  # an expansion ends inside the arguments: it expands again
+                self.active.discard(t.text)
+                continue
+            if t.kind == "id" and not t.painted and t.text in self.active:
+                t = t.but(painted=True)  # read inside its own expansion
             if t.text == "(":
                 depth += 1
             elif t.text == ")":
@@ -544,15 +586,20 @@ class Preprocessor:
         if len(args) != len(params):
             raise CudaImportError(f"macro {macro.name} takes {len(params)} argument(s), "
                                   f"given {len(args)}", loc=name.loc)
-        return args, t
+        return args
 
-    def substitute(self, macro: Macro, args: list[list[Token]], at: Token, hide: frozenset,
+    def substitute(self, macro: Macro, args: list[list[Token]], at: Token,
                    nesting: int) -> list[Token]:
         """The macro's body with its arguments in place, `#` and `##` applied; every token
         located where the macro was used."""
+        body = macro.body
+        if macro.params is None and not macro.pastes:  # object-like: the body, relocated
+            out = [Token(t.kind, t.text, at.loc, t.space) for t in body]
+            if out:
+                out[0].space = at.space
+            return out
         index = {p: i for i, p in enumerate(macro.params or ())}
         expanded: dict[int, list[Token]] = {}
-        body = macro.body
         out: list[Token] = []
         k = 0
         while k < len(body):
@@ -564,8 +611,8 @@ class Preprocessor:
                 # given, nothing pasted (rescanning expands them)
                 rest = args[index["__VA_ARGS__"]]
                 if rest:
-                    out.append(Token(t.kind, t.text, at.loc, t.space, t.hide | hide))
-                    piece = [x.but(loc=at.loc, hide=x.hide | hide) for x in rest]
+                    out.append(Token(t.kind, t.text, at.loc, t.space))
+                    piece = [x.but(loc=at.loc) for x in rest]
                     piece[0].space = True
                     out.extend(piece)
                 k += 3
@@ -573,7 +620,7 @@ class Preprocessor:
             if t.text == "#" and macro.params is not None and k + 1 < len(body) and \
                     body[k + 1].text in index:
                 arg = args[index[body[k + 1].text]]
-                out.append(Token("str", _stringify(arg), at.loc, t.space, hide))
+                out.append(Token("str", _stringify(arg), at.loc, t.space))
                 k += 2
                 continue
             pasted = (k + 1 < len(body) and body[k + 1].text == "##") or \
@@ -590,15 +637,15 @@ class Preprocessor:
                     if i not in expanded:
                         expanded[i] = self.expand(arg, nesting + 1)
                     piece = expanded[i]
-                piece = [x.but(loc=at.loc, hide=x.hide | hide) for x in piece]
+                piece = [x.but(loc=at.loc) for x in piece]
                 if piece:
                     piece[0].space = t.space
             else:
-                piece = [Token(t.kind, t.text, at.loc, t.space, t.hide | hide)]
+                piece = [Token(t.kind, t.text, at.loc, t.space)]
             if k > 0 and body[k - 1].text == "##" and out and piece:
                 left = out.pop()
                 glued = _retokenize(left.text + piece[0].text, at)
-                glued.space, glued.hide = left.space, hide
+                glued.space = left.space
                 out.append(glued)
                 out.extend(piece[1:])
             else:

@@ -10,11 +10,10 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 from ...analysis import analyze
-from ...cache import write_whole
-from .. import figures, jsonout, page
+from .. import figures, jsonout, outputs, page
 from ..common import (
     EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
-    print_json, refuse_unless_ours, say,
+    print_json, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -60,6 +59,8 @@ def execute(args, console: Console) -> int:
         raise KernelError("report needs -o FILE.html (or --json for the page's data)")
     if args.output:
         _refuse(args)
+    if args.svg:
+        _svg_folder(args.svg)
     sweep = _sweep(args.sweep_result) if args.sweep_result else None
     given = parse_params(args.param)
     items = []
@@ -69,11 +70,11 @@ def execute(args, console: Console) -> int:
         items.append(_item(args, console, name, kernel, params))
     document = jsonout.document(items, exit_code=EXIT_OK, **({"sweep": sweep} if sweep else {}))
     if args.svg:
-        written = _write_svgs(args.svg, document)
+        written = _write_svgs(args, document)
         if not args.json:
             say(console, f"wrote {written} figure(s) into {args.svg}")
     if args.output:
-        _write(args.output, page.render(document, f"smemsim report: {args.file}"))
+        outputs.write(args.output, page.render(document, f"smemsim report: {args.file}"), "-o")
         if not args.json:
             say(console, f"wrote {args.output} ({len(items)} kernel(s)): open it in a browser")
     if args.json:
@@ -126,47 +127,144 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
 def _refuse(args) -> None:
     """-o must not replace an input, nor a file that is not a page smemsim wrote (unless
     --force): a typo there would lose it."""
-    out = pathlib.Path(args.output)
-    if out.suffix in (".cu", ".cuh", ".h", ".hpp", ".py", ".npy", ".json"):
+    if pathlib.Path(args.output).suffix.lower() in (*outputs.SOURCE_SUFFIXES, ".json"):
         raise KernelError(f"-o {args.output}: the page is HTML; give a .html name (it would "
                           "replace a source or data file)")
-    if not args.force:
-        refuse_unless_ours(args.output, MARK, "report")
-
-
-def _write(path: str, text: str) -> None:
-    """Write a file whole or not at all (a reader never sees half a page)."""
-    target = pathlib.Path(path)
-    try:
-        if target.is_char_device():  # /dev/null, /dev/stdout: no rename possible
-            target.write_text(text, encoding="utf-8")
-        else:
-            write_whole(target, text.encode("utf-8"))
-    except OSError as err:
-        raise KernelError(f"cannot write {path}: {err.strerror or err}") from None
+    outputs.claim(args.output, "-o", args, "report", ours=lambda data: data.startswith(
+        MARK.encode()))
 
 
 def _sweep(path: str) -> dict:
-    """The sweep of a `smemsim sweep --json` document, checked to be one."""
+    """The sweep of a `smemsim sweep --json` document, checked field by field before the
+    page reads any of it (figures.sweep_svg: the kernel, and per point its error,
+    wavefronts, excess, occupancy, params, layouts and pareto; --json writes the whole sweep
+    back): a malformed file is one line naming the field, never a traceback. Counts are
+    integers from 0 to 2^63 - 1, occupancy a number from 0 to 1, params names to finite
+    numbers; NaN and infinities are refused wherever they stand."""
+    import math
+    big = 2 ** 63
+
+    def shown(value) -> str:
+        if isinstance(value, (dict, list)):
+            return "an object" if isinstance(value, dict) else "a list"
+        if isinstance(value, str):
+            return repr(value[:40] + ("..." if len(value) > 40 else ""))
+        return "null" if value is None else str(value).lower() if isinstance(value, bool) \
+            else f"{value:.6g}" if isinstance(value, float) else \
+            str(value) if abs(value) < 10 ** 30 else f"an integer of {len(str(value))} digits"
+
+    def refuse(where: str, what: str):
+        return KernelError(f"--sweep-result {path}: {where} {what}")
+
+    def finite(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"the number {text} is out of range")
+        return value
+
+    def no_constant(text: str):
+        raise ValueError(f"{text} is not a number JSON has")
+
     try:
-        doc = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+        file = pathlib.Path(path)
+        if file.is_file() and file.stat().st_size > 256 * 2 ** 20:
+            raise ValueError("larger than 256 MiB, which no sweep writes")
+        doc = json.loads(file.read_text(encoding="utf-8"), parse_float=finite,
+                         parse_constant=no_constant)
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise KernelError(f"--sweep-result {path}: not a JSON file smemsim can read ({err})"
                           ) from None
-    sweeps = [r for r in doc.get("results", []) if isinstance(r, dict) and
-              r.get("kind") == "sweep"] if isinstance(doc, dict) and \
-        doc.get("schema") == jsonout.SCHEMA else []
-    if not sweeps:
+    except (RecursionError, MemoryError):
+        raise KernelError(f"--sweep-result {path}: not a JSON file smemsim can read (nested "
+                          "too deeply or too large)") from None
+    results = doc.get("results") if isinstance(doc, dict) and \
+        doc.get("schema") == jsonout.SCHEMA else None
+    at = next((n for n, r in enumerate(results) if isinstance(r, dict) and
+               r.get("kind") == "sweep"), None) if isinstance(results, list) else None
+    if at is None:
         raise KernelError(f"--sweep-result {path}: not the output of `smemsim sweep --json` "
                           f"(schema {jsonout.SCHEMA} with a result of kind 'sweep')")
-    s = sweeps[0]
-    fields = {"params": dict, "excess": int, "pareto": bool}
-    for n, p in enumerate(s.get("points") or []):
-        if not isinstance(p, dict) or (p.get("error") is None and not all(
-                isinstance(p.get(f), t) for f, t in fields.items())):
-            raise KernelError(f"--sweep-result {path}: point {n} lacks {', '.join(fields)}")
-    if not isinstance(s.get("kernel"), str) or not isinstance(s.get("points"), list):
-        raise KernelError(f"--sweep-result {path}: its sweep has no kernel or points")
+    s = results[at]
+    here = f"results[{at}]"
+
+    def count(where: str, value, least: int = 0, null: bool = False):
+        if value is None and null:
+            return
+        if isinstance(value, bool) or not isinstance(value, int) or \
+                not least <= value < big:
+            raise refuse(where, f"is {shown(value)}, not an integer from {least} "
+                                f"to 2^63 - 1{' (or null)' if null else ''}")
+
+    def text(where: str, value, null: bool = False):
+        if not (isinstance(value, str) or (null and value is None)):
+            raise refuse(where, f"is {shown(value)}, not a string"
+                                f"{' (or null)' if null else ''}")
+
+    text(f"{here}.kernel", s.get("kernel"))
+    if "cached" in s:
+        count(f"{here}.cached", s["cached"])
+    points = s.get("points")
+    if not isinstance(points, list):
+        raise refuse(f"{here}.points", f"is {shown(points)}, not a list of points")
+    for n, p in enumerate(points):
+        where = f"{here}.points[{n}]"
+        if not isinstance(p, dict):
+            raise refuse(where, f"is {shown(p)}, not a point (an object)")
+        for key in ("error", "wavefronts"):
+            if key not in p:
+                raise refuse(where, f"has no {key!r}")
+        text(f"{where}.error", p["error"], null=True)
+        count(f"{where}.wavefronts", p["wavefronts"], null=True)
+        drawn = p["error"] is None and p["wavefronts"] is not None
+        for key in ("excess", "occupancy", "params", "pareto"):
+            if drawn and key not in p:
+                raise refuse(where, f"has no {key!r}")
+        for key in ("requests", "ideal", "excess", "smem_per_block"):
+            if key in p:
+                count(f"{where}.{key}", p[key], null=not drawn or key != "excess")
+        for key in ("smem_blocks", "registers", "active_warps"):
+            if key in p:
+                count(f"{where}.{key}", p[key], null=True)
+        if "rank" in p:
+            count(f"{where}.rank", p["rank"], least=1, null=True)
+        if "arch" in p:
+            text(f"{where}.arch", p["arch"], null=True)
+        occ = p.get("occupancy")
+        if occ is not None and (isinstance(occ, bool) or not isinstance(occ, (int, float))
+                                or not 0 <= occ <= 1):
+            raise refuse(f"{where}.occupancy", f"is {shown(occ)}, not a number "
+                                               "from 0 to 1 (or null)")
+        if "pareto" in p and not isinstance(p["pareto"], bool):
+            raise refuse(f"{where}.pareto", f"is {shown(p['pareto'])}, not true "
+                                            "or false")
+        params = p.get("params", {})
+        if not isinstance(params, dict):
+            raise refuse(f"{where}.params", f"is {shown(params)}, not an object of "
+                                            "parameter names to numbers")
+        for k, v in params.items():
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not -big <= v < big:
+                raise refuse(f"{where}.params.{k}"[:200], f"is {shown(v)}, not a "
+                                                          "number from -2^63 to 2^63 - 1")
+        layouts = p.get("layouts")
+        if layouts is None:
+            continue
+        if not isinstance(layouts, list):
+            raise refuse(f"{where}.layouts", f"is {shown(layouts)}, not a list "
+                                             "(or null)")
+        for m, x in enumerate(layouts):
+            lay = f"{where}.layouts[{m}]"
+            if not isinstance(x, dict) or not all(k in x for k in ("array", "pad", "swizzle")):
+                raise refuse(lay, f"is {shown(x)}, not an object of array, pad and "
+                                  "swizzle")
+            text(f"{lay}.array", x["array"])
+            count(f"{lay}.pad", x["pad"])
+            sw = x["swizzle"]
+            if sw is not None:
+                if not isinstance(sw, list) or len(sw) != 3:
+                    raise refuse(f"{lay}.swizzle", f"is {shown(sw)}, not [B, M, S] "
+                                                   "(or null)")
+                for i, v in enumerate(sw):
+                    count(f"{lay}.swizzle[{i}]", v)
     return s
 
 
@@ -175,8 +273,17 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", text).strip(".") or "_"
 
 
-def _write_svgs(folder: str, document: dict) -> int:
-    """Every figure of the document as its own file in `folder`; the number written."""
+def _svg_folder(folder: str) -> None:
+    """--svg names a folder (made if missing), not a link or a file."""
+    path = pathlib.Path(folder)
+    if path.is_symlink() or (path.exists() and not path.is_dir()):
+        raise KernelError(f"--svg {folder}: not a folder (a link or a file); give a folder")
+
+
+def _write_svgs(args, document: dict) -> int:
+    """Every figure of the document as its own file in the --svg folder; the number
+    written (every file claimed before any is written)."""
+    folder = args.svg
     out = pathlib.Path(folder)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -200,6 +307,9 @@ def _write_svgs(folder: str, document: dict) -> int:
     if document.get("sweep"):
         figs[f"{_safe(document['sweep']['kernel'])}-sweep.svg"] = figures.sweep_svg(
             document["sweep"])
+    for name in figs:
+        outputs.claim(str(out / name), "--svg", args, "report",
+                      ours=lambda data: data.startswith(b"<svg"))
     for name, svg in figs.items():
-        _write(str(out / name), svg)
+        outputs.write(str(out / name), svg, "--svg")
     return len(figs)
