@@ -30,6 +30,7 @@ import numpy as np
 from kernels_ir import Kernel, SourceLoc
 from kernels_ir.stmt import Loop, walk
 from smemsim.cache import cache_dir, store
+from smemsim.ptx.symbols import demangle, kernel_symbol  # noqa: F401 (demangle: re-exported)
 from smemsim.toolrun import refuse_shell_text, run_tool, staged, unstage
 
 from .compile import (
@@ -219,81 +220,9 @@ def _split(sass: str) -> dict[str, str]:
             for i, m in enumerate(marks)}
 
 
-# ---------------------------------------------------------------- which function
-
-_BUILTIN = {"f": "f32", "d": "f64", "i": "i32", "j": "u32", "h": "u8", "a": "i8", "c": "i8",
-            "s": "i16", "t": "u16", "l": "i64", "x": "i64", "m": "u64", "y": "u64",
-            "b": "bool"}
-
-
 def _function(sass: dict, instance) -> str:
     """The symbol of the instance's kernel among the build's functions."""
-    named = {sym: parsed for sym in sass if (parsed := demangle(sym)) is not None and
-             parsed[0] == instance.name}
-    if len(named) == 1:
-        return next(iter(named))
-    if instance.template_args is not None:
-        from smemsim.cuda.symbols import TYPES
-        want = [(t, v) if t != v else ("type", TYPES.get(v, v))
-                for t, v in zip(instance.types, instance.values)]
-        for sym, (_, args) in named.items():
-            if args is not None and len(args) == len(want) and all(
-                    a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
-                    for a, w in zip(args, want)):
-                return sym
-    if not named:
-        raise CompileError(f"nvcc's build has no kernel '{instance.name}' (it has: "
-                           f"{', '.join(sass) or 'none'})")
-    raise CompileError(f"nvcc's build has {len(named)} kernels named '{instance.name}' "
-                       f"({', '.join(named)}) and none is clearly {instance.cxx}")
-
-
-def demangle(symbol: str):
-    """(name, template arguments or None) of a kernel symbol: a plain name (extern "C"), or
-    an Itanium-mangled function `_Z..` with its template arguments read where they are
-    numbers (`("i32", 128)`) or types (`("type", "f32")`, a named type as its name;
-    anything else as `("?", text)`); None when it is neither."""
-    if not symbol.startswith("_Z"):
-        return (symbol, None) if re.fullmatch(r"[A-Za-z_]\w*", symbol) else None
-    i, name = 2, None
-    if symbol.startswith("_ZN"):
-        i = 3
-        while i < len(symbol) and symbol[i].isdigit():
-            name, i = _source_name(symbol, i)
-            if i < len(symbol) and symbol[i] == "I":
-                break
-    else:
-        if i < len(symbol) and symbol[i].isdigit():
-            name, i = _source_name(symbol, i)
-    if name is None:
-        return None
-    if i >= len(symbol) or symbol[i] != "I":
-        return name, None
-    args, i = [], i + 1
-    while i < len(symbol) and symbol[i] != "E":
-        if symbol[i] == "L":  # a literal: L <type> <number> E
-            m = re.compile(r"L([a-z])(n?)(\d+)E").match(symbol, i)
-            if m is None:
-                return name, None
-            value = int(m.group(3)) * (-1 if m.group(2) else 1)
-            args.append((_BUILTIN.get(m.group(1), "?"), value))
-            i = m.end()
-        elif symbol[i] in _BUILTIN:
-            args.append(("type", _BUILTIN[symbol[i]]))
-            i += 1
-        elif symbol[i].isdigit():
-            ident, i = _source_name(symbol, i)
-            from smemsim.cuda.symbols import TYPES
-            args.append(("type", TYPES.get(ident, ident)))
-        else:
-            return name, None
-    return name, tuple(args)
-
-
-def _source_name(symbol: str, i: int) -> tuple[str, int]:
-    m = re.compile(r"(\d+)").match(symbol, i)
-    n = int(m.group(1))
-    return symbol[m.end():m.end() + n], m.end() + n
+    return kernel_symbol(sass, instance, CompileError)
 
 
 # ---------------------------------------------------------------- sharing out a line

@@ -71,6 +71,9 @@ AXES = ("x", "y", "z")
 ExprLike = Union["Expr", int, float]
 
 
+MAX_DEPTH = 200   # levels of one expression (each walker uses about 3 frames per level)
+
+
 class Var:
     """A per-thread variable: a local, a loop variable, or the destination of a load.
 
@@ -99,6 +102,16 @@ class Expr:
     dtype: DType
     src: tuple["Expr", ...] = ()
     arg: Any = None
+
+    def __post_init__(self) -> None:
+        # every walker of expressions (evaluation, printing, slicing) recurses: an expression
+        # nested deeper than MAX_DEPTH is refused where it is built, not a RecursionError
+        depth = 1 + max((s.depth for s in self.src), default=0)
+        if depth > MAX_DEPTH:
+            raise KernelError(f"an expression nested {depth} levels deep (a chain of "
+                              f"{depth} operations); smemsim reads at most {MAX_DEPTH}",
+                              loc=caller_loc())
+        object.__setattr__(self, "depth", depth)
 
     # ---- structural identity (== builds a comparison node, so these are the real ones)
     def key(self) -> tuple:

@@ -130,14 +130,20 @@ def embeds_cuda(path: str) -> bool:
         isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS for n in ast.walk(tree))
 
 
-def load_kernels(path: str, cuda=None) -> dict[str, Callable[[], Kernel]]:
+def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel. Each function returned builds its kernel, or raises a located
     KernelError. A CUDA file (.cu) is read by the CUDA frontend (smemsim.cuda, with `cuda`,
-    its Options), which builds the IR directly: nothing of it is executed."""
+    its Options), which builds the IR directly: nothing of it is executed; with `ptx` (a
+    dict of smemsim.ptx.frontend.import_cu's arch and flags), each kernel's body is lowered
+    from nvcc's PTX of the file instead."""
     if is_cuda(path):
+        kernel = cuda.kernel if cuda is not None else None
+        if ptx is not None and pathlib.Path(path).suffix in (".cu", ".cuh"):
+            from .ptx.frontend import import_cu
+            return import_cu(path, cuda, kernel, **ptx)
         from .cuda import import_kernels
-        return import_kernels(path, cuda, cuda.kernel if cuda is not None else None)
+        return import_kernels(path, cuda, kernel)
     file = find_file(path)
     module = _import(file)
     table = getattr(module, "KERNELS", None)

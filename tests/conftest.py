@@ -10,6 +10,9 @@ sys.path.insert(0, str(ROOT))  # the examples/ folder is importable as a package
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 
+# the corpora are other projects' files, read as data: their own tests are not ours to run
+collect_ignore_glob = ["corpus/*", "corpus_ptx/*"]
+
 
 @pytest.fixture(scope="session")
 def calibration():

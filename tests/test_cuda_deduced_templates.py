@@ -120,5 +120,5 @@ def test_the_cli_analyzes_the_deduced_instances():
     and names each by its arguments in the `explain` hint."""
     code, out = cli("analyze", str(FIXTURE), "--kernel", "scale_rows<double>")
     assert code == 0, out
-    assert "--kernel scale_rows<double> 1" in out
+    assert "--kernel 'scale_rows<double>' 1" in out   # shell-quoted: `<` is a redirection
     assert "load 8B" in out

@@ -25,7 +25,9 @@ def kernels(args) -> list:
     kernels, no --kernel), one that cannot be built is an error line on stderr and the
     others go on (`args.failed_kernels`: the command says each error and exits 2, as for
     any bad input)."""
-    chosen = select(load_kernels(args.file, cuda_options(args)), args.kernel)
+    ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
+        if getattr(args, "frontend", "cpp") == "ptx" else None
+    chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
     out, failed = [], []
     for key, make in chosen.items():
         try:
@@ -65,7 +67,9 @@ def own_params(given: dict, kernel, chosen: list) -> dict:
 
 def one_kernel(args):
     """The one kernel a verb that explains or sizes a single kernel works on."""
-    chosen = select(load_kernels(args.file, cuda_options(args)), args.kernel)
+    ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
+        if getattr(args, "frontend", "cpp") == "ptx" else None
+    chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
     if len(chosen) > 1:
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
                           "with --kernel")

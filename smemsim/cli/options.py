@@ -94,6 +94,10 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
     g.add_argument("--texture", action="append", default=[], metavar="NAME=WIDTH[,HEIGHT]",
                    help="a texture's extent in texels, as the host allocated it (C "
                         "expressions; a 2-D texture read by tex2D needs it; repeatable)")
+    g.add_argument("--frontend", choices=("cpp", "ptx"), default="cpp",
+                   help="how a .cu's kernels are read: cpp (default: smemsim's own reading of "
+                        "the C++), or ptx (nvcc builds your file to PTX, with -D and -I, and "
+                        "the PTX is counted: the program nvcc compiled; needs nvcc)")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -147,7 +151,8 @@ def cuda_flags_given(args) -> list[str]:
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
         ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
         ("--texture", args.texture), ("--null", args.null), ("--host-file", args.host_file),
-        ("--nvcc-flag", getattr(args, "nvcc_flag", None)))
+        ("--nvcc-flag", getattr(args, "nvcc_flag", None)),
+        ("--frontend ptx", getattr(args, "frontend", "cpp") == "ptx"))
         if value]
 
 

@@ -24,14 +24,17 @@ __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_k
 
 
 def import_kernels(path: str, options: Options | None = None,
-                   wanted: str | None = None) -> dict[str, Callable[[], Kernel]]:
+                   wanted: str | None = None, body: bool = True
+                   ) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: key -> a function that lowers and builds that kernel (raising a
     located CudaImportError if it cannot). A template kernel has a key per instantiation
-    the host code launches (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`)."""
+    the host code launches (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`).
+    Without `body`, each kernel is its signature and launch only (what the host code says:
+    the PTX frontend lowers the body from nvcc's build)."""
     unit = Unit(path, options)
     keys = kernel_keys(unit, wanted or unit.options.kernel)
     _check_lengths(unit, [node for node, _ in keys.values()])
-    return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key))
+    return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key, body))
             for key, (node, args) in keys.items()}
 
 
@@ -251,14 +254,14 @@ def _template_params(template) -> list[str]:
     return [name for _, _, name in template_parameters(template)]
 
 
-def _build(unit: Unit, node, args: dict, key: str) -> Kernel:
+def _build(unit: Unit, node, args: dict, key: str, body: bool = True) -> Kernel:
     from .lower import KernelLowering
     bad = first_error(node)
     if bad is not None:
         raise CudaImportError(f"the CUDA here does not parse (`{short(bad)}`)",
                               kernel=unit.name_of(node), loc=unit.loc(bad))
     try:
-        return KernelLowering(unit, node, args, key).build()
+        return KernelLowering(unit, node, args, key).build(body)
     except RecursionError:
         raise CudaImportError("the kernel nests expressions or statements too deeply to read",
                               kernel=unit.name_of(node), loc=unit.loc(node)) from None

@@ -494,7 +494,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return False
 
     # ---------------------------------------------------------------- the kernel
-    def build(self):
+    def build(self, body: bool = True):
+        """The kernel; without `body`, its signature and launch only."""
         node = self.node
         with self.at(node):
             self.kb = KernelBuilder(self.name)
@@ -515,10 +516,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         tensor_map = lambda p: "CUtensorMap" in text(p.child_by_field_name("type") or p)  # noqa
         for p in sorted(params, key=lambda p: (tensor_map(p), pointer(p))):
             self.parameter(p, writes, reads)
-        self.assigned_params(node.child_by_field_name("body"))
-        self.pointer_params(node.child_by_field_name("body"))
-        self.block(node.child_by_field_name("body"))
-        self.pipelines_quit(node.child_by_field_name("body"))
+        if body:
+            self.assigned_params(node.child_by_field_name("body"))
+            self.pointer_params(node.child_by_field_name("body"))
+            self.block(node.child_by_field_name("body"))
+            self.pipelines_quit(node.child_by_field_name("body"))
         for arr in self.module_scope:
             self.kb.place_last(arr)
         grid, block, smem = self.u.launch_of(self)

@@ -1,0 +1,142 @@
+"""The user's own build, to PTX: nvcc with their flags and line information, on a private
+copy of their file (smemsim.toolrun), cached by content.
+
+The cache is keyed by the file's bytes, the flags and nvcc's version; an entry also records
+every header the build read (nvcc's `-MD` list) with its digest, and is used only while each
+of them is unchanged, so an edited header is a new build (as ccache's direct mode does).
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+
+from kernels_ir import KernelError
+
+from ..cache import cache_dir, store
+from ..toolrun import STAGE_MARK, refuse_shell_text, run_tool, staged, unstage
+
+CACHE_FORMAT = 1
+
+
+def find_nvcc() -> str:
+    """nvcc: the CUDA toolkit's on PATH or in /usr/local/cuda, else a clear error."""
+    import shutil
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise KernelError("nvcc not found: the PTX frontend builds your file with nvcc (the CUDA "
+                      "toolkit, or pip install nvidia-cuda-nvcc)")
+
+
+def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
+           flags=(), instance: str | None = None) -> str:
+    """The PTX nvcc makes of the user's `.cu` (device code only, `-lineinfo`), its `.file`
+    names the user's own paths; `instance`: a template kernel to instantiate (`k<128, 8>`,
+    made of values the importer read, never text of the command line or the file)."""
+    nvcc = find_nvcc()
+    macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
+    refuse_shell_text(macros, "-D")
+    refuse_shell_text(flags, "--nvcc-flag")
+    options = ["-ptx", f"-arch={arch}", "-lineinfo", "-w", *macros, *flags]
+    source = os.path.abspath(path)
+    includes = tuple(os.path.abspath(d) for d in include_dirs)
+    try:
+        with open(source, "rb") as f:
+            data = f.read()
+    except OSError as err:
+        raise KernelError(f"{path}: {err.strerror}") from None
+    version = run_tool([nvcc, "--version"]).stdout.strip().splitlines()[-1:]
+    unit = "" if instance is None else f"void *smemsim_instance = (void *)&{instance};\n"
+    key = hashlib.sha256(repr([options, source, includes, version, CACHE_FORMAT, unit,
+                               hashlib.sha256(data).hexdigest()]).encode()).hexdigest()
+    folder = cache_dir("ptx")
+    entry = folder / f"{key}.ptx" if folder is not None else None
+    marked = _cached(entry, source, includes)
+    if marked is None:
+        marked, deps = _build(nvcc, options, source, includes, unit)
+        if entry is not None and not any("\n" in f for f in deps):
+            store(entry, _entry(marked, deps))
+    return _user_paths(marked, source, includes)
+
+
+def _build(nvcc: str, options: list[str], source: str, includes, unit: str
+           ) -> tuple[str, dict]:
+    """nvcc on a staged copy: the user's file `-include`d into a unit of our own (the
+    template instance, if any); (the PTX with staged names marked, header -> digest)."""
+    with staged(source, includes) as stage:
+        out, deps, main = (os.path.join(stage.folder, n) for n in ("k.ptx", "k.d",
+                                                                     "smemsim_instance.cu"))
+        with open(main, "w") as f:
+            f.write(unit)
+        done = run_tool([nvcc, *options, *stage.include_flags(), "-MD", "-MF", deps,
+                         "-include", stage.source, "-o", out, main])
+        if done.returncode:
+            raise KernelError("nvcc could not build the file:\n" +
+                              stage.user_named(done.stderr.strip()))
+        with open(out) as f:
+            ptx = stage.marked(f.read())
+        with open(deps) as f:
+            read = _dependencies(stage.marked(f.read()))
+    files = {}
+    for name in read:
+        real = unstage(name, source, includes)
+        if real != source and not name.startswith(STAGE_MARK + "/src/") and \
+                not name.endswith("smemsim_instance.cu"):
+            files[real] = _digest(real)
+    return ptx, files
+
+
+def _dependencies(make_rule: str) -> list[str]:
+    """The files of a `-MD` rule (`target: a.cu b.h \\` ...)."""
+    body = make_rule.partition(":")[2].replace("\\\n", " ")
+    return [w.replace("\\ ", " ") for w in body.split() if w != "\\"]
+
+
+_HEAD = "smemsim-ptx 1\n"
+
+
+def _entry(ptx: str, deps: dict) -> bytes:
+    """A cache entry: a header line, one line per header read (`digest path`), a blank
+    line, the PTX (plain text, read back without evaluating anything)."""
+    return (_HEAD + "".join(f"{d} {f}\n" for f, d in deps.items()) + "\n" + ptx).encode()
+
+
+def _cached(entry, source: str, includes) -> str | None:
+    """The cached PTX, if every header it read is unchanged (a bad entry is a miss)."""
+    if entry is None:
+        return None
+    from ..cache import read_regular
+    data = read_regular(entry, 1 << 30)
+    if data is None:
+        return None
+    text = data.decode("utf-8", "replace")
+    head, sep, ptx = text.partition("\n\n")
+    lines = head.split("\n")
+    if not sep or lines[0] + "\n" != _HEAD:
+        return None
+    for line in lines[1:]:
+        digest, _, name = line.partition(" ")
+        if len(digest) != 64 or _digest(name) != digest:
+            return None
+    return ptx
+
+
+def _digest(path: str) -> str:
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _user_paths(ptx: str, source: str, includes) -> str:
+    """PTX whose `.file` lines name the staged copies, with the user's paths instead."""
+    out = []
+    for line in ptx.split("\n"):
+        if line.lstrip().startswith(".file") and STAGE_MARK in line:
+            head, _, rest = line.partition('"')
+            name, _, tail = rest.partition('"')
+            real = os.path.normpath(unstage(name, source, includes))
+            line = head + '"' + real.replace("\\", "\\\\").replace('"', '\\"') + '"' + tail
+        out.append(line)
+    return "\n".join(out)

@@ -1,0 +1,162 @@
+"""A `.cu` through its own build: nvcc's PTX of each kernel, lowered (smemsim.ptx.lower),
+launched as the host code says.
+
+The host side is read as today (smemsim.cuda, its signature and launch only: the launch, the
+scalar arguments, the arrays' lengths, the template instances); the kernel's body is not
+read as C++ at all but comes from the PTX, so what is counted is what nvcc compiled.
+Parameters meet by position: the PTX entry's, and the C signature's names and types.
+
+Where smemsim cannot read the file's host side (C++ its reader does not take: a library's
+headers, kernels instantiated inside templates), the kernels are the PTX's entries and the
+launch is the command line's (`--launch-grid`, `--launch-block`, `--launch-smem`, `-p`,
+`--length` with the parameters named `param_0`, `param_1`, ... in the entry's order); without
+a launch there, the host reader's own question is the answer.
+"""
+from __future__ import annotations
+
+import functools
+
+from kernels_ir import Kernel, KernelError
+from kernels_ir.dtypes import i64
+from kernels_ir.expr import Expr, as_expr, cast
+
+from .build import ptx_of
+from .lower import Launch, eval_names, lower
+from .parse import PtxError, parse
+from .symbols import demangle, kernel_symbol
+
+
+def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "sm_90",
+              flags=()) -> dict:
+    """key -> a function that builds that kernel from nvcc's PTX (as
+    smemsim.cuda.import_kernels returns the C++ frontend's)."""
+    from ..cuda import import_kernels
+    flags = tuple(flags)
+    try:
+        hosts = import_kernels(path, options, kernel, body=False)
+    except (KernelError, RecursionError) as err:
+        return _ptx_only(path, options, kernel, arch, flags, err)
+    return {key: functools.partial(_kernel, path, options, key, make, arch, flags)
+            for key, make in hosts.items()}
+
+
+def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
+    from ..cuda import instantiation, signature
+    try:
+        host = make()
+    except (KernelError, RecursionError) as err:
+        return _ptx_only(path, options, key, arch, flags, err)[key]() if _given_launch(
+            options) else _reraise(err)
+    instance = instantiation(path, options, key)
+    module = parse(_ptx(path, options, arch, flags, instance.cxx))
+    entry = kernel_symbol(module.entries, instance, PtxError)
+    names = [name for name, _ in signature(path, instance.name, options)]
+    if len(names) != len(module.entries[entry].params):
+        raise PtxError(f"{key}: the PTX entry has {len(module.entries[entry].params)} "
+                       f"parameters, the C signature {len(names)}")
+    lengths: dict[str, Expr] = {}
+    for g in host.globals:
+        if g.base is None:
+            lengths[g.name] = cast(as_expr(g.length), i64) * g.dtype.size
+    types = {p.name: p.dtype for p in host.params}
+    launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,
+                    names=tuple(names), lengths=lengths, defaults=dict(host.defaults),
+                    types=types, loc=host.launch_loc)
+    return lower(module, entry, launch, host.name)
+
+
+def _ptx(path: str, options, arch: str, flags, instance: str | None = None) -> str:
+    return ptx_of(path, arch=arch, defines=getattr(options, "defines", None),
+                  include_dirs=getattr(options, "include_dirs", ()), flags=flags,
+                  instance=instance)
+
+
+def _given_launch(options) -> bool:
+    return bool(options is not None and options.grid and options.block)
+
+
+def _reraise(err):
+    raise err
+
+
+def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> dict:
+    """The PTX's entries as kernels, launched as the command line says (the host side could
+    not be read: `why`, which is the answer when no launch is given)."""
+    if not _given_launch(options):
+        raise why
+    module = parse(_ptx(path, options, arch, flags))
+    keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
+    if wanted is not None:
+        bare = lambda text: "".join(text.split())   # noqa: E731 (spacing is not meaning)
+        base = wanted.split("<")[0].strip()
+        same_base = [k for k in keys if k.split("<")[0] == base]
+        chosen = {k: s for k, s in keys.items() if bare(wanted) in (bare(k), s)} or \
+            ({same_base[0]: keys[same_base[0]]} if len(same_base) == 1 else {})
+        if not chosen:
+            listed = ", ".join(same_base or keys) or "none"
+            raise PtxError(f"nvcc's build of {path} has no kernel '{wanted}' (it has: "
+                           f"{listed}): name one as listed with --kernel")
+        keys = chosen
+    return {key: functools.partial(_entry_kernel, module, symbol, key, options)
+            for key, symbol in keys.items()}
+
+
+def _entry_kernel(module, symbol: str, key: str, options) -> Kernel:
+    entry = module.entries[symbol]
+    names = tuple(f"param_{n}" for n in range(len(entry.params)))
+    scalars = _param_exprs(entry)
+
+    def dims(text: str) -> tuple:
+        return tuple(eval_names(p, scalars) for p in text.split(",") if p.strip())
+    launch = Launch(grid=dims(options.grid), block=dims(options.block),
+                    dynamic_smem=eval_names(options.smem, scalars) if options.smem else 0,
+                    names=names, lengths=dict(getattr(options, "lengths", {}) or {}),
+                    defaults=dict(getattr(options, "params", {}) or {}))
+    return lower(module, symbol, launch, key.split("<")[0])
+
+
+def _param_exprs(entry) -> dict:
+    """The entry's scalar parameters by the names the command line uses for them."""
+    from kernels_ir.expr import Expr, Op
+    from .lower import _TYPES
+    return {f"param_{n}": Expr(Op.PARAM, _TYPES.get(p.ptype, i64), (), f"param_{n}")
+            for n, p in enumerate(entry.params) if p.ptype in _TYPES}
+
+
+def readable(symbols: list[str]) -> dict[str, str]:
+    """Each kernel symbol as C++ names it, without its return type and parameters
+    (`BlockReduceKernel<128, 4, (cub::BlockReduceAlgorithm)0>`), by the binutils demangler
+    where it is installed (the symbols go to it as data, on its standard input), else the
+    name demangle() reads; two instances that read the same keep their symbols."""
+    import shutil
+
+    from ..toolrun import run_tool
+    names = {}
+    tool = shutil.which("c++filt")
+    if tool is not None and symbols:
+        out = run_tool([tool], input="\n".join(symbols) + "\n").stdout.split("\n")
+        for symbol, text in zip(symbols, out):
+            names[symbol] = _signature_name(text) if text and text != symbol else symbol
+    for symbol in symbols:
+        if symbol not in names:
+            parsed = demangle(symbol)
+            names[symbol] = parsed[0] if parsed else symbol
+    counts: dict[str, int] = {}
+    for name in names.values():
+        counts[name] = counts.get(name, 0) + 1
+    return {s: (n if counts[n] == 1 else s) for s, n in names.items()}
+
+
+def _signature_name(text: str) -> str:
+    """`void k<1, 2>(int*, float)` -> `k<1, 2>`."""
+    if text.startswith("void "):
+        text = text[5:]
+    depth = 0
+    for n, c in enumerate(text):
+        if c in "<(":
+            if c == "(" and depth == 0:
+                return text[:n]
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+    return text

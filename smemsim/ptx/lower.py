@@ -1,0 +1,1089 @@
+"""One PTX entry to a kernels_ir Kernel (issue #57).
+
+Registers are values: each holds an IR expression (a loaded value is the load's variable),
+or an address, `Address(space, base, offset)`, where `base` names a global array parameter
+(its index) or the shared window, and `offset` is a byte expression. So an access is at its
+exact byte offset and width, as the instruction makes it: every `.shared` variable is a
+part of one byte buffer (declaration order, each at its alignment), read through a view of
+the access's element type; each pointer parameter is a byte array read through views too.
+
+A register read only in the block that writes it once is substituted into the expressions
+that read it; any other (a loop's running value, a value that flows to another block, the
+result of a predicated instruction) is a local variable declared at the top. The control
+flow is structured back from the graph (smemsim.ptx.cfg): a conditional branch is an if/else
+that rejoins at its merge point, a natural loop a do-while whose paths each say whether the
+next iteration runs (a local flag), a `ret` inside a loop a return.
+
+What is not lowered yet is a located refusal naming the PTX line and instruction: the
+instructions outside the table below, irreducible graphs, loops with more than one exit.
+Nothing is guessed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kernels_ir import KernelBuilder, KernelError, SourceLoc, blockDim, blockIdx, gridDim, threadIdx
+from kernels_ir.dtypes import f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from kernels_ir.errors import located
+from kernels_ir.expr import Expr, Op, as_expr, bitcast, call, cast, const, select, smax, smin
+
+from . import cfg
+from .parse import Entry, Inst, Module, PtxError
+from .symbols import local_name
+
+_TYPES = {"s8": i8, "u8": u8, "b8": u8, "s16": i16, "u16": u16, "b16": u16, "s32": i32,
+          "u32": u32, "b32": u32, "s64": i64, "u64": u64, "b64": u64, "f32": f32, "f64": f64}
+_WIDE = {"i16": i32, "u16": u32, "i32": i64, "u32": u64}   # what .wide makes of a type
+_SPECIAL = {"tid": threadIdx, "ntid": blockDim, "ctaid": blockIdx, "nctaid": gridDim}
+
+
+@dataclass(frozen=True)
+class Address:
+    """A pointer register: `space` ('global', 'shared' or 'param'), `base` (a parameter's
+    index for global and param; None for the shared window) and a byte `offset`."""
+
+    space: str
+    base: int | None
+    offset: Expr
+    origin: str | None = None    # the shared variable it was made from (names the view)
+
+    def plus(self, delta: Expr) -> "Address":
+        return Address(self.space, self.base, self.offset + retype(delta, self.offset.dtype),
+                       self.origin)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the host side says: grid, block, dynamic shared bytes, and per parameter its
+    name, and for pointers the length in bytes (expressions of the scalar parameters)."""
+
+    grid: tuple
+    block: tuple
+    dynamic_smem: int = 0
+    names: tuple[str, ...] = ()
+    lengths: dict | None = None        # parameter name -> bytes (an int or a C expression
+    #                                    of parameter names, evaluated by kernels_ir)
+    defaults: dict | None = None       # scalar parameter values
+    types: dict | None = None          # scalar parameter name -> its C type (a DType)
+    loc: SourceLoc | None = None       # where the host code launches it
+
+
+def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | None = None):
+    """The Kernel of one entry of `module`, launched as `launch` says."""
+    entry = module.entries.get(entry_name)
+    if entry is None:
+        raise PtxError(f"the PTX has no entry '{entry_name}' (it has: "
+                       f"{', '.join(module.entries) or 'none'})")
+    # a first walk finds the pointer parameters some store writes (a const pointer's array
+    # is an input: the builder refuses stores into it)
+    stored = _Lowering(module, entry, launch, kernel_name, None).run().stored
+    return _Lowering(module, entry, launch, kernel_name, stored).run().builder.build()
+
+
+class _Lowering:
+    """The walk over an entry's instructions, building the IR as it goes."""
+
+    def __init__(self, module: Module, entry: Entry, launch: Launch, name,
+                 stored: set | None):
+        self.module, self.entry, self.launch = module, entry, launch
+        self.k = self.builder = KernelBuilder(name or entry.name)
+        self.regs: dict[str, object] = {}
+        self.stored_into = stored       # pointer parameters some store writes (None: any)
+        self.stored: set[int] = set()
+        self.params: dict[str, object] = {}
+        self.globals: dict[int, object] = {}
+        self.views: dict[tuple, object] = {}
+        self.shared_at: dict[str, int] = {}
+        self.window = self.dynamic = None
+        self.externs: set[str] = set()
+        self.dynamic_base = 0
+
+    # ---------------------------------------------------------------- set-up
+    def run(self) -> "_Lowering":
+        first = next((i for i in self.entry.body if isinstance(i, Inst)), None)
+        # declarations are at the kernel's first line (the PTX's first `.loc`)
+        where = self._loc(first) if first is not None else SourceLoc(self.entry.name, 0)
+        self.blocks = cfg.blocks(self.entry.body)
+        self.entry_block = next(iter(self.blocks))
+        self.loops = cfg.loops(self.blocks, self.entry_block)
+        with located(where):
+            self._declare()
+            self._declare_locals()
+        self._sequence(self.entry_block, cfg.EXIT, None)
+        la = self.launch
+        with located(la.loc or where):
+            self.k.launch(grid=la.grid, block=la.block, dynamic_smem=la.dynamic_smem)
+            if la.defaults:
+                self.k.defaults(**la.defaults)
+        return self
+
+    # ---------------------------------------------------------------- structure
+    def _sequence(self, b: str, stop: str, loop) -> None:
+        """Emit the blocks from `b` until the path reaches `stop` (or ends)."""
+        while b != stop:
+            if b in self.loops and (loop is None or loop.header != b):
+                inner = self.loops[b]
+                self._loop(inner)
+                b = inner.exit
+                if loop is not None and b not in loop.body:
+                    raise PtxError(f"a loop leaves the loop around it at {b}: not lowered yet")
+                continue
+            if b == cfg.EXIT:
+                return
+            block = self.blocks[b]
+            for inst in block.insts:
+                with located(self._loc(inst)):
+                    self._instruction(inst)
+            succ = block.successors()
+            if block.cond is None:
+                if self._special(block.taken if block.taken is not None else block.fall,
+                                 loop, block):
+                    return
+                b = block.taken if block.taken is not None else block.fall
+                continue
+            merge = self._merge(b, loop)
+            with located(self._loc(block.branch)):
+                cond = self._predicate(block.cond, block.branch)
+                with self.k.if_(cond):
+                    self._path(block.taken, merge, loop, block)
+                if not self._ends(block.fall, merge, loop):
+                    with self.k.else_():
+                        self._path(block.fall, merge, loop, block)
+            del succ
+            b = merge
+            if b in ("<continue>", "<break>", "<return>", "<sink>"):
+                return
+
+    def _path(self, b: str, merge: str, loop, block) -> None:
+        """One side of a branch, up to the merge point."""
+        if self._special(b, loop, block):
+            return
+        self._sequence(b, merge, loop)
+
+    def _ends(self, b: str, merge: str, loop) -> bool:
+        """Whether a branch side does nothing (it goes straight to the merge point)."""
+        return b == merge and not (loop is not None and (b == loop.header or
+                                                         b not in loop.body))
+
+    def _special(self, target: str, loop, block) -> bool:
+        """Emit a jump that leaves the current region (continue, break, return); True if
+        `target` was one."""
+        if loop is not None and target == loop.header:
+            self.k.assign(self.flags[loop.header], 1)
+            return True
+        if loop is not None and target not in loop.body:
+            if target == cfg.EXIT:
+                self.k.return_()
+                return True
+            self.k.assign(self.flags[loop.header], 0)
+            return True
+        return False
+
+    def _merge(self, b: str, loop) -> str:
+        """Where the two sides of `b`'s branch meet again: its immediate post-dominator in
+        the region (the loop's body, or the entry), or a virtual end."""
+        key = loop.header if loop else None
+        if key not in self.merges:
+            if loop is None:
+                nodes = [n for n in self.blocks]
+                sink_of = lambda s: "<return>" if s == cfg.EXIT else None
+            else:
+                nodes = list(loop.body)
+                sink_of = lambda s: "<continue>" if s == loop.header else \
+                    ("<break>" if s not in loop.body else None)
+            self.merges[key] = cfg.merge_points(self.blocks, nodes, sink_of)
+        m = self.merges[key].get(b)
+        if m is None or m == "<return>" and loop is None:
+            return cfg.EXIT
+        return m
+
+    def _loop(self, loop) -> None:
+        """A natural loop as a do-while: each path through its body sets its flag (1: the
+        next iteration runs, 0: it leaves)."""
+        flag = self.flags[loop.header]
+        head = self.blocks[loop.header]
+        first = head.insts[0] if head.insts else head.branch
+        with located(self._loc(first) if first is not None else SourceLoc("<ptx>", 0)):
+            self.k.assign(flag, 0)
+            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag != 0,
+                             do_while=True):
+                self._sequence(loop.header, "<sink>", loop)
+
+    def _predicate(self, guard: str, inst: Inst) -> Expr:
+        negated = guard.startswith("!")
+        v = self.value(guard.lstrip("!"), i32)
+        if isinstance(v, Address):
+            raise self._refuse(inst, "a guard that is an address")
+        return v == 0 if negated else v != 0
+
+    def _declare(self) -> None:
+        """Parameters (pointers become byte arrays), and the shared window."""
+        names = self.launch.names or tuple(f"param_{n}" for n in range(len(self.entry.params)))
+        if len(names) != len(self.entry.params):
+            raise PtxError(f"{self.entry.name}: {len(self.entry.params)} parameters in the "
+                           f"PTX, {len(names)} names given")
+        pointers = self._pointer_params()
+        for n, (p, name) in enumerate(zip(self.entry.params, names)):   # scalars first:
+            if n in pointers:                                             # lengths read them
+                continue
+            if p.ptype not in _TYPES:
+                raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{p.ptype} "
+                               f"({p.nbytes} bytes) is not lowered yet")
+            self.params[p.name] = self.k.param(
+                name, (self.launch.types or {}).get(name, _TYPES[p.ptype]))
+        for n, name in enumerate(names):
+            if n in pointers:
+                length = (self.launch.lengths or {}).get(name, 1 << 22)
+                self.globals[n] = self.k.global_array(
+                    name, u8, self._length(length),
+                    intent="inout" if self.stored_into is None or n in self.stored_into
+                    else "in")
+        offset, align = 0, 16
+        variables = [*self.module.shared, *self.entry.shared]
+        for v in variables:
+            if v.nbytes is None:
+                continue
+            offset = -(-offset // v.align) * v.align
+            self.shared_at[v.name] = offset
+            offset += v.nbytes
+            align = max(align, v.align)
+        if offset:
+            self.window = self.k.shared("smem", u8, offset, align=align)
+        externs = [v for v in variables if v.nbytes is None]
+        self.externs = {v.name for v in externs}
+        if externs:
+            # `extern __shared__` arrays all begin where the dynamic shared memory does: after
+            # the static arrays, at the largest alignment any declares (kernels_ir's rule)
+            dyn_align = max([16] + [v.align for v in externs])
+            self.dynamic_base = -(-offset // dyn_align) * dyn_align
+            self.dynamic = self.k.dynamic_shared(local_name(externs[0].name), u8,
+                                                 align=dyn_align)
+            for v in externs:
+                self.shared_at[v.name] = self.dynamic_base
+        for c in self.module.consts.values():
+            self.globals[("const", c.name)] = self.k.global_array(
+                local_name(c.name), u8, c.nbytes, initial=_const_bytes(c))
+
+    def _declare_locals(self) -> None:
+        """A local for each register that is not one value of one block (see the module's
+        docstring), declared at the top; an address register's local holds its offset."""
+        kinds = self._kinds()
+        defs, home, used_elsewhere = {}, {}, set()
+        for name, block in self.blocks.items():
+            for inst in block.insts:
+                for r in _reads(inst):
+                    if r in home and home[r] != name or r not in home and r in kinds:
+                        used_elsewhere.add(r)
+                for r in _writes(inst):
+                    defs[r] = defs.get(r, 0) + 1
+                    home[r] = name
+                    if inst.guard is not None:
+                        used_elsewhere.add(r)
+            if block.cond is not None:
+                r = block.cond.lstrip("!")
+                if home.get(r) != name:
+                    used_elsewhere.add(r)
+        self.flags = {h: self.k.let(f"loop_{n}", 0) for n, h in enumerate(self.loops)}
+        self.merges = {}
+        self.local_regs = set()
+        for r in sorted(set(defs)):
+            if defs[r] == 1 and r not in used_elsewhere:
+                continue
+            kind = kinds.get(r)
+            self.local_regs.add(r)
+            if isinstance(kind, tuple):   # an address: its base is fixed, its offset varies
+                space, base = kind
+                dtype = u32 if space == "shared" else i64
+                ref = self.k.let(_c_name(r), const(0, dtype), dtype)
+                self.regs[r] = Address(space, base, ref)
+            else:
+                dtype = _REG_TYPES.get(kind, u32)
+                self.regs[r] = self.k.let(_c_name(r), const(0, dtype), dtype)
+
+    def _kinds(self) -> dict:
+        """Each register's kind, to a fixed point over every instruction: an address
+        (space, base), or a PTX type name (pred, f32, u32, ...)."""
+        kinds: dict[str, object] = {}
+        index = {p.name: n for n, p in enumerate(self.entry.params)}
+        insts = [i for b in self.blocks.values() for i in b.insts]
+        for _ in range(len(insts) + 1):
+            changed = False
+            for inst in insts:
+                for r in _writes(inst):
+                    k = self._kind_of(inst, kinds, index)
+                    if k is not None and kinds.get(r) != k:
+                        if isinstance(kinds.get(r), tuple) and kinds[r] != k:
+                            raise self._refuse(inst, f"{r} holds addresses of two different "
+                                                     "arrays: not lowered yet")
+                        if not isinstance(kinds.get(r), tuple):
+                            kinds[r] = k
+                            changed = True
+            if not changed:
+                break
+        return kinds
+
+    def _kind_of(self, inst: Inst, kinds: dict, index: dict):
+        op, ty = inst.name, inst.opcode[-1]
+        srcs = [kinds.get(o) for o in inst.operands[1:]]
+        if op == "ld" and inst.opcode[1] == "param":
+            n = index.get(inst.operands[1].strip("[]").split("+")[0])
+            return ("param", n) if n in self.globals else ty
+        if op == "cvta":
+            base = next((s for s in srcs if isinstance(s, tuple)), None)
+            if base is None:
+                return None
+            return ("global", base[1]) if base[0] == "param" else base
+        if op == "mov" and inst.operands[1] in self.shared_at:
+            return ("shared", None)
+        if op == "mov" and ("const", inst.operands[1]) in self.globals:
+            return ("global", ("const", inst.operands[1]))
+        if op in ("mov", "add", "sub", "cvt") and any(isinstance(s, tuple) for s in srcs):
+            return next(s for s in srcs if isinstance(s, tuple))
+        if op == "setp":
+            return "pred"
+        return ty if ty in _TYPES else None
+
+    def _length(self, length):
+        if isinstance(length, (int, Expr)):
+            return length
+        return as_expr(eval_names(length, self.params_by_name()))
+
+    def params_by_name(self) -> dict:
+        return {self.launch.names[n] if self.launch.names else p.name: e
+                for n, p in enumerate(self.entry.params) if (e := self.params.get(p.name))
+                is not None}
+
+    def _pointer_params(self) -> set[int]:
+        """Parameters loaded as 64-bit values that some address is made from."""
+        index = {p.name: n for n, p in enumerate(self.entry.params)}
+        out = set()
+        for i in self.entry.body:
+            if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and \
+                    i.opcode[-1] in ("u64", "b64", "s64"):
+                name = i.operands[1].strip("[]").split("+")[0]
+                if name in index:
+                    out.add(index[name])
+        return out
+
+    def _loc(self, inst: Inst) -> SourceLoc:
+        loc = inst.loc
+        if loc is None:
+            return SourceLoc("<ptx>", inst.line)
+        calls, outer = [], loc.inlined_at
+        while outer is not None:
+            calls.append((self.module.files.get(outer.file, "<ptx>"), outer.line))
+            outer = outer.inlined_at
+        return SourceLoc(self.module.files.get(loc.file, "<ptx>"), loc.line, loc.column,
+                         tuple(calls))
+
+    def _refuse(self, inst: Inst | None, why: str) -> PtxError:
+        where = f"PTX line {inst.line} (`{'.'.join(inst.opcode)}`)" if inst else "PTX"
+        return PtxError(f"{self.entry.name}: {where}: {why}",
+                        loc=self._loc(inst) if inst else None)
+
+    # ---------------------------------------------------------------- values
+    def value(self, text: str, dtype) -> object:
+        """An operand's value: a register, a constant, a special register or a symbol."""
+        if text.startswith("%"):
+            if text in self.regs:
+                return self.regs[text]
+            name, _, axis = text[1:].partition(".")
+            if name in _SPECIAL and axis in ("x", "y", "z"):
+                return cast(getattr(_SPECIAL[name], axis), u32)
+            if text == "%laneid":   # the lane of the thread's linear index
+                linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
+                    cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
+                return linear % 32
+            raise PtxError(f"register {text} is read before it is written")
+        if text in self.shared_at:
+            return Address("shared", None, const(self.shared_at[text], u32), text)
+        if ("const", text) in self.globals:
+            return Address("global", ("const", text), const(0, i64))
+        if text.startswith(("0f", "0F")):
+            import struct
+            return const(struct.unpack(">f", bytes.fromhex(text[2:]))[0], f32)
+        if text.startswith(("0d", "0D")):
+            import struct
+            return const(struct.unpack(">d", bytes.fromhex(text[2:]))[0], f64)
+        try:
+            number = int(text, 0)
+        except ValueError:
+            raise PtxError(f"operand {text!r} is not lowered yet") from None
+        if dtype.is_float:
+            return const(number, i64)
+        # an immediate is a bit pattern of the instruction's width (`add.s32 %r, %r, -15`
+        # with a .b32 or .u32 type wraps, as the hardware adds it)
+        return _wrapped(number, dtype)
+
+    def integer(self, text: str, dtype) -> Expr:
+        v = self.value(text, dtype)
+        if isinstance(v, Address):
+            raise PtxError(f"{text} holds an address where a number is read")
+        return retype(v, dtype)
+
+    def address(self, text: str, inst: Inst) -> Address:
+        """`[reg]`, `[reg+8]`, `[symbol]`, `[symbol+4]` as an Address."""
+        inner = text.strip("[]")
+        base, sign, rest = inner.partition("+") if "+" in inner else inner.partition("-")
+        delta = int(rest, 0) * (-1 if sign == "-" else 1) if sign else 0
+        v = self.value(base, u64)
+        if not isinstance(v, Address):
+            raise self._refuse(inst, f"{base} is not an address smemsim can follow (an "
+                                     "integer used as a pointer)")
+        return v.plus(const(delta, i64)) if delta else v
+
+    # ---------------------------------------------------------------- instructions
+    def _instruction(self, inst: Inst) -> None:
+        handler = getattr(self, f"_op_{inst.name}", None)
+        if handler is None:
+            raise self._refuse(inst, "not lowered yet")
+        if inst.guard is None:
+            handler(inst)
+            return
+        with self.k.if_(self._predicate(inst.guard, inst)):
+            handler(inst)
+
+    def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
+        reg = reg or inst.operands[0]
+        if reg not in self.local_regs:
+            # a long chain (an unrolled sum) is held in a local, not substituted into one
+            # expression deeper than kernels_ir reads
+            if isinstance(value, Expr) and value.depth > _DEEP:
+                value = self.k.let(_c_name(reg), value)
+            elif isinstance(value, Address) and value.offset.depth > _DEEP:
+                value = Address(value.space, value.base, self.k.let(_c_name(reg), value.offset))
+            self.regs[reg] = value
+            return
+        local = self.regs[reg]
+        if isinstance(local, Address):
+            if not isinstance(value, Address) or value.base != local.base or \
+                    value.space != local.space and {value.space, local.space} != {"param",
+                                                                               "global"}:
+                raise self._refuse(inst, f"{reg} holds addresses of two different arrays")
+            self.k.assign(local.offset, retype(value.offset, local.offset.dtype))
+            if value.origin and value.origin != local.origin:   # (names its views)
+                self.regs[reg] = Address(local.space, local.base, local.offset, value.origin)
+            return
+        if isinstance(value, Address):
+            raise self._refuse(inst, f"{reg} holds both numbers and addresses")
+        self.k.assign(local, retype(value, local.dtype))
+
+    def _op_ld(self, inst: Inst) -> None:
+        space, dtype, lanes = self._access_type(inst)
+        if space == "param":
+            name = inst.operands[1].strip("[]")
+            index = next((n for n, p in enumerate(self.entry.params) if p.name == name), None)
+            if index in self.globals:
+                self._dest(inst, Address("param", index, const(0, i64)))
+            elif name in self.params:
+                self._dest(inst, self.params[name])
+            else:
+                raise self._refuse(inst, f"parameter {name} is not lowered yet")
+            return
+        addr = self.address(inst.operands[1], inst)
+        view, index = self._element(addr, dtype, inst)
+        value = self.k.load(view, index, width=lanes)
+        targets = inst.operands[0].strip("{}").split(",")
+        if lanes == 1:
+            self._dest(inst, value, targets[0])
+        else:
+            for n, t in enumerate(targets):
+                if t != "_":
+                    self._dest(inst, value[n], t)
+
+    def _op_st(self, inst: Inst) -> None:
+        space, dtype, lanes = self._access_type(inst)
+        addr = self.address(inst.operands[0], inst)
+        view, index = self._element(addr, dtype, inst)
+        values = [self.integer(t, dtype) if not dtype.is_float else
+                  retype(self.value(t, dtype), dtype)
+                  for t in inst.operands[1].strip("{}").split(",")]
+        if addr.space == "global":
+            self.stored.add(addr.base)
+        self.k.store(view, index, values if lanes > 1 else values[0], width=lanes)
+
+    def _access_type(self, inst: Inst):
+        parts = inst.opcode[1:]
+        space = next((p for p in parts if p in ("shared", "global", "param", "local",
+                                                  "const")), "generic")
+        if space == "generic":
+            space = "global"   # checked again against the address's own space (_element)
+        lanes = next((int(p[1:]) for p in parts if p in ("v2", "v4", "v8")), 1)
+        dtype = _TYPES.get(parts[-1])
+        if dtype is None:
+            raise self._refuse(inst, f"element type .{parts[-1]} is not lowered yet")
+        if space == "const":
+            space = "global"    # a __constant__ array: a global array the host fills
+        if space not in ("shared", "global", "param"):
+            raise self._refuse(inst, f"{space} memory accesses are not lowered yet")
+        return space, dtype, lanes
+
+    def _element(self, addr: Address, dtype, inst: Inst):
+        """The typed view an access reads, and its element index."""
+        if addr.space == "shared":
+            dynamic = addr.origin in self.externs if addr.origin else self.window is None
+            array = self.dynamic if dynamic else self.window
+            if array is None:
+                raise self._refuse(inst, "a shared access with no shared variable")
+            key = ("shared", addr.origin, dtype.name)
+            if key not in self.views:
+                # a view of the whole window per variable and type, named as the source
+                # names the variable (`tile`; `tile_u32` for a second type)
+                name = local_name(addr.origin) if addr.origin else "smem"
+                if any(k[:2] == key[:2] for k in self.views):
+                    name = f"{name}_{dtype.name}"
+                self.views[key] = self.k.view(array, name, dtype)
+            offset = retype(addr.offset, u32)
+            if dynamic and self.dynamic_base:
+                offset = offset - self.dynamic_base
+            return self.views[key], offset // dtype.size
+        if addr.space in ("global", "param") and addr.base in self.globals:
+            base = self.globals[addr.base]
+            key = ("global", addr.base, dtype.name)
+            if key not in self.views:
+                self.views[key] = base if dtype is u8 else \
+                    self.k.global_view(base, f"{base.name}_{dtype.name}", dtype)
+            return self.views[key], retype(addr.offset, i64) // dtype.size
+        raise self._refuse(inst, "an address in no array smemsim knows")
+
+    def _op_cvta(self, inst: Inst) -> None:
+        """A conversion between a space's address and a generic one keeps what the address
+        points to (a generic access then reads the space the address came from)."""
+        v = self.value(inst.operands[1], u64)
+        if not isinstance(v, Address):
+            raise self._refuse(inst, "a conversion of a number smemsim cannot follow")
+        self._dest(inst, Address("global" if v.space == "param" else v.space, v.base,
+                                 v.offset, v.origin))
+
+    def _op_mov(self, inst: Inst) -> None:
+        dtype = _TYPES.get(inst.opcode[-1], u32)
+        v = self.value(inst.operands[1], dtype)
+        self._dest(inst, v if isinstance(v, Address) else retype(v, dtype))
+
+    def _op_cvt(self, inst: Inst) -> None:
+        types = [p for p in inst.opcode[1:] if p in _TYPES]
+        if len(types) != 2:
+            raise self._refuse(inst, "a conversion smemsim cannot read")
+        v = self.value(inst.operands[1], _TYPES[types[1]])
+        if isinstance(v, Address):
+            self._dest(inst, v)
+            return
+        src, dst = _TYPES[types[1]], _TYPES[types[0]]
+        x = retype(v, src)
+        if src.is_float and not dst.is_float:   # the rounding the instruction names
+            mode = next((m for m in ("rni", "rmi", "rpi") if m in inst.opcode), None)
+            if mode is not None:
+                x = call({"rni": "rint", "rmi": "floor", "rpi": "ceil"}[mode], x)
+        self._dest(inst, cast(x, dst))
+
+    def _binary(self, inst: Inst, fn) -> None:
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype is None:
+            raise self._refuse(inst, "an operand type smemsim cannot read")
+        a = self.value(inst.operands[1], dtype)
+        b = self.value(inst.operands[2], dtype)
+        if isinstance(a, Address) or isinstance(b, Address):
+            if inst.name == "add" and not (isinstance(a, Address) and isinstance(b, Address)):
+                ptr, delta = (a, b) if isinstance(a, Address) else (b, a)
+                self._dest(inst, ptr.plus(delta))
+                return
+            shared = [x for x in (a, b) if isinstance(x, Address) and x.space == "shared"]
+            if shared and all(x.space == "shared" for x in (a, b) if isinstance(x, Address)):
+                # a shared address is a number in the window (a swizzle XORs its bits)
+                num = lambda x: x.offset if isinstance(x, Address) else x
+                self._dest(inst, Address("shared", None, retype(fn(
+                    retype(num(a), dtype), retype(num(b), dtype)), u32), shared[0].origin))
+                return
+            raise self._refuse(inst, "arithmetic on an address smemsim cannot follow")
+        self._dest(inst, retype(fn(retype(a, dtype), retype(b, dtype)), dtype))
+
+    def _op_add(self, inst):
+        self._binary(inst, lambda a, b: a + b)
+
+    def _op_sub(self, inst):
+        if isinstance(self.value(inst.operands[1], u64), Address) and \
+                not isinstance(self.value(inst.operands[2], u64), Address):
+            ptr = self.value(inst.operands[1], u64)
+            self._dest(inst, ptr.plus(-retype(self.value(inst.operands[2], i64), i64)))
+            return
+        self._binary(inst, lambda a, b: a - b)
+
+    def _op_shl(self, inst):
+        self._binary(inst, lambda a, b: a << b)
+
+    def _op_shr(self, inst):
+        self._binary(inst, lambda a, b: a >> b)
+
+    def _op_and(self, inst):
+        if inst.opcode[-1] == "pred":
+            a = self._predicate(inst.operands[1], inst)
+            b = self._predicate(inst.operands[2], inst)
+            self._dest(inst, (a != 0) & (b != 0))
+            return
+        self._binary(inst, lambda a, b: a & b)
+
+    def _op_or(self, inst):
+        if inst.opcode[-1] == "pred":
+            a = self._predicate(inst.operands[1], inst)
+            b = self._predicate(inst.operands[2], inst)
+            self._dest(inst, (a != 0) | (b != 0))
+            return
+        self._binary(inst, lambda a, b: a | b)
+
+    def _op_xor(self, inst):
+        if inst.opcode[-1] == "pred":
+            a = self._predicate(inst.operands[1], inst)
+            b = self._predicate(inst.operands[2], inst)
+            self._dest(inst, (a != 0) ^ (b != 0))
+            return
+        self._binary(inst, lambda a, b: a ^ b)
+
+    def _op_mul(self, inst: Inst) -> None:
+        if "wide" in inst.opcode:   # 16 x 16 -> 32 bits, 32 x 32 -> 64 bits
+            src = _TYPES[inst.opcode[-1]]
+            wide = _WIDE[src.name]
+            a = self.integer(inst.operands[1], src)
+            b = self.integer(inst.operands[2], src)
+            self._dest(inst, retype(a, wide) * retype(b, wide))
+            return
+        if "hi" in inst.opcode:
+            raise self._refuse(inst, "mul.hi is not lowered yet")
+        self._binary(inst, lambda a, b: a * b)
+
+    def _op_mad(self, inst: Inst) -> None:
+        if "wide" in inst.opcode:   # 32 x 32 -> 64 bits, plus a 64-bit addend
+            src = _TYPES[inst.opcode[-1]]
+            wide = _WIDE[src.name]
+            a, b = (retype(self.integer(t, src), wide) for t in inst.operands[1:3])
+            c = self.value(inst.operands[3], wide)
+            if isinstance(c, Address):
+                self._dest(inst, c.plus(a * b))
+            else:
+                self._dest(inst, a * b + retype(c, wide))
+            return
+        if "lo" not in inst.opcode and not inst.opcode[-1].startswith("f"):
+            raise self._refuse(inst, "this form of mad is not lowered yet")
+        dtype = _TYPES[inst.opcode[-1]]
+        a, b, c = (self.value(t, dtype) for t in inst.operands[1:4])
+        if isinstance(c, Address) and not isinstance(a, Address) and \
+                not isinstance(b, Address):
+            if c.space == "shared":   # base + i * stride in the window
+                self._dest(inst, Address("shared", None, retype(
+                    retype(a, dtype) * retype(b, dtype) + retype(c.offset, dtype), u32), c.origin))
+            else:
+                self._dest(inst, c.plus(retype(a, dtype) * retype(b, dtype)))
+            return
+        a, b, c = self._numbers(inst, a, b, c)
+        self._dest(inst, retype(retype(a, dtype) * retype(b, dtype) + retype(c, dtype), dtype))
+
+    def _op_setp(self, inst: Inst) -> None:
+        cmp = inst.opcode[1]
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype is None or len(inst.opcode) > 3 or "|" in inst.operands[0]:
+            raise self._refuse(inst, "this form of setp is not lowered yet")
+        a = self.value(inst.operands[1], dtype)
+        b = self.value(inst.operands[2], dtype)
+        a, b = self._numbers(inst, a, b)
+        a, b = retype(a, dtype), retype(b, dtype)
+        ops = {"eq": lambda: a == b, "ne": lambda: a != b, "lt": lambda: a < b,
+               "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
+               "lo": lambda: a < b, "ls": lambda: a <= b, "hi": lambda: a > b,
+               "hs": lambda: a >= b}
+        if cmp not in ops:
+            raise self._refuse(inst, f"setp.{cmp} is not lowered yet")
+        self._dest(inst, ops[cmp]())
+
+    def _numbers(self, inst: Inst, *values):
+        """Operands as numbers: a shared address is its place in the window; two global
+        addresses of one array compare by offset; a global address with a number cannot."""
+        glob = [v for v in values if isinstance(v, Address) and v.space != "shared"]
+        if glob and (len(glob) != len(values) or len({(g.base) for g in glob}) != 1):
+            raise self._refuse(inst, "arithmetic on a global address smemsim cannot follow")
+        return tuple(v.offset if isinstance(v, Address) else v for v in values)
+
+    def _op_selp(self, inst: Inst) -> None:
+        dtype = _TYPES[inst.opcode[-1]]
+        a, b = (self.value(t, dtype) for t in inst.operands[1:3])
+        p = self._predicate(inst.operands[3], inst)
+        if isinstance(a, Address) or isinstance(b, Address):
+            if not (isinstance(a, Address) and isinstance(b, Address) and a.base == b.base
+                    and a.space == b.space):
+                raise self._refuse(inst, "a choice between addresses of different arrays")
+            self._dest(inst, Address(a.space, a.base, select(p, a.offset, b.offset)))
+            return
+        self._dest(inst, select(p, retype(a, dtype), retype(b, dtype)))
+
+    def _unary(self, inst: Inst, fn) -> None:
+        ty = inst.opcode[-1]
+        if ty == "pred":
+            self._dest(inst, fn(self._predicate(inst.operands[1], inst), True))
+            return
+        dtype = _TYPES.get(ty)
+        if dtype is None:
+            raise self._refuse(inst, "an operand type smemsim cannot read")
+        self._dest(inst, retype(fn(self.integer(inst.operands[1], dtype) if not dtype.is_float
+                                 else retype(self.value(inst.operands[1], dtype), dtype), False),
+                              dtype))
+
+    def _op_not(self, inst):
+        self._unary(inst, lambda a, pred: (a == 0) if pred else ~a)
+
+    def _op_neg(self, inst):
+        self._unary(inst, lambda a, pred: -a)
+
+    def _op_abs(self, inst):
+        self._unary(inst, lambda a, pred: select(a < 0, -a, a))
+
+    def _op_min(self, inst):
+        self._binary(inst, smin)
+
+    def _op_max(self, inst):
+        self._binary(inst, smax)
+
+    def _op_div(self, inst):
+        ty = _TYPES.get(inst.opcode[-1])
+        self._binary(inst, (lambda a, b: a / b) if ty is not None and ty.is_float
+                     else (lambda a, b: a // b))
+
+    def _op_rem(self, inst):
+        self._binary(inst, lambda a, b: a % b)
+
+    def _op_fma(self, inst: Inst) -> None:
+        self._op_mad(inst)
+
+    def _math(self, inst: Inst, name: str, arity: int = 1) -> None:
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype is None or not dtype.is_float:
+            raise self._refuse(inst, "this form is not lowered yet")
+        args = [retype(self.value(t, dtype), dtype) for t in inst.operands[1:1 + arity]]
+        self._dest(inst, retype(call(name, *args), dtype))
+
+    def _op_sqrt(self, inst):
+        self._math(inst, "sqrt")
+
+    def _op_rsqrt(self, inst):
+        self._math(inst, "rsqrt")
+
+    def _op_ex2(self, inst):
+        self._math(inst, "exp2")
+
+    def _op_lg2(self, inst):
+        self._math(inst, "log2")
+
+    def _op_sin(self, inst):
+        self._math(inst, "sin")
+
+    def _op_cos(self, inst):
+        self._math(inst, "cos")
+
+    def _op_tanh(self, inst):
+        self._math(inst, "tanh")
+
+    def _op_rcp(self, inst):
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype is None or not dtype.is_float:
+            raise self._refuse(inst, "this form of rcp is not lowered yet")
+        self._dest(inst, const(1.0, dtype) / retype(self.value(inst.operands[1], dtype), dtype))
+
+    # ---------------------------------------------------------------- tensor-core data
+    def _op_ldmatrix(self, inst: Inst) -> None:
+        """`ldmatrix...x{1,2,4}[.trans].shared.b16 {d..}, [a]`: each d register is two
+        16-bit elements of the fragment, the first in its low half."""
+        matrices, trans = self._matrix_shape(inst)
+        addr = self.address(inst.operands[1], inst)
+        view, index = self._element(addr, u16, inst)
+        frag = self.k.ldmatrix(view, index, matrices=matrices, trans=trans)
+        for j, r in enumerate(inst.operands[0].strip("{}").split(",")):
+            self._dest(inst, retype(frag[2 * j], u32) | retype(frag[2 * j + 1], u32) << 16, r)
+
+    def _op_stmatrix(self, inst: Inst) -> None:
+        matrices, trans = self._matrix_shape(inst)
+        addr = self.address(inst.operands[0], inst)
+        view, index = self._element(addr, u16, inst)
+        values = []
+        for r in inst.operands[1].strip("{}").split(","):
+            word = self.integer(r, u32)
+            values += [retype(word & 0xFFFF, u16), retype(word >> 16, u16)]
+        self.k.stmatrix(view, index, values, matrices=matrices, trans=trans)
+
+    def _matrix_shape(self, inst: Inst) -> tuple[int, bool]:
+        parts = inst.opcode[1:]
+        count = next((int(p[1:]) for p in parts if p in ("x1", "x2", "x4")), None)
+        if count is None or "m8n8" not in parts or "b16" not in parts:
+            raise self._refuse(inst, "this ldmatrix/stmatrix shape is not lowered yet")
+        return count, "trans" in parts
+
+    def _op_cp(self, inst: Inst) -> None:
+        """`cp.async.{ca,cg}.shared.global [dst], [src], size` and its groups."""
+        parts = inst.opcode[1:]
+        if parts[:1] != ("async",) or "bulk" in parts:
+            raise self._refuse(inst, "this copy is not lowered yet")
+        if "commit_group" in parts:
+            self.k.cp_async_commit()
+            return
+        if "wait_group" in parts or "wait_all" in parts:
+            pending = 0 if "wait_all" in parts else int(inst.operands[0], 0)
+            self.k.cp_async_wait(pending)
+            return
+        if "mbarrier" in parts or len(inst.operands) not in (3, 4):
+            raise self._refuse(inst, "this form of cp.async is not lowered yet")
+        size = int(inst.operands[2], 0)
+        if len(inst.operands) == 4:   # a source size: fewer bytes read, the rest zeroed
+            src_size = self.value(inst.operands[3], u32)
+            if isinstance(src_size, Address) or src_size.op is not Op.CONST or \
+                    int(src_size.arg) != size:
+                raise self._refuse(inst, "cp.async with a source size (zero fill) is not "
+                                         "lowered yet")
+        dst = self.address(inst.operands[0], inst)
+        src = self.address(inst.operands[1], inst)
+        dtype = {4: u32, 8: u32, 16: u32}.get(size)
+        if dtype is None or dst.space != "shared" or src.space == "shared":
+            raise self._refuse(inst, f"a {size}-byte cp.async from {src.space} to {dst.space}")
+        dview, dindex = self._element(dst, dtype, inst)
+        sview, sindex = self._element(src, dtype, inst)
+        self.k.cp_async(dview, dindex, sview, sindex, width=size // 4, bypass="cg" in parts)
+
+    def _op_mma(self, inst: Inst) -> None:
+        """`mma.sync.aligned.SHAPE.row.col.D.A.B.C {d}, {a}, {b}, {c}`."""
+        parts = inst.opcode[1:]
+        shape = next((p for p in parts if p.startswith("m") and "n" in p and "k" in p), None)
+        types = [p for p in parts if p in ("f16", "bf16", "tf32", "f32", "s8", "u8", "s32",
+                                           "f64")]
+        if shape is None or len(types) != 4 or "row" not in parts or "col" not in parts:
+            raise self._refuse(inst, "this form of mma is not lowered yet")
+        ctype, atype = types[0], types[1]
+        regs = [o.strip("{}").split(",") for o in inst.operands]
+        words = lambda rs: [self.integer(r, u32) for r in rs]   # noqa: E731
+        cty = {"f32": f32, "f16": u32, "s32": i32, "f64": f64}[ctype]
+        c = [retype(self.value(r, cty), cty) for r in regs[3]]
+        try:
+            d = self.k.mma_sync(words(regs[1]), words(regs[2]), c, shape=shape, atype=atype,
+                                ctype=ctype)
+        except KernelError as err:
+            raise self._refuse(inst, err.message) from None
+        for j, r in enumerate(regs[0]):
+            self._dest(inst, d[j], r)
+
+    # ---------------------------------------------------------------- warps and atomics
+    def _op_atom(self, inst: Inst) -> None:
+        self._atomic(inst, inst.operands[1], inst.operands[2:], inst.operands[0])
+
+    def _op_red(self, inst: Inst) -> None:
+        self._atomic(inst, inst.operands[0], inst.operands[1:], None)
+
+    def _atomic(self, inst: Inst, where: str, values, dest) -> None:
+        """`atom`/`red` on shared or global memory as the IR's atomic (which costs what nvcc
+        makes of it: a CAS loop for a float add to shared memory, as measured)."""
+        parts = inst.opcode[1:]
+        kind = next((p for p in parts if p in _ATOMIC_KINDS), None)
+        ptype = parts[-1]
+        dtype = _TYPES.get("u32" if ptype == "b32" else "u64" if ptype == "b64" else ptype)
+        if kind is None or dtype is None or any(p in ("noftz",) for p in parts):
+            raise self._refuse(inst, "this atomic is not lowered yet")
+        addr = self.address(where, inst)
+        view, index = self._element(addr, dtype, inst)
+        if addr.space != "shared":
+            self.stored.add(addr.base)
+        operands = [retype(self.value(v, dtype), dtype) if dtype.is_float else
+                    self.integer(v, dtype) for v in values]
+        if kind == "cas":
+            old = self.k.atomic(view, index, "cas", operands[1], compare=operands[0])
+        else:
+            old = self.k.atomic(view, index, _ATOMIC_KINDS[kind], operands[0])
+        if dest is not None:
+            self._dest(inst, old)
+
+    def _op_shfl(self, inst: Inst) -> None:
+        """`shfl.sync.MODE.b32 d[|p], a, b, c, mask`: c holds the segment mask and clamp
+        that CUDA's width makes (`((32 - width) << 8) | clamp`); p, where the PTX keeps it,
+        says whether the source lane was in range (PTX ISA's rule)."""
+        mode = next((p for p in inst.opcode[1:] if p in ("up", "down", "bfly", "idx")), None)
+        if mode is None or len(inst.operands) != 5:
+            raise self._refuse(inst, "this form of shfl is not lowered yet")
+        dest, a, b, c, mask = inst.operands
+        d, _, p = dest.partition("|")
+        cv = self.value(c, u32)
+        if isinstance(cv, Address) or cv.op is not Op.CONST:
+            raise self._refuse(inst, "a shuffle width held in a register is not lowered yet")
+        segmask, clamp = int(cv.arg) >> 8 & 0x1F, int(cv.arg) & 0x1F
+        width = 32 - segmask
+        if width not in (1, 2, 4, 8, 16, 32) or clamp not in (0, 31) or \
+                (clamp == 0) != (mode == "up"):
+            raise self._refuse(inst, f"a shuffle with c = {int(cv.arg):#x} (not a CUDA width) "
+                                     "is not lowered yet")
+        value = self.value(a, u32)
+        if isinstance(value, Address):
+            raise self._refuse(inst, "a shuffled address is not followed yet")
+        lane_arg = self.integer(b, i32)
+        out = self.k.shfl(value, lane_arg, {"bfly": "xor"}.get(mode, mode),
+                          width=width, mask=self._mask(mask, inst))
+        self._dest(inst, out, d)
+        if p:
+            lane = retype(self.value("%laneid", u32), i32)
+            low = lane & ~(width - 1) if width < 32 else const(0, i32)
+            high = low | (width - 1) if mode != "up" else low
+            j = {"up": lambda: lane - lane_arg, "down": lambda: lane + lane_arg,
+                 "bfly": lambda: lane ^ lane_arg,
+                 "idx": lambda: low | (lane_arg & (width - 1))}[mode]()
+            self._dest(inst, (j >= high) if mode == "up" else (j <= high), p)
+
+    def _mask(self, text: str, inst: Inst):
+        v = self.value(text, u32)
+        if isinstance(v, Address):
+            raise self._refuse(inst, "a lane mask that is an address")
+        return int(v.arg) & 0xFFFFFFFF if v.op.name == "CONST" else retype(v, u32)
+
+    def _op_vote(self, inst: Inst) -> None:
+        mode = next((p for p in inst.opcode[1:] if p in ("ballot", "any", "all", "uni")),
+                    None)
+        if mode not in ("ballot", "any", "all") or len(inst.operands) != 3:
+            raise self._refuse(inst, "this form of vote is not lowered yet")
+        pred = self._predicate(inst.operands[1], inst)
+        out = self.k.vote(pred, mode, mask=self._mask(inst.operands[2], inst))
+        self._dest(inst, out if mode == "ballot" else out != 0)
+
+    def _op_activemask(self, inst: Inst) -> None:
+        raise self._refuse(inst, "activemask is not lowered yet")
+
+    def _op_membar(self, inst: Inst) -> None:
+        """A fence orders memory; it makes no shared-memory request."""
+
+    def _op_fence(self, inst: Inst) -> None:
+        """As membar (the proxy fences of TMA are not lowered yet)."""
+        if "proxy" in inst.opcode:
+            raise self._refuse(inst, "proxy fences are not lowered yet")
+
+    def _op_bar(self, inst: Inst) -> None:
+        if inst.opcode[1:2] == ("warp",):       # bar.warp.sync mask: __syncwarp
+            self.k.syncwarp(self._mask(inst.operands[0], inst))
+            return
+        if inst.opcode[1:2] not in (("sync",), ()) or inst.operands[:1] not in (("0",), ()):
+            raise self._refuse(inst, "a named or counted barrier is not lowered yet")
+        self.k.syncthreads()
+
+    def _op_barrier(self, inst: Inst) -> None:
+        self._op_bar(inst)
+
+
+def eval_names(text: str, names: dict):
+    """A length expression of parameter names (`n * n * 4`), built from IR expressions; only
+    names, numbers and + - * / ( ) are read (nothing is evaluated as Python)."""
+    import re
+    tokens = re.findall(r"\d+|[A-Za-z_]\w*|[-+*/()]|\S", text)
+    pos = 0
+
+    def atom():
+        nonlocal pos
+        t = tokens[pos]
+        pos += 1
+        if t == "(":
+            v = expr()
+            pos += 1
+            return v
+        if t.isdigit():
+            return const(int(t), i64)
+        if t in names:
+            return cast(names[t], i64)
+        raise PtxError(f"length {text!r}: {t!r} is not a parameter name or a number")
+
+    def term():
+        nonlocal pos
+        v = atom()
+        while pos < len(tokens) and tokens[pos] in "*/":
+            op = tokens[pos]
+            pos += 1
+            v = v * atom() if op == "*" else v // atom()
+        return v
+
+    def expr():
+        nonlocal pos
+        v = term()
+        while pos < len(tokens) and tokens[pos] in "+-":
+            op = tokens[pos]
+            pos += 1
+            v = v + term() if op == "+" else v - term()
+        return v
+    return expr()
+
+
+_REG = re.compile(r"%[a-z]+\d+")
+_ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
+                 "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
+_DEEP = 48    # expression depth past which a register's value is held in a local
+_NO_DEST = frozenset({"st", "stmatrix", "red", "bar", "barrier", "bra", "ret", "exit",
+                      "membar", "fence", "cp", "mbarrier", "prefetch", "trap", "pmevent"})
+_REG_TYPES = {"pred": i32, **_TYPES}
+
+
+def _writes(inst: Inst) -> list[str]:
+    """The registers an instruction writes."""
+    if inst.name in _NO_DEST or not inst.operands:
+        return []
+    return _REG.findall(inst.operands[0])
+
+
+def _reads(inst: Inst) -> list[str]:
+    """The registers an instruction reads (its guard included)."""
+    ops = inst.operands if inst.name in _NO_DEST else inst.operands[1:]
+    found = [r for o in ops for r in _REG.findall(o)]
+    if inst.guard:
+        found.append(inst.guard.lstrip("!"))
+    return found
+
+
+def _c_name(register: str) -> str:
+    """A register's name as a C identifier (`%rd4` -> `rd4`)."""
+    return register.lstrip("%")
+
+
+def _const_bytes(c) -> tuple | None:
+    """A `.const` array's initial bytes (None: the host fills it)."""
+    if c.initial is None:
+        return None
+    import struct
+    codes = {"b8": "B", "u8": "B", "s8": "b", "b16": "H", "u16": "H", "s16": "h", "b32": "I",
+             "u32": "I", "s32": "i", "b64": "Q", "u64": "Q", "s64": "q", "f32": "f",
+             "f64": "d"}
+    code = codes.get(c.ptype)
+    if code is None:
+        raise PtxError(f"__constant__ {c.name}: initial values of type .{c.ptype} are not "
+                       "read yet")
+    out = bytearray()
+    for v in c.initial:
+        if v.startswith(("0f", "0F")):
+            out += bytes.fromhex(v[2:])[::-1] if code == "f" else b""
+            continue
+        if v.startswith(("0d", "0D")):
+            out += bytes.fromhex(v[2:])[::-1]
+            continue
+        number = int(v, 0)
+        if code in "fd":
+            out += struct.pack("<" + code, float(number))
+        else:
+            out += (number % (1 << (8 * struct.calcsize(code)))).to_bytes(
+                struct.calcsize(code), "little")
+    out += bytes(c.nbytes - len(out))
+    return tuple(out)
+
+
+def retype(value, dtype) -> Expr:
+    """A register's value read as `dtype`: registers hold bits, so between a float and an
+    integer type of one size it is the same bits (`mov.b32 %r1, %f1`); between integers a
+    C conversion (the low bits, extended as the source's sign says). Only `cvt` converts a
+    number's value between float and integer."""
+    value = as_expr(value)
+    if value.op is Op.CONST and not value.dtype.is_float and not dtype.is_float:
+        return _wrapped(int(value.arg), dtype)   # (a constant stays one: masks, widths)
+    if value.dtype.is_float != dtype.is_float and value.dtype.size == dtype.size:
+        return bitcast(value, dtype)
+    return cast(value, dtype)
+
+
+def _wrapped(number: int, dtype) -> Expr:
+    """An integer as the bits of `dtype` hold it (two's complement)."""
+    bits = 8 * dtype.size
+    number %= 1 << bits
+    if dtype.signed and number >= 1 << (bits - 1):
+        number -= 1 << bits
+    return const(number, dtype)

@@ -1,0 +1,265 @@
+"""PTX text as data: the module's files, and each entry's parameters, shared variables and
+body (instructions, labels and `.loc` marks in order).
+
+Only the syntax is read here (PTX ISA 9.0, as nvcc 13 writes it); what an instruction means
+is the lowering's business. Nothing of the text is ever evaluated.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kernels_ir import KernelError
+
+
+class PtxError(KernelError):
+    """PTX that the reader cannot take (the line is named)."""
+
+
+@dataclass(frozen=True)
+class Loc:
+    """A `.loc` mark: file number, line, column, and the `inlined_at` chain's marks."""
+
+    file: int
+    line: int
+    column: int
+    inlined_at: "Loc | None" = None
+    function: str | None = None     # the inlined function's name, where PTX names it
+
+
+@dataclass(frozen=True)
+class Inst:
+    """One instruction: `@guard opcode operands;` (the opcode's dot-separated parts)."""
+
+    opcode: tuple[str, ...]          # ("ld", "shared", "v4", "f32")
+    operands: tuple[str, ...]        # as written, whitespace removed
+    guard: str | None                # "%p1" or "!%p1"
+    loc: Loc | None
+    line: int                        # line in the PTX text
+
+    @property
+    def name(self) -> str:
+        return self.opcode[0]
+
+
+@dataclass(frozen=True)
+class Label:
+    """A branch target."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SharedVar:
+    """A `.shared` variable: its name, alignment, size in bytes (None: extern, dynamic)."""
+
+    name: str
+    align: int
+    nbytes: int | None
+
+
+@dataclass(frozen=True)
+class ConstVar:
+    """A module's `.const` array (`__constant__`): name, element type, bytes, and the
+    initial values as written (None: the host fills it, cudaMemcpyToSymbol)."""
+
+    name: str
+    ptype: str
+    nbytes: int
+    initial: tuple | None
+
+
+@dataclass(frozen=True)
+class Param:
+    """An entry parameter: name, PTX type (.u64, .u32, .f32, .b8 array) and size in bytes."""
+
+    name: str
+    ptype: str
+    nbytes: int
+
+
+@dataclass
+class Entry:
+    """One `.entry` (a kernel) of the module."""
+
+    name: str
+    params: list[Param] = field(default_factory=list)
+    shared: list[SharedVar] = field(default_factory=list)
+    body: list = field(default_factory=list)        # Inst | Label, in order
+
+
+@dataclass
+class Module:
+    """A PTX module: its files by number, its entries and module-scope shared variables."""
+
+    files: dict[int, str] = field(default_factory=dict)
+    entries: dict[str, Entry] = field(default_factory=dict)
+    shared: list[SharedVar] = field(default_factory=list)
+    consts: dict[str, ConstVar] = field(default_factory=dict)
+
+
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
+_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
+_INLINED = re.compile(r",\s*function_name\s+(\$L__\w+|\w+)\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
+_SHARED = re.compile(r"^\s*(?:\.extern\s+)?\.shared\s+\.align\s+(\d+)\s+\.(\w+)\s+([\w$]+)"
+                     r"((?:\[\d*\])*)\s*;")
+_CONST = re.compile(r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+"
+                    r"([\w$]+)((?:\[\d*\])*)\s*(?:=\s*\{(.*)\})?\s*;", re.S)
+_PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(\[\d+\])?")
+_ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(?")
+_LABEL = re.compile(r"^\s*([\w$]+):\s*$")
+_SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b32": 4,
+          "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
+
+
+def parse(text: str) -> Module:
+    """The module a PTX text describes (raises PtxError at a line it cannot read)."""
+    module = Module()
+    lines = text.split("\n")
+    entry: Entry | None = None
+    depth = 0
+    loc: Loc | None = None
+    strings = {}   # the names a `.loc`'s function_name refers to (`$L__info_string0`)
+    pending = ""   # an instruction continued over lines
+    for n, raw in enumerate(lines, 1):
+        m = _FILE.match(raw)
+        if m:
+            module.files[int(m.group(1))] = _string(m.group(2))
+            continue
+        m = _LOC.match(raw)
+        if m:
+            loc = _loc(m, strings)
+            continue
+        line = _COMMENT.sub("", raw).strip()
+        if not line:
+            continue
+        if entry is None:
+            m = _ENTRY.match(line)
+            if m:
+                entry = Entry(m.group(1))
+                module.entries[entry.name] = entry
+                depth = 0
+                loc = None
+                continue
+            m = _SHARED.match(line)
+            if m:
+                module.shared.append(_shared(m))
+                continue
+            if line.lstrip().startswith((".const", ".visible .const", ".global .const")):
+                pending += " " + line
+                if pending.rstrip().endswith(";"):
+                    m = _CONST.match(pending.strip())
+                    pending = ""
+                    if m:
+                        c = _const(m)
+                        module.consts[c.name] = c
+            elif pending:
+                pending += " " + line
+                if pending.rstrip().endswith(";"):
+                    m = _CONST.match(pending.strip())
+                    pending = ""
+                    if m:
+                        c = _const(m)
+                        module.consts[c.name] = c
+            continue
+        if depth == 0:   # the parameter list, before the body's brace
+            m = _PARAM.match(line)
+            if m:
+                size = _SIZES.get(m.group(2), 0) * (int(m.group(4)[1:-1]) if m.group(4) else 1)
+                entry.params.append(Param(m.group(3), m.group(2), size))
+            if "{" in line:
+                depth = 1
+            continue
+        if line == "{":
+            depth += 1
+            continue
+        if line == "}":
+            depth -= 1
+            if depth == 0:
+                entry = None
+            continue
+        m = _SHARED.match(line)
+        if m:
+            entry.shared.append(_shared(m))
+            continue
+        if line.startswith((".reg", ".local", ".pragma", ".maxntid", ".reqntid", ".minnctapersm",
+                            ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
+            continue
+        m = _LABEL.match(line)
+        if m:
+            entry.body.append(Label(m.group(1)))
+            continue
+        pending += " " + line
+        if not pending.rstrip().endswith(";"):
+            continue
+        entry.body.append(_instruction(pending.strip()[:-1], loc, n))
+        pending = ""
+    return module
+
+
+def _string(text: str) -> str:
+    """A PTX string's text (`\\"` and `\\\\` are its escapes)."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def _loc(m: re.Match, strings: dict) -> Loc:
+    """A `.loc` line, with its inlined_at chain (`.loc 1 18 3, function_name $L__info_string0,
+    inlined_at 1 78 5`)."""
+    inlined = _INLINED.search(m.group(4))
+    outer = Loc(int(inlined.group(2)), int(inlined.group(3)), int(inlined.group(4))) \
+        if inlined else None
+    return Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), outer,
+               inlined.group(1) if inlined else None)
+
+
+def _const(m: re.Match) -> ConstVar:
+    size = _SIZES.get(m.group(1), 1)
+    count = 1
+    for e in re.findall(r"\[(\d*)\]", m.group(3)):
+        count *= int(e or 0)
+    initial = None
+    if m.group(4) is not None:
+        initial = tuple(v.strip() for v in m.group(4).replace("{", "").replace("}", "")
+                        .split(",") if v.strip())
+    return ConstVar(m.group(2), m.group(1), size * count, initial)
+
+
+def _shared(m: re.Match) -> SharedVar:
+    extents = re.findall(r"\[(\d*)\]", m.group(4))
+    if any(e == "" for e in extents):
+        nbytes = None
+    else:
+        nbytes = _SIZES.get(m.group(2), 1)
+        for e in extents:
+            nbytes *= int(e)
+    return SharedVar(m.group(3), int(m.group(1)), nbytes)
+
+
+def _instruction(text: str, loc: Loc | None, line: int) -> Inst:
+    guard = None
+    if text.startswith("@"):
+        guard, _, text = text[1:].partition(" ")
+        text = text.strip()
+    opcode, _, rest = text.partition(" ") if " " in text else (text, "", "")
+    opcode = opcode.split("\t")[0]
+    rest = text[len(opcode):].strip()
+    return Inst(tuple(opcode.split(".")), tuple(_operands(rest)), guard, loc, line)
+
+
+def _operands(text: str) -> list[str]:
+    """Operands split at top-level commas (a vector `{a, b}` and an address `[a+4]` whole)."""
+    out, depth, cur = [], 0, []
+    for c in text:
+        if c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append("".join(cur).replace(" ", "").replace("\t", ""))
+            cur = []
+        else:
+            cur.append(c)
+    if cur and "".join(cur).strip():
+        out.append("".join(cur).replace(" ", "").replace("\t", ""))
+    return out

@@ -1,0 +1,243 @@
+"""Issue #57, first step: the user's build to PTX (private copy, cached by content), PTX read
+as data, and straight-line PTX lowered to the IR with each access at its byte offset and
+width, counted as the C++ frontend counts the same kernel."""
+import os
+import pathlib
+import shutil
+
+import pytest
+
+from smemsim import analyze
+from smemsim.ptx.lower import Launch, lower
+from smemsim.ptx.parse import PtxError, parse
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSPOSE_CU = ROOT / "examples" / "transpose.cu"
+
+SAMPLE = """
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u32 k_param_1
+)
+{
+	.reg .b32 	%r<9>;
+	.reg .f32 	%f<5>;
+	.reg .b64 	%rd<3>;
+	.shared .align 16 .b8 _ZZ1kE1a[512];
+	.shared .align 4 .b8 _ZZ1kE1b[12];
+	.loc	1 7 3
+	ld.param.u64 	%rd1, [k_param_0];
+	mov.u32 	%r1, %tid.x;
+	.loc	1 18 3, function_name $L__info_string0, inlined_at 1 30 5
+	shl.b32 	%r2, %r1, 4;
+	mov.u32 	%r3, _ZZ1kE1a;
+	add.s32 	%r4, %r3, %r2;
+	ld.shared.v4.f32 	{%f1, %f2, %f3, %f4}, [%r4+16];
+	.loc	1 9 1
+	ret;
+}
+	.file	1 "/src/k.cu"
+"""
+
+
+def test_ptx_is_read_as_data():
+    m = parse(SAMPLE)
+    entry = m.entries["k"]
+    assert m.files == {1: "/src/k.cu"}
+    assert [(p.name, p.ptype) for p in entry.params] == [("k_param_0", "u64"),
+                                                         ("k_param_1", "u32")]
+    assert [(v.name, v.align, v.nbytes) for v in entry.shared] == [
+        ("_ZZ1kE1a", 16, 512), ("_ZZ1kE1b", 4, 12)]
+    load = entry.body[5]
+    assert load.opcode == ("ld", "shared", "v4", "f32")
+    assert load.operands == ("{%f1,%f2,%f3,%f4}", "[%r4+16]")
+    assert (load.loc.line, load.loc.inlined_at.line) == (18, 30)
+
+
+def test_a_vector_load_is_one_16_byte_access_at_its_byte_offset():
+    m = parse(SAMPLE)
+    k = lower(m, "k", Launch(grid=(1,), block=(16,), names=("out", "n"),
+                             lengths={"out": 128}, defaults={"n": 1}))
+    r = analyze(k, {"n": 1})
+    (site,) = r.sites
+    # 16 lanes x 16 bytes, 16 bytes apart from byte 16: 256 bytes, 2 wavefronts, no excess
+    assert (site.requests, site.wavefronts, site.ideal) == (1, 2, 2)
+    assert (site.loc.file, site.loc.line, site.loc.calls) == ("/src/k.cu", 18,
+                                                               (("/src/k.cu", 30),))
+
+
+def test_what_is_not_lowered_yet_is_a_located_refusal():
+    text = SAMPLE.replace("\tret;", "\tpopc.b32 \t%r5, %r1;\n\tret;")
+    with pytest.raises(PtxError, match=r"k.cu:9:1: k: PTX line 24 \(`popc.b32`\): not lowered yet"):
+        lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
+
+
+def test_an_irreducible_graph_is_refused_not_guessed():
+    """Two blocks that branch into each other, each entered from the entry: a loop with two
+    heads, which no structured code writes."""
+    text = SAMPLE.replace("\tret;", """\tsetp.lt.u32 \t%p1, %r1, 4;
+\t@%p1 bra \t$L__A;
+$L__B:
+\tadd.s32 \t%r1, %r1, 1;
+\tbra.uni \t$L__A;
+$L__A:
+\tadd.s32 \t%r1, %r1, 2;
+\tsetp.lt.u32 \t%p1, %r1, 9;
+\t@%p1 bra \t$L__B;
+\tret;""")
+    with pytest.raises(PtxError, match="irreducible"):
+        lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
+
+
+@pytest.fixture
+def nvcc():
+    from smemsim.ptx.build import find_nvcc
+    from kernels_ir import KernelError
+    try:
+        return find_nvcc()
+    except KernelError as err:
+        pytest.skip(str(err))
+
+
+def test_transpose_built_by_nvcc_counts_as_the_cpp_frontend(nvcc, tmp_path, monkeypatch):
+    from smemsim.cuda import import_kernels
+    from smemsim.ptx.build import ptx_of
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    ptx = ptx_of(str(TRANSPOSE_CU))
+    k = lower(parse(ptx), "_Z9transposePKfPfi", Launch(
+        grid=(8, 8), block=(32, 32), names=("src", "dst", "n"),
+        lengths={"src": "n*n*4", "dst": "n*n*4"}, defaults={"n": 256}), "transpose")
+    via_ptx = analyze(k, {"n": 256})
+    old = analyze(import_kernels(str(TRANSPOSE_CU))["transpose"](), {"n": 256})
+    assert (via_ptx.load, via_ptx.store) == (old.load, old.store)
+    assert via_ptx.load.wavefronts == 65_536 and via_ptx.store.wavefronts == 2_048
+    assert [(os.path.realpath(s.loc.file), s.loc.line) for s in via_ptx.sites] == \
+        [(str(TRANSPOSE_CU.resolve()), 16), (str(TRANSPOSE_CU.resolve()), 20)]
+
+
+def test_the_ptx_cache_follows_the_headers_the_build_read(nvcc, tmp_path, monkeypatch):
+    from smemsim.ptx.build import ptx_of
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "we`ird $(x)"
+    folder.mkdir()
+    (folder / "tile.h").write_text("#define TILE 32\n")
+    source = folder / "k.cu"
+    source.write_text('#include "tile.h"\n__global__ void k(float *p) '
+                      "{ __shared__ float s[TILE]; s[threadIdx.x] = 1; __syncthreads(); "
+                      "p[threadIdx.x] = s[TILE - 1 - threadIdx.x]; }\n")
+    first = ptx_of(str(source))
+    assert "_ZZ1kPfE1s[128]" in first and f'"{source}"' in first
+    assert ptx_of(str(source)) == first      # from the cache
+    (folder / "tile.h").write_text("#define TILE 64\n")
+    assert "_ZZ1kPfE1s[256]" in ptx_of(str(source))
+    assert not (tmp_path / "x").exists()
+
+
+REDUCE = """
+__global__ void reduce(const float *in, float *out, int n)
+{
+    __shared__ float s[256];
+    int t = threadIdx.x;
+    float acc = 0;
+    for (int i = blockIdx.x * 256 + t; i < n; i += gridDim.x * 256)
+        acc += in[i];
+    s[t] = acc;
+    __syncthreads();
+    for (int stride = 128; stride > 0; stride >>= 1) {
+        if (t < stride) s[t] += s[t + stride];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+void run(const float *in, float *out)
+{
+    reduce<<<64, 256>>>(in, out, 1 << 20);
+}
+"""
+
+
+def test_loops_and_branches_of_nvccs_build_are_structured(nvcc, tmp_path, monkeypatch):
+    """A grid-stride loop (a do-while nvcc guards with an if) and a tree reduction nvcc
+    unrolls into eight guarded steps: every site counted per warp that reaches it, and the
+    outputs equal the interpreter's run of the C++ frontend's kernel."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "reduce.cu"
+    source.write_text(REDUCE)
+    from smemsim.cuda import Options
+    k = import_cu(str(source), Options(lengths={"in": "n", "out": "64"}))["reduce"]()
+    r = analyze(k, {"n": 1 << 20})
+    # 64 blocks: the store of s[t] by 8 warps; t < 128, 64, 32: 4, 2, 1 warps; then 1 warp
+    # (partly active) for strides 16 ... 1; the final read by warp 0
+    per_step = [4, 2, 1, 1, 1, 1, 1, 1]
+    assert r.store.requests == 64 * (8 + sum(per_step))
+    assert r.load.requests == 64 * (2 * sum(per_step) + 1)
+    assert r.load.wavefronts == r.load.requests and r.store.excess == 0
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal(1 << 20).astype(np.float32)
+    got = run(k, {"n": 1 << 20}, arrays={"in": data.view(np.uint8)})["out"]
+    sums = np.frombuffer(got.tobytes(), np.float32)[:64]
+    want = data.reshape(-1, 64 * 256)   # block b sums in[b*256 + t + j*16384]
+    expect = want.reshape(-1, 64, 256).sum(axis=0).sum(axis=1)
+    assert np.allclose(sums, expect, rtol=1e-4, atol=1e-3)
+
+
+HIST_AND_SHUFFLE = """
+__global__ void hist(const unsigned char *in, unsigned int *out, int n)
+{
+    __shared__ unsigned int bins[256];
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) bins[i] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(&bins[in[i]], 1u);
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += blockDim.x) atomicAdd(&out[i], bins[i]);
+}
+__global__ void warpsum(const float *in, float *out)
+{
+    float v = in[blockIdx.x * 32 + threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+void launch(const unsigned char *in, unsigned int *out, const float *f, float *g)
+{
+    hist<<<64, 256>>>(in, out, 65536);
+    warpsum<<<16, 32>>>(f, g);
+}
+"""
+
+
+def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
+    """`atom.shared.add.u32 [a], 1` with its result unused is the aggregated form nvcc
+    emits, costed as the C++ frontend costs atomicAdd(&bins[x], 1u); a shuffle's `d|p` form
+    and a float moved through a .b32 register keep their bits: both kernels compute what
+    numpy does."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options, import_kernels
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "hw.cu"
+    source.write_text(HIST_AND_SHUFFLE)
+    options = Options(lengths={"in": "n", "out": "256"})
+    hist = import_cu(str(source), options, "hist")["hist"]()
+    sites = analyze(hist, dict(hist.defaults)).sites
+    old = analyze(import_kernels(str(source), options, "hist")["hist"](), {}).sites
+    assert [(s.op, s.requests, s.wavefronts) for s in sites] == \
+        [(s.op, s.requests, s.wavefronts) for s in old]
+    assert sites[1].op == "atomic_aggregated" and sites[1].requests == 64 * 8 * 4
+    data = np.random.default_rng(1).integers(0, 256, 65536).astype(np.uint8)
+    out = run(hist, dict(hist.defaults), arrays={"in": data, "out": np.zeros(1024, np.uint8)})
+    assert (np.frombuffer(out["out"].tobytes(), np.uint32) ==
+            np.bincount(data, minlength=256)).all()
+    warpsum = import_cu(str(source), Options(lengths={"in": "512", "out": "16"}),
+                        "warpsum")["warpsum"]()
+    f = np.random.default_rng(2).standard_normal(512).astype(np.float32)
+    got = run(warpsum, {}, arrays={"in": f.view(np.uint8)})["out"]
+    assert np.allclose(np.frombuffer(got.tobytes(), np.float32), f.reshape(16, 32).sum(1),
+                       atol=1e-4)
