@@ -70,8 +70,9 @@ def test_a_vector_load_is_one_16_byte_access_at_its_byte_offset():
 
 
 def test_what_is_not_lowered_yet_is_a_located_refusal():
-    text = SAMPLE.replace("\tret;", "\tpopc.b32 \t%r5, %r1;\n\tret;")
-    with pytest.raises(PtxError, match=r"k.cu:9:1: k: PTX line 24 \(`popc.b32`\): not lowered yet"):
+    text = SAMPLE.replace("\tret;", "\tprmt.b32 \t%r5, %r1, %r1, 12816;\n\tret;")
+    with pytest.raises(PtxError,
+                       match=r"k.cu:9:1: k: PTX line 24 \(`prmt.b32`\): not lowered yet"):
         lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
 
 
@@ -241,3 +242,123 @@ def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
     got = run(warpsum, {}, arrays={"in": f.view(np.uint8)})["out"]
     assert np.allclose(np.frombuffer(got.tobytes(), np.float32), f.reshape(16, 32).sum(1),
                        atol=1e-4)
+
+
+FIND = """
+__global__ void find(const int *in, int *out)
+{
+    __shared__ int s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    int pos = -1;
+    #pragma unroll 1
+    for (int i = 0; i < 256; i++) {
+        if (s[i] == (int)threadIdx.x) { pos = i; break; }
+    }
+    out[blockIdx.x * 256 + threadIdx.x] = pos;
+}
+void go(const int *in, int *out) { find<<<4, 256>>>(in, out); }
+"""
+
+
+def test_a_loop_with_a_break_leaves_by_either_exit(nvcc, tmp_path, monkeypatch):
+    """A loop that ends by its count or by a `break`: its flag says which exit was taken,
+    each lane leaves when it finds its value, and the warp reads s[i] while any lane is
+    still looking (analyze's own inputs are random 32-bit words, which no lane finds: every
+    warp runs all 256 iterations)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "find.cu"
+    source.write_text(FIND)
+    k = import_cu(str(source), Options(lengths={"in": "1024", "out": "1024"}))["find"]()
+    data = np.random.default_rng(3).integers(0, 300, 1024).astype(np.int32)
+    out = np.frombuffer(run(k, {}, arrays={"in": data.view(np.uint8)})["out"].tobytes(),
+                        np.int32)
+    want = np.full(1024, -1, np.int32)
+    for b in range(4):
+        for t in range(256):
+            hits = np.nonzero(data[b * 256:(b + 1) * 256] == t)[0]
+            want[b * 256 + t] = hits[0] if len(hits) else -1
+    assert (out == want).all()
+    r = analyze(k, {})
+    assert r.store.requests == 4 * 8 and r.load.requests == 4 * 8 * 256
+
+
+HALF = """
+#include <cuda_fp16.h>
+__global__ void hscale(const __half *in, __half *out, float s)
+{
+    __shared__ __half t[256];
+    t[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = __float2half(__half2float(t[255 - threadIdx.x]) * s);
+}
+void go(const __half *in, __half *out) { hscale<<<2, 256>>>(in, out, 1.5f); }
+"""
+
+
+def test_halves_through_inline_asm_scopes_keep_their_bits(nvcc, tmp_path, monkeypatch):
+    """cuda_fp16.h's conversions are inline asm blocks with their own scoped registers
+    (`{.reg .b16 ...; cvt.rn.f16.f32 ...;}`): 2-byte shared accesses, and the values numpy's
+    float16 computes."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "half.cu"
+    source.write_text(HALF)
+    k = import_cu(str(source), Options(lengths={"in": "512", "out": "512"}))["hscale"]()
+    r = analyze(k, dict(k.defaults))
+    assert [s.width for s in r.sites] == [2, 2] and r.load.requests == 16
+    data = np.random.default_rng(4).standard_normal(512).astype(np.float16)
+    out = run(k, dict(k.defaults), arrays={"in": data.view(np.uint8)})["out"]
+    want = (data.reshape(2, 256)[:, ::-1].astype(np.float32) * np.float32(1.5)).astype(
+        np.float16).ravel()
+    assert (np.frombuffer(out.tobytes(), np.float16) == want).all()
+
+
+BITS = """
+__global__ void bits(const unsigned *in, unsigned *out)
+{
+    unsigned x = in[threadIdx.x], r;
+    int s;
+    asm("bfe.u32 %0, %1, 4, 7;" : "=r"(r) : "r"(x));
+    out[threadIdx.x * 5] = r;
+    asm("bfe.s32 %0, %1, 4, 7;" : "=r"(s) : "r"(x));
+    out[threadIdx.x * 5 + 1] = s;
+    asm("bmsk.clamp.b32 %0, %1, %2;" : "=r"(r) : "r"(x & 31), "r"((x >> 5) & 63));
+    out[threadIdx.x * 5 + 2] = r;
+    out[threadIdx.x * 5 + 3] = __popc(x) + (__clz(x) << 8);
+    out[threadIdx.x * 5 + 4] = __reduce_add_sync(0xffffffff, x);
+}
+void go(const unsigned *in, unsigned *out) { bits<<<1, 32>>>(in, out); }
+"""
+
+
+def test_bit_instructions_compute_what_the_isa_says(nvcc, tmp_path, monkeypatch):
+    """bfe (unsigned and sign-extending), bmsk.clamp, popc, clz and redux.sync.add, each
+    against the PTX ISA's definition computed by numpy."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "bits.cu"
+    source.write_text(BITS)
+    k = import_cu(str(source), Options(lengths={"in": "32", "out": "160"}))["bits"]()
+    x = np.random.default_rng(5).integers(0, 1 << 32, 32, dtype=np.uint64).astype(np.uint32)
+    out = np.frombuffer(run(k, {}, arrays={"in": x.view(np.uint8)})["out"].tobytes(),
+                        np.uint32).reshape(32, 5).astype(np.int64)
+    field = (x.astype(np.int64) >> 4) & 0x7F
+    assert (out[:, 0] == field).all()
+    assert (out[:, 1] == np.where(field & 0x40, field | ~0x7F, field) % (1 << 32)).all()
+    a, b = x.astype(np.int64) & 31, np.minimum((x.astype(np.int64) >> 5) & 63, 32)
+    assert (out[:, 2] == (((1 << b) - 1) << a) % (1 << 32)).all()
+    popc = np.array([bin(int(v)).count("1") for v in x])
+    clz = np.array([32 - int(v).bit_length() for v in x])
+    assert (out[:, 3] == popc + (clz << 8)).all()
+    assert (out[:, 4] == int(x.astype(np.int64).sum()) % (1 << 32)).all()

@@ -35,11 +35,11 @@ class Block:
 
 @dataclass(frozen=True)
 class Loop:
-    """A natural loop: its header, its blocks, and the one block it leaves to."""
+    """A natural loop: its header, its blocks, and the blocks it leaves to (in order)."""
 
     header: str
     body: frozenset
-    exit: str
+    exits: tuple[str, ...]
 
 
 def blocks(body: list) -> dict[str, Block]:
@@ -118,12 +118,12 @@ def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
                        "makes a loop entered other than at its head (an irreducible graph): "
                        "not lowered")
     out = {}
+    order = {name: n for n, name in enumerate(bs)}
+    order[EXIT] = len(order)
     for h, body in found.items():
-        exits = {s for x in body for s in g.successors(x) if s not in body}
-        if len(exits) != 1:
-            raise PtxError(f"the loop at {h} leaves to {len(exits)} places "
-                           f"({', '.join(sorted(exits))}): not lowered yet")
-        out[h] = Loop(h, frozenset(body), exits.pop())
+        exits = sorted({s for x in body for s in g.successors(x) if s not in body},
+                       key=order.get)
+        out[h] = Loop(h, frozenset(body), tuple(exits))
     return out
 
 

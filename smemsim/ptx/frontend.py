@@ -15,6 +15,7 @@ a launch there, the host reader's own question is the answer.
 from __future__ import annotations
 
 import functools
+import re
 
 from kernels_ir import Kernel, KernelError
 from kernels_ir.dtypes import i64
@@ -88,8 +89,8 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
     if wanted is not None:
         bare = lambda text: "".join(text.split())   # noqa: E731 (spacing is not meaning)
-        base = wanted.split("<")[0].strip()
-        same_base = [k for k in keys if k.split("<")[0] == base]
+        last = lambda text: text.split("<")[0].strip().split("::")[-1]   # noqa: E731
+        same_base = [k for k in keys if last(k) == last(wanted)]
         chosen = {k: s for k, s in keys.items() if bare(wanted) in (bare(k), s)} or \
             ({same_base[0]: keys[same_base[0]]} if len(same_base) == 1 else {})
         if not chosen:
@@ -112,7 +113,9 @@ def _entry_kernel(module, symbol: str, key: str, options) -> Kernel:
                     dynamic_smem=eval_names(options.smem, scalars) if options.smem else 0,
                     names=names, lengths=dict(getattr(options, "lengths", {}) or {}),
                     defaults=dict(getattr(options, "params", {}) or {}))
-    return lower(module, symbol, launch, key.split("<")[0])
+    # the IR's kernel is named as a C identifier: the last part of the C++ name
+    name = re.sub(r"\W", "_", key.split("<")[0].split("::")[-1]) or "kernel"
+    return lower(module, symbol, launch, name)
 
 
 def _param_exprs(entry) -> dict:

@@ -98,6 +98,8 @@ class _Lowering:
         self.window = self.dynamic = None
         self.externs: set[str] = set()
         self.dynamic_base = 0
+        self.names_used: set[str] = set()
+        self.flat_bases: dict = {}
 
     # ---------------------------------------------------------------- set-up
     def run(self) -> "_Lowering":
@@ -113,6 +115,11 @@ class _Lowering:
         self._sequence(self.entry_block, cfg.EXIT, None)
         la = self.launch
         with located(la.loc or where):
+            dynamic = as_expr(la.dynamic_smem)
+            if self.dynamic is None and not (dynamic.op is Op.CONST and dynamic.arg == 0):
+                # bytes the launch asks for that no extern array names: they still take
+                # room (occupancy), as for the C++ frontend
+                self.dynamic = self.k.dynamic_shared(self._fresh_name("dynamic_smem"), u8)
             self.k.launch(grid=la.grid, block=la.block, dynamic_smem=la.dynamic_smem)
             if la.defaults:
                 self.k.defaults(**la.defaults)
@@ -125,9 +132,9 @@ class _Lowering:
             if b in self.loops and (loop is None or loop.header != b):
                 inner = self.loops[b]
                 self._loop(inner)
-                b = inner.exit
-                if loop is not None and b not in loop.body:
-                    raise PtxError(f"a loop leaves the loop around it at {b}: not lowered yet")
+                b = self._after_loop(inner, loop)
+                if b is None:
+                    return
                 continue
             if b == cfg.EXIT:
                 return
@@ -152,8 +159,26 @@ class _Lowering:
                         self._path(block.fall, merge, loop, block)
             del succ
             b = merge
-            if b in ("<continue>", "<break>", "<return>", "<sink>"):
+            if b in _SINKS:
                 return
+
+    def _after_loop(self, inner, loop) -> str | None:
+        """Where the code goes on after `inner` (None: the path ends here). A loop with one
+        exit goes on there; with several, its flag says which (-k: exit k), and each exit's
+        path runs up to where they meet again."""
+        if len(inner.exits) == 1:
+            e = inner.exits[0]
+            if self._special(e, loop, None) if loop is not None else e == cfg.EXIT:
+                return None
+            return e
+        merge = self._merge(inner.header, loop)
+        flag = self.flags[inner.header]
+        for k, e in enumerate(inner.exits):
+            if e == merge:
+                continue
+            with self.k.if_(flag == -k):
+                self._path(e, merge, loop, None)
+        return None if merge in _SINKS or merge == cfg.EXIT else merge
 
     def _path(self, b: str, merge: str, loop, block) -> None:
         """One side of a branch, up to the merge point."""
@@ -176,7 +201,10 @@ class _Lowering:
             if target == cfg.EXIT:
                 self.k.return_()
                 return True
-            self.k.assign(self.flags[loop.header], 0)
+            if target not in loop.exits:
+                raise PtxError(f"a branch leaves two loops at once (to {target}): not "
+                               "lowered yet")
+            self.k.assign(self.flags[loop.header], -loop.exits.index(target))
             return True
         return False
 
@@ -206,7 +234,7 @@ class _Lowering:
         first = head.insts[0] if head.insts else head.branch
         with located(self._loc(first) if first is not None else SourceLoc("<ptx>", 0)):
             self.k.assign(flag, 0)
-            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag != 0,
+            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0,
                              do_while=True):
                 self._sequence(loop.header, "<sink>", loop)
 
@@ -230,11 +258,13 @@ class _Lowering:
             if p.ptype not in _TYPES:
                 raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{p.ptype} "
                                f"({p.nbytes} bytes) is not lowered yet")
+            self.names_used.add(name)
             self.params[p.name] = self.k.param(
                 name, (self.launch.types or {}).get(name, _TYPES[p.ptype]))
         for n, name in enumerate(names):
             if n in pointers:
                 length = (self.launch.lengths or {}).get(name, 1 << 22)
+                self.names_used.add(name)
                 self.globals[n] = self.k.global_array(
                     name, u8, self._length(length),
                     intent="inout" if self.stored_into is None or n in self.stored_into
@@ -249,7 +279,7 @@ class _Lowering:
             offset += v.nbytes
             align = max(align, v.align)
         if offset:
-            self.window = self.k.shared("smem", u8, offset, align=align)
+            self.window = self.k.shared(self._fresh_name("smem"), u8, offset, align=align)
         externs = [v for v in variables if v.nbytes is None]
         self.externs = {v.name for v in externs}
         if externs:
@@ -257,13 +287,26 @@ class _Lowering:
             # the static arrays, at the largest alignment any declares (kernels_ir's rule)
             dyn_align = max([16] + [v.align for v in externs])
             self.dynamic_base = -(-offset // dyn_align) * dyn_align
-            self.dynamic = self.k.dynamic_shared(local_name(externs[0].name), u8,
-                                                 align=dyn_align)
+            self.dynamic = self.k.dynamic_shared(self._fresh_name(local_name(externs[0].name)),
+                                                 u8, align=dyn_align)
             for v in externs:
                 self.shared_at[v.name] = self.dynamic_base
         for c in self.module.consts.values():
             self.globals[("const", c.name)] = self.k.global_array(
-                local_name(c.name), u8, c.nbytes, initial=_const_bytes(c))
+                self._fresh_name(local_name(c.name)), u8, c.nbytes, initial=_const_bytes(c))
+
+    def _fresh_name(self, name: str) -> str:
+        """A C identifier for an array of the IR, unique in the kernel (two inlined helpers'
+        `temp_storage`, NVVM's `__$temp3`)."""
+        name = re.sub(r"\W", "_", name).strip("_") or "array"
+        if name[0].isdigit():
+            name = "a_" + name
+        base, n = name, 1
+        while name in self.names_used:
+            n += 1
+            name = f"{base}_{n}"
+        self.names_used.add(name)
+        return name
 
     def _declare_locals(self) -> None:
         """A local for each register that is not one value of one block (see the module's
@@ -272,10 +315,10 @@ class _Lowering:
         defs, home, used_elsewhere = {}, {}, set()
         for name, block in self.blocks.items():
             for inst in block.insts:
-                for r in _reads(inst):
+                for r in _reads(inst, self.entry.names):
                     if r in home and home[r] != name or r not in home and r in kinds:
                         used_elsewhere.add(r)
-                for r in _writes(inst):
+                for r in _writes(inst, self.entry.names):
                     defs[r] = defs.get(r, 0) + 1
                     home[r] = name
                     if inst.guard is not None:
@@ -284,7 +327,8 @@ class _Lowering:
                 r = block.cond.lstrip("!")
                 if home.get(r) != name:
                     used_elsewhere.add(r)
-        self.flags = {h: self.k.let(f"loop_{n}", 0) for n, h in enumerate(self.loops)}
+        self.flags = {h: self.k.let(self._fresh_name(f"loop_{n}"), 0)
+                      for n, h in enumerate(self.loops)}
         self.merges = {}
         self.local_regs = set()
         for r in sorted(set(defs)):
@@ -295,11 +339,11 @@ class _Lowering:
             if isinstance(kind, tuple):   # an address: its base is fixed, its offset varies
                 space, base = kind
                 dtype = u32 if space == "shared" else i64
-                ref = self.k.let(_c_name(r), const(0, dtype), dtype)
+                ref = self.k.let(self._fresh_name(_c_name(r)), const(0, dtype), dtype)
                 self.regs[r] = Address(space, base, ref)
             else:
                 dtype = _REG_TYPES.get(kind, u32)
-                self.regs[r] = self.k.let(_c_name(r), const(0, dtype), dtype)
+                self.regs[r] = self.k.let(self._fresh_name(_c_name(r)), const(0, dtype), dtype)
 
     def _kinds(self) -> dict:
         """Each register's kind, to a fixed point over every instruction: an address
@@ -310,7 +354,7 @@ class _Lowering:
         for _ in range(len(insts) + 1):
             changed = False
             for inst in insts:
-                for r in _writes(inst):
+                for r in _writes(inst, self.entry.names):
                     k = self._kind_of(inst, kinds, index)
                     if k is not None and kinds.get(r) != k:
                         if isinstance(kinds.get(r), tuple) and kinds[r] != k:
@@ -385,12 +429,20 @@ class _Lowering:
     # ---------------------------------------------------------------- values
     def value(self, text: str, dtype) -> object:
         """An operand's value: a register, a constant, a special register or a symbol."""
+        if text in self.entry.names:
+            if text in self.regs:
+                return self.regs[text]
+            raise PtxError(f"register {text} is read before it is written")
         if text.startswith("%"):
             if text in self.regs:
                 return self.regs[text]
             name, _, axis = text[1:].partition(".")
             if name in _SPECIAL and axis in ("x", "y", "z"):
                 return cast(getattr(_SPECIAL[name], axis), u32)
+            if name in ("clock", "clock64", "globaltimer"):
+                # a time: no address or branch of a kernel analyzed here depends on it; the
+                # interpreter reads 0 (docs/ptx.md)
+                return const(0, u64 if name != "clock" else u32)
             if text == "%laneid":   # the lane of the thread's linear index
                 linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
                     cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
@@ -450,12 +502,19 @@ class _Lowering:
             # a long chain (an unrolled sum) is held in a local, not substituted into one
             # expression deeper than kernels_ir reads
             if isinstance(value, Expr) and value.depth > _DEEP:
-                value = self.k.let(_c_name(reg), value)
+                value = self.k.let(self._fresh_name(_c_name(reg)), value)
             elif isinstance(value, Address) and value.offset.depth > _DEEP:
-                value = Address(value.space, value.base, self.k.let(_c_name(reg), value.offset))
+                value = Address(value.space, value.base,
+                                self.k.let(self._fresh_name(_c_name(reg)), value.offset))
             self.regs[reg] = value
             return
         local = self.regs[reg]
+        if isinstance(local, Address) and local.space == "shared" and \
+                not isinstance(value, Address):
+            value = Address("shared", None, retype(value, u32), local.origin)  # a number
+        if isinstance(value, Address) and value.space == "shared" and \
+                not isinstance(local, Address):
+            value = value.offset   # a shared address is a number in the window
         if isinstance(local, Address):
             if not isinstance(value, Address) or value.base != local.base or \
                     value.space != local.space and {value.space, local.space} != {"param",
@@ -533,7 +592,7 @@ class _Lowering:
                 name = local_name(addr.origin) if addr.origin else "smem"
                 if any(k[:2] == key[:2] for k in self.views):
                     name = f"{name}_{dtype.name}"
-                self.views[key] = self.k.view(array, name, dtype)
+                self.views[key] = self.k.view(array, self._fresh_name(name), dtype)
             offset = retype(addr.offset, u32)
             if dynamic and self.dynamic_base:
                 offset = offset - self.dynamic_base
@@ -543,7 +602,8 @@ class _Lowering:
             key = ("global", addr.base, dtype.name)
             if key not in self.views:
                 self.views[key] = base if dtype is u8 else \
-                    self.k.global_view(base, f"{base.name}_{dtype.name}", dtype)
+                    self.k.global_view(base, self._fresh_name(f"{base.name}_{dtype.name}"),
+                                       dtype)
             return self.views[key], retype(addr.offset, i64) // dtype.size
         raise self._refuse(inst, "an address in no array smemsim knows")
 
@@ -558,10 +618,30 @@ class _Lowering:
 
     def _op_mov(self, inst: Inst) -> None:
         dtype = _TYPES.get(inst.opcode[-1], u32)
+        dest, src = inst.operands[0], inst.operands[1]
+        if dest.startswith("{") or src.startswith("{"):   # halves of a register
+            parts = (dest if dest.startswith("{") else src).strip("{}").split(",")
+            half = {2: u8, 4: u16, 8: u32}.get(dtype.size) if len(parts) == 2 else None
+            if half is None:
+                raise self._refuse(inst, "this packing of registers is not lowered yet")
+            bits = 8 * half.size
+            if dest.startswith("{"):
+                word = self.integer(src, dtype)
+                for n, r in enumerate(parts):
+                    if r != "_":
+                        self._dest(inst, retype(word >> (bits * n), half), r)
+            else:
+                lo, hi = (retype(self.integer(r, half), dtype) for r in parts)
+                self._dest(inst, lo | hi << bits)
+            return
         v = self.value(inst.operands[1], dtype)
         self._dest(inst, v if isinstance(v, Address) else retype(v, dtype))
 
     def _op_cvt(self, inst: Inst) -> None:
+        halves = [p for p in inst.opcode[1:] if p in ("f16", "bf16")]
+        if halves:
+            self._half_cvt(inst)
+            return
         types = [p for p in inst.opcode[1:] if p in _TYPES]
         if len(types) != 2:
             raise self._refuse(inst, "a conversion smemsim cannot read")
@@ -576,6 +656,28 @@ class _Lowering:
             if mode is not None:
                 x = call({"rni": "rint", "rmi": "floor", "rpi": "ceil"}[mode], x)
         self._dest(inst, cast(x, dst))
+
+    def _half_cvt(self, inst: Inst) -> None:
+        """A 16-bit float from or to f32 (registers hold its bits): f16 through the IR's
+        f16 functions, bf16 as the high half of an f32 (rounded to nearest even)."""
+        parts = [p for p in inst.opcode[1:] if p in _TYPES or p in ("f16", "bf16")]
+        if len(parts) != 2 or "f32" not in parts:
+            raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
+        dst, src = parts
+        if dst == "f32":
+            bits = retype(self.integer(inst.operands[1], u16), u32)
+            value = call("f16_from_bits", bits) if src == "f16" else bitcast(bits << 16, f32)
+            self._dest(inst, value)
+            return
+        if "rn" not in inst.opcode:
+            raise self._refuse(inst, "a 16-bit float conversion that does not round to "
+                                     "nearest is not lowered yet")
+        x = retype(self.value(inst.operands[1], f32), f32)
+        if dst == "f16":
+            self._dest(inst, retype(call("f16_bits", x), u16))
+            return
+        word = bitcast(x, u32)
+        self._dest(inst, retype((word + 0x7FFF + (word >> 16 & 1)) >> 16, u16))
 
     def _binary(self, inst: Inst, fn) -> None:
         dtype = _TYPES.get(inst.opcode[-1])
@@ -595,7 +697,7 @@ class _Lowering:
                 self._dest(inst, Address("shared", None, retype(fn(
                     retype(num(a), dtype), retype(num(b), dtype)), u32), shared[0].origin))
                 return
-            raise self._refuse(inst, "arithmetic on an address smemsim cannot follow")
+            a, b = self._numbers(inst, a, b)   # a pointer's bits as a number
         self._dest(inst, retype(fn(retype(a, dtype), retype(b, dtype)), dtype))
 
     def _op_add(self, inst):
@@ -699,8 +801,16 @@ class _Lowering:
         addresses of one array compare by offset; a global address with a number cannot."""
         glob = [v for v in values if isinstance(v, Address) and v.space != "shared"]
         if glob and (len(glob) != len(values) or len({(g.base) for g in glob}) != 1):
-            raise self._refuse(inst, "arithmetic on a global address smemsim cannot follow")
+            # a pointer as a number (a null or alignment test): each array has its own
+            # fictional address, a multiple of 2^40 (cudaMalloc aligns to 256 bytes)
+            return tuple(self._flat(v) if isinstance(v, Address) and v.space != "shared"
+                         else v.offset if isinstance(v, Address) else v for v in values)
         return tuple(v.offset if isinstance(v, Address) else v for v in values)
+
+    def _flat(self, addr: Address) -> Expr:
+        """A global address as a number (see _numbers)."""
+        start = self.flat_bases.setdefault(addr.base, (len(self.flat_bases) + 1) << 40)
+        return const(start, u64) + retype(addr.offset, u64)
 
     def _op_selp(self, inst: Inst) -> None:
         dtype = _TYPES[inst.opcode[-1]]
@@ -785,6 +895,66 @@ class _Lowering:
         if dtype is None or not dtype.is_float:
             raise self._refuse(inst, "this form of rcp is not lowered yet")
         self._dest(inst, const(1.0, dtype) / retype(self.value(inst.operands[1], dtype), dtype))
+
+    # ---------------------------------------------------------------- bits
+    def _bit_call(self, inst: Inst, name: str) -> None:
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype is None or dtype.is_float:
+            raise self._refuse(inst, "this form is not lowered yet")
+        x = self.integer(inst.operands[1], dtype)
+        self._dest(inst, retype(call(name, x), u32 if name != "brev" else dtype))
+
+    def _op_popc(self, inst):
+        self._bit_call(inst, "popc")
+
+    def _op_clz(self, inst):
+        self._bit_call(inst, "clz")
+
+    def _op_brev(self, inst):
+        self._bit_call(inst, "brev")
+
+    def _op_bfe(self, inst: Inst) -> None:
+        """`bfe.{u,s}32 d, a, pos, len`: len bits of a from pos (sign-extended for .s32)."""
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype not in (u32, i32):
+            raise self._refuse(inst, "this form of bfe is not lowered yet")
+        a = retype(self.integer(inst.operands[1], dtype), u32)
+        pos = smin(retype(self.integer(inst.operands[2], u32), u32) & 0xFF, const(32, u32))
+        length = smin(retype(self.integer(inst.operands[3], u32), u32) & 0xFF, const(32, u32))
+        mask = retype((const(1, u64) << retype(length, u64)) - 1, u32)
+        field = retype(retype(a, u64) >> retype(pos, u64), u32) & mask
+        if dtype is i32:   # the field's top bit fills the rest
+            top = select(length == 0, const(0, u32),
+                         (field >> retype(select(length == 0, const(0, u32), length - 1), u32))
+                         & 1)
+            field = field | select(top != 0, ~mask, const(0, u32))
+        self._dest(inst, retype(field, dtype))
+
+    def _op_bmsk(self, inst: Inst) -> None:
+        """`bmsk.{clamp,wrap}.b32 d, a, b`: b one bits from bit a."""
+        wrap = "wrap" in inst.opcode
+        a = retype(self.integer(inst.operands[1], u32), u32)
+        b = retype(self.integer(inst.operands[2], u32), u32)
+        a, b = (a & 31, b & 31) if wrap else (smin(a, const(32, u32)), smin(b, const(32, u32)))
+        mask = ((const(1, u64) << retype(b, u64)) - 1) << retype(a, u64)
+        self._dest(inst, retype(mask & 0xFFFFFFFF, u32))
+
+    def _op_redux(self, inst: Inst) -> None:
+        """`redux.sync.OP.type d, a, membermask` over a full warp: a butterfly of shuffles,
+        which every lane ends with the same result of."""
+        op = next((p for p in inst.opcode[1:] if p in ("add", "min", "max", "and", "or",
+                                                          "xor")), None)
+        dtype = _TYPES.get(inst.opcode[-1])
+        mask = self._mask(inst.operands[2], inst)
+        if op is None or dtype is None or dtype.is_float or mask != 0xFFFFFFFF:
+            raise self._refuse(inst, "this form of redux is not lowered yet (a full warp's "
+                                     "integer add, min, max, and, or, xor is)")
+        fn = {"add": lambda x, y: x + y, "min": smin, "max": smax, "and": lambda x, y: x & y,
+              "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y}[op]
+        v = retype(self.integer(inst.operands[1], dtype), dtype)
+        for offset in (16, 8, 4, 2, 1):
+            v = retype(fn(v, retype(self.k.shfl(v, offset, "xor"), dtype)), dtype)
+        self._dest(inst, v)
 
     # ---------------------------------------------------------------- tensor-core data
     def _op_ldmatrix(self, inst: Inst) -> None:
@@ -1010,23 +1180,32 @@ def eval_names(text: str, names: dict):
 _REG = re.compile(r"%[a-z]+\d+")
 _ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
                  "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
+_SINKS = ("<continue>", "<break>", "<return>", "<sink>")   # where a region's paths end
 _DEEP = 48    # expression depth past which a register's value is held in a local
 _NO_DEST = frozenset({"st", "stmatrix", "red", "bar", "barrier", "bra", "ret", "exit",
                       "membar", "fence", "cp", "mbarrier", "prefetch", "trap", "pmevent"})
 _REG_TYPES = {"pred": i32, **_TYPES}
 
 
-def _writes(inst: Inst) -> list[str]:
+def _registers(text: str, names) -> list[str]:
+    """The registers an operand names: `%r12`, or a name the entry declares (`p`)."""
+    found = _REG.findall(text)
+    if names:
+        found += [w for w in re.findall(r"(?<![%\w$.])[A-Za-z_$][\w$]*", text) if w in names]
+    return found
+
+
+def _writes(inst: Inst, names=()) -> list[str]:
     """The registers an instruction writes."""
     if inst.name in _NO_DEST or not inst.operands:
         return []
-    return _REG.findall(inst.operands[0])
+    return _registers(inst.operands[0], names)
 
 
-def _reads(inst: Inst) -> list[str]:
+def _reads(inst: Inst, names=()) -> list[str]:
     """The registers an instruction reads (its guard included)."""
     ops = inst.operands if inst.name in _NO_DEST else inst.operands[1:]
-    found = [r for o in ops for r in _REG.findall(o)]
+    found = [r for o in ops for r in _registers(o, names)]
     if inst.guard:
         found.append(inst.guard.lstrip("!"))
     return found

@@ -86,6 +86,8 @@ class Entry:
     params: list[Param] = field(default_factory=list)
     shared: list[SharedVar] = field(default_factory=list)
     body: list = field(default_factory=list)        # Inst | Label, in order
+    names: set = field(default_factory=set)          # registers named without a `%`
+    #                                                  (`.reg .pred p;` of inline asm)
 
 
 @dataclass
@@ -171,31 +173,72 @@ def parse(text: str) -> Module:
             if "{" in line:
                 depth = 1
             continue
-        if line == "{":
+        # an inline asm block opens and closes scopes on its statements' lines
+        # (`{.reg .b16 low,high;` ... `mov.b16 %rs1, low;}`); a vector operand's braces
+        # stand inside a statement
+        while line.startswith("{"):
             depth += 1
-            continue
-        if line == "}":
-            depth -= 1
-            if depth == 0:
-                entry = None
-            continue
-        m = _SHARED.match(line)
-        if m:
-            entry.shared.append(_shared(m))
-            continue
-        if line.startswith((".reg", ".local", ".pragma", ".maxntid", ".reqntid", ".minnctapersm",
-                            ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
-            continue
-        m = _LABEL.match(line)
-        if m:
-            entry.body.append(Label(m.group(1)))
-            continue
-        pending += " " + line
-        if not pending.rstrip().endswith(";"):
-            continue
-        entry.body.append(_instruction(pending.strip()[:-1], loc, n))
-        pending = ""
+            line = line[1:].strip()
+        closes = 0
+        while line.endswith("}") and (line[:-1].rstrip().endswith(";") or
+                                      not line[:-1].strip()):
+            closes += 1
+            line = line[:-1].rstrip()
+        for statement in _statements(line):
+            if not pending and _LABEL.match(statement):
+                entry.body.append(Label(_LABEL.match(statement).group(1)))
+                continue
+            if pending or not statement.endswith(";"):
+                pending += " " + statement
+                if not pending.rstrip().endswith(";"):
+                    continue
+                statement, pending = pending.strip(), ""
+            _statement(entry, statement, loc, n)
+        depth -= closes
+        if depth == 0:
+            entry = None
     return module
+
+
+def _statements(line: str) -> list[str]:
+    """A line's statements, each with its `;` (a label alone on its line is one too)."""
+    out, depth, start = [], 0, 0
+    for n, c in enumerate(line):
+        if c in "{[(":
+            depth += 1
+        elif c in "}])":
+            depth -= 1
+        elif c == ";" and depth == 0:
+            out.append(line[start:n + 1].strip())
+            start = n + 1
+    rest = line[start:].strip()
+    if rest:
+        out.append(rest)
+    return out
+
+
+def _statement(entry: Entry, text: str, loc, line: int) -> None:
+    """One statement of an entry's body: a shared variable, a register declaration, a
+    label or an instruction."""
+    m = _SHARED.match(text)
+    if m:
+        entry.shared.append(_shared(m))
+        return
+    if text.startswith(".reg"):
+        names = text[4:].rstrip(";").split()[1:] if len(text[4:].split()) > 1 else []
+        for name in " ".join(names).split(","):
+            name = name.strip()
+            if name and not name.startswith("%") and re.fullmatch(r"[A-Za-z_$][\w$]*", name):
+                entry.names.add(name)
+        return
+    if text.startswith((".local", ".pragma", ".maxntid", ".reqntid", ".minnctapersm",
+                        ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
+        return
+    m = _LABEL.match(text)
+    if m:
+        entry.body.append(Label(m.group(1)))
+        return
+    entry.body.append(_instruction(text.rstrip(";").strip(), loc, line))
 
 
 def _string(text: str) -> str:
