@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from .parse import Inst, Label, PtxError
 
 EXIT = "<exit>"     # the virtual block every `ret`/`exit` goes to
@@ -66,29 +64,80 @@ def blocks(body: list) -> dict[str, Block]:
         if b.branch is None or b.cond is not None:
             b.fall = order[i + 1].name if i + 1 < len(order) else EXIT
     out = {b.name: b for b in order}
-    g = graph_of(out)
-    reach = nx.descendants(g, order[0].name) | {order[0].name}
+    reach = set(reachable(graph_of(out), order[0].name))
     return {name: b for name, b in out.items() if name in reach}
 
 
-def graph_of(bs: dict[str, Block]) -> nx.DiGraph:
-    """The blocks as a directed graph, with EXIT."""
-    g = nx.DiGraph()
-    g.add_node(EXIT)
+def graph_of(bs: dict[str, Block]) -> dict[str, list[str]]:
+    """The blocks as a graph: each block's successors (EXIT has none)."""
+    g = {EXIT: []}
     for b in bs.values():
-        g.add_node(b.name)
         for s in b.successors():
             if s != EXIT and s not in bs:
                 raise PtxError(f"a branch to {s}, a label the entry does not have")
-            g.add_edge(b.name, s)
+        g[b.name] = list(dict.fromkeys(b.successors()))
     return g
 
 
+def reachable(g: dict[str, list[str]], start: str) -> list[str]:
+    """The nodes reachable from `start`, in reverse postorder (every node before the nodes
+    it reaches, but along back edges)."""
+    seen, post = {start}, []
+    stack = [(start, iter(g.get(start, ())))]
+    while stack:
+        node, it = stack[-1]
+        nxt = next((s for s in it if s not in seen), None)
+        if nxt is None:
+            stack.pop()
+            post.append(node)
+        else:
+            seen.add(nxt)
+            stack.append((nxt, iter(g.get(nxt, ()))))
+    return post[::-1]
+
+
+def immediate_dominators(g: dict[str, list[str]], start: str) -> dict[str, str]:
+    """Each reachable node's immediate dominator (`start`'s is itself): Cooper, Harvey and
+    Kennedy's iteration over reverse postorder."""
+    order = reachable(g, start)
+    index = {n: i for i, n in enumerate(order)}
+    preds: dict[str, list[str]] = {n: [] for n in order}
+    for n in order:
+        for s in g.get(n, ()):
+            if s in preds:
+                preds[s].append(n)
+    idom = {start: start}
+
+    def meet(a: str, b: str) -> str:
+        while a != b:
+            while index[a] > index[b]:
+                a = idom[a]
+            while index[b] > index[a]:
+                b = idom[b]
+        return a
+    changed = True
+    while changed:
+        changed = False
+        for n in order[1:]:
+            done = [p for p in preds[n] if p in idom]
+            new = done[0]
+            for p in done[1:]:
+                new = meet(p, new)
+            if idom.get(n) != new:
+                idom[n] = new
+                changed = True
+    return idom
+
+
 def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
-    """The natural loops by header (a retreating edge to a block that does not dominate its
-    source makes the graph irreducible: refused)."""
+    """The natural loops by header (a cycle that is not entered at a block dominating it
+    makes the graph irreducible: refused)."""
     g = graph_of(bs)
-    idom = nx.immediate_dominators(g, entry)
+    idom = immediate_dominators(g, entry)
+    preds: dict[str, list[str]] = {}
+    for n, succ in g.items():
+        for s in succ:
+            preds.setdefault(s, []).append(n)
 
     def dominates(a, b):
         while True:
@@ -99,21 +148,21 @@ def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
             b = idom[b]
     found: dict[str, set] = {}
     back = set()
-    for u, h in g.edges:
-        if h != EXIT and u in idom and dominates(h, u):
-            back.add((u, h))
-            body = found.setdefault(h, {h})
-            stack = [u]
-            while stack:
-                x = stack.pop()
-                if x not in body:
-                    body.add(x)
-                    stack.extend(g.predecessors(x))
-    forward = g.subgraph([n for n in g if n in idom]).copy()
-    forward.remove_edges_from(back)
-    if not nx.is_directed_acyclic_graph(forward):
-        cycle = nx.find_cycle(forward)
-        b = bs.get(cycle[0][0])
+    for u in idom:
+        for h in g[u]:
+            if h != EXIT and dominates(h, u):
+                back.add((u, h))
+                body = found.setdefault(h, {h})
+                stack = [u]
+                while stack:
+                    x = stack.pop()
+                    if x not in body:
+                        body.add(x)
+                        stack.extend(preds.get(x, ()))
+    forward = {n: [s for s in g[n] if (n, s) not in back] for n in idom}
+    cycle = _a_cycle(forward)
+    if cycle is not None:
+        b = bs.get(cycle)
         raise PtxError(f"the branch at PTX line {b.branch.line if b and b.branch else '?'} "
                        "makes a loop entered other than at its head (an irreducible graph): "
                        "not lowered")
@@ -121,24 +170,44 @@ def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
     order = {name: n for n, name in enumerate(bs)}
     order[EXIT] = len(order)
     for h, body in found.items():
-        exits = sorted({s for x in body for s in g.successors(x) if s not in body},
-                       key=order.get)
+        exits = sorted({s for x in body for s in g[x] if s not in body}, key=order.get)
         out[h] = Loop(h, frozenset(body), tuple(exits))
     return out
+
+
+def _a_cycle(g: dict[str, list[str]]) -> str | None:
+    """A node on a cycle of `g`, or None when it has none."""
+    state: dict[str, int] = {}     # 1: on the path, 2: done
+    for root in g:
+        if root in state:
+            continue
+        state[root] = 1
+        stack = [(root, iter(g.get(root, ())))]
+        while stack:
+            node, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[node] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return node
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(g.get(nxt, ()))))
+    return None
 
 
 def merge_points(bs: dict[str, Block], nodes, sink_of) -> dict[str, str]:
     """The immediate post-dominator of each node of a region: `nodes` its blocks,
     `sink_of(successor)` None for a successor inside the region, else the virtual sink the
     edge goes to (continue, break, return)."""
-    g = nx.DiGraph()
     sink = "<sink>"
-    g.add_node(sink)
+    reverse: dict[str, list[str]] = {sink: []}
     for n in nodes:
-        g.add_node(n)
         for s in bs[n].successors():
             end = sink_of(s)
-            g.add_edge(n, s if end is None else end)
-            if end is not None:
-                g.add_edge(end, sink)
-    return nx.immediate_dominators(g.reverse(copy=False), sink)
+            target = s if end is None else end
+            reverse.setdefault(target, []).append(n)
+            if end is not None and end not in reverse[sink]:
+                reverse[sink].append(end)
+    return immediate_dominators(reverse, sink)
