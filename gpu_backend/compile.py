@@ -520,8 +520,8 @@ def _load_built(path) -> tuple[bytes, dict, str] | None:
         data = json.loads(path.read_text())
         cubin = base64.b64decode(data["cubin"], validate=True)
         res, sass = data["resources"], data["sass"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+        return None   # (RecursionError: an entry nested deeper than json reads)
     if not (isinstance(res, dict) and all(isinstance(k, str) and isinstance(v, int)
                                           for k, v in res.items()) and isinstance(sass, str)):
         return None

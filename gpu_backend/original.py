@@ -40,6 +40,8 @@ from .compile import (
 
 # options that would make nvcc build something other than the cubin we read
 _REFUSED = ("-o", "--output-file", "-c", "--compile", "-E", "--preprocess", "-M", "-cubin",
+            "-dryrun", "--dryrun", "-V", "--version", "-h", "--help", "--list-gpu-arch",
+            "--list-gpu-code", "-arch-ls", "-code-ls",
             "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-arch", "--gpu-architecture",
             "-gencode", "--generate-code", "-code", "--gpu-code", "-run", "--run", "-lib",
             "--lib", "-link", "--link")
@@ -181,7 +183,7 @@ def _load(path) -> dict | None:
         return None
     try:
         data = json.loads(path.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):   # (nested deeper than json reads)
         return None
     ok = isinstance(data, dict) and isinstance(data.get("sass"), dict) and \
         isinstance(data.get("resources"), dict) and \
@@ -201,12 +203,16 @@ def _compile(nvcc: str, options: list[str], source: str, includes: tuple[str, ..
         with open(instance, "w") as f:
             f.write(unit)
         done = run_tool([nvcc, *options, *stage.include_flags(), "-include", stage.source,
-                         "-o", cubin, instance])
+                         "-o", cubin, instance], folder=stage.folder)
         if done.returncode:
             raise CompileError("nvcc could not build the file:\n" +
                                stage.user_named(done.stderr.strip()))
         # -gi: inlined functions' call sites too (parse_sass keeps the innermost user line)
-        sass = run_tool([find_tool("nvdisasm"), "-gi", "-c", cubin], check=True).stdout
+        disasm = run_tool([find_tool("nvdisasm"), "-gi", "-c", cubin])
+        if disasm.returncode or not os.path.exists(cubin):
+            raise CompileError("nvcc made no cubin nvdisasm can read (a flag that stops the "
+                               f"build?): {disasm.stderr.strip()[:300]}")
+        sass = disasm.stdout
         functions = {name: stage.marked(text) for name, text in _split(sass).items()}
         resources = cubin_resources(cubin)
         return {"sass": functions, "resources": {name: resources.get(name, {})

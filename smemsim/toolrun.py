@@ -122,6 +122,11 @@ def staged(source: str, include_dirs=()) -> Iterator[Stage]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_tool(command: list[str], **kwargs) -> subprocess.CompletedProcess:
-    """A tool run with an argument list (never a shell of ours), its output as text."""
+def run_tool(command: list[str], folder: str | None = None,
+             **kwargs) -> subprocess.CompletedProcess:
+    """A tool run with an argument list (never a shell of ours), its output as text;
+    `folder`: the private folder its temporary files go to (nvcc's `tmpxft_*`, which a
+    killed nvcc cannot remove: the staging folder's removal takes them)."""
+    if folder is not None:
+        kwargs["env"] = {**os.environ, "TMPDIR": folder, "TMP": folder, "TEMP": folder}
     return subprocess.run(command, capture_output=True, text=True, **kwargs)

@@ -115,6 +115,8 @@ def run(argv: list[str], console: Console | None = None,
             args.file = _example_cuda(args.file)
         from .common import REFUSED
         REFUSED.clear()   # (an earlier command of this process refused none of this one's)
+        if "smemsim.cuda.preprocess" in sys.modules:   # (nor read this one's inputs)
+            sys.modules["smemsim.cuda.preprocess"].FILES_READ.clear()
         code = verb_module(argv[0]).execute(args, console)
         # a kernel of several that could not be built: its error, then the code of bad input
         for message in getattr(args, "failed_kernels", None) or ():

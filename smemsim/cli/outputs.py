@@ -17,12 +17,13 @@ import hashlib
 import os
 import pathlib
 import stat
+import sys
 from typing import Callable
 
 from kernels_ir import KernelError
+from kernels_ir.errors import CUDA_SOURCE_SUFFIXES
 
-SOURCE_SUFFIXES = (".cu", ".cuh", ".h", ".hpp", ".hh", ".cuh", ".inl", ".c", ".cc", ".cpp",
-                   ".py", ".npy")
+SOURCE_SUFFIXES = (*CUDA_SOURCE_SUFFIXES, ".py", ".npy")
 
 
 def add_force(p) -> None:
@@ -100,9 +101,15 @@ def _read_regular(path: str) -> bytes:
 def write(path: str, data: str | bytes, option: str) -> None:
     """Write `path` whole: a temporary file beside it, renamed over it (an error, a full disk
     or an interrupt leaves the old file whole and no temporary behind)."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    # (surrogateescape: a file name that is not UTF-8 goes back out as the bytes it was)
+    payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     if os.path.abspath(path) == os.devnull:
         return
+    pre = sys.modules.get("smemsim.cuda.preprocess")
+    if pre is not None and os.path.realpath(path) in pre.FILES_READ:
+        # a header the CUDA file includes (claim() knew only the run's named inputs)
+        raise KernelError(f"{option} {path}: a file this run read (a header of the CUDA "
+                          "file); smemsim never replaces an input")
     folder = os.path.dirname(os.path.abspath(path))
     tmp = os.path.join(folder, f".{os.path.basename(path)}.smemsim-{os.getpid()}.tmp")
     try:

@@ -59,3 +59,16 @@ def literal_type(text: str) -> tuple[int | float, str]:
     if value >= 2 ** 63:
         raise ValueError(f"`{text}` does not fit a long long (write it with a U suffix)")
     return value, "i64"   # `1LL`, `64L`, 3000000000 (C++'s long or long long)
+
+
+def char_value(body: str) -> int:
+    """The value of a character literal's body (`a`, `\\n`, `\\x41`): one character, or a
+    ValueError naming what it holds instead."""
+    try:
+        chars = body.encode().decode("unicode_escape") if body.startswith("\\") else body
+    except UnicodeDecodeError:
+        chars = ""
+    if len(chars) != 1:
+        raise ValueError(f"the character literal '{body[:20]}' holds {len(chars)} characters, "
+                         "not one")
+    return ord(chars)

@@ -1530,9 +1530,11 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         if t in ("true", "false"):
             return const(1 if t == "true" else 0)
         if t == "char_literal":
-            body = text(node)[1:-1]
-            return const(ord(body.encode().decode("unicode_escape")) if body.startswith("\\")
-                         else ord(body), BY_NAME["i8"])
+            from .literals import char_value
+            try:
+                return const(char_value(text(node)[1:-1]), BY_NAME["i8"])
+            except ValueError as err:
+                raise self.error(node, str(err)) from None
         if t in ("null", "nullptr") and truth_context(node):
             return const(0)
         if t == "null" or t == "nullptr":

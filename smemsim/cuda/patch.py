@@ -56,13 +56,22 @@ class LayoutPatch:
 
 
 def diff_name(name: str) -> str:
-    """A file name as a diff header writes it: C-quoted, as git quotes it, where it holds a
-    control character, a quote or a backslash (a newline would end the header line)."""
-    if not any(c in '"\\' or ord(c) < 0x20 or ord(c) == 0x7f for c in name):
+    """A file name as a diff header writes it: C-quoted as git quotes it (control
+    characters, a quote, a backslash, and each byte of a non-ASCII character in octal),
+    where it holds any of those (a newline would end the header line; an ESC or a C1
+    control would reach the terminal of whoever reads the patch)."""
+    if all(0x20 <= ord(c) < 0x7F and c not in '"\\' for c in name):
         return name
     named = {"\n": "\\n", "\t": "\\t", '"': '\\"', "\\": "\\\\"}
-    return '"' + "".join(named.get(c) or (f"\\{ord(c):03o}" if ord(c) < 0x20 or ord(c) == 0x7f
-                                       else c) for c in name) + '"'
+    out = []
+    for c in name:
+        if c in named:
+            out.append(named[c])
+        elif 0x20 <= ord(c) < 0x7F:
+            out.append(c)
+        else:
+            out += [f"\\{b:03o}" for b in c.encode("utf-8", "surrogateescape")]
+    return '"' + "".join(out) + '"'
 
 
 def helper_name(b: int, m: int, s: int) -> str:

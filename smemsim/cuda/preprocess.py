@@ -88,6 +88,11 @@ _PUNCTS = {"...", "<<=", ">>=", "->*", "<=>", "->", "++", "--", "<<", ">>", "<="
            "!=", "&&", "||", "*=", "/=", "%=", "+=", "-=", "&=", "^=", "|=", "##", "::", ".*"}
 
 
+# every file the preprocessor has read in this process (real paths): the command never
+# writes an output over one of them (smemsim.cli.outputs)
+FILES_READ: set[str] = set()
+
+
 class Token:
     """One preprocessing token and where it stands in the user's files (a plain slotted
     class: expansion copies millions of them, and a dataclass's replace() is slow)."""
@@ -312,6 +317,7 @@ class Preprocessor:
         except OSError as err:
             raise CudaImportError(f"cannot read {path}: {err.strerror}", loc=at) from None
         self.files.append(str(path))
+        FILES_READ.add(str(resolved))
         self.run_lines(tokenize(decode(data, str(path)), str(path)), path, depth)
 
     def run_text(self, text: str, path: pathlib.Path, line_offset: int) -> None:
@@ -838,9 +844,11 @@ class _IfExpr:
                 raise CudaImportError(f"#if: {err}", loc=tok.loc) from None
             return value, unsigned
         if tok.kind == "chr":
-            body = tok.text[tok.text.index("'") + 1:-1]
-            return (ord(body.encode().decode("unicode_escape")) if body.startswith("\\")
-                    else ord(body[0])), False
+            from .literals import char_value
+            try:
+                return char_value(tok.text[tok.text.index("'") + 1:-1]), False
+            except ValueError as err:
+                raise CudaImportError(f"#if: {err}", loc=tok.loc) from None
         if tok.kind == "id":
             return (1 if tok.text == "true" else 0), False
         raise self.fail(f"`{tok.text}` in an #if expression")

@@ -72,7 +72,7 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str
         with open(main, "w") as f:
             f.write(unit)
         done = run_tool([nvcc, *options, *stage.include_flags(), "-MD", "-MF", deps,
-                         "-include", stage.source, "-o", out, main])
+                         "-include", stage.source, "-o", out, main], folder=stage.folder)
         if done.returncode:
             raise KernelError("nvcc could not build the file:\n" +
                               stage.user_named(done.stderr.strip()))
