@@ -22,7 +22,7 @@ from pathlib import Path
 
 from kernels_ir import Kernel
 from kernels_ir.stmt import Loop, Wgmma, walk
-from smemsim.cache import cache_dir, store
+from smemsim.cache import cache_dir, open_sealed, sealed, store
 
 from .codegen import Generated, generate
 
@@ -215,15 +215,16 @@ def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:
     key = hashlib.sha256(repr((source, arch, name, version, CACHE_FORMAT)).encode()).hexdigest()
     folder = cache_dir("cubin")
     cached = folder / f"{key}.cubin" if folder is not None else None
-    if cached is not None and cached.is_file():
-        return cached.read_bytes()
+    kept = open_sealed(cached, key)
+    if kept is not None:
+        return kept
     opts = ProgramOptions(std="c++17", arch=arch, lineinfo=True, name=name)
     try:
         cubin = bytes(Program(source, code_type="c++", options=opts).compile("cubin").code)
     except Exception as err:  # NVRTC's errors come as several exception types
         raise CompileError(f"NVRTC could not compile '{name}' for {arch}:\n{err}") from err
     if cached is not None:
-        store(cached, cubin)
+        store(cached, sealed(key, cubin))
     return cubin
 
 
@@ -472,7 +473,7 @@ def _built(source: str, arch: str, name: str) -> tuple[bytes, dict, str]:
     key = hashlib.sha256(json.dumps([source, arch, name, CACHE_FORMAT, _toolchain()])
                          .encode()).hexdigest()
     entry = folder / f"{key}.json" if folder is not None else None
-    kept = _load_built(entry)
+    kept = _load_built(entry, key)
     if kept is not None:
         return kept
     cubin = nvrtc_cubin(source, arch, f"{name}.cu")
@@ -484,8 +485,8 @@ def _built(source: str, arch: str, name: str) -> tuple[bytes, dict, str]:
         sass = subprocess.run([find_tool("nvdisasm"), "-g", "-c", path], capture_output=True,
                               text=True, check=True).stdout
     if entry is not None:
-        store(entry, json.dumps({"cubin": base64.b64encode(cubin).decode(),
-                                 "resources": res, "sass": sass}).encode())
+        store(entry, sealed(key, json.dumps({"cubin": base64.b64encode(cubin).decode(),
+                                             "resources": res, "sass": sass}).encode()))
     return cubin, res, sass
 
 
@@ -512,18 +513,21 @@ def _tool_or_none(name: str) -> str | None:
         return None
 
 
-def _load_built(path) -> tuple[bytes, dict, str] | None:
-    """A kept compile, or None (missing, unreadable or not what it should be: a miss)."""
-    if path is None or not path.is_file():
+def _load_built(path, key: str) -> tuple[bytes, dict, str] | None:
+    """A kept compile, sealed under its key, or None (missing, unreadable, edited or not
+    what it should be: a miss)."""
+    payload = open_sealed(path, key)
+    if payload is None:
         return None
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(payload)
         cubin = base64.b64decode(data["cubin"], validate=True)
         res, sass = data["resources"], data["sass"]
-    except (OSError, ValueError, KeyError, TypeError, RecursionError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None   # (RecursionError: an entry nested deeper than json reads)
-    if not (isinstance(res, dict) and all(isinstance(k, str) and isinstance(v, int)
-                                          for k, v in res.items()) and isinstance(sass, str)):
+    if not (isinstance(res, dict) and all(isinstance(k, str) and type(v) is int and
+                                          0 <= v < 1 << 32 for k, v in res.items())
+            and isinstance(sass, str)):
         return None
     return cubin, res, sass
 

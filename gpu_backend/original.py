@@ -29,7 +29,7 @@ import numpy as np
 
 from kernels_ir import Kernel, SourceLoc
 from kernels_ir.stmt import Loop, walk
-from smemsim.cache import cache_dir, store
+from smemsim.cache import cache_dir, open_sealed, sealed, store
 from smemsim.ptx.symbols import demangle, kernel_symbol  # noqa: F401 (demangle: re-exported)
 from smemsim.toolrun import refuse_shell_text, run_tool, staged, unstage
 
@@ -147,11 +147,11 @@ def build_original(path: str, instance, *, arch: str = "sm_90", defines=None,
     ]).encode()).hexdigest()
     folder = cache_dir("nvcc")
     cached = folder / f"{key}.json" if folder is not None else None
-    stored = _load(cached)
+    stored = _load(cached, key)
     if stored is None:
         stored = _compile(nvcc, options, source, includes, unit)
         if cached is not None:
-            store(cached, json.dumps(stored).encode())
+            store(cached, sealed(key, json.dumps(stored).encode()))
     sass, resources = stored["sass"], stored["resources"]
     function = _function(sass, instance)
     text = sass[function]
@@ -177,18 +177,21 @@ def _read(path: str) -> bytes:
         return b""
 
 
-def _load(path) -> dict | None:
-    """A cached build, checked field by field (a bad entry is a miss)."""
-    if path is None or not path.is_file():
+def _load(path, key: str) -> dict | None:
+    """A cached build, sealed under its key and checked field by field (a bad or edited
+    entry is a miss)."""
+    payload = open_sealed(path, key)
+    if payload is None:
         return None
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError, RecursionError):   # (nested deeper than json reads)
+        data = json.loads(payload)
+    except (ValueError, RecursionError):   # (nested deeper than json reads)
         return None
     ok = isinstance(data, dict) and isinstance(data.get("sass"), dict) and \
         isinstance(data.get("resources"), dict) and \
         all(isinstance(k, str) and isinstance(v, str) for k, v in data["sass"].items()) and \
-        all(isinstance(v, dict) and all(isinstance(n, int) for n in v.values())
+        all(isinstance(v, dict) and all(type(n) is int and 0 <= n < 1 << 32
+                                        for n in v.values())
             for v in data["resources"].values())
     return data if ok else None
 

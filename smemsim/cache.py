@@ -69,3 +69,32 @@ def read_regular(path: os.PathLike | str, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+_SEAL = b"smemsim-entry "
+
+
+def sealed(key: str, payload: bytes) -> bytes:
+    """A cache entry: a first line holding the digest of its key and its payload, then the
+    payload; open_sealed() trusts it only while that digest matches (a hand-edited entry,
+    or one moved under another key, is a miss)."""
+    return _SEAL + _seal_digest(key, payload).encode() + b"\n" + payload
+
+
+def open_sealed(path, key: str, limit: int = 1 << 30) -> bytes | None:
+    """The payload of a sealed entry (read as read_regular reads), or None: missing, not a
+    regular file, too large, or not the unchanged entry of this key."""
+    if path is None:
+        return None
+    data = read_regular(path, limit)
+    if data is None or not data.startswith(_SEAL):
+        return None
+    head, _, payload = data.partition(b"\n")
+    if head[len(_SEAL):].decode("ascii", "replace") != _seal_digest(key, payload):
+        return None
+    return payload
+
+
+def _seal_digest(key: str, payload: bytes) -> str:
+    import hashlib
+    return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()

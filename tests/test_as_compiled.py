@@ -180,12 +180,21 @@ def test_cubins_are_cached_by_source_and_the_cache_can_be_turned_off(nvrtc, tmp_
     from gpu_backend.compile import nvrtc_cubin
     source = 'extern "C" __global__ void k(int* p) { p[threadIdx.x] = 1; }\n'
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path))
+    import cuda.core
     first = nvrtc_cubin(source, "sm_90", "k.cu")
     files = list((tmp_path / "cubin").glob("*.cubin"))
-    assert len(files) == 1 and files[0].read_bytes() == first
-    files[0].write_bytes(b"from the cache")  # the cache, not NVRTC, answers the second time
-    assert nvrtc_cubin(source, "sm_90", "k.cu") == b"from the cache"
-    assert nvrtc_cubin(source, "sm_80", "k.cu") != b"from the cache"  # another key
+    # the entry is the cubin under a sealed digest line (#51: an edited entry is not trusted)
+    assert len(files) == 1 and files[0].read_bytes().partition(b"\n")[2] == first
+    program = cuda.core.Program
+
+    def no_nvrtc(*a, **k):
+        raise AssertionError("NVRTC was asked")
+    monkeypatch.setattr(cuda.core, "Program", no_nvrtc)   # the cache answers the second time
+    assert nvrtc_cubin(source, "sm_90", "k.cu") == first
+    monkeypatch.setattr(cuda.core, "Program", program)
+    assert nvrtc_cubin(source, "sm_80", "k.cu") != first  # another key
+    files[0].write_bytes(files[0].read_bytes().replace(first[:64], b"x" * 64))
+    assert nvrtc_cubin(source, "sm_90", "k.cu") == first  # an edited entry: compiled again
     monkeypatch.setenv("SMEMSIM_CACHE", "")
     assert nvrtc_cubin(source, "sm_90", "k.cu") == first
 

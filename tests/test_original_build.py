@@ -54,13 +54,23 @@ def test_flags_that_change_what_is_built_are_refused():
 
 
 def test_a_bad_cache_entry_is_a_miss(tmp_path):
+    from smemsim.cache import sealed
     entry = tmp_path / "e.json"
     for text in ("{", "[]", '{"sass": {"k": 1}, "resources": {}}',
-                 '{"sass": {"k": "x"}, "resources": {"k": {"REG": "96"}}}'):
-        entry.write_text(text)
-        assert _load(entry) is None
-    entry.write_text('{"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}')
-    assert _load(entry) == {"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}
+                 '{"sass": {"k": "x"}, "resources": {"k": {"REG": "96"}}}',
+                 '{"sass": {"k": "x"}, "resources": {"k": {"REG": -96}}}'):
+        entry.write_bytes(sealed("key", text.encode()))
+        assert _load(entry, "key") is None
+    good = '{"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}'
+    entry.write_bytes(sealed("key", good.encode()))
+    assert _load(entry, "key") == {"sass": {"k": "x"}, "resources": {"k": {"REG": 96}}}
+    # #51: an entry without its seal, edited by hand, or another key's is not trusted
+    entry.write_text(good)
+    assert _load(entry, "key") is None
+    entry.write_bytes(sealed("key", good.encode()).replace(b"96", b"32"))
+    assert _load(entry, "key") is None
+    entry.write_bytes(sealed("other", good.encode()))
+    assert _load(entry, "key") is None
 
 
 def _sgemm_2d(tmp_path, *more):
@@ -202,7 +212,9 @@ def test_the_cache_serves_a_second_build(tmp_path, nvcc, monkeypatch):
     entries[0].write_text("not json")  # a damaged entry: built again, never trusted
     assert cli("analyze", str(cu), "--kernel", "strided<1>", "--as-compiled",
                "--json") == first
-    assert json.loads(entries[0].read_text())["resources"]
+    # (rebuilt and sealed again: a digest line, then the build as JSON)
+    head, _, payload = entries[0].read_bytes().partition(b"\n")
+    assert head.startswith(b"smemsim-entry ") and json.loads(payload)["resources"]
 
 
 def test_compile_of_a_cu_and_a_loop_that_stores_four_iterations_at_once(nvcc, no_cache):

@@ -12,7 +12,7 @@ import os
 
 from kernels_ir import KernelError
 
-from ..cache import cache_dir, store
+from ..cache import cache_dir, open_sealed, sealed, store
 from ..toolrun import STAGE_MARK, refuse_shell_text, run_tool, staged, unstage
 
 CACHE_FORMAT = 1
@@ -54,11 +54,11 @@ def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
                                hashlib.sha256(data).hexdigest()]).encode()).hexdigest()
     folder = cache_dir("ptx")
     entry = folder / f"{key}.ptx" if folder is not None else None
-    marked = _cached(entry, source, includes)
+    marked = _cached(entry, key)
     if marked is None:
         marked, deps = _build(nvcc, options, source, includes, unit)
         if entry is not None and not any("\n" in f for f in deps):
-            store(entry, _entry(marked, deps))
+            store(entry, sealed(key, _entry(marked, deps)))
     return _user_paths(marked, source, includes)
 
 
@@ -104,12 +104,10 @@ def _entry(ptx: str, deps: dict) -> bytes:
     return (_HEAD + "".join(f"{d} {f}\n" for f, d in deps.items()) + "\n" + ptx).encode()
 
 
-def _cached(entry, source: str, includes) -> str | None:
-    """The cached PTX, if every header it read is unchanged (a bad entry is a miss)."""
-    if entry is None:
-        return None
-    from ..cache import read_regular
-    data = read_regular(entry, 1 << 30)
+def _cached(entry, key: str) -> str | None:
+    """The cached PTX, if its entry is the unchanged one of this key and every header it
+    read is unchanged (anything else is a miss)."""
+    data = open_sealed(entry, key)
     if data is None:
         return None
     text = data.decode("utf-8", "replace")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 import re
 
@@ -165,12 +166,13 @@ def _sweep(path: str) -> dict:
     def no_constant(text: str):
         raise ValueError(f"{text} is not a number JSON has")
 
+    from ...cache import read_regular
     try:
-        file = pathlib.Path(path)
-        if file.is_file() and file.stat().st_size > 256 * 2 ** 20:
-            raise ValueError("larger than 256 MiB, which no sweep writes")
-        doc = json.loads(file.read_text(encoding="utf-8"), parse_float=finite,
-                         parse_constant=no_constant)
+        # a regular file only (a FIFO would hang the read, /dev/zero never end)
+        data = read_regular(os.path.realpath(path), 256 * 2 ** 20)   # (a link's target)
+        if data is None:
+            raise ValueError("not a regular file of at most 256 MiB (no sweep writes more)")
+        doc = json.loads(data.decode("utf-8"), parse_float=finite, parse_constant=no_constant)
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise KernelError(f"--sweep-result {path}: not a JSON file smemsim can read ({err})"
                           ) from None
