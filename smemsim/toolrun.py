@@ -19,6 +19,7 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -129,4 +130,9 @@ def run_tool(command: list[str], folder: str | None = None,
     killed nvcc cannot remove: the staging folder's removal takes them)."""
     if folder is not None:
         kwargs["env"] = {**os.environ, "TMPDIR": folder, "TMP": folder, "TEMP": folder}
-    return subprocess.run(command, capture_output=True, text=True, **kwargs)
+    done = subprocess.run(command, capture_output=True, text=True, **kwargs)
+    if done.returncode in (-signal.SIGINT, -signal.SIGTERM):
+        # Ctrl-C reaches the tool too (one process group): the command was interrupted, the
+        # tool did not fail (its error would read as bad input, exit 2)
+        raise KeyboardInterrupt(f"{os.path.basename(command[0])} was interrupted")
+    return done
