@@ -362,3 +362,37 @@ def test_bit_instructions_compute_what_the_isa_says(nvcc, tmp_path, monkeypatch)
     clz = np.array([32 - int(v).bit_length() for v in x])
     assert (out[:, 3] == popc + (clz << 8)).all()
     assert (out[:, 4] == int(x.astype(np.int64).sum()) % (1 << 32)).all()
+
+
+CONSTANTS = """
+__constant__ float weights[4] = {0.5f, 1.5f, -2.0f, 4.0f};
+__constant__ int host_filled[8];
+__global__ void scale(const float *in, float *out)
+{
+    extern __shared__ float buf[];
+    buf[threadIdx.x] = in[threadIdx.x] * weights[threadIdx.x % 4] + host_filled[threadIdx.x % 8];
+    __syncthreads();
+    out[threadIdx.x] = buf[(threadIdx.x + 1) % blockDim.x];
+}
+void go(const float *in, float *out) { scale<<<1, 64, 64 * sizeof(float)>>>(in, out); }
+"""
+
+
+def test_constant_arrays_and_dynamic_shared_memory(nvcc, tmp_path, monkeypatch):
+    """A __constant__ array with initial values is an input holding them; one the host fills
+    is an input like any other; an extern __shared__ array is the launch's dynamic bytes."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "const.cu"
+    source.write_text(CONSTANTS)
+    k = import_cu(str(source), Options(lengths={"in": "64", "out": "64"}))["scale"]()
+    r = analyze(k, {})
+    assert (r.store.requests, r.load.requests) == (2, 2) and not r.load.excess
+    x = np.arange(64, dtype=np.float32)
+    filled = np.arange(8, dtype=np.int32) * 10
+    got = run(k, {}, arrays={"in": x.view(np.uint8), "host_filled": filled.view(np.uint8)})
+    buf = x * np.tile(np.float32([0.5, 1.5, -2.0, 4.0]), 16) + np.tile(filled, 8)
+    assert (np.frombuffer(got["out"].tobytes(), np.float32) == np.roll(buf, -1)).all()

@@ -17,19 +17,11 @@ from rich.console import Console
 from smemsim.cli import _Console, run
 from smemsim.cuda.patch import diff_name
 from tests.test_cli import cli, cli_streams
+from tests.test_original_build import nvcc  # noqa: F401 (the fixture: nvcc or a skip)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSPOSE_CU = ROOT / "examples" / "transpose.cu"
 CONFLICTED = ["-p", "n=64"]
-
-
-@pytest.fixture
-def nvcc():
-    from gpu_backend.compile import ToolMissing, find_tool
-    try:
-        return find_tool("nvcc"), find_tool("nvdisasm"), find_tool("cuobjdump")
-    except ToolMissing as err:
-        pytest.skip(f"the user's own build needs the CUDA toolkit's nvcc: {err}")
 
 
 # ------------------------------------------------------------------ names and nvcc's shell

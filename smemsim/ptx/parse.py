@@ -148,15 +148,8 @@ def parse(text: str) -> Module:
             if m:
                 module.shared.append(_shared(m))
                 continue
-            if line.lstrip().startswith((".const", ".visible .const", ".global .const")):
-                pending += " " + line
-                if pending.rstrip().endswith(";"):
-                    m = _CONST.match(pending.strip())
-                    pending = ""
-                    if m:
-                        c = _const(m)
-                        module.consts[c.name] = c
-            elif pending:
+            # a __constant__ array, its initial values possibly over several lines
+            if pending or line.startswith((".const", ".visible .const", ".global .const")):
                 pending += " " + line
                 if pending.rstrip().endswith(";"):
                     m = _CONST.match(pending.strip())
