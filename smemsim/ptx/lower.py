@@ -142,12 +142,11 @@ class _Lowering:
             for inst in block.insts:
                 with located(self._loc(inst)):
                     self._instruction(inst)
-            succ = block.successors()
             if block.cond is None:
-                if self._special(block.taken if block.taken is not None else block.fall,
-                                 loop, block):
+                nxt = block.taken if block.taken is not None else block.fall
+                if self._special(nxt, loop, block):
                     return
-                b = block.taken if block.taken is not None else block.fall
+                b = nxt
                 continue
             merge = self._merge(b, loop)
             with located(self._loc(block.branch)):
@@ -157,7 +156,6 @@ class _Lowering:
                 if not self._ends(block.fall, merge, loop):
                     with self.k.else_():
                         self._path(block.fall, merge, loop, block)
-            del succ
             b = merge
             if b in _SINKS:
                 return

@@ -1,8 +1,6 @@
 """`smemsim fix`: paddings and XOR swizzles for conflicted arrays, each re-analyzed."""
 from __future__ import annotations
 
-import pathlib
-
 from rich.console import Console
 
 from kernels_ir import KernelError
