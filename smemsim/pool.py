@@ -138,6 +138,14 @@ def _end_pool(ex) -> None:
         if p.exitcode is None:  # SIGTERM came before the worker's handler was reset
             p.kill()
             p.join(2)
+    # the executor's manager thread sees its workers gone and ends; joined here, and taken
+    # off concurrent.futures' exit hook, which would else wake it through a closed pipe at
+    # exit ("OSError: [Errno 9] Bad file descriptor" printed after the interrupt message)
+    manager = getattr(ex, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(5)
+        import concurrent.futures.process as futures_process
+        getattr(futures_process, "_threads_wakeups", {}).pop(manager, None)
 
 
 def _hand_on_finished(futures: list, reported: set, index: dict, on_result) -> None:

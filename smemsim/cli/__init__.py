@@ -220,12 +220,27 @@ def _silence_stdout() -> None:
         pass
 
 
+_MAIN_PID = 0
+
+
 def _on_sigterm(signum, frame) -> None:
+    if os.getpid() != _MAIN_PID:   # a worker forked before it set its own handlers
+        os._exit(EXIT_TERMINATED)
     raise Terminated()
+
+
+def _on_sigint(signum, frame) -> None:
+    if os.getpid() != _MAIN_PID:   # (likewise: the command's process answers Ctrl-C)
+        os._exit(EXIT_INTERRUPTED)
+    raise KeyboardInterrupt
 
 
 def main() -> None:
     """The console script (SIGTERM ends it as Ctrl-C does: cleaned up, work kept)."""
     import signal
+    global _MAIN_PID
+    _MAIN_PID = os.getpid()
     signal.signal(signal.SIGTERM, _on_sigterm)
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
     sys.exit(run(sys.argv[1:]))

@@ -287,6 +287,7 @@ def _write_svgs(args, document: dict) -> int:
     written (every file claimed before any is written)."""
     folder = args.svg
     out = pathlib.Path(folder)
+    made = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -312,6 +313,11 @@ def _write_svgs(args, document: dict) -> int:
     for name in figs:
         outputs.claim(str(out / name), "--svg", args, "report",
                       ours=lambda data: data.startswith(b"<svg"))
-    for name, svg in figs.items():
-        outputs.write(str(out / name), svg, "--svg")
+    try:
+        for name, svg in figs.items():
+            outputs.write(str(out / name), svg, "--svg")
+    except KernelError:
+        if made and not any(out.iterdir()):   # (a full disk: no empty folder left behind)
+            out.rmdir()
+        raise
     return len(figs)
