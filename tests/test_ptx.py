@@ -396,3 +396,44 @@ def test_constant_arrays_and_dynamic_shared_memory(nvcc, tmp_path, monkeypatch):
     got = run(k, {}, arrays={"in": x.view(np.uint8), "host_filled": filled.view(np.uint8)})
     buf = x * np.tile(np.float32([0.5, 1.5, -2.0, 4.0]), 16) + np.tile(filled, 8)
     assert (np.frombuffer(got["out"].tobytes(), np.float32) == np.roll(buf, -1)).all()
+
+
+TREE = """
+__global__ void tree(const int *in, int *out)
+{
+    __shared__ int s[1024];
+    s[threadIdx.x] = in[blockIdx.x * blockDim.x + threadIdx.x];
+    __syncthreads();
+    for (unsigned int st = blockDim.x / 2; st > 32; st >>= 1) {
+        if (threadIdx.x < st) s[threadIdx.x] += s[threadIdx.x + st];
+        __syncthreads();
+    }
+    if (threadIdx.x < 32) out[blockIdx.x * 32 + threadIdx.x] = s[threadIdx.x];
+}
+void go(const int *in, int *out) { tree<<<16, 256>>>(in, out); }
+"""
+
+
+def test_a_condition_read_before_its_register_is_reassigned_keeps_the_old_value(
+        nvcc, tmp_path, monkeypatch):
+    """nvcc tests `st > 65` on the old st and then moves st >> 1 into it (`setp %p, %s, 65;
+    mov %s, %s2; @%p bra`): the predicate is the old value's, so the loop runs st = 128 and
+    64: 4 + 2 warps of each block read twice and store once (the cuda-samples reduce4 the
+    H200 measured at 229,376 load wavefronts counted only the first iteration when the
+    predicate was substituted as an expression of the local)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "tree.cu"
+    source.write_text(TREE)
+    k = import_cu(str(source), Options(lengths={"in": "4096", "out": "512"}))["tree"]()
+    r = analyze(k, {})
+    assert r.load.requests == 16 * (2 * (4 + 2) + 1)
+    assert r.store.requests == 16 * (8 + 4 + 2)
+    x = np.random.default_rng(6).integers(-100, 100, 4096).astype(np.int32)
+    out = np.frombuffer(run(k, {}, arrays={"in": x.view(np.uint8)})["out"].tobytes(),
+                        np.int32).reshape(16, 32)
+    want = x.reshape(16, 4, 64).sum(axis=1)[:, :32]   # t, t + 64, t + 128, t + 192
+    assert (out == want).all()

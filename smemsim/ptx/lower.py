@@ -100,6 +100,8 @@ class _Lowering:
         self.dynamic_base = 0
         self.names_used: set[str] = set()
         self.flat_bases: dict = {}
+        self.local_vars: set = set()      # the Vars of registers' locals
+        self.reads_memo: dict[int, tuple] = {}
 
     # ---------------------------------------------------------------- set-up
     def run(self) -> "_Lowering":
@@ -293,6 +295,23 @@ class _Lowering:
             self.globals[("const", c.name)] = self.k.global_array(
                 self._fresh_name(local_name(c.name)), u8, c.nbytes, initial=_const_bytes(c))
 
+    def _reads_local(self, expr: Expr) -> bool:
+        """Whether an expression reads a register's local variable (memoized by node)."""
+        memo = self.reads_memo
+        stack = [expr]
+        order = []
+        while stack:   # (iterative: expressions may be deep)
+            e = stack.pop()
+            if id(e) in memo:
+                continue
+            order.append(e)
+            stack.extend(x for x in e.src if id(x) not in memo)
+        for e in reversed(order):
+            if id(e) not in memo:   # (the node is kept with its answer: its id stays its own)
+                memo[id(e)] = (e, (e.op is Op.VAR and e.arg in self.local_vars) or any(
+                    memo[id(x)][1] for x in e.src))
+        return memo[id(expr)][1]
+
     def _fresh_name(self, name: str) -> str:
         """A C identifier for an array of the IR, unique in the kernel (two inlined helpers'
         `temp_storage`, NVVM's `__$temp3`)."""
@@ -341,7 +360,9 @@ class _Lowering:
                 self.regs[r] = Address(space, base, ref)
             else:
                 dtype = _REG_TYPES.get(kind, u32)
-                self.regs[r] = self.k.let(self._fresh_name(_c_name(r)), const(0, dtype), dtype)
+                ref = self.k.let(self._fresh_name(_c_name(r)), const(0, dtype), dtype)
+                self.regs[r] = ref
+            self.local_vars.add(ref.arg)
 
     def _kinds(self) -> dict:
         """Each register's kind, to a fixed point over every instruction: an address
@@ -497,11 +518,14 @@ class _Lowering:
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
         if reg not in self.local_regs:
-            # a long chain (an unrolled sum) is held in a local, not substituted into one
-            # expression deeper than kernels_ir reads
-            if isinstance(value, Expr) and value.depth > _DEEP:
+            # held in a local, not substituted: a long chain (an unrolled sum: deeper than
+            # kernels_ir reads), and any value that reads a register's local, which a later
+            # instruction of the block may assign before this value is used (`setp %p, %s,
+            # 65; mov %s, %s2; @%p bra`: %p is the old s's)
+            if isinstance(value, Expr) and (value.depth > _DEEP or self._reads_local(value)):
                 value = self.k.let(self._fresh_name(_c_name(reg)), value)
-            elif isinstance(value, Address) and value.offset.depth > _DEEP:
+            elif isinstance(value, Address) and (value.offset.depth > _DEEP or
+                                                 self._reads_local(value.offset)):
                 value = Address(value.space, value.base,
                                 self.k.let(self._fresh_name(_c_name(reg)), value.offset))
             self.regs[reg] = value
