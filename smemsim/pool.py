@@ -130,6 +130,7 @@ def _end_pool(ex) -> None:
     """Cancel what is queued, terminate the workers (kill any a terminate left), reap them."""
     # _processes is private, but the only handle on the workers; shutdown() forgets it
     workers = list((getattr(ex, "_processes", None) or {}).values())
+    manager = getattr(ex, "_executor_manager_thread", None)   # (shutdown forgets it too)
     ex.shutdown(wait=False, cancel_futures=True)
     for p in workers:
         p.terminate()
@@ -141,7 +142,6 @@ def _end_pool(ex) -> None:
     # the executor's manager thread sees its workers gone and ends; joined here, and taken
     # off concurrent.futures' exit hook, which would else wake it through a closed pipe at
     # exit ("OSError: [Errno 9] Bad file descriptor" printed after the interrupt message)
-    manager = getattr(ex, "_executor_manager_thread", None)
     if manager is not None:
         manager.join(5)
         import concurrent.futures.process as futures_process
