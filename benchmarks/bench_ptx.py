@@ -16,7 +16,8 @@ import time
 RUNS = 5
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FILES = [ROOT / "examples" / "transpose.cu",
-         ROOT / "tests" / "corpus" / "cuda_samples" / "transpose.cu"]
+         ROOT / "tests" / "corpus" / "learn_cuda" / "matrix_transpose.cu",
+         ROOT / "tests" / "corpus" / "gpu_mode" / "lecture_009_shared_reduce.cu"]
 
 
 def timed(argv, env) -> float:
