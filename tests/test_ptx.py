@@ -437,3 +437,32 @@ def test_a_condition_read_before_its_register_is_reassigned_keeps_the_old_value(
                         np.int32).reshape(16, 32)
     want = x.reshape(16, 4, 64).sum(axis=1)[:, :32]   # t, t + 64, t + 128, t + 192
     assert (out == want).all()
+
+
+CUB_SUM = """
+#include <cub/block/block_reduce.cuh>
+__global__ void sum(const int *in, int *out)
+{
+    using BR = cub::BlockReduce<int, 128>;
+    __shared__ typename BR::TempStorage tmp;
+    int v = BR(tmp).Sum(in[blockIdx.x * 128 + threadIdx.x]);
+    if (threadIdx.x == 0) out[blockIdx.x] = v;
+}
+"""
+
+
+def test_cub_through_the_command_line(nvcc, tmp_path, monkeypatch):
+    """cub::BlockReduce, which smemsim's own C++ reading does not take, through
+    `--frontend ptx` with the launch on the command line: each of 4 warps of 4 blocks stores
+    its partial sum (16 requests), and warp 0 of each block reads the 3 others (12)."""
+    from tests.test_cli import cli
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "cubsum.cu"
+    source.write_text(CUB_SUM)
+    code, out = cli("analyze", str(source), "--frontend", "ptx", "--launch-grid", "4",
+                    "--launch-block", "128", "--length", "param_0=2048", "--length",
+                    "param_1=16", "--json")
+    assert code == 0, out
+    result = __import__("json").loads(out)["results"][0]
+    assert (result["load"]["requests"], result["store"]["requests"]) == (12, 16)
+    assert result["load"]["excess"] == 0 and result["store"]["excess"] == 0

@@ -45,9 +45,9 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     from ..cuda import instantiation, signature
     try:
         host = make()
-    except (KernelError, RecursionError) as err:
-        return _ptx_only(path, options, key, arch, flags, err)[key]() if _given_launch(
-            options) else _reraise(err)
+    except (KernelError, RecursionError) as err:   # (without a launch: err is the answer)
+        chosen = _ptx_only(path, options, key, arch, flags, err)
+        return next(iter(chosen.values()))()
     instance = instantiation(path, options, key)
     module = parse(_ptx(path, options, arch, flags, instance.cxx))
     entry = kernel_symbol(module.entries, instance, PtxError)
@@ -74,10 +74,6 @@ def _ptx(path: str, options, arch: str, flags, instance: str | None = None) -> s
 
 def _given_launch(options) -> bool:
     return bool(options is not None and options.grid and options.block)
-
-
-def _reraise(err):
-    raise err
 
 
 def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> dict:
