@@ -3,7 +3,6 @@ as data, and straight-line PTX lowered to the IR with each access at its byte of
 width, counted as the C++ frontend counts the same kernel."""
 import os
 import pathlib
-import shutil
 
 import pytest
 

@@ -12,7 +12,6 @@ import sys
 import time
 
 import pytest
-from rich.console import Console
 
 from smemsim.cli import _Console, run
 from smemsim.cuda.patch import diff_name
