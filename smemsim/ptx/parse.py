@@ -195,18 +195,23 @@ def parse(text: str) -> Module:
 
 def _statements(line: str) -> list[str]:
     """A line's statements, each with its `;` (a label alone on its line is one too)."""
+    parts = _split_top(line, ";")
+    out = [p.strip() + ";" for p in parts[:-1]]
+    return out + ([parts[-1].strip()] if parts[-1].strip() else [])
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """`text` split at each `sep` outside brackets (a vector `{a, b}`, an address `[a+4]`)."""
     out, depth, start = [], 0, 0
-    for n, c in enumerate(line):
+    for n, c in enumerate(text):
         if c in "{[(":
             depth += 1
         elif c in "}])":
             depth -= 1
-        elif c == ";" and depth == 0:
-            out.append(line[start:n + 1].strip())
+        elif c == sep and depth == 0:
+            out.append(text[start:n])
             start = n + 1
-    rest = line[start:].strip()
-    if rest:
-        out.append(rest)
+    out.append(text[start:])
     return out
 
 
@@ -285,17 +290,5 @@ def _instruction(text: str, loc: Loc | None, line: int) -> Inst:
 
 def _operands(text: str) -> list[str]:
     """Operands split at top-level commas (a vector `{a, b}` and an address `[a+4]` whole)."""
-    out, depth, cur = [], 0, []
-    for c in text:
-        if c in "{[(":
-            depth += 1
-        elif c in "}])":
-            depth -= 1
-        if c == "," and depth == 0:
-            out.append("".join(cur).replace(" ", "").replace("\t", ""))
-            cur = []
-        else:
-            cur.append(c)
-    if cur and "".join(cur).strip():
-        out.append("".join(cur).replace(" ", "").replace("\t", ""))
-    return out
+    parts = [p.replace(" ", "").replace("\t", "") for p in _split_top(text, ",")]
+    return parts[:-1] if parts[-1] == "" else parts   # (nothing after the last comma)
