@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,12 +22,10 @@ from pathlib import Path
 from kernels_ir import Kernel
 from kernels_ir.stmt import Loop, Wgmma, walk
 from smemsim.cache import cache_dir, open_sealed, sealed, store
+from smemsim.toolrun import ToolMissing, find_tool  # noqa: F401 (re-exported)
 
 from .codegen import Generated, generate
 
-
-class ToolMissing(RuntimeError):
-    """A CUDA tool or Python package the step needs is not installed; says what to install."""
 
 
 class CompileError(RuntimeError):
@@ -179,23 +176,6 @@ def static_smem(arch: str, cubin_smem: int) -> int:
     if arch.rstrip("af") == "sm_90":
         return max(cubin_smem - 1024, 0)
     return cubin_smem
-
-
-def find_tool(name: str) -> str:
-    """A CUDA binary from PATH, CUDA_HOME, the toolkit or the nvidia-cuda-* wheels."""
-    found = shutil.which(name)
-    if found:
-        return found
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    roots += sorted((str(p) for p in Path("/usr/local").glob("cuda-*")), reverse=True)
-    for root in filter(None, roots):
-        if (Path(root) / "bin" / name).exists():
-            return str(Path(root) / "bin" / name)
-    for entry in sys.path:
-        for candidate in Path(entry).glob(f"nvidia/*/bin/{name}"):
-            return str(candidate)
-    raise ToolMissing(f"{name} not found: install the CUDA toolkit or "
-                      f"`pip install nvidia-cuda-{name}` (the 'gpu' extra)")
 
 
 def nvrtc_cubin(source: str, arch: str, name: str) -> bytes:

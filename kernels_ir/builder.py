@@ -183,6 +183,7 @@ class KernelBuilder:
         self._block: tuple | None = None
         self._dynamic_smem: Expr = const(0)
         self._defaults: dict = {}
+        self._notes: list[str] = []
         self._in_condition = False
         self._built = False
         self.rename_reserved = False
@@ -1276,6 +1277,10 @@ class KernelBuilder:
         """Default parameter values (the size an example is analyzed and run at)."""
         self._defaults.update(params)
 
+    def note(self, text: str) -> None:
+        """A line said with every analysis of the kernel (what its frontend knows of it)."""
+        self._notes.append(text)
+
     def build(self) -> Kernel:
         """Finish the kernel and run the static checks."""
         if len(self._blocks) != 1:
@@ -1289,7 +1294,8 @@ class KernelBuilder:
             buffers=tuple(self._buffers), shared=tuple(self._shared),
             grid=self._grid, block=self._block,
             dynamic_smem=self._dynamic_smem, body=tuple(self._blocks[0]), loc=self.loc,
-            defaults=dict(self._defaults), launch_loc=self._launch_loc)
+            defaults=dict(self._defaults), launch_loc=self._launch_loc,
+            notes=tuple(self._notes))
         checks.check_kernel(kernel)
         kernel = replace(kernel, body=_drop_unread_results(kernel.body))
         self._built = True

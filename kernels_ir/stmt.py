@@ -1082,6 +1082,9 @@ class Kernel:
     loc: SourceLoc
     defaults: dict = field(default_factory=dict)
     launch_loc: SourceLoc | None = None  # the k.launch(...) call, for launch errors
+    # what the frontend that built the kernel says of it (a compiler's merges, a count that
+    # is a bound): shown with every analysis
+    notes: tuple[str, ...] = ()
 
     def statements(self) -> Iterator:
         """Every statement in program order."""

@@ -124,7 +124,9 @@ class Report:
     mode: str                     # "sliced" or "full"
     blocks_traced: int
     as_compiled: bool = False     # counts what NVRTC emitted (gpu_backend.as_compiled)
-    compiler: tuple[str, ...] = ()  # what the compiler did, site by site, when as_compiled
+    # what the compiler did, site by site: as_compiled's findings, or the notes of the
+    # frontend that built the kernel (the PTX frontend's merges of ptxas)
+    compiler: tuple[str, ...] = ()
     # when as_compiled: site -> bytes per lane counted where that is not the IR's (0: the
     # site has no instruction left)
     compiled_widths: Mapping[int, int] = field(default_factory=dict)
@@ -299,4 +301,4 @@ def _assemble(kernel: Kernel, arch: str, rules: str, tr: Trace, rows: list[dict]
     return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
                   grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
                   static_smem=kernel.static_smem, window=window, sites=sites, classes=classes,
-                  mode=tr.mode, blocks_traced=tr.blocks_run)
+                  mode=tr.mode, blocks_traced=tr.blocks_run, compiler=kernel.notes)

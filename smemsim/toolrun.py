@@ -21,8 +21,10 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 from kernels_ir import KernelError
@@ -32,6 +34,27 @@ SHELL_SPECIAL = ("`", "$", "\\", '"')
 # a staged path holds only these (a temporary folder elsewhere is not used)
 _SAFE_PATH = re.compile(r"[A-Za-z0-9_./+-]+")
 STAGE_MARK = "@smemsim-stage@"   # a staged folder as cached text names it
+
+
+class ToolMissing(RuntimeError):
+    """A CUDA tool or Python package the step needs is not installed; says what to install."""
+
+
+def find_tool(name: str) -> str:
+    """A CUDA binary from PATH, CUDA_HOME, the toolkit or the nvidia-cuda-* wheels."""
+    found = shutil.which(name)
+    if found:
+        return found
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    roots += sorted((str(p) for p in Path("/usr/local").glob("cuda-*")), reverse=True)
+    for root in filter(None, roots):
+        if (Path(root) / "bin" / name).exists():
+            return str(Path(root) / "bin" / name)
+    for entry in sys.path:
+        for candidate in Path(entry).glob(f"nvidia/*/bin/{name}"):
+            return str(candidate)
+    raise ToolMissing(f"{name} not found: install the CUDA toolkit or "
+                      f"`pip install nvidia-cuda-{name}` (the 'gpu' extra)")
 
 
 def refuse_shell_text(arguments, what: str) -> None:

@@ -69,9 +69,9 @@ def test_a_vector_load_is_one_16_byte_access_at_its_byte_offset():
 
 
 def test_what_is_not_lowered_yet_is_a_located_refusal():
-    text = SAMPLE.replace("\tret;", "\tprmt.b32 \t%r5, %r1, %r1, 12816;\n\tret;")
-    with pytest.raises(PtxError,
-                       match=r"k.cu:9:1: k: PTX line 24 \(`prmt.b32`\): not lowered yet"):
+    text = SAMPLE.replace("\tret;", "\ttestp.finite.f32 \t%p9, %f1;\n\tret;")
+    with pytest.raises(PtxError, match=r"k.cu:9:1: k: PTX line 24 \(`testp.finite.f32`\): "
+                                       "not lowered yet"):
         lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
 
 

@@ -14,6 +14,7 @@ a launch there, the host reader's own question is the answer.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 
@@ -21,9 +22,11 @@ from kernels_ir import Kernel, KernelError
 from kernels_ir.dtypes import i64
 from kernels_ir.expr import Expr, as_expr, cast
 
+from .as_built import as_built
 from .build import ptx_of
 from .lower import Launch, eval_names, lower
 from .parse import PtxError, parse
+from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, kernel_symbol
 
 
@@ -49,7 +52,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         chosen = _ptx_only(path, options, key, arch, flags, err)
         return next(iter(chosen.values()))()
     instance = instantiation(path, options, key)
-    module = parse(_ptx(path, options, arch, flags, instance.cxx))
+    text = _ptx(path, options, arch, flags, instance.cxx)
+    module = parse(text)
     entry = kernel_symbol(module.entries, instance, PtxError)
     names = [name for name, _ in signature(path, instance.name, options)]
     if len(names) != len(module.entries[entry].params):
@@ -63,7 +67,29 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,
                     names=tuple(names), lengths=lengths, defaults=dict(host.defaults),
                     types=types, loc=host.launch_loc)
-    return lower(module, entry, launch, host.name)
+    return _lower_as_built(module, text, entry, launch, host.name, arch, flags)
+
+
+def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: str,
+                    flags) -> Kernel:
+    """The entry lowered with the merges ptxas makes of its shared accesses (smemsim.ptx.
+    as_built), which its notes say, line by line; without ptxas and nvdisasm, the PTX's own
+    accesses, with a note saying so."""
+    try:
+        functions = sass_of(text, arch, ptxas_options(flags))
+    except SassUnavailable as err:
+        notes = [f"counted as the PTX states: the SASS could not be read ({err}); ptxas may "
+                 "merge accesses the PTX keeps apart"]
+    else:
+        if symbol in functions:
+            built = as_built(module, module.entries[symbol], functions[symbol])
+            module = dataclasses.replace(module, entries={**module.entries,
+                                                          symbol: built.entry})
+            notes = list(built.notes)
+        else:
+            notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
+    kernel = lower(module, symbol, launch, name)
+    return dataclasses.replace(kernel, notes=kernel.notes + tuple(notes))
 
 
 def _ptx(path: str, options, arch: str, flags, instance: str | None = None) -> str:
@@ -81,7 +107,8 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     not be read: `why`, which is the answer when no launch is given)."""
     if not _given_launch(options):
         raise why
-    module = parse(_ptx(path, options, arch, flags))
+    text = _ptx(path, options, arch, flags)
+    module = parse(text)
     keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
     if wanted is not None:
         bare = lambda text: "".join(text.split())   # noqa: E731 (spacing is not meaning)
@@ -94,11 +121,13 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
             raise PtxError(f"nvcc's build of {path} has no kernel '{wanted}' (it has: "
                            f"{listed}): name one as listed with --kernel")
         keys = chosen
-    return {key: functools.partial(_entry_kernel, module, symbol, key, options)
+    return {key: functools.partial(_entry_kernel, module, text, symbol, key, options, arch,
+                                   flags)
             for key, symbol in keys.items()}
 
 
-def _entry_kernel(module, symbol: str, key: str, options) -> Kernel:
+def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,
+                  flags) -> Kernel:
     entry = module.entries[symbol]
     names = tuple(f"param_{n}" for n in range(len(entry.params)))
     scalars = _param_exprs(entry)
@@ -111,7 +140,7 @@ def _entry_kernel(module, symbol: str, key: str, options) -> Kernel:
                     defaults=dict(getattr(options, "params", {}) or {}))
     # the IR's kernel is named as a C identifier: the last part of the C++ name
     name = re.sub(r"\W", "_", key.split("<")[0].split("::")[-1]) or "kernel"
-    return lower(module, symbol, launch, name)
+    return _lower_as_built(module, text, symbol, launch, name, arch, flags)
 
 
 def _param_exprs(entry) -> dict:

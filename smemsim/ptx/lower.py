@@ -102,6 +102,7 @@ class _Lowering:
         self.flat_bases: dict = {}
         self.local_vars: set = set()      # the Vars of registers' locals
         self.reads_memo: dict[int, tuple] = {}
+        self.local_read: bool | None = None   # whether any instruction reads the stack
 
     # ---------------------------------------------------------------- set-up
     def run(self) -> "_Lowering":
@@ -292,8 +293,15 @@ class _Lowering:
             for v in externs:
                 self.shared_at[v.name] = self.dynamic_base
         for c in self.module.consts.values():
+            # a __constant__ array is an input the kernel cannot write; a __device__
+            # variable may be written, and starts as zeros where it states no values; another
+            # unit's (`.extern`) holds what the host put there (seeded, as an input)
+            initial = _const_bytes(c) if c.initial is not None else \
+                (0,) * c.nbytes if c.space == "global" else None
+            name = re.sub(r"\W", "_", local_name(c.name)).strip("_") or "variable"
             self.globals[("const", c.name)] = self.k.global_array(
-                self._fresh_name(local_name(c.name)), u8, c.nbytes, initial=_const_bytes(c))
+                self._fresh_name(name), u8, c.nbytes, initial=initial,
+                intent="in" if c.space == "const" else "inout")
 
     def _reads_local(self, expr: Expr) -> bool:
         """Whether an expression reads a register's local variable (memoized by node)."""
@@ -366,22 +374,30 @@ class _Lowering:
 
     def _kinds(self) -> dict:
         """Each register's kind, to a fixed point over every instruction: an address
-        (space, base), or a PTX type name (pred, f32, u32, ...)."""
+        (space, base), or a PTX type name (pred, f32, u32, ...). A kind only ever grows
+        (none, then the type of the first instruction that writes it, then an address), so
+        the passes end: a register written as .b32 and as .s32 keeps the first (its bits
+        are the same; each instruction reads them as its own type)."""
         kinds: dict[str, object] = {}
         index = {p.name: n for n, p in enumerate(self.entry.params)}
-        insts = [i for b in self.blocks.values() for i in b.insts]
+        insts = [(i, _writes(i, self.entry.names))
+                 for b in self.blocks.values() for i in b.insts]
+        insts = [(i, w) for i, w in insts if w]
         for _ in range(len(insts) + 1):
             changed = False
-            for inst in insts:
-                for r in _writes(inst, self.entry.names):
-                    k = self._kind_of(inst, kinds, index)
-                    if k is not None and kinds.get(r) != k:
-                        if isinstance(kinds.get(r), tuple) and kinds[r] != k:
-                            raise self._refuse(inst, f"{r} holds addresses of two different "
-                                                     "arrays: not lowered yet")
-                        if not isinstance(kinds.get(r), tuple):
-                            kinds[r] = k
-                            changed = True
+            for inst, written in insts:
+                k = self._kind_of(inst, kinds, index)
+                if k is None:
+                    continue
+                for r in written:
+                    old = kinds.get(r)
+                    if old == k or (old is not None and not isinstance(k, tuple)):
+                        continue
+                    if isinstance(old, tuple):
+                        raise self._refuse(inst, f"{r} holds addresses of two different "
+                                                 "arrays: not lowered yet")
+                    kinds[r] = k
+                    changed = True
             if not changed:
                 break
         return kinds
@@ -401,8 +417,12 @@ class _Lowering:
             return ("shared", None)
         if op == "mov" and ("const", inst.operands[1]) in self.globals:
             return ("global", ("const", inst.operands[1]))
+        if op == "mov" and inst.operands[1] in self.entry.local_arrays:
+            return ("local", inst.operands[1])
         if op in ("mov", "add", "sub", "cvt") and any(isinstance(s, tuple) for s in srcs):
             return next(s for s in srcs if isinstance(s, tuple))
+        if op == "mad" and len(srcs) == 3 and isinstance(srcs[2], tuple):
+            return srcs[2]   # base + i * stride
         if op == "setp":
             return "pred"
         return ty if ty in _TYPES else None
@@ -418,15 +438,38 @@ class _Lowering:
                 is not None}
 
     def _pointer_params(self) -> set[int]:
-        """Parameters loaded as 64-bit values that some address is made from."""
+        """The pointer parameters: those the host side does not declare as scalars, where
+        it says (`Launch.types`); else those the command line gives a length, and 64-bit
+        parameters an address is made from (a `cvta` of the value, or an address operand
+        built from it by `add`/`mov`): a `size_t` scalar is neither."""
+        names = self.launch.names or tuple(f"param_{n}" for n in range(len(self.entry.params)))
+        if self.launch.types is not None:
+            return {n for n, (name, p) in enumerate(zip(names, self.entry.params))
+                    if name not in self.launch.types and p.ptype in ("u64", "b64", "s64")}
         index = {p.name: n for n, p in enumerate(self.entry.params)}
-        out = set()
-        for i in self.entry.body:
-            if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and \
-                    i.opcode[-1] in ("u64", "b64", "s64"):
+        out = {n for n, name in enumerate(names) if name in (self.launch.lengths or {})}
+        derived: dict[str, int] = {}   # register -> the parameter it holds (plus numbers)
+        insts = [i for i in self.entry.body if isinstance(i, Inst)]
+        for i in insts:
+            if i.opcode[:2] == ("ld", "param") and i.opcode[-1] in ("u64", "b64", "s64"):
                 name = i.operands[1].strip("[]").split("+")[0]
                 if name in index:
-                    out.add(index[name])
+                    derived[i.operands[0]] = index[name]
+        for _ in range(4):   # (a pointer moved or offset before its use: a few steps)
+            for i in insts:
+                if i.name in ("mov", "add", "sub") and len(i.operands) > 1 and \
+                        i.operands[0] not in derived:
+                    source = next((derived[o] for o in i.operands[1:] if o in derived), None)
+                    if source is not None:
+                        derived[i.operands[0]] = source
+        for i in insts:
+            if i.name == "cvta" and len(i.operands) > 1 and i.operands[1] in derived:
+                out.add(derived[i.operands[1]])
+            for o in i.operands:
+                if o.startswith("["):
+                    base = re.split(r"[+-]", o.strip("[]"))[0]
+                    if base in derived:
+                        out.add(derived[base])
         return out
 
     def _loc(self, inst: Inst) -> SourceLoc:
@@ -471,6 +514,10 @@ class _Lowering:
             return Address("shared", None, const(self.shared_at[text], u32), text)
         if ("const", text) in self.globals:
             return Address("global", ("const", text), const(0, i64))
+        if text in self.entry.local_arrays:   # the stack (see _call_memory)
+            return Address("local", text, const(0, i64))
+        if text == "WARP_SZ":   # PTX's predefined constant
+            return const(32, u32)
         if text.startswith(("0f", "0F")):
             import struct
             return const(struct.unpack(">f", bytes.fromhex(text[2:]))[0], f32)
@@ -550,7 +597,36 @@ class _Lowering:
             raise self._refuse(inst, f"{reg} holds both numbers and addresses")
         self.k.assign(local, retype(value, local.dtype))
 
+    def _call_memory(self, inst: Inst, operand: str) -> bool:
+        """Whether an access is one smemsim leaves out, as nothing it counts reads it: a
+        call sequence's parameters (the one call lowered is printf's, which prints), and a
+        stack array (`.local`) that no instruction of the entry reads (printf's arguments).
+        A stack array the entry reads is refused."""
+        base = re.split(r"[+-]", operand.strip("[]"))[0]
+        if "param" in inst.opcode and base in self.entry.call_params:
+            return True
+        if "local" not in inst.opcode:
+            return False
+        if self.local_read is None:
+            self.local_read = any(isinstance(i, Inst) and i.name == "ld" and "local" in i.opcode
+                                  for i in self.entry.body)
+        if self.local_read:
+            raise self._refuse(inst, "local memory (a per-thread stack array) is not lowered "
+                                     "yet")
+        return True
+
+    def _op_call(self, inst: Inst) -> None:
+        """`call vprintf`: printing, which nothing counted depends on; any other call (a
+        function ptxas calls rather than inlines) is refused."""
+        callee = next((o for o in inst.operands if not o.startswith("(")), "")
+        if callee != "vprintf":
+            raise self._refuse(inst, f"a call of {callee or 'a function'} is not lowered yet")
+
     def _op_ld(self, inst: Inst) -> None:
+        if self._call_memory(inst, inst.operands[1]):
+            # printf's return value, which the analysis does not model: 0
+            self._dest(inst, const(0, _TYPES.get(inst.opcode[-1], u32)))
+            return
         space, dtype, lanes = self._access_type(inst)
         if space == "param":
             name = inst.operands[1].strip("[]")
@@ -574,6 +650,8 @@ class _Lowering:
                     self._dest(inst, value[n], t)
 
     def _op_st(self, inst: Inst) -> None:
+        if self._call_memory(inst, inst.operands[0]):
+            return
         space, dtype, lanes = self._access_type(inst)
         addr = self.address(inst.operands[0], inst)
         view, index = self._element(addr, dtype, inst)
@@ -683,18 +761,23 @@ class _Lowering:
         """A 16-bit float from or to f32 (registers hold its bits): f16 through the IR's
         f16 functions, bf16 as the high half of an f32 (rounded to nearest even)."""
         parts = [p for p in inst.opcode[1:] if p in _TYPES or p in ("f16", "bf16")]
-        if len(parts) != 2 or "f32" not in parts:
+        if len(parts) != 2 or not {"f16", "bf16"} & set(parts):
             raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
         dst, src = parts
-        if dst == "f32":
+        if {dst, src} <= {"f16", "bf16"}:
+            raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
+        if dst not in ("f16", "bf16"):   # to f32, then (cvt) to the type asked for
             bits = retype(self.integer(inst.operands[1], u16), u32)
             value = call("f16_from_bits", bits) if src == "f16" else bitcast(bits << 16, f32)
-            self._dest(inst, value)
+            self._dest(inst, value if dst == "f32" else cast(value, _TYPES[dst]))
             return
         if "rn" not in inst.opcode:
             raise self._refuse(inst, "a 16-bit float conversion that does not round to "
                                      "nearest is not lowered yet")
-        x = retype(self.value(inst.operands[1], f32), f32)
+        # from f64 or an integer through f32: a value, never an address (an f64 that f32
+        # rounds to a tie of two halves may land one half-ulp off)
+        x = retype(self.value(inst.operands[1], _TYPES[src]), _TYPES[src])
+        x = x if src == "f32" else cast(x, f32)
         if dst == "f16":
             self._dest(inst, retype(call("f16_bits", x), u16))
             return
@@ -952,6 +1035,52 @@ class _Lowering:
             field = field | select(top != 0, ~mask, const(0, u32))
         self._dest(inst, retype(field, dtype))
 
+    def _op_bfi(self, inst: Inst) -> None:
+        """`bfi.b32 d, a, b, pos, len`: b with its bits pos..pos+len-1 the low bits of a
+        (pos and len read as bytes; nothing changes from bit 32 on)."""
+        bits = {"b32": 32, "b64": 64}.get(inst.opcode[-1])
+        if bits is None:
+            raise self._refuse(inst, "this form of bfi is not lowered yet")
+        dtype = u32 if bits == 32 else u64
+        a, b = (retype(self.integer(t, dtype), u64) for t in inst.operands[1:3])
+        pos = retype(smin(retype(self.integer(inst.operands[3], u32), u32) & 0xFF,
+                          const(bits, u32)), u64)
+        length = retype(smin(retype(self.integer(inst.operands[4], u32), u32) & 0xFF,
+                             const(bits, u32)), u64)
+        # len ones from bit pos, within the word (no shift by the word's width or more)
+        ones = select(length >= 64, const((1 << 64) - 1, u64),
+                      (const(1, u64) << smin(length, const(63, u64))) - 1)
+        mask = select(pos >= bits, const(0, u64), ones << smin(pos, const(63, u64)))
+        if bits == 32:
+            mask = mask & 0xFFFFFFFF
+        full = (1 << bits) - 1
+        self._dest(inst, retype((b & ~mask & full) | ((a << smin(pos, const(63, u64))) & mask),
+                                dtype))
+
+    def _op_prmt(self, inst: Inst) -> None:
+        """`prmt.b32 d, a, b, c`: each byte of d one of the eight bytes of b:a (a the low
+        four), as c's nibble for it says (its bit 3: the chosen byte's sign, repeated)."""
+        if inst.opcode[1:] != ("b32",):
+            raise self._refuse(inst, "this mode of prmt is not lowered yet")
+        a, b = (retype(self.integer(t, u32), u64) for t in inst.operands[1:3])
+        c = retype(self.integer(inst.operands[3], u32), u32)
+        both = a | (b << 32)
+        out = const(0, u64)
+        for i in range(4):
+            nibble = (c >> (4 * i)) & 0xF
+            if c.op is Op.CONST:   # the usual case: a constant selector, bytes known
+                n = (int(c.arg) >> (4 * i)) & 0xF
+                byte = (both >> (8 * (n & 7))) & 0xFF
+                if n & 8:
+                    byte = select((byte & 0x80) != 0, const(0xFF, u64), const(0, u64))
+            else:
+                byte = (both >> retype((nibble & 7) * 8, u64)) & 0xFF
+                byte = select((nibble & 8) != 0,
+                              select((byte & 0x80) != 0, const(0xFF, u64), const(0, u64)),
+                              byte)
+            out = out | (byte << (8 * i))
+        self._dest(inst, retype(out, u32))
+
     def _op_bmsk(self, inst: Inst) -> None:
         """`bmsk.{clamp,wrap}.b32 d, a, b`: b one bits from bit a."""
         wrap = "wrap" in inst.opcode
@@ -1204,7 +1333,7 @@ _ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "
                  "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
 _SINKS = ("<continue>", "<break>", "<return>", "<sink>")   # where a region's paths end
 _DEEP = 48    # expression depth past which a register's value is held in a local
-_NO_DEST = frozenset({"st", "stmatrix", "red", "bar", "barrier", "bra", "ret", "exit",
+_NO_DEST = frozenset({"st", "stmatrix", "red", "bar", "barrier", "bra", "ret", "exit", "call",
                       "membar", "fence", "cp", "mbarrier", "prefetch", "trap", "pmevent"})
 _REG_TYPES = {"pred": i32, **_TYPES}
 
@@ -1258,7 +1387,10 @@ def _const_bytes(c) -> tuple | None:
         if v.startswith(("0d", "0D")):
             out += bytes.fromhex(v[2:])[::-1]
             continue
-        number = int(v, 0)
+        try:
+            number = int(v, 0)
+        except ValueError:   # an address (`generic(table)`) or an expression
+            raise PtxError(f"{c.name}: the initial value {v!r} is not read yet") from None
         if code in "fd":
             out += struct.pack("<" + code, float(number))
         else:

@@ -60,13 +60,15 @@ class SharedVar:
 
 @dataclass(frozen=True)
 class ConstVar:
-    """A module's `.const` array (`__constant__`): name, element type, bytes, and the
-    initial values as written (None: the host fills it, cudaMemcpyToSymbol)."""
+    """A module's `.const` array (`__constant__`) or `.global` variable (`__device__`):
+    name, element type, bytes, and the initial values as written (None: the host fills it,
+    cudaMemcpyToSymbol; a `__device__` variable without values starts as zeros)."""
 
     name: str
     ptype: str
     nbytes: int
     initial: tuple | None
+    space: str = "const"              # or "global" (writable), "extern" (another unit's)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,8 @@ class Entry:
     body: list = field(default_factory=list)        # Inst | Label, in order
     names: set = field(default_factory=set)          # registers named without a `%`
     #                                                  (`.reg .pred p;` of inline asm)
+    call_params: set = field(default_factory=set)    # a call sequence's `.param`s
+    local_arrays: set = field(default_factory=set)   # `.local` arrays (the stack depot)
 
 
 @dataclass
@@ -106,8 +110,9 @@ _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _INLINED = re.compile(r",\s*function_name\s+(\$L__\w+|\w+)\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 _SHARED = re.compile(r"^\s*(?:\.extern\s+)?\.shared\s+\.align\s+(\d+)\s+\.(\w+)\s+([\w$]+)"
                      r"((?:\[\d*\])*)\s*;")
-_CONST = re.compile(r"^\s*(?:\.visible\s+|\.global\s+)?\.const\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+"
-                    r"([\w$]+)((?:\[\d*\])*)\s*(?:=\s*\{(.*)\})?\s*;", re.S)
+_CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+)?(?:\.global\s+(?=\.const))?"
+                    r"\.(const|global)\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+"
+                    r"([\w$]+)((?:\[\d*\])*)\s*(?:=\s*(\{.*\}|[^;{]+?))?\s*;", re.S)
 _PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(\[\d+\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(?")
 _LABEL = re.compile(r"^\s*([\w$]+):\s*$")
@@ -123,6 +128,7 @@ def parse(text: str) -> Module:
     depth = 0
     loc: Loc | None = None
     strings = {}   # the names a `.loc`'s function_name refers to (`$L__info_string0`)
+    inlined: dict = {}   # (file, line, column) -> the latest inlined `.loc` there
     pending = ""   # an instruction continued over lines
     for n, raw in enumerate(lines, 1):
         m = _FILE.match(raw)
@@ -131,7 +137,7 @@ def parse(text: str) -> Module:
             continue
         m = _LOC.match(raw)
         if m:
-            loc = _loc(m, strings)
+            loc = _loc(m, strings, inlined)
             continue
         line = _COMMENT.sub("", raw).strip()
         if not line:
@@ -149,7 +155,8 @@ def parse(text: str) -> Module:
                 module.shared.append(_shared(m))
                 continue
             # a __constant__ array, its initial values possibly over several lines
-            if pending or line.startswith((".const", ".visible .const", ".global .const")):
+            if pending or re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)?\.(const|global)\b",
+                                   line):
                 pending += " " + line
                 if pending.rstrip().endswith(";"):
                     m = _CONST.match(pending.strip())
@@ -229,7 +236,13 @@ def _statement(entry: Entry, text: str, loc, line: int) -> None:
             if name and not name.startswith("%") and re.fullmatch(r"[A-Za-z_$][\w$]*", name):
                 entry.names.add(name)
         return
-    if text.startswith((".local", ".pragma", ".maxntid", ".reqntid", ".minnctapersm",
+    if text.startswith((".local", ".param")):
+        m = re.search(r"([\w$]+)\s*(?:\[\d*\])*\s*;?$", text)
+        if m:
+            (entry.local_arrays if text.startswith(".local") else entry.call_params).add(
+                m.group(1))
+        return
+    if text.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm",
                         ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
         return
     m = _LABEL.match(text)
@@ -244,26 +257,34 @@ def _string(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-def _loc(m: re.Match, strings: dict) -> Loc:
+def _loc(m: re.Match, strings: dict, inlined: dict) -> Loc:
     """A `.loc` line, with its inlined_at chain (`.loc 1 18 3, function_name $L__info_string0,
-    inlined_at 1 78 5`)."""
-    inlined = _INLINED.search(m.group(4))
-    outer = Loc(int(inlined.group(2)), int(inlined.group(3)), int(inlined.group(4))) \
-        if inlined else None
-    return Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), outer,
-               inlined.group(1) if inlined else None)
+    inlined_at 1 78 5`). nvcc writes one level a mark: the call at 1 78 5 is itself inlined
+    where the latest mark at 1 78 5 says (that mark precedes this one), so the chain goes
+    on from there (`inlined`: (file, line, column) -> the latest inlined mark there)."""
+    found = _INLINED.search(m.group(4))
+    outer = None
+    if found:
+        at = (int(found.group(2)), int(found.group(3)), int(found.group(4)))
+        outer = inlined.get(at) or Loc(*at)
+    loc = Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), outer,
+              found.group(1) if found else None)
+    if found:
+        inlined[(loc.file, loc.line, loc.column)] = loc
+    return loc
 
 
 def _const(m: re.Match) -> ConstVar:
-    size = _SIZES.get(m.group(1), 1)
+    size = _SIZES.get(m.group(3), 1)
     count = 1
-    for e in re.findall(r"\[(\d*)\]", m.group(3)):
+    for e in re.findall(r"\[(\d*)\]", m.group(5)):
         count *= int(e or 0)
     initial = None
-    if m.group(4) is not None:
-        initial = tuple(v.strip() for v in m.group(4).replace("{", "").replace("}", "")
+    if m.group(6) is not None:
+        initial = tuple(v.strip() for v in m.group(6).replace("{", "").replace("}", "")
                         .split(",") if v.strip())
-    return ConstVar(m.group(2), m.group(1), size * count, initial)
+    space = m.group(2) if (m.group(1) or "").strip() != ".extern" else "extern"
+    return ConstVar(m.group(4), m.group(3), size * count, initial, space)
 
 
 def _shared(m: re.Match) -> SharedVar:

@@ -75,7 +75,9 @@ def execute(args, console: Console) -> int:
             occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
-        notes = list(r.compiler) if args.as_compiled else \
+        # the compiler's changes: --as-compiled's findings, or the notes of the frontend
+        # that read the build (the PTX frontend's), else a hint where --regs compile built it
+        notes = list(r.compiler) if args.as_compiled or r.compiler else \
             _compiler_hint(compiled) if compiled is not None else []
         reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name]),
                         sources, notes))

@@ -121,7 +121,7 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
     analysis = jsonout.analyze_json(r, occ) | {"inputs": sources}
     return report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
                        curves=what_if(occ) if occ is not None else (), fix=fix,
-                       hazards=hazards, notes=tuple(r.compiler) if args.as_compiled else (),
+                       hazards=hazards, notes=tuple(r.compiler),
                        patch=patch)
 
 

@@ -1,0 +1,273 @@
+"""The PTX's shared accesses as ptxas built them: where the SASS of the same PTX (smemsim.ptx.
+sass) serves several neighbouring `ld.shared`/`st.shared` of one source line with one wider
+instruction, the entry's body is rewritten to that one wider access before it is lowered, so
+the bank engine sees what the GPU runs.
+
+siboehm's sgemmResolveBankConflicts has eight `ld.shared.f32 [%r44+0]` ... `[%r44+28]` on line
+74; its SASS has `LDS.128 [R79]` and `LDS.128 [R79+0x10]` there. The two meet by line (the
+`.loc` chain and nvdisasm's `inlined at` chain are the same line table) and by address: the
+SASS instructions of one register base, moved by one constant, cover the PTX accesses of one
+register base exactly, each a run of consecutive offsets. Each run becomes one vector access
+(`ld.shared.v4.f32 {%f348, %f349, %f350, %f351}, [%r44]`): a load where the run's first load
+was, a store where its last store was, and only where no instruction between them writes the
+base or the values moved (else the line keeps its PTX accesses and says so).
+
+What else ptxas did is said, line by line, never guessed at: a line whose SASS has accesses
+the PTX does not (or fewer) keeps the PTX's, with a note; a line ptxas unrolled (its SASS
+accesses a whole multiple of its PTX's) runs the same accesses.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+
+from .parse import Entry, Inst, Label, Module, _SIZES
+from .sass import FunctionSass
+
+_KINDS = {"ld": "load", "st": "store"}
+_ADDRESS = re.compile(r"^\[([^\]+-]+)(?:([+-])(-?(?:0x[0-9a-fA-F]+|\d+)))?\]$")
+
+
+@dataclass(frozen=True)
+class _Access:
+    """One shared `ld`/`st` of the PTX."""
+
+    position: int       # in the entry's body
+    inst: Inst
+    kind: str           # load, store
+    width: int          # bytes a lane
+    element: int        # bytes an element
+    lanes: int
+    base: str           # the address's register or symbol
+    offset: int
+    block: int          # basic block number
+    where: tuple        # ((file, line), ...) innermost first
+
+
+@dataclass(frozen=True)
+class AsBuilt:
+    """An entry as built: its body with ptxas's merges, and what was found, line by line."""
+
+    entry: Entry
+    notes: tuple[str, ...]
+    merged: int         # PTX accesses now part of a wider one
+    lines: int          # source lines with shared accesses
+    matched: int        # of them, whose accesses are the SASS's (after the merges)
+
+
+def as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
+    """`entry` with the merges its SASS shows; notes for every line the SASS differs on."""
+    accesses = _accesses(module, entry)
+    ptx_lines: dict = {}
+    for a in accesses:
+        ptx_lines.setdefault((a.where, a.kind), []).append(a)
+    sass_lines: dict = {}
+    for s in sass.shared:
+        if s.kind in ("load", "store"):
+            sass_lines.setdefault((s.where, s.kind), []).append(s)
+    body = list(entry.body)
+    notes, merged, matched = [], 0, 0
+    dropped: set[int] = set()
+    for key, ptx in ptx_lines.items():
+        built = sass_lines.get(key, [])
+        have, want = Counter(a.width for a in ptx), Counter(s.width for s in built)
+        if have == want or _multiple(want, have):
+            matched += 1
+            continue
+        runs = _runs(ptx, built)
+        moves = _moves(body, runs) if runs is not None else None
+        if moves is None:
+            notes.append(_differs(key, ptx, built))
+            continue
+        for position, inst, gone in moves:
+            body[position] = inst
+            dropped |= gone
+        merged += sum(len(r) for r in runs if len(r) > 1)
+        matched += 1
+        notes.append(_merged_note(key, runs, built))
+    for key, built in sass_lines.items():
+        if key not in ptx_lines:
+            notes.append(f"{_where(key[0])}: the SASS has {_count(built)} that no PTX "
+                         f"{_ptx_name(key[1])} of this line has (not counted)")
+    body = [x for n, x in enumerate(body) if n not in dropped]
+    return AsBuilt(replace(entry, body=body), tuple(notes), merged,
+                   len(ptx_lines), matched)
+
+
+def _accesses(module: Module, entry: Entry) -> list[_Access]:
+    """The entry's shared `ld`/`st`, with their blocks and places."""
+    out, block = [], 0
+    for n, x in enumerate(entry.body):
+        if isinstance(x, Label):
+            block += 1
+            continue
+        if x.name in ("bra", "ret", "exit"):
+            block += 1
+        kind = _KINDS.get(x.name)
+        if kind is None or not any(p.startswith("shared") for p in x.opcode[1:]):
+            continue
+        lanes = next((int(p[1:]) for p in x.opcode if p in ("v2", "v4", "v8")), 1)
+        element = _SIZES.get(x.opcode[-1])
+        m = _ADDRESS.match(x.operands[1 if kind == "load" else 0])
+        if element is None or m is None:
+            continue
+        offset = int(m.group(3), 0) * (-1 if m.group(2) == "-" else 1) if m.group(2) else 0
+        out.append(_Access(n, x, kind, element * lanes, element, lanes, m.group(1), offset,
+                           block, _chain(module, x)))
+    return out
+
+
+def _chain(module: Module, inst: Inst) -> tuple:
+    """((file, line), ...) of an instruction: its line, then the calls it is inlined at."""
+    out, loc = [], inst.loc
+    while loc is not None:
+        out.append((module.files.get(loc.file, ""), loc.line))
+        loc = loc.inlined_at
+    return tuple(out)
+
+
+def _multiple(want: Counter, have: Counter) -> bool:
+    """The SASS's widths a whole multiple of the PTX's (a loop ptxas unrolled)."""
+    if not have or set(want) != set(have):
+        return False
+    first = next(iter(have))
+    m, r = divmod(want[first], have[first])
+    return m > 1 and not r and all(want[w] == m * have[w] for w in have)
+
+
+def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
+    """The PTX accesses as the SASS instructions group them (each group a run of
+    consecutive offsets of one base and block that one instruction covers), or None: the
+    SASS of each register base, moved by one constant, must cover the PTX accesses of one
+    base exactly."""
+    free = sorted(ptx, key=lambda a: (a.base, a.block, a.offset))
+    bases: dict = {}
+    for s in built:
+        bases.setdefault(s.base, []).append(s)
+    runs = []
+    for group in sorted(bases.values(), key=lambda g: (-len(g), g[0].base)):
+        group = sorted(group, key=lambda s: s.offset)
+        found = None
+        for a in free:
+            delta = a.offset - group[0].offset
+            candidate = _cover(group, [b for b in free if (b.base, b.block) ==
+                                       (a.base, a.block)], delta)
+            if candidate is not None:
+                found = candidate
+                break
+        if found is None:
+            return None
+        runs += found
+        used = {id(a) for r in found for a in r}
+        free = [a for a in free if id(a) not in used]
+    return runs if not free else None
+
+
+def _cover(group: list, mine: list[_Access], delta: int) -> list[list[_Access]] | None:
+    """Each SASS instruction of `group` as the run of `mine` it covers at `delta`."""
+    out = []
+    for s in group:
+        start = s.offset + delta
+        run = sorted((a for a in mine if start <= a.offset < start + s.width),
+                     key=lambda a: a.offset)
+        at = start
+        for a in run:
+            if a.offset != at or a.element != run[0].element or a.inst.guard != \
+                    run[0].inst.guard:
+                return None
+            at += a.width
+        if not run or at != start + s.width:
+            return None
+        if len(run) > 1 and sum(a.lanes for a in run) not in (2, 4):
+            return None   # no PTX vector of that many elements
+        out.append(run)
+    return out
+
+
+def _moves(body: list, runs: list[list[_Access]]):
+    """For each run of two or more: (position, the vector access, positions dropped), or
+    None where a run cannot move to one place (an instruction between its accesses writes
+    the base, or a value the run moves)."""
+    from .lower import _reads, _writes
+    out = []
+    for run in runs:
+        if len(run) == 1:
+            continue
+        run = sorted(run, key=lambda a: a.offset)
+        first, last = min(a.position for a in run), max(a.position for a in run)
+        values = [v for a in run for v in _values(a)]
+        members = {a.position: a for a in run}
+        for n in range(first + 1, last):
+            x = body[n]
+            if isinstance(x, Label) or x.name in ("bra", "ret", "exit"):
+                return None
+            if n in members:
+                continue
+            writes = set(_writes(x))
+            if run[0].base in writes:
+                return None
+            if run[0].kind == "store":
+                # the store moves down to the last: a value stored above must hold till then
+                if writes & {v for a in run if a.position < n for v in _values(a)}:
+                    return None
+            else:
+                # the loads move up to the first: nothing between may use or set what a
+                # later one loads
+                later = {v for a in run if a.position > n for v in _values(a)}
+                if later & (writes | set(_reads(x))):
+                    return None
+        head = run[0].inst
+        lanes = sum(a.lanes for a in run)
+        types = {a.inst.opcode[-1] for a in run}
+        dtype = types.pop() if len(types) == 1 else f"b{8 * run[0].element}"
+        vector = "{" + ",".join(values) + "}"
+        address = head.operands[1 if run[0].kind == "load" else 0]
+        operands = (vector, address) if run[0].kind == "load" else (address, vector)
+        prefix = tuple(p for p in head.opcode[:-1] if p not in ("v2", "v4", "v8"))
+        inst = Inst((*prefix, f"v{lanes}", dtype), operands, head.guard, head.loc, head.line)
+        at = first if run[0].kind == "load" else last
+        out.append((at, inst, {a.position for a in run} - {at}))
+    return out
+
+
+def _values(a: _Access) -> list[str]:
+    """The registers (or immediates) an access moves, in lane order."""
+    text = a.inst.operands[0 if a.kind == "load" else 1]
+    return text.strip("{}").split(",")
+
+
+def _ptx_name(kind: str) -> str:
+    return "ld.shared" if kind == "load" else "st.shared"
+
+
+def _where(chain: tuple) -> str:
+    """`gemm.cu:18 via gemm.cu:78`."""
+    return " via ".join(f"{os.path.basename(f)}:{n}" for f, n in chain)
+
+
+def _count(built: list) -> str:
+    """`2 LDS.128, 8 LDS`."""
+    c = Counter(s.opcode for s in built)
+    return ", ".join(f"{n} {op}" for op, n in sorted(c.items())) or "nothing"
+
+
+def _ptx_count(ptx: list[_Access]) -> str:
+    c = Counter(".".join(a.inst.opcode) for a in ptx)
+    return ", ".join(f"{n} {op}" for op, n in sorted(c.items()))
+
+
+def _merged_note(key, runs, built) -> str:
+    merged = [r for r in runs if len(r) > 1]
+    ptx = [a for r in merged for a in r]
+    return (f"{_where(key[0])}: ptxas merged {_ptx_count(ptx)} into "
+            f"{_count([s for s in built if s.width in {sum(a.width for a in r) for r in merged}])}"
+            " (counted as built)")
+
+
+def _differs(key, ptx: list[_Access], built: list) -> str:
+    more = sum(a.width for a in ptx) > sum(s.width for s in built)
+    return (f"{_where(key[0])}: the SASS has {_count(built)} where the PTX has "
+            f"{_ptx_count(ptx)}; counted as the PTX states"
+            + (" (at most: ptxas kept fewer)" if more else " (ptxas added accesses)"))
