@@ -22,10 +22,16 @@ class SourceLoc:
     # where it was inlined, innermost call first: (file, line) of each call (nvcc may put
     # the instructions of an inlined function on the line that called it)
     calls: tuple[tuple[str, int], ...] = ()
+    function: str | None = None   # the inlined function the line is in, where known
 
     def __str__(self) -> str:
         where = f"{_short(self.file)}:{self.line}"
         return f"{where}:{self.column}" if self.column else where
+
+    def chain(self) -> str:
+        """The line with the calls that inlined it: `gemm.cu:18 (load_tile) via gemm.cu:78`."""
+        return str(self) + (f" ({self.function})" if self.function else "") + "".join(
+            f" via {_short(f)}:{n}" for f, n in self.calls)
 
 
 def _short(path: str) -> str:

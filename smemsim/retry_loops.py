@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kernels_ir import Kernel, Load, Loop, Store
-from kernels_ir.stmt import Assign, Let, SharedArray, walk
+from kernels_ir.stmt import Assign, If, Let, SharedArray, walk
 
 from .slicing import references
 
@@ -59,6 +59,15 @@ def retry_loops(kernel: Kernel) -> tuple[RetryLoop, ...]:
                     reread.add(x.array.name)
                 if isinstance(x, (Let, Assign, Load)):
                     more = references(x.exprs())[0] - wanted
+                    if more:
+                        wanted |= more
+                        grew = True
+            # an `if` that sets a wanted variable makes its condition wanted too (the PTX
+            # frontend's loops: `if (s[bin] != c) next = 1; else next = 0;`)
+            for x in body:
+                if isinstance(x, If) and any(wanted & set(y.defines())
+                                             for y in walk(x.then + x.orelse)):
+                    more = references([x.cond])[0] - wanted
                     if more:
                         wanted |= more
                         grew = True

@@ -465,3 +465,64 @@ def test_cub_through_the_command_line(nvcc, tmp_path, monkeypatch):
     result = __import__("json").loads(out)["results"][0]
     assert (result["load"]["requests"], result["store"]["requests"]) == (12, 16)
     assert result["load"]["excess"] == 0 and result["store"]["excess"] == 0
+
+
+MIXED = r"""
+#include <cstdio>
+#include <cuda_fp16.h>
+__device__ int calls;                         // a __device__ variable: zeros, then written
+__device__ float table[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+__global__ void mixed(const __half2 *a, const __half2 *b, __half2 *c, unsigned *bits,
+                      size_t n, int width)
+{
+    __shared__ unsigned s[64];
+    unsigned t = threadIdx.x;
+    c[t] = __hfma2(a[t], b[t], a[t]);        // fma.rn.f16x2
+    unsigned x = (t * 2654435761u) ^ (unsigned)n;
+    s[t] = __byte_perm(x, t, 0x5140) ^ (unsigned)table[t & 3];   // prmt
+    __syncthreads();
+    unsigned up = __shfl_up_sync(0xffffffffu, s[63 - t], 1, width);  // a width in a register
+    bits[t] = up;
+    if (n == 0) printf("n is %d\n", (int)n);   // printf: nothing counted reads it
+    if (t == 0) atomicAdd(&calls, 1);
+}
+void go(const __half2 *a, const __half2 *b, __half2 *c, unsigned *bits)
+{
+    mixed<<<1, 64>>>(a, b, c, bits, 12345, 8);
+}
+"""
+
+
+def test_halves_byte_permutes_register_widths_device_variables_and_printf(
+        nvcc, tmp_path, monkeypatch):
+    """Half-pair arithmetic, prmt, a shuffle width the kernel holds in a register, size_t
+    scalars, __device__ variables and printf, each against what CUDA computes (numpy)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "mixed.cu"
+    source.write_text(MIXED)
+    k = import_cu(str(source), Options(lengths={"a": "64", "b": "64", "c": "64",
+                                                "bits": "64"}))["mixed"]()
+    assert {p.name for p in k.params} == {"n", "width"}
+    rng = np.random.default_rng(1)
+    a = rng.uniform(-2, 2, 128).astype(np.float16)
+    b = rng.uniform(-2, 2, 128).astype(np.float16)
+    out = run(k, {}, arrays={"a": a.view(np.uint8), "b": b.view(np.uint8)})
+    c = np.frombuffer(out["c"].tobytes(), np.float16)
+    want = (a.astype(np.float32) * b.astype(np.float32) + a.astype(np.float32)
+            ).astype(np.float16)
+    assert np.array_equal(c, want)
+    t = np.arange(64, dtype=np.uint64)
+    x = ((t * 2654435761) % (1 << 32)) ^ 12345
+    both = x | (t << 32)                       # b:a, a the low four bytes
+    perm = sum(((both >> (8 * sel)) & 0xFF) << (8 * i) for i, sel in enumerate((0, 4, 1, 5)))
+    s = perm ^ np.array([1, 2, 3, 4], np.uint64)[t % 4]
+    src = s[63 - t]
+    lane = t % 8                                # width 8: lane within its group of 8
+    want_up = np.where(lane >= 1, np.roll(src, 1), src)
+    assert np.array_equal(np.frombuffer(out["bits"].tobytes(), np.uint32), want_up)
+    r = analyze(k)
+    assert (r.store.requests, r.load.requests) == (2, 2)

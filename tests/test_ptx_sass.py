@@ -156,3 +156,105 @@ def test_siboehm_kernel_7_through_nvcc_is_counted_as_the_h100_measured(tmp_path)
     assert (r.load.requests, r.load.wavefronts) == (5_242_880, 6_291_456)
     assert kernel.notes == ("7_kernel_resolve_bank_conflicts.cuh:74: ptxas merged 8 "
                             "ld.shared.f32 into 2 LDS.128 (counted as built)",)
+
+
+INLINED = """\
+__device__ __forceinline__ float pair(const float* s, int i) { return s[i] + s[i + 1]; }
+__device__ __forceinline__ float quad(const float* s, int i) {
+    return pair(s, i) * pair(s, i + 2);
+}
+__global__ void k(float* out) {
+    __shared__ __align__(16) float t[256];
+    t[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = quad(t, 8 * threadIdx.x);   // 32 bytes a lane: 2-way
+}
+"""
+
+
+@pytest.mark.toolkit
+def test_a_helpers_line_names_the_calls_that_inlined_it(tmp_path, monkeypatch):
+    """Issue #57 step 3: `k.cu:1 (pair) via k.cu:3 via k.cu:9` in text, JSON and SARIF."""
+    if shutil.which("nvcc") is None:
+        pytest.skip("needs nvcc (the CUDA toolkit)")
+    import json
+    import subprocess
+    import sys
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    cu = tmp_path / "k.cu"
+    cu.write_text(INLINED)
+    base = [sys.executable, "-m", "smemsim", "analyze", str(cu), "--frontend", "ptx",
+            "--launch-grid", "1", "--launch-block", "32", "--length", "out=256"]
+    text = subprocess.run(base, capture_output=True, text=True, cwd=tmp_path,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert "(k.cu:1:" in text.stdout and "(pair) via k.cu:3 via k.cu:9)" in text.stdout
+    doc = json.loads(subprocess.run(base + ["--json"], capture_output=True, text=True,
+                                    cwd=tmp_path).stdout)
+    loads = [s for s in doc["results"][0]["sites"] if s["op"] == "load"]
+    assert loads and all((s["line"], s["function"], s["calls"]) == (
+        1, "pair", [{"file": str(cu), "line": 3}, {"file": str(cu), "line": 9}])
+        for s in loads)
+    sarif = tmp_path / "out.sarif"
+    subprocess.run(base + ["--sarif", str(sarif)], capture_output=True, cwd=tmp_path)
+    results = [r for r in json.loads(sarif.read_text())["runs"][0]["results"]
+               if r["locations"][0]["physicalLocation"]["region"]["startLine"] == 1]
+    assert results
+    for r in results:
+        assert "(in pair, inlined at k.cu:3, inlined at k.cu:9)" in r["message"]["text"]
+        assert [x["physicalLocation"]["region"]["startLine"]
+                for x in r["relatedLocations"]] == [3, 9]
+
+
+OVERWRITE = """
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<9>;
+	.reg .f32 	%f<4>;
+	.shared .align 4 .b8 _ZZ1kE1s[256];
+	.loc	1 3 3
+	mov.u32 	%r1, %tid.x;
+	shl.b32 	%r2, %r1, 2;
+	mov.u32 	%r3, _ZZ1kE1s;
+	add.s32 	%r4, %r3, %r2;
+	cvt.rn.f32.u32 	%f1, %r1;
+	.loc	1 4 3
+	st.shared.f32 	[%r4], %f1;
+	.loc	1 5 3
+	setp.lt.u32 	%p1, %r1, 16;
+	@%p1 bra 	$L__BB0_2;
+	.loc	1 6 5
+	add.f32 	%f2, %f1, 0f3F800000;
+	st.shared.f32 	[%r4], %f2;
+$L__BB0_2:
+	.loc	1 8 3
+	ret;
+}
+	.file	1 "/src/k.cu"
+"""
+
+
+def test_a_store_a_branch_overwrites_is_one_store_after_the_branch_where_the_sass_says():
+    """Rodinia's srad: `s[t] = a; if (edge) s[t] = b;` is one STS in the SASS (on a line of
+    ptxas's choosing): each value moves to one register, one store at the join."""
+    m = parse(OVERWRITE)
+    sts = SassInst("STS", "store", 4, (("/src/k.cu", 5),), "R4", 0, 0)
+    built = as_built(m, m.entries["k"], FunctionSass("k", (sts,), 8))
+    insts = [x for x in built.entry.body if hasattr(x, "opcode")]
+    assert [(x.opcode, x.operands) for x in insts if x.name in ("st", "mov") and
+            "smsink0" in "".join(x.operands)] == [
+        (("mov", "b32"), ("%smsink0", "%f1")), (("mov", "b32"), ("%smsink0", "%f2")),
+        (("st", "shared", "f32"), ("[%r4]", "%smsink0"))]
+    assert built.notes == ("k.cu:4, k.cu:6: ptxas stores once after the branch (the second "
+                           "store overwrites the first on its path; counted as built)",)
+    m.entries["k"] = built.entry
+    r = analyze(lower(m, "k", Launch(grid=(1,), block=(64,), names=())))
+    assert r.store.requests == 2          # one a warp; the PTX as written: 4 (each warp has
+    #                                       lanes >= 16, which store twice)
+    # without the SASS's word, the PTX's two stores
+    unchanged = as_built(m := parse(OVERWRITE), m.entries["k"],
+                         FunctionSass("k", (sts, sts), 8))
+    assert unchanged.entry.body == m.entries["k"].body

@@ -8,8 +8,11 @@ judged as the run judged them (gpu_backend.measure.compare_counts: instructions 
 wavefronts never below). The builds are the same, so the measurements stand.
 
     python3 tools/ptx_recount.py OUT.json RESULTS.json [RESULTS.json ...] [-k SUBSTRING]
+                                 [-I DIR]
 
-Later results files win for a case measured twice. A validation driver, not part of the
+Later results files win for a case measured twice. `-I DIR`: headers the GPU machine's
+harness builds had beside the corpus (cuda-samples' Common folder: helper_functions.h,
+helper_image.h, ...), searched before this tool's stand-ins. A validation driver, not part of the
 library; no GPU needed.
 """
 from __future__ import annotations
@@ -34,7 +37,9 @@ def main(argv: list[str]) -> int:
     from tools.corpus_status import options
     from tools.gpu_original import HELPER_CUDA, zeroed
     only = argv[argv.index("-k") + 1] if "-k" in argv else None
-    argv = [a for n, a in enumerate(argv) if a != "-k" and (n == 0 or argv[n - 1] != "-k")]
+    extra = [argv[n + 1] for n, a in enumerate(argv) if a == "-I" and n + 1 < len(argv)]
+    argv = [a for n, a in enumerate(argv) if a not in ("-k", "-I") and
+            (n == 0 or argv[n - 1] not in ("-k", "-I"))]
     out, results = pathlib.Path(argv[0]), argv[1:]
     measured: dict = {}
     for path in results:
@@ -48,7 +53,7 @@ def main(argv: list[str]) -> int:
     stubs = pathlib.Path(tempfile.mkdtemp(prefix="smemsim-recount-"))
     (stubs / "helper_cuda.h").write_text(HELPER_CUDA)
     for name, text in CUBLAS_STANDIN.items():
-        (stubs / name).write_text(text)
+        (stubs / name).write_text("#pragma once\n" + text)
     rows, agree = [], 0
     for (cu, key), case in sorted(measured.items()):
         if only and only not in cu + key:
@@ -60,7 +65,7 @@ def main(argv: list[str]) -> int:
             rows.append(row)
             continue
         opts = options(entry)
-        opts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs, str(stubs),
+        opts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs, *extra, str(stubs),
                                                        *(str(ROOT / d) for d in
                                                          case.get("includes", []))])
         flags = [f for f in case.get("flags", [])]

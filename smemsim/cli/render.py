@@ -75,7 +75,7 @@ def report_table(r: Report, explain_command: str | None = None,
         parts.append(Text(f"(left out at {width} columns: {', '.join(left_out)}; a wider "
                           "terminal or --json shows every column)"))
     for s in r.sites:
-        parts.append(Text(f"  site {s.site} ({s.loc}): {s.statement}"))
+        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {s.statement}"))
     for name, tot in _class_lines(r):
         parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
                           f"ideal {tot.ideal:,}, excess {tot.excess:,}"))

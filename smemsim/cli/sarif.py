@@ -33,8 +33,18 @@ def _location(loc) -> list[dict]:
 
 
 def _result(rule: str, level: str, text: str, loc) -> dict:
-    return {"ruleId": rule, "level": level, "message": {"text": text},
-            "locations": _location(loc)}
+    out = {"ruleId": rule, "level": level, "message": {"text": text},
+           "locations": _location(loc)}
+    if loc is not None and loc.calls:
+        # the calls the line was inlined at: where the code review should look too
+        inlined = ", ".join(f"inlined at {os.path.basename(f)}:{line}" for f, line in loc.calls)
+        out["message"]["text"] += f" (in {loc.function}, {inlined})" if loc.function else \
+            f" ({inlined})"
+        out["relatedLocations"] = [
+            {"id": n, "message": {"text": "inlined at"}, **where[0]}
+            for n, (f, line) in enumerate(loc.calls)
+            if (where := _location(type(loc)(f, line)))]
+    return out
 
 
 def site_results(report, threshold: float | None) -> list[dict]:

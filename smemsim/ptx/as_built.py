@@ -68,32 +68,146 @@ def as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
         if s.kind in ("load", "store"):
             sass_lines.setdefault((s.where, s.kind), []).append(s)
     body = list(entry.body)
-    notes, merged, matched = [], 0, 0
-    dropped: set[int] = set()
+    notes, merged, matched, differing = [], 0, 0, []
+    edits: dict[int, list] = {}     # position -> what stands there instead
     for key, ptx in ptx_lines.items():
         built = sass_lines.get(key, [])
         have, want = Counter(a.width for a in ptx), Counter(s.width for s in built)
-        if have == want or _multiple(want, have):
+        if have == want or _unrolled(want, have):
             matched += 1
             continue
         runs = _runs(ptx, built)
         moves = _moves(body, runs) if runs is not None else None
         if moves is None:
-            notes.append(_differs(key, ptx, built))
+            differing.append(key)
             continue
         for position, inst, gone in moves:
-            body[position] = inst
-            dropped |= gone
+            edits[position] = [inst]
+            edits.update({g: [] for g in gone})
         merged += sum(len(r) for r in runs if len(r) > 1)
         matched += 1
         notes.append(_merged_note(key, runs, built))
+    sunk, sink_notes = _sunk_stores(body, [k for k in differing if k[1] == "store"],
+                                    ptx_lines, sass_lines, edits)
+    notes += sink_notes
+    for key in differing:
+        if key in sunk:
+            matched += 1
+        else:
+            notes.append(_differs(key, ptx_lines[key], sass_lines.get(key, [])))
     for key, built in sass_lines.items():
-        if key not in ptx_lines:
+        if key not in ptx_lines and key not in sunk:
             notes.append(f"{_where(key[0])}: the SASS has {_count(built)} that no PTX "
                          f"{_ptx_name(key[1])} of this line has (not counted)")
-    body = [x for n, x in enumerate(body) if n not in dropped]
+    body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
                    len(ptx_lines), matched)
+
+
+def _sunk_stores(body: list, lines: list, ptx_lines: dict, sass_lines: dict, edits: dict):
+    """Stores ptxas makes one: a store, then on one side of a branch a store of another
+    value to the same address (`s[ty][tx] = a; if (edge) s[ty][tx] = b;`), which ptxas
+    compiles to one store after the branch, of the value the path chose (Rodinia's srad;
+    the SASS has the store on a line of its own choosing). Each such pair on the lines whose
+    SASS has fewer stores than their PTX becomes a move of each value into one register and
+    one store at the join, where that makes the function's stores of each width exactly
+    the SASS's. Returns (the keys of the lines explained, notes); `edits` gains the
+    rewrites."""
+    from .lower import _writes
+    short = {a.position for k in lines for a in ptx_lines[k]}
+    stores = sorted((a for k, acc in ptx_lines.items() if k[1] == "store" for a in acc),
+                    key=lambda a: a.position)
+    pairs, used = [], set()
+    for first in stores:
+        for second in stores:
+            if second.position <= first.position or first.position in used or \
+                    not {first.position, second.position} & short or \
+                    second.position in used or first.inst.guard or second.inst.guard or \
+                    first.lanes != 1 or second.lanes != 1 or \
+                    first.inst.opcode != second.inst.opcode or \
+                    first.inst.operands[0] != second.inst.operands[0]:
+                continue
+            join = _join(body, first.position, second.position, first.base, _writes)
+            if join is not None and not any(p in edits for p in (first.position,
+                                                                 second.position, join)):
+                pairs.append((first, second, join))
+                used |= {first.position, second.position}
+                break
+    if not pairs:
+        return set(), []
+    # the function's stores by width, the PTX's less one a pair, against the SASS's
+    ptx = Counter(a.width for k, acc in ptx_lines.items() if k[1] == "store" for a in acc)
+    for position, items in edits.items():   # (the merges: their runs are one store now)
+        x = body[position]
+        if not items and isinstance(x, Inst) and x.name == "st":
+            ptx[_width_of(x)] -= 1
+        for y in items:
+            if y.name == "st":
+                ptx[_width_of(x)] -= 1
+                ptx[_width_of(y)] += 1
+    for first, _, _ in pairs:
+        ptx[first.width] -= 1
+    built = Counter(s.width for k, ss in sass_lines.items() if k[1] == "store" for s in ss)
+    if +ptx != +built:
+        return set(), []
+    notes, explained = [], set()
+    for n, (first, second, join) in enumerate(pairs):
+        register = f"%smsink{n}"
+        bits = f"b{8 * first.element}" if first.element > 1 else "b16"
+        moves = [Inst(("mov", bits), (register, a.inst.operands[1]), None, a.inst.loc,
+                      a.inst.line) for a in (first, second)]
+        store = Inst(first.inst.opcode, (first.inst.operands[0], register), None,
+                     first.inst.loc, first.inst.line)
+        edits[first.position], edits[second.position] = [moves[0]], [moves[1]]
+        edits[join] = [body[join], store]
+        explained |= {(first.where, "store"), (second.where, "store")}
+        notes.append(f"{_where(first.where)}, {_where(second.where)}: ptxas stores once after "
+                     "the branch (the second store overwrites the first on its path; "
+                     "counted as built)")
+    explained |= {k for k in sass_lines if k[1] == "store" and k not in ptx_lines}
+    return explained, notes
+
+
+def _join(body: list, first: int, second: int, base: str, writes) -> int | None:
+    """The position of the label where the paths of a branch meet, for a store at `first`
+    and another at `second` to the same address: `first`, then the block's end at a
+    conditional branch to that label, then straight-line code holding `second`, then the
+    label, which nothing else branches to; no barrier or other shared access between, and
+    the address's register unchanged. None where the code is not of that shape."""
+    branch = None
+    for n in range(first + 1, second):
+        x = body[n]
+        if isinstance(x, Label):
+            return None
+        if x.name == "bra":
+            if branch is not None or x.guard is None:
+                return None
+            branch = n
+    if branch is None:
+        return None
+    target = body[branch].operands[0]
+    join = next((n for n in range(second + 1, len(body)) if isinstance(body[n], Label) or
+                 body[n].name in ("bra", "ret", "exit")), None)
+    if join is None or not isinstance(body[join], Label) or body[join].name != target:
+        return None
+    if sum(isinstance(x, Inst) and x.name == "bra" and x.operands[0] == target
+           for x in body) != 1:
+        return None
+    for n in range(first + 1, join):
+        x = body[n]
+        if n == second or isinstance(x, Label):
+            continue
+        if base in writes(x) or x.name in ("bar", "barrier", "ret", "exit", "atom", "red",
+                                           "call") or \
+                any(p.startswith("shared") for p in x.opcode[1:]):
+            return None
+    return join
+
+
+def _width_of(inst: Inst) -> int:
+    """Bytes a lane of a shared ld/st."""
+    lanes = next((int(p[1:]) for p in inst.opcode if p in ("v2", "v4", "v8")), 1)
+    return lanes * _SIZES.get(inst.opcode[-1], 0)
 
 
 def _accesses(module: Module, entry: Entry) -> list[_Access]:
@@ -128,13 +242,10 @@ def _chain(module: Module, inst: Inst) -> tuple:
     return tuple(out)
 
 
-def _multiple(want: Counter, have: Counter) -> bool:
-    """The SASS's widths a whole multiple of the PTX's (a loop ptxas unrolled)."""
-    if not have or set(want) != set(have):
-        return False
-    first = next(iter(have))
-    m, r = divmod(want[first], have[first])
-    return m > 1 and not r and all(want[w] == m * have[w] for w in have)
+def _unrolled(want: Counter, have: Counter) -> bool:
+    """The SASS has the PTX's widths, each as often or more: copies of a loop ptxas unrolled
+    (with a remainder), each access still one instruction of its width."""
+    return bool(have) and set(want) == set(have) and all(want[w] >= have[w] for w in have)
 
 
 def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:

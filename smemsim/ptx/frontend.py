@@ -88,8 +88,30 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
             notes = list(built.notes)
         else:
             notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
+    if module.strings:   # the inlined functions' names, as a reader knows them
+        pretty = readable(sorted(set(module.strings.values())))
+        module = dataclasses.replace(module, strings={
+            label: _member(pretty.get(mangled, mangled))
+            for label, mangled in module.strings.items()})
     kernel = lower(module, symbol, launch, name)
     return dataclasses.replace(kernel, notes=kernel.notes + tuple(notes))
+
+
+def _member(name: str) -> str:
+    """A function's name without its namespaces: `cub::detail::BlockReduce<float, 128>::Sum`
+    -> `BlockReduce<float, 128>::Sum`."""
+    parts, depth, start = [], 0, 0
+    for n, c in enumerate(name):
+        if c in "<(":
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+        elif depth == 0 and name.startswith("::", n):
+            parts.append(name[start:n])
+            start = n + 2
+    parts.append(name[start:])
+    parts = [p for p in parts if p]
+    return "::".join(parts[-2:]) if len(parts) > 1 and parts[-2][:1].isupper() else parts[-1]
 
 
 def _ptx(path: str, options, arch: str, flags, instance: str | None = None) -> str:

@@ -20,6 +20,7 @@ Nothing is guessed.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 
@@ -35,6 +36,12 @@ from .symbols import local_name
 _TYPES = {"s8": i8, "u8": u8, "b8": u8, "s16": i16, "u16": u16, "b16": u16, "s32": i32,
           "u32": u32, "b32": u32, "s64": i64, "u64": u64, "b64": u64, "f32": f32, "f64": f64}
 _WIDE = {"i16": i32, "u16": u32, "i32": i64, "u32": u64}   # what .wide makes of a type
+_HALF_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
+_HALF_OPS = {"add": (lambda a, b: a + b, 2), "sub": (lambda a, b: a - b, 2),
+             "mul": (lambda a, b: a * b, 2), "fma": (lambda a, b, c: a * b + c, 3),
+             "neg": (lambda a: -a, 1), "abs": (lambda a: select(a < 0, -a, a), 1),
+             "min": (lambda a, b: smin(a, b), 2), "max": (lambda a, b: smax(a, b), 2),
+             "setp": (None, 2)}
 _SPECIAL = {"tid": threadIdx, "ntid": blockDim, "ctaid": blockIdx, "nctaid": gridDim}
 
 
@@ -473,15 +480,24 @@ class _Lowering:
         return out
 
     def _loc(self, inst: Inst) -> SourceLoc:
+        """The instruction's line, with the calls that inlined it. A line of the toolkit's
+        headers (cuda_fp16.hpp, cub, libcu++) is reported at the user's line that called
+        into them, as a reader looks for it."""
         loc = inst.loc
         if loc is None:
             return SourceLoc("<ptx>", inst.line)
-        calls, outer = [], loc.inlined_at
-        while outer is not None:
-            calls.append((self.module.files.get(outer.file, "<ptx>"), outer.line))
-            outer = outer.inlined_at
-        return SourceLoc(self.module.files.get(loc.file, "<ptx>"), loc.line, loc.column,
-                         tuple(calls))
+        frames = []
+        while loc is not None:
+            frames.append(loc)
+            loc = loc.inlined_at
+        files = self.module.files
+        mine = [f for f in frames if not _TOOLKIT.search(os.path.normpath(files.get(f.file,
+                                                                                      "")))]
+        first = frames.index(mine[0]) if mine else 0
+        top = frames[first]
+        return SourceLoc(files.get(top.file, "<ptx>"), top.line, top.column,
+                         tuple((files.get(f.file, "<ptx>"), f.line) for f in frames[first + 1:]),
+                         self.module.strings.get(top.function))
 
     def _refuse(self, inst: Inst | None, why: str) -> PtxError:
         where = f"PTX line {inst.line} (`{'.'.join(inst.opcode)}`)" if inst else "PTX"
@@ -554,6 +570,8 @@ class _Lowering:
     # ---------------------------------------------------------------- instructions
     def _instruction(self, inst: Inst) -> None:
         handler = getattr(self, f"_op_{inst.name}", None)
+        if inst.opcode[-1] in _HALF_TYPES and inst.name in _HALF_OPS:
+            handler = self._half_arith
         if handler is None:
             raise self._refuse(inst, "not lowered yet")
         if inst.guard is None:
@@ -767,8 +785,8 @@ class _Lowering:
         if {dst, src} <= {"f16", "bf16"}:
             raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
         if dst not in ("f16", "bf16"):   # to f32, then (cvt) to the type asked for
-            bits = retype(self.integer(inst.operands[1], u16), u32)
-            value = call("f16_from_bits", bits) if src == "f16" else bitcast(bits << 16, f32)
+            value = self._half_value(retype(self.integer(inst.operands[1], u16), u32),
+                                     src == "bf16")
             self._dest(inst, value if dst == "f32" else cast(value, _TYPES[dst]))
             return
         if "rn" not in inst.opcode:
@@ -778,11 +796,49 @@ class _Lowering:
         # rounds to a tie of two halves may land one half-ulp off)
         x = retype(self.value(inst.operands[1], _TYPES[src]), _TYPES[src])
         x = x if src == "f32" else cast(x, f32)
-        if dst == "f16":
-            self._dest(inst, retype(call("f16_bits", x), u16))
+        self._dest(inst, retype(self._half_bits(x, dst == "bf16"), u16))
+
+    def _half_arith(self, inst: Inst) -> None:
+        """Arithmetic of 16-bit floats (`.f16`, `.bf16`) and of pairs of them in one register
+        (`.f16x2`, `.bf16x2`): each half through f32, rounded back to nearest even (a fused
+        `fma` so rounds twice, which no address depends on)."""
+        ty = inst.opcode[-1]
+        if any(m in inst.opcode for m in ("sat", "relu", "rm", "rp", "rz")):
+            raise self._refuse(inst, "this form of 16-bit float arithmetic is not lowered yet")
+        fn, arity = _HALF_OPS[inst.name]
+        if inst.name == "setp" and ty.endswith("x2"):
+            raise self._refuse(inst, "a comparison of two pairs of halves is not lowered yet")
+        pairs = ty.endswith("x2")
+        word = u32 if pairs else u16
+        brain = ty.startswith("bf")
+        xs = [retype(self.integer(t, word), u32) for t in inst.operands[1:1 + arity]]
+        if inst.name == "setp":
+            cmp = inst.opcode[1]
+            a, b = (self._half_value(x, brain) for x in xs)
+            ops = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
+                   "ge": a >= b}
+            if cmp not in ops:
+                raise self._refuse(inst, f"setp.{cmp} of 16-bit floats is not lowered yet")
+            self._dest(inst, ops[cmp])
             return
+        out = const(0, u32)
+        for h in range(2 if pairs else 1):
+            halves = [self._half_value((x >> (16 * h)) & 0xFFFF, brain) for x in xs]
+            out = out | (self._half_bits(fn(*halves), brain) << (16 * h))
+        self._dest(inst, retype(out, word))
+
+    @staticmethod
+    def _half_value(bits: Expr, brain: bool) -> Expr:
+        """The f32 value of a half's 16 bits (u32)."""
+        return bitcast(bits << 16, f32) if brain else call("f16_from_bits", bits)
+
+    @staticmethod
+    def _half_bits(x: Expr, brain: bool) -> Expr:
+        """An f32's nearest half (ties to even) as 16 bits in a u32."""
+        if not brain:
+            return retype(call("f16_bits", x), u32) & 0xFFFF
         word = bitcast(x, u32)
-        self._dest(inst, retype((word + 0x7FFF + (word >> 16 & 1)) >> 16, u16))
+        return ((word + 0x7FFF + (word >> 16 & 1)) >> 16) & 0xFFFF
 
     def _binary(self, inst: Inst, fn) -> None:
         dtype = _TYPES.get(inst.opcode[-1])
@@ -1225,14 +1281,19 @@ class _Lowering:
         dest, a, b, c, mask = inst.operands
         d, _, p = dest.partition("|")
         cv = self.value(c, u32)
-        if isinstance(cv, Address) or cv.op is not Op.CONST:
-            raise self._refuse(inst, "a shuffle width held in a register is not lowered yet")
-        segmask, clamp = int(cv.arg) >> 8 & 0x1F, int(cv.arg) & 0x1F
-        width = 32 - segmask
-        if width not in (1, 2, 4, 8, 16, 32) or clamp not in (0, 31) or \
-                (clamp == 0) != (mode == "up"):
-            raise self._refuse(inst, f"a shuffle with c = {int(cv.arg):#x} (not a CUDA width) "
-                                     "is not lowered yet")
+        if isinstance(cv, Address):
+            raise self._refuse(inst, "a shuffle's width is an address")
+        if cv.op is Op.CONST:
+            segmask, clamp = int(cv.arg) >> 8 & 0x1F, int(cv.arg) & 0x1F
+            width = 32 - segmask
+            if width not in (1, 2, 4, 8, 16, 32) or clamp not in (0, 31) or \
+                    (clamp == 0) != (mode == "up"):
+                raise self._refuse(inst, f"a shuffle with c = {int(cv.arg):#x} (not a CUDA "
+                                         "width) is not lowered yet")
+        else:
+            # a width the kernel computes (`__shfl_up_sync(m, v, i, width)`): CUDA's
+            # intrinsics make c as above; the IR checks at run time that it is a power of 2
+            width = const(32, i32) - retype((retype(cv, u32) >> 8) & 0x1F, i32)
         value = self.value(a, u32)
         if isinstance(value, Address):
             raise self._refuse(inst, "a shuffled address is not followed yet")
@@ -1242,8 +1303,9 @@ class _Lowering:
         self._dest(inst, out, d)
         if p:
             lane = retype(self.value("%laneid", u32), i32)
-            low = lane & ~(width - 1) if width < 32 else const(0, i32)
-            high = low | (width - 1) if mode != "up" else low
+            w = const(width, i32) if isinstance(width, int) else width
+            low = lane & ~(w - 1)   # (0 for a whole warp: lanes are < 32)
+            high = low | (w - 1) if mode != "up" else low
             j = {"up": lambda: lane - lane_arg, "down": lambda: lane + lane_arg,
                  "bfly": lambda: lane ^ lane_arg,
                  "idx": lambda: low | (lane_arg & (width - 1))}[mode]()
@@ -1329,6 +1391,9 @@ def eval_names(text: str, names: dict):
 
 
 _REG = re.compile(r"%[a-z]+\d+")
+# the CUDA toolkit's own headers (installed, or from the nvidia-* wheels)
+_TOOLKIT = re.compile(r"/include/cccl/|/cuda(?:-[\d.]+)?/(?:targets/[^/]+/)?include/|"
+                      r"/site-packages/nvidia/")
 _ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
                  "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
 _SINKS = ("<continue>", "<break>", "<return>", "<sink>")   # where a region's paths end

@@ -102,6 +102,8 @@ class Module:
     entries: dict[str, Entry] = field(default_factory=dict)
     shared: list[SharedVar] = field(default_factory=list)
     consts: dict[str, ConstVar] = field(default_factory=dict)
+    strings: dict[str, str] = field(default_factory=dict)   # `$L__info_string0` -> the
+    #                                         (mangled) function name `.debug_str` holds
 
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
@@ -116,6 +118,7 @@ _CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+)?(?:\.global\s+(?=
 _PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(\[\d+\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(?")
 _LABEL = re.compile(r"^\s*([\w$]+):\s*$")
+_INFO_STRING = re.compile(r"^\s*(\$L__info_string\d+):\s*((?:\.b8\s+[\d,\s]+)+)", re.M)
 _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b32": 4,
           "u32": 4, "s32": 4, "f32": 4, "b64": 8, "u64": 8, "s64": 8, "f64": 8}
 
@@ -197,6 +200,10 @@ def parse(text: str) -> Module:
         depth -= closes
         if depth == 0:
             entry = None
+    for m in _INFO_STRING.finditer(text):   # the inlined functions' names
+        data = bytes(int(b) for b in m.group(2).replace("\n", " ").replace(",", " ").split()
+                     if b.isdigit() and int(b) < 256)
+        module.strings[m.group(1)] = data.split(b"\0")[0].decode("utf-8", "replace")
     return module
 
 
