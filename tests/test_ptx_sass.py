@@ -258,3 +258,17 @@ def test_a_store_a_branch_overwrites_is_one_store_after_the_branch_where_the_sas
     unchanged = as_built(m := parse(OVERWRITE), m.entries["k"],
                          FunctionSass("k", (sts, sts), 8))
     assert unchanged.entry.body == m.entries["k"].body
+
+
+def test_accesses_of_several_lines_one_wider_instruction_serves_are_pooled():
+    """Learn-CUDA's n-body: `.x`, `.y`, `.z` of neighbouring float3s on three lines, one
+    LDS.128 on the first line for four of them. Here: the loads of `[%r4+16..28]` moved to
+    line 6, both LDS.128 on line 5."""
+    text = EIGHT.replace("\tld.shared.f32 \t%f5, [%r4+16];",
+                         "\t.loc\t1 6 9\n\tld.shared.f32 \t%f5, [%r4+16];")
+    m = parse(text)
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_lds128(0), _lds128(16)), 16))
+    assert built.notes == ("k.cu:5, k.cu:6: ptxas merged 8 ld.shared.f32 into 2 LDS.128 "
+                           "(counted as built)",)
+    assert [x.opcode for x in built.entry.body if getattr(x, "name", "") == "ld"] == [
+        ("ld", "shared", "v4", "f32")] * 2

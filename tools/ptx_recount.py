@@ -12,13 +12,15 @@ wavefronts never below). The builds are the same, so the measurements stand.
 
 Later results files win for a case measured twice. `-I DIR`: headers the GPU machine's
 harness builds had beside the corpus (cuda-samples' Common folder: helper_functions.h,
-helper_image.h, ...), searched before this tool's stand-ins. A validation driver, not part of the
+helper_image.h, ...; cuBLAS's headers, from the nvidia-cublas wheel's include folder),
+searched before this tool's stand-ins. A validation driver, not part of the
 library; no GPU needed.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import pathlib
 import sys
 import tempfile
@@ -37,7 +39,8 @@ def main(argv: list[str]) -> int:
     from tools.corpus_status import options
     from tools.gpu_original import HELPER_CUDA, zeroed
     only = argv[argv.index("-k") + 1] if "-k" in argv else None
-    extra = [argv[n + 1] for n, a in enumerate(argv) if a == "-I" and n + 1 < len(argv)]
+    extra = [os.path.abspath(argv[n + 1]) for n, a in enumerate(argv)
+             if a == "-I" and n + 1 < len(argv)]
     argv = [a for n, a in enumerate(argv) if a not in ("-k", "-I") and
             (n == 0 or argv[n - 1] not in ("-k", "-I"))]
     out, results = pathlib.Path(argv[0]), argv[1:]

@@ -86,9 +86,15 @@ def as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
             edits.update({g: [] for g in gone})
         merged += sum(len(r) for r in runs if len(r) > 1)
         matched += 1
-        notes.append(_merged_note(key, runs, built))
+        notes.append(_merged_note(_where(key[0]), runs, built))
+    pooled, pool_notes, pool_merged = _pooled(body, differing, ptx_lines, sass_lines, edits)
+    notes += pool_notes
+    merged += pool_merged
+    differing = [k for k in differing if k not in pooled]
     sunk, sink_notes = _sunk_stores(body, [k for k in differing if k[1] == "store"],
                                     ptx_lines, sass_lines, edits)
+    sunk |= pooled
+    matched += len(pooled & set(ptx_lines))
     notes += sink_notes
     for key in differing:
         if key in sunk:
@@ -102,6 +108,57 @@ def as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
     body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
                    len(ptx_lines), matched)
+
+
+def _pooled(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict):
+    """Merges across lines: ptxas serves neighbouring accesses of several lines with one
+    wider instruction, on one of their lines (Learn-CUDA's n-body reads `p[j].x`, `.y` and
+    `.z` on three lines; its SASS has LDS.128 of four floats, on the first). The differing
+    lines of one kind whose PTX accesses share a register base and block are pooled with
+    their SASS (and the SASS of lines with no PTX access of that kind, where that makes the
+    bytes agree), and the pool is matched as one line's would be. Returns (the keys
+    explained, notes, accesses merged); `edits` gains the rewrites."""
+    explained, notes, merged = set(), [], 0
+    for kind in ("load", "store"):
+        keys = [k for k in differing if k[1] == kind]
+        # union of lines that share a (base, block)
+        groups: list[set] = []
+        for k in keys:
+            mine = {(a.base, a.block) for a in ptx_lines[k]}
+            joined = [g for g in groups if any(mine & {(a.base, a.block) for key in g
+                                                       for a in ptx_lines[key]})]
+            for g in joined:
+                groups.remove(g)
+            groups.append(set().union({k}, *joined))
+        orphans = [s for key, ss in sass_lines.items() if key[1] == kind and
+                   key not in ptx_lines for s in ss]
+        for group in groups:
+            if len(group) < 2 and not orphans:
+                continue
+            ptx = [a for k in group for a in ptx_lines[k]]
+            built = [s for k in group for s in sass_lines.get(k, [])]
+            extra = sum(a.width for a in ptx) - sum(s.width for s in built)
+            if extra and extra == sum(s.width for s in orphans):
+                built += orphans
+            if sum(a.width for a in ptx) != sum(s.width for s in built):
+                continue
+            runs = _runs(ptx, built)
+            moves = _moves(body, runs) if runs is not None else None
+            if not moves or any(q in edits for at, _, gone in moves for q in (at, *gone)):
+                continue   # (no merge: nothing a pool explains)
+            for position, inst, gone in moves:
+                edits[position] = [inst]
+                edits.update({g: [] for g in gone})
+            merged += sum(len(r) for r in runs if len(r) > 1)
+            explained |= group
+            if orphans and built[-len(orphans):] == orphans:
+                explained |= {key for key in sass_lines if key[1] == kind and
+                              key not in ptx_lines}
+                orphans = []
+            lines = sorted(group, key=lambda k: k[0])
+            where = ", ".join(_where(k[0]) for k in lines)
+            notes.append(_merged_note(where, runs, built))
+    return explained, notes, merged
 
 
 def _sunk_stores(body: list, lines: list, ptx_lines: dict, sass_lines: dict, edits: dict):
@@ -369,10 +426,10 @@ def _ptx_count(ptx: list[_Access]) -> str:
     return ", ".join(f"{n} {op}" for op, n in sorted(c.items()))
 
 
-def _merged_note(key, runs, built) -> str:
+def _merged_note(where: str, runs, built) -> str:
     merged = [r for r in runs if len(r) > 1]
     ptx = [a for r in merged for a in r]
-    return (f"{_where(key[0])}: ptxas merged {_ptx_count(ptx)} into "
+    return (f"{where}: ptxas merged {_ptx_count(ptx)} into "
             f"{_count([s for s in built if s.width in {sum(a.width for a in r) for r in merged}])}"
             " (counted as built)")
 

@@ -592,7 +592,8 @@ class _Lowering:
             elif isinstance(value, Address) and (value.offset.depth > _DEEP or
                                                  self._reads_local(value.offset)):
                 value = Address(value.space, value.base,
-                                self.k.let(self._fresh_name(_c_name(reg)), value.offset))
+                                self.k.let(self._fresh_name(_c_name(reg)), value.offset),
+                                value.origin)
             self.regs[reg] = value
             return
         local = self.regs[reg]
@@ -637,6 +638,9 @@ class _Lowering:
         """`call vprintf`: printing, which nothing counted depends on; any other call (a
         function ptxas calls rather than inlines) is refused."""
         callee = next((o for o in inst.operands if not o.startswith("(")), "")
+        if callee == "__assertfail":   # a failed assert(): the launch fails here
+            self.k.assert_(const(0, i32), "assert() (a thread's condition was false)")
+            return
         if callee != "vprintf":
             raise self._refuse(inst, f"a call of {callee or 'a function'} is not lowered yet")
 
@@ -676,7 +680,7 @@ class _Lowering:
         values = [self.integer(t, dtype) if not dtype.is_float else
                   retype(self.value(t, dtype), dtype)
                   for t in inst.operands[1].strip("{}").split(",")]
-        if addr.space == "global":
+        if addr.space in ("global", "param"):   # (a parameter's pointer used as it is)
             self.stored.add(addr.base)
         self.k.store(view, index, values if lanes > 1 else values[0], width=lanes)
 
@@ -949,10 +953,19 @@ class _Lowering:
         b = self.value(inst.operands[2], dtype)
         a, b = self._numbers(inst, a, b)
         a, b = retype(a, dtype), retype(b, dtype)
-        ops = {"eq": lambda: a == b, "ne": lambda: a != b, "lt": lambda: a < b,
+        # the unordered forms of a float comparison (`leu`) hold also where either is NaN
+        unordered = lambda: (a != a) | (b != b)   # noqa: E731
+        ops = {"eq": lambda: a == b, "lt": lambda: a < b,
+               # ordered: false where either is NaN, as every comparison but the `u` forms
+               "ne": (lambda: (a != b) & (a == a) & (b == b)) if dtype.is_float else
+               (lambda: a != b),
                "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
                "lo": lambda: a < b, "ls": lambda: a <= b, "hi": lambda: a > b,
-               "hs": lambda: a >= b}
+               "hs": lambda: a >= b,
+               "equ": lambda: (a == b) | unordered(), "neu": lambda: (a != b) | unordered(),
+               "ltu": lambda: (a < b) | unordered(), "leu": lambda: (a <= b) | unordered(),
+               "gtu": lambda: (a > b) | unordered(), "geu": lambda: (a >= b) | unordered(),
+               "num": lambda: (a == a) & (b == b), "nan": unordered}
         if cmp not in ops:
             raise self._refuse(inst, f"setp.{cmp} is not lowered yet")
         self._dest(inst, ops[cmp]())
@@ -1327,7 +1340,14 @@ class _Lowering:
         self._dest(inst, out if mode == "ballot" else out != 0)
 
     def _op_activemask(self, inst: Inst) -> None:
-        raise self._refuse(inst, "activemask is not lowered yet")
+        """`activemask.b32 d`: the lanes executing it, a ballot of 1 over them (the IR's
+        ACTIVE_MASK, 0)."""
+        self._dest(inst, retype(self.k.shfl(const(1, i32), const(0, i32), "ballot", mask=0),
+                                u32))
+
+    def _op_trap(self, inst: Inst) -> None:
+        """`trap`: the kernel stops with an error, where a thread reaches it."""
+        self.k.assert_(const(0, i32), "trap (the kernel aborts here)")
 
     def _op_membar(self, inst: Inst) -> None:
         """A fence orders memory; it makes no shared-memory request."""
