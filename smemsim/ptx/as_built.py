@@ -155,8 +155,7 @@ def _pooled(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
                 explained |= {key for key in sass_lines if key[1] == kind and
                               key not in ptx_lines}
                 orphans = []
-            lines = sorted(group, key=lambda k: k[0])
-            where = ", ".join(_where(k[0]) for k in lines)
+            where = ", ".join(dict.fromkeys(_where(k[0]) for k in sorted(group)))
             notes.append(_merged_note(where, runs, built))
     return explained, notes, merged
 
@@ -411,8 +410,13 @@ def _ptx_name(kind: str) -> str:
 
 
 def _where(chain: tuple) -> str:
-    """`gemm.cu:18 via gemm.cu:78`."""
-    return " via ".join(f"{os.path.basename(f)}:{n}" for f, n in chain)
+    """`gemm.cu:18 via gemm.cu:78`; a line of the toolkit's headers at the user's line that
+    called into them: `sum.cu:7 (in block_reduce.cuh:143)`."""
+    from .lower import _TOOLKIT
+    user = next((n for n, (f, _) in enumerate(chain)
+                 if not _TOOLKIT.search(os.path.normpath(f))), 0)
+    where = " via ".join(f"{os.path.basename(f)}:{n}" for f, n in chain[user:])
+    return where + (f" (in {os.path.basename(chain[0][0])}:{chain[0][1]})" if user else "")
 
 
 def _count(built: list) -> str:
