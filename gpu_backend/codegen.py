@@ -40,6 +40,13 @@ VECTOR_TYPES = {
 # to nearest even with cvt, so the generated CUDA needs no cuda_fp16.h / cuda_bf16.h
 # a wgmma matrix descriptor from a shared pointer and what the IR's GmmaLayout says
 GMMA_PRELUDE = """\
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// wgmma exists on sm_90a only: the code nvcc also builds for other targets (compute_90's
+// PTX, which -arch=sm_90a embeds too) traps where a wgmma would run
+#define SMEMSIM_SM90A(...) __trap()
+#else
+#define SMEMSIM_SM90A(...) __VA_ARGS__
+#endif
 __device__ __forceinline__ unsigned long long smemsim_gmma_desc(const void* p, unsigned lbo,
                                                                 unsigned sbo, unsigned base,
                                                                 unsigned mode)
@@ -190,6 +197,11 @@ __device__ __forceinline__ void smemsim_grid_sync()
     }
     __syncthreads();
 }"""
+
+
+# every prelude a generated kernel may begin with: a file of several kernels has each once
+PRELUDES = (HALF_PRELUDE, EXACT_DIV_PRELUDE, GRID_SYNC_PRELUDE, TENSOR_MAP_PRELUDE,
+            GMMA_PRELUDE)
 
 
 def generate(kernel: Kernel) -> Generated:
@@ -543,16 +555,18 @@ def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
         after, trans = 4, str(trans_b)
     w.add(depth + 1, f"const unsigned long long smemsim_db = "
                      f"{_gmma_descriptor(s.array, s.index, s.layout)};")
-    w.site(s, depth + 1, f'asm volatile("{{ .reg .pred p; setp.ne.b32 p, %{half + after + 1}, 0; '
+    w.site(s, depth + 1, f'SMEMSIM_SM90A(asm volatile("{{ .reg .pred p; setp.ne.b32 p, '
+                         f'%{half + after + 1}, 0; '
                          f'wgmma.mma_async.sync.aligned.m64n{s.n}k16.f32.{kind}.{kind} '
                          f'{{{regs}}}, {a_text}, %{half + after}, p, 1, 1, {trans}; }}" '
                          f': {outs} : {a_ins}, "l"(smemsim_db), '
-                         f'"r"((int)({cuda_expr(s.scale_d)})) : "memory");')
+                         f'"r"((int)({cuda_expr(s.scale_d)})) : "memory"));')
     w.add(depth, "}")
 
 
 def _wgmma_wait(w: _Writer, s: WgmmaWait, depth: int) -> None:
-    w.add(depth, f'asm volatile("wgmma.wait_group.sync.aligned {s.pending};" ::: "memory");')
+    w.add(depth, f'SMEMSIM_SM90A(asm volatile("wgmma.wait_group.sync.aligned {s.pending};" '
+                 '::: "memory"));')
     for acc in w.accumulators:   # every element, through a flat view of the array
         w.add(depth, f"for (int smemsim_i = 0; smemsim_i < {math.prod(acc.shape)}; "
                      f"++smemsim_i) asm volatile(\"\" : \"+f\"(((float*){acc.name})"
@@ -690,10 +704,11 @@ _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              FenceProxyAsync: lambda w, s, d: w.add(d, 'asm volatile("fence.proxy.async.'
                                                        'shared::cta;" ::: "memory");'),
              Wgmma: _wgmma, WgmmaWait: _wgmma_wait,
-             WgmmaFence: lambda w, s, d: w.add(d, 'asm volatile("wgmma.fence.sync.aligned;" '
-                                                  '::: "memory");'),
-             WgmmaCommit: lambda w, s, d: w.add(d, 'asm volatile("wgmma.commit_group.sync.'
-                                                   'aligned;" ::: "memory");'),
+             WgmmaFence: lambda w, s, d: w.add(d, 'SMEMSIM_SM90A(asm volatile('
+                                                  '"wgmma.fence.sync.aligned;" ::: "memory"));'),
+             WgmmaCommit: lambda w, s, d: w.add(d, 'SMEMSIM_SM90A(asm volatile('
+                                                   '"wgmma.commit_group.sync.aligned;" '
+                                                   '::: "memory"));'),
              Return: lambda w, s, depth: w.add(depth, "return;"),
              # (the trap stops the kernel as assert does; the condition's text is not
              # written into the source)

@@ -221,6 +221,8 @@ def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch:
           window: int):
     """The bank engine's costs of a site's requests; a bad request is the site's error."""
     if stmt.BULK or stmt.GMMA:
+        if stmt.BULK:
+            _check_bulk_alignment(kernel, stmt, patterns)
         return bulk_costs(patterns, stmt.op)
     try:
         return warp_requests(patterns, width, op, arch=arch, window=window,
@@ -228,6 +230,23 @@ def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch:
     except RequestError as err:
         raise KernelError(f"site {stmt.site}: {err}", kernel=kernel.name,
                           stmt=format_stmt(stmt), loc=stmt.loc) from None
+
+
+def _check_bulk_alignment(kernel: Kernel, stmt, patterns: np.ndarray) -> None:
+    """A TMA copy's shared side on the 128-byte grid, a bulk copy's on 16 bytes, as the
+    interpreter checks when it runs the copy: a copy the GPU faults on (`misaligned
+    address`, measured) is an error here too, never counted."""
+    from kernels_ir.stmt import TmaLoad, TmaStore
+    from kernels_ir.tma import BULK_ALIGN, DESTINATION_ALIGN
+    align = DESTINATION_ALIGN if isinstance(stmt, (TmaLoad, TmaStore)) else BULK_ALIGN
+    bad = (patterns >= 0) & (patterns % align != 0)
+    if bad.any():
+        at = int(patterns[bad][0])
+        what = "TMA copy" if align == DESTINATION_ALIGN else "bulk copy"
+        raise KernelError(f"site {stmt.site}: misaligned address: the {what}'s shared side "
+                          f"starts at byte {at} of the block's window, not on the "
+                          f"{align}-byte grid it needs (the GPU faults)", kernel=kernel.name,
+                          stmt=format_stmt(stmt), loc=stmt.loc)
 
 
 def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,

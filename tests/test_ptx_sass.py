@@ -272,3 +272,17 @@ def test_accesses_of_several_lines_one_wider_instruction_serves_are_pooled():
                            "(counted as built)",)
     assert [x.opcode for x in built.entry.body if getattr(x, "name", "") == "ld"] == [
         ("ld", "shared", "v4", "f32")] * 2
+
+
+def test_the_sass_cache_entry_reads_back_as_written_and_refuses_an_edited_one(tmp_path):
+    from smemsim.cache import sealed, store
+    from smemsim.ptx.sass import _load, _text
+    odd = "/a b/k,1:2.cu"    # a space, a comma and a colon in a folder's name
+    functions = {"k": FunctionSass("k", (
+        SassInst("LDS.128", "load", 16, ((odd, 5), ("/s/k.cu", 9)), "R0+UR5", -8, 0x40),
+        SassInst("STS", "store", 4, (), "", 0, 0x50)), 40), "_Z1jv": FunctionSass("_Z1jv", (), 8)}
+    entry = tmp_path / "e.txt"
+    store(entry, sealed("key", _text(functions).encode()))
+    assert _load(entry, "key") == functions
+    store(entry, sealed("key", _text(functions).replace(" 16 ", " x ").encode()))
+    assert _load(entry, "key") is None

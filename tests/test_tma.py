@@ -232,6 +232,15 @@ def test_a_destination_off_the_128_byte_grid_faults_as_on_the_gpu():
         run(kernel, {}, {"src": _source(16, 64, 2)})
 
 
+def test_analyze_refuses_the_copy_the_gpu_faults_on_at_its_line():
+    """Issue #52: `analyze` counted 4 TMA instructions for a copy the H100 faults on
+    (`misaligned address`); it now refuses it as `run` and `check` do."""
+    kernel = _tma_kernel(64, 8, 2, 0, soff=16)
+    with pytest.raises(KernelError, match=r"test_tma.py:\d+.*site 0: misaligned address: "
+                                          r"the TMA copy's shared side starts at byte 16"):
+        analyze(kernel)
+
+
 def test_a_barrier_used_before_init_is_a_fault():
     k = KernelBuilder("no_init")
     src = k.global_array("src", "u16", 64 * 8)

@@ -426,10 +426,12 @@ class Preprocessor:
         else:
             raise CudaImportError("#include needs \"file\" or <file>", loc=where)
         folders = ([current.parent] if local else []) + self.include_dirs
-        if not local and TOOLKIT_HEADERS.fullmatch(name):
-            # <cublas_v2.h> and the like are known without reading them, even where an -I
-            # folder holds them (a pip-installed cuBLAS): nvcc reads them from there, the
-            # import needs none of their host declarations.
+        if TOOLKIT_HEADERS.fullmatch(name) and (not local or not (current.parent /
+                                                                 name).is_file()):
+            # <cublas_v2.h> and the like ("cublas_v2.h" too, unless beside the file) are
+            # known without reading them, even where an -I folder holds them (a
+            # pip-installed cuBLAS): nvcc reads them from there, the import needs none of
+            # their host declarations.
             return
         for folder in folders:
             candidate = folder / name

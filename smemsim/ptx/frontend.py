@@ -138,10 +138,13 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
         same_base = [k for k in keys if last(k) == last(wanted)]
         chosen = {k: s for k, s in keys.items() if bare(wanted) in (bare(k), s)} or \
             ({same_base[0]: keys[same_base[0]]} if len(same_base) == 1 else {})
+        if not chosen and same_base:
+            raise PtxError(f"nvcc's build of {path} has {len(same_base)} instances of "
+                           f"'{wanted}' ({', '.join(same_base)}): name one as listed with "
+                           "--kernel")
         if not chosen:
-            listed = ", ".join(same_base or keys) or "none"
             raise PtxError(f"nvcc's build of {path} has no kernel '{wanted}' (it has: "
-                           f"{listed}): name one as listed with --kernel")
+                           f"{', '.join(keys) or 'none'}): name one as listed with --kernel")
         keys = chosen
     return {key: functools.partial(_entry_kernel, module, text, symbol, key, options, arch,
                                    flags)

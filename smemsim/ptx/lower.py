@@ -760,6 +760,16 @@ class _Lowering:
         self._dest(inst, v if isinstance(v, Address) else retype(v, dtype))
 
     def _op_cvt(self, inst: Inst) -> None:
+        pair = next((p for p in inst.opcode[1:] if p in ("f16x2", "bf16x2")), None)
+        if pair is not None:
+            # `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to halves, a's in the upper half
+            if inst.opcode[1:] != ("rn", pair, "f32") or len(inst.operands) != 3:
+                raise self._refuse(inst, "this conversion to a pair of halves is not "
+                                         "lowered yet")
+            hi, lo = (self._half_bits(retype(self.value(t, f32), f32), pair == "bf16x2")
+                      for t in inst.operands[1:3])
+            self._dest(inst, retype((hi << 16) | lo, u32))
+            return
         halves = [p for p in inst.opcode[1:] if p in ("f16", "bf16")]
         if halves:
             self._half_cvt(inst)
@@ -947,7 +957,10 @@ class _Lowering:
     def _op_setp(self, inst: Inst) -> None:
         cmp = inst.opcode[1]
         dtype = _TYPES.get(inst.opcode[-1])
-        if dtype is None or len(inst.opcode) > 3 or "|" in inst.operands[0]:
+        # (.ftz flushes subnormal inputs to zero: a value's last bits, which no address
+        # or count here depends on)
+        parts = [p for p in inst.opcode if p != "ftz"]
+        if dtype is None or len(parts) > 3 or "|" in inst.operands[0]:
             raise self._refuse(inst, "this form of setp is not lowered yet")
         a = self.value(inst.operands[1], dtype)
         b = self.value(inst.operands[2], dtype)

@@ -12,10 +12,10 @@ by the PTX's digest and the tools' files.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
+from urllib.parse import quote, unquote
 
 from ..cache import cache_dir, open_sealed, sealed, store
 from ..toolrun import ToolMissing, find_tool, private_folder, run_tool
@@ -69,21 +69,16 @@ def sass_of(ptx: str, arch: str, ptxas_options=()) -> dict[str, FunctionSass]:
         raise SassUnavailable(str(err)) from None
     tools = [(f, st.st_size, st.st_mtime_ns) for f in (ptxas, nvdisasm)
              for st in [os.stat(os.path.realpath(f))]]
-    key = hashlib.sha256(json.dumps([CACHE_FORMAT, arch, list(ptxas_options), tools,
-                                     hashlib.sha256(ptx.encode()).hexdigest()]).encode()
-                         ).hexdigest()
+    key = hashlib.sha256(repr([CACHE_FORMAT, arch, list(ptxas_options), tools,
+                               hashlib.sha256(ptx.encode()).hexdigest()]).encode()).hexdigest()
     folder = cache_dir("sass")
-    entry = folder / f"{key}.json" if folder is not None else None
-    data = _load(entry, key)
-    if data is None:
-        data = _build(ptx, arch, list(ptxas_options), ptxas, nvdisasm)
+    entry = folder / f"{key}.txt" if folder is not None else None
+    found = _load(entry, key)
+    if found is None:
+        found = _build(ptx, arch, list(ptxas_options), ptxas, nvdisasm)
         if entry is not None:
-            store(entry, sealed(key, json.dumps(data).encode()))
-    return {name: FunctionSass(name, tuple(SassInst(i[0], i[1], i[2],
-                                                    tuple(tuple(w) for w in i[3]), i[4], i[5],
-                                                    i[6]) for i in f["shared"]),
-                               f["registers"])
-            for name, f in data.items()}
+            store(entry, sealed(key, _text(found).encode()))
+    return found
 
 
 def ptxas_options(flags) -> list[str]:
@@ -121,8 +116,8 @@ def _build(ptx: str, arch: str, options: list, ptxas: str, nvdisasm: str) -> dic
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     registers = _registers(built.stdout + built.stderr)
-    return {name: {"shared": [list(i) for i in _shared(text)],
-                   "registers": registers.get(name, 0)}
+    return {name: FunctionSass(name, tuple(SassInst(*i) for i in _shared(text)),
+                               registers.get(name, 0))
             for name, text in _functions(disasm.stdout).items()}
 
 
@@ -216,23 +211,51 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
+_HEAD = "smemsim-sass 1"
+
+
+def _text(functions: dict) -> str:
+    """A cache entry: a header line, then per function `F name registers` and per shared
+    instruction `I opcode kind width offset address base chain` (names %-quoted; the chain
+    `file:line,...`), read back without evaluating anything."""
+    lines = [_HEAD]
+    for f in functions.values():
+        lines.append(f"F {quote(f.name)} {f.registers}")
+        for i in f.shared:
+            chain = ",".join(f"{quote(file)}:{n}" for file, n in i.where)
+            lines.append(f"I {quote(i.opcode)} {i.kind} {i.width} {i.offset} {i.address} "
+                         f"{quote(i.base) or '-'} {chain or '-'}")
+    return "\n".join(lines) + "\n"
+
+
 def _load(entry, key: str) -> dict | None:
-    """A cached answer, sealed under its key and checked field by field (else a miss)."""
+    """A cached answer, sealed under its key and read field by field (anything else: a
+    miss)."""
     payload = open_sealed(entry, key)
     if payload is None:
         return None
-    try:
-        data = json.loads(payload)
-    except (ValueError, RecursionError):
+    lines = payload.decode("utf-8", "replace").split("\n")
+    if lines[0] != _HEAD:
         return None
-
-    def good(i) -> bool:
-        return isinstance(i, list) and len(i) == 7 and all(
-            isinstance(v, t) for v, t in zip(i, (str, str, int, list, str, int, int))) and \
-            all(isinstance(w, list) and len(w) == 2 and isinstance(w[0], str) and
-                isinstance(w[1], int) for w in i[3])
-    ok = isinstance(data, dict) and all(
-        isinstance(f, dict) and isinstance(f.get("shared"), list) and
-        type(f.get("registers")) is int and all(good(i) for i in f["shared"])
-        for f in data.values())
-    return data if ok else None
+    out, name, registers, shared = {}, None, 0, []
+    try:
+        for line in lines[1:] + ["F - 0"]:
+            if not line:
+                continue
+            parts = line.split(" ")
+            if parts[0] == "F" and len(parts) == 3:
+                if name is not None:
+                    out[name] = FunctionSass(name, tuple(shared), registers)
+                name, registers, shared = unquote(parts[1]), int(parts[2]), []
+            elif parts[0] == "I" and len(parts) == 8 and name is not None:
+                where = tuple((unquote(f), int(n)) for f, _, n in
+                              (c.rpartition(":") for c in parts[7].split(","))) \
+                    if parts[7] != "-" else ()
+                shared.append(SassInst(unquote(parts[1]), parts[2], int(parts[3]), where,
+                                       "" if parts[6] == "-" else unquote(parts[6]),
+                                       int(parts[4]), int(parts[5])))
+            else:
+                return None
+    except ValueError:
+        return None
+    return out

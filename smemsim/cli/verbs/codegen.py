@@ -24,11 +24,12 @@ def add_arguments(p) -> None:
 
 def execute(args, console: Console) -> int:
     """Print the source of every selected kernel: one file that compiles (kernels that share
-    a name are told apart by their key, the half-precision helpers appear once)."""
-    from gpu_backend.codegen import HALF_PRELUDE, generate
+    a name are told apart by their key, each helper and type the kernels need appears
+    once: the half-precision helpers, the tensor map type, the wgmma descriptor)."""
+    from gpu_backend.codegen import PRELUDES, generate
     chosen = kernels(args)
     names = [kernel.name for _, kernel in chosen]
-    sources, prelude_seen, used = {}, False, set(names)
+    sources, seen, used = {}, set(), set(names)
     for key, kernel in chosen:
         if names.count(kernel.name) > 1:
             name = _identifier(f"{kernel.name}_{key}")
@@ -37,10 +38,11 @@ def execute(args, console: Console) -> int:
             used.add(name)
             kernel = replace(kernel, name=name)
         src = generate(kernel).source
-        if HALF_PRELUDE in src:
-            if prelude_seen and not args.json:
-                src = src.replace(HALF_PRELUDE, "")
-            prelude_seen = True
+        for prelude in PRELUDES:
+            if prelude in src:
+                if prelude in seen and not args.json:   # (JSON: each source stands alone)
+                    src = src.replace(prelude, "")
+                seen.add(prelude)
         sources[key] = src
     if args.json:
         print_json(console, [jsonout.cuda_json(k, src) for k, src in sources.items()])
