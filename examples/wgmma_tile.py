@@ -48,13 +48,16 @@ SWIZZLES = {128: "SWIZZLE_128B", 64: "SWIZZLE_64B", 32: "SWIZZLE_32B", 16: None}
 PLACED = {"off1024": ("sw128", 128, 0), "off1024_base1": ("sw128", 128, 1)}
 
 
-def gemm(variant: str, shift: int = 0, base_offset: int = 0):
+def gemm(variant: str, shift: int = 0, base_offset: int = 0, dtype=None, b_strides=None):
     """C (M x N, f32) = A (M x K) B (N x K)^T, a 64 x 64 tile per block. A span of S bytes:
     boxes of 64 rows x S bytes, 128 / S of them per 64-wide K chunk, each 64 S bytes after
     the last (an H100 computed every variant's product as the interpreter does:
     tools/gpu_wgmma_swizzles.py). `shift` bytes (a multiple of 128) place both tiles past
     their 1024-byte boundary and `base_offset` goes in A's descriptor (B's says 0): what
-    the PLACED variants do, and tools/gpu_wgmma_base_offset.py with other swizzles."""
+    the PLACED variants do, and tools/gpu_wgmma_base_offset.py with other swizzles.
+    `dtype` (f16 or bf16) overrides the variant's inputs, and `b_strides` (LBO, SBO) the
+    strides B's descriptor states, whatever the tiles' layout (the calibration's probes:
+    tools/gpu_wgmma_swizzles.py)."""
     name = f"wgmma_{variant}"
     if variant in PLACED:
         variant, shift, base_offset = PLACED[variant]
@@ -64,7 +67,7 @@ def gemm(variant: str, shift: int = 0, base_offset: int = 0):
     b_major = "MN" if variant.startswith("mn") else "K"
     k = KernelBuilder(name)
     m_, n_, k_ = k.param("M"), k.param("N"), k.param("K")
-    dtype = bf16 if variant == "bf16" else f16
+    dtype = dtype or (bf16 if variant == "bf16" else f16)
     a = k.global_array("A", dtype, m_ * k_)
     b = k.global_array("B", dtype, n_ * k_)       # N x K, or K x N for an MN-major B
     c = k.global_array("C", "f32", m_ * n_, intent="out")
@@ -89,6 +92,8 @@ def gemm(variant: str, shift: int = 0, base_offset: int = 0):
     else:                   # 8 k rows of `span` bytes, the next n atom a box further
         b_layout, b_slab = GmmaLayout("MN", swizzle, lbo=TILE * span, sbo=8 * span), \
             TILE * span // 2
+    if b_strides is not None:
+        b_layout = replace(b_layout, lbo=b_strides[0], sbo=b_strides[1])
     t = cast(threadIdx.x, i32)
     m0 = cast(blockIdx.y, i32) * TILE
     n0 = cast(blockIdx.x, i32) * TILE

@@ -253,3 +253,29 @@ def test_explain_and_report_on_tma_and_wgmma_kernels():
     assert code == 0
     (item,) = json.loads(out)["results"]
     assert [e["site"] for e in item["explanations"]] == [2, 4, 6, 8]   # the ldmatrix sites
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant, wrong", [("probe106", 0), ("probe110", 65_335)])
+def test_the_calibrations_wgmma_probes_give_the_h200s_product(variant, wrong):
+    """Issue #52: the calibration's cases 106 (K-major, 64B) and 110 (B MN-major, 32B, with
+    LBO 256 and SBO 1024 in its descriptor) on bf16 tiles as TMA lays them out: the H200's C
+    (docs/validation/h200-2026-11-29-wgmma-probes.json) is the true product for 106 and, for
+    110, 65,335 of 65,536 elements off it, each equal to the interpreter's."""
+    import json
+    import pathlib
+    import sys
+    from kernels_ir import resolve_launch, run
+    root = pathlib.Path(__file__).resolve().parent.parent
+    sys.path.insert(0, str(root / "tools"))
+    from examples.wgmma_tile import small_integers
+    from gpu_wgmma_swizzles import PROBES, _kernel, _values
+    measured = json.loads((root / "docs" / "validation" /
+                           "h200-2026-11-29-wgmma-probes.json").read_text())[variant]
+    assert measured["gpu_equals_interpreter"] and measured["gpu_wrong_elements"] == wrong
+    kernel, layout = _kernel(variant)
+    arrays = small_integers(resolve_launch(kernel, {}))
+    c = run(kernel, {}, arrays)["C"].reshape(256, 256)
+    a, b = (_values(arrays[n]).reshape(256, 256) for n in ("A", "B"))
+    assert PROBES[variant][0] == layout
+    assert int((c != a @ (b if layout.startswith("mn") else b.T)).sum()) == wrong

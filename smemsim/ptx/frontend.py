@@ -127,11 +127,15 @@ def _given_launch(options) -> bool:
 def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> dict:
     """The PTX's entries as kernels, launched as the command line says (the host side could
     not be read: `why`, which is the answer when no launch is given)."""
-    if not _given_launch(options):
-        raise why
+    launch = _given_launch(options)
+    if not launch and any(word in str(why) for word in ("--launch", "--param", "--length",
+                                                         "--host")):
+        raise why   # (the host side was read: it asks for what it computes at run time)
     text = _ptx(path, options, arch, flags)
     module = parse(text)
     keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
+    if not launch:
+        _ask_for_launch(path, wanted, keys, module, why)
     if wanted is not None:
         bare = lambda text: "".join(text.split())   # noqa: E731 (spacing is not meaning)
         last = lambda text: text.split("<")[0].strip().split("::")[-1]   # noqa: E731
@@ -149,6 +153,24 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     return {key: functools.partial(_entry_kernel, module, text, symbol, key, options, arch,
                                    flags)
             for key, symbol in keys.items()}
+
+
+def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why) -> None:
+    """Where the host side cannot be read and no launch is given: the question, if nvcc's
+    build has the kernel (its launch is what the host would have said), else `why`."""
+    bare = "".join((wanted or "").split())
+    last = (wanted or "").split("<")[0].strip().split("::")[-1]
+    found = [k for k, s in keys.items() if bare in ("".join(k.split()), s) or
+             k.split("<")[0].strip().split("::")[-1] == last] if wanted else list(keys)
+    if not found:
+        raise why
+    name = found[0] if len(found) == 1 else (wanted or found[0])
+    params = len(module.entries[keys[found[0]]].params)
+    names = ", ".join(f"param_{n}" for n in range(params)) or "none"
+    raise KernelError(f"kernel '{name}': smemsim cannot read the host side of {path} "
+                      f"({' '.join(str(why).split())[:200]}); nvcc's build has the kernel: "
+                      "give its launch with --launch-grid and --launch-block, and its "
+                      f"parameters ({names}) with -p and --length")
 
 
 def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,

@@ -1355,8 +1355,7 @@ class _Lowering:
     def _op_activemask(self, inst: Inst) -> None:
         """`activemask.b32 d`: the lanes executing it, a ballot of 1 over them (the IR's
         ACTIVE_MASK, 0)."""
-        self._dest(inst, retype(self.k.shfl(const(1, i32), const(0, i32), "ballot", mask=0),
-                                u32))
+        self._dest(inst, retype(self.k.vote(const(1, i32), "ballot", mask=0), u32))
 
     def _op_trap(self, inst: Inst) -> None:
         """`trap`: the kernel stops with an error, where a thread reaches it."""

@@ -112,7 +112,8 @@ _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _INLINED = re.compile(r",\s*function_name\s+(\$L__\w+|\w+)\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 _SHARED = re.compile(r"^\s*(?:\.extern\s+)?\.shared\s+\.align\s+(\d+)\s+\.(\w+)\s+([\w$]+)"
                      r"((?:\[\d*\])*)\s*;")
-_CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+)?(?:\.global\s+(?=\.const))?"
+_CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+|\.common\s+)?"
+                    r"(?:\.global\s+(?=\.const))?"
                     r"\.(const|global)\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+"
                     r"([\w$]+)((?:\[\d*\])*)\s*(?:=\s*(\{.*\}|[^;{]+?))?\s*;", re.S)
 _PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(\[\d+\])?")
@@ -158,8 +159,8 @@ def parse(text: str) -> Module:
                 module.shared.append(_shared(m))
                 continue
             # a __constant__ array, its initial values possibly over several lines
-            if pending or re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+)?\.(const|global)\b",
-                                   line):
+            if pending or re.match(r"(\.visible\s+|\.extern\s+|\.weak\s+|\.common\s+)?"
+                                   r"\.(const|global)\b", line):
                 pending += " " + line
                 if pending.rstrip().endswith(";"):
                     m = _CONST.match(pending.strip())

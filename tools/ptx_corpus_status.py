@@ -1,0 +1,110 @@
+"""How much of the PTX corpus (tests/corpus_ptx) `--frontend ptx` reads as written.
+
+For each nvcc entry of tests/corpus_ptx/corpus.json and each of its first N kernels with
+shared memory (`kernels_using_shared`), the kernel is read through the PTX frontend with
+the entry's own build flags only (its `-I`, `-D` and other nvcc flags: no launch, no value)
+and analyzed with its defaults. Each is one of:
+
+    ok       analyzed
+    asks     asks for what the host computes at run time (a launch, a parameter's value)
+    refused  a located refusal of what is not lowered yet (PTX line and instruction named)
+    fault    the kernel faults as read (an out-of-bounds access: a length the host did not say)
+    error    anything else (a bug to fix)
+
+    python3 tools/ptx_corpus_status.py [-n N] [--json OUT] [SUBSTRING ...]
+
+A status report, not part of the library.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import pathlib
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus_ptx"
+sys.path.insert(0, str(ROOT))
+
+ASKS = ("has no value", "give --launch", "no launch of", "give its value", "--length",
+        "name one as listed with --kernel", "instances of")
+
+
+def options_of(entry: dict):
+    """(smemsim.cuda.Options, nvcc flags) of an entry's own build."""
+    from smemsim.cuda import Options
+    defines, includes, flags = {}, [str((CORPUS / entry["file"]).parent)], []
+    for f in entry.get("nvcc_flags") or []:
+        if f.startswith("-D"):
+            name, _, value = f[2:].partition("=")
+            defines[name] = value or "1"   # (as -DNAME: 1)
+        elif f.startswith("-I"):
+            includes.append(str(CORPUS / f[2:]))
+        else:
+            flags.append(f)
+    return Options(defines=defines, include_dirs=includes), flags
+
+
+def classify(err: Exception) -> str:
+    from kernels_ir import KernelRuntimeError
+    from smemsim.ptx.parse import PtxError
+    text = str(err)
+    if isinstance(err, KernelRuntimeError):
+        return "fault"
+    if isinstance(err, PtxError) and "PTX line" in text:
+        return "refused"
+    if any(a in text for a in ASKS):
+        return "asks"
+    return "error"
+
+
+def status(entry: dict, key: str) -> tuple[str, str, float]:
+    """(outcome, detail, seconds) of one kernel of an entry."""
+    from smemsim import analyze
+    from smemsim.ptx.frontend import import_cu
+    opts, flags = options_of(entry)
+    start = time.perf_counter()
+    try:
+        kernels = import_cu(str(CORPUS / entry["file"]), opts, key, flags=flags)
+        kernel = next(iter(kernels.values()))()
+        r = analyze(kernel, dict(kernel.defaults))
+        detail = (f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
+                  f"st {r.store.requests:,}/{r.store.wavefronts:,}")
+        return "ok", detail, time.perf_counter() - start
+    except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+        return classify(err), " ".join(str(err).split())[:300], time.perf_counter() - start
+
+
+def main(argv: list[str]) -> int:
+    n = int(argv[argv.index("-n") + 1]) if "-n" in argv else 2
+    out = argv[argv.index("--json") + 1] if "--json" in argv else None
+    words = [a for i, a in enumerate(argv) if not a.startswith("-") and
+             (i == 0 or argv[i - 1] not in ("-n", "--json"))]
+    entries = [e for e in json.loads((CORPUS / "corpus.json").read_text())["entries"]
+               if not e.get("dsl") and e.get("ptx_ok") and e.get("kernels_using_shared")]
+    if words:
+        entries = [e for e in entries if any(w in e["file"] for w in words)]
+    rows, per_entry = [], {}
+    for e in entries:
+        for key in e["kernels_using_shared"][:n]:
+            outcome, detail, seconds = status(e, key)
+            rows.append({"file": e["file"], "kernel": key, "outcome": outcome,
+                         "detail": detail, "seconds": round(seconds, 2)})
+            print(f"{outcome:8} {seconds:6.1f}s {e['file']} | {key[:70]} | {detail[:160]}",
+                  flush=True)
+            per_entry.setdefault(e["file"], []).append(outcome)
+    kernels = collections.Counter(r["outcome"] for r in rows)
+    # an entry reads when its first kernel analyzes or only asks for a run-time value
+    files = collections.Counter(outcomes[0] for outcomes in per_entry.values())
+    print(f"kernels: {dict(kernels)}; entries by their first kernel: {dict(files)}; "
+          f"ok or asks: {files['ok'] + files['asks']} of {len(per_entry)}")
+    if out:
+        pathlib.Path(out).write_text(json.dumps({"kernels": dict(kernels),
+                                                 "entries": dict(files), "rows": rows},
+                                                indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
