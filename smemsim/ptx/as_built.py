@@ -440,9 +440,9 @@ def _merged_note(where: str, runs, built) -> str:
 
 def _differs(key, ptx: list[_Access], built: list) -> str:
     more = sum(a.width for a in ptx) > sum(s.width for s in built)
-    if built and len(built) <= len(ptx) and not more and \
+    if built and len(built) == len(ptx) and \
             min(s.width for s in built) > max(a.width for a in ptx):
-        # as many instructions or fewer, each wider: a loop ptxas unrolled and whose
+        # as many instructions, each wider: a loop ptxas unrolled and whose
         # iterations' neighbouring accesses it merged (siboehm's kernel 4: LDS.128 of four
         # iterations' floats), which the counts do not follow yet
         why = " (at most: ptxas merged accesses of several iterations of the loop)"
