@@ -1,9 +1,10 @@
 """The PTX frontend's cost (issue #57): `smemsim analyze FILE.cu --frontend ptx` cold (an
-empty cache: nvcc builds the PTX) and warm (the cached PTX: no nvcc), against nvcc's own
-PTX build of the same file and the C++ frontend's analyze, fresh processes, best of several.
+empty cache: nvcc builds the PTX, ptxas and nvdisasm its SASS) and warm (both cached: no
+tool runs), against nvcc's own PTX and cubin builds of the same file and the C++ frontend's
+analyze, fresh processes, best of several.
 
-Targets: warm costs no nvcc run; cold costs nvcc's PTX time plus at most 0.5 s over the warm
-run. Bytecode caches are written first (as an installed package has them).
+Targets: warm costs no nvcc run; cold costs nvcc's PTX and cubin time plus at most 0.5 s over
+the warm run. Bytecode caches are written first (as an installed package has them).
 """
 import os
 import pathlib
@@ -29,8 +30,8 @@ def timed(argv, env) -> float:
 def main() -> None:
     base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     nvcc = shutil.which("nvcc")
-    print(f"{'file':<22} {'nvcc -ptx':>9} {'cold':>7} {'warm':>7} {'cpp':>7}  (seconds, best "
-          f"of {RUNS})")
+    print(f"{'file':<22} {'nvcc -ptx':>9} {'-cubin':>7} {'cold':>7} {'warm':>7} {'cpp':>7}  "
+          f"(seconds, best of {RUNS})")
     for cu in [f for f in FILES if f.exists()]:
         analyze = [sys.executable, "-m", "smemsim", "analyze", str(cu)]
         with tempfile.TemporaryDirectory() as cache:
@@ -38,15 +39,18 @@ def main() -> None:
             subprocess.run(analyze + ["--frontend", "ptx"], capture_output=True, env=env)
             colds, warms = [], []
             for _ in range(RUNS):
-                shutil.rmtree(os.path.join(cache, "ptx"), ignore_errors=True)
+                for part in ("ptx", "sass"):
+                    shutil.rmtree(os.path.join(cache, part), ignore_errors=True)
                 colds.append(timed(analyze + ["--frontend", "ptx"], env))
                 warms.append(timed(analyze + ["--frontend", "ptx"], env))
             cpp = min(timed(analyze, env) for _ in range(RUNS))
             with tempfile.TemporaryDirectory() as out:
-                ptx = min(timed([nvcc, "-ptx", "-arch=sm_90", "-lineinfo", "-o",
-                                 os.path.join(out, "k.ptx"), str(cu)], env)
-                          for _ in range(RUNS)) if nvcc else float("nan")
-        print(f"{cu.name:<22} {ptx:9.2f} {min(colds):7.2f} {min(warms):7.2f} {cpp:7.2f}")
+                ptx, cubin = (min(timed([nvcc, f"-{kind}", "-arch=sm_90", "-lineinfo", "-o",
+                                         os.path.join(out, "k.out"), str(cu)], env)
+                                  for _ in range(RUNS)) if nvcc else float("nan")
+                              for kind in ("ptx", "cubin"))
+        print(f"{cu.name:<22} {ptx:9.2f} {cubin:7.2f} {min(colds):7.2f} {min(warms):7.2f} "
+              f"{cpp:7.2f}")
 
 
 if __name__ == "__main__":
