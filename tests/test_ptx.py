@@ -530,3 +530,36 @@ def test_halves_byte_permutes_register_widths_device_variables_and_printf(
     assert np.array_equal(np.frombuffer(out["bits"].tobytes(), np.uint32), want_up)
     r = analyze(k)
     assert (r.store.requests, r.load.requests) == (2, 2)
+
+
+STRUCT_PARAM = """
+struct Op { float* out; int n; float scale; };
+__global__ void k(Op op, const float* in) {
+  __shared__ float s[128];
+  s[threadIdx.x] = in[threadIdx.x] * op.scale;
+  __syncthreads();
+  if (threadIdx.x < op.n) op.out[threadIdx.x] = s[127 - threadIdx.x];
+}
+void go(Op op, const float* in) { k<<<1, 128>>>(op, in); }
+"""
+
+
+def test_a_struct_passed_by_value_is_its_fields_by_byte_offset(nvcc, tmp_path, monkeypatch):
+    """A functor or a lambda's captures reach the kernel as `.param .b8 p[16]`: each field
+    the kernel reads is a parameter named by its byte offset (`op_0` the pointer, `op_8`
+    the int, `op_12` the float), given with -p and --length (bytes) as any other."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "st.cu"
+    source.write_text(STRUCT_PARAM)
+    k = import_cu(str(source), Options(lengths={"op_0": "512", "in": "512"}))["k"]()
+    assert sorted(p.name for p in k.params) == ["op_12", "op_8"]
+    x = np.arange(512, dtype=np.float32)      # (`in`: 512 floats, as the host side says)
+    out = run(k, {"op_8": 100, "op_12": 2.0}, arrays={"in": x.view(np.uint8)})
+    got = np.frombuffer(out["op_0"].tobytes(), np.float32)    # 512 bytes: 128 floats
+    assert np.array_equal(got[:100], 2.0 * x[:128][::-1][:100])
+    r = analyze(k, {"op_8": 100, "op_12": 2.0})
+    assert (r.store.requests, r.load.requests) == (4, 4)   # 4 warps each, in shared

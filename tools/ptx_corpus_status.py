@@ -6,7 +6,9 @@ the entry's own build flags only (its `-I`, `-D` and other nvcc flags: no launch
 and analyzed with its defaults. Each is one of:
 
     ok       analyzed
-    asks     asks for what the host computes at run time (a launch, a parameter's value)
+    asks     asks for what the host computes at run time (a launch, a parameter's value);
+             then the kernel is lowered with a stand-in launch (one block of 128 threads) to
+             say whether its PTX is read (`lowers`) or refused, which the question hides
     refused  a located refusal of what is not lowered yet (PTX line and instruction named)
     fault    the kernel faults as read (an out-of-bounds access: a length the host did not say)
     error    anything else (a bug to fix)
@@ -73,7 +75,28 @@ def status(entry: dict, key: str) -> tuple[str, str, float]:
                   f"st {r.store.requests:,}/{r.store.wavefronts:,}")
         return "ok", detail, time.perf_counter() - start
     except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
-        return classify(err), " ".join(str(err).split())[:300], time.perf_counter() - start
+        outcome, detail = classify(err), " ".join(str(err).split())[:300]
+    if outcome == "asks":
+        lowered, why = lowering(entry, key)
+        outcome += "/" + lowered
+        detail = why or detail
+    return outcome, detail, time.perf_counter() - start
+
+
+def lowering(entry: dict, key: str) -> tuple[str, str]:
+    """Whether the kernel's PTX is read, with a stand-in launch: (lowers, refused or error;
+    why not)."""
+    import dataclasses
+
+    from smemsim.ptx.frontend import import_cu
+    opts, flags = options_of(entry)
+    opts = dataclasses.replace(opts, grid="1", block="128", smem="0")
+    try:
+        next(iter(import_cu(str(CORPUS / entry["file"]), opts, key, flags=flags).values()))()
+        return "lowers", ""
+    except Exception as err:  # noqa: BLE001
+        kind = classify(err)
+        return ("lowers", "") if kind == "asks" else (kind, " ".join(str(err).split())[:300])
 
 
 def main(argv: list[str]) -> int:
@@ -95,10 +118,16 @@ def main(argv: list[str]) -> int:
                   flush=True)
             per_entry.setdefault(e["file"], []).append(outcome)
     kernels = collections.Counter(r["outcome"] for r in rows)
+    print("reasons refused or in error:")
+    for reason, count in collections.Counter(
+            r["detail"].split("): ")[-1][:90] for r in rows
+            if r["outcome"].split("/")[-1] in ("refused", "error", "fault")).most_common():
+        print(f"  {count:3} {reason}")
     # an entry reads when its first kernel analyzes or only asks for a run-time value
     files = collections.Counter(outcomes[0] for outcomes in per_entry.values())
     print(f"kernels: {dict(kernels)}; entries by their first kernel: {dict(files)}; "
-          f"ok or asks: {files['ok'] + files['asks']} of {len(per_entry)}")
+          f"ok, or asks and lowers: {files['ok'] + files['asks/lowers']} of "
+          f"{len(per_entry)}")
     if out:
         pathlib.Path(out).write_text(json.dumps({"kernels": dict(kernels),
                                                  "entries": dict(files), "rows": rows},

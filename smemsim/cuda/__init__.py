@@ -157,7 +157,7 @@ def _check_lengths(unit: Unit, kernels: list) -> None:
     """--length names an array a chosen kernel has, --texture a texture: a typo is an
     error, not ignored (a 1-D texture's length may be either)."""
     from .lower_textures import TEXTURE_OBJECT
-    arrays, textures = set(), set(unit.texture_refs)
+    arrays, textures, structs = set(), set(unit.texture_refs), set()
     for node in kernels:
         for p in unit.params_of(node):
             d = p.child_by_field_name("declarator")
@@ -170,10 +170,15 @@ def _check_lengths(unit: Unit, kernels: list) -> None:
             elif d is not None and d.type == "identifier":
                 arrays.update(f"{text(d)}_{name}"   # a struct parameter's pointer fields
                               for name in struct_pointer_fields(unit, p))
+                structs.add(text(d))
     for option, given, known, what in (
             ("--length", unit.options.lengths, arrays | textures, "pointer parameter"),
             ("--texture", unit.options.textures, textures, "texture")):
-        unknown = sorted(set(given) - known)
+        # (`op_8`: a struct's field by its byte offset, as the PTX frontend names them)
+        unknown = sorted(n for n in set(given) - known
+                         if not (option == "--length" and
+                                 re.fullmatch(r"(\w+)_\d+", n) and n.rsplit("_", 1)[0]
+                                 in structs))
         if unknown:
             raise CudaImportError(f"{option} {', '.join(unknown)}: no such {what} in "
                                   f"{unit.path.name}'s kernels (they have: "

@@ -20,7 +20,7 @@ import re
 
 from kernels_ir import Kernel, KernelError
 from kernels_ir.dtypes import i64
-from kernels_ir.expr import Expr, as_expr, cast
+from kernels_ir.expr import as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
@@ -59,10 +59,16 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     if len(names) != len(module.entries[entry].params):
         raise PtxError(f"{key}: the PTX entry has {len(module.entries[entry].params)} "
                        f"parameters, the C signature {len(names)}")
-    lengths: dict[str, Expr] = {}
+    lengths: dict = {}
     for g in host.globals:
         if g.base is None:
             lengths[g.name] = cast(as_expr(g.length), i64) * g.dtype.size
+    # a by-value struct's pointer field, named by its byte offset (`op_0`): its length in
+    # bytes, as the command line gives it (the host's reading names the struct's fields
+    # its own way)
+    for name, given in (getattr(options, "lengths", None) or {}).items():
+        if name not in lengths and re.fullmatch(r"\w+_\d+", name):
+            lengths[name] = given
     types = {p.name: p.dtype for p in host.params}
     launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,
                     names=tuple(names), lengths=lengths, defaults=dict(host.defaults),

@@ -260,22 +260,22 @@ class _Lowering:
             raise PtxError(f"{self.entry.name}: {len(self.entry.params)} parameters in the "
                            f"PTX, {len(names)} names given")
         pointers = self._pointer_params()
-        for n, (p, name) in enumerate(zip(self.entry.params, names)):   # scalars first:
-            if n in pointers:                                             # lengths read them
+        for key, name, ptype in self._slots():   # scalars first: lengths read them
+            if key in pointers:
                 continue
-            if p.ptype not in _TYPES:
-                raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{p.ptype} "
-                               f"({p.nbytes} bytes) is not lowered yet")
+            if ptype not in _TYPES:
+                raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{ptype} "
+                               "is not lowered yet")
             self.names_used.add(name)
-            self.params[p.name] = self.k.param(
-                name, (self.launch.types or {}).get(name, _TYPES[p.ptype]))
-        for n, name in enumerate(names):
-            if n in pointers:
+            self.params[key] = self.k.param(
+                name, (self.launch.types or {}).get(name, _TYPES[ptype]))
+        for key, name, _ in self._slots():
+            if key in pointers:
                 length = (self.launch.lengths or {}).get(name, 1 << 22)
                 self.names_used.add(name)
-                self.globals[n] = self.k.global_array(
+                self.globals[key] = self.k.global_array(
                     name, u8, self._length(length),
-                    intent="inout" if self.stored_into is None or n in self.stored_into
+                    intent="inout" if self.stored_into is None or key in self.stored_into
                     else "in")
         offset, align = 0, 16
         variables = [*self.module.shared, *self.entry.shared]
@@ -413,8 +413,8 @@ class _Lowering:
         op, ty = inst.name, inst.opcode[-1]
         srcs = [kinds.get(o) for o in inst.operands[1:]]
         if op == "ld" and inst.opcode[1] == "param":
-            n = index.get(inst.operands[1].strip("[]").split("+")[0])
-            return ("param", n) if n in self.globals else ty
+            key = self._slot_of(inst.operands[1]) if len(inst.operands) > 1 else None
+            return ("param", key) if key in self.globals else ty
         if op == "cvta":
             base = next((s for s in srcs if isinstance(s, tuple)), None)
             if base is None:
@@ -440,28 +440,65 @@ class _Lowering:
         return as_expr(eval_names(length, self.params_by_name()))
 
     def params_by_name(self) -> dict:
-        return {self.launch.names[n] if self.launch.names else p.name: e
-                for n, p in enumerate(self.entry.params) if (e := self.params.get(p.name))
-                is not None}
+        return {name: self.params[key] for key, name, _ in self._slots() if key in self.params}
 
-    def _pointer_params(self) -> set[int]:
-        """The pointer parameters: those the host side does not declare as scalars, where
-        it says (`Launch.types`); else those the command line gives a length, and 64-bit
-        parameters an address is made from (a `cvta` of the value, or an address operand
-        built from it by `add`/`mov`): a `size_t` scalar is neither."""
+    def _slots(self) -> list[tuple]:
+        """(key, name, PTX type) of each value the parameters pass: a parameter of a scalar
+        type is one (key: its position); a by-value struct (`.param .b8 p[16]`: a functor, a
+        lambda's captures, a kernel-traits object) is one per field the kernel reads
+        (`ld.param.u64 %rd1, [p+8]`; key: (position, byte offset), named `p_8`)."""
+        if hasattr(self, "_slots_memo"):
+            return self._slots_memo
         names = self.launch.names or tuple(f"param_{n}" for n in range(len(self.entry.params)))
-        if self.launch.types is not None:
-            return {n for n, (name, p) in enumerate(zip(names, self.entry.params))
-                    if name not in self.launch.types and p.ptype in ("u64", "b64", "s64")}
+        fields: dict[int, dict[int, str]] = {}
         index = {p.name: n for n, p in enumerate(self.entry.params)}
-        out = {n for n, name in enumerate(names) if name in (self.launch.lengths or {})}
-        derived: dict[str, int] = {}   # register -> the parameter it holds (plus numbers)
+        for i in self.entry.body:
+            if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
+                n, off = _param_place(i.operands[1], index)
+                if n is not None and _aggregate(self.entry.params[n]):
+                    fields.setdefault(n, {}).setdefault(off, i.opcode[-1])
+        out = []
+        for n, (p, name) in enumerate(zip(self.entry.params, names)):
+            if not _aggregate(p):
+                out.append((n, name, p.ptype))
+            for off, ptype in sorted(fields.get(n, {}).items()):
+                out.append(((n, off), f"{name}_{off}", ptype))
+        self._slots_memo = out
+        return out
+
+    def _slot_of(self, operand: str):
+        """The slot key an `ld.param` operand reads (`[k_param_2+8]` -> (2, 8)), or None."""
+        index = {p.name: n for n, p in enumerate(self.entry.params)}
+        n, off = _param_place(operand, index)
+        if n is None:
+            return None
+        return (n, off) if _aggregate(self.entry.params[n]) else n
+
+    def _pointer_params(self) -> set:
+        """The slots that are pointers: where the host side says which parameters are
+        scalars (`Launch.types`), the others of 64 bits; else those the command line gives a
+        length, and 64-bit values an address is made from (a `cvta` of the value, or an
+        address operand built from it by `add`/`mov`): a `size_t` scalar is neither."""
+        wide = ("u64", "b64", "s64")
+        if self.launch.types is not None:
+            return {key for key, name, ptype in self._slots()
+                    if name not in self.launch.types and ptype in wide and
+                    not isinstance(key, tuple)} | \
+                self._used_as_addresses({key for key, _, t in self._slots()
+                                         if isinstance(key, tuple) and t in wide})
+        out = {key for key, name, _ in self._slots() if name in (self.launch.lengths or {})}
+        return out | self._used_as_addresses({key for key, _, t in self._slots() if t in wide})
+
+    def _used_as_addresses(self, keys: set) -> set:
+        """Of the 64-bit slots `keys`, those whose value some address is made from."""
+        out = set()
+        derived: dict[str, object] = {}   # register -> the slot it holds (plus numbers)
         insts = [i for i in self.entry.body if isinstance(i, Inst)]
         for i in insts:
-            if i.opcode[:2] == ("ld", "param") and i.opcode[-1] in ("u64", "b64", "s64"):
-                name = i.operands[1].strip("[]").split("+")[0]
-                if name in index:
-                    derived[i.operands[0]] = index[name]
+            if i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
+                key = self._slot_of(i.operands[1])
+                if key in keys:
+                    derived[i.operands[0]] = key
         for _ in range(4):   # (a pointer moved or offset before its use: a few steps)
             for i in insts:
                 if i.name in ("mov", "add", "sub") and len(i.operands) > 1 and \
@@ -651,14 +688,13 @@ class _Lowering:
             return
         space, dtype, lanes = self._access_type(inst)
         if space == "param":
-            name = inst.operands[1].strip("[]")
-            index = next((n for n, p in enumerate(self.entry.params) if p.name == name), None)
-            if index in self.globals:
-                self._dest(inst, Address("param", index, const(0, i64)))
-            elif name in self.params:
-                self._dest(inst, self.params[name])
+            key = self._slot_of(inst.operands[1])
+            if key in self.globals:
+                self._dest(inst, Address("param", key, const(0, i64)))
+            elif key in self.params and lanes == 1:
+                self._dest(inst, self.params[key])
             else:
-                raise self._refuse(inst, f"parameter {name} is not lowered yet")
+                raise self._refuse(inst, f"parameter {inst.operands[1]} is not lowered yet")
             return
         addr = self.address(inst.operands[1], inst)
         view, index = self._element(addr, dtype, inst)
@@ -1457,6 +1493,24 @@ def _reads(inst: Inst, names=()) -> list[str]:
     if inst.guard:
         found.append(inst.guard.lstrip("!"))
     return found
+
+
+def _aggregate(param) -> bool:
+    """Whether a parameter passes a struct by value (nvcc declares those `.b8 p[N]`; a C
+    scalar of one byte is `.u8` or `.s8`)."""
+    return param.ptype == "b8"
+
+
+def _param_place(operand: str, index: dict) -> tuple:
+    """(parameter position, byte offset) of an `ld.param` operand (`[k_param_2+8]`), or
+    (None, 0) where it names no parameter of the entry."""
+    inner = operand.strip("[]")
+    name, sign, rest = inner.partition("+")
+    try:
+        off = int(rest, 0) if sign else 0
+    except ValueError:
+        return None, 0
+    return index.get(name.strip()), off
 
 
 def _c_name(register: str) -> str:
