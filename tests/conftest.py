@@ -30,3 +30,14 @@ def require_nvrtc():
     except Exception as err:  # no cuda-python, or a tool missing
         pytest.skip(f"NVRTC compilation needs cuda-python and the nvdisasm/cuobjdump tools "
                     f"(pip install 'smemsim[gpu]'): {err}")
+
+
+@pytest.fixture(scope="session")
+def nvcc():
+    """nvcc, for the tests that build with it (skipped, with the reason, without it)."""
+    from kernels_ir import KernelError
+    from smemsim.ptx.build import find_nvcc
+    try:
+        return find_nvcc()
+    except KernelError as err:
+        pytest.skip(str(err))

@@ -12,14 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*.py") if "KERNELS" in p.read_text())
 
 
-@pytest.fixture(scope="module")
-def nvcc():
-    from kernels_ir import KernelError
-    from smemsim.ptx.build import find_nvcc
-    try:
-        return find_nvcc()
-    except KernelError as err:
-        pytest.skip(str(err))
 
 
 @pytest.mark.toolkit

@@ -92,14 +92,6 @@ $L__A:
         lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
 
 
-@pytest.fixture
-def nvcc():
-    from smemsim.ptx.build import find_nvcc
-    from kernels_ir import KernelError
-    try:
-        return find_nvcc()
-    except KernelError as err:
-        pytest.skip(str(err))
 
 
 def test_transpose_built_by_nvcc_counts_as_the_cpp_frontend(nvcc, tmp_path, monkeypatch):

@@ -12,14 +12,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 
-@pytest.fixture(scope="module")
-def nvcc():
-    from kernels_ir import KernelError
-    from smemsim.ptx.build import find_nvcc
-    try:
-        return find_nvcc()
-    except KernelError as err:
-        pytest.skip(str(err))
 
 
 def _entry(file: str) -> dict:

@@ -25,7 +25,7 @@ from kernels_ir.expr import as_expr, cast
 from .as_built import as_built
 from .build import ptx_of
 from .lower import Launch, eval_names, lower
-from .parse import PtxError, parse
+from .parse import PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, kernel_symbol
 
@@ -106,17 +106,9 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
 def _member(name: str) -> str:
     """A function's name without its namespaces: `cub::detail::BlockReduce<float, 128>::Sum`
     -> `BlockReduce<float, 128>::Sum`."""
-    parts, depth, start = [], 0, 0
-    for n, c in enumerate(name):
-        if c in "<(":
-            depth += 1
-        elif c in ">)":
-            depth -= 1
-        elif depth == 0 and name.startswith("::", n):
-            parts.append(name[start:n])
-            start = n + 2
-    parts.append(name[start:])
-    parts = [p for p in parts if p]
+    parts = [p for p in _split_top(name, "::", "<(", ">)") if p]
+    if not parts:
+        return name
     return "::".join(parts[-2:]) if len(parts) > 1 and parts[-2][:1].isupper() else parts[-1]
 
 

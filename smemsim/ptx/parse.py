@@ -215,17 +215,22 @@ def _statements(line: str) -> list[str]:
     return out + ([parts[-1].strip()] if parts[-1].strip() else [])
 
 
-def _split_top(text: str, sep: str) -> list[str]:
-    """`text` split at each `sep` outside brackets (a vector `{a, b}`, an address `[a+4]`)."""
-    out, depth, start = [], 0, 0
-    for n, c in enumerate(text):
-        if c in "{[(":
+def _split_top(text: str, sep: str, opens: str = "{[(", closes: str = "}])") -> list[str]:
+    """`text` split at each `sep` outside brackets (a vector `{a, b}`, an address `[a+4]`;
+    `::` outside a C++ name's `<...>` and `(...)`)."""
+    out, depth, start, n = [], 0, 0, 0
+    while n < len(text):
+        c = text[n]
+        if c in opens:
             depth += 1
-        elif c in "}])":
+        elif c in closes:
             depth -= 1
-        elif c == sep and depth == 0:
+        elif depth == 0 and text.startswith(sep, n):
             out.append(text[start:n])
-            start = n + 1
+            n += len(sep)
+            start = n
+            continue
+        n += 1
     out.append(text[start:])
     return out
 
