@@ -555,3 +555,42 @@ def test_a_struct_passed_by_value_is_its_fields_by_byte_offset(nvcc, tmp_path, m
     assert np.array_equal(got[:100], 2.0 * x[:128][::-1][:100])
     r = analyze(k, {"op_8": 100, "op_12": 2.0})
     assert (r.store.requests, r.load.requests) == (4, 4)   # 4 warps each, in shared
+
+
+DP4A = """
+__global__ void dp(const int* a, const int* b, int* out) {
+  __shared__ int s[64];
+  s[threadIdx.x] = __dp4a(a[threadIdx.x], b[threadIdx.x], 7);
+  __syncthreads();
+  out[threadIdx.x] = s[63 - threadIdx.x] +
+                     (int)__dp4a((unsigned)a[threadIdx.x], (unsigned)b[threadIdx.x], 1u);
+}
+void go(const int* a, const int* b, int* out) { dp<<<1, 64>>>(a, b, out); }
+"""
+
+
+def test_dp4a_signed_and_unsigned_as_the_isa_defines_it(nvcc, tmp_path, monkeypatch):
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "dp.cu"
+    source.write_text(DP4A)
+    k = import_cu(str(source), Options(lengths={"a": "64", "b": "64", "out": "64"}))["dp"]()
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-2**31, 2**31, 64).astype(np.int32) for _ in range(2))
+    got = np.frombuffer(run(k, {}, arrays={"a": a.view(np.uint8), "b": b.view(np.uint8)})
+                        ["out"].tobytes(), np.int32)
+
+    def dp4a(x, y, c, signed):
+        x, y = int(x) & 0xFFFFFFFF, int(y) & 0xFFFFFFFF
+        for i in range(4):
+            xi, yi = (x >> 8 * i) & 255, (y >> 8 * i) & 255
+            if signed:
+                xi, yi = xi - 256 * (xi >= 128), yi - 256 * (yi >= 128)
+            c += xi * yi
+        return c
+    want = [(dp4a(a[63 - t], b[63 - t], 7, True) + dp4a(a[t], b[t], 1, False) + 2**31)
+            % 2**32 - 2**31 for t in range(64)]
+    assert got.tolist() == want

@@ -1199,6 +1199,23 @@ class _Lowering:
             out = out | (byte << (8 * i))
         self._dest(inst, retype(out, u32))
 
+    def _op_dp4a(self, inst: Inst) -> None:
+        """`dp4a.atype.btype d, a, b, c`: c plus the products of a's and b's four bytes
+        (each signed where its type is .s32), modulo 2^32."""
+        types = inst.opcode[1:]
+        if len(types) != 2 or any(t not in ("u32", "s32") for t in types):
+            raise self._refuse(inst, "this form of dp4a is not lowered yet")
+        a, b = (retype(self.integer(t, u32), i64) for t in inst.operands[1:3])
+        total = retype(self.integer(inst.operands[3], u32), i64)
+        for i in range(4):
+            x, y = ((v >> (8 * i)) & 0xFF for v in (a, b))
+            if types[0] == "s32":
+                x = x - select(x >= 128, const(256, i64), const(0, i64))
+            if types[1] == "s32":
+                y = y - select(y >= 128, const(256, i64), const(0, i64))
+            total = total + x * y
+        self._dest(inst, retype(total & 0xFFFFFFFF, u32))
+
     def _op_bmsk(self, inst: Inst) -> None:
         """`bmsk.{clamp,wrap}.b32 d, a, b`: b one bits from bit a."""
         wrap = "wrap" in inst.opcode
