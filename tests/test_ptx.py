@@ -594,3 +594,14 @@ def test_dp4a_signed_and_unsigned_as_the_isa_defines_it(nvcc, tmp_path, monkeypa
     want = [(dp4a(a[63 - t], b[63 - t], 7, True) + dp4a(a[t], b[t], 1, False) + 2**31)
             % 2**32 - 2**31 for t in range(64)]
     assert got.tolist() == want
+
+
+def test_a_kernel_in_an_anonymous_namespace_keeps_its_name():
+    """c++filt writes `(anonymous namespace)::k(int*)`: that parenthesis is the name's (the
+    kernel was nameless: mistral.rs's moe_align_block_size_kernel)."""
+    from smemsim.ptx.frontend import _signature_name
+    assert _signature_name("(anonymous namespace)::moe_align(int*, int)") == \
+        "(anonymous namespace)::moe_align"
+    assert _signature_name("void ns::(anonymous namespace)::f<(anonymous namespace)::T>"
+                           "(int)") == "ns::(anonymous namespace)::f<(anonymous namespace)::T>"
+    assert _signature_name("void k<1, 2>(int*, float)") == "k<1, 2>"

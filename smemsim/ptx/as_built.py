@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 
 from .parse import Entry, Inst, Label, Module, _SIZES
 from .sass import FunctionSass
+from .unroll import unroll
 
 _KINDS = {"ld": "load", "st": "store"}
 _ADDRESS = re.compile(r"^\[([^\]+-]+)(?:([+-])(-?(?:0x[0-9a-fA-F]+|\d+)))?\]$")
@@ -57,8 +58,57 @@ class AsBuilt:
     matched: int        # of them, whose accesses are the SASS's (after the merges)
 
 
-def as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
-    """`entry` with the merges its SASS shows; notes for every line the SASS differs on."""
+def as_built(module: Module, entry: Entry, sass: FunctionSass,
+             unrolling: bool = True) -> AsBuilt:
+    """`entry` with the merges its SASS shows; notes for every line the SASS differs on.
+    Where a line's SASS has as many instructions as its PTX, each wider, inside a counted
+    loop (iterations ptxas unrolled and merged), the loop is unrolled (smemsim.ptx.unroll)
+    and matched again, kept where more lines then match."""
+    first = _as_built(module, entry, sass)
+    if not unrolling:
+        return first
+    best = first
+    for label in _merged_loops(module, entry, sass):
+        body = unroll(list(entry.body), label, frozenset(entry.names))
+        if body is None:
+            continue
+        again = _as_built(module, replace(entry, body=body), sass)
+        if again.matched > best.matched:
+            best = replace(again, notes=again.notes + (
+                f"{_where(_label_line(module, entry, label))}: ptxas unrolled this loop "
+                "completely (unrolled here too: its iterations' accesses merged as built)",))
+    return best
+
+
+def _merged_loops(module: Module, entry: Entry, sass: FunctionSass) -> list[str]:
+    """The labels of loops holding a line whose SASS has as many instructions as its PTX,
+    each wider (several iterations' accesses merged)."""
+    ptx_lines: dict = {}
+    for a in _accesses(module, entry):
+        ptx_lines.setdefault((a.where, a.kind), []).append(a)
+    built: dict = {}
+    for s in sass.shared:
+        built.setdefault((s.where, s.kind), []).append(s)
+    labels = []
+    for key, ptx in ptx_lines.items():
+        ss = built.get(key, [])
+        if ss and len(ss) == len(ptx) and min(s.width for s in ss) > max(a.width for a in ptx):
+            label = next((x.name for x in reversed(entry.body[:ptx[0].position])
+                          if isinstance(x, Label)), None)
+            if label is not None and label not in labels:
+                labels.append(label)
+    return labels
+
+
+def _label_line(module: Module, entry: Entry, label: str) -> tuple:
+    """The source place of a loop: its first instruction's."""
+    at = next(n for n, x in enumerate(entry.body) if isinstance(x, Label) and x.name == label)
+    first = next((x for x in entry.body[at + 1:] if isinstance(x, Inst)), None)
+    return _chain(module, first) if first is not None else ()
+
+
+def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
+    """as_built without unrolling."""
     accesses = _accesses(module, entry)
     ptx_lines: dict = {}
     for a in accesses:

@@ -221,15 +221,18 @@ def readable(symbols: list[str]) -> dict[str, str]:
 
 
 def _signature_name(text: str) -> str:
-    """`void k<1, 2>(int*, float)` -> `k<1, 2>`."""
+    """`void k<1, 2>(int*, float)` -> `k<1, 2>` (`(anonymous namespace)::k(int)` ->
+    `(anonymous namespace)::k`: that parenthesis is part of the name)."""
     if text.startswith("void "):
         text = text[5:]
+    anonymous, mark = "(anonymous namespace)", "\0"
+    text = text.replace(anonymous, mark)
     depth = 0
     for n, c in enumerate(text):
         if c in "<(":
             if c == "(" and depth == 0:
-                return text[:n]
+                return text[:n].replace(mark, anonymous)
             depth += 1
         elif c in ">)":
             depth -= 1
-    return text
+    return text.replace(mark, anonymous)

@@ -71,6 +71,8 @@ def sass_of(ptx: str, arch: str, ptxas_options=()) -> dict[str, FunctionSass]:
              for st in [os.stat(os.path.realpath(f))]]
     key = hashlib.sha256(repr([CACHE_FORMAT, arch, list(ptxas_options), tools,
                                hashlib.sha256(ptx.encode()).hexdigest()]).encode()).hexdigest()
+    if key in _SEEN:   # (a file's several kernels share one build, cache or not)
+        return _SEEN[key]
     folder = cache_dir("sass")
     entry = folder / f"{key}.txt" if folder is not None else None
     found = _load(entry, key)
@@ -78,7 +80,11 @@ def sass_of(ptx: str, arch: str, ptxas_options=()) -> dict[str, FunctionSass]:
         found = _build(ptx, arch, list(ptxas_options), ptxas, nvdisasm)
         if entry is not None:
             store(entry, sealed(key, _text(found).encode()))
+    _SEEN[key] = found
     return found
+
+
+_SEEN: dict[str, dict] = {}   # this process's builds, by key
 
 
 def ptxas_options(flags) -> list[str]:
