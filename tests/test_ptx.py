@@ -605,3 +605,24 @@ def test_a_kernel_in_an_anonymous_namespace_keeps_its_name():
     assert _signature_name("void ns::(anonymous namespace)::f<(anonymous namespace)::T>"
                            "(int)") == "ns::(anonymous namespace)::f<(anonymous namespace)::T>"
     assert _signature_name("void k<1, 2>(int*, float)") == "k<1, 2>"
+
+
+def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
+        nvcc, tmp_path, monkeypatch):
+    """A template instantiated explicitly, launched nowhere in the file: the answer names
+    the kernel and the parameters to give, a struct's fields by their offsets."""
+    from kernels_ir import KernelError
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "st2.cu"
+    source.write_text(STRUCT_PARAM.replace("__global__ void k(", "template <int B> "
+                                           "__global__ void k(").replace(
+        "void go(Op op, const float* in) { k<<<1, 128>>>(op, in); }",
+        "template __global__ void k<3>(Op, const float*);"))
+    with pytest.raises(KernelError, match=r"kernel 'k<3>': smemsim cannot read the host side "
+                                          r".*give its launch with --launch-grid and "
+                                          r"--launch-block, and its parameters \(param_0_0, "
+                                          r"param_0_8, param_0_12, param_1\)"):
+        for make in import_cu(str(source), Options()).values():
+            make()

@@ -163,8 +163,10 @@ def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why) -> N
     if not found:
         raise why
     name = found[0] if len(found) == 1 else (wanted or found[0])
-    params = len(module.entries[keys[found[0]]].params)
-    names = ", ".join(f"param_{n}" for n in range(params)) or "none"
+    from .lower import _Lowering
+    slots = _Lowering(module, module.entries[keys[found[0]]], Launch(grid=(1,), block=(1,)),
+                      None, None)._slots()   # (a struct's fields: `param_0_8`)
+    names = ", ".join(n for _, n, _ in slots) or "none"
     raise KernelError(f"kernel '{name}': smemsim cannot read the host side of {path} "
                       f"({' '.join(str(why).split())[:200]}); nvcc's build has the kernel: "
                       "give its launch with --launch-grid and --launch-block, and its "
