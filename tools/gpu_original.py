@@ -454,13 +454,22 @@ def zeroed(kernel) -> dict:
             for g in kernel.globals}
 
 
+def judged(report, counters: list[dict]) -> list:
+    """The checks of `report` against a run's stored counters: those counters as Measured
+    (what the run did not keep: unmeasured), so that gpu_backend.measure.compare_counts
+    judges them as the run did."""
+    from gpu_backend.measure import Measured, compare_counts
+    kept = {c["what"].replace(" ", "_"): c["measured"] for c in counters}
+    fields = [f.name for f in dataclasses.fields(Measured)]
+    return compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
+
+
 def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> None:
     """Predictions of `--as-compiled` on the original files (nvcc), here, against the
     counters a GPU run already measured (`run`'s results.json): the harnesses and their
     builds are unchanged, so the measurements stand. The analysis is given the harness's
     inputs (arrays zeroed), so that data-dependent kernels count the same launch."""
     from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.measure import Measured, compare_counts
     from smemsim.loader import load_kernels
     # matched by file and kernel, not by harness: a harness is named by its entry's index in
     # the corpus, which moves when entries are inserted
@@ -482,11 +491,7 @@ def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> 
             print(f"{case['key']}: ERROR {case['error'][-300:]}", flush=True)
             results.append(case)
             continue
-        # the counters the run measured, as Measured (what it did not keep: unmeasured), so
-        # that gpu_backend.measure.compare_counts judges them as the run did
-        kept = {c["what"].replace(" ", "_"): c["measured"] for c in old["counters"]}
-        fields = [f.name for f in dataclasses.fields(Measured)]
-        checks = compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
+        checks = judged(report, old["counters"])
         ok = all(c.ok for c in checks)
         case.update(counters_ok=ok, compiler=list(report.compiler), registers=build.registers,
                     counters=[dataclasses.asdict(c) for c in checks])

@@ -32,12 +32,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def main(argv: list[str]) -> int:
-    from gpu_backend.measure import Measured, compare_counts
     from smemsim import analyze
     from smemsim.ptx.frontend import import_cu
     from test_original_build import CUBLAS_STANDIN
     from tools.corpus_status import options
-    from tools.gpu_original import HELPER_CUDA, zeroed
+    from tools.gpu_original import HELPER_CUDA, judged, zeroed
     only = argv[argv.index("-k") + 1] if "-k" in argv else None
     extra = [os.path.abspath(argv[n + 1]) for n, a in enumerate(argv)
              if a == "-I" and n + 1 < len(argv)]
@@ -82,9 +81,7 @@ def main(argv: list[str]) -> int:
             print(f"{key} ({cu}): ERROR {row['error'][:300]}", flush=True)
             rows.append(row)
             continue
-        kept = {c["what"].replace(" ", "_"): c["measured"] for c in case["counters"]}
-        fields = [f.name for f in dataclasses.fields(Measured)]
-        checks = compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
+        checks = judged(report, case["counters"])
         ok = all(c.ok for c in checks)
         agree += ok
         row.update(ok=ok, notes=list(kernel.notes), seconds=round(time.perf_counter() - start, 2),

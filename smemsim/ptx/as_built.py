@@ -83,12 +83,7 @@ def as_built(module: Module, entry: Entry, sass: FunctionSass,
 def _merged_loops(module: Module, entry: Entry, sass: FunctionSass) -> list[str]:
     """The labels of loops holding a line whose SASS has as many instructions as its PTX,
     each wider (several iterations' accesses merged)."""
-    ptx_lines: dict = {}
-    for a in _accesses(module, entry):
-        ptx_lines.setdefault((a.where, a.kind), []).append(a)
-    built: dict = {}
-    for s in sass.shared:
-        built.setdefault((s.where, s.kind), []).append(s)
+    ptx_lines, built = _by_line(module, entry, sass)
     labels = []
     for key, ptx in ptx_lines.items():
         ss = built.get(key, [])
@@ -109,14 +104,7 @@ def _label_line(module: Module, entry: Entry, label: str) -> tuple:
 
 def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
     """as_built without unrolling."""
-    accesses = _accesses(module, entry)
-    ptx_lines: dict = {}
-    for a in accesses:
-        ptx_lines.setdefault((a.where, a.kind), []).append(a)
-    sass_lines: dict = {}
-    for s in sass.shared:
-        if s.kind in ("load", "store"):
-            sass_lines.setdefault((s.where, s.kind), []).append(s)
+    ptx_lines, sass_lines = _by_line(module, entry, sass)
     body = list(entry.body)
     notes, merged, matched, differing = [], 0, 0, []
     edits: dict[int, list] = {}     # position -> what stands there instead
@@ -314,6 +302,18 @@ def _width_of(inst: Inst) -> int:
     """Bytes a lane of a shared ld/st."""
     lanes = next((int(p[1:]) for p in inst.opcode if p in ("v2", "v4", "v8")), 1)
     return lanes * _SIZES.get(inst.opcode[-1], 0)
+
+
+def _by_line(module: Module, entry: Entry, sass: FunctionSass) -> tuple[dict, dict]:
+    """The entry's shared loads and stores, and the SASS's, by (source place, kind)."""
+    ptx_lines: dict = {}
+    for a in _accesses(module, entry):
+        ptx_lines.setdefault((a.where, a.kind), []).append(a)
+    sass_lines: dict = {}
+    for s in sass.shared:
+        if s.kind in ("load", "store"):
+            sass_lines.setdefault((s.where, s.kind), []).append(s)
+    return ptx_lines, sass_lines
 
 
 def _accesses(module: Module, entry: Entry) -> list[_Access]:

@@ -20,6 +20,7 @@ Nothing is guessed.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass
@@ -386,14 +387,13 @@ class _Lowering:
         the passes end: a register written as .b32 and as .s32 keeps the first (its bits
         are the same; each instruction reads them as its own type)."""
         kinds: dict[str, object] = {}
-        index = {p.name: n for n, p in enumerate(self.entry.params)}
         insts = [(i, _writes(i, self.entry.names))
                  for b in self.blocks.values() for i in b.insts]
         insts = [(i, w) for i, w in insts if w]
         for _ in range(len(insts) + 1):
             changed = False
             for inst, written in insts:
-                k = self._kind_of(inst, kinds, index)
+                k = self._kind_of(inst, kinds)
                 if k is None:
                     continue
                 for r in written:
@@ -409,7 +409,7 @@ class _Lowering:
                 break
         return kinds
 
-    def _kind_of(self, inst: Inst, kinds: dict, index: dict):
+    def _kind_of(self, inst: Inst, kinds: dict):
         op, ty = inst.name, inst.opcode[-1]
         srcs = [kinds.get(o) for o in inst.operands[1:]]
         if op == "ld" and inst.opcode[1] == "param":
@@ -451,10 +451,9 @@ class _Lowering:
             return self._slots_memo
         names = self.launch.names or tuple(f"param_{n}" for n in range(len(self.entry.params)))
         fields: dict[int, dict[int, str]] = {}
-        index = {p.name: n for n, p in enumerate(self.entry.params)}
         for i in self.entry.body:
             if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
-                n, off = _param_place(i.operands[1], index)
+                n, off = _param_place(i.operands[1], self._param_index)
                 if n is not None and _aggregate(self.entry.params[n]):
                     fields.setdefault(n, {}).setdefault(off, i.opcode[-1])
         out = []
@@ -466,10 +465,14 @@ class _Lowering:
         self._slots_memo = out
         return out
 
+    @functools.cached_property
+    def _param_index(self) -> dict[str, int]:
+        """Each parameter's position, by its PTX name."""
+        return {p.name: n for n, p in enumerate(self.entry.params)}
+
     def _slot_of(self, operand: str):
         """The slot key an `ld.param` operand reads (`[k_param_2+8]` -> (2, 8)), or None."""
-        index = {p.name: n for n, p in enumerate(self.entry.params)}
-        n, off = _param_place(operand, index)
+        n, off = _param_place(operand, self._param_index)
         if n is None:
             return None
         return (n, off) if _aggregate(self.entry.params[n]) else n
