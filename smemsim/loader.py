@@ -6,8 +6,9 @@ file where it happened, never a traceback through smemsim.
 
 Which files run (decided from the file's syntax tree, never by running it; docs/ci.md):
 a `.cu`/`.cuh` is only read; a `.py` that compiles CUDA strings (a call of cupy's
-RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) is only
-read, unless it is a kernels file: one whose module body itself (not a function, an `if`
+RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) or defines
+a numba.cuda kernel (a function decorated `@cuda.jit`) is only read, unless it is a kernels
+file: one whose module body itself (not a function, an `if`
 or a `try`) imports kernels_ir or binds the name KERNELS. Every other `.py` is taken as a
 kernels file, and smemsim imports (runs) it as `python` would.
 """
@@ -38,7 +39,7 @@ def is_cuda(path: str) -> bool:
     suffix = pathlib.Path(path).suffix
     if suffix in (".cu", ".cuh"):
         return True
-    return suffix == ".py" and embeds_cuda(path)
+    return suffix == ".py" and (embeds_cuda(path) or defines_numba_kernels(path))
 
 
 # calls that compile CUDA held in a string: name -> (the source's position, its keyword)
@@ -130,6 +131,23 @@ def embeds_cuda(path: str) -> bool:
         isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS for n in ast.walk(tree))
 
 
+def defines_numba_kernels(path: str) -> bool:
+    """Whether a Python file defines numba.cuda kernels (`@cuda.jit`) and is no kernels
+    file: decided from its syntax tree, never by running it."""
+    try:
+        data = pathlib.Path(path).read_bytes()
+    except OSError:
+        return False
+    if b"numba" not in data or b"jit" not in data:
+        return False
+    try:
+        tree = parse_python(data, str(path))
+    except (SyntaxError, ValueError):
+        return False
+    from .ptx.numba_frontend import is_numba
+    return not is_kernels_module(tree) and is_numba(tree)
+
+
 def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel. Each function returned builds its kernel, or raises a located
@@ -139,6 +157,9 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
     from nvcc's PTX of the file instead."""
     if is_cuda(path):
         kernel = cuda.kernel if cuda is not None else None
+        if pathlib.Path(path).suffix == ".py" and not embeds_cuda(path):
+            from .ptx.numba_frontend import import_numba
+            return import_numba(path, cuda, kernel, **(ptx or {}))
         if ptx is not None and pathlib.Path(path).suffix in (".cu", ".cuh"):
             from .ptx.frontend import import_cu
             return import_cu(path, cuda, kernel, **ptx)

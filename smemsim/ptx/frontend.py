@@ -104,8 +104,10 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
 
 
 def _member(name: str) -> str:
-    """A function's name without its namespaces: `cub::detail::BlockReduce<float, 128>::Sum`
-    -> `BlockReduce<float, 128>::Sum`."""
+    """A function's name without its namespaces and ABI tags: `cub::detail::BlockReduce<
+    float, 128>::Sum` -> `BlockReduce<float, 128>::Sum`, numba's `cudapy::__main__::
+    array_sum[abi:v1][abi:cw51...]` -> `array_sum`."""
+    name = re.sub(r"\[abi:[^\]]*\]", "", name)
     parts = [p for p in _split_top(name, "::", "<(", ">)") if p]
     if not parts:
         return name

@@ -20,6 +20,7 @@ Nothing is guessed.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -96,6 +97,7 @@ class _Lowering:
                  stored: set | None):
         self.module, self.entry, self.launch = module, entry, launch
         self.k = self.builder = KernelBuilder(name or entry.name)
+        self.name = name
         self.regs: dict[str, object] = {}
         self.stored_into = stored       # pointer parameters some store writes (None: any)
         self.stored: set[int] = set()
@@ -530,6 +532,11 @@ class _Lowering:
         while loc is not None:
             frames.append(loc)
             loc = loc.inlined_at
+        if len(frames) > 1 and self.name is not None and \
+                self.module.strings.get(frames[-2].function) == self.name:
+            # the kernel's own body inlined into the entry at its first line (numba's
+            # wrapper): a line of the kernel, called from nowhere
+            frames = [*frames[:-2], dataclasses.replace(frames[-2], function=None)]
         files = self.module.files
         mine = [f for f in frames if not _TOOLKIT.search(os.path.normpath(files.get(f.file,
                                                                                       "")))]

@@ -110,7 +110,7 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"((?:[^"\\]|\\.)*)"')
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _INLINED = re.compile(r",\s*function_name\s+(\$L__\w+|\w+)\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
-_SHARED = re.compile(r"^\s*(?:\.extern\s+)?\.shared\s+\.align\s+(\d+)\s+\.(\w+)\s+([\w$]+)"
+_SHARED = re.compile(r"^\s*(?:(?:\.extern|\.visible|\.weak)\s+)*\.shared\s+\.align\s+(\d+)\s+\.(\w+)\s+([\w$]+)"
                      r"((?:\[\d*\])*)\s*;")
 _CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+|\.common\s+)?"
                     r"(?:\.global\s+(?=\.const))?"
@@ -282,7 +282,9 @@ def _loc(m: re.Match, strings: dict, inlined: dict) -> Loc:
         outer = inlined.get(at) or Loc(*at)
     loc = Loc(int(m.group(1)), int(m.group(2)), int(m.group(3)), outer,
               found.group(1) if found else None)
-    if found:
+    if found and at != (loc.file, loc.line, loc.column):
+        # (a mark inlined at its own place, as numba writes its kernel's first line, says
+        # nothing of a call further out)
         inlined[(loc.file, loc.line, loc.column)] = loc
     return loc
 

@@ -1,0 +1,375 @@
+"""What a Python program's host code says, read from its syntax tree, never run: the values
+its names hold where it launches a kernel (numbers, tuples, numpy arrays' types and shapes),
+statement by statement as the interpreter would bind them.
+
+Only straight-line code is followed: a name bound inside an `if`, a loop, a `with` or a
+`try` is unknown after it (and inside it), as is anything computed by a call smemsim does
+not know. What it knows: literals, + - * / // % ** and unary minus of numbers, tuples and
+their items, `math.ceil/floor`, `int/float/min/max/abs/len`, numpy's allocators (`zeros`,
+`ones`, `empty`, `full`, `arange`, `*_like`, `random.rand/random/randn/randint`) with
+`dtype=`, `.reshape`, `.astype`, `.T`, `.shape/.size/.ndim/.dtype`, numpy scalar types
+(`np.float32(x)`), and numba's `cuda.to_device/device_array/device_array_like`.
+"""
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass
+
+# how deep an expression is read (a deeper one is unknown: never a RecursionError)
+MAX_DEPTH = 100
+
+
+@dataclass(frozen=True)
+class Module:
+    """A module (or a module's attribute: `numba.float32`) a name is bound to by an import."""
+
+    path: str
+
+
+@dataclass(frozen=True)
+class Array:
+    """A numpy (or device) array: numpy dtype name, shape, memory order ('C' or 'F')."""
+
+    dtype: str
+    shape: tuple
+    order: str = "C"
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A number of a stated numpy type (`np.float32(1.5)`)."""
+
+    dtype: str
+    value: int | float
+
+
+_NUMPY = "numpy"
+_SCALAR_TYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                 "float16", "float32", "float64", "bool_", "intc", "uintc", "intp"}
+_ALIASES = {"intc": "int32", "uintc": "uint32", "intp": "int64", "float_": "float64",
+            "double": "float64", "single": "float32", "half": "float16", "int_": "int64"}
+
+
+def dtype_name(value) -> str | None:
+    """The numpy dtype a value names (`np.float32`, `numba.float32`, 'float32',
+    `float`), or None."""
+    if isinstance(value, Module):
+        last = value.path.rsplit(".", 1)[-1]
+        last = _ALIASES.get(last, last)
+        return last if last in _SCALAR_TYPES else None
+    if isinstance(value, str):
+        value = _ALIASES.get(value, value)
+        return value if value in _SCALAR_TYPES else None
+    if value is float:
+        return "float64"
+    if value is int:
+        return "int64"
+    return None
+
+
+class Scope:
+    """The names of one scope as the program binds them, statement by statement."""
+
+    def __init__(self, names: dict | None = None):
+        self.names: dict = dict(names or {})
+
+    def run(self, statements, visit=None) -> None:
+        """Bind what `statements` bind, in order; `visit(statement, scope)` is called before
+        each statement (launches and definitions are found there). A nested function is
+        visited with a copy of the names its enclosing scope has where it is defined."""
+        for s in statements:
+            if visit is not None:
+                visit(s, self)
+            if isinstance(s, ast.Import):
+                for a in s.names:
+                    if a.asname:
+                        self.names[a.asname] = Module(a.name)
+                    else:
+                        top = a.name.split(".")[0]
+                        self.names[top] = Module(top)
+            elif isinstance(s, ast.ImportFrom):
+                for a in s.names:
+                    if a.name != "*" and s.level == 0 and s.module:
+                        self.names[a.asname or a.name] = Module(f"{s.module}.{a.name}")
+            elif isinstance(s, ast.Assign):
+                value = self.value(s.value)
+                for t in s.targets:
+                    self._bind(t, value)
+            elif isinstance(s, ast.AnnAssign) and s.value is not None:
+                self._bind(s.target, self.value(s.value))
+            elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                self.names[s.target.id] = self.value(ast.BinOp(
+                    ast.Name(s.target.id, ast.Load()), s.op, s.value))
+            elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                if visit is not None:
+                    Scope(self.names).run(s.body, visit)
+                self.names[s.name] = None
+            elif isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try,
+                                ast.AsyncFor, ast.AsyncWith)) or \
+                    type(s).__name__ in ("Match", "TryStar"):
+                # what a branch or a loop binds is unknown inside it and after it
+                for name in _stored(s):
+                    self.names[name] = None
+                if visit is not None:
+                    for body in _bodies(s):
+                        Scope(self.names).run(body, visit)
+            elif isinstance(s, ast.Delete):
+                for name in _stored(s):
+                    self.names.pop(name, None)
+
+    def _bind(self, target, value) -> None:
+        if isinstance(target, ast.Name):
+            self.names[target.id] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = value if isinstance(value, tuple) and len(value) == len(target.elts) \
+                else (None,) * len(target.elts)
+            for t, v in zip(target.elts, items):
+                self._bind(t, v)
+        # (an attribute or an item assigned: nothing this reader follows)
+
+    def value(self, node, depth: int = 0):
+        """The value of an expression, or None where it is not known."""
+        if depth > MAX_DEPTH or node is None:
+            return None
+        depth += 1
+        v = lambda n: self.value(n, depth)  # noqa: E731
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, (int, float, str, bool)) else None
+        if isinstance(node, ast.Name):
+            if node.id in ("float", "int"):
+                return {"float": float, "int": int}[node.id]
+            return self.names.get(node.id)
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return tuple(v(e) for e in node.elts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            x = _number(v(node.operand))
+            return None if x is None else -x
+        if isinstance(node, ast.BinOp):
+            return _arith(node.op, _number(v(node.left)), _number(v(node.right)))
+        if isinstance(node, ast.Subscript):
+            base, index = v(node.value), v(node.slice)
+            if isinstance(base, tuple) and isinstance(index, int) and \
+                    -len(base) <= index < len(base):
+                return base[index]
+            return None
+        if isinstance(node, ast.Attribute):
+            return self._attribute(v(node.value), node.attr)
+        if isinstance(node, ast.Call):
+            return self._call(node, depth)
+        return None
+
+    @staticmethod
+    def _attribute(base, attr: str):
+        if isinstance(base, Module):
+            return Module(f"{base.path}.{attr}")
+        if isinstance(base, Array):
+            return {"shape": base.shape, "size": base.size, "ndim": len(base.shape),
+                    "dtype": base.dtype,
+                    "T": Array(base.dtype, base.shape[::-1], "F" if base.order == "C" else "C")
+                    }.get(attr)
+        return None
+
+    def _call(self, node: ast.Call, depth: int):
+        v = lambda n: self.value(n, depth)  # noqa: E731
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        if any(k.arg is None for k in node.keywords) or \
+                any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        args = [v(a) for a in node.args]
+        if isinstance(node.func, ast.Attribute):
+            owner = v(node.func.value)
+            if isinstance(owner, Array):
+                return _array_method(owner, node.func.attr, args,
+                                     {k: v(x) for k, x in kw.items()})
+        f = v(node.func)
+        if f in (float, int):
+            x = _number(args[0]) if len(args) == 1 else None
+            return None if x is None else f(x)
+        if isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs", "len") \
+                and node.func.id not in self.names:
+            return _builtin(node.func.id, args)
+        if not isinstance(f, Module):
+            return None
+        path = f.path
+        if path in ("math.ceil", "math.floor"):
+            x = _number(args[0]) if len(args) == 1 else None
+            return None if x is None else (math.ceil if path.endswith("ceil") else
+                                           math.floor)(x)
+        root, _, name = path.partition(".")
+        name = name.rsplit(".", 1)[-1] if root == "numba" else name
+        keywords = {k: v(x) for k, x in kw.items()}
+        if root == _NUMPY and dtype_name(f) and len(args) == 1:   # np.float32(1.5)
+            x = _number(args[0])
+            return None if x is None else Scalar(dtype_name(f), x)
+        if (root == _NUMPY and name in _NUMPY_ALLOCATORS) or \
+                (root == "numba" and name in _DEVICE_ALLOCATORS):
+            return _allocate(name, args, keywords)
+        return None
+
+
+_NUMPY_ALLOCATORS = {"zeros", "ones", "empty", "full", "arange", "zeros_like", "ones_like",
+                     "empty_like", "full_like", "random.rand", "random.random",
+                     "random.randn", "random.random_sample", "random.randint",
+                     "random.uniform", "ascontiguousarray", "array"}
+_DEVICE_ALLOCATORS = {"to_device", "device_array", "device_array_like", "pinned_array",
+                      "mapped_array", "managed_array"}
+
+
+def _allocate(name: str, args: list, kw: dict):
+    """The array a numpy or numba allocation makes, or None."""
+    dtype = kw.get("dtype")
+    order = kw.get("order", "C")
+    if order not in ("C", "F"):
+        return None
+    if name in ("to_device", "ascontiguousarray", "zeros_like", "ones_like", "empty_like",
+                "device_array_like", "full_like"):
+        src = args[0] if args else None
+        if not isinstance(src, Array):
+            return None
+        t = dtype_name(dtype) if dtype is not None else src.dtype
+        return Array(t, src.shape, "C" if name == "ascontiguousarray" else src.order) \
+            if t else None
+    if name == "array":
+        return None
+    if name == "arange":
+        numbers = [_number(a) for a in args]
+        if not 1 <= len(numbers) <= 3 or any(n is None for n in numbers):
+            return None
+        start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else \
+            (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1)
+        if step == 0:
+            return None
+        count = max(0, math.ceil((stop - start) / step))
+        kind = "int64" if all(isinstance(n, int) for n in numbers) else "float64"
+        t = dtype_name(dtype) if dtype is not None else kind
+        return Array(t, (count,)) if t else None
+    if name in ("random.rand", "random.randn"):
+        dims = [_number(a) for a in args]
+        return Array("float64", tuple(dims)) if all(isinstance(d, int) for d in dims) \
+            else None
+    if name in ("random.random", "random.random_sample", "random.uniform", "random.randint"):
+        size = kw.get("size")
+        if size is None and name in ("random.random", "random.random_sample") and args:
+            size = args[0]
+        shape = _shape(size)
+        if shape is None:
+            return None
+        t = "int64" if name == "random.randint" else "float64"
+        return Array(dtype_name(dtype) or t if dtype is not None else t, shape)
+    shape = _shape(args[0] if args else kw.get("shape"))
+    if shape is None:
+        return None
+    if dtype is None and name == "full" and len(args) > 1:
+        dtype = "int64" if isinstance(args[1], int) else "float64"
+    if dtype is None and len(args) > (2 if name == "full" else 1):
+        dtype = args[2 if name == "full" else 1]
+    t = dtype_name(dtype) if dtype is not None else "float64"
+    return Array(t, shape, order) if t else None
+
+
+def _array_method(array: Array, method: str, args: list, kw: dict):
+    if method == "reshape":
+        shape = _shape(args[0] if len(args) == 1 else tuple(args))
+        if shape is None:
+            return None
+        if -1 in shape:
+            known = math.prod(d for d in shape if d != -1)
+            if shape.count(-1) > 1 or known == 0 or array.size % known:
+                return None
+            shape = tuple(array.size // known if d == -1 else d for d in shape)
+        return Array(array.dtype, shape) if math.prod(shape) == array.size else None
+    if method == "astype" and args:
+        t = dtype_name(args[0])
+        return Array(t, array.shape, array.order) if t else None
+    if method in ("copy", "copy_to_host", "flatten", "ravel"):
+        return array if method in ("copy", "copy_to_host") else \
+            Array(array.dtype, (array.size,))
+    return None
+
+
+def _shape(value) -> tuple | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (value,) if value >= 0 else None
+    if isinstance(value, tuple) and value and all(isinstance(d, int) and
+                                                   not isinstance(d, bool) for d in value):
+        return value
+    return None
+
+
+def _builtin(name: str, args: list):
+    if name == "len" and len(args) == 1:
+        a = args[0]
+        return a.shape[0] if isinstance(a, Array) and a.shape else \
+            len(a) if isinstance(a, tuple) else None
+    numbers = [_number(a) for a in args]
+    if not numbers or any(n is None for n in numbers):
+        return None
+    if name == "abs":
+        return abs(numbers[0]) if len(numbers) == 1 else None
+    return (min if name == "min" else max)(numbers) if name in ("min", "max") else None
+
+
+def _number(value) -> int | float | None:
+    if isinstance(value, Scalar):
+        return value.value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    return None
+
+
+def _arith(op, a, b):
+    if a is None or b is None:
+        return None
+    try:
+        if isinstance(op, ast.Add):
+            r = a + b
+        elif isinstance(op, ast.Sub):
+            r = a - b
+        elif isinstance(op, ast.Mult):
+            r = a * b
+        elif isinstance(op, ast.Div):
+            r = a / b
+        elif isinstance(op, ast.FloorDiv):
+            r = a // b
+        elif isinstance(op, ast.Mod):
+            r = a % b
+        elif isinstance(op, ast.Pow) and isinstance(b, int) and 0 <= b <= 64:
+            r = a ** b
+        else:
+            return None
+    except (ZeroDivisionError, OverflowError):
+        return None
+    return r if abs(r) < 1 << 64 else None
+
+
+def _stored(node) -> set:
+    """The names a statement binds anywhere inside it."""
+    out = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+    return out
+
+
+def _bodies(node) -> list:
+    """The statement lists of a compound statement."""
+    out = []
+    for field in ("body", "orelse", "finalbody"):
+        if isinstance(getattr(node, field, None), list):
+            out.append(getattr(node, field))
+    for h in getattr(node, "handlers", []) or []:
+        out.append(h.body)
+    for c in getattr(node, "cases", []) or []:
+        out.append(c.body)
+    return out

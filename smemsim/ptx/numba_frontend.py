@@ -1,0 +1,605 @@
+"""numba.cuda kernels of a Python file, through numba's own compiler: the PTX numba makes
+of each `@cuda.jit` function, lowered (smemsim.ptx.lower) with the merges ptxas makes.
+
+The file is read, never run. Its syntax tree gives the kernels, the launches
+(`kernel[grid, block](args)`) and the values the host code gives them
+(smemsim.ptx.host_python): a kernel's argument types are its decorator's signature, else
+those of the arrays and numbers its first launch passes. The function is then made from its
+own definition alone (decorators, annotations and defaults dropped; only a def statement is
+executed, which runs none of its body), with the names it reads bound to what the file
+binds them to where it is launched (numbers, tuples, numba/numpy/math, other `@cuda.jit`
+functions), and compiled by `numba.cuda.compile_ptx` with line information: every site is at
+its line of the Python file. What the file computes at run time is asked for
+(`--host NAME=VALUE`: a number, a tuple `4,4`, an array `float32[64,64]`).
+
+An array argument is numba's 5 + 2·ndim parameters: meminfo, parent, nitems, itemsize,
+data, shape[ndim], strides[ndim]; the IR names them `A_nitems`, `A`, `A_shape_0`,
+`A_strides_0`, ... with the values the array's shape says (C or Fortran order).
+"""
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import functools
+import hashlib
+import math
+import pathlib
+import re
+
+from kernels_ir import Kernel, KernelError, SourceLoc
+
+from . import host_python as hp
+
+# the modules whose objects a kernel may read: bound for real (installed packages, not code
+# of the user's)
+_MODULES = ("numba", "numpy", "math", "cmath", "operator")
+CACHE_FORMAT = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class NumbaLaunch:
+    """A launch `kernel[grid, block(, stream, smem)](args)` as the file states it: each value
+    as host_python reads it (None: not known), and the argument expressions as written."""
+
+    grid: object
+    block: object
+    smem: object
+    args: tuple
+    written: tuple
+    config: tuple        # grid, block and shared bytes as written
+    loc: SourceLoc
+    names: dict          # the launch's scope: name -> value
+
+
+@dataclasses.dataclass(frozen=True)
+class NumbaKernel:
+    """A `@cuda.jit` function of the file: its definition, its decorator's arguments, the
+    names bound where it is defined, and its launches."""
+
+    name: str
+    node: ast.FunctionDef
+    decorator: ast.AST
+    device: bool
+    names: dict
+    launches: tuple
+
+
+def is_numba(tree) -> bool:
+    """Whether a parsed Python file defines a numba.cuda kernel (`@cuda.jit`, `@jit` imported
+    from numba.cuda, `@numba.cuda.jit`, with or without arguments)."""
+    return any(_jit(d) is not None for n in ast.walk(tree)
+               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               for d in n.decorator_list)
+
+
+def _jit(decorator) -> tuple | None:
+    """(the decorator's call or None, whether it says device=True) if `decorator` is numba's
+    cuda.jit, else None."""
+    call = decorator if isinstance(decorator, ast.Call) else None
+    f = call.func if call is not None else decorator
+    text = ast.unparse(f)
+    if text not in ("cuda.jit", "numba.cuda.jit", "jit", "nb.cuda.jit"):
+        return None
+    device = call is not None and any(
+        k.arg == "device" and isinstance(k.value, ast.Constant) and k.value.value is True
+        for k in call.keywords)
+    return call, device
+
+
+def numba_kernels(path: str) -> dict[str, NumbaKernel]:
+    """name -> each `@cuda.jit` function of the file (device functions included), in order
+    (a name defined twice: the second is `name@LINE`)."""
+    from ..loader import parse_python
+    file = pathlib.Path(path)
+    try:
+        tree = parse_python(file.read_bytes(), str(file))
+    except SyntaxError as err:
+        raise KernelError(f"the Python file does not parse: {err.msg}",
+                          loc=SourceLoc(str(file), err.lineno or 0)) from None
+    found: dict[str, NumbaKernel] = {}
+    launches: dict[str, list] = {}
+    jit_from_numba = _imports_jit(tree)
+
+    def visit(statement, scope: hp.Scope) -> None:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in statement.decorator_list:
+                hit = _jit(d)
+                if hit is None or (ast.unparse(hit[0].func if hit[0] else d) == "jit" and
+                                   not jit_from_numba):
+                    continue
+                key = statement.name if statement.name not in found else \
+                    f"{statement.name}@{statement.lineno}"
+                found[key] = NumbaKernel(statement.name, statement, d, hit[1],
+                                         dict(scope.names), ())
+        for call in _calls(statement):
+            launch = _launch(call, scope, str(file))
+            if launch is not None:
+                launches.setdefault(call.func.value.id, []).append(launch)
+
+    hp.Scope().run(tree.body, visit)
+    return {key: dataclasses.replace(k, launches=tuple(launches.get(k.name, ())))
+            for key, k in found.items()}
+
+
+def _imports_jit(tree) -> bool:
+    return any(isinstance(n, ast.ImportFrom) and n.module == "numba.cuda" and
+               any(a.name == "jit" and not a.asname for a in n.names) for n in ast.walk(tree))
+
+
+def _calls(statement):
+    """The calls of one simple statement (a compound statement's own are in its bodies,
+    which the scope visits)."""
+    if isinstance(statement, (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign,
+                              ast.Return)):
+        return [n for n in ast.walk(statement) if isinstance(n, ast.Call)]
+    return []
+
+
+def _launch(call: ast.Call, scope: hp.Scope, path: str) -> NumbaLaunch | None:
+    """`k[grid, block](...)` as a launch, or None for any other call."""
+    f = call.func
+    if not (isinstance(f, ast.Subscript) and isinstance(f.value, ast.Name)):
+        return None
+    config = f.slice.elts if isinstance(f.slice, ast.Tuple) else [f.slice]
+    if not 2 <= len(config) <= 4 or call.keywords or \
+            any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    value = scope.value
+    smem = value(config[3]) if len(config) == 4 else 0
+    return NumbaLaunch(value(config[0]), value(config[1]), smem,
+                       tuple(value(a) for a in call.args),
+                       tuple(ast.unparse(a) for a in call.args),
+                       tuple(ast.unparse(c) for c in config[:2]) +
+                       (ast.unparse(config[3]) if len(config) == 4 else "0",),
+                       SourceLoc(path, call.lineno, call.col_offset + 1), dict(scope.names))
+
+
+# ------------------------------------------------------------------ the kernels as IR
+
+def import_numba(path: str, options=None, wanted: str | None = None, arch: str = "sm_90",
+                 flags=()) -> dict:
+    """key -> a function that builds that kernel from numba's PTX of it."""
+    kernels = numba_kernels(path)
+    entries = {k: v for k, v in kernels.items() if not v.device}
+    if not entries:
+        raise KernelError(f"{path} has no numba.cuda kernel (`@cuda.jit` function)")
+    if wanted is not None:
+        if wanted not in entries:
+            raise KernelError(f"{path} has no numba kernel '{wanted}' (it has: "
+                              f"{', '.join(entries)}): name one as listed with --kernel")
+        entries = {wanted: entries[wanted]}
+    return {key: functools.partial(_kernel, path, key, kernels, options, arch)
+            for key in entries}
+
+
+def _kernel(path: str, key: str, kernels: dict, options, arch: str) -> Kernel:
+    from .frontend import _lower_as_built
+    from .lower import Launch
+    from .parse import parse
+    kernel = kernels[key]
+    launch = kernel.launches[0] if kernel.launches else None
+    given = _given(options, kernel)
+    names = {**kernel.names, **(launch.names if launch else {}), **given}
+    types, values = _arguments(kernel, launch, given)
+    grid, block, smem = _configuration(kernel, launch, options, names)
+    text = _shared_names(_ptx(path, kernel, kernels, types, names, arch), kernel)
+    module = parse(text)
+    if len(module.entries) != 1:
+        raise KernelError(f"kernel '{key}': numba's PTX has {len(module.entries)} entries")
+    symbol = next(iter(module.entries))
+    slots, lengths, defaults, scalar_types = _parameters(kernel, types, values)
+    if len(slots) != len(module.entries[symbol].params):
+        raise KernelError(f"kernel '{key}': numba's PTX entry has "
+                          f"{len(module.entries[symbol].params)} parameters, smemsim expects "
+                          f"{len(slots)} for ({', '.join(str(t) for t in types.values())})")
+    loc = launch.loc if launch is not None else SourceLoc(path, kernel.node.lineno)
+    built = Launch(grid=grid, block=block, dynamic_smem=smem, names=tuple(slots),
+                   lengths=lengths, defaults=defaults, types=scalar_types, loc=loc)
+    lowered = _lower_as_built(module, text, symbol, built, kernel.name, arch, ())
+    # a note's place names the kernel's own body as inlined at its `def` line (numba's
+    # wrapper calls it there): a line of the kernel is said as the sites say it
+    wrapper = re.compile(rf"^(\S+?) via {re.escape(pathlib.Path(path).name)}:"
+                         rf"{kernel.node.lineno}(?=[: ])")
+    return dataclasses.replace(lowered, notes=tuple(wrapper.sub(r"\1", n)
+                                                    for n in lowered.notes))
+
+
+def _given(options, kernel: NumbaKernel) -> dict:
+    """The --host values, each read as a number, a tuple (`4,4`) or an array
+    (`float32[64,64]`, `float32[64,64]F`)."""
+    out = {}
+    for name, text in (getattr(options, "hosts", None) or {}).items():
+        out[name] = _host_value(name, text, kernel)
+    return out
+
+
+def _host_value(name: str, text: str, kernel: NumbaKernel):
+    t = text.strip()
+    head, bracket, rest = t.partition("[")
+    if bracket:
+        dims, _, order = rest.partition("]")
+        dtype = hp.dtype_name(head.strip())
+        try:
+            shape = tuple(int(d) for d in dims.split(","))
+        except ValueError:
+            shape = None
+        if dtype is None or not shape or any(d < 0 for d in shape) or \
+                order.strip() not in ("", "C", "F"):
+            raise KernelError(f"kernel '{kernel.name}': --host {name}={text}: an array is "
+                              "DTYPE[D0,D1,...] with a numpy dtype (float32[64,64]), "
+                              "optionally followed by F for Fortran order")
+        return hp.Array(dtype, shape, order.strip() or "C")
+    parts = [p for p in t.strip("()").split(",") if p.strip()]
+    try:
+        values = tuple(ast.literal_eval(p.strip()) for p in parts)
+    except (ValueError, SyntaxError):
+        values = ()
+    if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                             for v in values):
+        raise KernelError(f"kernel '{kernel.name}': --host {name}={text}: a number, numbers "
+                          "separated by commas (a tuple), or an array DTYPE[D0,...]")
+    return values[0] if len(values) == 1 and "," not in t else values
+
+
+def _arguments(kernel: NumbaKernel, launch, given: dict) -> tuple[dict, dict]:
+    """(Python argument name -> its numba type, name -> the value the launch passes where
+    known): the types are the decorator's signature, else those of the values passed."""
+    params = [a.arg for a in kernel.node.args.args]
+    if kernel.node.args.vararg or kernel.node.args.kwonlyargs or kernel.node.args.kwarg:
+        raise KernelError(f"kernel '{kernel.name}': *args and keyword-only arguments are not "
+                          "read", loc=SourceLoc("", kernel.node.lineno))
+    call = kernel.decorator if isinstance(kernel.decorator, ast.Call) else None
+    signature = call.args[0] if call is not None and call.args else None
+    values = {name: given.get(written, value) for name, value, written in
+              zip(params, launch.args, launch.written)} if launch is not None else {}
+    if signature is not None:
+        return dict(zip(params, _signature_types(kernel, signature, len(params)))), values
+    if launch is None:
+        raise KernelError(f"kernel '{kernel.name}': the file never launches it and its "
+                          "decorator states no signature: give one in the decorator "
+                          "(@cuda.jit('void(float32[:, ::1], int64)'))")
+    out = {}
+    for name, written in zip(params, launch.written):
+        t = _type_of(values[name])
+        if t is None:
+            raise KernelError(
+                f"kernel '{kernel.name}': its argument {name} is {written}, which the file "
+                "computes at run time: give it with --host "
+                f"'{written}=DTYPE[D0,D1,...]' for an array (float32[64,64]) or "
+                f"--host {written}=VALUE for a number", loc=launch.loc)
+        out[name] = t
+    if len(out) != len(params):
+        raise KernelError(f"kernel '{kernel.name}' takes {len(params)} arguments and is "
+                          f"launched with {len(launch.args)}", loc=launch.loc)
+    return out, values
+
+
+def _type_of(value):
+    """numba's type of a host value, as numba's typeof would see it."""
+    import numpy as np
+    from numba import from_dtype, types
+    if isinstance(value, hp.Array):
+        return types.Array(from_dtype(np.dtype(value.dtype)), len(value.shape), value.order)
+    if isinstance(value, hp.Scalar):
+        return from_dtype(np.dtype(value.dtype))
+    if isinstance(value, bool):
+        return types.boolean
+    if isinstance(value, int):
+        return types.int64
+    if isinstance(value, float):
+        return types.float64
+    return None
+
+
+def _signature_types(kernel: NumbaKernel, node, count: int) -> list:
+    """The argument types of a decorator's signature (a string `'void(float32[:], int32)'`,
+    or the first of a list of them)."""
+    from numba.core import sigutils
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        node = node.elts[0]
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        raise KernelError(f"kernel '{kernel.name}': its decorator's signature is not a "
+                          "string (`@cuda.jit('void(float32[:])')` is read; a signature "
+                          "built of numba's type objects is not yet)",
+                          loc=SourceLoc("", kernel.node.lineno))
+    try:
+        args, _ = sigutils.normalize_signature(node.value)
+    except Exception as err:   # numba's own message says what is wrong with it
+        raise KernelError(f"kernel '{kernel.name}': its signature {node.value!r} is not "
+                          f"one numba reads ({err})") from None
+    if len(args) != count:
+        raise KernelError(f"kernel '{kernel.name}': its signature has {len(args)} arguments, "
+                          f"the function {count}")
+    return list(args)
+
+
+def _configuration(kernel: NumbaKernel, launch, options, names: dict) -> tuple:
+    """(grid, block, dynamic shared bytes): the command line's --launch-*, else the
+    launch's."""
+    def dims(value, what: str, written) -> tuple:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = (value,)
+        if isinstance(value, tuple) and 1 <= len(value) <= 3 and all(
+                isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in value):
+            return value
+        raise KernelError(f"kernel '{kernel.name}': its {what} is {written}, which the file "
+                          f"computes at run time: give it with --launch-{what} X[,Y,Z]"
+                          + (f" or --host {written}=X[,Y,Z]" if written.isidentifier()
+                             else ""), loc=launch.loc if launch else None)
+
+    def parse(text: str, what: str) -> tuple:
+        try:
+            return dims(tuple(int(p) for p in text.split(",")), what, text)
+        except ValueError:
+            raise KernelError(f"--launch-{what} {text}: give whole numbers, X[,Y,Z]") from None
+
+    if launch is None and not (options is not None and options.grid and options.block):
+        raise KernelError(f"kernel '{kernel.name}': the file never launches it: give its "
+                          "launch with --launch-grid and --launch-block")
+    config = _config_nodes(launch)
+    grid = parse(options.grid, "grid") if options is not None and options.grid else \
+        dims(_rebound(launch.grid, config[0], names), "grid", config[0])
+    block = parse(options.block, "block") if options is not None and options.block else \
+        dims(_rebound(launch.block, config[1], names), "block", config[1])
+    if options is not None and options.smem:
+        try:
+            smem = int(options.smem)
+        except ValueError:
+            raise KernelError(f"--launch-smem {options.smem}: give a whole number of "
+                              "bytes") from None
+    else:
+        smem = _rebound(launch.smem, config[2], names) if launch is not None else 0
+        if not isinstance(smem, int) or smem < 0:
+            raise KernelError(f"kernel '{kernel.name}': its dynamic shared memory is "
+                              f"{config[2]}, which the file computes at run time: give it "
+                              "with --launch-smem BYTES", loc=launch.loc)
+    return grid, block, smem
+
+
+def _config_nodes(launch) -> tuple:
+    """The launch's grid, block and shared-memory expressions as written."""
+    return launch.config if launch is not None else ("", "", "0")
+
+
+def _rebound(value, written: str, names: dict):
+    """A launch value, or the --host value of the name it is written as."""
+    return names.get(written, value) if value is None and written.isidentifier() else value
+
+
+def _parameters(kernel: NumbaKernel, types: dict, values: dict) -> tuple:
+    """(slot names, array lengths in bytes, scalar values, scalar types) of the PTX entry's
+    parameters, for numba's argument types and the values the launch passes."""
+    from numba.core import types as nt
+
+    from kernels_ir.dtypes import BY_NAME, i64
+    slots, lengths, defaults, scalar_types = [], {}, {}, {}
+    for name, t in types.items():
+        if isinstance(t, nt.Array):
+            itemsize = t.dtype.bitwidth // 8
+            fields = ["meminfo", "parent", "nitems", "itemsize"]
+            slots += [f"{name}_{f}" for f in fields] + [name] + \
+                [f"{name}_shape_{d}" for d in range(t.ndim)] + \
+                [f"{name}_strides_{d}" for d in range(t.ndim)]
+            for f in fields:
+                scalar_types[f"{name}_{f}"] = i64
+            for d in range(t.ndim):
+                scalar_types[f"{name}_shape_{d}"] = i64
+                scalar_types[f"{name}_strides_{d}"] = i64
+            defaults.update({f"{name}_meminfo": 0, f"{name}_parent": 0,
+                             f"{name}_itemsize": itemsize})
+            shape = values.get(name)
+            if isinstance(shape, hp.Array) and len(shape.shape) == t.ndim:
+                defaults[f"{name}_nitems"] = math.prod(shape.shape)
+                strides = _strides(shape.shape, itemsize, shape.order)
+                for d in range(t.ndim):
+                    defaults[f"{name}_shape_{d}"] = shape.shape[d]
+                    defaults[f"{name}_strides_{d}"] = strides[d]
+                lengths[name] = math.prod(shape.shape) * itemsize
+        elif isinstance(t, (nt.Integer, nt.Float, nt.Boolean)):
+            slots.append(name)
+            if isinstance(values.get(name), (int, float, hp.Scalar)):
+                defaults[name] = hp._number(values[name])
+            dtype = "u8" if isinstance(t, nt.Boolean) else str(t)
+            scalar_types[name] = BY_NAME.get(_IR_NAMES.get(dtype, dtype), i64)
+        else:
+            raise KernelError(f"kernel '{kernel.name}': its argument {name} is a {t}, which "
+                              "smemsim does not lower yet (arrays and numbers are read)")
+    return slots, lengths, defaults, scalar_types
+
+
+_IR_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+             "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
+             "float32": "f32", "float64": "f64"}
+
+
+def _strides(shape: tuple, itemsize: int, order: str) -> tuple:
+    out, step = [0] * len(shape), itemsize
+    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for d in dims:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ numba's PTX
+
+def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict,
+         arch: str) -> str:
+    """numba's PTX of the kernel for these argument types, cached by everything it is made
+    of (the file's bytes, the kernel, the types, the values bound, numba's version)."""
+    import numba
+
+    from ..cache import cache_dir, open_sealed, sealed, store
+    cc = _compute_capability(arch)
+    data = pathlib.Path(path).read_bytes()
+    bound = _bindings(kernel, kernels, names, set())
+    key = hashlib.sha256(repr([CACHE_FORMAT, str(pathlib.Path(path).resolve()),
+                               hashlib.sha256(data).hexdigest(), kernel.name,
+                               kernel.node.lineno, [str(t) for t in types.values()],
+                               sorted((k, repr(v)) for k, v in bound.items()),
+                               numba.__version__, cc]).encode()).hexdigest()
+    folder = cache_dir("ptx")
+    entry = folder / f"numba-{key}.ptx" if folder is not None else None
+    cached = open_sealed(entry, key) if entry is not None else None
+    if cached is not None:
+        return cached.decode("utf-8", "replace")
+    from numba import cuda
+    function = _function(path, kernel, kernels, names, {})
+    options = _jit_options(kernel)
+    try:
+        ptx, _ = cuda.compile_ptx(function, tuple(types.values()), lineinfo=True, cc=cc,
+                                  **options)
+    except Exception as err:   # numba's typing and lowering errors: its message is the answer
+        text = " ".join(str(err).split())
+        raise KernelError(f"kernel '{kernel.name}': numba could not compile it for "
+                          f"({', '.join(str(t) for t in types.values())}): {text[:600]}",
+                          loc=SourceLoc(path, kernel.node.lineno)) from None
+    if entry is not None:
+        store(entry, sealed(key, ptx.encode()))
+    return ptx
+
+
+def _shared_names(ptx: str, kernel: NumbaKernel) -> str:
+    """numba's shared arrays (`_cudapy_smem_7`: a counter of the process) named as the
+    kernel names them (`sA = cuda.shared.array(...)`): the k-th the PTX declares is the
+    k-th the function's body makes, where each is bound to a name and their numbers agree."""
+    declared = sorted({int(n) for n in re.findall(r"\b_cudapy_smem_(\d+)\b", ptx)})
+    made = [n.targets[0].id for n in ast.walk(kernel.node)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and
+            isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call) and
+            ast.unparse(n.value.func).endswith("shared.array")]
+    made_in_order = sorted(made, key=lambda name: next(
+        n.lineno for n in ast.walk(kernel.node) if isinstance(n, ast.Assign) and
+        isinstance(n.targets[0], ast.Name) and n.targets[0].id == name))
+    if len(declared) != len(made) or len(set(made)) != len(made) or any(
+            re.search(rf"(?<![\w$%.]){re.escape(name)}(?![\w$.])", ptx) for name in made):
+        return ptx
+    for number, name in zip(declared, made_in_order):
+        ptx = re.sub(rf"\b_cudapy_smem_{number}\b", name, ptx)
+    return ptx
+
+
+def _compute_capability(arch: str) -> tuple:
+    digits = arch.removeprefix("sm_").rstrip("a")
+    if not digits.isdigit() or len(digits) < 2:
+        raise KernelError(f"--arch {arch}: numba builds for sm_XY")
+    return int(digits[:-1]), int(digits[-1])
+
+
+def _jit_options(kernel: NumbaKernel) -> dict:
+    """The decorator's options that change the code numba makes (fastmath)."""
+    call = kernel.decorator if isinstance(kernel.decorator, ast.Call) else None
+    out = {}
+    for k in (call.keywords if call is not None else []):
+        if k.arg == "fastmath" and isinstance(k.value, ast.Constant) and \
+                isinstance(k.value.value, bool):
+            out["fastmath"] = k.value.value
+    return out
+
+
+def _free_names(node: ast.FunctionDef) -> list[str]:
+    """The names a function reads that it does not bind (its globals and closure names), in
+    order of first use."""
+    bound = {a.arg for a in node.args.args + node.args.kwonlyargs +
+             node.args.posonlyargs}
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            bound.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n is not node:
+            bound.add(n.name)
+    import builtins
+    out = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound and \
+                not hasattr(builtins, n.id) and n.id not in out:
+            out.append(n.id)
+    return out
+
+
+def _bindings(kernel: NumbaKernel, kernels: dict, names: dict, seen: set) -> dict:
+    """name -> value of each free name of the kernel (and of the device functions it
+    calls), as the file binds it where the kernel is launched; a name the file does not say
+    is a question."""
+    out = {}
+    for name in _free_names(kernel.node):
+        value = names.get(name)
+        device = next((k for k in kernels.values() if k.device and k.name == name), None)
+        if device is not None:
+            if name not in seen:
+                seen.add(name)
+                inner = _bindings(device, kernels, {**device.names, **names}, seen)
+                out.update({k: v for k, v in inner.items() if k not in out})
+            out[name] = ("device", device.node.lineno)
+        elif isinstance(value, hp.Module):
+            if value.path.split(".")[0] not in _MODULES:
+                raise KernelError(f"kernel '{kernel.name}' reads {name}, bound to "
+                                  f"{value.path}: smemsim binds only "
+                                  f"{', '.join(_MODULES)} for a kernel")
+            out[name] = value
+        elif isinstance(value, (int, float, bool)) or (
+                isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value)):
+            out[name] = value
+        elif isinstance(value, hp.Scalar):
+            out[name] = value
+        else:
+            raise KernelError(f"kernel '{kernel.name}' reads {name}, which the file "
+                              f"computes at run time: give its value with --host "
+                              f"{name}=VALUE", loc=SourceLoc("", _first_use(kernel.node,
+                                                                            name)))
+    return out
+
+
+def _first_use(node, name: str) -> int:
+    lines = [n.lineno for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
+    return min(lines) if lines else node.lineno
+
+
+def _function(path: str, kernel: NumbaKernel, kernels: dict, names: dict, made: dict):
+    """The kernel's Python function made from its definition alone, its free names bound
+    (device functions made the same way and jitted as device functions)."""
+    import importlib
+
+    import numpy as np
+    from numba import cuda
+    namespace: dict = {"__builtins__": __builtins__}
+    for name, value in _bindings(kernel, kernels, names, set()).items():
+        if isinstance(value, hp.Module):
+            namespace[name] = _import(value.path, importlib)
+        elif isinstance(value, hp.Scalar):
+            namespace[name] = np.dtype(value.dtype).type(value.value)
+        elif isinstance(value, tuple) and value and value[0] == "device":
+            device = next(k for k in kernels.values() if k.device and k.name == name)
+            if name not in made:
+                made[name] = None   # (a recursive call: numba's own error)
+                made[name] = cuda.jit(device=True)(
+                    _function(path, device, kernels, {**device.names, **names}, made))
+            namespace[name] = made[name]
+        else:
+            namespace[name] = value
+    node = copy.deepcopy(kernel.node)
+    node.decorator_list = []
+    node.returns = None
+    for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs:
+        a.annotation = None
+    for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+        if not isinstance(d, ast.Constant):
+            raise KernelError(f"kernel '{kernel.name}': a default value that is not a "
+                              "literal is not read", loc=SourceLoc(path, d.lineno))
+    code = compile(ast.Module(body=[node], type_ignores=[]), path, "exec")
+    exec(code, namespace)   # a def statement alone: binds the function, runs none of it
+    return namespace[kernel.name]
+
+
+def _import(path: str, importlib):
+    """The object a Module names (`numba.float32`, `numpy`, `numba.cuda`)."""
+    parts = path.split(".")
+    for n in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:n]))
+        except ImportError:
+            continue
+        for attr in parts[n:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise KernelError(f"{path}: not importable here")
