@@ -51,7 +51,7 @@ class Scalar:
 _NUMPY = "numpy"
 _SCALAR_TYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
                  "float16", "float32", "float64", "bool_", "intc", "uintc", "intp"}
-_ALIASES = {"intc": "int32", "uintc": "uint32", "intp": "int64", "float_": "float64",
+_ALIASES = {"bool": "bool_", "boolean": "bool_", "b1": "bool_", "intc": "int32", "uintc": "uint32", "intp": "int64", "float_": "float64",
             "double": "float64", "single": "float32", "half": "float16", "int_": "int64"}
 
 
@@ -69,6 +69,8 @@ def dtype_name(value) -> str | None:
         return "float64"
     if value is int:
         return "int64"
+    if value is bool:
+        return "bool_"
     return None
 
 
@@ -141,8 +143,8 @@ class Scope:
         if isinstance(node, ast.Constant):
             return node.value if isinstance(node.value, (int, float, str, bool)) else None
         if isinstance(node, ast.Name):
-            if node.id in ("float", "int"):
-                return {"float": float, "int": int}[node.id]
+            if node.id in ("float", "int", "bool") and node.id not in self.names:
+                return {"float": float, "int": int, "bool": bool}[node.id]
             return self.names.get(node.id)
         if isinstance(node, (ast.Tuple, ast.List)):
             return tuple(v(e) for e in node.elts)
@@ -253,9 +255,8 @@ def _allocate(name: str, args: list, kw: dict):
         return Array("float64", tuple(dims)) if all(isinstance(d, int) for d in dims) \
             else None
     if name in ("random.random", "random.random_sample", "random.uniform", "random.randint"):
-        size = kw.get("size")
-        if size is None and name in ("random.random", "random.random_sample") and args:
-            size = args[0]
+        at = 0 if name in ("random.random", "random.random_sample") else 2
+        size = kw.get("size", args[at] if len(args) > at else None)
         shape = _shape(size)
         if shape is None:
             return None

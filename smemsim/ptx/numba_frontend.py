@@ -19,6 +19,7 @@ data, shape[ndim], strides[ndim]; the IR names them `A_nitems`, `A`, `A_shape_0`
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import dataclasses
 import functools
@@ -173,7 +174,24 @@ def import_numba(path: str, options=None, wanted: str | None = None, arch: str =
             for key in entries}
 
 
+@dataclasses.dataclass(frozen=True)
+class NumbaBuild:
+    """One kernel as numba builds it: the IR, numba's PTX, its entry, and the IR's name of
+    each of the entry's parameters in order."""
+
+    kernel: Kernel
+    ptx: str
+    symbol: str
+    params: tuple
+
+
 def _kernel(path: str, key: str, kernels: dict, options, arch: str) -> Kernel:
+    return build(path, key, kernels, options, arch).kernel
+
+
+def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
+          ) -> NumbaBuild:
+    """Kernel `key` of numba_kernels(path): numba's PTX of it, lowered as launched."""
     from .frontend import _lower_as_built
     from .lower import Launch
     from .parse import parse
@@ -201,8 +219,9 @@ def _kernel(path: str, key: str, kernels: dict, options, arch: str) -> Kernel:
     # wrapper calls it there): a line of the kernel is said as the sites say it
     wrapper = re.compile(rf"^(\S+?) via {re.escape(pathlib.Path(path).name)}:"
                          rf"{kernel.node.lineno}(?=[: ])")
-    return dataclasses.replace(lowered, notes=tuple(wrapper.sub(r"\1", n)
-                                                    for n in lowered.notes))
+    lowered = dataclasses.replace(lowered, notes=tuple(wrapper.sub(r"\1", n)
+                                                       for n in lowered.notes))
+    return NumbaBuild(lowered, text, symbol, tuple(slots))
 
 
 def _given(options, kernel: NumbaKernel) -> dict:
@@ -448,8 +467,9 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     function = _function(path, kernel, kernels, names, {})
     options = _jit_options(kernel)
     try:
-        ptx, _ = cuda.compile_ptx(function, tuple(types.values()), lineinfo=True, cc=cc,
-                                  **options)
+        with _target(cc):
+            ptx, _ = cuda.compile_ptx(function, tuple(types.values()), lineinfo=True, cc=cc,
+                                      **options)
     except Exception as err:   # numba's typing and lowering errors: its message is the answer
         text = " ".join(str(err).split())
         raise KernelError(f"kernel '{kernel.name}': numba could not compile it for "
@@ -458,6 +478,21 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     if entry is not None:
         store(entry, sealed(key, ptx.encode()))
     return ptx
+
+
+@contextlib.contextmanager
+def _target(cc: tuple):
+    """numba compiles a device function a kernel calls (the user's, and some of its own:
+    `min` of integers) for "the current device", which it asks the CUDA driver for; with
+    no GPU here, it is the device being built for (`cc`) for as long as the compile."""
+    from numba.cuda import dispatcher
+    device = type("Target", (), {"compute_capability": cc})()
+    saved = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: device
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = saved
 
 
 def _shared_names(ptx: str, kernel: NumbaKernel) -> str:
