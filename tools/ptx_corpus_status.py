@@ -1,6 +1,8 @@
 """How much of the PTX corpus (tests/corpus_ptx) `--frontend ptx` reads as written.
 
-For each nvcc entry of tests/corpus_ptx/corpus.json and each of its first N kernels with
+For each numba file of the corpus, its kernels with shared memory, as `smemsim analyze
+FILE.py` reads them (launches and values from the file). For each nvcc entry of
+tests/corpus_ptx/corpus.json and each of its first N kernels with
 shared memory (`kernels_using_shared`), the kernel is read through the PTX frontend with
 the entry's own build flags only (its `-I`, `-D` and other nvcc flags: no launch, no value)
 and analyzed with its defaults. Each is one of:
@@ -83,6 +85,26 @@ def status(entry: dict, key: str) -> tuple[str, str, float]:
     return outcome, detail, time.perf_counter() - start
 
 
+def numba_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
+    """(kernel, outcome, detail, seconds) of each numba kernel of a corpus `.py`, as
+    `smemsim analyze FILE.py` reads it (its launches, no option)."""
+    from smemsim import analyze
+    from smemsim.ptx.numba_frontend import import_numba
+    out = []
+    for key, make in import_numba(str(path)).items():
+        start = time.perf_counter()
+        try:
+            kernel = make()
+            r = analyze(kernel, dict(kernel.defaults))
+            outcome = "ok" if r.sites else "ok/no shared"
+            detail = (f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
+                      f"st {r.store.requests:,}/{r.store.wavefronts:,}")
+        except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+            outcome, detail = classify(err), " ".join(str(err).split())[:300]
+        out.append((key, outcome, detail, time.perf_counter() - start))
+    return out
+
+
 def lowering(entry: dict, key: str) -> tuple[str, str]:
     """Whether the kernel's PTX is read, with a stand-in launch: (lowers, refused or error;
     why not)."""
@@ -117,6 +139,17 @@ def main(argv: list[str]) -> int:
             print(f"{outcome:8} {seconds:6.1f}s {e['file']} | {key[:70]} | {detail[:160]}",
                   flush=True)
             per_entry.setdefault(e["file"], []).append(outcome)
+    for path in sorted((CORPUS / "numba").rglob("*.py")):   # numba's, read as written
+        if words and not any(w in str(path) for w in words):
+            continue
+        file = str(path.relative_to(CORPUS))
+        for key, outcome, detail, seconds in numba_status(path):
+            if outcome == "ok/no shared":
+                continue
+            rows.append({"file": file, "kernel": key, "outcome": outcome, "detail": detail,
+                         "seconds": round(seconds, 2)})
+            print(f"{outcome:8} {seconds:6.1f}s {file} | {key} | {detail[:160]}", flush=True)
+            per_entry.setdefault(file, []).append(outcome)
     kernels = collections.Counter(r["outcome"] for r in rows)
     print("reasons refused or in error:")
     for reason, count in collections.Counter(
