@@ -464,9 +464,17 @@ def _store_matrix(w: _Writer, s: StoreMatrix, depth: int) -> None:
 
 def _copy_async(w: _Writer, s: CopyAsync, depth: int) -> None:
     kind = "cg" if s.bypass else "ca"
+    if s.src_bytes is None:
+        w.site(s, depth, f'asm volatile("cp.async.{kind}.shared.global [%0], [%1], '
+                         f'{s.access_bytes};" :: "r"({_shared_address(s)}), '
+                         f'"l"(&{_index(s.src, s.src_index)}) : "memory");')
+        return
+    # the source size: the bytes read, the rest zeroed (a lane reading none passes its
+    # address unread)
     w.site(s, depth, f'asm volatile("cp.async.{kind}.shared.global [%0], [%1], '
-                     f'{s.access_bytes};" :: "r"({_shared_address(s)}), '
-                     f'"l"(&{_index(s.src, s.src_index)}) : "memory");')
+                     f'{s.access_bytes}, %2;" :: "r"({_shared_address(s)}), '
+                     f'"l"(&{_index(s.src, s.src_index)}), "r"((unsigned)({cuda_expr(s.src_bytes)})) '
+                     ': "memory");')
 
 
 def _commit_group(w: _Writer, s: CommitGroup, depth: int) -> None:

@@ -719,10 +719,12 @@ class KernelBuilder:
         return self._index(array, index, loc)
 
     def cp_async(self, dst, dst_index, src, src_index, width: int = 1,
-                 bypass: bool = False) -> None:
+                 bypass: bool = False, src_bytes: ExprLike | None = None) -> None:
         """`cp.async.ca.shared.global` of `width` elements (4, 8 or 16 bytes) from global
         `src[src_index]` to shared `dst[dst_index]`; `bypass` is .cg (16 bytes only). The copy
-        lands at a later `cp_async_wait` of this thread (after `cp_async_commit`)."""
+        lands at a later `cp_async_wait` of this thread (after `cp_async_commit`).
+        `src_bytes`: the bytes read (a whole number of elements, a thread's own), the rest
+        zeroed (`cp.async ..., 16, src_size`: 0 reads nothing)."""
         loc = caller_loc()
         self._guard_condition("cp.async")
         if not isinstance(dst, SharedArray) or not isinstance(src, GlobalArray):
@@ -738,7 +740,8 @@ class KernelBuilder:
         self._check_layout_span(dst, nbytes, loc)
         self._emit(CopyAsync(dst, self._index(dst, dst_index, loc), src,
                              self._index(src, src_index, loc), width, bool(bypass), loc,
-                             self._next_site(dst)))
+                             self._next_site(dst),
+                             None if src_bytes is None else cast(as_expr(src_bytes), u32)))
 
     def cp_async_commit(self) -> None:
         """`cp.async.commit_group;`"""

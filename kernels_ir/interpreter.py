@@ -1275,16 +1275,40 @@ class _Machine(Evaluator):
             if self.partial.sources:
                 self._element_offsets(s.src, s.src_index, s.width, idx)
             return
-        src_offset = self._element_offsets(s.src, s.src_index, s.width, idx)
-        if self.observer is not None:
-            self.observer(GlobalAccess(s, idx, src_offset))
-        values = self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+        values = self._copied(s, idx)
         # observers see the bytes the copy will write (two lanes copying the same bytes to
         # one place, as cooperative groups' memcpy_async has a tile's last lanes do, are
         # no order-dependent race)
         _, first = self._shared_elements(s, idx, offset,
                                          tuple(values[:, j] for j in range(s.width)))
         self._issue_copy(s, idx, first, values)
+
+    def _copied(self, s: CopyAsync, idx: np.ndarray) -> np.ndarray:
+        """The elements a copy writes, per lane: read from its source, or zeros past its
+        `src_bytes` (a lane that reads none never touches its source address)."""
+        if s.src_bytes is None:
+            src_offset = self._element_offsets(s.src, s.src_index, s.width, idx)
+            if self.observer is not None:
+                self.observer(GlobalAccess(s, idx, src_offset))
+            return self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+        size = s.src.dtype.size
+        got = self.eval(s.src_bytes, idx).astype(np.int64)
+        bad = (got % size != 0) | (got > s.width * size)
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            raise LaneFault(f"cp.async reads {int(got[lane])} of its {s.width * size} bytes: "
+                            f"not a whole number of {size}-byte elements of "
+                            f"'{s.src.name}' (or more than it copies)", np.array([lane]))
+        values = np.zeros((idx.size, s.width), s.src.dtype.np)
+        reading = got > 0
+        if reading.any():
+            src_offset = self._element_offsets(s.src, s.src_index, s.width, idx[reading])
+            if self.observer is not None:
+                self.observer(GlobalAccess(s, idx[reading], src_offset))
+            read = self.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+            keep = np.arange(s.width)[None, :] < (got[reading] // size)[:, None]
+            values[reading] = np.where(keep, read, 0)
+        return values
 
     def _issue_copy(self, s: CopyAsync, idx: np.ndarray, first: np.ndarray, values) -> None:
         """Put a copy in flight until its group is waited for (`values` None: a check's run

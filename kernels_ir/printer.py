@@ -221,7 +221,9 @@ _FORMAT = {
                         f"{{{', '.join(format_expr(x) for x in s.b)}}}, "
                         f"{{{', '.join(format_expr(x) for x in s.c)}}})"),
     CopyAsync: lambda s: (f"cp.async.{'cg' if s.bypass else 'ca'}(&{format_index(s.array, s.index)}"
-                          f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B)"),
+                          f", &{format_index(s.src, s.src_index)}, {s.access_bytes} B"
+                          + ("" if s.src_bytes is None else
+                             f", reading {format_expr(s.src_bytes)} B") + ")"),
     CommitGroup: lambda s: "cp.async.commit_group()",
     WaitGroup: lambda s: f"cp.async.wait_group({s.pending})",
     Return: lambda s: "return",

@@ -324,7 +324,9 @@ class _Writer:
             self.emit(depth, f"{BUILDER}.cp_async({py_name(s.array.name)}, "
                              f"{self.index(s.index)}, {py_name(s.src.name)}, "
                              f"{self.index(s.src_index)}, width={s.width}, "
-                             f"bypass={s.bypass})", loc)
+                             f"bypass={s.bypass}"
+                             + ("" if s.src_bytes is None else
+                                f", src_bytes={self.expr(s.src_bytes)}") + ")", loc)
         elif isinstance(s, CommitGroup):
             self.emit(depth, f"{BUILDER}.cp_async_commit()", loc)
         elif isinstance(s, WaitGroup):

@@ -602,7 +602,10 @@ class CopyAsync(Access):
     """`cp.async.ca/cg.shared.global [array + index], [src + src_index], bytes`: a copy from
     global to shared memory that lands later. The bytes may be read only after the issuing
     thread's `cp.async.wait_group` has covered the copy's group (and, for other threads, a
-    barrier after that). `bypass` is .cg (16 bytes, not cached in L1)."""
+    barrier after that). `bypass` is .cg (16 bytes, not cached in L1). `src_bytes` (the
+    PTX's src-size): the bytes read from `src`, the rest of the copy zeros (None: all; 0:
+    none, and `src` is not read: a masked load of Triton's, whose address may be outside
+    the array)."""
     array: MemArray
     index: tuple[Expr, ...]
     src: MemArray
@@ -611,7 +614,8 @@ class CopyAsync(Access):
     bypass: bool
     loc: SourceLoc
     site: int | None
-    EXPRS: ClassVar = ("index", "src_index")
+    src_bytes: Expr | None = None
+    EXPRS: ClassVar = ("index", "src_index", "src_bytes")
     WRITES: ClassVar = True
     MIN_SM: ClassVar = 80
 

@@ -7,7 +7,7 @@ file where it happened, never a traceback through smemsim.
 Which files run (decided from the file's syntax tree, never by running it; docs/ci.md):
 a `.cu`/`.cuh` is only read; a `.py` that compiles CUDA strings (a call of cupy's
 RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) or defines
-a numba.cuda kernel (a function decorated `@cuda.jit`) is only read, unless it is a kernels
+a numba.cuda or Triton kernel (a function decorated `@cuda.jit` or `@triton.jit`) is only read, unless it is a kernels
 file: one whose module body itself (not a function, an `if`
 or a `try`) imports kernels_ir or binds the name KERNELS. Every other `.py` is taken as a
 kernels file, and smemsim imports (runs) it as `python` would.
@@ -39,7 +39,7 @@ def is_cuda(path: str) -> bool:
     suffix = pathlib.Path(path).suffix
     if suffix in (".cu", ".cuh"):
         return True
-    return suffix == ".py" and (embeds_cuda(path) or defines_numba_kernels(path))
+    return suffix == ".py" and (embeds_cuda(path) or dsl_of(path) is not None)
 
 
 # calls that compile CUDA held in a string: name -> (the source's position, its keyword)
@@ -131,21 +131,25 @@ def embeds_cuda(path: str) -> bool:
         isinstance(n, ast.Call) and callee_name(n) in CUDA_COMPILERS for n in ast.walk(tree))
 
 
-def defines_numba_kernels(path: str) -> bool:
-    """Whether a Python file defines numba.cuda kernels (`@cuda.jit`) and is no kernels
-    file: decided from its syntax tree, never by running it."""
+def dsl_of(path: str) -> str | None:
+    """'numba' or 'triton' where a Python file defines numba.cuda kernels (`@cuda.jit`) or
+    Triton kernels (`@triton.jit`) and is no kernels file, else None: decided from its
+    syntax tree, never by running it."""
     try:
         data = pathlib.Path(path).read_bytes()
     except OSError:
-        return False
-    if b"numba" not in data or b"jit" not in data:
-        return False
+        return None
+    if b"jit" not in data or (b"numba" not in data and b"triton" not in data):
+        return None
     try:
         tree = parse_python(data, str(path))
     except (SyntaxError, ValueError):
-        return False
+        return None
+    if is_kernels_module(tree):
+        return None
     from .ptx.numba_frontend import is_numba
-    return not is_kernels_module(tree) and is_numba(tree)
+    from .ptx.triton_frontend import is_triton
+    return "triton" if is_triton(tree) else "numba" if is_numba(tree) else None
 
 
 def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kernel]]:
@@ -158,6 +162,9 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
     if is_cuda(path):
         kernel = cuda.kernel if cuda is not None else None
         if pathlib.Path(path).suffix == ".py" and not embeds_cuda(path):
+            if dsl_of(path) == "triton":
+                from .ptx.triton_frontend import import_triton
+                return import_triton(path, cuda, kernel, **(ptx or {}))
             from .ptx.numba_frontend import import_numba
             return import_numba(path, cuda, kernel, **(ptx or {}))
         if ptx is not None and pathlib.Path(path).suffix in (".cu", ".cuh"):

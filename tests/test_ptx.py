@@ -626,3 +626,115 @@ def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
                                           r"param_0_8, param_0_12, param_1\)"):
         for make in import_cu(str(source), Options()).values():
             make()
+
+
+MULHI_BFIND = """
+__device__ unsigned bfind(unsigned x) { unsigned r; asm("bfind.u32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
+__device__ unsigned bfind_s(int x) { unsigned r; asm("bfind.s32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
+__device__ unsigned shiftamt64(unsigned long long x) {
+  unsigned r; asm("bfind.shiftamt.u64 %0, %1;" : "=r"(r) : "l"(x)); return r; }
+__global__ void hi(const long long* a, const long long* b, long long* out, unsigned* bits) {
+  __shared__ long long s[4 * 64];
+  int t = threadIdx.x;
+  long long x = a[t], y = b[t];
+  s[4 * t] = __mul64hi(x, y);
+  s[4 * t + 1] = (long long)__umul64hi((unsigned long long)x, (unsigned long long)y);
+  s[4 * t + 2] = __mulhi((int)x, (int)y);
+  s[4 * t + 3] = __umulhi((unsigned)x, (unsigned)y);
+  __syncthreads();
+  for (int i = 0; i < 4; i++) out[4 * t + i] = s[4 * t + i];
+  bits[3 * t] = bfind((unsigned)x >> (t % 33 == 32 ? 0 : t % 33));
+  bits[3 * t + 1] = bfind_s((int)y);
+  bits[3 * t + 2] = shiftamt64((unsigned long long)x >> (t % 64));
+}
+void go(const long long* a, const long long* b, long long* out, unsigned* bits) {
+  hi<<<1, 64>>>(a, b, out, bits);
+}
+"""
+
+
+def test_mul_hi_and_bfind_as_the_isa_defines_them(nvcc, tmp_path, monkeypatch):
+    """mul.hi of 32 and 64 bits, signed and unsigned (the high half of the double-width
+    product), and bfind (the most significant bit's position, of a non-sign bit for .s32;
+    .shiftamt: the shift bringing it to the top; 0xffffffff for none), against Python's
+    exact integers."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "hi.cu"
+    source.write_text(MULHI_BFIND)
+    k = import_cu(str(source), Options(lengths={"a": "64", "b": "64", "out": "256",
+                                                "bits": "192"}))["hi"]()
+    rng = np.random.default_rng(5)
+    a, b = (rng.integers(-2**63, 2**63, 64, dtype=np.int64) for _ in range(2))
+    a[:3], b[:3] = [0, -1, 2**63 - 1], [5, -1, -2**63]
+    result = run(k, {}, arrays={"a": a.view(np.uint8), "b": b.view(np.uint8)})
+    got = np.frombuffer(result["out"].tobytes(), np.int64).reshape(64, 4)
+    bits = np.frombuffer(result["bits"].tobytes(), np.uint32).reshape(64, 3)
+
+    def signed(v, n):
+        v &= (1 << n) - 1
+        return v - (1 << n) if v >> (n - 1) else v
+
+    def msb(v):
+        return v.bit_length() - 1 if v else 0xFFFFFFFF
+    for t in range(64):
+        x, y = int(a[t]), int(b[t])
+        ux, uy = x & (2**64 - 1), y & (2**64 - 1)
+        assert got[t].tolist() == [
+            (x * y) >> 64, signed((ux * uy) >> 64, 64),
+            signed((signed(x, 32) * signed(y, 32)) >> 32, 32),
+            ((x & 0xFFFFFFFF) * (y & 0xFFFFFFFF)) >> 32], t   # (unsigned: zero-extended)
+        shifted = (x & 0xFFFFFFFF) >> (0 if t % 33 == 32 else t % 33)
+        y32 = signed(y, 32)
+        top = ux >> (t % 64)
+        assert bits[t].tolist() == [msb(shifted), msb(~y32 if y32 < 0 else y32),
+                                    63 - msb(top) if top else 0xFFFFFFFF], t
+
+
+CHOICE = """
+__global__ void pick(const int* a, const int* b, const int* mask, int* out, int n) {
+  __shared__ int s[128];
+  int t = threadIdx.x;
+  const int* p = t < n ? a + t : b + (t - n);     // one pointer, two arrays
+  const int* m = mask ? mask + t : nullptr;       // an array or null
+  const int* q;                                   // the same, as one selp
+  asm("{ .reg .pred c; setp.lt.s32 c, %3, %4; selp.b64 %0, %1, %2, c; }"
+      : "=l"(q) : "l"(a + t), "l"(b + (t - n)), "r"(t), "r"(n));
+  int v = *p - *q;
+  if (m) v += *m;
+  s[t ^ 1] = v;
+  __syncthreads();
+  out[t] = s[t];
+}
+void go(const int* a, const int* b, const int* mask, int* out) { pick<<<1, 128>>>(a, b, mask, out, 40); }
+"""
+
+
+def test_a_pointer_to_one_of_two_arrays_reads_the_side_each_thread_chose(
+        nvcc, tmp_path, monkeypatch):
+    """`p = t < n ? a + t : b + (t - n)` is one `selp.b64` of two arrays' addresses
+    (moderngpu's merge reads a_keys or b_keys so), and `mask ? mask + t : nullptr` one of
+    an array's and null: each load through them reads what the thread chose."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim import analyze
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "pick.cu"
+    source.write_text(CHOICE)
+    k = import_cu(str(source), Options(lengths={"a": "128", "b": "128", "mask": "128",
+                                                "out": "128"}))["pick"]()
+    a = np.arange(128, dtype=np.int32) * 10
+    b = np.arange(128, dtype=np.int32) * 1000
+    mask = np.arange(128, dtype=np.int32) + 1
+    out = np.frombuffer(run(k, {}, arrays={"a": a.view(np.uint8), "b": b.view(np.uint8),
+                                           "mask": mask.view(np.uint8)})["out"].tobytes(),
+                        np.int32)
+    v = mask   # *p - *q: the same element
+    assert out.tolist() == v[np.arange(128) ^ 1].tolist()
+    r = analyze(k)
+    assert (r.store.requests, r.load.requests) == (4, 4)   # the shared accesses: 4 warps

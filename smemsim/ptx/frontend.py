@@ -77,12 +77,14 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
 
 
 def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: str,
-                    flags) -> Kernel:
+                    flags, ptxas: tuple | None = None) -> Kernel:
     """The entry lowered with the merges ptxas makes of its shared accesses (smemsim.ptx.
     as_built), which its notes say, line by line; without ptxas and nvdisasm, the PTX's own
-    accesses, with a note saying so."""
+    accesses, with a note saying so. `ptxas`: (the ptxas, its options) of the compiler that
+    made the PTX (Triton's), else the toolkit's with the user's nvcc flags'."""
     try:
-        functions = sass_of(text, arch, ptxas_options(flags))
+        functions = sass_of(text, arch, ptxas_options(flags)) if ptxas is None else \
+            sass_of(text, arch, ptxas[1], ptxas=ptxas[0])
     except SassUnavailable as err:
         notes = [f"counted as the PTX states: the SASS could not be read ({err}); ptxas may "
                  "merge accesses the PTX keeps apart"]

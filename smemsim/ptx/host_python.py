@@ -8,7 +8,10 @@ not know. What it knows: literals, + - * / // % ** and unary minus of numbers, t
 their items, `math.ceil/floor`, `int/float/min/max/abs/len`, numpy's allocators (`zeros`,
 `ones`, `empty`, `full`, `arange`, `*_like`, `random.rand/random/randn/randint`) with
 `dtype=`, `.reshape`, `.astype`, `.T`, `.shape/.size/.ndim/.dtype`, numpy scalar types
-(`np.float32(x)`), and numba's `cuda.to_device/device_array/device_array_like`.
+(`np.float32(x)`), numba's `cuda.to_device/device_array/device_array_like`, torch's
+allocators (`torch.randn(M, K, dtype=torch.float16)`, `empty_like`, ...) with `.stride(i)`,
+`.numel()`, `.contiguous()`, `.to(...)`, and Triton's `cdiv` and `next_power_of_2`; a
+`lambda` (a Triton grid) is kept to be called with its argument's value.
 """
 from __future__ import annotations
 
@@ -41,6 +44,25 @@ class Array:
 
 
 @dataclass(frozen=True)
+class Lambda:
+    """A `lambda` (a Triton grid: `lambda META: (triton.cdiv(n, META['BLOCK']),)`), with
+    the names bound where it was made."""
+
+    node: ast.Lambda
+    names: dict
+
+    def __hash__(self) -> int:
+        return id(self.node)
+
+    def call(self, *args):
+        """Its value for these arguments (None where unknown)."""
+        params = [a.arg for a in self.node.args.args]
+        if len(params) != len(args) or self.node.args.vararg or self.node.args.kwarg:
+            return None
+        return Scope({**self.names, **dict(zip(params, args))}).value(self.node.body)
+
+
+@dataclass(frozen=True)
 class Scalar:
     """A number of a stated numpy type (`np.float32(1.5)`)."""
 
@@ -50,7 +72,9 @@ class Scalar:
 
 _NUMPY = "numpy"
 _SCALAR_TYPES = {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                 "float16", "float32", "float64", "bool_", "intc", "uintc", "intp"}
+                 "float16", "bfloat16", "float32", "float64", "bool_", "intc", "uintc", "intp"}
+_TORCH_ALIASES = {"half": "float16", "float": "float32", "int": "int32", "long": "int64",
+                  "double": "float64", "bool": "bool_", "short": "int16"}
 _ALIASES = {"bool": "bool_", "boolean": "bool_", "b1": "bool_", "intc": "int32", "uintc": "uint32", "intp": "int64", "float_": "float64",
             "double": "float64", "single": "float32", "half": "float16", "int_": "int64"}
 
@@ -60,7 +84,8 @@ def dtype_name(value) -> str | None:
     `float`), or None."""
     if isinstance(value, Module):
         last = value.path.rsplit(".", 1)[-1]
-        last = _ALIASES.get(last, last)
+        last = (_TORCH_ALIASES if value.path.startswith("torch.") else _ALIASES).get(last,
+                                                                                      last)
         return last if last in _SCALAR_TYPES else None
     if isinstance(value, str):
         value = _ALIASES.get(value, value)
@@ -75,10 +100,13 @@ def dtype_name(value) -> str | None:
 
 
 class Scope:
-    """The names of one scope as the program binds them, statement by statement."""
+    """The names of one scope as the program binds them, statement by statement. `given`:
+    the values the user states for names the file does not say (`--host NAME=VALUE`): a
+    name bound to something unknown, a function's parameter, holds its given value."""
 
-    def __init__(self, names: dict | None = None):
-        self.names: dict = dict(names or {})
+    def __init__(self, names: dict | None = None, given: dict | None = None):
+        self.given = dict(given or {})
+        self.names: dict = {**self.given, **(names or {})}
 
     def run(self, statements, visit=None) -> None:
         """Bind what `statements` bind, in order; `visit(statement, scope)` is called before
@@ -105,28 +133,35 @@ class Scope:
             elif isinstance(s, ast.AnnAssign) and s.value is not None:
                 self._bind(s.target, self.value(s.value))
             elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
-                self.names[s.target.id] = self.value(ast.BinOp(
-                    ast.Name(s.target.id, ast.Load()), s.op, s.value))
+                self._bind(s.target, self.value(ast.BinOp(
+                    ast.Name(s.target.id, ast.Load()), s.op, s.value)))
             elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if visit is not None:
-                    Scope(self.names).run(s.body, visit)
+                    inner = dict(self.names)
+                    if not isinstance(s, ast.ClassDef):   # its parameters: what is given
+                        a = s.args
+                        for p in a.posonlyargs + a.args + a.kwonlyargs + \
+                                [x for x in (a.vararg, a.kwarg) if x is not None]:
+                            inner[p.arg] = self.given.get(p.arg)
+                    Scope(inner, self.given).run(s.body, visit)
                 self.names[s.name] = None
             elif isinstance(s, (ast.If, ast.For, ast.While, ast.With, ast.Try,
                                 ast.AsyncFor, ast.AsyncWith)) or \
                     type(s).__name__ in ("Match", "TryStar"):
                 # what a branch or a loop binds is unknown inside it and after it
                 for name in _stored(s):
-                    self.names[name] = None
+                    self.names[name] = self.given.get(name)
                 if visit is not None:
                     for body in _bodies(s):
-                        Scope(self.names).run(body, visit)
+                        Scope(self.names, self.given).run(body, visit)
             elif isinstance(s, ast.Delete):
                 for name in _stored(s):
                     self.names.pop(name, None)
 
     def _bind(self, target, value) -> None:
         if isinstance(target, ast.Name):
-            self.names[target.id] = value
+            self.names[target.id] = value if value is not None else \
+                self.given.get(target.id)
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = value if isinstance(value, tuple) and len(value) == len(target.elts) \
                 else (None,) * len(target.elts)
@@ -158,7 +193,22 @@ class Scope:
             if isinstance(base, tuple) and isinstance(index, int) and \
                     -len(base) <= index < len(base):
                 return base[index]
+            if isinstance(base, dict) and isinstance(index, str):
+                return base.get(index)
             return None
+        if isinstance(node, ast.Lambda):
+            return Lambda(node, dict(self.names))
+        if isinstance(node, ast.IfExp):
+            test = v(node.test)
+            return None if not isinstance(test, (bool, int)) else \
+                v(node.body) if test else v(node.orelse)
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            a, b = _number(v(node.left)), _number(v(node.comparators[0]))
+            if a is None or b is None:
+                return None
+            ops = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
+                   ast.Eq: a == b, ast.NotEq: a != b}
+            return ops.get(type(node.ops[0]))
         if isinstance(node, ast.Attribute):
             return self._attribute(v(node.value), node.attr)
         if isinstance(node, ast.Call):
@@ -204,6 +254,17 @@ class Scope:
                                            math.floor)(x)
         root, _, name = path.partition(".")
         name = name.rsplit(".", 1)[-1] if root == "numba" else name
+        if root == "triton" and name in ("cdiv", "next_power_of_2") and not kw:
+            numbers = [_number(a) for a in args]
+            if any(not isinstance(n, int) for n in numbers):
+                return None
+            if name == "cdiv" and len(numbers) == 2 and numbers[1] > 0:
+                return -(-numbers[0] // numbers[1])
+            if name == "next_power_of_2" and len(numbers) == 1 and 0 <= numbers[0] < 1 << 62:
+                return 1 << max(0, numbers[0] - 1).bit_length()
+            return None
+        if root == "torch" and name in _TORCH_ALLOCATORS:
+            return _torch_allocate(name, args, {k: v(x) for k, x in kw.items()})
         keywords = {k: v(x) for k, x in kw.items()}
         if root == _NUMPY and dtype_name(f) and len(args) == 1:   # np.float32(1.5)
             x = _number(args[0])
@@ -212,6 +273,41 @@ class Scope:
                 (root == "numba" and name in _DEVICE_ALLOCATORS):
             return _allocate(name, args, keywords)
         return None
+
+
+_TORCH_ALLOCATORS = {"randn", "rand", "zeros", "ones", "empty", "full", "arange", "randint",
+                     "empty_like", "zeros_like", "ones_like", "randn_like", "rand_like",
+                     "full_like", "empty_strided"}
+
+
+def _torch_allocate(name: str, args: list, kw: dict):
+    """The tensor a torch allocation makes (float32 unless `dtype=` says), or None."""
+    dtype = kw.get("dtype")
+    t = dtype_name(dtype) if dtype is not None else None
+    if dtype is not None and t is None:
+        return None
+    if name.endswith("_like"):
+        src = args[0] if args else None
+        return Array(t or src.dtype, src.shape) if isinstance(src, Array) else None
+    if name == "arange":
+        numbers = [_number(a) for a in args]
+        if not 1 <= len(numbers) <= 3 or any(n is None for n in numbers):
+            return None
+        start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else \
+            (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1)
+        if step == 0:
+            return None
+        kind = "int64" if all(isinstance(n, int) for n in numbers) else "float32"
+        return Array(t or kind, (max(0, math.ceil((stop - start) / step)),))
+    if name == "randint":
+        shape = _shape(kw.get("size", args[-1] if args else None))
+        return Array(t or "int64", shape) if shape else None
+    if name == "full":
+        shape = _shape(args[0] if args else kw.get("size"))
+        return Array(t or "float32", shape) if shape else None
+    dims = args[0] if len(args) == 1 and isinstance(args[0], tuple) else tuple(args)
+    shape = _shape(dims if dims else kw.get("size"))
+    return Array(t or "float32", shape) if shape else None
 
 
 _NUMPY_ALLOCATORS = {"zeros", "ones", "empty", "full", "arange", "zeros_like", "ones_like",
@@ -290,7 +386,29 @@ def _array_method(array: Array, method: str, args: list, kw: dict):
     if method in ("copy", "copy_to_host", "flatten", "ravel"):
         return array if method in ("copy", "copy_to_host") else \
             Array(array.dtype, (array.size,))
+    if method in ("contiguous", "cuda", "to", "clone", "detach") and not (
+            method == "to" and any(dtype_name(a) for a in args)):
+        return Array(array.dtype, array.shape) if method == "contiguous" else array
+    if method == "stride" and len(args) == 1 and isinstance(args[0], int) and \
+            -len(array.shape) <= args[0] < len(array.shape):
+        return element_strides(array)[args[0]]
+    if method in ("numel", "nelement") and not args:
+        return array.size
+    if method == "size" and len(args) == 1 and isinstance(args[0], int) and \
+            -len(array.shape) <= args[0] < len(array.shape):
+        return array.shape[args[0]]
     return None
+
+
+def element_strides(array: Array) -> tuple:
+    """An array's strides in elements (C order: the last dimension's is 1)."""
+    out, step = [0] * len(array.shape), 1
+    dims = range(len(array.shape) - 1, -1, -1) if array.order == "C" else \
+        range(len(array.shape))
+    for d in dims:
+        out[d] = step
+        step *= array.shape[d]
+    return tuple(out)
 
 
 def _shape(value) -> tuple | None:

@@ -63,6 +63,34 @@ class Address:
 
 
 @dataclass(frozen=True)
+class Choice:
+    """A pointer register holding one of several arrays' addresses (`selp.b64 %rd5, %rd1,
+    %rd2, %p1`, or a register each branch points into another array: moderngpu's merge
+    reads a_keys or b_keys through one pointer; `mask ? mask + i : nullptr`). `index` says
+    which of `sides` (a side of space 'null': a null pointer). Offsets move every side
+    alike; an access through it is lowered once per side, under `index == side` (on the
+    GPU one instruction; here one site a side at its line, each run by the threads that
+    chose it: the same where a warp's threads agree)."""
+
+    index: Expr
+    sides: tuple
+
+    def plus(self, delta: Expr) -> "Choice":
+        return Choice(self.index, tuple(x.plus(delta) for x in self.sides))
+
+
+def _either(cond: Expr, a: Address, b: Address) -> Choice:
+    """`cond ? a : b` of two arrays' addresses."""
+    return Choice(select(cond, const(0, i32), const(1, i32)), (a, b))
+
+
+# the instructions that take a Choice: offsets and moves keep it one, loads and stores read
+# through it, a comparison with null tests it; any other reading of one is refused
+_CHOICE_OPS = frozenset({"add", "sub", "mad", "mov", "cvta", "cvt", "ld", "st", "selp",
+                         "setp"})
+
+
+@dataclass(frozen=True)
 class Launch:
     """What the host side says: grid, block, dynamic shared bytes, and per parameter its
     name, and for pointers the length in bytes (expressions of the scalar parameters)."""
@@ -366,11 +394,25 @@ class _Lowering:
                       for n, h in enumerate(self.loops)}
         self.merges = {}
         self.local_regs = set()
+        self.written_once = {r for r, n in defs.items() if n == 1}
         for r in sorted(set(defs)):
             if defs[r] == 1 and r not in used_elsewhere:
                 continue
             kind = kinds.get(r)
             self.local_regs.add(r)
+            if isinstance(kind, tuple) and kind[0] == "either":
+                # an address into one of several arrays: which one, and its offset
+                members = sorted(kind[1], key=repr)
+                if len({m[0] == "shared" for m in members}) > 1:
+                    raise PtxError(f"{r} holds addresses of shared and global memory (a "
+                                   "generic pointer to either): not lowered yet")
+                dtype = u32 if members[0][0] == "shared" else i64
+                which = self.k.let(self._fresh_name(_c_name(r) + "_array"), const(0, i32))
+                ref = self.k.let(self._fresh_name(_c_name(r)), const(0, dtype), dtype)
+                self.regs[r] = Choice(which, tuple(Address(space, base, ref)
+                                                   for space, base in members))
+                self.local_vars.update((which.arg, ref.arg))
+                continue
             if isinstance(kind, tuple):   # an address: its base is fixed, its offset varies
                 space, base = kind
                 dtype = u32 if space == "shared" else i64
@@ -402,9 +444,10 @@ class _Lowering:
                     old = kinds.get(r)
                     if old == k or (old is not None and not isinstance(k, tuple)):
                         continue
-                    if isinstance(old, tuple):
-                        raise self._refuse(inst, f"{r} holds addresses of two different "
-                                                 "arrays: not lowered yet")
+                    if isinstance(old, tuple):   # addresses of several arrays
+                        k = _join_kinds(old, k)
+                        if k == old:
+                            continue
                     kinds[r] = k
                     changed = True
             if not changed:
@@ -421,7 +464,10 @@ class _Lowering:
             base = next((s for s in srcs if isinstance(s, tuple)), None)
             if base is None:
                 return None
-            return ("global", base[1]) if base[0] == "param" else base
+            return _join_kinds(*(("global", m[1]) if m[0] == "param" else m
+                                 for m in _members(base)))
+        if op == "selp" and any(isinstance(s, tuple) for s in srcs[:2]):
+            return _join_kinds(*(s for s in srcs[:2] if isinstance(s, tuple)))
         if op == "mov" and inst.operands[1] in self.shared_at:
             return ("shared", None)
         if op == "mov" and ("const", inst.operands[1]) in self.globals:
@@ -457,7 +503,9 @@ class _Lowering:
             if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
                 n, off = _param_place(i.operands[1], self._param_index)
                 if n is not None and _aggregate(self.entry.params[n]):
-                    fields.setdefault(n, {}).setdefault(off, i.opcode[-1])
+                    size = _BITS.get(i.opcode[-1], 32) // 8
+                    for lane in range(_lanes(i.opcode)):   # (`ld.param.v2.u32`: two fields)
+                        fields.setdefault(n, {}).setdefault(off + lane * size, i.opcode[-1])
         out = []
         for n, (p, name) in enumerate(zip(self.entry.params, names)):
             if not _aggregate(p):
@@ -471,6 +519,19 @@ class _Lowering:
     def _param_index(self) -> dict[str, int]:
         """Each parameter's position, by its PTX name."""
         return {p.name: n for n, p in enumerate(self.entry.params)}
+
+    def _param_fields(self, inst: Inst) -> list[tuple]:
+        """(register, slot key) of each value an `ld.param` reads: one, or one a lane of a
+        vector load of a struct's fields (`ld.param.v2.u32 {%r1, %r2}, [p+8]`: the fields at
+        8 and 12); a lane written to `_` is left out."""
+        targets = inst.operands[0].strip("{}").split(",")
+        if len(targets) == 1:
+            return [(targets[0], self._slot_of(inst.operands[1]))]
+        n, off = _param_place(inst.operands[1], self._param_index)
+        if n is None or not _aggregate(self.entry.params[n]):
+            return [(t, None) for t in targets if t != "_"]
+        size = _BITS.get(inst.opcode[-1], 32) // 8
+        return [(t, (n, off + lane * size)) for lane, t in enumerate(targets) if t != "_"]
 
     def _slot_of(self, operand: str):
         """The slot key an `ld.param` operand reads (`[k_param_2+8]` -> (2, 8)), or None."""
@@ -501,9 +562,9 @@ class _Lowering:
         insts = [i for i in self.entry.body if isinstance(i, Inst)]
         for i in insts:
             if i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
-                key = self._slot_of(i.operands[1])
-                if key in keys:
-                    derived[i.operands[0]] = key
+                for target, key in self._param_fields(i):
+                    if key in keys:
+                        derived[target] = key
         for _ in range(4):   # (a pointer moved or offset before its use: a few steps)
             for i in insts:
                 if i.name in ("mov", "add", "sub") and len(i.operands) > 1 and \
@@ -548,7 +609,7 @@ class _Lowering:
 
     def _refuse(self, inst: Inst | None, why: str) -> PtxError:
         where = f"PTX line {inst.line} (`{'.'.join(inst.opcode)}`)" if inst else "PTX"
-        return PtxError(f"{self.entry.name}: {where}: {why}",
+        return PtxError(f"{self.name or self.entry.name}: {where}: {why}",
                         loc=self._loc(inst) if inst else None)
 
     # ---------------------------------------------------------------- values
@@ -599,7 +660,7 @@ class _Lowering:
 
     def integer(self, text: str, dtype) -> Expr:
         v = self.value(text, dtype)
-        if isinstance(v, Address):
+        if isinstance(v, (Address, Choice)):
             raise PtxError(f"{text} holds an address where a number is read")
         return retype(v, dtype)
 
@@ -609,14 +670,21 @@ class _Lowering:
         base, sign, rest = inner.partition("+") if "+" in inner else inner.partition("-")
         delta = int(rest, 0) * (-1 if sign == "-" else 1) if sign else 0
         v = self.value(base, u64)
-        if not isinstance(v, Address):
+        if not isinstance(v, (Address, Choice)):
             raise self._refuse(inst, f"{base} is not an address smemsim can follow (an "
                                      "integer used as a pointer)")
+        if isinstance(v, Choice) and inst.name not in ("ld", "st"):
+            raise self._refuse(inst, "an address that is one of two arrays' (selp): read "
+                                     "only by loads and stores yet")
         return v.plus(const(delta, i64)) if delta else v
 
     # ---------------------------------------------------------------- instructions
     def _instruction(self, inst: Inst) -> None:
         handler = getattr(self, f"_op_{inst.name}", None)
+        if inst.name not in _CHOICE_OPS and any(
+                isinstance(self.regs.get(o), Choice) for o in _reads(inst, self.entry.names)):
+            raise self._refuse(inst, "an address that is one of two arrays' (selp), read by "
+                                     "an instruction other than a load, a store or an offset")
         if inst.opcode[-1] in _HALF_TYPES and inst.name in _HALF_OPS:
             handler = self._half_arith
         if handler is None:
@@ -629,6 +697,18 @@ class _Lowering:
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
+        if isinstance(value, Choice):
+            if reg in self.local_regs and isinstance(self.regs[reg], Choice):
+                self._assign_choice(inst, reg, value)
+                return
+            if reg in self.local_regs and reg not in self.written_once:
+                raise self._refuse(inst, f"{reg} holds addresses of different arrays")
+            held = lambda e: self.k.let(self._fresh_name(_c_name(reg)), e)  # noqa: E731
+            sides = [Address(x.space, x.base, held(x.offset), x.origin)
+                     if self._reads_local(x.offset) or x.offset.depth > _DEEP else x
+                     for x in value.sides]
+            self.regs[reg] = Choice(held(value.index), tuple(sides))
+            return
         if reg not in self.local_regs:
             # held in a local, not substituted: a long chain (an unrolled sum: deeper than
             # kernels_ir reads), and any value that reads a register's local, which a later
@@ -644,6 +724,9 @@ class _Lowering:
             self.regs[reg] = value
             return
         local = self.regs[reg]
+        if isinstance(local, Choice):   # a register each path points into another array
+            self._assign_choice(inst, reg, value)
+            return
         if isinstance(local, Address) and local.space == "shared" and \
                 not isinstance(value, Address):
             value = Address("shared", None, retype(value, u32), local.origin)  # a number
@@ -662,6 +745,34 @@ class _Lowering:
         if isinstance(value, Address):
             raise self._refuse(inst, f"{reg} holds both numbers and addresses")
         self.k.assign(local, retype(value, local.dtype))
+
+    def _assign_choice(self, inst: Inst, reg: str, value) -> None:
+        """An address into the local of a register that points into one of several arrays:
+        which one, and the offset (a Choice's: by its own index)."""
+        local = self.regs[reg]
+        keys = [(x.space, x.base) for x in local.sides]
+        offset = local.sides[0].offset
+
+        def place(x: Address) -> int:
+            key = ("global" if x.space == "param" else x.space, x.base)
+            if key not in keys:
+                raise self._refuse(inst, f"{reg} holds addresses of an array its other "
+                                         "assignments do not point into")
+            return keys.index(key)
+        if isinstance(value, Address):
+            self.k.assign(local.index, const(place(value), i32))
+            self.k.assign(offset, retype(value.offset, offset.dtype))
+            return
+        if not isinstance(value, Choice):
+            raise self._refuse(inst, f"{reg} holds both numbers and addresses")
+        which, moved = const(place(value.sides[-1]), i32), \
+            retype(value.sides[-1].offset, offset.dtype)
+        for n in range(len(value.sides) - 2, -1, -1):
+            which = select(value.index == n, const(place(value.sides[n]), i32), which)
+            moved = select(value.index == n, retype(value.sides[n].offset, offset.dtype),
+                           moved)
+        self.k.assign(local.index, which)
+        self.k.assign(offset, moved)
 
     def _call_memory(self, inst: Inst, operand: str) -> bool:
         """Whether an access is one smemsim leaves out, as nothing it counts reads it: a
@@ -698,15 +809,19 @@ class _Lowering:
             return
         space, dtype, lanes = self._access_type(inst)
         if space == "param":
-            key = self._slot_of(inst.operands[1])
-            if key in self.globals:
-                self._dest(inst, Address("param", key, const(0, i64)))
-            elif key in self.params and lanes == 1:
-                self._dest(inst, self.params[key])
-            else:
-                raise self._refuse(inst, f"parameter {inst.operands[1]} is not lowered yet")
+            for target, key in self._param_fields(inst):
+                if key in self.globals:
+                    self._dest(inst, Address("param", key, const(0, i64)), target)
+                elif key in self.params:
+                    self._dest(inst, self.params[key], target)
+                else:
+                    raise self._refuse(inst, f"parameter {inst.operands[1]} is not lowered "
+                                             "yet")
             return
         addr = self.address(inst.operands[1], inst)
+        if isinstance(addr, Choice):
+            self._load_either(inst, addr, dtype, lanes)
+            return
         view, index = self._element(addr, dtype, inst)
         value = self.k.load(view, index, width=lanes)
         targets = inst.operands[0].strip("{}").split(",")
@@ -717,11 +832,42 @@ class _Lowering:
                 if t != "_":
                     self._dest(inst, value[n], t)
 
+    def _load_either(self, inst: Inst, addr: Choice, dtype, lanes: int) -> None:
+        """A load through a Choice: each side's load under its condition, into a local the
+        destination registers then read."""
+        targets = [t for t in inst.operands[0].strip("{}").split(",")]
+        held = [self.k.let(self._fresh_name(_c_name(t)), const(0, dtype))
+                if t != "_" else None for t in targets]
+        for n, side in enumerate(addr.sides):
+            with self.k.if_(addr.index == n):
+                if side.space == "null":
+                    self.k.assert_(const(0, i32), "a load through a null pointer")
+                    continue
+                view, index = self._element(side, dtype, inst)
+                value = self.k.load(view, index, width=lanes)
+                for n, h in enumerate(held):
+                    if h is not None:
+                        self.k.assign(h, value if lanes == 1 else value[n])
+        for t, h in zip(targets, held):
+            if h is not None:
+                self._dest(inst, h, t)
+
     def _op_st(self, inst: Inst) -> None:
         if self._call_memory(inst, inst.operands[0]):
             return
         space, dtype, lanes = self._access_type(inst)
         addr = self.address(inst.operands[0], inst)
+        if isinstance(addr, Choice):
+            for n, side in enumerate(addr.sides):
+                with self.k.if_(addr.index == n):
+                    if side.space == "null":
+                        self.k.assert_(const(0, i32), "a store through a null pointer")
+                    else:
+                        self._store_at(inst, side, dtype, lanes)
+            return
+        self._store_at(inst, addr, dtype, lanes)
+
+    def _store_at(self, inst: Inst, addr: Address, dtype, lanes: int) -> None:
         view, index = self._element(addr, dtype, inst)
         values = [self.integer(t, dtype) if not dtype.is_float else
                   retype(self.value(t, dtype), dtype)
@@ -736,7 +882,7 @@ class _Lowering:
                                                   "const")), "generic")
         if space == "generic":
             space = "global"   # checked again against the address's own space (_element)
-        lanes = next((int(p[1:]) for p in parts if p in ("v2", "v4", "v8")), 1)
+        lanes = _lanes(parts)
         dtype = _TYPES.get(parts[-1])
         if dtype is None:
             raise self._refuse(inst, f"element type .{parts[-1]} is not lowered yet")
@@ -779,6 +925,11 @@ class _Lowering:
         """A conversion between a space's address and a generic one keeps what the address
         points to (a generic access then reads the space the address came from)."""
         v = self.value(inst.operands[1], u64)
+        if isinstance(v, Choice):
+            self._dest(inst, Choice(v.index, tuple(Address(
+                "global" if x.space == "param" else x.space, x.base, x.offset, x.origin)
+                for x in v.sides)))
+            return
         if not isinstance(v, Address):
             raise self._refuse(inst, "a conversion of a number smemsim cannot follow")
         self._dest(inst, Address("global" if v.space == "param" else v.space, v.base,
@@ -803,7 +954,7 @@ class _Lowering:
                 self._dest(inst, lo | hi << bits)
             return
         v = self.value(inst.operands[1], dtype)
-        self._dest(inst, v if isinstance(v, Address) else retype(v, dtype))
+        self._dest(inst, v if isinstance(v, (Address, Choice)) else retype(v, dtype))
 
     def _op_cvt(self, inst: Inst) -> None:
         pair = next((p for p in inst.opcode[1:] if p in ("f16x2", "bf16x2")), None)
@@ -824,7 +975,7 @@ class _Lowering:
         if len(types) != 2:
             raise self._refuse(inst, "a conversion smemsim cannot read")
         v = self.value(inst.operands[1], _TYPES[types[1]])
-        if isinstance(v, Address):
+        if isinstance(v, (Address, Choice)):
             self._dest(inst, v)
             return
         src, dst = _TYPES[types[1]], _TYPES[types[0]]
@@ -906,6 +1057,14 @@ class _Lowering:
             raise self._refuse(inst, "an operand type smemsim cannot read")
         a = self.value(inst.operands[1], dtype)
         b = self.value(inst.operands[2], dtype)
+        if isinstance(a, Choice) or isinstance(b, Choice):
+            if inst.name != "add" or (isinstance(a, (Address, Choice)) and
+                                      isinstance(b, (Address, Choice))):
+                raise self._refuse(inst, "an address that is one of two arrays' (selp), "
+                                         "in arithmetic other than an offset")
+            ptr, delta = (a, b) if isinstance(a, Choice) else (b, a)
+            self._dest(inst, ptr.plus(delta))
+            return
         if isinstance(a, Address) or isinstance(b, Address):
             if inst.name == "add" and not (isinstance(a, Address) and isinstance(b, Address)):
                 ptr, delta = (a, b) if isinstance(a, Address) else (b, a)
@@ -925,8 +1084,8 @@ class _Lowering:
         self._binary(inst, lambda a, b: a + b)
 
     def _op_sub(self, inst):
-        if isinstance(self.value(inst.operands[1], u64), Address) and \
-                not isinstance(self.value(inst.operands[2], u64), Address):
+        if isinstance(self.value(inst.operands[1], u64), (Address, Choice)) and \
+                not isinstance(self.value(inst.operands[2], u64), (Address, Choice)):
             ptr = self.value(inst.operands[1], u64)
             self._dest(inst, ptr.plus(-retype(self.value(inst.operands[2], i64), i64)))
             return
@@ -970,8 +1129,14 @@ class _Lowering:
             b = self.integer(inst.operands[2], src)
             self._dest(inst, retype(a, wide) * retype(b, wide))
             return
-        if "hi" in inst.opcode:
-            raise self._refuse(inst, "mul.hi is not lowered yet")
+        if "hi" in inst.opcode:   # the high half of the whole product
+            src = _TYPES.get(inst.opcode[-1])
+            if src not in (i16, u16, i32, u32, i64, u64):
+                raise self._refuse(inst, "this form of mul.hi is not lowered yet")
+            a = self.integer(inst.operands[1], src)
+            b = self.integer(inst.operands[2], src)
+            self._dest(inst, _mul_hi(a, b, src))
+            return
         self._binary(inst, lambda a, b: a * b)
 
     def _op_mad(self, inst: Inst) -> None:
@@ -980,7 +1145,7 @@ class _Lowering:
             wide = _WIDE[src.name]
             a, b = (retype(self.integer(t, src), wide) for t in inst.operands[1:3])
             c = self.value(inst.operands[3], wide)
-            if isinstance(c, Address):
+            if isinstance(c, (Address, Choice)):
                 self._dest(inst, c.plus(a * b))
             else:
                 self._dest(inst, a * b + retype(c, wide))
@@ -989,6 +1154,10 @@ class _Lowering:
             raise self._refuse(inst, "this form of mad is not lowered yet")
         dtype = _TYPES[inst.opcode[-1]]
         a, b, c = (self.value(t, dtype) for t in inst.operands[1:4])
+        if isinstance(c, Choice) and not isinstance(a, (Address, Choice)) and \
+                not isinstance(b, (Address, Choice)):
+            self._dest(inst, c.plus(retype(a, dtype) * retype(b, dtype)))
+            return
         if isinstance(c, Address) and not isinstance(a, Address) and \
                 not isinstance(b, Address):
             if c.space == "shared":   # base + i * stride in the window
@@ -1000,6 +1169,20 @@ class _Lowering:
         a, b, c = self._numbers(inst, a, b, c)
         self._dest(inst, retype(retype(a, dtype) * retype(b, dtype) + retype(c, dtype), dtype))
 
+    def _choice_is_null(self, inst: Inst, cmp: str, a, b) -> Expr:
+        """`setp.eq/ne %p, ptr, 0` of a Choice (`if (row_mask)`): null where its null side
+        is taken, never where both sides are arrays."""
+        ptr, other = (a, b) if isinstance(a, Choice) else (b, a)
+        if cmp not in ("eq", "ne") or not (isinstance(other, Expr) and
+                                           other.op is Op.CONST and other.arg == 0):
+            raise self._refuse(inst, "an address that is one of two arrays' (selp), "
+                                     "compared other than with null")
+        null = const(0, i32)
+        for n, side in enumerate(ptr.sides):
+            if side.space == "null":
+                null = null | (ptr.index == n)
+        return null if cmp == "eq" else null == 0
+
     def _op_setp(self, inst: Inst) -> None:
         cmp = inst.opcode[1]
         dtype = _TYPES.get(inst.opcode[-1])
@@ -1010,6 +1193,9 @@ class _Lowering:
             raise self._refuse(inst, "this form of setp is not lowered yet")
         a = self.value(inst.operands[1], dtype)
         b = self.value(inst.operands[2], dtype)
+        if isinstance(a, Choice) or isinstance(b, Choice):
+            self._dest(inst, self._choice_is_null(inst, cmp, a, b))
+            return
         a, b = self._numbers(inst, a, b)
         a, b = retype(a, dtype), retype(b, dtype)
         # the unordered forms of a float comparison (`leu`) hold also where either is NaN
@@ -1049,11 +1235,22 @@ class _Lowering:
         dtype = _TYPES[inst.opcode[-1]]
         a, b = (self.value(t, dtype) for t in inst.operands[1:3])
         p = self._predicate(inst.operands[3], inst)
-        if isinstance(a, Address) or isinstance(b, Address):
-            if not (isinstance(a, Address) and isinstance(b, Address) and a.base == b.base
-                    and a.space == b.space):
-                raise self._refuse(inst, "a choice between addresses of different arrays")
-            self._dest(inst, Address(a.space, a.base, select(p, a.offset, b.offset)))
+        if isinstance(a, (Address, Choice)) or isinstance(b, (Address, Choice)):
+            null = lambda x: isinstance(x, Expr) and x.op is Op.CONST and x.arg == 0  # noqa
+            if isinstance(a, Address) and null(b) or isinstance(b, Address) and null(a):
+                # `p = mask ? mask + i : nullptr`: a choice whose other side is no array
+                ptr = a if isinstance(a, Address) else b
+                side = Address("null", None, const(0, i64))
+                self._dest(inst, _either(p, ptr, side) if ptr is a else _either(p, side, ptr))
+                return
+            if not (isinstance(a, Address) and isinstance(b, Address)):
+                raise self._refuse(inst, "a choice between an address and a number, or "
+                                         "among more than two arrays")
+            if a.base == b.base and a.space == b.space:
+                self._dest(inst, Address(a.space, a.base, select(p, a.offset, b.offset),
+                                         a.origin if a.origin == b.origin else None))
+            else:
+                self._dest(inst, _either(p, a, b))
             return
         self._dest(inst, select(p, retype(a, dtype), retype(b, dtype)))
 
@@ -1139,6 +1336,23 @@ class _Lowering:
 
     def _op_popc(self, inst):
         self._bit_call(inst, "popc")
+
+    def _op_bfind(self, inst: Inst) -> None:
+        """`bfind{.shiftamt}.{u,s}{32,64} d, a`: the position of a's most significant bit
+        (of a non-sign bit for .s: that of ~a where a < 0), or with .shiftamt the left shift
+        that brings it to the top; 0xffffffff where there is none (PTX ISA, bfind)."""
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype not in (u32, i32, u64, i64):
+            raise self._refuse(inst, "this form of bfind is not lowered yet")
+        unsigned = u32 if dtype.size == 4 else u64
+        a = self.integer(inst.operands[1], dtype)
+        if dtype in (i32, i64):
+            a = select(a < 0, ~a, a)
+        a = retype(a, unsigned)
+        zeros = retype(call("clz", a), u32)
+        found = zeros if "shiftamt" in inst.opcode else \
+            const(dtype.size * 8 - 1, u32) - zeros
+        self._dest(inst, select(a == 0, const(0xFFFFFFFF, u32), found))
 
     def _op_clz(self, inst):
         self._bit_call(inst, "clz")
@@ -1295,12 +1509,11 @@ class _Lowering:
         if "mbarrier" in parts or len(inst.operands) not in (3, 4):
             raise self._refuse(inst, "this form of cp.async is not lowered yet")
         size = int(inst.operands[2], 0)
+        src_bytes = None
         if len(inst.operands) == 4:   # a source size: fewer bytes read, the rest zeroed
-            src_size = self.value(inst.operands[3], u32)
-            if isinstance(src_size, Address) or src_size.op is not Op.CONST or \
-                    int(src_size.arg) != size:
-                raise self._refuse(inst, "cp.async with a source size (zero fill) is not "
-                                         "lowered yet")
+            src_bytes = self.integer(inst.operands[3], u32)
+            if src_bytes.op is Op.CONST and int(src_bytes.arg) == size:
+                src_bytes = None
         dst = self.address(inst.operands[0], inst)
         src = self.address(inst.operands[1], inst)
         dtype = {4: u32, 8: u32, 16: u32}.get(size)
@@ -1308,7 +1521,8 @@ class _Lowering:
             raise self._refuse(inst, f"a {size}-byte cp.async from {src.space} to {dst.space}")
         dview, dindex = self._element(dst, dtype, inst)
         sview, sindex = self._element(src, dtype, inst)
-        self.k.cp_async(dview, dindex, sview, sindex, width=size // 4, bypass="cg" in parts)
+        self.k.cp_async(dview, dindex, sview, sindex, width=size // 4, bypass="cg" in parts,
+                        src_bytes=src_bytes)
 
     def _op_mma(self, inst: Inst) -> None:
         """`mma.sync.aligned.SHAPE.row.col.D.A.B.C {d}, {a}, {b}, {c}`."""
@@ -1487,8 +1701,10 @@ def eval_names(text: str, names: dict):
 
 _REG = re.compile(r"%[a-z]+\d+")
 # the CUDA toolkit's own headers (installed, or from the nvidia-* wheels)
+# the toolkit's headers, and the DSLs' own libraries (Triton's `tl.max` is written in
+# triton/language/standard.py): a line there is reported at the user's line that called it
 _TOOLKIT = re.compile(r"/include/cccl/|/cuda(?:-[\d.]+)?/(?:targets/[^/]+/)?include/|"
-                      r"/site-packages/nvidia/")
+                      r"/(?:site|dist)-packages/(?:nvidia|triton)/")
 _ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "or",
                  "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
 _SINKS = ("<continue>", "<break>", "<return>", "<sink>")   # where a region's paths end
@@ -1520,6 +1736,45 @@ def _reads(inst: Inst, names=()) -> list[str]:
     if inst.guard:
         found.append(inst.guard.lstrip("!"))
     return found
+
+
+def _members(kind: tuple) -> set:
+    """The arrays (space, base) an address kind points into."""
+    return set(kind[1]) if kind[0] == "either" else {kind}
+
+
+def _join_kinds(*kinds: tuple) -> tuple:
+    """The address kind of a register that holds addresses of all of `kinds`: one array's
+    (space, base), or ("either", those arrays)."""
+    members = set().union(*(_members(k) for k in kinds))
+    return next(iter(members)) if len(members) == 1 else ("either", frozenset(members))
+
+
+def _mul_hi(a: Expr, b: Expr, dtype) -> Expr:
+    """The high half of a * b's double-width product (`mul.hi`): through the wider type for
+    16 and 32 bits; from 32-bit halves for 64 bits (a signed operand's product is the
+    unsigned one less the other operand where it is negative: two's complement)."""
+    if dtype.size < 8:
+        wide = _WIDE[dtype.name]
+        return retype(retype(a, wide) * retype(b, wide) >> (dtype.size * 8), dtype)
+    ua, ub = retype(a, u64), retype(b, u64)
+    low = const(0xFFFFFFFF, u64)
+    al, ah, bl, bh = ua & low, ua >> 32, ub & low, ub >> 32
+    t = ah * bl + ((al * bl) >> 32)
+    w = (t & low) + al * bh
+    hi = ah * bh + (t >> 32) + (w >> 32)
+    if dtype is i64:
+        hi = hi - select(a < 0, ub, const(0, u64)) - select(b < 0, ua, const(0, u64))
+    return retype(hi, dtype)
+
+
+def _lanes(opcode: tuple) -> int:
+    """The lanes of a vector access's opcode (`ld.param.v2.u32`: 2), 1 for a scalar one."""
+    return next((int(p[1:]) for p in opcode if p in ("v2", "v4", "v8")), 1)
+
+
+_BITS = {t: int(t.lstrip("bfsu")) for t in ("b8", "u8", "s8", "b16", "u16", "s16", "f16", "bf16", "b32",
+                                 "u32", "s32", "f32", "b64", "u64", "s64", "f64")}
 
 
 def _aggregate(param) -> bool:

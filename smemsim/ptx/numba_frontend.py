@@ -64,6 +64,7 @@ class NumbaKernel:
     device: bool
     names: dict
     launches: tuple
+    path: str = ""
 
 
 def is_numba(tree) -> bool:
@@ -112,7 +113,7 @@ def numba_kernels(path: str) -> dict[str, NumbaKernel]:
                 key = statement.name if statement.name not in found else \
                     f"{statement.name}@{statement.lineno}"
                 found[key] = NumbaKernel(statement.name, statement, d, hit[1],
-                                         dict(scope.names), ())
+                                         dict(scope.names), (), str(file))
         for call in _calls(statement):
             launch = _launch(call, scope, str(file))
             if launch is not None:
@@ -233,8 +234,17 @@ def _given(options, kernel: NumbaKernel) -> dict:
     return out
 
 
-def _host_value(name: str, text: str, kernel: NumbaKernel):
+def _host_value(name: str, text: str, kernel):
+    """A --host value: a number, a tuple (`4,4`), an array (`float32[64,64]`, `...F` in
+    Fortran order), or a quoted string (`'"leaky_relu"'`: a Triton constant's)."""
     t = text.strip()
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
+        try:
+            value = ast.literal_eval(t)
+        except (ValueError, SyntaxError):
+            value = None
+        if isinstance(value, str):
+            return value
     head, bracket, rest = t.partition("[")
     if bracket:
         dims, _, order = rest.partition("]")
@@ -245,7 +255,7 @@ def _host_value(name: str, text: str, kernel: NumbaKernel):
             shape = None
         if dtype is None or not shape or any(d < 0 for d in shape) or \
                 order.strip() not in ("", "C", "F"):
-            raise KernelError(f"kernel '{kernel.name}': --host {name}={text}: an array is "
+            raise KernelError(f"{_who(kernel)}--host {name}={text}: an array is "
                               "DTYPE[D0,D1,...] with a numpy dtype (float32[64,64]), "
                               "optionally followed by F for Fortran order")
         return hp.Array(dtype, shape, order.strip() or "C")
@@ -256,9 +266,15 @@ def _host_value(name: str, text: str, kernel: NumbaKernel):
         values = ()
     if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                              for v in values):
-        raise KernelError(f"kernel '{kernel.name}': --host {name}={text}: a number, numbers "
-                          "separated by commas (a tuple), or an array DTYPE[D0,...]")
+        raise KernelError(f"{_who(kernel)}--host {name}={text}: a number, numbers "
+                          "separated by commas (a tuple), an array DTYPE[D0,...], or a "
+                          "quoted string")
     return values[0] if len(values) == 1 and "," not in t else values
+
+
+def _who(kernel) -> str:
+    name = kernel if isinstance(kernel, str) else getattr(kernel, "name", "")
+    return f"kernel '{name}': " if name else ""
 
 
 def _arguments(kernel: NumbaKernel, launch, given: dict) -> tuple[dict, dict]:
@@ -267,7 +283,7 @@ def _arguments(kernel: NumbaKernel, launch, given: dict) -> tuple[dict, dict]:
     params = [a.arg for a in kernel.node.args.args]
     if kernel.node.args.vararg or kernel.node.args.kwonlyargs or kernel.node.args.kwarg:
         raise KernelError(f"kernel '{kernel.name}': *args and keyword-only arguments are not "
-                          "read", loc=SourceLoc("", kernel.node.lineno))
+                          "read", loc=SourceLoc(kernel.path, kernel.node.lineno))
     call = kernel.decorator if isinstance(kernel.decorator, ast.Call) else None
     signature = call.args[0] if call is not None and call.args else None
     values = {name: given.get(written, value) for name, value, written in
@@ -321,7 +337,7 @@ def _signature_types(kernel: NumbaKernel, node, count: int) -> list:
         raise KernelError(f"kernel '{kernel.name}': its decorator's signature is not a "
                           "string (`@cuda.jit('void(float32[:])')` is read; a signature "
                           "built of numba's type objects is not yet)",
-                          loc=SourceLoc("", kernel.node.lineno))
+                          loc=SourceLoc(kernel.path, kernel.node.lineno))
     try:
         args, _ = sigutils.normalize_signature(node.value)
     except Exception as err:   # numba's own message says what is wrong with it
@@ -538,14 +554,19 @@ def _free_names(node: ast.FunctionDef) -> list[str]:
     order of first use."""
     bound = {a.arg for a in node.args.args + node.args.kwonlyargs +
              node.args.posonlyargs}
-    for n in ast.walk(node):
+    # its body, defaults and annotations: its decorators are not the kernel's (an autotuner's
+    # configurations are read where it is launched)
+    parts = [*node.body, *node.args.defaults,
+             *(a.annotation for a in node.args.args if a.annotation is not None)]
+    nodes = [n for part in parts for n in ast.walk(part)]
+    for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
             bound.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n is not node:
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
             bound.add(n.name)
     import builtins
     out = []
-    for n in ast.walk(node):
+    for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound and \
                 not hasattr(builtins, n.id) and n.id not in out:
             out.append(n.id)
@@ -580,7 +601,7 @@ def _bindings(kernel: NumbaKernel, kernels: dict, names: dict, seen: set) -> dic
         else:
             raise KernelError(f"kernel '{kernel.name}' reads {name}, which the file "
                               f"computes at run time: give its value with --host "
-                              f"{name}=VALUE", loc=SourceLoc("", _first_use(kernel.node,
+                              f"{name}=VALUE", loc=SourceLoc(kernel.path, _first_use(kernel.node,
                                                                             name)))
     return out
 

@@ -116,7 +116,11 @@ _CONST = re.compile(r"^\s*(\.visible\s+|\.extern\s+|\.weak\s+|\.common\s+)?"
                     r"(?:\.global\s+(?=\.const))?"
                     r"\.(const|global)\s+(?:\.align\s+\d+\s+)?\.(\w+)\s+"
                     r"([\w$]+)((?:\[\d*\])*)\s*(?:=\s*(\{.*\}|[^;{]+?))?\s*;", re.S)
-_PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+([\w$]+)(\[\d+\])?")
+# (a kernel pointer parameter may state its space and alignment: `.param .u64 .ptr .global
+# .align 1 k_param_0`, as Triton writes them)
+_PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+"
+                    r"(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?"
+                    r"([\w$]+)(\[\d+\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(?")
 _LABEL = re.compile(r"^\s*([\w$]+):\s*$")
 _INFO_STRING = re.compile(r"^\s*(\$L__info_string\d+):\s*((?:\.b8\s+[\d,\s]+)+)", re.M)

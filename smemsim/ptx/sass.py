@@ -20,12 +20,12 @@ from urllib.parse import quote, unquote
 from ..cache import cache_dir, open_sealed, sealed, store
 from ..toolrun import ToolMissing, find_tool, private_folder, run_tool
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2   # 2: never-executed `@!PT` instructions left out
 
 # the opcodes that access shared memory, by their first part
 _SHARED = {"LDS": "load", "STS": "store", "LDSM": "ldmatrix", "STSM": "stmatrix",
            "ATOMS": "atomic", "LDGSTS": "cp_async"}
-_INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?)\s*;")
+_INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?)\s*;")
 _MARK = re.compile(r'^\s*//## File "((?:[^"\\]|\\.)*)", line (\d+)'
                    r'(?: inlined at "((?:[^"\\]|\\.)*)", line (\d+))?')
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
@@ -61,10 +61,13 @@ class FunctionSass:
     registers: int
 
 
-def sass_of(ptx: str, arch: str, ptxas_options=()) -> dict[str, FunctionSass]:
-    """Each function of the PTX as ptxas builds it for `arch` (raises SassUnavailable)."""
+def sass_of(ptx: str, arch: str, ptxas_options=(), ptxas: str | None = None
+            ) -> dict[str, FunctionSass]:
+    """Each function of the PTX as ptxas builds it for `arch` (raises SassUnavailable);
+    `ptxas`: the one the PTX's own compiler uses (Triton's, for the PTX versions it writes),
+    else the toolkit's."""
     try:
-        ptxas, nvdisasm = find_tool("ptxas"), find_tool("nvdisasm")
+        ptxas, nvdisasm = ptxas or find_tool("ptxas"), find_tool("nvdisasm")
     except ToolMissing as err:
         raise SassUnavailable(str(err)) from None
     tools = [(f, st.st_size, st.st_mtime_ns) for f in (ptxas, nvdisasm)
@@ -157,11 +160,12 @@ def _shared(text: str) -> list[tuple]:
             continue
         if marks:
             where, marks = _chain(marks), []
-        opcode = m.group(2)
+        guard, opcode = (m.group(2) or "").strip(), m.group(3)
         kind = _SHARED.get(opcode.split(".")[0])
-        if kind is None:
+        if kind is None or guard == "@!PT":
+            # (`@!PT LDS RZ, [RZ]`: never executed; ptxas pads each LDGSTS with one)
             continue
-        operand = _OPERAND.search(m.group(3))
+        operand = _OPERAND.search(m.group(4))
         base, offset = _split_operand(operand.group(1) if operand else "")
         out.append((opcode, kind, _width(opcode), where, base, offset, int(m.group(1), 16)))
     return out

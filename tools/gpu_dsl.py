@@ -1,16 +1,19 @@
-"""Validate numba.cuda kernels read through numba's PTX against an H200's counters.
+"""Validate numba.cuda and Triton kernels read through their compilers' PTX against an
+H200's counters.
 
-numba is not installed on the GPU machine, so the build is made here: numba's PTX of each
-kernel (as `smemsim analyze FILE.py` makes it), ptxas's cubin of that PTX for sm_90 (the
-build whose SASS the analysis counts), and a C++ harness that loads the cubin with the CUDA
-driver API and launches the kernel once as the analysis does (every array zeroed, with a
-zeroed margin on each side; numba's array parameters meminfo, parent, nitems, itemsize,
-data, shape, strides as the analysis gives them).
+Neither numba nor Triton is installed on the GPU machine, so the build is made here: the
+DSL's PTX of each kernel (as `smemsim analyze FILE.py` makes it), the cubin of that PTX
+(the toolkit's ptxas for numba; Triton's own ptxas with its build's options for Triton:
+the build whose SASS the analysis counts), and a C++ harness that loads the cubin with the
+CUDA driver API and launches the kernel once as the analysis does (every array zeroed, with
+a zeroed margin on each side; numba's array parameters meminfo, parent, nitems, itemsize,
+data, shape, strides, Triton's scratch pointers, as the analysis gives them).
 
-    python3 tools/gpu_numba.py prepare DIR FILE.py[:KERNEL] ...   (here; DIR inside the
-                                  checkout, so that it travels to the GPU machine)
-    python3 tools/gpu_numba.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
-    python3 tools/gpu_numba.py judge DIR OUT_DIR/results.json OUT.json   (here)
+    python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID]]] ...
+                                  (here; DIR inside the checkout, so that it travels to the
+                                  GPU machine; HOST: --host's NAME=VALUE, GRID: X[,Y,Z])
+    python3 tools/gpu_dsl.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
+    python3 tools/gpu_dsl.py judge DIR OUT_DIR/results.json OUT.json   (here)
 
 A validation driver, not part of the library.
 """
@@ -34,27 +37,49 @@ _C_TYPES = {"i8": "int8_t", "u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"
 
 
 def builds_of(spec: str):
-    """(file, key, numba_frontend.NumbaBuild) of `FILE.py[:KERNEL]`'s kernels."""
+    """(file, key, the frontend's build, the ptxas command that makes its cubin: [ptxas,
+    options...]) of `FILE.py[:KERNEL]`'s kernels."""
+    from smemsim.loader import dsl_of
+    from smemsim.toolrun import find_tool
+    path, _, rest = spec.partition(":")
+    wanted, _, rest = rest.partition(":")
+    hosts, _, grid = rest.partition(":")
+    from smemsim.cuda import Options
+    options = Options(hosts=dict(h.split("=", 1) for h in hosts.split(";") if h),
+                      grid=grid or None)
+    if dsl_of(path) == "triton":
+        from smemsim.ptx import triton_frontend as tf
+        kernels = tf.triton_kernels(path, tf._given_values(options))
+        for key, k in kernels.items():
+            if k.launches and (not wanted or key == wanted):
+                made = tf.build(path, key, kernels, options)
+                launch = kernels[key].launches[0]
+                ptxas, options = tf._triton_ptxas(dict(
+                    (n, v) for n, (v, _) in launch.keywords.items() if n in tf._OPTIONS),
+                    "sm_90")
+                yield path, key, made, [ptxas, "-lineinfo", *options,
+                                        f"--gpu-name={tf._target_arch(made.ptx, 'sm_90')}"]
+        return
     from smemsim.ptx import numba_frontend as nf
-    path, _, wanted = spec.partition(":")
     kernels = nf.numba_kernels(path)
     for key, k in kernels.items():
         if k.device or (wanted and key != wanted):
             continue
-        yield path, key, nf.build(path, key, kernels)
+        yield path, key, nf.build(path, key, kernels, options), [
+            find_tool("ptxas"), "-arch=sm_90", "-O3"]
 
 
 def prepare(folder: pathlib.Path, specs: list[str]) -> None:
     from kernels_ir import resolve_launch
-    from smemsim.toolrun import find_tool
     folder.mkdir(parents=True, exist_ok=True)
     cases = []
     for spec in specs:
-        for path, key, made in builds_of(spec):
+        for path, key, made, ptxas in builds_of(spec):
             kernel, ptx = made.kernel, made.ptx
-            name = f"{pathlib.Path(path).stem}_{key}"
+            name = f"{pathlib.Path(path).stem}_{key}".replace("-", "_")
+            name += f"_{len(cases)}" if any(c["name"] == name for c in cases) else ""
             (folder / f"{name}.ptx").write_text(ptx)
-            subprocess.run([find_tool("ptxas"), "-arch=sm_90", "-O3", str(folder / f"{name}.ptx"),
+            subprocess.run([*ptxas, str(folder / f"{name}.ptx"),
                             "-o", str(folder / f"{name}.cubin")], check=True)
             symbol = made.symbol
             launch = resolve_launch(kernel)
@@ -75,20 +100,24 @@ def prepare(folder: pathlib.Path, specs: list[str]) -> None:
                 params.append(f"&{slot}")
             cubin = (folder / f"{name}.cubin").read_bytes()
             grid, block = launch.grid, launch.block
+            smem = launch.dynamic_smem
             harness = HARNESS.format(
                 bytes=", ".join(str(b) for b in cubin), symbol=symbol,
                 setup="\n".join(lines), args=", ".join(params) or "0",
                 grid=", ".join(str(d) for d in grid), block=", ".join(str(d) for d in block),
-                smem=launch.dynamic_smem)
+                smem=smem, optin=(f"  CK(cuFuncSetAttribute(f, "
+                                  f"CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, {smem}));"
+                                  if smem > 48 * 1024 else ""))
             (folder / f"{name}.cu").write_text(harness)
             cases.append({"file": str(pathlib.Path(path).resolve().relative_to(ROOT))
                           if str(pathlib.Path(path).resolve()).startswith(str(ROOT))
-                          else path, "key": key, "name": name, "symbol": symbol})
+                          else path, "key": key, "name": name, "symbol": symbol,
+                          "spec": spec.partition(":")[2]})
             print(f"{name}: {symbol[:60]}... grid {grid} block {block}", flush=True)
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
-HARNESS = r"""// generated by tools/gpu_numba.py: one launch of numba's kernel from ptxas's cubin
+HARNESS = r"""// generated by tools/gpu_dsl.py: one launch of a DSL's kernel from ptxas's cubin
 #include <cuda.h>
 #include <cstdint>
 #include <cstdio>
@@ -100,6 +129,7 @@ int main() {{
   CK(cuDevicePrimaryCtxRetain(&ctx, dev)); CK(cuCtxSetCurrent(ctx));
   CUmodule mod; CK(cuModuleLoadData(&mod, cubin)); CUfunction f;
   CK(cuModuleGetFunction(&f, mod, "{symbol}"));
+{optin}
 {setup}
   void *args[] = {{{args}}};
   unsigned g[3] = {{{grid}}}, b[3] = {{{block}}};
@@ -144,14 +174,16 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
     from smemsim.ptx.sass import sass_of
     rows = []
     for case in json.loads(results.read_text()):
-        (_, _, made), = builds_of(f"{ROOT / case['file']}:{case['key']}")
+        (_, _, made, ptxas), = builds_of(f"{ROOT / case['file']}:{case['spec']}")
         report = analyze(made.kernel)
         if "counters" not in case:
             rows.append({**case, "ok": False})
             print(case["name"], "no counters:", case.get("error", "")[-300:])
             continue
         agreement = compare_counts(report, Measured(**case["counters"]))
-        registers = sass_of(made.ptx, "sm_90")[made.symbol].registers
+        registers = sass_of(made.ptx, "sm_90")[made.symbol].registers if \
+            "-O3" in ptxas else sass_of(made.ptx, ptxas[-1].split("=")[1], ptxas[2:-1],
+                                        ptxas=ptxas[0])[made.symbol].registers
         # ncu reports 16 for a kernel ptxas gives fewer (docs/validation.md, "Registers")
         ok = agreement.ok and max(registers, 16) == case["counters"]["registers"]
         rows.append({**case, "ok": ok, "registers_predicted": registers,
