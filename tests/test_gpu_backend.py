@@ -177,3 +177,45 @@ def test_counter_comparison_per_instruction_class():
         ("atom wavefronts", 9, 9)]
     fewer = compare_counts(report, Measured(**{**measured.__dict__, "atom_wavefronts": 8}))
     assert not fewer.ok  # measured below the prediction: the model is wrong somewhere
+
+
+def zero_filled_copy():
+    """cp.async of 16 bytes a thread reading only the first `src_bytes` (the PTX's
+    src-size), the rest zeroed: thread t reads 4 * (t % 5) bytes (0 to 16), and a thread
+    reading none passes an address past the array's end (as Triton's masked loads do)."""
+    from kernels_ir import u32
+    k = KernelBuilder("zero_fill")
+    src = k.global_array("src", u32, 128)
+    out = k.global_array("out", u32, 128, intent="out")
+    s = k.shared("s", u32, 128)
+    t = threadIdx.x
+    reads = (t % 5) * 4
+    start = k.let("start", (t * 4) % 128 + (reads == 0) * 4096)
+    k.cp_async(s, t * 4, src, start, width=4, src_bytes=reads)
+    k.cp_async_commit()
+    k.cp_async_wait(0)
+    v = s.load(t * 4, width=4)
+    out.store(t * 4, v, width=4)
+    k.launch(1, 32)
+    return k.build()
+
+
+def test_a_zero_filled_copy_reads_its_bytes_and_zeroes_the_rest():
+    from kernels_ir import run
+    src = np.arange(1, 129, dtype=np.uint32)
+    got = run(zero_filled_copy(), {}, arrays={"src": src})["out"].reshape(32, 4)
+    for t in range(32):
+        want = [src[(t * 4) % 128 + j] if j < (t % 5) else 0 for j in range(4)]
+        assert got[t].tolist() == want, t
+    assert "cp.async.ca.shared.global [%0], [%1], 16, %2;" in \
+        generate(zero_filled_copy()).source
+    compile_kernel = _compile_or_skip()
+    assert compile_kernel(zero_filled_copy(), "sm_90").widths_ok
+
+
+@pytest.mark.gpu
+def test_a_zero_filled_copy_on_the_gpu_matches_the_interpreter():
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    run = run_on_gpu(zero_filled_copy())
+    assert run.matches, run.mismatches
