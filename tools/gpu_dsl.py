@@ -49,7 +49,7 @@ def builds_of(spec: str):
                       grid=grid or None)
     if dsl_of(path) == "triton":
         from smemsim.ptx import triton_frontend as tf
-        kernels = tf.triton_kernels(path, tf._given_values(options))
+        kernels = tf.triton_kernels(path, tf.pk.given_values(options))
         for key, k in kernels.items():
             if k.launches and (not wanted or key == wanted):
                 made = tf.build(path, key, kernels, options)

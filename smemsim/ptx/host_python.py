@@ -290,15 +290,9 @@ def _torch_allocate(name: str, args: list, kw: dict):
         src = args[0] if args else None
         return Array(t or src.dtype, src.shape) if isinstance(src, Array) else None
     if name == "arange":
-        numbers = [_number(a) for a in args]
-        if not 1 <= len(numbers) <= 3 or any(n is None for n in numbers):
-            return None
-        start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else \
-            (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1)
-        if step == 0:
-            return None
-        kind = "int64" if all(isinstance(n, int) for n in numbers) else "float32"
-        return Array(t or kind, (max(0, math.ceil((stop - start) / step)),))
+        count = _arange(args)
+        return None if count is None else \
+            Array(t or ("int64" if count[1] else "float32"), (count[0],))
     if name == "randint":
         shape = _shape(kw.get("size", args[-1] if args else None))
         return Array(t or "int64", shape) if shape else None
@@ -335,17 +329,12 @@ def _allocate(name: str, args: list, kw: dict):
     if name == "array":
         return None
     if name == "arange":
-        numbers = [_number(a) for a in args]
-        if not 1 <= len(numbers) <= 3 or any(n is None for n in numbers):
+        count = _arange(args)
+        if count is None:
             return None
-        start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else \
-            (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1)
-        if step == 0:
-            return None
-        count = max(0, math.ceil((stop - start) / step))
-        kind = "int64" if all(isinstance(n, int) for n in numbers) else "float64"
-        t = dtype_name(dtype) if dtype is not None else kind
-        return Array(t, (count,)) if t else None
+        t = dtype_name(dtype) if dtype is not None else \
+            ("int64" if count[1] else "float64")
+        return Array(t, (count[0],)) if t else None
     if name in ("random.rand", "random.randn"):
         dims = [_number(a) for a in args]
         return Array("float64", tuple(dims)) if all(isinstance(d, int) for d in dims) \
@@ -367,6 +356,19 @@ def _allocate(name: str, args: list, kw: dict):
         dtype = args[2 if name == "full" else 1]
     t = dtype_name(dtype) if dtype is not None else "float64"
     return Array(t, shape, order) if t else None
+
+
+def _arange(args: list) -> tuple | None:
+    """(elements, whether every bound is an integer) of `arange(stop)`, `arange(start,
+    stop[, step])`, or None."""
+    numbers = [_number(a) for a in args]
+    if not 1 <= len(numbers) <= 3 or any(n is None for n in numbers):
+        return None
+    start, stop, step = (0, numbers[0], 1) if len(numbers) == 1 else \
+        (numbers[0], numbers[1], numbers[2] if len(numbers) == 3 else 1)
+    if step == 0:
+        return None
+    return max(0, math.ceil((stop - start) / step)), all(isinstance(n, int) for n in numbers)
 
 
 def _array_method(array: Array, method: str, args: list, kw: dict):

@@ -20,17 +20,16 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import copy
 import dataclasses
-import functools
 import hashlib
 import math
 import pathlib
 import re
 
-from kernels_ir import Kernel, KernelError, SourceLoc
+from kernels_ir import KernelError, SourceLoc
 
 from . import host_python as hp
+from . import python_kernel as pk
 
 # the modules whose objects a kernel may read: bound for real (installed packages, not code
 # of the user's)
@@ -166,39 +165,18 @@ def import_numba(path: str, options=None, wanted: str | None = None, arch: str =
     entries = {k: v for k, v in kernels.items() if not v.device}
     if not entries:
         raise KernelError(f"{path} has no numba.cuda kernel (`@cuda.jit` function)")
-    if wanted is not None:
-        if wanted not in entries:
-            raise KernelError(f"{path} has no numba kernel '{wanted}' (it has: "
-                              f"{', '.join(entries)}): name one as listed with --kernel")
-        entries = {wanted: entries[wanted]}
-    return {key: functools.partial(_kernel, path, key, kernels, options, arch)
-            for key in entries}
-
-
-@dataclasses.dataclass(frozen=True)
-class NumbaBuild:
-    """One kernel as numba builds it: the IR, numba's PTX, its entry, and the IR's name of
-    each of the entry's parameters in order."""
-
-    kernel: Kernel
-    ptx: str
-    symbol: str
-    params: tuple
-
-
-def _kernel(path: str, key: str, kernels: dict, options, arch: str) -> Kernel:
-    return build(path, key, kernels, options, arch).kernel
+    return pk.builders(build, path, kernels, entries, wanted, "numba kernel", options, arch)
 
 
 def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
-          ) -> NumbaBuild:
+          ) -> pk.KernelBuild:
     """Kernel `key` of numba_kernels(path): numba's PTX of it, lowered as launched."""
     from .frontend import _lower_as_built
     from .lower import Launch
     from .parse import parse
     kernel = kernels[key]
     launch = kernel.launches[0] if kernel.launches else None
-    given = _given(options, kernel)
+    given = pk.given_values(options, kernel)
     names = {**kernel.names, **(launch.names if launch else {}), **given}
     types, values = _arguments(kernel, launch, given)
     grid, block, smem = _configuration(kernel, launch, options, names)
@@ -222,59 +200,7 @@ def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
                          rf"{kernel.node.lineno}(?=[: ])")
     lowered = dataclasses.replace(lowered, notes=tuple(wrapper.sub(r"\1", n)
                                                        for n in lowered.notes))
-    return NumbaBuild(lowered, text, symbol, tuple(slots))
-
-
-def _given(options, kernel: NumbaKernel) -> dict:
-    """The --host values, each read as a number, a tuple (`4,4`) or an array
-    (`float32[64,64]`, `float32[64,64]F`)."""
-    out = {}
-    for name, text in (getattr(options, "hosts", None) or {}).items():
-        out[name] = _host_value(name, text, kernel)
-    return out
-
-
-def _host_value(name: str, text: str, kernel):
-    """A --host value: a number, a tuple (`4,4`), an array (`float32[64,64]`, `...F` in
-    Fortran order), or a quoted string (`'"leaky_relu"'`: a Triton constant's)."""
-    t = text.strip()
-    if len(t) >= 2 and t[0] == t[-1] and t[0] in "'\"":
-        try:
-            value = ast.literal_eval(t)
-        except (ValueError, SyntaxError):
-            value = None
-        if isinstance(value, str):
-            return value
-    head, bracket, rest = t.partition("[")
-    if bracket:
-        dims, _, order = rest.partition("]")
-        dtype = hp.dtype_name(head.strip())
-        try:
-            shape = tuple(int(d) for d in dims.split(","))
-        except ValueError:
-            shape = None
-        if dtype is None or not shape or any(d < 0 for d in shape) or \
-                order.strip() not in ("", "C", "F"):
-            raise KernelError(f"{_who(kernel)}--host {name}={text}: an array is "
-                              "DTYPE[D0,D1,...] with a numpy dtype (float32[64,64]), "
-                              "optionally followed by F for Fortran order")
-        return hp.Array(dtype, shape, order.strip() or "C")
-    parts = [p for p in t.strip("()").split(",") if p.strip()]
-    try:
-        values = tuple(ast.literal_eval(p.strip()) for p in parts)
-    except (ValueError, SyntaxError):
-        values = ()
-    if not values or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
-                             for v in values):
-        raise KernelError(f"{_who(kernel)}--host {name}={text}: a number, numbers "
-                          "separated by commas (a tuple), an array DTYPE[D0,...], or a "
-                          "quoted string")
-    return values[0] if len(values) == 1 and "," not in t else values
-
-
-def _who(kernel) -> str:
-    name = kernel if isinstance(kernel, str) else getattr(kernel, "name", "")
-    return f"kernel '{name}': " if name else ""
+    return pk.KernelBuild(lowered, text, symbol, tuple(slots))
 
 
 def _arguments(kernel: NumbaKernel, launch, given: dict) -> tuple[dict, dict]:
@@ -468,7 +394,7 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     from ..cache import cache_dir, open_sealed, sealed, store
     cc = _compute_capability(arch)
     data = pathlib.Path(path).read_bytes()
-    bound = _bindings(kernel, kernels, names, set())
+    bound = pk.bindings(kernel, _devices(kernels), names, _MODULES, set())
     key = hashlib.sha256(repr([CACHE_FORMAT, str(pathlib.Path(path).resolve()),
                                hashlib.sha256(data).hexdigest(), kernel.name,
                                kernel.node.lineno, [str(t) for t in types.values()],
@@ -480,7 +406,7 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     if cached is not None:
         return cached.decode("utf-8", "replace")
     from numba import cuda
-    function = _function(path, kernel, kernels, names, {})
+    function = _function(kernel, kernels, names, {})
     options = _jit_options(kernel)
     try:
         with _target(cc):
@@ -549,113 +475,23 @@ def _jit_options(kernel: NumbaKernel) -> dict:
     return out
 
 
-def _free_names(node: ast.FunctionDef) -> list[str]:
-    """The names a function reads that it does not bind (its globals and closure names), in
-    order of first use."""
-    bound = {a.arg for a in node.args.args + node.args.kwonlyargs +
-             node.args.posonlyargs}
-    # its body, defaults and annotations: its decorators are not the kernel's (an autotuner's
-    # configurations are read where it is launched)
-    parts = [*node.body, *node.args.defaults,
-             *(a.annotation for a in node.args.args if a.annotation is not None)]
-    nodes = [n for part in parts for n in ast.walk(part)]
-    for n in nodes:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            bound.add(n.id)
-        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
-            bound.add(n.name)
-    import builtins
-    out = []
-    for n in nodes:
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in bound and \
-                not hasattr(builtins, n.id) and n.id not in out:
-            out.append(n.id)
-    return out
+def _devices(kernels: dict) -> dict:
+    """The file's `@cuda.jit(device=True)` functions, by name."""
+    return {k.name: k for k in kernels.values() if k.device}
 
 
-def _bindings(kernel: NumbaKernel, kernels: dict, names: dict, seen: set) -> dict:
-    """name -> value of each free name of the kernel (and of the device functions it
-    calls), as the file binds it where the kernel is launched; a name the file does not say
-    is a question."""
-    out = {}
-    for name in _free_names(kernel.node):
-        value = names.get(name)
-        device = next((k for k in kernels.values() if k.device and k.name == name), None)
-        if device is not None:
-            if name not in seen:
-                seen.add(name)
-                inner = _bindings(device, kernels, {**device.names, **names}, seen)
-                out.update({k: v for k, v in inner.items() if k not in out})
-            out[name] = ("device", device.node.lineno)
-        elif isinstance(value, hp.Module):
-            if value.path.split(".")[0] not in _MODULES:
-                raise KernelError(f"kernel '{kernel.name}' reads {name}, bound to "
-                                  f"{value.path}: smemsim binds only "
-                                  f"{', '.join(_MODULES)} for a kernel")
-            out[name] = value
-        elif isinstance(value, (int, float, bool)) or (
-                isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value)):
-            out[name] = value
-        elif isinstance(value, hp.Scalar):
-            out[name] = value
-        else:
-            raise KernelError(f"kernel '{kernel.name}' reads {name}, which the file "
-                              f"computes at run time: give its value with --host "
-                              f"{name}=VALUE", loc=SourceLoc(kernel.path, _first_use(kernel.node,
-                                                                            name)))
-    return out
-
-
-def _first_use(node, name: str) -> int:
-    lines = [n.lineno for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == name]
-    return min(lines) if lines else node.lineno
-
-
-def _function(path: str, kernel: NumbaKernel, kernels: dict, names: dict, made: dict):
-    """The kernel's Python function made from its definition alone, its free names bound
-    (device functions made the same way and jitted as device functions)."""
-    import importlib
-
-    import numpy as np
+def _function(kernel: NumbaKernel, kernels: dict, names: dict, made: dict):
+    """The kernel's Python function made from its definition alone (python_kernel), the
+    device functions it calls made the same way and jitted as device functions."""
     from numba import cuda
-    namespace: dict = {"__builtins__": __builtins__}
-    for name, value in _bindings(kernel, kernels, names, set()).items():
-        if isinstance(value, hp.Module):
-            namespace[name] = _import(value.path, importlib)
-        elif isinstance(value, hp.Scalar):
-            namespace[name] = np.dtype(value.dtype).type(value.value)
-        elif isinstance(value, tuple) and value and value[0] == "device":
-            device = next(k for k in kernels.values() if k.device and k.name == name)
-            if name not in made:
-                made[name] = None   # (a recursive call: numba's own error)
-                made[name] = cuda.jit(device=True)(
-                    _function(path, device, kernels, {**device.names, **names}, made))
-            namespace[name] = made[name]
-        else:
-            namespace[name] = value
-    node = copy.deepcopy(kernel.node)
-    node.decorator_list = []
-    node.returns = None
-    for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs:
-        a.annotation = None
-    for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-        if not isinstance(d, ast.Constant):
-            raise KernelError(f"kernel '{kernel.name}': a default value that is not a "
-                              "literal is not read", loc=SourceLoc(path, d.lineno))
-    code = compile(ast.Module(body=[node], type_ignores=[]), path, "exec")
-    exec(code, namespace)   # a def statement alone: binds the function, runs none of it
-    return namespace[kernel.name]
+    devices = _devices(kernels)
 
-
-def _import(path: str, importlib):
-    """The object a Module names (`numba.float32`, `numpy`, `numba.cuda`)."""
-    parts = path.split(".")
-    for n in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:n]))
-        except ImportError:
-            continue
-        for attr in parts[n:]:
-            obj = getattr(obj, attr)
-        return obj
-    raise KernelError(f"{path}: not importable here")
+    def callee(name: str):
+        if name not in made:
+            made[name] = None   # (a recursive call: numba's own error)
+            d = devices[name]
+            made[name] = cuda.jit(device=True)(_function(d, kernels, {**d.names, **names},
+                                                         made))
+        return made[name]
+    bound = pk.bindings(kernel, devices, names, _MODULES, set())
+    return pk.make_function(kernel, pk.namespace_of(bound, callee))

@@ -22,16 +22,14 @@ BLOCK_SIZE=1024`, `--launch-grid 132`.
 from __future__ import annotations
 
 import ast
-import copy
 import dataclasses
-import functools
 import hashlib
 import pathlib
 
-from kernels_ir import Kernel, KernelError, SourceLoc
+from kernels_ir import KernelError, SourceLoc
 
 from . import host_python as hp
-from .numba_frontend import _first_use, _free_names, _host_value, _import
+from . import python_kernel as pk
 
 CACHE_FORMAT = 1
 _MODULES = ("triton", "math", "numpy")
@@ -165,38 +163,17 @@ def _launch(call: ast.Call, scope: hp.Scope, path: str, compiled: dict):
 def import_triton(path: str, options=None, wanted: str | None = None, arch: str = "sm_90",
                   flags=()) -> dict:
     """key -> a function that builds that kernel from Triton's PTX of it."""
-    kernels = triton_kernels(path, _given_values(options))
+    kernels = triton_kernels(path, pk.given_values(options))
     entries = {k: v for k, v in kernels.items() if v.launches or wanted == k}
     if not kernels:
         raise KernelError(f"{path} has no Triton kernel (`@triton.jit` function)")
-    if not entries:   # helpers only launched elsewhere: every kernel, asking for a launch
-        entries = kernels
-    if wanted is not None:
-        if wanted not in kernels:
-            raise KernelError(f"{path} has no Triton kernel '{wanted}' (it has: "
-                              f"{', '.join(kernels)}): name one as listed with --kernel")
-        entries = {wanted: kernels[wanted]}
-    return {key: functools.partial(_kernel, path, key, kernels, options, arch)
-            for key in entries}
-
-
-@dataclasses.dataclass(frozen=True)
-class TritonBuild:
-    """One kernel as Triton builds it: the IR, Triton's PTX, its entry, the IR's name of
-    each of the entry's parameters in order, and the launch's grid, block and shared bytes."""
-
-    kernel: Kernel
-    ptx: str
-    symbol: str
-    params: tuple
-
-
-def _kernel(path: str, key: str, kernels: dict, options, arch: str) -> Kernel:
-    return build(path, key, kernels, options, arch).kernel
+    if not entries or wanted is not None:
+        entries = kernels   # (a kernel launched elsewhere: asked for its launch)
+    return pk.builders(build, path, kernels, entries, wanted, "Triton kernel", options, arch)
 
 
 def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
-          ) -> TritonBuild:
+          ) -> pk.KernelBuild:
     """Kernel `key` of triton_kernels(path): Triton's PTX of it, lowered as launched."""
     from .frontend import _lower_as_built
     from .lower import Launch
@@ -205,7 +182,7 @@ def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
     # the first launch, else the first build (`warmup`: its grid is no launch's)
     launch = next((x for x in kernel.launches if not x.compile_only),
                   kernel.launches[0] if kernel.launches else None)
-    given = _given_values(options, kernel.name)
+    given = pk.given_values(options, kernel.name)
     names = {**kernel.names, **(launch.names if launch else {}), **given}
     bound, compile_options = _arguments(kernel, launch, given)
     text, shared, symbol, scratch = _ptx(path, kernel, kernels, bound, compile_options,
@@ -225,13 +202,7 @@ def build(path: str, key: str, kernels: dict, options=None, arch: str = "sm_90"
         grid=grid, block=block, dynamic_smem=shared, names=tuple(slots), lengths=lengths,
         defaults=defaults, types=types, loc=loc), kernel.name, _target_arch(text, arch), (),
         ptxas=_triton_ptxas(compile_options, arch))
-    return TritonBuild(lowered, text, symbol, tuple(slots))
-
-
-def _given_values(options, kernel: str = "") -> dict:
-    """The --host values: a number, a tuple (`4,4`), a tensor (`float32[64,64]`)."""
-    return {name: _host_value(name, text, kernel)
-            for name, text in (getattr(options, "hosts", None) or {}).items()}
+    return pk.KernelBuild(lowered, text, symbol, tuple(slots))
 
 
 def _arguments(kernel: TritonKernel, launch, given: dict) -> tuple[dict, dict]:
@@ -357,7 +328,7 @@ def _ptx(path: str, kernel: TritonKernel, kernels: dict, bound: dict, compile_op
 
     from ..cache import cache_dir, open_sealed, sealed, store
     data = pathlib.Path(path).read_bytes()
-    free = _bindings(kernel, kernels, names, set())
+    free = pk.bindings(kernel, kernels, names, _MODULES, set())
     key = hashlib.sha256(repr([CACHE_FORMAT, str(pathlib.Path(path).resolve()),
                                hashlib.sha256(data).hexdigest(), kernel.name,
                                kernel.node.lineno, sorted((k, repr(v)) for k, v in
@@ -372,7 +343,7 @@ def _ptx(path: str, kernel: TritonKernel, kernels: dict, bound: dict, compile_op
         head, _, ptx = cached.decode("utf-8", "replace").partition("\n")
         shared, symbol, scratch, profile = head.split(" ")
         return ptx, int(shared), symbol, (int(scratch), int(profile))
-    fn = _function(path, kernel, kernels, names, {})
+    fn = _function(kernel, kernels, names, {})
     try:
         compiled = _compile(fn, bound, compile_options, arch)
     except Exception as err:   # Triton's own message is the answer
@@ -466,81 +437,17 @@ def _itemsize(dtype: str) -> int:
         c for c in dtype if c.isdigit()) or 8) // 8
 
 
-def _bindings(kernel: TritonKernel, kernels: dict, names: dict, seen: set) -> dict:
-    """name -> value of each free name of the kernel (and of the jit functions it calls)."""
-    out = {}
-    for name in _free_names(kernel.node):
-        value = names.get(name)
-        callee = kernels.get(name)
-        if callee is not None:
-            if name not in seen:
-                seen.add(name)
-                inner = _bindings(callee, kernels, {**callee.names, **names}, seen)
-                out.update({k: v for k, v in inner.items() if k not in out})
-            out[name] = ("jit", callee.node.lineno)
-        elif isinstance(value, hp.Module):
-            if value.path.split(".")[0] not in _MODULES:
-                raise KernelError(f"kernel '{kernel.name}' reads {name}, bound to "
-                                  f"{value.path}: smemsim binds only "
-                                  f"{', '.join(_MODULES)} for a kernel")
-            out[name] = value
-        elif isinstance(value, (int, float, bool)) or (
-                isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value)):
-            out[name] = value
-        else:
-            raise KernelError(f"kernel '{kernel.name}' reads {name}, which the file "
-                              f"computes at run time: give its value with --host "
-                              f"{name}=VALUE",
-                              loc=SourceLoc(kernel.path, _first_use(kernel.node, name)))
-    for a in kernel.node.args.args:   # annotations: names of Triton's only
-        if a.annotation is not None and not _dotted(a.annotation):
-            raise KernelError(f"kernel '{kernel.name}': the annotation of {a.arg} is not a "
-                              "name (`tl.constexpr`): not read")
-    return out
-
-
-def _dotted(node) -> bool:
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
-
-
-def _function(path: str, kernel: TritonKernel, kernels: dict, names: dict, made: dict):
-    """The kernel as a Triton JITFunction made from its definition alone (decorators
-    dropped, annotations kept), its free names bound."""
-    import importlib
-
+def _function(kernel: TritonKernel, kernels: dict, names: dict, made: dict):
+    """The kernel as a Triton JITFunction made from its definition alone (python_kernel:
+    annotations kept, `tl.constexpr`), the jit functions it calls made the same way."""
     import triton
-    namespace: dict = {"__builtins__": __builtins__}
-    for name, value in _bindings(kernel, kernels, names, set()).items():
-        if isinstance(value, hp.Module):
-            namespace[name] = _import(value.path, importlib)
-        elif isinstance(value, tuple) and value and value[0] == "jit":
-            if name not in made:
-                made[name] = None
-                callee = kernels[name]
-                made[name] = _function(path, callee, kernels, {**callee.names, **names}, made)
-            namespace[name] = made[name]
-        else:
-            namespace[name] = value
-    for a in kernel.node.args.args:   # (each a dotted name: checked in _bindings)
-        if a.annotation is not None:
-            root = a.annotation
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            value = names.get(root.id)
-            if isinstance(value, hp.Module) and value.path.split(".")[0] in _MODULES:
-                namespace.setdefault(root.id, _import(value.path, importlib))
-            elif root.id not in namespace:
-                raise KernelError(f"kernel '{kernel.name}': the annotation of {a.arg} names "
-                                  f"{root.id}, which is not Triton's")
-    node = copy.deepcopy(kernel.node)
-    node.decorator_list = []
-    node.returns = None
-    for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
-        if not isinstance(d, ast.Constant):
-            raise KernelError(f"kernel '{kernel.name}': a default value that is not a "
-                              "literal is not read", loc=SourceLoc(path, d.lineno))
-    code = compile(ast.Module(body=[node], type_ignores=[]), path, "exec")
-    exec(code, namespace)   # a def statement alone: binds the function, runs none of it
-    return triton.jit(namespace[kernel.name])
+
+    def callee(name: str):
+        if name not in made:
+            made[name] = None
+            c = kernels[name]
+            made[name] = _function(c, kernels, {**c.names, **names}, made)
+        return made[name]
+    bound = pk.bindings(kernel, kernels, names, _MODULES, set())
+    return triton.jit(pk.make_function(kernel, pk.namespace_of(bound, callee),
+                                       keep_annotations=True))
