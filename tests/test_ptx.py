@@ -738,3 +738,84 @@ def test_a_pointer_to_one_of_two_arrays_reads_the_side_each_thread_chose(
     assert out.tolist() == v[np.arange(128) ^ 1].tolist()
     r = analyze(k)
     assert (r.store.requests, r.load.requests) == (4, 4)   # the shared accesses: 4 warps
+
+
+STACK = """
+__global__ void stack(const float* in, float* out, const int* pick) {
+  __shared__ float s[256];
+  float acc[16];
+  int t = threadIdx.x;
+  for (int i = 0; i < 16; i++) acc[i] = in[t * 16 + i];
+  s[t] = acc[pick[t] & 15];          // a dynamic index: the array lives on the stack
+  __syncthreads();
+  out[t] = s[(t * 2) % 256];
+}
+void go(const float* in, float* out, const int* pick) { stack<<<1, 256>>>(in, out, pick); }
+"""
+
+
+def test_a_stack_array_read_at_a_run_time_index_holds_what_was_stored(
+        nvcc, tmp_path, monkeypatch):
+    """`float acc[16]` indexed at run time lives in the stack (`st.local.v4.f32`, then
+    `ld.local.f32 [%rd16]`): each thread reads back the element it chose; the shared
+    accesses count as written (8 warps; the stride-2 reads 2 wavefronts each)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim import analyze
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "stack.cu"
+    source.write_text(STACK)
+    k = import_cu(str(source), Options(lengths={"in": "4096", "out": "256",
+                                                "pick": "256"}))["stack"]()
+    inp = np.random.default_rng(1).standard_normal(4096).astype(np.float32)
+    pick = np.random.default_rng(2).integers(0, 100, 256).astype(np.int32)
+    out = np.frombuffer(run(k, {}, arrays={"in": inp.view(np.uint8),
+                                           "pick": pick.view(np.uint8)})["out"].tobytes(),
+                        np.float32)
+    chosen = inp.reshape(256, 16)[np.arange(256), pick & 15]
+    assert np.array_equal(out, chosen[(np.arange(256) * 2) % 256])
+    r = analyze(k)
+    assert (r.store.requests, r.store.wavefronts, r.load.requests, r.load.wavefronts) == \
+        (8, 8, 8, 16)
+
+
+LANEMASKS = """
+__device__ unsigned mask(int which) {
+  unsigned m;
+  switch (which) {
+    case 0: asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m)); break;
+    case 1: asm("mov.u32 %0, %%lanemask_le;" : "=r"(m)); break;
+    case 2: asm("mov.u32 %0, %%lanemask_eq;" : "=r"(m)); break;
+    case 3: asm("mov.u32 %0, %%lanemask_ge;" : "=r"(m)); break;
+    default: asm("mov.u32 %0, %%lanemask_gt;" : "=r"(m)); break;
+  }
+  return m;
+}
+__global__ void masks(unsigned* out) {
+  __nanosleep(100);
+  for (int w = 0; w < 5; w++) out[5 * threadIdx.x + w] = mask(w);
+}
+void go(unsigned* out) { masks<<<1, 64>>>(out); }
+"""
+
+
+def test_lane_masks_and_a_sleep_as_the_isa_defines_them(nvcc, tmp_path, monkeypatch):
+    """%lanemask_lt/le/eq/ge/gt: the lanes below, up to, at, from, above the thread's own
+    (PTX ISA, special registers); __nanosleep is time only (cub's look-back spins so)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "masks.cu"
+    source.write_text(LANEMASKS)
+    k = import_cu(str(source), Options(lengths={"out": "320"}))["masks"]()
+    got = np.frombuffer(run(k, {})["out"].tobytes(), np.uint32).reshape(64, 5)
+    full = 0xFFFFFFFF
+    for t in range(64):
+        lane = t % 32
+        lt = (1 << lane) - 1
+        assert got[t].tolist() == [lt, lt | 1 << lane, 1 << lane, full & ~lt,
+                                   full & ~(lt | 1 << lane)], t

@@ -141,6 +141,7 @@ class _Lowering:
         self.local_vars: set = set()      # the Vars of registers' locals
         self.reads_memo: dict[int, tuple] = {}
         self.local_read: bool | None = None   # whether any instruction reads the stack
+        self.stacks: dict = {}            # a `.local` array -> its per-thread byte array
 
     # ---------------------------------------------------------------- set-up
     def run(self) -> "_Lowering":
@@ -319,6 +320,11 @@ class _Lowering:
             align = max(align, v.align)
         if offset:
             self.window = self.k.shared(self._fresh_name("smem"), u8, offset, align=align)
+        if self._reads_stack():   # each stack array a per-thread array of bytes
+            for name, size in self.entry.local_arrays.items():
+                if size:
+                    self.stacks[name] = self.k.local_array(
+                        self._fresh_name(local_name(name)), u8, size)
         externs = [v for v in variables if v.nbytes is None]
         self.externs = {v.name for v in externs}
         if externs:
@@ -629,10 +635,21 @@ class _Lowering:
                 # a time: no address or branch of a kernel analyzed here depends on it; the
                 # interpreter reads 0 (docs/ptx.md)
                 return const(0, u64 if name != "clock" else u32)
-            if text == "%laneid":   # the lane of the thread's linear index
+            if text == "%laneid" or text.startswith("%lanemask_"):
+                # the lane of the thread's linear index; the masks of the lanes below,
+                # at, above it (`%lanemask_lt`: bits 0 .. lane-1)
                 linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
                     cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
-                return linear % 32
+                lane = linear % 32
+                if text == "%laneid":
+                    return lane
+                below = retype((const(1, u64) << retype(lane, u64)) - 1, u32)
+                masks = {"%lanemask_lt": below, "%lanemask_eq": const(1, u32) << lane,
+                         "%lanemask_le": below | (const(1, u32) << lane)}
+                masks["%lanemask_gt"] = ~masks["%lanemask_le"]
+                masks["%lanemask_ge"] = ~below
+                if text in masks:
+                    return masks[text]
             raise PtxError(f"register {text} is read before it is written")
         if text in self.shared_at:
             return Address("shared", None, const(self.shared_at[text], u32), text)
@@ -778,19 +795,17 @@ class _Lowering:
         """Whether an access is one smemsim leaves out, as nothing it counts reads it: a
         call sequence's parameters (the one call lowered is printf's, which prints), and a
         stack array (`.local`) that no instruction of the entry reads (printf's arguments).
-        A stack array the entry reads is refused."""
+        A stack array the entry reads is lowered (each a per-thread array of bytes)."""
         base = re.split(r"[+-]", operand.strip("[]"))[0]
         if "param" in inst.opcode and base in self.entry.call_params:
             return True
         if "local" not in inst.opcode:
             return False
-        if self.local_read is None:
-            self.local_read = any(isinstance(i, Inst) and i.name == "ld" and "local" in i.opcode
-                                  for i in self.entry.body)
-        if self.local_read:
-            raise self._refuse(inst, "local memory (a per-thread stack array) is not lowered "
-                                     "yet")
-        return True
+        return not self._reads_stack()   # (a stack the kernel reads: lowered, _local_array)
+
+    def _op_nanosleep(self, inst: Inst) -> None:
+        """`__nanosleep(ns)`: time only (a spin-wait's back-off); nothing counted here
+        depends on it."""
 
     def _op_call(self, inst: Inst) -> None:
         """`call vprintf`: printing, which nothing counted depends on; any other call (a
@@ -822,6 +837,12 @@ class _Lowering:
         if isinstance(addr, Choice):
             self._load_either(inst, addr, dtype, lanes)
             return
+        if addr.space == "local":
+            targets = inst.operands[0].strip("{}").split(",")
+            for t, v in zip(targets, self._local_load(inst, addr, dtype, lanes)):
+                if t != "_":
+                    self._dest(inst, v, t)
+            return
         view, index = self._element(addr, dtype, inst)
         value = self.k.load(view, index, width=lanes)
         targets = inst.operands[0].strip("{}").split(",")
@@ -842,6 +863,12 @@ class _Lowering:
             with self.k.if_(addr.index == n):
                 if side.space == "null":
                     self.k.assert_(const(0, i32), "a load through a null pointer")
+                    continue
+                if side.space == "local":
+                    got = self._local_load(inst, side, dtype, lanes)
+                    for h, v in zip(held, got):
+                        if h is not None:
+                            self.k.assign(h, v)
                     continue
                 view, index = self._element(side, dtype, inst)
                 value = self.k.load(view, index, width=lanes)
@@ -868,10 +895,13 @@ class _Lowering:
         self._store_at(inst, addr, dtype, lanes)
 
     def _store_at(self, inst: Inst, addr: Address, dtype, lanes: int) -> None:
-        view, index = self._element(addr, dtype, inst)
         values = [self.integer(t, dtype) if not dtype.is_float else
                   retype(self.value(t, dtype), dtype)
                   for t in inst.operands[1].strip("{}").split(",")]
+        if addr.space == "local":
+            self._local_store(inst, addr, dtype, values)
+            return
+        view, index = self._element(addr, dtype, inst)
         if addr.space in ("global", "param"):   # (a parameter's pointer used as it is)
             self.stored.add(addr.base)
         self.k.store(view, index, values if lanes > 1 else values[0], width=lanes)
@@ -888,9 +918,51 @@ class _Lowering:
             raise self._refuse(inst, f"element type .{parts[-1]} is not lowered yet")
         if space == "const":
             space = "global"    # a __constant__ array: a global array the host fills
-        if space not in ("shared", "global", "param"):
+        if space not in ("shared", "global", "param", "local"):
             raise self._refuse(inst, f"{space} memory accesses are not lowered yet")
         return space, dtype, lanes
+
+    def _reads_stack(self) -> bool:
+        """Whether the entry reads its stack (`ld.local`, or a generic address made from it:
+        `cvta.local`), so that its stack is lowered (else its stores are printf's arguments,
+        left out)."""
+        if self.local_read is None:
+            self.local_read = any(isinstance(i, Inst) and "local" in i.opcode and
+                                  i.name in ("ld", "cvta") for i in self.entry.body)
+        return self.local_read
+
+    def _local_array(self, addr: Address, inst: Inst):
+        """The per-thread byte array of a `.local` array (the stack depot)."""
+        array = self.stacks.get(addr.base)
+        if array is None:
+            raise self._refuse(inst, f"a local array of unknown size ({addr.base})")
+        return array
+
+    def _local_load(self, inst: Inst, addr: Address, dtype, lanes: int) -> list:
+        """A load from the stack: each element assembled from its bytes (little-endian),
+        held at once (a later store must not change what was read)."""
+        array = self._local_array(addr, inst)
+        bits = {1: u8, 2: u16, 4: u32, 8: u64}[dtype.size]
+        out = []
+        for lane in range(lanes):
+            start = retype(addr.offset, i64) + lane * dtype.size
+            word = const(0, bits)
+            for j in range(dtype.size):
+                byte = retype(self.k.read_local(array, start + j), bits)
+                word = word | (byte << (8 * j)) if j else byte
+            value = bitcast(word, dtype) if dtype.is_float else retype(word, dtype)
+            out.append(self.k.let(self._fresh_name("stack_v"), value))
+        return out
+
+    def _local_store(self, inst: Inst, addr: Address, dtype, values: list) -> None:
+        """A store to the stack: each element's bytes (little-endian)."""
+        array = self._local_array(addr, inst)
+        bits = {1: u8, 2: u16, 4: u32, 8: u64}[dtype.size]
+        for lane, v in enumerate(values):
+            word = bitcast(retype(v, dtype), bits) if dtype.is_float else retype(v, bits)
+            start = retype(addr.offset, i64) + lane * dtype.size
+            for j in range(dtype.size):
+                self.k.write_local(array, start + j, retype(word >> (8 * j), u8))
 
     def _element(self, addr: Address, dtype, inst: Inst):
         """The typed view an access reads, and its element index."""
@@ -1699,7 +1771,7 @@ def eval_names(text: str, names: dict):
     return expr()
 
 
-_REG = re.compile(r"%[a-z]+\d+")
+_REG = re.compile(r"%[A-Za-z_][A-Za-z_0-9]*")   # (`%r12`, and the stack pointers `%SP`, `%SPL`)
 # the CUDA toolkit's own headers (installed, or from the nvidia-* wheels)
 # the toolkit's headers, and the DSLs' own libraries (Triton's `tl.max` is written in
 # triton/language/standard.py): a line there is reported at the user's line that called it

@@ -91,7 +91,8 @@ class Entry:
     names: set = field(default_factory=set)          # registers named without a `%`
     #                                                  (`.reg .pred p;` of inline asm)
     call_params: set = field(default_factory=set)    # a call sequence's `.param`s
-    local_arrays: set = field(default_factory=set)   # `.local` arrays (the stack depot)
+    local_arrays: dict = field(default_factory=dict)  # `.local` arrays (the stack depot):
+    #                                                   name -> bytes
 
 
 @dataclass
@@ -254,10 +255,15 @@ def _statement(entry: Entry, text: str, loc, line: int) -> None:
                 entry.names.add(name)
         return
     if text.startswith((".local", ".param")):
-        m = re.search(r"([\w$]+)\s*(?:\[\d*\])*\s*;?$", text)
-        if m:
-            (entry.local_arrays if text.startswith(".local") else entry.call_params).add(
-                m.group(1))
+        m = re.search(r"([\w$]+)\s*((?:\[\d*\])*)\s*;?$", text)
+        if m and text.startswith(".local"):
+            count = 1
+            for n in re.findall(r"\[(\d*)\]", m.group(2)):
+                count *= int(n) if n else 0
+            size = _SIZES.get(next((w[1:] for w in text.split() if w[1:] in _SIZES), ""), 1)
+            entry.local_arrays[m.group(1)] = count * size
+        elif m:
+            entry.call_params.add(m.group(1))
         return
     if text.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm",
                         ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
