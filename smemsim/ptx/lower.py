@@ -480,6 +480,10 @@ class _Lowering:
             return ("global", ("const", inst.operands[1]))
         if op == "mov" and inst.operands[1] in self.entry.local_arrays:
             return ("local", inst.operands[1])
+        if op == "cvt" and len(inst.opcode) > 2 and inst.opcode[1] in _TYPES and \
+                _TYPES[inst.opcode[1]].size < 8 and any(
+                    isinstance(s, tuple) and s[0] in ("global", "param") for s in srcs):
+            return inst.opcode[1]   # a global pointer's low bits: a number (_op_cvt)
         if op in ("mov", "add", "sub", "cvt") and any(isinstance(s, tuple) for s in srcs):
             return next(s for s in srcs if isinstance(s, tuple))
         if op == "mad" and len(srcs) == 3 and isinstance(srcs[2], tuple):
@@ -1047,6 +1051,12 @@ class _Lowering:
         if len(types) != 2:
             raise self._refuse(inst, "a conversion smemsim cannot read")
         v = self.value(inst.operands[1], _TYPES[types[1]])
+        narrow = _TYPES[types[0]].size < 8
+        if isinstance(v, Address) and narrow and v.space in ("global", "param"):
+            # a global pointer's low bits as a number (a union of a value and a pointer,
+            # cub's InputValue: its fictional address, see _numbers)
+            self._dest(inst, retype(self._flat(v), _TYPES[types[0]]))
+            return
         if isinstance(v, (Address, Choice)):
             self._dest(inst, v)
             return
