@@ -819,3 +819,34 @@ def test_lane_masks_and_a_sleep_as_the_isa_defines_them(nvcc, tmp_path, monkeypa
         lt = (1 << lane) - 1
         assert got[t].tolist() == [lt, lt | 1 << lane, 1 << lane, full & ~lt,
                                    full & ~(lt | 1 << lane)], t
+
+
+def test_8bit_float_conversions_give_what_the_h200_gives(nvcc, tmp_path, monkeypatch):
+    """cvt.rn.satfinite.{e4m3,e5m2}x2.f32 of 8,192 floats (ties, the largest finite values
+    and beyond, infinities, NaN, subnormals, every binade) and cvt.rn.f16x2.{e4m3,e5m2}x2
+    of every code: smemsim's interpreter of tools/probes/fp8/fp8_conversions.cu's kernel,
+    through its PTX, against what an H200 computed of the same file
+    (tests/data/fp8_h200.json, the probe's own main())."""
+    import json
+    import pathlib
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    root = pathlib.Path(__file__).resolve().parent.parent
+    probe = root / "tools" / "probes" / "fp8" / "fp8_conversions.cu"
+    want = json.loads((root / "tests" / "data" / "fp8_h200.json").read_text())
+    opts = Options(defines={"SMEMSIM_KERNEL_ONLY": "1"}, lengths={
+        "x": "8192", "enc4": "4096", "enc5": "4096", "dec4": "256", "dec5": "256"},
+        grid="16", block="256", params={"n": 4096})
+    k = import_cu(str(probe), opts)["conv"]()
+    x = np.array(want["x_bits"], np.uint32).view(np.float32)
+    out = run(k, {"n": 4096}, arrays={"x": x.view(np.uint8)})
+    got = {name: np.frombuffer(out[name].tobytes(), dtype).tolist()
+           for name, dtype in (("enc4", np.uint16), ("enc5", np.uint16),
+                               ("dec4", np.uint32), ("dec5", np.uint32))}
+    for name in ("enc4", "enc5", "dec4", "dec5"):
+        bad = [i for i, (a, b) in enumerate(zip(got[name], want[name])) if a != b]
+        assert not bad, (name, bad[:5], [got[name][i] for i in bad[:5]],
+                         [want[name][i] for i in bad[:5]])

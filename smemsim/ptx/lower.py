@@ -575,10 +575,17 @@ class _Lowering:
                 for target, key in self._param_fields(i):
                     if key in keys:
                         derived[target] = key
+        # registers that hold an address already (a `cvta` of a pointer, moved or offset):
+        # a slot added to one is an offset (a `size_t` stride), not a pointer
+        addressed = {i.operands[0] for i in insts if i.name == "cvta" and i.operands}
         for _ in range(4):   # (a pointer moved or offset before its use: a few steps)
             for i in insts:
-                if i.name in ("mov", "add", "sub") and len(i.operands) > 1 and \
-                        i.operands[0] not in derived:
+                if i.name not in ("mov", "add", "sub") or len(i.operands) < 2:
+                    continue
+                if any(o in addressed for o in i.operands[1:]):
+                    addressed.add(i.operands[0])
+                    derived.pop(i.operands[0], None)
+                elif i.operands[0] not in derived and i.operands[0] not in addressed:
                     source = next((derived[o] for o in i.operands[1:] if o in derived), None)
                     if source is not None:
                         derived[i.operands[0]] = source
@@ -1033,6 +1040,10 @@ class _Lowering:
         self._dest(inst, v if isinstance(v, (Address, Choice)) else retype(v, dtype))
 
     def _op_cvt(self, inst: Inst) -> None:
+        fp8 = next((p for p in inst.opcode[1:] if p in ("e4m3x2", "e5m2x2")), None)
+        if fp8 is not None:
+            self._fp8_cvt(inst, fp8)
+            return
         pair = next((p for p in inst.opcode[1:] if p in ("f16x2", "bf16x2")), None)
         if pair is not None:
             # `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to halves, a's in the upper half
@@ -1067,6 +1078,57 @@ class _Lowering:
             if mode is not None:
                 x = call({"rni": "rint", "rmi": "floor", "rpi": "ceil"}[mode], x)
         self._dest(inst, cast(x, dst))
+
+    def _fp8_cvt(self, inst: Inst, fp8: str) -> None:
+        """Pairs of 8-bit floats (PTX ISA, cvt): `cvt.rn.satfinite.e4m3x2.f32 d, a, b` (a's
+        byte the upper one; nearest, ties to even; beyond the largest finite value and
+        infinities: the largest, NaN: NaN) and `cvt.rn.f16x2.e4m3x2 d, a` (exact)."""
+        e4m3 = fp8 == "e4m3x2"
+        parts = inst.opcode[1:]
+        if parts == ("rn", "satfinite", fp8, "f32") and len(inst.operands) == 3:
+            hi, lo = (self._fp8_bits(retype(self.value(t, f32), f32), e4m3)
+                      for t in inst.operands[1:3])
+            self._dest(inst, retype((hi << 8) | lo, u16))
+            return
+        if parts == ("rn", "f16x2", fp8) and len(inst.operands) == 2:
+            pair = retype(self.integer(inst.operands[1], u16), u32)
+            hi, lo = (self._fp8_half(pair >> 8 & 0xFF, e4m3), self._fp8_half(pair & 0xFF, e4m3))
+            self._dest(inst, retype((hi << 16) | lo, u32))
+            return
+        raise self._refuse(inst, "this conversion of 8-bit floats is not lowered yet")
+
+    def _fp8_half(self, byte: Expr, e4m3: bool) -> Expr:
+        """An 8-bit float's value as a half's 16 bits (u32), exactly: e5m2 is a half's upper
+        byte; e4m3 (bias 7, no infinities, S.1111.111 NaN) through its f32 value; a NaN is
+        the canonical 0x7FFF (as an H200 converts: tests/data/fp8_h200.json)."""
+        if not e4m3:
+            return select((byte & 0x7F) > 0x7C, const(0x7FFF, u32), byte << 8)
+        sign, exp, man = byte >> 7, byte >> 3 & 0xF, byte & 7
+        normal = bitcast((sign << 31) | ((exp + 120) << 23) | (man << 20), f32)
+        tiny = cast(man, f32) * (1.0 / 512)   # exp 0: man x 2^-9
+        tiny = select(sign != 0, -tiny, tiny)
+        half = self._half_bits(select(exp == 0, tiny, normal), False)
+        return select((byte & 0x7F) == 0x7F, const(0x7FFF, u32), half)
+
+    @staticmethod
+    def _fp8_bits(x: Expr, e4m3: bool) -> Expr:
+        """An f32's nearest 8-bit float (ties to even, finite values saturated) as a byte
+        (u32). Its codes are in order of value within a sign, so the code is the binade's
+        first plus the value in quanta of that binade: q = rint(|x| / 2^(E - m)) from
+        2^m, E the binade's exponent (the smallest normal one for subnormals)."""
+        mant, bias, top, nan = (3, 7, 0x7E, 0x7F) if e4m3 else (2, 15, 0x7B, 0x7F)
+        word = bitcast(x, u32)
+        sign = (word >> 31) << 7
+        is_nan = (word & 0x7FFFFFFF) > 0x7F800000
+        # (a NaN's magnitude 0 and an infinity's 1e30: neither reaches rint)
+        mag = select(is_nan, const(0.0, f32),
+                     smin(bitcast(word & 0x7FFFFFFF, f32), const(1e30, f32)))
+        e = smax(retype(word >> 23 & 0xFF, i32) - 127, const(1 - bias, i32))
+        scale = bitcast(retype(mant - e + 127, u32) << 23, f32)    # 2^(m - E)
+        q = cast(call("rint", mag * scale), i32)
+        code = (e + bias) * (1 << mant) + q - (1 << mant)
+        code = retype(smin(code, const(top, i32)), u32)
+        return select(is_nan, const(nan, u32), sign | code)
 
     def _half_cvt(self, inst: Inst) -> None:
         """A 16-bit float from or to f32 (registers hold its bits): f16 through the IR's
