@@ -850,3 +850,39 @@ def test_8bit_float_conversions_give_what_the_h200_gives(nvcc, tmp_path, monkeyp
         bad = [i for i, (a, b) in enumerate(zip(got[name], want[name])) if a != b]
         assert not bad, (name, bad[:5], [got[name][i] for i in bad[:5]],
                          [want[name][i] for i in bad[:5]])
+
+
+SHIFTS = """
+__global__ void shifts(const int* a, const unsigned* n, int* out) {
+  int t = threadIdx.x;
+  int x = a[t]; unsigned k = n[t]; int l, r, s;
+  asm("shl.b32 %0, %1, %2;" : "=r"(l) : "r"(x), "r"(k));
+  asm("shr.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(k));
+  asm("shr.s32 %0, %1, %2;" : "=r"(s) : "r"(x), "r"(k));
+  out[3 * t] = l; out[3 * t + 1] = r; out[3 * t + 2] = s;
+}
+void go(const int* a, const unsigned* n, int* out) { shifts<<<1, 64>>>(a, n, out); }
+"""
+
+
+def test_shifts_by_a_register_clamp_as_the_isa_defines_them(nvcc, tmp_path, monkeypatch):
+    """`shl`/`shr` by 32 or more (an amount in a register: moderngpu's merge sort computes
+    -53 as one) shift every bit out, `shr.s32` filling with the sign (PTX ISA: amounts
+    are clamped to the width), where C would leave it undefined."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "shifts.cu"
+    source.write_text(SHIFTS)
+    k = import_cu(str(source), Options(lengths={"a": "64", "n": "64", "out": "192"}))["shifts"]()
+    a = np.random.default_rng(7).integers(-2**31, 2**31, 64).astype(np.int32)
+    n = np.array([0, 1, 5, 31, 32, 33, 100, 2**32 - 53] * 8, np.uint32)
+    got = np.frombuffer(run(k, {}, arrays={"a": a.view(np.uint8), "n": n.view(np.uint8)})
+                        ["out"].tobytes(), np.int32).reshape(64, 3)
+    for t in range(64):
+        x, k_ = int(a[t]), min(int(n[t]), 32)
+        u = x & 0xFFFFFFFF
+        want = [((u << k_) & 0xFFFFFFFF), u >> k_, x >> k_]
+        assert [v & 0xFFFFFFFF for v in got[t].tolist()] == [w & 0xFFFFFFFF for w in want], t

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import pathlib
 import subprocess
 import sys
@@ -36,11 +37,72 @@ _C_TYPES = {"i8": "int8_t", "u8": "uint8_t", "i16": "int16_t", "u16": "uint16_t"
             "f32": "float", "f64": "double"}
 
 
+CORPUS = ROOT / "tests" / "corpus_ptx"
+STAND_IN_INT, STAND_IN_FLOAT = 64, 1.0   # every scalar of a corpus kernel's stand-in launch
+
+
+def corpus_builds(words: str):
+    """(file, key, build, ptxas command) of the first kernel with shared memory of each
+    nvcc entry of the PTX corpus whose file contains one of `words` (comma-separated): the
+    PTX path's build (the entry's own flags) launched as a stand-in (1 block of 128 threads,
+    every integer scalar 64, every float 1.0, arrays of the default length, zeroed): the
+    files launch none of them with values they state."""
+    import dataclasses
+    import sys as _sys
+    _sys.path.insert(0, str(ROOT / "tools"))
+    from ptx_corpus_status import options_of
+
+    from smemsim.ptx import frontend as fe
+    from smemsim.ptx.lower import Launch, _aggregate, _Lowering
+    from smemsim.ptx.parse import parse
+    from smemsim.ptx.python_kernel import KernelBuild
+    from smemsim.ptx.sass import ptxas_options
+    from smemsim.toolrun import find_tool
+    entries = json.loads((CORPUS / "corpus.json").read_text())["entries"]
+    for e in entries:
+        if not (e.get("ptx_ok") and e.get("kernels_using_shared")) or \
+                not any(w in e["file"] for w in words.split(",")):
+            continue
+        opts, flags = options_of(e)
+        path = str(CORPUS / e["file"])
+        text = fe._ptx(path, opts, "sm_90", flags)
+        module = parse(text)
+        keys = {pretty: symbol for symbol, pretty in fe.readable(list(module.entries)).items()}
+        key = e["kernels_using_shared"][0]
+        symbol = keys.get(key) or next((s for k, s in keys.items() if key in (k, s)), None)
+        if symbol is None:
+            continue
+        entry = module.entries[symbol]
+        probe = _Lowering(module, entry, Launch(grid=(1,), block=(128,)), None, None)
+        slots, pointers = probe._slots(), probe._pointer_params()
+        params = {name: (STAND_IN_FLOAT if t.startswith("f") else STAND_IN_INT)
+                  for k, name, t in slots if k not in pointers}
+        opts = dataclasses.replace(opts, grid="1", block="128", smem="0", params=params)
+        try:
+            kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags)
+        except Exception as err:  # noqa: BLE001 - a kernel not lowered is left out, said
+            print(f"{e['file']}: {key}: not lowered: {' '.join(str(err).split())[:200]}")
+            continue
+        layout = []   # per PTX parameter: a slot name, or ("struct", bytes, ((off, name)..))
+        for n, p in enumerate(entry.params):
+            if _aggregate(p):
+                fields = tuple((k[1], name) for k, name, _ in slots
+                               if isinstance(k, tuple) and k[0] == n)
+                layout.append(("struct", p.nbytes, fields))
+            else:
+                layout.append(next(name for k, name, _ in slots if k == n))
+        yield path, key, KernelBuild(kernel, text, symbol, tuple(layout)), [
+            find_tool("ptxas"), "-arch=sm_90", "-lineinfo", *ptxas_options(flags)]
+
+
 def builds_of(spec: str):
     """(file, key, the frontend's build, the ptxas command that makes its cubin: [ptxas,
-    options...]) of `FILE.py[:KERNEL]`'s kernels."""
+    options...]) of `FILE.py[:KERNEL]`'s kernels, or of `corpus:WORD[,WORD]` (corpus_builds)."""
     from smemsim.loader import dsl_of
     from smemsim.toolrun import find_tool
+    if spec.startswith("corpus:"):
+        yield from corpus_builds(spec.partition(":")[2])
+        return
     path, _, rest = spec.partition(":")
     wanted, _, rest = rest.partition(":")
     hosts, _, grid = rest.partition(":")
@@ -76,7 +138,8 @@ def prepare(folder: pathlib.Path, specs: list[str]) -> None:
     for spec in specs:
         for path, key, made, ptxas in builds_of(spec):
             kernel, ptx = made.kernel, made.ptx
-            name = f"{pathlib.Path(path).stem}_{key}".replace("-", "_")
+            short = re.sub(r"\W+", "_", key.split("<")[0].split("::")[-1])
+            name = f"{pathlib.Path(path).stem}_{short}".replace("-", "_")
             name += f"_{len(cases)}" if any(c["name"] == name for c in cases) else ""
             (folder / f"{name}.ptx").write_text(ptx)
             subprocess.run([*ptxas, str(folder / f"{name}.ptx"),
@@ -86,7 +149,14 @@ def prepare(folder: pathlib.Path, specs: list[str]) -> None:
             lines = []
             params = []
             arrays = {g.name for g in kernel.globals}
-            for slot in made.params:
+            for n, slot in enumerate(made.params):
+                if isinstance(slot, tuple):   # a struct by value: its fields' bytes
+                    _, size, fields = slot
+                    lines.append(f"  unsigned char p{n}[{max(size, 1)}] = {{0}};")
+                    for off, field in fields:
+                        lines += _field(kernel, launch, arrays, field, f"p{n}", off)
+                    params.append(f"p{n}")
+                    continue
                 if slot in arrays:
                     size = int(launch.lengths[slot]) * next(
                         g.dtype.size for g in kernel.globals if g.name == slot)
@@ -112,15 +182,32 @@ def prepare(folder: pathlib.Path, specs: list[str]) -> None:
             cases.append({"file": str(pathlib.Path(path).resolve().relative_to(ROOT))
                           if str(pathlib.Path(path).resolve()).startswith(str(ROOT))
                           else path, "key": key, "name": name, "symbol": symbol,
-                          "spec": spec.partition(":")[2]})
+                          "spec": f"corpus:{pathlib.Path(path).relative_to(CORPUS)}"
+                          if spec.startswith("corpus:") else spec.partition(":")[2]})
             print(f"{name}: {symbol[:60]}... grid {grid} block {block}", flush=True)
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
+
+
+def _field(kernel, launch, arrays: set, name: str, buffer: str, offset: int) -> list[str]:
+    """C++ that writes one field of a struct parameter into its bytes."""
+    if name in arrays:
+        size = int(launch.lengths[name]) * next(g.dtype.size for g in kernel.globals
+                                                if g.name == name)
+        return [f"  CUdeviceptr {name}; CK(cuMemAlloc(&{name}, {size} + 2 * {GUARD})); "
+                f"CK(cuMemsetD8({name}, 0, {size} + 2 * {GUARD})); {name} += {GUARD}; "
+                f"memcpy({buffer} + {offset}, &{name}, 8);"]
+    p = next((p for p in kernel.params if p.name == name), None)
+    if p is None:
+        return []
+    return [f"  {{ {_C_TYPES[p.dtype.name]} v = {launch.params[name]!r}; "
+            f"memcpy({buffer} + {offset}, &v, sizeof v); }}"]
 
 
 HARNESS = r"""// generated by tools/gpu_dsl.py: one launch of a DSL's kernel from ptxas's cubin
 #include <cuda.h>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #define CK(x) do {{ CUresult r_ = (x); if (r_) {{ const char *s_ = 0; cuGetErrorString(r_, &s_); \
   fprintf(stderr, "%s: %s\n", #x, s_ ? s_ : "?"); return 1; }} }} while (0)
 static const unsigned char cubin[] = {{{bytes}}};
@@ -158,7 +245,8 @@ def run(folder: pathlib.Path, out: pathlib.Path) -> None:
             case["error"] = built.stderr[-2000:]
         else:
             try:
-                measured = measure_command([str(exe)], f"regex:{case['key']}")
+                base = re.sub(r"\W", ".", case["key"].split("<")[0].split("::")[-1])
+                measured = measure_command([str(exe)], f"regex:{base}")
                 case["counters"] = dataclasses.asdict(measured)
             except Exception as err:  # noqa: BLE001 - one case's failure is its result
                 case["error"] = f"{type(err).__name__}: {err}"[-2000:]
@@ -174,16 +262,24 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
     from smemsim.ptx.sass import sass_of
     rows = []
     for case in json.loads(results.read_text()):
-        (_, _, made, ptxas), = builds_of(f"{ROOT / case['file']}:{case['spec']}")
-        report = analyze(made.kernel)
+        spec = case["spec"] if case["spec"].startswith("corpus:") else \
+            f"{ROOT / case['file']}:{case['spec']}"
+        made, ptxas = next((m, p) for _, k, m, p in builds_of(spec) if k == case["key"])
         if "counters" not in case:
             rows.append({**case, "ok": False})
             print(case["name"], "no counters:", case.get("error", "")[-300:])
             continue
+        try:
+            report = analyze(made.kernel)
+        except Exception as err:  # noqa: BLE001 - a stand-in launch that faults here
+            rows.append({**case, "ok": False, "error": f"{type(err).__name__}: {err}"[-500:]})
+            print(case["name"], "analysis failed:", " ".join(str(err).split())[-200:])
+            continue
         agreement = compare_counts(report, Measured(**case["counters"]))
-        registers = sass_of(made.ptx, "sm_90")[made.symbol].registers if \
-            "-O3" in ptxas else sass_of(made.ptx, ptxas[-1].split("=")[1], ptxas[2:-1],
-                                        ptxas=ptxas[0])[made.symbol].registers
+        registers = sass_of(made.ptx, "sm_90", ptxas[3:])[made.symbol].registers \
+            if "-arch=sm_90" in ptxas else \
+            sass_of(made.ptx, ptxas[-1].split("=")[1], ptxas[2:-1],
+                    ptxas=ptxas[0])[made.symbol].registers
         # ncu reports 16 for a kernel ptxas gives fewer (docs/validation.md, "Registers")
         ok = agreement.ok and max(registers, 16) == case["counters"]["registers"]
         rows.append({**case, "ok": ok, "registers_predicted": registers,

@@ -32,6 +32,7 @@ CORPUS = ROOT / "tests" / "corpus_ptx"
 sys.path.insert(0, str(ROOT))
 
 ASKS = ("has no value", "give --launch", "no launch of", "give its value", "--length",
+        "give it with --host", "give its grid with --launch-grid", "with --launch-grid",
         "name one as listed with --kernel", "instances of")
 
 
@@ -105,6 +106,53 @@ def numba_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     return out
 
 
+# what the Triton tutorials' own host code gives their kernels at run time (the tensors
+# made at module level and passed into the function that launches; the first of the
+# matmul's autotune configurations for CUDA; the softmax's stages for an H100-class GPU and
+# its grid: the SM count, 132): the stand-ins with which `asks` is followed to `lowers`
+TRITON_STAND_INS = {
+    "02-fused-softmax.py": {"hosts": {"x": "float32[1823,781]", "num_stages": "4"},
+                            "grid": "132"},
+    "03-matrix-multiplication.py": {"hosts": {
+        "a": "float16[512,512]", "b": "float16[512,512]", "activation": "''",
+        "BLOCK_SIZE_M": "128", "BLOCK_SIZE_N": "256", "BLOCK_SIZE_K": "64",
+        "GROUP_SIZE_M": "8", "num_warps": "8", "num_stages": "3"}},
+}
+
+
+def triton_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
+    """(kernel, outcome, detail, seconds) of each launched Triton kernel of a corpus `.py`:
+    read as written, then (where it asks) with the tutorial's own run-time values."""
+    import dataclasses
+
+    from smemsim import analyze
+    from smemsim.cuda import Options
+    from smemsim.ptx.triton_frontend import import_triton
+    out = []
+    stand_in = TRITON_STAND_INS.get(path.name, {})
+    for key, make in import_triton(str(path)).items():
+        start = time.perf_counter()
+        try:
+            kernel = make()
+            r = analyze(kernel, dict(kernel.defaults))
+            outcome = "ok"
+            detail = f"ld {r.load.requests:,}/{r.load.wavefronts:,}"
+        except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+            outcome, detail = classify(err), " ".join(str(err).split())[:300]
+            if outcome == "asks" and stand_in:
+                opts = dataclasses.replace(Options(), hosts=dict(stand_in["hosts"]),
+                                           grid=stand_in.get("grid"))
+                try:
+                    import_triton(str(path), opts, key)[key]()
+                    outcome += "/lowers"
+                except Exception as err2:  # noqa: BLE001
+                    kind = classify(err2)
+                    outcome += "/" + ("lowers" if kind == "asks" else kind)
+                    detail = " ".join(str(err2).split())[:300]
+        out.append((key, outcome, detail, time.perf_counter() - start))
+    return out
+
+
 def lowering(entry: dict, key: str) -> tuple[str, str]:
     """Whether the kernel's PTX is read, with a stand-in launch: (lowers, refused or error;
     why not)."""
@@ -119,6 +167,11 @@ def lowering(entry: dict, key: str) -> tuple[str, str]:
     except Exception as err:  # noqa: BLE001
         kind = classify(err)
         return ("lowers", "") if kind == "asks" else (kind, " ".join(str(err).split())[:300])
+
+
+def _has(module: str) -> bool:
+    import importlib.util
+    return importlib.util.find_spec(module) is not None
 
 
 def main(argv: list[str]) -> int:
@@ -150,6 +203,18 @@ def main(argv: list[str]) -> int:
                          "seconds": round(seconds, 2)})
             print(f"{outcome:8} {seconds:6.1f}s {file} | {key} | {detail[:160]}", flush=True)
             per_entry.setdefault(file, []).append(outcome)
+    dsl = [("triton", triton_status)] if _has("triton") else []
+    for folder, status_of in dsl:
+        for path in sorted((CORPUS / folder).rglob("*.py")):
+            if words and not any(w in str(path) for w in words):
+                continue
+            file = str(path.relative_to(CORPUS))
+            for key, outcome, detail, seconds in status_of(path):
+                rows.append({"file": file, "kernel": key, "outcome": outcome,
+                             "detail": detail, "seconds": round(seconds, 2)})
+                print(f"{outcome:8} {seconds:6.1f}s {file} | {key} | {detail[:160]}",
+                      flush=True)
+                per_entry.setdefault(file, []).append(outcome)
     kernels = collections.Counter(r["outcome"] for r in rows)
     print("reasons refused or in error:")
     for reason, count in collections.Counter(

@@ -1236,10 +1236,31 @@ class _Lowering:
         self._binary(inst, lambda a, b: a - b)
 
     def _op_shl(self, inst):
-        self._binary(inst, lambda a, b: a << b)
+        self._shift(inst, left=True)
 
     def _op_shr(self, inst):
-        self._binary(inst, lambda a, b: a >> b)
+        self._shift(inst, left=False)
+
+    def _shift(self, inst: Inst, left: bool) -> None:
+        """`shl`/`shr`: the amount (a u32) clamped to the register's width N (PTX ISA): N
+        or more shifts every bit out (`shr.s`: the sign fills), where C leaves it undefined."""
+        dtype = _TYPES.get(inst.opcode[-1])
+        a = self.value(inst.operands[1], dtype or u32)
+        b = self.value(inst.operands[2], u32)
+        fn = (lambda x, y: x << y) if left else (lambda x, y: x >> y)
+        if dtype is None or dtype.is_float or isinstance(a, (Address, Choice)) or \
+                isinstance(b, (Address, Choice)) or \
+                (isinstance(b, Expr) and b.op is Op.CONST and 0 <= int(b.arg) < dtype.size * 8):
+            self._binary(inst, fn)
+            return
+        bits = dtype.size * 8
+        a, b = retype(a, dtype), retype(b, u32)
+        shifted = fn(a, retype(smin(b, const(bits - 1, u32)), dtype))
+        if left or dtype.signed:
+            out = shifted if not left else select(b >= bits, const(0, dtype), shifted)
+        else:
+            out = select(b >= bits, const(0, dtype), shifted)
+        self._dest(inst, retype(out, dtype))
 
     def _op_and(self, inst):
         if inst.opcode[-1] == "pred":
