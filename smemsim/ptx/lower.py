@@ -679,7 +679,9 @@ class _Lowering:
         try:
             number = int(text, 0)
         except ValueError:
-            raise PtxError(f"operand {text!r} is not lowered yet") from None
+            raise PtxError(f"operand {text!r} is not lowered yet (a parameter's own address, "
+                           "a symbol smemsim does not know)" if not text.startswith("%") else
+                           f"operand {text!r} is not lowered yet") from None
         if dtype.is_float:
             return const(number, i64)
         # an immediate is a bit pattern of the instruction's width (`add.s32 %r, %r, -15`
@@ -717,11 +719,17 @@ class _Lowering:
             handler = self._half_arith
         if handler is None:
             raise self._refuse(inst, "not lowered yet")
-        if inst.guard is None:
-            handler(inst)
-            return
-        with self.k.if_(self._predicate(inst.guard, inst)):
-            handler(inst)
+        try:
+            if inst.guard is None:
+                handler(inst)
+                return
+            with self.k.if_(self._predicate(inst.guard, inst)):
+                handler(inst)
+        except PtxError as err:
+            if "PTX line" in str(err):
+                raise
+            # (an operand's own error: located at its instruction, with its text shortened)
+            raise self._refuse(inst, _shortened(str(err))) from None
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
@@ -1931,6 +1939,11 @@ def _mul_hi(a: Expr, b: Expr, dtype) -> Expr:
     if dtype is i64:
         hi = hi - select(a < 0, ub, const(0, u64)) - select(b < 0, ua, const(0, u64))
     return retype(hi, dtype)
+
+
+def _shortened(text: str, keep: int = 60) -> str:
+    """A message with each over-long mangled name cut to its start (`_ZN3cub17CUB_...`)."""
+    return re.sub(r"_Z\w{%d,}" % keep, lambda m: m.group(0)[:keep] + "...", text)
 
 
 def _lanes(opcode: tuple) -> int:
