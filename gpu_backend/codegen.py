@@ -24,7 +24,7 @@ from kernels_ir.stmt import (
     GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
     ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
     MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit,
-    BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync,
+    BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, SyncReduce, SYNC_REDUCTIONS,
 )
 from kernels_ir.wgmma import SWIZZLE_CODES
 
@@ -694,10 +694,14 @@ def _sync(w: _Writer, s: Sync, depth: int) -> None:
     w.add(depth, "smemsim_grid_sync();" if s.grid else "__syncthreads();")
 
 
+def _sync_reduce(w: _Writer, s: SyncReduce, depth: int) -> None:
+    w.add(depth, f"const int {s.dst.name} = {SYNC_REDUCTIONS[s.op]}({cuda_expr(s.pred)});")
+
+
 # The CUDA of each statement class; a class missing here is an error, never skipped.
 _GENERATE = {Let: _let, Assign: _assign, Load: _load, Store: _store,
              DeclareLocal: _declare_local, LocalStore: _local_store, Loop: _loop, If: _if,
-             Sync: _sync, Atomic: _atomic, LoadMatrix: _load_matrix,
+             Sync: _sync, SyncReduce: _sync_reduce, Atomic: _atomic, LoadMatrix: _load_matrix,
              StoreMatrix: _store_matrix, Shuffle: _shuffle, SyncWarp: _syncwarp,
              MmaSync: _mma_sync,
              CopyAsync: _copy_async, CommitGroup: _commit_group, WaitGroup: _wait_group,

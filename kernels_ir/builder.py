@@ -37,7 +37,7 @@ from .stmt import (
     Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
     TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
     WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
-    MMA_F64_SHAPES,
+    MMA_F64_SHAPES, SyncReduce, SYNC_REDUCTIONS,
 )
 from .wgmma import N_VALUES, GmmaLayout
 from .cute import CuteError
@@ -1029,6 +1029,22 @@ class KernelBuilder:
     def syncthreads(self) -> None:
         """`__syncthreads();`"""
         self._emit(Sync(caller_loc()))
+
+    def syncthreads_reduce(self, pred: ExprLike, op: str = "or",
+                           name: str | None = None) -> Expr:
+        """`__syncthreads_or(pred)` (`op` "and", "count": `__syncthreads_and`,
+        `__syncthreads_count`): the barrier, and an i32 every thread of the block receives:
+        whether any (all) of the block's threads had a nonzero `pred`, or how many."""
+        loc = caller_loc()
+        self._guard_condition("a reducing barrier")
+        if op not in SYNC_REDUCTIONS:
+            raise KernelError(f"a reducing barrier's op must be one of "
+                              f"{', '.join(SYNC_REDUCTIONS)}, got {op!r}", kernel=self.name,
+                              loc=loc)
+        var = Var(self._fresh(name or f"sync_{op}"), i32, "load")
+        self._emit(SyncReduce(loc, False, var, op,
+                              cast(self._integer(as_expr(pred), "a predicate", loc), i32)))
+        return ReadOnlyRef(Op.VAR, i32, (), var)
 
     def grid_sync(self) -> None:
         """`cooperative_groups::this_grid().sync();`: a barrier for every thread of the

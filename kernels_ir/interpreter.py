@@ -35,7 +35,7 @@ from .stmt import (
     Load, LoadMatrix, LocalArray, LocalStore, Loop, Return, SharedArray, Shuffle, Store,
     StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive, MbarrierInit,
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
-    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk, VOTE_MODES,
+    FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk, VOTE_MODES, SyncReduce,
 )
 from .wgmma import a_fragment_positions, accumulator_positions
 from .tma import (
@@ -993,6 +993,19 @@ class _Machine(Evaluator):
                               int(members[0]))
         if self.observer is not None:
             self.observer(BarrierReached(s, np.flatnonzero(counts)))
+
+    def _sync_reduce(self, s, idx: np.ndarray) -> None:
+        """A barrier (`_sync`'s checks), then each block's OR, AND or count of its threads'
+        predicates, to each of its threads."""
+        self._sync(s, idx)
+        pred = (self.eval(s.pred, idx) != 0).astype(np.int64)
+        blocks = self.block_lin[idx]
+        true = np.bincount(blocks, weights=pred, minlength=self.nblocks).astype(np.int64)
+        seen = np.bincount(blocks, minlength=self.nblocks)
+        value = true if s.op == "count" else (true > 0) if s.op == "or" else (true == seen)
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+        self.vars[s.dst][idx] = value[blocks].astype(s.dst.dtype.np)
 
     # ------------------------------------------------------------ memory
     def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
@@ -2344,6 +2357,7 @@ def _rows(value, keep: np.ndarray):
 _EXECUTE = {
     Let: _Machine._assign, Assign: _Machine._assign, Load: _Machine._load,
     Store: _Machine._store, Loop: _Machine._loop, If: _Machine._if, Sync: _Machine._sync,
+    SyncReduce: _Machine._sync_reduce,
     DeclareLocal: _Machine._declare_local, LocalStore: _Machine._local_store,
     Atomic: _Machine._atomic, LoadMatrix: _Machine._load_matrix,
     StoreMatrix: _Machine._store_matrix, Shuffle: _Machine._shuffle,

@@ -11,7 +11,7 @@ from .stmt import (
     LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
     tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, VOTE_MODES,
+    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, VOTE_MODES, SyncReduce, SYNC_REDUCTIONS,
 )
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
@@ -204,6 +204,8 @@ _FORMAT = {
     Loop: _loop,
     If: lambda s: f"if ({format_expr(s.cond)})",
     Sync: lambda s: "grid.sync()" if s.grid else "__syncthreads()",
+    SyncReduce: lambda s: (f"{s.dst.dtype} {s.dst.name} = {SYNC_REDUCTIONS[s.op]}("
+                           f"{format_expr(s.pred)})"),
     Atomic: _atomic,
     LoadMatrix: _load_matrix,
     StoreMatrix: _store_matrix,

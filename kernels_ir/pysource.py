@@ -21,7 +21,7 @@ from .stmt import (
     LocalStore, Loop, MmaSync, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
     ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
     tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait,
+    WgmmaFence, WgmmaCommit, WgmmaWait, SyncReduce,
 )
 
 BUILDER = "kb"
@@ -291,6 +291,9 @@ class _Writer:
             if s.orelse:
                 self.emit(depth, f"with {BUILDER}.else_():", loc)
                 self.block(s.orelse, depth + 1)
+        elif isinstance(s, SyncReduce):
+            self.emit(depth, f'{py_name(s.dst.name)} = {BUILDER}.syncthreads_reduce('
+                             f'{e(s.pred)}, "{s.op}", name="{s.dst.name}")', loc)
         elif isinstance(s, Sync):
             self.emit(depth, f"{BUILDER}.{'grid_sync' if s.grid else 'syncthreads'}()", loc)
         elif isinstance(s, SyncWarp):

@@ -597,6 +597,25 @@ class Sync(Stmt):
     grid: bool = False
 
 
+# the reductions a block barrier can make of a predicate: __syncthreads_or, _and, _count
+SYNC_REDUCTIONS = {"or": "__syncthreads_or", "and": "__syncthreads_and",
+                   "count": "__syncthreads_count"}
+
+
+@dataclass(frozen=True, eq=False)
+class SyncReduce(Sync):
+    """`dst = __syncthreads_or(pred)` (`op` "and", "count" for the other two): a block
+    barrier that also gives every thread the OR, AND or count of the block's predicates
+    (each thread's `pred` nonzero or not; `bar.red.{or,and}.pred`, `bar.red.popc.u32`)."""
+    dst: Var = None
+    op: str = "or"
+    pred: Expr = None
+    EXPRS: ClassVar = ("pred",)
+
+    def declares(self) -> tuple:
+        return (self.dst,)
+
+
 @dataclass(frozen=True, eq=False)
 class CopyAsync(Access):
     """`cp.async.ca/cg.shared.global [array + index], [src + src_index], bytes`: a copy from

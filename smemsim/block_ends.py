@@ -28,7 +28,7 @@ from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (
     Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return, Shuffle,
     Store,
-    walk,
+    walk, SyncReduce,
 )
 
 from .slicing import affine_degree, inline_locals
@@ -107,7 +107,8 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
             elif isinstance(x, Loop):
                 if not all(zero(e) for e in x.exprs()) or not visit(x.body, around):
                     return False
-            elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore)):
+            elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore,
+                                SyncReduce)):
                 if not all(zero(e) for e in x.exprs()):
                     return False
             else:

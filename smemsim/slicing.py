@@ -25,7 +25,7 @@ from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (
     Access, Assert, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
     Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
-    BulkLoad, BulkStore, TmaLoad, TmaStore,
+    BulkLoad, BulkStore, TmaLoad, TmaStore, SyncReduce,
 )
 
 
@@ -344,6 +344,8 @@ def hazard_slices(kernel: Kernel,
             other_roots.append((s.address_exprs(), s, True))
         elif isinstance(s, (Sync, SyncWarp, CommitGroup, WaitGroup, *BULK_ORDER_OPS)):
             shared_roots.append((s.exprs(), s, True))
+            if isinstance(s, SyncReduce):   # (its value: a barrier both runs make)
+                other_roots.append((s.exprs(), s, True))
         elif isinstance(s, (Loop, Shuffle, MmaSync, DeclareLocal, Assert)):
             other_roots.append((s.exprs(), s, True))   # (an assert: a fault to find)
         found = tuple(p for p in fault_probes(s) if settled is None or not settled(p))

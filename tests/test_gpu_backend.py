@@ -219,3 +219,43 @@ def test_a_zero_filled_copy_on_the_gpu_matches_the_interpreter():
     from gpu_backend.device import run_on_gpu
     run = run_on_gpu(zero_filled_copy())
     assert run.matches, run.mismatches
+
+
+def reducing_barriers():
+    """__syncthreads_or, _and and _count of per-thread predicates, in two blocks whose
+    answers differ (block 1 has no thread with t == 77 + 256)."""
+    from kernels_ir import blockIdx, i32
+    k = KernelBuilder("sync_reduce")
+    src = k.global_array("src", i32, 512)
+    out = k.global_array("out", i32, 512, intent="out")
+    t = blockIdx.x * 256 + threadIdx.x
+    v = src[t]
+    any_ = k.syncthreads_reduce(v > 1000, "or")
+    all_ = k.syncthreads_reduce(v >= 0, "and")
+    count = k.syncthreads_reduce(v % 3 == 0, "count")
+    out[t] = any_ + 10 * all_ + 100 * count
+    k.launch(2, 256)
+    return k.build()
+
+
+def test_reducing_barriers_compile_and_interpret():
+    from kernels_ir import run
+    src = np.arange(512, dtype=np.int32)
+    src[77] = 5000
+    src[300] = -1
+    got = run(reducing_barriers(), {}, arrays={"src": src})["out"]
+    for b, block in enumerate((src[:256], src[256:])):
+        want = int((block > 1000).any()) + 10 * int((block >= 0).all()) + \
+            100 * int((block % 3 == 0).sum())
+        assert set(got[256 * b:256 * (b + 1)].tolist()) == {want}
+    assert "__syncthreads_count(" in generate(reducing_barriers()).source
+    compile_kernel = _compile_or_skip()
+    assert compile_kernel(reducing_barriers(), "sm_90").widths_ok
+
+
+@pytest.mark.gpu
+def test_reducing_barriers_on_the_gpu_match_the_interpreter():
+    _gpu_or_skip()
+    from gpu_backend.device import run_on_gpu
+    run = run_on_gpu(reducing_barriers())
+    assert run.matches, run.mismatches

@@ -886,3 +886,40 @@ def test_shifts_by_a_register_clamp_as_the_isa_defines_them(nvcc, tmp_path, monk
         u = x & 0xFFFFFFFF
         want = [((u << k_) & 0xFFFFFFFF), u >> k_, x >> k_]
         assert [v & 0xFFFFFFFF for v in got[t].tolist()] == [w & 0xFFFFFFFF for w in want], t
+
+
+SYNC_REDUCE = """
+__global__ void syncred(const int* a, int* out) {
+  __shared__ int s[256];
+  int t = threadIdx.x;
+  s[t] = a[t];
+  int any = __syncthreads_or(a[t] > 50);
+  int all = __syncthreads_and(a[t] >= 0);
+  int cnt = __syncthreads_count(a[t] % 3 == 0);
+  out[t] = any + 10 * all + 100 * cnt + s[(t * 2) % 256];
+}
+void go(const int* a, int* out) { syncred<<<1, 256>>>(a, out); }
+"""
+
+
+def test_reducing_barriers_give_every_thread_the_blocks_answer(nvcc, tmp_path, monkeypatch):
+    """`bar.red.or.pred`, `bar.red.and.pred`, `bar.red.popc.u32` (__syncthreads_or, _and,
+    _count): a barrier, and each thread gets the block's OR, AND, count of predicates."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim import analyze
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "syncred.cu"
+    source.write_text(SYNC_REDUCE)
+    k = import_cu(str(source), Options(lengths={"a": "256", "out": "256"}))["syncred"]()
+    for seed in (3, 4):
+        a = np.random.default_rng(seed).integers(-5 * (seed == 3), 51 + 9 * (seed == 3),
+                                                 256).astype(np.int32)
+        out = np.frombuffer(run(k, {}, arrays={"a": a.view(np.uint8)})["out"].tobytes(),
+                            np.int32)
+        block = int((a > 50).any()) + 10 * int((a >= 0).all()) + 100 * int((a % 3 == 0).sum())
+        assert out.tolist() == [block + int(a[(t * 2) % 256]) for t in range(256)]
+    r = analyze(k)
+    assert (r.store.requests, r.load.requests, r.load.wavefronts) == (8, 8, 16)

@@ -1823,6 +1823,17 @@ class _Lowering:
         if inst.opcode[1:2] == ("warp",):       # bar.warp.sync mask: __syncwarp
             self.k.syncwarp(self._mask(inst.operands[0], inst))
             return
+        if inst.opcode[1:2] == ("red",):        # __syncthreads_or / _and / _count
+            op = {("or", "pred"): "or", ("and", "pred"): "and",
+                  ("popc", "u32"): "count"}.get(tuple(inst.opcode[2:4]))
+            if op is None or len(inst.operands) != 3 or inst.operands[1] != "0":
+                raise self._refuse(inst, "a named or counted reducing barrier is not "
+                                         "lowered yet")
+            pred = inst.operands[2]
+            value = self._predicate(pred, inst)
+            got = self.k.syncthreads_reduce(value, op)
+            self._dest(inst, got if op == "count" else got != 0)
+            return
         if inst.opcode[1:2] not in (("sync",), ()) or inst.operands[:1] not in (("0",), ()):
             raise self._refuse(inst, "a named or counted barrier is not lowered yet")
         self.k.syncthreads()
