@@ -5,8 +5,8 @@ The file is read, never run. Its syntax tree gives the kernels, the launches
 (`kernel[grid, block](args)`) and the values the host code gives them
 (smemsim.ptx.host_python): a kernel's argument types are its decorator's signature, else
 those of the arrays and numbers its first launch passes. The function is then made from its
-own definition alone (decorators, annotations and defaults dropped; only a def statement is
-executed, which runs none of its body), with the names it reads bound to what the file
+own definition alone (compiled, never run: smemsim.ptx.python_kernel; decorators and
+annotations dropped, defaults literals), with the names it reads bound to what the file
 binds them to where it is launched (numbers, tuples, numba/numpy/math, other `@cuda.jit`
 functions), and compiled by `numba.cuda.compile_ptx` with line information: every site is at
 its line of the Python file. What the file computes at run time is asked for

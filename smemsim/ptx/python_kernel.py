@@ -3,9 +3,10 @@ values a user states for what the file computes at run time (`--host`), the name
 function reads and what the file binds them to, and the function made from its own `def`
 statement alone for the DSL's compiler.
 
-What runs: only the `def` statement (with its decorators and defaults dropped, defaults
-checked to be literals, annotations dropped or kept when each is a dotted name), which
-binds the function and runs none of its body; its free names are bound to numbers,
+What runs: nothing of the file. The function's `def` is compiled (its decorators dropped,
+its defaults checked to be literals, its annotations dropped or looked up when each is a
+dotted name) and the function object made from the compiled code, without executing even
+the `def` statement; its free names are bound to numbers,
 tuples, numpy scalars, the objects of the modules a DSL allows (importing an installed
 package, never the user's code), and other kernels of the file made the same way.
 """
@@ -193,26 +194,47 @@ def namespace_of(bound: dict, make_callee) -> dict:
 
 def make_function(kernel, namespace: dict, keep_annotations: bool = False):
     """The kernel's function from its `def` alone, in `namespace`, its lines those of the
-    user's file (decorators dropped; annotations too unless kept: then each must be a
-    dotted name of the namespace's, `tl.constexpr`; defaults must be literals)."""
+    user's file: its body compiled, never run, and the function object made from that code
+    (nothing of the file executes, not even the `def` statement). Decorators are dropped;
+    defaults must be literals; annotations are dropped, or kept where each is a dotted name
+    of the namespace's (`tl.constexpr`), looked up, never evaluated."""
+    import types
     node = copy.deepcopy(kernel.node)
     node.decorator_list = []
     node.returns = None
+    annotations = {}
     for a in node.args.args + node.args.posonlyargs + node.args.kwonlyargs:
-        if not keep_annotations:
-            a.annotation = None
-        elif a.annotation is not None:
-            root = a.annotation
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if not isinstance(root, ast.Name) or root.id not in namespace:
-                raise KernelError(f"{who(kernel)}the annotation of {a.arg} is not a name of "
-                                  "the DSL's (`tl.constexpr`): not read",
-                                  loc=SourceLoc(kernel.path, node.lineno))
+        if keep_annotations and a.annotation is not None:
+            annotations[a.arg] = _dotted_value(kernel, a.arg, a.annotation, namespace)
+        a.annotation = None
     for d in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
         if not isinstance(d, ast.Constant):
             raise KernelError(f"{who(kernel)}a default value that is not a literal is not "
                               "read", loc=SourceLoc(kernel.path, d.lineno))
-    code = compile(ast.Module(body=[node], type_ignores=[]), kernel.path, "exec")
-    exec(code, namespace)   # a def statement alone: binds the function, runs none of it
-    return namespace[kernel.name]
+    module = compile(ast.Module(body=[node], type_ignores=[]), kernel.path, "exec")
+    code = next(c for c in module.co_consts
+                if isinstance(c, types.CodeType) and c.co_name == kernel.name)
+    function = types.FunctionType(code, namespace, kernel.name,
+                                  tuple(d.value for d in node.args.defaults) or None)
+    function.__kwdefaults__ = {a.arg: d.value for a, d in zip(node.args.kwonlyargs,
+                                                              node.args.kw_defaults)
+                               if d is not None} or None
+    function.__annotations__ = annotations
+    return function
+
+
+def _dotted_value(kernel, arg: str, annotation, namespace: dict):
+    """The object an annotation names (`tl.constexpr`), by attribute lookups in
+    `namespace`; anything but a dotted name of it is refused."""
+    parts = []
+    while isinstance(annotation, ast.Attribute):
+        parts.insert(0, annotation.attr)
+        annotation = annotation.value
+    if not isinstance(annotation, ast.Name) or annotation.id not in namespace:
+        raise KernelError(f"{who(kernel)}the annotation of {arg} is not a name of the DSL's "
+                          "(`tl.constexpr`): not read", loc=SourceLoc(kernel.path,
+                                                                      kernel.node.lineno))
+    value = namespace[annotation.id]
+    for attr in parts:
+        value = getattr(value, attr)
+    return value

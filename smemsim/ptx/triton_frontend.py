@@ -6,8 +6,9 @@ The file is read, never run (smemsim.ptx.host_python gives the launches and the 
 the host code gives them). A launch is `kernel[grid](args, CONST=..., num_warps=...)`,
 `kernel.warmup(args, grid=..., ...)` (then `compiled[grid](args)` launches what it made),
 or `kernel.run(...)`. The kernel's Python function is made from its own definition alone
-(decorators dropped; its annotations, `tl.constexpr`, kept: they must be names of Triton's,
-which are all a def statement then evaluates), its free names bound to what the file binds
+(compiled, never run: smemsim.ptx.python_kernel; decorators dropped; its annotations,
+`tl.constexpr`, kept: each must be a dotted name of Triton's), its free names bound to what
+the file binds
 them to (numbers, tuples, `triton`, `tl`, other `@triton.jit` functions made the same way),
 and compiled as Triton's own launcher would for sm_90: Triton's specialization of the
 arguments (a pointer's 16-byte alignment, an integer's divisibility by 16, an integer 1 as a
