@@ -91,13 +91,8 @@ def _jit(decorator) -> tuple | None:
 def numba_kernels(path: str) -> dict[str, NumbaKernel]:
     """name -> each `@cuda.jit` function of the file (device functions included), in order
     (a name defined twice: the second is `name@LINE`)."""
-    from ..loader import parse_python
     file = pathlib.Path(path)
-    try:
-        tree = parse_python(file.read_bytes(), str(file))
-    except SyntaxError as err:
-        raise KernelError(f"the Python file does not parse: {err.msg}",
-                          loc=SourceLoc(str(file), err.lineno or 0)) from None
+    tree = pk.syntax_tree(file)
     found: dict[str, NumbaKernel] = {}
     launches: dict[str, list] = {}
     jit_from_numba = _imports_jit(tree)

@@ -52,6 +52,18 @@ def _built(build, *args) -> Kernel:
     return build(*args).kernel
 
 
+def syntax_tree(file) -> ast.Module:
+    """A Python file's syntax tree (loader.parse_python: never run), or a located error."""
+    from ..loader import parse_python
+    try:
+        return parse_python(file.read_bytes(), str(file))
+    except SyntaxError as err:
+        raise KernelError(f"the Python file does not parse: {err.msg}",
+                          loc=SourceLoc(str(file), err.lineno or 0)) from None
+    except OSError as err:
+        raise KernelError(f"{file}: {err.strerror}") from None
+
+
 def who(kernel) -> str:
     """`kernel 'name': `, the start of a message about a kernel (or a name)."""
     name = kernel if isinstance(kernel, str) else getattr(kernel, "name", "")

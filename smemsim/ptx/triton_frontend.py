@@ -91,13 +91,8 @@ def is_triton(tree) -> bool:
 def triton_kernels(path: str, given: dict | None = None) -> dict[str, TritonKernel]:
     """name -> each `@triton.jit` function of the file, with its launches (`given`: the
     values stated for names the file does not say, host_python.Scope)."""
-    from ..loader import parse_python
     file = pathlib.Path(path)
-    try:
-        tree = parse_python(file.read_bytes(), str(file))
-    except SyntaxError as err:
-        raise KernelError(f"the Python file does not parse: {err.msg}",
-                          loc=SourceLoc(str(file), err.lineno or 0)) from None
+    tree = pk.syntax_tree(file)
     found: dict[str, TritonKernel] = {}
     launches: dict[str, list] = {}
     compiled: dict[str, tuple] = {}   # a name bound to kernel.warmup(...): (kernel, launch)
