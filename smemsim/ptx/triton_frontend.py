@@ -227,7 +227,7 @@ def _arguments(kernel: TritonKernel, launch, given: dict) -> tuple[dict, dict]:
         if name in params:
             values[name], where[name] = given.get(text, value), text
     for name in params:
-        if name in given:
+        if values.get(name) is None and name in given:   # (a parameter named as given)
             values[name] = given[name]
         if values.get(name) is None and name in defaults and \
                 isinstance(defaults[name], ast.Constant):
