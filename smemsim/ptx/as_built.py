@@ -312,7 +312,7 @@ def _by_line(module: Module, entry: Entry, sass: FunctionSass) -> tuple[dict, di
     sass_lines: dict = {}
     for s in sass.shared:
         if s.kind in ("load", "store"):
-            sass_lines.setdefault((s.where, s.kind), []).append(s)
+            sass_lines.setdefault((_acyclic(s.where), s.kind), []).append(s)
     return ptx_lines, sass_lines
 
 
@@ -345,6 +345,19 @@ def _chain(module: Module, inst: Inst) -> tuple:
     while loc is not None:
         out.append((module.files.get(loc.file, ""), loc.line))
         loc = loc.inlined_at
+    return _acyclic(out)
+
+
+def _acyclic(chain) -> tuple:
+    """A chain of places cut where it returns to one it passed (a template recursing
+    through one call site: moderngpu's iterate<i>, whose frames PTX's marks keep and
+    nvdisasm folds): each place once, at its first passage from the innermost."""
+    out: list = []
+    for place in chain:
+        if place in out:
+            del out[out.index(place) + 1:]
+        else:
+            out.append(place)
     return tuple(out)
 
 
