@@ -347,7 +347,7 @@ def _parameters(kernel: NumbaKernel, types: dict, values: dict) -> tuple:
             shape = values.get(name)
             if isinstance(shape, hp.Array) and len(shape.shape) == t.ndim:
                 defaults[f"{name}_nitems"] = math.prod(shape.shape)
-                strides = _strides(shape.shape, itemsize, shape.order)
+                strides = [e * itemsize for e in hp.element_strides(shape)]   # bytes
                 for d in range(t.ndim):
                     defaults[f"{name}_shape_{d}"] = shape.shape[d]
                     defaults[f"{name}_strides_{d}"] = strides[d]
@@ -367,15 +367,6 @@ def _parameters(kernel: NumbaKernel, types: dict, values: dict) -> tuple:
 _IR_NAMES = {"int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
              "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "f16",
              "float32": "f32", "float64": "f64"}
-
-
-def _strides(shape: tuple, itemsize: int, order: str) -> tuple:
-    out, step = [0] * len(shape), itemsize
-    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
-    for d in dims:
-        out[d] = step
-        step *= shape[d]
-    return tuple(out)
 
 
 # ------------------------------------------------------------------ numba's PTX
