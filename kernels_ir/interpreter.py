@@ -597,8 +597,12 @@ class _Machine(Evaluator):
                         raise LaneFault(f"loop '{var.name}' ran {count:,} iterations without "
                                         f"ending{self._limit_note(ceiling)}",
                                         np.zeros(1, np.int64))
-                    # a counted loop that ends: run it out, up to the interpreter's limit
-                    ceiling = min(MAX_LOOP_ITERATIONS, count + int(left.max()))
+                    # a counted loop that ends: run it out, where the interpreter's limit
+                    # allows (past it, refused now rather than after millions of iterations)
+                    if count + int(left.max()) > MAX_LOOP_ITERATIONS:
+                        raise LaneFault(self._too_many(var, count + int(left.max())),
+                                        np.argmax(left)[None])
+                    ceiling = count + int(left.max())
         except LaneFault as fault:
             lanes = fault.lanes
             where = active if active.size else idx
@@ -785,6 +789,8 @@ class _Machine(Evaluator):
         if start.min() != start.max() or step.min() != step.max():
             return False
         var, count = s.var, int(trips[0])
+        if count > MAX_LOOP_ITERATIONS:  # each iteration is evaluated ahead: refuse at once
+            raise self._fault(s, self._too_many(var, count), int(idx[0]))
         values = convert(start[0] + step[0] * np.arange(count + 1, dtype=np.int64), var.dtype)
         try:
             classes = iteration_classes(self, p, s, idx, values[:count])
@@ -951,6 +957,12 @@ class _Machine(Evaluator):
         return trip_count(s.cond.op, begin.astype(np.int64), stop,
                           self.eval(s.step, idx).astype(np.int64), s.do_while, s.var.dtype,
                           compared)
+
+    @staticmethod
+    def _too_many(var: Var, count: int) -> str:
+        """Why a counted loop is not run: more iterations than the interpreter runs."""
+        return (f"loop '{var.name}' runs {count:,} iterations in one entry, more than the "
+                f"{MAX_LOOP_ITERATIONS:,} the interpreter runs one by one")
 
     @staticmethod
     def _limit_note(ceiling: int) -> str:

@@ -1,14 +1,19 @@
 """smemsim: shared-memory bank conflicts and occupancy for CUDA kernels, without a GPU."""
-from .analysis import Report, SiteReport, Totals, WorstRequest, analyze
-from .arch import ARCHS, Arch, ArchError, get_arch
-from .banks import (
-    BankUse, BatchResult, Group, MergeDecision, RequestError, WarpRequest, WordUse,
-    warp_request, warp_requests,
-)
-from .occupancy import (
-    BlockSizeChoice, Curve, Occupancy, OccupancyError, available_dynamic_smem,
-    best_block_size, kernel_occupancy, occupancy, what_if,
-)
+import importlib
+
+# what `from smemsim import X` gives, by the module that defines it: imported when first
+# asked for (PEP 562), so that `import smemsim` (and the console script, smemsim.console)
+# loads nothing until it is used
+_EXPORTS = {
+    "analysis": ("Report", "SiteReport", "Totals", "WorstRequest", "analyze"),
+    "arch": ("ARCHS", "Arch", "ArchError", "get_arch"),
+    "banks": ("BankUse", "BatchResult", "Group", "MergeDecision", "RequestError",
+              "WarpRequest", "WordUse", "warp_request", "warp_requests"),
+    "occupancy": ("BlockSizeChoice", "Curve", "Occupancy", "OccupancyError",
+                  "available_dynamic_smem", "best_block_size", "kernel_occupancy",
+                  "occupancy", "what_if"),
+}
+_MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = [
     "ARCHS", "Arch", "ArchError", "BankUse", "BatchResult", "BlockSizeChoice", "Curve", "Group",
@@ -17,3 +22,17 @@ __all__ = [
     "best_block_size", "get_arch", "kernel_occupancy", "occupancy", "warp_request",
     "warp_requests", "what_if",
 ]
+
+
+def __getattr__(name: str):
+    """A public name, imported from its module on first use."""
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'smemsim' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULE_OF})

@@ -271,36 +271,41 @@ class _Recorder:
             return
         nbytes = s.access_bytes
         dense = event.threads // self.tpb
-        block = self.blocks[dense]
+        lanes = event.threads.size
         # one row per 4-byte word a lane touches, with the mask of its bytes (a word, not a
-        # byte, per row: a 16-byte access makes 4 rows, not 16)
+        # byte, per row: a 16-byte access makes 4 rows, not 16); the rows are filled in
+        # place, a lane's columns broadcast over its words (a check runs this per access)
         per = max(nbytes // 4, 1)
-        word = (event.offsets[:, None] // 4 + np.arange(per)).ravel()
-        if nbytes >= 4:
-            mask = np.full(word.size, 0xF, np.int64)
-        else:
-            mask = (((1 << nbytes) - 1) << (event.offsets % 4)).astype(np.int64)
-        rep = lambda a: np.repeat(a, per)
+        rows = np.empty((lanes, per, 10), np.int64)
         lane_warp = event.threads % self.tpb // 32
-        warp = block * self.wpb + lane_warp            # grid-wide: the warp's identity
-        dense_warp = dense * self.wpb + lane_warp       # this run's: its __syncwarp epoch
+        # columns: block, epoch, word, thread, site, writes (2: an atomic write), warp (the
+        # grid-wide warp), the warp's __syncwarp epoch, stored bytes, byte mask
+        block = self.blocks[dense]
+        rows[:, :, 0] = block[:, None]
+        rows[:, :, 1] = self.epoch[dense][:, None]
+        rows[:, :, 2] = event.offsets[:, None] // 4 + np.arange(per)
+        rows[:, :, 3] = event.threads[:, None]
+        rows[:, :, 4] = s.site
+        rows[:, :, 5] = 2 if s.ATOMIC else int(s.WRITES)
+        rows[:, :, 6] = (block * self.wpb + lane_warp)[:, None]
+        rows[:, :, 7] = self.warp_epoch[dense * self.wpb + lane_warp][:, None]
         # the bytes a store or a cp.async writes, at their place in the word (-1: unknown)
         if event.stored is None:
-            value = np.full(word.size, -1, np.int64)
+            rows[:, :, 8] = -1
         elif nbytes >= 4:
-            value = np.ascontiguousarray(event.stored).reshape(-1).view(np.uint32) \
-                .astype(np.int64)
+            rows[:, :, 8] = np.ascontiguousarray(event.stored).reshape(-1).view(np.uint32) \
+                .reshape(lanes, per)
         else:
             shift = 8 * (event.offsets % 4)[:, None] + 8 * np.arange(nbytes)
-            value = (event.stored.reshape(-1, nbytes).astype(np.int64) << shift).sum(axis=1)
-        # columns: block, epoch, word, thread, site, writes (2: an atomic write), warp,
-        # the warp's __syncwarp epoch, stored bytes, byte mask
-        self.parts.append(np.stack([rep(block), rep(self.epoch[dense]), word,
-                                    rep(event.threads), np.full(word.size, s.site),
-                                    np.full(word.size, 2 if s.ATOMIC else int(s.WRITES)),
-                                    rep(warp), rep(self.warp_epoch[dense_warp]), value, mask],
-                                   axis=1))
-        self.rows += word.size
+            rows[:, 0, 8] = (event.stored.reshape(-1, nbytes).astype(np.int64) << shift) \
+                .sum(axis=1)
+        if nbytes >= 4:
+            rows[:, :, 9] = 0xF
+        else:
+            rows[:, 0, 9] = ((1 << nbytes) - 1) << (event.offsets % 4)
+        rows = rows.reshape(-1, 10)
+        self.parts.append(rows)
+        self.rows += len(rows)
         if self.rows > MAX_OPEN_ROWS:
             self._flush()
             if self.rows > MAX_OPEN_ROWS:

@@ -37,6 +37,10 @@ CHUNK_THREADS = 1 << 20
 # ~15 minutes of the interpreter's own limit (kernels_ir MAX_LOOP_ITERATIONS). Counted loops
 # are not held to it (kernels_ir.run's loop_limit).
 LOOP_LIMIT = 1 << 14
+# the most `--loop-limit` may ask for: an endless loop of one warp then ends in about half a
+# minute of `check` (two runs) on a 2-core machine, not the ~25 minutes of the interpreter's own
+# limit (counted loops, which end, may run up to that)
+MAX_LOOP_LIMIT = 1 << 15
 
 
 @dataclass(frozen=True)

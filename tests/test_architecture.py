@@ -29,7 +29,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # lower number = lower layer; a module may import only its own layer and those below
 LAYERS = {"kernels_ir": 0, "smemsim": 1, "gpu_backend": 2, "smemsim.cli": 3,
-          "smemsim.__main__": 3}
+          "smemsim.__main__": 3, "smemsim.console": 3}
 
 
 def _layer(module: str) -> int | None:

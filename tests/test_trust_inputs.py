@@ -275,6 +275,105 @@ def test_a_10_gb_shared_memory_launch_exceeds_the_per_block_maximum(tmp_path):
                          "10000000000) exceeds sm_90's 232448 B per block" in line, line
 
 
+# ------------------------------------------------------------------ 3b. slow bombs
+
+def test_a_sum_nested_past_the_tree_limit_is_refused_before_it_is_walked(tmp_path):
+    """`(1 + 1 + ... + threadIdx.x) % 32` of 100,000 terms nests 100,000 levels: refused
+    right after the parse, at its line (the readers walked the tree ten times first: 10 s
+    and the same refusal; 1,000,000 terms took 79 s)."""
+    from smemsim.cuda.parse import MAX_TREE_DEPTH
+    f = tmp_path / "terms.cu"
+    f.write_text(KERNEL.replace("(threadIdx.x * 2) % 64",
+                                "(" + "1 + " * 100_000 + "threadIdx.x) % 64"))
+    code, _, err = cli("analyze", str(f))
+    line = one_error(err)
+    assert code == 2
+    assert re.search(rf"terms\.cu:6:\d+: the code here nests more than {MAX_TREE_DEPTH:,} "
+                     r"levels deep", line), line
+
+
+def test_a_nest_within_the_tree_limit_is_still_read(tmp_path):
+    """The limit is far above what kernels nest: 60 parentheses deep still analyzes."""
+    f = tmp_path / "parens.cu"
+    f.write_text(KERNEL.replace("(threadIdx.x * 2) % 64",
+                                "(" * 60 + "threadIdx.x * 2" + ")" * 60 + " % 64"))
+    code, _, err = cli("analyze", str(f))
+    assert code == 0, err
+
+
+LONG_LOOP = KERNEL.replace("    __syncthreads();\n", "    __syncthreads();\n    for (long long i = 0; "
+                           "i < (1LL << 40); i++) s[i % 64] += 1.0f;\n")
+
+
+def test_a_counted_loop_longer_than_the_interpreter_runs_is_refused_at_once(tmp_path):
+    """A 2^40-trip loop whose iterations must be run (a load and store each, the address
+    `i % 64` different each time) is refused at its line with its trip count: analyze
+    failed to allocate 8 TiB, 10^8 trips took 105 s, `check` ran 78 s before stopping."""
+    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    f = tmp_path / "long.cu"
+    f.write_text(LONG_LOOP)
+    code, _, err = cli("analyze", str(f))
+    line = one_error(err)
+    assert code == 2
+    assert re.search(rf"long\.cu:6:\d+, .*loop 'i' runs 1,099,511,627,776 iterations in one "
+                     rf"entry, more than the {MAX_LOOP_ITERATIONS:,} the interpreter runs one "
+                     r"by one", line), line
+
+
+def test_check_of_that_loop_stops_after_the_loop_limit_with_its_race(tmp_path):
+    """`check` runs the loop's first --loop-limit iterations (its closed form is known from
+    then on), reports the race those iterations show, and the refusal."""
+    f = tmp_path / "long.cu"
+    f.write_text(LONG_LOOP)
+    code, out, err = cli("check", str(f), "--loop-limit", "64")
+    assert code == 1, err
+    assert "loop 'i' runs 1,099,511,627,776 iterations in one entry" in out, out
+    assert re.search(r"read-write race on s\[\d+\]", out), out
+
+
+def test_the_loop_limit_stops_at_its_maximum():
+    """--loop-limit asks at most MAX_LOOP_LIMIT (32,768) of an endless loop: 4,194,304 (the
+    old maximum) on a `while (j >= 0)` ran over 300 s."""
+    from smemsim.trace import MAX_LOOP_LIMIT
+    assert MAX_LOOP_LIMIT == 32_768
+    code, _, err = cli("analyze", TRANSPOSE_CU, "--loop-limit", "32769")
+    assert code == 2 and "--loop-limit" in err and "32768" in err.replace(",", ""), err
+    code, _, err = cli("analyze", TRANSPOSE_CU, "--loop-limit", "32768")
+    assert code == 0, err
+
+
+def test_ctrl_c_while_the_command_loads_is_one_line_and_130(monkeypatch, capsys):
+    """Ctrl-C in the half second the command's modules load (before its handler exists)
+    printed a KeyboardInterrupt traceback from whichever import it hit."""
+    import sys
+    from smemsim import console
+
+    class Interrupting:
+        def find_spec(self, name, path=None, target=None):
+            if name == "smemsim.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "smemsim.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    with pytest.raises(SystemExit) as exit_:
+        console.main()
+    assert exit_.value.code == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_importing_smemsim_loads_nothing_until_asked():
+    """`import smemsim` (which the console script's module sits in) loads no numpy; the
+    names it exports still resolve."""
+    import subprocess
+    import sys
+    code = ("import sys, smemsim; heavy = 'numpy' in sys.modules; "
+            "from smemsim import analyze, ARCHS; print(heavy, callable(analyze), 'sm_90' in ARCHS)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT)
+    assert done.stdout.split() == ["False", "True", "True"], done.stderr
+
+
 # ------------------------------------------------------------------ 4. what runs
 
 def _cupy_program(extra: str) -> str:

@@ -1080,7 +1080,7 @@ def bombs_cases(cp: Campaign) -> None:
                          ("launch-block-negative", ["--launch-block", "-32"]),
                          ("param-negative", ["-p", "n=-256"]),
                          ("param-huge", ["-p", "n=1099511627776"]),
-                         ("loop-limit-max-while", ["--loop-limit", "4194304"])):
+                         ("loop-limit-max-while", ["--loop-limit", "32768"])):
         for verb in ("analyze", "check"):
             c = cp.new("bombs", f"option:{label}:{verb}", timeout=60)
             if label == "loop-limit-max-while":
@@ -1222,7 +1222,7 @@ def launches_cases(cp: Campaign) -> None:
                "n=" + py_inj],
         "--host": ["x=1", "=", "a.size(0)=`cd;touch TOKEN`", "n=" + py_inj],
         "--length": ["src=-1", "src=abc", "nope=5", "src=1<<62", "src=" + py_inj],
-        "--loop-limit": ["0", "-1", "abc", "4194305", "9" * 30],
+        "--loop-limit": ["0", "-1", "abc", "32769", "4194305", "9" * 30],
         "--regs": ["0", "-1", "256", "abc", "1e9"],
         "--arch": ["sm_0", "sm_999", "abc", "`cd;touch TOKEN`", "../../etc", ""],
         "--jobs": ["0", "-1", "abc", "100000"],

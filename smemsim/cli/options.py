@@ -15,18 +15,17 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 def add_loop_limit(p: argparse.ArgumentParser) -> None:
     """--loop-limit, for the verbs that run the kernel in the interpreter."""
-    from ..trace import LOOP_LIMIT
-    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    from ..trace import LOOP_LIMIT, MAX_LOOP_LIMIT
     p.add_argument("--loop-limit", type=loop_limit, default=LOOP_LIMIT, metavar="N",
                    help="iterations of one entry of a loop with no closed-form end (a while "
                         f"loop) after which it is reported as endless (default {LOOP_LIMIT:,}; "
-                        f"at most {MAX_LOOP_ITERATIONS:,}; counted for-loops are not held to it)")
+                        f"at most {MAX_LOOP_LIMIT:,}; counted for-loops are not held to it)")
 
 
 def loop_limit(text: str) -> int:
-    """--loop-limit's value: 1 to the interpreter's own limit."""
-    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
-    return _whole_number(text, "--loop-limit", MAX_LOOP_ITERATIONS)
+    """--loop-limit's value: 1 to MAX_LOOP_LIMIT (smemsim.trace)."""
+    from ..trace import MAX_LOOP_LIMIT
+    return _whole_number(text, "--loop-limit", MAX_LOOP_LIMIT)
 
 
 def _whole_number(text: str, option: str, most: int | None = None) -> int:

@@ -16,6 +16,27 @@ def parser():
     return Parser(Language(tree_sitter_cuda.language()))
 
 
+# levels of the syntax tree read at most (a kernel nests 20 to 40; the expression reader stops
+# at kernels_ir's MAX_DEPTH anyway): a deeper tree is refused before anything walks it
+MAX_TREE_DEPTH = 1000
+
+
+def too_deep(tree):
+    """The first node nested deeper than MAX_TREE_DEPTH, or None: one walk of a cursor, which
+    stops there (a 1,000,000-term sum is refused in a millisecond instead of walked ten times)."""
+    cursor, depth = tree.walk(), 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > MAX_TREE_DEPTH:
+                return cursor.node
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return None
+            depth -= 1
+
+
 def walk(node):
     """The node and every named node below it, depth first (no recursion: trees can be deep)."""
     stack = [node]

@@ -11,11 +11,13 @@ from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
 from .parse import (
+    MAX_TREE_DEPTH,
     function_declarator,
     function_name,
     parse_expression,
     parser,
     text,
+    too_deep,
     walk,
 )
 from .launch import launched_name
@@ -151,6 +153,11 @@ class Unit:
                 rows[r] = re.sub(r"__align__\s*\(\s*(\d+)\s*\)", blank, row)
         self.source = "\n".join(rows).encode()
         self.tree = parser().parse(self.source)
+        deep = too_deep(self.tree)
+        if deep is not None:
+            raise CudaImportError(f"the code here nests more than {MAX_TREE_DEPTH:,} levels "
+                                  "deep (expressions and statements): too deeply to read",
+                                  loc=self.loc(deep))
 
     def _mistaken_templates(self) -> set:
         """Locations of names the grammar read as templates (`a < b && c > d` as
@@ -224,6 +231,11 @@ class Unit:
                 data[at:at + 1] = b" "
             self.source = bytes(data)
             self.tree = parser().parse(self.source)
+        deep = too_deep(self.tree)
+        if deep is not None:
+            raise CudaImportError(f"the code here nests more than {MAX_TREE_DEPTH:,} levels "
+                                  "deep (expressions and statements): too deeply to read",
+                                  loc=self.loc(deep))
 
     # ---- locations
     def loc(self, node) -> SourceLoc:
