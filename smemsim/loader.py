@@ -158,7 +158,7 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
     KernelError. A CUDA file (.cu) is read by the CUDA frontend (smemsim.cuda, with `cuda`,
     its Options), which builds the IR directly: nothing of it is executed; with `ptx` (a
     dict of smemsim.ptx.frontend.import_cu's arch and flags), each kernel's body is lowered
-    from nvcc's PTX of the file instead."""
+    from nvcc's PTX of the file (of a cupy or pycuda program's strings) instead."""
     if is_cuda(path):
         kernel = cuda.kernel if cuda is not None else None
         if pathlib.Path(path).suffix == ".py" and not embeds_cuda(path):
@@ -170,6 +170,9 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
         if ptx is not None and pathlib.Path(path).suffix in (".cu", ".cuh"):
             from .ptx.frontend import import_cu
             return import_cu(path, cuda, kernel, **ptx)
+        if ptx is not None and pathlib.Path(path).suffix == ".py":   # cupy, pycuda
+            from .ptx.strings_frontend import import_strings
+            return import_strings(path, cuda, kernel, **ptx)
         from .cuda import import_kernels
         return import_kernels(path, cuda, kernel)
     file = find_file(path)

@@ -106,6 +106,39 @@ def numba_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     return out
 
 
+def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
+    """(kernel, outcome, detail, seconds) of each kernel a corpus pycuda/cupy program fetches,
+    as `smemsim analyze FILE.py --frontend ptx` reads it; where it asks, again with a stand-in
+    launch (grid 4, block 128)."""
+    import dataclasses
+
+    from smemsim import analyze
+    from smemsim.cuda import Options
+    from smemsim.ptx.strings_frontend import import_strings
+    out = []
+    for key, make in import_strings(str(path)).items():
+        start = time.perf_counter()
+        try:
+            kernel = make()
+            r = analyze(kernel, dict(kernel.defaults))
+            outcome = "ok" if r.sites else "ok/no shared"
+            detail = (f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
+                      f"st {r.store.requests:,}/{r.store.wavefronts:,}")
+        except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+            outcome, detail = classify(err), " ".join(str(err).split())[:300]
+            if outcome == "asks":
+                opts = dataclasses.replace(Options(), grid="4", block="128")
+                try:
+                    import_strings(str(path), opts, key)[key]()
+                    outcome += "/lowers"
+                except Exception as err2:  # noqa: BLE001
+                    kind = classify(err2)
+                    outcome += "/" + ("lowers" if kind == "asks" else kind)
+                    detail = " ".join(str(err2).split())[:300]
+        out.append((key, outcome, detail, time.perf_counter() - start))
+    return out
+
+
 # what the Triton tutorials' own host code gives their kernels at run time (the tensors
 # made at module level and passed into the function that launches; the first of the
 # matmul's autotune configurations for CUDA; the softmax's stages for an H100-class GPU and
@@ -203,7 +236,8 @@ def main(argv: list[str]) -> int:
                          "seconds": round(seconds, 2)})
             print(f"{outcome:8} {seconds:6.1f}s {file} | {key} | {detail[:160]}", flush=True)
             per_entry.setdefault(file, []).append(outcome)
-    dsl = [("triton", triton_status)] if _has("triton") else []
+    dsl = [("pycuda", strings_status)] + ([("triton", triton_status)] if _has("triton")
+                                          else [])
     for folder, status_of in dsl:
         for path in sorted((CORPUS / folder).rglob("*.py")):
             if words and not any(w in str(path) for w in words):

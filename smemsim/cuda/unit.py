@@ -155,8 +155,8 @@ class Unit:
         self.tree = parser().parse(self.source)
         deep = too_deep(self.tree)
         if deep is not None:
-            raise CudaImportError(f"the code here nests more than {MAX_TREE_DEPTH:,} levels "
-                                  "deep (expressions and statements): too deeply to read",
+            raise CudaImportError("the code here nests expressions or statements too deeply "
+                                  f"to read (more than {MAX_TREE_DEPTH:,} levels)",
                                   loc=self.loc(deep))
 
     def _mistaken_templates(self) -> set:
@@ -233,8 +233,8 @@ class Unit:
             self.tree = parser().parse(self.source)
         deep = too_deep(self.tree)
         if deep is not None:
-            raise CudaImportError(f"the code here nests more than {MAX_TREE_DEPTH:,} levels "
-                                  "deep (expressions and statements): too deeply to read",
+            raise CudaImportError("the code here nests expressions or statements too deeply "
+                                  f"to read (more than {MAX_TREE_DEPTH:,} levels)",
                                   loc=self.loc(deep))
 
     # ---- locations

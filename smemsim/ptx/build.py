@@ -29,10 +29,12 @@ def find_nvcc() -> str:
 
 
 def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
-           flags=(), instance: str | None = None) -> str:
+           flags=(), instance: str | None = None, text: str | None = None) -> str:
     """The PTX nvcc makes of the user's `.cu` (device code only, `-lineinfo`), its `.file`
     names the user's own paths; `instance`: a template kernel to instantiate (`k<128, 8>`,
-    made of values the importer read, never text of the command line or the file)."""
+    made of values the importer read, never text of the command line or the file);
+    `text`: CUDA to build instead of the file's bytes (a Python program's string, its
+    `#line` directives numbering it as lines of `path`, which its `.file` then names)."""
     nvcc = find_nvcc()
     macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
     refuse_shell_text(macros, "-D")
@@ -45,6 +47,8 @@ def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
             data = f.read()
     except OSError as err:
         raise KernelError(f"{path}: {err.strerror}") from None
+    if text is not None:
+        data = b"text\0" + text.encode()
     # which nvcc, as its files stand (a warm run asks nvcc nothing: `--version` costs a
     # process); the compiler proper (cicc, ptxas) sits beside it in the same install
     version = [(f, st.st_size, st.st_mtime_ns) for f in (nvcc, os.path.realpath(nvcc))
@@ -56,26 +60,32 @@ def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
     entry = folder / f"{key}.ptx" if folder is not None else None
     marked = _cached(entry, key)
     if marked is None:
-        marked, deps = _build(nvcc, options, source, includes, unit)
+        marked, deps = _build(nvcc, options, source, includes, unit, text)
         if entry is not None and not any("\n" in f for f in deps):
             store(entry, sealed(key, _entry(marked, deps)))
     return _user_paths(marked, source, includes)
 
 
-def _build(nvcc: str, options: list[str], source: str, includes, unit: str
-           ) -> tuple[str, dict]:
-    """nvcc on a staged copy: the user's file `-include`d into a unit of our own (the
-    template instance, if any); (the PTX with staged names marked, header -> digest)."""
+def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
+           text: str | None = None) -> tuple[str, dict]:
+    """nvcc on a staged copy: the user's file (or `text`, beside it in the staged `src`
+    folder, which names the user's file) `-include`d into a unit of our own (the template
+    instance, if any); (the PTX with staged names marked, header -> digest)."""
     with staged(source, includes) as stage:
         out, deps, main = (os.path.join(stage.folder, n) for n in ("k.ptx", "k.d",
                                                                      "smemsim_instance.cu"))
         with open(main, "w") as f:
             f.write(unit)
+        built = stage.source
+        if text is not None:
+            built = os.path.join(os.path.dirname(stage.source), "strings.cu")
+            with open(built, "w") as f:
+                f.write(text)
         done = run_tool([nvcc, *options, *stage.include_flags(), "-MD", "-MF", deps,
-                         "-include", stage.source, "-o", out, main], folder=stage.folder)
+                         "-include", built, "-o", out, main], folder=stage.folder)
         if done.returncode:
             raise KernelError("nvcc could not build the file:\n" +
-                              stage.user_named(done.stderr.strip()))
+                              stage.user_named(done.stderr.strip().replace(built, source)))
         with open(out) as f:
             ptx = stage.marked(f.read())
         with open(deps) as f:

@@ -11,16 +11,38 @@ their items, `math.ceil/floor`, `int/float/min/max/abs/len`, numpy's allocators 
 (`np.float32(x)`), numba's `cuda.to_device/device_array/device_array_like`, torch's
 allocators (`torch.randn(M, K, dtype=torch.float16)`, `empty_like`, ...) with `.stride(i)`,
 `.numel()`, `.contiguous()`, `.to(...)`, and Triton's `cdiv` and `next_power_of_2`; a
-`lambda` (a Triton grid) is kept to be called with its argument's value.
+`lambda` (a Triton grid) is kept to be called with its argument's value. cupy's allocators
+are numpy's; pycuda's `gpuarray.to_gpu/zeros/empty` and `driver.In/Out/InOut(a)` are the
+array they hold.
+
+Text (the CUDA a cupy or pycuda program compiles): string literals, `+` of texts, `%` with a
+tuple, a dict or one value, `.format(...)` of plain fields, f-strings, `string.Template(t)
+.substitute(...)`, and `str(x)` of a number; each text knows the line of the file its first line stands on while its lines are
+the literal's (Text.line; None once text of several lines is spliced into it). Formatting
+reads no attribute or item of a value, and a result over MAX_TEXT characters is unknown.
 """
 from __future__ import annotations
 
 import ast
 import math
+import re
 from dataclasses import dataclass
 
 # how deep an expression is read (a deeper one is unknown: never a RecursionError)
 MAX_DEPTH = 100
+# the longest text formatting may make (`"%999999999d" % 1`, `"x" * 10**9`: unknown instead)
+MAX_TEXT = 1 << 24
+
+
+class Text(str):
+    """A string with the line of the file its first line stands on (None: not known)."""
+
+    line: int | None
+
+    def __new__(cls, value: str, line: int | None):
+        out = super().__new__(cls, value)
+        out.line = line
+        return out
 
 
 @dataclass(frozen=True)
@@ -60,6 +82,31 @@ class Lambda:
         if len(params) != len(args) or self.node.args.vararg or self.node.args.kwarg:
             return None
         return Scope({**self.names, **dict(zip(params, args))}).value(self.node.body)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A `string.Template` of a known text."""
+
+    text: str
+
+    def substitute(self, args: list, kw: dict, safe: bool):
+        """Its `substitute(mapping, **kw)` (or `safe_substitute`) of known values, or None."""
+        import string
+        mapping = dict(args[0]) if len(args) == 1 and isinstance(args[0], dict) else \
+            {} if not args else None
+        if mapping is None:
+            return None
+        mapping.update(kw)
+        if any(not isinstance(x, (int, float, str)) or isinstance(x, bool)
+               for x in mapping.values()):
+            return None
+        try:
+            t = string.Template(self.text)
+            out = t.safe_substitute(mapping) if safe else t.substitute(mapping)
+        except (KeyError, ValueError):
+            return None
+        return _formatted(self.text, out, tuple(mapping.values()))
 
 
 @dataclass(frozen=True)
@@ -176,7 +223,16 @@ class Scope:
         depth += 1
         v = lambda n: self.value(n, depth)  # noqa: E731
         if isinstance(node, ast.Constant):
-            return node.value if isinstance(node.value, (int, float, str, bool)) else None
+            if isinstance(node.value, str):
+                return Text(node.value, node.lineno)
+            return node.value if isinstance(node.value, (int, float, bool)) else None
+        if isinstance(node, ast.JoinedStr):
+            return _joined(node, v)
+        if isinstance(node, ast.Dict):
+            keys = [v(k) if k is not None else None for k in node.keys]
+            if any(not isinstance(k, str) for k in keys):
+                return None
+            return {str(k): v(x) for k, x in zip(keys, node.values)}
         if isinstance(node, ast.Name):
             if node.id in ("float", "int", "bool") and node.id not in self.names:
                 return {"float": float, "int": int, "bool": bool}[node.id]
@@ -187,7 +243,10 @@ class Scope:
             x = _number(v(node.operand))
             return None if x is None else -x
         if isinstance(node, ast.BinOp):
-            return _arith(node.op, _number(v(node.left)), _number(v(node.right)))
+            left, right = v(node.left), v(node.right)
+            if isinstance(left, str):
+                return _text_op(node.op, left, right)
+            return _arith(node.op, _number(left), _number(right))
         if isinstance(node, ast.Subscript):
             base, index = v(node.value), v(node.slice)
             if isinstance(base, tuple) and isinstance(index, int) and \
@@ -238,16 +297,26 @@ class Scope:
             if isinstance(owner, Array):
                 return _array_method(owner, node.func.attr, args,
                                      {k: v(x) for k, x in kw.items()})
+            if isinstance(owner, str) and node.func.attr == "format":
+                return _format(owner, args, {k: v(x) for k, x in kw.items()})
+            if isinstance(owner, Template) and node.func.attr in ("substitute",
+                                                                  "safe_substitute"):
+                return owner.substitute(args, {k: v(x) for k, x in kw.items()},
+                                        node.func.attr == "safe_substitute")
         f = v(node.func)
         if f in (float, int):
             x = _number(args[0]) if len(args) == 1 else None
             return None if x is None else f(x)
-        if isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs", "len") \
+        if isinstance(node.func, ast.Name) and node.func.id in ("min", "max", "abs", "len",
+                                                                "str") \
                 and node.func.id not in self.names:
             return _builtin(node.func.id, args)
         if not isinstance(f, Module):
             return None
         path = f.path
+        if path == "string.Template" and len(args) == 1 and isinstance(args[0], str) and \
+                not kw:
+            return Template(args[0])
         if path in ("math.ceil", "math.floor"):
             x = _number(args[0]) if len(args) == 1 else None
             return None if x is None else (math.ceil if path.endswith("ceil") else
@@ -269,9 +338,17 @@ class Scope:
         if root == _NUMPY and dtype_name(f) and len(args) == 1:   # np.float32(1.5)
             x = _number(args[0])
             return None if x is None else Scalar(dtype_name(f), x)
-        if (root == _NUMPY and name in _NUMPY_ALLOCATORS) or \
+        if root in _NUMPY_LIKE and name in _NUMPY_ALLOCATORS or \
                 (root == "numba" and name in _DEVICE_ALLOCATORS):
             return _allocate(name, args, keywords)
+        if root == "cupy" and name in ("asarray", "array", "ascontiguousarray") and args and \
+                isinstance(args[0], Array):
+            return args[0]
+        if root == "pycuda" and name.rsplit(".", 1)[-1] in _PYCUDA_HOLDERS and \
+                len(args) == 1 and isinstance(args[0], Array):
+            return args[0]      # gpuarray.to_gpu(a), driver.In(a): the same array's shape
+        if root == "pycuda" and name in ("gpuarray.zeros", "gpuarray.empty"):
+            return _allocate(name.rsplit(".", 1)[-1], args, keywords)
         return None
 
 
@@ -304,6 +381,8 @@ def _torch_allocate(name: str, args: list, kw: dict):
     return Array(t or "float32", shape) if shape else None
 
 
+_NUMPY_LIKE = (_NUMPY, "cupy")      # cupy's allocators take numpy's arguments
+_PYCUDA_HOLDERS = {"to_gpu", "to_gpu_async", "In", "Out", "InOut"}
 _NUMPY_ALLOCATORS = {"zeros", "ones", "empty", "full", "arange", "zeros_like", "ones_like",
                      "empty_like", "full_like", "random.rand", "random.random",
                      "random.randn", "random.random_sample", "random.randint",
@@ -425,6 +504,9 @@ def _shape(value) -> tuple | None:
 
 
 def _builtin(name: str, args: list):
+    if name == "str":
+        x = _number(args[0]) if len(args) == 1 else None
+        return None if x is None else Text(str(x), None)
     if name == "len" and len(args) == 1:
         a = args[0]
         return a.shape[0] if isinstance(a, Array) and a.shape else \
@@ -494,3 +576,127 @@ def _bodies(node) -> list:
     for c in getattr(node, "cases", []) or []:
         out.append(c.body)
     return out
+
+
+# ------------------------------------------------------------------ text
+
+def _text_op(op, left: str, right):
+    """`left + right`, `left % right` or `left * n` of a text, or None."""
+    if isinstance(op, ast.Add) and isinstance(right, str):
+        return _joined_texts(left, right)
+    if isinstance(op, ast.Mult) and isinstance(right, int) and not isinstance(right, bool):
+        if right < 0 or len(left) * right > MAX_TEXT:
+            return None
+        return Text(left * right, getattr(left, "line", None) if "\n" not in left or
+                    right <= 1 else None)
+    if isinstance(op, ast.Mod):
+        return _percent(left, right)
+    return None
+
+
+def _joined_texts(left: str, right: str) -> Text | None:
+    if len(left) + len(right) > MAX_TEXT:
+        return None
+    line = getattr(left, "line", None)
+    # the right text lands on the left's last line: the result's lines are the file's where
+    # the right text is the literal written there (`"a\n" +` then `"b"` on the next line),
+    # or a value of one line with no line of its own (`str(N)`, formatted in)
+    after = getattr(right, "line", None)
+    if right and not (after is None and "\n" not in right) and (
+            line is None or after != line + left.count("\n")):
+        line = None
+    return Text(left + right, line)
+
+
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?[hlL]?"
+                                    r"([diouxXeEfFgGcrsa%])")
+
+
+def _percent(template: str, values) -> Text | None:
+    """`template % values` where every value is a known number or text and no width or
+    precision is over 4 digits; the line is the template's while the values add no line."""
+    plain = (int, float, str)
+    if isinstance(values, dict):
+        if any(not isinstance(x, plain) or isinstance(x, bool) for x in values.values()):
+            return None
+    elif isinstance(values, tuple):
+        if any(not isinstance(x, plain) or isinstance(x, bool) for x in values):
+            return None
+    elif isinstance(values, Scalar):
+        values = values.value
+    elif not isinstance(values, plain) or isinstance(values, bool):
+        return None
+    for m in _PERCENT.finditer(template):
+        if m.group(3) in "ra" or any(p and (p == "*" or len(p) > 4) for p in m.group(1, 2)):
+            return None
+    try:
+        out = template % values
+    except (TypeError, ValueError, KeyError, OverflowError):
+        return None
+    return _formatted(template, out, values)
+
+
+def _formatted(template: str, out: str, values) -> Text | None:
+    if len(out) > MAX_TEXT:
+        return None
+    items = values.values() if isinstance(values, dict) else \
+        values if isinstance(values, tuple) else (values,)
+    grew = any(isinstance(x, str) and "\n" in x for x in items)
+    return Text(out, None if grew else getattr(template, "line", None))
+
+
+def _format(template: str, args: list, kw: dict) -> Text | None:
+    """`template.format(...)` of plain fields (`{}`, `{0}`, `{name}`, with a format spec of
+    at most 4 digits of width): no attribute or item of a value is read."""
+    import string
+    values = {**{str(i): a for i, a in enumerate(args)}, **kw}
+    if any(not isinstance(x, (int, float, str)) or isinstance(x, bool)
+           for x in values.values()):
+        return None
+    out, auto = [], 0
+    try:
+        for literal, field, spec, conversion in string.Formatter().parse(template):
+            out.append(literal)
+            if field is None:
+                continue
+            if field == "":
+                field, auto = str(auto), auto + 1
+            if not (field.isdigit() or field.isidentifier()) or field not in values or \
+                    conversion not in (None, "s") or "{" in (spec or "") or \
+                    _too_wide(spec or ""):
+                return None
+            out.append(format(values[field], spec or ""))
+    except (ValueError, TypeError):
+        return None
+    return _formatted(template, "".join(out), tuple(values.values()))
+
+
+def _joined(node: ast.JoinedStr, v) -> Text | None:
+    """An f-string of known numbers and texts (plain conversions, specs of at most 4 digits
+    of width)."""
+    out, grew = [], False
+    for part in node.values:
+        if isinstance(part, ast.Constant):
+            out.append(str(part.value))
+            continue
+        if not isinstance(part, ast.FormattedValue) or part.conversion not in (-1, ord("s")):
+            return None
+        value = v(part.value)
+        if isinstance(value, Scalar):
+            value = value.value
+        spec = "" if part.format_spec is None else _joined(part.format_spec, v)
+        if spec is None or not isinstance(value, (int, float, str)) or \
+                isinstance(value, bool) or _too_wide(spec):
+            return None
+        try:
+            out.append(format(value, spec))
+        except (ValueError, TypeError):
+            return None
+        grew = grew or (isinstance(value, str) and "\n" in value)
+    text = "".join(out)
+    return Text(text, None if grew else node.lineno) if len(text) <= MAX_TEXT else None
+
+
+def _too_wide(spec: str) -> bool:
+    """Whether a format spec asks for a width or precision of more than 4 digits."""
+    return any(len(w) > 4 for w in re.findall(r"\d+", spec))
