@@ -173,6 +173,21 @@ def test_the_explain_hint_is_whole_and_shell_quoted_at_80_columns(tmp_path):
                                  "transpose", "1"]
 
 
+def test_the_explain_hint_repeats_what_shaped_the_kernel(tmp_path):
+    """The hint explains the launch that was analyzed: the parameters, macros and launch
+    given are in it (without them `explain` read the file's own launch, another kernel)."""
+    shutil.copy(TRANSPOSE_CU, tmp_path / "t.cu")
+    code, out, _ = cli_streams("analyze", str(tmp_path / "t.cu"), "-p", "n=512", "-D",
+                               "UNUSED=1", "--loop-limit", "64", width=80)
+    hint = next(line for line in out.splitlines() if "smemsim explain" in line).strip()
+    words = shlex.split(hint)
+    assert words[:5] == ["smemsim", "explain", str(tmp_path / "t.cu"), "--kernel",
+                         "transpose"]
+    assert words[5:] == ["-p", "n=512", "-D", "UNUSED=1", "--loop-limit", "64", "1"], words
+    code, out, _ = cli_streams(*words[1:], width=200)   # explain takes every word of it
+    assert code == 0 and "transpose site 1" in out, out
+
+
 def test_sigterm_removes_the_private_copies(nvcc, tmp_path):
     """SIGTERM during an nvcc build ends the command as Ctrl-C does: 143, and the private
     folder of copies is gone."""

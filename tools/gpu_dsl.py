@@ -9,9 +9,11 @@ CUDA driver API and launches the kernel once as the analysis does (every array z
 a zeroed margin on each side; numba's array parameters meminfo, parent, nitems, itemsize,
 data, shape, strides, Triton's scratch pointers, as the analysis gives them).
 
-    python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID]]] ...
+    python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID[/BLOCK]]]] ...
                                   (here; DIR inside the checkout, so that it travels to the
-                                  GPU machine; HOST: --host's NAME=VALUE, GRID: X[,Y,Z])
+                                  GPU machine; HOST: --host's NAME=VALUE, or p.NAME=VALUE
+                                  for -p; GRID, BLOCK: X[,Y,Z]; a cupy or pycuda program's
+                                  strings as `--frontend ptx` builds them)
     python3 tools/gpu_dsl.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
     python3 tools/gpu_dsl.py judge DIR OUT_DIR/results.json OUT.json   (here)
 
@@ -19,6 +21,7 @@ A validation driver, not part of the library.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -106,9 +109,25 @@ def builds_of(spec: str):
     path, _, rest = spec.partition(":")
     wanted, _, rest = rest.partition(":")
     hosts, _, grid = rest.partition(":")
+    grid, _, block = grid.partition("/")
     from smemsim.cuda import Options
-    options = Options(hosts=dict(h.split("=", 1) for h in hosts.split(";") if h),
-                      grid=grid or None)
+    pairs = [h.split("=", 1) for h in hosts.split(";") if h]
+    options = Options(hosts={k: v for k, v in pairs if not k.startswith("p.")},
+                      params={k[2:]: int(v) for k, v in pairs if k.startswith("p.")},
+                      grid=grid or None, block=block or None)
+    from smemsim.loader import embeds_cuda
+    if embeds_cuda(path):   # a cupy or pycuda program's strings, as nvcc builds them
+        from smemsim.ptx import strings_frontend as sf
+        from smemsim.ptx.sass import ptxas_options
+        found = sf.program(path, sf.pk.given_values(options))
+        for key in found.kernels:
+            if not wanted or key == wanted:
+                made = sf.build(path, key, found, options)
+                made = dataclasses.replace(made, kernel=dataclasses.replace(
+                    made.kernel, defaults={**made.kernel.defaults, **options.params}))
+                yield path, key, made, [find_tool("ptxas"), "-arch=sm_90", "-lineinfo",
+                                        *ptxas_options(())]
+        return
     if dsl_of(path) == "triton":
         from smemsim.ptx import triton_frontend as tf
         kernels = tf.triton_kernels(path, tf.pk.given_values(options))
@@ -270,7 +289,10 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
             print(case["name"], "no counters:", case.get("error", "")[-300:])
             continue
         try:
-            report = analyze(made.kernel)
+            # with the harness's inputs: every array zeroed (the interpreter's own are seeded
+            # random values; a data-dependent kernel, moderngpu's merge sort, then takes
+            # other paths than the GPU did)
+            report = analyze(made.kernel, arrays=zeroed(made.kernel))
         except Exception as err:  # noqa: BLE001 - a stand-in launch that faults here
             rows.append({**case, "ok": False, "error": f"{type(err).__name__}: {err}"[-500:]})
             print(case["name"], "analysis failed:", " ".join(str(err).split())[-200:])
@@ -288,6 +310,16 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
               "; ".join(f"{c.what} {c.predicted}/{c.measured}" for c in agreement.checks) +
               f"; registers {registers}/{case['counters']['registers']}")
     out.write_text(json.dumps(rows, indent=1))
+
+
+def zeroed(kernel) -> dict:
+    """Every global array of the kernel, zeroed, at the launch's lengths (as the harness
+    allocates them)."""
+    import numpy as np
+
+    from kernels_ir import resolve_launch
+    launch = resolve_launch(kernel)
+    return {g.name: np.zeros(int(launch.lengths[g.name]), g.dtype.np) for g in kernel.globals}
 
 
 def dataclasses_asdict(c):

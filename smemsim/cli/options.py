@@ -287,3 +287,32 @@ def parse_params(items: list[str]) -> dict[str, int | float]:
             if not math.isfinite(out[key]):
                 raise KernelError(f"--param {key}: {value!r} is not a finite number")
     return out
+
+
+# the options that shape a kernel's analysis, which `explain` takes as well: (flag, dest)
+_REPEATED = (("-p", "param"), ("--data", "data"), ("-D", "define"), ("-I", "include"),
+             ("--host", "host"), ("--host-file", "host_file"), ("--length", "length"),
+             ("--tensor-map", "tensor_map"), ("--null", "null"), ("--texture", "texture"))
+_SINGLE = (("--launch-grid", "launch_grid"), ("--launch-block", "launch_block"),
+           ("--launch-smem", "launch_smem"))
+
+
+def explain_options(args) -> list[str]:
+    """The options a verb was given that shaped its kernels (parameters, macros, the launch,
+    the frontend, ...), as `smemsim explain` takes them: its hint then explains the kernel
+    that was analyzed, not another launch of it."""
+    from ..trace import LOOP_LIMIT
+    out = []
+    if getattr(args, "arch", "sm_90") != "sm_90":
+        out += ["--arch", args.arch]
+    for flag, dest in _REPEATED:
+        for value in getattr(args, dest, None) or ():
+            out += [flag, value]
+    for flag, dest in _SINGLE:
+        if getattr(args, dest, None):
+            out += [flag, getattr(args, dest)]
+    if getattr(args, "frontend", "cpp") != "cpp":
+        out += ["--frontend", args.frontend]
+    if getattr(args, "loop_limit", LOOP_LIMIT) != LOOP_LIMIT:
+        out += ["--loop-limit", str(args.loop_limit)]
+    return out

@@ -378,35 +378,53 @@ def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
         bases.setdefault(s.base, []).append(s)
     runs = []
     for group in sorted(bases.values(), key=lambda g: (-len(g), g[0].base)):
-        group = sorted(group, key=lambda s: s.offset)
-        found = None
-        for a in free:
-            delta = a.offset - group[0].offset
-            candidate = _cover(group, [b for b in free if (b.base, b.block) ==
-                                       (a.base, a.block)], delta)
-            if candidate is not None:
-                found = candidate
-                break
-        if found is None:
-            return None
-        runs += found
-        used = {id(a) for r in found for a in r}
-        free = [a for a in free if id(a) not in used]
+        for copy in _copies(group):
+            found = None
+            for a in free:
+                delta = a.offset - copy[0].offset
+                candidate = _cover(copy, [b for b in free if (b.base, b.block) ==
+                                          (a.base, a.block)], delta)
+                if candidate is not None:
+                    found = candidate
+                    break
+            if found is None:
+                return None
+            runs += found
+            used = {id(a) for r in found for a in r}
+            free = [a for a in free if id(a) not in used]
     return runs if not free else None
+
+
+def _copies(group: list) -> list[list]:
+    """The SASS instructions of one base as copies of one pattern of offsets: where an
+    offset recurs (a loop nvcc unrolled, pycuda's tiled matmul: `LDS.64 [R6]` once a tile),
+    the k-th instruction at each offset, in the SASS's order, is of the k-th copy; each copy
+    sorted by offset."""
+    copies: list[list] = []
+    seen: Counter = Counter()
+    for s in sorted(group, key=lambda s: s.address):
+        k = seen[s.offset]
+        seen[s.offset] += 1
+        if k == len(copies):
+            copies.append([])
+        copies[k].append(s)
+    return [sorted(c, key=lambda s: s.offset) for c in copies]
 
 
 def _cover(group: list, mine: list[_Access], delta: int) -> list[list[_Access]] | None:
     """Each SASS instruction of `group` as the run of `mine` it covers at `delta`."""
-    out = []
+    out, taken = [], set()
     for s in group:
         start = s.offset + delta
-        run = sorted((a for a in mine if start <= a.offset < start + s.width),
-                     key=lambda a: a.offset)
-        at = start
-        for a in run:
-            if a.offset != at or a.element != run[0].element or a.inst.guard != \
-                    run[0].inst.guard:
+        run, at = [], start
+        while at < start + s.width:   # the first access not yet taken at each offset
+            a = next((a for a in sorted(mine, key=lambda a: a.position)
+                      if a.offset == at and id(a) not in taken), None)
+            if a is None or (run and (a.element != run[0].element or
+                                      a.inst.guard != run[0].inst.guard)):
                 return None
+            run.append(a)
+            taken.add(id(a))
             at += a.width
         if not run or at != start + s.width:
             return None

@@ -14,7 +14,8 @@ from ..common import (
     own_params, print_json, say, swept,
 )
 from ..options import (
-    add_common, add_kernels, add_loop_limit, add_regs, add_sweep, fraction, parse_params, ratio,
+    add_common, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options, fraction,
+    parse_params, ratio,
 )
 
 HELP = "wavefronts of every shared access site of a launch"
@@ -79,8 +80,8 @@ def execute(args, console: Console) -> int:
         # that read the build (the PTX frontend's), else a hint where --regs compile built it
         notes = list(r.compiler) if args.as_compiled or r.compiler else \
             _compiler_hint(compiled) if compiled is not None else []
-        reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name]),
-                        sources, notes))
+        reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name,
+                                            *explain_options(args)]), sources, notes))
         docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
         code = max(code, _gates(args, console, r, occ))
     if args.sarif:
