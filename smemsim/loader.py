@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import pathlib
 import sys
 import traceback
@@ -210,6 +211,20 @@ def examples_folder() -> pathlib.Path:
     return here / "examples" if (here / "examples").is_dir() else here.parent / "examples"
 
 
+def not_a_file(path: str) -> str:
+    """Why `path` cannot be read as a file: `no such file: PATH`, or what it is instead where
+    it exists (a folder, a FIFO, a device: smemsim reads regular files only)."""
+    import stat
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return f"no such file: {path}"
+    kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+        "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else \
+        "a socket" if stat.S_ISSOCK(mode) else "not a regular file"
+    return f"{path} is {kind}, not a file smemsim reads"
+
+
 def find_file(path: str) -> pathlib.Path:
     """A kernels file: the path itself, or the name of an installed example (`transpose`
     finds examples/transpose.py from any directory)."""
@@ -220,6 +235,8 @@ def find_file(path: str) -> pathlib.Path:
     example = examples / f"{file.stem if file.suffix == '.py' else path}.py"
     if file.parent == pathlib.Path(".") and example.is_file():
         return example
+    if os.path.lexists(path):
+        raise KernelFileError(not_a_file(path))
     names = sorted(p.stem for p in examples.glob("*.py") if p.stem != "__init__")
     raise KernelFileError(f"no such file: {path} (the installed examples are "
                           f"{', '.join(names)})")

@@ -923,3 +923,120 @@ def test_reducing_barriers_give_every_thread_the_blocks_answer(nvcc, tmp_path, m
         assert out.tolist() == [block + int(a[(t * 2) % 256]) for t in range(256)]
     r = analyze(k)
     assert (r.store.requests, r.load.requests, r.load.wavefronts) == (8, 8, 16)
+
+
+PARAM_ADDRESS = """
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+	.param .align 8 .b8 k_param_0[24],
+	.param .u64 k_param_1
+)
+{
+	.reg .b16 	%rs<3>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<12>;
+	.shared .align 8 .b8 _ZZ1kE1s[1024];
+	.loc	1 5 3
+	mov.b64 	%rd1, k_param_0;
+	ld.param.u8 	%rs1, [%rd1];
+	add.s64 	%rd2, %rd1, 8;
+	ld.param.u64 	%rd3, [%rd2+8];
+	mov.u32 	%r1, %tid.x;
+	cvt.u64.u32 	%rd4, %r1;
+	cvt.u64.u16 	%rd5, %rs1;
+	add.s64 	%rd6, %rd3, %rd5;
+	add.s64 	%rd7, %rd6, %rd4;
+	shl.b32 	%r2, %r1, 3;
+	mov.u32 	%r3, _ZZ1kE1s;
+	add.s32 	%r4, %r3, %r2;
+	.loc	1 6 3
+	st.shared.u64 	[%r4], %rd7;
+	ld.param.u64 	%rd8, [k_param_1];
+	cvta.to.global.u64 	%rd9, %rd8;
+	shl.b64 	%rd10, %rd4, 3;
+	add.s64 	%rd11, %rd9, %rd10;
+	st.global.u64 	[%rd11], %rd7;
+	ret;
+}
+	.file	1 "/src/k.cu"
+"""
+
+
+def test_a_struct_read_through_its_own_address_is_its_fields():
+    """cub's DeviceSelectSweepKernel takes its by-value struct's address (`mov.b64 %rd1,
+    k_param_0`) and reads fields through it (`ld.param.u8 [%rd1]`, `[%rd2+8]` with %rd2 =
+    %rd1 + 8): those are the fields at bytes 0 and 16, parameters as any struct's fields;
+    each thread stores field16 + field0 + tid."""
+    import numpy as np
+    from kernels_ir import run
+    k = lower(parse(PARAM_ADDRESS), "k", Launch(grid=(1,), block=(128,),
+                                                names=("op", "out"), lengths={"out": 1024}))
+    assert sorted(p.name for p in k.params) == ["op_0", "op_16"]
+    r = analyze(k, {"op_0": 1, "op_16": 1000})
+    assert (r.store.requests, r.store.wavefronts) == (4, 8)   # 8-byte stores: 2 a warp
+    out = run(k, {"op_0": 3, "op_16": 1000})
+    assert np.array_equal(out["out"].view(np.int64), 1003 + np.arange(128))
+
+
+def test_a_parameters_address_used_otherwise_is_refused_at_its_line():
+    """The same address handed on (to `cvta.param`, a call) is not a field read: refused."""
+    text = PARAM_ADDRESS.replace("\tld.param.u8 \t%rs1, [%rd1];",
+                                 "\tcvta.param.u64 \t%rd9, %rd1;\n\tld.param.u8 \t%rs1, [%rd1];")
+    with pytest.raises(PtxError, match=r"k.cu:5:3: k: PTX line \d+ \(`mov.b64`\)"):
+        lower(parse(text), "k", Launch(grid=(1,), block=(128,), names=("op", "out")))
+
+
+TEXTURES = """
+__global__ void fetch(cudaTextureObject_t img, cudaTextureObject_t lut, float *out, int n)
+{
+    __shared__ float tile[8][9];
+    int x = blockIdx.x * 8 + threadIdx.x, y = blockIdx.y * 8 + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = tex2D<float>(img, x + 0.5f, y - 3.5f) +
+                                     (float)tex1Dfetch<int>(lut, x * 2 - 1);
+    __syncthreads();
+    out[y * n + x] = tile[threadIdx.x][threadIdx.y];
+}
+void go(cudaTextureObject_t img, cudaTextureObject_t lut, float *out)
+{
+    fetch<<<dim3(2, 2), dim3(8, 8)>>>(img, lut, out, 16);
+}
+"""
+
+
+def test_texture_objects_read_as_their_texels(nvcc, tmp_path, monkeypatch):
+    """`tex.2d` and `tex.1d` of texture object parameters (cuda-samples' dct8x8 fetches this
+    way) read the arrays of their texels as the CUDA frontend reads them: the 2-D texel at
+    (floor x, floor y) clamped to the extent `--texture img=16,16` gives, the 1-D texel i or
+    0 outside `--texture lut=20`. A 2 x 2 grid of 2 warps, each warp 4 rows of 8 threads:
+    8 loads, 8 stores. The 9-word rows do not spare this warp shape: its store's words ty*9
+    + tx run to 34 for ty = 3, on banks 0-2 that row 0 holds; its read tx*9 + ty likewise
+    (tx = 7: words 63-66): 2 wavefronts a request."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "tex.cu"
+    source.write_text(TEXTURES)
+    k = import_cu(str(source), Options(textures={"img": "16,16", "lut": "20"},
+                                       lengths={"out": "256"}))["fetch"]()
+    img = np.arange(256, dtype=np.float32).reshape(16, 16)
+    lut = (np.arange(20, dtype=np.int32) + 1) * 100
+    out = run(k, {"n": 16}, arrays={"img": img.reshape(-1), "lut": lut})["out"]
+    y, x = np.mgrid[0:16, 0:16]
+    texel = img[np.clip(y - 4, 0, 15), x]          # floor(y - 3.5) = y - 4, clamped
+    i = x * 2 - 1
+    fetched = np.where((i >= 0) & (i < 20), lut[np.clip(i, 0, 19)], 0)
+    tile = (texel + fetched).astype(np.float32)
+    # each block stores its 8 x 8 tile transposed
+    want = np.empty((16, 16), np.float32)
+    for by in range(2):
+        for bx in range(2):
+            block = tile[by * 8:by * 8 + 8, bx * 8:bx * 8 + 8]
+            want[by * 8:by * 8 + 8, bx * 8:bx * 8 + 8] = block.T
+    assert np.array_equal(out.view(np.float32).reshape(16, 16), want)
+    r = analyze(k, {"n": 16})
+    assert (r.load.requests, r.load.wavefronts, r.store.requests, r.store.wavefronts) == \
+        (8, 16, 8, 16)

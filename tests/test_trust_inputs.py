@@ -425,3 +425,14 @@ def test_the_rule_is_where_a_ci_author_reads_it():
                   "imports `kernels_ir`", "binds `KERNELS`", "under `if False:`",
                   "smemsim imports it, which runs it"):
         assert words in " ".join(section.split()), words
+
+
+def test_a_folder_or_fifo_given_as_the_file_is_named_for_what_it_is(tmp_path):
+    """A folder or a FIFO named like a CUDA file exists: 'no such file' was wrong."""
+    import os
+    (tmp_path / "adir.cu").mkdir()
+    os.mkfifo(tmp_path / "pipe.cu")
+    for name, kind in (("adir.cu", "a folder"), ("pipe.cu", "a FIFO")):
+        code, _, err = cli("analyze", str(tmp_path / name))
+        assert code == 2 and one_error(err).endswith(
+            f"{tmp_path / name} is {kind}, not a file smemsim reads"), err

@@ -73,8 +73,10 @@ class Unit:
         self.path = pathlib.Path(path)
         self.options = options or Options()
         if not self.path.is_file():
-            raise CudaImportError(f"no such file: {path}" if not host_file else
-                                  f"--host-file {path}: no such file")
+            from ..loader import not_a_file
+            why = not_a_file(str(path))
+            raise CudaImportError(why if not host_file else f"--host-file {path}: no such file"
+                                  if why.startswith("no such file") else f"--host-file {why}")
         self.pp = Preprocessor(self.options.defines, self.options.include_dirs,
                                self.options.arch)
         if self.path.suffix == ".py":  # CUDA in a Python file's strings (never run)

@@ -24,6 +24,7 @@ import dataclasses
 import functools
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from kernels_ir import KernelBuilder, KernelError, SourceLoc, blockDim, blockIdx, gridDim, threadIdx
@@ -104,6 +105,8 @@ class Launch:
     defaults: dict | None = None       # scalar parameter values
     types: dict | None = None          # scalar parameter name -> its C type (a DType)
     loc: SourceLoc | None = None       # where the host code launches it
+    textures: dict | None = None       # texture parameter name -> "WIDTH[,HEIGHT]" (texels;
+    #                                    C expressions of parameter names: --texture)
 
 
 def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | None = None):
@@ -112,6 +115,7 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     if entry is None:
         raise PtxError(f"the PTX has no entry '{entry_name}' (it has: "
                        f"{', '.join(module.entries) or 'none'})")
+    entry = _param_pointers(entry)
     # a first walk finds the pointer parameters some store writes (a const pointer's array
     # is an input: the builder refuses stores into it)
     stored = _Lowering(module, entry, launch, kernel_name, None).run().stored
@@ -292,8 +296,9 @@ class _Lowering:
             raise PtxError(f"{self.entry.name}: {len(self.entry.params)} parameters in the "
                            f"PTX, {len(names)} names given")
         pointers = self._pointer_params()
+        self.textures = self._texture_fetches()
         for key, name, ptype in self._slots():   # scalars first: lengths read them
-            if key in pointers:
+            if key in pointers or key in self.textures:
                 continue
             if ptype not in _TYPES:
                 raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{ptype} "
@@ -302,7 +307,9 @@ class _Lowering:
             self.params[key] = self.k.param(
                 name, (self.launch.types or {}).get(name, _TYPES[ptype]))
         for key, name, _ in self._slots():
-            if key in pointers:
+            if key in self.textures:
+                self._texture_array(key, name)
+            elif key in pointers:
                 length = (self.launch.lengths or {}).get(name, 1 << 22)
                 self.names_used.add(name)
                 self.globals[key] = self.k.global_array(
@@ -822,6 +829,109 @@ class _Lowering:
             return False
         return not self._reads_stack()   # (a stack the kernel reads: lowered, _local_array)
 
+    # ------------------------------------------------------------ textures
+
+    def _texture_fetches(self) -> dict:
+        """slot key -> [rank, element type, lanes, the first fetch] of each texture object
+        parameter the entry fetches through (`tex.2d.v4.f32.f32 {..}, [%rd2, {x, y}]`, %rd2
+        loaded from the parameter); lanes: the texel's, as many as the fetches' results are
+        read (a float texture's fetch has four results, of which its code reads one)."""
+        insts = [i for i in self.entry.body if isinstance(i, Inst)]
+        loaded = {}   # register -> the parameter slot it holds
+        for i in insts:
+            if i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
+                for target, key in self._param_fields(i):
+                    loaded[target] = key
+        read = {r for i in insts for r in _reads(i, self.entry.names)}
+        out: dict = {}
+        for i in insts:
+            if i.name != "tex":
+                continue
+            m = _TEXTURE_OPERAND.fullmatch(i.operands[1]) if len(i.operands) > 1 else None
+            key = loaded.get(m.group(1)) if m else None
+            if key is None or len(i.opcode) != 5 or i.opcode[1] not in ("1d", "2d") or \
+                    i.opcode[2] != "v4" or i.opcode[3] not in _TYPES:
+                continue   # (refused where it is lowered)
+            results = i.operands[0].strip("{}").split(",")
+            lanes = 1 + max((n for n, r in enumerate(results) if r in read), default=0)
+            rank = 1 if i.opcode[1] == "1d" else 2
+            have = out.setdefault(key, [rank, _TYPES[i.opcode[3]], lanes, i])
+            if have[:2] != [rank, _TYPES[i.opcode[3]]]:
+                raise self._refuse(i, "a texture fetched as two kinds of texel")
+            have[2] = max(have[2], lanes)
+        return out
+
+    def _texture_array(self, key, name: str) -> None:
+        """The texture's texels as a read-only global array of its parameter's name, row by
+        row, its extent what `--texture NAME=WIDTH[,HEIGHT]` says (a 1-D texture without it:
+        its --length or the default length, as any array)."""
+        rank, dtype, lanes, first = self.textures[key]
+        given = (self.launch.textures or {}).get(name)
+        if given is not None:
+            parts = [p.strip() for p in str(given).split(",")]
+            if len(parts) != rank:
+                raise self._refuse(first, f"--texture {name}={given}: a {rank}-D texture "
+                                          f"takes {'WIDTH' if rank == 1 else 'WIDTH,HEIGHT'}")
+            extents = [cast(as_expr(self._length(int(p) if p.isdigit() else p)), i32)
+                       for p in parts]
+        elif rank == 1:
+            length = (self.launch.lengths or {}).get(name, 1 << 22)
+            extents = [cast(as_expr(self._length(length)), i32)]
+        else:
+            raise self._refuse(first, f"the extent of 2-D texture '{name}' is what the host "
+                                      f"allocated: give --texture {name}=WIDTH,HEIGHT (texels)")
+        width = extents[0]
+        height = extents[1] if rank == 2 else const(1, i32)
+        self.names_used.add(name)
+        array = self.k.global_array(name, dtype, width * height * lanes, intent="in")
+        array.texture = (
+            "a texture read by tex.1d: texel i, 0 outside the texture" if rank == 1 else
+            "a texture read by tex.2d with point sampling of unnormalized coordinates, "
+            "clamped to its extent (the zero-initialized cudaTextureDesc: the host's own is "
+            "not read)")
+        self.textures[key] = [rank, dtype, lanes, first, array, width, height]
+
+    def _op_tex(self, inst: Inst) -> None:
+        """`tex.{1d,2d}.v4.T.C d, [t, {x(, y)}]`: a fetch of a texture object parameter, read
+        as the CUDA frontend reads one (smemsim/cuda/lower_textures.py): texel i of a 1-D
+        texture, 0 outside it; of a 2-D one the texel at (floor x, floor y), each clamped to
+        the extent: point sampling of unnormalized coordinates, clamp addressing (the
+        zero-initialized cudaTextureDesc). The results past the texel's lanes are 0."""
+        m = _TEXTURE_OPERAND.fullmatch(inst.operands[1]) if len(inst.operands) > 1 else None
+        fetched = next((v for k, v in self.textures.items() if len(v) > 4 and m and
+                        self._texture_register(m.group(1)) == k), None)
+        if fetched is None:
+            raise self._refuse(inst, "a texture fetch that is not of a texture object "
+                                     "parameter, in one or two dimensions, is not lowered yet")
+        rank, dtype, lanes, _, array, width, height = fetched
+        ctype = _TYPES.get(inst.opcode[4])
+        coords = [self.value(c, ctype) for c in m.group(2).split(",")]
+        if len(coords) != rank or ctype is None:
+            raise self._refuse(inst, f"a {rank}-D fetch with {len(coords)} coordinates")
+        results = inst.operands[0].strip("{}").split(",")
+        if rank == 1:
+            i = cast(retype(coords[0], ctype), i32)
+            inside = (i >= 0) & (i < width)
+            got = array.load((select(inside, i, const(0, i32)) * lanes,), width=lanes)
+            got = [select(inside, g, const(0, dtype)) for g in (got if lanes > 1 else [got])]
+        else:
+            x, y = (smin(smax(cast(call("floor", cast(retype(c, ctype), f32)), i32),
+                              const(0, i32)), extent - 1)
+                    for c, extent in zip(coords, (width, height)))
+            got = array.load(((y * width + x) * lanes,), width=lanes)
+            got = list(got) if lanes > 1 else [got]
+        for n, reg in enumerate(results):
+            if reg != "_":
+                self._dest(inst, got[n] if n < lanes else const(0, dtype), reg)
+
+    def _texture_register(self, register: str):
+        """The parameter slot a texture fetch's handle register was loaded from."""
+        for i in self.entry.body:
+            if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and \
+                    i.operands[0] == register:
+                return self._slot_of(i.operands[1])
+        return None
+
     def _op_nanosleep(self, inst: Inst) -> None:
         """`__nanosleep(ns)`: time only (a spin-wait's back-off); nothing counted here
         depends on it."""
@@ -848,6 +958,8 @@ class _Lowering:
                     self._dest(inst, Address("param", key, const(0, i64)), target)
                 elif key in self.params:
                     self._dest(inst, self.params[key], target)
+                elif key in self.textures:   # a texture object: only fetches read it
+                    self._dest(inst, const(0, u64), target)
                 else:
                     raise self._refuse(inst, f"parameter {inst.operands[1]} is not lowered "
                                              "yet")
@@ -1970,6 +2082,54 @@ def _aggregate(param) -> bool:
     """Whether a parameter passes a struct by value (nvcc declares those `.b8 p[N]`; a C
     scalar of one byte is `.u8` or `.s8`)."""
     return param.ptype == "b8"
+
+
+def _param_pointers(entry: Entry) -> Entry:
+    """A parameter's own address in a register (`mov.b64 %rd259, p;`, maybe moved on by
+    `add` of a constant), which nvcc takes to read a by-value struct's fields through it
+    (`ld.param.u8 %rs61, [%rd259]`; cub's DeviceSelectSweepKernel): each such load rewritten
+    to read the field by name (`[p+0]`), the moves dropped. Where such a register has any
+    other use (a call's argument, a `cvta.param`), the entry is left as it is, and the
+    lowering refuses the operand at its line."""
+    params = {p.name for p in entry.params}
+    body = entry.body
+    writes = Counter(r for i in body if isinstance(i, Inst) for r in _writes(i))
+    held: dict[str, tuple[str, int]] = {}   # register -> (parameter, byte offset)
+    made: set[int] = set()                  # positions of the moves and adds that made them
+    for n, i in enumerate(body):
+        if not isinstance(i, Inst) or i.guard or len(i.operands) < 2 or \
+                writes[i.operands[0]] != 1:
+            continue
+        if i.name == "mov" and i.operands[1] in params:
+            held[i.operands[0]] = (i.operands[1], 0)
+            made.add(n)
+        elif i.name == "add" and len(i.operands) == 3 and i.operands[1] in held and \
+                re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", i.operands[2]):
+            p, off = held[i.operands[1]]
+            held[i.operands[0]] = (p, off + int(i.operands[2], 0))
+            made.add(n)
+    if not held:
+        return entry
+    out = list(body)
+    for n, i in enumerate(body):
+        if not isinstance(i, Inst) or n in made:
+            continue
+        uses = [r for r in _reads(i) if r in held]
+        if not uses:
+            continue
+        m = _ADDRESS_OPERAND.fullmatch(i.operands[1]) if i.opcode[:2] == ("ld", "param") \
+            and len(i.operands) > 1 else None
+        if m is None or m.group(1) not in held or uses != [m.group(1)]:
+            return entry   # another use of the address: refused where it is lowered
+        p, off = held[m.group(1)]
+        off += int(m.group(2) or "0", 0)
+        out[n] = dataclasses.replace(i, operands=(i.operands[0], f"[{p}+{off}]",
+                                                  *i.operands[2:]))
+    return dataclasses.replace(entry, body=[x for n, x in enumerate(out) if n not in made])
+
+
+_TEXTURE_OPERAND = re.compile(r"\[(%\w+),\{([^}]*)\}\]")
+_ADDRESS_OPERAND = re.compile(r"\[(%?[\w$.]+)(?:\+(-?(?:0x[0-9a-fA-F]+|\d+)))?\]")
 
 
 def _param_place(operand: str, index: dict) -> tuple:
