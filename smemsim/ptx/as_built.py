@@ -371,19 +371,28 @@ def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
     """The PTX accesses as the SASS instructions group them (each group a run of
     consecutive offsets of one base and block that one instruction covers), or None: the
     SASS of each register base, moved by one constant, must cover the PTX accesses of one
-    base exactly."""
+    base exactly. Where ptxas unrolled a loop, several SASS copies cover the same accesses
+    (siboehm's and Learn-CUDA's sgemm: 4 copies of one iteration's merges); where nvcc
+    unrolled it, each SASS copy covers its own copy of the PTX (pycuda's tiled matmul: two
+    tiles' `LDS.64 [R6]`, of two `ld.shared [%r15]` and `[%r15+4]` each), tried second."""
+    return _match(ptx, built, separate=False) or _match(ptx, built, separate=True)
+
+
+def _match(ptx: list[_Access], built: list, separate: bool) -> list[list[_Access]] | None:
+    """_runs, with each recurrence of a base's SASS offsets matched to PTX accesses of its
+    own (`separate`) or all of a base's SASS matched together."""
     free = sorted(ptx, key=lambda a: (a.base, a.block, a.offset))
     bases: dict = {}
     for s in built:
         bases.setdefault(s.base, []).append(s)
     runs = []
     for group in sorted(bases.values(), key=lambda g: (-len(g), g[0].base)):
-        for copy in _copies(group):
+        for copy in (_copies(group) if separate else [sorted(group, key=lambda s: s.offset)]):
             found = None
             for a in free:
                 delta = a.offset - copy[0].offset
                 candidate = _cover(copy, [b for b in free if (b.base, b.block) ==
-                                          (a.base, a.block)], delta)
+                                          (a.base, a.block)], delta, separate)
                 if candidate is not None:
                     found = candidate
                     break
@@ -397,9 +406,8 @@ def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
 
 def _copies(group: list) -> list[list]:
     """The SASS instructions of one base as copies of one pattern of offsets: where an
-    offset recurs (a loop nvcc unrolled, pycuda's tiled matmul: `LDS.64 [R6]` once a tile),
-    the k-th instruction at each offset, in the SASS's order, is of the k-th copy; each copy
-    sorted by offset."""
+    offset recurs, the k-th instruction at each offset, in the SASS's order, is of the k-th
+    copy; each copy sorted by offset."""
     copies: list[list] = []
     seen: Counter = Counter()
     for s in sorted(group, key=lambda s: s.address):
@@ -411,20 +419,31 @@ def _copies(group: list) -> list[list]:
     return [sorted(c, key=lambda s: s.offset) for c in copies]
 
 
-def _cover(group: list, mine: list[_Access], delta: int) -> list[list[_Access]] | None:
-    """Each SASS instruction of `group` as the run of `mine` it covers at `delta`."""
+def _cover(group: list, mine: list[_Access], delta: int,
+           separate: bool = False) -> list[list[_Access]] | None:
+    """Each SASS instruction of `group` as the run of `mine` it covers at `delta`: every
+    access of `mine` in its bytes, or (`separate`) the first not yet taken at each offset."""
     out, taken = [], set()
     for s in group:
         start = s.offset + delta
-        run, at = [], start
-        while at < start + s.width:   # the first access not yet taken at each offset
-            a = next((a for a in sorted(mine, key=lambda a: a.position)
-                      if a.offset == at and id(a) not in taken), None)
-            if a is None or (run and (a.element != run[0].element or
-                                      a.inst.guard != run[0].inst.guard)):
+        if separate:
+            run, at = [], start
+            while at < start + s.width:
+                a = next((a for a in sorted(mine, key=lambda a: a.position)
+                          if a.offset == at and id(a) not in taken), None)
+                if a is None:
+                    return None
+                run.append(a)
+                taken.add(id(a))
+                at += a.width
+        else:
+            run = sorted((a for a in mine if start <= a.offset < start + s.width),
+                         key=lambda a: a.offset)
+        at = start
+        for a in run:
+            if a.offset != at or a.element != run[0].element or a.inst.guard != \
+                    run[0].inst.guard:
                 return None
-            run.append(a)
-            taken.add(id(a))
             at += a.width
         if not run or at != start + s.width:
             return None
