@@ -1040,3 +1040,45 @@ def test_texture_objects_read_as_their_texels(nvcc, tmp_path, monkeypatch):
     r = analyze(k, {"n": 16})
     assert (r.load.requests, r.load.wavefronts, r.store.requests, r.store.wavefronts) == \
         (8, 16, 8, 16)
+
+
+HALF_ATOMICS = """
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void acc(__half2 *h, __nv_bfloat162 *b, const float *x)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    float v = s[63 - threadIdx.x];
+    __half2 old = atomicAdd(&h[threadIdx.x % 4], __floats2half2_rn(v, 2.0f * v));
+    atomicAdd(&b[threadIdx.x % 2], __floats2bfloat162_rn(1.0f, 2.0f));
+    if (__low2float(old) < 0.0f) s[threadIdx.x] = 0.0f;
+}
+void go(__half2 *h, __nv_bfloat162 *b, const float *x) { acc<<<1, 64>>>(h, b, x); }
+"""
+
+
+def test_atomic_adds_of_half_pairs_add_each_half(nvcc, tmp_path, monkeypatch):
+    """`atomicAdd(__half2*)` and `(__nv_bfloat162*)` on global memory (`atom.global.add.
+    noftz.f16x2`, `red...bf16x2`: mistral.rs's GPTQ GEMM accumulates so) add each half of
+    the word: 64 threads, 16 a half2 word adding values 0..63 (sums to 1,008, exact in
+    f16's 11 bits at any order) and twice them, 32 a bfloat162 word adding 1 and 2 (exact
+    in bf16's 8 bits)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "half.cu"
+    source.write_text(HALF_ATOMICS)
+    k = import_cu(str(source), Options(lengths={"h": "4", "b": "2", "x": "64"}))["acc"]()
+    x = np.arange(64, dtype=np.float32)
+    out = run(k, {}, arrays={"x": x.view(np.uint8), "h": np.zeros(16, np.uint8),
+                             "b": np.zeros(8, np.uint8)})
+    h = out["h"].view(np.float16).reshape(4, 2)
+    v = x[::-1]
+    assert np.array_equal(h[:, 0], [v[t::4].sum() for t in range(4)])
+    assert np.array_equal(h[:, 1], [2 * v[t::4].sum() for t in range(4)])
+    b = (out["b"].view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(2, 2)
+    assert np.array_equal(b, [[32.0, 64.0], [32.0, 64.0]])

@@ -1843,6 +1843,9 @@ class _Lowering:
         parts = inst.opcode[1:]
         kind = next((p for p in parts if p in _ATOMIC_KINDS), None)
         ptype = parts[-1]
+        if kind == "add" and ptype in ("f16x2", "bf16x2"):
+            self._half_pair_add(inst, where, values, dest, ptype == "bf16x2")
+            return
         dtype = _TYPES.get("u32" if ptype == "b32" else "u64" if ptype == "b64" else ptype)
         if kind is None or dtype is None or any(p in ("noftz",) for p in parts):
             raise self._refuse(inst, "this atomic is not lowered yet")
@@ -1856,6 +1859,33 @@ class _Lowering:
             old = self.k.atomic(view, index, "cas", operands[1], compare=operands[0])
         else:
             old = self.k.atomic(view, index, _ATOMIC_KINDS[kind], operands[0])
+        if dest is not None:
+            self._dest(inst, old)
+
+    def _half_pair_add(self, inst: Inst, where: str, values, dest, brain: bool) -> None:
+        """`atom`/`red` `.global.add.noftz.{f16x2,bf16x2}`: each half of the word added, as
+        the hardware does it in one atomic, here as the compare-and-swap loop that makes the
+        same word (the IR has no 16-bit float atomics): a thread reads the word, adds, and
+        swaps it in where no other thread changed it meanwhile, else again. Global memory
+        only: what it costs on shared memory is not measured."""
+        addr = self.address(where, inst)
+        if addr.space == "shared":
+            raise self._refuse(inst, "an atomic add of 16-bit float pairs to shared memory "
+                                     "is not lowered yet")
+        view, index = self._element(addr, u32, inst)
+        self.stored.add(addr.base)
+        add = retype(self.integer(values[0], u32), u32)
+        again = self.k.let(self._fresh_name("cas_again"), const(1, i32))
+        old = self.k.let(self._fresh_name("cas_old"), const(0, u32))
+        with self.k.loop(self._fresh_name("cas"), 0, lambda _: again > 0):
+            seen = self.k.let(self._fresh_name("cas_seen"), retype(view[index], u32))
+            new = const(0, u32)
+            for h in range(2):
+                a, b = (self._half_value((x >> (16 * h)) & 0xFFFF, brain) for x in (seen, add))
+                new = new | (self._half_bits(a + b, brain) << (16 * h))
+            swapped = self.k.atomic(view, index, "cas", retype(new, u32), compare=seen)
+            self.k.assign(old, seen)
+            self.k.assign(again, select(swapped == seen, const(0, i32), const(1, i32)))
         if dest is not None:
             self._dest(inst, old)
 
