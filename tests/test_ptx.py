@@ -1082,3 +1082,43 @@ def test_atomic_adds_of_half_pairs_add_each_half(nvcc, tmp_path, monkeypatch):
     assert np.array_equal(h[:, 1], [2 * v[t::4].sum() for t in range(4)])
     b = (out["b"].view(np.uint16).astype(np.uint32) << 16).view(np.float32).reshape(2, 2)
     assert np.array_equal(b, [[32.0, 64.0], [32.0, 64.0]])
+
+
+GRID_SYNC = """
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+__global__ void rotate(int *slots, int *out)
+{
+    __shared__ int s[64];
+    cg::grid_group grid = cg::this_grid();
+    s[threadIdx.x] = blockIdx.x * 100 + threadIdx.x;
+    __syncthreads();
+    if (threadIdx.x == 0) slots[blockIdx.x] = s[63];
+    grid.sync();
+    out[blockIdx.x * 64 + threadIdx.x] = slots[(blockIdx.x + 1) % gridDim.x] + s[threadIdx.x];
+}
+void go(int *slots, int *out) { rotate<<<4, 64>>>(slots, out); }
+"""
+
+
+def test_a_grid_barrier_of_cooperative_groups_is_the_irs(nvcc, tmp_path, monkeypatch):
+    """`this_grid().sync()` (cuda-samples' reductionMultiBlockCG: a check of the grid
+    workspace `%envreg1/2` names, a block barrier, thread 0's release-add and acquire spin, a
+    block barrier) is the IR's grid barrier: each block reads what the next block wrote
+    before it, which only a barrier across the grid makes sure of."""
+    import numpy as np
+    from kernels_ir import run
+    from kernels_ir.stmt import Sync, walk
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "grid.cu"
+    source.write_text(GRID_SYNC)
+    k = import_cu(str(source), Options(lengths={"slots": "4", "out": "256"}))["rotate"]()
+    assert sum(isinstance(s, Sync) and s.grid for s in walk(k.body)) == 1
+    out = run(k, {})["out"].view(np.int32).reshape(4, 64)
+    nxt = (np.arange(4) + 1) % 4
+    assert np.array_equal(out, (nxt * 100 + 63)[:, None] + np.arange(4)[:, None] * 100 +
+                          np.arange(64))
+    r = analyze(k, {})
+    assert (r.store.requests, r.load.requests) == (8, 12)   # 2 warps x 4 blocks; +1 each

@@ -24,7 +24,7 @@ from kernels_ir.expr import as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
-from .lower import Launch, eval_names, lower
+from .lower import Launch, _grid_syncs, eval_names, lower
 from .parse import PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, kernel_symbol
@@ -97,6 +97,9 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
             notes = list(built.notes)
         else:
             notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
+    # (made before the names below are shortened: it knows the barrier by its full name)
+    module = dataclasses.replace(module, entries={
+        **module.entries, symbol: _grid_syncs(module, module.entries[symbol])})
     if module.strings:   # the inlined functions' names, as a reader knows them
         pretty = readable(sorted(set(module.strings.values())))
         module = dataclasses.replace(module, strings={

@@ -33,7 +33,7 @@ from kernels_ir.errors import located
 from kernels_ir.expr import Expr, Op, as_expr, bitcast, call, cast, const, select, smax, smin
 
 from . import cfg
-from .parse import Entry, Inst, Module, PtxError
+from .parse import Entry, Inst, Label, Module, PtxError
 from .symbols import local_name
 
 _TYPES = {"s8": i8, "u8": u8, "b8": u8, "s16": i16, "u16": u16, "b16": u16, "s32": i32,
@@ -115,7 +115,7 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     if entry is None:
         raise PtxError(f"the PTX has no entry '{entry_name}' (it has: "
                        f"{', '.join(module.entries) or 'none'})")
-    entry = _param_pointers(entry)
+    entry = _grid_syncs(module, _param_pointers(entry))
     # a first walk finds the pointer parameters some store writes (a const pointer's array
     # is an input: the builder refuses stores into it)
     stored = _Lowering(module, entry, launch, kernel_name, None).run().stored
@@ -649,6 +649,11 @@ class _Lowering:
             name, _, axis = text[1:].partition(".")
             if name in _SPECIAL and axis in ("x", "y", "z"):
                 return cast(getattr(_SPECIAL[name], axis), u32)
+            if name.startswith("envreg") and name[6:].isdigit():
+                # an environment register: a cooperative launch's grid workspace (its
+                # address, in two halves), which only the grid barrier reads, and that is
+                # the IR's own (_grid_syncs): 0 here
+                return const(0, u32)
             if name in ("clock", "clock64", "globaltimer"):
                 # a time: no address or branch of a kernel analyzed here depends on it; the
                 # interpreter reads 0 (docs/ptx.md)
@@ -931,6 +936,11 @@ class _Lowering:
                     i.operands[0] == register:
                 return self._slot_of(i.operands[1])
         return None
+
+    def _op_smemsim_grid_sync(self, inst: Inst) -> None:
+        """Cooperative groups' grid barrier (_grid_syncs): the IR's, for every thread of the
+        launch (which a cooperative launch keeps resident at once)."""
+        self.k.grid_sync()
 
     def _op_nanosleep(self, inst: Inst) -> None:
         """`__nanosleep(ns)`: time only (a spin-wait's back-off); nothing counted here
@@ -2112,6 +2122,71 @@ def _aggregate(param) -> bool:
     """Whether a parameter passes a struct by value (nvcc declares those `.b8 p[N]`; a C
     scalar of one byte is `.u8` or `.s8`)."""
     return param.ptype == "b8"
+
+
+# cooperative groups' grid barrier (`this_grid().sync()`: grid_group::sync, details::grid::
+# sync), by the mangled names of the functions nvcc inlines it from
+_GRID_SYNC = re.compile(r"18cooperative_groups.*(10grid_group4syncE|4grid4syncE)")
+GRID_SYNC_OP = "smemsim_grid_sync"
+
+
+def _grid_syncs(module: Module, entry: Entry) -> Entry:
+    """Each inlined `this_grid().sync()` (a check of the launch's grid workspace, a block
+    barrier, thread 0's release-add to the workspace's counter and its acquire spin until
+    every block has arrived, a block barrier) made one instruction, GRID_SYNC_OP, which is
+    lowered as the IR's grid barrier. Instructions of other lines that nvcc placed among it
+    follow it. Where a branch from outside lands inside it, the entry is left as it is."""
+    body = entry.body
+
+    def in_sync(x) -> bool:
+        loc = x.loc if isinstance(x, Inst) else None
+        while loc is not None:
+            if loc.function and _GRID_SYNC.search(module.strings.get(loc.function, "")):
+                return True
+            loc = loc.inlined_at
+        return False
+
+    marked = [n for n, x in enumerate(body) if in_sync(x)]
+    if not marked:
+        return entry
+    # the syncs: runs of marked instructions with only labels and unmarked instructions of
+    # no line of their own between them
+    spans, start = [], marked[0]
+    for a, b in zip(marked, marked[1:]):
+        if any(isinstance(body[n], Inst) and body[n].loc is not None and body[n].loc.line
+               and not in_sync(body[n]) for n in range(a + 1, b)):
+            spans.append((start, a))
+            start = b
+    spans.append((start, marked[-1]))
+    out, at = [], 0
+    names = entry.names
+    for first, last in spans:
+        inside = set(range(first, last + 1))
+        labels = {body[n].name for n in inside if isinstance(body[n], Label)}
+        if any(isinstance(x, Inst) and x.name == "bra" and x.operands and
+               x.operands[-1] in labels for n, x in enumerate(body) if n not in inside):
+            return entry
+        # kept, after the barrier: what other lines placed among it, and what of its own
+        # the code after it reads (nvcc shares `%nctaid.x` between the barrier's count
+        # and the user's `gridDim.x`), with what those read in turn
+        needed = {r for n, x in enumerate(body) if n not in inside and isinstance(x, Inst)
+                  for r in _reads(x, names)}
+        keep = set()
+        for n in sorted(inside, reverse=True):
+            x = body[n]
+            if not isinstance(x, Inst) or (in_sync(x) and
+                                           not set(_writes(x, names)) & needed):
+                continue
+            if in_sync(x) and (x.name in _NO_DEST or x.name in ("atom", "ld", "trap")):
+                return entry   # (a value of the barrier's own memory read after it)
+            keep.add(n)
+            needed |= set(_reads(x, names))
+        out += body[at:first]
+        out.append(Inst((GRID_SYNC_OP,), (), None, body[first].loc, body[first].line))
+        out += [body[n] for n in sorted(keep)]
+        at = last + 1
+    out += body[at:]
+    return dataclasses.replace(entry, body=out)
 
 
 def _param_pointers(entry: Entry) -> Entry:
