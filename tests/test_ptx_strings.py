@@ -93,7 +93,9 @@ def test_pycudas_tiled_matmul_formatted_with_a_dict(nvcc):
 
 
 def test_pycudas_transpose_asks_for_its_launch_then_counts_the_padding(nvcc):
-    """The transpose example launches through a Record and `prepared_call`, which a reader
+    """The transpose example compiles two modules with a kernel `transpose` each: they are
+    `transpose@26` and `transpose@69`, by their SourceModule's line (the later one was once
+    analyzed silently). It launches through a Record and `prepared_call`, which a reader
     cannot follow: the launch is asked for. Given 16 x 16 blocks, BLOCK_SIZE is 16 (`%
     {"block_size": 16}`), A_shared[16][17]: a warp (2 rows of 16 lanes) meets one bank twice
     (row 1 starts at word 17, its 16th lane at word 32), so every access is 2 wavefronts: 16
@@ -102,9 +104,9 @@ def test_pycudas_transpose_asks_for_its_launch_then_counts_the_padding(nvcc):
     done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", str(path),
                            "--frontend", "ptx"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 2
-    assert "the program never launches it: give its launch with --launch-grid and " \
-           "--launch-block" in done.stderr
-    (kernel,) = analyze_json(path, "--kernel", "transpose", "--launch-grid", "4,4",
+    assert "kernel 'transpose@26': the program never launches it: give its launch with " \
+           "--launch-grid and --launch-block" in done.stderr
+    (kernel,) = analyze_json(path, "--kernel", "transpose@26", "--launch-grid", "4,4",
                              "--launch-block", "16,16", "-p", "a_width=64",
                              "-p", "a_height=64")["results"]
     assert totals(kernel) == (128, 256, 128, 256)

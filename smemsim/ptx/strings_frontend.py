@@ -19,6 +19,7 @@ allocation the file states (numpy's and cupy's allocators, `gpuarray.to_gpu`,
 from __future__ import annotations
 
 import ast
+import collections
 import dataclasses
 import functools
 import pathlib
@@ -66,8 +67,10 @@ class Program:
     source it is fetched from (an index into `sources`) and its launches."""
 
     sources: tuple
-    kernels: dict          # name -> index of its source
-    launches: dict         # name -> tuple of StringLaunch
+    kernels: dict          # key -> (the kernel's name, index of its source); the key is the
+    #                        name, or `name@LINE` (its compile call's) where two sources have
+    #                        kernels of that name
+    launches: dict         # key -> tuple of StringLaunch
 
 
 def program(path: str, given: dict | None = None) -> Program:
@@ -76,8 +79,8 @@ def program(path: str, given: dict | None = None) -> Program:
     file = pathlib.Path(path)
     tree = pk.syntax_tree(file)
     sources: list[Source] = []
-    kernels: dict[str, int] = {}
-    launches: dict[str, list] = {}
+    fetches: dict[tuple, None] = {}   # (name, source index), in the order fetched
+    launches: dict[tuple, list] = {}
     objects: dict[str, tuple] = {}   # a Python name -> ("kernel", name, source) | ("module", source)
 
     def fetched(node, scope: hp.Scope):
@@ -104,7 +107,7 @@ def program(path: str, given: dict | None = None) -> Program:
                     name = scope.value(_argument(call, 1, "name"))
                     if isinstance(name, str):
                         made = ("kernel", str(name), index)
-                        kernels.setdefault(str(name), index)
+                        fetches.setdefault((str(name), index))
                 if isinstance(statement, ast.Assign) and statement.value is call:
                     for t in statement.targets:
                         if isinstance(t, ast.Name):
@@ -112,7 +115,7 @@ def program(path: str, given: dict | None = None) -> Program:
                 continue
             got = fetched(call, scope)
             if got is not None and got[0] == "kernel":
-                kernels.setdefault(got[1], got[2])
+                fetches.setdefault((got[1], got[2]))
                 if isinstance(statement, ast.Assign) and statement.value is call:
                     for t in statement.targets:
                         if isinstance(t, ast.Name):
@@ -121,12 +124,16 @@ def program(path: str, given: dict | None = None) -> Program:
             if target is not None and target[0] == "kernel":
                 launch = _launch(call, scope, str(file))
                 if launch is not None:
-                    launches.setdefault(target[1], []).append(launch)
+                    launches.setdefault((target[1], target[2]), []).append(launch)
 
     hp.Scope(given=given).run(tree.body, visit)
     if not sources:
         raise KernelError(f"{file.name} compiles no CUDA string smemsim can find")
-    return Program(tuple(sources), kernels, {k: tuple(v) for k, v in launches.items()})
+    names = collections.Counter(name for name, _ in fetches)
+    keys = {(name, index): name if names[name] == 1 else
+            f"{name}@{sources[index].loc.line}" for name, index in fetches}
+    return Program(tuple(sources), {key: fetched for fetched, key in keys.items()},
+                   {keys[k]: tuple(v) for k, v in launches.items() if k in keys})
 
 
 def _calls(statement) -> list:
@@ -217,7 +224,8 @@ def build(path: str, key: str, found: Program, options=None, arch: str = "sm_90"
     from .frontend import _lower_as_built, readable
     from .lower import Launch
     from .parse import parse
-    source = found.sources[found.kernels[key]]
+    name, index = found.kernels[key]
+    source = found.sources[index]
     if source.text is None:
         raise KernelError(f"kernel '{key}': its source is computed at run time (not a "
                           "literal, nor text formatted from values the file states)",
@@ -240,29 +248,29 @@ def build(path: str, key: str, found: Program, options=None, arch: str = "sm_90"
                   include_dirs=getattr(options, "include_dirs", ()), flags=(*flags, *kept),
                   text=unit)
     module = parse(text)
-    symbol = _entry(module, key, readable)
+    symbol = _entry(module, name, readable)
     launch = found.launches.get(key, ())
     launch = launch[0] if launch else None
     given = pk.given_values(options)
     params = module.entries[symbol].params
-    names = _parameter_names(str(source.text), key, len(params))
+    names = _parameter_names(str(source.text), name, len(params))
     lengths, defaults = {}, {}
-    for index, name in enumerate(names):
+    for index, param in enumerate(names):
         value = launch.args[index] if launch is not None and index < len(launch.args) else None
         written = launch.written[index] if launch is not None and index < len(launch.written) \
-            else name
-        value = given.get(written, given.get(name, value)) if value is None else value
+            else param
+        value = given.get(written, given.get(param, value)) if value is None else value
         if isinstance(value, hp.Array):
-            lengths[name] = value.size * _itemsize(value.dtype)
+            lengths[param] = value.size * _itemsize(value.dtype)
         elif isinstance(value, (int, float, hp.Scalar)) and not isinstance(value, bool):
-            defaults[name] = hp._number(value)
+            defaults[param] = hp._number(value)
         # (an array whose length the program does not say: lower's default, which the
         # command's note names)
     grid, block, smem = _configuration(key, launch, options)
     built = Launch(grid=grid, block=block, dynamic_smem=smem, names=tuple(names),
                    lengths=lengths, defaults=defaults,
                    loc=launch.loc if launch is not None else source.loc)
-    lowered = _lower_as_built(module, text, symbol, built, key, arch, (*flags, *kept))
+    lowered = _lower_as_built(module, text, symbol, built, name, arch, (*flags, *kept))
     lowered = dataclasses.replace(lowered, notes=lowered.notes + tuple(notes))
     return pk.KernelBuild(lowered, text, symbol, tuple(names))
 
