@@ -183,6 +183,17 @@ def test_what_if_curves_mark_the_current_point():
     assert max(smem.occupancy) == 1.0 or max(smem.occupancy) == base.occupancy
 
 
+def test_a_current_point_between_the_samples_is_on_its_curve():
+    """47 registers (sm_90, 256 threads, 24 KiB): 62.5% at the kernel's own value; the
+    curve's row of 40 (75%) was marked current. Every curve holds its current value."""
+    base = occupancy("sm_90", 256, 47, static_smem=24576)
+    assert base.occupancy == 0.625
+    for curve in what_if(base):
+        assert curve.current in curve.xs
+        i = curve.xs.index(curve.current)
+        assert curve.occupancy[i] == base.occupancy, curve.knob
+
+
 def test_arch_names():
     assert get_arch("90a").name == "sm_90" and get_arch("8.6").name == "sm_86"
     with pytest.raises(ValueError, match="unknown architecture"):
