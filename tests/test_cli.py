@@ -713,3 +713,21 @@ def test_an_installed_cuda_example_is_found_by_its_name(tmp_path, monkeypatch):
     (tmp_path / "transpose.cu").write_text(BIG)  # the folder's own file of that name wins
     code, out = cli("analyze", "transpose.cu", "--length", "out=4294836225ULL", "--json")
     assert code == 0 and json.loads(out)["results"][0]["kernel"] == "big"
+
+
+def test_output_to_a_pipe_is_not_wrapped_at_80_columns(tmp_path):
+    """Piped (`| grep`, `> file`), a site's statement is on its own line whole: rich's 80
+    columns for a non-terminal split it mid-expression."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", "transpose"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    site = next(line for line in done.stdout.splitlines() if line.startswith("  site 1 "))
+    assert site.endswith("f32 tile_v = tile[threadIdx.x][threadIdx.y]"), done.stdout
+    env["COLUMNS"] = "60"   # (the user's own width is still followed)
+    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", "transpose"],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert max(len(line) for line in done.stdout.splitlines()) <= 60

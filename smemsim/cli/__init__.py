@@ -95,8 +95,8 @@ def run(argv: list[str], console: Console | None = None,
         errors: Console | None = None) -> int:
     """Run the command line; return the exit code. Results go to `console` (stdout), error
     lines to `errors` (stderr)."""
-    console = console or _Console()
-    errors = errors or _Console(stderr=True)
+    console = console or _Console(width=_unwrapped(sys.stdout))
+    errors = errors or _Console(stderr=True, width=_unwrapped(sys.stderr))
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
     try:
@@ -183,6 +183,21 @@ def _classify(err: Exception) -> tuple[int, str]:
 
 # a write that failed for want of room (stdout on /dev/full, a full disk or quota)
 _FULL = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+
+
+def _unwrapped(stream) -> int | None:
+    """The width to print at: the terminal's (None: rich asks it), or where the output goes to
+    a pipe or a file and COLUMNS says nothing, wide enough that no line is cut or wrapped
+    mid-expression (rich's 80 columns split a site's statement in two for `grep`)."""
+    try:
+        if stream.isatty() or os.environ.get("COLUMNS"):
+            return None
+    except (AttributeError, ValueError):
+        return None
+    return _PIPE_WIDTH
+
+
+_PIPE_WIDTH = 4096
 
 
 class _Console(Console):
