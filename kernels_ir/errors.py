@@ -133,10 +133,12 @@ class KernelRuntimeError(KernelError):
     def __init__(self, message: str, *, kernel: str | None = None, stmt: str | None = None,
                  loc: SourceLoc | None = None, block: tuple[int, int, int] | None = None,
                  thread: tuple[int, int, int] | None = None,
-                 iterations: dict[str, int] | None = None):
+                 iterations: dict[str, int] | None = None,
+                 values: dict[str, int | float] | None = None):
         self.block = block
         self.thread = thread
-        self.iterations = dict(iterations or {})
+        self.iterations = dict(iterations or {})   # loop variable -> iteration (from 0)
+        self.values = dict(values or {})           # loop variable -> its value there
         super().__init__(message, kernel=kernel, stmt=stmt, loc=loc)
 
     def _render(self) -> str:
@@ -147,5 +149,10 @@ class KernelRuntimeError(KernelError):
         if self.thread is not None:
             lane.append(f"thread {self.thread}")
         if self.iterations:
-            lane.append("iteration " + ", ".join(f"{k}={v}" for k, v in self.iterations.items()))
+            # the iteration's number, and the variable's value where that is not the same
+            # (`for (j = -4; ...)`'s first iteration: `j=0 (j is -4)`, not a bare j=0)
+            lane.append("iteration " + ", ".join(
+                f"{k}={v}" + (f" ({k} is {self.values[k]})" if k in self.values and
+                              self.values[k] != v else "")
+                for k, v in self.iterations.items()))
         return f"{text} [{'; '.join(lane)}]" if lane else text

@@ -386,7 +386,9 @@ class _Machine(Evaluator):
         gx, gy, _ = self.launch.grid
         return dict(block=(bl % gx, bl // gx % gy, bl // (gx * gy)),
                     thread=(tl % bx, tl // bx % by, tl // (bx * by)),
-                    iterations={v.name: int(self.iterations[v][gid]) for v in self.loop_stack})
+                    iterations={v.name: int(self.iterations[v][gid]) for v in self.loop_stack},
+                    values={v.name: self.vars[v][gid].item() for v in self.loop_stack
+                            if v in self.vars})
 
     def _fault(self, stmt, message: str, gid: int) -> KernelRuntimeError:
         return KernelRuntimeError(message, kernel=self.kernel.name, stmt=format_stmt(stmt),

@@ -251,3 +251,16 @@ def test_a_loop_that_steps_by_zero_faults_at_its_first_lane():
         run(kernel(lambda s: cast((threadIdx.x + 1) % 2, i32) * 32 + s))
     # the grid-stride form with a launch-constant step writes every element once
     assert run(kernel(lambda s: s + 32), {"s": 0})["out"].tolist() == [1] * 64
+
+
+def test_a_fault_says_the_loop_variables_value_where_it_is_not_the_iteration():
+    """`for (j = -4; ...)` faulting in its first iteration: `j=0 (j is -4)`; the bare j=0
+    read as the variable's value."""
+    k = KernelBuilder("k")
+    s = k.shared("s", f32, 32)
+    with k.loop("j", -4, lambda j: j < 4) as j:
+        s[cast(threadIdx.x, i32) + j] = 1.0
+    k.launch(1, 32)
+    with pytest.raises(KernelRuntimeError, match=r"iteration j=0 \(j is -4\)") as err:
+        run(k.build())
+    assert err.value.iterations == {"j": 0} and err.value.values == {"j": -4}
