@@ -1122,3 +1122,61 @@ def test_a_grid_barrier_of_cooperative_groups_is_the_irs(nvcc, tmp_path, monkeyp
                           np.arange(64))
     r = analyze(k, {})
     assert (r.store.requests, r.load.requests) == (8, 12)   # 2 warps x 4 blocks; +1 each
+
+
+WMMA = """
+#include <mma.h>
+using namespace nvcuda;
+__global__ void k(const half *a, const half *b, float *c)
+{
+    __shared__ half sa[16 * 24];
+    __shared__ half sb[16 * 16];
+    __shared__ float sc[16 * 16];
+    for (int i = threadIdx.x; i < 16 * 24; i += 32) sa[i] = a[i];
+    for (int i = threadIdx.x; i < 16 * 16; i += 32) sb[i] = b[i];
+    __syncthreads();
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;
+    wmma::fill_fragment(fc, 0.0f);
+    wmma::load_matrix_sync(fa, sa, 24);
+    wmma::load_matrix_sync(fb, sb, 16);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(sc, fc, 16, wmma::mem_row_major);
+    __syncthreads();
+    for (int i = threadIdx.x; i < 256; i += 32) c[i] = sc[i];
+}
+void go(const half *a, const half *b, float *c) { k<<<1, 32>>>(a, b, c); }
+"""
+
+
+def test_wmma_is_what_sm90s_sass_makes_of_it(nvcc, tmp_path, monkeypatch):
+    """`wmma.load.a.row` / `.b.col` of m16n16k16 halves from shared memory, `wmma.mma`,
+    `wmma.store.d.row` of f32: one LDSM.x4 a fragment, two m16n8k16 products, four STS.64 a
+    lane (nvdisasm of nvcc 13's sm_90 build). The product equals numpy's. Costs: A's rows 48
+    bytes apart meet no bank twice (4 wavefronts, one a matrix); B's 32 bytes apart meet
+    rows r and r + 4 (8); each STS.64 of a half-warp's 4 rows 64 bytes apart: 2 rows a bank,
+    4 wavefronts. cuda_hgemm's wmmaPaddingKernel, counted so, equals the H200's every counter
+    (docs/validation.md)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "wmma.cu"
+    source.write_text(WMMA)
+    k = import_cu(str(source), Options(lengths={"a": "384", "b": "256", "c": "256"}))["k"]()
+    rng = np.random.default_rng(1)
+    a = rng.integers(-3, 4, (16, 24)).astype(np.float16)
+    b = rng.integers(-3, 4, (16, 16)).astype(np.float16)        # column major: b[n][k]
+    out = run(k, {}, arrays={"a": a.reshape(-1).view(np.uint8),
+                             "b": b.reshape(-1).view(np.uint8)})["c"]
+    want = a[:, :16].astype(np.float32) @ b.astype(np.float32).T
+    assert np.array_equal(out.view(np.float32).reshape(16, 16), want)
+    r = analyze(k, {})
+    by_line = {}
+    for site in r.sites:
+        by_line.setdefault(site.loc.line, []).append((site.requests, site.wavefronts))
+    assert by_line[16] == [(1, 4)] and by_line[17] == [(1, 8)]
+    assert by_line[19] == [(1, 4)] * 4
+    assert k.notes == ()

@@ -325,6 +325,13 @@ def _accesses(module: Module, entry: Entry) -> list[_Access]:
             continue
         if x.name in ("bra", "ret", "exit"):
             block += 1
+        if x.name == "wmma" and x.opcode[1:3] == ("store", "d") and "shared" in x.opcode:
+            # (lowered as 4 stores a lane of an f32 pair or an f16 pair: smemsim.ptx.lower)
+            width = 8 if x.opcode[-1] == "f32" else 4
+            m = _ADDRESS.match(x.operands[0])
+            out += [_Access(n, x, "store", width, width // 2, 2, m.group(1) if m else "",
+                            0, block, _chain(module, x)) for _ in range(4)]
+            continue
         kind = _KINDS.get(x.name)
         if kind is None or not any(p.startswith("shared") for p in x.opcode[1:]):
             continue

@@ -1772,6 +1772,111 @@ class _Lowering:
         for j, r in enumerate(inst.operands[0].strip("{}").split(",")):
             self._dest(inst, retype(frag[2 * j], u32) | retype(frag[2 * j + 1], u32) << 16, r)
 
+    # ---------------------------------------------------------------- wmma (sm_80+)
+    # `wmma.*.m16n16k16` as sm_90's SASS of it does its memory and math (measured: nvdisasm
+    # of nvcc 13's build): a fragment of A (row major) or B (column major) is one LDSM.x4
+    # from shared memory, each lane giving one row's address (A: rows L%8 + 8(L/8%2), columns
+    # 8(L/16); B: columns 8(L/16) + L%8, rows 8(L/8%2)); the product two HMMA.16816 (n 0-7
+    # and 8-15); the accumulator stored as STS.64 (f32) or STS (f16) pairs of lane L's
+    # (row L/4 (+8), columns 2(L%4) (+8)). The fragments are opaque to the program (only
+    # wmma instructions and element-wise code read them): their registers hold ldmatrix's
+    # and mma's fragments, the PTX's second four A and B registers copies of the first.
+
+    def _wmma_parts(self, inst: Inst) -> tuple:
+        parts = inst.opcode[1:]
+        if "m16n16k16" not in parts:
+            raise self._refuse(inst, "wmma of a shape other than m16n16k16 is not lowered yet")
+        return parts
+
+    def _op_wmma(self, inst: Inst) -> None:
+        parts = self._wmma_parts(inst)
+        if parts[0] == "load" and parts[1] in ("a", "b"):
+            self._wmma_load(inst, parts)
+        elif parts[0] == "mma":
+            self._wmma_mma(inst, parts)
+        elif parts[0] == "store" and parts[1] == "d":
+            self._wmma_store(inst, parts)
+        else:
+            raise self._refuse(inst, "this wmma instruction is not lowered yet (fragments of "
+                                     "A and B loaded, mma, D stored are)")
+
+    def _wmma_lane(self) -> Expr:
+        linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
+            cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
+        return linear % 32
+
+    def _wmma_load(self, inst: Inst, parts: tuple) -> None:
+        which, layout = parts[1], "row" if "row" in parts else "col"
+        if (which, layout) not in (("a", "row"), ("b", "col")) or "shared" not in parts or \
+                parts[-1] not in ("f16", "bf16"):
+            raise self._refuse(inst, "this wmma load is not lowered yet (A row major and B "
+                                     "column major, of f16 or bf16 from shared memory, are)")
+        addr = self.address(inst.operands[1], inst)
+        ldm = self.integer(inst.operands[2], u32)
+        lane = self._wmma_lane()
+        if which == "a":   # (row, column) of the lane's row address
+            major, minor = lane % 8 + 8 * (lane // 8 % 2), 8 * (lane // 16)
+        else:               # (column, row): B column major
+            major, minor = 8 * (lane // 16) + lane % 8, 8 * (lane // 8 % 2)
+        view, index = self._element(addr.plus(retype((major * ldm + minor) * 2, i64)), u16,
+                                    inst)
+        frag = self.k.ldmatrix(view, index, matrices=4, trans=False)
+        words = [retype(frag[2 * j], u32) | retype(frag[2 * j + 1], u32) << 16
+                 for j in range(4)]
+        for j, r in enumerate(inst.operands[0].strip("{}").split(",")):
+            self._dest(inst, words[j % 4], r)
+
+    def _wmma_mma(self, inst: Inst, parts: tuple) -> None:
+        layouts = [p for p in parts if p in ("row", "col")]
+        if layouts != ["row", "col"]:
+            raise self._refuse(inst, "wmma.mma of other layouts than row.col is not lowered "
+                                     "yet")
+        types = [p for p in parts[parts.index("m16n16k16") + 1:] if p in ("f16", "bf16",
+                                                                           "f32")]
+        dtype, ctype = types[0], types[-1]
+        atype = "bf16" if "bf16" in types else "f16"
+        if dtype != ctype:
+            raise self._refuse(inst, "a wmma.mma whose D and C types differ is not lowered "
+                                     "yet")
+        regs = [o.strip("{}").split(",") for o in inst.operands]
+        a = [self.integer(r, u32) for r in regs[1][:4]]
+        b = [self.integer(r, u32) for r in regs[2][:4]]
+        per = 4 if ctype == "f32" else 2
+        cty = f32 if ctype == "f32" else u32
+        c = [retype(self.value(r, cty), cty) for r in regs[3]]
+        try:
+            halves = [self.k.mma_sync(a, b[2 * h:2 * h + 2], c[per * h:per * h + per],
+                                      shape="m16n8k16", atype=atype, ctype=ctype)
+                      for h in range(2)]
+        except KernelError as err:
+            raise self._refuse(inst, err.message) from None
+        for j, r in enumerate(regs[0]):
+            self._dest(inst, halves[j // per][j % per], r)
+
+    def _wmma_store(self, inst: Inst, parts: tuple) -> None:
+        if "row" not in parts or parts[-1] not in ("f32", "f16"):
+            raise self._refuse(inst, "this wmma store is not lowered yet (D row major, of "
+                                     "f32 or f16, is)")
+        addr = self.address(inst.operands[0], inst)
+        ldm = self.integer(inst.operands[2], u32)
+        lane = self._wmma_lane()
+        row, col = lane // 4, 2 * (lane % 4)
+        regs = inst.operands[1].strip("{}").split(",")
+        if addr.space in ("global", "param"):
+            self.stored.add(addr.base)
+        for h in range(2):
+            for half in range(2):   # rows g and g + 8
+                at = (row + 8 * half) * ldm + col + 8 * h
+                if parts[-1] == "f32":
+                    pair = [retype(self.value(regs[4 * h + 2 * half + e], f32), f32)
+                            for e in range(2)]
+                    view, index = self._element(addr.plus(retype(at * 4, i64)), f32, inst)
+                    self.k.store(view, index, pair, width=2)
+                else:
+                    word = self.integer(regs[2 * h + half], u32)
+                    view, index = self._element(addr.plus(retype(at * 2, i64)), u32, inst)
+                    self.k.store(view, index, word, width=1)
+
     def _op_stmatrix(self, inst: Inst) -> None:
         matrices, trans = self._matrix_shape(inst)
         addr = self.address(inst.operands[0], inst)
