@@ -56,7 +56,7 @@ def corpus_builds(words: str):
     from ptx_corpus_status import options_of
 
     from smemsim.ptx import frontend as fe
-    from smemsim.ptx.lower import Launch, _aggregate, _Lowering
+    from smemsim.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
     from smemsim.ptx.parse import parse
     from smemsim.ptx.python_kernel import KernelBuild
     from smemsim.ptx.sass import ptxas_options
@@ -75,7 +75,7 @@ def corpus_builds(words: str):
         symbol = keys.get(key) or next((s for k, s in keys.items() if key in (k, s)), None)
         if symbol is None:
             continue
-        entry = module.entries[symbol]
+        entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
         probe = _Lowering(module, entry, Launch(grid=(1,), block=(128,)), None, None)
         slots, pointers = probe._slots(), probe._pointer_params()
         params = {name: (STAND_IN_FLOAT if t.startswith("f") else STAND_IN_INT)
