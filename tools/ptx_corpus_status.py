@@ -94,16 +94,21 @@ def numba_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     out = []
     for key, make in import_numba(str(path)).items():
         start = time.perf_counter()
-        try:
-            kernel = make()
-            r = analyze(kernel, dict(kernel.defaults))
-            outcome = "ok" if r.sites else "ok/no shared"
-            detail = (f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
-                      f"st {r.store.requests:,}/{r.store.wavefronts:,}")
-        except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
-            outcome, detail = classify(err), " ".join(str(err).split())[:300]
+        outcome, detail = _analyzed(make, analyze)
         out.append((key, outcome, detail, time.perf_counter() - start))
     return out
+
+
+def _analyzed(make, analyze) -> tuple[str, str]:
+    """(outcome, detail) of building a kernel and analyzing it at its defaults."""
+    try:
+        kernel = make()
+        r = analyze(kernel, dict(kernel.defaults))
+    except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+        return classify(err), " ".join(str(err).split())[:300]
+    return ("ok" if r.sites else "ok/no shared",
+            f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
+            f"st {r.store.requests:,}/{r.store.wavefronts:,}")
 
 
 def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
@@ -118,23 +123,16 @@ def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     out = []
     for key, make in import_strings(str(path)).items():
         start = time.perf_counter()
-        try:
-            kernel = make()
-            r = analyze(kernel, dict(kernel.defaults))
-            outcome = "ok" if r.sites else "ok/no shared"
-            detail = (f"ld {r.load.requests:,}/{r.load.wavefronts:,} "
-                      f"st {r.store.requests:,}/{r.store.wavefronts:,}")
-        except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
-            outcome, detail = classify(err), " ".join(str(err).split())[:300]
-            if outcome == "asks":
-                opts = dataclasses.replace(Options(), grid="4", block="128")
-                try:
-                    import_strings(str(path), opts, key)[key]()
-                    outcome += "/lowers"
-                except Exception as err2:  # noqa: BLE001
-                    kind = classify(err2)
-                    outcome += "/" + ("lowers" if kind == "asks" else kind)
-                    detail = " ".join(str(err2).split())[:300]
+        outcome, detail = _analyzed(make, analyze)
+        if outcome == "asks":
+            opts = dataclasses.replace(Options(), grid="4", block="128")
+            try:
+                import_strings(str(path), opts, key)[key]()
+                outcome += "/lowers"
+            except Exception as err2:  # noqa: BLE001
+                kind = classify(err2)
+                outcome += "/" + ("lowers" if kind == "asks" else kind)
+                detail = " ".join(str(err2).split())[:300]
         out.append((key, outcome, detail, time.perf_counter() - start))
     return out
 

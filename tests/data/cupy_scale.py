@@ -1,6 +1,6 @@
-# A cupy program (tests/test_ptx_strings.py's, written for smemsim): an f-string source in a
-# RawModule, launched with cupy's (grid, block, args). Never run by smemsim; tools/gpu_dsl.py
-# runs its kernel on the GPU as --frontend ptx builds it.
+# A cupy program written for smemsim's tests (tests/test_ptx_strings.py): an f-string source
+# in a RawModule, launched with cupy's (grid, block, args). Never run by smemsim;
+# tools/gpu_dsl.py ran its kernel on an H200 as --frontend ptx builds it (docs/validation.md).
 import pathlib
 pathlib.Path("RAN").write_text("the program was run")
 import cupy as cp
