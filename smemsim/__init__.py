@@ -15,13 +15,7 @@ _EXPORTS = {
 }
 _MODULE_OF = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = [
-    "ARCHS", "Arch", "ArchError", "BankUse", "BatchResult", "BlockSizeChoice", "Curve", "Group",
-    "MergeDecision", "Occupancy", "OccupancyError", "Report", "RequestError", "SiteReport",
-    "Totals", "WarpRequest", "WordUse", "WorstRequest", "analyze", "available_dynamic_smem",
-    "best_block_size", "get_arch", "kernel_occupancy", "occupancy", "warp_request",
-    "warp_requests", "what_if",
-]
+__all__ = sorted(_MODULE_OF)
 
 
 def __getattr__(name: str):

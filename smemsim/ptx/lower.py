@@ -842,7 +842,7 @@ class _Lowering:
         loaded from the parameter); lanes: the texel's, as many as the fetches' results are
         read (a float texture's fetch has four results, of which its code reads one)."""
         insts = [i for i in self.entry.body if isinstance(i, Inst)]
-        loaded = {}   # register -> the parameter slot it holds
+        loaded = self.texture_handles = {}   # register -> the parameter slot it holds
         for i in insts:
             if i.opcode[:2] == ("ld", "param") and len(i.operands) > 1:
                 for target, key in self._param_fields(i):
@@ -903,9 +903,8 @@ class _Lowering:
         the extent: point sampling of unnormalized coordinates, clamp addressing (the
         zero-initialized cudaTextureDesc). The results past the texel's lanes are 0."""
         m = _TEXTURE_OPERAND.fullmatch(inst.operands[1]) if len(inst.operands) > 1 else None
-        fetched = next((v for k, v in self.textures.items() if len(v) > 4 and m and
-                        self._texture_register(m.group(1)) == k), None)
-        if fetched is None:
+        fetched = self.textures.get(self.texture_handles.get(m.group(1))) if m else None
+        if fetched is None or len(fetched) < 7:
             raise self._refuse(inst, "a texture fetch that is not of a texture object "
                                      "parameter, in one or two dimensions, is not lowered yet")
         rank, dtype, lanes, _, array, width, height = fetched
@@ -928,14 +927,6 @@ class _Lowering:
         for n, reg in enumerate(results):
             if reg != "_":
                 self._dest(inst, got[n] if n < lanes else const(0, dtype), reg)
-
-    def _texture_register(self, register: str):
-        """The parameter slot a texture fetch's handle register was loaded from."""
-        for i in self.entry.body:
-            if isinstance(i, Inst) and i.opcode[:2] == ("ld", "param") and \
-                    i.operands[0] == register:
-                return self._slot_of(i.operands[1])
-        return None
 
     def _op_smemsim_grid_sync(self, inst: Inst) -> None:
         """Cooperative groups' grid barrier (_grid_syncs): the IR's, for every thread of the
