@@ -151,3 +151,35 @@ def test_a_source_made_in_a_loop_is_named_as_computed_at_run_time(nvcc, tmp_path
     assert "app.py:23:10:" in done.stderr and "kernel 'scale': its source is computed at run " \
            "time" in done.stderr, done.stderr
     assert not (tmp_path / "RAN").exists()
+
+
+PYCUDA_OPTIONS = '''\
+import numpy as np
+import pycuda.driver as drv
+from pycuda.compiler import SourceModule
+src = """
+extern "C" __global__ void twice(float *out)
+{
+    __shared__ float s[WIDTH];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[(threadIdx.x * STRIDE) % WIDTH];
+}
+"""
+mod = SourceModule(src, "nvcc", ["-DWIDTH=64", "-DSTRIDE=2", "-lineinfo"], False, True)
+f = mod.get_function("twice")
+out = np.zeros(64, dtype=np.float32)
+f(drv.Out(out), block=(64, 1, 1), grid=(1, 1))
+'''
+
+
+def test_pycudas_positional_options_reach_nvcc(nvcc, tmp_path):
+    """`SourceModule(src, "nvcc", options, keep, no_extern_c)` positionally: the -D options
+    build the kernel (without them WIDTH is undefined) and no_extern_c=True leaves the
+    source's own `extern "C"` unwrapped; an option nvcc is not given is named. Stride 2 over
+    64 words: each warp's 32 lanes on 32 even words, two to a bank: 2 wavefronts a read."""
+    app = tmp_path / "app.py"
+    app.write_text(PYCUDA_OPTIONS)
+    (kernel,) = analyze_json(app, cwd=tmp_path)["results"]
+    assert totals(kernel) == (2, 4, 2, 2)
+    assert any("not given to nvcc: -lineinfo" in n for n in kernel["compiler_notes"])

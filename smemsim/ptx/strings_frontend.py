@@ -147,10 +147,9 @@ def _calls(statement) -> list:
 
 def _compiler(call: ast.Call) -> str | None:
     """Which compile call `call` is (`cupy.RawKernel`, `cupy.RawModule`, `pycuda`), or None."""
-    f = call.func
-    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    from ..loader import callee_name
     return {"RawKernel": "cupy.RawKernel", "RawModule": "cupy.RawModule",
-            "SourceModule": "pycuda"}.get(name)
+            "SourceModule": "pycuda"}.get(callee_name(call))
 
 
 def _argument(call: ast.Call, position: int, keyword: str):
@@ -162,9 +161,11 @@ def _argument(call: ast.Call, position: int, keyword: str):
 
 def _source(call: ast.Call, api: str, scope: hp.Scope, path: str) -> Source:
     loc = SourceLoc(path, call.lineno, call.col_offset + 1)
+    # pycuda's SourceModule(source, nvcc, options, keep, no_extern_c, ...), cupy's
+    # RawKernel(code, name, options, ...) and RawModule(code=..., options=...)
     text = scope.value(_argument(call, 0, "source" if api == "pycuda" else "code"))
-    extern_c = api == "pycuda" and scope.value(_argument(call, 3, "no_extern_c")) is not True
-    options = scope.value(_argument(call, 1, "options"))
+    extern_c = api == "pycuda" and scope.value(_argument(call, 4, "no_extern_c")) is not True
+    options = scope.value(_argument(call, 2, "options"))
     if isinstance(options, str):
         options = (options,)
     if not isinstance(options, tuple) or not all(isinstance(o, str) for o in options):
