@@ -239,7 +239,13 @@ def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = No
         fresh = parallel_map(evaluate, tasks, jobs=jobs, scheduler=scheduler, progress=tick,
                              trial=trial, on_result=keep, estimate=told)
     except KeyboardInterrupt as interrupt:
-        raise SweepInterrupted.of(interrupt, len(found) + len(kept), len(points)) from None
+        # what the cache holds: a point whose entry was renamed into place just as the signal
+        # came (its count not yet taken) is kept too, and said so
+        counted = set(kept)
+        late = sum(1 for k in range(len(todo)) if k not in counted and store is not None and
+                   store.get(points[todo[k]]) is not None)
+        raise SweepInterrupted.of(interrupt, len(found) + len(kept) + late,
+                                  len(points)) from None
     for i, r in zip(todo, fresh):
         found[i] = r
     return SweepResult(kernel.name, tuple(found[i] for i in range(len(points))),
