@@ -111,6 +111,18 @@ def _analyzed(make, analyze) -> tuple[str, str]:
             f"st {r.store.requests:,}/{r.store.wavefronts:,}")
 
 
+def _with_stand_in(outcome: str, detail: str, build) -> tuple[str, str]:
+    """A kernel that asked, built again with stand-in values (`build()`): `asks/lowers`, or
+    `asks/` and why it is still not read."""
+    try:
+        build()
+    except Exception as err:  # noqa: BLE001 - the outcome is the report
+        kind = classify(err)   # (one that still asks: lowered, its question the detail)
+        return (f"{outcome}/{'lowers' if kind == 'asks' else kind}",
+                " ".join(str(err).split())[:300])
+    return f"{outcome}/lowers", detail
+
+
 def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     """(kernel, outcome, detail, seconds) of each kernel a corpus pycuda/cupy program fetches,
     as `smemsim analyze FILE.py --frontend ptx` reads it; where it asks, again with a stand-in
@@ -126,13 +138,8 @@ def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
         outcome, detail = _analyzed(make, analyze)
         if outcome == "asks":
             opts = dataclasses.replace(Options(), grid="4", block="128")
-            try:
-                import_strings(str(path), opts, key)[key]()
-                outcome += "/lowers"
-            except Exception as err2:  # noqa: BLE001
-                kind = classify(err2)
-                outcome += "/" + ("lowers" if kind == "asks" else kind)
-                detail = " ".join(str(err2).split())[:300]
+            outcome, detail = _with_stand_in(
+                outcome, detail, lambda: import_strings(str(path), opts, key)[key]())
         out.append((key, outcome, detail, time.perf_counter() - start))
     return out
 
@@ -173,13 +180,8 @@ def triton_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
             if outcome == "asks" and stand_in:
                 opts = dataclasses.replace(Options(), hosts=dict(stand_in["hosts"]),
                                            grid=stand_in.get("grid"))
-                try:
-                    import_triton(str(path), opts, key)[key]()
-                    outcome += "/lowers"
-                except Exception as err2:  # noqa: BLE001
-                    kind = classify(err2)
-                    outcome += "/" + ("lowers" if kind == "asks" else kind)
-                    detail = " ".join(str(err2).split())[:300]
+                outcome, detail = _with_stand_in(
+                    outcome, detail, lambda: import_triton(str(path), opts, key)[key]())
         out.append((key, outcome, detail, time.perf_counter() - start))
     return out
 
