@@ -45,9 +45,7 @@ def find_tool(name: str) -> str:
     found = shutil.which(name)
     if found:
         return found
-    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    roots += sorted((str(p) for p in Path("/usr/local").glob("cuda-*")), reverse=True)
-    for root in filter(None, roots):
+    for root in _toolkit_roots():
         if (Path(root) / "bin" / name).exists():
             return str(Path(root) / "bin" / name)
     for entry in sys.path:
@@ -55,6 +53,13 @@ def find_tool(name: str) -> str:
             return str(candidate)
     raise ToolMissing(f"{name} not found: install the CUDA toolkit or "
                       f"`pip install nvidia-cuda-{name}` (the 'gpu' extra)")
+
+
+def _toolkit_roots() -> list[str]:
+    """Where a CUDA toolkit may be installed: CUDA_HOME, CUDA_PATH, /usr/local/cuda(-*)."""
+    roots = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    roots += sorted((str(p) for p in Path("/usr/local").glob("cuda-*")), reverse=True)
+    return [r for r in roots if r]
 
 
 def refuse_shell_text(arguments, what: str) -> None:

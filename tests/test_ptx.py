@@ -128,6 +128,36 @@ def test_the_ptx_cache_follows_the_headers_the_build_read(nvcc, tmp_path, monkey
     assert not (tmp_path / "x").exists()
 
 
+
+def test_without_a_toolkit_nvcc_comes_from_the_wheels_the_install_brings(tmp_path,
+                                                                          monkeypatch):
+    """No toolkit on PATH or in its usual folders: the nvidia-cuda-nvcc wheel's nvcc (with
+    the cccl wheel's cub) builds the file; without a host compiler, a clear refusal."""
+    import sys
+    from kernels_ir import KernelError
+    from smemsim import toolrun
+    from smemsim.ptx.build import find_nvcc, ptx_of
+    wheels = [p for e in sys.path for p in pathlib.Path(e).glob("nvidia/*/bin/nvcc")]
+    if not wheels:
+        pytest.skip("the nvidia-cuda-nvcc wheel is not installed (smemsim's install brings it)")
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setattr(toolrun, "_toolkit_roots", lambda: [])
+    assert find_nvcc() == str(wheels[0])
+    source = tmp_path / "k.cu"
+    source.write_text("#include <cub/cub.cuh>\n__global__ void k(int *p) {\n"
+                      "  typedef cub::BlockReduce<int, 64> R;\n"
+                      "  __shared__ typename R::TempStorage t;\n"
+                      "  int s = R(t).Sum(p[threadIdx.x]);\n"
+                      "  if (threadIdx.x == 0) p[0] = s;\n}\n")
+    if os.path.exists("/usr/bin/g++"):
+        ptx = ptx_of(str(source))
+        assert ".entry _Z1kPi(" in ptx and "bar.sync" in ptx
+    monkeypatch.setenv("PATH", str(tmp_path))           # no gcc, no g++
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache2"))
+    with pytest.raises(KernelError, match="host C\\+\\+ compiler.*-ccbin"):
+        ptx_of(str(source))
+
 REDUCE = """
 __global__ void reduce(const float *in, float *out, int n)
 {

@@ -9,23 +9,37 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 
 from kernels_ir import KernelError
 
 from ..cache import cache_dir, open_sealed, sealed, store
-from ..toolrun import STAGE_MARK, refuse_shell_text, run_tool, staged, unstage
+from ..toolrun import (STAGE_MARK, ToolMissing, find_tool, refuse_shell_text, run_tool,
+                       staged, unstage)
 
 CACHE_FORMAT = 1
 
 
 def find_nvcc() -> str:
-    """nvcc: the CUDA toolkit's on PATH or in /usr/local/cuda, else a clear error."""
-    import shutil
-    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
-        if candidate and os.access(candidate, os.X_OK):
-            return candidate
-    raise KernelError("nvcc not found: the PTX frontend builds your file with nvcc (the CUDA "
-                      "toolkit, or pip install nvidia-cuda-nvcc)")
+    """nvcc: the toolkit's (PATH, CUDA_HOME, /usr/local/cuda) or the nvidia-cuda-nvcc wheel's
+    that smemsim's install brings, else a clear error."""
+    try:
+        return find_tool("nvcc")
+    except ToolMissing:
+        raise KernelError("nvcc not found: the PTX frontend builds your file with nvcc (the "
+                          "CUDA toolkit, or pip install nvidia-cuda-nvcc nvidia-cuda-cccl, "
+                          "which smemsim's install brings)") from None
+
+
+def _host_compiler(flags) -> None:
+    """nvcc preprocesses through a host C++ compiler (g++ unless `-ccbin` names one): say so
+    before nvcc fails with 'Failed to preprocess host compiler properties'."""
+    if any(f.split("=")[0] in ("-ccbin", "--compiler-bindir") for f in flags):
+        return
+    if shutil.which("g++") is None or shutil.which("gcc") is None:
+        raise KernelError("nvcc needs a host C++ compiler to preprocess your file and none "
+                          "is on PATH (gcc and g++): install one (apt install g++, or your "
+                          "system's compiler), or name it with --nvcc-flag=-ccbin=PATH")
 
 
 def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
@@ -60,6 +74,7 @@ def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
     entry = folder / f"{key}.ptx" if folder is not None else None
     marked = _cached(entry, key)
     if marked is None:
+        _host_compiler(flags)
         marked, deps = _build(nvcc, options, source, includes, unit, text)
         if entry is not None and not any("\n" in f for f in deps):
             store(entry, sealed(key, _entry(marked, deps)))
