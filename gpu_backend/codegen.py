@@ -14,7 +14,7 @@ import math
 
 from dataclasses import dataclass
 
-from kernels_ir import Kernel
+from kernels_ir import Kernel, KernelError
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
@@ -592,6 +592,12 @@ def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
 
 def _mbarrier_arrive(w: _Writer, s: MbarrierArrive, depth: int) -> None:
     bar = _barrier_address(s, s.array, s.index)
+    if s.token is not None:
+        # the IR's token is the phase's number; PTX's state is opaque (no parity to take)
+        raise KernelError("the CUDA code generator does not write an mbarrier arrival that "
+                          "keeps its phase token (PTX's state is opaque: there is no parity "
+                          "to wait on); use an arrival and a wait of explicit parity",
+                          loc=s.loc)
     if s.kind == "cp_async":
         w.add(depth, f'asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" :: '
                      f'"r"({bar}) : "memory");')

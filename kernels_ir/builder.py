@@ -973,12 +973,16 @@ class KernelBuilder:
         self._emit(MbarrierInit(barrier, self._barrier(barrier, index, loc), as_expr(count), loc))
 
     def mbarrier_arrive(self, barrier: SharedArray, index=0,
-                        expect_tx: ExprLike | None = None) -> None:
+                        expect_tx: ExprLike | None = None, token: str | None = None):
         """`mbarrier.arrive` (with `expect_tx`: `.expect_tx`, raising the bytes the phase waits
-        for before arriving)."""
+        for before arriving); with `token` (a name), returns a u64 local holding the phase
+        arrived on (`mbarrier_wait(..., parity=token & 1)` waits for it), else None."""
         loc = caller_loc()
+        var = None if token is None else Var(self._fresh(token), BY_NAME["u64"], "load")
         self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
-                                  None if expect_tx is None else as_expr(expect_tx), loc))
+                                  None if expect_tx is None else as_expr(expect_tx), loc,
+                                  token=var))
+        return None if var is None else ReadOnlyRef(Op.VAR, var.dtype, (), var)
 
     def mbarrier_expect_tx(self, barrier: SharedArray, index, nbytes: ExprLike) -> None:
         """`mbarrier.expect_tx`: raise the bytes the barrier's phase waits for, without

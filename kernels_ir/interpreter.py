@@ -1442,6 +1442,10 @@ class _Machine(Evaluator):
             np.add.at(st["tx"], slots, tx)
         if s.kind == "expect_tx":
             return
+        if s.token is not None:   # the phase arrived on, before this arrival completes it
+            if s.token not in self.vars:
+                self.vars[s.token] = np.zeros(self.total, s.token.dtype.np)
+            self.vars[s.token][idx] = st["phase"][slots].astype(s.token.dtype.np)
         np.subtract.at(st["pending"], slots, 1)
         over = st["pending"][slots] < 0
         if over.any():

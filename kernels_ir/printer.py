@@ -235,8 +235,9 @@ _FORMAT = {
                         f"&{format_index(s.barrier, s.barrier_index)}, {s.access_bytes} B)"),
     MbarrierInit: lambda s: (f"mbarrier.init(&{format_index(s.array, s.index)}, "
                              f"{format_expr(s.count)})"),
-    MbarrierArrive: lambda s: ({"arrive": "mbarrier.arrive", "expect_tx":
-                                "mbarrier.expect_tx", "cp_async": "cp.async.mbarrier.arrive"}
+    MbarrierArrive: lambda s: (("" if s.token is None else f"{s.token.name} = ")
+                               + {"arrive": "mbarrier.arrive", "expect_tx":
+                                  "mbarrier.expect_tx", "cp_async": "cp.async.mbarrier.arrive"}
                                [s.kind] + f"(&{format_index(s.array, s.index)}"
                                + ("" if s.expect_tx is None
                                   else f", expect_tx {format_expr(s.expect_tx)} B") + ")"),

@@ -386,8 +386,13 @@ class _Writer:
                              f"{self.index_tuple(s.index)})", loc)
         elif isinstance(s, MbarrierArrive):
             tx = "" if s.expect_tx is None else f", expect_tx={e(s.expect_tx)}"
-            self.emit(depth, f"{BUILDER}.mbarrier_arrive({py_name(s.array.name)}, "
-                             f"{self.index_tuple(s.index)}{tx})", loc)
+            call = (f"{BUILDER}.mbarrier_arrive({py_name(s.array.name)}, "
+                    f"{self.index_tuple(s.index)}{tx}")
+            if s.token is None:
+                self.emit(depth, call + ")", loc)
+            else:
+                self.emit(depth, f'{py_name(s.token.name)} = {call}, token="{s.token.name}")',
+                          loc)
         elif isinstance(s, MbarrierWait):
             self.emit(depth, f"{BUILDER}.mbarrier_wait({py_name(s.array.name)}, "
                              f"{self.index_tuple(s.index)}, {e(s.parity)})", loc)

@@ -881,13 +881,21 @@ class MbarrierArrive(Stmt):
     `cp.async.mbarrier.arrive.shared::cta.b64` (the thread's cp.async copies issued so far
     complete on the barrier: it counts one more pending arrival now and makes it when they
     have landed, so the phase completes only after them; how libcu++'s
-    `cuda::memcpy_async(..., barrier)` of 4- or 8-byte aligned pieces completes)."""
+    `cuda::memcpy_async(..., barrier)` of 4- or 8-byte aligned pieces completes).
+
+    `token` (an "arrive" only): a u64 variable that receives the number of the phase the
+    thread arrived on (PTX's opaque `state`, `cuda::barrier::arrive()`'s token): a wait for
+    that phase is a wait of parity `token & 1`."""
     array: MemArray
     index: tuple[Expr, ...]
     expect_tx: Expr | None
     loc: SourceLoc
     kind: str = "arrive"
+    token: Var | None = None
     EXPRS: ClassVar = ("index", "expect_tx")
+
+    def declares(self) -> tuple:
+        return (self.token,) if self.token is not None else ()
 
 
 @dataclass(frozen=True, eq=False)

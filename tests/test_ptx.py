@@ -1210,3 +1210,57 @@ def test_wmma_is_what_sm90s_sass_makes_of_it(nvcc, tmp_path, monkeypatch):
     assert by_line[16] == [(1, 4)] and by_line[17] == [(1, 8)]
     assert by_line[19] == [(1, 4)] * 4
     assert k.notes == ()
+
+
+CUDA_BARRIER = """
+#include <cuda/barrier>
+__global__ void stage(const float *a, const float4 *b, float *out)
+{
+    __shared__ float sa[128];
+    __shared__ float4 sb[128];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    if (threadIdx.x == 0) init(&bar, blockDim.x);
+    __syncthreads();
+    int i = blockIdx.x * 128 + threadIdx.x;
+    cuda::memcpy_async(&sa[threadIdx.x], &a[i], cuda::aligned_size_t<4>(4), bar);
+    cuda::memcpy_async(&sb[threadIdx.x], &b[i], cuda::aligned_size_t<16>(16), bar);
+    bar.arrive_and_wait();
+    float4 v = sb[127 - threadIdx.x];
+    out[i] = sa[127 - threadIdx.x] + v.x + v.w;
+    auto t = bar.arrive();
+    bar.wait(std::move(t));
+}
+void go(const float *a, const float4 *b, float *out) { stage<<<2, 128>>>(a, b, out); }
+"""
+
+
+def test_cuda_barrier_with_memcpy_async_of_4_and_16_bytes(nvcc, tmp_path, monkeypatch):
+    """libcu++'s `cuda::barrier` (sgemm_cuda's kernel 12): `init` is mbarrier.init,
+    `memcpy_async` of 4 bytes a cp.async with cp.async.mbarrier.arrive, of 16 bytes (sm_90) a
+    1-D bulk copy with its expect_tx, `arrive_and_wait` and `wait(arrive())` an arrival whose
+    state (the phase arrived on) the try_wait loop waits for: the copies land before the
+    reads, and each block's two phases complete."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "bar.cu"
+    source.write_text(CUDA_BARRIER)
+    k = import_cu(str(source), Options(lengths={"a": "256", "b": "256",
+                                                "out": "256"}))["stage"]()
+    a = np.arange(256, dtype=np.float32)
+    b = (np.arange(1024, dtype=np.float32) * 10).reshape(256, 4)
+    out = run(k, {}, arrays={"a": a.view(np.uint8), "b": b.view(np.uint8),
+                             "out": np.zeros(1024, np.uint8)})["out"].view(np.float32)
+    src = np.concatenate([127 - np.arange(128), 255 - np.arange(128)])
+    assert np.array_equal(out, a[src] + b[src, 0] + b[src, 3])
+    r = analyze(k, {})
+    classes = dict(r.classes)
+    assert classes["ldgsts"].requests == 8      # 4 warps x 2 blocks, one cp.async each
+    assert classes["tma_ld"].requests == 256    # one bulk copy per thread
+    # `sb[127 - t]` of which only .x and .w are read: ptxas loads those two (2 LDS a warp,
+    # each 4 bytes at a 16-byte stride: 4 wavefronts), not the float4 the PTX states
+    assert (r.load.requests, r.load.wavefronts) == (8 * 2 + 8, 8 * 2 * 4 + 8)
+    assert any("ptxas loads only the elements that are used (1 ld.shared.v4.f32 as 2 LDS"
+               in n for n in k.notes)

@@ -355,3 +355,14 @@ def test_the_unrolled_loop_computes_what_the_loop_does(tmp_path, monkeypatch):
         outs.append(np.frombuffer(run(kernel, {}, arrays=arrays)["C"].tobytes(), np.float32))
     a, b = (np.frombuffer(arrays[n].tobytes(), np.float32).reshape(64, 64) for n in "AB")
     assert np.array_equal(outs[0], outs[1]) and np.array_equal(outs[1], (a @ b).ravel())
+
+
+def test_a_vectors_used_elements_in_naturally_aligned_pieces():
+    """The loads ptxas makes of a vector load whose other elements are dead: runs of used
+    elements, each cut where a piece would not be aligned to its own size."""
+    from smemsim.ptx.as_built import _pieces
+    assert _pieces([0, 3], 4) == [[0], [3]]
+    assert _pieces([0, 1, 2], 4) == [[0, 1], [2]]
+    assert _pieces([1, 2], 4) == [[1], [2]]
+    assert _pieces([2, 3], 4) == [[2, 3]]
+    assert _pieces([0, 1, 2, 3], 4) == [[0, 1, 2, 3]]

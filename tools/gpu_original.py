@@ -459,7 +459,17 @@ def judged(report, counters: list[dict]) -> list:
     (what the run did not keep: unmeasured), so that gpu_backend.measure.compare_counts
     judges them as the run did."""
     from gpu_backend.measure import Measured, compare_counts
-    kept = {c["what"].replace(" ", "_"): c["measured"] for c in counters}
+    # a stored check's name -> Measured's field (the rest: spaces as underscores)
+    names = {"tma_ld requests": "tma_requests", "tma_ld bytes": "tma_bytes"}
+    kept = {names.get(c["what"], c["what"].replace(" ", "_")): c["measured"]
+            for c in counters}
+    if "ldgsts_wavefronts" in kept and "shared_wavefronts" not in kept:
+        # stored as derived (all shared wavefronts less the other classes'): the parts that
+        # give it back
+        others = [kept.get(k) or 0 for k in ("load_wavefronts", "store_wavefronts",
+                                             "atom_wavefronts")]
+        kept.update(shared_wavefronts=kept["ldgsts_wavefronts"] + sum(others),
+                    misc_wavefronts=0, atom_wavefronts=kept.get("atom_wavefronts") or 0)
     fields = [f.name for f in dataclasses.fields(Measured)]
     return compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
 

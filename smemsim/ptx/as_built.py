@@ -125,6 +125,11 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
         merged += sum(len(r) for r in runs if len(r) > 1)
         matched += 1
         notes.append(_merged_note(_where(key[0]), runs, built))
+    narrowed, narrow_notes = _narrowed(body, differing, ptx_lines, sass_lines, edits,
+                                       frozenset(entry.names))
+    notes += narrow_notes
+    matched += len(narrowed)
+    differing = [k for k in differing if k not in narrowed]
     pooled, pool_notes, pool_merged = _pooled(body, differing, ptx_lines, sass_lines, edits)
     notes += pool_notes
     merged += pool_merged
@@ -146,6 +151,69 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
     body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
                    len(ptx_lines), matched)
+
+
+def _narrowed(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
+              names=frozenset()):
+    """Vector loads whose unused elements ptxas does not load: `float4 v = sb[i]` of which
+    only `v.x` and `v.w` are read is `ld.shared.v4.f32` in the PTX and two LDS in the SASS.
+    On a line whose SASS has fewer load bytes than its PTX, each vector load keeps the
+    elements some instruction reads (an element whose register nothing reads is dead), in
+    runs of consecutive elements, each run as naturally aligned pieces of 1, 2 or 4
+    elements; where those pieces' widths are exactly the SASS's, the loads are rewritten
+    to them. Returns (the keys explained, notes); `edits` gains the rewrites."""
+    from .lower import _reads
+    read = {r for x in body if isinstance(x, Inst) for r in _reads(x, names)}
+    explained, notes = set(), []
+    for key in differing:
+        ptx, built = ptx_lines[key], sass_lines.get(key, [])
+        if key[1] != "load" or not built or any(a.position in edits for a in ptx) or \
+                sum(s.width for s in built) >= sum(a.width for a in ptx):
+            continue
+        rewrites, widths = {}, Counter()
+        for a in ptx:
+            values = _values(a)
+            kept = [n for n, v in enumerate(values) if v.strip() in read]
+            pieces = _pieces(kept, a.lanes)
+            widths.update(len(p) * a.element for p in pieces)
+            if len(kept) < a.lanes:
+                rewrites[a.position] = [_piece_load(a, p, values) for p in pieces]
+        if not rewrites or widths != Counter(s.width for s in built):
+            continue
+        edits.update(rewrites)
+        explained.add(key)
+        notes.append(f"{_where(key[0])}: ptxas loads only the elements that are used "
+                     f"({_ptx_count(ptx)} as {_count(built)}; counted as built)")
+    return explained, notes
+
+
+def _pieces(kept: list[int], lanes: int) -> list[list[int]]:
+    """The kept elements of a vector in runs of consecutive elements, each run cut into
+    naturally aligned pieces of 4, 2 or 1 elements (as a vector load's must be)."""
+    pieces, n = [], 0
+    while n < lanes:
+        if n not in kept:
+            n += 1
+            continue
+        size = next(z for z in (4, 2, 1) if n % z == 0 and n + z <= lanes and
+                    all(m in kept for m in range(n, n + z)))
+        pieces.append(list(range(n, n + size)))
+        n += size
+    return pieces
+
+
+def _piece_load(a: _Access, piece: list[int], values: list[str]) -> Inst:
+    """A load of the elements `piece` of the vector load `a`, into their own registers."""
+    m = _ADDRESS.match(a.inst.operands[1])
+    offset = a.offset + piece[0] * a.element
+    address = f"[{m.group(1)}+{offset}]" if offset else f"[{m.group(1)}]"
+    prefix = tuple(p for p in a.inst.opcode[:-1] if p not in ("v2", "v4", "v8"))
+    if len(piece) == 1:
+        return Inst((*prefix, a.inst.opcode[-1]), (values[piece[0]].strip(), address),
+                    a.inst.guard, a.inst.loc, a.inst.line)
+    regs = "{" + ",".join(values[n].strip() for n in piece) + "}"
+    return Inst((*prefix, f"v{len(piece)}", a.inst.opcode[-1]), (regs, address), a.inst.guard,
+                a.inst.loc, a.inst.line)
 
 
 def _pooled(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict):

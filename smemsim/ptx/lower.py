@@ -1886,10 +1886,24 @@ class _Lowering:
         return count, "trans" in parts
 
     def _op_cp(self, inst: Inst) -> None:
-        """`cp.async.{ca,cg}.shared.global [dst], [src], size` and its groups."""
+        """`cp.async.{ca,cg}.shared.global [dst], [src], size` and its groups; the arrival of
+        a thread's copies on an mbarrier; 1-D bulk copies from global memory."""
         parts = inst.opcode[1:]
-        if parts[:1] != ("async",) or "bulk" in parts:
+        if parts[:2] == ("async", "bulk"):
+            self._bulk_copy(inst)
+            return
+        if parts[:1] != ("async",):
             raise self._refuse(inst, "this copy is not lowered yet")
+        if parts[1:3] == ("mbarrier", "arrive"):
+            # `cp.async.mbarrier.arrive.shared.b64 [bar]`: one more pending arrival now, made
+            # when the thread's copies have landed (.noinc counts it among the expected
+            # arrivals instead: not modelled)
+            if "noinc" in parts or "shared::cluster" in parts:
+                raise self._refuse(inst, "this form of cp.async.mbarrier.arrive is not "
+                                         "lowered yet")
+            view, index = self._barrier_element(inst.operands[0], inst)
+            self.k.cp_async_arrive(view, index)
+            return
         if "commit_group" in parts:
             self.k.cp_async_commit()
             return
@@ -1914,6 +1928,80 @@ class _Lowering:
         sview, sindex = self._element(src, dtype, inst)
         self.k.cp_async(dview, dindex, sview, sindex, width=size // 4, bypass="cg" in parts,
                         src_bytes=src_bytes)
+
+    def _bulk_copy(self, inst: Inst) -> None:
+        """`cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes [dst],
+        [src], size, [bar]`: the thread's copy of `size` bytes (a constant) completing on the
+        mbarrier (libcu++'s `cuda::memcpy_async` of 16-byte aligned pieces on sm_90)."""
+        parts = inst.opcode[1:]
+        if "global" not in parts or not any(p.startswith("shared") for p in parts) or \
+                "mbarrier::complete_tx::bytes" not in parts or \
+                any(p.startswith(("multicast", "L2")) for p in parts) or \
+                len(inst.operands) != 4 or parts.index("global") < 2:
+            raise self._refuse(inst, "this form of cp.async.bulk is not lowered yet")
+        size = self.integer(inst.operands[2], u32)
+        if size.op is not Op.CONST:
+            raise self._refuse(inst, f"a bulk copy of {inst.operands[2]} bytes, a number known "
+                                     "only at run time (the IR's bulk copies have a fixed size)")
+        dst = self.address(inst.operands[0], inst)
+        src = self.address(inst.operands[1], inst)
+        if dst.space != "shared" or src.space == "shared":
+            raise self._refuse(inst, f"a bulk copy from {src.space} to {dst.space}")
+        dview, dindex = self._element(dst, u8, inst)
+        sview, sindex = self._element(src, u8, inst)
+        bview, bindex = self._barrier_element(inst.operands[3], inst)
+        try:
+            self.k.bulk_load(dview, dindex, sview, sindex, int(size.arg), bview, bindex)
+        except KernelError as err:
+            raise self._refuse(inst, err.message) from None
+
+    def _barrier_element(self, where: str, inst: Inst):
+        """The mbarrier at `[addr]`: a 64-bit element of the shared window."""
+        addr = self.address(where, inst)
+        if addr.space != "shared":
+            raise self._refuse(inst, f"an mbarrier in {addr.space} memory")
+        return self._element(addr, u64, inst)
+
+    def _op_mbarrier(self, inst: Inst) -> None:
+        """`mbarrier.init`, `.arrive` (its state kept: the phase arrived on), `.expect_tx`,
+        and `.try_wait`/`.test_wait` (by state or `.parity`) as the wait they stand for: a
+        thread reaching one waits until the phase completes (nvcc puts them in a loop that
+        spins until they succeed), then its result is true."""
+        parts = inst.opcode[1:]
+        op = parts[0] if parts else ""
+        if "shared::cluster" in parts:
+            raise self._refuse(inst, "an mbarrier of another block of the cluster is not "
+                                     "lowered yet")
+        if op == "init":
+            view, index = self._barrier_element(inst.operands[0], inst)
+            self.k.mbarrier_init(view, index, self.integer(inst.operands[1], u32))
+        elif op == "expect_tx":
+            view, index = self._barrier_element(inst.operands[0], inst)
+            self.k.mbarrier_expect_tx(view, index, self.integer(inst.operands[1], u32))
+        elif op == "arrive" and "noComplete" not in parts:
+            view, index = self._barrier_element(inst.operands[1], inst)
+            expect = "expect_tx" in parts
+            if not expect and len(inst.operands) == 3:
+                count = self.integer(inst.operands[2], u32)
+                if count.op is not Op.CONST or int(count.arg) != 1:
+                    raise self._refuse(inst, f"an arrival counted {inst.operands[2]} times "
+                                             "(one thread's arrival counts once here)")
+            tx = self.integer(inst.operands[2], u32) if expect else None
+            keep = inst.operands[0] != "_"
+            token = self.k.mbarrier_arrive(view, index, expect_tx=tx,
+                                           token="mbar_state" if keep else None)
+            if keep:
+                self._dest(inst, token)
+        elif op in ("try_wait", "test_wait"):
+            view, index = self._barrier_element(inst.operands[1], inst)
+            if "parity" in parts:
+                parity = self.integer(inst.operands[2], u32)
+            else:
+                parity = retype(self.integer(inst.operands[2], u64) & const(1, u64), u32)
+            self.k.mbarrier_wait(view, index, parity)
+            self._dest(inst, const(1, i32) != const(0, i32))
+        else:
+            raise self._refuse(inst, "this mbarrier operation is not lowered yet")
 
     def _op_mma(self, inst: Inst) -> None:
         """`mma.sync.aligned.SHAPE.row.col.D.A.B.C {d}, {a}, {b}, {c}`."""
