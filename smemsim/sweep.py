@@ -109,6 +109,7 @@ class PointResult:
     active_warps: int | None = None  # per SM, when registers are known
     occupancy: float | None = None
     error: str | None = None
+    active_blocks: int | None = None  # per SM, when registers are known (every limit)
 
     @property
     def excess(self) -> int:
@@ -204,7 +205,8 @@ def evaluate(task: _Task) -> PointResult:
     return PointResult(point, report.requests, report.wavefronts, report.ideal,
                        (static if static is not None else kernel.static_smem) +
                        launch.dynamic_smem, smem.limits["shared_memory"], registers,
-                       occ.active_warps if occ else None, occ.occupancy if occ else None)
+                       occ.active_warps if occ else None, occ.occupancy if occ else None,
+                       active_blocks=occ.active_blocks if occ else None)
 
 
 def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = None,
@@ -359,7 +361,8 @@ ENTRY_LIMIT = 1 << 16  # bytes: an entry is ~2 KB; anything larger is not one
 # optional ones are absent when None
 _RESULT_FIELDS = {"requests": "iu", "wavefronts": "iu", "ideal": "iu",
                   "smem_per_block": "iu", "smem_blocks": "iu", "registers": "iu",
-                  "active_warps": "iu", "occupancy": "fiu", "error": "U"}
+                  "active_warps": "iu", "occupancy": "fiu", "error": "U",
+                  "active_blocks": "iu"}
 _ENTRY_FIELDS = {"point": "U", **_RESULT_FIELDS, "digest": "U"}
 _REQUIRED = {"requests", "wavefronts", "ideal", "smem_per_block"}
 
@@ -372,7 +375,7 @@ def _count(v) -> bool:
 _IN_RANGE = {"requests": _count, "wavefronts": _count, "ideal": _count,
              "smem_per_block": _count, "smem_blocks": _count,
              "registers": lambda v: isinstance(v, int) and 0 <= v <= 255,
-             "active_warps": _count,
+             "active_warps": _count, "active_blocks": _count,
              "occupancy": lambda v: math.isfinite(v) and 0 <= v <= 1,
              "error": lambda v: isinstance(v, str)}
 

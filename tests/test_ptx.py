@@ -1212,26 +1212,7 @@ def test_wmma_is_what_sm90s_sass_makes_of_it(nvcc, tmp_path, monkeypatch):
     assert k.notes == ()
 
 
-CUDA_BARRIER = """
-#include <cuda/barrier>
-__global__ void stage(const float *a, const float4 *b, float *out)
-{
-    __shared__ float sa[128];
-    __shared__ float4 sb[128];
-    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
-    if (threadIdx.x == 0) init(&bar, blockDim.x);
-    __syncthreads();
-    int i = blockIdx.x * 128 + threadIdx.x;
-    cuda::memcpy_async(&sa[threadIdx.x], &a[i], cuda::aligned_size_t<4>(4), bar);
-    cuda::memcpy_async(&sb[threadIdx.x], &b[i], cuda::aligned_size_t<16>(16), bar);
-    bar.arrive_and_wait();
-    float4 v = sb[127 - threadIdx.x];
-    out[i] = sa[127 - threadIdx.x] + v.x + v.w;
-    auto t = bar.arrive();
-    bar.wait(std::move(t));
-}
-void go(const float *a, const float4 *b, float *out) { stage<<<2, 128>>>(a, b, out); }
-"""
+CUDA_BARRIER = ROOT / "tests" / "data" / "cuda_barrier.cu"
 
 
 def test_cuda_barrier_with_memcpy_async_of_4_and_16_bytes(nvcc, tmp_path, monkeypatch):
@@ -1246,7 +1227,7 @@ def test_cuda_barrier_with_memcpy_async_of_4_and_16_bytes(nvcc, tmp_path, monkey
     from smemsim.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "bar.cu"
-    source.write_text(CUDA_BARRIER)
+    source.write_text(CUDA_BARRIER.read_text())
     k = import_cu(str(source), Options(lengths={"a": "256", "b": "256",
                                                 "out": "256"}))["stage"]()
     a = np.arange(256, dtype=np.float32)

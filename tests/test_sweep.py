@@ -209,3 +209,26 @@ def test_an_interrupted_sweep_keeps_every_finished_point(tmp_path):
         sweep(kernel, points, cache=tmp_path, jobs=1, progress=interrupt)
     again = sweep(kernel, points, cache=tmp_path, jobs=1)
     assert again.cached == 2 and again.results == sweep(kernel, points, jobs=1).results
+
+
+def test_blocks_per_sm_are_the_active_blocks_where_registers_are_known(tmp_path, monkeypatch):
+    """With registers, `blk/SM` is the blocks resident under every limit: the transpose's
+    1,024-thread block fits twice in an SM's 2,048 threads, however many 4 KiB tiles shared
+    memory could hold; without them the column is what shared memory allows, and says so."""
+    from smemsim.occupancy import occupancy
+    monkeypatch.setenv("SMEMSIM_CACHE", "")
+    code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64", "--regs", "32",
+                    width=140)
+    assert code == 0, out
+    header = next(line for line in out.splitlines() if "wavefronts" in line)
+    row = next(line for line in out.splitlines() if line.startswith("1*")).split()
+    expected = occupancy("sm_90", 1024, 32, static_smem=4096, dynamic_smem=0)
+    assert expected.active_blocks == 2 and expected.limits["shared_memory"] > 2
+    columns = header.replace("smem B", "smem_B").split()
+    assert columns[-3:] == ["blk/SM", "regs", "occ"] and row[-3:] == ["2", "32", "1.00"]
+    code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64", "--json")
+    point = json.loads(out)["results"][0]["points"][0]
+    assert point["active_blocks"] is None and point["smem_blocks"] == \
+        expected.limits["shared_memory"]
+    code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64", width=140)
+    assert "smem blk/SM" in out

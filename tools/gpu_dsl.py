@@ -12,8 +12,9 @@ data, shape, strides, Triton's scratch pointers, as the analysis gives them).
     python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID[/BLOCK]]]] ...
                                   (here; DIR inside the checkout, so that it travels to the
                                   GPU machine; HOST: --host's NAME=VALUE, or p.NAME=VALUE
-                                  for -p; GRID, BLOCK: X[,Y,Z]; a cupy or pycuda program's
-                                  strings as `--frontend ptx` builds them)
+                                  for -p, l.NAME=N for --length; GRID, BLOCK: X[,Y,Z];
+                                  a cupy or pycuda program's strings, or a .cu, as
+                                  `--frontend ptx` builds them)
     python3 tools/gpu_dsl.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
     python3 tools/gpu_dsl.py judge DIR OUT_DIR/results.json OUT.json   (here)
 
@@ -56,9 +57,8 @@ def corpus_builds(words: str):
     from ptx_corpus_status import options_of
 
     from smemsim.ptx import frontend as fe
-    from smemsim.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
+    from smemsim.ptx.lower import Launch, _Lowering, _param_pointers
     from smemsim.ptx.parse import parse
-    from smemsim.ptx.python_kernel import KernelBuild
     from smemsim.ptx.sass import ptxas_options
     from smemsim.toolrun import find_tool
     entries = json.loads((CORPUS / "corpus.json").read_text())["entries"]
@@ -82,20 +82,31 @@ def corpus_builds(words: str):
                   for k, name, t in slots if k not in pointers}
         opts = dataclasses.replace(opts, grid="1", block="128", smem="0", params=params)
         try:
-            kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags)
+            made = cu_build(module, text, symbol, key, opts, flags)
         except Exception as err:  # noqa: BLE001 - a kernel not lowered is left out, said
             print(f"{e['file']}: {key}: not lowered: {' '.join(str(err).split())[:200]}")
             continue
-        layout = []   # per PTX parameter: a slot name, or ("struct", bytes, ((off, name)..))
-        for n, p in enumerate(entry.params):
-            if _aggregate(p):
-                fields = tuple((k[1], name) for k, name, _ in slots
-                               if isinstance(k, tuple) and k[0] == n)
-                layout.append(("struct", p.nbytes, fields))
-            else:
-                layout.append(next(name for k, name, _ in slots if k == n))
-        yield path, key, KernelBuild(kernel, text, symbol, tuple(layout)), [
-            find_tool("ptxas"), "-arch=sm_90", "-lineinfo", *ptxas_options(flags)]
+        yield path, key, made, [find_tool("ptxas"), "-arch=sm_90", "-lineinfo",
+                                *ptxas_options(flags)]
+
+
+def cu_build(module, text: str, symbol: str, key: str, opts, flags):
+    """The PTX path's KernelBuild of one entry of nvcc's build, with its parameter layout."""
+    from smemsim.ptx import frontend as fe
+    from smemsim.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
+    from smemsim.ptx.python_kernel import KernelBuild
+    entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
+    slots = _Lowering(module, entry, Launch(grid=(1,), block=(128,)), None, None)._slots()
+    kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags)
+    layout = []   # per PTX parameter: a slot name, or ("struct", bytes, ((off, name)..))
+    for n, p in enumerate(entry.params):
+        if _aggregate(p):
+            fields = tuple((k[1], name) for k, name, _ in slots
+                           if isinstance(k, tuple) and k[0] == n)
+            layout.append(("struct", p.nbytes, fields))
+        else:
+            layout.append(next(name for k, name, _ in slots if k == n))
+    return KernelBuild(kernel, text, symbol, tuple(layout))
 
 
 def builds_of(spec: str):
@@ -115,6 +126,21 @@ def builds_of(spec: str):
     options = Options(hosts={k: v for k, v in pairs if not k.startswith("p.")},
                       params={k[2:]: int(v) for k, v in pairs if k.startswith("p.")},
                       grid=grid or None, block=block or None)
+    if path.endswith(".cu"):   # a CUDA file as `--frontend ptx` builds it (l.NAME=N: lengths)
+        from smemsim.ptx import frontend as fe
+        from smemsim.ptx.parse import parse
+        from smemsim.ptx.sass import ptxas_options
+        options = dataclasses.replace(options, lengths={k[2:]: v for k, v in pairs
+                                                        if k.startswith("l.")},
+                                      hosts={k: v for k, v in options.hosts.items()
+                                             if not k.startswith("l.")})
+        text = fe._ptx(path, options, "sm_90", [])
+        module = parse(text)
+        for symbol, key in fe.readable(list(module.entries)).items():
+            if not wanted or key == wanted:
+                yield path, key, cu_build(module, text, symbol, key, options, []), [
+                    find_tool("ptxas"), "-arch=sm_90", "-lineinfo", *ptxas_options(())]
+        return
     from smemsim.loader import embeds_cuda
     if embeds_cuda(path):   # a cupy or pycuda program's strings, as nvcc builds them
         from smemsim.ptx import strings_frontend as sf

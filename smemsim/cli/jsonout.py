@@ -134,8 +134,8 @@ def sweep_json(result: SweepResult, front) -> dict[str, Any]:
                 "requests": r.requests, "wavefronts": r.wavefronts, "ideal": r.ideal,
                 "excess": r.excess, "smem_per_block": r.smem_per_block,
                 "smem_blocks": r.smem_blocks, "registers": r.registers,
-                "active_warps": r.active_warps, "occupancy": r.occupancy,
-                "rank": rank.get(id(r)), "pareto": id(r) in on_front, "error": r.error,
+                "active_warps": r.active_warps, "active_blocks": r.active_blocks,
+                "occupancy": r.occupancy, "rank": rank.get(id(r)), "pareto": id(r) in on_front, "error": r.error,
             } for r in result.results]}
 
 

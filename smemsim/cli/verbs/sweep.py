@@ -190,7 +190,7 @@ def _swizzles(name: str, spec: str, item: str) -> list[Layout]:
 
 
 COLUMNS = ("requests", "wavefronts", "ideal", "excess", "smem_per_block", "smem_blocks",
-           "registers", "active_warps", "occupancy")
+           "registers", "active_warps", "active_blocks", "occupancy")
 
 
 def _claim_csv(args) -> None:
@@ -234,14 +234,17 @@ def _print(console: Console, args, result, front, axes) -> None:
         row = [f"{n}{'*' if id(r) in on_front else ''}", *(str(params[k]) for k in names)]
         row += [r.point.arch] if archs else []
         row += ["; ".join(x.label for x in r.point.layouts) or "as declared"] if layouts else []
+        # blocks per SM: the active blocks where registers are known (every limit), else
+        # the most shared memory allows (its column says so)
         row += [f"{r.wavefronts:,}", f"{r.excess:,}", f"{r.smem_per_block:,}",
-                str(r.smem_blocks)]
+                str(r.active_blocks if occupancy else r.smem_blocks)]
         if occupancy:
             row += [str(r.registers),
                     f"{r.occupancy:.2f}" if r.occupancy is not None else "-"]
         rows.append(row)
     columns = ["#", *names, *(["arch"] if archs else []), *(["layout"] if layouts else []),
-               "wavefronts", "excess", "smem B", "blk/SM", *(["regs", "occ"] if occupancy
+               "wavefronts", "excess", "smem B", "blk/SM" if occupancy else "smem blk/SM",
+               *(["regs", "occ"] if occupancy
                                                                else [])]
     for i, c in enumerate(columns):
         # a figure is never cut: every column but the layout's labels keeps its widest cell
