@@ -1245,3 +1245,55 @@ def test_cuda_barrier_with_memcpy_async_of_4_and_16_bytes(nvcc, tmp_path, monkey
     assert (r.load.requests, r.load.wavefronts) == (8 * 2 + 8, 8 * 2 * 4 + 8)
     assert any("ptxas loads only the elements that are used (1 ld.shared.v4.f32 as 2 LDS"
                in n for n in k.notes)
+
+
+COUNTED = """
+__global__ void strided(const float *in, float *out, int n, int m)
+{
+    __shared__ float s[1024];
+    for (int i = threadIdx.x; i < 1024; i += 128) s[i] = 0;
+    __syncthreads();
+    float acc = 0;
+    for (int i = blockIdx.x * 128 + threadIdx.x; i < n; i += gridDim.x * 128)
+        acc += in[i];
+    for (int j = m; j > 0; j -= 3)
+        s[(threadIdx.x * 2 + j) % 1024] += acc;
+    __syncthreads();
+    out[blockIdx.x * 128 + threadIdx.x] = s[threadIdx.x * 8 % 1024];
+}
+void go(const float *in, float *out) { strided<<<4, 128>>>(in, out, 5000, 10); }
+"""
+
+
+def test_loops_nvcc_rotates_are_counted_loops_of_the_ir(nvcc, tmp_path, monkeypatch):
+    """nvcc's rotated loops (a do-while testing an induction register against a value the
+    loop keeps: a constant step, a grid-stride step held in a register, a count down) are
+    the IR's counted loops: their trip counts have a closed form, and each induction
+    register is its value at entry plus the iterations' steps; the outputs are numpy's."""
+    import numpy as np
+    from kernels_ir import run
+    from kernels_ir.stmt import Loop, walk
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "counted.cu"
+    source.write_text(COUNTED)
+    k = import_cu(str(source), Options(lengths={"in": "5000", "out": "512"}))["strided"]()
+    loops = [s for s in walk(k.body) if isinstance(s, Loop)]
+    assert loops and all(s.counted for s in loops), [str(s.cond) for s in loops]
+    data = np.arange(5000, dtype=np.float32) % 7
+    out = run(k, {}, arrays={"in": data.view(np.uint8)})["out"].view(np.float32)
+    acc = np.array([data[b * 128 + t::512].sum() for b in range(4) for t in range(128)],
+                   np.float32).reshape(4, 128)
+    want = np.zeros((4, 128), np.float32)
+    for b in range(4):
+        s = np.zeros(1024, np.float32)
+        for t in range(128):
+            for j in (10, 7, 4, 1):
+                s[(t * 2 + j) % 1024] += acc[b, t]
+        want[b] = s[np.arange(128) * 8 % 1024]
+    assert np.allclose(out.reshape(4, 128), want)
+    r = analyze(k, {})
+    # each of the 4 warps of 4 blocks: 8 stores of zeros, 4 iterations of `s[..] += acc`
+    # (a load and a store each), the final read
+    assert (r.store.requests, r.load.requests) == (4 * 4 * (8 + 4), 4 * 4 * (4 + 1))

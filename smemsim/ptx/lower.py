@@ -39,6 +39,13 @@ from .symbols import local_name
 _TYPES = {"s8": i8, "u8": u8, "b8": u8, "s16": i16, "u16": u16, "b16": u16, "s32": i32,
           "u32": u32, "b32": u32, "s64": i64, "u64": u64, "b64": u64, "f32": f32, "f64": f64}
 _WIDE = {"i16": i32, "u16": u32, "i32": i64, "u32": u64}   # what .wide makes of a type
+_IMMEDIATE = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|\d+)")
+_INT_STEP_TYPES = ("s32", "u32", "b32", "s64", "u64", "b64")
+# a comparison with its operands swapped, and negated (setp's integer comparisons)
+_FLIPPED = {"lt": "gt", "gt": "lt", "le": "ge", "ge": "le", "eq": "eq", "ne": "ne",
+            "lo": "hi", "hi": "lo", "ls": "hs", "hs": "ls"}
+_NEGATED = {"lt": "ge", "ge": "lt", "le": "gt", "gt": "le", "eq": "ne", "ne": "eq",
+            "lo": "hs", "hs": "lo", "ls": "hi", "hi": "ls"}
 _HALF_TYPES = ("f16", "bf16", "f16x2", "bf16x2")
 _HALF_OPS = {"add": (lambda a, b: a + b, 2), "sub": (lambda a, b: a - b, 2),
              "mul": (lambda a, b: a * b, 2), "fma": (lambda a, b, c: a * b + c, 3),
@@ -155,6 +162,9 @@ class _Lowering:
         self.blocks = cfg.blocks(self.entry.body)
         self.entry_block = next(iter(self.blocks))
         self.loops = cfg.loops(self.blocks, self.entry_block)
+        self.idom = cfg.immediate_dominators(cfg.graph_of(self.blocks), self.entry_block)
+        self.counted_latches: set = set()   # latches of counted loops: their test is the IR's
+        self.inductions: set = set()        # registers held as expressions of a loop variable
         with located(where):
             self._declare()
             self._declare_locals()
@@ -188,6 +198,8 @@ class _Lowering:
             for inst in block.insts:
                 with located(self._loc(inst)):
                     self._instruction(inst)
+            if b in self.counted_latches:
+                return   # the end of an iteration: the loop's own condition decides
             if block.cond is None:
                 nxt = block.taken if block.taken is not None else block.fall
                 if self._special(nxt, loop, block):
@@ -272,15 +284,210 @@ class _Lowering:
 
     def _loop(self, loop) -> None:
         """A natural loop as a do-while: each path through its body sets its flag (1: the
-        next iteration runs, 0: it leaves)."""
+        next iteration runs, 0: it leaves); a counted one (_counted) as a loop of its trip
+        count, its induction registers expressions of the iteration."""
         flag = self.flags[loop.header]
         head = self.blocks[loop.header]
         first = head.insts[0] if head.insts else head.branch
         with located(self._loc(first) if first is not None else SourceLoc("<ptx>", 0)):
+            counted = self._counted(loop)
+            if counted is not None:
+                self._counted_loop(loop, *counted)
+                return
             self.k.assign(flag, 0)
             with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0,
                              do_while=True):
                 self._sequence(loop.header, "<sink>", loop)
+
+    def _counted(self, loop):
+        """(latch, steps, trips) of a loop nvcc's rotated form makes countable, or None: one
+        block branches back to the header and is the only way out, its branch tests a
+        `setp` of an induction register against a value the loop does not change; each
+        induction register (`steps`: register -> its step, a constant or a register the
+        loop does not change: a grid-stride loop's) is written in the loop only by one
+        unguarded `add`/`sub` in a block every iteration passes (it dominates the latch),
+        outside the loops inside this one. `trips(bases, steps)`: the trip count, an i64
+        expression of the registers' values at entry and of the steps (i64), and the
+        conditions the GPU's loop needs to end at all (located assertions)."""
+        latches = [b for b in loop.body if loop.header in self.blocks[b].successors()]
+        if len(latches) != 1 or len(loop.exits) != 1:
+            return None
+        latch = latches[0]
+        block = self.blocks[latch]
+        if block.cond is None or any(s not in loop.body for b in loop.body if b != latch
+                                     for s in self.blocks[b].successors()):
+            return None
+        if block.taken == loop.header and block.fall not in loop.body:
+            going = not block.cond.startswith("!")     # continue when the predicate holds
+        elif block.fall == loop.header and block.taken not in loop.body:
+            going = block.cond.startswith("!")
+        else:
+            return None
+        names = self.entry.names
+        writes: dict[str, list] = {}
+        for b in loop.body:
+            for n, inst in enumerate(self.blocks[b].insts):
+                for r in _writes(inst, names):
+                    writes.setdefault(r, []).append((b, n, inst))
+        steps, where = {}, {}
+        # blocks of loops inside this one: a step there runs many times an iteration
+        nested = {x for inner in self.loops.values() if inner.header != loop.header and
+                  inner.body < loop.body for x in inner.body}
+        for r, ws in writes.items():
+            if len(ws) != 1 or ws[0][0] in nested:
+                continue
+            b, n, inst = ws[0]
+            if not (inst.name in ("add", "sub") and inst.guard is None and
+                    len(inst.operands) == 3 and inst.operands[0] == inst.operands[1] == r and
+                    inst.opcode[-1] in _INT_STEP_TYPES and self._dominates(b, latch) and
+                    not isinstance(self.regs.get(r), Choice) and r in self.local_regs):
+                continue
+            by = inst.operands[2]
+            if _IMMEDIATE.fullmatch(by):
+                step = int(by, 0) * (-1 if inst.name == "sub" else 1)
+                if step:
+                    steps[r], where[r] = step, (b, n)
+            elif by.startswith("%") and by not in writes and inst.name == "add" and \
+                    not isinstance(self.regs.get(by), (Address, Choice)):
+                steps[r], where[r] = (by, inst.opcode[-1]), (b, n)   # a run-time step
+        test = [(n, inst) for n, inst in enumerate(block.insts)
+                if block.cond.lstrip("!") in _writes(inst, names)]
+        pred = block.cond.lstrip("!")
+        if not steps or len(writes.get(pred, ())) != 1 or len(test) != 1:
+            return None
+        at, setp = test[0]
+        if setp.name != "setp" or setp.guard is not None or len(setp.opcode) != 3 or \
+                len(setp.operands) != 3 or setp.opcode[2] not in _INT_STEP_TYPES:
+            return None
+        cmp, ctype = setp.opcode[1], setp.opcode[2]
+        a, b = setp.operands[1], setp.operands[2]
+        if a in steps and b not in writes:
+            iv, end = a, b
+        elif b in steps and a not in writes:
+            iv, end, cmp = b, a, _FLIPPED.get(cmp)
+        else:
+            return None
+        if not going:
+            cmp = _NEGATED.get(cmp)
+        rank = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt",
+                "ge": "ge", "hs": "ge", "ne": "ne"}.get(cmp)
+        step = steps[iv]
+        if rank is None or isinstance(step, int) and (
+                rank in ("lt", "le") and step < 0 or rank in ("gt", "ge") and step > 0):
+            return None    # it runs until the register wraps: not a count
+        # whether the test reads the register after this iteration's step
+        sb, sn = where[iv]
+        after = int(sb != latch or sn < at)
+        signed = ctype.startswith("s")
+
+        def trips(bases: dict, by: dict):
+            """(the iterations, at least 1 (a do-while): an i64 expression; [(condition,
+            what it means)] the GPU's loop needs to end), or None."""
+            value = bases[iv]
+            stop = self.value(end, _TYPES[ctype])
+            if isinstance(value, Address) or isinstance(stop, Address):
+                if not (isinstance(value, Address) and isinstance(stop, Address) and
+                        (value.space, value.base) == (stop.space, stop.base)):
+                    return None
+                value, stop = value.offset, stop.offset
+            as64 = lambda e: cast(retype(e, _TYPES[ctype]), i64) if signed else \
+                cast(cast(retype(e, _TYPES[ctype]), u64), i64)   # noqa: E731
+            one, zero, s = const(1, i64), const(0, i64), by[iv]
+            # the value the test compares before iteration m (m >= 1): first + m * step
+            first = as64(value) + const(after - 1, i64) * s
+            checks = []
+            if rank != "ne":
+                up = rank in ("lt", "le")
+                gap = as64(stop) - first if up else first - as64(stop)
+                d = s if up else zero - s
+                if not isinstance(step, int):
+                    checks.append((d > zero, f"the loop's step {step[0]} goes toward its "
+                                             f"end {end} (otherwise the GPU loops until the "
+                                             "counter wraps)"))
+                d = select(d > zero, d, one)
+                if rank in ("lt", "gt"):
+                    return select(gap > d, (gap + d - one) // d, one), checks
+                return select(gap >= d, gap // d + one, one), checks
+            gap = as64(stop) - first
+            safe = select(s == zero, one, s)
+            meets = (s != zero) & (gap % safe == zero) & (gap // safe >= one)
+            checks.append((meets, f"the loop's counter {iv} meets its end {end} (otherwise "
+                                  "the GPU loops until it wraps)"))
+            return select(meets, gap // safe, one), checks
+        return latch, steps, trips
+
+    def _dominates(self, a: str, b: str) -> bool:
+        while True:
+            if a == b:
+                return True
+            parent = self.idom.get(b, b)
+            if parent == b:
+                return False
+            b = parent
+
+    def _counted_loop(self, loop, latch: str, steps: dict, trips) -> None:
+        """The loop as `for (k = 0; k < trips; k++)` (a do-while), each induction register
+        its value at entry plus k steps, so that the analyses see its trip count and its
+        addresses as the affine functions they are (the iterations need not run one by one);
+        after it, each register holds its value at the loop's end."""
+        held = {r: self.regs[r] for r in steps}
+        bases, by = {}, {}
+        for r, local in held.items():
+            if isinstance(local, Address):
+                bases[r] = Address(local.space, local.base, self.k.let(
+                    self._fresh_name(_c_name(r) + "_0"), local.offset), local.origin)
+            else:
+                bases[r] = self.k.let(self._fresh_name(_c_name(r) + "_0"), local)
+            step = steps[r]
+            by[r] = const(step, i64) if isinstance(step, int) else self.k.let(
+                self._fresh_name(_c_name(step[0]) + "_step"),
+                cast(self.integer(step[0], _TYPES[step[1]]), i64))
+        found = trips(bases, by)
+        if found is None:
+            self.flags_fallback(loop)
+            return
+        count, checks = found
+        for cond, text in checks:
+            self.k.assert_(cond, text)
+        n = self.k.let(self._fresh_name("trips"), count, i64)
+        self.counted_latches.add(latch)
+        try:
+            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda k: k < n, do_while=True,
+                             dtype=i64) as k:
+                for r, base in bases.items():
+                    self.regs[r] = self._moved(base, k, by[r])
+                    self.inductions.add(r)
+                self._sequence(loop.header, "<sink>", loop)
+        finally:
+            self.counted_latches.discard(latch)
+            for r, local in held.items():
+                self.regs[r] = local
+                self.inductions.discard(r)
+        for r, local in held.items():
+            final = self._moved(bases[r], n, by[r])
+            if isinstance(local, Address):
+                self.k.assign(local.offset, retype(final.offset, local.offset.dtype))
+            else:
+                self.k.assign(local, retype(final, local.dtype))
+
+    def flags_fallback(self, loop) -> None:
+        """A loop _counted accepted whose test this lowering cannot count after all: as a
+        do-while of its flag (the bases declared for it are unused)."""
+        flag = self.flags[loop.header]
+        self.k.assign(flag, 0)
+        with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0, do_while=True):
+            self._sequence(loop.header, "<sink>", loop)
+
+    @staticmethod
+    def _moved(base, k: Expr, step: Expr):
+        """A register's value `k` steps (an i64 expression each) on from `base` (a number or
+        an Address)."""
+        # (the steps counted in 64 bits, then in the register's type: a negative step of an
+        # unsigned register wraps as the hardware's add does)
+        delta = cast(k, i64) * step
+        if isinstance(base, Address):
+            return base.plus(cast(delta, base.offset.dtype))
+        return base + cast(delta, base.dtype)
 
     def _predicate(self, guard: str, inst: Inst) -> Expr:
         negated = guard.startswith("!")
@@ -745,6 +952,10 @@ class _Lowering:
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
+        if reg in self.inductions:
+            # a counted loop's step (its one write there): the expression, not a local
+            self.regs[reg] = value
+            return
         if isinstance(value, Choice):
             if reg in self.local_regs and isinstance(self.regs[reg], Choice):
                 self._assign_choice(inst, reg, value)
