@@ -56,3 +56,49 @@ def test_the_host_templates_type_and_the_switch_case_give_the_launch():
     assert (r.load.requests, r.load.wavefronts) == (4 * 17, 4 * 23)
     r = analyze(kernels(hosts={"blocks": "4"})["sum<float, 64>"]())
     assert (r.block, r.dynamic_smem) == ((64, 1, 1), 64 * 4)
+
+
+CHAIN = """
+__global__ void k(float *x, int n)
+{
+    __shared__ float s[1024];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    x[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];
+}
+void go(float *x)
+{
+    SEQ
+    int block;
+    if (seq_len == 256) {
+        block = 256;
+    } else if (seq_len == 512) {
+        block = 512;
+    } else {
+        block = 1024;
+    }
+    k<<<4, block>>>(x, seq_len);
+}
+"""
+
+
+@pytest.mark.parametrize("seq, block", [("const int seq_len = 512;", 512),
+                                         ("const int seq_len = 256;", 256),
+                                         ("const int seq_len = 64;", 1024),
+                                         ("int seq_len = atoi(\"512\");", None)])
+def test_a_launch_value_chosen_by_an_if_else_chain_on_a_host_constant(tmp_path, seq, block):
+    """The branch the host's constants take sets the block (llm.c picks its block size
+    from `seq_len` this way); a condition known only at run time is a question, never the
+    last `else`."""
+    cu = tmp_path / "chain.cu"
+    cu.write_text(CHAIN.replace("SEQ", seq))
+    options = Options(lengths={"x": "1024"})
+    if block is None:
+        with pytest.raises(CudaImportError, match=r"chain\.cu:20:5: the launch of 'k' uses "
+                                                  r"the host variable 'block'"):
+            import_kernels(str(cu), options)["k"]()
+        return
+    k = import_kernels(str(cu), options)["k"]()
+    from kernels_ir import resolve_launch
+    assert resolve_launch(k).block == (block, 1, 1)
+    assert analyze(k).store.requests == 4 * block // 32

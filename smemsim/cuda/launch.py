@@ -713,6 +713,65 @@ class _Host:
                                          name in _parameter_names(unit, host)):
                 self.locals[name] = value   # a local, or a parameter of the host function
 
+    def chosen(self, name: str, depth: int):
+        """The value of a host variable set in the branches of if/else chains whose
+        conditions are host constants (`if (seq_len == 256) block = 256; else if (seq_len
+        == 512) block = 512; else block = 1024;` with `const int seq_len = 512`): the last
+        assignment before the launch that runs on its path; None where a condition is not
+        a constant, or the variable is written any other way (in a loop, through its
+        address, by `+=`, `++`, in a switch)."""
+        call = self.call
+        scope = self.host if self.host is not None else self.u.tree.root_node
+        writes = []
+        for n in walk(scope):
+            if n.type == "assignment_expression" and \
+                    text(n.child_by_field_name("left")) == name:
+                if n.child_by_field_name("operator").type != "=":
+                    return None
+                if _reaches(n, call):
+                    writes.append((n, n.child_by_field_name("right")))
+            elif n.type == "init_declarator" and \
+                    text(n.child_by_field_name("declarator")) == name and \
+                    n.parent is not None and _in_scope(n.parent, call):
+                writes.append((n, n.child_by_field_name("value")))
+            elif n.type in ("update_expression", "pointer_expression") and \
+                    n.named_children and text(n.named_children[0]) == name:
+                return None
+        above = set(_ancestors(call))
+        value = None
+        for node, right in sorted(writes, key=lambda w: w[0].start_byte):
+            runs, child = True, node
+            for parent in _ancestors(node):
+                if parent in above:
+                    break
+                if parent.type in ("for_statement", "for_range_loop", "while_statement",
+                                   "do_statement", "switch_statement", "case_statement"):
+                    return None
+                if parent.type == "if_statement" and \
+                        child != parent.child_by_field_name("condition"):
+                    clause = parent.child_by_field_name("condition")
+                    test = clause.named_children[-1] if clause is not None and \
+                        clause.named_children else None
+                    if test is None:
+                        return None
+                    # (the host's own values: a variable the launch also passes is still
+                    # the host's here, not the kernel parameter it becomes)
+                    saved, self.by_arg = self.by_arg, {}
+                    try:
+                        holds = fold(self.value(test, depth + 1))
+                    except CudaImportError:
+                        return None
+                    finally:
+                        self.by_arg = saved
+                    if holds is None:
+                        return None
+                    taken = child == parent.child_by_field_name("consequence")
+                    runs = runs and bool(holds) == taken
+                child = parent
+            if runs:
+                value = right
+        return None if value is None else self.value(value, depth + 1)
+
     def enumerators(self, enum) -> None:
         """`enum { SHMEM_SZ = ... };` in the host function: each name stands for its value
         (one not given is the one before plus 1)."""
@@ -833,6 +892,9 @@ class _Host:
             passed = self.passed(name, depth)
             if passed is not None:
                 return passed
+            chosen = self.chosen(name, depth)
+            if chosen is not None:
+                return chosen
             raise _HostQuestion(f"the host variable '{name}'", name)
         if node.type in ("number_literal", "sizeof_expression", "char_literal"):
             if self.binding and node.type == "sizeof_expression":
