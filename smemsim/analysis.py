@@ -56,7 +56,9 @@ class SiteReport:
     # the line of a loop it runs in that retries until a store to shared memory survives
     # (smemsim.retry_loops): its passes are the GPU's to decide
     retry_loop: int | None = None
-    at_least: bool = False        # and only lanes of one warp contended: the fewest passes
+    # its counts are the fewest there can be: a retry loop in which only lanes of one warp
+    # contend, or the CAS loop of an atomic add (counted as each warp alone)
+    at_least: bool = False
 
     @property
     def is_bulk(self) -> bool:
@@ -306,6 +308,10 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
         retry = next((r for r in tr.retries if stmt.site in r.sites), None)
         if retry is not None:
             rows[-1].update(retry_loop=retry.line, at_least=not retry.stores & tr.crossed)
+        elif op == "atomic_cas_loop" and getattr(stmt, "kind", None) == "add":
+            # counted as each warp alone; warps contending for a word at once only fail
+            # more CASes (an add never leaves the loop early): the fewest passes
+            rows[-1].update(at_least=True)
     return rows
 
 

@@ -227,7 +227,7 @@ def test_a_retry_loops_lines_say_at_least(tmp_path):
     page = out.read_text(encoding="utf-8")
     marked = {int(m) for m in re.findall(r'id="k0-L(\d+)"[^>]*>(?:(?!</tr>).)*?≥\d', page)}
     assert marked == {14, 16, 17}
-    assert "≥: at least these, in a loop that retries until a store to shared memory" in page
+    assert "≥: at least these: a loop that retries until a store to shared memory" in page
     plain = tmp_path / "t.html"
     assert cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(plain))[0] == 0
     assert "≥" not in plain.read_text(encoding="utf-8")

@@ -176,6 +176,8 @@ def line_totals(sites: list[dict[str, Any]]) -> dict[tuple[str, int], dict[str, 
         entry["sites"].append(s["site"])
         if s.get("retry_loop") is not None:   # a loop that retries until a store survives
             entry["retry"] = "≈" if entry["retry"] == "≈" or not s.get("at_least") else "≥"
+        elif s.get("at_least"):               # an atomic add's CAS loop, each warp alone
+            entry["retry"] = entry["retry"] or "≥"
         for c, t in s["classes"].items():
             acc = entry["classes"].setdefault(c, {"requests": 0, "wavefronts": 0, "excess": 0})
             for f in acc:
@@ -205,8 +207,9 @@ def source_view(item: dict[str, Any], k: str) -> str:
            "conflicts). Shading: the line's share of the kernel's excess"
            + ("" if total_excess else " (nothing conflicts: of its wavefronts, in blue)")
            + ". Click a line for its worst request's bank map."
-           + (" ≥: at least these, in a loop that retries until a store to shared memory "
-              "survives (one contending store lands a pass; the GPU may issue more)"
+           + (" ≥: at least these: a loop that retries until a store to shared memory "
+              "survives (one contending store lands a pass), or the compare-and-swap loop of "
+              "an atomic add (each warp as if alone); the GPU may run more passes"
               if "≥" in retrying else "")
            + (" ≈: an estimate, in such a loop where warps contend for one word"
               if "≈" in retrying else "") + "</p>"]

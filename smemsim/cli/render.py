@@ -57,7 +57,8 @@ def report_table(r: Report, explain_command: str | None = None,
     worst = max(r.sites, key=lambda s: s.excess)
     rows = [{"#": str(s.site), "line": str(s.loc.line),
              "array": s.array + ("*" if s.data_dependent else ""), "access": _access(s),
-             "requests": _count(s.requests), "wavefronts": _count(s.wavefronts),
+             "requests": ("≥" if s.at_least else "") + _count(s.requests),
+             "wavefronts": ("≥" if s.at_least else "") + _count(s.wavefronts),
              "ideal": _count(s.ideal), "excess": _count(s.excess),
              "wf/req": f"{s.wavefronts_per_request:.2f}", "%": f"{s.share:.0%}"}
             for s in r.sites]
@@ -76,9 +77,12 @@ def report_table(r: Report, explain_command: str | None = None,
                           "terminal or --json shows every column)"))
     for s in r.sites:
         parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {s.statement}"))
-    for name, tot in _class_lines(r):
-        parts.append(Text(f"{name}: {tot.requests:,} requests, {tot.wavefronts:,} wavefronts, "
-                          f"ideal {tot.ideal:,}, excess {tot.excess:,}"))
+    bounded = {c for s in r.sites if s.at_least for c in s.classes}
+    for (name, tot), c in zip(_class_lines(r), _class_keys(r)):
+        least = "at least " if c in bounded else ""
+        parts.append(Text(f"{name}: {least}{tot.requests:,} requests, {least}"
+                          f"{tot.wavefronts:,} wavefronts, ideal {tot.ideal:,}, excess "
+                          f"{least}{tot.excess:,}"))
     for s in r.sites:
         if s.tma is not None:
             t = s.tma
@@ -118,7 +122,13 @@ def report_table(r: Report, explain_command: str | None = None,
                 "until a store to shared memory survives, and lanes of several warps "
                 "contend for one word: counted with the block's warps in lock-step, one "
                 "store landing per pass; the GPU's passes depend on its scheduling"))
-    loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop"]
+    fewest = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and s.at_least]
+    if fewest:
+        parts.append(Text(f"at least: site(s) {', '.join(fewest)} compile to a CAS loop, "
+                          "counted as each warp alone: the fewest passes there can be; warps "
+                          "that add to one word at once fail more compare-and-swaps and pass "
+                          "again (docs/hardware-rules.md)"))
+    loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and not s.at_least]
     if loops:
         parts.append(Text(f"estimate: site(s) {', '.join(loops)} compile to a CAS loop, whose "
                           "passes depend on timing between warps and on the data; counted "
@@ -170,11 +180,15 @@ _CLASS_NAMES = {"ld": "loads", "st": "stores", "ldsm": "ldmatrix (ldsm)",
                 "gmma": "wgmma operands (gmma)"}
 
 
+def _class_keys(r: Report) -> list[str]:
+    """The instruction classes _class_lines shows, in its order."""
+    return ["ld", "st"] + [c for c in r.classes if c not in ("ld", "st")]
+
+
 def _class_lines(r: Report):
     """(name, totals) of loads and stores (always) and every other class present."""
-    rest = [c for c in r.classes if c not in ("ld", "st")]
-    return [(_CLASS_NAMES["ld"], r.load), (_CLASS_NAMES["st"], r.store)] + \
-        [(_CLASS_NAMES[c], r.classes[c]) for c in rest]
+    return [(_CLASS_NAMES[c], r.load if c == "ld" else r.store if c == "st" else
+             r.classes[c]) for c in _class_keys(r)]
 
 
 def sweep_table(kernel: str, key: str, rows) -> RichGroup:

@@ -58,11 +58,13 @@ def site_results(report, threshold: float | None) -> list[dict]:
         over = threshold is not None and ratio > threshold
         if threshold is not None and not over:
             continue
+        bound = " (at least: the fewest passes of its retry loop; the GPU may run more)" \
+            if s.at_least else ""
         out.append(_result(
             "bank-conflict", "error" if over else "warning",
             f"{report.kernel}: site {s.site}, {s.statement}: {s.excess:,} excess wavefronts "
             f"over {s.requests:,} requests ({s.wavefronts_per_request:.2f} per request, "
-            f"{ratio:.2f} x ideal)", s.loc))
+            f"{ratio:.2f} x ideal){bound}", s.loc))
     return out
 
 
