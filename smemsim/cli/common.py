@@ -11,11 +11,11 @@ from rich.console import Console
 
 from kernels_ir import KernelError, Op, resolve_launch
 
-from ..loader import input_arrays, load_kernels, prescribes_inputs, select
+from ..loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
 from ..occupancy import kernel_occupancy
 from ..pool import parallel_map
 from . import jsonout
-from .options import cuda_options
+from .options import cuda_options, frontend_of
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
@@ -26,7 +26,7 @@ def kernels(args) -> list:
     others go on (`args.failed_kernels`: the command says each error and exits 2, as for
     any bad input)."""
     ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
-        if getattr(args, "frontend", "cpp") == "ptx" else None
+        if frontend_of(args) == "ptx" and is_cuda(args.file) else None
     chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
     out, failed = [], []
     for key, make in chosen.items():
@@ -68,7 +68,7 @@ def own_params(given: dict, kernel, chosen: list) -> dict:
 def one_kernel(args):
     """The one kernel a verb that explains or sizes a single kernel works on."""
     ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
-        if getattr(args, "frontend", "cpp") == "ptx" else None
+        if frontend_of(args) == "ptx" and is_cuda(args.file) else None
     chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
     if len(chosen) > 1:
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "

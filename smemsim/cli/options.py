@@ -93,10 +93,11 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
     g.add_argument("--texture", action="append", default=[], metavar="NAME=WIDTH[,HEIGHT]",
                    help="a texture's extent in texels, as the host allocated it (C "
                         "expressions; a 2-D texture read by tex2D needs it; repeatable)")
-    g.add_argument("--frontend", choices=("cpp", "ptx"), default="cpp",
-                   help="how a .cu's kernels are read: cpp (default: smemsim's own reading of "
-                        "the C++), or ptx (nvcc builds your file to PTX, with -D and -I, and "
-                        "the PTX is counted: the program nvcc compiled; needs nvcc)")
+    g.add_argument("--frontend", choices=("cpp", "ptx"), default=None,
+                   help=f"how a .cu's kernels are read: cpp (smemsim's own reading of the "
+                        f"C++), or ptx (nvcc builds your file to PTX, with -D and -I, and "
+                        f"the PTX is counted: the program nvcc compiled); default "
+                        f"{DEFAULT_FRONTEND}")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -143,6 +144,16 @@ def cuda_options(args, with_params: bool = False):
                    host_files=list(args.host_file))
 
 
+# how a .cu (or a Python program's CUDA strings) is read when --frontend is not given
+# (issue #57: "ptx" once that path reads everything the C++ reading does, at least as well)
+DEFAULT_FRONTEND = "cpp"
+
+
+def frontend_of(args) -> str:
+    """The frontend that reads the command's CUDA: --frontend as given, else the default."""
+    return getattr(args, "frontend", None) or DEFAULT_FRONTEND
+
+
 def cuda_flags_given(args) -> list[str]:
     """The options of add_cuda given on this command line."""
     return [flag for flag, value in (
@@ -151,7 +162,7 @@ def cuda_flags_given(args) -> list[str]:
         ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
         ("--texture", args.texture), ("--null", args.null), ("--host-file", args.host_file),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)),
-        ("--frontend ptx", getattr(args, "frontend", "cpp") == "ptx"))
+        ("--frontend ptx", getattr(args, "frontend", None) == "ptx"))
         if value]
 
 
@@ -311,7 +322,7 @@ def explain_options(args) -> list[str]:
     for flag, dest in _SINGLE:
         if getattr(args, dest, None):
             out += [flag, getattr(args, dest)]
-    if getattr(args, "frontend", "cpp") != "cpp":
+    if getattr(args, "frontend", None) is not None:   # (as given: the default needs none)
         out += ["--frontend", args.frontend]
     if getattr(args, "loop_limit", LOOP_LIMIT) != LOOP_LIMIT:
         out += ["--loop-limit", str(args.loop_limit)]
