@@ -640,7 +640,8 @@ def test_a_kernel_in_an_anonymous_namespace_keeps_its_name():
 def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
         nvcc, tmp_path, monkeypatch):
     """A template instantiated explicitly, launched nowhere in the file: the answer names
-    the kernel and the parameters to give, a struct's fields by their offsets."""
+    the kernel and the parameters to give, as its declaration names them (a struct's fields
+    by their offsets), and those names launch it."""
     from kernels_ir import KernelError
     from smemsim.cuda import Options
     from smemsim.ptx.frontend import import_cu
@@ -652,10 +653,16 @@ def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
         "template __global__ void k<3>(Op, const float*);"))
     with pytest.raises(KernelError, match=r"kernel 'k<3>': smemsim cannot read the host side "
                                           r".*give its launch with --launch-grid and "
-                                          r"--launch-block, and its parameters \(param_0_0, "
-                                          r"param_0_8, param_0_12, param_1\)"):
+                                          r"--launch-block, and its parameters \(op_0, op_8, "
+                                          r"op_12, in\)"):
         for make in import_cu(str(source), Options()).values():
             make()
+    given = Options(grid="1", block="128", params={"op_8": 100, "op_12": 1.0},
+                    lengths={"op_0": "512", "in": "512"})
+    (k,) = [make() for make in import_cu(str(source), given).values()]
+    r = analyze(k)
+    assert {p.name for p in k.params} >= {"op_8"} and (r.load.requests, r.store.requests) == \
+        (4, 4)   # 4 warps: s[127 - t] read by the 100 threads below op.n (warps 0-3), stored by all
 
 
 MULHI_BFIND = """

@@ -36,7 +36,7 @@ def main(argv: list[str]) -> int:
     from smemsim.ptx.frontend import import_cu
     from test_original_build import CUBLAS_STANDIN
     from tools.corpus_status import options
-    from tools.gpu_original import HELPER_CUDA, judged, zeroed
+    from tools.gpu_original import HELPER_CUDA, judged, torch_includes, zeroed
     only = argv[argv.index("-k") + 1] if "-k" in argv else None
     extra = [os.path.abspath(argv[n + 1]) for n, a in enumerate(argv)
              if a == "-I" and n + 1 < len(argv)]
@@ -67,9 +67,12 @@ def main(argv: list[str]) -> int:
             rows.append(row)
             continue
         opts = options(entry)
+        # (torch's headers where the file includes them: those of the torch this Python
+        # imports, as the harness's build had them)
         opts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs, *extra, str(stubs),
                                                        *(str(ROOT / d) for d in
-                                                         case.get("includes", []))])
+                                                         case.get("includes", [])),
+                                                       *torch_includes(case)])
         flags = [f for f in case.get("flags", [])]
         start = time.perf_counter()
         try:

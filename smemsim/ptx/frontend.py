@@ -141,7 +141,7 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     module = parse(text)
     keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
     if not launch:
-        _ask_for_launch(path, wanted, keys, module, why)
+        _ask_for_launch(path, wanted, keys, module, why, options)
     if wanted is not None:
         bare = lambda text: "".join(text.split())   # noqa: E731 (spacing is not meaning)
         last = lambda text: text.split("<")[0].strip().split("::")[-1]   # noqa: E731
@@ -157,11 +157,12 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
                            f"{', '.join(keys) or 'none'}): name one as listed with --kernel")
         keys = chosen
     return {key: functools.partial(_entry_kernel, module, text, symbol, key, options, arch,
-                                   flags)
+                                   flags, path)
             for key, symbol in keys.items()}
 
 
-def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why) -> None:
+def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why,
+                    options=None) -> None:
     """Where the host side cannot be read and no launch is given: the question, if nvcc's
     build has the kernel (its launch is what the host would have said), else `why`."""
     bare = "".join((wanted or "").split())
@@ -172,7 +173,9 @@ def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why) -> N
         raise why
     name = found[0] if len(found) == 1 else (wanted or found[0])
     from .lower import _Lowering
-    slots = _Lowering(module, module.entries[keys[found[0]]], Launch(grid=(1,), block=(1,)),
+    entry = module.entries[keys[found[0]]]
+    declared = _declared_names(path, found[0], options, len(entry.params))
+    slots = _Lowering(module, entry, Launch(grid=(1,), block=(1,), names=declared or ()),
                       None, None)._slots()   # (a struct's fields: `param_0_8`)
     names = ", ".join(n for _, n, _ in slots) or "none"
     raise KernelError(f"kernel '{name}': smemsim cannot read the host side of {path} "
@@ -182,10 +185,11 @@ def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why) -> N
 
 
 def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,
-                  flags) -> Kernel:
+                  flags, path: str | None = None) -> Kernel:
     entry = module.entries[symbol]
-    names = tuple(f"param_{n}" for n in range(len(entry.params)))
-    scalars = _param_exprs(entry)
+    names = _declared_names(path, key, options, len(entry.params)) or \
+        tuple(f"param_{n}" for n in range(len(entry.params)))
+    scalars = _param_exprs(entry, names)
 
     def dims(text: str) -> tuple:
         return tuple(eval_names(p, scalars) for p in text.split(",") if p.strip())
@@ -199,12 +203,30 @@ def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,
     return _lower_as_built(module, text, symbol, launch, name, arch, flags)
 
 
-def _param_exprs(entry) -> dict:
-    """The entry's scalar parameters by the names the command line uses for them."""
+def _param_exprs(entry, names=None) -> dict:
+    """The entry's scalar parameters by the names the command line uses for them (`names`:
+    the declaration's, else param_0, param_1, ...)."""
     from kernels_ir.expr import Expr, Op
     from .lower import _TYPES
-    return {f"param_{n}": Expr(Op.PARAM, _TYPES.get(p.ptype, i64), (), f"param_{n}")
+    names = names or tuple(f"param_{n}" for n in range(len(entry.params)))
+    return {names[n]: Expr(Op.PARAM, _TYPES.get(p.ptype, i64), (), names[n])
             for n, p in enumerate(entry.params) if p.ptype in _TYPES}
+
+
+def _declared_names(path: str | None, key: str, options, count: int) -> tuple | None:
+    """The kernel's parameter names as its declaration gives them, where smemsim's reader
+    of the file finds the declaration (its host side may be what it cannot read: a torch
+    extension's) and the PTX entry has as many parameters; else None."""
+    if path is None:
+        return None
+    from ..cuda import signature
+    try:
+        names = tuple(n for n, _ in signature(path, key.split("<")[0].split("::")[-1].strip(),
+                                              options))
+    except Exception:   # noqa: BLE001 - any file the reader cannot read: positions then
+        return None
+    return names if len(names) == count and len(set(names)) == count and \
+        all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) else None
 
 
 def readable(symbols: list[str]) -> dict[str, str]:
