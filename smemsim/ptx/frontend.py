@@ -219,11 +219,18 @@ def _declared_names(path: str | None, key: str, options, count: int) -> tuple | 
     extension's) and the PTX entry has as many parameters; else None."""
     if path is None:
         return None
-    from ..cuda import signature
-    try:
-        names = tuple(n for n, _ in signature(path, key.split("<")[0].split("::")[-1].strip(),
-                                              options))
-    except Exception:   # noqa: BLE001 - any file the reader cannot read: positions then
+    from ..cuda import Options, signature
+    base = key.split("<")[0].split("::")[-1].strip()
+    names = None
+    # (the file's own declaration: read with its -D and -I, else with its -D alone, where
+    # the headers it includes are what the reader cannot take: torch's)
+    for given in (options, Options(defines=dict(getattr(options, "defines", None) or {}))):
+        try:
+            names = tuple(n for n, _ in signature(path, base, given))
+            break
+        except Exception:   # noqa: BLE001 - any file the reader cannot read: positions then
+            continue
+    if names is None:
         return None
     return names if len(names) == count and len(set(names)) == count and \
         all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names) else None
