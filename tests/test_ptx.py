@@ -1304,3 +1304,20 @@ def test_loops_nvcc_rotates_are_counted_loops_of_the_ir(nvcc, tmp_path, monkeypa
     # each of the 4 warps of 4 blocks: 8 stores of zeros, 4 iterations of `s[..] += acc`
     # (a load and a store each), the final read
     assert (r.store.requests, r.load.requests) == (4 * 4 * (8 + 4), 4 * 4 * (4 + 1))
+
+
+def test_a_launch_expression_reads_sizeof_and_refuses_what_it_does_not_read():
+    """`--launch-smem '3 * Bc * d * sizeof(float)'` (flash-attention-minimal's launch) where
+    the host side cannot be read; anything left over or unknown is a located refusal."""
+    from kernels_ir.dtypes import i32
+    from kernels_ir.expr import const
+    from smemsim.cuda.symbols import fold
+    from smemsim.ptx.lower import eval_names
+    names = {"Bc": const(32, i32), "d": const(64, i32), "Br": const(32, i32)}
+    e = eval_names("(3 * Bc * d * sizeof(float)) + (Bc * Br * sizeof(float4))", names)
+    assert fold(e) == 3 * 32 * 64 * 4 + 32 * 32 * 16
+    for text, why in [("(3", "ends early"), ("3 )", "')' is not read"),
+                      ("sizeof(struct X)", "sizeof(struct X): not a type"),
+                      ("n * 4", "'n' is not a parameter name")]:
+        with pytest.raises(PtxError, match=why):
+            eval_names(text, names)

@@ -2389,45 +2389,78 @@ class _Lowering:
         self._op_bar(inst)
 
 
+# sizeof of the types a launch's shared bytes name (`3 * Bc * d * sizeof(float)`)
+_SIZEOF = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1,
+           "uint8_t": 1, "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
+           "half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "int": 4,
+           "unsigned": 4, "unsigned int": 4, "int32_t": 4, "uint32_t": 4, "float": 4,
+           "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "long": 8, "unsigned long": 8,
+           "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
+           "size_t": 8, "double": 8, "float2": 8, "int2": 8, "uint2": 8, "float4": 16,
+           "int4": 16, "uint4": 16, "double2": 16}
+
+
 def eval_names(text: str, names: dict):
-    """A length expression of parameter names (`n * n * 4`), built from IR expressions; only
-    names, numbers and + - * / ( ) are read (nothing is evaluated as Python)."""
+    """A length expression of parameter names (`n * n * 4`, `3 * Bc * d * sizeof(float)`),
+    built from IR expressions; only names, numbers, + - * / ( ) and sizeof of a basic or
+    vector type are read (nothing is evaluated as Python)."""
     import re
     tokens = re.findall(r"\d+|[A-Za-z_]\w*|[-+*/()]|\S", text)
     pos = 0
 
-    def atom():
+    def bad(why: str) -> PtxError:
+        return PtxError(f"length {text!r}: {why}")
+
+    def take() -> str:
         nonlocal pos
-        t = tokens[pos]
+        if pos >= len(tokens):
+            raise bad("it ends early")
         pos += 1
+        return tokens[pos - 1]
+
+    def atom():
+        t = take()
         if t == "(":
             v = expr()
-            pos += 1
+            if take() != ")":
+                raise bad("a '(' is not closed")
             return v
         if t.isdigit():
             return const(int(t), i64)
+        if t == "sizeof":
+            if take() != "(":
+                raise bad("sizeof takes a type in parentheses")
+            words = []
+            while (w := take()) != ")":
+                words.append(w)
+            kind = " ".join(words).replace("const ", "")
+            if kind not in _SIZEOF:
+                raise bad(f"sizeof({kind}): not a type whose size smemsim knows (give the "
+                          "number of bytes)")
+            return const(_SIZEOF[kind], i64)
         if t in names:
             return cast(names[t], i64)
-        raise PtxError(f"length {text!r}: {t!r} is not a parameter name or a number")
+        raise bad(f"{t!r} is not a parameter name or a number")
 
     def term():
         nonlocal pos
         v = atom()
-        while pos < len(tokens) and tokens[pos] in "*/":
-            op = tokens[pos]
-            pos += 1
+        while pos < len(tokens) and tokens[pos] in ("*", "/"):
+            op = take()
             v = v * atom() if op == "*" else v // atom()
         return v
 
     def expr():
         nonlocal pos
         v = term()
-        while pos < len(tokens) and tokens[pos] in "+-":
-            op = tokens[pos]
-            pos += 1
+        while pos < len(tokens) and tokens[pos] in ("+", "-"):
+            op = take()
             v = v + term() if op == "+" else v - term()
         return v
-    return expr()
+    value = expr()
+    if pos != len(tokens):
+        raise bad(f"{tokens[pos]!r} is not read")
+    return value
 
 
 _REG = re.compile(r"%[A-Za-z_][A-Za-z_0-9]*")   # (`%r12`, and the stack pointers `%SP`, `%SPL`)
