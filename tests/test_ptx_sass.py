@@ -366,3 +366,25 @@ def test_a_vectors_used_elements_in_naturally_aligned_pieces():
     assert _pieces([1, 2], 4) == [[1], [2]]
     assert _pieces([2, 3], 4) == [[2, 3]]
     assert _pieces([0, 1, 2, 3], 4) == [[0, 1, 2, 3]]
+
+
+def test_a_loop_ptxas_unrolls_again_reads_each_iteration_with_one_wide_load(tmp_path,
+                                                                              monkeypatch):
+    """`for (i = 0; i < end; i++) acc += s[i]` at a run-time `end`: nvcc unrolls it by four
+    (a loop of four ld.shared.f32, then a loop for the rest), ptxas unrolls the four-float
+    loop again (blocks of 4, 2, 1) and reads each of its iterations with one LDS.128, the rest
+    with one LDS each. end = 27: 6 LDS.128 and 3 LDS a warp (8 warps, 4 blocks), where the
+    PTX states 27 loads a warp."""
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+        pytest.skip("needs nvcc")
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    k = import_cu(str(ROOT / "tests" / "data" / "rowsum_unrolled.cu"),
+                  Options(lengths={"in": "1024", "out": "1024"}))["rowsum"]()
+    if any("SASS could not be read" in n for n in k.notes):
+        pytest.skip("needs ptxas and nvdisasm")
+    assert any("ptxas reads each iteration's 4 ld.shared.f32 with one LDS.128" in n
+               for n in k.notes), k.notes
+    r = analyze(k)
+    assert r.load.requests == 4 * 8 * (6 + 3)

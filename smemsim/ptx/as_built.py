@@ -130,6 +130,12 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
     notes += narrow_notes
     matched += len(narrowed)
     differing = [k for k in differing if k not in narrowed]
+    looped, loop_notes, loop_merged = _iterations_merged(body, differing, ptx_lines,
+                                                         sass_lines, edits)
+    notes += loop_notes
+    matched += len(looped)
+    merged += loop_merged
+    differing = [k for k in differing if k not in looped]
     pooled, pool_notes, pool_merged = _pooled(body, differing, ptx_lines, sass_lines, edits)
     notes += pool_notes
     merged += pool_merged
@@ -185,6 +191,108 @@ def _narrowed(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
         notes.append(f"{_where(key[0])}: ptxas loads only the elements that are used "
                      f"({_ptx_count(ptx)} as {_count(built)}; counted as built)")
     return explained, notes
+
+
+def _iterations_merged(body: list, differing: list, ptx_lines: dict, sass_lines: dict,
+                       edits: dict):
+    """Loads of a loop ptxas unrolled again at its run-time trip count: nvcc unrolled `for (i
+    = 0; i < end; i++) acc += s[i]` by four (a loop of four `ld.shared.f32` at one base,
+    then up to three left over, one each behind a test), ptxas unrolls that loop again
+    (blocks of 4, 2 and 1 iterations) and reads each iteration's four floats with one
+    LDS.128, the ones left over with one LDS.128 too (llm.c's attention_backward kernel 6)
+    or each as it stands (where nvcc left them a loop of their own). On a line whose widest
+    SASS instructions are W bytes, where each single-block loop holds a run of the line's
+    loads of W bytes at one base: each such run becomes one W-byte load; the loads outside
+    those loops stay as they are where the SASS's narrower instructions are exactly theirs,
+    or, where the SASS has none, and they are one run of fewer than W bytes at one base with
+    nothing between them that stores to shared memory, waits at a barrier or moves the
+    base, become one W-byte load where the first of them is (the bytes past them read into
+    registers of their own, as the hardware's LDS.128 reads them). Returns (the keys
+    explained, notes, accesses merged); `edits` gains the rewrites."""
+    from .lower import _writes
+    loops = _self_loops(body)
+    explained, notes, merged = set(), [], 0
+    for key in differing:
+        ptx, built = ptx_lines[key], sass_lines.get(key, [])
+        if key[1] != "load" or not built or any(a.position in edits for a in ptx):
+            continue
+        wide = max(x.width for x in built)
+        narrow = Counter(x.width for x in built if x.width != wide)
+        by_block: dict = {}
+        for a in ptx:
+            by_block.setdefault(a.block, []).append(a)
+        runs, rest = [], []
+        for block, mine in by_block.items():
+            if block in loops and _is_run(mine) and sum(a.width for a in mine) == wide:
+                runs.append(sorted(mine, key=lambda a: a.offset))
+            else:
+                rest += mine
+        if not runs:
+            continue
+        moves = _moves(body, runs)
+        if moves is None:
+            continue
+        tail = None
+        if narrow and Counter(a.width for a in rest) != narrow:
+            continue   # (narrower instructions: the loads left over, each as it stands)
+        if rest and not narrow:
+            rest.sort(key=lambda a: a.position)
+            if not (_is_run(rest) and [a.offset for a in rest] == sorted(
+                    a.offset for a in rest) and sum(a.width for a in rest) < wide and
+                    rest[0].width == rest[0].element and wide % rest[0].element == 0):
+                continue
+            first, last = rest[0].position, rest[-1].position
+            between = [x for x in body[first + 1:last] if isinstance(x, Inst)]
+            if any(rest[0].base in _writes(x) or x.name in ("bar", "barrier", "atom", "red",
+                                                            "call") or
+                   x.name == "st" and any(p.startswith("shared") for p in x.opcode[1:])
+                   for x in between):
+                continue
+            lanes = wide // rest[0].element
+            values = [_values(a)[0] for a in rest]
+            values += [f"%smpad{len(edits)}_{n}" for n in range(lanes - len(values))]
+            head = rest[0].inst
+            prefix = tuple(p for p in head.opcode[:-1] if p not in ("v2", "v4", "v8"))
+            tail = (first, Inst((*prefix, f"v{lanes}", head.opcode[-1]),
+                                ("{" + ",".join(values) + "}", head.operands[1]), head.guard,
+                                head.loc, head.line), {a.position for a in rest[1:]})
+        for position, inst, gone in moves + ([tail] if tail else []):
+            edits[position] = [inst]
+            edits.update({g: [] for g in gone})
+        merged += sum(len(r) for r in runs) + (len(rest) if tail else 0)
+        explained.add(key)
+        count = len(runs[0])
+        op = _count([built[0]]).split(" ", 1)[1]
+        notes.append(f"{_where(key[0])}: ptxas reads each iteration's {count} "
+                     f"{_ptx_name('load')}.{runs[0][0].inst.opcode[-1]} with one {op} (a loop "
+                     "it unrolled again at its run-time trip count)" +
+                     (f", and the {len(rest)} left over after it with one {op}" if tail
+                      else "") + " (counted as built)")
+    return explained, notes, merged
+
+
+def _self_loops(body: list) -> set:
+    """The blocks (as _accesses numbers them) that branch back to their own start: the
+    single-block loops nvcc makes of an unrolled loop's body."""
+    out, block, label = set(), 0, None
+    for x in body:
+        if isinstance(x, Label):
+            block += 1
+            label = x.name
+            continue
+        if x.name in ("bra", "ret", "exit"):
+            if x.name == "bra" and label is not None and x.operands[0] == label:
+                out.add(block)
+            block += 1
+            label = None
+    return out
+
+
+def _is_run(accesses: list) -> bool:
+    """Accesses at consecutive offsets of one base, of one element type and guard."""
+    mine = sorted(accesses, key=lambda a: a.offset)
+    return len({(a.base, a.element, a.inst.guard) for a in mine}) == 1 and all(
+        b.offset == a.offset + a.width for a, b in zip(mine, mine[1:]))
 
 
 def _pieces(kept: list[int], lanes: int) -> list[list[int]]:
