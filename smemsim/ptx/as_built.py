@@ -223,7 +223,10 @@ def _iterations_merged(body: list, differing: list, ptx_lines: dict, sass_lines:
             by_block.setdefault(a.block, []).append(a)
         runs, rest = [], []
         for block, mine in by_block.items():
-            if block in loops and _is_run(mine) and sum(a.width for a in mine) == wide:
+            # (a run from an offset that is no multiple of W is not one W-byte load: ptxas
+            # reads it from the element before, as llm.c's softmax_forward kernel 4)
+            if block in loops and _is_run(mine) and sum(a.width for a in mine) == wide and \
+                    min(a.offset for a in mine) % wide == 0:
                 runs.append(sorted(mine, key=lambda a: a.offset))
             else:
                 rest += mine
