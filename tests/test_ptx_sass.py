@@ -388,3 +388,37 @@ def test_a_loop_ptxas_unrolls_again_reads_each_iteration_with_one_wide_load(tmp_
                for n in k.notes), k.notes
     r = analyze(k)
     assert r.load.requests == 4 * 8 * (6 + 3)
+
+
+def test_a_serial_reduction_from_index_one_is_read_as_ptxas_blocks_it(tmp_path, monkeypatch):
+    """`for (i = 1; i < n; i++) val = fmaxf(val, s[i])` (thread 0; n = blockIdx.x + 1, so the
+    48 blocks run 0 to 11 iterations of nvcc's four-load loop): ptxas unrolls that loop in
+    blocks of 4, 2 and 1 iterations and reads a block of j iterations with j LDS.128 from the
+    element before each run, and one LDS of its last element. By hand, block b: s[0], then
+    T = b // 4 iterations (when b >= 4) as T LDS.128 and one LDS a block (T // 4 blocks of 4,
+    then one of 2 where 2 or 3 are left, then singles), then the b mod 4 left one LDS each;
+    the H200 measured the same 480 (docs/validation.md)."""
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+        pytest.skip("needs nvcc")
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    k = import_cu(str(ROOT / "tests" / "data" / "serial_max.cu"),
+                  Options(lengths={"in": "3072", "out": "48"}))["serial_max"]()
+    if any("SASS could not be read" in n for n in k.notes):
+        pytest.skip("needs ptxas and nvdisasm")
+    assert any("ptxas unrolls this line's loop again in blocks of 4 iterations" in n
+               for n in k.notes), k.notes
+    expected = 0
+    for b in range(48):
+        t = b // 4 if b >= 4 else 0
+        blocks = t // 4 + (0, 1, 1, 2)[t % 4]
+        expected += 1 + t + blocks + (b - 4 * t)
+    r = analyze(k)
+    assert r.load.requests == expected == 480
+    import numpy as np
+    from kernels_ir import run
+    data = np.random.default_rng(1).standard_normal(3072).astype(np.float32)
+    out = run(k, {}, arrays={"in": data.view(np.uint8)})["out"].view(np.float32)
+    want = [data[64 * b: 64 * b + b + 1].max() for b in range(48)]
+    assert np.array_equal(out, np.array(want, np.float32))

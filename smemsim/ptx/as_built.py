@@ -59,12 +59,13 @@ class AsBuilt:
 
 
 def as_built(module: Module, entry: Entry, sass: FunctionSass,
-             unrolling: bool = True) -> AsBuilt:
+             unrolling: bool = True, cascades: bool = True) -> AsBuilt:
     """`entry` with the merges its SASS shows; notes for every line the SASS differs on.
     Where a line's SASS has as many instructions as its PTX, each wider, inside a counted
     loop (iterations ptxas unrolled and merged), the loop is unrolled (smemsim.ptx.unroll)
-    and matched again, kept where more lines then match."""
-    first = _as_built(module, entry, sass)
+    and matched again, kept where more lines then match. `cascades`: with _cascades'
+    rewrites (which only a loop the lowering counts can take)."""
+    first = _as_built(module, entry, sass, cascades)
     if not unrolling:
         return first
     best = first
@@ -72,7 +73,7 @@ def as_built(module: Module, entry: Entry, sass: FunctionSass,
         body = unroll(list(entry.body), label, frozenset(entry.names))
         if body is None:
             continue
-        again = _as_built(module, replace(entry, body=body), sass)
+        again = _as_built(module, replace(entry, body=body), sass, cascades)
         if again.matched > best.matched:
             best = replace(again, notes=again.notes + (
                 f"{_where(_label_line(module, entry, label))}: ptxas unrolled this loop "
@@ -102,8 +103,9 @@ def _label_line(module: Module, entry: Entry, label: str) -> tuple:
     return _chain(module, first) if first is not None else ()
 
 
-def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
-    """as_built without unrolling."""
+def _as_built(module: Module, entry: Entry, sass: FunctionSass,
+              cascades: bool = True) -> AsBuilt:
+    """as_built without unrolling (`cascades`: with _cascades' rewrites)."""
     ptx_lines, sass_lines = _by_line(module, entry, sass)
     body = list(entry.body)
     notes, merged, matched, differing = [], 0, 0, []
@@ -136,6 +138,11 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass) -> AsBuilt:
     matched += len(looped)
     merged += loop_merged
     differing = [k for k in differing if k not in looped]
+    if cascades:
+        cascaded, cascade_notes = _cascades(body, differing, ptx_lines, sass_lines, edits)
+        notes += cascade_notes
+        matched += len(cascaded)
+        differing = [k for k in differing if k not in cascaded]
     pooled, pool_notes, pool_merged = _pooled(body, differing, ptx_lines, sass_lines, edits)
     notes += pool_notes
     merged += pool_merged
@@ -272,6 +279,125 @@ def _iterations_merged(body: list, differing: list, ptx_lines: dict, sass_lines:
                      (f", and the {len(rest)} left over after it with one {op}" if tail
                       else "") + " (counted as built)")
     return explained, notes, merged
+
+
+def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict):
+    """A loop of a run-time trip count whose W-byte run of loads starts one element past a
+    W-byte boundary (llm.c's softmax_forward kernel 4: `for (i = 1; i < warpsPerBlock; i++)
+    val = fmaxf(val, s[i])`, unrolled by nvcc into four loads at p+4 ... p+16): ptxas
+    unrolls it again in blocks of B iterations (then one of B/2 where that many are left,
+    then one at a time: B = 4 and 2 seen) and reads a block of j iterations with j LDS.128
+    from the boundary before each run (each also reading the previous iteration's last
+    element) and one LDS of the block's last element. Recognised where the line's SASS has
+    2B - 1 W-byte instructions (one a block copy's iteration) and log2(B) + 1 of the element's
+    width (one a copy) besides the element-wide ones its other loads are, and the loop is
+    entered only by falling into it. The loop is rewritten to issue what the SASS does: a
+    W-byte load before it, the run's elements from it, and at each run's last element a
+    W-byte load for the next iteration unless the iteration ends a block, where it is one
+    element-wide load (and the next block's W-byte load if another iteration follows); the
+    iteration and the trip count come from the lowering of counted loops (the
+    `smemsim_iteration`/`smemsim_trips` pseudo-instructions: a loop it cannot count refuses
+    them, and the entry is read again without this rewrite). Returns (the keys explained,
+    notes); `edits` gains the rewrites."""
+    loops = _self_loops(body)
+    explained, notes = set(), []
+    for key in differing:
+        ptx, built = ptx_lines[key], sass_lines.get(key, [])
+        if key[1] != "load" or not built or any(a.position in edits for a in ptx):
+            continue
+        wide = max(x.width for x in built)
+        in_loops: dict = {}
+        for a in ptx:
+            if a.block in loops:
+                in_loops.setdefault(a.block, []).append(a)
+        # the one loop whose loads on the line are a W-byte run one element past a boundary
+        found = [sorted(mine, key=lambda a: a.offset) for mine in in_loops.values()
+                 if _is_run(mine) and sum(a.width for a in mine) == wide and
+                 min(a.offset for a in mine) % wide == mine[0].element]
+        if len(found) != 1:
+            continue
+        run = found[0]
+        rest = [a for a in ptx if a.block != run[0].block]
+        e = run[0].element
+        lanes = wide // e if e else 0
+        if run[0].width != e or lanes not in (2, 4) or \
+                [a.position for a in run] != sorted(a.position for a in run) or \
+                any(a.width != e for a in rest):
+            continue
+        n_wide = sum(x.width == wide for x in built)
+        n_narrow = sum(x.width == e for x in built)
+        unroll = (n_wide + 1) // 2
+        if n_wide + n_narrow != len(built) or unroll not in (2, 4) or \
+                n_narrow != unroll.bit_length() + len(rest):
+            continue
+        label_at = max(n for n, x in enumerate(body[:run[0].position]) if isinstance(x, Label))
+        label = body[label_at].name
+        before = body[label_at - 1] if label_at else None
+        if before is None or isinstance(before, Label) or before.name in ("bra", "ret",
+                                                                          "exit") or \
+                sum(isinstance(x, Inst) and x.name == "bra" and x.operands[0] == label
+                    for x in body) != 1:
+            continue   # entered other than by falling into it (or not the loop's own label)
+        head = run[0].inst
+        m = _ADDRESS.match(head.operands[1])
+        bound = run[0].offset - e                     # the W-byte boundary before the run
+        at = lambda off: f"[{m.group(1)}+{off}]" if off else f"[{m.group(1)}]"  # noqa: E731
+        ty = head.opcode[-1]
+        prefix = tuple(p for p in head.opcode[:-1] if p not in ("v2", "v4", "v8"))
+        tag = f"%smcas{len(edits)}"
+        held = [f"{tag}_v{n}" for n in range(lanes)]
+        vec = lambda first: "{" + ",".join([first] + held[1:]) + "}"   # noqa: E731
+        mk = lambda op, ops, guard=None: Inst(op, ops, guard, head.loc, head.line)  # noqa
+        wide_op = (*prefix, f"v{lanes}", ty)
+        # before the loop: the first block's W-byte load
+        edits[label_at - 1] = edits.get(label_at - 1, [before]) + [
+            mk(wide_op, (vec(held[0]), at(bound)))]
+        k, t = f"{tag}_k", f"{tag}_t"
+        p = lambda name: f"{tag}_{name}"   # noqa: E731
+        last = [mk(("smemsim_iteration", "s32"), (k,)), mk(("smemsim_trips", "s32"), (t,)),
+                mk(("and", "b32"), (p("f"), t, hex(-unroll & 0xFFFFFFFF))),
+                mk(("setp", "lt", "s32"), (p("in"), k, p("f"))),
+                mk(("and", "b32"), (p("m"), k, str(unroll - 1))),
+                mk(("setp", "eq", "s32"), (p("ends"), p("m"), str(unroll - 1))),
+                mk(("sub", "s32"), (p("j"), k, p("f"))),
+                mk(("sub", "s32"), (p("r"), t, p("f")))]
+        if unroll == 4:   # after the blocks of 4: one of 2 where two are left, then singles
+            last += [mk(("setp", "ge", "s32"), (p("two"), p("r"), "2")),
+                     mk(("setp", "lt", "s32"), (p("low"), p("j"), "2")),
+                     mk(("and", "pred"), (p("pair"), p("two"), p("low"))),
+                     mk(("setp", "eq", "s32"), (p("second"), p("j"), "1")),
+                     mk(("not", "pred"), (p("single"), p("pair"))),
+                     mk(("or", "pred"), (p("tail"), p("single"), p("second")))]
+        else:
+            last += [mk(("setp", "eq", "s32"), (p("tail"), p("j"), p("j")))]
+        last += [mk(("selp", "b32"), (p("a"), "1", "0", p("ends"))),
+                 mk(("selp", "b32"), (p("b"), "1", "0", p("tail"))),
+                 mk(("selp", "b32"), (p("c"), p("a"), p("b"), p("in"))),
+                 mk(("setp", "ne", "s32"), (p("last"), p("c"), "0")),
+                 mk(("add", "s32"), (p("k1"), k, "1")),
+                 mk(("setp", "lt", "s32"), (p("more"), p("k1"), t)),
+                 mk(("and", "pred"), (p("next"), p("last"), p("more")))]
+        replaced = {a.position: [mk(("mov", f"b{8 * e}"), (_values(a)[0],
+                                                           held[(a.offset - bound) // e]))]
+                    for a in run[:-1]}   # the run's elements from the W-byte load
+        end = run[-1]
+        value = _values(end)[0]
+        replaced[end.position] = [
+            mk((*prefix, ty), (value, at(end.offset)), p("last")),
+            mk(wide_op, (vec(value), at(end.offset)), "!" + p("last")),
+            mk(wide_op, (vec(held[0]), at(end.offset)), p("next"))]
+        first_body = label_at + 1
+        replaced[first_body] = last + replaced.get(first_body, edits.get(first_body,
+                                                                         [body[first_body]]))
+        edits.update(replaced)
+        explained.add(key)
+        notes.append(f"{_where(key[0])}: ptxas unrolls this line's loop again in blocks of "
+                     f"{unroll} iterations and reads each block's iterations with one "
+                     f"{_count([x for x in built if x.width == wide][:1]).split(' ', 1)[1]} "
+                     "each, from the element before, and the block's last element with one "
+                     f"{_count([x for x in built if x.width == e][:1]).split(' ', 1)[1]} "
+                     "(counted as built)")
+    return explained, notes
 
 
 def _self_loops(body: list) -> set:

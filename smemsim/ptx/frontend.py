@@ -24,7 +24,7 @@ from kernels_ir.expr import as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
-from .lower import Launch, _grid_syncs, eval_names, lower
+from .lower import COUNTED_ONLY, Launch, _grid_syncs, eval_names, lower
 from .parse import PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, kernel_symbol
@@ -91,12 +91,29 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
                  "merge accesses the PTX keeps apart"]
     else:
         if symbol in functions:
-            built = as_built(module, module.entries[symbol], functions[symbol])
-            module = dataclasses.replace(module, entries={**module.entries,
-                                                          symbol: built.entry})
-            notes = list(built.notes)
-        else:
-            notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
+            try:
+                return _lowered(module, as_built(module, module.entries[symbol],
+                                                 functions[symbol]), symbol, launch, name)
+            except PtxError as err:
+                if COUNTED_ONLY not in str(err):
+                    raise
+            # (a loop as_built rewrote as ptxas blocks it, which the lowering does not count)
+            return _lowered(module, as_built(module, module.entries[symbol],
+                                             functions[symbol], cascades=False), symbol,
+                            launch, name)
+        notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
+    return _named(module, symbol, launch, name, notes)
+
+
+def _lowered(module, built, symbol: str, launch: Launch, name) -> Kernel:
+    """The entry as built (smemsim.ptx.as_built), lowered, with its notes."""
+    module = dataclasses.replace(module, entries={**module.entries, symbol: built.entry})
+    return _named(module, symbol, launch, name, list(built.notes))
+
+
+def _named(module, symbol: str, launch: Launch, name, notes: list) -> Kernel:
+    """The entry lowered, after the grid barriers are found and the inlined functions'
+    names shortened; `notes` added to the kernel's."""
     # (made before the names below are shortened: it knows the barrier by its full name)
     module = dataclasses.replace(module, entries={
         **module.entries, symbol: _grid_syncs(module, module.entries[symbol])})

@@ -165,6 +165,7 @@ class _Lowering:
         self.idom = cfg.immediate_dominators(cfg.graph_of(self.blocks), self.entry_block)
         self.counted_latches: set = set()   # latches of counted loops: their test is the IR's
         self.inductions: set = set()        # registers held as expressions of a loop variable
+        self.counting: list = []            # (iteration, trips) of the counted loops we are in
         with located(where):
             self._declare()
             self._declare_locals()
@@ -457,8 +458,11 @@ class _Lowering:
                 for r, base in bases.items():
                     self.regs[r] = self._moved(base, k, by[r])
                     self.inductions.add(r)
+                self.counting.append((k, n))
                 self._sequence(loop.header, "<sink>", loop)
         finally:
+            if self.counting and self.counting[-1][1] is n:
+                self.counting.pop()
             self.counted_latches.discard(latch)
             for r, local in held.items():
                 self.regs[r] = local
@@ -1138,6 +1142,21 @@ class _Lowering:
         for n, reg in enumerate(results):
             if reg != "_":
                 self._dest(inst, got[n] if n < lanes else const(0, dtype), reg)
+
+    def _op_smemsim_iteration(self, inst: Inst) -> None:
+        """`smemsim_iteration.s32 %r` (as_built's cascades): the iteration of the innermost
+        counted loop, from 0."""
+        self._dest(inst, cast(self._counting(inst)[0], i32))
+
+    def _op_smemsim_trips(self, inst: Inst) -> None:
+        """`smemsim_trips.s32 %r` (as_built's cascades): the innermost counted loop's trip
+        count."""
+        self._dest(inst, cast(self._counting(inst)[1], i32))
+
+    def _counting(self, inst: Inst):
+        if not self.counting:
+            raise PtxError(f"{COUNTED_ONLY}: PTX line {inst.line}")
+        return self.counting[-1]
 
     def _op_smemsim_grid_sync(self, inst: Inst) -> None:
         """Cooperative groups' grid barrier (_grid_syncs): the IR's, for every thread of the
@@ -2556,6 +2575,8 @@ def _aggregate(param) -> bool:
 # sync), by the mangled names of the functions nvcc inlines it from
 _GRID_SYNC = re.compile(r"18cooperative_groups.*(10grid_group4syncE|4grid4syncE)")
 GRID_SYNC_OP = "smemsim_grid_sync"
+# the refusal of as_built's pseudo-instructions outside a loop this lowering counts
+COUNTED_ONLY = "a loop's iteration read outside a counted loop"
 
 
 def _grid_syncs(module: Module, entry: Entry) -> Entry:
