@@ -1322,3 +1322,21 @@ def test_a_launch_expression_reads_sizeof_and_refuses_what_it_does_not_read():
                       ("n * 4", "'n' is not a parameter name")]:
         with pytest.raises(PtxError, match=re.escape(why)):
             eval_names(text, names)
+
+
+def test_as_compiled_on_the_ptx_path_is_accepted_and_adds_nothing(nvcc, tmp_path,
+                                                                  monkeypatch):
+    """The PTX frontend counts nvcc's build already (ptxas's merges from its SASS):
+    `--as-compiled` is accepted, says so, and changes no count."""
+    import json
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_cli import cli
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    argv = ["analyze", str(TRANSPOSE_CU), "--frontend", "ptx"]
+    code, out = cli(*argv, "--as-compiled", width=300)
+    assert code == 0 and "--as-compiled adds nothing here: the PTX frontend counts nvcc's " \
+        "build of the file already" in out
+    plain = json.loads(cli(*argv, "--json")[1])["results"][0]
+    again = json.loads(cli(*argv, "--as-compiled", "--json")[1])["results"][0]
+    assert plain["sites"] == again["sites"] and plain["sites"][1]["wavefronts"] == 65_536

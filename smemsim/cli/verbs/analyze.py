@@ -7,6 +7,8 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
+from ...loader import is_cuda
+
 from ...analysis import analyze
 from .. import jsonout, outputs, render
 from ..common import (
@@ -15,7 +17,7 @@ from ..common import (
 )
 from ..options import (
     add_common, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options, fraction,
-    parse_params, ratio,
+    frontend_of, parse_params, ratio,
 )
 
 HELP = "wavefronts of every shared access site of a launch"
@@ -54,6 +56,13 @@ def execute(args, console: Console) -> int:
         from .. import sarif
         sarif.claim(args, "analyze")
     given = parse_params(args.param)
+    noop = []
+    if args.as_compiled and frontend_of(args) == "ptx" and is_cuda(args.file):
+        # the PTX frontend counts nvcc's build already, ptxas's merges included: the flag is
+        # accepted, and said to add nothing
+        args.as_compiled = False
+        noop = ["--as-compiled adds nothing here: the PTX frontend counts nvcc's build of "
+                "the file already (ptxas's merges read from the same build's SASS)"]
     if args.sweep:
         return _sweep(args, console, given)
     reports, docs, code = [], [], EXIT_OK
@@ -78,8 +87,8 @@ def execute(args, console: Console) -> int:
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
         # the compiler's changes: --as-compiled's findings, or the notes of the frontend
         # that read the build (the PTX frontend's), else a hint where --regs compile built it
-        notes = list(r.compiler) if args.as_compiled or r.compiler else \
-            _compiler_hint(compiled) if compiled is not None else []
+        notes = noop + (list(r.compiler) if args.as_compiled or r.compiler else
+                        _compiler_hint(compiled) if compiled is not None else [])
         reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name,
                                             *explain_options(args)]), sources, notes))
         docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})
