@@ -62,6 +62,15 @@ def _toolkit_roots() -> list[str]:
     return [r for r in roots if r]
 
 
+def nvcc_first_error(log: str) -> str:
+    """nvcc's log in one line: its first line (`nvcc could not build the file:`), then the
+    first line after it that says `error`, else the first one."""
+    head, _, rest = log.partition("\n")
+    lines = [line.strip() for line in rest.splitlines() if line.strip()]
+    first = next((line for line in lines if "error" in line), lines[0] if lines else "")
+    return f"{head.rstrip(':')}: {first}" if first else head
+
+
 def refuse_shell_text(arguments, what: str) -> None:
     """Refuse (one line) an argument of the user's that nvcc's shell would interpret."""
     for a in arguments:

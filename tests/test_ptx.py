@@ -1340,3 +1340,24 @@ def test_as_compiled_on_the_ptx_path_is_accepted_and_adds_nothing(nvcc, tmp_path
     plain = json.loads(cli(*argv, "--json")[1])["results"][0]
     again = json.loads(cli(*argv, "--as-compiled", "--json")[1])["results"][0]
     assert plain["sites"] == again["sites"] and plain["sites"][1]["wavefronts"] == 65_536
+
+
+def test_a_file_that_is_no_file_or_that_nvcc_cannot_build_is_one_line(nvcc, tmp_path,
+                                                                      monkeypatch):
+    """As the C++ reading says them: a missing file, a folder; nvcc's failure as its first
+    error, located at the user's line, on one line."""
+    import sys
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_cli import cli_streams
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "adir.cu").mkdir()
+    (tmp_path / "needs.cu").write_text("#include <missing_header.h>\n" + TRANSPOSE_CU.read_text())
+    for name, said in [("missing.cu", "error: no such file: missing.cu\n"),
+                       ("adir.cu", "error: adir.cu is a folder, not a file smemsim reads\n")]:
+        code, out, err = cli_streams("analyze", name, "--frontend", "ptx")
+        assert (code, out, err) == (2, "", said)
+    code, out, err = cli_streams("analyze", "needs.cu", "--frontend", "ptx")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("error: nvcc could not build the file: ") and \
+        "needs.cu:1:10: fatal error: missing_header.h" in err

@@ -12,6 +12,7 @@ from rich.console import Console
 from kernels_ir import KernelError, Op, resolve_launch
 
 from ..loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
+from ..toolrun import nvcc_first_error
 from ..occupancy import kernel_occupancy
 from ..pool import parallel_map
 from . import jsonout
@@ -240,14 +241,6 @@ def build_or_explain(args, key: str, kernel, verb: str):
             raise KernelError(f"{verb}: {nvcc_first_error(str(err))} (build flags: -D, -I and "
                               "--nvcc-flag, as your build has them)") from None
     return compile_or_explain(kernel, args.arch, verb)
-
-
-def nvcc_first_error(log: str) -> str:
-    """nvcc's log in one line: the first line that says `error`, else its first line."""
-    head, _, rest = log.partition("\n")
-    lines = [line.strip() for line in rest.splitlines() if line.strip()]
-    first = next((line for line in lines if "error" in line), lines[0] if lines else "")
-    return f"{head.rstrip(':')}: {first}" if first else head
 
 
 def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=None,

@@ -16,7 +16,7 @@ from kernels_ir import KernelError
 from ..analysis import analyze
 from ..loader import select
 from ..occupancy import kernel_occupancy
-from .common import nvcc_first_error
+from ..toolrun import nvcc_first_error
 from .options import cuda_options
 
 if TYPE_CHECKING:  # the CUDA frontend loads only when a .cu is patched

@@ -14,8 +14,8 @@ import shutil
 from kernels_ir import KernelError
 
 from ..cache import cache_dir, open_sealed, sealed, store
-from ..toolrun import (STAGE_MARK, ToolMissing, find_tool, refuse_shell_text, run_tool,
-                       staged, unstage)
+from ..toolrun import (STAGE_MARK, ToolMissing, find_tool, nvcc_first_error,
+                       refuse_shell_text, run_tool, staged, unstage)
 
 CACHE_FORMAT = 1
 
@@ -98,9 +98,10 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
                 f.write(text)
         done = run_tool([nvcc, *options, *stage.include_flags(), "-MD", "-MF", deps,
                          "-include", built, "-o", out, main], folder=stage.folder)
-        if done.returncode:
-            raise KernelError("nvcc could not build the file:\n" +
-                              stage.user_named(done.stderr.strip().replace(built, source)))
+        if done.returncode:   # (one line: the first error of nvcc's log)
+            log = stage.user_named(done.stderr.strip().replace(built, source))
+            raise KernelError(nvcc_first_error("nvcc could not build the file:\n" + log) +
+                              " (build flags: -D, -I and --nvcc-flag, as your build has them)")
         with open(out) as f:
             ptx = stage.marked(f.read())
         with open(deps) as f:

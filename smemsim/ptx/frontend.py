@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import re
 
 from kernels_ir import Kernel, KernelError
@@ -35,7 +36,10 @@ def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "s
     """key -> a function that builds that kernel from nvcc's PTX (as
     smemsim.cuda.import_kernels returns the C++ frontend's)."""
     from ..cuda import import_kernels
+    from ..loader import not_a_file
     flags = tuple(flags)
+    if not os.path.isfile(path):   # (as the C++ reading says it: no nvcc for a folder)
+        raise KernelError(not_a_file(path))
     try:
         hosts = import_kernels(path, options, kernel, body=False)
     except (KernelError, RecursionError) as err:
