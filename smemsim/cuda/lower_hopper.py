@@ -11,19 +11,16 @@ import math
 import re
 from dataclasses import dataclass, replace
 
-from kernels_ir import Expr, const, located
+from kernels_ir import Expr, KernelError, const, located
 from kernels_ir.tma import tensor_strides
+
+from ..tensor_maps import missing, parse_spec
 from kernels_ir.wgmma import decode
 
 from .literals import literal_type
 from .parse import parse_expression, pointer_cast_parts, short, subscript_index, text, walk
 from .symbols import SIZES, TYPES, VECTORS, Sym, array_name, callee_name, fold
 
-TENSOR_MAP_FORM = "TENSOR TYPE[D1][D0] box[B1][B0] [none|32B|64B|128B]"
-# a dimension of --tensor-map: `[EXTENT]`, or `[EXTENT:STRIDE]` with its stride in elements
-# (the host's globalStrides / element size; default: row-major)
-SWIZZLE_WORDS = {"none": None, "32B": "SWIZZLE_32B", "64B": "SWIZZLE_64B",
-                 "128B": "SWIZZLE_128B"}
 # libcu++'s free functions of cuda::device(::experimental) this file lowers, by last name
 HOPPER_FUNCTIONS = ("init", "fence_proxy_async_shared_cta", "barrier_arrive_tx",
                     "barrier_expect_tx", "cp_async_bulk_commit_group",
@@ -72,34 +69,26 @@ class HopperMixin:
         name = text(d)
         spec = self.u.options.tensor_maps.get(name)
         if spec is None:
-            raise self.error(p, f"kernel parameter '{name}' is a CUtensorMap the host "
-                                "encodes at run time: describe it with --tensor-map "
-                                f"{name}='{TENSOR_MAP_FORM}' (the tensor's name, element "
-                                "type and extents outermost first, the box, the swizzle), "
-                                f"e.g. --tensor-map {name}='A bf16[M][K] box[64][64] 128B'")
-        m = re.fullmatch(r"\s*([A-Za-z_]\w*)\s+([A-Za-z_][\w:]*(?:\s+[A-Za-z_]\w*)*)\s*"
-                         r"((?:\[[^\[\]]+\])+)\s*box\s*((?:\[[^\[\]]+\])+)\s*"
-                         r"(none|32B|64B|128B)?\s*", spec)
-        if m is None:
-            raise self.error(p, f"--tensor-map {name}='{spec}': expected "
-                                f"'{TENSOR_MAP_FORM}', e.g. 'A bf16[M][K] box[64][64] 128B'")
-        tensor, ctype, dims, box, swizzle = m.groups()
+            raise self.error(p, missing(name))
+        try:
+            parsed = parse_spec(name, spec)
+        except KernelError as err:
+            raise self.error(p, err.message) from None
+        tensor, ctype = parsed.tensor, parsed.ctype
         dtype = TYPES.get(ctype, self.u.typedefs.get(ctype, ctype))
         if dtype not in SIZES:
             raise self.error(p, f"--tensor-map {name}: element type '{ctype}' is not one the "
                                 f"IR has (its types: {', '.join(sorted(set(TYPES.values())))})")
         from .unit import lowering_expr
         what = f"--tensor-map {name}"
-        dims = [d.split(":", 1) for d in re.findall(r"\[([^\[\]]+)\]", dims)]
-        shape = [lowering_expr(self.u, d[0], self, what) for d in dims]
-        if len(dims[-1]) > 1:
-            raise self.error(p, f"{what}: the innermost dimension is contiguous (no stride)")
+        shape = [lowering_expr(self.u, d, self, what) for d in parsed.extents]
         strides = None
-        if any(len(d) > 1 for d in dims):   # given strides; the rest row-major
-            strides = tensor_strides(shape, [lowering_expr(self.u, d[1], self, what)
-                                             if len(d) > 1 else None for d in dims[:-1]])
+        if any(x is not None for x in parsed.strides):   # given strides; the rest row-major
+            strides = tensor_strides(shape, [lowering_expr(self.u, x, self, what)
+                                             if x is not None else None
+                                             for x in parsed.strides[:-1]])
         extents = []
-        for b in re.findall(r"\[([^\[\]]+)\]", box):
+        for b in parsed.box:
             v = fold(lowering_expr(self.u, b, self, f"--tensor-map {name}"))
             if v is None:
                 raise self.error(p, f"--tensor-map {name}: the box extent `{b}` must be a "
@@ -122,8 +111,8 @@ class HopperMixin:
                     for e, s in zip(shape[:-1], strides):
                         length = length + (e - 1) * s
                 arr = self.kb.global_array(tensor, dtype, length, intent="inout")
-            tm = self.kb.tensor_map(name, arr, tuple(shape), tuple(extents),
-                                    SWIZZLE_WORDS[swizzle or "none"], strides=strides)
+            tm = self.kb.tensor_map(name, arr, tuple(shape), tuple(extents), parsed.swizzle,
+                                    strides=strides)
         self.declare(name, Sym("tensor_map", tm, dtype))
         return True
 

@@ -50,7 +50,7 @@ class Options:
     arch: int = 900                               # __CUDA_ARCH__
     kernel: str | None = None                     # --kernel: a name or `k<args>`
     # CUtensorMap kernel parameter -> what the host encoded, "TENSOR TYPE[D1][D0] box[B1][B0]
-    # [none|32B|64B|128B]" (--tensor-map; lower_hopper.TENSOR_MAP_FORM)
+    # [none|32B|64B|128B]" (--tensor-map; smemsim.tensor_maps.FORM)
     tensor_maps: dict = field(default_factory=dict)
     # texture -> its extent in texels, "WIDTH" or "WIDTH, HEIGHT" (--texture; C expressions)
     textures: dict = field(default_factory=dict)
