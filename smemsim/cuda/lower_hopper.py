@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 
 from kernels_ir import Expr, KernelError, const, located
 from kernels_ir.tma import tensor_strides
+from kernels_ir.wgmma import decode
 
 from ..tensor_maps import missing, parse_spec
-from kernels_ir.wgmma import decode
 
 from .literals import literal_type
 from .parse import parse_expression, pointer_cast_parts, short, subscript_index, text, walk
