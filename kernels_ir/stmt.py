@@ -1131,9 +1131,12 @@ class Kernel:
     def global_views(self) -> tuple["GlobalArray", ...]:
         """The views of global arrays the statements use (each once, in order of use); read
         once per kernel (every run and launch asks)."""
+        from .tma import TensorMap   # (tma imports this module)
         seen: dict[int, GlobalArray] = {}
         for s in self.statements():
             for value in vars(s).values():
+                if isinstance(value, TensorMap):   # a tensor map over a view
+                    value = value.array
                 if isinstance(value, GlobalArray) and value.base is not None:
                     seen.setdefault(id(value), value)
         return tuple(seen.values())

@@ -1361,3 +1361,31 @@ def test_a_file_that_is_no_file_or_that_nvcc_cannot_build_is_one_line(nvcc, tmp_
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("error: nvcc could not build the file: ") and \
         "needs.cu:1:10: fatal error: missing_header.h" in err
+
+
+def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
+    """`cp.async.bulk.tensor.2d` through a `const __grid_constant__ CUtensorMap` parameter
+    (--tensor-map describes it, over the kernel's own pointer A), completing on a
+    `cuda::barrier` whose tokens come from arrive and arrive_tx: the tile lands before the
+    reads, the outputs are numpy's and the counts the C++ reading's."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.cuda import Options, import_kernels
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    cu = ROOT / "tests" / "cuda" / "tma_over_param.cu"
+    opts = Options(lengths={"A": "4096", "out": "4096"}, grid="4", block="1024",
+                   tensor_maps={"map": "A float[128][32] box[32][32] none"})
+    k = import_cu(str(cu), opts)["k"]()
+    a = np.arange(4096, dtype=np.float32)
+    out = run(k, {}, arrays={"A": a.view(np.uint8)})["out"].view(np.float32)
+    assert np.array_equal(out, a + np.tile(a[:1024], 4))
+    via_ptx, via_cpp = analyze(k), analyze(import_kernels(str(cu), opts)["k"]())
+    assert dict(via_ptx.classes)["tma_ld"].requests == 4 == \
+        dict(via_cpp.classes)["tma_ld"].requests
+    assert (via_ptx.load.requests, via_ptx.load.wavefronts) == \
+        (via_cpp.load.requests, via_cpp.load.wavefronts) == (128, 128)
+    without = Options(lengths=opts.lengths, grid="4", block="1024")
+    with pytest.raises(Exception, match="is a CUtensorMap the host encodes at run time: "
+                                        "describe it with --tensor-map map="):
+        import_cu(str(cu), without)["k"]()

@@ -77,7 +77,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,
                     names=tuple(names), lengths=lengths, defaults=dict(host.defaults),
                     types=types, loc=host.launch_loc,
-                    textures=dict(getattr(options, "textures", None) or {}))
+                    textures=dict(getattr(options, "textures", None) or {}),
+                    tensor_maps=dict(getattr(options, "tensor_maps", None) or {}))
     return _lower_as_built(module, text, entry, launch, host.name, arch, flags)
 
 
@@ -218,7 +219,8 @@ def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,
                     dynamic_smem=eval_names(options.smem, scalars) if options.smem else 0,
                     names=names, lengths=dict(getattr(options, "lengths", {}) or {}),
                     defaults=dict(getattr(options, "params", {}) or {}),
-                    textures=dict(getattr(options, "textures", None) or {}))
+                    textures=dict(getattr(options, "textures", None) or {}),
+                    tensor_maps=dict(getattr(options, "tensor_maps", None) or {}))
     # the IR's kernel is named as a C identifier: the last part of the C++ name
     name = re.sub(r"\W", "_", key.split("<")[0].split("::")[-1]) or "kernel"
     return _lower_as_built(module, text, symbol, launch, name, arch, flags)

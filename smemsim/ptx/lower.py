@@ -114,6 +114,14 @@ class Launch:
     loc: SourceLoc | None = None       # where the host code launches it
     textures: dict | None = None       # texture parameter name -> "WIDTH[,HEIGHT]" (texels;
     #                                    C expressions of parameter names: --texture)
+    tensor_maps: dict | None = None    # CUtensorMap parameter name -> its --tensor-map text
+
+
+@dataclass(frozen=True)
+class TensorMapRef:
+    """A register holding the address of a CUtensorMap parameter (what a TMA copy names)."""
+
+    tensor_map: object   # kernels_ir.TensorMap
 
 
 def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | None = None):
@@ -527,6 +535,7 @@ class _Lowering:
                     name, u8, self._length(length),
                     intent="inout" if self.stored_into is None or key in self.stored_into
                     else "in")
+        self._tensor_maps(names)
         offset, align = 0, 16
         variables = [*self.module.shared, *self.entry.shared]
         for v in variables:
@@ -718,6 +727,63 @@ class _Lowering:
     def params_by_name(self) -> dict:
         return {name: self.params[key] for key, name, _ in self._slots() if key in self.params}
 
+    def _tensor_maps(self, names) -> None:
+        """Each CUtensorMap parameter (`.param .align 64 .b8 p[128]`, named by --tensor-map)
+        as the IR's tensor map over its tensor: the pointer parameter of that name, or else
+        an array of its own (the host passed only the map)."""
+        from ..cuda.symbols import TYPES, fold
+        from ..tensor_maps import missing, parse_spec
+        from kernels_ir.dtypes import BY_NAME
+        given = self.launch.tensor_maps or {}
+        scalars = {names[k]: v for k, v in self.params.items() if isinstance(k, int)}
+        self.tensor_maps = {}
+        for n, p in enumerate(self.entry.params):
+            if not (_aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
+                continue
+            name = names[n]
+            if name not in given:
+                if any(isinstance(i, Inst) and i.opcode[:4] == ("cp", "async", "bulk", "tensor")
+                       for i in self.entry.body):
+                    raise PtxError(missing(name))
+                continue   # (a 128-byte struct passed by value, its address used otherwise)
+            spec = parse_spec(name, given[name])
+            dtype = BY_NAME.get(TYPES.get(spec.ctype, spec.ctype))
+            if dtype is None:
+                raise PtxError(f"--tensor-map {name}: element type '{spec.ctype}' is not one "
+                               "the IR has")
+            what = f"--tensor-map {name}"
+            shape = [eval_names(e, scalars) for e in spec.extents]
+            box = [fold(eval_names(b, {})) for b in spec.box]
+            if None in box:
+                raise PtxError(f"{what}: each box extent must be a number")
+            strides = None
+            if any(s is not None for s in spec.strides):
+                from kernels_ir.tma import tensor_strides
+                strides = tensor_strides(shape, [eval_names(s, scalars) if s is not None
+                                                 else None for s in spec.strides[:-1]])
+            tensor = next((k for k, g in self.globals.items() if isinstance(k, int) and
+                           names[k] == spec.tensor), None)
+            if tensor is not None:
+                arr = self.k.global_view(self.globals[tensor], self._fresh_name(
+                    f"{spec.tensor}_{dtype.name}"), dtype)
+            else:
+                length = shape[0]
+                for e in shape[1:]:
+                    length = length * e
+                arr = self.k.global_array(self._fresh_name(spec.tensor), dtype, length,
+                                          intent="inout")
+            try:
+                self.tensor_maps[p.name] = self.k.tensor_map(
+                    self._fresh_name(name), arr, tuple(shape), tuple(box), spec.swizzle,
+                    strides=strides)
+            except KernelError as err:
+                raise PtxError(f"{what}: {err.message}") from None
+
+    def _address_taken(self, param: str) -> bool:
+        """Whether the body takes a parameter's own address (`mov.b64 %rd, p`)."""
+        return any(isinstance(i, Inst) and i.name == "mov" and len(i.operands) == 2 and
+                   i.operands[1] == param for i in self.entry.body)
+
     def _slots(self) -> list[tuple]:
         """(key, name, PTX type) of each value the parameters pass: a parameter of a scalar
         type is one (key: its position); a by-value struct (`.param .b8 p[16]`: a functor, a
@@ -887,6 +953,8 @@ class _Lowering:
             raise PtxError(f"register {text} is read before it is written")
         if text in self.shared_at:
             return Address("shared", None, const(self.shared_at[text], u32), text)
+        if text in getattr(self, "tensor_maps", {}):
+            return TensorMapRef(self.tensor_maps[text])
         if ("const", text) in self.globals:
             return Address("global", ("const", text), const(0, i64))
         if text in self.entry.local_arrays:   # the stack (see _call_memory)
@@ -956,8 +1024,9 @@ class _Lowering:
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
-        if reg in self.inductions:
-            # a counted loop's step (its one write there): the expression, not a local
+        if reg in self.inductions or isinstance(value, TensorMapRef):
+            # a counted loop's step (its one write there), or a tensor map parameter's
+            # address (the same map wherever it is read): the value itself, not a local
             self.regs[reg] = value
             return
         if isinstance(value, Choice):
@@ -1359,6 +1428,9 @@ class _Lowering:
         """A conversion between a space's address and a generic one keeps what the address
         points to (a generic access then reads the space the address came from)."""
         v = self.value(inst.operands[1], u64)
+        if isinstance(v, TensorMapRef):
+            self._dest(inst, v)
+            return
         if isinstance(v, Choice):
             self._dest(inst, Choice(v.index, tuple(Address(
                 "global" if x.space == "param" else x.space, x.base, x.offset, x.origin)
@@ -1388,7 +1460,8 @@ class _Lowering:
                 self._dest(inst, lo | hi << bits)
             return
         v = self.value(inst.operands[1], dtype)
-        self._dest(inst, v if isinstance(v, (Address, Choice)) else retype(v, dtype))
+        self._dest(inst, v if isinstance(v, (Address, Choice, TensorMapRef)) else
+                   retype(v, dtype))
 
     def _op_cvt(self, inst: Inst) -> None:
         fp8 = next((p for p in inst.opcode[1:] if p in ("e4m3x2", "e5m2x2")), None)
@@ -2164,6 +2237,15 @@ class _Lowering:
         [src], size, [bar]`: the thread's copy of `size` bytes (a constant) completing on the
         mbarrier (libcu++'s `cuda::memcpy_async` of 16-byte aligned pieces on sm_90)."""
         parts = inst.opcode[1:]
+        if "tensor" in parts:
+            self._tensor_copy(inst)
+            return
+        if parts[2:3] in (("commit_group",), ("wait_group",)):
+            if parts[2] == "commit_group":
+                self.k.bulk_commit()
+            else:
+                self.k.bulk_wait(int(inst.operands[0], 0), read="read" in parts)
+            return
         if "global" not in parts or not any(p.startswith("shared") for p in parts) or \
                 "mbarrier::complete_tx::bytes" not in parts or \
                 any(p.startswith(("multicast", "L2")) for p in parts) or \
@@ -2182,6 +2264,39 @@ class _Lowering:
         bview, bindex = self._barrier_element(inst.operands[3], inst)
         try:
             self.k.bulk_load(dview, dindex, sview, sindex, int(size.arg), bview, bindex)
+        except KernelError as err:
+            raise self._refuse(inst, err.message) from None
+
+    def _tensor_copy(self, inst: Inst) -> None:
+        """`cp.async.bulk.tensor.Nd` of tile mode: a TMA load (`.shared::cluster.global
+        .mbarrier::complete_tx::bytes [dst], [map, {c0, c1, ...}], [bar]`) or store
+        (`.global.shared::cta.bulk_group [map, {...}], [src]`), the map one of the kernel's
+        CUtensorMap parameters (--tensor-map), its coordinates innermost first."""
+        parts = inst.opcode[1:]
+        if "im2col" in parts or any(p.startswith(("multicast", "L2")) for p in parts):
+            raise self._refuse(inst, "this form of cp.async.bulk.tensor is not lowered yet")
+        load = parts.index("global") > next(n for n, p in enumerate(parts)
+                                             if p.startswith("shared"))
+        where = inst.operands[1] if load else inst.operands[0]
+        m = re.fullmatch(r"\[([^,\]]+),\{([^}]*)\}\]", where)
+        if m is None:
+            raise self._refuse(inst, "a tensor copy's map and coordinates not read")
+        tmap = self.value(m.group(1), u64)
+        if not isinstance(tmap, TensorMapRef):
+            raise self._refuse(inst, f"{m.group(1)} is not the address of a CUtensorMap "
+                                     "parameter (--tensor-map describes one)")
+        tm = tmap.tensor_map
+        coords = [self.integer(c, i32) for c in m.group(2).split(",")][::-1]
+        tile = self.address(inst.operands[0] if load else inst.operands[1], inst)
+        if tile.space != "shared":
+            raise self._refuse(inst, f"a tensor copy to {tile.space} memory")
+        view, index = self._element(tile, tm.array.dtype, inst)
+        try:
+            if load:
+                bview, bindex = self._barrier_element(inst.operands[2], inst)
+                self.k.tma_load(tm, view, index, coords, bview, bindex)
+            else:
+                self.k.tma_store(tm, view, index, coords)
         except KernelError as err:
             raise self._refuse(inst, err.message) from None
 
@@ -2381,9 +2496,13 @@ class _Lowering:
         """A fence orders memory; it makes no shared-memory request."""
 
     def _op_fence(self, inst: Inst) -> None:
-        """As membar (the proxy fences of TMA are not lowered yet)."""
-        if "proxy" in inst.opcode:
-            raise self._refuse(inst, "proxy fences are not lowered yet")
+        """As membar; `fence.proxy.async(.shared::cta)` publishes the thread's shared writes
+        to TMA (the IR's fence_proxy_async); `fence.mbarrier_init` orders nothing counted."""
+        parts = inst.opcode[1:]
+        if parts[:2] == ("proxy", "async"):
+            self.k.fence_proxy_async()
+        elif "proxy" in parts and "mbarrier_init" not in parts:
+            raise self._refuse(inst, "this proxy fence is not lowered yet")
 
     def _op_bar(self, inst: Inst) -> None:
         if inst.opcode[1:2] == ("warp",):       # bar.warp.sync mask: __syncwarp
@@ -2462,7 +2581,6 @@ def eval_names(text: str, names: dict):
         raise bad(f"{t!r} is not a parameter name or a number")
 
     def term():
-        nonlocal pos
         v = atom()
         while pos < len(tokens) and tokens[pos] in ("*", "/"):
             op = take()
@@ -2470,7 +2588,6 @@ def eval_names(text: str, names: dict):
         return v
 
     def expr():
-        nonlocal pos
         v = term()
         while pos < len(tokens) and tokens[pos] in ("+", "-"):
             op = take()
@@ -2505,16 +2622,25 @@ def _registers(text: str, names) -> list[str]:
     return found
 
 
+def _no_dest(inst: Inst) -> bool:
+    """Whether an instruction's first operand is no register it writes (an mbarrier's
+    arrive and waits write their state or predicate; its init and expect_tx do not)."""
+    if inst.name == "mbarrier":
+        return inst.opcode[1:2] not in (("arrive",), ("arrive_drop",), ("try_wait",),
+                                        ("test_wait",), ("pending_count",))
+    return inst.name in _NO_DEST
+
+
 def _writes(inst: Inst, names=()) -> list[str]:
     """The registers an instruction writes."""
-    if inst.name in _NO_DEST or not inst.operands:
+    if _no_dest(inst) or not inst.operands:
         return []
     return _registers(inst.operands[0], names)
 
 
 def _reads(inst: Inst, names=()) -> list[str]:
     """The registers an instruction reads (its guard included)."""
-    ops = inst.operands if inst.name in _NO_DEST else inst.operands[1:]
+    ops = inst.operands if _no_dest(inst) else inst.operands[1:]
     found = [r for o in ops for r in _registers(o, names)]
     if inst.guard:
         found.append(inst.guard.lstrip("!"))
