@@ -1389,3 +1389,24 @@ def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
     with pytest.raises(Exception, match="is a CUtensorMap the host encodes at run time: "
                                         "describe it with --tensor-map map="):
         import_cu(str(cu), without)["k"]()
+
+
+def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
+    """`setmaxnreg` (warp-specialized kernels) exists on sm_90a only: nvcc refuses it for
+    sm_90, so the file is built for sm_90a, as the user's build of such a file names it, and
+    ptxas reads that PTX for sm_90a; the instruction itself costs nothing shared."""
+    from smemsim.cuda import Options
+    from smemsim.ptx.build import ptx_of
+    from smemsim.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    cu = tmp_path / "regs.cu"
+    cu.write_text("__global__ void k(float *p) {\n  __shared__ float s[128];\n"
+                  "  s[threadIdx.x] = p[threadIdx.x];\n  __syncthreads();\n"
+                  '  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");\n'
+                  "  p[threadIdx.x] = s[127 - threadIdx.x];\n}\n"
+                  "void go(float *p) { k<<<1, 128>>>(p); }\n")
+    assert ".target sm_90a" in ptx_of(str(cu))
+    k = import_cu(str(cu), Options(lengths={"p": "128"}))["k"]()
+    assert not any("SASS could not be read" in n for n in k.notes), k.notes
+    r = analyze(k)
+    assert (r.load.requests, r.store.requests) == (4, 4)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 
 from kernels_ir import KernelError
@@ -42,8 +43,27 @@ def _host_compiler(flags) -> None:
                           "system's compiler), or name it with --nvcc-flag=-ccbin=PATH")
 
 
+class _ArchSpecific(KernelError):
+    """nvcc refused code that only the architecture's `a` variant has (wgmma, setmaxnreg
+    on sm_90: the user's build names sm_90a)."""
+
+
 def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
            flags=(), instance: str | None = None, text: str | None = None) -> str:
+    """_ptx_of for `arch`, or for its `a` variant (sm_90a) where the file has code only that
+    variant has: the target the user's build of such a file names."""
+    try:
+        return _ptx_of(path, arch=arch, defines=defines, include_dirs=include_dirs,
+                       flags=flags, instance=instance, text=text)
+    except _ArchSpecific:
+        if arch.endswith("a"):
+            raise
+        return _ptx_of(path, arch=arch + "a", defines=defines, include_dirs=include_dirs,
+                       flags=flags, instance=instance, text=text)
+
+
+def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
+            instance: str | None = None, text: str | None = None) -> str:
     """The PTX nvcc makes of the user's `.cu` (device code only, `-lineinfo`), its `.file`
     names the user's own paths; `instance`: a template kernel to instantiate (`k<128, 8>`,
     made of values the importer read, never text of the command line or the file);
@@ -100,8 +120,10 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
                          "-include", built, "-o", out, main], folder=stage.folder)
         if done.returncode:   # (one line: the first error of nvcc's log)
             log = stage.user_named(done.stderr.strip().replace(built, source))
-            raise KernelError(nvcc_first_error("nvcc could not build the file:\n" + log) +
-                              " (build flags: -D, -I and --nvcc-flag, as your build has them)")
+            kind = _ArchSpecific if re.search(r"not supported on \.target '?sm_\d+'?|"
+                                              r"requires \.target sm_\d+a", log) else KernelError
+            raise kind(nvcc_first_error("nvcc could not build the file:\n" + log) +
+                       " (build flags: -D, -I and --nvcc-flag, as your build has them)")
         with open(out) as f:
             ptx = stage.marked(f.read())
         with open(deps) as f:

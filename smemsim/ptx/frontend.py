@@ -88,6 +88,9 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
     as_built), which its notes say, line by line; without ptxas and nvdisasm, the PTX's own
     accesses, with a note saying so. `ptxas`: (the ptxas, its options) of the compiler that
     made the PTX (Triton's), else the toolkit's with the user's nvcc flags'."""
+    # (the PTX's own target: sm_90a where nvcc built the file for it, _ptx_of)
+    target = re.search(r"^\s*\.target\s+(sm_\d+a)\b", text, re.M)
+    arch = target.group(1) if target is not None and target.group(1)[:-1] == arch else arch
     try:
         functions = sass_of(text, arch, ptxas_options(flags)) if ptxas is None else \
             sass_of(text, arch, ptxas[1], ptxas=ptxas[0])

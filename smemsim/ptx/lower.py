@@ -1232,6 +1232,11 @@ class _Lowering:
         launch (which a cooperative launch keeps resident at once)."""
         self.k.grid_sync()
 
+    def _op_setmaxnreg(self, inst: Inst) -> None:
+        """`setmaxnreg.{inc,dec}.sync.aligned.u32 N` (warp-specialized kernels hand registers
+        between warpgroups): no shared-memory request, no value; occupancy follows the
+        build's register count, not this."""
+
     def _op_nanosleep(self, inst: Inst) -> None:
         """`__nanosleep(ns)`: time only (a spin-wait's back-off); nothing counted here
         depends on it."""
