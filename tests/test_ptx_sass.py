@@ -368,6 +368,20 @@ def test_a_vectors_used_elements_in_naturally_aligned_pieces():
     assert _pieces([0, 1, 2, 3], 4) == [[0, 1, 2, 3]]
 
 
+def _built_as_ptxas_builds(tmp_path, monkeypatch, name: str, kernel: str, lengths: dict):
+    """tests/data/NAME's kernel through the PTX path, with ptxas's SASS (skipped without
+    nvcc, ptxas and nvdisasm)."""
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
+    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+        pytest.skip("needs nvcc")
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    k = import_cu(str(ROOT / "tests" / "data" / name), Options(lengths=lengths))[kernel]()
+    if any("SASS could not be read" in n for n in k.notes):
+        pytest.skip("needs ptxas and nvdisasm")
+    return k
+
+
 def test_a_loop_ptxas_unrolls_again_reads_each_iteration_with_one_wide_load(tmp_path,
                                                                               monkeypatch):
     """`for (i = 0; i < end; i++) acc += s[i]` at a run-time `end`: nvcc unrolls it by four
@@ -375,15 +389,8 @@ def test_a_loop_ptxas_unrolls_again_reads_each_iteration_with_one_wide_load(tmp_
     loop again (blocks of 4, 2, 1) and reads each of its iterations with one LDS.128, the rest
     with one LDS each. end = 27: 6 LDS.128 and 3 LDS a warp (8 warps, 4 blocks), where the
     PTX states 27 loads a warp."""
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
-    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
-        pytest.skip("needs nvcc")
-    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
-    k = import_cu(str(ROOT / "tests" / "data" / "rowsum_unrolled.cu"),
-                  Options(lengths={"in": "1024", "out": "1024"}))["rowsum"]()
-    if any("SASS could not be read" in n for n in k.notes):
-        pytest.skip("needs ptxas and nvdisasm")
+    k = _built_as_ptxas_builds(tmp_path, monkeypatch, "rowsum_unrolled.cu", "rowsum",
+                               {"in": "1024", "out": "1024"})
     assert any("ptxas reads each iteration's 4 ld.shared.f32 with one LDS.128" in n
                for n in k.notes), k.notes
     r = analyze(k)
@@ -398,15 +405,8 @@ def test_a_serial_reduction_from_index_one_is_read_as_ptxas_blocks_it(tmp_path, 
     T = b // 4 iterations (when b >= 4) as T LDS.128 and one LDS a block (T // 4 blocks of 4,
     then one of 2 where 2 or 3 are left, then singles), then the b mod 4 left one LDS each;
     the H200 measured the same 480 (docs/validation.md)."""
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
-    if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
-        pytest.skip("needs nvcc")
-    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
-    k = import_cu(str(ROOT / "tests" / "data" / "serial_max.cu"),
-                  Options(lengths={"in": "3072", "out": "48"}))["serial_max"]()
-    if any("SASS could not be read" in n for n in k.notes):
-        pytest.skip("needs ptxas and nvdisasm")
+    k = _built_as_ptxas_builds(tmp_path, monkeypatch, "serial_max.cu", "serial_max",
+                               {"in": "3072", "out": "48"})
     assert any("ptxas unrolls this line's loop again in blocks of 4 iterations" in n
                for n in k.notes), k.notes
     expected = 0
