@@ -285,13 +285,14 @@ def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
     """A loop of a run-time trip count whose W-byte run of loads starts one element past a
     W-byte boundary (llm.c's softmax_forward kernel 4: `for (i = 1; i < warpsPerBlock; i++)
     val = fmaxf(val, s[i])`, unrolled by nvcc into four loads at p+4 ... p+16): ptxas
-    unrolls it again in blocks of B iterations (then one of B/2 where that many are left,
-    then one at a time: B = 4 and 2 seen) and reads a block of j iterations with j LDS.128
+    unrolls it again in blocks of 4 iterations (then one of 2 where two or three are left,
+    then one at a time) and reads a block of j iterations with j LDS.128
     from the boundary before each run (each also reading the previous iteration's last
-    element) and one LDS of the block's last element. Recognised where the line's SASS has
-    2B - 1 W-byte instructions (one a block copy's iteration) and log2(B) + 1 of the element's
-    width (one a copy) besides the element-wide ones its other loads are, and the loop is
-    entered only by falling into it. The loop is rewritten to issue what the SASS does: a
+    element) and one LDS of the block's last element. Recognised (as measured: four floats
+    an iteration, blocks of 4) where the line's SASS has 7 W-byte instructions (one an
+    iteration of each of the three block copies) and 3 of the element's width (one a copy)
+    besides the element-wide ones its other loads are, and the loop is entered only by
+    falling into it. The loop is rewritten to issue what the SASS does: a
     W-byte load before it, the run's elements from it, and at each run's last element a
     W-byte load for the next iteration unless the iteration ends a block, where it is one
     element-wide load (and the next block's W-byte load if another iteration follows); the
@@ -320,14 +321,14 @@ def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
         rest = [a for a in ptx if a.block != run[0].block]
         e = run[0].element
         lanes = wide // e if e else 0
-        if run[0].width != e or lanes not in (2, 4) or \
+        if run[0].width != e or lanes != 4 or \
                 [a.position for a in run] != sorted(a.position for a in run) or \
                 any(a.width != e for a in rest):
             continue
         n_wide = sum(x.width == wide for x in built)
         n_narrow = sum(x.width == e for x in built)
         unroll = (n_wide + 1) // 2
-        if n_wide + n_narrow != len(built) or unroll not in (2, 4) or \
+        if n_wide + n_narrow != len(built) or unroll != 4 or \
                 n_narrow != unroll.bit_length() + len(rest):
             continue
         label_at = max(n for n, x in enumerate(body[:run[0].position]) if isinstance(x, Label))
@@ -355,21 +356,21 @@ def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
         k, t = f"{tag}_k", f"{tag}_t"
         p = lambda name: f"{tag}_{name}"   # noqa: E731
         last = [mk(("smemsim_iteration", "s32"), (k,)), mk(("smemsim_trips", "s32"), (t,)),
+                # the blocks of 4 end at k = 3, 7, ... below F = trips & ~3
                 mk(("and", "b32"), (p("f"), t, hex(-unroll & 0xFFFFFFFF))),
                 mk(("setp", "lt", "s32"), (p("in"), k, p("f"))),
                 mk(("and", "b32"), (p("m"), k, str(unroll - 1))),
                 mk(("setp", "eq", "s32"), (p("ends"), p("m"), str(unroll - 1))),
+                # past F (j = k - F of r = trips - F left): a block of 2 where r >= 2, ending
+                # at j = 1, then blocks of 1
                 mk(("sub", "s32"), (p("j"), k, p("f"))),
-                mk(("sub", "s32"), (p("r"), t, p("f")))]
-        if unroll == 4:   # after the blocks of 4: one of 2 where two are left, then singles
-            last += [mk(("setp", "ge", "s32"), (p("two"), p("r"), "2")),
-                     mk(("setp", "lt", "s32"), (p("low"), p("j"), "2")),
-                     mk(("and", "pred"), (p("pair"), p("two"), p("low"))),
-                     mk(("setp", "eq", "s32"), (p("second"), p("j"), "1")),
-                     mk(("not", "pred"), (p("single"), p("pair"))),
-                     mk(("or", "pred"), (p("tail"), p("single"), p("second")))]
-        else:
-            last += [mk(("setp", "eq", "s32"), (p("tail"), p("j"), p("j")))]
+                mk(("sub", "s32"), (p("r"), t, p("f"))),
+                mk(("setp", "ge", "s32"), (p("two"), p("r"), "2")),
+                mk(("setp", "lt", "s32"), (p("low"), p("j"), "2")),
+                mk(("and", "pred"), (p("pair"), p("two"), p("low"))),
+                mk(("setp", "eq", "s32"), (p("second"), p("j"), "1")),
+                mk(("not", "pred"), (p("single"), p("pair"))),
+                mk(("or", "pred"), (p("tail"), p("single"), p("second")))]
         last += [mk(("selp", "b32"), (p("a"), "1", "0", p("ends"))),
                  mk(("selp", "b32"), (p("b"), "1", "0", p("tail"))),
                  mk(("selp", "b32"), (p("c"), p("a"), p("b"), p("in"))),
