@@ -129,6 +129,16 @@ def immediate_dominators(g: dict[str, list[str]], start: str) -> dict[str, str]:
     return idom
 
 
+def dominates(idom: dict[str, str], a: str, b: str) -> bool:
+    """Whether block `a` dominates block `b` (`idom`: immediate_dominators')."""
+    while True:
+        if a == b:
+            return True
+        if idom.get(b, b) == b:
+            return False
+        b = idom[b]
+
+
 def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
     """The natural loops by header (a cycle that is not entered at a block dominating it
     makes the graph irreducible: refused)."""
@@ -139,18 +149,11 @@ def loops(bs: dict[str, Block], entry: str) -> dict[str, Loop]:
         for s in succ:
             preds.setdefault(s, []).append(n)
 
-    def dominates(a, b):
-        while True:
-            if a == b:
-                return True
-            if idom.get(b, b) == b:
-                return False
-            b = idom[b]
     found: dict[str, set] = {}
     back = set()
     for u in idom:
         for h in g[u]:
-            if h != EXIT and dominates(h, u):
+            if h != EXIT and dominates(idom, h, u):
                 back.add((u, h))
                 body = found.setdefault(h, {h})
                 stack = [u]

@@ -295,18 +295,14 @@ class _Lowering:
         """A natural loop as a do-while: each path through its body sets its flag (1: the
         next iteration runs, 0: it leaves); a counted one (_counted) as a loop of its trip
         count, its induction registers expressions of the iteration."""
-        flag = self.flags[loop.header]
         head = self.blocks[loop.header]
         first = head.insts[0] if head.insts else head.branch
         with located(self._loc(first) if first is not None else SourceLoc("<ptx>", 0)):
             counted = self._counted(loop)
             if counted is not None:
                 self._counted_loop(loop, *counted)
-                return
-            self.k.assign(flag, 0)
-            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0,
-                             do_while=True):
-                self._sequence(loop.header, "<sink>", loop)
+            else:
+                self._flag_loop(loop)
 
     def _counted(self, loop):
         """(latch, steps, trips) of a loop nvcc's rotated form makes countable, or None: one
@@ -348,7 +344,7 @@ class _Lowering:
             b, n, inst = ws[0]
             if not (inst.name in ("add", "sub") and inst.guard is None and
                     len(inst.operands) == 3 and inst.operands[0] == inst.operands[1] == r and
-                    inst.opcode[-1] in _INT_STEP_TYPES and self._dominates(b, latch) and
+                    inst.opcode[-1] in _INT_STEP_TYPES and cfg.dominates(self.idom, b, latch) and
                     not isinstance(self.regs.get(r), Choice) and r in self.local_regs):
                 continue
             by = inst.operands[2]
@@ -425,15 +421,6 @@ class _Lowering:
             return select(meets, gap // safe, one), checks
         return latch, steps, trips
 
-    def _dominates(self, a: str, b: str) -> bool:
-        while True:
-            if a == b:
-                return True
-            parent = self.idom.get(b, b)
-            if parent == b:
-                return False
-            b = parent
-
     def _counted_loop(self, loop, latch: str, steps: dict, trips) -> None:
         """The loop as `for (k = 0; k < trips; k++)` (a do-while), each induction register
         its value at entry plus k steps, so that the analyses see its trip count and its
@@ -452,8 +439,8 @@ class _Lowering:
                 self._fresh_name(_c_name(step[0]) + "_step"),
                 cast(self.integer(step[0], _TYPES[step[1]]), i64))
         found = trips(bases, by)
-        if found is None:
-            self.flags_fallback(loop)
+        if found is None:   # (the bases declared for it stay unused)
+            self._flag_loop(loop)
             return
         count, checks = found
         for cond, text in checks:
@@ -482,9 +469,8 @@ class _Lowering:
             else:
                 self.k.assign(local, retype(final, local.dtype))
 
-    def flags_fallback(self, loop) -> None:
-        """A loop _counted accepted whose test this lowering cannot count after all: as a
-        do-while of its flag (the bases declared for it are unused)."""
+    def _flag_loop(self, loop) -> None:
+        """The loop as a do-while of its flag, which each path through the body sets."""
         flag = self.flags[loop.header]
         self.k.assign(flag, 0)
         with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0, do_while=True):
