@@ -738,14 +738,16 @@ class _Host:
                     n.named_children and text(n.named_children[0]) == name:
                 return None
         above = set(_ancestors(call))
+        loops = ("for_statement", "for_range_loop", "while_statement", "do_statement")
         value = None
         for node, right in sorted(writes, key=lambda w: w[0].start_byte):
+            if any(a.type in loops and a in above for a in _ancestors(node)):
+                return None   # set in a loop around the launch: a value per iteration
             runs, child = True, node
             for parent in _ancestors(node):
                 if parent in above:
                     break
-                if parent.type in ("for_statement", "for_range_loop", "while_statement",
-                                   "do_statement", "switch_statement", "case_statement"):
+                if parent.type in loops + ("switch_statement", "case_statement"):
                     return None
                 if parent.type == "if_statement" and \
                         child != parent.child_by_field_name("condition"):
