@@ -486,6 +486,12 @@ def test_sarif_for_code_scanning(tmp_path):
     assert res["locations"][0]["physicalLocation"]["region"] == {"startLine": 20,
                                                                  "startColumn": 22}
     assert "63,488 excess wavefronts over 2,048 requests" in res["message"]["text"]
+    # a site over the ratio (31 x ideal) in a kernel under it (63,488 over 4,096: 15.5):
+    # the gate passes, and the site is a warning, not an error the exit code contradicts
+    code, _ = cli("analyze", str(ROOT / "examples" / "transpose.cu"), "--fail-on-excess",
+                  "20", "--sarif", str(out_file))
+    (res,) = json.loads(out_file.read_text())["runs"][0]["results"]
+    assert code == 0 and res["level"] == "warning"
     cu = tmp_path / "racy.cu"
     cu.write_text(RACY)
     code, _ = cli("check", str(cu), "--length", "out=64", "--sarif", str(out_file))

@@ -48,8 +48,11 @@ def _result(rule: str, level: str, text: str, loc) -> dict:
 
 
 def site_results(report, threshold: float | None) -> list[dict]:
-    """Sites with excess wavefronts: an error where the site's excess is over `threshold` x
-    its ideal (the --fail-on-excess gate), else a warning (no gate: every site with any)."""
+    """Sites with excess wavefronts: with the --fail-on-excess gate (`threshold`), each site
+    whose excess is over `threshold` x its ideal, an error where the kernel fails the gate
+    (its exit is 1), else a warning (a hot site in a kernel the gate passes); without it,
+    every site with any excess, as a warning. The levels and the exit code agree."""
+    failing = threshold is not None and report.excess_ratio > threshold
     out = []
     for s in report.sites:
         if not s.excess:
@@ -61,7 +64,7 @@ def site_results(report, threshold: float | None) -> list[dict]:
         bound = " (at least: the fewest passes of its retry loop; the GPU may run more)" \
             if s.at_least else ""
         out.append(_result(
-            "bank-conflict", "error" if over else "warning",
+            "bank-conflict", "error" if over and failing else "warning",
             f"{report.kernel}: site {s.site}, {s.statement}: {s.excess:,} excess wavefronts "
             f"over {s.requests:,} requests ({s.wavefronts_per_request:.2f} per request, "
             f"{ratio:.2f} x ideal){bound}", s.loc))
