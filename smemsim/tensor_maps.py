@@ -50,6 +50,21 @@ def parse_spec(name: str, spec: str) -> TensorMapSpec:
                          SWIZZLE_WORDS[swizzle or "none"])
 
 
+def tensor_length(shape: list, strides: list | None):
+    """The elements a tensor of `shape` (outermost first) spans: their product, or with
+    `strides` (those of every dimension but the innermost) its last element's index plus
+    one. The array a map's tensor is, where the host passed only the map."""
+    if strides is None:
+        length = shape[0]
+        for e in shape[1:]:
+            length = length * e
+        return length
+    length = shape[-1]
+    for e, s in zip(shape[:-1], strides):
+        length = length + (e - 1) * s
+    return length
+
+
 def missing(name: str) -> str:
     """What to say of a CUtensorMap parameter no --tensor-map describes."""
     return (f"kernel parameter '{name}' is a CUtensorMap the host encodes at run time: "

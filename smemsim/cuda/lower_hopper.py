@@ -15,7 +15,7 @@ from kernels_ir import Expr, KernelError, const, located
 from kernels_ir.tma import tensor_strides
 from kernels_ir.wgmma import decode
 
-from ..tensor_maps import missing, parse_spec
+from ..tensor_maps import missing, parse_spec, tensor_length
 
 from .literals import literal_type
 from .parse import parse_expression, pointer_cast_parts, short, subscript_index, text, walk
@@ -103,14 +103,8 @@ class HopperMixin:
             arr = sym.value
         with self.at(p):
             if arr is None:   # the tensor is not a parameter: the host passed only the map
-                length = shape[0]
-                for e in shape[1:]:
-                    length = length * e
-                if strides is not None:   # the last element's index, plus one
-                    length = shape[-1]
-                    for e, s in zip(shape[:-1], strides):
-                        length = length + (e - 1) * s
-                arr = self.kb.global_array(tensor, dtype, length, intent="inout")
+                arr = self.kb.global_array(tensor, dtype, tensor_length(shape, strides),
+                                           intent="inout")
             tm = self.kb.tensor_map(name, arr, tuple(shape), tuple(extents), parsed.swizzle,
                                     strides=strides)
         self.declare(name, Sym("tensor_map", tm, dtype))

@@ -85,6 +85,19 @@ SIZES = {"i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u
           "f32": 4, "u64": 8, "i64": 8, "f64": 8}
 
 
+def c_type_size(name: str) -> int | None:
+    """sizeof of a basic or vector CUDA type named as written (`float`, `unsigned int`,
+    `float4`, `__half2`), or None; `bool` is C's one byte (the IR holds its values as i32)."""
+    if name == "bool":
+        return 1
+    if name in TYPES:
+        return SIZES.get(TYPES[name])
+    if name in VECTORS:
+        dtype, lanes = VECTORS[name]
+        return SIZES[dtype] * lanes
+    return None
+
+
 @dataclass
 class Sym:
     """What a CUDA name denotes in a scope."""

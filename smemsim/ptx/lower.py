@@ -174,6 +174,7 @@ class _Lowering:
         self.counted_latches: set = set()   # latches of counted loops: their test is the IR's
         self.inductions: set = set()        # registers held as expressions of a loop variable
         self.counting: list = []            # (iteration, trips) of the counted loops we are in
+        self.tensor_maps: dict = {}         # CUtensorMap parameter (PTX name) -> TensorMap
         with located(where):
             self._declare()
             self._declare_locals()
@@ -718,11 +719,10 @@ class _Lowering:
         as the IR's tensor map over its tensor: the pointer parameter of that name, or else
         an array of its own (the host passed only the map)."""
         from ..cuda.symbols import TYPES, fold
-        from ..tensor_maps import missing, parse_spec
+        from ..tensor_maps import missing, parse_spec, tensor_length
         from kernels_ir.dtypes import BY_NAME
         given = self.launch.tensor_maps or {}
         scalars = {names[k]: v for k, v in self.params.items() if isinstance(k, int)}
-        self.tensor_maps = {}
         for n, p in enumerate(self.entry.params):
             if not (_aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
                 continue
@@ -752,12 +752,9 @@ class _Lowering:
             if tensor is not None:
                 arr = self.k.global_view(self.globals[tensor], self._fresh_name(
                     f"{spec.tensor}_{dtype.name}"), dtype)
-            else:
-                length = shape[0]
-                for e in shape[1:]:
-                    length = length * e
-                arr = self.k.global_array(self._fresh_name(spec.tensor), dtype, length,
-                                          intent="inout")
+            else:   # the tensor is not a parameter: the host passed only the map
+                arr = self.k.global_array(self._fresh_name(spec.tensor), dtype,
+                                          tensor_length(shape, strides), intent="inout")
             try:
                 self.tensor_maps[p.name] = self.k.tensor_map(
                     self._fresh_name(name), arr, tuple(shape), tuple(box), spec.swizzle,
@@ -939,7 +936,7 @@ class _Lowering:
             raise PtxError(f"register {text} is read before it is written")
         if text in self.shared_at:
             return Address("shared", None, const(self.shared_at[text], u32), text)
-        if text in getattr(self, "tensor_maps", {}):
+        if text in self.tensor_maps:
             return TensorMapRef(self.tensor_maps[text])
         if ("const", text) in self.globals:
             return Address("global", ("const", text), const(0, i64))
@@ -2518,22 +2515,12 @@ class _Lowering:
         self._op_bar(inst)
 
 
-# sizeof of the types a launch's shared bytes name (`3 * Bc * d * sizeof(float)`)
-_SIZEOF = {"char": 1, "signed char": 1, "unsigned char": 1, "bool": 1, "int8_t": 1,
-           "uint8_t": 1, "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2,
-           "half": 2, "__half": 2, "__nv_bfloat16": 2, "nv_bfloat16": 2, "int": 4,
-           "unsigned": 4, "unsigned int": 4, "int32_t": 4, "uint32_t": 4, "float": 4,
-           "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "long": 8, "unsigned long": 8,
-           "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8,
-           "size_t": 8, "double": 8, "float2": 8, "int2": 8, "uint2": 8, "float4": 16,
-           "int4": 16, "uint4": 16, "double2": 16}
-
-
 def eval_names(text: str, names: dict):
     """A length expression of parameter names (`n * n * 4`, `3 * Bc * d * sizeof(float)`),
     built from IR expressions; only names, numbers, + - * / ( ) and sizeof of a basic or
     vector type are read (nothing is evaluated as Python)."""
     import re
+    from ..cuda.symbols import c_type_size
     tokens = re.findall(r"\d+|[A-Za-z_]\w*|[-+*/()]|\S", text)
     pos = 0
 
@@ -2563,10 +2550,11 @@ def eval_names(text: str, names: dict):
             while (w := take()) != ")":
                 words.append(w)
             kind = " ".join(words).replace("const ", "")
-            if kind not in _SIZEOF:
+            size = c_type_size(kind)
+            if size is None:
                 raise bad(f"sizeof({kind}): not a type whose size smemsim knows (give the "
                           "number of bytes)")
-            return const(_SIZEOF[kind], i64)
+            return const(size, i64)
         if t in names:
             return cast(names[t], i64)
         raise bad(f"{t!r} is not a parameter name or a number")
