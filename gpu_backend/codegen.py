@@ -270,7 +270,8 @@ def generate(kernel: Kernel) -> Generated:
             if buf.volatile:
                 decl, cast_type = "volatile " + decl, "volatile " + cast_type
             lines.append(f"{INDENT}{decl} = reinterpret_cast<{cast_type}>({base});")
-    w = _Writer(kernel.name, lines, accumulators.values())
+    w = _Writer(kernel.name, lines, accumulators.values(),
+                {id(buf): kernel.buffer_base(buf) for buf in kernel.buffers})
     w.block(kernel.body, 1)
     lines.append("}")
     return Generated(kernel.name, "\n".join(lines) + "\n", w.site_lines,
@@ -281,8 +282,11 @@ def generate(kernel: Kernel) -> Generated:
 class _Writer:
     """The source being written: its lines, where each site landed, whose kernel it is."""
 
-    def __init__(self, kernel: str, lines: list[str], accumulators=()):
+    def __init__(self, kernel: str, lines: list[str], accumulators=(), bases=None):
         self.kernel, self.lines, self.site_lines = kernel, lines, {}
+        # each shared buffer's byte address in the IR's window (a run-time wgmma descriptor
+        # holds such addresses: moved to where the compiler placed the buffer)
+        self.bases = bases or {}
         self.loop_lines: list[int] = []
         # wgmma accumulator arrays: pinned after each wait so the compiler cannot read them
         # before the asynchronous result lands
@@ -530,7 +534,13 @@ def _bulk_store(w: _Writer, s: BulkStore, depth: int) -> None:
 _GMMA_TYPES = {"f16": "f16", "bf16": "bf16"}
 
 
-def _gmma_descriptor(array, index, layout) -> str:
+def _gmma_descriptor(w: "_Writer", array, index, layout, desc=None) -> str:
+    if desc is not None:
+        # the IR computed the start from its own window addresses: add how far this build
+        # placed the buffer from there, in the start field's 16-byte units
+        base = w.bases[id(array.buffer)]
+        return (f"(({cuda_expr(desc)}) + (unsigned long long)(((long long)static_cast<unsigned>"
+                f"(__cvta_generic_to_shared((const void*){array.name})) - {base}LL) >> 4))")
     return (f"smemsim_gmma_desc(&{_index(array, index)}, {layout.lbo}u, {layout.sbo}u, "
             f"{layout.base_offset}u, {SWIZZLE_CODES[layout.swizzle]}u)")
 
@@ -554,7 +564,7 @@ def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
     w.add(depth, "{")
     if s.a_regs is None:
         w.add(depth + 1, f"const unsigned long long smemsim_da = "
-                         f"{_gmma_descriptor(s.a_array, s.a_index, s.a_layout)};")
+                         f"{_gmma_descriptor(w, s.a_array, s.a_index, s.a_layout, s.a_desc)};")
         a_text, a_ins, after = f"%{half}", '"l"(smemsim_da)', 1
         trans = f"{int(s.a_layout.major == 'MN')}, {trans_b}"
     else:   # A's fragment: four 32-bit registers, two 16-bit elements each
@@ -562,7 +572,7 @@ def _wgmma(w: _Writer, s: Wgmma, depth: int) -> None:
         a_ins = ", ".join(f'"r"({s.a_regs.name}[{i}])' for i in range(4))
         after, trans = 4, str(trans_b)
     w.add(depth + 1, f"const unsigned long long smemsim_db = "
-                     f"{_gmma_descriptor(s.array, s.index, s.layout)};")
+                     f"{_gmma_descriptor(w, s.array, s.index, s.layout, s.desc)};")
     w.site(s, depth + 1, f'SMEMSIM_SM90A(asm volatile("{{ .reg .pred p; setp.ne.b32 p, '
                          f'%{half + after + 1}, 0; '
                          f'wgmma.mma_async.sync.aligned.m64n{s.n}k16.f32.{kind}.{kind} '
@@ -593,11 +603,15 @@ def _mbarrier_init(w: _Writer, s: MbarrierInit, depth: int) -> None:
 def _mbarrier_arrive(w: _Writer, s: MbarrierArrive, depth: int) -> None:
     bar = _barrier_address(s, s.array, s.index)
     if s.token is not None:
-        # the IR's token is the phase's number; PTX's state is opaque (no parity to take)
-        raise KernelError("the CUDA code generator does not write an mbarrier arrival that "
-                          "keeps its phase token (PTX's state is opaque: there is no parity "
-                          "to wait on); use an arrival and a wait of explicit parity",
-                          loc=s.loc)
+        # the IR's token is the number of the phase arrived on, which a wait reads as its
+        # parity (token & 1); PTX's own state is opaque, so the generated code takes the
+        # current phase's parity before arriving (test_wait.parity 0 succeeds once phase 0,
+        # the current phase's predecessor then, has completed): the phase cannot complete
+        # before this thread's arrival, which it counts. Only that bit is kept.
+        w.add(depth, f"unsigned long long {s.token.name};")
+        w.add(depth, 'asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 '
+                     'p, [%1], 0; selp.u64 %0, 1, 0, p; }" : '
+                     f'"=l"({s.token.name}) : "r"({bar}) : "memory");')
     if s.kind == "cp_async":
         w.add(depth, f'asm volatile("cp.async.mbarrier.arrive.shared::cta.b64 [%0];" :: '
                      f'"r"({bar}) : "memory");')

@@ -30,7 +30,7 @@ from .stmt import (
     Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES,
     MMA_INT8_SHAPES, MMA_F64_SHAPES,
 )
-from .wgmma import GmmaLayout
+from .wgmma import GmmaDescriptor, GmmaLayout
 from .tma import TensorMap
 
 __all__ = [
@@ -53,5 +53,5 @@ __all__ = [
     "u8", "unsupported", "Var", "VectorRef", "WaitGroup", "walk", "WarpBarrierReached",
     "TensorMap", "TmaLoad", "MbarrierInit", "MbarrierArrive", "MbarrierWait", "TmaStore",
     "BulkLoad", "BulkStore", "BulkCommit", "BulkWait", "FenceProxyAsync", "Wgmma",
-    "WgmmaFence", "WgmmaCommit", "WgmmaWait", "GmmaLayout", "LayoutMismatch",
+    "WgmmaFence", "WgmmaCommit", "WgmmaWait", "GmmaLayout", "GmmaDescriptor", "LayoutMismatch",
 ]

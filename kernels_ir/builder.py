@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from . import checks
-from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, f64, i32, u32
+from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, f64, i32, u32, u64
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
@@ -39,7 +39,7 @@ from .stmt import (
     WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
     MMA_F64_SHAPES, SyncReduce, SYNC_REDUCTIONS,
 )
-from .wgmma import N_VALUES, GmmaLayout
+from .wgmma import N_VALUES, GmmaDescriptor, GmmaLayout
 from .cute import CuteError
 from .cute_algebra import evaluate as evaluate_cute
 from .tma import TensorMap, check_box, tensor_strides
@@ -902,7 +902,10 @@ class KernelBuilder:
         of thread t is A(16 (t / 32) + t % 32 / 4 + 8 (j / 2 % 2), 2 (t % 4) + j % 2 + 8 (j /
         4))). acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
         thread of each executing warpgroup must execute it. `acc_index` (leading indices)
-        picks a sub-array of acc of n / 2 elements as the accumulators."""
+        picks a sub-array of acc of n / 2 elements as the accumulators. An operand may
+        instead be (array, GmmaDescriptor(value, major)): the descriptor the kernel computes
+        at run time (a u64 expression, as compiled programs hold it), the array giving the
+        element type (a view of the shared memory the descriptor points into)."""
         loc = caller_loc()
         self._guard_condition("wgmma")
         if isinstance(n, bool) or n not in N_VALUES:
@@ -916,6 +919,7 @@ class KernelBuilder:
                               f"{n // 2} elements (k.local_array(..., 'f32', {n // 2})), got "
                               f"{acc!r}", kernel=self.name, loc=loc)
         operands = []
+        descriptors = []
         regs = None
         if isinstance(a, LocalArray):
             if a.dtype.name != "u32" or math.prod(a.shape) != 4:
@@ -926,7 +930,25 @@ class KernelBuilder:
         for name, operand in (("a", a), ("b", b)):
             if operand is None:
                 operands.append((None, (), None))
+                descriptors.append(None)
                 continue
+            if isinstance(operand, tuple) and len(operand) == 2 and \
+                    isinstance(operand[1], GmmaDescriptor):
+                array, d = operand
+                if not isinstance(array, SharedArray) or array.dtype.name not in ("f16", "bf16"):
+                    raise KernelError(f"wgmma's {name} is read as a shared array of f16 or "
+                                      f"bf16, got {array!r}", kernel=self.name, loc=loc)
+                if d.major not in ("K", "MN"):
+                    raise KernelError(f"wgmma's {name}: major must be 'K' or 'MN', got "
+                                      f"{d.major!r}", kernel=self.name, loc=loc)
+                value = as_expr(d.value)
+                if value.dtype.is_float:
+                    raise KernelError(f"wgmma's {name} descriptor is a 64-bit integer, got "
+                                      f"{format_expr(value)}", kernel=self.name, loc=loc)
+                operands.append((array, (), GmmaLayout(d.major, None, 0, 0)))
+                descriptors.append(cast(value, u64))
+                continue
+            descriptors.append(None)
             if not isinstance(operand, tuple) or len(operand) != 3:
                 raise KernelError(f"wgmma's {name} is (shared array, start index, GmmaLayout), "
                                   f"got {operand!r}", kernel=self.name, loc=loc)
@@ -950,7 +972,8 @@ class KernelBuilder:
                                   f"{e.arg} is outside 0..{extent - 1}",
                                   kernel=self.name, loc=loc)
         self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, regs, n,
-                         as_expr(scale_d), 1, loc, self._next_site(b_array), lead))
+                         as_expr(scale_d), 1, loc, self._next_site(b_array), lead,
+                         descriptors[1], descriptors[0]))
 
     def wgmma_fence(self) -> None:
         """`wgmma.fence.sync.aligned;` (before the first wgmma, and after writing its

@@ -37,7 +37,7 @@ from .stmt import (
     MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait,
     FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, walk, VOTE_MODES, SyncReduce,
 )
-from .wgmma import a_fragment_positions, accumulator_positions
+from .wgmma import a_fragment_positions, accumulator_positions, decode
 from .tma import (
     BULK_ALIGN, DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX,
     swizzle_bytes,
@@ -1024,11 +1024,27 @@ class _Machine(Evaluator):
     # ------------------------------------------------------------ memory
     def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
         """Element offsets of each lane's access, after bounds and alignment checks."""
-        offsets = self._element_offsets(s.array, s.index, s.width, idx)
+        offsets = self._element_offsets(s.array, s.index, s.width, idx) \
+            if not isinstance(s, Wgmma) or s.desc is None else self._descriptor_offsets(s, idx)
         if self._recorded is not None:  # an endpoint loop's iteration (_endpoint_loop)
             self._recorded.setdefault(id(s), {}).setdefault(self._phase, []).append(
                 (idx.copy(), offsets.astype(np.int64)))
         return offsets
+
+    def _descriptor_offsets(self, s: Wgmma, idx: np.ndarray) -> np.ndarray:
+        """Element offsets in B's array of the start a run-time descriptor says."""
+        value = self.eval(s.desc, idx).astype(np.uint64)
+        start = ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
+        base = self.kernel.buffer_base(s.array.buffer)
+        size = s.array.dtype.size
+        extent = math.prod(self.launch.extent(s.array)) * size
+        outside = (start < base) | (start >= base + extent)
+        if outside.any():
+            lane = int(np.flatnonzero(outside)[0])
+            raise LaneFault(f"wgmma's B descriptor starts at shared byte {int(start[lane])}, "
+                            f"outside '{s.array.name}' (bytes {base}..{base + extent - 1})",
+                            np.array([lane]))
+        return (start - base) // size
 
     def _element_offsets(self, array, index, width: int, idx: np.ndarray) -> np.ndarray:
         """Element offsets of `width` elements at `array[index]` per lane, checked."""
@@ -1831,7 +1847,8 @@ class _Machine(Evaluator):
     def _gmma_operands(self, s: Wgmma, idx: np.ndarray):
         """Per executing warpgroup: the flat shared indices of A's (64 x 16) and B's (n x 16)
         first bytes, read through the descriptors, after the checks a GPU would need to
-        read the intended bytes; and the warpgroups' first threads."""
+        read the intended bytes; the warpgroups' first threads; each operand's start (flat)
+        and the layout each warpgroup's descriptor says."""
         tpb = self.tpb
         key = idx // tpb * (tpb // 128 + 1) + idx % tpb // 128
         heads, first_lane, counts = np.unique(key, return_index=True, return_counts=True)
@@ -1842,50 +1859,65 @@ class _Machine(Evaluator):
                             "warpgroup: all 128 threads of 4 consecutive warps must execute it "
                             "(.sync.aligned)", np.array([lane]))
         out = []
-        for array, index, layout, rows in ((s.a_array, s.a_index, s.a_layout, 64),
-                                           (s.array, s.index, s.layout, s.n)):
+        for array, index, layout, desc, rows in (
+                (s.a_array, s.a_index, s.a_layout, s.a_desc, 64),
+                (s.array, s.index, s.layout, s.desc, s.n)):
             if array is None:      # A from registers
-                out.append((None, None))
+                out.append((None, None, None))
                 continue
             size = array.dtype.size
-            offset = self._element_offsets(array, index, 1, idx)
-            start = self.kernel.buffer_base(array.buffer) + offset * size
+            if desc is None:
+                offset = self._element_offsets(array, index, 1, idx)
+                start = self.kernel.buffer_base(array.buffer) + offset * size
+                what = f"starts of '{array.name}' (byte"
+            else:   # the descriptor's bits, as the hardware reads them
+                value = self.eval(desc, idx).astype(np.uint64)
+                start = ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
+                what = f"descriptors for '{array.name}' (start byte"
             lead = start[first_lane]
             uneven = start != np.repeat(lead, counts)
+            if desc is not None:
+                uneven |= value != np.repeat(value[first_lane], counts)
             if uneven.any():
                 lane = int(np.flatnonzero(uneven)[0])
-                raise LaneFault(f"the threads of a warpgroup give wgmma different starts of "
-                                f"'{array.name}' (byte {int(start[lane])}, not "
-                                f"{int(np.repeat(lead, counts)[lane])}): the descriptor is "
-                                "the warpgroup's", np.array([lane]))
+                raise LaneFault(f"the threads of a warpgroup give wgmma different {what} "
+                                f"{int(start[lane])}, not {int(np.repeat(lead, counts)[lane])}"
+                                "): the descriptor is the warpgroup's", np.array([lane]))
             bad = lead % 16 != 0
             if bad.any():
                 lane = int(first_lane[np.flatnonzero(bad)[0]])
                 raise LaneFault(f"a wgmma descriptor's start address must be 16-byte aligned, "
                                 f"'{array.name}' starts at byte {int(start[lane])}",
                                 np.array([lane]))
-            addr = layout.addresses(lead, rows, size)
+            layouts = [layout] * lead.size if desc is None else \
+                [decode(int(v), layout.major)[1] for v in value[first_lane]]
+            addr = np.empty((lead.size, rows, 16), np.int64)
+            for one in set(layouts):
+                groups = np.array([g for g, x in enumerate(layouts) if x == one])
+                addr[groups] = one.addresses(lead[groups], rows, size)
             outside = (addr < 0) | (addr + size > self.window)
             if outside.any():
                 g = int(np.flatnonzero(outside.any(axis=(1, 2)))[0])
+                one = layouts[g]
                 raise LaneFault(f"wgmma reads '{array.name}' through its descriptor "
-                                f"({layout.major}-major, {layout.swizzle or 'no swizzle'}, LBO "
-                                f"{layout.lbo}, SBO {layout.sbo}) at byte "
+                                f"({one.major}-major, {one.swizzle or 'no swizzle'}, LBO "
+                                f"{one.lbo}, SBO {one.sbo}) at byte "
                                 f"{int(addr[g][outside[g]][0])}, outside the block's "
                                 f"{self.window}-byte shared window", np.array([first_lane[g]]))
             block = self.block_lin[idx[first_lane]]
             flat = block[:, None, None] * self.window + addr
             nbytes = (flat[..., None] + np.arange(size)).reshape(flat.shape[0], -1)
             self._check_async_source("wgmma", array, nbytes, first_lane)
-            out.append((flat, block * self.window + lead))
-        (a_flat, a_start), (b_flat, b_start) = out
-        return a_flat, b_flat, idx[first_lane], a_start, b_start
+            out.append((flat, block * self.window + lead, layouts))
+        (a_flat, a_start, a_layouts), (b_flat, b_start, b_layouts) = out
+        return a_flat, b_flat, idx[first_lane], a_start, b_start, a_layouts, b_layouts
 
     def _wgmma(self, s: Wgmma, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
         if self._addresses_only(s, idx, offset):
             return
-        a_flat, b_flat, heads, a_start, b_start = self._gmma_operands(s, idx)
+        a_flat, b_flat, heads, a_start, b_start, a_layouts, b_layouts = \
+            self._gmma_operands(s, idx)
         dtype = s.array.dtype
         halves = self.shared.view(dtype.storage)
         if s.a_regs is not None:    # A from the warpgroup's registers, by its fragment
@@ -1900,7 +1932,8 @@ class _Machine(Evaluator):
         b = from_storage(halves[b_flat // 2], dtype).astype(np.float32)     # (G, n, 16)
         product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
         if self.origin is not None and self.observer is not None:
-            self._check_operands(s, a_flat, b_flat, heads, a_start, b_start)
+            self._check_operands(s, a_flat, b_flat, heads, a_start, b_start, a_layouts,
+                                 b_layouts)
         rows, cols = accumulator_positions(s.n)
         threads = heads[:, None] + np.arange(128)                             # (G, 128)
         acc = self.local_arrays[s.acc].reshape(self.total, -1)
@@ -1928,16 +1961,17 @@ class _Machine(Evaluator):
         acc[threads[:, :, None], columns] = \
             np.where(keep[:, None, None], old + new, new).astype(np.float32)
 
-    def _check_operands(self, s: Wgmma, a_flat, b_flat, heads, a_start, b_start) -> None:
+    def _check_operands(self, s: Wgmma, a_flat, b_flat, heads, a_start, b_start, a_layouts,
+                        b_layouts) -> None:
         """Both operands that shared memory holds against what TMA wrote there."""
-        for name, flat, start, layout, array in (
-                ("A", a_flat, a_start, s.a_layout, s.a_array),
-                ("B", b_flat, b_start, s.layout, s.array)):
+        for name, flat, start, layouts, array in (
+                ("A", a_flat, a_start, a_layouts, s.a_array),
+                ("B", b_flat, b_start, b_layouts, s.array)):
             if array is not None:
-                self._check_agreement(s, name, flat, start, layout, array, heads)
+                self._check_agreement(s, name, flat, start, layouts, array, heads)
 
     def _check_agreement(self, s: Wgmma, name: str, flat: np.ndarray, start: np.ndarray,
-                         layout, array, heads: np.ndarray) -> None:
+                         layouts, array, heads: np.ndarray) -> None:
         """Where TMA wrote an operand, element (mn, k) must hold the global element at the
         operand's first element's plus (mn, k) in the tensor's rows and columns (K-major:
         rows are mn; MN-major: rows are k), the first being the element TMA laid at the
@@ -1948,6 +1982,7 @@ class _Machine(Evaluator):
             if not maps[g].all() or (maps[g] != maps[g, 0, 0]).any():
                 continue    # not (only) one TMA map's elements: nothing to compare with
             m = self.origin_maps[int(maps[g, 0, 0]) - 1]
+            layout = layouts[g]
             stride = int(self.eval(m.row_stride, heads[:1])[0]) if m.row_stride is not None \
                 else 1 << 30
             window_start = int(start[g]) - int(start[g]) % self.window

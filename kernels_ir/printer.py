@@ -188,6 +188,12 @@ def _store_matrix(s: StoreMatrix) -> str:
     return f"stmatrix{_matrix_suffix(s)}(&{format_index(s.array, s.index)}, {{{vals}}})"
 
 
+def _gmma_operand(array, index, layout, desc) -> str:
+    if desc is not None:   # a descriptor computed at run time: its bits are the layout
+        return f"{array.name} desc({format_expr(desc)}) [{layout.major}-major]"
+    return f"&{format_index(array, index)} {_gmma_text(layout)}"
+
+
 def _gmma_text(g) -> str:
     return (f"[{g.major}-major, {g.swizzle or 'no swizzle'}, LBO {g.lbo}, SBO {g.sbo}"
             + (f", base offset {g.base_offset}" if g.base_offset else "") + "]")
@@ -258,8 +264,8 @@ _FORMAT = {
                       + "".join(f"[{format_expr(e)}]" for e in s.acc_index)
                       + f", scale_d {format_expr(s.scale_d)}, "
                       + (f"A registers {s.a_regs.name}, " if s.a_regs is not None else
-                         f"A &{format_index(s.a_array, s.a_index)} {_gmma_text(s.a_layout)}, ")
-                      + f"B &{format_index(s.array, s.index)} {_gmma_text(s.layout)})"),
+                         f"A {_gmma_operand(s.a_array, s.a_index, s.a_layout, s.a_desc)}, ")
+                      + f"B {_gmma_operand(s.array, s.index, s.layout, s.desc)})"),
     WgmmaFence: lambda s: "wgmma.fence()",
     WgmmaCommit: lambda s: "wgmma.commit_group()",
     WgmmaWait: lambda s: f"wgmma.wait_group({s.pending})",

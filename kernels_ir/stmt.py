@@ -804,7 +804,11 @@ class Wgmma(Access):
     `acc = acc * scale_d + A B^T`. Both operands are read through descriptors
     (kernels_ir.wgmma); the site is B's, and counts the operands' bytes / 128 wavefronts.
     `acc_index` selects a sub-array of `acc` by its leading indices (`d[m]` of `float
-    d[2][8][8]`: the accumulators are its trailing n / 2 elements)."""
+    d[2][8][8]`: the accumulators are its trailing n / 2 elements). Where `desc` (B's) or
+    `a_desc` (A's) is set, that operand is read through the 64-bit descriptor the kernel
+    computes at run time (kernels_ir.wgmma.GmmaDescriptor): its start address, LBO, SBO,
+    base offset and swizzle are the value's bits, read per warpgroup, the array is only the
+    element type and the name (its index is empty), and of the layout only `major` holds."""
     array: MemArray
     index: tuple[Expr, ...]
     layout: GmmaLayout
@@ -819,7 +823,9 @@ class Wgmma(Access):
     loc: SourceLoc
     site: int | None
     acc_index: tuple[Expr, ...] = ()
-    EXPRS: ClassVar = ("index", "a_index", "scale_d", "acc_index")
+    desc: Expr | None = None      # B's run-time descriptor (u64), or None
+    a_desc: Expr | None = None    # A's
+    EXPRS: ClassVar = ("index", "a_index", "scale_d", "acc_index", "desc", "a_desc")
     WRITES: ClassVar = False
     MIN_SM: ClassVar = 90
     OP: ClassVar = "wgmma"
@@ -832,8 +838,9 @@ class Wgmma(Access):
         return ((0 if self.a_regs is not None else 64) + self.n) * 16 * size
 
     def address_exprs(self) -> tuple[Expr, ...]:
-        """Both operands' start elements decide what is read."""
-        return self.index + self.a_index
+        """Both operands' start elements (or run-time descriptors) decide what is read."""
+        return self.index + self.a_index + tuple(
+            d for d in (self.desc, self.a_desc) if d is not None)
 
     def updates(self) -> tuple:
         return (self.acc,)

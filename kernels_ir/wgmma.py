@@ -112,6 +112,17 @@ class GmmaLayout:
         return addresses ^ ((((addresses >> 7) - self.base_offset) & mask) << 4)
 
 
+@dataclass(frozen=True)
+class GmmaDescriptor:
+    """A wgmma operand's descriptor as the kernel computes it at run time (what a compiled
+    program holds: nvcc's PTX ORs the shifted shared address with the constant fields):
+    `value` a 64-bit expression, read bit by bit as the hardware reads it (`decode`), and
+    `major` the instruction's transpose flag ("K" or "MN")."""
+
+    value: object    # ExprLike
+    major: str
+
+
 def decode(value: int, major: str) -> tuple[int, GmmaLayout]:
     """(start address, layout) of a 64-bit descriptor."""
     start = (value & 0x3FFF) << 4

@@ -478,12 +478,14 @@ def layout_agreement(kernel: Kernel, launch, arrays=None, seed: int = 0,
     the rest of `check`'s)."""
     if not any(isinstance(s, TmaLoad) for s in kernel.statements()):
         return ()
-    found: dict[SourceLoc, LayoutMismatch] = {}
+    found: dict[tuple, LayoutMismatch] = {}
 
     def observe(event) -> None:
-        # one per source line (a Python loop that builds four wgmmas is one line)
+        # one per source line (a Python loop that builds four wgmmas is one line; an inline
+        # helper's four calls, one asm statement)
         if isinstance(event, LayoutMismatch):
-            found.setdefault(event.stmt.loc, event)
+            loc = event.stmt.loc
+            found.setdefault((loc.file, loc.line, loc.column), event)
     # without values where they decide nothing the run follows (no global arrays made, no
     # products computed: fast.cu's kernel 6 at 8192^3, 45 s on values, 20 s without)
     hs = hazard_slices(kernel)

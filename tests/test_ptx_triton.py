@@ -14,6 +14,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SOFTMAX = ROOT / "tests" / "corpus_ptx" / "triton" / "python" / "tutorials" / "02-fused-softmax.py"
 TRANSPOSE = ROOT / "tools" / "probes" / "triton" / "transpose.py"
+MATMUL = ROOT / "tests" / "corpus_ptx" / "triton" / "python" / "tutorials" / \
+    "03-matrix-multiplication.py"
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +52,24 @@ def test_the_fused_softmax_tutorial_asks_for_what_its_host_computes_then_counts_
                          "--launch-grid", "132"))
     assert got["ld"] == (29_168, 29_168) and got["st"] == (29_168, 29_168)
     assert got["ldsm"] == (14_584, 58_336) and got["ldgsts"][0] == 71_008
+
+
+def test_the_matmul_tutorial_on_hopper_counts_its_wgmma_as_the_h200(triton_ptx):
+    """The tutorial's matmul at 512^3 with its autotuner's first config (128 x 256 x 64, 8
+    warps, 3 stages), f16: Triton's build stages A and B with cp.async and multiplies with
+    wgmma.m64n256k16 through descriptors it makes of the tiles' shared addresses (bfe of the
+    address). By hand: 8 programs x 8 K steps x 2 warpgroups x 4 wgmma of 4 warps = 2,048
+    gmma requests, each (64 + 256) x 16 halves / 128 bytes = 80 wavefronts; the H200
+    measured 2,048 and 40,960, and the epilogue's 1,024 STS, 1,024 LDSM.x4 and 7,680 LDGSTS
+    as counted (docs/validation/h200-2026-11-29-triton-matmul.json)."""
+    host = ["--host", "a=float16[512,512]", "--host", "b=float16[512,512]",
+            "--host", "BLOCK_SIZE_M=128", "--host", "BLOCK_SIZE_N=256",
+            "--host", "BLOCK_SIZE_K=64", "--host", "GROUP_SIZE_M=8",
+            "--host", 'activation=""', "--host", "num_warps=8", "--host", "num_stages=3"]
+    got = counts(analyze(MATMUL, *host))
+    assert got["gmma"] == (2_048, 40_960)
+    assert got["st"] == (1_024, 4_096) and got["ldsm"] == (1_024, 4_096)
+    assert got["ldgsts"][0] == 7_680
 
 
 def test_a_layout_conversion_through_shared_memory_counts_as_the_h200(triton_ptx, tmp_path):

@@ -70,10 +70,9 @@ def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
     `text`: CUDA to build instead of the file's bytes (a Python program's string, its
     `#line` directives numbering it as lines of `path`, which its `.file` then names)."""
     nvcc = find_nvcc()
-    macros = [f"-D{k}" if v is None else f"-D{k}={v}" for k, v in (defines or {}).items()]
-    refuse_shell_text(macros, "-D")
+    macros = _macros(defines or {})
     refuse_shell_text(flags, "--nvcc-flag")
-    options = ["-ptx", f"-arch={arch}", "-lineinfo", "-w", *macros, *flags]
+    options = ["-ptx", f"-arch={arch}", "-lineinfo", "-w", *flags]
     source = os.path.abspath(path)
     includes = tuple(os.path.abspath(d) for d in include_dirs)
     try:
@@ -88,36 +87,54 @@ def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
     version = [(f, st.st_size, st.st_mtime_ns) for f in (nvcc, os.path.realpath(nvcc))
                for st in [os.stat(f)]]
     unit = "" if instance is None else f"void *smemsim_instance = (void *)&{instance};\n"
-    key = hashlib.sha256(repr([options, source, includes, version, CACHE_FORMAT, unit,
-                               hashlib.sha256(data).hexdigest()]).encode()).hexdigest()
+    key = hashlib.sha256(repr([options, macros, source, includes, version, CACHE_FORMAT,
+                               unit, hashlib.sha256(data).hexdigest()]).encode()).hexdigest()
     folder = cache_dir("ptx")
     entry = folder / f"{key}.ptx" if folder is not None else None
     marked = _cached(entry, key)
     if marked is None:
         _host_compiler(flags)
-        marked, deps = _build(nvcc, options, source, includes, unit, text)
+        marked, deps = _build(nvcc, options, source, includes, unit, text, macros)
         if entry is not None and not any("\n" in f for f in deps):
             store(entry, sealed(key, _entry(marked, deps)))
     return _user_paths(marked, source, includes)
 
 
+def _macros(defines: dict) -> str:
+    """The user's -D macros as `#define` lines of a header nvcc includes first: their text
+    never reaches nvcc's command line, which nvcc hands to a shell (a function-like macro's
+    spaces, `CEIL_DIV(M, N)=...`, would split there)."""
+    lines = []
+    for name, value in defines.items():
+        if not re.fullmatch(r"[A-Za-z_]\w*(\([\w\s,.]*\))?", name):
+            raise KernelError(f"-D {name!r}: a macro name (NAME or NAME(ARGS)) expected")
+        if value is not None and ("\n" in value or "\r" in value):
+            raise KernelError(f"-D {name}: its value holds a line break")
+        lines.append(f"#define {name} {1 if value is None else value}\n")
+    return "".join(lines)
+
+
 def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
-           text: str | None = None) -> tuple[str, dict]:
+           text: str | None = None, macros: str = "") -> tuple[str, dict]:
     """nvcc on a staged copy: the user's file (or `text`, beside it in the staged `src`
     folder, which names the user's file) `-include`d into a unit of our own (the template
-    instance, if any); (the PTX with staged names marked, header -> digest)."""
+    instance, if any), after a header of the user's -D macros; (the PTX with staged names
+    marked, header -> digest)."""
     with staged(source, includes) as stage:
-        out, deps, main = (os.path.join(stage.folder, n) for n in ("k.ptx", "k.d",
-                                                                     "smemsim_instance.cu"))
+        out, deps, main, header = (os.path.join(stage.folder, n) for n in (
+            "k.ptx", "k.d", "smemsim_instance.cu", "smemsim_defines.h"))
         with open(main, "w") as f:
             f.write(unit)
+        with open(header, "w") as f:
+            f.write(macros)
         built = stage.source
         if text is not None:
             built = os.path.join(os.path.dirname(stage.source), "strings.cu")
             with open(built, "w") as f:
                 f.write(text)
         done = run_tool([nvcc, *options, *stage.include_flags(), "-MD", "-MF", deps,
-                         "-include", built, "-o", out, main], folder=stage.folder)
+                         "-include", header, "-include", built, "-o", out, main],
+                        folder=stage.folder)
         if done.returncode:   # (one line: the first error of nvcc's log)
             log = stage.user_named(done.stderr.strip().replace(built, source))
             kind = _ArchSpecific if re.search(r"not supported on \.target '?sm_\d+'?|"
@@ -132,7 +149,7 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
     for name in read:
         real = unstage(name, source, includes)
         if real != source and not name.startswith(STAGE_MARK + "/src/") and \
-                not name.endswith("smemsim_instance.cu"):
+                not name.endswith(("smemsim_instance.cu", "smemsim_defines.h")):
             files[real] = _digest(real)
     return ptx, files
 

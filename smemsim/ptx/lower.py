@@ -28,8 +28,9 @@ from collections import Counter
 from dataclasses import dataclass
 
 from kernels_ir import KernelBuilder, KernelError, SourceLoc, blockDim, blockIdx, gridDim, threadIdx
-from kernels_ir.dtypes import f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
+from kernels_ir.dtypes import bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.errors import located
+from kernels_ir.wgmma import GmmaDescriptor
 from kernels_ir.expr import Expr, Op, as_expr, bitcast, call, cast, const, select, smax, smin
 
 from . import cfg
@@ -174,7 +175,7 @@ class _Lowering:
         self.counted_latches: set = set()   # latches of counted loops: their test is the IR's
         self.inductions: set = set()        # registers held as expressions of a loop variable
         self.counting: list = []            # (iteration, trips) of the counted loops we are in
-        self.tensor_maps: dict = {}         # CUtensorMap parameter (PTX name) -> TensorMap
+        self.tensor_maps: dict = {}         # CUtensorMap parameter (PTX name; a pointer to one: its position) -> TensorMap
         with located(where):
             self._declare()
             self._declare_locals()
@@ -501,10 +502,15 @@ class _Lowering:
         if len(names) != len(self.entry.params):
             raise PtxError(f"{self.entry.name}: {len(self.entry.params)} parameters in the "
                            f"PTX, {len(names)} names given")
-        pointers = self._pointer_params()
         self.textures = self._texture_fetches()
+        # a pointer to a CUtensorMap the host copied to device memory (`const CUtensorMap*
+        # tensorMapA`, fast.cu), named by --tensor-map: the map, not an array
+        self.map_pointers = {key: name for key, name, ptype in self._slots()
+                             if isinstance(key, int) and ptype in ("u64", "b64", "s64")
+                             and name in (self.launch.tensor_maps or {})}
+        pointers = self._pointer_params() - set(self.map_pointers)
         for key, name, ptype in self._slots():   # scalars first: lengths read them
-            if key in pointers or key in self.textures:
+            if key in pointers or key in self.textures or key in self.map_pointers:
                 continue
             if ptype not in _TYPES:
                 raise PtxError(f"{self.entry.name}: parameter {name} of PTX type .{ptype} "
@@ -612,6 +618,22 @@ class _Lowering:
                     used_elsewhere.add(r)
         self.flags = {h: self.k.let(self._fresh_name(f"loop_{n}"), 0)
                       for n, h in enumerate(self.loops)}
+        # wgmma's operands in registers, as the IR's wgmma takes them: an accumulator array
+        # per instruction width N, and A's four registers (copied in and out around it)
+        self.gmma_acc, self.gmma_a = {}, None
+        for block in self.blocks.values():
+            for inst in block.insts:
+                if inst.opcode[:2] != ("wgmma", "mma_async"):
+                    continue
+                m = next((re.fullmatch(r"m64n(\d+)k16", x) for x in inst.opcode
+                          if re.fullmatch(r"m64n(\d+)k16", x)), None)
+                if m is not None and int(m.group(1)) not in self.gmma_acc:
+                    n = int(m.group(1))
+                    self.gmma_acc[n] = self.k.local_array(self._fresh_name(f"wgmma_d{n}"),
+                                                          f32, n // 2)
+                if len(inst.operands) > 1 and inst.operands[1].startswith("{") and \
+                        self.gmma_a is None:
+                    self.gmma_a = self.k.local_array(self._fresh_name("wgmma_a"), u32, 4)
         self.merges = {}
         self.local_regs = set()
         self.written_once = {r for r, n in defs.items() if n == 1}
@@ -704,6 +726,8 @@ class _Lowering:
             return srcs[2]   # base + i * stride
         if op == "setp":
             return "pred"
+        if op == "wgmma" and inst.opcode[1] == "mma_async":
+            return inst.opcode[-3]   # the accumulators' type (`.f32.bf16.bf16`)
         return ty if ty in _TYPES else None
 
     def _length(self, length):
@@ -724,7 +748,9 @@ class _Lowering:
         given = self.launch.tensor_maps or {}
         scalars = {names[k]: v for k, v in self.params.items() if isinstance(k, int)}
         for n, p in enumerate(self.entry.params):
-            if not (_aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
+            if n in self.map_pointers:   # (ld.param of it is the map: _op_ld)
+                pass
+            elif not (_aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
                 continue
             name = names[n]
             if name not in given:
@@ -756,7 +782,7 @@ class _Lowering:
                 arr = self.k.global_array(self._fresh_name(spec.tensor), dtype,
                                           tensor_length(shape, strides), intent="inout")
             try:
-                self.tensor_maps[p.name] = self.k.tensor_map(
+                self.tensor_maps[n if n in self.map_pointers else p.name] = self.k.tensor_map(
                     self._fresh_name(name), arr, tuple(shape), tuple(box), spec.swizzle,
                     strides=strides)
             except KernelError as err:
@@ -1242,7 +1268,9 @@ class _Lowering:
         space, dtype, lanes = self._access_type(inst)
         if space == "param":
             for target, key in self._param_fields(inst):
-                if key in self.globals:
+                if key in self.map_pointers:
+                    self._dest(inst, TensorMapRef(self.tensor_maps[key]), target)
+                elif key in self.globals:
                     self._dest(inst, Address("param", key, const(0, i64)), target)
                 elif key in self.params:
                     self._dest(inst, self.params[key], target)
@@ -1629,9 +1657,12 @@ class _Lowering:
             shared = [x for x in (a, b) if isinstance(x, Address) and x.space == "shared"]
             if shared and all(x.space == "shared" for x in (a, b) if isinstance(x, Address)):
                 # a shared address is a number in the window (a swizzle XORs its bits)
+                # (64 bits kept in a 64-bit instruction: a wgmma descriptor ORs its fields
+                # above the address's bits; an access reads the low 32)
                 num = lambda x: x.offset if isinstance(x, Address) else x
                 self._dest(inst, Address("shared", None, retype(fn(
-                    retype(num(a), dtype), retype(num(b), dtype)), u32), shared[0].origin))
+                    retype(num(a), dtype), retype(num(b), dtype)), u64 if dtype.size == 8
+                    else u32), shared[0].origin))
                 return
             a, b = self._numbers(inst, a, b)   # a pointer's bits as a number
         self._dest(inst, retype(fn(retype(a, dtype), retype(b, dtype)), dtype))
@@ -1942,7 +1973,11 @@ class _Lowering:
         dtype = _TYPES.get(inst.opcode[-1])
         if dtype not in (u32, i32):
             raise self._refuse(inst, "this form of bfe is not lowered yet")
-        a = retype(self.integer(inst.operands[1], dtype), u32)
+        held = self.value(inst.operands[1], dtype)
+        shared = held if isinstance(held, Address) and held.space == "shared" else None
+        # (a shared address is a number in the window: Triton takes a wgmma descriptor's
+        # start field from it with bfe)
+        a = retype(shared.offset if shared else self.integer(inst.operands[1], dtype), u32)
         pos = smin(retype(self.integer(inst.operands[2], u32), u32) & 0xFF, const(32, u32))
         length = smin(retype(self.integer(inst.operands[3], u32), u32) & 0xFF, const(32, u32))
         mask = retype((const(1, u64) << retype(length, u64)) - 1, u32)
@@ -1952,7 +1987,8 @@ class _Lowering:
                          (field >> retype(select(length == 0, const(0, u32), length - 1), u32))
                          & 1)
             field = field | select(top != 0, ~mask, const(0, u32))
-        self._dest(inst, retype(field, dtype))
+        self._dest(inst, retype(field, dtype) if shared is None else
+                   Address("shared", None, retype(field, u32), shared.origin))
 
     def _op_bfi(self, inst: Inst) -> None:
         """`bfi.b32 d, a, b, pos, len`: b with its bits pos..pos+len-1 the low bits of a
@@ -2336,6 +2372,105 @@ class _Lowering:
         else:
             raise self._refuse(inst, "this mbarrier operation is not lowered yet")
 
+    # ---------------------------------------------------------------- wgmma (sm_90a)
+    def _op_wgmma(self, inst: Inst) -> None:
+        """`wgmma.fence`, `.commit_group`, `.wait_group N`, and `wgmma.mma_async.sync.aligned
+        .m64nNk16.f32.{f16,bf16}.{f16,bf16} {d..}, descA | {a0..a3}, descB, scale-d, 1, 1,
+        [tnspA,] tnspB`: the descriptors are the 64-bit numbers the program computed (the
+        IR decodes them as the hardware does); the accumulators are copied into the IR's
+        wgmma array and back (the IR's model runs in order: the result is there at once)."""
+        kind = inst.opcode[1]
+        if kind == "fence":
+            self.k.wgmma_fence()
+            return
+        if kind == "commit_group":
+            self.k.wgmma_commit()
+            return
+        if kind == "wait_group":
+            try:
+                self.k.wgmma_wait(int(inst.operands[0], 0))
+            except (ValueError, IndexError, KernelError):
+                raise self._refuse(inst, "wgmma.wait_group of a number smemsim cannot "
+                                         "read") from None
+            return
+        if kind != "mma_async":
+            raise self._refuse(inst, "this wgmma instruction is not lowered yet")
+        shape = next((re.fullmatch(r"m64n(\d+)k16", x) for x in inst.opcode
+                      if re.fullmatch(r"m64n(\d+)k16", x)), None)
+        types = inst.opcode[-3:]
+        if shape is None or types[0] != "f32" or types[1] != types[2] or \
+                types[1] not in ("f16", "bf16") or "sp" in inst.opcode:
+            raise self._refuse(inst, "wgmma of this shape or these types is not lowered yet "
+                                     "(m64nNk16 with f16 or bf16 inputs into f32 is)")
+        n = int(shape.group(1))
+        dtype = {"f16": f16, "bf16": bf16}[types[1]]
+        regs = [r.strip() for r in inst.operands[0].strip("{}").split(",")]
+        a_regs = inst.operands[1].startswith("{")
+        rest = inst.operands[2:]
+        if len(regs) != n // 2 or len(rest) != (5 if a_regs else 6):
+            raise self._refuse(inst, f"wgmma m64n{n}k16: {n // 2} accumulators, A's descriptor "
+                                     "(or four registers), B's, scale-d, the two scales and "
+                                     "the transposes expected")
+        imm = lambda t: self.integer(t, i32)   # noqa: E731
+        number = lambda t: int(imm(t).arg) if imm(t).op is Op.CONST else None  # noqa: E731
+        scales = [number(t) for t in rest[2:4]]
+        if scales != [1, 1]:
+            raise self._refuse(inst, "wgmma with a negated A or B (imm-scale-a/b -1) is not "
+                                     "lowered yet")
+        trans = [number(t) for t in rest[4:]]
+        if any(t not in (0, 1) for t in trans):
+            raise self._refuse(inst, "wgmma's transposes are immediates 0 or 1")
+        majors = ["MN" if t else "K" for t in trans]
+        scale_d = self._predicate(rest[1], inst) if rest[1] in self.entry.names or \
+            rest[1].startswith("%p") else imm(rest[1])
+        acc = self.gmma_acc[n]
+        for j, r in enumerate(regs):   # what the accumulators hold before
+            self.k.write_local(acc, j, self._accumulator(r))
+        if a_regs:
+            words = [w.strip() for w in inst.operands[1].strip("{}").split(",")]
+            if len(words) != 4:
+                raise self._refuse(inst, "wgmma's A from registers is four 32-bit registers")
+            for j, r in enumerate(words):
+                self.k.write_local(self.gmma_a, j, self.integer(r, u32))
+            a = self.gmma_a
+        else:
+            a = self._gmma_operand(inst, inst.operands[1], dtype, majors[0])
+        b = self._gmma_operand(inst, rest[0], dtype, majors[-1])
+        try:
+            self.k.wgmma(acc, a, b, n, scale_d)
+        except KernelError as err:
+            raise self._refuse(inst, err.message) from None
+        for j, r in enumerate(regs):
+            value = self.k.read_local(acc, j)
+            if r not in self.local_regs:   # held now: the next wgmma overwrites the array
+                value = self.k.let(self._fresh_name(_c_name(r)), value)
+            self._dest(inst, value, r)
+
+    def _accumulator(self, reg: str) -> Expr:
+        """An accumulator register's value (0 where nothing wrote it yet: scale-d 0 reads
+        none of them)."""
+        if reg not in self.regs:
+            return const(0.0, f32)
+        v = self.value(reg, f32)
+        if not isinstance(v, Expr):
+            raise PtxError(f"wgmma accumulator {reg} holds an address")
+        return retype(v, f32)
+
+    def _gmma_operand(self, inst: Inst, text: str, dtype, major: str) -> tuple:
+        """(a view of the shared memory it reads, GmmaDescriptor) of a descriptor operand."""
+        v = self.value(text, u64)
+        if isinstance(v, Address):
+            if v.space != "shared":
+                raise self._refuse(inst, f"wgmma's descriptor {text} is made from a "
+                                         f"{v.space} address")
+            value, origin = retype(v.offset, u64), v.origin
+        elif isinstance(v, Expr):
+            value, origin = retype(v, u64), None
+        else:
+            raise self._refuse(inst, f"wgmma's descriptor {text}: a 64-bit number expected")
+        view, _ = self._element(Address("shared", None, const(0, u32), origin), dtype, inst)
+        return view, GmmaDescriptor(value, major)
+
     def _op_mma(self, inst: Inst) -> None:
         """`mma.sync.aligned.SHAPE.row.col.D.A.B.C {d}, {a}, {b}, {c}`."""
         parts = inst.opcode[1:]
@@ -2619,7 +2754,8 @@ def _writes(inst: Inst, names=()) -> list[str]:
 
 def _reads(inst: Inst, names=()) -> list[str]:
     """The registers an instruction reads (its guard included)."""
-    ops = inst.operands if _no_dest(inst) else inst.operands[1:]
+    ops = inst.operands if _no_dest(inst) or inst.opcode[:2] == ("wgmma", "mma_async") \
+        else inst.operands[1:]   # (wgmma's accumulators are read and written)
     found = [r for o in ops for r in _registers(o, names)]
     if inst.guard:
         found.append(inst.guard.lstrip("!"))

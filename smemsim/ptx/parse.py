@@ -7,7 +7,7 @@ is the lowering's business. Nothing of the text is ever evaluated.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kernels_ir import KernelError
 
@@ -181,18 +181,22 @@ def parse(text: str) -> Module:
                 entry.params.append(Param(m.group(3), m.group(2), size))
             if "{" in line:
                 depth = 1
+                scopes, next_scope, chains = [], 0, []
             continue
         # an inline asm block opens and closes scopes on its statements' lines
         # (`{.reg .b16 low,high;` ... `mov.b16 %rs1, low;}`); a vector operand's braces
         # stand inside a statement
         while line.startswith("{"):
             depth += 1
+            next_scope += 1
+            scopes.append(next_scope)
             line = line[1:].strip()
         closes = 0
         while line.endswith("}") and (line[:-1].rstrip().endswith(";") or
                                       not line[:-1].strip()):
             closes += 1
             line = line[:-1].rstrip()
+        chains += [tuple(scopes)] * (len(entry.body) - len(chains))
         for statement in _statements(line):
             if not pending and _LABEL.match(statement):
                 entry.body.append(Label(_LABEL.match(statement).group(1)))
@@ -203,14 +207,40 @@ def parse(text: str) -> Module:
                     continue
                 statement, pending = pending.strip(), ""
             _statement(entry, statement, loc, n)
+        chains += [tuple(scopes)] * (len(entry.body) - len(chains))
         depth -= closes
+        if closes:
+            del scopes[-closes:]
         if depth == 0:
+            _scope_labels(entry, chains)
             entry = None
     for m in _INFO_STRING.finditer(text):   # the inlined functions' names
         data = bytes(int(b) for b in m.group(2).replace("\n", " ").replace(",", " ").split()
                      if b.isdigit() and int(b) < 256)
         module.strings[m.group(1)] = data.split(b"\0")[0].decode("utf-8", "replace")
     return module
+
+
+def _scope_labels(entry: Entry, chains: list) -> None:
+    """Labels declared inside a `{ }` block (an inline asm statement's own wait loop,
+    `LAB_WAIT: ... @P1 bra.uni DONE; bra.uni LAB_WAIT; DONE:`, pasted once per call) are
+    that block's: each is renamed for its block, and so are the branches inside the block
+    to it (`chains`: each body element's enclosing blocks, outermost first)."""
+    scoped = {(chain[-1], x.name) for x, chain in zip(entry.body, chains)
+              if isinstance(x, Label) and chain}
+    if not scoped:
+        return
+    body = []
+    for x, chain in zip(entry.body, chains):
+        if isinstance(x, Label) and chain:
+            x = Label(f"{x.name}${chain[-1]}")
+        elif isinstance(x, Inst) and x.name == "bra" and x.operands:
+            target = x.operands[-1]
+            block = next((b for b in reversed(chain) if (b, target) in scoped), None)
+            if block is not None:
+                x = replace(x, operands=x.operands[:-1] + (f"{target}${block}",))
+        body.append(x)
+    entry.body[:] = body
 
 
 def _statements(line: str) -> list[str]:

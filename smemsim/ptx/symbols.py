@@ -87,10 +87,17 @@ def _source_name(symbol: str, i: int) -> tuple[str, int]:
 
 def local_name(symbol: str) -> str:
     """The source's name of a variable nvcc named by its Itanium symbol: a function's
-    static `__shared__ float tile[..]` is `_ZZ9transposePKfPfiE4tile`, tile; any other name
-    as it is."""
+    static `__shared__ float tile[..]` is `_ZZ9transposePKfPfiE4tile`, tile; a namespace's
+    `M3::s` is `_ZN2M31sE`, s; any other name as it is."""
     m = re.search(r"E(\d+)([A-Za-z_]\w*?)(?:_\d+)?$", symbol) if symbol.startswith("_ZZ") \
         else None
     if m and len(m.group(2)) == int(m.group(1)):
         return m.group(2)
+    if symbol.startswith("_ZN"):   # a namespace's variable, `M3::s`: _ZN2M31sE, s
+        rest, last = symbol[3:], None
+        while (m := re.match(r"(\d+)", rest)) is not None:
+            length = int(m.group(1))
+            last, rest = rest[m.end():m.end() + length], rest[m.end() + length:]
+        if rest == "E" and last:
+            return last
     return symbol
