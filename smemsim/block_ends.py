@@ -57,10 +57,20 @@ def _block_axes(e: Expr) -> set:
 
 def _one_width(e: Expr, lets: dict) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
-    widening at its top aside): then three blocks per axis decide it (see _progression)."""
+    widening at its top aside, and block-invariant terms added after it): then three blocks
+    per axis decide it (see _progression)."""
     if e.dtype.is_float or affine_degree(e, None, lets, is_var=_is_block) is None:
         return False
-    inner = e.src[0] if e.op is Op.CAST else e
+    inner = e
+    # (terms the same in every block added at the top, in the top's width: a compiler's
+    # 64-bit `+ -4` bytes after its widening multiply, `(long)(y * W + x) - 1`)
+    while inner.op in (Op.ADD, Op.SUB) and inner.src[0].dtype == e.dtype and \
+            affine_degree(inner.src[1], None, lets, is_var=_is_block) == 0:
+        inner = inner.src[0]
+    while inner.op is Op.ADD and inner.src[1].dtype == e.dtype and \
+            affine_degree(inner.src[0], None, lets, is_var=_is_block) == 0:
+        inner = inner.src[1]
+    inner = inner.src[0] if inner.op is Op.CAST else inner
     # a block index itself, or widened as it is, is exact at any width (it never wraps)
     exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
                                        n.dtype.bits >= n.src[0].dtype.bits)

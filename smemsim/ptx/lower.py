@@ -31,7 +31,8 @@ from kernels_ir import KernelBuilder, KernelError, SourceLoc, blockDim, blockIdx
 from kernels_ir.dtypes import bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.errors import located
 from kernels_ir.wgmma import GmmaDescriptor
-from kernels_ir.expr import Expr, Op, as_expr, bitcast, call, cast, const, select, smax, smin
+from kernels_ir.expr import (COMPARE_OPS, Expr, Op, as_expr, bitcast, call, cast, const, lnot,
+                             logical_and, logical_or, select, smax, smin)
 
 from . import cfg
 from .parse import Entry, Inst, Label, Module, PtxError
@@ -67,7 +68,9 @@ class Address:
     origin: str | None = None    # the shared variable it was made from (names the view)
 
     def plus(self, delta: Expr) -> "Address":
-        return Address(self.space, self.base, self.offset + retype(delta, self.offset.dtype),
+        delta = retype(delta, self.offset.dtype)
+        at_start = self.offset.op is Op.CONST and self.offset.arg == 0
+        return Address(self.space, self.base, delta if at_start else self.offset + delta,
                        self.origin)
 
 
@@ -220,11 +223,17 @@ class _Lowering:
             merge = self._merge(b, loop)
             with located(self._loc(block.branch)):
                 cond = self._predicate(block.cond, block.branch)
-                with self.k.if_(cond):
-                    self._path(block.taken, merge, loop, block)
-                if not self._ends(block.fall, merge, loop):
-                    with self.k.else_():
+                if self._ends(block.taken, merge, loop) and \
+                        not self._ends(block.fall, merge, loop):
+                    # `@%p bra AFTER` around a block: `if (!p) { block }`
+                    with self.k.if_(_negated(cond)):
                         self._path(block.fall, merge, loop, block)
+                else:
+                    with self.k.if_(cond):
+                        self._path(block.taken, merge, loop, block)
+                    if not self._ends(block.fall, merge, loop):
+                        with self.k.else_():
+                            self._path(block.fall, merge, loop, block)
             b = merge
             if b in _SINKS:
                 return
@@ -494,7 +503,7 @@ class _Lowering:
         v = self.value(guard.lstrip("!"), i32)
         if isinstance(v, Address):
             raise self._refuse(inst, "a guard that is an address")
-        return v == 0 if negated else v != 0
+        return _condition(v == 0 if negated else v != 0)
 
     def _declare(self) -> None:
         """Parameters (pointers become byte arrays), and the shared window."""
@@ -1064,6 +1073,12 @@ class _Lowering:
                                 value.origin)
             self.regs[reg] = value
             return
+        if reg in self.written_once and _pure(value):
+            # its one value, of the parameters, indices and constants only: the same wherever
+            # it is read, so read as it is (`out[blockIdx.x]`, not a local the analyses
+            # cannot follow into another block)
+            self.regs[reg] = value
+            return
         local = self.regs[reg]
         if isinstance(local, Choice):   # a register each path points into another array
             self._assign_choice(inst, reg, value)
@@ -1429,7 +1444,7 @@ class _Lowering:
             offset = retype(addr.offset, u32)
             if dynamic and self.dynamic_base:
                 offset = offset - self.dynamic_base
-            return self.views[key], offset // dtype.size
+            return self.views[key], _element_index(offset, dtype.size)
         if addr.space in ("global", "param") and addr.base in self.globals:
             base = self.globals[addr.base]
             key = ("global", addr.base, dtype.name)
@@ -1437,7 +1452,7 @@ class _Lowering:
                 self.views[key] = base if dtype is u8 else \
                     self.k.global_view(base, self._fresh_name(f"{base.name}_{dtype.name}"),
                                        dtype)
-            return self.views[key], retype(addr.offset, i64) // dtype.size
+            return self.views[key], _element_index(retype(addr.offset, i64), dtype.size)
         raise self._refuse(inst, "an address in no array smemsim knows")
 
     def _op_cvta(self, inst: Inst) -> None:
@@ -2975,6 +2990,105 @@ def _const_bytes(c) -> tuple | None:
                 struct.calcsize(code), "little")
     out += bytes(c.nbytes - len(out))
     return tuple(out)
+
+
+_LOGIC = COMPARE_OPS | {Op.LAND, Op.LOR, Op.LNOT}
+# an integer comparison's negation (a float one's is not: NaN compares false both ways)
+_NOT = {Op.LT: Op.GE, Op.GE: Op.LT, Op.LE: Op.GT, Op.GT: Op.LE, Op.EQ: Op.NE, Op.NE: Op.EQ}
+
+
+def _condition(e: Expr) -> Expr:
+    """A predicate as the condition it states: `c != 0` of a comparison is the comparison,
+    `c == 0` its negation, `&`, `|` and `^` of conditions (PTX's and.pred, or.pred,
+    xor.pred) are `&&`, `||` and `!=` (`x < W && y < H`: the form the analyses class the
+    grid by, axis by axis)."""
+    if e.op in (Op.NE, Op.EQ) and _zero(e.src[1]) and e.src[0].op in _LOGIC | {
+            Op.AND, Op.OR, Op.XOR}:
+        inner = _condition(e.src[0])
+        if inner.op in _LOGIC:
+            return inner if e.op is Op.NE else _negated(inner)
+    if e.op in (Op.AND, Op.OR, Op.XOR):
+        a, b = (_condition(x) for x in e.src)
+        if a.op in _LOGIC and b.op in _LOGIC:
+            return logical_and(a, b) if e.op is Op.AND else \
+                logical_or(a, b) if e.op is Op.OR else a != b
+    return e
+
+
+def _negated(e: Expr) -> Expr:
+    """The negation of a condition, pushed into its comparisons (De Morgan)."""
+    if e.op in _NOT and not e.src[0].dtype.is_float and not e.src[1].dtype.is_float:
+        return Expr(_NOT[e.op], e.dtype, e.src, e.arg)
+    if e.op is Op.LAND:
+        return logical_or(*(_negated(x) for x in e.src))
+    if e.op is Op.LOR:
+        return logical_and(*(_negated(x) for x in e.src))
+    if e.op is Op.LNOT:
+        return e.src[0] if e.src[0].op in _LOGIC else e.src[0] != 0
+    return lnot(e)
+
+
+def _zero(e: Expr) -> bool:
+    return e.op is Op.CONST and e.arg == 0
+
+
+def _pure(value) -> bool:
+    """Whether a register's value reads no variable (only parameters, indices, constants)."""
+    if isinstance(value, Address):
+        value = value.offset
+    if not isinstance(value, Expr) or value.depth > _DEEP:
+        return False
+    seen, stack = set(), [value]
+    while stack:   # (each shared node once: an expression is a graph)
+        e = stack.pop()
+        if e.op is Op.VAR:
+            return False
+        seen.add(id(e))
+        stack.extend(x for x in e.src if id(x) not in seen)
+    return True
+
+
+def _element_index(offset: Expr, size: int) -> Expr:
+    """The element index of a byte offset: the offset's terms each divided by the element
+    size where each is a multiple of it (`(i << 2) / 4` is i: an index the analyses read as
+    affine in the thread and block), else the offset / size."""
+    if size == 1:
+        return offset
+    exact = _quotient(offset, size)
+    return exact if exact is not None else offset // size
+
+
+def _quotient(e: Expr, d: int) -> Expr | None:
+    """`e / d` where every term of `e` is a multiple of `d` (a constant of an unsigned type
+    read as its signed value: `i + 0xFFFFFFFC` steps back one 4-byte element); None where
+    that is not seen. Equal to `e / d` while the byte offset does not wrap its type, as no
+    address does."""
+    if e.op is Op.CONST and not e.dtype.is_float:
+        v = int(e.arg)
+        if not e.dtype.signed and v >= 1 << (e.dtype.bits - 1):
+            v -= 1 << e.dtype.bits
+        return _wrapped(v // d, e.dtype) if v % d == 0 else None
+    if e.op in (Op.ADD, Op.SUB):
+        a, b = (_quotient(x, d) for x in e.src)
+        if a is None or b is None:
+            return None
+        if a.op is Op.CONST and b.op is Op.CONST and a.dtype == b.dtype:
+            return _wrapped(int(a.arg) + int(b.arg) if e.op is Op.ADD else
+                            int(a.arg) - int(b.arg), a.dtype)
+        return a + b if e.op is Op.ADD else a - b
+    if e.op is Op.SHL and e.src[1].op is Op.CONST and (1 << int(e.src[1].arg)) % d == 0:
+        return e.src[0] * ((1 << int(e.src[1].arg)) // d) if (1 << int(e.src[1].arg)) != d \
+            else e.src[0]
+    if e.op is Op.MUL:
+        for x, y in (e.src, e.src[::-1]):
+            if y.op is Op.CONST and not y.dtype.is_float and int(y.arg) % d == 0:
+                return x * _wrapped(int(y.arg) // d, y.dtype) if int(y.arg) != d else x
+        return None
+    if e.op is Op.CAST and not e.dtype.is_float and not e.src[0].dtype.is_float and \
+            e.dtype.size >= e.src[0].dtype.size:
+        inner = _quotient(e.src[0], d)
+        return None if inner is None else cast(inner, e.dtype)
+    return None
 
 
 def retype(value, dtype) -> Expr:
