@@ -68,6 +68,8 @@ def nvcc_first_error(log: str) -> str:
     head, _, rest = log.partition("\n")
     lines = [line.strip() for line in rest.splitlines() if line.strip()]
     first = next((line for line in lines if "error" in line), lines[0] if lines else "")
+    # (cicc's `k.cu(2): error:` as every other message names a place: `k.cu:2: error:`)
+    first = re.sub(r"^(.+?)\((\d+)\): ", r"\1:\2: ", first)
     return f"{head.rstrip(':')}: {first}" if first else head
 
 

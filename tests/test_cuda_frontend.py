@@ -591,12 +591,23 @@ def test_the_launch_a_python_program_makes_is_read(tmp_path, capsys):
 
 
 def test_a_launch_computed_at_run_time_is_a_question(tmp_path):
+    """A grid from the command line of the program is asked for, at the launch's line;
+    through PTX (the default to be) the file's own arithmetic on its arrays is followed
+    (`a.size` of `cp.arange(N * N)`), so only what it reads at run time is asked."""
     app = tmp_path / "app.py"
     app.write_text(CUPY_LAUNCH.replace("k((N // TILE, N // TILE)", "k((a.size // TILE, 8)"))
-    code, out, err = cli_streams("analyze", str(app))
+    code, out, err = cli_streams("analyze", str(app), "--frontend", "cpp")
     assert code == 2
     assert "computes its grid, block or shared memory at run time: give --launch-grid" in err
     assert "app.py:20" in err
+    code, out, err = cli_streams("analyze", str(app), "--frontend", "ptx", "--json")
+    assert code == 0 and json.loads(out)["results"][0]["grid"] == [2048, 8, 1]
+    app.write_text("import sys\n" + CUPY_LAUNCH.replace("k((N // TILE, N // TILE)",
+                                                         "k((int(sys.argv[1]) // TILE, 8)"))
+    code, out, err = cli_streams("analyze", str(app), "--frontend", "ptx")
+    assert code == 2 and "app.py:21" in err
+    assert "its grid is (int(sys.argv[1]) // TILE, 8), which the program computes at run " \
+           "time: give it with --launch-grid" in err
 
 
 def test_a_loop_over_a_local_declared_outside_is_counted_and_keeps_its_exit_value(tmp_path):

@@ -204,19 +204,30 @@ __global__ void good(float* x) {
 __global__ void bad(double4* x) { x[threadIdx.x].x = 0; }
 void h(float* a, double4* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
 """)
-    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32")
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--frontend", "cpp")
     assert code == 2
     assert "good: grid (1, 1, 1)" in out
     assert "error: kernel 'bad', line" in err and "double4" in err and \
         "(the file's other kernels went on)" in err
     # with --json: the good kernel's result, the refused one, and the command's exit code
-    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--json")
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--json",
+                                 "--frontend", "cpp")
     doc = json.loads(out)
     assert code == 2 and doc["exit_code"] == 2
     assert [r["kernel"] for r in doc["results"]] == ["good"]
     assert [(r["kernel"], r["kind"], r["line"]) for r in doc["refused"]] == [("bad", "input", 4)]
     from tests.json_schema import validate
     validate(doc)
+    # through nvcc's PTX a double4 is 32 bytes of a pointer's array: both kernels are read;
+    # an instruction the lowering does not take stops its kernel only
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--frontend", "ptx")
+    assert code == 0 and "bad: grid (1, 1, 1)" in out
+    cu.write_text(cu.read_text().replace("double4* x) {", "double4* x) { asm volatile("
+                                         '"pmevent 1;");'))
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--frontend", "ptx")
+    assert code == 2 and "good: grid (1, 1, 1)" in out
+    assert "error: kernel 'bad', line" in err and "(`pmevent`): not lowered yet" in err and \
+        "(the file's other kernels went on)" in err
 
 
 def test_a_pair_initialized_from_a_brace_list(tmp_path):

@@ -282,8 +282,9 @@ def test_as_compiled_follows_the_users_own_hopper_build(case):
                       "--tensor-map", "tensorMapB=B bf16[N][K] box[256][64] 128B"],
             "tile": [TILE, *size] + [x for k, v in TILE_MAPS.items()
                                      for x in ("--tensor-map", f"{k}={v}")]}[case]
-    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", *args, "--as-compiled"],
-                          capture_output=True, text=True)
+    # (the C++ reading's --as-compiled; through nvcc's PTX, tests/test_ptx_wgmma.py)
+    done = subprocess.run([sys.executable, "-m", "smemsim", "analyze", *args, "--as-compiled",
+                           "--frontend", "cpp"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout + done.stderr
     assert "sm_90a" in out and "every site compiled as stated; the counts are unchanged" in out

@@ -188,8 +188,9 @@ def test_host_values_the_file_cannot_say_are_given_by_host(tmp_path):
     with pytest.raises(CudaImportError, match=r"uses `x\.size\(0\)`: give its value "
                                               r"\(--host 'x\.size\(0\)=VALUE'\)"):
         build_all(cu, Options(lengths={"x": "8192", "y": "64"}))
+    # (the C++ reading: nvcc cannot build this file without torch's headers)
     code, text = cli("analyze", str(cu), "--host", "x.size( 0 )=64", "--length", "x=8192",
-                     "--length", "y=64", "--json")
+                     "--length", "y=64", "--json", "--frontend", "cpp")
     assert code == 0, text
     res = json.loads(text)["results"][0]
     assert (res["grid"], res["block"], res["params"]) == ([64, 1, 1], [128, 1, 1], {"n": 8192})
@@ -322,14 +323,22 @@ def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
     code, text = cli("analyze", str(out), "--json")
     site = json.loads(text)["results"][0]["sites"][2]
     assert (site["file"].endswith("seed004.cu"), site["line"]) == (True, 44)
-    # a .cu file is imported on the fly by every verb
-    code, text = cli("analyze", SEED004, "--kernel", "multiply")
+    # a .cu file is imported on the fly by every verb: as written (the C++ reading, as the
+    # kernels file is), and as nvcc builds it (its other kernel needs -D TILE_SIZE to
+    # build; ptxas reads A_shared[ty][k] and [k + 1] with one LDS.128)
+    code, text = cli("analyze", SEED004, "--kernel", "multiply", "--frontend", "cpp")
     assert code == 0 and "loads: 1,048,576 requests, 2,097,152 wavefronts" in text
+    code, text = cli("analyze", SEED004, "--kernel", "multiply", "--frontend", "ptx")
+    assert code == 2 and 'seed004.cu:58: error: identifier "TILE_SIZE" is undefined' in text
+    code, text = cli("analyze", SEED004, "--kernel", "multiply", "--frontend", "ptx", "-D",
+                     "TILE_SIZE=16")
+    assert code == 0 and "loads: 786,432 requests, 1,572,864 wavefronts" in text
     code, text = cli("import", SEED004, "--kernel", "multiply", "--json")
     from tests.json_schema import validate
     validate(json.loads(text))
     assert json.loads(text)["results"][0]["kernels"] == ["multiply"]
-    code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel")
+    code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel",
+                                  "--frontend", "cpp")
     assert code == 2 and "seed004.cu" in err and "-D TILE_SIZE=VALUE" in err
     # the CUDA file's options on a kernels file are an error, not ignored
     code, out_, err = cli_streams("analyze", str(out), "-D", "TILE=8", "--length", "A=64")

@@ -72,7 +72,8 @@ def test_as_compiled_reports_the_swapped_sites_without_recounting_them():
     except ToolMissing as err:
         pytest.skip(f"the user's own build needs the CUDA toolkit's nvcc: {err}")
     from tests.test_cli import cli
-    code, out = cli("analyze", str(PING_PONG), "--kernel", "scan", "--as-compiled")
+    code, out = cli("analyze", str(PING_PONG), "--kernel", "scan", "--as-compiled",
+                    "--frontend", "cpp")   # (the C++ reading's --as-compiled)
     assert code == 0, out
     assert "loads: 4,704 requests" in out and "stores: 2,560 requests" in out
     assert "through a pointer swapped between two arrays" in out

@@ -311,7 +311,8 @@ def test_nvcc_merges_the_two_fields_of_an_8_byte_struct(tmp_path):
     import sys
     done = subprocess.run([sys.executable, "-m", "smemsim", "analyze",
                            str(HERE / "cuda" / "struct_pairs.cu"), "--length", "in=1024",
-                           "--length", "out=4", "--as-compiled"], capture_output=True,
+                           "--length", "out=4", "--as-compiled", "--frontend", "cpp"],
+                          capture_output=True,
                           text=True, env={**os.environ, "SMEMSIM_CACHE": ""})
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout + done.stderr

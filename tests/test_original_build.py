@@ -12,7 +12,23 @@ import pytest
 
 from gpu_backend.compile import CompileError, ToolMissing, find_tool
 from gpu_backend.original import _load, check_flags, demangle
-from tests.test_cli import cli, cli_streams
+from tests.test_cli import cli as _cli
+from tests.test_cli import cli_streams as _cli_streams
+
+
+def _cpp(argv: tuple) -> tuple:
+    """The C++ reading's --as-compiled (gpu_backend.original) for a .cu: the PTX frontend
+    (smemsim.ptx) counts nvcc's build without it (tests/test_ptx_sass.py: the same builds)."""
+    cuda = any(str(a).endswith((".cu", ".cuh")) for a in argv)
+    return (*argv, "--frontend", "cpp") if cuda else argv
+
+
+def cli(*argv, **kw):
+    return _cli(*_cpp(argv), **kw)
+
+
+def cli_streams(*argv, **kw):
+    return _cli_streams(*_cpp(argv), **kw)
 
 ROOT = pathlib.Path(__file__).resolve().parent
 SGEMM_2D = ROOT / "corpus" / "sgemm_cuda" / "5_kernel_2D_blocktiling.cuh"

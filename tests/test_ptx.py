@@ -71,7 +71,7 @@ def test_a_vector_load_is_one_16_byte_access_at_its_byte_offset():
 
 def test_what_is_not_lowered_yet_is_a_located_refusal():
     text = SAMPLE.replace("\tret;", "\ttestp.finite.f32 \t%p9, %f1;\n\tret;")
-    with pytest.raises(PtxError, match=r"k.cu:9:1: k: PTX line 24 \(`testp.finite.f32`\): "
+    with pytest.raises(PtxError, match=r"kernel .k., line \S*k.cu:9:1: PTX line 24 \(`testp.finite.f32`\): "
                                        "not lowered yet"):
         lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
 
@@ -1022,7 +1022,7 @@ def test_a_parameters_address_used_otherwise_is_refused_at_its_line():
     """The same address handed on (to `cvta.param`, a call) is not a field read: refused."""
     text = PARAM_ADDRESS.replace("\tld.param.u8 \t%rs1, [%rd1];",
                                  "\tcvta.param.u64 \t%rd9, %rd1;\n\tld.param.u8 \t%rs1, [%rd1];")
-    with pytest.raises(PtxError, match=r"k.cu:5:3: k: PTX line \d+ \(`mov.b64`\)"):
+    with pytest.raises(PtxError, match=r"k.cu:5:3: PTX line \d+ \(`mov.b64`\)"):
         lower(parse(text), "k", Launch(grid=(1,), block=(128,), names=("op", "out")))
 
 

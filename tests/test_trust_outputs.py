@@ -44,7 +44,8 @@ def test_a_file_or_folder_named_with_backticks_runs_nothing(nvcc, tmp_path, verb
     assert code == 0, out
     assert not list(tmp_path.rglob("MARK_*")) and not list(pathlib.Path.cwd().glob("MARK_*"))
     # the build was the user's own file, its quoted #include found beside it
-    assert "as nvcc builds it" in out or "registers" in out
+    assert "as nvcc builds it" in out or "registers" in out or \
+        "the PTX frontend counts nvcc's build of the file already" in out
 
 
 def test_flags_that_nvccs_shell_would_read_are_refused(nvcc, tmp_path, monkeypatch):

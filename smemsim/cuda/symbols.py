@@ -95,7 +95,12 @@ def c_type_size(name: str) -> int | None:
     if name in VECTORS:
         dtype, lanes = VECTORS[name]
         return SIZES[dtype] * lanes
-    return None
+    return _WIDE_VECTORS.get(name)
+
+
+# CUDA's vector types of 8-byte elements the IR has no vector of (their sizeof only)
+_WIDE_VECTORS = {f"{t}{n}": 8 * n
+                 for t in ("double", "longlong", "ulonglong", "long", "ulong") for n in (3, 4)}
 
 
 @dataclass

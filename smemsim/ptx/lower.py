@@ -119,6 +119,7 @@ class Launch:
     textures: dict | None = None       # texture parameter name -> "WIDTH[,HEIGHT]" (texels;
     #                                    C expressions of parameter names: --texture)
     tensor_maps: dict | None = None    # CUtensorMap parameter name -> its --tensor-map text
+    declared: SourceLoc | None = None  # where the source declares the kernel
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,9 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     # a first walk finds the pointer parameters some store writes (a const pointer's array
     # is an input: the builder refuses stores into it)
     stored = _Lowering(module, entry, launch, kernel_name, None).run().stored
-    return _Lowering(module, entry, launch, kernel_name, stored).run().builder.build()
+    kernel = _Lowering(module, entry, launch, kernel_name, stored).run().builder.build()
+    # (where the source declares the kernel, as the host side read it: reports show it)
+    return dataclasses.replace(kernel, loc=launch.declared) if launch.declared else kernel
 
 
 class _Lowering:
@@ -165,6 +168,7 @@ class _Lowering:
         self.reads_memo: dict[int, tuple] = {}
         self.local_read: bool | None = None   # whether any instruction reads the stack
         self.stacks: dict = {}            # a `.local` array -> its per-thread byte array
+        self.sources: dict = {}           # a source file's lines (for accesses' columns)
 
     # ---------------------------------------------------------------- set-up
     def run(self) -> "_Lowering":
@@ -210,7 +214,7 @@ class _Lowering:
                 return
             block = self.blocks[b]
             for inst in block.insts:
-                with located(self._loc(inst)):
+                with located(self._access_loc(inst, self._loc(inst))):
                     self._instruction(inst)
             if b in self.counted_latches:
                 return   # the end of an iteration: the loop's own condition decides
@@ -926,9 +930,44 @@ class _Lowering:
                          tuple((files.get(f.file, "<ptx>"), f.line) for f in frames[first + 1:]),
                          self.module.strings.get(top.function))
 
+    def _access_loc(self, inst: Inst, loc: SourceLoc) -> SourceLoc:
+        """An access's place at its array's column: nvcc's `.loc` names the statement
+        (`dst[i] = tile[tx][ty]` at its start), the source line names the array; where the
+        line holds the array's name before a `[` exactly once, the column is that name's
+        (as the C++ reading, and an editor's underline, would have it)."""
+        where = _ADDRESS_OPERAND.get(inst.name)
+        if where is None or not loc.column or len(inst.operands) <= where:
+            return loc
+        base = inst.operands[where].strip("[]").partition("+")[0].partition("-")[0]
+        try:
+            v = self.value(base, u64)
+        except KernelError:
+            return loc
+        if not isinstance(v, Address):
+            return loc
+        name = local_name(v.origin) if v.space == "shared" and v.origin else \
+            self.globals[v.base].name if v.space in ("global", "param") and \
+            v.base in self.globals and isinstance(v.base, int) else None
+        text = self._source_line(loc.file, loc.line)
+        if not name or text is None:
+            return loc
+        hits = [m.start() for m in re.finditer(rf"(?<![\w.]){re.escape(name)}\s*\[", text)]
+        return dataclasses.replace(loc, column=hits[0] + 1) if len(hits) == 1 else loc
+
+    def _source_line(self, file: str, line: int) -> str | None:
+        """A line of a source file (None where it cannot be read)."""
+        if file not in self.sources:
+            try:
+                with open(file, encoding="utf-8", errors="replace") as f:
+                    self.sources[file] = f.read().splitlines()
+            except OSError:
+                self.sources[file] = None
+        lines = self.sources[file]
+        return lines[line - 1] if lines is not None and 0 < line <= len(lines) else None
+
     def _refuse(self, inst: Inst | None, why: str) -> PtxError:
         where = f"PTX line {inst.line} (`{'.'.join(inst.opcode)}`)" if inst else "PTX"
-        return PtxError(f"{self.name or self.entry.name}: {where}: {why}",
+        return PtxError(f"{where}: {why}", kernel=self.name or self.entry.name,
                         loc=self._loc(inst) if inst else None)
 
     # ---------------------------------------------------------------- values
@@ -2992,6 +3031,8 @@ def _const_bytes(c) -> tuple | None:
     return tuple(out)
 
 
+# the operand that holds a memory instruction's address
+_ADDRESS_OPERAND = {"ld": 1, "st": 0, "atom": 1, "red": 0, "ldmatrix": 1, "stmatrix": 0}
 _LOGIC = COMPARE_OPS | {Op.LAND, Op.LOR, Op.LNOT}
 # an integer comparison's negation (a float one's is not: NaN compares false both ways)
 _NOT = {Op.LT: Op.GE, Op.GE: Op.LT, Op.LE: Op.GT, Op.GT: Op.LE, Op.EQ: Op.NE, Op.NE: Op.EQ}
