@@ -1410,3 +1410,24 @@ def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
     assert not any("SASS could not be read" in n for n in k.notes), k.notes
     r = analyze(k)
     assert (r.load.requests, r.store.requests) == (4, 4)
+
+
+def test_without_a_host_compiler_the_default_reads_the_file_as_written(monkeypatch, capsys):
+    """nvcc preprocesses through gcc and g++: where the default is nvcc's PTX and neither
+    is on PATH, the command counts the file as written (the C++ reading) and says why,
+    once; --frontend ptx asked for by name is not replaced."""
+    import shutil
+    import smemsim.cli.options as options
+    from tests.test_cli import cli_streams
+    monkeypatch.setattr(options, "DEFAULT_FRONTEND", "ptx")
+    real = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k:
+                        None if name in ("gcc", "g++") else real(name, *a, **k))
+    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU))
+    err += capsys.readouterr().err   # (notes go to the process's stderr)
+    assert code == 0 and "transpose: grid (8, 8, 1)" in out
+    assert err.count("note: counted as the file is written (smemsim's C++ reading), not as "
+                     "nvcc builds it: nvcc needs a host C++ compiler (gcc and g++) on PATH") == 1
+    monkeypatch.setenv("SMEMSIM_CACHE", "")   # (a cached build needs no compiler)
+    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU), "--frontend", "ptx")
+    assert code == 2 and "nvcc needs a host C++ compiler" in err

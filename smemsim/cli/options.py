@@ -150,8 +150,36 @@ DEFAULT_FRONTEND = "cpp"
 
 
 def frontend_of(args) -> str:
-    """The frontend that reads the command's CUDA: --frontend as given, else the default."""
-    return getattr(args, "frontend", None) or DEFAULT_FRONTEND
+    """The frontend that reads the command's CUDA: --frontend as given, else the default;
+    where the default is nvcc's PTX and nothing here can build (no nvcc, no host C++
+    compiler), the C++ reading, with a note on stderr saying why."""
+    given = getattr(args, "frontend", None)
+    if given or DEFAULT_FRONTEND != "ptx":
+        return given or DEFAULT_FRONTEND
+    why = _cannot_build(getattr(args, "nvcc_flag", None) or ())
+    if why is None:
+        return "ptx"
+    if not getattr(args, "frontend_note_said", False):
+        import sys
+        print(f"note: counted as the file is written (smemsim's C++ reading), not as nvcc "
+              f"builds it: {why}", file=sys.stderr)
+        args.frontend_note_said = True
+    return "cpp"
+
+
+def _cannot_build(flags) -> str | None:
+    """Why nvcc cannot build a file here (None where it can)."""
+    import shutil
+    from kernels_ir import KernelError
+    from ..ptx.build import find_nvcc
+    try:
+        find_nvcc()
+    except KernelError as err:
+        return str(err)
+    if not any(f.split("=")[0] in ("-ccbin", "--compiler-bindir") for f in flags) and \
+            (shutil.which("g++") is None or shutil.which("gcc") is None):
+        return "nvcc needs a host C++ compiler (gcc and g++) on PATH"
+    return None
 
 
 def cuda_flags_given(args) -> list[str]:

@@ -211,7 +211,7 @@ def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why,
                       None, None)._slots()   # (a struct's fields: `param_0_8`)
     names = ", ".join(n for _, n, _ in slots) or "none"
     raise KernelError(f"kernel '{name}': smemsim cannot read the host side of {path} "
-                      f"({' '.join(str(why).split())[:200]}); nvcc's build has the kernel: "
+                      f"({' '.join(str(why).split())}); nvcc's build has the kernel: "
                       "give its launch with --launch-grid and --launch-block, and its "
                       f"parameters ({names}) with -p and --length")
 
@@ -223,10 +223,12 @@ def _entry_kernel(module, text: str, symbol: str, key: str, options, arch: str,
         tuple(f"param_{n}" for n in range(len(entry.params)))
     scalars = _param_exprs(entry, names)
 
-    def dims(text: str) -> tuple:
-        return tuple(eval_names(p, scalars) for p in text.split(",") if p.strip())
-    launch = Launch(grid=dims(options.grid), block=dims(options.block),
-                    dynamic_smem=eval_names(options.smem, scalars) if options.smem else 0,
+    def dims(text: str, what: str) -> tuple:
+        return tuple(eval_names(p, scalars, what) for p in text.split(",") if p.strip())
+    launch = Launch(grid=dims(options.grid, "--launch-grid"),
+                    block=dims(options.block, "--launch-block"),
+                    dynamic_smem=eval_names(options.smem, scalars, "--launch-smem")
+                    if options.smem else 0,
                     names=names, lengths=dict(getattr(options, "lengths", {}) or {}),
                     defaults=dict(getattr(options, "params", {}) or {}),
                     textures=dict(getattr(options, "textures", None) or {}),

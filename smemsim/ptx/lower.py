@@ -2704,7 +2704,7 @@ class _Lowering:
         self._op_bar(inst)
 
 
-def eval_names(text: str, names: dict):
+def eval_names(text: str, names: dict, what: str = "length"):
     """A length expression of parameter names (`n * n * 4`, `3 * Bc * d * sizeof(float)`),
     built from IR expressions; only names, numbers, + - * / ( ) and sizeof of a basic or
     vector type are read (nothing is evaluated as Python)."""
@@ -2714,7 +2714,7 @@ def eval_names(text: str, names: dict):
     pos = 0
 
     def bad(why: str) -> PtxError:
-        return PtxError(f"length {text!r}: {why}")
+        return PtxError(f"{what} {text!r}: {why}")
 
     def take() -> str:
         nonlocal pos
