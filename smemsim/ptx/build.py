@@ -97,7 +97,7 @@ def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
         marked, deps = _build(nvcc, options, source, includes, unit, text, macros)
         if entry is not None and not any("\n" in f for f in deps):
             store(entry, sealed(key, _entry(marked, deps)))
-    return _user_paths(marked, source, includes)
+    return _user_paths(marked, source, includes, path)
 
 
 def _macros(defines: dict) -> str:
@@ -195,14 +195,17 @@ def _digest(path: str) -> str:
         return ""
 
 
-def _user_paths(ptx: str, source: str, includes) -> str:
-    """PTX whose `.file` lines name the staged copies, with the user's paths instead."""
+def _user_paths(ptx: str, source: str, includes, given: str | None = None) -> str:
+    """PTX whose `.file` lines name the staged copies, with the user's paths instead (the
+    user's file as `given` on the command line, as every message names it)."""
     out = []
     for line in ptx.split("\n"):
         if line.lstrip().startswith(".file") and STAGE_MARK in line:
             head, _, rest = line.partition('"')
             name, _, tail = rest.partition('"')
             real = os.path.normpath(unstage(name, source, includes))
+            if given is not None and real == source:
+                real = given
             line = head + '"' + real.replace("\\", "\\\\").replace('"', '\\"') + '"' + tail
         out.append(line)
     return "\n".join(out)

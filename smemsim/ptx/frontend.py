@@ -76,17 +76,10 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     types = {p.name: p.dtype for p in host.params}
     launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,
                     names=tuple(names), lengths=lengths, defaults=dict(host.defaults),
-                    types=types, loc=host.launch_loc, declared=_absolute(host.loc),
+                    types=types, loc=host.launch_loc, declared=host.loc,
                     textures=dict(getattr(options, "textures", None) or {}),
                     tensor_maps=dict(getattr(options, "tensor_maps", None) or {}))
     return _lower_as_built(module, text, entry, launch, host.name, arch, flags)
-
-
-def _absolute(loc):
-    """A host-side place with its file named as the PTX's `.file` names it (absolute)."""
-    if loc is None or os.path.isabs(loc.file):
-        return loc
-    return dataclasses.replace(loc, file=os.path.abspath(loc.file))
 
 
 def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: str,

@@ -935,7 +935,7 @@ class _Lowering:
         (`dst[i] = tile[tx][ty]` at its start), the source line names the array; where the
         line holds the array's name before a `[` exactly once, the column is that name's
         (as the C++ reading, and an editor's underline, would have it)."""
-        where = _ADDRESS_OPERAND.get(inst.name)
+        where = _ADDRESS_AT.get(inst.name)
         if where is None or not loc.column or len(inst.operands) <= where:
             return loc
         base = inst.operands[where].strip("[]").partition("+")[0].partition("-")[0]
@@ -3032,7 +3032,7 @@ def _const_bytes(c) -> tuple | None:
 
 
 # the operand that holds a memory instruction's address
-_ADDRESS_OPERAND = {"ld": 1, "st": 0, "atom": 1, "red": 0, "ldmatrix": 1, "stmatrix": 0}
+_ADDRESS_AT = {"ld": 1, "st": 0, "atom": 1, "red": 0, "ldmatrix": 1, "stmatrix": 0}
 _LOGIC = COMPARE_OPS | {Op.LAND, Op.LOR, Op.LNOT}
 # an integer comparison's negation (a float one's is not: NaN compares false both ways)
 _NOT = {Op.LT: Op.GE, Op.GE: Op.LT, Op.LE: Op.GT, Op.GT: Op.LE, Op.EQ: Op.NE, Op.NE: Op.EQ}
