@@ -1889,11 +1889,16 @@ class _Machine(Evaluator):
                 raise LaneFault(f"a wgmma descriptor's start address must be 16-byte aligned, "
                                 f"'{array.name}' starts at byte {int(start[lane])}",
                                 np.array([lane]))
-            layouts = [layout] * lead.size if desc is None else \
-                [decode(int(v), layout.major)[1] for v in value[first_lane]]
+            if desc is None:
+                kinds, which = [layout], np.zeros(lead.size, np.int64)
+            else:   # the fields besides the start: usually one layout for every warpgroup
+                rest, which = np.unique(value[first_lane] & ~np.uint64(0x3FFF),
+                                        return_inverse=True)
+                kinds = [decode(int(v), layout.major)[1] for v in rest]
+            layouts = [kinds[i] for i in which]
             addr = np.empty((lead.size, rows, 16), np.int64)
-            for one in set(layouts):
-                groups = np.array([g for g, x in enumerate(layouts) if x == one])
+            for i, one in enumerate(kinds):
+                groups = np.flatnonzero(which == i)
                 addr[groups] = one.addresses(lead[groups], rows, size)
             outside = (addr < 0) | (addr + size > self.window)
             if outside.any():
