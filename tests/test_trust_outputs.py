@@ -53,8 +53,16 @@ def test_flags_that_nvccs_shell_would_read_are_refused(nvcc, tmp_path, monkeypat
     monkeypatch.setenv("SMEMSIM_CACHE", "")
     for flag in (["-D", "V=1$(touch MARK)"], ["-D", "V=`touch MARK`"],
                  ["--nvcc-flag=-DV=\\\"x"]):
-        code, out = cli("analyze", "--as-compiled", str(TRANSPOSE_CU), *flag)
+        code, out = cli("analyze", "--as-compiled", str(TRANSPOSE_CU), *flag,
+                        "--frontend", "cpp")
         assert code == 2 and "nvcc's shell would interpret" in out, out
+    # through PTX the -D macros reach nvcc as a header's #define lines, never its command
+    # line: built (V is unused), nothing run; a flag still goes on the command line
+    for flag in (["-D", "V=1$(touch MARK)"], ["-D", "V=`touch MARK`"]):
+        code, out = cli("analyze", str(TRANSPOSE_CU), *flag, "--frontend", "ptx")
+        assert code == 0, out
+    code, out = cli("analyze", str(TRANSPOSE_CU), "--nvcc-flag=-DV=\\\"x", "--frontend", "ptx")
+    assert code == 2 and "nvcc's shell would interpret" in out, out
     assert not list(tmp_path.glob("MARK*"))
 
 

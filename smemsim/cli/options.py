@@ -94,10 +94,11 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                    help="a texture's extent in texels, as the host allocated it (C "
                         "expressions; a 2-D texture read by tex2D needs it; repeatable)")
     g.add_argument("--frontend", choices=("cpp", "ptx"), default=None,
-                   help=f"how a .cu's kernels are read: cpp (smemsim's own reading of the "
-                        f"C++), or ptx (nvcc builds your file to PTX, with -D and -I, and "
-                        f"the PTX is counted: the program nvcc compiled); default "
-                        f"{DEFAULT_FRONTEND}")
+                   help=f"how a .cu's kernels are read: ptx (nvcc builds your file to "
+                        f"PTX, with -D, -I and --nvcc-flag, and the program nvcc compiled is "
+                        f"counted), or cpp (smemsim's own reading of the C++, as written); "
+                        f"default {DEFAULT_FRONTEND} (cpp, with a note, where no nvcc or "
+                        f"host compiler is here)")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -144,9 +145,9 @@ def cuda_options(args, with_params: bool = False):
                    host_files=list(args.host_file))
 
 
-# how a .cu (or a Python program's CUDA strings) is read when --frontend is not given
-# (issue #57: "ptx" once that path reads everything the C++ reading does, at least as well)
-DEFAULT_FRONTEND = "cpp"
+# how a .cu (or a Python program's CUDA strings) is read when --frontend is not given:
+# nvcc's build (issue #57), or smemsim's C++ reading where nothing here can build
+DEFAULT_FRONTEND = "ptx"
 
 
 def frontend_of(args) -> str:
