@@ -1031,10 +1031,14 @@ class _Machine(Evaluator):
                 (idx.copy(), offsets.astype(np.int64)))
         return offsets
 
+    def _descriptors(self, desc: Expr, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Each lane's run-time descriptor and the shared byte its start field says."""
+        value = self.eval(desc, idx).astype(np.uint64)
+        return value, ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
+
     def _descriptor_offsets(self, s: Wgmma, idx: np.ndarray) -> np.ndarray:
         """Element offsets in B's array of the start a run-time descriptor says."""
-        value = self.eval(s.desc, idx).astype(np.uint64)
-        start = ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
+        _, start = self._descriptors(s.desc, idx)
         base = self.kernel.buffer_base(s.array.buffer)
         size = s.array.dtype.size
         extent = math.prod(self.launch.extent(s.array)) * size
@@ -1871,8 +1875,7 @@ class _Machine(Evaluator):
                 start = self.kernel.buffer_base(array.buffer) + offset * size
                 what = f"starts of '{array.name}' (byte"
             else:   # the descriptor's bits, as the hardware reads them
-                value = self.eval(desc, idx).astype(np.uint64)
-                start = ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
+                value, start = self._descriptors(desc, idx)
                 what = f"descriptors for '{array.name}' (start byte"
             lead = start[first_lane]
             uneven = start != np.repeat(lead, counts)

@@ -1427,7 +1427,8 @@ def test_without_a_host_compiler_the_default_reads_the_file_as_written(monkeypat
     err += capsys.readouterr().err   # (notes go to the process's stderr)
     assert code == 0 and "transpose: grid (8, 8, 1)" in out
     assert err.count("note: counted as the file is written (smemsim's C++ reading), not as "
-                     "nvcc builds it: nvcc needs a host C++ compiler (gcc and g++) on PATH") == 1
+                     "nvcc builds it: nvcc needs a host C++ compiler to preprocess your file "
+                     "and none is on PATH (gcc and g++)") == 1
     monkeypatch.setenv("SMEMSIM_CACHE", "")   # (a cached build needs no compiler)
     code, out, err = cli_streams("analyze", str(TRANSPOSE_CU), "--frontend", "ptx")
     assert code == 2 and "nvcc needs a host C++ compiler" in err

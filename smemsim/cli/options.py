@@ -170,17 +170,13 @@ def frontend_of(args) -> str:
 
 def _cannot_build(flags) -> str | None:
     """Why nvcc cannot build a file here (None where it can)."""
-    import shutil
     from kernels_ir import KernelError
-    from ..ptx.build import find_nvcc
+    from ..ptx.build import find_nvcc, host_compiler_missing
     try:
         find_nvcc()
     except KernelError as err:
         return str(err)
-    if not any(f.split("=")[0] in ("-ccbin", "--compiler-bindir") for f in flags) and \
-            (shutil.which("g++") is None or shutil.which("gcc") is None):
-        return "nvcc needs a host C++ compiler (gcc and g++) on PATH"
-    return None
+    return host_compiler_missing(flags)
 
 
 def cuda_flags_given(args) -> list[str]:

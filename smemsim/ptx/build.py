@@ -32,15 +32,23 @@ def find_nvcc() -> str:
                           "which smemsim's install brings)") from None
 
 
-def _host_compiler(flags) -> None:
-    """nvcc preprocesses through a host C++ compiler (g++ unless `-ccbin` names one): say so
-    before nvcc fails with 'Failed to preprocess host compiler properties'."""
+def host_compiler_missing(flags) -> str | None:
+    """Why nvcc cannot preprocess a file here (it does so through a host C++ compiler: g++
+    unless `-ccbin` names one), or None."""
     if any(f.split("=")[0] in ("-ccbin", "--compiler-bindir") for f in flags):
-        return
+        return None
     if shutil.which("g++") is None or shutil.which("gcc") is None:
-        raise KernelError("nvcc needs a host C++ compiler to preprocess your file and none "
-                          "is on PATH (gcc and g++): install one (apt install g++, or your "
-                          "system's compiler), or name it with --nvcc-flag=-ccbin=PATH")
+        return ("nvcc needs a host C++ compiler to preprocess your file and none is on PATH "
+                "(gcc and g++): install one (apt install g++, or your system's compiler), or "
+                "name it with --nvcc-flag=-ccbin=PATH")
+    return None
+
+
+def _host_compiler(flags) -> None:
+    """Say so before nvcc fails with 'Failed to preprocess host compiler properties'."""
+    why = host_compiler_missing(flags)
+    if why is not None:
+        raise KernelError(why)
 
 
 class _ArchSpecific(KernelError):
