@@ -109,16 +109,20 @@ def _chosen(ncu: str) -> dict[str, str | None]:
 
 
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
-            timeout: int = 300, options=None, arrays: dict | None = None) -> Measured:
+            timeout: int = 300, options=None, arrays: dict | None = None,
+            ptx: dict | None = None) -> Measured:
     """Profile one launch of a kernel from a kernels file, or from a CUDA file imported with
-    `options` (smemsim.cuda.Options: the profiled process imports it the same way), on
-    `arrays` (those the prediction used; None: the file's own inputs)."""
+    `options` (smemsim.cuda.Options) and read as `ptx` says (smemsim.loader.load_kernels:
+    nvcc's PTX, or None: the C++ reading): the profiled process reads it the same way, so
+    the program profiled is the CUDA generated from the IR that was predicted; on `arrays`
+    (those the prediction used; None: the file's own inputs)."""
     import dataclasses
     import tempfile
 
     import numpy as np
     argv = [sys.executable, "-m", "gpu_backend.target", file, kernel_key, json.dumps(params),
-            json.dumps(None if options is None else dataclasses.asdict(options))]
+            json.dumps(None if options is None else dataclasses.asdict(options)),
+            json.dumps(None if ptx is None else {**ptx, "flags": list(ptx["flags"])})]
     with tempfile.TemporaryDirectory(prefix="smemsim-inputs-") as folder:
         if arrays is not None:
             for name, data in arrays.items():

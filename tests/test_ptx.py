@@ -1432,3 +1432,32 @@ def test_without_a_host_compiler_the_default_reads_the_file_as_written(monkeypat
     monkeypatch.setenv("SMEMSIM_CACHE", "")   # (a cached build needs no compiler)
     code, out, err = cli_streams("analyze", str(TRANSPOSE_CU), "--frontend", "ptx")
     assert code == 2 and "nvcc needs a host C++ compiler" in err
+
+
+def test_validate_profiles_the_ir_it_predicted_through_ptx(monkeypatch):
+    """`validate FILE.cu` profiles a separate process, which reads the file as the command
+    did: through nvcc's PTX, the generated CUDA it runs is that of the IR that was predicted
+    (it used to read the file as C++ whatever the command's frontend)."""
+    import sys
+
+    import gpu_backend.measure as measure_mod
+    import gpu_backend.target as target
+    from kernels_ir.printer import format_kernel
+    from smemsim.cuda import Options
+    from smemsim.loader import load_kernels
+    seen = {}
+
+    def fake_command(argv, kernel_name, timeout=300):
+        monkeypatch.setattr(target, "run_on_gpu",
+                            lambda kernel, params, arrays, check=False: seen.update(k=kernel))
+        monkeypatch.setattr(sys, "argv", ["target", *argv[3:]])
+        target.main()
+        return "measured"
+
+    monkeypatch.setattr(measure_mod, "measure_command", fake_command)
+    ptx = {"arch": "sm_90", "flags": ()}
+    predicted = load_kernels(str(TRANSPOSE_CU), Options(), ptx)["transpose"]()
+    assert measure_mod.measure(str(TRANSPOSE_CU), "transpose", {"n": 256}, "transpose",
+                               options=Options(), ptx=ptx) == "measured"
+    assert format_kernel(seen["k"]) == format_kernel(predicted)
+    assert "tile[threadIdx.x * 32 + threadIdx.y]" in format_kernel(seen["k"])

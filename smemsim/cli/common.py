@@ -26,9 +26,8 @@ def kernels(args) -> list:
     kernels, no --kernel), one that cannot be built is an error line on stderr and the
     others go on (`args.failed_kernels`: the command says each error and exits 2, as for
     any bad input)."""
-    ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
-        if frontend_of(args) == "ptx" and is_cuda(args.file) else None
-    chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
+    chosen = select(load_kernels(args.file, cuda_options(args), ptx_reading(args)),
+                    args.kernel)
     out, failed = [], []
     for key, make in chosen.items():
         try:
@@ -51,6 +50,15 @@ def kernels(args) -> list:
     return out
 
 
+def ptx_reading(args) -> dict | None:
+    """How the command line's CUDA file is built to PTX (smemsim.loader.load_kernels's
+    `ptx`: the architecture and nvcc flags), or None where it is read as C++ (or is no CUDA
+    file)."""
+    if frontend_of(args) == "ptx" and is_cuda(args.file):
+        return {"arch": args.arch, "flags": tuple(getattr(args, "nvcc_flag", None) or ())}
+    return None
+
+
 def own_params(given: dict, kernel, chosen: list) -> dict:
     """The -p values for one of the chosen kernels: all of them when it is the only one (a
     name it lacks is then the launch's error); of several (a file's kernels, no --kernel),
@@ -68,9 +76,8 @@ def own_params(given: dict, kernel, chosen: list) -> dict:
 
 def one_kernel(args):
     """The one kernel a verb that explains or sizes a single kernel works on."""
-    ptx = {"arch": args.arch, "flags": getattr(args, "nvcc_flag", None) or ()} \
-        if frontend_of(args) == "ptx" and is_cuda(args.file) else None
-    chosen = select(load_kernels(args.file, cuda_options(args), ptx), args.kernel)
+    chosen = select(load_kernels(args.file, cuda_options(args), ptx_reading(args)),
+                    args.kernel)
     if len(chosen) > 1:
         raise KernelError(f"{args.file} has several kernels ({', '.join(chosen)}): pick one "
                           "with --kernel")

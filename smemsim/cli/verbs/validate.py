@@ -8,7 +8,8 @@ from kernels_ir import KernelError, resolve_launch
 from ...analysis import analyze
 from .. import jsonout
 from ..common import (
-    EXIT_GATE, EXIT_OK, busy, inputs, kernels, own_params, print_json, require_gpu, say,
+    EXIT_GATE, EXIT_OK, busy, inputs, kernels, own_params, print_json, ptx_reading,
+    require_gpu, say,
 )
 from ..options import add_common, add_kernels, add_loop_limit, cuda_options, parse_params
 
@@ -52,7 +53,7 @@ def execute(args, console: Console) -> int:
         try:
             with busy(console, args, f"profiling {kernel.name} with Nsight Compute"):
                 m = measure(args.file, name, dict(launch.params), kernel.name,
-                            options=options, arrays=arrays)
+                            options=options, arrays=arrays, ptx=ptx_reading(args))
         except MeasureError as err:
             raise KernelError(f"validate: {err}") from None
         agreement = compare_counts(r, m)
