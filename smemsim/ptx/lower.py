@@ -552,7 +552,8 @@ class _Lowering:
             offset += v.nbytes
             align = max(align, v.align)
         if offset:
-            self.window = self.k.shared(self._fresh_name("smem"), u8, offset, align=align)
+            self.window = self.k.shared(self._fresh_name("smem"), u8, offset, align=align,
+                                        volatile=self._volatile_window())
         if self._reads_stack():   # each stack array a per-thread array of bytes
             for name, size in self.entry.local_arrays.items():
                 if size:
@@ -579,6 +580,17 @@ class _Lowering:
             self.globals[("const", c.name)] = self.k.global_array(
                 self._fresh_name(name), u8, c.nbytes, initial=initial,
                 intent="in" if c.space == "const" else "inout")
+
+    def _volatile_window(self) -> bool:
+        """Whether the static window is volatile in the IR: where the kernel's shared
+        accesses are `ld.volatile`/`st.volatile` (a tag-and-retry histogram's re-read), so
+        that the CUDA generated from the IR (codegen, validate's profiled program) keeps
+        them; not where it also has vector accesses, which CUDA cannot make through a
+        volatile pointer (the analysis is the same either way)."""
+        shared = [i.opcode for i in self.entry.body if isinstance(i, Inst) and
+                  i.name in ("ld", "st") and "shared" in i.opcode]
+        return any("volatile" in o for o in shared) and \
+            not any(x in o for o in shared for x in ("v2", "v4", "v8"))
 
     def _reads_local(self, expr: Expr) -> bool:
         """Whether an expression reads a register's local variable (memoized by node)."""
