@@ -23,7 +23,7 @@ from ..options import (
 HELP = "wavefronts of every shared access site of a launch"
 EXAMPLES = """\
   smemsim analyze examples/transpose.cu
-  smemsim analyze kernel.cu --kernel 'gemm<128, 8>' -D TILE=32 --as-compiled --regs compile
+  smemsim analyze kernel.cu --kernel 'gemm<128, 8>' -D TILE=32 --regs compile
   smemsim analyze transpose --kernel naive --fail-on-excess 0.1 --json   (exit 1: gate)"""
 
 
@@ -43,10 +43,12 @@ def add_arguments(p) -> None:
                         "--fail-on-excess, if given) as SARIF 2.1.0, for code scanning")
     add_sweep(p, "totals")
     p.add_argument("--as-compiled", action="store_true",
-                   help="count what the compiler emitted (a .cu as nvcc builds it, with -D, "
-                        "-I and --nvcc-flag; a kernels file by NVRTC): sites it widened or "
-                        "merged re-costed at their SASS width, sites it folded away dropped "
-                        "(docs/as-compiled.md)")
+                   help="count what the compiler emitted, for a kernels file (NVRTC's "
+                        "build of its CUDA) or a .cu read with --frontend cpp (nvcc's, with "
+                        "-D, -I and --nvcc-flag): sites it widened or merged re-costed at "
+                        "their SASS width, sites it folded away dropped (docs/as-compiled.md); "
+                        "a .cu read through nvcc's PTX, the default, is counted as built "
+                        "already")
     add_loop_limit(p)
 
 
