@@ -71,8 +71,8 @@ def test_a_vector_load_is_one_16_byte_access_at_its_byte_offset():
 
 def test_what_is_not_lowered_yet_is_a_located_refusal():
     text = SAMPLE.replace("\tret;", "\ttestp.finite.f32 \t%p9, %f1;\n\tret;")
-    with pytest.raises(PtxError, match=r"kernel .k., line \S*k.cu:9:1: PTX line 24 \(`testp.finite.f32`\): "
-                                       "not lowered yet"):
+    with pytest.raises(PtxError, match=r"kernel .k., line \S*k.cu:9:1: PTX line 24 "
+                                       r"\(`testp.finite.f32`\): not lowered yet"):
         lower(parse(text), "k", Launch(grid=(1,), block=(32,), names=("out", "n")))
 
 

@@ -182,7 +182,8 @@ class _Lowering:
         self.counted_latches: set = set()   # latches of counted loops: their test is the IR's
         self.inductions: set = set()        # registers held as expressions of a loop variable
         self.counting: list = []            # (iteration, trips) of the counted loops we are in
-        self.tensor_maps: dict = {}         # CUtensorMap parameter (PTX name; a pointer to one: its position) -> TensorMap
+        # CUtensorMap parameter (its PTX name; a pointer to one: its position) -> TensorMap
+        self.tensor_maps: dict = {}
         with located(where):
             self._declare()
             self._declare_locals()
@@ -650,10 +651,8 @@ class _Lowering:
             for inst in block.insts:
                 if inst.opcode[:2] != ("wgmma", "mma_async"):
                     continue
-                m = next((re.fullmatch(r"m64n(\d+)k16", x) for x in inst.opcode
-                          if re.fullmatch(r"m64n(\d+)k16", x)), None)
-                if m is not None and int(m.group(1)) not in self.gmma_acc:
-                    n = int(m.group(1))
+                n = _gmma_n(inst)
+                if n is not None and n not in self.gmma_acc:
                     self.gmma_acc[n] = self.k.local_array(self._fresh_name(f"wgmma_d{n}"),
                                                           f32, n // 2)
                 if len(inst.operands) > 1 and inst.operands[1].startswith("{") and \
@@ -773,9 +772,10 @@ class _Lowering:
         given = self.launch.tensor_maps or {}
         scalars = {names[k]: v for k, v in self.params.items() if isinstance(k, int)}
         for n, p in enumerate(self.entry.params):
-            if n in self.map_pointers:   # (ld.param of it is the map: _op_ld)
-                pass
-            elif not (_aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
+            # a map passed by value, its address taken; or a pointer to one (ld.param of it
+            # is the map: _op_ld)
+            if n not in self.map_pointers and not (
+                    _aggregate(p) and p.nbytes == 128 and self._address_taken(p.name)):
                 continue
             name = names[n]
             if name not in given:
@@ -2461,14 +2461,12 @@ class _Lowering:
             return
         if kind != "mma_async":
             raise self._refuse(inst, "this wgmma instruction is not lowered yet")
-        shape = next((re.fullmatch(r"m64n(\d+)k16", x) for x in inst.opcode
-                      if re.fullmatch(r"m64n(\d+)k16", x)), None)
+        n = _gmma_n(inst)
         types = inst.opcode[-3:]
-        if shape is None or types[0] != "f32" or types[1] != types[2] or \
+        if n is None or types[0] != "f32" or types[1] != types[2] or \
                 types[1] not in ("f16", "bf16") or "sp" in inst.opcode:
             raise self._refuse(inst, "wgmma of this shape or these types is not lowered yet "
                                      "(m64nNk16 with f16 or bf16 inputs into f32 is)")
-        n = int(shape.group(1))
         dtype = {"f16": f16, "bf16": bf16}[types[1]]
         regs = [r.strip() for r in inst.operands[0].strip("{}").split(",")]
         a_regs = inst.operands[1].startswith("{")
@@ -3083,6 +3081,12 @@ def _negated(e: Expr) -> Expr:
 
 def _zero(e: Expr) -> bool:
     return e.op is Op.CONST and e.arg == 0
+
+
+def _gmma_n(inst: Inst) -> int | None:
+    """N of a `wgmma.mma_async...m64nNk16...` instruction (None: another shape)."""
+    m = next((m for x in inst.opcode if (m := re.fullmatch(r"m64n(\d+)k16", x))), None)
+    return int(m.group(1)) if m else None
 
 
 def _pure(value) -> bool:
