@@ -112,6 +112,9 @@ class Expr:
                               f"{depth} operations); smemsim reads at most {MAX_DEPTH}",
                               loc=caller_loc())
         object.__setattr__(self, "depth", depth)
+        # its nodes as a tree (a node shared by several parents counted at each): what a
+        # walk that does not remember the nodes it has seen visits
+        object.__setattr__(self, "tree", 1 + sum(s.tree for s in self.src))
 
     # ---- structural identity (== builds a comparison node, so these are the real ones)
     def key(self) -> tuple:

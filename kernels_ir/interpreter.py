@@ -2090,7 +2090,7 @@ class _Machine(Evaluator):
             self.eval(s.mask, idx).astype(np.uint32).astype(np.int64)
         dense, lane, _, present = self._warp_lanes(s, idx, mask)
         if s.mode in VOTE_MODES:
-            self._vote(s, idx, dense, lane, present)
+            self._vote(s, idx, dense, lane, present, mask)
             return
         value = convert(self.eval(s.value, idx), s.dst.dtype)
         arg = self.eval(s.lane, idx).astype(np.int64)
@@ -2122,21 +2122,27 @@ class _Machine(Evaluator):
             self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
         self.vars[s.dst][idx] = table[dense, src]
 
-    def _vote(self, s: Shuffle, idx: np.ndarray, dense, lane, present) -> None:
-        """A warp vote: the predicates of the lanes executing it (every one the mask names,
-        _warp_lanes made sure), as a ballot's bits, or whether any or all are nonzero."""
+    def _vote(self, s: Shuffle, idx: np.ndarray, dense, lane, present, mask) -> None:
+        """A warp vote: the predicates of the lanes executing it that the lane's mask names
+        (every one of them executes it, _warp_lanes made sure), as a ballot's bits, or
+        whether any or all are nonzero. Two tiles of 16 of one warp vote together, each
+        lane seeing its own tile's bits (the hardware's vote.sync with two member masks)."""
         yes = self.eval(s.value, idx) != 0
         bits = np.zeros(present.shape[0], np.uint64)
         np.bitwise_or.at(bits, dense[yes], np.left_shift(np.uint64(1), lane[yes].astype(
             np.uint64)))
+        executing = (present * (np.uint64(1) << np.arange(32, dtype=np.uint64))).sum(
+            axis=1, dtype=np.uint64)
+        mine, voters = bits[dense], executing[dense]
+        if not (isinstance(mask, int) and mask == ACTIVE_MASK):
+            named = np.asarray(mask, np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+            mine, voters = mine & named, voters & named
         if s.mode == "ballot":
-            value = bits[dense].astype(np.uint32)
+            value = mine.astype(np.uint32)
         elif s.mode == "any":
-            value = (bits[dense] != 0).astype(np.int32)
-        else:   # all: every executing lane's bit
-            executing = (present * (np.uint64(1) << np.arange(32, dtype=np.uint64))).sum(
-                axis=1, dtype=np.uint64)
-            value = (bits == executing)[dense].astype(np.int32)
+            value = (mine != 0).astype(np.int32)
+        else:   # all: every voting lane's bit
+            value = (mine == voters).astype(np.int32)
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
         self.vars[s.dst][idx] = value

@@ -156,10 +156,10 @@ def dsl_of(path: str) -> str | None:
 def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kernel]]:
     """The file's kernels: its `KERNELS` dict (name -> builder function or Kernel), or else
     every module-level Kernel. Each function returned builds its kernel, or raises a located
-    KernelError. A CUDA file (.cu) is read by the CUDA frontend (smemsim.cuda, with `cuda`,
-    its Options), which builds the IR directly: nothing of it is executed; with `ptx` (a
-    dict of smemsim.ptx.frontend.import_cu's arch and flags), each kernel's body is lowered
-    from nvcc's PTX of the file (of a cupy or pycuda program's strings) instead."""
+    KernelError. A CUDA file (.cu; a cupy or pycuda program's strings; a Triton or numba
+    program) is built by its compiler and each kernel lowered from the PTX of that build
+    (smemsim.ptx: `cuda` its Options, `ptx` a dict of the architecture and nvcc flags):
+    nothing of a CUDA file is executed."""
     if is_cuda(path):
         kernel = cuda.kernel if cuda is not None else None
         if pathlib.Path(path).suffix == ".py" and not embeds_cuda(path):
@@ -168,14 +168,11 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
                 return import_triton(path, cuda, kernel, **(ptx or {}))
             from .ptx.numba_frontend import import_numba
             return import_numba(path, cuda, kernel, **(ptx or {}))
-        if ptx is not None and pathlib.Path(path).suffix in (".cu", ".cuh"):
-            from .ptx.frontend import import_cu
-            return import_cu(path, cuda, kernel, **ptx)
-        if ptx is not None and pathlib.Path(path).suffix == ".py":   # cupy, pycuda
+        if pathlib.Path(path).suffix == ".py":   # cupy, pycuda
             from .ptx.strings_frontend import import_strings
-            return import_strings(path, cuda, kernel, **ptx)
-        from .cuda import import_kernels
-        return import_kernels(path, cuda, kernel)
+            return import_strings(path, cuda, kernel, **(ptx or {}))
+        from .ptx.frontend import import_cu
+        return import_cu(path, cuda, kernel, **(ptx or {}))
     file = find_file(path)
     module = _import(file)
     table = getattr(module, "KERNELS", None)

@@ -15,7 +15,8 @@ from kernels_ir import (
 )
 from kernels_ir.pysource import kernels_file
 from smemsim import analyze
-from smemsim.cuda import Options, import_kernels
+from smemsim.cuda import Options
+from tests.built import import_kernels
 from smemsim.hazards import check
 from tests.conftest import require_nvrtc
 
@@ -66,14 +67,14 @@ def test_the_importer_reads_an_assert_and_ndebug_removes_it(tmp_path):
     f.write_text(SOURCE)
     good = import_kernels(str(f), Options(defines={"BLOCK": "64"}))["tiles"]()
     (a,) = [s for s in good.statements() if isinstance(s, Assert)]
-    # (the condition as the preprocessor left it; CUDA's message prints it unexpanded)
-    assert a.text == "64 == blockDim.x" and a.loc.line == 6
+    # (the condition as CUDA's message prints it: unexpanded, as nvcc keeps it in the PTX)
+    assert a.text == "TILE == blockDim.x" and a.loc.line == 6
     assert check(good).clean
     bad = import_kernels(str(f), Options(defines={"BLOCK": "32"}))["tiles"]()
     report = check(bad)
     (fault,) = report.faults
     assert fault.kind == "assert" and "tiles.cu:6:" in fault.message \
-        and "`64 == blockDim.x`" in fault.message
+        and "`TILE == blockDim.x`" in fault.message
     quiet = import_kernels(str(f), Options(defines={"BLOCK": "32", "NDEBUG": "1"}))["tiles"]()
     assert not any(isinstance(s, Assert) for s in quiet.statements())
 
@@ -140,12 +141,12 @@ def test_a_trap_reached_stops_the_kernel():
     at C = 760 every block does, at the trap's line."""
     import json
     import pathlib
-    from tools.corpus_status import options
+    from tools.corpus_status import flags, options
     root = pathlib.Path(__file__).resolve().parent
     entries = json.loads((root / "corpus" / "corpus.json").read_text())["entries"]
     entry = next(e for e in entries if e["kernel"] == "layernorm_backward_kernel9")
-    kernel = import_kernels(str(root / "corpus" / entry["file"]), options(entry))[
-        "layernorm_backward_kernel9"]()
+    kernel = import_kernels(str(root / "corpus" / entry["file"]), options(entry),
+                            flags=flags(entry))["layernorm_backward_kernel9"]()
     (trap,) = [s for s in kernel.statements() if isinstance(s, Assert)]
     assert trap.traps and format_kernel(kernel).count("__trap()") == 1
     assert check(kernel).clean

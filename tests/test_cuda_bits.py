@@ -10,9 +10,10 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import call, const, format_expr, run, u32, u64  # noqa: E402
+from kernels_ir import call, const, format_expr, u32, u64  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options, import_kernels  # noqa: E402
+from smemsim.cuda import Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 
 BITS = pathlib.Path(__file__).resolve().parent / "cuda" / "bit_intrinsics.cu"
 

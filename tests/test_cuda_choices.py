@@ -11,10 +11,11 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
                     "(pip install -e '.[cuda]')")
 
-from kernels_ir import resolve_launch, run  # noqa: E402
+from kernels_ir import resolve_launch  # noqa: E402
 from kernels_ir.stmt import Load, walk  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 
 CHOICES = pathlib.Path(__file__).resolve().parent / "cuda" / "choice_pointers.cu"
 LENGTHS = {"A": "4096", "B": "4096", "out": "4096", "back": "4096", "even": "1024",

@@ -11,7 +11,8 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
                                                 "(a base dependency: pip install -e . installs it)")
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent

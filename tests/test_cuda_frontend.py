@@ -12,9 +12,10 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import KernelRuntimeError, resolve_launch, run  # noqa: E402
+from kernels_ir import KernelRuntimeError, resolve_launch  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 from tests.test_cli import cli_streams  # noqa: E402
 
 

@@ -16,7 +16,8 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
                                                 "(a base dependency: pip install -e . installs it)")
 
 from kernels_ir import KernelError  # noqa: E402
-from smemsim.cuda import Options, import_kernels  # noqa: E402
+from smemsim.cuda import Options  # noqa: E402
+from tests.built import import_kernels  # noqa: E402
 
 CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
 FILES = sorted({e["file"] for e in

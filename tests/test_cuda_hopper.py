@@ -11,9 +11,10 @@ import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
 
-from kernels_ir import bf16, f16, from_storage, run, to_storage  # noqa: E402
+from kernels_ir import bf16, f16, from_storage, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels, instantiation  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, instantiation  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 from smemsim.hazards import check  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent

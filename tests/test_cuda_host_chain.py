@@ -15,7 +15,8 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 from kernels_ir import KernelRuntimeError, call, const, u64  # noqa: E402
 from kernels_ir.semantics import LaneFault, math_call  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options, import_kernels, write_kernels_file  # noqa: E402
+from smemsim.cuda import Options, write_kernels_file  # noqa: E402
+from tests.built import import_kernels  # noqa: E402
 from smemsim.loader import load_kernels  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 

@@ -13,9 +13,10 @@ import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
 
-from kernels_ir import KernelBuilder, KernelRuntimeError, f32, run, threadIdx  # noqa: E402
+from kernels_ir import KernelBuilder, KernelRuntimeError, f32, threadIdx  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options, import_kernels  # noqa: E402
+from smemsim.cuda import Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 from smemsim.hazards import check  # noqa: E402
 from tests.conftest import require_nvrtc  # noqa: E402
 

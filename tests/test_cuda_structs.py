@@ -14,9 +14,10 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import KernelRuntimeError, bf16, from_storage, run, to_storage  # noqa: E402
+from kernels_ir import KernelRuntimeError, bf16, from_storage, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 from tools.corpus_status import options  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent

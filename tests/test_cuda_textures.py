@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
 
-from kernels_ir import run  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 from tools.corpus_status import options  # noqa: E402
 

@@ -12,9 +12,9 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import run  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from tests.built import import_kernels, run  # noqa: E402
 
 WMMA = pathlib.Path(__file__).resolve().parent / "cuda" / "wmma_kernels.cu"
 M = N = K = 64

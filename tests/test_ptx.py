@@ -266,6 +266,43 @@ def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
                        atol=1e-4)
 
 
+CONVERSIONS = """
+__global__ void conv(const float *x, int *i, unsigned *u, float *c, float *s)
+{
+    int t = threadIdx.x;
+    i[t] = __float2int_rz(x[t]);
+    u[t] = __float2uint_rn(x[t]);
+    c[t] = copysignf(2.0f, x[t]);
+    s[t] = __saturatef(x[t]);
+}
+void go(const float *x, int *i, unsigned *u, float *c, float *s) { conv<<<1, 32>>>(x, i, u, c, s); }
+"""
+
+
+def test_conversions_saturate_and_round_as_the_ptx_isa_says(nvcc, tmp_path, monkeypatch):
+    """`cvt.rzi.s32.f32` and `cvt.rni.u32.f32` saturate to the integer's range (NaN to 0),
+    `cvt.sat.f32.f32` clamps to [0, 1] (NaN to 0), `copysign.f32` takes its first
+    operand's sign: the values the PTX ISA gives, where C leaves the conversions undefined."""
+    import numpy as np
+    from smemsim.cuda import Options
+    from tests.built import import_kernels, run
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "conv.cu"
+    source.write_text(CONVERSIONS)
+    n = "32"
+    kernel = import_kernels(source, Options(lengths={a: n for a in "xiucs"}), "conv")["conv"]()
+    x = np.zeros(32, np.float32)
+    x[:8] = [np.nan, -np.inf, np.inf, 3e9, -3e9, 2.5, -2.5, 0.3]
+    got = run(kernel, {}, arrays={"x": x, "i": np.zeros(32, np.int32),
+                                  "u": np.zeros(32, np.uint32), "c": np.zeros(32, np.float32),
+                                  "s": np.zeros(32, np.float32)})
+    big, low = 2**31 - 1, -2**31
+    assert got["i"][:8].tolist() == [0, low, big, big, low, 2, -2, 0]
+    assert got["u"][:8].tolist() == [0, 0, 2**32 - 1, 3_000_000_000, 0, 2, 0, 0]
+    assert got["c"][1:8].tolist() == [-2, 2, 2, -2, 2, -2, 2]
+    assert got["s"][:8].tolist() == [0, 0, 1, 1, 0, 1, 0, np.float32(0.3)]
+
+
 FIND = """
 __global__ void find(const int *in, int *out)
 {
@@ -1335,8 +1372,8 @@ def test_as_compiled_on_the_ptx_path_is_accepted_and_adds_nothing(nvcc, tmp_path
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     argv = ["analyze", str(TRANSPOSE_CU), "--frontend", "ptx"]
     code, out = cli(*argv, "--as-compiled", width=300)
-    assert code == 0 and "--as-compiled adds nothing here: the PTX frontend counts nvcc's " \
-        "build of the file already" in out
+    assert code == 0 and "--as-compiled adds nothing here: a .cu is counted as nvcc builds " \
+        "it already" in out
     plain = json.loads(cli(*argv, "--json")[1])["results"][0]
     again = json.loads(cli(*argv, "--as-compiled", "--json")[1])["results"][0]
     assert plain["sites"] == again["sites"] and plain["sites"][1]["wavefronts"] == 65_536
@@ -1412,26 +1449,21 @@ def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
     assert (r.load.requests, r.store.requests) == (4, 4)
 
 
-def test_without_a_host_compiler_the_default_reads_the_file_as_written(monkeypatch, capsys):
-    """nvcc preprocesses through gcc and g++: where the default is nvcc's PTX and neither
-    is on PATH, the command counts the file as written (the C++ reading) and says why,
-    once; --frontend ptx asked for by name is not replaced."""
+def test_without_a_host_compiler_the_error_says_what_to_install(monkeypatch):
+    """nvcc preprocesses through gcc and g++: where neither is on PATH (and nothing is
+    cached), the command is one line saying so and how to give one; `--frontend cpp`, the
+    reading that was removed, is a usage error that says why."""
     import shutil
-    import smemsim.cli.options as options
     from tests.test_cli import cli_streams
-    monkeypatch.setattr(options, "DEFAULT_FRONTEND", "ptx")
     real = shutil.which
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k:
                         None if name in ("gcc", "g++") else real(name, *a, **k))
-    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU))
-    err += capsys.readouterr().err   # (notes go to the process's stderr)
-    assert code == 0 and "transpose: grid (8, 8, 1)" in out
-    assert err.count("note: counted as the file is written (smemsim's C++ reading), not as "
-                     "nvcc builds it: nvcc needs a host C++ compiler to preprocess your file "
-                     "and none is on PATH (gcc and g++)") == 1
     monkeypatch.setenv("SMEMSIM_CACHE", "")   # (a cached build needs no compiler)
-    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU), "--frontend", "ptx")
-    assert code == 2 and "nvcc needs a host C++ compiler" in err
+    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU))
+    assert code == 2 and "nvcc needs a host C++ compiler" in err and "-ccbin" in err
+    assert "Traceback" not in err
+    code, out, err = cli_streams("analyze", str(TRANSPOSE_CU), "--frontend", "cpp")
+    assert code == 2 and "cpp was removed" in err
 
 
 def test_validate_profiles_the_ir_it_predicted_through_ptx(monkeypatch):

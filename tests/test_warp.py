@@ -313,3 +313,24 @@ def test_early_return_on_the_gpu():
     from gpu_backend.device import run_on_gpu
     run_ = run_on_gpu(_early_exit())
     assert run_.matches, run_.mismatches
+
+
+def test_two_tiles_of_one_warp_vote_each_over_its_own_lanes():
+    """cooperative_groups' tile of 16 votes with the mask of its half (`0xffff << (lane &
+    16)`, as nvcc builds `tile.any(p)`): both halves execute one vote.sync together, and
+    each lane's ballot has its own half's bits only, as on the GPU."""
+    k = KernelBuilder("tiles")
+    ballot = k.global_array("ballot", u32, 32, intent="out")
+    any_ = k.global_array("any_", i32, 32, intent="out")
+    all_ = k.global_array("all_", i32, 32, intent="out")
+    lane = cast(threadIdx.x, u32)
+    mask = cast(0xFFFF, u32) << (lane & 16)
+    yes = threadIdx.x == 3   # one lane of the first half
+    ballot[threadIdx.x] = k.vote(yes, "ballot", mask=mask)
+    any_[threadIdx.x] = k.vote(yes, "any", mask=mask)
+    all_[threadIdx.x] = k.vote(threadIdx.x >= 16, "all", mask=mask)
+    k.launch(1, 32)
+    got = run(k.build())
+    low = np.arange(32) < 16
+    assert (got["ballot"] == np.where(low, 1 << 3, 0)).all()
+    assert (got["any_"] == low).all() and (got["all_"] == ~low).all()

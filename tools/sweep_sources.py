@@ -1,12 +1,13 @@
-"""Import every kernel of a source tree as a user would, and say how far each gets.
+"""Read every kernel of a source tree as a user would (nvcc's build), and say how far each
+gets.
 
 For each .cu with a `__global__` kernel (a file another .cu of its folder includes is read
 through that one), with its folder's other .cu/.c/.cpp files that define `main` as
---host-file and `-I` its folder and the given folders, every kernel key is imported and
-analyzed (60 s each at most). Each ends as one of: `ok` (analyzed with no option), a
+--host-file and `-I` its folder and the given folders, every kernel key is read from nvcc's
+build and analyzed (60 s each at most). Each ends as one of: `ok` (analyzed with no option), a
 `question` (a size, grid or value the program computes at run time: --param, --host,
---length or --launch-* answer it), `refused` (a located message: what the importer does not
-read yet), or the file is `unread` (it does not preprocess: a missing header). The figures
+--length or --launch-* answer it), `refused` (a located message: what smemsim does not
+read yet), or the file is `unread` (it does not build: a missing header). The figures
 in docs/importer.md for Parboil and Rodinia come from this.
 
     python3 tools/sweep_sources.py ROOT [-I DIR ...] [--json]
@@ -60,7 +61,8 @@ def kind(message: str) -> str:
 def sweep(root: pathlib.Path, include: list[str]) -> list[dict]:
     """One row per kernel key (or per file that is not read)."""
     from smemsim import analyze
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
+    from smemsim.ptx.frontend import import_cu
     previous = signal.signal(signal.SIGALRM, _late)
     rows = []
     try:
@@ -71,7 +73,7 @@ def sweep(root: pathlib.Path, include: list[str]) -> list[dict]:
             options = Options(include_dirs=[str(f.parent), *include], host_files=hosts)
             where = str(f.relative_to(root))
             try:
-                found = import_kernels(str(f), options)
+                found = import_cu(str(f), options)
             except Exception as err:  # noqa: BLE001 - every failure is a row of the report
                 rows.append({"file": where, "kernel": None, "end": "unread",
                              "message": str(err)})

@@ -16,7 +16,7 @@ from ..toolrun import nvcc_first_error
 from ..occupancy import kernel_occupancy
 from ..pool import parallel_map
 from . import jsonout
-from .options import cuda_options, frontend_of
+from .options import cuda_options
 
 EXIT_OK, EXIT_GATE, EXIT_INPUT, EXIT_BUG = 0, 1, 2, 3
 
@@ -52,11 +52,20 @@ def kernels(args) -> list:
 
 def ptx_reading(args) -> dict | None:
     """How the command line's CUDA file is built to PTX (smemsim.loader.load_kernels's
-    `ptx`: the architecture and nvcc flags), or None where it is read as C++ (or is no CUDA
-    file)."""
-    if frontend_of(args) == "ptx" and is_cuda(args.file):
+    `ptx`: the architecture and nvcc flags), or None where it is no CUDA file."""
+    if is_cuda(args.file):
         return {"arch": args.arch, "flags": tuple(getattr(args, "nvcc_flag", None) or ())}
     return None
+
+
+def as_compiled_noop(args) -> list[str]:
+    """--as-compiled of a .cu: nothing to add (the PTX frontend counts nvcc's build of the
+    file already, ptxas's merges included), so turned off, with the note that says so."""
+    if getattr(args, "as_compiled", False) and is_cuda(args.file):
+        args.as_compiled = False
+        return ["--as-compiled adds nothing here: a .cu is counted as nvcc builds it already "
+                "(ptxas's merges read from the same build's SASS)"]
+    return []
 
 
 def own_params(given: dict, kernel, chosen: list) -> dict:

@@ -35,8 +35,8 @@ class Built:
     registers: int
     active_warps: int
     wavefronts: int
-    uncounted: int               # shared instructions of the build no site explains: the
-    #                              wavefronts are then a lower bound
+    uncounted: int               # source lines whose SASS differs from their PTX in a way
+    #                              the reading does not follow: counted as the PTX states
 
 
 @dataclass(frozen=True)
@@ -120,12 +120,13 @@ def _options(args):
 
 def _patched_copy(args, key: str, options, patch: LayoutPatch, folder: str):
     """The patched text written beside nothing of the user's (a temporary folder), and the
-    kernel imported from it."""
-    from ..cuda import import_kernels
+    kernel read from nvcc's build of it."""
+    from ..ptx.frontend import import_cu
     path = pathlib.Path(folder) / pathlib.Path(args.file).name
     path.write_text(patch.patched, encoding="utf-8")
     try:
-        rebuilt = next(iter(select(import_kernels(str(path), options, options.kernel),
+        rebuilt = next(iter(select(import_cu(str(path), options, options.kernel, args.arch,
+                                             getattr(args, "nvcc_flag", None) or ()),
                                    key).values()))()
     except KernelError as err:
         # the file imported before the patch: this is smemsim's mistake, not the input's
@@ -160,16 +161,9 @@ PER_ARRAY, PADS = 32, 4
 
 def vectors_as_built(args, kernel, params, arrays) -> tuple[Built, dict[str, int]]:
     """The original as built, and per array the elements its widest instruction reads
-    where that is more than the source states (for fix.search's `vectors`)."""
-    original = _build_count(args, _options(args), args.file, kernel, params, arrays)
-    report = original[1]
-    wide: dict[str, int] = {}
-    for s in kernel.sites():
-        counted = report.compiled_widths.get(s.site, 0)
-        elements = counted // s.array.dtype.size
-        if elements > max(1, s.access_bytes // s.array.dtype.size):
-            wide[s.array.name] = max(wide.get(s.array.name, 1), elements)
-    return original[0], wide
+    where that is more than the kernel states (for fix.search's `vectors`): none, as the
+    kernel is read from nvcc's build with ptxas's merges."""
+    return _build_count(args, _options(args), args.file, kernel, params, arrays), {}
 
 
 def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
@@ -194,7 +188,7 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
                                   [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
             with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
                 path, rebuilt = _patched_copy(args, key, options, patch, tmp)
-                built = _build_count(args, options, str(path), rebuilt, params, arrays)[0]
+                built = _build_count(args, options, str(path), rebuilt, params, arrays)
             return Ranked(c, built, None)
         except (KernelError, PatchError) as err:
             return Ranked(c, None, str(err))
@@ -220,24 +214,24 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
     return AsBuiltRanking(original, tuple(rows), tuple(best))
 
 
-def _built(args, options, path: str, kernel, params, arrays):
-    """(Built, the as-compiled Report) of one file as nvcc builds it (raises gpu_backend's
-    ToolMissing or CompileError)."""
-    from gpu_backend.as_compiled import analyze_as_compiled
+def _built(args, options, path: str, kernel, params, arrays) -> Built:
+    """One file as nvcc builds it: `kernel` as read from its build, and the registers of
+    its cubin (raises gpu_backend's ToolMissing or CompileError)."""
     from gpu_backend.original import build_original
 
     from ..cuda import instantiation
+    from ..ptx.frontend import inexact_lines
     build = build_original(path, instantiation(path, options, options.kernel),
                            arch=args.arch, defines=options.defines,
                            include_dirs=options.include_dirs,
                            flags=getattr(args, "nvcc_flag", None) or ())
-    r = analyze_as_compiled(kernel, params, arch=args.arch, arrays=arrays, build=build)
+    r = analyze(kernel, params, arch=args.arch, arrays=arrays)
     occ = kernel_occupancy(kernel, args.arch, build.registers, params,
                            static_smem=build.static_smem)
-    return Built(build.registers, occ.active_warps, r.wavefronts, r.uncounted), r
+    return Built(build.registers, occ.active_warps, r.wavefronts, inexact_lines(kernel))
 
 
-def _build_count(args, options, path: str, kernel, params, arrays):
+def _build_count(args, options, path: str, kernel, params, arrays) -> Built:
     """_built, with no nvcc or a file nvcc cannot build as a one-line error."""
     from gpu_backend.compile import CompileError, ToolMissing
     try:
@@ -255,7 +249,7 @@ def _as_built(args, options, original, patched, params, arrays, before: Built | 
     from gpu_backend.compile import CompileError, ToolMissing
     try:
         if before is None:
-            before = _built(args, options, *original, params, arrays)[0]
+            before = _built(args, options, *original, params, arrays)
     except ToolMissing as err:
         return None, None, f"not built: {err}"
     except CompileError as err:  # the file as given does not build here: no comparison
@@ -263,7 +257,7 @@ def _as_built(args, options, original, patched, params, arrays, before: Built | 
                             f"({nvcc_first_error(str(err))}; give -D, -I and --nvcc-flag as "
                             "your build has them)")
     try:
-        after = _built(args, options, *patched, params, arrays)[0]
+        after = _built(args, options, *patched, params, arrays)
     except CompileError as err:
         return before, None, f"nvcc FAILED on the patched file: {nvcc_first_error(str(err))}"
     return before, after, None

@@ -93,12 +93,10 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
     g.add_argument("--texture", action="append", default=[], metavar="NAME=WIDTH[,HEIGHT]",
                    help="a texture's extent in texels, as the host allocated it (C "
                         "expressions; a 2-D texture read by tex2D needs it; repeatable)")
-    g.add_argument("--frontend", choices=("cpp", "ptx"), default=None,
-                   help=f"how a .cu's kernels are read: ptx (nvcc builds your file to "
-                        f"PTX, with -D, -I and --nvcc-flag, and the program nvcc compiled is "
-                        f"counted), or cpp (smemsim's own reading of the C++, as written); "
-                        f"default {DEFAULT_FRONTEND} (cpp, with a note, where no nvcc or "
-                        f"host compiler is here)")
+    g.add_argument("--frontend", type=_frontend, default=None, metavar="ptx",
+                   help="how a .cu's kernels are read: ptx, the only reading (nvcc builds "
+                        "your file to PTX, with -D, -I and --nvcc-flag, and the program nvcc "
+                        "compiled is counted); accepted so that scripts giving it still run")
     if nvcc:
         g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
                        help="a flag of your nvcc build, for what builds the file with nvcc, "
@@ -145,38 +143,16 @@ def cuda_options(args, with_params: bool = False):
                    host_files=list(args.host_file))
 
 
-# how a .cu (or a Python program's CUDA strings) is read when --frontend is not given:
-# nvcc's build (issue #57), or smemsim's C++ reading where nothing here can build
-DEFAULT_FRONTEND = "ptx"
-
-
-def frontend_of(args) -> str:
-    """The frontend that reads the command's CUDA: --frontend as given, else the default;
-    where the default is nvcc's PTX and nothing here can build (no nvcc, no host C++
-    compiler), the C++ reading, with a note on stderr saying why."""
-    given = getattr(args, "frontend", None)
-    if given or DEFAULT_FRONTEND != "ptx":
-        return given or DEFAULT_FRONTEND
-    why = _cannot_build(getattr(args, "nvcc_flag", None) or ())
-    if why is None:
-        return "ptx"
-    if not getattr(args, "frontend_note_said", False):
-        import sys
-        print(f"note: counted as the file is written (smemsim's C++ reading), not as nvcc "
-              f"builds it: {why}", file=sys.stderr)
-        args.frontend_note_said = True
-    return "cpp"
-
-
-def _cannot_build(flags) -> str | None:
-    """Why nvcc cannot build a file here (None where it can)."""
-    from kernels_ir import KernelError
-    from ..ptx.build import find_nvcc, host_compiler_missing
-    try:
-        find_nvcc()
-    except KernelError as err:
-        return str(err)
-    return host_compiler_missing(flags)
+def _frontend(value: str) -> str:
+    """--frontend's value: ptx; cpp (smemsim's own C++ reading) was removed."""
+    if value == "ptx":
+        return value
+    if value == "cpp":
+        raise argparse.ArgumentTypeError(
+            "cpp was removed: smemsim reads a .cu through nvcc's build of it (PTX, with the "
+            "SASS of the same build), which needs nvcc (pip install -e . brings it) and a "
+            "host C++ compiler")
+    raise argparse.ArgumentTypeError(f"{value!r}: the one reading is ptx")
 
 
 def cuda_flags_given(args) -> list[str]:

@@ -368,7 +368,7 @@ def shapes_view(kernel, baseline, shapes) -> RichGroup:
 def ranking_view(r, f: FixSearch, top: int = 8) -> RichGroup:
     """fix --as-compiled: each built change against the original as built, best first."""
     o = r.original
-    low = lambda b: f"{'>= ' if b.uncounted else ''}{b.wavefronts:,}"
+    low = lambda b: f"{'~' if b.uncounted else ''}{b.wavefronts:,}"   # (see print_patch)
     parts = [Text(f"as nvcc builds it: {low(o)} wavefronts, {o.registers} registers, "
                   f"{o.active_warps} warps per SM", style="bold")]
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
@@ -393,7 +393,7 @@ def ranking_view(r, f: FixSearch, top: int = 8) -> RichGroup:
         parts.append(Text(f"... and {len(unbuilt) - 3} more not built (--json lists them)"))
     if not r.best:
         parts.append(Text("as built, no change tried lowers the wavefronts (with every "
-                          "instruction counted): nothing is proposed", style="yellow"))
+                          "line counted as built): nothing is proposed", style="yellow"))
     return RichGroup(*parts)
 
 
@@ -410,34 +410,29 @@ def print_patch(console, patch) -> None:
         say(line, "green" if line.startswith("+") and not line.startswith("+++") else
             "red" if line.startswith("-") and not line.startswith("---") else None)
     agree = patch.counted == patch.predicted
-    say(f"checked: the patched file analyzes to {patch.counted:,} wavefronts "
-        + ("as fix predicted" if agree else f"(fix predicted {patch.predicted:,}: they "
-                                           "differ, a bug of smemsim's patch)"),
-        None if agree else "red")
+    say(f"checked: the patched file, as nvcc builds it, counts {patch.counted:,} wavefronts "
+        + ("as fix predicted" if agree else f"(fix predicted {patch.predicted:,}: ptxas "
+                                           "builds the change otherwise than fix applied it; "
+                                           "`smemsim analyze` of the patched file says "
+                                           "where)"),
+        None if agree else "yellow")
     if patch.build_note is not None:
         say(f"checked: {patch.build_note}", "red" if "FAILED" in patch.build_note else None)
         return
     a, b = patch.original, patch.patched
-    at_least = lambda x: f"{'at least ' if x.uncounted else ''}{x.wavefronts:,}"
-    say(f"checked: nvcc builds it; as built (analyze --as-compiled): {at_least(a)} -> "
-        f"{at_least(b)} wavefronts, {a.registers} -> {b.registers} registers per thread "
-        f"({a.active_warps} -> {b.active_warps} warps per SM)")
-    # a build with instructions no site explains is counted low: a lower bound
-    worse = b.wavefronts >= a.wavefronts and not a.uncounted
-    better = b.wavefronts < a.wavefronts and not b.uncounted
-    if not worse and not better:
+    say(f"checked: as built, {a.wavefronts:,} -> {b.wavefronts:,} wavefronts, {a.registers} "
+        f"-> {b.registers} registers per thread ({a.active_warps} -> {b.active_warps} warps "
+        "per SM)")
+    if a.uncounted or b.uncounted:
         which = " and ".join(f"{x.uncounted} of the {name} build" for name, x in
                              (("original", a), ("patched", b)) if x.uncounted)
-        say(f"  shared instructions that belong to no access of the source (the compiler's "
-            f"own extra loads: {which}) are not counted, so which build costs less is not "
-            "decided here: measure both with Nsight Compute", "yellow")
-    elif worse:
+        say(f"  source lines whose SASS differs from their PTX in a way smemsim does not "
+            f"follow are counted as the PTX states them ({which}): measure both builds with "
+            "Nsight Compute before trusting a small difference", "yellow")
+    if b.wavefronts >= a.wavefronts:
         say("  as built, the change does not lower the wavefronts: the compiler merged "
             "accesses of the original that the new layout splits (`smemsim compile` on each "
             "file shows the widths); do not apply it as it is", "red")
-    elif b.wavefronts != patch.predicted and not b.uncounted:
-        say(f"  as built, the gain differs from the prediction ({patch.predicted:,}, counted "
-            "at the widths the source states): the compiler emits other widths", "yellow")
     if b.active_warps < a.active_warps:
         say(f"  the patched build needs more registers: {b.active_warps} warps per SM "
             f"instead of {a.active_warps}", "yellow")

@@ -28,7 +28,7 @@ from .build import ptx_of
 from .lower import COUNTED_ONLY, Launch, _grid_syncs, eval_names, lower
 from .parse import PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
-from .symbols import demangle, kernel_symbol
+from .symbols import demangle, instance_symbol, kernel_symbol
 
 
 def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "sm_90",
@@ -48,6 +48,23 @@ def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "s
             for key, make in hosts.items()}
 
 
+def write_kernels_file(path: str, options=None, kernel: str | None = None,
+                       folder: str | None = None, arch: str = "sm_90",
+                       flags=()) -> tuple[str, list[str]]:
+    """What `smemsim import` writes: (the kernels file's text, its kernel keys). Every kernel
+    is read from nvcc's build first (an error is raised here, located); `folder` is where
+    the file will stand (its `# FILE.cu:N` markers are relative to it)."""
+    import pathlib
+
+    from kernels_ir.pysource import kernels_file
+    chosen = import_cu(path, options, kernel, arch, flags)
+    kernels = {key: make() for key, make in chosen.items()}
+    folder = folder or str(pathlib.Path(path).resolve().parent)
+    title = (f"Kernels read from nvcc's build of {pathlib.Path(path).name} by `smemsim "
+             "import` (edit freely).")
+    return kernels_file(kernels, folder, title), list(kernels)
+
+
 def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     from ..cuda import instantiation, signature
     try:
@@ -56,9 +73,16 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         chosen = _ptx_only(path, options, key, arch, flags, err)
         return next(iter(chosen.values()))()
     instance = instantiation(path, options, key)
-    text = _ptx(path, options, arch, flags, instance.cxx)
-    module = parse(text)
-    entry = kernel_symbol(module.entries, instance, PtxError)
+    # the file's own build first: where it instantiates the template (its host code
+    # launches it, or names it), that build, shared by all its kernels, has the entry
+    text = _ptx(path, options, arch, flags)
+    module = _parsed(text)
+    entry = instance_symbol(module.entries, instance)
+    if entry is None and instance.cxx is not None:
+        text = _ptx(path, options, arch, flags, instance.cxx)
+        module = _parsed(text)
+    if entry is None:
+        entry = kernel_symbol(module.entries, instance, PtxError)
     names = [name for name, _ in signature(path, instance.name, options)]
     if len(names) != len(module.entries[entry].params):
         raise PtxError(f"{key}: the PTX entry has {len(module.entries[entry].params)} "
@@ -113,6 +137,14 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
     return _named(module, symbol, launch, name, notes)
 
 
+def inexact_lines(kernel: Kernel) -> int:
+    """How many of the kernel's notes say a line is counted as the PTX states, or a SASS
+    access not counted (ptxas changed something the reading does not follow: smemsim.ptx.
+    as_built's notes and _lower_as_built's end so)."""
+    return sum(1 for note in kernel.notes
+               if "counted as the PTX states" in note or note.endswith("(not counted)"))
+
+
 def _lowered(module, built, symbol: str, launch: Launch, name) -> Kernel:
     """The entry as built (smemsim.ptx.as_built), lowered, with its notes."""
     module = dataclasses.replace(module, entries={**module.entries, symbol: built.entry})
@@ -143,6 +175,13 @@ def _member(name: str) -> str:
     if not parts:
         return name
     return "::".join(parts[-2:]) if len(parts) > 1 and parts[-2][:1].isupper() else parts[-1]
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(text: str):
+    """parse(text), kept for the next kernel of the same build (a file of many kernels is
+    read once; a Module is never changed, only replaced)."""
+    return parse(text)
 
 
 def _ptx(path: str, options, arch: str, flags, instance: str | None = None) -> str:

@@ -153,6 +153,7 @@ class _Lowering:
         self.k = self.builder = KernelBuilder(name or entry.name)
         self.name = name
         self.regs: dict[str, object] = {}
+        self.call_args: dict[str, object] = {}   # a call's parameter -> what was stored
         self.stored_into = stored       # pointer parameters some store writes (None: any)
         self.stored: set[int] = set()
         self.params: dict[str, object] = {}
@@ -571,7 +572,13 @@ class _Lowering:
                                                  u8, align=dyn_align)
             for v in externs:
                 self.shared_at[v.name] = self.dynamic_base
+        # (the module's variables this entry names: a library's others, libcu++'s
+        # `cuda::std::ranges::begin` objects, are not the kernel's arrays)
+        named = {t for i in self.entry.body if isinstance(i, Inst) for o in i.operands
+                 for t in re.findall(r"[\w$.]+", o)}
         for c in self.module.consts.values():
+            if c.name not in named:
+                continue
             # a __constant__ array is an input the kernel cannot write; a __device__
             # variable may be written, and starts as zeros where it states no values; another
             # unit's (`.extern`) holds what the host put there (seeded, as an input)
@@ -1093,6 +1100,13 @@ class _Lowering:
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
+        if "sat" in inst.opcode and isinstance(value, Expr) and value.dtype.is_float and \
+                inst.name != "cvt" or inst.opcode[:2] == ("cvt", "sat") and \
+                isinstance(value, Expr) and value.dtype.is_float:
+            # `.sat` of float arithmetic and of a float's cvt (__saturatef): clamped to
+            # [0, 1], NaN to 0 (PTX ISA)
+            value = select(value > 0, smin(value, const(1, value.dtype)),
+                           const(0, value.dtype))
         if reg in self.inductions or isinstance(value, TensorMapRef):
             # a counted loop's step (its one write there), or a tensor map parameter's
             # address (the same map wherever it is read): the value itself, not a local
@@ -1106,7 +1120,7 @@ class _Lowering:
                 raise self._refuse(inst, f"{reg} holds addresses of different arrays")
             held = lambda e: self.k.let(self._fresh_name(_c_name(reg)), e)  # noqa: E731
             sides = [Address(x.space, x.base, held(x.offset), x.origin)
-                     if self._reads_local(x.offset) or x.offset.depth > _DEEP else x
+                     if self._reads_local(x.offset) or _long(x.offset) else x
                      for x in value.sides]
             self.regs[reg] = Choice(held(value.index), tuple(sides))
             return
@@ -1115,9 +1129,9 @@ class _Lowering:
             # kernels_ir reads), and any value that reads a register's local, which a later
             # instruction of the block may assign before this value is used (`setp %p, %s,
             # 65; mov %s, %s2; @%p bra`: %p is the old s's)
-            if isinstance(value, Expr) and (value.depth > _DEEP or self._reads_local(value)):
+            if isinstance(value, Expr) and (_long(value) or self._reads_local(value)):
                 value = self.k.let(self._fresh_name(_c_name(reg)), value)
-            elif isinstance(value, Address) and (value.offset.depth > _DEEP or
+            elif isinstance(value, Address) and (_long(value.offset) or
                                                  self._reads_local(value.offset)):
                 value = Address(value.space, value.base,
                                 self.k.let(self._fresh_name(_c_name(reg)), value.offset),
@@ -1321,10 +1335,30 @@ class _Lowering:
         function ptxas calls rather than inlines) is refused."""
         callee = next((o for o in inst.operands if not o.startswith("(")), "")
         if callee == "__assertfail":   # a failed assert(): the launch fails here
-            self.k.assert_(const(0, i32), "assert() (a thread's condition was false)")
+            args = [o.strip("(), ") for o in inst.operands if o.startswith("(")]
+            first = (args[0].split(",")[0].strip() if args else "") or "param0"
+            text = self._string(self.call_args.get(first))
+            self.k.assert_(const(0, i32), text if text else
+                           "assert() (a thread's condition was false)")
             return
         if callee != "vprintf":
             raise self._refuse(inst, f"a call of {callee or 'a function'} is not lowered yet")
+
+    def _string(self, value) -> str | None:
+        """The text of a NUL-terminated string the module initializes (an assert's
+        condition, as nvcc writes it into `$str`), where `value` is its address."""
+        if not isinstance(value, Address) or not isinstance(value.base, tuple) or \
+                value.offset.op.name != "CONST":
+            return None
+        var = self.module.consts.get(value.base[1])
+        if var is None or not var.initial or var.ptype not in ("b8", "u8", "s8"):
+            return None
+        try:
+            data = bytes(int(str(b), 0) & 0xFF for b in var.initial)[int(value.offset.arg):]
+        except ValueError:
+            return None
+        text = data.split(b"\0")[0].decode("utf-8", "replace")
+        return text if text.isprintable() else None
 
     def _op_ld(self, inst: Inst) -> None:
         if self._call_memory(inst, inst.operands[1]):
@@ -1394,6 +1428,11 @@ class _Lowering:
 
     def _op_st(self, inst: Inst) -> None:
         if self._call_memory(inst, inst.operands[0]):
+            if "param" in inst.opcode and len(inst.operands) == 2 and \
+                    inst.operands[1] in self.regs:
+                # a call's argument: an assert's message, read at the call (_op_call)
+                self.call_args[inst.operands[0].strip("[]").split("+")[0]] = \
+                    self.regs[inst.operands[1]]
             return
         space, dtype, lanes = self._access_type(inst)
         addr = self.address(inst.operands[0], inst)
@@ -1579,10 +1618,21 @@ class _Lowering:
             return
         src, dst = _TYPES[types[1]], _TYPES[types[0]]
         x = retype(v, src)
-        if src.is_float and not dst.is_float:   # the rounding the instruction names
-            mode = next((m for m in ("rni", "rmi", "rpi") if m in inst.opcode), None)
-            if mode is not None:
-                x = call({"rni": "rint", "rmi": "floor", "rpi": "ceil"}[mode], x)
+        if src.is_float:   # the rounding to an integer the instruction names
+            mode = next((m for m in ("rni", "rmi", "rpi", "rzi") if m in inst.opcode), None)
+            if mode is not None and (mode != "rzi" or dst.is_float):
+                x = call({"rni": "rint", "rmi": "floor", "rpi": "ceil", "rzi": "trunc"}[mode],
+                         x)
+            if not dst.is_float:
+                # a float out of the integer's range saturates to it, NaN is 0 (PTX ISA)
+                # (the cast itself reads only numbers in range: the interpreter refuses a
+                # conversion C leaves undefined, on every lane of a select)
+                lo, top = float(dst.min), float(dst.max + 1)    # (exact: 0 or -2^k, 2^k)
+                inside = select((x >= lo) & (x < top), x, const(0, src))
+                self._dest(inst, select(x != x, const(0, dst), select(
+                    x >= top, const(dst.max, dst), select(x < lo, const(dst.min, dst),
+                                                          cast(inside, dst)))))
+                return
         self._dest(inst, cast(x, dst))
 
     def _fp8_cvt(self, inst: Inst, fp8: str) -> None:
@@ -1972,6 +2022,17 @@ class _Lowering:
             raise self._refuse(inst, "this form is not lowered yet")
         args = [retype(self.value(t, dtype), dtype) for t in inst.operands[1:1 + arity]]
         self._dest(inst, retype(call(name, *args), dtype))
+
+    def _op_copysign(self, inst: Inst) -> None:
+        """`copysign.{f32,f64} d, a, b`: b's magnitude with a's sign (PTX ISA: the sign of
+        the first operand copied into the second)."""
+        dtype = _TYPES.get(inst.opcode[-1])
+        if dtype not in (f32, f64):
+            raise self._refuse(inst, "this form of copysign is not lowered yet")
+        word = u32 if dtype is f32 else u64
+        sign = 1 << (dtype.size * 8 - 1)
+        a, b = (bitcast(retype(self.value(t, dtype), dtype), word) for t in inst.operands[1:3])
+        self._dest(inst, bitcast((b & (sign - 1)) | (a & sign), dtype))
 
     def _op_sqrt(self, inst):
         self._math(inst, "sqrt")
@@ -2787,6 +2848,8 @@ _ATOMIC_KINDS = {"add": "add", "min": "min", "max": "max", "and": "and", "or": "
                  "xor": "xor", "inc": "inc", "dec": "dec", "exch": "exch", "cas": "cas"}
 _SINKS = ("<continue>", "<break>", "<return>", "<sink>")   # where a region's paths end
 _DEEP = 48    # expression depth past which a register's value is held in a local
+_BROAD = 2048  # nodes as a tree past which too (an unrolled chain whose steps each read the
+#               one before twice doubles at each step: a walk of it would never end)
 _NO_DEST = frozenset({"st", "stmatrix", "red", "bar", "barrier", "bra", "ret", "exit", "call",
                       "membar", "fence", "cp", "mbarrier", "prefetch", "trap", "pmevent"})
 _REG_TYPES = {"pred": i32, **_TYPES}
@@ -2906,9 +2969,15 @@ def _grid_syncs(module: Module, entry: Entry) -> Entry:
     # the syncs: runs of marked instructions with only labels and unmarked instructions of
     # no line of their own between them
     spans, start = [], marked[0]
+    def users_line(x) -> bool:
+        # (a line of the toolkit's headers between two of the barrier's: a helper it
+        # shares, `%nctaid.z` of cooperative_groups' grid_dim for its count)
+        return x.loc is not None and bool(x.loc.line) and not _TOOLKIT.search(
+            os.path.normpath(module.files.get(x.loc.file, "")))
+
     for a, b in zip(marked, marked[1:]):
-        if any(isinstance(body[n], Inst) and body[n].loc is not None and body[n].loc.line
-               and not in_sync(body[n]) for n in range(a + 1, b)):
+        if any(isinstance(body[n], Inst) and users_line(body[n]) and not in_sync(body[n])
+               for n in range(a + 1, b)):
             spans.append((start, a))
             start = b
     spans.append((start, marked[-1]))
@@ -3089,11 +3158,16 @@ def _gmma_n(inst: Inst) -> int | None:
     return int(m.group(1)) if m else None
 
 
+def _long(e: Expr) -> bool:
+    """Whether an expression is too deep or too wide (as a tree) to read in place."""
+    return e.depth > _DEEP or e.tree > _BROAD
+
+
 def _pure(value) -> bool:
     """Whether a register's value reads no variable (only parameters, indices, constants)."""
     if isinstance(value, Address):
         value = value.offset
-    if not isinstance(value, Expr) or value.depth > _DEEP:
+    if not isinstance(value, Expr) or _long(value):
         return False
     seen, stack = set(), [value]
     while stack:   # (each shared node once: an expression is a graph)

@@ -37,6 +37,21 @@ def kernel_symbol(symbols, instance, error=KernelError) -> str:
                        f"({', '.join(named)}) and none is clearly {instance.cxx}")
 
 
+def instance_symbol(symbols, instance) -> str | None:
+    """The symbol of a template kernel's instance (smemsim.cuda.Instance) where a build has
+    it with exactly its arguments (a build the file itself instantiates it in), else None."""
+    if instance.template_args is None:
+        return None
+    from smemsim.cuda.symbols import TYPES
+    want = [(t, v) if t != v else ("type", TYPES.get(v, v))
+            for t, v in zip(instance.types, instance.values)]
+    found = [sym for sym in symbols if (parsed := demangle(sym)) is not None and
+             parsed[0] == instance.name and parsed[1] is not None and len(parsed[1]) ==
+             len(want) and all(a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
+                               for a, w in zip(parsed[1], want))]
+    return found[0] if len(found) == 1 else None
+
+
 def demangle(symbol: str):
     """(name, template arguments or None) of a kernel symbol: a plain name (extern "C"), or
     an Itanium-mangled function `_Z..` with its template arguments read where they are

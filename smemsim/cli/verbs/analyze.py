@@ -7,17 +7,16 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...loader import is_cuda
 
 from ...analysis import analyze
 from .. import jsonout, outputs, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
+    EXIT_GATE, EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
     own_params, print_json, say, swept,
 )
 from ..options import (
     add_common, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options, fraction,
-    frontend_of, parse_params, ratio,
+    parse_params, ratio,
 )
 
 HELP = "wavefronts of every shared access site of a launch"
@@ -44,11 +43,9 @@ def add_arguments(p) -> None:
     add_sweep(p, "totals")
     p.add_argument("--as-compiled", action="store_true",
                    help="count what the compiler emitted, for a kernels file (NVRTC's "
-                        "build of its CUDA) or a .cu read with --frontend cpp (nvcc's, with "
-                        "-D, -I and --nvcc-flag): sites it widened or merged re-costed at "
-                        "their SASS width, sites it folded away dropped (docs/as-compiled.md); "
-                        "a .cu read through nvcc's PTX, the default, is counted as built "
-                        "already")
+                        "build of its CUDA): sites it widened or merged re-costed at their "
+                        "SASS width, sites it folded away dropped (docs/as-compiled.md); a "
+                        ".cu is counted as nvcc builds it already (accepted, a no-op there)")
     add_loop_limit(p)
 
 
@@ -58,13 +55,7 @@ def execute(args, console: Console) -> int:
         from .. import sarif
         sarif.claim(args, "analyze")
     given = parse_params(args.param)
-    noop = []
-    if args.as_compiled and frontend_of(args) == "ptx" and is_cuda(args.file):
-        # the PTX frontend counts nvcc's build already, ptxas's merges included: the flag is
-        # accepted, and said to add nothing
-        args.as_compiled = False
-        noop = ["--as-compiled adds nothing here: the PTX frontend counts nvcc's build of "
-                "the file already (ptxas's merges read from the same build's SASS)"]
+    noop = as_compiled_noop(args)
     if args.sweep:
         return _sweep(args, console, given)
     reports, docs, code = [], [], EXIT_OK

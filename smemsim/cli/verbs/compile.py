@@ -5,6 +5,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
+from ...analysis import analyze
 from .. import jsonout, render
 from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, own_params, print_json, say
 from ..options import add_common, add_kernels, parse_params
@@ -70,11 +71,12 @@ def execute(args, console: Console) -> int:
 
 
 def _own_build(args, console: Console, name: str, kernel, build, params) -> dict:
-    """A `.cu` as nvcc builds it: its resources, and the analysis of what it emitted."""
-    from gpu_backend.as_compiled import analyze_as_compiled
+    """A `.cu` as nvcc builds it: its resources, and the analysis of what it emitted (the
+    kernel read from the build's PTX, with the merges its SASS shows: its notes say each
+    line where ptxas changed what the PTX states)."""
     with busy(console, args, f"tracing {kernel.name}"):
-        rerun = analyze_as_compiled(kernel, params, arch=args.arch, build=build,
-                                    arrays=inputs(args, name, kernel, params))
+        rerun = analyze(kernel, params, arch=args.arch,
+                        arrays=inputs(args, name, kernel, params))
     doc = jsonout.own_build_json(kernel, build, rerun)
     if not args.json:
         say(console, f"{kernel.name} for {build.arch}: {build.registers} registers, "
@@ -82,8 +84,7 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
                      "memory")
         for note in rerun.compiler:
             say(console, "  " + note)
-        if rerun.compiled_widths:
-            say(console, "the compiler changed the kernel; the analysis of what it emitted "
-                         "(`analyze --as-compiled`, docs/as-compiled.md):")
+        if rerun.compiler:
+            say(console, "the analysis of what nvcc built:")
             console.print(render.report_table(rerun, width=console.width))
     return doc

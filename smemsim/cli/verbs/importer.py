@@ -27,19 +27,23 @@ def add_arguments(p) -> None:
     p.add_argument("--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter's default, written into the file (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
-    add_cuda(p)
+    p.add_argument("--arch", default="sm_90", help="the architecture nvcc builds for "
+                                                   "(default sm_90)")
+    add_cuda(p, nvcc=True)
 
 
 def execute(args, console: Console) -> int:
-    """Import (every kernel is built here, so a file that does not build is an error now,
-    not later), then write the kernels file: the builder calls of the IR that was built."""
+    """Import (every kernel is read from nvcc's build here, so a file that does not build
+    is an error now, not later), then write the kernels file: the builder calls of the IR
+    that was read."""
     options = cuda_options(args, with_params=True)
     if args.output:  # a kernels file import wrote and nobody edited is replaced
         outputs.claim(args.output, "-o", args, "import", ours=outputs.sealed,
                       source_ok=(".py",))
-    from ...cuda import write_kernels_file  # here: other verbs start without it
+    from ...ptx.frontend import write_kernels_file  # here: other verbs start without it
     folder = str(pathlib.Path(args.output).resolve().parent) if args.output else None
-    text, names = write_kernels_file(args.file, options, args.kernel, folder)
+    text, names = write_kernels_file(args.file, options, args.kernel, folder, args.arch,
+                                     tuple(args.nvcc_flag))
     if args.output:
         outputs.write(args.output, outputs.seal(text, ("# ", "")), "-o")
     if args.json:

@@ -13,7 +13,7 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
-    EXIT_OK, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
+    EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
     print_json, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts
@@ -63,6 +63,9 @@ def execute(args, console: Console) -> int:
     if args.svg:
         _svg_folder(args.svg)
     sweep = _sweep(args.sweep_result) if args.sweep_result else None
+    for note in as_compiled_noop(args):
+        if not args.json:
+            say(console, note)
     given = parse_params(args.param)
     items = []
     chosen = kernels(args)

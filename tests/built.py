@@ -1,0 +1,37 @@
+"""The tests' door to a `.cu`: its kernels as nvcc builds them (smemsim.ptx.frontend), with
+the signature of smemsim.cuda's old `import_kernels` the tests were written against."""
+from __future__ import annotations
+
+
+def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=()) -> dict:
+    """key -> a function that builds that kernel from nvcc's PTX of the file."""
+    from smemsim.ptx.frontend import import_cu
+    return import_cu(str(path), options, wanted if wanted is not None else
+                     getattr(options, "kernel", None), arch, flags)
+
+
+def run(kernel, params=None, arrays=None, **options) -> dict:
+    """kernels_ir.run over a kernel read from PTX, whose global arrays are bytes (each typed
+    by its views): inputs given as typed numpy arrays go in as their bytes, and each array
+    comes back typed as it was given, else as its one view's type, else as bytes."""
+    import numpy as np
+
+    from kernels_ir import run as run_ir
+    views: dict = {}
+    for v in kernel.global_views:
+        views.setdefault(v.base.name, set()).add(v.dtype.storage)
+    given = {}
+    sizes = {g.name: g.dtype.size for g in kernel.globals}
+    for name, x in (arrays or {}).items():
+        x = np.asarray(x)
+        given[name] = np.ascontiguousarray(x).view(np.uint8) \
+            if sizes.get(name) == 1 and x.dtype.itemsize != 1 else x
+    out = run_ir(kernel, params, given, **options)
+    typed = {}
+    for name, a in out.items():
+        want = np.asarray(arrays[name]).dtype if arrays and name in arrays else \
+            next(iter(views[name])) if len(views.get(name, ())) == 1 else None
+        if want is not None and a.dtype != want and a.nbytes % np.dtype(want).itemsize == 0:
+            a = a.view(want)
+        typed[name] = a
+    return typed
