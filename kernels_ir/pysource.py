@@ -29,7 +29,7 @@ BUILDER = "kb"
 TAKEN = {BUILDER, "KernelBuilder", "threadIdx", "blockIdx", "blockDim", "gridDim", "select",
          "cast", "bitcast", "const", "smin", "smax", "call", "lnot", "logical_and", "logical_or",
          "source_lines", "Swizzle", "KERNELS", "f32", "f64", "i32", "u32", "u8", "i8", "i16",
-         "u16", "u64", "i64", "f16", "bf16", "GmmaLayout"}
+         "u16", "u64", "i64", "f16", "bf16", "GmmaLayout", "GmmaDescriptor"}
 IMPORTS = ("from kernels_ir import (\n"
            "    KernelBuilder, Swizzle, bf16, bitcast, blockDim, blockIdx, call, cast, const, "
            "f16, f32,\n"
@@ -360,12 +360,16 @@ class _Writer:
         elif isinstance(s, FenceProxyAsync):
             self.emit(depth, f"{BUILDER}.fence_proxy_async()", loc)
         elif isinstance(s, Wgmma):
-            a = py_name(s.a_regs.name) if s.a_regs is not None else (
-                f"({py_name(s.a_array.name)}, {self.index_tuple(s.a_index)}, "
-                f"{_gmma(s.a_layout)})")
+            # an operand read through a run-time descriptor: (view, GmmaDescriptor(value,
+            # major)); else (array, index, layout)
+            operand = lambda arr, index, layout, desc: (  # noqa: E731
+                f"({py_name(arr.name)}, GmmaDescriptor({e(desc)}, \"{layout.major}\"))"
+                if desc is not None else
+                f"({py_name(arr.name)}, {self.index_tuple(index)}, {_gmma(layout)})")
+            a = py_name(s.a_regs.name) if s.a_regs is not None else \
+                operand(s.a_array, s.a_index, s.a_layout, s.a_desc)
             self.emit(depth, f"{BUILDER}.wgmma({py_name(s.acc.name)}, "
-                             f"{a}, ({py_name(s.array.name)}, "
-                             f"{self.index_tuple(s.index)}, {_gmma(s.layout)}), {s.n}, "
+                             f"{a}, {operand(s.array, s.index, s.layout, s.desc)}, {s.n}, "
                              f"scale_d={e(s.scale_d)}"
                              + (f", acc_index={self.index_tuple(s.acc_index)}"
                                 if s.acc_index else "") + ")", loc)
@@ -422,7 +426,8 @@ def kernels_file(kernels: dict[str, Kernel], folder: str | None = None,
     gmma = any(isinstance(s, Wgmma) for k in kernels.values() for s in k.statements())
     lines = [f"# {safe_comment(title)}",
              "# Each line ending in `# FILE.cu:N` reports CUDA line N in smemsim's output.",
-             IMPORTS + ("\nfrom kernels_ir import GmmaLayout" if gmma else ""), "",
+             IMPORTS + ("\nfrom kernels_ir import GmmaDescriptor, GmmaLayout" if gmma
+                        else ""), "",
              "source_lines(__file__)", ""]
     names = {}
     for key, kernel in kernels.items():

@@ -2,10 +2,29 @@
 the signature of smemsim.cuda's old `import_kernels` the tests were written against."""
 from __future__ import annotations
 
+import pathlib
+
+
+CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
+
 
 def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=()) -> dict:
-    """key -> a function that builds that kernel from nvcc's PTX of the file."""
+    """key -> a function that builds that kernel from nvcc's PTX of the file (a file of
+    tests/corpus as the corpus builds it: its corpus.json's include folders and flags)."""
     from smemsim.ptx.frontend import import_cu
+    path = pathlib.Path(path).resolve()
+    if CORPUS in path.parents and not flags:
+        import dataclasses
+        import json
+        corpus = json.loads((CORPUS / "corpus.json").read_text())
+        own = next((e.get("nvcc_flags", []) for e in corpus["entries"]
+                    if CORPUS / e["file"] == path), [])
+        flags = [*corpus["build"]["flags"], *own]
+        if options is None:
+            from smemsim.cuda import Options
+            options = Options()
+        options = dataclasses.replace(options, include_dirs=[
+            *options.include_dirs, *(str(CORPUS / d) for d in corpus["build"]["include"])])
     return import_cu(str(path), options, wanted if wanted is not None else
                      getattr(options, "kernel", None), arch, flags)
 
@@ -25,7 +44,7 @@ def run(kernel, params=None, arrays=None, **options) -> dict:
     for name, x in (arrays or {}).items():
         x = np.asarray(x)
         given[name] = np.ascontiguousarray(x).view(np.uint8) \
-            if sizes.get(name) == 1 and x.dtype.itemsize != 1 else x
+            if sizes.get(name) == 1 and x.dtype != np.uint8 else x
     out = run_ir(kernel, params, given, **options)
     typed = {}
     for name, a in out.items():

@@ -198,8 +198,9 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     """The PTX's entries as kernels, launched as the command line says (the host side could
     not be read: `why`, which is the answer when no launch is given)."""
     launch = _given_launch(options)
-    if not launch and any(word in str(why) for word in ("--launch", "--param", "--length",
-                                                         "--host")):
+    if not launch and any(word in str(why) for word in (
+            "--launch", "--param", "--length", "--host", "--tensor-map", "--texture",
+            "--null")):
         raise why   # (the host side was read: it asks for what it computes at run time)
     text = _ptx(path, options, arch, flags)
     module = parse(text)

@@ -845,8 +845,15 @@ class _Lowering:
         for n, (p, name) in enumerate(zip(self.entry.params, names)):
             if not _aggregate(p):
                 out.append((n, name, p.ptype))
+            # (a vector type's, `uint3 size`: its lanes as the host reading names them,
+            # size_x, size_y, size_z; any other struct's fields by their byte offset)
+            types = self.launch.types or {}
+            lanes = [f"{name}_{c}" for c in "xyzw" if f"{name}_{c}" in types]
             for off, ptype in sorted(fields.get(n, {}).items()):
-                out.append(((n, off), f"{name}_{off}", ptype))
+                step = types[lanes[0]].size if lanes else 0
+                label = lanes[off // step] if lanes and off % step == 0 and \
+                    off // step < len(lanes) else f"{name}_{off}"
+                out.append(((n, off), label, ptype))
         self._slots_memo = out
         return out
 
@@ -1044,7 +1051,8 @@ class _Lowering:
             import struct
             return const(struct.unpack(">d", bytes.fromhex(text[2:]))[0], f64)
         try:
-            number = int(text, 0)
+            # (an integer literal may end in U, `0x3fb8aa3bU` of cuda_fp16's inline asm)
+            number = int(text[:-1] if text[-1:] in "uU" and len(text) > 1 else text, 0)
         except ValueError:
             raise PtxError(f"operand {text!r} is not lowered yet (a parameter's own address, "
                            "a symbol smemsim does not know)" if not text.startswith("%") else
@@ -2737,8 +2745,10 @@ class _Lowering:
         self._dest(inst, retype(self.k.vote(const(1, i32), "ballot", mask=0), u32))
 
     def _op_trap(self, inst: Inst) -> None:
-        """`trap`: the kernel stops with an error, where a thread reaches it."""
-        self.k.assert_(const(0, i32), "trap (the kernel aborts here)")
+        """`trap`: the kernel stops with an error, where a thread reaches it (the IR's
+        `__trap()`, an assert of 0 with TRAP_TEXT)."""
+        from kernels_ir.stmt import TRAP_TEXT
+        self.k.assert_(const(0, i32), TRAP_TEXT)
 
     def _op_membar(self, inst: Inst) -> None:
         """A fence orders memory; it makes no shared-memory request."""

@@ -4,6 +4,8 @@
 // through float4/half2 casts, register packs, half arithmetic intrinsics, a zero
 // initializer of halves, C++ functional casts, and ldmatrix of a half tile with its
 // qualifiers in LeetCUDA's order.
+// (The inputs are not `const`: the macros cast them to writable vector pointers, which nvcc
+// refuses to do to a const pointer.)
 #include <cuda_fp16.h>
 #include <cstdint>
 
@@ -17,7 +19,7 @@
 
 // Each block stages a 16 x 64 tile of halves (8 per lane, one 16-byte copy each) and a
 // 16 x 64 copy of it by half2, then writes each row's pairwise sums back.
-__global__ void stage_tile(const half *a, half *out)
+__global__ void stage_tile(half *a, half *out)
 {
     __shared__ half s_a[16][64];
     __shared__ half s_b[16][64];
@@ -45,7 +47,7 @@ __device__ __forceinline__ half warp_sum(half val)
 }
 
 // A block's sum of its 256 halves, in half arithmetic as the GPU does it.
-__global__ void block_sum(const half *x, half *y)
+__global__ void block_sum(half *x, half *y)
 {
     __shared__ half partial[8];
     half acc[2][2] = {__float2half(0.0f)};
@@ -64,7 +66,7 @@ __global__ void block_sum(const half *x, half *y)
 }
 
 // ldmatrix.x4 of a 16 x 16 half tile: each lane's four 32-bit registers, written out.
-__global__ void tile_fragments(const half *a, uint32_t *frag)
+__global__ void tile_fragments(half *a, uint32_t *frag)
 {
     __shared__ half s_t[16][16];
     int lane = threadIdx.x;                 // one warp
@@ -79,7 +81,7 @@ __global__ void tile_fragments(const half *a, uint32_t *frag)
 }
 
 // Eight halves of a shared row read as the bits of a uint4 (one LDS.128), written out.
-__global__ void half_bits(const half *a, uint32_t *frag)
+__global__ void half_bits(half *a, uint32_t *frag)
 {
     __shared__ half s_h[256];
     for (int i = threadIdx.x; i < 256; i += 32)
@@ -94,7 +96,7 @@ __global__ void half_bits(const half *a, uint32_t *frag)
 
 // One m16n8k16 tile on the tensor cores: A (16 x 16, row-major) by ldmatrix.x4, B (16 x 8,
 // k-major rows) by ldmatrix.x2.trans, D = A x B into floats and into halves.
-__global__ void mma_tile(const half *a, const half *b, float *c32, half *c16)
+__global__ void mma_tile(half *a, half *b, float *c32, half *c16)
 {
     __shared__ half s_a[16][16];
     __shared__ half s_b[16][8];
@@ -132,7 +134,7 @@ __global__ void mma_tile(const half *a, const half *b, float *c32, half *c16)
 }
 
 // Pairs of halves: a dot product by __hmul2 and __half22float2, and a pair rounded back.
-__global__ void pair_dot(const half *a, const half *b, float *c32, half *out)
+__global__ void pair_dot(half *a, half *b, float *c32, half *out)
 {
     __shared__ float part[32];
     int i = threadIdx.x * 2;
