@@ -2,6 +2,9 @@
 copies of halves, register packs, half arithmetic intrinsics, zero initializers of halves,
 functional casts, and ldmatrix of a half tile; each kernel's values against numpy's float16
 and its counts by hand."""
+# (smemsim's own C++ reading, smemsim.cuda, which no command uses any more: these tests
+# are kept as the specification of what the PTX path must lower, with these values,
+# before that reading is deleted (issue #57; tests/built.py reads through nvcc's build))
 from __future__ import annotations
 
 import json
@@ -13,9 +16,9 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
+from kernels_ir import run  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
-from tests.built import import_kernels, run  # noqa: E402
+from smemsim.cuda import Options, import_kernels  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 
 HALVES = pathlib.Path(__file__).resolve().parent / "cuda" / "half_kernels.cu"
@@ -194,8 +197,9 @@ def test_on_the_gpu(name):
 
 
 def test_a_kernel_that_cannot_be_built_does_not_stop_the_others(tmp_path):
-    """A file of several kernels, one of them using a type the IR lacks (double4): that one
-    is an error line naming it, the others are analyzed, and the command exits 2."""
+    """A file of several kernels, one of them with an instruction smemsim does not lower:
+    that one is an error line naming it, the others are analyzed, and the command exits 2
+    (--json: the good kernel's result, the refused one, and the exit code)."""
     from tests.test_cli import cli_streams
     cu = tmp_path / "mixed.cu"
     cu.write_text("""
@@ -204,20 +208,6 @@ __global__ void good(float* x) {
 __global__ void bad(double4* x) { x[threadIdx.x].x = 0; }
 void h(float* a, double4* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
 """)
-    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--frontend", "cpp")
-    assert code == 2
-    assert "good: grid (1, 1, 1)" in out
-    assert "error: kernel 'bad', line" in err and "double4" in err and \
-        "(the file's other kernels went on)" in err
-    # with --json: the good kernel's result, the refused one, and the command's exit code
-    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--json",
-                                 "--frontend", "cpp")
-    doc = json.loads(out)
-    assert code == 2 and doc["exit_code"] == 2
-    assert [r["kernel"] for r in doc["results"]] == ["good"]
-    assert [(r["kernel"], r["kind"], r["line"]) for r in doc["refused"]] == [("bad", "input", 4)]
-    from tests.json_schema import validate
-    validate(doc)
     # through nvcc's PTX a double4 is 32 bytes of a pointer's array: both kernels are read;
     # an instruction the lowering does not take stops its kernel only
     code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--frontend", "ptx")
@@ -228,6 +218,13 @@ void h(float* a, double4* b) { good<<<1, 32>>>(a); bad<<<1, 32>>>(b); }
     assert code == 2 and "good: grid (1, 1, 1)" in out
     assert "error: kernel 'bad', line" in err and "(`pmevent`): not lowered yet" in err and \
         "(the file's other kernels went on)" in err
+    code, out, err = cli_streams("analyze", str(cu), "--length", "x=32", "--json")
+    doc = json.loads(out)
+    assert code == 2 and doc["exit_code"] == 2
+    assert [r["kernel"] for r in doc["results"]] == ["good"]
+    assert [(r["kernel"], r["kind"]) for r in doc["refused"]] == [("bad", "input")]
+    from tests.json_schema import validate
+    validate(doc)
 
 
 def test_a_pair_initialized_from_a_brace_list(tmp_path):

@@ -3,6 +3,9 @@ a file-scope texture reference, tex1Dfetch (zeros out of range) and tex2D (point
 unnormalized coordinates, clamped: the zero-initialized cudaTextureDesc); initialized
 `__constant__` tables hold their values; file-scope `__shared__` arrays. cuda-samples'
 dct8x8 and Rodinia's kmeans (verbatim, in the corpus) import with them."""
+# (smemsim's own C++ reading, smemsim.cuda, which no command uses any more: these tests
+# are kept as the specification of what the PTX path must lower, with these values,
+# before that reading is deleted (issue #57; tests/built.py reads through nvcc's build))
 from __future__ import annotations
 
 import json
@@ -13,10 +16,9 @@ import pytest
 
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sitter-cuda")
 
+from kernels_ir import run  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options  # noqa: E402
-from tests.built import import_kernels, run  # noqa: E402
-from tests.test_cli import cli  # noqa: E402
+from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
 from tools.corpus_status import options  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -141,14 +143,6 @@ def test_what_the_file_does_not_say_is_asked():
         sample(img="8")
 
 
-def test_the_kernels_file_keeps_the_table(tmp_path):
-    code, out = cli("import", SAMPLE, "--length", "out=64", "--length", "ramp=n",
-                    "--texture", "img=8,4", "-o", str(tmp_path / "sample.py"))
-    assert code == 0, out
-    text = (tmp_path / "sample.py").read_text()
-    assert 'kb.global_array("weights", "f32", 3, intent="in", initial=(0.5, 1.0, 2.0,))' in text
-
-
 def test_dct8x8_transforms_each_block_and_counts_by_hand():
     """cuda-samples' CUDAkernel1DCT at 512 x 512: each 8 x 8 block is D^T A D with D the
     file's DCTv8matrix table. 4,096 blocks of 2 warps: three stores (one request per warp)
@@ -186,62 +180,3 @@ def test_the_generated_cuda_compiles():
     assert c.widths_ok, [s.describe() for s in c.sites if not s.ok]
 
 
-def test_validate_profiles_the_kernel_it_predicted(monkeypatch):
-    """`validate FILE.cu` profiles a separate process: it imports the file with the same
-    options (-D, --length, --texture, ...) and runs on the same inputs as the prediction
-    (the process used to re-import the .cu bare: SGEMM_CUDA kernel 12's template could not
-    be bound and dct8x8's texture had no extent)."""
-    import sys
-
-    import gpu_backend.measure as measure_mod
-    import gpu_backend.target as target
-    seen = {}
-
-    def fake_command(argv, kernel_name, timeout=300):
-        # the profiled process, run here without ncu: its kernel and inputs are captured
-        def fake_run(kernel, params, arrays, check=False):
-            seen.update(kernel=kernel, arrays=arrays, params=params)
-        monkeypatch.setattr(target, "run_on_gpu", fake_run)
-        monkeypatch.setattr(sys, "argv", ["target", *argv[3:]])
-        target.main()
-        return "measured"
-
-    monkeypatch.setattr(measure_mod, "measure_command", fake_command)
-    opts = Options(lengths={"out": "64", "ramp": "n"}, textures={"img": "8, 4"})
-    ramp = np.arange(40, dtype=np.float32)
-    got = measure_mod.measure(SAMPLE, "sample", {"n": 40}, "sample", options=opts,
-                              arrays={"ramp": ramp})
-    assert got == "measured"
-    assert seen["kernel"].name == "sample" and seen["params"] == {"n": 40}
-    assert {g.name for g in seen["kernel"].globals} == {"out", "img", "weights", "ramp"}
-    assert list(seen["arrays"]) == ["ramp"] and (seen["arrays"]["ramp"] == ramp).all()
-
-
-def test_validate_as_compiled_predicts_the_build_it_profiles(monkeypatch):
-    """dct8x8 under `validate` on the H100 (docs/validation.md): NVRTC's build of the
-    generated CUDA merges a loop's loads into LDS.128, so the source's counts (139,264 loads)
-    disagree with ncu's 90,112; `--as-compiled` predicts that build (90,112 loads, 106,496
-    wavefronts; measured 106,498) and agrees. The measured figures are the H100's; the GPU is
-    replaced here."""
-    from tests.conftest import require_nvrtc
-    require_nvrtc()
-    import gpu_backend.measure as measure_mod
-    import smemsim.cli.verbs.validate as validate
-    from gpu_backend.measure import Measured
-    monkeypatch.setattr(validate, "require_gpu", lambda verb: None)
-    measured = Measured(load_requests=90112, store_requests=24576, load_wavefronts=106498,
-                        store_wavefronts=24576, load_conflicts=0, store_conflicts=0,
-                        ldsm_requests=None, stsm_requests=None, ldgsts_requests=None,
-                        atom_requests=None, atom_wavefronts=None, shared_wavefronts=None,
-                        misc_wavefronts=None)
-    monkeypatch.setattr(measure_mod, "measure", lambda *a, **k: measured)
-    entry = next(e for e in ENTRIES if e["kernel"] == "CUDAkernel1DCT")
-    args = [str(CORPUS / entry["file"]), "--kernel", "CUDAkernel1DCT", "--texture",
-            "TexSrc=512,512", "--launch-grid", "64,64", "--launch-block", "8,8", "-p",
-            "ImgWidth=512", "-p", "OffsetXBlocks=0", "-p", "OffsetYBlocks=0", "--length",
-            "Dst=512*512", "--frontend", "cpp"]   # (validate profiles the generated CUDA)
-    code, out = cli("validate", *args)
-    assert code == 1 and "DISAGREES" in out and "139,264" in out
-    code, out = cli("validate", *args, "--as-compiled")
-    assert code == 0 and "agrees" in out, out
-    assert "iterations merged into LDS.128" in out

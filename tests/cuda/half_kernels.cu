@@ -1,11 +1,9 @@
 // smemsim test fixture, written for smemsim: the 16-bit float idioms of tensor-core teaching
 // code (LeetCUDA's hgemm, block_all_reduce and mma kernels write them this way; that
 // repository is GPL-3.0, so none of its code is copied here): vector copies of halves
-// through float4/half2 casts, register packs, half arithmetic intrinsics, a zero
-// initializer of halves, C++ functional casts, and ldmatrix of a half tile with its
-// qualifiers in LeetCUDA's order.
-// (The inputs are not `const`: the macros cast them to writable vector pointers, which nvcc
-// refuses to do to a const pointer.)
+// through float4/half2 casts (of inputs that are not const: nvcc refuses the cast of a const
+// pointer), register packs, half arithmetic intrinsics, a zero initializer of halves, C++
+// functional casts, and ldmatrix of a half tile with its qualifiers in LeetCUDA's order.
 #include <cuda_fp16.h>
 #include <cstdint>
 
