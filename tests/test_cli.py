@@ -530,7 +530,7 @@ def test_import_never_replaces_a_file_it_did_not_write(tmp_path):
     assert cli("import", cu, "-o", str(mine))[0] == 0
     assert cli("import", cu, "-o", str(mine))[0] == 0
     assert cli("import", cu, "-o", str(precious), "--force")[0] == 0
-    assert precious.read_text().startswith("# Kernels imported from transpose.cu")
+    assert precious.read_text().startswith("# Kernels read from nvcc's build of transpose.cu")
 
 
 BIG = """\

@@ -118,15 +118,15 @@ def test_the_patch_is_built_and_counted_as_built():
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: fix --as-compiled "
                     "builds every change with the CUDA toolkit's nvcc")
 def test_fix_as_compiled_ranks_the_changes_as_built():
-    code, out, err = cli_streams("fix", str(TRANSPOSE_CU), "--as-compiled", "--json",
-                                 "--frontend", "cpp")   # (padding: the C++ reading's arrays)
+    code, out, err = cli_streams("fix", str(TRANSPOSE_CU), "--as-compiled", "--json")
     assert code == 0, err
     (res,) = json.loads(out)["results"]
     ranking = res["as_built"]
     assert ranking["original"]["wavefronts"] == 2048 + 32 * 2048
     rows = {r["label"]: r["built"]["wavefronts"] for r in ranking["rows"]}
     # nvcc keeps the scalar accesses of the transpose: as built equals the source widths
-    assert rows["Swizzle<5,0,5>"] == rows["pad 1"] == 2 * 2048
+    # (swizzles only: the PTX's tile is bytes, whose rows it does not state)
+    assert rows["Swizzle<5,0,5>"] == 2 * 2048
     assert ranking["best"] == [{"array": "tile", "label": "Swizzle<5,0,5>"}]
     assert res["patch"]["as_built"]["patched"]["wavefronts"] == 2 * 2048
     code, out = cli("fix", "transpose", "--kernel", "naive", "--as-compiled")

@@ -53,8 +53,8 @@ def test_flags_that_nvccs_shell_would_read_are_refused(nvcc, tmp_path, monkeypat
     monkeypatch.setenv("SMEMSIM_CACHE", "")
     for flag in (["-D", "V=1$(touch MARK)"], ["-D", "V=`touch MARK`"],
                  ["--nvcc-flag=-DV=\\\"x"]):
-        code, out = cli("analyze", "--as-compiled", str(TRANSPOSE_CU), *flag,
-                        "--frontend", "cpp")
+        # (--regs compile builds the user's file with nvcc's command line: gpu_backend.original)
+        code, out = cli("analyze", "--regs", "compile", str(TRANSPOSE_CU), *flag)
         assert code == 2 and "nvcc's shell would interpret" in out, out
     # through PTX the -D macros reach nvcc as a header's #define lines, never its command
     # line: built (V is unused), nothing run; a flag still goes on the command line
