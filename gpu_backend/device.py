@@ -79,9 +79,14 @@ def compare(kernel: Kernel, gpu: Mapping[str, np.ndarray],
         if g.intent == "in":
             continue
         a, b = gpu[g.name], ref[g.name]
-        if g.dtype.storage_only:  # compare values, not bits (bf16 arrays hold bits)
-            a, b = from_storage(a, g.dtype), from_storage(b, g.dtype)
-        if g.dtype.is_float:
+        dtype = _compared_as(kernel, g)
+        if a.nbytes % dtype.size:
+            dtype = g.dtype
+        if dtype is not g.dtype:   # (bytes read as the one type the kernel views them as)
+            a, b = a.view(dtype.storage), b.view(dtype.storage)
+        if dtype.storage_only:  # compare values, not bits (bf16 arrays hold bits)
+            a, b = from_storage(a, dtype), from_storage(b, dtype)
+        if dtype.is_float:
             nan_a, nan_b = np.isnan(a), np.isnan(b)
             if (nan_a != nan_b).any():
                 i = int(np.flatnonzero(nan_a != nan_b)[0])
@@ -91,16 +96,29 @@ def compare(kernel: Kernel, gpu: Mapping[str, np.ndarray],
             keep = ~nan_b
             scale = np.linalg.norm(b[keep].astype(np.float64)) or 1.0
             err = np.linalg.norm((a[keep] - b[keep]).astype(np.float64)) / scale
-            if err > FLOAT_TOLERANCE[g.dtype.name]:
+            if err > FLOAT_TOLERANCE[dtype.name]:
                 i = int(np.argmax(np.abs(a[keep] - b[keep])))
                 out.append(Mismatch(g.name, f"relative error {err:.2e} > "
-                                            f"{FLOAT_TOLERANCE[g.dtype.name]:g} (largest at "
+                                            f"{FLOAT_TOLERANCE[dtype.name]:g} (largest at "
                                             f"element {np.flatnonzero(keep)[i]})"))
         elif not np.array_equal(a, b):
             i = int(np.flatnonzero(a != b)[0])
             out.append(Mismatch(g.name, f"element {i}: GPU {a[i]}, interpreter {b[i]} "
                                         f"({int((a != b).sum())} elements differ)"))
     return tuple(out)
+
+
+def _compared_as(kernel: Kernel, g):
+    """The element type an array's outputs are compared as: its own, or for an array of
+    bytes (a kernel read from PTX) the one type its views read it as, where they agree and
+    divide its bytes (a float array's rounding is then compared as floats)."""
+    if g.dtype.size != 1:
+        return g.dtype
+    kinds = {v.dtype for v in kernel.global_views if v.base is g}
+    if len(kinds) != 1:
+        return g.dtype
+    (dtype,) = kinds
+    return dtype if dtype.size > 1 else g.dtype
 
 
 # element type -> cuTensorMapEncodeTiled's data type (integers by size: TMA moves bits)

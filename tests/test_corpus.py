@@ -27,10 +27,18 @@ def build(entry):
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e['file']}:{e['kernel']}")
-def test_a_corpus_kernel_imports_as_written(entry):
-    if entry.get("needs") == "torch":   # (its host code is a PyTorch extension's)
+def needs(entry) -> None:
+    """Skip, saying why, an entry whose build needs what this machine lacks: PyTorch's
+    headers (a torch extension's host code), OpenGL's (cuda-samples' n-body viewer)."""
+    if entry.get("needs") == "torch":
         pytest.importorskip("torch", reason="the file includes PyTorch's headers: pip "
                                             "install torch to build it")
+    if entry.get("needs") == "GL" and not pathlib.Path("/usr/include/GL/gl.h").exists():
+        pytest.skip("the file includes OpenGL's headers (GL/gl.h), which this machine lacks")
+
+
+def test_a_corpus_kernel_imports_as_written(entry):
+    needs(entry)
     if "refused" in entry:  # what the IR cannot state yet, said at the line
         with pytest.raises(KernelError, match=entry["refused"]):
             build(entry)
@@ -198,6 +206,7 @@ def test_nbody_counts_by_hand():
     tiles: each warp stores its float4 (512 bytes: 4 wavefronts) once a tile, then reads
     sharedPos[counter] for 256 counters, every lane the same 16 bytes (2 wavefronts, the
     sm_90 rule for a 16-byte broadcast)."""
+    needs(entry("cuda_samples/bodysystemcuda.cu"))
     r = analyze(build(entry("cuda_samples/bodysystemcuda.cu")))
     assert (r.grid, r.block, r.dynamic_smem) == ((64, 1, 1), (256, 1, 1), 256 * 16)
     warps_tiles = 64 * 8 * 64
@@ -213,6 +222,7 @@ def test_nbody_on_the_gpu():
     _gpu_or_skip()
     from gpu_backend.device import run_on_gpu
     e = dict(entry("cuda_samples/bodysystemcuda.cu"))
+    needs(e)
     e["hosts"] = dict(e["hosts"], **{"deviceData[dev].numBodies": "1024", "numBodies": "1024"})
     e["params"] = dict(e["params"], deviceNumBodies=1024)
     e["lengths"] = {k: "1024" for k in e["lengths"]}

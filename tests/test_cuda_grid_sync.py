@@ -83,5 +83,5 @@ def test_on_the_gpu():
     _gpu_or_skip()
     from gpu_backend.device import run_on_gpu
     x = np.random.default_rng(1).random(1 << 16, dtype=np.float32)
-    result = run_on_gpu(sum_all(), arrays={"in": x})
+    result = run_on_gpu(sum_all(), arrays={"in": x.view(np.uint8)})   # (the build's bytes)
     assert result.matches, result.mismatches

@@ -421,7 +421,7 @@ def test_wgmma_with_a_from_registers_on_the_gpu():
     _gpu_or_skip()
     from gpu_backend.device import run_on_gpu
     rng = np.random.default_rng(11)
-    arrays = {"A": rng.integers(-3, 4, 64 * 16).astype(np.float16),
-              "B": rng.integers(-3, 4, 64 * 16).astype(np.float16)}
+    arrays = {"A": rng.integers(-3, 4, 64 * 16).astype(np.float16).view(np.uint8),
+              "B": rng.integers(-3, 4, 64 * 16).astype(np.float16).view(np.uint8)}
     result = run_on_gpu(import_kernels(RS, Options())["wgmma_rs"](), arrays=arrays)
     assert result.matches, result.mismatches
