@@ -26,7 +26,6 @@ def build(entry):
     return found[entry["kernel"]]()
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e['file']}:{e['kernel']}")
 def needs(entry) -> None:
     """Skip, saying why, an entry whose build needs what this machine lacks: PyTorch's
     headers (a torch extension's host code), OpenGL's (cuda-samples' n-body viewer)."""
@@ -37,6 +36,7 @@ def needs(entry) -> None:
         pytest.skip("the file includes OpenGL's headers (GL/gl.h), which this machine lacks")
 
 
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: f"{e['file']}:{e['kernel']}")
 def test_a_corpus_kernel_imports_as_written(entry):
     needs(entry)
     if "refused" in entry:  # what the IR cannot state yet, said at the line
@@ -72,11 +72,13 @@ def test_sgemm_shared_memory_blocking_counts_by_hand():
     """siboehm's kernel 3 at M = N = K = 1024, BLOCKSIZE 32: 32 x 32 blocks of 32 warps,
     32 tiles. Per warp and tile: As and Bs stored once each (consecutive words: 1
     wavefront); 32 dot steps of two loads, As[threadRow * 32 + dotIdx] (one row per warp: a
-    broadcast) and Bs[dotIdx * 32 + threadCol] (32 consecutive words): 1 wavefront each."""
+    broadcast) and Bs[dotIdx * 32 + threadCol] (32 consecutive words): 1 wavefront each.
+    As built, ptxas reads four steps' As at once (one LDS.128, a broadcast of 16 bytes: 2
+    wavefronts): 32 + 8 loads, 32 + 16 wavefronts, as the H200 measured (docs/validation)."""
     r = analyze(build(entry("sgemm_cuda/3_kernel_shared_mem_blocking.cuh")))
     warp_tiles = 32 * 32 * 32 * 32
     assert (r.store.requests, r.store.wavefronts) == (2 * warp_tiles,) * 2
-    assert (r.load.requests, r.load.wavefronts) == (64 * warp_tiles,) * 2
+    assert (r.load.requests, r.load.wavefronts) == (40 * warp_tiles, 48 * warp_tiles)
 
 
 def test_transpose_conflicts_by_hand():
@@ -96,11 +98,13 @@ def test_sgemm_1d_blocktiling_counts_by_hand():
     """Kernel 4 <64, 64, 8, 8>: 16 x 16 blocks of 16 warps, 128 tiles. Per warp and tile:
     two stores (As[tid], Bs[tid]: 1 wavefront); per dot step (8) one Bs load (32
     consecutive words) and 8 As loads (threadRow = tid / 64: one address per warp, a
-    broadcast): 72 loads of 1 wavefront."""
+    broadcast): 72 loads of 1 wavefront. As built, ptxas reads a step's 8 As with two
+    LDS.128 (2 wavefronts each): 8 x (1 + 2) loads, 8 x (1 + 4) wavefronts, as the H200
+    measured (docs/validation)."""
     r = analyze(build(entry("sgemm_cuda/4_kernel_1D_blocktiling.cuh")))
     warp_tiles = 16 * 16 * 16 * 128
     assert (r.store.requests, r.store.wavefronts) == (2 * warp_tiles,) * 2
-    assert (r.load.requests, r.load.wavefronts) == (72 * warp_tiles,) * 2
+    assert (r.load.requests, r.load.wavefronts) == (24 * warp_tiles, 40 * warp_tiles)
 
 
 def test_n_body_float3_tiles_counts_by_hand():
@@ -108,13 +112,14 @@ def test_n_body_float3_tiles_counts_by_hand():
     three 4-byte ones, lanes 12 bytes apart, 3 coprime with 32 banks: conflict-free). 30,000
     bodies in blocks of 128: 235 blocks, the last with 48 bodies (2 warps), 938 warps that
     pass `i < n`; each runs 235 tiles, storing 3 words a tile and reading 3 a j (128 j,
-    broadcast: j is the same in every lane)."""
+    broadcast: j is the same in every lane). As built, ptxas reads several j's coordinates
+    at once (wider broadcasts): the H200 measured 21,161,280 loads, 42,300,000
+    wavefronts (docs/validation), as counted here."""
     r = analyze(build(entry("learn_cuda/n_body/n_body.cu")))
     stores = [s for s in r.sites if s.op == "store"]
-    loads = [s for s in r.sites if s.op == "load"]
-    assert len(stores) == len(loads) == 3
+    assert len(stores) == 3
     assert all(s.requests == s.wavefronts == 938 * 235 for s in stores)
-    assert all(s.requests == s.wavefronts == 938 * 235 * 128 for s in loads)
+    assert (r.load.requests, r.load.wavefronts) == (21_161_280, 42_300_000)
 
 
 def test_shfl_scan_with_the_width_its_host_passes():
@@ -127,7 +132,7 @@ def test_shfl_scan_with_the_width_its_host_passes():
     i % 256 + 1 and every block's partial sum 256."""
     import numpy as np
 
-    from kernels_ir import run
+    from tests.built import run
     kernel = build(next(e for e in ENTRIES if e["kernel"] == "shfl_scan_test"))
     r = analyze(kernel)
     assert [(s.requests, s.wavefronts) for s in r.sites] == \
@@ -166,7 +171,13 @@ def test_hotspot_at_a_16k_grid_is_classed_not_walked():
     block. Columns always leave each warp some cells, rows do not: block row 0 covers rows
     -2..13 (its warp 0, rows -2 and -1, loads nothing), block row 1,365 rows 16,378..16,393
     (warps 3-7, rows 16,384 on, nothing): 8 requests a block less 1 + 5 in those rows."""
-    r = analyze(hotspot(16384, 16384))
+    # (smemsim's C++ reading: through nvcc's PTX the grid is walked block by block yet,
+    # the guards' selects not classed, issue #53)
+    from smemsim.cuda import import_kernels as as_written
+    e = dict(entry("rodinia/hotspot.cu"))
+    e["params"] = dict(e["params"], grid_cols=16384, grid_rows=16384)
+    e["grid"] = "(16384 + 12 - 1) / 12, (16384 + 12 - 1) / 12"
+    r = analyze(as_written(str(CORPUS / e["file"]), options(e))[e["kernel"]]())
     assert r.blocks_traced < 64
     assert (r.sites[0].loc.line, r.sites[0].requests) == (167, 1366 * (1366 * 8 - 1 - 5))
 
@@ -177,10 +188,12 @@ def test_fp16_scalar_product_counts_by_hand(kernel):
     """cuda-samples' fp16ScalarProduct: 128 blocks of 4 warps; each thread stores its half2
     twice, then reduceInShared (a half2 array passed to a device function) halves 128 -> 1:
     warps storing 2, 1, 1, 1, 1, 1, 1 and loading twice as many; thread 0 reads the
-    result. 4-byte pairs, consecutive: one wavefront a request."""
+    result. 4-byte pairs, consecutive: one wavefront a request. As built, thread 0 keeps
+    the last step's sum in a register (no read of the result): 16 loads a block, as the
+    H200 measured (docs/validation)."""
     r = analyze(build(next(e for e in ENTRIES if e["kernel"] == kernel)))
     assert (r.store.requests, r.store.wavefronts) == (128 * (2 * 4 + 8),) * 2
-    assert (r.load.requests, r.load.wavefronts) == (128 * (2 * 8 + 1),) * 2
+    assert (r.load.requests, r.load.wavefronts) == (128 * 2 * 8,) * 2
 
 
 def test_reduction_multi_block_cg_counts_by_hand():
@@ -190,13 +203,14 @@ def test_reduction_multi_block_cg_counts_by_hand():
     bytes: 2 wavefronts). The grid-stride loop reads and writes sdata[rank] 62 times in
     every warp and a 63rd time in the first 16 blocks: 524,288 requests each way; per block
     the zeroing and reduceBlock's sdata[tid] (32 warps each), thread 0's 32 reads of the
-    warps' sums, its sdata[0] store and the read of sdata[0]: 65 loads, 65 stores."""
+    warps' sums, its sdata[0] store and the read of sdata[0]: 65 loads, 65 stores. As
+    built, the grid-stride loop's sum stays in a register and the tree is nvcc's own:
+    17,160 loads (25,608 wavefronts) and 25,608 stores (50,952), as the H200 measured
+    (docs/validation)."""
     r = analyze(build(entry("cuda_samples/reductionMultiBlockCG.cu")))
     assert (r.grid, r.block, r.dynamic_smem) == ((264, 1, 1), (1024, 1, 1), 1024 * 8)
-    loop = 264 * 32 * 62 + 16 * 32
-    assert (r.load.requests, r.store.requests) == (loop + 65 * 264, loop + 65 * 264)
-    assert r.load.wavefronts == 2 * loop + 264 * (2 * 32 + 33)
-    assert r.store.wavefronts == 2 * loop + 264 * (2 * 64 + 1)
+    assert (r.load.requests, r.load.wavefronts) == (17_160, 25_608)
+    assert (r.store.requests, r.store.wavefronts) == (25_608, 50_952)
 
 
 def test_nbody_counts_by_hand():
@@ -266,9 +280,11 @@ def test_parboil_sgemm_counts_by_hand():
     """Parboil's mysgemmNT (Volkov's register tiling) at M = N = K = 1024: 8 x 64 blocks of
     4 warps, 128 steps of 8 along k. Per warp and step: one store of b_s[ty][tx] (two rows
     of 16: 32 consecutive words, 1 wavefront), then 8 x 16 reads b_s[j][kk], one word for
-    the whole warp (a broadcast: 1 wavefront each)."""
+    the whole warp (a broadcast: 1 wavefront each). As built, ptxas reads four of them at
+    once (an LDS.128 broadcast: 2 wavefronts): 32 loads of 2 wavefronts, as the H200
+    measured (docs/validation)."""
     r = analyze(build(entry("parboil/sgemm_kernel.cu")))
     warp_steps = 8 * 64 * 4 * 128
     assert (r.grid, r.block) == ((8, 64, 1), (16, 8, 1))
     assert (r.store.requests, r.store.wavefronts) == (warp_steps, warp_steps)
-    assert (r.load.requests, r.load.wavefronts) == (128 * warp_steps, 128 * warp_steps)
+    assert (r.load.requests, r.load.wavefronts) == (32 * warp_steps, 64 * warp_steps)
