@@ -161,14 +161,12 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
            arch: str = "sm_90", registers: int | None = None, arrays=None, seed: int = 0,
            site: int | None = None, max_pad: int | None = None,
            progress: Callable[[int, int], None] | None = None,
-           jobs: int | None = None, vectors: Mapping[str, int] | None = None,
-           baseline: Report | None = None) -> FixSearch:
+           jobs: int | None = None, baseline: Report | None = None) -> FixSearch:
     """Try paddings and swizzles for each conflicted array (or the array of `site`), on
     `jobs` processes (default: every core, when the candidates are heavy enough).
-    `vectors`: per array, the elements a compiled build reads as one instruction where that
-    is more than the source states (nvcc's LDS.128 of four neighbouring floats): swizzles
-    that keep those together are tried as well. `baseline`: the kernel's analysis at these
-    arguments, when the caller has it already."""
+    `baseline`: the kernel's analysis at these arguments, when the caller has it already.
+    (A kernel read from nvcc's build states ptxas's widest accesses itself: nvcc's LDS.128
+    of four neighbouring floats is a 16-byte access here, which the swizzles keep whole.)"""
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     by_name = {v.name: v for v in kernel.shared}
@@ -206,17 +204,16 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         nbytes = resolve_launch(kernel, params).dynamic_smem if array.buffer.dynamic \
             else array.buffer.nbytes
         length = nbytes // array.dtype.size
-        wider = (vectors or {}).get(name, vec)
-        for m in sorted({_log2(vec), _log2(max(vec, wider))}):
-            for b in range(1, 6):
-                if length % (1 << (b + m)):
-                    continue
-                for sh in range(b, 11):  # S >= B, as CuTe requires for positive shifts
-                    if (1 << (m + sh)) >= length:
-                        break  # the bits it would XOR in are 0 for every index: no change
-                    plans.append((name, "swizzle", array.pad, (b, m, sh),
-                                  lambda a=array, bb=b, ss=sh, mm=m:
-                                  swizzled(kernel, a, bb, mm, ss)))
+        m = _log2(vec)
+        for b in range(1, 6):
+            if length % (1 << (b + m)):
+                continue
+            for sh in range(b, 11):  # S >= B, as CuTe requires for positive shifts
+                if (1 << (m + sh)) >= length:
+                    break  # the bits it would XOR in are 0 for every index: no change
+                plans.append((name, "swizzle", array.pad, (b, m, sh),
+                              lambda a=array, bb=b, ss=sh, mm=m:
+                              swizzled(kernel, a, bb, mm, ss)))
     variants, too_big = [], 0
     for name, kind, pad, swz, make in plans:
         variant = make()

@@ -159,11 +159,9 @@ class AsBuiltRanking:
 PER_ARRAY, PADS = 32, 4
 
 
-def vectors_as_built(args, kernel, params, arrays) -> tuple[Built, dict[str, int]]:
-    """The original as built, and per array the elements its widest instruction reads
-    where that is more than the kernel states (for fix.search's `vectors`): none, as the
-    kernel is read from nvcc's build with ptxas's merges."""
-    return _build_count(args, _options(args), args.file, kernel, params, arrays), {}
+def original_as_built(args, kernel, params, arrays) -> Built:
+    """The user's file as nvcc builds it (fix --as-compiled's reference)."""
+    return _build_count(args, _options(args), args.file, kernel, params, arrays)
 
 
 def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,

@@ -1108,13 +1108,15 @@ class _Lowering:
 
     def _dest(self, inst: Inst, value, reg: str | None = None) -> None:
         reg = reg or inst.operands[0]
-        if "sat" in inst.opcode and isinstance(value, Expr) and value.dtype.is_float and \
-                inst.name != "cvt" or inst.opcode[:2] == ("cvt", "sat") and \
-                isinstance(value, Expr) and value.dtype.is_float:
+        if "sat" in inst.opcode and isinstance(value, Expr) and value.dtype.is_float:
             # `.sat` of float arithmetic and of a float's cvt (__saturatef): clamped to
             # [0, 1], NaN to 0 (PTX ISA)
             value = select(value > 0, smin(value, const(1, value.dtype)),
                            const(0, value.dtype))
+        elif "sat" in inst.opcode and inst.name != "cvt":
+            # (an integer's `add.sat.s32` clamps where the sum leaves the range: not
+            # lowered, rather than wrapped)
+            raise self._refuse(inst, "integer arithmetic with .sat is not lowered yet")
         if reg in self.inductions or isinstance(value, TensorMapRef):
             # a counted loop's step (its one write there), or a tensor map parameter's
             # address (the same map wherever it is read): the value itself, not a local

@@ -22,13 +22,8 @@ def kernel_symbol(symbols, instance, error=KernelError) -> str:
     if len(named) == 1:
         return next(iter(named))
     if instance.template_args is not None:
-        from smemsim.cuda.symbols import TYPES
-        want = [(t, v) if t != v else ("type", TYPES.get(v, v))
-                for t, v in zip(instance.types, instance.values)]
         for sym, (_, args) in named.items():
-            if args is not None and len(args) == len(want) and all(
-                    a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
-                    for a, w in zip(args, want)):
+            if _same_arguments(args, instance):
                 return sym
     if not named:
         raise error(f"nvcc's build has no kernel '{instance.name}' (it has: "
@@ -42,14 +37,20 @@ def instance_symbol(symbols, instance) -> str | None:
     it with exactly its arguments (a build the file itself instantiates it in), else None."""
     if instance.template_args is None:
         return None
+    found = [sym for sym in symbols if (parsed := demangle(sym)) is not None and
+             parsed[0] == instance.name and _same_arguments(parsed[1], instance)]
+    return found[0] if len(found) == 1 else None
+
+
+def _same_arguments(args, instance) -> bool:
+    """Whether a symbol's demangled template arguments are the instance's (a number's
+    type aside: `128` whether int or unsigned)."""
     from smemsim.cuda.symbols import TYPES
     want = [(t, v) if t != v else ("type", TYPES.get(v, v))
             for t, v in zip(instance.types, instance.values)]
-    found = [sym for sym in symbols if (parsed := demangle(sym)) is not None and
-             parsed[0] == instance.name and parsed[1] is not None and len(parsed[1]) ==
-             len(want) and all(a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
-                               for a, w in zip(parsed[1], want))]
-    return found[0] if len(found) == 1 else None
+    return args is not None and len(args) == len(want) and all(
+        a == w or (a[0] != "type" and w[0] != "type" and a[1] == w[1])
+        for a, w in zip(args, want))
 
 
 def demangle(symbol: str):

@@ -10,7 +10,7 @@ from .. import jsonout, outputs, render
 from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress
 from ..fixpatch import (
     CheckedPatch, checked_patch, combined_wavefronts, patchable, predicted_wavefronts,
-    rank_as_built, vectors_as_built,
+    rank_as_built, original_as_built,
 )
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
@@ -56,17 +56,17 @@ def execute(args, console: Console) -> int:
             regs = occupancy_of(kernel, args.arch, "compile", params,
                                 source=(args, name)).registers_per_thread
         arrays = inputs(args, name, kernel, params)
-        original = vectors = ranking = None
+        original = ranking = None
         if args.as_compiled:
             if not patchable(args.file):
                 raise KernelError("fix --as-compiled needs a .cu or .cuh file: it builds each "
                                   "change into your file with nvcc")
             with busy(console, args, f"building {kernel.name}"):
-                original, vectors = vectors_as_built(args, kernel, params, arrays)
+                original = original_as_built(args, kernel, params, arrays)
         with progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)
             f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                       site=args.site, jobs=args.jobs, vectors=vectors,
+                       site=args.site, jobs=args.jobs,
                        progress=lambda i, n: bar.update(task, completed=i, total=n))
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
