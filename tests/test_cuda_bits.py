@@ -116,7 +116,7 @@ def test_a_stream_compaction_by_warp_votes():
 
 
 def test_the_kernels_file_keeps_the_votes_and_the_intrinsics(tmp_path):
-    from smemsim.cuda import write_kernels_file
+    from smemsim.ptx.frontend import write_kernels_file
     from smemsim.loader import load_kernels
     text = write_kernels_file(str(BITS), Options(kernel="compact"))[0]
     assert '"ballot", width=32' in text and 'call("popc", ' in text
