@@ -2,6 +2,7 @@
 the signature of smemsim.cuda's old `import_kernels` the tests were written against."""
 from __future__ import annotations
 
+import json
 import pathlib
 
 
@@ -15,16 +16,17 @@ def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=(
     path = pathlib.Path(path).resolve()
     if CORPUS in path.parents and not flags:
         import dataclasses
-        import json
-        corpus = json.loads((CORPUS / "corpus.json").read_text())
-        own = next((e.get("nvcc_flags", []) for e in corpus["entries"]
-                    if CORPUS / e["file"] == path), [])
-        flags = [*corpus["build"]["flags"], *own]
+
+        from tools.corpus_status import corpus_build
+        build = corpus_build()
+        entries = json.loads((CORPUS / "corpus.json").read_text())["entries"]
+        own = next((e.get("nvcc_flags", []) for e in entries if CORPUS / e["file"] == path), [])
+        flags = [*build["flags"], *own]
         if options is None:
             from smemsim.cuda import Options
             options = Options()
         options = dataclasses.replace(options, include_dirs=[
-            *options.include_dirs, *(str(CORPUS / d) for d in corpus["build"]["include"])])
+            *options.include_dirs, *(str(CORPUS / d) for d in build["include"])])
     return import_cu(str(path), options, wanted if wanted is not None else
                      getattr(options, "kernel", None), arch, flags)
 

@@ -11,14 +11,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def _build() -> dict:
+def corpus_build() -> dict:
     """What every entry's build adds (corpus.json's `build`: flags and include folders)."""
     return json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["build"]
 
 
 def flags(entry) -> list[str]:
     """The nvcc flags of a corpus entry's build: the corpus's, then the entry's own."""
-    return [*_build()["flags"], *entry.get("nvcc_flags", [])]
+    return [*corpus_build()["flags"], *entry.get("nvcc_flags", [])]
 
 
 def torch_includes() -> list[str]:
@@ -36,7 +36,7 @@ def options(entry):
     from smemsim.cuda import Options
     return Options(defines=entry.get("defines", {}), include_dirs=[
         *(str(ROOT / "tests" / "corpus" / d) for d in [*entry.get("include", []),
-                                                       *_build()["include"]]),
+                                                       *corpus_build()["include"]]),
         *(torch_includes() if entry.get("needs") == "torch" else [])],
         grid=entry.get("grid"), block=entry.get("block"), smem=entry.get("smem"),
         lengths=entry.get("lengths", {}), params=entry.get("params", {}),

@@ -435,13 +435,8 @@ def original_build(case: dict, folder: pathlib.Path):
 def torch_includes(case: dict) -> list[str]:
     """PyTorch's include folders, where the case's file includes its headers: those of the
     torch this Python imports (none where it has none: nvcc then names the missing header)."""
-    if not case.get("torch"):
-        return []
-    try:
-        from torch.utils.cpp_extension import include_paths
-    except ImportError:
-        return []
-    return [str(p) for p in include_paths()]
+    from tools.corpus_status import torch_includes as of_this_python
+    return of_this_python() if case.get("torch") else []
 
 
 def zeroed(kernel) -> dict:
