@@ -1135,8 +1135,9 @@ class KernelBuilder:
              name: str | None = None) -> Expr:
         """`__ballot_sync(mask, predicate)` (a u32: bit l for lane l executing it with a
         nonzero predicate), or `__any_sync` / `__all_sync` (mode "any", "all": an i32 0 or
-        1). The predicate converts to int as C converts it; the mask follows the shuffles'
-        rules."""
+        1), or `__match_any_sync(mask, value)` (mode "match_any": a u32 of the lanes whose
+        value, as a u64, equals this lane's). The predicate converts to int as C converts
+        it; the mask follows the shuffles' rules."""
         loc = caller_loc()
         self._guard_condition("a warp vote")
         if mode not in VOTE_MODES:
@@ -1153,9 +1154,10 @@ class KernelBuilder:
             mask = cast(self._integer(mask, "a lane mask", loc), u32)
         else:
             mask = self._lane_mask(mask, loc)
-        dtype = u32 if mode == "ballot" else i32
+        dtype = u32 if mode in ("ballot", "match_any") else i32
         var = Var(self._fresh(name or mode), dtype, "load")
-        self._emit(Shuffle(var, mode, cast(as_expr(predicate), i32), const(0), 32, mask, loc))
+        self._emit(Shuffle(var, mode, cast(as_expr(predicate), u64 if mode == "match_any"
+                                           else i32), const(0), 32, mask, loc))
         return ReadOnlyRef(Op.VAR, dtype, (), var)
 
     def mma_sync(self, a, b, c, shape: str = "m16n8k16", atype: str = "f16",

@@ -2127,6 +2127,9 @@ class _Machine(Evaluator):
         (every one of them executes it, _warp_lanes made sure), as a ballot's bits, or
         whether any or all are nonzero. Two tiles of 16 of one warp vote together, each
         lane seeing its own tile's bits (the hardware's vote.sync with two member masks)."""
+        if s.mode == "match_any":
+            self._match_any(s, idx, dense, lane, present, mask)
+            return
         yes = self.eval(s.value, idx) != 0
         bits = np.zeros(present.shape[0], np.uint64)
         np.bitwise_or.at(bits, dense[yes], np.left_shift(np.uint64(1), lane[yes].astype(
@@ -2146,6 +2149,21 @@ class _Machine(Evaluator):
         if s.dst not in self.vars:
             self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
         self.vars[s.dst][idx] = value
+
+    def _match_any(self, s: Shuffle, idx: np.ndarray, dense, lane, present, mask) -> None:
+        """`__match_any_sync`: each lane's mask of the executing lanes (of `mask`) of its warp
+        whose value equals its own."""
+        value = self.eval(s.value, idx).astype(np.uint64)
+        table = np.zeros(present.shape, np.uint64)
+        table[dense, lane] = value
+        same = (table[dense] == value[:, None]) & present[dense]
+        bits = (same * (np.uint64(1) << np.arange(32, dtype=np.uint64))).sum(
+            axis=1, dtype=np.uint64)
+        if not (isinstance(mask, int) and mask == ACTIVE_MASK):
+            bits &= np.asarray(mask, np.int64).astype(np.uint64) & np.uint64(0xFFFFFFFF)
+        if s.dst not in self.vars:
+            self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+        self.vars[s.dst][idx] = bits.astype(np.uint32)
 
     def _mma_sync(self, s: MmaSync, idx: np.ndarray) -> None:
         """D = A x B + C per warp, the fragments laid out over the lanes as the PTX ISA

@@ -963,8 +963,10 @@ TRAP_TEXT = "__trap()"
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",
                  "xor": "__shfl_xor_sync"}
 # the warp votes, held as Shuffles whose lane is 0 and width 32: `__ballot_sync(mask, p)` is
-# a u32 of the executing lanes' predicates, `__any_sync` / `__all_sync` an i32 0 or 1
-VOTE_MODES = {"ballot": "__ballot_sync", "any": "__any_sync", "all": "__all_sync"}
+# a u32 of the executing lanes' predicates, `__any_sync` / `__all_sync` an i32 0 or 1,
+# `__match_any_sync(mask, v)` a u32 of the executing lanes whose v (a u64) equals this one's
+VOTE_MODES = {"ballot": "__ballot_sync", "any": "__any_sync", "all": "__all_sync",
+              "match_any": "__match_any_sync"}
 FULL_MASK = 0xFFFFFFFF
 # a lane mask of 0 stands for `__activemask()`: the lanes that execute the operation (a
 # mask of no lane is not one CUDA allows, so the value is free to mean this)

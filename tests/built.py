@@ -31,10 +31,11 @@ def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=(
                      getattr(options, "kernel", None), arch, flags)
 
 
-def run(kernel, params=None, arrays=None, **options) -> dict:
+def run(kernel, params=None, arrays=None, types=None, **options) -> dict:
     """kernels_ir.run over a kernel read from PTX, whose global arrays are bytes (each typed
     by its views): inputs given as typed numpy arrays go in as their bytes, and each array
-    comes back typed as it was given, else as its one view's type, else as bytes."""
+    comes back typed as it was given, else as `types` names it (an output the kernel
+    stores as bits: halves as u16), else as its one view's type, else as bytes."""
     import numpy as np
 
     from kernels_ir import run as run_ir
@@ -51,8 +52,21 @@ def run(kernel, params=None, arrays=None, **options) -> dict:
     typed = {}
     for name, a in out.items():
         want = np.asarray(arrays[name]).dtype if arrays and name in arrays else \
+            np.dtype((types or {})[name]) if name in (types or {}) else \
             next(iter(views[name])) if len(views.get(name, ())) == 1 else None
         if want is not None and a.dtype != want and a.nbytes % np.dtype(want).itemsize == 0:
             a = a.view(want)
         typed[name] = a
     return typed
+
+
+def by_line(report) -> list:
+    """A report's sites summed by (source line, op, width), in line order: (line, op, width,
+    requests, wavefronts). nvcc unrolls and peels loops, so one source access is often
+    several sites of the build; the counts a line costs are their sums."""
+    sums: dict = {}
+    for s in report.sites:
+        key = (s.loc.line if s.loc else 0, s.op, s.width)
+        requests, wavefronts = sums.get(key, (0, 0))
+        sums[key] = (requests + s.requests, wavefronts + s.wavefronts)
+    return [(*key, *sums[key]) for key in sorted(sums)]

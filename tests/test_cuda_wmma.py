@@ -1,10 +1,7 @@
 """nvcuda::wmma (tests/cuda/wmma_kernels.cu): m16n16k16 fragments of halves as the
 instructions nvcc compiles them to (ldmatrix.x4, two mma.sync m16n8k16, 8-byte rows of an
 accumulator, a register transpose for a column-major half accumulator); each kernel's
-products against numpy and its counts by hand."""
-# (smemsim's own C++ reading, smemsim.cuda, which no command uses any more: these tests
-# are kept as the specification of what the PTX path must lower, with these values,
-# before that reading is deleted (issue #57; tests/built.py reads through nvcc's build))
+products against numpy and its counts by hand, read from nvcc's build (smemsim.ptx.wmma)."""
 from __future__ import annotations
 
 import pathlib
@@ -12,12 +9,10 @@ import pathlib
 import numpy as np
 import pytest
 
-pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
-                                                "(a base dependency: pip install -e . installs it)")
-
-from kernels_ir import run  # noqa: E402
-from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, import_kernels  # noqa: E402
+from kernels_ir import KernelError
+from smemsim import analyze
+from smemsim.cuda import Options
+from tests.built import import_kernels, run
 
 WMMA = pathlib.Path(__file__).resolve().parent / "cuda" / "wmma_kernels.cu"
 M = N = K = 64
@@ -55,7 +50,8 @@ def test_column_major_operands_and_a_half_accumulator():
     __hadd(c.x[e], c.x[e])`) and it is stored column-major: Ct is 2 (AB + 1) transposed,
     per block of 256."""
     at, bt = small(1024, 3), small(1024, 4)
-    out = run(kernel("wmma_colmajor_half"), arrays={"At": at, "Bt": bt})
+    out = run(kernel("wmma_colmajor_half"), arrays={"At": at, "Bt": bt,
+                                                  "Ct": np.zeros(1024, np.float16)})
     for blk in range(4):
         part = slice(256 * blk, 256 * (blk + 1))
         a, b = matrix(at[part], 16, 16).T, matrix(bt[part], 16, 16).T
@@ -117,7 +113,7 @@ void h(const half *a, const half *b, float *c) { k<half, float><<<1, 32>>>(a, b,
 def test_a_half_accumulators_elements_compute_as_halves(tmp_path):
     """`h.x[e] *= beta` on a half accumulator is cuda_fp16.hpp's `operator*=`: beta (a
     float) converted to half, the product rounded to half; `fragment<accumulator, ...,
-    __nv_bfloat16>` (which CUDA does not have) is refused at its line."""
+    __nv_bfloat16>` (which CUDA does not have) is nvcc's error, at its line."""
     cu = tmp_path / "hx.cu"
     cu.write_text("""#include <mma.h>
 using namespace nvcuda;
@@ -130,12 +126,11 @@ __global__ void k(half *c, float beta) {
 void f(half *c) { k<<<1, 32>>>(c, 0.3f); }
 """)
     k = import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
-    got = np.asarray(run(k)["c"], np.float16)
+    got = run(k, arrays={"c": np.zeros(256, np.float16)})["c"]
     beta = np.float16(0.3)      # 0.30005 (3 x 0.3 in float, rounded, would be 0.8999)
     assert (got == np.float16(np.float64(3.0) * np.float64(beta))).all()
     cu.write_text(cu.read_text().replace("16, 16, 16, half> h", "16, 16, 16, __nv_bfloat16> h"))
-    with pytest.raises(CudaImportError,
-                       match=r"hx\.cu:4.*an accumulator is float, half, int or double"):
+    with pytest.raises(KernelError, match=r"hx\.cu:4: error: incomplete type"):   # (nvcc's)
         import_kernels(str(cu), Options(lengths={"c": "256"}))["k"]()
 
 
@@ -160,15 +155,15 @@ def test_counts_of_the_fragments_moves():
 
 
 def test_unsupported_fragments_are_refused_at_their_line(tmp_path):
-    """Other shapes and element types are refused by name, at the declaration."""
+    """Other shapes and element types are refused by name, at the instruction's line."""
     src = tmp_path / "k.cu"
     src.write_text("#include <mma.h>\nusing namespace nvcuda;\n"
                    "__global__ void k(const half *a) {\n"
                    "  wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> f;\n"
                    "  wmma::load_matrix_sync(f, a, 16);\n}\n")
-    with pytest.raises(CudaImportError, match=r"k\.cu:4.*wmma m32n8k16 of half is not "
-                                              r"supported"):
-        import_kernels(str(src), Options())["k"]()
+    with pytest.raises(KernelError, match=r"k\.cu:5.*wmma m32n8k16 of f16 \(operand\) is "
+                                          r"not lowered yet"):
+        import_kernels(str(src), Options(grid="1", block="32", lengths={"a": "512"}))["k"]()
 
 
 @pytest.mark.gpu
@@ -194,23 +189,20 @@ def test_on_the_gpu(name):
     if name == "wmma_tf32":   # eighths: exact in tf32, every sum exact in float
         arrays.update(A=arrays["A"].astype(np.float32) / 8, B=arrays["B"].astype(np.float32) / 8)
     k = kernel(name)
-    result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
-                                   if g.name in arrays})
+    result = run_on_gpu(k, arrays={g.name: np.ascontiguousarray(arrays[g.name]).view(np.uint8)
+                                   for g in k.globals if g.name in arrays})
     assert result.matches, result.mismatches
 
 
 @pytest.mark.gpu
 def test_the_users_build_equals_ncu(tmp_path):
     """On the GPU: ncu's counters of nvcc's -O3 build of wmma_kernels.cu (its own main,
-    one kernel a run) equal `--as-compiled` of each imported kernel: instructions exactly,
-    wavefronts not below."""
+    one kernel a run) equal the counts of each kernel read from that build: instructions
+    exactly, wavefronts not below."""
     import shutil
     import subprocess
 
-    from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import compare_counts, measure_command
-    from gpu_backend.original import build_original
-    from smemsim.cuda import instantiation
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
     if shutil.which("nvcc") is None:
@@ -223,9 +215,8 @@ def test_the_users_build_equals_ncu(tmp_path):
              "wmma_f64"]
     for number, key in enumerate(order):
         k = kernel(key)
-        build = build_original(str(WMMA), instantiation(str(WMMA), None, key))
-        report = analyze_as_compiled(k, build=build)
-        agreement = compare_counts(report, measure_command([str(exe), str(number)], k.name))
+        agreement = compare_counts(analyze(k), measure_command([str(exe), str(number)],
+                                                               k.name))
         assert agreement.ok, (key, agreement.checks)
 
 
@@ -269,15 +260,15 @@ def test_tf32_operands_rounded_by_float_to_tf32_and_multiplied():
 
 
 def test_tf32_fragments_move_as_4_byte_loads_and_8_byte_stores():
-    """Each tf32 operand is four 4-byte loads (two k steps: 2 requests a site), the float
-    accumulator four 8-byte row stores."""
+    """Each tf32 operand is four 4-byte loads (nvcc unrolls the two k steps: 8 loads of
+    one request a line, SASS's 24 LD.E), the float accumulator four 8-byte row stores."""
     report = analyze(kernel("wmma_tf32"))
     by_line: dict = {}
     for s in report.sites:
         by_line.setdefault(s.loc.line, []).append((s.op, s.width, s.requests))
     operand_lines = [line for line, sites in by_line.items()
-                     if sites == [("load", 4, 2)] * 4]
-    assert len(operand_lines) == 3
+                     if sites == [("load", 4, 1)] * 8]
+    assert operand_lines == [221, 222, 223]
     assert [sites for sites in by_line.values() if ("store", 8, 1) in sites] == \
         [[("store", 8, 1)] * 4]
 
@@ -287,7 +278,7 @@ def test_signed_char_operands_in_every_layout_into_int():
     range of bytes (sums of 16 products of up to 2^14 each: exact, no wrap)."""
     rng = np.random.default_rng(11)
     a, b = (rng.integers(-128, 128, 4096).astype(np.int8) for _ in range(2))
-    out = run(kernel("wmma_s8"), arrays={"A": a, "B": b})
+    out = run(kernel("wmma_s8"), arrays={"A": a, "B": b, "C": np.zeros(4096, np.int32)})
     ta, tb = (matrix(x[:256], 16, 16).astype(np.int64) for x in (a, b))
     np.testing.assert_array_equal(matrix(out["C"][:256], 16, 16), ta @ tb.T + ta.T @ tb + 1)
 
@@ -316,7 +307,8 @@ def test_double_fragments_m8n8k4():
     np.testing.assert_array_equal(matrix(out["C"][:64], 8, 8), want)
     np.testing.assert_array_equal(matrix(out["C"][64:128], 8, 8), want.T)
     report = analyze(kernel("wmma_f64"))
-    assert sorted({(s.op, s.width) for s in report.sites if s.requests == 2 and
-                   s.loc.line > 280}) == [("load", 8)]
-    assert [(s.op, s.width) for s in report.sites if s.requests == 1] == \
+    operands = [(s.op, s.width, s.requests) for s in report.sites if s.loc.line in
+                (287, 288, 290, 291)]   # (the k loop unrolled: SASS's eight LD.E.64)
+    assert operands == [("load", 8, 1)] * 8
+    assert [(s.op, s.width) for s in report.sites if s.loc.line in (294, 295)] == \
         [("store", 16), ("store", 8), ("store", 8)]

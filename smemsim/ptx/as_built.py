@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from .parse import Entry, Inst, Label, Module, _SIZES
 from .sass import FunctionSass
 from .unroll import unroll
+from .wmma import form_of
 
 _KINDS = {"ld": "load", "st": "store"}
 _ADDRESS = re.compile(r"^\[([^\]+-]+)(?:([+-])(-?(?:0x[0-9a-fA-F]+|\d+)))?\]$")
@@ -631,12 +632,16 @@ def _accesses(module: Module, entry: Entry) -> list[_Access]:
             continue
         if x.name in ("bra", "ret", "exit"):
             block += 1
-        if x.name == "wmma" and x.opcode[1:3] == ("store", "d") and "shared" in x.opcode:
-            # (lowered as 4 stores a lane of an f32 pair or an f16 pair: smemsim.ptx.lower)
-            width = 8 if x.opcode[-1] == "f32" else 4
-            m = _ADDRESS.match(x.operands[0])
-            out += [_Access(n, x, "store", width, width // 2, 2, m.group(1) if m else "",
-                            0, block, _chain(module, x)) for _ in range(4)]
+        if x.name == "wmma":
+            # (lowered as the shared loads and stores SASS makes of it: smemsim.ptx.wmma)
+            form = form_of(x)
+            m = _ADDRESS.match(x.operands[0 if x.opcode[1] == "store" else 1]) if form \
+                else None
+            for kind, width in form.shared_accesses() if form else ():
+                element = form.element_size
+                if kind in ("load", "store"):
+                    out.append(_Access(n, x, kind, width, element, width // element,
+                                       m.group(1) if m else "", 0, block, _chain(module, x)))
             continue
         kind = _KINDS.get(x.name)
         if kind is None or not any(p.startswith("shared") for p in x.opcode[1:]):

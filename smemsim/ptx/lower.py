@@ -37,6 +37,7 @@ from kernels_ir.expr import (COMPARE_OPS, Expr, Op, as_expr, bitcast, call, cast
 from . import cfg
 from .parse import Entry, Inst, Label, Module, PtxError
 from .symbols import local_name
+from .wmma import WmmaLowering
 
 _TYPES = {"s8": i8, "u8": u8, "b8": u8, "s16": i16, "u16": u16, "b16": u16, "s32": i32,
           "u32": u32, "b32": u32, "s64": i64, "u64": u64, "b64": u64, "f32": f32, "f64": f64}
@@ -144,7 +145,7 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     return dataclasses.replace(kernel, loc=launch.declared) if launch.declared else kernel
 
 
-class _Lowering:
+class _Lowering(WmmaLowering):
     """The walk over an entry's instructions, building the IR as it goes."""
 
     def __init__(self, module: Module, entry: Entry, launch: Launch, name,
@@ -1613,6 +1614,18 @@ class _Lowering:
         if halves:
             self._half_cvt(inst)
             return
+        if inst.opcode[1:] in (("rna", "tf32", "f32"), ("rna", "satfinite", "tf32", "f32")):
+            # `cvt.rna.tf32.f32` (wmma::__float_to_tf32): the float's bits rounded to 10
+            # mantissa bits, to nearest with ties away from zero (half a tf32 ulp added to
+            # the magnitude, the 13 low bits cleared); infinities and NaNs kept (PTX ISA)
+            bits = self.integer(inst.operands[1], u32)
+            finite = (bits & 0x7F800000) != 0x7F800000
+            rounded = select(finite, (bits + 0x1000) & 0xFFFFE000, bits)
+            if "satfinite" in inst.opcode:   # a finite value rounded past the largest: it
+                rounded = select(finite & ((rounded & 0x7F800000) == 0x7F800000),
+                                 (bits & 0x80000000) | 0x7F7FE000, rounded)
+            self._dest(inst, rounded)
+            return
         types = [p for p in inst.opcode[1:] if p in _TYPES]
         if len(types) != 2:
             raise self._refuse(inst, "a conversion smemsim cannot read")
@@ -1736,11 +1749,10 @@ class _Lowering:
         if inst.name == "setp":
             cmp = inst.opcode[1]
             a, b = (self._half_value(x, brain) for x in xs)
-            ops = {"eq": a == b, "ne": a != b, "lt": a < b, "le": a <= b, "gt": a > b,
-                   "ge": a >= b}
-            if cmp not in ops:
+            held = _compared(cmp, a, b, True)
+            if held is None:
                 raise self._refuse(inst, f"setp.{cmp} of 16-bit floats is not lowered yet")
-            self._dest(inst, ops[cmp])
+            self._dest(inst, held)
             return
         out = const(0, u32)
         for h in range(2 if pairs else 1):
@@ -1931,23 +1943,50 @@ class _Lowering:
             self._dest(inst, self._choice_is_null(inst, cmp, a, b))
             return
         a, b = self._numbers(inst, a, b)
-        a, b = retype(a, dtype), retype(b, dtype)
-        # the unordered forms of a float comparison (`leu`) hold also where either is NaN
-        unordered = lambda: (a != a) | (b != b)   # noqa: E731
-        ops = {"eq": lambda: a == b, "lt": lambda: a < b,
-               # ordered: false where either is NaN, as every comparison but the `u` forms
-               "ne": (lambda: (a != b) & (a == a) & (b == b)) if dtype.is_float else
-               (lambda: a != b),
-               "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
-               "lo": lambda: a < b, "ls": lambda: a <= b, "hi": lambda: a > b,
-               "hs": lambda: a >= b,
-               "equ": lambda: (a == b) | unordered(), "neu": lambda: (a != b) | unordered(),
-               "ltu": lambda: (a < b) | unordered(), "leu": lambda: (a <= b) | unordered(),
-               "gtu": lambda: (a > b) | unordered(), "geu": lambda: (a >= b) | unordered(),
-               "num": lambda: (a == a) & (b == b), "nan": unordered}
-        if cmp not in ops:
+        held = _compared(cmp, retype(a, dtype), retype(b, dtype), dtype.is_float)
+        if held is None:
             raise self._refuse(inst, f"setp.{cmp} is not lowered yet")
-        self._dest(inst, ops[cmp]())
+        self._dest(inst, held)
+
+    def _op_set(self, inst: Inst) -> None:
+        """`set.CmpOp.dtype.stype d, a, b`: the comparison as a number of dtype, 1.0 or 0.0
+        for a float, all ones or 0 for an integer; of halves (`.f16`, `.f16x2`, `.bf16`..)
+        each half's comparison, 1.0 or 0.0 as a half, all ones or 0 in a 16-bit half of an
+        integer (PTX ISA, set)."""
+        parts = [p for p in inst.opcode[1:] if p != "ftz"]
+        if len(parts) != 3 or len(inst.operands) != 3:
+            raise self._refuse(inst, "this form of set is not lowered yet (set.CmpOp.dtype."
+                                     "stype d, a, b is)")
+        cmp, dname, sname = parts
+        dtype = _TYPES.get(dname)
+        if sname in _HALF_TYPES:
+            pairs, brain = sname.endswith("x2"), sname.startswith("bf")
+            xs = [retype(self.integer(t, u32 if pairs else u16), u32)
+                  for t in inst.operands[1:3]]
+            true = 0x3F80 if dname.startswith("bf") else 0x3C00 \
+                if dname in _HALF_TYPES else 0xFFFF
+            out = const(0, u32)
+            for h in range(2 if pairs else 1):
+                a, b = (self._half_value((x >> (16 * h)) & 0xFFFF, brain) for x in xs)
+                held = _compared(cmp, a, b, True)
+                if held is None:
+                    raise self._refuse(inst, f"set.{cmp} of 16-bit floats is not lowered yet")
+                out = out | select(held, const(true << (16 * h), u32), const(0, u32))
+            if not pairs and dname not in _HALF_TYPES:   # (a 32-bit integer: all ones)
+                out = select(out != 0, const(0xFFFFFFFF, u32), const(0, u32))
+            word = u16 if dname in ("f16", "bf16") else u32
+            self._dest(inst, retype(out, word))
+            return
+        stype = _TYPES.get(sname)
+        if dtype is None or stype is None:
+            raise self._refuse(inst, "this form of set is not lowered yet")
+        a, b = self._numbers(inst, self.value(inst.operands[1], stype),
+                             self.value(inst.operands[2], stype))
+        held = _compared(cmp, retype(a, stype), retype(b, stype), stype.is_float)
+        if held is None:
+            raise self._refuse(inst, f"set.{cmp} is not lowered yet")
+        yes = const(1.0, dtype) if dtype.is_float else _wrapped(-1, dtype)
+        self._dest(inst, select(held, yes, const(0, dtype)))
 
     def _numbers(self, inst: Inst, *values):
         """Operands as numbers: a shared address is its place in the window; two global
@@ -2227,111 +2266,6 @@ class _Lowering:
         for j, r in enumerate(inst.operands[0].strip("{}").split(",")):
             self._dest(inst, retype(frag[2 * j], u32) | retype(frag[2 * j + 1], u32) << 16, r)
 
-    # ---------------------------------------------------------------- wmma (sm_80+)
-    # `wmma.*.m16n16k16` as sm_90's SASS of it does its memory and math (measured: nvdisasm
-    # of nvcc 13's build): a fragment of A (row major) or B (column major) is one LDSM.x4
-    # from shared memory, each lane giving one row's address (A: rows L%8 + 8(L/8%2), columns
-    # 8(L/16); B: columns 8(L/16) + L%8, rows 8(L/8%2)); the product two HMMA.16816 (n 0-7
-    # and 8-15); the accumulator stored as STS.64 (f32) or STS (f16) pairs of lane L's
-    # (row L/4 (+8), columns 2(L%4) (+8)). The fragments are opaque to the program (only
-    # wmma instructions and element-wise code read them): their registers hold ldmatrix's
-    # and mma's fragments, the PTX's second four A and B registers copies of the first.
-
-    def _wmma_parts(self, inst: Inst) -> tuple:
-        parts = inst.opcode[1:]
-        if "m16n16k16" not in parts:
-            raise self._refuse(inst, "wmma of a shape other than m16n16k16 is not lowered yet")
-        return parts
-
-    def _op_wmma(self, inst: Inst) -> None:
-        parts = self._wmma_parts(inst)
-        if parts[0] == "load" and parts[1] in ("a", "b"):
-            self._wmma_load(inst, parts)
-        elif parts[0] == "mma":
-            self._wmma_mma(inst, parts)
-        elif parts[0] == "store" and parts[1] == "d":
-            self._wmma_store(inst, parts)
-        else:
-            raise self._refuse(inst, "this wmma instruction is not lowered yet (fragments of "
-                                     "A and B loaded, mma, D stored are)")
-
-    def _wmma_lane(self) -> Expr:
-        linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
-            cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
-        return linear % 32
-
-    def _wmma_load(self, inst: Inst, parts: tuple) -> None:
-        which, layout = parts[1], "row" if "row" in parts else "col"
-        if (which, layout) not in (("a", "row"), ("b", "col")) or "shared" not in parts or \
-                parts[-1] not in ("f16", "bf16"):
-            raise self._refuse(inst, "this wmma load is not lowered yet (A row major and B "
-                                     "column major, of f16 or bf16 from shared memory, are)")
-        addr = self.address(inst.operands[1], inst)
-        ldm = self.integer(inst.operands[2], u32)
-        lane = self._wmma_lane()
-        if which == "a":   # (row, column) of the lane's row address
-            major, minor = lane % 8 + 8 * (lane // 8 % 2), 8 * (lane // 16)
-        else:               # (column, row): B column major
-            major, minor = 8 * (lane // 16) + lane % 8, 8 * (lane // 8 % 2)
-        view, index = self._element(addr.plus(retype((major * ldm + minor) * 2, i64)), u16,
-                                    inst)
-        frag = self.k.ldmatrix(view, index, matrices=4, trans=False)
-        words = [retype(frag[2 * j], u32) | retype(frag[2 * j + 1], u32) << 16
-                 for j in range(4)]
-        for j, r in enumerate(inst.operands[0].strip("{}").split(",")):
-            self._dest(inst, words[j % 4], r)
-
-    def _wmma_mma(self, inst: Inst, parts: tuple) -> None:
-        layouts = [p for p in parts if p in ("row", "col")]
-        if layouts != ["row", "col"]:
-            raise self._refuse(inst, "wmma.mma of other layouts than row.col is not lowered "
-                                     "yet")
-        types = [p for p in parts[parts.index("m16n16k16") + 1:] if p in ("f16", "bf16",
-                                                                           "f32")]
-        dtype, ctype = types[0], types[-1]
-        atype = "bf16" if "bf16" in types else "f16"
-        if dtype != ctype:
-            raise self._refuse(inst, "a wmma.mma whose D and C types differ is not lowered "
-                                     "yet")
-        regs = [o.strip("{}").split(",") for o in inst.operands]
-        a = [self.integer(r, u32) for r in regs[1][:4]]
-        b = [self.integer(r, u32) for r in regs[2][:4]]
-        per = 4 if ctype == "f32" else 2
-        cty = f32 if ctype == "f32" else u32
-        c = [retype(self.value(r, cty), cty) for r in regs[3]]
-        try:
-            halves = [self.k.mma_sync(a, b[2 * h:2 * h + 2], c[per * h:per * h + per],
-                                      shape="m16n8k16", atype=atype, ctype=ctype)
-                      for h in range(2)]
-        except KernelError as err:
-            raise self._refuse(inst, err.message) from None
-        for j, r in enumerate(regs[0]):
-            self._dest(inst, halves[j // per][j % per], r)
-
-    def _wmma_store(self, inst: Inst, parts: tuple) -> None:
-        if "row" not in parts or parts[-1] not in ("f32", "f16"):
-            raise self._refuse(inst, "this wmma store is not lowered yet (D row major, of "
-                                     "f32 or f16, is)")
-        addr = self.address(inst.operands[0], inst)
-        ldm = self.integer(inst.operands[2], u32)
-        lane = self._wmma_lane()
-        row, col = lane // 4, 2 * (lane % 4)
-        regs = inst.operands[1].strip("{}").split(",")
-        if addr.space in ("global", "param"):
-            self.stored.add(addr.base)
-        for h in range(2):
-            for half in range(2):   # rows g and g + 8
-                at = (row + 8 * half) * ldm + col + 8 * h
-                if parts[-1] == "f32":
-                    pair = [retype(self.value(regs[4 * h + 2 * half + e], f32), f32)
-                            for e in range(2)]
-                    view, index = self._element(addr.plus(retype(at * 4, i64)), f32, inst)
-                    self.k.store(view, index, pair, width=2)
-                else:
-                    word = self.integer(regs[2 * h + half], u32)
-                    view, index = self._element(addr.plus(retype(at * 2, i64)), u32, inst)
-                    self.k.store(view, index, word, width=1)
-
     def _op_stmatrix(self, inst: Inst) -> None:
         matrices, trans = self._matrix_shape(inst)
         addr = self.address(inst.operands[0], inst)
@@ -2506,6 +2440,10 @@ class _Lowering:
                 parity = retype(self.integer(inst.operands[2], u64) & const(1, u64), u32)
             self.k.mbarrier_wait(view, index, parity)
             self._dest(inst, const(1, i32) != const(0, i32))
+        elif op == "inval":
+            # the barrier's word is free for other data again (libcu++'s pipeline
+            # destructor): no operation of the model's barriers reads it after
+            self._barrier_element(inst.operands[0], inst)
         else:
             raise self._refuse(inst, "this mbarrier operation is not lowered yet")
 
@@ -2740,6 +2678,19 @@ class _Lowering:
         pred = self._predicate(inst.operands[1], inst)
         out = self.k.vote(pred, mode, mask=self._mask(inst.operands[2], inst))
         self._dest(inst, out if mode == "ballot" else out != 0)
+
+    def _op_match(self, inst: Inst) -> None:
+        """`match.any.sync.b32/b64 d, a, membermask`: the lanes of the mask whose `a` equals
+        this lane's (the IR's match_any vote)."""
+        parts = inst.opcode[1:]
+        if parts[:2] != ("any", "sync") or parts[-1] not in ("b32", "b64") or \
+                len(inst.operands) != 3:
+            raise self._refuse(inst, "this form of match is not lowered yet (match.any is)")
+        dtype = u64 if parts[-1] == "b64" else u32
+        # (an address as a number: libcu++ matches the lanes of one pipeline by its state's)
+        (value,) = self._numbers(inst, self.value(inst.operands[1], dtype))
+        self._dest(inst, self.k.vote(retype(value, dtype), "match_any",
+                                     mask=self._mask(inst.operands[2], inst)))
 
     def _op_activemask(self, inst: Inst) -> None:
         """`activemask.b32 d`: the lanes executing it, a ballot of 1 over them (the IR's
@@ -3232,6 +3183,23 @@ def _quotient(e: Expr, d: int) -> Expr | None:
         inner = _quotient(e.src[0], d)
         return None if inner is None else cast(inner, e.dtype)
     return None
+
+
+def _compared(cmp: str, a: Expr, b: Expr, is_float: bool) -> Expr | None:
+    """A PTX comparison (setp, set) of two values; None for an operator not known."""
+    # the unordered forms of a float comparison (`leu`) hold also where either is NaN
+    unordered = lambda: (a != a) | (b != b)   # noqa: E731
+    ops = {"eq": lambda: a == b, "lt": lambda: a < b,
+           # ordered: false where either is NaN, as every comparison but the `u` forms
+           "ne": (lambda: (a != b) & (a == a) & (b == b)) if is_float else (lambda: a != b),
+           "le": lambda: a <= b, "gt": lambda: a > b, "ge": lambda: a >= b,
+           "lo": lambda: a < b, "ls": lambda: a <= b, "hi": lambda: a > b,
+           "hs": lambda: a >= b,
+           "equ": lambda: (a == b) | unordered(), "neu": lambda: (a != b) | unordered(),
+           "ltu": lambda: (a < b) | unordered(), "leu": lambda: (a <= b) | unordered(),
+           "gtu": lambda: (a > b) | unordered(), "geu": lambda: (a >= b) | unordered(),
+           "num": lambda: (a == a) & (b == b), "nan": unordered}
+    return ops[cmp]() if cmp in ops else None
 
 
 def retype(value, dtype) -> Expr:
