@@ -2,9 +2,6 @@
 copies of halves, register packs, half arithmetic intrinsics, zero initializers of halves,
 functional casts, and ldmatrix of a half tile; each kernel's values against numpy's float16
 and its counts by hand."""
-# (smemsim's own C++ reading, smemsim.cuda, which no command uses any more: these tests
-# are kept as the specification of what the PTX path must lower, with these values,
-# before that reading is deleted (issue #57; tests/built.py reads through nvcc's build))
 from __future__ import annotations
 
 import json
@@ -16,9 +13,10 @@ import pytest
 pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sitter-cuda "
                                                 "(a base dependency: pip install -e . installs it)")
 
-from kernels_ir import run  # noqa: E402
+
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options, import_kernels  # noqa: E402
+from smemsim.cuda import Options  # noqa: E402
+from tests.built import by_line, import_kernels, run
 from tests.test_cli import cli  # noqa: E402
 
 HALVES = pathlib.Path(__file__).resolve().parent / "cuda" / "half_kernels.cu"
@@ -30,6 +28,11 @@ def kernel(name: str):
     return import_kernels(str(HALVES), Options(lengths=LENGTHS))[name]()
 
 
+# the kernels' arrays of halves and of other types that PTX stores as untyped bits
+HALF_OUT = {"out": np.float16, "y": np.float16, "c16": np.float16, "c32": np.float32,
+            "frag": np.uint32}
+
+
 def f16(values) -> np.ndarray:
     return np.asarray(values, dtype=np.float16)
 
@@ -37,17 +40,17 @@ def f16(values) -> np.ndarray:
 def test_a_tile_staged_by_float4_and_half2_copies():
     """`LDST128BITS(s_a[row][col]) = LDST128BITS(a[g])` moves eight halves in one 16-byte
     access each way, `HALF2(...)` two in 4 bytes; `half pack[8]` is filled and stored the
-    same way; `__hadd` rounds to half. out = a + a, exactly. Counts: 16 warps (4 blocks of
-    4) x one STS.128 (4 wavefronts: 512 contiguous bytes); the half2 stores and 2-byte loads
-    of s_b, 16 bytes apart per lane, are 4-way (8 banks)."""
+    same way; `__hadd` rounds to half. out = a + a, exactly. Counts as built: 16 warps (4
+    blocks of 4) x one STS.128 (4 wavefronts: 512 contiguous bytes); nvcc merges the four
+    half2 stores of a lane's 16 bytes of s_b into one STS.128 too, and its eight 2-byte
+    loads into two LDS.64 (each 256 contiguous bytes: 2 wavefronts)."""
     k = kernel("stage_tile")
     a = f16(np.random.default_rng(1).uniform(-4, 4, 4096))
-    out = run(k, arrays={"a": a})["out"]
-    np.testing.assert_array_equal(np.asarray(out, np.float16), a + a)
+    out = run(k, arrays={"a": a}, types=HALF_OUT)["out"]
+    np.testing.assert_array_equal(out, a + a)
     r = analyze(k)
-    assert [(s.loc.line, s.op, s.width, s.requests, s.wavefronts) for s in r.sites] == [
-        (27, "store", 16, 16, 64), (29, "store", 4, 64, 256), (32, "load", 16, 16, 64),
-        (34, "load", 2, 128, 512)]
+    assert by_line(r) == [(27, "store", 16, 16, 64), (29, "store", 16, 16, 64),
+                          (32, "load", 16, 16, 64), (34, "load", 8, 32, 128)]
 
 
 def test_half_intrinsics_compute_in_half():
@@ -56,7 +59,7 @@ def test_half_intrinsics_compute_in_half():
     kernel's order; `half acc[2][2] = {__float2half(0.0f)}` starts at zero."""
     k = kernel("block_sum")
     x = f16(np.random.default_rng(2).uniform(-1, 1, 1024))
-    y = np.asarray(run(k, arrays={"x": x})["y"], np.float16)
+    y = run(k, arrays={"x": x}, types=HALF_OUT)["y"]
     expected = []
     for b in range(4):
         v = (x[b * 256:(b + 1) * 256] * np.float16(2)).reshape(8, 32)
@@ -77,7 +80,7 @@ def test_ldmatrix_of_a_half_tile_gives_the_bits_of_its_pairs():
     first. The 32-byte rows put rows r and r + 4 in one bank group: 8 wavefronts, not 4."""
     k = kernel("tile_fragments")
     a = f16(np.arange(4096) / 8)   # (the file's length of a; the tile reads the first 256)
-    frag = np.asarray(run(k, arrays={"a": a})["frag"]).reshape(32, 4)
+    frag = np.asarray(run(k, arrays={"a": a}, types=HALF_OUT)["frag"]).reshape(32, 4)
     bits = a[:256].view(np.uint16).reshape(16, 16).astype(np.uint32)
     for lane in range(32):
         for j in range(4):
@@ -87,7 +90,7 @@ def test_ldmatrix_of_a_half_tile_gives_the_bits_of_its_pairs():
             lo, hi = m[lane // 4, 2 * (lane % 4)], m[lane // 4, 2 * (lane % 4) + 1]
             assert frag[lane, j] == lo | (hi << 16), (lane, j)
     r = analyze(k)
-    assert (r.site(1).op, r.site(1).requests, r.site(1).wavefronts) == ("ldmatrix", 1, 8)
+    assert [(s.requests, s.wavefronts) for s in r.sites if s.op == "ldmatrix"] == [(1, 8)]
 
 
 def test_halves_read_as_the_bits_of_a_uint4():
@@ -96,7 +99,7 @@ def test_halves_read_as_the_bits_of_a_uint4():
     two halves, the lower-addressed in its low half. 512 contiguous bytes: 4 wavefronts."""
     k = kernel("half_bits")
     a = f16(np.random.default_rng(3).uniform(-8, 8, 4096))
-    frag = np.asarray(run(k, arrays={"a": a})["frag"])
+    frag = np.asarray(run(k, arrays={"a": a}, types=HALF_OUT)["frag"])
     np.testing.assert_array_equal(frag, a[:256].view(np.uint32))
     r = analyze(k)
     assert [(s.op, s.width, s.requests, s.wavefronts) for s in r.sites][-1] == \
@@ -112,13 +115,13 @@ def test_mma_sync_multiplies_the_tile_as_the_fragments_lay_it_out():
     rng = np.random.default_rng(4)
     a = f16(rng.integers(-2, 3, 4096))
     b = f16(rng.integers(-2, 3, 128))
-    out = run(k, arrays={"a": a, "b": b})
+    out = run(k, arrays={"a": a, "b": b}, types=HALF_OUT)
     expected = a[:256].astype(np.float64).reshape(16, 16) @ b.astype(np.float64).reshape(16, 8)
     np.testing.assert_array_equal(np.asarray(out["c32"]).reshape(16, 8), expected)
     np.testing.assert_array_equal(np.asarray(out["c16"], np.float16).reshape(16, 8),
                                   expected.astype(np.float16))
     r = analyze(k)
-    assert [(s.op, s.wavefronts) for s in r.sites][2:] == [("ldmatrix", 8), ("ldmatrix", 2)]
+    assert [s.wavefronts for s in r.sites if s.op == "ldmatrix"] == [8, 2]
 
 
 def test_pair_operations_of_halves():
@@ -127,7 +130,7 @@ def test_pair_operations_of_halves():
     k = kernel("pair_dot")
     rng = np.random.default_rng(6)
     a, b = f16(rng.uniform(-2, 2, 4096)), f16(rng.uniform(-2, 2, 128))
-    out = run(k, arrays={"a": a, "b": b})
+    out = run(k, arrays={"a": a, "b": b}, types=HALF_OUT)
     v = (a[:64] * b[:64]).astype(np.float16)          # each product rounded to half
     expected = np.float32(0)
     for pair in v.astype(np.float32).reshape(32, 2):
@@ -191,7 +194,8 @@ def test_on_the_gpu(name):
     arrays = {"a": f16(rng.integers(-2, 3, 4096)), "b": f16(rng.integers(-2, 3, 128)),
               "x": f16(rng.uniform(-1, 1, 1024))}
     k = kernel(name)
-    result = run_on_gpu(k, arrays={g.name: arrays[g.name] for g in k.globals
+    result = run_on_gpu(k, arrays={g.name: np.ascontiguousarray(arrays[g.name]).view(np.uint8)
+                                   for g in k.globals
                                    if g.name in arrays})
     assert result.matches, result.mismatches
 
@@ -321,7 +325,7 @@ void h(half *x, half *y) { k<<<1, 32>>>(x, y); }
     e = np.exp(-x.astype(np.float64)).astype(np.float16)           # hexp(-v), rounded
     inner = np.exp((e - x).astype(np.float64)).astype(np.float16)  # half - half, then hexp
     expected = (f16(1) / (f16(1) + inner)).astype(np.float16)
-    np.testing.assert_array_equal(np.asarray(run(k, arrays={"x": x})["y"], np.float16),
+    np.testing.assert_array_equal(run(k, arrays={"x": x}, types=HALF_OUT)["y"],
                                   expected)
 
 
@@ -340,7 +344,7 @@ def test_half_math_functions_are_the_float_function_rounded_once():
     k = import_kernels(str(HALF_MATH), Options(lengths={"x": "65536", "out": "14 * 65536"}))[
         "half_math"]()
     x = every_half()
-    out = np.asarray(run(k, arrays={"x": x})["out"], np.float16).reshape(14, 65536)
+    out = run(k, arrays={"x": x}, types=HALF_OUT)["out"].reshape(14, 65536)
     at = {float(v): i for i, v in enumerate(x) if np.isfinite(v)}
     col = lambda name: out[HALF_FUNCTIONS.index(name)]   # noqa: E731
     assert col("hsqrt")[at[4.0]] == 2 and col("hrcp")[at[4.0]] == 0.25
@@ -367,7 +371,7 @@ def test_half_math_functions_equal_the_gpu_for_every_half(tmp_path):
     gpu = np.fromfile(got, np.uint16).reshape(14, 65536)
     k = import_kernels(str(HALF_MATH), Options(lengths={"x": "65536", "out": "14 * 65536"}))[
         "half_math"]()
-    ref = np.asarray(run(k, arrays={"x": every_half()})["out"], np.float16).view(np.uint16) \
+    ref = run(k, arrays={"x": every_half()}, types=HALF_OUT)["out"].view(np.uint16) \
         .reshape(14, 65536)
     nan = lambda b: ((b & 0x7C00) == 0x7C00) & ((b & 0x3FF) != 0)   # noqa: E731
     bad = [(gpu[f] != ref[f]) & ~(nan(gpu[f]) & nan(ref[f])) for f in range(14)]
@@ -403,7 +407,7 @@ void h(const half *x, half *y) { k<<<1, 32>>>(x, y, 3); }
 """)
     k = import_kernels(str(cu), Options(lengths={"x": "32", "y": "32"}))["k"]()
     x = f16(np.random.default_rng(7).uniform(0.5, 4, 32))
-    y = np.asarray(run(k, arrays={"x": x})["y"], np.float16)
+    y = run(k, arrays={"x": x}, types=HALF_OUT)["y"]
     inner = x * x / np.float16(3) + np.float16(1e-5)          # float16: each op rounded
     expected = (1 / np.sqrt(inner.astype(np.float64))).astype(np.float32).astype(np.float16)
     np.testing.assert_array_equal(y, expected)
@@ -415,7 +419,7 @@ FP8 = pathlib.Path(__file__).resolve().parent / "cuda" / "fp8_decode.cu"
 def fp8_outputs() -> np.ndarray:
     k = import_kernels(str(FP8), Options(lengths={"codes": "256", "out": "512"}))[
         "fp8_decode"]()
-    return np.asarray(run(k, arrays={"codes": np.arange(256, dtype=np.uint8)})["out"],
+    return np.asarray(run(k, arrays={"codes": np.arange(256, dtype=np.uint8)}, types=HALF_OUT)["out"],
                       np.float16)
 
 
@@ -439,7 +443,7 @@ def test_a_pack_of_fp8_codes_loaded_as_a_float4():
     k = import_kernels(str(FP8), Options(lengths={"codes": "512", "sums": "32"}))[
         "fp8_pack_sum"]()
     codes = np.random.default_rng(8).integers(0, 0x7E, 512).astype(np.uint8)
-    sums = np.asarray(run(k, arrays={"codes": codes})["sums"])
+    sums = np.asarray(run(k, arrays={"codes": codes}, types={"sums": np.float32})["sums"])
     table = fp8_outputs()[:256].astype(np.float32)
     per_lane = np.zeros(32, np.float32)
     for i in range(16):

@@ -93,9 +93,9 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
             lengths[g.name] = cast(as_expr(g.length), i64) * g.dtype.size
     # a by-value struct's pointer field, named by its byte offset (`op_0`): its length in
     # bytes, as the command line gives it (the host's reading names the struct's fields
-    # its own way)
+    # its own way); a 1-D texture object's: its texels
     for name, given in (getattr(options, "lengths", None) or {}).items():
-        if name not in lengths and re.fullmatch(r"\w+_\d+", name):
+        if name not in lengths:
             lengths[name] = given
     types = {p.name: p.dtype for p in host.params}
     launch = Launch(grid=host.grid, block=host.block, dynamic_smem=host.dynamic_smem,

@@ -1301,13 +1301,14 @@ class _Lowering(WmmaLowering):
             i = cast(retype(coords[0], ctype), i32)
             inside = (i >= 0) & (i < width)
             got = array.load((select(inside, i, const(0, i32)) * lanes,), width=lanes)
-            got = [select(inside, g, const(0, dtype)) for g in (got if lanes > 1 else [got])]
+            got = [select(inside, g, const(0, dtype))
+                   for g in ([got[n] for n in range(lanes)] if lanes > 1 else [got])]
         else:
             x, y = (smin(smax(cast(call("floor", cast(retype(c, ctype), f32)), i32),
                               const(0, i32)), extent - 1)
                     for c, extent in zip(coords, (width, height)))
             got = array.load(((y * width + x) * lanes,), width=lanes)
-            got = list(got) if lanes > 1 else [got]
+            got = [got[n] for n in range(lanes)] if lanes > 1 else [got]
         for n, reg in enumerate(results):
             if reg != "_":
                 self._dest(inst, got[n] if n < lanes else const(0, dtype), reg)
@@ -1717,7 +1718,19 @@ class _Lowering(WmmaLowering):
             raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
         dst, src = parts
         if {dst, src} <= {"f16", "bf16"}:
-            raise self._refuse(inst, "this conversion of a 16-bit float is not lowered yet")
+            # to an integral value (`cvt.rmi.f16.f16`: hfloor, hceil, hrint, htrunc: exact
+            # in the type), or between the two types (rounded to nearest even)
+            value = self._half_value(retype(self.integer(inst.operands[1], u16), u32),
+                                     src == "bf16")
+            mode = next((m for m in ("rni", "rmi", "rpi", "rzi") if m in inst.opcode), None)
+            if mode is not None:
+                value = call({"rni": "rint", "rmi": "floor", "rpi": "ceil",
+                              "rzi": "trunc"}[mode], value)
+            elif dst == src or "rn" not in inst.opcode:
+                raise self._refuse(inst, "this conversion of a 16-bit float is not lowered "
+                                         "yet")
+            self._dest(inst, retype(self._half_bits(value, dst == "bf16"), u16))
+            return
         if dst not in ("f16", "bf16"):   # to f32, then (cvt) to the type asked for
             value = self._half_value(retype(self.integer(inst.operands[1], u16), u32),
                                      src == "bf16")
