@@ -80,6 +80,9 @@ class GlobalArray(_Indexable):
         self.initial, self.base = initial, base
         # what a CUDA file read through a texture says of the reads (a note for people)
         self.texture: str | None = None
+        # the element type the source declares its pointer with, where the array is its
+        # bytes (a kernel read from PTX): how people read its values
+        self.declared: DType | None = None
         self.uid = next(_uids)
         self.shape = (length,)
 

@@ -34,8 +34,9 @@ def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=(
 def run(kernel, params=None, arrays=None, types=None, **options) -> dict:
     """kernels_ir.run over a kernel read from PTX, whose global arrays are bytes (each typed
     by its views): inputs given as typed numpy arrays go in as their bytes, and each array
-    comes back typed as it was given, else as `types` names it (an output the kernel
-    stores as bits: halves as u16), else as its one view's type, else as bytes."""
+    comes back typed as it was given, else as `types` names it, else as the source declares
+    its pointer (a `half*` as halves, which the kernel stores as their bits), else as its
+    one view's type, else as bytes."""
     import numpy as np
 
     from kernels_ir import run as run_ir
@@ -49,10 +50,13 @@ def run(kernel, params=None, arrays=None, types=None, **options) -> dict:
         given[name] = np.ascontiguousarray(x).view(np.uint8) \
             if sizes.get(name) == 1 and x.dtype != np.uint8 else x
     out = run_ir(kernel, params, given, **options)
+    declared = {g.name: g.declared.storage for g in kernel.globals
+                if getattr(g, "declared", None) is not None}
     typed = {}
     for name, a in out.items():
         want = np.asarray(arrays[name]).dtype if arrays and name in arrays else \
             np.dtype((types or {})[name]) if name in (types or {}) else \
+            declared[name] if name in declared else \
             next(iter(views[name])) if len(views.get(name, ())) == 1 else None
         if want is not None and a.dtype != want and a.nbytes % np.dtype(want).itemsize == 0:
             a = a.view(want)

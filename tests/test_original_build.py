@@ -415,12 +415,14 @@ def test_c_idioms_count_by_hand(nvcc, no_cache):
 
 def _equal_ncu(tmp_path, cu: pathlib.Path, keys, inputs=None) -> None:
     """ncu's counters of nvcc's -O3 build of `cu` (its own main) for each kernel `keys`
-    names equal the --as-compiled prediction (load instructions exactly, wavefronts not
-    below it), given the inputs main() writes where `inputs(key)` says them."""
-    from gpu_backend.as_compiled import analyze_as_compiled
+    names equal the counts of the kernel read from that build (load instructions exactly,
+    wavefronts not below them), given the inputs main() writes where `inputs(key)` says
+    them (typed arrays go in as their bytes)."""
+    import numpy as np
+
     from gpu_backend.measure import compare_counts, measure_command
-    from gpu_backend.original import build_original
-    from smemsim.cuda import import_kernels, instantiation
+    from smemsim import analyze
+    from tests.built import import_kernels
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
     exe = tmp_path / cu.stem
@@ -428,9 +430,10 @@ def _equal_ncu(tmp_path, cu: pathlib.Path, keys, inputs=None) -> None:
                    check=True, capture_output=True)
     for key in keys:
         kernel = import_kernels(str(cu), None)[key]()
-        build = build_original(str(cu), instantiation(str(cu), None, key))
-        report = analyze_as_compiled(kernel, build=build,
-                                     arrays=inputs(key) if inputs is not None else None)
+        given = inputs(key) if inputs is not None else None
+        arrays = {name: np.ascontiguousarray(a).view(np.uint8)
+                  for name, a in (given or {}).items()} if given else None
+        report = analyze(kernel, arrays=arrays)
         agreement = compare_counts(report, measure_command([str(exe)], kernel.name))
         assert agreement.ok, (key, agreement.checks)
 

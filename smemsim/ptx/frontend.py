@@ -102,8 +102,18 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     names=tuple(names), lengths=lengths, defaults=dict(host.defaults),
                     types=types, loc=host.launch_loc, declared=host.loc,
                     textures=dict(getattr(options, "textures", None) or {}),
-                    tensor_maps=dict(getattr(options, "tensor_maps", None) or {}))
+                    tensor_maps=dict(getattr(options, "tensor_maps", None) or {}),
+                    elements={g.name: g.dtype for g in host.globals if g.base is None},
+                    # (the host's reading gives a pointer it passes null no elements)
+                    nulls=tuple(g.name for g in host.globals if g.base is None and
+                                _is_zero(g.length)))
     return _lower_as_built(module, text, entry, launch, host.name, arch, flags)
+
+
+def _is_zero(length) -> bool:
+    from kernels_ir.expr import Op, as_expr
+    e = as_expr(length)
+    return e.op is Op.CONST and e.arg == 0
 
 
 def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: str,

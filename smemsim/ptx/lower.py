@@ -121,6 +121,8 @@ class Launch:
     #                                    C expressions of parameter names: --texture)
     tensor_maps: dict | None = None    # CUtensorMap parameter name -> its --tensor-map text
     declared: SourceLoc | None = None  # where the source declares the kernel
+    elements: dict | None = None       # pointer parameter name -> its element's C type
+    nulls: tuple[str, ...] = ()        # pointer parameters the host passes null (--null)
 
 
 @dataclass(frozen=True)
@@ -525,6 +527,7 @@ class _Lowering(WmmaLowering):
                              if isinstance(key, int) and ptype in ("u64", "b64", "s64")
                              and name in (self.launch.tensor_maps or {})}
         pointers = self._pointer_params() - set(self.map_pointers)
+        self._name_fields(pointers)
         for key, name, ptype in self._slots():   # scalars first: lengths read them
             if key in pointers or key in self.textures or key in self.map_pointers:
                 continue
@@ -544,6 +547,7 @@ class _Lowering(WmmaLowering):
                     name, u8, self._length(length),
                     intent="inout" if self.stored_into is None or key in self.stored_into
                     else "in")
+                self.globals[key].declared = (self.launch.elements or {}).get(name)
         self._tensor_maps(names)
         offset, align = 0, 16
         variables = [*self.module.shared, *self.entry.shared]
@@ -857,6 +861,33 @@ class _Lowering(WmmaLowering):
                 out.append(((n, off), label, ptype))
         self._slots_memo = out
         return out
+
+    def _name_fields(self, pointers: set) -> None:
+        """A by-value struct's fields named as the host's reading names them (`p_in`,
+        `p_n` of `Params p`), where that is certain: the reading gives its pointer fields
+        and its scalar fields each in declaration order, and the build reads exactly as
+        many of each (offsets grow in declaration order); else by byte offset (`p_8`)."""
+        slots = self._slots()
+        host_pointers = list(self.launch.elements or {})
+        host_scalars = list(self.launch.types or {})
+        renamed: dict = {}
+        for n, name in enumerate(self.launch.names or ()):
+            fields = [(key, label) for key, label, _ in slots
+                      if isinstance(key, tuple) and key[0] == n]
+            if not fields or any(label in host_pointers or label in host_scalars
+                                 for _, label in fields):
+                continue   # (no fields, or named by the host already: a vector's lanes)
+            prefix = f"{name}_"
+            mine = [k for k in fields if k[0] in pointers], \
+                [k for k in fields if k[0] not in pointers]
+            theirs = [h for h in host_pointers if h.startswith(prefix)], \
+                [h for h in host_scalars if h.startswith(prefix)]
+            if all(len(a) == len(b) for a, b in zip(mine, theirs)):
+                for ours, host in zip(mine, theirs):
+                    renamed.update({key: label for (key, _), label in zip(ours, host)})
+        if renamed:
+            self._slots_memo = [(key, renamed.get(key, label), ptype)
+                                for key, label, ptype in slots]
 
     @functools.cached_property
     def _param_index(self) -> dict[str, int]:
@@ -1382,6 +1413,10 @@ class _Lowering(WmmaLowering):
             for target, key in self._param_fields(inst):
                 if key in self.map_pointers:
                     self._dest(inst, TensorMapRef(self.tensor_maps[key]), target)
+                elif key in self.globals and self.globals[key].name in self.launch.nulls:
+                    # a null pointer: `p != NULL` is false, an access through it a fault
+                    self._dest(inst, Choice(const(0, i32), (Address("null", None,
+                                                                    const(0, i64)),)), target)
                 elif key in self.globals:
                     self._dest(inst, Address("param", key, const(0, i64)), target)
                 elif key in self.params:
