@@ -20,7 +20,7 @@ from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
-    Assert, Return, TRAP_TEXT,
+    Assert, Return, TRAP_TEXT, MISALIGNED_TEXT,
     ACTIVE_MASK, ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync,
     DeclareLocal,
     GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
@@ -34,7 +34,7 @@ from .wgmma import GmmaDescriptor, GmmaLayout
 from .tma import TensorMap
 
 __all__ = [
-    "Access", "ALL_DTYPES", "Assert", "TRAP_TEXT", "Assign", "Atomic", "ATOMIC_OPS",
+    "Access", "ALL_DTYPES", "Assert", "TRAP_TEXT", "MISALIGNED_TEXT", "Assign", "Atomic", "ATOMIC_OPS",
     "BarrierReached", "bf16",
     "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
     "SyncWarp", "MmaSync", "MMA_SHAPES", "MMA_TF32_SHAPES", "MMA_INT8_SHAPES", "MMA_F64_SHAPES",

@@ -485,6 +485,8 @@ class _Machine(Evaluator):
         failed = self.eval(s.cond, idx) == 0
         if failed.any():
             raise LaneFault("__trap() stops the kernel here (the launch fails)" if s.traps else
+                            f"{s.text}: the GPU stops the kernel here (the launch fails with "
+                            "cudaErrorMisalignedAddress)" if s.misaligned else
                             f"assertion `{s.text}` failed: the GPU stops the kernel here (the "
                             "launch fails with cudaErrorAssert)", np.flatnonzero(failed)[:1])
 

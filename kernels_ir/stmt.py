@@ -959,8 +959,17 @@ class Assert(Stmt):
         stops the kernel."""
         return self.text == TRAP_TEXT and self.cond.op is Op.CONST and self.cond.arg == 0
 
+    @property
+    def misaligned(self) -> bool:
+        """Whether this stands for the hardware's alignment check of an access (its text
+        begins with MISALIGNED_TEXT): a failure is a misaligned address, not an assert."""
+        return self.text.startswith(MISALIGNED_TEXT)
+
 
 TRAP_TEXT = "__trap()"
+# the start of an Assert's text that is an access's alignment (a frontend reading compiled
+# code states it where an address may not be a multiple of the access's size)
+MISALIGNED_TEXT = "misaligned address"
 
 
 SHUFFLE_MODES = {"idx": "__shfl_sync", "up": "__shfl_up_sync", "down": "__shfl_down_sync",

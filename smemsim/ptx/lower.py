@@ -27,7 +27,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from kernels_ir import KernelBuilder, KernelError, SourceLoc, blockDim, blockIdx, gridDim, threadIdx
+from kernels_ir import (MISALIGNED_TEXT, KernelBuilder, KernelError, SourceLoc, blockDim,
+                        blockIdx, gridDim, threadIdx)
 from kernels_ir.dtypes import bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.errors import located
 from kernels_ir.wgmma import GmmaDescriptor
@@ -1581,6 +1582,7 @@ class _Lowering(WmmaLowering):
             offset = retype(addr.offset, u32)
             if dynamic and self.dynamic_base:
                 offset = offset - self.dynamic_base
+            self._aligned(offset, dtype)
             return self.views[key], _element_index(offset, dtype.size)
         if addr.space in ("global", "param") and addr.base in self.globals:
             base = self.globals[addr.base]
@@ -1589,8 +1591,18 @@ class _Lowering(WmmaLowering):
                 self.views[key] = base if dtype is u8 else \
                     self.k.global_view(base, self._fresh_name(f"{base.name}_{dtype.name}"),
                                        dtype)
+            self._aligned(retype(addr.offset, i64), dtype)
             return self.views[key], _element_index(retype(addr.offset, i64), dtype.size)
         raise self._refuse(inst, "an address in no array smemsim knows")
+
+    def _aligned(self, offset: Expr, dtype) -> None:
+        """Where a byte offset is not seen to be a multiple of the element's size, a check
+        that it is (the GPU faults on a misaligned address; an element index never rounds
+        it)."""
+        if dtype.size > 1 and _quotient(offset, dtype.size) is None:
+            self.k.assert_(offset % dtype.size == 0,
+                           f"{MISALIGNED_TEXT}: a {dtype.size}-byte element at a byte offset "
+                           f"that is not a multiple of {dtype.size}")
 
     def _op_cvta(self, inst: Inst) -> None:
         """A conversion between a space's address and a generic one keeps what the address
@@ -1774,10 +1786,9 @@ class _Lowering(WmmaLowering):
         if "rn" not in inst.opcode:
             raise self._refuse(inst, "a 16-bit float conversion that does not round to "
                                      "nearest is not lowered yet")
-        # from f64 or an integer through f32: a value, never an address (an f64 that f32
-        # rounds to a tie of two halves may land one half-ulp off)
+        # from f64 or an integer through f32: a value, never an address
         x = retype(self.value(inst.operands[1], _TYPES[src]), _TYPES[src])
-        x = x if src == "f32" else cast(x, f32)
+        x = x if src == "f32" else _odd_f32(x) if src == "f64" else cast(x, f32)
         self._dest(inst, retype(self._half_bits(x, dst == "bf16"), u16))
 
     def _half_arith(self, inst: Inst) -> None:
@@ -1841,6 +1852,12 @@ class _Lowering(WmmaLowering):
                 self._dest(inst, ptr.plus(delta))
                 return
             shared = [x for x in (a, b) if isinstance(x, Address) and x.space == "shared"]
+            if inst.name == "sub" and len(shared) == 2:
+                # the distance between two shared addresses: a number of bytes (of two
+                # arrays, their distance in the window, as the GPU computes it)
+                self._dest(inst, retype(retype(a.offset, dtype) - retype(b.offset, dtype),
+                                        dtype))
+                return
             if shared and all(x.space == "shared" for x in (a, b) if isinstance(x, Address)):
                 # a shared address is a number in the window (a swizzle XORs its bits)
                 # (64 bits kept in a 64-bit instruction: a wgmma descriptor ORs its fields
@@ -3231,6 +3248,20 @@ def _quotient(e: Expr, d: int) -> Expr | None:
         inner = _quotient(e.src[0], d)
         return None if inner is None else cast(inner, e.dtype)
     return None
+
+
+def _odd_f32(x: Expr) -> Expr:
+    """An f64 rounded to f32 to odd (toward zero, the last bit set where that was inexact):
+    rounding that to a 16-bit float to nearest even equals rounding the f64 once, as
+    `cvt.rn.f16.f64` does (f32 keeps more than two bits beyond a half's mantissa)."""
+    near = cast(x, f32)
+    bits = bitcast(near, u32)
+    # (a magnitude rounded up: one step back toward zero; NaN and infinities as they are)
+    finite = (bits & 0x7F800000) != 0x7F800000
+    up = finite & (call("fabs", cast(near, f64)) > call("fabs", x))
+    bits = select(up, bits - 1, bits)
+    inexact = finite & (cast(bitcast(bits, f32), f64) != x)
+    return bitcast(select(inexact, bits | 1, bits), f32)
 
 
 def _compared(cmp: str, a: Expr, b: Expr, is_float: bool) -> Expr | None:
