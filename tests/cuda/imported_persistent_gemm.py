@@ -1,4 +1,4 @@
-# Kernels imported from persistent_gemm.cu by `smemsim import` (edit freely).
+# Kernels read from nvcc's build of persistent_gemm.cu by `smemsim import` (edit freely).
 # Each line ending in `# FILE.cu:N` reports CUDA line N in smemsim's output.
 from kernels_ir import (
     KernelBuilder, Swizzle, bf16, bitcast, blockDim, blockIdx, call, cast, const, f16, f32,
@@ -15,68 +15,183 @@ def persistent_gemm():
     M = kb.param("M", "i32")  # persistent_gemm.cu:7
     N = kb.param("N", "i32")  # persistent_gemm.cu:7
     K = kb.param("K", "i32")  # persistent_gemm.cu:7
-    A = kb.global_array("A", "f32", M * K, intent="in")  # persistent_gemm.cu:7
-    B = kb.global_array("B", "f32", K * N, intent="in")  # persistent_gemm.cu:7
-    C = kb.global_array("C", "f32", M * N, intent="inout")  # persistent_gemm.cu:7
-    As = kb.shared("As", "f32", (16, 64,))
-    Bs = kb.shared("Bs", "f32", (16, 16, 4,))
-    tx = kb.let("tx", cast(threadIdx.x, i32), "i32")  # persistent_gemm.cu:11
-    ty = kb.let("ty", cast(threadIdx.y, i32), "i32")  # persistent_gemm.cu:11
-    tid = kb.let("tid", ty * 16 + tx, "i32")  # persistent_gemm.cu:12
-    tiles_n = kb.let("tiles_n", N // 64, "i32")  # persistent_gemm.cu:13
-    with kb.loop("tile", cast(blockIdx.x, i32), lambda tile: tile < M // 64 * tiles_n, step=cast(gridDim.x, i32), unroll="auto", dtype="i32") as tile:  # persistent_gemm.cu:14
-        m0 = kb.let("m0", tile // tiles_n * 64, "i32")  # persistent_gemm.cu:15
-        n0 = kb.let("n0", tile % tiles_n * 64, "i32")  # persistent_gemm.cu:16
-        acc = kb.local_array("acc", "f32", (4, 4,))  # persistent_gemm.cu:17
-        with kb.loop("r", 0, lambda r: r < 4, step=1, unroll="auto", dtype="i32") as r:  # persistent_gemm.cu:18
-            acc[r, 0] = 0.0  # persistent_gemm.cu:19
-            acc[r, 1] = 0.0  # persistent_gemm.cu:19
-            acc[r, 2] = 0.0  # persistent_gemm.cu:19
-            acc[r, 3] = 0.0  # persistent_gemm.cu:19
-        with kb.loop("k0", 0, lambda k0: k0 < K, step=16, unroll="auto", dtype="i32") as k0:  # persistent_gemm.cu:20
-            with kb.loop("e", 0, lambda e: e < 4, step=1, unroll="auto", dtype="i32") as e:  # persistent_gemm.cu:21
-                A_v = A.load(((m0 + tid // 16 * 4 + e) * K + k0 + tid % 16,), width=1, name="A_v")  # persistent_gemm.cu:22
-                As[tid % 16, tid // 16 * 4 + e] = A_v  # persistent_gemm.cu:22
-            gb = kb.local_array("gb", "f32", (4,))  # persistent_gemm.cu:23
-            B_v = B.load(((k0 + tid // 16) * N + n0 + tid % 16 * 4,), width=4, name="B_v")  # persistent_gemm.cu:23
-            gb[0] = B_v[0]  # persistent_gemm.cu:23
-            gb[1] = B_v[1]  # persistent_gemm.cu:23
-            gb[2] = B_v[2]  # persistent_gemm.cu:23
-            gb[3] = B_v[3]  # persistent_gemm.cu:23
-            Bs.store((tid // 16, tid % 16, 0,), [gb[0], gb[1], gb[2], gb[3]], width=4)  # persistent_gemm.cu:24
-            kb.syncthreads()  # persistent_gemm.cu:25
-            with kb.loop("kk", 0, lambda kk: kk < 16, step=1, unroll="auto", dtype="i32") as kk:  # persistent_gemm.cu:26
-                a = kb.local_array("a", "f32", (4,))  # persistent_gemm.cu:27
-                As_v = As.load((kk, ty * 4,), width=4, name="As_v")  # persistent_gemm.cu:27
-                a[0] = As_v[0]  # persistent_gemm.cu:27
-                a[1] = As_v[1]  # persistent_gemm.cu:27
-                a[2] = As_v[2]  # persistent_gemm.cu:27
-                a[3] = As_v[3]  # persistent_gemm.cu:27
-                b = kb.local_array("b", "f32", (4,))  # persistent_gemm.cu:28
-                Bs_v = Bs.load((kk, tx, 0,), width=4, name="Bs_v")  # persistent_gemm.cu:28
-                b[0] = Bs_v[0]  # persistent_gemm.cu:28
-                b[1] = Bs_v[1]  # persistent_gemm.cu:28
-                b[2] = Bs_v[2]  # persistent_gemm.cu:28
-                b[3] = Bs_v[3]  # persistent_gemm.cu:28
-                acc[0, 0] = acc[0, 0] + a[0] * b[0]  # persistent_gemm.cu:29
-                acc[0, 1] = acc[0, 1] + a[0] * b[1]  # persistent_gemm.cu:29
-                acc[0, 2] = acc[0, 2] + a[0] * b[2]  # persistent_gemm.cu:29
-                acc[0, 3] = acc[0, 3] + a[0] * b[3]  # persistent_gemm.cu:29
-                acc[1, 0] = acc[1, 0] + a[1] * b[0]  # persistent_gemm.cu:30
-                acc[1, 1] = acc[1, 1] + a[1] * b[1]  # persistent_gemm.cu:30
-                acc[1, 2] = acc[1, 2] + a[1] * b[2]  # persistent_gemm.cu:30
-                acc[1, 3] = acc[1, 3] + a[1] * b[3]  # persistent_gemm.cu:30
-                acc[2, 0] = acc[2, 0] + a[2] * b[0]  # persistent_gemm.cu:31
-                acc[2, 1] = acc[2, 1] + a[2] * b[1]  # persistent_gemm.cu:31
-                acc[2, 2] = acc[2, 2] + a[2] * b[2]  # persistent_gemm.cu:31
-                acc[2, 3] = acc[2, 3] + a[2] * b[3]  # persistent_gemm.cu:31
-                acc[3, 0] = acc[3, 0] + a[3] * b[0]  # persistent_gemm.cu:32
-                acc[3, 1] = acc[3, 1] + a[3] * b[1]  # persistent_gemm.cu:32
-                acc[3, 2] = acc[3, 2] + a[3] * b[2]  # persistent_gemm.cu:32
-                acc[3, 3] = acc[3, 3] + a[3] * b[3]  # persistent_gemm.cu:32
-            kb.syncthreads()  # persistent_gemm.cu:34
-        with kb.loop("r_2", 0, lambda r_2: r_2 < 4, step=1, unroll="auto", dtype="i32") as r_2:  # persistent_gemm.cu:36
-            C.store(((m0 + ty * 4 + r_2) * N + n0 + tx * 4,), [acc[r_2, 0], acc[r_2, 1], acc[r_2, 2], acc[r_2, 3]], width=4)  # persistent_gemm.cu:37
+    A = kb.global_array("A", "u8", cast(M * K, i64) * 4, intent="in")  # persistent_gemm.cu:7
+    B = kb.global_array("B", "u8", cast(K * N, i64) * 4, intent="in")  # persistent_gemm.cu:7
+    C = kb.global_array("C", "u8", cast(M * N, i64) * 4, intent="inout")  # persistent_gemm.cu:7
+    A_f32 = kb.global_view(A, "A_f32", "f32")  # persistent_gemm.cu:7
+    B_u32 = kb.global_view(B, "B_u32", "u32")  # persistent_gemm.cu:7
+    C_f32 = kb.global_view(C, "C_f32", "f32")  # persistent_gemm.cu:7
+    smem = kb.shared("smem", "u8", (8192,))
+    As = kb.view(smem, "As", "f32", (2048,))
+    Bs = kb.view(smem, "Bs", "u32", (2048,))
+    Bs_f32 = kb.view(smem, "Bs_f32", "f32", (2048,))
+    loop_0 = kb.let("loop_0", 0, "i32")  # persistent_gemm.cu:7
+    loop_1 = kb.let("loop_1", 0, "i32")  # persistent_gemm.cu:7
+    loop_2 = kb.let("loop_2", 0, "i32")  # persistent_gemm.cu:7
+    f229 = kb.let("f229", 0.0, "f32")  # persistent_gemm.cu:7
+    f230 = kb.let("f230", 0.0, "f32")  # persistent_gemm.cu:7
+    f231 = kb.let("f231", 0.0, "f32")  # persistent_gemm.cu:7
+    f232 = kb.let("f232", 0.0, "f32")  # persistent_gemm.cu:7
+    f233 = kb.let("f233", 0.0, "f32")  # persistent_gemm.cu:7
+    f234 = kb.let("f234", 0.0, "f32")  # persistent_gemm.cu:7
+    f235 = kb.let("f235", 0.0, "f32")  # persistent_gemm.cu:7
+    f236 = kb.let("f236", 0.0, "f32")  # persistent_gemm.cu:7
+    f237 = kb.let("f237", 0.0, "f32")  # persistent_gemm.cu:7
+    f238 = kb.let("f238", 0.0, "f32")  # persistent_gemm.cu:7
+    f239 = kb.let("f239", 0.0, "f32")  # persistent_gemm.cu:7
+    f240 = kb.let("f240", 0.0, "f32")  # persistent_gemm.cu:7
+    f241 = kb.let("f241", 0.0, "f32")  # persistent_gemm.cu:7
+    f242 = kb.let("f242", 0.0, "f32")  # persistent_gemm.cu:7
+    f243 = kb.let("f243", 0.0, "f32")  # persistent_gemm.cu:7
+    f244 = kb.let("f244", 0.0, "f32")  # persistent_gemm.cu:7
+    r1 = kb.let("r1", 0, "i32")  # persistent_gemm.cu:7
+    r10 = kb.let("r10", 0, "u32")  # persistent_gemm.cu:7
+    r11 = kb.let("r11", 0, "u32")  # persistent_gemm.cu:7
+    r13 = kb.let("r13", 0, "u32")  # persistent_gemm.cu:7
+    r14 = kb.let("r14", 0, "u32")  # persistent_gemm.cu:7
+    r16 = kb.let("r16", 0, "u32")  # persistent_gemm.cu:7
+    r17 = kb.let("r17", 0, "u32")  # persistent_gemm.cu:7
+    r18 = kb.let("r18", 0, "i32")  # persistent_gemm.cu:7
+    r19 = kb.let("r19", 0, "i32")  # persistent_gemm.cu:7
+    r2 = kb.let("r2", 0, "i32")  # persistent_gemm.cu:7
+    r31 = kb.let("r31", 0, "u32")  # persistent_gemm.cu:7
+    r32 = kb.let("r32", 0, "u32")  # persistent_gemm.cu:7
+    r6 = kb.let("r6", 0, "i32")  # persistent_gemm.cu:7
+    r7 = kb.let("r7", 0, "u32")  # persistent_gemm.cu:7
+    r8 = kb.let("r8", 0, "i32")  # persistent_gemm.cu:7
+    r85 = kb.let("r85", 0, "u32")  # persistent_gemm.cu:7
+    r86 = kb.let("r86", 0, "u32")  # persistent_gemm.cu:7
+    r87 = kb.let("r87", 0, "u32")  # persistent_gemm.cu:7
+    r88 = kb.let("r88", 0, "u32")  # persistent_gemm.cu:7
+    r89 = kb.let("r89", 0, "u32")  # persistent_gemm.cu:7
+    r9 = kb.let("r9", 0, "u32")  # persistent_gemm.cu:7
+    rd1 = kb.let("rd1", 0, "i32")  # persistent_gemm.cu:7
+    rd2 = kb.let("rd2", 0, "i32")  # persistent_gemm.cu:7
+    rd3 = kb.let("rd3", 0, "i64")  # persistent_gemm.cu:7
+    rd4 = kb.let("rd4", 0, "i64")  # persistent_gemm.cu:7
+    rd5 = kb.let("rd5", 0, "i64")  # persistent_gemm.cu:7
+    rd6 = kb.let("rd6", 0, "i64")  # persistent_gemm.cu:7
+    rd7 = kb.let("rd7", 0, "i64")  # persistent_gemm.cu:7
+    rd8 = kb.let("rd8", 0, "i64")  # persistent_gemm.cu:7
+    r85.set(blockIdx.x)  # persistent_gemm.cu:14
+    p1 = kb.let("p1", cast(r85, i32) >= (N + cast(cast(N >> 31, u32) >> const(26, u32), i32) >> 6) * (M + cast(cast(M >> 31, u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:14
+    with kb.if_(p1 == 0):  # persistent_gemm.cu:14
+        loop_2.set(0)  # persistent_gemm.cu:15
+        with kb.loop("iter_3", 0, lambda iter_3: loop_2 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_3:  # persistent_gemm.cu:15
+            r59 = kb.let("r59", cast(r85, i32) // (N + cast(cast(N >> 31, u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:15
+            r16.set(cast(r59, u32) << const(6, u32))  # persistent_gemm.cu:15
+            r61 = kb.let("r61", cast(r85, i32) - r59 * (N + cast(cast(N >> 31, u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:16
+            r17.set(cast(r61, u32) << const(6, u32))  # persistent_gemm.cu:16
+            f229.set(0.0)  # persistent_gemm.cu:16
+            f230.set(f229)  # persistent_gemm.cu:20
+            f231.set(f229)  # persistent_gemm.cu:20
+            f232.set(f229)  # persistent_gemm.cu:20
+            f233.set(f229)  # persistent_gemm.cu:20
+            f234.set(f229)  # persistent_gemm.cu:20
+            f235.set(f229)  # persistent_gemm.cu:20
+            f236.set(f229)  # persistent_gemm.cu:20
+            f237.set(f229)  # persistent_gemm.cu:20
+            f238.set(f229)  # persistent_gemm.cu:20
+            f239.set(f229)  # persistent_gemm.cu:20
+            f240.set(f229)  # persistent_gemm.cu:20
+            f241.set(f229)  # persistent_gemm.cu:20
+            f242.set(f229)  # persistent_gemm.cu:20
+            f243.set(f229)  # persistent_gemm.cu:20
+            f244.set(f229)  # persistent_gemm.cu:20
+            with kb.if_(K >= 1):  # persistent_gemm.cu:20
+                r63 = kb.let("r63", cast(r16, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32) >> 4, u32) << const(2, u32), i32), "i32")  # persistent_gemm.cu:0
+                r18.set(cast(r17, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) << const(2, u32), i32))  # persistent_gemm.cu:0
+                r19.set(r63 * K)  # persistent_gemm.cu:0
+                r86.set(const(0, u32))  # persistent_gemm.cu:0
+                f229.set(0.0)  # persistent_gemm.cu:0
+                r86_0 = kb.let("r86_0", r86, "u32")  # persistent_gemm.cu:0
+                trips = kb.let("trips", select(cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) > select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), (cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) + select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)) - const(1, i64)) // select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:0
+                with kb.loop("iter_3_2", cast(0, i64), lambda iter_3_2: iter_3_2 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_3_2:  # persistent_gemm.cu:0
+                    r66 = kb.let("r66", cast(r86_0 + cast(iter_3_2 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32)) + r19, "i32")  # persistent_gemm.cu:22
+                    A_f32_v = A_f32.load((cast(r66, i64),), width=1, name="A_f32_v")  # persistent_gemm.cu:22
+                    A_f32_v_2 = A_f32.load((cast(r66, i64) + cast(K, i64),), width=1, name="A_f32_v_2")  # persistent_gemm.cu:22
+                    A_f32_v_3 = A_f32.load((cast(r66, i64) + cast(K, i64) + cast(K, i64),), width=1, name="A_f32_v_3")  # persistent_gemm.cu:22
+                    A_f32_v_4 = A_f32.load((cast(r66, i64) + cast(K, i64) + cast(K, i64) + cast(K, i64),), width=1, name="A_f32_v_4")  # persistent_gemm.cu:22
+                    kb.assert_(((cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) << const(8, u32)) + (cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32))) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:22
+                    As.store((((cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) << const(8, u32)) + (cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32))) // 4,), [A_f32_v, A_f32_v_2, A_f32_v_3, A_f32_v_4], width=4)  # persistent_gemm.cu:22
+                    r68 = kb.let("r68", (cast(r86_0 + cast(iter_3_2 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32) >> 4)) * N + r18, "i32")  # persistent_gemm.cu:23
+                    B_u32_v = B_u32.load((cast(r68, i64),), width=4, name="B_u32_v")  # persistent_gemm.cu:24
+                    Bs.store((const(1024, u32) + cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32) >> 4, u32) * 64 + cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) >> 31, u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) * 4,), [B_u32_v[0], B_u32_v[1], B_u32_v[2], B_u32_v[3]], width=4)  # persistent_gemm.cu:24
+                    kb.syncthreads()  # persistent_gemm.cu:25
+                    r88.set(const(512, u32))  # persistent_gemm.cu:25
+                    r87.set(const(4096, u32) + (threadIdx.x << const(4, u32)) + const(512, u32))  # persistent_gemm.cu:25
+                    r89.set((threadIdx.y << const(4, u32)) + const(512, u32))  # persistent_gemm.cu:25
+                    r89_0 = kb.let("r89_0", r89, "u32")  # persistent_gemm.cu:27
+                    r87_0 = kb.let("r87_0", r87, "u32")  # persistent_gemm.cu:27
+                    r88_0 = kb.let("r88_0", r88, "u32")  # persistent_gemm.cu:27
+                    kb.assert_((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), "the loop's counter %r88 meets its end 4608 (otherwise the GPU loops until it wraps)")  # persistent_gemm.cu:27
+                    trips_2 = kb.let("trips_2", select((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), (cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:27
+                    with kb.loop("iter_3_3", cast(0, i64), lambda iter_3_3: iter_3_3 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_3_3:  # persistent_gemm.cu:27
+                        kb.assert_((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                        As_v = As.load(((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="As_v")  # persistent_gemm.cu:27
+                        kb.assert_((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                        Bs_f32_v = Bs_f32.load(((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="Bs_f32_v")  # persistent_gemm.cu:28
+                        f117 = kb.let("f117", As_v[0] * Bs_f32_v[0] + f244, "f32")  # persistent_gemm.cu:29
+                        f118 = kb.let("f118", As_v[0] * Bs_f32_v[1] + f243, "f32")  # persistent_gemm.cu:29
+                        f119 = kb.let("f119", As_v[0] * Bs_f32_v[2] + f242, "f32")  # persistent_gemm.cu:29
+                        f120 = kb.let("f120", As_v[0] * Bs_f32_v[3] + f241, "f32")  # persistent_gemm.cu:29
+                        f121 = kb.let("f121", As_v[1] * Bs_f32_v[0] + f240, "f32")  # persistent_gemm.cu:30
+                        f122 = kb.let("f122", As_v[1] * Bs_f32_v[1] + f239, "f32")  # persistent_gemm.cu:30
+                        f123 = kb.let("f123", As_v[1] * Bs_f32_v[2] + f238, "f32")  # persistent_gemm.cu:30
+                        f124 = kb.let("f124", As_v[1] * Bs_f32_v[3] + f237, "f32")  # persistent_gemm.cu:30
+                        f125 = kb.let("f125", As_v[2] * Bs_f32_v[0] + f236, "f32")  # persistent_gemm.cu:31
+                        f126 = kb.let("f126", As_v[2] * Bs_f32_v[1] + f235, "f32")  # persistent_gemm.cu:31
+                        f127 = kb.let("f127", As_v[2] * Bs_f32_v[2] + f234, "f32")  # persistent_gemm.cu:31
+                        f128 = kb.let("f128", As_v[2] * Bs_f32_v[3] + f233, "f32")  # persistent_gemm.cu:31
+                        f129 = kb.let("f129", As_v[3] * Bs_f32_v[0] + f232, "f32")  # persistent_gemm.cu:32
+                        f130 = kb.let("f130", As_v[3] * Bs_f32_v[1] + f231, "f32")  # persistent_gemm.cu:32
+                        f131 = kb.let("f131", As_v[3] * Bs_f32_v[2] + f230, "f32")  # persistent_gemm.cu:32
+                        f132 = kb.let("f132", As_v[3] * Bs_f32_v[3] + f229, "f32")  # persistent_gemm.cu:32
+                        kb.assert_((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                        As_v_2 = As.load(((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="As_v_2")  # persistent_gemm.cu:27
+                        kb.assert_((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                        Bs_f32_v_2 = Bs_f32.load(((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="Bs_f32_v_2")  # persistent_gemm.cu:28
+                        kb.assert_((r89_0 + cast(iter_3_3 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                        As_v_3 = As.load(((r89_0 + cast(iter_3_3 * const(1024, i64), u32)) // 4,), width=4, name="As_v_3")  # persistent_gemm.cu:27
+                        kb.assert_((r87_0 + cast(iter_3_3 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                        Bs_f32_v_3 = Bs_f32.load(((r87_0 + cast(iter_3_3 * const(1024, i64), u32)) // 4,), width=4, name="Bs_f32_v_3")  # persistent_gemm.cu:28
+                        kb.assert_((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                        As_v_4 = As.load(((r89_0 + cast(iter_3_3 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="As_v_4")  # persistent_gemm.cu:27
+                        kb.assert_((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                        Bs_f32_v_4 = Bs_f32.load(((r87_0 + cast(iter_3_3 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="Bs_f32_v_4")  # persistent_gemm.cu:28
+                        f244.set(As_v_4[0] * Bs_f32_v_4[0] + (As_v_3[0] * Bs_f32_v_3[0] + (As_v_2[0] * Bs_f32_v_2[0] + f117)))  # persistent_gemm.cu:29
+                        f243.set(As_v_4[0] * Bs_f32_v_4[1] + (As_v_3[0] * Bs_f32_v_3[1] + (As_v_2[0] * Bs_f32_v_2[1] + f118)))  # persistent_gemm.cu:29
+                        f242.set(As_v_4[0] * Bs_f32_v_4[2] + (As_v_3[0] * Bs_f32_v_3[2] + (As_v_2[0] * Bs_f32_v_2[2] + f119)))  # persistent_gemm.cu:29
+                        f241.set(As_v_4[0] * Bs_f32_v_4[3] + (As_v_3[0] * Bs_f32_v_3[3] + (As_v_2[0] * Bs_f32_v_2[3] + f120)))  # persistent_gemm.cu:29
+                        f240.set(As_v_4[1] * Bs_f32_v_4[0] + (As_v_3[1] * Bs_f32_v_3[0] + (As_v_2[1] * Bs_f32_v_2[0] + f121)))  # persistent_gemm.cu:30
+                        f239.set(As_v_4[1] * Bs_f32_v_4[1] + (As_v_3[1] * Bs_f32_v_3[1] + (As_v_2[1] * Bs_f32_v_2[1] + f122)))  # persistent_gemm.cu:30
+                        f238.set(As_v_4[1] * Bs_f32_v_4[2] + (As_v_3[1] * Bs_f32_v_3[2] + (As_v_2[1] * Bs_f32_v_2[2] + f123)))  # persistent_gemm.cu:30
+                        f237.set(As_v_4[1] * Bs_f32_v_4[3] + (As_v_3[1] * Bs_f32_v_3[3] + (As_v_2[1] * Bs_f32_v_2[3] + f124)))  # persistent_gemm.cu:30
+                        f236.set(As_v_4[2] * Bs_f32_v_4[0] + (As_v_3[2] * Bs_f32_v_3[0] + (As_v_2[2] * Bs_f32_v_2[0] + f125)))  # persistent_gemm.cu:31
+                        f235.set(As_v_4[2] * Bs_f32_v_4[1] + (As_v_3[2] * Bs_f32_v_3[1] + (As_v_2[2] * Bs_f32_v_2[1] + f126)))  # persistent_gemm.cu:31
+                        f234.set(As_v_4[2] * Bs_f32_v_4[2] + (As_v_3[2] * Bs_f32_v_3[2] + (As_v_2[2] * Bs_f32_v_2[2] + f127)))  # persistent_gemm.cu:31
+                        f233.set(As_v_4[2] * Bs_f32_v_4[3] + (As_v_3[2] * Bs_f32_v_3[3] + (As_v_2[2] * Bs_f32_v_2[3] + f128)))  # persistent_gemm.cu:31
+                        f232.set(As_v_4[3] * Bs_f32_v_4[0] + (As_v_3[3] * Bs_f32_v_3[0] + (As_v_2[3] * Bs_f32_v_2[0] + f129)))  # persistent_gemm.cu:32
+                        f231.set(As_v_4[3] * Bs_f32_v_4[1] + (As_v_3[3] * Bs_f32_v_3[1] + (As_v_2[3] * Bs_f32_v_2[1] + f130)))  # persistent_gemm.cu:32
+                        f230.set(As_v_4[3] * Bs_f32_v_4[2] + (As_v_3[3] * Bs_f32_v_3[2] + (As_v_2[3] * Bs_f32_v_2[2] + f131)))  # persistent_gemm.cu:32
+                        f229.set(As_v_4[3] * Bs_f32_v_4[3] + (As_v_3[3] * Bs_f32_v_3[3] + (As_v_2[3] * Bs_f32_v_2[3] + f132)))  # persistent_gemm.cu:32
+                    r89.set(r89_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
+                    r87.set(r87_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
+                    r88.set(r88_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
+                    kb.syncthreads()  # persistent_gemm.cu:34
+                r86.set(r86_0 + cast(trips * const(16, i64), u32))  # persistent_gemm.cu:0
+            r77 = kb.let("r77", cast(r16, i32) + cast(threadIdx.y << const(2, u32), i32), "i32")  # persistent_gemm.cu:11
+            r78 = kb.let("r78", cast(r17, i32) + cast(threadIdx.x << const(2, u32), i32), "i32")  # persistent_gemm.cu:11
+            C_f32.store((cast(r77 * N + r78, i64),), [f244, f243, f242, f241], width=4)  # persistent_gemm.cu:37
+            C_f32.store((cast(r77 * N + r78, i64) + cast(N, i64),), [f240, f239, f238, f237], width=4)  # persistent_gemm.cu:37
+            C_f32.store((cast(r77 * N + r78, i64) + cast(N, i64) + cast(N, i64),), [f236, f235, f234, f233], width=4)  # persistent_gemm.cu:37
+            C_f32.store((cast(r77 * N + r78, i64) + cast(N, i64) + cast(N, i64) + cast(N, i64),), [f232, f231, f230, f229], width=4)  # persistent_gemm.cu:37
+            r85.set(cast(cast(r85, i32) + cast(gridDim.x, i32), u32))  # persistent_gemm.cu:14
+            p5 = kb.let("p5", cast(r85, i32) < (N + cast(cast(N >> 31, u32) >> const(26, u32), i32) >> 6) * (M + cast(cast(M >> 31, u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:14
+            with kb.if_(p5 != 0):  # persistent_gemm.cu:14
+                loop_2.set(1)  # persistent_gemm.cu:14
+            with kb.else_():  # persistent_gemm.cu:14
+                loop_2.set(0)  # persistent_gemm.cu:14
     kb.launch(grid=(132, 1, 1), block=(16, 16, 1), dynamic_smem=0)  # persistent_gemm.cu:7
     kb.defaults(**{"M": 512, "N": 512, "K": 512})  # persistent_gemm.cu:7
     return kb.build()
