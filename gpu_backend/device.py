@@ -110,10 +110,14 @@ def compare(kernel: Kernel, gpu: Mapping[str, np.ndarray],
 
 def _compared_as(kernel: Kernel, g):
     """The element type an array's outputs are compared as: its own, or for an array of
-    bytes (a kernel read from PTX) the one type its views read it as, where they agree and
-    divide its bytes (a float array's rounding is then compared as floats)."""
+    bytes (a kernel read from PTX) the type its source declares it with, else the one type
+    its views read it as, where they agree (a float array's rounding is then compared as
+    floats)."""
     if g.dtype.size != 1:
         return g.dtype
+    declared = getattr(g, "declared", None)
+    if declared is not None and declared.size > 1:
+        return declared
     kinds = {v.dtype for v in kernel.global_views if v.base is g}
     if len(kinds) != 1:
         return g.dtype
@@ -184,7 +188,11 @@ def run_on_gpu(kernel: Kernel, params: Mapping | None = None,
             from err
     launch_ = resolve_launch(kernel, params)
     host = make_arrays(launch_, seed)
-    host.update({k: np.ascontiguousarray(v) for k, v in (arrays or {}).items()})
+    # (a typed array given for a kernel's byte array, one read from PTX: its bytes)
+    sizes = {g.name: g.dtype.size for g in kernel.globals}
+    host.update({k: np.ascontiguousarray(v).view(np.uint8)
+                 if sizes.get(k) == 1 and np.asarray(v).dtype.itemsize > 1
+                 else np.ascontiguousarray(v) for k, v in (arrays or {}).items()})
     dev = Device()
     dev.set_current()
     stream = dev.create_stream()

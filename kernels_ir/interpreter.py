@@ -176,23 +176,37 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
     """Global arrays for a launch: seeded random inputs, poisoned outputs.
 
     Inputs hold integers in [0, 255] (or the type's max if smaller) and floats in [-1, 1);
-    "out" arrays hold all-ones bits (NaN for floats) so that an unwritten element shows.
+    "out" arrays hold all-ones bits (NaN for floats) so that an unwritten element shows. A
+    byte array whose source declares another element type (GlobalArray.declared: a kernel
+    read from PTX) holds that type's values, as its bytes.
     """
     rng = np.random.default_rng(seed)
     arrays = {}
     for g in launch.kernel.globals:
         n = launch.lengths[g.name]
         t = g.dtype
+        declared = getattr(g, "declared", None)
+        if g.initial is None and t.size == 1 and declared is not None and declared.size > 1 \
+                and n % declared.size == 0:
+            n, t = n // declared.size, declared
+            values = _made(g.intent, t, n, rng)
+            arrays[g.name] = np.ascontiguousarray(values).view(np.uint8)
+            continue
         if g.initial is not None:   # the values the kernel's source gives it
             arrays[g.name] = to_storage(np.asarray(g.initial, t.np), t)
-        elif g.intent == "out":
-            arrays[g.name] = (to_storage(np.full(n, np.nan, t.np), t) if t.is_float
-                              else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
-        elif t.is_float:
-            arrays[g.name] = to_storage(rng.uniform(-1.0, 1.0, n).astype(t.np), t)
         else:
-            arrays[g.name] = rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
+            arrays[g.name] = _made(g.intent, t, n, rng)
     return arrays
+
+
+def _made(intent: str, t, n: int, rng) -> np.ndarray:
+    """make_arrays' values of one array of n elements of type t."""
+    if intent == "out":
+        return (to_storage(np.full(n, np.nan, t.np), t) if t.is_float
+                else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
+    if t.is_float:
+        return to_storage(rng.uniform(-1.0, 1.0, n).astype(t.np), t)
+    return rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
 
 
 # two 64-bit polynomial hashes of a lane's decisions (odd multipliers, wrapping): blocks

@@ -1978,6 +1978,12 @@ class _Lowering(WmmaLowering):
                 self._dest(inst, c.plus(retype(a, dtype) * retype(b, dtype)))
             return
         a, b, c = self._numbers(inst, a, b, c)
+        if dtype.is_float:
+            # `fma.rn` and a float `mad` (fused on sm_20 and newer): one rounding, which a
+            # range reduction (cuda_fp16's hsin: x - k pi/2 in three fmas) depends on
+            self._dest(inst, retype(call("fma", retype(a, dtype), retype(b, dtype),
+                                         retype(c, dtype)), dtype))
+            return
         self._dest(inst, retype(retype(a, dtype) * retype(b, dtype) + retype(c, dtype), dtype))
 
     def _choice_is_null(self, inst: Inst, cmp: str, a, b) -> Expr:
