@@ -541,7 +541,22 @@ def _folded(e: Expr, src: tuple) -> Expr | None:
     """`c ? a : b`, `c && x` and `c || x` whose condition a substitution made a constant:
     the side C evaluates (so that a block class whose guards are decided stops reading the
     block axes only the other side reads: Rodinia's hotspot, `(blkY < 0) ? -blkY : 0`);
-    None for anything else."""
+    `0 & x`, `0 * x`, `~0 & x`, `0 | x` (nvcc's branch-free form of that select, `(blkY >>
+    31) & -blkY`, once its sign mask is decided); None for anything else."""
+    if e.op in (Op.AND, Op.OR, Op.MUL) and len(src) == 2 and not e.dtype.is_float:
+        for known, other in (src, src[::-1]):
+            v = _integer_constant(known)
+            if v is None:
+                continue
+            bits = 8 * known.dtype.size
+            v %= 1 << bits
+            ones = v == (1 << bits) - 1
+            if v == 0 and e.op in (Op.AND, Op.MUL):
+                return const(0, e.dtype)
+            if (v == 0 and e.op is Op.OR) or (ones and e.op is Op.AND and
+                                              known.dtype.size >= e.dtype.size):
+                return other if other.dtype == e.dtype else cast(other, e.dtype)
+        return None
     if not src or src[0].op is not Op.CONST:
         return None
     if e.op is Op.SELECT:
@@ -552,6 +567,15 @@ def _folded(e: Expr, src: tuple) -> Expr | None:
             return const(int(e.op is Op.LOR), e.dtype)
         return cast(src[1] != const(0, src[1].dtype), e.dtype)   # 1 && x, 0 || x: x's truth
     return None
+
+
+def _integer_constant(e: Expr) -> int | None:
+    """The value of an integer constant, also through widening or same-size integer casts
+    of one (the caller reads it modulo the outer type's width); else None."""
+    while e.op is Op.CAST and not e.dtype.is_float and not e.src[0].dtype.is_float and \
+            e.dtype.size >= e.src[0].dtype.size:
+        e = e.src[0]
+    return int(e.arg) if e.op is Op.CONST and not e.dtype.is_float else None
 
 
 def reference_requests(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0) -> dict:

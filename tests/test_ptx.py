@@ -511,17 +511,17 @@ __global__ void sum(const int *in, int *out)
 
 
 def test_cub_through_the_command_line(nvcc, tmp_path, monkeypatch):
-    """cub::BlockReduce, which smemsim's own C++ reading does not take, through
-    `--frontend ptx` with the launch on the command line: each of 4 warps of 4 blocks stores
-    its partial sum (16 requests), and warp 0 of each block reads the 3 others: 3 loads in
-    the PTX, which ptxas makes one LDS.64 and one LDS (8)."""
+    """cub::BlockReduce through nvcc's build, with the launch on the command line and the
+    arrays' lengths by their names (elements of their declared type): each of 4 warps of 4
+    blocks stores its partial sum (16 requests), and warp 0 of each block reads the 3
+    others: 3 loads in the PTX, which ptxas makes one LDS.64 and one LDS (8)."""
     from tests.test_cli import cli
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "cubsum.cu"
     source.write_text(CUB_SUM)
     code, out = cli("analyze", str(source), "--frontend", "ptx", "--launch-grid", "4",
-                    "--launch-block", "128", "--length", "param_0=2048", "--length",
-                    "param_1=16", "--json")
+                    "--launch-block", "128", "--length", "in=512", "--length", "out=4",
+                    "--json")
     assert code == 0, out
     result = __import__("json").loads(out)["results"][0]
     assert (result["load"]["requests"], result["store"]["requests"]) == (8, 16)
@@ -604,24 +604,24 @@ void go(Op op, const float* in) { k<<<1, 128>>>(op, in); }
 """
 
 
-def test_a_struct_passed_by_value_is_its_fields_by_byte_offset(nvcc, tmp_path, monkeypatch):
-    """A functor or a lambda's captures reach the kernel as `.param .b8 p[16]`: each field
-    the kernel reads is a parameter named by its byte offset (`op_0` the pointer, `op_8`
-    the int, `op_12` the float), given with -p and --length (bytes) as any other."""
+def test_a_struct_passed_by_value_is_its_fields(nvcc, tmp_path, monkeypatch):
+    """A struct reaches the kernel as `.param .b8 p[16]`: each field the kernel reads is a
+    parameter, named as the host's reading names the struct's fields (`op_out` the pointer,
+    `op_n` the int, `op_scale` the float: the build reads as many of each kind as the
+    struct declares), given with -p and --length as any other."""
     import numpy as np
-    from kernels_ir import run
     from smemsim.cuda import Options
     from smemsim.ptx.frontend import import_cu
+    from tests.built import run
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "st.cu"
     source.write_text(STRUCT_PARAM)
-    k = import_cu(str(source), Options(lengths={"op_0": "512", "in": "512"}))["k"]()
-    assert sorted(p.name for p in k.params) == ["op_12", "op_8"]
-    x = np.arange(512, dtype=np.float32)      # (`in`: 512 floats, as the host side says)
-    out = run(k, {"op_8": 100, "op_12": 2.0}, arrays={"in": x.view(np.uint8)})
-    got = np.frombuffer(out["op_0"].tobytes(), np.float32)    # 512 bytes: 128 floats
+    k = import_cu(str(source), Options(lengths={"op_out": "128", "in": "512"}))["k"]()
+    assert sorted(p.name for p in k.params) == ["op_n", "op_scale"]
+    x = np.arange(512, dtype=np.float32)
+    got = run(k, {"op_n": 100, "op_scale": 2.0}, arrays={"in": x})["op_out"]
     assert np.array_equal(got[:100], 2.0 * x[:128][::-1][:100])
-    r = analyze(k, {"op_8": 100, "op_12": 2.0})
+    r = analyze(k, {"op_n": 100, "op_scale": 2.0})
     assert (r.store.requests, r.load.requests) == (4, 4)   # 4 warps each, in shared
 
 

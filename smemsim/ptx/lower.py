@@ -1894,6 +1894,13 @@ class _Lowering(WmmaLowering):
         a = self.value(inst.operands[1], dtype or u32)
         b = self.value(inst.operands[2], u32)
         fn = (lambda x, y: x << y) if left else (lambda x, y: x >> y)
+        if not left and dtype is not None and dtype.signed and isinstance(a, Expr) and \
+                isinstance(b, Expr) and b.op is Op.CONST and int(b.arg) == dtype.size * 8 - 1:
+            # `shr.s32 m, x, 31`: the sign as a mask, all ones or 0 (nvcc's branch-free
+            # `x < 0 ? -x : 0` is `(x >> 31) & -x`): a comparison, which the analysis
+            # decides per block (hotspot's border offsets), where a shift it could not
+            self._dest(inst, select(retype(a, dtype) < 0, const(-1, dtype), const(0, dtype)))
+            return
         if dtype is None or dtype.is_float or isinstance(a, (Address, Choice)) or \
                 isinstance(b, (Address, Choice)) or \
                 (isinstance(b, Expr) and b.op is Op.CONST and 0 <= int(b.arg) < dtype.size * 8):
