@@ -98,10 +98,7 @@ def test_on_the_gpu_the_bound_holds_and_is_met_without_contention(tmp_path):
     a warp on one bin, issues at least them."""
     import subprocess
 
-    from gpu_backend.as_compiled import analyze_as_compiled
     from gpu_backend.measure import measure_command
-    from gpu_backend.original import build_original
-    from smemsim.cuda import instantiation
     from tests.test_gpu_backend import _gpu_or_skip
     _gpu_or_skip()
     exe = tmp_path / "retry_histogram"
@@ -109,8 +106,7 @@ def test_on_the_gpu_the_bound_holds_and_is_met_without_contention(tmp_path):
                    check=True, capture_output=True)
     for key in ("lane_bins", "one_bin"):
         kernel = import_kernels(str(HISTOGRAM))[key]()
-        build = build_original(str(HISTOGRAM), instantiation(str(HISTOGRAM), None, key))
-        r = analyze_as_compiled(kernel, build=build, arrays=ZEROS)
+        r = analyze(kernel, arrays=ZEROS)
         m = measure_command([str(exe)], key)
         print(key, "loads", r.load.requests, m.load_requests, "stores", r.store.requests,
               m.store_requests)

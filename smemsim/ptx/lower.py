@@ -3260,6 +3260,13 @@ def _quotient(e: Expr, d: int) -> Expr | None:
             e.dtype.size >= e.src[0].dtype.size:
         inner = _quotient(e.src[0], d)
         return None if inner is None else cast(inner, e.dtype)
+    if e.op is Op.AND and d & (d - 1) == 0:
+        # `x & c` with c's low bits clear (a mask that aligns: cub's and cuda_fp16's
+        # `(tid >> 3) & ~3`): (x >> k) & (c >> k), k = log2 d
+        k = d.bit_length() - 1
+        for x, c in (e.src, e.src[::-1]):
+            if c.op is Op.CONST and not c.dtype.is_float and int(c.arg) % d == 0:
+                return (x >> const(k, x.dtype)) & _wrapped(int(c.arg) >> k, c.dtype)
     return None
 
 
