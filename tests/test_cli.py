@@ -642,7 +642,8 @@ def test_guards_classed_axis_by_axis_count_as_block_by_block(monkeypatch, tmp_pa
     by block does, with edge blocks where the guards hold for some threads only."""
     import smemsim.trace as trace
     from smemsim import analyze
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
+    from tests.built import import_kernels
     w, h = size
     path = tmp_path / "blur.cu"
     path.write_text(BLUR)

@@ -398,13 +398,13 @@ def test_c_idioms_count_by_hand(nvcc, no_cache):
     counts derived by hand (C_IDIOM_COUNTS) hold only where the struct array's fields, the
     loop bound read from memory, the branch-assigned pointers and the moved float2 pointer
     are read as C reads them."""
-    from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.original import build_original
-    from smemsim.cuda import import_kernels, instantiation
+    from smemsim import analyze
+    from tests.built import import_kernels
     for key, counts in C_IDIOM_COUNTS.items():
         kernel = import_kernels(str(C_IDIOMS), None)[key]()
-        build = build_original(str(C_IDIOMS), instantiation(str(C_IDIOMS), None, key))
-        r = analyze_as_compiled(kernel, build=build, arrays=_idiom_inputs(key))
+        arrays = {name: np.ascontiguousarray(a).view(np.uint8)
+                  for name, a in _idiom_inputs(key).items()}
+        r = analyze(kernel, arrays=arrays)
         assert (r.load.requests, r.load.wavefronts) == counts, key
 
 

@@ -242,7 +242,7 @@ def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
     numpy does."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
     from smemsim.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "hw.cu"
@@ -250,9 +250,9 @@ def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
     options = Options(lengths={"in": "n", "out": "256"})
     hist = import_cu(str(source), options, "hist")["hist"]()
     sites = analyze(hist, dict(hist.defaults)).sites
-    old = analyze(import_kernels(str(source), options, "hist")["hist"](), {}).sites
-    assert [(s.op, s.requests, s.wavefronts) for s in sites] == \
-        [(s.op, s.requests, s.wavefronts) for s in old]
+    # (the C++ reading counted the same: 2026-11-30)
+    assert [(s.op, s.requests, s.wavefronts) for s in sites] == [
+        ("store", 512, 512), ("atomic_aggregated", 2048, 6449), ("load", 512, 512)]
     assert sites[1].op == "atomic_aggregated" and sites[1].requests == 64 * 8 * 4
     data = np.random.default_rng(1).integers(0, 256, 65536).astype(np.uint8)
     out = run(hist, dict(hist.defaults), arrays={"in": data, "out": np.zeros(1024, np.uint8)})
@@ -1407,7 +1407,7 @@ def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
     reads, the outputs are numpy's and the counts the C++ reading's."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
     from smemsim.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     cu = ROOT / "tests" / "cuda" / "tma_over_param.cu"
@@ -1417,11 +1417,9 @@ def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
     a = np.arange(4096, dtype=np.float32)
     out = run(k, {}, arrays={"A": a.view(np.uint8)})["out"].view(np.float32)
     assert np.array_equal(out, a + np.tile(a[:1024], 4))
-    via_ptx, via_cpp = analyze(k), analyze(import_kernels(str(cu), opts)["k"]())
-    assert dict(via_ptx.classes)["tma_ld"].requests == 4 == \
-        dict(via_cpp.classes)["tma_ld"].requests
-    assert (via_ptx.load.requests, via_ptx.load.wavefronts) == \
-        (via_cpp.load.requests, via_cpp.load.wavefronts) == (128, 128)
+    via_ptx = analyze(k)   # (the C++ reading counted the same: 2026-11-30)
+    assert dict(via_ptx.classes)["tma_ld"].requests == 4
+    assert (via_ptx.load.requests, via_ptx.load.wavefronts) == (128, 128)
     without = Options(lengths=opts.lengths, grid="4", block="1024")
     with pytest.raises(Exception, match="is a CUtensorMap the host encodes at run time: "
                                         "describe it with --tensor-map map="):
