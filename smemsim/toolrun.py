@@ -169,6 +169,9 @@ def run_tool(command: list[str], folder: str | None = None,
     killed nvcc cannot remove: the staging folder's removal takes them)."""
     if folder is not None:
         kwargs["env"] = {**os.environ, "TMPDIR": folder, "TMP": folder, "TEMP": folder}
+    # (a tool echoes the user's bytes back, nvcc a source line that is not UTF-8: replaced,
+    # never a decoding error in place of the tool's message)
+    kwargs.setdefault("errors", "replace")
     done = subprocess.run(command, capture_output=True, text=True, **kwargs)
     if done.returncode in (-signal.SIGINT, -signal.SIGTERM):
         # Ctrl-C reaches the tool too (one process group): the command was interrupted, the
