@@ -452,7 +452,8 @@ def test_the_validation_harness_launches_a_grid_sync_kernel_cooperatively(tmp_pa
     locals, cudaLaunchCooperativeKernel given their addresses (a `<<<...>>>` launch would
     leave grid.sync() undefined); nvcc compiles it."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
+    from tests.built import import_kernels
     from tools.gpu_original import harness
     cu = pathlib.Path(__file__).resolve().parent / "cuda" / "grid_sync.cu"
     kernel = import_kernels(str(cu), Options())["sumAll"]()
@@ -473,7 +474,8 @@ def test_the_validation_harness_makes_texture_objects_and_guarded_arrays(tmp_pat
     cudaArray of the --texture extent, the global arrays with zeroed margins on both sides;
     nvcc compiles it."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda import Options, import_kernels
+    from smemsim.cuda import Options
+    from tests.built import import_kernels
     from tools.gpu_original import GUARD, harness
     cu = tmp_path / "tile.cu"
     cu.write_text("""#include <cuda_runtime.h>
@@ -491,7 +493,7 @@ __global__ void tile(float* dst, int width, cudaTextureObject_t src)
     kernel = import_kernels(str(cu), options)["tile"]()
     text = harness(cu, "tile", kernel, resolve_launch(kernel), tmp_path, options=options)
     assert "cudaMallocArray(&src_a, &src_f, 32, 16);" in text
-    assert f"dst_d = (float*)((char*)dst_d + {GUARD});" in text
+    assert f"dst_d = (unsigned char*)((char*)dst_d + {GUARD});" in text   # (its bytes)
     assert "tile<<<dim3(4, 2, 1), dim3(8, 8, 1), 0>>>(SmemsimPtr{dst_d}, 32, src_t);" in text
     src = tmp_path / "harness.cu"
     src.write_text(text)

@@ -67,14 +67,15 @@ def test_flags_that_nvccs_shell_would_read_are_refused(nvcc, tmp_path, monkeypat
 
 
 def test_a_staged_build_names_the_users_lines(nvcc, tmp_path, monkeypatch):
-    """The SASS of a staged build is read back at the user's file and lines."""
-    from gpu_backend.original import build_original
-    from smemsim.cuda import instantiation
+    """The PTX and SASS of a staged build (a private copy under a safe name) are read back
+    at the user's file and lines."""
+    from smemsim import analyze
+    from tests.built import import_kernels
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "t x.cu"
     shutil.copy(TRANSPOSE_CU, source)
-    build = build_original(str(source), instantiation(str(source), None, "transpose"))
-    assert {(os.path.basename(a.line[0]), a.line[1]) for a in build.accesses} == \
+    kernel = import_kernels(str(source))["transpose"]()
+    assert {(os.path.basename(s.loc.file), s.loc.line) for s in analyze(kernel).sites} == \
         {("t x.cu", 16), ("t x.cu", 20)}
 
 
