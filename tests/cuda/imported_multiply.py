@@ -52,7 +52,7 @@ def multiply():
         kb.syncthreads()  # seed004.cu:39
         B_shared_v = B_shared.load((const(256, u32) + threadIdx.x,), width=1, name="B_shared_v")  # seed004.cu:44
         A_shared_v = A_shared.load((threadIdx.y * 16,), width=2, name="A_shared_v")  # seed004.cu:44
-        fd8 = kb.let("fd8", A_shared_v[0] * B_shared_v + fd53, "f64")  # seed004.cu:44
+        fd8 = kb.let("fd8", call("fma", A_shared_v[0], B_shared_v, fd53), "f64")  # seed004.cu:44
         B_shared_v_2 = B_shared.load((const(256, u32) + threadIdx.x + const(16, u32),), width=1, name="B_shared_v_2")  # seed004.cu:44
         B_shared_v_3 = B_shared.load((const(256, u32) + threadIdx.x + const(32, u32),), width=1, name="B_shared_v_3")  # seed004.cu:44
         A_shared_v_2 = A_shared.load((threadIdx.y * 16 + const(2, u32),), width=2, name="A_shared_v_2")  # seed004.cu:44
@@ -75,7 +75,7 @@ def multiply():
         B_shared_v_15 = B_shared.load((const(256, u32) + threadIdx.x + const(224, u32),), width=1, name="B_shared_v_15")  # seed004.cu:44
         A_shared_v_8 = A_shared.load((threadIdx.y * 16 + const(14, u32),), width=2, name="A_shared_v_8")  # seed004.cu:44
         B_shared_v_16 = B_shared.load((const(256, u32) + threadIdx.x + const(240, u32),), width=1, name="B_shared_v_16")  # seed004.cu:44
-        fd53.set(A_shared_v_8[1] * B_shared_v_16 + (A_shared_v_8[0] * B_shared_v_15 + (A_shared_v_7[1] * B_shared_v_14 + (A_shared_v_7[0] * B_shared_v_13 + (A_shared_v_6[1] * B_shared_v_12 + (A_shared_v_6[0] * B_shared_v_11 + (A_shared_v_5[1] * B_shared_v_10 + (A_shared_v_5[0] * B_shared_v_9 + (A_shared_v_4[1] * B_shared_v_8 + (A_shared_v_4[0] * B_shared_v_7 + (A_shared_v_3[1] * B_shared_v_6 + (A_shared_v_3[0] * B_shared_v_5 + (A_shared_v_2[1] * B_shared_v_4 + (A_shared_v_2[0] * B_shared_v_3 + (A_shared_v[1] * B_shared_v_2 + fd8)))))))))))))))  # seed004.cu:44
+        fd53.set(call("fma", A_shared_v_8[1], B_shared_v_16, call("fma", A_shared_v_8[0], B_shared_v_15, call("fma", A_shared_v_7[1], B_shared_v_14, call("fma", A_shared_v_7[0], B_shared_v_13, call("fma", A_shared_v_6[1], B_shared_v_12, call("fma", A_shared_v_6[0], B_shared_v_11, call("fma", A_shared_v_5[1], B_shared_v_10, call("fma", A_shared_v_5[0], B_shared_v_9, call("fma", A_shared_v_4[1], B_shared_v_8, call("fma", A_shared_v_4[0], B_shared_v_7, call("fma", A_shared_v_3[1], B_shared_v_6, call("fma", A_shared_v_3[0], B_shared_v_5, call("fma", A_shared_v_2[1], B_shared_v_4, call("fma", A_shared_v_2[0], B_shared_v_3, call("fma", A_shared_v[1], B_shared_v_2, fd8))))))))))))))))  # seed004.cu:44
         kb.syncthreads()  # seed004.cu:46
     rd15.set(rd15_0 + trips * const(128, i64))  # seed004.cu:37
     r28.set(r28_0 + cast(trips * const(4096, i64), i32))  # seed004.cu:37
