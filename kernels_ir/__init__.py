@@ -34,7 +34,8 @@ from .wgmma import GmmaDescriptor, GmmaLayout
 from .tma import TensorMap
 
 __all__ = [
-    "Access", "ALL_DTYPES", "Assert", "TRAP_TEXT", "MISALIGNED_TEXT", "Assign", "Atomic", "ATOMIC_OPS",
+    "Access", "ALL_DTYPES", "Assert", "TRAP_TEXT", "MISALIGNED_TEXT", "Assign", "Atomic",
+    "ATOMIC_OPS",
     "BarrierReached", "bf16",
     "blockDim", "f16", "from_storage", "to_storage", "FULL_MASK", "ACTIVE_MASK", "Shuffle",
     "SyncWarp", "MmaSync", "MMA_SHAPES", "MMA_TF32_SHAPES", "MMA_INT8_SHAPES", "MMA_F64_SHAPES",

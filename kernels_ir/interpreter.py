@@ -186,14 +186,12 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
         n = launch.lengths[g.name]
         t = g.dtype
         declared = getattr(g, "declared", None)
-        if g.initial is None and t.size == 1 and declared is not None and declared.size > 1 \
-                and n % declared.size == 0:
-            n, t = n // declared.size, declared
-            values = _made(g.intent, t, n, rng)
-            arrays[g.name] = np.ascontiguousarray(values).view(np.uint8)
-            continue
         if g.initial is not None:   # the values the kernel's source gives it
             arrays[g.name] = to_storage(np.asarray(g.initial, t.np), t)
+        elif t.size == 1 and declared is not None and declared.size > 1 and \
+                n % declared.size == 0:
+            values = _made(g.intent, declared, n // declared.size, rng)
+            arrays[g.name] = np.ascontiguousarray(values).view(np.uint8)
         else:
             arrays[g.name] = _made(g.intent, t, n, rng)
     return arrays

@@ -422,8 +422,8 @@ FP8 = pathlib.Path(__file__).resolve().parent / "cuda" / "fp8_decode.cu"
 def fp8_outputs() -> np.ndarray:
     k = import_kernels(str(FP8), Options(lengths={"codes": "256", "out": "512"}))[
         "fp8_decode"]()
-    return np.asarray(run(k, arrays={"codes": np.arange(256, dtype=np.uint8)}, types=HALF_OUT)["out"],
-                      np.float16)
+    return np.asarray(run(k, arrays={"codes": np.arange(256, dtype=np.uint8)},
+                          types=HALF_OUT)["out"], np.float16)
 
 
 def test_fp8_codes_decode_to_their_values():

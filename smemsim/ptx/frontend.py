@@ -21,7 +21,7 @@ import re
 
 from kernels_ir import Kernel, KernelError
 from kernels_ir.dtypes import i64
-from kernels_ir.expr import as_expr, cast
+from kernels_ir.expr import Op, as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
@@ -111,7 +111,7 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
 
 
 def _is_zero(length) -> bool:
-    from kernels_ir.expr import Op, as_expr
+    """Whether an array's length is the constant 0 (the host reading's null pointer)."""
     e = as_expr(length)
     return e.op is Op.CONST and e.arg == 0
 
