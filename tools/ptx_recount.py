@@ -32,6 +32,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def main(argv: list[str]) -> int:
+    if not argv or argv[0].startswith("-"):
+        # (its first argument is the output: `--help` must not become a file's name)
+        print(__doc__)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     from smemsim import analyze
     from smemsim.ptx.frontend import import_cu
     from test_original_build import CUBLAS_STANDIN
