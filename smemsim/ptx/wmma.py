@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels_ir import KernelError, blockDim, threadIdx
+from kernels_ir import KernelError
 from kernels_ir.dtypes import f32, f64, i32, i64, u8, u16, u32
 from kernels_ir.expr import Expr, cast
 
@@ -142,9 +142,8 @@ class WmmaLowering:
     # ---------------------------------------------------------------- lanes, memory
     def _wmma_lane(self) -> tuple[Expr, Expr, Expr]:
         """(lane, g, t): the thread's lane, its row group (lane / 4) and column pair."""
-        linear = cast(threadIdx.x, u32) + cast(blockDim.x, u32) * (
-            cast(threadIdx.y, u32) + cast(blockDim.y, u32) * cast(threadIdx.z, u32))
-        lane = self.k.let("wmma_lane", linear % 32)   # (one name in the addresses reported)
+        # (%laneid as the walk reads it; one name in the addresses reported)
+        lane = self.k.let("wmma_lane", self.value("%laneid", u32))
         return lane, lane >> 2, lane & 3
 
     def _wmma_at(self, inst: Inst, addr, element_offset, dtype, size: int):
