@@ -40,16 +40,13 @@ docs/validation.md), just as a branch no lane takes issues nothing.
 """
 from __future__ import annotations
 
-import math
-import os
-import shlex
 from collections import Counter
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from kernels_ir import (
-    Assign, Expr, If, Kernel, Let, Load, Loop, Op, Store, Var, cast, const, format_stmt,
+    Expr, If, Kernel, Load, Loop, Op, Store, Var, cast, const, format_stmt,
     resolve_launch, select,
 )
 from kernels_ir.dtypes import BY_NAME
@@ -61,7 +58,7 @@ from smemsim.arch import require_instructions
 from smemsim.banks import rules_for
 from smemsim.bulk import sum_tma
 from smemsim.slicing import references
-from smemsim.trace import LOOP_LIMIT, SiteTrace, Trace, trace_launch
+from smemsim.trace import LOOP_LIMIT, Trace, trace_launch
 
 from .compile import compile_kernel
 
@@ -90,21 +87,6 @@ class Sunk(Hoist):
 
 
 @dataclass(frozen=True)
-class Promoted:
-    """A read-modify-write element of a loop the compiler still loops (`a[x] -= b[j] *
-    c[j]`, x the same in every iteration) kept in a register while the store stays in every
-    iteration (a load of the loop may alias it): nvcc's loop of a run-time trip count n runs
-    its whole groups of k iterations, then the n mod k left, and loads the element once
-    before each part that runs, [n >= k] + [n mod k != 0] loads per entry, not n."""
-
-    site: int                # the load (written-out numbering)
-    store: int               # the store of the same element
-    loop: int                # the loop's index in walk() order
-    k: int                   # the iterations of a group (the remainder has k - 1 copies)
-    opcode: str
-
-
-@dataclass(frozen=True)
 class Joined:
     """Accesses of an if's branches the compiler joined into one instruction after it
     (`if (c) t[i] = x; else t[i] = 0;` as one STS of a selected value; an if/else-if
@@ -129,35 +111,24 @@ class Overwritten:
 
 
 def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arrays=None,
-                        seed: int = 0, compiled=None, loop_limit: int = LOOP_LIMIT,
-                        build=None) -> Report:
+                        seed: int = 0, compiled=None, loop_limit: int = LOOP_LIMIT
+                        ) -> Report:
     """The analysis of what the compiler emits for `kernel` on `arch` (see the module
-    docstring): `build`, the user's own nvcc build of a `.cu` (gpu_backend.original), when
-    given; else NVRTC's build of the generated CUDA (`compiled`, the kernel's Compiled, if
+    docstring): NVRTC's build of the generated CUDA (`compiled`, the kernel's Compiled, if
     already at hand). `loop_limit` as for smemsim.analyze."""
     a, rules = rules_for(require_instructions(kernel, arch))
-    original = build if build is not None else \
-        compiled if compiled is not None else compile_kernel(kernel, arch)
+    original = compiled if compiled is not None else compile_kernel(kernel, arch)
     notes: list[str] = []
     written, origin, c = kernel, {s.site: Copy(s.site, ()) for s in kernel.sites()}, original
     # the loops the compiler unrolled completely: no backward branch on their line (a
     # `#pragma unroll`, or nvcc's own choice for a loop with no pragma, "auto")
     loops = [s for s in walk(kernel.body) if isinstance(s, Loop)]
     branching = {x.line for x in original.loops}
-    lines = build.loop_keys(kernel) if build is not None else original.loop_lines
+    lines = original.loop_lines
     unrolled = {id(s) for n, s in enumerate(loops) if s.unroll is not False
                 and lines[n] not in branching}  # a line with no SASS has no branch
     which = lambda s: id(s) in unrolled
-    traced = None
-    if build is not None:
-        from .original import attribute
-        if unrollable(kernel, which):
-            written, origin = unroll(kernel, which)
-        # the trace says which accesses a wide instruction of a shared line can cover
-        traced = trace_launch(written, resolve_launch(written, params), arrays, seed,
-                              loop_limit)
-        c = attribute(written, build, traced)
-    elif unrollable(kernel, which):
+    if unrollable(kernel, which):
         w, o = unroll(kernel, which)
         cw = compile_kernel(w, arch)
         times = _multiple(original.shared_opcodes(), cw.shared_opcodes())
@@ -172,33 +143,12 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
                          "compile to other shared instructions ("
                          f"{len(cw.shared_opcodes())} against {len(original.shared_opcodes())}"
                          "): sites inside them are reported, not re-counted")
-    strided = _strided(written, c, build, branching) if build is not None else ()
     hoists = _hoists(written, c) + _sinks(written, c)
-    kept, promoted, copies = _promoted(written, c, build, strided)
-    # (_hoists and _sinks may have found some of them already)
-    hoists += tuple(h for h in kept if h.site not in {x.site for x in hoists})
     joined, overwritten = _joined(written, c, hoists)
-    # each site of a strided loop read k iterations at a time, or, failing that, its sites
-    # read together (the fields of a struct); else none
-    for attempt in (strided, _as_groups(strided), ()):
-        if attempt is None:
-            continue
-        analysed, origins, probes, attempt = _analysis_kernel(written, hoists, joined, origin,
-                                                              attempt, promoted)
-        tr = traced if traced is not None and analysed is written else \
-            trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
-        confirmed = _confirm_strides(attempt, tr, traced) if attempt else ((), tr)
-        if confirmed is not None:
-            strided, tr = confirmed
-            break
-    origin = origins
-    if strided:
-        c = _claim_strided(c, strided, written, build)
-    looping = None if build is None else {  # the loops the user's build still loops
-        id(s) for s in walk(written.body) if isinstance(s, Loop) and build.key(s.loc) in
-        branching}
-    widths, site_notes, uncounted = _count(written, c, origin, tr, hoists, joined, looping,
-                                           strided, promoted, copies, overwritten)
+    analysed, origin, probes = _analysis_kernel(written, hoists, joined, origin)
+    tr = trace_launch(analysed, resolve_launch(analysed, params), arrays, seed, loop_limit)
+    widths, site_notes, uncounted = _count(written, c, origin, tr, hoists, joined,
+                                           overwritten)
     rows = _fold(_site_rows(analysed, a.name, tr, widths, probes), kernel, origin)
     counted = {r["site"]: r["width"] for r in rows}
     changed = {s.site: counted.get(s.site, 0) for s in kernel.sites()
@@ -206,18 +156,8 @@ def analyze_as_compiled(kernel: Kernel, params=None, *, arch: str = "sm_90", arr
     notes += site_notes
     if not notes:
         notes = ["compiler: every site compiled as stated; the counts are unchanged"]
-    if build is not None:
-        notes.insert(0, f"compiler: counting {os.path.basename(build.path)} as nvcc builds it "
-                        f"({build.function}: {build.registers} registers; "
-                        f"`{_command(build)}`)")
     return replace(_assemble(analysed, a.name, rules, tr, rows), compiler=tuple(notes),
                    as_compiled=True, compiled_widths=changed, uncounted=uncounted)
-
-
-def _command(build) -> str:
-    """The nvcc command in short: the tool's name, the options, the user's file."""
-    return shlex.join([os.path.basename(build.command[0]), *build.command[1:-2],
-                       os.path.basename(build.path)])
 
 
 def _multiple(original: list[str], written: list[str]) -> int:
@@ -228,312 +168,6 @@ def _multiple(original: list[str], written: list[str]) -> int:
         return 0
     m, rest = divmod(a[next(iter(b))], b[next(iter(b))])
     return m if not rest and all(a[k] == m * b[k] for k in b) else 0
-
-
-# ------------------------------------------------------------------ strided loops
-
-@dataclass(frozen=True)
-class Strided:
-    """A loop the user's build still loops, k of its iterations per wide instruction
-    (`for (i = 0; i < 4096; i++) s[i] = 0;` as STS.128 of four iterations each)."""
-
-    loop: Loop
-    k: int
-    step: int                 # the loop's own step
-    sites: tuple[int, ...]    # every site of its body
-    widths: tuple[int, ...]   # per site, the bytes per lane it states
-    opcodes: tuple[str, ...]  # per site, its instruction
-    wide: int                 # the bytes per lane of those instructions
-    tails: bool = False       # some loop entry ends in a group of fewer than k iterations
-    # the instruction of the stated width nvcc's remainder loop issues once per iteration
-    # left over (an entry's last trip count mod k), where the line has one: its single site
-    # then runs k iterations per wide instruction only while all k run
-    narrow: str | None = None
-    remainder: int | None = None  # the site (analysis numbering) counting those iterations
-    # the sites read together: in every k iterations, the s sites (all of one array and
-    # width) read one contiguous span, k x s x width bytes, as that many / W wide
-    # instructions of W bytes (Learn-CUDA's n-body: float3 .x .y .z of j..j+3 as 3 LDS.128)
-    group: bool = False
-    # the loop's other sites keep their stated width (nvcc widened some of its lines, not
-    # all: `s += S[r][j]; o += P * V[j][c]`): the loop is traced as it runs, and each
-    # strided site's requests are those of a probe at every k-th iteration (`probes`, its
-    # analysis site per site of `sites`)
-    probed: bool = False
-    probes: tuple[int, ...] = ()
-    # (a narrow remainder) groups per block of nvcc's unrolled main loop, where the line's
-    # wide instructions say (2 x blocks - 1 of them: blocks of U, then halves down to k),
-    # else 0; `block_probes`: loads at each block's last iteration, after the loop
-    blocks: int = 0
-    block_probes: tuple[int, ...] = ()
-    # its groups start one element past the alignment: each is one wide instruction from
-    # the element before, and each block one narrow for its last iteration
-    behind: bool = False
-
-
-def _strided(written: Kernel, c, build, branching) -> tuple[Strided, ...]:
-    """The loops that still loop whose every site (and nothing else: no inner loop) has
-    instructions on its own line(s) only k times its stated width, the same k > 1 for all,
-    and whose step is a constant: candidates, until the trace confirms them
-    (_confirm_strides)."""
-    out = []
-    by_line: dict = {}
-    for a in build.accesses:
-        by_line.setdefault(a.line, []).append(a)
-    lines_of: dict = {}
-    for st in written.sites():
-        lines_of.setdefault(build.key(st.loc), []).append(st.site)
-    for loop in (s for s in walk(written.body) if isinstance(s, Loop)):
-        if build.key(loop.loc) not in branching or loop.update is not None or \
-                loop.step is None or loop.step.op is not Op.CONST:
-            continue
-        sites = [x for x in walk(loop.body) if getattr(x, "site", None) is not None]
-        if not sites or any(x.op not in ("load", "store") for x in sites):
-            continue
-        # sites inside an inner loop (one nvcc unrolled completely, written out as one-trip
-        # loops, or one that loops) may only keep their stated width
-        nested = {x.site for inner in walk(loop.body) if isinstance(inner, Loop)
-                  for x in walk(inner.body) if getattr(x, "site", None) is not None}
-        ks, opcodes, narrow, per_site = set(), [], None, []
-        of_body = {x.site: x for x in sites}
-        for x in sites:
-            line = build.key(x.loc)
-            mine = [a for a in by_line.get(line, ()) if a.kind == x.op]
-            wide = max((a.width for a in mine), default=0)
-            stated = [a for a in mine if a.width == x.access_bytes]
-            if len(sites) == 1 and stated and len(stated) < len(mine):
-                narrow = stated[0].opcode  # wide copies and a remainder of the stated width
-                mine = [a for a in mine if a.width == wide]
-            # the line's sites: this one, or several of this body of one op and width whose
-            # instructions all have one width (`s += A[i][k] * B[j][k]`: two loads, each
-            # LDS.128 of 4 iterations), as many of them for each
-            on_line = lines_of.get(line, [])
-            if not mine or any(n not in of_body or of_body[n].op != x.op or
-                               of_body[n].access_bytes != x.access_bytes for n in on_line) or \
-                    len(mine) % len(on_line) or \
-                    len({a.width for a in mine}) != 1 or mine[0].width % x.access_bytes:
-                break
-            ks.add(mine[0].width // x.access_bytes)
-            per_site.append(mine[0].width // x.access_bytes)
-            opcodes.append(mine[0].opcode)
-        else:
-            if len(ks) == 1 and min(ks) > 1 and \
-                    not any(isinstance(x, Loop) for x in walk(loop.body)):
-                k = ks.pop()
-                wide_count = len(mine)
-                blocks = (wide_count + 1) // 2 if narrow is not None and \
-                    (wide_count + 1) & wide_count == 0 else 0
-                out.append(Strided(loop, k, int(loop.step.arg),
-                                   tuple(x.site for x in sites),
-                                   tuple(x.access_bytes for x in sites), tuple(opcodes),
-                                   k * sites[0].access_bytes, narrow=narrow, blocks=blocks))
-            elif len(ks - {1}) == 1 and 1 in ks and narrow is None:
-                # some sites widened k times, the rest as stated
-                k = max(ks)
-                wide = [(x, op) for x, op, m in zip(sites, opcodes, per_site) if m == k]
-                if not any(x.site in nested for x, _ in wide) and \
-                        len({x.access_bytes for x, _ in wide}) == 1:
-                    out.append(Strided(loop, k, int(loop.step.arg),
-                                       tuple(x.site for x, _ in wide),
-                                       tuple(x.access_bytes for x, _ in wide),
-                                       tuple(op for _, op in wide),
-                                       k * wide[0][0].access_bytes, probed=True))
-    return tuple(out)
-
-
-def _confirm_strides(strided, tr: Trace, whole: Trace):
-    """(the strided loops as the trace confirms them, the trace with their remainders'
-    requests), or None. Each strided site's requests, every k-th iteration's moved by 0,
-    1, ... k-1 times its stated width, must be the requests of every iteration (`whole`),
-    the first of each k aligned to k times the width (one instruction covers them, in
-    every request). Where a loop entry's trip count is no multiple of k:
-    - with only wide instructions on the line, its last group is fewer than k iterations,
-      and its one wide instruction still reads the k aligned elements (nvcc's remainder in
-      llm.c's attention_backward kernel 6: one LDS.128 for the last 1-3 iterations): the
-      moved copies may hold more requests than the iterations, never others; `tails` says
-      so;
-    - with a narrow remainder (`narrow`), the groups are those whose k iterations all run,
-      and the requests of every iteration less theirs are the remainder's, each one
-      instruction of the stated width, counted at the probe `remainder`."""
-    out, sites = [], dict(tr.sites)
-    for st in strided:
-        tails = behind = False
-        if st.group:
-            grouped = _group_traces(st, tr, whole)
-            if grouped is None:
-                return None
-            sites.update(grouped)
-            out.append(st)
-            continue
-        for j, (n, width) in enumerate(zip(st.sites, st.widths)):
-            base = tr.sites.get(st.probes[j] if st.probed else n)
-            full = whole.sites.get(n)
-            if full is None or not full.requests:
-                if base is not None and base.requests:
-                    return None
-                if st.remainder is not None:
-                    sites[st.remainder] = _requests_trace(st.remainder, full, Counter())
-                continue  # the loop never runs: nothing to count either way
-            active = base.patterns >= 0 if base is not None else None
-            if base is not None and (base.patterns[active] % (width * st.k)).any():
-                # a loop from one element past an aligned group (llm.c's softmax_forward
-                # kernel 4, `for (i = 1; ...)`): nvcc reads a group's first k - 1 iterations
-                # with one wide instruction of the aligned k from the element before, and
-                # each block's last iteration with one narrow (the block probes)
-                if st.remainder is None or not st.block_probes or \
-                        ((base.patterns[active] - width) % (width * st.k)).any():
-                    return None
-                behind = True
-            covered: Counter = Counter()
-            for i in range(st.k if base is not None else 0):
-                moved = np.where(active, base.patterns + i * width, -1)
-                covered.update(request_multiset(moved, base.counts))
-            want = request_multiset(full.patterns, full.counts)
-            if st.remainder is not None:
-                if not covered <= want:
-                    return None
-                sites[st.remainder] = _requests_trace(st.remainder, full, want - covered)
-                if behind:   # the wide instruction reads from the element before
-                    sites[n] = replace(base, patterns=np.where(
-                        active, base.patterns - width, -1).astype(base.patterns.dtype))
-                continue
-            if covered == want:
-                continue
-            # the only other shape allowed: last groups of fewer than k iterations, each
-            # read whole by one instruction (a group starts at an iteration that runs, so
-            # there are at most as many groups as iterations)
-            if not want <= covered or base.requests > full.requests:
-                return None
-            tails = True
-        out.append(replace(st, tails=tails, behind=behind))
-    return tuple(out), replace(tr, sites=sites)
-
-
-def _as_groups(strided):
-    """The strided loops with several sites of one array, width and opcode as groups (k then
-    the fewest iterations whose span is whole instructions), the others as they are; None
-    when there are none."""
-    out, any_group = [], False
-    for st in strided:
-        wide = st.wide
-        if len(st.sites) > 1 and st.narrow is None and not st.probed and \
-                len(set(st.widths)) == 1 and \
-                len(set(st.opcodes)) == 1 and wide > st.widths[0]:
-            span = len(st.sites) * st.widths[0]
-            k = wide // math.gcd(wide, span)
-            if (k * span // wide) % len(st.sites) == 0:
-                out.append(replace(st, k=k, group=True))
-                any_group = True
-                continue
-        out.append(st)
-    return tuple(out) if any_group else None
-
-
-def _group_traces(st, tr: Trace, whole: Trace) -> dict | None:
-    """The group's sites' requests, each site counted at its share of the span's wide
-    instructions (in program order), or None where the trace does not show the s sites of k
-    iterations reading the span from one of them, aligned to the wide width."""
-    w, s, wide = st.widths[0], len(st.sites), st.wide
-    per_site = st.k * s * w // wide // s
-    want: Counter = Counter()
-    for n in st.sites:
-        full = whole.sites.get(n)
-        if full is not None:
-            want.update(request_multiset(full.patterns, full.counts))
-    for first in st.sites:
-        base = tr.sites.get(first)
-        if base is None or not base.requests:
-            continue
-        active = base.patterns >= 0
-        if (base.patterns[active] % wide).any():
-            continue
-        covered: Counter = Counter()
-        for m in range(st.k * s):
-            covered.update(request_multiset(np.where(active, base.patterns + m * w, -1),
-                                            base.counts))
-        if covered != want:
-            continue
-        out = {}
-        for i, n in enumerate(st.sites):
-            moved = [np.where(active, base.patterns + (i * per_site + t) * wide, -1)
-                     for t in range(per_site)]
-            out[n] = replace(base, site=n, patterns=np.concatenate(moved),
-                             counts=np.tile(base.counts, per_site),
-                             blocks=np.tile(base.blocks, per_site),
-                             warps=np.tile(base.warps, per_site),
-                             events=np.tile(base.events, per_site))
-        return out
-    return None
-
-
-def _requests_trace(site: int, like, requests: Counter):
-    """A SiteTrace of `site` holding `requests` (pattern bytes -> count), each request's
-    place (block, warp, iterations) that of its first issue in `like`, a trace of the same
-    launch."""
-    keys = list(requests)
-    if like is None or not keys:
-        empty = np.zeros((0, 32), np.int32)
-        return SiteTrace(site, empty, np.zeros(0, np.int64), np.zeros(0, np.int64),
-                         np.zeros(0, np.int64), np.zeros(0, np.int64),
-                         like.iterations if like is not None else (),
-                         like.grid if like is not None else (1, 1, 1))
-    row = {r.tobytes(): i for i, r in reversed(list(enumerate(like.patterns)))}
-    first = np.array([row[k] for k in keys], np.int64)
-    return SiteTrace(site, like.patterns[first], np.array([requests[k] for k in keys],
-                                                          np.int64),
-                     like.blocks[first], like.warps[first], like.events[first],
-                     like.iterations, like.grid)
-
-
-def _claim_strided(c, strided, written: Kernel, build):
-    """The build's view with each strided site holding one of its wide instructions (the
-    others on its line are that instruction's copies in the partly unrolled loop)."""
-    line_of = {s.site: build.key(s.loc) for s in written.sites()}
-    mine = {n: op for st in strided for n, op in zip(st.sites, st.opcodes)}
-    remainder = {n: st.narrow for st in strided for n in st.sites}
-    pool = c.unattributed + tuple(a for s in c.sites if s.site in mine for a in s.found)
-    copies = [a for a in pool if any(a.line == line_of[n] and a.opcode in (op, remainder[n])
-                                     for n, op in mine.items())]
-    taken: list = []   # sites of one line each hold another of its instructions
-
-    def one(s):
-        found = next((a for a in copies if a.line == line_of[s.site] and
-                      a.opcode == mine[s.site] and a not in taken), None) or \
-            next(a for a in copies if a.line == line_of[s.site] and a.opcode == mine[s.site])
-        taken.append(found)
-        return found
-    sites = tuple(replace(s, found=(one(s),)) if s.site in mine else s for s in c.sites)
-    return replace(c, sites=sites, unattributed=tuple(a for a in c.unattributed
-                                                      if a not in copies),
-                   unproven=frozenset(c.unproven) - set(mine))
-
-
-def _strided_notes(strided, checks, stmts, origin) -> list[str]:
-    out = []
-    for st in strided:
-        if st.group:
-            span = st.k * len(st.sites) * st.widths[0]
-            out.append(f"compiler: {', '.join(_name(n, stmts, origin) for n in st.sites)}: "
-                       f"the loop over {st.loop.var.name} (line {st.loop.loc.line}) reads "
-                       f"them together, {st.k} iterations ({span} bytes a lane) per "
-                       f"{span // st.wide} {st.opcodes[0]}: each site counted at its share "
-                       "of them, in program order")
-            continue
-        for n, op in zip(st.sites, st.opcodes):
-            out.append(
-                f"compiler: {_name(n, stmts, origin)}: the loop over {st.loop.var.name} "
-                f"(line {st.loop.loc.line}) runs {st.k} iterations per {op}: counted once "
-                f"per {st.k} iterations, at the first one's address"
-                + (f" less {st.widths[0]} bytes (its groups start one element past the "
-                   f"{st.k * st.widths[0]}-byte alignment: {op} reads the aligned {st.k} from "
-                   f"the element before) and one {st.narrow} for the last iteration of each "
-                   f"block of nvcc's unrolled loop ({st.blocks * st.k} iterations, then at "
-                   f"most one of each half down to {st.k})" if st.behind else "")
-                + (f" (an entry's last {st.k - 1} or fewer iterations, where its trip count "
-                   f"is no multiple of {st.k}, are one {op} too: it reads the {st.k} aligned "
-                   "elements)" if st.tails else "")
-                + (f"; an entry's last iterations that make no whole {st.k} (its remainder "
-                   f"loop) one {st.narrow} each" if st.narrow else ""))
-    return out
 
 
 # ------------------------------------------------------------------ hoisted loads
@@ -588,95 +222,6 @@ def _sinks(written: Kernel, c) -> tuple[Sunk, ...]:
                 continue
             out.append(Sunk(s.site, n, at[0].opcode, at[0].address))
     return tuple(out)
-
-
-def _promoted(written: Kernel, c, build, strided=()):
-    """Read-modify-write elements the user's build keeps in a register over a loop it still
-    loops (a counted loop with a run-time trip count: nvcc unrolls it partly), found in the
-    SASS: the element's loads are the loads of its line at the address operand of its
-    store (`LDS R11, [R6]` ... `STS [R6], R11`). (hoists, promoted, copies): where the store
-    is sunk after the loop (one instruction, after the loop's SASS) and one load is left,
-    before it, the load is hoisted and the store sunk (each counted once per entry; the
-    Hoist and the Sunk); where the store stays in the
-    loop and two loads are left, one before its first SASS loop and one before the
-    iterations left after the whole groups of k, the element is loaded once per part
-    (Promoted), k read from the line: the groups' last SASS loop holds k copies of the
-    store, and the rest is k - 1 copies written out (lud) or one copy looping. `copies`: the
-    addresses of the other instructions of such a line, whole copies of its other sites'
-    (the loop unrolled partly), explained."""
-    if build is None:
-        return (), (), frozenset()
-    busy = {id(st.loop) for st in strided}
-    at_line: dict = {}
-    for a in (*(a for s in c.sites for a in s.found), *c.unattributed):
-        at_line.setdefault(a.line, {})[a.address] = a
-    on_line: dict = {}
-    for x in written.sites():
-        on_line.setdefault(build.key(x.loc), []).append(x)
-    hoists, promoted, copies = [], [], set()
-    for n, loop, _, spans in _loop_spans(written, c):
-        if not spans or id(loop) in busy or loop.do_while or not loop.counted:
-            continue
-        inner = _declared_inside(loop)
-        body = list(loop.body)
-        for i, r in enumerate(body):
-            if not isinstance(r, Load) or r.site is None or r.op != "load" or \
-                    _uses(r.index, inner):
-                continue
-            w = next((x for x in body[i + 1:] if isinstance(x, Store) and x.site is not None
-                      and x.array is r.array and x.width == r.width and x.op == "store" and
-                      len(x.index) == len(r.index) and
-                      all(a.same(b) for a, b in zip(x.index, r.index))), None)
-            key = build.key(r.loc)
-            if w is None or build.key(w.loc) != key:
-                continue
-            # the store is the line's only store of its width; its instructions name the
-            # element's address operand
-            sites = on_line.get(key, [])
-            if any(x is not w and x.op == "store" and x.access_bytes == w.access_bytes
-                   for x in sites):
-                continue
-            ins = sorted(at_line.get(key, {}).values(), key=lambda a: a.address)
-            stores = [a for a in ins if a.kind == "store" and a.width == w.access_bytes]
-            operands = {a.operand for a in stores if a.operand}
-            loads = [a for a in ins if a.kind == "load" and a.width == r.access_bytes and
-                     a.operand in operands]
-            first, end = min(lo for lo, _ in spans), max(hi for _, hi in spans)
-            inside = lambda a: any(lo <= a.address <= hi for lo, hi in spans)
-            if not stores or not operands or not loads or any(inside(a) for a in loads):
-                continue
-            # every other load of the line: whole copies of the line's other load sites
-            others = Counter(x.access_bytes for x in sites if x.op == "load" and x is not r)
-            rest = Counter(a.width for a in ins if a.kind == "load" and a not in loads)
-            if set(rest) - set(others):
-                continue
-            if len(stores) == 1 and stores[0].address > end and len(loads) == 1 and \
-                    loads[0].address < first and all(rest[b] % others[b] == 0 for b in rest):
-                hoists += [Hoist(r.site, n, loads[0].opcode, loads[0].address),
-                           Sunk(w.site, n, stores[0].opcode, stores[0].address)]
-                copies |= {a.address for a in ins if a.kind == "load"}
-                continue
-            # the element's two loads: before the whole groups and before the rest; k is
-            # the copies of the store in the groups' last SASS loop, and the rest is k - 1
-            # copies written out or one copy looping
-            if len(loads) != 2 or not loads[0].address < first:
-                continue
-            split = loads[1].address
-            groups = [x for x in spans if x[1] < split]
-            tail = [x for x in spans if x[0] > split]
-            if not groups or len(groups) + len(tail) != len(spans):
-                continue
-            last = max(groups, key=lambda x: x[1])
-            k = sum(1 for a in stores if last[0] <= a.address <= last[1])
-            after = [a for a in stores if a.address > split]
-            looping = len(tail) == 1 and len(after) == 1 and \
-                tail[0][0] <= after[0].address <= tail[0][1]
-            if k < 2 or not (looping or not tail and len(after) == k - 1) or \
-                    any(rest[b] != len(stores) * others[b] for b in others):
-                continue
-            promoted.append(Promoted(r.site, w.site, n, k, loads[0].opcode))
-            copies |= {a.address for a in ins}
-    return tuple(hoists), tuple(promoted), frozenset(copies)
 
 
 def _declared_inside(loop: Loop) -> set:
@@ -829,23 +374,13 @@ def _window(written: Kernel, arrays):
     return view, firsts
 
 
-def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
-                     promoted=()):
-    """(kernel, origin, probes, strided): the kernel the trace runs. A copy of each hoisted
-    load goes before its loop, issued where the loop runs at least once (the compiler's
-    guard); after an if whose branches' accesses were joined, a probe load at the selected
-    address stands for the joined instruction (`probes`: site -> the op it is counted as);
-    a strided loop steps k iterations at a time (its accesses then stand for k each; with a
-    narrow remainder, only while all k run, and `strided` names the probe its remainder is
-    counted at); a promoted element's loop counts its iterations, and after it two probe
-    loads at the element, one where a whole group of k ran and one where a remainder did."""
-    if not hoists and not joined and not strided and not promoted:
-        return written, origin, {}, ()
-    kept = {p.loop: p for p in promoted}
-    steps = {id(st.loop): st for st in strided if not st.probed}
-    # a probed loop's strided sites: a probe after each, at every k-th iteration
-    probed = {n: st for st in strided if st.probed for n in st.sites}
-    probe_of: dict = {}
+def _analysis_kernel(written: Kernel, hoists, joined, origin: dict):
+    """(kernel, origin, probes): the kernel the trace runs. A copy of each hoisted load
+    goes before its loop, issued where the loop runs at least once (the compiler's guard);
+    after an if whose branches' accesses were joined, a probe load at the selected address
+    stands for the joined instruction (`probes`: site -> the op it is counted as)."""
+    if not hoists and not joined:
+        return written, origin, {}
     loops = {id(s): n for n, s in enumerate(x for x in walk(written.body)
                                                if isinstance(x, Loop))}
     branches = {id(s): n for n, s in enumerate(x for x in walk(written.body)
@@ -856,44 +391,13 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
     joins = {}
     for j in joined:
         joins.setdefault(j.branch, []).append(j)
-    origin, probes, remainders, blocks = dict(origin), {}, {}, {}
+    origin, probes = dict(origin), {}
     fresh = iter(range(max(origin) + 1, 1 << 30))
 
     def rewrite(stmts) -> tuple:
         out = []
         for s in stmts:
             new = s.rebuild(body=rewrite)
-            if getattr(s, "site", None) in probed:
-                # the site as it runs (not counted), then, at the first of every k
-                # iterations, a probe load at its address counted as k of them
-                st = probed[s.site]
-                var = _ref(st.loop.var)
-                first = ((var - st.loop.start) % const(st.k * st.step, var.dtype)) == \
-                    const(0, var.dtype)
-                probe = _probe(s, "strided", fresh, origin, probes)
-                probe_of[s.site] = probe.site
-                out += [new, If(first, (probe,), (), s.loc)]
-                continue
-            if id(s) in steps:
-                st = steps[id(s)]
-                new = replace(new, step=const(st.step * st.k, s.var.dtype))
-                if st.narrow is not None:
-                    # nvcc's main loop runs a group only where all k of its iterations run
-                    # (the remainder loop takes the rest); the probe after it, never run,
-                    # is the site the remainder's requests are counted at
-                    last = _substitute(s.cond, s.var, _ref(s.var) +
-                                      const((st.k - 1) * st.step, s.var.dtype))
-                    new = replace(new, cond=last)
-                    x = next(x for x in walk(s.body) if getattr(x, "site", None) == st.sites[0])
-                    probe = _probe(x, "remainder", fresh, origin, probes)
-                    remainders[id(s)] = probe.site
-                    if st.blocks and not _uses(x.index, _declared_inside(s) - {s.var}):
-                        before, new, after = _blocks(s, new, st, x, fresh, origin, probes,
-                                                     blocks)
-                        out += [*before, new, *after]
-                    else:
-                        out.append(new)
-                    new = If(const(0), (probe,), (), s.loc)
             if loops.get(id(s)) in hoisted:
                 copies = []
                 for x in s.body:
@@ -907,30 +411,12 @@ def _analysis_kernel(written: Kernel, hoists, joined, origin: dict, strided=(),
                         origin[copies[-1].site] = origin[x.site]
                 guard = _substitute(s.cond, s.var, s.start)
                 out += copies if s.do_while else [If(guard, tuple(copies), (), s.loc)]
-            if loops.get(id(s)) in kept:
-                p = kept[loops[id(s)]]
-                i32 = BY_NAME["i32"]
-                count = Var(f"{s.var.name}_trips", i32, "local")
-                x = next(x for x in s.body if getattr(x, "site", None) == p.site)
-                out.append(Let(count, const(0, i32), s.loc))
-                out.append(replace(new, body=(Assign(count, _ref(count) + const(1, i32),
-                                                     s.loc), *new.body)))
-                k = const(p.k, i32)
-                for cond in (_ref(count) >= k, (_ref(count) % k) != const(0, i32)):
-                    out.append(If(cond, (_probe(x, "promoted", fresh, origin, probes),), (),
-                                  s.loc))
-                continue
             out.append(new)
             for j in joins.get(branches.get(id(s)), ()):
                 out.append(_joined_probe(written, s, j, fresh, origin, probes))
         return tuple(out)
 
-    kernel = replace(written, body=rewrite(written.body))
-    strided = tuple(replace(st, remainder=remainders.get(id(st.loop)),
-                            probes=tuple(probe_of[n] for n in st.sites) if st.probed else (),
-                            block_probes=blocks.get(id(st.loop), ()))
-                    for st in strided)
-    return kernel, origin, probes, strided
+    return replace(written, body=rewrite(written.body)), origin, probes
 
 
 def _joined_probe(written: Kernel, s: If, j: Joined, fresh, origin: dict,
@@ -977,83 +463,24 @@ def _probe(x, what: str, fresh, origin: dict, probes: dict, index=None, loc=None
     return p
 
 
-def _blocks(loop: Loop, stepped: Loop, st, x, fresh, origin: dict, probes: dict,
-            blocks: dict):
-    """(what goes before the stepped loop, the loop counting its groups, what follows
-    it): a load at the last iteration of each block nvcc's unrolled main loop runs in a
-    loop entry of g groups:
-    g // B blocks of B groups, then at most one of each half, B / 2 ... 1 (`st.blocks` =
-    B). Counted only where the groups turn out to start one element past the alignment
-    (_confirm_strides), else not at all."""
-    i32 = BY_NAME["i32"]
-    g = Var(f"{x.array.name}_groups", i32, "local")
-    stepped = replace(stepped, body=stepped.body + (Assign(g, _ref(g) + const(1, i32),
-                                                           loop.loc),))
-    sites = []
-
-    def probe_at(groups: Expr):
-        # the block's last iteration: start + (groups * k - 1) * step
-        at = loop.start + cast(groups * const(st.k, i32) - const(1, i32), loop.var.dtype) * \
-            const(st.step, loop.var.dtype)
-        p = _probe(x, "block", fresh, origin, probes,
-                   tuple(_substitute(e, loop.var, at) for e in x.index))
-        sites.append(p.site)
-        return p
-    b = const(st.blocks, i32)
-    q = Var(f"{x.array.name}_block_number", i32, "loop")
-    whole = Loop(var=q, start=const(0, i32), step=const(1, i32), cond=_ref(q) < _ref(g) // b,
-                 do_while=False, unroll=False,
-                 body=(probe_at((_ref(q) + const(1, i32)) * b),), loc=loop.loc)
-    pos = Var(f"{x.array.name}_groups_done", i32, "local")
-    after = [whole, Let(pos, (_ref(g) // b) * b, loop.loc)]
-    half = st.blocks // 2
-    while half >= 1:   # the halves left: at most one block of each
-        h = const(half, i32)
-        after.append(If(_ref(g) - _ref(pos) >= h,
-                        (probe_at(_ref(pos) + h), Assign(pos, _ref(pos) + h, loop.loc)), (),
-                        loop.loc))
-        half //= 2
-    blocks[id(loop)] = tuple(sites)
-    return [Let(g, const(0, i32), loop.loc)], stepped, after
-
-
 # ------------------------------------------------------------------ widths and merges
 
-def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=None,
-           strided=(), promoted=(), partial_copies=frozenset(), overwritten=()):
+def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, overwritten=()):
     """(widths, notes, uncounted): the bytes per lane each written-out site is counted at
     (0: not counted; absent: as stated), what the compiler did, in words, and how many
-    shared instructions belong to no site. `looping`: the loops
-    the compiler left looping, where known (the user's build: SASS per source line);
-    `strided`: its loops that run k iterations per wide instruction (Strided); `promoted`
-    its register-promoted elements, `partial_copies` the addresses of the partly unrolled
-    copies found with them (explained)."""
+    shared instructions belong to no site."""
     repeated = _in_partly_unrolled_loops(written)
     checks = {s.site: _one_copy(s) if s.site in repeated else s for s in c.sites}
     stmts = {s.site: s for s in written.sites()}
     # sites whose instruction the analysis kernel counts elsewhere: a hoisted load's copy
     # before its loop, a joined if/else pair's probe after the if
     moved = {h.site for h in hoists} | {n for j in joined for n in j.sites} | \
-        {o.then_site for o in overwritten} | {p.site for p in promoted}
+        {o.then_site for o in overwritten}
     swapped = _through_swapped(written)
-    unfollowed = _unfollowed_unrolled(written, looping) | swapped
+    unfollowed = _unfollowed_unrolled(written) | swapped
     order = [s.site for s in written.sites()]
     widths, notes, merges = {}, [], []
     claimed = {o.site for o in overwritten}   # counted as stated, its instruction found
-    for st in strided:
-        for p in st.block_probes:   # counted only where the groups start one element on
-            if not st.behind:
-                widths[p] = 0
-        for i, n in enumerate(st.sites):
-            claimed.add(n)
-            widths[n] = checks[n].found[0].width
-            if st.probed:   # counted at its probe, every k-th iteration
-                widths[st.probes[i]], widths[n] = widths[n], 0
-    for group, opcode in getattr(c, "groups", ()):  # found on the user's build's lines
-        merges.append(Merge(group, opcode))
-        claimed |= set(group)
-        widths.update({m: 0 for m in group})
-        widths[group[0]] = checks[group[0]].found[0].width
     mergeable = {n for n in order if checks[n].op in ("load", "store") and n not in unfollowed}
     for n in order:
         s = checks[n]
@@ -1068,24 +495,16 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
                 claimed |= set(group)
                 widths.update({m: 0 for m in group})
                 widths[group[0]] = width
-    # on a line of the user's build, a wide instruction no group of sites fits: the sites
-    # left without an instruction are counted as stated (not dropped), and said so
-    unproven = getattr(c, "unproven", frozenset())
     per_copy: dict = {}   # (site, what was found) -> the copies it was found for
 
     def note(n: int, text: str) -> None:
         per_copy.setdefault((origin[n].site, text), []).append(n)
     for n in order:
-        s, where = checks[n], _name(n, stmts, origin)
+        s = checks[n]
         if n in claimed:
             continue
         if n in moved:
             widths[n] = 0
-            continue
-        if n in unproven:
-            notes.append(f"compiler: {where}: no instruction of its own, on a line where a "
-                         "wider instruction covers no accesses the trace shows consecutive: "
-                         "counted as stated")
             continue
         if s.ok:
             continue
@@ -1113,16 +532,14 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, looping=
             notes.append(f"compiler: site {site}" + (f" (line {line})" if line else "") +
                          f" in {len(copies)} of its copies "
                          f"({_iterations([origin[m] for m in copies])}): {text}")
-    notes = _strided_notes(strided, checks, stmts, origin) + \
-        _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts, origin) + \
+    notes = _merge_notes(merges, stmts, origin) + _hoist_notes(hoists, written, stmts, origin) + \
         [_joined_note(j, stmts, origin) for j in joined] + \
         [f"compiler: {_name(o.site, stmts, origin)} and {_name(o.then_site, stmts, origin)}, "
          f"a store and the conditional store of the same element after it, made one "
          f"{o.opcode} of the selected value: counted once, as the first"
          for o in overwritten] + \
-        _promoted_notes(promoted, written, stmts, origin) + \
         _dropped_notes(widths, claimed, moved, stmts, origin) + notes
-    explained = {x.address for x in (*hoists, *joined, *overwritten)} | partial_copies
+    explained = {x.address for x in (*hoists, *joined, *overwritten)}
     loose: dict = {}
     for a in c.unattributed:
         if a.address not in explained:
@@ -1193,12 +610,10 @@ def _one_copy(s):
     return s
 
 
-def _unfollowed_unrolled(written: Kernel, looping=None) -> set:
+def _unfollowed_unrolled(written: Kernel) -> set:
     """Sites whose innermost loop the compiler may unroll (a pragma, or none: "auto") but
     that could not be written out (its trip count is not a constant: nvcc unrolls it
-    partly, with a remainder); of them, where `looping` says which loops still loop, only
-    those of loops unrolled completely (a loop still looping has each iteration's
-    instructions on its lines, once per unrolled copy)."""
+    partly, with a remainder)."""
     out = set()
 
     def visit(stmts, innermost) -> None:
@@ -1207,8 +622,7 @@ def _unfollowed_unrolled(written: Kernel, looping=None) -> set:
             for body in s.bodies():
                 visit(body, inner)
             if getattr(s, "site", None) is not None and innermost is not None and \
-                    innermost.unroll is not False and trip_values(innermost) is None and \
-                    (looping is None or id(innermost) not in looping):
+                    innermost.unroll is not False and trip_values(innermost) is None:
                 out.add(s.site)
     visit(written.body, None)
     return out
@@ -1347,16 +761,6 @@ def _hoist_notes(hoists, written: Kernel, stmts, origin) -> list[str]:
             f"{'sunk' if isinstance(h, Sunk) else 'hoisted'} out of the loop "
             f"over {loops[h.loop].var.name} (line {loops[h.loop].loc.line}): counted once per "
             "entry into the loop, where it runs at least once" for h in hoists]
-
-
-def _promoted_notes(promoted, written: Kernel, stmts, origin) -> list[str]:
-    loops = [s for s in walk(written.body) if isinstance(s, Loop)]
-    return [f"compiler: {_name(p.site, stmts, origin)}: the element is kept in a register over "
-            f"the loop over {loops[p.loop].var.name} (line {loops[p.loop].loc.line}), which "
-            f"nvcc runs as whole groups of {p.k} iterations then the rest, the store "
-            f"({_name(p.store, stmts, origin)}) left in every iteration: one {p.opcode} before "
-            f"each part that runs (n >= {p.k}; n mod {p.k} != 0), not one an iteration"
-            for p in promoted]
 
 
 def _dropped_notes(widths, claimed, moved, stmts, origin) -> list[str]:

@@ -50,12 +50,6 @@ class SassAccess:
     width: int         # bytes per lane
     line: int          # line of the generated source (0 if unattributed)
     address: int = 0   # of the instruction in the kernel's code
-    # where `line`'s function was inlined, when the SASS says (-gi): the call's line, as
-    # `line` is named (the user's own inlined functions only)
-    via: object = None
-    # the shared address operand as written (`[R6]`, `[R0+UR5+0x40]`): a load and a store
-    # with the same one read and write the same word (a register-promoted element's)
-    operand: str = ""
 
 
 @dataclass(frozen=True)
@@ -228,9 +222,7 @@ _STATE_ACCESS = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?"
                            r"((?:LD|ST|ATOM)(?:\.[\w]+)*)(?=[\s;])")
 _REDUX = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?REDUX(?:\.[\w]+)*\s")
 _LINE = re.compile(r'//## File "(.*)", line (\d+)')
-_VIA = re.compile(r'//## via "(.*)", line (\d+)')   # written by _innermost_user_lines
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]+)\*/")
-_OPERAND = re.compile(r"\[[^\]]*\]")   # the first bracketed operand: the shared address
 _LABEL = re.compile(r"^\s*(\.L_\w+):")
 _BRANCH = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(@!?U?P\w+\s+)?BRA(?:\.[\w]+)*\s+`\((\.L_\w+)\)")
 
@@ -294,10 +286,6 @@ def _innermost_user_lines(text: str) -> str:
             if any(p and p.group(1).endswith("/cuda/pipeline") and
                    _TOOLKIT_FILE.search(os.path.normpath(p.group(1))) for p in places):
                 out.append(_PIPELINE_MARK)   # libcu++'s pipeline, inlined
-            # the call that inlined it: the next place of the user's in the chain
-            calls = [p for p in user[1:] if p.group(1, 2) != chosen.group(1, 2)]
-            if calls:
-                out.append(f'\t//## via "{calls[0].group(1)}", line {calls[0].group(2)}')
         else:
             out.extend(marks)
         marks.clear()
@@ -311,29 +299,19 @@ def _innermost_user_lines(text: str) -> str:
     return "\n".join(out)
 
 
-def _at(m, place):
-    """The line of a `//## File` mark, or the key `place(file, line)` gives it."""
-    return int(m.group(2)) if place is None else place(m.group(1), int(m.group(2)))
-
-
-def parse_sass(text: str, place=None) -> list[SassAccess]:
-    """Shared-memory instructions of `nvdisasm -g` output, with their source lines (or
-    what `place(file, line)` makes of them)."""
-    out, line, via, reduced, wmma, state = [], 0, None, set(), False, False
+def parse_sass(text: str) -> list[SassAccess]:
+    """Shared-memory instructions of `nvdisasm -g` output, with their source lines."""
+    out, line, reduced, wmma, state = [], 0, set(), False, False
     for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
-            line, via, wmma, state = _at(m, place), None, False, False
+            line, wmma, state = int(m.group(2)), False, False
             continue
         if raw == _WMMA_MARK:
             wmma = True
             continue
         if raw == _PIPELINE_MARK:
             state = True
-            continue
-        m = _VIA.search(raw)
-        if m:
-            via = _at(m, place)
             continue
         if _REDUX.match(raw):
             reduced.add(line)
@@ -344,23 +322,21 @@ def parse_sass(text: str, place=None) -> list[SassAccess]:
             address = int(_ADDRESS.match(raw).group(1), 16)
             # the state's generic ATOM: one lane a warp adds the warp's count (aggregated)
             kind = "atomic_aggregated" if op.startswith("ATOM.") else sass_kind(op)
-            operand = _OPERAND.search(raw[m.end():])
-            out.append(SassAccess(op, kind, _width(op), line, address, via,
-                                  operand.group(0) if operand else ""))
+            out.append(SassAccess(op, kind, _width(op), line, address))
     # a REDUX on an atomic's line: the compiler reduced the warp's values first and one lane
     # issues the ATOMS (a warp-uniform address, result unused): aggregated per address
     return [replace(a, kind="atomic_aggregated")
             if a.kind == "atomic" and a.line in reduced else a for a in out]
 
 
-def parse_loops(text: str, place=None) -> tuple[SassLoop, ...]:
+def parse_loops(text: str) -> tuple[SassLoop, ...]:
     """The loops of `nvdisasm -g` output: every branch back to an earlier label (lines as
     for parse_sass)."""
     labels, branches, line, pending = {}, [], 0, []
     for raw in _innermost_user_lines(text).splitlines():
         m = _LINE.search(raw)
         if m:
-            line = _at(m, place)
+            line = int(m.group(2))
             continue
         m = _LABEL.match(raw)
         if m:

@@ -42,8 +42,10 @@ METRICS = {
     "gmma_requests": "smsp__sass_inst_executed_op_shared_gmma.sum",
     "gmma_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
     "gmma_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum",
-    # the launch's registers per thread, as the driver loaded the cubin
+    # the launch's registers per thread and static shared memory per block, as the driver
+    # loaded the cubin
     "registers": "launch__registers_per_thread",
+    "static_smem": "launch__shared_mem_per_block_static",
 }
 
 
@@ -77,6 +79,7 @@ class Measured:
     gmma_requests: int | None = None
     gmma_wavefronts: int | None = None
     gmma_conflicts: int | None = None
+    static_smem: int | None = None
 
 
 _KNOWN: dict[str, set] = {}
@@ -111,11 +114,11 @@ def _chosen(ncu: str) -> dict[str, str | None]:
 def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
             timeout: int = 300, options=None, arrays: dict | None = None,
             ptx: dict | None = None) -> Measured:
-    """Profile one launch of a kernel from a kernels file, or from a CUDA file imported with
-    `options` (smemsim.cuda.Options) and read as `ptx` says (smemsim.loader.load_kernels:
-    nvcc's PTX, or None: the C++ reading): the profiled process reads it the same way, so
-    the program profiled is the CUDA generated from the IR that was predicted; on `arrays`
-    (those the prediction used; None: the file's own inputs)."""
+    """Profile one launch of a kernel from a kernels file, or from a CUDA file read with
+    `options` (smemsim.cuda.Options) and `ptx` (smemsim.loader.load_kernels: the
+    architecture and nvcc flags of its build): the profiled process reads it the same way,
+    so the program profiled is the CUDA generated from the IR that was predicted; on
+    `arrays` (those the prediction used; None: the file's own inputs)."""
     import dataclasses
     import tempfile
 

@@ -20,6 +20,7 @@ from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
 from .printer import format_expr, format_kernel, format_stmt
 from .stmt import (
+    BuildResources,
     Assert, Return, TRAP_TEXT, MISALIGNED_TEXT,
     ACTIVE_MASK, ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync,
     DeclareLocal,
@@ -34,6 +35,7 @@ from .wgmma import GmmaDescriptor, GmmaLayout
 from .tma import TensorMap
 
 __all__ = [
+    "BuildResources",
     "Access", "ALL_DTYPES", "Assert", "TRAP_TEXT", "MISALIGNED_TEXT", "Assign", "Atomic",
     "ATOMIC_OPS",
     "BarrierReached", "bf16",

@@ -1118,6 +1118,23 @@ def static_layout(buffers) -> tuple[dict[int, int], int]:
 DYNAMIC_ALIGN = 16  # the dynamic region starts 16-byte aligned after the static arrays
 
 
+@dataclass(frozen=True)
+class BuildResources:
+    """What a compiler's build of a kernel allocates, where the kernel was read from that
+    build (ptxas's own report of it): per thread, registers, stack frame and spilled bytes;
+    per block, static shared memory as the driver reports it (the 1 KiB the driver reserves
+    per block on sm_90 left out) and named barriers."""
+
+    arch: str
+    symbol: str            # the kernel's symbol in the build
+    registers: int
+    static_smem: int
+    stack: int             # bytes of stack frame a thread
+    spill_stores: int      # bytes a thread spills, and reads back
+    spill_loads: int
+    barriers: int
+
+
 @dataclass(frozen=True, eq=False)
 class Kernel:
     """A complete kernel: signature, shared declarations, launch configuration and body."""
@@ -1137,6 +1154,9 @@ class Kernel:
     # what the frontend that built the kernel says of it (a compiler's merges, a count that
     # is a bound): shown with every analysis
     notes: tuple[str, ...] = ()
+    # where the kernel was read from a compiler's build (a .cu through nvcc's): what that
+    # build allocates (None: a kernel written in Python, or a build ptxas could not read)
+    built: BuildResources | None = None
 
     def statements(self) -> Iterator:
         """Every statement in program order."""

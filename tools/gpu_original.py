@@ -1,10 +1,11 @@
 """Validate imported kernels against nvcc builds of the original CUDA files.
 
-For each case (a .cu, a kernel, the `smemsim import` options): import it, write a harness
-that #includes the original file and launches the kernel once the way the imported kernel
-says (arrays zeroed, scalars at their defaults), build it with nvcc (-O3, the toolkit's
-defaults: no pragma is added), and compare ncu's counters with `analyze --as-compiled` of the
-imported kernel (instructions exactly, wavefronts never below).
+For each case (a .cu, a kernel, the `smemsim import` options): read it from nvcc's build
+(smemsim.ptx) and write it as a kernels file (the GPU machine reads that), write a harness
+that #includes the original file and launches the kernel once the way the kernel says
+(arrays zeroed, scalars at their defaults), build it with nvcc (-O3, the toolkit's defaults:
+no pragma is added), and compare ncu's counters with the analysis of the kernel (instructions
+exactly, wavefronts never below) and its registers with ptxas's.
 
     python3 tools/gpu_original.py prepare DIR        (here: writes the harnesses)
     python3 tools/gpu_original.py prepare-corpus DIR (likewise, for tests/corpus/corpus.json:
@@ -18,9 +19,9 @@ imported kernel (instructions exactly, wavefronts never below).
                                           (on a machine with a GPU, nvcc and ncu; KERNEL
                                           names keep only those cases; SHARD=i/n in the
                                           environment, every n-th case from the i-th)
-    python3 tools/gpu_original.py recount RESULTS.json DIR OUT.json
-                                          (here: --as-compiled of the original files
-                                          against the counters a run measured)
+
+(to judge a new reading against counters a run already measured, without a GPU:
+tools/ptx_recount.py)
 
 A validation driver, not part of the library.
 """
@@ -164,47 +165,38 @@ def prepare(folder: pathlib.Path) -> None:
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
 
 
-# What the samples' host code calls from cuda-samples' Common/helper_cuda.h, which neither
-# this machine nor the GPU machine has (the corpus keeps kernels, not the samples' Common/):
-# a stand-in for the harness builds, with the same meaning (stop on a CUDA error).
-HELPER_CUDA = """// stand-in for cuda-samples' helper_cuda.h, written by tools/gpu_original.py
-#pragma once
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-template <class T>
-void smemsim_check(T result, const char* what, const char* file, int line)
-{
-    if (result) {
-        fprintf(stderr, "%s:%d: %s failed (%d)\\n", file, line, what, (int)result);
-        exit(1);
-    }
-}
-#define checkCudaErrors(val) smemsim_check((val), #val, __FILE__, __LINE__)
-#define getLastCudaError(msg) smemsim_check(cudaGetLastError(), (msg), __FILE__, __LINE__)
-"""
-
-
 def prepare_corpus(folder: pathlib.Path) -> None:
     """Harnesses and kernels files for every corpus entry that imports and analyzes (the
-    GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes)."""
-    from kernels_ir import resolve_launch
+    GPU machine has no tree-sitter: the IR travels as the kernels file `import` writes,
+    read from nvcc's build of the original file with the harness's flags)."""
+    from kernels_ir import KernelError, resolve_launch
     from smemsim import analyze
-    from smemsim.cuda import import_kernels, instantiation, signature, write_kernels_file
+    from smemsim.cuda import signature
+    from smemsim.ptx.frontend import import_cu, write_kernels_file
+    from tools.corpus_status import flags as corpus_flags
     from tools.corpus_status import options
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "include").mkdir(exist_ok=True)
-    (folder / "include" / "helper_cuda.h").write_text(HELPER_CUDA)
     entries = json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
     cases = []
     for n, entry in enumerate(entries):
         if "refused" in entry or "fault" in entry:
             continue
         cu = ROOT / "tests" / "corpus" / entry["file"]
-        opts = options(entry)
         key = entry["kernel"]
-        kernel = import_kernels(str(cu), opts)[key]()
+        source = cu.read_text()
+        flags = corpus_flags(entry)
+        libraries, link, torch = harness_build(cu, source)
+        opts = options(entry)
+        opts = dataclasses.replace(opts, include_dirs=[
+            *opts.include_dirs, str(folder / "include"),
+            *(torch_includes({"torch": True}) if torch else [])])
+        try:
+            kernel = import_cu(str(cu), opts, key, flags=flags)[key]()
+        except KernelError as err:   # (torch's headers where this Python has no torch)
+            print(f"{key}: skipped ({err})")
+            continue
         if analyze(kernel).load.requests + analyze(kernel).store.requests == 0:
             continue  # no shared memory: nothing for the counters to say
         params = {name for name, _ in signature(str(cu), kernel.name, opts)}
@@ -215,59 +207,60 @@ def prepare_corpus(folder: pathlib.Path) -> None:
                   "cannot build the original)")
             continue
         fixture = folder / f"case{n}.py"
-        fixture.write_text(write_kernels_file(str(cu), opts, key, str(folder))[0])
+        fixture.write_text(write_kernels_file(str(cu), opts, key, str(folder),
+                                              flags=flags)[0])
         src = folder / f"case{n}.cu"
-        name = kernel.name
-        src.write_text(harness(cu, name, kernel, resolve_launch(kernel), folder, callee=key,
-                               rename_main="main(" in cu.read_text(), options=opts))
-        source = cu.read_text()
+        src.write_text(harness(cu, kernel.name, kernel, resolve_launch(kernel), folder,
+                               callee=key, rename_main="main(" in source, options=opts))
         if 'extern "C" bool isPow2' in source:  # defined in the sample's host .cpp
             with src.open("a") as f:
                 f.write('extern "C" bool isPow2(unsigned int x) { return (x & (x - 1)) == 0; }\n')
-        # what the originals' own builds provide: the samples' helper_cuda.h (force-included
-        # where a host function uses it without including it), <cstdint>, and CUDA 13's
-        # name for the removed cudaThreadSynchronize
-        flags = ["-include", "cstdint", "-DcudaThreadSynchronize=cudaDeviceSynchronize"]
-        if "checkCudaErrors" in source or "getLastCudaError" in source:
-            flags += ["-include", "helper_cuda.h"]
-        if re.search(r"std::(cerr|cout)", source) and "<iostream>" not in source:
-            # (Parboil's sgemm_kernel.cu: its main.cu includes <iostream> before it)
-            flags += ["-include", "iostream"]
-        # the libraries its host code calls (llm.c's common.h includes cuBLAS and creates
-        # handles): linked into the harness only, never given to the -cubin build
-        local = re.findall(r'#include\s+"([^"]+)"', source)
-        texts = [source] + [(cu.parent / h).read_text() for h in local
-                            if (cu.parent / h).is_file()]
-        libraries = ["cublas", "cublasLt"] if any("cublas" in t for t in texts) else []
-        # Parboil's host code calls its timer and argument library (libparboil, built from
-        # the suite's common/src, which the corpus does not hold): only the renamed main,
-        # which the harness never runs, calls it, so its symbols are left unresolved
-        # So are OpenGL's, for cuda-samples' nbody (bodysystemcuda.cu draws through GL; the
-        # harness launches the kernel alone): its headers go in the folder's include/
-        # (docs/validation.md says how), the libraries are not needed
-        # And PyTorch's, for flash-attention-minimal's flash.cu (its host function takes
-        # torch::Tensor): its headers are the torch of the machine that builds the harness
-        # (the GPU machine's image has one), which asks for C++20
-        torch = any(re.search(r"#include\s*<torch/", t) for t in texts)
-        if torch:
-            flags.append("-std=c++20")
-        link = ["-Xlinker", "--unresolved-symbols=ignore-all"] \
-            if torch or any("<parboil.h>" in t or re.search(r"#include\s*<GL/", t)
-                            for t in texts) else []
-        inst = instantiation(str(cu), opts, key)
-        cases.append({"cu": entry["file"], "kernel": name, "key": key,
-                      "instance": {"name": inst.name, "template_args": inst.template_args,
-                                   "types": inst.types, "values": inst.values,
-                                   "files": [str(pathlib.Path(f).resolve().relative_to(ROOT))
-                                             for f in inst.files]},
+        cases.append({"cu": entry["file"], "kernel": kernel.name, "key": key,
                       "fixture": str(fixture.relative_to(ROOT)),
                       "harness": str(src.relative_to(ROOT)), "defines": entry.get("defines", {}),
                       "includes": [str(cu.parent.relative_to(ROOT))] + [
-                          str(pathlib.Path(d).relative_to(ROOT)) for d in opts.include_dirs],
-                      "flags": flags, "torch": torch,
-                      "libraries": libraries, "link_flags": link})
+                          str(pathlib.Path(d).relative_to(ROOT)) for d in opts.include_dirs
+                          if pathlib.Path(d).resolve().is_relative_to(ROOT)],
+                      "flags": flags, "torch": torch, "libraries": libraries,
+                      "link_flags": link, **resources(kernel)})
     (folder / "cases.json").write_text(json.dumps(cases, indent=1))
     print(f"{len(cases)} cases in {folder}")
+
+
+def harness_build(cu: pathlib.Path, source: str) -> tuple[list, list, bool]:
+    """(libraries, link flags, torch) of an original file's harness build, beyond the
+    corpus's own build flags (corpus.json: `build` and the entry's `nvcc_flags`)."""
+    # the libraries its host code calls (llm.c's common.h includes cuBLAS and creates
+    # handles): linked into the harness only
+    local = re.findall(r'#include\s+"([^"]+)"', source)
+    texts = [source] + [(cu.parent / h).read_text() for h in local
+                        if (cu.parent / h).is_file()]
+    libraries = ["cublas", "cublasLt"] if any("cublas" in t for t in texts) else []
+    # Parboil's host code calls its timer and argument library (libparboil, built from
+    # the suite's common/src, which the corpus does not hold): only the renamed main,
+    # which the harness never runs, calls it, so its symbols are left unresolved
+    # So are OpenGL's, for cuda-samples' nbody (bodysystemcuda.cu draws through GL; the
+    # harness launches the kernel alone): its headers go in the folder's include/
+    # (docs/validation.md says how), the libraries are not needed
+    # And PyTorch's, for flash-attention-minimal's flash.cu (its host function takes
+    # torch::Tensor): its headers are the torch of the machine that builds the harness
+    # (the GPU machine's image has one)
+    torch = any(re.search(r"#include\s*<torch/", t) for t in texts)
+    link = ["-Xlinker", "--unresolved-symbols=ignore-all"] \
+        if torch or any("<parboil.h>" in t or re.search(r"#include\s*<GL/", t)
+                        for t in texts) else []
+    return libraries, link, torch
+
+
+def resources(kernel) -> dict:
+    """The registers and static shared memory ptxas allocated in the build the kernel was
+    read from (None: unread), as a case records them."""
+    b = kernel.built
+    return {"registers_predicted": b.registers if b is not None else None,
+            "static_smem_predicted": b.static_smem if b is not None else None}
+
+
+PATCHED_FLAGS = ("-include", "cstdint")   # the patched cases' build (and harness) flags
 
 
 def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
@@ -275,9 +268,9 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
     file with fix's patch applied (written under DIR/patched), so that a GPU run measures
     what the patch check predicts as built for both."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda import import_kernels, instantiation, write_kernels_file
     from smemsim.cuda.patch import LayoutChange, layout_patch
     from smemsim.fix import search
+    from smemsim.ptx.frontend import import_cu, write_kernels_file
     from tools.corpus_status import options
     folder = folder.resolve()
     (folder / "include").mkdir(parents=True, exist_ok=True)
@@ -290,8 +283,10 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
             continue
         cu = ROOT / "tests" / "corpus" / entry["file"]
         opts = options(entry)
+        opts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs,
+                                                       str(folder / "include")])
         key = entry["kernel"]
-        kernel = import_kernels(str(cu), opts)[key]()
+        kernel = import_cu(str(cu), opts, key, flags=PATCHED_FLAGS)[key]()
         f = search(kernel, jobs=1)
         if not f.best:
             continue
@@ -306,25 +301,22 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
         patched.write_text(patch.patched)
         popts = dataclasses.replace(opts, include_dirs=[*opts.include_dirs, str(cu.parent)])
         for tag, source, o in (("original", cu, opts), ("patched", patched, popts)):
-            k = import_kernels(str(source), o)[key]()
+            k = import_cu(str(source), o, key, flags=PATCHED_FLAGS)[key]()
             stem = f"case{n}_{tag}"
             fixture = folder / f"{stem}.py"
-            fixture.write_text(write_kernels_file(str(source), o, key, str(folder))[0])
+            fixture.write_text(write_kernels_file(str(source), o, key, str(folder),
+                                                  flags=PATCHED_FLAGS)[0])
             src = folder / f"{stem}.cu"
             src.write_text(harness(source, k.name, k, resolve_launch(k), folder, callee=key,
                                    rename_main="main(" in source.read_text(), options=o))
-            inst = instantiation(str(source), o, key)
             cases.append({"cu": entry["file"], "kernel": k.name, "key": key, "tag": tag,
                           "source": str(source.resolve().relative_to(ROOT)),
-                          "instance": {"name": inst.name, "template_args": inst.template_args,
-                                       "types": inst.types, "values": inst.values,
-                                       "files": [str(pathlib.Path(x).resolve().relative_to(ROOT))
-                                                 for x in inst.files]},
                           "fixture": str(fixture.relative_to(ROOT)),
                           "harness": str(src.relative_to(ROOT)),
                           "defines": entry.get("defines", {}),
                           "includes": [str(cu.parent.relative_to(ROOT))],
-                          "flags": ["-include", "cstdint"],
+                          "flags": list(PATCHED_FLAGS),
+                          **resources(k),
                           "fix": [c.label for c in f.best],
                           "predicted_source_width": f.combined.wavefronts if f.combined
                           else f.best[0].wavefronts})
@@ -333,10 +325,11 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
 
 
 def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
-    """Build each harness with nvcc and compare ncu with --as-compiled of the fixture (of the
-    original file's nvcc build, with the harness's zeroed inputs)."""
-    from gpu_backend.as_compiled import analyze_as_compiled
+    """Build each harness with nvcc and compare ncu with the analysis of the fixture (the
+    kernel read from the original file's nvcc build, as built), with the harness's zeroed
+    inputs; registers with those ptxas allocated in that build."""
     from gpu_backend.measure import compare_counts, measure_command
+    from smemsim import analyze
     from smemsim.loader import load_kernels
     out.mkdir(parents=True, exist_ok=True)
     results = []
@@ -378,15 +371,11 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
         else:
             try:
                 kernel = load_kernels(str(ROOT / case["fixture"]))[case.get("key", key)]()
-                # the user's build, as `analyze --as-compiled FILE.cu` counts it (prepare
-                # cases hold no instance: NVRTC's build of the generated CUDA)
-                build = original_build(case, folder) if "instance" in case else None
-                report = analyze_as_compiled(kernel, build=build, arrays=zeroed(kernel))
+                report = analyze(kernel, arrays=zeroed(kernel))
                 measured = measure_command([str(exe)], key)
                 agreement = compare_counts(report, measured)
-                if build is not None:
-                    case.update(registers_predicted=build.registers,
-                                registers_measured=measured.registers)
+                case.update(registers_measured=measured.registers,
+                            static_smem_measured=measured.static_smem)
             except Exception as err:  # noqa: BLE001 - one case's failure is its result
                 import traceback
                 case["error"] = f"{type(err).__name__}: {err}"[-2000:]
@@ -401,35 +390,12 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
                       f"{'ok' if agreement.ok else 'DISAGREE'}: " +
                       "; ".join(f"{c.what} {c.predicted}/{c.measured}"
                                 for c in agreement.checks) +
-                      (f"; registers {case['registers_predicted']}/"
-                       f"{case['registers_measured']}" if build is not None else ""),
+                      f"; registers {case.get('registers_predicted')}/"
+                      f"{case['registers_measured']}; static smem "
+                      f"{case.get('static_smem_predicted')}/{case['static_smem_measured']}",
                       flush=True)
         results.append(case)
         (out / "results.json").write_text(json.dumps(results, indent=1))
-
-
-def original_build(case: dict, folder: pathlib.Path):
-    """The nvcc build `analyze --as-compiled` counts for a corpus case: the original file
-    with the case's macros, include folders and flags (as its harness is built)."""
-    from gpu_backend.original import build_original
-    from smemsim.cuda import Instance
-    inst = case["instance"]
-    instance = Instance(inst["name"], None if inst["template_args"] is None else
-                        tuple(inst["template_args"]), tuple(inst["types"]),
-                        tuple(inst["values"]), tuple(str(ROOT / f) for f in inst["files"]))
-    includes = [str(ROOT / d) for d in case.get("includes", [])]
-    if (folder / "include").is_dir():
-        includes.append(str(folder / "include"))
-    includes += torch_includes(case)
-    try:
-        import nvidia.cublas
-        includes.append(str(pathlib.Path(list(nvidia.cublas.__path__)[0]) / "include"))
-    except ImportError:
-        pass
-    source = ROOT / case["source"] if "source" in case else ROOT / "tests" / "corpus" / case["cu"]
-    return build_original(str(source), instance,
-                          defines=case["defines"], include_dirs=includes,
-                          flags=case.get("flags", []))
 
 
 def torch_includes(case: dict) -> list[str]:
@@ -469,43 +435,6 @@ def judged(report, counters: list[dict]) -> list:
     return compare_counts(report, Measured(**{f: kept.get(f) for f in fields})).checks
 
 
-def recount(measured: pathlib.Path, folder: pathlib.Path, out: pathlib.Path) -> None:
-    """Predictions of `--as-compiled` on the original files (nvcc), here, against the
-    counters a GPU run already measured (`run`'s results.json): the harnesses and their
-    builds are unchanged, so the measurements stand. The analysis is given the harness's
-    inputs (arrays zeroed), so that data-dependent kernels count the same launch."""
-    from gpu_backend.as_compiled import analyze_as_compiled
-    from smemsim.loader import load_kernels
-    # matched by file and kernel, not by harness: a harness is named by its entry's index in
-    # the corpus, which moves when entries are inserted
-    name = lambda c: (c["cu"], c.get("key") or c.get("kernel"))   # noqa: E731
-    cases = {name(c): c for c in json.loads((folder / "cases.json").read_text())}
-    results = []
-    stored = json.loads(measured.read_text())
-    for old in stored if isinstance(stored, list) else stored.get("cases", []):
-        case = cases.get(name(old)) if "cu" in old else None
-        if case is None or "counters" not in old:
-            continue
-        case = dict(case, counters_nvrtc=old["counters"])
-        try:
-            build = original_build(case, folder)
-            kernel = load_kernels(str(ROOT / case["fixture"]))[case.get("key", case["kernel"])]()
-            report = analyze_as_compiled(kernel, build=build, arrays=zeroed(kernel))
-        except Exception as err:  # noqa: BLE001 - one case's failure is its result
-            case["error"] = f"{type(err).__name__}: {err}"[-2000:]
-            print(f"{case['key']}: ERROR {case['error'][-300:]}", flush=True)
-            results.append(case)
-            continue
-        checks = judged(report, old["counters"])
-        ok = all(c.ok for c in checks)
-        case.update(counters_ok=ok, compiler=list(report.compiler), registers=build.registers,
-                    counters=[dataclasses.asdict(c) for c in checks])
-        print(f"{case['key']} ({case['cu']}): {'ok' if ok else 'DISAGREE'}: " +
-              "; ".join(f"{c.what} {c.predicted}/{c.measured}" for c in checks), flush=True)
-        results.append(case)
-    out.write_text(json.dumps(results, indent=1))
-
-
 if __name__ == "__main__":
     if sys.argv[1:2] == ["prepare"]:
         prepare(pathlib.Path(sys.argv[2]))
@@ -513,7 +442,5 @@ if __name__ == "__main__":
         prepare_corpus(pathlib.Path(sys.argv[2]))
     elif sys.argv[1:2] == ["prepare-patched"]:
         prepare_patched(pathlib.Path(sys.argv[2]), sys.argv[3:])
-    elif sys.argv[1:2] == ["recount"]:
-        recount(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4]))
     else:
         run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), sys.argv[4:])

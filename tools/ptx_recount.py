@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
     from smemsim.ptx.frontend import import_cu
     from test_original_build import CUBLAS_STANDIN
     from tools.corpus_status import options
-    from tools.gpu_original import HELPER_CUDA, judged, torch_includes, zeroed
+    from tools.gpu_original import judged, torch_includes, zeroed
     only = argv[argv.index("-k") + 1] if "-k" in argv else None
     extra = [os.path.abspath(argv[n + 1]) for n, a in enumerate(argv)
              if a == "-I" and n + 1 < len(argv)]
@@ -57,7 +57,6 @@ def main(argv: list[str]) -> int:
         (ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
         if "refused" not in e and "fault" not in e}
     stubs = pathlib.Path(tempfile.mkdtemp(prefix="smemsim-recount-"))
-    (stubs / "helper_cuda.h").write_text(HELPER_CUDA)
     for name, text in CUBLAS_STANDIN.items():
         (stubs / name).write_text("#pragma once\n" + text)
     rows, agree = [], 0

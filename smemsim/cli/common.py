@@ -12,7 +12,6 @@ from rich.console import Console
 from kernels_ir import KernelError, Op, resolve_launch
 
 from ..loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
-from ..toolrun import nvcc_first_error
 from ..occupancy import kernel_occupancy
 from ..pool import parallel_map
 from . import jsonout
@@ -228,34 +227,18 @@ def compile_or_explain(kernel, arch: str, verb: str):
 
 
 def build_or_explain(args, key: str, kernel, verb: str):
-    """What --as-compiled and --regs compile count: for a `.cu`, the user's own nvcc build
-    (their -D, -I and --nvcc-flag; gpu_backend.original); where nvcc is not installed, or
-    for a kernels file or CUDA held in Python, NVRTC's build of the generated CUDA (said on
-    stderr for a `.cu`). A file nvcc cannot build is a one-line input error."""
-    from ..loader import is_cuda
-    if is_cuda(args.file) and pathlib.Path(args.file).suffix != ".py":
+    """What --as-compiled and --regs compile count: a kernel read from its own build (a .cu
+    through nvcc's, a Triton or numba kernel through its compiler's) has that build's
+    resources (kernels_ir.BuildResources, ptxas's report); otherwise, NVRTC's build of the
+    generated CUDA (said on stderr where the file is CUDA whose build ptxas could not read:
+    the kernel's notes say why)."""
+    if kernel.built is not None:
+        return kernel.built
+    if is_cuda(args.file):
         import sys
-
-        from gpu_backend.compile import CompileError, ToolMissing
-        from gpu_backend.original import build_original
-
-        from ..cuda import instantiation
-        from kernels_ir.stmt import Wgmma, walk
-        options = cuda_options(args)
-        arch = args.arch
-        if arch == "sm_90" and any(isinstance(s, Wgmma) for s in walk(kernel.body)):
-            arch = "sm_90a"   # wgmma exists only in the architecture-specific target
-        try:
-            return build_original(args.file, instantiation(args.file, options, key),
-                                  arch=arch, defines=options.defines,
-                                  include_dirs=options.include_dirs,
-                                  flags=getattr(args, "nvcc_flag", None) or ())
-        except ToolMissing as err:
-            print(f"note: {verb}: {err}; counting NVRTC's build of the CUDA regenerated from "
-                  "the import instead", file=sys.stderr)
-        except CompileError as err:
-            raise KernelError(f"{verb}: {nvcc_first_error(str(err))} (build flags: -D, -I and "
-                              "--nvcc-flag, as your build has them)") from None
+        print(f"note: {verb}: the resources of {kernel.name}'s own build could not be read "
+              "(its notes say why); counting NVRTC's build of the CUDA regenerated from the "
+              "kernel instead", file=sys.stderr)
     return compile_or_explain(kernel, args.arch, verb)
 
 

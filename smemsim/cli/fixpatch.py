@@ -1,7 +1,7 @@
 """fix's change written into the user's `.cu` (smemsim.cuda.patch) and checked before anyone
-applies it: the patched file is imported and analyzed (the count must be fix's prediction),
-and where nvcc is installed both files are built and counted as built (`--as-compiled`), so
-a change the compiler undoes, or one that costs registers, is seen before it is applied."""
+applies it: the patched file is read from nvcc's build and analyzed (the count must be fix's
+prediction), and both builds' registers (ptxas's report) give the warps per SM, so a change
+the compiler undoes, or one that costs registers, is seen before it is applied."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +16,6 @@ from kernels_ir import KernelError
 from ..analysis import analyze
 from ..loader import select
 from ..occupancy import kernel_occupancy
-from ..toolrun import nvcc_first_error
 from .options import cuda_options
 
 if TYPE_CHECKING:  # the CUDA frontend loads only when a .cu is patched
@@ -79,14 +78,13 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
     options = _options(args)
     with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
         try:
-            path, rebuilt = _patched_copy(args, key, options, patch, tmp)
+            _, rebuilt = _patched_copy(args, key, options, patch, tmp)
         except PatchError as err:
             if getattr(args, "patch", None):
                 raise  # asked to write it: a bug of ours, exit 3
             return NoPatch(str(err))
         counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
-        original, patched, note = _as_built(args, options, (args.file, kernel),
-                                            (str(path), rebuilt), params, arrays, original)
+        original, patched, note = _as_built(args, kernel, rebuilt, params, arrays, original)
     return CheckedPatch(patch, predicted, counted, original, patched, note)
 
 
@@ -161,7 +159,7 @@ PER_ARRAY, PADS = 32, 4
 
 def original_as_built(args, kernel, params, arrays) -> Built:
     """The user's file as nvcc builds it (fix --as-compiled's reference)."""
-    return _build_count(args, _options(args), args.file, kernel, params, arrays)
+    return _build_count(args, kernel, params, arrays)
 
 
 def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
@@ -185,8 +183,8 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
             patch = _layout_patch(args.file, kernel.name,
                                   [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
             with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
-                path, rebuilt = _patched_copy(args, key, options, patch, tmp)
-                built = _build_count(args, options, str(path), rebuilt, params, arrays)
+                _, rebuilt = _patched_copy(args, key, options, patch, tmp)
+                built = _build_count(args, rebuilt, params, arrays)
             return Ranked(c, built, None)
         except (KernelError, PatchError) as err:
             return Ranked(c, None, str(err))
@@ -212,50 +210,43 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
     return AsBuiltRanking(original, tuple(rows), tuple(best))
 
 
-def _built(args, options, path: str, kernel, params, arrays) -> Built:
-    """One file as nvcc builds it: `kernel` as read from its build, and the registers of
-    its cubin (raises gpu_backend's ToolMissing or CompileError)."""
-    from gpu_backend.original import build_original
+class Unbuilt(KernelError):
+    """A kernel whose build's resources ptxas's report did not give (its notes say why)."""
 
-    from ..cuda import instantiation
+
+def _built(args, kernel, params, arrays) -> Built:
+    """One file as nvcc builds it: `kernel` as read from that build, and the registers and
+    static shared memory ptxas allocated in it (raises Unbuilt where they are unknown)."""
     from ..ptx.frontend import inexact_lines
-    build = build_original(path, instantiation(path, options, options.kernel),
-                           arch=args.arch, defines=options.defines,
-                           include_dirs=options.include_dirs,
-                           flags=getattr(args, "nvcc_flag", None) or ())
+    build = kernel.built
+    if build is None:
+        why = next((n for n in kernel.notes if "SASS" in n or "ptxas" in n),
+                   "no ptxas report of the build")
+        raise Unbuilt(f"{kernel.name}'s build could not be read: {why}")
     r = analyze(kernel, params, arch=args.arch, arrays=arrays)
     occ = kernel_occupancy(kernel, args.arch, build.registers, params,
                            static_smem=build.static_smem)
     return Built(build.registers, occ.active_warps, r.wavefronts, inexact_lines(kernel))
 
 
-def _build_count(args, options, path: str, kernel, params, arrays) -> Built:
-    """_built, with no nvcc or a file nvcc cannot build as a one-line error."""
-    from gpu_backend.compile import CompileError, ToolMissing
+def _build_count(args, kernel, params, arrays) -> Built:
+    """_built, a build it cannot read being a one-line error."""
     try:
-        return _built(args, options, path, kernel, params, arrays)
-    except ToolMissing as err:
+        return _built(args, kernel, params, arrays)
+    except Unbuilt as err:
         raise KernelError(f"--as-compiled: {err}") from None
-    except CompileError as err:
-        raise KernelError(f"--as-compiled: {nvcc_first_error(str(err))} (build flags: -D, -I "
-                          "and --nvcc-flag, as your build has them)") from None
 
 
-def _as_built(args, options, original, patched, params, arrays, before: Built | None = None):
-    """(original, patched, note): each file as nvcc builds it, or why it was not built
-    (`before`: the original as built, already counted)."""
-    from gpu_backend.compile import CompileError, ToolMissing
+def _as_built(args, original, patched, params, arrays, before: Built | None = None):
+    """(original, patched, note): each kernel as nvcc builds its file, or why it could not
+    be read (`before`: the original as built, already counted)."""
     try:
         if before is None:
-            before = _built(args, options, *original, params, arrays)
-    except ToolMissing as err:
+            before = _built(args, original, params, arrays)
+    except Unbuilt as err:
         return None, None, f"not built: {err}"
-    except CompileError as err:  # the file as given does not build here: no comparison
-        return None, None, (f"not built: nvcc cannot build the original file here "
-                            f"({nvcc_first_error(str(err))}; give -D, -I and --nvcc-flag as "
-                            "your build has them)")
     try:
-        after = _built(args, options, *patched, params, arrays)
-    except CompileError as err:
-        return before, None, f"nvcc FAILED on the patched file: {nvcc_first_error(str(err))}"
+        after = _built(args, patched, params, arrays)
+    except Unbuilt as err:
+        return before, None, f"the patched file's build could not be read: {err}"
     return before, after, None

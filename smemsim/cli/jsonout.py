@@ -256,13 +256,14 @@ def compile_json(c: Compiled, rerun: Report | None) -> dict[str, Any]:
 
 
 def own_build_json(kernel, build, rerun: Report) -> dict[str, Any]:
-    """A `.cu` as nvcc builds it (gpu_backend.original): resources, per site the width
-    counted, and the analysis of what it emitted."""
+    """A kernel read from its own build (kernels_ir.BuildResources: a .cu as nvcc builds
+    it): resources, per site the width counted, and the analysis of what it emitted."""
     widths = dict(rerun.compiled_widths)
     return {"kind": "compile", "kernel": kernel.name, "arch": build.arch,
-            "registers": build.registers, "local_bytes": build.local,
-            "stack_bytes": build.stack, "static_smem": build.static_smem,
-            "symbol": build.function, "command": list(build.command),
+            "registers": build.registers, "stack_bytes": build.stack,
+            "spill_store_bytes": build.spill_stores, "spill_load_bytes": build.spill_loads,
+            "static_smem": build.static_smem, "barriers": build.barriers,
+            "symbol": build.symbol,
             "widths_ok": not widths,
             "sites": [{"site": s.site, "ok": s.site not in widths,
                        "stated_width": s.access_bytes,

@@ -1,10 +1,14 @@
-"""The CUDA frontend: a `.cu` file's `__global__` kernels as IR, the way nvcc reads them.
+"""The host side of a `.cu`: each `__global__` kernel's signature and the launch the host
+code makes of it (grid, block, dynamic shared memory, scalar arguments, array lengths,
+template instances), as kernels_ir kernels with no body. The body is nvcc's build of the
+file (smemsim.ptx), never read here.
 
 The flow, one module a step: `preprocess` (macros, conditionals, the user's includes, every
 token located), `parse` (tree-sitter's CUDA grammar), `unit` (the file's kernels, device
-functions, constants, launches), `lower` (each kernel through the builder, device functions
-inlined), `launch` (the launch the host code makes). No generated code is executed: a
-file's text, its name included, is only ever data.
+functions, constants, launches), `lower` (each kernel's signature and its template
+arguments bound), `launch` (the launch the host code makes); `patch` writes fix's layout
+change into the user's text. No generated code is executed: a file's text, its name
+included, is only ever data.
 """
 from __future__ import annotations
 
@@ -19,22 +23,20 @@ from .launch import launched_instances, launches_named, unit_of
 from .parse import first_error, short, split_top_level, template_parameters, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 
-__all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "import_kernels",
-           "instantiation", "kernel_keys", "signature", "write_kernels_file"]
+__all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "host_kernels",
+           "instantiation", "kernel_keys", "signature"]
 
 
-def import_kernels(path: str, options: Options | None = None,
-                   wanted: str | None = None, body: bool = True
-                   ) -> dict[str, Callable[[], Kernel]]:
-    """The file's kernels: key -> a function that lowers and builds that kernel (raising a
-    located CudaImportError if it cannot). A template kernel has a key per instantiation
-    the host code launches (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`).
-    Without `body`, each kernel is its signature and launch only (what the host code says:
-    the PTX frontend lowers the body from nvcc's build)."""
+def host_kernels(path: str, options: Options | None = None,
+                 wanted: str | None = None) -> dict[str, Callable[[], Kernel]]:
+    """The file's kernels as the host code launches them: key -> a function that builds
+    that kernel's signature and launch, with no body (raising a located CudaImportError if
+    it cannot). A template kernel has a key per instantiation the host code launches
+    (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`)."""
     unit = Unit(path, options)
     keys = kernel_keys(unit, wanted or unit.options.kernel)
     _check_lengths(unit, [node for node, _ in keys.values()])
-    return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key, body))
+    return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key))
             for key, (node, args) in keys.items()}
 
 
@@ -259,14 +261,14 @@ def _template_params(template) -> list[str]:
     return [name for _, _, name in template_parameters(template)]
 
 
-def _build(unit: Unit, node, args: dict, key: str, body: bool = True) -> Kernel:
+def _build(unit: Unit, node, args: dict, key: str) -> Kernel:
     from .lower import KernelLowering
     bad = first_error(node)
     if bad is not None:
         raise CudaImportError(f"the CUDA here does not parse (`{short(bad)}`)",
                               kernel=unit.name_of(node), loc=unit.loc(bad))
     try:
-        return KernelLowering(unit, node, args, key).build(body)
+        return KernelLowering(unit, node, args, key).build()
     except RecursionError:
         raise CudaImportError("the kernel nests expressions or statements too deeply to read",
                               kernel=unit.name_of(node), loc=unit.loc(node)) from None
@@ -276,22 +278,6 @@ def _build(unit: Unit, node, args: dict, key: str, body: bool = True) -> Kernel:
         # the builder's own checks, already located at the CUDA line being lowered
         raise CudaImportError(err.message, kernel=err.kernel or unit.name_of(node),
                               loc=err.loc) from None
-
-
-def write_kernels_file(path: str, options: Options | None = None, kernel: str | None = None,
-                       folder: str | None = None) -> tuple[str, list[str]]:
-    """What `smemsim import` writes: (the kernels file's text, its kernel keys). Every kernel
-    is built first (an error is raised here, located); `folder` is where the file will
-    stand (its `# FILE.cu:N` markers are relative to it)."""
-    import pathlib
-
-    from kernels_ir.pysource import kernels_file
-    chosen = import_kernels(path, options, kernel)
-    kernels = {key: make() for key, make in chosen.items()}
-    folder = folder or str(pathlib.Path(path).resolve().parent)
-    title = (f"Kernels imported from {pathlib.Path(path).name} by `smemsim import` (edit "
-             "freely).")
-    return kernels_file(kernels, folder, title), list(kernels)
 
 
 def signature(path: str, kernel: str,

@@ -495,8 +495,8 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         return False
 
     # ---------------------------------------------------------------- the kernel
-    def build(self, body: bool = True):
-        """The kernel; without `body`, its signature and launch only."""
+    def build(self):
+        """The kernel's signature and launch (no body: nvcc's build gives it)."""
         node = self.node
         with self.at(node):
             self.kb = KernelBuilder(self.name)
@@ -515,14 +515,9 @@ class KernelLowering(FlowMixin, GroupsMixin, VectorsMixin, PtxMixin, HopperMixin
         pointer = lambda p: (p.child_by_field_name("declarator") is not None and  # noqa: E731
                              p.child_by_field_name("declarator").type == "pointer_declarator")
         tensor_map = lambda p: "CUtensorMap" in text(p.child_by_field_name("type") or p)  # noqa
-        self.signature_only = not body
+        self.signature_only = True
         for p in sorted(params, key=lambda p: (tensor_map(p), pointer(p))):
             self.parameter(p, writes, reads)
-        if body:
-            self.assigned_params(node.child_by_field_name("body"))
-            self.pointer_params(node.child_by_field_name("body"))
-            self.block(node.child_by_field_name("body"))
-            self.pipelines_quit(node.child_by_field_name("body"))
         for arr in self.module_scope:
             self.kb.place_last(arr)
         grid, block, smem = self.u.launch_of(self)

@@ -70,6 +70,26 @@ def ptx_of(path: str, *, arch: str = "sm_90", defines=None, include_dirs=(),
                        flags=flags, instance=instance, text=text)
 
 
+# nvcc options that would make it build something other than the PTX smemsim reads (the
+# output, the phase, the target: smemsim chooses them)
+_CHOSEN = ("-o", "--output-file", "-c", "--compile", "-E", "--preprocess", "-M", "-MD", "-MF",
+           "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-dryrun", "--dryrun",
+           "-V", "--version", "-h", "--help", "--list-gpu-arch", "--list-gpu-code",
+           "-arch-ls", "-code-ls", "-arch", "--gpu-architecture", "-gencode",
+           "--generate-code", "-code", "--gpu-code", "-run", "--run", "-lib", "--lib",
+           "-link", "--link")
+
+
+def check_flags(flags) -> tuple[str, ...]:
+    """The user's extra nvcc flags, refusing those that change what is built (one line)."""
+    for f in flags:
+        name = f.split("=", 1)[0]
+        if name in _CHOSEN or name.startswith(("-arch", "-gencode", "-code")):
+            raise KernelError(f"--nvcc-flag {f}: smemsim chooses this itself (the PTX, "
+                              "--arch, the file); leave it out")
+    return tuple(flags)
+
+
 def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
             instance: str | None = None, text: str | None = None) -> str:
     """The PTX nvcc makes of the user's `.cu` (device code only, `-lineinfo`), its `.file`
@@ -79,7 +99,7 @@ def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
     `#line` directives numbering it as lines of `path`, which its `.file` then names)."""
     nvcc = find_nvcc()
     macros = _macros(defines or {})
-    refuse_shell_text(flags, "--nvcc-flag")
+    refuse_shell_text(check_flags(flags), "--nvcc-flag")
     options = ["-ptx", f"-arch={arch}", "-lineinfo", "-w", *flags]
     source = os.path.abspath(path)
     includes = tuple(os.path.abspath(d) for d in include_dirs)

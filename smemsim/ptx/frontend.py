@@ -19,7 +19,7 @@ import functools
 import os
 import re
 
-from kernels_ir import Kernel, KernelError
+from kernels_ir import BuildResources, Kernel, KernelError
 from kernels_ir.dtypes import i64
 from kernels_ir.expr import Op, as_expr, cast
 
@@ -34,14 +34,14 @@ from .symbols import demangle, instance_symbol, kernel_symbol
 def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "sm_90",
               flags=()) -> dict:
     """key -> a function that builds that kernel from nvcc's PTX (as
-    smemsim.cuda.import_kernels returns the C++ frontend's)."""
-    from ..cuda import import_kernels
+    smemsim.cuda.host_kernels returns the host side's)."""
+    from ..cuda import host_kernels
     from ..loader import not_a_file
     flags = tuple(flags)
     if not os.path.isfile(path):   # (as the C++ reading says it: no nvcc for a folder)
         raise KernelError(not_a_file(path))
     try:
-        hosts = import_kernels(path, options, kernel, body=False)
+        hosts = host_kernels(path, options, kernel)
     except (KernelError, RecursionError) as err:
         return _ptx_only(path, options, kernel, arch, flags, err)
     return {key: functools.partial(_kernel, path, options, key, make, arch, flags)
@@ -133,16 +133,19 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
                  "merge accesses the PTX keeps apart"]
     else:
         if symbol in functions:
+            f = functions[symbol]
+            resources = BuildResources(arch, symbol, *f.resources)
             try:
-                return _lowered(module, as_built(module, module.entries[symbol],
-                                                 functions[symbol]), symbol, launch, name)
+                kernel = _lowered(module, as_built(module, module.entries[symbol], f),
+                                  symbol, launch, name)
             except PtxError as err:
                 if COUNTED_ONLY not in str(err):
                     raise
-            # (a loop as_built rewrote as ptxas blocks it, which the lowering does not count)
-            return _lowered(module, as_built(module, module.entries[symbol],
-                                             functions[symbol], cascades=False), symbol,
-                            launch, name)
+                # (a loop as_built rewrote as ptxas blocks it, which the lowering does not
+                # count)
+                kernel = _lowered(module, as_built(module, module.entries[symbol], f,
+                                                   cascades=False), symbol, launch, name)
+            return dataclasses.replace(kernel, built=resources)
         notes = [f"counted as the PTX states: ptxas's build has no function {symbol}"]
     return _named(module, symbol, launch, name, notes)
 

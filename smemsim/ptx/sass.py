@@ -20,7 +20,7 @@ from urllib.parse import quote, unquote
 from ..cache import cache_dir, open_sealed, sealed, store
 from ..toolrun import ToolMissing, find_tool, private_folder, run_tool
 
-CACHE_FORMAT = 2   # 2: never-executed `@!PT` instructions left out
+CACHE_FORMAT = 3   # 2: never-executed `@!PT` instructions left out; 3: resources
 
 # the opcodes that access shared memory, by their first part
 _SHARED = {"LDS": "load", "STS": "store", "LDSM": "ldmatrix", "STSM": "stmatrix",
@@ -31,7 +31,8 @@ _MARK = re.compile(r'^\s*//## File "((?:[^"\\]|\\.)*)", line (\d+)'
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
 _OPERAND = re.compile(r"\[([^\]]*)\]")
 _ENTRY = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
-_USED = re.compile(r"Used (\d+) registers")
+_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
+_FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
 class SassUnavailable(RuntimeError):
@@ -54,11 +55,24 @@ class SassInst:
 @dataclass(frozen=True)
 class FunctionSass:
     """What the SASS of one function says: its shared-memory instructions, in code order,
-    and the registers a thread uses."""
+    and what ptxas allocated for it (`ptxas -v`: registers and stack a thread, static
+    shared memory and named barriers a block)."""
 
     name: str
     shared: tuple[SassInst, ...]
     registers: int
+    static_smem: int = 0     # bytes, as the driver reports them (ptxas's figure: no 1 KiB
+    #                          per-block reservation, which the cubin's own figure holds)
+    stack: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    barriers: int = 0
+
+    @property
+    def resources(self) -> tuple[int, ...]:
+        """registers, static smem, stack, spill stores, spill loads, barriers."""
+        return (self.registers, self.static_smem, self.stack, self.spill_stores,
+                self.spill_loads, self.barriers)
 
 
 def sass_of(ptx: str, arch: str, ptxas_options=(), ptxas: str | None = None
@@ -124,9 +138,9 @@ def _build(ptx: str, arch: str, options: list, ptxas: str, nvdisasm: str) -> dic
                                   disasm.stderr.strip()[-400:])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    registers = _registers(built.stdout + built.stderr)
+    resources = _resources(built.stdout + built.stderr)
     return {name: FunctionSass(name, tuple(SassInst(*i) for i in _shared(text)),
-                               registers.get(name, 0))
+                               *resources.get(name, ()))
             for name, text in _functions(disasm.stdout).items()}
 
 
@@ -204,16 +218,24 @@ def _width(opcode: str) -> int:
     return 4
 
 
-def _registers(log: str) -> dict[str, int]:
-    """Registers per function, from `ptxas -v`."""
-    out, name = {}, None
+def _resources(log: str) -> dict[str, tuple[int, ...]]:
+    """Per function, from `ptxas -v`: (registers, static smem, stack frame, spill stores,
+    spill loads, barriers) bytes, FunctionSass's order. Each function's lines follow its
+    `Function properties for NAME`: the frame line, then `Used R registers, used B
+    barriers, S bytes smem` (the parts it has)."""
+    out, frames, name = {}, {}, None
     for line in log.split("\n"):
         m = _ENTRY.search(line)
         if m:
             name = m.group(1)
+        m = _FRAME.search(line)
+        if m and name is not None:
+            frames[name] = tuple(int(x) for x in m.groups())
         m = _USED.search(line)
         if m and name is not None:
-            out[name] = int(m.group(1))
+            stack, stores, loads = frames.get(name, (0, 0, 0))
+            out[name] = (int(m.group(1)), int(m.group(3) or 0), stack, stores, loads,
+                         int(m.group(2) or 0))
     return out
 
 
@@ -221,16 +243,17 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-_HEAD = "smemsim-sass 1"
+_HEAD = "smemsim-sass 2"
 
 
 def _text(functions: dict) -> str:
-    """A cache entry: a header line, then per function `F name registers` and per shared
-    instruction `I opcode kind width offset address base chain` (names %-quoted; the chain
-    `file:line,...`), read back without evaluating anything."""
+    """A cache entry: a header line, then per function `F name registers smem stack
+    spill-stores spill-loads barriers` and per shared instruction `I opcode kind width
+    offset address base chain` (names %-quoted; the chain `file:line,...`), read back
+    without evaluating anything."""
     lines = [_HEAD]
     for f in functions.values():
-        lines.append(f"F {quote(f.name)} {f.registers}")
+        lines.append(f"F {quote(f.name)} {' '.join(map(str, f.resources))}")
         for i in f.shared:
             chain = ",".join(f"{quote(file)}:{n}" for file, n in i.where)
             lines.append(f"I {quote(i.opcode)} {i.kind} {i.width} {i.offset} {i.address} "
@@ -247,16 +270,16 @@ def _load(entry, key: str) -> dict | None:
     lines = payload.decode("utf-8", "replace").split("\n")
     if lines[0] != _HEAD:
         return None
-    out, name, registers, shared = {}, None, 0, []
+    out, name, resources, shared = {}, None, (), []
     try:
-        for line in lines[1:] + ["F - 0"]:
+        for line in lines[1:] + ["F - 0 0 0 0 0 0"]:
             if not line:
                 continue
             parts = line.split(" ")
-            if parts[0] == "F" and len(parts) == 3:
+            if parts[0] == "F" and len(parts) == 8:
                 if name is not None:
-                    out[name] = FunctionSass(name, tuple(shared), registers)
-                name, registers, shared = unquote(parts[1]), int(parts[2]), []
+                    out[name] = FunctionSass(name, tuple(shared), *resources)
+                name, resources, shared = unquote(parts[1]), tuple(map(int, parts[2:])), []
             elif parts[0] == "I" and len(parts) == 8 and name is not None:
                 where = tuple((unquote(f), int(n)) for f, _, n in
                               (c.rpartition(":") for c in parts[7].split(","))) \

@@ -149,14 +149,11 @@ def _point(task):
 
 
 def as_compiled_report(kernel, params, arch, arrays, compiled, limit):
-    """The analysis of what the compiler emitted: `compiled` is the user's nvcc build of a
-    .cu (gpu_backend.original) or NVRTC's Compiled of the generated CUDA."""
+    """The analysis of what the compiler emitted: `compiled` is NVRTC's Compiled of the
+    generated CUDA (a kernels file; a .cu is read from its own build already)."""
     from gpu_backend.as_compiled import analyze_as_compiled
-    from gpu_backend.original import OriginalBuild
-    mine = isinstance(compiled, OriginalBuild)
-    return analyze_as_compiled(kernel, params, arch=arch, arrays=arrays,
-                               compiled=None if mine else compiled,
-                               build=compiled if mine else None, loop_limit=limit)
+    return analyze_as_compiled(kernel, params, arch=arch, arrays=arrays, compiled=compiled,
+                               loop_limit=limit)
 
 
 def _sweep(args, console: Console, params: dict) -> int:

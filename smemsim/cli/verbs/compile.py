@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from kernels_ir import KernelError
+from kernels_ir import BuildResources, KernelError
 
 from ...analysis import analyze
 from .. import jsonout, render
@@ -32,7 +32,7 @@ def execute(args, console: Console) -> int:
         params = own_params(given, kernel, chosen)
         with busy(console, args, f"compiling {kernel.name}"):
             c = build_or_explain(args, name, kernel, "compile")
-        if not hasattr(c, "sites"):  # a .cu: the user's own nvcc build
+        if isinstance(c, BuildResources):  # the kernel's own build (nvcc's, Triton's...)
             doc = _own_build(args, console, name, kernel, c, params)
             docs.append(doc)
             continue
@@ -71,17 +71,18 @@ def execute(args, console: Console) -> int:
 
 
 def _own_build(args, console: Console, name: str, kernel, build, params) -> dict:
-    """A `.cu` as nvcc builds it: its resources, and the analysis of what it emitted (the
-    kernel read from the build's PTX, with the merges its SASS shows: its notes say each
-    line where ptxas changed what the PTX states)."""
+    """A kernel read from its own build (a .cu as nvcc builds it): that build's resources,
+    and the analysis of what it emitted (the kernel read from the build's PTX, with the
+    merges its SASS shows: its notes say each line where ptxas changed what the PTX
+    states)."""
     with busy(console, args, f"tracing {kernel.name}"):
         rerun = analyze(kernel, params, arch=args.arch,
                         arrays=inputs(args, name, kernel, params))
     doc = jsonout.own_build_json(kernel, build, rerun)
     if not args.json:
         say(console, f"{kernel.name} for {build.arch}: {build.registers} registers, "
-                     f"{build.local} B local (spills), {build.static_smem} B static shared "
-                     "memory")
+                     f"{build.stack} B stack frame ({build.spill_stores} B spilled), "
+                     f"{build.static_smem} B static shared memory")
         for note in rerun.compiler:
             say(console, "  " + note)
         if rerun.compiler:
