@@ -476,8 +476,7 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, overwrit
     # before its loop, a joined if/else pair's probe after the if
     moved = {h.site for h in hoists} | {n for j in joined for n in j.sites} | \
         {o.then_site for o in overwritten}
-    swapped = _through_swapped(written)
-    unfollowed = _unfollowed_unrolled(written) | swapped
+    unfollowed = _unfollowed_unrolled(written)
     order = [s.site for s in written.sites()]
     widths, notes, merges = {}, [], []
     claimed = {o.site for o in overwritten}   # counted as stated, its instruction found
@@ -508,11 +507,7 @@ def _count(written: Kernel, c, origin: dict, tr: Trace, hoists, joined, overwrit
             continue
         if s.ok:
             continue
-        if n in swapped:
-            note(n, f"{_found(s)}, through a pointer swapped between two arrays (nvcc "
-                    "resolves it in each unrolled copy, or selects the address): reported, "
-                    "not re-counted")
-        elif n in unfollowed:
+        if n in unfollowed:
             note(n, f"{_found(s)}, inside a loop it unrolls whose trip count is not a "
                     "constant: reported, not re-counted")
         elif s.op not in ("load", "store"):
@@ -561,22 +556,6 @@ def _joined_note(j: Joined, stmts, origin) -> str:
     return (f"compiler: {', '.join(names[:-1])} and {names[-1]}, the {len(names)} branches "
             f"of an if/else-if chain, joined into one {j.opcode} after it: counted once, "
             "for the lanes of every branch, each at its branch's address")
-
-
-def _through_swapped(written: Kernel) -> set:
-    """Sites reached through a pointer swapped between two arrays inside a loop (the CUDA
-    importer's `if (cur_in_a) a[...] else b[...]`, smemsim.cuda.lower_choices): nvcc
-    resolves such a pointer in each copy of a loop it unrolls, or selects the address, and
-    matching its instructions to the two sites by line does not follow either, so these
-    sites are reported, not re-counted."""
-    arrays = {a.name for a in (*written.shared, *written.globals)}
-    out = set()
-    for s in walk(written.body):
-        if isinstance(s, If) and s.cond.op is Op.VAR and s.cond.arg.kind == "local" and \
-                s.cond.arg.name.rpartition("_in_")[2] in arrays and "_in_" in s.cond.arg.name:
-            out |= {x.site for body in (s.then, s.orelse) for x in walk(body)
-                    if getattr(x, "site", None) is not None}
-    return out
 
 
 def _in_partly_unrolled_loops(written: Kernel) -> set:

@@ -155,8 +155,7 @@ def test_import_writes_a_kernels_file_that_counts_and_computes_the_same(tmp_path
 
 def test_innermost_user_line_of_an_inlined_chain():
     """nvdisasm -gi: a libcu++ wrapper's instruction belongs to the user's line that called
-    it; an instruction of the user's own inlined function to that function's line, and the
-    call that inlined it is kept as a `via` mark (which sites were inlined there)."""
+    it; an instruction of the user's own inlined function to that function's line."""
     from gpu_backend.compile import _innermost_user_lines, parse_sass
     sass = "\n".join([
         '\t//## File "/usr/local/cuda-13.0/include/cccl/cuda/__ptx/x.h", line 209 inlined at '
@@ -169,10 +168,9 @@ def test_innermost_user_line_of_an_inlined_chain():
         '\t//## File "/home/u/k.cu", line 72',
         "        /*07a0*/                   HGMMA.64x64x16.F32 R24, gdesc[UR12], R24 ;"])
     marks = [line for line in _innermost_user_lines(sass).splitlines() if "//##" in line]
-    assert marks == ['\t//## File "/home/u/k.cu", line 63', '\t//## File "/home/u/k.cu", line 44',
-                     '\t//## via "/home/u/k.cu", line 72']
+    assert marks == ['\t//## File "/home/u/k.cu", line 63', '\t//## File "/home/u/k.cu", line 44']
     hgmma = parse_sass(sass)[-1]
-    assert (hgmma.opcode, hgmma.line, hgmma.via) == ("HGMMA.64x64x16.F32", 44, 72)
+    assert (hgmma.opcode, hgmma.line) == ("HGMMA.64x64x16.F32", 44)
 
 
 def test_the_command_line_takes_tensor_maps():

@@ -169,29 +169,3 @@ def split_top_level(source: str, angles: bool = True) -> list[str]:
         out.append(cur.strip())
     return out
 
-
-def pointer_cast_parts(node) -> tuple | None:
-    """(the pointer type a cast names, `const` dropped and spaces collapsed: `float *`; the
-    value cast) of `(T *)p` or `reinterpret_cast<T*>(p)` / `static_cast<T*>(p)`; None for
-    anything else."""
-    if node.type == "cast_expression":
-        type_text, value = text(node.child_by_field_name("type")), \
-            node.child_by_field_name("value")
-    elif is_pointer_cast_call(node):
-        type_text = text(node.child_by_field_name("function")
-                         .child_by_field_name("arguments").named_children[0])
-        value = node.child_by_field_name("arguments").named_children[0]
-    else:
-        return None
-    return " ".join(type_text.replace("const", "").split()), value
-
-
-def is_pointer_cast_call(node) -> bool:
-    """`reinterpret_cast<T*>(p)` / `static_cast<T*>(p)` of one argument."""
-    if node.type != "call_expression":
-        return False
-    fn = node.child_by_field_name("function")
-    return fn.type == "template_function" and \
-        text(fn.child_by_field_name("name")) in ("reinterpret_cast", "static_cast") and \
-        len(node.child_by_field_name("arguments").named_children) == 1 and \
-        text(fn.child_by_field_name("arguments")).rstrip(">").rstrip().endswith("*")

@@ -3,7 +3,6 @@ folding, and the small questions it asks of the syntax tree."""
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +34,6 @@ TYPES = {
     "__nv_fp8_storage_t": "u8",   # cuda_fp8.h: an 8-bit float's bits
     "nv_bfloat16": "bf16",
 }
-FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 # CUDA's vector types: (element type, lanes). A vector variable or array element is held as
 # an innermost dimension of `lanes` elements; whole-vector accesses are the builder's width-N
 # loads and stores (LDS.64 / LDS.128), `.x .y .z .w` one element of it. A 3-lane vector
@@ -57,9 +55,6 @@ COMPONENTS = "xyzw"
 ATOMICS = {f"atomic{n.capitalize() if n != 'cas' else 'CAS'}": n for n in
            ("add", "sub", "min", "max", "and", "or", "xor", "inc", "dec", "exch", "cas")}
 ATOMICS.update({f"{name}_block": kind for name, kind in list(ATOMICS.items())})
-PIPELINE = ("__pipeline_memcpy_async", "__pipeline_commit", "__pipeline_wait_prior")
-SHUFFLES = {"__shfl_sync": "idx", "__shfl_up_sync": "up", "__shfl_down_sync": "down",
-            "__shfl_xor_sync": "xor"}
 # CUDA's math functions (and the fast intrinsics, which the IR computes exactly) -> the IR's
 MATH = {"sqrtf": "sqrt", "sqrt": "sqrt", "expf": "exp", "exp": "exp", "logf": "log",
         "log": "log", "exp2f": "exp2", "exp2": "exp2", "log2f": "log2", "log2": "log2",
@@ -76,7 +71,6 @@ MATH.update({f"{name}{suffix}": name for name in (
 # the float forms (`sqrtf`, `__expf`, `fminf`): C converts a double argument to float first
 FLOAT_MATH = {name for name in MATH if name.endswith("f") or name.startswith("__")} | \
     {"fminf", "fmaxf"}
-CACHE_LOADS = {"__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"}
 CACHE_STORES = {"__stwb", "__stcg", "__stcs", "__stwt"}
 MINMAX = {"min": "min", "max": "max", "fminf": "min", "fmaxf": "max", "fmin": "min",
           "fmax": "max", "umin": "min", "umax": "max", "llmin": "min", "llmax": "max"}
@@ -144,42 +138,6 @@ def fold(e: Expr):
     return float(v) if e.dtype.is_float else int(v)
 
 
-class TypeText:
-    """A type given as text (from a cast), read like a type node."""
-
-    def __init__(self, source: str):
-        self.text = source.encode()
-
-
-LOOPS = ("for_statement", "while_statement", "do_statement")
-
-
-def jump_owner(jump):
-    """The loop (or, for a break, switch) a break or continue belongs to."""
-    owners = LOOPS + ("function_definition",) + (
-        ("switch_statement",) if jump.type == "break_statement" else ())
-    n = jump.parent
-    while n is not None and n.type not in owners:
-        n = n.parent
-    return n
-
-
-def may_exit(node, exit_) -> bool:
-    """Whether running `node` may take this exit."""
-    kind = exit_["kind"]
-    if kind == "return":
-        return any(n.type == "return_statement" for n in walk(node))
-    jump = f"{kind}_statement"
-    return any(n.type == jump and jump_owner(n) == exit_["owner"] for n in walk(node))
-
-
-def returns_last_only(body) -> bool:
-    """A body whose only return is its last statement (no flag needed)."""
-    statements = [c for c in body.named_children if c.type != "comment"]
-    returns = [n for n in walk(body) if n.type == "return_statement"]
-    return len(returns) == 1 and statements and statements[-1] == returns[0]
-
-
 def single_return(body):
     """The expression of a body that is just `return expr;`, else None."""
     if body is None:
@@ -189,13 +147,6 @@ def single_return(body):
             statements[0].named_children:
         return statements[0].named_children[0]
     return None
-
-
-def updates_variable(node, name: str) -> bool:
-    """Whether an update expression assigns `name` (`i++`, `i += s`, `i = ...`)."""
-    target = node.child_by_field_name("argument") if node.type == "update_expression" else \
-        node.child_by_field_name("left") if node.type == "assignment_expression" else None
-    return target is not None and text(target) == name
 
 
 def truth_context(node) -> bool:
@@ -222,21 +173,6 @@ def truth_context(node) -> bool:
                 parent.child_by_field_name("left")
             return other.type in ("null", "nullptr", "identifier") or text(other) in ("0", "NULL")
     return False
-
-
-def truth_value(e: Expr) -> Expr:
-    """C's truth value of `e` as 0 or 1."""
-    if e.op in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE, Op.LAND, Op.LOR, Op.LNOT):
-        return e
-    return e != 0
-
-
-def touches_memory(node) -> bool:
-    """Whether an expression reads memory or calls something (its evaluation may fault or
-    have effects, so C's evaluation order matters)."""
-    return any(n.type in ("subscript_expression", "call_expression") or
-               (n.type == "pointer_expression" and n.children[0].type == "*")
-               for n in walk(node))
 
 
 def constant_factor(e: Expr, defined=None) -> int:
@@ -306,42 +242,9 @@ def number(e: Expr, dtype: str):
     return int(v) if t.min <= v <= t.max else e
 
 
-def statement_ok(node) -> bool:
-    """Whether a call's value is unused (it stands as a statement)."""
-    return node.parent is not None and node.parent.type == "expression_statement"
-
-
 def register_type(dtype: str) -> str:
     """The type a local of `dtype` has in registers (16-bit floats are held as float)."""
     return "f32" if dtype in ("f16", "bf16") else dtype
-
-
-def dtype_c(dtype: str) -> str:
-    return {v: k for k, v in TYPES.items()}.get(dtype, dtype)
-
-
-def array_name(sym: Sym) -> str:
-    return getattr(sym.value, "name", "?")
-
-
-# conversions whose value is zero where their argument is (`{__float2half(0.0f)}`)
-ZERO_KEEPING = {"__float2half", "__float2half_rn", "__float2bfloat16", "__float2bfloat16_rn",
-                "__int2half_rn", "__half2float", "__bfloat162float"}
-
-
-def zeros_only(init) -> bool:
-    """An initializer of zeros only (`{0.0f}`, `{{make_float4(0.f, 0.f, 0.f, 0.f)}}`,
-    `{__float2half(0.0f)}`)."""
-    for n in walk(init):
-        if n.type == "number_literal" and \
-                not re.fullmatch(r"0+(\.0*)?[fFuUlL]*|0?\.0+[fF]?", text(n)):
-            return False
-        if n.type not in ("initializer_list", "number_literal", "call_expression",
-                          "identifier", "argument_list") or (
-                n.type == "identifier" and not text(n).startswith("make_") and
-                text(n) not in ZERO_KEEPING):
-            return False
-    return True
 
 
 def pointer_uses(body, functions: dict | None = None, depth: int = 0,

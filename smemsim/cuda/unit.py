@@ -247,21 +247,8 @@ class Unit:
             found = self.output.loc(row, col) or SourceLoc(str(self.path), 0)
         return found
 
-    def loc_end(self, node) -> SourceLoc:
-        """Where a node ends (nvcc's line information puts an asm statement's instructions
-        on its last line)."""
-        row, col = node.end_point
-        col = max(col - 1, 0)
-        found = self.output.locs.get((row, col))
-        if found is None:
-            found = self.output.loc(row, col) or self.loc(node)
-        return found
-
     def error(self, node, message: str) -> CudaImportError:
         return CudaImportError(message, loc=self.loc(node))
-
-    def align_at(self, node) -> int | None:
-        return self.aligns.get(node.start_point[0])
 
     # ---- the file's parts
     def name_of(self, function) -> str:
