@@ -232,3 +232,28 @@ def test_blocks_per_sm_are_the_active_blocks_where_registers_are_known(tmp_path,
         expected.limits["shared_memory"]
     code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64", width=140)
     assert "smem blk/SM" in out
+
+
+TRANSPOSE_CU = str(pathlib.Path(__file__).resolve().parent.parent / "examples" / "transpose.cu")
+
+
+def test_a_define_with_several_values_is_an_axis_of_builds(tmp_path, monkeypatch):
+    """`sweep FILE.cu -D PAD=0:3`: nvcc builds the file at each PAD, each build's points are
+    named by it. At n = 1024 (32 x 32 blocks of 32 warps, each warp one tile row stored and
+    one column loaded), the column of 32 + PAD floats costs 32 wavefronts a warp at PAD 0,
+    one at PAD 1 and two at PAD 2: 32,768 x (1 + 32), 32,768 x 2 and 32,768 x 3. A value
+    nvcc cannot build is that build's points, not analyzed, with nvcc's reason; a list of
+    names is an axis too."""
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    code, out = cli("sweep", TRANSPOSE_CU, "-p", "n=1024", "-D", "PAD=0:3", "--json")
+    assert code == 0, out
+    points = json.loads(out)["results"][0]["points"]
+    assert {p["params"]["PAD"]: p["wavefronts"] for p in points} == {
+        0: 1_081_344, 1: 65_536, 2: 98_304}
+    assert {p["params"]["PAD"] for p in points if p["pareto"]} == {0, 1}
+    code, out = cli("sweep", TRANSPOSE_CU, "-p", "n=1024", "-D", "PAD=1,x", width=160)
+    assert code == 0, out
+    assert "not analyzed: PAD=x, sm_90: nvcc could not build the file" in out
+    assert 'identifier "x" is undefined' in out
+    code, out, err = cli_streams("sweep", TRANSPOSE_CU, "-D", "PAD=0:x")
+    assert code == 2 and "-D PAD=0:x: no values" in err

@@ -15,7 +15,7 @@ from kernels_ir import KernelError
 from ...loader import find_file
 from ...pool import default_jobs
 from ...cache import cache_dir
-from ...sweep import Layout, product, sweep
+from ...sweep import Layout, SweepResult, product, sweep
 from .. import jsonout, outputs
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
 from ..options import add_cuda, add_regs, jobs, top_count
@@ -23,6 +23,7 @@ from ..options import add_cuda, add_regs, jobs, top_count
 HELP = "every combination of parameters, paddings/swizzles and archs: ranked, Pareto front"
 EXAMPLES = """\
   smemsim sweep transpose --kernel naive -p n=256,512,1024 --pad tile=0,1
+  smemsim sweep examples/transpose.cu -p n=1024 -D PAD=0:4
   smemsim sweep matmul_float_tiled --kernel matmul_tiled32 --arch sm_80,sm_90 --regs 32"""
 
 
@@ -85,15 +86,68 @@ def _duration(seconds: float) -> str:
 
 
 def execute(args, console: Console) -> int:
-    """Sweep one kernel."""
+    """Sweep one kernel: at every value of its -D axes (each value a build of the file),
+    every point of the others."""
     if args.csv:
         _claim_csv(args)
-    key, kernel = one_kernel(args)
     axes = dict(_axis(item, "-p") for item in args.param)
     archs = [a.strip() for a in args.arch.split(",") if a.strip()]
     if not archs:
         raise KernelError(f"--arch {args.arch!r}: no architecture named (sm_90, or several: "
                           "sm_80,sm_90)")
+    plain, macros = _define_axes(args)
+    if not macros:
+        return _sweep_build(args, console, axes, archs, ())
+    results, cached, name = [], 0, None
+    for values in itertools.product(*macros.values()):
+        fixed = tuple(zip(macros, values))
+        args.define = plain + [f"{n}={v}" for n, v in fixed]
+        try:
+            result = _sweep_build(args, console, axes, archs, fixed, show=False)
+        except KernelError as err:   # this build of the file: its points not analyzed
+            from ...sweep import Point, PointResult
+            results += [PointResult(Point(fixed, arch), error=str(err)) for arch in archs]
+            continue
+        name = result.kernel
+        results += result.results
+        cached += result.cached
+    if name is None:
+        raise KernelError(f"no point of the sweep could be analyzed; the first: "
+                          f"{results[0].point.label}: {results[0].error}")
+    return _report(args, console, SweepResult(name, tuple(results), cached),
+                   {**macros, **axes})
+
+
+def _define_axes(args) -> tuple[list[str], dict[str, list]]:
+    """sweep's -D: NAME=VALUES with two or more values is an axis, a build of the file at
+    each: a list (`T=float,double`, `PAD=0,1,2`) or START:STOP[:STEP] of integers, as -p's;
+    any other is a macro, as nvcc -D (a value in brackets keeps its commas: `-D
+    DIMS=(2,3)`)."""
+    plain, macros = [], {}
+    for item in args.define:
+        name, sep, spec = item.partition("=")
+        values = None
+        if sep and not any(c in spec for c in "()[]{}"):
+            if "," in spec:
+                values = [v.strip() for v in spec.split(",")]
+                if not all(values):
+                    raise KernelError(f"-D {item}: an empty value")
+            elif ":" in spec:
+                values = _axis(item, "-D")[1]
+        if values is not None and len(values) > 1:
+            if name in macros:
+                raise KernelError(f"-D {name}: given twice as an axis")
+            macros[name] = values
+        else:
+            plain.append(item)
+    return plain, macros
+
+
+def _sweep_build(args, console: Console, axes: dict, archs: list, fixed: tuple,
+                 show: bool = True):
+    """The sweep of one build of the file (`fixed`: the -D axes' values it is built at,
+    named in each point): its result, or (show) its report's exit code."""
+    key, kernel = one_kernel(args)
     layouts: dict[str, list[Layout]] = {}
     for item in args.pad:
         name, values = _axis(item, "--pad")
@@ -126,16 +180,28 @@ def execute(args, console: Console) -> int:
         resources = kernel_resources
     cache = None if args.no_cache else cache_dir("sweep")
     with progress(console, args) as bar:
-        task = bar.add_task(f"sweeping {kernel.name}: {len(points)} points", total=len(points))
+        task = bar.add_task(f"sweeping {kernel.name}"
+                            f"{''.join(f', {n}={v}' for n, v in fixed)}: {len(points)} points",
+                            total=len(points))
         result = sweep(kernel, points, registers=None if resources else args.regs,
                        resources=resources, inputs=(str(find_file(args.file)), key),
                        jobs=args.jobs,
                        scheduler=args.scheduler, cache=cache,
                        progress=lambda done, n: bar.update(task, completed=done),
                        estimate=_say_estimate)
+    if not show:   # the -D axes' values named first in each point (they are no parameters)
+        from dataclasses import replace
+        return replace(result, results=tuple(
+            replace(r, point=replace(r.point, params=fixed + r.point.params))
+            for r in result.results))
     if all(r.error is not None for r in result.results):  # an input error, not a finding
         raise KernelError(f"no point of the sweep could be analyzed; the first: "
                           f"{result.results[0].point.label}: {result.results[0].error}")
+    return _report(args, console, result, axes)
+
+
+def _report(args, console: Console, result, axes: dict) -> int:
+    """A sweep's result as its table (or JSON, CSV)."""
     front = result.pareto()
     if args.csv:
         _write_csv(args.csv, result, front)
