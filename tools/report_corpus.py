@@ -26,6 +26,10 @@ def command(entry: dict, out: pathlib.Path) -> list[str]:
             "-o", str(out), "--force"]
     argv += [f"-D{k}={v}" for k, v in entry.get("defines", {}).items()]
     argv += [f"-I{CORPUS / d}" for d in entry.get("include", [])]
+    # the corpus's own build: its headers from elsewhere and its flags (corpus.json)
+    build = json.loads((CORPUS / "corpus.json").read_text())["build"]
+    argv += [f"-I{CORPUS / d}" for d in build["include"]]
+    argv += [f"--nvcc-flag={f}" for f in [*build["flags"], *entry.get("nvcc_flags", [])]]
     for key, flag in (("grid", "--launch-grid"), ("block", "--launch-block"),
                       ("smem", "--launch-smem")):
         if entry.get(key) is not None:

@@ -6,6 +6,7 @@ wherever it is written. The SVG is self-contained: no fonts, scripts or links to
 """
 from __future__ import annotations
 
+import hashlib
 from html import escape
 from typing import Any
 
@@ -108,10 +109,25 @@ def layout_svg(m: dict[str, Any]) -> str:
     sub = (f"request of site {req['site']} (line {req['line']}): {req['wavefronts']} "
            f"wavefronts, ideal {req['ideal']}") if req else "no request marked"
     body = [_text(0, 13, head, extra=' font-weight="bold"'), _text(0, 27, sub)]
+    marked = {r for r, _ in lanes}
+    # a row no lane marks is drawn once per pattern of banks and used at each row that has
+    # it (an array of thousands of elements repeats a few: a page stays small)
+    patterns: dict[tuple, str] = {}
+    figure = hashlib.sha256(repr((head, cw, banks)).encode()).hexdigest()[:10]
     for r in range(rows):
         y0 = top + r * ch
         if r % 4 == 0:
             body.append(_text(left - 4, y0 + ch - 4, str(r), "end", ' font-size="9"'))
+        if r not in marked:
+            key = tuple(banks[r])
+            if key not in patterns:
+                patterns[key] = f"row-{figure}-{len(patterns)}"
+                body.append(f'<defs><g id="{patterns[key]}">' + "".join(
+                    f'<rect x="{left + c * cw}" y="0" width="{cw - 1}" height="{ch - 1}" '
+                    + (f'class="b{b}"/>' if b >= 0 else 'fill="#fff"/>')
+                    for c, b in enumerate(key)) + "</g></defs>")
+            body.append(f'<use href="#{patterns[key]}" y="{y0}"/>')
+            continue
         for c in range(cols):
             bank = banks[r][c]
             x0 = left + c * cw

@@ -8,6 +8,7 @@ escaped; the document itself travels in a `<script type="application/json">` ele
 from __future__ import annotations
 
 import json
+import os
 from html import escape
 from typing import Any
 
@@ -53,6 +54,7 @@ overflow:auto;border:1px solid #ccc}
 .smemsim .row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
 .smemsim .note{color:#555}.smemsim .warn{color:#a00}
 .smemsim code{background:#f3f3f3;padding:0 3px}
+.smemsim .summary{font-size:15px}
 """
 
 JS = """
@@ -73,9 +75,13 @@ JS = """
       var at = cur ? sites.indexOf(cur.getAttribute('data-site')) : -1;
       show(k, sites[(at + 1) % sites.length]); });
   });
-  // the page opens on each kernel's worst site (drawn open): mark its line
+  // the page opens on each kernel's worst site (drawn open): mark its line, and scroll
+  // the source's own box (not the page) to it
   document.querySelectorAll('.detail:not([hidden])').forEach(function(d){
     show(d.getAttribute('data-kernel'), d.getAttribute('data-site')); });
+  document.querySelectorAll('.src').forEach(function(box){
+    var row = box.querySelector('tr.sel');
+    if (row) box.scrollTop = Math.max(0, row.offsetTop - box.clientHeight / 3); });
   JSON.parse(document.getElementById('smemsim-data').textContent);  // the data must parse
   document.body.setAttribute('data-ready', '1');
 })();
@@ -132,6 +138,7 @@ def section(item: dict[str, Any], k: str) -> str:
            f'{_n(a["static_smem"])} B static + {_n(a["dynamic_smem"])} B dynamic; '
            f'{escape(a["arch"])} ({escape(a["rules"])} bank rules); parameters: '
            f'{escape(params)}</p>']
+    out.append(summary(item, k))
     out += [f'<p class="note">{escape(n)}</p>' for n in item.get("notes", ())]
     out.append(totals_table(a))
     out.append(source_view(item, k))
@@ -145,12 +152,41 @@ def section(item: dict[str, Any], k: str) -> str:
             out.append('<div class="row">' + "".join(figures.layout_svg(m) for m in lay["maps"])
                        + "</div>")
     if item["fix"] is not None:
-        out.append(fix_list(item["fix"]))
+        out.append(fix_list(item["fix"], k))
     if item.get("patch"):
         out.append(patch_view(item["patch"]))
     out.append(occupancy_view(item["occupancy"]))
     out.append(hazard_list(item["hazards"], k))
     return "\n".join(out)
+
+
+def summary(item: dict[str, Any], k: str) -> str:
+    """The answer first: the kernel's excess wavefronts, the lines that cost the most of
+    them (each a link to its line in the source view), and fix's best change per array."""
+    a = item["analysis"]
+    per_line = line_totals(a["sites"])
+    excess = {key: sum(c["excess"] for c in v["classes"].values())
+              for key, v in per_line.items()}
+    waves = sum(c["wavefronts"] for v in per_line.values() for c in v["classes"].values())
+    total = sum(excess.values())
+    if not total:
+        return (f'<p class="summary"><b>No bank conflicts:</b> every shared-memory request is '
+                f"served in its ideal wavefronts ({_n(waves)} in all).</p>")
+    worst = sorted(((e, key) for key, e in excess.items() if e), key=lambda x: -x[0])[:3]
+    lines = ", ".join(
+        f'<a href="#k{k}-L{line}">{escape(os.path.basename(file))}:{line}</a> '
+        f"({_n(e)}, {100 * e / total:.0f}%)" for e, (file, line) in worst)
+    out = [f'<p class="summary"><b>{_n(total)} excess wavefronts</b> (bank conflicts: '
+           f"{a['excess_ratio']:.2f} x the ideal), most on {lines}.</p>"]
+    f = item.get("fix")
+    if f and f["best"]:
+        after = f["combined"]["wavefronts"] if f["combined"] else f["best"][0]["wavefronts"]
+        changes = "; ".join(f"{escape(c['array'])} {escape(c['label'])}" for c in f["best"])
+        out.append(f'<p class="summary"><b>Best fix:</b> {changes}: {_n(waves)} -> '
+                   f"{_n(after)} wavefronts (<a href=\"#k{k}-fix\">Fixes</a> below).</p>")
+    elif f:
+        out.append('<p class="summary">No padding or swizzle tried lowers the wavefronts.</p>')
+    return "".join(out)
 
 
 def totals_table(a: dict[str, Any]) -> str:
@@ -258,10 +294,18 @@ def source_view(item: dict[str, Any], k: str) -> str:
     return "\n".join(out)
 
 
+DRAWN = 6   # bank maps a kernel's page draws: its sites with the most excess
+
+
 def details(item: dict[str, Any], k: str) -> str:
-    """Per site: what it is, its histogram and its worst request's bank map (one shown)."""
+    """Per site: what it is, its histogram and its worst request's bank map (one shown).
+    Maps are drawn for the DRAWN sites with the most excess (the worst first); the others
+    say how to draw theirs, so that a kernel of many sites keeps a page small."""
     sites = {s["site"]: s for s in item["analysis"]["sites"]}
     first = worst_site(item["analysis"]["sites"])
+    conflicted = sorted((s for s in item["analysis"]["sites"] if s["excess"]),
+                        key=lambda s: (-s["excess"], s["site"]))
+    drawn = {first} | {s["site"] for s in conflicted[:DRAWN]}
     out = []
     for e in item["explanations"]:
         s = sites[e["site"]]
@@ -278,15 +322,20 @@ def details(item: dict[str, Any], k: str) -> str:
             f"{' ...' if len(s['histogram']) > 8 else ''}</p>"
             f"<p>worst request: block {tuple(w['block'])}, warp {w['warp']}"
             f"{', ' + escape(its) if its else ''}</p>"
-            + figures.bank_map_svg(e["request"], title) + "</div>")
+            + (figures.bank_map_svg(e["request"], title) if s["site"] in drawn else
+               '<p class="note">Every request of this site is served in its ideal '
+               "wavefronts: no bank conflict to draw.</p>" if not s["excess"] else
+               f'<p class="note">Its bank map is not drawn here (the page draws the {DRAWN} '
+               f"sites with the most excess): <code>smemsim explain FILE {s['site']}</code> "
+               "draws it, with this page's options.</p>") + "</div>")
     return "\n".join(out)
 
 
-def fix_list(f: dict[str, Any]) -> str:
+def fix_list(f: dict[str, Any], k: str = "0") -> str:
     """fix's best change per array, and the search's notes."""
     if not f["arrays"]:
         return ""
-    rows = ["<h3>Fixes</h3><table class=totals><tr><th>array</th><th>change</th>"
+    rows = [f"<h3 id=\"k{k}-fix\">Fixes</h3><table class=totals><tr><th>array</th><th>change</th>"
             "<th>wavefronts</th><th>excess</th><th>extra smem</th><th>the index in CUDA</th></tr>"]
     base = f["baseline"]
     total = lambda key: _n(sum(c[key] for c in base["classes"].values()))
