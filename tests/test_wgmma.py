@@ -252,7 +252,9 @@ def test_explain_and_report_on_tma_and_wgmma_kernels():
                     "--json")
     assert code == 0
     (item,) = json.loads(out)["results"]
-    assert [e["site"] for e in item["explanations"]] == [2, 4, 6, 8]   # the ldmatrix sites
+    # the ldmatrix sites 2, 4, 6 and 8 are the explainable ones (no TMA or wgmma site); none
+    # has excess, so the report explains the costliest, the first of the four
+    assert [e["site"] for e in item["explanations"]] == [2]
 
 
 @pytest.mark.slow

@@ -36,6 +36,11 @@ def command(entry: dict, out: pathlib.Path) -> list[str]:
             argv += [flag, str(entry[key])]
     argv += [f"--length={k}={v}" for k, v in entry.get("lengths", {}).items()]
     argv += [f"-p{k}={v}" for k, v in entry.get("params", {}).items()]
+    argv += [f"--host={k}={v}" for k, v in entry.get("hosts", {}).items()]
+    argv += [f"--tensor-map={k}={v}" for k, v in entry.get("tensor_maps", {}).items()]
+    argv += [f"--texture={k}={v}" for k, v in entry.get("textures", {}).items()]
+    argv += [f"--null={name}" for name in entry.get("nulls", [])]
+    argv += [f"--host-file={CORPUS / f}" for f in entry.get("host_files", [])]
     return argv
 
 

@@ -79,14 +79,14 @@ def bank_map_svg(req: dict[str, Any], title: str = "") -> str:
                 continue
             x0 = left + b * CELL_W
             body.append(f'<rect x="{x0}" y="{y0}" width="{CELL_W - 1}" height="{CELL_H - 1}" '
-                        f'fill="{bank_color(b)}"><title>bank {b}, wavefront {wf}: word '
+                        f'class="b{b}"><title>bank {b}, wavefront {wf}: word '
                         f'{hit[0]}, lanes {", ".join(map(str, hit[1]))}</title></rect>')
             body.append(_text(x0 + CELL_W / 2, y0 + 12, _lanes(hit[1]), "middle",
                               ' font-size="8"'))
     body.append(_text(0, height - 18, "banks across; a cell: the lanes served by that bank "
                                       "in that wavefront (hover for the word)"))
     body.append(_text(0, height - 4, req["merge"]["reason"][:160]))
-    return _svg(width, height, body, f"bank map: {req['wavefronts']} wavefronts")
+    return _svg(width, height, body, f"bank map: {req['wavefronts']} wavefronts", BANK_STYLE)
 
 
 def layout_svg(m: dict[str, Any]) -> str:
@@ -109,37 +109,32 @@ def layout_svg(m: dict[str, Any]) -> str:
     sub = (f"request of site {req['site']} (line {req['line']}): {req['wavefronts']} "
            f"wavefronts, ideal {req['ideal']}") if req else "no request marked"
     body = [_text(0, 13, head, extra=' font-weight="bold"'), _text(0, 27, sub)]
-    marked = {r for r, _ in lanes}
-    # a row no lane marks is drawn once per pattern of banks and used at each row that has
-    # it (an array of thousands of elements repeats a few: a page stays small)
+    # each row's banks are drawn once per pattern and used at every row that has it (an
+    # array of thousands of elements repeats a few: a page stays small); a request's
+    # elements are outlined over their row
     patterns: dict[tuple, str] = {}
     figure = hashlib.sha256(repr((head, cw, banks)).encode()).hexdigest()[:10]
     for r in range(rows):
         y0 = top + r * ch
         if r % 4 == 0:
             body.append(_text(left - 4, y0 + ch - 4, str(r), "end", ' font-size="9"'))
-        if r not in marked:
-            key = tuple(banks[r])
-            if key not in patterns:
-                patterns[key] = f"row-{figure}-{len(patterns)}"
-                body.append(f'<defs><g id="{patterns[key]}">' + "".join(
-                    f'<rect x="{left + c * cw}" y="0" width="{cw - 1}" height="{ch - 1}" '
-                    + (f'class="b{b}"/>' if b >= 0 else 'fill="#fff"/>')
-                    for c, b in enumerate(key)) + "</g></defs>")
-            body.append(f'<use href="#{patterns[key]}" y="{y0}"/>')
-            continue
+        key = tuple(banks[r])
+        if key not in patterns:
+            patterns[key] = f"row-{figure}-{len(patterns)}"
+            body.append(f'<defs><g id="{patterns[key]}">' + "".join(
+                f'<rect x="{left + c * cw}" y="0" width="{cw - 1}" height="{ch - 1}" '
+                + (f'class="b{b}"/>' if b >= 0 else 'fill="#fff"/>')
+                for c, b in enumerate(key)) + "</g></defs>")
+        body.append(f'<use href="#{patterns[key]}" y="{y0}"/>')
         for c in range(cols):
-            bank = banks[r][c]
-            x0 = left + c * cw
             who = lanes.get((r, c))
-            fill = f'class="b{bank}"' if bank >= 0 else 'fill="#fff"'
             if not who:
-                body.append(f'<rect x="{x0}" y="{y0}" width="{cw - 1}" height="{ch - 1}" '
-                            f"{fill}/>")
                 continue
-            body.append(f'<rect x="{x0}" y="{y0}" width="{cw - 1}" height="{ch - 1}" {fill} '
-                        f'stroke="#000" stroke-width="1.5"><title>[{r}][{c}] bank {bank}, '
-                        f'lane {", ".join(map(str, who))}</title></rect>')
+            x0 = left + c * cw
+            body.append(f'<rect x="{x0}" y="{y0}" width="{cw - 1}" height="{ch - 1}" '
+                        f'fill="#fff" fill-opacity="0" stroke="#000" stroke-width="1.5">'
+                        f'<title>[{r}][{c}] bank {banks[r][c]}, lane '
+                        f'{", ".join(map(str, who))}</title></rect>')
             if lane_text:
                 body.append(_text(x0 + cw / 2, y0 + ch - 4, str(who[0]), "middle",
                                   ' font-size="7" font-weight="bold"'))

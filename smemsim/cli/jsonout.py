@@ -157,6 +157,17 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
                 "active_warps": f.combined_warps}}
 
 
+def fix_summary_json(f: FixSearch) -> dict[str, Any]:
+    """A fix search as a report holds it: fix_json without the candidates and with the
+    baseline's totals per class only (the report's own analysis is the baseline; `fix
+    --json` has the rest)."""
+    out = fix_json(f)
+    out.pop("candidates")
+    base = out["baseline"]
+    out["baseline"] = {"kind": base["kind"], "classes": base["classes"]}
+    return out
+
+
 def layout_json(m: LayoutMap) -> dict[str, Any]:
     """A shared array's bank grid (smemsim.layoutmap), with a warp request marked."""
     req = m.request

@@ -294,25 +294,29 @@ def source_view(item: dict[str, Any], k: str) -> str:
     return "\n".join(out)
 
 
-DRAWN = 6   # bank maps a kernel's page draws: its sites with the most excess
-
-
 def details(item: dict[str, Any], k: str) -> str:
-    """Per site: what it is, its histogram and its worst request's bank map (one shown).
-    Maps are drawn for the DRAWN sites with the most excess (the worst first); the others
-    say how to draw theirs, so that a kernel of many sites keeps a page small."""
-    sites = {s["site"]: s for s in item["analysis"]["sites"]}
+    """Per site: what it is, its histogram and, for the sites the report explains (those
+    with the most excess: reportdoc.explained_sites), its worst request's bank map (one
+    shown); the other sites say how to draw theirs."""
+    maps = {e["site"]: e["request"] for e in item["explanations"]}
     first = worst_site(item["analysis"]["sites"])
-    conflicted = sorted((s for s in item["analysis"]["sites"] if s["excess"]),
-                        key=lambda s: (-s["excess"], s["site"]))
-    drawn = {first} | {s["site"] for s in conflicted[:DRAWN]}
     out = []
-    for e in item["explanations"]:
-        s = sites[e["site"]]
+    for s in item["analysis"]["sites"]:
         w = s["worst"]
+        if w is None:
+            continue
         its = ", ".join(f"{key}={v}" for key, v in w["iterations"].items())
         hist = ", ".join(f"{_n(h['requests'])} x {h['wavefronts']}" for h in s["histogram"][:8])
         title = (f"site {s['site']}, line {s['line']}: {s['statement']}")
+        if s["site"] in maps:
+            picture = figures.bank_map_svg(maps[s["site"]], title)
+        elif not s["excess"]:
+            picture = ('<p class="note">Every request of this site is served in its ideal '
+                       "wavefronts: no bank conflict to draw.</p>")
+        else:
+            picture = (f'<p class="note">Its bank map is not drawn here (the report draws '
+                       f"the {len(maps)} sites with the most excess): <code>smemsim explain "
+                       f"FILE {s['site']}</code>, with this page's options, draws it.</p>")
         out.append(
             f'<div class="detail" data-kernel="{k}" data-site="{s["site"]}"'
             f'{"" if s["site"] == first else " hidden"}>'
@@ -321,13 +325,7 @@ def details(item: dict[str, Any], k: str) -> str:
             f"{_n(s['ideal'])}, excess {_n(s['excess'])}; requests by cost: {hist}"
             f"{' ...' if len(s['histogram']) > 8 else ''}</p>"
             f"<p>worst request: block {tuple(w['block'])}, warp {w['warp']}"
-            f"{', ' + escape(its) if its else ''}</p>"
-            + (figures.bank_map_svg(e["request"], title) if s["site"] in drawn else
-               '<p class="note">Every request of this site is served in its ideal '
-               "wavefronts: no bank conflict to draw.</p>" if not s["excess"] else
-               f'<p class="note">Its bank map is not drawn here (the page draws the {DRAWN} '
-               f"sites with the most excess): <code>smemsim explain FILE {s['site']}</code> "
-               "draws it, with this page's options.</p>") + "</div>")
+            f"{', ' + escape(its) if its else ''}</p>" + picture + "</div>")
     return "\n".join(out)
 
 

@@ -24,13 +24,28 @@ def request_of(site) -> dict[str, Any]:
             "width": site.width, "op": site.op, "matrices": site.matrices}
 
 
+# the sites a report explains: those with the most excess wavefronts (and, where none has
+# any, the costliest): their worst requests' bank maps are the page's pictures
+EXPLAINED = 6
+
+
+def explained_sites(r: Report) -> list:
+    """The sites a report explains (EXPLAINED of them at most): the most excess first, then
+    the most wavefronts; a site with no excess only where no site has any (the one that
+    costs the most), so that a kernel of a hundred sites keeps its page small."""
+    ranked = sorted((s for s in r.sites if s.worst is not None and s.explainable),
+                    key=lambda s: (-s.excess, -s.wavefronts, s.site))
+    conflicted = [s for s in ranked if s.excess]
+    return conflicted[:EXPLAINED] if conflicted else ranked[:1]
+
+
 def explanations(r: Report) -> list[dict[str, Any]]:
-    """`explain` of every site's worst request (what `smemsim explain FILE SITE --json`
-    prints as its result)."""
+    """`explain` of the worst request of each explained site (explained_sites; what
+    `smemsim explain FILE SITE --json` prints as its result), in site order."""
     return [{"site": s.site, "request": jsonout.request_json(
         warp_request(s.worst.offsets, s.width, s.op, r.arch, window=r.window,
                      matrices=s.matrices))}
-            for s in r.sites if s.worst is not None and s.explainable]
+            for s in sorted(explained_sites(r), key=lambda s: s.site)]
 
 
 def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[dict[str, Any]]:
@@ -108,7 +123,7 @@ def report_item(r: Report, *, analysis: dict[str, Any] | None = None, kernel=Non
         "sources": sources(located(r, kernel, hazards)),
         "explanations": explanations(r),
         "layouts": layouts(kernel, r, params, fix, r.arch) if kernel is not None else [],
-        "fix": None if fix is None else jsonout.fix_json(fix),
+        "fix": None if fix is None else jsonout.fix_summary_json(fix),
         "patch": patch,
         "hazards": None if hazards is None else jsonout.hazards_json(hazards),
         "occupancy": None if occupancy is None else jsonout.occupancy_json(occupancy, curves),
