@@ -78,7 +78,7 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
     options = _options(args)
     with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
         try:
-            _, rebuilt = _patched_copy(args, key, options, patch, tmp)
+            rebuilt = _patched_copy(args, key, options, patch, tmp)
         except PatchError as err:
             if getattr(args, "patch", None):
                 raise  # asked to write it: a bug of ours, exit 3
@@ -117,8 +117,8 @@ def _options(args):
 
 
 def _patched_copy(args, key: str, options, patch: LayoutPatch, folder: str):
-    """The patched text written beside nothing of the user's (a temporary folder), and the
-    kernel read from nvcc's build of it."""
+    """The kernel read from nvcc's build of the patched text, written beside nothing of the
+    user's (in `folder`, a temporary one)."""
     from ..ptx.frontend import import_cu
     path = pathlib.Path(folder) / pathlib.Path(args.file).name
     path.write_text(patch.patched, encoding="utf-8")
@@ -130,7 +130,7 @@ def _patched_copy(args, key: str, options, patch: LayoutPatch, folder: str):
         # the file imported before the patch: this is smemsim's mistake, not the input's
         raise PatchError(f"the patched file does not import: {err} (a bug in smemsim's "
                          "patch: please report it with your file)") from None
-    return path, rebuilt
+    return rebuilt
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def rank_as_built(args, key: str, kernel, f, original: Built, params, arrays,
             patch = _layout_patch(args.file, kernel.name,
                                   [LayoutChange(c.array, c.kind, c.pad, c.swizzle)])
             with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
-                _, rebuilt = _patched_copy(args, key, options, patch, tmp)
+                rebuilt = _patched_copy(args, key, options, patch, tmp)
                 built = _build_count(args, rebuilt, params, arrays)
             return Ranked(c, built, None)
         except (KernelError, PatchError) as err:

@@ -47,7 +47,6 @@ from .lower_struct_values import StructValuesMixin
 from .lower_textures import TexturesMixin
 from .parse import (
     function_declarator,
-    parse_expression,
     short,
     split_top_level,
     template_default,
@@ -750,12 +749,7 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
                 self.types[pname] = value if isinstance(value, str) else \
                     self.type_name(value, node)
                 continue
-            if value.type == "type_descriptor":  # `f<BM>`: the grammar cannot tell
-                value = parse_expression(text(value)) or value
-            v = fold(self.expr(value))
-            if v is None:
-                raise self.error(node, f"'{name}': template argument {pname} is not "
-                                       "a compile-time constant")
+            _, v = self.template_argument(value, False, node)
             scope[pname] = Sym("const", const(v), "i32")
         for p, arg in zip(params, args):
             pname = text(p.child_by_field_name("declarator"))

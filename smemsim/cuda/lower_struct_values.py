@@ -139,8 +139,8 @@ class StructValuesMixin:
         return self.struct_of(base, d, binding, f"{base}<{shown}>" if binding else base)
 
     def template_argument(self, arg, is_type: bool, node) -> tuple:
-        """("type", IR type name or C++ type name) or ("value", number) of a struct's
-        template argument (`floatX` and `float` are one type: f32)."""
+        """("type", IR type name or C++ type name) or ("value", number) of a template
+        argument (a struct's, a function's: `floatX` and `float` are one type: f32)."""
         if is_type:
             try:
                 return ("type", self.dtype(arg, node))
@@ -150,7 +150,7 @@ class StructValuesMixin:
             arg = parse_expression(text(arg)) or arg
         v = fold(self.expr(arg))
         if v is None:
-            raise self.error(node, f"`{short(arg)}`: a struct's template argument must be a "
+            raise self.error(node, f"`{short(arg)}`: a template argument must be a "
                                    "compile-time constant")
         return ("value", v)
 

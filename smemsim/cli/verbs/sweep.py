@@ -96,22 +96,22 @@ def execute(args, console: Console) -> int:
         raise KernelError(f"--arch {args.arch!r}: no architecture named (sm_90, or several: "
                           "sm_80,sm_90)")
     plain, macros = _define_axes(args)
-    if not macros:
-        return _sweep_build(args, console, axes, archs, ())
     results, cached, name = [], 0, None
-    for values in itertools.product(*macros.values()):
+    for values in itertools.product(*macros.values()):   # (no -D axis: one build)
         fixed = tuple(zip(macros, values))
         args.define = plain + [f"{n}={v}" for n, v in fixed]
         try:
-            result = _sweep_build(args, console, axes, archs, fixed, show=False)
-        except KernelError as err:   # this build of the file: its points not analyzed
-            from ...sweep import Point, PointResult
+            result = _sweep_build(args, console, axes, archs, fixed)
+        except KernelError as err:
+            if not macros:
+                raise
+            from ...sweep import Point, PointResult   # this build: its points not analyzed
             results += [PointResult(Point(fixed, arch), error=str(err)) for arch in archs]
             continue
         name = result.kernel
         results += result.results
         cached += result.cached
-    if name is None:
+    if all(r.error is not None for r in results):  # an input error, not a finding
         raise KernelError(f"no point of the sweep could be analyzed; the first: "
                           f"{results[0].point.label}: {results[0].error}")
     return _report(args, console, SweepResult(name, tuple(results), cached),
@@ -143,10 +143,9 @@ def _define_axes(args) -> tuple[list[str], dict[str, list]]:
     return plain, macros
 
 
-def _sweep_build(args, console: Console, axes: dict, archs: list, fixed: tuple,
-                 show: bool = True):
+def _sweep_build(args, console: Console, axes: dict, archs: list, fixed: tuple) -> SweepResult:
     """The sweep of one build of the file (`fixed`: the -D axes' values it is built at,
-    named in each point): its result, or (show) its report's exit code."""
+    named first in each of its points)."""
     key, kernel = one_kernel(args)
     layouts: dict[str, list[Layout]] = {}
     for item in args.pad:
@@ -189,15 +188,12 @@ def _sweep_build(args, console: Console, axes: dict, archs: list, fixed: tuple,
                        scheduler=args.scheduler, cache=cache,
                        progress=lambda done, n: bar.update(task, completed=done),
                        estimate=_say_estimate)
-    if not show:   # the -D axes' values named first in each point (they are no parameters)
-        from dataclasses import replace
-        return replace(result, results=tuple(
-            replace(r, point=replace(r.point, params=fixed + r.point.params))
-            for r in result.results))
-    if all(r.error is not None for r in result.results):  # an input error, not a finding
-        raise KernelError(f"no point of the sweep could be analyzed; the first: "
-                          f"{result.results[0].point.label}: {result.results[0].error}")
-    return _report(args, console, result, axes)
+    if not fixed:
+        return result
+    from dataclasses import replace   # (the -D axes' values are no kernel parameters)
+    return replace(result, results=tuple(
+        replace(r, point=replace(r.point, params=fixed + r.point.params))
+        for r in result.results))
 
 
 def _report(args, console: Console, result, axes: dict) -> int:
