@@ -469,7 +469,7 @@ class _Lowering(WmmaLowering):
         n = self.k.let(self._fresh_name("trips"), count, i64)
         self.counted_latches.add(latch)
         try:
-            with self.k.loop(f"iter_{len(self.flags)}", 0, lambda k: k < n, do_while=True,
+            with self.k.loop(self._loop_name(loop), 0, lambda k: k < n, do_while=True,
                              dtype=i64) as k:
                 for r, base in bases.items():
                     self.regs[r] = self._moved(base, k, by[r])
@@ -490,11 +490,23 @@ class _Lowering(WmmaLowering):
             else:
                 self.k.assign(local, retype(final, local.dtype))
 
+    def _loop_name(self, loop) -> str:
+        """The name of a loop's iteration count (k = 0, 1, ... whatever the source's
+        variable counts): `iter_l37` for the loop at the user's line 37 (its header's first
+        located instruction), unique in the kernel (`iter_l37_2`); `iter` where none is
+        located."""
+        for name in [loop.header, *sorted(loop.body - {loop.header})]:
+            for inst in self.blocks[name].insts:
+                line = self._loc(inst).line if inst.loc is not None else 0
+                if line > 0:   # (nvcc's `.loc 1 0 0` names no line)
+                    return self._fresh_name(f"iter_l{line}")
+        return self._fresh_name("iter")
+
     def _flag_loop(self, loop) -> None:
         """The loop as a do-while of its flag, which each path through the body sets."""
         flag = self.flags[loop.header]
         self.k.assign(flag, 0)
-        with self.k.loop(f"iter_{len(self.flags)}", 0, lambda _: flag > 0, do_while=True):
+        with self.k.loop(self._loop_name(loop), 0, lambda _: flag > 0, do_while=True):
             self._sequence(loop.header, "<sink>", loop)
 
     @staticmethod
