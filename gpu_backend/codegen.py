@@ -14,7 +14,7 @@ import math
 
 from dataclasses import dataclass
 
-from kernels_ir import Kernel, KernelError
+from kernels_ir import Kernel
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
@@ -672,14 +672,14 @@ def _local_store(w: _Writer, s: LocalStore, depth: int) -> None:
 def _loop(w: _Writer, s: Loop, depth: int) -> None:
     v, t = s.var.name, s.var.dtype.c_name
     if s.do_while:
-        w.add(depth, f"{{")
+        w.add(depth, "{")
         w.add(depth, f"{INDENT}{t} {v} = {cuda_expr(s.start)};")
         w.add(depth, f"{INDENT}do {{")
         w.loop_lines.append(len(w.lines))
         w.block(s.body, depth + 2)
         w.add(depth, f"{INDENT * 2}{v} += {cuda_expr(s.step)};")
         w.add(depth, f"{INDENT}}} while ({cuda_expr(s.cond)});")
-        w.add(depth, f"}}")
+        w.add(depth, "}")
         return
     pragma = _PRAGMAS.get(s.unroll, f"#pragma unroll {s.unroll}")
     if pragma:
@@ -688,7 +688,7 @@ def _loop(w: _Writer, s: Loop, depth: int) -> None:
                  f"{_advance(s)}) {{")
     w.loop_lines.append(len(w.lines))
     w.block(s.body, depth + 1)
-    w.add(depth, f"}}")
+    w.add(depth, "}")
 
 
 # a loop's `unroll` as its pragma ("auto": none, nvcc decides; a count N: #pragma unroll N)
