@@ -103,3 +103,47 @@ def test_a_launch_value_chosen_by_an_if_else_chain_on_a_host_constant(tmp_path, 
     from kernels_ir import resolve_launch
     assert resolve_launch(k).block == (block, 1, 1)
     assert analyze(k).store.requests == 4 * block // 32
+
+
+LAUNCHED_TWICE = """
+__global__ void k(float *x) {
+  __shared__ float t[1024];
+  t[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = t[(threadIdx.x * 2) % blockDim.x];
+}
+void fixed(float *d) {
+  const int seq_len = 512;
+  int block;
+  if (seq_len == 512) block = 512;
+  else if (seq_len == 256) block = 256;
+  else block = 1024;
+  k<<<1, block>>>(d);
+}
+void chosen(float *d, int seq) {
+  int block;
+  if (seq == 512) block = 512;
+  else block = 1024;
+  k<<<1, block>>>(d);
+}
+void again(float *d) { k<<<1, 512>>>(d); }
+"""
+
+
+def test_a_kernel_launched_with_another_configuration_elsewhere_says_which_is_counted(
+        tmp_path):
+    """The first launch is counted (an if/else-if chain on the host's constant seq_len gives
+    512 threads, not the last `else`'s 1024); the second launch's block is the run-time
+    `seq`'s choice, so the kernel's notes say the count is the first launch's and where the
+    other is; `again`'s launch of the same 512 threads is no other configuration. With
+    --launch-grid and --launch-block, nothing is said."""
+    cu = tmp_path / "twice.cu"
+    cu.write_text(LAUNCHED_TWICE)
+    kernel = import_kernels(str(cu), Options())["k"]()
+    assert analyze(kernel).block == (512, 1, 1)
+    assert [n for n in kernel.notes if "another configuration" in n] == [
+        f"the launch at {cu}:14:3 is counted; k is launched with another configuration at "
+        f"{cu}:20:3 (--launch-grid and --launch-block choose one)"]
+    given = import_kernels(str(cu), Options(grid="1", block="1024"))["k"]()
+    assert analyze(given).block == (1024, 1, 1)
+    assert not [n for n in given.notes if "another configuration" in n]

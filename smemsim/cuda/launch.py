@@ -130,6 +130,28 @@ def launch_of(unit, lowering):
     return grid, block, smem
 
 
+def other_launches(unit, lowering) -> list[str]:
+    """Where the kernel is launched with another configuration than the launch launch_of
+    reads (the first): `file.cu:19` each, so that the analysis can say which it counts."""
+    from kernels_ir import format_expr
+    found = launches_for(unit, lowering)
+    if len(found) < 2:
+        return []
+
+    def shape(call, host):
+        """The launch's grid and block as read, or None where the host side cannot read
+        them (a value computed at run time: another configuration, as far as it knows)."""
+        reader = _Host(unit_of(unit, call), lowering, call, host)
+        try:
+            return [tuple(format_expr(e) for e in reader.dims(n))
+                    for n in launch_config(call)[:2]]
+        except CudaImportError:
+            return None
+    first = shape(*found[0])
+    return [str(unit_of(unit, call).loc(call)) for call, host in found[1:]
+            if first is None or shape(call, host) != first]
+
+
 def launch_arguments(unit, lowering) -> dict:
     """Scalar parameters the host code passes a compile-time value at the launch
     (`k<<<g, b>>>(x, 1024)`, or a constant of the file or host function): their defaults."""

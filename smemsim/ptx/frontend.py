@@ -107,7 +107,10 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     # (the host's reading gives a pointer it passes null no elements)
                     nulls=tuple(g.name for g in host.globals if g.base is None and
                                 _is_zero(g.length)))
-    return _lower_as_built(module, text, entry, launch, host.name, arch, flags)
+    kernel = _lower_as_built(module, text, entry, launch, host.name, arch, flags)
+    # (what the host side says of the launch it read: another launch of the kernel, say)
+    return dataclasses.replace(kernel, notes=host.notes + kernel.notes) if host.notes \
+        else kernel
 
 
 def _is_zero(length) -> bool:
