@@ -130,13 +130,15 @@ def launch_of(unit, lowering):
     return grid, block, smem
 
 
-def other_launches(unit, lowering) -> list[str]:
-    """Where the kernel is launched with another configuration than the launch launch_of
-    reads (the first): `file.cu:19` each, so that the analysis can say which it counts."""
+def other_launches(unit, lowering) -> tuple[str, list[str]]:
+    """(where the launch launch_of reads is, where the kernel is launched with another
+    configuration than that one: `file.cu:19:3` each, in the file of each launch, a
+    --host-file's included), so that the analysis can say which it counts; ("", []) for a
+    kernel launched once or alike everywhere."""
     from kernels_ir import format_expr
     found = launches_for(unit, lowering)
     if len(found) < 2:
-        return []
+        return "", []
 
     def shape(call, host):
         """The launch's grid and block as read, or None where the host side cannot read
@@ -148,8 +150,9 @@ def other_launches(unit, lowering) -> list[str]:
         except CudaImportError:
             return None
     first = shape(*found[0])
-    return [str(unit_of(unit, call).loc(call)) for call, host in found[1:]
-            if first is None or shape(call, host) != first]
+    others = [str(unit_of(unit, call).loc(call)) for call, host in found[1:]
+              if first is None or shape(call, host) != first]
+    return (str(unit_of(unit, found[0][0]).loc(found[0][0])) if others else ""), others
 
 
 def launch_arguments(unit, lowering) -> dict:

@@ -254,17 +254,16 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
             # the launch asks for dynamic bytes the kernel never declares (fast.cu's kernel
             # 3 passes sizeof its struct, which nvcc made static): they still take room
             self.dynamic_view("u8", node)
-        from .launch import launch_arguments, launches_for, other_launches
+        from .launch import launch_arguments, other_launches
         defaults = {**launch_arguments(self.u, self), **self.u.param_defaults(self)}
         with self.at(node):
             self.kb.launch(grid=grid, block=block, dynamic_smem=smem)
             if defaults:
                 self.kb.defaults(**defaults)
             kernel = self.kb.build()
-        others = [] if self.u.options.grid and self.u.options.block else \
+        first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
         if others:
-            first = self.u.loc(launches_for(self.u, self)[0][0])
             kernel = dataclasses.replace(kernel, notes=kernel.notes + (
                 f"the launch at {first} is counted; {self.name} is launched with another "
                 f"configuration at {', '.join(others)} (--launch-grid and --launch-block "
