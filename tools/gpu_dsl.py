@@ -17,6 +17,11 @@ data, shape, strides, Triton's scratch pointers, as the analysis gives them).
                                   `--frontend ptx` builds them)
     python3 tools/gpu_dsl.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
     python3 tools/gpu_dsl.py judge DIR OUT_DIR/results.json OUT.json   (here)
+    python3 tools/gpu_dsl.py analyze SPEC ...       (here: each build's analysis with the
+                                  harness's zeroed arrays, to check a launch first)
+
+`corpus:WORD,...` specs launch each entry as tests/corpus_ptx/launches.json says its
+library does (SMEMSIM_CORPUS_LAUNCHES: another file of that form).
 
 A validation driver, not part of the library.
 """
@@ -48,13 +53,15 @@ STAND_IN_INT, STAND_IN_FLOAT = 64, 1.0   # every scalar of a corpus kernel's sta
 def corpus_builds(words: str):
     """(file, key, build, ptxas command) of the first kernel with shared memory of each
     nvcc entry of the PTX corpus whose file contains one of `words` (comma-separated): the
-    PTX path's build (the entry's own flags) launched as a stand-in (1 block of 128 threads,
-    every integer scalar 64, every float 1.0, arrays of the default length, zeroed): the
-    files launch none of them with values they state."""
+    PTX path's build (the entry's own flags), launched as its library's host code launches
+    it (tests/corpus_ptx/launches.json; SMEMSIM_CORPUS_LAUNCHES names another such file),
+    else as a stand-in (1 block of 128 threads, every integer scalar 64, every float 1.0,
+    arrays of the default length): the files launch none of them with values they state.
+    Arrays are zeroed (the harness's)."""
     import dataclasses
     import sys as _sys
     _sys.path.insert(0, str(ROOT / "tools"))
-    from ptx_corpus_status import options_of
+    from ptx_corpus_status import launched_options, launches, options_of
 
     from smemsim.ptx import frontend as fe
     from smemsim.ptx.lower import Launch, _Lowering, _param_pointers
@@ -62,42 +69,51 @@ def corpus_builds(words: str):
     from smemsim.ptx.sass import ptxas_options
     from smemsim.toolrun import find_tool
     entries = json.loads((CORPUS / "corpus.json").read_text())["entries"]
+    given = launches()
     for e in entries:
         if not (e.get("ptx_ok") and e.get("kernels_using_shared")) or \
                 not any(w in e["file"] for w in words.split(",")):
             continue
-        opts, flags = options_of(e)
+        launch = given.get(e["file"])
+        opts, flags = launched_options(e, launch) if launch else options_of(e)
         path = str(CORPUS / e["file"])
         text = fe._ptx(path, opts, "sm_90", flags)
         module = parse(text)
         keys = {pretty: symbol for symbol, pretty in fe.readable(list(module.entries)).items()}
-        key = e["kernels_using_shared"][0]
+        key = (launch or {}).get("kernel") or e["kernels_using_shared"][0]
         symbol = keys.get(key) or next((s for k, s in keys.items() if key in (k, s)), None)
         if symbol is None:
+            print(f"{e['file']}: no kernel {key!r} in the build")
             continue
-        entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
-        probe = _Lowering(module, entry, Launch(grid=(1,), block=(128,)), None, None)
-        slots, pointers = probe._slots(), probe._pointer_params()
-        params = {name: (STAND_IN_FLOAT if t.startswith("f") else STAND_IN_INT)
-                  for k, name, t in slots if k not in pointers}
-        opts = dataclasses.replace(opts, grid="1", block="128", smem="0", params=params)
+        if launch is None:
+            entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
+            names = fe._declared_names(path, key, opts, len(entry.params))
+            probe = _Lowering(module, entry, Launch(grid=(1,), block=(128,),
+                                                    names=names or ()), None, None)
+            slots, pointers = probe._slots(), probe._pointer_params()
+            params = {name: (STAND_IN_FLOAT if t.startswith("f") else STAND_IN_INT)
+                      for k, name, t in slots if k not in pointers}
+            opts = dataclasses.replace(opts, grid="1", block="128", smem="0", params=params)
         try:
-            made = cu_build(module, text, symbol, key, opts, flags)
+            made = cu_build(module, text, symbol, key, opts, flags, path)
         except Exception as err:  # noqa: BLE001 - a kernel not lowered is left out, said
-            print(f"{e['file']}: {key}: not lowered: {' '.join(str(err).split())[:200]}")
+            print(f"{e['file']}: {key}: not lowered: {' '.join(str(err).split())[:300]}")
             continue
         yield path, key, made, [find_tool("ptxas"), "-arch=sm_90", "-lineinfo",
                                 *ptxas_options(flags)]
 
 
-def cu_build(module, text: str, symbol: str, key: str, opts, flags):
-    """The PTX path's KernelBuild of one entry of nvcc's build, with its parameter layout."""
+def cu_build(module, text: str, symbol: str, key: str, opts, flags, path=None):
+    """The PTX path's KernelBuild of one entry of nvcc's build (of the file at `path`), with
+    its parameter layout, the parameters named as the kernel is (its declaration's names)."""
     from smemsim.ptx import frontend as fe
     from smemsim.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
     from smemsim.ptx.python_kernel import KernelBuild
     entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
-    slots = _Lowering(module, entry, Launch(grid=(1,), block=(128,)), None, None)._slots()
-    kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags)
+    names = fe._declared_names(path, key, opts, len(entry.params))
+    slots = _Lowering(module, entry, Launch(grid=(1,), block=(128,), names=names or ()),
+                      None, None)._slots()
+    kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags, path)
     layout = []   # per PTX parameter: a slot name, or ("struct", bytes, ((off, name)..))
     for n, p in enumerate(entry.params):
         if _aggregate(p):
@@ -138,7 +154,7 @@ def builds_of(spec: str):
         module = parse(text)
         for symbol, key in fe.readable(list(module.entries)).items():
             if not wanted or key == wanted:
-                yield path, key, cu_build(module, text, symbol, key, options, []), [
+                yield path, key, cu_build(module, text, symbol, key, options, [], path), [
                     find_tool("ptxas"), "-arch=sm_90", "-lineinfo", *ptxas_options(())]
         return
     from smemsim.loader import embeds_cuda
@@ -338,6 +354,34 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
     out.write_text(json.dumps(rows, indent=1))
 
 
+def analyze_builds(specs: list[str]) -> None:
+    """Each build's analysis with the harness's zeroed arrays, as `judge` will make it (no
+    GPU): its launch, counts, notes and seconds, to check a launch before a GPU run."""
+    import time
+
+    from kernels_ir import resolve_launch
+    from smemsim.analysis import analyze
+    for spec in specs:
+        start = time.perf_counter()
+        for path, key, made, _ in builds_of(spec):
+            try:
+                launch = resolve_launch(made.kernel)
+                r = analyze(made.kernel, arrays=zeroed(made.kernel))
+            except Exception as err:  # noqa: BLE001 - each kernel's outcome is the report
+                print(f"FAILED {pathlib.Path(path).name} {key[:60]}: "
+                      f"{' '.join(str(err).split())[:400]}", flush=True)
+            else:
+                print(f"ok {pathlib.Path(path).name} {key[:60]}: grid {launch.grid} block "
+                      f"{launch.block} smem {launch.dynamic_smem}; " + "; ".join(
+                          f"{c} {t.requests:,}/{t.wavefronts:,}"
+                          for c, t in r.classes.items()) +
+                      f"; {len(made.kernel.notes)} notes; "
+                      f"{time.perf_counter() - start:.1f} s", flush=True)
+                for note in made.kernel.notes[:6]:
+                    print(f"    note: {' '.join(note.split())[:200]}")
+            start = time.perf_counter()
+
+
 def zeroed(kernel) -> dict:
     """Every global array of the kernel, zeroed, at the launch's lengths (as the harness
     allocates them)."""
@@ -359,6 +403,8 @@ if __name__ == "__main__":
         prepare(pathlib.Path(sys.argv[2]), sys.argv[3:])
     elif verb == "run" and len(sys.argv) == 4:
         run(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]))
+    elif verb == "analyze" and len(sys.argv) > 2:
+        analyze_builds(sys.argv[2:])
     elif verb == "judge" and len(sys.argv) == 5:
         judge(pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4]))
     else:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import pathlib
 import sys
 import time
@@ -49,6 +50,28 @@ def options_of(entry: dict):
         else:
             flags.append(f)
     return Options(defines=defines, include_dirs=includes), flags
+
+
+# the launch each entry's library makes of its first kernel with shared memory (its host
+# code elsewhere in the repository): what the GPU validation runs, tools/gpu_dsl.py
+LAUNCHES = CORPUS / "launches.json"
+
+
+def launches(path: str | pathlib.Path | None = None) -> dict:
+    """file -> the launch launches.json (or the file at `path`) gives its first kernel with
+    shared memory: kernel, grid, block, smem, params, lengths, origin."""
+    path = pathlib.Path(path or os.environ.get("SMEMSIM_CORPUS_LAUNCHES") or LAUNCHES)
+    return json.loads(path.read_text())["launches"] if path.is_file() else {}
+
+
+def launched_options(entry: dict, launch: dict):
+    """(Options, nvcc flags) of an entry's build with the launch its library makes."""
+    import dataclasses
+    opts, flags = options_of(entry)
+    return dataclasses.replace(
+        opts, grid=str(launch["grid"]), block=str(launch["block"]),
+        smem=str(launch.get("smem", 0)), params=dict(launch.get("params", {})),
+        lengths={k: str(v) for k, v in launch.get("lengths", {}).items()}), flags
 
 
 def classify(err: Exception) -> str:
