@@ -125,6 +125,9 @@ class SharedArray(_Indexable):
         self.name, self.buffer, self.dtype, self.shape, self.pad = name, buffer, dtype, shape, pad
         self.layout = layout
         self.uid = next(_uids)
+        # the source's `__shared__` variable this view reads, where a frontend knows it (a
+        # view of nvcc's build of a `.cu`: the declaration `fix` edits); None otherwise
+        self.variable: str | None = None
         buffer.views.append(self)
 
     @property

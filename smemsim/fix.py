@@ -80,6 +80,9 @@ class FixSearch:
     combined: Report | None      # every array's best candidate at once (None: one array)
     combined_warps: int | None
     best: tuple[Candidate, ...]  # the best candidate of each array
+    # the candidates are the user's file patched and built (smemsim.fix_built: arrays named
+    # as declared, counts as built), not changes of the kernel's views
+    built: bool = False
 
 
 def _accesses(kernel: Kernel, arrays) -> list[Access]:

@@ -115,22 +115,50 @@ def test_the_patch_is_built_and_counted_as_built():
     assert built["patched"]["wavefronts"] == 2 * 2048
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: fix --as-compiled "
-                    "builds every change with the CUDA toolkit's nvcc")
-def test_fix_as_compiled_ranks_the_changes_as_built():
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: fix of a .cu builds "
+                    "every change with the CUDA toolkit's nvcc")
+def test_fix_of_a_cu_builds_each_change_into_the_file_and_counts_it_as_built():
+    """examples/transpose.cu: 32 x 32 floats written by rows and read by columns (2,048 store
+    and 2,048 load requests, the loads 32-way: 2,048 + 65,536 wavefronts). Each change is
+    the file patched and built: a pad of 1 float (4 bytes) or a swizzle makes the column
+    reads conflict-free (4,096); a pad of 4 floats (16 bytes) leaves them 4-way (rows of 36
+    words: lane i reads bank 4i mod 32, 8 banks for 32 lanes: 2,048 x 4 + 2,048 = 10,240).
+    --as-compiled is accepted as what fix does already."""
     code, out, err = cli_streams("fix", str(TRANSPOSE_CU), "--as-compiled", "--json")
     assert code == 0, err
     (res,) = json.loads(out)["results"]
-    ranking = res["as_built"]
-    assert ranking["original"]["wavefronts"] == 2048 + 32 * 2048
-    rows = {r["label"]: r["built"]["wavefronts"] for r in ranking["rows"]}
-    # nvcc keeps the scalar accesses of the transpose: as built equals the source widths
-    # (swizzles only: the PTX's tile is bytes, whose rows it does not state)
-    assert rows["Swizzle<5,0,5>"] == 2 * 2048
-    assert ranking["best"] == [{"array": "tile", "label": "Swizzle<5,0,5>"}]
+    rows = {(c["array"], c["kind"], c["pad"]): c["wavefronts"] for c in res["candidates"]}
+    assert rows[("tile", "pad", 1)] == 2 * 2048
+    assert rows[("tile", "pad", 4)] == 2048 + 4 * 2048
     assert res["patch"]["as_built"]["patched"]["wavefronts"] == 2 * 2048
     code, out = cli("fix", "transpose", "--kernel", "naive", "--as-compiled")
-    assert code == 2 and "needs a .cu or .cuh file" in out
+    assert code == 2 and "is for a .cu or .cuh file" in out
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: fix of a .cu builds "
+                    "every change with the CUDA toolkit's nvcc")
+def test_each_arrays_change_is_counted_alone_and_all_together(tmp_path):
+    """Two 32 x 32 float tiles in one kernel, each written by rows and read by columns (32
+    warps: 64 store requests of 1 wavefront, 64 load requests of 32): 2,112 wavefronts. A
+    change to As alone leaves Bs's reads 32-way (64 + 32 + 32 x 32 = 1,120), both together
+    128 (every request one wavefront)."""
+    cu = tmp_path / "two.cu"
+    cu.write_text("#define T 32\n"
+                  "__global__ void two(const float *a, float *out, int n)\n{\n"
+                  "    __shared__ float As[T][T];\n    __shared__ float Bs[T][T];\n"
+                  "    int x = threadIdx.x, y = threadIdx.y;\n"
+                  "    As[y][x] = a[y * n + x];\n    Bs[y][x] = a[y * n + x + 1];\n"
+                  "    __syncthreads();\n    out[y * n + x] = As[x][y] + Bs[x][y];\n}\n"
+                  "void launch(const float *a, float *o) { two<<<1, dim3(32, 32)>>>(a, o, "
+                  "1024); }\n")
+    code, out, err = cli_streams("fix", str(cu), "--json")
+    assert code == 0, err
+    (res,) = json.loads(out)["results"]
+    assert sum(x["wavefronts"] for x in res["baseline"]["sites"]) == 64 + 2 * 32 * 32
+    pads = {(c["array"], c["pad"]): c["wavefronts"] for c in res["candidates"]
+            if c["kind"] == "pad"}
+    assert pads[("As", 1)] == pads[("Bs", 1)] == 64 + 32 + 32 * 32
+    assert res["combined"]["wavefronts"] == 128
 
 
 def test_fix_tries_the_other_block_shapes_when_the_block_is_a_parameter():

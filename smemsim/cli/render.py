@@ -290,6 +290,9 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
     if not f.arrays:
         parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
         return RichGroup(*parts)
+    if cuda:
+        parts.append(Text("each change: your file patched, built by nvcc and counted as built "
+                          "(registers and warps per SM of that build)"))
     for note in f.skipped:
         parts.append(Text(f"skipped {note}"))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
@@ -320,6 +323,12 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory{cost}",
                           style="bold"))
+        fewer = min((x for x in f.candidates if x.array == c.array),
+                    key=lambda x: x.wavefronts)
+        if fewer.wavefronts < c.wavefronts and fewer.active_warps is not None:
+            parts.append(Text(f"  (not {fewer.label}, which counts {fewer.wavefronts:,} but "
+                              f"leaves {fewer.active_warps} warps per SM, not "
+                              f"{c.active_warps}: that trade is yours to make)"))
         if not cuda:
             parts.append(Text(f"  declare: {c.builder}"))
         if c.maps:

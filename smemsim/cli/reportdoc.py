@@ -61,7 +61,9 @@ def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[di
         worst = max(sites, key=lambda s: (s.excess, s.wavefronts, -s.site), default=None)
         request = request_of(worst) if worst is not None else None
         maps = [layout_map(kernel, name, params, request=request, arch=arch)]
-        if fix is not None:
+        # (a `.cu`'s candidates are builds of the patched file, not views of this kernel:
+        # their counts are in the fix table, their pictures would be of other bytes)
+        if fix is not None and not fix.built:
             better = [c for c in fix.candidates if c.array == name and
                       c.wavefronts < fix.baseline.wavefronts]
             chosen = [min((c for c in better if c.kind == kind), default=None,

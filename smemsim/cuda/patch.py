@@ -109,6 +109,15 @@ def _declarations(root, name: str) -> list:
     return out
 
 
+def _is_extern(declarator) -> bool:
+    """Whether the declaration is `extern` (dynamic shared memory: no first extent)."""
+    node = declarator
+    while node is not None and node.type != "declaration":
+        node = node.parent
+    return node is not None and any(c.type == "storage_class_specifier" and
+                                    text(c) == "extern" for c in node.children)
+
+
 def _extents(declarator) -> list:
     """The size nodes of `name[A][B]`, outermost first (None for `[]`)."""
     sizes = []
@@ -156,26 +165,60 @@ def _accesses(file: str, root, scope, declarator, name: str, rank: int) -> list:
     return out
 
 
-def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutPatch:
-    """`file` with each change made to its `__shared__` array in kernel `kernel` (the
-    function's name; template arguments are ignored)."""
-    source = pathlib.Path(file).read_bytes()
-    tree = parser().parse(source)
-    function = kernel.split("<")[0].strip()
+@dataclass(frozen=True)
+class SharedDeclaration:
+    """A `__shared__` array as the file declares it (text, as written)."""
+
+    name: str
+    type: str                                # the element type, `float`, `half`, `T`
+    extents: tuple[str | None, ...]          # outermost first; None for `[]`
+    line: int
+
+
+def shared_declaration(file: str, kernel: str, name: str) -> SharedDeclaration:
+    """The one `__shared__` declaration of `name` that a patch of `kernel` would edit (in the
+    kernel's function, else at file scope); a KernelError where there is none or several."""
+    _, decl = _the_declaration(file, *_functions(file, kernel), name)
+    node = decl
+    while node is not None and node.type != "declaration":
+        node = node.parent
+    kind = node.child_by_field_name("type") if node is not None else None
+    return SharedDeclaration(name, text(kind) if kind is not None else "",
+                             tuple(None if x is None else text(x) for x in _extents(decl)),
+                             decl.start_point[0] + 1)
+
+
+def _functions(file: str, kernel: str) -> tuple:
+    """(the parsed tree, the function's name, its definitions) of kernel `kernel` in file."""
+    tree = parser().parse(pathlib.Path(file).read_bytes())
+    function = kernel.split("<")[0].strip().split("::")[-1]
     functions = [n for n in walk(tree.root_node) if n.type == "function_definition" and
                  function_name(n).split("::")[-1] == function]
     if not functions:
         raise KernelError(f"{file}: no function '{function}' to patch")
+    return tree, function, functions
+
+
+def _the_declaration(file: str, tree, function: str, functions: list, name: str) -> tuple:
+    """(tree, the array_declarator) of the one `__shared__` declaration of `name`."""
+    found = [d for f in functions for d in _declarations(f, name)] or \
+        _declarations(tree.root_node, name)
+    if len(found) != 1:
+        raise KernelError(f"{file}: {'no' if not found else len(found)} __shared__ "
+                          f"declaration(s) of '{name}' in {function}: the patch "
+                          "needs exactly one")
+    return tree, found[0]
+
+
+def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutPatch:
+    """`file` with each change made to its `__shared__` array in kernel `kernel` (the
+    function's name; template arguments are ignored)."""
+    source = pathlib.Path(file).read_bytes()
+    tree, function, functions = _functions(file, kernel)
     edits: list[tuple[int, int, str, int, str]] = []  # start, end, new, line, old
     helpers: dict[tuple[int, int, int], object] = {}
     for change in changes:
-        found = [d for f in functions for d in _declarations(f, change.array)] or \
-            _declarations(tree.root_node, change.array)
-        if len(found) != 1:
-            raise KernelError(f"{file}: {'no' if not found else len(found)} __shared__ "
-                              f"declaration(s) of '{change.array}' in {function}: the patch "
-                              "needs exactly one")
-        decl = found[0]
+        _, decl = _the_declaration(file, tree, function, functions, change.array)
         sizes = _extents(decl)
         if change.kind == "pad":
             last = sizes[-1]
@@ -194,8 +237,11 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
                 inner = inner.child_by_field_name("declarator")
             flat = " * ".join(f"({text(x)})" for x in sizes if x is not None)
             if sizes[0] is None:
-                raise _error(file, decl, f"'{change.array}': a multi-dimensional array "
-                                         "without its first extent cannot be declared flat")
+                if not _is_extern(decl):
+                    raise _error(file, decl, f"'{change.array}': a multi-dimensional array "
+                                             "without its first extent cannot be declared "
+                                             "flat")
+                flat = ""   # (`extern __shared__ half smem[][32]`: smem[], as long as ever)
             edits.append((decl.start_byte, decl.end_byte, f"{text(inner)}[{flat}]",
                           decl.start_point[0] + 1, text(decl)))
         for chain, top in _accesses(file, tree.root_node, _scope(decl, tree.root_node), decl,

@@ -586,8 +586,10 @@ class _Lowering(WmmaLowering):
             # the static arrays, at the largest alignment any declares (kernels_ir's rule)
             dyn_align = max([16] + [v.align for v in externs])
             self.dynamic_base = -(-offset // dyn_align) * dyn_align
-            self.dynamic = self.k.dynamic_shared(self._fresh_name(local_name(externs[0].name)),
-                                                 u8, align=dyn_align)
+            # (the bytes' own view is not the variable's: its typed views, made at the
+            # accesses, take the declaration's name)
+            self.dynamic = self.k.dynamic_shared(self._fresh_name("dynamic_smem"), u8,
+                                                 align=dyn_align)
             for v in externs:
                 self.shared_at[v.name] = self.dynamic_base
         # (the module's variables this entry names: a library's others, libcu++'s
@@ -1591,6 +1593,7 @@ class _Lowering(WmmaLowering):
                 if any(k[:2] == key[:2] for k in self.views):
                     name = f"{name}_{dtype.name}"
                 self.views[key] = self.k.view(array, self._fresh_name(name), dtype)
+                self.views[key].variable = local_name(addr.origin) if addr.origin else None
             offset = retype(addr.offset, u32)
             if dynamic and self.dynamic_base:
                 offset = offset - self.dynamic_base

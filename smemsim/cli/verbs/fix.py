@@ -8,10 +8,7 @@ from kernels_ir import KernelError
 from ...fix import block_shapes, search
 from .. import jsonout, outputs, render
 from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress
-from ..fixpatch import (
-    CheckedPatch, checked_patch, combined_wavefronts, patchable, predicted_wavefronts,
-    rank_as_built, original_as_built,
-)
+from ..fixpatch import CheckedPatch, checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
 HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing each"
@@ -34,9 +31,8 @@ def add_arguments(p) -> None:
                         "written: the patched file imports and analyzes to the predicted "
                         "wavefronts, and builds with nvcc where nvcc is installed")
     p.add_argument("--as-compiled", action="store_true",
-                   help="for a .cu: rank the changes by what nvcc builds from each patched "
-                        "file (each built and counted as --as-compiled counts it), and try "
-                        "swizzles that keep the build's vector reads together")
+                   help="accepted for a .cu, whose every change is counted as nvcc builds "
+                        "the changed file already (a no-op); not for a kernels file")
     outputs.add_force(p)
     add_jobs(p)
 
@@ -56,44 +52,35 @@ def execute(args, console: Console) -> int:
             regs = occupancy_of(kernel, args.arch, "compile", params,
                                 source=(args, name)).registers_per_thread
         arrays = inputs(args, name, kernel, params)
-        original = ranking = None
-        if args.as_compiled:
-            if not patchable(args.file):
-                raise KernelError("fix --as-compiled needs a .cu or .cuh file: it builds each "
-                                  "change into your file with nvcc")
-            with busy(console, args, f"building {kernel.name}"):
-                original = original_as_built(args, kernel, params, arrays)
+        if args.as_compiled and not patchable(args.file):
+            raise KernelError("fix --as-compiled is for a .cu or .cuh file (where it is what "
+                              "fix does already: each change built by nvcc and counted)")
         with progress(console, args) as bar:
             task = bar.add_task(f"searching {kernel.name}", total=None)
-            f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                       site=args.site, jobs=args.jobs,
-                       progress=lambda i, n: bar.update(task, completed=i, total=n))
+            step = lambda i, n: bar.update(task, completed=i, total=n)  # noqa: E731
+            if patchable(args.file):   # each change patched into the file and built
+                from ...fix_built import search_source
+                f = search_source(kernel, source_of(args, name), params, arch=args.arch,
+                                  registers=regs, arrays=arrays, site=args.site,
+                                  jobs=args.jobs, progress=step)
+            else:
+                f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
+                           site=args.site, jobs=args.jobs, progress=step)
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
-        if args.as_compiled and f.arrays:
-            with progress(console, args) as bar:
-                task = bar.add_task(f"building each change of {kernel.name}", total=None)
-                ranking = rank_as_built(args, name, kernel, f, original, params, arrays,
-                                        lambda i, n: bar.update(task, completed=i, total=n))
-            chosen = ranking.best
-            predicted = combined_wavefronts(kernel, chosen, params, args.arch, arrays)
         patch = None
         if patchable(args.file) and chosen:
             with busy(console, args, "writing and checking the patch"):
-                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays,
-                                      original)
+                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays)
         if args.patch and patch is None:
             raise KernelError(f"--patch {args.patch}: " + (
                 "only a .cu or .cuh file can be patched" if not patchable(args.file) else
                 f"no change lowers {kernel.name}'s wavefronts: nothing to patch"))
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
                                            else {}) |
-                    ({"as_built": jsonout.ranking_json(ranking)} if ranking else {}) |
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
         if not args.json:
-            console.print(render.fix_view(f, cuda=patch is not None or args.as_compiled))
-            if ranking is not None:
-                console.print(render.ranking_view(ranking, f))
+            console.print(render.fix_view(f, cuda=patchable(args.file)))
             if shapes:
                 console.print(render.shapes_view(kernel, f.baseline, shapes))
             if patch is not None:

@@ -16,7 +16,7 @@ from ..common import (
     EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
     print_json, say,
 )
-from ..fixpatch import checked_patch, patchable, predicted_wavefronts
+from ..fixpatch import checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
 from ..reportdoc import report_item
 
@@ -111,10 +111,15 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
     if not args.no_fix and r.excess:
         from ...fix import search
         with busy(console, args, f"searching fixes for {kernel.name}"):
-            # the analysis above is search's baseline, unless it counted the build
-            fix = search(kernel, params, arch=args.arch, arrays=arrays, jobs=args.jobs,
-                         registers=occ.registers_per_thread if occ is not None else None,
-                         baseline=None if args.as_compiled else r)
+            registers = occ.registers_per_thread if occ is not None else None
+            if patchable(args.file):   # each change patched into the file and built
+                from ...fix_built import search_source
+                fix = search_source(kernel, source_of(args, name), params, arch=args.arch,
+                                    registers=registers, arrays=arrays, jobs=args.jobs,
+                                    baseline=r)
+            else:   # the analysis above is search's baseline, unless it counted the build
+                fix = search(kernel, params, arch=args.arch, arrays=arrays, jobs=args.jobs,
+                             registers=registers, baseline=None if args.as_compiled else r)
     patch = None
     if fix is not None and fix.best and patchable(args.file):
         with busy(console, args, f"writing and checking the patch of {kernel.name}"):

@@ -1,0 +1,264 @@
+"""`fix` for a CUDA file: each change written into the file's `__shared__` declaration and
+counted as nvcc builds the edited file.
+
+A kernel read from nvcc's build (smemsim.ptx) sees the file's shared variables as bytes, in
+views named by the variable (SharedArray.variable); all static variables lie in one window.
+A change a user makes is to the declaration (`[TILE + PAD + 1]`, a swizzled subscript), and
+what it costs is what nvcc builds from the edited file: ptxas may merge or split the accesses
+again, unroll otherwise, spend registers; a view's bytes outside the declared rows (a C
+tile staged through `&smem[0][0] + offset`) keep their addresses. So each candidate is the
+patched file (smemsim.cuda.patch), built by nvcc and analyzed as any `.cu`:
+
+- paddings of the last extent of an array of rank 2 or more, by 4, 8, 16 and 32 bytes (in
+  its elements: 1, 2, 4 and 8 floats);
+- swizzles: the best few of smemsim.fix.search's on the variable's views (a ranking of the
+  same byte-level swizzle applied to the whole window, cheap to make; only the build counts),
+  written in the declaration's elements.
+
+A change is proposed only where the build's wavefronts go down; each array's best, then all
+of them together, built once more (the patch `fix` prints is that build's).
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import pathlib
+import re
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from kernels_ir import Kernel, KernelError
+
+from .analysis import Report, analyze
+from .fix import Candidate, FixSearch, search
+from .occupancy import OccupancyError, kernel_occupancy
+
+PAD_BYTES = (4, 16)   # paddings tried, in bytes of a row: a word, a 16-byte vector
+SWIZZLES = 3                 # swizzles built per array, the search's best first
+
+# element sizes of the types a declaration names (others: the views' own, where they agree)
+_SIZES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "int8_t": 1, "uint8_t": 1, "bool": 1,
+    "__nv_fp8_e4m3": 1, "__nv_fp8_e5m2": 1,
+    "short": 2, "unsigned short": 2, "int16_t": 2, "uint16_t": 2, "half": 2, "__half": 2,
+    "__nv_bfloat16": 2, "nv_bfloat16": 2, "char2": 2, "uchar2": 2,
+    "int": 4, "unsigned": 4, "unsigned int": 4, "int32_t": 4, "uint32_t": 4, "float": 4,
+    "half2": 4, "__half2": 4, "__nv_bfloat162": 4, "char4": 4, "uchar4": 4, "short2": 4,
+    "long long": 8, "unsigned long long": 8, "int64_t": 8, "uint64_t": 8, "double": 8,
+    "size_t": 8, "float2": 8, "int2": 8, "uint2": 8,
+    "float4": 16, "int4": 16, "uint4": 16, "double2": 16,
+}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """The `.cu` a kernel was read from, and how it is built (to rebuild it patched)."""
+
+    path: str
+    key: str                      # the kernel's key in the file (`k<128>`)
+    options: object               # smemsim.cuda.Options of the build
+    flags: tuple = ()             # the user's other nvcc flags
+    arch: str = "sm_90"
+
+
+def patched_kernel(source: SourceFile, patched_text: str) -> Kernel:
+    """The kernel read from nvcc's build of `patched_text` (the file as edited), written in
+    a private folder, its own folder on the include path for its `#include "..."`."""
+    from .loader import select
+    from .ptx.frontend import import_cu
+    options = dataclasses.replace(source.options, include_dirs=[
+        *source.options.include_dirs, str(pathlib.Path(source.path).resolve().parent)])
+    with tempfile.TemporaryDirectory(prefix="smemsim-patch-") as tmp:
+        path = pathlib.Path(tmp) / pathlib.Path(source.path).name
+        path.write_text(patched_text, encoding="utf-8")
+        try:
+            return next(iter(select(import_cu(str(path), options, options.kernel,
+                                              source.arch, source.flags),
+                                    source.key).values()))()
+        except KernelError as err:
+            raise KernelError(in_users_file(str(err), source)) from None
+
+
+def in_users_file(text: str, source: SourceFile) -> str:
+    """A message about the private patched copy, located in the user's file instead."""
+    name = re.escape(pathlib.Path(source.path).name)
+    return re.sub(rf"[^\s:'\"]*smemsim-patch-[^/\s]+/{name}((?::\d+)*)",
+                  lambda m: f"{source.path}{m.group(1)} (as patched)", text)
+
+
+def search_source(kernel: Kernel, source: SourceFile,
+                  params: Mapping[str, int | float] | None = None, *, arch: str = "sm_90",
+                  registers: int | None = None, arrays=None, seed: int = 0,
+                  site: int | None = None, jobs: int | None = None,
+                  progress: Callable[[int, int], None] | None = None,
+                  baseline: Report | None = None) -> FixSearch:
+    """Paddings and swizzles of each conflicted `__shared__` declaration of the kernel (or
+    of the array of `site`), each patched into the file and counted as nvcc builds it."""
+    from .cuda.patch import LayoutChange, layout_patch, shared_declaration
+    if baseline is None:
+        baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
+    views = {v.name: v for v in kernel.shared}
+    if site is not None:
+        if site not in [s.site for s in baseline.sites]:
+            raise KernelError(f"no shared access site {site}; the sites are "
+                              f"{', '.join(str(s.site) for s in baseline.sites) or 'none'}",
+                              kernel=kernel.name)
+        conflicted = [baseline.site(site)]
+    else:
+        conflicted = [s for s in baseline.sites if s.excess > 0]
+    skipped, names = [], []
+    for s in conflicted:
+        variable = views[s.array].variable
+        if variable is None:
+            skipped.append(f"{s.array}: its accesses' variable is not known (an address "
+                           "the build computes): no declaration to change")
+        elif variable not in names:
+            names.append(variable)
+    plan: list[tuple[str, LayoutChange]] = []
+    for name in names:
+        try:
+            decl = shared_declaration(source.path, kernel.name, name)
+        except KernelError as err:
+            skipped.append(f"{name}: {err}")
+            continue
+        mine = [v for v in kernel.shared if v.variable == name]
+        size = _element_size(decl.type, mine)
+        if len(decl.extents) >= 2 and decl.extents[-1] is not None:
+            unit = size or 4
+            plan += [(name, LayoutChange(name, "pad", pad=b // unit))
+                     for b in PAD_BYTES if b % unit == 0]
+        else:
+            skipped.append(f"{name}: padding not tried: it is declared with one extent "
+                           f"({name}[{decl.extents[0] or ''}]): rows are not the "
+                           "declaration's")
+        if size is None:
+            skipped.append(f"{name}: swizzles not tried: the size of its element type "
+                           f"'{decl.type}' is not known here")
+            continue
+        plan += [(name, LayoutChange(name, "swizzle", swizzle=swz))
+                 for swz in _swizzles(kernel, params, arch, arrays, seed, jobs, baseline,
+                                      mine, size)]
+    done = [0]
+
+    def one(item):
+        name, change = item
+        try:
+            patch = layout_patch(source.path, kernel.name, [change])
+            return item, _counted(patched_kernel(source, patch.patched), params, arch,
+                                  arrays, seed, registers), patch, None
+        except KernelError as err:
+            return item, None, None, in_users_file(" ".join(str(err).split()), source)
+        finally:
+            done[0] += 1
+            if progress is not None:
+                progress(done[0], len(plan))
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        results = list(pool.map(one, plan))
+    base_smem = kernel.built.static_smem if kernel.built is not None else kernel.static_smem
+    candidates = []
+    for (name, change), counted, patch, error in results:
+        if counted is None:
+            skipped.append(f"{name} {_label(change)}: {error}")
+            continue
+        report, variant, warps = counted
+        smem = variant.built.static_smem if variant.built is not None else variant.static_smem
+        candidates.append(Candidate(
+            name, change.kind, change.pad, change.swizzle, report.wavefronts, report.excess,
+            smem - base_smem, warps, _smem_blocks(variant, arch, params),
+            "; ".join(patch.edits[:1]), "; ".join(patch.edits[1:4]) +
+            (f"; and {len(patch.edits) - 4} more" if len(patch.edits) > 4 else "")))
+    order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad, c.swizzle or ())
+    candidates.sort(key=order)
+    baseline_warps = _counted_warps(kernel, arch, registers, params)
+    best = []
+    for name in names:
+        better = [c for c in candidates if c.array == name and
+                  c.wavefronts < baseline.wavefronts]
+        # fewer wavefronts at fewer warps per SM is a trade the user makes, not fix
+        better.sort(key=lambda c: ((c.active_warps or 0) < (baseline_warps or 0), *order(c)))
+        if better:
+            best.append(better[0])
+    combined = combined_warps = None
+    if len(best) > 1:
+        try:
+            patch = layout_patch(source.path, kernel.name, [
+                LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in best])
+            combined, _, combined_warps = _counted(patched_kernel(source, patch.patched),
+                                                   params, arch, arrays, seed, registers)
+        except KernelError as err:
+            skipped.append("every array's best together: " +
+                           in_users_file(" ".join(str(err).split()), source))
+            best = best[:1]
+    return FixSearch(kernel.name, baseline, baseline_warps,
+                     _smem_blocks(kernel, arch, params), tuple(names), tuple(candidates),
+                     tuple(skipped), combined, combined_warps, tuple(best), built=True)
+
+
+def _label(change) -> str:
+    return f"pad {change.pad}" if change.kind == "pad" else \
+        "Swizzle<{},{},{}>".format(*change.swizzle)
+
+
+def _element_size(type_text: str, views) -> int | None:
+    """Bytes of the declaration's element type: a type the table knows, else the one size
+    all the variable's views read in, else None."""
+    words = " ".join(w for w in type_text.replace("const", " ").replace("volatile", " ")
+                     .split())
+    if words in _SIZES:
+        return _SIZES[words]
+    sizes = {v.dtype.size for v in views}
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def _swizzles(kernel, params, arch, arrays, seed, jobs, baseline, views, size: int) -> list:
+    """The search's best swizzles of these views, in elements of `size` bytes, at most
+    SWIZZLES of them (one per byte-level swizzle)."""
+    out: list[tuple[int, int, int]] = []
+    shift = size.bit_length() - 1
+    for view in views:
+        if not any(s.array == view.name and s.excess > 0 for s in baseline.sites):
+            continue
+        f = search(kernel, params, arch=arch, arrays=arrays, seed=seed, jobs=jobs,
+                   baseline=baseline, site=next(s.site for s in baseline.sites
+                                                if s.array == view.name and s.excess > 0))
+        for c in f.candidates:
+            if c.kind != "swizzle" or c.wavefronts >= baseline.wavefronts:
+                continue
+            b, m, s = c.swizzle
+            m = m + (view.dtype.size.bit_length() - 1) - shift
+            if m >= 0 and (b, m, s) not in out:
+                out.append((b, m, s))
+        break   # (every view of the variable shares its bytes: one search ranks them)
+    return out[:SWIZZLES]
+
+
+def _counted(variant: Kernel, params, arch: str, arrays, seed: int, registers):
+    """(report, kernel, warps per SM) of one build: registers as given, else the build's."""
+    report = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
+    regs = registers if registers is not None else \
+        (variant.built.registers if variant.built is not None else None)
+    return report, variant, _counted_warps(variant, arch, regs, params)
+
+
+def _counted_warps(kernel: Kernel, arch: str, registers, params) -> int | None:
+    regs = registers if registers is not None else \
+        (kernel.built.registers if kernel.built is not None else None)
+    if regs is None:
+        return None
+    static = kernel.built.static_smem if kernel.built is not None else None
+    try:
+        return kernel_occupancy(kernel, arch, regs, params, static_smem=static).active_warps
+    except OccupancyError:
+        return 0
+
+
+def _smem_blocks(kernel: Kernel, arch: str, params) -> int | None:
+    """Blocks per SM the build's shared memory allows."""
+    static = kernel.built.static_smem if kernel.built is not None else None
+    try:
+        return kernel_occupancy(kernel, arch, 32, params,
+                                static_smem=static).limits["shared_memory"]
+    except OccupancyError:
+        return 0
