@@ -1508,3 +1508,16 @@ def test_volatile_shared_accesses_stay_volatile_in_the_generated_cuda():
         generate(kernel).source
     kernel = import_cu(str(TRANSPOSE_CU), Options())["transpose"]()
     assert "volatile" not in generate(kernel).source
+
+
+def test_a_negative_value_of_a_parameter_ptx_passes_as_unsigned_bits_is_its_twos_complement():
+    """nvcc passes an `int` (a lambda's capture, a struct field the host reading cannot name)
+    as `.u32` bits: -1 given for it is 0xFFFFFFFF, as the host's bytes are; a signed type
+    keeps -1, and a value no 32-bit integer holds is left for the range check to refuse."""
+    from kernels_ir import i32, u32
+    from smemsim.ptx.lower import _as_bits
+    assert _as_bits(-1, u32) == 0xFFFF_FFFF
+    assert _as_bits(-(1 << 31), u32) == 1 << 31
+    assert _as_bits(-1, i32) == -1
+    assert _as_bits(-(1 << 32), u32) == -(1 << 32)
+    assert _as_bits(-1.5, u32) == -1.5

@@ -202,7 +202,9 @@ class _Lowering(WmmaLowering):
                 self.dynamic = self.k.dynamic_shared(self._fresh_name("dynamic_smem"), u8)
             self.k.launch(grid=la.grid, block=la.block, dynamic_smem=la.dynamic_smem)
             if la.defaults:
-                self.k.defaults(**la.defaults)
+                types = {p.arg: p.dtype for p in self.params.values()}
+                self.k.defaults(**{n: _as_bits(v, types.get(n))
+                                   for n, v in la.defaults.items()})
         return self
 
     # ---------------------------------------------------------------- structure
@@ -2829,6 +2831,17 @@ class _Lowering(WmmaLowering):
 
     def _op_barrier(self, inst: Inst) -> None:
         self._op_bar(inst)
+
+
+def _as_bits(value, dtype):
+    """A parameter's value as the IR's type holds it: a negative integer given for one that
+    PTX passes as unsigned bits (nvcc's `.u32` of an `int`, a lambda's `int` capture read
+    with `ld.param.u32`) is its two's complement, as the host's bytes are."""
+    if dtype is not None and isinstance(value, int) and not isinstance(value, bool) and \
+            value < 0 and not dtype.is_float and not dtype.signed and \
+            value >= -(1 << (dtype.bits - 1)):
+        return value + (1 << dtype.bits)
+    return value
 
 
 def eval_names(text: str, names: dict, what: str = "length"):
