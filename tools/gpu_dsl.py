@@ -310,7 +310,7 @@ def run(folder: pathlib.Path, out: pathlib.Path) -> None:
             case["error"] = built.stderr[-2000:]
         else:
             try:
-                base = re.sub(r"\W", ".", case["key"].split("<")[0].split("::")[-1])
+                base = re.sub(r"\W", ".", _base_name(case["key"]))
                 measured = measure_command([str(exe), str(folder / f"{case['name']}.cubin")],
                                            f"regex:{base}")
                 case["counters"] = dataclasses.asdict(measured)
@@ -319,6 +319,20 @@ def run(folder: pathlib.Path, out: pathlib.Path) -> None:
         print(case["name"], case.get("counters") or case.get("error"), flush=True)
         results.append(case)
         (out / "results.json").write_text(json.dumps(results, indent=1))   # (as it goes)
+
+
+def _base_name(key: str) -> str:
+    """A kernel's name without namespaces and template arguments, as ncu's --kernel-name
+    matches it: `launch_box_cta_k` of `mgpu::launch_box_cta_k<...>`, and of a symbol the
+    demangler did not read (`_ZN4mgpu16launch_box_cta_kI...`: its last name before the
+    template arguments)."""
+    if key.startswith("_ZN"):
+        rest, last = key[3:], key
+        while (m := re.match(r"(\d+)", rest)) is not None:
+            length = int(m.group(1))
+            last, rest = rest[m.end():m.end() + length], rest[m.end() + length:]
+        return last
+    return key.split("<")[0].split("::")[-1]
 
 
 def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> None:

@@ -46,6 +46,10 @@ class _Access:
     offset: int
     block: int          # basic block number
     where: tuple        # ((file, line), ...) innermost first
+    # `offset` is from `base`; an address of the access's bytes is `[root + offset - placed]`
+    # (root: the register or symbol the base stands for, _roots)
+    placed: int = 0
+    root: str = ""
 
 
 @dataclass(frozen=True)
@@ -128,6 +132,11 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
         merged += sum(len(r) for r in runs if len(r) > 1)
         matched += 1
         notes.append(_merged_note(_where(key[0]), runs, built))
+    reused, reuse_notes = _reused(body, differing, ptx_lines, sass_lines, edits,
+                                  frozenset(entry.names))
+    notes += reuse_notes
+    matched += len(reused)
+    differing = [k for k in differing if k not in reused]
     narrowed, narrow_notes = _narrowed(body, differing, ptx_lines, sass_lines, edits,
                                        frozenset(entry.names))
     notes += narrow_notes
@@ -165,6 +174,53 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
                    len(ptx_lines), matched)
+
+
+# what may change shared memory, or order its accesses, between two loads of one address
+_FENCES = ("st", "atom", "red", "bar", "barrier", "membar", "fence", "call", "cp", "wmma",
+           "stmatrix", "mbarrier", "wgmma", "cp.async")
+
+
+def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
+            names=frozenset()):
+    """Loads ptxas does not make again: a line whose SASS has no load, each of whose PTX
+    loads reads the bytes an earlier load of the same block read (same base, offset and
+    width), with no store, atomic, barrier, fence or call between and neither register
+    written again (cub's raking scan copies its segment from shared memory twice, with
+    nothing stored between: ptxas keeps the first copy's registers). Each becomes a move of
+    the earlier load's values. Returns (the keys explained, notes); `edits` gains them."""
+    from .lower import _writes
+    written = Counter(r for x in body if isinstance(x, Inst) for r in _writes(x, names))
+    explained, notes = set(), []
+    loads = [a for key, ptx in ptx_lines.items() if key[1] == "load" for a in ptx]
+    for key in differing:
+        if key[1] != "load" or sass_lines.get(key):
+            continue
+        moves = {}
+        for a in ptx_lines[key]:
+            earlier = [b for b in loads if b.position < a.position and b.block == a.block and
+                       (b.base, b.offset, b.width, b.inst.opcode[-1]) ==
+                       (a.base, a.offset, a.width, a.inst.opcode[-1]) and
+                       b.position not in moves and not a.inst.guard and not b.inst.guard]
+            b = max(earlier, key=lambda b: b.position, default=None)
+            if b is None or any(
+                    isinstance(x, Label) or x.name in ("bra", "ret", "exit") or
+                    x.name in _FENCES or ".".join(x.opcode[:2]) in _FENCES or
+                    a.base in _writes(x, names)
+                    for x in body[b.position + 1:a.position]) or \
+                    any(written[v] != 1 for v in _values(b) if v.startswith("%")):
+                break
+            bits = f"b{8 * a.element}"
+            moves[a.position] = [Inst(("mov", bits), (d, v), None, a.inst.loc, a.inst.line)
+                                 for d, v in zip(_values(a), _values(b)) if d != "_"]
+        else:
+            if moves and not any(p in edits for p in moves):
+                edits.update(moves)
+                explained.add(key)
+                notes.append(f"{_where(key[0])}: ptxas loads none of its {len(moves)} "
+                             f"{_ptx_name('load')} again: an earlier load of the same "
+                             "bytes has them (counted as built)")
+    return explained, notes
 
 
 def _narrowed(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
@@ -341,9 +397,8 @@ def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
                     for x in body) != 1:
             continue   # entered other than by falling into it (or not the loop's own label)
         head = run[0].inst
-        m = _ADDRESS.match(head.operands[1])
         bound = run[0].offset - e                     # the W-byte boundary before the run
-        at = lambda off: f"[{m.group(1)}+{off}]" if off else f"[{m.group(1)}]"  # noqa: E731
+        at = lambda off: _address(run[0].root, off - run[0].placed)  # noqa: E731
         ty = head.opcode[-1]
         prefix = tuple(p for p in head.opcode[:-1] if p not in ("v2", "v4", "v8"))
         tag = f"%smcas{len(edits)}"
@@ -443,9 +498,7 @@ def _pieces(kept: list[int], lanes: int) -> list[list[int]]:
 
 def _piece_load(a: _Access, piece: list[int], values: list[str]) -> Inst:
     """A load of the elements `piece` of the vector load `a`, into their own registers."""
-    m = _ADDRESS.match(a.inst.operands[1])
-    offset = a.offset + piece[0] * a.element
-    address = f"[{m.group(1)}+{offset}]" if offset else f"[{m.group(1)}]"
+    address = _address(a.root, a.offset - a.placed + piece[0] * a.element)
     prefix = tuple(p for p in a.inst.opcode[:-1] if p not in ("v2", "v4", "v8"))
     if len(piece) == 1:
         return Inst((*prefix, a.inst.opcode[-1]), (values[piece[0]].strip(), address),
@@ -485,8 +538,9 @@ def _pooled(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
             extra = sum(a.width for a in ptx) - sum(s.width for s in built)
             if extra and extra == sum(s.width for s in orphans):
                 built += orphans
-            if sum(a.width for a in ptx) != sum(s.width for s in built):
-                continue
+            have, want = sum(a.width for a in ptx), sum(s.width for s in built)
+            if have != want and not (kind == "load" and have < want):
+                continue   # (a wide load may read bytes no access of the PTX does: _cover)
             runs = _runs(ptx, built)
             moves = _moves(body, runs) if runs is not None else None
             if not moves or any(q in edits for at, _, gone in moves for q in (at, *gone)):
@@ -623,8 +677,68 @@ def _by_line(module: Module, entry: Entry, sass: FunctionSass) -> tuple[dict, di
     return ptx_lines, sass_lines
 
 
+# the base of an access at a static `.shared` variable's own address (`[s_mean]`,
+# `[temp_storage+8]`): all of them one base, at their offsets in the window that holds the
+# variables (smemsim.ptx.lower.window_offsets), so that ptxas's LDS.64 of two neighbouring
+# `__shared__` scalars is a run like any other
+WINDOW = "%shared_window"
+
+
+def _roots(entry: Entry, placed: dict) -> dict[str, tuple[str, str, int]]:
+    """register -> (base, root, offset from base) for the address registers nvcc computes
+    from another by a constant (`add.s32 %r126, %r124, 4`: %r124's, 4 more; DeepSpeed's two
+    `st.shared.u32 [%r124]` and `[%r126]`, which ptxas makes one STS.64) or holds a static
+    variable's address in (`mov.u32 %r133, reduce_buffer`: the WINDOW, at its place), where
+    every register of the chain is written once in the entry (so it holds one value
+    wherever it is read)."""
+    from .lower import _writes
+    writes: Counter = Counter()
+    defs: dict[str, Inst] = {}
+    names = frozenset(entry.names)
+    for x in entry.body:
+        if isinstance(x, Inst):
+            for r in _writes(x, names):
+                writes[r] += 1
+                defs[r] = x
+
+    def const(text: str) -> int | None:
+        try:
+            return int(text, 0)
+        except ValueError:
+            return None
+    out: dict[str, tuple[str, str, int]] = {}
+
+    def resolve(reg: str, depth: int = 0):
+        if reg in out:
+            return out[reg]
+        x = defs.get(reg)
+        if depth > 16 or x is None or writes[reg] != 1 or x.guard:
+            return None
+        if x.opcode[0] == "mov" and len(x.operands) == 2 and x.operands[1] in placed:
+            out[reg] = (WINDOW, x.operands[1], placed[x.operands[1]])
+        elif x.opcode[0] == "add" and len(x.opcode) == 2 and len(x.operands) == 3 and \
+                x.opcode[1] in ("s32", "u32", "s64", "u64"):
+            a, b = x.operands[1], x.operands[2]
+            if const(a) is not None:
+                a, b = b, a
+            step = const(b)
+            if step is None or not a.startswith("%"):
+                return None
+            base = resolve(a, depth + 1) or ((a, a, 0) if writes[a] == 1 else None)
+            if base is None:
+                return None
+            out[reg] = (base[0], base[1], base[2] + step)
+        return out.get(reg)
+    for reg in list(defs):
+        resolve(reg)
+    return out
+
+
 def _accesses(module: Module, entry: Entry) -> list[_Access]:
     """The entry's shared `ld`/`st`, with their blocks and places."""
+    from .lower import window_offsets
+    placed = window_offsets([*module.shared, *entry.shared])
+    roots = _roots(entry, placed)
     out, block = [], 0
     for n, x in enumerate(entry.body):
         if isinstance(x, Label):
@@ -641,7 +755,8 @@ def _accesses(module: Module, entry: Entry) -> list[_Access]:
                 element = form.element_size
                 if kind in ("load", "store"):
                     out.append(_Access(n, x, kind, width, element, width // element,
-                                       m.group(1) if m else "", 0, block, _chain(module, x)))
+                                       m.group(1) if m else "", 0, block, _chain(module, x),
+                                       root=m.group(1) if m else ""))
             continue
         kind = _KINDS.get(x.name)
         if kind is None or not any(p.startswith("shared") for p in x.opcode[1:]):
@@ -652,8 +767,15 @@ def _accesses(module: Module, entry: Entry) -> list[_Access]:
         if element is None or m is None:
             continue
         offset = int(m.group(3), 0) * (-1 if m.group(2) == "-" else 1) if m.group(2) else 0
-        out.append(_Access(n, x, kind, element * lanes, element, lanes, m.group(1), offset,
-                           block, _chain(module, x)))
+        base, root, at = m.group(1), m.group(1), 0
+        if base in placed:
+            base, at = WINDOW, placed[base]
+        elif base in roots:
+            base, root, shift = roots[base]
+            at = placed[root] if base == WINDOW else 0
+            offset += shift - at   # (from the root's own address, then the window's)
+        out.append(_Access(n, x, kind, element * lanes, element, lanes, base, offset + at,
+                           block, _chain(module, x), at, root))
     return out
 
 
@@ -693,12 +815,17 @@ def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
     (siboehm's and Learn-CUDA's sgemm: 4 copies of one iteration's merges); where nvcc
     unrolled it, each SASS copy covers its own copy of the PTX (pycuda's tiled matmul: two
     tiles' `LDS.64 [R6]`, of two `ld.shared [%r15]` and `[%r15+4]` each), tried second."""
-    return _match(ptx, built, separate=False) or _match(ptx, built, separate=True)
+    return _match(ptx, built, separate=False) or _match(ptx, built, separate=True) or \
+        (_match(ptx, built, separate=False, blocks=False)
+         if all(a.kind == "load" for a in ptx) else None)
 
 
-def _match(ptx: list[_Access], built: list, separate: bool) -> list[list[_Access]] | None:
+def _match(ptx: list[_Access], built: list, separate: bool,
+           blocks: bool = True) -> list[list[_Access]] | None:
     """_runs, with each recurrence of a base's SASS offsets matched to PTX accesses of its
-    own (`separate`) or all of a base's SASS matched together."""
+    own (`separate`) or all of a base's SASS matched together; `blocks`: a run's accesses
+    in one basic block (else loads of several, which ptxas loads at the first: _moves
+    says where that holds)."""
     free = sorted(ptx, key=lambda a: (a.base, a.block, a.offset))
     bases: dict = {}
     for s in built:
@@ -707,10 +834,15 @@ def _match(ptx: list[_Access], built: list, separate: bool) -> list[list[_Access
     for group in sorted(bases.values(), key=lambda g: (-len(g), g[0].base)):
         for copy in (_copies(group) if separate else [sorted(group, key=lambda s: s.offset)]):
             found = None
-            for a in free:
-                delta = a.offset - copy[0].offset
-                candidate = _cover(copy, [b for b in free if (b.base, b.block) ==
-                                          (a.base, a.block)], delta, separate)
+            # the SASS's first at each PTX access, then (a wide load reading elements before
+            # the first it serves) at one, two or three elements before it
+            tries = [(a, a.offset - h * a.element - copy[0].offset)
+                     for h in range(0 if separate else 4) for a in free][:4 * len(free)] \
+                if not separate else [(a, a.offset - copy[0].offset) for a in free]
+            for a, delta in tries:
+                candidate = _cover(copy, [b for b in free if b.base == a.base and
+                                          (b.block == a.block or not blocks)], delta,
+                                   separate)
                 if candidate is not None:
                     found = candidate
                     break
@@ -755,20 +887,39 @@ def _cover(group: list, mine: list[_Access], delta: int,
                 taken.add(id(a))
                 at += a.width
         else:
-            run = sorted((a for a in mine if start <= a.offset < start + s.width),
-                         key=lambda a: a.offset)
-        at = start
+            run = _Run(sorted((a for a in mine if start <= a.offset < start + s.width),
+                              key=lambda a: a.offset))
+            if run and run[0].kind == "load" and s.width > run[0].element:
+                # a wide load that also reads elements no access of the PTX reads, before
+                # or after those it serves (cub's warp aggregates [1..31] as LDS.128 of
+                # [0..31]): those lanes go to no register
+                e = run[0].element
+                run.front, back = divmod(run[0].offset - start, e)
+                run.back, rest = divmod(start + s.width - run[-1].offset - run[-1].width, e)
+                if back or rest or run.front < 0 or run.back < 0 or \
+                        (run[0].base == WINDOW and start % s.width):
+                    return None   # (in the window, ptxas's wide load is aligned)
+        at = start + getattr(run, "front", 0) * (run[0].element if run else 0)
         for a in run:
             if a.offset != at or a.element != run[0].element or a.inst.guard != \
                     run[0].inst.guard:
                 return None
             at += a.width
-        if not run or at != start + s.width:
+        if not run or at + getattr(run, "back", 0) * run[0].element != start + s.width:
             return None
-        if len(run) > 1 and sum(a.lanes for a in run) not in (2, 4):
+        lanes = sum(a.lanes for a in run) + getattr(run, "front", 0) + getattr(run, "back", 0)
+        if (len(run) > 1 or lanes > run[0].lanes) and lanes not in (2, 4):
             return None   # no PTX vector of that many elements
         out.append(run)
     return out
+
+
+class _Run(list):
+    """The PTX accesses one SASS load serves, in offset order, with the elements it also
+    reads that none of them does: `front` before the first, `back` after the last."""
+
+    front = 0
+    back = 0
 
 
 def _moves(body: list, runs: list[list[_Access]]):
@@ -778,16 +929,21 @@ def _moves(body: list, runs: list[list[_Access]]):
     from .lower import _reads, _writes
     out = []
     for run in runs:
-        if len(run) == 1:
+        front, back = getattr(run, "front", 0), getattr(run, "back", 0)
+        if len(run) == 1 and not front and not back:
             continue
         run = sorted(run, key=lambda a: a.offset)
         first, last = min(a.position for a in run), max(a.position for a in run)
         values = [v for a in run for v in _values(a)]
         members = {a.position: a for a in run}
+        if len({a.block for a in run}) > 1 and not _entered_at_top(body, first, last):
+            return None
         for n in range(first + 1, last):
             x = body[n]
             if isinstance(x, Label) or x.name in ("bra", "ret", "exit"):
-                return None
+                if len({a.block for a in run}) == 1:
+                    return None
+                continue   # (loads of several blocks, entered only at the first: ptxas's)
             if n in members:
                 continue
             writes = set(_writes(x))
@@ -803,18 +959,40 @@ def _moves(body: list, runs: list[list[_Access]]):
                 later = {v for a in run if a.position > n for v in _values(a)}
                 if later & (writes | set(_reads(x))):
                     return None
+        e = run[0].element
+        start = run[0].offset - front * e
+        if run[0].base == WINDOW and start % (sum(a.width for a in run) + (front + back) * e):
+            return None   # (our window does not place the first where ptxas did: aligned)
         head = run[0].inst
-        lanes = sum(a.lanes for a in run)
+        lanes = sum(a.lanes for a in run) + front + back
         types = {a.inst.opcode[-1] for a in run}
         dtype = types.pop() if len(types) == 1 else f"b{8 * run[0].element}"
-        vector = "{" + ",".join(values) + "}"
-        address = head.operands[1 if run[0].kind == "load" else 0]
+        vector = "{" + ",".join(["_"] * front + values + ["_"] * back) + "}"
+        address = _address(run[0].root, start - run[0].placed)
         operands = (vector, address) if run[0].kind == "load" else (address, vector)
         prefix = tuple(p for p in head.opcode[:-1] if p not in ("v2", "v4", "v8"))
         inst = Inst((*prefix, f"v{lanes}", dtype), operands, head.guard, head.loc, head.line)
         at = first if run[0].kind == "load" else last
         out.append((at, inst, {a.position for a in run} - {at}))
     return out
+
+
+def _address(root: str, offset: int) -> str:
+    """`[root+offset]` (`[root]` at 0), as PTX writes an address."""
+    return f"[{root}+{offset}]" if offset > 0 else f"[{root}{offset}]" if offset else \
+        f"[{root}]"
+
+
+def _entered_at_top(body: list, first: int, last: int) -> bool:
+    """Whether every path to the instructions after `first` up to `last` passes `first`:
+    no branch from outside them lands on a label among them (so loads of several blocks
+    there are made once, at the first, as ptxas makes them: line_intersection's `Seg seg1
+    = tile_col_segs[i]`, two floats on each side of a branch, one LDS.128)."""
+    at = {x.name: n for n, x in enumerate(body) if isinstance(x, Label) and first < n <= last}
+    # (nor a loop among them: a branch back to one of their labels)
+    return not any(isinstance(x, Inst) and x.name == "bra" and x.operands and
+                   x.operands[-1] in at and (not first < n <= last or at[x.operands[-1]] < n)
+                   for n, x in enumerate(body))
 
 
 def _values(a: _Access) -> list[str]:

@@ -564,15 +564,11 @@ class _Lowering(WmmaLowering):
                     else "in")
                 self.globals[key].declared = (self.launch.elements or {}).get(name)
         self._tensor_maps(names)
-        offset, align = 0, 16
         variables = [*self.module.shared, *self.entry.shared]
-        for v in variables:
-            if v.nbytes is None:
-                continue
-            offset = -(-offset // v.align) * v.align
-            self.shared_at[v.name] = offset
-            offset += v.nbytes
-            align = max(align, v.align)
+        self.shared_at.update(window_offsets(variables))
+        offset = max((self.shared_at[v.name] + v.nbytes for v in variables
+                      if v.nbytes is not None), default=0)
+        align = max([16] + [v.align for v in variables if v.nbytes is not None])
         if offset:
             self.window = self.k.shared(self._fresh_name("smem"), u8, offset, align=align,
                                         volatile=self._volatile_window())
@@ -2831,6 +2827,19 @@ class _Lowering(WmmaLowering):
 
     def _op_barrier(self, inst: Inst) -> None:
         self._op_bar(inst)
+
+
+def window_offsets(variables) -> dict[str, int]:
+    """Each static `.shared` variable's byte offset in the window that holds them all, in
+    declaration order at its alignment (as ptxas's report of their total agrees with)."""
+    out, offset = {}, 0
+    for v in variables:
+        if v.nbytes is None:
+            continue
+        offset = -(-offset // v.align) * v.align
+        out[v.name] = offset
+        offset += v.nbytes
+    return out
 
 
 def _as_bits(value, dtype):
