@@ -422,3 +422,128 @@ def test_a_serial_reduction_from_index_one_is_read_as_ptxas_blocks_it(tmp_path, 
     out = run(k, {}, arrays={"in": data.view(np.uint8)})["out"].view(np.float32)
     want = [data[64 * b: 64 * b + b + 1].max() for b in range(48)]
     assert np.array_equal(out, np.array(want, np.float32))
+
+
+def _kernel(shared: str, body: str) -> str:
+    """A one-entry PTX module of `body`, its lines at k.cu:5 (after `.loc 1 5 9`)."""
+    return f""".version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{{
+	.reg .b32 	%r<9>;
+	.reg .f32 	%f<12>;
+	.reg .pred 	%p<3>;
+{shared}
+	.loc	1 3 3
+	mov.u32 	%r1, %tid.x;
+	mov.f32 	%f1, 0f3F800000;
+	mov.f32 	%f2, 0f40000000;
+	.loc	1 5 9
+{body}
+	.loc	1 7 3
+	ret;
+}}
+	.file	1 "/src/k.cu"
+"""
+
+
+def _sass(opcode: str, kind: str, width: int, offset: int = 0, base: str = "R4",
+          line: int = 5) -> SassInst:
+    return SassInst(opcode, kind, width, (("/src/k.cu", line),), base, offset, 0)
+
+
+def _accesses(built) -> list:
+    return [(x.opcode, x.operands) for x in built.entry.body
+            if getattr(x, "name", "") in ("ld", "st", "mov") and "shared" in x.opcode or
+            getattr(x, "opcode", ("",))[0] == "mov" and x.operands[0] in ("%f5", "%f6")]
+
+
+def test_two_neighbouring_shared_scalars_read_with_one_lds64_are_one_access():
+    """`__shared__ float s_mean, s_variance;` read on one line: PTX names each variable's
+    own address, ptxas reads both with one LDS.64 (FasterTransformer's addBias_layerNorm):
+    their places in the window make them a run."""
+    m = parse(_kernel("\t.shared .align 8 .b8 _ZZ1kE4mean[4];\n"
+                      "\t.shared .align 4 .b8 _ZZ1kE3var[4];",
+                      "\tld.shared.f32 \t%f3, [_ZZ1kE4mean];\n"
+                      "\tld.shared.f32 \t%f4, [_ZZ1kE3var];"))
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_sass("LDS.64", "load", 8, 16,
+                                                                  "UR4"),), 16))
+    assert _accesses(built) == [(("ld", "shared", "v2", "f32"), ("{%f3,%f4}",
+                                                                  "[_ZZ1kE4mean]"))]
+    assert built.notes == ("k.cu:5: ptxas merged 2 ld.shared.f32 into 1 LDS.64 "
+                           "(counted as built)",)
+
+
+def test_an_address_register_computed_from_another_by_a_constant_counts_from_it():
+    """DeepSpeed's reduce: `st.shared.u32 [%r4]` and, with `add.s32 %r5, %r4, 4`,
+    `[%r5]`: ptxas's one STS.64."""
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];",
+                      "\tmov.u32 \t%r3, _ZZ1kE1a;\n\tshl.b32 \t%r2, %r1, 3;\n"
+                      "\tadd.s32 \t%r4, %r3, %r2;\n\tst.shared.f32 \t[%r4], %f1;\n"
+                      "\tadd.s32 \t%r5, %r4, 4;\n\tst.shared.f32 \t[%r5], %f2;"))
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_sass("STS.64", "store", 8),), 16))
+    assert _accesses(built) == [(("st", "shared", "v2", "f32"), ("[%r4]", "{%f1,%f2}"))]
+
+
+def test_a_wide_load_that_also_reads_an_element_no_access_reads_sends_it_nowhere():
+    """Three floats of a `__shared__` array at +20, +24, +28 read with one LDS.128 from
+    +16 (cub's warp aggregates [1..31] as 8 LDS.128 of [0..31]): lane 0 of the vector goes
+    to no register. Every lane reads the same 16 bytes: a 16-byte request is served in two
+    halves of the warp, each at least one wavefront: 2 (docs/hardware-rules.md). At a register's
+    address, whose alignment is not known here, the loads stay as the PTX has them."""
+    shared = "\t.shared .align 16 .b8 _ZZ1kE1a[1024];"
+    loads = ("\tld.shared.f32 \t%f3, [_ZZ1kE1a+20];\n\tld.shared.f32 \t%f4, [_ZZ1kE1a+24];\n"
+             "\tld.shared.f32 \t%f5, [_ZZ1kE1a+28];")
+    m = parse(_kernel(shared, loads))
+    sass = FunctionSass("k", (_sass("LDS.128", "load", 16, 16, "UR4"),), 16)
+    built = as_built(m, m.entries["k"], sass)
+    assert _accesses(built) == [(("ld", "shared", "v4", "f32"), ("{_,%f3,%f4,%f5}",
+                                                                  "[_ZZ1kE1a+16]"))]
+    m.entries["k"] = built.entry
+    r = analyze(lower(m, "k", _launch()))
+    assert (r.load.requests, r.load.wavefronts) == (1, 2)
+    m = parse(_kernel(shared, "\tmov.u32 \t%r3, _ZZ1kE1a;\n\tshl.b32 \t%r2, %r1, 4;\n"
+                              "\tadd.s32 \t%r4, %r3, %r2;\n" +
+                      loads.replace("_ZZ1kE1a+", "%r4+")))
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_sass("LDS.128", "load", 16),), 16))
+    assert len([x for x in built.entry.body if getattr(x, "name", "") == "ld"]) == 3
+
+
+def test_a_load_ptxas_does_not_make_again_is_the_earlier_loads_value():
+    """Line 6 loads again what line 5 loaded, nothing stored between; its SASS has no load
+    (cub's raking scan copies its segment twice): a move of line 5's register."""
+    text = _kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];",
+                   "\tmov.u32 \t%r3, _ZZ1kE1a;\n\tshl.b32 \t%r2, %r1, 2;\n"
+                   "\tadd.s32 \t%r4, %r3, %r2;\n\tld.shared.f32 \t%f3, [%r4];\n"
+                   "\t.loc\t1 6 9\n\tld.shared.f32 \t%f5, [%r4];")
+    m = parse(text)
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_sass("LDS", "load", 4),), 16))
+    assert [(x.opcode, x.operands) for x in built.entry.body
+            if getattr(x, "name", "") in ("ld", "mov") and "%f5" in x.operands] == [
+        (("mov", "b32"), ("%f5", "%f3"))]
+    assert "k.cu:6: ptxas loads none of its 1 ld.shared again" in built.notes[0]
+    # a store between: the second load stays (and is said)
+    m = parse(text.replace("\t.loc\t1 6 9\n", "\tst.shared.f32 \t[%r4+4], %f1;\n\t.loc\t1 6 9\n"))
+    built = as_built(m, m.entries["k"], FunctionSass("k", (_sass("LDS", "load", 4),), 16))
+    assert any("k.cu:6: the SASS has nothing" in n for n in built.notes)
+
+
+def test_loads_on_both_sides_of_a_branch_are_made_once_where_nothing_else_enters():
+    """`Seg s = segs[i]` as two loads, a branch, two loads in the PTX; one LDS.128 in the
+    SASS (the GTC talk's line_intersection). With a branch from elsewhere into the second
+    block the loads stay apart."""
+    body = ("\tmov.u32 \t%r3, _ZZ1kE1a;\n\tshl.b32 \t%r2, %r1, 4;\n"
+            "\tadd.s32 \t%r4, %r3, %r2;\n\tld.shared.f32 \t%f3, [%r4];\n"
+            "\tld.shared.f32 \t%f4, [%r4+4];\n\tsetp.gt.u32 \t%p1, %r1, 99;\n"
+            "\t@%p1 bra \t$L__BB0_2;\n$L__BB0_1:\n\tld.shared.f32 \t%f5, [%r4+8];\n"
+            "\tld.shared.f32 \t%f6, [%r4+12];\n$L__BB0_2:")
+    sass = FunctionSass("k", (_sass("LDS.128", "load", 16),), 16)
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", body))
+    built = as_built(m, m.entries["k"], sass)
+    assert _accesses(built) == [(("ld", "shared", "v4", "f32"), ("{%f3,%f4,%f5,%f6}",
+                                                                  "[%r4]"))]
+    entered = body.replace("\tmov.u32 \t%r3,", "\t@%p2 bra \t$L__BB0_1;\n\tmov.u32 \t%r3,")
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", entered))
+    built = as_built(m, m.entries["k"], sass)
+    assert len([x for x in built.entry.body if getattr(x, "name", "") == "ld"]) == 4

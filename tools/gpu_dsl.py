@@ -397,7 +397,7 @@ def analyze_builds(specs: list[str]) -> None:
                       f"; {len(made.kernel.notes)} notes; "
                       f"{time.perf_counter() - start:.1f} s", flush=True)
                 for note in made.kernel.notes[:6]:
-                    print(f"    note: {' '.join(note.split())[:200]}")
+                    print(f"    note: ...{' '.join(note.split())[-240:]}")
             start = time.perf_counter()
 
 

@@ -889,10 +889,13 @@ def _cover(group: list, mine: list[_Access], delta: int,
         else:
             run = _Run(sorted((a for a in mine if start <= a.offset < start + s.width),
                               key=lambda a: a.offset))
-            if run and run[0].kind == "load" and s.width > run[0].element:
+            if run and run[0].kind == "load" and run[0].base == WINDOW and \
+                    s.width > run[0].element:
                 # a wide load that also reads elements no access of the PTX reads, before
                 # or after those it serves (cub's warp aggregates [1..31] as LDS.128 of
-                # [0..31]): those lanes go to no register
+                # [0..31]): those lanes go to no register. Only in the window, where the
+                # wide load's alignment says which elements it reads (a register's
+                # alignment is not known here)
                 e = run[0].element
                 run.front, back = divmod(run[0].offset - start, e)
                 run.back, rest = divmod(start + s.width - run[-1].offset - run[-1].width, e)
@@ -1050,7 +1053,15 @@ def _differs(key, ptx: list[_Access], built: list) -> str:
         # it runs fewer instructions than the PTX states)
         why = (" (at most: ptxas unrolled this line's loop again at its run-time trip count "
                "and merged neighbouring iterations, which the counts do not follow yet)")
+    elif more:
+        why = " (at most: ptxas kept fewer)"
+    elif sum(a.width for a in ptx) == sum(s.width for s in built):
+        # the same bytes in other instructions: merged (or split) where no rule above
+        # follows it
+        why = " (at most: ptxas merged accesses in a way the reading does not follow)" \
+            if len(built) < len(ptx) else \
+            " (at least: ptxas split accesses in a way the reading does not follow)"
     else:
-        why = " (at most: ptxas kept fewer)" if more else " (ptxas added accesses)"
+        why = " (ptxas added accesses)"
     return (f"{_where(key[0])}: the SASS has {_count(built)} where the PTX has "
             f"{_ptx_count(ptx)}; counted as the PTX states" + why)
