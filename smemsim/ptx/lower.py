@@ -565,7 +565,8 @@ class _Lowering(WmmaLowering):
                 self.globals[key].declared = (self.launch.elements or {}).get(name)
         self._tensor_maps(names)
         variables = [*self.module.shared, *self.entry.shared]
-        self.shared_at.update(window_offsets(variables))
+        self.shared_at.update({name: at for name, at in window_offsets(variables).items()
+                               if name not in {v.name for v in variables if v.nbytes is None}})
         offset = max((self.shared_at[v.name] + v.nbytes for v in variables
                       if v.nbytes is not None), default=0)
         align = max([16] + [v.align for v in variables if v.nbytes is not None])
@@ -2830,8 +2831,10 @@ class _Lowering(WmmaLowering):
 
 
 def window_offsets(variables) -> dict[str, int]:
-    """Each static `.shared` variable's byte offset in the window that holds them all, in
-    declaration order at its alignment (as ptxas's report of their total agrees with)."""
+    """Each `.shared` variable's byte offset in the block's shared memory: the static ones
+    in declaration order at their alignment (as ptxas's report of their total agrees with),
+    then every `extern` one where the dynamic shared memory begins (after them, at the
+    largest alignment an extern declares, at least 16: kernels_ir's rule)."""
     out, offset = {}, 0
     for v in variables:
         if v.nbytes is None:
@@ -2839,6 +2842,9 @@ def window_offsets(variables) -> dict[str, int]:
         offset = -(-offset // v.align) * v.align
         out[v.name] = offset
         offset += v.nbytes
+    externs = [v for v in variables if v.nbytes is None]
+    align = max([16] + [v.align for v in externs])
+    out.update({v.name: -(-offset // align) * align for v in externs})
     return out
 
 
