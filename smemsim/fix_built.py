@@ -93,9 +93,11 @@ def search_source(kernel: Kernel, source: SourceFile,
                   registers: int | None = None, arrays=None, seed: int = 0,
                   site: int | None = None, jobs: int | None = None,
                   progress: Callable[[int, int], None] | None = None,
-                  baseline: Report | None = None) -> FixSearch:
+                  baseline: Report | None = None, few: bool = False) -> FixSearch:
     """Paddings and swizzles of each conflicted `__shared__` declaration of the kernel (or
-    of the array of `site`), each patched into the file and counted as nvcc builds it."""
+    of the array of `site`), each patched into the file and counted as nvcc builds it
+    (`few`: one padding, of the array's widest access, and the best swizzle: what a report
+    draws, in a third of the builds)."""
     from .cuda.patch import LayoutChange, layout_patch, shared_declaration
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
@@ -127,8 +129,12 @@ def search_source(kernel: Kernel, source: SourceFile,
         size = _element_size(decl.type, mine)
         if len(decl.extents) >= 2 and decl.extents[-1] is not None:
             unit = size or 4
-            plan += [(name, LayoutChange(name, "pad", pad=b // unit))
-                     for b in PAD_BYTES if b % unit == 0]
+            widest = max([s.width for s in baseline.sites
+                          if views[s.array].variable == name] or [unit])
+            pads = [b for b in PAD_BYTES if b % unit == 0]
+            if few:   # (a row moved by its widest access: a word, or a 16-byte vector)
+                pads = [min((b for b in pads if b >= widest), default=pads[-1])]
+            plan += [(name, LayoutChange(name, "pad", pad=b // unit)) for b in pads]
         else:
             skipped.append(f"{name}: padding not tried: it is declared with one extent "
                            f"({name}[{decl.extents[0] or ''}]): rows are not the "
@@ -139,7 +145,7 @@ def search_source(kernel: Kernel, source: SourceFile,
             continue
         plan += [(name, LayoutChange(name, "swizzle", swizzle=swz))
                  for swz in _swizzles(kernel, params, arch, arrays, seed, jobs, baseline,
-                                      mine, size)]
+                                      mine, size)[:1 if few else SWIZZLES]]
     done = [0]
 
     def one(item):

@@ -116,7 +116,7 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
                 from ...fix_built import search_source
                 fix = search_source(kernel, source_of(args, name), params, arch=args.arch,
                                     registers=registers, arrays=arrays, jobs=args.jobs,
-                                    baseline=r)
+                                    baseline=r, few=True)
             else:   # the analysis above is search's baseline, unless it counted the build
                 fix = search(kernel, params, arch=args.arch, arrays=arrays, jobs=args.jobs,
                              registers=registers, baseline=None if args.as_compiled else r)
