@@ -20,7 +20,7 @@ entirely masked by causality and skipped):
 The query tile in Qs is read with a row stride of D floats by 8 rows per warp (8-way
 conflicts); `pad` pads every shared row. The number of key tiles differs per block, so the
 launch's requests grow with the square of the sequence length while the analysis runs one
-block: see docs/performance.md (flat traces).
+block: see docs/history/performance-log.md (flat traces).
 """
 from kernels_ir import KernelBuilder, blockIdx, call, f32, i32, select, smax, threadIdx
 

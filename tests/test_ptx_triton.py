@@ -1,6 +1,6 @@
 """Triton kernels through Triton's own PTX (smemsim.ptx.triton_frontend). Skipped where
 Triton is not installed (the `triton` extra); the counts asserted are those an H200
-measured of the same builds (docs/validation.md, thirty-first session;
+measured of the same builds (docs/history/validation-log.md, thirty-first session;
 docs/validation/h200-2026-11-29-dsl.json)."""
 from __future__ import annotations
 

@@ -365,7 +365,7 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
             if "-arch=sm_90" in ptxas else \
             sass_of(made.ptx, ptxas[-1].split("=")[1], ptxas[2:-1],
                     ptxas=ptxas[0])[made.symbol].registers
-        # ncu reports 16 for a kernel ptxas gives fewer (docs/validation.md, "Registers")
+        # ncu reports 16 for a kernel ptxas gives fewer (docs/history/validation-log.md, "Registers")
         ok = agreement.ok and max(registers, 16) == case["counters"]["registers"]
         rows.append({**case, "ok": ok, "registers_predicted": registers,
                      "checks": [dataclasses_asdict(c) for c in agreement.checks]})
