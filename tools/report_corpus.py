@@ -48,7 +48,8 @@ def opens(browser: str, page: pathlib.Path, profile: pathlib.Path) -> str | None
     """None if the page opened with its script done and nothing on the console, else why."""
     run = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
                           f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-                          "--dump-dom", page.as_uri()], capture_output=True, text=True,
+                          "--virtual-time-budget=10000", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True,
                          timeout=300)
     body = re.search(r"<body[^>]*>", run.stdout)
     console = [line for line in run.stderr.splitlines() if "CONSOLE" in line]
