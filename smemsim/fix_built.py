@@ -11,9 +11,9 @@ patched file (smemsim.cuda.patch), built by nvcc and analyzed as any `.cu`:
 
 - paddings of the last extent of an array of rank 2 or more, by 4, 8, 16 and 32 bytes (in
   its elements: 1, 2, 4 and 8 floats);
-- swizzles: the best few of smemsim.fix.search's on the variable's views (a ranking of the
-  same byte-level swizzle applied to the whole window, cheap to make; only the build counts),
-  written in the declaration's elements.
+- swizzles: CuTe's Swizzle<B, M, S> that keeps the array's widest access whole and sends
+  the chunks of each 128-byte row of banks apart (swizzles()), written in the declaration's
+  elements.
 
 A change is proposed only where the build's wavefronts go down; each array's best, then all
 of them together, built once more (the patch `fix` prints is that build's).
@@ -32,7 +32,7 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel, KernelError
 
 from .analysis import Report, analyze
-from .fix import Candidate, FixSearch, search
+from .fix import Candidate, FixSearch
 from .occupancy import OccupancyError, kernel_occupancy
 
 PAD_BYTES = (4, 16)   # paddings tried, in bytes of a row: a word, a 16-byte vector
@@ -143,9 +143,10 @@ def search_source(kernel: Kernel, source: SourceFile,
             skipped.append(f"{name}: swizzles not tried: the size of its element type "
                            f"'{decl.type}' is not known here")
             continue
+        widest = max([s.width for s in baseline.sites
+                      if views[s.array].variable == name] or [size])
         plan += [(name, LayoutChange(name, "swizzle", swizzle=swz))
-                 for swz in _swizzles(kernel, params, arch, arrays, seed, jobs, baseline,
-                                      mine, size)[:1 if few else SWIZZLES]]
+                 for swz in swizzles(widest, size)[:1 if few else SWIZZLES]]
     done = [0]
 
     def one(item):
@@ -155,7 +156,9 @@ def search_source(kernel: Kernel, source: SourceFile,
             return item, _counted(patched_kernel(source, patch.patched), params, arch,
                                   arrays, seed, registers), patch, None
         except KernelError as err:
-            return item, None, None, in_users_file(" ".join(str(err).split()), source)
+            # (the statement the IR prints is the build's, not the user's: the line says it)
+            why = re.sub(r", `[^`]*`", "", " ".join(str(err).split()))
+            return item, None, None, in_users_file(why, source)
         finally:
             done[0] += 1
             if progress is not None:
@@ -218,26 +221,18 @@ def _element_size(type_text: str, views) -> int | None:
     return sizes.pop() if len(sizes) == 1 else None
 
 
-def _swizzles(kernel, params, arch, arrays, seed, jobs, baseline, views, size: int) -> list:
-    """The search's best swizzles of these views, in elements of `size` bytes, at most
-    SWIZZLES of them (one per byte-level swizzle)."""
-    out: list[tuple[int, int, int]] = []
-    shift = size.bit_length() - 1
-    for view in views:
-        if not any(s.array == view.name and s.excess > 0 for s in baseline.sites):
-            continue
-        f = search(kernel, params, arch=arch, arrays=arrays, seed=seed, jobs=jobs,
-                   baseline=baseline, site=next(s.site for s in baseline.sites
-                                                if s.array == view.name and s.excess > 0))
-        for c in f.candidates:
-            if c.kind != "swizzle" or c.wavefronts >= baseline.wavefronts:
-                continue
-            b, m, s = c.swizzle
-            m = m + (view.dtype.size.bit_length() - 1) - shift
-            if m >= 0 and (b, m, s) not in out:
-                out.append((b, m, s))
-        break   # (every view of the variable shares its bytes: one search ranks them)
-    return out[:SWIZZLES]
+def swizzles(widest: int, size: int) -> list[tuple[int, int, int]]:
+    """The swizzles tried for an array of `size`-byte elements whose widest access moves
+    `widest` bytes a lane, in its elements, best first: CuTe's Swizzle<B, M, S> with 2^M
+    elements the access's bytes (a vector stays whole) and 2^S of them a 128-byte row of
+    the banks, XORing the row's bits into the access's chunk index: B = S (every chunk of a
+    row to its own banks: Swizzle<5,0,5> of floats, <3,3,3> of halves read 16 bytes at a
+    time: TMA's SWIZZLE_128B), then B = S - 1 and B = S - 2 (fewer rows apart). An access
+    narrower than a word is counted as a word's (its bank's)."""
+    chunk = max(widest, size, 4)   # (narrower accesses share a bank's word anyway)
+    m = (chunk // size).bit_length() - 1
+    s = (128 // chunk).bit_length() - 1
+    return [(b, m, s) for b in (s, s - 1, s - 2) if b >= 1]
 
 
 def _counted(variant: Kernel, params, arch: str, arrays, seed: int, registers):
