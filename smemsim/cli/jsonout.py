@@ -149,7 +149,7 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
                       "cuda_index": c.cuda_index, "tma": c.tma, "maps": list(c.maps)}
     return {"kind": "fix", "kernel": f.kernel, "baseline": report_json(f.baseline),
             "baseline_warps": f.baseline_warps, "baseline_smem_blocks": f.baseline_smem_blocks,
-            "arrays": list(f.arrays),
+            "arrays": list(f.arrays), "built": f.built,
             "skipped": list(f.skipped), "best": [cand(c) for c in f.best],
             "candidates": [cand(c) for c in f.candidates],
             "combined": None if f.combined is None else {
