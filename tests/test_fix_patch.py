@@ -192,3 +192,61 @@ def test_a_patch_that_breaks_the_file_is_our_bug_not_the_users(tmp_path, monkeyp
     assert code == 0 and "no patch of the file: the patched file does not import" in out
     code, out = cli("fix", str(TRANSPOSE_CU), "--patch", str(tmp_path / "x.patch"))
     assert code == 3 and not (tmp_path / "x.patch").exists()
+
+
+FIX3D = """__global__ void k(const float *in, float *out)
+{
+    __shared__ float s[2][32][32];
+    s[0][threadIdx.y][threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];
+    s[1][threadIdx.y][threadIdx.x] = 2.0f * in[threadIdx.y * 32 + threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * 32 + threadIdx.x] = s[0][threadIdx.x][threadIdx.y] +
+                                          s[1][threadIdx.x][threadIdx.y];
+}
+void launch(const float *in, float *out) { k<<<1, dim3(32, 32)>>>(in, out); }
+"""
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: fix of a .cu builds "
+                    "every change with the CUDA toolkit's nvcc")
+def test_a_3d_array_is_flattened_with_each_outer_part_scaled_whole(tmp_path):
+    """s[2][32][32], each slice written by rows and read by columns: 32 warps store two rows
+    each (64 wavefronts) and read two columns each, 32-way (64 x 32): 2,112. Swizzled flat,
+    element [b][y][x] is at ((b) * 32 + y) * 32 + x (a new user's report: `(b) * 32 + (y)
+    * 32 + x` made the two slices overlap, a race the patch then had); conflict-free: 128.
+    The patch is checked for races and faults the original has not."""
+    cu = tmp_path / "fix3d.cu"
+    cu.write_text(FIX3D)
+    code, out, err = cli_streams("fix", str(cu), "--json")
+    assert code == 0, err
+    (res,) = json.loads(out)["results"]
+    assert sum(x["wavefronts"] for x in res["baseline"]["sites"]) == 64 + 64 * 32
+    assert res["best"][0]["wavefronts"] == 128
+    diff = res["patch"]["diff"]
+    assert "s[smemsim_swizzle_5_0_5(((1) * (32) + (threadIdx.y)) * (32) + (threadIdx.x))]" \
+        in diff
+    assert res["patch"]["hazards"] == "no race or fault the original has not (check of block 0)"
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: the kernels are read "
+                    "from nvcc's build")
+def test_a_patch_whose_kernel_races_where_the_original_does_not_is_found(tmp_path):
+    """The 3-D array flattened with the wrong strides ((b) * 32 + (y) * 32 + x: slice 1's
+    row y is slice 0's row y + 1, shifted by 32 elements: two threads write one word): the
+    hazard check of both kernels says the patched one has a race."""
+    from smemsim.cli.fixpatch import _hazards
+    from smemsim.ptx.frontend import import_cu
+    good, bad = tmp_path / "good.cu", tmp_path / "bad.cu"
+    good.write_text(FIX3D)
+    bad.write_text(FIX3D.replace("float s[2][32][32]", "float s[2 * 32 * 32]")
+                   .replace("s[0][threadIdx.y][threadIdx.x]", "s[threadIdx.y * 32 + threadIdx.x]")
+                   .replace("s[1][threadIdx.y][threadIdx.x]",
+                            "s[32 + threadIdx.y * 32 + threadIdx.x]")
+                   .replace("s[0][threadIdx.x][threadIdx.y]", "s[threadIdx.x * 32 + threadIdx.y]")
+                   .replace("s[1][threadIdx.x][threadIdx.y]",
+                            "s[32 + threadIdx.x * 32 + threadIdx.y]"))
+    kernels = [next(iter(import_cu(str(f)).values()))() for f in (good, bad)]
+    what, new = _hazards(*kernels, None, None, "sm_90")
+    assert new and what.startswith("has ") and what.endswith("the original 0 and 0")
+    assert _hazards(kernels[0], kernels[0], None, None, "sm_90") == (
+        "no race or fault the original has not (check of block 0)", False)

@@ -44,6 +44,7 @@ class CheckedPatch:
     original: Built | None       # as nvcc builds the file as it is, and as patched
     patched: Built | None        # (None: not built, `build_note` says why)
     build_note: str | None
+    hazards: str = ""            # what the hazard check of both builds found (no new one)
 
 
 @dataclass(frozen=True)
@@ -78,8 +79,36 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
             raise  # asked to write it: a bug of ours, exit 3
         return NoPatch(str(err))
     counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
+    hazards, new = _hazards(kernel, rebuilt, params, arrays, args.arch)
+    if new:
+        why = (f"the patched kernel {hazards}: a bug of smemsim's patch, not written (please "
+               "report it with your file)")
+        if getattr(args, "patch", None):
+            raise PatchError(why)
+        return NoPatch(why)
     original, patched, note = _as_built(args, kernel, rebuilt, params, arrays, original)
-    return CheckedPatch(patch, predicted, counted, original, patched, note)
+    return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
+
+
+def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:
+    """(what `check` finds in the first and last blocks of both kernels, whether the patched
+    one has a race or fault the original has not): a layout change moves bytes, never who
+    reads which element, so any new hazard is the patch's mistake (a 3-D array flattened
+    with the wrong strides overlaps its slices)."""
+    from kernels_ir import resolve_launch
+
+    from ..hazards import check
+    grid = resolve_launch(original, params).grid
+    last = grid[0] * grid[1] * grid[2] - 1
+    blocks = sorted({0, last})
+    found = [check(k, params, arch=arch, arrays=arrays, blocks=blocks)
+             for k in (original, patched)]
+    (r0, f0), (r1, f1) = ((len(h.races), len(h.faults)) for h in found)
+    where = f"block{'s' if len(blocks) > 1 else ''} {' and '.join(map(str, blocks))}"
+    if r1 > r0 or f1 > f0:
+        return (f"has {r1} race(s) and {f1} fault(s) in {where}, the original {r0} and {f0}",
+                True)
+    return f"no race or fault the original has not (check of {where})", False
 
 
 def _layout_patch(file: str, kernel: str, changes):

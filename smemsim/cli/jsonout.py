@@ -195,6 +195,7 @@ def patch_json(p) -> dict[str, Any]:
     return {"file": p.patch.file, "diff": seal(p.patch.diff, PATCH_COMMENT),
             "edits": list(p.patch.edits),
             "predicted_wavefronts": p.predicted, "counted_wavefronts": p.counted,
+            "hazards": p.hazards,
             "as_built": {"original": built(p.original), "patched": built(p.patched),
                          "note": p.build_note}, "error": None}
 
@@ -203,16 +204,6 @@ def shape_json(x) -> dict[str, Any]:
     """fix: the kernel at another block shape (its block is a parameter of the launch)."""
     return {"params": dict(x.params), "block": list(x.block), "requests": x.requests,
             "wavefronts": x.wavefronts, "excess": x.excess, "error": x.error}
-
-
-def ranking_json(r) -> dict[str, Any]:
-    """fix --as-compiled: the original and each tried change as nvcc builds it."""
-    built = _built_json
-    return {"original": built(r.original),
-            "rows": [{"array": x.candidate.array, "label": x.candidate.label,
-                      "source_wavefronts": x.candidate.wavefronts, "built": built(x.built),
-                      "note": x.note} for x in r.rows],
-            "best": [{"array": c.array, "label": c.label} for c in r.best]}
 
 
 def hazards_json(h: HazardReport) -> dict[str, Any]:

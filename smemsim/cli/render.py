@@ -374,38 +374,6 @@ def shapes_view(kernel, baseline, shapes) -> RichGroup:
     return RichGroup(*parts)
 
 
-def ranking_view(r, f: FixSearch, top: int = 8) -> RichGroup:
-    """fix --as-compiled: each built change against the original as built, best first."""
-    o = r.original
-    low = lambda b: f"{'~' if b.uncounted else ''}{b.wavefronts:,}"   # (see print_patch)
-    parts = [Text(f"as nvcc builds it: {low(o)} wavefronts, {o.registers} registers, "
-                  f"{o.active_warps} warps per SM", style="bold")]
-    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
-    for col, justify in (("array", "left"), ("change", "left"), ("at source widths", "right"),
-                         ("as built", "right"), ("registers", "right"),
-                         ("warps/SM", "right")):
-        t.add_column(col, justify=justify, no_wrap=True)
-    for name in f.arrays:
-        rows = [x for x in r.rows if x.candidate.array == name]
-        for x in rows[:top]:
-            b = x.built
-            t.add_row(name, x.candidate.label, _count(x.candidate.wavefronts),
-                      "not built" if b is None else low(b),
-                      "" if b is None else str(b.registers),
-                      "" if b is None else str(b.active_warps),
-                      style="green" if x.candidate in r.best else None)
-    parts.append(t)
-    unbuilt = [x for x in r.rows if x.built is None]
-    for x in unbuilt[:3]:
-        parts.append(Text(f"{x.candidate.array} {x.candidate.label} not built: {x.note}"))
-    if len(unbuilt) > 3:
-        parts.append(Text(f"... and {len(unbuilt) - 3} more not built (--json lists them)"))
-    if not r.best:
-        parts.append(Text("as built, no change tried lowers the wavefronts (with every "
-                          "line counted as built): nothing is proposed", style="yellow"))
-    return RichGroup(*parts)
-
-
 def print_patch(console, patch) -> None:
     """fix's change as a diff of the user's .cu and what checking it found (or why there is
     no patch)."""
@@ -425,6 +393,8 @@ def print_patch(console, patch) -> None:
                                            "`smemsim analyze` of the patched file says "
                                            "where)"),
         None if agree else "yellow")
+    if patch.hazards:
+        say(f"checked: {patch.hazards}")
     if patch.build_note is not None:
         say(f"checked: {patch.build_note}", "red" if "FAILED" in patch.build_note else None)
         return

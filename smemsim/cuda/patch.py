@@ -247,8 +247,10 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
         for chain, top in _accesses(file, tree.root_node, _scope(decl, tree.root_node), decl,
                                       change.array, rank):
             offset = text(chain[0]) if rank == 1 else f"({text(chain[0])})"
-            for index, size in zip(chain[1:], sizes[1:]):
-                offset = f"{offset} * ({text(size)}) + ({text(index)})"
+            for k, (index, size) in enumerate(zip(chain[1:], sizes[1:])):
+                # ((b) * (R) + (y)) * (C) + (x): each outer part whole before it is scaled
+                outer = f"({offset})" if k else offset
+                offset = f"{outer} * ({text(size)}) + ({text(index)})"
             new = f"{change.array}[{helper_name(b, m, s)}({offset})]"
             edits.append((top.start_byte, top.end_byte, new, top.start_point[0] + 1,
                           text(top)))
