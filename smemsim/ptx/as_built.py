@@ -1014,7 +1014,10 @@ def _where(chain: tuple) -> str:
     from .lower import _TOOLKIT
     user = next((n for n, (f, _) in enumerate(chain)
                  if not _TOOLKIT.search(os.path.normpath(f))), 0)
-    where = " via ".join(f"{os.path.basename(f)}:{n}" for f, n in chain[user:])
+    # (nvcc marks code it made itself, a hoisted load, as line 0: no line of the file)
+    where = " via ".join(f"{os.path.basename(f)}:{n}" if n else
+                         f"{os.path.basename(f)} (nvcc's own code, no line)"
+                         for f, n in chain[user:])
     return where + (f" (in {os.path.basename(chain[0][0])}:{chain[0][1]})" if user else "")
 
 

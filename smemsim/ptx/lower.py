@@ -982,6 +982,8 @@ class _Lowering(WmmaLowering):
         headers (cuda_fp16.hpp, cub, libcu++) is reported at the user's line that called
         into them, as a reader looks for it."""
         loc = inst.loc
+        if loc is not None and loc.line == 0:
+            loc = self._line_of_zero(inst)
         if loc is None:
             return SourceLoc("<ptx>", inst.line)
         frames = []
@@ -1001,6 +1003,28 @@ class _Lowering(WmmaLowering):
         return SourceLoc(files.get(top.file, "<ptx>"), top.line, top.column,
                          tuple((files.get(f.file, "<ptx>"), f.line) for f in frames[first + 1:]),
                          self.module.strings.get(top.function))
+
+    def _line_of_zero(self, inst: Inst):
+        """The place of an instruction nvcc marks `.loc F 0` (code it made itself: a load it
+        hoisted, a value it rematerialized; no source line, which a reader, a SARIF viewer
+        and an editor cannot show): the nearest instruction's before it with a line, else
+        after it, as a debugger steps it."""
+        if not hasattr(self, "_zero_memo"):
+            memo, last, waiting = {}, None, []
+            for x in self.entry.body:
+                if not isinstance(x, Inst) or x.loc is None:
+                    continue
+                if x.loc.line:
+                    last = x.loc
+                    for w in waiting:
+                        memo[id(w)] = last
+                    waiting = []
+                elif last is not None:
+                    memo[id(x)] = last
+                else:
+                    waiting.append(x)
+            self._zero_memo = memo
+        return self._zero_memo.get(id(inst), inst.loc)
 
     def _access_loc(self, inst: Inst, loc: SourceLoc) -> SourceLoc:
         """An access's place at its array's column: nvcc's `.loc` names the statement
