@@ -1549,7 +1549,5 @@ def test_an_instruction_nvcc_marks_line_0_is_at_the_line_before_it():
 }
 	.file	1 "/src/k.cu"
 """
-    from smemsim.ptx.lower import Launch, lower
-    from smemsim.ptx.parse import parse
     r = analyze(lower(parse(text), "k", Launch(grid=(1,), block=(32,))))
     assert [(s.op, s.loc.line) for s in r.sites] == [("store", 4), ("load", 4)]
