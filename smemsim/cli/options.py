@@ -42,25 +42,26 @@ def _whole_number(text: str, option: str, most: int | None = None) -> int:
 
 
 def add_kernels(p: argparse.ArgumentParser, file_required: bool = True,
-                nvcc: bool = False) -> None:
+                one: bool = False) -> None:
     """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch
-    (`nvcc`: the verb builds a `.cu` with nvcc, so it takes --nvcc-flag)."""
+    (`one`: the verb works on one kernel)."""
     what = ("a CUDA file (.cu, .cuh: read, never run), a kernels file (.py with a KERNELS "
             "dict: Python that smemsim runs) or an installed example's name")
     if file_required:
         p.add_argument("file", help=what)
     else:
         p.add_argument("file", nargs="?", help=what + " (block and smem from its kernel)")
-    p.add_argument("--kernel", help="one kernel of the file (default: all)")
+    p.add_argument("--kernel", help="the kernel, where the file has several" if one else
+                   "one kernel of the file (default: all)")
     p.add_argument("-p", "--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter (repeatable); defaults come from the file")
     p.add_argument("--data", action="append", default=[], metavar="ARRAY=FILE.npy",
                    help="input data for a global array (repeatable), over the file's ARRAYS "
                         "and the seeded random default")
-    add_cuda(p, nvcc)
+    add_cuda(p)
 
 
-def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
+def add_cuda(p: argparse.ArgumentParser) -> None:
     """What a CUDA FILE (.cu) does not say: macros, launch, global array lengths."""
     g = p.add_argument_group("a CUDA FILE (.cu: imported first, as by `smemsim import`)")
     g.add_argument("-D", "--define", action="append", default=[], metavar="NAME[=VALUE]",
@@ -97,11 +98,9 @@ def add_cuda(p: argparse.ArgumentParser, nvcc: bool = False) -> None:
                    help="how a .cu's kernels are read: ptx, the only reading (nvcc builds "
                         "your file to PTX, with -D, -I and --nvcc-flag, and the program nvcc "
                         "compiled is counted); accepted so that scripts giving it still run")
-    if nvcc:
-        g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
-                       help="a flag of your nvcc build, for what builds the file with nvcc, "
-                            "-D and -I (--as-compiled, --regs compile, compile; repeatable; "
-                            "--nvcc-flag=-use_fast_math)")
+    g.add_argument("--nvcc-flag", action="append", default=[], metavar="FLAG",
+                   help="a flag of your nvcc build (repeatable; --nvcc-flag=-use_fast_math): "
+                        "a .cu is read from nvcc's build with -D, -I and these")
 
 
 def cuda_options(args, with_params: bool = False):

@@ -29,7 +29,7 @@ EXAMPLES = """\
 def add_arguments(p) -> None:
     """analyze's options."""
     add_common(p)
-    add_kernels(p, nvcc=True)
+    add_kernels(p)
     add_regs(p, "registers per thread for occupancy, or 'compile' for the count of the "
                 "build --as-compiled counts")
     p.add_argument("--fail-on-excess", type=ratio, metavar="RATIO",

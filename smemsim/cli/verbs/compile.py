@@ -20,7 +20,7 @@ EXAMPLES = """\
 def add_arguments(p) -> None:
     """compile's options."""
     add_common(p)
-    add_kernels(p, nvcc=True)
+    add_kernels(p)
 
 
 def execute(args, console: Console) -> int:

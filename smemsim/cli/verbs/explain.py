@@ -20,7 +20,7 @@ EXAMPLES = """\
 def add_arguments(p) -> None:
     """explain's options."""
     add_common(p)
-    add_kernels(p)
+    add_kernels(p, one=True)
     add_loop_limit(p)
     p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
 

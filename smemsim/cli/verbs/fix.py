@@ -21,7 +21,7 @@ EXAMPLES = """\
 def add_arguments(p) -> None:
     """fix's options."""
     add_common(p)
-    add_kernels(p, nvcc=True)
+    add_kernels(p)
     p.add_argument("site", type=int, nargs="?",
                    help="site number (default: every conflicted array)")
     add_regs(p, "registers per thread, to show each change's occupancy")

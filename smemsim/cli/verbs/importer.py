@@ -24,12 +24,12 @@ def add_arguments(p) -> None:
                         "is replaced only if `smemsim import` wrote it, or with --force")
     p.add_argument("--force", action="store_true",
                    help="replace an existing -o file whatever it holds")
-    p.add_argument("--param", action="append", default=[], metavar="K=V",
+    p.add_argument("-p", "--param", action="append", default=[], metavar="K=V",
                    help="a launch parameter's default, written into the file (repeatable)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
     p.add_argument("--arch", default="sm_90", help="the architecture nvcc builds for "
                                                    "(default sm_90)")
-    add_cuda(p, nvcc=True)
+    add_cuda(p)
 
 
 def execute(args, console: Console) -> int:

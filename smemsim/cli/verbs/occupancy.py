@@ -13,15 +13,16 @@ from ..options import add_common, add_kernels, add_regs, cuda_flags_given, fract
 HELP = "blocks and warps per SM, limiters, what-if curves"
 EXAMPLES = """\
   smemsim occupancy --arch sm_80 --threads 256 --regs 128 --smem 32768
-  smemsim occupancy examples/transpose.cu --regs compile"""
+  smemsim occupancy examples/transpose.cu               (registers of nvcc's build)"""
 
 
 def add_arguments(p) -> None:
     """occupancy's options."""
     add_common(p)
-    add_kernels(p, file_required=False, nvcc=True)
+    add_kernels(p, file_required=False, one=True)
     p.add_argument("--threads", type=int, help="threads per block")
-    add_regs(p, "registers per thread, or 'compile' (needs a kernels FILE)", required=True)
+    add_regs(p, "registers per thread, or 'compile': the count of the file's build (the "
+                "default for a .cu; without a FILE, --regs N is needed)")
     p.add_argument("--smem", type=int, help="static shared memory bytes")
     p.add_argument("--dynamic-smem", type=int, help="dynamic shared memory bytes")
     p.add_argument("--carveout", type=int, help="shared-memory carveout percentage")
@@ -44,7 +45,14 @@ def execute(args, console: Console) -> int:
                               "change them with --param, or drop FILE to size a kernel by "
                               "numbers")
         key, kernel = one_kernel(args)
-        o = occupancy_of(kernel, args.arch, args.regs, parse_params(args.param), args.carveout,
+        regs = args.regs
+        if regs is None:
+            from ...loader import is_cuda
+            if not is_cuda(args.file):
+                raise KernelError("occupancy of a kernels file needs --regs N (or --regs "
+                                  "compile: NVRTC's build of its CUDA)")
+            regs = "compile"   # (a .cu is read from nvcc's build: its registers are known)
+        o = occupancy_of(kernel, args.arch, regs, parse_params(args.param), args.carveout,
                          source=(args, key))
     else:
         given = [flag for flag, value in (
@@ -56,6 +64,8 @@ def execute(args, console: Console) -> int:
                               "and --smem")
         if args.threads is None:
             raise KernelError("occupancy needs --threads (or a kernels FILE)")
+        if args.regs is None:
+            raise KernelError("occupancy needs --regs N (or a kernels FILE)")
         if args.regs == "compile":
             raise KernelError("--regs compile needs a kernels FILE to compile")
         o = occupancy(args.arch, args.threads, args.regs, args.smem or 0,

@@ -32,7 +32,7 @@ MARK = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>
 def add_arguments(p) -> None:
     """report's options."""
     add_common(p)
-    add_kernels(p, nvcc=True)
+    add_kernels(p)
     p.add_argument("-o", "--output", metavar="FILE.html",
                    help="write the page there (needed unless --json); an existing file is "
                         "replaced only if it is a page smemsim wrote, or with --force")

@@ -96,17 +96,29 @@ def execute(args, console: Console) -> int:
         raise KernelError(f"--arch {args.arch!r}: no architecture named (sm_90, or several: "
                           "sm_80,sm_90)")
     plain, macros = _define_axes(args)
+    from ...loader import is_cuda
+    cuda = is_cuda(args.file)
+    if cuda and (args.pad or args.swizzle):
+        raise KernelError(f"{'--pad' if args.pad else '--swizzle'}: a .cu's layouts are changes "
+                          "of its file, which `smemsim fix` makes and counts as nvcc builds "
+                          "each (or sweep a macro of the file: -D PAD=0,1,2)")
     results, cached, name = [], 0, None
-    for values in itertools.product(*macros.values()):   # (no -D axis: one build)
+    # a .cu is a build per architecture (nvcc's PTX and ptxas's SASS for it); a kernels
+    # file is one IR, analyzed under each architecture's rules
+    builds = [[a] for a in archs] if cuda else [archs]
+    for values, build_archs in itertools.product(itertools.product(*macros.values()),
+                                                 builds):   # (no -D axis: one build)
         fixed = tuple(zip(macros, values))
         args.define = plain + [f"{n}={v}" for n, v in fixed]
+        args.arch = build_archs[0] if cuda else args.arch
         try:
-            result = _sweep_build(args, console, axes, archs, fixed)
+            result = _sweep_build(args, console, axes, build_archs, fixed)
         except KernelError as err:
-            if not macros:
+            if not macros and len(builds) == 1:
                 raise
             from ...sweep import Point, PointResult   # this build: its points not analyzed
-            results += [PointResult(Point(fixed, arch), error=str(err)) for arch in archs]
+            results += [PointResult(Point(fixed, arch), error=str(err))
+                        for arch in build_archs]
             continue
         name = result.kernel
         results += result.results
