@@ -258,3 +258,25 @@ def test_the_pages_script_decodes_its_data_and_says_when_it_cannot(tmp_path):
         return json.loads(done.stdout)
     assert run(data) == {"data-ready": "1"}
     assert "data-error" in run(data[:-40])
+
+
+def test_a_page_of_several_kernels_opens_on_the_one_with_the_most_excess(tmp_path):
+    """A file whose first kernel has no shared memory and whose second reads a 32 x 32 tile
+    by columns (32 warps, 32-way: 1,024 - 32 = 992 excess): the page's overview lists the
+    conflicted kernel first and its section comes first."""
+    cu = tmp_path / "two.cu"
+    cu.write_text("__global__ void plain(float *o) { o[threadIdx.x] = 1.0f; }\n"
+                  "__global__ void tiled(float *o)\n{\n"
+                  "    __shared__ float t[32][32];\n"
+                  "    t[threadIdx.y][threadIdx.x] = threadIdx.x;\n    __syncthreads();\n"
+                  "    o[threadIdx.y * 32 + threadIdx.x] = t[threadIdx.x][threadIdx.y];\n}\n"
+                  "void go(float *o) { plain<<<1, 32>>>(o); tiled<<<1, dim3(32, 32)>>>(o); }\n")
+    out = tmp_path / "two.html"
+    code, text = cli("report", str(cu), "-o", str(out), "--no-check", "--no-fix")
+    assert code == 0, text
+    page = out.read_text()
+    sections = re.findall(r'<h2 id="k\d">([^<]*)</h2>', page)
+    assert sections == ["tiled", "plain"]
+    overview = re.findall(r'<tr><td><a href="#k\d">(\w+)</a></td><td>(\d+)</td><td>([\d,]+)'
+                          r'</td><td>([\d,]+)</td></tr>', page)
+    assert overview == [("tiled", "2", "1,056", "992"), ("plain", "0", "0", "0")]

@@ -129,10 +129,13 @@ def page_data(html: str) -> dict[str, Any]:
 def render(document: dict[str, Any], title: str = "smemsim report") -> str:
     """The whole page for a `report --json` document."""
     items = document["results"]
-    nav = " · ".join(f'<a href="#k{k}">{escape(item["kernel"])}</a>'
-                     for k, item in enumerate(items))
-    body = [f"<h1>{escape(title)}</h1>", f"<p>{nav}</p>" if len(items) > 1 else ""]
-    body += [section(item, str(k)) for k, item in enumerate(items)]
+    # the kernels with the most excess first, then those with shared accesses (the file's
+    # order among equals): the page opens on the answer, not on a kernel with no shared
+    # memory
+    order = sorted(range(len(items)), key=lambda k: (
+        -_excess(items[k]), not items[k]["analysis"]["sites"], k))
+    body = [f"<h1>{escape(title)}</h1>", overview(items, order) if len(items) > 1 else ""]
+    body += [section(items[k], str(k)) for k in order]
     if document.get("sweep"):
         body.append(f'<h2 id="sweep">Sweep</h2>{figures.sweep_svg(document["sweep"])}')
     return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -155,6 +158,22 @@ def worst_site(sites: list[dict[str, Any]]) -> int | None:
     ranked = [s for s in sites if s["worst"] is not None]
     return max(ranked, key=lambda s: (s["excess"], s["wavefronts"], -s["site"]))["site"] \
         if ranked else None
+
+
+def _excess(item: dict[str, Any]) -> int:
+    """A kernel's excess wavefronts (its sites' sum)."""
+    return sum(site["excess"] for site in item["analysis"]["sites"])
+
+
+def overview(items: list, order: list[int]) -> str:
+    """Several kernels: one line each, most excess first, linked to its section."""
+    rows = "".join(
+        f'<tr><td><a href="#k{k}">{escape(items[k]["kernel"])}</a></td>'
+        f'<td>{_n(len(items[k]["analysis"]["sites"]))}</td>'
+        f'<td>{_n(sum(x["wavefronts"] for x in items[k]["analysis"]["sites"]))}</td>'
+        f'<td>{_n(_excess(items[k]))}</td></tr>' for k in order)
+    return ('<table class=totals><tr><th>kernel</th><th>shared access sites</th>'
+            f'<th>wavefronts</th><th>excess</th></tr>{rows}</table>')
 
 
 def section(item: dict[str, Any], k: str) -> str:
