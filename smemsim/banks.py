@@ -243,8 +243,9 @@ def _merge_decision(offs: list[int | None], width: int, store: bool) -> MergeDec
         return MergeDecision(True, "C2", f"MERGE (C2): every active lane i has lane i^2 "
                                          f"inactive or at the same address: {merged}")
     (a, b), (c, d) = v1, v2
-    reason = (f"no merge: C1 fails at lanes {a}/{b} (offsets {offs[a]} vs {offs[b]}), C2 fails "
-              f"at lanes {c}/{d} (offsets {offs[c]} vs {offs[d]}): {split}")
+    reason = (f"no merge: C1 (each active lane i at lane i^1's address, or i^1 inactive) "
+              f"fails at lanes {a}/{b} (offsets {offs[a]} vs {offs[b]}), C2 (the same with "
+              f"i^2) at lanes {c}/{d} (offsets {offs[c]} vs {offs[d]}): {split}")
     halves = [(first_violation(1, range(h, h + 16)), first_violation(2, range(h, h + 16)))
               for h in (0, 16)]
     for h, other in ((0, 1), (1, 0)):

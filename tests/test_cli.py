@@ -38,7 +38,7 @@ def test_analyze_prints_sites_totals_and_worst():
     assert row.split() == ["1", "37", "tile", "load", "4B", "2,048", "65,536", "2,048",
                            "63,488", "32.00", "97%"]
     assert "loads: 2,048 requests, 65,536 wavefronts, ideal 2,048, excess 63,488" in out
-    assert "worst: site 1 (line 37)" in out
+    assert "worst: line 37 adds 63,488 wavefronts (100% of the excess); its costliest site is 1" in out
 
 
 def test_analyze_every_kernel_of_a_file_and_params():
@@ -410,8 +410,13 @@ def test_an_unwritable_csv_is_the_environment(tmp_path):
 
 
 def test_nvcc_flags_only_where_a_cu_is_built_with_nvcc():
+    """Every verb that reads a .cu takes --nvcc-flag (a new user's explain, check and sweep
+    did not); a kernels file is no nvcc build: given there, it is an error."""
     code, out = cli("sweep", "transpose", "--kernel", "naive", "--nvcc-flag=-G")
-    assert code == 2 and "unrecognized arguments: --nvcc-flag=-G" in out
+    assert code == 2 and "--nvcc-flag: only for a CUDA file (.cu)" in out
+    code, out = cli("explain", str(ROOT / "examples" / "transpose.cu"), "1",
+                    "--nvcc-flag=-DPAD=1")
+    assert code == 0 and "32 active lanes: 1 wavefront, ideal 1, excess 0" in out
 
 
 @pytest.mark.parametrize("argv, message", [

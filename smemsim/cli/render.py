@@ -54,7 +54,7 @@ def report_table(r: Report, explain_command: str | None = None,
     if not r.sites:
         parts.append(Text("no shared-memory accesses: nothing to analyze here"))
         return RichGroup(*parts)
-    worst = max(r.sites, key=lambda s: s.excess)
+    worst = _worst_site(r)
     rows = [{"#": str(s.site), "line": str(s.loc.line),
              "array": s.array + ("*" if s.data_dependent else ""), "access": _access(s),
              "requests": ("≥" if s.at_least else "") + _count(s.requests),
@@ -97,9 +97,24 @@ def report_table(r: Report, explain_command: str | None = None,
                 "no LSU wavefronts (Nsight counts none for TMA: the sites that read or write "
                 "the tile carry the layout's cost)"))
     if r.excess:
-        parts.append(Text(f"worst: site {worst.site} (line {worst.loc.line}) adds "
-                          f"{worst.excess:,} wavefronts" +
-                          ("; why:" if explain_command else ""), style="bold"))
+        # by source line: nvcc unrolls a loop into many sites of one line, and the line is
+        # what the user changes
+        lines: dict = {}
+        for s in r.sites:
+            lines.setdefault((s.loc.file, s.loc.line), []).append(s)
+        ranked = sorted(lines.values(), key=lambda ss: -sum(s.excess for s in ss))
+        if len(lines) < len(r.sites) and len(r.sites) > 12:
+            parts.append(Text("by line, most excess first: " + "; ".join(
+                f"line {ss[0].loc.line}: {sum(s.excess for s in ss):,} excess over "
+                f"{len(ss)} site{'s' if len(ss) > 1 else ''}"
+                for ss in ranked[:5] if sum(s.excess for s in ss))))
+        top = ranked[0]
+        excess = sum(s.excess for s in top)
+        many = f" over {len(top)} sites" if len(top) > 1 else ""
+        parts.append(Text(f"worst: line {worst.loc.line} adds {excess:,} wavefronts "
+                          f"({excess / r.excess:.0%} of the excess){many}; its costliest "
+                          f"site is {worst.site}" + ("; why:" if explain_command else ""),
+                          style="bold"))
         if explain_command:  # on its own line, whole, to be copied
             parts.append(Text(f"  {explain_command} {worst.site}", no_wrap=True,
                               overflow="ignore"))
@@ -134,6 +149,16 @@ def report_table(r: Report, explain_command: str | None = None,
                           "passes depend on timing between warps and on the data; counted "
                           "as each warp alone (docs/hardware-rules.md)"))
     return RichGroup(*parts)
+
+
+def _worst_site(r: Report):
+    """The costliest site of the line with the most excess (a line unrolled into many
+    sites outweighs one bad site elsewhere)."""
+    lines: dict = {}
+    for s in r.sites:
+        lines.setdefault((s.loc.file, s.loc.line), []).append(s)
+    top = max(lines.values(), key=lambda ss: sum(s.excess for s in ss))
+    return max(top, key=lambda s: s.excess)
 
 
 def _site_table(r: Report, rows: list[dict], shown: list[str], worst) -> Table:
@@ -213,12 +238,17 @@ def _lanes(lanes: tuple[int, ...]) -> str:
     return f"{lanes[0]}+{len(lanes) - 1}"
 
 
+def _plural(n: int, word: str) -> str:
+    """`1 wavefront`, `2 wavefronts`."""
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
+
+
 def explain_view(req: WarpRequest, title: str) -> RichGroup:
     """Banks across, one row per wavefront, each cell the lanes served there."""
     parts = [Text(title, style="bold"),
-             Text(f"{req.width}-byte {req.op}, {len(req.active_lanes)} active lanes: "
-                  f"{req.wavefronts} wavefronts, ideal {req.ideal}, excess {req.excess} "
-                  f"({req.rules})"),
+             Text(f"{req.width}-byte {req.op}, {_plural(len(req.active_lanes), 'active lane')}"
+                  f": {_plural(req.wavefronts, 'wavefront')}, ideal {req.ideal}, excess "
+                  f"{req.excess} ({req.rules})"),
              Text(req.merge.reason)]
     cells: dict[tuple[int, int], str] = {}
     degree: dict[int, int] = {}
