@@ -262,6 +262,9 @@ def explain_view(req: WarpRequest, title: str) -> RichGroup:
                               f"{len(g.active)} active, {g.wavefronts} wavefront(s) from "
                               f"#{g.first_wavefront}"))
     for lo in (0, 16):
+        if not any(lo <= b < lo + 16 for _, b in cells):
+            parts.append(Text(f"banks {lo}-{lo + 15}: no lane's word there (idle)"))
+            continue
         t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0),
                   title=f"banks {lo}-{lo + 15}")
         t.add_column("wf", justify="right")
