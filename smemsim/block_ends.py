@@ -26,8 +26,8 @@ from kernels_ir.expr import Expr, Op
 from kernels_ir.interpreter import GlobalAccess, affine_interval
 from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (
-    Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return, Shuffle,
-    Store,
+    Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return,
+    Shuffle, Store,
     walk, SyncReduce,
 )
 
@@ -70,7 +70,12 @@ def _one_width(e: Expr, lets: dict) -> bool:
     while inner.op is Op.ADD and inner.src[1].dtype == e.dtype and \
             affine_degree(inner.src[0], None, lets, is_var=_is_block) == 0:
         inner = inner.src[1]
+    # (a widening at the top, or a chain of them: the PTX path's `(long long)(unsigned long
+    # long)(unsigned)(i)` of a 32-bit index never wraps)
     inner = inner.src[0] if inner.op is Op.CAST else inner
+    while inner.op is Op.CAST and inner.dtype.bits > inner.src[0].dtype.bits and \
+            not inner.src[0].dtype.is_float and not inner.dtype.is_float:
+        inner = inner.src[0]
     # a block index itself, or widened as it is, is exact at any width (it never wraps)
     exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
                                        n.dtype.bits >= n.src[0].dtype.bits)
@@ -118,7 +123,9 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
                 if not all(zero(e) for e in x.exprs()) or not visit(x.body, around):
                     return False
             elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore,
-                                SyncReduce)):
+                                SyncReduce, Assert)):
+                # (an assertion of what no block index decides, the PTX path's alignment
+                # checks: as in every block, so at the ends)
                 if not all(zero(e) for e in x.exprs()):
                     return False
             else:

@@ -606,7 +606,10 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
 
     def scan(rec, records):
         _races(kernel, launch, rec, records, pairs, max_races, found, seen)
-    pending = [(0, chosen.size)]  # ranges of `chosen`, in order
+    # ranges of `chosen`, in order, each at most the interpreter's threads at once (a fault
+    # splits its range in quarters to find its blocks)
+    step = max(1, CHUNK_THREADS // launch.threads_per_block)
+    pending = [(at, min(step, chosen.size - at)) for at in range(0, chosen.size, step)]
     done, unchecked = 0, None
     while pending:
         lo, size = pending.pop(0)

@@ -548,3 +548,50 @@ def test_the_layout_run_without_values_reports_what_the_run_on_values_does(
     monkeypatch.setattr(hazards, "layout_run", lambda k, hs: None)  # the run on values
     assert [f.message for f in hazards.layout_agreement(kernel, launch)] == quick
     assert len(quick) == mistakes
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None,
+                    reason="no nvcc here: the kernel is read from nvcc's build")
+def test_a_kernel_read_from_ptx_is_checked_at_the_grids_ends(tmp_path):
+    """A reduction read from nvcc's PTX (a new user's reduce_v1, 131,072 blocks: 12.5 s and
+    1.8 GB, every block run): its global index is `(long)(unsigned long)(unsigned)(bx * bd +
+    tx)`, widenings of one 32-bit value, and its shared accesses carry the PTX path's
+    alignment assertions, which no block index decides. Both stand at the grid's ends now:
+    the other run is a few blocks, not every block."""
+    from kernels_ir import resolve_launch
+    from smemsim.block_ends import block_ends
+    from smemsim.cuda import Options
+    from smemsim.slicing import hazard_slices
+    cu = tmp_path / "reduce.cu"
+    cu.write_text("""#define THREADS 256
+__global__ void reduce1(float *in, float *out)
+{
+    __shared__ float s[THREADS];
+    unsigned int tid = threadIdx.x, i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[tid] = in[i];
+    __syncthreads();
+    for (unsigned int k = 1; k < blockDim.x; k *= 2) {
+        int index = 2 * k * tid;
+        if (index < blockDim.x)
+            s[index] += s[index + k];
+        __syncthreads();
+    }
+    if (tid == 0) out[blockIdx.x] = s[0];
+}
+int main()
+{
+    float *in, *out;
+    cudaMalloc(&in, 131072 * THREADS * sizeof(float));
+    cudaMalloc(&out, 131072 * sizeof(float));
+    reduce1<<<131072, THREADS>>>(in, out);
+    return 0;
+}
+""")
+    kernel = next(iter(load_kernels(str(cu), Options(), {"arch": "sm_90", "flags": ()})
+                       .values()))()
+    assert resolve_launch(kernel).num_blocks == 131072
+    hs = hazard_slices(kernel, lambda p: True, lambda s: True)
+    ends = block_ends(kernel, hs.other, hs.probes)
+    assert ends is not None and ends.axes == ("x",)
+    report = check(kernel)
+    assert report.clean and report.blocks_checked == 131072
