@@ -82,6 +82,13 @@ def layout_reads(layout: CuteLayout, element_bytes: int, arch: str = "sm_90") ->
                 (span != starts[:, None] + element_bytes * np.arange(vec)).any():
             return TileRead(name, op, 16, tuple(int(x) for x in starts), None, None,
                             "the layout does not keep those 16 bytes together")
+        if (starts % 16).any():
+            # (a padded row, `(32,32):(33,1)`: row l starts 132 bytes after row l - 1)
+            lane_at = int(np.flatnonzero(starts % 16)[0])
+            return TileRead(name, op, 16, tuple(int(x) for x in starts), None, None,
+                            f"lane {lane_at}'s 16 bytes start at byte {int(starts[lane_at])}, "
+                            "not a multiple of 16: no 16-byte instruction reads them (the "
+                            "GPU faults on a misaligned vector)")
         req = warp_request(starts.tolist(), 16, op, arch,
                            matrices=4 if op == "ldmatrix" else None)
         return TileRead(name, op, 16, tuple(int(x) for x in starts), req.wavefronts, req.ideal)

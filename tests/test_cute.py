@@ -86,3 +86,15 @@ def test_a_kernels_file_declares_a_tile_with_its_cute_layout():
                       ("Sw<3,4,3> o smem_ptr[32b](unset) o (64,64):(64,1)", "32-bit elements")):
         with pytest.raises(KernelError, match=why):
             k.shared(f"d{len(text)}", "f16", (64, 64), layout=text)
+
+
+def test_a_padded_tiles_misaligned_vectors_are_said_and_its_column_read_costed():
+    """`(32,32):(33,1)` of floats, the classic padded tile: row l starts 132 bytes after row
+    l - 1, so no 16-byte read of a row's start is aligned (a new user's `smemsim layout`
+    exited 2 on it); the column read it is padded for costs 1 wavefront (lane l at word
+    33 l: bank l)."""
+    r = layout_reads(parse("(32,32):(33,1)"), 4)
+    by_name = {x.name: x for x in r.reads}
+    assert by_name["row vectors"].wavefronts is None
+    assert "start at byte 132, not a multiple of 16" in by_name["row vectors"].why_not
+    assert (by_name["column"].wavefronts, by_name["column"].ideal) == (1, 1)
