@@ -260,8 +260,9 @@ def require_gpu(verb: str) -> None:
     from gpu_backend.device import gpu_unavailable
     reason = gpu_unavailable()
     if reason:
-        raise KernelError(f"{verb}: {reason.rstrip('.')}. Without a GPU, analyze, explain, "
-                          "occupancy, codegen and compile still work")
+        raise KernelError(f"{verb}: {reason.rstrip('.')}. Without a GPU, every other verb "
+                          "works (analyze, check, fix, report, explain, sweep, occupancy, "
+                          "layout, compile, import, codegen)")
 
 
 # the kernels of this command's file that could not be built (kernels(); run() clears it
