@@ -106,8 +106,8 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
                         f"parameters are {sorted(names) or 'none'}")
     for name, p in names.items():
         if name not in values:
-            raise error(f"parameter '{name}' has no value: give one (--param {name}=V, "
-                        f"or params={{'{name}': V}})")
+            raise error(f"parameter '{name}' has no value: give one (-p {name}=V on the "
+                        f"command line; params={{'{name}': V}} in Python)")
         v = values[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise error(f"parameter '{name}' must be a number, got {v!r} ({origin(name)})")

@@ -98,7 +98,7 @@ CLI_CASES = [
     (_OK_BODY.replace("k.launch(1, 256)", "k.launch(1, 2048)") + "    return k.build()\n",
      "analyze {f}", 2, r"kernel 'k', line k\.py:7: block\.x = 2048 is outside 1\.\.1024"),
     (_OK_BODY.replace("k.launch(1, 256)", "k.launch(1, k.param('T'))") + "    return k.build()\n",
-     "analyze {f}", 2, r"line k\.py:7: parameter 'T' has no value: give one \(--param T=V"),
+     "analyze {f}", 2, r"line k\.py:7: parameter 'T' has no value: give one \(-p T=V"),
     (_OK_BODY + "    return k.build()\n", "analyze {f} --param T=3", 2,
      r"line k\.py:7: unknown parameter 'T' \(given\); the kernel's parameters are none"),
     (_OK_BODY + "    k.defaults(T=3)\n    return k.build()\n", "analyze {f}", 2,

@@ -167,8 +167,13 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
             log = stage.user_named(done.stderr.strip().replace(built, source))
             kind = _ArchSpecific if re.search(r"not supported on \.target '?sm_\d+'?|"
                                               r"requires \.target sm_\d+a", log) else KernelError
-            raise kind(nvcc_first_error("nvcc could not build the file:\n" + log) +
-                       " (build flags: -D, -I and --nvcc-flag, as your build has them)")
+            first = nvcc_first_error("nvcc could not build the file:\n" + log)
+            missing = re.search(r"fatal error: ([\w./+-]+): No such file", first)
+            hint = (f"; where only host code uses {missing.group(1)} (cuBLAS, MPI, OpenGL), "
+                    f"an empty stand-in of it in a folder given with -I lets the kernels "
+                    "build") if missing else ""
+            raise kind(first + " (build flags: -D, -I and --nvcc-flag, as your build has "
+                       f"them{hint})")
         with open(out) as f:
             ptx = stage.marked(f.read())
         with open(deps) as f:
