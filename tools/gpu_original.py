@@ -269,7 +269,7 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
     what the patch check predicts as built for both."""
     from kernels_ir import resolve_launch
     from smemsim.cuda.patch import LayoutChange, layout_patch
-    from smemsim.fix import search
+    from smemsim.fix_built import SourceFile, search_source
     from smemsim.ptx.frontend import import_cu, write_kernels_file
     from tools.corpus_status import options
     folder = folder.resolve()
@@ -287,7 +287,10 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
                                                        str(folder / "include")])
         key = entry["kernel"]
         kernel = import_cu(str(cu), opts, key, flags=PATCHED_FLAGS)[key]()
-        f = search(kernel, jobs=1)
+        if not any(s.excess for s in __import__("smemsim").analyze(kernel).sites):
+            continue
+        # fix's own search: each change patched into the file, built and counted
+        f = search_source(kernel, SourceFile(str(cu), key, opts, PATCHED_FLAGS), jobs=1)
         if not f.best:
             continue
         try:
@@ -314,7 +317,10 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
                           "fixture": str(fixture.relative_to(ROOT)),
                           "harness": str(src.relative_to(ROOT)),
                           "defines": entry.get("defines", {}),
-                          "includes": [str(cu.parent.relative_to(ROOT))],
+                          "includes": [str(cu.parent.relative_to(ROOT))] + [
+                              str(pathlib.Path(d).resolve().relative_to(ROOT))
+                              for d in opts.include_dirs
+                              if pathlib.Path(d).resolve().is_relative_to(ROOT)],
                           "flags": list(PATCHED_FLAGS),
                           **resources(k),
                           "fix": [c.label for c in f.best],
