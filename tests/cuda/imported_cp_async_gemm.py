@@ -118,7 +118,7 @@ def cp_async_gemm():
             with kb.else_():  # cp_async_gemm.cu:28
                 loop_0.set(0)  # cp_async_gemm.cu:28
     with kb.else_():  # cp_async_gemm.cu:28
-        f70.set(0.0)  # cp_async_gemm.cu:0
+        f70.set(0.0)  # cp_async_gemm.cu:28
     C_f32[cast((cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) * N + (cast(blockIdx.x << const(4, u32), i32) + cast(threadIdx.x, i32)), i64)] = f70  # cp_async_gemm.cu:51
     kb.launch(grid=(N // 16, M // 16, 1), block=(16, 16, 1), dynamic_smem=0)  # cp_async_gemm.cu:11
     kb.defaults(**{"M": 512, "N": 512, "K": 512})  # cp_async_gemm.cu:11

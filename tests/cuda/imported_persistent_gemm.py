@@ -99,21 +99,21 @@ def persistent_gemm():
             f243.set(f229)  # persistent_gemm.cu:20
             f244.set(f229)  # persistent_gemm.cu:20
             with kb.if_(K >= 1):  # persistent_gemm.cu:20
-                r63 = kb.let("r63", cast(r16, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32) >> 4, u32) << const(2, u32), i32), "i32")  # persistent_gemm.cu:0
-                r18.set(cast(r17, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) << const(2, u32), i32))  # persistent_gemm.cu:0
-                r19.set(r63 * K)  # persistent_gemm.cu:0
-                r86.set(const(0, u32))  # persistent_gemm.cu:0
-                f229.set(0.0)  # persistent_gemm.cu:0
-                r86_0 = kb.let("r86_0", r86, "u32")  # persistent_gemm.cu:0
-                trips = kb.let("trips", select(cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) > select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), (cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) + select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)) - const(1, i64)) // select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:0
-                with kb.loop("iter_l22", cast(0, i64), lambda iter_l22: iter_l22 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l22:  # persistent_gemm.cu:0
-                    r66 = kb.let("r66", cast(r86_0 + cast(iter_l22 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32)) + r19, "i32")  # persistent_gemm.cu:22
+                r63 = kb.let("r63", cast(r16, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32) >> 4, u32) << const(2, u32), i32), "i32")  # persistent_gemm.cu:20
+                r18.set(cast(r17, i32) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) << const(2, u32), i32))  # persistent_gemm.cu:20
+                r19.set(r63 * K)  # persistent_gemm.cu:20
+                r86.set(const(0, u32))  # persistent_gemm.cu:20
+                f229.set(0.0)  # persistent_gemm.cu:20
+                r86_0 = kb.let("r86_0", r86, "u32")  # persistent_gemm.cu:20
+                trips = kb.let("trips", select(cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) > select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), (cast(K, i64) - (cast(cast(r86_0, i32), i64) + const(0, i64) * const(16, i64)) + select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)) - const(1, i64)) // select(const(16, i64) > const(0, i64), const(16, i64), const(1, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:20
+                with kb.loop("iter_l20", cast(0, i64), lambda iter_l20: iter_l20 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l20:  # persistent_gemm.cu:20
+                    r66 = kb.let("r66", cast(r86_0 + cast(iter_l20 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32)) + r19, "i32")  # persistent_gemm.cu:22
                     A_f32_v = A_f32.load((cast(r66, i64),), width=1, name="A_f32_v")  # persistent_gemm.cu:22
                     A_f32_v_2 = A_f32.load((cast(r66, i64) + cast(K, i64),), width=1, name="A_f32_v_2")  # persistent_gemm.cu:22
                     A_f32_v_3 = A_f32.load((cast(r66, i64) + cast(K, i64) + cast(K, i64),), width=1, name="A_f32_v_3")  # persistent_gemm.cu:22
                     A_f32_v_4 = A_f32.load((cast(r66, i64) + cast(K, i64) + cast(K, i64) + cast(K, i64),), width=1, name="A_f32_v_4")  # persistent_gemm.cu:22
                     As.store((cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) * 64 + (cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) >> const(2, u32) & const(1073741820, u32)),), [A_f32_v, A_f32_v_2, A_f32_v_3, A_f32_v_4], width=4)  # persistent_gemm.cu:22
-                    r68 = kb.let("r68", (cast(r86_0 + cast(iter_l22 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32) >> 4)) * N + r18, "i32")  # persistent_gemm.cu:23
+                    r68 = kb.let("r68", (cast(r86_0 + cast(iter_l20 * const(16, i64), u32), i32) + (cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32) >> 4)) * N + r18, "i32")  # persistent_gemm.cu:23
                     B_u32_v = B_u32.load((cast(r68, i64),), width=4, name="B_u32_v")  # persistent_gemm.cu:24
                     Bs.store((const(1024, u32) + cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32) >> 4, u32) * 64 + cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) < 0, -1, 0), u32) >> const(28, u32), i32), u32) & const(4294967280, u32), i32), u32) * 4,), [B_u32_v[0], B_u32_v[1], B_u32_v[2], B_u32_v[3]], width=4)  # persistent_gemm.cu:24
                     kb.syncthreads()  # persistent_gemm.cu:25
@@ -178,7 +178,7 @@ def persistent_gemm():
                     r87.set(r87_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
                     r88.set(r88_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
                     kb.syncthreads()  # persistent_gemm.cu:34
-                r86.set(r86_0 + cast(trips * const(16, i64), u32))  # persistent_gemm.cu:0
+                r86.set(r86_0 + cast(trips * const(16, i64), u32))  # persistent_gemm.cu:20
             r77 = kb.let("r77", cast(r16, i32) + cast(threadIdx.y << const(2, u32), i32), "i32")  # persistent_gemm.cu:11
             r78 = kb.let("r78", cast(r17, i32) + cast(threadIdx.x << const(2, u32), i32), "i32")  # persistent_gemm.cu:11
             C_f32.store((cast(r77 * N + r78, i64),), [f244, f243, f242, f241], width=4)  # persistent_gemm.cu:37

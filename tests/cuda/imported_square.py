@@ -69,13 +69,13 @@ def matrix_mul():
         with kb.if_(logical_and(cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32) < A_height, p1 == 0)):  # seed000_square.cu:19
             rs44.set(const(0, u16))  # seed000_square.cu:21
             with kb.if_(select(call("ceil", cast(A_width, f32) * 0.0625) != call("ceil", cast(A_width, f32) * 0.0625), 0, select(call("ceil", cast(A_width, f32) * 0.0625) >= 2147483648.0, 2147483647, select(call("ceil", cast(A_width, f32) * 0.0625) < -2147483648.0, -2147483648, cast(select((call("ceil", cast(A_width, f32) * 0.0625) >= -2147483648.0) & (call("ceil", cast(A_width, f32) * 0.0625) < 2147483648.0), call("ceil", cast(A_width, f32) * 0.0625), 0.0), i32)))) >= 1):  # seed000_square.cu:21
-                rs44.set(const(0, u16))  # seed000_square.cu:0
-                r72.set(const(0, u32))  # seed000_square.cu:0
-                r72_0 = kb.let("r72_0", r72, "u32")  # seed000_square.cu:0
-                trips = kb.let("trips", select(cast(select(call("ceil", cast(A_width, f32) * 0.0625) != call("ceil", cast(A_width, f32) * 0.0625), 0, select(call("ceil", cast(A_width, f32) * 0.0625) >= 2147483648.0, 2147483647, select(call("ceil", cast(A_width, f32) * 0.0625) < -2147483648.0, -2147483648, cast(select((call("ceil", cast(A_width, f32) * 0.0625) >= -2147483648.0) & (call("ceil", cast(A_width, f32) * 0.0625) < 2147483648.0), call("ceil", cast(A_width, f32) * 0.0625), 0.0), i32)))), i64) - (cast(cast(r72_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(select(call("ceil", cast(A_width, f32) * 0.0625) != call("ceil", cast(A_width, f32) * 0.0625), 0, select(call("ceil", cast(A_width, f32) * 0.0625) >= 2147483648.0, 2147483647, select(call("ceil", cast(A_width, f32) * 0.0625) < -2147483648.0, -2147483648, cast(select((call("ceil", cast(A_width, f32) * 0.0625) >= -2147483648.0) & (call("ceil", cast(A_width, f32) * 0.0625) < 2147483648.0), call("ceil", cast(A_width, f32) * 0.0625), 0.0), i32)))), i64) - (cast(cast(r72_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:0
-                with kb.loop("iter_l29", cast(0, i64), lambda iter_l29: iter_l29 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l29:  # seed000_square.cu:0
+                rs44.set(const(0, u16))  # seed000_square.cu:21
+                r72.set(const(0, u32))  # seed000_square.cu:21
+                r72_0 = kb.let("r72_0", r72, "u32")  # seed000_square.cu:21
+                trips = kb.let("trips", select(cast(select(call("ceil", cast(A_width, f32) * 0.0625) != call("ceil", cast(A_width, f32) * 0.0625), 0, select(call("ceil", cast(A_width, f32) * 0.0625) >= 2147483648.0, 2147483647, select(call("ceil", cast(A_width, f32) * 0.0625) < -2147483648.0, -2147483648, cast(select((call("ceil", cast(A_width, f32) * 0.0625) >= -2147483648.0) & (call("ceil", cast(A_width, f32) * 0.0625) < 2147483648.0), call("ceil", cast(A_width, f32) * 0.0625), 0.0), i32)))), i64) - (cast(cast(r72_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(select(call("ceil", cast(A_width, f32) * 0.0625) != call("ceil", cast(A_width, f32) * 0.0625), 0, select(call("ceil", cast(A_width, f32) * 0.0625) >= 2147483648.0, 2147483647, select(call("ceil", cast(A_width, f32) * 0.0625) < -2147483648.0, -2147483648, cast(select((call("ceil", cast(A_width, f32) * 0.0625) >= -2147483648.0) & (call("ceil", cast(A_width, f32) * 0.0625) < 2147483648.0), call("ceil", cast(A_width, f32) * 0.0625), 0.0), i32)))), i64) - (cast(cast(r72_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:21
+                with kb.loop("iter_l21", cast(0, i64), lambda iter_l21: iter_l21 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l21:  # seed000_square.cu:21
                     with kb.if_(cast(threadIdx.x, i32) < smin(A_width, 16)):  # seed000_square.cu:23
-                        r73.set(smin(A_width, 16) * cast(r72_0 + cast(iter_l29 * const(1, i64), u32), i32) + (A_width * (cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) + cast(threadIdx.x, i32)))  # seed000_square.cu:23
+                        r73.set(smin(A_width, 16) * cast(r72_0 + cast(iter_l21 * const(1, i64), u32), i32) + (A_width * (cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) + cast(threadIdx.x, i32)))  # seed000_square.cu:23
                         r74.set(threadIdx.x)  # seed000_square.cu:23
                         r73_0 = kb.let("r73_0", r73, "i32")  # seed000_square.cu:24
                         r5_step = kb.let("r5_step", cast(cast(blockDim.x, i32), i64), "i64")  # seed000_square.cu:24
@@ -89,8 +89,8 @@ def matrix_mul():
                         r73.set(r73_0 + cast(trips_2 * r5_step, i32))  # seed000_square.cu:24
                         r74.set(r74_0 + cast(trips_2 * r5_step_2, u32))  # seed000_square.cu:24
                     with kb.if_(cast(threadIdx.y, i32) < smin(A_width, 16)):  # seed000_square.cu:26
-                        r24.set(cast(r72_0 + cast(iter_l29 * const(1, i64), u32), i32) * smin(A_width, 16))  # seed000_square.cu:0
-                        r75.set(threadIdx.y)  # seed000_square.cu:0
+                        r24.set(cast(r72_0 + cast(iter_l21 * const(1, i64), u32), i32) * smin(A_width, 16))  # seed000_square.cu:26
+                        r75.set(threadIdx.y)  # seed000_square.cu:26
                         r75_0 = kb.let("r75_0", r75, "u32")  # seed000_square.cu:27
                         r8_step = kb.let("r8_step", cast(cast(blockDim.y, i32), i64), "i64")  # seed000_square.cu:27
                         kb.assert_(r8_step > const(0, i64), "the loop's step %r8 goes toward its end %r7 (otherwise the GPU loops until the counter wraps)")  # seed000_square.cu:27
@@ -103,10 +103,10 @@ def matrix_mul():
                         r75.set(r75_0 + cast(trips_3 * r8_step, u32))  # seed000_square.cu:27
                     kb.syncthreads()  # seed000_square.cu:29
                     with kb.if_(A_width >= 1):  # seed000_square.cu:30
-                        r78.set(const(0, u32))  # seed000_square.cu:0
+                        r78.set(const(0, u32))  # seed000_square.cu:30
                         with kb.if_(cast(smax(smin(A_width, 16), 1) + -1, u32) >= const(3, u32)):  # seed000_square.cu:30
-                            r78.set(const(0, u32))  # seed000_square.cu:0
-                            r77.set(cast(smax(smin(A_width, 16), 1) - cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32), u32))  # seed000_square.cu:0
+                            r78.set(const(0, u32))  # seed000_square.cu:30
+                            r77.set(cast(smax(smin(A_width, 16), 1) - cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32), u32))  # seed000_square.cu:30
                             r78_0 = kb.let("r78_0", r78, "u32")  # seed000_square.cu:32
                             r77_0 = kb.let("r77_0", r77, "u32")  # seed000_square.cu:32
                             kb.assert_((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), "the loop's counter %r77 meets its end 0 (otherwise the GPU loops until it wraps)")  # seed000_square.cu:32
@@ -139,7 +139,7 @@ def matrix_mul():
                                     colVector_v_7 = colVector.load((r32 + const(32, u32),), width=1, name="colVector_v_7")  # seed000_square.cu:32
                                     rowVector_v_7 = rowVector.load((r33 + const(2, u32),), width=1, name="rowVector_v_7")  # seed000_square.cu:32
                                     rs44.set(cast(cast(cast(cast(colVector_v_7, i16) * cast(rowVector_v_7, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
-                r72.set(r72_0 + cast(trips * const(1, i64), u32))  # seed000_square.cu:0
+                r72.set(r72_0 + cast(trips * const(1, i64), u32))  # seed000_square.cu:21
             r69 = kb.let("r69", r16 + (cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) * B_width, "i32")  # seed000_square.cu:35
             C[cast(r69, i64)] = cast(rs44, u8)  # seed000_square.cu:35
         r71.set(cast(cast(r71, i32) + cast(gridDim.x, i32), u32))  # seed000_square.cu:37

@@ -55,12 +55,12 @@ def matrixMultiplySharedKernel():
     r4.set(cast(blockIdx.x, i32) * cast(blockDim.x, i32) + cast(r41, i32))  # seed004.cu:55
     f110.set(0.0)  # seed004.cu:63
     with kb.if_(commonDim >= 1):  # seed004.cu:63
-        r30 = kb.let("r30", r43 << const(7, u32), "u32")  # seed004.cu:0
-        r7.set(r30)  # seed004.cu:0
-        r32 = kb.let("r32", r41 << const(2, u32), "u32")  # seed004.cu:0
-        r5.set(r7 + r32)  # seed004.cu:0
-        r6.set(const(4096, u32) + r30 + r32)  # seed004.cu:0
-        r8.set(const(4096, u32) + r32)  # seed004.cu:0
+        r30 = kb.let("r30", r43 << const(7, u32), "u32")  # seed004.cu:63
+        r7.set(r30)  # seed004.cu:63
+        r32 = kb.let("r32", r41 << const(2, u32), "u32")  # seed004.cu:63
+        r5.set(r7 + r32)  # seed004.cu:63
+        r6.set(const(4096, u32) + r30 + r32)  # seed004.cu:63
+        r8.set(const(4096, u32) + r32)  # seed004.cu:63
         r44.set(cast(r43, i32) * colsB + r4)  # seed004.cu:65
         r42.set(commonDim * r2 + cast(r41, i32))  # seed004.cu:65
         r45.set(const(0, u32))  # seed004.cu:61
@@ -71,13 +71,13 @@ def matrixMultiplySharedKernel():
         r45_0 = kb.let("r45_0", r45, "u32")  # seed004.cu:65
         trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:65
         with kb.loop("iter_l65", cast(0, i64), lambda iter_l65: iter_l65 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l65:  # seed004.cu:65
-            p3 = kb.let("p3", r2 >= rowsA, "i32")  # seed004.cu:0
+            p3 = kb.let("p3", r2 >= rowsA, "i32")  # seed004.cu:65
             f108.set(0.0)  # seed004.cu:65
             with kb.if_(logical_and(p3 == 0, r41_0 + cast(iter_l65 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:65
                 matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r42_0 + cast(iter_l65 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004.cu:66
                 f108.set(matrixA_f32_v)  # seed004.cu:66
-            kb.assert_(r5 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:0
-            tileA[r5 // 4] = f108  # seed004.cu:0
+            kb.assert_(r5 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:66
+            tileA[r5 // 4] = f108  # seed004.cu:66
             p6 = kb.let("p6", r4 >= colsB, "i32")  # seed004.cu:70
             f109.set(0.0)  # seed004.cu:70
             with kb.if_(logical_and(p6 == 0, r43_0 + cast(iter_l65 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:70
@@ -85,8 +85,8 @@ def matrixMultiplySharedKernel():
                 kb.assert_(cast(rd8, i64) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:71
                 matrixB_f32_v = matrixB_f32.load((cast(rd8, i64) // 4,), width=1, name="matrixB_f32_v")  # seed004.cu:71
                 f109.set(matrixB_f32_v)  # seed004.cu:71
-            kb.assert_(r6 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:0
-            tileB[r6 // 4] = f109  # seed004.cu:0
+            kb.assert_(r6 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:71
+            tileB[r6 // 4] = f109  # seed004.cu:71
             kb.syncthreads()  # seed004.cu:75
             kb.assert_(r8 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:78
             tileB_v = tileB.load((r8 // 4,), width=1, name="tileB_v")  # seed004.cu:78
@@ -177,7 +177,7 @@ def matrixMultiplySharedKernel():
         r41.set(r41_0 + cast(trips * const(32, i64), u32))  # seed004.cu:65
         r45.set(r45_0 + cast(trips * const(1, i64), u32))  # seed004.cu:65
     p9 = kb.let("p9", r4 >= colsB, "i32")  # seed004.cu:84
-    p10 = kb.let("p10", r2 >= rowsA, "i32")  # seed004.cu:0
+    p10 = kb.let("p10", r2 >= rowsA, "i32")  # seed004.cu:84
     with kb.if_(logical_and(p10 == 0, p9 == 0)):  # seed004.cu:84
         r40 = kb.let("r40", r2 * colsB + r4, "i32")  # seed004.cu:85
         matrixC_f32[cast(r40, i64)] = f110  # seed004.cu:85
