@@ -55,20 +55,21 @@ def _block_axes(e: Expr) -> set:
     return {n.arg[1] for n in e.walk() if _is_block(n)}
 
 
-def _one_width(e: Expr, lets: dict) -> bool:
+def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside, and block-invariant terms added after it): then three blocks
-    per axis decide it (see _progression)."""
-    if e.dtype.is_float or affine_degree(e, None, lets, is_var=_is_block) is None:
+    per axis decide it (see _progression). `is_var`: the leaves that stand for the block
+    (blockIdx, and the locals _block_locals finds)."""
+    if e.dtype.is_float or affine_degree(e, None, lets, is_var=is_var) is None:
         return False
     inner = e
     # (terms the same in every block added at the top, in the top's width: a compiler's
     # 64-bit `+ -4` bytes after its widening multiply, `(long)(y * W + x) - 1`)
     while inner.op in (Op.ADD, Op.SUB) and inner.src[0].dtype == e.dtype and \
-            affine_degree(inner.src[1], None, lets, is_var=_is_block) == 0:
+            affine_degree(inner.src[1], None, lets, is_var=is_var) == 0:
         inner = inner.src[0]
     while inner.op is Op.ADD and inner.src[1].dtype == e.dtype and \
-            affine_degree(inner.src[0], None, lets, is_var=_is_block) == 0:
+            affine_degree(inner.src[0], None, lets, is_var=is_var) == 0:
         inner = inner.src[1]
     # (a widening at the top, or a chain of them: the PTX path's `(long long)(unsigned long
     # long)(unsigned)(i)` of a 32-bit index never wraps)
@@ -80,7 +81,71 @@ def _one_width(e: Expr, lets: dict) -> bool:
     exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
                                        n.dtype.bits >= n.src[0].dtype.bits)
     return len({n.dtype.bits for n in inner.walk()
-                if not exact(n) and affine_degree(n, None, lets, is_var=_is_block) == 1}) <= 1
+                if not exact(n) and affine_degree(n, None, lets, is_var=is_var) == 1}) <= 1
+
+
+def _block_locals(kernel: Kernel, other):
+    """(each local of the other run that holds a block-dependent value -> the block axes it
+    reads, and the leaf test that counts such locals as the block) where every value given
+    it is affine in the block indices and such locals, of one integer width: nvcc's PTX
+    keeps a thread's global address in a register it advances in a loop (`r60 = (bx * bd +
+    tx) * K + 3`, then `r60 += 4`), which is then as good a leaf of the ends run as
+    blockIdx. None where one is given a value otherwise of the block."""
+    values: dict = {}
+    declared: dict = {}
+    for x in kernel.statements():
+        if id(x) not in other:
+            continue
+        if isinstance(x, Assign):
+            values.setdefault(x.var, []).append(x.value)
+        elif isinstance(x, Let):
+            declared[x.var] = x.value
+    for var in values:   # (a declared local given values later: its first is one of them)
+        if var in declared:
+            values[var].insert(0, declared[var])
+    lets = {v: e for v, e in declared.items() if v not in values}
+    axes: dict = {}
+    changed = True
+    while changed:
+        changed = False
+        leaf = lambda n: _is_block(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
+        for var, given in values.items():
+            if any(affine_degree(e, None, lets, is_var=leaf) != 0 for e in given):
+                read = set()
+                for e in given:
+                    inlined = inline_locals(e, lets)
+                    read |= _block_axes(inlined) | {a for n in inlined.walk()
+                                                    if n.op is Op.VAR and n.arg in axes
+                                                    for a in axes[n.arg]}
+                if var not in axes or not read <= axes[var]:
+                    axes[var] = axes.get(var, set()) | read
+                    changed = True
+    leaf = lambda n: _is_block(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
+    if not all(_one_width(e, lets, leaf) for var in axes for e in values[var]):
+        return None
+    return axes, leaf
+
+
+def _multiple(cond: Expr, lets: dict, leaf) -> tuple | None:
+    """(X, k) where `cond` is `X % k == 0` with X affine in the block of one width (the PTX
+    path's alignment assertion of an address): at the grid's ends it holds at a block and
+    its neighbours, so X's step along each axis is a multiple of k too, and it holds in
+    every block. None for any other condition."""
+    if cond.op is not Op.EQ or cond.src[1].op is not Op.CONST or cond.src[1].arg != 0:
+        return None
+    mod = cond.src[0]
+    if mod.op is not Op.MOD or mod.src[1].op is not Op.CONST or mod.src[1].arg <= 0 or \
+            not _one_width(mod.src[0], lets, leaf):
+        return None
+    return (mod.src[0], mod.src[1].arg)
+
+
+def _exact_quotient(e: Expr, multiples: set) -> Expr:
+    """`X / k` as X where an assertion before it says X % k == 0 (the element index of an
+    asserted-aligned byte address: affine where X is); any other `e` as it is."""
+    if e.op is Op.DIV and e.src[1].op is Op.CONST and (e.src[0], e.src[1].arg) in multiples:
+        return e.src[0]
+    return e
 
 
 def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
@@ -88,7 +153,12 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
     where some statement of it depends on blockIdx otherwise than the module says."""
     lets: dict = {}
     guards: dict = {}
-    zero = lambda e: affine_degree(e, None, lets, is_var=_is_block) == 0
+    found = _block_locals(kernel, other)
+    if found is None:
+        return None
+    local_axes, leaf = found
+    multiples: set = set()   # (X, k) of the alignment assertions seen: X % k == 0
+    zero = lambda e: affine_degree(e, None, lets, is_var=leaf) == 0  # noqa: E731
 
     def visit(body, around: tuple, top: bool = False) -> bool:
         for x in body:
@@ -108,7 +178,8 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
             if isinstance(x, Let):
                 lets[x.var] = x.value
             elif isinstance(x, (Load, Store, Atomic)) and not x.is_shared:
-                if not all(_one_width(e, lets) for e in x.index):
+                if not all(_one_width(_exact_quotient(e, multiples), lets, leaf)
+                           for e in x.index):
                     return False
                 guards[id(x)] = around
             elif isinstance(x, If):
@@ -122,10 +193,14 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
             elif isinstance(x, Loop):
                 if not all(zero(e) for e in x.exprs()) or not visit(x.body, around):
                     return False
+            elif isinstance(x, Assign) and x.var in local_axes:
+                pass   # (a local that stands for the block: _block_locals checked it)
+            elif isinstance(x, Assert) and _multiple(x.cond, lets, leaf) is not None:
+                multiples.add(_multiple(x.cond, lets, leaf))
             elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore,
                                 SyncReduce, Assert)):
                 # (an assertion of what no block index decides, the PTX path's alignment
-                # checks: as in every block, so at the ends)
+                # checks of shared offsets: as in every block, so at the ends)
                 if not all(zero(e) for e in x.exprs()):
                     return False
             else:
@@ -138,7 +213,10 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
     for s in kernel.statements():
         if id(s) in other:
             for e in s.exprs():
-                axes |= _block_axes(inline_locals(e, lets))
+                inlined = inline_locals(e, lets)
+                axes |= _block_axes(inlined)
+                axes |= {a for n in inlined.walk() if n.op is Op.VAR and n.arg in local_axes
+                         for a in local_axes[n.arg]}
     return BlockEnds(tuple(a for a in AXES if a in axes), guards)
 
 

@@ -595,3 +595,77 @@ int main()
     assert ends is not None and ends.axes == ("x",)
     report = check(kernel)
     assert report.clean and report.blocks_checked == 131072
+
+
+NAIVE_GEMM = """__global__ void gemm(int M, int N, int K, const float *A, const float *B, float *C)
+{
+    const unsigned x = blockIdx.x * blockDim.x + threadIdx.x;
+    const unsigned y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < M && y < N) {
+        float tmp = 0.0f;
+        for (int i = 0; i < K; ++i)
+            tmp += A[x * K + i] * B[i * N + y];
+        C[x * N + y] = tmp;
+    }
+}
+int main()
+{
+    const int n = 256;
+    float *A, *B, *C;
+    cudaMalloc(&A, n * n * sizeof(float));
+    cudaMalloc(&B, n * n * sizeof(float));
+    cudaMalloc(&C, LENGTH_C * sizeof(float));
+    gemm<<<dim3(n / 32, n / 32), dim3(32, 32)>>>(n, n, n, A, B, C);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None,
+                    reason="no nvcc here: the kernel is read from nvcc's build")
+def test_registers_the_ptx_advances_in_a_loop_stand_for_the_block_at_the_grids_ends(
+        tmp_path):
+    """siboehm's naive SGEMM shape read from nvcc's PTX: the global addresses live in
+    registers nvcc sets from blockIdx before the K loop and advances by a constant in it,
+    and each load's element index is its asserted-aligned byte address / 4. Those registers
+    are leaves like blockIdx for the grid's-ends method (the corpus's naive SGEMM: 55 s of
+    every-block runs -> 1.4 s), which still finds a fault where the last blocks write past
+    C's end (C one element short)."""
+    from smemsim.block_ends import block_ends
+    from smemsim.cuda import Options
+    from smemsim.slicing import hazard_slices
+    reading = {"arch": "sm_90", "flags": ()}
+    cu = tmp_path / "gemm.cu"
+    cu.write_text(NAIVE_GEMM.replace("LENGTH_C", "n * n"))
+    kernel = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    hs = hazard_slices(kernel, lambda p: True, lambda s: True)
+    assert block_ends(kernel, hs.other, hs.probes) is not None
+    report = check(kernel)
+    assert report.clean and report.blocks_checked == 64
+    cu.write_text(NAIVE_GEMM.replace("LENGTH_C", "(n * n - 1)"))
+    short = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    faults = check(short).faults
+    assert len(faults) == 1 and "out of bounds: index 65535 of 'C_f32' (valid 0..65534) " \
+        "[block (7, 7, 0); thread (31, 31, 0)]" in faults[0].message
+
+
+def test_a_local_given_a_value_not_affine_in_the_block_walks_every_block():
+    """A local set to blockIdx.x * blockIdx.x and advanced in a loop: not affine in the
+    block, so the grid's ends cannot stand for the rest (the middle block 7 of 12 writes
+    past `out`'s end, which the ends, blocks 0, 1 and 11, do not)."""
+    from smemsim.block_ends import block_ends
+    from smemsim.slicing import hazard_slices
+    k = KernelBuilder("squares")
+    out = k.global_array("out", f32, 49 * 32 + 16, intent="out")   # block 7 runs past it
+    at = k.let("at", 0, i32)
+    at.set(cast(blockIdx.x * blockIdx.x, i32) * 32 * (cast(blockIdx.x, i32) == 7) +
+           cast(threadIdx.x, i32))
+    with k.loop("it", 0, lambda it: it < 2):
+        out[at] = 1.0
+        at += 1
+    k.launch(12, 32)
+    kernel = k.build()
+    hs = hazard_slices(kernel, lambda p: True, lambda s: True)
+    assert block_ends(kernel, hs.other, hs.probes) is None
+    faults = check(kernel).faults
+    assert len(faults) == 1 and "[block (7, 0, 0)" in faults[0].message
