@@ -59,6 +59,15 @@ class SiteReport:
     # its counts are the fewest there can be: a retry loop in which only lanes of one warp
     # contend, or the CAS loop of an atomic add (counted as each warp alone)
     at_least: bool = False
+    # the source's `__shared__` variable the site reads, where the frontend knows it (a .cu
+    # read from nvcc's build, whose views of one variable are named per type: `Bs`,
+    # `Bs_f32`); None otherwise (`array` is then the name to show)
+    variable: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The array's name as the user's source has it."""
+        return self.variable or self.array
 
     @property
     def is_bulk(self) -> bool:
@@ -302,6 +311,7 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
                                sectors)
         rows.append(dict(site=stmt.site, loc=stmt.loc, statement=format_stmt(stmt),
                          array=stmt.array.name, op=op, width=width, requests=st.requests,
+                         variable=getattr(stmt.array, "variable", None),
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
                          classes=classes, matrices=matrices, tma=tma))

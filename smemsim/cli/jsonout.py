@@ -37,7 +37,8 @@ def report_json(r: Report) -> dict[str, Any]:
             # the calls the line was inlined at, innermost first (a helper's line)
             "calls": [{"file": f, "line": n} for f, n in s.loc.calls],
             "function": s.loc.function,
-            "array": s.array, "op": s.op, "width": s.width, "requests": s.requests,
+            "array": s.array, "variable": s.variable, "op": s.op, "width": s.width,
+            "requests": s.requests,
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
             "retry_loop": s.retry_loop, "at_least": s.at_least,

@@ -368,7 +368,8 @@ def details(item: dict[str, Any], k: str) -> str:
         out.append(
             f'<div class="detail" data-kernel="{k}" data-site="{s["site"]}"'
             f'{"" if s["site"] == first else " hidden"}>'
-            f"<h3>Site {s['site']} ({escape(s['array'])}, {s['width']}-byte {escape(s['op'])})"
+            f"<h3>Site {s['site']} ({escape(s.get('variable') or s['array'])}, "
+            f"{s['width']}-byte {escape(s['op'])})"
             f"</h3><p>{_n(s['requests'])} requests, {_n(s['wavefronts'])} wavefronts, ideal "
             f"{_n(s['ideal'])}, excess {_n(s['excess'])}; requests by cost: {hist}"
             f"{' ...' if len(s['histogram']) > 8 else ''}</p>"

@@ -56,7 +56,7 @@ def report_table(r: Report, explain_command: str | None = None,
         return RichGroup(*parts)
     worst = _worst_site(r)
     rows = [{"#": str(s.site), "line": str(s.loc.line),
-             "array": s.array + ("*" if s.data_dependent else ""), "access": _access(s),
+             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
              "requests": ("≥" if s.at_least else "") + _count(s.requests),
              "wavefronts": ("≥" if s.at_least else "") + _count(s.wavefronts),
              "ideal": _count(s.ideal), "excess": _count(s.excess),
