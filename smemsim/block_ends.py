@@ -71,6 +71,12 @@ def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
     while inner.op is Op.ADD and inner.src[1].dtype == e.dtype and \
             affine_degree(inner.src[0], None, lets, is_var=is_var) == 0:
         inner = inner.src[1]
+    # (a 64-bit scaling of a widened value, the PTX's byte address `(long)(i) * 4`: no
+    # 64-bit product of a 32-bit index and a factor below 2^31 wraps)
+    while inner.op in (Op.MUL, Op.SHL) and inner.dtype.bits == 64 and \
+            inner.src[0].dtype.bits == 64 and inner.src[1].op is Op.CONST and \
+            0 <= inner.src[1].arg < (31 if inner.op is Op.SHL else 1 << 31):
+        inner = inner.src[0]
     # (a widening at the top, or a chain of them: the PTX path's `(long long)(unsigned long
     # long)(unsigned)(i)` of a 32-bit index never wraps)
     inner = inner.src[0] if inner.op is Op.CAST else inner
