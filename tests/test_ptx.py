@@ -4,6 +4,7 @@ width, counted as the C++ frontend counts the same kernel."""
 import os
 import pathlib
 import re
+import shutil
 
 import pytest
 
@@ -1551,3 +1552,23 @@ def test_an_instruction_nvcc_marks_line_0_is_at_the_line_before_it():
 """
     r = analyze(lower(parse(text), "k", Launch(grid=(1,), block=(32,))))
     assert [(s.op, s.loc.line) for s in r.sites] == [("store", 4), ("load", 4)]
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")
+def test_views_of_one_shared_variable_read_in_two_types_are_shown_as_that_variable(tmp_path):
+    """`float tile[256]` written as floats and read as float4: nvcc's build reads the one
+    variable in two types, two views of it (`tile` and `tile_2`-like names); every site says
+    the variable the source declares (analyze's table, JSON `sites[].variable`)."""
+    import json
+    from tests.test_cli import cli_streams
+    cu = tmp_path / "v.cu"
+    cu.write_text("__global__ void k(float4 *out)\n{\n    __shared__ float tile[256];\n"
+                  "    tile[threadIdx.x] = threadIdx.x;\n    __syncthreads();\n"
+                  "    if (threadIdx.x < 64)\n"
+                  "        out[threadIdx.x] = reinterpret_cast<float4 *>(tile)[threadIdx.x];\n"
+                  "}\nvoid go(float4 *o) { k<<<1, 256>>>(o); }\n")
+    code, out, err = cli_streams("analyze", str(cu), "--json")
+    assert code == 0, err
+    sites = json.loads(out)["results"][0]["sites"]
+    assert {s["variable"] for s in sites} == {"tile"}
+    assert len({s["array"] for s in sites}) == 2   # (the views, one per type)
