@@ -101,7 +101,6 @@ def search_source(kernel: Kernel, source: SourceFile,
     from .cuda.patch import LayoutChange, layout_patch, shared_declaration
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
-    views = {v.name: v for v in kernel.shared}
     if site is not None:
         if site not in [s.site for s in baseline.sites]:
             raise KernelError(f"no shared access site {site}; the sites are "
@@ -112,12 +111,11 @@ def search_source(kernel: Kernel, source: SourceFile,
         conflicted = [s for s in baseline.sites if s.excess > 0]
     skipped, names = [], []
     for s in conflicted:
-        variable = views[s.array].variable
-        if variable is None:
+        if s.variable is None:
             skipped.append(f"{s.array}: its accesses' variable is not known (an address "
                            "the build computes): no declaration to change")
-        elif variable not in names:
-            names.append(variable)
+        elif s.variable not in names:
+            names.append(s.variable)
     plan: list[tuple[str, LayoutChange]] = []
     for name in names:
         try:
@@ -127,11 +125,12 @@ def search_source(kernel: Kernel, source: SourceFile,
             continue
         mine = [v for v in kernel.shared if v.variable == name]
         size = _element_size(decl.type, mine)
+        widest = max([s.width for s in baseline.sites if s.variable == name] or
+                     [size or 4])
         if len(decl.extents) >= 2 and decl.extents[-1] is not None:
             unit = size or 4
-            widest = max([s.width for s in baseline.sites
-                          if views[s.array].variable == name] or [unit])
-            pads = [b for b in PAD_BYTES if b % unit == 0]
+            # (an element wider than the paddings: one element)
+            pads = [b for b in PAD_BYTES if b % unit == 0] or [unit]
             if few:   # (a row moved by its widest access: a word, or a 16-byte vector)
                 pads = [min((b for b in pads if b >= widest), default=pads[-1])]
             plan += [(name, LayoutChange(name, "pad", pad=b // unit)) for b in pads]
@@ -143,8 +142,6 @@ def search_source(kernel: Kernel, source: SourceFile,
             skipped.append(f"{name}: swizzles not tried: the size of its element type "
                            f"'{decl.type}' is not known here")
             continue
-        widest = max([s.width for s in baseline.sites
-                      if views[s.array].variable == name] or [size])
         plan += [(name, LayoutChange(name, "swizzle", swizzle=swz))
                  for swz in swizzles(widest, size)[:1 if few else SWIZZLES]]
     done = [0]
