@@ -178,7 +178,7 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
 
 # what may change shared memory, or order its accesses, between two loads of one address
 _FENCES = ("st", "atom", "red", "bar", "barrier", "membar", "fence", "call", "cp", "wmma",
-           "stmatrix", "mbarrier", "wgmma", "cp.async")
+           "stmatrix", "mbarrier", "wgmma")
 
 
 def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
@@ -204,8 +204,7 @@ def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
                        b.position not in moves and not a.inst.guard and not b.inst.guard]
             b = max(earlier, key=lambda b: b.position, default=None)
             if b is None or any(
-                    isinstance(x, Label) or x.name in ("bra", "ret", "exit") or
-                    x.name in _FENCES or ".".join(x.opcode[:2]) in _FENCES or
+                    isinstance(x, Label) or x.name in ("bra", "ret", "exit", *_FENCES) or
                     a.base in _writes(x, names)
                     for x in body[b.position + 1:a.position]) or \
                     any(written[v] != 1 for v in _values(b) if v.startswith("%")):

@@ -565,8 +565,8 @@ class _Lowering(WmmaLowering):
                 self.globals[key].declared = (self.launch.elements or {}).get(name)
         self._tensor_maps(names)
         variables = [*self.module.shared, *self.entry.shared]
-        self.shared_at.update({name: at for name, at in window_offsets(variables).items()
-                               if name not in {v.name for v in variables if v.nbytes is None}})
+        # (static variables in the window, `extern` ones where the dynamic memory begins)
+        self.shared_at.update(window_offsets(variables))
         offset = max((self.shared_at[v.name] + v.nbytes for v in variables
                       if v.nbytes is not None), default=0)
         align = max([16] + [v.align for v in variables if v.nbytes is not None])
@@ -584,13 +584,11 @@ class _Lowering(WmmaLowering):
             # `extern __shared__` arrays all begin where the dynamic shared memory does: after
             # the static arrays, at the largest alignment any declares (kernels_ir's rule)
             dyn_align = max([16] + [v.align for v in externs])
-            self.dynamic_base = -(-offset // dyn_align) * dyn_align
+            self.dynamic_base = self.shared_at[externs[0].name]
             # (the bytes' own view is not the variable's: its typed views, made at the
             # accesses, take the declaration's name)
             self.dynamic = self.k.dynamic_shared(self._fresh_name("dynamic_smem"), u8,
                                                  align=dyn_align)
-            for v in externs:
-                self.shared_at[v.name] = self.dynamic_base
         # (the module's variables this entry names: a library's others, libcu++'s
         # `cuda::std::ranges::begin` objects, are not the kernel's arrays)
         named = {t for i in self.entry.body if isinstance(i, Inst) for o in i.operands
