@@ -4,11 +4,7 @@ each in a fresh process (one core), as a user or a CI job runs it.
 Target (issue #15): under 60 s and 2 GB each. A check that exceeds LIMIT_S is stopped and
 reported as such.
 """
-import os
-import subprocess
 import sys
-import tempfile
-import time
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -17,26 +13,13 @@ LIMIT_S = 600
 
 from smemsim.loader import load_kernels  # noqa: E402
 
+from child import measure  # noqa: E402
+
 
 def run(file: str, key: str) -> tuple[float, float, str]:
     """(seconds, peak MB, the command's last line) of one check."""
-    argv = [sys.executable, "-m", "smemsim", "check", file, "--kernel", key]
-    with tempfile.TemporaryFile("w+") as out:
-        t = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
-        while True:  # wait4 gives this child's own peak memory
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t > LIMIT_S:
-                child.kill()
-                os.wait4(child.pid, 0)
-                return LIMIT_S, float("nan"), f"stopped after {LIMIT_S} s"
-            time.sleep(0.05)
-        seconds = time.perf_counter() - t
-        out.seek(0)
-        lines = out.read().strip().splitlines() or [""]
-    return seconds, usage.ru_maxrss / 1024, lines[-1]
+    c = measure([sys.executable, "-m", "smemsim", "check", file, "--kernel", key], LIMIT_S)
+    return c.wall, c.peak_mb, c.last
 
 
 def main() -> None:

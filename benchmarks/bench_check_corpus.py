@@ -9,12 +9,9 @@ is stopped and reported so.
     python3 benchmarks/bench_check_corpus.py [SUBSTRING ...]
 """
 import json
-import os
 import pathlib
-import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -24,26 +21,7 @@ TARGET_S, TARGET_MB = 2.0, 300.0
 
 from report_corpus import command  # noqa: E402
 
-
-def run(argv: list[str]) -> tuple[float, float, int, str]:
-    """(CPU seconds, peak MB, exit code, the last line) of one command."""
-    with tempfile.TemporaryFile("w+") as out:
-        t = time.perf_counter()
-        child = subprocess.Popen([sys.executable, "-m", "smemsim", *argv], stdout=out,
-                                 stderr=subprocess.STDOUT)
-        while True:  # wait4 gives this child's own CPU time and peak memory
-            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - t > LIMIT_S:
-                child.kill()
-                os.wait4(child.pid, 0)
-                return LIMIT_S, float("nan"), -1, f"stopped after {LIMIT_S} s"
-            time.sleep(0.02)
-        out.seek(0)
-        lines = out.read().strip().splitlines() or [""]
-    return (usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-            os.waitstatus_to_exitcode(status), lines[-1])
+from child import measure  # noqa: E402
 
 
 def main(words: list[str]) -> int:
@@ -61,7 +39,8 @@ def main(words: list[str]) -> int:
             del argv[out_at:out_at + 2]
             regs = argv.index("--regs")
             del argv[regs:regs + 2]
-            seconds, mb, code, last = run(argv)
+            c = measure([sys.executable, "-m", "smemsim", *argv], LIMIT_S)
+            seconds, mb, code, last = c.cpu, c.peak_mb, c.code, c.last
             rows.append((seconds, mb, e["file"], e["kernel"]))
             print(f"{seconds:7.2f} s {mb:8.0f} MB  exit {code}  {e['file']} "
                   f"{e['kernel'][:40]}  | {last[:100]}", flush=True)
