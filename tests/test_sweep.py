@@ -257,3 +257,21 @@ def test_a_define_with_several_values_is_an_axis_of_builds(tmp_path, monkeypatch
     assert 'identifier "x" is undefined' in out
     code, out, err = cli_streams("sweep", TRANSPOSE_CU, "-D", "PAD=0:x")
     assert code == 2 and "-D PAD=0:x: no values" in err
+
+
+def test_a_define_axis_the_file_overrides_says_so_at_each_point(tmp_path):
+    """`#define PAD 0` unguarded and `sweep -D PAD=0,1,2`: nvcc would build PAD 0 three
+    times; the points the file overrides are not analyzed, each saying why in the words
+    that mend it (a new user's sweep reported them behind 'cannot read the host side')."""
+    from tests.test_cli import cli
+    cu = tmp_path / "defx.cu"
+    cu.write_text("#define PAD 0\n__global__ void t(float *o)\n{\n"
+                  "    __shared__ float tile[32][32 + PAD];\n"
+                  "    tile[threadIdx.y][threadIdx.x] = threadIdx.x;\n    __syncthreads();\n"
+                  "    o[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y];\n}\n"
+                  "void go(float *o) { t<<<1, dim3(32, 32)>>>(o); }\n")
+    code, out = cli("sweep", str(cu), "-D", "PAD=0,1", width=400)
+    assert code == 0
+    assert (f"not analyzed: PAD=1, sm_90: line {cu}:1:9: -D PAD=1 and this `#define PAD 0` "
+            "disagree: nvcc would use the file's value; guard the #define with #ifndef PAD, "
+            "or drop the -D") in out

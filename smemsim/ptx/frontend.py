@@ -214,7 +214,8 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     """The PTX's entries as kernels, launched as the command line says (the host side could
     not be read: `why`, which is the answer when no launch is given)."""
     launch = _given_launch(options)
-    if re.search(r"(^|: )--(null|length|param|texture|tensor-map) [^:]*: ", str(why)):
+    if re.search(r"(^|: )--(null|length|param|texture|tensor-map) [^:]*: ", str(why)) or \
+            "disagree: nvcc would use the file's value" in str(why):
         raise why   # (a value the command line gave is wrong: a launch does not mend it)
     if not launch and any(word in str(why) for word in (
             "--launch", "--param", "--length", "--host", "--tensor-map", "--texture",
