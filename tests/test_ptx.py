@@ -1528,30 +1528,13 @@ def test_an_instruction_nvcc_marks_line_0_is_at_the_line_before_it():
     """nvcc writes `.loc 1 0 0` for code it made itself (a load it hoisted): a site there is
     reported at the nearest line before it (a new user's softmax: `softmax_matrix.cu:0:5`,
     and SARIF's startLine 0, which code scanning rejects)."""
-    text = """.version 9.0
-.target sm_90
-.address_size 64
-.visible .entry k()
-{
-	.reg .b32 	%r<4>;
-	.reg .f32 	%f<4>;
-	.shared .align 4 .b8 _ZZ1kE1s[128];
-	.loc	1 3 3
-	mov.u32 	%r1, %tid.x;
-	shl.b32 	%r2, %r1, 2;
-	mov.u32 	%r3, _ZZ1kE1s;
-	add.s32 	%r3, %r3, %r2;
-	.loc	1 4 5
-	st.shared.f32 	[%r3], 0f3F800000;
-	.loc	1 0 5
-	ld.shared.f32 	%f1, [%r3];
-	.loc	1 6 3
-	ret;
-}
-	.file	1 "/src/k.cu"
-"""
+    from tests.test_ptx_sass import _kernel
+    text = _kernel("\t.shared .align 4 .b8 _ZZ1kE1s[128];",
+                   "\tshl.b32 \t%r2, %r1, 2;\n\tmov.u32 \t%r3, _ZZ1kE1s;\n"
+                   "\tadd.s32 \t%r3, %r3, %r2;\n\tst.shared.f32 \t[%r3], %f1;\n"
+                   "\t.loc\t1 0 5\n\tld.shared.f32 \t%f3, [%r3];")
     r = analyze(lower(parse(text), "k", Launch(grid=(1,), block=(32,))))
-    assert [(s.op, s.loc.line) for s in r.sites] == [("store", 4), ("load", 4)]
+    assert [(s.op, s.loc.line) for s in r.sites] == [("store", 5), ("load", 5)]
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here")

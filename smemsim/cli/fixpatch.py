@@ -59,11 +59,10 @@ def patchable(file: str) -> bool:
     return pathlib.Path(file).suffix in (".cu", ".cuh")
 
 
-def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays,
-                  original: Built | None = None) -> CheckedPatch | NoPatch:
+def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
+                  arrays) -> CheckedPatch | NoPatch:
     """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
-    `predicted` wavefronts (fix's count of the change(s)); `original`: the file as built,
-    when the caller has counted it already."""
+    `predicted` wavefronts (fix's count of the change(s))."""
     from ..cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     try:
@@ -86,7 +85,7 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
         if getattr(args, "patch", None):
             raise PatchError(why)
         return NoPatch(why)
-    original, patched, note = _as_built(args, kernel, rebuilt, params, arrays, original)
+    original, patched, note = _as_built(args, kernel, rebuilt, params, arrays)
     return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
 
 
@@ -121,15 +120,6 @@ def _layout_patch(file: str, kernel: str, changes):
 def predicted_wavefronts(f) -> int:
     """fix's count for its per-array best changes together."""
     return f.combined.wavefronts if f.combined is not None else f.best[0].wavefronts
-
-
-def combined_wavefronts(kernel, chosen, params, arch: str, arrays) -> int:
-    """The kernel's wavefronts at the source's widths with every chosen change made."""
-    from ..fix import apply
-    variant = kernel
-    for c in chosen:
-        variant = apply(variant, c)
-    return analyze(variant, params, arch=arch, arrays=arrays).wavefronts
 
 
 def source_of(args, key: str):
@@ -169,12 +159,11 @@ def _built(args, kernel, params, arrays) -> Built:
     return Built(build.registers, occ.active_warps, r.wavefronts, inexact_lines(kernel))
 
 
-def _as_built(args, original, patched, params, arrays, before: Built | None = None):
+def _as_built(args, original, patched, params, arrays):
     """(original, patched, note): each kernel as nvcc builds its file, or why it could not
-    be read (`before`: the original as built, already counted)."""
+    be read."""
     try:
-        if before is None:
-            before = _built(args, original, params, arrays)
+        before = _built(args, original, params, arrays)
     except Unbuilt as err:
         return None, None, f"not built: {err}"
     try:
