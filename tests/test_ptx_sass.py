@@ -547,3 +547,110 @@ def test_loads_on_both_sides_of_a_branch_are_made_once_where_nothing_else_enters
     m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", entered))
     built = as_built(m, m.entries["k"], sass)
     assert len([x for x in built.entry.body if getattr(x, "name", "") == "ld"]) == 4
+
+
+def test_loads_a_wider_load_of_the_same_block_reads_are_not_made_again():
+    """cub's warp-scan aggregates: `ld.shared.u32 [a+32]`, `ld.shared.v4.u32 [a+32]` and
+    `ld.shared.u32 [a+40]` on one line, one LDS.128 at +32 in the SASS: the two narrow loads
+    are the wide load's elements (the earlier one made from it where it comes later)."""
+    loads = ("\tld.shared.f32 \t%f3, [_ZZ1kE1a+32];\n\tadd.f32 \t%f9, %f3, %f3;\n"
+             "\tld.shared.v4.f32 \t{%f4, %f5, %f6, %f7}, [_ZZ1kE1a+32];\n"
+             "\tld.shared.f32 \t%f8, [_ZZ1kE1a+40];")
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", loads))
+    sass = FunctionSass("k", (_sass("LDS.128", "load", 16, 32, "UR4"),), 16)
+    built = as_built(m, m.entries["k"], sass)
+    body = [(x.opcode, x.operands) for x in built.entry.body
+            if getattr(x, "name", "") == "ld" or getattr(x, "opcode", ()) == ("mov", "b32")]
+    assert body == [(("ld", "shared", "v4", "f32"), ("{%f4,%f5,%f6,%f7}", "[_ZZ1kE1a+32]")),
+                    (("mov", "b32"), ("%f3", "%f4")),
+                    (("mov", "b32"), ("%f8", "%f6"))]
+    assert built.notes == ("k.cu:5: ptxas does not make 2 of its ld.shared: a wider load of "
+                           "the same block reads their bytes (counted as built)",)
+    m.entries["k"] = built.entry
+    assert analyze(lower(m, "k", _launch())).load.requests == 1
+    # a store between the narrow load and the wide one: nothing is served (and it is said)
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", loads.replace(
+        "\tadd.f32", "\tst.shared.f32 \t[_ZZ1kE1a], %f1;\n\tadd.f32")))
+    built = as_built(m, m.entries["k"], sass)
+    assert "counted as the PTX states" in built.notes[-1]
+
+
+def test_loads_of_two_inlined_copies_across_a_guard_are_each_one_wide_load():
+    """cub's partial-tile block reduce, inlined twice: three loads, a guarded branch, a
+    fourth load (the PTX guards it, ptxas loads it with the others), in each copy; the
+    SASS has one LDS.128 a copy."""
+    copy = ("\tld.shared.f32 \t%f{0}, [_ZZ1kE1a];\n\tld.shared.f32 \t%f{1}, [_ZZ1kE1a+4];\n"
+            "\tld.shared.f32 \t%f{2}, [_ZZ1kE1a+8];\n\tsetp.gt.u32 \t%p1, %r1, 99;\n"
+            "\t@%p1 bra \t$L__BB0_{4};\n\tld.shared.f32 \t%f{3}, [_ZZ1kE1a+12];\n"
+            "$L__BB0_{4}:\n")
+    body = ("\tsetp.gt.u32 \t%p2, %r1, 15;\n\t@%p2 bra \t$L__BB0_1;\n" +
+            copy.format(3, 4, 5, 6, 2) + "\tbra.uni \t$L__BB0_9;\n$L__BB0_1:\n" +
+            copy.format(7, 8, 9, 10, 3) + "$L__BB0_9:")
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", body))
+    sass = FunctionSass("k", (_sass("LDS.128", "load", 16, 0, "UR4"),
+                              _sass("LDS.128", "load", 16, 0, "UR4")), 16)
+    built = as_built(m, m.entries["k"], sass)
+    assert _accesses(built) == [
+        (("ld", "shared", "v4", "f32"), ("{%f3,%f4,%f5,%f6}", "[_ZZ1kE1a]")),
+        (("ld", "shared", "v4", "f32"), ("{%f7,%f8,%f9,%f10}", "[_ZZ1kE1a]"))]
+    m.entries["k"] = built.entry
+    # lanes 0-15 take one copy, 16-31 the other: one LDS.128 each
+    assert analyze(lower(m, "k", _launch())).load.requests == 2
+
+
+# a loop nvcc leaves as one block, `for (i = tid; i < 100; i += 32) s[i] = 1.0f` (lanes 0-3
+# run 4 iterations, the others 3)
+STRIDED = """
+	mov.u32 	%r3, _ZZ1kE1a;
+	shl.b32 	%r2, %r1, 2;
+	add.s32 	%r4, %r3, %r2;
+	mov.u32 	%r5, %r1;
+$L__BB0_1:
+	st.shared.f32 	[%r4], %f1;
+	add.s32 	%r4, %r4, 128;
+	add.s32 	%r5, %r5, 32;
+	setp.lt.s32 	%p1, %r5, 100;
+	@%p1 bra 	$L__BB0_1;"""
+
+
+def test_a_loop_ptxas_runs_in_blocks_of_iterations_counts_each_block_a_warp_runs():
+    """ptxas unrolls the loop again: blocks of 4 iterations while 4 are left, then a block
+    of 2, then 1 (its SASS has the store 4 + 2 + 1 times: moderngpu's load-balancing
+    search). Lanes 0-3 run one block of 4, lanes 4-31 a block of 2 and one of 1: the warp
+    makes 4 + 2 + 1 = 7 stores, where the PTX's loop makes 4 (the H200 measured 72 stores
+    for moderngpu's kernel, the PTX's loop 64)."""
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", STRIDED))
+    sass = FunctionSass("k", tuple(_sass("STS", "store", 4, 128 * n) for n in range(7)), 16)
+    built = as_built(m, m.entries["k"], sass)
+    assert built.notes == ("k.cu:5: ptxas runs this loop in blocks of 4 iterations, then "
+                           "blocks of 2 and 1 where a lane's count leaves them (counted as "
+                           "built)",)
+    m.entries["k"] = built.entry
+    r = analyze(lower(m, "k", _launch()))
+    assert (r.store.requests, r.store.wavefronts) == (7, 7)
+    # the same stores: lane i's address is a[i + 32 k] in each, 100 floats
+    # (without the blocks: the PTX's 4)
+    m = parse(_kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];", STRIDED))
+    assert analyze(lower(m, "k", _launch())).store.requests == 4
+
+
+def test_accesses_the_line_table_gives_another_inline_path_of_the_line_are_the_same():
+    """moderngpu's `iterate<i>` recursion: the PTX's two chains of one line hold 1 and 2
+    loads, the SASS's 2 and 1: the same instructions, said as such."""
+    text = _kernel("\t.shared .align 16 .b8 _ZZ1kE1a[1024];",
+                   "\t.loc\t1 2 9, function_name $L__info_string0, inlined_at 1 5 9\n"
+                   "\tld.shared.f32 \t%f3, [_ZZ1kE1a];\n"
+                   "\t.loc\t1 2 9, function_name $L__info_string0, inlined_at 1 6 9\n"
+                   "\tld.shared.f32 \t%f4, [_ZZ1kE1a+64];\n"
+                   "\tld.shared.f32 \t%f5, [_ZZ1kE1a+128];")
+    m = parse(text)
+    at = lambda line: (("/src/k.cu", 2), ("/src/k.cu", line))  # noqa: E731
+    sass = FunctionSass("k", (SassInst("LDS", "load", 4, at(5), "UR4", 0, 0),
+                              SassInst("LDS", "load", 4, at(5), "UR4", 64, 16),
+                              SassInst("LDS", "load", 4, at(6), "UR4", 128, 32)), 16)
+    built = as_built(m, m.entries["k"], sass)
+    assert built.entry.body == m.entries["k"].body
+    assert built.notes == ("k.cu:2 via k.cu:5: ptxas's line table gives this line's "
+                           "ld.shared to other inline paths of it (the same instructions; "
+                           "counted as built)",)
+    assert built.matched == built.lines == 2

@@ -115,6 +115,9 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     body = list(entry.body)
     notes, merged, matched, differing = [], 0, 0, []
     edits: dict[int, list] = {}     # position -> what stands there instead
+    if cascades:
+        notes += _blocked_loops(module, body, ptx_lines, sass_lines, edits)
+    notes += _fragments_reloaded(module, body, edits, frozenset(entry.names))
     for key, ptx in ptx_lines.items():
         built = sass_lines.get(key, [])
         have, want = Counter(a.width for a in ptx), Counter(s.width for s in built)
@@ -137,6 +140,11 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     notes += reuse_notes
     matched += len(reused)
     differing = [k for k in differing if k not in reused]
+    contained, contain_notes = _contained(body, differing, ptx_lines, sass_lines, edits,
+                                          frozenset(entry.names))
+    notes += contain_notes
+    matched += len(contained)
+    differing = [k for k in differing if k not in contained]
     narrowed, narrow_notes = _narrowed(body, differing, ptx_lines, sass_lines, edits,
                                        frozenset(entry.names))
     notes += narrow_notes
@@ -157,6 +165,10 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     notes += pool_notes
     merged += pool_merged
     differing = [k for k in differing if k not in pooled]
+    moved, move_notes = _attributed(differing, ptx_lines, sass_lines)
+    notes += move_notes
+    matched += len(moved)
+    differing = [k for k in differing if k not in moved]
     sunk, sink_notes = _sunk_stores(body, [k for k in differing if k[1] == "store"],
                                     ptx_lines, sass_lines, edits)
     sunk |= pooled
@@ -220,6 +232,87 @@ def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
                              f"{_ptx_name('load')} again: an earlier load of the same "
                              "bytes has them (counted as built)")
     return explained, notes
+
+
+def _contained(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
+               names=frozenset()):
+    """Loads whose bytes a wider load of the same block also reads, which ptxas makes once
+    (cub's warp-scan aggregates: `ld.shared.u32 [ts+32]`, then `ld.shared.v4.u32 [ts+32]`
+    and `ld.shared.u32 [ts+40]`, whose SASS is the one LDS.128). On a load line whose SASS
+    has fewer loads than its PTX, all of one base each side: where dropping loads contained
+    in another (same base and element size, both unguarded, nothing between them that
+    branches, lands, orders shared memory or writes the base) leaves exactly the SASS's
+    offsets and widths, each dropped load becomes moves of the wider load's elements (the
+    wider load made first, where it came later). Returns (the keys explained, notes);
+    `edits` gains the rewrites."""
+    from .lower import _reads, _writes
+    written = Counter(r for x in body if isinstance(x, Inst) for r in _writes(x, names))
+    loads = [a for key, ptx in ptx_lines.items() if key[1] == "load" for a in ptx]
+    explained, notes = set(), []
+    for key in differing:
+        ptx, built = ptx_lines[key], sass_lines.get(key, [])
+        if key[1] != "load" or not built or len(built) >= len(ptx) or \
+                len({a.base for a in ptx}) != 1 or len({s.base for s in built}) != 1:
+            continue
+        want = Counter((s.offset, s.width) for s in built)
+        for delta in sorted({a.offset - s.offset for a in ptx for s in built}):
+            extra = Counter((a.offset - delta, a.width) for a in ptx) - want
+            if not want - Counter((a.offset - delta, a.width) for a in ptx):
+                break
+        else:
+            continue
+        rewrites, taken = {}, set()
+        for (offset, width), n in extra.items():
+            for a in sorted((a for a in ptx if (a.offset - delta, a.width) == (offset, width)),
+                            key=lambda a: a.position)[:n]:
+                rewrite = _served(body, a, loads, taken, written, names, _reads, _writes)
+                if rewrite is None:
+                    break
+                rewrites.update(rewrite)
+                taken.add(a.position)
+            else:
+                continue
+            break
+        else:
+            if rewrites and not any(p in edits for p in rewrites):
+                edits.update(rewrites)
+                explained.add(key)
+                notes.append(f"{_where(key[0])}: ptxas does not make {len(taken)} of its "
+                             f"{_ptx_name('load')}: a wider load of the same block reads "
+                             "their bytes (counted as built)")
+    return explained, notes
+
+
+def _served(body: list, a: _Access, loads: list, taken: set, written: Counter, names,
+            reads, writes) -> dict | None:
+    """{position: instructions} making `a`'s values moves of a wider load's elements that
+    holds its bytes (_contained), or None."""
+    for c in sorted(loads, key=lambda c: abs(c.position - a.position)):
+        if c is a or c.position in taken or c.base != a.base or c.block != a.block or \
+                c.element != a.element or c.width <= a.width or a.inst.guard or \
+                c.inst.guard or not c.offset <= a.offset < a.offset + a.width <= \
+                c.offset + c.width:
+            continue
+        first, last = sorted((a.position, c.position))
+        if any(isinstance(x, Label) or x.name in ("bra", "ret", "exit", *_FENCES) or
+               a.base in writes(x, names) for x in body[first + 1:last]):
+            continue
+        mine = _values(c)[(a.offset - c.offset) // c.element:][:a.lanes]
+        if any(not v.startswith("%") or written[v] != 1 for v in _values(c)
+               if v.strip() != "_") or any(v.strip() == "_" for v in mine):
+            continue
+        bits = f"b{8 * a.element}"
+        moves = [Inst(("mov", bits), (d, v), None, a.inst.loc, a.inst.line)
+                 for d, v in zip(_values(a), mine) if d.strip() != "_"]
+        if c.position < a.position:
+            return {a.position: moves}
+        # (the wider load comes later: made here instead, where nothing between reads
+        # what it loads)
+        if any(set(reads(x, names)) & {v.strip() for v in _values(c)}
+               for x in body[first + 1:last] if isinstance(x, Inst)):
+            continue
+        return {a.position: [c.inst, *moves], c.position: []}
+    return None
 
 
 def _narrowed(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edits: dict,
@@ -456,6 +549,91 @@ def _cascades(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
     return explained, notes
 
 
+def _blocked_loops(module: Module, body: list, ptx_lines: dict, sass_lines: dict,
+                   edits: dict) -> list[str]:
+    """Loops ptxas unrolls again at their run-time trip count (moderngpu's
+    `for (i = tid; i < fill_count; i += nt) b_shared[load_count + i] = count`, which nvcc
+    leaves as a loop of four stores: ptxas runs blocks of 4 of its iterations while 4 or
+    more are left, then a block of 2, then one, so the SASS has each store 4 + 2 + 1 times).
+    Each lane runs its own iterations, but a warp makes a block's accesses once where any
+    lane runs it: where the lanes' trip counts differ, more than the PTX's loop makes. A
+    one-block loop whose every shared access the SASS has 2U - 1 times (U a power of two;
+    the line's accesses outside the loop once each) gets `smemsim_unrolled.b32 U` at its
+    head, which the lowering of counted loops follows (smemsim.ptx.lower; a loop it cannot
+    count refuses it, and the entry is read again without). Returns the notes."""
+    accesses = [a for ptx in ptx_lines.values() for a in ptx]
+    notes = []
+    for block in sorted(_self_loops(body)):
+        mine = [a for a in accesses if a.block == block]
+        if not mine:
+            continue
+        label_at = max(n for n, x in enumerate(body[:mine[0].position]) if isinstance(x, Label))
+        if label_at in edits:
+            continue
+        copies = set()
+        for key in {(a.where, a.kind) for a in mine}:
+            inside = Counter(a.width for a in ptx_lines[key] if a.block == block)
+            outside = Counter(a.width for a in ptx_lines[key] if a.block != block)
+            built = Counter(s.width for s in sass_lines.get(key, []))
+            m = next((m for m in (3, 7, 15, 31)
+                      if built == outside + Counter({w: m * c for w, c in inside.items()})),
+                     None)
+            copies.add(m)
+        if len(copies) != 1 or None in copies:
+            continue
+        unroll = (copies.pop() + 1) // 2
+        first = mine[0].inst
+        edits[label_at] = [body[label_at], Inst(("smemsim_unrolled", "b32"), (str(unroll),),
+                                                None, first.loc, first.line)]
+        smaller = " and ".join(str(unroll >> n) for n in range(1, unroll.bit_length()))
+        notes.append(f"{_where(mine[0].where)}: ptxas runs this loop in blocks of {unroll} "
+                     f"iterations, then blocks of {smaller} where a lane's count leaves them "
+                     "(counted as built)")
+    return notes
+
+
+def _fragments_reloaded(module: Module, body: list, edits: dict, names=frozenset()) -> list:
+    """wmma operands of halves or bf16 at a generic address loaded again: ptxas's loads are
+    4-byte words (smemsim.ptx.wmma), which it makes once, and a fragment of the other
+    layout is those words transposed by MOVM (tests/cuda/wmma_kernels.cu's wmma_bf16 reads
+    each tile row- and column-major: 8 loads measured on an H200, four wmma.load of 4
+    words in the PTX). A load of the same matrix, shape, type, address and stride as an
+    earlier one of the same block, with nothing between that writes memory, orders it,
+    branches or changes the address or stride, becomes `smemsim_wmma_from` of the earlier
+    fragment's registers. Returns the notes."""
+    from .lower import _writes
+    notes, seen = [], []
+    for n, x in enumerate(body):
+        if isinstance(x, Label) or x.name in ("bra", "ret", "exit"):
+            seen = []
+            continue
+        form = form_of(x) if x.name == "wmma" else None
+        if form is None:
+            if x.name in _FENCES and not (x.name == "wmma" and x.opcode[1] != "store"):
+                seen = []
+            written = set(_writes(x, names))
+            seen = [(m, y, f) for m, y, f in seen if not written & set(y.operands[1:3])]
+            continue
+        if form.use != "ab" or form.element not in ("f16", "bf16") or \
+                form.space is not None or len(x.operands) < 3 or x.guard:
+            continue
+        earlier = next(((m, y, f) for m, y, f in seen
+                        if (f.matrix, f.shape, f.element) == (form.matrix, form.shape,
+                                                               form.element) and
+                        y.operands[1:3] == x.operands[1:3]), None)
+        if earlier is None or n in edits or earlier[0] in edits:
+            seen.append((n, x, form))
+            continue
+        m, y, f = earlier
+        edits[n] = [Inst(("smemsim_wmma_from", f.layout, form.layout, form.matrix),
+                         (x.operands[0], y.operands[0]), None, x.loc, x.line)]
+        notes.append(f"{_where(_chain(module, x))}: ptxas loads nothing here: it reuses "
+                     f"the words it loaded for {_where(_chain(module, y))}"
+                     + (", transposed by MOVM" if f.layout != form.layout else "")
+                     + " (counted as built)")
+    return notes
+
+
 def _self_loops(body: list) -> set:
     """The blocks (as _accesses numbers them) that branch back to their own start: the
     single-block loops nvcc makes of an unrolled loop's body."""
@@ -556,6 +734,29 @@ def _pooled(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
             where = ", ".join(dict.fromkeys(_where(k[0]) for k in sorted(group)))
             notes.append(_merged_note(where, runs, built))
     return explained, notes, merged
+
+
+def _attributed(differing: list, ptx_lines: dict, sass_lines: dict):
+    """Accesses of one source line that ptxas's line table gives to another inline path of
+    it (moderngpu's `iterate<i>` recursion: the PTX's chains through meta.hxx:183 and :193
+    hold 6 loads and 1, the SASS's 1 and 6): differing keys of one line and kind whose PTX
+    and SASS have, together, the same accesses of each width. Returns (the keys explained,
+    notes)."""
+    groups: dict = {}
+    for key in ptx_lines:   # (with the line's keys that match, some only as _unrolled)
+        groups.setdefault((key[0][0], key[1]), []).append(key)
+    explained, notes = set(), []
+    for (place, kind), keys in groups.items():
+        if len(keys) < 2 or not set(keys) & set(differing):
+            continue
+        ptx = Counter(a.width for k in keys for a in ptx_lines[k])
+        built = Counter(s.width for k in keys for s in sass_lines.get(k, []))
+        if ptx == built:
+            explained |= set(keys) & set(differing)
+            notes.append(f"{_where(keys[0][0])}: ptxas's line table gives this line's "
+                         f"{_ptx_name(kind)} to other inline paths of it (the same "
+                         "instructions; counted as built)")
+    return explained, notes
 
 
 def _sunk_stores(body: list, lines: list, ptx_lines: dict, sass_lines: dict, edits: dict):
@@ -814,9 +1015,14 @@ def _runs(ptx: list[_Access], built: list) -> list[list[_Access]] | None:
     (siboehm's and Learn-CUDA's sgemm: 4 copies of one iteration's merges); where nvcc
     unrolled it, each SASS copy covers its own copy of the PTX (pycuda's tiled matmul: two
     tiles' `LDS.64 [R6]`, of two `ld.shared [%r15]` and `[%r15+4]` each), tried second."""
-    return _match(ptx, built, separate=False) or _match(ptx, built, separate=True) or \
-        (_match(ptx, built, separate=False, blocks=False)
-         if all(a.kind == "load" for a in ptx) else None)
+    tries = [(False, True), (True, True)]
+    if all(a.kind == "load" for a in ptx):
+        # (loads of several blocks, each copy on its own: cub's partial-tile warp
+        # aggregates, whose seventh load the PTX guards and ptxas loads with the sixth, in
+        # two inlined copies)
+        tries += [(False, False), (True, False)]
+    return next((runs for separate, blocks in tries
+                 if (runs := _match(ptx, built, separate, blocks)) is not None), None)
 
 
 def _match(ptx: list[_Access], built: list, separate: bool,

@@ -470,17 +470,32 @@ class _Lowering(WmmaLowering):
             self.k.assert_(cond, text)
         n = self.k.let(self._fresh_name("trips"), count, i64)
         self.counted_latches.add(latch)
+        blocks = self._reunrolled(loop)
         try:
-            with self.k.loop(self._loop_name(loop), 0, lambda k: k < n, do_while=True,
-                             dtype=i64) as k:
-                for r, base in bases.items():
-                    self.regs[r] = self._moved(base, k, by[r])
-                    self.inductions.add(r)
-                self.counting.append((k, n))
-                self._sequence(loop.header, "<sink>", loop)
+            if blocks is None:
+                with self.k.loop(self._loop_name(loop), 0, lambda k: k < n, do_while=True,
+                                 dtype=i64) as k:
+                    self._iteration(loop, bases, by, k, n)
+            else:
+                # as ptxas built it (as_built's `smemsim_unrolled`): each lane's first
+                # F = n - n % U iterations in blocks of U, then a block of U/2 iterations
+                # where the rest has that bit, ..., then one. A warp makes a block's
+                # accesses once if any lane runs it, so lanes of different trip counts
+                # make more than the PTX's one loop would
+                name = self._loop_name(loop)
+                whole = self.k.let(self._fresh_name("blocked"), n - n % blocks, i64)
+                with self.k.loop(name, 0, lambda k: k < whole, dtype=i64) as k:
+                    self._iteration(loop, bases, by, k, n)
+                size = blocks // 2
+                while size:
+                    rest = n - whole
+                    with self.k.if_((rest & size) != 0):
+                        first = whole + (rest & -2 * size)
+                        for j in range(size):
+                            k = self.k.let(self._fresh_name(f"{name}_k"), first + j, i64)
+                            self._iteration(loop, bases, by, k, n)
+                    size //= 2
         finally:
-            if self.counting and self.counting[-1][1] is n:
-                self.counting.pop()
             self.counted_latches.discard(latch)
             for r, local in held.items():
                 self.regs[r] = local
@@ -491,6 +506,24 @@ class _Lowering(WmmaLowering):
                 self.k.assign(local.offset, retype(final.offset, local.offset.dtype))
             else:
                 self.k.assign(local, retype(final, local.dtype))
+
+    def _iteration(self, loop, bases: dict, by: dict, k: Expr, n: Expr) -> None:
+        """The body of a counted loop at its iteration `k` (of `n`): each induction register
+        its value `k` steps on."""
+        for r, base in bases.items():
+            self.regs[r] = self._moved(base, k, by[r])
+            self.inductions.add(r)
+        self.counting.append((k, n))
+        try:
+            self._sequence(loop.header, "<sink>", loop)
+        finally:
+            self.counting.pop()
+
+    def _reunrolled(self, loop) -> int | None:
+        """The blocks of iterations ptxas unrolls the loop into (as_built's
+        `smemsim_unrolled.b32 U` at its head), or None."""
+        return next((int(inst.operands[0]) for inst in self.blocks[loop.header].insts
+                     if inst.name == "smemsim_unrolled"), None)
 
     def _loop_name(self, loop) -> str:
         """The name of a loop's iteration count (k = 0, 1, ... whatever the source's
@@ -506,6 +539,10 @@ class _Lowering(WmmaLowering):
 
     def _flag_loop(self, loop) -> None:
         """The loop as a do-while of its flag, which each path through the body sets."""
+        if self._reunrolled(loop) is not None:
+            # (ptxas's blocks of iterations need the trip count)
+            first = self.blocks[loop.header].insts[0]
+            raise PtxError(f"{COUNTED_ONLY}: PTX line {first.line}")
         flag = self.flags[loop.header]
         self.k.assign(flag, 0)
         with self.k.loop(self._loop_name(loop), 0, lambda _: flag > 0, do_while=True):
@@ -1389,6 +1426,10 @@ class _Lowering(WmmaLowering):
         """`smemsim_trips.s32 %r` (as_built's cascades): the innermost counted loop's trip
         count."""
         self._dest(inst, cast(self._counting(inst)[1], i32))
+
+    def _op_smemsim_unrolled(self, inst: Inst) -> None:
+        """`smemsim_unrolled.b32 U` (as_built): the loop's blocks of iterations, which
+        _counted_loop reads; nothing to do where it stands."""
 
     def _counting(self, inst: Inst):
         if not self.counting:

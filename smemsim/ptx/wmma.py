@@ -139,6 +139,26 @@ class WmmaLowering:
         for j, r in enumerate(regs):
             self._dest(inst, words[j % len(words)], r)
 
+    def _op_smemsim_wmma_from(self, inst: Inst) -> None:
+        """`smemsim_wmma_from.FROM.TO.M {dest}, {source}` (as_built): an operand of halves
+        or bf16 made from the words of an earlier load of the same tile in layout FROM (no
+        memory read): word w of a layout holds the tile's 8x8 quarter `_quarter(w)`, moved
+        by MOVM where the layout runs across the fragment (a column-major A, a row-major
+        B); MOVM undoes itself."""
+        _, before, after, matrix = inst.opcode
+        dest = inst.operands[0].strip("{}").split(",")
+        source = [self.value(r.strip(), u32)
+                  for r in inst.operands[1].strip("{}").split(",")[:4]]
+        moved = WmmaForm(matrix, before, "", "", None).transposed != \
+            WmmaForm(matrix, after, "", "", None).transposed
+        _, g, t = self._wmma_lane() if moved else (None, None, None)
+        words = []
+        for w in range(4):
+            word = source[[_quarter(before, v) for v in range(4)].index(_quarter(after, w))]
+            words.append(self._wmma_transpose(word, g, t) if moved else word)
+        for j, r in enumerate(dest):
+            self._dest(inst, words[j % len(words)], r.strip())
+
     # ---------------------------------------------------------------- lanes, memory
     def _wmma_lane(self) -> tuple[Expr, Expr, Expr]:
         """(lane, g, t): the thread's lane, its row group (lane / 4) and column pair."""
@@ -169,9 +189,7 @@ class WmmaLowering:
         if e in ("f16", "bf16"):
             words = []
             for w in range(4):
-                # the 8x8 quarter of word w: rows (A's m or B's k along the tile's rows for
-                # a row-major tile) 8 * first on, columns 8 * second on
-                first, second = (w & 1, w >> 1) if form.layout == "row" else (w >> 1, w & 1)
+                first, second = _quarter(form.layout, w)
                 v = self._wmma_load(inst, addr, (g + 8 * first) * ldm + 8 * second + 2 * t,
                                     u16, 2, width=2)
                 word = _pair(v[0], v[1])
@@ -321,6 +339,13 @@ class WmmaLowering:
             raise self._refuse(inst, err.message) from None
         for j, r in enumerate(regs[0]):
             self._dest(inst, results[j], r)
+
+
+def _quarter(layout: str, w: int) -> tuple[int, int]:
+    """The 8x8 quarter of the tile in memory that word `w` of an operand of halves holds:
+    (first, second), its rows (A's m or B's k along a row-major tile's rows) 8 * first on,
+    its columns 8 * second on."""
+    return (w & 1, w >> 1) if layout == "row" else (w >> 1, w & 1)
 
 
 def _pair(low, high) -> Expr:
