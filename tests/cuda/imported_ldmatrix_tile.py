@@ -172,7 +172,8 @@ def ldmatrix_tile():
             r272_0 = kb.let("r272_0", r272, "u32")  # ldmatrix_tile.cu:41
             r273_0 = kb.let("r273_0", r273, "i32")  # ldmatrix_tile.cu:41
             trips_3 = kb.let("trips_3", select(cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) > select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), (cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) + select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)) - const(1, i64)) // select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
-            with kb.loop("iter_l41_2", cast(0, i64), lambda iter_l41_2: iter_l41_2 < trips_3, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l41_2:  # ldmatrix_tile.cu:41
+            blocked = kb.let("blocked", trips_3 - trips_3 % 4, "i64")  # ldmatrix_tile.cu:41
+            with kb.loop("iter_l41_2", cast(0, i64), lambda iter_l41_2: iter_l41_2 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l41_2:  # ldmatrix_tile.cu:41
                 kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
                 back_v_2 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_2")  # ldmatrix_tile.cu:41
                 kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
@@ -189,6 +190,59 @@ def ldmatrix_tile():
                 back_v_5 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_5")  # ldmatrix_tile.cu:41
                 kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
                 out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_5  # ldmatrix_tile.cu:41
+            with kb.if_(trips_3 - blocked & 2 != 0):  # ldmatrix_tile.cu:41
+                iter_l41_2_k = kb.let("iter_l41_2_k", blocked + (trips_3 - blocked & -4) + 0, "i64")  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_6 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_6")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64)) // 2] = back_v_6  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_7 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_7")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) // 2] = back_v_7  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_8 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) // 2,), width=1, name="back_v_8")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) // 2] = back_v_8  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_9 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_9")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) // 2] = back_v_9  # ldmatrix_tile.cu:41
+                iter_l41_2_k_2 = kb.let("iter_l41_2_k_2", blocked + (trips_3 - blocked & -4) + 1, "i64")  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_10 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_10")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64)) // 2] = back_v_10  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_11 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_11")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) // 2] = back_v_11  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_12 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) // 2,), width=1, name="back_v_12")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) // 2] = back_v_12  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_13 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_13")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_13  # ldmatrix_tile.cu:41
+            with kb.if_(trips_3 - blocked & 1 != 0):  # ldmatrix_tile.cu:41
+                iter_l41_2_k_3 = kb.let("iter_l41_2_k_3", blocked + (trips_3 - blocked & -2) + 0, "i64")  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_14 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_14")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64)) // 2] = back_v_14  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_15 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_15")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) // 2] = back_v_15  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_16 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) // 2,), width=1, name="back_v_16")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) // 2] = back_v_16  # ldmatrix_tile.cu:41
+                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                back_v_17 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_17")  # ldmatrix_tile.cu:41
+                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) // 2] = back_v_17  # ldmatrix_tile.cu:41
             rd30.set(rd30_0 + trips_3 * const(1024, i64))  # ldmatrix_tile.cu:41
             r272.set(r272_0 + cast(trips_3 * const(1024, i64), u32))  # ldmatrix_tile.cu:41
             r273.set(r273_0 + cast(trips_3 * const(512, i64), i32))  # ldmatrix_tile.cu:41

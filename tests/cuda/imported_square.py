@@ -111,7 +111,8 @@ def matrix_mul():
                             r77_0 = kb.let("r77_0", r77, "u32")  # seed000_square.cu:32
                             kb.assert_((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), "the loop's counter %r77 meets its end 0 (otherwise the GPU loops until it wraps)")  # seed000_square.cu:32
                             trips_4 = kb.let("trips_4", select((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)), const(1, i64)), "i64")  # seed000_square.cu:32
-                            with kb.loop("iter_l32", cast(0, i64), lambda iter_l32: iter_l32 < trips_4, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l32:  # seed000_square.cu:32
+                            blocked = kb.let("blocked", trips_4 - trips_4 % 4, "i64")  # seed000_square.cu:32
+                            with kb.loop("iter_l32", cast(0, i64), lambda iter_l32: iter_l32 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l32:  # seed000_square.cu:32
                                 colVector_v = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v")  # seed000_square.cu:32
                                 rowVector_v = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32 * const(4, i64), u32)),), width=1, name="rowVector_v")  # seed000_square.cu:32
                                 rs19 = kb.let("rs19", cast(cast(cast(colVector_v, i16) * cast(rowVector_v, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
@@ -122,23 +123,58 @@ def matrix_mul():
                                 colVector_v_4 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_4")  # seed000_square.cu:32
                                 rowVector_v_4 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_4")  # seed000_square.cu:32
                                 rs44.set(cast(cast(cast(cast(colVector_v_4, i16) * cast(rowVector_v_4, i16), i16) + cast(cast(cast(colVector_v_3, i16) * cast(rowVector_v_3, i16), i16) + cast(cast(cast(colVector_v_2, i16) * cast(rowVector_v_2, i16), i16) + rs19, i16), i16), i16), u16))  # seed000_square.cu:32
+                            with kb.if_(trips_4 - blocked & 2 != 0):  # seed000_square.cu:32
+                                iter_l32_k = kb.let("iter_l32_k", blocked + (trips_4 - blocked & -4) + 0, "i64")  # seed000_square.cu:32
+                                colVector_v_5 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_5")  # seed000_square.cu:32
+                                rowVector_v_5 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k * const(4, i64), u32)),), width=1, name="rowVector_v_5")  # seed000_square.cu:32
+                                rs19_2 = kb.let("rs19_2", cast(cast(cast(colVector_v_5, i16) * cast(rowVector_v_5, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
+                                colVector_v_6 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(16, u32),), width=1, name="colVector_v_6")  # seed000_square.cu:32
+                                rowVector_v_6 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k * const(4, i64), u32)) + const(1, u32),), width=1, name="rowVector_v_6")  # seed000_square.cu:32
+                                colVector_v_7 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(32, u32),), width=1, name="colVector_v_7")  # seed000_square.cu:32
+                                rowVector_v_7 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k * const(4, i64), u32)) + const(2, u32),), width=1, name="rowVector_v_7")  # seed000_square.cu:32
+                                colVector_v_8 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_8")  # seed000_square.cu:32
+                                rowVector_v_8 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_8")  # seed000_square.cu:32
+                                rs44.set(cast(cast(cast(cast(colVector_v_8, i16) * cast(rowVector_v_8, i16), i16) + cast(cast(cast(colVector_v_7, i16) * cast(rowVector_v_7, i16), i16) + cast(cast(cast(colVector_v_6, i16) * cast(rowVector_v_6, i16), i16) + rs19_2, i16), i16), i16), u16))  # seed000_square.cu:32
+                                iter_l32_k_2 = kb.let("iter_l32_k_2", blocked + (trips_4 - blocked & -4) + 1, "i64")  # seed000_square.cu:32
+                                colVector_v_9 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_9")  # seed000_square.cu:32
+                                rowVector_v_9 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32)),), width=1, name="rowVector_v_9")  # seed000_square.cu:32
+                                rs19_3 = kb.let("rs19_3", cast(cast(cast(colVector_v_9, i16) * cast(rowVector_v_9, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
+                                colVector_v_10 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(16, u32),), width=1, name="colVector_v_10")  # seed000_square.cu:32
+                                rowVector_v_10 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32)) + const(1, u32),), width=1, name="rowVector_v_10")  # seed000_square.cu:32
+                                colVector_v_11 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(32, u32),), width=1, name="colVector_v_11")  # seed000_square.cu:32
+                                rowVector_v_11 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32)) + const(2, u32),), width=1, name="rowVector_v_11")  # seed000_square.cu:32
+                                colVector_v_12 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_12")  # seed000_square.cu:32
+                                rowVector_v_12 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_2 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_12")  # seed000_square.cu:32
+                                rs44.set(cast(cast(cast(cast(colVector_v_12, i16) * cast(rowVector_v_12, i16), i16) + cast(cast(cast(colVector_v_11, i16) * cast(rowVector_v_11, i16), i16) + cast(cast(cast(colVector_v_10, i16) * cast(rowVector_v_10, i16), i16) + rs19_3, i16), i16), i16), u16))  # seed000_square.cu:32
+                            with kb.if_(trips_4 - blocked & 1 != 0):  # seed000_square.cu:32
+                                iter_l32_k_3 = kb.let("iter_l32_k_3", blocked + (trips_4 - blocked & -2) + 0, "i64")  # seed000_square.cu:32
+                                colVector_v_13 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_13")  # seed000_square.cu:32
+                                rowVector_v_13 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32)),), width=1, name="rowVector_v_13")  # seed000_square.cu:32
+                                rs19_4 = kb.let("rs19_4", cast(cast(cast(colVector_v_13, i16) * cast(rowVector_v_13, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
+                                colVector_v_14 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(16, u32),), width=1, name="colVector_v_14")  # seed000_square.cu:32
+                                rowVector_v_14 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32)) + const(1, u32),), width=1, name="rowVector_v_14")  # seed000_square.cu:32
+                                colVector_v_15 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(32, u32),), width=1, name="colVector_v_15")  # seed000_square.cu:32
+                                rowVector_v_15 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32)) + const(2, u32),), width=1, name="rowVector_v_15")  # seed000_square.cu:32
+                                colVector_v_16 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_16")  # seed000_square.cu:32
+                                rowVector_v_16 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l32_k_3 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_16")  # seed000_square.cu:32
+                                rs44.set(cast(cast(cast(cast(colVector_v_16, i16) * cast(rowVector_v_16, i16), i16) + cast(cast(cast(colVector_v_15, i16) * cast(rowVector_v_15, i16), i16) + cast(cast(cast(colVector_v_14, i16) * cast(rowVector_v_14, i16), i16) + rs19_4, i16), i16), i16), u16))  # seed000_square.cu:32
                             r78.set(r78_0 + cast(trips_4 * const(4, i64), u32))  # seed000_square.cu:32
                             r77.set(r77_0 + cast(trips_4 * const(-4, i64), u32))  # seed000_square.cu:32
                         with kb.if_(cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32) != 0):  # seed000_square.cu:30
                             r63 = kb.let("r63", r78 << const(4, u32), "u32")  # seed000_square.cu:32
                             r32.set(const(256, u32) + r63 + threadIdx.x)  # seed000_square.cu:32
-                            colVector_v_5 = colVector.load((r32,), width=1, name="colVector_v_5")  # seed000_square.cu:32
+                            colVector_v_17 = colVector.load((r32,), width=1, name="colVector_v_17")  # seed000_square.cu:32
                             r33.set((threadIdx.y << const(4, u32)) + r78)  # seed000_square.cu:32
-                            rowVector_v_5 = rowVector.load((r33,), width=1, name="rowVector_v_5")  # seed000_square.cu:32
-                            rs44.set(cast(cast(cast(cast(colVector_v_5, i16) * cast(rowVector_v_5, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
+                            rowVector_v_17 = rowVector.load((r33,), width=1, name="rowVector_v_17")  # seed000_square.cu:32
+                            rs44.set(cast(cast(cast(cast(colVector_v_17, i16) * cast(rowVector_v_17, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
                             with kb.if_(cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32) != 1):  # seed000_square.cu:30
-                                colVector_v_6 = colVector.load((r32 + const(16, u32),), width=1, name="colVector_v_6")  # seed000_square.cu:32
-                                rowVector_v_6 = rowVector.load((r33 + const(1, u32),), width=1, name="rowVector_v_6")  # seed000_square.cu:32
-                                rs44.set(cast(cast(cast(cast(colVector_v_6, i16) * cast(rowVector_v_6, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
+                                colVector_v_18 = colVector.load((r32 + const(16, u32),), width=1, name="colVector_v_18")  # seed000_square.cu:32
+                                rowVector_v_18 = rowVector.load((r33 + const(1, u32),), width=1, name="rowVector_v_18")  # seed000_square.cu:32
+                                rs44.set(cast(cast(cast(cast(colVector_v_18, i16) * cast(rowVector_v_18, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
                                 with kb.if_(cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32) != 2):  # seed000_square.cu:30
-                                    colVector_v_7 = colVector.load((r32 + const(32, u32),), width=1, name="colVector_v_7")  # seed000_square.cu:32
-                                    rowVector_v_7 = rowVector.load((r33 + const(2, u32),), width=1, name="rowVector_v_7")  # seed000_square.cu:32
-                                    rs44.set(cast(cast(cast(cast(colVector_v_7, i16) * cast(rowVector_v_7, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
+                                    colVector_v_19 = colVector.load((r32 + const(32, u32),), width=1, name="colVector_v_19")  # seed000_square.cu:32
+                                    rowVector_v_19 = rowVector.load((r33 + const(2, u32),), width=1, name="rowVector_v_19")  # seed000_square.cu:32
+                                    rs44.set(cast(cast(cast(cast(colVector_v_19, i16) * cast(rowVector_v_19, i16), i16) + cast(rs44, i16), i16), u16))  # seed000_square.cu:32
                 r72.set(r72_0 + cast(trips * const(1, i64), u32))  # seed000_square.cu:21
             r69 = kb.let("r69", r16 + (cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) * B_width, "i32")  # seed000_square.cu:35
             C[cast(r69, i64)] = cast(rs44, u8)  # seed000_square.cu:35
