@@ -103,6 +103,10 @@ class PartialRun:
     # integer wrapped between them) or one of them faults, the loop runs whole instead, so
     # that the fault is reported at its first iteration
     endpoints: frozenset[int] = frozenset()
+    # `lanes_only`: ids of shuffles whose results the run does not read: the lanes they
+    # read are checked (a lane that does not execute one is a fault), their values are not
+    # evaluated (the run does not compute them) and their results are 0
+    lanes_only: frozenset[int] = frozenset()
     # `guards`: the Ifs inside those loops whose condition is a conjunction of comparisons
     # affine in the loop variable at one width (If id -> the comparisons, locals written
     # out): each holds on an interval of a lane's iterations, whose first, second and last
@@ -2103,10 +2107,17 @@ class _Machine(Evaluator):
         mask = s.mask if isinstance(s.mask, int) else \
             self.eval(s.mask, idx).astype(np.uint32).astype(np.int64)
         dense, lane, _, present = self._warp_lanes(s, idx, mask)
-        if s.mode in VOTE_MODES:
+        blind = self.partial is not None and id(s) in self.partial.lanes_only
+        if s.mode in VOTE_MODES and not blind:
             self._vote(s, idx, dense, lane, present, mask)
             return
-        value = convert(self.eval(s.value, idx), s.dst.dtype)
+        value = np.zeros(idx.size, s.dst.dtype.np) if blind else \
+            convert(self.eval(s.value, idx), s.dst.dtype)
+        if s.mode in VOTE_MODES:
+            if s.dst not in self.vars:
+                self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
+            self.vars[s.dst][idx] = value
+            return
         arg = self.eval(s.lane, idx).astype(np.int64)
         width = s.width
         if not isinstance(width, int):  # a run-time width: each lane's own

@@ -154,9 +154,10 @@ def _exact_quotient(e: Expr, multiples: set) -> Expr:
     return e
 
 
-def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
-    """The ends run of the other run (statement ids `other`, probes by statement), or None
-    where some statement of it depends on blockIdx otherwise than the module says."""
+def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEnds | None:
+    """The ends run of the other run (statement ids `other`, probes by statement; shuffles
+    `lanes_only` whose values it does not evaluate), or None where some statement of it
+    depends on blockIdx otherwise than the module says."""
     lets: dict = {}
     guards: dict = {}
     found = _block_locals(kernel, other)
@@ -203,6 +204,11 @@ def block_ends(kernel: Kernel, other, probes) -> BlockEnds | None:
                 pass   # (a local that stands for the block: _block_locals checked it)
             elif isinstance(x, Assert) and _multiple(x.cond, lets, leaf) is not None:
                 multiples.add(_multiple(x.cond, lets, leaf))
+            elif isinstance(x, (Shuffle, MmaSync)) and id(x) in lanes_only:
+                # (its values are not evaluated: only which lanes it reads)
+                if isinstance(x, Shuffle) and not all(
+                        zero(e) for e in (x.lane, x.width, x.mask) if isinstance(e, Expr)):
+                    return False
             elif isinstance(x, (Assign, Shuffle, MmaSync, DeclareLocal, LocalStore,
                                 SyncReduce, Assert)):
                 # (an assertion of what no block index decides, the PTX path's alignment
@@ -368,6 +374,7 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
         # same order in every block of its box
         run(kernel, dict(launch.params), None, observer=observe, partial=PartialRun(
             statements=hs.other, collapse=hs.counted, blocks=blocks, sources=True,
+            lanes_only=hs.lanes_only,
             probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
             loop_limit=loop_limit)
     except KernelRuntimeError:

@@ -713,8 +713,8 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     if any(r.kind == "write-write" for r in found):
         return None  # benign or not: only the stored bytes can tell
     # the other run on a few blocks at the grid's ends, where they stand for all of them
-    ends = block_ends(kernel, hs.other, hs.probes) if blocks_total == launch.num_blocks \
-        else None
+    ends = block_ends(kernel, hs.other, hs.probes, hs.lanes_only) \
+        if blocks_total == launch.num_blocks else None
     if ends is not None and check_other_run_at_ends(kernel, launch, hs, ends, loop_limit):
         if progress:
             progress(total, total)
@@ -726,6 +726,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
             part = chosen[at:at + per_run]
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
+                lanes_only=hs.lanes_only,
                 probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
                 loop_limit=loop_limit)
             if progress:

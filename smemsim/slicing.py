@@ -276,6 +276,9 @@ class HazardSlices:
     endpoints: frozenset[int] = frozenset()
     # the guards inside those loops: If id -> its comparisons (PartialRun.guards)
     guards: Mapping[int, tuple[Expr, ...]] = field(default_factory=dict)
+    # shuffles and mma.sync of the other run whose results it does not read: run for the
+    # lanes they need, their values not evaluated (kernels_ir.PartialRun.lanes_only)
+    lanes_only: frozenset[int] = frozenset()
 
 
 def fault_probes(s: Stmt) -> tuple[Probe, ...]:
@@ -346,7 +349,15 @@ def hazard_slices(kernel: Kernel,
             shared_roots.append((s.exprs(), s, True))
             if isinstance(s, SyncReduce):   # (its value: a barrier both runs make)
                 other_roots.append((s.exprs(), s, True))
-        elif isinstance(s, (Loop, Shuffle, MmaSync, DeclareLocal, Assert)):
+        elif isinstance(s, Shuffle):
+            # which lanes it reads (a lane that does not execute it is a fault to find);
+            # its value only where something of the other run reads its result
+            other_roots.append(([e for e in (s.lane, s.width, s.mask) if isinstance(e, Expr)],
+                                s, True))
+        elif isinstance(s, MmaSync):
+            other_roots.append(((), s, True))   # (its warp must be whole; its values only
+            #                                      where something reads its result)
+        elif isinstance(s, (Loop, DeclareLocal, Assert)):
             other_roots.append((s.exprs(), s, True))   # (an assert: a fault to find)
         found = tuple(p for p in fault_probes(s) if settled is None or not settled(p))
         if found:
@@ -354,6 +365,12 @@ def hazard_slices(kernel: Kernel,
             other_roots.append(([e for p in found for e in p.roots()], s, False))
     shared, axes, shared_data = run_of(shared_roots)
     other, _, other_data = run_of(other_roots)
+    # shuffles and mma.sync whose results nothing of the other run reads: run for their
+    # lanes only (the interpreter does not evaluate a shuffle's value, which the run does
+    # not compute; an mma's garbage products fault nowhere)
+    valued, _, _ = run_of([r for r in other_roots if not isinstance(r[1], (Shuffle, MmaSync))])
+    lanes_only = frozenset(id(x) for x in stmts if isinstance(x, (Shuffle, MmaSync)) and
+                           id(x) in other and id(x) not in valued)
     unusable = "a loaded value decides addresses, control or a fault" \
         if shared_data or other_data else None
     # loops of the other run with nothing of it inside only need their trip counts
@@ -372,7 +389,8 @@ def hazard_slices(kernel: Kernel,
                 guards.update(found)
     return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
-                        probes, frozenset(counted), unusable, frozenset(endpoints), guards)
+                        probes, frozenset(counted), unusable, frozenset(endpoints), guards,
+                        lanes_only)
 
 
 def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:

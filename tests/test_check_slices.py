@@ -27,8 +27,8 @@ EXAMPLES = {
 # kernels whose addresses, control or faults a loaded value decides: only the full run can
 # check them (the rest must be checked by the sliced runs, unless they fault: the ilp2 kernel
 # of matmul_float_tiled does at these sizes, 40 is not a multiple of its tile)
-FULL = {"histogram:uniform", "histogram:text", "histogram:weighted", "reed_solomon:tables",
-        "softmax:softmax"}
+# (softmax's warp shuffles of loaded values decide nothing the other run needs: sliced)
+FULL = {"histogram:uniform", "histogram:text", "histogram:weighted", "reed_solomon:tables"}
 
 
 def verdict(h):
@@ -669,3 +669,42 @@ def test_a_local_given_a_value_not_affine_in_the_block_walks_every_block():
     assert block_ends(kernel, hs.other, hs.probes) is None
     faults = check(kernel).faults
     assert len(faults) == 1 and "[block (7, 0, 0)" in faults[0].message
+
+
+
+def warp_sums(half_warp_reads_the_other: bool = False):
+    """Each warp sums its loaded values with shuffles (`__shfl_down_sync`) and lane 0 stores
+    the sum in shared memory: the shuffles' values are loaded data, which decide nothing the
+    other run needs. `half_warp_reads_the_other`: lanes 0-15 shuffle down by 16 alone,
+    reading lanes that do not execute the shuffle (a fault)."""
+    k = KernelBuilder("warp_sums")
+    a = k.global_array("a", f32, 64 * 8)
+    out = k.global_array("out", f32, 8, intent="out")
+    s = k.shared("s", f32, 2)
+    v = k.let("v", a[blockIdx.x * 64 + threadIdx.x], f32)
+    if half_warp_reads_the_other:
+        with k.if_(threadIdx.x % 32 < 16):
+            v.set(v + k.shfl(v, 16, mode="down", mask=0xFFFF))
+    else:
+        for d in (16, 8, 4, 2, 1):
+            v.set(v + k.shfl(v, d, mode="down"))
+    with k.if_(threadIdx.x % 32 == 0):
+        s[threadIdx.x // 32] = v
+    k.syncthreads()
+    with k.if_(threadIdx.x == 0):
+        out[blockIdx.x] = s[0] + s[1]
+    k.launch(8, 64)
+    return k.build()
+
+
+def test_shuffles_of_loaded_values_leave_the_check_sliced_and_their_lanes_checked():
+    """A warp reduction of loaded values is checked by the address-only runs (the shuffles'
+    values are not evaluated), the lanes they read still checked: a shuffle reading lanes
+    that do not execute it is found as the full run finds it."""
+    fast = check(warp_sums())
+    assert fast.method == "sliced" and fast.clean, fast
+    assert verdict(fast) == verdict(check(warp_sums(), sliced=False))
+    fast = check(warp_sums(half_warp_reads_the_other=True))
+    full = check(warp_sums(half_warp_reads_the_other=True), sliced=False)
+    assert verdict(fast) == verdict(full)
+    assert "a shuffle reads lane 16, which does not execute it" in full.faults[0].message
