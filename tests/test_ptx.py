@@ -1558,3 +1558,60 @@ def test_views_of_one_shared_variable_read_in_two_types_are_shown_as_that_variab
     sites = json.loads(out)["results"][0]["sites"]
     assert {s["variable"] for s in sites} == {"tile"}
     assert len({s["array"] for s in sites}) == 2   # (the views, one per type)
+
+
+BFI = """
+.version 9.0
+.target sm_90
+.address_size 64
+.visible .entry k(
+	.param .u64 k_param_0,
+	.param .u32 k_param_1
+)
+{
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<6>;
+	.loc	1 3 3
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u32 	%r1, [k_param_1];
+	cvta.to.global.u64 	%rd2, %rd1;
+	mov.u32 	%r2, %tid.x;
+	mul.lo.s32 	%r3, %r2, -1640531535;
+	xor.b32 	%r4, %r3, %r1;
+	bfi.b32 	%r5, %r4, %r2, 5, 27;
+	bfi.b32 	%r6, %r4, %r3, 4, 4;
+	bfi.b32 	%r7, %r3, %r4, 20, 30;
+	mul.wide.u32 	%rd3, %r2, 4;
+	add.s64 	%rd4, %rd2, %rd3;
+	st.global.u32 	[%rd4], %r5;
+	st.global.u32 	[%rd4+256], %r6;
+	st.global.u32 	[%rd4+512], %r7;
+	ret;
+}
+	.file	1 "/src/k.cu"
+"""
+
+
+def test_bfi_inserts_the_field_whether_or_not_it_reaches_the_top():
+    """`bfi.b32 d, a, b, pos, len`: b with bits pos..pos+len-1 the low bits of a (nothing
+    from bit 32 on). A field that reaches the word's top (5, 27; 20, 30) is written as b's
+    low bits plus a shifted, which the analyses read as affine (nvcc's `blockIdx.y * 32 +
+    threadIdx.x % 32`); one inside the word (4, 4) as masks. Each equals the bit formula."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.ptx.lower import Launch, lower
+    from smemsim.ptx.parse import parse
+    k = lower(parse(BFI), "k", Launch(grid=(1,), block=(64,), names=("out", "a"),
+                                      lengths={"out": "768"}, defaults={"a": 0x9E3779B9}))
+    out = np.frombuffer(run(k, {})["out"].tobytes(), np.uint32).astype(np.uint64)
+    t = np.arange(64, dtype=np.uint64)
+    m = 0xFFFFFFFF
+    r3 = (t * (2654435761)) & m            # -1640531535 as 32 bits
+    r4 = r3 ^ 0x9E3779B9
+
+    def bfi(a, b, pos, length):
+        mask = (((1 << min(length, 32)) - 1) << pos) & m
+        return (b & (m ^ mask)) | ((a << np.uint64(pos)) & mask)
+    assert np.array_equal(out[:64], bfi(r4, t, 5, 27))
+    assert np.array_equal(out[64:128], bfi(r4, r3, 4, 4))
+    assert np.array_equal(out[128:], bfi(r3, r4, 20, 30))

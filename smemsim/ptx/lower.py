@@ -2328,6 +2328,14 @@ class _Lowering(WmmaLowering):
         if bits is None:
             raise self._refuse(inst, "this form of bfi is not lowered yet")
         dtype = u32 if bits == 32 else u64
+        at, size = (_IMMEDIATE.fullmatch(t) and int(t, 0) & 0xFF for t in inst.operands[3:5])
+        if at is not None and size is not None and 0 < at < bits and at + size >= bits:
+            # the field reaches the word's top (`bfi.b32 d, ctaid.y, tid & 31, 5, 27`: nvcc's
+            # `blockIdx.y * 32 + (threadIdx.x % 32)`): b's low bits plus a shifted, which the
+            # analyses read as affine in a
+            a, b = (self.integer(t, dtype) for t in inst.operands[1:3])
+            self._dest(inst, (b & const((1 << at) - 1, dtype)) + (a << const(at, dtype)))
+            return
         a, b = (retype(self.integer(t, dtype), u64) for t in inst.operands[1:3])
         pos = retype(smin(retype(self.integer(inst.operands[3], u32), u32) & 0xFF,
                           const(bits, u32)), u64)
