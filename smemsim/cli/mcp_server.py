@@ -1,0 +1,167 @@
+"""smemsim's verbs as the tools of a Model Context Protocol server (`smemsim mcp`, over
+stdio), for kernel-writing agents: analyze, explain, fix, check, occupancy and layout, each
+taking what the command line takes and returning the JSON document `smemsim VERB --json`
+prints, from one process whose caches stay warm between calls.
+
+A tool's input is a FILE (a `.cu`/`.cuh`, a kernels file, an installed example's name: as
+the command line takes it; a kernels file is Python that smemsim runs, as it is there) or
+`code`, CUDA text, which is written to a private folder as `kernel.cu` (never to a path the
+text or a name chooses) and removed after the call. `options` are the command line's words
+after the FILE (`["-pN=4096", "--launch-grid", "64"]`), one word each, never read by a shell.
+The protocol needs the `mcp` package (`pip install 'smemsim[mcp]'`).
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import tempfile
+import threading
+from typing import Any
+
+from rich.console import Console
+
+TOOLS = ("analyze", "explain", "fix", "check", "occupancy", "layout")
+# (calls run one at a time: a verb's run keeps per-command state in this process)
+_LOCK = threading.Lock()
+# what the server tells a client about itself
+INSTRUCTIONS = (
+    "smemsim predicts, without a GPU, what a CUDA kernel's shared-memory accesses cost on the "
+    "hardware (requests, wavefronts, bank conflicts as excess wavefronts, per access site and "
+    "source line), whether it has races or faults (check), how many blocks fit on an SM "
+    "(occupancy) and which padding or swizzle removes the conflicts (fix, with a patch of "
+    "the .cu). Give a .cu file or CUDA text (`code`) and the launch as the command line "
+    "takes it in `options`: -pNAME=VALUE for scalars, --launch-grid/--launch-block, "
+    "--length ARRAY=EXPR. Each tool returns the JSON of `smemsim VERB --json`; exit_code 0 "
+    "is fine, 1 a gate failed, 2 bad input (see error.message).")
+
+
+class ToolInputError(ValueError):
+    """A call the tools cannot take (neither or both of file and code, a bad option)."""
+
+
+def call(verb: str, file: str | None = None, code: str | None = None,
+         kernel: str | None = None, site: str | None = None,
+         options: list[str] | None = None) -> dict[str, Any]:
+    """The JSON document `smemsim VERB FILE [SITE] --json [--kernel K] OPTIONS` prints, run in
+    this process; with `code`, FILE is a private copy of that CUDA text."""
+    from . import run
+    if verb not in TOOLS:
+        raise ToolInputError(f"no tool {verb!r} (the tools: {', '.join(TOOLS)})")
+    options = list(options or [])
+    if not all(isinstance(o, str) for o in options):
+        raise ToolInputError("options are the command line's words, each a string")
+    if verb != "layout":
+        if file is not None and code is not None:
+            raise ToolInputError(f"{verb}: give a file or CUDA text (code), not both")
+        if file is None and code is None and verb != "occupancy":
+            raise ToolInputError(f"{verb}: give a file or CUDA text (code)")
+    argv_tail = ([site] if site is not None else []) + ["--json"] + \
+        (["--kernel", kernel] if kernel is not None else []) + options
+    out, err = io.StringIO(), io.StringIO()
+    with _LOCK:
+        copy = _private_copy(code) if code is not None else None
+        status = run([verb] + ([copy or file] if (copy or file) is not None else []) +
+                     argv_tail, _quiet(out), _quiet(err))
+    text = out.getvalue()
+    if text.strip():
+        doc = json.loads(text)
+    else:   # (a verb that printed no JSON: its error line is what there is)
+        doc = {"schema": "smemsim/1", "results": [], "exit_code": status,
+               "error": {"message": err.getvalue().strip()}}
+    if copy is not None:   # (the private copy's path means nothing to the caller)
+        doc = json.loads(json.dumps(doc).replace(json.dumps(copy)[1:-1], "kernel.cu"))
+    return doc
+
+
+# the private folder of this process's copies of CUDA text: one subfolder a text (named by
+# its digest), kept while the process lives, so that the same text's build is found in the
+# PTX cache the next time (a cache entry names the file's path)
+_COPIES: list[str] = []
+
+
+def _private_copy(code: str) -> str:
+    """The path of `code` written as kernel.cu in this process's private folder."""
+    import atexit
+    import hashlib
+    if not _COPIES:
+        _COPIES.append(tempfile.mkdtemp(prefix="smemsim-mcp-"))
+        atexit.register(shutil.rmtree, _COPIES[0], True)
+    folder = os.path.join(_COPIES[0], hashlib.sha256(code.encode("utf-8", "surrogatepass"))
+                          .hexdigest()[:32])
+    path = os.path.join(folder, "kernel.cu")
+    if not os.path.exists(path):
+        os.makedirs(folder, exist_ok=True)
+        partial = path + ".part"
+        with open(partial, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(code)
+        os.replace(partial, path)
+    return path
+
+
+def _quiet(stream) -> Console:
+    """A console writing plain text into `stream` (no terminal, no colour, no wrapping)."""
+    return Console(file=stream, width=4096, color_system=None, force_terminal=False,
+                   no_color=True, highlight=False, soft_wrap=True)
+
+
+def server():
+    """The MCP server: one tool per verb of TOOLS (mcp.server.mcpserver.MCPServer)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    app = MCPServer("smemsim", instructions=INSTRUCTIONS)
+
+    def answer(*args) -> dict[str, Any]:
+        try:
+            return call(*args)
+        except ToolInputError as err:   # (the client's mistake: its message, no traceback)
+            raise ToolError(str(err)) from None
+
+    @app.tool(name="analyze", description=(
+        "Shared-memory requests, wavefronts and bank-conflict excess of each access site of "
+        "a kernel at its launch (smemsim analyze --json)."))
+    def analyze(file: str | None = None, code: str | None = None, kernel: str | None = None,
+                options: list[str] | None = None) -> dict[str, Any]:
+        return answer("analyze", file, code, kernel, None, options)
+
+    @app.tool(name="explain", description=(
+        "Why a site's worst request costs what it does: the lanes, their banks and the "
+        "wavefronts, lane by lane (smemsim explain --json); `site` is a site number or "
+        "FILE:LINE, the worst site when omitted."))
+    def explain(file: str | None = None, code: str | None = None, site: str | None = None,
+                kernel: str | None = None, options: list[str] | None = None
+                ) -> dict[str, Any]:
+        return answer("explain", file, code, kernel, site, options)
+
+    @app.tool(name="fix", description=(
+        "Paddings and XOR swizzles of the conflicted shared arrays, each counted as built; "
+        "for a .cu, the best change as a checked patch of the file (smemsim fix --json: "
+        "results[].patch.diff)."))
+    def fix(file: str | None = None, code: str | None = None, site: str | None = None,
+            kernel: str | None = None, options: list[str] | None = None) -> dict[str, Any]:
+        return answer("fix", file, code, kernel, site, options)
+
+    @app.tool(name="check", description=(
+        "Races, barrier misuse and out-of-bounds accesses of one launch, every block "
+        "(smemsim check --json)."))
+    def check(file: str | None = None, code: str | None = None, kernel: str | None = None,
+              options: list[str] | None = None) -> dict[str, Any]:
+        return answer("check", file, code, kernel, None, options)
+
+    @app.tool(name="occupancy", description=(
+        "Blocks and warps per SM, the limiter and what-if curves (smemsim occupancy --json); "
+        "without file or code, from --threads, --regs and --smem in options."))
+    def occupancy(file: str | None = None, code: str | None = None,
+                  kernel: str | None = None, options: list[str] | None = None
+                  ) -> dict[str, Any]:
+        return answer("occupancy", file, code, kernel, None, options)
+
+    @app.tool(name="layout", description=(
+        "A CuTe layout (as cute::print writes it, or an expression of CuTe's layout "
+        "algebra) as a shared tile: its bytes and what common warp reads of it cost "
+        "(smemsim layout --json)."))
+    def layout(layout: str, options: list[str] | None = None) -> dict[str, Any]:
+        return answer("layout", None, None, None, layout, options)
+
+    return app
