@@ -298,3 +298,21 @@ def layout_reads_json(r) -> dict[str, Any]:
                        "offsets": list(x.offsets), "wavefronts": x.wavefronts,
                        "ideal": x.ideal, "excess": x.excess, "why_not": x.why_not}
                       for x in r.reads]}
+
+
+def comparison_json(c, report_path: str) -> dict[str, Any]:
+    """ncu: a profiled kernel's counters against the prediction, line by line
+    (smemsim.measured.KernelComparison)."""
+    classes = sorted({x.kind for x in c.lines})
+    return {"kind": "ncu_comparison", "report": report_path, "kernel": c.kernel,
+            "grid": list(c.grid), "block": list(c.block), "placed": c.placed,
+            "totals": {k: dict(zip(("measured_requests", "predicted_requests",
+                                    "measured_wavefronts", "predicted_wavefronts"),
+                                   c.total(k))) for k in classes},
+            "lines": [{"file": x.file, "line": x.line, "class": x.kind,
+                       "measured_requests": x.measured_requests,
+                       "predicted_requests": x.predicted_requests,
+                       "measured_wavefronts": x.measured_wavefronts,
+                       "predicted_wavefronts": x.predicted_wavefronts,
+                       "measured_ideal": x.measured_ideal, "predicted_ideal": x.predicted_ideal,
+                       "verdict": x.verdict, "why": x.why} for x in c.lines]}

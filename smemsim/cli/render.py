@@ -467,3 +467,26 @@ def layout_reads_view(r) -> RichGroup:
                       lanes, style="red" if x.excess else None)
     parts.append(t)
     return RichGroup(*parts)
+
+
+def comparison_view(c) -> RichGroup:
+    """ncu: a profiled kernel's counters against the prediction, line by line, what differs
+    attributed (smemsim.measured.KernelComparison)."""
+    differing = c.differing
+    head = Text(f"{c.kernel}: grid {c.grid}, block {c.block}; {len(c.lines)} line(s) with "
+                f"shared accesses, {len(c.lines) - len(differing)} as predicted "
+                f"(measured instructions placed {c.placed})")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("line", "left"), ("class", "left"), ("requests", "right"),
+                         ("predicted", "right"), ("wavefronts", "right"),
+                         ("predicted", "right"), ("verdict", "left")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for x in c.lines:
+        t.add_row(f"{x.file}:{x.line}", x.kind, f"{x.measured_requests:,}",
+                  f"{x.predicted_requests:,}", f"{x.measured_wavefronts:,}",
+                  f"{x.predicted_wavefronts:,}", x.verdict,
+                  style=None if x.verdict in ("equal", "inter-warp excess") else "yellow")
+    parts = [head, t]
+    for x in differing:
+        parts.append(Text(f"  {x.file}:{x.line} ({x.kind}): {x.why}"))
+    return RichGroup(*parts)

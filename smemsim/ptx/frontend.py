@@ -153,6 +153,27 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
     return _named(module, symbol, launch, name, notes)
 
 
+def built_sass(path: str, options, key: str, symbol: str, arch: str = "sm_90", flags=()):
+    """The FunctionSass of entry `symbol` of the build of `path` the analysis of kernel
+    `key` read (the file's own build, else the build that instantiates the template; both
+    cached), or None where there is no such entry or no SASS (smemsim ncu places measured
+    instructions by their address in it)."""
+    from ..cuda import instantiation
+    flags = tuple(flags)
+    text = _ptx(path, options, arch, flags)
+    if symbol not in _parsed(text).entries:
+        instance = instantiation(path, options, key)
+        if instance.cxx is None:
+            return None
+        text = _ptx(path, options, arch, flags, instance.cxx)
+    target = re.search(r"^\s*\.target\s+(sm_\d+a)\b", text, re.M)
+    arch = target.group(1) if target is not None and target.group(1)[:-1] == arch else arch
+    try:
+        return sass_of(text, arch, ptxas_options(flags)).get(symbol)
+    except SassUnavailable:
+        return None
+
+
 def inexact_lines(kernel: Kernel) -> int:
     """How many of the kernel's notes say a line is counted as the PTX states, or a SASS
     access not counted (ptxas changed something the reading does not follow: smemsim.ptx.

@@ -10,7 +10,7 @@ from types import ModuleType
 VERBS = {"analyze": "analyze", "explain": "explain", "occupancy": "occupancy", "fix": "fix",
          "sweep": "sweep", "check": "check", "report": "report", "codegen": "codegen",
          "compile": "compile", "run": "run", "validate": "validate", "import": "importer",
-         "layout": "layout", "mcp": "mcp"}
+         "layout": "layout", "ncu": "ncu", "mcp": "mcp"}
 
 
 def verb(name: str) -> ModuleType:
