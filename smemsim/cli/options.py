@@ -327,3 +327,11 @@ def explain_options(args) -> list[str]:
     if getattr(args, "loop_limit", LOOP_LIMIT) != LOOP_LIMIT:
         out += ["--loop-limit", str(args.loop_limit)]
     return out
+
+
+def add_format(p: argparse.ArgumentParser) -> None:
+    """--format: the report as tables (default) or as compiler diagnostics."""
+    p.add_argument("--format", choices=("table", "gcc"), default="table",
+                   help="table (default), or gcc: one `FILE:LINE:COL: warning: ...` line a "
+                        "finding, as compilers write them (editors' problem matchers read "
+                        "them; the same findings and levels as --sarif)")

@@ -104,3 +104,20 @@ def write(path: str, results: list[dict]) -> None:
     """Write the SARIF log whole (smemsim.cli.outputs.write)."""
     from . import _version, outputs
     outputs.write(path, json.dumps(document(results, _version()), indent=1) + "\n", "--sarif")
+
+
+def gcc_lines(results: list[dict]) -> list[str]:
+    """The results as compilers write diagnostics (`--format gcc`), which editors' problem
+    matchers and quickfix lists read: `FILE:LINE:COL: warning: MESSAGE [smemsim:RULE]`,
+    `smemsim: error: ...` where a result has no place."""
+    out = []
+    for r in results:
+        where = r["locations"][0]["physicalLocation"] if r["locations"] else None
+        place = "smemsim"
+        if where is not None:
+            region = where["region"]
+            place = f"{where['artifactLocation']['uri']}:{region['startLine']}" + (
+                f":{region['startColumn']}" if "startColumn" in region else "")
+        text = " ".join(r["message"]["text"].split())
+        out.append(f"{place}: {r['level']}: {text} [smemsim:{r['ruleId']}]")
+    return out

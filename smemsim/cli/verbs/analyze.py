@@ -15,8 +15,8 @@ from ..common import (
     own_params, print_json, say, swept,
 )
 from ..options import (
-    add_common, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options, fraction,
-    parse_params, ratio,
+    add_common, add_format, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options,
+    fraction, parse_params, ratio,
 )
 
 HELP = "wavefronts of every shared access site of a launch"
@@ -40,6 +40,7 @@ def add_arguments(p) -> None:
     p.add_argument("--sarif", metavar="FILE",
                    help="also write the sites with excess wavefronts (those over "
                         "--fail-on-excess, if given) as SARIF 2.1.0, for code scanning")
+    add_format(p)
     add_sweep(p, "totals")
     p.add_argument("--as-compiled", action="store_true",
                    help="count what the compiler emitted, for a kernels file (NVRTC's "
@@ -91,6 +92,12 @@ def execute(args, console: Console) -> int:
         sarif.write(args.sarif, [x for r, *_ in reports for x in _sarif_sites(args, r)])
     if args.json:
         print_json(console, docs, exit_code=code)
+        return code
+    if args.format == "gcc":
+        from .. import sarif
+        for line in sarif.gcc_lines([x for r, *_ in reports
+                                     for x in sarif.site_results(r, args.fail_on_excess)]):
+            say(console, line)
         return code
     for r, occ, explain, sources, notes in reports:
         # crop=False: the explain hint is printed whole, however long the path, to be copied

@@ -9,6 +9,7 @@ from ..common import (
     EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,
 )
 from ..options import (
+    add_format,
     add_common, add_kernels, add_loop_limit, add_sweep, block_list, parse_params,
     register_count,
 )
@@ -29,6 +30,7 @@ def add_arguments(p) -> None:
                    help="check only these blocks: linear ids x + gridDim.x * (y + gridDim.y "
                         "* z), as 0,5,8:16 (STOP excluded)")
     add_loop_limit(p)
+    add_format(p)
     add_sweep(p, "check")
     outputs.add_force(p)
     p.add_argument("--sarif", metavar="FILE",
@@ -62,13 +64,17 @@ def execute(args, console: Console) -> int:
             reports.append(h)
             if not h.clean:
                 code = EXIT_GATE
-            if not args.json:
+            if not args.json and args.format != "gcc":
                 _print(console, h)
     if args.sarif:
         from .. import sarif
         sarif.write(args.sarif, [x for h in reports for x in sarif.hazard_results(h)])
     if args.json:
         print_json(console, docs, exit_code=code)
+    elif args.format == "gcc":
+        from .. import sarif
+        for line in sarif.gcc_lines([x for h in reports for x in sarif.hazard_results(h)]):
+            say(console, line)
     return code
 
 

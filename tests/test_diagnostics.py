@@ -1,0 +1,45 @@
+"""Issue #55: `--format gcc` of analyze and check, findings as compilers write diagnostics
+(`FILE:LINE:COL: warning: ...`), which editors' problem matchers read: the same findings and
+levels as --sarif."""
+import io
+import pathlib
+
+from smemsim.cli import run
+from smemsim.cli.mcp_server import _quiet
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TRANSPOSE = str(ROOT / "examples" / "transpose.cu")
+
+
+def lines(argv) -> tuple[int, list[str]]:
+    out = io.StringIO()
+    code = run(argv, _quiet(out), _quiet(io.StringIO()))
+    return code, out.getvalue().splitlines()
+
+
+def test_analyze_writes_each_conflicted_site_as_a_warning_and_a_failed_gate_as_an_error(
+        monkeypatch):
+    monkeypatch.chdir(ROOT)   # (a place below the current folder is written relative to it)
+    code, got = lines(["analyze", TRANSPOSE, "--format", "gcc"])
+    assert code == 0
+    assert got == ["examples/transpose.cu:20:22: warning: transpose: site 1, f32 tile_v = "
+                   "tile[threadIdx.x * 32 + threadIdx.y]: 63,488 excess wavefronts over 2,048 "
+                   "requests (32.00 per request, 31.00 x ideal) [smemsim:bank-conflict]"]
+    code, got = lines(["analyze", TRANSPOSE, "--format", "gcc", "--fail-on-excess", "0.5"])
+    assert code == 1
+    assert [x for x in got if x.startswith("examples/transpose.cu:20:22: error: ")]
+    # the padded tile has none
+    assert lines(["analyze", TRANSPOSE, "--format", "gcc", "-D", "PAD=1"]) == (0, [])
+
+
+def test_check_writes_a_race_as_an_error_at_its_line(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "race.cu").write_text(
+        "__global__ void k(float *o)\n{\n    __shared__ float s[64];\n"
+        "    s[threadIdx.x] = 1;\n    o[threadIdx.x] = s[63 - threadIdx.x];\n}\n"
+        "void go(float *o) { k<<<1, 64>>>(o); }\n")
+    code, got = lines(["check", "race.cu", "--format", "gcc"])
+    assert code == 1
+    (line,) = got
+    assert line.startswith("race.cu:5:") and ": error: read-write race on s[" in line and \
+        line.endswith("[smemsim:shared-race]")
