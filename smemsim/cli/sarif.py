@@ -121,3 +121,14 @@ def gcc_lines(results: list[dict]) -> list[str]:
         text = " ".join(r["message"]["text"].split())
         out.append(f"{place}: {r['level']}: {text} [smemsim:{r['ruleId']}]")
     return out
+
+
+def merge_files(out: str, paths: list[str]) -> None:
+    """One SARIF log of smemsim's logs at `paths` (one run, every result), written to `out`
+    (code scanning takes one run per tool and category)."""
+    from . import _version, outputs
+    results = []
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            results += [r for run in json.load(f)["runs"] for r in run["results"]]
+    outputs.write(out, json.dumps(document(results, _version()), indent=1) + "\n", "--sarif")
