@@ -43,3 +43,44 @@ def test_check_writes_a_race_as_an_error_at_its_line(tmp_path, monkeypatch):
     (line,) = got
     assert line.startswith("race.cu:5:") and ": error: read-write race on s[" in line and \
         line.endswith("[smemsim:shared-race]")
+
+
+def apply_sarif_fix(text: str, fix: dict) -> str:
+    """A SARIF fix's replacements applied to `text` (as a SARIF viewer applies them)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        return starts[line - 1] + column - 1
+    (change,) = fix["artifactChanges"]
+    spans = []
+    for r in change["replacements"]:
+        d = r["deletedRegion"]
+        begin = d["charOffset"] if "charOffset" in d else offset(d["startLine"], d["startColumn"])
+        end = begin + d["charLength"] if "charOffset" in d else \
+            offset(d["endLine"], d["endColumn"])
+        spans.append((begin, end, r["insertedContent"]["text"]))
+    for begin, end, new in sorted(spans, reverse=True):
+        text = text[:begin] + new + text[end:]
+    return text
+
+
+def test_fix_writes_sarif_whose_fix_applied_makes_the_kernel_conflict_free(tmp_path,
+                                                                            monkeypatch):
+    """`fix --sarif`: the conflicted site as a bank-conflict result carrying fix's checked
+    patch as a SARIF fix; the fix applied to the file gives a kernel without excess."""
+    import json
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.cu").write_text((ROOT / "examples" / "transpose.cu").read_text())
+    code, _ = lines(["fix", "t.cu", "--sarif", "fix.sarif"])
+    assert code == 0
+    (result,) = json.loads((tmp_path / "fix.sarif").read_text())["runs"][0]["results"]
+    assert result["ruleId"] == "bank-conflict" and \
+        result["locations"][0]["physicalLocation"]["region"]["startLine"] == 20
+    (fix,) = result["fixes"]
+    assert fix["artifactChanges"][0]["artifactLocation"]["uri"] == "t.cu"
+    (tmp_path / "fixed.cu").write_text(apply_sarif_fix((tmp_path / "t.cu").read_text(), fix))
+    code, got = lines(["analyze", "fixed.cu", "--format", "gcc", "--fail-on-excess", "0"])
+    assert (code, got) == (0, [])

@@ -132,3 +132,42 @@ def merge_files(out: str, paths: list[str]) -> None:
         with open(p, encoding="utf-8") as f:
             results += [r for run in json.load(f)["runs"] for r in run["results"]]
     outputs.write(out, json.dumps(document(results, _version()), indent=1) + "\n", "--sarif")
+
+
+def fix_results(f, patch) -> list[dict]:
+    """fix's findings: a `bank-conflict` warning for each site with excess wavefronts of the
+    arrays fix searched, each carrying, where fix's checked patch changes the site's array,
+    that patch as a SARIF fix (the replacements that turn the file into the patched one:
+    what an editor's SARIF viewer applies)."""
+    changed = {c.array for c in f.best}
+    fixes = _fixes(patch) if patch is not None and hasattr(patch, "patch") else None
+    out = []
+    for r, s in zip(site_results(f.baseline, None),
+                    [s for s in f.baseline.sites if s.excess]):
+        if fixes is not None and s.shown in changed:
+            r["fixes"] = fixes
+        out.append(r)
+    return out
+
+
+def _fixes(checked) -> list[dict]:
+    """A checked patch (smemsim.cli.fixpatch.CheckedPatch) as SARIF `fixes`: line-range
+    replacements of the original text (a change reaching the file's end: by characters)."""
+    import difflib
+    p = checked.patch
+    old, new = p.original.splitlines(keepends=True), p.patched.splitlines(keepends=True)
+    starts = [0]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    replacements = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        region = {"startLine": i1 + 1, "startColumn": 1, "endLine": i2 + 1, "endColumn": 1} \
+            if i2 < len(old) else {"charOffset": starts[i1], "charLength": starts[i2] - starts[i1]}
+        replacements.append({"deletedRegion": region,
+                             "insertedContent": {"text": "".join(new[j1:j2])}})
+    uri = {"uri": (os.path.relpath(p.file) if not os.path.relpath(p.file).startswith("..")
+                   else p.file).replace(os.sep, "/")}
+    return [{"description": {"text": "smemsim fix: " + "; ".join(p.edits)},
+             "artifactChanges": [{"artifactLocation": uri, "replacements": replacements}]}]

@@ -33,6 +33,10 @@ def add_arguments(p) -> None:
     p.add_argument("--as-compiled", action="store_true",
                    help="accepted for a .cu, whose every change is counted as nvcc builds "
                         "the changed file already (a no-op); not for a kernels file")
+    p.add_argument("--sarif", metavar="FILE",
+                   help="also write the conflicted sites as SARIF 2.1.0, each carrying the "
+                        "checked patch of its array as a fix (an editor's SARIF viewer "
+                        "applies it)")
     outputs.add_force(p)
     add_jobs(p)
 
@@ -42,8 +46,11 @@ def execute(args, console: Console) -> int:
     if args.patch:  # a patch smemsim wrote ends with its seal: replaced without --force
         outputs.claim(args.patch, "--patch", args, "fix", ours=outputs.sealed,
                       source_ok=())
+    if args.sarif:
+        from .. import sarif
+        sarif.claim(args, "fix")
     given = parse_params(args.param)
-    docs = []
+    docs, findings = [], []
     chosen = kernels(args)
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
@@ -88,6 +95,13 @@ def execute(args, console: Console) -> int:
             console.print()
         if args.patch and isinstance(patch, CheckedPatch):
             _write_patch(args.patch, patch.patch.diff)
+        if args.sarif:
+            from .. import sarif
+            findings += sarif.fix_results(f, patch if isinstance(patch, CheckedPatch)
+                                          else None)
+    if args.sarif:
+        from .. import sarif
+        sarif.write(args.sarif, findings)
     if args.json:
         print_json(console, docs)
     return EXIT_OK
