@@ -2,14 +2,18 @@
 
 Sources, per column:
 - threads/SM ... reserved smem/block: `docs/hardware-rules.md` (the H200 reported exactly the
-  sm_90 row) and the CUDA 13.0 toolkit's `include/cuda_occupancy.h`, which agree.
+  sm_90 row) and the CUDA 13.0 toolkit's `include/cuda_occupancy.h`, which agree; for the
+  architectures no GPU here has (sm_88, sm_100 to sm_121), the per-device figures the
+  calculator takes from the driver (threads and shared memory per SM, the opt-in maximum)
+  from CCCL's `cuda/__device/arch_traits.h` of the same toolkit (sm_88 as sm_86, sm_103 as
+  sm_100, sm_110 as sm_100 with 1536 threads and 24 blocks, sm_121 as sm_120).
 - smem granularity, sub-partitions, register granularity, carveout sizes and barriers per
   block slot: `cuda_occupancy.h` (cudaOccSMemAllocationGranularity,
   cudaOccSubPartitionsPerMultiprocessor, cudaOccAlignUpShmemSizeVoltaPlus,
   cudaOccMaxBlocksPerSMBlockBarrierLimit).
 - bank rules: measured on sm_90 (H100 and H200, Nsight Compute 2025.3.1); NVIDIA documents the
-  same banking from sm_70 to sm_120, so those architectures use the same rule set and
-  reports say so. Maxwell and Pascal (sm_5x, sm_6x) serve 64/128-bit accesses differently
+  same banking from sm_70 to sm_121 (32 banks of 4 bytes), so those architectures use the
+  same rule set, unmeasured there, and reports say so. Maxwell and Pascal (sm_5x, sm_6x) serve 64/128-bit accesses differently
   and no measurement covers them: they have no bank rule set here.
 
 A new architecture is one row.
@@ -81,11 +85,16 @@ ARCHS: dict[str, Arch] = {a.name: a for a in (
     _row("sm_80", 2048, 32, 65536, 167936, 166912, 1024, 128, 4, _GA100_CARVEOUTS, 2, _R),
     _row("sm_86", 1536, 16, 65536, 102400, 101376, 1024, 128, 4, _GA10X_CARVEOUTS, 1, _R),
     _row("sm_87", 1536, 16, 65536, 167936, 166912, 1024, 128, 4, _GA100_CARVEOUTS, 1, _R),
+    _row("sm_88", 1536, 16, 65536, 102400, 101376, 1024, 128, 4, _GA10X_CARVEOUTS, 1, _R),
     _row("sm_89", 1536, 24, 65536, 102400, 101376, 1024, 128, 4, _GA10X_CARVEOUTS, 1, _R),
     _row("sm_90", 2048, 32, 65536, 233472, 232448, 1024, 128, 4, _HOPPER_CARVEOUTS, 2, _R),
     _row("sm_100", 2048, 32, 65536, 233472, 232448, 1024, 128, 4, _HOPPER_CARVEOUTS, 2, _R),
+    # (Thor: CUDA 12.8's sm_101, CUDA 13's sm_110)
+    _row("sm_101", 1536, 24, 65536, 233472, 232448, 1024, 128, 4, _HOPPER_CARVEOUTS, 1, _R),
     _row("sm_103", 2048, 32, 65536, 233472, 232448, 1024, 128, 4, _HOPPER_CARVEOUTS, 2, _R),
+    _row("sm_110", 1536, 24, 65536, 233472, 232448, 1024, 128, 4, _HOPPER_CARVEOUTS, 1, _R),
     _row("sm_120", 1536, 24, 65536, 102400, 101376, 1024, 128, 4, _GA10X_CARVEOUTS, 1, _R),
+    _row("sm_121", 1536, 24, 65536, 102400, 101376, 1024, 128, 4, _GA10X_CARVEOUTS, 1, _R),
 )}
 
 

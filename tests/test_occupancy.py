@@ -209,3 +209,52 @@ def test_from_a_kernel_uses_its_block_and_shared_memory():
     g = reed_solomon.general()
     r = kernel_occupancy(g, "sm_80", 40, {"tileWidthRow": 16, "tileWidthCol": 64})
     assert r.block_size == 16 * 64 and r.dynamic_smem == 16 * 16 + 16 * 64
+
+
+def _cccl_arch_traits():
+    """The folder holding CCCL's cuda/__device/arch_traits.h (the nvidia-cuda-cccl wheel's,
+    a dependency of smemsim), or None."""
+    import site
+    import sysconfig
+    roots = {sysconfig.get_paths()["purelib"], *site.getsitepackages()}
+    for root in roots:
+        for found in glob.glob(os.path.join(root, "nvidia", "*", "include", "cccl",
+                                            "cuda", "__device", "arch_traits.h")):
+            return pathlib.Path(found).parents[2]
+    return None
+
+
+def test_the_device_figures_of_every_architecture_equal_cccls_arch_traits(tmp_path):
+    """Threads, blocks, registers and shared memory per SM, the opt-in maximum and the
+    reservation of each architecture CCCL's arch_traits knows (sm_88, sm_110 and sm_121
+    among them: the figures cuda_occupancy.h takes from the driver) equal the table's."""
+    cccl = _cccl_arch_traits()
+    compiler = shutil.which("g++") or shutil.which("c++")
+    if cccl is None or compiler is None:
+        pytest.skip("CCCL's arch_traits.h (nvidia-cuda-cccl) or a C++ compiler is missing")
+    import re
+    known = set(re.findall(r"arch_traits<arch_id::(sm_\d+)>\(\) noexcept",
+                           (cccl / "cuda" / "__device" / "arch_traits.h").read_text()))
+    names = [a for a in ARCHS if a in known]
+    assert {"sm_88", "sm_110", "sm_121"} <= set(names), sorted(known)
+    src = tmp_path / "traits.cpp"
+    src.write_text("#include <cstdio>\n#include <cuda/__device/arch_traits.h>\nint main() {\n" +
+                   "".join(f"  {{ auto t = cuda::arch_traits<cuda::arch_id::{n}>(); printf("
+                           f"\"{n} %d %d %d %zu %zu %zu\\n\", t.max_threads_per_multiprocessor, "
+                           "t.max_blocks_per_multiprocessor, t.max_registers_per_block, "
+                           "t.max_shared_memory_per_multiprocessor, "
+                           "t.max_shared_memory_per_block_optin, "
+                           "t.reserved_shared_memory_per_block); }\n" for n in names) + "}\n")
+    exe = tmp_path / "traits"
+    built = subprocess.run([compiler, "-std=c++17", f"-I{cccl}", f"-I{cccl.parent}", str(src),
+                            "-o", str(exe)], capture_output=True, text=True)
+    if built.returncode:
+        pytest.skip(f"this CCCL's arch_traits.h does not build here: {built.stderr[-300:]}")
+    rows = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    got = {line.split()[0]: tuple(int(v) for v in line.split()[1:])
+           for line in rows.splitlines()}
+    assert set(got) == set(names)
+    for n in names:
+        a = ARCHS[n]
+        assert got[n] == (a.threads_per_sm, a.blocks_per_sm, a.regs_per_block, a.smem_per_sm,
+                          a.smem_per_block_optin, a.reserved_smem_per_block), n

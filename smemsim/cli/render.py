@@ -48,7 +48,7 @@ def report_table(r: Report, explain_command: str | None = None,
     """The analyze view: launch line, one row per site, totals, worst sites highlighted.
     Within `width` columns, columns are left out (and said so) rather than cut."""
     head = Text(f"{r.kernel}: grid {r.grid}, block {r.block}, shared {r.static_smem} B static"
-                f" + {r.dynamic_smem} B dynamic; {r.arch} ({r.rules} bank rules)", style="bold")
+                f" + {r.dynamic_smem} B dynamic; {r.arch} ({_rules(r)})", style="bold")
     params = ", ".join(f"{k}={v}" for k, v in r.params.items())
     parts = [head, Text(f"parameters: {params or 'none'}")]
     if not r.sites:
@@ -149,6 +149,14 @@ def report_table(r: Report, explain_command: str | None = None,
                           "passes depend on timing between warps and on the data; counted "
                           "as each warp alone (docs/hardware-rules.md)"))
     return RichGroup(*parts)
+
+
+def _rules(r: Report) -> str:
+    """Which bank rules count the report: the sm_90-measured ones, said to be unmeasured on
+    another architecture (smemsim.arch)."""
+    if r.rules == "sm90-measured" and not r.arch.startswith("sm_90"):
+        return f"sm90-measured bank rules, not measured on {r.arch}"
+    return f"{r.rules} bank rules"
 
 
 def _worst_site(r: Report):

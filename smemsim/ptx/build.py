@@ -172,6 +172,8 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
             hint = (f"; where only host code uses {missing.group(1)} (cuBLAS, MPI, OpenGL), "
                     f"an empty stand-in of it in a folder given with -I lets the kernels "
                     "build") if missing else ""
+            if re.search(r"Unsupported gpu architecture 'sm_101", first):
+                hint += "; CUDA 13 calls Thor's architecture sm_110: --arch sm_110"
             raise kind(first + " (build flags: -D, -I and --nvcc-flag, as your build has "
                        f"them{hint})")
         with open(out) as f:
