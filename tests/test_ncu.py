@@ -92,3 +92,27 @@ def test_every_line_of_the_corpus_reports_is_equal_or_attributed(report):
             "block_exchange.cuh", 759, "ld", 296, 301)
     else:
         assert not [x for x in c.differing if x.verdict != "inter-warp excess"]
+
+
+def test_the_report_page_shows_the_measured_lines(tmp_path):
+    """`report --ncu REPORT`: each kernel's page has an Nsight Compute section, the lines
+    measured against predicted; a report of another launch is said, not compared."""
+    from smemsim.cli import run
+    from smemsim.cli.mcp_server import _quiet
+    from smemsim.cli.page import page_data
+    page = tmp_path / "page.html"
+    rep = str(DATA / "transpose_transpose.ncu-rep")
+    code = run(["report", str(ROOT / "examples" / "transpose.cu"), "-o", str(page), "--ncu",
+                rep, "--no-fix"], _quiet(io.StringIO()), _quiet(io.StringIO()))
+    assert code == 0
+    text = page.read_text()
+    (item,) = page_data(text)["results"]
+    assert [(x["line"], x["verdict"]) for x in item["ncu"]["lines"]] == [(16, "equal"),
+                                                                        (20, "equal")]
+    assert "<h3>Nsight Compute</h3>" in text and "transpose.cu:20</td><td>ld</td>" in text
+    run(["report", str(ROOT / "examples" / "transpose.cu"), "-o", str(page), "--ncu", rep,
+         "--no-fix", "--no-check", "--force", "-pn=512"], _quiet(io.StringIO()),
+        _quiet(io.StringIO()))
+    (item,) = page_data(page.read_text())["results"]
+    assert item["ncu"]["error"].endswith("(give the profiled one with --launch-grid and "
+                                         "--launch-block)")

@@ -205,7 +205,30 @@ def section(item: dict[str, Any], k: str) -> str:
         out.append(patch_view(item["patch"]))
     out.append(occupancy_view(item["occupancy"]))
     out.append(hazard_list(item["hazards"], k))
+    if item.get("ncu") is not None:
+        out.append(measured_view(item["ncu"]))
     return "\n".join(out)
+
+
+def measured_view(c: dict[str, Any]) -> str:
+    """Nsight Compute's counters of the kernel (report --ncu) against the prediction, line
+    by line, what differs attributed (jsonout.comparison_json)."""
+    if c.get("error"):
+        return f"<h3>Nsight Compute</h3><p class=note>{escape(c['error'])}</p>"
+    rows = ["<h3>Nsight Compute</h3>",
+            f"<p class=note>{escape(c['report'])}: measured instructions placed "
+            f"{escape(c['placed'])}.</p>",
+            "<table class=totals><tr><th>line</th><th>class</th><th>requests</th>"
+            "<th>predicted</th><th>wavefronts</th><th>predicted</th><th>verdict</th>"
+            "<th>why</th></tr>"]
+    for x in c["lines"]:
+        rows.append(f"<tr><td>{escape(x['file'])}:{x['line']}</td><td>{escape(x['class'])}"
+                    f"</td><td>{_n(x['measured_requests'])}</td>"
+                    f"<td>{_n(x['predicted_requests'])}</td>"
+                    f"<td>{_n(x['measured_wavefronts'])}</td>"
+                    f"<td>{_n(x['predicted_wavefronts'])}</td><td>{escape(x['verdict'])}</td>"
+                    f"<td>{escape(x['why']) if x['verdict'] != 'equal' else ''}</td></tr>")
+    return "\n".join(rows) + "</table>"
 
 
 def summary(item: dict[str, Any], k: str) -> str:

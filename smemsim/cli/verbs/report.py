@@ -46,6 +46,10 @@ def add_arguments(p) -> None:
                    help="leave out the hazard check (it walks the launch's blocks)")
     p.add_argument("--no-fix", action="store_true",
                    help="leave out the search for paddings and swizzles")
+    p.add_argument("--ncu", metavar="REPORT.ncu-rep",
+                   help="an Nsight Compute report of the same launch (SourceCounters): each "
+                        "kernel's page shows its measured counters line by line against the "
+                        "prediction, what differs attributed (as smemsim ncu)")
     p.add_argument("--sweep-result", metavar="FILE.json",
                    help="add a scatter of the points of `smemsim sweep --json`'s output")
     p.add_argument("--svg", metavar="DIR",
@@ -127,10 +131,33 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
                                                      predicted_wavefronts(fix), params, arrays))
     sources = input_sources(args, name, kernel) if r.mode == "full" else None
     analysis = jsonout.analyze_json(r, occ) | {"inputs": sources}
-    return report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
+    item = report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
                        curves=what_if(occ) if occ is not None else (), fix=fix,
                        hazards=hazards, notes=tuple(r.compiler),
                        patch=patch)
+    if args.ncu:
+        item["ncu"] = _measured(args, name, kernel, r)
+    return item
+
+
+def _measured(args, name: str, kernel, r) -> dict:
+    """The --ncu report's kernel against this analysis (jsonout.comparison_json), or why
+    there is none: the report has no such kernel, or profiled another launch."""
+    from ...measured import compare
+    from ...ncu_reports import read_report
+    from .ncu import _sass
+    symbol = kernel.built.symbol if kernel.built is not None else None
+    found = [m for m in read_report(args.ncu) if m.mangled == symbol or m.name == kernel.name]
+    if not found:
+        return {"error": f"{args.ncu} has no profile of {kernel.name}"}
+    m = found[0]
+    if (m.grid, m.block) != (tuple(r.grid), tuple(r.block)):
+        return {"error": f"{args.ncu} profiled {kernel.name} at grid {m.grid}, block "
+                         f"{m.block}; this page's launch is grid {tuple(r.grid)}, block "
+                         f"{tuple(r.block)} (give the profiled one with --launch-grid and "
+                         "--launch-block)"}
+    c = compare(m, r, kernel.notes, _sass(args, name, kernel))
+    return jsonout.comparison_json(c, args.ncu) | {"error": None}
 
 
 def _refuse(args) -> None:
