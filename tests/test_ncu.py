@@ -48,6 +48,8 @@ def test_the_command_compares_a_report_line_by_line(tmp_path):
                _quiet(out), _quiet(io.StringIO()))
     doc = json.loads(out.getvalue())
     assert code == 0
+    from tests.json_schema import validate
+    validate(doc)
     (c,) = doc["results"]
     assert c["placed"] == "by address"
     assert [(x["line"], x["class"], x["measured_wavefronts"], x["predicted_wavefronts"],

@@ -19,9 +19,9 @@ from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "your Nsight Compute report's shared-memory counters against the prediction, line by line"
 EXAMPLES = """\
-  ncu --section SourceCounters -o prof ./app      (your program, profiled; -lineinfo helps)
   smemsim ncu prof.ncu-rep app.cu                 (every kernel of the report)
-  smemsim ncu prof.ncu-rep app.cu --kernel gemm -p K=4096 --json"""
+  smemsim ncu prof.ncu-rep app.cu --kernel gemm -p K=4096 --json
+  (the report: ncu --section SourceCounters -o prof ./app; build app with -lineinfo)"""
 
 
 def add_arguments(p) -> None:
