@@ -76,7 +76,7 @@ def report_table(r: Report, explain_command: str | None = None,
         parts.append(Text(f"(left out at {width} columns: {', '.join(left_out)}; a wider "
                           "terminal or --json shows every column)"))
     for s in r.sites:
-        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {s.statement}"))
+        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {_shown_statement(s)}"))
     bounded = {c for s in r.sites if s.at_least for c in s.classes}
     for (name, tot), c in zip(_class_lines(r), _class_keys(r)):
         least = "at least " if c in bounded else ""
@@ -149,6 +149,33 @@ def report_table(r: Report, explain_command: str | None = None,
                           "passes depend on timing between warps and on the data; counted "
                           "as each warp alone (docs/hardware-rules.md)"))
     return RichGroup(*parts)
+
+
+def _shown_statement(s) -> str:
+    """What a site's line shows: for a CUDA file, the source line itself (the statement the
+    analysis counts is read from nvcc's PTX, whose registers the user never wrote); else the
+    kernel's statement."""
+    if s.loc.file.endswith((".cu", ".cuh")):
+        text = _source_line(s.loc.file, s.loc.line)
+        if text:
+            return text
+    return s.statement
+
+
+def _source_line(file: str, line: int) -> str | None:
+    """One line of a source file, stripped (None where it cannot be read)."""
+    lines = _SOURCES.get(file)
+    if lines is None:
+        try:
+            with open(file, encoding="utf-8", errors="replace") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = []
+        _SOURCES[file] = lines
+    return " ".join(lines[line - 1].split()) if 0 < line <= len(lines) else None
+
+
+_SOURCES: dict[str, list[str]] = {}
 
 
 def _rules(r: Report) -> str:
