@@ -221,9 +221,7 @@ def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
                     for x in body[b.position + 1:a.position]) or \
                     any(written[v] != 1 for v in _values(b) if v.startswith("%")):
                 break
-            bits = f"b{8 * a.element}"
-            moves[a.position] = [Inst(("mov", bits), (d, v), None, a.inst.loc, a.inst.line)
-                                 for d, v in zip(_values(a), _values(b)) if d != "_"]
+            moves[a.position] = _moved_from(a, _values(b))
         else:
             if moves and not any(p in edits for p in moves):
                 edits.update(moves)
@@ -283,6 +281,13 @@ def _contained(body: list, differing: list, ptx_lines: dict, sass_lines: dict, e
     return explained, notes
 
 
+def _moved_from(a: _Access, sources: list[str]) -> list[Inst]:
+    """`a`'s values as moves of `sources` (registers another load filled), at `a`'s place."""
+    bits = f"b{8 * a.element}"
+    return [Inst(("mov", bits), (d, v), None, a.inst.loc, a.inst.line)
+            for d, v in zip(_values(a), sources) if d.strip() != "_"]
+
+
 def _served(body: list, a: _Access, loads: list, taken: set, written: Counter, names,
             reads, writes) -> dict | None:
     """{position: instructions} making `a`'s values moves of a wider load's elements that
@@ -301,9 +306,7 @@ def _served(body: list, a: _Access, loads: list, taken: set, written: Counter, n
         if any(not v.startswith("%") or written[v] != 1 for v in _values(c)
                if v.strip() != "_") or any(v.strip() == "_" for v in mine):
             continue
-        bits = f"b{8 * a.element}"
-        moves = [Inst(("mov", bits), (d, v), None, a.inst.loc, a.inst.line)
-                 for d, v in zip(_values(a), mine) if d.strip() != "_"]
+        moves = _moved_from(a, mine)
         if c.position < a.position:
             return {a.position: moves}
         # (the wider load comes later: made here instead, where nothing between reads
