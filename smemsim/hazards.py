@@ -341,6 +341,7 @@ class _IntervalTooLarge(Exception):
 # a grid of more blocks than LARGE_GRID is first checked without an array of its block ids;
 # one of more than HUGE_GRID never is held as one (8 bytes a block)
 LARGE_GRID = 1 << 22
+MAX_RACES = 20    # races a check lists at most (one a pair of sites)
 HUGE_GRID = 1 << 26
 
 # Records are 10 int64 columns (80 bytes) per word accessed: scan completed intervals once
@@ -549,7 +550,7 @@ MAX_FAULT_BLOCKS = 64  # faulting blocks it runs before it stops looking for mor
 
 def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
           arch: str = "sm_90", arrays=None, seed: int = 0, registers: int | None = None,
-          max_races: int = 20, blocks=None,
+          max_races: int = MAX_RACES, blocks=None,
           progress: Callable[[int, int], None] | None = None,
           sliced: bool = True, loop_limit: int = LOOP_LIMIT) -> HazardReport:
     """Run one launch looking for every hazard; return them all (the CLI exits non-zero).

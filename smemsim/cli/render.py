@@ -381,7 +381,12 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
                   style="green" if c in f.best else None)
     if shown:
         parts.append(t)
-    if not f.best:
+    if not f.best and not f.candidates and f.skipped:
+        # (none could be tried: saying none helps would not be true)
+        parts.append(Text(f"no change could be tried ({len(f.skipped)} skipped, above): "
+                          "nothing is proposed; a padding or swizzle may still help, made by "
+                          "hand where the patch cannot make it"))
+    elif not f.best:
         parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
                           "nothing is proposed"))
     for c in f.best:

@@ -257,6 +257,16 @@ def _generic_lambda_params(node) -> set[str]:
     return out
 
 
+def _in_body(bad, node) -> bool:
+    """Whether the parse error `bad` lies in the body of the kernel's function `node` (a
+    function_definition, or the template_declaration around one)."""
+    function = node if node.type == "function_definition" else next(
+        (c for c in node.named_children if c.type == "function_definition"), None)
+    body = function.child_by_field_name("body") if function is not None else None
+    return body is not None and body.start_byte <= bad.start_byte and \
+        bad.end_byte <= body.end_byte
+
+
 def _template_params(template) -> list[str]:
     return [name for _, _, name in template_parameters(template)]
 
@@ -264,7 +274,9 @@ def _template_params(template) -> list[str]:
 def _build(unit: Unit, node, args: dict, key: str) -> Kernel:
     from .lower import KernelLowering
     bad = first_error(node)
-    if bad is not None:
+    if bad is not None and not _in_body(bad, node):
+        # (a body tree-sitter misreads, `#pragma unroll` between a `for` and a body without
+        # braces, is nvcc's to read: the host side needs the signature)
         raise CudaImportError(f"the CUDA here does not parse (`{short(bad)}`)",
                               kernel=unit.name_of(node), loc=unit.loc(bad))
     try:

@@ -119,7 +119,9 @@ def launch_of(unit, lowering):
             out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
         except CudaImportError as err:
             what = getattr(err, "what", None)
-            hint = f"give its value (--host '{what}=VALUE'), or " if what else "give "
+            hint = f"define it as your build does (-D {what}=VALUE), or give " \
+                if getattr(err, "macro", False) else \
+                f"give its value (--host '{what}=VALUE'), or " if what else "give "
             raise CudaImportError(
                 f"the launch of '{lowering.name}' uses {err.message}: {hint}--launch-grid "
                 "and --launch-block", kernel=lowering.name,
@@ -922,6 +924,11 @@ class _Host:
             chosen = self.chosen(name, depth)
             if chosen is not None:
                 return chosen
+            if _undeclared(self.u, name):
+                question = _HostQuestion(f"'{name}', which the file neither declares nor "
+                                         "#defines", name)
+                question.macro = True
+                raise question
             raise _HostQuestion(f"the host variable '{name}'", name)
         if node.type in ("number_literal", "sizeof_expression", "char_literal"):
             if self.binding and node.type == "sizeof_expression":
@@ -1006,9 +1013,22 @@ class _Host:
         raise _HostQuestion(f"`{short(node)}`", text(node))
 
 
+def _undeclared(unit, name: str) -> bool:
+    """Whether no declaration of the file names `name` (no variable, parameter, function,
+    enumerator or type of that name: an undefined macro, which nvcc's -D would define)."""
+    for n in walk(unit.tree.root_node):
+        if n.type in ("identifier", "field_identifier", "type_identifier") and \
+                text(n) == name and n.parent is not None and \
+                any(n.parent.child_by_field_name(f) == n for f in ("declarator", "name")):
+            return False
+    return True
+
+
 class _HostQuestion(CudaImportError):
     """A host value the launch needs and the file cannot say; `what` is the expression as
     written (spaces collapsed), which --host names."""
+
+    macro = False   # (the name is declared nowhere: a macro the build's -D defines)
 
     def __init__(self, message: str, what: str):
         super().__init__(message)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ...hazards import check
+from ...hazards import MAX_RACES, check
 from .. import jsonout, outputs
 from ..common import (
     EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,
@@ -98,6 +98,9 @@ def _print(console: Console, h) -> None:
                            if f.blocks > 1 else "") for f in h.faults]
     for line in faults + [r.describe() for r in h.races] + list(h.limits):
         say(console, f"  {line}")
+    if len(h.races) >= MAX_RACES:
+        say(console, f"  (the first {MAX_RACES} races, one a pair of sites: check lists no "
+                     "more; there may be others)")
     if h.unchecked:
         say(console, f"  {h.unchecked}")
     for r in h.same_value:

@@ -51,6 +51,7 @@ def execute(args, console: Console) -> int:
         sarif.claim(args, "fix")
     given = parse_params(args.param)
     docs, findings = [], []
+    written, unpatched = [], []   # (--patch: the kernels with a checked patch, without one)
     chosen = kernels(args)
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
@@ -80,9 +81,12 @@ def execute(args, console: Console) -> int:
             with busy(console, args, "writing and checking the patch"):
                 patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays)
         if args.patch and patch is None:
-            raise KernelError(f"--patch {args.patch}: " + (
-                "only a .cu or .cuh file can be patched" if not patchable(args.file) else
-                f"no change lowers {kernel.name}'s wavefronts: nothing to patch"))
+            if not patchable(args.file):
+                raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file can be "
+                                  "patched")
+            unpatched.append(f"no change to {kernel.name} could be tried ({len(f.skipped)} "
+                             "skipped)" if not f.candidates and f.skipped else
+                             f"no change lowers {kernel.name}'s wavefronts")
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
                                            else {}) |
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
@@ -94,11 +98,21 @@ def execute(args, console: Console) -> int:
                 render.print_patch(console, patch)
             console.print()
         if args.patch and isinstance(patch, CheckedPatch):
-            _write_patch(args.patch, patch.patch.diff)
+            written.append((kernel.name, patch))
         if args.sarif:
             from .. import sarif
             findings += sarif.fix_results(f, patch if isinstance(patch, CheckedPatch)
                                           else None)
+    if args.patch:
+        # one file, one patch: of the one kernel that has a change (the others said so)
+        if not written:
+            raise KernelError(f"--patch {args.patch}: {'; '.join(unpatched)}: nothing to "
+                              "patch")
+        if len(written) > 1:
+            raise KernelError(f"--patch {args.patch}: {len(written)} kernels have changes "
+                              f"({', '.join(n for n, _ in written)}): patch one at a time "
+                              "with --kernel")
+        _write_patch(args.patch, written[0][1].patch.diff)
     if args.sarif:
         from .. import sarif
         sarif.write(args.sarif, findings)

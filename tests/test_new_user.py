@@ -1,0 +1,126 @@
+"""Issue #54: what a second new-user review (39th session) met on kernels of its own, each
+now answered: a `#pragma unroll` between a `for` and a body without braces, a macro the
+build's -D defines, a fix --patch of a file of two kernels, a fix whose every change the
+patch cannot make."""
+import io
+import pathlib
+
+from smemsim.cli import run
+from smemsim.cli.mcp_server import _quiet
+
+
+def cli(*argv) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = run(list(argv), _quiet(out), _quiet(err))
+    return code, out.getvalue(), err.getvalue()
+
+
+PRAGMA = """
+__global__ void acc(const float *a, float *out)
+{
+    __shared__ float s[4][32];
+    float v[4] = {0, 0, 0, 0};
+    s[threadIdx.x / 32][threadIdx.x % 32] = a[threadIdx.x];
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+            v[i] += s[j][threadIdx.x % 32];
+    out[threadIdx.x] = v[0] + v[1] + v[2] + v[3];
+}
+int main() { float *a, *o; acc<<<1, 128>>>(a, o); return 0; }
+"""
+
+
+def test_a_pragma_between_a_for_and_its_braceless_body_is_nvccs_to_read(tmp_path):
+    """tree-sitter misreads the body; the host side needs only the signature and the launch,
+    nvcc reads the body: the kernel analyzes (the 4 x 4 loads, 4 warps, conflict-free)."""
+    f = tmp_path / "acc.cu"
+    f.write_text(PRAGMA)
+    code, out, err = cli("analyze", str(f), "--length", "a=128", "--length", "out=128")
+    assert code == 0, err
+    assert "acc: grid (1, 1, 1), block (128, 1, 1)" in out
+    assert "loads: 16 requests, 16 wavefronts" in out
+
+
+MACRO = """
+__global__ void copy_tile(const float *in, float *out, int n)
+{
+    __shared__ float t[TILE][TILE];
+    t[threadIdx.y][threadIdx.x] = in[threadIdx.y * n + threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * n + threadIdx.x] = t[threadIdx.y][threadIdx.x];
+}
+int main() { float *a, *b; copy_tile<<<dim3(4, 4), dim3(TILE, TILE)>>>(a, b, 64); return 0; }
+"""
+
+
+def test_a_name_the_file_never_declares_is_asked_for_as_a_macro(tmp_path):
+    f = tmp_path / "tile.cu"
+    f.write_text(MACRO)
+    code, _, err = cli("analyze", str(f))
+    assert code == 2
+    assert "uses 'TILE', which the file neither declares nor #defines: define it as your " \
+           "build does (-D TILE=VALUE)" in err
+    code, out, _ = cli("analyze", str(f), "-D", "TILE=16")
+    assert code == 0 and "block (16, 16, 1)" in out
+
+
+TWO = """
+#define N 32
+__global__ void conflicted(const float *a, float *b)
+{
+    __shared__ float t[N][N];
+    t[threadIdx.y][threadIdx.x] = a[threadIdx.y * N + threadIdx.x];
+    __syncthreads();
+    b[threadIdx.y * N + threadIdx.x] = t[threadIdx.x][threadIdx.y];
+}
+__global__ void clean(const float *a, float *b)
+{
+    __shared__ float u[N][N];
+    u[threadIdx.y][threadIdx.x] = a[threadIdx.y * N + threadIdx.x];
+    __syncthreads();
+    b[threadIdx.y * N + threadIdx.x] = u[threadIdx.y][threadIdx.x];
+}
+int main() { float *a, *b; dim3 blk(N, N); conflicted<<<1, blk>>>(a, b); clean<<<1, blk>>>(a, b); return 0; }
+"""
+
+
+def test_fix_patch_of_a_file_of_two_kernels_writes_the_one_change_and_exits_0(tmp_path):
+    f = tmp_path / "two.cu"
+    f.write_text(TWO)
+    patch = tmp_path / "fix.diff"
+    code, _, err = cli("fix", str(f), "--patch", str(patch), "--length", "a=1024",
+                       "--length", "b=1024")
+    assert code == 0, err
+    assert "t[N][N]" in patch.read_text() and "u[" not in patch.read_text()
+
+
+HELPER = """
+#define T 32
+__device__ float col(float (*tile)[T], int r, int c) { return tile[c][r]; }
+__global__ void transpose(const float *a, float *b)
+{
+    __shared__ float tile[T][T];
+    tile[threadIdx.y][threadIdx.x] = a[threadIdx.y * T + threadIdx.x];
+    __syncthreads();
+    b[threadIdx.y * T + threadIdx.x] = col(tile, threadIdx.y, threadIdx.x);
+}
+int main() { float *a, *b; transpose<<<1, dim3(T, T)>>>(a, b); return 0; }
+"""
+
+
+def test_fix_whose_every_change_the_patch_cannot_make_says_none_could_be_tried(tmp_path):
+    """The tile goes to a helper as `float (*)[32]`: every padding fails to build and no
+    swizzle can be written; fix says no change could be tried, not that none helps."""
+    f = tmp_path / "helper.cu"
+    f.write_text(HELPER)
+    lengths = ["--length", "a=1024", "--length", "b=1024"]
+    code, out, _ = cli("fix", str(f), *lengths)
+    assert code == 0
+    assert "no change could be tried (" in out
+    assert "no padding or swizzle tried reduces" not in out
+    code, _, err = cli("fix", str(f), "--patch", str(tmp_path / "p.diff"), *lengths)
+    assert code == 2 and "no change to transpose could be tried" in err
+    assert not (tmp_path / "p.diff").exists()
