@@ -53,7 +53,9 @@ class MeasuredKernel:
 
 # SASS opcode (its first part) -> Nsight's instruction class
 _CLASSES = {"LDS": "ld", "STS": "st", "LDSM": "ldsm", "STSM": "stsm", "ATOMS": "atom",
-            "LDGSTS": "ldgsts"}
+            "LDGSTS": "ldgsts",
+            # generic accesses ncu finds in shared memory (nvcc's bf16 wmma loads: LD.E)
+            "LD": "ld", "ST": "st", "ATOM": "atom"}
 _TOTALS = ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")

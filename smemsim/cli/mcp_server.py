@@ -44,8 +44,8 @@ class ToolInputError(ValueError):
 def call(verb: str, file: str | None = None, code: str | None = None,
          kernel: str | None = None, site: str | None = None,
          options: list[str] | None = None) -> dict[str, Any]:
-    """The JSON document `smemsim VERB FILE [SITE] --json [--kernel K] OPTIONS` prints, run in
-    this process; with `code`, FILE is a private copy of that CUDA text."""
+    """The JSON document `smemsim VERB --json [--kernel=K] OPTIONS -- FILE [SITE]` prints, run
+    in this process; with `code`, FILE is a private copy of that CUDA text."""
     from . import run
     if verb not in TOOLS:
         raise ToolInputError(f"no tool {verb!r} (the tools: {', '.join(TOOLS)})")
@@ -57,13 +57,13 @@ def call(verb: str, file: str | None = None, code: str | None = None,
             raise ToolInputError(f"{verb}: give a file or CUDA text (code), not both")
         if file is None and code is None and verb != "occupancy":
             raise ToolInputError(f"{verb}: give a file or CUDA text (code)")
-    argv_tail = ([site] if site is not None else []) + ["--json"] + \
-        (["--kernel", kernel] if kernel is not None else []) + options
+    head = [verb, "--json", *([f"--kernel={kernel}"] if kernel is not None else []), *options]
     out, err = io.StringIO(), io.StringIO()
     with _LOCK:
         copy = _private_copy(code) if code is not None else None
-        status = run([verb] + ([copy or file] if (copy or file) is not None else []) +
-                     argv_tail, _quiet(out), _quiet(err))
+        where = [w for w in (copy or file, site) if w is not None]
+        # (after `--`, a name that begins with '-' is a FILE or a site, never an option)
+        status = run(head + (["--", *where] if where else []), _quiet(out), _quiet(err))
     text = out.getvalue()
     if text.strip():
         doc = json.loads(text)
