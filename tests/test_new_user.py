@@ -109,18 +109,35 @@ __global__ void transpose(const float *a, float *b)
 }
 int main() { float *a, *b; transpose<<<1, dim3(T, T)>>>(a, b); return 0; }
 """
+LENGTHS = ["--length", "a=1024", "--length", "b=1024"]
+
+
+def test_fix_pads_a_tile_a_helper_takes_and_the_helpers_parameter_with_it(tmp_path):
+    """The tile goes to a helper as `float (*)[32]`: the padding patches the helper's
+    parameter too (else nvcc refuses the call); checked as built, as predicted."""
+    f = tmp_path / "helper.cu"
+    f.write_text(HELPER)
+    code, out, _ = cli("fix", str(f), *LENGTHS)
+    assert code == 0
+    assert "-__device__ float col(float (*tile)[T], int r, int c)" in out
+    assert "+__device__ float col(float (*tile)[T + 1], int r, int c)" in out
+    assert "+    __shared__ float tile[T][T + 1];" in out
+    # (one block of 32 warps: a store and a load each, conflict-free)
+    assert "checked: the patched file, as nvcc builds it, counts 64 wavefronts as fix " \
+           "predicted" in out
 
 
 def test_fix_whose_every_change_the_patch_cannot_make_says_none_could_be_tried(tmp_path):
-    """The tile goes to a helper as `float (*)[32]`: every padding fails to build and no
-    swizzle can be written; fix says no change could be tried, not that none helps."""
+    """The tile goes to an overloaded helper (which of two definitions takes it is the
+    compiler's to choose, not the patch's): every padding fails to build and no swizzle can
+    be written; fix says no change could be tried, not that none helps."""
     f = tmp_path / "helper.cu"
-    f.write_text(HELPER)
-    lengths = ["--length", "a=1024", "--length", "b=1024"]
-    code, out, _ = cli("fix", str(f), *lengths)
+    f.write_text(HELPER.replace("#define T 32\n", "#define T 32\n__device__ double col("
+                                "double (*tile)[T], int r, int c) { return tile[c][r]; }\n"))
+    code, out, _ = cli("fix", str(f), *LENGTHS)
     assert code == 0
     assert "no change could be tried (" in out
     assert "no padding or swizzle tried reduces" not in out
-    code, _, err = cli("fix", str(f), "--patch", str(tmp_path / "p.diff"), *lengths)
+    code, _, err = cli("fix", str(f), "--patch", str(tmp_path / "p.diff"), *LENGTHS)
     assert code == 2 and "no change to transpose could be tried" in err
     assert not (tmp_path / "p.diff").exists()

@@ -175,6 +175,52 @@ class SharedDeclaration:
     line: int
 
 
+def _parameter_extents(root, scope, name: str, rank: int) -> list:
+    """The last extents of the parameters the array `name` (of `rank` dimensions, rank 2 or
+    more) is passed to by name, in calls within `scope`, of functions the file defines (one
+    definition a name): `T` of `float (*tile)[T]`, `float tile[][T]`, `float tile[R][T]`.
+    Each once (a function called twice)."""
+    if rank < 2:
+        return []
+    defined: dict = {}
+    for f in walk(root):
+        if f.type == "function_definition":
+            defined.setdefault(function_name(f).split("::")[-1], []).append(f)
+    out, seen = [], set()
+    for call in walk(scope):
+        if call.type != "call_expression":
+            continue
+        callee = call.child_by_field_name("function")
+        args = call.child_by_field_name("arguments")
+        if callee is None or args is None or callee.type != "identifier":
+            continue
+        targets = defined.get(text(callee), [])
+        if len(targets) != 1:
+            continue
+        params = _parameters(targets[0])
+        for k, arg in enumerate(args.named_children):
+            if arg.type != "identifier" or text(arg) != name or k >= len(params):
+                continue
+            d = params[k].child_by_field_name("declarator")
+            if d is not None and d.type == "array_declarator" and \
+                    d.child_by_field_name("size") is not None:
+                size = d.child_by_field_name("size")
+                if (size.start_byte, size.end_byte) not in seen:
+                    seen.add((size.start_byte, size.end_byte))
+                    out.append(size)
+    return out
+
+
+def _parameters(function) -> list:
+    """The parameter declarations of a function_definition."""
+    d = function.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    p = d.child_by_field_name("parameters") if d is not None else None
+    return [c for c in (p.named_children if p is not None else ())
+            if c.type == "parameter_declaration"]
+
+
 def shared_declaration(file: str, kernel: str, name: str) -> SharedDeclaration:
     """The one `__shared__` declaration of `name` that a patch of `kernel` would edit (in the
     kernel's function, else at file scope); a KernelError where there is none or several."""
@@ -224,8 +270,16 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
             last = sizes[-1]
             if last is None:
                 raise _error(file, decl, f"'{change.array}' has no last extent to pad")
-            edits.append((last.start_byte, last.end_byte, f"{text(last)} + {change.pad}",
-                          last.start_point[0] + 1, text(last)))
+            padded = f"{text(last)} + {change.pad}"
+            edits.append((last.start_byte, last.end_byte, padded, last.start_point[0] + 1,
+                          text(last)))
+            # the helpers the array is passed to, by name, take rows of the padded length
+            # too (`float (*tile)[32]`, `float tile[][32]`: a type the padded array must
+            # match, else nvcc refuses the call)
+            for size in _parameter_extents(tree.root_node, _scope(decl, tree.root_node),
+                                           change.array, len(sizes)):
+                edits.append((size.start_byte, size.end_byte, padded,
+                              size.start_point[0] + 1, text(size)))
             continue
         if any(s is None for s in sizes[1:]):
             raise _error(file, decl, f"'{change.array}': an inner extent is missing")
