@@ -3,7 +3,6 @@ now answered: a `#pragma unroll` between a `for` and a body without braces, a ma
 build's -D defines, a fix --patch of a file of two kernels, a fix whose every change the
 patch cannot make."""
 import io
-import pathlib
 
 from smemsim.cli import run
 from smemsim.cli.mcp_server import _quiet
