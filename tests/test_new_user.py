@@ -140,3 +140,34 @@ def test_fix_whose_every_change_the_patch_cannot_make_says_none_could_be_tried(t
     code, _, err = cli("fix", str(f), "--patch", str(tmp_path / "p.diff"), *LENGTHS)
     assert code == 2 and "no change to transpose could be tried" in err
     assert not (tmp_path / "p.diff").exists()
+
+
+LOOPED = """
+__global__ void rows(const double *in, double *out, int pitch)
+{
+    extern __shared__ double tile[];
+    tile[threadIdx.y * pitch + threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x * pitch + threadIdx.y];
+}
+int main()
+{
+    double *a, *b;
+    for (int pitch = 32; pitch <= 33; ++pitch)
+        rows<<<1, dim3(32, 32), 32 * pitch * sizeof(double)>>>(a, b, pitch);
+    return 0;
+}
+"""
+
+
+def test_a_launch_argument_a_host_loop_varies_is_asked_for_not_read_at_its_first_value(
+        tmp_path):
+    """`for (pitch = 32; pitch <= 33; ++pitch)` launches the kernel twice: pitch is no one
+    value (it was read as 32, silently); given, each pitch counts as its own."""
+    f = tmp_path / "rows.cu"
+    f.write_text(LOOPED)
+    lengths = ["--length", "in=1024", "--length", "out=1024"]
+    code, _, err = cli("analyze", str(f), *lengths)
+    assert code == 2 and "'pitch' has no value: give one (-p pitch=V" in err
+    code, out, _ = cli("analyze", str(f), "-p", "pitch=33", *lengths)
+    assert code == 0 and "8448 B dynamic" in out and "loads: 32 requests, 64 wavefronts" in out

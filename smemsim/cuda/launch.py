@@ -687,6 +687,10 @@ class _Host:
         scope = host if host is not None else unit.tree.root_node
         assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
                     if n.type == "assignment_expression" and _reaches(n, call)}
+        # `++pitch`, `i--`: written too (a loop variable's value differs per launch)
+        assigned |= {text(n.child_by_field_name("argument")) for n in walk(scope)
+                     if n.type == "update_expression" and _reaches(n, call) and
+                     n.child_by_field_name("argument") is not None}
         # a variable whose address is taken may be written through it (`int n = 0;` then
         # `fscanf(fp, "%d", &n);`, Parboil bfs): not a value set once
         assigned |= {text(n.named_children[0]) for n in walk(scope)
@@ -924,6 +928,11 @@ class _Host:
             chosen = self.chosen(name, depth)
             if chosen is not None:
                 return chosen
+            loop = _loop_of(name, self.call)
+            if loop is not None:
+                raise _HostQuestion(
+                    f"'{name}', the variable of the loop at line {loop.start_point[0] + 1} "
+                    "(the launch runs at each of its values: analyze one)", name)
             if _undeclared(self.u, name):
                 question = _HostQuestion(f"'{name}', which the file neither declares nor "
                                          "#defines", name)
@@ -1011,6 +1020,21 @@ class _Host:
                 f = smin if fn.endswith("min") else smax
                 return f(self.value(args[0], depth + 1), self.value(args[1], depth + 1))
         raise _HostQuestion(f"`{short(node)}`", text(node))
+
+
+def _loop_of(name: str, call):
+    """The for loop around the launch `call` whose initializer declares `name`, or None."""
+    node = call.parent
+    while node is not None:
+        if node.type == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and any(
+                    d.type == "init_declarator" and
+                    text(d.child_by_field_name("declarator")) == name
+                    for d in walk(init)):
+                return node
+        node = node.parent
+    return None
 
 
 def _undeclared(unit, name: str) -> bool:
