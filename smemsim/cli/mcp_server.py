@@ -110,7 +110,8 @@ def server():
     """The MCP server: one tool per verb of TOOLS (mcp.server.mcpserver.MCPServer)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    app = MCPServer("smemsim", instructions=INSTRUCTIONS)
+    from . import _version
+    app = MCPServer("smemsim", version=_version(), instructions=INSTRUCTIONS)
 
     def answer(*args) -> dict[str, Any]:
         try:
