@@ -164,18 +164,24 @@ def _shown_statement(s) -> str:
 
 def _source_line(file: str, line: int) -> str | None:
     """One line of a source file, stripped (None where it cannot be read)."""
-    lines = _SOURCES.get(file)
+    import os
+    try:
+        st = os.stat(file)
+    except OSError:
+        return None
+    key = (file, st.st_mtime_ns, st.st_size)   # (a long-lived process sees edits)
+    lines = _SOURCES.get(key)
     if lines is None:
         try:
             with open(file, encoding="utf-8", errors="replace") as f:
                 lines = f.read().splitlines()
         except OSError:
             lines = []
-        _SOURCES[file] = lines
+        _SOURCES[key] = lines
     return " ".join(lines[line - 1].split()) if 0 < line <= len(lines) else None
 
 
-_SOURCES: dict[str, list[str]] = {}
+_SOURCES: dict[tuple, list[str]] = {}
 
 
 def _rules(r: Report) -> str:
