@@ -1,6 +1,7 @@
 """Rich renderings of analyses for the terminal (with the CLI, the only module that knows rich)."""
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 from rich import box
@@ -103,15 +104,19 @@ def report_table(r: Report, explain_command: str | None = None,
         for s in r.sites:
             lines.setdefault((s.loc.file, s.loc.line), []).append(s)
         ranked = sorted(lines.values(), key=lambda ss: -sum(s.excess for s in ss))
+        # (a line is named by its file too where the sites are in several: a header's)
+        several = len({f for f, _ in lines}) > 1
+        named = lambda s: f"{os.path.basename(s.loc.file)}:{s.loc.line}" if several \
+            else f"line {s.loc.line}"  # noqa: E731
         if len(lines) < len(r.sites) and len(r.sites) > 12:
             parts.append(Text("by line, most excess first: " + "; ".join(
-                f"line {ss[0].loc.line}: {sum(s.excess for s in ss):,} excess over "
+                f"{named(ss[0])}: {sum(s.excess for s in ss):,} excess over "
                 f"{len(ss)} site{'s' if len(ss) > 1 else ''}"
                 for ss in ranked[:5] if sum(s.excess for s in ss))))
         top = ranked[0]
         excess = sum(s.excess for s in top)
         many = f" over {len(top)} sites" if len(top) > 1 else ""
-        parts.append(Text(f"worst: line {worst.loc.line} adds {excess:,} wavefronts "
+        parts.append(Text(f"worst: {named(worst)} adds {excess:,} wavefronts "
                           f"({excess / r.excess:.0%} of the excess){many}; its costliest "
                           f"site is {worst.site}" + ("; why:" if explain_command else ""),
                           style="bold"))
