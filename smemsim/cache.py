@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import pathlib
 import stat
+import threading
 
 
 def cache_dir(kind: str) -> pathlib.Path | None:
@@ -98,3 +99,31 @@ def open_sealed(path, key: str, limit: int = 1 << 30) -> bytes | None:
 def _seal_digest(key: str, payload: bytes) -> str:
     import hashlib
     return hashlib.sha256(key.encode() + b"\0" + payload).hexdigest()
+
+
+# this process's private folders of text written as files, one a kind: `process_copy`
+_COPIES: dict[str, str] = {}
+_COPIES_LOCK = threading.Lock()
+
+
+def process_copy(text: str, name: str, kind: str) -> pathlib.Path:
+    """`text` written as `name` in this process's private folder of `kind`
+    (.../smemsim-KIND-DIGEST/NAME, the digest the text's), kept while the process lives: the
+    same text is then at the same path the next time, so nvcc's build of it is found in the
+    PTX cache, whose entries name the file's path (fix's patched files, an MCP server's
+    CUDA text). The folder is made private (mkdtemp) and removed at exit."""
+    import atexit
+    import hashlib
+    import shutil
+    import tempfile
+    with _COPIES_LOCK:   # (fix builds its candidates on threads)
+        if kind not in _COPIES:
+            _COPIES[kind] = tempfile.mkdtemp(prefix=f"smemsim-{kind}s-")
+            atexit.register(shutil.rmtree, _COPIES[kind], True)
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        folder = pathlib.Path(_COPIES[kind]) / f"smemsim-{kind}-{digest}"
+        folder.mkdir(exist_ok=True)
+        path = folder / name
+        if not path.exists():
+            write_whole(path, text.encode("utf-8", "surrogatepass"))
+    return path

@@ -24,8 +24,6 @@ import dataclasses
 import os
 import pathlib
 import re
-import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
@@ -33,6 +31,7 @@ from typing import Callable, Mapping
 from kernels_ir import Kernel, KernelError
 
 from .analysis import Report, analyze
+from .cache import process_copy
 from .fix import Candidate, FixSearch
 from .occupancy import OccupancyError, kernel_occupancy
 
@@ -71,41 +70,15 @@ def patched_kernel(source: SourceFile, patched_text: str) -> Kernel:
     from .ptx.frontend import import_cu
     options = dataclasses.replace(source.options, include_dirs=[
         *source.options.include_dirs, str(pathlib.Path(source.path).resolve().parent)])
-    path = _patched_copy(patched_text, pathlib.Path(source.path).name)
+    # (at a path named by the text's digest: a text built again, fix's search then its
+    # checked patch, an MCP server's next fix, finds its build in the PTX cache)
+    path = process_copy(patched_text, pathlib.Path(source.path).name, "patch")
     try:
         return next(iter(select(import_cu(str(path), options, options.kernel,
                                           source.arch, source.flags),
                                 source.key).values()))()
     except KernelError as err:
         raise KernelError(in_users_file(str(err), source)) from None
-
-
-# this process's private folder of patched copies, one subfolder a text (named by its
-# digest), kept while the process lives: a text built again (fix's search, then its checked
-# patch; an MCP server's next fix) is then at the same path, so nvcc's build of it is found
-# in the PTX cache (whose entries name the file's path)
-_PATCHES: list[str] = []
-_PATCHES_LOCK = threading.Lock()
-
-
-def _patched_copy(text: str, name: str) -> pathlib.Path:
-    """`text` written as `name` in this process's private folder (smemsim-patch-DIGEST)."""
-    import atexit
-    import hashlib
-    import shutil
-    with _PATCHES_LOCK:   # (the search builds candidates on threads)
-        if not _PATCHES:
-            _PATCHES.append(tempfile.mkdtemp(prefix="smemsim-patches-"))
-            atexit.register(shutil.rmtree, _PATCHES[0], True)
-        folder = pathlib.Path(_PATCHES[0]) / ("smemsim-patch-" + hashlib.sha256(
-            text.encode("utf-8", "surrogatepass")).hexdigest()[:32])
-        folder.mkdir(exist_ok=True)
-        path = folder / name
-        if not path.exists():
-            partial = folder / (name + ".part")
-            partial.write_text(text, encoding="utf-8", errors="surrogatepass")
-            os.replace(partial, path)
-    return path
 
 
 def in_users_file(text: str, source: SourceFile) -> str:

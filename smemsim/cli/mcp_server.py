@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import shutil
-import tempfile
 import threading
 from typing import Any
 
 from rich.console import Console
+
+from ..cache import process_copy
 
 TOOLS = ("analyze", "explain", "fix", "check", "occupancy", "layout")
 # (calls run one at a time: a verb's run keeps per-command state in this process)
@@ -60,7 +59,9 @@ def call(verb: str, file: str | None = None, code: str | None = None,
     head = [verb, "--json", *([f"--kernel={kernel}"] if kernel is not None else []), *options]
     out, err = io.StringIO(), io.StringIO()
     with _LOCK:
-        copy = _private_copy(code) if code is not None else None
+        # (a text at a path its digest names: its build is found in the PTX cache the next
+        # time)
+        copy = str(process_copy(code, "kernel.cu", "mcp")) if code is not None else None
         where = [w for w in (copy or file, site) if w is not None]
         # (after `--`, a name that begins with '-' is a FILE or a site, never an option)
         status = run(head + (["--", *where] if where else []), _quiet(out), _quiet(err))
@@ -73,31 +74,6 @@ def call(verb: str, file: str | None = None, code: str | None = None,
     if copy is not None:   # (the private copy's path means nothing to the caller)
         doc = json.loads(json.dumps(doc).replace(json.dumps(copy)[1:-1], "kernel.cu"))
     return doc
-
-
-# the private folder of this process's copies of CUDA text: one subfolder a text (named by
-# its digest), kept while the process lives, so that the same text's build is found in the
-# PTX cache the next time (a cache entry names the file's path)
-_COPIES: list[str] = []
-
-
-def _private_copy(code: str) -> str:
-    """The path of `code` written as kernel.cu in this process's private folder."""
-    import atexit
-    import hashlib
-    if not _COPIES:
-        _COPIES.append(tempfile.mkdtemp(prefix="smemsim-mcp-"))
-        atexit.register(shutil.rmtree, _COPIES[0], True)
-    folder = os.path.join(_COPIES[0], hashlib.sha256(code.encode("utf-8", "surrogatepass"))
-                          .hexdigest()[:32])
-    path = os.path.join(folder, "kernel.cu")
-    if not os.path.exists(path):
-        os.makedirs(folder, exist_ok=True)
-        partial = path + ".part"
-        with open(partial, "w", encoding="utf-8", errors="surrogatepass") as f:
-            f.write(code)
-        os.replace(partial, path)
-    return path
 
 
 def _quiet(stream) -> Console:
