@@ -72,10 +72,15 @@ def execute(args, console: Console) -> int:
             say(console, note)
     given = parse_params(args.param)
     items = []
+    if args.ncu:   # (read once, for every kernel's page)
+        from ...ncu_reports import read_report
+        profiled = read_report(args.ncu)
+    else:
+        profiled = None
     chosen = kernels(args)
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
-        items.append(_item(args, console, name, kernel, params))
+        items.append(_item(args, console, name, kernel, params, profiled))
     document = jsonout.document(items, exit_code=EXIT_OK, **({"sweep": sweep} if sweep else {}))
     if args.svg:
         written = _write_svgs(args, document)
@@ -90,7 +95,7 @@ def execute(args, console: Console) -> int:
     return EXIT_OK
 
 
-def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
+def _item(args, console: Console, name: str, kernel, params: dict, profiled=None) -> dict:
     """One kernel's report item: analysis, occupancy and curves, check, fix."""
     from ...occupancy import what_if
     from .analyze import as_compiled_report
@@ -136,18 +141,18 @@ def _item(args, console: Console, name: str, kernel, params: dict) -> dict:
                        hazards=hazards, notes=tuple(r.compiler),
                        patch=patch)
     if args.ncu:
-        item["ncu"] = _measured(args, name, kernel, r)
+        item["ncu"] = _measured(args, name, kernel, r, profiled)
     return item
 
 
-def _measured(args, name: str, kernel, r) -> dict:
-    """The --ncu report's kernel against this analysis (jsonout.comparison_json), or why
-    there is none: the report has no such kernel, or profiled another launch."""
+def _measured(args, name: str, kernel, r, profiled: list) -> dict:
+    """The --ncu report's kernel (of `profiled`, the report's kernels) against this analysis
+    (jsonout.comparison_json), or why there is none: the report has no such kernel, or
+    profiled another launch."""
     from ...measured import compare
-    from ...ncu_reports import read_report
     from .ncu import _sass
     symbol = kernel.built.symbol if kernel.built is not None else None
-    found = [m for m in read_report(args.ncu) if m.mangled == symbol or m.name == kernel.name]
+    found = [m for m in profiled if m.mangled == symbol or m.name == kernel.name]
     if not found:
         return {"error": f"{args.ncu} has no profile of {kernel.name}"}
     m = found[0]
