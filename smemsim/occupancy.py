@@ -22,6 +22,16 @@ from .arch import Arch, get_arch
 
 INT_MAX = 2**31 - 1
 FACTORS = ("warps", "registers", "shared_memory", "blocks", "barriers")  # in report order
+# A launch allocates a thread at least 16 registers: on an H200, ncu's
+# launch__registers_per_thread was 16 for all 19 corpus kernels ptxas gave 10 to 15, and
+# ptxas's count for the 139 others (docs/validation.md, "Registers"). Measured on sm_90 only;
+# no occupancy changes (a warp's registers are allocated in units of 256, 8 a thread).
+MIN_REGISTERS_ALLOCATED = 16
+
+
+def registers_allocated(registers_per_thread: int) -> int:
+    """Registers a launch allocates each thread for a kernel ptxas gives `registers_per_thread`."""
+    return max(registers_per_thread, MIN_REGISTERS_ALLOCATED)
 
 
 class OccupancyError(ValueError):
@@ -45,6 +55,7 @@ class Occupancy:
     limiters: tuple[str, ...]           # every factor that ties at the minimum
     limits: Mapping[str, int | None]    # each factor's own block limit (None: unlimited)
     registers_per_block: int            # allocated: per-warp rounding included
+    registers_allocated: int            # a thread's as a launch allocates them (at least 16)
     smem_per_block: int                 # allocated: reserved and granularity included
     smem_per_sm: int                    # the shared-memory carveout the SM runs with
     max_warps_per_sm: int
@@ -202,8 +213,9 @@ def occupancy(arch: str | Arch, block_size: int, registers_per_thread: int,
         active_blocks=active, active_warps=active * warps,
         occupancy=active * warps / a.max_warps_per_sm, limiters=tuple(limiters),
         limits={k: (None if v == INT_MAX else v) for k, v in limits.items()},
-        registers_per_block=regs_per_block, smem_per_block=smem_per_block,
-        smem_per_sm=smem_per_sm, max_warps_per_sm=a.max_warps_per_sm)
+        registers_per_block=regs_per_block,
+        registers_allocated=registers_allocated(registers_per_thread),
+        smem_per_block=smem_per_block, smem_per_sm=smem_per_sm, max_warps_per_sm=a.max_warps_per_sm)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from smemsim import get_arch
 from smemsim.arch import ARCHS
 from smemsim.occupancy import (
     INT_MAX, OccupancyError, _max_dynamic, available_dynamic_smem, best_block_size, occupancy,
-    what_if,
+    registers_allocated, what_if,
 )
 
 ORACLE = pathlib.Path(__file__).parent / "oracle" / "occupancy_oracle.cpp"
@@ -258,3 +258,22 @@ def test_the_device_figures_of_every_architecture_equal_cccls_arch_traits(tmp_pa
         a = ARCHS[n]
         assert got[n] == (a.threads_per_sm, a.blocks_per_sm, a.regs_per_block, a.smem_per_sm,
                           a.smem_per_block_optin, a.reserved_smem_per_block), n
+
+
+def test_registers_allocated_are_what_the_h200_launched():
+    """ptxas's count, at least 16: ncu's launch__registers_per_thread for each corpus kernel
+    the H200 ran (the old corpus as built, the new at its libraries' launches)."""
+    root = pathlib.Path(__file__).parent.parent / "docs" / "validation"
+    import json
+    pairs = [(c["registers_predicted"], c["registers_measured"]) for c in json.loads(
+        (root / "h200-2026-11-30-corpus-built.json").read_text())["cases"]
+        if c.get("registers_measured") is not None]
+    pairs += [(c["registers_predicted"], c["counters"]["registers"]) for c in json.loads(
+        (root / "h200-2026-11-30-corpus-ptx-launches.json").read_text())]
+    # the stored predictions are ptxas's own counts; 19 of them below 16
+    assert len(pairs) == 158 and sum(p < 16 for p, _ in pairs) == 19
+    assert [registers_allocated(p) for p, _ in pairs] == [m for _, m in pairs]
+    o = occupancy("sm_90", 256, 10)
+    assert (o.registers_per_thread, o.registers_allocated) == (10, 16)
+    # no occupancy moves: 10 registers a thread are a warp's 256-register unit x2, as 16 are
+    assert o.registers_per_block == occupancy("sm_90", 256, 16).registers_per_block == 4096

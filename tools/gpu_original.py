@@ -253,10 +253,12 @@ def harness_build(cu: pathlib.Path, source: str) -> tuple[list, list, bool]:
 
 
 def resources(kernel) -> dict:
-    """The registers and static shared memory ptxas allocated in the build the kernel was
-    read from (None: unread), as a case records them."""
+    """The registers a launch allocates (ptxas's, at least 16) and the static shared memory
+    ptxas allocated in the build the kernel was read from (None: unread), as a case records
+    them."""
+    from smemsim.occupancy import registers_allocated
     b = kernel.built
-    return {"registers_predicted": b.registers if b is not None else None,
+    return {"registers_predicted": registers_allocated(b.registers) if b is not None else None,
             "static_smem_predicted": b.static_smem if b is not None else None}
 
 

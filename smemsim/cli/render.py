@@ -326,8 +326,10 @@ def explain_view(req: WarpRequest, title: str) -> RichGroup:
 def occupancy_view(o: Occupancy) -> Text:
     """The calculator's numbers, one per line."""
     limits = ", ".join(f"{k} {('-' if v is None else v)}" for k, v in o.limits.items())
+    allocated = (f" (a launch allocates {o.registers_allocated})"
+                 if o.registers_allocated != o.registers_per_thread else "")
     return Text("\n".join([
-        f"{o.arch}: {o.block_size} threads x {o.registers_per_thread} registers, "
+        f"{o.arch}: {o.block_size} threads x {o.registers_per_thread} registers{allocated}, "
         f"{o.static_smem} B static + {o.dynamic_smem} B dynamic shared memory",
         f"active blocks per SM: {o.active_blocks} ({o.active_warps} of {o.max_warps_per_sm} "
         f"warps, occupancy {o.occupancy:.1%})",

@@ -6,6 +6,7 @@ from rich.console import Console
 from kernels_ir import BuildResources, KernelError
 
 from ...analysis import analyze
+from ...occupancy import registers_allocated
 from .. import jsonout, render
 from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, own_params, print_json, say
 from ..options import add_common, add_kernels, parse_params
@@ -49,7 +50,7 @@ def execute(args, console: Console) -> int:
         docs.append(jsonout.compile_json(c, rerun) | {"unexplained": unexplained})
         if args.json:
             continue
-        say(console, f"{kernel.name} for {c.arch}: {c.registers} registers, {c.local} B "
+        say(console, f"{kernel.name} for {c.arch}: {_registers(c.registers)}, {c.local} B "
                      f"local (spills), {c.static_smem} B static shared memory")
         for s in c.sites:
             say(console, ("  ok       " if s.ok else "  CHANGED  ") + s.describe())
@@ -80,7 +81,7 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
                         arrays=inputs(args, name, kernel, params))
     doc = jsonout.own_build_json(kernel, build, rerun)
     if not args.json:
-        say(console, f"{kernel.name} for {build.arch}: {build.registers} registers, "
+        say(console, f"{kernel.name} for {build.arch}: {_registers(build.registers)}, "
                      f"{build.stack} B stack frame ({build.spill_stores} B spilled), "
                      f"{build.static_smem} B static shared memory")
         for note in rerun.compiler:
@@ -89,3 +90,10 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
             say(console, "the analysis of what nvcc built:")
             console.print(render.report_table(rerun, width=console.width))
     return doc
+
+
+def _registers(count: int) -> str:
+    """ptxas's registers a thread, and what a launch allocates where that is more."""
+    allocated = registers_allocated(count)
+    return f"{count} registers" + ("" if allocated == count else
+                                   f" (a launch allocates {allocated})")
