@@ -55,6 +55,15 @@ def _block_axes(e: Expr) -> set:
     return {n.arg[1] for n in e.walk() if _is_block(n)}
 
 
+def _unsigned_or_signed(e: Expr) -> Expr:
+    """`e` without the casts at its top that only change its signedness (the same bits: nvcc's
+    PTX shifts a signed 64-bit index as `shl.b64`, read as `(long)((unsigned long)(i) << 2)`)."""
+    while e.op is Op.CAST and not e.dtype.is_float and not e.src[0].dtype.is_float and \
+            e.dtype.bits == e.src[0].dtype.bits:
+        e = e.src[0]
+    return e
+
+
 def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside, and block-invariant terms added after it): then three blocks
@@ -62,21 +71,24 @@ def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
     (blockIdx, and the locals _block_locals finds)."""
     if e.dtype.is_float or affine_degree(e, None, lets, is_var=is_var) is None:
         return False
-    inner = e
-    # (terms the same in every block added at the top, in the top's width: a compiler's
-    # 64-bit `+ -4` bytes after its widening multiply, `(long)(y * W + x) - 1`)
-    while inner.op in (Op.ADD, Op.SUB) and inner.src[0].dtype == e.dtype and \
-            affine_degree(inner.src[1], None, lets, is_var=is_var) == 0:
-        inner = inner.src[0]
-    while inner.op is Op.ADD and inner.src[1].dtype == e.dtype and \
-            affine_degree(inner.src[0], None, lets, is_var=is_var) == 0:
-        inner = inner.src[1]
-    # (a 64-bit scaling of a widened value, the PTX's byte address `(long)(i) * 4`: no
-    # 64-bit product of a 32-bit index and a factor below 2^31 wraps)
-    while inner.op in (Op.MUL, Op.SHL) and inner.dtype.bits == 64 and \
-            inner.src[0].dtype.bits == 64 and inner.src[1].op is Op.CONST and \
-            0 <= inner.src[1].arg < (31 if inner.op is Op.SHL else 1 << 31):
-        inner = inner.src[0]
+    inner, before = _unsigned_or_signed(e), None
+    while inner is not before:
+        before = inner
+        # (terms the same in every block added, in the top's width: a compiler's 64-bit
+        # `+ -4` bytes after its widening multiply, `(long)(y * W + x) - 1`, a loop's
+        # offset added before the scaling, `(k + (long)(y * W)) << 2`)
+        while inner.op in (Op.ADD, Op.SUB) and inner.src[0].dtype.bits == e.dtype.bits and \
+                affine_degree(inner.src[1], None, lets, is_var=is_var) == 0:
+            inner = _unsigned_or_signed(inner.src[0])
+        while inner.op is Op.ADD and inner.src[1].dtype.bits == e.dtype.bits and \
+                affine_degree(inner.src[0], None, lets, is_var=is_var) == 0:
+            inner = _unsigned_or_signed(inner.src[1])
+        # (a 64-bit scaling of a widened value, the PTX's byte address `(long)(i) * 4`: no
+        # 64-bit product of a 32-bit index and a factor below 2^31 wraps)
+        while inner.op in (Op.MUL, Op.SHL) and inner.dtype.bits == 64 and \
+                inner.src[0].dtype.bits == 64 and inner.src[1].op is Op.CONST and \
+                0 <= inner.src[1].arg < (31 if inner.op is Op.SHL else 1 << 31):
+            inner = _unsigned_or_signed(inner.src[0])
     # (a widening at the top, or a chain of them: the PTX path's `(long long)(unsigned long
     # long)(unsigned)(i)` of a 32-bit index never wraps)
     inner = inner.src[0] if inner.op is Op.CAST else inner
@@ -352,16 +364,16 @@ def _blocks_to_run(boxes: dict, axes: tuple, grid) -> np.ndarray | None:
 
 
 def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
-                            loop_limit: int) -> bool:
-    """Run the other run on the blocks at the ends of every guard's box; True when what it
-    saw stands for every block (no fault, and every access one progression over its box),
-    False where `check` must walk every block."""
+                            loop_limit: int) -> int | None:
+    """Run the other run on the blocks at the ends of every guard's box: how many blocks it
+    ran where what it saw stands for every block (no fault, and every access one
+    progression over its box), None where `check` must walk every block."""
     boxes = _boxes(ends, launch)
     if boxes is None:
-        return False
+        return None
     blocks = _blocks_to_run(boxes, ends.axes, launch.grid)
     if blocks is None:
-        return False
+        return None
     seen: list = []
 
     def observe(event) -> None:
@@ -378,8 +390,8 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
             probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
             loop_limit=loop_limit)
     except KernelRuntimeError:
-        return False
-    return _progressions(seen, blocks, boxes, ends, launch)
+        return None
+    return int(blocks.size) if _progressions(seen, blocks, boxes, ends, launch) else None
 
 
 def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,

@@ -108,6 +108,7 @@ class HazardReport:
     unchecked: str | None = None  # why some blocks were not run (the fault cap), if any
     method: str = "full"         # "full": every block run with its values; "sliced": the
     #                              address-only runs of slicing.HazardSlices stood for that
+    runs: tuple[tuple[str, int], ...] = ()  # (what ran, how many blocks it ran), in order
 
     @property
     def clean(self) -> bool:
@@ -577,15 +578,15 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     # the other run at the grid's ends (smemsim.block_ends); a grid too large for such an
     # array is checked that way or not at all
     agreement = layout_agreement(kernel, launch, arrays, seed, loop_limit)
-    report = lambda races, checked: HazardReport(
-        kernel.name, dict(launch.params), tuple(r for r in races if not r.benign), agreement,
-        tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
-        launch.num_blocks, None, "sliced")
+    report = lambda result, checked: HazardReport(
+        kernel.name, dict(launch.params), tuple(r for r in result[0] if not r.benign),
+        agreement, tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
+        launch.num_blocks, None, "sliced", result[1])
     if blocks is None and launch.num_blocks > LARGE_GRID:
-        races = _check_by_slices(kernel, launch, None, pairs, max_races, progress,
+        found = _check_by_slices(kernel, launch, None, pairs, max_races, progress,
                                  loop_limit) if sliced else None
-        if races is not None:
-            return report(races, launch.num_blocks)
+        if found is not None:
+            return report(found, launch.num_blocks)
         if launch.num_blocks > HUGE_GRID:
             raise KernelError(
                 f"check: the launch has {launch.num_blocks:,} blocks, too many to run one by "
@@ -597,10 +598,10 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                 "with its block and thread)", kernel=kernel.name)
     chosen = _chosen_blocks(kernel, launch, blocks)
     if sliced:
-        races = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
+        found = _check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
                                  loop_limit)
-        if races is not None:
-            return report(races, int(chosen.size))
+        if found is not None:
+            return report(found, int(chosen.size))
     found, seen = [], {}
     faults: dict[tuple, Fault] = {}
     faulted = 0
@@ -646,14 +647,16 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                         tuple(faults.values()) + agreement,
                         tuple(x for x in limits if not x.startswith("note:")), pairs,
                         tuple(r for r in races if r.benign), done, launch.num_blocks,
-                        unchecked)
+                        unchecked, "full", (("every block with its values", done),))
 
 
 def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
-                     max_races: int, progress, loop_limit: int) -> list[Race] | None:
-    """The races of the launch from the two address-only runs, or None where they cannot
-    stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an
-    array of its block ids, whose other run must then be taken at the grid's ends."""
+                     max_races: int, progress, loop_limit: int
+                     ) -> tuple[list[Race], tuple[tuple[str, int], ...]] | None:
+    """The races of the launch from the two address-only runs, and what each ran (its
+    blocks), or None where they cannot stand for a full run (see `check`). `chosen` None:
+    the whole of a grid too large for an array of its block ids, whose other run must then
+    be taken at the grid's ends."""
     ranges = BlockRanges(kernel, launch, chosen)
     settled = lambda p: probe_settled(ranges, p)  # noqa: E731 (the variants' slices too)
     @functools.cache
@@ -716,10 +719,13 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     # the other run on a few blocks at the grid's ends, where they stand for all of them
     ends = block_ends(kernel, hs.other, hs.probes, hs.lanes_only) \
         if blocks_total == launch.num_blocks else None
-    if ends is not None and check_other_run_at_ends(kernel, launch, hs, ends, loop_limit):
+    shared_run = ("shared accesses, one block of each class", int(reps.size))
+    at_ends = None if ends is None else \
+        check_other_run_at_ends(kernel, launch, hs, ends, loop_limit)
+    if at_ends is not None:
         if progress:
             progress(total, total)
-        return found
+        return found, (shared_run, ("global accesses and bounds, at the grid's ends", at_ends))
     if chosen is None:
         return None
     try:  # every block: global accesses, loop bounds, shuffles and probes
@@ -734,7 +740,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                 progress(reps.size + at + part.size, total)
     except KernelRuntimeError:
         return None
-    return found
+    return found, (shared_run, ("global accesses and bounds, every block", int(chosen.size)))
 
 
 def _quarters(lo: int, size: int) -> list[tuple[int, int]]:

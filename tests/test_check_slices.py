@@ -708,3 +708,56 @@ def test_shuffles_of_loaded_values_leave_the_check_sliced_and_their_lanes_checke
     full = check(warp_sums(half_warp_reads_the_other=True), sliced=False)
     assert verdict(fast) == verdict(full)
     assert "a shuffle reads lane 16, which does not execute it" in full.faults[0].message
+
+
+ROW_POINTERS = """__global__ void rows(float *out, const float *inp, const float *weight, int BT, int C,
+                     int OC)
+{
+    int bt = blockIdx.x * blockDim.x + threadIdx.x;
+    int oc = blockIdx.y * blockDim.y + threadIdx.y;
+    if (bt < BT && oc < OC) {
+        const float *wrow = weight + oc * C;
+        const float *inp_bt = inp + bt * C;
+        float val = 0.0f;
+        for (int i = 0; i < C; i++)
+            val += inp_bt[i] * wrow[i];
+        out[bt * OC + oc] = val;
+    }
+}
+int main()
+{
+    const int BT = 4096, C = 64, OC = 3072;
+    float *out, *inp, *weight;
+    cudaMalloc(&out, LENGTH_OUT * sizeof(float));
+    cudaMalloc(&inp, BT * C * sizeof(float));
+    cudaMalloc(&weight, OC * C * sizeof(float));
+    rows<<<dim3(BT / 8, OC / 8), dim3(8, 8)>>>(out, inp, weight, BT, C, OC);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None,
+                    reason="no nvcc here: the kernel is read from nvcc's build")
+def test_signed_row_pointers_stand_at_the_grids_ends_and_the_runs_are_said(tmp_path):
+    """llm.c's naive matmul_forward_kernel1 shape: signed `int` indices, row pointers
+    `weight + oc * C`, a K loop. nvcc's PTX keeps `(long)((unsigned long)(k + (long)(oc *
+    C)) << 2)` in registers, a loop's offset added to a widened index and shifted as
+    unsigned: affine in the block, so 9 blocks stand for 196,608 (was every block: 300 s at
+    llm.c's C = 768). The report says what ran, and the last blocks' write past `out`'s end
+    (one element short) is still found."""
+    from smemsim.cuda import Options
+    reading = {"arch": "sm_90", "flags": ()}
+    cu = tmp_path / "rows.cu"
+    cu.write_text(ROW_POINTERS.replace("LENGTH_OUT", "BT * OC"))
+    kernel = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    report = check(kernel)
+    assert report.clean and report.method == "sliced"
+    assert report.blocks_checked == 512 * 384
+    assert report.runs == (("shared accesses, one block of each class", 1),
+                           ("global accesses and bounds, at the grid's ends", 9))
+    cu.write_text(ROW_POINTERS.replace("LENGTH_OUT", "BT * OC - 1"))
+    kernel = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    report = check(kernel)
+    fault = report.faults[0]
+    assert (fault.kind, fault.loc.line) == ("out_of_bounds", 12)   # out[bt * OC + oc] = val

@@ -224,7 +224,8 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
             "limits": list(h.limits),
             "concurrent_sites": [list(p) for p in h.concurrent_sites],
             "blocks_checked": h.blocks_checked, "blocks_total": h.blocks_total,
-            "unchecked": h.unchecked, "method": h.method}
+            "unchecked": h.unchecked, "method": h.method,
+            "runs": [{"what": what, "blocks": n} for what, n in h.runs]}
 
 
 def _loc(loc) -> dict[str, Any] | None:

@@ -91,6 +91,10 @@ def _print(console: Console, h) -> None:
         shown += f"; {h.blocks_checked} of {h.blocks_total} blocks"
     if h.clean and not h.same_value:
         say(console, f"{h.kernel} ({shown}): no hazard found")
+        if h.method == "sliced":
+            say(console, "  (address-only runs, docs/hazards.md: " +
+                "; ".join(f"{what}: {n:,} block{'s' * (n != 1)}" for what, n in h.runs) +
+                f", standing for {h.blocks_checked:,})")
         return
     say(console, f"{h.kernel} ({shown}):" if not h.clean else
         f"{h.kernel} ({shown}): no hazard that changes a result; warnings:")
