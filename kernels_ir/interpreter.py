@@ -176,13 +176,16 @@ class GlobalAccess:
 Observer = Callable[[object], None]
 
 
-def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
+def make_arrays(launch: Launch, seed: int = 0,
+                blank: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
     """Global arrays for a launch: seeded random inputs, poisoned outputs.
 
     Inputs hold integers in [0, 255] (or the type's max if smaller) and floats in [-1, 1);
     "out" arrays hold all-ones bits (NaN for floats) so that an unwritten element shows. A
     byte array whose source declares another element type (GlobalArray.declared: a kernel
-    read from PTX) holds that type's values, as its bytes.
+    read from PTX) holds that type's values, as its bytes. Arrays named in `blank` (whose
+    values nothing needs) are zeros, their memory taken only where touched; the others
+    hold the values they hold without it.
     """
     rng = np.random.default_rng(seed)
     arrays = {}
@@ -194,11 +197,35 @@ def make_arrays(launch: Launch, seed: int = 0) -> dict[str, np.ndarray]:
             arrays[g.name] = to_storage(np.asarray(g.initial, t.np), t)
         elif t.size == 1 and declared is not None and declared.size > 1 and \
                 n % declared.size == 0:
+            if g.name in blank:
+                _skipped(g.intent, declared, n // declared.size, rng)
+                arrays[g.name] = np.zeros(n, np.uint8)
+                continue
             values = _made(g.intent, declared, n // declared.size, rng)
             arrays[g.name] = np.ascontiguousarray(values).view(np.uint8)
+        elif g.name in blank:
+            _skipped(g.intent, t, n, rng)
+            arrays[g.name] = np.zeros(n, t.storage)   # (calloc: pages come as touched)
         else:
             arrays[g.name] = _made(g.intent, t, n, rng)
     return arrays
+
+
+# values drawn at once by make_arrays: the draws are the same in pieces (the generator's
+# stream is sequential), and an array of 400 M floats no longer needs its 3.2 GB of doubles
+_DRAWN_AT_ONCE = 1 << 22
+
+
+def _skipped(intent: str, t, n: int, rng) -> None:
+    """The generator moved past the values _made would draw, none kept (a float's draw is
+    one 64-bit step of PCG64; a bounded integer's varies, so those are drawn in pieces)."""
+    if intent == "out":
+        return
+    if t.is_float:
+        rng.bit_generator.advance(n)
+        return
+    for at in range(0, n, _DRAWN_AT_ONCE):
+        rng.integers(0, min(int(t.max), 255), min(_DRAWN_AT_ONCE, n - at), endpoint=True)
 
 
 def _made(intent: str, t, n: int, rng) -> np.ndarray:
@@ -207,8 +234,18 @@ def _made(intent: str, t, n: int, rng) -> np.ndarray:
         return (to_storage(np.full(n, np.nan, t.np), t) if t.is_float
                 else np.full(n, 0xFF, np.uint8).repeat(t.size).view(t.np))
     if t.is_float:
-        return to_storage(rng.uniform(-1.0, 1.0, n).astype(t.np), t)
-    return rng.integers(0, min(int(t.max), 255), n, endpoint=True).astype(t.np)
+        draw = lambda m: to_storage(rng.uniform(-1.0, 1.0, m).astype(t.np), t)  # noqa: E731
+    else:
+        draw = lambda m: rng.integers(0, min(int(t.max), 255), m,  # noqa: E731
+                                      endpoint=True).astype(t.np)
+    first = draw(min(n, _DRAWN_AT_ONCE))
+    if first.size == n:
+        return first
+    out = np.empty(n, first.dtype)
+    out[:first.size] = first
+    for at in range(first.size, n, _DRAWN_AT_ONCE):
+        out[at:at + _DRAWN_AT_ONCE] = draw(min(_DRAWN_AT_ONCE, n - at))
+    return out
 
 
 # two 64-bit polynomial hashes of a lane's decisions (odd multipliers, wrapping): blocks
@@ -238,10 +275,13 @@ def control_signatures(kernel: Kernel, params: Mapping[str, int | float] | None,
 def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
         observer: Observer | None = None, partial: PartialRun | None = None,
-        loop_limit: int = MAX_LOOP_ITERATIONS) -> dict[str, np.ndarray]:
+        loop_limit: int = MAX_LOOP_ITERATIONS,
+        blank: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
     """Execute one launch; return every global array after it (inputs copied, never changed).
 
-    Arrays not given are made by `make_arrays(launch, seed)`. With `partial`, only part of
+    Arrays not given are made by `make_arrays(launch, seed, blank)`: those named in `blank`,
+    whose values the caller needs nothing of, are zeros taken as touched (and one given
+    is not copied). With `partial`, only part of
     the launch runs (see PartialRun) and no global arrays are made or returned. A loop that
     runs `loop_limit` iterations in one entry faults as endless, unless it is counted
     (Loop.counted) and its closed form says when it ends: it may then run up to
@@ -251,7 +291,7 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         raise KernelError(f"loop_limit must be 1 to {MAX_LOOP_ITERATIONS:,}, got {loop_limit}",
                           kernel=kernel.name)
     launch = resolve_launch(kernel, params)
-    machine = _Machine(launch, arrays or {}, seed, observer, partial, loop_limit)
+    machine = _Machine(launch, arrays or {}, seed, observer, partial, loop_limit, blank)
     machine.execute()
     views = {v.name for v in kernel.global_views}
     return {name: a for name, a in machine.globals.items() if name not in views}
@@ -263,8 +303,9 @@ F16 = BY_NAME["f16"]
 class _Machine(Evaluator):
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
                  observer: Observer | None, partial: PartialRun | None = None,
-                 loop_limit: int = MAX_LOOP_ITERATIONS):
+                 loop_limit: int = MAX_LOOP_ITERATIONS, blank: frozenset[str] = frozenset()):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
+        self.blank = blank
         self.partial = partial
         self.loop_limit = loop_limit
         k = self.kernel
@@ -367,7 +408,7 @@ class _Machine(Evaluator):
             if name not in known:
                 raise KernelError(f"unknown array '{name}'; the kernel's global arrays are "
                                   f"{sorted(known)}", kernel=k.name)
-        made = make_arrays(launch, seed) if len(arrays) < len(k.globals) else {}
+        made = make_arrays(launch, seed, self.blank) if len(arrays) < len(k.globals) else {}
         out = {}
         for g in k.globals:
             if g.name not in arrays:
@@ -381,7 +422,9 @@ class _Machine(Evaluator):
             if a.size != n:
                 raise KernelError(f"array '{g.name}' needs {n} elements at these parameters, "
                                   f"{a.size} were given", kernel=k.name)
-            if g.intent == "in":
+            if g.name in self.blank:
+                out[g.name] = a.reshape(-1)   # (its values matter to no one: not copied)
+            elif g.intent == "in":
                 # the IR never writes an input (the builder refuses stores and atomics to
                 # one): a read-only view, not a copy the size of the input (#28)
                 view = a.reshape(-1).view()

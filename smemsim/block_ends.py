@@ -185,12 +185,10 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                 continue   # not run, nor anything inside it
             if top and isinstance(x, If) and _early_return(x, other):
                 # `if (i >= n) return;`: what follows is guarded by `i < n`
-                found = _box_guard(x.cond, lets)
-                if found is None or (found and (len(found) != 1 or x.cond.op is Op.LAND)):
+                found = _return_guards(x.cond, lets)
+                if found is None:
                     return False
-                if found:
-                    (c,) = found
-                    around = around + (Expr(_NEGATED[c.op], c.dtype, c.src, c.arg),)
+                around = around + found
                 continue
             if id(x) in probes and not all(zero(e) for p in probes[id(x)] for e in p.roots()):
                 return False
@@ -255,6 +253,20 @@ def _early_return(x: If, other) -> bool:
     return (len(then) == 1 and isinstance(then[0], Return) and x.then[-1] is then[0]
             and not any(id(y) in other for y in walk(x.orelse))
             and x.cond.op is not Op.EQ)
+
+
+def _return_guards(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
+    """The box guards of what follows `if (cond) return;`: each comparison of `cond`'s `||`
+    that reads a block axis, negated (nvcc's `if (x >= M || y >= N) return;` of `if (x < M
+    && y < N) { ... }`); None where a part is not one comparison of one block axis."""
+    if cond.op is Op.LOR:
+        parts = [_return_guards(c, lets) for c in cond.src]
+        return None if None in parts else parts[0] + parts[1]
+    found = _box_guard(cond, lets)
+    if found is None or (found and (len(found) != 1 or cond.op is Op.LAND or
+                                    found[0].op not in _NEGATED)):
+        return None
+    return tuple(Expr(_NEGATED[c.op], c.dtype, c.src, c.arg) for c in found)
 
 
 def _box_guard(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:

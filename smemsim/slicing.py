@@ -83,10 +83,12 @@ class _Dependences:
 
         visit(kernel.body, ())
 
-    def closure(self, roots_exprs, roots_ctrl, opaque=frozenset()) -> tuple[set, set, bool]:
+    def closure(self, roots_exprs, roots_ctrl, opaque=frozenset(),
+                loads: set | None = None) -> tuple[set, set, bool]:
         """(statement ids, blockIdx axes, whether a loaded value is needed): everything
         reachable from some expressions and control statements (the expressions of the
-        control statements in `opaque` are not followed)."""
+        control statements in `opaque` are not followed); `loads`, if given, gets the ids
+        of the statements whose loaded values are needed."""
         needed, seen_ctrl, seen_targets = set(), set(), set()
         data = False
         work_targets, axes = references(roots_exprs)
@@ -114,6 +116,8 @@ class _Dependences:
                         continue
                     if d.FROM_MEMORY:
                         data = True  # a loaded value: only data can tell
+                        if loads is not None:
+                            loads.add(id(d))
                         continue
                     needed.add(id(d))
                     targets, ax = refs(d, lambda: needed_exprs(d))
@@ -122,11 +126,12 @@ class _Dependences:
                     work_ctrl.extend(self.enclosing[id(d)])
         return needed, axes, data
 
-    def closure_of(self, roots, opaque=frozenset()) -> tuple[set, set, bool]:
+    def closure_of(self, roots, opaque=frozenset(), loads: set | None = None
+                   ) -> tuple[set, set, bool]:
         """closure() of several (expressions, control statements) roots at once: the union
         of theirs (one walk, where each root's own would walk the same definitions again)."""
         return self.closure([e for exprs, _ in roots for e in exprs],
-                            [c for _, ctrl in roots for c in ctrl], opaque)
+                            [c for _, ctrl in roots for c in ctrl], opaque, loads)
 
     def loaded(self, among: set) -> tuple[set, set]:
         """(variables, control statement ids) whose closure() meets a loaded value, where
@@ -279,6 +284,29 @@ class HazardSlices:
     # shuffles and mma.sync of the other run whose results it does not read: run for the
     # lanes they need, their values not evaluated (kernels_ir.PartialRun.lanes_only)
     lanes_only: frozenset[int] = frozenset()
+    # loads whose values decide something either run needs, or that shared memory or a
+    # register array stores (blind_arrays)
+    deciding_loads: frozenset[int] = frozenset()
+
+
+def blind_arrays(kernel: Kernel, hs: HazardSlices) -> frozenset[str]:
+    """The global arrays (by name) whose values decide nothing `check` reports: no address,
+    control, fault or value stored to shared memory reads them. A full run may give them
+    zeros (kernels_ir.run's `blank`). None at all where an array whose values do decide
+    something is also written by the kernel (a value could come back through it)."""
+    base = {v.name: v.base.name for v in kernel.global_views}
+    name = lambda s: base.get(s.array.name, s.array.name)  # noqa: E731
+    accesses = [s for s in kernel.statements() if isinstance(s, Access) and not s.is_shared
+                and hasattr(s, "array")]
+    deciding = {name(s) for s in accesses if id(s) in hs.deciding_loads}
+    written = {name(s) for s in accesses if s.WRITES}
+    # (a copy between global and shared memory carries values the closures do not follow)
+    copies = any(isinstance(s, (CopyAsync, BulkLoad, BulkStore, TmaLoad, TmaStore)) or
+                 isinstance(s, Access) and not s.is_shared and not hasattr(s, "array")
+                 for s in kernel.statements())
+    if deciding & written or copies:
+        return frozenset()
+    return frozenset(g.name for g in kernel.globals if g.name not in deciding)
 
 
 def fault_probes(s: Stmt) -> tuple[Probe, ...]:
@@ -327,11 +355,14 @@ def hazard_slices(kernel: Kernel,
     returns = [s for s in stmts if isinstance(s, Return)]
     return_ctrl = [c for r in returns for c in enclosing[id(r)]]
 
+    deciding: set = set()   # loads whose values something of either run needs
+
     def run_of(roots: list) -> tuple[set, set, bool]:
         """The closure of (expressions, statement) roots, each statement with its
         enclosing control, plus the returns and what decides them."""
         needed, axes, data = deps.closure_of(
-            [((), return_ctrl)] + [(exprs, enclosing[id(s)]) for exprs, s, _ in roots])
+            [((), return_ctrl)] + [(exprs, enclosing[id(s)]) for exprs, s, _ in roots],
+            loads=deciding)
         needed |= {id(r) for r in returns} | {id(s) for _, s, executed in roots if executed}
         return needed, axes, data
 
@@ -387,10 +418,15 @@ def hazard_slices(kernel: Kernel,
             if found is not None:
                 endpoints.add(id(s))
                 guards.update(found)
+    # and the values stored to shared memory and register arrays: a full run compares a
+    # race's stored bytes, and a value loaded back from there may decide an address
+    deps.closure_of([(s.exprs(), enclosing[id(s)]) for s in stmts
+                     if isinstance(s, LocalStore) or isinstance(s, Access) and s.is_shared
+                     and s.WRITES], loads=deciding)
     return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
                         probes, frozenset(counted), unusable, frozenset(endpoints), guards,
-                        lanes_only)
+                        lanes_only, frozenset(deciding))
 
 
 def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:
@@ -474,7 +510,10 @@ def _affine_body(loop: Loop, other, probes) -> dict | None:
     for x in walk(loop.body):
         if isinstance(x, Assign) and x.var == var:
             return None
-    if not all(affine_degree(e, var, lets) is not None
+    # (an index narrowed on the way, nvcc's `(unsigned)(r + (int)(k * N))`, is affine modulo
+    # its width: the run checks that the iterations it takes are one progression, so one
+    # that wrapped between them runs the loop whole)
+    if not all(affine_degree(e, var, lets, modular=True) is not None
                for x in needed if isinstance(x, (Load, Store)) for e in x.index):
         return None
     return guards
@@ -512,22 +551,23 @@ def inline_locals(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
 
 
 def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
-            is_var=None) -> int | None:
+                  is_var=None, modular: bool = False) -> int | None:
     """0 where `e` does not depend on `var` (or on the leaves `is_var` accepts, instead),
     1 where it is affine in it (integer sums, products by what does not depend on it, shifts
-    left by such, widening casts), None otherwise (`lets`: the body's locals, by their
-    values)."""
+    left by such, widening casts; `modular`: narrowing ones too, affine modulo their width,
+    for a caller that checks the progression it sees), None otherwise (`lets`: the body's
+    locals, by their values)."""
     if is_var is not None and is_var(e):
         return 1
     if e.op is Op.VAR:
         if e.arg == var:
             return 1
         if e.arg in lets and e.arg not in seen:
-            return affine_degree(lets[e.arg], var, lets, seen | {e.arg}, is_var)
+            return affine_degree(lets[e.arg], var, lets, seen | {e.arg}, is_var, modular)
         return 0
     if not e.src:
         return 0
-    parts = [affine_degree(x, var, lets, seen, is_var) for x in e.src]
+    parts = [affine_degree(x, var, lets, seen, is_var, modular) for x in e.src]
     if None in parts:
         return None
     if max(parts) == 0:
@@ -543,6 +583,6 @@ def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
     if e.op is Op.NEG:
         return 1
     if e.op is Op.CAST and not e.src[0].dtype.is_float and \
-            e.dtype.size >= e.src[0].dtype.size:
+            (e.dtype.size >= e.src[0].dtype.size or modular):
         return 1
     return None

@@ -235,7 +235,16 @@ class _Lowering(WmmaLowering):
             merge = self._merge(b, loop)
             with located(self._loc(block.branch)):
                 cond = self._predicate(block.cond, block.branch)
-                if self._ends(block.taken, merge, loop) and \
+                leaves = self._leaves(block.taken, loop), self._leaves(block.fall, loop)
+                if leaves[0] != leaves[1]:
+                    # one side goes straight to the kernel's end: its threads exit here, so a
+                    # barrier the others reach later waits only for them, as the hardware's
+                    # does (`if (i < n) { ... __syncthreads(); ... }`, llm.c's `if (ty >= 8)
+                    # return;` before a barrier)
+                    with self.k.if_(cond if leaves[0] else _negated(cond)):
+                        self.k.return_()
+                    self._path(block.fall if leaves[0] else block.taken, merge, loop, block)
+                elif self._ends(block.taken, merge, loop) and \
                         not self._ends(block.fall, merge, loop):
                     # `@%p bra AFTER` around a block: `if (!p) { block }`
                     with self.k.if_(_negated(cond)):
@@ -273,6 +282,20 @@ class _Lowering(WmmaLowering):
         if self._special(b, loop, block):
             return
         self._sequence(b, merge, loop)
+
+    def _leaves(self, b: str | None, loop) -> bool:
+        """Whether `b`, outside every loop, goes straight to the kernel's end (through blocks
+        with no instruction and no condition)."""
+        seen = set()
+        while loop is None and b is not None and b not in seen:
+            if b == cfg.EXIT:
+                return True
+            seen.add(b)
+            block = self.blocks.get(b)
+            if block is None or block.insts or block.cond is not None:
+                return False
+            b = block.taken if block.taken is not None else block.fall
+        return False
 
     def _ends(self, b: str, merge: str, loop) -> bool:
         """Whether a branch side does nothing (it goes straight to the merge point)."""
@@ -389,12 +412,17 @@ class _Lowering(WmmaLowering):
             return None
         cmp, ctype = setp.opcode[1], setp.opcode[2]
         a, b = setp.operands[1], setp.operands[2]
+        offset = None    # the test's register is the counter plus this (nvcc's unrolled form)
         if a in steps and b not in writes:
             iv, end = a, b
         elif b in steps and a not in writes:
             iv, end, cmp = b, a, _FLIPPED.get(cmp)
         else:
-            return None
+            found = self._offset_counter(a, b, writes, steps, where, latch, at, nested)
+            if found is None:
+                return None
+            iv, end, flip, offset, after = found
+            cmp = _FLIPPED.get(cmp) if flip else cmp
         if not going:
             cmp = _NEGATED.get(cmp)
         rank = {"lt": "lt", "lo": "lt", "le": "le", "ls": "le", "gt": "gt", "hi": "gt",
@@ -403,9 +431,12 @@ class _Lowering(WmmaLowering):
         if rank is None or isinstance(step, int) and (
                 rank in ("lt", "le") and step < 0 or rank in ("gt", "ge") and step > 0):
             return None    # it runs until the register wraps: not a count
-        # whether the test reads the register after this iteration's step
-        sb, sn = where[iv]
-        after = int(sb != latch or sn < at)
+        if offset is not None and rank != "ne":
+            return None    # (an ordered test of a sum may wrap where the counter does not)
+        if offset is None:
+            # whether the test reads the register after this iteration's step
+            sb, sn = where[iv]
+            after = int(sb != latch or sn < at)
         signed = ctype.startswith("s")
 
         def trips(bases: dict, by: dict):
@@ -413,6 +444,13 @@ class _Lowering(WmmaLowering):
             what it means)] the GPU's loop needs to end), or None."""
             value = bases[iv]
             stop = self.value(end, _TYPES[ctype])
+            if offset is not None:
+                moved = self.value(offset, _TYPES[ctype])
+                if isinstance(value, Address) or isinstance(stop, Address) or \
+                        isinstance(moved, Address):
+                    return None
+                # `counter + x != end` is `counter != end - x`, modulo the test's width
+                stop = retype(stop, _TYPES[ctype]) - retype(moved, _TYPES[ctype])
             if isinstance(value, Address) or isinstance(stop, Address):
                 if not (isinstance(value, Address) and isinstance(stop, Address) and
                         (value.space, value.base) == (stop.space, stop.base)):
@@ -443,6 +481,38 @@ class _Lowering(WmmaLowering):
                                   "the GPU loops until it wraps)"))
             return select(meets, gap // safe, one), checks
         return latch, steps, trips
+
+    def _offset_counter(self, a: str, b: str, writes: dict, steps: dict, where: dict,
+                        latch: str, at: int, nested: set):
+        """(counter, end, flipped, x, after) where the latch's test compares a register the
+        loop sets once, every iteration, to an induction register plus a value it does not
+        change (`add %r50, %r12, %r58; setp.ne %p, %r50, 0`: nvcc's loop unrolled by 4),
+        with a value it does not change: `after` whether the sum reads the counter after
+        its step. None otherwise."""
+        for tested, other, flipped in ((a, b, False), (b, a, True)):
+            ws = writes.get(tested, ())
+            if other in writes or len(ws) != 1:
+                continue
+            wb, wn, add = ws[0]
+            if add.name != "add" or add.guard is not None or len(add.operands) != 3 or \
+                    add.opcode[-1] not in _INT_STEP_TYPES or wb in nested or \
+                    not cfg.dominates(self.idom, wb, latch) or (wb == latch and wn > at):
+                continue
+            x, y = add.operands[1], add.operands[2]
+            counter, moved = (x, y) if x in steps else (y, x) if y in steps else (None, None)
+            if counter is None or moved in writes or moved == counter:
+                continue
+            sb, sn = where[counter]
+            if sb == wb:
+                after = int(sn < wn)
+            elif cfg.dominates(self.idom, sb, wb):
+                after = 1
+            elif cfg.dominates(self.idom, wb, sb):
+                after = 0
+            else:
+                continue
+            return counter, other, flipped, moved, after
+        return None
 
     def _counted_loop(self, loop, latch: str, steps: dict, trips) -> None:
         """The loop as `for (k = 0; k < trips; k++)` (a do-while), each induction register
