@@ -1136,6 +1136,7 @@ class BuildResources:
     spill_stores: int      # bytes a thread spills, and reads back
     spill_loads: int
     barriers: int
+    max_threads: int | None = None   # a block's most threads (`__launch_bounds__`), if bound
 
 
 @dataclass(frozen=True, eq=False)

@@ -175,7 +175,11 @@ def search_source(kernel: Kernel, source: SourceFile,
             smem - base_smem, warps, _smem_blocks(variant, arch, params),
             "; ".join(patch.edits[:1]), "; ".join(patch.edits[1:4]) +
             (f"; and {len(patch.edits) - 4} more" if len(patch.edits) > 4 else "")))
-    order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad, c.swizzle or ())
+    # (swizzles of as many wavefronts in swizzles()'s order: the one a report, which builds
+    # only the first, shows too)
+    tried = {(name, change.swizzle): n for n, (name, change) in enumerate(plan)}
+    order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad,  # noqa: E731
+                       tried.get((c.array, c.swizzle), 0))
     candidates.sort(key=order)
     baseline_warps = _counted_warps(kernel, arch, registers, params)
     best = []

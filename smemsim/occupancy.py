@@ -305,8 +305,9 @@ class Curve:
     current: int
 
 
-def what_if(base: Occupancy) -> tuple[Curve, Curve, Curve]:
-    """The calculator's three graphs: occupancy against block size, registers and shared memory."""
+def what_if(base: Occupancy, max_threads: int | None = None) -> tuple[Curve, Curve, Curve]:
+    """The calculator's three graphs: occupancy against block size, registers and shared
+    memory; `max_threads`: the kernel's `__launch_bounds__`, past which no block launches."""
     a = get_arch(base.arch)
 
     def point(**change) -> tuple[float, int]:
@@ -320,7 +321,7 @@ def what_if(base: Occupancy) -> tuple[Curve, Curve, Curve]:
             return 0.0, 0
         return r.occupancy, r.active_warps
 
-    sizes = tuple(range(32, a.max_threads_per_block + 1, 32))
+    sizes = tuple(range(32, min(a.max_threads_per_block, max_threads or INT_MAX) + 1, 32))
     regs = tuple(range(0, 256, 8))
     step = a.smem_granularity * 8
     top = a.smem_per_block_optin if base.opt_in else a.smem_per_block_default

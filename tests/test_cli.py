@@ -96,7 +96,7 @@ def test_occupancy_gate_and_curves():
 def test_explain_draws_banks_by_wavefronts():
     code, out = cli("explain", TRANSPOSE, "--kernel", "naive", width=120)
     assert code == 0
-    assert "transpose_pad0 site 1, line 37" in out
+    assert "transpose_pad0 site 1, examples/transpose.py:37" in out
     assert "32 wavefronts, ideal 1, excess 31" in out
     assert "4-byte accesses: the whole warp is one group" in out
     # bank 0 serves lane w in wavefront w

@@ -171,3 +171,60 @@ def test_a_launch_argument_a_host_loop_varies_is_asked_for_not_read_at_its_first
     assert code == 2 and "'pitch' has no value: give one (-p pitch=V" in err
     code, out, _ = cli("analyze", str(f), "-p", "pitch=33", *lengths)
     assert code == 0 and "8448 B dynamic" in out and "loads: 32 requests, 64 wavefronts" in out
+
+
+def test_explain_takes_a_line_or_the_call_that_inlined_it(tmp_path):
+    """The review's #9: `explain FILE LINE` as users read lines, not site numbers; a site in
+    a helper is found at the helper's line and at the call's; the title names the chain."""
+    f = tmp_path / "helper.cu"
+    f.write_text(HELPER)
+    for where in ("helper.cu:3", f"{f}:3", ":3", "helper.cu:9"):
+        code, out, err = cli("explain", str(f), where, *LENGTHS)
+        assert code == 0, (where, err)
+        title = out.splitlines()[0]
+        assert "helper.cu:3:" in title and "(col) via " in title, (where, out)
+        assert title.split(" via ")[1].endswith("helper.cu:9: f32 tile_v = tile[threadIdx.x "
+                                                "* 32 + threadIdx.y]"), title
+        assert "32 wavefronts, ideal 1, excess 31" in out
+    code, _, err = cli("explain", str(f), "helper.cu:5", *LENGTHS)
+    assert code == 2 and "no shared access site at helper.cu:5; the sites are at" in err
+
+
+BOUNDED = """
+__global__ void __launch_bounds__(128) scale(const float *a, float *b)
+{
+    __shared__ float s[128];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    b[threadIdx.x] = 2.0f * s[127 - threadIdx.x];
+}
+__global__ void copy(const float *a, float *b)
+{
+    __shared__ float s[256];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    b[threadIdx.x] = s[threadIdx.x];
+}
+int main() { float *a, *b; scale<<<1, 128>>>(a, b); copy<<<1, 256>>>(a, b); return 0; }
+"""
+
+
+def test_occupancy_of_every_kernel_within_its_launch_bounds(tmp_path):
+    """The review's #10 and #12: a file of two kernels gets both kernels' occupancy (as
+    analyze does), and a `__launch_bounds__(128)` kernel's block-size curve stops at 128
+    (a larger block does not launch)."""
+    import json
+    f = tmp_path / "bounded.cu"
+    f.write_text(BOUNDED)
+    lengths = ["--length", "a=256", "--length", "b=256"]
+    code, out, err = cli("occupancy", str(f), "--json", *lengths)
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    assert [r["kernel"] for r in results] == ["scale", "copy"]
+    sizes = {r["kernel"]: r["curves"][0]["x"] for r in results}
+    assert max(sizes["scale"]) == 128 and max(sizes["copy"]) == 1024
+    code, out, _ = cli("occupancy", str(f), "--kernel", "scale", *lengths)
+    assert code == 0 and "(block sizes up to the build's __launch_bounds__ of 128)" in out
+    code, _, err = cli("occupancy", str(f), "--kernel", "scale", "-D", "X=1", *lengths,
+                       "--launch-block", "256")
+    assert code == 2 and "past the build's __launch_bounds__ of 128" in err

@@ -255,6 +255,12 @@ def occupancy_of(kernel, arch: str, regs, params: dict, carveout=None, compiled=
     return kernel_occupancy(kernel, arch, regs, params, carveout)
 
 
+def launch_bound(kernel) -> int | None:
+    """The most threads a block of the kernel's build may have (`__launch_bounds__`, PTX's
+    .maxntid), where the build says."""
+    return getattr(kernel.built, "max_threads", None) if kernel.built is not None else None
+
+
 def require_gpu(verb: str) -> None:
     """A one-line error saying what is missing and what still works without it."""
     from gpu_backend.device import gpu_unavailable

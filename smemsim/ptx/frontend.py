@@ -137,7 +137,8 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
     else:
         if symbol in functions:
             f = functions[symbol]
-            resources = BuildResources(arch, symbol, *f.resources)
+            resources = BuildResources(arch, symbol, *f.resources,
+                                       max_threads=module.entries[symbol].max_threads)
             try:
                 kernel = _lowered(module, as_built(module, module.entries[symbol], f),
                                   symbol, launch, name)

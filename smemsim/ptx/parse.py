@@ -7,6 +7,7 @@ is the lowering's business. Nothing of the text is ever evaluated.
 from __future__ import annotations
 
 import re
+from math import prod
 from dataclasses import dataclass, field, replace
 
 from kernels_ir import KernelError
@@ -93,6 +94,8 @@ class Entry:
     call_params: set = field(default_factory=set)    # a call sequence's `.param`s
     local_arrays: dict = field(default_factory=dict)  # `.local` arrays (the stack depot):
     #                                                   name -> bytes
+    max_threads: int | None = None   # `.maxntid`/`.reqntid` (__launch_bounds__): a block's
+    #                                  most threads, the product of its extents
 
 
 @dataclass
@@ -179,6 +182,8 @@ def parse(text: str) -> Module:
             if m:
                 size = _SIZES.get(m.group(2), 0) * (int(m.group(4)[1:-1]) if m.group(4) else 1)
                 entry.params.append(Param(m.group(3), m.group(2), size))
+            elif line.startswith((".maxntid", ".reqntid")):   # (__launch_bounds__)
+                entry.max_threads = prod(int(n) for n in re.findall(r"\d+", line)) or None
             if "{" in line:
                 depth = 1
                 scopes, next_scope, chains = [], 0, []

@@ -8,7 +8,7 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from ...banks import warp_request
 from .. import jsonout, render
-from ..common import EXIT_OK, inputs, one_kernel, print_json
+from ..common import EXIT_OK, inputs, kernels, one_kernel, print_json
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "why a site's worst request costs what it does"
@@ -22,30 +22,24 @@ def add_arguments(p) -> None:
     add_common(p)
     add_kernels(p, one=True)
     add_loop_limit(p)
-    p.add_argument("site", type=int, nargs="?", help="site number (default: the worst)")
+    p.add_argument("site", nargs="?",
+                   help="site number, or [FILE:]LINE: the worst site of that line, or of a "
+                        "call at that line (default: the worst site)")
 
 
 def execute(args, console: Console) -> int:
-    """Explain one site's worst request of one kernel."""
+    """Explain one site's worst request (of one kernel, or the worst of a file's kernels)."""
     params = parse_params(args.param)
-    key, kernel = one_kernel(args)
-    r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params),
-                loop_limit=args.loop_limit)
-    if not r.sites:
-        raise KernelError(f"kernel '{kernel.name}' has no shared-memory accesses")
-    lanes = [s for s in r.sites if s.explainable]
-    if args.site is None and not lanes:
-        raise KernelError(f"kernel '{kernel.name}' has only TMA and wgmma sites: each is one "
-                          "instruction of the async proxy, with no lanes to explain "
-                          "(docs/tma.md, docs/wgmma.md)")
-    site = max(lanes, key=lambda s: (s.excess, s.wavefronts)) if args.site is None \
-        else r.site(args.site) if args.site in [s.site for s in r.sites] else None
-    if site is None:
-        raise KernelError(f"kernel '{kernel.name}' has no site {args.site}; its sites are "
-                          f"{[s.site for s in r.sites]}")
+    number, line = _site_argument(args.site)
+    analyses = []
+    for key, kernel in _kernels(args, number):
+        r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params),
+                    loop_limit=args.loop_limit)
+        analyses.append((kernel, r))
+    kernel, r, site = _chosen(analyses, number, line, args.site)
     if not site.explainable:
         what = "a wgmma" if site.op == "wgmma" else "a TMA or bulk copy"
-        readers = [s.site for s in lanes if s.array == site.array]
+        readers = [s.site for s in r.sites if s.explainable and s.array == site.array]
         raise KernelError(
             f"site {site.site} is {what}: one instruction of the async proxy, costed as a "
             "whole (no lanes, never a bank conflict in Nsight's counters; analyze prints its "
@@ -57,7 +51,7 @@ def execute(args, console: Console) -> int:
                        matrices=site.matrices)
     w = site.worst.where
     its = ", ".join(f"{k}={v}" for k, v in w.iterations)
-    title = (f"{r.kernel} site {site.site}, line {site.loc.line}: {site.statement}\n"
+    title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {site.statement}\n"
              f"worst request: block {w.block}, warp {w.warp}"
              + (f", iteration {its}" if its else ""))
     if args.json:
@@ -65,3 +59,60 @@ def execute(args, console: Console) -> int:
     else:
         console.print(render.explain_view(req, title))
     return EXIT_OK
+
+
+def _site_argument(text: str | None) -> tuple[int | None, tuple[str | None, int] | None]:
+    """(site number, None) or (None, (file or None, line)) of the site argument."""
+    if text is None:
+        return None, None
+    if text.isdigit():
+        return int(text), None
+    where, sep, line = text.rpartition(":")
+    if line.isdigit() and (sep or where == ""):
+        return None, (where or None, int(line))
+    raise KernelError(f"site '{text}': give a site number (analyze's `site` column) or "
+                      "[FILE:]LINE, for example transpose.cu:13")
+
+
+def _kernels(args, number):
+    """The kernels to look in: the one `--kernel` names or the file has; every kernel of the
+    file for the worst site or a line (a site number belongs to one kernel)."""
+    return [one_kernel(args)] if number is not None or args.kernel else kernels(args)
+
+
+def _at_line(site, where: tuple[str | None, int]) -> bool:
+    """Whether a site is at [FILE:]LINE, or inlined by a call at that line."""
+    import os
+    name, line = where
+    places = [(site.loc.file, site.loc.line), *site.loc.calls]
+    return any(n == line and (name is None or os.path.basename(f) == os.path.basename(name)
+                              and (os.sep not in name or f.endswith(name)))
+               for f, n in places)
+
+
+def _chosen(analyses, number, line, text):
+    """(kernel, its analysis, the site to explain)."""
+    if not any(r.sites for _, r in analyses):
+        raise KernelError(f"kernel '{analyses[0][0].name}' has no shared-memory accesses"
+                          if len(analyses) == 1 else "no kernel of the file accesses shared "
+                          "memory")
+    if number is not None:
+        kernel, r = analyses[0]
+        if number not in [s.site for s in r.sites]:
+            at = [str(s.loc) for s in r.sites if s.loc.line == number]
+            raise KernelError(f"kernel '{kernel.name}' has no site {number}; its sites are "
+                              f"{[s.site for s in r.sites]}" +
+                              (f" (line {number} is {at[0]}: give it as FILE:LINE)"
+                               if at else ""))
+        return kernel, r, r.site(number)
+    found = [(kernel, r, s) for kernel, r in analyses for s in r.sites
+             if s.explainable and (line is None or _at_line(s, line))]
+    if not found:
+        if line is not None:
+            lines = sorted({str(s.loc) for _, r in analyses for s in r.sites})
+            raise KernelError(f"no shared access site at {text}; the sites are at "
+                              f"{', '.join(lines)}")
+        raise KernelError(f"kernel '{analyses[0][0].name}' has only TMA and wgmma sites: "
+                          "each is one instruction of the async proxy, with no lanes to "
+                          "explain (docs/tma.md, docs/wgmma.md)")
+    return max(found, key=lambda f: (f[2].excess, f[2].wavefronts))

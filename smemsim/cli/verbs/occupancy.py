@@ -7,7 +7,9 @@ from kernels_ir import KernelError
 
 from ...occupancy import occupancy, what_if
 from .. import jsonout, render
-from ..common import EXIT_GATE, EXIT_OK, occupancy_of, one_kernel, print_json, say
+from ..common import (
+    EXIT_GATE, EXIT_OK, kernels, launch_bound, occupancy_of, one_kernel, print_json, say,
+)
 from ..options import add_common, add_kernels, add_regs, cuda_flags_given, fraction, parse_params
 
 HELP = "blocks and warps per SM, limiters, what-if curves"
@@ -44,7 +46,6 @@ def execute(args, console: Console) -> int:
                               "shared memory come from the kernel's launch and declarations; "
                               "change them with --param, or drop FILE to size a kernel by "
                               "numbers")
-        key, kernel = one_kernel(args)
         regs = args.regs
         if regs is None:
             from ...loader import is_cuda
@@ -52,8 +53,16 @@ def execute(args, console: Console) -> int:
                 raise KernelError("occupancy of a kernels file needs --regs N (or --regs "
                                   "compile: NVRTC's build of its CUDA)")
             regs = "compile"   # (a .cu is read from nvcc's build: its registers are known)
-        o = occupancy_of(kernel, args.arch, regs, parse_params(args.param), args.carveout,
-                         source=(args, key))
+        results = []
+        for key, kernel in ([one_kernel(args)] if args.kernel else kernels(args)):
+            o = occupancy_of(kernel, args.arch, regs, parse_params(args.param), args.carveout,
+                             source=(args, key))
+            bound = launch_bound(kernel)
+            if bound is not None and o.block_size > bound:
+                raise KernelError(f"{kernel.name}: a block of {o.block_size} threads, past "
+                                  f"the build's __launch_bounds__ of {bound}: the launch "
+                                  "fails (too many resources requested)")
+            results.append((kernel.name, o, bound))
     else:
         given = [flag for flag, value in (
             ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data))
@@ -68,17 +77,26 @@ def execute(args, console: Console) -> int:
             raise KernelError("occupancy needs --regs N (or a kernels FILE)")
         if args.regs == "compile":
             raise KernelError("--regs compile needs a kernels FILE to compile")
-        o = occupancy(args.arch, args.threads, args.regs, args.smem or 0,
-                      args.dynamic_smem or 0, args.carveout, not args.no_opt_in)
-    curves = what_if(o)
-    code = EXIT_GATE if args.fail_below is not None and o.occupancy < args.fail_below \
-        else EXIT_OK
+        results = [(None, occupancy(args.arch, args.threads, args.regs, args.smem or 0,
+                                    args.dynamic_smem or 0, args.carveout,
+                                    not args.no_opt_in), None)]
+    below = [(name, o) for name, o, _ in results
+             if args.fail_below is not None and o.occupancy < args.fail_below]
+    code = EXIT_GATE if below else EXIT_OK
     if args.json:
-        print_json(console, [jsonout.occupancy_json(o, curves)], exit_code=code)
+        print_json(console, [jsonout.occupancy_json(o, what_if(o, bound)) |
+                             ({"kernel": name} if name else {})
+                             for name, o, bound in results], exit_code=code)
         return code
-    console.print(render.occupancy_view(o))
-    for c in curves:
-        console.print(render.curve_view(c))
-    if code:
-        say(console, f"gate: occupancy {o.occupancy:.3f} < {args.fail_below}")
+    for name, o, bound in results:
+        if len(results) > 1:
+            say(console, f"{name}:")
+        console.print(render.occupancy_view(o))
+        for c in what_if(o, bound):
+            console.print(render.curve_view(c))
+            if c.knob == "block_size" and bound is not None:
+                say(console, f"(block sizes up to the build's __launch_bounds__ of {bound})")
+    for name, o in below:
+        say(console, f"gate: occupancy {o.occupancy:.3f} < {args.fail_below}" +
+            (f" ({name})" if name else ""))
     return code

@@ -13,8 +13,8 @@ from kernels_ir import KernelError
 from ...analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
-    EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of, own_params,
-    print_json, say,
+    EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels,
+    launch_bound, occupancy_of, own_params, print_json, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -137,7 +137,8 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
     sources = input_sources(args, name, kernel) if r.mode == "full" else None
     analysis = jsonout.analyze_json(r, occ) | {"inputs": sources}
     item = report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
-                       curves=what_if(occ) if occ is not None else (), fix=fix,
+                       curves=what_if(occ, launch_bound(kernel)) if occ is not None else (),
+                       fix=fix,
                        hazards=hazards, notes=tuple(r.compiler),
                        patch=patch)
     if args.ncu:
