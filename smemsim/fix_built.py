@@ -142,8 +142,13 @@ def search_source(kernel: Kernel, source: SourceFile,
             skipped.append(f"{name}: swizzles not tried: the size of its element type "
                            f"'{decl.type}' is not known here")
             continue
-        plan += [(name, LayoutChange(name, "swizzle", swizzle=swz))
-                 for swz in swizzles(widest, size)[:1 if few else SWIZZLES]]
+        tried = swizzles(widest, size)[:1 if few else SWIZZLES]
+        if len(decl.extents) < 2 and not few:
+            # a flat array's rows are its index's, not the declaration's: rows of 2, 4 and
+            # 8 times 128 bytes too (a 32-double row wants Swizzle<4,0,5>)
+            b, m, s = tried[0]
+            tried += [(b, m, s + k) for k in (1, 2, 3)]
+        plan += [(name, LayoutChange(name, "swizzle", swizzle=swz)) for swz in tried]
     done = [0]
 
     def one(item):

@@ -228,3 +228,29 @@ def test_occupancy_of_every_kernel_within_its_launch_bounds(tmp_path):
     code, _, err = cli("occupancy", str(f), "--kernel", "scale", "-D", "X=1", *lengths,
                        "--launch-block", "256")
     assert code == 2 and "past the build's __launch_bounds__ of 128" in err
+
+
+FLAT = """
+__global__ void dtranspose(const double *in, double *out)
+{
+    extern __shared__ double tile[];   // 32 rows of 32 doubles
+    tile[threadIdx.y * 32 + threadIdx.x] = in[threadIdx.y * 32 + threadIdx.x];
+    __syncthreads();
+    out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x * 32 + threadIdx.y];
+}
+int main() { double *a, *b; dtranspose<<<1, dim3(32, 32), 32 * 32 * sizeof(double)>>>(a, b); return 0; }
+"""
+
+
+def test_fix_finds_the_swizzle_of_a_flat_tile_whose_rows_are_longer_than_128_bytes(tmp_path):
+    """The review's #6: a flat tile of 32-double (256-byte) rows; the swizzles of 128-byte
+    rows leave some of its excess; Swizzle<4,0,5> (the row's bits XORed into the 16 chunks of
+    its first 128 bytes) leaves none: 32 warps, a store and a load each, of 2 wavefronts (8
+    bytes a lane: a half-warp a wavefront) = 128."""
+    f = tmp_path / "flat.cu"
+    f.write_text(FLAT)
+    code, out, err = cli("fix", str(f), "--length", "in=1024", "--length", "out=1024")
+    assert code == 0, err
+    assert "tile: Swizzle<4,0,5>: " in out
+    row = next(line for line in out.splitlines() if "Swizzle<4,0,5>" in line and "tile " in line)
+    assert row.split()[2:4] == ["128", "0"], row
