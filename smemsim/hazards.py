@@ -62,6 +62,7 @@ class Race:
     element: tuple[int, ...]     # the array element both touch
     byte: int                    # byte offset in the block's window
     interval: str                # between which barriers
+    same_warp: bool = False      # both threads are of one warp (warp-synchronous code)
 
     @property
     def benign(self) -> bool:
@@ -74,9 +75,9 @@ class Race:
         """One line for people."""
         idx = "".join(f"[{i}]" for i in self.element)
         return (f"{self.kind} race on {self.array}{idx} (byte {self.byte}) in block "
-                f"{self.block}: site {self.first} ({self.first_loc}) by thread "
-                f"{self.threads[0]} and site {self.second} ({self.second_loc}) by thread "
-                f"{self.threads[1]}, {self.interval}")
+                f"{self.block}: site {self.first} ({self.first_loc.chain()}) by thread "
+                f"{self.threads[0]} and site {self.second} ({self.second_loc.chain()}) by "
+                f"thread {self.threads[1]}, {self.interval}")
 
 
 @dataclass(frozen=True)
@@ -430,7 +431,9 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
                               sites[int(second[4])].loc, kind,
                               (b % gx, b // gx % gy, b // (gx * gy)),
                               (thread(first[3]), thread(second[3])), array.name, index,
-                              byte, interval))
+                              byte, interval,
+                              int(first[3]) % launch.threads_per_block // 32 ==
+                              int(second[3]) % launch.threads_per_block // 32))
             if len(found) >= limit:
                 return found
         if len(found) >= limit:

@@ -254,3 +254,39 @@ def test_fix_finds_the_swizzle_of_a_flat_tile_whose_rows_are_longer_than_128_byt
     assert "tile: Swizzle<4,0,5>: " in out
     row = next(line for line in out.splitlines() if "Swizzle<4,0,5>" in line and "tile " in line)
     assert row.split()[2:4] == ["128", "0"], row
+
+
+WARP_SYNC = """
+__device__ void warp_reduce(volatile float *s, int tid)
+{
+    s[tid] += s[tid + 2];
+    s[tid] += s[tid + 1];
+}
+__global__ void sum64(const float *in, float *out)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = in[threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x < 32) warp_reduce(s, threadIdx.x);
+    if (threadIdx.x == 0) out[0] = s[0];
+}
+int main() { float *a, *b; sum64<<<1, 64>>>(a, b); return 0; }
+"""
+
+
+def test_races_within_a_warp_say_syncwarp_and_the_helpers_call(tmp_path):
+    """The review's #7: a legacy warp-synchronous tail races on sm_70 and newer; check says
+    the races are within one warp and what to do, and locates each in its helper with the
+    call that inlined it."""
+    import json
+    f = tmp_path / "warp.cu"
+    f.write_text(WARP_SYNC)
+    lengths = ["--length", "in=64", "--length", "out=1"]
+    code, out, _ = cli("check", str(f), *lengths)
+    assert code == 1
+    assert "all of these races are between threads of one warp: warp-synchronous code" in out
+    assert "put __syncwarp() between the steps" in out
+    assert "(warp_reduce) via " in out and "warp.cu:12)" in out
+    code, out, _ = cli("check", str(f), "--json", *lengths)
+    races = json.loads(out)["results"][0]["races"]
+    assert races and all(r["same_warp"] for r in races)

@@ -215,7 +215,7 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
                       "kind": r.kind, "block": list(r.block),
                       "threads": [list(t) for t in r.threads], "array": r.array,
                       "element": list(r.element), "byte": r.byte, "interval": r.interval,
-                      "message": r.describe()}
+                      "same_warp": r.same_warp, "message": r.describe()}
     return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
             "races": [race(r) for r in h.races],
             "same_value_races": [race(r) for r in h.same_value],

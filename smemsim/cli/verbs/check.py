@@ -102,6 +102,13 @@ def _print(console: Console, h) -> None:
                            if f.blocks > 1 else "") for f in h.faults]
     for line in faults + [r.describe() for r in h.races] + list(h.limits):
         say(console, f"  {line}")
+    warp = [r for r in h.races if r.same_warp]
+    if warp:
+        say(console, f"  {'all' if len(warp) == len(h.races) else len(warp)} of these "
+                     f"race{'s are' if len(warp) > 1 else ' is'} between threads of one warp: "
+                     "warp-synchronous code. From sm_70 a warp's threads need not run in "
+                     "step: put __syncwarp() between the steps (volatile is not enough), "
+                     "or use __shfl_down_sync")
     if len(h.races) >= MAX_RACES:
         say(console, f"  (the first {MAX_RACES} races, one a pair of sites: check lists no "
                      "more; there may be others)")
