@@ -290,3 +290,35 @@ def test_races_within_a_warp_say_syncwarp_and_the_helpers_call(tmp_path):
     code, out, _ = cli("check", str(f), "--json", *lengths)
     races = json.loads(out)["results"][0]["races"]
     assert races and all(r["same_warp"] for r in races)
+
+
+UNROLLED = """
+__global__ void strided(const float *a, float *b)
+{
+    __shared__ float s[4 * 64];
+    for (int i = 0; i < 4; ++i)
+        s[i * 64 + threadIdx.x] = a[i * 64 + threadIdx.x];
+    __syncthreads();
+    float v = 0;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+        v += s[(threadIdx.x * 2 + i * 64) % 256];
+    b[threadIdx.x] = v;
+}
+int main() { float *a, *b; strided<<<1, 64>>>(a, b); return 0; }
+"""
+
+
+def test_gcc_and_sarif_say_an_unrolled_line_once(tmp_path):
+    """The review's #13: the four unrolled copies of line 11 were four identical
+    `FILE:11:COL` diagnostics; now one, naming its sites and summing their excess (each
+    copy: 2 warps' stride-2 reads, 2 wavefronts a request, 1 excess: 8 in all)."""
+    f = tmp_path / "unrolled.cu"
+    f.write_text(UNROLLED)
+    code, out, err = cli("analyze", str(f), "--format", "gcc", "--length", "a=256",
+                         "--length", "b=64")
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if "[smemsim:bank-conflict]" in line]
+    assert len(lines) == 1, out
+    assert "unrolled.cu:11:" in lines[0] and "(one line, 4 copies)" in lines[0]
+    assert ": 8 excess wavefronts over 8 requests (2.00 per request, 1.00 x ideal)" in lines[0]

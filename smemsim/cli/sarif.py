@@ -48,26 +48,39 @@ def _result(rule: str, level: str, text: str, loc) -> dict:
 
 
 def site_results(report, threshold: float | None) -> list[dict]:
-    """Sites with excess wavefronts: with the --fail-on-excess gate (`threshold`), each site
-    whose excess is over `threshold` x its ideal, an error where the kernel fails the gate
-    (its exit is 1), else a warning (a hot site in a kernel the gate passes); without it,
-    every site with any excess, as a warning. The levels and the exit code agree."""
+    """Source places with excess wavefronts, one result a place (the copies of an unrolled
+    line together): with the --fail-on-excess gate (`threshold`), each place whose excess is
+    over `threshold` x its ideal, an error where the kernel fails the gate (its exit is 1),
+    else a warning (a hot place in a kernel the gate passes); without it, every place with
+    any excess, as a warning. The levels and the exit code agree."""
+    return [r for r, _ in _place_results(report, threshold)]
+
+
+def _place_results(report, threshold: float | None) -> list[tuple[dict, list]]:
+    """(result, its sites) of each place site_results reports."""
     failing = threshold is not None and report.excess_ratio > threshold
-    out = []
+    places: dict = {}
     for s in report.sites:
-        if not s.excess:
-            continue
-        ratio = s.excess / s.ideal if s.ideal else float("inf")
+        if s.excess:
+            places.setdefault((s.loc.file, s.loc.line, s.loc.column, s.loc.calls), []).append(s)
+    out = []
+    for sites in places.values():
+        excess, ideal = sum(s.excess for s in sites), sum(s.ideal for s in sites)
+        requests = sum(s.requests for s in sites)
+        ratio = excess / ideal if ideal else float("inf")
         over = threshold is not None and ratio > threshold
         if threshold is not None and not over:
             continue
         bound = " (at least: the fewest passes of its retry loop; the GPU may run more)" \
-            if s.at_least else ""
-        out.append(_result(
+            if any(s.at_least for s in sites) else ""
+        first = sites[0]
+        which = f"site {first.site}" if len(sites) == 1 else \
+            f"sites {', '.join(str(s.site) for s in sites)} (one line, {len(sites)} copies)"
+        out.append((_result(
             "bank-conflict", "error" if over and failing else "warning",
-            f"{report.kernel}: site {s.site}, {s.statement}: {s.excess:,} excess wavefronts "
-            f"over {s.requests:,} requests ({s.wavefronts_per_request:.2f} per request, "
-            f"{ratio:.2f} x ideal){bound}", s.loc))
+            f"{report.kernel}: {which}, {first.statement}: {excess:,} excess wavefronts over "
+            f"{requests:,} requests ({(excess + ideal) / requests if requests else 0:.2f} per "
+            f"request, {ratio:.2f} x ideal){bound}", first.loc), sites))
     return out
 
 
@@ -142,9 +155,8 @@ def fix_results(f, patch) -> list[dict]:
     changed = {c.array for c in f.best}
     fixes = _fixes(patch) if patch is not None and hasattr(patch, "patch") else None
     out = []
-    for r, s in zip(site_results(f.baseline, None),
-                    [s for s in f.baseline.sites if s.excess]):
-        if fixes is not None and s.shown in changed:
+    for r, sites in _place_results(f.baseline, None):
+        if fixes is not None and any(s.shown in changed for s in sites):
             r["fixes"] = fixes
         out.append(r)
     return out
