@@ -164,10 +164,13 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
            arch: str = "sm_90", registers: int | None = None, arrays=None, seed: int = 0,
            site: int | None = None, max_pad: int | None = None,
            progress: Callable[[int, int], None] | None = None,
-           jobs: int | None = None, baseline: Report | None = None) -> FixSearch:
+           jobs: int | None = None, baseline: Report | None = None,
+           prefer: str | None = None) -> FixSearch:
     """Try paddings and swizzles for each conflicted array (or the array of `site`), on
     `jobs` processes (default: every core, when the candidates are heavy enough).
-    `baseline`: the kernel's analysis at these arguments, when the caller has it already.
+    `baseline`: the kernel's analysis at these arguments, when the caller has it already;
+    `prefer`: "pad" or "swizzle", the kind each array's best is where one of that kind
+    lowers the wavefronts.
     (A kernel read from nvcc's build states ptxas's widest accesses itself: nvcc's LDS.128
     of four neighbouring floats is a 16-byte access here, which the swizzles keep whole.)"""
     if baseline is None:
@@ -237,7 +240,8 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     candidates.sort(key=order)
     # a change is proposed only if it reduces the kernel's wavefronts
     better = [c for c in candidates if c.wavefronts < baseline.wavefronts]
-    best = [min((c for c in better if c.array == name), key=order)
+    best = [min((c for c in better if c.array == name),
+                key=lambda c: (prefer is not None and c.kind != prefer, *order(c)))
             for name in targets if any(c.array == name for c in better)]
     combined = combined_warps = None
     if len(best) > 1:

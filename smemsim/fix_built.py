@@ -93,11 +93,13 @@ def search_source(kernel: Kernel, source: SourceFile,
                   registers: int | None = None, arrays=None, seed: int = 0,
                   site: int | None = None, jobs: int | None = None,
                   progress: Callable[[int, int], None] | None = None,
-                  baseline: Report | None = None, few: bool = False) -> FixSearch:
+                  baseline: Report | None = None, few: bool = False,
+                  prefer: str | None = None) -> FixSearch:
     """Paddings and swizzles of each conflicted `__shared__` declaration of the kernel (or
     of the array of `site`), each patched into the file and counted as nvcc builds it
     (`few`: one padding, of the array's widest access, and the best swizzle: what a report
-    draws, in a third of the builds)."""
+    draws, in a third of the builds; `prefer`: "pad" or "swizzle", the kind each array's
+    best is where one of that kind lowers its wavefronts)."""
     from .cuda.patch import LayoutChange, layout_patch, shared_declaration
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
@@ -192,7 +194,8 @@ def search_source(kernel: Kernel, source: SourceFile,
         better = [c for c in candidates if c.array == name and
                   c.wavefronts < baseline.wavefronts]
         # fewer wavefronts at fewer warps per SM is a trade the user makes, not fix
-        better.sort(key=lambda c: ((c.active_warps or 0) < (baseline_warps or 0), *order(c)))
+        better.sort(key=lambda c: (prefer is not None and c.kind != prefer,
+                                   (c.active_warps or 0) < (baseline_warps or 0), *order(c)))
         if better:
             best.append(better[0])
     combined = combined_warps = None

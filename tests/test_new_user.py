@@ -322,3 +322,17 @@ def test_gcc_and_sarif_say_an_unrolled_line_once(tmp_path):
     assert len(lines) == 1, out
     assert "unrolled.cu:11:" in lines[0] and "(one line, 4 copies)" in lines[0]
     assert ": 8 excess wavefronts over 8 requests (2.00 per request, 1.00 x ideal)" in lines[0]
+
+
+def test_fix_prefer_pad_chooses_the_padding_the_swizzle_ties(tmp_path):
+    """The review's #13: `[32][33]` reads more plainly than a swizzle; `--prefer pad` makes
+    the padding each array's change where one lowers its wavefronts (here both remove every
+    excess: the swizzle costs no memory, so it is the default's choice)."""
+    f = tmp_path / "two.cu"
+    f.write_text(TWO)
+    lengths = ["--length", "a=1024", "--length", "b=1024"]
+    code, out, _ = cli("fix", str(f), "--kernel", "conflicted", *lengths)
+    assert code == 0 and "t: Swizzle<5,0,5>: 1,056 -> 64 wavefronts" in out
+    code, out, _ = cli("fix", str(f), "--kernel", "conflicted", "--prefer", "pad", *lengths)
+    assert code == 0 and "t: pad 1: 1,056 -> 64 wavefronts, +128 B shared memory" in out
+    assert "+    __shared__ float t[N][N + 1];" in out

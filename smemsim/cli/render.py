@@ -388,7 +388,9 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
         shown += [c for c in f.candidates if c.array == name and
                   c.wavefronts < b.wavefronts][:top]
     for c in shown:
-        t.add_row(c.array, c.label, _count(c.wavefronts), _count(c.excess),
+        # (exact: candidates a few wavefronts apart must not print alike, and the summary
+        # line under the table is exact too)
+        t.add_row(c.array, c.label, f"{c.wavefronts:,}", f"{c.excess:,}",
                   f"{c.extra_smem:,} B", _blocks(c.smem_blocks),
                   *([str(c.active_warps)] if with_warps else []),
                   style="green" if c in f.best else None)

@@ -25,6 +25,10 @@ def add_arguments(p) -> None:
     p.add_argument("site", type=int, nargs="?",
                    help="site number (default: every conflicted array)")
     add_regs(p, "registers per thread, to show each change's occupancy")
+    p.add_argument("--prefer", choices=("pad", "swizzle"),
+                   help="the kind of change to choose for each array where one of that kind "
+                        "lowers its wavefronts, even if the other kind lowers them more "
+                        "(padding reads more plainly: `[32][33]`)")
     p.add_argument("--patch", metavar="FILE",
                    help="for a .cu: write the best change of every array as a unified diff of "
                         "your file (patch -p1 or git apply take it); checked before it is "
@@ -70,10 +74,10 @@ def execute(args, console: Console) -> int:
                 from ...fix_built import search_source
                 f = search_source(kernel, source_of(args, name), params, arch=args.arch,
                                   registers=regs, arrays=arrays, site=args.site,
-                                  jobs=args.jobs, progress=step)
+                                  jobs=args.jobs, progress=step, prefer=args.prefer)
             else:
                 f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                           site=args.site, jobs=args.jobs, progress=step)
+                           site=args.site, jobs=args.jobs, progress=step, prefer=args.prefer)
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
         patch = None
