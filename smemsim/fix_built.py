@@ -170,10 +170,10 @@ def search_source(kernel: Kernel, source: SourceFile,
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         results = list(pool.map(one, plan))
     base_smem = kernel.built.static_smem if kernel.built is not None else kernel.static_smem
-    candidates = []
+    candidates, failed = [], {}
     for (name, change), counted, patch, error in results:
-        if counted is None:
-            skipped.append(f"{name} {_label(change)}: {error}")
+        if counted is None:   # (the changes of an array one reason stops: one line)
+            failed.setdefault((name, error), []).append(_label(change))
             continue
         report, variant, warps = counted
         smem = variant.built.static_smem if variant.built is not None else variant.static_smem
@@ -185,6 +185,8 @@ def search_source(kernel: Kernel, source: SourceFile,
     # (swizzles of as many wavefronts in swizzles()'s order: the one a report, which builds
     # only the first, shows too)
     tried = {(name, change.swizzle): n for n, (name, change) in enumerate(plan)}
+    skipped += [f"{name} {', '.join(labels)}: {error}"
+                for (name, error), labels in failed.items()]
     order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad,  # noqa: E731
                        tried.get((c.array, c.swizzle), 0))
     candidates.sort(key=order)

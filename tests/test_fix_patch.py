@@ -55,8 +55,9 @@ __global__ void k(float *out)
     out[threadIdx.x] = first(s[threadIdx.x]);
 }
 """)
-    with pytest.raises(KernelError, match=r"k.cu:7: 's\[threadIdx.x\]' uses s other than as "
-                                          r"an element \(2 indexes\)"):
+    with pytest.raises(KernelError, match=r"k.cu:7: passes 's\[threadIdx.x\]', part of s, "
+                                          r"to first\(\): a swizzle rewrites each element's "
+                                          r"index"):
         layout_patch(passed, "k", [LayoutChange("s", "swizzle", swizzle=(5, 0, 5))])
     macro = _cu(tmp_path, """#define AT(i, j) s[i][j]
 __global__ void k(float *out)

@@ -158,9 +158,16 @@ def _accesses(file: str, root, scope, declarator, name: str, rank: int) -> list:
             top = top.parent
             chain.append(subscript_index(top))
         if len(chain) < rank:
-            what = f"'{text(top)}' uses {name} other than as an element ({rank} index" \
-                   f"{'es' if rank > 1 else ''})"
-            raise _error(file, node, f"{what}: the patch cannot rewrite it; change it by hand")
+            call = top.parent.parent if top.parent is not None and \
+                top.parent.type == "argument_list" else None
+            callee = call.child_by_field_name("function") if call is not None and \
+                call.type == "call_expression" else None
+            passed = f"{name} whole" if text(top) == name else \
+                f"'{text(top)}', part of {name},"
+            how = f"passes {passed} to {text(callee)}()" if callee is not None else \
+                f"uses {name} as '{text(top)}', not as an element {name}" + "[i]" * rank
+            raise _error(file, node, f"{how}: a swizzle rewrites each element's index, which "
+                                     "the patch cannot do there; change it by hand")
         out.append((chain, top))
     return out
 
