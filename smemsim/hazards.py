@@ -37,7 +37,7 @@ from .congruence import Congruences
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import blind_arrays, control_run, hazard_slices, layout_run
 from .trace import (
-    CHUNK_THREADS, LOOP_LIMIT, _blocks_on_read_axes, _decidable_comparisons,
+    LOOP_LIMIT, _blocks_on_read_axes, _decidable_comparisons,
     separable_products,
 )
 
@@ -620,7 +620,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         _races(kernel, launch, rec, records, pairs, max_races, found, seen)
     # ranges of `chosen`, in order, each at most the interpreter's threads at once (a fault
     # splits its range in quarters to find its blocks)
-    step = max(1, CHUNK_THREADS // launch.threads_per_block)
+    step = max(1, CHECK_THREADS // launch.threads_per_block)
     pending = [(at, min(step, chosen.size - at)) for at in range(0, chosen.size, step)]
     done, unchecked = 0, None
     while pending:
@@ -660,6 +660,13 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                         unchecked, "full", (("every block with its values", done),))
 
 
+# threads the check runs at once: a kernel read from PTX keeps some 4 KB a thread (its
+# registers, and the run's temporaries), so 2^16 of them stay near 300 MB where the
+# analysis's 2^20 took 1.8-2.9 GB (llm.c's add_bias, cuda-samples' cg_reduce), in the same
+# time
+CHECK_THREADS = 1 << 16
+
+
 def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                      max_races: int, progress, loop_limit: int
                      ) -> tuple[list[Race], tuple[tuple[str, int], ...]] | None:
@@ -679,7 +686,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     if hs.unusable:
         return None
     params = dict(launch.params)
-    per_run = max(1, CHUNK_THREADS // launch.threads_per_block)
+    per_run = max(1, CHECK_THREADS // launch.threads_per_block)
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
         reps = _class_representatives(kernel, launch, None, hs, slices_of)
