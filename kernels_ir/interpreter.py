@@ -399,6 +399,8 @@ class _Machine(Evaluator):
             if self.signature is not None else {}
         self.exited = np.zeros(total, bool)    # threads that executed `return`
         self.any_exited = False
+        self.returns = 0    # `return`s executed: a block's lanes are filtered again after one
+        self._returning: dict[int, bool] = {}   # loop id -> a `return` inside it
         self.params = launch.params
 
     def _bind_globals(self, arrays: Mapping[str, np.ndarray], seed: int) -> dict:
@@ -512,8 +514,10 @@ class _Machine(Evaluator):
     def exec_block(self, stmts, idx: np.ndarray) -> None:
         only = None if self.partial is None else self.partial.statements
         probes = None if self.partial is None else self.partial.probes
+        returns = 0
         for s in stmts:
-            if self.any_exited:  # threads that returned take no further part
+            if self.returns != returns:  # threads that returned take no further part
+                returns = self.returns
                 idx = idx[~self.exited[idx]]
             if idx.size == 0:
                 return
@@ -617,7 +621,7 @@ class _Machine(Evaluator):
                 self._periodic_loop(s, idx):
             return
         limit = None
-        if p is not None and id(s) in p.truncate and not self.any_exited:
+        if p is not None and id(s) in p.truncate and not self._returns_inside(s):
             trips = self._closed_form_trips(s, idx)
             if trips is not None:
                 # the lanes of each block agree (idx is in thread order, blocks contiguous)
@@ -673,12 +677,20 @@ class _Machine(Evaluator):
         finally:
             self.loop_stack.pop()
 
+    def _returns_inside(self, s: Loop) -> bool:
+        """Whether a lane may return inside the loop (then no iteration stands for others;
+        lanes that returned before it are not among its lanes: exec_block leaves them out)."""
+        known = self._returning.get(id(s))
+        if known is None:
+            known = self._returning[id(s)] = any(isinstance(x, Return) for x in walk(s.body))
+        return known
+
     def _endpoint_loop(self, s: Loop, idx: np.ndarray) -> bool:
         """Run each lane's first, second and last iteration (PartialRun.endpoints), and the
         same three of the interval each guard holds on (PartialRun.guards); False, with the
         loop variable as it was, where the loop must run whole instead."""
         trips = self._closed_form_trips(s, idx)
-        if trips is None or self.any_exited or self._recorded is not None:
+        if trips is None or self._returns_inside(s) or self._recorded is not None:
             return False
         var = s.var
         start = self.vars[var][idx].astype(np.int64)
@@ -841,7 +853,7 @@ class _Machine(Evaluator):
         if key not in self.plans:
             self.plans[key] = plan(s, self.partial.statements)
         p = self.plans[key]
-        if p is None or self.any_exited or any(e.op is Op.VAR and e.arg is s.var
+        if p is None or self._returns_inside(s) or any(e.op is Op.VAR and e.arg is s.var
                                                for e in p.watched):
             return False  # the variable itself watched: no two iterations alike
         trips = self._closed_form_trips(s, idx)
@@ -1038,6 +1050,7 @@ class _Machine(Evaluator):
     def _return(self, s: Return, idx: np.ndarray) -> None:
         self.exited[idx] = True
         self.any_exited = True
+        self.returns += 1
 
     def _sync(self, s: Sync, idx: np.ndarray) -> None:
         counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)

@@ -183,10 +183,13 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
         for x in body:
             if id(x) not in other and id(x) not in probes:
                 continue   # not run, nor anything inside it
-            if top and isinstance(x, If) and _early_return(x, other):
-                # `if (i >= n) return;`: what follows is guarded by `i < n`
+            if isinstance(x, If) and _early_return(x, other):
+                # `if (i >= n) return;`: what follows is guarded by `i < n`; inside a branch
+                # only where no block index decides it (the same threads of every block
+                # leave: fast.cu's producer warps), as the rest of the kernel after the
+                # branch is not guarded by it
                 found = _return_guards(x.cond, lets)
-                if found is None:
+                if found is None or found and not top:
                     return False
                 around = around + found
                 continue
