@@ -284,7 +284,7 @@ def test_races_within_a_warp_say_syncwarp_and_the_helpers_call(tmp_path):
     lengths = ["--length", "in=64", "--length", "out=1"]
     code, out, _ = cli("check", str(f), *lengths)
     assert code == 1
-    assert "all of these races are between threads of one warp: warp-synchronous code" in out
+    assert "of these races are between threads of one warp: warp-synchronous code" in out
     assert "put __syncwarp() between the steps" in out
     assert "(warp_reduce) via " in out and "warp.cu:12)" in out
     code, out, _ = cli("check", str(f), "--json", *lengths)

@@ -104,8 +104,10 @@ def _print(console: Console, h) -> None:
         say(console, f"  {line}")
     warp = [r for r in h.races if r.same_warp]
     if warp:
-        say(console, f"  {'all' if len(warp) == len(h.races) else len(warp)} of these "
-                     f"race{'s are' if len(warp) > 1 else ' is'} between threads of one warp: "
+        which = "this race is" if len(h.races) == 1 else \
+            f"all {len(warp)} of these races are" if len(warp) == len(h.races) else \
+            f"{len(warp)} of these races {'are' if len(warp) > 1 else 'is'}"
+        say(console, f"  {which} between threads of one warp: "
                      "warp-synchronous code. From sm_70 a warp's threads need not run in "
                      "step: put __syncwarp() between the steps (volatile is not enough), "
                      "or use __shfl_down_sync")
