@@ -135,117 +135,119 @@ def ldmatrix_tile():
     frags_u32[cast(cast(cast(cast(cast(cast(blockIdx.x << const(2, u32), i32) + (r207 >> 5), u32) << const(7, u32), i32) + r211, u32) << const(2, u32), i32) + 128, i64) + const(258, i64)] = cast(tile_frag_4[4], u32) | cast(tile_frag_4[5], u32) << 16  # ldmatrix_tile.cu:36
     frags_u32[cast(cast(cast(cast(cast(cast(blockIdx.x << const(2, u32), i32) + (r207 >> 5), u32) << const(7, u32), i32) + r211, u32) << const(2, u32), i32) + 128, i64) + const(259, i64)] = cast(tile_frag_4[6], u32) | cast(tile_frag_4[7], u32) << 16  # ldmatrix_tile.cu:37
     kb.syncthreads()  # ldmatrix_tile.cu:39
-    with kb.if_(p1 == 0):  # ldmatrix_tile.cu:40
-        r253 = kb.let("r253", smax(cast(r271, i32), 3968), "i32")  # ldmatrix_tile.cu:40
-        r12.set(r253 + 127 - cast(r271, i32))  # ldmatrix_tile.cu:40
-        r255 = kb.let("r255", cast(r12, u32) >> const(7, u32), "u32")  # ldmatrix_tile.cu:40
-        r270.set(cast(cast(r255, i32) + 1, u32) & const(3, u32))  # ldmatrix_tile.cu:40
-        p7 = kb.let("p7", cast(r270, i32) == 0, "i32")  # ldmatrix_tile.cu:40
-        with kb.if_(p7 == 0):  # ldmatrix_tile.cu:40
-            r257 = kb.let("r257", cast(r271, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:40
-            rd29.set(cast(r257, i64) * const(2, i64))  # ldmatrix_tile.cu:40
-            r258 = kb.let("r258", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
-            r268.set(const(8192, u32) + r258)  # ldmatrix_tile.cu:40
-            r271_0 = kb.let("r271_0", r271, "u32")  # ldmatrix_tile.cu:41
-            rd29_0 = kb.let("rd29_0", rd29, "i64")  # ldmatrix_tile.cu:41
-            r268_0 = kb.let("r268_0", r268, "u32")  # ldmatrix_tile.cu:41
-            r270_0 = kb.let("r270_0", r270, "u32")  # ldmatrix_tile.cu:41
-            kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r270 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:41
-            trips_2 = kb.let("trips_2", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
-            with kb.loop("iter_l41", cast(0, i64), lambda iter_l41: iter_l41 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l41:  # ldmatrix_tile.cu:41
-                kb.assert_((r268_0 + cast(iter_l41 * const(256, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v = back.load(((r268_0 + cast(iter_l41 * const(256, i64), u32)) // 2,), width=1, name="back_v")  # ldmatrix_tile.cu:41
-                kb.assert_((rd29_0 + iter_l41 * const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd29_0 + iter_l41 * const(256, i64)) // 2] = back_v  # ldmatrix_tile.cu:41
-            r271.set(r271_0 + cast(trips_2 * const(128, i64), u32))  # ldmatrix_tile.cu:41
-            rd29.set(rd29_0 + trips_2 * const(256, i64))  # ldmatrix_tile.cu:41
-            r268.set(r268_0 + cast(trips_2 * const(256, i64), u32))  # ldmatrix_tile.cu:41
-            r270.set(r270_0 + cast(trips_2 * const(-1, i64), u32))  # ldmatrix_tile.cu:41
-        p9 = kb.let("p9", cast(r12, u32) < const(384, u32), "i32")  # ldmatrix_tile.cu:40
-        with kb.if_(p9 == 0):  # ldmatrix_tile.cu:40
-            r273.set(cast(r271, i32) + -512)  # ldmatrix_tile.cu:40
-            r260 = kb.let("r260", cast(r271, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:40
-            rd30.set(cast(r260, i64) * const(2, i64))  # ldmatrix_tile.cu:40
-            r261 = kb.let("r261", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
-            r272.set(const(8192, u32) + r261 + const(512, u32))  # ldmatrix_tile.cu:40
-            rd30_0 = kb.let("rd30_0", rd30, "i64")  # ldmatrix_tile.cu:41
-            r272_0 = kb.let("r272_0", r272, "u32")  # ldmatrix_tile.cu:41
-            r273_0 = kb.let("r273_0", r273, "i32")  # ldmatrix_tile.cu:41
-            trips_3 = kb.let("trips_3", select(cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) > select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), (cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) + select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)) - const(1, i64)) // select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
-            blocked = kb.let("blocked", trips_3 - trips_3 % 4, "i64")  # ldmatrix_tile.cu:41
-            with kb.loop("iter_l41_2", cast(0, i64), lambda iter_l41_2: iter_l41_2 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l41_2:  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_2 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_2")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2 * const(1024, i64)) // 2] = back_v_2  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_3 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_3")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(256, i64)) // 2] = back_v_3  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_4 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32)) // 2,), width=1, name="back_v_4")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(512, i64)) // 2] = back_v_4  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_5 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_5")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_5  # ldmatrix_tile.cu:41
-            with kb.if_(trips_3 - blocked & 2 != 0):  # ldmatrix_tile.cu:41
-                iter_l41_2_k = kb.let("iter_l41_2_k", blocked + (trips_3 - blocked & -4) + 0, "i64")  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_6 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_6")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64)) // 2] = back_v_6  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_7 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_7")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) // 2] = back_v_7  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_8 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) // 2,), width=1, name="back_v_8")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) // 2] = back_v_8  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_9 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_9")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) // 2] = back_v_9  # ldmatrix_tile.cu:41
-                iter_l41_2_k_2 = kb.let("iter_l41_2_k_2", blocked + (trips_3 - blocked & -4) + 1, "i64")  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_10 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_10")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64)) // 2] = back_v_10  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_11 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_11")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) // 2] = back_v_11  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_12 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) // 2,), width=1, name="back_v_12")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) // 2] = back_v_12  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_13 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_13")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_13  # ldmatrix_tile.cu:41
-            with kb.if_(trips_3 - blocked & 1 != 0):  # ldmatrix_tile.cu:41
-                iter_l41_2_k_3 = kb.let("iter_l41_2_k_3", blocked + (trips_3 - blocked & -2) + 0, "i64")  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_14 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_14")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64)) // 2] = back_v_14  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_15 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_15")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) // 2] = back_v_15  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_16 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) // 2,), width=1, name="back_v_16")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) // 2] = back_v_16  # ldmatrix_tile.cu:41
-                kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                back_v_17 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_17")  # ldmatrix_tile.cu:41
-                kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
-                out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) // 2] = back_v_17  # ldmatrix_tile.cu:41
-            rd30.set(rd30_0 + trips_3 * const(1024, i64))  # ldmatrix_tile.cu:41
-            r272.set(r272_0 + cast(trips_3 * const(1024, i64), u32))  # ldmatrix_tile.cu:41
-            r273.set(r273_0 + cast(trips_3 * const(512, i64), i32))  # ldmatrix_tile.cu:41
+    with kb.if_(p1 != 0):  # ldmatrix_tile.cu:40
+        kb.return_()  # ldmatrix_tile.cu:40
+    r253 = kb.let("r253", smax(cast(r271, i32), 3968), "i32")  # ldmatrix_tile.cu:40
+    r12.set(r253 + 127 - cast(r271, i32))  # ldmatrix_tile.cu:40
+    r255 = kb.let("r255", cast(r12, u32) >> const(7, u32), "u32")  # ldmatrix_tile.cu:40
+    r270.set(cast(cast(r255, i32) + 1, u32) & const(3, u32))  # ldmatrix_tile.cu:40
+    p7 = kb.let("p7", cast(r270, i32) == 0, "i32")  # ldmatrix_tile.cu:40
+    with kb.if_(p7 == 0):  # ldmatrix_tile.cu:40
+        r257 = kb.let("r257", cast(r271, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:40
+        rd29.set(cast(r257, i64) * const(2, i64))  # ldmatrix_tile.cu:40
+        r258 = kb.let("r258", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
+        r268.set(const(8192, u32) + r258)  # ldmatrix_tile.cu:40
+        r271_0 = kb.let("r271_0", r271, "u32")  # ldmatrix_tile.cu:41
+        rd29_0 = kb.let("rd29_0", rd29, "i64")  # ldmatrix_tile.cu:41
+        r268_0 = kb.let("r268_0", r268, "u32")  # ldmatrix_tile.cu:41
+        r270_0 = kb.let("r270_0", r270, "u32")  # ldmatrix_tile.cu:41
+        kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r270 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:41
+        trips_2 = kb.let("trips_2", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
+        with kb.loop("iter_l41", cast(0, i64), lambda iter_l41: iter_l41 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l41:  # ldmatrix_tile.cu:41
+            kb.assert_((r268_0 + cast(iter_l41 * const(256, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+            back_v = back.load(((r268_0 + cast(iter_l41 * const(256, i64), u32)) // 2,), width=1, name="back_v")  # ldmatrix_tile.cu:41
+            kb.assert_((rd29_0 + iter_l41 * const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+            out_u16[(rd29_0 + iter_l41 * const(256, i64)) // 2] = back_v  # ldmatrix_tile.cu:41
+        r271.set(r271_0 + cast(trips_2 * const(128, i64), u32))  # ldmatrix_tile.cu:41
+        rd29.set(rd29_0 + trips_2 * const(256, i64))  # ldmatrix_tile.cu:41
+        r268.set(r268_0 + cast(trips_2 * const(256, i64), u32))  # ldmatrix_tile.cu:41
+        r270.set(r270_0 + cast(trips_2 * const(-1, i64), u32))  # ldmatrix_tile.cu:41
+    p9 = kb.let("p9", cast(r12, u32) < const(384, u32), "i32")  # ldmatrix_tile.cu:40
+    with kb.if_(p9 != 0):  # ldmatrix_tile.cu:40
+        kb.return_()  # ldmatrix_tile.cu:40
+    r273.set(cast(r271, i32) + -512)  # ldmatrix_tile.cu:40
+    r260 = kb.let("r260", cast(r271, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:40
+    rd30.set(cast(r260, i64) * const(2, i64))  # ldmatrix_tile.cu:40
+    r261 = kb.let("r261", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
+    r272.set(const(8192, u32) + r261 + const(512, u32))  # ldmatrix_tile.cu:40
+    rd30_0 = kb.let("rd30_0", rd30, "i64")  # ldmatrix_tile.cu:41
+    r272_0 = kb.let("r272_0", r272, "u32")  # ldmatrix_tile.cu:41
+    r273_0 = kb.let("r273_0", r273, "i32")  # ldmatrix_tile.cu:41
+    trips_3 = kb.let("trips_3", select(cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) > select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), (cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) + select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)) - const(1, i64)) // select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
+    blocked = kb.let("blocked", trips_3 - trips_3 % 4, "i64")  # ldmatrix_tile.cu:41
+    with kb.loop("iter_l41_2", cast(0, i64), lambda iter_l41_2: iter_l41_2 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l41_2:  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_2 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_2")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2 * const(1024, i64)) // 2] = back_v_2  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_3 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_3")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(256, i64)) // 2] = back_v_3  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_4 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32)) // 2,), width=1, name="back_v_4")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(512, i64)) // 2] = back_v_4  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_5 = back.load(((r272_0 + cast(iter_l41_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_5")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_5  # ldmatrix_tile.cu:41
+    with kb.if_(trips_3 - blocked & 2 != 0):  # ldmatrix_tile.cu:41
+        iter_l41_2_k = kb.let("iter_l41_2_k", blocked + (trips_3 - blocked & -4) + 0, "i64")  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_6 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_6")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64)) // 2] = back_v_6  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_7 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_7")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(256, i64)) // 2] = back_v_7  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_8 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32)) // 2,), width=1, name="back_v_8")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(512, i64)) // 2] = back_v_8  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_9 = back.load(((r272_0 + cast(iter_l41_2_k * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_9")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k * const(1024, i64) + const(768, i64)) // 2] = back_v_9  # ldmatrix_tile.cu:41
+        iter_l41_2_k_2 = kb.let("iter_l41_2_k_2", blocked + (trips_3 - blocked & -4) + 1, "i64")  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_10 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_10")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64)) // 2] = back_v_10  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_11 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_11")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(256, i64)) // 2] = back_v_11  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_12 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32)) // 2,), width=1, name="back_v_12")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(512, i64)) // 2] = back_v_12  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_13 = back.load(((r272_0 + cast(iter_l41_2_k_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_13")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_13  # ldmatrix_tile.cu:41
+    with kb.if_(trips_3 - blocked & 1 != 0):  # ldmatrix_tile.cu:41
+        iter_l41_2_k_3 = kb.let("iter_l41_2_k_3", blocked + (trips_3 - blocked & -2) + 0, "i64")  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_14 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_14")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64)) // 2] = back_v_14  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_15 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(4294967040, u32)) // 2,), width=1, name="back_v_15")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(256, i64)) // 2] = back_v_15  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_16 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32)) // 2,), width=1, name="back_v_16")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(512, i64)) // 2] = back_v_16  # ldmatrix_tile.cu:41
+        kb.assert_((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        back_v_17 = back.load(((r272_0 + cast(iter_l41_2_k_3 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_17")  # ldmatrix_tile.cu:41
+        kb.assert_((rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
+        out_u16[(rd30_0 + iter_l41_2_k_3 * const(1024, i64) + const(768, i64)) // 2] = back_v_17  # ldmatrix_tile.cu:41
+    rd30.set(rd30_0 + trips_3 * const(1024, i64))  # ldmatrix_tile.cu:41
+    r272.set(r272_0 + cast(trips_3 * const(1024, i64), u32))  # ldmatrix_tile.cu:41
+    r273.set(r273_0 + cast(trips_3 * const(512, i64), i32))  # ldmatrix_tile.cu:41
     kb.launch(grid=(tiles, 1, 1), block=(128, 1, 1), dynamic_smem=0)  # ldmatrix_tile.cu:11
     kb.defaults(**{"tiles": 132})  # ldmatrix_tile.cu:11
     return kb.build()

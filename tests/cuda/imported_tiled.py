@@ -178,9 +178,10 @@ def matrixMultiplySharedKernel():
         r45.set(r45_0 + cast(trips * const(1, i64), u32))  # seed004.cu:65
     p9 = kb.let("p9", r4 >= colsB, "i32")  # seed004.cu:84
     p10 = kb.let("p10", r2 >= rowsA, "i32")  # seed004.cu:84
-    with kb.if_(logical_and(p10 == 0, p9 == 0)):  # seed004.cu:84
-        r40 = kb.let("r40", r2 * colsB + r4, "i32")  # seed004.cu:85
-        matrixC_f32[cast(r40, i64)] = f110  # seed004.cu:85
+    with kb.if_(logical_or(p10 != 0, p9 != 0)):  # seed004.cu:84
+        kb.return_()  # seed004.cu:84
+    r40 = kb.let("r40", r2 * colsB + r4, "i32")  # seed004.cu:85
+    matrixC_f32[cast(r40, i64)] = f110  # seed004.cu:85
     kb.launch(grid=((colsB + 31) // 32, (rowsA + 31) // 32, 1), block=(32, 32, 1), dynamic_smem=0)  # seed004.cu:53
     kb.defaults(**{"rowsA": 100, "colsB": 100, "commonDim": 100})  # seed004.cu:53
     return kb.build()
