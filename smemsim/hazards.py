@@ -62,7 +62,8 @@ class Race:
     element: tuple[int, ...]     # the array element both touch
     byte: int                    # byte offset in the block's window
     interval: str                # between which barriers
-    same_warp: bool = False      # both threads are of one warp (warp-synchronous code)
+    same_warp: bool = False      # every thread the access conflicts with is of its warp
+    #                              (warp-synchronous code; else a block barrier is missing)
 
     @property
     def benign(self) -> bool:
@@ -419,6 +420,11 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
                 (array.shape[d] + (array.pad if d == array.rank - 1 else 0))
                 if array.shape[d] is not None else 1 << 30 for d in range(array.rank))))
             b, ep = int(first[0]), int(first[1])
+            # warp-synchronous code: one warp of the block runs both sites in the interval
+            # (a reduction's tail under `if (tid < 32)`); where more do, a block barrier is
+            # missing, whichever threads the data made conflict first
+            run = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
+            one_warp = np.unique(run[:, 6]).size == 1
             start = rec.barrier_lines.get((b, ep))
             end = rec.barrier_lines.get((b, ep + 1))
             interval = ("before the first barrier" if start is None else
@@ -431,9 +437,7 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
                               sites[int(second[4])].loc, kind,
                               (b % gx, b // gx % gy, b // (gx * gy)),
                               (thread(first[3]), thread(second[3])), array.name, index,
-                              byte, interval,
-                              int(first[3]) % launch.threads_per_block // 32 ==
-                              int(second[3]) % launch.threads_per_block // 32))
+                              byte, interval, one_warp))
             if len(found) >= limit:
                 return found
         if len(found) >= limit:

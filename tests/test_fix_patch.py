@@ -102,7 +102,9 @@ def test_patch_needs_cuda_and_a_change(tmp_path):
     assert code == 2 and "only a .cu or .cuh file can be patched" in out
     code, out = cli("fix", str(TRANSPOSE_CU), "-D", "PAD=1", "--patch",
                     str(tmp_path / "x.patch"))
-    assert code == 2 and "nothing to patch" in out and not (tmp_path / "x.patch").exists()
+    # (conflict-free: nothing to patch is the answer, exit 0 and no file, so a script over
+    # many kernels does not fail on the clean ones)
+    assert code == 0 and "nothing to patch" in out and not (tmp_path / "x.patch").exists()
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: the as-built check "

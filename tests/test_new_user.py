@@ -336,3 +336,48 @@ def test_fix_prefer_pad_chooses_the_padding_the_swizzle_ties(tmp_path):
     code, out, _ = cli("fix", str(f), "--kernel", "conflicted", "--prefer", "pad", *lengths)
     assert code == 0 and "t: pad 1: 1,056 -> 64 wavefronts, +128 B shared memory" in out
     assert "+    __shared__ float t[N][N + 1];" in out
+
+
+MISSING_BARRIER = """
+__global__ void histo(const unsigned char *in, unsigned *out)
+{
+    __shared__ unsigned bins[256];
+    bins[threadIdx.x] = 0;
+    atomicAdd(&bins[in[blockIdx.x * 256 + threadIdx.x]], 1u);
+    __syncthreads();
+    atomicAdd(&out[threadIdx.x], bins[threadIdx.x]);
+}
+int main() { unsigned char *a; unsigned *b; histo<<<4, 256>>>(a, b); return 0; }
+"""
+
+
+def test_a_missing_block_barrier_is_not_called_warp_synchronous(tmp_path):
+    """The third review's P2: the zeroing and the atomics race across warps (any thread's
+    bin may be any warp's), so `__syncwarp()` would not fix it: no warp note; the legacy
+    warp tail keeps its note (test_races_within_a_warp_say_syncwarp_...)."""
+    import json
+    f = tmp_path / "histo.cu"
+    f.write_text(MISSING_BARRIER)
+    lengths = ["--length", "in=1024", "--length", "out=256"]
+    code, out, _ = cli("check", str(f), *lengths)
+    assert code == 1 and "race on bins[" in out
+    assert "one warp" not in out and "__syncwarp" not in out
+    code, out, _ = cli("check", str(f), "--json", *lengths)
+    races = json.loads(out)["results"][0]["races"]
+    assert races and not any(r["same_warp"] for r in races)
+
+
+def test_sweep_regs_compile_takes_the_registers_of_your_build(tmp_path):
+    """The third review's P1: `sweep --regs compile` of a .cu counts nvcc's build of the
+    file at each architecture, as `smemsim compile` reports it, not NVRTC's build of the
+    regenerated kernel."""
+    import json
+    f = tmp_path / "helper.cu"
+    f.write_text(HELPER)
+    code, out, err = cli("sweep", str(f), "--regs", "compile", "--arch", "sm_80,sm_90",
+                         "--no-cache", "--json", *LENGTHS)
+    assert code == 0, err
+    points = {r["arch"]: r["registers"] for r in json.loads(out)["results"][0]["points"]}
+    for arch in ("sm_80", "sm_90"):
+        code, out, _ = cli("compile", str(f), "--arch", arch, *LENGTHS)
+        assert code == 0 and f"transpose for {arch}: {points[arch]} registers" in out, out

@@ -18,7 +18,7 @@ import traceback
 
 from rich.console import Console
 
-from kernels_ir import KernelError
+from kernels_ir import KernelError, KernelRuntimeError
 
 from ..arch import ArchError
 from ..banks import RequestError
@@ -135,6 +135,11 @@ def run(argv: list[str], console: Console | None = None,
         return EXIT_CLOSED_PIPE
     except Exception as err:  # noqa: BLE001 - every failure becomes one line and an exit code
         code, message = _classify(err)
+        if isinstance(err, KernelRuntimeError) and argv and argv[0] != "check" and \
+                "smemsim check" not in message:
+            # (the counts are of a launch that runs: where it faults, check is the verb)
+            message += ("; the launch faults, so nothing is counted: `smemsim check` lists "
+                        "every fault and race of it")
         if debug:
             errors.print(traceback.format_exc(), markup=False, highlight=False, emoji=False)
         say(errors, f"error: {message}")

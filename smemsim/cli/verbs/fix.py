@@ -7,7 +7,9 @@ from kernels_ir import KernelError
 
 from ...fix import block_shapes, search
 from .. import jsonout, outputs, render
-from ..common import EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress
+from ..common import (
+    EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress, say,
+)
 from ..fixpatch import CheckedPatch, checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
@@ -56,6 +58,7 @@ def execute(args, console: Console) -> int:
     given = parse_params(args.param)
     docs, findings = [], []
     written, unpatched = [], []   # (--patch: the kernels with a checked patch, without one)
+    clean = []                    # (kernels with no excess wavefronts: nothing to change)
     chosen = kernels(args)
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
@@ -88,9 +91,12 @@ def execute(args, console: Console) -> int:
             if not patchable(args.file):
                 raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file can be "
                                   "patched")
+            if f.baseline.excess == 0:
+                clean.append(kernel.name)
             unpatched.append(f"no change to {kernel.name} could be tried ({len(f.skipped)} "
                              "skipped)" if not f.candidates and f.skipped else
-                             f"no change lowers {kernel.name}'s wavefronts")
+                             f"{kernel.name} has no bank conflict" if f.baseline.excess == 0
+                             else f"no change lowers {kernel.name}'s wavefronts")
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
                                            else {}) |
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
@@ -109,14 +115,20 @@ def execute(args, console: Console) -> int:
                                           else None)
     if args.patch:
         # one file, one patch: of the one kernel that has a change (the others said so)
-        if not written:
+        if not written and len(clean) == len(unpatched):
+            # (conflict-free is the answer a script over many kernels hopes for: no file,
+            # exit 0)
+            say(console, f"--patch {args.patch}: nothing to patch ({'; '.join(unpatched)}); "
+                         "no file written")
+        elif not written:
             raise KernelError(f"--patch {args.patch}: {'; '.join(unpatched)}: nothing to "
                               "patch")
         if len(written) > 1:
             raise KernelError(f"--patch {args.patch}: {len(written)} kernels have changes "
                               f"({', '.join(n for n, _ in written)}): patch one at a time "
                               "with --kernel")
-        _write_patch(args.patch, written[0][1].patch.diff)
+        if written:
+            _write_patch(args.patch, written[0][1].patch.diff)
     if args.sarif:
         from .. import sarif
         sarif.write(args.sarif, findings)
