@@ -381,3 +381,18 @@ def test_sweep_regs_compile_takes_the_registers_of_your_build(tmp_path):
     for arch in ("sm_80", "sm_90"):
         code, out, _ = cli("compile", str(f), "--arch", arch, *LENGTHS)
         assert code == 0 and f"transpose for {arch}: {points[arch]} registers" in out, out
+
+
+def test_a_name_from_a_header_not_found_names_the_header(tmp_path):
+    """The third review's P6: `TILE` comes from `<tile_config.h>`, in no -I folder: the
+    question names the header and -I, not only -D; with the folder, the file analyzes."""
+    (tmp_path / "inc").mkdir()
+    (tmp_path / "inc" / "tile_config.h").write_text("#define TILE 16\n")
+    f = tmp_path / "tile.cu"
+    f.write_text("#include <tile_config.h>\n" + MACRO)
+    code, _, err = cli("analyze", str(f))
+    assert code == 2
+    assert "(it includes <tile_config.h>, found in no -I folder given: give that folder " \
+           "with -I if the header defines it)" in err
+    code, out, err = cli("analyze", str(f), "-I", str(tmp_path / "inc"))
+    assert code == 0 and "block (16, 16, 1)" in out, err

@@ -934,8 +934,12 @@ class _Host:
                     f"'{name}', the variable of the loop at line {loop.start_point[0] + 1} "
                     "(the launch runs at each of its values: analyze one)", name)
             if _undeclared(self.u, name):
+                unfound = getattr(getattr(self.u, "pp", None), "unfound", [])
+                where = "" if not unfound else (
+                    f" (it includes {', '.join(f'<{h}>' for h in unfound[:3])}, found in no "
+                    "-I folder given: give that folder with -I if the header defines it)")
                 question = _HostQuestion(f"'{name}', which the file neither declares nor "
-                                         "#defines", name)
+                                         f"#defines{where}", name)
                 question.macro = True
                 raise question
             raise _HostQuestion(f"the host variable '{name}'", name)

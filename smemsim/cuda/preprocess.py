@@ -240,6 +240,7 @@ class Preprocessor:
         self.include_dirs = [pathlib.Path(d) for d in include_dirs]
         self.once: set[pathlib.Path] = set()
         self.files: list[str] = []
+        self.unfound: list[str] = []   # `#include <...>` of no known header, in no folder
         self.out_rows: list[list[Token]] = []
         for name, value in {**PREDEFINED, "__CUDA_ARCH__": str(arch)}.items():
             self.define_text(name, value, None)
@@ -448,6 +449,9 @@ class Preprocessor:
                 self.run_file(candidate, depth + 1, where)
                 return
         if SYSTEM_HEADERS.fullmatch(name) or TOOLKIT_HEADERS.fullmatch(name) or not local:
+            if not (SYSTEM_HEADERS.fullmatch(name) or TOOLKIT_HEADERS.fullmatch(name)) and \
+                    name not in self.unfound:
+                self.unfound.append(name)   # (said where a name it may define is missing)
             # the toolkit's or the C++ library's: known without reading it; cuda-samples'
             # helper_cuda.h also defines a macro kernels' launches use (`MAX(a, b)`, as it
             # writes it, where not defined before)
