@@ -398,7 +398,6 @@ class _Machine(Evaluator):
         self._numbers = {id(x): n for n, x in enumerate(k.statements())} \
             if self.signature is not None else {}
         self.exited = np.zeros(total, bool)    # threads that executed `return`
-        self.any_exited = False
         self.returns = 0    # `return`s executed: a block's lanes are filtered again after one
         self._returning: dict[int, bool] = {}   # loop id -> a `return` inside it
         self.params = launch.params
@@ -634,7 +633,7 @@ class _Machine(Evaluator):
         try:
             active, first, count, ceiling = idx, True, 0, self.loop_limit
             while active.size:
-                if self.any_exited:
+                if self.returns:
                     active = active[~self.exited[active]]
                 if limit is not None:  # lanes that have run their two iterations stop
                     active = active[self.iterations[var][active] < limit]
@@ -1049,14 +1048,13 @@ class _Machine(Evaluator):
 
     def _return(self, s: Return, idx: np.ndarray) -> None:
         self.exited[idx] = True
-        self.any_exited = True
         self.returns += 1
 
     def _sync(self, s: Sync, idx: np.ndarray) -> None:
         counts = np.bincount(self.block_lin[idx], minlength=self.nblocks)
         # threads that returned are not waited for (Volta and newer)
         live = self.tpb - np.bincount(self.block_lin[self.exited], minlength=self.nblocks) \
-            if self.any_exited else self.tpb
+            if self.returns else self.tpb
         # a grid barrier waits for every live thread of every block (of the blocks run)
         partial = np.flatnonzero((counts != live) | (counts == 0)) if s.grid else \
             np.flatnonzero((counts != 0) & (counts != live))
@@ -2123,7 +2121,7 @@ class _Machine(Evaluator):
         # lanes that exist in each warp (the last warp of a block may be partial)
         exists = (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32) \
             < self.tpb
-        if self.any_exited:  # lanes that returned are not waited for
+        if self.returns:  # lanes that returned are not waited for
             lanes = (warps // self.launch.warps_per_block)[:, None] * self.tpb + \
                 (warps % self.launch.warps_per_block)[:, None] * 32 + np.arange(32)
             exists &= ~self.exited[np.minimum(lanes, self.total - 1)]

@@ -62,7 +62,7 @@ class Race:
     element: tuple[int, ...]     # the array element both touch
     byte: int                    # byte offset in the block's window
     interval: str                # between which barriers
-    same_warp: bool = False      # every thread the access conflicts with is of its warp
+    same_warp: bool = False      # one warp of the block runs both sites in the interval
     #                              (warp-synchronous code; else a block barrier is missing)
 
     @property
@@ -423,8 +423,8 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
             # warp-synchronous code: one warp of the block runs both sites in the interval
             # (a reduction's tail under `if (tid < 32)`); where more do, a block barrier is
             # missing, whichever threads the data made conflict first
-            run = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
-            one_warp = np.unique(run[:, 6]).size == 1
+            both = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
+            one_warp = np.unique(both[:, 6]).size == 1
             start = rec.barrier_lines.get((b, ep))
             end = rec.barrier_lines.get((b, ep + 1))
             interval = ("before the first barrier" if start is None else
