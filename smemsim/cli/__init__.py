@@ -55,7 +55,8 @@ _INPUT_ERRORS = (KernelError, ArchError, RequestError, OccupancyError, UsageErro
 def create_parser() -> argparse.ArgumentParser:
     """The top-level parser (its sub-commands are the verb parsers, for --help)."""
     p = _Parser(prog="smemsim", description=(
-        "Shared-memory bank conflicts and occupancy of CUDA kernels described in kernels_ir."))
+        "Shared-memory bank conflicts and occupancy of CUDA kernels: a .cu as nvcc builds "
+        "it, Triton, numba, cupy and pycuda kernels, or a kernels_ir Python file."))
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     p.add_argument("--version", action="version", version=f"smemsim {_version()}")
     sub = p.add_subparsers(dest="verb", required=True, metavar="VERB")

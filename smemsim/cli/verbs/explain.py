@@ -109,7 +109,9 @@ def _chosen(analyses, number, line, text):
              if s.explainable and (line is None or _at_line(s, line))]
     if not found:
         if line is not None:
-            lines = sorted({str(s.loc) for _, r in analyses for s in r.sites})
+            places = {(s.loc.file, s.loc.line, s.loc.column): str(s.loc)
+                      for _, r in analyses for s in r.sites}
+            lines = [places[k] for k in sorted(places)]   # (by line, not as text)
             raise KernelError(f"no shared access site at {text}; the sites are at "
                               f"{', '.join(lines)}")
         raise KernelError(f"kernel '{analyses[0][0].name}' has only TMA and wgmma sites: "
