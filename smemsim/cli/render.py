@@ -77,7 +77,7 @@ def report_table(r: Report, explain_command: str | None = None,
         parts.append(Text(f"(left out at {width} columns: {', '.join(left_out)}; a wider "
                           "terminal or --json shows every column)"))
     for s in r.sites:
-        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {_shown_statement(s)}"))
+        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {shown_statement(s)}"))
     bounded = {c for s in r.sites if s.at_least for c in s.classes}
     for (name, tot), c in zip(_class_lines(r), _class_keys(r)):
         least = "at least " if c in bounded else ""
@@ -156,7 +156,7 @@ def report_table(r: Report, explain_command: str | None = None,
     return RichGroup(*parts)
 
 
-def _shown_statement(s) -> str:
+def shown_statement(s) -> str:
     """What a site's line shows: for a CUDA file, the source line itself (the statement the
     analysis counts is read from nvcc's PTX, whose registers the user never wrote); else the
     kernel's statement."""

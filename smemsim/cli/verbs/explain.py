@@ -51,7 +51,10 @@ def execute(args, console: Console) -> int:
                        matrices=site.matrices)
     w = site.worst.where
     its = ", ".join(f"{k}={v}" for k, v in w.iterations)
-    title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {site.statement}\n"
+    # (a .cu's own line, and the statement the analysis counts, read from nvcc's build)
+    shown = render.shown_statement(site)
+    title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {shown}\n" +
+             (f"as built: {site.statement}\n" if shown != site.statement else "") +
              f"worst request: block {w.block}, warp {w.warp}"
              + (f", iteration {its}" if its else ""))
     if args.json:
