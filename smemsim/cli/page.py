@@ -16,6 +16,7 @@ from html import escape
 from typing import Any
 
 from . import figures
+from .render import registers_text
 
 # per instruction class, the Nsight Compute counters (gpu_backend.measure.METRICS keys) that
 # hold its instructions and its wavefronts: ldmatrix/stmatrix wavefronts are inside the
@@ -454,7 +455,7 @@ def occupancy_view(o: dict[str, Any] | None) -> str:
                 "(registers per thread) or <code>--regs compile</code> (the build's count).</p>")
     limiter = ", ".join(o["limiters"])
     head = (f"<h3>Occupancy</h3><p>{escape(o['arch'])}: {o['block_size']} threads x "
-            f"{o['registers_per_thread']} registers{_allocated(o)}, "
+            f"{registers_text(o['registers_per_thread'], o['registers_allocated'])}, "
             f"{_n(o['static_smem'] + o['dynamic_smem'])} B "
             f"shared: {o['active_blocks']} blocks, {o['active_warps']} of "
             f"{o['max_warps_per_sm']} warps per SM (occupancy {o['occupancy']:.1%}), limited by "
@@ -496,9 +497,3 @@ def hazard_list(h: dict[str, Any] | None, k: str) -> str:
     items += [f"<li>warning: {escape(r['message'])} (both store the same value)"
               f"{_link(k, r['first_loc'])}</li>" for r in h["same_value_races"]]
     return "<h3>Hazards</h3><ul>" + "".join(items) + "</ul>"
-
-
-def _allocated(o: dict) -> str:
-    """ " (a launch allocates N)" where a launch allocates more registers than ptxas counts."""
-    n = o.get("registers_allocated", o["registers_per_thread"])
-    return "" if n == o["registers_per_thread"] else f" (a launch allocates {n})"

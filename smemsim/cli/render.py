@@ -323,13 +323,18 @@ def explain_view(req: WarpRequest, title: str) -> RichGroup:
     return RichGroup(*parts)
 
 
+def registers_text(count: int, allocated: int) -> str:
+    """"N registers", with what a launch allocates where that is more (at least 16)."""
+    return f"{count} registers" + ("" if allocated == count else
+                                   f" (a launch allocates {allocated})")
+
+
 def occupancy_view(o: Occupancy) -> Text:
     """The calculator's numbers, one per line."""
     limits = ", ".join(f"{k} {('-' if v is None else v)}" for k, v in o.limits.items())
-    allocated = (f" (a launch allocates {o.registers_allocated})"
-                 if o.registers_allocated != o.registers_per_thread else "")
     return Text("\n".join([
-        f"{o.arch}: {o.block_size} threads x {o.registers_per_thread} registers{allocated}, "
+        f"{o.arch}: {o.block_size} threads x "
+        f"{registers_text(o.registers_per_thread, o.registers_allocated)}, "
         f"{o.static_smem} B static + {o.dynamic_smem} B dynamic shared memory",
         f"active blocks per SM: {o.active_blocks} ({o.active_warps} of {o.max_warps_per_sm} "
         f"warps, occupancy {o.occupancy:.1%})",

@@ -50,7 +50,8 @@ def execute(args, console: Console) -> int:
         docs.append(jsonout.compile_json(c, rerun) | {"unexplained": unexplained})
         if args.json:
             continue
-        say(console, f"{kernel.name} for {c.arch}: {_registers(c.registers)}, {c.local} B "
+        regs = render.registers_text(c.registers, registers_allocated(c.registers))
+        say(console, f"{kernel.name} for {c.arch}: {regs}, {c.local} B "
                      f"local (spills), {c.static_smem} B static shared memory")
         for s in c.sites:
             say(console, ("  ok       " if s.ok else "  CHANGED  ") + s.describe())
@@ -81,7 +82,8 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
                         arrays=inputs(args, name, kernel, params))
     doc = jsonout.own_build_json(kernel, build, rerun)
     if not args.json:
-        say(console, f"{kernel.name} for {build.arch}: {_registers(build.registers)}, "
+        regs = render.registers_text(build.registers, registers_allocated(build.registers))
+        say(console, f"{kernel.name} for {build.arch}: {regs}, "
                      f"{build.stack} B stack frame ({build.spill_stores} B spilled), "
                      f"{build.static_smem} B static shared memory")
         for note in rerun.compiler:
@@ -90,10 +92,3 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
             say(console, "the analysis of what nvcc built:")
             console.print(render.report_table(rerun, width=console.width))
     return doc
-
-
-def _registers(count: int) -> str:
-    """ptxas's registers a thread, and what a launch allocates where that is more."""
-    allocated = registers_allocated(count)
-    return f"{count} registers" + ("" if allocated == count else
-                                   f" (a launch allocates {allocated})")
