@@ -104,6 +104,23 @@ def source_lines(python_file: str) -> None:
     _SOURCE_MAPS[path] = mapping
 
 
+_COUNTER = re.compile(r"iter_l(\d+)(?:_\d+)?")
+
+
+def counter_name(line: int | None) -> str:
+    """The name a frontend gives its count of a loop's iterations where the loop has no
+    variable of its own (nvcc's build of a `for`): `iter_l22` for the loop at source line
+    22; messages name it as that loop (loop_label)."""
+    return f"iter_l{line}" if line else "iter"
+
+
+def loop_label(name: str) -> str:
+    """A loop as a message names it: `loop 'k'` by its variable, `the loop at line 22` by
+    the line of a counter_name."""
+    m = _COUNTER.fullmatch(name)
+    return f"the loop at line {m.group(1)}" if m else f"loop '{name}'"
+
+
 class KernelError(Exception):
     """A malformed kernel: names the kernel, the statement and the builder's source line."""
 
@@ -151,8 +168,13 @@ class KernelRuntimeError(KernelError):
         if self.iterations:
             # the iteration's number, and the variable's value where that is not the same
             # (`for (j = -4; ...)`'s first iteration: `j=0 (j is -4)`, not a bare j=0)
-            lane.append("iteration " + ", ".join(
-                f"{k}={v}" + (f" ({k} is {self.values[k]})" if k in self.values and
-                              self.values[k] != v else "")
-                for k, v in self.iterations.items()))
+            named = {k: v for k, v in self.iterations.items() if not _COUNTER.fullmatch(k)}
+            if named:
+                lane.append("iteration " + ", ".join(
+                    f"{k}={v}" + (f" ({k} is {self.values[k]})" if k in self.values and
+                                  self.values[k] != v else "")
+                    for k, v in named.items()))
+            # (a loop with no variable of its own: its iteration's number and its line)
+            lane += [f"iteration {v} of {loop_label(k)}" for k, v in self.iterations.items()
+                     if k not in named]
         return f"{text} [{'; '.join(lane)}]" if lane else text

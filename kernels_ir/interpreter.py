@@ -21,7 +21,7 @@ import numpy as np
 
 from .coroutines import Scheduler
 from .dtypes import BY_NAME, from_storage, promote, to_storage
-from .errors import KernelError, KernelRuntimeError
+from .errors import KernelError, KernelRuntimeError, loop_label
 from .evaluate import Evaluator
 from .expr import Expr, Op, Var
 from .launch import Launch, resolve_launch
@@ -649,7 +649,7 @@ class _Machine(Evaluator):
                 first = False
                 self.exec_block(s.body, active)
                 if not self._advance(s, active):
-                    raise LaneFault(f"loop '{var.name}' steps by 0 and never ends",
+                    raise LaneFault(f"{loop_label(var.name)} steps by 0 and never ends",
                                     np.flatnonzero(self.eval(s.step, active) == 0)[:1])
                 if active.size == self.total:
                     self.iterations[var] += 1
@@ -660,7 +660,7 @@ class _Machine(Evaluator):
                     left = self._closed_form_trips(s, active, start=self.vars[var][active]) \
                         if ceiling < MAX_LOOP_ITERATIONS else None
                     if left is None:
-                        raise LaneFault(f"loop '{var.name}' ran {count:,} iterations without "
+                        raise LaneFault(f"{loop_label(var.name)} ran {count:,} iterations without "
                                         f"ending{self._limit_note(ceiling)}",
                                         np.zeros(1, np.int64))
                     # a counted loop that ends: run it out, where the interpreter's limit
@@ -958,12 +958,12 @@ class _Machine(Evaluator):
         var = s.var
         trips = self._closed_form_trips(s, idx)
         if trips is None:
-            raise KernelError(f"loop '{var.name}' was to be summed per block but has no "
+            raise KernelError(f"{loop_label(var.name)} was to be summed per block but has no "
                               "closed-form trip count (an analysis bug)", kernel=self.kernel.name)
         per_block = np.zeros(self.nblocks, np.int64)
         per_block[self.block_lin[idx]] = trips
         if (per_block[self.block_lin[idx]] != trips).any():
-            raise KernelError(f"loop '{var.name}' was to be summed per block but its trip "
+            raise KernelError(f"{loop_label(var.name)} was to be summed per block but its trip "
                               "count differs within a block (an analysis bug)",
                               kernel=self.kernel.name)
         self.vars[var][idx] = convert(self.eval(s.start, idx), var.dtype)
@@ -1035,7 +1035,7 @@ class _Machine(Evaluator):
     @staticmethod
     def _too_many(var: Var, count: int) -> str:
         """Why a counted loop is not run: more iterations than the interpreter runs."""
-        return (f"loop '{var.name}' runs {count:,} iterations in one entry, more than the "
+        return (f"{loop_label(var.name)} runs {count:,} iterations in one entry, more than the "
                 f"{MAX_LOOP_ITERATIONS:,} the interpreter runs one by one")
 
     @staticmethod

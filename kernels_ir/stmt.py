@@ -128,6 +128,8 @@ class SharedArray(_Indexable):
         # the source's `__shared__` variable this view reads, where a frontend knows it (a
         # view of nvcc's build of a `.cu`: the declaration `fix` edits); None otherwise
         self.variable: str | None = None
+        self.variable_at: int | None = None   # that variable's first byte in the buffer
+        self.variable_bytes: int | None = None   # and its size (None: to the buffer's end)
         buffer.views.append(self)
 
     @property

@@ -28,6 +28,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+import numpy as np
+
 from kernels_ir import Kernel, KernelError
 
 from .analysis import Report, analyze
@@ -119,6 +121,7 @@ def search_source(kernel: Kernel, source: SourceFile,
         elif s.variable not in names:
             names.append(s.variable)
     plan: list[tuple[str, LayoutChange]] = []
+    screen = None
     for name in names:
         try:
             decl = shared_declaration(source.path, kernel.name, name)
@@ -150,6 +153,9 @@ def search_source(kernel: Kernel, source: SourceFile,
             # 8 times 128 bytes too (a 32-double row wants Swizzle<4,0,5>)
             b, m, s = tried[0]
             tried += [(b, m, s + k) for k in (1, 2, 3)]
+        if screen is None:
+            screen = _Screen(kernel, params, arch, arrays, seed)
+        tried = screen.better(name, size, widest, tried, few)
         plan += [(name, LayoutChange(name, "swizzle", swizzle=swz)) for swz in tried]
     done = [0]
 
@@ -162,6 +168,8 @@ def search_source(kernel: Kernel, source: SourceFile,
         except KernelError as err:
             # (the statement the IR prints is the build's, not the user's: the line says it)
             why = re.sub(r", `[^`]*`", "", " ".join(str(err).split()))
+            # (the kernel is the table's; a fault's lane is the patched build's detail)
+            why = re.sub(r"^kernel '[^']*', |\s*\[block [^\]]*\]$", "", why)
             return item, None, None, in_users_file(why, source)
         finally:
             done[0] += 1
@@ -244,6 +252,88 @@ def swizzles(widest: int, size: int) -> list[tuple[int, int, int]]:
     m = (chunk // size).bit_length() - 1
     s = (128 // chunk).bit_length() - 1
     return [(b, m, s) for b in (s, s - 1, s - 2) if b >= 1]
+
+
+class _Screen:
+    """Every swizzle of a variable re-costed on the kernel's own trace (its requests' lane
+    addresses moved as the swizzle moves its elements), to find the ones worth a build:
+    the canonical swizzles() send each 128-byte row's chunks apart, which misses a tile
+    whose conflicting lanes are rows further apart (a transposed 64-float SGEMM tile stored
+    at rows k, k+4, k+8, k+12: Swizzle<2,3,5>, `m ^ (((k >> 2) & 3) << 3)`). The build may
+    still count otherwise (ptxas merges or splits the swizzled accesses): only the builds
+    are proposed."""
+
+    BUILT = 2   # swizzles built beyond the canonical ones, where the screen finds better
+
+    def __init__(self, kernel: Kernel, params, arch: str, arrays, seed: int):
+        from kernels_ir import resolve_launch
+        from .slicing import slice_kernel
+        from .trace import trace_launch
+        self.kernel, self.arch = kernel, arch
+        self.trace = None
+        # (a run on data keeps every request it issues: no screen there)
+        if not slice_kernel(kernel).data_dependent:
+            launch = resolve_launch(kernel, params)
+            self.window = max(launch.smem_window, 1)
+            self.dynamic = launch.dynamic_smem
+            self.trace = trace_launch(kernel, launch, arrays, seed)
+
+    def better(self, name: str, size: int, widest: int, tried: list, few: bool) -> list:
+        """`tried`, and before them (`few`: instead of them) the swizzles whose re-costed
+        wavefronts are below every one of `tried`'s, fewest first."""
+        sites = [s for s in self.kernel.sites() if not (s.BULK or s.GMMA) and
+                 getattr(s.array, "variable", None) == name]
+        views = {id(s.array): s.array for s in sites}
+        bases = {getattr(v, "variable_at", None) for v in views.values()}
+        if self.trace is None or not sites or None in bases or len(bases) != 1:
+            return tried
+        base, = bases
+        view = next(iter(views.values()))
+        nbytes = view.variable_bytes if view.variable_bytes is not None else \
+            (self.dynamic if view.buffer.dynamic else view.buffer.nbytes) - base
+        length = nbytes // size
+        costs = {swz: self._cost(sites, base, base + nbytes, size, swz) for swz in
+                 _all_swizzles(widest, size, length) + list(tried)}
+        floor = min(costs[swz] for swz in tried)
+        found = sorted((c, swz) for swz, c in costs.items()
+                       if c < floor and swz not in tried)
+        found = [swz for _, swz in found[:1 if few else self.BUILT]]
+        return (found or tried)[:1] if few else found + list(tried)
+
+    def _cost(self, sites, base: int, end: int, size: int, swz) -> int:
+        from .banks import warp_requests
+        b, m, s = swz
+        total = 0
+        for stmt in sites:
+            st = self.trace.sites[stmt.site]
+            if not st.counts.size:
+                continue
+            at = st.patterns.astype(np.int64)
+            inside = (at >= base) & (at < end)
+            element, byte = np.divmod(np.where(inside, at - base, 0), size)
+            moved = element ^ (((element >> (m + s)) & ((1 << b) - 1)) << m)
+            at = np.where(inside, base + moved * size + byte, at)
+            cost = warp_requests(at, stmt.access_bytes, stmt.op, arch=self.arch,
+                                 window=self.window, matrices=stmt.matrices)
+            total += int((cost.wavefronts * st.counts).sum())
+        return total
+
+
+def _all_swizzles(widest: int, size: int, length: int) -> list[tuple[int, int, int]]:
+    """Every Swizzle<B, M, S> of a `length`-element array that keeps a `widest`-byte access
+    whole (2^M elements at least its bytes) and moves elements within the array (length a
+    multiple of 2^(B+M); bits M+S.. present)."""
+    m0 = (max(widest, size) // size).bit_length() - 1
+    out = []
+    for m in range(m0, m0 + 3):
+        for b in range(1, 6):
+            if length % (1 << (b + m)):
+                continue
+            for s in range(b, 11):
+                if (1 << (m + s)) >= length:
+                    break
+                out.append((b, m, s))
+    return out
 
 
 def _counted(variant: Kernel, params, arch: str, arrays, seed: int, registers):

@@ -399,3 +399,40 @@ def test_a_name_from_a_header_not_found_names_the_header(tmp_path):
            "with -I if the header defines it)" in err
     code, out, err = cli("analyze", str(f), "-I", str(tmp_path / "inc"))
     assert code == 0 and "block (16, 16, 1)" in out, err
+
+
+TRANSPOSED_STAGE = """
+__global__ void stage(const float *A, float *out)
+{
+    __shared__ float As[16][64];
+    const int tid = threadIdx.x;
+    const int aRow = tid / 4, aCol = (tid % 4) * 4;
+    float4 a = *reinterpret_cast<const float4 *>(&A[aRow * 16 + aCol]);
+    As[aCol + 0][aRow] = a.x;
+    As[aCol + 1][aRow] = a.y;
+    As[aCol + 2][aRow] = a.z;
+    As[aCol + 3][aRow] = a.w;
+    __syncthreads();
+    float4 v = *reinterpret_cast<const float4 *>(&As[tid / 16][(tid % 16) * 4]);
+    out[tid] = v.x + v.y + v.z + v.w;
+}
+int main() { float *a, *o; stage<<<1, 256>>>(a, o); return 0; }
+"""
+
+
+def test_fix_finds_the_swizzle_of_rows_further_apart_than_one(tmp_path):
+    """The third review's P4: an SGEMM's A tile stored transposed; a warp's stores hit rows
+    k = 0, 4, 8, 12 (+j) of 64 floats at 8 columns: 4 rows in each bank, 4 wavefronts
+    (8 warps x 4 stores = 32 requests, 128 wavefronts); the float4 reads of two rows are
+    4 quarter-warps each (8 x 4 = 32). Swizzle<2,3,5> (`m ^ (((k >> 2) & 3) << 3)`, chunks
+    of 8 floats kept whole) sends the 4 rows to 4 column groups: 32 + 32 = 64, no excess.
+    The three canonical swizzles (rows one apart) do not reach it; pad 4 leaves 32."""
+    f = tmp_path / "stage.cu"
+    f.write_text(TRANSPOSED_STAGE)
+    code, out, err = cli("fix", str(f))
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("stage: 160 shared wavefronts, 96 over ideal")
+    assert "As: Swizzle<2,3,5>: 160 -> 64 wavefronts, +0 B shared memory" in out
+    assert "return i ^ (((i >> 8) & 3u) << 3);" in out
+    pad = next(line for line in out.splitlines() if line.startswith("As     pad 4"))
+    assert pad.split()[3:5] == ["96", "32"], pad

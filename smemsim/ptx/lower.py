@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from kernels_ir import (MISALIGNED_TEXT, KernelBuilder, KernelError, SourceLoc, blockDim,
                         blockIdx, gridDim, threadIdx)
 from kernels_ir.dtypes import bf16, f16, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
-from kernels_ir.errors import located
+from kernels_ir.errors import counter_name, located
 from kernels_ir.wgmma import GmmaDescriptor
 from kernels_ir.expr import (COMPARE_OPS, Expr, Op, as_expr, bitcast, call, cast, const, lnot,
                              logical_and, logical_or, select, smax, smin)
@@ -164,6 +164,7 @@ class _Lowering(WmmaLowering):
         self.globals: dict[int, object] = {}
         self.views: dict[tuple, object] = {}
         self.shared_at: dict[str, int] = {}
+        self.shared_bytes: dict[str, int | None] = {}   # each variable's (None: `extern`)
         self.window = self.dynamic = None
         self.externs: set[str] = set()
         self.dynamic_base = 0
@@ -604,8 +605,8 @@ class _Lowering(WmmaLowering):
             for inst in self.blocks[name].insts:
                 line = self._loc(inst).line if inst.loc is not None else 0
                 if line > 0:   # (nvcc's `.loc 1 0 0` names no line)
-                    return self._fresh_name(f"iter_l{line}")
-        return self._fresh_name("iter")
+                    return self._fresh_name(counter_name(line))
+        return self._fresh_name(counter_name(None))
 
     def _flag_loop(self, loop) -> None:
         """The loop as a do-while of its flag, which each path through the body sets."""
@@ -674,6 +675,7 @@ class _Lowering(WmmaLowering):
         variables = [*self.module.shared, *self.entry.shared]
         # (static variables in the window, `extern` ones where the dynamic memory begins)
         self.shared_at.update(window_offsets(variables))
+        self.shared_bytes.update({v.name: v.nbytes for v in variables})
         offset = max((self.shared_at[v.name] + v.nbytes for v in variables
                       if v.nbytes is not None), default=0)
         align = max([16] + [v.align for v in variables if v.nbytes is not None])
@@ -1726,6 +1728,10 @@ class _Lowering(WmmaLowering):
                     name = f"{name}_{dtype.name}"
                 self.views[key] = self.k.view(array, self._fresh_name(name), dtype)
                 self.views[key].variable = local_name(addr.origin) if addr.origin else None
+                if addr.origin and addr.origin in self.shared_at:
+                    self.views[key].variable_at = self.shared_at[addr.origin] - \
+                        (self.dynamic_base if dynamic else 0)
+                    self.views[key].variable_bytes = self.shared_bytes[addr.origin]
             offset = retype(addr.offset, u32)
             if dynamic and self.dynamic_base:
                 offset = offset - self.dynamic_base
