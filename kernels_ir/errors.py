@@ -5,7 +5,7 @@ import contextlib
 import os
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -23,6 +23,9 @@ class SourceLoc:
     # the instructions of an inlined function on the line that called it)
     calls: tuple[tuple[str, int], ...] = ()
     function: str | None = None   # the inlined function the line is in, where known
+    # the source's own text of the statement, where a frontend read it (a `.cu` line as
+    # written, where the IR's statement is nvcc's build of it): messages show it
+    text: str | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         where = f"{_short(self.file)}:{self.line}"
@@ -121,6 +124,20 @@ def loop_label(name: str) -> str:
     return f"the loop at line {m.group(1)}" if m else f"loop '{name}'"
 
 
+def iterations_text(iterations, values=None) -> str:
+    """The loop iterations a lane is in (loop variable -> iteration from 0, or its pairs):
+    `iteration j=0 (j is -4)`, and a loop with no variable of its own by its number and its
+    line, `iteration 2 of the loop at line 10`."""
+    values = values or {}
+    pairs = list(iterations.items()) if hasattr(iterations, "items") else list(iterations)
+    named = [(k, v) for k, v in pairs if not _COUNTER.fullmatch(k)]
+    parts = ["iteration " + ", ".join(
+        f"{k}={v}" + (f" ({k} is {values[k]})" if k in values and values[k] != v else "")
+        for k, v in named)] if named else []
+    return ", ".join(parts + [f"iteration {v} of {loop_label(k)}" for k, v in pairs
+                              if _COUNTER.fullmatch(k)])
+
+
 class KernelError(Exception):
     """A malformed kernel: names the kernel, the statement and the builder's source line."""
 
@@ -138,7 +155,9 @@ class KernelError(Exception):
             where.append(f"kernel '{self.kernel}'")
         if self.loc:
             where.append(f"line {self.loc}")
-        if self.stmt:
+        if self.loc is not None and self.loc.text:
+            where.append(f"`{self.loc.text}`")
+        elif self.stmt:
             where.append(f"`{self.stmt}`")
         prefix = ", ".join(where)
         return f"{prefix}: {self.message}" if prefix else self.message
@@ -168,13 +187,5 @@ class KernelRuntimeError(KernelError):
         if self.iterations:
             # the iteration's number, and the variable's value where that is not the same
             # (`for (j = -4; ...)`'s first iteration: `j=0 (j is -4)`, not a bare j=0)
-            named = {k: v for k, v in self.iterations.items() if not _COUNTER.fullmatch(k)}
-            if named:
-                lane.append("iteration " + ", ".join(
-                    f"{k}={v}" + (f" ({k} is {self.values[k]})" if k in self.values and
-                                  self.values[k] != v else "")
-                    for k, v in named.items()))
-            # (a loop with no variable of its own: its iteration's number and its line)
-            lane += [f"iteration {v} of {loop_label(k)}" for k, v in self.iterations.items()
-                     if k not in named]
+            lane.append(iterations_text(self.iterations, self.values))
         return f"{text} [{'; '.join(lane)}]" if lane else text

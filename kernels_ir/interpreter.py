@@ -103,9 +103,10 @@ class PartialRun:
     # integer wrapped between them) or one of them faults, the loop runs whole instead, so
     # that the fault is reported at its first iteration
     endpoints: frozenset[int] = frozenset()
-    # `lanes_only`: ids of shuffles whose results the run does not read: the lanes they
-    # read are checked (a lane that does not execute one is a fault), their values are not
-    # evaluated (the run does not compute them) and their results are 0
+    # `lanes_only`: ids of shuffles and mma.sync whose results the run does not read: the
+    # lanes they read are checked (a lane that does not execute one, a warp not whole: a
+    # fault), their values are not evaluated (the run does not compute them) and their
+    # results are 0
     lanes_only: frozenset[int] = frozenset()
     # `guards`: the Ifs inside those loops whose condition is a conjunction of comparisons
     # affine in the loop variable at one width (If id -> the comparisons, locals written
@@ -1140,8 +1141,13 @@ class _Machine(Evaluator):
                 lane = int(np.flatnonzero((i < 0) | (i >= limit))[0])
                 span = f"{width} elements at " if width > 1 else ""
                 dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
+                # (a view of a source's variable is named as the source names it, its
+                # index in the elements the access reads: `s`'s u32 words)
+                variable = getattr(array, "variable", None)
+                named = f"'{array.name}'" if not variable or variable == array.name else \
+                    f"'{variable}' in {array.dtype} elements"
                 raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "
-                                f"'{array.name}' (valid 0..{extent - 1})", np.array([lane]))
+                                f"{named} (valid 0..{extent - 1})", np.array([lane]))
             term = i.astype(np.int64, copy=False)
             if stride != 1:
                 term = term * stride
@@ -2253,6 +2259,12 @@ class _Machine(Evaluator):
         double, the sum rounded once to f32 (or to f16 for an f16 accumulator; wrapped to
         32 bits for s32)."""
         keys, dense, lane = self._whole_warps("mma.sync", idx)
+        if self.partial is not None and id(s) in self.partial.lanes_only:
+            # (a run that reads none of its products: its warps checked whole, its
+            # operands, which that run does not compute, not read)
+            if s.dst not in self.vars:
+                self.vars[s.dst] = np.zeros((self.total, len(s.c)), s.dst.dtype.np)
+            return
         if s.atype == "f64":
             self._mma_f64(s, idx, dense, lane, keys.size)
             return

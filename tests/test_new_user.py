@@ -3,6 +3,7 @@ now answered: a `#pragma unroll` between a `for` and a body without braces, a ma
 build's -D defines, a fix --patch of a file of two kernels, a fix whose every change the
 patch cannot make."""
 import io
+import json
 
 from smemsim.cli import run
 from smemsim.cli.mcp_server import _quiet
@@ -436,3 +437,118 @@ def test_fix_finds_the_swizzle_of_rows_further_apart_than_one(tmp_path):
     assert "return i ^ (((i >> 8) & 3u) << 3);" in out
     pad = next(line for line in out.splitlines() if line.startswith("As     pad 4"))
     assert pad.split()[3:5] == ["96", "32"], pad
+
+
+WMMA_CHECK = """
+#include <cuda_fp16.h>
+#include <mma.h>
+using namespace nvcuda;
+__global__ void wmma_gemm(const half *A, const half *B, float *C, int K)
+{
+    __shared__ __align__(32) half As[16][16];
+    __shared__ __align__(32) half Bs[16][16];
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.f);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        for (int i = threadIdx.x; i < 256; i += blockDim.x) {
+            As[i / 16][i % 16] = A[(i / 16) * K + k0 + i % 16];
+            Bs[i / 16][i % 16] = B[(k0 + i / 16) * 16 + i % 16];
+        }
+        __syncthreads();
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+        wmma::load_matrix_sync(fa, &As[0][0], 16);
+        wmma::load_matrix_sync(fb, &Bs[0][0], 16);
+        wmma::mma_sync(acc, fa, fb, acc);
+        __syncthreads();
+    }
+    wmma::store_matrix_sync(C, acc, 16, wmma::mem_row_major);
+}
+int main() { half *a, *b; float *c; wmma_gemm<<<1, 32>>>(a, b, c, 64); return 0; }
+"""
+
+
+def test_check_of_a_wmma_kernel_runs_its_mma_without_the_operands(tmp_path):
+    """The fourth review's #1: check's address-only run computes no loaded value, so the
+    mma's operands are not there; it crashed reading them (KeyError, exit 3). The mma
+    now runs for its lanes only (its warp must be whole), as a shuffle does: no hazard."""
+    f = tmp_path / "wmma.cu"
+    f.write_text(WMMA_CHECK)
+    code, out, err = cli("check", str(f))
+    assert code == 0, out + err
+    assert "wmma_gemm (K=64): no hazard found" in out
+
+
+LOOPED = """
+__global__ void shift(const float *in, float *out, int n)
+{
+    __shared__ float s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    float acc = 0.f;
+    for (int k = 0; k < n; ++k)
+        acc += s[(threadIdx.x * 32 + k) % 256];
+    out[blockIdx.x * 256 + threadIdx.x] =
+        s[(threadIdx.x + ONE) % 256] + acc;
+}
+int main() { float *a, *b; shift<<<2, 256>>>(a, b, 8); return 0; }
+"""
+
+
+def test_the_table_has_a_row_a_line_and_messages_show_the_source(tmp_path):
+    """The reviews' P7 and P5: nvcc unrolls line 9's loop by 4 (sites 1-4) and keeps a
+    copy for other trip counts (site 5, no request at n = 8): one row for line 9, the idle
+    copy said once; line 11's statement, written over two lines, is shown whole, in the
+    table, in gcc's and SARIF's text and in JSON's `source`. Line 9: a warp's 32 lanes read
+    8 words (tid * 32 mod 256) of one bank, 8 wavefronts a request; 2 blocks x 8 warps x 8
+    iterations = 128 requests, 1,024 wavefronts."""
+    f = tmp_path / "looped.cu"
+    f.write_text(LOOPED)
+    code, out, err = cli("analyze", str(f), "-D", "ONE=1")
+    assert code == 0, err
+    rows = [line.split() for line in out.splitlines() if line[:5].strip() in
+            ("0", "1-4", "6")]
+    assert rows == [["0", "5", "s", "store", "4B", "16", "16", "16", "0", "1.00", "2%"],
+                    ["1-4", "9", "s", "load", "4B", "128", "1,024", "128", "896", "8.00",
+                     "97%"],
+                    ["6", "11", "s", "load", "4B", "16", "16", "16", "0", "1.00", "2%"]]
+    assert "not shown: site 5, which this launch never runs" in out
+    whole = "out[blockIdx.x * 256 + threadIdx.x] = s[(threadIdx.x + ONE) % 256] + acc;"
+    assert f"  site 6 (looped.cu:11:9): {whole}" in out.replace(str(tmp_path) + "/", "")
+    code, out, _ = cli("analyze", str(f), "-D", "ONE=1", "--format", "gcc")
+    assert "sites 1-4 (one line, 4 copies), `for (int k = 0; k < n; ++k) acc += " \
+        "s[(threadIdx.x * 32 + k) % 256];`: 896 excess wavefronts" in out, out
+    code, out, _ = cli("analyze", str(f), "-D", "ONE=1", "--json")
+    sites = json.loads(out)["results"][0]["sites"]
+    assert sites[6]["source"] == whole and "threadIdx.x + ONE" not in sites[6]["statement"]
+    # the loop nvcc runs in blocks of 4 has no variable of its own: named by its line
+    code, out, _ = cli("explain", str(f), "-D", "ONE=1", "1")
+    assert "worst request: block (0, 0, 0), warp 0, iteration 0 of the loop at line 9" in out
+
+
+WALK = """
+__global__ void walk(float *out, int n)
+{
+    __shared__ float s[256];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    float acc = 0.f;
+    for (int k = 0; k < n; ++k)
+        acc += s[threadIdx.x + 64 * k];
+    out[threadIdx.x] = acc;
+}
+int main() { float *b; walk<<<1, 256>>>(b, 4); return 0; }
+"""
+
+
+def test_a_fault_shows_the_source_line_and_the_variable(tmp_path):
+    """The fourth review's #5: a fault names the statement as written and the array as
+    declared (the build reads `s` through views of its words: `s_u32`, `s_f32`): thread
+    192 reads s[192 + 64] at k = 1."""
+    f = tmp_path / "walk.cu"
+    f.write_text(WALK)
+    code, out, _ = cli("check", str(f))
+    assert code == 1
+    assert "walk.cu:9:16, `for (int k = 0; k < n; ++k) acc += s[threadIdx.x + 64 * k];`: " \
+        "out of bounds: index 256 of 's' (valid 0..255) [block (0, 0, 0); thread (192, 0, " \
+        "0)]" in out, out

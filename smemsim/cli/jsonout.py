@@ -34,6 +34,7 @@ def report_json(r: Report) -> dict[str, Any]:
         "static_smem": r.static_smem, "dynamic_smem": r.dynamic_smem, "mode": r.mode,
         "sites": [{
             "site": s.site, "file": s.loc.file, "line": s.loc.line, "statement": s.statement,
+            "source": s.loc.text,
             # the calls the line was inlined at, innermost first (a helper's line)
             "calls": [{"file": f, "line": n} for f, n in s.loc.calls],
             "function": s.loc.function,

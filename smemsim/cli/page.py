@@ -15,6 +15,8 @@ import re
 from html import escape
 from typing import Any
 
+from kernels_ir.errors import iterations_text
+
 from . import figures
 from .render import registers_text
 
@@ -377,9 +379,9 @@ def details(item: dict[str, Any], k: str) -> str:
         w = s["worst"]
         if w is None:
             continue
-        its = ", ".join(f"{key}={v}" for key, v in w["iterations"].items())
+        its = iterations_text(w["iterations"])
         hist = ", ".join(f"{_n(h['requests'])} x {h['wavefronts']}" for h in s["histogram"][:8])
-        title = (f"site {s['site']}, line {s['line']}: {s['statement']}")
+        title = (f"site {s['site']}, line {s['line']}: {s.get('source') or s['statement']}")
         if s["site"] in maps:
             picture = figures.bank_map_svg(maps[s["site"]], title)
         elif not s["excess"]:

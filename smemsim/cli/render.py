@@ -12,6 +12,7 @@ from rich.text import Text
 from kernels_ir.layout import tma_swizzle
 
 from ..bulk import COUNTERS
+from .phrases import numbers_text, shown_statement, sites_word
 
 if TYPE_CHECKING:  # annotations only
     from ..analysis import Report
@@ -56,28 +57,28 @@ def report_table(r: Report, explain_command: str | None = None,
         parts.append(Text("no shared-memory accesses: nothing to analyze here"))
         return RichGroup(*parts)
     worst = _worst_site(r)
-    rows = [{"#": str(s.site), "line": str(s.loc.line),
-             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
-             "requests": ("≥" if s.at_least else "") + _count(s.requests),
-             "wavefronts": ("≥" if s.at_least else "") + _count(s.wavefronts),
-             "ideal": _count(s.ideal), "excess": _count(s.excess),
-             "wf/req": f"{s.wavefronts_per_request:.2f}", "%": f"{s.share:.0%}"}
-            for s in r.sites]
+    groups, idle = site_groups(r.sites)
+    rows = [_group_row(g) for g in groups]
     shown = [c for c, _ in _SITE_COLUMNS]
     left_out = []
-    t = _site_table(r, rows, shown, worst)
+    t = _site_table(groups, rows, shown, worst)
     for drop in _DROPPABLE:
         if width is None or _width_of(t) <= width:
             break
         shown.remove(drop)
         left_out.append(drop)
-        t = _site_table(r, rows, shown, worst)
+        t = _site_table(groups, rows, shown, worst)
     parts.append(t)
     if left_out:
         parts.append(Text(f"(left out at {width} columns: {', '.join(left_out)}; a wider "
                           "terminal or --json shows every column)"))
-    for s in r.sites:
-        parts.append(Text(f"  site {s.site} ({s.loc.chain()}): {shown_statement(s)}"))
+    for g in groups:
+        parts.append(Text(f"  {sites_word(g)} ({g[0].loc.chain()}): {shown_statement(g[0])}"))
+    if idle:
+        parts.append(Text(f"not shown: {sites_word(idle)}, which this launch never runs "
+                          "(code the build has for other launches: a loop's copies for "
+                          "other trip counts, a branch no thread takes); --json lists every "
+                          "site"))
     bounded = {c for s in r.sites if s.at_least for c in s.classes}
     for (name, tot), c in zip(_class_lines(r), _class_keys(r)):
         least = "at least " if c in bounded else ""
@@ -102,13 +103,14 @@ def report_table(r: Report, explain_command: str | None = None,
         # what the user changes
         lines: dict = {}
         for s in r.sites:
-            lines.setdefault((s.loc.file, s.loc.line), []).append(s)
+            if s.requests:
+                lines.setdefault((s.loc.file, s.loc.line), []).append(s)
         ranked = sorted(lines.values(), key=lambda ss: -sum(s.excess for s in ss))
         # (a line is named by its file too where the sites are in several: a header's)
         several = len({f for f, _ in lines}) > 1
         named = lambda s: f"{os.path.basename(s.loc.file)}:{s.loc.line}" if several \
             else f"line {s.loc.line}"  # noqa: E731
-        if len(lines) < len(r.sites) and len(r.sites) > 12:
+        if len(lines) < len(groups) and len(groups) > 12:
             parts.append(Text("by line, most excess first: " + "; ".join(
                 f"{named(ss[0])}: {sum(s.excess for s in ss):,} excess over "
                 f"{len(ss)} site{'s' if len(ss) > 1 else ''}"
@@ -156,37 +158,6 @@ def report_table(r: Report, explain_command: str | None = None,
     return RichGroup(*parts)
 
 
-def shown_statement(s) -> str:
-    """What a site's line shows: for a CUDA file, the source line itself (the statement the
-    analysis counts is read from nvcc's PTX, whose registers the user never wrote); else the
-    kernel's statement."""
-    if s.loc.file.endswith((".cu", ".cuh")):
-        text = _source_line(s.loc.file, s.loc.line)
-        if text:
-            return text
-    return s.statement
-
-
-def _source_line(file: str, line: int) -> str | None:
-    """One line of a source file, stripped (None where it cannot be read)."""
-    import os
-    try:
-        st = os.stat(file)
-    except OSError:
-        return None
-    key = (file, st.st_mtime_ns, st.st_size)   # (a long-lived process sees edits)
-    lines = _SOURCES.get(key)
-    if lines is None:
-        try:
-            with open(file, encoding="utf-8", errors="replace") as f:
-                lines = f.read().splitlines()
-        except OSError:
-            lines = []
-        _SOURCES[key] = lines
-    return " ".join(lines[line - 1].split()) if 0 < line <= len(lines) else None
-
-
-_SOURCES: dict[tuple, list[str]] = {}
 
 
 def _rules(r: Report) -> str:
@@ -207,15 +178,52 @@ def _worst_site(r: Report):
     return max(top, key=lambda s: s.excess)
 
 
-def _site_table(r: Report, rows: list[dict], shown: list[str], worst) -> Table:
+def site_groups(sites) -> tuple[list[list], list]:
+    """(groups, idle): the sites as the table shows them, one row per source place, array
+    and access (nvcc's unrolled copies of a line together), in the order of their first
+    site; and the sites no request of the launch reaches, left out of the rows where
+    others ran (a loop's copies for other trip counts)."""
+    ran = [s for s in sites if s.requests] or list(sites)
+    idle = [s for s in sites if s not in ran]
+    groups: dict = {}
+    for s in ran:
+        # (the statement a row shows: a CUDA file's line, the same for every copy; an IR
+        # kernel's own statement, which may differ on one line of its builder)
+        key = (s.loc.file, s.loc.line, s.loc.column, s.loc.calls, shown_statement(s),
+               s.shown, _access(s),
+               s.data_dependent, s.at_least, s.retry_loop, s.tma is not None)
+        groups.setdefault(key, []).append(s)
+    return list(groups.values()), idle
+
+
+def _group_row(g) -> dict:
+    """The table's cells of a group of sites: their sums."""
+    s = g[0]
+    requests, wavefronts = sum(x.requests for x in g), sum(x.wavefronts for x in g)
+    ideal = sum(x.ideal for x in g)
+    numbers = [x.site for x in g]
+    return {"#": str(s.site) if len(g) == 1 else
+            f"{numbers[0]}-{numbers[-1]}" if numbers_text(numbers).count("-") else
+            f"{numbers[0]}..{numbers[-1]}",
+            "line": str(s.loc.line),
+            "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
+            "requests": ("≥" if s.at_least else "") + _count(requests),
+            "wavefronts": ("≥" if s.at_least else "") + _count(wavefronts),
+            "ideal": _count(ideal), "excess": _count(wavefronts - ideal),
+            "wf/req": f"{wavefronts / requests if requests else 0:.2f}",
+            "%": f"{sum(x.share for x in g):.0%}"}
+
+
+def _site_table(groups, rows: list[dict], shown: list[str], worst) -> Table:
     """The site table with the columns `shown`, each as wide as its widest figure."""
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     for col, justify in _SITE_COLUMNS:
         if col in shown:
             t.add_column(col, justify=justify, no_wrap=True, overflow="fold",
                          min_width=max(len(col), *(len(row[col]) for row in rows)))
-    for s, row in zip(r.sites, rows):
-        style = "red" if s.excess and s is worst else ("yellow" if s.excess else None)
+    for g, row in zip(groups, rows):
+        excess = any(s.excess for s in g)
+        style = "red" if excess and worst in g else ("yellow" if excess else None)
         t.add_row(*(row[c] for c in shown), style=style)
     return t
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 
+from .phrases import shown_statement, sites_word
+
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 RULES = {
@@ -74,11 +76,12 @@ def _place_results(report, threshold: float | None) -> list[tuple[dict, list]]:
         bound = " (at least: the fewest passes of its retry loop; the GPU may run more)" \
             if any(s.at_least for s in sites) else ""
         first = sites[0]
-        which = f"site {first.site}" if len(sites) == 1 else \
-            f"sites {', '.join(str(s.site) for s in sites)} (one line, {len(sites)} copies)"
+        which = sites_word(sites) + (f" (one line, {len(sites)} copies)" if len(sites) > 1
+                                     else "")
         out.append((_result(
             "bank-conflict", "error" if over and failing else "warning",
-            f"{report.kernel}: {which}, {first.statement}: {excess:,} excess wavefronts over "
+            f"{report.kernel}: {which}, `{shown_statement(first)}`: {excess:,} excess "
+            "wavefronts over "
             f"{requests:,} requests ({(excess + ideal) / requests if requests else 0:.2f} per "
             f"request, {ratio:.2f} x ideal){bound}", first.loc), sites))
     return out

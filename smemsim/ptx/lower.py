@@ -165,6 +165,7 @@ class _Lowering(WmmaLowering):
         self.views: dict[tuple, object] = {}
         self.shared_at: dict[str, int] = {}
         self.shared_bytes: dict[str, int | None] = {}   # each variable's (None: `extern`)
+        self.statements: dict[tuple[str, int], str | None] = {}   # _statement_text's
         self.window = self.dynamic = None
         self.externs: set[str] = set()
         self.dynamic_base = 0
@@ -1107,9 +1108,29 @@ class _Lowering(WmmaLowering):
                                                                                       "")))]
         first = frames.index(mine[0]) if mine else 0
         top = frames[first]
-        return SourceLoc(files.get(top.file, "<ptx>"), top.line, top.column,
+        file = files.get(top.file, "<ptx>")
+        return SourceLoc(file, top.line, top.column,
                          tuple((files.get(f.file, "<ptx>"), f.line) for f in frames[first + 1:]),
-                         self.module.strings.get(top.function))
+                         self.module.strings.get(top.function), self._statement_text(file, top.line))
+
+    def _statement_text(self, file: str, line: int) -> str | None:
+        """The source's text of the statement at `line`, whitespace folded: the line, after
+        the lines before it that it continues (nvcc's line of a statement written over
+        several is the one where the access is)."""
+        key = (file, line)
+        if key not in self.statements:
+            text = self._source_line(file, line)
+            if text is not None:
+                text = " ".join(text.split())
+                for back in range(1, 4):
+                    before = self._source_line(file, line - back)
+                    before = " ".join((before or "").split())
+                    if not before or before.endswith((";", "{", "}", ":")) or \
+                            before.startswith(("#", "//", "/*", "* ", "*/")) or before == "*":
+                        break
+                    text = f"{before} {text}"
+            self.statements[key] = text or None
+        return self.statements[key]
 
     def _line_of_zero(self, inst: Inst):
         """The place of an instruction nvcc marks `.loc F 0` (code it made itself: a load it

@@ -4,11 +4,13 @@ from __future__ import annotations
 from rich.console import Console
 
 from kernels_ir import KernelError
+from kernels_ir.errors import iterations_text
 
 from ...analysis import analyze
 from ...banks import warp_request
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, kernels, one_kernel, print_json
+from ..phrases import shown_statement
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "why a site's worst request costs what it does"
@@ -50,13 +52,13 @@ def execute(args, console: Console) -> int:
     req = warp_request(site.worst.offsets, site.width, site.op, args.arch, window=r.window,
                        matrices=site.matrices)
     w = site.worst.where
-    its = ", ".join(f"{k}={v}" for k, v in w.iterations)
+    its = iterations_text(w.iterations)
     # (a .cu's own line, and the statement the analysis counts, read from nvcc's build)
-    shown = render.shown_statement(site)
+    shown = shown_statement(site)
     title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {shown}\n" +
              (f"as built: {site.statement}\n" if shown != site.statement else "") +
              f"worst request: block {w.block}, warp {w.warp}"
-             + (f", iteration {its}" if its else ""))
+             + (f", {its}" if its else ""))
     if args.json:
         print_json(console, [jsonout.request_json(req)], site=site.site, kernel=r.kernel)
     else:
