@@ -479,7 +479,7 @@ def test_check_of_a_wmma_kernel_runs_its_mma_without_the_operands(tmp_path):
     assert "wmma_gemm (K=64): no hazard found" in out
 
 
-UNROLLED = """
+LOOPS = """
 __global__ void shift(const float *in, float *out, int n)
 {
     __shared__ float s[256];
@@ -503,7 +503,7 @@ def test_the_table_has_a_row_a_line_and_messages_show_the_source(tmp_path):
     8 words (tid * 32 mod 256) of one bank, 8 wavefronts a request; 2 blocks x 8 warps x 8
     iterations = 128 requests, 1,024 wavefronts."""
     f = tmp_path / "looped.cu"
-    f.write_text(UNROLLED)
+    f.write_text(LOOPS)
     code, out, err = cli("analyze", str(f), "-D", "ONE=1")
     assert code == 0, err
     rows = [line.split() for line in out.splitlines() if line[:5].strip() in
