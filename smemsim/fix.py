@@ -83,6 +83,8 @@ class FixSearch:
     # the candidates are the user's file patched and built (smemsim.fix_built: arrays named
     # as declared, counts as built), not changes of the kernel's views
     built: bool = False
+    # where nothing helps: what else to try (a macro that sizes the rows elsewhere too)
+    hints: tuple[str, ...] = ()
 
 
 def _accesses(kernel: Kernel, arrays) -> list[Access]:

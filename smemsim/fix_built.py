@@ -121,15 +121,15 @@ def search_source(kernel: Kernel, source: SourceFile,
         elif s.variable not in names:
             names.append(s.variable)
     plan: list[tuple[str, LayoutChange]] = []
-    screen = None
+    screen, sizes, declarations = None, {}, {}
     for name in names:
         try:
-            decl = shared_declaration(source.path, kernel.name, name)
+            decl = declarations[name] = shared_declaration(source.path, kernel.name, name)
         except KernelError as err:
             skipped.append(f"{name}: {err}")
             continue
         mine = [v for v in kernel.shared if v.variable == name]
-        size = _element_size(decl.type, mine)
+        size = sizes[name] = _element_size(decl.type, mine)
         widest = max([s.width for s in baseline.sites if s.variable == name] or
                      [size or 4])
         if len(decl.extents) >= 2 and decl.extents[-1] is not None:
@@ -177,6 +177,17 @@ def search_source(kernel: Kernel, source: SourceFile,
                 progress(done[0], len(plan))
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
         results = list(pool.map(one, plan))
+        # then the paddings the screen finds better than those built, a row's length known
+        # from the first padded build (a 16 x 16 block's two rows a warp in a 20-float
+        # tile: 48 floats a row, 16 banks apart)
+        more = [] if few or screen is None else [
+            (name, LayoutChange(name, "pad", pad=pad)) for name in names
+            for pad in screen.paddings(name, sizes[name], [
+                (change.pad, counted[1]) for (n, change), counted, _, _ in results
+                if n == name and change.kind == "pad" and counted is not None])]
+        if more:
+            plan += more
+            results += list(pool.map(one, more))
     base_smem = kernel.built.static_smem if kernel.built is not None else kernel.static_smem
     candidates, failed = [], {}
     for (name, change), counted, patch, error in results:
@@ -219,9 +230,34 @@ def search_source(kernel: Kernel, source: SourceFile,
             skipped.append("every array's best together: " +
                            in_users_file(" ".join(str(err).split()), source))
             best = best[:1]
+    helped = {c.array for c in best}
+    hints = tuple(h for name in names if name not in helped and name in declarations
+                  for h in _macro_hint(source.path, declarations[name], sizes.get(name)))
     return FixSearch(kernel.name, baseline, baseline_warps,
                      _smem_blocks(kernel, arch, params), tuple(names), tuple(candidates),
-                     tuple(skipped), combined, combined_warps, tuple(best), built=True)
+                     tuple(skipped), combined, combined_warps, tuple(best), built=True,
+                     hints=hints)
+
+
+def _macro_hint(path: str, decl, size: int | None) -> list[str]:
+    """Where a padding of the declaration helped nothing and its last extent names a macro
+    the file #defines: the sweep that builds the file at other values of it (a macro
+    reaches every use of the row's length, a wmma `ldm`, a stride written by hand, where
+    the patch changes the declaration only)."""
+    last = decl.extents[-1] if decl.extents else None
+    if not last:
+        return []
+    text = pathlib.Path(path).read_text(errors="replace")
+    macros = [m for m in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", last))
+              if re.search(rf"^\s*#\s*define\s+{re.escape(m)}\b", text, re.M)]
+    if not macros:
+        return []
+    name = pathlib.Path(path).name
+    step = max(1, 16 // (size or 4))   # (rows moved by 16 bytes at a time)
+    return [f"{decl.name}: its rows are [{last}] long, and "
+            f"{' and '.join(macros)} may size them elsewhere too (a wmma ldm, a stride): "
+            f"the patch changes the declaration only; `smemsim sweep {name} -D "
+            f"{macros[-1]}=0:{8 * step}:{step}` builds the file at each value"]
 
 
 def _label(change) -> str:
@@ -300,9 +336,43 @@ class _Screen:
         found = [swz for _, swz in found[:1 if few else self.BUILT]]
         return (found or tried)[:1] if few else found + list(tried)
 
-    def _cost(self, sites, base: int, end: int, size: int, swz) -> int:
+    def paddings(self, name: str, size: int, built: list) -> list[int]:
+        """Paddings of `name`'s rows (in its `size`-byte elements) that re-cost below every
+        padding `built` ((pad, the patched kernel) pairs) and keep each access aligned,
+        fewest wavefronts first (at most BUILT). A row's length is read off the first
+        padded build: its variable grows by the pad times its rows."""
+        sites = [s for s in self.kernel.sites() if not (s.BULK or s.GMMA) and
+                 getattr(s.array, "variable", None) == name]
+        if self.trace is None or not sites or not built:
+            return []
+        view = sites[0].array
+        base, nbytes = view.variable_at, view.variable_bytes
+        pad, variant = built[0]
+        grown = next((v.variable_bytes for v in variant.shared
+                      if v.variable == name and v.variable_bytes), None)
+        if base is None or not nbytes or not grown or grown <= nbytes or \
+                (grown - nbytes) % (pad * size):
+            return []
+        rows = (grown - nbytes) // (pad * size)
+        if nbytes % (rows * size):
+            return []
+        row = nbytes // (rows * size)    # a row's elements, unpadded
+        step = max(1, max(s.access_bytes for s in sites) // size)
+        costs = {}
+        for p in range(step, max(128 // size, step) + 1, step):
+            cost = self._cost(sites, base, base + nbytes, size, None, (row, p))
+            if cost is not None:
+                costs[p] = cost
+        floor = min((costs[p] for p, _ in built if p in costs), default=None)
+        if floor is None:
+            return []
+        done = {p for p, _ in built}
+        found = sorted((c, p) for p, c in costs.items() if c < floor and p not in done)
+        return [p for _, p in found[:self.BUILT]]
+
+    def _cost(self, sites, base: int, end: int, size: int, swz, padding=None) -> int | None:
         from .banks import warp_requests
-        b, m, s = swz
+        b, m, s = swz or (0, 0, 0)
         total = 0
         for stmt in sites:
             st = self.trace.sites[stmt.site]
@@ -311,10 +381,18 @@ class _Screen:
             at = st.patterns.astype(np.int64)
             inside = (at >= base) & (at < end)
             element, byte = np.divmod(np.where(inside, at - base, 0), size)
-            moved = element ^ (((element >> (m + s)) & ((1 << b) - 1)) << m)
+            if padding is not None:   # (row, pad): each row `pad` elements longer
+                row, pad = padding
+                moved = element // row * (row + pad) + element % row
+                if ((base + moved * size + byte) % stmt.access_bytes)[inside].any():
+                    return None   # a vector split across the new rows: the GPU faults
+            else:
+                moved = element ^ (((element >> (m + s)) & ((1 << b) - 1)) << m)
             at = np.where(inside, base + moved * size + byte, at)
+            # (a padded variable grows the window)
+            window = max(self.window, int(at.max()) + stmt.access_bytes)
             cost = warp_requests(at, stmt.access_bytes, stmt.op, arch=self.arch,
-                                 window=self.window, matrices=stmt.matrices)
+                                 window=window, matrices=stmt.matrices)
             total += int((cost.wavefronts * st.counts).sum())
         return total
 

@@ -253,3 +253,28 @@ def test_a_patch_whose_kernel_races_where_the_original_does_not_is_found(tmp_pat
     assert new and what.startswith("has ") and what.endswith("the original 0 and 0")
     assert _hazards(kernels[0], kernels[0], None, None, "sm_90") == (
         "no race or fault the original has not (check of block 0)", False)
+
+
+def test_a_patch_that_changes_what_the_kernel_computes_is_found():
+    """A layout change moves bytes, not values: where the file reads the array's rows in a
+    way the patch does not change (a wmma ldm, a stride written by hand), the patched
+    kernel computes other values; the check runs both on the same inputs (first and last
+    blocks) and names the first array that differs."""
+    from kernels_ir import KernelBuilder, f32, threadIdx
+
+    from smemsim.cli.fixpatch import _changed_results
+
+    def scaled(by: float):
+        k = KernelBuilder("scale")
+        src = k.global_array("src", f32, 64)
+        dst = k.global_array("dst", f32, 64, intent="out")
+        t = k.shared("t", f32, (64,))
+        t[threadIdx.x] = src[threadIdx.x] * by
+        k.syncthreads()
+        dst[threadIdx.x] = t[63 - threadIdx.x]
+        k.launch(grid=(2,), block=(64,))
+        return k.build()
+    assert _changed_results(scaled(2.0), scaled(2.0), None, None) is None
+    why = _changed_results(scaled(2.0), scaled(3.0), None, None)
+    assert why.startswith("computes other values in 'dst' than the original (blocks 0 and "
+                          "1, the same inputs)"), why

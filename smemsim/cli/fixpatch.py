@@ -79,6 +79,10 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
         return NoPatch(str(err))
     counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
     hazards, new = _hazards(kernel, rebuilt, params, arrays, args.arch)
+    if not new:
+        changed = _changed_results(kernel, rebuilt, params, arrays)
+        if changed:
+            hazards, new = changed, True
     if new:
         why = (f"the patched kernel {hazards}: a bug of smemsim's patch, not written (please "
                "report it with your file)")
@@ -87,6 +91,32 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
         return NoPatch(why)
     original, patched, note = _as_built(args, kernel, rebuilt, params, arrays)
     return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
+
+
+def _changed_results(original, patched, params, arrays) -> str | None:
+    """What the patched kernel computes otherwise than the original, run on the same
+    inputs in its first and last blocks (None: the same): a layout change moves bytes, not
+    values, unless the file uses the array's rows in a way the patch does not change (a wmma
+    load's `ldm` argument, a stride written out by hand: the padded tile read at the old
+    stride)."""
+    import numpy as np
+
+    from kernels_ir import PartialRun, resolve_launch, run
+    grid = resolve_launch(original, params).grid
+    blocks = np.array(sorted({0, grid[0] * grid[1] * grid[2] - 1}), np.int64)
+    try:
+        before, after = (run(k, params, arrays, partial=PartialRun(blocks=blocks))
+                         for k in (original, patched))
+    except KernelError:
+        return None   # (a fault: the hazard check's to report)
+    differ = [name for name in before if name in after and
+              before[name].tobytes() != after[name].tobytes()]
+    if not differ:
+        return None
+    return (f"computes other values in '{differ[0]}' than the original (blocks "
+            f"{' and '.join(map(str, blocks.tolist()))}, the same inputs): the file uses the "
+            "array's rows somewhere the patch does not change (a wmma ldm argument, a "
+            "stride written by hand)")
 
 
 def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:

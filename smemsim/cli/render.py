@@ -416,7 +416,11 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
                           "hand where the patch cannot make it"))
     elif not f.best:
         parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
-                          "nothing is proposed"))
+                          "nothing is proposed; tried: " + ", ".join(
+                              f"{c.array} {c.label} ({c.wavefronts:,})"
+                              for c in f.candidates)))
+    for hint in f.hints:
+        parts.append(Text(hint))
     for c in f.best:
         cost = "" if c.smem_blocks == f.baseline_smem_blocks else \
             f", shared memory allows {_blocks(c.smem_blocks)} blocks/SM instead of " \

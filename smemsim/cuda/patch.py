@@ -97,8 +97,11 @@ def _declarations(root, name: str) -> list:
     for node in walk(root):
         if node.type != "declaration" or "__shared__" not in text(node).split("=")[0]:
             continue
+        # (tree-sitter may run a declaration it misreads, `__align__(32) half t[16];`, on
+        # into the statements after it: the declaration ends at its first `;`)
+        end = node.start_byte + len(text(node).split(";")[0].encode())
         for d in walk(node):
-            if d.type != "array_declarator":
+            if d.type != "array_declarator" or d.start_byte > end:
                 continue
             inner = d
             while inner.type == "array_declarator":
@@ -235,8 +238,13 @@ def shared_declaration(file: str, kernel: str, name: str) -> SharedDeclaration:
     node = decl
     while node is not None and node.type != "declaration":
         node = node.parent
-    kind = node.child_by_field_name("type") if node is not None else None
-    return SharedDeclaration(name, text(kind) if kind is not None else "",
+    # the element type: the words before the declarator, its qualifiers left out
+    # (tree-sitter reads `__shared__ __align__(32) half t[..]`'s type as `__align__`)
+    head = text(node)[:decl.start_byte - node.start_byte] if node is not None else ""
+    head = re.sub(r"\b(__align__|alignas|__declspec)\s*\([^)]*\)", " ", head)
+    kind = " ".join(w for w in head.split() if w not in (
+        "__shared__", "extern", "static", "__device__", "volatile", "const", "*"))
+    return SharedDeclaration(name, kind,
                              tuple(None if x is None else text(x) for x in _extents(decl)),
                              decl.start_point[0] + 1)
 
