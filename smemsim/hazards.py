@@ -72,13 +72,23 @@ class Race:
         C++ memory model and costs a store."""
         return self.kind == "same-value write-write"
 
-    def describe(self) -> str:
-        """One line for people."""
+    @property
+    def places(self) -> tuple:
+        """The race's kind and its two source places, whichever site is first: the races
+        of one place pair are one bug (nvcc's unrolled copies of the lines)."""
+        where = sorted((loc.file, loc.line, loc.column, loc.calls)
+                       for loc in (self.first_loc, self.second_loc))
+        return (self.kind, *where)
+
+    def describe(self, copies: int = 1) -> str:
+        """One line for people (`copies`: the site pairs of its places it stands for)."""
         idx = "".join(f"[{i}]" for i in self.element)
+        more = f" (and {copies - 1} more site pair(s) of these lines: the build's copies " \
+            "of them)" if copies > 1 else ""
         return (f"{self.kind} race on {self.array}{idx} (byte {self.byte}) in block "
                 f"{self.block}: site {self.first} ({self.first_loc.chain()}) by thread "
                 f"{self.threads[0]} and site {self.second} ({self.second_loc.chain()}) by "
-                f"thread {self.threads[1]}, {self.interval}")
+                f"thread {self.threads[1]}, {self.interval}{more}")
 
 
 @dataclass(frozen=True)
@@ -116,6 +126,14 @@ class HazardReport:
     def clean(self) -> bool:
         """No hazard that can change a result (same-value writes are only warnings)."""
         return not (self.races or self.faults or self.limits)
+
+    def by_place(self, races=None) -> list[tuple[Race, int]]:
+        """(the first race, how many) of each kind and pair of source places among
+        `races` (default: the order-dependent ones), in their order."""
+        groups: dict = {}
+        for r in self.races if races is None else races:
+            groups.setdefault(r.places, []).append(r)
+        return [(rs[0], len(rs)) for rs in groups.values()]
 
 
 # ---------------------------------------------------------------- the static barrier graph
@@ -429,15 +447,19 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
             end = rec.barrier_lines.get((b, ep + 1))
             interval = ("before the first barrier" if start is None else
                         f"after the barrier at line {start}") + \
-                       ("" if end is None else f" and before the one at line {end}")
+                       ("" if end is None else " and before its next pass (a loop's)"
+                        if end == start else f" and before the one at line {end}")
             thread = lambda t: (int(t % launch.threads_per_block) % bx,
                                 int(t % launch.threads_per_block) // bx % by,
                                 int(t % launch.threads_per_block) // (bx * by))
             found.append(Race(int(first[4]), int(second[4]), sites[int(first[4])].loc,
                               sites[int(second[4])].loc, kind,
                               (b % gx, b // gx % gy, b // (gx * gy)),
-                              (thread(first[3]), thread(second[3])), array.name, index,
-                              byte, interval, one_warp))
+                              (thread(first[3]), thread(second[3])),
+                              # (a view of a source's variable: the variable, by its byte)
+                              array.variable or array.name,
+                              index if not array.variable or array.variable == array.name
+                              else (), byte, interval, one_warp))
             if len(found) >= limit:
                 return found
         if len(found) >= limit:

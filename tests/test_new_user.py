@@ -629,3 +629,41 @@ def test_fix_that_finds_nothing_lists_what_it_tried_and_the_macro_to_sweep(tmp_p
         "proposed; tried: As pad 2 (24), As pad 8 (24)" in out
     assert "As: its rows are [16 + APAD] long, and APAD may size them elsewhere too" in out
     assert "`smemsim sweep ldm.cu -D APAD=0:64:8` builds the file at each value" in out
+
+
+DOUBLE_BUFFER = """
+__global__ void dbuf(const float *in, float *out, int ntiles)
+{
+    __shared__ float buf[2][128];
+    int tid = threadIdx.x;
+    float acc = 0.f;
+    buf[0][tid] = in[tid];
+    for (int t = 0; t < ntiles; t++) {
+        if (t + 1 < ntiles)
+            buf[(t + 1) & 1][tid] = in[(t + 1) * 128 + tid];
+        __syncthreads();
+        acc += buf[t & 1][(tid + 32) % 128];
+    }
+    out[tid] = acc;
+}
+int main() { float *a, *b; dbuf<<<1, 128>>>(a, b, 8); return 0; }
+"""
+
+
+def test_a_race_of_unrolled_copies_is_said_once_and_its_barrier_as_the_loops(tmp_path):
+    """The fourth review's #8: iteration t stores the next tile into the buffer iteration
+    t - 1 read, with no barrier between: one race (line 12's read, line 10's store), which
+    nvcc's unrolled copies made four lines "after the barrier at line 11 and before the one
+    at line 11". Now one line, its copies counted, the interval as the loop's; in gcc's
+    format too."""
+    f = tmp_path / "dbuf.cu"
+    f.write_text(DOUBLE_BUFFER)
+    code, out, _ = cli("check", str(f))
+    assert code == 1
+    races = [line for line in out.splitlines() if "race on" in line]
+    assert len(races) == 1, out
+    assert "read-write race on buf[0] (byte 0) in block (0, 0, 0)" in races[0]
+    assert "after the barrier at line 11 and before its next pass (a loop's) (and 3 more " \
+        "site pair(s) of these lines" in races[0]
+    code, out, _ = cli("check", str(f), "--format", "gcc")
+    assert len([line for line in out.splitlines() if "[smemsim:shared-race]" in line]) == 1

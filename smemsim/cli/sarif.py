@@ -93,9 +93,11 @@ def hazard_results(h) -> list[dict]:
     out = [_result("fault", "error", f.message + (f" (and {f.blocks - 1} more block(s))"
                                                   if f.blocks > 1 else ""), f.loc)
            for f in h.faults]
-    out += [_result("shared-race", "error", r.describe(), r.second_loc) for r in h.races]
-    out += [_result("shared-race", "warning", r.describe(), r.second_loc)
-            for r in h.same_value]
+    # (one result a pair of source places: the build's copies of the lines are one bug)
+    out += [_result("shared-race", "error", r.describe(n), r.second_loc)
+            for r, n in h.by_place()]
+    out += [_result("shared-race", "warning", r.describe(n), r.second_loc)
+            for r, n in h.by_place(h.same_value)]
     out += [_result("launch-limit", "error", f"{h.kernel}: {text}", None) for text in h.limits]
     return out
 

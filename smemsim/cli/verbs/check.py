@@ -100,12 +100,13 @@ def _print(console: Console, h) -> None:
         f"{h.kernel} ({shown}): no hazard that changes a result; warnings:")
     faults = [f.message + (f" (and {f.blocks - 1} more block(s) at this statement)"
                            if f.blocks > 1 else "") for f in h.faults]
-    for line in faults + [r.describe() for r in h.races] + list(h.limits):
+    races = h.by_place()
+    for line in faults + [r.describe(n) for r, n in races] + list(h.limits):
         say(console, f"  {line}")
-    warp = [r for r in h.races if r.same_warp]
+    warp = [r for r, _ in races if r.same_warp]
     if warp:
-        which = "this race is" if len(h.races) == 1 else \
-            f"all {len(warp)} of these races are" if len(warp) == len(h.races) else \
+        which = "this race is" if len(races) == 1 else \
+            f"all {len(warp)} of these races are" if len(warp) == len(races) else \
             f"{len(warp)} of these races {'are' if len(warp) > 1 else 'is'}"
         say(console, f"  {which} between threads of one warp: "
                      "warp-synchronous code. From sm_70 a warp's threads need not run in "
@@ -116,6 +117,6 @@ def _print(console: Console, h) -> None:
                      "more; there may be others)")
     if h.unchecked:
         say(console, f"  {h.unchecked}")
-    for r in h.same_value:
-        say(console, f"  warning: {r.describe()} (both store the same value: the result does "
+    for r, n in h.by_place(h.same_value):
+        say(console, f"  warning: {r.describe(n)} (both store the same value: the result does "
                      "not depend on the order; compute-sanitizer does not report it)")
