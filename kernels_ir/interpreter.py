@@ -1371,7 +1371,7 @@ class _Machine(Evaluator):
             # the result is unused: one unbuffered ufunc.at applies every lane, in thread
             # order per address as below (it applies its indices in order), without a pass
             # per rank (a histogram's 256 lanes at one bin took 256 passes)
-            with np.errstate(over="ignore"):
+            with np.errstate(over="ignore", invalid="ignore"):   # (inf - inf: NaN, as the GPU)
                 at_once.at(memory, first, value)
             return
         old = np.empty(idx.size, array.dtype.np)
@@ -1380,7 +1380,7 @@ class _Machine(Evaluator):
         at = first[order]
         starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
         rank = np.arange(at.size) - np.repeat(starts, np.diff(np.r_[starts, at.size]))
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             for r in range(int(rank.max()) + 1 if rank.size else 0):
                 lanes = order[rank == r]
                 where = first[lanes]

@@ -1,4 +1,5 @@
-"""Loops that retry until a store to shared memory survives, whose passes the GPU decides.
+"""Loops that retry until a store to shared memory survives, whose passes the GPU decides
+(a compare-and-swap loop written by hand is one: its atomicCAS is the store it retries).
 
 The histograms written before shared atomics (cuda-samples' old histogram256, Rodinia's
 histogram1024) tag each lane's increment and retry until the word holds their own tag:
@@ -22,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kernels_ir import Kernel, Load, Loop, Store
-from kernels_ir.stmt import Assign, If, Let, SharedArray, walk
+from kernels_ir.stmt import Assign, Atomic, If, Let, SharedArray, walk
 
 from .slicing import references
 
@@ -42,8 +43,10 @@ def retry_loops(kernel: Kernel) -> tuple[RetryLoop, ...]:
     out = []
     for loop in (s for s in walk(kernel.body) if isinstance(s, Loop)):
         body = list(walk(loop.body))
+        # (a compare-and-swap loop's atomic is its store and its re-read: `do { assumed =
+        # old; old = atomicCAS(&s[i], assumed, f(assumed)); } while (old != assumed);`)
         stored = {x.array.name for x in body
-                  if isinstance(x, Store) and isinstance(x.array, SharedArray)}
+                  if isinstance(x, (Store, Atomic)) and isinstance(x.array, SharedArray)}
         if not stored:
             continue
         # the variables the loop's continuation reads, closed over the body's definitions
@@ -54,10 +57,10 @@ def retry_loops(kernel: Kernel) -> tuple[RetryLoop, ...]:
             for x in body:
                 if not wanted & set(x.defines()):
                     continue
-                if isinstance(x, Load) and isinstance(x.array, SharedArray) and \
+                if isinstance(x, (Load, Atomic)) and isinstance(x.array, SharedArray) and \
                         x.array.name in stored:
                     reread.add(x.array.name)
-                if isinstance(x, (Let, Assign, Load)):
+                if isinstance(x, (Let, Assign, Load, Atomic)):
                     more = references(x.exprs())[0] - wanted
                     if more:
                         wanted |= more
@@ -75,6 +78,6 @@ def retry_loops(kernel: Kernel) -> tuple[RetryLoop, ...]:
             out.append(RetryLoop(
                 loop.loc.line if loop.loc is not None else 0, name,
                 frozenset(x.site for x in body if getattr(x, "site", None) is not None),
-                frozenset(x.site for x in body if isinstance(x, Store) and
+                frozenset(x.site for x in body if isinstance(x, (Store, Atomic)) and
                           x.site is not None and x.array.name == name)))
     return tuple(out)
