@@ -452,7 +452,7 @@ class _Machine(Evaluator):
                             if v in self.vars})
 
     def _fault(self, stmt, message: str, gid: int) -> KernelRuntimeError:
-        return KernelRuntimeError(message, kernel=self.kernel.name, stmt=format_stmt(stmt),
+        return KernelRuntimeError(message, kernel=self.kernel.title, stmt=format_stmt(stmt),
                                   loc=stmt.loc, **self._where(gid))
 
     # ------------------------------------------------------------ expressions

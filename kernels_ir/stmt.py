@@ -1163,6 +1163,14 @@ class Kernel:
     # where the kernel was read from a compiler's build (a .cu through nvcc's): what that
     # build allocates (None: a kernel written in Python, or a build ptxas could not read)
     built: BuildResources | None = None
+    # the source's name of the instance where the kernel is a template's (`colsum<64,
+    # float>`; `name` stays a C identifier): what reports call it
+    instance: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The kernel as reports name it: its instance's source name, else its name."""
+        return self.instance or self.name
 
     def statements(self) -> Iterator:
         """Every statement in program order."""

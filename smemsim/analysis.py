@@ -333,7 +333,7 @@ def _assemble(kernel: Kernel, arch: str, rules: str, tr: Trace, rows: list[dict]
     sites = tuple(SiteReport(share=(r["wavefronts"] / total if total else 0.0), **r)
                   for r in rows)
     classes = class_totals(s.classes for s in sites)
-    return Report(kernel=kernel.name, arch=arch, rules=rules, params=dict(launch.params),
+    return Report(kernel=kernel.title, arch=arch, rules=rules, params=dict(launch.params),
                   grid=launch.grid, block=launch.block, dynamic_smem=launch.dynamic_smem,
                   static_smem=kernel.static_smem, window=window, sites=sites, classes=classes,
                   mode=tr.mode, blocks_traced=tr.blocks_run, compiler=kernel.notes)

@@ -252,7 +252,7 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             variant = apply(variant, c)
         combined = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
         combined_warps = _warps(variant, arch, registers, params)
-    return FixSearch(kernel.name, baseline, _warps(kernel, arch, registers, params),
+    return FixSearch(kernel.title, baseline, _warps(kernel, arch, registers, params),
                      _smem_blocks(kernel, arch, params), tuple(targets), tuple(candidates),
                      tuple(skipped), combined, combined_warps, tuple(best))
 

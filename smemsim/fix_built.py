@@ -233,7 +233,7 @@ def search_source(kernel: Kernel, source: SourceFile,
     helped = {c.array for c in best}
     hints = tuple(h for name in names if name not in helped and name in declarations
                   for h in _macro_hint(source.path, declarations[name], sizes.get(name)))
-    return FixSearch(kernel.name, baseline, baseline_warps,
+    return FixSearch(kernel.title, baseline, baseline_warps,
                      _smem_blocks(kernel, arch, params), tuple(names), tuple(candidates),
                      tuple(skipped), combined, combined_warps, tuple(best), built=True,
                      hints=hints)

@@ -608,7 +608,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     # array is checked that way or not at all
     agreement = layout_agreement(kernel, launch, arrays, seed, loop_limit)
     report = lambda result, checked: HazardReport(
-        kernel.name, dict(launch.params), tuple(r for r in result[0] if not r.benign),
+        kernel.title, dict(launch.params), tuple(r for r in result[0] if not r.benign),
         agreement, tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
         launch.num_blocks, None, "sliced", result[1])
     if blocks is None and launch.num_blocks > LARGE_GRID:
@@ -678,7 +678,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         if progress:
             progress(done, chosen.size)
     races = found
-    return HazardReport(kernel.name, dict(launch.params),
+    return HazardReport(kernel.title, dict(launch.params),
                         tuple(r for r in races if not r.benign),
                         tuple(faults.values()) + agreement,
                         tuple(x for x in limits if not x.startswith("note:")), pairs,

@@ -108,6 +108,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     nulls=tuple(g.name for g in host.globals if g.base is None and
                                 _is_zero(g.length)))
     kernel = _lower_as_built(module, text, entry, launch, host.name, arch, flags)
+    if "<" in key:   # (a template's instance: reports call it as --kernel does)
+        kernel = dataclasses.replace(kernel, instance=key)
     # (what the host side says of the launch it read: another launch of the kernel, say)
     return dataclasses.replace(kernel, notes=host.notes + kernel.notes) if host.notes \
         else kernel

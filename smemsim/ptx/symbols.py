@@ -28,8 +28,28 @@ def kernel_symbol(symbols, instance, error=KernelError) -> str:
     if not named:
         raise error(f"nvcc's build has no kernel '{instance.name}' (it has: "
                            f"{', '.join(sass) or 'none'})")
+    if instance.cxx is None:   # (overloads: a name the file defines twice)
+        shown = "; ".join(f"{_signature(sym)} ({sym})" for sym in named)
+        raise error(f"'{instance.name}' is overloaded: nvcc's build has {len(named)} kernels "
+                    f"of that name ({shown}); smemsim tells a file's kernels apart by "
+                    "name, so it cannot say which launch is which: give each its own name, "
+                    "or analyze one with --kernel SYMBOL and its launch (--launch-grid, "
+                    "--launch-block, -p param_N=VALUE)")
     raise error(f"nvcc's build has {len(named)} kernels named '{instance.name}' "
-                       f"({', '.join(named)}) and none is clearly {instance.cxx}")
+                f"({', '.join(named)}) and none is clearly {instance.cxx}")
+
+
+def _signature(symbol: str) -> str:
+    """`hist(int const*, int*, int)`: a symbol as the binutils demangler writes it (given
+    as data on its standard input), else the symbol."""
+    import shutil
+
+    from ..toolrun import run_tool
+    tool = shutil.which("c++filt")
+    if tool is None:
+        return symbol
+    text = run_tool([tool], input=symbol + "\n").stdout.strip()
+    return text[5:] if text.startswith("void ") else text or symbol
 
 
 def instance_symbol(symbols, instance) -> str | None:
