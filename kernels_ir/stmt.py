@@ -1166,6 +1166,10 @@ class Kernel:
     # the source's name of the instance where the kernel is a template's (`colsum<64,
     # float>`; `name` stays a C identifier): what reports call it
     instance: str | None = None
+    # the parameters whose values the host code chose the launch's grid or block by (a
+    # host if/else chain on a value it also passes): a value given for one alone leaves
+    # the launch as the host's value chose it
+    launch_inputs: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

@@ -739,3 +739,41 @@ def test_overloaded_kernels_are_named_with_their_signatures(tmp_path):
     assert "'hist' is overloaded: nvcc's build has 2 kernels of that name (" in err, err
     assert "_Z4histPKiPi" in err and "_Z4histPKiPf" in err
     assert "give each its own name, or analyze one with --kernel SYMBOL" in err
+
+
+CHAIN = """
+__global__ void norm(const float *x, float *y, int cols)
+{
+    __shared__ float sh[1024];
+    sh[threadIdx.x] = x[blockIdx.x * cols + threadIdx.x];
+    __syncthreads();
+    y[blockIdx.x * cols + threadIdx.x] = sh[blockDim.x - 1 - threadIdx.x];
+}
+int main()
+{
+    int rows = 8, cols = 2048;
+    float *x, *y;
+    int threads;
+    if (cols >= 4096) threads = 1024;
+    else if (cols >= 1024) threads = 256;
+    else threads = 128;
+    norm<<<rows, threads>>>(x, y, cols);
+    return 0;
+}
+"""
+
+
+def test_a_value_the_host_chose_the_launch_by_is_said_when_p_gives_it(tmp_path, capsys):
+    """The fourth review's #3: the host picks 256 threads for cols = 2048 (1024 at 8192);
+    `-p cols=8192` changes the kernel's parameter, not the host's choice: said, with the
+    --host that reads the host code at that value (block 1024)."""
+    f = tmp_path / "chain.cu"
+    f.write_text(CHAIN)
+    lengths = ["--length", "x=65536", "--length", "y=65536"]
+    code, out, err = cli("analyze", str(f), "-p", "cols=8192", *lengths)
+    assert code == 0 and "block (256, 1, 1)" in out
+    assert "the host code chose the launch's grid and block by its own value of cols; " \
+        "-p cols=8192 changes the kernel's parameter only (--host cols=8192" in \
+        err + capsys.readouterr().err
+    code, out, _ = cli("analyze", str(f), "--host", "cols=8192", *lengths)
+    assert code == 0 and "block (1024, 1, 1)" in out

@@ -46,7 +46,22 @@ def kernels(args) -> list:
         REFUSED.append(jsonout.error_json(err, message, EXIT_INPUT) | {"kernel": key})
     for _, kernel in out:
         _note_assumed_lengths(args, kernel)
+        _note_launch_inputs(args, kernel)
     return out
+
+
+def _note_launch_inputs(args, kernel) -> None:
+    """A -p value of a parameter whose host value chose the launch's grid or block (an
+    if/else chain in the host code) changes the parameter, not that choice: say so."""
+    import sys
+    given = {item.partition("=")[0].strip(): item.partition("=")[2].strip()
+             for item in getattr(args, "param", None) or ()}
+    for name in kernel.launch_inputs:
+        if name in given:
+            print(f"note: {kernel.title}: the host code chose the launch's grid and block by "
+                  f"its own value of {name}; -p {name}={given[name]} changes the kernel's "
+                  f"parameter only (--host {name}={given[name]} reads the host code with "
+                  "it, its choice of launch included)", file=sys.stderr)
 
 
 def ptx_reading(args) -> dict | None:

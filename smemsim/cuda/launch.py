@@ -126,6 +126,7 @@ def launch_of(unit, lowering):
                 f"the launch of '{lowering.name}' uses {err.message}: {hint}--launch-grid "
                 "and --launch-block", kernel=lowering.name,
                 loc=host_reader.u.loc(call)) from None
+    lowering.launch_inputs = tuple(sorted(host_reader.deciding))
     grid = given.get("grid", out[0])
     block = given.get("block", out[1])
     smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
@@ -677,6 +678,9 @@ class _Host:
             if pd is not None and pd.type == "identifier":
                 self.by_arg[text(a)] = text(pd)
         self.dims3, self.locals = {}, {}
+        # the kernel parameters whose host values an if/else chain of the launch tested
+        # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)
+        self.deciding: set[str] = set()
         # --host values by their expression with its spaces dropped (as value() looks them up)
         self.given = {"".join(k.split()): (k, v) for k, v in unit.options.hosts.items()}
         self.env: list[dict] = []  # the arguments of the host helpers being read
@@ -790,6 +794,8 @@ class _Host:
                     # (the host's own values: a variable the launch also passes is still
                     # the host's here, not the kernel parameter it becomes)
                     saved, self.by_arg = self.by_arg, {}
+                    self.deciding |= {saved[n] for n in re.findall(r"[A-Za-z_]\w*",
+                                                                   text(test)) if n in saved}
                     try:
                         holds = fold(self.value(test, depth + 1))
                     except CudaImportError:

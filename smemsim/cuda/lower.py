@@ -261,6 +261,8 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
             if defaults:
                 self.kb.defaults(**defaults)
             kernel = self.kb.build()
+        if getattr(self, "launch_inputs", ()):
+            kernel = dataclasses.replace(kernel, launch_inputs=self.launch_inputs)
         first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
         if others:

@@ -110,6 +110,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
     kernel = _lower_as_built(module, text, entry, launch, host.name, arch, flags)
     if "<" in key:   # (a template's instance: reports call it as --kernel does)
         kernel = dataclasses.replace(kernel, instance=key)
+    if host.launch_inputs:
+        kernel = dataclasses.replace(kernel, launch_inputs=host.launch_inputs)
     # (what the host side says of the launch it read: another launch of the kernel, say)
     return dataclasses.replace(kernel, notes=host.notes + kernel.notes) if host.notes \
         else kernel
