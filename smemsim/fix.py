@@ -56,6 +56,9 @@ class Candidate:
     # tensor maps whose swizzle changes with the array's (TMA copies of its bytes must lay
     # them as it is declared)
     maps: tuple[str, ...] = ()
+    # shared-memory instructions (warp requests) of the launch with the change: a build may
+    # split the accesses it merged (a swizzled float4 read as four LDS)
+    requests: int | None = None
 
     @property
     def label(self) -> str:

@@ -30,7 +30,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
-from kernels_ir import Kernel, KernelError
+from kernels_ir import Kernel, KernelError, resolve_launch
 
 from .analysis import Report, analyze
 from .cache import process_copy
@@ -200,7 +200,8 @@ def search_source(kernel: Kernel, source: SourceFile,
             name, change.kind, change.pad, change.swizzle, report.wavefronts, report.excess,
             smem - base_smem, warps, _smem_blocks(variant, arch, params),
             "; ".join(patch.edits[:1]), "; ".join(patch.edits[1:4]) +
-            (f"; and {len(patch.edits) - 4} more" if len(patch.edits) > 4 else "")))
+            (f"; and {len(patch.edits) - 4} more" if len(patch.edits) > 4 else ""),
+            requests=sum(s.requests for s in report.sites)))
     # (swizzles of as many wavefronts in swizzles()'s order: the one a report, which builds
     # only the first, shows too)
     tried = {(name, change.swizzle): n for n, (name, change) in enumerate(plan)}
@@ -210,13 +211,22 @@ def search_source(kernel: Kernel, source: SourceFile,
                        tried.get((c.array, c.swizzle), 0))
     candidates.sort(key=order)
     baseline_warps = _counted_warps(kernel, arch, registers, params)
+    launch = resolve_launch(kernel, params)
+    per_block = -(-launch.threads_per_block // 32)
+
+    def fewer_warps(c) -> bool:
+        """Fewer warps per SM than the file as it is, where that can matter: not where the
+        launch's blocks all fit on one SM at the change's occupancy (a 16-block grid)."""
+        if (c.active_warps or 0) >= (baseline_warps or 0):
+            return False
+        return launch.num_blocks > (c.active_warps or 0) // per_block
     best = []
     for name in names:
         better = [c for c in candidates if c.array == name and
                   c.wavefronts < baseline.wavefronts]
         # fewer wavefronts at fewer warps per SM is a trade the user makes, not fix
-        better.sort(key=lambda c: (prefer is not None and c.kind != prefer,
-                                   (c.active_warps or 0) < (baseline_warps or 0), *order(c)))
+        better.sort(key=lambda c: (prefer is not None and c.kind != prefer, fewer_warps(c),
+                                   *order(c)))
         if better:
             best.append(better[0])
     combined = combined_warps = None
@@ -233,6 +243,10 @@ def search_source(kernel: Kernel, source: SourceFile,
     helped = {c.array for c in best}
     hints = tuple(h for name in names if name not in helped and name in declarations
                   for h in _macro_hint(source.path, declarations[name], sizes.get(name)))
+    if kernel.instance is not None and best:
+        # (a template's declaration is every instance's)
+        hints += (f"the declaration is the template's: the patch changes every instance of "
+                  f"{kernel.instance.split('<')[0]}, not {kernel.instance} alone",)
     return FixSearch(kernel.title, baseline, baseline_warps,
                      _smem_blocks(kernel, arch, params), tuple(names), tuple(candidates),
                      tuple(skipped), combined, combined_warps, tuple(best), built=True,

@@ -4,6 +4,7 @@ build's -D defines, a fix --patch of a file of two kernels, a fix whose every ch
 patch cannot make."""
 import io
 import json
+import re
 
 from smemsim.cli import run
 from smemsim.cli.mcp_server import _quiet
@@ -777,3 +778,54 @@ def test_a_value_the_host_chose_the_launch_by_is_said_when_p_gives_it(tmp_path, 
         err + capsys.readouterr().err
     code, out, _ = cli("analyze", str(f), "--host", "cols=8192", *lengths)
     assert code == 0 and "block (1024, 1, 1)" in out
+
+
+def test_the_report_page_opens_on_a_race_before_any_count(tmp_path):
+    """The fourth review's #9: a page whose kernel races opened on "No bank conflicts" and
+    said the race only in its Hazards section, last. The race now comes first, once for
+    its lines, linked to the section."""
+    f = tmp_path / "dbuf.cu"
+    f.write_text(DOUBLE_BUFFER)
+    page = tmp_path / "page.html"
+    code, _, err = cli("report", str(f), "-o", str(page))
+    assert code == 0, err
+    html = page.read_text()
+    top = html.index("<b>Hazards: 1 race(s)</b>: read-write race on buf[0]")
+    assert top < html.index("<b>No bank conflicts:</b>")
+    assert 'href="#k0-hazards"' in html[top:top + 1000] and 'id="k0-hazards"' in html
+    assert "(4 site pairs of these lines)" in html
+
+
+COLSUM = """
+template <int N, typename T>
+__global__ void colsum(const T *in, T *out)
+{
+    __shared__ T t[N][N];
+    for (int r = 0; r < N; ++r)
+        t[r][threadIdx.x] = in[blockIdx.x * N * N + r * N + threadIdx.x];
+    __syncthreads();
+    T acc = 0;
+    for (int c = 0; c < N; ++c)
+        acc += t[threadIdx.x][c];
+    out[blockIdx.x * N + threadIdx.x] = acc;
+}
+int main() { float *a, *b; colsum<32, float><<<16, 32>>>(a, b); return 0; }
+"""
+
+
+def test_fix_of_a_template_instance_says_the_patch_is_every_instances(tmp_path):
+    """The fourth review's #10: the declaration fix patches is the template's, which every
+    instance shares: said. And a 16-block grid fits on one SM at either change's
+    occupancy, so fewer warps per SM is no trade there: the fewest wavefronts win."""
+    f = tmp_path / "colsum.cu"
+    f.write_text(COLSUM)
+    code, out, err = cli("fix", str(f), "--length", "in=16384", "--length", "out=512")
+    assert code == 0, err
+    assert out.splitlines()[0].startswith("colsum<32, float>: ")
+    assert "the declaration is the template's: the patch changes every instance of colsum, " \
+        "not colsum<32, float> alone" in out
+    best = next(line for line in out.splitlines() if line.startswith("t: "))
+    rows = [re.match(r"t +(pad \d+|Swizzle<[\d,]+>) +([\d,]+) ", line)
+            for line in out.splitlines() if line.startswith("t ")]
+    fewest = min(int(m.group(2).replace(",", "")) for m in rows if m)
+    assert f"-> {fewest:,} wavefronts" in best, out

@@ -243,15 +243,18 @@ def summary(item: dict[str, Any], k: str) -> str:
               for key, v in per_line.items()}
     waves = sum(c["wavefronts"] for v in per_line.values() for c in v["classes"].values())
     total = sum(excess.values())
+    # (a race or a fault changes results: it comes before any count)
+    hazards = _hazard_summary(item.get("hazards"), k)
     if not total:
-        return (f'<p class="summary"><b>No bank conflicts:</b> every shared-memory request is '
-                f"served in its ideal wavefronts ({_n(waves)} in all).</p>")
+        return hazards + (f'<p class="summary"><b>No bank conflicts:</b> every shared-memory '
+                          f"request is served in its ideal wavefronts ({_n(waves)} in all)."
+                          "</p>")
     worst = sorted(((e, key) for key, e in excess.items() if e), key=lambda x: -x[0])[:3]
     lines = ", ".join(
         f'<a href="#k{k}-L{line}">{escape(os.path.basename(file))}:{line}</a> '
         f"({_n(e)}, {100 * e / total:.0f}%)" for e, (file, line) in worst)
-    out = [f'<p class="summary"><b>{_n(total)} excess wavefronts</b> (bank conflicts: '
-           f"{a['excess_ratio']:.2f} x the ideal), most on {lines}.</p>"]
+    out = [hazards, f'<p class="summary"><b>{_n(total)} excess wavefronts</b> (bank '
+           f"conflicts: {a['excess_ratio']:.2f} x the ideal), most on {lines}.</p>"]
     f = item.get("fix")
     if f and f["best"]:
         after = f["combined"]["wavefronts"] if f["combined"] else f["best"][0]["wavefronts"]
@@ -261,6 +264,34 @@ def summary(item: dict[str, Any], k: str) -> str:
     elif f:
         out.append('<p class="summary">No padding or swizzle tried lowers the wavefronts.</p>')
     return "".join(out)
+
+
+def _race_places(races: list) -> list:
+    """The first race of each kind and pair of source lines (the build's copies of the
+    lines are one bug), with how many site pairs it stands for."""
+    groups: dict = {}
+    for r in races:
+        key = (r["kind"], *sorted(((x["file"], x["line"]) for x in (r["first_loc"],
+                                                                   r["second_loc"]))))
+        groups.setdefault(key, []).append(r)
+    return [(rs[0], len(rs)) for rs in groups.values()]
+
+
+def _hazard_summary(h: dict[str, Any] | None, k: str) -> str:
+    """What check found that changes results, first on the page: how many faults and races,
+    the first of them linked to its line."""
+    if h is None or h["clean"]:
+        return ""
+    races = _race_places(h["races"])
+    first = h["faults"][0] if h["faults"] else races[0][0] if races else None
+    counts = ", ".join(x for x in (
+        f"{len(h['faults'])} fault(s)" if h["faults"] else "",
+        f"{len(races)} race(s)" if races else "",
+        f"{len(h['limits'])} launch limit(s) exceeded" if h["limits"] else "") if x)
+    where = "" if first is None else \
+        f": {escape(first['message'])}{_link(k, first.get('loc') or first.get('second_loc'))}"
+    return (f'<p class="summary warn"><b>Hazards: {counts}</b>{where} '
+            f'(<a href="#k{k}-hazards">Hazards</a> below).</p>')
 
 
 def totals_table(a: dict[str, Any]) -> str:
@@ -486,16 +517,18 @@ def _link(k: str, loc: dict[str, Any] | None) -> str:
 def hazard_list(h: dict[str, Any] | None, k: str) -> str:
     """What `check` found, each linked to its line."""
     if h is None:
-        return ("<h3>Hazards</h3><p class=note>Not checked (<code>smemsim check</code>, or "
-                "<code>smemsim report</code> without --no-check, checks).</p>")
+        return (f'<h3 id="k{k}-hazards">Hazards</h3><p class=note>Not checked (<code>smemsim '
+                "check</code>, or <code>smemsim report</code> without --no-check, checks).</p>")
     if h["clean"] and not h["same_value_races"]:
-        return (f"<h3>Hazards</h3><p>No hazard found ({h['blocks_checked']:,} of "
-                f"{h['blocks_total']:,} blocks, {escape(h['method'])}).</p>")
+        return (f'<h3 id="k{k}-hazards">Hazards</h3><p>No hazard found ('
+                f"{h['blocks_checked']:,} of {h['blocks_total']:,} blocks, "
+                f"{escape(h['method'])}).</p>")
     items = [f"<li class=warn>{escape(f['message'])}{_link(k, f['loc'])}</li>"
              for f in h["faults"]]
-    items += [f"<li class=warn>{escape(r['message'])}{_link(k, r['first_loc'])}</li>"
-              for r in h["races"]]
+    items += [f"<li class=warn>{escape(r['message'])}"
+              f"{f' ({n} site pairs of these lines)' if n > 1 else ''}"
+              f"{_link(k, r['first_loc'])}</li>" for r, n in _race_places(h["races"])]
     items += [f"<li>{escape(x)}</li>" for x in h["limits"]]
     items += [f"<li>warning: {escape(r['message'])} (both store the same value)"
               f"{_link(k, r['first_loc'])}</li>" for r in h["same_value_races"]]
-    return "<h3>Hazards</h3><ul>" + "".join(items) + "</ul>"
+    return f'<h3 id="k{k}-hazards">Hazards</h3><ul>' + "".join(items) + "</ul>"

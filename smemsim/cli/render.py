@@ -428,6 +428,10 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory{cost}",
                           style="bold"))
+        before = sum(s.requests for s in b.sites)
+        if c.requests is not None and c.requests > before:
+            parts.append(Text(f"  (as built: {before:,} -> {c.requests:,} shared instructions: "
+                              "ptxas no longer merges some accesses into wider ones)"))
         fewer = min((x for x in f.candidates if x.array == c.array),
                     key=lambda x: x.wavefronts)
         if fewer.wavefronts < c.wavefronts and fewer.active_warps is not None:

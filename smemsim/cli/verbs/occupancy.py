@@ -42,9 +42,12 @@ def execute(args, console: Console) -> int:
                                           ("--no-opt-in", args.no_opt_in or None))
                  if value is not None]
         if given:
+            from ...loader import is_cuda
+            how = "--launch-block and --launch-smem (the launch the host code makes), -D " \
+                "or --param" if is_cuda(args.file) else "--param"
             raise KernelError(f"{', '.join(given)}: with a kernels FILE, the block size and "
                               "shared memory come from the kernel's launch and declarations; "
-                              "change them with --param, or drop FILE to size a kernel by "
+                              f"change them with {how}, or drop FILE to size a kernel by "
                               "numbers")
         regs = args.regs
         if regs is None:
