@@ -9,11 +9,17 @@ again, unroll otherwise, spend registers; a view's bytes outside the declared ro
 tile staged through `&smem[0][0] + offset`) keep their addresses. So each candidate is the
 patched file (smemsim.cuda.patch), built by nvcc and analyzed as any `.cu`:
 
-- paddings of the last extent of an array of rank 2 or more, by 4, 8, 16 and 32 bytes (in
-  its elements: 1, 2, 4 and 8 floats);
+- paddings of the last extent of an array of rank 2 or more, by 4 and 16 bytes (in its
+  elements: 1 and 4 floats), then those up to 128 bytes that the kernel's own trace,
+  re-costed with the rows that much longer, puts below them (_Screen.paddings: a halo
+  tile's 20-float rows want 48);
 - swizzles: CuTe's Swizzle<B, M, S> that keeps the array's widest access whole and sends
-  the chunks of each 128-byte row of banks apart (swizzles()), written in the declaration's
-  elements.
+  the chunks of each 128-byte row of banks apart (swizzles()), and those of any B, M and S
+  that the re-costed trace puts below them (_Screen.better: a transposed SGEMM tile wants
+  the rows 4 apart, Swizzle<2,3,5>), written in the declaration's elements.
+
+The screen is the trace's requests re-addressed, not a build: only builds are proposed,
+and the patch fix prints must compute what the file computes (cli.fixpatch).
 
 A change is proposed only where the build's wavefronts go down; each array's best, then all
 of them together, built once more (the patch `fix` prints is that build's).
