@@ -609,8 +609,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     agreement = layout_agreement(kernel, launch, arrays, seed, loop_limit)
     report = lambda result, checked: HazardReport(
         kernel.title, dict(launch.params), tuple(r for r in result[0] if not r.benign),
-        agreement, tuple(x for x in limits if not x.startswith("note:")), pairs, (), checked,
-        launch.num_blocks, None, "sliced", result[1])
+        tuple(result[2]) + agreement, tuple(x for x in limits if not x.startswith("note:")),
+        pairs, (), checked, launch.num_blocks, None, "sliced", result[1])
     if blocks is None and launch.num_blocks > LARGE_GRID:
         found = _check_by_slices(kernel, launch, None, pairs, max_races, progress,
                                  loop_limit) if sliced else None
@@ -695,11 +695,16 @@ CHECK_THREADS = 1 << 16
 
 def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                      max_races: int, progress, loop_limit: int
-                     ) -> tuple[list[Race], tuple[tuple[str, int], ...]] | None:
-    """The races of the launch from the two address-only runs, and what each ran (its
-    blocks), or None where they cannot stand for a full run (see `check`). `chosen` None:
-    the whole of a grid too large for an array of its block ids, whose other run must then
-    be taken at the grid's ends."""
+                     ) -> tuple[list[Race], tuple[tuple[str, int], ...], list[Fault]] | None:
+    """The races of the launch from the two address-only runs, what each ran (its blocks),
+    and the faults of the shared run, or None where they cannot stand for a full run (see
+    `check`). `chosen` None: the whole of a grid too large for an array of its block ids,
+    whose other run must then be taken at the grid's ends.
+
+    A fault of the shared run is its class's: the run computes every value that decides a
+    shared address, the control flow and the bounds, so each block it cannot tell from the
+    one that faulted faults alike (learn_cuda's n_body: its last, partial block reads tile
+    elements its idle threads never wrote; the full run of its 235 blocks took 189 s)."""
     ranges = BlockRanges(kernel, launch, chosen)
     settled = lambda p: probe_settled(ranges, p)  # noqa: E731 (the variants' slices too)
     @functools.cache
@@ -713,6 +718,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         return None
     params = dict(launch.params)
     per_run = max(1, CHECK_THREADS // launch.threads_per_block)
+    sizes = None   # each representative's class: how many blocks, where known
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
         reps = _class_representatives(kernel, launch, None, hs, slices_of)
@@ -723,16 +729,18 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     else:
         reps = _class_representatives(kernel, launch, chosen, hs, slices_of)
         if reps is None:
-            reps = _representatives(kernel, ranges, chosen, hs)
+            reps, sizes = _representatives(kernel, ranges, chosen, hs)
         if 4 * reps.size > chosen.size > 1:
             # the classes above save little: try classing by the decisions blocks take
             by_control = _control_representatives(kernel, launch, chosen, hs, per_run,
                                                   loop_limit)
-            if by_control is not None and by_control.size < reps.size:
-                reps = by_control
+            if by_control is not None and by_control[0].size < reps.size:
+                reps, sizes = by_control
+    class_of = None if sizes is None else dict(zip(reps.tolist(), sizes.tolist()))
     blocks_total = launch.num_blocks if chosen is None else chosen.size
     total = blocks_total + reps.size
     found, seen = [], {}
+    faults: dict[tuple, Fault] = {}
 
     def scan(rec, records):
         _races(kernel, launch, rec, records, pairs, max_races, found, seen)
@@ -747,8 +755,18 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
             run(kernel, params, None, observer=rec, partial=PartialRun(
                 statements=hs.shared, blocks=part, track=True, truncate=hs.truncate),
                 loop_limit=loop_limit)
-        except KernelRuntimeError:
-            return None
+        except KernelRuntimeError as err:
+            if class_of is None:
+                return None   # (how many blocks its class holds is not known: the full run)
+            if size > 1:   # (which of these classes faults)
+                pending[:0] = _quarters(lo, size)
+                continue
+            # the fault is its class's: as many blocks hit it as the full run would find
+            key, n = (_classify(err), str(err.loc)), class_of[int(part[0])]
+            if key in faults:
+                faults[key] = replace(faults[key], blocks=faults[key].blocks + n)
+            elif len(faults) < MAX_FAULTS:
+                faults[key] = Fault(key[0], str(err), blocks=n, loc=err.loc)
         except _IntervalTooLarge:
             if size == 1:
                 return None
@@ -768,7 +786,8 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     if at_ends is not None:
         if progress:
             progress(total, total)
-        return found, (shared_run, ("global accesses and bounds, at the grid's ends", at_ends))
+        return found, (shared_run, ("global accesses and bounds, at the grid's ends",
+                                    at_ends)), list(faults.values())
     if chosen is None:
         return None
     try:  # every block: global accesses, loop bounds, shuffles and probes
@@ -783,7 +802,8 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                 progress(reps.size + at + part.size, total)
     except KernelRuntimeError:
         return None
-    return found, (shared_run, ("global accesses and bounds, every block", int(chosen.size)))
+    return found, (shared_run, ("global accesses and bounds, every block",
+                                int(chosen.size))), list(faults.values())
 
 
 def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
@@ -820,8 +840,9 @@ def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
 
 
 def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per_run: int,
-                             loop_limit: int) -> np.ndarray | None:
-    """The first of the chosen blocks of each class that agrees on the blockIdx axes the
+                             loop_limit: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The first of the chosen blocks of each class (and each class's size) that agrees on
+    the blockIdx axes the
     shared run reads other than through its control, and on every decision of that
     control (slicing.control_run; a persistent kernel whose blocks take tiles from a
     schedule is one class per number of tiles): None where every axis it reads is read
@@ -839,13 +860,20 @@ def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per
     except KernelRuntimeError:
         return None
     key = np.column_stack([coords[a].astype(np.uint64) for a in sorted(axes)] + [signature])
-    _, first = np.unique(key, axis=0, return_index=True)
-    return chosen[np.sort(first)]
+    return _firsts(chosen, key)
+
+
+def _firsts(chosen: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the first block of each distinct key row, in order; how many blocks share it)."""
+    _, first, counts = np.unique(key, axis=0, return_index=True, return_counts=True)
+    order = np.argsort(first)
+    return chosen[first[order]], counts[order]
 
 
 def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,
-                     hs) -> np.ndarray:
-    """The first of the chosen blocks of each class the shared run cannot tell apart: blocks
+                     hs) -> tuple[np.ndarray, np.ndarray]:
+    """The first of the chosen blocks of each class the shared run cannot tell apart (and
+    each class's size): blocks
     that agree on the blockIdx axes it reads, or, where some are read only by the trip
     counts of loops it runs two iterations of, on the other axes and on each such loop's
     trips counted 0, 1, or 2 and more."""
@@ -857,10 +885,9 @@ def _representatives(kernel: Kernel, ranges: BlockRanges, chosen: np.ndarray,
         if all(t is not None for t in trips):
             axes, extra = hs.address_axes, [np.minimum(t, 2) for t in trips]
     if not axes and not extra:
-        return chosen[:1]   # every block alike (a 16.7 M-block reduction's sort took 2 s)
-    key = np.stack([coords[a] for a in sorted(axes)] + extra, axis=1)
-    _, first = np.unique(key, axis=0, return_index=True)
-    return chosen[np.sort(first)]
+        # every block alike (a 16.7 M-block reduction's sort took 2 s)
+        return chosen[:1], np.array([chosen.size])
+    return _firsts(chosen, np.stack([coords[a] for a in sorted(axes)] + extra, axis=1))
 
 
 def _chosen_blocks(kernel: Kernel, launch, blocks) -> np.ndarray:

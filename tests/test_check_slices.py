@@ -52,7 +52,9 @@ def test_the_sliced_check_finds_what_the_full_run_finds_on_every_example(name, k
     fast = check(kernel, params)
     assert full.method == "full"
     assert verdict(fast) == verdict(full)
-    # a fault, or a write-write race (benign or not), needs the full run
+    # a fault (these examples' are the other run's: a fault of the shared run does not,
+    # test_a_fault_of_the_shared_run_is_its_class_...), or a write-write race (benign or
+    # not), needs the full run
     needs_full = full.faults or full.same_value or \
         any(r.kind == "write-write" for r in full.races)
     assert fast.method == ("full" if f"{name}:{key}" in FULL or needs_full else "sliced")
@@ -141,8 +143,8 @@ def test_blocks_that_take_as_many_tiles_are_one_class_and_the_race_is_found():
     ranges = BlockRanges(kernel, launch, None)
     hs = hazard_slices(kernel, lambda p: probe_settled(ranges, p))
     assert hs.block_axes == {"x"}     # the shared run reads blockIdx.x: through its loop
-    reps = _control_representatives(kernel, launch, np.arange(10), hs, 1024, 1000)
-    assert reps.tolist() == [0, 5]    # three tiles, two tiles
+    reps, sizes = _control_representatives(kernel, launch, np.arange(10), hs, 1024, 1000)
+    assert reps.tolist() == [0, 5] and sizes.tolist() == [5, 5]   # three tiles, two tiles
     h = check(kernel)
     assert h.method == "sliced"
     (race,) = h.races
@@ -815,3 +817,40 @@ def test_blank_arrays_leave_the_others_values_as_they_were():
         for name in "abc":
             expected = np.zeros_like(full[name]) if name in blank else full[name]
             assert np.array_equal(made[name], expected), (blank, name)
+
+
+def partial_last_block():
+    """learn_cuda's n_body in small: threads past n write no tile element, and every thread
+    of the block reads the whole tile: the last block (n = 200 of 4 x 64) reads elements
+    its idle threads never wrote, a fault of every block of its class (here: only it)."""
+    k = KernelBuilder("partial_last_block")
+    n = k.param("n")
+    out = k.global_array("out", f32, 256, intent="out")
+    s = k.shared("s", f32, 64)
+    i = k.let("i", blockIdx.x * 64 + threadIdx.x, i32)
+    acc = k.let("acc", 0.0, f32)
+    with k.if_(i < n):
+        s[threadIdx.x] = 1.0
+    k.syncthreads()
+    with k.range("j", 0, 64) as j:
+        acc += s[j]
+    out[blockIdx.x * 64 + threadIdx.x] = acc
+    k.launch(4, 64)
+    k.defaults(n=200)
+    return k.build()
+
+
+def test_a_fault_of_the_shared_run_is_its_class_and_needs_no_full_run():
+    """A fault the address-only shared run meets is one every block of its class meets
+    (the run computes every value of its addresses, control and bounds): reported as the
+    full run reports it, without the full run (n_body: 189 s -> 6 s)."""
+    fast, full = check(partial_last_block()), check(partial_last_block(), sliced=False)
+    assert fast.method == "sliced" and full.method == "full"
+    (fault,) = fast.faults
+    assert fault.kind == "uninitialized_read" and fault.blocks == 1
+    assert "block (3, 0, 0)" in fault.message
+    assert verdict(fast) == verdict(full)
+    # n = 100: blocks 2 and 3 write nothing, block 1 a part: three classes fault
+    fast = check(partial_last_block(), {"n": 100})
+    assert fast.method == "sliced" and [f.blocks for f in fast.faults] == [3]
+    assert verdict(fast) == verdict(check(partial_last_block(), {"n": 100}, sliced=False))

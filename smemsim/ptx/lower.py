@@ -599,9 +599,16 @@ class _Lowering(WmmaLowering):
 
     def _loop_name(self, loop) -> str:
         """The name of a loop's iteration count (k = 0, 1, ... whatever the source's
-        variable counts): `iter_l37` for the loop at the user's line 37 (its header's first
-        located instruction), unique in the kernel (`iter_l37_2`); `iter` where none is
-        located."""
+        variable counts): `iter_l37` for the loop at the user's line 37 (the line of its
+        branch back, nvcc's `for (...)` line, else its header's first located
+        instruction), unique in the kernel (`iter_l37_2`); `iter` where none is located."""
+        for name in sorted(loop.body):
+            branch = self.blocks[name].branch
+            if branch is not None and branch.loc is not None and \
+                    loop.header in self.blocks[name].successors():
+                line = self._loc(branch).line
+                if line > 0:
+                    return self._fresh_name(counter_name(line))
         for name in [loop.header, *sorted(loop.body - {loop.header})]:
             for inst in self.blocks[name].insts:
                 line = self._loc(inst).line if inst.loc is not None else 0

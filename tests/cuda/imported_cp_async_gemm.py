@@ -63,7 +63,7 @@ def cp_async_gemm():
         f70.set(0.0)  # cp_async_gemm.cu:29
         r105.set(const(0, u32))  # cp_async_gemm.cu:29
         loop_0.set(0)  # cp_async_gemm.cu:29
-        with kb.loop("iter_l29", 0, lambda iter_l29: loop_0 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l29:  # cp_async_gemm.cu:29
+        with kb.loop("iter_l28", 0, lambda iter_l28: loop_0 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l28:  # cp_async_gemm.cu:29
             r15.set(cast(r105, i32) + 1)  # cp_async_gemm.cu:29
             p4.set(r15 < K + cast(cast(select(K < 0, -1, 0), u32) >> const(28, u32), i32) >> 4)  # cp_async_gemm.cu:29
             with kb.if_(p4 != 0):  # cp_async_gemm.cu:29

@@ -67,14 +67,14 @@ def matrixMultiplySharedILPkernel():
         r12_step_2 = kb.let("r12_step_2", cast(cast(cast(colsB, u32) << const(5, u32), i32), i64), "i64")  # seed004_ilp2.cu:16
         r51_0 = kb.let("r51_0", r51, "u32")  # seed004_ilp2.cu:16
         trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004_ilp2.cu:16
-        with kb.loop("iter_l16", cast(0, i64), lambda iter_l16: iter_l16 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l16:  # seed004_ilp2.cu:16
-            matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r49_0 + cast(iter_l16 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004_ilp2.cu:16
+        with kb.loop("iter_l13", cast(0, i64), lambda iter_l13: iter_l13 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l13:  # seed004_ilp2.cu:16
+            matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r49_0 + cast(iter_l13 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004_ilp2.cu:16
             tileA[threadIdx.y * 32 + threadIdx.x] = matrixA_f32_v  # seed004_ilp2.cu:16
-            matrixA_f32_v_2 = matrixA_f32.load((cast(cast(cast(r50_0 + cast(iter_l16 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v_2")  # seed004_ilp2.cu:17
+            matrixA_f32_v_2 = matrixA_f32.load((cast(cast(cast(r50_0 + cast(iter_l13 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v_2")  # seed004_ilp2.cu:17
             tileA[threadIdx.y * 32 + threadIdx.x + const(512, u32)] = matrixA_f32_v_2  # seed004_ilp2.cu:17
-            matrixB_f32_v = matrixB_f32.load((cast(cast(cast(r47_0 + cast(iter_l16 * r12_step_2, i32), u32), u64), i64),), width=1, name="matrixB_f32_v")  # seed004_ilp2.cu:19
+            matrixB_f32_v = matrixB_f32.load((cast(cast(cast(r47_0 + cast(iter_l13 * r12_step_2, i32), u32), u64), i64),), width=1, name="matrixB_f32_v")  # seed004_ilp2.cu:19
             tileB[const(1024, u32) + threadIdx.y * 32 + threadIdx.x] = matrixB_f32_v  # seed004_ilp2.cu:19
-            matrixB_f32_v_2 = matrixB_f32.load((cast(cast(cast(r48_0 + cast(iter_l16 * r12_step, i32), u32), u64), i64),), width=1, name="matrixB_f32_v_2")  # seed004_ilp2.cu:20
+            matrixB_f32_v_2 = matrixB_f32.load((cast(cast(cast(r48_0 + cast(iter_l13 * r12_step, i32), u32), u64), i64),), width=1, name="matrixB_f32_v_2")  # seed004_ilp2.cu:20
             tileB[const(1024, u32) + threadIdx.y * 32 + threadIdx.x + const(512, u32)] = matrixB_f32_v_2  # seed004_ilp2.cu:20
             kb.syncthreads()  # seed004_ilp2.cu:22
             tileB_v = tileB.load((const(1024, u32) + threadIdx.x,), width=1, name="tileB_v")  # seed004_ilp2.cu:27

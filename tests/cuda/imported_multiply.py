@@ -43,11 +43,11 @@ def multiply():
     r29_0 = kb.let("r29_0", r29, "u32")  # seed004.cu:37
     kb.assert_((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), "the loop's counter %r29 meets its end 16 (otherwise the GPU loops until it wraps)")  # seed004.cu:37
     trips = kb.let("trips", select((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), (cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:37
-    with kb.loop("iter_l37", cast(0, i64), lambda iter_l37: iter_l37 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l37:  # seed004.cu:37
-        kb.assert_((rd15_0 + iter_l37 * const(128, i64)) % 8 == 0, 'misaligned address: a 8-byte element at a byte offset that is not a multiple of 8')  # seed004.cu:37
-        A_mat_f64_v = A_mat_f64.load(((rd15_0 + iter_l37 * const(128, i64)) // 8,), width=1, name="A_mat_f64_v")  # seed004.cu:37
+    with kb.loop("iter_l30", cast(0, i64), lambda iter_l30: iter_l30 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l30:  # seed004.cu:37
+        kb.assert_((rd15_0 + iter_l30 * const(128, i64)) % 8 == 0, 'misaligned address: a 8-byte element at a byte offset that is not a multiple of 8')  # seed004.cu:37
+        A_mat_f64_v = A_mat_f64.load(((rd15_0 + iter_l30 * const(128, i64)) // 8,), width=1, name="A_mat_f64_v")  # seed004.cu:37
         A_shared[threadIdx.y * 16 + threadIdx.x] = A_mat_f64_v  # seed004.cu:37
-        B_mat_f64_v = B_mat_f64.load((cast(r28_0 + cast(iter_l37 * const(4096, i64), i32), i64),), width=1, name="B_mat_f64_v")  # seed004.cu:38
+        B_mat_f64_v = B_mat_f64.load((cast(r28_0 + cast(iter_l30 * const(4096, i64), i32), i64),), width=1, name="B_mat_f64_v")  # seed004.cu:38
         B_shared[const(256, u32) + threadIdx.y * 16 + threadIdx.x] = B_mat_f64_v  # seed004.cu:38
         kb.syncthreads()  # seed004.cu:39
         B_shared_v = B_shared.load((const(256, u32) + threadIdx.x,), width=1, name="B_shared_v")  # seed004.cu:44

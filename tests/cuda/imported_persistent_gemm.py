@@ -78,7 +78,7 @@ def persistent_gemm():
     with kb.if_(p1 != 0):  # persistent_gemm.cu:14
         kb.return_()  # persistent_gemm.cu:14
     loop_2.set(0)  # persistent_gemm.cu:15
-    with kb.loop("iter_l15", 0, lambda iter_l15: loop_2 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l15:  # persistent_gemm.cu:15
+    with kb.loop("iter_l14", 0, lambda iter_l14: loop_2 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l14:  # persistent_gemm.cu:15
         r59 = kb.let("r59", cast(r85, i32) // (N + cast(cast(select(N < 0, -1, 0), u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:15
         r16.set(cast(r59, u32) << const(6, u32))  # persistent_gemm.cu:15
         r61 = kb.let("r61", cast(r85, i32) - r59 * (N + cast(cast(select(N < 0, -1, 0), u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:16
@@ -126,11 +126,11 @@ def persistent_gemm():
                 r88_0 = kb.let("r88_0", r88, "u32")  # persistent_gemm.cu:27
                 kb.assert_((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), "the loop's counter %r88 meets its end 4608 (otherwise the GPU loops until it wraps)")  # persistent_gemm.cu:27
                 trips_2 = kb.let("trips_2", select((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), (cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:27
-                with kb.loop("iter_l27", cast(0, i64), lambda iter_l27: iter_l27 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l27:  # persistent_gemm.cu:27
-                    kb.assert_((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
-                    As_v = As.load(((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="As_v")  # persistent_gemm.cu:27
-                    kb.assert_((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
-                    Bs_f32_v = Bs_f32.load(((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="Bs_f32_v")  # persistent_gemm.cu:28
+                with kb.loop("iter_l26", cast(0, i64), lambda iter_l26: iter_l26 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l26:  # persistent_gemm.cu:27
+                    kb.assert_((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                    As_v = As.load(((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="As_v")  # persistent_gemm.cu:27
+                    kb.assert_((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                    Bs_f32_v = Bs_f32.load(((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="Bs_f32_v")  # persistent_gemm.cu:28
                     f117 = kb.let("f117", call("fma", As_v[0], Bs_f32_v[0], f244), "f32")  # persistent_gemm.cu:29
                     f118 = kb.let("f118", call("fma", As_v[0], Bs_f32_v[1], f243), "f32")  # persistent_gemm.cu:29
                     f119 = kb.let("f119", call("fma", As_v[0], Bs_f32_v[2], f242), "f32")  # persistent_gemm.cu:29
@@ -147,18 +147,18 @@ def persistent_gemm():
                     f130 = kb.let("f130", call("fma", As_v[3], Bs_f32_v[1], f231), "f32")  # persistent_gemm.cu:32
                     f131 = kb.let("f131", call("fma", As_v[3], Bs_f32_v[2], f230), "f32")  # persistent_gemm.cu:32
                     f132 = kb.let("f132", call("fma", As_v[3], Bs_f32_v[3], f229), "f32")  # persistent_gemm.cu:32
-                    kb.assert_((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
-                    As_v_2 = As.load(((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="As_v_2")  # persistent_gemm.cu:27
-                    kb.assert_((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
-                    Bs_f32_v_2 = Bs_f32.load(((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="Bs_f32_v_2")  # persistent_gemm.cu:28
-                    kb.assert_((r89_0 + cast(iter_l27 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
-                    As_v_3 = As.load(((r89_0 + cast(iter_l27 * const(1024, i64), u32)) // 4,), width=4, name="As_v_3")  # persistent_gemm.cu:27
-                    kb.assert_((r87_0 + cast(iter_l27 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
-                    Bs_f32_v_3 = Bs_f32.load(((r87_0 + cast(iter_l27 * const(1024, i64), u32)) // 4,), width=4, name="Bs_f32_v_3")  # persistent_gemm.cu:28
-                    kb.assert_((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
-                    As_v_4 = As.load(((r89_0 + cast(iter_l27 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="As_v_4")  # persistent_gemm.cu:27
-                    kb.assert_((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
-                    Bs_f32_v_4 = Bs_f32.load(((r87_0 + cast(iter_l27 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="Bs_f32_v_4")  # persistent_gemm.cu:28
+                    kb.assert_((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                    As_v_2 = As.load(((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="As_v_2")  # persistent_gemm.cu:27
+                    kb.assert_((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294967040, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                    Bs_f32_v_2 = Bs_f32.load(((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294967040, u32)) // 4,), width=4, name="Bs_f32_v_2")  # persistent_gemm.cu:28
+                    kb.assert_((r89_0 + cast(iter_l26 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                    As_v_3 = As.load(((r89_0 + cast(iter_l26 * const(1024, i64), u32)) // 4,), width=4, name="As_v_3")  # persistent_gemm.cu:27
+                    kb.assert_((r87_0 + cast(iter_l26 * const(1024, i64), u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                    Bs_f32_v_3 = Bs_f32.load(((r87_0 + cast(iter_l26 * const(1024, i64), u32)) // 4,), width=4, name="Bs_f32_v_3")  # persistent_gemm.cu:28
+                    kb.assert_((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
+                    As_v_4 = As.load(((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="As_v_4")  # persistent_gemm.cu:27
+                    kb.assert_((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(256, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
+                    Bs_f32_v_4 = Bs_f32.load(((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(256, u32)) // 4,), width=4, name="Bs_f32_v_4")  # persistent_gemm.cu:28
                     f244.set(call("fma", As_v_4[0], Bs_f32_v_4[0], call("fma", As_v_3[0], Bs_f32_v_3[0], call("fma", As_v_2[0], Bs_f32_v_2[0], f117))))  # persistent_gemm.cu:29
                     f243.set(call("fma", As_v_4[0], Bs_f32_v_4[1], call("fma", As_v_3[0], Bs_f32_v_3[1], call("fma", As_v_2[0], Bs_f32_v_2[1], f118))))  # persistent_gemm.cu:29
                     f242.set(call("fma", As_v_4[0], Bs_f32_v_4[2], call("fma", As_v_3[0], Bs_f32_v_3[2], call("fma", As_v_2[0], Bs_f32_v_2[2], f119))))  # persistent_gemm.cu:29

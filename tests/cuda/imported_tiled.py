@@ -70,17 +70,17 @@ def matrixMultiplySharedKernel():
         r41_0 = kb.let("r41_0", r41, "u32")  # seed004.cu:65
         r45_0 = kb.let("r45_0", r45, "u32")  # seed004.cu:65
         trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:65
-        with kb.loop("iter_l65", cast(0, i64), lambda iter_l65: iter_l65 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l65:  # seed004.cu:65
+        with kb.loop("iter_l63", cast(0, i64), lambda iter_l63: iter_l63 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l63:  # seed004.cu:65
             p3 = kb.let("p3", r2 >= rowsA, "i32")  # seed004.cu:65
             f108.set(0.0)  # seed004.cu:65
-            with kb.if_(logical_and(p3 == 0, r41_0 + cast(iter_l65 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:65
-                matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r42_0 + cast(iter_l65 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004.cu:66
+            with kb.if_(logical_and(p3 == 0, r41_0 + cast(iter_l63 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:65
+                matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r42_0 + cast(iter_l63 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004.cu:66
                 f108.set(matrixA_f32_v)  # seed004.cu:66
             kb.assert_(r5 % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:66
             tileA[r5 // 4] = f108  # seed004.cu:66
             p6 = kb.let("p6", r4 >= colsB, "i32")  # seed004.cu:70
             f109.set(0.0)  # seed004.cu:70
-            with kb.if_(logical_and(p6 == 0, r43_0 + cast(iter_l65 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:70
+            with kb.if_(logical_and(p6 == 0, r43_0 + cast(iter_l63 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:70
                 rd8 = kb.let("rd8", cast(cast(r44, u32), u64) * const(4, u64), "u64")  # seed004.cu:71
                 kb.assert_(cast(rd8, i64) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # seed004.cu:71
                 matrixB_f32_v = matrixB_f32.load((cast(rd8, i64) // 4,), width=1, name="matrixB_f32_v")  # seed004.cu:71
