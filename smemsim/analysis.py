@@ -21,6 +21,7 @@ from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, g
                    on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
+from .display import html
 
 
 @dataclass(frozen=True)
@@ -180,10 +181,9 @@ class Report:
         """Excess over ideal wavefronts (0 for a conflict-free kernel)."""
         return self.excess / self.ideal if self.ideal else 0.0
 
-    def _repr_html_(self) -> str:
-        """In a notebook: the report page's section for this launch (smemsim.cli.page)."""
-        from .cli import page, reportdoc
-        return page.fragment(reportdoc.report_item(self))
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the report page's section for this launch (smemsim.display)."""
+        return html(self)
 
     def site(self, number: int) -> SiteReport:
         """The report of one site."""

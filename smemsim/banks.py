@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from .arch import Arch, ArchError, get_arch
+from .display import html
 
 WARP = 32
 BANKS = 32
@@ -145,11 +146,9 @@ class WarpRequest:
         """Lanes that perform the access."""
         return tuple(i for i, o in enumerate(self.offsets) if o is not None)
 
-    def _repr_html_(self) -> str:
-        """In a notebook: the bank map (banks across, a row per wavefront)."""
-        from .cli.figures import bank_map_svg
-        from .cli.jsonout import request_json
-        return bank_map_svg(request_json(self))
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the bank map (banks across, a row per wavefront; smemsim.display)."""
+        return html(self)
 
 
 @dataclass(frozen=True)

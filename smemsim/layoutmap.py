@@ -19,6 +19,7 @@ from kernels_ir import Kernel, KernelError, resolve_launch
 from kernels_ir.stmt import SharedArray
 
 from .banks import warp_request
+from .display import html
 
 MAX_ROWS, MAX_COLS = 64, 128   # cells drawn; the grid's full size is kept and said
 BANKS, BANK_BYTES = 32, 4
@@ -61,10 +62,9 @@ class LayoutMap:
         return self.rows > len(self.banks) or bool(self.banks and
                                                    self.cols > len(self.banks[0]))
 
-    def _repr_html_(self) -> str:
-        from .cli.figures import layout_svg
-        from .cli.jsonout import layout_json
-        return layout_svg(layout_json(self))
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the grid of banks (smemsim.display)."""
+        return html(self)
 
 
 def _view(kernel: Kernel, name: str) -> SharedArray:

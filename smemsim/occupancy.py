@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from .arch import Arch, get_arch
+from .display import html
 
 INT_MAX = 2**31 - 1
 FACTORS = ("warps", "registers", "shared_memory", "blocks", "barriers")  # in report order
@@ -65,12 +66,9 @@ class Occupancy:
         """Warps one block occupies."""
         return -(-self.block_size // 32)
 
-    def _repr_html_(self) -> str:
-        """In a notebook: the numbers and the three what-if curves."""
-        from .cli.jsonout import occupancy_json
-        from .cli.page import CSS, occupancy_view
-        return (f'<div class="smemsim"><style>{CSS}</style>'
-                f"{occupancy_view(occupancy_json(self, what_if(self)))}</div>")
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the numbers and the three what-if curves (smemsim.display)."""
+        return html(self)
 
 
 def _round_up(x: int, y: int) -> int:

@@ -39,25 +39,14 @@ def _layer(module: str) -> int | None:
     return None
 
 
-# Jupyter's display protocol lives on the object: an analysis result's `_repr_html_` may
-# import the report layer (smemsim.cli.page, figures) when a notebook asks for a picture;
-# nothing else below the command may
-DISPLAY_HOOKS = ("_repr_html_",)
-
-
-def _imports(path: pathlib.Path, hooks: bool = False) -> list[tuple[str, int]]:
-    """(imported module, line) for every import of a file, relative ones resolved (those
-    inside display hooks only with `hooks`)."""
+def _imports(path: pathlib.Path) -> list[tuple[str, int]]:
+    """(imported module, line) for every import of a file, relative ones resolved."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts)
     if path.name == "__init__.py":
         package = package.rsplit(".", 1)[0] + ".__init__"
     out = []
     tree = ast.parse(path.read_text())
-    skip = set() if hooks else {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)
-                                and f.name in DISPLAY_HOOKS for n in ast.walk(f)}
     for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             out += [(a.name, node.lineno) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -85,16 +74,16 @@ def test_no_import_runs_up_the_layers(path):
             f"{path.relative_to(ROOT)}:{line} imports {module} (layer {target} > {own})"
 
 
-def test_display_hooks_import_only_the_report_layer():
-    """The one exception above is narrow: a hook imports the report layer's drawing modules
-    (page, figures, jsonout, reportdoc) and nothing else of the command."""
-    drawing = {"page", "figures", "jsonout", "reportdoc"}
-    for path in _modules():
-        for module, line in set(_imports(path, hooks=True)) - set(_imports(path)):
-            parts = module.split(".")
-            assert parts[:2] == ["smemsim", "cli"] and (len(parts) == 2 or parts[2] in
-                                                        drawing), \
-                f"{path.relative_to(ROOT)}:{line} imports {module}"
+def test_notebook_drawings_are_registered_by_the_report_layer():
+    """An analysis result's `_repr_html_` asks smemsim.display, which the report layer fills
+    through the package's `smemsim.display` entry point: no analysis imports the command
+    layer for a notebook's picture (the exception this test once allowed)."""
+    from importlib.metadata import entry_points
+    points = {p.name: p.value for p in entry_points(group="smemsim.display")}
+    assert points == {"report": "smemsim.cli.notebook:register"}
+    import tomllib
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert declared["entry-points"]["smemsim.display"] == points
 
 
 @pytest.mark.parametrize("path", list(_modules()), ids=lambda p: str(p.relative_to(ROOT)))
