@@ -15,7 +15,7 @@ from examples import (  # noqa: E402
     transpose,
 )
 from kernels_ir import resolve_launch  # noqa: E402
-from smemsim.analysis import analyze  # noqa: E402
+from smemsim.launch.analysis import analyze  # noqa: E402
 
 
 def best(fn, repeats=3):

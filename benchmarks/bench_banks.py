@@ -1,12 +1,12 @@
 """Bank engine throughput against the time to stream the offsets once, one core.
 
 For every op and width: requests per second of `warp_requests` on the numba path (the
-default once it pays, smemsim.banks._auto_numba) and on the numpy path (all a user without
+default once it pays, smemsim.engine.banks._auto_numba) and on the numpy path (all a user without
 numba has), each as a ratio to the time one numpy pass over the same offsets takes (each
 lane's bank, `(offsets >> 2 & 31).sum()`, into a
 buffer made beforehand), measured in the same run. Random full-warp
 requests in a 4 KiB window, no repeats; and 4-byte requests in a 1 KiB window (a
-histogram's 256 bins: numpy's dense path, smemsim.banks.DENSE_BANK_ROWS). Targets (#28):
+histogram's 256 bins: numpy's dense path, smemsim.engine.banks.DENSE_BANK_ROWS). Targets (#28):
 numba within 10x and numpy within 30x of that pass, for every op.
 """
 import os
@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 from smemsim import warp_requests  # noqa: E402
 
 N = 200_000
-# (op, width, matrices): the plain ops at every width, then those of smemsim.oprules
+# (op, width, matrices): the plain ops at every width, then those of smemsim.engine.oprules
 OPS = [("load", w, None) for w in (1, 2, 4, 8, 16)] + [("store", w, None) for w in (4, 16)] + [
     ("ldmatrix", 16, 4), ("stmatrix", 16, 4), ("cp_async", 16, None), ("atomic", 4, None),
     ("atomic_cas", 4, None), ("atomic_aggregated", 4, None), ("atomic_cas_loop", 4, None),

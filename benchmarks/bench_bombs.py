@@ -37,7 +37,7 @@ def kernel(body: str = "", index: str = "threadIdx.x") -> str:
 
 
 def main() -> None:
-    from smemsim.trace import MAX_LOOP_LIMIT
+    from smemsim.launch.trace import MAX_LOOP_LIMIT
     cases = {
         "terms-1000000": ("analyze", kernel(index="(" + "1 + " * 1_000_000 +
                                             "threadIdx.x) % 32"), []),

@@ -11,7 +11,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 LIMIT_S = 600
 
-from smemsim.loader import load_kernels  # noqa: E402
+from smemsim.frontends.loader import load_kernels  # noqa: E402
 
 from child import measure  # noqa: E402
 

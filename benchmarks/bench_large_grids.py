@@ -4,7 +4,7 @@ in bounded memory).
 The kernel (tests/test_cli.py's BLUR) guards its tile loads by `x < W && y < H`: its slice
 reads both block axes, each guard one. Each point runs in a fresh process (wall time with
 the imports, peak RSS of the child); `--before` also runs it with the axis-by-axis classes
-turned off (smemsim.trace.SEPARABLE_BLOCKS), where that finishes within LIMIT_S.
+turned off (smemsim.launch.trace.SEPARABLE_BLOCKS), where that finishes within LIMIT_S.
 Target: 65,535 x 65,535 blocks in under 5 s and 1 GB.
 """
 import pathlib
@@ -22,7 +22,7 @@ CHILD = r"""
 import sys
 sys.path.insert(0, {root!r})
 if {before!r}:
-    import smemsim.trace as trace
+    import smemsim.launch.trace as trace
     trace.SEPARABLE_BLOCKS = 1 << 62
 import resource
 from smemsim.cli import main

@@ -33,7 +33,7 @@ import sys
 sys.path.insert(0, {root!r})
 from tests.test_cuda_structs import corpus_kernel, fast6
 from smemsim import analyze
-from smemsim.hazards import check
+from smemsim.launch.hazards import check
 what, kernel, size = sys.argv[1:4]
 if what == "fast6":
     k = fast6(int(size), int(size), int(size))

@@ -22,8 +22,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 os.environ["SMEMSIM_CACHE"] = ""
 
 from examples import histogram, matmul_128x128  # noqa: E402
-from smemsim.pool import default_jobs  # noqa: E402
-from smemsim.sweep import Layout, product, sweep  # noqa: E402
+from smemsim.search.pool import default_jobs  # noqa: E402
+from smemsim.search.sweep import Layout, product, sweep  # noqa: E402
 
 REPEAT = 3
 EXAMPLES = pathlib.Path(histogram.__file__).parent

@@ -53,12 +53,12 @@ from kernels_ir.dtypes import BY_NAME
 from kernels_ir.stmt import SharedArray, walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 
-from smemsim.analysis import Report, _assemble, _site_rows, class_totals
-from smemsim.arch import require_instructions
-from smemsim.banks import rules_for
-from smemsim.bulk import sum_tma
-from smemsim.slicing import references
-from smemsim.trace import LOOP_LIMIT, Trace, trace_launch
+from smemsim.launch.analysis import Report, _assemble, _site_rows, class_totals
+from smemsim.engine.arch import require_instructions
+from smemsim.engine.banks import rules_for
+from smemsim.launch.bulk import sum_tma
+from smemsim.launch.slicing import references
+from smemsim.launch.trace import LOOP_LIMIT, Trace, trace_launch
 
 from .compile import compile_kernel
 

@@ -390,7 +390,7 @@ def unrolled_sites(kernel: Kernel) -> set[int]:
 
 def compile_kernel(kernel: Kernel, arch: str = "sm_90") -> Compiled:
     """Generate, compile and check one kernel for an architecture."""
-    from smemsim.arch import require_instructions
+    from smemsim.engine.arch import require_instructions
     require_instructions(kernel, arch)
     gen = generate(kernel)
     if arch == "sm_90" and any(isinstance(s, Wgmma) for s in walk(kernel.body)):

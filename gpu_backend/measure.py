@@ -115,7 +115,7 @@ def measure(file: str, kernel_key: str, params: dict, kernel_name: str,
             timeout: int = 300, options=None, arrays: dict | None = None,
             ptx: dict | None = None) -> Measured:
     """Profile one launch of a kernel from a kernels file, or from a CUDA file read with
-    `options` (smemsim.cuda.Options) and `ptx` (smemsim.loader.load_kernels: the
+    `options` (smemsim.frontends.cuda.Options) and `ptx` (smemsim.frontends.loader.load_kernels: the
     architecture and nvcc flags of its build): the profiled process reads it the same way,
     so the program profiled is the CUDA generated from the IR that was predicted; on
     `arrays` (those the prediction used; None: the file's own inputs)."""
@@ -209,7 +209,7 @@ def compare_counts(report, measured: Measured) -> Agreement:
     suffixed ones and `_op_misc`. The instructions of a class with a site counted as the
     fewest passes of a retry loop (SiteReport.at_least) may only be above the prediction.
     """
-    from smemsim.analysis import NO_ACCESS
+    from smemsim.launch.analysis import NO_ACCESS
     predicted = dict(report.classes)
     get = lambda c: predicted.get(c, NO_ACCESS)
     m = measured

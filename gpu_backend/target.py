@@ -3,9 +3,9 @@
     python3 -m gpu_backend.target FILE KERNEL_KEY PARAMS_JSON [OPTIONS_JSON [PTX_JSON
                                                                              [ARRAYS_DIR]]]
 
-OPTIONS_JSON: for a CUDA file, the smemsim.cuda.Options it was imported with (the command
+OPTIONS_JSON: for a CUDA file, the smemsim.frontends.cuda.Options it was imported with (the command
 line's -D, --length, --launch-grid, --texture, ...), as data; `null` for a kernels file.
-PTX_JSON: how the CUDA file was read (smemsim.loader.load_kernels's `ptx`: its arch and
+PTX_JSON: how the CUDA file was read (smemsim.frontends.loader.load_kernels's `ptx`: its arch and
 nvcc flags), `null` for the C++ reading.
 ARRAYS_DIR: a folder of NAME.npy files, the inputs the prediction was made on (read without
 pickles); else the file's own inputs (ARRAYS, or seeded random).
@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 from kernels_ir import resolve_launch
-from smemsim.loader import input_arrays, is_cuda, load_kernels, select
+from smemsim.frontends.loader import input_arrays, is_cuda, load_kernels, select
 
 from .device import run_on_gpu
 
@@ -28,7 +28,7 @@ def main() -> None:
     options = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
     ptx = json.loads(sys.argv[5]) if len(sys.argv) > 5 else None
     if options is not None and is_cuda(file):
-        from smemsim.cuda import Options
+        from smemsim.frontends.cuda import Options
         kernels = load_kernels(file, Options(**options), None if ptx is None else
                                {"arch": ptx["arch"], "flags": tuple(ptx["flags"])})
     else:

@@ -83,7 +83,7 @@ class PartialRun:
     collapse: frozenset[int] = frozenset()
     blocks: np.ndarray | None = None
     summed: frozenset[int] = frozenset()
-    # -- the hazard check's address-only runs (smemsim.slicing.HazardSlices); they never
+    # -- the hazard check's address-only runs (smemsim.launch.slicing.HazardSlices); they never
     #    replay repeating iterations (kernels_ir.periodic): a check sees every barrier
     # `track`: shared stores mark the bytes they write, shared reads check them, cp.async
     # follows its bytes in flight (the faults a full run finds in shared memory)

@@ -18,7 +18,7 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)
 MAX_GRID_DIM = (2**31 - 1, 65535, 65535)
 # shared memory one block may have on the architecture that allows the most (sm_90's and
-# sm_100's opt-in maximum: smemsim/arch.py's table, whose test keeps the two equal); a
+# sm_100's opt-in maximum: smemsim/engine/arch.py's table, whose test keeps the two equal); a
 # launch over it runs on no GPU, and is refused before any window is allocated for it
 MAX_SMEM_PER_BLOCK = 232448
 

@@ -5,11 +5,11 @@ import importlib
 # asked for (PEP 562), so that `import smemsim` (and the console script, smemsim.console)
 # loads nothing until it is used
 _EXPORTS = {
-    "analysis": ("Report", "SiteReport", "Totals", "WorstRequest", "analyze"),
-    "arch": ("ARCHS", "Arch", "ArchError", "get_arch"),
-    "banks": ("BankUse", "BatchResult", "Group", "MergeDecision", "RequestError",
+    "launch.analysis": ("Report", "SiteReport", "Totals", "WorstRequest", "analyze"),
+    "engine.arch": ("ARCHS", "Arch", "ArchError", "get_arch"),
+    "engine.banks": ("BankUse", "BatchResult", "Group", "MergeDecision", "RequestError",
               "WarpRequest", "WordUse", "warp_request", "warp_requests"),
-    "occupancy": ("BlockSizeChoice", "Curve", "Occupancy", "OccupancyError",
+    "launch.occupancy": ("BlockSizeChoice", "Curve", "Occupancy", "OccupancyError",
                   "available_dynamic_smem", "best_block_size", "kernel_occupancy",
                   "occupancy", "what_if"),
 }

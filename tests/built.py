@@ -1,5 +1,6 @@
-"""The tests' door to a `.cu`: its kernels as nvcc builds them (smemsim.ptx.frontend), with
-the signature of smemsim.cuda's old `import_kernels` the tests were written against."""
+"""The tests' door to a `.cu`: its kernels as nvcc builds them
+(smemsim.frontends.ptx.frontend), with the signature of smemsim.frontends.cuda's old
+`import_kernels` the tests were written against."""
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ CORPUS = pathlib.Path(__file__).resolve().parent / "corpus"
 def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=()) -> dict:
     """key -> a function that builds that kernel from nvcc's PTX of the file (a file of
     tests/corpus as the corpus builds it: its corpus.json's include folders and flags)."""
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     path = pathlib.Path(path).resolve()
     if CORPUS in path.parents and not flags:
         import dataclasses
@@ -23,7 +24,7 @@ def import_kernels(path, options=None, wanted=None, arch: str = "sm_90", flags=(
         own = next((e.get("nvcc_flags", []) for e in entries if CORPUS / e["file"] == path), [])
         flags = [*build["flags"], *own]
         if options is None:
-            from smemsim.cuda import Options
+            from smemsim.frontends.cuda import Options
             options = Options()
         options = dataclasses.replace(options, include_dirs=[
             *options.include_dirs, *(str(CORPUS / d) for d in build["include"])])

@@ -36,7 +36,7 @@ def require_nvrtc():
 def nvcc():
     """nvcc, for the tests that build with it (skipped, with the reason, without it)."""
     from kernels_ir import KernelError
-    from smemsim.ptx.build import find_nvcc
+    from smemsim.frontends.ptx.build import find_nvcc
     try:
         return find_nvcc()
     except KernelError as err:

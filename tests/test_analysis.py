@@ -11,8 +11,8 @@ from kernels_ir import (
     KernelBuilder, blockIdx, cast, f32, f64, resolve_launch, threadIdx, u8, u16,
 )
 from smemsim import warp_request
-from smemsim.analysis import analyze
-from smemsim.trace import reference_requests
+from smemsim.launch.analysis import analyze
+from smemsim.launch.trace import reference_requests
 
 
 def reference(kernel, params=None):

@@ -18,18 +18,25 @@ from kernels_ir import (
 )
 from kernels_ir.checks import check_kernel
 from smemsim import analyze, warp_request
-from smemsim.banks import RequestError
-from smemsim.hazards import check, control_flow_graph
-from smemsim.slicing import slice_kernel
-from smemsim.trace import substitute
+from smemsim.engine.banks import RequestError
+from smemsim.launch.hazards import check, control_flow_graph
+from smemsim.launch.slicing import slice_kernel
+from smemsim.launch.trace import substitute
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # ------------------------------------------------------------------ the import graph
 
-# lower number = lower layer; a module may import only its own layer and those below
-LAYERS = {"kernels_ir": 0, "smemsim": 1, "gpu_backend": 2, "smemsim.cli": 3,
-          "smemsim.__main__": 3, "smemsim.console": 3}
+# lower number = lower layer; a module may import only its own layer and those below. The
+# stages of smemsim are its packages: the IR; the tools, caches and display registry every
+# stage uses; the bank engine; the whole-launch analyses and the frontends (which read
+# kernels into the IR, and stand beside the analyses: neither needs the other's results
+# but a frontend may ask an analysis's question, as fix's screen does); the searches and
+# the hardware's counters; the GPU side; the command
+LAYERS = {"kernels_ir": 0, "smemsim": 1, "smemsim.toolrun": 1, "smemsim.cache": 1,
+          "smemsim.display": 1, "smemsim.engine": 2, "smemsim.launch": 3,
+          "smemsim.frontends": 3, "smemsim.search": 4, "smemsim.hardware": 4,
+          "gpu_backend": 5, "smemsim.cli": 6, "smemsim.__main__": 6, "smemsim.console": 6}
 
 
 def _layer(module: str) -> int | None:
@@ -93,11 +100,11 @@ def test_only_the_command_knows_rich_and_json_and_only_gpu_backend_cuda(path):
         top = module.split(".")[0]
         where = f"{path.relative_to(ROOT)}:{line} imports {module}"
         if top == "rich":
-            assert own == 3, where
-        if top == "json" and own < 2:
+            assert own == LAYERS["smemsim.cli"], where
+        if top == "json" and own < LAYERS["smemsim.search"]:
             raise AssertionError(where)  # analyses return dataclasses, not JSON
         if top == "cuda":
-            assert own == 2, where
+            assert own == LAYERS["gpu_backend"], where
 
 
 def test_a_verb_loads_only_what_it_runs():
@@ -109,21 +116,21 @@ def test_a_verb_loads_only_what_it_runs():
     code = ("import io, sys; from rich.console import Console; from smemsim.cli import run; "
             "assert run(sys.argv[1:], Console(file=io.StringIO())) == 0; "
             "print(' '.join(sorted(sys.modules)))")
-    heavy = {"smemsim.hazards", "smemsim.sweep", "smemsim.fix", "smemsim.cuda",
-             "networkx", "numba", "multiprocessing", "concurrent.futures"}
+    heavy = {"smemsim.launch.hazards", "smemsim.search.sweep", "smemsim.search.fix",
+             "smemsim.frontends.cuda", "networkx", "numba", "multiprocessing", "concurrent.futures"}
     loaded = set(subprocess.run([sys.executable, "-c", code, "analyze", "transpose",
                                  "--kernel", "naive"], check=True, capture_output=True,
                                 text=True, cwd=ROOT).stdout.split())
-    assert "smemsim.analysis" in loaded and not heavy & loaded, sorted(heavy & loaded)
+    assert "smemsim.launch.analysis" in loaded and not heavy & loaded, sorted(heavy & loaded)
     loaded = set(subprocess.run([sys.executable, "-c", code, "check", "transpose",
                                  "--kernel", "naive"], check=True, capture_output=True,
                                 text=True, cwd=ROOT).stdout.split())
-    assert "smemsim.hazards" in loaded and "smemsim.cuda" not in loaded
+    assert "smemsim.launch.hazards" in loaded and "smemsim.frontends.cuda" not in loaded
     # fix of a kernels file: the patch machinery is there, the CUDA frontend is not
     loaded = set(subprocess.run([sys.executable, "-c", code, "fix", "transpose",
                                  "--kernel", "naive"], check=True, capture_output=True,
                                 text=True, cwd=ROOT).stdout.split())
-    assert "smemsim.cli.fixpatch" in loaded and "smemsim.cuda" not in loaded
+    assert "smemsim.cli.fixpatch" in loaded and "smemsim.frontends.cuda" not in loaded
 
 
 # ------------------------------------------------------------------ a new statement kind

@@ -15,9 +15,9 @@ from kernels_ir import (
 )
 from kernels_ir.pysource import kernels_file
 from smemsim import analyze
-from smemsim.cuda import Options
+from smemsim.frontends.cuda import Options
 from tests.built import import_kernels
-from smemsim.hazards import check
+from smemsim.launch.hazards import check
 from tests.conftest import require_nvrtc
 
 # after siboehm's SGEMM kernel 4 (`assert(BM * BK == blockDim.x);`, tests/corpus/sgemm_cuda)

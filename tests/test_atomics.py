@@ -7,7 +7,7 @@ from kernels_ir import (
     KernelBuilder, KernelError, cast, f32, i32, resolve_launch, run, threadIdx, u32, u64,
 )
 from smemsim import analyze
-from smemsim.hazards import check
+from smemsim.launch.hazards import check
 from tests.conftest import require_nvrtc
 from tests.test_analysis import assert_matches_reference
 

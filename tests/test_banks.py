@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smemsim import ArchError, RequestError, warp_request, warp_requests
-from smemsim import banks
+from smemsim.engine import banks
 
 ENGINES = ["numpy", "numba"]
 
@@ -239,7 +239,7 @@ def test_offsets_past_16_mib_keep_their_groups(engine):
 def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
     """Rent or buy (#28): numpy runs until the time it has spent in this process, with the
     batch at hand, would pass numba's loading cost; then numba, for every later batch."""
-    import smemsim.banks as banks
+    import smemsim.engine.banks as banks
     pytest.importorskip("numba")
     monkeypatch.setattr(banks, "_NUMBA_STATE", {})
     monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})

@@ -5,8 +5,8 @@ computation)."""
 import pytest
 
 from kernels_ir import KernelBuilder, blockIdx, cast, f32, i32, logical_and, threadIdx
-from smemsim.hazards import check
-from smemsim.loader import load_kernels
+from smemsim.launch.hazards import check
+from smemsim.frontends.loader import load_kernels
 
 # small launches of every example (the full run computes every value of every block)
 EXAMPLES = {
@@ -133,9 +133,9 @@ def persistent_tiles(race: bool = True, address_reads_block: bool = False):
 
 
 def test_blocks_that_take_as_many_tiles_are_one_class_and_the_race_is_found():
-    from smemsim.hazards import _control_representatives
-    from smemsim.ranges import BlockRanges, probe_settled
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.hazards import _control_representatives
+    from smemsim.launch.ranges import BlockRanges, probe_settled
+    from smemsim.launch.slicing import hazard_slices
     import numpy as np
     from kernels_ir import resolve_launch
     kernel = persistent_tiles()
@@ -213,8 +213,8 @@ def test_faults_in_values_and_global_memory_are_found_and_located(kind, message)
 
 
 def test_probes_that_intervals_settle_are_not_run():
-    from smemsim.ranges import BlockRanges, probe_settled
-    from smemsim.slicing import fault_probes, hazard_slices
+    from smemsim.launch.ranges import BlockRanges, probe_settled
+    from smemsim.launch.slicing import fault_probes, hazard_slices
     from kernels_ir import resolve_launch
     import numpy as np
     kernel = value_fault("register")
@@ -244,7 +244,7 @@ def strided_reads(length: int, stride: int, trips: int, index=None):
 
 
 def test_an_affine_loop_is_checked_at_its_ends_and_its_faults_still_found():
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.slicing import hazard_slices
     from kernels_ir import Loop
     clean = strided_reads(64 * 100 + 32, 64, 101)  # the last iteration reads up to 6431
     (loop,) = [s for s in clean.statements() if isinstance(s, Loop)]
@@ -299,7 +299,7 @@ def _iterations_read(monkeypatch, read, var) -> list:
 
 
 def test_a_guarded_loop_is_checked_at_the_ends_of_its_guards_interval(monkeypatch):
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.slicing import hazard_slices
     from kernels_ir import If, Load, Loop
     # a tiled GEMM's guard: 1,000 elements, 40 trips of 32; lanes stop at their last index
     clean = guarded_reads(1000, 40, lambda i, index: index < 1000)
@@ -363,7 +363,7 @@ def tiled_reads(length: int, trips: int, inner_stop=None):
 
 
 def test_a_loop_around_a_tile_loop_is_checked_at_its_ends(monkeypatch):
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.slicing import hazard_slices
     from kernels_ir import Load, Loop
     clean = tiled_reads(50 * 64, 50)
     outer, inner = [s for s in clean.statements() if isinstance(s, Loop)]
@@ -390,7 +390,7 @@ def test_a_loop_around_a_tile_loop_is_checked_at_its_ends(monkeypatch):
 def elementwise(n: int, guard=lambda i, n: i < n, index=None, blocks=None):
     """y[i] = 2 x[i] for i = blockIdx.x * 256 + threadIdx.x under a guard (the everyday
     elementwise kernel): its other run reads blockIdx.x only through an affine index and a
-    box guard, so a few blocks at the grid's ends stand for all (smemsim.block_ends)."""
+    box guard, so a few blocks at the grid's ends stand for all (smemsim.launch.block_ends)."""
     k = KernelBuilder("elementwise")
     x = k.global_array("x", f32, n)
     y = k.global_array("y", f32, n, intent="out")
@@ -404,7 +404,7 @@ def elementwise(n: int, guard=lambda i, n: i < n, index=None, blocks=None):
 
 def _ends_runs(monkeypatch) -> list:
     """The blocks each run of the ends takes (recorded as check makes them)."""
-    import smemsim.block_ends as block_ends
+    import smemsim.launch.block_ends as block_ends
     runs, real = [], block_ends.run
     monkeypatch.setattr(block_ends, "run", lambda *a, **kw: (
         runs.append(kw["partial"].blocks.tolist()), real(*a, **kw))[1])
@@ -462,8 +462,8 @@ def test_a_two_dimensional_grid_is_checked_at_the_corners_of_its_boxes(monkeypat
 
 
 def test_grids_the_ends_cannot_stand_for_are_walked_whole(monkeypatch):
-    from smemsim.block_ends import block_ends
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.block_ends import block_ends
+    from smemsim.launch.slicing import hazard_slices
     # an index quadratic in blockIdx.x: not one progression
     square = elementwise(64 * 256, index=lambda i: (i * i) % (64 * 256))
     hs = hazard_slices(square)
@@ -528,7 +528,7 @@ def test_guard_intervals_equal_counting_every_iteration():
 
 
 def test_a_loop_whose_index_is_not_affine_runs_whole():
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.slicing import hazard_slices
     k = strided_reads(64 * 64 + 32, 0, 64, index=lambda i: (i * i) % 64)
     assert hazard_slices(k).endpoints == frozenset()
     assert check(k).clean
@@ -541,8 +541,8 @@ def test_a_loop_whose_index_is_not_affine_runs_whole():
 def test_the_layout_run_without_values_reports_what_the_run_on_values_does(
         monkeypatch, file, key, mistakes):
     from kernels_ir import resolve_launch
-    from smemsim import hazards
-    from smemsim.slicing import hazard_slices, layout_run
+    from smemsim.launch import hazards
+    from smemsim.launch.slicing import hazard_slices, layout_run
     kernel = load_kernels(file)[key]()
     assert layout_run(kernel, hazard_slices(kernel)) is not None   # no values needed
     launch = resolve_launch(kernel, {})
@@ -561,9 +561,9 @@ def test_a_kernel_read_from_ptx_is_checked_at_the_grids_ends(tmp_path):
     alignment assertions, which no block index decides. Both stand at the grid's ends now:
     the other run is a few blocks, not every block."""
     from kernels_ir import resolve_launch
-    from smemsim.block_ends import block_ends
-    from smemsim.cuda import Options
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.block_ends import block_ends
+    from smemsim.frontends.cuda import Options
+    from smemsim.launch.slicing import hazard_slices
     cu = tmp_path / "reduce.cu"
     cu.write_text("""#define THREADS 256
 __global__ void reduce1(float *in, float *out)
@@ -633,9 +633,9 @@ def test_registers_the_ptx_advances_in_a_loop_stand_for_the_block_at_the_grids_e
     are leaves like blockIdx for the grid's-ends method (the corpus's naive SGEMM: 55 s of
     every-block runs -> 1.4 s), which still finds a fault where the last blocks write past
     C's end (C one element short)."""
-    from smemsim.block_ends import block_ends
-    from smemsim.cuda import Options
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.block_ends import block_ends
+    from smemsim.frontends.cuda import Options
+    from smemsim.launch.slicing import hazard_slices
     reading = {"arch": "sm_90", "flags": ()}
     cu = tmp_path / "gemm.cu"
     cu.write_text(NAIVE_GEMM.replace("LENGTH_C", "n * n"))
@@ -655,8 +655,8 @@ def test_a_local_given_a_value_not_affine_in_the_block_walks_every_block():
     """A local set to blockIdx.x * blockIdx.x and advanced in a loop: not affine in the
     block, so the grid's ends cannot stand for the rest (the middle block 7 of 12 writes
     past `out`'s end, which the ends, blocks 0, 1 and 11, do not)."""
-    from smemsim.block_ends import block_ends
-    from smemsim.slicing import hazard_slices
+    from smemsim.launch.block_ends import block_ends
+    from smemsim.launch.slicing import hazard_slices
     k = KernelBuilder("squares")
     out = k.global_array("out", f32, 49 * 32 + 16, intent="out")   # block 7 runs past it
     at = k.let("at", 0, i32)
@@ -748,7 +748,7 @@ def test_signed_row_pointers_stand_at_the_grids_ends_and_the_runs_are_said(tmp_p
     unsigned: affine in the block, so 9 blocks stand for 196,608 (was every block: 300 s at
     llm.c's C = 768). The report says what ran, and the last blocks' write past `out`'s end
     (one element short) is still found."""
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     reading = {"arch": "sm_90", "flags": ()}
     cu = tmp_path / "rows.cu"
     cu.write_text(ROW_POINTERS.replace("LENGTH_OUT", "BT * OC"))
@@ -791,7 +791,7 @@ def test_arrays_whose_values_decide_nothing_are_blank_in_the_full_run():
     `out` decide nothing it reports, and are zeros taken as touched (llm.c's
     crossentropy_forward_kernel1 at B=8, T=1024, V=50,257: 4.8 GB -> 71 MB, 12.3 -> 0.7 s).
     Staged through shared memory and read back as an index, `probs` decides too."""
-    from smemsim.slicing import blind_arrays, hazard_slices
+    from smemsim.launch.slicing import blind_arrays, hazard_slices
     for staged, blank in ((False, {"probs", "out"}), (True, {"out"})):
         kernel = gather(staged)
         assert blind_arrays(kernel, hazard_slices(kernel)) == frozenset(blank)

@@ -348,7 +348,7 @@ def test_a_closed_pipe_ends_quietly():
 def test_ctrl_c_says_what_was_kept_and_exits_130(monkeypatch):
     """A Ctrl-C is no bug (it was a traceback): one line, and the shell's code for SIGINT."""
     from smemsim.cli.verbs import sweep as sweep_verb
-    from smemsim.sweep import SweepInterrupted
+    from smemsim.search.sweep import SweepInterrupted
 
     def interrupted(*args, **kwargs):
         raise SweepInterrupted(2, 4)
@@ -645,9 +645,9 @@ def test_the_largest_grid_when_guards_read_both_block_axes(tmp_path):
 def test_guards_classed_axis_by_axis_count_as_block_by_block(monkeypatch, tmp_path, size):
     """The classes axis by axis give every site's counts and histogram as classing block
     by block does, with edge blocks where the guards hold for some threads only."""
-    import smemsim.trace as trace
+    import smemsim.launch.trace as trace
     from smemsim import analyze
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     from tests.built import import_kernels
     w, h = size
     path = tmp_path / "blur.cu"
@@ -670,7 +670,7 @@ def test_check_classes_a_2d_grid_axis_by_axis(monkeypatch, tmp_path, synced):
     clean with the barrier, the race without it (thread (1, 0) reads the element thread
     (0, 0) wrote: lines 6 and 9), at a size with edge blocks on both axes; and a grid of
     8.4 M blocks (1,048,560 x 2,048 pixels) checked without walking it (past 100 s)."""
-    import smemsim.hazards as hazards
+    import smemsim.launch.hazards as hazards
     cu = tmp_path / "blur.cu"
     cu.write_text(BLUR if synced else BLUR.replace("    __syncthreads();\n", ""))
     verdicts = []

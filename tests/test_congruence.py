@@ -1,13 +1,13 @@
-"""The congruence analysis (smemsim/congruence.py): which low bits of an integer expression
+"""The congruence analysis (smemsim/launch/congruence.py): which low bits of an integer expression
 every execution of a launch agrees on, and the global sectors of TMA / bulk copies it
-decides (smemsim/bulk.py; docs/tma.md)."""
+decides (smemsim/launch/bulk.py; docs/tma.md)."""
 import numpy as np
 import pytest
 
 from kernels_ir import KernelBuilder, blockIdx, cast, i32, resolve_launch, threadIdx, u8
 from smemsim import analyze
-from smemsim.bulk import piece_sectors, site_sectors
-from smemsim.congruence import Congruences, Residue, exact, join
+from smemsim.launch.bulk import piece_sectors, site_sectors
+from smemsim.launch.congruence import Congruences, Residue, exact, join
 
 
 def _known(kernel_body, params=None):
@@ -145,7 +145,7 @@ def test_a_box_off_the_16_byte_grid_is_the_gpus_illegal_instruction():
     columns off (tests/kernels/tma_sectors.py col1, col4): analyze says so where the
     arithmetic proves it, and a run (and check) at the copy that does it."""
     from kernels_ir import KernelError, KernelRuntimeError, run
-    from smemsim.hazards import check
+    from smemsim.launch.hazards import check
     with pytest.raises(KernelError, match="illegal instruction: every box of tensor map 'm' "
                                           "starts 2 bytes"):
         _tma_site(lambda it, b: b * 64 + 1)

@@ -158,7 +158,7 @@ def test_hotspot_with_edge_blocks_counts_as_the_brute_force(monkeypatch, separab
     comparisons' selects folded, a block class stops reading the axis only the untaken side
     reads. Every site's counts equal running every block (both ways of classing them), at
     a size whose last blocks overhang the grid on both axes."""
-    import smemsim.trace as trace
+    import smemsim.launch.trace as trace
     from tests.test_analysis import assert_matches_reference
     monkeypatch.setattr(trace, "SEPARABLE_BLOCKS", 0 if separable else 1 << 62)
     assert_matches_reference(hotspot(50, 41))

@@ -6,7 +6,7 @@ import pytest
 from examples import cp_async_gemm
 from kernels_ir import KernelBuilder, KernelError, KernelRuntimeError, f32, run, threadIdx, u8
 from smemsim import analyze
-from smemsim.hazards import check
+from smemsim.launch.hazards import check
 from tests.conftest import require_nvrtc
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 
 from kernels_ir import call, const, format_expr, u32, u64  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
 
 BITS = pathlib.Path(__file__).resolve().parent / "cuda" / "bit_intrinsics.cu"
@@ -116,8 +116,8 @@ def test_a_stream_compaction_by_warp_votes():
 
 
 def test_the_kernels_file_keeps_the_votes_and_the_intrinsics(tmp_path):
-    from smemsim.ptx.frontend import write_kernels_file
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.ptx.frontend import write_kernels_file
+    from smemsim.frontends.loader import load_kernels
     text = write_kernels_file(str(BITS), Options(kernel="compact"))[0]
     assert '"ballot", width=32' in text and 'call("popc", ' in text
     path = tmp_path / "compact.py"

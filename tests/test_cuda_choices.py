@@ -13,7 +13,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 
 from kernels_ir import resolve_launch  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
 
 CHOICES = pathlib.Path(__file__).resolve().parent / "cuda" / "choice_pointers.cu"

@@ -1,5 +1,5 @@
 """Template kernels launched without naming their arguments (`k<<<g, b>>>(d_x)`): the
-arguments' declared types deduce them, as C++ does (smemsim/cuda/deduce.py), and thrust
+arguments' declared types deduce them, as C++ does (smemsim/frontends/cuda/deduce.py), and thrust
 vectors passed by raw_pointer_cast(v.data()) give their element type and their length."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
                                                 "(a base dependency: pip install -e . installs it)")
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from smemsim.frontends.cuda import CudaImportError, Options  # noqa: E402
 from tests.built import import_kernels  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 

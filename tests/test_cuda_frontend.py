@@ -15,7 +15,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 from kernels_ir import KernelRuntimeError, resolve_launch  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from kernels_ir import KernelError
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import by_line, import_kernels, run
 from tests.test_cli import cli_streams  # noqa: E402
 
@@ -517,7 +517,7 @@ def test_cuda_in_a_python_file_is_read_not_run(tmp_path, monkeypatch):
 def test_a_kernels_file_is_still_a_kernels_file(tmp_path):
     """A file that imports kernels_ir is the IR's (and runs, as documented), even if it
     mentions RawKernel."""
-    from smemsim.loader import is_cuda
+    from smemsim.frontends.loader import is_cuda
     f = tmp_path / "k.py"
     f.write_text("from kernels_ir import KernelBuilder\n# cp.RawKernel(src, 'k') elsewhere\n")
     assert not is_cuda(str(f))
@@ -1068,7 +1068,7 @@ def test_a_launch_reads_the_dim3_in_its_scope_and_its_switch_case(tmp_path):
 
 
 def fold_all(dims) -> tuple:
-    from smemsim.cuda.symbols import fold
+    from smemsim.frontends.cuda.symbols import fold
     return tuple(fold(d) for d in dims)
 
 

@@ -15,7 +15,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 from gpu_backend.codegen import generate  # noqa: E402
 from kernels_ir import KernelRuntimeError, format_kernel, resolve_launch  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
 
 GRID_SYNC = pathlib.Path(__file__).resolve().parent / "cuda" / "grid_sync.cu"

@@ -15,7 +15,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import by_line, import_kernels, run
 from tests.test_cli import cli  # noqa: E402
 

@@ -13,9 +13,9 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 
 from kernels_ir import bf16, f16, from_storage, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options, instantiation  # noqa: E402
+from smemsim.frontends.cuda import CudaImportError, Options, instantiation  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
-from smemsim.hazards import check  # noqa: E402
+from smemsim.launch.hazards import check  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 FAST = str(HERE / "corpus" / "fast_cu" / "matmul_2.cuh")
@@ -141,7 +141,7 @@ def test_import_writes_a_kernels_file_that_counts_and_computes_the_same(tmp_path
     counts and the same C (barrier arrays, tokens named `_`, struct fields, sub-array
     accumulators, aligned dynamic bytes all written back)."""
     from kernels_ir.pysource import kernels_file
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.loader import load_kernels
     kernel = {"fast2": fast2, "fast3": fast3, "fast4": fast4, "fast5": fast5,
               "tile": tile}[case](256)
     (tmp_path / "imported.py").write_text(kernels_file({kernel.name: kernel}, str(tmp_path),

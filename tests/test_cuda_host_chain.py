@@ -15,7 +15,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 from kernels_ir import call, const, resolve_launch, u64  # noqa: E402
 from kernels_ir.semantics import LaneFault, math_call  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 

@@ -12,7 +12,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
                                                 "(a base dependency: pip install -e . installs it)")
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from smemsim.frontends.cuda import CudaImportError, Options  # noqa: E402
 from tests.built import import_kernels  # noqa: E402
 
 DISPATCH = pathlib.Path(__file__).resolve().parent / "cuda" / "host_dispatch.cu"

@@ -14,7 +14,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 
 from kernels_ir import KernelRuntimeError  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import CudaImportError, Options  # noqa: E402
+from smemsim.frontends.cuda import CudaImportError, Options  # noqa: E402
 from tests.built import import_kernels  # noqa: E402
 from tests.test_cli import cli, cli_streams  # noqa: E402
 

@@ -16,9 +16,9 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 from kernels_ir import resolve_launch  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from kernels_ir import KernelError
-from smemsim.cuda import Options  # noqa: E402
-from smemsim.ptx.frontend import write_kernels_file  # noqa: E402
-from smemsim.loader import load_kernels as _load_kernels  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
+from smemsim.frontends.ptx.frontend import write_kernels_file  # noqa: E402
+from smemsim.frontends.loader import load_kernels as _load_kernels  # noqa: E402
 from tests.conftest import require_nvrtc  # noqa: E402
 from tests.built import by_line, run  # noqa: E402
 from tests.test_cli import cli, cli_streams  # noqa: E402
@@ -31,7 +31,7 @@ TILED = Options(defines={"TILE_SIZE": "32"}, grid="(colsB + 31) // 32, (rowsA + 
 
 def load_kernels(path, options=None):
     """A .cu through nvcc's build (tests/built.py); a kernels file as every verb loads it."""
-    from smemsim.loader import is_cuda
+    from smemsim.frontends.loader import is_cuda
     from tests.built import import_kernels
     if is_cuda(str(path)) and not str(path).endswith(".py"):
         return import_kernels(str(path), options)

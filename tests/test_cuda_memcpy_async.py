@@ -15,9 +15,9 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 
 from kernels_ir import KernelBuilder, KernelRuntimeError, f32, threadIdx  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import by_line, import_kernels, run
-from smemsim.hazards import check  # noqa: E402
+from smemsim.launch.hazards import check  # noqa: E402
 from tests.conftest import require_nvrtc  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -146,8 +146,8 @@ def test_on_the_gpu(make):
 
 
 def test_the_kernels_file_import_writes_counts_the_same(tmp_path):
-    from smemsim.loader import load_kernels
-    from smemsim.ptx.frontend import write_kernels_file
+    from smemsim.frontends.loader import load_kernels
+    from smemsim.frontends.ptx.frontend import write_kernels_file
     opts = Options(lengths={"in": "tiles * 256", "out": "2 * tiles * 256"})
     text, _ = write_kernels_file(STAGE, opts, "stage", str(tmp_path))
     assert "kb.cp_async_arrive(front, (" in text   # (each barrier named as the source does)

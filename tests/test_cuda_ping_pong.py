@@ -12,7 +12,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
                                                 "(a base dependency: pip install -e . installs it)")
 
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
 
 PING_PONG = pathlib.Path(__file__).resolve().parent / "cuda" / "ping_pong.cu"
@@ -88,7 +88,7 @@ def test_on_the_gpu(name):
 def test_check_finds_the_race_when_the_steps_barrier_is_missing(tmp_path):
     """Without the barrier before the swap, a step reads what the other threads of the
     previous one have not written yet: `check` finds it, at the line of the read."""
-    from smemsim.hazards import check
+    from smemsim.launch.hazards import check
     lines = PING_PONG.read_text().splitlines()
     assert lines[18].strip() == "__syncthreads();"      # smooth's barrier in the loop
     racy = tmp_path / "racy.cu"

@@ -1,13 +1,13 @@
-"""The CUDA frontend's preprocessor (smemsim.cuda.preprocess): macros, conditionals, the
+"""The CUDA frontend's preprocessor (smemsim.frontends.cuda.preprocess): macros, conditionals, the
 user's includes, numeric literals, and the bounds that keep a hostile file from costing
 more than an error."""
 from __future__ import annotations
 
 import pytest
 
-from smemsim.cuda import CudaImportError
-from smemsim.cuda.literals import integer_literal, literal_type
-from smemsim.cuda.preprocess import MAX_NESTING, MAX_TOKENS, preprocess
+from smemsim.frontends.cuda import CudaImportError
+from smemsim.frontends.cuda.literals import integer_literal, literal_type
+from smemsim.frontends.cuda.preprocess import MAX_NESTING, MAX_TOKENS, preprocess
 
 
 def pp(tmp_path, text, name="a.cu", **kw):
@@ -118,7 +118,7 @@ def test_every_token_keeps_the_place_it_came_from(tmp_path):
 def test_tokens_after_spliced_lines_and_comments_keep_their_line_and_column():
     """Positions are mapped back through every backslash-newline (LF and CRLF) and block
     comment, without a table per character (a 4 MB file's table took seconds)."""
-    from smemsim.cuda.preprocess import tokenize
+    from smemsim.frontends.cuda.preprocess import tokenize
     text = "int a = \\\n  b + /* two\nlines */ c;\r\n#define X \\\r\n  y\n  z @\n"
     lines = tokenize(text, "f.cu")
     where = [(t.text, t.loc.line, t.loc.column) for line in lines for t in line]
@@ -199,7 +199,7 @@ def test_bytes_that_are_not_utf8_are_read_in_comments_and_refused_in_code(tmp_pa
     g.write_bytes(b"__global__ void k(float *o) {\n    float x\xa9 = 1.0f;\n}\n"
                   b"void h(float *o) { k<<<1, 32>>>(o); }\n")
     from kernels_ir import KernelError
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     from tests.built import import_kernels
     with pytest.raises(KernelError, match=r"b.cu:2: error: unrecognized token"):
         import_kernels(str(g), Options())["k"]()

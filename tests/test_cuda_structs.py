@@ -16,8 +16,8 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 from kernels_ir import KernelRuntimeError, bf16, from_storage, to_storage  # noqa: E402
 from smemsim import analyze  # noqa: E402
 from kernels_ir import KernelError
-from smemsim.cuda import Options  # noqa: E402
-from smemsim.cuda.symbols import fold
+from smemsim.frontends.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda.symbols import fold
 from tests.built import by_line, import_kernels, run
 from tools.corpus_status import options  # noqa: E402
 
@@ -317,7 +317,7 @@ def test_bitcast_prints_as_cuda_and_round_trips_through_a_kernels_file(tmp_path)
     from kernels_ir import bitcast, const, f32, i32
     from kernels_ir.printer import format_expr
     from kernels_ir.pysource import kernels_file
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.loader import load_kernels
     e = bitcast(bitcast(const(-1.5, f32), i32) ^ 1, f32)
     assert format_expr(e) == "__int_as_float(__float_as_int(-1.5f) ^ 1)"
     f = tmp_path / "k.cu"
@@ -445,8 +445,8 @@ def test_llm_c_layernorm_backward_counts_blocks_through_a_view_of_its_scratch(k)
 
 def test_a_global_view_is_written_to_a_kernels_file_and_generated(tmp_path):
     from gpu_backend.codegen import generate
-    from smemsim.loader import load_kernels
-    from smemsim.ptx.frontend import write_kernels_file
+    from smemsim.frontends.loader import load_kernels
+    from smemsim.frontends.ptx.frontend import write_kernels_file
     entry = dict(next(e for e in ENTRIES if e["kernel"] == "layernorm_backward_kernel7"))
     from tools.corpus_status import corpus_build
     import dataclasses

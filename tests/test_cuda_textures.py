@@ -16,7 +16,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 
 from smemsim import analyze  # noqa: E402
 from kernels_ir import KernelError
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run
 from tools.corpus_status import options  # noqa: E402
 
@@ -96,7 +96,7 @@ def test_a_texel_of_a_vector_type_is_its_lanes(tmp_path):
     q = np.where(inside, line[np.clip(t - 30, 0, 3), 0] - line[np.clip(t - 30, 0, 3), 1], 0)
     want = img @ np.array([1, 10, 100, 1000], np.float32) + q
     assert np.allclose(out, want)
-    from smemsim.cuda.symbols import fold
+    from smemsim.frontends.cuda.symbols import fold
     # (out is the bytes of 32 floats; a texture, its texels' elements)
     assert {g.name: fold(g.length) for g in k.globals} == {"out": 128, "img": 128, "line": 8}
 

@@ -13,9 +13,9 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA importer needs tree-sit
 
 from kernels_ir import KernelRuntimeError  # noqa: E402
 from smemsim import analyze  # noqa: E402
-from smemsim.cuda import Options  # noqa: E402
+from smemsim.frontends.cuda import Options  # noqa: E402
 from tests.built import import_kernels, run  # noqa: E402
-from smemsim.cuda.symbols import fold  # noqa: E402
+from smemsim.frontends.cuda.symbols import fold  # noqa: E402
 
 TYPES = pathlib.Path(__file__).resolve().parent / "cuda" / "vector_types.cu"
 

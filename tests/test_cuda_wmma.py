@@ -1,7 +1,7 @@
-"""nvcuda::wmma (tests/cuda/wmma_kernels.cu): m16n16k16 fragments of halves as the
-instructions nvcc compiles them to (ldmatrix.x4, two mma.sync m16n8k16, 8-byte rows of an
-accumulator, a register transpose for a column-major half accumulator); each kernel's
-products against numpy and its counts by hand, read from nvcc's build (smemsim.ptx.wmma)."""
+"""nvcuda::wmma (tests/cuda/wmma_kernels.cu): m16n16k16 fragments of halves as the instructions
+nvcc compiles them to (ldmatrix.x4, two mma.sync m16n8k16, 8-byte rows of an accumulator, a
+register transpose for a column-major half accumulator); each kernel's products against
+numpy and its counts by hand, read from nvcc's build (smemsim.frontends.ptx.wmma)."""
 from __future__ import annotations
 
 import pathlib
@@ -11,7 +11,7 @@ import pytest
 
 from kernels_ir import KernelError
 from smemsim import analyze
-from smemsim.cuda import Options
+from smemsim.frontends.cuda import Options
 from tests.built import import_kernels, run
 
 WMMA = pathlib.Path(__file__).resolve().parent / "cuda" / "wmma_kernels.cu"

@@ -5,7 +5,7 @@ import pytest
 
 from kernels_ir.cute import CuteError, parse
 from kernels_ir.tma import swizzle_bytes
-from smemsim.layout_reads import layout_reads
+from smemsim.launch.layout_reads import layout_reads
 
 
 def test_nested_modes_split_colexicographically():

@@ -3,7 +3,7 @@ import numpy as np
 
 from examples import int_matmul_nt32, matmul_double16, transpose
 from kernels_ir import run
-from smemsim.fix import padded, search, swizzled
+from smemsim.search.fix import padded, search, swizzled
 
 
 def test_changed_kernels_compute_the_same_result():

@@ -9,8 +9,8 @@ import pytest
 
 from kernels_ir import KernelError
 from smemsim import analyze
-from smemsim.cuda.patch import LayoutChange, layout_patch
-from smemsim.loader import load_kernels
+from smemsim.frontends.cuda.patch import LayoutChange, layout_patch
+from smemsim.frontends.loader import load_kernels
 from tests.test_cli import cli, cli_streams
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -186,7 +186,7 @@ def test_a_patch_that_breaks_the_file_is_our_bug_not_the_users(tmp_path, monkeyp
     """Should smemsim's patch ever not import, fix says so and proposes no patch; asked to
     write it (--patch), that is exit 3, a bug of smemsim's, never a file written."""
     from smemsim.cli import fixpatch
-    from smemsim.cuda.patch import LayoutPatch
+    from smemsim.frontends.cuda.patch import LayoutPatch
 
     def broken(file, kernel, changes):
         return LayoutPatch(file, "", "__global__ void transpose(", ("line 1: broken",))
@@ -238,7 +238,7 @@ def test_a_patch_whose_kernel_races_where_the_original_does_not_is_found(tmp_pat
     row y is slice 0's row y + 1, shifted by 32 elements: two threads write one word): the
     hazard check of both kernels says the patched one has a race."""
     from smemsim.cli.fixpatch import _hazards
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     good, bad = tmp_path / "good.cu", tmp_path / "bad.cu"
     good.write_text(FIX3D)
     bad.write_text(FIX3D.replace("float s[2][32][32]", "float s[2 * 32 * 32]")

@@ -15,8 +15,8 @@ from kernels_ir import KernelBuilder, PartialRun, SharedAccess, blockIdx, f32, i
     threadIdx
 from kernels_ir.periodic import plan
 from kernels_ir.stmt import Loop, walk
-from smemsim.analysis import analyze
-from smemsim.slicing import slice_kernel
+from smemsim.launch.analysis import analyze
+from smemsim.launch.slicing import slice_kernel
 from tests.test_analysis import assert_matches_reference
 
 
@@ -140,7 +140,7 @@ def test_a_loop_that_never_repeats_runs_as_written():
 def test_blocks_run_in_chunks_give_the_same_counts(monkeypatch):
     # blocks run a few at a time, their requests merged as they come: 40 blocks whose addresses read blockIdx.x, 64 threads each, 3 blocks per chunk; and a
     # data-dependent kernel (every block runs on its data) likewise
-    import smemsim.trace as trace
+    import smemsim.launch.trace as trace
     from examples import histogram
 
     k = KernelBuilder("per_block")
@@ -166,9 +166,9 @@ def test_a_run_on_data_folded_by_cost_reports_what_the_unfolded_run_does(monkeyp
     """A run on data keeps one request per distinct cost (trace_launch's `fold`) once more
     than FOLD_ROWS are held: every count, the histogram of costs and the worst request with
     where it was first issued are those of the requests kept whole (#28)."""
-    import smemsim.trace as trace
+    import smemsim.launch.trace as trace
     from examples import histogram
-    from smemsim.loader import input_arrays
+    from smemsim.frontends.loader import input_arrays
 
     kernel = histogram.KERNELS[key]()
     params = {"n": 1 << 17}

@@ -160,7 +160,7 @@ def test_a_widened_access_is_reported_and_reanalyzed():
 def test_counter_comparison_per_instruction_class():
     """Requests exact, wavefronts never below, per Nsight counter (LDSM counts in _op_ld)."""
     from gpu_backend.measure import Measured, compare_counts
-    from smemsim.analysis import Report, Totals
+    from smemsim.launch.analysis import Report, Totals
     classes = {"ld": Totals(10, 20, 10), "ldsm": Totals(4, 8, 4), "atom": Totals(5, 9, 5)}
     report = Report("k", "sm_90", "sm90-measured", {}, (1, 1, 1), (32, 1, 1), 0, 0, 1, (),
                     classes, "sliced", 1)

@@ -8,7 +8,7 @@ from kernels_ir import (
     i32,
 )
 from smemsim import analyze
-from smemsim.arch import require_instructions
+from smemsim.engine.arch import require_instructions
 from tests.conftest import require_nvrtc
 from tests.kernels import halves
 

@@ -8,7 +8,7 @@ from kernels_ir import (
     KernelBuilder, KernelError, KernelRuntimeError, blockIdx, f32, i32, run, threadIdx, u8, u16,
     u32,
 )
-from smemsim.hazards import check, concurrent_site_pairs, launch_limits, sweep
+from smemsim.launch.hazards import check, concurrent_site_pairs, launch_limits, sweep
 
 
 def exchange(barrier: bool):
@@ -193,7 +193,7 @@ def test_the_check_records_only_sites_of_pairs_that_may_race():
 
     from examples.matmul_float_tiled import KERNELS
     from kernels_ir import PartialRun, resolve_launch, run
-    from smemsim.hazards import _Recorder
+    from smemsim.launch.hazards import _Recorder
     kernel = KERNELS["tiled"]()
     pairs = concurrent_site_pairs(kernel)
     assert pairs == ((0, 0), (0, 1), (1, 1))
@@ -330,7 +330,7 @@ def _race_in_block(target):
 
 def test_check_runs_in_block_chunks_in_bounded_memory(monkeypatch):
     """Past the memory bound a chunk reruns in smaller pieces; races keep their grid block."""
-    import smemsim.hazards as hz
+    import smemsim.launch.hazards as hz
     whole = check(_race_in_block(5))
     monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 600)   # one block's interval: 64 x 4 x 2 bytes
     monkeypatch.setattr(hz, "FLUSH_ROWS", 100)
@@ -341,7 +341,7 @@ def test_check_runs_in_block_chunks_in_bounded_memory(monkeypatch):
 
 
 def test_a_loop_without_end_stops_the_check_with_its_location(monkeypatch):
-    import smemsim.hazards as hz
+    import smemsim.launch.hazards as hz
     monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 20000)
     k = KernelBuilder("endless")
     s = k.shared("s", f32, 64)
@@ -401,9 +401,13 @@ def test_every_distinct_fault_is_reported_once_with_its_block_count():
 
 
 def test_the_fault_search_stops_at_its_cap_and_says_how_much_is_left(monkeypatch):
-    import smemsim.hazards as hazards
+    """The full run stops looking after MAX_FAULT_BLOCKS faulting blocks, and says so; the
+    address-only shared run counts each fault by its class, running one block of each, so
+    it needs no cap (here every faulting block: 3 + 4)."""
+    import smemsim.launch.hazards as hazards
     monkeypatch.setattr(hazards, "MAX_FAULT_BLOCKS", 2)
-    h = check(_two_faults())
+    assert sum(f.blocks for f in check(_two_faults()).faults) == 7
+    h = check(_two_faults(), sliced=False)
     assert sum(f.blocks for f in h.faults) == 2
     assert h.unchecked.startswith("stopped after 2 faulting blocks:")
     assert h.blocks_checked < 8

@@ -7,8 +7,8 @@ from examples import ldmatrix_tile
 from kernels_ir import KernelBuilder, KernelError, Swizzle, f32, format_kernel, run, threadIdx, u16
 from kernels_ir.layout import tma_swizzle
 from smemsim import analyze
-from smemsim.fix import search, swizzled
-from smemsim.hazards import check
+from smemsim.search.fix import search, swizzled
+from smemsim.launch.hazards import check
 from tests.conftest import require_nvrtc
 from tests.kernels import dynamic_swizzle
 

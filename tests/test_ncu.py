@@ -28,7 +28,7 @@ CORPUS = {
 
 
 def test_a_report_reads_as_its_kernels_launch_and_shared_instructions():
-    from smemsim.ncu_reports import read_report
+    from smemsim.hardware.ncu_reports import read_report
     (k,) = read_report(str(DATA / "transpose_transpose.ncu-rep"))
     assert (k.name, k.mangled, k.grid, k.block, k.dynamic_smem, k.static_smem) == (
         "transpose", "_Z9transposePKfPfi", (8, 8, 1), (32, 32, 1), 0, 4096)
@@ -65,10 +65,10 @@ def compared(report: str, word: str):
     """The comparison of a captured corpus report with the analysis of the same build at
     its library's launch, the harness's arrays zeroed (tools/gpu_dsl.py's judge)."""
     import gpu_dsl
-    from smemsim.analysis import analyze
-    from smemsim.measured import compare
-    from smemsim.ncu_reports import read_report
-    from smemsim.ptx.frontend import built_sass
+    from smemsim.launch.analysis import analyze
+    from smemsim.hardware.measured import compare
+    from smemsim.hardware.ncu_reports import read_report
+    from smemsim.frontends.ptx.frontend import built_sass
     (measured,) = read_report(str(DATA / f"{report}.ncu-rep"))
     file, key, made, _ = next(gpu_dsl.builds_of(f"corpus:{word}"))
     import ptx_corpus_status as pcs

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from smemsim import get_arch
-from smemsim.arch import ARCHS
-from smemsim.occupancy import (
+from smemsim.engine.arch import ARCHS
+from smemsim.launch.occupancy import (
     INT_MAX, OccupancyError, _max_dynamic, available_dynamic_smem, best_block_size, occupancy,
     registers_allocated, what_if,
 )
@@ -202,7 +202,7 @@ def test_arch_names():
 
 def test_from_a_kernel_uses_its_block_and_shared_memory():
     from examples import reed_solomon, transpose
-    from smemsim.occupancy import kernel_occupancy
+    from smemsim.launch.occupancy import kernel_occupancy
     r = kernel_occupancy(transpose.transpose(pad=1), "sm_90", 32)
     assert (r.block_size, r.static_smem, r.dynamic_smem) == (1024, 32 * 33 * 4, 0)
     assert r.active_blocks == 2 and r.limiters == ("warps", "registers")

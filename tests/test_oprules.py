@@ -130,7 +130,7 @@ def test_cas_loop_half_warp_1_waits_for_half_warp_0():
 
 @pytest.mark.parametrize("width", [4, 8])
 def test_cas_loop_engines_equal_the_rule_pass_by_pass(width):
-    # smemsim.cas_loop's closed forms (numpy, numba) against its pass-by-pass rule, on
+    # smemsim.engine.cas_loop's closed forms (numpy, numba) against its pass-by-pass rule, on
     # rows that make every case happen: few addresses (long queues, half-warp 1 waiting),
     # pairs and quads of lanes on one address (warp-wide loads), idle lanes
     rng = np.random.default_rng(width)
@@ -173,7 +173,7 @@ def test_cas_loop_sixteen_units_pending_in_one_slot():
 
 
 def test_cas_loop_8_bytes_over_chunks_and_far_offsets():
-    # numpy's 8-byte engine (smemsim.cas_loop_wide) takes 4,096 requests a chunk, and units
+    # numpy's 8-byte engine (smemsim.engine.cas_loop_wide) takes 4,096 requests a chunk, and units
     # past 16 bits (offsets from 512 KiB) in 64-bit arrays: 4,100 requests, the last chunk
     # of 4, offsets up to 1 MiB, few addresses in some rows (waits), against the rule
     rng = np.random.default_rng(8)

@@ -1,4 +1,4 @@
-"""The user's own nvcc build: kernels read from it (smemsim.ptx) against counts derived by
+"""The user's own nvcc build: kernels read from it (smemsim.frontends.ptx) against counts derived by
 hand and, on the GPU, ncu's counters of the same file built -O3; the validation harness
 tools/gpu_original.py writes; NVRTC's build of a kernels file (`--as-compiled`), cached.
 The nvcc tests are skipped, with the reason, where the toolkit is not installed."""
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from gpu_backend.compile import ToolMissing, find_tool
-from smemsim.ptx.symbols import demangle
+from smemsim.frontends.ptx.symbols import demangle
 from tests.test_cli import cli, cli_streams
 
 ROOT = pathlib.Path(__file__).resolve().parent
@@ -46,7 +46,7 @@ def test_demangle_reads_kernel_names_and_template_arguments():
 
 def test_flags_that_change_what_is_built_are_refused():
     from kernels_ir import KernelError
-    from smemsim.ptx.build import check_flags
+    from smemsim.frontends.ptx.build import check_flags
     assert check_flags(["-use_fast_math", "-maxrregcount=64", "-include", "cstdint"]) == (
         "-use_fast_math", "-maxrregcount=64", "-include", "cstdint")
     for bad in ("-o", "-arch=sm_80", "--gpu-architecture=sm_80", "-gencode=arch=compute_80",
@@ -236,8 +236,8 @@ def test_a_kernels_file_keeps_the_header_lines_its_sites_come_from(tmp_path, nvc
     blockReduce (common.h) once matched no instruction of the build this way (0 of 4,096
     loads and stores predicted for fused_classifier_kernel5; ncu measured them)."""
     from smemsim import analyze
-    from smemsim.loader import load_kernels
-    from smemsim.ptx.frontend import write_kernels_file
+    from smemsim.frontends.loader import load_kernels
+    from smemsim.frontends.ptx.frontend import write_kernels_file
     (tmp_path / "reduce.h").write_text(REDUCE_HEADER)
     cu = tmp_path / "total.cu"
     cu.write_text(REDUCE_KERNEL)
@@ -406,7 +406,7 @@ def test_the_validation_harness_launches_a_grid_sync_kernel_cooperatively(tmp_pa
     locals, cudaLaunchCooperativeKernel given their addresses (a `<<<...>>>` launch would
     leave grid.sync() undefined); nvcc compiles it."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     from tests.built import import_kernels
     from tools.gpu_original import harness
     cu = pathlib.Path(__file__).resolve().parent / "cuda" / "grid_sync.cu"
@@ -428,7 +428,7 @@ def test_the_validation_harness_makes_texture_objects_and_guarded_arrays(tmp_pat
     cudaArray of the --texture extent, the global arrays with zeroed margins on both sides;
     nvcc compiles it."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     from tests.built import import_kernels
     from tools.gpu_original import GUARD, harness
     cu = tmp_path / "tile.cu"

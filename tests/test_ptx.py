@@ -9,8 +9,8 @@ import shutil
 import pytest
 
 from smemsim import analyze
-from smemsim.ptx.lower import Launch, lower
-from smemsim.ptx.parse import PtxError, parse
+from smemsim.frontends.ptx.lower import Launch, lower
+from smemsim.frontends.ptx.parse import PtxError, parse
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TRANSPOSE_CU = ROOT / "examples" / "transpose.cu"
@@ -99,7 +99,7 @@ $L__A:
 def test_transpose_built_by_nvcc_counts_by_hand(nvcc, tmp_path, monkeypatch):
     """examples/transpose.cu at n = 256: 64 blocks of 32 warps, each a store and a load:
     the tile's row stores conflict-free (1 wavefront each), its column reads 32-way (32)."""
-    from smemsim.ptx.build import ptx_of
+    from smemsim.frontends.ptx.build import ptx_of
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     ptx = ptx_of(str(TRANSPOSE_CU))
     k = lower(parse(ptx), "_Z9transposePKfPfi", Launch(
@@ -113,7 +113,7 @@ def test_transpose_built_by_nvcc_counts_by_hand(nvcc, tmp_path, monkeypatch):
 
 
 def test_the_ptx_cache_follows_the_headers_the_build_read(nvcc, tmp_path, monkeypatch):
-    from smemsim.ptx.build import ptx_of
+    from smemsim.frontends.ptx.build import ptx_of
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     folder = tmp_path / "we`ird $(x)"
     folder.mkdir()
@@ -138,7 +138,7 @@ def test_without_a_toolkit_nvcc_comes_from_the_wheels_the_install_brings(tmp_pat
     import sys
     from kernels_ir import KernelError
     from smemsim import toolrun
-    from smemsim.ptx.build import find_nvcc, ptx_of
+    from smemsim.frontends.ptx.build import find_nvcc, ptx_of
     wheels = [p for e in sys.path for p in pathlib.Path(e).glob("nvidia/*/bin/nvcc")]
     if not wheels:
         pytest.skip("the nvidia-cuda-nvcc wheel is not installed (smemsim's install brings it)")
@@ -189,11 +189,11 @@ def test_loops_and_branches_of_nvccs_build_are_structured(nvcc, tmp_path, monkey
     outputs equal the interpreter's run of the C++ frontend's kernel."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "reduce.cu"
     source.write_text(REDUCE)
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     k = import_cu(str(source), Options(lengths={"in": "n", "out": "64"}))["reduce"]()
     r = analyze(k, {"n": 1 << 20})
     # 64 blocks: the store of s[t] by 8 warps; t < 128, 64, 32: 4, 2, 1 warps; then 1 warp
@@ -243,8 +243,8 @@ def test_atomics_and_shuffles_of_nvccs_build(nvcc, tmp_path, monkeypatch):
     numpy does."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "hw.cu"
     source.write_text(HIST_AND_SHUFFLE)
@@ -285,7 +285,7 @@ def test_conversions_saturate_and_round_as_the_ptx_isa_says(nvcc, tmp_path, monk
     `cvt.sat.f32.f32` clamps to [0, 1] (NaN to 0), `copysign.f32` takes its first
     operand's sign: the values the PTX ISA gives, where C leaves the conversions undefined."""
     import numpy as np
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     from tests.built import import_kernels, run
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "conv.cu"
@@ -328,8 +328,8 @@ def test_a_loop_with_a_break_leaves_by_either_exit(nvcc, tmp_path, monkeypatch):
     warp runs all 256 iterations)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "find.cu"
     source.write_text(FIND)
@@ -366,8 +366,8 @@ def test_halves_through_inline_asm_scopes_keep_their_bits(nvcc, tmp_path, monkey
     float16 computes."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "half.cu"
     source.write_text(HALF)
@@ -404,8 +404,8 @@ def test_bit_instructions_compute_what_the_isa_says(nvcc, tmp_path, monkeypatch)
     against the PTX ISA's definition computed by numpy."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "bits.cu"
     source.write_text(BITS)
@@ -443,8 +443,8 @@ def test_constant_arrays_and_dynamic_shared_memory(nvcc, tmp_path, monkeypatch):
     is an input like any other; an extern __shared__ array is the launch's dynamic bytes."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "const.cu"
     source.write_text(CONSTANTS)
@@ -483,8 +483,8 @@ def test_a_condition_read_before_its_register_is_reassigned_keeps_the_old_value(
     predicate was substituted as an expression of the local)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "tree.cu"
     source.write_text(TREE)
@@ -564,8 +564,8 @@ def test_halves_byte_permutes_register_widths_device_variables_and_printf(
     scalars, __device__ variables and printf, each against what CUDA computes (numpy)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "mixed.cu"
     source.write_text(MIXED)
@@ -611,8 +611,8 @@ def test_a_struct_passed_by_value_is_its_fields(nvcc, tmp_path, monkeypatch):
     `op_n` the int, `op_scale` the float: the build reads as many of each kind as the
     struct declares), given with -p and --length as any other."""
     import numpy as np
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     from tests.built import run
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "st.cu"
@@ -641,8 +641,8 @@ void go(const int* a, const int* b, int* out) { dp<<<1, 64>>>(a, b, out); }
 def test_dp4a_signed_and_unsigned_as_the_isa_defines_it(nvcc, tmp_path, monkeypatch):
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "dp.cu"
     source.write_text(DP4A)
@@ -668,7 +668,7 @@ def test_dp4a_signed_and_unsigned_as_the_isa_defines_it(nvcc, tmp_path, monkeypa
 def test_a_kernel_in_an_anonymous_namespace_keeps_its_name():
     """c++filt writes `(anonymous namespace)::k(int*)`: that parenthesis is the name's (the
     kernel was nameless: mistral.rs's moe_align_block_size_kernel)."""
-    from smemsim.ptx.frontend import _signature_name
+    from smemsim.frontends.ptx.frontend import _signature_name
     assert _signature_name("(anonymous namespace)::moe_align(int*, int)") == \
         "(anonymous namespace)::moe_align"
     assert _signature_name("void ns::(anonymous namespace)::f<(anonymous namespace)::T>"
@@ -682,8 +682,8 @@ def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
     the kernel and the parameters to give, as its declaration names them (a struct's fields
     by their offsets), and those names launch it."""
     from kernels_ir import KernelError
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "st2.cu"
     source.write_text(STRUCT_PARAM.replace("__global__ void k(", "template <int B> "
@@ -736,8 +736,8 @@ def test_mul_hi_and_bfind_as_the_isa_defines_them(nvcc, tmp_path, monkeypatch):
     exact integers."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "hi.cu"
     source.write_text(MULHI_BFIND)
@@ -797,8 +797,8 @@ def test_a_pointer_to_one_of_two_arrays_reads_the_side_each_thread_chose(
     import numpy as np
     from kernels_ir import run
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "pick.cu"
     source.write_text(CHOICE)
@@ -838,8 +838,8 @@ def test_a_stack_array_read_at_a_run_time_index_holds_what_was_stored(
     import numpy as np
     from kernels_ir import run
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "stack.cu"
     source.write_text(STACK)
@@ -882,8 +882,8 @@ def test_lane_masks_and_a_sleep_as_the_isa_defines_them(nvcc, tmp_path, monkeypa
     (PTX ISA, special registers); __nanosleep is time only (cub's look-back spins so)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "masks.cu"
     source.write_text(LANEMASKS)
@@ -907,8 +907,8 @@ def test_8bit_float_conversions_give_what_the_h200_gives(nvcc, tmp_path, monkeyp
     import pathlib
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     root = pathlib.Path(__file__).resolve().parent.parent
     probe = root / "tools" / "probes" / "fp8" / "fp8_conversions.cu"
@@ -947,8 +947,8 @@ def test_shifts_by_a_register_clamp_as_the_isa_defines_them(nvcc, tmp_path, monk
     are clamped to the width), where C would leave it undefined."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "shifts.cu"
     source.write_text(SHIFTS)
@@ -984,8 +984,8 @@ def test_reducing_barriers_give_every_thread_the_blocks_answer(nvcc, tmp_path, m
     import numpy as np
     from kernels_ir import run
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "syncred.cu"
     source.write_text(SYNC_REDUCE)
@@ -1091,8 +1091,8 @@ def test_texture_objects_read_as_their_texels(nvcc, tmp_path, monkeypatch):
     (tx = 7: words 63-66): 2 wavefronts a request."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "tex.cu"
     source.write_text(TEXTURES)
@@ -1143,8 +1143,8 @@ def test_atomic_adds_of_half_pairs_add_each_half(nvcc, tmp_path, monkeypatch):
     in bf16's 8 bits)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "half.cu"
     source.write_text(HALF_ATOMICS)
@@ -1185,8 +1185,8 @@ def test_a_grid_barrier_of_cooperative_groups_is_the_irs(nvcc, tmp_path, monkeyp
     import numpy as np
     from kernels_ir import run
     from kernels_ir.stmt import Sync, walk
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "grid.cu"
     source.write_text(GRID_SYNC)
@@ -1236,8 +1236,8 @@ def test_wmma_is_what_sm90s_sass_makes_of_it(nvcc, tmp_path, monkeypatch):
     (docs/validation.md)."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "wmma.cu"
     source.write_text(WMMA)
@@ -1272,8 +1272,8 @@ def test_cuda_barrier_with_memcpy_async_of_4_and_16_bytes(nvcc, tmp_path, monkey
     reads, and each block's two phases complete."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "bar.cu"
     source.write_text(CUDA_BARRIER.read_text())
@@ -1322,8 +1322,8 @@ def test_loops_nvcc_rotates_are_counted_loops_of_the_ir(nvcc, tmp_path, monkeypa
     import numpy as np
     from kernels_ir import run
     from kernels_ir.stmt import Loop, walk
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "counted.cu"
     source.write_text(COUNTED)
@@ -1353,8 +1353,8 @@ def test_a_launch_expression_reads_sizeof_and_refuses_what_it_does_not_read():
     the host side cannot be read; anything left over or unknown is a located refusal."""
     from kernels_ir.dtypes import i32
     from kernels_ir.expr import const
-    from smemsim.cuda.symbols import fold
-    from smemsim.ptx.lower import eval_names
+    from smemsim.frontends.cuda.symbols import fold
+    from smemsim.frontends.ptx.lower import eval_names
     names = {"Bc": const(32, i32), "d": const(64, i32), "Br": const(32, i32)}
     e = eval_names("(3 * Bc * d * sizeof(float)) + (Bc * Br * sizeof(float4))", names)
     assert fold(e) == 3 * 32 * 64 * 4 + 32 * 32 * 16
@@ -1411,8 +1411,8 @@ def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
     reads, the outputs are numpy's and the counts the C++ reading's."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     cu = ROOT / "tests" / "cuda" / "tma_over_param.cu"
     opts = Options(lengths={"A": "4096", "out": "4096"}, grid="4", block="1024",
@@ -1434,9 +1434,9 @@ def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
     """`setmaxnreg` (warp-specialized kernels) exists on sm_90a only: nvcc refuses it for
     sm_90, so the file is built for sm_90a, as the user's build of such a file names it, and
     ptxas reads that PTX for sm_90a; the instruction itself costs nothing shared."""
-    from smemsim.cuda import Options
-    from smemsim.ptx.build import ptx_of
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.build import ptx_of
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     cu = tmp_path / "regs.cu"
     cu.write_text("__global__ void k(float *p) {\n  __shared__ float s[128];\n"
@@ -1477,8 +1477,8 @@ def test_validate_profiles_the_ir_it_predicted_through_ptx(monkeypatch):
     import gpu_backend.measure as measure_mod
     import gpu_backend.target as target
     from kernels_ir.printer import format_kernel
-    from smemsim.cuda import Options
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.loader import load_kernels
     seen = {}
 
     def fake_command(argv, kernel_name, timeout=300):
@@ -1504,8 +1504,8 @@ def test_volatile_shared_accesses_stay_volatile_in_the_generated_cuda():
     with it, as of the C++ reading's); a window with vector accesses is not (CUDA cannot
     make them through a volatile pointer)."""
     from gpu_backend.codegen import generate
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     histogram = ROOT / "tests" / "cuda" / "retry_histogram.cu"
     kernel = import_cu(str(histogram), Options())["one_bin"]()
     assert "volatile __shared__ __align__(16) unsigned char smem[1024];" in \
@@ -1519,7 +1519,7 @@ def test_a_negative_value_of_a_parameter_ptx_passes_as_unsigned_bits_is_its_twos
     as `.u32` bits: -1 given for it is 0xFFFFFFFF, as the host's bytes are; a signed type
     keeps -1, and a value no 32-bit integer holds is left for the range check to refuse."""
     from kernels_ir import i32, u32
-    from smemsim.ptx.lower import _as_bits
+    from smemsim.frontends.ptx.lower import _as_bits
     assert _as_bits(-1, u32) == 0xFFFF_FFFF
     assert _as_bits(-(1 << 31), u32) == 1 << 31
     assert _as_bits(-1, i32) == -1
@@ -1599,8 +1599,8 @@ def test_bfi_inserts_the_field_whether_or_not_it_reaches_the_top():
     threadIdx.x % 32`); one inside the word (4, 4) as masks. Each equals the bit formula."""
     import numpy as np
     from kernels_ir import run
-    from smemsim.ptx.lower import Launch, lower
-    from smemsim.ptx.parse import parse
+    from smemsim.frontends.ptx.lower import Launch, lower
+    from smemsim.frontends.ptx.parse import parse
     k = lower(parse(BFI), "k", Launch(grid=(1,), block=(64,), names=("out", "a"),
                                       lengths={"out": "768"}, defaults={"a": 0x9E3779B9}))
     out = np.frombuffer(run(k, {})["out"].tobytes(), np.uint32).astype(np.uint64)

@@ -47,7 +47,7 @@ def test_cupys_sgemm_with_its_own_macros_counts_every_tile(nvcc, tmp_path, monke
 
     from ptx_corpus_status import options_of
     from smemsim import analyze
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     entry = _entry("cupy/examples/gemm/sgemm.cu")
     opts, flags = options_of(entry)

@@ -1,5 +1,5 @@
-"""numba.cuda kernels through numba's own PTX (smemsim.ptx.numba_frontend), and the host
-reading that gives their launches (smemsim.ptx.host_python)."""
+"""numba.cuda kernels through numba's own PTX (smemsim.frontends.ptx.numba_frontend), and the host
+reading that gives their launches (smemsim.frontends.ptx.host_python)."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from smemsim.ptx import host_python as hp
+from smemsim.frontends.ptx import host_python as hp
 
 CORPUS = pathlib.Path(__file__).parent / "corpus_ptx" / "numba" / "numba" / "cuda" / "tests" / \
     "doc_examples"

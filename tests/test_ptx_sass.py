@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from smemsim import analyze
-from smemsim.ptx.as_built import as_built
-from smemsim.ptx.lower import Launch, lower
-from smemsim.ptx.parse import parse
-from smemsim.ptx.sass import FunctionSass, SassInst, _chain, _shared, _split_operand
+from smemsim.frontends.ptx.as_built import as_built
+from smemsim.frontends.ptx.lower import Launch, lower
+from smemsim.frontends.ptx.parse import parse
+from smemsim.frontends.ptx.sass import FunctionSass, SassInst, _chain, _shared, _split_operand
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -142,8 +142,8 @@ def test_siboehm_kernel_7_through_nvcc_is_counted_as_the_h100_measured(tmp_path)
     requests (docs/validation.md), which the PTX alone would put at 8,388,608."""
     if shutil.which("nvcc") is None:
         pytest.skip("needs nvcc (the CUDA toolkit)")
-    from smemsim.ptx.frontend import import_cu
-    from smemsim.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
     (tmp_path / "cublas_v2.h").write_text("")
     key = "sgemmResolveBankConflicts<128, 128, 8, 8, 8>"
     opts = Options(include_dirs=[str(tmp_path)], grid="8, 8", block="256",
@@ -276,7 +276,7 @@ def test_accesses_of_several_lines_one_wider_instruction_serves_are_pooled():
 
 def test_the_sass_cache_entry_reads_back_as_written_and_refuses_an_edited_one(tmp_path):
     from smemsim.cache import sealed, store
-    from smemsim.ptx.sass import _load, _text
+    from smemsim.frontends.ptx.sass import _load, _text
     odd = "/a b/k,1:2.cu"    # a space, a comma and a colon in a folder's name
     functions = {"k": FunctionSass("k", (
         SassInst("LDS.128", "load", 16, ((odd, 5), ("/s/k.cu", 9)), "R0+UR5", -8, 0x40),
@@ -297,8 +297,8 @@ def test_a_loop_ptxas_unrolls_and_merges_across_iterations_is_counted_as_built(t
     would be 37,748,736."""
     if shutil.which("nvcc") is None:
         pytest.skip("needs nvcc (the CUDA toolkit)")
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     (tmp_path / "cublas_v2.h").write_text("")
     key = "sgemm1DBlocktiling<64, 64, 8, 8>"
     opts = Options(include_dirs=[str(tmp_path)], grid="16, 16", block="512",
@@ -327,9 +327,9 @@ def test_the_unrolled_loop_computes_what_the_loop_does(tmp_path, monkeypatch):
 
     import numpy as np
     from kernels_ir import run
-    from smemsim.ptx.build import ptx_of
-    from smemsim.ptx.frontend import readable
-    from smemsim.ptx.sass import sass_of
+    from smemsim.frontends.ptx.build import ptx_of
+    from smemsim.frontends.ptx.frontend import readable
+    from smemsim.frontends.ptx.sass import sass_of
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cublas_v2.h").write_text("")
     text = ptx_of(str(ROOT / "tests" / "corpus" / "sgemm_cuda" / "4_kernel_1D_blocktiling.cuh"),
@@ -360,7 +360,7 @@ def test_the_unrolled_loop_computes_what_the_loop_does(tmp_path, monkeypatch):
 def test_a_vectors_used_elements_in_naturally_aligned_pieces():
     """The loads ptxas makes of a vector load whose other elements are dead: runs of used
     elements, each cut where a piece would not be aligned to its own size."""
-    from smemsim.ptx.as_built import _pieces
+    from smemsim.frontends.ptx.as_built import _pieces
     assert _pieces([0, 3], 4) == [[0], [3]]
     assert _pieces([0, 1, 2], 4) == [[0, 1], [2]]
     assert _pieces([1, 2], 4) == [[1], [2]]
@@ -371,8 +371,8 @@ def test_a_vectors_used_elements_in_naturally_aligned_pieces():
 def _built_as_ptxas_builds(tmp_path, monkeypatch, name: str, kernel: str, lengths: dict):
     """tests/data/NAME's kernel through the PTX path, with ptxas's SASS (skipped without
     nvcc, ptxas and nvdisasm)."""
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     if shutil.which("nvcc") is None and not os.path.exists("/usr/local/cuda/bin/nvcc"):
         pytest.skip("needs nvcc")
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))

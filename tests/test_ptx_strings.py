@@ -1,5 +1,5 @@
 """CUDA a Python program compiles from strings (cupy, pycuda) through nvcc's PTX
-(smemsim.ptx.strings_frontend), and the text host_python reads for it."""
+(smemsim.frontends.ptx.strings_frontend), and the text host_python reads for it."""
 from __future__ import annotations
 
 import ast
@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from smemsim.ptx import host_python as hp
+from smemsim.frontends.ptx import host_python as hp
 
 CORPUS = pathlib.Path(__file__).parent / "corpus_ptx" / "pycuda" / "examples" / "from-wiki"
 

@@ -1,4 +1,4 @@
-"""Triton kernels through Triton's own PTX (smemsim.ptx.triton_frontend). Skipped where
+"""Triton kernels through Triton's own PTX (smemsim.frontends.ptx.triton_frontend). Skipped where
 Triton is not installed (the `triton` extra); the counts asserted are those an H200
 measured of the same builds (docs/history/validation-log.md, thirty-first session;
 docs/validation/h200-2026-11-29-dsl.json)."""

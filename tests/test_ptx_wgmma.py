@@ -14,10 +14,10 @@ import pytest
 
 from kernels_ir import bf16, f16, from_storage, run, to_storage
 from smemsim import analyze
-from smemsim.cuda import Options
-from smemsim.hazards import check
-from smemsim.ptx.cfg import blocks, loops
-from smemsim.ptx.parse import Label, parse
+from smemsim.frontends.cuda import Options
+from smemsim.launch.hazards import check
+from smemsim.frontends.ptx.cfg import blocks, loops
+from smemsim.frontends.ptx.parse import Label, parse
 
 HERE = pathlib.Path(__file__).resolve().parent
 FAST = HERE / "corpus" / "fast_cu"
@@ -38,7 +38,7 @@ def _nvcc(nvcc):
 
 
 def ptx_kernel(path: str, options: Options, key: str | None = None):
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     found = import_cu(str(path), options, flags=FAST_FLAGS)
     return (found[key] if key else next(iter(found.values())))()
 
@@ -186,7 +186,7 @@ def test_labels_inside_an_asm_block_are_the_blocks_own():
 def test_a_function_like_macro_with_spaces_reaches_nvcc_whole(tmp_path):
     """-D 'CEIL_DIV(M, N)=...': nvcc splits its own -D at commas and hands its command line
     to a shell; the macros reach it as a header's #define lines instead."""
-    from smemsim.ptx.build import ptx_of
+    from smemsim.frontends.ptx.build import ptx_of
     cu = tmp_path / "k.cu"
     cu.write_text("__global__ void k(int* o) { __shared__ int s[CEIL_DIV(70, 32)];\n"
                   "  s[threadIdx.x % 3] = 1; o[0] = s[2]; }\n")

@@ -9,7 +9,7 @@ import pytest
 
 from kernels_ir import format_kernel
 from kernels_ir.pysource import kernels_file, safe_comment
-from smemsim.loader import load_kernels
+from smemsim.frontends.loader import load_kernels
 
 
 def _examples():

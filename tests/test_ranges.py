@@ -1,4 +1,5 @@
-"""Per-block intervals (smemsim.ranges) and the block classes built on them (smemsim.trace).
+"""Per-block intervals (smemsim.launch.ranges) and the block classes built on them
+(smemsim.launch.trace).
 
 The property: whatever the interpreter computes for an expression in a block, over all of the
 block's threads and loop iterations, lies in the interval the ranges give that block, and a
@@ -14,9 +15,9 @@ from kernels_ir import (
     smax, smin, threadIdx, u32,
 )
 from kernels_ir.expr import COMPARE_OPS
-from smemsim.ranges import UNDECIDED, BlockRanges
-from smemsim.slicing import slice_kernel
-from smemsim.trace import _block_classes
+from smemsim.launch.ranges import UNDECIDED, BlockRanges
+from smemsim.launch.slicing import slice_kernel
+from smemsim.launch.trace import _block_classes
 
 GRID, BLOCK, TRIPS = 4, 16, 5
 

@@ -10,8 +10,8 @@ import subprocess
 import pytest
 
 from smemsim import analyze, warp_request
-from smemsim.layoutmap import layout_map
-from smemsim.loader import load_kernels
+from smemsim.launch.layoutmap import layout_map
+from smemsim.frontends.loader import load_kernels
 from tests.test_cli import cli, cli_streams
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -178,7 +178,7 @@ def test_notebook_html():
     assert re.search(r'<div class="detail" data-kernel="0" data-site="1">', page)
     req = warp_request([128 * lane for lane in range(32)], 4)
     assert req._repr_html_().startswith("<svg") and "32 wavefronts" in req._repr_html_()
-    from smemsim.occupancy import occupancy
+    from smemsim.launch.occupancy import occupancy
     html_text = occupancy("sm_90", 256, 32, 0)._repr_html_()
     assert html_text.count("<svg") == 3 and "limited by" in html_text
 

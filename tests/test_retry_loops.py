@@ -1,4 +1,4 @@
-"""Loops that retry until a store to shared memory survives (smemsim/retry_loops.py): the
+"""Loops that retry until a store to shared memory survives (smemsim/launch/retry_loops.py): the
 tag-and-retry histograms of the GPUs before shared atomics, counted as the fewest passes
 the GPU can take where only one warp's lanes contend for a word."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ pytest.importorskip("tree_sitter_cuda", reason="the CUDA frontend needs tree-sit
 
 from smemsim import analyze  # noqa: E402
 from tests.built import import_kernels  # noqa: E402
-from smemsim.retry_loops import retry_loops  # noqa: E402
+from smemsim.launch.retry_loops import retry_loops  # noqa: E402
 from tests.test_cli import cli  # noqa: E402
 
 HISTOGRAM = pathlib.Path(__file__).resolve().parent / "cuda" / "retry_histogram.cu"

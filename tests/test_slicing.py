@@ -1,7 +1,7 @@
 """The slice: which statements decide shared addresses, which loops collapse, which sites
-need data, and which blockIdx axes matter (smemsim.slicing), on small kernels."""
+need data, and which blockIdx axes matter (smemsim.launch.slicing), on small kernels."""
 from kernels_ir import KernelBuilder, blockIdx, f32, i32, threadIdx
-from smemsim.slicing import slice_kernel
+from smemsim.launch.slicing import slice_kernel
 
 
 def _ids(kernel, *picks):

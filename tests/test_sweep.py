@@ -11,9 +11,9 @@ import pytest
 from examples.transpose import KERNELS as TRANSPOSE_KERNELS
 from kernels_ir import KernelError
 from smemsim import analyze
-from smemsim.fix import padded, swizzled
-from smemsim.pool import parallel_map
-from smemsim.sweep import Layout, Point, PointResult, SweepResult, product, sweep
+from smemsim.search.fix import padded, swizzled
+from smemsim.search.pool import parallel_map
+from smemsim.search.sweep import Layout, Point, PointResult, SweepResult, product, sweep
 from tests.test_cli import cli, cli_streams
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -198,7 +198,7 @@ def test_the_cache_holds_data_and_never_runs_an_entry(tmp_path):
 def test_an_interrupted_sweep_keeps_every_finished_point(tmp_path):
     """Ctrl-C after two of four points: both are in the cache already (each is stored as it
     finishes), the interruption says so, and the rerun computes only the other two."""
-    from smemsim.sweep import SweepInterrupted
+    from smemsim.search.sweep import SweepInterrupted
     kernel = TRANSPOSE_KERNELS["naive"]()
     points = product({"n": [32, 64, 96, 128]}, ["sm_90"])
 
@@ -215,7 +215,7 @@ def test_blocks_per_sm_are_the_active_blocks_where_registers_are_known(tmp_path,
     """With registers, `blk/SM` is the blocks resident under every limit: the transpose's
     1,024-thread block fits twice in an SM's 2,048 threads, however many 4 KiB tiles shared
     memory could hold; without them the column is what shared memory allows, and says so."""
-    from smemsim.occupancy import occupancy
+    from smemsim.launch.occupancy import occupancy
     monkeypatch.setenv("SMEMSIM_CACHE", "")
     code, out = cli("sweep", TRANSPOSE, "--kernel", "naive", "-p", "n=64", "--regs", "32",
                     width=140)

@@ -20,8 +20,8 @@ import pytest
 from examples.transpose import KERNELS as TRANSPOSE_KERNELS
 from kernels_ir import KernelError
 from smemsim.cli import Terminated
-from smemsim.pool import parallel_map
-from smemsim.sweep import SweepInterrupted, product, sweep
+from smemsim.search.pool import parallel_map
+from smemsim.search.sweep import SweepInterrupted, product, sweep
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,8 @@ import pytest
 from kernels_ir import KernelBuilder, KernelError, KernelRuntimeError, run, threadIdx
 from kernels_ir.tma import swizzle_bytes
 from smemsim import analyze
-from smemsim.banks import warp_request
-from smemsim.hazards import check
+from smemsim.engine.banks import warp_request
+from smemsim.launch.hazards import check
 
 DATA = json.loads((pathlib.Path(__file__).parent / "data" / "sm90_hopper_patterns.json")
                   .read_text())
@@ -422,7 +422,7 @@ def test_fix_swizzles_a_tma_tile_together_with_its_map():
     wavefronts per ldmatrix.x4, and check finds nothing in it."""
     from examples.tma_tile import KERNELS, distinct
     from kernels_ir import resolve_launch
-    from smemsim.fix import apply, search
+    from smemsim.search.fix import apply, search
     kernel = KERNELS["plain"]()
     found = search(kernel, {"tiles": 2}, jobs=1)
     (best,) = found.best

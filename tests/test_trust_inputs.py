@@ -69,7 +69,7 @@ def test_a_chain_of_defines_is_linear_work(tmp_path):
 def test_a_chain_deeper_than_the_limit_is_a_located_refusal(tmp_path):
     """A chain past MAX_EXPANSION_DEPTH is refused at the line that uses it, naming the
     macro where the limit was passed and where that is defined: never seconds of work."""
-    from smemsim.cuda.preprocess import MAX_EXPANSION_DEPTH
+    from smemsim.frontends.cuda.preprocess import MAX_EXPANSION_DEPTH
     n = MAX_EXPANSION_DEPTH + 1
     f = tmp_path / "deep.cu"
     f.write_text("#define A0 1\n" + "".join(f"#define A{i} A{i - 1}\n" for i in range(1, n)) +
@@ -260,7 +260,7 @@ def test_a_10_gb_shared_memory_launch_exceeds_the_per_block_maximum(tmp_path):
     per-block maximum before a window is allocated for it (it was 'out of memory: the
     launch is too large to simulate here')."""
     from kernels_ir.launch import MAX_SMEM_PER_BLOCK
-    from smemsim.arch import ARCHS
+    from smemsim.engine.arch import ARCHS
     assert MAX_SMEM_PER_BLOCK == max(a.smem_per_block_optin for a in ARCHS.values())
     expected = (r"shared memory 10000004096 B per block \(static 4096 \+ dynamic "
                 r"10000000000\) exceeds sm_90's 232448 B per block, the per-block maximum "
@@ -284,7 +284,7 @@ def test_a_sum_nested_past_the_tree_limit_is_refused_before_it_is_walked(tmp_pat
     """`(1 + 1 + ... + threadIdx.x) % 32` of 100,000 terms nests 100,000 levels: refused
     right after the parse, at its line (the readers walked the tree ten times first: 10 s
     and the same refusal; 1,000,000 terms took 79 s)."""
-    from smemsim.cuda.parse import MAX_TREE_DEPTH
+    from smemsim.frontends.cuda.parse import MAX_TREE_DEPTH
     f = tmp_path / "terms.cu"
     f.write_text(KERNEL.replace("(threadIdx.x * 2) % 64",
                                 "(" + "1 + " * 100_000 + "threadIdx.x) % 64"))
@@ -341,7 +341,7 @@ def test_check_of_that_loop_stops_after_the_loop_limit_with_its_race(tmp_path):
 def test_the_loop_limit_stops_at_its_maximum():
     """--loop-limit asks at most MAX_LOOP_LIMIT (32,768) of an endless loop: 4,194,304 (the
     old maximum) on a `while (j >= 0)` ran over 300 s."""
-    from smemsim.trace import MAX_LOOP_LIMIT
+    from smemsim.launch.trace import MAX_LOOP_LIMIT
     assert MAX_LOOP_LIMIT == 32_768
     code, _, err = cli("analyze", TRANSPOSE_CU, "--loop-limit", "32769")
     assert code == 2 and "--loop-limit" in err and "32768" in err.replace(",", ""), err
@@ -409,7 +409,7 @@ def test_a_python_file_is_run_only_if_it_is_a_kernels_file_by_its_top_level(
     compiles CUDA strings is read, never run, unless a statement of its module body itself
     imports kernels_ir or binds KERNELS; `import kernels_ir` under `if False:`, in a
     function, a `try`, a string or a comment made smemsim run a cupy program before."""
-    from smemsim.loader import is_cuda
+    from smemsim.frontends.loader import is_cuda
     app = tmp_path / "app.py"
     app.write_text(_cupy_program(extra))
     assert is_cuda(str(app)) is not kernels_file

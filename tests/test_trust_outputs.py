@@ -14,7 +14,7 @@ import time
 import pytest
 
 from smemsim.cli import _Console, run
-from smemsim.cuda.patch import diff_name
+from smemsim.frontends.cuda.patch import diff_name
 from tests.test_cli import cli, cli_streams
 from tests.test_original_build import nvcc  # noqa: F401 (the fixture: nvcc or a skip)
 

@@ -9,7 +9,7 @@ from kernels_ir import (
     format_kernel, i32, run, threadIdx, u32,
 )
 from gpu_backend.codegen import generate
-from smemsim.hazards import check
+from smemsim.launch.hazards import check
 from tests.conftest import require_nvrtc
 
 
@@ -290,7 +290,7 @@ def _early_exit(n_default=40):
 
 def test_early_return():
     from smemsim import analyze
-    from smemsim.slicing import slice_kernel
+    from smemsim.launch.slicing import slice_kernel
     from tests.test_analysis import assert_matches_reference
     x = np.arange(64, dtype=np.float32)
     got = run(_early_exit(), arrays={"src": x})["out"]

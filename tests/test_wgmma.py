@@ -12,8 +12,8 @@ from kernels_ir import (
 )
 from kernels_ir.wgmma import accumulator_positions, decode
 from smemsim import analyze
-from smemsim.bulk import gmma_wavefronts
-from smemsim.hazards import check
+from smemsim.launch.bulk import gmma_wavefronts
+from smemsim.launch.hazards import check
 
 CASES = [c for c in json.loads((pathlib.Path(__file__).parent / "data" /
                                 "sm90_hopper_patterns.json").read_text())["cases"]

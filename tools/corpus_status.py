@@ -31,9 +31,9 @@ def torch_includes() -> list[str]:
 
 
 def options(entry):
-    """smemsim.cuda.Options of a corpus entry (its include folders, then the corpus's; an
+    """smemsim.frontends.cuda.Options of a corpus entry (its include folders, then the corpus's; an
     entry that `needs` torch, its headers)."""
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     return Options(defines=entry.get("defines", {}), include_dirs=[
         *(str(ROOT / "tests" / "corpus" / d) for d in [*entry.get("include", []),
                                                        *corpus_build()["include"]]),
@@ -48,7 +48,7 @@ def options(entry):
 
 def main() -> int:
     from smemsim import analyze
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     entries = json.loads((ROOT / "tests" / "corpus" / "corpus.json").read_text())["entries"]
     ok = 0
     for entry in entries:

@@ -63,10 +63,10 @@ def corpus_builds(words: str):
     _sys.path.insert(0, str(ROOT / "tools"))
     from ptx_corpus_status import launched_options, launches, options_of
 
-    from smemsim.ptx import frontend as fe
-    from smemsim.ptx.lower import Launch, _Lowering, _param_pointers
-    from smemsim.ptx.parse import parse
-    from smemsim.ptx.sass import ptxas_options
+    from smemsim.frontends.ptx import frontend as fe
+    from smemsim.frontends.ptx.lower import Launch, _Lowering, _param_pointers
+    from smemsim.frontends.ptx.parse import parse
+    from smemsim.frontends.ptx.sass import ptxas_options
     from smemsim.toolrun import find_tool
     entries = json.loads((CORPUS / "corpus.json").read_text())["entries"]
     given = launches()
@@ -106,9 +106,9 @@ def corpus_builds(words: str):
 def cu_build(module, text: str, symbol: str, key: str, opts, flags, path=None):
     """The PTX path's KernelBuild of one entry of nvcc's build (of the file at `path`), with
     its parameter layout, the parameters named as the kernel is (its declaration's names)."""
-    from smemsim.ptx import frontend as fe
-    from smemsim.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
-    from smemsim.ptx.python_kernel import KernelBuild
+    from smemsim.frontends.ptx import frontend as fe
+    from smemsim.frontends.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
+    from smemsim.frontends.ptx.python_kernel import KernelBuild
     entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
     names = fe._declared_names(path, key, opts, len(entry.params))
     slots = _Lowering(module, entry, Launch(grid=(1,), block=(128,), names=names or ()),
@@ -128,7 +128,7 @@ def cu_build(module, text: str, symbol: str, key: str, opts, flags, path=None):
 def builds_of(spec: str):
     """(file, key, the frontend's build, the ptxas command that makes its cubin: [ptxas,
     options...]) of `FILE.py[:KERNEL]`'s kernels, or of `corpus:WORD[,WORD]` (corpus_builds)."""
-    from smemsim.loader import dsl_of
+    from smemsim.frontends.loader import dsl_of
     from smemsim.toolrun import find_tool
     if spec.startswith("corpus:"):
         yield from corpus_builds(spec.partition(":")[2])
@@ -137,15 +137,15 @@ def builds_of(spec: str):
     wanted, _, rest = rest.partition(":")
     hosts, _, grid = rest.partition(":")
     grid, _, block = grid.partition("/")
-    from smemsim.cuda import Options
+    from smemsim.frontends.cuda import Options
     pairs = [h.split("=", 1) for h in hosts.split(";") if h]
     options = Options(hosts={k: v for k, v in pairs if not k.startswith("p.")},
                       params={k[2:]: int(v) for k, v in pairs if k.startswith("p.")},
                       grid=grid or None, block=block or None)
     if path.endswith(".cu"):   # a CUDA file as `--frontend ptx` builds it (l.NAME=N: lengths)
-        from smemsim.ptx import frontend as fe
-        from smemsim.ptx.parse import parse
-        from smemsim.ptx.sass import ptxas_options
+        from smemsim.frontends.ptx import frontend as fe
+        from smemsim.frontends.ptx.parse import parse
+        from smemsim.frontends.ptx.sass import ptxas_options
         options = dataclasses.replace(options, lengths={k[2:]: v for k, v in pairs
                                                         if k.startswith("l.")},
                                       hosts={k: v for k, v in options.hosts.items()
@@ -157,10 +157,10 @@ def builds_of(spec: str):
                 yield path, key, cu_build(module, text, symbol, key, options, [], path), [
                     find_tool("ptxas"), "-arch=sm_90", "-lineinfo", *ptxas_options(())]
         return
-    from smemsim.loader import embeds_cuda
+    from smemsim.frontends.loader import embeds_cuda
     if embeds_cuda(path):   # a cupy or pycuda program's strings, as nvcc builds them
-        from smemsim.ptx import strings_frontend as sf
-        from smemsim.ptx.sass import ptxas_options
+        from smemsim.frontends.ptx import strings_frontend as sf
+        from smemsim.frontends.ptx.sass import ptxas_options
         found = sf.program(path, sf.pk.given_values(options))
         for key in found.kernels:
             if not wanted or key == wanted:
@@ -171,7 +171,7 @@ def builds_of(spec: str):
                                         *ptxas_options(())]
         return
     if dsl_of(path) == "triton":
-        from smemsim.ptx import triton_frontend as tf
+        from smemsim.frontends.ptx import triton_frontend as tf
         kernels = tf.triton_kernels(path, tf.pk.given_values(options))
         for key, k in kernels.items():
             if k.launches and (not wanted or key == wanted):
@@ -183,7 +183,7 @@ def builds_of(spec: str):
                 yield path, key, made, [ptxas, "-lineinfo", *options,
                                         f"--gpu-name={tf._target_arch(made.ptx, 'sm_90')}"]
         return
-    from smemsim.ptx import numba_frontend as nf
+    from smemsim.frontends.ptx import numba_frontend as nf
     kernels = nf.numba_kernels(path)
     for key, k in kernels.items():
         if k.device or (wanted and key != wanted):
@@ -340,9 +340,9 @@ def _base_name(key: str) -> str:
 def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> None:
     """The analysis here against the counters the GPU run read."""
     from gpu_backend.measure import Measured, compare_counts
-    from smemsim.analysis import analyze
-    from smemsim.occupancy import registers_allocated
-    from smemsim.ptx.sass import sass_of
+    from smemsim.launch.analysis import analyze
+    from smemsim.launch.occupancy import registers_allocated
+    from smemsim.frontends.ptx.sass import sass_of
     rows = []
     for case in json.loads(results.read_text()):
         spec = case["spec"] if case["spec"].startswith("corpus:") else \
@@ -366,7 +366,7 @@ def judge(folder: pathlib.Path, results: pathlib.Path, out: pathlib.Path) -> Non
             if "-arch=sm_90" in ptxas else \
             sass_of(made.ptx, ptxas[-1].split("=")[1], ptxas[2:-1],
                     ptxas=ptxas[0])[made.symbol].registers
-        # a launch allocates at least 16 (smemsim.occupancy.registers_allocated)
+        # a launch allocates at least 16 (smemsim.launch.occupancy.registers_allocated)
         registers = registers_allocated(registers)
         ok = agreement.ok and registers == case["counters"]["registers"]
         rows.append({**case, "ok": ok, "registers_predicted": registers,
@@ -383,7 +383,7 @@ def analyze_builds(specs: list[str]) -> None:
     import time
 
     from kernels_ir import resolve_launch
-    from smemsim.analysis import analyze
+    from smemsim.launch.analysis import analyze
     for spec in specs:
         start = time.perf_counter()
         for path, key, made, _ in builds_of(spec):

@@ -1,7 +1,7 @@
 """Validate imported kernels against nvcc builds of the original CUDA files.
 
 For each case (a .cu, a kernel, the `smemsim import` options): read it from nvcc's build
-(smemsim.ptx) and write it as a kernels file (the GPU machine reads that), write a harness
+(smemsim.frontends.ptx) and write it as a kernels file (the GPU machine reads that), write a harness
 that #includes the original file and launches the kernel once the way the kernel says
 (arrays zeroed, scalars at their defaults), build it with nvcc (-O3, the toolkit's defaults:
 no pragma is added), and compare ncu's counters with the analysis of the kernel (instructions
@@ -48,7 +48,7 @@ def harness(cu: pathlib.Path, name: str, kernel, launch, folder: pathlib.Path,
     """C++ (to be written in `folder`) that launches the original kernel once as `launch`
     says (`callee`: the instantiation to launch, `k<32>`; `rename_main`: the original file
     has a main() of its own, renamed away; `options`: the file's -D and -I)."""
-    from smemsim.cuda import signature
+    from smemsim.frontends.cuda import signature
     arrays = {g.name: g for g in kernel.globals}
     include = os.path.relpath(cu.resolve(), folder.resolve())
     lines = ["#define main smemsim_original_main"] if rename_main else []
@@ -147,7 +147,7 @@ def prepare(folder: pathlib.Path) -> None:
     """Write each case's harness and the case list (here: the importer needs tree-sitter,
     which the GPU machine may lack)."""
     from kernels_ir import resolve_launch
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.loader import load_kernels
     from test_cuda_import import IMPORTED
     folder = folder.resolve()
     folder.mkdir(parents=True, exist_ok=True)
@@ -171,8 +171,8 @@ def prepare_corpus(folder: pathlib.Path) -> None:
     read from nvcc's build of the original file with the harness's flags)."""
     from kernels_ir import KernelError, resolve_launch
     from smemsim import analyze
-    from smemsim.cuda import signature
-    from smemsim.ptx.frontend import import_cu, write_kernels_file
+    from smemsim.frontends.cuda import signature
+    from smemsim.frontends.ptx.frontend import import_cu, write_kernels_file
     from tools.corpus_status import flags as corpus_flags
     from tools.corpus_status import options
     folder = folder.resolve()
@@ -256,7 +256,7 @@ def resources(kernel) -> dict:
     """The registers a launch allocates (ptxas's, at least 16) and the static shared memory
     ptxas allocated in the build the kernel was read from (None: unread), as a case records
     them."""
-    from smemsim.occupancy import registers_allocated
+    from smemsim.launch.occupancy import registers_allocated
     b = kernel.built
     return {"registers_predicted": registers_allocated(b.registers) if b is not None else None,
             "static_smem_predicted": b.static_smem if b is not None else None}
@@ -270,9 +270,9 @@ def prepare_patched(folder: pathlib.Path, wanted=()) -> None:
     file with fix's patch applied (written under DIR/patched), so that a GPU run measures
     what the patch check predicts as built for both."""
     from kernels_ir import resolve_launch
-    from smemsim.cuda.patch import LayoutChange, layout_patch
-    from smemsim.fix_built import SourceFile, search_source
-    from smemsim.ptx.frontend import import_cu, write_kernels_file
+    from smemsim.frontends.cuda.patch import LayoutChange, layout_patch
+    from smemsim.search.fix_built import SourceFile, search_source
+    from smemsim.frontends.ptx.frontend import import_cu, write_kernels_file
     from tools.corpus_status import options
     folder = folder.resolve()
     (folder / "include").mkdir(parents=True, exist_ok=True)
@@ -338,7 +338,7 @@ def run(folder: pathlib.Path, out: pathlib.Path, wanted=()) -> None:
     inputs; registers with those ptxas allocated in that build."""
     from gpu_backend.measure import compare_counts, measure_command
     from smemsim import analyze
-    from smemsim.loader import load_kernels
+    from smemsim.frontends.loader import load_kernels
     out.mkdir(parents=True, exist_ok=True)
     results = []
     cases = [c for c in json.loads((folder / "cases.json").read_text())

@@ -99,8 +99,8 @@ def validate_case(file: str, key: str) -> dict:
     """Everything the GPU can say about one example."""
     from kernels_ir import resolve_launch
     from gpu_backend.as_compiled import analyze_as_compiled
-    from smemsim.loader import input_arrays, load_kernels, select
-    from smemsim.occupancy import kernel_occupancy
+    from smemsim.frontends.loader import input_arrays, load_kernels, select
+    from smemsim.launch.occupancy import kernel_occupancy
 
     from gpu_backend.device import run_on_gpu
     from gpu_backend.measure import MeasureError, compare_counts, measure

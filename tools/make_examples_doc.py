@@ -12,9 +12,9 @@ sys.path.insert(0, str(ROOT))
 from gpu_backend.compile import compile_kernel  # noqa: E402
 from tools.gpu_validate import CASES  # noqa: E402
 from kernels_ir import resolve_launch  # noqa: E402
-from smemsim.analysis import analyze  # noqa: E402
-from smemsim.loader import input_arrays, load_kernels, select  # noqa: E402
-from smemsim.occupancy import kernel_occupancy  # noqa: E402
+from smemsim.launch.analysis import analyze  # noqa: E402
+from smemsim.frontends.loader import input_arrays, load_kernels, select  # noqa: E402
+from smemsim.launch.occupancy import kernel_occupancy  # noqa: E402
 
 
 def occupancy_cell(kernel, arch):

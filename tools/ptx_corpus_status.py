@@ -38,8 +38,8 @@ ASKS = ("has no value", "give --launch", "no launch of", "give its value", "--le
 
 
 def options_of(entry: dict):
-    """(smemsim.cuda.Options, nvcc flags) of an entry's own build."""
-    from smemsim.cuda import Options
+    """(smemsim.frontends.cuda.Options, nvcc flags) of an entry's own build."""
+    from smemsim.frontends.cuda import Options
     defines, includes, flags = {}, [str((CORPUS / entry["file"]).parent)], []
     for f in entry.get("nvcc_flags") or []:
         if f.startswith("-D"):
@@ -76,7 +76,7 @@ def launched_options(entry: dict, launch: dict):
 
 def classify(err: Exception) -> str:
     from kernels_ir import KernelRuntimeError
-    from smemsim.ptx.parse import PtxError
+    from smemsim.frontends.ptx.parse import PtxError
     text = str(err)
     if isinstance(err, KernelRuntimeError):
         return "fault"
@@ -90,7 +90,7 @@ def classify(err: Exception) -> str:
 def status(entry: dict, key: str) -> tuple[str, str, float]:
     """(outcome, detail, seconds) of one kernel of an entry."""
     from smemsim import analyze
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     opts, flags = options_of(entry)
     start = time.perf_counter()
     try:
@@ -113,7 +113,7 @@ def numba_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     """(kernel, outcome, detail, seconds) of each numba kernel of a corpus `.py`, as
     `smemsim analyze FILE.py` reads it (its launches, no option)."""
     from smemsim import analyze
-    from smemsim.ptx.numba_frontend import import_numba
+    from smemsim.frontends.ptx.numba_frontend import import_numba
     out = []
     for key, make in import_numba(str(path)).items():
         start = time.perf_counter()
@@ -153,8 +153,8 @@ def strings_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     import dataclasses
 
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.strings_frontend import import_strings
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.strings_frontend import import_strings
     out = []
     for key, make in import_strings(str(path)).items():
         start = time.perf_counter()
@@ -187,8 +187,8 @@ def triton_status(path: pathlib.Path) -> list[tuple[str, str, str, float]]:
     import dataclasses
 
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.triton_frontend import import_triton
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.triton_frontend import import_triton
     out = []
     stand_in = TRITON_STAND_INS.get(path.name, {})
     for key, make in import_triton(str(path)).items():
@@ -214,7 +214,7 @@ def lowering(entry: dict, key: str) -> tuple[str, str]:
     why not)."""
     import dataclasses
 
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     opts, flags = options_of(entry)
     opts = dataclasses.replace(opts, grid="1", block="128", smem="0")
     try:

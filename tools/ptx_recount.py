@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 0 if argv[:1] in (["-h"], ["--help"]) else 2
     from smemsim import analyze
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.ptx.frontend import import_cu
     from test_original_build import CUBLAS_STANDIN
     from tools.corpus_status import options
     from tools.gpu_original import judged, torch_includes, zeroed

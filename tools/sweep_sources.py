@@ -61,8 +61,8 @@ def kind(message: str) -> str:
 def sweep(root: pathlib.Path, include: list[str]) -> list[dict]:
     """One row per kernel key (or per file that is not read)."""
     from smemsim import analyze
-    from smemsim.cuda import Options
-    from smemsim.ptx.frontend import import_cu
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
     previous = signal.signal(signal.SIGALRM, _late)
     rows = []
     try:

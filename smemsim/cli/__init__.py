@@ -20,9 +20,9 @@ from rich.console import Console
 
 from kernels_ir import KernelError, KernelRuntimeError
 
-from ..arch import ArchError
-from ..banks import RequestError
-from ..occupancy import OccupancyError
+from ..engine.arch import ArchError
+from ..engine.banks import RequestError
+from ..launch.occupancy import OccupancyError
 from . import jsonout
 from .common import EXIT_BUG, EXIT_INPUT, EXIT_OK, print_json, say
 from .verbs import VERBS, verb as verb_module
@@ -116,8 +116,8 @@ def run(argv: list[str], console: Console | None = None,
             args.file = _example_cuda(args.file)
         from .common import REFUSED
         REFUSED.clear()   # (an earlier command of this process refused none of this one's)
-        if "smemsim.cuda.preprocess" in sys.modules:   # (nor read this one's inputs)
-            sys.modules["smemsim.cuda.preprocess"].FILES_READ.clear()
+        if "smemsim.frontends.cuda.preprocess" in sys.modules:   # (nor read this one's inputs)
+            sys.modules["smemsim.frontends.cuda.preprocess"].FILES_READ.clear()
         code = verb_module(argv[0]).execute(args, console)
         # a kernel of several that could not be built: its error, then the code of bad input
         for message in getattr(args, "failed_kernels", None) or ():
@@ -158,7 +158,7 @@ def _example_cuda(file: str) -> str:
     folder), as a kernels file is found by its name; any other FILE as given."""
     import pathlib
 
-    from ..loader import examples_folder
+    from ..frontends.loader import examples_folder
     path = pathlib.Path(file)
     if path.suffix in (".cu", ".cuh") and path.name == file and not path.exists():
         example = examples_folder() / file

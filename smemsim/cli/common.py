@@ -11,9 +11,9 @@ from rich.console import Console
 
 from kernels_ir import KernelError, Op, resolve_launch
 
-from ..loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
-from ..occupancy import kernel_occupancy
-from ..pool import parallel_map
+from ..frontends.loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
+from ..launch.occupancy import kernel_occupancy
+from ..search.pool import parallel_map
 from . import jsonout
 from .options import cuda_options
 
@@ -65,7 +65,7 @@ def _note_launch_inputs(args, kernel) -> None:
 
 
 def ptx_reading(args) -> dict | None:
-    """How the command line's CUDA file is built to PTX (smemsim.loader.load_kernels's
+    """How the command line's CUDA file is built to PTX (smemsim.frontends.loader.load_kernels's
     `ptx`: the architecture and nvcc flags), or None where it is no CUDA file."""
     if is_cuda(args.file):
         return {"arch": args.arch, "flags": tuple(getattr(args, "nvcc_flag", None) or ())}
@@ -113,10 +113,10 @@ def one_kernel(args):
 def _note_assumed_lengths(args, kernel) -> None:
     """A CUDA file never states a global array's length: say on stderr which lengths were
     assumed (never silently), and how to give them."""
-    from ..loader import is_cuda
+    from ..frontends.loader import is_cuda
     if not is_cuda(args.file):
         return
-    from ..cuda import DEFAULT_LENGTH
+    from ..frontends.cuda import DEFAULT_LENGTH
     given = {item.partition("=")[0] for item in getattr(args, "length", [])}
     assumed = [g.name for g in kernel.globals if g.name not in given and
                g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH]
@@ -220,7 +220,7 @@ def busy(console: Console, args, text: str):
 
 def swept(args, console: Console, kernel, params: dict, fn, task) -> list:
     """(value, fn(task(params at value))) at every value of the sweep, with a progress bar,
-    on every core when the points are heavy enough (smemsim.pool: `fn` is a module-level
+    on every core when the points are heavy enough (smemsim.search.pool: `fn` is a module-level
     function, `task` builds its picklable argument here)."""
     key, values = args.sweep
     tasks = [task({**params, key: v}) for v in values]

@@ -1,7 +1,7 @@
-"""fix's change written into the user's `.cu` (smemsim.cuda.patch) and checked before anyone
-applies it: the patched file is read from nvcc's build and analyzed (the count must be fix's
-prediction), and both builds' registers (ptxas's report) give the warps per SM, so a change
-the compiler undoes, or one that costs registers, is seen before it is applied."""
+"""fix's change written into the user's `.cu` (smemsim.frontends.cuda.patch) and checked before
+anyone applies it: the patched file is read from nvcc's build and analyzed (the count must
+be fix's prediction), and both builds' registers (ptxas's report) give the warps per SM, so
+a change the compiler undoes, or one that costs registers, is seen before it is applied."""
 from __future__ import annotations
 
 import pathlib
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from kernels_ir import KernelError
 
-from ..analysis import analyze
-from ..occupancy import kernel_occupancy
+from ..launch.analysis import analyze
+from ..launch.occupancy import kernel_occupancy
 from .options import cuda_options
 
 if TYPE_CHECKING:  # the CUDA frontend loads only when a .cu is patched
-    from ..cuda.patch import LayoutPatch
+    from ..frontends.cuda.patch import LayoutPatch
 
 
 class PatchError(RuntimeError):
@@ -63,7 +63,7 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
                   arrays) -> CheckedPatch | NoPatch:
     """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
     `predicted` wavefronts (fix's count of the change(s))."""
-    from ..cuda.patch import LayoutChange
+    from ..frontends.cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     try:
         patch = _layout_patch(args.file, kernel.name, changes)
@@ -126,7 +126,7 @@ def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:
     with the wrong strides overlaps its slices)."""
     from kernels_ir import resolve_launch
 
-    from ..hazards import check
+    from ..launch.hazards import check
     grid = resolve_launch(original, params).grid
     last = grid[0] * grid[1] * grid[2] - 1
     blocks = sorted({0, last})
@@ -141,9 +141,9 @@ def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:
 
 
 def _layout_patch(file: str, kernel: str, changes):
-    """smemsim.cuda.patch.layout_patch (imported here: fix of a kernels file never loads the
-    CUDA frontend)."""
-    from ..cuda.patch import layout_patch
+    """smemsim.frontends.cuda.patch.layout_patch (imported here: fix of a kernels file never
+    loads the CUDA frontend)."""
+    from ..frontends.cuda.patch import layout_patch
     return layout_patch(file, kernel, changes)
 
 
@@ -153,15 +153,15 @@ def predicted_wavefronts(f) -> int:
 
 
 def source_of(args, key: str):
-    """The user's `.cu` and its build, as the command line gives them (smemsim.fix_built)."""
-    from ..fix_built import SourceFile
+    """The user's `.cu` and its build, as the command line gives them (smemsim.search.fix_built)."""
+    from ..search.fix_built import SourceFile
     return SourceFile(args.file, key, cuda_options(args),
                       tuple(getattr(args, "nvcc_flag", None) or ()), args.arch)
 
 
 def _patched_copy(args, key: str, patch: LayoutPatch):
     """The kernel read from nvcc's build of the patched text (in a private folder)."""
-    from ..fix_built import patched_kernel
+    from ..search.fix_built import patched_kernel
     try:
         return patched_kernel(source_of(args, key), patch.patched)
     except KernelError as err:
@@ -177,7 +177,7 @@ class Unbuilt(KernelError):
 def _built(args, kernel, params, arrays) -> Built:
     """One file as nvcc builds it: `kernel` as read from that build, and the registers and
     static shared memory ptxas allocated in it (raises Unbuilt where they are unknown)."""
-    from ..ptx.frontend import inexact_lines
+    from ..frontends.ptx.frontend import inexact_lines
     build = kernel.built
     if build is None:
         why = next((n for n in kernel.notes if "SASS" in n or "ptxas" in n),

@@ -15,13 +15,13 @@ if TYPE_CHECKING:  # annotations only: building JSON needs none of these importe
     from gpu_backend.device import GpuRun
     from gpu_backend.measure import Agreement
 
-    from ..analysis import Report
-    from ..banks import WarpRequest
-    from ..fix import FixSearch
-    from ..hazards import HazardReport
-    from ..layoutmap import LayoutMap
-    from ..occupancy import Curve, Occupancy
-    from ..sweep import SweepResult
+    from ..launch.analysis import Report
+    from ..engine.banks import WarpRequest
+    from ..search.fix import FixSearch
+    from ..launch.hazards import HazardReport
+    from ..launch.layoutmap import LayoutMap
+    from ..launch.occupancy import Curve, Occupancy
+    from ..search.sweep import SweepResult
 
 SCHEMA = "smemsim/1"
 
@@ -171,7 +171,7 @@ def fix_summary_json(f: FixSearch) -> dict[str, Any]:
 
 
 def layout_json(m: LayoutMap) -> dict[str, Any]:
-    """A shared array's bank grid (smemsim.layoutmap), with a warp request marked."""
+    """A shared array's bank grid (smemsim.launch.layoutmap), with a warp request marked."""
     req = m.request
     return {"kind": "layout", "kernel": m.kernel, "array": m.array, "dtype": m.dtype,
             "element_bytes": m.element_bytes, "shape": list(m.shape), "label": m.label,
@@ -293,7 +293,7 @@ def agreement_json(a: Agreement) -> dict[str, Any]:
 
 
 def layout_reads_json(r) -> dict[str, Any]:
-    """A CuTe layout's tile and its reads (smemsim.layout_reads)."""
+    """A CuTe layout's tile and its reads (smemsim.launch.layout_reads)."""
     return {"kind": "layout_reads", "layout": r.layout, "rows": r.rows, "cols": r.cols,
             "element_bytes": r.element_bytes, "span_bytes": r.span_bytes,
             "reads": [{"name": x.name, "op": x.op, "width": x.width,
@@ -304,7 +304,7 @@ def layout_reads_json(r) -> dict[str, Any]:
 
 def comparison_json(c, report_path: str) -> dict[str, Any]:
     """ncu: a profiled kernel's counters against the prediction, line by line
-    (smemsim.measured.KernelComparison)."""
+    (smemsim.hardware.measured.KernelComparison)."""
     classes = sorted({x.kind for x in c.lines})
     return {"kind": "ncu_comparison", "report": report_path, "kernel": c.kernel,
             "grid": list(c.grid), "block": list(c.block), "placed": c.placed,

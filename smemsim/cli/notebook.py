@@ -7,11 +7,11 @@ def register() -> None:
     """Register a drawing for each result a notebook shows: an analysis (the report page's
     section), a warp request (its bank map), an occupancy (its numbers and curves) and a
     layout map (its grid)."""
-    from ..analysis import Report
-    from ..banks import WarpRequest
+    from ..launch.analysis import Report
+    from ..engine.banks import WarpRequest
     from ..display import register as add
-    from ..layoutmap import LayoutMap
-    from ..occupancy import Occupancy
+    from ..launch.layoutmap import LayoutMap
+    from ..launch.occupancy import Occupancy
     add(Report, _report)
     add(WarpRequest, _request)
     add(Occupancy, _occupancy)
@@ -30,7 +30,7 @@ def _request(req) -> str:
 
 
 def _occupancy(o) -> str:
-    from ..occupancy import what_if
+    from ..launch.occupancy import what_if
     from .jsonout import occupancy_json
     from .page import CSS, occupancy_view
     return (f'<div class="smemsim"><style>{CSS}</style>'

@@ -15,7 +15,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
 
 def add_loop_limit(p: argparse.ArgumentParser) -> None:
     """--loop-limit, for the verbs that run the kernel in the interpreter."""
-    from ..trace import LOOP_LIMIT, MAX_LOOP_LIMIT
+    from ..launch.trace import LOOP_LIMIT, MAX_LOOP_LIMIT
     p.add_argument("--loop-limit", type=loop_limit, default=LOOP_LIMIT, metavar="N",
                    help="iterations of one entry of a loop with no closed-form end (a while "
                         f"loop) after which it is reported as endless (default {LOOP_LIMIT:,}; "
@@ -23,8 +23,8 @@ def add_loop_limit(p: argparse.ArgumentParser) -> None:
 
 
 def loop_limit(text: str) -> int:
-    """--loop-limit's value: 1 to MAX_LOOP_LIMIT (smemsim.trace)."""
-    from ..trace import MAX_LOOP_LIMIT
+    """--loop-limit's value: 1 to MAX_LOOP_LIMIT (smemsim.launch.trace)."""
+    from ..launch.trace import MAX_LOOP_LIMIT
     return _whole_number(text, "--loop-limit", MAX_LOOP_LIMIT)
 
 
@@ -104,18 +104,18 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
 
 
 def cuda_options(args, with_params: bool = False):
-    """smemsim.cuda.Options from the command line (`with_params`: --param values as the
+    """smemsim.frontends.cuda.Options from the command line (`with_params`: --param values as the
     kernels' defaults, for `smemsim import`; other verbs apply --param themselves). None for
     a kernels file (.py), which takes none of these options: given there, they are an
     error, not ignored."""
-    from ..loader import is_cuda
+    from ..frontends.loader import is_cuda
     if not with_params and not is_cuda(args.file):
         given = cuda_flags_given(args)
         if given:
             raise KernelError(f"{', '.join(given)}: only for a CUDA file (.cu), and "
                               f"{args.file} is a kernels file")
-        return None  # and smemsim.cuda (~40 ms to import) is not loaded
-    from ..cuda import Options
+        return None  # and smemsim.frontends.cuda (~40 ms to import) is not loaded
+    from ..frontends.cuda import Options
 
     def pairs(items, option, value_required=True):
         out = {}
@@ -180,7 +180,7 @@ def add_sweep(p: argparse.ArgumentParser, what: str) -> None:
 
 
 def add_jobs(p: argparse.ArgumentParser) -> None:
-    """--jobs N: worker processes (smemsim.pool)."""
+    """--jobs N: worker processes (smemsim.search.pool)."""
     p.add_argument("--jobs", type=jobs, metavar="N",
                    help="worker processes for independent analyses (default: every core; "
                         "used when the work is heavy enough to pay for starting them)")
@@ -312,7 +312,7 @@ def explain_options(args) -> list[str]:
     """The options a verb was given that shaped its kernels (parameters, macros, the launch,
     the frontend, ...), as `smemsim explain` takes them: its hint then explains the kernel
     that was analyzed, not another launch of it."""
-    from ..trace import LOOP_LIMIT
+    from ..launch.trace import LOOP_LIMIT
     out = []
     if getattr(args, "arch", "sm_90") != "sm_90":
         out += ["--arch", args.arch]

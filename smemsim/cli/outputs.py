@@ -105,7 +105,7 @@ def write(path: str, data: str | bytes, option: str) -> None:
     payload = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
     if os.path.abspath(path) == os.devnull:
         return
-    pre = sys.modules.get("smemsim.cuda.preprocess")
+    pre = sys.modules.get("smemsim.frontends.cuda.preprocess")
     if pre is not None and os.path.realpath(path) in pre.FILES_READ:
         # a header the CUDA file includes (claim() knew only the run's named inputs)
         raise KernelError(f"{option} {path}: a file this run read (a header of the CUDA "

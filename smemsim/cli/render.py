@@ -11,14 +11,14 @@ from rich.text import Text
 
 from kernels_ir.layout import tma_swizzle
 
-from ..bulk import COUNTERS
+from ..launch.bulk import COUNTERS
 from .phrases import numbers_text, shown_statement, sites_word
 
 if TYPE_CHECKING:  # annotations only
-    from ..analysis import Report
-    from ..banks import WarpRequest
-    from ..fix import FixSearch
-    from ..occupancy import Curve, Occupancy
+    from ..launch.analysis import Report
+    from ..engine.banks import WarpRequest
+    from ..search.fix import FixSearch
+    from ..launch.occupancy import Curve, Occupancy
 
 _DEGREE_STYLE = {1: "green", 2: "yellow", 3: "yellow", 4: "dark_orange"}
 
@@ -162,7 +162,7 @@ def report_table(r: Report, explain_command: str | None = None,
 
 def _rules(r: Report) -> str:
     """Which bank rules count the report: the sm_90-measured ones, said to be unmeasured on
-    another architecture (smemsim.arch)."""
+    another architecture (smemsim.engine.arch)."""
     if r.rules == "sm90-measured" and not r.arch.startswith("sm_90"):
         return f"sm90-measured bank rules, not measured on {r.arch}"
     return f"{r.rules} bank rules"
@@ -547,7 +547,7 @@ def layout_reads_view(r) -> RichGroup:
 
 def comparison_view(c) -> RichGroup:
     """ncu: a profiled kernel's counters against the prediction, line by line, what differs
-    attributed (smemsim.measured.KernelComparison)."""
+    attributed (smemsim.hardware.measured.KernelComparison)."""
     differing = c.differing
     head = Text(f"{c.kernel}: grid {c.grid}, block {c.block}; {len(c.lines)} line(s) with "
                 f"shared accesses, {len(c.lines) - len(differing)} as predicted "

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pathlib
 from typing import Any
 
-from ..analysis import Report
-from ..banks import warp_request
+from ..launch.analysis import Report
+from ..engine.banks import warp_request
 from . import jsonout
 
 CONTEXT = 2          # source lines shown around the kernel's first and last located line
@@ -19,7 +19,7 @@ MAX_SOURCE = 20_000  # lines of one file the page holds at most (the rest is sai
 
 
 def request_of(site) -> dict[str, Any]:
-    """A site's worst request, as smemsim.layoutmap marks it."""
+    """A site's worst request, as smemsim.launch.layoutmap marks it."""
     return {"site": site.site, "line": site.loc.line, "offsets": site.worst.offsets,
             "width": site.width, "op": site.op, "matrices": site.matrices}
 
@@ -52,8 +52,8 @@ def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[di
     """Per shared array with a site: its declared bank grid with the worst request of its
     costliest site marked, and beside it `fix`'s best padding and best swizzle (when they
     lower the kernel's wavefronts), the same lanes marked on the same logical elements."""
-    from ..fix import apply
-    from ..layoutmap import layout_map
+    from ..search.fix import apply
+    from ..launch.layoutmap import layout_map
     out = []
     for name in dict.fromkeys(s.array for s in r.sites):
         sites = [s for s in r.sites if s.array == name and s.worst is not None

@@ -1,5 +1,5 @@
 // Template kernels launched without naming their arguments: C++ deduces them from the
-// arguments' types (smemsim/cuda/deduce.py). Written for smemsim's tests.
+// arguments' types (smemsim/frontends/cuda/deduce.py). Written for smemsim's tests.
 #include <cuda_runtime.h>
 #include <thrust/device_vector.h>
 

@@ -1,7 +1,7 @@
 """TMA and bulk copies whose global side starts off the 32-byte sector grid: what
 `l1tex__m_xbar2l1tex_read_bytes_pipe_tma` (loads) and `..._l1tex2xbar_write_bytes_pipe_tma`
-(stores) count, against smemsim.bulk's rule (each row reads the sectors it touches, in
-128-byte pieces from where it starts) and smemsim.congruence (where it starts).
+(stores) count, against smemsim.launch.bulk's rule (each row reads the sectors it touches, in
+128-byte pieces from where it starts) and smemsim.launch.congruence (where it starts).
 
 Eight blocks; in each, thread 0 issues two copies (a TMA box of 64 rows, or a 1-D bulk
 copy), waited for on an mbarrier, then every thread copies the tile to `out` (loads), or

@@ -8,7 +8,7 @@ from rich.console import Console
 from kernels_ir import KernelError
 
 
-from ...analysis import analyze
+from ...launch.analysis import analyze
 from .. import jsonout, outputs, render
 from ..common import (
     EXIT_GATE, EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,

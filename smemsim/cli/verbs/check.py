@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ...hazards import MAX_RACES, check
+from ...launch.hazards import MAX_RACES, check
 from .. import jsonout, outputs
 from ..common import (
     EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,

@@ -5,8 +5,8 @@ from rich.console import Console
 
 from kernels_ir import BuildResources, KernelError
 
-from ...analysis import analyze
-from ...occupancy import registers_allocated
+from ...launch.analysis import analyze
+from ...launch.occupancy import registers_allocated
 from .. import jsonout, render
 from ..common import EXIT_OK, build_or_explain, busy, inputs, kernels, own_params, print_json, say
 from ..options import add_common, add_kernels, parse_params

@@ -6,8 +6,8 @@ from rich.console import Console
 from kernels_ir import KernelError
 from kernels_ir.errors import iterations_text
 
-from ...analysis import analyze
-from ...banks import warp_request
+from ...launch.analysis import analyze
+from ...engine.banks import warp_request
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, kernels, one_kernel, print_json
 from ..phrases import shown_statement

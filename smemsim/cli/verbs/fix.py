@@ -5,7 +5,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...fix import block_shapes, search
+from ...search.fix import block_shapes, search
 from .. import jsonout, outputs, render
 from ..common import (
     EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress, say,
@@ -74,7 +74,7 @@ def execute(args, console: Console) -> int:
             task = bar.add_task(f"searching {kernel.name}", total=None)
             step = lambda i, n: bar.update(task, completed=i, total=n)  # noqa: E731
             if patchable(args.file):   # each change patched into the file and built
-                from ...fix_built import search_source
+                from ...search.fix_built import search_source
                 f = search_source(kernel, source_of(args, name), params, arch=args.arch,
                                   registers=regs, arrays=arrays, site=args.site,
                                   jobs=args.jobs, progress=step, prefer=args.prefer)

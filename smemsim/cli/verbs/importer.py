@@ -40,7 +40,7 @@ def execute(args, console: Console) -> int:
     if args.output:  # a kernels file import wrote and nobody edited is replaced
         outputs.claim(args.output, "-o", args, "import", ours=outputs.sealed,
                       source_ok=(".py",))
-    from ...ptx.frontend import write_kernels_file  # here: other verbs start without it
+    from ...frontends.ptx.frontend import write_kernels_file  # here: other verbs start without it
     folder = str(pathlib.Path(args.output).resolve().parent) if args.output else None
     text, names = write_kernels_file(args.file, options, args.kernel, folder, args.arch,
                                      tuple(args.nvcc_flag))

@@ -10,7 +10,7 @@ from kernels_ir.cute import CuteError
 from kernels_ir.cute_algebra import FUNCTIONS, evaluate
 from kernels_ir.dtypes import BY_NAME
 
-from ...layout_reads import layout_reads
+from ...launch.layout_reads import layout_reads
 from .. import jsonout, render
 from ..common import EXIT_OK, print_json
 from ..options import add_common

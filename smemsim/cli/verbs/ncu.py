@@ -1,6 +1,6 @@
 """`smemsim ncu`: your Nsight Compute report explained. Each profiled kernel's per-line
 shared-memory counters (SourceCounters) against the prediction of the same launch from your
-FILE, each difference attributed (smemsim.measured)."""
+FILE, each difference attributed (smemsim.hardware.measured)."""
 from __future__ import annotations
 
 
@@ -10,9 +10,9 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...analysis import analyze
-from ...measured import compare
-from ...ncu_reports import read_report, template_key
+from ...launch.analysis import analyze
+from ...hardware.measured import compare
+from ...hardware.ncu_reports import read_report, template_key
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, one_kernel, print_json
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
@@ -72,7 +72,7 @@ def execute(args, console: Console) -> int:
 def _key_of(args, m) -> str:
     """The FILE's kernel the report's kernel is: the one of its name (a template's instance
     as the report names it), else the PTX entry's symbol."""
-    from ...loader import load_kernels
+    from ...frontends.loader import load_kernels
     from ..common import ptx_reading
     from ..options import cuda_options
     try:
@@ -88,10 +88,10 @@ def _key_of(args, m) -> str:
 def _sass(args, key: str, kernel):
     """The build's SASS of the kernel (to place measured instructions by address), or None
     for a file not built by nvcc."""
-    from ...loader import is_cuda
+    from ...frontends.loader import is_cuda
     if not is_cuda(args.file) or kernel.built is None:
         return None
-    from ...ptx.frontend import built_sass
+    from ...frontends.ptx.frontend import built_sass
     from ..options import cuda_options
     return built_sass(args.file, cuda_options(args), key, kernel.built.symbol, args.arch,
                       tuple(getattr(args, "nvcc_flag", None) or ()))

@@ -5,7 +5,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...occupancy import occupancy, what_if
+from ...launch.occupancy import occupancy, what_if
 from .. import jsonout, render
 from ..common import (
     EXIT_GATE, EXIT_OK, kernels, launch_bound, occupancy_of, one_kernel, print_json, say,
@@ -42,7 +42,7 @@ def execute(args, console: Console) -> int:
                                           ("--no-opt-in", args.no_opt_in or None))
                  if value is not None]
         if given:
-            from ...loader import is_cuda
+            from ...frontends.loader import is_cuda
             how = "--launch-block and --launch-smem (the launch the host code makes), -D " \
                 "or --param" if is_cuda(args.file) else "--param"
             raise KernelError(f"{', '.join(given)}: with a kernels FILE, the block size and "
@@ -51,7 +51,7 @@ def execute(args, console: Console) -> int:
                               "numbers")
         regs = args.regs
         if regs is None:
-            from ...loader import is_cuda
+            from ...frontends.loader import is_cuda
             if not is_cuda(args.file):
                 raise KernelError("occupancy of a kernels file needs --regs N (or --regs "
                                   "compile: NVRTC's build of its CUDA)")

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError
 
-from ...analysis import analyze
+from ...launch.analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
     EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels,
@@ -73,7 +73,7 @@ def execute(args, console: Console) -> int:
     given = parse_params(args.param)
     items = []
     if args.ncu:   # (read once, for every kernel's page)
-        from ...ncu_reports import read_report
+        from ...hardware.ncu_reports import read_report
         profiled = read_report(args.ncu)
     else:
         profiled = None
@@ -97,7 +97,7 @@ def execute(args, console: Console) -> int:
 
 def _item(args, console: Console, name: str, kernel, params: dict, profiled=None) -> dict:
     """One kernel's report item: analysis, occupancy and curves, check, fix."""
-    from ...occupancy import what_if
+    from ...launch.occupancy import what_if
     from .analyze import as_compiled_report
     arrays = inputs(args, name, kernel, params)
     compiled = None
@@ -113,16 +113,16 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
             if args.regs is not None else None
     hazards = fix = None
     if not args.no_check:
-        from ...hazards import check
+        from ...launch.hazards import check
         with busy(console, args, f"checking {kernel.name}"):
             hazards = check(kernel, params, arch=args.arch, arrays=arrays,
                             loop_limit=args.loop_limit)
     if not args.no_fix and r.excess:
-        from ...fix import search
+        from ...search.fix import search
         with busy(console, args, f"searching fixes for {kernel.name}"):
             registers = occ.registers_per_thread if occ is not None else None
             if patchable(args.file):   # each change patched into the file and built
-                from ...fix_built import search_source
+                from ...search.fix_built import search_source
                 fix = search_source(kernel, source_of(args, name), params, arch=args.arch,
                                     registers=registers, arrays=arrays, jobs=args.jobs,
                                     baseline=r, few=True)
@@ -150,7 +150,7 @@ def _measured(args, name: str, kernel, r, profiled: list) -> dict:
     """The --ncu report's kernel (of `profiled`, the report's kernels) against this analysis
     (jsonout.comparison_json), or why there is none: the report has no such kernel, or
     profiled another launch."""
-    from ...measured import compare
+    from ...hardware.measured import compare
     from .ncu import _sass
     symbol = kernel.built.symbol if kernel.built is not None else None
     found = [m for m in profiled if m.mangled == symbol or m.name == kernel.name]

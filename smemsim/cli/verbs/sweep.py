@@ -12,10 +12,10 @@ from rich.table import Table
 
 from kernels_ir import KernelError
 
-from ...loader import find_file
-from ...pool import default_jobs
+from ...frontends.loader import find_file
+from ...search.pool import default_jobs
 from ...cache import cache_dir
-from ...sweep import Layout, SweepResult, product, sweep
+from ...search.sweep import Layout, SweepResult, product, sweep
 from .. import jsonout, outputs
 from ..common import EXIT_OK, one_kernel, print_json, progress, say
 from ..options import add_cuda, add_regs, jobs, top_count
@@ -59,7 +59,7 @@ def add_arguments(p) -> None:
                         "pip install 'smemsim[cluster]')")
     p.add_argument("--no-cache", action="store_true",
                    help="recompute every point (default: reuse results cached in "
-                        "$SMEMSIM_CACHE/sweep or ~/.cache/smemsim/sweep)")
+                        "$SMEMSIM_CACHE/sweep or ~/.cache/smemsim/search/sweep)")
 
 
 ESTIMATE_FROM_S = 30.0  # a sweep expected to take longer says so before it goes on
@@ -98,7 +98,7 @@ def execute(args, console: Console) -> int:
         raise KernelError(f"--arch {args.arch!r}: no architecture named (sm_90, or several: "
                           "sm_80,sm_90)")
     plain, macros = _define_axes(args)
-    from ...loader import is_cuda
+    from ...frontends.loader import is_cuda
     cuda = is_cuda(args.file)
     if cuda and (args.pad or args.swizzle):
         raise KernelError(f"{'--pad' if args.pad else '--swizzle'}: a .cu's layouts are changes "
@@ -118,7 +118,7 @@ def execute(args, console: Console) -> int:
         except KernelError as err:
             if not macros and len(builds) == 1:
                 raise
-            from ...sweep import Point, PointResult   # this build: its points not analyzed
+            from ...search.sweep import Point, PointResult   # this build: its points not analyzed
             results += [PointResult(Point(fixed, arch), error=str(err))
                         for arch in build_archs]
             continue
@@ -227,7 +227,7 @@ class OwnBuild:
     def __call__(self, kernel, arch: str) -> tuple[int, int]:
         built = kernel.built
         if built is None or built.arch.rstrip("a") != arch:
-            from ...loader import load_kernels
+            from ...frontends.loader import load_kernels
             built = load_kernels(self.file, self.options,
                                  {"arch": arch, "flags": self.flags})[self.key]().built
         if built is None:   # (ptxas unreadable here: the analysis said so; NVRTC's count)

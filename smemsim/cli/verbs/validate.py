@@ -5,7 +5,7 @@ from rich.console import Console
 
 from kernels_ir import KernelError, resolve_launch
 
-from ...analysis import analyze
+from ...launch.analysis import analyze
 from .. import jsonout
 from ..common import (
     EXIT_GATE, EXIT_OK, busy, inputs, kernels, own_params, print_json, ptx_reading,

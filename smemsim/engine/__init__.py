@@ -1,0 +1,1 @@
+"""The bank engine: how one warp's shared-memory request is served (banks, merges, wavefronts), by architecture."""

@@ -1,0 +1,1 @@
+"""What the hardware measured (Nsight Compute's reports) against what smemsim predicts."""

@@ -1,0 +1,1 @@
+"""Whole-launch analyses: every request of a launch traced and costed, hazards, occupancy, layouts."""
