@@ -1143,7 +1143,8 @@ class _Machine(Evaluator):
                 dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
                 # (a view of a source's variable is named as the source names it, its
                 # index in the elements the access reads: `s`'s u32 words)
-                variable = getattr(array, "variable", None)
+                variable = getattr(array, "variable", None) or \
+                    getattr(getattr(array, "base", None), "name", None)
                 named = f"'{array.name}'" if not variable or variable == array.name else \
                     f"'{variable}' in {array.dtype} elements"
                 raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "

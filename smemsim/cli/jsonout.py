@@ -219,7 +219,8 @@ def hazards_json(h: HazardReport) -> dict[str, Any]:
                       "same_warp": r.same_warp, "message": r.describe()}
     return {"kind": "hazards", "kernel": h.kernel, "params": h.params, "clean": h.clean,
             "races": [race(r) for r in h.races],
-            "same_value_races": [race(r) for r in h.same_value],
+            # (the warnings: same-value stores, plain reads of words changed atomically)
+            "same_value_races": [race(r) | {"warning": r.warning} for r in h.same_value],
             "faults": [{"kind": f.kind, "message": f.message, "blocks": f.blocks,
                         "loc": _loc(f.loc)} for f in h.faults],
             "limits": list(h.limits),

@@ -253,7 +253,9 @@ def summary(item: dict[str, Any], k: str) -> str:
     lines = ", ".join(
         f'<a href="#k{k}-L{line}">{escape(os.path.basename(file))}:{line}</a> '
         f"({_n(e)}, {100 * e / total:.0f}%)" for e, (file, line) in worst)
-    out = [hazards, f'<p class="summary"><b>{_n(total)} excess wavefronts</b> (bank '
+    # (a site counted as the fewest passes of a retry loop makes the total a bound too)
+    least = "at least " if any(s.get("at_least") for s in a["sites"]) else ""
+    out = [hazards, f'<p class="summary"><b>{least}{_n(total)} excess wavefronts</b> (bank '
            f"conflicts: {a['excess_ratio']:.2f} x the ideal), most on {lines}.</p>"]
     f = item.get("fix")
     if f and f["best"]:
@@ -529,6 +531,6 @@ def hazard_list(h: dict[str, Any] | None, k: str) -> str:
               f"{f' ({n} site pairs of these lines)' if n > 1 else ''}"
               f"{_link(k, r['first_loc'])}</li>" for r, n in _race_places(h["races"])]
     items += [f"<li>{escape(x)}</li>" for x in h["limits"]]
-    items += [f"<li>warning: {escape(r['message'])} (both store the same value)"
+    items += [f"<li>warning: {escape(r['message'])} ({escape(r.get('warning', ''))})"
               f"{_link(k, r['first_loc'])}</li>" for r in h["same_value_races"]]
     return f'<h3 id="k{k}-hazards">Hazards</h3><ul>' + "".join(items) + "</ul>"

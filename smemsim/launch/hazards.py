@@ -67,10 +67,22 @@ class Race:
 
     @property
     def benign(self) -> bool:
-        """Both threads store the same bytes: the result is the same in either order
-        (compute-sanitizer's racecheck does not report these), but it is still a race in the
-        C++ memory model and costs a store."""
-        return self.kind == "same-value write-write"
+        """A race that is a warning, not a failure: both threads store the same bytes (the
+        result is the same in either order; compute-sanitizer's racecheck does not report
+        these, but it is still a race in the C++ memory model and costs a store), or a plain
+        read of a word other threads change atomically (a compare-and-swap loop's first
+        read, which its atomicCAS checks)."""
+        return self.kind in ("same-value write-write", "read-atomic")
+
+    @property
+    def warning(self) -> str:
+        """Why a benign race is only a warning."""
+        if self.kind == "read-atomic":
+            return ("a plain read of a word other threads change with atomics: a "
+                    "compare-and-swap loop's first read, which its atomicCAS checks, is the "
+                    "usual case; elsewhere the read may see the word before or after them")
+        return ("both store the same value: the result does not depend on the order; "
+                "compute-sanitizer does not report it")
 
     @property
     def places(self) -> tuple:
@@ -420,8 +432,12 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
             kind = "write-write" if o[5] else "read-write"
             if same.all():
                 kind = "same-value write-write"
+            elif w[5] == 2 and not o[5]:
+                kind = "read-atomic"   # (an atomic store against a plain read only)
             if pair not in allowed or seen.get(pair) in (kind, "write-write", "read-write"):
                 continue  # one report per site pair; an order-dependent one replaces a benign
+            if kind == "read-atomic" and seen.get(pair) == "same-value write-write":
+                continue
             if pair in seen:
                 found[:] = [r for r in found if (r.first, r.second) != pair]
             seen[pair] = kind
@@ -430,7 +446,9 @@ def _races(kernel: Kernel, launch, rec: _Recorder, a: np.ndarray, pairs, limit: 
             byte = int(w[2]) * 4 + (overlap & -overlap).bit_length() - 1  # the first shared
             stmt = sites[int(first[4])]
             array = stmt.array
-            base = kernel.buffer_base(array.buffer)
+            # (from the source's variable where the view is of one: `wmax[0]`, not the
+            # window's word 2056)
+            base = kernel.buffer_base(array.buffer) + (getattr(array, "variable_at", None) or 0)
             elem = (byte - base) // array.dtype.size
             if array.layout is not None:
                 elem = int(array.layout.apply(elem))  # physical -> logical (an involution)

@@ -269,14 +269,16 @@ def _macro_hint(path: str, decl, size: int | None) -> list[str]:
     if not last:
         return []
     text = pathlib.Path(path).read_text(errors="replace")
-    macros = [m for m in dict.fromkeys(re.findall(r"[A-Za-z_]\w*", last))
+    # (a term added to the row's length: `BK + APAD`'s APAD, not a row of TILE alone)
+    terms = [t.strip() for t in re.split(r"\+", last)][1:]
+    macros = [m for m in dict.fromkeys(t for t in terms if re.fullmatch(r"[A-Za-z_]\w*", t))
               if re.search(rf"^\s*#\s*define\s+{re.escape(m)}\b", text, re.M)]
     if not macros:
         return []
     name = pathlib.Path(path).name
     step = max(1, 16 // (size or 4))   # (rows moved by 16 bytes at a time)
     return [f"{decl.name}: its rows are [{last}] long, and "
-            f"{' and '.join(macros)} may size them elsewhere too (a wmma ldm, a stride): "
+            f"{' and '.join(macros)} may pad them elsewhere too (a wmma ldm, a stride): "
             f"the patch changes the declaration only; `smemsim sweep {name} -D "
             f"{macros[-1]}=0:{8 * step}:{step}` builds the file at each value"]
 

@@ -118,5 +118,4 @@ def _print(console: Console, h) -> None:
     if h.unchecked:
         say(console, f"  {h.unchecked}")
     for r, n in h.by_place(h.same_value):
-        say(console, f"  warning: {r.describe(n)} (both store the same value: the result does "
-                     "not depend on the order; compute-sanitizer does not report it)")
+        say(console, f"  warning: {r.describe(n)} ({r.warning})")

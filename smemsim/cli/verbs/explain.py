@@ -55,8 +55,8 @@ def execute(args, console: Console) -> int:
     its = iterations_text(w.iterations)
     # (a .cu's own line, and the statement the analysis counts, read from nvcc's build)
     shown = shown_statement(site)
-    title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {shown}\n" +
-             (f"as built: {site.statement}\n" if shown != site.statement else "") +
+    # (the statement the analysis read, nvcc's build of the line, is JSON's `statement`)
+    title = (f"{r.kernel} site {site.site}, {site.loc.chain()}: {shown}\n"
              f"worst request: block {w.block}, warp {w.warp}"
              + (f", {its}" if its else ""))
     if args.json:

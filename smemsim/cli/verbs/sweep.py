@@ -148,6 +148,8 @@ def _define_axes(args) -> tuple[list[str], dict[str, list]]:
                     raise KernelError(f"-D {item}: an empty value")
             elif ":" in spec:
                 values = _axis(item, "-D")[1]
+                if len(values) == 1:   # (START:STOP:STEP of one value: that value)
+                    item = f"{name}={values[0]}"
         if values is not None and len(values) > 1:
             if name in macros:
                 raise KernelError(f"-D {name}: given twice as an axis")

@@ -1133,8 +1133,10 @@ class _Lowering(WmmaLowering):
                 for back in range(1, 4):
                     before = self._source_line(file, line - back)
                     before = " ".join((before or "").split())
-                    if not before or before.endswith((";", "{", "}", ":")) or \
-                            before.startswith(("#", "//", "/*", "* ", "*/")) or before == "*":
+                    code = before.split("//")[0].rstrip()   # (a trailing comment aside)
+                    if not code or code.endswith((";", "{", "}", ":")) or \
+                            before.startswith(("#", "//", "/*", "* ", "*/")) or \
+                            before == "*" or re.match(r"(for|if|while|else)\b", code):
                         break
                     text = f"{before} {text}"
             self.statements[key] = text or None
