@@ -628,7 +628,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     report = lambda result, checked: HazardReport(
         kernel.title, dict(launch.params), tuple(r for r in result[0] if not r.benign),
         tuple(result[2]) + agreement, tuple(x for x in limits if not x.startswith("note:")),
-        pairs, (), checked, launch.num_blocks, None, "sliced", result[1])
+        pairs, tuple(r for r in result[0] if r.benign), checked, launch.num_blocks,
+        result[3], "sliced", result[1])
     if blocks is None and launch.num_blocks > LARGE_GRID:
         found = _check_by_slices(kernel, launch, None, pairs, max_races, progress,
                                  loop_limit) if sliced else None
@@ -713,10 +714,11 @@ CHECK_THREADS = 1 << 16
 
 def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                      max_races: int, progress, loop_limit: int
-                     ) -> tuple[list[Race], tuple[tuple[str, int], ...], list[Fault]] | None:
+                     ) -> tuple[list[Race], tuple[tuple[str, int], ...], list[Fault],
+                                str | None] | None:
     """The races of the launch from the two address-only runs, what each ran (its blocks),
-    and the faults of the shared run, or None where they cannot stand for a full run (see
-    `check`). `chosen` None: the whole of a grid too large for an array of its block ids,
+    their faults, and what was left unchecked (the fault cap), or None where they cannot
+    stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an array of its block ids,
     whose other run must then be taken at the grid's ends.
 
     A fault of the shared run is its class's: the run computes every value that decides a
@@ -805,23 +807,48 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         if progress:
             progress(total, total)
         return found, (shared_run, ("global accesses and bounds, at the grid's ends",
-                                    at_ends)), list(faults.values())
+                                    at_ends)), list(faults.values()), None
     if chosen is None:
         return None
-    try:  # every block: global accesses, loop bounds, shuffles and probes
-        for at in range(0, chosen.size, per_run):
-            part = chosen[at:at + per_run]
+    # every block: global accesses, loop bounds, shuffles and probes; a fault here is as
+    # real as the full run's (the run computes every value a bound or a probe reads), and
+    # its blocks are found as the full run finds them: a faulting range again in quarters
+    # (a 1-D stencil's halo read before `in` in block 0: 4,096 blocks, 35 s -> a few)
+    pending = [(at, min(per_run, chosen.size - at)) for at in range(0, chosen.size, per_run)]
+    faulted, unchecked = 0, None
+    # (a statement of both runs that faults, an endless loop, the shared run has counted
+    # by class already)
+    counted = set(faults)
+    while pending:
+        lo, size = pending.pop(0)
+        part = chosen[lo:lo + size]
+        try:
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
                 lanes_only=hs.lanes_only,
                 probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
                 loop_limit=loop_limit)
-            if progress:
-                progress(reps.size + at + part.size, total)
-    except KernelRuntimeError:
-        return None
+        except KernelRuntimeError as err:
+            if size > 1:
+                pending[:0] = _quarters(lo, size)
+                continue
+            key = (_classify(err), str(err.loc))
+            faulted += 1
+            if key in counted:
+                pass
+            elif key in faults:
+                faults[key] = replace(faults[key], blocks=faults[key].blocks + 1)
+            elif len(faults) < MAX_FAULTS:
+                faults[key] = Fault(key[0], str(err), loc=err.loc)
+            if faulted >= MAX_FAULT_BLOCKS and pending:
+                left = sum(n for _, n in pending)
+                unchecked = (f"stopped after {faulted} faulting blocks: {left} block(s) not "
+                             "checked (use --blocks to check others)")
+                pending = []
+        if progress:
+            progress(reps.size + lo + size, total)
     return found, (shared_run, ("global accesses and bounds, every block",
-                                int(chosen.size))), list(faults.values())
+                                int(chosen.size))), list(faults.values()), unchecked
 
 
 def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
