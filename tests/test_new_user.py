@@ -870,7 +870,7 @@ def test_a_compare_and_swap_loops_first_read_is_a_warning_on_its_own_element(tmp
     assert code == 0, out
     assert "no hazard that changes a result; warnings:" in out
     assert "warning: read-atomic race on wmax[0] (byte 256)" in out, out
-    assert "a compare-and-swap loop's first read, which its atomicCAS checks" in out
+    assert "a CAS loop's first read, which its atomicCAS checks" in out
     code, out, _ = cli("check", str(f), "--length", "w=64", "--length", "out=2", "--json")
     (warning,) = json.loads(out)["results"][0]["same_value_races"]
     assert warning["kind"] == "read-atomic" and "atomicCAS checks" in warning["warning"]
