@@ -393,7 +393,7 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
     with_warps = f.baseline_warps is not None  # registers given: occupancy in warps too
     for col, justify in (("array", "left"), ("change", "left"), ("wavefronts", "right"),
                          ("excess", "right"), ("extra smem", "right"),
-                         ("blocks/SM", "right")) + ((("warps/SM", "right"),)
+                         ("smem blocks/SM", "right")) + ((("warps/SM", "right"),)
                                                           if with_warps else ()):
         t.add_column(col, justify=justify, no_wrap=True)
     shown = []
