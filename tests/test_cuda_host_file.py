@@ -111,7 +111,7 @@ def test_a_lecture_kernel_run_as_its_main_launches_it_reads_past_its_tile():
     k = import_kernels(path, Options(host_files=host, block="128, 8"))["flash_attention_k"]()
     assert dict(k.defaults) == {"scaling": 0.125, "n": 128, "T_r": 8, "T_c": 8}
     from kernels_ir import run   # (a run: the analysis leaves out a load no count reads)
-    with pytest.raises(KernelRuntimeError, match=r"index 8192 of 'K_f32' "
+    with pytest.raises(KernelRuntimeError, match=r"index 8192 of 'K' in f32 elements "
                                                  r"\(valid 0\.\.8191\)"):
         run(k)
 

@@ -228,7 +228,8 @@ def test_a_3d_array_is_flattened_with_each_outer_part_scaled_whole(tmp_path):
     diff = res["patch"]["diff"]
     assert "s[smemsim_swizzle_5_0_5(((1) * (32) + (threadIdx.y)) * (32) + (threadIdx.x))]" \
         in diff
-    assert res["patch"]["hazards"] == "no race or fault the original has not (check of block 0)"
+    assert res["patch"]["hazards"] == "no race or fault the original has not (check of block " \
+        "0); the same outputs as the original (block 0, the same inputs)"
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc here: the kernels are read "
@@ -274,7 +275,9 @@ def test_a_patch_that_changes_what_the_kernel_computes_is_found():
         dst[threadIdx.x] = t[63 - threadIdx.x]
         k.launch(grid=(2,), block=(64,))
         return k.build()
-    assert _changed_results(scaled(2.0), scaled(2.0), None, None) is None
-    why = _changed_results(scaled(2.0), scaled(3.0), None, None)
+    same, compared = _changed_results(scaled(2.0), scaled(2.0), None, None)
+    assert same is None and compared == ("the same outputs as the original (blocks 0 and 1, "
+                                         "the same inputs)")
+    why, _ = _changed_results(scaled(2.0), scaled(3.0), None, None)
     assert why.startswith("computes other values in 'dst' than the original (blocks 0 and "
                           "1, the same inputs)"), why

@@ -672,7 +672,8 @@ def test_a_race_of_unrolled_copies_is_said_once_and_its_barrier_as_the_loops(tmp
     assert len([line for line in out.splitlines() if "[smemsim:shared-race]" in line]) == 1
 
 
-CAS_MAX = """
+# a float max by compare-and-swap, as CUDA code writes it
+ATOMIC_MAX_FLOAT = """
 __device__ void atomic_max_float(float *addr, float v)
 {
     int *ai = (int *)addr;
@@ -683,6 +684,9 @@ __device__ void atomic_max_float(float *addr, float v)
         old = atomicCAS(ai, assumed, __float_as_int(v));
     } while (old != assumed);
 }
+"""
+
+CAS_MAX = ATOMIC_MAX_FLOAT + """
 __global__ void peak(const float *w, float *out)
 {
     __shared__ float m[32];
@@ -833,17 +837,7 @@ def test_fix_of_a_template_instance_says_the_patch_is_every_instances(tmp_path):
     assert f"-> {fewest:,} wavefronts" in best, out
 
 
-CAS_RACE = """
-__device__ void atomic_max_float(float *addr, float v)
-{
-    int *ai = (int *)addr;
-    int old = *ai, assumed;
-    do {
-        assumed = old;
-        if (__int_as_float(assumed) >= v) break;
-        old = atomicCAS(ai, assumed, __float_as_int(v));
-    } while (old != assumed);
-}
+CAS_RACE = ATOMIC_MAX_FLOAT + """
 __global__ void peaks(const float *w, float *out)
 {
     __shared__ float sum[64];

@@ -80,9 +80,11 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
     counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
     hazards, new = _hazards(kernel, rebuilt, params, arrays, args.arch)
     if not new:
-        changed = _changed_results(kernel, rebuilt, params, arrays)
+        changed, compared = _changed_results(kernel, rebuilt, params, arrays)
         if changed:
             hazards, new = changed, True
+        else:
+            hazards += f"; {compared}"
     if new:
         why = (f"the patched kernel {hazards}: a bug of smemsim's patch, not written (please "
                "report it with your file)")
@@ -93,30 +95,40 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
     return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
 
 
-def _changed_results(original, patched, params, arrays) -> str | None:
-    """What the patched kernel computes otherwise than the original, run on the same
-    inputs in its first and last blocks (None: the same): a layout change moves bytes, not
-    values, unless the file uses the array's rows in a way the patch does not change (a wmma
-    load's `ldm` argument, a stride written out by hand: the padded tile read at the old
-    stride)."""
+# the global arrays the outputs' comparison makes (twice: once a kernel), at most
+COMPARED_BYTES = 1 << 29
+
+
+def _changed_results(original, patched, params, arrays) -> tuple[str | None, str]:
+    """(what the patched kernel computes otherwise than the original, run on the same
+    inputs in its first and last blocks, or None; what was compared): a layout change moves
+    bytes, not values, unless the file uses the array's rows in a way the patch does not
+    change (a wmma load's `ldm` argument, a stride written out by hand: the padded tile read
+    at the old stride)."""
     import numpy as np
 
     from kernels_ir import PartialRun, resolve_launch, run
-    grid = resolve_launch(original, params).grid
+    launch = resolve_launch(original, params)
+    size = sum(int(launch.lengths[g.name]) * g.dtype.size for g in original.globals)
+    if arrays is None and size > COMPARED_BYTES:
+        return None, (f"outputs not compared (the launch's arrays take {size / 2**30:.1f} "
+                      "GiB, made for each kernel)")
+    grid = launch.grid
     blocks = np.array(sorted({0, grid[0] * grid[1] * grid[2] - 1}), np.int64)
+    where = f"block{'s' if blocks.size > 1 else ''} {' and '.join(map(str, blocks.tolist()))}"
     try:
         before, after = (run(k, params, arrays, partial=PartialRun(blocks=blocks))
                          for k in (original, patched))
     except KernelError:
-        return None   # (a fault: the hazard check's to report)
+        # (a fault: the hazard check's to report)
+        return None, f"outputs not compared ({where} fault)"
     differ = [name for name in before if name in after and
               before[name].tobytes() != after[name].tobytes()]
     if not differ:
-        return None
-    return (f"computes other values in '{differ[0]}' than the original (blocks "
-            f"{' and '.join(map(str, blocks.tolist()))}, the same inputs): the file uses the "
-            "array's rows somewhere the patch does not change (a wmma ldm argument, a "
-            "stride written by hand)")
+        return None, f"the same outputs as the original ({where}, the same inputs)"
+    return (f"computes other values in '{differ[0]}' than the original ({where}, the same "
+            "inputs): the file uses the array's rows somewhere the patch does not change (a "
+            "wmma ldm argument, a stride written by hand)"), ""
 
 
 def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:
