@@ -344,7 +344,7 @@ class _Screen:
                  getattr(s.array, "variable", None) == name]
         views = {id(s.array): s.array for s in sites}
         bases = {getattr(v, "variable_at", None) for v in views.values()}
-        if self.trace is None or not sites or None in bases or len(bases) != 1:
+        if self.trace is None or not sites or not tried or None in bases or len(bases) != 1:
             return tried
         base, = bases
         view = next(iter(views.values()))
