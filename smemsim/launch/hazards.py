@@ -683,17 +683,10 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             if size > 1:  # find the blocks that fault (or overflow) among these
                 pending[:0] = _quarters(lo, size)
                 continue
-            kind = _classify(err) if isinstance(err, KernelRuntimeError) else "incomplete"
-            key = (kind, str(getattr(err, "loc", "")))
             faulted += 1
-            if key in faults:
-                faults[key] = replace(faults[key], blocks=faults[key].blocks + 1)
-            elif len(faults) < MAX_FAULTS:
-                faults[key] = Fault(kind, str(err), loc=getattr(err, "loc", None))
+            _count_fault(faults, err)
             if faulted >= MAX_FAULT_BLOCKS and pending:
-                left = sum(n for _, n in pending)
-                unchecked = (f"stopped after {faulted} faulting blocks: {left} block(s) not "
-                             "checked (use --blocks to check others)")
+                unchecked = _stopped(faulted, pending)
                 pending = []
         scan(rec, rec.take())
         done += size
@@ -785,11 +778,7 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                 pending[:0] = _quarters(lo, size)
                 continue
             # the fault is its class's: as many blocks hit it as the full run would find
-            key, n = (_classify(err), str(err.loc)), class_of[int(part[0])]
-            if key in faults:
-                faults[key] = replace(faults[key], blocks=faults[key].blocks + n)
-            elif len(faults) < MAX_FAULTS:
-                faults[key] = Fault(key[0], str(err), blocks=n, loc=err.loc)
+            _count_fault(faults, err, class_of[int(part[0])])
         except _IntervalTooLarge:
             if size == 1:
                 return None
@@ -837,21 +826,34 @@ def _check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
             if size > 1:
                 pending[:0] = _quarters(lo, size)
                 continue
-            key = (_classify(err), str(err.loc))
             faulted += 1
-            if key in faults:
-                faults[key] = replace(faults[key], blocks=faults[key].blocks + 1)
-            elif len(faults) < MAX_FAULTS:
-                faults[key] = Fault(key[0], str(err), loc=err.loc)
+            _count_fault(faults, err)
             if faulted >= MAX_FAULT_BLOCKS and pending:
-                left = sum(n for _, n in pending)
-                unchecked = (f"stopped after {faulted} faulting blocks: {left} block(s) not "
-                             "checked (use --blocks to check others)")
+                unchecked = _stopped(faulted, pending)
                 pending = []
         if progress:
             progress(reps.size + lo + size, total)
     return found, (shared_run, ("global accesses and bounds, every block",
                                 int(chosen.size))), list(faults.values()), unchecked
+
+
+def _count_fault(faults: dict, err, blocks: int = 1) -> None:
+    """Count `blocks` more blocks at the fault `err` (a KernelRuntimeError, or an interval
+    too large to check: "incomplete"), one entry per kind and statement, at most
+    MAX_FAULTS of them."""
+    kind = _classify(err) if isinstance(err, KernelRuntimeError) else "incomplete"
+    key = (kind, str(getattr(err, "loc", "")))
+    if key in faults:
+        faults[key] = replace(faults[key], blocks=faults[key].blocks + blocks)
+    elif len(faults) < MAX_FAULTS:
+        faults[key] = Fault(kind, str(err), blocks=blocks, loc=getattr(err, "loc", None))
+
+
+def _stopped(faulted: int, pending: list) -> str:
+    """Why the blocks of `pending` ((start, size) ranges) were not checked."""
+    left = sum(n for _, n in pending)
+    return (f"stopped after {faulted} faulting blocks: {left} block(s) not checked (use "
+            "--blocks to check others)")
 
 
 def _quarters(lo: int, size: int) -> list[tuple[int, int]]:
