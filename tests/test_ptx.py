@@ -1354,7 +1354,7 @@ def test_a_launch_expression_reads_sizeof_and_refuses_what_it_does_not_read():
     from kernels_ir.dtypes import i32
     from kernels_ir.expr import const
     from smemsim.frontends.cuda.symbols import fold
-    from smemsim.frontends.ptx.lower import eval_names
+    from smemsim.frontends.ptx.operands import eval_names
     names = {"Bc": const(32, i32), "d": const(64, i32), "Br": const(32, i32)}
     e = eval_names("(3 * Bc * d * sizeof(float)) + (Bc * Br * sizeof(float4))", names)
     assert fold(e) == 3 * 32 * 64 * 4 + 32 * 32 * 16
@@ -1519,7 +1519,7 @@ def test_a_negative_value_of_a_parameter_ptx_passes_as_unsigned_bits_is_its_twos
     as `.u32` bits: -1 given for it is 0xFFFFFFFF, as the host's bytes are; a signed type
     keeps -1, and a value no 32-bit integer holds is left for the range check to refuse."""
     from kernels_ir import i32, u32
-    from smemsim.frontends.ptx.lower import _as_bits
+    from smemsim.frontends.ptx.values import _as_bits
     assert _as_bits(-1, u32) == 0xFFFF_FFFF
     assert _as_bits(-(1 << 31), u32) == 1 << 31
     assert _as_bits(-1, i32) == -1

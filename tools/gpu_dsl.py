@@ -64,7 +64,8 @@ def corpus_builds(words: str):
     from ptx_corpus_status import launched_options, launches, options_of
 
     from smemsim.frontends.ptx import frontend as fe
-    from smemsim.frontends.ptx.lower import Launch, _Lowering, _param_pointers
+    from smemsim.frontends.ptx.declarations import param_slots, pointer_params
+    from smemsim.frontends.ptx.lower import Launch, Lowering, _param_pointers
     from smemsim.frontends.ptx.parse import parse
     from smemsim.frontends.ptx.sass import ptxas_options
     from smemsim.toolrun import find_tool
@@ -88,9 +89,9 @@ def corpus_builds(words: str):
         if launch is None:
             entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
             names = fe._declared_names(path, key, opts, len(entry.params))
-            probe = _Lowering(module, entry, Launch(grid=(1,), block=(128,),
-                                                    names=names or ()), None, None)
-            slots, pointers = probe._slots(), probe._pointer_params()
+            probe = Lowering(module, entry, Launch(grid=(1,), block=(128,),
+                                                   names=names or ()), None, None)
+            slots, pointers = param_slots(probe), pointer_params(probe)
             params = {name: (STAND_IN_FLOAT if t.startswith("f") else STAND_IN_INT)
                       for k, name, t in slots if k not in pointers}
             opts = dataclasses.replace(opts, grid="1", block="128", smem="0", params=params)
@@ -107,12 +108,14 @@ def cu_build(module, text: str, symbol: str, key: str, opts, flags, path=None):
     """The PTX path's KernelBuild of one entry of nvcc's build (of the file at `path`), with
     its parameter layout, the parameters named as the kernel is (its declaration's names)."""
     from smemsim.frontends.ptx import frontend as fe
-    from smemsim.frontends.ptx.lower import Launch, _aggregate, _Lowering, _param_pointers
+    from smemsim.frontends.ptx.declarations import param_slots
+    from smemsim.frontends.ptx.lower import Launch, Lowering, _param_pointers
+    from smemsim.frontends.ptx.operands import _aggregate
     from smemsim.frontends.ptx.python_kernel import KernelBuild
     entry = _param_pointers(module.entries[symbol])   # (as lower() reads it)
     names = fe._declared_names(path, key, opts, len(entry.params))
-    slots = _Lowering(module, entry, Launch(grid=(1,), block=(128,), names=names or ()),
-                      None, None)._slots()
+    slots = param_slots(Lowering(module, entry, Launch(grid=(1,), block=(128,),
+                                                       names=names or ()), None, None))
     kernel = fe._entry_kernel(module, text, symbol, key, opts, "sm_90", flags, path)
     layout = []   # per PTX parameter: a slot name, or ("struct", bytes, ((off, name)..))
     for n, p in enumerate(entry.params):

@@ -201,7 +201,7 @@ def _reused(body: list, differing: list, ptx_lines: dict, sass_lines: dict, edit
     written again (cub's raking scan copies its segment from shared memory twice, with
     nothing stored between: ptxas keeps the first copy's registers). Each becomes a move of
     the earlier load's values. Returns (the keys explained, notes); `edits` gains them."""
-    from .lower import _writes
+    from .operands import _writes
     written = Counter(r for x in body if isinstance(x, Inst) for r in _writes(x, names))
     explained, notes = set(), []
     loads = [a for key, ptx in ptx_lines.items() if key[1] == "load" for a in ptx]
@@ -243,7 +243,7 @@ def _contained(body: list, differing: list, ptx_lines: dict, sass_lines: dict, e
     offsets and widths, each dropped load becomes moves of the wider load's elements (the
     wider load made first, where it came later). Returns (the keys explained, notes);
     `edits` gains the rewrites."""
-    from .lower import _reads, _writes
+    from .operands import _reads, _writes
     written = Counter(r for x in body if isinstance(x, Inst) for r in _writes(x, names))
     loads = [a for key, ptx in ptx_lines.items() if key[1] == "load" for a in ptx]
     explained, notes = set(), []
@@ -327,7 +327,7 @@ def _narrowed(body: list, differing: list, ptx_lines: dict, sass_lines: dict, ed
     runs of consecutive elements, each run as naturally aligned pieces of 1, 2 or 4
     elements; where those pieces' widths are exactly the SASS's, the loads are rewritten
     to them. Returns (the keys explained, notes); `edits` gains the rewrites."""
-    from .lower import _reads
+    from .operands import _reads
     read = {r for x in body if isinstance(x, Inst) for r in _reads(x, names)}
     explained, notes = set(), []
     for key in differing:
@@ -368,7 +368,7 @@ def _iterations_merged(body: list, differing: list, ptx_lines: dict, sass_lines:
     base, become one W-byte load where the first of them is (the bytes past them read into
     registers of their own, as the hardware's LDS.128 reads them). Returns (the keys
     explained, notes, accesses merged); `edits` gains the rewrites."""
-    from .lower import _writes
+    from .operands import _writes
     loops = _self_loops(body)
     explained, notes, merged = set(), [], 0
     for key in differing:
@@ -604,7 +604,7 @@ def _fragments_reloaded(module: Module, body: list, edits: dict, names=frozenset
     earlier one of the same block, with nothing between that writes memory, orders it,
     branches or changes the address or stride, becomes `smemsim_wmma_from` of the earlier
     fragment's registers. Returns the notes."""
-    from .lower import _writes
+    from .operands import _writes
     notes, seen = [], []
     for n, x in enumerate(body):
         if isinstance(x, Label) or x.name in ("bra", "ret", "exit"):
@@ -771,7 +771,7 @@ def _sunk_stores(body: list, lines: list, ptx_lines: dict, sass_lines: dict, edi
     one store at the join, where that makes the function's stores of each width exactly
     the SASS's. Returns (the keys of the lines explained, notes); `edits` gains the
     rewrites."""
-    from .lower import _writes
+    from .operands import _writes
     short = {a.position for k in lines for a in ptx_lines[k]}
     stores = sorted((a for k, acc in ptx_lines.items() if k[1] == "store" for a in acc),
                     key=lambda a: a.position)
@@ -882,7 +882,7 @@ def _by_line(module: Module, entry: Entry, sass: FunctionSass) -> tuple[dict, di
 
 # the base of an access at a static `.shared` variable's own address (`[s_mean]`,
 # `[temp_storage+8]`): all of them one base, at their offsets in the window that holds the
-# variables (smemsim.frontends.ptx.lower.window_offsets), so that ptxas's LDS.64 of two neighbouring
+# variables (smemsim.frontends.ptx.operands.window_offsets), so that ptxas's LDS.64 of two neighbouring
 # `__shared__` scalars is a run like any other
 WINDOW = "%shared_window"
 
@@ -894,7 +894,7 @@ def _roots(entry: Entry, placed: dict) -> dict[str, tuple[str, str, int]]:
     variable's address in (`mov.u32 %r133, reduce_buffer`: the WINDOW, at its place), where
     every register of the chain is written once in the entry (so it holds one value
     wherever it is read)."""
-    from .lower import _writes
+    from .operands import _writes
     writes: Counter = Counter()
     defs: dict[str, Inst] = {}
     names = frozenset(entry.names)
@@ -939,7 +939,7 @@ def _roots(entry: Entry, placed: dict) -> dict[str, tuple[str, str, int]]:
 
 def _accesses(module: Module, entry: Entry) -> list[_Access]:
     """The entry's shared `ld`/`st`, with their blocks and places."""
-    from .lower import window_offsets
+    from .operands import window_offsets
     placed = window_offsets([*module.shared, *entry.shared])
     roots = _roots(entry, placed)
     out, block = [], 0
@@ -1137,7 +1137,7 @@ def _moves(body: list, runs: list[list[_Access]]):
     """For each run of two or more: (position, the vector access, positions dropped), or
     None where a run cannot move to one place (an instruction between its accesses writes
     the base, or a value the run moves)."""
-    from .lower import _reads, _writes
+    from .operands import _reads, _writes
     out = []
     for run in runs:
         front, back = getattr(run, "front", 0), getattr(run, "back", 0)

@@ -26,7 +26,9 @@ from kernels_ir.expr import Op, as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
-from .lower import COUNTED_ONLY, Launch, _grid_syncs, eval_names, lower
+from .lower import Launch, _grid_syncs, lower
+from .operands import eval_names
+from .structure import COUNTED_ONLY
 from .parse import PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, instance_symbol, kernel_symbol
@@ -283,11 +285,13 @@ def _ask_for_launch(path: str, wanted: str | None, keys: dict, module, why,
     if not found:
         raise why
     name = found[0] if len(found) == 1 else (wanted or found[0])
-    from .lower import _Lowering
+    from .declarations import param_slots
+    from .lower import Lowering
     entry = module.entries[keys[found[0]]]
     declared = _declared_names(path, found[0], options, len(entry.params))
-    slots = _Lowering(module, entry, Launch(grid=(1,), block=(1,), names=declared or ()),
-                      None, None)._slots()   # (a struct's fields: `param_0_8`)
+    slots = param_slots(Lowering(module, entry, Launch(grid=(1,), block=(1,),
+                                                       names=declared or ()), None, None))
+    # (a struct's fields: `param_0_8`)
     names = ", ".join(n for _, n, _ in slots) or "none"
     raise KernelError(f"kernel '{name}': smemsim cannot read the host side of {path} "
                       f"({' '.join(str(why).split())}); nvcc's build has the kernel: "
@@ -321,7 +325,7 @@ def _param_exprs(entry, names=None) -> dict:
     """The entry's scalar parameters by the names the command line uses for them (`names`:
     the declaration's, else param_0, param_1, ...)."""
     from kernels_ir.expr import Expr, Op
-    from .lower import _TYPES
+    from .values import _TYPES
     names = names or tuple(f"param_{n}" for n in range(len(entry.params)))
     return {names[n]: Expr(Op.PARAM, _TYPES.get(p.ptype, i64), (), names[n])
             for n, p in enumerate(entry.params) if p.ptype in _TYPES}

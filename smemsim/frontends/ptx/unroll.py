@@ -28,7 +28,7 @@ _IMM = re.compile(r"-?(?:0x[0-9a-fA-F]+|\d+)$")
 def unroll(body: list, label: str, names=frozenset()) -> list | None:
     """`body` with the loop at `label` unrolled, or None where it is not such a loop
     (`names`: the entry's registers named without a `%`)."""
-    from .lower import _reads, _registers, _writes
+    from .operands import _reads, _registers, _writes
     start = next((n for n, x in enumerate(body) if isinstance(x, Label) and x.name == label),
                  None)
     if start is None:
@@ -151,7 +151,7 @@ def _renamed(inst, reads: dict, writes: dict, writes_of):
 def _initial(body: list, start: int, register: str) -> int | None:
     """The constant a register holds entering the loop: its `mov` of a constant in the
     straight code just before the label (nothing else there writes it)."""
-    from .lower import _writes
+    from .operands import _writes
     for n in range(start - 1, -1, -1):
         x = body[n]
         if isinstance(x, Label) or x.name in ("bra", "ret", "exit"):
