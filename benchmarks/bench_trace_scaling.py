@@ -29,7 +29,7 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 import importlib
 if {before!r}:
-    import smemsim.launch.trace as trace, kernels_ir.interpreter as interp
+    import smemsim.launch.trace as trace, kernels_ir.interpret_loops as interp
     interp.PERIODIC_MIN_TRIPS = 1 << 62           # never watch loops
     trace._per_block_trips = lambda *a: None      # never group across trip counts
 from smemsim.launch.analysis import analyze

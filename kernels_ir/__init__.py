@@ -12,9 +12,10 @@ from .expr import (
     Expr, Op, Var, bitcast, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and,
     logical_or, select, smax, smin, threadIdx,
 )
-from .interpreter import (
+from .interpreter import control_signatures, make_arrays, run
+from .run_types import (
     BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
-    WarpBarrierReached, control_signatures, make_arrays, run,
+    WarpBarrierReached,
 )
 from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle

@@ -32,7 +32,7 @@ class _Coroutine:
 
 
 class Scheduler:
-    """The branch coroutines of one interpreter run (kernels_ir.interpreter._Machine)."""
+    """The branch coroutines of one interpreter run (kernels_ir.interpreter.Machine)."""
 
     def __init__(self, machine, loop_stack: list):
         self.machine = machine

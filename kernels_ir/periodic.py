@@ -1,6 +1,6 @@
 """Loops whose iterations repeat: what lets a run for addresses skip most of a long loop.
 
-In a run for addresses only (interpreter.PartialRun), a loop that cannot be collapsed still
+In a run for addresses only (run_types.PartialRun), a loop that cannot be collapsed still
 often repeats itself: matmul_128x128's K loop carries a double-buffer stage (`write_stage
 ^= 1`) and guards its last step (`if (i + 16 < K)`); everything else in the slice is the
 same every iteration. What an iteration issues, and the state it leaves, is then a function

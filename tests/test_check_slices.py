@@ -292,9 +292,9 @@ def guarded_reads(length: int, trips: int, guard, stride: int = 32):
 def _iterations_read(monkeypatch, read, var) -> list:
     """The iterations of loop variable `var` at which each execution of `read` runs, per
     execution, as the interpreter makes them."""
-    from kernels_ir.interpreter import _Machine
-    runs, offsets = [], _Machine._offsets
-    monkeypatch.setattr(_Machine, "_offsets", lambda m, s, idx: (
+    from kernels_ir.interpreter import Machine
+    runs, offsets = [], Machine._offsets
+    monkeypatch.setattr(Machine, "_offsets", lambda m, s, idx: (
         runs.append(m.iterations[var][idx].tolist()) if s is read else None,
         offsets(m, s, idx))[1])
     return runs
@@ -509,11 +509,11 @@ def test_a_grid_of_16_million_blocks_is_checked_without_an_array_of_them():
 
 
 def test_guard_intervals_equal_counting_every_iteration():
-    """interpreter.affine_interval against the iterations counted one by one, for every comparison,
+    """interpret_loops.affine_interval against the iterations counted one by one, for every comparison,
     slopes of both signs and zero, and trip counts from 0 to 7."""
     import numpy as np
     from kernels_ir.expr import Op
-    from kernels_ir.interpreter import affine_interval
+    from kernels_ir.interpret_loops import affine_interval
     values = np.arange(-9, 10)
     d0, slope, last = (a.ravel() for a in np.meshgrid(values, np.arange(-4, 5),
                                                        np.arange(-1, 7)))

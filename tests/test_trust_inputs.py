@@ -312,7 +312,7 @@ def test_a_counted_loop_longer_than_the_interpreter_runs_is_refused_at_once(tmp_
     """A 2^40-trip loop whose iterations must be run (a load and store each, the address
     `i % 64` different each time) is refused at its line with its trip count: analyze
     failed to allocate 8 TiB, 10^8 trips took 105 s, `check` ran 78 s before stopping."""
-    from kernels_ir.interpreter import MAX_LOOP_ITERATIONS
+    from kernels_ir.run_types import MAX_LOOP_ITERATIONS
     f = tmp_path / "long.cu"
     f.write_text(LONG_LOOP)
     code, _, err = cli("analyze", str(f))

@@ -23,7 +23,8 @@ from kernels_ir import Kernel, KernelRuntimeError, PartialRun, run
 from kernels_ir.dtypes import promote
 from kernels_ir.evaluate import Evaluator
 from kernels_ir.expr import Expr, Op
-from kernels_ir.interpreter import GlobalAccess, affine_interval
+from kernels_ir import GlobalAccess
+from kernels_ir.interpret_loops import affine_interval
 from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (
     Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return,
