@@ -32,7 +32,7 @@ def copy_async(machine: Machine, s: CopyAsync, idx: np.ndarray) -> None:
     # one place, as cooperative groups' memcpy_async has a tile's last lanes do, are
     # no order-dependent race)
     _, first = machine._shared_elements(s, idx, offset,
-                                     tuple(values[:, j] for j in range(s.width)))
+                                        tuple(values[:, j] for j in range(s.width)))
     issue_copy(machine, s, idx, first, values)
 
 
@@ -72,8 +72,8 @@ def issue_copy(machine: Machine, s: CopyAsync, idx: np.ndarray, first: np.ndarra
     # slot: the mbarrier a cp.async.mbarrier.arrive tied the copy to (-1: none yet), and
     # phase: that barrier's phase then (the copy lands when it has completed)
     machine.copies.append(dict(stmt=s, threads=idx.copy(), group=machine.copy_group[idx].copy(),
-                            first=first, values=values, slot=np.full(idx.size, -1),
-                            phase=np.zeros(idx.size, np.int64)))
+                               first=first, values=values, slot=np.full(idx.size, -1),
+                               phase=np.zeros(idx.size, np.int64)))
 
 
 def commit_group(machine: Machine, s: CommitGroup, idx: np.ndarray) -> None:
@@ -85,7 +85,7 @@ def wait_group(machine: Machine, s: WaitGroup, idx: np.ndarray) -> None:
     waiting = np.zeros(machine.total, bool)
     waiting[idx] = True
     _land_copies(machine, lambda c: waiting[c["threads"]] &
-                      (c["group"] < machine.copy_group[c["threads"]] - s.pending))
+                          (c["group"] < machine.copy_group[c["threads"]] - s.pending))
 
 
 def _land_copies(machine: Machine, landed) -> None:
@@ -121,7 +121,7 @@ def _mbarrier_state(machine: Machine) -> dict[str, np.ndarray]:
     if machine.mbarriers is None:
         n = machine.nblocks * machine.window // 8
         machine.mbarriers = {k: np.zeros(n, np.int64)
-                          for k in ("count", "pending", "tx", "phase", "ready")}
+                             for k in ("count", "pending", "tx", "phase", "ready")}
     return machine.mbarriers
 
 
@@ -246,7 +246,7 @@ def _land_bulk(machine: Machine, slots: np.ndarray) -> None:
     phase = machine.mbarriers["phase"]
     if machine.copies:
         _land_copies(machine, lambda c: (c["slot"] >= 0) & np.isin(c["slot"], slots) &
-                          (c["phase"] < phase[np.maximum(c["slot"], 0)]))
+                              (c["phase"] < phase[np.maximum(c["slot"], 0)]))
     kept = []
     for c in machine.bulk_copies:
         done = np.isin(c["slot"], slots) & (c["phase"] < phase[c["slot"]])
@@ -326,7 +326,7 @@ def tma_intent(machine: Machine, s: TmaLoad, idx: np.ndarray, offset: np.ndarray
 
 
 def check_reader(machine: Machine, s, offset: np.ndarray, nbytes: np.ndarray, idx: np.ndarray,
-                  lanes: np.ndarray | None = None) -> None:
+                 lanes: np.ndarray | None = None) -> None:
     """A read by index of bytes TMA wrote must find the element the array's declaration
     expects there (else a kernels_ir.LayoutMismatch for this execution's first wrong
     element)."""
@@ -412,7 +412,7 @@ def _tma_elements(machine: Machine, m, coords, idx: np.ndarray) -> tuple[np.ndar
 
 
 def issue_tma(machine: Machine, s, idx: np.ndarray, first: np.ndarray, values, origin=None,
-               intent=None) -> None:
+              intent=None) -> None:
     """Put each lane's TMA box or bulk copy in flight on its mbarrier, its bytes counted
     toward the barrier's transactions (`values` None: a check's run follows the bytes,
     not what they hold)."""
@@ -420,11 +420,11 @@ def issue_tma(machine: Machine, s, idx: np.ndarray, first: np.ndarray, values, o
     slots = _mbarrier_slots(machine, s.barrier, s.barrier_index, idx)
     st = _require_init(machine, s.barrier, slots)
     machine._check_bytes_settled(s.array, nbytes, reading=False,
-                              who=f"the {_BULK_NAMES[type(s)]} ")
+                                 who=f"the {_BULK_NAMES[type(s)]} ")
     machine.in_flight[nbytes.ravel()] += 1
     machine.bulk_copies.append(dict(stmt=s, slot=slots, phase=st["phase"][slots].copy(),
-                                 bytes=nbytes, values=values, origin=origin,
-                                 intent=intent))
+                                    bytes=nbytes, values=values, origin=origin,
+                                    intent=intent))
     np.subtract.at(st["tx"], slots, s.access_bytes)
     _complete_phases(machine, slots)
 
@@ -462,17 +462,17 @@ def issue_bulk_read(machine: Machine, s, idx: np.ndarray, first: np.ndarray) -> 
     the async proxy) and hold them as read until the thread's bulk wait."""
     nbytes = _bulk_source(machine, s, idx, first)
     check_async_source(machine, f"the {_BULK_NAMES[type(s)]}", s.array, nbytes,
-                             np.arange(idx.size))
+                                np.arange(idx.size))
     if machine.reading.size == 0:
         machine.reading = np.zeros(machine.shared.size, np.int32)
     np.add.at(machine.reading, nbytes.ravel(), 1)
     machine.bulk_reads.append(dict(stmt=s, threads=idx.copy(),
-                                group=machine.bulk_group[idx].copy(), bytes=nbytes))
+                                   group=machine.bulk_group[idx].copy(), bytes=nbytes))
     return nbytes
 
 
 def check_async_source(machine: Machine, who: str, array, nbytes: np.ndarray,
-                        lanes: np.ndarray) -> None:
+                       lanes: np.ndarray) -> None:
     """Bytes the async proxy reads (a row of `nbytes` per copy or warpgroup, `lanes`
     their lanes) must be written, landed, and published by their writer's fence."""
     missing = ~machine.written[nbytes].all(axis=1)

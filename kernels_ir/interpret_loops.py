@@ -48,7 +48,7 @@ def loop(machine: Machine, s: Loop, idx: np.ndarray) -> None:
             block = idx // machine.tpb
             starts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]])
             if (np.minimum.reduceat(trips, starts) ==
-                    np.maximum.reduceat(trips, starts)).all():
+                np.maximum.reduceat(trips, starts)).all():
                 limit = 2
     machine.loop_stack.append(var)
     try:
@@ -360,7 +360,7 @@ def _carried(machine: Machine, target) -> np.ndarray:
     if isinstance(target, LocalArray):
         if target not in machine.local_arrays:
             machine.local_arrays[target] = np.zeros((machine.total, *target.shape),
-                                                 target.dtype.np)
+                                                    target.dtype.np)
         return machine.local_arrays[target].reshape(machine.total, -1)
     if target not in machine.vars:
         machine.vars[target] = np.zeros(machine.total, target.dtype.np)

@@ -113,7 +113,7 @@ def wgmma(machine: Machine, s: Wgmma, idx: np.ndarray) -> None:
     product = np.matmul(a, b.transpose(0, 2, 1))                          # (G, 64, n)
     if machine.origin is not None and machine.observer is not None:
         check_operands(machine, s, a_flat, b_flat, heads, a_start, b_start, a_layouts,
-                             b_layouts)
+                                b_layouts)
     rows, cols = accumulator_positions(s.n)
     threads = heads[:, None] + np.arange(128)                             # (G, 128)
     acc = machine.local_arrays[s.acc].reshape(machine.total, -1)
@@ -143,7 +143,7 @@ def wgmma(machine: Machine, s: Wgmma, idx: np.ndarray) -> None:
 
 
 def check_operands(machine: Machine, s: Wgmma, a_flat, b_flat, heads, a_start, b_start, a_layouts,
-                    b_layouts) -> None:
+                   b_layouts) -> None:
     """Both operands that shared memory holds against what TMA wrote there."""
     for name, flat, start, layouts, array in (
             ("A", a_flat, a_start, a_layouts, s.a_array),
@@ -194,7 +194,7 @@ def _check_agreement(machine: Machine, s: Wgmma, name: str, flat: np.ndarray, st
         machine.observer(LayoutMismatch(s, f"wgmma reads {name}({i}, {j}) from the bytes of "
                                         f"{name}({seen[0]}, {seen[1]}) ('{array.name}', "
                                         f"{layout.major}-major): {fix}",
-                                     int(heads[g])))
+                                        int(heads[g])))
         return
 
 

@@ -79,9 +79,11 @@ def make_arrays(launch: Launch, seed: int = 0,
             arrays[g.name] = _made(g.intent, t, n, rng)
     return arrays
 
+
 # values drawn at once by make_arrays: the draws are the same in pieces (the generator's
 # stream is sequential), and an array of 400 M floats no longer needs its 3.2 GB of doubles
 _DRAWN_AT_ONCE = 1 << 22
+
 
 def _skipped(intent: str, t, n: int, rng) -> None:
     """The generator moved past the values _made would draw, none kept (a float's draw is
@@ -93,6 +95,7 @@ def _skipped(intent: str, t, n: int, rng) -> None:
         return
     for at in range(0, n, _DRAWN_AT_ONCE):
         rng.integers(0, min(int(t.max), 255), min(_DRAWN_AT_ONCE, n - at), endpoint=True)
+
 
 def _made(intent: str, t, n: int, rng) -> np.ndarray:
     """make_arrays' values of one array of n elements of type t."""
@@ -113,10 +116,12 @@ def _made(intent: str, t, n: int, rng) -> np.ndarray:
         out[at:at + _DRAWN_AT_ONCE] = draw(min(_DRAWN_AT_ONCE, n - at))
     return out
 
+
 # two 64-bit polynomial hashes of a lane's decisions (odd multipliers, wrapping): blocks
 # are told apart by both, so two that decide differently share a signature only when 128
 # bits of hash collide
 _SIGNATURE_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D4EB4F))
+
 
 def control_signatures(kernel: Kernel, params: Mapping[str, int | float] | None,
                        statements: frozenset[int], blocks: np.ndarray, *,
@@ -134,6 +139,7 @@ def control_signatures(kernel: Kernel, params: Mapping[str, int | float] | None,
     weight = (np.arange(tpb, dtype=np.uint64) * np.uint64(2) + np.uint64(1))
     return np.stack([(h.reshape(-1, tpb) * weight).sum(axis=1, dtype=np.uint64)
                      for h in machine.signature], axis=1)
+
 
 def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
@@ -158,6 +164,7 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
     machine.execute()
     views = {v.name for v in kernel.global_views}
     return {name: a for name, a in machine.globals.items() if name not in views}
+
 
 class Machine(Evaluator):
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
@@ -836,10 +843,12 @@ class Machine(Evaluator):
         for element, value in enumerate(values):
             memory[first + element] = value
 
+
 # atomics whose memory update is a ufunc of (old, value): applied at once by ufunc.at when
 # the old value is not wanted (inc, dec, exch and cas depend on more than one operand order)
 _UFUNC_AT = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,
              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
 
 def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.ndarray:
     """The value an atomic leaves in memory (CUDA's definitions; integers wrap)."""
@@ -864,6 +873,7 @@ def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.nda
     if kind == "exch":
         return v
     return np.where(cur == compare, v, cur)  # cas
+
 
 # How each statement class executes; a class missing here is an error, never skipped.
 _EXECUTE = {

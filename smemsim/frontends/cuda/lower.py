@@ -42,9 +42,10 @@ from kernels_ir.expr import BIT_FUNCTIONS, binary
 
 from .errors import CudaImportError
 from .literals import literal_type
-from .lower_hopper import HopperMixin
-from .lower_struct_values import StructValuesMixin
-from .lower_textures import TexturesMixin
+from .lower_hopper import tensor_map_param
+from .lower_struct_values import (names_struct, struct_array_parameter, struct_parameter,
+                                  struct_static, struct_type, template_argument)
+from .lower_textures import texture_param
 from .parse import (
     function_declarator,
     short,
@@ -74,7 +75,6 @@ from .symbols import (
     truth_context,
 )
 
-
 # CUDA's intrinsics that reinterpret a value's bits: name -> (argument type, result type)
 BITCASTS = {"__int_as_float": ("i32", "f32"), "__uint_as_float": ("u32", "f32"),
             "__float_as_int": ("f32", "i32"), "__float_as_uint": ("f32", "u32")}
@@ -83,7 +83,7 @@ INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
                 for fn in BIT_FUNCTIONS for suffix in ("", "ll")}
 
 
-class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
+class KernelLowering:
     """One kernel (one template instantiation) of a Unit, as the host side launches it: its
     template arguments bound, its parameters, and the host's expressions folded."""
 
@@ -329,7 +329,7 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
         d = p.child_by_field_name("declarator")
         if d is None:
             raise self.error(p, "a kernel parameter without a name")
-        if self.tensor_map_param(p) or self.texture_param(p):
+        if tensor_map_param(self, p) or texture_param(self, p):
             return
         if d.type == "reference_declarator":
             raise self.error(p, f"kernel parameter `{short(p)}`: a reference")
@@ -340,9 +340,9 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
             name = text(inner)
             intent = "inout" if name in writes and name in reads else \
                 "out" if name in writes else "in"
-            if self.names_struct(p.child_by_field_name("type")):
+            if names_struct(self, p.child_by_field_name("type")):
                 # `Node* g_graph_nodes` (Rodinia bfs): an array of structs in global memory
-                self.struct_array_parameter(p, name, intent)
+                struct_array_parameter(self, p, name, intent)
                 return
             try:
                 dtype, lanes = self.vtype(p.child_by_field_name("type"), p)
@@ -367,9 +367,9 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
                                            intent=intent)
             self.declare(name, Sym("global", arr, dtype, lanes, boolean=boolean))
             return
-        if d.type == "identifier" and self.names_struct(p.child_by_field_name("type")):
-            self.struct_parameter(p, text(d), self.struct_type(p.child_by_field_name("type"), p),
-                                  writes, reads)
+        if d.type == "identifier" and names_struct(self, p.child_by_field_name("type")):
+            struct_parameter(self, p, text(d), struct_type(self, p.child_by_field_name("type"), p),
+                                   writes, reads)
             return
         if d.type != "identifier":
             raise self.error(p, f"kernel parameter '{short(p)}': only scalars and pointers "
@@ -548,7 +548,7 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
             return self.convert(a, dtype, node)
         if t == "call_expression":
             return self.call(node)
-        if t == "qualified_identifier" and (value := self.struct_static(node)) is not None:
+        if t == "qualified_identifier" and (value := struct_static(self, node)) is not None:
             return value   # `x128::size`
         if t == "alignof_expression":   # `alignof(float4)`: 16; a scalar type its size
             inner = node.named_children[0]
@@ -571,10 +571,10 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
                 if sym.kind in ("shared", "register", "global"):
                     raise self.error(node, f"`{short(node)}`: sizeof of an array")
                 return const(SIZES[sym.dtype] * sym.lanes, BY_NAME["u64"])
-            if self.names_struct(inner):
+            if names_struct(self, inner):
                 # sizeof(Node) of a struct of the file (the host's cudaMalloc sizes): C++'s
                 # layout, padding included
-                return const(self.struct_type(inner, node).byte_layout()[1],
+                return const(struct_type(self, inner, node).byte_layout()[1],
                              BY_NAME["u64"])
             dtype, lanes = self.vtype(inner, node)
             return const(SIZES[dtype] * lanes, BY_NAME["u64"])  # size_t
@@ -733,8 +733,8 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
             n.type in ("assignment_expression", "update_expression", "call_expression",
                        "subscript_expression", "pointer_expression")
             for n in walk(body)) and len(args) == len(params) and \
-            not any(self.names_struct(p.child_by_field_name("type")) for p in params) and \
-            not self.names_struct(self.u.return_type_node(function)) and \
+            not any(names_struct(self, p.child_by_field_name("type")) for p in params) and \
+            not names_struct(self, self.u.return_type_node(function)) and \
             not any(self.vector_typed(p.child_by_field_name("type"), p) for p in params) and \
             not self.vector_typed(self.u.return_type_node(function), function)
         if not pure:
@@ -759,7 +759,7 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
                 self.types[pname] = value if isinstance(value, str) else \
                     self.type_name(value, node)
                 continue
-            _, v = self.template_argument(value, False, node)
+            _, v = template_argument(self, value, False, node)
             scope[pname] = Sym("const", const(v), "i32")
         for p, arg in zip(params, args):
             pname = text(p.child_by_field_name("declarator"))
@@ -821,10 +821,8 @@ class KernelLowering(HopperMixin, StructValuesMixin, TexturesMixin):
                 node = node.named_children[-1]
             elif node.type == "call_expression" and callee_name(
                     node.child_by_field_name("function")) in ("static_cast",
-                                                               "reinterpret_cast") and \
+                                                              "reinterpret_cast") and \
                     len(node.child_by_field_name("arguments").named_children) == 1:
                 node = node.child_by_field_name("arguments").named_children[0]
             else:
                 return node
-
-

@@ -30,8 +30,8 @@ def declare(lw: Lowering) -> None:
     # a pointer to a CUtensorMap the host copied to device memory (`const CUtensorMap*
     # tensorMapA`, fast.cu), named by --tensor-map: the map, not an array
     lw.map_pointers = {key: name for key, name, ptype in param_slots(lw)
-                         if isinstance(key, int) and ptype in ("u64", "b64", "s64")
-                         and name in (lw.launch.tensor_maps or {})}
+                       if isinstance(key, int) and ptype in ("u64", "b64", "s64")
+                       and name in (lw.launch.tensor_maps or {})}
     pointers = pointer_params(lw) - set(lw.map_pointers)
     _name_fields(lw, pointers)
     for key, name, ptype in param_slots(lw):   # scalars first: lengths read them
@@ -64,7 +64,7 @@ def declare(lw: Lowering) -> None:
     align = max([16] + [v.align for v in variables if v.nbytes is not None])
     if offset:
         lw.window = lw.k.shared(lw._fresh_name("smem"), u8, offset, align=align,
-                                    volatile=_volatile_window(lw))
+                                volatile=_volatile_window(lw))
     if reads_stack(lw):   # each stack array a per-thread array of bytes
         for name, size in lw.entry.local_arrays.items():
             if size:
@@ -80,7 +80,7 @@ def declare(lw: Lowering) -> None:
         # (the bytes' own view is not the variable's: its typed views, made at the
         # accesses, take the declaration's name)
         lw.dynamic = lw.k.dynamic_shared(lw._fresh_name("dynamic_smem"), u8,
-                                             align=dyn_align)
+                                         align=dyn_align)
     # (the module's variables this entry names: a library's others, libcu++'s
     # `cuda::std::ranges::begin` objects, are not the kernel's arrays)
     named = {t for i in lw.entry.body if isinstance(i, Inst) for o in i.operands
@@ -131,7 +131,7 @@ def declare_locals(lw: Lowering) -> None:
             if home.get(r) != name:
                 used_elsewhere.add(r)
     lw.flags = {h: lw.k.let(lw._fresh_name(f"loop_{n}"), 0)
-                  for n, h in enumerate(lw.loops)}
+                for n, h in enumerate(lw.loops)}
     # wgmma's operands in registers, as the IR's wgmma takes them: an accumulator array
     # per instruction width N, and A's four registers (copied in and out around it)
     lw.gmma_acc, lw.gmma_a = {}, None
@@ -142,7 +142,7 @@ def declare_locals(lw: Lowering) -> None:
             n = _gmma_n(inst)
             if n is not None and n not in lw.gmma_acc:
                 lw.gmma_acc[n] = lw.k.local_array(lw._fresh_name(f"wgmma_d{n}"),
-                                                      f32, n // 2)
+                                                  f32, n // 2)
             if len(inst.operands) > 1 and inst.operands[1].startswith("{") and \
                     lw.gmma_a is None:
                 lw.gmma_a = lw.k.local_array(lw._fresh_name("wgmma_a"), u32, 4)
@@ -164,7 +164,7 @@ def declare_locals(lw: Lowering) -> None:
             which = lw.k.let(lw._fresh_name(_c_name(r) + "_array"), const(0, i32))
             ref = lw.k.let(lw._fresh_name(_c_name(r)), const(0, dtype), dtype)
             lw.regs[r] = Choice(which, tuple(Address(space, base, ref)
-                                               for space, base in members))
+                                             for space, base in members))
             lw.local_vars.update((which.arg, ref.arg))
             continue
         if isinstance(kind, tuple):   # an address: its base is fixed, its offset varies
@@ -298,7 +298,7 @@ def _tensor_maps(lw: Lowering, names) -> None:
                 f"{spec.tensor}_{dtype.name}"), dtype)
         else:   # the tensor is not a parameter: the host passed only the map
             arr = lw.k.global_array(lw._fresh_name(spec.tensor), dtype,
-                                      tensor_length(shape, strides), intent="inout")
+                                    tensor_length(shape, strides), intent="inout")
         try:
             lw.tensor_maps[n if n in lw.map_pointers else p.name] = lw.k.tensor_map(
                 lw._fresh_name(name), arr, tuple(shape), tuple(box), spec.swizzle,
@@ -371,7 +371,7 @@ def _name_fields(lw: Lowering, pointers: set) -> None:
                 renamed.update({key: label for (key, _), label in zip(ours, host)})
     if renamed:
         lw._slots_memo = [(key, renamed.get(key, label), ptype)
-                            for key, label, ptype in slots]
+                          for key, label, ptype in slots]
 
 
 def param_fields(lw: Lowering, inst: Inst) -> list[tuple]:
@@ -407,7 +407,7 @@ def pointer_params(lw: Lowering) -> set:
                 if name not in lw.launch.types and ptype in wide and
                 not isinstance(key, tuple)} | \
             _used_as_addresses(lw, {key for key, _, t in param_slots(lw)
-                                     if isinstance(key, tuple) and t in wide})
+                                    if isinstance(key, tuple) and t in wide})
     out = {key for key, name, _ in param_slots(lw) if name in (lw.launch.lengths or {})}
     return out | _used_as_addresses(lw, {key for key, _, t in param_slots(lw) if t in wide})
 
@@ -488,7 +488,7 @@ def _texture_array(lw: Lowering, key, name: str) -> None:
         parts = [p.strip() for p in str(given).split(",")]
         if len(parts) != rank:
             raise lw._refuse(first, f"--texture {name}={given}: a {rank}-D texture "
-                                      f"takes {'WIDTH' if rank == 1 else 'WIDTH,HEIGHT'}")
+                                    f"takes {'WIDTH' if rank == 1 else 'WIDTH,HEIGHT'}")
         extents = [cast(as_expr(_length(lw, int(p) if p.isdigit() else p)), i32)
                    for p in parts]
     elif rank == 1:
@@ -496,7 +496,7 @@ def _texture_array(lw: Lowering, key, name: str) -> None:
         extents = [cast(as_expr(_length(lw, length)), i32)]
     else:
         raise lw._refuse(first, f"the extent of 2-D texture '{name}' is what the host "
-                                  f"allocated: give --texture {name}=WIDTH,HEIGHT (texels)")
+                                f"allocated: give --texture {name}=WIDTH,HEIGHT (texels)")
     width = extents[0]
     height = extents[1] if rank == 2 else const(1, i32)
     lw.names_used.add(name)
@@ -515,5 +515,5 @@ def reads_stack(lw: Lowering) -> bool:
     left out)."""
     if lw.local_read is None:
         lw.local_read = any(isinstance(i, Inst) and "local" in i.opcode and
-                              i.name in ("ld", "cvta") for i in lw.entry.body)
+                            i.name in ("ld", "cvta") for i in lw.entry.body)
     return lw.local_read

@@ -51,6 +51,7 @@ from .values import (Address, _as_bits, _c_name, Choice, _CHOICE_OPS, _condition
                      _element_index, _HALF_OPS, _HALF_TYPES, _long, _pure, _quotient, retype,
                      _SPECIAL, TensorMapRef, _wrapped)
 
+
 @dataclass(frozen=True)
 class Launch:
     """What the host side says: grid, block, dynamic shared bytes, and per parameter its
@@ -72,6 +73,7 @@ class Launch:
     elements: dict | None = None       # pointer parameter name -> its element's C type
     nulls: tuple[str, ...] = ()        # pointer parameters the host passes null (--null)
 
+
 # each instruction's handler, by its name (`ld`, `mma`, `smemsim_iteration`): a function
 # `op_NAME(lowering, inst)` of one of the instruction families' modules
 OPS = {name[3:]: fn
@@ -92,6 +94,7 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     kernel = Lowering(module, entry, launch, kernel_name, stored).run().builder.build()
     # (where the source declares the kernel, as the host side read it: reports show it)
     return dataclasses.replace(kernel, loc=launch.declared) if launch.declared else kernel
+
 
 class Lowering:
     """The walk over an entry's instructions, building the IR as it goes."""
@@ -216,7 +219,7 @@ class Lowering:
             frames = [*frames[:-2], dataclasses.replace(frames[-2], function=None)]
         files = self.module.files
         mine = [f for f in frames if not _TOOLKIT.search(os.path.normpath(files.get(f.file,
-                                                                                      "")))]
+                                                                                    "")))]
         first = frames.index(mine[0]) if mine else 0
         top = frames[first]
         file = files.get(top.file, "<ptx>")
@@ -479,7 +482,7 @@ class Lowering:
         if isinstance(local, Address):
             if not isinstance(value, Address) or value.base != local.base or \
                     value.space != local.space and {value.space, local.space} != {"param",
-                                                                               "global"}:
+                                                                                  "global"}:
                 raise self._refuse(inst, f"{reg} holds addresses of two different arrays")
             self.k.assign(local.offset, retype(value.offset, local.offset.dtype))
             if value.origin and value.origin != local.origin:   # (names its views)
@@ -580,6 +583,7 @@ class Lowering:
         start = self.flat_bases.setdefault(addr.base, (len(self.flat_bases) + 1) << 40)
         return const(start, u64) + retype(addr.offset, u64)
 
+
 # the CUDA toolkit's own headers (installed, or from the nvidia-* wheels)
 # the toolkit's headers, and the DSLs' own libraries (Triton's `tl.max` is written in
 # triton/language/standard.py): a line there is reported at the user's line that called it
@@ -590,6 +594,7 @@ _TOOLKIT = re.compile(r"/include/cccl/|/cuda(?:-[\d.]+)?/(?:targets/[^/]+/)?incl
 # sync), by the mangled names of the functions nvcc inlines it from
 _GRID_SYNC = re.compile(r"18cooperative_groups.*(10grid_group4syncE|4grid4syncE)")
 GRID_SYNC_OP = "smemsim_grid_sync"
+
 
 def _grid_syncs(module: Module, entry: Entry) -> Entry:
     """Each inlined `this_grid().sync()` (a check of the launch's grid workspace, a block
@@ -654,6 +659,7 @@ def _grid_syncs(module: Module, entry: Entry) -> Entry:
         at = last + 1
     out += body[at:]
     return dataclasses.replace(entry, body=out)
+
 
 def _param_pointers(entry: Entry) -> Entry:
     """A parameter's own address in a register (`mov.b64 %rd259, p;`, maybe moved on by

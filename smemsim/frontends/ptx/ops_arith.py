@@ -36,7 +36,7 @@ def op_mov(lw: Lowering, inst: Inst) -> None:
         return
     v = lw.value(inst.operands[1], dtype)
     lw._dest(inst, v if isinstance(v, (Address, Choice, TensorMapRef)) else
-               retype(v, dtype))
+             retype(v, dtype))
 
 
 def _binary(lw: Lowering, inst: Inst, fn) -> None:
@@ -49,7 +49,7 @@ def _binary(lw: Lowering, inst: Inst, fn) -> None:
         if inst.name != "add" or (isinstance(a, (Address, Choice)) and
                                   isinstance(b, (Address, Choice))):
             raise lw._refuse(inst, "an address that is one of two arrays' (selp), "
-                                     "in arithmetic other than an offset")
+                                   "in arithmetic other than an offset")
         ptr, delta = (a, b) if isinstance(a, Choice) else (b, a)
         lw._dest(inst, ptr.plus(delta))
         return
@@ -63,7 +63,7 @@ def _binary(lw: Lowering, inst: Inst, fn) -> None:
             # the distance between two shared addresses: a number of bytes (of two
             # arrays, their distance in the window, as the GPU computes it)
             lw._dest(inst, retype(retype(a.offset, dtype) - retype(b.offset, dtype),
-                                    dtype))
+                                  dtype))
             return
         if shared and all(x.space == "shared" for x in (a, b) if isinstance(x, Address)):
             # a shared address is a number in the window (a swizzle XORs its bits)
@@ -206,7 +206,7 @@ def op_mad(lw: Lowering, inst: Inst) -> None:
         # `fma.rn` and a float `mad` (fused on sm_20 and newer): one rounding, which a
         # range reduction (cuda_fp16's hsin: x - k pi/2 in three fmas) depends on
         lw._dest(inst, retype(call("fma", retype(a, dtype), retype(b, dtype),
-                                     retype(c, dtype)), dtype))
+                                   retype(c, dtype)), dtype))
         return
     lw._dest(inst, retype(retype(a, dtype) * retype(b, dtype) + retype(c, dtype), dtype))
 
@@ -218,7 +218,7 @@ def _choice_is_null(lw: Lowering, inst: Inst, cmp: str, a, b) -> Expr:
     if cmp not in ("eq", "ne") or not (isinstance(other, Expr) and
                                        other.op is Op.CONST and other.arg == 0):
         raise lw._refuse(inst, "an address that is one of two arrays' (selp), "
-                                 "compared other than with null")
+                               "compared other than with null")
     null = const(0, i32)
     for n, side in enumerate(ptr.sides):
         if side.space == "null":
@@ -254,7 +254,7 @@ def op_set(lw: Lowering, inst: Inst) -> None:
     parts = [p for p in inst.opcode[1:] if p != "ftz"]
     if len(parts) != 3 or len(inst.operands) != 3:
         raise lw._refuse(inst, "this form of set is not lowered yet (set.CmpOp.dtype."
-                                 "stype d, a, b is)")
+                               "stype d, a, b is)")
     cmp, dname, sname = parts
     dtype = _TYPES.get(dname)
     if sname in _HALF_TYPES:
@@ -279,7 +279,7 @@ def op_set(lw: Lowering, inst: Inst) -> None:
     if dtype is None or stype is None:
         raise lw._refuse(inst, "this form of set is not lowered yet")
     a, b = lw._numbers(inst, lw.value(inst.operands[1], stype),
-                         lw.value(inst.operands[2], stype))
+                       lw.value(inst.operands[2], stype))
     held = _compared(cmp, retype(a, stype), retype(b, stype), stype.is_float)
     if held is None:
         raise lw._refuse(inst, f"set.{cmp} is not lowered yet")
@@ -301,10 +301,10 @@ def op_selp(lw: Lowering, inst: Inst) -> None:
             return
         if not (isinstance(a, Address) and isinstance(b, Address)):
             raise lw._refuse(inst, "a choice between an address and a number, or "
-                                     "among more than two arrays")
+                                   "among more than two arrays")
         if a.base == b.base and a.space == b.space:
             lw._dest(inst, Address(a.space, a.base, select(p, a.offset, b.offset),
-                                     a.origin if a.origin == b.origin else None))
+                                   a.origin if a.origin == b.origin else None))
         else:
             lw._dest(inst, _either(p, a, b))
         return
@@ -347,7 +347,7 @@ def op_max(lw: Lowering, inst):
 def op_div(lw: Lowering, inst):
     ty = _TYPES.get(inst.opcode[-1])
     _binary(lw, inst, (lambda a, b: a / b) if ty is not None and ty.is_float
-                 else (lambda a, b: a // b))
+                else (lambda a, b: a // b))
 
 
 def op_rem(lw: Lowering, inst):
@@ -471,7 +471,7 @@ def op_bfe(lw: Lowering, inst: Inst) -> None:
                      & 1)
         field = field | select(top != 0, ~mask, const(0, u32))
     lw._dest(inst, retype(field, dtype) if shared is None else
-               Address("shared", None, retype(field, u32), shared.origin))
+             Address("shared", None, retype(field, u32), shared.origin))
 
 
 def op_bfi(lw: Lowering, inst: Inst) -> None:
@@ -502,7 +502,7 @@ def op_bfi(lw: Lowering, inst: Inst) -> None:
         mask = mask & 0xFFFFFFFF
     full = (1 << bits) - 1
     lw._dest(inst, retype((b & ~mask & full) | ((a << smin(pos, const(63, u64))) & mask),
-                            dtype))
+                          dtype))
 
 
 def op_prmt(lw: Lowering, inst: Inst) -> None:

@@ -24,7 +24,7 @@ def op_cvt(lw: Lowering, inst: Inst) -> None:
         # `cvt.rn.f16x2.f32 d, a, b`: two f32 rounded to halves, a's in the upper half
         if inst.opcode[1:] != ("rn", pair, "f32") or len(inst.operands) != 3:
             raise lw._refuse(inst, "this conversion to a pair of halves is not "
-                                     "lowered yet")
+                                   "lowered yet")
         hi, lo = (half_bits(retype(lw.value(t, f32), f32), pair == "bf16x2")
                   for t in inst.operands[1:3])
         lw._dest(inst, retype((hi << 16) | lo, u32))
@@ -149,7 +149,7 @@ def _half_cvt(lw: Lowering, inst: Inst) -> None:
                           "rzi": "trunc"}[mode], value)
         elif dst == src or "rn" not in inst.opcode:
             raise lw._refuse(inst, "this conversion of a 16-bit float is not lowered "
-                                     "yet")
+                                   "yet")
         lw._dest(inst, retype(half_bits(value, dst == "bf16"), u16))
         return
     if dst not in ("f16", "bf16"):   # to f32, then (cvt) to the type asked for
@@ -159,7 +159,7 @@ def _half_cvt(lw: Lowering, inst: Inst) -> None:
         return
     if "rn" not in inst.opcode:
         raise lw._refuse(inst, "a 16-bit float conversion that does not round to "
-                                 "nearest is not lowered yet")
+                               "nearest is not lowered yet")
     # from f64 or an integer through f32: a value, never an address
     x = retype(lw.value(inst.operands[1], _TYPES[src]), _TYPES[src])
     x = x if src == "f32" else _odd_f32(x) if src == "f64" else cast(x, f32)

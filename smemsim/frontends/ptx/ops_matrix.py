@@ -63,7 +63,7 @@ def op_cp(lw: Lowering, inst: Inst) -> None:
         # arrivals instead: not modelled)
         if "noinc" in parts or "shared::cluster" in parts:
             raise lw._refuse(inst, "this form of cp.async.mbarrier.arrive is not "
-                                     "lowered yet")
+                                   "lowered yet")
         view, index = _barrier_element(lw, inst.operands[0], inst)
         lw.k.cp_async_arrive(view, index)
         return
@@ -90,7 +90,7 @@ def op_cp(lw: Lowering, inst: Inst) -> None:
     dview, dindex = lw._element(dst, dtype, inst)
     sview, sindex = lw._element(src, dtype, inst)
     lw.k.cp_async(dview, dindex, sview, sindex, width=size // 4, bypass="cg" in parts,
-                    src_bytes=src_bytes)
+                  src_bytes=src_bytes)
 
 
 def _bulk_copy(lw: Lowering, inst: Inst) -> None:
@@ -115,7 +115,7 @@ def _bulk_copy(lw: Lowering, inst: Inst) -> None:
     size = lw.integer(inst.operands[2], u32)
     if size.op is not Op.CONST:
         raise lw._refuse(inst, f"a bulk copy of {inst.operands[2]} bytes, a number known "
-                                 "only at run time (the IR's bulk copies have a fixed size)")
+                               "only at run time (the IR's bulk copies have a fixed size)")
     dst = lw.address(inst.operands[0], inst)
     src = lw.address(inst.operands[1], inst)
     if dst.space != "shared" or src.space == "shared":
@@ -138,7 +138,7 @@ def _tensor_copy(lw: Lowering, inst: Inst) -> None:
     if "im2col" in parts or any(p.startswith(("multicast", "L2")) for p in parts):
         raise lw._refuse(inst, "this form of cp.async.bulk.tensor is not lowered yet")
     load = parts.index("global") > next(n for n, p in enumerate(parts)
-                                         if p.startswith("shared"))
+                                        if p.startswith("shared"))
     where = inst.operands[1] if load else inst.operands[0]
     m = re.fullmatch(r"\[([^,\]]+),\{([^}]*)\}\]", where)
     if m is None:
@@ -146,7 +146,7 @@ def _tensor_copy(lw: Lowering, inst: Inst) -> None:
     tmap = lw.value(m.group(1), u64)
     if not isinstance(tmap, TensorMapRef):
         raise lw._refuse(inst, f"{m.group(1)} is not the address of a CUtensorMap "
-                                 "parameter (--tensor-map describes one)")
+                               "parameter (--tensor-map describes one)")
     tm = tmap.tensor_map
     coords = [lw.integer(c, i32) for c in m.group(2).split(",")][::-1]
     tile = lw.address(inst.operands[0] if load else inst.operands[1], inst)
@@ -180,7 +180,7 @@ def op_mbarrier(lw: Lowering, inst: Inst) -> None:
     op = parts[0] if parts else ""
     if "shared::cluster" in parts:
         raise lw._refuse(inst, "an mbarrier of another block of the cluster is not "
-                                 "lowered yet")
+                               "lowered yet")
     if op == "init":
         view, index = _barrier_element(lw, inst.operands[0], inst)
         lw.k.mbarrier_init(view, index, lw.integer(inst.operands[1], u32))
@@ -194,11 +194,11 @@ def op_mbarrier(lw: Lowering, inst: Inst) -> None:
             count = lw.integer(inst.operands[2], u32)
             if count.op is not Op.CONST or int(count.arg) != 1:
                 raise lw._refuse(inst, f"an arrival counted {inst.operands[2]} times "
-                                         "(one thread's arrival counts once here)")
+                                       "(one thread's arrival counts once here)")
         tx = lw.integer(inst.operands[2], u32) if expect else None
         keep = inst.operands[0] != "_"
         token = lw.k.mbarrier_arrive(view, index, expect_tx=tx,
-                                       token="mbar_state" if keep else None)
+                                     token="mbar_state" if keep else None)
         if keep:
             lw._dest(inst, token)
     elif op in ("try_wait", "test_wait"):
@@ -235,7 +235,7 @@ def op_wgmma(lw: Lowering, inst: Inst) -> None:
             lw.k.wgmma_wait(int(inst.operands[0], 0))
         except (ValueError, IndexError, KernelError):
             raise lw._refuse(inst, "wgmma.wait_group of a number smemsim cannot "
-                                     "read") from None
+                                   "read") from None
         return
     if kind != "mma_async":
         raise lw._refuse(inst, "this wgmma instruction is not lowered yet")
@@ -244,21 +244,21 @@ def op_wgmma(lw: Lowering, inst: Inst) -> None:
     if n is None or types[0] != "f32" or types[1] != types[2] or \
             types[1] not in ("f16", "bf16") or "sp" in inst.opcode:
         raise lw._refuse(inst, "wgmma of this shape or these types is not lowered yet "
-                                 "(m64nNk16 with f16 or bf16 inputs into f32 is)")
+                               "(m64nNk16 with f16 or bf16 inputs into f32 is)")
     dtype = {"f16": f16, "bf16": bf16}[types[1]]
     regs = [r.strip() for r in inst.operands[0].strip("{}").split(",")]
     a_regs = inst.operands[1].startswith("{")
     rest = inst.operands[2:]
     if len(regs) != n // 2 or len(rest) != (5 if a_regs else 6):
         raise lw._refuse(inst, f"wgmma m64n{n}k16: {n // 2} accumulators, A's descriptor "
-                                 "(or four registers), B's, scale-d, the two scales and "
-                                 "the transposes expected")
+                               "(or four registers), B's, scale-d, the two scales and "
+                               "the transposes expected")
     imm = lambda t: lw.integer(t, i32)   # noqa: E731
     number = lambda t: int(imm(t).arg) if imm(t).op is Op.CONST else None  # noqa: E731
     scales = [number(t) for t in rest[2:4]]
     if scales != [1, 1]:
         raise lw._refuse(inst, "wgmma with a negated A or B (imm-scale-a/b -1) is not "
-                                 "lowered yet")
+                               "lowered yet")
     trans = [number(t) for t in rest[4:]]
     if any(t not in (0, 1) for t in trans):
         raise lw._refuse(inst, "wgmma's transposes are immediates 0 or 1")
@@ -306,7 +306,7 @@ def _gmma_operand(lw: Lowering, inst: Inst, text: str, dtype, major: str) -> tup
     if isinstance(v, Address):
         if v.space != "shared":
             raise lw._refuse(inst, f"wgmma's descriptor {text} is made from a "
-                                     f"{v.space} address")
+                                   f"{v.space} address")
         value, origin = retype(v.offset, u64), v.origin
     elif isinstance(v, Expr):
         value, origin = retype(v, u64), None
@@ -331,7 +331,7 @@ def op_mma(lw: Lowering, inst: Inst) -> None:
     c = [retype(lw.value(r, cty), cty) for r in regs[3]]
     try:
         d = lw.k.mma_sync(words(regs[1]), words(regs[2]), c, shape=shape, atype=atype,
-                            ctype=ctype)
+                          ctype=ctype)
     except KernelError as err:
         raise lw._refuse(inst, err.message) from None
     for j, r in enumerate(regs[0]):

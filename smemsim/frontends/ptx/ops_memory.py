@@ -40,7 +40,7 @@ def op_tex(lw: Lowering, inst: Inst) -> None:
     fetched = lw.textures.get(lw.texture_handles.get(m.group(1))) if m else None
     if fetched is None or len(fetched) < 7:
         raise lw._refuse(inst, "a texture fetch that is not of a texture object "
-                                 "parameter, in one or two dimensions, is not lowered yet")
+                               "parameter, in one or two dimensions, is not lowered yet")
     rank, dtype, lanes, _, array, width, height = fetched
     ctype = _TYPES.get(inst.opcode[4])
     coords = [lw.value(c, ctype) for c in m.group(2).split(",")]
@@ -77,7 +77,7 @@ def op_ld(lw: Lowering, inst: Inst) -> None:
             elif key in lw.globals and lw.globals[key].name in lw.launch.nulls:
                 # a null pointer: `p != NULL` is false, an access through it a fault
                 lw._dest(inst, Choice(const(0, i32), (Address("null", None,
-                                                                const(0, i64)),)), target)
+                                                              const(0, i64)),)), target)
             elif key in lw.globals:
                 lw._dest(inst, Address("param", key, const(0, i64)), target)
             elif key in lw.params:
@@ -86,7 +86,7 @@ def op_ld(lw: Lowering, inst: Inst) -> None:
                 lw._dest(inst, const(0, u64), target)
             else:
                 raise lw._refuse(inst, f"parameter {inst.operands[1]} is not lowered "
-                                         "yet")
+                                       "yet")
         return
     addr = lw.address(inst.operands[1], inst)
     if isinstance(addr, Choice):
@@ -173,7 +173,7 @@ def _store_at(lw: Lowering, inst: Inst, addr: Address, dtype, lanes: int) -> Non
 def _access_type(lw: Lowering, inst: Inst):
     parts = inst.opcode[1:]
     space = next((p for p in parts if p in ("shared", "global", "param", "local",
-                                              "const")), "generic")
+                                            "const")), "generic")
     if space == "generic":
         space = "global"   # checked again against the address's own space (_element)
     lanes = _lanes(parts)
@@ -238,7 +238,7 @@ def op_cvta(lw: Lowering, inst: Inst) -> None:
     if not isinstance(v, Address):
         raise lw._refuse(inst, "a conversion of a number smemsim cannot follow")
     lw._dest(inst, Address("global" if v.space == "param" else v.space, v.base,
-                             v.offset, v.origin))
+                           v.offset, v.origin))
 
 
 def op_atom(lw: Lowering, inst: Inst) -> None:
@@ -284,7 +284,7 @@ def _half_pair_add(lw: Lowering, inst: Inst, where: str, values, dest, brain: bo
     addr = lw.address(where, inst)
     if addr.space == "shared":
         raise lw._refuse(inst, "an atomic add of 16-bit float pairs to shared memory "
-                                 "is not lowered yet")
+                               "is not lowered yet")
     view, index = lw._element(addr, u32, inst)
     lw.stored.add(addr.base)
     add = retype(lw.integer(values[0], u32), u32)

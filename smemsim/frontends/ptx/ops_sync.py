@@ -64,7 +64,7 @@ def op_call(lw: Lowering, inst: Inst) -> None:
         first = (args[0].split(",")[0].strip() if args else "") or "param0"
         text = _string(lw, lw.call_args.get(first))
         lw.k.assert_(const(0, i32), text if text else
-                       "assert() (a thread's condition was false)")
+                     "assert() (a thread's condition was false)")
         return
     if callee != "vprintf":
         raise lw._refuse(inst, f"a call of {callee or 'a function'} is not lowered yet")
@@ -91,12 +91,12 @@ def op_redux(lw: Lowering, inst: Inst) -> None:
     """`redux.sync.OP.type d, a, membermask` over a full warp: a butterfly of shuffles,
     which every lane ends with the same result of."""
     op = next((p for p in inst.opcode[1:] if p in ("add", "min", "max", "and", "or",
-                                                      "xor")), None)
+                                                   "xor")), None)
     dtype = _TYPES.get(inst.opcode[-1])
     mask = _mask(lw, inst.operands[2], inst)
     if op is None or dtype is None or dtype.is_float or mask != 0xFFFFFFFF:
         raise lw._refuse(inst, "this form of redux is not lowered yet (a full warp's "
-                                 "integer add, min, max, and, or, xor is)")
+                               "integer add, min, max, and, or, xor is)")
     fn = {"add": lambda x, y: x + y, "min": smin, "max": smax, "and": lambda x, y: x & y,
           "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y}[op]
     v = retype(lw.integer(inst.operands[1], dtype), dtype)
@@ -123,7 +123,7 @@ def op_shfl(lw: Lowering, inst: Inst) -> None:
         if width not in (1, 2, 4, 8, 16, 32) or clamp not in (0, 31) or \
                 (clamp == 0) != (mode == "up"):
             raise lw._refuse(inst, f"a shuffle with c = {int(cv.arg):#x} (not a CUDA "
-                                     "width) is not lowered yet")
+                                   "width) is not lowered yet")
     else:
         # a width the kernel computes (`__shfl_up_sync(m, v, i, width)`): CUDA's
         # intrinsics make c as above; the IR checks at run time that it is a power of 2
@@ -133,7 +133,7 @@ def op_shfl(lw: Lowering, inst: Inst) -> None:
         raise lw._refuse(inst, "a shuffled address is not followed yet")
     lane_arg = lw.integer(b, i32)
     out = lw.k.shfl(value, lane_arg, {"bfly": "xor"}.get(mode, mode),
-                      width=width, mask=_mask(lw, mask, inst))
+                    width=width, mask=_mask(lw, mask, inst))
     lw._dest(inst, out, d)
     if p:
         lane = retype(lw.value("%laneid", u32), i32)
@@ -174,7 +174,7 @@ def op_match(lw: Lowering, inst: Inst) -> None:
     # (an address as a number: libcu++ matches the lanes of one pipeline by its state's)
     (value,) = lw._numbers(inst, lw.value(inst.operands[1], dtype))
     lw._dest(inst, lw.k.vote(retype(value, dtype), "match_any",
-                                 mask=_mask(lw, inst.operands[2], inst)))
+                             mask=_mask(lw, inst.operands[2], inst)))
 
 
 def op_activemask(lw: Lowering, inst: Inst) -> None:
@@ -213,7 +213,7 @@ def op_bar(lw: Lowering, inst: Inst) -> None:
               ("popc", "u32"): "count"}.get(tuple(inst.opcode[2:4]))
         if op is None or len(inst.operands) != 3 or inst.operands[1] != "0":
             raise lw._refuse(inst, "a named or counted reducing barrier is not "
-                                     "lowered yet")
+                                   "lowered yet")
         pred = inst.operands[2]
         value = lw._predicate(pred, inst)
         got = lw.k.syncthreads_reduce(value, op)

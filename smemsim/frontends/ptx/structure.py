@@ -370,7 +370,7 @@ def _counted_loop(lw: Lowering, loop, latch: str, steps: dict, trips) -> None:
     try:
         if blocks is None:
             with lw.k.loop(_loop_name(lw, loop), 0, lambda k: k < n, do_while=True,
-                             dtype=i64) as k:
+                           dtype=i64) as k:
                 _iteration(lw, loop, bases, by, k, n)
         else:
             # as ptxas built it (as_built's `smemsim_unrolled`): each lane's first

@@ -48,6 +48,7 @@ _REGISTERS = {("ab", "f16", "m16n16k16"): 8, ("ab", "bf16", "m16n16k16"): 4,
               ("c", "f64", "m8n8k4"): 2}
 _SIZES = {"f16": 2, "bf16": 2, "s8": 1, "u8": 1, "tf32": 4, "f32": 4, "s32": 4, "f64": 8}
 
+
 @dataclass(frozen=True)
 class WmmaForm:
     """What one wmma load or store names: its matrix (a, b, c or d), memory layout, shape,
@@ -92,6 +93,7 @@ class WmmaForm:
             return [(kind, 16)] if self.layout == "row" else [(kind, 8)] * 2
         return [(kind, 8)] * 4 if self.layout == "row" else [(kind, 4)] * 8
 
+
 def form_of(inst: Inst) -> WmmaForm | None:
     """The form of a `wmma.load`/`wmma.store` instruction (None for `wmma.mma`)."""
     parts = inst.opcode[1:]
@@ -100,6 +102,7 @@ def form_of(inst: Inst) -> WmmaForm | None:
     shape = next((p for p in parts if p.startswith("m") and "n" in p and "k" in p), "")
     space = next((p for p in parts if p in ("shared", "global", "local", "param")), None)
     return WmmaForm(parts[1], "row" if "row" in parts else "col", shape, parts[-1], space)
+
 
 def op_wmma(lw: Lowering, inst: Inst) -> None:
     form = form_of(inst)
@@ -112,17 +115,17 @@ def op_wmma(lw: Lowering, inst: Inst) -> None:
     key = (form.use, form.element, form.shape)
     if key not in _REGISTERS:
         raise lw._refuse(inst, f"wmma {form.shape} of {form.element} "
-                                 f"({'operand' if form.use == 'ab' else 'accumulator'}) "
-                                 "is not lowered yet (m16n16k16 of f16, bf16, s8, u8 "
-                                 "into f32, f16, s32; m16n16k8 of tf32; m8n8k4 of f64 "
-                                 "are)")
+                               f"({'operand' if form.use == 'ab' else 'accumulator'}) "
+                               "is not lowered yet (m16n16k16 of f16, bf16, s8, u8 "
+                               "into f32, f16, s32; m16n16k8 of tf32; m8n8k4 of f64 "
+                               "are)")
     regs = inst.operands[0 if form.matrix != "d" else 1].strip("{}").split(",")
     if len(regs) != _REGISTERS[key]:
         raise lw._refuse(inst, f"{len(regs)} registers where this fragment has "
-                                 f"{_REGISTERS[key]}")
+                               f"{_REGISTERS[key]}")
     if len(inst.operands) < 3:
         raise lw._refuse(inst, "a wmma load or store without a stride is not lowered "
-                                 "yet")
+                               "yet")
     addr = lw.address(inst.operands[1 if form.matrix != "d" else 0], inst)
     ldm = lw.integer(inst.operands[2], u32)
     if form.matrix == "d":
@@ -192,7 +195,7 @@ def _wmma_operand(lw: Lowering, inst: Inst, form: WmmaForm, addr, ldm) -> list:
         for w in range(4):
             first, second = _quarter(form.layout, w)
             v = _wmma_load(lw, inst, addr, (g + 8 * first) * ldm + 8 * second + 2 * t,
-                                u16, 2, width=2)
+                               u16, 2, width=2)
             word = _pair(v[0], v[1])
             words.append(_wmma_transpose(lw, word, g, t) if form.transposed else word)
         return words
@@ -208,7 +211,7 @@ def _wmma_operand(lw: Lowering, inst: Inst, form: WmmaForm, addr, ldm) -> list:
                   ((4 * t + i) * ldm + g + 8 * r) for i in range(4)]
             parts = [cast(_wmma_load(lw, inst, addr, a, u8, 1), u32) for a in at]
             words.append(lw.k.let("wmma_bytes", parts[0] | parts[1] << 8 |
-                                    parts[2] << 16 | parts[3] << 24))
+                                  parts[2] << 16 | parts[3] << 24))
         return words
     if e == "tf32":
         # word r: A(g + 8 (r % 2), t + 4 (r // 2)); B(k = t + 4 (r % 2), n = g + 8 (r // 2))
@@ -232,7 +235,7 @@ def _wmma_transpose(lw: Lowering, word: Expr, g, t) -> Expr:
     low = lw.k.shfl(word, t * 8 + (g >> 1))
     high = lw.k.shfl(word, t * 8 + 4 + (g >> 1))
     return lw.k.let("wmma_movm", ((cast(low, u32) >> shift) & 0xFFFF) |
-                      ((cast(high, u32) >> shift) & 0xFFFF) << 16)
+                    ((cast(high, u32) >> shift) & 0xFFFF) << 16)
 
 
 def _wmma_accumulator(lw: Lowering, inst: Inst, form: WmmaForm, addr, ldm, regs: list,
@@ -279,7 +282,7 @@ def _wmma_accumulator(lw: Lowering, inst: Inst, form: WmmaForm, addr, ldm, regs:
         for w in range(4):
             p, q = w >> 1, w & 1
             view, index = _wmma_at(lw, inst, addr, (g + 8 * q) * ldm + 8 * p + 2 * t,
-                                        dtype, 4)
+                                       dtype, 4)
             if load:
                 v = lw.k.load(view, index, width=2)
                 out[2 * w], out[2 * w + 1] = v[0], v[1]
@@ -289,7 +292,7 @@ def _wmma_accumulator(lw: Lowering, inst: Inst, form: WmmaForm, addr, ldm, regs:
     for n in range(8):
         p, q, h = n >> 2, (n >> 1) & 1, n & 1
         view, index = _wmma_at(lw, inst, addr, (8 * p + 2 * t + h) * ldm + g + 8 * q,
-                                    dtype, 4)
+                                   dtype, 4)
         if load:
             out[n] = lw.k.load(view, index)
         else:
@@ -311,10 +314,10 @@ def _wmma_mma(lw: Lowering, inst: Inst) -> None:
         raise lw._refuse(inst, "this wmma.mma is not lowered yet")
     if dtype != ctype:
         raise lw._refuse(inst, "a wmma.mma whose D and C types differ is not lowered "
-                                 "yet")
+                               "yet")
     if ("ab", atype, shape) not in _REGISTERS or ("c", ctype, shape) not in _REGISTERS:
         raise lw._refuse(inst, f"wmma.mma {shape} of {atype} into {ctype} is not "
-                                 "lowered yet")
+                               "lowered yet")
     regs = [o.strip("{}").split(",") for o in inst.operands]
     used = 4 if atype in ("f16", "bf16", "tf32") else 2 if atype in ("s8", "u8") else 1
     a = [lw.integer(r, u32) for r in regs[1][:used]] if atype != "f64" else \
@@ -334,8 +337,8 @@ def _wmma_mma(lw: Lowering, inst: Inst) -> None:
             results = []
             for h in range(2):
                 product = lw.k.mma_sync(a, b[per * h:per * (h + 1)],
-                                          c[half * h:half * (h + 1)], shape=f"m16n8k{k}",
-                                          atype=atype, ctype=ctype)
+                                           c[half * h:half * (h + 1)], shape=f"m16n8k{k}",
+                                           atype=atype, ctype=ctype)
                 results += [product[n] for n in range(half)]
     except KernelError as err:
         raise lw._refuse(inst, err.message) from None
@@ -349,9 +352,11 @@ def _quarter(layout: str, w: int) -> tuple[int, int]:
     its columns 8 * second on."""
     return (w & 1, w >> 1) if layout == "row" else (w >> 1, w & 1)
 
+
 def _pair(low, high) -> Expr:
     """Two 16-bit elements as one 32-bit register, the first in its low half."""
     return cast(low, u32) | cast(high, u32) << 16
+
 
 def _float(value, dtype) -> Expr:
     from .values import retype
