@@ -360,7 +360,7 @@ def test_the_unrolled_loop_computes_what_the_loop_does(tmp_path, monkeypatch):
 def test_a_vectors_used_elements_in_naturally_aligned_pieces():
     """The loads ptxas makes of a vector load whose other elements are dead: runs of used
     elements, each cut where a piece would not be aligned to its own size."""
-    from smemsim.frontends.ptx.as_built import _pieces
+    from smemsim.frontends.ptx.as_built_rules import _pieces
     assert _pieces([0, 3], 4) == [[0], [3]]
     assert _pieces([0, 1, 2], 4) == [[0, 1], [2]]
     assert _pieces([1, 2], 4) == [[1], [2]]
