@@ -50,7 +50,8 @@ from kernels_ir import (
     resolve_launch, select,
 )
 from kernels_ir.dtypes import BY_NAME
-from kernels_ir.stmt import SharedArray, walk
+from kernels_ir.arrays import SharedArray
+from kernels_ir.stmt import walk
 from kernels_ir.unroll import Copy, trip_values, unroll, unrollable
 
 from smemsim.launch.analysis import Report, _assemble, _site_rows, class_totals

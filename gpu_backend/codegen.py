@@ -18,14 +18,15 @@ from kernels_ir import Kernel
 from kernels_ir.dtypes import DType, f32, f64, i8, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.expr import EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op, cast
 from kernels_ir.printer import format_expr
-from kernels_ir.stmt import (
-    Assert, Return,
-    ATOMIC_OPS, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal,
-    GlobalArray, If, Let, Load, LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store,
-    ACTIVE_MASK, StoreMatrix, Sync, SyncWarp, unsupported, WaitGroup, MbarrierArrive,
-    MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit,
-    BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, SyncReduce, SYNC_REDUCTIONS,
-)
+from kernels_ir.arrays import GlobalArray, SharedArray
+from kernels_ir.stmt import (Assert, Return, ATOMIC_OPS, SHUFFLE_MODES, VOTE_MODES, Assign,
+                             Atomic, DeclareLocal, If, Let, Load, LoadMatrix, LocalStore, Loop,
+                             Shuffle, Store, ACTIVE_MASK, StoreMatrix, Sync, SyncWarp,
+                             unsupported, MmaSync, SyncReduce, SYNC_REDUCTIONS)
+from kernels_ir.stmt_async import (CommitGroup, CopyAsync, WaitGroup, MbarrierArrive,
+                                   MbarrierInit, MbarrierWait, TmaLoad, tensor_maps, TmaStore,
+                                   BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
+                                   Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait)
 from kernels_ir.wgmma import SWIZZLE_CODES
 
 # CUDA's built-in vector types by element type and width (widths over 16 bytes do not exist)

@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from kernels_ir import Kernel
-from kernels_ir.stmt import Loop, Wgmma, walk
+from kernels_ir.stmt import Loop, walk
+from kernels_ir.stmt_async import Wgmma
 from smemsim.cache import cache_dir, open_sealed, sealed, store
 from smemsim.toolrun import ToolMissing, find_tool  # noqa: F401 (re-exported)
 

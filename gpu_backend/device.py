@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 
 from kernels_ir import Kernel, TensorMap, from_storage, make_arrays, resolve_launch, run
-from kernels_ir.stmt import tensor_maps
+from kernels_ir.stmt_async import tensor_maps
 
 from .compile import Compiled, ToolMissing, compile_kernel
 

@@ -20,18 +20,17 @@ from .run_types import (
 from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
 from .printer import format_expr, format_kernel, format_stmt
-from .stmt import (
-    BuildResources,
-    Assert, Return, TRAP_TEXT, MISALIGNED_TEXT,
-    ACTIVE_MASK, ATOMIC_OPS, FULL_MASK, Access, Assign, Atomic, CommitGroup, CopyAsync,
-    DeclareLocal,
-    GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
-    map_statements, ScalarParam, SharedArray, SharedBuffer, Shuffle, Stmt, Store, StoreMatrix,
-    Sync, SyncReduce, SyncWarp, unsupported, WaitGroup, walk, TmaLoad, MbarrierInit, MbarrierArrive,
-    MbarrierWait, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync,
-    Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES,
-    MMA_INT8_SHAPES, MMA_F64_SHAPES,
-)
+from .arrays import GlobalArray, LocalArray, ScalarParam, SharedArray, SharedBuffer
+from .kernel import BuildResources, Kernel
+from .stmt import (Assert, Return, TRAP_TEXT, MISALIGNED_TEXT, ACTIVE_MASK, ATOMIC_OPS,
+                   FULL_MASK, Access, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix,
+                   LocalStore, Loop, map_statements, Shuffle, Stmt, Store, StoreMatrix, Sync,
+                   SyncReduce, SyncWarp, unsupported, walk, MmaSync, MMA_SHAPES,
+                   MMA_TF32_SHAPES, MMA_INT8_SHAPES, MMA_F64_SHAPES)
+from .stmt_async import (CommitGroup, CopyAsync, WaitGroup, TmaLoad, MbarrierInit,
+                         MbarrierArrive, MbarrierWait, TmaStore, BulkLoad, BulkStore,
+                         BulkCommit, BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit,
+                         WgmmaWait)
 from .wgmma import GmmaDescriptor, GmmaLayout
 from .tma import TensorMap
 

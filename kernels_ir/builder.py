@@ -28,17 +28,16 @@ from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
 from .layout import TMA_SWIZZLES, Swizzle, tma_swizzle
 from .printer import format_expr
-from .stmt import (
-    Assert,
-    ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic, CommitGroup, CopyAsync,
-    DeclareLocal,
-    GlobalArray, If, Kernel, Let, Load, LoadMatrix, LocalArray, LocalStore, Loop,
-    map_statements, Return, ScalarParam, SharedArray, SharedBuffer, Shuffle, Store, StoreMatrix,
-    Sync, SyncWarp, WaitGroup, static_layout, walk, MbarrierArrive, MbarrierInit, MbarrierWait,
-    TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES,
-    MMA_F64_SHAPES, SyncReduce, SYNC_REDUCTIONS,
-)
+from .arrays import GlobalArray, LocalArray, ScalarParam, SharedArray, SharedBuffer
+from .kernel import Kernel, static_layout
+from .stmt import (Assert, ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, VOTE_MODES, Assign, Atomic,
+                   DeclareLocal, If, Let, Load, LoadMatrix, LocalStore, Loop, map_statements,
+                   Return, Shuffle, Store, StoreMatrix, Sync, SyncWarp, walk, MmaSync,
+                   MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES, MMA_F64_SHAPES, SyncReduce,
+                   SYNC_REDUCTIONS)
+from .stmt_async import (CommitGroup, CopyAsync, WaitGroup, MbarrierArrive, MbarrierInit,
+                         MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit,
+                         BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait)
 from .wgmma import N_VALUES, GmmaDescriptor, GmmaLayout
 from .cute import CuteError
 from .cute_algebra import evaluate as evaluate_cute

@@ -4,7 +4,9 @@ from __future__ import annotations
 from .errors import KernelError
 from .expr import Op
 from .printer import format_stmt
-from .stmt import Access, Kernel, LocalArray, Stmt
+from .arrays import LocalArray
+from .kernel import Kernel
+from .stmt import Access, Stmt
 
 _LAUNCH_OPS_FORBIDDEN = {Op.SPECIAL, Op.VAR, Op.COMPONENT, Op.LOCAL_READ}
 

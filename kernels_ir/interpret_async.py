@@ -10,9 +10,9 @@ import numpy as np
 from .expr import Expr
 from .run_types import GlobalAccess, LayoutMismatch
 from .semantics import LaneFault
-from .stmt import (BulkCommit, BulkLoad, BulkStore, BulkWait, CommitGroup, CopyAsync,
-                   FenceProxyAsync, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad, TmaStore,
-                   WaitGroup)
+from .stmt_async import (BulkCommit, BulkLoad, BulkStore, BulkWait, CommitGroup, CopyAsync,
+                         FenceProxyAsync, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
+                         TmaStore, WaitGroup)
 from .tma import (
     BULK_ALIGN, DESTINATION_ALIGN, GLOBAL_ALIGN, MBARRIER_MAX_COUNT, MBARRIER_MAX_TX,
 )

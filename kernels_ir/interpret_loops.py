@@ -14,7 +14,8 @@ from .expr import Expr, Op, Var
 from .periodic import iteration_classes, plan
 from .run_types import MAX_LOOP_ITERATIONS, PERIODIC_HISTORY, PERIODIC_MIN_TRIPS
 from .semantics import LaneFault, convert, trip_count
-from .stmt import If, Load, LocalArray, Loop, Return, Store, walk
+from .arrays import LocalArray
+from .stmt import If, Load, Loop, Return, Store, walk
 
 if TYPE_CHECKING:
     from .interpreter import Machine

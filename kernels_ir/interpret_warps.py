@@ -10,8 +10,8 @@ from . import interpret_async
 from .dtypes import BY_NAME, from_storage, to_storage
 from .run_types import LayoutMismatch, WarpBarrierReached
 from .semantics import LaneFault, convert
-from .stmt import (ACTIVE_MASK, VOTE_MODES, LoadMatrix, MmaSync, Shuffle, StoreMatrix, SyncWarp,
-                   Wgmma)
+from .stmt import ACTIVE_MASK, VOTE_MODES, LoadMatrix, MmaSync, Shuffle, StoreMatrix, SyncWarp
+from .stmt_async import Wgmma
 from .wgmma import a_fragment_positions, accumulator_positions, decode
 from .tma import swizzle_bytes
 

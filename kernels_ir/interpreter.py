@@ -36,13 +36,14 @@ from .printer import format_stmt
 from .run_types import (MAX_LOOP_ITERATIONS, MAX_THREADS, BarrierReached, GlobalAccess,
                         Observer, PartialRun, SharedAccess)
 from .semantics import LaneFault, convert
-from .stmt import (
-    Access, Assert, Assign, Atomic, BulkCommit, BulkLoad, BulkStore, BulkWait, CommitGroup,
-    CopyAsync, DeclareLocal, FenceProxyAsync, GlobalArray, If, Kernel, Let, Load, LoadMatrix,
-    LocalArray, LocalStore, Loop, MbarrierArrive, MbarrierInit, MbarrierWait, MmaSync, Return,
-    SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncReduce, SyncWarp, TmaLoad, TmaStore,
-    WaitGroup, Wgmma, WgmmaCommit, WgmmaFence, WgmmaWait, unsupported, walk,
-)
+from .arrays import GlobalArray, LocalArray, SharedArray
+from .kernel import Kernel
+from .stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix,
+                   LocalStore, Loop, MmaSync, Return, Shuffle, Store, StoreMatrix, Sync,
+                   SyncReduce, SyncWarp, unsupported, walk)
+from .stmt_async import (BulkCommit, BulkLoad, BulkStore, BulkWait, CommitGroup, CopyAsync,
+                         FenceProxyAsync, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
+                         TmaStore, WaitGroup, Wgmma, WgmmaCommit, WgmmaFence, WgmmaWait)
 
 
 def make_arrays(launch: Launch, seed: int = 0,

@@ -12,7 +12,8 @@ from .errors import KernelError
 from .evaluate import Evaluator
 from .expr import Expr, Op
 from .semantics import LaneFault
-from .stmt import Kernel, SharedArray
+from .arrays import SharedArray
+from .kernel import Kernel
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIM = (1024, 1024, 64)

@@ -27,7 +27,8 @@ import numpy as np
 from .evaluate import Evaluator
 from .expr import Expr, Op, Var
 from .semantics import convert
-from .stmt import Access, Assign, Let, LocalArray, Loop, Return, walk
+from .arrays import LocalArray
+from .stmt import Access, Assign, Let, Loop, Return, walk
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,15 @@ import math
 
 from .dtypes import DType, f32, u32, u64
 from .expr import BIT_FUNCTIONS, COMPARE_OPS, EXACT_DIV, HALF_BITS, ROUNDINGS, Expr, Op
-from .stmt import (
-    Assert, Return,
-    Access, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load,
-    LoadMatrix, LocalStore, Loop, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    unsupported, WaitGroup, mask_text, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, MmaSync, VOTE_MODES, SyncReduce, SYNC_REDUCTIONS,
-)
+from .arrays import SharedArray
+from .kernel import Kernel
+from .stmt import (Assert, Return, Access, Assign, Atomic, DeclareLocal, If, Let, Load,
+                   LoadMatrix, LocalStore, Loop, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+                   unsupported, mask_text, MmaSync, VOTE_MODES, SyncReduce, SYNC_REDUCTIONS)
+from .stmt_async import (CommitGroup, CopyAsync, WaitGroup, MbarrierArrive, MbarrierInit,
+                         MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore,
+                         BulkCommit, BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit,
+                         WgmmaWait)
 
 # C precedence (higher binds tighter); leaves and calls bind tightest.
 _PREC = {

@@ -15,14 +15,15 @@ from .dtypes import f32, i32
 from .errors import CUDA_SOURCE_SUFFIXES, SourceLoc
 from .expr import Expr, Op
 from .layout import Swizzle
-from .stmt import (
-    Assert,
-    Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Kernel, Let, Load, LoadMatrix,
-    LocalStore, Loop, MmaSync, Return, SharedArray, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
-    ACTIVE_MASK, unsupported, WaitGroup, MbarrierArrive, MbarrierInit, MbarrierWait, TmaLoad,
-    tensor_maps, TmaStore, BulkLoad, BulkStore, BulkCommit, BulkWait, FenceProxyAsync, Wgmma,
-    WgmmaFence, WgmmaCommit, WgmmaWait, SyncReduce,
-)
+from .arrays import SharedArray
+from .kernel import Kernel
+from .stmt import (Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix, LocalStore,
+                   Loop, MmaSync, Return, Shuffle, Store, StoreMatrix, Sync, SyncWarp,
+                   ACTIVE_MASK, unsupported, SyncReduce)
+from .stmt_async import (CommitGroup, CopyAsync, WaitGroup, MbarrierArrive, MbarrierInit,
+                         MbarrierWait, TmaLoad, tensor_maps, TmaStore, BulkLoad, BulkStore,
+                         BulkCommit, BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit,
+                         WgmmaWait)
 
 BUILDER = "kb"
 # names the written file imports or uses: IR names equal to them get a trailing _

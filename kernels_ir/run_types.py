@@ -8,7 +8,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .expr import Expr
-from .stmt import Access, Atomic, Load, LocalArray, Store, Sync, SyncWarp
+from .arrays import LocalArray
+from .stmt import Access, Atomic, Load, Store, Sync, SyncWarp
 
 
 MAX_THREADS = 1 << 24          # beyond this a launch is too large to interpret here

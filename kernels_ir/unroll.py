@@ -22,7 +22,8 @@ import numpy as np
 from .errors import KernelError
 from .evaluate import Evaluator
 from .expr import Expr, Op, const
-from .stmt import Access, If, Kernel, Loop, walk
+from .kernel import Kernel
+from .stmt import Access, If, Loop, walk
 
 MAX_TRIPS = 4096  # longer constant loops are left alone (nvcc would not unroll them fully)
 

@@ -247,7 +247,7 @@ def _check_bulk_alignment(kernel: Kernel, stmt, patterns: np.ndarray) -> None:
     """A TMA copy's shared side on the 128-byte grid, a bulk copy's on 16 bytes, as the
     interpreter checks when it runs the copy: a copy the GPU faults on (`misaligned
     address`, measured) is an error here too, never counted."""
-    from kernels_ir.stmt import TmaLoad, TmaStore
+    from kernels_ir.stmt_async import TmaLoad, TmaStore
     from kernels_ir.tma import BULK_ALIGN, DESTINATION_ALIGN
     align = DESTINATION_ALIGN if isinstance(stmt, (TmaLoad, TmaStore)) else BULK_ALIGN
     bad = (patterns >= 0) & (patterns % align != 0)

@@ -25,10 +25,8 @@ from kernels_ir import (
     SharedAccess, SourceLoc, WarpBarrierReached, control_signatures, format_stmt,
     make_arrays, resolve_launch, run,
 )
-from kernels_ir.stmt import (
-    CommitGroup, CopyAsync, If, Loop, MbarrierArrive, Return, Sync, TmaLoad, WaitGroup,
-    unsupported,
-)
+from kernels_ir.stmt import If, Loop, Return, Sync, unsupported
+from kernels_ir.stmt_async import CommitGroup, CopyAsync, MbarrierArrive, TmaLoad, WaitGroup
 
 from ..engine.arch import get_arch
 from .block_ends import block_ends, check_other_run_at_ends

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from kernels_ir import Kernel, KernelError, resolve_launch
-from kernels_ir.stmt import SharedArray
+from kernels_ir.arrays import SharedArray
 
 from ..engine.banks import warp_request
 from ..display import html

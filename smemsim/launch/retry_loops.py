@@ -23,7 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kernels_ir import Kernel, Load, Loop, Store
-from kernels_ir.stmt import Assign, Atomic, If, Let, SharedArray, walk
+from kernels_ir.arrays import SharedArray
+from kernels_ir.stmt import Assign, Atomic, If, Let, walk
 
 from .slicing import references
 

@@ -22,11 +22,11 @@ from typing import Callable, Mapping
 
 from kernels_ir import Kernel, Probe
 from kernels_ir.expr import Expr, Op
-from kernels_ir.stmt import (
-    Access, Assert, Assign, Atomic, CommitGroup, CopyAsync, DeclareLocal, If, Let, Load, LocalStore,
-    Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync, SyncWarp, WaitGroup, walk, BULK_ORDER_OPS,
-    BulkLoad, BulkStore, TmaLoad, TmaStore, SyncReduce,
-)
+from kernels_ir.stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load,
+                             LocalStore, Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync,
+                             SyncWarp, walk, SyncReduce)
+from kernels_ir.stmt_async import (CommitGroup, CopyAsync, WaitGroup, BULK_ORDER_OPS, BulkLoad,
+                                   BulkStore, TmaLoad, TmaStore)
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from kernels_ir.tma import SWIZZLE_MODES
 from kernels_ir.builder import STATIC_SMEM_LIMIT
 from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
-from kernels_ir.stmt import (
-    Access, SharedArray, SharedBuffer, TmaLoad, TmaStore, map_statements, walk,
-)
+from kernels_ir.arrays import SharedArray, SharedBuffer
+from kernels_ir.stmt import Access, map_statements, walk
+from kernels_ir.stmt_async import TmaLoad, TmaStore
 
 from ..launch.analysis import Report, analyze
 from ..launch.occupancy import OccupancyError, kernel_occupancy
