@@ -19,7 +19,7 @@ from typing import Callable
 from kernels_ir import Kernel, KernelError
 
 from .errors import CudaImportError
-from .launch import launched_instances, launches_named, unit_of
+from .launch_sites import launched_instances, launches_named, unit_of
 from .parse import first_error, short, split_top_level, template_parameters, text, walk
 from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
 

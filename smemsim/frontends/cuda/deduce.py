@@ -42,10 +42,10 @@ def declared(type_node, declarator) -> tuple[str, int, str | None]:
 def local_declaration(name: str, call, host) -> tuple[str, int, object] | None:
     """(base type, depth, declarator) of the innermost declaration of `name` in the host
     function `host` that is in scope at `call`, or None."""
-    from .launch import _in_scope
+    from .host_values import in_scope
     found = None
     for d in walk(host):
-        if d.type == "declaration" and _in_scope(d, call):
+        if d.type == "declaration" and in_scope(d, call):
             for init in d.named_children[1:]:
                 base, depth, dname = declared(d.child_by_field_name("type"), init)
                 if dname == name:
@@ -133,7 +133,7 @@ def type_of(unit, node, call, host) -> tuple[str, int] | None:
             return (element, 1) if element is not None else None    # `v.data()`
         name = fn.child_by_field_name("name") if fn.type == "template_function" else None
         if name is not None and text(name) in ("static_cast", "reinterpret_cast",
-                                                "const_cast"):
+                                               "const_cast"):
             d = fn.child_by_field_name("arguments").named_children
             if len(d) == 1 and d[0].type == "type_descriptor":
                 base, depth, _ = declared(d[0].child_by_field_name("type"),

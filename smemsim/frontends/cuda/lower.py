@@ -289,7 +289,7 @@ class KernelLowering:
             elif p.type.startswith("optional"):
                 value = p.child_by_field_name("default_type" if is_type else "default_value")
             else:
-                from .launch import launches_named, unit_of
+                from .launch_sites import launches_named, unit_of
                 calls = launches_named(self.u, self.name)
                 if calls:
                     call = calls[0][0]

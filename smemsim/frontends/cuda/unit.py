@@ -10,6 +10,7 @@ from kernels_ir import SourceLoc, const
 from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
+from .launch_sites import launched_name
 from .parse import (
     MAX_TREE_DEPTH,
     function_declarator,
@@ -20,7 +21,6 @@ from .parse import (
     too_deep,
     walk,
 )
-from .launch import launched_name
 from .preprocess import Preprocessor, tokenize
 from .symbols import TYPES, VECTORS, Sym, fold
 

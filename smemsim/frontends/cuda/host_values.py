@@ -1,0 +1,551 @@
+"""The host code's values at a launch: a host expression (a size, a scalar argument) folded along
+the path that reaches the launch, through assignments, branches on constants, switch cases and
+the calling functions; what the host code cannot say is a question naming the host expression."""
+from __future__ import annotations
+
+import contextlib
+import re
+
+from kernels_ir import const
+
+from .errors import CudaImportError
+from .launch_sites import instance_bindings, is_launch, launch_args, with_binding
+from .parse import function_name, parse_expression, short, text, walk
+from .symbols import FLOAT_MATH, MATH, VECTORS, fold
+
+
+def parameter_names(unit, function) -> list:
+    """The names a function's parameters declare (through `*` and `&`; None where none)."""
+    names = []
+    for p in unit.params_of(function):
+        d = p.child_by_field_name("declarator")
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator") or d.named_children[-1]
+        names.append(text(d) if d is not None and d.type == "identifier" else None)
+    return names
+
+
+def callers(unit, lowering, host, name: str) -> list | None:
+    """Where the host function `host` is called directly, the argument it gets for its
+    parameter `name`: [(a reader of the caller's values, the argument)], one per call;
+    None where `name` is no parameter of it, or a call does not pass it from another
+    function (a default argument, a call at file scope, recursion)."""
+    if host is None or host.type != "function_definition":
+        return None
+    names = parameter_names(unit, host)
+    if name not in names:
+        return None
+    index, out = names.index(name), []
+    for site in unit.calls_of(function_name(host)):
+        args = site.child_by_field_name("arguments").named_children
+        caller = site.parent
+        while caller is not None and caller.type != "function_definition":
+            caller = caller.parent
+        if index >= len(args) or caller is None or caller == host:
+            return None
+        reader = Host(unit, lowering, site, caller)
+        reader.by_arg = {}      # the call's arguments are no launch's: values only
+        out.append((reader, args[index]))
+    return out
+
+
+def _ancestors(node) -> list:
+    out = []
+    while node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
+
+
+def _reaches(assignment, call) -> bool:
+    """Whether an assignment in the host function may run before the launch: it comes
+    before it, or after it in a loop that repeats both; not where the two are in other
+    branches of one `if`, or the assignment is in an earlier `case` that breaks
+    (cuda-samples' reduction sets smemSize in the case of one kernel, launches another
+    in the next)."""
+    above = _ancestors(call)
+    loops = [n for n in above if n.type in (
+        "for_statement", "for_range_loop", "while_statement", "do_statement")]
+    if any(lp.start_byte <= assignment.start_byte < lp.end_byte for lp in loops):
+        return True
+    if assignment.start_byte > call.start_byte:
+        return False
+    mine = [assignment, *_ancestors(assignment)]
+    common = next(n for n in mine if n in above or n == call)
+    child = mine[mine.index(common) - 1]    # the common ancestor's child holding it
+    if common.type == "if_statement" and child != common.child_by_field_name("condition"):
+        return False      # in the `then` of an if whose `else` holds the launch
+    if child.type == "case_statement" and any(
+            s.type in ("break_statement", "return_statement") and
+            s.start_byte > assignment.start_byte for s in child.named_children):
+        return False      # a case before the launch's, left by its break
+    return True
+
+
+# host calls that only read what their arguments after the first point at
+_COPIES = ("cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol", "cudaMemcpyToSymbolAsync",
+           "memcpy", "std::memcpy")
+
+
+def _may_write(address) -> bool:
+    """Whether the variable `&x` points at may be written through it: not where the address
+    goes to a launch (`void *args[] = {&size}`, `k<<<...>>>(&x)`: its value is read) or is
+    the source of a copy."""
+    argument, node = address, address.parent
+    while node is not None and node.type in ("cast_expression", "parenthesized_expression"):
+        argument, node = node, node.parent
+    if node is not None and node.type == "initializer_list":
+        return False      # `void *kernelArgs[] = {(void *)&size, ...}`
+    call = node.parent if node is not None and node.type == "argument_list" else None
+    if call is not None and call.type == "call_expression":
+        name = text(call.child_by_field_name("function"))
+        # (`cudaMemcpy((void *)&x, d_x, ...)` writes x: the first argument, cast or not)
+        if is_launch(call) or name in _COPIES and node.named_children and \
+                node.named_children[0] != argument:
+            return False
+    return True
+
+
+def in_scope(declaration, call) -> bool:
+    """Whether a declaration is visible at the launch: before it, in a block (or the case of
+    a switch) that holds the launch."""
+    if declaration.start_byte > call.start_byte:
+        return False
+    block = declaration.parent
+    node = call
+    while node is not None:
+        if node == block:
+            return True
+        node = node.parent
+    return False
+
+
+def _switch_cases(call) -> dict:
+    """{variable: the case's value} of each `switch (variable)` whose `case V:` holds the
+    launch."""
+    out: dict = {}
+    node = call
+    while node is not None:
+        parent = node.parent
+        if node.type == "case_statement" and node.child_by_field_name("value") is not None:
+            switch = parent
+            while switch is not None and switch.type != "switch_statement":
+                switch = switch.parent
+            if switch is not None:
+                cond = switch.child_by_field_name("condition")
+                inner = cond.named_children[0] if cond is not None and cond.named_children \
+                    else None
+                while inner is not None and inner.type == "parenthesized_expression":
+                    inner = inner.named_children[0]
+                if inner is not None and inner.type == "identifier":
+                    out.setdefault(text(inner), node.child_by_field_name("value"))
+        node = parent
+    return out
+
+
+class Host:
+    """Host expressions of a launch, in terms of the kernel's parameters: an argument
+    passed at the launch stands for the parameter it becomes; `dim3` variables and
+    constants of the host function are followed; any other host value is a question."""
+
+    def __init__(self, unit, lowering, call, host):
+        self.u, self.low, self.call, self.host = unit, lowering, call, host
+        given = call.child_by_field_name("arguments")
+        args = launch_args(call, host) if is_launch(call) else \
+            given.named_children if given is not None else []
+        params = unit.params_of(lowering.node)
+        self.by_arg = {}
+        for a, p in zip(args, params):
+            pd = p.child_by_field_name("declarator")
+            if pd is not None and pd.type == "identifier":
+                self.by_arg[text(a)] = text(pd)
+        self.dims3, self.locals = {}, {}
+        # the kernel parameters whose host values an if/else chain of the launch tested
+        # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)
+        self.deciding: set[str] = set()
+        # --host values by their expression with its spaces dropped (as value() looks them up)
+        self.given = {"".join(k.split()): (k, v) for k, v in unit.options.hosts.items()}
+        self.env: list[dict] = []  # the arguments of the host helpers being read
+        # the host template's arguments where the launch is in one (`sizeof(T)` of
+        # `reduce<T>` is sizeof(int) in the instance launching k<int>)
+        bindings = instance_bindings(unit, lowering, call, host) if is_launch(call) else []
+        self.binding = bindings[0] if bindings else {}
+        scope = host if host is not None else unit.tree.root_node
+        assigned = {text(n.child_by_field_name("left")) for n in walk(scope)
+                    if n.type == "assignment_expression" and _reaches(n, call)}
+        # `++pitch`, `i--`: written too (a loop variable's value differs per launch)
+        assigned |= {text(n.child_by_field_name("argument")) for n in walk(scope)
+                     if n.type == "update_expression" and _reaches(n, call) and
+                     n.child_by_field_name("argument") is not None}
+        # a variable whose address is taken may be written through it (`int n = 0;` then
+        # `fscanf(fp, "%d", &n);`, Parboil bfs): not a value set once
+        assigned |= {text(n.named_children[0]) for n in walk(scope)
+                     if n.type == "pointer_expression" and n.children[0].type == "&" and
+                     n.named_children and n.named_children[0].type == "identifier" and
+                     _reaches(n, call) and _may_write(n)}
+        for d in walk(scope):
+            if d.type == "enum_specifier" and in_scope(
+                    d.parent if d.parent.type == "declaration" else d, call):
+                self.enumerators(d)
+            if d.type != "declaration" or not in_scope(d, call):
+                continue   # a declaration of a block the launch is not in, or after it
+            type_text = text(d.child_by_field_name("type"))
+            for init in d.named_children[1:]:
+                if type_text == "dim3" and init.type == "identifier":
+                    # `dim3 grid;` then `grid.x = ...;`: its fields, 1 until assigned
+                    self.dims3[text(init)] = {"x": None, "y": None, "z": None}
+                elif type_text == "dim3" and init.type == "init_declarator":
+                    value = init.child_by_field_name("value")
+                    name = text(init.child_by_field_name("declarator"))
+                    self.dims3[name] = value.named_children if value.type in (
+                        "argument_list", "initializer_list") else value
+                elif type_text == "dim3" and init.type == "function_declarator":
+                    # `dim3 b(TILE, TILE);` parses as a declaration of a function b taking
+                    # two TILEs: its "parameters" are the arguments
+                    given = init.child_by_field_name("parameters").named_children
+                    self.dims3[text(init.child_by_field_name("declarator"))] = \
+                        [parse_expression(text(g)) for g in given]
+                elif init.type == "init_declarator" and \
+                        init.child_by_field_name("declarator").type == "identifier":
+                    name = text(init.child_by_field_name("declarator"))
+                    if name not in assigned:  # set once: its value is known
+                        self.locals[name] = init.child_by_field_name("value")
+        for n in walk(scope):
+            if n.type != "assignment_expression" or n.start_byte > call.start_byte or \
+                    n.child_by_field_name("operator").type != "=":
+                continue
+            left = n.child_by_field_name("left")
+            if left.type == "identifier" and text(left) in self.dims3:
+                # `blocks = dim3((n + t - 1) / t);` as a whole: the latest before the launch
+                self.dims3[text(left)] = n.child_by_field_name("right")
+            elif left.type == "field_expression":
+                owner = text(left.child_by_field_name("argument"))
+                field = text(left.child_by_field_name("field"))
+                if isinstance(self.dims3.get(owner), dict) and field in "xyz":
+                    self.dims3[owner][field] = n.child_by_field_name("right")   # the latest
+        # (walk order: the innermost declaration in scope, the latest, is the one kept)
+        for name, value in _switch_cases(call).items():
+            # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
+            if name not in assigned and (name in self.locals or host is not None and
+                                         name in parameter_names(unit, host)):
+                self.locals[name] = value   # a local, or a parameter of the host function
+
+    def chosen(self, name: str, depth: int):
+        """The value of a host variable set in the branches of if/else chains whose
+        conditions are host constants (`if (seq_len == 256) block = 256; else if (seq_len
+        == 512) block = 512; else block = 1024;` with `const int seq_len = 512`): the last
+        assignment before the launch that runs on its path; None where a condition is not
+        a constant, or the variable is written any other way (in a loop, through its
+        address, by `+=`, `++`, in a switch)."""
+        call = self.call
+        scope = self.host if self.host is not None else self.u.tree.root_node
+        writes = []
+        for n in walk(scope):
+            if n.type == "assignment_expression" and \
+                    text(n.child_by_field_name("left")) == name:
+                if n.child_by_field_name("operator").type != "=":
+                    return None
+                if _reaches(n, call):
+                    writes.append((n, n.child_by_field_name("right")))
+            elif n.type == "init_declarator" and \
+                    text(n.child_by_field_name("declarator")) == name and \
+                    n.parent is not None and in_scope(n.parent, call):
+                writes.append((n, n.child_by_field_name("value")))
+            elif n.type in ("update_expression", "pointer_expression") and \
+                    n.named_children and text(n.named_children[0]) == name:
+                return None
+        above = set(_ancestors(call))
+        loops = ("for_statement", "for_range_loop", "while_statement", "do_statement")
+        value = None
+        for node, right in sorted(writes, key=lambda w: w[0].start_byte):
+            if any(a.type in loops and a in above for a in _ancestors(node)):
+                return None   # set in a loop around the launch: a value per iteration
+            runs, child = True, node
+            for parent in _ancestors(node):
+                if parent in above:
+                    break
+                if parent.type in loops + ("switch_statement", "case_statement"):
+                    return None
+                if parent.type == "if_statement" and \
+                        child != parent.child_by_field_name("condition"):
+                    clause = parent.child_by_field_name("condition")
+                    test = clause.named_children[-1] if clause is not None and \
+                        clause.named_children else None
+                    if test is None:
+                        return None
+                    # (the host's own values: a variable the launch also passes is still
+                    # the host's here, not the kernel parameter it becomes)
+                    saved, self.by_arg = self.by_arg, {}
+                    self.deciding |= {saved[n] for n in re.findall(r"[A-Za-z_]\w*",
+                                                                   text(test)) if n in saved}
+                    try:
+                        holds = fold(self.value(test, depth + 1))
+                    except CudaImportError:
+                        return None
+                    finally:
+                        self.by_arg = saved
+                    if holds is None:
+                        return None
+                    taken = child == parent.child_by_field_name("consequence")
+                    runs = runs and bool(holds) == taken
+                child = parent
+            if runs:
+                value = right
+        return None if value is None else self.value(value, depth + 1)
+
+    def enumerators(self, enum) -> None:
+        """`enum { SHMEM_SZ = ... };` in the host function: each name stands for its value
+        (one not given is the one before plus 1)."""
+        body = enum.child_by_field_name("body")
+        previous = None
+        for e in body.named_children if body is not None else ():
+            if e.type != "enumerator":
+                continue
+            value = e.child_by_field_name("value")
+            if value is None:
+                value = parse_expression("0" if previous is None else f"({previous}) + 1")
+            self.locals[text(e.child_by_field_name("name"))] = value
+            previous = text(value)
+
+    def inline(self, function, args, node, depth: int):
+        """A host helper's value with the arguments in place: one `return expr;` (llm.c's
+        ceil_div), or one `return` that ends the body, read in the helper's own terms (its
+        locals set once before it: cuda_hgemm's initMmaBase computes `smem_max_size =
+        std::max(...)` between device queries and checks, which do not change it)."""
+        body = function.child_by_field_name("body").named_children
+        body = [b for b in body if b.type != "comment"]
+        returns = [n for n in walk(function) if n.type == "return_statement"]
+        if not body or body[-1].type != "return_statement" or len(returns) != 1 or \
+                not body[-1].named_children:
+            raise CudaImportError(f"`{short(node)}`")
+        params = self.u.params_of(function)
+        values = {}
+        for p, a in zip(params, args):
+            d = p.child_by_field_name("declarator")
+            if d is None or d.type != "identifier":
+                raise CudaImportError(f"`{short(node)}`")
+            values[text(d)] = self.value(a, depth + 1)
+        reader = self
+        if len(body) > 1:   # its locals, as a launch's are read
+            reader = Host(self.u, self.low, body[-1], function)
+            reader.by_arg = {}
+        reader.env.append(values)
+        try:
+            return reader.value(body[-1].named_children[0], depth + 1)
+        finally:
+            reader.env.pop()
+
+    def passed(self, name: str, depth: int):
+        """A parameter of the host function that holds the launch, where the file calls
+        that function directly (llm.c's main -> dispatcher -> launcher): the argument at
+        its calls, read in each caller's scope, when every call gives one constant; else
+        None (a question)."""
+        if depth > 16:
+            return None
+        values = set()
+        for reader, given in callers(self.u, self.low, self.host, name) or ():
+            try:
+                values.add(fold(reader.value(given, depth + 1)))
+            except CudaImportError:
+                return None
+        return const(values.pop()) if len(values) == 1 and None not in values else None
+
+    def dims(self, node) -> tuple:
+        while node.type == "parenthesized_expression":
+            node = node.named_children[0]
+        if node.type == "identifier" and text(node) in self.dims3:
+            node = self.dims3[text(node)]
+            if isinstance(node, dict):   # fields assigned one by one
+                return tuple(const(1) if node[a] is None else self.value(node[a])
+                             for a in "xyz")
+        if not isinstance(node, list) and node.type == "call_expression" and \
+                text(node.child_by_field_name("function")) == "dim3":
+            node = node.child_by_field_name("arguments").named_children
+        if not isinstance(node, list) and node.type == "initializer_list":
+            node = node.named_children
+        parts = node if isinstance(node, list) else [node]
+        with self.reading():
+            # dim3's members are unsigned ints: a float (`ceil((float)n / block.x)`)
+            # converts as C++ converts it, toward zero
+            return tuple(self.low.convert(v, "u32", p) if v.dtype.is_float else v
+                         for v, p in ((self.value(p), p) for p in parts))
+
+    def value(self, node, depth: int = 0):
+        """A host expression's value, in terms of the kernel's parameters."""
+        with self.reading():
+            return self._value(node, depth)
+
+    @contextlib.contextmanager
+    def reading(self):
+        """While a --host-file's expressions are read, the lowering reads its types and
+        places there (its own file's are the kernel's)."""
+        if self.low.u is self.u:
+            yield
+            return
+        saved, self.low.u = self.low.u, self.u
+        try:
+            yield
+        finally:
+            self.low.u = saved
+
+    def _value(self, node, depth: int = 0):
+        if depth > 32:
+            raise CudaImportError(f"`{short(node)}` (host values defined in terms of each "
+                                  "other)")
+        if self.given and not (node.type in ("identifier", "type_identifier") and (
+                (self.env and text(node) in self.env[-1]) or text(node) in self.by_arg)):
+            # a value the user gives for a host expression (--host 'x.size(0)=4096'); an
+            # argument of the launch stays the kernel parameter it becomes
+            found = self.given.get("".join(text(node).split()))
+            if found is not None:
+                from .unit import lowering_expr
+                return lowering_expr(self.u, found[1], self.low, f"--host {found[0]}")
+        if node.type in ("identifier", "type_identifier"):
+            name = text(node)
+            if self.env and name in self.env[-1]:
+                return self.env[-1][name]
+            if name in self.by_arg:
+                return self.low.lookup(self.by_arg[name], node).value
+            if name in self.u.constants:
+                return self.u.constant(name, self.low).value
+            if name in self.locals and self.locals[name] is not None:
+                return self.value(self.locals[name], depth + 1)
+            passed = self.passed(name, depth)
+            if passed is not None:
+                return passed
+            chosen = self.chosen(name, depth)
+            if chosen is not None:
+                return chosen
+            loop = _loop_of(name, self.call)
+            if loop is not None:
+                raise _HostQuestion(
+                    f"'{name}', the variable of the loop at line {loop.start_point[0] + 1} "
+                    "(the launch runs at each of its values: analyze one)", name)
+            if _undeclared(self.u, name):
+                unfound = getattr(getattr(self.u, "pp", None), "unfound", [])
+                where = "" if not unfound else (
+                    f" (it includes {', '.join(f'<{h}>' for h in unfound[:3])}, found in no "
+                    "-I folder given: give that folder with -I if the header defines it)")
+                question = _HostQuestion(f"'{name}', which the file neither declares nor "
+                                         f"#defines{where}", name)
+                question.macro = True
+                raise question
+            raise _HostQuestion(f"the host variable '{name}'", name)
+        if node.type in ("number_literal", "sizeof_expression", "char_literal"):
+            if self.binding and node.type == "sizeof_expression":
+                node = parse_expression(with_binding([text(node)], self.binding)[0])
+            return self.low.expr(node)
+        if node.type == "qualified_identifier":
+            # a class's constant (`Packed128<floatX>::size`), as the device code reads it
+            try:
+                value = fold(self.low.expr(node))
+            except CudaImportError:
+                value = None
+            if value is not None:
+                return const(value)
+        if node.type == "parenthesized_expression":
+            return self.value(node.named_children[0], depth + 1)
+        if node.type == "field_expression" and \
+                text(node.child_by_field_name("argument")) in self.dims3 and \
+                text(node.child_by_field_name("field")) in ("x", "y", "z"):
+            owner = node.child_by_field_name("argument")
+            name = text(node.child_by_field_name("field"))
+            if isinstance(self.dims3[text(owner)], dict):
+                # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned (a
+                # field never assigned is dim3's default, 1)
+                field = self.dims3[text(owner)][name]
+                return const(1) if field is None else self.value(field, depth + 1)
+            # `threads.x` of a `dim3 threads(BLOCK, BLOCK);`: the argument, 1 past them
+            given = self.dims(owner)
+            return given["xyz".index(name)] if "xyz".index(name) < len(given) else const(1)
+        if node.type == "binary_expression":
+            op = node.child_by_field_name("operator").type
+            a = self.value(node.child_by_field_name("left"), depth + 1)
+            b = self.value(node.child_by_field_name("right"), depth + 1)
+            return self.low.c_binary(op, a, b, node)
+        if node.type == "conditional_expression":
+            from kernels_ir import select
+            return select(self.value(node.child_by_field_name("condition"), depth + 1),
+                          self.value(node.child_by_field_name("consequence"), depth + 1),
+                          self.value(node.child_by_field_name("alternative"), depth + 1))
+        if node.type == "cast_expression":
+            kind = node.child_by_field_name("type")
+            bound = parse_expression(f"({with_binding([text(kind)], self.binding)[0]})0") \
+                if self.binding else None
+            if bound is not None and bound.type == "cast_expression":
+                kind = bound.child_by_field_name("type")
+            return self.low.convert(self.value(node.child_by_field_name("value"), depth + 1),
+                                    self.low.dtype(kind, node), node)
+        if node.type == "call_expression":
+            fn = text(node.child_by_field_name("function"))
+            args = node.child_by_field_name("arguments").named_children
+            target = node.child_by_field_name("function")
+            if target.type == "template_function" and len(args) == 1 and text(
+                    target.child_by_field_name("name")) == "static_cast":
+                # `static_cast<float>(d)`, as a C cast
+                kind = target.child_by_field_name("arguments").named_children[0]
+                return self.low.convert(self.value(args[0], depth + 1),
+                                        self.low.dtype(kind, node), node)
+            if fn in MATH and fn not in self.u.all_functions:
+                # host math of host values (`1.0f / sqrtf(d)`), as the device's: the float
+                # forms take their double argument as a float
+                from kernels_ir import KernelError, call
+                from kernels_ir.dtypes import BY_NAME
+                vals = [self.value(a, depth + 1) for a in args]
+                if fn in FLOAT_MATH:
+                    vals = [self.low.convert(v, "f32", node) if v.dtype == BY_NAME["f64"]
+                            else v for v in vals]
+                try:
+                    return call(MATH[fn], *vals)
+                except KernelError:
+                    raise _HostQuestion(f"`{short(node)}`", text(node)) from None
+            called = self.u.all_functions.get(fn.split("<")[0].split("::")[-1].strip())
+            # host values are scalars: the file's overloads of vectors (helper_math.h's
+            # min(float2, float2)) are not the ones called (min of ints is CUDA's own)
+            called = [f for f in called or () if not any(
+                " ".join(text(p.child_by_field_name("type")).replace("const", "").split())
+                in VECTORS for p in self.u.params_of(f) if p.child_by_field_name("type"))]
+            if called and depth < 16:
+                return self.inline(called[0], args, node, depth)
+            if fn in ("min", "max", "std::min", "std::max") and len(args) == 2:
+                from kernels_ir import smax, smin
+                f = smin if fn.endswith("min") else smax
+                return f(self.value(args[0], depth + 1), self.value(args[1], depth + 1))
+        raise _HostQuestion(f"`{short(node)}`", text(node))
+
+
+def _loop_of(name: str, call):
+    """The for loop around the launch `call` whose initializer declares `name`, or None."""
+    node = call.parent
+    while node is not None:
+        if node.type == "for_statement":
+            init = node.child_by_field_name("initializer")
+            if init is not None and any(
+                    d.type == "init_declarator" and
+                    text(d.child_by_field_name("declarator")) == name
+                    for d in walk(init)):
+                return node
+        node = node.parent
+    return None
+
+
+def _undeclared(unit, name: str) -> bool:
+    """Whether no declaration of the file names `name` (no variable, parameter, function,
+    enumerator or type of that name: an undefined macro, which nvcc's -D would define)."""
+    for n in walk(unit.tree.root_node):
+        if n.type in ("identifier", "field_identifier", "type_identifier") and \
+                text(n) == name and n.parent is not None and \
+                any(n.parent.child_by_field_name(f) == n for f in ("declarator", "name")):
+            return False
+    return True
+
+
+class _HostQuestion(CudaImportError):
+    """A host value the launch needs and the file cannot say; `what` is the expression as
+    written (spaces collapsed), which --host names."""
+
+    macro = False   # (the name is declared nowhere: a macro the build's -D defines)
+
+    def __init__(self, message: str, what: str):
+        super().__init__(message)
+        self.what = " ".join(what.split())
