@@ -19,7 +19,8 @@ from kernels_ir import (
 from kernels_ir.checks import check_kernel
 from smemsim import analyze, warp_request
 from smemsim.engine.banks import RequestError
-from smemsim.launch.hazards import check, control_flow_graph
+from smemsim.launch.hazards import check
+from smemsim.launch.races import control_flow_graph
 from smemsim.launch.slicing import slice_kernel
 from smemsim.launch.trace import substitute
 

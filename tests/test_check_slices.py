@@ -133,7 +133,7 @@ def persistent_tiles(race: bool = True, address_reads_block: bool = False):
 
 
 def test_blocks_that_take_as_many_tiles_are_one_class_and_the_race_is_found():
-    from smemsim.launch.hazards import _control_representatives
+    from smemsim.launch.check_slices import _control_representatives
     from smemsim.launch.ranges import BlockRanges, probe_settled
     from smemsim.launch.slicing import hazard_slices
     import numpy as np
@@ -543,14 +543,14 @@ def test_a_loop_whose_index_is_not_affine_runs_whole():
 def test_the_layout_run_without_values_reports_what_the_run_on_values_does(
         monkeypatch, file, key, mistakes):
     from kernels_ir import resolve_launch
-    from smemsim.launch import hazards
+    from smemsim.launch import faults
     from smemsim.launch.slicing import hazard_slices, layout_run
     kernel = load_kernels(file)[key]()
     assert layout_run(kernel, hazard_slices(kernel)) is not None   # no values needed
     launch = resolve_launch(kernel, {})
-    quick = [f.message for f in hazards.layout_agreement(kernel, launch)]
-    monkeypatch.setattr(hazards, "layout_run", lambda k, hs: None)  # the run on values
-    assert [f.message for f in hazards.layout_agreement(kernel, launch)] == quick
+    quick = [f.message for f in faults.layout_agreement(kernel, launch)]
+    monkeypatch.setattr(faults, "layout_run", lambda k, hs: None)  # the run on values
+    assert [f.message for f in faults.layout_agreement(kernel, launch)] == quick
     assert len(quick) == mistakes
 
 

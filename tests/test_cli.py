@@ -666,16 +666,16 @@ def test_guards_classed_axis_by_axis_count_as_block_by_block(monkeypatch, tmp_pa
 @pytest.mark.parametrize("synced", [True, False])
 def test_check_classes_a_2d_grid_axis_by_axis(monkeypatch, tmp_path, synced):
     """`check`'s shared run takes one block per class of the grid made axis by axis
-    (hazards._class_representatives): the same verdict as one block per coordinate pair,
+    (check_slices._class_representatives): the same verdict as one block per coordinate pair,
     clean with the barrier, the race without it (thread (1, 0) reads the element thread
     (0, 0) wrote: lines 6 and 9), at a size with edge blocks on both axes; and a grid of
     8.4 M blocks (1,048,560 x 2,048 pixels) checked without walking it (past 100 s)."""
-    import smemsim.launch.hazards as hazards
+    import smemsim.launch.check_slices as check_slices
     cu = tmp_path / "blur.cu"
     cu.write_text(BLUR if synced else BLUR.replace("    __syncthreads();\n", ""))
     verdicts = []
     for threshold in (0, 1 << 62):
-        monkeypatch.setattr(hazards, "CHECK_SEPARABLE_BLOCKS", threshold)
+        monkeypatch.setattr(check_slices, "CHECK_SEPARABLE_BLOCKS", threshold)
         code, out = cli("check", str(cu), "-p", "W=330", "-p", "H=290", "--length",
                         "in=95700", "--length", "out=95700", "--json")
         res = json.loads(out)["results"][0]

@@ -8,7 +8,8 @@ from kernels_ir import (
     KernelBuilder, KernelError, KernelRuntimeError, blockIdx, f32, i32, run, threadIdx, u8, u16,
     u32,
 )
-from smemsim.launch.hazards import check, concurrent_site_pairs, launch_limits, sweep
+from smemsim.launch.hazards import check, launch_limits, sweep
+from smemsim.launch.races import concurrent_site_pairs
 
 
 def exchange(barrier: bool):
@@ -193,13 +194,13 @@ def test_the_check_records_only_sites_of_pairs_that_may_race():
 
     from examples.matmul_float_tiled import KERNELS
     from kernels_ir import PartialRun, resolve_launch, run
-    from smemsim.launch.hazards import _Recorder
+    from smemsim.launch.races import Recorder
     kernel = KERNELS["tiled"]()
     pairs = concurrent_site_pairs(kernel)
     assert pairs == ((0, 0), (0, 1), (1, 1))
     launch = resolve_launch(kernel, {})
     scanned = []
-    rec = _Recorder(launch, np.array([0]), lambda r, rows: scanned.append(rows), pairs)
+    rec = Recorder(launch, np.array([0]), lambda r, rows: scanned.append(rows), pairs)
     run(kernel, dict(launch.params), observer=rec, partial=PartialRun(blocks=np.array([0])))
     rows = np.concatenate(scanned + [rec.take()])
     assert sorted(set(rows[:, 4].tolist())) == [0, 1]
@@ -330,7 +331,7 @@ def _race_in_block(target):
 
 def test_check_runs_in_block_chunks_in_bounded_memory(monkeypatch):
     """Past the memory bound a chunk reruns in smaller pieces; races keep their grid block."""
-    import smemsim.launch.hazards as hz
+    import smemsim.launch.races as hz
     whole = check(_race_in_block(5))
     monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 600)   # one block's interval: 64 x 4 x 2 bytes
     monkeypatch.setattr(hz, "FLUSH_ROWS", 100)
@@ -341,7 +342,7 @@ def test_check_runs_in_block_chunks_in_bounded_memory(monkeypatch):
 
 
 def test_a_loop_without_end_stops_the_check_with_its_location(monkeypatch):
-    import smemsim.launch.hazards as hz
+    import smemsim.launch.races as hz
     monkeypatch.setattr(hz, "MAX_OPEN_ROWS", 20000)
     k = KernelBuilder("endless")
     s = k.shared("s", f32, 64)
