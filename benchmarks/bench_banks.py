@@ -1,12 +1,12 @@
 """Bank engine throughput against the time to stream the offsets once, one core.
 
 For every op and width: requests per second of `warp_requests` on the numba path (the
-default once it pays, smemsim.engine.banks._auto_numba) and on the numpy path (all a user without
+default once it pays, smemsim.engine.batch._auto_numba) and on the numpy path (all a user without
 numba has), each as a ratio to the time one numpy pass over the same offsets takes (each
 lane's bank, `(offsets >> 2 & 31).sum()`, into a
 buffer made beforehand), measured in the same run. Random full-warp
 requests in a 4 KiB window, no repeats; and 4-byte requests in a 1 KiB window (a
-histogram's 256 bins: numpy's dense path, smemsim.engine.banks.DENSE_BANK_ROWS). Targets (#28):
+histogram's 256 bins: numpy's dense path, smemsim.engine.batch.DENSE_BANK_ROWS). Targets (#28):
 numba within 10x and numpy within 30x of that pass, for every op.
 """
 import os

@@ -7,8 +7,9 @@ import importlib
 _EXPORTS = {
     "launch.analysis": ("Report", "SiteReport", "Totals", "WorstRequest", "analyze"),
     "engine.arch": ("ARCHS", "Arch", "ArchError", "get_arch"),
-    "engine.banks": ("BankUse", "BatchResult", "Group", "MergeDecision", "RequestError",
-              "WarpRequest", "WordUse", "warp_request", "warp_requests"),
+    "engine.banks": ("BankUse", "Group", "MergeDecision", "RequestError", "WarpRequest",
+                     "WordUse", "warp_request"),
+    "engine.batch": ("BatchResult", "warp_requests"),
     "launch.occupancy": ("BlockSizeChoice", "Curve", "Occupancy", "OccupancyError",
                   "available_dynamic_smem", "best_block_size", "kernel_occupancy",
                   "occupancy", "what_if"),

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from smemsim import ArchError, RequestError, warp_request, warp_requests
-from smemsim.engine import banks
+from smemsim.engine import batch as batched
 
 ENGINES = ["numpy", "numba"]
 
@@ -158,7 +158,7 @@ def test_pure_python_kernel_matches(calibration):
     off = np.array([[-1 if o is None else o for o in p["lane_byte_offsets"]] for p in pats])
     wf, ideal, bad = np.empty(len(pats), np.int64), np.empty(len(pats), np.int64), np.full(2, -1)
     store = np.array([p["op"] == "store" for p in pats])
-    banks._batch_costs(off, np.full(len(pats), 16), store, 232448, wf, ideal, bad)
+    batched._batch_costs(off, np.full(len(pats), 16), store, 232448, wf, ideal, bad)
     assert wf.tolist() == [p["wavefronts"] for p in pats]
 
 
@@ -238,19 +238,18 @@ def test_offsets_past_16_mib_keep_their_groups(engine):
 
 def test_numba_is_loaded_when_the_measured_work_pays_for_it(monkeypatch):
     """Rent or buy (#28): numpy runs until the time it has spent in this process, with the
-    batch at hand, would pass numba's loading cost; then numba, for every later batch."""
-    import smemsim.engine.banks as banks
+    batch at hand, would pass numba's loading cost; then numba, for every later batched."""
     pytest.importorskip("numba")
-    monkeypatch.setattr(banks, "_NUMBA_STATE", {})
-    monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
-    monkeypatch.setattr(banks, "NUMBA_LOAD_S", 0.65)
-    monkeypatch.setattr(banks, "NUMPY_S_PER_REQUEST", 17e-6)
-    assert not banks._auto_numba(2048)      # 2,048 x 17 us: 35 ms of numpy, keep numpy
-    assert "kernel" not in banks._NUMBA_STATE  # and numba was not even imported
-    banks._NUMPY_WORK.update(seconds=0.64, requests=40_000)  # measured: 16 us a request
-    assert not banks._auto_numba(500)       # 0.648 s: still under the loading cost
-    assert banks._auto_numba(1000)          # 0.656 s: numba pays from here
-    assert banks._auto_numba(1)             # loaded: every later batch takes it
+    monkeypatch.setattr(batched, "_NUMBA_STATE", {})
+    monkeypatch.setattr(batched, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
+    monkeypatch.setattr(batched, "NUMBA_LOAD_S", 0.65)
+    monkeypatch.setattr(batched, "NUMPY_S_PER_REQUEST", 17e-6)
+    assert not batched._auto_numba(2048)      # 2,048 x 17 us: 35 ms of numpy, keep numpy
+    assert "kernel" not in batched._NUMBA_STATE  # and numba was not even imported
+    batched._NUMPY_WORK.update(seconds=0.64, requests=40_000)  # measured: 16 us a request
+    assert not batched._auto_numba(500)       # 0.648 s: still under the loading cost
+    assert batched._auto_numba(1000)          # 0.656 s: numba pays from here
+    assert batched._auto_numba(1)             # loaded: every later batch takes it
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
@@ -266,16 +265,16 @@ def test_word_requests_in_few_bank_rows_cost_as_sorted(monkeypatch, dtype):
         off[rng.random((n, 32)) < rng.random() * 0.6] = -1
         off[0] = -1 if trial % 5 == 0 else off[0]
         width, store = np.full(n, 4, np.int64), np.zeros(n, bool)
-        dense = banks._numpy_costs(off, width, store)
-        monkeypatch.setattr(banks, "DENSE_BANK_ROWS", 0)   # every batch sorted
-        ref = banks._numpy_costs(off, width, store)
+        dense = batched._numpy_costs(off, width, store)
+        monkeypatch.setattr(batched, "DENSE_BANK_ROWS", 0)   # every batch sorted
+        ref = batched._numpy_costs(off, width, store)
         monkeypatch.undo()
         assert dense.wavefronts.tolist() == ref.wavefronts.tolist(), trial
         assert dense.ideal.tolist() == ref.ideal.tolist(), trial
     # a worked case: lanes at words 0, 32, 64 (bank 0, three rows) and 1 (bank 1), the rest
     # inactive: 3 wavefronts, 4 distinct words = 16 bytes: ideal 1
     row = np.array([[0, 128, 256, 4] + [-1] * 28], dtype)
-    r = banks._numpy_costs(row, np.array([4]), np.array([False]))
+    r = batched._numpy_costs(row, np.array([4]), np.array([False]))
     assert (r.wavefronts.tolist(), r.ideal.tolist()) == ([3], [1])
 
 
@@ -283,11 +282,11 @@ def test_other_ops_leave_the_callers_offsets_and_time_numpy_once(monkeypatch):
     """ldmatrix.x1 ignores lanes 8-31 on a copy (the caller's rows are the trace's), and
     an atomic batch's numpy time counts once toward the rent-or-buy rule (its plain
     requests' share was added twice, loading numba twice as early)."""
-    monkeypatch.setattr(banks, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
+    monkeypatch.setattr(batched, "_NUMPY_WORK", {"seconds": 0.0, "requests": 0})
     rows = np.tile(np.arange(32, dtype=np.int64) * 16, (4, 1))
     before = rows.copy()
     warp_requests(rows, 16, "ldmatrix", engine="numpy", matrices=1)
     assert (rows == before).all()
     off = np.tile(np.arange(32, dtype=np.int64) * 4, (5000, 1))
     warp_requests(off, 4, "atomic_aggregated", engine="numpy")
-    assert banks._NUMPY_WORK["requests"] == 4 + 5000
+    assert batched._NUMPY_WORK["requests"] == 4 + 5000

@@ -39,7 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import cas_loop_wide
-from .banks import BANKS, WARP, _changes
+from .banks import BANKS, WARP
+from .batch import _changes
 
 # rows of requests the numpy engine takes at a time (its arrays stay in the cache)
 CHUNK = 2048

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banks import WARP, _byte_max, _largest_field
+from .banks import WARP
+from .batch import _byte_max, _largest_field
 
 CHUNK = 4096        # requests a chunk (the 16 x 16 comparisons: 1 MB of bools)
 H = 16              # lanes of a half-warp, and slots (pairs of banks) of 8-byte units

@@ -34,10 +34,10 @@ from dataclasses import replace
 import numpy as np
 
 from . import cas_loop
-from .banks import (
-    BANKS, WARP, WAVEFRONT_BYTES, BankUse, BatchPart, BatchResult, Group, MergeDecision, Part,
-    RequestError, WarpRequest, WordUse, _rejected, explain_groups, group_size, warp_request,
-)
+from .banks import (BANKS, WARP, WAVEFRONT_BYTES, BankUse, Group, MergeDecision, Part,
+                    RequestError, WarpRequest, WordUse, explain_groups, group_size,
+                    warp_request)
+from .batch import BatchPart, BatchResult, _rejected
 
 MATRIX_OPS = ("ldmatrix", "stmatrix")
 CHUNK = 2048   # rows the numpy path takes at a time (its arrays stay in the cache)
@@ -222,7 +222,7 @@ def _pair_costs(off: np.ndarray, width: int, size: int):
     An aligned 8- or 16-byte access uses a pair or quad of banks whole, so a lane adds one
     to its unit's slot (16 pairs, 8 quads; 32 banks for 4 bytes and less); the groups'
     slots fill a row's 32. The ideal counts each group's distinct offsets, from one sort
-    per row (banks._numpy_costs). In chunks of CHUNK rows, in 32-bit keys: the whole
+    per row (batch._numpy_costs). In chunks of CHUNK rows, in 32-bit keys: the whole
     batch's 64-bit temporaries (51 MB each at 200,000 rows) cost more than the work."""
     n = off.shape[0]
     wavefronts, ideal = np.empty(n, np.int64), np.empty(n, np.int64)

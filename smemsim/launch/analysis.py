@@ -16,7 +16,8 @@ import numpy as np
 from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_launch
 
 from ..engine.arch import require_instructions
-from ..engine.banks import CATEGORIES, RequestError, op_categories, rules_for, warp_requests
+from ..engine.banks import CATEGORIES, RequestError, op_categories, rules_for
+from ..engine.batch import warp_requests
 from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, gmma_wavefronts,
                    on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences

@@ -27,7 +27,7 @@ from kernels_ir import i64
 from kernels_ir.expr import cast, const
 from kernels_ir.launch import eval_param_expr
 
-from ..engine.banks import BatchPart, BatchResult
+from ..engine.batch import BatchPart, BatchResult
 from .congruence import Residue
 
 # op -> the Nsight class its instructions count in

@@ -394,7 +394,7 @@ class _Screen:
         return [p for _, p in found[:self.BUILT]]
 
     def _cost(self, sites, base: int, end: int, size: int, swz, padding=None) -> int | None:
-        from ..engine.banks import warp_requests
+        from ..engine.batch import warp_requests
         b, m, s = swz or (0, 0, 0)
         total = 0
         for stmt in sites:
