@@ -189,3 +189,9 @@ class LocalArray:
 
 
 MemArray = Union[GlobalArray, SharedArray]
+
+
+def source_name(array) -> str:
+    """An array as the user's source names it: a view of a `__shared__` variable (a kernel
+    read from PTX reads one through a view per element type, `As_u16`) by its variable."""
+    return getattr(array, "variable", None) or array.name

@@ -107,7 +107,7 @@ def source_lines(python_file: str) -> None:
     _SOURCE_MAPS[path] = mapping
 
 
-_COUNTER = re.compile(r"iter_l(\d+)(?:_\d+)?")
+_COUNTER = re.compile(r"iter_l(\d+)(?:_\d+)?|line (\d+)")
 
 
 def counter_name(line: int | None) -> str:
@@ -121,7 +121,14 @@ def loop_label(name: str) -> str:
     """A loop as a message names it: `loop 'k'` by its variable, `the loop at line 22` by
     the line of a counter_name."""
     m = _COUNTER.fullmatch(name)
-    return f"the loop at line {m.group(1)}" if m else f"loop '{name}'"
+    return f"the loop at line {m.group(1) or m.group(2)}" if m else f"loop '{name}'"
+
+
+def loop_key(name: str) -> str:
+    """A loop as JSON keys it: its variable, or `line 22` for a counter_name (the loop at
+    source line 22, which has no variable of its own)."""
+    m = _COUNTER.fullmatch(name)
+    return f"line {m.group(1) or m.group(2)}" if m else name
 
 
 def iterations_text(iterations, values=None) -> str:

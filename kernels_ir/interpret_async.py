@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .arrays import source_name
 from .expr import Expr
 from .run_types import GlobalAccess, LayoutMismatch
 from .semantics import LaneFault
@@ -130,7 +131,7 @@ def _require_init(machine: Machine, array, slots: np.ndarray) -> dict[str, np.nd
     missing = state["ready"][slots] == 0
     if missing.any():
         lane = int(np.flatnonzero(missing)[0])
-        raise LaneFault(f"uses mbarrier '{array.name}' (byte "
+        raise LaneFault(f"uses mbarrier '{source_name(array)}' (byte "
                         f"{int(slots[lane] * 8 % machine.window)} of the block's window) "
                         "before any mbarrier.init of it", np.array([lane]))
     return state
@@ -451,7 +452,7 @@ def _bulk_source(machine: Machine, s, idx: np.ndarray, first: np.ndarray) -> np.
         lane = int(np.flatnonzero(over)[0])
         raise LaneFault(f"the {_BULK_NAMES[type(s)]} spans {span} bytes from byte "
                         f"{int(within[lane])} of the block's window, past the end of "
-                        f"'{s.array.name}' (byte {end})", np.array([lane]))
+                        f"'{source_name(s.array)}' (byte {end})", np.array([lane]))
     rel = s.tensor_map.destinations(within) if tma else \
         within[:, None] + np.arange(s.nbytes)
     return (first * size - within)[:, None] + rel

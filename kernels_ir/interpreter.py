@@ -36,7 +36,7 @@ from .printer import format_stmt
 from .run_types import (MAX_LOOP_ITERATIONS, MAX_THREADS, BarrierReached, GlobalAccess,
                         Observer, PartialRun, SharedAccess)
 from .semantics import LaneFault, convert
-from .arrays import GlobalArray, LocalArray, SharedArray
+from .arrays import GlobalArray, LocalArray, SharedArray, source_name
 from .kernel import Kernel
 from .stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix,
                    LocalStore, Loop, MmaSync, Return, Shuffle, Store, StoreMatrix, Sync,
@@ -566,8 +566,9 @@ class Machine(Evaluator):
                     getattr(getattr(array, "base", None), "name", None)
                 named = f"'{array.name}'" if not variable or variable == array.name else \
                     f"'{variable}' in {array.dtype} elements"
-                raise LaneFault(f"out of bounds: {span}index {i[lane]}{dim_text} of "
-                                f"{named} (valid 0..{extent - 1})", np.array([lane]))
+                raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
+                                f"{dim_text} of {named} (valid 0..{extent - 1})",
+                                np.array([lane]))
             term = i.astype(np.int64, copy=False)
             if stride != 1:
                 term = term * stride
@@ -682,8 +683,8 @@ class Machine(Evaluator):
         rows' lanes, when not in order), read or written by `who` (a thread by default)."""
         def fault(message: str, row: int):
             byte = int(nbytes[row, 0] % self.window)
-            raise LaneFault(f"{who}{'reads' if reading else 'writes'} '{array.name}' (byte "
-                            f"{byte} of the block's window) while {message}",
+            raise LaneFault(f"{who}{'reads' if reading else 'writes'} '{source_name(array)}' "
+                            f"(byte {byte} of the block's window) while {message}",
                             np.array([row]) if lanes is None else lanes[row:row + 1])
         if self.bulk_reads and not reading:
             busy = self.reading[nbytes].any(axis=1)
@@ -742,7 +743,8 @@ class Machine(Evaluator):
         if not ok.all():
             lane = int(np.flatnonzero(~ok)[0])
             byte = int(first[lane] * size % self.window)
-            raise LaneFault(f"reads shared memory no thread has written ('{s.array.name}', byte "
+            raise LaneFault(f"reads shared memory no thread has written "
+                            f"('{source_name(s.array)}', byte "
                             f"{byte} of the block's window): uninitialized in CUDA",
                             np.array([lane]))
 
@@ -897,3 +899,15 @@ _EXECUTE = {
     WgmmaCommit: lambda machine, s, idx: None,
     WgmmaWait: lambda machine, s, idx: None,
 }
+
+
+def _index_text(value, index: Expr) -> str:
+    """An index as a fault names it: an unsigned one past half its range also as the signed
+    value it wrapped from (`4294967294 (-2 as a signed 32-bit value)`: nvcc's PTX computes a
+    signed `i - 2` in unsigned registers)."""
+    value = int(value)
+    bits = index.dtype.bits
+    if not index.dtype.is_float and not index.dtype.signed and bits >= 16 and \
+            value >= 1 << (bits - 1):
+        return f"{value} ({value - (1 << bits)} as a signed {bits}-bit value)"
+    return str(value)

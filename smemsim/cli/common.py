@@ -138,10 +138,14 @@ def inputs(args, key: str, kernel, params: dict):
     given = _data_files(args, kernel)
     if not given:
         return arrays
-    dtypes = {g.name: g.dtype for g in kernel.globals}
+    arrays_of = {g.name: g for g in kernel.globals}
     loaded = {}
     for name, path in given.items():
-        data, n, t = _npy(name, path), launch.lengths[name], dtypes[name]
+        data, n, g = _npy(name, path), launch.lengths[name], arrays_of[name]
+        # a kernel read from PTX holds a pointer's bytes: its elements are the type the
+        # source declares the pointer with, whose values the file holds
+        t = g.declared if g.declared is not None and g.dtype.size == 1 else g.dtype
+        n = n // t.size * g.dtype.size
         # checked here, whether or not the analysis ends up reading the data: a file that
         # cannot be this array's contents is a mistake, never reshaped or converted
         if data.ndim != 1:
@@ -149,11 +153,12 @@ def inputs(args, key: str, kernel, params: dict):
                               f"'{name}' is 1-D ({n:,} elements): save array.ravel()")
         if data.dtype != t.storage:
             raise KernelError(f"--data {name}={path}: {data.dtype} elements; '{name}' holds "
-                              f"{t} ({t.storage}): save array.astype(numpy.{t.storage})")
+                              f"{t} ({t.storage}): save array.astype(numpy.{t.storage}) where "
+                              "those are its values")
         if data.size != n:
             raise KernelError(f"--data {name}={path}: {data.size:,} elements; '{name}' has "
                               f"{n:,} at these parameters")
-        loaded[name] = data
+        loaded[name] = data.view(g.dtype.storage) if t is not g.dtype else data
     return {**(arrays or {}), **loaded}
 
 

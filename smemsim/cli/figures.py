@@ -151,6 +151,22 @@ KNOBS = {"block_size": "threads per block", "registers_per_thread": "registers p
          "smem_per_block": "shared memory per block (bytes)"}
 
 
+def _polyline(points: list[tuple[str, str]]) -> str:
+    """An SVG path through `points` (formatted coordinates) without its repeated points and
+    the middle points of straight horizontal or vertical runs: the same line, a tenth of
+    the bytes for a step curve of many flat steps."""
+    kept: list = []
+    for p in points:
+        if kept and p == kept[-1]:
+            continue
+        if len(kept) >= 2 and (kept[-2][1] == kept[-1][1] == p[1] or
+                               kept[-2][0] == kept[-1][0] == p[0]):
+            kept[-1] = p    # (the run goes on: its middle point says nothing)
+        else:
+            kept.append(p)
+    return " ".join(f"{'M' if i == 0 else 'L'}{x},{y}" for i, (x, y) in enumerate(kept))
+
+
 def curve_svg(curve: dict[str, Any], limiter: str = "") -> str:
     """A what-if curve (jsonout.occupancy_json's curves): occupancy against one knob as a
     step line, with the kernel's point marked."""
@@ -160,9 +176,9 @@ def curve_svg(curve: dict[str, Any], limiter: str = "") -> str:
     lo, hi = xs[0], xs[-1] if xs[-1] > xs[0] else xs[0] + 1
     px = lambda x: left + (x - lo) / (hi - lo) * w
     py = lambda y: top + h - y * h
-    path = " ".join(f"{'M' if i == 0 else 'L'}{px(x):.1f},{py(y):.1f}"
-                    + (f" L{px(xs[i + 1]):.1f},{py(y):.1f}" if i + 1 < len(xs) else "")
-                    for i, (x, y) in enumerate(zip(xs, ys)))
+    corners = [(f"{px(x):.1f}", f"{py(y):.1f}") for i, (x, y) in enumerate(zip(xs, ys))
+               for x in ((x, xs[i + 1]) if i + 1 < len(xs) else (x,))]
+    path = _polyline(corners)
     here = max((i for i, x in enumerate(xs) if x <= curve["current"]), default=0)
     name = KNOBS.get(curve["knob"], curve["knob"])
     body = [_text(0, 12, f"occupancy vs {name}", extra=' font-weight="bold"'),

@@ -8,7 +8,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from kernels_ir.errors import loop_key
+
 from .outputs import PATCH_COMMENT, seal
+from .phrases import shown_statement
 
 if TYPE_CHECKING:  # annotations only: building JSON needs none of these imported
     from gpu_backend.compile import Compiled
@@ -33,7 +36,7 @@ def report_json(r: Report) -> dict[str, Any]:
         "params": dict(r.params), "grid": list(r.grid), "block": list(r.block),
         "static_smem": r.static_smem, "dynamic_smem": r.dynamic_smem, "mode": r.mode,
         "sites": [{
-            "site": s.site, "file": s.loc.file, "line": s.loc.line, "statement": s.statement,
+            "site": s.site, "file": s.loc.file, "line": s.loc.line, "statement": shown_statement(s), "ir": s.statement,
             "source": s.loc.text,
             # the calls the line was inlined at, innermost first (a helper's line)
             "calls": [{"file": f, "line": n} for f, n in s.loc.calls],
@@ -50,7 +53,7 @@ def report_json(r: Report) -> dict[str, Any]:
                 "offsets": list(s.worst.offsets), "wavefronts": s.worst.wavefronts,
                 "ideal": s.worst.ideal, "block": list(s.worst.where.block),
                 "warp": s.worst.where.warp,
-                "iterations": dict(s.worst.where.iterations)},
+                "iterations": {loop_key(k): v for k, v in s.worst.where.iterations}},
         } for s in r.sites],
         "load": dataclasses.asdict(r.load) | {"excess": r.load.excess},
         "store": dataclasses.asdict(r.store) | {"excess": r.store.excess},
@@ -118,7 +121,7 @@ def error_json(err: Exception, message: str, exit_code: int) -> dict[str, Any]:
         if value is not None:
             out[key] = list(value)
     if getattr(err, "iterations", None):
-        out["iterations"] = dict(err.iterations)
+        out["iterations"] = {loop_key(k): v for k, v in dict(err.iterations).items()}
     return out
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from kernels_ir.errors import iterations_text
 
 from . import figures
+from .phrases import count_caveat, is_estimate
 from .render import registers_text
 
 # per instruction class, the Nsight Compute counters (gpu_backend.measure.METRICS keys) that
@@ -254,9 +255,12 @@ def summary(item: dict[str, Any], k: str) -> str:
         f'<a href="#k{k}-L{line}">{escape(os.path.basename(file))}:{line}</a> '
         f"({_n(e)}, {100 * e / total:.0f}%)" for e, (file, line) in worst)
     # (a site counted as the fewest passes of a retry loop makes the total a bound too)
-    least = "at least " if any(s.get("at_least") for s in a["sites"]) else ""
+    least = "at least " if any(s.get("at_least") for s in a["sites"]) else \
+        "≈ " if any(is_estimate(s) for s in a["sites"] if s["excess"]) else ""
+    caveat = count_caveat([s for s in a["sites"] if s["excess"]])
     out = [hazards, f'<p class="summary"><b>{least}{_n(total)} excess wavefronts</b> (bank '
-           f"conflicts: {a['excess_ratio']:.2f} x the ideal), most on {lines}.</p>"]
+           f"conflicts: {a['excess_ratio']:.2f} x the ideal), most on {lines}"
+           + (f" ({escape(caveat)})" if caveat else "") + ".</p>"]
     f = item.get("fix")
     if f and f["best"]:
         after = f["combined"]["wavefronts"] if f["combined"] else f["best"][0]["wavefronts"]
@@ -407,6 +411,8 @@ def details(item: dict[str, Any], k: str) -> str:
     shown); the other sites say how to draw theirs."""
     maps = {e["site"]: e["request"] for e in item["explanations"]}
     first = worst_site(item["analysis"]["sites"])
+    # (a line's drawn map: the one of its costliest copy, reportdoc.explained_sites)
+    by_place = {_place(s): s["site"] for s in item["analysis"]["sites"] if s["site"] in maps}
     out = []
     for s in item["analysis"]["sites"]:
         w = s["worst"]
@@ -415,8 +421,12 @@ def details(item: dict[str, Any], k: str) -> str:
         its = iterations_text(w["iterations"])
         hist = ", ".join(f"{_n(h['requests'])} x {h['wavefronts']}" for h in s["histogram"][:8])
         title = (f"site {s['site']}, line {s['line']}: {s.get('source') or s['statement']}")
+        drawn = by_place.get(_place(s))
         if s["site"] in maps:
             picture = figures.bank_map_svg(maps[s["site"]], title)
+        elif drawn is not None and s["excess"]:
+            picture = (f'<p class="note">Site {drawn}, the costliest of the build\'s copies '
+                       "of this line, has the line's bank map.</p>")
         elif not s["excess"]:
             picture = ('<p class="note">Every request of this site is served in its ideal '
                        "wavefronts: no bank conflict to draw.</p>")
@@ -435,6 +445,11 @@ def details(item: dict[str, Any], k: str) -> str:
             f"<p>worst request: block {tuple(w['block'])}, warp {w['warp']}"
             f"{', ' + escape(its) if its else ''}</p>" + picture + "</div>")
     return "\n".join(out)
+
+
+def _place(s: dict) -> tuple:
+    """A site's source place (its line and the calls it was inlined at)."""
+    return (s["file"], s["line"], tuple((c["file"], c["line"]) for c in s.get("calls") or ()))
 
 
 def fix_list(f: dict[str, Any], k: str = "0") -> str:

@@ -1,5 +1,5 @@
-"""Phrases several outputs share (the table, explain, SARIF and gcc): a site's statement
-as the user wrote it, a list of sites."""
+"""Phrases several outputs share (the table, explain, SARIF, gcc and the page): a site's
+statement as the user wrote it, a list of sites, what kind of count a number is."""
 from __future__ import annotations
 
 import os
@@ -48,9 +48,37 @@ def sites_word(sites) -> str:
 
 
 def numbers_text(numbers: list[int]) -> str:
-    """`13-16`, `5, 7, 9`, `5, 7, ... 35 (16 of them)`."""
+    """`13-16`, `5, 7, 9`, `5, 7, ... 35 (16 of them)`, `4`."""
+    if len(numbers) == 1:
+        return str(numbers[0])
     if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
         return f"{numbers[0]}-{numbers[-1]}"
     if len(numbers) <= 4:
         return ", ".join(map(str, numbers))
     return f"{numbers[0]}, {numbers[1]}, ... {numbers[-1]} ({len(numbers)} of them)"
+
+
+def is_estimate(s) -> bool:
+    """Whether a site's count is an estimate (a retry loop, or the compare-and-swap loop of
+    an atomic, where warps contend for one word: the GPU's passes depend on its
+    scheduling), rather than exact or a bound (`at_least`). Takes a SiteReport or its
+    JSON."""
+    get = (lambda k: s.get(k)) if isinstance(s, dict) else (lambda k: getattr(s, k))
+    return not get("at_least") and (get("retry_loop") is not None or
+                                    get("op") == "atomic_cas_loop")
+
+
+def count_caveat(sites) -> str:
+    """What kind of count the sites' sum is, for a one-line diagnostic (SARIF, gcc): ""
+    where it is exact on this launch; else `at least: ...`, `an estimate: ...` and/or
+    `counted on this launch's inputs`."""
+    get = lambda s, k: s.get(k) if isinstance(s, dict) else getattr(s, k)  # noqa: E731
+    parts = []
+    if any(get(s, "at_least") for s in sites):
+        parts.append("at least: the fewest passes of a retry loop; the GPU may run more")
+    elif any(is_estimate(s) for s in sites):
+        parts.append("an estimate: a retry loop where warps contend for one word, whose "
+                     "passes depend on the GPU's scheduling")
+    if any(get(s, "data_dependent") for s in sites):
+        parts.append("counted on this launch's inputs, on which its accesses depend")
+    return "; ".join(parts)

@@ -7,6 +7,7 @@ it, so the page and the JSON cannot disagree.
 """
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 from typing import Any
 
@@ -30,11 +31,17 @@ EXPLAINED = 6
 
 
 def explained_sites(r: Report) -> list:
-    """The sites a report explains (EXPLAINED of them at most): the most excess first, then
-    the most wavefronts; a site with no excess only where no site has any (the one that
-    costs the most), so that a kernel of a hundred sites keeps its page small."""
+    """The sites a report explains (EXPLAINED of them at most), one a source place (the
+    costliest of the build's copies of a line, whose clicks all show its map): the most
+    excess first, then the most wavefronts; a site with no excess only where no site has
+    any (the one that costs the most), so that a kernel of a hundred sites keeps its page
+    small."""
     ranked = sorted((s for s in r.sites if s.worst is not None and s.explainable),
                     key=lambda s: (-s.excess, -s.wavefronts, s.site))
+    places: dict = {}
+    for s in ranked:
+        places.setdefault((s.loc.file, s.loc.line, s.loc.calls), s)
+    ranked = list(places.values())
     conflicted = [s for s in ranked if s.excess]
     return conflicted[:EXPLAINED] if conflicted else ranked[:1]
 
@@ -55,25 +62,31 @@ def layouts(kernel, r: Report, params, fix=None, arch: str = "sm_90") -> list[di
     from ..search.fix import apply
     from ..launch.layoutmap import layout_map
     out = []
-    for name in dict.fromkeys(s.array for s in r.sites):
-        sites = [s for s in r.sites if s.array == name and s.worst is not None
-                 and s.explainable]
+    # one grid a variable, as the source names it (a `.cu`'s PTX reads one through views of
+    # each element type it is accessed in: the view of its costliest site is drawn)
+    variables: dict = {}
+    for s in r.sites:
+        variables.setdefault(s.variable or s.array, []).append(s)
+    for name, theirs in variables.items():
+        sites = [s for s in theirs if s.worst is not None and s.explainable]
         worst = max(sites, key=lambda s: (s.excess, s.wavefronts, -s.site), default=None)
         request = request_of(worst) if worst is not None else None
-        maps = [layout_map(kernel, name, params, request=request, arch=arch)]
+        view = worst.array if worst is not None else theirs[0].array
+        maps = [layout_map(kernel, view, params, request=request, arch=arch)]
         # (a `.cu`'s candidates are builds of the patched file, not views of this kernel:
         # their counts are in the fix table, their pictures would be of other bytes)
         if fix is not None and not fix.built:
-            better = [c for c in fix.candidates if c.array == name and
+            better = [c for c in fix.candidates if c.array in (name, view) and
                       c.wavefronts < fix.baseline.wavefronts]
             chosen = [min((c for c in better if c.kind == kind), default=None,
                           key=lambda c: (c.wavefronts, c.extra_smem))
                       for kind in ("pad", "swizzle")]
             chosen = sorted((c for c in chosen if c is not None),
                             key=lambda c: (c.wavefronts, c.extra_smem))
-            maps += [layout_map(apply(kernel, c), name, params, label=c.label, request=request,
+            maps += [layout_map(apply(kernel, c), view, params, label=c.label, request=request,
                                 original=kernel, arch=arch) for c in chosen]
-        out.append({"array": name, "maps": [jsonout.layout_json(m) for m in maps]})
+        out.append({"array": name, "maps": [
+            jsonout.layout_json(dataclasses.replace(m, array=name)) for m in maps]})
     return out
 
 

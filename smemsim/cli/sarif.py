@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from .phrases import shown_statement, sites_word
+from .phrases import count_caveat, is_estimate, shown_statement, sites_word
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -73,18 +73,32 @@ def _place_results(report, threshold: float | None) -> list[tuple[dict, list]]:
         over = threshold is not None and ratio > threshold
         if threshold is not None and not over:
             continue
-        bound = " (at least: the fewest passes of its retry loop; the GPU may run more)" \
-            if any(s.at_least for s in sites) else ""
+        caveat = count_caveat(sites)
         first = sites[0]
-        which = sites_word(sites) + (f" (one line, {len(sites)} copies)" if len(sites) > 1
+        which = sites_word(sites) + (f" (one line, {_copies(sites)})" if len(sites) > 1
                                      else "")
-        out.append((_result(
+        result = _result(
             "bank-conflict", "error" if over and failing else "warning",
             f"{report.kernel}: {which}, `{shown_statement(first)}`: {excess:,} excess "
             "wavefronts over "
             f"{requests:,} requests ({(excess + ideal) / requests if requests else 0:.2f} per "
-            f"request, {ratio:.2f} x ideal){bound}", first.loc), sites))
+            f"request, {ratio:.2f} x ideal)" + (f" ({caveat})" if caveat else ""), first.loc)
+        # (what a gate reads besides the text: the numbers, and what kind of count they are)
+        result["properties"] = {
+            "excess": excess, "ideal": ideal, "requests": requests,
+            "sites": [s.site for s in sites],
+            "at_least": any(s.at_least for s in sites),
+            "estimate": not any(s.at_least for s in sites) and any(map(is_estimate, sites)),
+            "data_dependent": any(s.data_dependent for s in sites)}
+        out.append((result, sites))
     return out
+
+
+def _copies(sites) -> str:
+    """`4 copies` of one access, or `3 accesses` where the line's sites differ (two loads
+    and a store of one statement)."""
+    kinds = {(s.op, s.width, s.array) for s in sites}
+    return f"{len(sites)} copies" if len(kinds) == 1 else f"{len(sites)} accesses"
 
 
 def hazard_results(h) -> list[dict]:

@@ -68,10 +68,12 @@ class Race:
         idx = "".join(f"[{i}]" for i in self.element)
         more = f" (and {copies - 1} more site pair(s) of these lines: the build's copies " \
             "of them)" if copies > 1 else ""
+        warp = "; lanes of one warp: a __syncwarp() between them orders them" \
+            if self.same_warp and not self.benign else ""
         return (f"{self.kind} race on {self.array}{idx} (byte {self.byte}) in block "
                 f"{self.block}: site {self.first} ({self.first_loc.chain()}) by thread "
                 f"{self.threads[0]} and site {self.second} ({self.second_loc.chain()}) by "
-                f"thread {self.threads[1]}, {self.interval}{more}")
+                f"thread {self.threads[1]}, {self.interval}{warp}{more}")
 
 
 def control_flow_graph(kernel: Kernel) -> nx.DiGraph:
@@ -301,6 +303,25 @@ FLUSH_ROWS = 1 << 21
 MAX_OPEN_ROWS = 1 << 22
 
 
+def _across_warps(rows: np.ndarray) -> bool:
+    """Whether some word of the records `rows` is touched by threads of two warps, one of
+    them storing."""
+    pairs = np.unique(rows[:, [2, 6]], axis=0)       # (word, warp)
+    words, warps = np.unique(pairs[:, 0], return_counts=True)
+    return np.intersect1d(words[warps > 1], rows[rows[:, 5] != 0, 2]).size > 0
+
+
+def _one_element_size(kernel: Kernel, array) -> bool:
+    """Whether an element index of `array` names the element as the source does: an array
+    of its own, or a view of a variable every view of which reads elements of one size (a
+    kernel read from PTX reads `vals` as u32 and f32: index 1 is the same 4 bytes)."""
+    if not getattr(array, "variable", None):
+        return True
+    sizes = {v.dtype.size for v in kernel.shared if getattr(v, "variable", None) ==
+             array.variable}
+    return sizes == {array.dtype.size}
+
+
 def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limit: int,
            found: list, seen: dict) -> list[Race]:
     """Add the races among records `a` (whole barrier intervals) to `found`: one per site
@@ -381,7 +402,10 @@ def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limi
             # (a reduction's tail under `if (tid < 32)`); where more do, a block barrier is
             # missing, whichever threads the data made conflict first
             both = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
-            one_warp = np.unique(both[:, 6]).size == 1
+            # (or no word the two sites touch in the interval is touched by two warps with a
+            # store among them: each warp works on its own slots of a buffer, CSR SpMV's
+            # `vals[threadIdx.x + 16]` tree)
+            one_warp = np.unique(both[:, 6]).size == 1 or not _across_warps(both)
             start = rec.barrier_lines.get((b, ep))
             end = rec.barrier_lines.get((b, ep + 1))
             interval = ("before the first barrier" if start is None else
@@ -397,8 +421,8 @@ def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limi
                               (thread(first[3]), thread(second[3])),
                               # (a view of a source's variable: the variable, by its byte)
                               array.variable or array.name,
-                              index if not array.variable or array.variable == array.name
-                              else (), byte, interval, one_warp))
+                              index if _one_element_size(kernel, array) else (), byte,
+                              interval, one_warp))
             if len(found) >= limit:
                 return found
         if len(found) >= limit:

@@ -31,6 +31,11 @@ WARP = 32
 # the trace runs at most this many threads at a time (blocks in chunks), so no launch is too
 # large for it and memory stays bounded
 CHUNK_THREADS = 1 << 20
+# and at most about this many bytes of per-thread state (each variable and register array a
+# value per thread, and the temporaries its expressions make): a kernel read from PTX holds
+# a variable per register that lives across blocks, 90 of them in a CSR SpMV, whose run
+# over 1 M threads at once peaked at 5.7 GB
+CHUNK_BYTES = 128 << 20
 # Iterations of one entry of a loop whose end has no closed form (a while loop, `i >= 0`)
 # after which an analysis (the trace, the check) calls it endless: the interpreter runs a
 # few thousand iterations a second, so an endless loop is reported in seconds, not after the
@@ -294,7 +299,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
                            fold=fold if sl.data_dependent else None)
     retries = retry_loops(kernel)
     collector.watch = frozenset(n for r in retries for n in r.stores)
-    per_run = max(1, CHUNK_THREADS // launch.threads_per_block)   # blocks per chunk
+    per_run = max(1, chunk_threads(kernel) // launch.threads_per_block)   # blocks a chunk
     if kernel.cooperative:
         # blocks that meet at grid.sync() and share global data in between run together
         # (a cooperative launch's grid is what is resident at once: thousands of blocks)
@@ -325,6 +330,22 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
         runs += int(blocks.size)
     sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
     return Trace(launch, sites, sl, "sliced", runs, retries, frozenset(collector.crossed))
+
+
+def chunk_threads(kernel: Kernel) -> int:
+    """Threads a run takes at a time: CHUNK_THREADS, fewer where the kernel's per-thread
+    state (a value per variable, the elements of its register arrays, and as many again for
+    the temporaries of evaluating them) would pass CHUNK_BYTES."""
+    state = 0
+    for s in kernel.statements():
+        for v in s.declares():
+            shape = getattr(v, "shape", ())
+            count = 1
+            for n in shape if isinstance(shape, tuple) else ():
+                count *= n if isinstance(n, int) else 1
+            state += 8 * count
+    per_thread = 2 * state + 64
+    return max(1, min(CHUNK_THREADS, CHUNK_BYTES // per_thread))
 
 
 def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):

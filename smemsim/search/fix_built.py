@@ -106,8 +106,9 @@ def search_source(kernel: Kernel, source: SourceFile,
                   prefer: str | None = None) -> FixSearch:
     """Paddings and swizzles of each conflicted `__shared__` declaration of the kernel (or
     of the array of `site`), each patched into the file and counted as nvcc builds it
-    (`few`: one padding, of the array's widest access, and the best swizzle: what a report
-    draws, in a third of the builds; `prefer`: "pad" or "swizzle", the kind each array's
+    (`few`: one padding, of the array's widest access, and the best swizzle, then the one
+    padding the screen re-costs best where it beats the built one: what a report draws, in
+    a third of the builds; `prefer`: "pad" or "swizzle", the kind each array's
     best is where one of that kind lowers its wavefronts)."""
     from ..frontends.cuda.patch import LayoutChange, layout_patch, shared_declaration
     if baseline is None:
@@ -187,11 +188,13 @@ def search_source(kernel: Kernel, source: SourceFile,
         # then the paddings the screen finds better than those built, a row's length known
         # from the first padded build (a 16 x 16 block's two rows a warp in a 20-float
         # tile: 48 floats a row, 16 banks apart)
-        more = [] if few or screen is None else [
+        # (`few`: the one the screen finds best, so that a report shows what fix finds)
+        more = [] if screen is None else [
             (name, LayoutChange(name, "pad", pad=pad)) for name in names
             for pad in screen.paddings(name, sizes[name], [
                 (change.pad, counted[1]) for (n, change), counted, _, _ in results
-                if n == name and change.kind == "pad" and counted is not None])]
+                if n == name and change.kind == "pad" and counted is not None
+            ])[:1 if few else None]]
         if more:
             plan += more
             results += list(pool.map(one, more))

@@ -17,7 +17,7 @@ def cp_async_gemm():
     K = kb.param("K", "i32")  # cp_async_gemm.cu:11
     A = kb.global_array("A", "u8", cast(M * K, i64) * 4, intent="in")  # cp_async_gemm.cu:11
     B = kb.global_array("B", "u8", cast(K * N, i64) * 4, intent="in")  # cp_async_gemm.cu:11
-    C = kb.global_array("C", "u8", cast(M * N, i64) * 4, intent="inout")  # cp_async_gemm.cu:11
+    C = kb.global_array("C", "u8", cast(M * N, i64) * 4, intent="out")  # cp_async_gemm.cu:11
     A_u32 = kb.global_view(A, "A_u32", "u32")  # cp_async_gemm.cu:11
     B_u32 = kb.global_view(B, "B_u32", "u32")  # cp_async_gemm.cu:11
     C_f32 = kb.global_view(C, "C_f32", "f32")  # cp_async_gemm.cu:11

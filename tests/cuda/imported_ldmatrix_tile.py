@@ -14,8 +14,8 @@ def ldmatrix_tile():
     kb = KernelBuilder("ldmatrix_tile")  # ldmatrix_tile.cu:11
     tiles = kb.param("tiles", "i32")  # ldmatrix_tile.cu:11
     src = kb.global_array("src", "u8", cast(tiles * 4096, i64) * 2, intent="in")  # ldmatrix_tile.cu:11
-    frags = kb.global_array("frags", "u8", cast(tiles * 2048, i64) * 4, intent="inout")  # ldmatrix_tile.cu:11
-    out = kb.global_array("out", "u8", cast(tiles * 4096, i64) * 2, intent="inout")  # ldmatrix_tile.cu:11
+    frags = kb.global_array("frags", "u8", cast(tiles * 2048, i64) * 4, intent="out")  # ldmatrix_tile.cu:11
+    out = kb.global_array("out", "u8", cast(tiles * 4096, i64) * 2, intent="out")  # ldmatrix_tile.cu:11
     src_u16 = kb.global_view(src, "src_u16", "u16")  # ldmatrix_tile.cu:11
     frags_u32 = kb.global_view(frags, "frags_u32", "u32")  # ldmatrix_tile.cu:11
     out_u16 = kb.global_view(out, "out_u16", "u16")  # ldmatrix_tile.cu:11

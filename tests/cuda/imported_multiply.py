@@ -14,7 +14,7 @@ def multiply():
     kb = KernelBuilder("multiply")  # seed004.cu:16
     A_mat = kb.global_array("A_mat", "u8", cast(const(256, i32) * 256, i64) * 8, intent="in")  # seed004.cu:16
     B_mat = kb.global_array("B_mat", "u8", cast(const(256, i32) * 256, i64) * 8, intent="in")  # seed004.cu:16
-    C_mat = kb.global_array("C_mat", "u8", cast(const(256, i32) * 256, i64) * 8, intent="inout")  # seed004.cu:16
+    C_mat = kb.global_array("C_mat", "u8", cast(const(256, i32) * 256, i64) * 8, intent="out")  # seed004.cu:16
     A_mat_f64 = kb.global_view(A_mat, "A_mat_f64", "f64")  # seed004.cu:16
     B_mat_f64 = kb.global_view(B_mat, "B_mat_f64", "f64")  # seed004.cu:16
     C_mat_f64 = kb.global_view(C_mat, "C_mat_f64", "f64")  # seed004.cu:16

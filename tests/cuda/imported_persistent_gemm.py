@@ -17,7 +17,7 @@ def persistent_gemm():
     K = kb.param("K", "i32")  # persistent_gemm.cu:7
     A = kb.global_array("A", "u8", cast(M * K, i64) * 4, intent="in")  # persistent_gemm.cu:7
     B = kb.global_array("B", "u8", cast(K * N, i64) * 4, intent="in")  # persistent_gemm.cu:7
-    C = kb.global_array("C", "u8", cast(M * N, i64) * 4, intent="inout")  # persistent_gemm.cu:7
+    C = kb.global_array("C", "u8", cast(M * N, i64) * 4, intent="out")  # persistent_gemm.cu:7
     A_f32 = kb.global_view(A, "A_f32", "f32")  # persistent_gemm.cu:7
     B_u32 = kb.global_view(B, "B_u32", "u32")  # persistent_gemm.cu:7
     C_f32 = kb.global_view(C, "C_f32", "f32")  # persistent_gemm.cu:7

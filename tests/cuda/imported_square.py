@@ -17,7 +17,7 @@ def matrix_mul():
     B_width = kb.param("B_width", "i32")  # seed000_square.cu:2
     A = kb.global_array("A", "u8", cast(A_height * A_width, i64) * 1, intent="in")  # seed000_square.cu:2
     B = kb.global_array("B", "u8", cast(A_width * B_width, i64) * 1, intent="in")  # seed000_square.cu:2
-    C = kb.global_array("C", "u8", cast(A_height * B_width, i64) * 1, intent="inout")  # seed000_square.cu:2
+    C = kb.global_array("C", "u8", cast(A_height * B_width, i64) * 1, intent="out")  # seed000_square.cu:2
     smem = kb.shared("smem", "u8", (512,))
     rowVector = kb.view(smem, "rowVector", "u8", (512,))
     colVector = kb.view(smem, "colVector", "u8", (512,))

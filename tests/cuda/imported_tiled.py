@@ -17,7 +17,7 @@ def matrixMultiplySharedKernel():
     commonDim = kb.param("commonDim", "i32")  # seed004.cu:53
     matrixA = kb.global_array("matrixA", "u8", cast(rowsA * commonDim, i64) * 4, intent="in")  # seed004.cu:53
     matrixB = kb.global_array("matrixB", "u8", cast(commonDim * colsB, i64) * 4, intent="in")  # seed004.cu:53
-    matrixC = kb.global_array("matrixC", "u8", cast(rowsA * colsB, i64) * 4, intent="inout")  # seed004.cu:53
+    matrixC = kb.global_array("matrixC", "u8", cast(rowsA * colsB, i64) * 4, intent="out")  # seed004.cu:53
     matrixA_f32 = kb.global_view(matrixA, "matrixA_f32", "f32")  # seed004.cu:53
     matrixB_f32 = kb.global_view(matrixB, "matrixB_f32", "f32")  # seed004.cu:53
     matrixC_f32 = kb.global_view(matrixC, "matrixC_f32", "f32")  # seed004.cu:53

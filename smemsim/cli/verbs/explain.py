@@ -1,6 +1,8 @@
 """`smemsim explain`: why a site's worst request costs what it does, bank by bank."""
 from __future__ import annotations
 
+import os
+
 from rich.console import Console
 
 from kernels_ir import KernelError
@@ -10,7 +12,7 @@ from ...launch.analysis import analyze
 from ...engine.banks import warp_request
 from .. import jsonout, render
 from ..common import EXIT_OK, inputs, kernels, one_kernel, print_json
-from ..phrases import shown_statement
+from ..phrases import numbers_text, shown_statement
 from ..options import add_common, add_kernels, add_loop_limit, parse_params
 
 HELP = "why a site's worst request costs what it does"
@@ -34,7 +36,9 @@ def execute(args, console: Console) -> int:
     params = parse_params(args.param)
     number, line = _site_argument(args.site)
     analyses = []
-    for key, kernel in _kernels(args, number):
+    chosen = _kernels(args, number)
+    _named_site_exists([kernel for _, kernel in chosen], number, line, args.site)
+    for key, kernel in chosen:
         r = analyze(kernel, params, arch=args.arch, arrays=inputs(args, key, kernel, params),
                     loop_limit=args.loop_limit)
         analyses.append((kernel, r))
@@ -64,6 +68,27 @@ def execute(args, console: Console) -> int:
     else:
         console.print(render.explain_view(req, title))
     return EXIT_OK
+
+
+def _named_site_exists(kernels, number, line, text) -> None:
+    """Refuse a site number or a line no site of the kernels has, before any analysis (the
+    kernels know their sites: a launch that takes minutes to trace answers at once)."""
+    sites = [s for k in kernels for s in k.sites()]
+    if number is not None and number not in [s.site for s in sites]:
+        at = [str(s.loc) for s in sites if s.loc.line == number]
+        raise KernelError(f"kernel '{kernels[0].name}' has no site {number}; its sites are "
+                          f"{numbers_text(sorted(s.site for s in sites)) if sites else 'none'}"
+                          + (f" (line {number} is {at[0]}: give it as FILE:LINE)"
+                             if at else ""))
+    if line is not None and sites and not any(_at_line(s, line) for s in sites):
+        places = {(s.loc.file, s.loc.line, s.loc.column): str(s.loc) for s in sites}
+        # (nvcc's line table may have put the line's accesses at another line: its note)
+        said = [n for k in kernels for n in k.notes
+                if f"{os.path.basename(line[0] or '')}:{line[1]} calls" in n or
+                (line[0] is None and f":{line[1]} calls" in n)]
+        raise KernelError(f"no shared access site at {text}; the sites are at "
+                          f"{', '.join(places[k] for k in sorted(places))}"
+                          + (f" ({said[0]})" if said else ""))
 
 
 def _site_argument(text: str | None) -> tuple[int | None, tuple[str | None, int] | None]:

@@ -256,6 +256,9 @@ def _axis(item: str, option: str) -> tuple[str, list]:
     if not sep or not name or not spec:
         raise KernelError(f"{option} takes K=VALUES (64,128 or START:STOP[:STEP]), got "
                           f"{item!r}")
+    if spec.count(":") > 2:
+        raise KernelError(f"{option} {item}: `{spec}` is not START:STOP[:STEP] (it has "
+                          f"{spec.count(':') + 1} parts); a list of values is a,b,c")
     try:
         if ":" in spec:
             values = list(range(*[int(x, 0) for x in spec.split(":")]))

@@ -27,9 +27,10 @@ def launch_of(unit, lowering):
             parts = split_top_level(option, angles=False) if what != "smem" else [option]
             given[what] = tuple(lowering_expr(unit, p, lowering, f"--launch-{what}")
                                 for p in parts)
-    if "grid" in given and "block" in given:
-        return given["grid"], given["block"], given.get("smem", (const(0),))[0]
     found = launches_for(unit, lowering)
+    if "grid" in given and "block" in given:
+        return given["grid"], given["block"], given["smem"][0] if "smem" in given else \
+            _host_smem(unit, lowering, found)
     if not found and python_launch(unit, lowering) is not None:
         py = python_launch(unit, lowering)
         if py.grid is None or py.block is None or py.smem is None:
@@ -71,6 +72,26 @@ def launch_of(unit, lowering):
     block = given.get("block", out[1])
     smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
     return grid, block, smem
+
+
+def _host_smem(unit, lowering, found):
+    """The dynamic shared memory the host code's launch gives, where the command line gives
+    the grid and block but not it: 0 where the launch gives none (or there is no launch);
+    where the host code cannot say (its expression reads what it computes at run time,
+    `2 * bs * sizeof(float)` with `bs` from a function), a question, never 0."""
+    if not found:
+        return const(0)
+    call, host = found[0]
+    cfg = launch_config(call)
+    if len(cfg) < 3:
+        return const(0)
+    try:
+        return Host(unit_of(unit, call), lowering, call, host).value(cfg[2])
+    except CudaImportError as err:
+        raise CudaImportError(
+            f"the launch of '{lowering.name}' gives `{text(cfg[2])}` bytes of dynamic shared "
+            f"memory, which uses {err.message}: give them with --launch-smem BYTES",
+            kernel=lowering.name, loc=unit.loc(call)) from None
 
 
 def other_launches(unit, lowering) -> tuple[str, list[str]]:

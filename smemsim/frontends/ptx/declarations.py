@@ -51,8 +51,9 @@ def declare(lw: Lowering) -> None:
             lw.names_used.add(name)
             lw.globals[key] = lw.k.global_array(
                 name, u8, _length(lw, length),
-                intent="inout" if lw.stored_into is None or key in lw.stored_into
-                else "in")
+                intent="in" if lw.stored_into is not None and key not in lw.stored_into
+                else "out" if lw.loaded_from is not None and key not in lw.loaded_from
+                else "inout")
             lw.globals[key].declared = (lw.launch.elements or {}).get(name)
     _tensor_maps(lw, names)
     variables = [*lw.module.shared, *lw.entry.shared]

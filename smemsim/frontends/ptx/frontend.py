@@ -26,10 +26,10 @@ from kernels_ir.expr import Op, as_expr, cast
 
 from .as_built import as_built
 from .build import ptx_of
-from .lower import Launch, _grid_syncs, lower
+from .lower import _TOOLKIT, Launch, _grid_syncs, lower
 from .operands import eval_names
 from .structure import COUNTED_ONLY
-from .parse import PtxError, _split_top, parse
+from .parse import Inst, PtxError, _split_top, parse
 from .sass import SassUnavailable, ptxas_options, sass_of
 from .symbols import demangle, instance_symbol, kernel_symbol
 
@@ -208,7 +208,58 @@ def _named(module, symbol: str, launch: Launch, name, notes: list) -> Kernel:
             label: _member(pretty.get(mangled, mangled))
             for label, mangled in module.strings.items()})
     kernel = lower(module, symbol, launch, name)
-    return dataclasses.replace(kernel, notes=kernel.notes + tuple(notes))
+    return dataclasses.replace(kernel, notes=kernel.notes + tuple(notes) +
+                               tuple(_calls_merged(module, symbol)))
+
+
+def _calls_merged(module, symbol: str) -> list[str]:
+    """Where two lines of the user's file call one toolkit function (cub's
+    `BlockReduce(tmp).Sum(...)` at lines 23 and 25) and only one has shared accesses: both
+    calls inline the same marks below the user's line, and nvcc's line table gave the
+    accesses of both to one of them, whose counts then hold the other's. Said, never
+    guessed at (the PTX cannot tell the two calls' accesses apart)."""
+    files = module.files
+    callers: dict = {}   # the toolkit frame a user line calls -> the lines that call it
+    shared: dict = {}    # and those with a shared access through it
+    for inst in module.entries[symbol].body:
+        if not isinstance(inst, Inst) or inst.loc is None:
+            continue
+        frames, loc = [], inst.loc
+        while loc is not None:
+            frames.append(loc)
+            loc = loc.inlined_at
+        mine = [n for n, f in enumerate(frames)
+                if not _TOOLKIT.search(os.path.normpath(files.get(f.file, "")))]
+        if not mine or mine[0] == 0:
+            continue
+        user, callee = frames[mine[0]], frames[mine[0] - 1]
+        key = (callee.file, callee.line, callee.column, callee.function)
+        callers.setdefault(key, set()).add((user.file, user.line))
+        if "shared" in inst.opcode or inst.name in ("ldmatrix", "stmatrix"):
+            shared.setdefault(key, set()).add((user.file, user.line))
+    out = []
+    for key, lines in shared.items():
+        silent = sorted(callers[key] - lines, key=lambda x: x[1])
+        if not silent:
+            continue
+        where = lambda fl: f"{os.path.basename(files.get(fl[0], '<ptx>'))}:{fl[1]}"  # noqa
+        called = f"{os.path.basename(files.get(key[0], '<ptx>'))}:{key[1]}" + \
+            (f" ({_untemplated(module.strings[key[3]])})" if key[3] in module.strings else "")
+        has = ", ".join(where(x) for x in sorted(lines, key=lambda x: x[1]))
+        out.append(f"{', '.join(map(where, silent))} calls {called} as {has} does; nvcc's line "
+                   f"table puts the shared accesses of those calls at {has}, whose counts "
+                   f"hold {'theirs' if len(silent) > 1 else 'its'} too")
+    return out
+
+
+def _untemplated(name: str) -> str:
+    """A function's name without its template arguments: `BlockReduce::Sum`."""
+    out, depth = [], 0
+    for ch in name:
+        depth += (ch == "<") - (ch == ">") if ch in "<>" else 0
+        if depth == 0 and ch != ">":
+            out.append(ch)
+    return "".join(out)
 
 
 def _member(name: str) -> str:
@@ -246,6 +297,8 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     if re.search(r"(^|: )--(null|length|param|texture|tensor-map) [^:]*: ", str(why)) or \
             "disagree: nvcc would use the file's value" in str(why):
         raise why   # (a value the command line gave is wrong: a launch does not mend it)
+    if "with --launch-smem" in str(why) and not getattr(options, "smem", None):
+        raise why   # (the grid and block given, the launch's shared memory unreadable)
     if not launch and any(word in str(why) for word in (
             "--launch", "--param", "--length", "--host", "--tensor-map", "--texture",
             "--null")):

@@ -90,8 +90,9 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     entry = _grid_syncs(module, _param_pointers(entry))
     # a first walk finds the pointer parameters some store writes (a const pointer's array
     # is an input: the builder refuses stores into it)
-    stored = Lowering(module, entry, launch, kernel_name, None).run().stored
-    kernel = Lowering(module, entry, launch, kernel_name, stored).run().builder.build()
+    first = Lowering(module, entry, launch, kernel_name, None).run()
+    kernel = Lowering(module, entry, launch, kernel_name, first.stored,
+                      first.loaded).run().builder.build()
     # (where the source declares the kernel, as the host side read it: reports show it)
     return dataclasses.replace(kernel, loc=launch.declared) if launch.declared else kernel
 
@@ -100,7 +101,7 @@ class Lowering:
     """The walk over an entry's instructions, building the IR as it goes."""
 
     def __init__(self, module: Module, entry: Entry, launch: Launch, name,
-                 stored: set | None):
+                 stored: set | None, loaded: set | None = None):
         self.module, self.entry, self.launch = module, entry, launch
         self.k = self.builder = KernelBuilder(name or entry.name)
         self.name = name
@@ -108,6 +109,10 @@ class Lowering:
         self.call_args: dict[str, object] = {}   # a call's parameter -> what was stored
         self.stored_into = stored       # pointer parameters some store writes (None: any)
         self.stored: set[int] = set()
+        # and the ones something other than a plain store touches (a load, an atomic, a
+        # copy): a pointer only stored through is the kernel's output alone (None: unknown)
+        self.loaded_from = loaded
+        self.loaded: set[int] = set()
         self.params: dict[str, object] = {}
         self.globals: dict[int, object] = {}
         self.views: dict[tuple, object] = {}
@@ -548,6 +553,8 @@ class Lowering:
             self._aligned(offset, dtype)
             return self.views[key], _element_index(offset, dtype.size)
         if addr.space in ("global", "param") and addr.base in self.globals:
+            if inst.name != "st":
+                self.loaded.add(addr.base)
             base = self.globals[addr.base]
             key = ("global", addr.base, dtype.name)
             if key not in self.views:
