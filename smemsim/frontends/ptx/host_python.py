@@ -545,6 +545,15 @@ def _arith(op, a, b):
             r = a % b
         elif isinstance(op, ast.Pow) and isinstance(b, int) and 0 <= b <= 64:
             r = a ** b
+        elif isinstance(a, int) and isinstance(b, int) and not isinstance(a, bool) and \
+                not isinstance(b, bool) and isinstance(op, (ast.LShift, ast.RShift, ast.BitOr,
+                                                            ast.BitAnd, ast.BitXor)):
+            # (`N = 1 << 24`, as pycuda's and cupy's examples size their arrays)
+            if isinstance(op, (ast.LShift, ast.RShift)) and not 0 <= b <= 64:
+                return None
+            r = a << b if isinstance(op, ast.LShift) else a >> b if isinstance(op, ast.RShift) \
+                else a | b if isinstance(op, ast.BitOr) else a & b \
+                if isinstance(op, ast.BitAnd) else a ^ b
         else:
             return None
     except (ZeroDivisionError, OverflowError):
