@@ -321,7 +321,12 @@ def test_import_command_writes_a_kernels_file_the_other_verbs_take(tmp_path):
     from tests.json_schema import validate
     validate(json.loads(text))
     assert json.loads(text)["results"][0]["kernels"] == ["multiply"]
+    # (no launch, and a file nvcc cannot build without -D: nvcc's error first, as a launch
+    # would not mend it; then the question)
     code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel")
+    assert code == 2 and 'seed004.cu:58: error: identifier "TILE_SIZE" is undefined' in err
+    code, out_, err = cli_streams("analyze", SEED004, "--kernel", "matrixMultiplySharedKernel",
+                                  "-D", "TILE_SIZE=16")
     assert code == 2 and "seed004.cu:53:1: no launch of 'matrixMultiplySharedKernel'" in err
     # the CUDA file's options on a kernels file are an error, not ignored
     code, out_, err = cli_streams("analyze", str(out), "-D", "TILE=8", "--length", "A=64")

@@ -253,3 +253,23 @@ def test_a_report_draws_one_bank_map_a_line(tmp_path):
     html = page.read_text()
     assert html.count('aria-label="bank map') == 1
     assert "the costliest of the build's copies of this line, has the line's bank map" in html
+
+
+def test_a_file_nvcc_cannot_build_says_so_before_asking_for_a_launch(tmp_path):
+    """The review's MCP finding: a kernel with a syntax error and no launch was answered
+    'no launch of k', which no launch mends; nvcc's error comes first."""
+    f = tmp_path / "bad.cu"
+    f.write_text("__global__ void k(float *a) { int x = ; a[0] = x; }\n")
+    code, _, err = cli("analyze", str(f))
+    assert code == 2 and "nvcc could not build the file" in err and "bad.cu:1" in err, err
+
+
+def test_the_table_says_a_column_in_one_unit_and_interleaved_sites_as_runs():
+    """The review's minor: a column held 23.6M beside 5,242,880; a legend said 'sites 8, 9,
+    ... 19 (8 of them)' for two runs of 4."""
+    from smemsim.cli.phrases import numbers_text
+    from smemsim.cli.render import _count
+    assert (_count(5_242_880, 23_592_960), _count(23_592_960, 23_592_960)) == ("5.2M", "23.6M")
+    assert _count(5_242_880, 9_000_000) == "5,242,880"
+    assert numbers_text([8, 9, 10, 11, 16, 17, 18, 19]) == "8-11, 16-19"
+    assert numbers_text(list(range(5, 36, 2))) == "5, 7, ... 35 (16 of them)"

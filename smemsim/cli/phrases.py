@@ -48,13 +48,20 @@ def sites_word(sites) -> str:
 
 
 def numbers_text(numbers: list[int]) -> str:
-    """`13-16`, `5, 7, 9`, `5, 7, ... 35 (16 of them)`, `4`."""
+    """`13-16`, `5, 7, 9`, `8-11, 16-19` (runs, where few), `5, 7, ... 35 (16 of them)`,
+    `4`."""
     if len(numbers) == 1:
         return str(numbers[0])
-    if numbers == list(range(numbers[0], numbers[0] + len(numbers))):
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    if len(runs) == 1:
         return f"{numbers[0]}-{numbers[-1]}"
-    if len(numbers) <= 4:
-        return ", ".join(map(str, numbers))
+    if len(numbers) <= 4 or len(runs) <= 3:
+        return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
     return f"{numbers[0]}, {numbers[1]}, ... {numbers[-1]} ({len(numbers)} of them)"
 
 

@@ -12,7 +12,7 @@ from rich.text import Text
 from kernels_ir.layout import tma_swizzle
 
 from ..launch.bulk import COUNTERS
-from .phrases import numbers_text, shown_statement, sites_word
+from .phrases import shown_statement, sites_word
 
 if TYPE_CHECKING:  # annotations only
     from ..launch.analysis import Report
@@ -23,12 +23,15 @@ if TYPE_CHECKING:  # annotations only
 _DEGREE_STYLE = {1: "green", 2: "yellow", 3: "yellow", 4: "dark_orange"}
 
 
-def _count(n: int) -> str:
-    """Exact with separators below ten million; compact above (totals lines stay exact)."""
-    if n < 10_000_000:
+def _count(n: int, top: int | None = None) -> str:
+    """Exact with separators below ten million; compact above (totals lines stay exact).
+    `top`: the largest figure of the figure's column, whose unit the column shares (5.2M
+    beside 23.6M, not 5,242,880)."""
+    top = n if top is None else top
+    if top < 10_000_000:
         return f"{n:,}"
     for unit, scale in (("G", 1e9), ("M", 1e6)):
-        if n >= scale:
+        if top >= scale:
             return f"{n / scale:.1f}{unit}"
     return f"{n:,}"
 
@@ -58,7 +61,9 @@ def report_table(r: Report, explain_command: str | None = None,
         return RichGroup(*parts)
     worst = _worst_site(r)
     groups, idle = site_groups(r.sites)
-    rows = [_group_row(g) for g in groups]
+    tops = {c: max(sum(getattr(x, c) for x in g) for g in groups)
+            for c in ("requests", "wavefronts", "ideal", "excess")}
+    rows = [_group_row(g, tops) for g in groups]
     shown = [c for c, _ in _SITE_COLUMNS]
     left_out = []
     t = _site_table(groups, rows, shown, worst)
@@ -196,20 +201,21 @@ def site_groups(sites) -> tuple[list[list], list]:
     return list(groups.values()), idle
 
 
-def _group_row(g) -> dict:
-    """The table's cells of a group of sites: their sums."""
+def _group_row(g, tops: dict) -> dict:
+    """The table's cells of a group of sites: their sums (`tops`: each column's largest)."""
     s = g[0]
     requests, wavefronts = sum(x.requests for x in g), sum(x.wavefronts for x in g)
     ideal = sum(x.ideal for x in g)
     numbers = [x.site for x in g]
     return {"#": str(s.site) if len(g) == 1 else
-            f"{numbers[0]}-{numbers[-1]}" if numbers_text(numbers).count("-") else
-            f"{numbers[0]}..{numbers[-1]}",
+            f"{numbers[0]}-{numbers[-1]}" if numbers[-1] - numbers[0] == len(numbers) - 1
+            else f"{numbers[0]}..{numbers[-1]}",
             "line": str(s.loc.line),
             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
-            "requests": ("≥" if s.at_least else "") + _count(requests),
-            "wavefronts": ("≥" if s.at_least else "") + _count(wavefronts),
-            "ideal": _count(ideal), "excess": _count(wavefronts - ideal),
+            "requests": ("≥" if s.at_least else "") + _count(requests, tops["requests"]),
+            "wavefronts": ("≥" if s.at_least else "") + _count(wavefronts, tops["wavefronts"]),
+            "ideal": _count(ideal, tops["ideal"]),
+            "excess": _count(wavefronts - ideal, tops["excess"]),
             "wf/req": f"{wavefronts / requests if requests else 0:.2f}",
             "%": f"{sum(x.share for x in g):.0%}"}
 

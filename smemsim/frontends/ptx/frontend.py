@@ -302,7 +302,12 @@ def _ptx_only(path: str, options, wanted: str | None, arch: str, flags, why) -> 
     if not launch and any(word in str(why) for word in (
             "--launch", "--param", "--length", "--host", "--tensor-map", "--texture",
             "--null")):
-        raise why   # (the host side was read: it asks for what it computes at run time)
+        # (the host side was read: it asks for what it computes at run time; where it found
+        # no launch at all, unless nvcc cannot build the file, whose error is then the
+        # answer: a body with a syntax error is nvcc's to read, a launch would not mend it)
+        if "no launch of" in str(why):
+            _ptx(path, options, arch, flags)
+        raise why
     text = _ptx(path, options, arch, flags)
     module = parse(text)
     keys = {pretty: symbol for symbol, pretty in readable(list(module.entries)).items()}
