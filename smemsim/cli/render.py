@@ -131,8 +131,9 @@ def report_table(r: Report, explain_command: str | None = None,
             parts.append(Text(f"  {explain_command} {worst.site}", no_wrap=True,
                               overflow="ignore"))
     if any(s.data_dependent for s in r.sites):
-        parts.append(Text("*: the addresses depend on the input data; counted on this "
-                          "launch's inputs"))
+        parts.append(Text("*: what these sites access, or how often they run, depends on the "
+                          "input data: counted on this launch's inputs (below: seeded random "
+                          "unless --data gives an array's values)"))
     for line in sorted({s.retry_loop for s in r.sites if s.retry_loop is not None}):
         mine = [s for s in r.sites if s.retry_loop == line]
         listed = ", ".join(str(s.site) for s in mine)
