@@ -273,3 +273,20 @@ def test_the_table_says_a_column_in_one_unit_and_interleaved_sites_as_runs():
     assert _count(5_242_880, 9_000_000) == "5,242,880"
     assert numbers_text([8, 9, 10, 11, 16, 17, 18, 19]) == "8-11, 16-19"
     assert numbers_text(list(range(5, 36, 2))) == "5, 7, ... 35 (16 of them)"
+
+
+def test_fix_patch_of_two_conflicted_kernels_refuses_before_searching(tmp_path):
+    """The review's minor: `fix --patch` of a file whose two kernels both conflict searched
+    both (16 s) before saying it writes one kernel's patch at a time; the analyses say it
+    first."""
+    f = tmp_path / "two.cu"
+    f.write_text("""
+__global__ void a(float *o) { __shared__ float s[32][32]; s[threadIdx.x][0] = 1.f;
+    __syncthreads(); o[threadIdx.x] = s[threadIdx.x][0]; }
+__global__ void b(float *o) { __shared__ float t[32][64]; t[threadIdx.x][0] = 1.f;
+    __syncthreads(); o[threadIdx.x] = t[threadIdx.x][0]; }
+int main() { float *o; a<<<1, 32>>>(o); b<<<1, 32>>>(o); }
+""")
+    code, out, err = cli("fix", str(f), "--length", "o=32", "--patch", str(tmp_path / "p"))
+    assert code == 2 and "2 kernels have bank conflicts (a, b): patch one at a time" in err
+    assert not out and not (tmp_path / "p").exists()

@@ -60,6 +60,7 @@ def execute(args, console: Console) -> int:
     written, unpatched = [], []   # (--patch: the kernels with a checked patch, without one)
     clean = []                    # (kernels with no excess wavefronts: nothing to change)
     chosen = kernels(args)
+    baselines = _one_to_patch(args, chosen, given) if args.patch and len(chosen) > 1 else {}
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
         regs = args.regs
@@ -77,10 +78,12 @@ def execute(args, console: Console) -> int:
                 from ...search.fix_built import search_source
                 f = search_source(kernel, source_of(args, name), params, arch=args.arch,
                                   registers=regs, arrays=arrays, site=args.site,
-                                  jobs=args.jobs, progress=step, prefer=args.prefer)
+                                  jobs=args.jobs, progress=step, prefer=args.prefer,
+                                  baseline=baselines.get(name))
             else:
                 f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
-                           site=args.site, jobs=args.jobs, progress=step, prefer=args.prefer)
+                           site=args.site, jobs=args.jobs, progress=step, prefer=args.prefer,
+                           baseline=baselines.get(name))
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
         patch = None
@@ -135,6 +138,24 @@ def execute(args, console: Console) -> int:
     if args.json:
         print_json(console, docs)
     return EXIT_OK
+
+
+def _one_to_patch(args, chosen, given) -> dict:
+    """--patch of a file of several kernels: each one's analysis (the searches' baselines),
+    refusing before any search where two have bank conflicts (one file, one patch: the
+    searches would be wasted)."""
+    from ...launch.analysis import analyze
+    out = {}
+    for name, kernel in chosen:
+        params = own_params(given, kernel, chosen)
+        out[name] = analyze(kernel, params, arch=args.arch,
+                            arrays=inputs(args, name, kernel, params))
+    conflicted = [kernel.name for name, kernel in chosen if out[name].excess]
+    if len(conflicted) > 1:
+        raise KernelError(f"--patch {args.patch}: {len(conflicted)} kernels have bank "
+                          f"conflicts ({', '.join(conflicted)}): patch one at a time with "
+                          "--kernel")
+    return out
 
 
 def _write_patch(path: str, diff: str) -> None:
