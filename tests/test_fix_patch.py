@@ -238,7 +238,7 @@ def test_a_patch_whose_kernel_races_where_the_original_does_not_is_found(tmp_pat
     """The 3-D array flattened with the wrong strides ((b) * 32 + (y) * 32 + x: slice 1's
     row y is slice 0's row y + 1, shifted by 32 elements: two threads write one word): the
     hazard check of both kernels says the patched one has a race."""
-    from smemsim.cli.fixpatch import _hazards
+    from smemsim.cli.fixpatch import _hazards, _verified
     from smemsim.frontends.ptx.frontend import import_cu
     good, bad = tmp_path / "good.cu", tmp_path / "bad.cu"
     good.write_text(FIX3D)
@@ -250,9 +250,9 @@ def test_a_patch_whose_kernel_races_where_the_original_does_not_is_found(tmp_pat
                    .replace("s[1][threadIdx.x][threadIdx.y]",
                             "s[32 + threadIdx.x * 32 + threadIdx.y]"))
     kernels = [next(iter(import_cu(str(f)).values()))() for f in (good, bad)]
-    what, new = _hazards(*kernels, None, None, "sm_90")
+    what, new = _hazards(_verified(*kernels, None, None, "sm_90", 1)[1])
     assert new and what.startswith("has ") and what.endswith("the original 0 and 0")
-    assert _hazards(kernels[0], kernels[0], None, None, "sm_90") == (
+    assert _hazards(_verified(kernels[0], kernels[0], None, None, "sm_90", 1)[1]) == (
         "no race or fault the original has not (check of block 0)", False)
 
 
@@ -263,7 +263,10 @@ def test_a_patch_that_changes_what_the_kernel_computes_is_found():
     blocks) and names the first array that differs."""
     from kernels_ir import KernelBuilder, f32, threadIdx
 
-    from smemsim.cli.fixpatch import _changed_results
+    from smemsim.cli.fixpatch import _changed_results, _verified
+
+    def compared(a, b):
+        return _changed_results(_verified(a, b, None, None, "sm_90", 1)[2])
 
     def scaled(by: float):
         k = KernelBuilder("scale")
@@ -275,9 +278,9 @@ def test_a_patch_that_changes_what_the_kernel_computes_is_found():
         dst[threadIdx.x] = t[63 - threadIdx.x]
         k.launch(grid=(2,), block=(64,))
         return k.build()
-    same, compared = _changed_results(scaled(2.0), scaled(2.0), None, None)
-    assert same is None and compared == ("the same outputs as the original (blocks 0 and 1, "
-                                         "the same inputs)")
-    why, _ = _changed_results(scaled(2.0), scaled(3.0), None, None)
+    same, said = compared(scaled(2.0), scaled(2.0))
+    assert same is None and said == ("the same outputs as the original (blocks 0 and 1, "
+                                     "the same inputs)")
+    why, _ = compared(scaled(2.0), scaled(3.0))
     assert why.startswith("computes other values in 'dst' than the original (blocks 0 and "
                           "1, the same inputs)"), why

@@ -77,10 +77,11 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
         if getattr(args, "patch", None):
             raise  # asked to write it: a bug of ours, exit 3
         return NoPatch(str(err))
-    counted = analyze(rebuilt, params, arch=args.arch, arrays=arrays).wavefronts
-    hazards, new = _hazards(kernel, rebuilt, params, arrays, args.arch)
+    counted, found, outputs = _verified(kernel, rebuilt, params, arrays, args.arch,
+                                        getattr(args, "jobs", None))
+    hazards, new = _hazards(found)
     if not new:
-        changed, compared = _changed_results(kernel, rebuilt, params, arrays)
+        changed, compared = _changed_results(outputs)
         if changed:
             hazards, new = changed, True
         else:
@@ -99,31 +100,67 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
 COMPARED_BYTES = 1 << 29
 
 
-def _changed_results(original, patched, params, arrays) -> tuple[str | None, str]:
+def _verified(original, patched, params, arrays, arch: str, jobs) -> tuple:
+    """(the patched kernel's wavefronts, `check` of both kernels in the first and last
+    blocks, both kernels' outputs there on the same inputs), the five runs side by side on
+    the cores (smemsim.search.pool): a layout change moves bytes, not values, nor who reads
+    which element, so the checks and the outputs must agree."""
+    from kernels_ir import resolve_launch
+
+    from ..search.pool import parallel_map
+    launch = resolve_launch(original, params)
+    grid = launch.grid
+    blocks = tuple(sorted({0, grid[0] * grid[1] * grid[2] - 1}))
+    size = sum(int(launch.lengths[g.name]) * g.dtype.size for g in original.globals)
+    compare = arrays is not None or size <= COMPARED_BYTES
+    items = [("check", original, params, arrays, arch, blocks),
+             ("check", patched, params, arrays, arch, blocks)]
+    if compare:
+        items += [("run", k, params, arrays, arch, blocks) for k in (original, patched)]
+    items.append(("analyze", patched, params, arrays, arch, blocks))
+    done = parallel_map(_verify, items, jobs=jobs)
+    where = f"block{'s' if len(blocks) > 1 else ''} {' and '.join(map(str, blocks))}"
+    outputs = (where, tuple(done[2:4])) if compare else \
+        (where, f"outputs not compared (the launch's arrays take {size / 2**30:.1f} GiB, made "
+                "for each kernel)")
+    return done[-1], (where, done[0], done[1]), outputs
+
+
+def _verify(item):
+    """One of _verified's runs (a module-level function: the pool's workers run it)."""
+    import hashlib
+
+    import numpy as np
+
+    from kernels_ir import PartialRun, run
+    what, kernel, params, arrays, arch, blocks = item
+    if what == "analyze":
+        return analyze(kernel, params, arch=arch, arrays=arrays).wavefronts
+    if what == "check":
+        from ..launch.hazards import check
+        h = check(kernel, params, arch=arch, arrays=arrays, blocks=list(blocks))
+        return len(h.races), len(h.faults)
+    try:
+        out = run(kernel, params, arrays, partial=PartialRun(blocks=np.array(blocks,
+                                                                              np.int64)))
+    except KernelError:
+        return None   # (a fault: the hazard check's to report)
+    return {name: hashlib.sha256(a.tobytes()).hexdigest() for name, a in out.items()}
+
+
+def _changed_results(outputs) -> tuple[str | None, str]:
     """(what the patched kernel computes otherwise than the original, run on the same
     inputs in its first and last blocks, or None; what was compared): a layout change moves
     bytes, not values, unless the file uses the array's rows in a way the patch does not
     change (a wmma load's `ldm` argument, a stride written out by hand: the padded tile read
     at the old stride)."""
-    import numpy as np
-
-    from kernels_ir import PartialRun, resolve_launch, run
-    launch = resolve_launch(original, params)
-    size = sum(int(launch.lengths[g.name]) * g.dtype.size for g in original.globals)
-    if arrays is None and size > COMPARED_BYTES:
-        return None, (f"outputs not compared (the launch's arrays take {size / 2**30:.1f} "
-                      "GiB, made for each kernel)")
-    grid = launch.grid
-    blocks = np.array(sorted({0, grid[0] * grid[1] * grid[2] - 1}), np.int64)
-    where = f"block{'s' if blocks.size > 1 else ''} {' and '.join(map(str, blocks.tolist()))}"
-    try:
-        before, after = (run(k, params, arrays, partial=PartialRun(blocks=blocks))
-                         for k in (original, patched))
-    except KernelError:
-        # (a fault: the hazard check's to report)
+    where, runs = outputs
+    if isinstance(runs, str):
+        return None, runs
+    before, after = runs
+    if before is None or after is None:
         return None, f"outputs not compared ({where} fault)"
-    differ = [name for name in before if name in after and
-              before[name].tobytes() != after[name].tobytes()]
+    differ = [name for name in before if name in after and before[name] != after[name]]
     if not differ:
         return None, f"the same outputs as the original ({where}, the same inputs)"
     return (f"computes other values in '{differ[0]}' than the original ({where}, the same "
@@ -131,21 +168,12 @@ def _changed_results(original, patched, params, arrays) -> tuple[str | None, str
             "wmma ldm argument, a stride written by hand)"), ""
 
 
-def _hazards(original, patched, params, arrays, arch: str) -> tuple[str, bool]:
+def _hazards(found) -> tuple[str, bool]:
     """(what `check` finds in the first and last blocks of both kernels, whether the patched
     one has a race or fault the original has not): a layout change moves bytes, never who
     reads which element, so any new hazard is the patch's mistake (a 3-D array flattened
     with the wrong strides overlaps its slices)."""
-    from kernels_ir import resolve_launch
-
-    from ..launch.hazards import check
-    grid = resolve_launch(original, params).grid
-    last = grid[0] * grid[1] * grid[2] - 1
-    blocks = sorted({0, last})
-    found = [check(k, params, arch=arch, arrays=arrays, blocks=blocks)
-             for k in (original, patched)]
-    (r0, f0), (r1, f1) = ((len(h.races), len(h.faults)) for h in found)
-    where = f"block{'s' if len(blocks) > 1 else ''} {' and '.join(map(str, blocks))}"
+    where, (r0, f0), (r1, f1) = found
     if r1 > r0 or f1 > f0:
         return (f"has {r1} race(s) and {f1} fault(s) in {where}, the original {r0} and {f0}",
                 True)
