@@ -857,3 +857,82 @@ def test_a_fault_of_the_shared_run_is_its_class_and_needs_no_full_run():
     fast = check(partial_last_block(), {"n": 100})
     assert fast.method == "sliced" and [f.blocks for f in fast.faults] == [3]
     assert verdict(fast) == verdict(check(partial_last_block(), {"n": 100}, sliced=False))
+
+
+WMMA_GEMM = """#include <mma.h>
+using namespace nvcuda;
+__global__ void wmma_gemm(const half *A, const half *B, float *C, int M, int N, int K)
+{
+    __shared__ __align__(32) half As[64][16];
+    __shared__ __align__(32) half Bs[16][64];
+    int tid = threadIdx.x, warp = tid >> 5;
+    int wm = (warp >> 1) * 32, wn = (warp & 1) * 32;
+    int bm = blockIdx.x * 64, bn = blockIdx.y * 64;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.f);
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        int ar = tid >> 1, ac = (tid & 1) * 8;
+        *(uint4 *)&As[ar][ac] = *(const uint4 *)&A[(size_t)(bm + ar) * K + k0 + ac];
+        int br = tid >> 3, bc = (tid & 7) * 8;
+        *(uint4 *)&Bs[br][bc] = *(const uint4 *)&B[(size_t)(k0 + br) * N + bn + bc];
+        __syncthreads();
+        wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+        wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major> fb;
+        wmma::load_matrix_sync(fa, &As[wm][0], 16);
+        wmma::load_matrix_sync(fb, &Bs[0][wn], 64);
+        wmma::mma_sync(acc, fa, fb, acc);
+        __syncthreads();
+    }
+    wmma::store_matrix_sync(&C[(size_t)(bm + wm) * N + bn + wn], acc, N, wmma::mem_row_major);
+}
+int main()
+{
+    half *A, *B; float *C;
+    wmma_gemm<<<dim3(ROWS / 64, COLS / 64), 128>>>(A, B, C, 64, COLS, 64);   // (M unused)
+    return 0;
+}
+"""
+
+
+def test_a_gemm_whose_rows_are_widened_before_the_stride_stands_at_the_grids_ends(nvcc):
+    """The seventh review's WMMA GEMM: its index `(size_t)(bm + row) * K + ...` widens a
+    32-bit block-dependent part before the 64-bit product, and nvcc ORs thread bits into a
+    shifted block index (`(blockIdx.x << 6) | (tid & 48)`). Both are affine where the 32-bit
+    part does not wrap at the grid's corners (checked there) and the OR's bits do not meet
+    (the block's shifted bits against the thread's mask): 9 blocks stand for the grid (95 s
+    at 4096^3 walking every block), and they find what the full run finds. At a grid whose
+    32-bit row index wraps (`bm` past 2^31: 2^32 rows), the ends are not taken."""
+    import tempfile
+    folder = tempfile.mkdtemp()
+    for rows, ends in ((1024, True), (1 << 32, False)):
+        cu = f"{folder}/wmma{rows}.cu"
+        with open(cu, "w") as f:
+            f.write(WMMA_GEMM.replace("ROWS", str(rows)).replace("COLS", "1024" if ends
+                                                                   else "64"))
+        kernel = next(iter(load_kernels(cu).values()))()
+        if not ends:   # (the ends' verdict alone: the whole grid is not run here)
+            from smemsim.launch.block_ends import _no_wrap, block_ends
+            from smemsim.launch.slicing import hazard_slices
+            from kernels_ir import resolve_launch
+            hs = hazard_slices(kernel, lambda p: True, lambda s: True)
+            found = block_ends(kernel, hs.other, hs.probes, hs.lanes_only)
+            assert found is not None and found.unwrapped
+            assert not _no_wrap(found, resolve_launch(kernel))
+            continue
+        sliced, full = check(kernel), check(kernel, sliced=False)
+        assert ("global accesses and bounds, at the grid's ends", 9) in sliced.runs
+        assert sliced.clean and full.clean and sliced.blocks_checked == 256
+
+
+def test_an_or_of_disjoint_bits_is_a_sum_and_one_of_meeting_bits_is_not():
+    """nvcc writes `a + b` as `a | b` where b's bits are zeros of a: affine where a is;
+    where they may meet, not."""
+    from kernels_ir import u32
+    from smemsim.launch.slicing import affine_degree
+    block = lambda n: n.op.name == "SPECIAL" and n.arg[0] == "blockIdx"  # noqa: E731
+    tx, bx = threadIdx.x, blockIdx.x
+    assert affine_degree(((tx << 1) & 6) | (bx << 7) | (tx & 96), None, {},
+                         is_var=block) == 1
+    assert affine_degree((bx << 7) | (tx & 255), None, {}, is_var=block) is None
+    assert affine_degree((bx * 256) | (tx & 255), None, {}, is_var=block) == 1
+    assert affine_degree(bx | cast(tx, u32), None, {}, is_var=block) is None

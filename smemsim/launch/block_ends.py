@@ -19,18 +19,15 @@ from typing import Mapping
 
 import numpy as np
 
-from kernels_ir import Kernel, KernelRuntimeError, PartialRun, run
+from kernels_ir import GlobalAccess, Kernel, KernelRuntimeError, PartialRun, run
 from kernels_ir.dtypes import promote
 from kernels_ir.evaluate import Evaluator
 from kernels_ir.expr import Expr, Op
-from kernels_ir import GlobalAccess
 from kernels_ir.interpret_loops import affine_interval
 from kernels_ir.semantics import LaneFault, convert
-from kernels_ir.stmt import (
-    Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore, Loop, MmaSync, Return,
-    Shuffle, Store,
-    walk, SyncReduce,
-)
+from kernels_ir.stmt import (Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore,
+                             Loop, MmaSync, Return, Shuffle, Store, SyncReduce, walk)
+from kernels_ir.stmt_async import CopyAsync
 
 from .slicing import affine_degree, inline_locals
 
@@ -46,6 +43,9 @@ class BlockEnds:
 
     axes: tuple[str, ...]
     guards: Mapping[int, tuple[Expr, ...]]
+    # narrower parts of wider indices, each widened before it meets the rest (`(size_t)(bm
+    # + row) * K`): exact where they do not wrap at the grid's corners (_no_wrap)
+    unwrapped: tuple[Expr, ...] = ()
 
 
 def _is_block(e: Expr) -> bool:
@@ -65,11 +65,15 @@ def _unsigned_or_signed(e: Expr) -> Expr:
     return e
 
 
-def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
+def _one_width(e: Expr, lets: dict, is_var=_is_block, narrow: set | None = None) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside, and block-invariant terms added after it): then three blocks
     per axis decide it (see _progression). `is_var`: the leaves that stand for the block
-    (blockIdx, and the locals _block_locals finds)."""
+    (blockIdx, and the locals _block_locals finds). With `narrow`, also where its narrower
+    parts are each widened before they meet the wider rest and read nothing but indices and
+    parameters (a GEMM's `(long)(blockIdx.y * 64 + tid / 2) * K`): those parts, added to
+    `narrow`, are then exact where they do not wrap, which the ends run checks at the
+    grid's corners (_no_wrap)."""
     if e.dtype.is_float or affine_degree(e, None, lets, is_var=is_var) is None:
         return False
     inner, before = _unsigned_or_signed(e), None
@@ -99,11 +103,35 @@ def _one_width(e: Expr, lets: dict, is_var=_is_block) -> bool:
     # a block index itself, or widened as it is, is exact at any width (it never wraps)
     exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
                                        n.dtype.bits >= n.src[0].dtype.bits)
-    return len({n.dtype.bits for n in inner.walk()
-                if not exact(n) and affine_degree(n, None, lets, is_var=is_var) == 1}) <= 1
+    affine = lambda n: not exact(n) and affine_degree(n, None, lets, is_var=is_var) == 1  # noqa
+    widths = {n.dtype.bits for n in inner.walk() if affine(n)}
+    if len(widths) <= 1:
+        return True
+    if narrow is None:
+        return False
+    # the widest width is the index's; each narrower affine part must be the operand of a
+    # widening to it, and read only indices, parameters and constants
+    top, roots = max(widths), []
+
+    def parts(n: Expr) -> bool:
+        if n.op is Op.CAST and n.dtype.bits == top and not n.dtype.is_float and \
+                not n.src[0].dtype.is_float and n.src[0].dtype.bits < top and \
+                affine(n.src[0]):
+            root = inline_locals(n.src[0], lets)
+            if any(x.op is Op.VAR for x in root.walk()):
+                return False
+            roots.append(root)
+            return True
+        if affine(n) and n.dtype.bits < top:
+            return False
+        return all(parts(x) for x in n.src if isinstance(x, Expr))
+    if not parts(inner):
+        return False
+    narrow.update(roots)
+    return True
 
 
-def _block_locals(kernel: Kernel, other):
+def _block_locals(kernel: Kernel, other, narrow: set | None = None):
     """(each local of the other run that holds a block-dependent value -> the block axes it
     reads, and the leaf test that counts such locals as the block) where every value given
     it is affine in the block indices and such locals, of one integer width: nvcc's PTX
@@ -140,12 +168,12 @@ def _block_locals(kernel: Kernel, other):
                     axes[var] = axes.get(var, set()) | read
                     changed = True
     leaf = lambda n: _is_block(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
-    if not all(_one_width(e, lets, leaf) for var in axes for e in values[var]):
+    if not all(_one_width(e, lets, leaf, narrow) for var in axes for e in values[var]):
         return None
     return axes, leaf
 
 
-def _multiple(cond: Expr, lets: dict, leaf) -> tuple | None:
+def _multiple(cond: Expr, lets: dict, leaf, narrow: set | None = None) -> tuple | None:
     """(X, k) where `cond` is `X % k == 0` with X affine in the block of one width (the PTX
     path's alignment assertion of an address): at the grid's ends it holds at a block and
     its neighbours, so X's step along each axis is a multiple of k too, and it holds in
@@ -154,7 +182,7 @@ def _multiple(cond: Expr, lets: dict, leaf) -> tuple | None:
         return None
     mod = cond.src[0]
     if mod.op is not Op.MOD or mod.src[1].op is not Op.CONST or mod.src[1].arg <= 0 or \
-            not _one_width(mod.src[0], lets, leaf):
+            not _one_width(mod.src[0], lets, leaf, narrow):
         return None
     return (mod.src[0], mod.src[1].arg)
 
@@ -173,7 +201,8 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
     depends on blockIdx otherwise than the module says."""
     lets: dict = {}
     guards: dict = {}
-    found = _block_locals(kernel, other)
+    narrow: set = set()      # narrower parts of indices, exact where they do not wrap
+    found = _block_locals(kernel, other, narrow)
     if found is None:
         return None
     local_axes, leaf = found
@@ -199,8 +228,17 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
             if isinstance(x, Let):
                 lets[x.var] = x.value
             elif isinstance(x, (Load, Store, Atomic)) and not x.is_shared:
-                if not all(_one_width(_exact_quotient(e, multiples), lets, leaf)
+                if not all(_one_width(_exact_quotient(e, multiples), lets, leaf, narrow)
                            for e in x.index):
+                    return False
+                guards[id(x)] = around
+            elif isinstance(x, CopyAsync):
+                # (its global read is the other run's access; the shared side, the same in
+                # every block here, the shared run's)
+                if not all(_one_width(_exact_quotient(e, multiples), lets, leaf, narrow)
+                           for e in x.src_index) or \
+                        not all(zero(e) for e in (*x.index, *(() if x.src_bytes is None
+                                                             else (x.src_bytes,)))):
                     return False
                 guards[id(x)] = around
             elif isinstance(x, If):
@@ -216,8 +254,9 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                     return False
             elif isinstance(x, Assign) and x.var in local_axes:
                 pass   # (a local that stands for the block: _block_locals checked it)
-            elif isinstance(x, Assert) and _multiple(x.cond, lets, leaf) is not None:
-                multiples.add(_multiple(x.cond, lets, leaf))
+            elif isinstance(x, Assert) and \
+                    (multiple := _multiple(x.cond, lets, leaf, narrow)) is not None:
+                multiples.add(multiple)
             elif isinstance(x, (Shuffle, MmaSync)) and id(x) in lanes_only:
                 # (its values are not evaluated: only which lanes it reads)
                 if isinstance(x, Shuffle) and not all(
@@ -243,7 +282,7 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                 axes |= _block_axes(inlined)
                 axes |= {a for n in inlined.walk() if n.op is Op.VAR and n.arg in local_axes
                          for a in local_axes[n.arg]}
-    return BlockEnds(tuple(a for a in AXES if a in axes), guards)
+    return BlockEnds(tuple(a for a in AXES if a in axes), guards, tuple(narrow))
 
 
 # a comparison's negation (== has none of one comparison)
@@ -317,6 +356,62 @@ class _Lanes(Evaluator):
         raise AssertionError(f"a box guard holds only indices and parameters, not {e.op}")
 
 
+def _no_wrap(ends: BlockEnds, launch) -> bool:
+    """Whether no affine part of `ends.unwrapped` (nor the part itself) leaves its integer
+    type at any thread of the grid's corner blocks (every axis it reads at its first and
+    last block): affine in the block, its values lie between those, so it wraps nowhere and
+    the wider index it is widened into is affine in the block too."""
+    if not ends.unwrapped:
+        return True
+    tpb = launch.threads_per_block
+    extent = dict(zip(AXES, launch.grid))
+    corners = np.array(np.meshgrid(*[(0, extent[a] - 1) for a in AXES], indexing="ij"))
+    corners = corners.reshape(3, -1)
+    lanes = np.tile(np.arange(tpb, dtype=np.int64), corners.shape[1])
+    blocks = {a: np.repeat(corners[i], tpb) for i, a in enumerate(AXES)}
+    ev = _Lanes(launch, lanes, blocks)
+    idx = np.arange(lanes.size)
+    for root in ends.unwrapped:
+        try:
+            if _exact_values(root, ev, idx) is None:
+                return False
+        except LaneFault:
+            return False
+    return True
+
+
+def _exact_values(e: Expr, ev: "_Lanes", idx: np.ndarray):
+    """`e`'s values at the lanes in exact integer arithmetic (Python ints), or None where an
+    affine part of it leaves its type there (or is not a sum, product or shift the check
+    follows): its block-invariant parts as C computes them."""
+    if affine_degree(e, None, {}) is None or e.dtype.is_float:
+        return None
+    if not any(_is_block(n) for n in e.walk()):
+        return convert(ev.eval(e, idx), e.dtype).astype(object)
+    subs = [_exact_values(x, ev, idx) for x in e.src if isinstance(x, Expr)]
+    if any(v is None for v in subs):
+        return None
+    if _is_block(e):
+        out = ev.eval(e, idx).astype(object)
+    elif e.op is Op.CAST:
+        out = subs[0]
+    elif e.op is Op.ADD or e.op is Op.OR:   # (an OR affine_degree takes adds disjoint bits)
+        out = subs[0] + subs[1]
+    elif e.op is Op.SUB:
+        out = subs[0] - subs[1]
+    elif e.op is Op.MUL:
+        out = subs[0] * subs[1]
+    elif e.op is Op.SHL and all(int(v) >= 0 for v in subs[1]):
+        out = np.array([int(a) << int(b) for a, b in zip(subs[0], subs[1])], dtype=object)
+    elif e.op is Op.NEG:
+        out = -subs[0]
+    else:
+        return None
+    if min(out, default=0) < e.dtype.min or max(out, default=0) > e.dtype.max:
+        return None   # it wraps at a corner: not exact
+    return out
+
+
 def _boxes(ends: BlockEnds, launch) -> dict | None:
     """{guard tuple: per axis of `ends.axes`, each thread's (lo, hi) blocks} for every
     distinct set of guards around an access, or None where a side of a comparison is not
@@ -384,6 +479,8 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
     """Run the other run on the blocks at the ends of every guard's box: how many blocks it
     ran where what it saw stands for every block (no fault, and every access one
     progression over its box), None where `check` must walk every block."""
+    if not _no_wrap(ends, launch):
+        return None
     boxes = _boxes(ends, launch)
     if boxes is None:
         return None

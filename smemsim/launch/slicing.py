@@ -585,4 +585,66 @@ def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
     if e.op is Op.CAST and not e.src[0].dtype.is_float and \
             (e.dtype.size >= e.src[0].dtype.size or modular):
         return 1
+    if e.op is Op.OR and sorted(parts) == [0, 1]:
+        # (nvcc's `a | b` for `a + b` where b's bits are ones a has zero: `(blockIdx.x <<
+        # 7) | (threadIdx.x & 96)`: the sum, affine where a is)
+        a, b = (e.src[0], e.src[1]) if parts[0] == 1 else (e.src[1], e.src[0])
+        may = _bits(b, lets, seen)[1]
+        if may is not None and not may & ~_bits(a, lets, seen)[0]:
+            return 1
     return None
+
+
+def _bits(e: Expr, lets: dict, seen: frozenset = frozenset()) -> tuple[int, int | None]:
+    """(the bits `e` is known to have zero, the bits it may have set or None where it may
+    be negative or unbounded), of an integer expression, within its width: enough to see
+    that an OR adds (a shifted block index, a thread's masked bits)."""
+    width = (1 << e.dtype.bits) - 1 if not e.dtype.is_float else 0
+    if e.dtype.is_float:
+        return 0, None
+    op = e.op
+    if op is Op.VAR:
+        if e.arg in lets and e.arg not in seen:
+            return _bits(lets[e.arg], lets, seen | {e.arg})
+        return 0, None
+    if op is Op.CONST:
+        c = int(e.arg)
+        return (~c & width, c) if c >= 0 else (0, None)
+    if op is Op.SPECIAL:
+        # (a thread index is below 1024 in every launch; a block's may take any value)
+        return (~1023 & width, 1023) if e.arg[0] == "threadIdx" else (0, None)
+    src = [_bits(x, lets, seen) for x in e.src if isinstance(x, Expr)]
+    if op is Op.CAST and not e.src[0].dtype.is_float:
+        zero, may = src[0]
+        if may is None:   # (a value that may be negative is sign-extended: low bits only)
+            return zero & ((1 << e.src[0].dtype.bits) - 1) & width, None
+        return (zero | ~((1 << e.src[0].dtype.bits) - 1)) & width, may
+    if op is Op.AND:
+        (z0, m0), (z1, m1) = src
+        may = m0 & m1 if m0 is not None and m1 is not None else m0 if m1 is None else m1
+        return (z0 | z1) & width, may
+    if op is Op.OR:
+        (z0, m0), (z1, m1) = src
+        return z0 & z1, (m0 | m1) if m0 is not None and m1 is not None else None
+    if op in (Op.SHL, Op.SHR) and e.src[1].op is Op.CONST and 0 <= e.src[1].arg < e.dtype.bits:
+        k = int(e.src[1].arg)
+        zero, may = src[0]
+        if op is Op.SHL:
+            return ((zero << k) | ((1 << k) - 1)) & width, \
+                (may << k) & width if may is not None and (may << k) <= width >> 1 else None
+        if may is None:
+            return 0, None
+        return (~(may >> k)) & width, may >> k
+    if op is Op.MUL and e.src[1].op is Op.CONST and e.src[1].arg > 0:
+        # (trailing zeros: the constant's, and the ones the factor has)
+        k = (int(e.src[1].arg) & -int(e.src[1].arg)).bit_length() - 1
+        zero = src[0][0]
+        k += (~zero & (zero + 1)).bit_length() - 1
+        return ((1 << k) - 1) & width, None
+    if op in (Op.ADD, Op.SUB):
+        # (the low bits both have zero stay zero)
+        (z0, _), (z1, _) = src
+        common = z0 & z1
+        low = (~common & (common + 1)) - 1 if common & 1 else 0
+        return low & width, None
+    return 0, None
