@@ -153,6 +153,14 @@ def test_estimates_are_said_in_gcc_sarif_and_the_pages_headline(tmp_path):
     results = json.loads(sarif.read_text())["runs"][0]["results"]
     props = [r["properties"] for r in results if "atomicCAS" in r["message"]["text"]]
     assert props and all(p["estimate"] and not p["at_least"] for p in props), results
+    # (the seventh review: the table's rows and JSON's sites say it too)
+    code, out, _ = cli("analyze", str(f), *lengths)
+    rows = [line for line in out.splitlines() if " atom.cas " in line]
+    assert rows and all("≈" in row for row in rows), out
+    code, out, _ = cli("analyze", str(f), *lengths, "--json")
+    sites = json.loads(out)["results"][0]["sites"]
+    assert any(s["estimate"] for s in sites) and not any(s["estimate"] and s["at_least"]
+                                                         for s in sites)
     page = tmp_path / "peak.html"
     cli("report", str(f), *lengths, "--no-check", "--no-fix", "-o", str(page))
     html = page.read_text()
@@ -271,6 +279,9 @@ def test_the_table_says_a_column_in_one_unit_and_interleaved_sites_as_runs():
     from smemsim.cli.render import _count
     assert (_count(5_242_880, 23_592_960), _count(23_592_960, 23_592_960)) == ("5.2M", "23.6M")
     assert _count(5_242_880, 9_000_000) == "5,242,880"
+    # (the seventh review: never 0.0G for 524,288, nor 0.0M for nothing)
+    assert (_count(524_288, 1_100_000_000), _count(0, 18_700_000)) == ("0.5M", "0")
+    assert _count(1_100_000_000, 1_100_000_000) == "1,100.0M"
     assert numbers_text([8, 9, 10, 11, 16, 17, 18, 19]) == "8-11, 16-19"
     assert numbers_text(list(range(5, 36, 2))) == "5, 7, ... 35 (16 of them)"
 
@@ -290,3 +301,80 @@ int main() { float *o; a<<<1, 32>>>(o); b<<<1, 32>>>(o); }
     code, out, err = cli("fix", str(f), "--length", "o=32", "--patch", str(tmp_path / "p"))
     assert code == 2 and "2 kernels have bank conflicts (a, b): patch one at a time" in err
     assert not out and not (tmp_path / "p").exists()
+
+
+def test_the_seventh_reviews_host_and_input_findings(tmp_path):
+    """`int minGrid, bs2;` declares bs2 (its second declarator): a launch by it asks for its
+    value (--host), not for a -D that would break the build; the inputs line says what the
+    seeded random values are (a hash's keys 0..255 are no user's keys)."""
+    f = tmp_path / "occ.cu"
+    f.write_text("""
+__global__ void rev(float *a) { __shared__ float s[1024]; s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads(); a[threadIdx.x] = s[(threadIdx.x * 8) % blockDim.x]; }
+int main() {
+    float *a; int minGrid, bs2;
+    cudaOccupancyMaxPotentialBlockSize(&minGrid, &bs2, rev, 0, 0);
+    rev<<<1, bs2>>>(a);
+    return 0;
+}
+""")
+    code, _, err = cli("analyze", str(f), "--length", "a=1024")
+    assert code == 2 and "uses the host variable 'bs2': give its value (--host 'bs2=VALUE')" \
+        in err, err
+    code, out, err = cli("analyze", str(f), "--length", "a=1024", "--host", "bs2=256")
+    assert code == 0, err
+    args = _spmv_args(tmp_path, np.arange(257, dtype=np.int32))
+    code, out, _ = cli("analyze", *args)
+    assert "ptr = seeded random (seed 0, i32 uniform in 0..255)" in out
+    assert "x = seeded random (seed 0, f32 uniform in [-1, 1))" in out
+
+
+def test_explain_of_a_callers_line_as_a_number_says_to_give_file_and_line(tmp_path):
+    """The seventh review's minor: `explain FILE 44` of the line that calls a helper read
+    44 as a site number; the refusal says how to name the line."""
+    f = tmp_path / "helper.cu"
+    f.write_text("""__device__ float get(const float *t, int i)
+{
+    return t[i];
+}
+__global__ void k(const float *a, float *b)
+{
+    __shared__ float t[32][33];
+    t[threadIdx.x][0] = a[threadIdx.x]; __syncthreads();
+    b[threadIdx.x] = get(&t[0][0], threadIdx.x * 33);
+}
+int main() { float *a, *b; k<<<1, 32>>>(a, b); }
+""")
+    code, _, err = cli("explain", str(f), "--length", "a=32", "--length", "b=32", "9")
+    assert code == 2 and "has no site 9" in err and "give it as helper.cu:9" in err, err
+
+
+@pytest.mark.toolkit
+def test_a_global_atomic_beside_a_shared_one_is_no_merged_call(tmp_path, nvcc):
+    """The seventh review's minor: line 4's global atomicAdd was said to have its accesses
+    counted at line 3 (the shared atomicAdd's), as two cub calls are; it has its own (a
+    global access), so nothing is said."""
+    f = tmp_path / "hist.cu"
+    f.write_text("__global__ void h(const int *k, int *out) {\n"
+                 "    __shared__ int bins[256]; bins[threadIdx.x] = 0; __syncthreads();\n"
+                 "    atomicAdd(&bins[k[threadIdx.x] & 255], 1); __syncthreads();\n"
+                 "    atomicAdd(&out[threadIdx.x], bins[threadIdx.x]);\n}\n"
+                 "int main() { int *k, *o; h<<<1, 256>>>(k, o); }\n")
+    code, out, err = cli("analyze", str(f), "--length", "k=256", "--length", "out=256")
+    assert code == 0, err
+    assert " calls " not in out, out
+
+
+def test_a_cupy_scalar_type_is_read_as_numpys(tmp_path):
+    """`cp.int32(N)` passes a scalar as `np.int32(N)` does."""
+    f = tmp_path / "prog.py"
+    f.write_text('import cupy as cp\nN = 4096\ncode = r"""\n'
+                 'extern "C" __global__ void k(float *x, int n) {\n'
+                 '    __shared__ float s[256];\n    int i = blockIdx.x * 256 + threadIdx.x;\n'
+                 '    s[threadIdx.x] = i < n ? x[i] : 0.f;\n    __syncthreads();\n'
+                 '    if (i < n) x[i] = s[255 - threadIdx.x];\n}\n"""\n'
+                 'mod = cp.RawModule(code=code)\nk = mod.get_function("k")\n'
+                 'x = cp.zeros(N, dtype=cp.float32)\nk((N // 256,), (256,), (x, cp.int32(N)))\n')
+    code, out, err = cli("analyze", str(f), "--json")
+    assert code == 0, err
+    assert json.loads(out)["results"][0]["params"] == {"n": 4096}

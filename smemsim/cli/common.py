@@ -188,8 +188,17 @@ def input_sources(args, key: str, kernel) -> dict[str, str]:
         out[g.name] = (given[g.name] if g.name in given else
                        f"ARRAYS['{key}'] of {args.file}" if prescribed else
                        "its initializer in the file" if g.initial is not None else
-                       "seeded random (seed 0)")
+                       f"seeded random (seed 0, {_drawn(g)})")
     return out
+
+
+def _drawn(g) -> str:
+    """What kernels_ir.make_arrays draws for an array: floats uniform in [-1, 1), integers
+    uniform in 0..255 (an array held as bytes, a pointer read from PTX, in its declared
+    type): say it, as a hash or an index array of such values is no input of the user's."""
+    t = g.declared if g.dtype.size == 1 and getattr(g, "declared", None) is not None \
+        else g.dtype
+    return f"{t} uniform in [-1, 1)" if t.is_float else f"{t} uniform in 0..{min(int(t.max), 255)}"
 
 
 def _data_files(args, kernel) -> dict[str, str]:

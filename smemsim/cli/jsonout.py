@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from kernels_ir.errors import loop_key
 
 from .outputs import PATCH_COMMENT, seal
-from .phrases import shown_statement
+from .phrases import is_estimate, shown_statement
 
 if TYPE_CHECKING:  # annotations only: building JSON needs none of these imported
     from gpu_backend.compile import Compiled
@@ -45,7 +45,7 @@ def report_json(r: Report) -> dict[str, Any]:
             "requests": s.requests,
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
-            "retry_loop": s.retry_loop, "at_least": s.at_least,
+            "retry_loop": s.retry_loop, "at_least": s.at_least, "estimate": is_estimate(s),
             "matrices": s.matrices, "classes": _classes(s.classes),
             "tma": None if s.tma is None else dataclasses.asdict(s.tma),
             "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],

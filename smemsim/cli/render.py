@@ -12,7 +12,7 @@ from rich.text import Text
 from kernels_ir.layout import tma_swizzle
 
 from ..launch.bulk import COUNTERS
-from .phrases import shown_statement, sites_word
+from .phrases import is_estimate, shown_statement, sites_word
 
 if TYPE_CHECKING:  # annotations only
     from ..launch.analysis import Report
@@ -24,16 +24,15 @@ _DEGREE_STYLE = {1: "green", 2: "yellow", 3: "yellow", 4: "dark_orange"}
 
 
 def _count(n: int, top: int | None = None) -> str:
-    """Exact with separators below ten million; compact above (totals lines stay exact).
-    `top`: the largest figure of the figure's column, whose unit the column shares (5.2M
-    beside 23.6M, not 5,242,880)."""
+    """Exact with separators below ten million; in millions above (totals lines stay
+    exact). `top`: the largest figure of the figure's column, whose unit the column shares
+    (5.2M beside 23.6M, not 5,242,880)."""
     top = n if top is None else top
-    if top < 10_000_000:
+    if top < 10_000_000 or n == 0:
         return f"{n:,}"
-    for unit, scale in (("G", 1e9), ("M", 1e6)):
-        if top >= scale:
-            return f"{n / scale:.1f}{unit}"
-    return f"{n:,}"
+    # (millions, one unit down the column: 1,100.0M beside 0.5M, never 0.0G for 524,288;
+    # a figure under 50,000 stays exact)
+    return f"{n / 1e6:,.1f}M" if n >= 50_000 else f"{n:,}"
 
 
 def _degree_style(n: int) -> str:
@@ -134,8 +133,9 @@ def report_table(r: Report, explain_command: str | None = None,
         parts.append(Text("*: what these sites access, or how often they run, depends on the "
                           "input data: counted on this launch's inputs (below: seeded random "
                           "unless --data gives an array's values)"))
-    for line in sorted({s.retry_loop for s in r.sites if s.retry_loop is not None}):
-        mine = [s for s in r.sites if s.retry_loop == line]
+    for line in sorted({s.retry_loop for s in r.sites if s.retry_loop is not None and
+                        s.requests}):
+        mine = [s for s in r.sites if s.retry_loop == line and s.requests]
         listed = ", ".join(str(s.site) for s in mine)
         if all(s.at_least for s in mine):
             parts.append(Text(
@@ -150,13 +150,15 @@ def report_table(r: Report, explain_command: str | None = None,
                 "until a store to shared memory survives, and lanes of several warps "
                 "contend for one word: counted with the block's warps in lock-step, one "
                 "store landing per pass; the GPU's passes depend on its scheduling"))
-    fewest = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and s.at_least]
+    fewest = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and s.at_least and
+              s.requests]
     if fewest:
         parts.append(Text(f"at least: site(s) {', '.join(fewest)} compile to a CAS loop, "
                           "counted as each warp alone: the fewest passes there can be; warps "
                           "that add to one word at once fail more compare-and-swaps and pass "
                           "again (docs/hardware-rules.md)"))
-    loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and not s.at_least]
+    loops = [str(s.site) for s in r.sites if s.op == "atomic_cas_loop" and not s.at_least and
+             s.requests]
     if loops:
         parts.append(Text(f"estimate: site(s) {', '.join(loops)} compile to a CAS loop, whose "
                           "passes depend on timing between warps and on the data; counted "
@@ -208,13 +210,15 @@ def _group_row(g, tops: dict) -> dict:
     requests, wavefronts = sum(x.requests for x in g), sum(x.wavefronts for x in g)
     ideal = sum(x.ideal for x in g)
     numbers = [x.site for x in g]
+    # (a bound, or an estimate: the footnotes below the table say why)
+    mark = "≥" if s.at_least else "≈" if is_estimate(s) else ""
     return {"#": str(s.site) if len(g) == 1 else
             f"{numbers[0]}-{numbers[-1]}" if numbers[-1] - numbers[0] == len(numbers) - 1
             else f"{numbers[0]}..{numbers[-1]}",
             "line": str(s.loc.line),
             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
-            "requests": ("≥" if s.at_least else "") + _count(requests, tops["requests"]),
-            "wavefronts": ("≥" if s.at_least else "") + _count(wavefronts, tops["wavefronts"]),
+            "requests": mark + _count(requests, tops["requests"]),
+            "wavefronts": mark + _count(wavefronts, tops["wavefronts"]),
             "ideal": _count(ideal, tops["ideal"]),
             "excess": _count(wavefronts - ideal, tops["excess"]),
             "wf/req": f"{wavefronts / requests if requests else 0:.2f}",
@@ -379,10 +383,12 @@ def _blocks(limit: int | None) -> str:
     return "no limit" if limit is None else str(limit)
 
 
-def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
+def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
+             from_build: bool = False) -> RichGroup:
     """Before/after of the paddings and swizzles that lower the wavefronts, and the change
     to make (`cuda`: the input is a .cu the caller shows a patch of, so no kernels_ir
-    declarations)."""
+    declarations; `from_build`: a kernel read from a compiler's build that fix cannot
+    rebuild (CUDA held in Python, a DSL): its changes are counted on the build as read)."""
     b = f.baseline
     warps = f", {f.baseline_warps} warps per SM" if f.baseline_warps is not None else ""
     parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal "
@@ -394,6 +400,11 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
     if cuda:
         parts.append(Text("each change: your file patched, built by nvcc and counted as built "
                           "(registers and warps per SM of that build)"))
+    elif from_build:
+        parts.append(Text("each change: counted on the kernel as its compiler built it, moved "
+                          "as the change moves the array, not built again (a build of the "
+                          "changed source may merge or split its accesses otherwise: a .cu "
+                          "of the kernel is rebuilt and counted for each change)"))
     for note in f.skipped:
         parts.append(Text(f"skipped {note}"))
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
@@ -445,7 +456,7 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False) -> RichGroup:
             parts.append(Text(f"  (not {fewer.label}, which counts {fewer.wavefronts:,} but "
                               f"leaves {fewer.active_warps} warps per SM, not "
                               f"{c.active_warps}: that trade is yours to make)"))
-        if not cuda:
+        if not cuda and not from_build:   # (kernels_ir's declaration: a kernels file's)
             parts.append(Text(f"  declare: {c.builder}"))
         if c.maps:
             parts.append(Text(f"  with swizzle={c.tma} in tensor map(s) "

@@ -196,8 +196,9 @@ def _merge_decision(offs: list[int | None], width: int, store: bool) -> MergeDec
         return MergeDecision(False, None, f"{width}-byte accesses: the whole warp is one group")
     split = "two half-warps" if width == 8 else "four quarter-warps"
     if store:
-        return MergeDecision(False, None, f"stores never merge: a {width}-byte store is "
-                                          f"processed as {split}")
+        article = "an" if width == 8 else "a"   # (an 8-byte, a 16-byte)
+        return MergeDecision(False, None, f"stores never merge: {article} {width}-byte store "
+                                          f"is processed as {split}")
 
     def first_violation(mask: int, lanes: range):
         for i in lanes:

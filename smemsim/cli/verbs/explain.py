@@ -75,10 +75,12 @@ def _named_site_exists(kernels, number, line, text) -> None:
     kernels know their sites: a launch that takes minutes to trace answers at once)."""
     sites = [s for k in kernels for s in k.sites()]
     if number is not None and number not in [s.site for s in sites]:
-        at = [str(s.loc) for s in sites if s.loc.line == number]
+        # (a line of a site, or of a call that inlined one: what the user meant, likely)
+        at = [s.loc for s in sites if _at_line(s, (None, number))]
+        file = os.path.basename(at[0].file) if at else ""
         raise KernelError(f"kernel '{kernels[0].name}' has no site {number}; its sites are "
                           f"{numbers_text(sorted(s.site for s in sites)) if sites else 'none'}"
-                          + (f" (line {number} is {at[0]}: give it as FILE:LINE)"
+                          + (f" (line {number} has sites: give it as {file}:{number})"
                              if at else ""))
     if line is not None and sites and not any(_at_line(s, line) for s in sites):
         places = {(s.loc.file, s.loc.line, s.loc.column): str(s.loc) for s in sites}

@@ -104,7 +104,8 @@ def execute(args, console: Console) -> int:
                                            else {}) |
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
         if not args.json:
-            console.print(render.fix_view(f, cuda=patchable(args.file)))
+            console.print(render.fix_view(f, cuda=patchable(args.file),
+                                          from_build=kernel.built is not None))
             if shapes:
                 console.print(render.shapes_view(kernel, f.baseline, shapes))
             if patch is not None:

@@ -8,6 +8,7 @@ import itertools
 
 from rich import box
 from rich.console import Console
+from rich.text import Text
 from rich.table import Table
 
 from kernels_ir import KernelError
@@ -327,10 +328,11 @@ def _print(console: Console, args, result, front, axes) -> None:
     ranked = result.ranked()
     on_front = {id(r) for r in front}
     shown = ranked if args.top == 0 else ranked[:args.top]
-    t = Table(title=f"{result.kernel}: {len(result.results)} points"
-                    f"{f' ({result.cached} cached)' if result.cached else ''}, best first; "
-                    "* on the Pareto front", title_justify="left", box=box.SIMPLE_HEAD,
-              show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    # (the title a line of its own, whole: a table's title wraps at the table's width)
+    title = (f"{result.kernel}: {len(result.results)} points"
+             f"{f' ({result.cached} cached)' if result.cached else ''}, best first; "
+             "* on the Pareto front")
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
     names = list(axes)
     archs = len({r.point.arch for r in result.results}) > 1
     layouts = any(r.point.layouts for r in result.results)
@@ -362,6 +364,7 @@ def _print(console: Console, args, result, front, axes) -> None:
                      min_width=None if c == "layout" else whole)
     for row in rows:
         t.add_row(*row)
+    console.print(Text(title, no_wrap=True, overflow="ignore"))
     console.print(t)
     if len(shown) < len(ranked):
         say(console, f"{len(ranked) - len(shown)} more point(s): --top 0 shows all, --csv "

@@ -533,9 +533,11 @@ def _undeclared(unit, name: str) -> bool:
     """Whether no declaration of the file names `name` (no variable, parameter, function,
     enumerator or type of that name: an undefined macro, which nvcc's -D would define)."""
     for n in walk(unit.tree.root_node):
+        # (every declarator of a declaration: `int minGrid, bs2;` declares bs2 too)
         if n.type in ("identifier", "field_identifier", "type_identifier") and \
                 text(n) == name and n.parent is not None and \
-                any(n.parent.child_by_field_name(f) == n for f in ("declarator", "name")):
+                any(n == x for f in ("declarator", "name")
+                    for x in n.parent.children_by_field_name(f)):
             return False
     return True
 

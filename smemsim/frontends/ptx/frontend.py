@@ -221,6 +221,7 @@ def _calls_merged(module, symbol: str) -> list[str]:
     files = module.files
     callers: dict = {}   # the toolkit frame a user line calls -> the lines that call it
     shared: dict = {}    # and those with a shared access through it
+    memory: dict = {}    # and those with any memory access through it (a global atomic)
     for inst in module.entries[symbol].body:
         if not isinstance(inst, Inst) or inst.loc is None:
             continue
@@ -237,9 +238,13 @@ def _calls_merged(module, symbol: str) -> list[str]:
         callers.setdefault(key, set()).add((user.file, user.line))
         if "shared" in inst.opcode or inst.name in ("ldmatrix", "stmatrix"):
             shared.setdefault(key, set()).add((user.file, user.line))
+        if inst.name in ("ld", "st", "atom", "red", "cp", "ldmatrix", "stmatrix", "wmma"):
+            memory.setdefault(key, set()).add((user.file, user.line))
     out = []
     for key, lines in shared.items():
-        silent = sorted(callers[key] - lines, key=lambda x: x[1])
+        # (a line whose call reaches memory elsewhere, a global atomicAdd beside a shared
+        # one, did its own accesses: only a line with none through the function is said)
+        silent = sorted(callers[key] - memory[key], key=lambda x: x[1])
         if not silent:
             continue
         where = lambda fl: f"{os.path.basename(files.get(fl[0], '<ptx>'))}:{fl[1]}"  # noqa

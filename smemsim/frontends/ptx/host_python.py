@@ -335,7 +335,8 @@ class Scope:
         if root == "torch" and name in _TORCH_ALLOCATORS:
             return _torch_allocate(name, args, {k: v(x) for k, x in kw.items()})
         keywords = {k: v(x) for k, x in kw.items()}
-        if root == _NUMPY and dtype_name(f) and len(args) == 1:   # np.float32(1.5)
+        # np.float32(1.5), and cupy's own scalar types (cp.int32(n))
+        if root in _NUMPY_LIKE and dtype_name(f) and len(args) == 1:
             x = _number(args[0])
             return None if x is None else Scalar(dtype_name(f), x)
         if root in _NUMPY_LIKE and name in _NUMPY_ALLOCATORS or \
