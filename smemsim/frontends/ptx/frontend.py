@@ -244,7 +244,7 @@ def _calls_merged(module, symbol: str) -> list[str]:
     for key, lines in shared.items():
         # (a line whose call reaches memory elsewhere, a global atomicAdd beside a shared
         # one, did its own accesses: only a line with none through the function is said)
-        silent = sorted(callers[key] - memory[key], key=lambda x: x[1])
+        silent = sorted(callers[key] - memory.get(key, set()) - lines, key=lambda x: x[1])
         if not silent:
             continue
         where = lambda fl: f"{os.path.basename(files.get(fl[0], '<ptx>'))}:{fl[1]}"  # noqa
