@@ -55,7 +55,7 @@ def test_a_tile_staged_through_two_swapped_barriers():
 
 
 def test_reading_before_the_barrier_and_a_copy_promising_less():
-    with pytest.raises(KernelRuntimeError, match=r"reads 'tile_f32' .* while the cp.async of "
+    with pytest.raises(KernelRuntimeError, match=r"reads 'tile' .* while the cp.async of "
                                                  r"line "
                                                  r"23 to it is still in flight: it completes "
                                                  r"on an mbarrier .* wait on that barrier"):
@@ -188,7 +188,7 @@ def test_a_threads_own_pipeline_double_buffers_as_cp_async_groups():
 def test_waiting_for_too_few_stages_reads_a_tile_in_flight():
     """pipeline_consumer_wait_prior<2> with two stages committed waits for none: the read
     of tile 0 (line 47) races its copy."""
-    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:47:16, .* reads 'buf_f32' .* "
+    with pytest.raises(KernelRuntimeError, match=r"pipeline_copy.cu:47:16, .* reads 'buf' .* "
                                                  r"while a cp.async to it is still in flight"):
         run(piped(WAIT_PRIOR=2))
 
@@ -385,7 +385,7 @@ void h(int *o, const int *i) { batches<<<8, 128, 128 * sizeof(int)>>>(o, i, 4); 
 
 def test_reading_a_cooperative_copy_before_waiting_is_located():
     """-D NO_WAIT: the batch is read (line 24) while its copies may be in flight."""
-    with pytest.raises(KernelRuntimeError, match=r"cg_copy.cu:24:16, .* reads 'batch_f32' .*"
+    with pytest.raises(KernelRuntimeError, match=r"cg_copy.cu:24:16, .* reads 'batch' .*"
                                                  r"while a cp.async to it is still in flight"):
         run(cg_kernel("block_batches", NO_WAIT=1))
 

@@ -101,7 +101,7 @@ def test_a_struct_of_pointers_and_scalars_as_a_kernel_parameter():
         params={"p_n": 256, "p_scale": 2.0},
         lengths={"p_in": "4 * 256", "p_out": "4 * 256"}))["reverse_rows"]()
     assert [(g.name, g.intent) for g in kernel.globals] == [("p_in", "in"),
-                                                            ("p_out", "inout")]
+                                                            ("p_out", "out")]
     assert [p.name for p in kernel.params] == ["p_n", "p_scale"]
     x = np.arange(1024, dtype=np.float32)
     out = run(kernel, {}, {"p_in": x})["p_out"]
