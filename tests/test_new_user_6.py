@@ -378,3 +378,26 @@ def test_a_cupy_scalar_type_is_read_as_numpys(tmp_path):
     code, out, err = cli("analyze", str(f), "--json")
     assert code == 0, err
     assert json.loads(out)["results"][0]["params"] == {"n": 4096}
+
+
+@pytest.mark.toolkit
+def test_a_reduce_reading_shared_memory_through_its_argument_is_no_merged_call(tmp_path,
+                                                                               nvcc):
+    """llm.c's attention backward: line 7 stores `cg::reduce(warp, v)` to shared memory
+    (the store at its own line), line 9 calls `cg::reduce(warp, acc[lane])`, which reads
+    acc through its reference inside reduce: each line has its own shared access, so no
+    merged-call note."""
+    f = tmp_path / "red.cu"
+    f.write_text("#include <cooperative_groups.h>\n#include <cooperative_groups/reduce.h>\n"
+                 "namespace cg = cooperative_groups;\n"
+                 "__global__ void k(const float *x, float *y) { __shared__ float acc[32];\n"
+                 "    auto block = cg::this_thread_block(); auto warp = cg::tiled_partition<32>(block);\n"
+                 "    float v = x[threadIdx.x] * 2.f;\n"
+                 "    acc[warp.meta_group_rank()] = cg::reduce(warp, v, cg::plus<float>{});\n"
+                 "    block.sync();\n"
+                 "    float s = cg::reduce(warp, acc[warp.thread_rank()], cg::plus<float>{});\n"
+                 "    if (threadIdx.x == 0) y[0] = s;\n}\n"
+                 "int main() { float *x, *y; k<<<1, 1024>>>(x, y); }\n")
+    code, out, err = cli("analyze", str(f), "--length", "x=1024", "--length", "y=1")
+    assert code == 0, err
+    assert " calls " not in out, out

@@ -142,9 +142,7 @@ def inputs(args, key: str, kernel, params: dict):
     loaded = {}
     for name, path in given.items():
         data, n, g = _npy(name, path), launch.lengths[name], arrays_of[name]
-        # a kernel read from PTX holds a pointer's bytes: its elements are the type the
-        # source declares the pointer with, whose values the file holds
-        t = g.declared if g.declared is not None and g.dtype.size == 1 else g.dtype
+        t = _values_type(g)
         n = n // t.size * g.dtype.size
         # checked here, whether or not the analysis ends up reading the data: a file that
         # cannot be this array's contents is a mistake, never reshaped or converted
@@ -192,13 +190,20 @@ def input_sources(args, key: str, kernel) -> dict[str, str]:
     return out
 
 
+def _values_type(g):
+    """The type of an array's values: its own, or, for an array held as bytes (a pointer
+    read from PTX), the type the source declares the pointer with."""
+    declared = getattr(g, "declared", None)
+    return declared if declared is not None and g.dtype.size == 1 else g.dtype
+
+
 def _drawn(g) -> str:
-    """What kernels_ir.make_arrays draws for an array: floats uniform in [-1, 1), integers
-    uniform in 0..255 (an array held as bytes, a pointer read from PTX, in its declared
-    type): say it, as a hash or an index array of such values is no input of the user's."""
-    t = g.declared if g.dtype.size == 1 and getattr(g, "declared", None) is not None \
-        else g.dtype
-    return f"{t} uniform in [-1, 1)" if t.is_float else f"{t} uniform in 0..{min(int(t.max), 255)}"
+    """What kernels_ir.make_arrays draws for an array (in _values_type): floats uniform in
+    [-1, 1), integers uniform in 0..255; said, as a hash's keys or an index array of such
+    values are no input of the user's."""
+    t = _values_type(g)
+    return f"{t} uniform in [-1, 1)" if t.is_float else \
+        f"{t} uniform in 0..{min(int(t.max), 255)}"
 
 
 def _data_files(args, kernel) -> dict[str, str]:

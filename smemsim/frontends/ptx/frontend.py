@@ -222,6 +222,7 @@ def _calls_merged(module, symbol: str) -> list[str]:
     callers: dict = {}   # the toolkit frame a user line calls -> the lines that call it
     shared: dict = {}    # and those with a shared access through it
     memory: dict = {}    # and those with any memory access through it (a global atomic)
+    accessing = set()    # the user lines with a shared access at all, in any frame
     for inst in module.entries[symbol].body:
         if not isinstance(inst, Inst) or inst.loc is None:
             continue
@@ -231,6 +232,8 @@ def _calls_merged(module, symbol: str) -> list[str]:
             loc = loc.inlined_at
         mine = [n for n, f in enumerate(frames)
                 if not _TOOLKIT.search(os.path.normpath(files.get(f.file, "")))]
+        if mine and ("shared" in inst.opcode or inst.name in ("ldmatrix", "stmatrix")):
+            accessing.add((frames[mine[0]].file, frames[mine[0]].line))
         if not mine or mine[0] == 0:
             continue
         user, callee = frames[mine[0]], frames[mine[0] - 1]
@@ -242,9 +245,12 @@ def _calls_merged(module, symbol: str) -> list[str]:
             memory.setdefault(key, set()).add((user.file, user.line))
     out = []
     for key, lines in shared.items():
-        # (a line whose call reaches memory elsewhere, a global atomicAdd beside a shared
-        # one, did its own accesses: only a line with none through the function is said)
-        silent = sorted(callers[key] - memory.get(key, set()) - lines, key=lambda x: x[1])
+        # (only a line with no shared access of its own is said: one whose call reaches
+        # memory elsewhere (a global atomicAdd beside a shared one), or whose own frame has
+        # the line's shared access (llm.c's `block_acc[w] = cg::reduce(warp, v, ...)` beside
+        # a `cg::reduce(warp, block_acc[lane], ...)` that reads through its reference), has)
+        silent = sorted(callers[key] - memory.get(key, set()) - lines - accessing,
+                        key=lambda x: x[1])
         if not silent:
             continue
         where = lambda fl: f"{os.path.basename(files.get(fl[0], '<ptx>'))}:{fl[1]}"  # noqa
