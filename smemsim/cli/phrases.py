@@ -65,27 +65,30 @@ def numbers_text(numbers: list[int]) -> str:
     return f"{numbers[0]}, {numbers[1]}, ... {numbers[-1]} ({len(numbers)} of them)"
 
 
+def _field(s, name: str):
+    """A site's field, of a SiteReport or of its JSON."""
+    return s.get(name) if isinstance(s, dict) else getattr(s, name)
+
+
 def is_estimate(s) -> bool:
     """Whether a site's count is an estimate (a retry loop, or the compare-and-swap loop of
     an atomic, where warps contend for one word: the GPU's passes depend on its
     scheduling), rather than exact or a bound (`at_least`). Takes a SiteReport or its
     JSON."""
-    get = (lambda k: s.get(k)) if isinstance(s, dict) else (lambda k: getattr(s, k))
-    return not get("at_least") and (get("retry_loop") is not None or
-                                    get("op") == "atomic_cas_loop")
+    return not _field(s, "at_least") and (_field(s, "retry_loop") is not None or
+                                          _field(s, "op") == "atomic_cas_loop")
 
 
 def count_caveat(sites) -> str:
     """What kind of count the sites' sum is, for a one-line diagnostic (SARIF, gcc): ""
     where it is exact on this launch; else `at least: ...`, `an estimate: ...` and/or
     `counted on this launch's inputs`."""
-    get = lambda s, k: s.get(k) if isinstance(s, dict) else getattr(s, k)  # noqa: E731
     parts = []
-    if any(get(s, "at_least") for s in sites):
+    if any(_field(s, "at_least") for s in sites):
         parts.append("at least: the fewest passes of a retry loop; the GPU may run more")
     elif any(is_estimate(s) for s in sites):
         parts.append("an estimate: a retry loop where warps contend for one word, whose "
                      "passes depend on the GPU's scheduling")
-    if any(get(s, "data_dependent") for s in sites):
+    if any(_field(s, "data_dependent") for s in sites):
         parts.append("counted on this launch's inputs, on which its accesses depend")
     return "; ".join(parts)
