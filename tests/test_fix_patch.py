@@ -188,9 +188,10 @@ def test_a_patch_that_breaks_the_file_is_our_bug_not_the_users(tmp_path, monkeyp
     from smemsim.cli import fixpatch
     from smemsim.frontends.cuda.patch import LayoutPatch
 
-    def broken(file, kernel, changes):
-        return LayoutPatch(file, "", "__global__ void transpose(", ("line 1: broken",))
-    monkeypatch.setattr(fixpatch, "_layout_patch", broken)
+    def broken(source, kernel, changes):
+        return LayoutPatch(source.path, "", "__global__ void transpose(",
+                           ("line 1: broken",)), "__global__ void transpose("
+    monkeypatch.setattr(fixpatch, "_file_patch", broken)
     code, out = cli("fix", str(TRANSPOSE_CU))
     assert code == 0 and "no patch of the file: the patched file does not import" in out
     code, out = cli("fix", str(TRANSPOSE_CU), "--patch", str(tmp_path / "x.patch"))

@@ -405,8 +405,8 @@ def test_the_fault_search_stops_at_its_cap_and_says_how_much_is_left(monkeypatch
     """The full run stops looking after MAX_FAULT_BLOCKS faulting blocks, and says so; the
     address-only shared run counts each fault by its class, running one block of each, so
     it needs no cap (here every faulting block: 3 + 4)."""
-    import smemsim.launch.hazards as hazards
-    monkeypatch.setattr(hazards, "MAX_FAULT_BLOCKS", 2)
+    import smemsim.launch.faults as faults
+    monkeypatch.setattr(faults, "MAX_FAULT_BLOCKS", 2)
     assert sum(f.blocks for f in check(_two_faults()).faults) == 7
     h = check(_two_faults(), sliced=False)
     assert sum(f.blocks for f in h.faults) == 2

@@ -55,8 +55,12 @@ class NoPatch:
 
 
 def patchable(file: str) -> bool:
-    """A file the patch can be written into: CUDA source, not CUDA held in Python."""
-    return pathlib.Path(file).suffix in (".cu", ".cuh")
+    """A file fix changes and builds: CUDA source, or a Python program's CUDA strings (cupy,
+    pycuda), not a DSL's kernels nor a kernels file."""
+    if pathlib.Path(file).suffix in (".cu", ".cuh"):
+        return True
+    from ..frontends.loader import embeds_cuda
+    return pathlib.Path(file).suffix == ".py" and embeds_cuda(file)
 
 
 def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
@@ -65,14 +69,15 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
     `predicted` wavefronts (fix's count of the change(s))."""
     from ..frontends.cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
+    source = source_of(args, key)
     try:
-        patch = _layout_patch(args.file, kernel.name, changes)
+        patch, built = _file_patch(source, kernel.name, changes)
     except KernelError as err:
         if getattr(args, "patch", None):
             raise KernelError(f"--patch {args.patch}: {err}") from None
         return NoPatch(str(err))
     try:
-        rebuilt = _patched_copy(args, key, patch)
+        rebuilt = _patched_copy(source, built)
     except PatchError as err:
         if getattr(args, "patch", None):
             raise  # asked to write it: a bug of ours, exit 3
@@ -180,11 +185,21 @@ def _hazards(found) -> tuple[str, bool]:
     return f"no race or fault the original has not (check of {where})", False
 
 
-def _layout_patch(file: str, kernel: str, changes):
-    """smemsim.frontends.cuda.patch.layout_patch (imported here: fix of a kernels file never
-    loads the CUDA frontend)."""
+def _file_patch(source, kernel: str, changes) -> tuple:
+    """(the patch of the user's file, the text nvcc builds for it): the `.cu` patched
+    (smemsim.frontends.cuda.patch.layout_patch, imported here: fix of a kernels file never
+    loads the CUDA frontend), or a program's CUDA string patched and written into the Python
+    file line for line (strings_patch.python_patch)."""
     from ..frontends.cuda.patch import layout_patch
-    return layout_patch(file, kernel, changes)
+    patch = layout_patch(source.path, kernel, changes)
+    if source.string is None:
+        return patch, patch.patched
+    from ..frontends.ptx.strings_patch import python_patch
+    from ..search.fix_built import in_users_file
+    try:
+        return python_patch(source.string, patch), patch.patched
+    except KernelError as err:
+        raise KernelError(in_users_file(str(err), source)) from None
 
 
 def predicted_wavefronts(f) -> int:
@@ -193,17 +208,20 @@ def predicted_wavefronts(f) -> int:
 
 
 def source_of(args, key: str):
-    """The user's `.cu` and its build, as the command line gives them (smemsim.search.fix_built)."""
-    from ..search.fix_built import SourceFile
-    return SourceFile(args.file, key, cuda_options(args),
-                      tuple(getattr(args, "nvcc_flag", None) or ()), args.arch)
+    """The user's `.cu` (or a Python program's CUDA string) and its build, as the command
+    line gives them (smemsim.search.fix_built)."""
+    from ..search.fix_built import SourceFile, string_file
+    flags = tuple(getattr(args, "nvcc_flag", None) or ())
+    if pathlib.Path(args.file).suffix == ".py":
+        return string_file(args.file, key, cuda_options(args), flags, args.arch)
+    return SourceFile(args.file, key, cuda_options(args), flags, args.arch)
 
 
-def _patched_copy(args, key: str, patch: LayoutPatch):
+def _patched_copy(source, text: str):
     """The kernel read from nvcc's build of the patched text (in a private folder)."""
     from ..search.fix_built import patched_kernel
     try:
-        return patched_kernel(source_of(args, key), patch.patched)
+        return patched_kernel(source, text)
     except KernelError as err:
         # the file imported before the patch: this is smemsim's mistake, not the input's
         raise PatchError(f"the patched file does not import: {err} (a bug in smemsim's "

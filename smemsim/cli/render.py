@@ -452,10 +452,14 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
                               "ptxas no longer merges some accesses into wider ones)"))
         fewer = min((x for x in f.candidates if x.array == c.array),
                     key=lambda x: x.wavefronts)
-        if fewer.wavefronts < c.wavefronts and fewer.active_warps is not None:
+        if fewer.wavefronts < c.wavefronts and fewer.active_warps is not None and \
+                c.active_warps is not None and fewer.active_warps < c.active_warps:
             parts.append(Text(f"  (not {fewer.label}, which counts {fewer.wavefronts:,} but "
                               f"leaves {fewer.active_warps} warps per SM, not "
                               f"{c.active_warps}: that trade is yours to make)"))
+        elif fewer.wavefronts < c.wavefronts:   # (--prefer chose the kind)
+            parts.append(Text(f"  (the kind preferred: {fewer.label} counts fewer, "
+                              f"{fewer.wavefronts:,})"))
         if not cuda and not from_build:   # (kernels_ir's declaration: a kernels file's)
             parts.append(Text(f"  declare: {c.builder}"))
         if c.maps:

@@ -12,7 +12,7 @@ from kernels_ir import control_signatures, Kernel, KernelRuntimeError, PartialRu
 from .block_ends import block_ends, check_other_run_at_ends
 from .bulk import box_start
 from .congruence import Congruences
-from .faults import count_fault, Fault, MAX_FAULT_BLOCKS, quarters, stopped_note
+from .faults import count_fault, Fault, quarters, run_in_ranges
 from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import control_run, hazard_slices
@@ -127,35 +127,36 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     # real as the full run's (the run computes every value a bound or a probe reads), and
     # its blocks are found as the full run finds them: a faulting range again in quarters
     # (a 1-D stencil's halo read before `in` in block 0: 4,096 blocks, 35 s -> a few)
-    pending = [(at, min(per_run, chosen.size - at)) for at in range(0, chosen.size, per_run)]
-    faulted, unchecked = 0, None
     counted = set(faults)   # the shared run's
-    while pending:
-        lo, size = pending.pop(0)
-        part = chosen[lo:lo + size]
+
+    def run_part(part):
         try:
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
                 lanes_only=hs.lanes_only,
                 probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
                 loop_limit=loop_limit)
-        except KernelRuntimeError as err:
+        except KernelRuntimeError:
             if counted:
                 # both runs fault: which comes first in a block (an assert before the
                 # uninitialized read it guards) only the full run can tell
-                return None
-            if size > 1:
-                pending[:0] = quarters(lo, size)
-                continue
-            faulted += 1
-            count_fault(faults, err)
-            if faulted >= MAX_FAULT_BLOCKS and pending:
-                unchecked = stopped_note(faulted, pending)
-                pending = []
+                raise _BothFault from None
+            raise
+
+    def after(lo, size):
         if progress:
             progress(reps.size + lo + size, total)
+    try:
+        unchecked = run_in_ranges(chosen, per_run, run_part, faults, KernelRuntimeError,
+                                  after)
+    except _BothFault:
+        return None
     return found, (shared_run, ("global accesses and bounds, every block",
                                 int(chosen.size))), list(faults.values()), unchecked
+
+
+class _BothFault(Exception):
+    """The shared run and the other both fault: the full run decides which comes first."""
 
 
 # Past this many blocks the check classes its shared run axis by axis where it can: a run

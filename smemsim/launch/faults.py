@@ -120,6 +120,33 @@ def stopped_note(faulted: int, pending: list) -> str:
             "--blocks to check others)")
 
 
+def run_in_ranges(blocks, per_run: int, run_part, faults: dict, errors,
+                  after=None) -> str | None:
+    """`run_part(part)` over the blocks of `blocks` in ranges of at most `per_run` blocks; a
+    range that raises one of `errors` is run again in quarters down to each block that does
+    (counted in `faults`), until MAX_FAULT_BLOCKS blocks have faulted. `after(lo, size)`
+    follows each range run (a faulting block's too: what it did before its fault counts).
+    Returns None, or the note of the blocks left unchecked."""
+    pending = [(at, min(per_run, len(blocks) - at)) for at in range(0, len(blocks), per_run)]
+    faulted, unchecked = 0, None
+    while pending:
+        lo, size = pending.pop(0)
+        try:
+            run_part(blocks[lo:lo + size])
+        except errors as err:
+            if size > 1:  # find the blocks that fault (or overflow) among these
+                pending[:0] = quarters(lo, size)
+                continue
+            faulted += 1
+            count_fault(faults, err)
+            if faulted >= MAX_FAULT_BLOCKS and pending:
+                unchecked = stopped_note(faulted, pending)
+                pending = []
+        if after is not None:
+            after(lo, size)
+    return unchecked
+
+
 def quarters(lo: int, size: int) -> list[tuple[int, int]]:
     """The range (lo, size) of blocks in four (lo, size) parts, to run again apart."""
     step = -(-size // 4)

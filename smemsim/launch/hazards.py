@@ -28,8 +28,7 @@ from kernels_ir import (Kernel, KernelError, KernelRuntimeError, make_arrays, Pa
 
 from ..engine.arch import get_arch
 from .check_slices import check_by_slices, CHECK_THREADS, HUGE_GRID
-from .faults import (count_fault, Fault, layout_agreement, MAX_FAULT_BLOCKS, quarters,
-                     stopped_note)
+from .faults import Fault, layout_agreement, run_in_ranges
 from .races import concurrent_site_pairs, find_races, IntervalTooLarge, Race, Recorder
 from .slicing import blind_arrays, hazard_slices
 from .trace import LOOP_LIMIT
@@ -161,7 +160,6 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             return report(found, int(chosen.size))
     found, seen = [], {}
     faults: dict[tuple, Fault] = {}
-    faulted = 0
     # the arrays made once, not for every range of blocks (each range still starts from
     # them); those whose values decide nothing are zeros, taken as touched: llm.c's
     # crossentropy reads one float of each 50,257-float row of its 1.6 GB input
@@ -174,30 +172,22 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         find_races(kernel, launch, rec, records, pairs, max_races, found, seen)
     # ranges of `chosen`, in order, each at most the interpreter's threads at once (a fault
     # splits its range in quarters to find its blocks)
-    step = max(1, CHECK_THREADS // launch.threads_per_block)
-    pending = [(at, min(step, chosen.size - at)) for at in range(0, chosen.size, step)]
-    done, unchecked = 0, None
-    while pending:
-        lo, size = pending.pop(0)
-        part = chosen[lo:lo + size]
-        rec = Recorder(launch, part, scan, pairs)
+    recorder, done = [], [0]
+
+    def run_part(part):
+        recorder[:] = [Recorder(launch, part, scan, pairs)]
         partial = None if part.size == launch.num_blocks else PartialRun(blocks=part)
-        try:
-            run(kernel, dict(launch.params), arrays, seed=seed, observer=rec, partial=partial,
-                loop_limit=loop_limit, blank=blank)
-        except (KernelRuntimeError, IntervalTooLarge) as err:
-            if size > 1:  # find the blocks that fault (or overflow) among these
-                pending[:0] = quarters(lo, size)
-                continue
-            faulted += 1
-            count_fault(faults, err)
-            if faulted >= MAX_FAULT_BLOCKS and pending:
-                unchecked = stopped_note(faulted, pending)
-                pending = []
-        scan(rec, rec.take())
-        done += size
+        run(kernel, dict(launch.params), arrays, seed=seed, observer=recorder[0],
+            partial=partial, loop_limit=loop_limit, blank=blank)
+
+    def after(lo, size):
+        scan(recorder[0], recorder[0].take())
+        done[0] += size
         if progress:
-            progress(done, chosen.size)
+            progress(done[0], chosen.size)
+    unchecked = run_in_ranges(chosen, max(1, CHECK_THREADS // launch.threads_per_block),
+                              run_part, faults, (KernelRuntimeError, IntervalTooLarge), after)
+    done = done[0]
     races = found
     return HazardReport(kernel.title, dict(launch.params),
                         tuple(r for r in races if not r.benign),

@@ -70,11 +70,34 @@ class SourceFile:
     options: object               # smemsim.frontends.cuda.Options of the build
     flags: tuple = ()             # the user's other nvcc flags
     arch: str = "sm_90"
+    # a Python program's CUDA string (strings_patch.StringSource): `path` is then a private
+    # copy of what its compile call builds, and each change is built as the program builds it
+    string: object = None
+
+
+def string_file(path: str, key: str, options, flags=(), arch: str = "sm_90") -> SourceFile:
+    """The CUDA string kernel `key` of the Python program at `path` is compiled from, as a
+    SourceFile (a private `.cu` of what its compile call builds)."""
+    from ..frontends.ptx.strings_patch import string_source
+    string = string_source(path, key, options, arch, flags)
+    copy = process_copy(string.unit.text, pathlib.Path(path).stem + ".cu", "string")
+    return SourceFile(str(copy), key, options, tuple(flags), arch, string)
+
+
+def user_file(source: SourceFile) -> str:
+    """The user's own file of a SourceFile (the Python program of a CUDA string)."""
+    return source.string.path if source.string is not None else source.path
 
 
 def patched_kernel(source: SourceFile, patched_text: str) -> Kernel:
     """The kernel read from nvcc's build of `patched_text` (the file as edited), written in
     a private folder, its own folder on the include path for its `#include "..."`."""
+    if source.string is not None:
+        from ..frontends.ptx.strings_patch import rebuilt
+        try:
+            return rebuilt(source.string, patched_text)
+        except KernelError as err:
+            raise KernelError(in_users_file(str(err), source)) from None
     from ..frontends.loader import select
     from ..frontends.ptx.frontend import import_cu
     options = dataclasses.replace(source.options, include_dirs=[
@@ -92,6 +115,9 @@ def patched_kernel(source: SourceFile, patched_text: str) -> Kernel:
 
 def in_users_file(text: str, source: SourceFile) -> str:
     """A message about the private patched copy, located in the user's file instead."""
+    if source.string is not None:
+        from ..frontends.ptx.strings_patch import in_users_file as in_program
+        return in_program(text, source.string, source.path)
     name = re.escape(pathlib.Path(source.path).name)
     return re.sub(rf"[^\s:'\"]*smemsim-patch-[^/\s]+/{name}((?::\d+)*)",
                   lambda m: f"{source.path}{m.group(1)} (as patched)", text)
@@ -134,7 +160,7 @@ def search_source(kernel: Kernel, source: SourceFile,
         try:
             decl = declarations[name] = shared_declaration(source.path, kernel.name, name)
         except KernelError as err:
-            skipped.append(f"{name}: {err}")
+            skipped.append(f"{name}: {in_users_file(str(err), source)}")
             continue
         mine = [v for v in kernel.shared if v.variable == name]
         size = sizes[name] = _element_size(decl.type, mine)
@@ -209,8 +235,7 @@ def search_source(kernel: Kernel, source: SourceFile,
         candidates.append(Candidate(
             name, change.kind, change.pad, change.swizzle, report.wavefronts, report.excess,
             smem - base_smem, warps, _smem_blocks(variant, arch, params),
-            "; ".join(patch.edits[:1]), "; ".join(patch.edits[1:4]) +
-            (f"; and {len(patch.edits) - 4} more" if len(patch.edits) > 4 else ""),
+            *_edits(patch.edits, source),
             requests=sum(s.requests for s in report.sites)))
     # (swizzles of as many wavefronts in swizzles()'s order: the one a report, which builds
     # only the first, shows too)
@@ -252,7 +277,8 @@ def search_source(kernel: Kernel, source: SourceFile,
             best = best[:1]
     helped = {c.array for c in best}
     hints = tuple(h for name in names if name not in helped and name in declarations
-                  for h in _macro_hint(source.path, declarations[name], sizes.get(name)))
+                  for h in _macro_hint(source.path, declarations[name], sizes.get(name),
+                                       pathlib.Path(user_file(source)).name))
     if kernel.instance is not None and best:
         # (a template's declaration is every instance's)
         hints += (f"the declaration is the template's: the patch changes every instance of "
@@ -263,7 +289,16 @@ def search_source(kernel: Kernel, source: SourceFile,
                      hints=hints)
 
 
-def _macro_hint(path: str, decl, size: int | None) -> list[str]:
+def _edits(edits: tuple, source: SourceFile) -> tuple[str, str]:
+    """A candidate's first edit, and up to three more (lines of the user's file)."""
+    if source.string is not None:
+        from ..frontends.ptx.strings_patch import user_edits
+        edits = user_edits(source.string, edits)
+    return ("; ".join(edits[:1]), "; ".join(edits[1:4]) +
+            (f"; and {len(edits) - 4} more" if len(edits) > 4 else ""))
+
+
+def _macro_hint(path: str, decl, size: int | None, name: str) -> list[str]:
     """Where a padding of the declaration helped nothing and its last extent names a macro
     the file #defines: the sweep that builds the file at other values of it (a macro
     reaches every use of the row's length, a wmma `ldm`, a stride written by hand, where
@@ -278,7 +313,6 @@ def _macro_hint(path: str, decl, size: int | None) -> list[str]:
               if re.search(rf"^\s*#\s*define\s+{re.escape(m)}\b", text, re.M)]
     if not macros:
         return []
-    name = pathlib.Path(path).name
     step = max(1, 16 // (size or 4))   # (rows moved by 16 bytes at a time)
     return [f"{decl.name}: its rows are [{last}] long, and "
             f"{' and '.join(macros)} may pad them elsewhere too (a wmma ldm, a stride): "

@@ -327,6 +327,11 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
         if owner.type == "function_definition" and owner.parent is not None and \
                 owner.parent.type == "template_declaration":
             owner = owner.parent
+        if owner.parent is not None and owner.parent.type == "linkage_specification":
+            # (`extern "C" __global__ void k()`: before the `extern "C"`, which would else
+            # give its linkage to the helper and take it from the kernel, whose name the
+            # program fetches unmangled)
+            owner = owner.parent
         helpers.setdefault((b, m, s), owner)
     for (b, m, s), owner in helpers.items():
         start = owner.start_byte if owner.type != "translation_unit" else 0

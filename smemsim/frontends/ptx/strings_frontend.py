@@ -218,29 +218,51 @@ def import_strings(path: str, options=None, wanted: str | None = None, arch: str
                        found.kernels, wanted, "kernel compiled from a string", options, arch)
 
 
+@dataclasses.dataclass(frozen=True)
+class Unit:
+    """The CUDA nvcc builds for one compile call: `text` (the string, numbered by a `#line`
+    as lines of the Python file, wrapped in `extern "C"` where pycuda wraps it), and where
+    the string's first line is in `text` (`offset`: the lines before it) and in the file
+    (`first`; None: the string is assembled from several texts, numbered from its call)."""
+
+    text: str
+    offset: int
+    first: int | None
+    string: str
+
+
+def unit_of(key: str, found: Program) -> Unit:
+    """The CUDA nvcc builds for kernel `key`'s compile call."""
+    _, index = found.kernels[key]
+    source = found.sources[index]
+    if source.text is None:
+        raise KernelError(f"kernel '{key}': its source is computed at run time (not a "
+                          "literal, nor text formatted from values the file states)",
+                          loc=source.loc)
+    first = source.text.line
+    text = f"#line {first if first is not None else source.loc.line}\n{source.text}\n"
+    if source.extern_c:   # as pycuda's SourceModule compiles it
+        text = f'extern "C" {{\n{text}}}\n'
+    return Unit(text, 2 if source.extern_c else 1, first, str(source.text))
+
+
 def build(path: str, key: str, found: Program, options=None, arch: str = "sm_90",
-          flags=()) -> pk.KernelBuild:
-    """Kernel `key` of the program: nvcc's PTX of its source, lowered as launched."""
+          flags=(), unit: str | None = None) -> pk.KernelBuild:
+    """Kernel `key` of the program: nvcc's PTX of its source, lowered as launched (`unit`:
+    CUDA to build instead of unit_of's, fix's change made to it)."""
     from .build import ptx_of
     from .frontend import _lower_as_built, readable
     from .lower import Launch
     from .parse import parse
     name, index = found.kernels[key]
     source = found.sources[index]
-    if source.text is None:
-        raise KernelError(f"kernel '{key}': its source is computed at run time (not a "
-                          "literal, nor text formatted from values the file states)",
-                          loc=source.loc)
+    own = unit_of(key, found)
     notes = []
-    first = source.text.line
-    if first is None:
-        first = source.loc.line
+    if own.first is None:
         notes.append(f"the CUDA string of {key} is assembled from several texts: its lines "
-                     f"are counted from its compile call at line {first}, not as the file "
-                     "has them")
-    unit = f"#line {first}\n{source.text}\n"
-    if source.extern_c:   # as pycuda's SourceModule compiles it
-        unit = f'extern "C" {{\n{unit}}}\n'
+                     f"are counted from its compile call at line {source.loc.line}, not as "
+                     "the file has them")
+    unit = own.text if unit is None else unit
     kept = tuple(o for o in source.options if o.startswith(_KEPT_OPTIONS))
     dropped = [o for o in source.options if o not in kept]
     if dropped:

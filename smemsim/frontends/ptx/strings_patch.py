@@ -1,0 +1,148 @@
+"""fix's changes to CUDA a Python program compiles from a string (cupy, pycuda), built as the
+program builds the string and written back into the Python file.
+
+The string nvcc builds (strings_frontend.unit_of) is written as a private `.cu`, so the
+declarations are found and changed as in any `.cu` (smemsim.frontends.cuda.patch), and each
+changed text is built as the program's string would be (its compile call's options, its
+launch). The change is then written into the Python file line for line: each line it
+rewrites must stand in the file as the string has it (not formatted from a value, no escape
+in it), and the file as patched is read again to check that its string is the changed text
+exactly; where either fails, the change is counted and shown but not written.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import functools
+import pathlib
+import re
+
+from kernels_ir import Kernel, KernelError
+
+from . import strings_frontend as sf
+
+
+@dataclasses.dataclass(frozen=True)
+class StringSource:
+    """Kernel `key` of the Python program at `path`, the CUDA its compile call builds, and
+    how the command line builds it."""
+
+    path: str
+    key: str
+    unit: sf.Unit
+    options: object
+    arch: str = "sm_90"
+    flags: tuple = ()
+
+
+def string_source(path: str, key: str, options=None, arch: str = "sm_90",
+                  flags=()) -> StringSource:
+    """Kernel `key` of the program at `path` as fix changes it."""
+    found = sf.program(path, sf.pk.given_values(options))
+    if key not in found.kernels:
+        raise KernelError(f"{path} has no kernel '{key}' compiled from a string")
+    return StringSource(path, key, sf.unit_of(key, found), options, arch, tuple(flags))
+
+
+def rebuilt(source: StringSource, unit: str) -> Kernel:
+    """Kernel `key` built from `unit` (the compile call's CUDA, changed) as the program builds
+    and launches its string."""
+    found = sf.program(source.path, sf.pk.given_values(source.options))
+    return sf.build(source.path, source.key, found, source.options, source.arch,
+                    source.flags, unit=unit).kernel
+
+
+def user_line(source: StringSource, line: int) -> int | None:
+    """The Python file's line of line `line` of the unit (None: a line the compile call
+    adds, or a string whose lines are not the file's)."""
+    unit = source.unit
+    if unit.first is None or not unit.offset < line <= unit.offset + _string_lines(unit):
+        return None
+    return unit.first + line - 1 - unit.offset
+
+
+def in_users_file(text: str, source: StringSource, unit_path: str) -> str:
+    """A message about the unit's private copy, located in the Python file instead."""
+    name = re.escape(pathlib.Path(unit_path).name)
+
+    def place(m) -> str:
+        line = user_line(source, int(m.group(1))) if m.group(1) else None
+        return f"{source.path}:{line}" if line is not None else \
+            f"{source.path} (the CUDA string of {source.key})"
+    return re.sub(rf"[^\s:'\"]*smemsim-[a-z]+-[^/\s]+/{name}(?::(\d+))?(?::\d+)*", place, text)
+
+
+def python_patch(source: StringSource, changed):
+    """The Python file with its string changed as `changed` (patch.layout_patch's
+    LayoutPatch of the unit) changes it (a LayoutPatch of the file), or a KernelError saying
+    why the change cannot be written into it."""
+    from ..cuda.patch import LayoutPatch
+    unit = source.unit
+    where = f"{source.path}: the CUDA string of {source.key}"
+    if unit.first is None:
+        raise KernelError(f"{where} is assembled from several texts: the change cannot be "
+                          "written into the file line for line")
+    original = pathlib.Path(source.path).read_text(encoding="utf-8", errors="surrogateescape")
+    lines = original.splitlines(keepends=True)
+    old = unit.text.splitlines(keepends=True)
+    new = changed.patched.splitlines(keepends=True)
+    out = list(lines)
+    last = unit.offset + _string_lines(unit)        # the unit's lines of the string: offset..
+    ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in reversed(ops):
+        if tag == "equal":
+            continue
+        if tag == "insert" and i1 == unit.offset and new[j1] == old[i1]:
+            # (a function inserted before the kernel, ending in a blank line, may be aligned
+            # before a blank line the string opens on: the same text one line later)
+            i1, i2, j1, j2 = i1 + 1, i2 + 1, j1 + 1, j2 + 1
+        if i1 < unit.offset or i2 > last or (tag == "insert" and i1 == unit.offset):
+            raise KernelError(f"{where}: the change reaches past the string's own lines")
+        at = unit.first - 1 + i1 - unit.offset     # (index in `lines` of unit line i1)
+        for k in range(i1, i2):
+            if k == unit.offset or at + k - i1 >= len(lines) or \
+                    lines[at + k - i1].rstrip("\r\n") != old[k].rstrip("\n"):
+                raise KernelError(
+                    f"{source.path}:{at + k - i1 + 1}: the CUDA string's line is not "
+                    f"written as built (a formatted value, an escape, or the line the "
+                    f"string opens on): the change to it cannot be written into the file")
+        ending = "\r\n" if lines[at - 1].endswith("\r\n") else "\n"
+        out[at:at + i2 - i1] = [n.rstrip("\n") + ending for n in new[j1:j2]]
+    patched = "".join(out)
+    _check_reread(source, patched, changed.patched)
+    return LayoutPatch(source.path, original, patched, user_edits(source, changed.edits))
+
+
+def user_edits(source: StringSource, edits) -> tuple[str, ...]:
+    """patch.layout_patch's edits of the unit ("line N: a -> b"), at the file's lines."""
+    def mapped(m) -> str:
+        line = user_line(source, int(m.group(1)))
+        return f"line {line}" if line is not None else "a line the compile call adds"
+    return tuple(re.sub(r"^line (\d+)", mapped, e) for e in edits)
+
+
+def _check_reread(source: StringSource, patched: str, changed: str) -> None:
+    """Read the patched file as the program (never run) and check that its compile call's
+    string is `changed` exactly (a brace of an f-string or `.format`, a `%` of a formatted
+    string would make another text)."""
+    from ...cache import process_copy
+    copy = process_copy(patched, pathlib.Path(source.path).name, "patch")
+    try:
+        found = sf.program(str(copy), sf.pk.given_values(source.options))
+        again = sf.unit_of(source.key, found).text if source.key in found.kernels else None
+    except KernelError:
+        again = None
+    if again != changed:
+        raise KernelError(f"{source.path}: the CUDA string of {source.key}, patched line for "
+                          "line, is not the changed text when the program makes it (its "
+                          "string is formatted): the change cannot be written into the file")
+
+
+def _string_lines(unit: sf.Unit) -> int:
+    return unit.string.count("\n") + 1
+
+
+def builder(source: StringSource):
+    """A function of a changed unit's text to the kernel built from it (fix_built's
+    rebuild)."""
+    return functools.partial(rebuilt, source)
