@@ -108,11 +108,21 @@ def hazard_results(h) -> list[dict]:
                                                   if f.blocks > 1 else ""), f.loc)
            for f in h.faults]
     # (one result a pair of source places: the build's copies of the lines are one bug)
-    out += [_result("shared-race", "error", r.describe(n), r.second_loc)
-            for r, n in h.by_place()]
-    out += [_result("shared-race", "warning", r.describe(n), r.second_loc)
-            for r, n in h.by_place(h.same_value)]
+    out += [_race_result(r, n, "error") for r, n in h.by_place()]
+    out += [_race_result(r, n, "warning") for r, n in h.by_place(h.same_value)]
     out += [_result("launch-limit", "error", f"{h.kernel}: {text}", None) for text in h.limits]
+    return out
+
+
+def _race_result(race, copies: int, level: str) -> dict:
+    """A race at its second access's place, the first access's place a related location
+    (a code review shows both lines: the barrier goes between them)."""
+    out = _result("shared-race", level, race.describe(copies), race.second_loc)
+    other = _location(race.first_loc)
+    if other and other[0] != (out["locations"] or [None])[0]:
+        related = out.setdefault("relatedLocations", [])
+        related.append({"id": len(related), "message": {"text": "the other access"},
+                        **other[0]})
     return out
 
 

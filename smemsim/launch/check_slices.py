@@ -4,6 +4,7 @@ sampled; a fault found block by block as the full run finds it."""
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,10 +33,10 @@ CHECK_THREADS = 1 << 16
 def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                      max_races: int, progress, loop_limit: int
                      ) -> tuple[list[Race], tuple[tuple[str, int], ...], list[Fault],
-                                str | None] | None:
+                                str | None] | FullRun | None:
     """The races of the launch from the two address-only runs, what each ran (its blocks),
-    their faults, and what was left unchecked (the fault cap), or None where they cannot
-    stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an array of its block ids,
+    their faults, and what was left unchecked (the fault cap), or None (a FullRun where both
+    runs fault) where they cannot stand for a full run (see `check`). `chosen` None: the whole of a grid too large for an array of its block ids,
     whose other run must then be taken at the grid's ends.
 
     A fault of the shared run is its class's: the run computes every value that decides a
@@ -150,13 +151,24 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         unchecked = run_in_ranges(chosen, per_run, run_part, faults, KernelRuntimeError,
                                   after)
     except _BothFault:
-        return None
+        return FullRun(tuple(faults.values()))
     return found, (shared_run, ("global accesses and bounds, every block",
                                 int(chosen.size))), list(faults.values()), unchecked
 
 
 class _BothFault(Exception):
     """The shared run and the other both fault: the full run decides which comes first."""
+
+
+@dataclass(frozen=True)
+class FullRun:
+    """check_by_slices's answer where both address-only runs fault: the full run decides,
+    and these are the shared run's faults (each with every block of its classes), which
+    the full run reports where they are on a line it faults on first (kmeans staging
+    `s_c[i / D][i % D] = cent[i]` one past both arrays: the full run stops each block at
+    the global read, the shared store after it is no less a fault)."""
+
+    faults: tuple[Fault, ...]
 
 
 # Past this many blocks the check classes its shared run axis by axis where it can: a run

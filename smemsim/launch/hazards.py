@@ -18,6 +18,7 @@ runs that spare a whole-launch run (docs/hazards.md) in check_slices.py.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -27,7 +28,7 @@ from kernels_ir import (Kernel, KernelError, KernelRuntimeError, make_arrays, Pa
                         resolve_launch, run)
 
 from ..engine.arch import get_arch
-from .check_slices import check_by_slices, CHECK_THREADS, HUGE_GRID
+from .check_slices import check_by_slices, CHECK_THREADS, FullRun, HUGE_GRID
 from .faults import Fault, layout_agreement, run_in_ranges
 from .races import concurrent_site_pairs, find_races, IntervalTooLarge, Race, Recorder
 from .slicing import blind_arrays, hazard_slices
@@ -141,7 +142,8 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     if blocks is None and launch.num_blocks > LARGE_GRID:
         found = check_by_slices(kernel, launch, None, pairs, max_races, progress,
                                  loop_limit) if sliced else None
-        if found is not None:
+        # (a FullRun needs `chosen`: the full run of every block, below)
+        if found is not None and not isinstance(found, FullRun):
             return report(found, launch.num_blocks)
         if launch.num_blocks > HUGE_GRID:
             raise KernelError(
@@ -153,9 +155,12 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
                 "docs/hazards.md). Check a smaller launch with --param (a fault shows there "
                 "with its block and thread)", kernel=kernel.name)
     chosen = _chosen_blocks(kernel, launch, blocks)
+    shared_faults = ()
     if sliced:
         found = check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
                                  loop_limit)
+        if isinstance(found, FullRun):
+            shared_faults, found = found.faults, None
         if found is not None:
             return report(found, int(chosen.size))
     found, seen = [], {}
@@ -191,10 +196,24 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     races = found
     return HazardReport(kernel.title, dict(launch.params),
                         tuple(r for r in races if not r.benign),
-                        tuple(faults.values()) + agreement,
+                        tuple(faults.values()) + _on_faulting_lines(shared_faults, faults) +
+                        agreement,
                         tuple(x for x in limits if not x.startswith("note:")), pairs,
                         tuple(r for r in races if r.benign), done, launch.num_blocks,
                         unchecked, "full", (("every block with its values", done),))
+
+
+def _on_faulting_lines(shared: tuple, faults: dict) -> tuple[Fault, ...]:
+    """The shared run's faults on a source line where the full run faults first, at another
+    statement of it (which stops each thread there), said as found after it."""
+    lines = {(f.loc.file, f.loc.line) for f in faults.values() if f.loc is not None}
+    what = lambda f: f.message.split(" [block")[0]  # noqa: E731 (the fault, not its thread)
+    seen = {what(f) for f in faults.values()}
+    return tuple(
+        dataclasses.replace(f, message=f"{f.message} (on the line of the fault above, after "
+                                       "it: found by the run of shared accesses alone)")
+        for f in shared if f.loc is not None and (f.loc.file, f.loc.line) in lines and
+        what(f) not in seen)
 
 
 def _chosen_blocks(kernel: Kernel, launch, blocks) -> np.ndarray:

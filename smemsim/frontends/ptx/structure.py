@@ -164,14 +164,28 @@ def _loop(lw: Lowering, loop) -> None:
     """A natural loop as a do-while: each path through its body sets its flag (1: the
     next iteration runs, 0: it leaves); a counted one (_counted) as a loop of its trip
     count, its induction registers expressions of the iteration."""
-    head = lw.blocks[loop.header]
-    first = head.insts[0] if head.insts else head.branch
-    with located(lw._loc(first) if first is not None else SourceLoc("<ptx>", 0)):
+    with located(_loop_loc(lw, loop)):
         counted = _counted(lw, loop)
         if counted is not None:
             _counted_loop(lw, loop, *counted)
         else:
             _flag_loop(lw, loop)
+
+
+def _loop_loc(lw: Lowering, loop) -> SourceLoc:
+    """Where a loop is in the source: the first line of its body's instructions that stand
+    in the function its header's first instruction does (nvcc's header may start at a later
+    line: a `while (true)` whose body's last statements it put first is named by the line
+    the loop starts at, not by its `break`'s)."""
+    head = lw.blocks[loop.header]
+    first = head.insts[0] if head.insts else head.branch
+    if first is None:
+        return SourceLoc("<ptx>", 0)
+    loc = lw._loc(first)
+    lines = [x for b in loop.body for inst in (*lw.blocks[b].insts, lw.blocks[b].branch)
+             if inst is not None and (x := lw._loc(inst)).file == loc.file and
+             x.calls == loc.calls and x.line > 0]
+    return min(lines, key=lambda x: (x.line, x.column or 0), default=loc)
 
 
 def _counted(lw: Lowering, loop):
