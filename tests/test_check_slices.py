@@ -217,8 +217,8 @@ def test_faults_in_values_and_global_memory_are_found_and_located(kind, message)
 def test_a_shared_fault_after_a_global_one_on_its_line_is_reported_too():
     """Staging one past both arrays (`sm[t] = g[t]` for t <= 32, both of 32 floats), as a
     k-means kernel's `i <= K * D` does: thread 32 of each of the 64 blocks reads g[32],
-    then stores sm[32]. The full run stops each block at the global read; the shared store on that line
-    is reported too, with the blocks the shared run finds it in (all 64)."""
+    then stores sm[32]. The full run stops each block at the global read; the shared store
+    on that line is reported too, with the blocks the shared run finds it in (all 64)."""
     k = KernelBuilder("staging_past_the_end")
     g = k.global_array("g", f32, 32)
     out = k.global_array("out", f32, 64 * 32, intent="out")
@@ -861,7 +861,7 @@ def partial_last_block():
     with k.range("j", 0, 64) as j:
         acc += s[j]
     out[blockIdx.x * 64 + threadIdx.x] = acc
-    k.launch(64, 64)
+    k.launch(4, 64)
     k.defaults(n=200)
     return k.build()
 
