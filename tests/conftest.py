@@ -1,5 +1,6 @@
 """Shared test fixtures."""
 import json
+import os
 import pathlib
 import sys
 
@@ -7,6 +8,9 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the examples/ folder is importable as a package in tests
+# the tests name the checkout's files as a user at its root does (`examples/transpose.cu`),
+# wherever pytest was started (it resolves its own arguments from where it was started)
+os.chdir(ROOT)
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 

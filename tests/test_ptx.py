@@ -1615,3 +1615,64 @@ def test_bfi_inserts_the_field_whether_or_not_it_reaches_the_top():
     assert np.array_equal(out[:64], bfi(r4, t, 5, 27))
     assert np.array_equal(out[64:128], bfi(r4, r3, 4, 4))
     assert np.array_equal(out[128:], bfi(r3, r4, 20, 30))
+
+
+# cooperative groups through a type-erased thread_group (a tile of 16 of a tile of 32): its
+# size() and thread_rank() read %cluster_nctarank / %cluster_ctarank on sm_90, its sync()
+# has a cluster group's barrier.cluster.arrive/wait among the kinds it switches on
+GROUPS = r"""
+#include <cooperative_groups.h>
+using namespace cooperative_groups;
+__device__ int reduce(thread_group g, int *x, int val)
+{
+    int lane = g.thread_rank();
+    for (int i = g.size() / 2; i > 0; i /= 2) {
+        x[lane] = val;
+        g.sync();
+        if (lane < i) val += x[lane + i];
+        g.sync();
+    }
+    return val;
+}
+__global__ void groups(const int *data, int *out)
+{
+    __shared__ int s[256];
+    thread_block b = this_thread_block();
+    thread_group g = tiled_partition(tiled_partition(b, 32), 16);
+    int base = (b.thread_rank() / g.size()) * g.size();
+    int v = reduce(g, s + base, data[blockIdx.x * 256 + b.thread_rank()]);
+    if (g.thread_rank() == 0) out[blockIdx.x * 16 + base / 16] = v + (int)b.size();
+}
+int main() { int *d, *o; groups<<<4, 256>>>(d, o); return 0; }
+"""
+
+
+def test_cooperative_groups_read_the_cluster_registers_of_a_cluster_of_one(
+        nvcc, tmp_path, monkeypatch):
+    """A launch without clusters: each block a cluster of one (%cluster_nctarank 1,
+    %cluster_ctarank 0), so b.size() is 256 and thread_rank() the thread's index; the
+    cluster barrier pair is the block's. Each group of 16 sums its 16 values: with data
+    all 1, 16 + 256 each. Counted: 4 passes (i = 8, 4, 2, 1) of a store by all 8 warps
+    (two groups a warp, 32 lanes on 32 banks) and a read by the lanes below i."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "groups.cu"
+    source.write_text(GROUPS)
+    k = import_cu(str(source), Options(lengths={"data": "1024", "out": "64"}))["groups"]()
+    out = run(k, {}, arrays={"data": np.ones(1024, np.int32).view(np.uint8)})["out"]
+    assert np.frombuffer(out.tobytes(), np.int32).tolist() == [16 + 256] * 64
+    r = analyze(k)
+    # each pass: every warp stores (4 passes x 8 warps x 4 blocks), and the lanes below i
+    # of each of its two groups read, one request: as many
+    assert [(s.requests, s.wavefronts) for s in r.sites] == [(4 * 8 * 4, 128)] * 2
+
+
+def test_a_cluster_launch_is_refused_where_its_registers_are_read():
+    text = SAMPLE.replace(".param .u32 k_param_1\n)", ".param .u32 k_param_1\n)\n"
+                          ".reqnctapercluster 2, 1, 1").replace(
+        "mov.u32 	%r1, %tid.x;", "mov.u32 	%r1, %cluster_ctarank;")
+    with pytest.raises(PtxError, match="launched in clusters"):
+        lower(parse(text), "k", Launch(grid=(2, 1, 1), block=(32, 1, 1)))

@@ -51,6 +51,10 @@ from .values import (Address, _as_bits, _c_name, Choice, _CHOICE_OPS, _condition
                      _element_index, _HALF_OPS, _HALF_TYPES, _long, _pure, _quotient, retype,
                      _SPECIAL, TensorMapRef, _wrapped)
 
+# cluster special registers (PTX ISA 8.x, sm_90): a kernel without clusters is a cluster of one
+_CLUSTER = ("cluster_ctarank", "cluster_nctarank", "cluster_ctaid", "cluster_nctaid",
+            "clusterid", "nclusterid", "is_explicit_cluster")
+
 
 @dataclass(frozen=True)
 class Launch:
@@ -317,6 +321,23 @@ class Lowering:
                         loc=self._loc(inst) if inst else None)
 
     # ---------------------------------------------------------------- values
+    def _cluster_register(self, text: str, name: str, axis: str):
+        """A cluster special register of a kernel launched without clusters, where each block
+        is a cluster of one (cooperative_groups' thread_block::size() and thread_rank() read
+        `%cluster_nctarank` on sm_90): ranks 0, counts 1, the cluster's id the block's."""
+        if self.entry.cluster is not None:
+            raise PtxError(f"{text}: the kernel is launched in clusters "
+                           f"({'.reqnctapercluster ' + self.entry.cluster if self.entry.cluster != 'explicit' else '.explicitcluster'}), "
+                           "which smemsim does not model (each block is analyzed alone)")
+        if name in ("cluster_ctarank", "cluster_ctaid", "is_explicit_cluster"):
+            return const(0, u32)
+        if name in ("cluster_nctarank", "cluster_nctaid"):
+            return const(1, u32)
+        if axis in ("x", "y", "z"):   # %clusterid, %nclusterid: the block's own
+            return cast(getattr(_SPECIAL["ctaid" if name == "clusterid" else "nctaid"], axis),
+                        u32)
+        raise PtxError(f"register {text} is read before it is written")
+
     def value(self, text: str, dtype) -> object:
         """An operand's value: a register, a constant, a special register or a symbol."""
         if text in self.entry.names:
@@ -334,6 +355,8 @@ class Lowering:
                 # address, in two halves), which only the grid barrier reads, and that is
                 # the IR's own (_grid_syncs): 0 here
                 return const(0, u32)
+            if name in _CLUSTER:
+                return self._cluster_register(text, name, axis)
             if name in ("clock", "clock64", "globaltimer"):
                 # a time: no address or branch of a kernel analyzed here depends on it; the
                 # interpreter reads 0 (docs/ptx.md)

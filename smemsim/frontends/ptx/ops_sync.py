@@ -225,4 +225,29 @@ def op_bar(lw: Lowering, inst: Inst) -> None:
 
 
 def op_barrier(lw: Lowering, inst: Inst) -> None:
+    if inst.opcode[1:2] == ("cluster",):
+        _cluster_barrier(lw, inst)
+        return
     op_bar(lw, inst)
+
+
+def _cluster_barrier(lw: Lowering, inst: Inst) -> None:
+    """`barrier.cluster.arrive` then `barrier.cluster.wait` (cooperative_groups' sync of a
+    type-erased thread_group that may be a cluster group): in a launch without clusters each
+    block is a cluster of one, so the pair is the block's barrier. It is taken only as nvcc
+    emits it, the wait the very next instruction: between them a thread's accesses would be
+    neither before nor after the barrier."""
+    if lw.entry.cluster is not None:
+        raise lw._refuse(inst, "a cluster barrier of a kernel launched in clusters: clusters "
+                               "are not modeled (each block is analyzed alone)")
+    if inst.opcode[2:3] == ("wait",):
+        return   # (the barrier is its arrive's, below)
+    if inst.opcode[2:3] != ("arrive",):
+        raise lw._refuse(inst, "this cluster barrier is not lowered yet")
+    after = next((b.insts[i + 1] if i + 1 < len(b.insts) else None
+                  for b in lw.blocks.values() for i, x in enumerate(b.insts) if x is inst),
+                 None)
+    if after is None or after.opcode[:3] != ("barrier", "cluster", "wait"):
+        raise lw._refuse(inst, "a cluster barrier's arrive not followed at once by its wait "
+                               "is not lowered yet")
+    lw.k.syncthreads()

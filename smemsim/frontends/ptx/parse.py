@@ -96,6 +96,8 @@ class Entry:
     #                                                   name -> bytes
     max_threads: int | None = None   # `.maxntid`/`.reqntid` (__launch_bounds__): a block's
     #                                  most threads, the product of its extents
+    cluster: str | None = None       # `.reqnctapercluster X, Y, Z` (__cluster_dims__) or
+    #                                  "explicit" (`.explicitcluster`): a cluster launch
 
 
 @dataclass
@@ -184,6 +186,8 @@ def parse(text: str) -> Module:
                 entry.params.append(Param(m.group(3), m.group(2), size))
             elif line.startswith((".maxntid", ".reqntid")):   # (__launch_bounds__)
                 entry.max_threads = prod(int(n) for n in re.findall(r"\d+", line)) or None
+            elif line.startswith((".explicitcluster", ".reqnctapercluster")):
+                entry.cluster = _cluster(line)
             if "{" in line:
                 depth = 1
                 scopes, next_scope, chains = [], 0, []
@@ -300,14 +304,22 @@ def _statement(entry: Entry, text: str, loc, line: int) -> None:
         elif m:
             entry.call_params.add(m.group(1))
         return
-    if text.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm",
-                        ".maxnreg", ".explicitcluster", ".reqnctapercluster")):
+    if text.startswith((".explicitcluster", ".reqnctapercluster")):
+        entry.cluster = _cluster(text)
+        return
+    if text.startswith((".pragma", ".maxntid", ".reqntid", ".minnctapersm", ".maxnreg")):
         return
     m = _LABEL.match(text)
     if m:
         entry.body.append(Label(m.group(1)))
         return
     entry.body.append(_instruction(text.rstrip(";").strip(), loc, line))
+
+
+def _cluster(directive: str) -> str:
+    """What a cluster directive says: its cluster's shape, or "explicit"."""
+    return directive.rstrip(";").split(None, 1)[-1].strip() \
+        if directive.startswith(".req") else "explicit"
 
 
 def _string(text: str) -> str:
