@@ -79,9 +79,15 @@ def test_bad_input_is_the_command_lines_error_document_and_a_call_without_input_
         ("analyze", {}),
         ("check", {"file": "transpose", "code": "__global__ void k() {}"}),
     ])
-    doc = broken.structured_content
+    # a verb that failed is an error result (isError: an agent checking it sees the failure),
+    # its text the command line's error document, located
+    # (after the server's "Error executing tool analyze: ")
+    assert broken.is_error
+    text = broken.content[0].text
+    doc = json.loads(text[text.index("{"):])
     assert doc["exit_code"] == 2 and doc["results"] == []
     assert doc["error"]["message"].startswith("nvcc could not build the file: kernel.cu:1:")
+    assert (doc["error"]["file"], doc["error"]["line"]) == ("kernel.cu", 1)
     assert neither.is_error and "analyze: give a file or CUDA text (code)" in \
         neither.content[0].text
     assert both.is_error and "not both" in both.content[0].text

@@ -91,9 +91,14 @@ def server():
 
     def answer(*args) -> dict[str, Any]:
         try:
-            return call(*args)
+            doc = call(*args)
         except ToolInputError as err:   # (the client's mistake: its message, no traceback)
             raise ToolError(str(err)) from None
+        if doc.get("error") and not doc.get("results"):
+            # (the verb failed: an error result, isError, its text the JSON document with
+            # the error's kind, file and line)
+            raise ToolError(json.dumps(doc, indent=2))
+        return doc
 
     @app.tool(name="analyze", description=(
         "Shared-memory requests, wavefronts and bank-conflict excess of each access site of "

@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 
-from kernels_ir import KernelError
+from kernels_ir import KernelError, SourceLoc
 
 from ...cache import cache_dir, open_sealed, sealed, store
 from ...toolrun import (STAGE_MARK, ToolMissing, find_tool, nvcc_first_error,
@@ -174,8 +174,12 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
                     "build") if missing else ""
             if re.search(r"Unsupported gpu architecture 'sm_101", first):
                 hint += "; CUDA 13 calls Thor's architecture sm_110: --arch sm_110"
-            raise kind(first + " (build flags: -D, -I and --nvcc-flag, as your build has "
+            err = kind(first + " (build flags: -D, -I and --nvcc-flag, as your build has "
                        f"them{hint})")
+            at = re.search(r": (\S+?):(\d+): (?:fatal )?error", first)
+            if at:   # (where, for --json's error.file and .line: the message says it already)
+                err.loc = SourceLoc(at.group(1), int(at.group(2)))
+            raise err
         with open(out) as f:
             ptx = stage.marked(f.read())
         with open(deps) as f:
