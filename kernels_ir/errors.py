@@ -160,8 +160,8 @@ class KernelError(Exception):
         where = []
         if self.kernel:
             where.append(f"kernel '{self.kernel}'")
-        if self.loc:
-            where.append(f"line {self.loc}")
+        if self.loc:   # (with the calls it was inlined at: where the user looks)
+            where.append(f"line {self.loc.chain()}")
         if self.loc is not None and self.loc.text:
             where.append(f"`{self.loc.text}`")
         elif self.stmt:

@@ -147,3 +147,36 @@ def test_a_kernel_launched_with_another_configuration_elsewhere_says_which_is_co
     given = import_kernels(str(cu), Options(grid="1", block="1024"))["k"]()
     assert analyze(given).block == (1024, 1, 1)
     assert not [n for n in given.notes if "another configuration" in n]
+
+
+GATHER = """
+template <typename T, int STRIDE>
+__global__ void gather(const T *in, T *out)
+{
+    __shared__ T buf[32 * STRIDE * 8];
+    int t = threadIdx.x;
+    buf[t * STRIDE] = in[blockIdx.x * 256 + t];
+    __syncthreads();
+    out[blockIdx.x * 256 + t] = buf[t * STRIDE] + buf[0];
+}
+typedef void (*kfn)(const short *, short *);
+void dispatch(const unsigned char *ib, unsigned char *ob, const short *is, short *os)
+{
+    gather<unsigned char, 64><<<1024, 256>>>(ib, ob);
+    kfn k = gather<short, 2>;
+    k<<<2048, 256>>>(is, os);
+}
+"""
+
+
+def test_a_pointer_given_a_template_instance_launches_that_instance(tmp_path):
+    """`kfn k = gather<short, 2>; k<<<2048, 256>>>(...)` (a held-out review's kernel): the
+    instance the pointer is given, at the pointer's launch. Its store: 32 lanes 4 bytes
+    apart (2 shorts of stride), one wavefront; 8 warps x 2,048 blocks = 16,384 requests."""
+    cu = tmp_path / "gather.cu"
+    cu.write_text(GATHER)
+    found = import_kernels(str(cu), Options())
+    assert list(found) == ["gather<unsigned char, 64>", "gather<short, 2>"]
+    r = analyze(found["gather<short, 2>"]())
+    assert r.grid == (2048, 1, 1)
+    assert (r.store.requests, r.store.wavefronts) == (16384, 16384)

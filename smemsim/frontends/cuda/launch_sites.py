@@ -137,6 +137,9 @@ def _template_arguments(unit, call, host, kernel) -> list[str] | None:
     from .deduce import deduced_types
     from .parse import template_default, template_parameters
     args = explicit_arguments(call)
+    if not args and kernel is not None:   # (a pointer given the instance: its arguments)
+        args = list(unit.pointer_instances.get(
+            (call.start_byte, call.end_byte, function_name(kernel)), []))
     params = template_parameters(kernel.parent) if kernel is not None else []
     if len(args) < len(params):
         found = deduced_types(unit, kernel, launch_args(call, host), call, host) or {}

@@ -113,6 +113,9 @@ class Unit:
         self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
         self.barrier_types: set[str] = set()  # names of cuda::barrier<thread_scope_block>
         self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
+        # (a launch through a pointer given a template's instance, `kfn k = gather<short,
+        # 2>;`: the instance's template arguments, by the call's bytes and the kernel's name)
+        self.pointer_instances: dict[tuple, list[str]] = {}
         self._calls: dict[str, list] | None = None  # function name -> its calls (calls_of)
         # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
         # is constant)
@@ -375,7 +378,8 @@ class Unit:
     def _launches_through_pointers(self) -> None:
         """`kernel = &transposeNaive; ... kernel<<<grid, threads>>>(...)`: a launch through
         a host function's pointer variable is a launch of each kernel assigned to it there
-        (the cuda-samples transpose runs eight kernels through one pointer, one launch)."""
+        (the cuda-samples transpose runs eight kernels through one pointer, one launch), of
+        the instance assigned for a template (`kfn k = gather<short, 2>;`)."""
         kernels = {function_name(k) for k in self.kernels}
         for name in [n for n in self.launches if n not in kernels]:
             for call, host in self.launches[name]:
@@ -393,10 +397,19 @@ class Unit:
                     if value is not None and value.type == "pointer_expression" and \
                             text(value).startswith("&"):
                         value = value.child_by_field_name("argument")
+                    args = None
+                    if value is not None and value.type == "template_function":
+                        args = [text(a) for a in
+                                value.child_by_field_name("arguments").named_children]
+                        value = value.child_by_field_name("name")
                     if value is not None and text(value) in kernels:
                         pairs = self.launches.setdefault(text(value), [])
                         if (call, host) not in pairs:
                             pairs.append((call, host))
+                        if args is not None:
+                            # (the first instance assigned: one a launch and kernel)
+                            self.pointer_instances.setdefault(
+                                (call.start_byte, call.end_byte, text(value)), args)
 
     def typedef(self, node, lowering) -> None:
         """`typedef float real;` / `using real = float;`: a name for a type."""
