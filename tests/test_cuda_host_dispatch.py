@@ -180,3 +180,34 @@ def test_a_pointer_given_a_template_instance_launches_that_instance(tmp_path):
     r = analyze(found["gather<short, 2>"]())
     assert r.grid == (2048, 1, 1)
     assert (r.store.requests, r.store.wavefronts) == (16384, 16384)
+
+
+SQUARE = """
+__global__ void mm(const float *A, const float *B, float *C, int M, int N, int K)
+{
+    __shared__ float t[64];
+    t[threadIdx.x] = A[blockIdx.x * 64 + threadIdx.x] * K;
+    __syncthreads();
+    C[blockIdx.y * M + blockIdx.x * 64 + threadIdx.x] = t[63 - threadIdx.x] + N;
+}
+void launch(const float *A, const float *B, float *C, int n)
+{
+    dim3 grid(n / 64, n / 64), block(64);
+    mm<<<grid, block>>>(A, B, C, n, n, n);
+}
+int main() { float *a, *b, *c; launch(a, b, c, 2048); return 0; }
+"""
+
+
+def test_an_argument_passed_as_several_parameters_stands_for_none_of_them(tmp_path):
+    """`(A, B, C, n, n, n)`: the grid `n / 64` is the host's n (32 x 32), so -p K=512 sets K
+    alone (the review's sweep over K compared grids 16 times smaller); --host n sets all."""
+    cu = tmp_path / "square.cu"
+    cu.write_text(SQUARE)
+    k = import_kernels(str(cu), Options(params={"K": 512}))["mm"]()
+    r = analyze(k, {"K": 512})
+    assert r.grid == (32, 32, 1) and (r.params["M"], r.params["K"]) == (2048, 512)
+    k = import_kernels(str(cu), Options(hosts={"n": "1024"}))["mm"]()
+    r = analyze(k)
+    assert r.grid == (16, 16, 1) and (r.params["M"], r.params["N"], r.params["K"]) == \
+        (1024, 1024, 1024)

@@ -475,10 +475,13 @@ def _all_swizzles(widest: int, size: int, length: int) -> list[tuple[int, int, i
 
 
 def _counted(variant: Kernel, params, arch: str, arrays, seed: int, registers):
-    """(report, kernel, warps per SM) of one build: registers as given, else the build's."""
+    """(report, kernel, warps per SM) of one build: the registers ptxas gave that build (a
+    change may cost registers: the original's given count would hide it, and `report
+    --regs compile` chose a swizzle at 32 warps per SM over a padding at 40 that `fix`
+    without --regs chose), else as given."""
     report = analyze(variant, params, arch=arch, arrays=arrays, seed=seed)
-    regs = registers if registers is not None else \
-        (variant.built.registers if variant.built is not None else None)
+    regs = variant.built.registers if variant.built is not None and \
+        variant.built.registers is not None else registers
     return report, variant, _counted_warps(variant, arch, regs, params)
 
 

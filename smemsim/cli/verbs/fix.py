@@ -26,7 +26,8 @@ def add_arguments(p) -> None:
     add_kernels(p)
     p.add_argument("site", type=int, nargs="?",
                    help="site number (default: every conflicted array)")
-    add_regs(p, "registers per thread, to show each change's occupancy")
+    add_regs(p, "registers per thread, to show each change's occupancy (a change built by "
+                "nvcc: the registers ptxas gave its build)")
     p.add_argument("--prefer", choices=("pad", "swizzle"),
                    help="the kind of change to choose for each array where one of that kind "
                         "lowers its wavefronts, even if the other kind lowers them more "

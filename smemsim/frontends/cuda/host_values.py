@@ -155,10 +155,18 @@ class Host:
             given.named_children if given is not None else []
         params = unit.params_of(lowering.node)
         self.by_arg = {}
+        twice = set()
         for a, p in zip(args, params):
             pd = p.child_by_field_name("declarator")
             if pd is not None and pd.type == "identifier":
+                if text(a) in self.by_arg:
+                    twice.add(text(a))
                 self.by_arg[text(a)] = text(pd)
+        for a in twice:
+            # an argument passed as several parameters (`(A, B, C, n, n, n)` as M, N and K)
+            # stands for none of them: the grid `n / BN` is the host's n, so that `-p K=512`
+            # sets K alone, not the grid with it
+            del self.by_arg[a]
         self.dims3, self.locals = {}, {}
         # the kernel parameters whose host values an if/else chain of the launch tested
         # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)
