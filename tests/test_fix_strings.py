@@ -148,14 +148,40 @@ def test_a_swizzle_helper_goes_before_extern_c_and_inside_pycudas_wrapper(nvcc, 
     assert "line 11: t[TILE][TILE] -> t[(TILE) * (TILE)]" in doc["patch"]["edits"]
 
 
-def test_a_declaration_formatted_into_the_string_is_counted_not_patched(nvcc, tmp_path):
+def test_a_declaration_formatted_into_the_string_is_patched_around_its_values(
+        nvcc, tmp_path):
+    """`t[%(tile)d][%(tile)d]` is built as `t[32][32]`: the padding is written around the
+    formatted values, each kept whole (`[%(tile)d + 1]`), and the patched program, read
+    again, makes the changed string exactly."""
     pyc = tmp_path / "transpose.py"
     pyc.write_text(PYCUDA.replace("float t[TILE][TILE]", "float t[%(tile)d][%(tile)d]"))
-    code, out, err = cli("fix", str(pyc))
+    code, out, err = cli("fix", str(pyc), "--prefer", "pad", "--patch",
+                         str(tmp_path / "fix.patch"))
     assert code == 0, err
-    assert "4,325,376 -> 262,144 wavefronts" in out
-    assert (f"no patch of the file: {pyc}:11: the CUDA string's line is not written as "
-            "built") in " ".join(out.split())
-    code, out, err = cli("fix", str(pyc), "--patch", str(tmp_path / "fix.patch"))
-    assert code == 2 and "cannot be written into the file" in " ".join(err.split())
+    diff = (tmp_path / "fix.patch").read_text()
+    assert "+        __shared__ float t[%(tile)d][%(tile)d + 1];" in diff
+    assert "4,325,376 -> 262,144 wavefronts" in " ".join(out.split())
+
+
+def test_a_change_the_formatted_program_would_not_make_is_shown_not_written(nvcc, tmp_path):
+    """A `.format` string doubles its braces: the swizzle helper's own braces, written as
+    they are, would make another text when the program formats it (the reread says so);
+    fix shows its table and the refusal, and --patch writes nothing (exit 2)."""
+    start = PYCUDA.index('mod = SourceModule("""') + len('mod = SourceModule("""')
+    end = PYCUDA.index('""" % {"tile": B})')
+    body = PYCUDA[start:end].replace("{", "{{").replace("}", "}}").replace("%(tile)d",
+                                                                           "{tile}")
+    pyc = tmp_path / "transpose.py"
+    pyc.write_text(PYCUDA[:start] + body + '""".format(tile=B))' +
+                   PYCUDA[end + len('""" % {"tile": B})'):])
+    code, out, err = cli("fix", str(pyc), "--prefer", "swizzle")
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "4,325,376 -> 262,144 wavefronts" in said
+    assert "no patch of the file" in said and "is not the changed text when the program " \
+        "makes it" in said
+    code, out, err = cli("fix", str(pyc), "--prefer", "swizzle", "--patch",
+                         str(tmp_path / "fix.patch"))
+    assert code == 2 and "4,325,376 -> 262,144" in " ".join(out.split())
+    assert "cannot be written into the file" in " ".join(err.split())
     assert not (tmp_path / "fix.patch").exists()

@@ -304,13 +304,21 @@ def totals_table(a: dict[str, Any]) -> str:
     """The kernel's totals per Nsight instruction class, with the counters' names."""
     rows = ["<table class=totals><tr><th>class</th><th>instructions (requests)</th>"
             "<th>wavefronts</th><th>ideal</th><th>excess</th><th>Nsight Compute counters</th></tr>"]
+    # (a class with a bound's or an estimate's sites in it is marked as they are)
+    bound = {c for x in a["sites"] if x.get("at_least") and x.get("requests")
+             for c in x.get("classes", {})}
+    rough = {c for x in a["sites"] if x.get("estimate") and x.get("requests")
+             for c in x.get("classes", {})}
     for c, t in a["classes"].items():
         names = " / ".join(counter_names(c)) if c in COUNTERS else ""
-        rows.append(f"<tr><td>{escape(c)}</td><td>{_n(t['requests'])}</td>"
-                    f"<td>{_n(t['wavefronts'])}</td><td>{_n(t['ideal'])}</td>"
-                    f"<td>{_n(t['excess'])}</td><td style=text-align:left><code>{names}"
+        m = "≥" if c in bound else "≈" if c in rough else ""
+        rows.append(f"<tr><td>{escape(c)}</td><td>{m}{_n(t['requests'])}</td>"
+                    f"<td>{m}{_n(t['wavefronts'])}</td><td>{_n(t['ideal'])}</td>"
+                    f"<td>{m}{_n(t['excess'])}</td><td style=text-align:left><code>{names}"
                     "</code></td></tr>")
-    rows.append(f"</table><p>excess / ideal = {a['excess_ratio']:.3f}</p>")
+    rows.append(f"</table><p>excess / ideal = {a['excess_ratio']:.3f}" +
+                ("; ≥: at least these, ≈: an estimate (the sites' notes say why)"
+                 if bound or rough else "") + "</p>")
     return "".join(rows)
 
 

@@ -60,12 +60,17 @@ def report_table(r: Report, explain_command: str | None = None,
         return RichGroup(*parts)
     worst = _worst_site(r)
     groups, idle = site_groups(r.sites)
-    tops = {c: max(sum(getattr(x, c) for x in g) for g in groups)
-            for c in ("requests", "wavefronts", "ideal", "excess")}
-    rows = [_group_row(g, tops) for g in groups]
+    # exact counts, unless the terminal is too narrow for them: then each count column in
+    # its largest figure's unit (millions), then columns left out
+    rows = [_group_row(g, None) for g in groups]
     shown = [c for c, _ in _SITE_COLUMNS]
     left_out = []
     t = _site_table(groups, rows, shown, worst)
+    if width is not None and _width_of(t) > width:
+        tops = {c: max(sum(getattr(x, c) for x in g) for g in groups)
+                for c in ("requests", "wavefronts", "ideal", "excess")}
+        rows = [_group_row(g, tops) for g in groups]
+        t = _site_table(groups, rows, shown, worst)
     for drop in _DROPPABLE:
         if width is None or _width_of(t) <= width:
             break
@@ -204,8 +209,10 @@ def site_groups(sites) -> tuple[list[list], list]:
     return list(groups.values()), idle
 
 
-def _group_row(g, tops: dict) -> dict:
-    """The table's cells of a group of sites: their sums (`tops`: each column's largest)."""
+def _group_row(g, tops: dict | None) -> dict:
+    """The table's cells of a group of sites: their sums, exact (`tops`: each column's
+    largest, whose unit the column's figures share)."""
+    tops = tops or {"requests": 0, "wavefronts": 0, "ideal": 0, "excess": 0}
     s = g[0]
     requests, wavefronts = sum(x.requests for x in g), sum(x.wavefronts for x in g)
     ideal = sum(x.ideal for x in g)
@@ -220,7 +227,7 @@ def _group_row(g, tops: dict) -> dict:
             "requests": mark + _count(requests, tops["requests"]),
             "wavefronts": mark + _count(wavefronts, tops["wavefronts"]),
             "ideal": _count(ideal, tops["ideal"]),
-            "excess": _count(wavefronts - ideal, tops["excess"]),
+            "excess": mark + _count(wavefronts - ideal, tops["excess"]),
             "wf/req": f"{wavefronts / requests if requests else 0:.2f}",
             "%": f"{sum(x.share for x in g):.0%}"}
 
@@ -472,7 +479,7 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
                               + ("" if cuda else f', layout="{c.tma}"') + ", which needs the "
                               f"tile aligned to {tma_swizzle(c.tma, 1)[1]} bytes)"))
         if not cuda:
-            parts.append(Text(f"  CUDA:    {c.cuda_index}"))
+            parts.append(Text(f"  {'index:' if from_build else 'CUDA: '}   {c.cuda_index}"))
     if f.combined is not None:
         w = f" ({f.combined_warps} warps per SM)" if f.combined_warps is not None else ""
         parts.append(Text(f"all of the above together: {b.wavefronts:,} -> "

@@ -212,6 +212,12 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             others = ", ".join(v.name for v in views[1:])
             skipped.append(f"{name}: padding not tried: views {others}"
                            " alias its bytes (swizzles apply to all of them)")
+        elif kernel.built is not None:
+            # (a compiler's build reads the array at flat offsets: a numba `shape=(32, 32)`
+            # is one run of bytes in its PTX)
+            skipped.append(f"{name}: padding not tried: the build reads it at flat offsets, "
+                           "its rows are not known from the build (pad the declaration's "
+                           "last extent by hand: one word, then 16 bytes); swizzles were")
         nbytes = resolve_launch(kernel, params).dynamic_smem if array.buffer.dynamic \
             else array.buffer.nbytes
         length = nbytes // array.dtype.size
@@ -316,8 +322,13 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
         cuda = f"{array.name}[..][..] with rows of {array.shape[-1] + pad} elements"
     else:
         layout = changed[array.name].layout
-        flat = format_expr(array.flat_index(first[0].index)) if first else "its flat offset"
-        cuda = f"{array.name}[{layout.formula('i')}], i = {flat}"
+        if kernel.built is not None:   # (the build's index is registers' arithmetic)
+            cuda = (f"{array.name}[{layout.formula('i')}], i the element's offset in the "
+                    f"array ({array.dtype.size}-byte elements: row * row length + column)")
+        else:
+            flat = format_expr(array.flat_index(first[0].index)) if first else \
+                "its flat offset"
+            cuda = f"{array.name}[{layout.formula('i')}], i = {flat}"
     tma = None if swz is None else next(
         (mode for mode in TMA_SWIZZLES if tma_swizzle(mode, array.dtype.size)[0] ==
          Swizzle(*swz)), None)

@@ -93,8 +93,9 @@ def execute(args, console: Console) -> int:
                 patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays)
         if args.patch and patch is None:
             if not patchable(args.file):
-                raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file can be "
-                                  "patched")
+                raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file, or a "
+                                  "cupy or pycuda program's CUDA strings, can be patched (a "
+                                  "DSL's kernel: make the change shown in its source)")
             if f.baseline.excess == 0:
                 clean.append(kernel.name)
             unpatched.append(f"no change to {kernel.name} could be tried ({len(f.skipped)} "
@@ -114,6 +115,8 @@ def execute(args, console: Console) -> int:
             console.print()
         if args.patch and isinstance(patch, CheckedPatch):
             written.append((kernel.name, patch))
+        elif args.patch and patch is not None:   # (a NoPatch: shown above, said below)
+            unpatched.append(f"{kernel.name}: {patch.reason}")
         if args.sarif:
             from .. import sarif
             findings += sarif.fix_results(f, patch if isinstance(patch, CheckedPatch)

@@ -99,15 +99,22 @@ def python_patch(source: StringSource, changed):
         if i1 < unit.offset or i2 > last or (tag == "insert" and i1 == unit.offset):
             raise KernelError(f"{where}: the change reaches past the string's own lines")
         at = unit.first - 1 + i1 - unit.offset     # (index in `lines` of unit line i1)
-        for k in range(i1, i2):
-            if k == unit.offset or at + k - i1 >= len(lines) or \
-                    lines[at + k - i1].rstrip("\r\n") != old[k].rstrip("\n"):
-                raise KernelError(
-                    f"{source.path}:{at + k - i1 + 1}: the CUDA string's line is not "
-                    f"written as built (a formatted value, an escape, or the line the "
-                    f"string opens on): the change to it cannot be written into the file")
         ending = "\r\n" if lines[at - 1].endswith("\r\n") else "\n"
-        out[at:at + i2 - i1] = [n.rstrip("\n") + ending for n in new[j1:j2]]
+        written = [n.rstrip("\n") for n in new[j1:j2]]
+        for k in range(i1, i2):
+            if k == unit.offset or at + k - i1 >= len(lines):
+                raise _not_as_built(source, at + k - i1 + 1)
+            mine = lines[at + k - i1].rstrip("\r\n")
+            if mine != old[k].rstrip("\n"):
+                # a line with formatted values (`[%(tile)d]` built as `[32]`): the change
+                # made around them, where it keeps each value whole (`[%(tile)d + 1]`)
+                if tag != "replace" or i2 - i1 != j2 - j1:
+                    raise _not_as_built(source, at + k - i1 + 1)
+                made = _as_written(mine, old[k].rstrip("\n"), written[k - i1])
+                if made is None:
+                    raise _not_as_built(source, at + k - i1 + 1)
+                written[k - i1] = made
+        out[at:at + i2 - i1] = [w + ending for w in written]
     patched = "".join(out)
     _check_reread(source, patched, changed.patched)
     return LayoutPatch(source.path, original, patched, user_edits(source, changed.edits))
@@ -119,6 +126,40 @@ def user_edits(source: StringSource, edits) -> tuple[str, ...]:
         line = user_line(source, int(m.group(1)))
         return f"line {line}" if line is not None else "a line the compile call adds"
     return tuple(re.sub(r"^line (\d+)", mapped, e) for e in edits)
+
+
+def _not_as_built(source: StringSource, line: int) -> KernelError:
+    return KernelError(f"{source.path}:{line}: the CUDA string's line is not written as built "
+                       "(a formatted value the change splits, an escape, or the line the "
+                       "string opens on): the change to it cannot be written into the file")
+
+
+def _as_written(mine: str, built: str, changed: str) -> str | None:
+    """`changed` (a change of the line as built, `built`) as the file writes the line
+    (`mine`, with formatted values where `built` has their text): the change's new text as
+    it is, the built text it keeps as the file writes it, each formatted value whole; None
+    where the change splits one (the check that reads the patched program again is the
+    judge of the rest)."""
+    regions = difflib.SequenceMatcher(None, mine, built, autojunk=False).get_opcodes()
+    out = []
+    for tag, u1, u2, n1, n2 in difflib.SequenceMatcher(None, built, changed,
+                                                       autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.append(changed[n1:n2])       # the change's own text
+            continue
+        for kind, p1, p2, b1, b2 in regions:
+            lo, hi = max(u1, b1), min(u2, b2)
+            if kind == "delete" and u1 < b1 < u2:
+                out.append(mine[p1:p2])      # (file text that builds to nothing)
+            if lo >= hi:
+                continue
+            if kind == "equal":
+                out.append(mine[p1 + lo - b1:p1 + hi - b1])
+            elif (lo, hi) == (b1, b2):       # a formatted value kept whole
+                out.append(mine[p1:p2])
+            else:
+                return None
+    return "".join(out)
 
 
 def _check_reread(source: StringSource, patched: str, changed: str) -> None:
