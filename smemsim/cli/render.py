@@ -399,7 +399,8 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
     b = f.baseline
     warps = f", {f.baseline_warps} warps per SM" if f.baseline_warps is not None else ""
     parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal "
-                  f"(shared memory allows {_blocks(f.baseline_smem_blocks)} blocks/SM{warps})",
+                  f"(shared memory alone allows {_blocks(f.baseline_smem_blocks)} "
+                  f"blocks/SM{warps})",
                   style="bold")]
     if not f.arrays:
         parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
@@ -448,11 +449,21 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
         parts.append(Text(hint))
     for c in f.best:
         cost = "" if c.smem_blocks == f.baseline_smem_blocks else \
-            f", shared memory allows {_blocks(c.smem_blocks)} blocks/SM instead of " \
+            f", shared memory alone allows {_blocks(c.smem_blocks)} blocks/SM instead of " \
             f"{_blocks(f.baseline_smem_blocks)}"
         parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory{cost}",
                           style="bold"))
+        gain = (b.wavefronts - c.wavefronts) / b.wavefronts if b.wavefronts else 0
+        mine = [s for s in b.sites if c.array in (s.array, s.variable)]
+        if any(s.data_dependent for s in mine):
+            parts.append(Text(f"  (counted on this launch's inputs: the {c.array} accesses "
+                              "depend on the data, and so does the gain"
+                              + (f"; {gain:.2%} fewer wavefronts is within what other "
+                                 "inputs move" if gain < 0.01 else "") + ")"))
+        elif gain < 0.01:
+            parts.append(Text(f"  ({gain:.2%} fewer wavefronts: a change worth making only "
+                              "if it costs nothing)"))
         before = sum(s.requests for s in b.sites)
         if c.requests is not None and c.requests > before:
             parts.append(Text(f"  (as built: {before:,} -> {c.requests:,} shared instructions: "

@@ -1,0 +1,103 @@
+"""Issue #54: what the eighth new-user review (43rd session) met on kernels of its own, each
+now answered (the review's kernels stay in its folder; these are small ones of the same
+kinds, their counts worked out in each docstring)."""
+import json
+
+import pytest
+
+from smemsim.cli import page, render
+from smemsim.cli.jsonout import analyze_json
+from smemsim.frontends.loader import load_kernels
+from smemsim.launch.analysis import analyze
+from tests.test_new_user import CAS_MAX, cli
+
+
+def test_site_counts_are_exact_unless_the_terminal_is_too_narrow_for_them():
+    """The review's table printed `0.1M` beside `131,072`. The transpose example at n = 8,192:
+    8,192^2 / 32 = 2,097,152 store requests, and its reads 32 ways each, 67,108,864
+    wavefronts. Piped (no width) every count is exact; at 60 columns, in millions."""
+    r = analyze(load_kernels("transpose")["naive"](), {"n": 8192})
+    piped = render_plain(render.report_table(r))
+    assert "67,108,864" in piped and "M " not in piped
+    narrow = render_plain(render.report_table(r, width=60))
+    assert "67.1M" in narrow and "67,108,864" not in narrow.split("loads:")[0]
+
+
+def render_plain(group) -> str:
+    import io
+
+    from rich.console import Console
+    out = io.StringIO()
+    Console(file=out, width=4096, color_system=None).print(group)
+    return out.getvalue()
+
+
+ONE_WARP_CAS = CAS_MAX.replace("peak<<<2, 64>>>", "peak<<<2, 32>>>")
+
+
+def test_a_bound_is_marked_in_every_count_column_and_in_the_pages_totals(tmp_path):
+    """A CAS loop whose contending lanes are one warp's (4 words, 8 lanes each): counted at
+    the fewest passes there can be, a lower bound. Its row marks requests, wavefronts and
+    excess with ≥ (the review found excess unmarked), and the page's totals table marks
+    the class it is in."""
+    f = tmp_path / "peak.cu"
+    f.write_text(ONE_WARP_CAS)
+    code, out, err = cli("analyze", str(f), "--length", "w=64", "--length", "out=32")
+    assert code == 0, err
+    (row,) = [line for line in out.splitlines() if "≥" in line and "%" in line]
+    assert row.count("≥") == 3, row
+    k = next(iter(load_kernels(str(f), _options()).values()))()
+    html = page.totals_table(analyze_json(analyze(k), None))
+    assert "≥" in html and "at least these" in html
+
+
+def _options():
+    from smemsim.frontends.cuda import Options
+    return Options(lengths={"w": "64", "out": "32"})
+
+
+NUMBA = """import numpy as np
+from numba import cuda, float32
+
+@cuda.jit
+def transpose_nb(a, b):
+    tile = cuda.shared.array(shape=(32, 32), dtype=float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tile[ty, tx] = a[cuda.blockIdx.y * 32 + ty, cuda.blockIdx.x * 32 + tx]
+    cuda.syncthreads()
+    b[cuda.blockIdx.x * 32 + ty, cuda.blockIdx.y * 32 + tx] = tile[tx, ty]
+
+n = 1024
+a = np.random.rand(n, n).astype(np.float32)
+b = np.empty_like(a)
+transpose_nb[(n // 32, n // 32), (32, 32)](a, b)
+"""
+
+
+def test_a_numba_kernels_fix_speaks_of_its_elements_not_the_builds_registers(tmp_path):
+    """The review's numba fix printed a 400-character CUDA cast chain as the index, tried no
+    padding without saying so, and --patch said only a .cu could be patched. Reads
+    tile[tx, ty]: 32 lanes a row apart, 32 ways; Swizzle<5,0,5> puts them on 32 banks."""
+    pytest.importorskip("numba", reason="numba is an optional extra (pip install numba)")
+    f = tmp_path / "nb.py"
+    f.write_text(NUMBA)
+    code, out, err = cli("fix", str(f))
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "index: tile[i ^ (((i >> 5) & 31) << 0)], i the element's offset in the array " \
+           "(4-byte elements: row * row length + column)" in said
+    assert "threadIdx" not in said
+    assert "padding not tried: the build reads it at flat offsets" in said
+    code, out, err = cli("fix", str(f), "--patch", str(tmp_path / "fix.patch"))
+    assert code == 2 and "or a cupy or pycuda program's CUDA strings, can be patched" in \
+        " ".join(err.split())
+
+
+def test_json_of_the_site_rows_is_unchanged_by_the_tables_units(tmp_path):
+    """The exactness is the table's: JSON always carried exact counts (a reader's check that
+    the text and JSON agree, at n = 8,192 as above)."""
+    code, out, _ = cli("analyze", "transpose", "--kernel", "transpose_pad0", "-pn=8192",
+                       "--json")
+    doc = json.loads(out)["results"][0]
+    assert sum(s["wavefronts"] for s in doc["sites"]) == 67_108_864 + 2_097_152
