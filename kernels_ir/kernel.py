@@ -44,6 +44,8 @@ class BuildResources:
     spill_loads: int
     barriers: int
     max_threads: int | None = None   # a block's most threads (`__launch_bounds__`), if bound
+    runtime_calls: bool = False      # calls the device runtime (printf): a launch gives it
+    #                                  32 registers a thread at least
 
 
 @dataclass(frozen=True, eq=False)

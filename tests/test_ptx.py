@@ -1676,3 +1676,37 @@ def test_a_cluster_launch_is_refused_where_its_registers_are_read():
         "mov.u32 	%r1, %tid.x;", "mov.u32 	%r1, %cluster_ctarank;")
     with pytest.raises(PtxError, match="launched in clusters"):
         lower(parse(text), "k", Launch(grid=(2, 1, 1), block=(32, 1, 1)))
+
+
+PRINTS = r"""
+#include <cstdio>
+__global__ void prints(const int *x, int *out)
+{
+    __shared__ int s[64];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    if (s[63 - threadIdx.x] == 7) printf("seven at %d\n", (int)threadIdx.x);
+    out[threadIdx.x] = s[63 - threadIdx.x];
+}
+int main() { int *x, *o; prints<<<1, 64>>>(x, o); return 0; }
+"""
+
+
+def test_a_kernel_calling_printf_is_launched_with_32_registers_at_least(
+        nvcc, tmp_path, monkeypatch):
+    """An H200 launched printf kernels ptxas gave 24 and 30 registers with 32 (ncu's
+    launch__registers_per_thread; cudaFuncGetAttributes said ptxas's count), and ones of 40
+    and 55 with theirs: the build says it calls the runtime, occupancy allocates 32."""
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
+    from smemsim.launch.occupancy import kernel_occupancy, registers_allocated
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "prints.cu"
+    source.write_text(PRINTS)
+    k = import_cu(str(source), Options(lengths={"x": "64", "out": "64"}))["prints"]()
+    assert k.built.runtime_calls and k.built.registers < 32
+    occ = kernel_occupancy(k, "sm_90", k.built.registers)
+    assert occ.registers_allocated == 32 and occ.registers_per_thread == k.built.registers
+    assert [registers_allocated(r, True) for r in (24, 30, 32, 40, 55)] == \
+        [32, 32, 32, 40, 55]
+    assert registers_allocated(12) == 16

@@ -15,6 +15,7 @@ and its limiter, as the calculator gives.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -28,11 +29,20 @@ FACTORS = ("warps", "registers", "shared_memory", "blocks", "barriers")  # in re
 # ptxas's count for the 139 others (docs/validation.md, "Registers"). Measured on sm_90 only;
 # no occupancy changes (a warp's registers are allocated in units of 256, 8 a thread).
 MIN_REGISTERS_ALLOCATED = 16
+# A kernel that calls the device runtime (printf's vprintf, malloc, free), which the driver
+# links in, is launched with at least 32: on an H200, ncu's launch__registers_per_thread was
+# 32 for printf kernels ptxas gave 24, 30 and 32 registers and a malloc/free kernel of 24,
+# and ptxas's 40 and 55 for two of more (cudaFuncGetAttributes's numRegs says ptxas's count
+# throughout; docs/validation.md, "Registers"). 32 a thread still fits 2,048 threads in an
+# SM's 64 Ki registers: no occupancy changes.
+MIN_REGISTERS_WITH_RUNTIME_CALLS = 32
 
 
-def registers_allocated(registers_per_thread: int) -> int:
-    """Registers a launch allocates each thread for a kernel ptxas gives `registers_per_thread`."""
-    return max(registers_per_thread, MIN_REGISTERS_ALLOCATED)
+def registers_allocated(registers_per_thread: int, runtime_calls: bool = False) -> int:
+    """Registers a launch allocates each thread for a kernel ptxas gives `registers_per_thread`
+    (`runtime_calls`: the kernel calls printf, malloc or free)."""
+    return max(registers_per_thread, MIN_REGISTERS_WITH_RUNTIME_CALLS if runtime_calls
+               else MIN_REGISTERS_ALLOCATED)
 
 
 class OccupancyError(ValueError):
@@ -356,5 +366,9 @@ def kernel_occupancy(kernel, arch: str | Arch, registers_per_thread: int,
     static = kernel.static_smem if static_smem is None else static_smem
     a = get_arch(arch)
     opt_in = static + launch.dynamic_smem > a.smem_per_block_default
-    return occupancy(a, launch.threads_per_block, registers_per_thread, static,
-                     launch.dynamic_smem, carveout, opt_in)
+    occ = occupancy(a, launch.threads_per_block, registers_per_thread, static,
+                    launch.dynamic_smem, carveout, opt_in)
+    if kernel.built is not None and kernel.built.runtime_calls:
+        occ = dataclasses.replace(occ, registers_allocated=registers_allocated(
+            registers_per_thread, True))
+    return occ

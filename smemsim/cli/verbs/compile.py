@@ -82,7 +82,8 @@ def _own_build(args, console: Console, name: str, kernel, build, params) -> dict
                         arrays=inputs(args, name, kernel, params))
     doc = jsonout.own_build_json(kernel, build, rerun)
     if not args.json:
-        regs = render.registers_text(build.registers, registers_allocated(build.registers))
+        regs = render.registers_text(build.registers, registers_allocated(
+            build.registers, build.runtime_calls))
         say(console, f"{kernel.name} for {build.arch}: {regs}, "
                      f"{build.stack} B stack frame ({build.spill_stores} B spilled), "
                      f"{build.static_smem} B static shared memory")

@@ -120,6 +120,14 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         else kernel
 
 
+def _calls_runtime(entry) -> bool:
+    """Whether the entry calls the device runtime the driver links in (printf's vprintf,
+    malloc, free)."""
+    return any(getattr(inst, "opcode", ("",))[0] == "call" and
+               any(o in ("vprintf", "malloc", "free") for o in inst.operands)
+               for inst in entry.body)
+
+
 def _is_zero(length) -> bool:
     """Whether an array's length is the constant 0 (the host reading's null pointer)."""
     e = as_expr(length)
@@ -145,7 +153,8 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
         if symbol in functions:
             f = functions[symbol]
             resources = BuildResources(arch, symbol, *f.resources,
-                                       max_threads=module.entries[symbol].max_threads)
+                                       max_threads=module.entries[symbol].max_threads,
+                                       runtime_calls=_calls_runtime(module.entries[symbol]))
             try:
                 kernel = _lowered(module, as_built(module, module.entries[symbol], f),
                                   symbol, launch, name)
