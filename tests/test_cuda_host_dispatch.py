@@ -211,3 +211,28 @@ def test_an_argument_passed_as_several_parameters_stands_for_none_of_them(tmp_pa
     r = analyze(k)
     assert r.grid == (16, 16, 1) and (r.params["M"], r.params["N"], r.params["K"]) == \
         (1024, 1024, 1024)
+
+
+ROWS = """
+__global__ void rows(float *d, int width, int pitch)
+{
+    __shared__ float t[32];
+    t[threadIdx.x] = d[blockIdx.x * 32 + threadIdx.x];
+    __syncthreads();
+    d[blockIdx.x * 32 + threadIdx.x] = t[31 - threadIdx.x] * (width + pitch);
+}
+void run(float *d, int imageW)
+{
+    rows<<<imageW / 32, 32>>>(d, imageW, imageW);   // (cuda-samples' convolutionRowsKernel)
+}
+"""
+
+
+def test_a_shared_argument_the_host_does_not_state_is_the_first_parameter_it_becomes(
+        tmp_path):
+    """`(d, imageW, imageW)` where imageW is the host function's parameter: its value is
+    the first parameter's, which -p gives: -p width=4096 is a grid of 4,096 / 32 = 128."""
+    cu = tmp_path / "rows.cu"
+    cu.write_text(ROWS)
+    k = import_kernels(str(cu), Options(params={"width": 4096, "pitch": 4096}))["rows"]()
+    assert analyze(k, {"width": 4096, "pitch": 4096}).grid == (128, 1, 1)

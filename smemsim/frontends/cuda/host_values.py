@@ -45,6 +45,7 @@ def callers(unit, lowering, host, name: str) -> list | None:
             return None
         reader = Host(unit, lowering, site, caller)
         reader.by_arg = {}      # the call's arguments are no launch's: values only
+        reader.shared_args = {}
         out.append((reader, args[index]))
     return out
 
@@ -162,11 +163,18 @@ class Host:
                 if text(a) in self.by_arg:
                     twice.add(text(a))
                 self.by_arg[text(a)] = text(pd)
-        for a in twice:
-            # an argument passed as several parameters (`(A, B, C, n, n, n)` as M, N and K)
-            # stands for none of them: the grid `n / BN` is the host's n, so that `-p K=512`
-            # sets K alone, not the grid with it
-            del self.by_arg[a]
+        # an argument passed as several parameters (`(A, B, C, n, n, n)` as M, N and K) is
+        # the host's value where the host code states it: the grid `n / BN` is the host's
+        # n, so that `-p K=512` sets K alone, not the grid with it; where it does not (a
+        # host function's parameter), the first parameter it becomes, which -p gives
+        self.shared_args = {a: self.by_arg.pop(a) for a in twice}
+        for a, p in zip(args, params):
+            pd = p.child_by_field_name("declarator")
+            if text(a) in self.shared_args and pd is not None and pd.type == "identifier":
+                self.shared_args[text(a)] = text(pd)
+                twice.discard(text(a))
+                if not twice:
+                    break
         self.dims3, self.locals = {}, {}
         # the kernel parameters whose host values an if/else chain of the launch tested
         # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)
@@ -284,14 +292,16 @@ class Host:
                     # (the host's own values: a variable the launch also passes is still
                     # the host's here, not the kernel parameter it becomes)
                     saved, self.by_arg = self.by_arg, {}
-                    self.deciding |= {saved[n] for n in re.findall(r"[A-Za-z_]\w*",
-                                                                   text(test)) if n in saved}
+                    shared, self.shared_args = self.shared_args, {}
+                    self.deciding |= {({**shared, **saved})[n]
+                                      for n in re.findall(r"[A-Za-z_]\w*", text(test))
+                                      if n in saved or n in shared}
                     try:
                         holds = fold(self.value(test, depth + 1))
                     except CudaImportError:
                         return None
                     finally:
-                        self.by_arg = saved
+                        self.by_arg, self.shared_args = saved, shared
                     if holds is None:
                         return None
                     taken = child == parent.child_by_field_name("consequence")
@@ -336,7 +346,7 @@ class Host:
         reader = self
         if len(body) > 1:   # its locals, as a launch's are read
             reader = Host(self.u, self.low, body[-1], function)
-            reader.by_arg = {}
+            reader.by_arg = reader.shared_args = {}
         reader.env.append(values)
         try:
             return reader.value(body[-1].named_children[0], depth + 1)
@@ -418,12 +428,18 @@ class Host:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:
                 return self.value(self.locals[name], depth + 1)
-            passed = self.passed(name, depth)
-            if passed is not None:
-                return passed
-            chosen = self.chosen(name, depth)
-            if chosen is not None:
-                return chosen
+            try:
+                passed = self.passed(name, depth)
+                if passed is not None:
+                    return passed
+                chosen = self.chosen(name, depth)
+                if chosen is not None:
+                    return chosen
+            except _HostQuestion:
+                if name not in self.shared_args:
+                    raise
+            if name in self.shared_args:
+                return self.low.lookup(self.shared_args[name], node).value
             loop = _loop_of(name, self.call)
             if loop is not None:
                 raise _HostQuestion(

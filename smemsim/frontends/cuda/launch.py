@@ -136,6 +136,7 @@ def launch_arguments(unit, lowering) -> dict:
     call, host = found[0]
     reader = Host(unit_of(unit, call), lowering, call, host)
     reader.by_arg = {}  # an argument's own value, not the parameter it becomes
+    reader.shared_args = {}
     args = launch_args(call, host)
     out = {}
     for a, p in zip(args, unit.params_of(lowering.node)):
