@@ -16,13 +16,12 @@ user's source. Loops and guards stay loops and guards in the IR.
 from __future__ import annotations
 
 import contextlib
-import math
 from dataclasses import replace
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import checks
+from . import builder_async, checks
 from .dtypes import BY_NAME, MAX_ACCESS_BYTES, VECTOR_WIDTHS, DType, f32, f64, i32, u32, u64
 from .errors import KernelError, SourceLoc, caller_loc
 from .expr import MATH, Expr, ExprLike, Op, Var, as_expr, cast, const
@@ -35,14 +34,8 @@ from .stmt import (Assert, ATOMIC_OPS, FULL_MASK, SHUFFLE_MODES, VOTE_MODES, Ass
                    Return, Shuffle, Store, StoreMatrix, Sync, SyncWarp, walk, MmaSync,
                    MMA_SHAPES, MMA_TF32_SHAPES, MMA_INT8_SHAPES, MMA_F64_SHAPES, SyncReduce,
                    SYNC_REDUCTIONS)
-from .stmt_async import (CommitGroup, CopyAsync, WaitGroup, MbarrierArrive, MbarrierInit,
-                         MbarrierWait, TmaLoad, TmaStore, BulkLoad, BulkStore, BulkCommit,
-                         BulkWait, FenceProxyAsync, Wgmma, WgmmaFence, WgmmaCommit, WgmmaWait)
-from .wgmma import N_VALUES, GmmaDescriptor, GmmaLayout
 from .cute import CuteError
 from .cute_algebra import evaluate as evaluate_cute
-from .tma import TensorMap, check_box, tensor_strides
-from .tma import refuse as tma_refuse
 
 
 class LocalRef(Expr):
@@ -717,323 +710,28 @@ class KernelBuilder:
                               kernel=self.name, loc=loc)
         return self._index(array, index, loc)
 
-    def cp_async(self, dst, dst_index, src, src_index, width: int = 1,
-                 bypass: bool = False, src_bytes: ExprLike | None = None) -> None:
-        """`cp.async.ca.shared.global` of `width` elements (4, 8 or 16 bytes) from global
-        `src[src_index]` to shared `dst[dst_index]`; `bypass` is .cg (16 bytes only). The copy
-        lands at a later `cp_async_wait` of this thread (after `cp_async_commit`).
-        `src_bytes`: the bytes read (a whole number of elements, a thread's own), the rest
-        zeroed (`cp.async ..., 16, src_size`: 0 reads nothing)."""
-        loc = caller_loc()
-        self._guard_condition("cp.async")
-        if not isinstance(dst, SharedArray) or not isinstance(src, GlobalArray):
-            raise KernelError("cp.async copies from a global array to a shared array",
-                              kernel=self.name, loc=loc)
-        if src.dtype != dst.dtype:
-            raise KernelError(f"cp.async copies bytes: '{src.name}' is {src.dtype}, "
-                              f"'{dst.name}' is {dst.dtype}", kernel=self.name, loc=loc)
-        nbytes = width * dst.dtype.size if isinstance(width, int) else None
-        if nbytes not in (4, 8, 16) or (bypass and nbytes != 16):
-            raise KernelError(f"cp.async moves 4, 8 or 16 bytes (.cg: 16), got {width!r} x "
-                              f"{dst.dtype}", kernel=self.name, loc=loc)
-        self._check_layout_span(dst, nbytes, loc)
-        self._emit(CopyAsync(dst, self._index(dst, dst_index, loc), src,
-                             self._index(src, src_index, loc), width, bool(bypass), loc,
-                             self._next_site(dst),
-                             None if src_bytes is None else cast(as_expr(src_bytes), u32)))
-
-    def cp_async_commit(self) -> None:
-        """`cp.async.commit_group;`"""
-        self._emit(CommitGroup(caller_loc()))
-
-    def cp_async_wait(self, pending: int = 0) -> None:
-        """`cp.async.wait_group pending;` (0: every committed copy has landed; libcu++'s
-        pipelines wait with up to 8 pending)."""
-        loc = caller_loc()
-        self._emit(WaitGroup(self._pending("cp.async.wait_group", pending, 8, loc), loc))
-
-    # ------------------------------------------------------------ TMA and mbarriers (sm_90)
-    def tensor_map(self, name: str, array: GlobalArray, shape, box, swizzle: str | None = None,
-                   row_stride: ExprLike | None = None, strides=None) -> TensorMap:
-        """A TMA tensor map over global `array` (a `const __grid_constant__ CUtensorMap`
-        parameter of the generated kernel): `shape` outermost first, in elements
-        (expressions of parameters), `box` the extents one copy moves, `swizzle` None or
-        "SWIZZLE_32B" / "SWIZZLE_64B" / "SWIZZLE_128B", `row_stride` the elements between
-        rows of a 2-D tensor (default: its inner extent), `strides` those of every dimension
-        but the innermost, outermost first (the host's globalStrides, in elements; default:
-        row-major). kernels_ir.tma says where a copy puts each element."""
-        loc = caller_loc()
-        if not isinstance(array, GlobalArray):
-            raise KernelError(f"tensor map '{name}': TMA reads a global array, got {array!r}",
-                              kernel=self.name, loc=loc)
-        shape = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
-        box = (box,) if not isinstance(box, (tuple, list)) else tuple(box)
-        why = check_box(name, array.dtype, box, swizzle)
-        if why is None and len(shape) != len(box):
-            why = f"the tensor has {len(shape)} dimension(s) but the box {len(box)}"
-        if why is None and row_stride is not None and len(shape) != 2:
-            why = "row_stride applies to a 2-D tensor (give strides for more)"
-        if why is None and strides is not None and len(strides) != len(shape) - 1:
-            why = (f"a {len(shape)}-D tensor takes {len(shape) - 1} stride(s) (every "
-                   f"dimension but the innermost), got {len(strides)}")
-        if why is not None:
-            raise tma_refuse(name, why, self.name, loc)
-        shape = tuple(as_expr(e) for e in shape)
-        if strides is None and row_stride is not None:
-            strides = [row_stride]
-        strides = tuple(as_expr(e) for e in tensor_strides(shape, strides))
-        for e in shape + strides:
-            if e.dtype.is_float:
-                raise tma_refuse(name, "extents and strides must be integers", self.name, loc)
-        _check_c_name(name, "tensor map name", self.name)
-        return TensorMap(self._unique_decl(name), array, shape, strides, box, swizzle)
-
-    def _barrier(self, barrier, index, loc: SourceLoc) -> tuple[Expr, ...]:
-        if not isinstance(barrier, SharedArray) or barrier.dtype.size != 8 \
-                or barrier.dtype.is_float or barrier.layout is not None:
-            raise KernelError("an mbarrier is a 64-bit integer element of a shared array "
-                              f"without a layout (`__shared__ uint64_t bar[n];`), got "
-                              f"{barrier!r}", kernel=self.name, loc=loc)
-        return self._index(barrier, index, loc)
-
-    def tma_load(self, tensor_map: TensorMap, dst: SharedArray, dst_index, coords,
-                 barrier: SharedArray, barrier_index=0) -> None:
-        """Each executing thread copies the box of `tensor_map` at `coords` (outermost first,
-        elements) to shared memory from `dst[dst_index]` (128-byte aligned); the bytes count
-        toward `barrier[barrier_index]`'s transactions and may be read once a wait has seen
-        that barrier's phase complete."""
-        loc = caller_loc()
-        self._guard_condition("a TMA copy")
-        coords = self._tma_operands("tma_load", tensor_map, dst, coords, loc)
-        self._emit(TmaLoad(dst, self._index(dst, dst_index, loc), tensor_map, coords, barrier,
-                           self._barrier(barrier, barrier_index, loc), 1, loc,
-                           self._next_site(dst)))
-
-    def _tma_operands(self, what: str, tensor_map, tile, coords, loc: SourceLoc):
-        if not isinstance(tensor_map, TensorMap):
-            raise KernelError(f"{what} needs a tensor map (k.tensor_map), got {tensor_map!r}",
-                              kernel=self.name, loc=loc)
-        if not isinstance(tile, SharedArray):
-            raise KernelError(f"{what}'s tile is a shared array", kernel=self.name, loc=loc)
-        if tile.dtype.size != tensor_map.dtype.size:
-            raise KernelError(f"{what} moves {tensor_map.dtype} elements, '{tile.name}' holds "
-                              f"{tile.dtype}: declare the tile with the tensor's element size",
-                              kernel=self.name, loc=loc)
-        coords = coords if isinstance(coords, (tuple, list)) else (coords,)
-        if len(coords) != tensor_map.rank:
-            raise KernelError(f"tensor map '{tensor_map.name}' has {tensor_map.rank} "
-                              f"dimension(s) but the copy gives {len(coords)} coordinate(s)",
-                              kernel=self.name, loc=loc)
-        coords = tuple(as_expr(c) for c in coords)
-        if any(c.dtype.is_float for c in coords):
-            raise KernelError("TMA coordinates must be integers", kernel=self.name, loc=loc)
-        return coords
-
-    def tma_store(self, tensor_map: TensorMap, src: SharedArray, src_index, coords) -> None:
-        """Each executing thread copies the box at `src[src_index]` (128-byte aligned, laid
-        out as a TMA load would write it) to the tensor at `coords`. Shared writes must be
-        published first (`fence_proxy_async`, then a barrier for other threads' writes);
-        the tile may be written again after `bulk_commit` and `bulk_wait(read=True)`."""
-        loc = caller_loc()
-        self._guard_condition("a TMA copy")
-        coords = self._tma_operands("tma_store", tensor_map, src, coords, loc)
-        self._emit(TmaStore(src, self._index(src, src_index, loc), tensor_map, coords, 1, loc,
-                            self._next_site(src)))
-
-    def _bulk_bytes(self, nbytes, loc: SourceLoc) -> int:
-        if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 16 \
-                or nbytes % 16:
-            raise KernelError(f"a bulk copy moves a positive multiple of 16 bytes, got "
-                              f"{nbytes!r}", kernel=self.name, loc=loc)
-        return nbytes
-
-    def bulk_load(self, dst: SharedArray, dst_index, src: GlobalArray, src_index, nbytes: int,
-                  barrier: SharedArray, barrier_index=0) -> None:
-        """`cp.async.bulk` of `nbytes` (a multiple of 16; both ends 16-byte aligned) from
-        global `src[src_index]` to `dst[dst_index]`, completing on the mbarrier."""
-        loc = caller_loc()
-        self._guard_condition("a bulk copy")
-        if not isinstance(dst, SharedArray) or not isinstance(src, GlobalArray):
-            raise KernelError("bulk_load copies from a global array to a shared array",
-                              kernel=self.name, loc=loc)
-        self._emit(BulkLoad(dst, self._index(dst, dst_index, loc), src,
-                            self._index(src, src_index, loc), self._bulk_bytes(nbytes, loc),
-                            barrier, self._barrier(barrier, barrier_index, loc), 1, loc,
-                            self._next_site(dst)))
-
-    def bulk_store(self, dst: GlobalArray, dst_index, src: SharedArray, src_index,
-                   nbytes: int) -> None:
-        """`cp.async.bulk` of `nbytes` from `src[src_index]` to global `dst[dst_index]`, in
-        the thread's bulk group (as tma_store)."""
-        loc = caller_loc()
-        self._guard_condition("a bulk copy")
-        if not isinstance(src, SharedArray) or not isinstance(dst, GlobalArray):
-            raise KernelError("bulk_store copies from a shared array to a global array",
-                              kernel=self.name, loc=loc)
-        if dst.intent == "in":
-            raise KernelError(f"'{dst.name}' is an input (intent 'in'): bulk_store writes it",
-                              kernel=self.name, loc=loc)
-        self._emit(BulkStore(src, self._index(src, src_index, loc), dst,
-                             self._index(dst, dst_index, loc), self._bulk_bytes(nbytes, loc),
-                             1, loc, self._next_site(src)))
-
-    def bulk_commit(self) -> None:
-        """`cp.async.bulk.commit_group;`"""
-        self._emit(BulkCommit(caller_loc()))
-
-    def bulk_wait(self, pending: int = 0, read: bool = True) -> None:
-        """`cp.async.bulk.wait_group.read pending;` (`read=False`: `wait_group`, the copies
-        complete, not only their reads of shared memory)."""
-        loc = caller_loc()
-        self._emit(BulkWait(self._pending("cp.async.bulk.wait_group", pending, 63, loc),
-                            bool(read), loc))
-
-    def fence_proxy_async(self) -> None:
-        """`fence.proxy.async.shared::cta;`: publish this thread's shared writes to TMA."""
-        self._emit(FenceProxyAsync(caller_loc()))
-
-    def wgmma(self, acc: LocalArray, a, b, n: int, scale_d: ExprLike = 1,
-              acc_index=()) -> None:
-        """`wgmma.mma_async.m64n{n}k16` with f32 accumulators `acc` (a register array of
-        n / 2) and A, B in shared memory: `a` and `b` are (array, start index, GmmaLayout),
-        what each descriptor says; `a` may instead be a register array of 4 u32 holding A's
-        fragment two 16-bit elements (B's type) each, the lower in the low half (element j
-        of thread t is A(16 (t / 32) + t % 32 / 4 + 8 (j / 2 % 2), 2 (t % 4) + j % 2 + 8 (j /
-        4))). acc = acc * scale_d + A (64 x 16) B (n x 16)^T; every
-        thread of each executing warpgroup must execute it. `acc_index` (leading indices)
-        picks a sub-array of acc of n / 2 elements as the accumulators. An operand may
-        instead be (array, GmmaDescriptor(value, major)): the descriptor the kernel computes
-        at run time (a u64 expression, as compiled programs hold it), the array giving the
-        element type (a view of the shared memory the descriptor points into)."""
-        loc = caller_loc()
-        self._guard_condition("wgmma")
-        if isinstance(n, bool) or n not in N_VALUES:
-            raise KernelError(f"wgmma's n is a multiple of 8 in 8..256, got {n!r}",
-                              kernel=self.name, loc=loc)
-        acc_index = tuple(acc_index) if isinstance(acc_index, (tuple, list)) else (acc_index,)
-        if not isinstance(acc, LocalArray) or acc.dtype != f32 \
-                or len(acc_index) >= len(acc.shape) \
-                or math.prod(acc.shape[len(acc_index):]) != n // 2:
-            raise KernelError(f"wgmma m64n{n}k16 accumulates into a float register array of "
-                              f"{n // 2} elements (k.local_array(..., 'f32', {n // 2})), got "
-                              f"{acc!r}", kernel=self.name, loc=loc)
-        operands = []
-        descriptors = []
-        regs = None
-        if isinstance(a, LocalArray):
-            if a.dtype.name != "u32" or math.prod(a.shape) != 4:
-                raise KernelError(f"wgmma's A from registers is a register array of 4 u32, "
-                                  f"each two 16-bit elements of wgmma's A fragment (the lower "
-                                  f"in the low half), got {a!r}", kernel=self.name, loc=loc)
-            regs, a = a, None
-        for name, operand in (("a", a), ("b", b)):
-            if operand is None:
-                operands.append((None, (), None))
-                descriptors.append(None)
-                continue
-            if isinstance(operand, tuple) and len(operand) == 2 and \
-                    isinstance(operand[1], GmmaDescriptor):
-                array, d = operand
-                if not isinstance(array, SharedArray) or array.dtype.name not in ("f16", "bf16"):
-                    raise KernelError(f"wgmma's {name} is read as a shared array of f16 or "
-                                      f"bf16, got {array!r}", kernel=self.name, loc=loc)
-                if d.major not in ("K", "MN"):
-                    raise KernelError(f"wgmma's {name}: major must be 'K' or 'MN', got "
-                                      f"{d.major!r}", kernel=self.name, loc=loc)
-                value = as_expr(d.value)
-                if value.dtype.is_float:
-                    raise KernelError(f"wgmma's {name} descriptor is a 64-bit integer, got "
-                                      f"{format_expr(value)}", kernel=self.name, loc=loc)
-                operands.append((array, (), GmmaLayout(d.major, None, 0, 0)))
-                descriptors.append(cast(value, u64))
-                continue
-            descriptors.append(None)
-            if not isinstance(operand, tuple) or len(operand) != 3:
-                raise KernelError(f"wgmma's {name} is (shared array, start index, GmmaLayout), "
-                                  f"got {operand!r}", kernel=self.name, loc=loc)
-            array, index, layout = operand
-            if not isinstance(array, SharedArray) or array.dtype.name not in ("f16", "bf16"):
-                raise KernelError(f"wgmma's {name} is a shared array of f16 or bf16, got "
-                                  f"{array!r}", kernel=self.name, loc=loc)
-            why = layout.why_not() if isinstance(layout, GmmaLayout) else \
-                f"a GmmaLayout(major, swizzle, lbo, sbo), got {layout!r}"
-            if why is not None:
-                raise KernelError(f"wgmma's {name}: {why}", kernel=self.name, loc=loc)
-            operands.append((array, self._index(array, index, loc), layout))
-        (a_array, a_index, a_layout), (b_array, b_index, b_layout) = operands
-        if regs is None and a_array.dtype != b_array.dtype:
-            raise KernelError(f"wgmma multiplies one input type: A is {a_array.dtype}, B is "
-                              f"{b_array.dtype}", kernel=self.name, loc=loc)
-        lead = tuple(as_expr(e) for e in acc_index)
-        for e, extent in zip(lead, acc.shape):
-            if e.op is Op.CONST and not 0 <= e.arg < extent:
-                raise KernelError(f"wgmma's accumulators {acc.name}{list(acc_index)}: index "
-                                  f"{e.arg} is outside 0..{extent - 1}",
-                                  kernel=self.name, loc=loc)
-        self._emit(Wgmma(b_array, b_index, b_layout, a_array, a_index, a_layout, acc, regs, n,
-                         as_expr(scale_d), 1, loc, self._next_site(b_array), lead,
-                         descriptors[1], descriptors[0]))
-
-    def wgmma_fence(self) -> None:
-        """`wgmma.fence.sync.aligned;` (before the first wgmma, and after writing its
-        accumulators or operands)."""
-        self._emit(WgmmaFence(caller_loc()))
-
-    def wgmma_commit(self) -> None:
-        """`wgmma.commit_group.sync.aligned;`"""
-        self._emit(WgmmaCommit(caller_loc()))
-
-    def wgmma_wait(self, pending: int = 0) -> None:
-        """`wgmma.wait_group.sync.aligned pending;`"""
-        loc = caller_loc()
-        self._emit(WgmmaWait(self._pending("wgmma.wait_group", pending, 7, loc), loc))
-
-    def mbarrier_init(self, barrier: SharedArray, index, count: ExprLike) -> None:
-        """`mbarrier.init`: the barrier's phases complete after `count` arrivals (and their
-        expected transaction bytes)."""
-        loc = caller_loc()
-        self._emit(MbarrierInit(barrier, self._barrier(barrier, index, loc), as_expr(count), loc))
-
-    def mbarrier_arrive(self, barrier: SharedArray, index=0,
-                        expect_tx: ExprLike | None = None, token: str | None = None):
-        """`mbarrier.arrive` (with `expect_tx`: `.expect_tx`, raising the bytes the phase waits
-        for before arriving); with `token` (a name), returns a u64 local holding the phase
-        arrived on (`mbarrier_wait(..., parity=token & 1)` waits for it), else None."""
-        loc = caller_loc()
-        var = None if token is None else Var(self._fresh(token), BY_NAME["u64"], "load")
-        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
-                                  None if expect_tx is None else as_expr(expect_tx), loc,
-                                  token=var))
-        return None if var is None else ReadOnlyRef(Op.VAR, var.dtype, (), var)
-
-    def mbarrier_expect_tx(self, barrier: SharedArray, index, nbytes: ExprLike) -> None:
-        """`mbarrier.expect_tx`: raise the bytes the barrier's phase waits for, without
-        arriving (libcu++'s `cuda::device::barrier_expect_tx`)."""
-        loc = caller_loc()
-        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc),
-                                  as_expr(nbytes), loc, "expect_tx"))
-
-    def cp_async_arrive(self, barrier: SharedArray, index=0) -> None:
-        """`cp.async.mbarrier.arrive.shared::cta.b64`: the thread's cp.async copies issued so
-        far complete on the barrier's current phase (which then waits for them too)."""
-        loc = caller_loc()
-        self._emit(MbarrierArrive(barrier, self._barrier(barrier, index, loc), None, loc,
-                                  "cp_async"))
-
-    def mbarrier_wait(self, barrier: SharedArray, index=0, parity: ExprLike = 0) -> None:
-        """Wait (`mbarrier.try_wait.parity` in a loop) until the phase of `parity` completed."""
-        loc = caller_loc()
-        self._guard_condition("an mbarrier wait")
-        self._emit(MbarrierWait(barrier, self._barrier(barrier, index, loc), as_expr(parity),
-                                loc))
-
-    def _pending(self, what: str, pending, most: int, loc: SourceLoc) -> int:
-        """A wait_group's count of groups left pending: an int 0..most."""
-        if isinstance(pending, bool) or not isinstance(pending, int) or \
-                not 0 <= pending <= most:
-            raise KernelError(f"{what} takes 0..{most}, got {pending!r}", kernel=self.name,
-                              loc=loc)
-        return pending
+    # asynchronous copies, TMA, bulk copies, mbarriers and wgmma: kernels_ir.builder_async
+    # (functions of the builder, bound here as its methods)
+    cp_async = builder_async.cp_async
+    cp_async_commit = builder_async.cp_async_commit
+    cp_async_wait = builder_async.cp_async_wait
+    tensor_map = builder_async.tensor_map
+    tma_load = builder_async.tma_load
+    tma_store = builder_async.tma_store
+    bulk_load = builder_async.bulk_load
+    bulk_store = builder_async.bulk_store
+    bulk_commit = builder_async.bulk_commit
+    bulk_wait = builder_async.bulk_wait
+    fence_proxy_async = builder_async.fence_proxy_async
+    wgmma = builder_async.wgmma
+    wgmma_fence = builder_async.wgmma_fence
+    wgmma_commit = builder_async.wgmma_commit
+    wgmma_wait = builder_async.wgmma_wait
+    mbarrier_init = builder_async.mbarrier_init
+    mbarrier_arrive = builder_async.mbarrier_arrive
+    mbarrier_expect_tx = builder_async.mbarrier_expect_tx
+    cp_async_arrive = builder_async.cp_async_arrive
+    mbarrier_wait = builder_async.mbarrier_wait
 
     def _next_site(self, array) -> int | None:
         if not isinstance(array, SharedArray):
