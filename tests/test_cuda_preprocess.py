@@ -7,7 +7,8 @@ import pytest
 
 from smemsim.frontends.cuda import CudaImportError
 from smemsim.frontends.cuda.literals import integer_literal, literal_type
-from smemsim.frontends.cuda.preprocess import MAX_NESTING, MAX_TOKENS, preprocess
+from smemsim.frontends.cuda.pp_expr import MAX_NESTING
+from smemsim.frontends.cuda.preprocess import MAX_TOKENS, preprocess
 
 
 def pp(tmp_path, text, name="a.cu", **kw):
