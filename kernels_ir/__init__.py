@@ -12,7 +12,8 @@ from .expr import (
     Expr, Op, Var, bitcast, blockDim, blockIdx, call, cast, const, gridDim, lnot, logical_and,
     logical_or, select, smax, smin, threadIdx,
 )
-from .interpreter import control_signatures, make_arrays, run
+from .inputs import make_arrays
+from .interpreter import control_signatures, run
 from .run_types import (
     BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
     WarpBarrierReached,
