@@ -236,3 +236,62 @@ def test_a_shared_argument_the_host_does_not_state_is_the_first_parameter_it_bec
     cu.write_text(ROWS)
     k = import_kernels(str(cu), Options(params={"width": 4096, "pitch": 4096}))["rows"]()
     assert analyze(k, {"width": 4096, "pitch": 4096}).grid == (128, 1, 1)
+
+
+def test_a_pointer_given_several_instances_launches_each(tmp_path):
+    """`auto k = gather<short, 2>; if (w == 4) k = gather<short, 4>; k<<<...>>>` (mistral.rs'
+    reconstruct_gptq dispatch): both instances, each at the launch. gather<short, 4>'s
+    store: lanes 8 bytes apart, 256 bytes a warp: 2 wavefronts a request."""
+    cu = tmp_path / "gather.cu"
+    cu.write_text(GATHER.split("typedef")[0] + """
+void dispatch(const short *is, short *os, int w)
+{
+    auto k = gather<short, 2>;
+    if (w == 4) k = gather<short, 4>;
+    k<<<2048, 256>>>(is, os);
+}
+""")
+    found = import_kernels(str(cu), Options())
+    assert list(found) == ["gather<short, 2>", "gather<short, 4>"]
+    r = analyze(found["gather<short, 4>"]())
+    assert (r.store.requests, r.store.wavefronts) == (16384, 32768)
+
+
+THROUGH_TEMPLATE = """
+template <typename T>
+__global__ void k(T *out, int n)
+{
+    __shared__ T s[32];
+    s[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * 32 + threadIdx.x] = s[31 - threadIdx.x] + n;
+}
+template <typename T>
+void launch(T *out, int n) { k<T><<<n / 32, 32>>>(out, n); }
+void dispatch(int dtype, void *out, int n)
+{
+    switch (dtype) { case 0: launch<int>((int *)out, n); break; }
+}
+int main(int argc, char **argv)
+{
+    const int n = 4096;
+    void *b;
+    cudaMalloc(&b, sizeof(double) * n);
+    dispatch(argc, b, n);
+    return 0;
+}
+"""
+
+
+def test_a_value_and_an_allocation_reach_a_launch_through_a_host_templates_callers(tmp_path):
+    """main's n and b reach `k<T><<<n / 32, 32>>>(out, n)` through dispatch() and the host
+    template's call `launch<int>(...)` (a held-out review's dispatcher): n = 4,096, a grid
+    of 128, and out the allocation's 8 x 4,096 bytes, 8,192 ints (the review had n asked
+    for, and 4,194,304 elements assumed for out)."""
+    cu = tmp_path / "through.cu"
+    cu.write_text(THROUGH_TEMPLATE)
+    k = import_kernels(str(cu), Options())["k<int>"]()
+    r = analyze(k)
+    assert r.grid == (128, 1, 1) and r.params["n"] == 4096
+    from kernels_ir import resolve_launch
+    assert resolve_launch(k, {}).lengths["out"] == 8 * 4096

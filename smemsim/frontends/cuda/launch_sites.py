@@ -137,9 +137,8 @@ def _template_arguments(unit, call, host, kernel) -> list[str] | None:
     from .deduce import deduced_types
     from .parse import template_default, template_parameters
     args = explicit_arguments(call)
-    if not args and kernel is not None:   # (a pointer given the instance: its arguments)
-        args = list(unit.pointer_instances.get(
-            (call.start_byte, call.end_byte, function_name(kernel)), []))
+    if not args and kernel is not None:   # (a pointer given an instance: its arguments)
+        args = list(next(iter(_pointed(unit, call, kernel)), []))
     params = template_parameters(kernel.parent) if kernel is not None else []
     if len(args) < len(params):
         found = deduced_types(unit, kernel, launch_args(call, host), call, host) or {}
@@ -165,11 +164,24 @@ def launched_instances(unit, call, host, kernel=None) -> list[tuple[dict, list[s
     arguments (named, or deduced from its arguments for the template `kernel`).
     kernel_keys and instance_bindings both read launches so."""
     from . import _with_host_constants
+    pointed = _pointed(unit, call, kernel) if not explicit_arguments(call) else []
+    if len(pointed) > 1:   # (a pointer given several instances: a launch of each)
+        return [(b, _with_host_constants(host, with_binding(args, b)))
+                for args in pointed for b in host_instances(unit, host)]
     args = template_arguments(unit, call, host, kernel)
     if args is None:
         return []
     return [(b, _with_host_constants(host, with_binding(args, b)))
             for b in host_instances(unit, host)]
+
+
+def _pointed(unit, call, kernel) -> list[list[str]]:
+    """The template arguments of each instance of `kernel` a pointer the launch `call`
+    launches through is given (`kernel = k<T, 2>; ... kernel<<<...>>>`)."""
+    if kernel is None:
+        return []
+    return unit.pointer_instances.get((call.start_byte, call.end_byte,
+                                       function_name(kernel)), [])
 
 
 def instance_bindings(unit, lowering, call, host) -> list[dict]:

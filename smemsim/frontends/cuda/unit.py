@@ -113,9 +113,9 @@ class Unit:
         self.vector_typedefs: dict[str, str] = {}  # `typedef uint4 data_t;` -> "uint4"
         self.barrier_types: set[str] = set()  # names of cuda::barrier<thread_scope_block>
         self.launches: dict[str, list] = {}     # kernel name -> [(call, host function)]
-        # (a launch through a pointer given a template's instance, `kfn k = gather<short,
-        # 2>;`: the instance's template arguments, by the call's bytes and the kernel's name)
-        self.pointer_instances: dict[tuple, list[str]] = {}
+        # (a launch through a pointer given a template's instances, `kfn k = gather<short,
+        # 2>;`: each instance's template arguments, by the call's bytes and the kernel's name)
+        self.pointer_instances: dict[tuple, list[list[str]]] = {}
         self._calls: dict[str, list] | None = None  # function name -> its calls (calls_of)
         # file-scope __constant__ / __device__ variables: name -> (declaration, declarator,
         # is constant)
@@ -406,10 +406,11 @@ class Unit:
                         pairs = self.launches.setdefault(text(value), [])
                         if (call, host) not in pairs:
                             pairs.append((call, host))
-                        if args is not None:
-                            # (the first instance assigned: one a launch and kernel)
-                            self.pointer_instances.setdefault(
-                                (call.start_byte, call.end_byte, text(value)), args)
+                        if args is not None:   # (each instance assigned: a launch of it)
+                            given = self.pointer_instances.setdefault(
+                                (call.start_byte, call.end_byte, text(value)), [])
+                            if args not in given:
+                                given.append(args)
 
     def typedef(self, node, lowering) -> None:
         """`typedef float real;` / `using real = float;`: a name for a type."""
@@ -470,7 +471,11 @@ class Unit:
             for node in walk(self.tree.root_node):
                 if node.type == "call_expression" and not any(
                         c.type == "kernel_call_syntax" for c in node.children):
-                    calls.setdefault(text(node.child_by_field_name("function")), []).append(node)
+                    fn = node.child_by_field_name("function")
+                    # (a host template's call, `launch<int>(out, n)`, is a call of `launch`)
+                    if fn.type == "template_function":
+                        fn = fn.child_by_field_name("name")
+                    calls.setdefault(text(fn), []).append(node)
         return self._calls.get(name, [])
 
     def params_of(self, function) -> list:

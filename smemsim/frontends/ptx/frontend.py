@@ -47,8 +47,43 @@ def import_cu(path: str, options=None, kernel: str | None = None, arch: str = "s
         hosts = host_kernels(path, options, kernel)
     except (KernelError, RecursionError) as err:
         return _ptx_only(path, options, kernel, arch, flags, err)
-    return {key: functools.partial(_kernel, path, options, key, make, arch, flags)
-            for key, make in hosts.items()}
+    out = {key: functools.partial(_kernel, path, options, key, make, arch, flags)
+           for key, make in hosts.items()}
+    if kernel is None:
+        for key in _unlaunched_instances(path, options, arch, flags, list(hosts)):
+            out[key] = functools.partial(_unlaunched, path, key)
+    return out
+
+
+def _unlaunched_instances(path: str, options, arch: str, flags, keys: list[str]) -> list[str]:
+    """The template instances nvcc's build has of the file's launched templates beyond those
+    the host code's launches read (an instance its host code names otherwise: a table of
+    kernels, an explicit instantiation): never dropped without a word. Where the build's
+    and the host reading's spellings of an instance may differ (`128u`, an enum), only the
+    instances the build has more of than the launches read are said."""
+    try:
+        module = _parsed(_ptx(path, options, arch, flags))
+    except (KernelError, OSError):
+        return []   # (the kernels' own builds say why)
+    base = lambda key: key.split("<")[0].strip()  # noqa: E731
+    spelled = lambda key: re.sub(r"\b(\d+)(?:u|l|ul|ll|ull)\b|\s+", r"\1",  # noqa: E731
+                                 key.lower())
+    launched = {spelled(k) for k in keys}
+    out = []
+    for name in sorted({base(k) for k in keys if "<" in k}):
+        built = [p for p in readable(list(module.entries)).values()
+                 if "<" in p and base(p).split("::")[-1] == name.split("::")[-1]]
+        mine = [k for k in keys if base(k) == name]
+        if len(built) > len(mine):
+            out += [p for p in built if spelled(p) not in launched]
+    return out
+
+
+def _unlaunched(path: str, key: str) -> Kernel:
+    raise KernelError(f"nvcc's build of {path} has {key}, which no launch of its host code "
+                      "that smemsim reads launches (a kernel pointer set at run time, a table "
+                      f"of kernels, an explicit instantiation): --kernel '{key}' with "
+                      "--launch-grid and --launch-block counts it", kernel=key)
 
 
 def write_kernels_file(path: str, options=None, kernel: str | None = None,
