@@ -77,6 +77,10 @@ class Kernel:
     # host if/else chain on a value it also passes): a value given for one alone leaves
     # the launch as the host's value chose it
     launch_inputs: tuple[str, ...] = ()
+    # the global arrays whose lengths the source does not say, for which the frontend
+    # assumed one (a pointer cudaMalloc'd where the host reading does not follow): an
+    # access past that length is a question for the user, not a fault of the kernel
+    assumed_lengths: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

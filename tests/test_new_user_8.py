@@ -101,3 +101,33 @@ def test_json_of_the_site_rows_is_unchanged_by_the_tables_units(tmp_path):
                        "--json")
     doc = json.loads(out)["results"][0]
     assert sum(s["wavefronts"] for s in doc["sites"]) == 67_108_864 + 2_097_152
+
+
+ASSUMED = """__global__ void k(const float *in, float *out, int n)
+{
+    __shared__ float s[256];
+    s[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+}
+void run(const float *in, float *out, int n) { k<<<n / 256, 256>>>(in, out, n); }
+int main() { int n = 1 << 24; float *a, *b; run(a, b, n); return 0; }
+"""
+
+
+def test_an_access_past_an_assumed_length_is_a_question_not_a_fault(tmp_path):
+    """The ninth review: `out` allocated where the host reading does not follow was given
+    the assumed 4,194,304 elements, and check reported the kernel's access past them as a
+    fault (exit 1, a CI gate failed on a correct kernel). Here 2^24 / 256 = 65,536 blocks
+    read in[] up to 2^24: past the assumed length, a question (exit 2), no fault; with the
+    length given, clean."""
+    f = tmp_path / "assumed.cu"
+    f.write_text(ASSUMED)
+    code, out, err = cli("check", str(f))
+    assert code == 2 and "no hazard found" in out
+    said = " ".join(err.split())
+    assert "error: k: in is accessed past the 4,194,304 elements assumed" in said
+    assert "give --length in=N to check it" in said
+    code, out, err = cli("check", str(f), "--length", "in=16777216", "--length",
+                         "out=16777216")
+    assert code == 0 and "no hazard found" in out

@@ -118,8 +118,9 @@ def _note_assumed_lengths(args, kernel) -> None:
         return
     from ..frontends.cuda import DEFAULT_LENGTH
     given = {item.partition("=")[0] for item in getattr(args, "length", [])}
-    assumed = [g.name for g in kernel.globals if g.name not in given and
-               g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH]
+    assumed = [g.name for g in kernel.globals if g.name not in given and (
+        g.name in kernel.assumed_lengths or
+        g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH)]
     import sys
     if assumed:
         print(f"note: {kernel.name}: the CUDA does not say how long {', '.join(assumed)} "
@@ -222,7 +223,6 @@ def _data_files(args, kernel) -> dict[str, str]:
     return out
 
 
-
 def progress(console: Console, args):
     """A transient progress bar, on terminals only."""
     from rich.progress import Progress
@@ -322,3 +322,23 @@ def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra)
 def say(console: Console, text: str) -> None:
     """A plain line: no markup, no highlighting, no wrapping."""
     console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+
+def assumed_length_question(h, kernel):
+    """(the check's report without its faults past an assumed array length, the question
+    they ask instead or None): where the host code does not say how long an array is, an
+    access past the length assumed for it is a length to ask for, never a fault."""
+    import dataclasses
+
+    from ..frontends.cuda import DEFAULT_LENGTH
+    from ..launch.faults import past_assumed_lengths
+    mine, asked = past_assumed_lengths(h.faults, kernel)
+    if not asked:
+        return h, None
+    names = [n for n in kernel.assumed_lengths if any(f"'{n}'" in f.message for f in asked)]
+    first = asked[0].message
+    return dataclasses.replace(h, faults=mine), (
+        f"{h.kernel}: {', '.join(names)} {'is' if len(names) == 1 else 'are'} accessed past "
+        f"the {DEFAULT_LENGTH:,} elements assumed (the host code does not say how long "
+        f"{'it is' if len(names) == 1 else 'they are'}): give --length "
+        f"{names[0]}=N to check it; the first such access: {first}")

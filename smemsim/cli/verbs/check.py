@@ -6,7 +6,8 @@ from rich.console import Console
 from ...launch.hazards import MAX_RACES, check
 from .. import jsonout, outputs
 from ..common import (
-    EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json, progress, say, swept,
+    EXIT_GATE, EXIT_OK, assumed_length_question, inputs, kernels, own_params, print_json,
+    progress, say, swept,
 )
 from ..options import (
     add_format,
@@ -60,10 +61,13 @@ def execute(args, console: Console) -> int:
                 rows = [(None, _point(task(params), lambda done, n: bar.update(
                     job, completed=done, total=n)))]
         for _, h in rows:
-            docs.append(jsonout.hazards_json(h))
+            h, question = assumed_length_question(h, kernel)
+            docs.append(jsonout.hazards_json(h) | ({"question": question} if question else {}))
             reports.append(h)
             if not h.clean:
-                code = EXIT_GATE
+                code = max(code, EXIT_GATE)
+            if question:   # (a length to give: said on stderr as an input's error, exit 2)
+                args.questions = [*(getattr(args, "questions", None) or ()), question]
             if not args.json and args.format != "gcc":
                 _print(console, h)
     if args.sarif:

@@ -13,8 +13,8 @@ from kernels_ir import KernelError
 from ...launch.analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
-    EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels,
-    launch_bound, occupancy_of, own_params, print_json, say,
+    EXIT_OK, as_compiled_noop, assumed_length_question, build_or_explain, busy, input_sources,
+    inputs, kernels, launch_bound, occupancy_of, own_params, print_json, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -117,6 +117,9 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
         with busy(console, args, f"checking {kernel.name}"):
             hazards = check(kernel, params, arch=args.arch, arrays=arrays,
                             loop_limit=args.loop_limit)
+        hazards, question = assumed_length_question(hazards, kernel)
+        if question:   # (not a fault on the page: a length to give, on stderr)
+            args.questions = [*(getattr(args, "questions", None) or ()), question]
     if not args.no_fix and r.excess:
         from ...search.fix import search
         with busy(console, args, f"searching fixes for {kernel.name}"):
