@@ -143,8 +143,9 @@ def run(argv: list[str], console: Console | None = None,
         if isinstance(err, KernelRuntimeError) and argv and argv[0] != "check" and \
                 "smemsim check" not in message:
             # (the counts are of a launch that runs: where it faults, check is the verb)
-            message += ("; the launch faults, so nothing is counted: `smemsim check` lists "
-                        "every fault and race of it")
+            message += ("; the launch faults, so nothing is counted: `smemsim check` locates "
+                        "its faults (a block stops at its first: a race after it shows once "
+                        "the fault is mended)")
         if debug:
             errors.print(traceback.format_exc(), markup=False, highlight=False, emoji=False)
         say(errors, f"error: {message}")

@@ -9,7 +9,7 @@ import numpy as np
 
 from rich.console import Console
 
-from kernels_ir import KernelError, Op, resolve_launch
+from kernels_ir import KernelError, resolve_launch
 
 from ..frontends.loader import input_arrays, is_cuda, load_kernels, prescribes_inputs, select
 from ..launch.occupancy import kernel_occupancy
@@ -111,24 +111,39 @@ def one_kernel(args):
 
 
 def _note_assumed_lengths(args, kernel) -> None:
-    """A CUDA file never states a global array's length: say on stderr which lengths were
-    assumed (never silently), and how to give them."""
-    from ..frontends.loader import is_cuda
-    if not is_cuda(args.file):
-        return
-    from ..frontends.cuda import DEFAULT_LENGTH
-    given = {item.partition("=")[0] for item in getattr(args, "length", [])}
-    assumed = [g.name for g in kernel.globals if g.name not in given and (
-        g.name in kernel.assumed_lengths or
-        g.length.op is Op.CONST and g.length.arg == DEFAULT_LENGTH)]
+    """Where the source does not say how long a global array is (Kernel.assumed_lengths),
+    say on stderr which lengths were assumed (never silently), and how to give them."""
     import sys
+    given = {item.partition("=")[0] for item in getattr(args, "length", [])}
+    assumed = [g for g in kernel.globals if g.name in kernel.assumed_lengths and
+               g.name not in given]
     if assumed:
-        print(f"note: {kernel.name}: the CUDA does not say how long {', '.join(assumed)} "
-              f"{'is' if len(assumed) == 1 else 'are'}: {DEFAULT_LENGTH:,} elements assumed "
-              "(--length NAME=EXPR gives it)", file=sys.stderr)
+        try:   # (the lengths as the launch has them: an expression of the parameters)
+            from .options import parse_params
+            lengths = resolve_launch(kernel, own_params(parse_params(
+                getattr(args, "param", None) or []), kernel, [])).lengths
+        except (KernelError, ValueError):
+            lengths = {}
+        sizes = "; ".join(f"{g.name} {_length_text(g, lengths.get(g.name))}"
+                          for g in assumed)
+        print(f"note: {kernel.name}: the source does not say how long "
+              f"{', '.join(g.name for g in assumed)} {'is' if len(assumed) == 1 else 'are'}: "
+              f"assumed {sizes} (--length NAME=EXPR gives it)", file=sys.stderr)
     for g in kernel.globals:
         if getattr(g, "texture", None):
             print(f"note: {kernel.name}: {g.name} is {g.texture}", file=sys.stderr)
+
+
+def _length_text(g, n) -> str:
+    """An array's assumed length `n` (its elements, None where unknown) as its source's
+    elements count it (a PTX kernel's byte array in the declared type's elements)."""
+    if n is None:
+        return "(an expression of the launch's parameters)"
+    n = int(n)
+    declared = getattr(g, "declared", None)
+    if g.dtype.size == 1 and declared is not None and declared.size > 1:
+        return f"{n // declared.size:,} {declared} elements"
+    return f"{n:,} elements"
 
 
 def inputs(args, key: str, kernel, params: dict):

@@ -242,8 +242,10 @@ def search_source(kernel: Kernel, source: SourceFile,
     tried = {(name, change.swizzle): n for n, (name, change) in enumerate(plan)}
     skipped += [f"{name} {', '.join(labels)}: {error}"
                 for (name, error), labels in failed.items()]
-    order = lambda c: (c.wavefronts, c.extra_smem, c.kind != "pad", c.pad,  # noqa: E731
-                       tried.get((c.array, c.swizzle), 0))
+    # (of as many wavefronts, the build of fewer shared instructions: a padding that keeps
+    # ptxas's LDS.128 over one that splits them in four)
+    order = lambda c: (c.wavefronts, c.requests or 0, c.extra_smem,  # noqa: E731
+                       c.kind != "pad", c.pad, tried.get((c.array, c.swizzle), 0))
     candidates.sort(key=order)
     baseline_warps = _counted_warps(kernel, arch, registers, params)
     launch = resolve_launch(kernel, params)

@@ -107,6 +107,9 @@ def _print(console: Console, h) -> None:
     races = h.by_place()
     for line in faults + [r.describe(n) for r, n in races] + list(h.limits):
         say(console, f"  {line}")
+    if h.faults:
+        say(console, "  (a block stops at its first fault: what it would do after it, a race "
+                     "included, is checked once the fault is mended)")
     warp = [r for r, _ in races if r.same_warp]
     if warp:
         which = "this race is" if len(races) == 1 else \

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kernels_ir import KernelError
+from kernels_ir.builder import STATIC_SMEM_LIMIT
 from kernels_ir.dtypes import f32, i32, i64, u8, u32
 from kernels_ir.expr import (Expr, as_expr, cast, const)
 
@@ -14,6 +15,9 @@ from .operands import (_aggregate, eval_names, _gmma_n, _join_kinds, _lanes, _me
                        _writes)
 from .parse import Inst, PtxError
 from .symbols import local_name
+
+# bytes of a pointer's array where the launch does not say how long it is (said so)
+ASSUMED_BYTES = 1 << 22
 from .values import Address, _BITS, _c_name, Choice, _const_bytes, _TYPES
 
 if TYPE_CHECKING:
@@ -47,7 +51,10 @@ def declare(lw: Lowering) -> None:
         if key in lw.textures:
             _texture_array(lw, key, name)
         elif key in pointers:
-            length = (lw.launch.lengths or {}).get(name, 1 << 22)
+            length = (lw.launch.lengths or {}).get(name)
+            if length is None:   # (said: Kernel.assumed_lengths)
+                length = ASSUMED_BYTES
+                lw.assumed_lengths.append(name)
             lw.names_used.add(name)
             lw.globals[key] = lw.k.global_array(
                 name, u8, _length(lw, length),
@@ -63,6 +70,18 @@ def declare(lw: Lowering) -> None:
     offset = max((lw.shared_at[v.name] + v.nbytes for v in variables
                   if v.nbytes is not None), default=0)
     align = max([16] + [v.align for v in variables if v.nbytes is not None])
+    if offset > STATIC_SMEM_LIMIT:
+        # (ptxas refuses such a build, "uses too much shared data": said in the source's
+        # terms, the variables named as it names them)
+        sizes = ", ".join(f"'{local_name(v.name)}' {v.nbytes:,}" for v in variables
+                          if v.nbytes)
+        raise PtxError(f"static __shared__ variables of {offset:,} bytes "
+                       f"({sizes}); CUDA allows {STATIC_SMEM_LIMIT:,} (48 KiB) a kernel, and "
+                       "ptxas refuses the build: declare the larger ones `extern __shared__` "
+                       "and give their bytes as the launch's third <<<>>> argument (above 48 "
+                       "KiB with cudaFuncSetAttribute(kernel, "
+                       "cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))",
+                       kernel=lw.name or lw.entry.name, loc=lw.launch.declared)
     if offset:
         lw.window = lw.k.shared(lw._fresh_name("smem"), u8, offset, align=align,
                                 volatile=_volatile_window(lw))

@@ -95,8 +95,10 @@ def lower(module: Module, entry_name: str, launch: Launch, kernel_name: str | No
     # a first walk finds the pointer parameters some store writes (a const pointer's array
     # is an input: the builder refuses stores into it)
     first = Lowering(module, entry, launch, kernel_name, None).run()
-    kernel = Lowering(module, entry, launch, kernel_name, first.stored,
-                      first.loaded).run().builder.build()
+    lowering = Lowering(module, entry, launch, kernel_name, first.stored, first.loaded).run()
+    kernel = lowering.builder.build()
+    if lowering.assumed_lengths:   # (pointers whose lengths the launch does not give)
+        kernel = dataclasses.replace(kernel, assumed_lengths=tuple(lowering.assumed_lengths))
     # (where the source declares the kernel, as the host side read it: reports show it)
     return dataclasses.replace(kernel, loc=launch.declared) if launch.declared else kernel
 
@@ -127,6 +129,7 @@ class Lowering:
         self.externs: set[str] = set()
         self.dynamic_base = 0
         self.names_used: set[str] = set()
+        self.assumed_lengths: list[str] = []   # pointers given declarations' default length
         self.flat_bases: dict = {}
         self.local_vars: set = set()      # the Vars of registers' locals
         self.reads_memo: dict[int, tuple] = {}
