@@ -131,3 +131,42 @@ def test_an_access_past_an_assumed_length_is_a_question_not_a_fault(tmp_path):
     code, out, err = cli("check", str(f), "--length", "in=16777216", "--length",
                          "out=16777216")
     assert code == 0 and "no hazard found" in out
+
+
+TOO_BIG = """__global__ void k(float *a)
+{
+    __shared__ float s[16384];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    a[threadIdx.x] = s[1023 - threadIdx.x];
+}
+int main() { float *a; cudaMalloc(&a, 4096); k<<<1, 1024>>>(a); }
+"""
+
+
+def test_static_shared_memory_over_48_kib_is_said_in_cudas_terms(tmp_path):
+    """The ninth review: 64 KiB of `__shared__ float s[16384]` was refused as "shared array
+    'smem'" with the Python IR's advice (k.dynamic_shared). Now: the variable as declared,
+    its bytes, and CUDA's way (extern __shared__, the launch's third argument)."""
+    f = tmp_path / "toobig.cu"
+    f.write_text(TOO_BIG)
+    code, out, err = cli("analyze", str(f))
+    said = " ".join(err.split())
+    assert code == 2 and "static __shared__ variables of 65,536 bytes ('s' 65,536)" in said
+    assert "declare the larger ones `extern __shared__`" in said and "k.dynamic" not in said
+
+
+def test_a_length_the_program_states_is_no_assumed_one(tmp_path, capsys):
+    """A cupy program's `cp.zeros(2 * (N // 32) * N)` floats is 4,194,304 bytes, the very
+    number the old note took for an assumed length (a false "does not say how long");
+    only arrays the source gives no length are said."""
+    from tests.test_fix_strings import CUPY
+    f = tmp_path / "colmean.py"
+    f.write_text(CUPY)
+    code, out, err = cli("analyze", str(f))
+    assert code == 0 and "does not say how long" not in capsys.readouterr().err
+    f.write_text(CUPY.replace("k((N // 32, N // 32), (32, 32), (a, partial, np.int32(N)))",
+                              "k((N // 32, N // 32), (32, 32), (a, p2, np.int32(N)))"))
+    code, out, err = cli("analyze", str(f))
+    said = " ".join(capsys.readouterr().err.split())
+    assert "the source does not say how long partial is: assumed partial 4,194,304 bytes" in said

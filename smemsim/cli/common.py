@@ -143,7 +143,7 @@ def _length_text(g, n) -> str:
     declared = getattr(g, "declared", None)
     if g.dtype.size == 1 and declared is not None and declared.size > 1:
         return f"{n // declared.size:,} {declared} elements"
-    return f"{n:,} elements"
+    return f"{n:,} bytes" if g.dtype.size == 1 else f"{n:,} {g.dtype} elements"
 
 
 def inputs(args, key: str, kernel, params: dict):
