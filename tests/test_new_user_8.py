@@ -170,3 +170,45 @@ def test_a_length_the_program_states_is_no_assumed_one(tmp_path, capsys):
     code, out, err = cli("analyze", str(f))
     said = " ".join(capsys.readouterr().err.split())
     assert "the source does not say how long partial is: assumed partial 4,194,304 bytes" in said
+
+
+TEMPLATE_HELPER = """
+template <typename T, int TILE>
+__device__ __forceinline__ T read_col(const T (*tile)[TILE], int r, int c)
+{
+    return tile[r][c];
+}
+template <typename T, int TILE>
+__global__ void transpose_t(const T *in, T *out, int n)
+{
+    __shared__ T tile[TILE][TILE];
+    int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    x = blockIdx.y * TILE + threadIdx.x;
+    y = blockIdx.x * TILE + threadIdx.y;
+    out[y * n + x] = read_col<T, TILE>(tile, threadIdx.x, threadIdx.y);
+}
+int main()
+{
+    const int n = 1024;
+    float *a, *b;
+    transpose_t<float, 32><<<dim3(n / 32, n / 32), dim3(32, 32)>>>(a, b, n);
+    return 0;
+}
+"""
+
+
+def test_padding_reaches_a_template_helpers_row_extent(tmp_path):
+    """The ninth review: `read_col<T, TILE>(tile, ...)` takes `const T (*tile)[TILE]`; the
+    padded declaration `tile[TILE][TILE + 1]` no longer matched it and nvcc refused every
+    padding. Now the helper's own extent is padded too: the 32-way column reads (32
+    wavefronts each, 1,024 warps) become conflict-free: 32,768 + 1,024 -> 2,048."""
+    f = tmp_path / "t.cu"
+    f.write_text(TEMPLATE_HELPER)
+    code, out, err = cli("fix", str(f), "--prefer", "pad", "--json")
+    assert code == 0, err
+    doc = json.loads(out)["results"][0]
+    assert doc["baseline"]["load"]["wavefronts"] == 32 * 1024
+    assert "read_col(const T (*tile)[TILE + 1], int r, int c)" in doc["patch"]["diff"]
+    assert doc["patch"]["counted_wavefronts"] == 2 * 1024

@@ -202,6 +202,8 @@ def _parameter_extents(root, scope, name: str, rank: int) -> list:
             continue
         callee = call.child_by_field_name("function")
         args = call.child_by_field_name("arguments")
+        if callee is not None and callee.type == "template_function":
+            callee = callee.child_by_field_name("name")   # (`read_col<T, TILE>(tile, ...)`)
         if callee is None or args is None or callee.type != "identifier":
             continue
         targets = defined.get(text(callee), [])
@@ -293,7 +295,8 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
             # match, else nvcc refuses the call)
             for size in _parameter_extents(tree.root_node, _scope(decl, tree.root_node),
                                            change.array, len(sizes)):
-                edits.append((size.start_byte, size.end_byte, padded,
+                # (the parameter's own extent padded: a helper names it its own way)
+                edits.append((size.start_byte, size.end_byte, f"{text(size)} + {change.pad}",
                               size.start_point[0] + 1, text(size)))
             continue
         if any(s is None for s in sizes[1:]):
