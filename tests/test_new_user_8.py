@@ -203,12 +203,13 @@ def test_padding_reaches_a_template_helpers_row_extent(tmp_path):
     """The ninth review: `read_col<T, TILE>(tile, ...)` takes `const T (*tile)[TILE]`; the
     padded declaration `tile[TILE][TILE + 1]` no longer matched it and nvcc refused every
     padding. Now the helper's own extent is padded too: the 32-way column reads (32
-    wavefronts each, 1,024 warps) become conflict-free: 32,768 + 1,024 -> 2,048."""
+    wavefronts each, 32 warps of 1,024 blocks) become conflict-free: with the stores'
+    32,768, 1,081,344 -> 65,536."""
     f = tmp_path / "t.cu"
     f.write_text(TEMPLATE_HELPER)
     code, out, err = cli("fix", str(f), "--prefer", "pad", "--json")
     assert code == 0, err
     doc = json.loads(out)["results"][0]
-    assert doc["baseline"]["load"]["wavefronts"] == 32 * 1024
+    assert doc["baseline"]["load"]["wavefronts"] == 32 * 32 * 1024
     assert "read_col(const T (*tile)[TILE + 1], int r, int c)" in doc["patch"]["diff"]
-    assert doc["patch"]["counted_wavefronts"] == 2 * 1024
+    assert doc["patch"]["counted_wavefronts"] == 2 * 32 * 1024
