@@ -213,3 +213,41 @@ def test_padding_reaches_a_template_helpers_row_extent(tmp_path):
     assert doc["baseline"]["load"]["wavefronts"] == 32 * 32 * 1024
     assert "read_col(const T (*tile)[TILE + 1], int r, int c)" in doc["patch"]["diff"]
     assert doc["patch"]["counted_wavefronts"] == 2 * 32 * 1024
+
+
+STENCIL = """#define RADIUS 3
+#define BS 256
+__global__ void stencil1d(const float *in, float *out, int n)
+{
+    __shared__ float s[BS + 2 * RADIUS];
+    int g = blockIdx.x * BS + threadIdx.x;
+    int l = threadIdx.x + RADIUS;
+    s[l] = in[g];
+    if (threadIdx.x < RADIUS) {
+        s[l - RADIUS] = (g >= RADIUS) ? in[g - RADIUS] : 0.f;
+        s[l + BS] = (g + BS < n) ? in[g + BS] : 0.f;
+    }
+    float acc = 0.f;
+    for (int o = -RADIUS; o <= RADIUS; ++o)
+        acc += s[l + o];
+    out[g] = acc;
+}
+int main() { float *in, *out; stencil1d<<<64, BS>>>(in, out, 64 * BS); return 0; }
+"""
+
+
+def test_a_race_across_warps_is_shown_by_two_warps_threads(tmp_path):
+    """The ninth review: a stencil missing its __syncthreads() showed each race by threads 0
+    and 1 of warp 0, and said one of them wants __syncwarp(), which read as if that were
+    enough. The left halo's stores race with warp 0's reads only (one warp: __syncwarp
+    would do); `s[l] = in[g]` races across warps (thread 31 stores s[34], thread 32 reads
+    it), and so does the right halo (threads 0-2 store s[259..261], warp 7 reads them)."""
+    f = tmp_path / "stencil.cu"
+    f.write_text(STENCIL)
+    code, out, err = cli("check", str(f))
+    said = " ".join(out.split())
+    assert code == 1
+    assert "on s[34] (byte 136) in block (0, 0, 0)" in said and "by thread (31, 0, 0)" in said \
+        and "by thread (32, 0, 0)" in said
+    assert "1 of these races is between threads of one warp" in said
+    assert "the other 2 are between warps: __syncthreads() between the lines" in said

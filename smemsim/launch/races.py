@@ -311,6 +311,21 @@ def _across_warps(rows: np.ndarray) -> bool:
     return np.intersect1d(words[warps > 1], rows[rows[:, 5] != 0, 2]).size > 0
 
 
+def _across_warp_instance(rows: np.ndarray, pair: tuple, w, o) -> tuple:
+    """Of the records `rows` of the two sites of `pair` in one interval, a store and an
+    access of the other site by a thread of another warp on the same bytes, of the kind of
+    (w, o) (a store against a read, or two stores): (w, o) where there is none."""
+    for s in rows[rows[:, 5] != 0]:
+        other = pair[1] if s[4] == pair[0] else pair[0]
+        c = rows[(rows[:, 2] == s[2]) & (rows[:, 6] != s[6]) & ((rows[:, 9] & s[9]) != 0) &
+                 (rows[:, 4] == other) & ((rows[:, 5] != 0) == (o[5] != 0))]
+        if s[5] == 2:
+            c = c[c[:, 5] != 2]   # (atomics never race with atomics)
+        if c.size:
+            return s, c[0]
+    return w, o
+
+
 def _one_element_size(kernel: Kernel, array) -> bool:
     """Whether an element index of `array` names the element as the source does: an array
     of its own, or a view of a variable every view of which reads elements of one size (a
@@ -383,6 +398,19 @@ def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limi
             if pair in seen:
                 found[:] = [r for r in found if (r.first, r.second) != pair]
             seen[pair] = kind
+            b, ep = int(w[0]), int(w[1])
+            # warp-synchronous code: one warp of the block runs both sites in the interval
+            # (a reduction's tail under `if (tid < 32)`); where more do, a block barrier is
+            # missing, whichever threads the data made conflict first
+            both = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
+            # (or no word the two sites touch in the interval is touched by two warps with a
+            # store among them: each warp works on its own slots of a buffer, CSR SpMV's
+            # `vals[threadIdx.x + 16]` tree)
+            one_warp = np.unique(both[:, 6]).size == 1 or not _across_warps(both)
+            if not one_warp and w[6] == o[6]:
+                # (shown by two warps' threads, the race a barrier mends: two lanes of one
+                # warp would read as warp-synchronous code)
+                w, o = _across_warp_instance(both, pair, w, o)
             first, second = (w, o) if int(w[4]) <= int(o[4]) else (o, w)
             overlap = int(w[9] & o[9])
             byte = int(w[2]) * 4 + (overlap & -overlap).bit_length() - 1  # the first shared
@@ -397,15 +425,6 @@ def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limi
             index = tuple(int(x) for x in np.unravel_index(elem, tuple(
                 (array.shape[d] + (array.pad if d == array.rank - 1 else 0))
                 if array.shape[d] is not None else 1 << 30 for d in range(array.rank))))
-            b, ep = int(first[0]), int(first[1])
-            # warp-synchronous code: one warp of the block runs both sites in the interval
-            # (a reduction's tail under `if (tid < 32)`); where more do, a block barrier is
-            # missing, whichever threads the data made conflict first
-            both = a[(a[:, 0] == b) & (a[:, 1] == ep) & np.isin(a[:, 4], pair)]
-            # (or no word the two sites touch in the interval is touched by two warps with a
-            # store among them: each warp works on its own slots of a buffer, CSR SpMV's
-            # `vals[threadIdx.x + 16]` tree)
-            one_warp = np.unique(both[:, 6]).size == 1 or not _across_warps(both)
             start = rec.barrier_lines.get((b, ep))
             end = rec.barrier_lines.get((b, ep + 1))
             interval = ("before the first barrier" if start is None else

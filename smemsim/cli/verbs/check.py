@@ -115,10 +115,13 @@ def _print(console: Console, h) -> None:
         which = "this race is" if len(races) == 1 else \
             f"all {len(warp)} of these races are" if len(warp) == len(races) else \
             f"{len(warp)} of these races {'are' if len(warp) > 1 else 'is'}"
+        others = len(races) - len(warp)
         say(console, f"  {which} between threads of one warp: "
                      "warp-synchronous code. From sm_70 a warp's threads need not run in "
                      "step: put __syncwarp() between the steps (volatile is not enough), "
-                     "or use __shfl_down_sync")
+                     "or use __shfl_down_sync" +
+                     (f"; the other {others} {'is' if others == 1 else 'are'} between "
+                      "warps: __syncthreads() between the lines" if others else ""))
     if len(h.races) >= MAX_RACES:
         say(console, f"  (the first {MAX_RACES} races, one a pair of sites: check lists no "
                      "more; there may be others)")
