@@ -251,3 +251,19 @@ def test_a_race_across_warps_is_shown_by_two_warps_threads(tmp_path):
         and "by thread (32, 0, 0)" in said
     assert "1 of these races is between threads of one warp" in said
     assert "the other 2 are between warps: __syncthreads() between the lines" in said
+
+
+def test_a_numba_kernels_arrays_and_lines_read_as_its_python(tmp_path):
+    """The ninth review: numba's parameters line listed its array descriptors' fields
+    (`a_meminfo=0, a_parent=0, ...`), and a site's statement ran the lines before it
+    together (Python lines end in no `;`). Now `a[1024 x 1024] of 4-byte items` and each
+    site's own line."""
+    pytest.importorskip("numba", reason="numba is an optional extra (pip install numba)")
+    f = tmp_path / "nb.py"
+    f.write_text(NUMBA)
+    code, out, err = cli("analyze", str(f))
+    assert code == 0, err
+    assert "parameters: a[1024 x 1024] of 4-byte items, b[1024 x 1024] of 4-byte items" in out
+    assert "meminfo" not in out
+    assert "nb.py:9:5): tile[ty, tx] = a[cuda.blockIdx.y * 32 + ty, cuda.blockIdx.x * 32 + " \
+           "tx]" in " ".join(out.split())

@@ -3,6 +3,7 @@ statement as the user wrote it, a list of sites, what kind of count a number is.
 from __future__ import annotations
 
 import os
+import re
 
 
 def shown_statement(s) -> str:
@@ -92,3 +93,41 @@ def count_caveat(sites) -> str:
     if any(_field(s, "data_dependent") for s in sites):
         parts.append("counted on this launch's inputs, on which its accesses depend")
     return "; ".join(parts)
+
+
+# the fields numba passes an array as (its PTX's parameters): shown as the array they are
+_NUMBA_FIELD = re.compile(r"^(\w+?)_(meminfo|parent|nitems|itemsize|data|shape_\d+|"
+                          r"strides_\d+)$")
+
+
+def params_text(params: dict) -> str:
+    """A launch's parameters as `n=4096, ...`; a numba array's descriptor fields as the
+    array (`a[32768 x 32] of 4-byte items`, its strides where they are not its rows')."""
+    arrays: dict = {}
+    for name, value in params.items():
+        m = _NUMBA_FIELD.match(name)
+        if m:
+            arrays.setdefault(m.group(1), {})[m.group(2)] = value
+    arrays = {a: f for a, f in arrays.items() if "itemsize" in f and "shape_0" in f}
+    out, done = [], set()
+    for name, value in params.items():
+        m = _NUMBA_FIELD.match(name)
+        if m is None or m.group(1) not in arrays:
+            out.append(f"{name}={value}")
+            continue
+        a = m.group(1)
+        if a in done:
+            continue
+        done.add(a)
+        f = arrays[a]
+        shape = [f[k] for k in sorted((k for k in f if k.startswith("shape_")),
+                                      key=lambda k: int(k[6:]))]
+        strides = [f.get(f"strides_{d}") for d in range(len(shape))]
+        rows = [f["itemsize"]] * len(shape)
+        for d in range(len(shape) - 2, -1, -1):
+            rows[d] = rows[d + 1] * shape[d + 1]
+        out.append(f"{a}[{' x '.join(str(x) for x in shape)}] of {f['itemsize']}-byte items"
+                   + ("" if strides == rows else
+                      f" (strides {', '.join(str(x) for x in strides)} bytes)"))
+    return ", ".join(out)
+

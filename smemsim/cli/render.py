@@ -12,7 +12,7 @@ from rich.text import Text
 from kernels_ir.layout import tma_swizzle
 
 from ..launch.bulk import COUNTERS
-from .phrases import is_estimate, shown_statement, sites_word
+from .phrases import is_estimate, params_text, shown_statement, sites_word
 
 if TYPE_CHECKING:  # annotations only
     from ..launch.analysis import Report
@@ -53,7 +53,7 @@ def report_table(r: Report, explain_command: str | None = None,
     Within `width` columns, columns are left out (and said so) rather than cut."""
     head = Text(f"{r.kernel}: grid {r.grid}, block {r.block}, shared {r.static_smem} B static"
                 f" + {r.dynamic_smem} B dynamic; {r.arch} ({_rules(r)})", style="bold")
-    params = ", ".join(f"{k}={v}" for k, v in r.params.items())
+    params = params_text(r.params)
     parts = [head, Text(f"parameters: {params or 'none'}")]
     if not r.sites:
         parts.append(Text("no shared-memory accesses: nothing to analyze here"))

@@ -5,6 +5,7 @@ from rich.console import Console
 
 from ...launch.hazards import MAX_RACES, check
 from .. import jsonout, outputs
+from ..phrases import params_text
 from ..common import (
     EXIT_GATE, EXIT_OK, assumed_length_question, inputs, kernels, own_params, print_json,
     progress, say, swept,
@@ -90,7 +91,7 @@ def _point(task, progress=None):
 
 
 def _print(console: Console, h) -> None:
-    shown = ", ".join(f"{k}={v}" for k, v in h.params.items()) or "no parameters"
+    shown = params_text(h.params) or "no parameters"
     if h.blocks_checked < h.blocks_total:
         shown += f"; {h.blocks_checked} of {h.blocks_total} blocks"
     if h.clean and not h.same_value:

@@ -51,6 +51,9 @@ from .values import (Address, _as_bits, _c_name, Choice, _CHOICE_OPS, _condition
                      _element_index, _HALF_OPS, _HALF_TYPES, _long, _pure, _quotient, retype,
                      _SPECIAL, TensorMapRef, _wrapped)
 
+# what ends a line that the next continues (an open bracket, a comma, an operator)
+_CONTINUED = ("(", "[", ",", "\\", "+", "-", "*", "/", "=", "&", "|", "?", " and", " or")
+
 # cluster special registers (PTX ISA 8.x, sm_90): a kernel without clusters is a cluster of one
 _CLUSTER = ("cluster_ctarank", "cluster_nctarank", "cluster_ctaid", "cluster_nctaid",
             "clusterid", "nclusterid", "is_explicit_cluster")
@@ -249,10 +252,16 @@ class Lowering:
             text = self._source_line(file, line)
             if text is not None:
                 text = " ".join(text.split())
+                python = file.endswith(".py")
                 for back in range(1, 4):
                     before = self._source_line(file, line - back)
                     before = " ".join((before or "").split())
                     code = before.split("//")[0].rstrip()   # (a trailing comment aside)
+                    if python and not code.endswith(_CONTINUED):
+                        # (a Python file's line, numba's or Triton's or a CUDA string's,
+                        # is continued only by what cannot end a statement: none ends in
+                        # `;`)
+                        break
                     if not code or code.endswith((";", "{", "}", ":")) or \
                             before.startswith(("#", "//", "/*", "* ", "*/")) or \
                             before == "*" or re.match(r"(for|if|while|else)\b", code):
