@@ -267,3 +267,13 @@ def test_a_numba_kernels_arrays_and_lines_read_as_its_python(tmp_path):
     assert "meminfo" not in out
     assert "nb.py:9:5): tile[ty, tx] = a[cuda.blockIdx.y * 32 + ty, cuda.blockIdx.x * 32 + " \
            "tx]" in " ".join(out.split())
+
+
+def test_a_float_parameter_reads_as_written():
+    """The ninth review: `1e-6f` passed to a kernel was shown as 9.999999974752427e-07 (the
+    float's value as a double); shown as the float's own shortest text. A double keeps its
+    digits (0.1 is no float's value)."""
+    from smemsim.cli.phrases import params_text
+    import numpy as np
+    assert params_text({"eps": float(np.float32(1e-6)), "n": 4096, "x": 0.1}) == \
+        "eps=1e-06, n=4096, x=0.1"

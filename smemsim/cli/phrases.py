@@ -113,7 +113,7 @@ def params_text(params: dict) -> str:
     for name, value in params.items():
         m = _NUMBA_FIELD.match(name)
         if m is None or m.group(1) not in arrays:
-            out.append(f"{name}={value}")
+            out.append(f"{name}={_number(value)}")
             continue
         a = m.group(1)
         if a in done:
@@ -130,4 +130,15 @@ def params_text(params: dict) -> str:
                    + ("" if strides == rows else
                       f" (strides {', '.join(str(x) for x in strides)} bytes)"))
     return ", ".join(out)
+
+
+def _number(value) -> str:
+    """A parameter's value as the source would write it: a float's shortest text, as a
+    `float` where it is one (`1e-06` for 1e-6f, not 9.999999974752427e-07)."""
+    if isinstance(value, float):
+        import numpy as np
+        single = np.float32(value)
+        if float(single) == value:
+            return str(single)
+    return str(value)
 
