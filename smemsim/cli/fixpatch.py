@@ -63,10 +63,11 @@ def patchable(file: str) -> bool:
     return pathlib.Path(file).suffix == ".py" and embeds_cuda(file)
 
 
-def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
-                  arrays) -> CheckedPatch | NoPatch:
+def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays,
+                  baseline_wavefronts: int | None = None) -> CheckedPatch | NoPatch:
     """The `chosen` candidates (one per array) as a patch of `args.file`, checked against
-    `predicted` wavefronts (fix's count of the change(s))."""
+    `predicted` wavefronts (fix's count of the change(s)); `baseline_wavefronts`: the
+    kernel's own, where the search analyzed it already."""
     from ..frontends.cuda.patch import LayoutChange
     changes = [LayoutChange(c.array, c.kind, c.pad, c.swizzle) for c in chosen]
     source = source_of(args, key)
@@ -96,7 +97,8 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params,
         if getattr(args, "patch", None):
             raise PatchError(why)
         return NoPatch(why)
-    original, patched, note = _as_built(args, kernel, rebuilt, params, arrays)
+    original, patched, note = _as_built(args, kernel, rebuilt, params, arrays,
+                                        (baseline_wavefronts, counted))
     return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
 
 
@@ -231,30 +233,32 @@ class Unbuilt(KernelError):
     """A kernel whose build's resources ptxas's report did not give (its notes say why)."""
 
 
-def _built(args, kernel, params, arrays) -> Built:
+def _built(args, kernel, params, arrays, wavefronts: int | None = None) -> Built:
     """One file as nvcc builds it: `kernel` as read from that build, and the registers and
-    static shared memory ptxas allocated in it (raises Unbuilt where they are unknown)."""
+    static shared memory ptxas allocated in it (raises Unbuilt where they are unknown);
+    `wavefronts`: its analysis's, where one was made already."""
     from ..frontends.ptx.frontend import inexact_lines
     build = kernel.built
     if build is None:
         why = next((n for n in kernel.notes if "SASS" in n or "ptxas" in n),
                    "no ptxas report of the build")
         raise Unbuilt(f"{kernel.name}'s build could not be read: {why}")
-    r = analyze(kernel, params, arch=args.arch, arrays=arrays)
+    if wavefronts is None:
+        wavefronts = analyze(kernel, params, arch=args.arch, arrays=arrays).wavefronts
     occ = kernel_occupancy(kernel, args.arch, build.registers, params,
                            static_smem=build.static_smem)
-    return Built(build.registers, occ.active_warps, r.wavefronts, inexact_lines(kernel))
+    return Built(build.registers, occ.active_warps, wavefronts, inexact_lines(kernel))
 
 
-def _as_built(args, original, patched, params, arrays):
+def _as_built(args, original, patched, params, arrays, wavefronts=(None, None)):
     """(original, patched, note): each kernel as nvcc builds its file, or why it could not
-    be read."""
+    be read (`wavefronts`: each one's, where analyzed already)."""
     try:
-        before = _built(args, original, params, arrays)
+        before = _built(args, original, params, arrays, wavefronts[0])
     except Unbuilt as err:
         return None, None, f"not built: {err}"
     try:
-        after = _built(args, patched, params, arrays)
+        after = _built(args, patched, params, arrays, wavefronts[1])
     except Unbuilt as err:
         return before, None, f"the patched file's build could not be read: {err}"
     return before, after, None

@@ -90,7 +90,8 @@ def execute(args, console: Console) -> int:
         patch = None
         if patchable(args.file) and chosen:
             with busy(console, args, "writing and checking the patch"):
-                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays)
+                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays,
+                                      f.baseline.wavefronts)
         if args.patch and patch is None:
             if not patchable(args.file):
                 raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file, or a "

@@ -136,7 +136,8 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
     if fix is not None and fix.best and patchable(args.file):
         with busy(console, args, f"writing and checking the patch of {kernel.name}"):
             patch = jsonout.patch_json(checked_patch(args, name, kernel, fix.best,
-                                                     predicted_wavefronts(fix), params, arrays))
+                                                     predicted_wavefronts(fix), params, arrays,
+                                                     fix.baseline.wavefronts))
     sources = input_sources(args, name, kernel) if r.mode == "full" else None
     analysis = jsonout.analyze_json(r, occ) | {"inputs": sources}
     item = report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
