@@ -277,3 +277,16 @@ def test_a_float_parameter_reads_as_written():
     import numpy as np
     assert params_text({"eps": float(np.float32(1e-6)), "n": 4096, "x": 0.1}) == \
         "eps=1e-06, n=4096, x=0.1"
+
+
+def test_explain_takes_file_colon_line_and_an_unknown_arch_is_refused_first(tmp_path):
+    """The ninth review: `explain FILE:LINE` (a place as a compiler writes it) answered "no
+    such file"; `--arch sm_99` reached nvcc, whose "Unsupported gpu architecture" named
+    no architecture smemsim knows."""
+    from tests.test_cli import ROOT
+    code, out, err = cli("explain", f"{ROOT}/examples/transpose.cu:20")
+    assert code == 0, err
+    assert "transpose site 1, " in out and "transpose.cu:20" in out
+    code, out, err = cli("analyze", "transpose", "--arch", "sm_99")
+    said = " ".join(err.split())
+    assert code == 2 and "unknown architecture 'sm_99'; known: sm_50" in said

@@ -9,7 +9,8 @@ from kernels_ir import KernelError
 
 def add_common(p: argparse.ArgumentParser) -> None:
     """--arch and --json, which every verb takes."""
-    p.add_argument("--arch", default="sm_90", help="architecture (default sm_90)")
+    p.add_argument("--arch", default="sm_90", type=arch_name,
+                   help="architecture (default sm_90)")
     p.add_argument("--json", action="store_true", help="print JSON (schema smemsim/1)")
 
 
@@ -335,3 +336,15 @@ def add_format(p: argparse.ArgumentParser) -> None:
                    help="table (default), or gcc: one `FILE:LINE:COL: warning: ...` line a "
                         "finding, as compilers write them (editors' problem matchers read "
                         "them; the same findings and levels as --sarif)")
+
+
+def arch_name(text: str) -> str:
+    """An --arch the bank rules and occupancy know (sm_90, sm_90a, 90), refused with the
+    list of those before any build (nvcc would answer with its own error)."""
+    from ..engine.arch import ArchError, get_arch
+    try:
+        get_arch(text)
+    except ArchError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+    return text
+

@@ -31,9 +31,21 @@ def add_arguments(p) -> None:
                         "call at that line (default: the worst site)")
 
 
+def _file_with_its_line(args) -> None:
+    """`explain gemm.cu:27` (FILE:LINE as the file, as an editor or a compiler writes a
+    place): the file, and the place its site."""
+    import os
+    import re
+    m = re.fullmatch(r"(.+):(\d+)", args.file or "")
+    if m and args.site is None and not os.path.exists(args.file) and \
+            os.path.isfile(m.group(1)):
+        args.file, args.site = m.group(1), args.file
+
+
 def execute(args, console: Console) -> int:
     """Explain one site's worst request (of one kernel, or the worst of a file's kernels)."""
     params = parse_params(args.param)
+    _file_with_its_line(args)
     number, line = _site_argument(args.site)
     analyses = []
     chosen = _kernels(args, number)
