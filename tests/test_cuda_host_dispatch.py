@@ -295,3 +295,42 @@ def test_a_value_and_an_allocation_reach_a_launch_through_a_host_templates_calle
     assert r.grid == (128, 1, 1) and r.params["n"] == 4096
     from kernels_ir import resolve_launch
     assert resolve_launch(k, {}).lengths["out"] == 8 * 4096
+
+
+VALUE_PARAMETER = """
+template <int BS, typename T>
+__global__ void strided(const T *in, T *out, int n)
+{
+    __shared__ T s[BS];
+    s[threadIdx.x] = in[blockIdx.x * BS + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = s[BS - 1];
+}
+template <int BS>
+void launch_reduce(const float *in, float *out, int n)
+{
+    strided<BS, float><<<(n + BS - 1) / BS, BS>>>(in, out, n);
+}
+void dispatch(int threads, const float *in, float *out, int n)
+{
+    switch (threads) {
+    case 128: launch_reduce<128>(in, out, n); break;
+    default: launch_reduce<512>(in, out, n); break;
+    }
+}
+int main() { float *a, *b; dispatch(128, a, b, 1 << 20); return 0; }
+"""
+
+
+def test_a_host_templates_value_parameter_sizes_its_launch(tmp_path):
+    """`strided<BS, float><<<(n + BS - 1) / BS, BS>>>` inside `template <int BS> void
+    launch_reduce(...)`, called as launch_reduce<128> and <512> (a held-out review's
+    dispatcher: "uses the host variable 'BS'"): each instance's grid and block by its BS,
+    2^20 / 128 = 8,192 blocks of 128 and 2,048 of 512."""
+    cu = tmp_path / "value.cu"
+    cu.write_text(VALUE_PARAMETER)
+    found = import_kernels(str(cu), Options())
+    small, large = analyze(found["strided<128, float>"]()), \
+        analyze(found["strided<512, float>"]())
+    assert (small.grid, small.block) == ((8192, 1, 1), (128, 1, 1))
+    assert (large.grid, large.block) == ((2048, 1, 1), (512, 1, 1))

@@ -112,6 +112,6 @@ int main() { float* y; cudaMalloc(&y, 32 * sizeof(float)); k<<<1, 32>>>(y); }
     assert (got == 2 * np.arange(32, dtype=np.float32)).all()
     # moved, v[t + 32] is s[t + 33]: thread 31 reads past the array, at the helper's line
     cu.write_text(source.replace("MOVE ", "v++;"))
-    with pytest.raises(KernelRuntimeError, match=r"whole\.cu:2:\d+, .*out of bounds: index 64 "
-                                                 r"of 's'"):
+    with pytest.raises(KernelRuntimeError, match=r"whole\.cu:2:\d+ \(halve\) via .*whole\.cu:8"
+                                                 r", .*out of bounds: index 64 of 's'"):
         run(import_kernels(str(cu), Options())["k"]())

@@ -345,11 +345,11 @@ def assumed_length_question(h, kernel):
     access past the length assumed for it is a length to ask for, never a fault."""
     import dataclasses
 
-    from ..frontends.cuda import DEFAULT_LENGTH
     from ..launch.faults import past_assumed_lengths
     mine, asked = past_assumed_lengths(h.faults, kernel)
     if not asked:
         return h, None
+    from ..frontends.cuda import DEFAULT_LENGTH   # (the CUDA frontend: only where asked)
     names = [n for n in kernel.assumed_lengths if any(f"'{n}'" in f.message for f in asked)]
     first = asked[0].message
     return dataclasses.replace(h, faults=mine), (

@@ -62,8 +62,8 @@ def cp_async_gemm():
         r104.set(N * ((cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + -64 + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + -64 < 0, -1, 0), u32) >> const(30, u32), i32) >> 2) + 16) + cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + -64 - cast(cast(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + -64 + cast(cast(select(cast(threadIdx.y << const(4, u32), i32) + cast(threadIdx.x, i32) + -64 < 0, -1, 0), u32) >> const(30, u32), i32), u32) & const(1073741820, u32), i32), u32) << const(2, u32), i32) + cast(blockIdx.x << const(4, u32), i32))  # cp_async_gemm.cu:29
         f70.set(0.0)  # cp_async_gemm.cu:29
         r105.set(const(0, u32))  # cp_async_gemm.cu:29
-        loop_0.set(0)  # cp_async_gemm.cu:29
-        with kb.loop("iter_l28", 0, lambda iter_l28: loop_0 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l28:  # cp_async_gemm.cu:29
+        loop_0.set(0)  # cp_async_gemm.cu:28
+        with kb.loop("iter_l28", 0, lambda iter_l28: loop_0 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l28:  # cp_async_gemm.cu:28
             r15.set(cast(r105, i32) + 1)  # cp_async_gemm.cu:29
             p4.set(r15 < K + cast(cast(select(K < 0, -1, 0), u32) >> const(28, u32), i32) >> 4)  # cp_async_gemm.cu:29
             with kb.if_(p4 != 0):  # cp_async_gemm.cu:29

@@ -59,15 +59,15 @@ def matrixMultiplySharedILPkernel():
         f176.set(0.0)  # seed004_ilp2.cu:12
         r51.set(const(0, u32))  # seed004_ilp2.cu:12
         f175.set(f176)  # seed004_ilp2.cu:12
-        r50_0 = kb.let("r50_0", r50, "i32")  # seed004_ilp2.cu:16
-        r49_0 = kb.let("r49_0", r49, "i32")  # seed004_ilp2.cu:16
-        r48_0 = kb.let("r48_0", r48, "i32")  # seed004_ilp2.cu:16
-        r12_step = kb.let("r12_step", cast(cast(cast(colsB, u32) << const(5, u32), i32), i64), "i64")  # seed004_ilp2.cu:16
-        r47_0 = kb.let("r47_0", r47, "i32")  # seed004_ilp2.cu:16
-        r12_step_2 = kb.let("r12_step_2", cast(cast(cast(colsB, u32) << const(5, u32), i32), i64), "i64")  # seed004_ilp2.cu:16
-        r51_0 = kb.let("r51_0", r51, "u32")  # seed004_ilp2.cu:16
-        trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004_ilp2.cu:16
-        with kb.loop("iter_l13", cast(0, i64), lambda iter_l13: iter_l13 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l13:  # seed004_ilp2.cu:16
+        r50_0 = kb.let("r50_0", r50, "i32")  # seed004_ilp2.cu:13
+        r49_0 = kb.let("r49_0", r49, "i32")  # seed004_ilp2.cu:13
+        r48_0 = kb.let("r48_0", r48, "i32")  # seed004_ilp2.cu:13
+        r12_step = kb.let("r12_step", cast(cast(cast(colsB, u32) << const(5, u32), i32), i64), "i64")  # seed004_ilp2.cu:13
+        r47_0 = kb.let("r47_0", r47, "i32")  # seed004_ilp2.cu:13
+        r12_step_2 = kb.let("r12_step_2", cast(cast(cast(colsB, u32) << const(5, u32), i32), i64), "i64")  # seed004_ilp2.cu:13
+        r51_0 = kb.let("r51_0", r51, "u32")  # seed004_ilp2.cu:13
+        trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r51_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004_ilp2.cu:13
+        with kb.loop("iter_l13", cast(0, i64), lambda iter_l13: iter_l13 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l13:  # seed004_ilp2.cu:13
             matrixA_f32_v = matrixA_f32.load((cast(cast(cast(r49_0 + cast(iter_l13 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v")  # seed004_ilp2.cu:16
             tileA[threadIdx.y * 32 + threadIdx.x] = matrixA_f32_v  # seed004_ilp2.cu:16
             matrixA_f32_v_2 = matrixA_f32.load((cast(cast(cast(r50_0 + cast(iter_l13 * const(32, i64), i32), u32), u64), i64),), width=1, name="matrixA_f32_v_2")  # seed004_ilp2.cu:17
@@ -130,11 +130,11 @@ def matrixMultiplySharedILPkernel():
             f176.set(call("fma", tileA_v_15[3], tileB_v_32, call("fma", tileA_v_15[2], tileB_v_31, call("fma", tileA_v_15[1], tileB_v_30, call("fma", tileA_v_15[0], tileB_v_29, call("fma", tileA_v_13[3], tileB_v_28, call("fma", tileA_v_13[2], tileB_v_27, call("fma", tileA_v_13[1], tileB_v_26, call("fma", tileA_v_13[0], tileB_v_25, call("fma", tileA_v_11[3], tileB_v_24, call("fma", tileA_v_11[2], tileB_v_23, call("fma", tileA_v_11[1], tileB_v_22, call("fma", tileA_v_11[0], tileB_v_21, call("fma", tileA_v_9[3], tileB_v_20, call("fma", tileA_v_9[2], tileB_v_19, call("fma", tileA_v_9[1], tileB_v_18, call("fma", tileA_v_9[0], tileB_v_17, call("fma", tileA_v_7[3], tileB_v_16, call("fma", tileA_v_7[2], tileB_v_15, call("fma", tileA_v_7[1], tileB_v_14, call("fma", tileA_v_7[0], tileB_v_13, call("fma", tileA_v_5[3], tileB_v_12, call("fma", tileA_v_5[2], tileB_v_11, call("fma", tileA_v_5[1], tileB_v_10, call("fma", tileA_v_5[0], tileB_v_9, call("fma", tileA_v_3[3], tileB_v_8, call("fma", tileA_v_3[2], tileB_v_7, call("fma", tileA_v_3[1], tileB_v_6, call("fma", tileA_v_3[0], tileB_v_5, call("fma", tileA_v[3], tileB_v_4, call("fma", tileA_v[2], tileB_v_3, call("fma", tileA_v[1], tileB_v_2, f17))))))))))))))))))))))))))))))))  # seed004_ilp2.cu:27
             f175.set(call("fma", tileB_v_32, tileA_v_16[3], call("fma", tileB_v_31, tileA_v_16[2], call("fma", tileB_v_30, tileA_v_16[1], call("fma", tileB_v_29, tileA_v_16[0], call("fma", tileB_v_28, tileA_v_14[3], call("fma", tileB_v_27, tileA_v_14[2], call("fma", tileB_v_26, tileA_v_14[1], call("fma", tileB_v_25, tileA_v_14[0], call("fma", tileB_v_24, tileA_v_12[3], call("fma", tileB_v_23, tileA_v_12[2], call("fma", tileB_v_22, tileA_v_12[1], call("fma", tileB_v_21, tileA_v_12[0], call("fma", tileB_v_20, tileA_v_10[3], call("fma", tileB_v_19, tileA_v_10[2], call("fma", tileB_v_18, tileA_v_10[1], call("fma", tileB_v_17, tileA_v_10[0], call("fma", tileB_v_16, tileA_v_8[3], call("fma", tileB_v_15, tileA_v_8[2], call("fma", tileB_v_14, tileA_v_8[1], call("fma", tileB_v_13, tileA_v_8[0], call("fma", tileB_v_12, tileA_v_6[3], call("fma", tileB_v_11, tileA_v_6[2], call("fma", tileB_v_10, tileA_v_6[1], call("fma", tileB_v_9, tileA_v_6[0], call("fma", tileB_v_8, tileA_v_4[3], call("fma", tileB_v_7, tileA_v_4[2], call("fma", tileB_v_6, tileA_v_4[1], call("fma", tileB_v_5, tileA_v_4[0], call("fma", tileB_v_4, tileA_v_2[3], call("fma", tileB_v_3, tileA_v_2[2], call("fma", tileB_v_2, tileA_v_2[1], f19))))))))))))))))))))))))))))))))  # seed004_ilp2.cu:28
             kb.syncthreads()  # seed004_ilp2.cu:31
-        r50.set(r50_0 + cast(trips * const(32, i64), i32))  # seed004_ilp2.cu:16
-        r49.set(r49_0 + cast(trips * const(32, i64), i32))  # seed004_ilp2.cu:16
-        r48.set(r48_0 + cast(trips * r12_step, i32))  # seed004_ilp2.cu:16
-        r47.set(r47_0 + cast(trips * r12_step_2, i32))  # seed004_ilp2.cu:16
-        r51.set(r51_0 + cast(trips * const(1, i64), u32))  # seed004_ilp2.cu:16
+        r50.set(r50_0 + cast(trips * const(32, i64), i32))  # seed004_ilp2.cu:13
+        r49.set(r49_0 + cast(trips * const(32, i64), i32))  # seed004_ilp2.cu:13
+        r48.set(r48_0 + cast(trips * r12_step, i32))  # seed004_ilp2.cu:13
+        r47.set(r47_0 + cast(trips * r12_step_2, i32))  # seed004_ilp2.cu:13
+        r51.set(r51_0 + cast(trips * const(1, i64), u32))  # seed004_ilp2.cu:13
     matrixC_f32[cast((cast(blockDim.y << const(1, u32), i32) * cast(blockIdx.y, i32) + cast(threadIdx.y, i32)) * colsB + (cast(blockIdx.x, i32) * cast(blockDim.x, i32) + cast(threadIdx.x, i32)), i64)] = f176  # seed004_ilp2.cu:35
     matrixC_f32[cast((cast(blockDim.y << const(1, u32), i32) * cast(blockIdx.y, i32) + cast(threadIdx.y, i32)) * colsB + (cast(blockIdx.x, i32) * cast(blockDim.x, i32) + cast(threadIdx.x, i32)) + cast(cast(colsB, u32) << const(4, u32), i32), i64)] = f175  # seed004_ilp2.cu:36
     kb.launch(grid=(colsB // 32, rowsA // 32, 1), block=(32, 16, 1), dynamic_smem=0)  # seed004_ilp2.cu:2

@@ -60,24 +60,24 @@ def ldmatrix_tile():
             r33 = kb.let("r33", cast(r271, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:17
             rd27.set(cast(r33, i64) * const(2, i64))  # ldmatrix_tile.cu:17
             r266.set(r271)  # ldmatrix_tile.cu:17
-            r266_0 = kb.let("r266_0", r266, "u32")  # ldmatrix_tile.cu:18
-            rd27_0 = kb.let("rd27_0", rd27, "i64")  # ldmatrix_tile.cu:18
-            r265_0 = kb.let("r265_0", r265, "u32")  # ldmatrix_tile.cu:18
-            kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r265 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:18
-            trips = kb.let("trips", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:18
-            with kb.loop("iter_l17", cast(0, i64), lambda iter_l17: iter_l17 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l17:  # ldmatrix_tile.cu:18
+            r266_0 = kb.let("r266_0", r266, "u32")  # ldmatrix_tile.cu:17
+            rd27_0 = kb.let("rd27_0", rd27, "i64")  # ldmatrix_tile.cu:17
+            r265_0 = kb.let("r265_0", r265, "u32")  # ldmatrix_tile.cu:17
+            kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r265 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:17
+            trips = kb.let("trips", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r265_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:17
+            with kb.loop("iter_l17", cast(0, i64), lambda iter_l17: iter_l17 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l17:  # ldmatrix_tile.cu:17
                 kb.assert_((rd27_0 + iter_l17 * const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:19
                 src_u16_v = src_u16.load(((rd27_0 + iter_l17 * const(256, i64)) // 2,), width=1, name="src_u16_v")  # ldmatrix_tile.cu:19
                 tile[cast(cast(cast(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32), u32) & const(4294967232, u32), i32) + (cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) - cast(cast(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(29, u32), i32), u32) & const(2147483640, u32), i32)) + cast((cast(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) - cast(cast(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32), u32) & const(4294967232, u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) - cast(cast(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32), u32) & const(4294967232, u32), i32) < 0, -1, 0), u32) >> const(29, u32), i32), u32) >> const(3, u32) ^ cast((cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32) >> 6) - cast(cast((cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32) >> 6) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) + cast(cast(select(cast(r266_0 + cast(iter_l17 * const(128, i64), u32), i32) < 0, -1, 0), u32) >> const(26, u32), i32) < 0, -1, 0), u32) >> const(29, u32), i32), u32) & const(268435448, u32), i32), u32)) << const(3, u32), i32), u32)] = src_u16_v  # ldmatrix_tile.cu:19
-            r266.set(r266_0 + cast(trips * const(128, i64), u32))  # ldmatrix_tile.cu:18
-            rd27.set(rd27_0 + trips * const(256, i64))  # ldmatrix_tile.cu:18
-            r265.set(r265_0 + cast(trips * const(-1, i64), u32))  # ldmatrix_tile.cu:18
+            r266.set(r266_0 + cast(trips * const(128, i64), u32))  # ldmatrix_tile.cu:17
+            rd27.set(rd27_0 + trips * const(256, i64))  # ldmatrix_tile.cu:17
+            r265.set(r265_0 + cast(trips * const(-1, i64), u32))  # ldmatrix_tile.cu:17
         p4 = kb.let("p4", cast(r3, u32) < const(384, u32), "i32")  # ldmatrix_tile.cu:17
         with kb.if_(p4 == 0):  # ldmatrix_tile.cu:17
             r60 = kb.let("r60", cast(r266, i32) + cast(blockIdx.x << const(12, u32), i32), "i32")  # ldmatrix_tile.cu:17
             rd28.set(cast(r60, i64) * const(2, i64))  # ldmatrix_tile.cu:17
-            loop_1.set(0)  # ldmatrix_tile.cu:18
-            with kb.loop("iter_l17_2", 0, lambda iter_l17_2: loop_1 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l17_2:  # ldmatrix_tile.cu:18
+            loop_1.set(0)  # ldmatrix_tile.cu:17
+            with kb.loop("iter_l17_2", 0, lambda iter_l17_2: loop_1 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l17_2:  # ldmatrix_tile.cu:17
                 r61 = kb.let("r61", select(cast(r266, i32) < 0, -1, 0), "i32")  # ldmatrix_tile.cu:18
                 r63 = kb.let("r63", cast(r266, i32) + cast(cast(r61, u32) >> const(26, u32), i32), "i32")  # ldmatrix_tile.cu:18
                 r65 = kb.let("r65", cast(r266, i32) - cast(cast(r63, u32) & const(4294967232, u32), i32), "i32")  # ldmatrix_tile.cu:18
@@ -147,21 +147,21 @@ def ldmatrix_tile():
         rd29.set(cast(r257, i64) * const(2, i64))  # ldmatrix_tile.cu:40
         r258 = kb.let("r258", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
         r268.set(const(8192, u32) + r258)  # ldmatrix_tile.cu:40
-        r271_0 = kb.let("r271_0", r271, "u32")  # ldmatrix_tile.cu:41
-        rd29_0 = kb.let("rd29_0", rd29, "i64")  # ldmatrix_tile.cu:41
-        r268_0 = kb.let("r268_0", r268, "u32")  # ldmatrix_tile.cu:41
-        r270_0 = kb.let("r270_0", r270, "u32")  # ldmatrix_tile.cu:41
-        kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r270 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:41
-        trips_2 = kb.let("trips_2", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
-        with kb.loop("iter_l40", cast(0, i64), lambda iter_l40: iter_l40 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l40:  # ldmatrix_tile.cu:41
+        r271_0 = kb.let("r271_0", r271, "u32")  # ldmatrix_tile.cu:40
+        rd29_0 = kb.let("rd29_0", rd29, "i64")  # ldmatrix_tile.cu:40
+        r268_0 = kb.let("r268_0", r268, "u32")  # ldmatrix_tile.cu:40
+        r270_0 = kb.let("r270_0", r270, "u32")  # ldmatrix_tile.cu:40
+        kb.assert_((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), "the loop's counter %r270 meets its end 0 (otherwise the GPU loops until it wraps)")  # ldmatrix_tile.cu:40
+        trips_2 = kb.let("trips_2", select((const(-1, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) % select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r270_0, i32), i64) + const(0, i64) * const(-1, i64))) // select(const(-1, i64) == const(0, i64), const(1, i64), const(-1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:40
+        with kb.loop("iter_l40", cast(0, i64), lambda iter_l40: iter_l40 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l40:  # ldmatrix_tile.cu:40
             kb.assert_((r268_0 + cast(iter_l40 * const(256, i64), u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
             back_v = back.load(((r268_0 + cast(iter_l40 * const(256, i64), u32)) // 2,), width=1, name="back_v")  # ldmatrix_tile.cu:41
             kb.assert_((rd29_0 + iter_l40 * const(256, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
             out_u16[(rd29_0 + iter_l40 * const(256, i64)) // 2] = back_v  # ldmatrix_tile.cu:41
-        r271.set(r271_0 + cast(trips_2 * const(128, i64), u32))  # ldmatrix_tile.cu:41
-        rd29.set(rd29_0 + trips_2 * const(256, i64))  # ldmatrix_tile.cu:41
-        r268.set(r268_0 + cast(trips_2 * const(256, i64), u32))  # ldmatrix_tile.cu:41
-        r270.set(r270_0 + cast(trips_2 * const(-1, i64), u32))  # ldmatrix_tile.cu:41
+        r271.set(r271_0 + cast(trips_2 * const(128, i64), u32))  # ldmatrix_tile.cu:40
+        rd29.set(rd29_0 + trips_2 * const(256, i64))  # ldmatrix_tile.cu:40
+        r268.set(r268_0 + cast(trips_2 * const(256, i64), u32))  # ldmatrix_tile.cu:40
+        r270.set(r270_0 + cast(trips_2 * const(-1, i64), u32))  # ldmatrix_tile.cu:40
     p9 = kb.let("p9", cast(r12, u32) < const(384, u32), "i32")  # ldmatrix_tile.cu:40
     with kb.if_(p9 != 0):  # ldmatrix_tile.cu:40
         kb.return_()  # ldmatrix_tile.cu:40
@@ -170,12 +170,12 @@ def ldmatrix_tile():
     rd30.set(cast(r260, i64) * const(2, i64))  # ldmatrix_tile.cu:40
     r261 = kb.let("r261", r271 << const(1, u32), "u32")  # ldmatrix_tile.cu:40
     r272.set(const(8192, u32) + r261 + const(512, u32))  # ldmatrix_tile.cu:40
-    rd30_0 = kb.let("rd30_0", rd30, "i64")  # ldmatrix_tile.cu:41
-    r272_0 = kb.let("r272_0", r272, "u32")  # ldmatrix_tile.cu:41
-    r273_0 = kb.let("r273_0", r273, "i32")  # ldmatrix_tile.cu:41
-    trips_3 = kb.let("trips_3", select(cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) > select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), (cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) + select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)) - const(1, i64)) // select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:41
-    blocked = kb.let("blocked", trips_3 - trips_3 % 4, "i64")  # ldmatrix_tile.cu:41
-    with kb.loop("iter_l40_2", cast(0, i64), lambda iter_l40_2: iter_l40_2 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l40_2:  # ldmatrix_tile.cu:41
+    rd30_0 = kb.let("rd30_0", rd30, "i64")  # ldmatrix_tile.cu:40
+    r272_0 = kb.let("r272_0", r272, "u32")  # ldmatrix_tile.cu:40
+    r273_0 = kb.let("r273_0", r273, "i32")  # ldmatrix_tile.cu:40
+    trips_3 = kb.let("trips_3", select(cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) > select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), (cast(3584, i64) - (cast(r273_0, i64) + const(0, i64) * const(512, i64)) + select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)) - const(1, i64)) // select(const(512, i64) > const(0, i64), const(512, i64), const(1, i64)), const(1, i64)), "i64")  # ldmatrix_tile.cu:40
+    blocked = kb.let("blocked", trips_3 - trips_3 % 4, "i64")  # ldmatrix_tile.cu:40
+    with kb.loop("iter_l40_2", cast(0, i64), lambda iter_l40_2: iter_l40_2 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l40_2:  # ldmatrix_tile.cu:40
         kb.assert_((r272_0 + cast(iter_l40_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         back_v_2 = back.load(((r272_0 + cast(iter_l40_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_2")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
@@ -192,8 +192,8 @@ def ldmatrix_tile():
         back_v_5 = back.load(((r272_0 + cast(iter_l40_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_5")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         out_u16[(rd30_0 + iter_l40_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_5  # ldmatrix_tile.cu:41
-    with kb.if_(trips_3 - blocked & 2 != 0):  # ldmatrix_tile.cu:41
-        iter_l40_2_k = kb.let("iter_l40_2_k", blocked + (trips_3 - blocked & -4) + 0, "i64")  # ldmatrix_tile.cu:41
+    with kb.if_(trips_3 - blocked & 2 != 0):  # ldmatrix_tile.cu:40
+        iter_l40_2_k = kb.let("iter_l40_2_k", blocked + (trips_3 - blocked & -4) + 0, "i64")  # ldmatrix_tile.cu:40
         kb.assert_((r272_0 + cast(iter_l40_2_k * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         back_v_6 = back.load(((r272_0 + cast(iter_l40_2_k * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_6")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
@@ -210,7 +210,7 @@ def ldmatrix_tile():
         back_v_9 = back.load(((r272_0 + cast(iter_l40_2_k * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_9")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         out_u16[(rd30_0 + iter_l40_2_k * const(1024, i64) + const(768, i64)) // 2] = back_v_9  # ldmatrix_tile.cu:41
-        iter_l40_2_k_2 = kb.let("iter_l40_2_k_2", blocked + (trips_3 - blocked & -4) + 1, "i64")  # ldmatrix_tile.cu:41
+        iter_l40_2_k_2 = kb.let("iter_l40_2_k_2", blocked + (trips_3 - blocked & -4) + 1, "i64")  # ldmatrix_tile.cu:40
         kb.assert_((r272_0 + cast(iter_l40_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         back_v_10 = back.load(((r272_0 + cast(iter_l40_2_k_2 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_10")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k_2 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
@@ -227,8 +227,8 @@ def ldmatrix_tile():
         back_v_13 = back.load(((r272_0 + cast(iter_l40_2_k_2 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_13")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k_2 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         out_u16[(rd30_0 + iter_l40_2_k_2 * const(1024, i64) + const(768, i64)) // 2] = back_v_13  # ldmatrix_tile.cu:41
-    with kb.if_(trips_3 - blocked & 1 != 0):  # ldmatrix_tile.cu:41
-        iter_l40_2_k_3 = kb.let("iter_l40_2_k_3", blocked + (trips_3 - blocked & -2) + 0, "i64")  # ldmatrix_tile.cu:41
+    with kb.if_(trips_3 - blocked & 1 != 0):  # ldmatrix_tile.cu:40
+        iter_l40_2_k_3 = kb.let("iter_l40_2_k_3", blocked + (trips_3 - blocked & -2) + 0, "i64")  # ldmatrix_tile.cu:40
         kb.assert_((r272_0 + cast(iter_l40_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         back_v_14 = back.load(((r272_0 + cast(iter_l40_2_k_3 * const(1024, i64), u32) + const(4294966784, u32)) // 2,), width=1, name="back_v_14")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k_3 * const(1024, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
@@ -245,9 +245,9 @@ def ldmatrix_tile():
         back_v_17 = back.load(((r272_0 + cast(iter_l40_2_k_3 * const(1024, i64), u32) + const(256, u32)) // 2,), width=1, name="back_v_17")  # ldmatrix_tile.cu:41
         kb.assert_((rd30_0 + iter_l40_2_k_3 * const(1024, i64) + const(768, i64)) % 2 == 0, 'misaligned address: a 2-byte element at a byte offset that is not a multiple of 2')  # ldmatrix_tile.cu:41
         out_u16[(rd30_0 + iter_l40_2_k_3 * const(1024, i64) + const(768, i64)) // 2] = back_v_17  # ldmatrix_tile.cu:41
-    rd30.set(rd30_0 + trips_3 * const(1024, i64))  # ldmatrix_tile.cu:41
-    r272.set(r272_0 + cast(trips_3 * const(1024, i64), u32))  # ldmatrix_tile.cu:41
-    r273.set(r273_0 + cast(trips_3 * const(512, i64), i32))  # ldmatrix_tile.cu:41
+    rd30.set(rd30_0 + trips_3 * const(1024, i64))  # ldmatrix_tile.cu:40
+    r272.set(r272_0 + cast(trips_3 * const(1024, i64), u32))  # ldmatrix_tile.cu:40
+    r273.set(r273_0 + cast(trips_3 * const(512, i64), i32))  # ldmatrix_tile.cu:40
     kb.launch(grid=(tiles, 1, 1), block=(128, 1, 1), dynamic_smem=0)  # ldmatrix_tile.cu:11
     kb.defaults(**{"tiles": 132})  # ldmatrix_tile.cu:11
     return kb.build()

@@ -38,12 +38,12 @@ def multiply():
     r28.set(cast(blockIdx.x, i32) * cast(blockDim.x, i32) + cast(threadIdx.x, i32) + cast(threadIdx.y << const(8, u32), i32))  # seed004.cu:30
     fd53.set(const(0.0, f64))  # seed004.cu:30
     r29.set(const(0, u32))  # seed004.cu:30
-    rd15_0 = kb.let("rd15_0", rd15, "i64")  # seed004.cu:37
-    r28_0 = kb.let("r28_0", r28, "i32")  # seed004.cu:37
-    r29_0 = kb.let("r29_0", r29, "u32")  # seed004.cu:37
-    kb.assert_((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), "the loop's counter %r29 meets its end 16 (otherwise the GPU loops until it wraps)")  # seed004.cu:37
-    trips = kb.let("trips", select((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), (cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:37
-    with kb.loop("iter_l30", cast(0, i64), lambda iter_l30: iter_l30 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l30:  # seed004.cu:37
+    rd15_0 = kb.let("rd15_0", rd15, "i64")  # seed004.cu:30
+    r28_0 = kb.let("r28_0", r28, "i32")  # seed004.cu:30
+    r29_0 = kb.let("r29_0", r29, "u32")  # seed004.cu:30
+    kb.assert_((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), "the loop's counter %r29 meets its end 16 (otherwise the GPU loops until it wraps)")  # seed004.cu:30
+    trips = kb.let("trips", select((const(1, i64) != const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) % select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) == const(0, i64)) & ((cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)) >= const(1, i64)), (cast(16, i64) - (cast(cast(r29_0, i32), i64) + const(0, i64) * const(1, i64))) // select(const(1, i64) == const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:30
+    with kb.loop("iter_l30", cast(0, i64), lambda iter_l30: iter_l30 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l30:  # seed004.cu:30
         kb.assert_((rd15_0 + iter_l30 * const(128, i64)) % 8 == 0, 'misaligned address: a 8-byte element at a byte offset that is not a multiple of 8')  # seed004.cu:37
         A_mat_f64_v = A_mat_f64.load(((rd15_0 + iter_l30 * const(128, i64)) // 8,), width=1, name="A_mat_f64_v")  # seed004.cu:37
         A_shared[threadIdx.y * 16 + threadIdx.x] = A_mat_f64_v  # seed004.cu:37
@@ -77,9 +77,9 @@ def multiply():
         B_shared_v_16 = B_shared.load((const(256, u32) + threadIdx.x + const(240, u32),), width=1, name="B_shared_v_16")  # seed004.cu:44
         fd53.set(call("fma", A_shared_v_8[1], B_shared_v_16, call("fma", A_shared_v_8[0], B_shared_v_15, call("fma", A_shared_v_7[1], B_shared_v_14, call("fma", A_shared_v_7[0], B_shared_v_13, call("fma", A_shared_v_6[1], B_shared_v_12, call("fma", A_shared_v_6[0], B_shared_v_11, call("fma", A_shared_v_5[1], B_shared_v_10, call("fma", A_shared_v_5[0], B_shared_v_9, call("fma", A_shared_v_4[1], B_shared_v_8, call("fma", A_shared_v_4[0], B_shared_v_7, call("fma", A_shared_v_3[1], B_shared_v_6, call("fma", A_shared_v_3[0], B_shared_v_5, call("fma", A_shared_v_2[1], B_shared_v_4, call("fma", A_shared_v_2[0], B_shared_v_3, call("fma", A_shared_v[1], B_shared_v_2, fd8))))))))))))))))  # seed004.cu:44
         kb.syncthreads()  # seed004.cu:46
-    rd15.set(rd15_0 + trips * const(128, i64))  # seed004.cu:37
-    r28.set(r28_0 + cast(trips * const(4096, i64), i32))  # seed004.cu:37
-    r29.set(r29_0 + cast(trips * const(1, i64), u32))  # seed004.cu:37
+    rd15.set(rd15_0 + trips * const(128, i64))  # seed004.cu:30
+    r28.set(r28_0 + cast(trips * const(4096, i64), i32))  # seed004.cu:30
+    r29.set(r29_0 + cast(trips * const(1, i64), u32))  # seed004.cu:30
     C_mat_f64[cast(cast(cast(cast(blockIdx.y, i32) * cast(blockDim.y, i32) + cast(threadIdx.y, i32), u32) << const(8, u32), i32) + (cast(blockIdx.x, i32) * cast(blockDim.x, i32) + cast(threadIdx.x, i32)), i64)] = fd53  # seed004.cu:50
     kb.launch(grid=(const(256, i32) // 16, const(256, i32) // 16, 1), block=(16, 16, 1), dynamic_smem=0)  # seed004.cu:16
     return kb.build()

@@ -77,8 +77,8 @@ def persistent_gemm():
     p1 = kb.let("p1", cast(r85, i32) >= (N + cast(cast(select(N < 0, -1, 0), u32) >> const(26, u32), i32) >> 6) * (M + cast(cast(select(M < 0, -1, 0), u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:14
     with kb.if_(p1 != 0):  # persistent_gemm.cu:14
         kb.return_()  # persistent_gemm.cu:14
-    loop_2.set(0)  # persistent_gemm.cu:15
-    with kb.loop("iter_l14", 0, lambda iter_l14: loop_2 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l14:  # persistent_gemm.cu:15
+    loop_2.set(0)  # persistent_gemm.cu:14
+    with kb.loop("iter_l14", 0, lambda iter_l14: loop_2 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l14:  # persistent_gemm.cu:14
         r59 = kb.let("r59", cast(r85, i32) // (N + cast(cast(select(N < 0, -1, 0), u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:15
         r16.set(cast(r59, u32) << const(6, u32))  # persistent_gemm.cu:15
         r61 = kb.let("r61", cast(r85, i32) - r59 * (N + cast(cast(select(N < 0, -1, 0), u32) >> const(26, u32), i32) >> 6), "i32")  # persistent_gemm.cu:16
@@ -121,12 +121,12 @@ def persistent_gemm():
                 r88.set(const(512, u32))  # persistent_gemm.cu:25
                 r87.set(const(4096, u32) + (threadIdx.x << const(4, u32)) + const(512, u32))  # persistent_gemm.cu:25
                 r89.set((threadIdx.y << const(4, u32)) + const(512, u32))  # persistent_gemm.cu:25
-                r89_0 = kb.let("r89_0", r89, "u32")  # persistent_gemm.cu:27
-                r87_0 = kb.let("r87_0", r87, "u32")  # persistent_gemm.cu:27
-                r88_0 = kb.let("r88_0", r88, "u32")  # persistent_gemm.cu:27
-                kb.assert_((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), "the loop's counter %r88 meets its end 4608 (otherwise the GPU loops until it wraps)")  # persistent_gemm.cu:27
-                trips_2 = kb.let("trips_2", select((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), (cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:27
-                with kb.loop("iter_l26", cast(0, i64), lambda iter_l26: iter_l26 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l26:  # persistent_gemm.cu:27
+                r89_0 = kb.let("r89_0", r89, "u32")  # persistent_gemm.cu:26
+                r87_0 = kb.let("r87_0", r87, "u32")  # persistent_gemm.cu:26
+                r88_0 = kb.let("r88_0", r88, "u32")  # persistent_gemm.cu:26
+                kb.assert_((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), "the loop's counter %r88 meets its end 4608 (otherwise the GPU loops until it wraps)")  # persistent_gemm.cu:26
+                trips_2 = kb.let("trips_2", select((const(1024, i64) != const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) % select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) == const(0, i64)) & ((cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)) >= const(1, i64)), (cast(4608, i64) - (cast(cast(r88_0, i32), i64) + const(0, i64) * const(1024, i64))) // select(const(1024, i64) == const(0, i64), const(1, i64), const(1024, i64)), const(1, i64)), "i64")  # persistent_gemm.cu:26
+                with kb.loop("iter_l26", cast(0, i64), lambda iter_l26: iter_l26 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l26:  # persistent_gemm.cu:26
                     kb.assert_((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:27
                     As_v = As.load(((r89_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) // 4,), width=4, name="As_v")  # persistent_gemm.cu:27
                     kb.assert_((r87_0 + cast(iter_l26 * const(1024, i64), u32) + const(4294966784, u32)) % 4 == 0, 'misaligned address: a 4-byte element at a byte offset that is not a multiple of 4')  # persistent_gemm.cu:28
@@ -175,9 +175,9 @@ def persistent_gemm():
                     f231.set(call("fma", As_v_4[3], Bs_f32_v_4[1], call("fma", As_v_3[3], Bs_f32_v_3[1], call("fma", As_v_2[3], Bs_f32_v_2[1], f130))))  # persistent_gemm.cu:32
                     f230.set(call("fma", As_v_4[3], Bs_f32_v_4[2], call("fma", As_v_3[3], Bs_f32_v_3[2], call("fma", As_v_2[3], Bs_f32_v_2[2], f131))))  # persistent_gemm.cu:32
                     f229.set(call("fma", As_v_4[3], Bs_f32_v_4[3], call("fma", As_v_3[3], Bs_f32_v_3[3], call("fma", As_v_2[3], Bs_f32_v_2[3], f132))))  # persistent_gemm.cu:32
-                r89.set(r89_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
-                r87.set(r87_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
-                r88.set(r88_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:27
+                r89.set(r89_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:26
+                r87.set(r87_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:26
+                r88.set(r88_0 + cast(trips_2 * const(1024, i64), u32))  # persistent_gemm.cu:26
                 kb.syncthreads()  # persistent_gemm.cu:34
             r86.set(r86_0 + cast(trips * const(16, i64), u32))  # persistent_gemm.cu:20
         r77 = kb.let("r77", cast(r16, i32) + cast(threadIdx.y << const(2, u32), i32), "i32")  # persistent_gemm.cu:11

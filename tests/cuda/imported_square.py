@@ -60,8 +60,8 @@ def matrix_mul():
     rd3 = kb.let("rd3", 0, "i64")  # seed000_square.cu:2
     rs44 = kb.let("rs44", 0, "u16")  # seed000_square.cu:2
     r71.set(blockIdx.x)  # seed000_square.cu:7
-    loop_4.set(0)  # seed000_square.cu:16
-    with kb.loop("iter_l39", 0, lambda iter_l39: loop_4 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l39:  # seed000_square.cu:16
+    loop_4.set(0)  # seed000_square.cu:39
+    with kb.loop("iter_l39", 0, lambda iter_l39: loop_4 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l39:  # seed000_square.cu:39
         r44 = kb.let("r44", r71 << const(4, u32), "u32")  # seed000_square.cu:16
         r16.set(cast(r44, i32) + cast(threadIdx.x, i32))  # seed000_square.cu:16
         kb.syncthreads()  # seed000_square.cu:17
@@ -77,42 +77,42 @@ def matrix_mul():
                     with kb.if_(cast(threadIdx.x, i32) < smin(A_width, 16)):  # seed000_square.cu:23
                         r73.set(smin(A_width, 16) * cast(r72_0 + cast(iter_l21 * const(1, i64), u32), i32) + (A_width * (cast(blockIdx.y << const(4, u32), i32) + cast(threadIdx.y, i32)) + cast(threadIdx.x, i32)))  # seed000_square.cu:23
                         r74.set(threadIdx.x)  # seed000_square.cu:23
-                        r73_0 = kb.let("r73_0", r73, "i32")  # seed000_square.cu:24
-                        r5_step = kb.let("r5_step", cast(cast(blockDim.x, i32), i64), "i64")  # seed000_square.cu:24
-                        r74_0 = kb.let("r74_0", r74, "u32")  # seed000_square.cu:24
-                        r5_step_2 = kb.let("r5_step_2", cast(cast(blockDim.x, i32), i64), "i64")  # seed000_square.cu:24
-                        kb.assert_(r5_step_2 > const(0, i64), "the loop's step %r5 goes toward its end %r7 (otherwise the GPU loops until the counter wraps)")  # seed000_square.cu:24
-                        trips_2 = kb.let("trips_2", select(cast(smin(A_width, 16), i64) - (cast(cast(r74_0, i32), i64) + const(0, i64) * r5_step_2) > select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)), (cast(smin(A_width, 16), i64) - (cast(cast(r74_0, i32), i64) + const(0, i64) * r5_step_2) + select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)) - const(1, i64)) // select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:24
-                        with kb.loop("iter_l23", cast(0, i64), lambda iter_l23: iter_l23 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l23:  # seed000_square.cu:24
+                        r73_0 = kb.let("r73_0", r73, "i32")  # seed000_square.cu:23
+                        r5_step = kb.let("r5_step", cast(cast(blockDim.x, i32), i64), "i64")  # seed000_square.cu:23
+                        r74_0 = kb.let("r74_0", r74, "u32")  # seed000_square.cu:23
+                        r5_step_2 = kb.let("r5_step_2", cast(cast(blockDim.x, i32), i64), "i64")  # seed000_square.cu:23
+                        kb.assert_(r5_step_2 > const(0, i64), "the loop's step %r5 goes toward its end %r7 (otherwise the GPU loops until the counter wraps)")  # seed000_square.cu:23
+                        trips_2 = kb.let("trips_2", select(cast(smin(A_width, 16), i64) - (cast(cast(r74_0, i32), i64) + const(0, i64) * r5_step_2) > select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)), (cast(smin(A_width, 16), i64) - (cast(cast(r74_0, i32), i64) + const(0, i64) * r5_step_2) + select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)) - const(1, i64)) // select(r5_step_2 > const(0, i64), r5_step_2, const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:23
+                        with kb.loop("iter_l23", cast(0, i64), lambda iter_l23: iter_l23 < trips_2, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l23:  # seed000_square.cu:23
                             A_v = A.load((cast(r73_0 + cast(iter_l23 * r5_step, i32), i64),), width=1, name="A_v")  # seed000_square.cu:24
                             rowVector[(threadIdx.y << const(4, u32)) + (r74_0 + cast(iter_l23 * r5_step_2, u32))] = A_v  # seed000_square.cu:24
-                        r73.set(r73_0 + cast(trips_2 * r5_step, i32))  # seed000_square.cu:24
-                        r74.set(r74_0 + cast(trips_2 * r5_step_2, u32))  # seed000_square.cu:24
+                        r73.set(r73_0 + cast(trips_2 * r5_step, i32))  # seed000_square.cu:23
+                        r74.set(r74_0 + cast(trips_2 * r5_step_2, u32))  # seed000_square.cu:23
                     with kb.if_(cast(threadIdx.y, i32) < smin(A_width, 16)):  # seed000_square.cu:26
                         r24.set(cast(r72_0 + cast(iter_l21 * const(1, i64), u32), i32) * smin(A_width, 16))  # seed000_square.cu:26
                         r75.set(threadIdx.y)  # seed000_square.cu:26
-                        r75_0 = kb.let("r75_0", r75, "u32")  # seed000_square.cu:27
-                        r8_step = kb.let("r8_step", cast(cast(blockDim.y, i32), i64), "i64")  # seed000_square.cu:27
-                        kb.assert_(r8_step > const(0, i64), "the loop's step %r8 goes toward its end %r7 (otherwise the GPU loops until the counter wraps)")  # seed000_square.cu:27
-                        trips_3 = kb.let("trips_3", select(cast(smin(A_width, 16), i64) - (cast(cast(r75_0, i32), i64) + const(0, i64) * r8_step) > select(r8_step > const(0, i64), r8_step, const(1, i64)), (cast(smin(A_width, 16), i64) - (cast(cast(r75_0, i32), i64) + const(0, i64) * r8_step) + select(r8_step > const(0, i64), r8_step, const(1, i64)) - const(1, i64)) // select(r8_step > const(0, i64), r8_step, const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:27
-                        with kb.loop("iter_l26", cast(0, i64), lambda iter_l26: iter_l26 < trips_3, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l26:  # seed000_square.cu:27
+                        r75_0 = kb.let("r75_0", r75, "u32")  # seed000_square.cu:26
+                        r8_step = kb.let("r8_step", cast(cast(blockDim.y, i32), i64), "i64")  # seed000_square.cu:26
+                        kb.assert_(r8_step > const(0, i64), "the loop's step %r8 goes toward its end %r7 (otherwise the GPU loops until the counter wraps)")  # seed000_square.cu:26
+                        trips_3 = kb.let("trips_3", select(cast(smin(A_width, 16), i64) - (cast(cast(r75_0, i32), i64) + const(0, i64) * r8_step) > select(r8_step > const(0, i64), r8_step, const(1, i64)), (cast(smin(A_width, 16), i64) - (cast(cast(r75_0, i32), i64) + const(0, i64) * r8_step) + select(r8_step > const(0, i64), r8_step, const(1, i64)) - const(1, i64)) // select(r8_step > const(0, i64), r8_step, const(1, i64)), const(1, i64)), "i64")  # seed000_square.cu:26
+                        with kb.loop("iter_l26", cast(0, i64), lambda iter_l26: iter_l26 < trips_3, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l26:  # seed000_square.cu:26
                             r47 = kb.let("r47", cast(r75_0 + cast(iter_l26 * r8_step, u32), i32) + r24, "i32")  # seed000_square.cu:27
                             r48 = kb.let("r48", r47 * B_width + r16, "i32")  # seed000_square.cu:27
                             B_v = B.load((cast(r48, i64),), width=1, name="B_v")  # seed000_square.cu:27
                             colVector[const(256, u32) + (r75_0 + cast(iter_l26 * r8_step, u32) << const(4, u32)) + threadIdx.x] = B_v  # seed000_square.cu:27
-                        r75.set(r75_0 + cast(trips_3 * r8_step, u32))  # seed000_square.cu:27
+                        r75.set(r75_0 + cast(trips_3 * r8_step, u32))  # seed000_square.cu:26
                     kb.syncthreads()  # seed000_square.cu:29
                     with kb.if_(A_width >= 1):  # seed000_square.cu:30
                         r78.set(const(0, u32))  # seed000_square.cu:30
                         with kb.if_(cast(smax(smin(A_width, 16), 1) + -1, u32) >= const(3, u32)):  # seed000_square.cu:30
                             r78.set(const(0, u32))  # seed000_square.cu:30
                             r77.set(cast(smax(smin(A_width, 16), 1) - cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32), u32))  # seed000_square.cu:30
-                            r78_0 = kb.let("r78_0", r78, "u32")  # seed000_square.cu:32
-                            r77_0 = kb.let("r77_0", r77, "u32")  # seed000_square.cu:32
-                            kb.assert_((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), "the loop's counter %r77 meets its end 0 (otherwise the GPU loops until it wraps)")  # seed000_square.cu:32
-                            trips_4 = kb.let("trips_4", select((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)), const(1, i64)), "i64")  # seed000_square.cu:32
-                            blocked = kb.let("blocked", trips_4 - trips_4 % 4, "i64")  # seed000_square.cu:32
-                            with kb.loop("iter_l30", cast(0, i64), lambda iter_l30: iter_l30 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l30:  # seed000_square.cu:32
+                            r78_0 = kb.let("r78_0", r78, "u32")  # seed000_square.cu:30
+                            r77_0 = kb.let("r77_0", r77, "u32")  # seed000_square.cu:30
+                            kb.assert_((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), "the loop's counter %r77 meets its end 0 (otherwise the GPU loops until it wraps)")  # seed000_square.cu:30
+                            trips_4 = kb.let("trips_4", select((const(-4, i64) != const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) % select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) == const(0, i64)) & ((cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)) >= const(1, i64)), (cast(0, i64) - (cast(cast(r77_0, i32), i64) + const(0, i64) * const(-4, i64))) // select(const(-4, i64) == const(0, i64), const(1, i64), const(-4, i64)), const(1, i64)), "i64")  # seed000_square.cu:30
+                            blocked = kb.let("blocked", trips_4 - trips_4 % 4, "i64")  # seed000_square.cu:30
+                            with kb.loop("iter_l30", cast(0, i64), lambda iter_l30: iter_l30 < blocked, step=cast(1, i64), unroll=False, dtype="i64") as iter_l30:  # seed000_square.cu:30
                                 colVector_v = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v")  # seed000_square.cu:32
                                 rowVector_v = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30 * const(4, i64), u32)),), width=1, name="rowVector_v")  # seed000_square.cu:32
                                 rs19 = kb.let("rs19", cast(cast(cast(colVector_v, i16) * cast(rowVector_v, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
@@ -123,8 +123,8 @@ def matrix_mul():
                                 colVector_v_4 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_4")  # seed000_square.cu:32
                                 rowVector_v_4 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_4")  # seed000_square.cu:32
                                 rs44.set(cast(cast(cast(cast(colVector_v_4, i16) * cast(rowVector_v_4, i16), i16) + cast(cast(cast(colVector_v_3, i16) * cast(rowVector_v_3, i16), i16) + cast(cast(cast(colVector_v_2, i16) * cast(rowVector_v_2, i16), i16) + rs19, i16), i16), i16), u16))  # seed000_square.cu:32
-                            with kb.if_(trips_4 - blocked & 2 != 0):  # seed000_square.cu:32
-                                iter_l30_k = kb.let("iter_l30_k", blocked + (trips_4 - blocked & -4) + 0, "i64")  # seed000_square.cu:32
+                            with kb.if_(trips_4 - blocked & 2 != 0):  # seed000_square.cu:30
+                                iter_l30_k = kb.let("iter_l30_k", blocked + (trips_4 - blocked & -4) + 0, "i64")  # seed000_square.cu:30
                                 colVector_v_5 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_5")  # seed000_square.cu:32
                                 rowVector_v_5 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k * const(4, i64), u32)),), width=1, name="rowVector_v_5")  # seed000_square.cu:32
                                 rs19_2 = kb.let("rs19_2", cast(cast(cast(colVector_v_5, i16) * cast(rowVector_v_5, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
@@ -135,7 +135,7 @@ def matrix_mul():
                                 colVector_v_8 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_8")  # seed000_square.cu:32
                                 rowVector_v_8 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_8")  # seed000_square.cu:32
                                 rs44.set(cast(cast(cast(cast(colVector_v_8, i16) * cast(rowVector_v_8, i16), i16) + cast(cast(cast(colVector_v_7, i16) * cast(rowVector_v_7, i16), i16) + cast(cast(cast(colVector_v_6, i16) * cast(rowVector_v_6, i16), i16) + rs19_2, i16), i16), i16), u16))  # seed000_square.cu:32
-                                iter_l30_k_2 = kb.let("iter_l30_k_2", blocked + (trips_4 - blocked & -4) + 1, "i64")  # seed000_square.cu:32
+                                iter_l30_k_2 = kb.let("iter_l30_k_2", blocked + (trips_4 - blocked & -4) + 1, "i64")  # seed000_square.cu:30
                                 colVector_v_9 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_9")  # seed000_square.cu:32
                                 rowVector_v_9 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k_2 * const(4, i64), u32)),), width=1, name="rowVector_v_9")  # seed000_square.cu:32
                                 rs19_3 = kb.let("rs19_3", cast(cast(cast(colVector_v_9, i16) * cast(rowVector_v_9, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
@@ -146,8 +146,8 @@ def matrix_mul():
                                 colVector_v_12 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k_2 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_12")  # seed000_square.cu:32
                                 rowVector_v_12 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k_2 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_12")  # seed000_square.cu:32
                                 rs44.set(cast(cast(cast(cast(colVector_v_12, i16) * cast(rowVector_v_12, i16), i16) + cast(cast(cast(colVector_v_11, i16) * cast(rowVector_v_11, i16), i16) + cast(cast(cast(colVector_v_10, i16) * cast(rowVector_v_10, i16), i16) + rs19_3, i16), i16), i16), u16))  # seed000_square.cu:32
-                            with kb.if_(trips_4 - blocked & 1 != 0):  # seed000_square.cu:32
-                                iter_l30_k_3 = kb.let("iter_l30_k_3", blocked + (trips_4 - blocked & -2) + 0, "i64")  # seed000_square.cu:32
+                            with kb.if_(trips_4 - blocked & 1 != 0):  # seed000_square.cu:30
+                                iter_l30_k_3 = kb.let("iter_l30_k_3", blocked + (trips_4 - blocked & -2) + 0, "i64")  # seed000_square.cu:30
                                 colVector_v_13 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x,), width=1, name="colVector_v_13")  # seed000_square.cu:32
                                 rowVector_v_13 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k_3 * const(4, i64), u32)),), width=1, name="rowVector_v_13")  # seed000_square.cu:32
                                 rs19_4 = kb.let("rs19_4", cast(cast(cast(colVector_v_13, i16) * cast(rowVector_v_13, i16), i16) + cast(rs44, i16), i16), "i16")  # seed000_square.cu:32
@@ -158,8 +158,8 @@ def matrix_mul():
                                 colVector_v_16 = colVector.load((const(256, u32) + (r78_0 + cast(iter_l30_k_3 * const(4, i64), u32) << const(4, u32)) + threadIdx.x + const(48, u32),), width=1, name="colVector_v_16")  # seed000_square.cu:32
                                 rowVector_v_16 = rowVector.load(((threadIdx.y << const(4, u32)) + (r78_0 + cast(iter_l30_k_3 * const(4, i64), u32)) + const(3, u32),), width=1, name="rowVector_v_16")  # seed000_square.cu:32
                                 rs44.set(cast(cast(cast(cast(colVector_v_16, i16) * cast(rowVector_v_16, i16), i16) + cast(cast(cast(colVector_v_15, i16) * cast(rowVector_v_15, i16), i16) + cast(cast(cast(colVector_v_14, i16) * cast(rowVector_v_14, i16), i16) + rs19_4, i16), i16), i16), u16))  # seed000_square.cu:32
-                            r78.set(r78_0 + cast(trips_4 * const(4, i64), u32))  # seed000_square.cu:32
-                            r77.set(r77_0 + cast(trips_4 * const(-4, i64), u32))  # seed000_square.cu:32
+                            r78.set(r78_0 + cast(trips_4 * const(4, i64), u32))  # seed000_square.cu:30
+                            r77.set(r77_0 + cast(trips_4 * const(-4, i64), u32))  # seed000_square.cu:30
                         with kb.if_(cast(cast(smax(smin(A_width, 16), 1), u32) & const(3, u32), i32) != 0):  # seed000_square.cu:30
                             r63 = kb.let("r63", r78 << const(4, u32), "u32")  # seed000_square.cu:32
                             r32.set(const(256, u32) + r63 + threadIdx.x)  # seed000_square.cu:32

@@ -65,12 +65,12 @@ def matrixMultiplySharedKernel():
         r42.set(commonDim * r2 + cast(r41, i32))  # seed004.cu:65
         r45.set(const(0, u32))  # seed004.cu:61
         f110.set(0.0)  # seed004.cu:61
-        r43_0 = kb.let("r43_0", r43, "u32")  # seed004.cu:65
-        r42_0 = kb.let("r42_0", r42, "i32")  # seed004.cu:65
-        r41_0 = kb.let("r41_0", r41, "u32")  # seed004.cu:65
-        r45_0 = kb.let("r45_0", r45, "u32")  # seed004.cu:65
-        trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:65
-        with kb.loop("iter_l63", cast(0, i64), lambda iter_l63: iter_l63 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l63:  # seed004.cu:65
+        r43_0 = kb.let("r43_0", r43, "u32")  # seed004.cu:63
+        r42_0 = kb.let("r42_0", r42, "i32")  # seed004.cu:63
+        r41_0 = kb.let("r41_0", r41, "u32")  # seed004.cu:63
+        r45_0 = kb.let("r45_0", r45, "u32")  # seed004.cu:63
+        trips = kb.let("trips", select(cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) > select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), (cast(commonDim + 31 + cast(cast(select(commonDim + 31 < 0, -1, 0), u32) >> const(27, u32), i32) >> 5, i64) - (cast(cast(r45_0, i32), i64) + const(0, i64) * const(1, i64)) + select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)) - const(1, i64)) // select(const(1, i64) > const(0, i64), const(1, i64), const(1, i64)), const(1, i64)), "i64")  # seed004.cu:63
+        with kb.loop("iter_l63", cast(0, i64), lambda iter_l63: iter_l63 < trips, step=cast(1, i64), do_while=True, unroll=False, dtype="i64") as iter_l63:  # seed004.cu:63
             p3 = kb.let("p3", r2 >= rowsA, "i32")  # seed004.cu:65
             f108.set(0.0)  # seed004.cu:65
             with kb.if_(logical_and(p3 == 0, r41_0 + cast(iter_l63 * const(32, i64), u32) < cast(commonDim, u32))):  # seed004.cu:65
@@ -172,10 +172,10 @@ def matrixMultiplySharedKernel():
             f110.set(call("fma", tileA_v_8[3], tileB_v_32, call("fma", tileA_v_8[2], tileB_v_31, call("fma", tileA_v_8[1], tileB_v_30, call("fma", tileA_v_8[0], tileB_v_29, call("fma", tileA_v_7[3], tileB_v_28, call("fma", tileA_v_7[2], tileB_v_27, call("fma", tileA_v_7[1], tileB_v_26, call("fma", tileA_v_7[0], tileB_v_25, call("fma", tileA_v_6[3], tileB_v_24, call("fma", tileA_v_6[2], tileB_v_23, call("fma", tileA_v_6[1], tileB_v_22, call("fma", tileA_v_6[0], tileB_v_21, call("fma", tileA_v_5[3], tileB_v_20, call("fma", tileA_v_5[2], tileB_v_19, call("fma", tileA_v_5[1], tileB_v_18, call("fma", tileA_v_5[0], tileB_v_17, call("fma", tileA_v_4[3], tileB_v_16, call("fma", tileA_v_4[2], tileB_v_15, call("fma", tileA_v_4[1], tileB_v_14, call("fma", tileA_v_4[0], tileB_v_13, call("fma", tileA_v_3[3], tileB_v_12, call("fma", tileA_v_3[2], tileB_v_11, call("fma", tileA_v_3[1], tileB_v_10, call("fma", tileA_v_3[0], tileB_v_9, call("fma", tileA_v_2[3], tileB_v_8, call("fma", tileA_v_2[2], tileB_v_7, call("fma", tileA_v_2[1], tileB_v_6, call("fma", tileA_v_2[0], tileB_v_5, call("fma", tileA_v[3], tileB_v_4, call("fma", tileA_v[2], tileB_v_3, call("fma", tileA_v[1], tileB_v_2, f14))))))))))))))))))))))))))))))))  # seed004.cu:78
             kb.syncthreads()  # seed004.cu:81
             r44.set(r44 + cast(cast(colsB, u32) << const(5, u32), i32))  # seed004.cu:63
-        r43.set(r43_0 + cast(trips * const(32, i64), u32))  # seed004.cu:65
-        r42.set(r42_0 + cast(trips * const(32, i64), i32))  # seed004.cu:65
-        r41.set(r41_0 + cast(trips * const(32, i64), u32))  # seed004.cu:65
-        r45.set(r45_0 + cast(trips * const(1, i64), u32))  # seed004.cu:65
+        r43.set(r43_0 + cast(trips * const(32, i64), u32))  # seed004.cu:63
+        r42.set(r42_0 + cast(trips * const(32, i64), i32))  # seed004.cu:63
+        r41.set(r41_0 + cast(trips * const(32, i64), u32))  # seed004.cu:63
+        r45.set(r45_0 + cast(trips * const(1, i64), u32))  # seed004.cu:63
     p9 = kb.let("p9", r4 >= colsB, "i32")  # seed004.cu:84
     p10 = kb.let("p10", r2 >= rowsA, "i32")  # seed004.cu:84
     with kb.if_(logical_or(p10 != 0, p9 != 0)):  # seed004.cu:84

@@ -428,6 +428,9 @@ class Host:
                 return self.u.constant(name, self.low).value
             if name in self.locals and self.locals[name] is not None:
                 return self.value(self.locals[name], depth + 1)
+            if name in self.binding:   # a host template's value parameter (`BS` of
+                # `launch_reduce<BS>`), as the instance launching this kernel binds it
+                return self.value(parse_expression(self.binding[name]), depth + 1)
             try:
                 passed = self.passed(name, depth)
                 if passed is not None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import functools
 import pathlib
 import re
 
@@ -182,8 +181,3 @@ def _check_reread(source: StringSource, patched: str, changed: str) -> None:
 def _string_lines(unit: sf.Unit) -> int:
     return unit.string.count("\n") + 1
 
-
-def builder(source: StringSource):
-    """A function of a changed unit's text to the kernel built from it (fix_built's
-    rebuild)."""
-    return functools.partial(rebuilt, source)

@@ -2,6 +2,7 @@
 loops where the PTX counts, else do-while loops under a flag."""
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from kernels_ir import SourceLoc
@@ -173,19 +174,33 @@ def _loop(lw: Lowering, loop) -> None:
 
 
 def _loop_loc(lw: Lowering, loop) -> SourceLoc:
-    """Where a loop is in the source: the first line of its body's instructions that stand
-    in the function its header's first instruction does (nvcc's header may start at a later
-    line: a `while (true)` whose body's last statements it put first is named by the line
-    the loop starts at, not by its `break`'s)."""
+    """Where a loop is in the source: the first line of its header's and back edges'
+    instructions (in the function the header's first instruction stands in) whose source is
+    a loop statement (`for`, `while`, `} while`: nvcc's header may start at a later line, a
+    `while (true)`'s at its `break`'s); else the earlier of the header's first line and the
+    line of the branch back to it; never a line nvcc sank into the loop from before it
+    (`tx = threadIdx.x` rematerialized inside), nor a nested loop's."""
     head = lw.blocks[loop.header]
     first = head.insts[0] if head.insts else head.branch
     if first is None:
         return SourceLoc("<ptx>", 0)
     loc = lw._loc(first)
-    lines = [x for b in loop.body for inst in (*lw.blocks[b].insts, lw.blocks[b].branch)
-             if inst is not None and (x := lw._loc(inst)).file == loc.file and
-             x.calls == loc.calls and x.line > 0]
-    return min(lines, key=lambda x: (x.line, x.column or 0), default=loc)
+    mine = lambda x: x.file == loc.file and x.calls == loc.calls and x.line > 0  # noqa: E731
+    latches = [b for b in loop.body if loop.header in lw.blocks[b].successors()]
+    # (the header's and the latches' own instructions: a nested loop's lines are in the
+    # body, not in these)
+    own = sorted({(x.line, x.column or 0): x for b in {loop.header, *latches}
+                  for inst in (*lw.blocks[b].insts, lw.blocks[b].branch)
+                  if inst is not None and mine(x := lw._loc(inst))}.items())
+    for _, x in own:
+        if _LOOP_STATEMENT.match(lw._source_line(x.file, x.line) or ""):
+            return x
+    back = [lw._loc(lw.blocks[b].branch) for b in latches if lw.blocks[b].branch is not None]
+    return min([loc, *[x for x in back if mine(x)]], key=lambda x: (x.line, x.column or 0))
+
+
+# a source line that is a loop statement (C++ and Python alike)
+_LOOP_STATEMENT = re.compile(r"\s*(\}\s*)?(for|while|do)\b")
 
 
 def _counted(lw: Lowering, loop):
