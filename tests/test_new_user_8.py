@@ -290,3 +290,35 @@ def test_explain_takes_file_colon_line_and_an_unknown_arch_is_refused_first(tmp_
     code, out, err = cli("analyze", "transpose", "--arch", "sm_99")
     said = " ".join(err.split())
     assert code == 2 and "unknown architecture 'sm_99'; known: sm_50" in said
+
+
+TWO_KERNELS = """__global__ void good(float *a)
+{
+    __shared__ float s[64];
+    s[threadIdx.x] = a[threadIdx.x];
+    __syncthreads();
+    a[threadIdx.x] = s[63 - threadIdx.x];
+}
+__global__ void bad(float *a)
+{
+    __shared__ float s[64];
+    s[threadIdx.x + 1] = a[threadIdx.x];
+    __syncthreads();
+    a[threadIdx.x] = s[threadIdx.x];
+}
+int main() { float *a; cudaMalloc(&a, 256); good<<<1, 64>>>(a); bad<<<1, 64>>>(a); }
+"""
+
+
+def test_one_faulting_kernel_leaves_the_files_others_counted(tmp_path):
+    """The tenth review: `analyze` of a file whose one kernel faults (here `bad` stores
+    s[64]) printed only the fault, no table for the correct one; now `good` is counted (2
+    warps, a store and a load each: 4 requests, 4 wavefronts) and the fault said (exit 2)."""
+    f = tmp_path / "two.cu"
+    f.write_text(TWO_KERNELS)
+    code, out, err = cli("analyze", str(f))
+    assert code == 2 and out.startswith("good: grid (1, 1, 1), block (64, 1, 1)")
+    assert "loads: 2 requests, 2 wavefronts" in out and "stores: 2 requests, 2 wavefronts" in out
+    said = " ".join(err.split())
+    assert "kernel 'bad'" in said and "out of bounds: index 64 of 's'" in said and \
+        "the launch faults, so nothing is counted" in said

@@ -5,7 +5,7 @@ import shlex
 
 from rich.console import Console
 
-from kernels_ir import KernelError
+from kernels_ir import KernelError, KernelRuntimeError
 
 
 from ...launch.analysis import analyze
@@ -71,11 +71,22 @@ def execute(args, console: Console) -> int:
                                             "--as-compiled" if args.as_compiled else
                                             "--regs compile")
         with busy(console, args, f"tracing {kernel.name}"):
-            if args.as_compiled:
-                r = as_compiled_report(kernel, params, args.arch, arrays, compiled, args.loop_limit)
-            else:
-                r = analyze(kernel, params, arch=args.arch, arrays=arrays,
-                            loop_limit=args.loop_limit)
+            try:
+                if args.as_compiled:
+                    r = as_compiled_report(kernel, params, args.arch, arrays, compiled,
+                                           args.loop_limit)
+                else:
+                    r = analyze(kernel, params, arch=args.arch, arrays=arrays,
+                                loop_limit=args.loop_limit)
+            except KernelRuntimeError as err:
+                if len(chosen) == 1:
+                    raise
+                # (a launch of several that faults: said, and the others counted, as a
+                # kernel of several that cannot be built is)
+                args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
+                                       f"{err}; the launch faults, so nothing is counted: "
+                                       "`smemsim check` locates its faults"]
+                continue
             occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None
         sources = input_sources(args, name, kernel) if r.mode == "full" else None
