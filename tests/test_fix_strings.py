@@ -187,3 +187,17 @@ def test_a_change_the_formatted_program_would_not_make_is_shown_not_written(nvcc
     assert code == 2 and "4,325,376 -> 262,144" in " ".join(out.split())
     assert "cannot be written into the file" in " ".join(err.split())
     assert not (tmp_path / "fix.patch").exists()
+
+
+def test_a_swizzled_index_writes_the_formatted_row_length(nvcc, tmp_path):
+    """The tenth review: a swizzle of `t[%(tile)d][%(tile)d]` wrote its accesses' row length
+    as the built `(32)`, right only at 32; the index now reads `(%(tile)d)` as the string
+    formats it (the reread check holds the program to the changed text)."""
+    pyc = tmp_path / "transpose.py"
+    pyc.write_text(PYCUDA.replace("float t[TILE][TILE]", "float t[%(tile)d][%(tile)d]"))
+    code, out, err = cli("fix", str(pyc), "--prefer", "swizzle", "--patch",
+                         str(tmp_path / "fix.patch"))
+    assert code == 0, err
+    diff = (tmp_path / "fix.patch").read_text()
+    assert "+        __shared__ float t[(%(tile)d) * (%(tile)d)];" in diff
+    assert "((threadIdx.y) * (%(tile)d) + (threadIdx.x))" in diff and "* (32)" not in diff

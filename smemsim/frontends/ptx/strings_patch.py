@@ -86,6 +86,7 @@ def python_patch(source: StringSource, changed):
     old = unit.text.splitlines(keepends=True)
     new = changed.patched.splitlines(keepends=True)
     out = list(lines)
+    values = _formatted_values(lines, old, unit)
     last = unit.offset + _string_lines(unit)        # the unit's lines of the string: offset..
     ops = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     for tag, i1, i2, j1, j2 in reversed(ops):
@@ -104,12 +105,13 @@ def python_patch(source: StringSource, changed):
             if k == unit.offset or at + k - i1 >= len(lines):
                 raise _not_as_built(source, at + k - i1 + 1)
             mine = lines[at + k - i1].rstrip("\r\n")
-            if mine != old[k].rstrip("\n"):
-                # a line with formatted values (`[%(tile)d]` built as `[32]`): the change
-                # made around them, where it keeps each value whole (`[%(tile)d + 1]`)
-                if tag != "replace" or i2 - i1 != j2 - j1:
-                    raise _not_as_built(source, at + k - i1 + 1)
-                made = _as_written(mine, old[k].rstrip("\n"), written[k - i1])
+            if mine != old[k].rstrip("\n") and (tag != "replace" or i2 - i1 != j2 - j1):
+                raise _not_as_built(source, at + k - i1 + 1)
+            if tag == "replace" and i2 - i1 == j2 - j1:
+                # the change made around the line's formatted values (`[%(tile)d]` built as
+                # `[32]`: `[%(tile)d + 1]`), and a value it writes anew where the string
+                # formats it (a swizzled index's row length `(32)`: `(%(tile)d)`)
+                made = _as_written(mine, old[k].rstrip("\n"), written[k - i1], values)
                 if made is None:
                     raise _not_as_built(source, at + k - i1 + 1)
                 written[k - i1] = made
@@ -133,7 +135,26 @@ def _not_as_built(source: StringSource, line: int) -> KernelError:
                        "string opens on): the change to it cannot be written into the file")
 
 
-def _as_written(mine: str, built: str, changed: str) -> str | None:
+def _formatted_values(lines: list, old: list, unit: sf.Unit) -> dict:
+    """The numbers the string formats into it (`32` built from `%(tile)d`), each with the
+    one text that makes it (a number two texts make is left out): by line, the file's text
+    against the built."""
+    made: dict = {}
+    for k in range(unit.offset + 1, min(len(old), unit.offset + _string_lines(unit))):
+        at = unit.first - 1 + k - unit.offset
+        if at >= len(lines):
+            break
+        mine, built = lines[at].rstrip("\r\n"), old[k].rstrip("\n")
+        if mine == built:
+            continue
+        for tag, p1, p2, b1, b2 in difflib.SequenceMatcher(None, mine, built,
+                                                           autojunk=False).get_opcodes():
+            if tag == "replace" and re.fullmatch(r"\d+", built[b1:b2]):
+                made.setdefault(built[b1:b2], set()).add(mine[p1:p2])
+    return {b: next(iter(texts)) for b, texts in made.items() if len(texts) == 1}
+
+
+def _as_written(mine: str, built: str, changed: str, values: dict | None = None) -> str | None:
     """`changed` (a change of the line as built, `built`) as the file writes the line
     (`mine`, with formatted values where `built` has their text): the change's new text as
     it is, the built text it keeps as the file writes it, each formatted value whole; None
@@ -144,7 +165,10 @@ def _as_written(mine: str, built: str, changed: str) -> str | None:
     for tag, u1, u2, n1, n2 in difflib.SequenceMatcher(None, built, changed,
                                                        autojunk=False).get_opcodes():
         if tag != "equal":
-            out.append(changed[n1:n2])       # the change's own text
+            own = changed[n1:n2]             # the change's own text
+            for number, text in (values or {}).items():
+                own = own.replace(f"({number})", f"({text})")
+            out.append(own)
             continue
         for kind, p1, p2, b1, b2 in regions:
             lo, hi = max(u1, b1), min(u2, b2)
