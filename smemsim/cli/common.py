@@ -128,7 +128,8 @@ def _note_assumed_lengths(args, kernel) -> None:
                           for g in assumed)
         print(f"note: {kernel.name}: the source does not say how long "
               f"{', '.join(g.name for g in assumed)} {'is' if len(assumed) == 1 else 'are'}: "
-              f"assumed {sizes} (--length NAME=EXPR gives it)", file=sys.stderr)
+              f"assumed {sizes}, smemsim's default, not the allocation's (--length NAME=EXPR "
+              "gives it)", file=sys.stderr)
     for g in kernel.globals:
         if getattr(g, "texture", None):
             print(f"note: {kernel.name}: {g.name} is {g.texture}", file=sys.stderr)
