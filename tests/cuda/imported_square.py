@@ -60,8 +60,8 @@ def matrix_mul():
     rd3 = kb.let("rd3", 0, "i64")  # seed000_square.cu:2
     rs44 = kb.let("rs44", 0, "u16")  # seed000_square.cu:2
     r71.set(blockIdx.x)  # seed000_square.cu:7
-    loop_4.set(0)  # seed000_square.cu:39
-    with kb.loop("iter_l39", 0, lambda iter_l39: loop_4 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l39:  # seed000_square.cu:39
+    loop_4.set(0)  # seed000_square.cu:16
+    with kb.loop("iter_l39", 0, lambda iter_l39: loop_4 > 0, step=1, do_while=True, unroll=False, dtype="i32") as iter_l39:  # seed000_square.cu:16
         r44 = kb.let("r44", r71 << const(4, u32), "u32")  # seed000_square.cu:16
         r16.set(cast(r44, i32) + cast(threadIdx.x, i32))  # seed000_square.cu:16
         kb.syncthreads()  # seed000_square.cu:17

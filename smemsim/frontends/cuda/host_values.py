@@ -155,26 +155,17 @@ class Host:
         args = launch_args(call, host) if is_launch(call) else \
             given.named_children if given is not None else []
         params = unit.params_of(lowering.node)
-        self.by_arg = {}
-        twice = set()
+        passed_as: dict[str, list[str]] = {}
         for a, p in zip(args, params):
             pd = p.child_by_field_name("declarator")
             if pd is not None and pd.type == "identifier":
-                if text(a) in self.by_arg:
-                    twice.add(text(a))
-                self.by_arg[text(a)] = text(pd)
+                passed_as.setdefault(text(a), []).append(text(pd))
         # an argument passed as several parameters (`(A, B, C, n, n, n)` as M, N and K) is
         # the host's value where the host code states it: the grid `n / BN` is the host's
         # n, so that `-p K=512` sets K alone, not the grid with it; where it does not (a
         # host function's parameter), the first parameter it becomes, which -p gives
-        self.shared_args = {a: self.by_arg.pop(a) for a in twice}
-        for a, p in zip(args, params):
-            pd = p.child_by_field_name("declarator")
-            if text(a) in self.shared_args and pd is not None and pd.type == "identifier":
-                self.shared_args[text(a)] = text(pd)
-                twice.discard(text(a))
-                if not twice:
-                    break
+        self.by_arg = {a: ps[0] for a, ps in passed_as.items() if len(ps) == 1}
+        self.shared_args = {a: ps[0] for a, ps in passed_as.items() if len(ps) > 1}
         self.dims3, self.locals = {}, {}
         # the kernel parameters whose host values an if/else chain of the launch tested
         # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)

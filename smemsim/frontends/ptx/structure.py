@@ -176,10 +176,10 @@ def _loop(lw: Lowering, loop) -> None:
 def _loop_loc(lw: Lowering, loop) -> SourceLoc:
     """Where a loop is in the source: the first line of its header's and back edges'
     instructions (in the function the header's first instruction stands in) whose source is
-    a loop statement (`for`, `while`, `} while`: nvcc's header may start at a later line, a
-    `while (true)`'s at its `break`'s); else the earlier of the header's first line and the
-    line of the branch back to it; never a line nvcc sank into the loop from before it
-    (`tx = threadIdx.x` rematerialized inside), nor a nested loop's."""
+    a loop statement (`for`, `while`: nvcc's header may start at a later line, a `while
+    (true)`'s at its `break`'s); else the earlier of the header's first line and the line of
+    the branch back to it; never a line nvcc sank into the loop from before it (`tx =
+    threadIdx.x` rematerialized inside), nor a nested loop's."""
     head = lw.blocks[loop.header]
     first = head.insts[0] if head.insts else head.branch
     if first is None:
@@ -200,7 +200,9 @@ def _loop_loc(lw: Lowering, loop) -> SourceLoc:
 
 
 # a source line that is a loop statement (C++ and Python alike)
-_LOOP_STATEMENT = re.compile(r"\s*(\}\s*)?(for|while|do)\b")
+# (not a do-while's closing `} while (...)`: such a loop is named by its first statement,
+# nvcc's header line, the `do {` line having no instruction)
+_LOOP_STATEMENT = re.compile(r"\s*(for|while|do)\b")
 
 
 def _counted(lw: Lowering, loop):
