@@ -334,3 +334,26 @@ def test_a_host_templates_value_parameter_sizes_its_launch(tmp_path):
         analyze(found["strided<512, float>"]())
     assert (small.grid, small.block) == ((8192, 1, 1), (128, 1, 1))
     assert (large.grid, large.block) == ((2048, 1, 1), (512, 1, 1))
+
+
+def test_a_built_instance_no_launch_reads_is_said_never_dropped(tmp_path):
+    """`kfn table[] = {gather<short, 2>, gather<short, 4>}; table[w]<<<...>>>`: nvcc's build
+    has both instances, no launch the host reading follows names them; each is a kernel
+    key whose build says so (and how to count it), beside the launched one."""
+    from kernels_ir import KernelError
+    cu = tmp_path / "table.cu"
+    cu.write_text(GATHER.split("typedef")[0] + """
+typedef void (*kfn)(const short *, short *);
+kfn table[] = {gather<short, 2>, gather<short, 4>};
+void dispatch(const unsigned char *ib, unsigned char *ob, const short *is, short *os, int w)
+{
+    gather<unsigned char, 64><<<1024, 256>>>(ib, ob);
+    table[w]<<<2048, 256>>>(is, os);
+}
+""")
+    found = import_kernels(str(cu), Options())
+    assert list(found) == ["gather<unsigned char, 64>", "gather<short, 2>", "gather<short, 4>"]
+    with pytest.raises(KernelError, match=r"has gather<short, 2>, which no launch of its host "
+                                          r"code that smemsim reads launches .* --kernel "
+                                          r"'gather<short, 2>' with --launch-grid"):
+        found["gather<short, 2>"]()

@@ -61,17 +61,21 @@ def _unlaunched_instances(path: str, options, arch: str, flags, keys: list[str])
     kernels, an explicit instantiation): never dropped without a word. Where the build's
     and the host reading's spellings of an instance may differ (`128u`, an enum), only the
     instances the build has more of than the launches read are said."""
+    base = lambda key: key.split("<")[0].strip()  # noqa: E731
+    templates = sorted({base(k) for k in keys if "<" in k})
+    if not templates:
+        return []   # (no template launched: nothing to compare, no build needed here)
     try:
         module = _parsed(_ptx(path, options, arch, flags))
     except (KernelError, OSError):
         return []   # (the kernels' own builds say why)
-    base = lambda key: key.split("<")[0].strip()  # noqa: E731
     spelled = lambda key: re.sub(r"\b(\d+)(?:u|l|ul|ll|ull)\b|\s+", r"\1",  # noqa: E731
                                  key.lower())
     launched = {spelled(k) for k in keys}
+    names = list(readable(list(module.entries)).values())
     out = []
-    for name in sorted({base(k) for k in keys if "<" in k}):
-        built = [p for p in readable(list(module.entries)).values()
+    for name in templates:
+        built = [p for p in names
                  if "<" in p and base(p).split("::")[-1] == name.split("::")[-1]]
         mine = [k for k in keys if base(k) == name]
         if len(built) > len(mine):
