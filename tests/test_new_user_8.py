@@ -322,3 +322,17 @@ def test_one_faulting_kernel_leaves_the_files_others_counted(tmp_path):
     said = " ".join(err.split())
     assert "kernel 'bad'" in said and "out of bounds: index 64 of 's'" in said and \
         "the launch faults, so nothing is counted" in said
+
+
+def test_a_sweep_over_a_problem_size_says_its_points_launch_different_work():
+    """The ninth review: `sweep -p K=...` ranked launches of different sizes by their raw
+    wavefronts and put the smallest on the Pareto front. The transpose at n = 256 and 1,024:
+    ideal wavefronts 4,096 and 65,536 (16 times the blocks): said, with the ratio that
+    compares their conflicts."""
+    code, out, err = cli("sweep", "transpose", "--kernel", "naive", "-p", "n=256,1024")
+    assert code == 0, err
+    assert "the points launch different work (ideal wavefronts 4,096 to 65,536)" in \
+        " ".join(out.split())
+    code, out, err = cli("sweep", "transpose", "--kernel", "naive", "-p", "n=1024",
+                         "--pad", "tile=0,1")
+    assert code == 0 and "launch different work" not in out

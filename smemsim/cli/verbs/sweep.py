@@ -372,6 +372,12 @@ def _print(console: Console, args, result, front, axes) -> None:
     say(console, f"Pareto front of wavefronts, shared memory per block and occupancy "
                  f"({len(front)} point(s)): " +
         "; ".join(r.point.label for r in front[:6]) + (" ..." if len(front) > 6 else ""))
+    ideals = [r.ideal for r in ranked if r.ideal]
+    if ideals and max(ideals) > 1.5 * min(ideals):
+        # (a problem size among the axes: a smaller launch is no better layout)
+        say(console, f"the points launch different work (ideal wavefronts {min(ideals):,} to "
+                     f"{max(ideals):,}): their wavefronts, and the front, compare launches of "
+                     "different sizes; excess / ideal compares their conflicts")
     failed = [r for r in result.results if r.error is not None]
     for r in itertools.islice(failed, 5):
         say(console, f"not analyzed: {r.point.label}: {r.error}")
