@@ -3,7 +3,6 @@ built as the program builds its string, and written into the Python file where i
 stand there as built (smemsim.frontends.ptx.strings_patch)."""
 import subprocess
 
-import pytest
 
 from tests.test_new_user import cli
 
@@ -155,12 +154,7 @@ def test_a_declaration_formatted_into_the_string_is_patched_around_its_values(
     """`t[%(tile)d][%(tile)d]` is built as `t[32][32]`: the padding is written around the
     formatted values, each kept whole (`[%(tile)d + 1]`), and the patched program, read
     again, makes the changed string exactly."""
-    pyc = tmp_path / "transpose.py"
-    pyc.write_text(PYCUDA.replace("float t[TILE][TILE]", "float t[%(tile)d][%(tile)d]"))
-    code, out, err = cli("fix", str(pyc), "--prefer", "pad", "--patch",
-                         str(tmp_path / "fix.patch"))
-    assert code == 0, err
-    diff = (tmp_path / "fix.patch").read_text()
+    out, diff = _formatted_fix(tmp_path, "pad")
     assert "+        __shared__ float t[%(tile)d][%(tile)d + 1];" in diff
     assert "4,325,376 -> 262,144 wavefronts" in " ".join(out.split())
 
@@ -193,11 +187,18 @@ def test_a_swizzled_index_writes_the_formatted_row_length(nvcc, tmp_path):
     """The tenth review: a swizzle of `t[%(tile)d][%(tile)d]` wrote its accesses' row length
     as the built `(32)`, right only at 32; the index now reads `(%(tile)d)` as the string
     formats it (the reread check holds the program to the changed text)."""
-    pyc = tmp_path / "transpose.py"
-    pyc.write_text(PYCUDA.replace("float t[TILE][TILE]", "float t[%(tile)d][%(tile)d]"))
-    code, out, err = cli("fix", str(pyc), "--prefer", "swizzle", "--patch",
-                         str(tmp_path / "fix.patch"))
-    assert code == 0, err
-    diff = (tmp_path / "fix.patch").read_text()
+    _, diff = _formatted_fix(tmp_path, "swizzle")
     assert "+        __shared__ float t[(%(tile)d) * (%(tile)d)];" in diff
     assert "((threadIdx.y) * (%(tile)d) + (threadIdx.x))" in diff and "* (32)" not in diff
+
+
+def _formatted_fix(tmp_path, prefer: str) -> tuple[str, str]:
+    """(fix's output, the patch it wrote) of the pycuda transpose whose declaration is
+    formatted, `t[%(tile)d][%(tile)d]`, preferring `prefer`'s kind of change."""
+    pyc = tmp_path / "transpose.py"
+    pyc.write_text(PYCUDA.replace("float t[TILE][TILE]", "float t[%(tile)d][%(tile)d]"))
+    code, out, err = cli("fix", str(pyc), "--prefer", prefer, "--patch",
+                         str(tmp_path / "fix.patch"))
+    assert code == 0, err
+    return out, (tmp_path / "fix.patch").read_text()
+
