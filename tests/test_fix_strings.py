@@ -3,7 +3,6 @@ built as the program builds its string, and written into the Python file where i
 stand there as built (smemsim.frontends.ptx.strings_patch)."""
 import subprocess
 
-
 from tests.test_new_user import cli
 
 # a 32 x 32 float tile stored by rows and read down its columns by warp 0 (each of its 32
