@@ -200,4 +200,3 @@ def _formatted_fix(tmp_path, prefer: str) -> tuple[str, str]:
                          str(tmp_path / "fix.patch"))
     assert code == 0, err
     return out, (tmp_path / "fix.patch").read_text()
-
