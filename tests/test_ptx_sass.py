@@ -115,9 +115,10 @@ def test_nvdisasm_marks_make_a_chain_innermost_first():
         /*00e0*/              @!P0 STS.U8 [R0+UR5+-0x8], R9 ;
 """
     assert _shared(text) == [
-        ("LDS.128", "load", 16, (("/s/h.h", 1), ("/s/h.h", 2), ("/s/k.cu", 7)), "R4", 256, 0xd0),
+        ("LDS.128", "load", 16, (("/s/h.h", 1), ("/s/h.h", 2), ("/s/k.cu", 7)), "R4", 256, 0xd0,
+         False),
         ("STS.U8", "store", 1, (("/s/h.h", 1), ("/s/h.h", 2), ("/s/k.cu", 7)), "R0+UR5", -8,
-         0xe0)]
+         0xe0, False)]
     # a plain mark after an inlined one starts a new place
     assert _chain([("/s/h.h", 1, ("/s/k.cu", 7)), ("/s/k.cu", 9, None)]) == (("/s/k.cu", 9),)
     assert _split_operand("R79+0x10") == ("R79", 16)
@@ -280,7 +281,8 @@ def test_the_sass_cache_entry_reads_back_as_written_and_refuses_an_edited_one(tm
     odd = "/a b/k,1:2.cu"    # a space, a comma and a colon in a folder's name
     functions = {"k": FunctionSass("k", (
         SassInst("LDS.128", "load", 16, ((odd, 5), ("/s/k.cu", 9)), "R0+UR5", -8, 0x40),
-        SassInst("STS", "store", 4, (), "", 0, 0x50)), 40), "_Z1jv": FunctionSass("_Z1jv", (), 8)}
+        SassInst("STS", "store", 4, (), "", 0, 0x50, True)), 40),
+        "_Z1jv": FunctionSass("_Z1jv", (), 8)}
     entry = tmp_path / "e.txt"
     store(entry, sealed("key", _text(functions).encode()))
     assert _load(entry, "key") == functions
@@ -395,6 +397,101 @@ def test_a_loop_ptxas_unrolls_again_reads_each_iteration_with_one_wide_load(tmp_
                for n in k.notes), k.notes
     r = analyze(k)
     assert r.load.requests == 4 * 8 * (6 + 3)
+
+
+def test_a_load_ptxas_sinks_below_an_early_exit_is_counted_for_the_threads_that_stay(
+        tmp_path, monkeypatch):
+    """tests/data/epilogue_exit.cu at n = 150, 1 block of 256: nvcc loads v[1..3] before the
+    guarded stores (v[0] inside its if), ptxas makes the first three guards predicates and
+    the last an `@P EXIT` with v[3]'s LDS below it. By hand: v[0] is loaded by the 5 warps
+    holding threads 0-149, v[1] and v[2] by all 8, v[3] by none (3 * 256 + t >= 150): 21
+    warp loads, where the PTX as written states 29 (cub's radix sort's epilogue, whose H200
+    counts are in docs/validation.md)."""
+    k = _built_as_ptxas_builds(tmp_path, monkeypatch, "epilogue_exit.cu", "epilogue",
+                               {"in": "1024", "out": "1024"})
+    assert "epilogue_exit.cu:9: ptxas loads 1 of this line's values below a conditional " \
+        "exit, only in the threads that stay (counted as built)" in k.notes, k.notes
+    assert analyze(k).load.requests == 5 + 8 + 8 + 0
+    # n = 1024: every thread stores every value, so every warp loads all four
+    assert analyze(k, {"n": 1024}).load.requests == 4 * 8
+
+
+def test_sass_instructions_after_a_conditional_exit_are_marked_up_to_a_label():
+    text = """
+	//## File "/s/k.cu", line 7
+        /*0010*/                   LDS R1, [R4] ;
+        /*0020*/                   EXIT ;
+        /*0030*/                   LDS R2, [R4+0x4] ;
+        /*0040*/               @P1 EXIT ;
+        /*0050*/                   LDS R3, [R4+0x8] ;
+.L_x_2:
+        /*0060*/                   LDS R5, [R4+0xc] ;
+        /*0070*/             @!P2 EXIT ;
+        /*0080*/                   STS [R4+0x10], R5 ;
+"""
+    assert [(x[5], x[7]) for x in _shared(text)] == [
+        (0, False), (4, False), (8, True), (12, False), (16, True)]
+
+
+def test_a_load_stays_where_the_sass_shows_no_exit_above_it():
+    from smemsim.frontends.ptx.as_built_rules import _sunk_loads
+    m = parse(EPILOGUE)
+    body = list(m.entries["k"].body)
+    ld = next(n for n, x in enumerate(body) if getattr(x, "opcode", ())[:2] == ("ld", "shared"))
+    place = (("/src/k.cu", 5),)
+    built = {(place, "load"): [SassInst("LDS", "load", 4, place, "R4", 0, 0x10, after)]
+             for after in [False]}
+    from smemsim.frontends.ptx.as_built_match import _by_line
+    ptx_lines, _ = _by_line(m, m.entries["k"], FunctionSass("k", (), 16))
+    edits = {}
+    assert _sunk_loads(body, ptx_lines, built, edits) == [] and edits == {}
+    # the same SASS with the load after the exit: it moves below the branch to `ret`
+    built = {(place, "load"): [SassInst("LDS", "load", 4, place, "R4", 0, 0x10, True)]}
+    notes = _sunk_loads(body, ptx_lines, built, edits)
+    branch = [n for n, x in enumerate(body) if getattr(x, "name", "") == "bra"][1]
+    assert edits == {ld: [], branch: [body[branch], body[ld]]} and len(notes) == 1
+    # a store to shared memory between them: not moved (ptxas orders them)
+    text = EPILOGUE.replace("st.global.u32 \t[%rd1], %r2;", "st.shared.u32 \t[%r4+4], %r2;")
+    assert text != EPILOGUE
+    m = parse(text)
+    body = list(m.entries["k"].body)
+    ptx_lines, _ = _by_line(m, m.entries["k"], FunctionSass("k", (), 16))
+    edits = {}
+    assert _sunk_loads(body, ptx_lines, built, edits) == [] and edits == {}
+
+
+EPILOGUE = """
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<9>;
+	.reg .b64 	%rd<3>;
+	.shared .align 4 .b8 s[1024];
+	ld.param.u64 	%rd1, [k_param_0];
+	ld.param.u32 	%r1, [k_param_1];
+	mov.u32 	%r2, %tid.x;
+	shl.b32 	%r3, %r2, 2;
+	mov.u32 	%r4, s;
+	add.s32 	%r4, %r4, %r3;
+	.loc	1 5 9
+	ld.shared.u32 	%r5, [%r4];
+	setp.ge.s32 	%p1, %r2, %r1;
+	@%p1 bra 	$L__BB0_2;
+	st.global.u32 	[%rd1], %r2;
+$L__BB0_2:
+	add.s32 	%r7, %r2, 256;
+	setp.ge.s32 	%p2, %r7, %r1;
+	@%p2 bra 	$L__BB0_4;
+	.loc	1 6 9
+	st.global.u32 	[%rd1+1024], %r5;
+$L__BB0_4:
+	ret;
+}
+	.file	1 "/src/k.cu"
+"""
 
 
 def test_a_serial_reduction_from_index_one_is_read_as_ptxas_blocks_it(tmp_path, monkeypatch):

@@ -601,7 +601,8 @@ def comparison_view(c) -> RichGroup:
         t.add_row(f"{x.file}:{x.line}", x.kind, f"{x.measured_requests:,}",
                   f"{x.predicted_requests:,}", f"{x.measured_wavefronts:,}",
                   f"{x.predicted_wavefronts:,}", x.verdict,
-                  style=None if x.verdict in ("equal", "inter-warp excess") else "yellow")
+                  style=None if x.verdict in ("equal", "inter-warp excess", "predicated")
+                  else "yellow")
     parts = [head, t]
     for x in differing:
         parts.append(Text(f"  {x.file}:{x.line} ({x.kind}): {x.why}"))

@@ -11,6 +11,13 @@ the line ncu correlates (the innermost). Per line and Nsight instruction class, 
 - `equal`;
 - `inter-warp excess`: the same instructions, more wavefronts: traffic the bank rules do not
   make (L1 arbitration with global accesses and between warps, docs/hardware-rules.md);
+- `predicated`: more instructions measured, as many wavefronts, where the line has
+  predicated instructions: ncu's per-instruction `inst_executed` counts a warp whose lanes
+  are all predicated off, which neither the kernel's `smsp__inst_executed_op_shared_*` nor
+  the analysis counts (cub's radix sort on an H200: `@!P3 LDS` 8 executed, 5 wavefronts;
+  the kernel's loads 5,461, the instructions' sum 5,464); the prediction lies between
+  the measured count and that count less the predicated instructions' warps without a
+  wavefront;
 - `below`: fewer wavefronts than predicted, with the same instructions: not expected;
 - `compiler`: other instruction counts where the analysis noted that ptxas changed the line
   (the note is quoted);
@@ -41,6 +48,10 @@ _WHY = {
                      "analysis does not count",
     "not run": "predicted, but the profiled launch made none here (another path, or another "
                "launch than the analysis's)",
+    "predicated": "{off:,} of the line's measured instructions are predicated ones whose "
+                  "warps have no wavefront: ncu's per-instruction count includes a warp "
+                  "whose lanes are all predicated off; the kernel's counter and the "
+                  "analysis do not",
     "moved": "the build has this line's instructions, one for each access the analysis "
              "counts, but they run another number of times: ptxas moved some across "
              "branches (made under a predicate where the PTX branches, or sunk below an "
@@ -111,10 +122,14 @@ def compare(measured: MeasuredKernel, report, notes=(), sass=None) -> KernelComp
             place = _user_place(by_address[m.offset].where, _TOOLKIT)
         else:
             place = (os.path.basename(m.file), m.line)
-        counts = got.setdefault((*place, m.kind), [0, 0, 0])
+        counts = got.setdefault((*place, m.kind), [0, 0, 0, 0])
         counts[0] += m.executed
         counts[1] += m.wavefronts
         counts[2] += m.ideal
+        if m.sass.startswith("@") and m.executed > m.wavefronts:
+            # (warps of a predicated instruction beyond its wavefronts: at most that many
+            # ran with every lane off)
+            counts[3] += m.executed - m.wavefronts
     # (the build's own instructions, every one: ncu lists only those that ran)
     for s in by_address.values() if placed_by_address else ():
         kind = instruction_class(s.opcode)
@@ -134,7 +149,7 @@ def compare(measured: MeasuredKernel, report, notes=(), sass=None) -> KernelComp
                 timing.add((*place, kind))
     lines = []
     for key in sorted(set(got) | set(want), key=lambda k: (k[0], k[1], k[2])):
-        m, p = got.get(key, [0, 0, 0]), want.get(key, [0, 0, 0])
+        m, p = got.get(key, [0, 0, 0, 0]), want.get(key, [0, 0, 0])
         verdict, why = _attributed(key, m, p, notes, key in timing,
                                    made.get(key) == sites.get(key) and placed_by_address)
         lines.append(LineComparison(key[0], key[1], key[2], m[0], p[0], m[1], p[1], m[2],
@@ -158,7 +173,7 @@ def _attributed(key: tuple, m: list, p: list, notes, timing: bool, same_instruct
     `same_instructions`: the build has as many instructions at the line as the analysis
     sites."""
     file, line, kind = key
-    if m == p:
+    if m[:3] == p:
         return "equal", _WHY["equal"]
     if not p[0]:
         return "no prediction", _WHY["no prediction"].format(
@@ -169,6 +184,8 @@ def _attributed(key: tuple, m: list, p: list, notes, timing: bool, same_instruct
         if m[1] > p[1]:
             return "inter-warp excess", _WHY["inter-warp excess"].format(extra=m[1] - p[1])
         return "below", _WHY["below"].format(short=p[1] - m[1])
+    if m[0] - m[3] <= p[0] < m[0] and m[1:3] == p[1:]:
+        return "predicated", _WHY["predicated"].format(off=m[0] - p[0])
     if timing:
         return "timing", _WHY["timing"]
     said = [n for n in notes if f"{file}:{line}" in n]

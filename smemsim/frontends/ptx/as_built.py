@@ -29,7 +29,7 @@ from .as_built_match import (_Access, _by_line, _chain, _count, _merged_note, _m
                              _ptx_count, _ptx_name, _runs, _unrolled, _where)
 from .as_built_rules import (_attributed, _blocked_loops, _cascades, _contained,
                              _fragments_reloaded, _iterations_merged, _narrowed, _pooled,
-                             _reused, _sunk_stores)
+                             _reused, _sunk_loads, _sunk_stores)
 from .parse import Entry, Inst, Label, Module
 from .sass import FunctionSass
 from .unroll import unroll
@@ -166,6 +166,7 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
         if key not in ptx_lines and key not in sunk:
             notes.append(f"{_where(key[0])}: the SASS has {_count(built)} that no PTX "
                          f"{_ptx_name(key[1])} of this line has (not counted)")
+    notes += _sunk_loads(body, ptx_lines, sass_lines, edits, frozenset(entry.names))
     body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
                    len(ptx_lines), matched)

@@ -690,3 +690,91 @@ def _width_of(inst: Inst) -> int:
     """Bytes a lane of a shared ld/st."""
     lanes = next((int(p[1:]) for p in inst.opcode if p in ("v2", "v4", "v8")), 1)
     return lanes * _SIZES.get(inst.opcode[-1], 0)
+
+
+def _sunk_loads(body: list, ptx_lines: dict, sass_lines: dict, edits: dict, names=frozenset()):
+    """Loads ptxas sinks below an early exit: the PTX loads a value, then (through if-blocks
+    that ptxas makes straight-line code) branches to a `ret` where the thread does not use
+    it, and uses it only after that branch; ptxas turns the branch into `@P EXIT` and loads
+    below it, so only the threads that stay load (an unrolled epilogue of guarded stores
+    `if (i < n) out[i] = v[j];`: the last guard exits). Where a line's SASS has more loads
+    after a conditional EXIT than its PTX has after a branch to `ret`, and exactly that many
+    of the line's loads can sink so, each moves below its branch. Returns notes; `edits`
+    gains the moves."""
+    notes, rets = [], _ret_labels(body)
+    for key, ptx in ptx_lines.items():
+        if key[1] != "load":
+            continue
+        built = sum(s.after_exit for s in sass_lines.get(key, []))
+        stated = sum(_after_exit(body, a.position, rets) for a in ptx)
+        if built <= stated:
+            continue
+        sinks = [(a, b) for a in ptx if a.position not in edits and not a.inst.guard
+                 for b in [_exit_below(body, a.position, rets, names)] if b is not None]
+        if len(sinks) != built - stated:
+            continue
+        for a, branch in sinks:
+            edits[a.position] = []
+            edits[branch] = edits.get(branch, [body[branch]]) + [a.inst]
+        notes.append(f"{_where(key[0])}: ptxas loads {len(sinks)} of this line's values "
+                     "below a conditional exit, only in the threads that stay (counted as "
+                     "built)")
+    return notes
+
+
+def _ret_labels(body: list) -> set[str]:
+    """The labels whose code is a return (labels, then an unguarded `ret` or `exit`)."""
+    out, pending = set(), []
+    for x in body:
+        if isinstance(x, Label):
+            pending.append(x.name)
+            continue
+        if x.name in ("ret", "exit") and x.guard is None:
+            out.update(pending)
+        pending = []
+    return out
+
+
+def _after_exit(body: list, position: int, rets: set) -> bool:
+    """Whether a conditional branch to a return stands before `position` with no label
+    between (the PTX's form of SASS's `@P EXIT` above an instruction)."""
+    for x in reversed(body[:position]):
+        if isinstance(x, Label):
+            return False
+        if x.name == "bra" and x.guard is not None and x.operands[0] in rets:
+            return True
+    return False
+
+
+def _writes_shared(x: Inst) -> bool:
+    """Whether a store or atomic may write shared memory (its space shared, or generic)."""
+    return x.name in ("st", "atom", "red") and \
+        not any(space in x.opcode for space in ("global", "local", "param"))
+
+
+def _exit_below(body: list, position: int, rets: set, names) -> int | None:
+    """The position of the conditional branch to a return that the load at `position` can
+    sink below: every path from the load reaches it (only forward branches between, none
+    past it), nothing between reads or writes the load's registers, writes shared memory or
+    orders it, and the value is not used before it. None where there is none."""
+    from .operands import _reads, _writes
+    loaded = set(_writes(body[position], names))
+    labels = {x.name: n for n, x in enumerate(body) if isinstance(x, Label)}
+    furthest = position
+    for n in range(position + 1, len(body)):
+        x = body[n]
+        if isinstance(x, Label):
+            continue
+        if loaded & set(_reads(x, names)) or loaded & set(_writes(x, names)) or \
+                _writes_shared(x) or (x.name in _FENCES and x.name not in ("st", "atom", "red"))\
+                or x.name in ("ret", "exit", "trap") or "volatile" in x.opcode:
+            return None
+        if x.name != "bra":
+            continue
+        target = labels.get(x.operands[0])
+        if target is None or target <= n or x.guard is None:
+            return None   # (a loop's branch back, or a jump: not an if's)
+        if x.operands[0] in rets:
+            return n if furthest <= n else None
+        furthest = max(furthest, target)
+    return None

@@ -20,7 +20,8 @@ from urllib.parse import quote, unquote
 from ...cache import cache_dir, open_sealed, sealed, store
 from ...toolrun import ToolMissing, find_tool, private_folder, run_tool
 
-CACHE_FORMAT = 3   # 2: never-executed `@!PT` instructions left out; 3: resources
+CACHE_FORMAT = 4   # 2: never-executed `@!PT` instructions left out; 3: resources;
+#                    4: instructions after a conditional EXIT
 
 # the opcodes that access shared memory, by their first part
 _SHARED = {"LDS": "load", "STS": "store", "LDSM": "ldmatrix", "STSM": "stmatrix",
@@ -29,6 +30,7 @@ _INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9
 _MARK = re.compile(r'^\s*//## File "((?:[^"\\]|\\.)*)", line (\d+)'
                    r'(?: inlined at "((?:[^"\\]|\\.)*)", line (\d+))?')
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
+_LABEL = re.compile(r"^\s*\.L\w*:")
 _OPERAND = re.compile(r"\[([^\]]*)\]")
 _ENTRY = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
 _USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
@@ -50,6 +52,10 @@ class SassInst:
     base: str            # the address operand's register part (`R79`, `R0+UR5`)
     offset: int          # its constant part
     address: int         # the instruction's address in the function
+    # after a conditional EXIT with no label between them: only the threads that do not
+    # exit reach it (ptxas sinks a load below such an exit where only the staying threads
+    # use its value: tests/test_ptx_sass.py's epilogue, cub's radix sort)
+    after_exit: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,12 +168,15 @@ def _functions(text: str) -> dict[str, str]:
 
 def _shared(text: str) -> list[tuple]:
     """The shared-memory instructions of one function's SASS, with their places."""
-    out, marks, where = [], [], ()
+    out, marks, where, after_exit = [], [], (), False
     for line in text.split("\n"):
         m = _MARK.match(line)
         if m:
             marks.append((_unescape(m.group(1)), int(m.group(2)),
                           (_unescape(m.group(3)), int(m.group(4))) if m.group(3) else None))
+            continue
+        if _LABEL.match(line):   # (a branch may come here without passing the exit)
+            after_exit = False
             continue
         m = _INSTRUCTION.match(line)
         if not m:
@@ -175,13 +184,16 @@ def _shared(text: str) -> list[tuple]:
         if marks:
             where, marks = _chain(marks), []
         guard, opcode = (m.group(2) or "").strip(), m.group(3)
+        if opcode == "EXIT" and guard not in ("", "@PT", "@!PT"):
+            after_exit = True
         kind = _SHARED.get(opcode.split(".")[0])
         if kind is None or guard == "@!PT":
             # (`@!PT LDS RZ, [RZ]`: never executed; ptxas pads each LDGSTS with one)
             continue
         operand = _OPERAND.search(m.group(4))
         base, offset = _split_operand(operand.group(1) if operand else "")
-        out.append((opcode, kind, _width(opcode), where, base, offset, int(m.group(1), 16)))
+        out.append((opcode, kind, _width(opcode), where, base, offset, int(m.group(1), 16),
+                    after_exit))
     return out
 
 
@@ -243,21 +255,21 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)
 
 
-_HEAD = "smemsim-sass 2"
+_HEAD = "smemsim-sass 3"
 
 
 def _text(functions: dict) -> str:
     """A cache entry: a header line, then per function `F name registers smem stack
     spill-stores spill-loads barriers` and per shared instruction `I opcode kind width
-    offset address base chain` (names %-quoted; the chain `file:line,...`), read back
-    without evaluating anything."""
+    offset address base chain after-exit` (names %-quoted; the chain `file:line,...`; 1 or
+    0), read back without evaluating anything."""
     lines = [_HEAD]
     for f in functions.values():
         lines.append(f"F {quote(f.name)} {' '.join(map(str, f.resources))}")
         for i in f.shared:
             chain = ",".join(f"{quote(file)}:{n}" for file, n in i.where)
             lines.append(f"I {quote(i.opcode)} {i.kind} {i.width} {i.offset} {i.address} "
-                         f"{quote(i.base) or '-'} {chain or '-'}")
+                         f"{quote(i.base) or '-'} {chain or '-'} {int(i.after_exit)}")
     return "\n".join(lines) + "\n"
 
 
@@ -280,13 +292,14 @@ def _load(entry, key: str) -> dict | None:
                 if name is not None:
                     out[name] = FunctionSass(name, tuple(shared), *resources)
                 name, resources, shared = unquote(parts[1]), tuple(map(int, parts[2:])), []
-            elif parts[0] == "I" and len(parts) == 8 and name is not None:
+            elif parts[0] == "I" and len(parts) == 9 and parts[8] in ("0", "1") and \
+                    name is not None:
                 where = tuple((unquote(f), int(n)) for f, _, n in
                               (c.rpartition(":") for c in parts[7].split(","))) \
                     if parts[7] != "-" else ()
                 shared.append(SassInst(unquote(parts[1]), parts[2], int(parts[3]), where,
                                        "" if parts[6] == "-" else unquote(parts[6]),
-                                       int(parts[4]), int(parts[5])))
+                                       int(parts[4]), int(parts[5]), parts[8] == "1"))
             else:
                 return None
     except ValueError:
