@@ -177,8 +177,9 @@ class KernelRuntimeError(KernelError):
                  loc: SourceLoc | None = None, block: tuple[int, int, int] | None = None,
                  thread: tuple[int, int, int] | None = None,
                  iterations: dict[str, int] | None = None,
-                 values: dict[str, int | float] | None = None):
+                 values: dict[str, int | float] | None = None, site: int | None = None):
         self.block = block
+        self.site = site                           # the access site that faulted, if one
         self.thread = thread
         self.iterations = dict(iterations or {})   # loop variable -> iteration (from 0)
         self.values = dict(values or {})           # loop variable -> its value there

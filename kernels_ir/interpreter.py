@@ -248,7 +248,8 @@ class Machine(Evaluator):
 
     def _fault(self, stmt, message: str, gid: int) -> KernelRuntimeError:
         return KernelRuntimeError(message, kernel=self.kernel.title, stmt=format_stmt(stmt),
-                                  loc=stmt.loc, **self._where(gid))
+                                  loc=stmt.loc, site=getattr(stmt, "site", None),
+                                  **self._where(gid))
 
     # ------------------------------------------------------------ expressions
     def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
@@ -496,8 +497,8 @@ class Machine(Evaluator):
                 named = f"'{array.name}'" if not variable or variable == array.name else \
                     f"'{variable}' in {array.dtype} elements"
                 raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
-                                f"{dim_text} of {named} (valid 0..{extent - 1})",
-                                np.array([lane]))
+                                f"{_wrapped_text(i[lane], array)}{dim_text} of {named} "
+                                f"(valid 0..{extent - 1})", np.array([lane]))
             term = i.astype(np.int64, copy=False)
             if stride != 1:
                 term = term * stride
@@ -828,6 +829,17 @@ _EXECUTE = {
     WgmmaCommit: lambda machine, s, idx: None,
     WgmmaWait: lambda machine, s, idx: None,
 }
+
+
+def _wrapped_text(value, array) -> str:
+    """For a shared array's index whose byte offset lies in the upper half of 32 bits: the
+    negative index it is if that offset wrapped (PTX computes shared addresses in 32 bits:
+    `s[c - 'a']` at c = 39, 4-byte elements, is index 1073741790, that is -34)."""
+    size = array.dtype.size
+    value = int(value)
+    if not isinstance(array, SharedArray) or not 1 << 31 <= value * size < 1 << 32:
+        return ""
+    return f" ({(value * size - (1 << 32)) // size} if its 32-bit byte offset wrapped)"
 
 
 def _index_text(value, index: Expr) -> str:

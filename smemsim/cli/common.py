@@ -38,6 +38,16 @@ def kernels(args) -> list:
     if failed and not out:
         raise failed[0][1]
     args.failed_kernels = []   # (the command line's run() says each on stderr)
+    # (a kernel the host code never launches, beside kernels it does: what the program runs
+    # is counted; the others are said, not an error: a library file's main launches some)
+    unlaunched = [(key, err) for key, err in failed if getattr(err, "unlaunched", False)]
+    if unlaunched:
+        import sys
+        failed = [x for x in failed if x not in unlaunched]
+        names = ", ".join(key for key, _ in unlaunched)
+        print(f"note: not analyzed, as the file's host code launches "
+              f"{'it' if len(unlaunched) == 1 else 'none of them'}: {names} (--kernel NAME "
+              "with --launch-grid and --launch-block counts one)", file=sys.stderr)
     for key, err in failed:
         message = str(err)
         if err.kernel and message.startswith(f"kernel '{err.kernel}'"):
@@ -204,6 +214,36 @@ def input_sources(args, key: str, kernel) -> dict[str, str]:
                        f"ARRAYS['{key}'] of {args.file}" if prescribed else
                        "its initializer in the file" if g.initial is not None else
                        f"seeded random (seed 0, {_drawn(g)})")
+    return out
+
+
+def random_inputs_note(args, key: str, kernel, err) -> str:
+    """For a fault at a site whose address depends on values the kernel loads, where some
+    inputs are smemsim's seeded random values: the clause that says so (else "")."""
+    site = getattr(err, "site", None)
+    if site is None:
+        return ""
+    from ..launch.slicing import slice_kernel
+    if site not in slice_kernel(kernel).data_dependent:
+        return ""
+    drawn = [name for name, source in input_sources(args, key, kernel).items()
+             if source.startswith("seeded random")]
+    if not drawn:
+        return ""
+    return (f"; this address depends on values the kernel loads, and "
+            f"{', '.join(repr(n) for n in drawn)} hold{'s' if len(drawn) == 1 else ''} "
+            f"smemsim's seeded random values, not the program's (the fault may be theirs): "
+            f"give the program's data with --data {drawn[0]}=FILE.npy")
+
+
+def with_note(err, note: str):
+    """The error `err` with `note` added to its message (the same kind, lane and place)."""
+    if not note:
+        return err
+    import copy
+    out = copy.copy(err)
+    out.message = err.message + note
+    out.args = (out._render(),)
     return out
 
 

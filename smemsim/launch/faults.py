@@ -28,6 +28,7 @@ class Fault:
     message: str                 # the first block's fault, located
     blocks: int = 1              # blocks that hit a fault of this kind at this statement
     loc: SourceLoc | None = None  # the statement's source line, where known
+    site: int | None = None      # the shared access site that faulted, where one did
 
 
 def _classify(err: KernelRuntimeError) -> str:
@@ -112,7 +113,8 @@ def count_fault(faults: dict, err, blocks: int = 1) -> None:
     if key in faults:
         faults[key] = replace(faults[key], blocks=faults[key].blocks + blocks)
     elif len(faults) < MAX_FAULTS:
-        faults[key] = Fault(kind, str(err), blocks=blocks, loc=getattr(err, "loc", None))
+        faults[key] = Fault(kind, str(err), blocks=blocks, loc=getattr(err, "loc", None),
+                            site=getattr(err, "site", None))
 
 
 def stopped_note(faulted: int, pending: list) -> str:

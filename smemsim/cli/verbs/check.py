@@ -1,6 +1,8 @@
 """`smemsim check`: races, divergent barriers, bounds, alignment and limits, located."""
 from __future__ import annotations
 
+import dataclasses
+
 from rich.console import Console
 
 from ...launch.hazards import MAX_RACES, check
@@ -8,7 +10,7 @@ from .. import jsonout, outputs
 from ..phrases import params_text
 from ..common import (
     EXIT_GATE, EXIT_OK, assumed_length_question, inputs, kernels, own_params, print_json,
-    progress, say, swept,
+    progress, random_inputs_note, say, swept,
 )
 from ..options import (
     add_format,
@@ -63,6 +65,9 @@ def execute(args, console: Console) -> int:
                     job, completed=done, total=n)))]
         for _, h in rows:
             h, question = assumed_length_question(h, kernel)
+            h = dataclasses.replace(h, faults=tuple(
+                dataclasses.replace(f, message=f.message + random_inputs_note(
+                    args, name, kernel, f)) for f in h.faults))
             docs.append(jsonout.hazards_json(h) | ({"question": question} if question else {}))
             reports.append(h)
             if not h.clean:

@@ -8,7 +8,8 @@ from kernels_ir import KernelError
 from ...launch.occupancy import occupancy, what_if
 from .. import jsonout, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, kernels, launch_bound, occupancy_of, one_kernel, print_json, say,
+    EXIT_GATE, EXIT_OK, kernels, launch_bound, occupancy_of, one_kernel, own_params, print_json,
+    say,
 )
 from ..options import add_common, add_kernels, add_regs, cuda_flags_given, fraction, parse_params
 
@@ -57,9 +58,12 @@ def execute(args, console: Console) -> int:
                                   "compile: NVRTC's build of its CUDA)")
             regs = "compile"   # (a .cu is read from nvcc's build: its registers are known)
         results = []
-        for key, kernel in ([one_kernel(args)] if args.kernel else kernels(args)):
-            o = occupancy_of(kernel, args.arch, regs, parse_params(args.param), args.carveout,
-                             source=(args, key))
+        chosen = [one_kernel(args)] if args.kernel else kernels(args)
+        given = parse_params(args.param)
+        for key, kernel in chosen:
+            # (-p of a file's several kernels: each its own, as analyze takes them)
+            o = occupancy_of(kernel, args.arch, regs, own_params(given, kernel, chosen),
+                             args.carveout, source=(args, key))
             bound = launch_bound(kernel)
             if bound is not None and o.block_size > bound:
                 raise KernelError(f"{kernel.name}: a block of {o.block_size} threads, past "

@@ -449,7 +449,8 @@ class Host:
                 question.macro = True
                 raise question
             raise _HostQuestion(f"the host variable '{name}'", name)
-        if node.type in ("number_literal", "sizeof_expression", "char_literal"):
+        if node.type in ("number_literal", "sizeof_expression", "char_literal", "true",
+                         "false"):
             if self.binding and node.type == "sizeof_expression":
                 node = parse_expression(with_binding([text(node)], self.binding)[0])
             return self.low.expr(node)

@@ -44,10 +44,12 @@ def launch_of(unit, lowering):
     if not found:
         where = "the file" if not unit.host_units else \
             "the file or its --host-file files"
-        raise CudaImportError(f"no launch of '{lowering.name}' in {where}: give "
+        err = CudaImportError(f"no launch of '{lowering.name}' in {where}: give "
                               "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, where "
                               "another file of the program launches it, --host-file FILE)",
                               kernel=lowering.name, loc=lowering.loc(lowering.node))
+        err.unlaunched = True   # (the file's other kernels may be launched: a note then)
+        raise err
     call, host = found[0]
     cfg = launch_config(call)
     host_reader = Host(unit_of(unit, call), lowering, call, host)

@@ -84,10 +84,12 @@ def _unlaunched_instances(path: str, options, arch: str, flags, keys: list[str])
 
 
 def _unlaunched(path: str, key: str) -> Kernel:
-    raise KernelError(f"nvcc's build of {path} has {key}, which no launch of its host code "
+    err = KernelError(f"nvcc's build of {path} has {key}, which no launch of its host code "
                       "that smemsim reads launches (a kernel pointer set at run time, a table "
                       f"of kernels, an explicit instantiation): --kernel '{key}' with "
                       "--launch-grid and --launch-block counts it", kernel=key)
+    err.unlaunched = True
+    raise err
 
 
 def write_kernels_file(path: str, options=None, kernel: str | None = None,

@@ -1,0 +1,118 @@
+"""Issue #54: what the eleventh new-user review (44th session) met on kernels of its own,
+each now answered (small kernels of the same kinds, their counts worked out in each
+docstring)."""
+import json
+
+from tests.test_new_user import cli
+
+FLAG = """
+__global__ void k(float *out, int n, bool flag) {
+    __shared__ float s[256];
+    s[threadIdx.x] = flag ? 1.0f : 2.0f;
+    __syncthreads();
+    out[blockIdx.x * 256 + threadIdx.x] = s[255 - threadIdx.x];
+}
+__global__ void unused(float *out) {
+    __shared__ float t[32];
+    t[threadIdx.x] = 1.0f;
+    out[threadIdx.x] = t[31 - threadIdx.x];
+}
+int main() {
+    float *o; cudaMalloc(&o, 4 * 256 * 4);
+    bool bcao = false;
+    k<<<4, 256>>>(o, 1024, bcao);
+}
+"""
+
+
+def test_a_bool_launch_argument_set_to_false_is_read_and_an_unlaunched_kernel_is_a_note(
+        tmp_path, capsys):
+    """mattdean1's scan: `bool bcao = false;` passed to the launch was asked for (`true` and
+    `false` were no host values), and the file's kernels that main never launches made the
+    run exit 2 although every launched one was counted. Now: flag=0, 4 blocks x 8 warps a
+    site (32 requests each), and the unlaunched kernel is a note on stderr, exit 0."""
+    f = tmp_path / "flag.cu"
+    f.write_text(FLAG)
+    code, out, err = cli("analyze", str(f), "--json")
+    assert code == 0, err
+    (doc,) = [d for d in json.loads(out)["results"]]
+    assert doc["params"] == {"n": 1024, "flag": 0}
+    assert [s["requests"] for s in doc["sites"]] == [32, 32]
+    assert "note: not analyzed, as the file's host code launches it: unused" in \
+        capsys.readouterr().err
+
+
+def test_occupancy_of_several_kernels_takes_each_its_own_parameters(tmp_path):
+    """`occupancy FILE -p bcao=0` refused the file's other kernel ("unknown parameter"),
+    where analyze gives each kernel the -p values it declares."""
+    f = tmp_path / "flag.cu"
+    f.write_text(FLAG.replace("int main() {", "void two(float *o) { unused<<<1, 32>>>(o); }\n"
+                              "int main() {"))
+    code, out, err = cli("occupancy", str(f), "-p", "flag=1")
+    assert code == 0, err
+    assert "k:" in out and "unused:" in out
+
+
+HISTOGRAM = """
+__global__ void histogram(const char *a, int *result, int n) {
+    __shared__ int bins[7];
+    if (threadIdx.x < 7) bins[threadIdx.x] = 0;
+    __syncthreads();
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        int position = a[i] - 'a';
+        atomicAdd(&bins[position / 4], 1);
+    }
+    __syncthreads();
+    if (threadIdx.x < 7) atomicAdd(&result[threadIdx.x], bins[threadIdx.x]);
+}
+int main() {
+    char *a; int *r; int n = 1 << 16;
+    cudaMalloc(&a, n); cudaMalloc(&r, 7 * 4);
+    histogram<<<64, 256>>>(a, r, n);
+}
+"""
+
+
+def test_a_fault_on_smemsims_random_inputs_says_so_and_the_wrapped_index(tmp_path):
+    """cuda-by-example's histogram: the host fills the input with 'a' + rand() % 26; smemsim,
+    not told, draws bytes, and `a[i] - 'a'` leaves the bins: a fault the program never
+    makes. The message now says the address depends on loaded values that are smemsim's
+    random ones, and names --data; the index the 32-bit shared address wraps to is shown as
+    the negative one it was: a byte -4k from the array is index 2^30 - k of its words
+    (the review's 1073741790, that is -34)."""
+    f = tmp_path / "hist.cu"
+    f.write_text(HISTOGRAM)
+    for verb in ("analyze", "check"):
+        code, out, err = cli(verb, str(f))
+        text = out + err
+        assert "this address depends on values the kernel loads, and 'a'" in text, text
+        assert "give the program's data with --data a=FILE.npy" in text
+        index = int(text.split("out of bounds: index ")[1].split()[0])
+        assert 2**30 - 64 <= index < 2**30, text
+        assert f"({index - 2**30} if its 32-bit byte offset wrapped)" in text
+
+
+def test_a_report_of_several_kernels_is_written_when_one_faults(tmp_path):
+    """mine_hazards.cu: one kernel reading buf[256] of 256 kept the page of the other kernels
+    from being written. Now the page has the others; the fault is said on stderr (exit 2)."""
+    f = tmp_path / "two.cu"
+    f.write_text("""
+__global__ void bad(float *out) {
+    __shared__ float buf[256];
+    buf[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = buf[threadIdx.x + 1];
+}
+__global__ void good(float *out) {
+    __shared__ float buf[256];
+    buf[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = buf[255 - threadIdx.x];
+}
+int main() { float *o; cudaMalloc(&o, 1024); bad<<<1, 256>>>(o); good<<<1, 256>>>(o); }
+""")
+    page = tmp_path / "p.html"
+    code, out, err = cli("report", str(f), "-o", str(page), "--no-fix")
+    assert code == 2
+    assert "wrote" in out and "(1 kernel(s))" in out and page.exists()
+    assert "kernel 'bad'" in err and "index 256 of 'buf'" in err and "has no page" in err
