@@ -116,3 +116,50 @@ int main() { float *o; cudaMalloc(&o, 1024); bad<<<1, 256>>>(o); good<<<1, 256>>
     assert code == 2
     assert "wrote" in out and "(1 kernel(s))" in out and page.exists()
     assert "kernel 'bad'" in err and "index 256 of 'buf'" in err and "has no page" in err
+
+
+NUMBA_1D = """from numba import cuda, float32
+
+N = 64
+
+@cuda.jit
+def helper(s, i):
+    return s[i]
+
+@cuda.jit
+def strided(out):
+    s = cuda.shared.array(N * 4, float32)
+    t = cuda.threadIdx.x
+    s[t * 4] = t
+    cuda.syncthreads()
+    out[t] = s[t * 4]
+
+@cuda.jit
+def passed(out):
+    s = cuda.shared.array((N, N), float32)
+    s[cuda.threadIdx.x, 0] = 1.0
+    out[0] = helper(s, 0)
+"""
+
+
+def test_a_numba_swizzle_is_written_into_every_subscript_and_a_padding_as_a_literal(
+        tmp_path):
+    """numba_patch: a 1-D array's index is swizzled whole (Swizzle<3,0,5>: bits 5-7 of the
+    index XORed into bits 0-2); an array handed to a device function is refused at its line
+    (the swizzle would not reach the function's subscripts); a padding of a 2-D shape is
+    its last extent plus the pad, written as the literal numba needs (N + 1 -> 65)."""
+    from smemsim.frontends.cuda.patch import LayoutChange
+    from smemsim.frontends.ptx.numba_patch import layout_patch, shared_declaration
+    f = tmp_path / "k.py"
+    f.write_text(NUMBA_1D)
+    assert shared_declaration(str(f), "strided", "s").extents == ("N * 4",)
+    p = layout_patch(str(f), "strided", [LayoutChange("s", "swizzle", swizzle=(3, 0, 5))])
+    assert "    s[t * 4 ^ ((t * 4 >> 5) & 7)] = t\n" not in p.patched
+    assert "    s[(t * 4) ^ (((t * 4) >> 5) & 7)] = t\n" in p.patched
+    assert "    out[t] = s[(t * 4) ^ (((t * 4) >> 5) & 7)]\n" in p.patched
+    import pytest
+    from kernels_ir import KernelError
+    with pytest.raises(KernelError, match=r"k.py:21: 's' is used other than by a subscript"):
+        layout_patch(str(f), "passed", [LayoutChange("s", "swizzle", swizzle=(5, 0, 5))])
+    p = layout_patch(str(f), "passed", [LayoutChange("s", "pad", pad=1)])
+    assert "    s = cuda.shared.array((N, 65), float32)\n" in p.patched

@@ -75,23 +75,34 @@ transpose_nb[(n // 32, n // 32), (32, 32)](a, b)
 """
 
 
-def test_a_numba_kernels_fix_speaks_of_its_elements_not_the_builds_registers(tmp_path):
-    """The review's numba fix printed a 400-character CUDA cast chain as the index, tried no
-    padding without saying so, and --patch said only a .cu could be patched. Reads
-    tile[tx, ty]: 32 lanes a row apart, 32 ways; Swizzle<5,0,5> puts them on 32 banks."""
+def test_a_numba_kernels_fix_is_written_into_its_python_and_built_by_numba(tmp_path):
+    """The eighth review's numba fix printed a 400-character CUDA cast chain as the index;
+    the eleventh's tried no padding (numba's build reads the tile at flat offsets) and spoke
+    of C flat indices. Now each change is written into the Python file and built by numba:
+    tile[tx, ty] reads 32 lanes a row apart, 32 ways; pad 1 (the shape's last extent as a
+    literal, 33: numba refuses `32 + 1` there) and Swizzle<5,0,5> (the column XORed with the
+    row, `ty ^ (tx & 31)`) each make it 1 way: 1,081,344 -> 65,536 wavefronts (32,768
+    requests a site, 1 wavefront each, both sites)."""
     pytest.importorskip("numba", reason="numba is an optional extra (pip install numba)")
     f = tmp_path / "nb.py"
     f.write_text(NUMBA)
     code, out, err = cli("fix", str(f))
     assert code == 0, err
     said = " ".join(out.split())
-    assert "index: tile[i ^ (((i >> 5) & 31) << 0)], i the element's offset in the array " \
-           "(4-byte elements: row * row length + column)" in said
-    assert "threadIdx" not in said
-    assert "padding not tried: the build reads it at flat offsets" in said
-    code, out, err = cli("fix", str(f), "--patch", str(tmp_path / "fix.patch"))
-    assert code == 2 and "or a cupy or pycuda program's CUDA strings, can be patched" in \
-        " ".join(err.split())
+    assert "built by numba" in said and "pad 1 65,536 0 128 B" in said
+    assert "tile[tx, ty ^ (tx & 31)]" in said and "(float" not in said
+    assert "checked: the patched file, as numba builds it, counts 65,536 wavefronts as fix " \
+           "predicted" in said
+    patch = tmp_path / "fix.patch"
+    code, out, err = cli("fix", str(f), "--prefer", "pad", "--patch", str(patch))
+    assert code == 0, err
+    assert "+    tile = cuda.shared.array(shape=(32, 33), dtype=float32)" in patch.read_text()
+    padded = tmp_path / "padded.py"
+    padded.write_text(NUMBA.replace("shape=(32, 32)", "shape=(32, 33)"))
+    code, out, err = cli("analyze", str(padded), "--json")
+    assert code == 0, err
+    r = json.loads(out)["results"][0]
+    assert r["load"]["wavefronts"] + r["store"]["wavefronts"] == 65_536
 
 
 def test_json_of_the_site_rows_is_unchanged_by_the_tables_units(tmp_path):

@@ -55,12 +55,22 @@ class NoPatch:
 
 
 def patchable(file: str) -> bool:
-    """A file fix changes and builds: CUDA source, or a Python program's CUDA strings (cupy,
-    pycuda), not a DSL's kernels nor a kernels file."""
+    """A file fix changes and builds: CUDA source, a Python program's CUDA strings (cupy,
+    pycuda), or a numba.cuda kernel's file; not Triton's kernels nor a kernels file."""
     if pathlib.Path(file).suffix in (".cu", ".cuh"):
         return True
     from ..frontends.loader import embeds_cuda
-    return pathlib.Path(file).suffix == ".py" and embeds_cuda(file)
+    return pathlib.Path(file).suffix == ".py" and (embeds_cuda(file) or _numba(file))
+
+
+def compiler_of(file: str) -> str:
+    """The compiler fix builds the file's changes with."""
+    return "numba" if pathlib.Path(file).suffix == ".py" and _numba(file) else "nvcc"
+
+
+def _numba(file: str) -> bool:
+    from ..frontends.loader import dsl_of
+    return dsl_of(file) == "numba"
 
 
 def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays,
@@ -191,8 +201,8 @@ def _file_patch(source, kernel: str, changes) -> tuple:
     (smemsim.frontends.cuda.patch.layout_patch, imported here: fix of a kernels file never
     loads the CUDA frontend), or a program's CUDA string patched and written into the Python
     file line for line (strings_patch.python_patch)."""
-    from ..frontends.cuda.patch import layout_patch
-    patch = layout_patch(source.path, kernel, changes)
+    from ..search.fix_built import patcher
+    patch = patcher(source).layout_patch(source.path, kernel, changes)
     if source.string is None:
         return patch, patch.patched
     from ..frontends.ptx.strings_patch import python_patch
@@ -213,6 +223,8 @@ def source_of(args, key: str):
     line gives them (smemsim.search.fix_built)."""
     from ..search.fix_built import SourceFile, string_file
     flags = tuple(getattr(args, "nvcc_flag", None) or ())
+    if pathlib.Path(args.file).suffix == ".py" and _numba(args.file):
+        return SourceFile(args.file, key, cuda_options(args), flags, args.arch, numba=True)
     if pathlib.Path(args.file).suffix == ".py":
         return string_file(args.file, key, cuda_options(args), flags, args.arch)
     return SourceFile(args.file, key, cuda_options(args), flags, args.arch)

@@ -391,7 +391,7 @@ def _blocks(limit: int | None) -> str:
 
 
 def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
-             from_build: bool = False) -> RichGroup:
+             from_build: bool = False, compiler: str = "nvcc") -> RichGroup:
     """Before/after of the paddings and swizzles that lower the wavefronts, and the change
     to make (`cuda`: the input is a .cu the caller shows a patch of, so no kernels_ir
     declarations; `from_build`: a kernel read from a compiler's build that fix cannot
@@ -406,8 +406,8 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
         parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
         return RichGroup(*parts)
     if cuda:
-        parts.append(Text("each change: your file patched, built by nvcc and counted as built "
-                          "(registers and warps per SM of that build)"))
+        parts.append(Text(f"each change: your file patched, built by {compiler} and counted "
+                          "as built (registers and warps per SM of that build)"))
     elif from_build:
         parts.append(Text("each change: counted on the kernel as its compiler built it, moved "
                           "as the change moves the array, not built again (a build of the "
@@ -523,7 +523,7 @@ def shapes_view(kernel, baseline, shapes) -> RichGroup:
     return RichGroup(*parts)
 
 
-def print_patch(console, patch) -> None:
+def print_patch(console, patch, compiler: str = "nvcc") -> None:
     """fix's change as a diff of the user's .cu and what checking it found (or why there is
     no patch)."""
     say = lambda text, style=None: console.print(text, markup=False, highlight=False,
@@ -536,7 +536,8 @@ def print_patch(console, patch) -> None:
         say(line, "green" if line.startswith("+") and not line.startswith("+++") else
             "red" if line.startswith("-") and not line.startswith("---") else None)
     agree = patch.counted == patch.predicted
-    say(f"checked: the patched file, as nvcc builds it, counts {patch.counted:,} wavefronts "
+    say(f"checked: the patched file, as {compiler} builds it, counts {patch.counted:,} "
+        "wavefronts "
         + ("as fix predicted" if agree else f"(fix predicted {patch.predicted:,}: ptxas "
                                            "builds the change otherwise than fix applied it; "
                                            "`smemsim analyze` of the patched file says "

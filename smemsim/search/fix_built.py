@@ -73,6 +73,7 @@ class SourceFile:
     # a Python program's CUDA string (strings_patch.StringSource): `path` is then a private
     # copy of what its compile call builds, and each change is built as the program builds it
     string: object = None
+    numba: bool = False           # a numba.cuda kernel's Python file (numba_patch), built by numba
 
 
 def string_file(path: str, key: str, options, flags=(), arch: str = "sm_90") -> SourceFile:
@@ -89,9 +90,29 @@ def user_file(source: SourceFile) -> str:
     return source.string.path if source.string is not None else source.path
 
 
+def patcher(source: SourceFile):
+    """The module that finds and changes the source's shared declarations: a `.cu`'s
+    (frontends.cuda.patch) or a numba kernel's Python (frontends.ptx.numba_patch)."""
+    if source.numba:
+        from ..frontends.ptx import numba_patch
+        return numba_patch
+    from ..frontends.cuda import patch
+    return patch
+
+
 def patched_kernel(source: SourceFile, patched_text: str) -> Kernel:
     """The kernel read from nvcc's build of `patched_text` (the file as edited), written in
-    a private folder, its own folder on the include path for its `#include "..."`."""
+    a private folder, its own folder on the include path for its `#include "..."` (a numba
+    file: numba's build of it)."""
+    if source.numba:
+        from ..frontends.loader import select
+        from ..frontends.ptx.numba_frontend import import_numba
+        path = process_copy(patched_text, pathlib.Path(source.path).name, "patch")
+        try:
+            return next(iter(select(import_numba(str(path), source.options, source.key,
+                                                 source.arch), source.key).values()))()
+        except KernelError as err:
+            raise KernelError(in_users_file(str(err), source)) from None
     if source.string is not None:
         from ..frontends.ptx.strings_patch import rebuilt
         try:
@@ -136,7 +157,9 @@ def search_source(kernel: Kernel, source: SourceFile,
     padding the screen re-costs best where it beats the built one: what a report draws, in
     a third of the builds; `prefer`: "pad" or "swizzle", the kind each array's
     best is where one of that kind lowers its wavefronts)."""
-    from ..frontends.cuda.patch import LayoutChange, layout_patch, shared_declaration
+    from ..frontends.cuda.patch import LayoutChange
+    layout_patch, shared_declaration = patcher(source).layout_patch, \
+        patcher(source).shared_declaration
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     if site is not None:

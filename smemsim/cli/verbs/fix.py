@@ -10,7 +10,8 @@ from .. import jsonout, outputs, render
 from ..common import (
     EXIT_OK, busy, inputs, kernels, occupancy_of, own_params, print_json, progress, say,
 )
-from ..fixpatch import CheckedPatch, checked_patch, patchable, predicted_wavefronts, source_of
+from ..fixpatch import (CheckedPatch, checked_patch, compiler_of, patchable,
+                        predicted_wavefronts, source_of)
 from ..options import add_common, add_jobs, add_kernels, add_regs, parse_params
 
 HELP = "search paddings and XOR swizzles for conflicted arrays, re-analyzing each"
@@ -108,11 +109,12 @@ def execute(args, console: Console) -> int:
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
         if not args.json:
             console.print(render.fix_view(f, cuda=patchable(args.file),
-                                          from_build=kernel.built is not None))
+                                          from_build=kernel.built is not None,
+                                          compiler=compiler_of(args.file)))
             if shapes:
                 console.print(render.shapes_view(kernel, f.baseline, shapes))
             if patch is not None:
-                render.print_patch(console, patch)
+                render.print_patch(console, patch, compiler_of(args.file))
             console.print()
         if args.patch and isinstance(patch, CheckedPatch):
             written.append((kernel.name, patch))
