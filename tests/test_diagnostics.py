@@ -25,7 +25,8 @@ def test_analyze_writes_each_conflicted_site_as_a_warning_and_a_failed_gate_as_a
     # (the statement as the file writes it)
     assert got == ["examples/transpose.cu:20:22: warning: transpose: site 1, `dst[y * n + x] "
                    "= tile[threadIdx.x][threadIdx.y];`: 63,488 excess wavefronts over 2,048 "
-                   "requests (32.00 per request, 31.00 x ideal) [smemsim:bank-conflict]"]
+                   "requests (32.00 wavefronts per request, excess 31.00 x ideal) "
+                   "[smemsim:bank-conflict]"]
     code, got = lines(["analyze", TRANSPOSE, "--format", "gcc", "--fail-on-excess", "0.5"])
     assert code == 1
     assert [x for x in got if x.startswith("examples/transpose.cu:20:22: error: ")]

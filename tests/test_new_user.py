@@ -290,7 +290,9 @@ def test_races_within_a_warp_say_syncwarp_and_the_helpers_call(tmp_path):
     lengths = ["--length", "in=64", "--length", "out=1"]
     code, out, _ = cli("check", str(f), *lengths)
     assert code == 1
-    assert "of these races are between threads of one warp: warp-synchronous code" in out
+    assert "races below are between threads of one warp: warp-synchronous code" in out
+    # (what to do first, then the pairs of lines as evidence)
+    assert out.index("warp-synchronous code") < out.index("read-write race")
     assert "put __syncwarp() between the steps" in out
     assert "(warp_reduce) via " in out and "warp.cu:12)" in out
     code, out, _ = cli("check", str(f), "--json", *lengths)
@@ -327,7 +329,7 @@ def test_gcc_and_sarif_say_an_unrolled_line_once(tmp_path):
     lines = [line for line in out.splitlines() if "[smemsim:bank-conflict]" in line]
     assert len(lines) == 1, out
     assert "unrolled.cu:11:" in lines[0] and "(one line, 4 copies)" in lines[0]
-    assert ": 8 excess wavefronts over 8 requests (2.00 per request, 1.00 x ideal)" in lines[0]
+    assert ": 8 excess wavefronts over 8 requests (2.00 wavefronts per request, excess 1.00 x ideal)" in lines[0]
 
 
 def test_fix_prefer_pad_chooses_the_padding_the_swizzle_ties(tmp_path):

@@ -163,3 +163,94 @@ def test_a_numba_swizzle_is_written_into_every_subscript_and_a_padding_as_a_lite
         layout_patch(str(f), "passed", [LayoutChange("s", "swizzle", swizzle=(5, 0, 5))])
     p = layout_patch(str(f), "passed", [LayoutChange("s", "pad", pad=1)])
     assert "    s = cuda.shared.array((N, 65), float32)\n" in p.patched
+
+
+def test_small_things_of_the_eleventh_review(tmp_path):
+    """A Markdown file given by mistake, a numba error in terminal colours, an instance no
+    launch makes named without its arguments."""
+    md = tmp_path / "notes.md"
+    md.write_text("# my predictions\n")
+    code, out, err = cli("analyze", str(md))
+    assert code == 2 and "notes.md: not a file smemsim reads" in err and "importlib" not in err
+    cu = tmp_path / "t.cu"
+    cu.write_text("""
+template <int B> __global__ void k(float *out) {
+    __shared__ float s[B];
+    s[threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.x] = s[B - 1 - threadIdx.x];
+}
+int main() { float *o; cudaMalloc(&o, 1024); k<256><<<1, 256>>>(o); }
+""")
+    code, out, err = cli("analyze", str(cu), "--kernel", "k<128>")
+    assert code == 2
+    assert "no launch of 'k<128>' in the file (it launches 'k' with other template " \
+        "arguments)" in " ".join(err.split())
+
+
+def test_numbas_own_error_reaches_the_user_without_terminal_escapes(tmp_path):
+    """numba refuses `(TILE, TILE + 1)` as a shape, in bold ANSI escapes."""
+    import pytest
+    pytest.importorskip("numba", reason="numba is an optional extra (pip install numba)")
+    from tests.test_new_user_8 import NUMBA
+    f = tmp_path / "bad.py"
+    f.write_text(NUMBA.replace("from numba import cuda, float32",
+                               "from numba import cuda, float32\nT = 32")
+                 .replace("shape=(32, 32)", "shape=(T, T + 1)"))
+    code, out, err = cli("analyze", str(f))
+    assert code == 2 and "numba could not compile it" in err and "\x1b" not in err
+
+
+def test_a_sweep_whose_points_all_count_the_same_says_why(tmp_path):
+    """The review's cupy row sum: the grid is the program's `n // TILE` with its own n, so
+    `sweep -p n=...` moved only the kernel's argument: 4 equal points, said now."""
+    f = tmp_path / "rows.py"
+    f.write_text('''import cupy as cp
+TILE = 32
+src = r"""
+extern "C" __global__ void rowsum(const float *a, float *out, int n) {
+    __shared__ float s[32][32];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    s[ty][tx] = a[(blockIdx.y * 32 + ty) * n + blockIdx.x * 32 + tx];
+    __syncthreads();
+    if (ty == 0) { float t = 0; for (int k = 0; k < 32; ++k) t += s[k][tx]; out[tx] = t; }
+}
+"""
+n = 4096
+kernel = cp.RawKernel(src, "rowsum")
+a = cp.zeros(n * n, dtype=cp.float32)
+out = cp.zeros(n, dtype=cp.float32)
+kernel((n // TILE, n // TILE), (TILE, TILE), (a, out, cp.int32(n)))
+''')
+    code, out, err = cli("sweep", str(f), "-p", "n=1024:4097:1024")
+    assert code == 0, err
+    assert "every point counts the same: n changes no shared access here" in \
+        " ".join(out.split())
+
+
+def test_the_swizzle_helper_of_an_indented_cuda_string_keeps_the_kernels_line(tmp_path):
+    """pycuda's examples indent their CUDA strings: the helper went in after the kernel line's
+    indentation, taking it and leaving `__global__` at column 0."""
+    f = tmp_path / "t.py"
+    f.write_text('''import numpy as np
+import pycuda.autoinit
+import pycuda.driver as drv
+from pycuda.compiler import SourceModule
+mod = SourceModule("""
+        __global__ void t(float *out)
+        {
+            __shared__ float tile[32 * 32];
+            tile[threadIdx.y * 32 + threadIdx.x] = threadIdx.x;
+            __syncthreads();
+            out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x * 32 + threadIdx.y];
+        }
+        """)
+t = mod.get_function("t")
+out = np.zeros(1024, dtype=np.float32)
+t(drv.Out(out), block=(32, 32, 1), grid=(1, 1))
+''')
+    code, out, err = cli("fix", str(f))
+    assert code == 0, err
+    assert "+        __device__ __forceinline__ unsigned smemsim_swizzle_5_0_5(unsigned i)" \
+        in out
+    assert "         __global__ void t(float *out)\n" in out   # (a context line, unchanged)

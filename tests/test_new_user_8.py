@@ -260,7 +260,7 @@ def test_a_race_across_warps_is_shown_by_two_warps_threads(tmp_path):
     assert code == 1
     assert "on s[34] (byte 136) in block (0, 0, 0)" in said and "by thread (31, 0, 0)" in said \
         and "by thread (32, 0, 0)" in said
-    assert "1 of these races is between threads of one warp" in said
+    assert "1 of the races below is between threads of one warp" in said
     assert "the other 2 are between warps: __syncthreads() between the lines" in said
 
 

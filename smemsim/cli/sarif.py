@@ -81,8 +81,9 @@ def _place_results(report, threshold: float | None) -> list[tuple[dict, list]]:
             "bank-conflict", "error" if over and failing else "warning",
             f"{report.kernel}: {which}, `{shown_statement(first)}`: {excess:,} excess "
             "wavefronts over "
-            f"{requests:,} requests ({(excess + ideal) / requests if requests else 0:.2f} per "
-            f"request, {ratio:.2f} x ideal)" + (f" ({caveat})" if caveat else ""), first.loc)
+            f"{requests:,} requests ({(excess + ideal) / requests if requests else 0:.2f} "
+            f"wavefronts per request, excess {ratio:.2f} x ideal)" +
+            (f" ({caveat})" if caveat else ""), first.loc)
         # (what a gate reads besides the text: the numbers, and what kind of count they are)
         result["properties"] = {
             "excess": excess, "ideal": ideal, "requests": requests,

@@ -174,6 +174,9 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
         from .ptx.frontend import import_cu
         return import_cu(path, cuda, kernel, **(ptx or {}))
     file = find_file(path)
+    if file.suffix != ".py":
+        raise KernelFileError(f"{path}: not a file smemsim reads (a .cu or .cuh, a kernels "
+                              "file or a numba, Triton, cupy or pycuda program, .py)")
     module = _import(file)
     table = getattr(module, "KERNELS", None)
     if table is not None and not isinstance(table, dict):

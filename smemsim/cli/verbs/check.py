@@ -111,16 +111,11 @@ def _print(console: Console, h) -> None:
     faults = [f.message + (f" (and {f.blocks - 1} more block(s) at this statement)"
                            if f.blocks > 1 else "") for f in h.faults]
     races = h.by_place()
-    for line in faults + [r.describe(n) for r, n in races] + list(h.limits):
-        say(console, f"  {line}")
-    if h.faults:
-        say(console, "  (a block stops at its first fault: what it would do after it, a race "
-                     "included, is checked once the fault is mended)")
     warp = [r for r, _ in races if r.same_warp]
-    if warp:
-        which = "this race is" if len(races) == 1 else \
-            f"all {len(warp)} of these races are" if len(warp) == len(races) else \
-            f"{len(warp)} of these races {'are' if len(warp) > 1 else 'is'}"
+    if warp:   # (what to do first: the list below is its evidence, line pair by line pair)
+        which = "the race below is" if len(races) == 1 else \
+            f"all {len(warp)} races below are" if len(warp) == len(races) else \
+            f"{len(warp)} of the races below {'are' if len(warp) > 1 else 'is'}"
         others = len(races) - len(warp)
         say(console, f"  {which} between threads of one warp: "
                      "warp-synchronous code. From sm_70 a warp's threads need not run in "
@@ -128,6 +123,11 @@ def _print(console: Console, h) -> None:
                      "or use __shfl_down_sync" +
                      (f"; the other {others} {'is' if others == 1 else 'are'} between "
                       "warps: __syncthreads() between the lines" if others else ""))
+    for line in faults + [r.describe(n) for r, n in races] + list(h.limits):
+        say(console, f"  {line}")
+    if h.faults:
+        say(console, "  (a block stops at its first fault: what it would do after it, a race "
+                     "included, is checked once the fault is mended)")
     if len(h.races) >= MAX_RACES:
         say(console, f"  (the first {MAX_RACES} races, one a pair of sites: check lists no "
                      "more; there may be others)")

@@ -102,9 +102,15 @@ def execute(args, console: Console) -> int:
     from ...frontends.loader import is_cuda
     cuda = is_cuda(args.file)
     if cuda and (args.pad or args.swizzle):
-        raise KernelError(f"{'--pad' if args.pad else '--swizzle'}: a .cu's layouts are changes "
-                          "of its file, which `smemsim fix` makes and counts as nvcc builds "
-                          "each (or sweep a macro of the file: -D PAD=0,1,2)")
+        from ..fixpatch import compiler_of
+        what = "a .cu's" if not args.file.endswith(".py") else \
+            "a numba kernel's" if compiler_of(args.file) == "numba" else \
+            "a Python program's CUDA strings'"
+        raise KernelError(f"{'--pad' if args.pad else '--swizzle'}: {what} layouts are changes "
+                          f"of its file, which `smemsim fix` makes and counts as "
+                          f"{compiler_of(args.file)} builds each" +
+                          (" (or sweep a macro of the file: -D PAD=0,1,2)"
+                           if not args.file.endswith(".py") else ""))
     results, cached, name = [], 0, None
     # a .cu is a build per architecture (nvcc's PTX and ptxas's SASS for it); a kernels
     # file is one IR, analyzed under each architecture's rules
@@ -378,6 +384,17 @@ def _print(console: Console, args, result, front, axes) -> None:
         say(console, f"the points launch different work (ideal wavefronts {min(ideals):,} to "
                      f"{max(ideals):,}): their wavefronts, and the front, compare launches of "
                      "different sizes; excess / ideal compares their conflicts")
+    same = {(r.requests, r.wavefronts, r.ideal, r.smem_per_block) for r in ranked}
+    if len(ranked) > 1 and len(same) == 1:
+        # (a parameter the host code also reads for the launch: -p changes the kernel's
+        # argument, not the host's value, so not the grid that decides the work)
+        swept = sorted({k for r in ranked for k, _ in r.point.params})
+        say(console, "every point counts the same: " +
+            (f"{', '.join(swept)} change{'s' if len(swept) == 1 else ''} no shared access "
+             "here; where the host code computes the launch from a value of its own (`grid = "
+             "n // TILE`), -p changes only the kernel's argument, not that launch" if swept
+             else
+             "the swept changes move no access"))
     failed = [r for r in result.results if r.error is not None]
     for r in itertools.islice(failed, 5):
         say(console, f"not analyzed: {r.point.label}: {r.error}")

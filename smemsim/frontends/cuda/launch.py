@@ -12,7 +12,7 @@ from kernels_ir import const
 
 from .errors import CudaImportError
 from .host_values import callers, Host, parameter_names
-from .launch_sites import launch_args, launch_config, launches_for, unit_of
+from .launch_sites import launch_args, launch_config, launches_for, launches_named, unit_of
 from .parse import is_null_literal, parse_expression, split_top_level, text, walk
 from .symbols import COMPONENTS, VECTORS, fold
 
@@ -44,10 +44,16 @@ def launch_of(unit, lowering):
     if not found:
         where = "the file" if not unit.host_units else \
             "the file or its --host-file files"
-        err = CudaImportError(f"no launch of '{lowering.name}' in {where}: give "
-                              "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, where "
-                              "another file of the program launches it, --host-file FILE)",
-                              kernel=lowering.name, loc=lowering.loc(lowering.node))
+        # (an instance the host code does not launch, of a template it launches otherwise:
+        # named as asked, with what the file does launch)
+        others = lowering.template_args and launches_named(unit, lowering.name)
+        what = lowering.key if lowering.template_args else lowering.name
+        err = CudaImportError(f"no launch of '{what}' in {where}"
+                              + (f" (it launches '{lowering.name}' with other template "
+                                 "arguments)" if others else "") +
+                              ": give --launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, "
+                              "where another file of the program launches it, --host-file "
+                              "FILE)", kernel=what, loc=lowering.loc(lowering.node))
         err.unlaunched = True   # (the file's other kernels may be launched: a note then)
         raise err
     call, host = found[0]

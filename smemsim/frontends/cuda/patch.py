@@ -338,7 +338,15 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
         helpers.setdefault((b, m, s), owner)
     for (b, m, s), owner in helpers.items():
         start = owner.start_byte if owner.type != "translation_unit" else 0
-        edits.append((start, start, helper(b, m, s), owner.start_point[0] + 1, ""))
+        # (at the kernel's own indentation, which a CUDA string in Python often has: each
+        # line of the helper indented as the kernel's, and the kernel's line kept whole)
+        line_start = source.rfind(b"\n", 0, start) + 1
+        indent = source[line_start:start].decode("utf-8", "replace")
+        if indent.strip():
+            indent = ""
+        text_ = "\n".join(indent + x if x else x for x in helper(b, m, s).split("\n"))
+        edits.append((start, start, text_[len(indent):] + indent, owner.start_point[0] + 1,
+                      ""))
     edits.sort(key=lambda e: (e[0], e[1]))
     for before, after in zip(edits, edits[1:]):
         if after[0] < before[1]:

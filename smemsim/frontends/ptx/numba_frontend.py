@@ -399,7 +399,8 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
             ptx, _ = cuda.compile_ptx(function, tuple(types.values()), lineinfo=True, cc=cc,
                                       **options)
     except Exception as err:   # numba's typing and lowering errors: its message is the answer
-        text = " ".join(str(err).split())
+        # (numba colours its messages for a terminal: the escapes are not for ours)
+        text = " ".join(re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", str(err)).split())
         raise KernelError(f"kernel '{kernel.name}': numba could not compile it for "
                           f"({', '.join(str(t) for t in types.values())}): {text[:600]}",
                           loc=SourceLoc(path, kernel.node.lineno)) from None
