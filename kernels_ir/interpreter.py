@@ -13,17 +13,17 @@ block, the thread and the iteration of every enclosing loop.
 The Machine here runs the plain statements (assignments, ifs, loads, stores, atomics,
 barriers) and holds a run's state; the rest lives by concept, as functions of the machine:
 loops in interpret_loops, asynchronous copies (cp.async, mbarriers, TMA, bulk) in
-interpret_async, warp collectives and tensor cores in interpret_warps. What a run takes and
+interpret_async, warp collectives and tensor cores in interpret_warps, where each lane's
+access lands (bounds, alignment, layouts) in interpret_addresses. What a run takes and
 reports (observers' records, address-only runs, limits) is in run_types.
 """
 from __future__ import annotations
 
-import math
 from typing import Mapping
 
 import numpy as np
 
-from . import interpret_async, interpret_loops, interpret_warps
+from . import interpret_addresses, interpret_async, interpret_loops, interpret_warps
 from .coroutines import Scheduler
 from .dtypes import from_storage, to_storage
 from .errors import KernelError, KernelRuntimeError
@@ -37,7 +37,7 @@ from .printer import format_stmt
 from .run_types import (MAX_LOOP_ITERATIONS, MAX_THREADS, BarrierReached, GlobalAccess,
                         Observer, PartialRun, SharedAccess)
 from .semantics import LaneFault, convert
-from .arrays import GlobalArray, LocalArray, SharedArray, source_name
+from .arrays import LocalArray, SharedArray, source_name
 from .kernel import Kernel
 from .stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix,
                    LocalStore, Loop, MmaSync, Return, Shuffle, Store, StoreMatrix, Sync,
@@ -444,80 +444,11 @@ class Machine(Evaluator):
         self.vars[s.dst][idx] = value[blocks].astype(s.dst.dtype.np)
 
     # ------------------------------------------------------------ memory
-    def _offsets(self, s, idx: np.ndarray) -> np.ndarray:
-        """Element offsets of each lane's access, after bounds and alignment checks."""
-        offsets = self._element_offsets(s.array, s.index, s.width, idx) \
-            if not isinstance(s, Wgmma) or s.desc is None else self._descriptor_offsets(s, idx)
-        if self._recorded is not None:  # an endpoint loop's iteration (_endpoint_loop)
-            self._recorded.setdefault(id(s), {}).setdefault(self._phase, []).append(
-                (idx.copy(), offsets.astype(np.int64)))
-        return offsets
-
-    def _descriptors(self, desc: Expr, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Each lane's run-time descriptor and the shared byte its start field says."""
-        value = self.eval(desc, idx).astype(np.uint64)
-        return value, ((value & np.uint64(0x3FFF)) << np.uint64(4)).astype(np.int64)
-
-    def _descriptor_offsets(self, s: Wgmma, idx: np.ndarray) -> np.ndarray:
-        """Element offsets in B's array of the start a run-time descriptor says."""
-        _, start = self._descriptors(s.desc, idx)
-        base = self.kernel.buffer_base(s.array.buffer)
-        size = s.array.dtype.size
-        extent = math.prod(self.launch.extent(s.array)) * size
-        outside = (start < base) | (start >= base + extent)
-        if outside.any():
-            lane = int(np.flatnonzero(outside)[0])
-            raise LaneFault(f"wgmma's B descriptor starts at shared byte {int(start[lane])}, "
-                            f"outside '{s.array.name}' (bytes {base}..{base + extent - 1})",
-                            np.array([lane]))
-        return (start - base) // size
-
-    def _element_offsets(self, array, index, width: int, idx: np.ndarray) -> np.ndarray:
-        """Element offsets of `width` elements at `array[index]` per lane, checked."""
-        nbytes = width * array.dtype.size
-        if isinstance(array, GlobalArray):
-            extents, strides = (self.launch.lengths[array.name],), (1,)
-        else:
-            extents, strides = self.launch.extent(array), array.strides
-        offset = None
-        last = len(extents) - 1
-        for dim, (i_expr, extent, stride) in enumerate(zip(index, extents, strides)):
-            i = self.eval(i_expr, idx)
-            limit = extent - (width - 1 if dim == last else 0)
-            # reductions first: the per-lane mask is only built for a fault
-            if i.size and (int(i.min()) < 0 or int(i.max()) >= limit):
-                i = i.astype(np.int64)
-                lane = int(np.flatnonzero((i < 0) | (i >= limit))[0])
-                span = f"{width} elements at " if width > 1 else ""
-                dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
-                # (a view of a source's variable is named as the source names it, its
-                # index in the elements the access reads: `s`'s u32 words)
-                variable = getattr(array, "variable", None) or \
-                    getattr(getattr(array, "base", None), "name", None)
-                named = f"'{array.name}'" if not variable or variable == array.name else \
-                    f"'{variable}' in {array.dtype} elements"
-                raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
-                                f"{_wrapped_text(i[lane], array)}{dim_text} of {named} "
-                                f"(valid 0..{extent - 1})", np.array([lane]))
-            term = i.astype(np.int64, copy=False)
-            if stride != 1:
-                term = term * stride
-            offset = term if offset is None else offset + term
-        if getattr(array, "layout", None) is not None:
-            offset = array.layout.apply(offset)  # logical -> physical (bounds checked above)
-        if width > 1:
-            if isinstance(array, SharedArray):
-                base = self.kernel.buffer_base(array.buffer)
-                misaligned = (base + offset * array.dtype.size) % nbytes != 0
-            else:
-                misaligned = offset % width != 0
-            if misaligned.any():
-                lane = int(np.flatnonzero(misaligned)[0])
-                raise LaneFault(f"misaligned {nbytes}-byte access to '{array.name}' at "
-                                f"element offset {offset[lane]} (byte "
-                                f"{offset[lane] * array.dtype.size}); vector accesses must be "
-                                "naturally aligned", np.array([lane]))
-        return offset
+    # (where each lane's access lands: interpret_addresses)
+    _offsets = interpret_addresses.offsets
+    _descriptors = interpret_addresses.descriptors
+    _descriptor_offsets = interpret_addresses.descriptor_offsets
+    _element_offsets = interpret_addresses.element_offsets
 
     def _addresses_only(self, s, idx: np.ndarray, offset: np.ndarray) -> bool:
         """In a run for addresses only (a PartialRun's slice), report the access (a shared
@@ -829,26 +760,3 @@ _EXECUTE = {
     WgmmaCommit: lambda machine, s, idx: None,
     WgmmaWait: lambda machine, s, idx: None,
 }
-
-
-def _wrapped_text(value, array) -> str:
-    """For a shared array's index whose byte offset lies in the upper half of 32 bits: the
-    negative index it is if that offset wrapped (PTX computes shared addresses in 32 bits:
-    `s[c - 'a']` at c = 39, 4-byte elements, is index 1073741790, that is -34)."""
-    size = array.dtype.size
-    value = int(value)
-    if not isinstance(array, SharedArray) or not 1 << 31 <= value * size < 1 << 32:
-        return ""
-    return f" ({(value * size - (1 << 32)) // size} if its 32-bit byte offset wrapped)"
-
-
-def _index_text(value, index: Expr) -> str:
-    """An index as a fault names it: an unsigned one past half its range also as the signed
-    value it wrapped from (`4294967294 (-2 as a signed 32-bit value)`: nvcc's PTX computes a
-    signed `i - 2` in unsigned registers)."""
-    value = int(value)
-    bits = index.dtype.bits
-    if not index.dtype.is_float and not index.dtype.signed and bits >= 16 and \
-            value >= 1 << (bits - 1):
-        return f"{value} ({value - (1 << bits)} as a signed {bits}-bit value)"
-    return str(value)
