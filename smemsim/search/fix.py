@@ -24,7 +24,7 @@ from typing import Callable, Mapping
 
 from kernels_ir import TMA_SWIZZLES, Kernel, KernelError, Swizzle, TensorMap, resolve_launch
 from kernels_ir.tma import SWIZZLE_MODES
-from kernels_ir.builder import STATIC_SMEM_LIMIT
+from kernels_ir.builder_shared import STATIC_SMEM_LIMIT
 from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
 from kernels_ir.arrays import SharedArray, SharedBuffer

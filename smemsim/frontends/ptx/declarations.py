@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from kernels_ir import KernelError
-from kernels_ir.builder import STATIC_SMEM_LIMIT
+from kernels_ir.builder_shared import STATIC_SMEM_LIMIT
 from kernels_ir.dtypes import f32, i32, i64, u8, u32
 from kernels_ir.expr import (Expr, as_expr, cast, const)
 
