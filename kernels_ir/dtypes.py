@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DType:
     """A scalar element type: its IR name, size in bytes, numpy type and C spelling."""
 
@@ -18,6 +18,19 @@ class DType:
     signed: bool
     storage_only: bool = False   # f16, bf16: arrays hold them, registers hold their f32 value
 
+    def __post_init__(self):
+        # (the interpreter asks for it at every node it evaluates: made once)
+        object.__setattr__(self, "_np",
+                           np.dtype(np.float32 if self.storage_only else self.np_type))
+
+    # a type is its name (the IR's names are unique): equality and hashing by it are what
+    # the interpreter's every promotion asks, and hold across processes (a pickled type)
+    def __eq__(self, other) -> bool:
+        return self is other or (isinstance(other, DType) and self.name == other.name)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
     @property
     def bits(self) -> int:
         """Width in bits."""
@@ -26,7 +39,7 @@ class DType:
     @property
     def np(self) -> np.dtype:
         """The numpy dtype of values (registers, expressions)."""
-        return np.dtype(np.float32 if self.storage_only else self.np_type)
+        return self._np
 
     @property
     def storage(self) -> np.dtype:
@@ -111,6 +124,16 @@ def from_storage(stored: np.ndarray, dtype: DType) -> np.ndarray:
 
 def promote(a: DType, b: DType) -> DType:
     """The type C's usual arithmetic conversions give `a op b`, restricted to the IR's types."""
+    found = _PROMOTED.get((a, b))
+    if found is None:
+        found = _PROMOTED[(a, b)] = _promote(a, b)
+    return found
+
+
+_PROMOTED: dict = {}
+
+
+def _promote(a: DType, b: DType) -> DType:
     if a.is_float or b.is_float:
         return f64 if f64 in (a, b) else f32
     a, b = integer_promote(a), integer_promote(b)

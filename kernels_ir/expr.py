@@ -20,6 +20,10 @@ from .errors import KernelError, caller_loc
 class Op(enum.Enum):
     """Every expression operation."""
 
+    # (members are singletons, a pickled one included: the identity's hash, in C, serves the
+    # interpreter's lookups by op at every node it evaluates)
+    __hash__ = object.__hash__
+
     # -- leaves
     CONST = "const"          # arg: the Python value
     PARAM = "param"          # arg: parameter name

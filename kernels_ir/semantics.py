@@ -80,8 +80,23 @@ def _int_division(a: np.ndarray, b: np.ndarray, want_quotient: bool) -> np.ndarr
     return out.astype(a.dtype, casting="unsafe")
 
 
+_COMPARE = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+            Op.GE: np.greater_equal, Op.EQ: np.equal, Op.NE: np.not_equal}
+# integer ops numpy computes on arrays without a warning (they wrap as C's unsigned do)
+_QUIET = {Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.AND: np.bitwise_and,
+          Op.OR: np.bitwise_or, Op.XOR: np.bitwise_xor, Op.MIN: np.minimum,
+          Op.MAX: np.maximum}
+
+
 def binary(op: Op, dtype: DType, a: np.ndarray, b: np.ndarray, operand: DType) -> np.ndarray:
     """`a op b`: operands already converted to `operand`; the result has type `dtype`."""
+    if not operand.is_float:   # (no floating-point state to silence: the common case, fast)
+        quiet = _QUIET.get(op)
+        if quiet is not None:
+            return quiet(a, b)
+        compare = _COMPARE.get(op)
+        if compare is not None:
+            return compare(a, b).astype(dtype.np)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if op is Op.ADD:
             return a + b
@@ -111,9 +126,7 @@ def binary(op: Op, dtype: DType, a: np.ndarray, b: np.ndarray, operand: DType) -
             return np.minimum(a, b)
         if op is Op.MAX:
             return np.maximum(a, b)
-        compare = {Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
-                   Op.GE: np.greater_equal, Op.EQ: np.equal, Op.NE: np.not_equal}[op]
-        return compare(a, b).astype(dtype.np)
+        return _COMPARE[op](a, b).astype(dtype.np)
 
 
 def unary(op: Op, dtype: DType, a: np.ndarray) -> np.ndarray:
