@@ -959,3 +959,34 @@ def test_an_or_of_disjoint_bits_is_a_sum_and_one_of_meeting_bits_is_not():
     assert affine_degree((bx << 7) | (tx & 255), None, {}, is_var=block) is None
     assert affine_degree((bx * 256) | (tx & 255), None, {}, is_var=block) == 1
     assert affine_degree(bx | cast(tx, u32), None, {}, is_var=block) is None
+
+
+def same_value_race(by_block: bool):
+    """Two warps of each block store into one shared copy of a table: the same value (a
+    global table at indices of the thread alone), or, `by_block`, a value of the block's own
+    row, which the full run must compare block by block. 256 blocks of 64 threads."""
+    k = KernelBuilder(f"same_value_{'by_block' if by_block else 'table'}")
+    table = k.global_array("table", f32, 256 * 32, intent="in")
+    out = k.global_array("out", f32, 256 * 64, intent="out")
+    s = k.shared("s", f32, 32)
+    row = blockIdx.x * 32 if by_block else 0
+    s[threadIdx.x % 32] = table[row + threadIdx.x % 32]
+    k.syncthreads()
+    out[blockIdx.x * 64 + threadIdx.x] = s[31 - threadIdx.x % 32]
+    k.launch(256, 64)
+    return k.build()
+
+
+def test_a_same_value_race_of_block_invariant_values_is_told_by_one_block_of_each_class():
+    """llm.c's fused_residual_forward_kernel6 stores its weights from every sub-block into
+    one shared copy: a same-value race, which needed the full run of every block (45 s). Where
+    the stored values are every block's alike (a global table the kernel never writes, read
+    at indices of the thread alone), one block of each class with values says it: the same
+    warning as the full run; where they depend on the block, the full run still decides."""
+    h = check(same_value_race(False))
+    full = check(same_value_race(False), sliced=False)
+    assert verdict(h) == verdict(full) and not h.races and len(h.same_value) == 1
+    assert h.method == "sliced" and ("stored values, one block of each class", 1) in h.runs
+    h = check(same_value_race(True))
+    assert verdict(h) == verdict(check(same_value_race(True), sliced=False))
+    assert h.method != "sliced" and len(h.same_value) == 1

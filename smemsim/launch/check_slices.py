@@ -16,7 +16,7 @@ from .congruence import Congruences
 from .faults import count_fault, Fault, quarters, run_in_ranges
 from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
-from .slicing import control_run, hazard_slices
+from .slicing import block_invariant_stores, control_run, hazard_slices
 from .trace import _blocks_on_read_axes, _decidable_comparisons, separable_products
 
 
@@ -31,7 +31,7 @@ CHECK_THREADS = 1 << 16
 
 
 def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
-                     max_races: int, progress, loop_limit: int
+                     max_races: int, progress, loop_limit: int, arrays=None, seed: int = 0
                      ) -> tuple[list[Race], tuple[tuple[str, int], ...], list[Fault],
                                 str | None] | FullRun | None:
     """The races of the launch from the two address-only runs, what each ran (its blocks),
@@ -109,19 +109,28 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         scan(rec, rec.take())
         if progress:
             progress(lo + size, total)
+    runs = [("shared accesses, one block of each class", int(reps.size))]
     if any(r.kind == "write-write" for r in found):
-        return None  # benign or not: only the stored bytes can tell
+        # benign or not: only the stored bytes can tell, which one block of each class
+        # tells for all of its blocks where those bytes are every block's alike
+        sites = {n for r in found if r.kind == "write-write" for n in (r.first, r.second)}
+        if not block_invariant_stores(kernel, sites):
+            return None
+        found = _races_with_values(kernel, launch, reps, pairs, max_races, loop_limit, arrays,
+                                   seed)
+        if found is None:
+            return None
+        runs.append(("stored values, one block of each class", int(reps.size)))
     # the other run on a few blocks at the grid's ends, where they stand for all of them
     ends = block_ends(kernel, hs.other, hs.probes, hs.lanes_only) \
         if blocks_total == launch.num_blocks else None
-    shared_run = ("shared accesses, one block of each class", int(reps.size))
     at_ends = None if ends is None else \
         check_other_run_at_ends(kernel, launch, hs, ends, loop_limit)
     if at_ends is not None:
         if progress:
             progress(total, total)
-        return found, (shared_run, ("global accesses and bounds, at the grid's ends",
-                                    at_ends)), list(faults.values()), None
+        return found, (*runs, ("global accesses and bounds, at the grid's ends", at_ends)), \
+            list(faults.values()), None
     if chosen is None:
         return None
     # every block: global accesses, loop bounds, shuffles and probes; a fault here is as
@@ -152,8 +161,33 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                                   after)
     except _BothFault:
         return FullRun(tuple(faults.values()))
-    return found, (shared_run, ("global accesses and bounds, every block",
-                                int(chosen.size))), list(faults.values()), unchecked
+    return found, (*runs, ("global accesses and bounds, every block", int(chosen.size))), \
+        list(faults.values()), unchecked
+
+
+def _races_with_values(kernel: Kernel, launch, reps: np.ndarray, pairs, max_races: int,
+                       loop_limit: int, arrays, seed: int) -> list[Race] | None:
+    """The races of one block of each class, run with values (each write-write race then
+    benign or not by the bytes stored), or None where such a run faults (the full run
+    locates the fault)."""
+    from kernels_ir import make_arrays
+    found, seen = [], {}
+
+    def scan(rec, records):
+        find_races(kernel, launch, rec, records, pairs, max_races, found, seen)
+    if arrays is None:
+        arrays = make_arrays(launch, seed)
+    per_run = max(1, CHECK_THREADS // launch.threads_per_block)
+    for lo in range(0, reps.size, per_run):
+        part = reps[lo:lo + per_run]
+        rec = Recorder(launch, part, scan, pairs)
+        try:
+            run(kernel, dict(launch.params), arrays, seed=seed, observer=rec,
+                partial=PartialRun(blocks=part), loop_limit=loop_limit)
+        except (KernelRuntimeError, IntervalTooLarge):
+            return None
+        scan(rec, rec.take())
+    return found
 
 
 class _BothFault(Exception):

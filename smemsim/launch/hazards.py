@@ -141,7 +141,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         result[3], "sliced", result[1])
     if blocks is None and launch.num_blocks > LARGE_GRID:
         found = check_by_slices(kernel, launch, None, pairs, max_races, progress,
-                                 loop_limit) if sliced else None
+                                 loop_limit, arrays, seed) if sliced else None
         # (a FullRun needs `chosen`: the full run of every block, below)
         if found is not None and not isinstance(found, FullRun):
             return report(found, launch.num_blocks)
@@ -158,7 +158,7 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     shared_faults = ()
     if sliced:
         found = check_by_slices(kernel, launch, chosen, pairs, max_races, progress,
-                                 loop_limit)
+                                 loop_limit, arrays, seed)
         if isinstance(found, FullRun):
             shared_faults, found = found.faults, None
         if found is not None:

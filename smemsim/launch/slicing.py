@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from kernels_ir import Kernel, Probe
+from kernels_ir import Kernel, Probe, SharedArray
 from kernels_ir.expr import Expr, Op
 from kernels_ir.stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load,
                              LocalStore, Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync,
@@ -213,6 +213,41 @@ def alike_loops(kernel: Kernel, statements: set) -> set[int]:
         if not carried and not uses_var and s.body:
             out.add(id(s))
     return out
+
+
+def block_invariant_stores(kernel: Kernel, sites) -> bool:
+    """Whether the bytes each of the store sites `sites` (site numbers) writes are the same
+    in every block: its value, its address and what decides that it runs read no blockIdx,
+    and load only from global arrays the kernel never writes, at addresses that read no
+    blockIdx and no loaded value (llm.c's fused_residual_forward_kernel6: each sub-block of
+    a block stores the same weights, `load128(weight + c)`, into one shared copy). Then
+    whether two threads of a block store the same bytes is one answer for every block of a
+    class the shared run cannot tell apart."""
+    statements = list(kernel.statements())
+    if any(isinstance(s, (TmaStore, BulkStore)) for s in statements):
+        return False   # (global writes through a tensor map or a bulk copy: not followed)
+    deps = _Dependences(kernel)
+    by_site = {s.site: s for s in kernel.sites()}
+    # (an array some statement writes, or may: its values may differ from block to block)
+    written = {s.array.name for s in statements
+               if isinstance(s, Access) and not isinstance(s, Load)}
+    for number in sites:
+        site = by_site.get(number)
+        if site is None or not isinstance(site, Store):
+            return False
+        loads: set = set()
+        _, axes, _ = deps.closure(site.exprs(), deps.enclosing[id(site)], loads=loads)
+        if axes:
+            return False
+        for i in loads:
+            load = deps.by_id[i]
+            if not isinstance(load, Load) or isinstance(load.array, SharedArray) or \
+                    load.array.name in written:
+                return False
+            _, axes, data = deps.closure(load.address_exprs(), deps.enclosing[i])
+            if axes or data:
+                return False
+    return True
 
 
 def slice_kernel(kernel: Kernel) -> Slice:
