@@ -81,16 +81,19 @@ _OK_BODY = """
 """
 
 CLI_CASES = [
-    ("FILE:raise ValueError('boom')\n", "analyze {f}", 2,
-     r"^error: k\.py:1: ValueError importing the kernels file: boom$"),
+    ("FILE:import kernels_ir\nraise ValueError('boom')\n", "analyze {f}", 2,
+     r"^error: k\.py:2: ValueError importing the kernels file: boom$"),
     ("FILE:def f(:\n", "analyze {f}", 2, r"^error: k\.py:1: the kernels file does not parse"),
+    ("FILE:import kernels_ir\nimport no_such_module_here\n", "check {f}", 2,
+     r"k\.py:2: ModuleNotFoundError importing the kernels file: No module named"),
+    # (a Python file that says nothing of kernels is refused unread: never run)
     ("FILE:import no_such_module_here\n", "check {f}", 2,
-     r"k\.py:1: ModuleNotFoundError importing the kernels file: No module named"),
+     r"k\.py is no file smemsim reads: .*: not run"),
     ("\n    k = KernelBuilder('k', block=(256,))\n", "analyze {f}", 2,
      r"k\.py:4: TypeError building KERNELS\['k'\]: .*unexpected keyword argument 'block'"),
     ("    return 3\n", "analyze {f}", 2, r"KERNELS\['k'\] of k\.py gave int 3, not a Kernel"),
     ("FILE:KERNELS = [1]\n", "analyze {f}", 2, r"KERNELS must be a dict .* got list"),
-    ("FILE:x = 1\n", "analyze {f}", 2, r"k\.py defines no kernels"),
+    ("FILE:import kernels_ir\nx = 1\n", "analyze {f}", 2, r"k\.py defines no kernels"),
     (_OK_BODY + "    return k.build()\nARRAYS = {'k': lambda launch: 1 / 0}\n", "analyze {f}", 2,
      r"k\.py:\d+: ZeroDivisionError making ARRAYS\['k'\]: division by zero"),
     (None, "analyze /no/such/file.py", 2, r"no such file: /no/such/file.py \(the installed "
@@ -207,7 +210,7 @@ def test_json_errors_say_where_and_which_lane(tmp_path, monkeypatch):
 def test_debug_shows_the_traceback_on_stderr(tmp_path, monkeypatch):
     from tests.test_cli import cli_streams
     monkeypatch.chdir(tmp_path)
-    _kernel_file(tmp_path, "FILE:raise ValueError('boom')\n")
+    _kernel_file(tmp_path, "FILE:import kernels_ir\nraise ValueError('boom')\n")
     code, out, err = cli_streams("--debug", "analyze", "k.py")
     assert code == 2 and out == "" and "Traceback" in err and "ValueError: boom" in err
 

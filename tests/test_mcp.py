@@ -44,6 +44,9 @@ def test_a_client_session_calls_every_tool_and_gets_the_command_lines_json(tmp_p
         ("analyze", {"file": "transpose", "options": ["-pn=256"]}),
         ("analyze", {"code": TRANSPOSE_CU}),
         ("explain", {"file": "transpose", "kernel": "transpose_pad0", "options": ["-pn=64"]}),
+        # (a site by its number, as docs/agents.md says: a number, not only its text)
+        ("explain", {"file": "transpose", "kernel": "transpose_pad0", "site": 1,
+                     "options": ["-pn=64"]}),
         ("fix", {"code": TRANSPOSE_CU}),
         ("check", {"file": "transpose", "kernel": "transpose_pad1", "options": ["-pn=64"]}),
         ("occupancy", {"options": ["--threads", "256", "--regs", "64", "--smem", "32768"]}),
@@ -55,6 +58,7 @@ def test_a_client_session_calls_every_tool_and_gets_the_command_lines_json(tmp_p
         cli_json(["analyze", "transpose", "-pn=256"]),
         cli_json(["analyze", str(cu)]),
         cli_json(["explain", "transpose", "--kernel", "transpose_pad0", "-pn=64"]),
+        cli_json(["explain", "transpose", "--kernel", "transpose_pad0", "-pn=64", "1"]),
         cli_json(["fix", str(cu)]),
         cli_json(["check", "transpose", "--kernel", "transpose_pad1", "-pn=64"]),
         cli_json(["occupancy", "--threads", "256", "--regs", "64", "--smem", "32768"]),
@@ -69,7 +73,7 @@ def test_a_client_session_calls_every_tool_and_gets_the_command_lines_json(tmp_p
         assert got["exit_code"] == 0, name
     # what the JSON says, for a reader: the padded transpose's worst store is conflict-free,
     # fix's patch of the CUDA text is a diff of kernel.cu
-    fixed = results[3].structured_content["results"][0]
+    fixed = results[4].structured_content["results"][0]
     assert fixed["patch"]["diff"].startswith("--- a/kernel.cu")
 
 

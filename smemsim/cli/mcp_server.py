@@ -111,10 +111,12 @@ def server():
         "Why a site's worst request costs what it does: the lanes, their banks and the "
         "wavefronts, lane by lane (smemsim explain --json); `site` is a site number or "
         "FILE:LINE, the worst site when omitted."))
-    def explain(file: str | None = None, code: str | None = None, site: str | None = None,
-                kernel: str | None = None, options: list[str] | None = None
-                ) -> dict[str, Any]:
-        return answer("explain", file, code, kernel, site, options)
+    def explain(file: str | None = None, code: str | None = None,
+                site: int | str | None = None, kernel: str | None = None,
+                options: list[str] | None = None) -> dict[str, Any]:
+        # (a site's number as a number or as text, or FILE:LINE)
+        return answer("explain", file, code, kernel, None if site is None else str(site),
+                      options)
 
     @app.tool(name="fix", description=(
         "Paddings and XOR swizzles of the conflicted shared arrays, each counted as built; "

@@ -177,6 +177,17 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
     if file.suffix != ".py":
         raise KernelFileError(f"{path}: not a file smemsim reads (a .cu or .cuh, a kernels "
                               "file or a numba, Triton, cupy or pycuda program, .py)")
+    try:
+        tree = parse_python(file.read_bytes(), str(file))
+    except (SyntaxError, ValueError):
+        tree = None   # (its import says where it does not parse; nothing of it runs)
+    if tree is not None and not is_kernels_module(tree):
+        # (a Python file is run only where it says it describes kernels: a script given by
+        # mistake is refused unread, never run)
+        raise KernelFileError(f"{path} is no file smemsim reads: it compiles no CUDA string, "
+                              "defines no numba or Triton kernel, and neither imports "
+                              "kernels_ir nor binds KERNELS at its top level (a kernels "
+                              "file, which smemsim runs): not run")
     module = _import(file)
     table = getattr(module, "KERNELS", None)
     if table is not None and not isinstance(table, dict):

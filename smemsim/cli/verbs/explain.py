@@ -161,4 +161,11 @@ def _chosen(analyses, number, line, text):
         raise KernelError(f"kernel '{analyses[0][0].name}' has only TMA and wgmma sites: "
                           "each is one instruction of the async proxy, with no lanes to "
                           "explain (docs/tma.md, docs/wgmma.md)")
-    return max(found, key=lambda f: (f[2].excess, f[2].wavefronts))
+    # the site analyze's hint names: the costliest site of the line with the most excess
+    # (a line unrolled into many sites outweighs one bad site elsewhere)
+    lines: dict = {}
+    for f in found:
+        lines.setdefault((id(f[0]), f[2].loc.file, f[2].loc.line), []).append(f)
+    top = max(lines.values(), key=lambda fs: (sum(f[2].excess for f in fs),
+                                              sum(f[2].wavefronts for f in fs)))
+    return max(top, key=lambda f: (f[2].excess, f[2].wavefronts))

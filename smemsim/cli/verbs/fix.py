@@ -87,17 +87,19 @@ def execute(args, console: Console) -> int:
                            site=args.site, jobs=args.jobs, progress=step, prefer=args.prefer,
                            baseline=baselines.get(name))
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
-        chosen, predicted = f.best, predicted_wavefronts(f) if f.best else 0
+        # (each array's best change: `chosen` is the kernels, which the next one's -p needs)
+        best, predicted = f.best, predicted_wavefronts(f) if f.best else 0
         patch = None
-        if patchable(args.file) and chosen:
+        if patchable(args.file) and best:
             with busy(console, args, "writing and checking the patch"):
-                patch = checked_patch(args, name, kernel, chosen, predicted, params, arrays,
+                patch = checked_patch(args, name, kernel, best, predicted, params, arrays,
                                       f.baseline.wavefronts)
         if args.patch and patch is None:
             if not patchable(args.file):
-                raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file, or a "
-                                  "cupy or pycuda program's CUDA strings, can be patched (a "
-                                  "DSL's kernel: make the change shown in its source)")
+                raise KernelError(f"--patch {args.patch}: only a .cu or .cuh file, a "
+                                  "cupy or pycuda program's CUDA strings or a numba kernel's "
+                                  "file can be patched (a Triton kernel or a kernels file: "
+                                  "make the change shown in its source)")
             if f.baseline.excess == 0:
                 clean.append(kernel.name)
             unpatched.append(f"no change to {kernel.name} could be tried ({len(f.skipped)} "

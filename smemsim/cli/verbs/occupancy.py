@@ -69,7 +69,7 @@ def execute(args, console: Console) -> int:
                 raise KernelError(f"{kernel.name}: a block of {o.block_size} threads, past "
                                   f"the build's __launch_bounds__ of {bound}: the launch "
                                   "fails (too many resources requested)")
-            results.append((kernel.name, o, bound))
+            results.append((kernel.title, o, bound))   # (an instance: `k<2>`)
     else:
         given = [flag for flag, value in (
             ("--kernel", args.kernel), ("--param", args.param), ("--data", args.data))

@@ -1,0 +1,72 @@
+"""Issue #54: what the twelfth new-user review (44th session) met on kernels of its own,
+each now answered (small kernels of the same kinds, their counts worked out in each
+docstring)."""
+from tests.test_new_user import cli
+
+TEMPLATE = """
+template <int STRIDE>
+__global__ void strided(const float *in, float *out) {
+    __shared__ float s[32 * STRIDE];
+    int t = threadIdx.x;
+    s[t * STRIDE] = in[blockIdx.x * blockDim.x + t];
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = s[t * STRIDE];
+}
+int main() {
+    float *in, *out;
+    cudaMalloc(&in, 128 * 32 * 4); cudaMalloc(&out, 128 * 32 * 4);
+    strided<2><<<128, 32>>>(in, out);
+    strided<4><<<128, 32>>>(in, out);
+}
+"""
+
+
+def test_fix_of_a_file_launching_two_instances_of_a_template_fixes_both(tmp_path):
+    """fix crashed (exit 3, "cannot unpack non-iterable Candidate object") after the first
+    instance: the list of the file's kernels was reused for the first one's best changes. A
+    warp's 32 lanes STRIDE words apart: 2 ways (strided<2>) and 4 ways (strided<4>), 128
+    blocks, a store and a load each: 2 x 128 x 2 = 512 and 2 x 128 x 4 = 1,024 wavefronts."""
+    f = tmp_path / "t.cu"
+    f.write_text(TEMPLATE)
+    code, out, err = cli("fix", str(f))
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "strided<2>: 512 shared wavefronts, 256 over ideal" in said
+    assert "strided<4>: 1,024 shared wavefronts, 768 over ideal" in said
+    code, out, err = cli("occupancy", str(f))
+    assert code == 0, err
+    # (each instance by its name, as analyze names them)
+    assert "strided<2>:" in out and "strided<4>:" in out
+
+
+UNROLLED = """
+__global__ void k(const float *in, float *out) {
+    __shared__ float s[32][33];
+    __shared__ float t[32][32];
+    int x = threadIdx.x, y = threadIdx.y;
+    s[y][x] = in[y * 32 + x];
+    t[y][x] = in[y * 32 + x];
+    __syncthreads();
+    float acc = t[x][y];                 // one site, 32 ways
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        acc += t[x][(y + j) % 32] * 2.0f;  // four sites, 32 ways each: this line costs most
+    out[y * 32 + x] = acc + s[x][y];
+}
+int main() { float *i, *o; cudaMalloc(&i, 4096); cudaMalloc(&o, 4096); k<<<1, dim3(32, 32)>>>(i, o); }
+"""
+
+
+def test_explain_without_a_site_explains_the_site_analyzes_hint_names(tmp_path):
+    """analyze's hint names the costliest site of the line with the most excess (a line
+    nvcc unrolled into many sites); explain without a site explained the single worst
+    site, another one."""
+    f = tmp_path / "u.cu"
+    f.write_text(UNROLLED)
+    code, out, err = cli("analyze", str(f))
+    assert code == 0, err
+    hint = next(line for line in out.splitlines() if "smemsim explain" in line)
+    site = hint.split()[-1]
+    code, out, err = cli("explain", str(f))
+    assert code == 0, err
+    assert out.startswith(f"k site {site}, ") and ":12:" in out.splitlines()[0]
