@@ -7,10 +7,12 @@ TEMPLATE = """
 template <int STRIDE>
 __global__ void strided(const float *in, float *out) {
     __shared__ float s[32 * STRIDE];
+    __shared__ float u[32 * STRIDE];
     int t = threadIdx.x;
     s[t * STRIDE] = in[blockIdx.x * blockDim.x + t];
+    u[t * STRIDE] = 2.0f * in[blockIdx.x * blockDim.x + t];
     __syncthreads();
-    out[blockIdx.x * blockDim.x + t] = s[t * STRIDE];
+    out[blockIdx.x * blockDim.x + t] = s[t * STRIDE] + u[t * STRIDE];
 }
 int main() {
     float *in, *out;
@@ -23,16 +25,17 @@ int main() {
 
 def test_fix_of_a_file_launching_two_instances_of_a_template_fixes_both(tmp_path):
     """fix crashed (exit 3, "cannot unpack non-iterable Candidate object") after the first
-    instance: the list of the file's kernels was reused for the first one's best changes. A
-    warp's 32 lanes STRIDE words apart: 2 ways (strided<2>) and 4 ways (strided<4>), 128
-    blocks, a store and a load each: 2 x 128 x 2 = 512 and 2 x 128 x 4 = 1,024 wavefronts."""
+    instance: the list of the file's kernels was reused for the first one's best changes
+    (one an array: two arrays here). A warp's 32 lanes STRIDE words apart: 2 ways
+    (strided<2>) and 4 ways (strided<4>), 128 blocks, a store and a load of each of the two
+    arrays: 4 x 128 x 2 = 1,024 and 4 x 128 x 4 = 2,048 wavefronts, 512 of them ideal."""
     f = tmp_path / "t.cu"
     f.write_text(TEMPLATE)
     code, out, err = cli("fix", str(f))
     assert code == 0, err
     said = " ".join(out.split())
-    assert "strided<2>: 512 shared wavefronts, 256 over ideal" in said
-    assert "strided<4>: 1,024 shared wavefronts, 768 over ideal" in said
+    assert "strided<2>: 1,024 shared wavefronts, 512 over ideal" in said
+    assert "strided<4>: 2,048 shared wavefronts, 1,536 over ideal" in said
     code, out, err = cli("occupancy", str(f))
     assert code == 0, err
     # (each instance by its name, as analyze names them)
