@@ -99,7 +99,7 @@ def test_fix_lists_only_changes_that_lower_the_wavefronts():
 def test_patch_needs_cuda_and_a_change(tmp_path):
     code, out = cli("fix", "transpose", "--kernel", "naive", "--patch",
                     str(tmp_path / "x.patch"))
-    assert code == 2 and "only a .cu or .cuh file, or a cupy or pycuda program" in out
+    assert code == 2 and "only a .cu or .cuh file, a cupy or pycuda program" in out
     code, out = cli("fix", str(TRANSPOSE_CU), "-D", "PAD=1", "--patch",
                     str(tmp_path / "x.patch"))
     # (conflict-free: nothing to patch is the answer, exit 0 and no file, so a script over

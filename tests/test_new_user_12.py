@@ -73,3 +73,43 @@ def test_explain_without_a_site_explains_the_site_analyzes_hint_names(tmp_path):
     code, out, err = cli("explain", str(f))
     assert code == 0, err
     assert out.startswith(f"k site {site}, ") and ":12:" in out.splitlines()[0]
+
+
+ONE_EXTENT = """
+__global__ void columns(const float *in, float *out) {
+    __shared__ float s[32 * 32];
+    int t = threadIdx.x;
+    for (int r = 0; r < 32; ++r)
+        s[t * 32 + r] = in[blockIdx.x * 1024 + r * 32 + t];
+    __syncthreads();
+    float acc = 0.0f;
+    for (int r = 0; r < 32; ++r)
+        acc += s[r * 32 + t];
+    out[blockIdx.x * 32 + t] = acc;
+}
+int main() {
+    float *in, *out;
+    cudaMalloc(&in, 64 * 1024 * 4); cudaMalloc(&out, 64 * 32 * 4);
+    columns<<<64, 32>>>(in, out);
+}
+"""
+
+
+def test_fix_pads_an_array_of_one_extent_with_an_element_every_128_bytes(tmp_path):
+    """bitonic sort's `s_key[SHARED_SIZE_LIMIT]`: fix tried no padding of an array declared
+    with one extent. Now it skips an element every 32 floats (`s[i + (i >> 5)]`, the classic
+    of scans and sorts), built like the other changes. Here each lane stores a row of 32
+    (s[t * 32 + r], which ptxas merges into 8 STS.128 a lane: 512 requests of 32
+    wavefronts, 16,384) and the reads run along rows (2,048 of 1): 18,432. Skewed, lane t's
+    word t * 33 + r sits in bank (t + r) % 32, ptxas can no longer merge (2,048 STS of 1
+    wavefront): 4,096, the ideal."""
+    f = tmp_path / "c.cu"
+    f.write_text(ONE_EXTENT)
+    code, out, err = cli("fix", str(f))
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "s: pad 1 every 32: 18,432 -> 4,096 wavefronts, +128 B shared memory" in said
+    assert "__shared__ float s[(32 * 32) + ((32 * 32) >> 5)];" in said
+    assert "s[smemsim_skew_5(t * 32 + r)]" in said
+    assert "checked: the patched file, as nvcc builds it, counts 4,096 wavefronts as fix " \
+           "predicted" in said

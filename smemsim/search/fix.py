@@ -41,8 +41,8 @@ class Candidate:
     """One change to one array and what the whole launch costs with it."""
 
     array: str
-    kind: str                    # "pad" or "swizzle"
-    pad: int                     # elements per row (kind "pad")
+    kind: str                    # "pad", "swizzle" or "skew" (a built `.cu`'s one-extent array)
+    pad: int                     # elements per row ("pad"), the period's log2 ("skew")
     swizzle: tuple[int, int, int] | None  # (B, M, S) of the array's elements
     wavefronts: int
     excess: int
@@ -62,9 +62,11 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """`pad 1` or `Swizzle<5,0,5>`."""
+        """`pad 1`, `Swizzle<5,0,5>` or `pad 1 every 32`."""
         if self.kind == "pad":
             return f"pad {self.pad}"
+        if self.kind == "skew":
+            return f"pad 1 every {1 << self.pad}"
         b, m, s = self.swizzle
         return f"Swizzle<{b},{m},{s}>"
 

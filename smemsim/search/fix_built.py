@@ -196,6 +196,14 @@ def search_source(kernel: Kernel, source: SourceFile,
             if few:   # (a row moved by its widest access: a word, or a 16-byte vector)
                 pads = [min((b for b in pads if b >= widest), default=pads[-1])]
             plan += [(name, LayoutChange(name, "pad", pad=b // unit)) for b in pads]
+        elif len(decl.extents) == 1 and decl.extents[0] and not source.numba and \
+                (size or 4) <= 8:
+            # (a one-extent array's padding: an element skipped every 128 bytes of them,
+            # `s[i + (i >> 5)]` of floats, the scan's and the sort's classic; where ptxas
+            # merged neighbouring elements into a wider access, the build says whether it
+            # still can)
+            plan.append((name, LayoutChange(name, "skew",
+                                            pad=(128 // (size or 4)).bit_length() - 1)))
         else:
             skipped.append(f"{name}: padding not tried: it is declared with one extent "
                            f"({name}[{decl.extents[0] or ''}]): rows are not the "
@@ -346,6 +354,8 @@ def _macro_hint(path: str, decl, size: int | None, name: str) -> list[str]:
 
 
 def _label(change) -> str:
+    if change.kind == "skew":
+        return f"pad 1 every {1 << change.pad}"
     return f"pad {change.pad}" if change.kind == "pad" else \
         "Swizzle<{},{},{}>".format(*change.swizzle)
 

@@ -25,11 +25,12 @@ from .parse import function_name, parser, subscript_index, text, walk
 
 @dataclass(frozen=True)
 class LayoutChange:
-    """One array's change: padding of its rows or a swizzle of its element offsets."""
+    """One array's change: padding of its rows, a swizzle of its element offsets, or (a
+    one-extent array's padding) one element skipped every 2^pad (`s[i + (i >> 5)]`)."""
 
     array: str
-    kind: str                                # "pad" or "swizzle"
-    pad: int = 0
+    kind: str                                # "pad", "swizzle" or "skew"
+    pad: int = 0                             # elements a row ("pad"), the period's log2 ("skew")
     swizzle: tuple[int, int, int] | None = None
 
 
@@ -77,6 +78,22 @@ def diff_name(name: str) -> str:
 def helper_name(b: int, m: int, s: int) -> str:
     """The swizzle helper's name: one per (B, M, S)."""
     return f"smemsim_swizzle_{b}_{m}_{s}"
+
+
+def skew_name(shift: int) -> str:
+    """The skew helper's name: one per period."""
+    return f"smemsim_skew_{shift}"
+
+
+def _helper_text(key: tuple) -> str:
+    """The device function a change's subscripts call: a swizzle's or a skew's."""
+    if key[0] == "skew":
+        shift = key[1]
+        return (f"// one element skipped every {1 << shift} (a padding of a one-extent "
+                f"array), written by smemsim fix\n"
+                f"__device__ __forceinline__ unsigned {skew_name(shift)}(unsigned i)\n"
+                f"{{\n    return i + (i >> {shift});\n}}\n\n")
+    return helper(*key[1:])
 
 
 def helper(b: int, m: int, s: int) -> str:
@@ -279,7 +296,7 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
     source = pathlib.Path(file).read_bytes()
     tree, function, functions = _functions(file, kernel)
     edits: list[tuple[int, int, str, int, str]] = []  # start, end, new, line, old
-    helpers: dict[tuple[int, int, int], object] = {}
+    helpers: dict[tuple, object] = {}   # ("swizzle", B, M, S) or ("skew", shift) -> owner
     for change in changes:
         _, decl = _the_declaration(file, tree, function, functions, change.array)
         sizes = _extents(decl)
@@ -301,8 +318,20 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
             continue
         if any(s is None for s in sizes[1:]):
             raise _error(file, decl, f"'{change.array}': an inner extent is missing")
-        b, m, s = change.swizzle
         rank = len(sizes)
+        if change.kind == "skew":
+            if rank != 1 or sizes[0] is None or _is_extern(decl):
+                raise _error(file, decl, f"'{change.array}': a skew is written for an array "
+                                         "of one extent the declaration states")
+            n, shift = text(sizes[0]), change.pad
+            edits.append((sizes[0].start_byte, sizes[0].end_byte,
+                          f"({n}) + (({n}) >> {shift})", sizes[0].start_point[0] + 1, n))
+            call = skew_name(shift)
+            key = ("skew", shift)
+        else:
+            b, m, s = change.swizzle
+            call = helper_name(b, m, s)
+            key = ("swizzle", b, m, s)
         if rank > 1:
             inner = decl
             while inner.type == "array_declarator":
@@ -323,7 +352,7 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
                 # ((b) * (R) + (y)) * (C) + (x): each outer part whole before it is scaled
                 outer = f"({offset})" if k else offset
                 offset = f"{outer} * ({text(size)}) + ({text(index)})"
-            new = f"{change.array}[{helper_name(b, m, s)}({offset})]"
+            new = f"{change.array}[{call}({offset})]"
             edits.append((top.start_byte, top.end_byte, new, top.start_point[0] + 1,
                           text(top)))
         owner = _scope(decl, tree.root_node)
@@ -335,8 +364,8 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
             # give its linkage to the helper and take it from the kernel, whose name the
             # program fetches unmangled)
             owner = owner.parent
-        helpers.setdefault((b, m, s), owner)
-    for (b, m, s), owner in helpers.items():
+        helpers.setdefault(key, owner)
+    for key, owner in helpers.items():
         start = owner.start_byte if owner.type != "translation_unit" else 0
         # (at the kernel's own indentation, which a CUDA string in Python often has: each
         # line of the helper indented as the kernel's, and the kernel's line kept whole)
@@ -344,7 +373,7 @@ def layout_patch(file: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
         indent = source[line_start:start].decode("utf-8", "replace")
         if indent.strip():
             indent = ""
-        text_ = "\n".join(indent + x if x else x for x in helper(b, m, s).split("\n"))
+        text_ = "\n".join(indent + x if x else x for x in _helper_text(key).split("\n"))
         edits.append((start, start, text_[len(indent):] + indent, owner.start_point[0] + 1,
                       ""))
     edits.sort(key=lambda e: (e[0], e[1]))
