@@ -276,7 +276,7 @@ def search_source(kernel: Kernel, source: SourceFile,
     # (of as many wavefronts, the build of fewer shared instructions: a padding that keeps
     # ptxas's LDS.128 over one that splits them in four)
     order = lambda c: (c.wavefronts, c.requests or 0, c.extra_smem,  # noqa: E731
-                       c.kind != "pad", c.pad, tried.get((c.array, c.swizzle), 0))
+                       c.kind == "swizzle", c.pad, tried.get((c.array, c.swizzle), 0))
     candidates.sort(key=order)
     baseline_warps = _counted_warps(kernel, arch, registers, params)
     launch = resolve_launch(kernel, params)
@@ -293,7 +293,10 @@ def search_source(kernel: Kernel, source: SourceFile,
         better = [c for c in candidates if c.array == name and
                   c.wavefronts < baseline.wavefronts]
         # fewer wavefronts at fewer warps per SM is a trade the user makes, not fix
-        better.sort(key=lambda c: (prefer is not None and c.kind != prefer, fewer_warps(c),
+        # (`--prefer pad`: an element every 128 bytes is a padding too)
+        better.sort(key=lambda c: (prefer is not None and
+                                   ("pad" if c.kind == "skew" else c.kind) != prefer,
+                                   fewer_warps(c),
                                    *order(c)))
         if better:
             best.append(better[0])
