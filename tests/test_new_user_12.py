@@ -113,3 +113,41 @@ def test_fix_pads_an_array_of_one_extent_with_an_element_every_128_bytes(tmp_pat
     assert "s[smemsim_skew_5(t * 32 + r)]" in said
     assert "checked: the patched file, as nvcc builds it, counts 4,096 wavefronts as fix " \
            "predicted" in said
+
+
+CONTINUED = '''import numpy as np
+import pycuda.autoinit
+import pycuda.driver as drv
+from pycuda.compiler import SourceModule
+mod = SourceModule("""
+__device__ int sum3(const int *in, int i)
+{
+    return in[i] + \\
+           in[i + 1] + \\
+           in[i + 2];
+}
+__global__ void k(int *out)
+{
+    __shared__ int s[256];
+    s[threadIdx.x] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = sum3(s, threadIdx.x % 200);
+}
+""")
+k = mod.get_function("k")
+out = np.zeros(256, dtype=np.int32)
+k(drv.Out(out), block=(256, 1, 1), grid=(1, 1))
+'''
+
+
+def test_a_cuda_strings_lines_continued_with_backslashes_are_the_files(tmp_path):
+    """pycuda's Game of Life writes a `return` over three lines ending in `\\`, inside a
+    non-raw string: Python joins them, so nvcc's lines after them were two short of the
+    file's (site texts then the IR's, at other lines). The store of `s` is on line 15 of
+    this file; the helper's loads on line 8, called at line 17."""
+    f = tmp_path / "p.py"
+    f.write_text(CONTINUED)
+    code, out, err = cli("analyze", str(f))
+    assert code == 0, err
+    assert "p.py:15:5): s[threadIdx.x] = threadIdx.x;" in out
+    assert f"p.py:8:5 (sum3) via {f}:17)" in out

@@ -218,6 +218,59 @@ def import_strings(path: str, options=None, wanted: str | None = None, arch: str
                        found.kernels, wanted, "kernel compiled from a string", options, arch)
 
 
+def _continued_lines(path: str, text) -> dict[int, int] | None:
+    """Where a non-raw triple-quoted string's lines stand in the file, where it has
+    backslash-newlines (Python joins the lines they end: pycuda's Game of Life writes a
+    long `return` over three lines that way, and nvcc's line 33 is then the file's 35):
+    {the line nvcc counts: the file's}, only the lines that differ; None where there are
+    none, or where the literal is not as this reading expects (its lines are then
+    nvcc's, as before)."""
+    import pathlib
+    first = getattr(text, "line", None)
+    try:
+        lines = pathlib.Path(path).read_text().split("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if first is None or not 0 < first <= len(lines):
+        return None
+    head = lines[first - 1]
+    at = min((i for i in (head.find('"""'), head.find("'''")) if i >= 0), default=-1)
+    if at < 0 or head[:at].rstrip().endswith(("r", "R")) or \
+            not lines[first - 1][at + 3:].strip() == "":
+        return None   # (no triple quote, a raw string, or text after the quotes)
+    count = str(text).count("\n") + 1
+    physical, out = first, {}
+    for k in range(count):
+        if k:   # (value line k starts on the file's line after the last one's end)
+            physical += 1
+        if first + k != physical:
+            out[first + k] = physical
+        # (a line ending in an odd number of backslashes continues on the next)
+        while physical <= len(lines) and \
+                (len(lines[physical - 1]) - len(lines[physical - 1].rstrip("\\"))) % 2:
+            physical += 1
+    closing = lines[physical - 1] if physical <= len(lines) else ""
+    if '"""' not in closing and "'''" not in closing:
+        return None   # (the literal does not end where its lines say: not followed)
+    return out or None
+
+
+def _relocated(ptx: str, moved: dict[int, int], path: str) -> str:
+    """The PTX with each `.loc` (and `inlined_at`) line of the Python file at `path` moved
+    as `moved` says (a header's lines are its own)."""
+    import os
+    import re
+    mine = {m.group(1) for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', ptx, re.M)
+            if os.path.basename(m.group(2)) == os.path.basename(path)}
+
+    def line(m):
+        if m.group(2) not in mine:
+            return m.group(0)
+        return f"{m.group(1)}{m.group(2)}{m.group(3)}" \
+               f"{moved.get(int(m.group(4)), int(m.group(4)))}"
+    return re.sub(r"(\.loc\s+|inlined_at\s+)(\d+)(\s+)(\d+)", line, ptx)
+
+
 @dataclasses.dataclass(frozen=True)
 class Unit:
     """The CUDA nvcc builds for one compile call: `text` (the string, numbered by a `#line`
@@ -270,6 +323,9 @@ def build(path: str, key: str, found: Program, options=None, arch: str = "sm_90"
     text = ptx_of(path, arch=arch, defines=getattr(options, "defines", None),
                   include_dirs=getattr(options, "include_dirs", ()), flags=(*flags, *kept),
                   text=unit)
+    moved = _continued_lines(path, source.text) if own.first is not None else None
+    if moved:   # (nvcc counted the string's lines; the file has more where they continue)
+        text = _relocated(text, moved, path)
     module = parse(text)
     symbol = _entry(module, name, readable)
     launch = found.launches.get(key, ())
