@@ -13,14 +13,16 @@ any `.cu`:
 - paddings of the last extent of an array of rank 2 or more, by 4 and 16 bytes (in its
   elements: 1 and 4 floats), then those up to 128 bytes that the kernel's own trace,
   re-costed with the rows that much longer, puts below them (_Screen.paddings: a halo
-  tile's 20-float rows want 48);
+  tile's 20-float rows want 48); an array of one extent, an element skipped every 128 bytes
+  of them (`s[i + (i >> 5)]`: a scan's, a sort's);
 - swizzles: CuTe's Swizzle<B, M, S> that keeps the array's widest access whole and sends
   the chunks of each 128-byte row of banks apart (swizzles()), and those of any B, M and S
   that the re-costed trace puts below them (_Screen.better: a transposed SGEMM tile wants
   the rows 4 apart, Swizzle<2,3,5>), written in the declaration's elements.
 
 The screen is the trace's requests re-addressed, not a build: only builds are proposed,
-and the patch fix prints must compute what the file computes (cli.fixpatch).
+and the patch fix prints must compute what the file computes (cli.fixpatch). A numba
+kernel's file is changed and built the same way (frontends.ptx.numba_patch, numba's build).
 
 A change is proposed only where the build's wavefronts go down; each array's best, then all
 of them together, built once more (the patch `fix` prints is that build's).
@@ -158,8 +160,8 @@ def search_source(kernel: Kernel, source: SourceFile,
     a third of the builds; `prefer`: "pad" or "swizzle", the kind each array's
     best is where one of that kind lowers its wavefronts)."""
     from ..frontends.cuda.patch import LayoutChange
-    layout_patch, shared_declaration = patcher(source).layout_patch, \
-        patcher(source).shared_declaration
+    patching = patcher(source)
+    layout_patch, shared_declaration = patching.layout_patch, patching.shared_declaration
     if baseline is None:
         baseline = analyze(kernel, params, arch=arch, arrays=arrays, seed=seed)
     if site is not None:

@@ -746,6 +746,10 @@ def _after_exit(body: list, position: int, rets: set) -> bool:
     return False
 
 
+# what orders shared memory besides a write to it (a barrier, a fence, a call, a copy)
+_ORDERING = tuple(f for f in _FENCES if f not in ("st", "atom", "red"))
+
+
 def _writes_shared(x: Inst) -> bool:
     """Whether a store or atomic may write shared memory (its space shared, or generic)."""
     return x.name in ("st", "atom", "red") and \
@@ -755,19 +759,22 @@ def _writes_shared(x: Inst) -> bool:
 def _exit_below(body: list, position: int, rets: set, names) -> int | None:
     """The position of the conditional branch to a return that the load at `position` can
     sink below: every path from the load reaches it (only forward branches between, none
-    past it), nothing between reads or writes the load's registers, writes shared memory or
-    orders it, and the value is not used before it. None where there is none."""
+    past it), nothing between reads or writes the registers it loads, writes those its
+    address reads, writes shared memory or orders it, and the value is not used before it.
+    None where there is none."""
     from .operands import _reads, _writes
     loaded = set(_writes(body[position], names))
+    address = set(_reads(body[position], names))
     labels = {x.name: n for n, x in enumerate(body) if isinstance(x, Label)}
     furthest = position
     for n in range(position + 1, len(body)):
         x = body[n]
         if isinstance(x, Label):
             continue
-        if loaded & set(_reads(x, names)) or loaded & set(_writes(x, names)) or \
-                _writes_shared(x) or (x.name in _FENCES and x.name not in ("st", "atom", "red"))\
-                or x.name in ("ret", "exit", "trap") or "volatile" in x.opcode:
+        written = set(_writes(x, names))
+        if loaded & (set(_reads(x, names)) | written) or address & written or \
+                _writes_shared(x) or x.name in _ORDERING or \
+                x.name in ("ret", "exit", "trap") or "volatile" in x.opcode:
             return None
         if x.name != "bra":
             continue
