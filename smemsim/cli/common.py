@@ -236,6 +236,18 @@ def random_inputs_note(args, key: str, kernel, err) -> str:
             f"give the program's data with --data {drawn[0]}=FILE.npy")
 
 
+def launch_faulted(args, key: str, kernel, err, chosen: list, consequence: str) -> None:
+    """A launch's fault (said with random_inputs_note): raised where the kernel is the only
+    one chosen; of several, kept in `args.failed_kernels` with `consequence` (the command
+    line says each after the others' results, exit 2), as a kernel of several that cannot
+    be built is."""
+    err = with_note(err, random_inputs_note(args, key, kernel, err))
+    if len(chosen) == 1:
+        raise err from None
+    args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
+                           f"{err}; {consequence}: `smemsim check` locates its faults"]
+
+
 def with_note(err, note: str):
     """The error `err` with `note` added to its message (the same kind, lane and place)."""
     if not note:

@@ -12,7 +12,7 @@ from ...launch.analysis import analyze
 from .. import jsonout, outputs, render
 from ..common import (
     EXIT_GATE, EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
-    own_params, print_json, random_inputs_note, say, swept, with_note,
+    launch_faulted, own_params, print_json, say, swept,
 )
 from ..options import (
     add_common, add_format, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options,
@@ -79,14 +79,8 @@ def execute(args, console: Console) -> int:
                     r = analyze(kernel, params, arch=args.arch, arrays=arrays,
                                 loop_limit=args.loop_limit)
             except KernelRuntimeError as err:
-                err = with_note(err, random_inputs_note(args, name, kernel, err))
-                if len(chosen) == 1:
-                    raise err from None
-                # (a launch of several that faults: said, and the others counted, as a
-                # kernel of several that cannot be built is)
-                args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
-                                       f"{err}; the launch faults, so nothing is counted: "
-                                       "`smemsim check` locates its faults"]
+                launch_faulted(args, name, kernel, err, chosen,
+                               "the launch faults, so nothing is counted")
                 continue
             occ = occupancy_of(kernel, args.arch, args.regs, params, compiled=compiled) \
                 if args.regs is not None else None

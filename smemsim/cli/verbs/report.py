@@ -14,8 +14,8 @@ from ...launch.analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
     EXIT_INPUT, EXIT_OK, as_compiled_noop, assumed_length_question, build_or_explain, busy,
-    input_sources, inputs, kernels, launch_bound, occupancy_of, own_params, print_json,
-    random_inputs_note, say, with_note,
+    input_sources, inputs, kernels, launch_bound, launch_faulted, occupancy_of, own_params,
+    print_json, say,
 )
 from ..fixpatch import checked_patch, patchable, predicted_wavefronts, source_of
 from ..options import add_common, add_jobs, add_kernels, add_loop_limit, add_regs, parse_params
@@ -84,14 +84,9 @@ def execute(args, console: Console) -> int:
         try:
             items.append(_item(args, console, name, kernel, params, profiled))
         except KernelRuntimeError as err:
-            err = with_note(err, random_inputs_note(args, name, kernel, err))
-            if len(chosen) == 1:
-                raise err from None
-            # (a launch of several that faults: said, and the page made of the others, as
-            # analyze counts them)
-            args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
-                                   f"{err}; the launch faults, so it has no page: "
-                                   "`smemsim check` locates its faults"]
+            # (the page is made of the others, as analyze counts them)
+            launch_faulted(args, name, kernel, err, chosen,
+                           "the launch faults, so it has no page")
     if not items:   # (each kernel's fault is said on stderr, after this)
         import sys
         print("error: no page written: every kernel's launch faults", file=sys.stderr)

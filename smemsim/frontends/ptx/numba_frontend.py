@@ -25,6 +25,7 @@ import hashlib
 import math
 import pathlib
 import re
+import threading
 
 from kernels_ir import KernelError, SourceLoc
 
@@ -395,7 +396,9 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     function = _function(kernel, kernels, names, {})
     options = _jit_options(kernel)
     try:
-        with _target(cc):
+        # (one compile at a time: _target swaps numba's device lookup for the process, and
+        # fix builds its changes on threads)
+        with _COMPILING, _target(cc):
             ptx, _ = cuda.compile_ptx(function, tuple(types.values()), lineinfo=True, cc=cc,
                                       **options)
     except Exception as err:   # numba's typing and lowering errors: its message is the answer
@@ -407,6 +410,9 @@ def _ptx(path: str, kernel: NumbaKernel, kernels: dict, types: dict, names: dict
     if entry is not None:
         store(entry, sealed(key, ptx.encode()))
     return ptx
+
+
+_COMPILING = threading.Lock()
 
 
 @contextlib.contextmanager
