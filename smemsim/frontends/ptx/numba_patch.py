@@ -24,14 +24,13 @@ from kernels_ir import KernelError
 from ..cuda.patch import LayoutChange, LayoutPatch, SharedDeclaration
 
 
-def _kernel(path: str, kernel: str) -> tuple[ast.Module, ast.FunctionDef, dict]:
-    """The module, the kernel's `def` and the module's names where it is defined."""
+def _kernel(path: str, kernel: str) -> tuple[ast.FunctionDef, dict]:
+    """The kernel's `def` and the module's names where it is defined."""
     from .numba_frontend import numba_kernels
-    from .python_kernel import syntax_tree
     found = numba_kernels(path).get(kernel)
     if found is None:
         raise KernelError(f"{path}: no numba kernel '{kernel}'")
-    return syntax_tree(pathlib.Path(path)), found.node, found.names
+    return found.node, found.names
 
 
 def _declaration_call(function: ast.FunctionDef, name: str, path: str) -> ast.Call:
@@ -57,7 +56,7 @@ def _shape_nodes(call: ast.Call) -> list[ast.expr]:
 
 def shared_declaration(path: str, kernel: str, name: str) -> SharedDeclaration:
     """The array `name` of the numba kernel as `cuda.shared.array` declares it."""
-    _, function, _ = _kernel(path, kernel)
+    function, _ = _kernel(path, kernel)
     call = _declaration_call(function, name, path)
     dtype = call.args[1] if len(call.args) > 1 else next(
         (k.value for k in call.keywords if k.arg == "dtype"), None)
@@ -68,8 +67,8 @@ def shared_declaration(path: str, kernel: str, name: str) -> SharedDeclaration:
 def layout_patch(path: str, kernel: str, changes: list[LayoutChange]) -> LayoutPatch:
     """The Python file with each change made (one per array)."""
     from .host_python import Scope
-    text = pathlib.Path(path).read_text()
-    _, function, names = _kernel(path, kernel)
+    text = pathlib.Path(path).read_bytes().decode("utf-8")   # (ast's columns are its bytes)
+    function, names = _kernel(path, kernel)
     edits: list[tuple[ast.AST, str]] = []
     said = []
     for change in changes:
@@ -92,10 +91,13 @@ def layout_patch(path: str, kernel: str, changes: list[LayoutChange]) -> LayoutP
             said.append(f"line {last.lineno}: {ast.unparse(last)} -> {new} "
                         f"({ast.unparse(last)} + {change.pad}, as a literal: numba takes a "
                         "shared array's extents as literals or the module's constants)")
-        else:
+        elif change.kind == "swizzle":
             edits += _swizzled(function, change, shape, values, path)
             b, m, s = change.swizzle
             said.append(f"{change.array}: every subscript swizzled (Swizzle<{b},{m},{s}>)")
+        else:
+            raise KernelError(f"{path}: a {change.kind} of '{change.array}' is not written "
+                              "into a numba kernel")
     return LayoutPatch(path, text, _replaced(text, edits), tuple(said))
 
 
