@@ -225,7 +225,6 @@ def _continued_lines(path: str, text) -> dict[int, int] | None:
     {the line nvcc counts: the file's}, only the lines that differ; None where there are
     none, or where the literal is not as this reading expects (its lines are then
     nvcc's, as before)."""
-    import pathlib
     first = getattr(text, "line", None)
     try:
         lines = pathlib.Path(path).read_text().split("\n")
@@ -258,10 +257,9 @@ def _continued_lines(path: str, text) -> dict[int, int] | None:
 def _relocated(ptx: str, moved: dict[int, int], path: str) -> str:
     """The PTX with each `.loc` (and `inlined_at`) line of the Python file at `path` moved
     as `moved` says (a header's lines are its own)."""
-    import os
-    import re
+    name = pathlib.Path(path).name
     mine = {m.group(1) for m in re.finditer(r'^\s*\.file\s+(\d+)\s+"([^"]*)"', ptx, re.M)
-            if os.path.basename(m.group(2)) == os.path.basename(path)}
+            if pathlib.Path(m.group(2)).name == name}
 
     def line(m):
         if m.group(2) not in mine:
