@@ -16,7 +16,7 @@ from .inputs import make_arrays
 from .interpreter import control_signatures, run
 from .run_types import (
     BarrierReached, GlobalAccess, LayoutMismatch, PartialRun, Probe, SharedAccess,
-    WarpBarrierReached,
+    Unwritten, WarpBarrierReached,
 )
 from .launch import Launch, resolve_launch
 from .layout import TMA_SWIZZLES, Swizzle
@@ -51,6 +51,7 @@ __all__ = [
     "LocalArray", "LocalRef", "LocalStore", "located", "logical_and", "logical_or", "Loop",
     "make_arrays",
     "map_statements", "Op", "PartialRun", "Probe", "ReadOnlyRef", "Return", "resolve_launch", "run",
+    "Unwritten",
     "ScalarParam", "select", "SharedAccess", "SharedArray", "SharedBuffer", "smax", "smin",
     "SourceLoc", "source_lines", "Stmt", "Store", "StoreMatrix", "Swizzle", "Sync", "SyncReduce", "threadIdx",
     "TMA_SWIZZLES", "u16", "u32", "u64",

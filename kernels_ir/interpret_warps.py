@@ -508,7 +508,7 @@ def load_matrix(machine: Machine, s: LoadMatrix, idx: np.ndarray) -> None:
     memory, first, rows, dense, lane = _matrix_rows(machine, s, idx)
     addresses_only = machine.partial is not None and machine.partial.statements is not None
     if not addresses_only or machine.partial.track:
-        machine._check_written(s, first, 8)
+        machine._check_written(s, first, 8, idx)
     if machine.intent is not None:
         size = s.array.dtype.size      # the used lanes' element offsets in the array
         offset = first % (machine.window // size) - machine.kernel.buffer_base(s.array.buffer) \

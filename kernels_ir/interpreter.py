@@ -35,7 +35,7 @@ from .launch import Launch, resolve_launch
 from .periodic import Plan
 from .printer import format_stmt
 from .run_types import (MAX_LOOP_ITERATIONS, MAX_THREADS, BarrierReached, GlobalAccess,
-                        Observer, PartialRun, SharedAccess)
+                        Observer, PartialRun, SharedAccess, Unwritten)
 from .semantics import LaneFault, convert
 from .arrays import LocalArray, SharedArray, source_name
 from .kernel import Kernel
@@ -75,7 +75,8 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
         arrays: Mapping[str, np.ndarray] | None = None, *, seed: int = 0,
         observer: Observer | None = None, partial: PartialRun | None = None,
         loop_limit: int = MAX_LOOP_ITERATIONS,
-        blank: frozenset[str] = frozenset()) -> dict[str, np.ndarray]:
+        blank: frozenset[str] = frozenset(),
+        unwritten: Unwritten | None = None) -> dict[str, np.ndarray]:
     """Execute one launch; return every global array after it (inputs copied, never changed).
 
     Arrays not given are made by `make_arrays(launch, seed, blank)`: those named in `blank`,
@@ -84,13 +85,15 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
     the launch runs (see PartialRun) and no global arrays are made or returned. A loop that
     runs `loop_limit` iterations in one entry faults as endless, unless it is counted
     (Loop.counted) and its closed form says when it ends: it may then run up to
-    MAX_LOOP_ITERATIONS.
+    MAX_LOOP_ITERATIONS. A load of shared bytes no thread has written faults, unless
+    `unwritten` allows it (see Unwritten).
     """
     if not 1 <= loop_limit <= MAX_LOOP_ITERATIONS:
         raise KernelError(f"loop_limit must be 1 to {MAX_LOOP_ITERATIONS:,}, got {loop_limit}",
                           kernel=kernel.name)
     launch = resolve_launch(kernel, params)
-    machine = Machine(launch, arrays or {}, seed, observer, partial, loop_limit, blank)
+    machine = Machine(launch, arrays or {}, seed, observer, partial, loop_limit, blank,
+                      unwritten)
     machine.execute()
     views = {v.name for v in kernel.global_views}
     return {name: a for name, a in machine.globals.items() if name not in views}
@@ -99,7 +102,8 @@ def run(kernel: Kernel, params: Mapping[str, int | float] | None = None,
 class Machine(Evaluator):
     def __init__(self, launch: Launch, arrays: Mapping[str, np.ndarray], seed: int,
                  observer: Observer | None, partial: PartialRun | None = None,
-                 loop_limit: int = MAX_LOOP_ITERATIONS, blank: frozenset[str] = frozenset()):
+                 loop_limit: int = MAX_LOOP_ITERATIONS, blank: frozenset[str] = frozenset(),
+                 unwritten: Unwritten | None = None):
         self.launch, self.kernel, self.observer = launch, launch.kernel, observer
         self.blank = blank
         self.partial = partial
@@ -156,9 +160,12 @@ class Machine(Evaluator):
         # One flat byte buffer, blocks back to back, each window rounded up to 16 bytes so
         # that typed views of it (every access is naturally aligned) index it exactly.
         self.window = -(-launch.smem_window // 16) * 16
-        self.shared = np.zeros(self.nblocks * self.window, np.uint8)
         # CUDA leaves shared memory uninitialized: track what was written, so that a read
-        # of anything else is a fault instead of a made-up zero
+        # of anything else is a fault instead of a made-up zero (or, where the caller allows
+        # such reads, Unwritten, the window starts as its fill bytes and the read is told)
+        self.unwritten = unwritten
+        self.shared = np.full(self.nblocks * self.window,
+                              0 if unwritten is None else unwritten.fill, np.uint8)
         self.written = np.zeros(self.nblocks * self.window, bool)
         self._all_written = False   # every flag of `written` set (_check_written)
         # cp.async: copies in flight per byte, the copies themselves, each thread's group
@@ -484,7 +491,7 @@ class Machine(Evaluator):
             self._check_settled(s, first, s.width, reading=False)
             self._plain_write(self._bytes(s, first, s.width), idx, s.width * s.array.dtype.size)
         else:  # a load or an atomic reads the bytes
-            self._check_written(s, first, s.width)
+            self._check_written(s, first, s.width, idx)
             if isinstance(s, Load) and self.intent is not None:
                 interpret_async.check_reader(self, s, offset, self._bytes(s, first, s.width), idx)
 
@@ -579,7 +586,7 @@ class Machine(Evaluator):
                   "cp.async.wait_group must come first (and a __syncthreads() for other "
                   "threads)", row)
 
-    def _check_written(self, s: Load, first: np.ndarray, width: int) -> None:
+    def _check_written(self, s: Load, first: np.ndarray, width: int, idx: np.ndarray) -> None:
         self._check_settled(s, first, width, reading=True)
         if self._all_written:
             return
@@ -604,10 +611,13 @@ class Machine(Evaluator):
         if not ok.all():
             lane = int(np.flatnonzero(~ok)[0])
             byte = int(first[lane] * size % self.window)
-            raise LaneFault(f"reads shared memory no thread has written "
-                            f"('{source_name(s.array)}', byte "
-                            f"{byte} of the block's window): uninitialized in CUDA",
-                            np.array([lane]))
+            message = (f"reads shared memory no thread has written "
+                       f"('{source_name(s.array)}', byte "
+                       f"{byte} of the block's window): uninitialized in CUDA")
+            if self.unwritten is None:
+                raise LaneFault(message, np.array([lane]))
+            if self.unwritten.first is None:   # allowed: the bytes read are the fill
+                self.unwritten.first = self._fault(s, message, int(idx[min(lane, idx.size - 1)]))
 
     def _load(self, s: Load, idx: np.ndarray) -> None:
         offset = self._offsets(s, idx)
@@ -616,7 +626,7 @@ class Machine(Evaluator):
             return
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
-            self._check_written(s, first, w)
+            self._check_written(s, first, w, idx)
             if self.intent is not None:
                 interpret_async.check_reader(self, s, offset, self._bytes(s, first, w), idx)
         else:

@@ -146,3 +146,14 @@ class GlobalAccess:
 
 
 Observer = Callable[[object], None]
+
+
+@dataclass
+class Unwritten:
+    """What a run that lets loads read shared bytes no thread has written (CUDA leaves them
+    indeterminate) fills every block's window with, `fill` in each byte, and the first such
+    read (`first`: the KernelRuntimeError it would have raised), which the run sets. Runs with
+    different fills that count alike show that no count depends on those bytes."""
+
+    fill: int
+    first: Exception | None = None

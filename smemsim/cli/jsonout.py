@@ -61,7 +61,8 @@ def report_json(r: Report) -> dict[str, Any]:
         "excess_ratio": r.excess_ratio,
     } | ({"as_compiled": {"widths": dict(r.compiled_widths), "notes": list(r.compiler),
                           "uncounted": r.uncounted}}
-         if r.as_compiled else {"compiler_notes": list(r.compiler)} if r.compiler else {})
+         if r.as_compiled else {"compiler_notes": list(r.compiler)} if r.compiler else {}) \
+      | ({"notes": list(r.notes)} if r.notes else {})
 
 
 def _classes(classes) -> dict[str, Any]:

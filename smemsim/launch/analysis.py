@@ -8,12 +8,14 @@ provided the compiler kept every access at the width the IR states (gpu_backend 
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 
-from kernels_ir import Kernel, KernelError, SourceLoc, format_stmt, resolve_launch
+from kernels_ir import (Kernel, KernelError, KernelRuntimeError, SourceLoc, Unwritten,
+                        format_stmt, resolve_launch)
 
 from ..engine.arch import require_instructions
 from ..engine.banks import CATEGORIES, RequestError, op_categories, rules_for
@@ -146,6 +148,9 @@ class Report:
     # when as_compiled: shared instructions of the build that belong to no site (not
     # counted: the totals are then lower bounds)
     uncounted: int = 0
+    # what the counts stand on beyond the launch's inputs (reads of shared bytes no thread
+    # wrote, counted alike with several fills)
+    notes: tuple[str, ...] = ()
 
     @property
     def load(self) -> Totals:
@@ -225,8 +230,60 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         return np.stack([cost.wavefronts, cost.ideal] + [
             v for p in cost.parts for v in (p.instructions, p.wavefronts, p.ideal)], axis=1)
 
-    tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold)
-    return _assemble(kernel, a.name, rules, tr, _site_rows(kernel, a.name, tr, widths))
+    try:
+        tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold)
+        notes = ()
+    except KernelRuntimeError as err:
+        if "no thread has written" not in str(err):
+            raise
+        tr, notes = _unwritten_reads(kernel, launch, arrays, seed, loop_limit, fold, widths,
+                                     a.name, err)
+    rows = _site_rows(kernel, a.name, tr, widths)
+    return dataclasses.replace(_assemble(kernel, a.name, rules, tr, rows), notes=notes)
+
+
+def _wavefronts(n: int) -> str:
+    return f"{n:,} wavefront{'' if n == 1 else 's'}"
+
+
+# the bytes a launch that reads shared memory no thread wrote is counted with, one run each
+UNWRITTEN_FILLS = (0x00, 0xFF, 0x5A)
+
+
+def _unwritten_reads(kernel: Kernel, launch, arrays, seed: int, loop_limit: int, fold,
+                     widths: dict, arch: str, err: KernelRuntimeError):
+    """(trace, notes) of a launch some load of which reads shared bytes no thread has written
+    (moderngpu's merge reads the slot past its keys, whose value it never uses): the GPU
+    gives them any value, so the launch is traced once per fill of UNWRITTEN_FILLS; where
+    every count agrees, none depends on those bytes and the counts stand, with a note.
+    Otherwise the read is the fault `err` was, saying which count moved."""
+    seen = []
+    for fill in UNWRITTEN_FILLS:
+        record = Unwritten(fill)
+        tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold,
+                          unwritten=record)
+        counts = [(r["site"], r["requests"], r["wavefronts"], r["histogram"])
+                  for r in _site_rows(kernel, arch, tr, widths)]
+        if seen and counts != seen[0][1]:
+            moved = next(a for a, b in zip(seen[0][1], counts) if a != b)
+            other = next(b for b in counts if b[0] == moved[0])
+            raise KernelRuntimeError(
+                f"{err.message}; the counts depend on those bytes (site {moved[0]}: "
+                f"{_wavefronts(moved[2])} with every unwritten byte {seen[0][0]:#04x}, "
+                f"{_wavefronts(other[2])} with {fill:#04x})", kernel=err.kernel, stmt=err.stmt,
+                loc=err.loc, site=err.site, block=err.block, thread=err.thread,
+                iterations=err.iterations) from None
+        seen.append((fill, counts, tr, record))
+    first = seen[0][3].first or err
+    lane = "; ".join(f"{what} {value}" for what, value in
+                     (("block", first.block), ("thread", first.thread)) if value is not None)
+    note = (f"{first.loc.chain() + ': ' if first.loc is not None else ''}"
+            f"{first.message.replace(': uninitialized in CUDA', '')}"
+            f"{f' [{lane}]' if lane else ''}: such bytes hold whatever the GPU left there; "
+            f"counted with each of them {', '.join(f'{f:#04x}' for f in UNWRITTEN_FILLS)} in "
+            f"turn, every count alike, so none depends on them (`smemsim check` reports the "
+            f"read)")
+    return seen[0][2], (note,)
 
 
 def _cost(kernel: Kernel, stmt, patterns: np.ndarray, width: int, op: str, arch: str,

@@ -287,12 +287,14 @@ def _warps_share_an_element(rows: np.ndarray, dense: np.ndarray, warps: np.ndarr
 
 
 def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
-                 loop_limit: int = LOOP_LIMIT, fold=None) -> Trace:
+                 loop_limit: int = LOOP_LIMIT, fold=None, unwritten=None) -> Trace:
     """Trace every shared access site of one launch (see LOOP_LIMIT for `loop_limit`).
 
     `fold(site, rows)`, if given, is each request's cost (an int array, one row per
     request): a run on data then keeps one request per distinct cost and site, with the
     number of requests that cost that much, instead of every request it issues.
+    `unwritten` (kernels_ir.Unwritten), if given, lets loads read shared bytes no thread
+    wrote, as its fill, in every run.
     """
     sl = slice_kernel(kernel)
     collector = _Collector(launch, deduplicate=not sl.data_dependent,
@@ -312,7 +314,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
             collector.start_run(chunk, np.ones(chunk.size, np.int64))
             arrays = run(kernel, dict(launch.params), arrays, seed=seed, observer=collector,
                          partial=None if chunk.size == blocks.size else PartialRun(blocks=chunk),
-                         loop_limit=loop_limit)
+                         loop_limit=loop_limit, unwritten=unwritten)
         # run on data, requests rarely repeat: cost them all rather than sort them
         sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
         return Trace(launch, sites, sl, "full", int(blocks.size), retries,
@@ -326,7 +328,7 @@ def trace_launch(kernel: Kernel, launch: Launch, arrays=None, seed: int = 0,
             partial = PartialRun(statements=vs.statements, collapse=vs.collapsible,
                                  blocks=blocks[chunk], summed=frozenset(totals))
             run(variant, dict(launch.params), observer=collector, partial=partial,
-                loop_limit=loop_limit)
+                loop_limit=loop_limit, unwritten=unwritten)
         runs += int(blocks.size)
     sites = {s.site: collector.site_trace(s.site) for s in kernel.sites()}
     return Trace(launch, sites, sl, "sliced", runs, retries, frozenset(collector.crossed))

@@ -88,7 +88,8 @@ def execute(args, console: Console) -> int:
         # the compiler's changes: --as-compiled's findings, or the notes of the frontend
         # that read the build (the PTX frontend's), else a hint where --regs compile built it
         notes = noop + (list(r.compiler) if args.as_compiled or r.compiler else
-                        _compiler_hint(compiled) if compiled is not None else [])
+                        _compiler_hint(compiled) if compiled is not None else []) + \
+            list(r.notes)
         reports.append((r, occ, shlex.join(["smemsim", "explain", args.file, "--kernel", name,
                                             *explain_options(args)]), sources, notes))
         docs.append(jsonout.analyze_json(r, occ) | {"inputs": sources})

@@ -153,7 +153,7 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
     item = report_item(r, analysis=analysis, kernel=kernel, params=params, occupancy=occ,
                        curves=what_if(occ, launch_bound(kernel)) if occ is not None else (),
                        fix=fix,
-                       hazards=hazards, notes=tuple(r.compiler),
+                       hazards=hazards, notes=tuple(r.compiler) + tuple(r.notes),
                        patch=patch)
     if args.ncu:
         item["ncu"] = _measured(args, name, kernel, r, profiled)

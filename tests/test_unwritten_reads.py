@@ -1,0 +1,65 @@
+"""A load of shared bytes no thread wrote: the GPU gives them any value, so `analyze`
+counts the launch with three fills of them and stands where the counts agree (a note names
+the read), and refuses, naming the site whose count moved, where they do not; `check`
+reports the read either way."""
+import numpy as np
+import pytest
+
+from kernels_ir import KernelBuilder, KernelRuntimeError, Unwritten, run, threadIdx, u32
+from smemsim import analyze
+from smemsim.launch.hazards import check
+
+
+def _past_the_end(steer: bool):
+    """Each thread reads the word 32 past its own, which no thread writes (moderngpu's merge
+    reads the slot past its keys so), then a word an input picks (a run on values). `steer`:
+    the value read also picks that address."""
+    k = KernelBuilder("past_the_end")
+    picks = k.global_array("picks", u32, 32)
+    out = k.global_array("out", u32, 32, intent="out")
+    s = k.shared("s", u32, 64)
+    s[threadIdx.x] = threadIdx.x
+    k.syncthreads()
+    v = k.let("v", s[threadIdx.x + 32])
+    # an even v: every lane reads its pick's word (conflict-free for picks 0..31); an odd
+    # one: twice it (a 2-way conflict)
+    at = picks[threadIdx.x] * ((v & 1) + 1) if steer else picks[threadIdx.x]
+    out[threadIdx.x] = v + s[at]
+    k.launch(1, 32)
+    return k.build()
+
+
+PICKS = {"picks": np.arange(32, dtype=np.uint32)}
+
+
+def test_a_value_no_count_depends_on_is_counted_with_a_note():
+    r = analyze(_past_the_end(False), arrays=PICKS)
+    # the store of 32 words, the unwritten read 32 words on, the picked read: one
+    # conflict-free request each
+    assert [(s.requests, s.wavefronts) for s in r.sites] == [(1, 1), (1, 1), (1, 1)]
+    (note,) = r.notes
+    assert "reads shared memory no thread has written ('s', byte 128 of the block's " \
+           "window) [block (0, 0, 0); thread (0, 0, 0)]" in note
+    assert "0x00, 0xff, 0x5a in turn, every count alike" in note
+    assert [f.kind for f in check(_past_the_end(False)).faults] == ["uninitialized_read"]
+
+
+def test_a_value_that_steers_an_address_is_the_fault_it_was():
+    with pytest.raises(KernelRuntimeError) as caught:
+        analyze(_past_the_end(True), arrays=PICKS)
+    text = str(caught.value)
+    assert "reads shared memory no thread has written ('s', byte 128" in text
+    # 0x00 bytes make v even (words 0..31: 1 wavefront), 0xff odd (words 0, 2, .., 62: 2)
+    assert "the counts depend on those bytes (site 2: 1 wavefront with every unwritten " \
+           "byte 0x00, 2 wavefronts with 0xff)" in text
+
+
+def test_the_interpreter_faults_unless_a_fill_is_given():
+    k = _past_the_end(False)
+    with pytest.raises(KernelRuntimeError, match="no thread has written"):
+        run(k, arrays=PICKS)
+    record = Unwritten(0x5A)
+    out = run(k, arrays=PICKS, unwritten=record)
+    # v (the fill's four bytes) plus the picked word, thread t's own t
+    assert list(out["out"][:3]) == [0x5A5A5A5A, 0x5A5A5A5B, 0x5A5A5A5C]
+    assert "no thread has written ('s', byte 128" in str(record.first)
