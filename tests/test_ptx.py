@@ -381,6 +381,47 @@ def test_halves_through_inline_asm_scopes_keep_their_bits(nvcc, tmp_path, monkey
     assert (np.frombuffer(out.tobytes(), np.float16) == want).all()
 
 
+SHADOW = """
+__global__ void shadow(const int *in, int *out)
+{
+    __shared__ int s[64];
+    int t = threadIdx.x;
+    bool keep = in[t] > 0;
+    int any = __syncthreads_or(t == 5);
+    if (keep)
+        s[t] = any;
+    else
+        s[63 - t] = any;
+    __syncthreads();
+    out[t] = s[t];
+}
+void go(const int *in, int *out) { shadow<<<1, 64>>>(in, out); }
+"""
+
+
+def test_registers_an_inline_asm_block_declares_shadow_the_kernels_own(nvcc, tmp_path,
+                                                                        monkeypatch):
+    """`__syncthreads_or` is `{ .reg .pred %p1; .reg .pred %p2; setp.ne.u32 %p1, ..;
+    bar.red.or.pred %p2, 0, %p1; .. }` in the kernel's PTX, whose own %p1 (`keep`) is read
+    after the block: the block's %p1 is another register (moderngpu's segreduce lost a
+    store per block to this before)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx.frontend import import_cu
+    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "shadow.cu"
+    source.write_text(SHADOW)
+    k = import_cu(str(source), Options(lengths={"in": "64", "out": "64"}))["shadow"]()
+    for sign in (1, -1):   # every thread keeps (s[t]), or none does (s[63 - t])
+        data = np.full(64, sign, np.int32)
+        out = run(k, {}, arrays={"in": data.view(np.uint8)})["out"]
+        # thread 5 votes, so every thread's `any` is 1, and every word of s is written
+        assert (np.frombuffer(out.tobytes(), np.int32) == 1).all()
+    r = analyze(k, {}, arrays={"in": np.ones(64, np.int32).view(np.uint8)})
+    assert (r.store.requests, r.store.wavefronts) == (2, 2) and r.notes == ()
+
+
 BITS = """
 __global__ void bits(const unsigned *in, unsigned *out)
 {

@@ -190,7 +190,7 @@ def parse(text: str) -> Module:
                 entry.cluster = _cluster(line)
             if "{" in line:
                 depth = 1
-                scopes, next_scope, chains = [], 0, []
+                scopes, next_scope, chains, declared = [], 0, [], {}
             continue
         # an inline asm block opens and closes scopes on its statements' lines
         # (`{.reg .b16 low,high;` ... `mov.b16 %rs1, low;}`); a vector operand's braces
@@ -215,6 +215,8 @@ def parse(text: str) -> Module:
                 if not pending.rstrip().endswith(";"):
                     continue
                 statement, pending = pending.strip(), ""
+            if scopes and statement.startswith(".reg"):
+                declared.setdefault(scopes[-1], set()).update(_declared(statement))
             _statement(entry, statement, loc, n)
         chains += [tuple(scopes)] * (len(entry.body) - len(chains))
         depth -= closes
@@ -222,6 +224,7 @@ def parse(text: str) -> Module:
             del scopes[-closes:]
         if depth == 0:
             _scope_labels(entry, chains)
+            _scope_registers(entry, chains, declared)
             entry = None
     for m in _INFO_STRING.finditer(text):   # the inlined functions' names
         data = bytes(int(b) for b in m.group(2).replace("\n", " ").replace(",", " ").split()
@@ -248,6 +251,51 @@ def _scope_labels(entry: Entry, chains: list) -> None:
             block = next((b for b in reversed(chain) if (b, target) in scoped), None)
             if block is not None:
                 x = replace(x, operands=x.operands[:-1] + (f"{target}${block}",))
+        body.append(x)
+    entry.body[:] = body
+
+
+def _declared(statement: str) -> set[str]:
+    """The registers a `.reg` statement declares: `%p1`, `p` (inline asm's own names), and
+    each of a range `%r<4>` (%r0 to %r3)."""
+    parts = statement[4:].rstrip(";").split(None, 1)
+    names = set()
+    for name in (parts[1] if len(parts) > 1 else "").split(","):
+        name = name.strip()
+        m = re.fullmatch(r"(%?[A-Za-z_$][\w$]*)<(\d+)>", name)
+        if m:
+            names.update(f"{m.group(1)}{k}" for k in range(int(m.group(2))))
+        elif name:
+            names.add(name)
+    return names
+
+
+def _scope_registers(entry: Entry, chains: list, declared: dict) -> None:
+    """Registers declared inside a `{ }` block are that block's, shadowing any of the same
+    name outside it: `__syncthreads_or` pastes `{ .reg .pred %p1; .reg .pred %p2; setp.ne.u32
+    %p1, ...; bar.red.or.pred %p2, 0, %p1; ... }` into a kernel whose own %p1 and %p2 live
+    on after the block. Each is renamed for its block (`%p2__scope3`) in the block's
+    instructions (`chains`: each body element's enclosing blocks, outermost first)."""
+    if not declared:
+        return
+
+    def renamed(chain, name: str) -> str:
+        block = next((b for b in reversed(chain) if name in declared.get(b, ())), None)
+        return name if block is None else f"{name}__scope{block}"
+
+    def operand(chain, text: str) -> str:
+        text = re.sub(r"%[A-Za-z_][A-Za-z_0-9]*", lambda m: renamed(chain, m.group(0)), text)
+        return re.sub(r"(?<![%\w$.])[A-Za-z_$][\w$]*",
+                      lambda m: renamed(chain, m.group(0)) if m.group(0) in entry.names
+                      else m.group(0), text)
+
+    for b, names in declared.items():
+        entry.names.update(f"{n}__scope{b}" for n in names if not n.startswith("%"))
+    body = []
+    for x, chain in zip(entry.body, chains):
+        if isinstance(x, Inst) and chain:
+            x = replace(x, operands=tuple(operand(chain, o) for o in x.operands),
+                        guard=None if x.guard is None else operand(chain, x.guard))
         body.append(x)
     entry.body[:] = body
 
