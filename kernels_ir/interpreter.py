@@ -654,7 +654,7 @@ class Machine(Evaluator):
                                                          array.dtype)
         if isinstance(array, SharedArray):
             memory, first = self._shared_elements(s, idx, offset)
-            self._check_written(s, first, 1)
+            self._check_written(s, first, 1, idx)
         else:
             memory, first = self.globals[array.name], offset
             if self.observer is not None:
