@@ -73,6 +73,18 @@ def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray)
                 getattr(getattr(array, "base", None), "name", None)
             named = f"'{array.name}'" if not variable or variable == array.name else \
                 f"'{variable}' in {array.dtype} elements"
+            at = getattr(array, "variable_at", None)
+            if at is not None and len(extents) == 1 and at % array.dtype.size == 0:
+                # a view of the whole window for one variable (nvcc's build of a `.cu`):
+                # the index and extent are the variable's own, not the window's
+                size = array.dtype.size
+                nbytes_of = array.variable_bytes if array.variable_bytes is not None else \
+                    extent * size - at
+                raise LaneFault(f"out of bounds: {span}index {int(i[lane]) - at // size}"
+                                f"{_wrapped_text(i[lane], array)} of '{variable}' (valid "
+                                f"0..{nbytes_of // size - 1}; byte {int(i[lane]) * size} "
+                                f"of the block's {extent * size}-byte shared window)",
+                                np.array([lane]))
             raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
                             f"{_wrapped_text(i[lane], array)}{dim_text} of {named} "
                             f"(valid 0..{extent - 1})", np.array([lane]))
@@ -105,7 +117,8 @@ def _wrapped_text(value, array) -> str:
     value = int(value)
     if not isinstance(array, SharedArray) or not 1 << 31 <= value * size < 1 << 32:
         return ""
-    return f" ({(value * size - (1 << 32)) // size} if its 32-bit byte offset wrapped)"
+    at = getattr(array, "variable_at", None) or 0   # (from the variable's own start)
+    return f" ({(value * size - (1 << 32) - at) // size} if its 32-bit byte offset wrapped)"
 
 
 def _index_text(value, index: Expr) -> str:

@@ -63,3 +63,20 @@ def test_the_interpreter_faults_unless_a_fill_is_given():
     # v (the fill's four bytes) plus the picked word, thread t's own t
     assert list(out["out"][:3]) == [0x5A5A5A5A, 0x5A5A5A5B, 0x5A5A5A5C]
     assert "no thread has written ('s', byte 128" in str(record.first)
+
+
+def test_a_shared_atomic_on_unwritten_bytes_reads_the_fill():
+    """An atomic reads the word it adds to: one no thread wrote is the fill's, as a load's."""
+    from kernels_ir import u32 as u32_
+    k = KernelBuilder("bins")
+    out = k.global_array("out", u32_, 32, intent="out")
+    s = k.shared("bins", u32_, 32)
+    k.atomic(s, threadIdx.x % 4, "add", 1)
+    k.syncthreads()
+    out[threadIdx.x] = s[threadIdx.x % 4]
+    k.launch(1, 32)
+    kernel = k.build()
+    with pytest.raises(KernelRuntimeError, match="no thread has written"):
+        run(kernel)
+    out = run(kernel, unwritten=Unwritten(0))["out"]
+    assert list(out[:4]) == [8, 8, 8, 8]   # 32 threads, 4 bins, from zero bytes

@@ -45,6 +45,10 @@ class CheckedPatch:
     patched: Built | None        # (None: not built, `build_note` says why)
     build_note: str | None
     hazards: str = ""            # what the hazard check of both builds found (no new one)
+    # the launch's blocks and warps per block: where every block is resident at once either
+    # way, fewer warps per SM cost this launch nothing (fix_built's fewer_warps)
+    blocks: int = 0
+    block_warps: int = 0
 
 
 @dataclass(frozen=True)
@@ -109,7 +113,10 @@ def checked_patch(args, key: str, kernel, chosen, predicted: int, params, arrays
         return NoPatch(why)
     original, patched, note = _as_built(args, kernel, rebuilt, params, arrays,
                                         (baseline_wavefronts, counted))
-    return CheckedPatch(patch, predicted, counted, original, patched, note, hazards)
+    from kernels_ir import resolve_launch
+    launch = resolve_launch(kernel, params)
+    return CheckedPatch(patch, predicted, counted, original, patched, note, hazards,
+                        launch.num_blocks, -(-launch.threads_per_block // 32))
 
 
 # the global arrays the outputs' comparison makes (twice: once a kernel), at most

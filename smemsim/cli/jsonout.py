@@ -168,7 +168,7 @@ def fix_summary_json(f: FixSearch) -> dict[str, Any]:
     baseline's totals per class only (the report's own analysis is the baseline; `fix
     --json` has the rest)."""
     out = fix_json(f)
-    out.pop("candidates")
+    out["tried"] = len(out.pop("candidates"))
     base = out["baseline"]
     out["baseline"] = {"kind": base["kind"], "classes": base["classes"]}
     return out

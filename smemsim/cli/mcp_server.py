@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import threading
 from typing import Any
 
@@ -149,3 +150,65 @@ def server():
         return answer("layout", None, None, None, layout, options)
 
     return app
+
+
+def serve_stdio(app) -> None:
+    """Serve `app` over stdio, answering every request read before stdin closes.
+
+    The MCP package's stdio loop ends at end of input and drops the calls still running: a
+    client that writes its requests and closes stdin (a script, `smemsim mcp < calls.jsonl`)
+    got two answers of eight. So the server reads a pipe instead, fed line by line from
+    stdin, and sees the end of input only once every request (a message with a method and
+    an id) has its response (an id and a result or an error) written to stdout."""
+    real_in, real_out, saved_out = os.dup(0), os.dup(1), os.dup(1)
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.dup2(in_r, 0)
+    os.dup2(out_w, 1)
+    os.close(in_r)
+    os.close(out_w)
+    asked, answered = set(), set()
+    changed = threading.Condition()
+
+    def feed() -> None:
+        with os.fdopen(real_in, "rb") as source, os.fdopen(in_w, "wb", buffering=0) as pipe:
+            for line in source:
+                with changed:
+                    asked.update(_ids(line, request=True))
+                pipe.write(line)
+            with changed:   # (the server's end of input, once every answer is out)
+                changed.wait_for(lambda: asked <= answered)
+
+    def drain() -> None:
+        with os.fdopen(out_r, "rb") as answers, os.fdopen(real_out, "wb", buffering=0) as sink:
+            for line in answers:
+                sink.write(line)
+                with changed:
+                    answered.update(_ids(line, request=False))
+                    changed.notify_all()
+
+    threads = [threading.Thread(target=f, daemon=True) for f in (feed, drain)]
+    for t in threads:
+        t.start()
+    try:
+        app.run("stdio")
+    finally:
+        # (the server saw the end of input only after every answer was forwarded; the
+        # MCP package may hold a copy of the pipe open, so drain is not waited for)
+        os.dup2(saved_out, 1)
+        os.close(saved_out)
+
+
+def _ids(line: bytes, request: bool) -> set:
+    """The ids of the JSON-RPC requests (`request`) or responses in one line (a message or a
+    batch); none in anything else."""
+    try:
+        doc = json.loads(line)
+    except ValueError:
+        return set()
+    found = set()
+    for m in doc if isinstance(doc, list) else [doc]:
+        if isinstance(m, dict) and m.get("id") is not None and \
+                ("method" in m if request else ("result" in m or "error" in m)):
+            found.add(json.dumps(m["id"]))
+    return found

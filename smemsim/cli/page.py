@@ -268,8 +268,17 @@ def summary(item: dict[str, Any], k: str) -> str:
         out.append(f'<p class="summary"><b>Best fix:</b> {changes}: {_n(waves)} -> '
                    f"{_n(after)} wavefronts (<a href=\"#k{k}-fix\">Fixes</a> below).</p>")
     elif f:
-        out.append('<p class="summary">No padding or swizzle tried lowers the wavefronts.</p>')
+        out.append(f'<p class="summary">{_no_fix(f)}</p>')
     return "".join(out)
+
+
+def _no_fix(f: dict) -> str:
+    """Why the fix search proposes nothing, as fix says it: none of the changes it tried
+    helps, or none could be tried (each skipped, with its reason)."""
+    if not f.get("tried") and f.get("skipped"):
+        return (f"No padding or swizzle could be tried ({len(f['skipped'])} skipped: "
+                "Fixes below says why); one may still help, made by hand.")
+    return "No padding or swizzle tried lowers the wavefronts."
 
 
 def _race_places(races: list) -> list:
@@ -478,7 +487,7 @@ def fix_list(f: dict[str, Any], k: str = "0") -> str:
                     f"{escape(c['cuda_index'])}</code></td></tr>")
     rows.append("</table>")
     if not f["best"]:
-        rows.append("<p>No padding or swizzle tried lowers the wavefronts.</p>")
+        rows.append(f"<p>{_no_fix(f).replace(': Fixes below says why', ', below')}</p>")
     rows += [f"<p class=note>{escape(x)}</p>" for x in f["skipped"]]
     return "".join(rows)
 

@@ -563,8 +563,12 @@ def print_patch(console, patch, compiler: str = "nvcc") -> None:
             "accesses of the original that the new layout splits (`smemsim compile` on each "
             "file shows the widths); do not apply it as it is", "red")
     if b.active_warps < a.active_warps:
+        resident = 0 < patch.blocks * patch.block_warps <= b.active_warps
         say(f"  the patched build needs more registers: {b.active_warps} warps per SM "
-            f"instead of {a.active_warps}", "yellow")
+            f"instead of {a.active_warps}" +
+            (f"; this launch's {patch.blocks} block(s) of {patch.block_warps} warps fit "
+             f"on one SM either way, so the fewer wavefronts decided (at a larger launch "
+             f"compare with `--prefer pad`)" if resident else ""), "yellow")
 
 
 def layout_reads_view(r) -> RichGroup:

@@ -3,6 +3,7 @@ for one block of each class, global accesses and bounds for every block, each ex
 sampled; a fault found block by block as the full run finds it."""
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -16,7 +17,8 @@ from .congruence import Congruences
 from .faults import count_fault, Fault, quarters, run_in_ranges
 from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
-from .slicing import block_invariant_stores, control_run, hazard_slices
+from .slicing import (block_invariant_stores, control_run, hazard_slices,
+                      thread_invariant_store)
 from .trace import _blocks_on_read_axes, _decidable_comparisons, separable_products
 
 
@@ -114,13 +116,20 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         # benign or not: only the stored bytes can tell, which one block of each class
         # tells for all of its blocks where those bytes are every block's alike
         sites = {n for r in found if r.kind == "write-write" for n in (r.first, r.second)}
-        if not block_invariant_stores(kernel, sites):
+        if all(r.first == r.second for r in found if r.kind == "write-write") and \
+                all(thread_invariant_store(kernel, n) for n in sites):
+            # every thread stores the same bytes in the same order: the same value, by
+            # construction, in every block
+            found = [dataclasses.replace(r, kind="same-value write-write")
+                     if r.kind == "write-write" else r for r in found]
+        elif not block_invariant_stores(kernel, sites):
             return None
-        found = _races_with_values(kernel, launch, reps, pairs, max_races, loop_limit, arrays,
-                                   seed)
-        if found is None:
-            return None
-        runs.append(("stored values, one block of each class", int(reps.size)))
+        else:
+            found = _races_with_values(kernel, launch, reps, pairs, max_races, loop_limit,
+                                       arrays, seed)
+            if found is None:
+                return None
+            runs.append(("stored values, one block of each class", int(reps.size)))
     # the other run on a few blocks at the grid's ends, where they stand for all of them
     ends = block_ends(kernel, hs.other, hs.probes, hs.lanes_only) \
         if blocks_total == launch.num_blocks else None

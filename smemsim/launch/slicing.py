@@ -250,6 +250,59 @@ def block_invariant_stores(kernel: Kernel, sites) -> bool:
     return True
 
 
+# what a thread reads that is the same in every thread of its block
+_BLOCK_WIDE = ("blockIdx", "blockDim", "gridDim")
+
+
+def _thread_varying(exprs) -> bool:
+    """Whether an expression reads threadIdx (or another per-thread register)."""
+    return any(node.op is Op.SPECIAL and node.arg[0] not in _BLOCK_WIDE
+               for e in exprs for node in e.walk())
+
+
+def thread_invariant_store(kernel: Kernel, number: int) -> bool:
+    """Whether every thread of a block that runs store site `number` stores the same bytes
+    at the same addresses in the same order: its value, its address and what decides that
+    it runs read no threadIdx, define nothing but plain assignments and loops, and load only
+    from global arrays the kernel never writes, at addresses of that kind; and no thread
+    returns on a condition that reads threadIdx. mlab's sum_shared has every thread copy
+    its block's inputs, `for (size_t i = 0; i < 512; i++) buf[i] = in[offset + i];`. Two
+    threads' write-write race there leaves what the last store of either writes: the
+    same bytes, whichever comes last."""
+    site = next((s for s in kernel.sites() if s.site == number), None)
+    if not isinstance(site, Store) or not isinstance(site.array, SharedArray):
+        return False
+    deps = _Dependences(kernel)
+    statements = list(kernel.statements())
+    written = {s.array.name for s in statements
+               if isinstance(s, Access) and not isinstance(s, Load)}
+    plain = (Let, Assign, Loop, If, DeclareLocal, LocalStore)
+    # (a return after the site's last run, as nvcc places `if (tid != 0) return` before a
+    # block's final store, changes none of its stores: only one before it or in its loops)
+    order = {id(x): n for n, x in enumerate(statements)}
+    loops = {id(c) for c in deps.enclosing[id(site)] if isinstance(c, Loop)}
+    returns = [((), deps.enclosing[id(r)]) for r in statements if isinstance(r, Return) and
+               (order[id(r)] < order[id(site)] or
+                loops & {id(c) for c in deps.enclosing[id(r)]})]
+    work, seen = [(site.exprs(), deps.enclosing[id(site)])] + returns, set()
+    while work:
+        exprs, ctrl = work.pop()
+        loads: set = set()
+        needed, _, _ = deps.closure(exprs, ctrl, loads=loads)
+        made = [deps.by_id[i] for i in needed]
+        if any(not isinstance(s, plain) for s in made) or _thread_varying(exprs) or \
+                _thread_varying(e for s in made for e in s.exprs()):
+            return False
+        for i in loads - seen:
+            seen.add(i)
+            load = deps.by_id[i]
+            if not isinstance(load, Load) or isinstance(load.array, SharedArray) or \
+                    load.array.name in written:
+                return False
+            work.append((load.address_exprs(), deps.enclosing[i]))
+    return True
+
+
 def slice_kernel(kernel: Kernel) -> Slice:
     """Compute the slice of a kernel's shared accesses."""
     deps = _Dependences(kernel)

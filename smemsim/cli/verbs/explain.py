@@ -102,7 +102,24 @@ def _named_site_exists(kernels, number, line, text) -> None:
                 (line[0] is None and f":{line[1]} calls" in n)]
         raise KernelError(f"no shared access site at {text}; the sites are at "
                           f"{', '.join(places[k] for k in sorted(places))}"
-                          + (f" ({said[0]})" if said else ""))
+                          + (f" ({said[0]})" if said else _merged_hint(sites, line)))
+
+
+def _merged_hint(sites, line) -> str:
+    """Where a wide access sits within three lines of `line` (file or None, number): the
+    compiler may have stored this line's value with it (`s[t].x = ..; s[t].y = ..;` as one
+    8-byte store at the second line)."""
+    near = [s for s in sites if s.loc is not None and
+            (line[0] is None or os.path.basename(s.loc.file) == os.path.basename(line[0]))
+            and 0 < abs(s.loc.line - line[1]) <= 3 and s.access_bytes > 4]
+    if not near:
+        return ""
+    # (of two as near, the later: a store of several lines' values lands at the last)
+    s = min(near, key=lambda s: (abs(s.loc.line - line[1]), s.loc.line < line[1]))
+    what = "load" if s.op.startswith("load") else "store" if s.op.startswith("store") else s.op
+    article = "an" if str(s.access_bytes).startswith("8") else "a"
+    return (f" (site {s.site} at line {s.loc.line} is {article} {s.access_bytes}-byte {what}: the "
+            f"compiler may have merged this line's access into it)")
 
 
 def _site_argument(text: str | None) -> tuple[int | None, tuple[str | None, int] | None]:

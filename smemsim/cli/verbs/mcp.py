@@ -18,12 +18,12 @@ def add_arguments(p) -> None:
 def execute(args, console: Console) -> int:
     """Serve until the client closes stdin."""
     try:
-        from ..mcp_server import server
+        from ..mcp_server import serve_stdio, server
         app = server()
     except ImportError as err:
         if "mcp" not in str(err):
             raise
         raise KernelError("smemsim mcp needs the Model Context Protocol package: pip install "
                           "'smemsim[mcp]' (or pip install 'mcp>=2,<3')") from None
-    app.run("stdio")
+    serve_stdio(app)
     return 0

@@ -388,8 +388,16 @@ def _print(console: Console, args, result, front, axes) -> None:
     if len(ranked) > 1 and len(same) == 1:
         # (a parameter the host code also reads for the launch: -p changes the kernel's
         # argument, not the host's value, so not the grid that decides the work)
-        swept = sorted({k for r in ranked for k, _ in r.point.params})
-        say(console, "every point counts the same: " +
+        # (the parameters whose values differ among the points counted: one refused at
+        # every value but one changed nothing that was counted)
+        values: dict = {}
+        for r in ranked:
+            for k, v in r.point.params:
+                values.setdefault(k, set()).add(v)
+        swept = sorted(k for k, vs in values.items() if len(vs) > 1)
+        counted = "every point counted" if any(r.error is not None for r in result.results) \
+            else "every point"
+        say(console, f"{counted} counts the same: " +
             (f"{', '.join(swept)} change{'s' if len(swept) == 1 else ''} no shared access "
              "here; where the host code computes the launch from a value of its own (`grid = "
              "n // TILE`), -p changes only the kernel's argument, not that launch" if swept

@@ -101,6 +101,8 @@ class KernelLowering:
         # the template arguments bound, in the template's order: ("type", C++ type name) or
         # ("value", number, IR type name), as read (never as the text given)
         self.instance: list[tuple] = []
+        # pointers whose length the host code does not say (DEFAULT_LENGTH each; a note)
+        self.assumed_lengths: list[str] = []
 
     # ---------------------------------------------------------------- helpers
     def loc(self, node) -> SourceLoc:
@@ -263,6 +265,8 @@ class KernelLowering:
             kernel = self.kb.build()
         if getattr(self, "launch_inputs", ()):
             kernel = dataclasses.replace(kernel, launch_inputs=self.launch_inputs)
+        if self.assumed_lengths:
+            kernel = dataclasses.replace(kernel, assumed_lengths=tuple(self.assumed_lengths))
         first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
         if others:

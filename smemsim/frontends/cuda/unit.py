@@ -539,7 +539,10 @@ class Unit:
             if allocated is not None:
                 return const(allocated)
             found = allocated_length(self, lowering, name, lanes, size)
-            return DEFAULT_LENGTH if found is None else found
+            if found is None:   # (said: the kernel's assumed_lengths, a note)
+                lowering.assumed_lengths.append(name)
+                return DEFAULT_LENGTH
+            return found
         return lowering_expr(self, given, lowering, f"--length {name}")
 
     def param_defaults(self, lowering) -> dict:

@@ -158,7 +158,7 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         kernel = dataclasses.replace(kernel, launch_inputs=host.launch_inputs)
     given = getattr(options, "lengths", None) or {}
     assumed = tuple(g.name for g in host.globals if g.base is None and g.name not in given
-                    and _is_default_length(g.length))
+                    and g.name in host.assumed_lengths)
     if assumed:
         kernel = dataclasses.replace(kernel, assumed_lengths=assumed)
     # (what the host side says of the launch it read: another launch of the kernel, say)
@@ -172,14 +172,6 @@ def _calls_runtime(entry) -> bool:
     return any(getattr(inst, "opcode", ("",))[0] == "call" and
                any(o in ("vprintf", "malloc", "free") for o in inst.operands)
                for inst in entry.body)
-
-
-def _is_default_length(length) -> bool:
-    """Whether an array's length is the one the host reading assumes where the host code
-    does not say it (smemsim.frontends.cuda.DEFAULT_LENGTH)."""
-    from ..cuda import DEFAULT_LENGTH
-    e = as_expr(length)
-    return e.op is Op.CONST and e.arg == DEFAULT_LENGTH
 
 
 def _is_zero(length) -> bool:
