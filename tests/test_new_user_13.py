@@ -1,7 +1,6 @@
 """The thirteenth new-user review's findings (kernels it copied from repositories it had not
 used before, and its own planted ones), each fixed and held here."""
 import json
-import pathlib
 import subprocess
 import sys
 
