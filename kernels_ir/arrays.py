@@ -21,6 +21,9 @@ class ScalarParam:
     def __init__(self, name: str, dtype: DType):
         self.name, self.dtype, self.uid = name, dtype, next(_uids)
         self.expr = Expr(Op.PARAM, dtype, (), name)
+        # (struct parameter, byte offset) where this is a field of a struct the kernel takes
+        # by value and a frontend read its layout (`Matrix N`'s `N_width`: ("N", 0))
+        self.field: tuple[str, int] | None = None
 
     def __repr__(self) -> str:
         return f"ScalarParam({self.name}: {self.dtype})"
@@ -74,6 +77,8 @@ class GlobalArray(_Indexable):
         # the element type the source declares its pointer with, where the array is its
         # bytes (a kernel read from PTX): how people read its values
         self.declared: DType | None = None
+        # (struct parameter, byte offset) of a pointer field of a by-value struct (ScalarParam)
+        self.field: tuple[str, int] | None = None
         self.uid = next(_uids)
         self.shape = (length,)
 

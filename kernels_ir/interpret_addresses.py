@@ -80,11 +80,11 @@ def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray)
                 size = array.dtype.size
                 nbytes_of = array.variable_bytes if array.variable_bytes is not None else \
                     extent * size - at
+                window = f"; byte {int(i[lane]) * size} of the block's {extent * size}-" \
+                    "byte shared window" if at else ""   # (where it is not the variable's)
                 raise LaneFault(f"out of bounds: {span}index {int(i[lane]) - at // size}"
                                 f"{_wrapped_text(i[lane], array)} of '{variable}' (valid "
-                                f"0..{nbytes_of // size - 1}; byte {int(i[lane]) * size} "
-                                f"of the block's {extent * size}-byte shared window)",
-                                np.array([lane]))
+                                f"0..{nbytes_of // size - 1}{window})", np.array([lane]))
             raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
                             f"{_wrapped_text(i[lane], array)}{dim_text} of {named} "
                             f"(valid 0..{extent - 1})", np.array([lane]))

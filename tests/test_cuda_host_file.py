@@ -101,12 +101,13 @@ def test_a_lecture_kernel_run_as_its_main_launches_it_reads_past_its_tile():
     path = str(LECTURE / "lecture_012_flash_attention.cu")
     host = [str(LECTURE / "lecture_012_main.cu")]
     k = import_kernels(path, Options(host_files=host))["flash_attention_k"]()
-    # (nvcc's build reads four of S's floats at once: row 8 begins at float 9472, past the
-    # 9472 of the 8 rows)
+    # (nvcc's build reads four of S's floats at once: its row 8 begins at its float 256,
+    # past its 8 rows of 32, at byte 37888, the end of the block's window)
     with pytest.raises(KernelRuntimeError, match=r"flash_attention\.cu:85:29, .*out of "
-                                                 r"bounds: 4 elements at index 9472 of 'S' "
-                                                 r"\(valid 0\.\.9471\) \[block \(0, 0, 0\); "
-                                                 r"thread \(0, 8, 0\)"):
+                                                 r"bounds: 4 elements at index 256 of 'S' "
+                                                 r"\(valid 0\.\.255; byte 37888 of the "
+                                                 r"block's 37888-byte shared window\) "
+                                                 r"\[block \(0, 0, 0\); thread \(0, 8, 0\)"):
         analyze(k)
     k = import_kernels(path, Options(host_files=host, block="128, 8"))["flash_attention_k"]()
     assert dict(k.defaults) == {"scaling": 0.125, "n": 128, "T_r": 8, "T_c": 8}

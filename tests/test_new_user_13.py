@@ -217,3 +217,60 @@ def test_fewer_warps_of_a_launch_whose_blocks_fit_anyway_are_explained():
     print_patch(Console(file=out, width=300), patch, "numba")
     assert "40 warps per SM instead of 64; this launch's 2 block(s) of 8 warps fit on one " \
            "SM either way" in out.getvalue()
+
+
+MATRIX = """
+typedef struct { unsigned int width; unsigned int height; unsigned int pitch; float *elements; } Matrix;
+__global__ void blur(Matrix N, Matrix P)
+{
+    __shared__ float tile[18][18];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * 16 + ty - 1, col = blockIdx.x * 16 + tx - 1;
+    if (row >= 0 && row < N.height && col >= 0 && col < N.width)
+        tile[ty][tx] = N.elements[row * N.width + col];
+    else
+        tile[ty][tx] = 0.0f;
+    __syncthreads();
+    if (tx < 16 && ty < 16 && row + 1 < P.height && col + 1 < P.width)
+        P.elements[(row + 1) * P.width + col + 1] = tile[ty][tx] + tile[ty + 1][tx + 1];
+}
+int main() {
+    Matrix N, P;
+    N.width = N.height = N.pitch = 256; P = N;
+    cudaMalloc(&N.elements, sizeof(float) * 256 * ROWS);
+    cudaMalloc(&P.elements, sizeof(float) * 256 * 256);
+    blur<<<dim3(16, 16), dim3(18, 18)>>>(N, P);
+}
+"""
+
+
+def test_a_struct_passed_by_value_takes_its_fields_from_the_host(tmp_path):
+    """JehyunJung's convolution takes `Matrix N, Matrix P` by value, the host setting
+    `N.width = N.height = N.pitch = 2048; P = N;`: the build's fields were named by byte
+    offset (N_0, N_4) and asked for. They are named as the struct names them, take the
+    host's values (through the chained assignment and the copy), the field the kernel never
+    reads (pitch) is no parameter, and `cudaMalloc(&N.elements, ...)` is N_elements' length."""
+    f = tmp_path / "blur.cu"
+    f.write_text(MATRIX.replace("ROWS", "256"))
+    code, out, err = cli("analyze", str(f))
+    assert code == 0, out + err
+    assert "parameters: N_width=256, N_height=256, P_width=256, P_height=256" in out
+    assert "does not say how long" not in err   # (both allocations read)
+    # the tile's two stores: a warp (11 of a block's 18 x 18 threads) issues the branch of
+    # its in-image lanes and the one of the others, where it has any of each
+    want = 0
+    for by in range(16):
+        for bx in range(16):
+            for w in range(11):
+                inside = {0 <= by * 16 + t // 18 - 1 < 256 and 0 <= bx * 16 + t % 18 - 1 < 256
+                          for t in range(32 * w, min(32 * w + 32, 324))}
+                want += len(inside)
+    code, doc, err = cli("analyze", str(f), "--json")
+    sites = json.loads(doc)["results"][0]["sites"]
+    assert sum(s["requests"] for s in sites if s["op"] == "store") == want
+    # one row short of N's 256: the last row's reads are past its allocation
+    f.write_text(MATRIX.replace("ROWS", "255"))
+    code, out, err = cli("check", str(f))
+    assert code == 1
+    assert "out of bounds: index 65280 of 'N_elements' in f32 elements (valid 0..65279)" \
+        in out + err

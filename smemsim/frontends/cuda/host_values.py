@@ -302,6 +302,31 @@ class Host:
                 value = right
         return None if value is None else self.value(value, depth + 1)
 
+    def member(self, var: str, field: str, depth: int = 0):
+        """The value of `var.field` at the launch (a struct the kernel takes by value): the
+        last `var.field = ...` before it, else that field of the struct `var` was copied
+        from (`P = N;`, `Matrix P = N;`); None where neither says."""
+        found = self.chosen(f"{var}.{field}", depth)
+        if found is not None or depth > 8:
+            return found
+        scope = self.host if self.host is not None else self.u.tree.root_node
+        sources = []
+        for n in walk(scope):
+            if n.type == "assignment_expression" and \
+                    text(n.child_by_field_name("left")) == var and \
+                    n.child_by_field_name("operator").type == "=" and _reaches(n, self.call):
+                sources.append((n.start_byte, n.child_by_field_name("right")))
+            elif n.type == "init_declarator" and \
+                    text(n.child_by_field_name("declarator")) == var and \
+                    n.parent is not None and in_scope(n.parent, self.call):
+                sources.append((n.start_byte, n.child_by_field_name("value")))
+        if not sources:
+            return None
+        right = max(sources, key=lambda x: x[0])[1]
+        if right is None or right.type != "identifier":
+            return None
+        return self.member(text(right), field, depth + 1)
+
     def enumerators(self, enum) -> None:
         """`enum { SHMEM_SZ = ... };` in the host function: each name stands for its value
         (one not given is the one before plus 1)."""
@@ -464,6 +489,10 @@ class Host:
                 return const(value)
         if node.type == "parenthesized_expression":
             return self.value(node.named_children[0], depth + 1)
+        if node.type == "assignment_expression" and \
+                node.child_by_field_name("operator").type == "=":
+            # (`N.width = N.height = 2048`: an assignment's value is what it assigns)
+            return self.value(node.child_by_field_name("right"), depth + 1)
         if node.type == "field_expression" and \
                 text(node.child_by_field_name("argument")) in self.dims3 and \
                 text(node.child_by_field_name("field")) in ("x", "y", "z"):

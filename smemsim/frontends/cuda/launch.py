@@ -141,6 +141,7 @@ def launch_arguments(unit, lowering) -> dict:
             if value is not None and d is not None and d.type == "identifier":
                 out[text(d)] = value
         return out
+    from .lower_struct_values import names_struct, struct_type
     call, host = found[0]
     reader = Host(unit_of(unit, call), lowering, call, host)
     reader.by_arg = {}  # an argument's own value, not the parameter it becomes
@@ -150,6 +151,19 @@ def launch_arguments(unit, lowering) -> dict:
     for a, p in zip(args, unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")
         if d is None or d.type != "identifier":
+            continue
+        if a.type == "identifier" and names_struct(lowering, p.child_by_field_name("type")):
+            # `convolution<<<g, b>>>(N, P)` of `Matrix N`: each scalar field the host sets
+            # (`N.width = N.height = 2048; P = N;`), a parameter `N_width`
+            stype = struct_type(lowering, p.child_by_field_name("type"), p)
+            for fname, *_ in stype.fields:
+                try:
+                    value = reader.member(text(a), fname)
+                    value = None if value is None else fold(value)
+                except CudaImportError:
+                    continue
+                if value is not None:
+                    out[f"{text(d)}_{fname}"] = value
             continue
         lanes = VECTORS.get(lowering.type_name(p.child_by_field_name("type"), p), (None, 1))[1]
         if lanes > 1:
@@ -247,15 +261,25 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     the bytes are not a whole number of elements."""
     found = launches_for(unit, lowering)
     names = parameter_names(unit, lowering.node)
-    if not found or array not in names:
+    # (a pointer field of a struct passed by value, `N_elements` of `Matrix N`: the
+    # allocation of that field of the struct the launch passes, `cudaMalloc(&N.elements,
+    # ...)`)
+    owner = next((n for n in names if array.startswith(n + "_")), None) \
+        if array not in names else None
+    if not found or (array not in names and owner is None):
         return None
     call, host = found[0]
     args = launch_args(call, host)
-    index = names.index(array)
+    index = names.index(array if owner is None else owner)
     if index >= len(args) or host is None:
         return None
     reader = Host(unit_of(unit, call), lowering, call, host)
-    nbytes = _allocated_bytes(reader.u, reader, lowering.uncast(args[index]), host, 0)
+    arg = lowering.uncast(args[index])
+    if owner is not None:
+        if arg.type != "identifier":
+            return None
+        arg = parse_expression(f"{text(arg)}.{array[len(owner) + 1:]}")
+    nbytes = _allocated_bytes(reader.u, reader, arg, host, 0)
     if nbytes is None:
         return None
     from .symbols import exact_quotient
@@ -268,7 +292,7 @@ def _allocated_bytes(unit, reader, arg, host, depth: int):
     vector = _vector_named(arg)
     if vector is not None:
         return _vector_bytes(reader, vector, host, 0)
-    if arg.type != "identifier" or depth > 16:
+    if arg.type not in ("identifier", "field_expression") or depth > 16:
         return None
     name, bare = text(arg), reader.low.uncast
     for node in walk(host):
@@ -283,6 +307,8 @@ def _allocated_bytes(unit, reader, arg, host, depth: int):
                 return reader.value(given[1])
             except CudaImportError:
                 return None
+    if arg.type != "identifier":   # (a struct's field: allocated where the launch is)
+        return None
     sizes = set()
     for outer, given in callers(unit, reader.low, host, name) or ():
         found = _allocated_bytes(unit, outer, bare(given), outer.host, depth + 1)

@@ -50,6 +50,33 @@ class StructType:
             offset = -(-offset // 8) * 8 + 8
         return offset
 
+    def field_offsets(self) -> dict[str, int]:
+        """The byte offset of each field as C++ lays the struct out (each at its alignment;
+        a pointer field 8 bytes at an 8-byte boundary)."""
+        out, offset = {}, 0
+
+        def pointers_before(number: int, offset: int) -> int:
+            for (name, _, _), at in zip(self.pointers, self.pointer_at):
+                if at == number:
+                    offset = -(-offset // 8) * 8
+                    out[name] = offset
+                    offset += 8
+            return offset
+        for number, (name, dtype, dims, lanes, inner) in enumerate(self.fields):
+            offset = pointers_before(number, offset)
+            if inner is not None:
+                offset = -(-offset // inner.align) * inner.align
+                out[name] = offset
+                offset += inner.byte_layout()[1] * prod(dims)
+                continue
+            size = SIZES[dtype]
+            align = size * lanes if lanes in (2, 4) else size
+            offset = -(-offset // align) * align
+            out[name] = offset
+            offset += prod(dims) * lanes * size
+        pointers_before(len(self.fields), offset)
+        return out
+
     def elements(self) -> tuple[str, int] | None:
         """(IR type, count) when every field is scalars of one type, laid out without
         padding (a struct memory holds as that many elements); else None."""
@@ -268,6 +295,7 @@ def struct_parameter(lw: KernelLowering, p, name: str, stype: StructType, writes
     field a parameter `p_n` (`--param p_n=...`), each pointer field a global array
     `p_in` (`--length p_in=...`), an output where the body writes through it."""
     members = {}
+    offsets = stype.field_offsets()
     for fname, dtype, dims, lanes, inner in stype.fields:
         if dims or lanes > 1 or inner is not None:
             raise lw.error(p, f"kernel parameter `{short(p)}`: its field '{fname}' (a "
@@ -275,15 +303,17 @@ def struct_parameter(lw: KernelLowering, p, name: str, stype: StructType, writes
                               "and pointers)")
         with lw.at(p):
             e = lw.kb.param(f"{name}_{fname}", dtype)
+        lw.kb._params[-1].field = (name, offsets[fname])
         members[fname] = Sym("param", e, dtype)
     for fname, dtype, lanes in stype.pointers:
         key, used = f"{name}_{fname}", f"{name}.{fname}"
         intent = "inout" if used in writes and used in reads else \
             "out" if used in writes else "in"
-        length = lw.u.length_of(key, lw)
+        length = lw.u.length_of(key, lw, lanes, SIZES[dtype])
         with lw.at(p):
             arr = lw.kb.global_array(key, dtype, length * lanes if lanes > 1 else length,
                                      intent=intent)
+        arr.field = (name, offsets[fname])
         members[fname] = Sym("global", arr, dtype, lanes)
     lw.declare(name, Sym("struct", stype, stype.name, place=members))
 

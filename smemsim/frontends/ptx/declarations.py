@@ -378,6 +378,13 @@ def _name_fields(lw: Lowering, pointers: set) -> None:
     for n, name in enumerate(lw.launch.names or ()):
         fields = [(key, label) for key, label, _ in slots
                   if isinstance(key, tuple) and key[0] == n]
+        # where the host reading laid the struct out (C++'s layout): each field by its
+        # offset, `N_4` the `N_height` of `Matrix N`
+        at = {off: host for host, (param, off) in (lw.launch.fields or {}).items()
+              if param == name}
+        if fields and all(key[1] in at for key, _ in fields):
+            renamed.update({key: at[key[1]] for key, _ in fields})
+            continue
         if not fields or any(label in host_pointers or label in host_scalars
                              for _, label in fields):
             continue   # (no fields, or named by the host already: a vector's lanes)

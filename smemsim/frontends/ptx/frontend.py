@@ -150,7 +150,9 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     elements={g.name: g.dtype for g in host.globals if g.base is None},
                     # (the host's reading gives a pointer it passes null no elements)
                     nulls=tuple(g.name for g in host.globals if g.base is None and
-                                _is_zero(g.length)))
+                                _is_zero(g.length)),
+                    fields={x.name: x.field for x in (*host.params, *host.globals)
+                            if getattr(x, "field", None) is not None})
     kernel = _lower_as_built(module, text, entry, launch, host.name, arch, flags)
     if "<" in key:   # (a template's instance: reports call it as --kernel does)
         kernel = dataclasses.replace(kernel, instance=key)

@@ -79,6 +79,8 @@ class Launch:
     declared: SourceLoc | None = None  # where the source declares the kernel
     elements: dict | None = None       # pointer parameter name -> its element's C type
     nulls: tuple[str, ...] = ()        # pointer parameters the host passes null (--null)
+    fields: dict | None = None         # a by-value struct's field as the host reading names
+    #                                    it (`N_width`) -> (the struct parameter, byte offset)
 
 
 # each instruction's handler, by its name (`ld`, `mma`, `smemsim_iteration`): a function
@@ -168,8 +170,10 @@ class Lowering:
             self.k.launch(grid=la.grid, block=la.block, dynamic_smem=la.dynamic_smem)
             if la.defaults:
                 types = {p.arg: p.dtype for p in self.params.values()}
+                # (a struct's field the build never reads has no parameter: N.pitch)
                 self.k.defaults(**{n: _as_bits(v, types.get(n))
-                                   for n, v in la.defaults.items()})
+                                   for n, v in la.defaults.items()
+                                   if n in types or n not in (la.fields or {})})
         return self
 
     def _predicate(self, guard: str, inst: Inst) -> Expr:
