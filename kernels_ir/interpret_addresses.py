@@ -82,7 +82,8 @@ def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray)
                     extent * size - at
                 window = f"; byte {int(i[lane]) * size} of the block's {extent * size}-" \
                     "byte shared window" if at else ""   # (where it is not the variable's)
-                raise LaneFault(f"out of bounds: {span}index {int(i[lane]) - at // size}"
+                raise LaneFault(f"out of bounds: {span}index "
+                                f"{_index_text(int(i[lane]) - at // size, i_expr)}"
                                 f"{_wrapped_text(i[lane], array)} of '{variable}' (valid "
                                 f"0..{nbytes_of // size - 1}{window})", np.array([lane]))
             raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"

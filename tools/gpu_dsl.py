@@ -6,8 +6,10 @@ DSL's PTX of each kernel (as `smemsim analyze FILE.py` makes it), the cubin of t
 (the toolkit's ptxas for numba; Triton's own ptxas with its build's options for Triton:
 the build whose SASS the analysis counts), and a C++ harness that loads the cubin (the
 file its command line names) with the CUDA driver API and launches the kernel once as the analysis does (every array zeroed, with
-a zeroed margin on each side; numba's array parameters meminfo, parent, nitems, itemsize,
-data, shape, strides, Triton's scratch pointers, as the analysis gives them).
+a zeroed margin on each side, but for the input data launches.json gives a corpus entry,
+copied from a file beside the cubin: tools/corpus_data.py; numba's array parameters
+meminfo, parent, nitems, itemsize, data, shape, strides, Triton's scratch pointers, as the
+analysis gives them).
 
     python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID[/BLOCK]]]] ...
                                   (here; DIR inside the checkout, so that it travels to the

@@ -112,7 +112,7 @@ def _swizzled(function: ast.FunctionDef, change: LayoutChange, shape: list, valu
                           "for 1-D and 2-D arrays")
     if len(shape) == 2 and values[-1] % span:
         raise KernelError(f"{path}: the rows of '{name}' ({values[-1]} elements) are no "
-                          f"multiple of Swizzle<{b},{m},{s}>'s {span}: not written")
+                          f"multiple of the swizzle's {span}: not written")
     parents = {id(c): p for p in ast.walk(function) for c in ast.iter_child_nodes(p)}
     out = []
     for node in ast.walk(function):
