@@ -80,3 +80,22 @@ def test_a_shared_atomic_on_unwritten_bytes_reads_the_fill():
         run(kernel)
     out = run(kernel, unwritten=Unwritten(0))["out"]
     assert list(out[:4]) == [8, 8, 8, 8]   # 32 threads, 4 bins, from zero bytes
+
+
+def test_a_value_that_steers_into_a_fault_is_the_read_that_faulted():
+    """Where a fill's bytes take an address out of bounds, the fault said is the unwritten
+    read, with what the fill led to."""
+    k = KernelBuilder("steered_out")
+    picks = k.global_array("picks", u32, 32)
+    out = k.global_array("out", u32, 32, intent="out")
+    s = k.shared("s", u32, 64)
+    s[threadIdx.x] = threadIdx.x
+    k.syncthreads()
+    v = k.let("v", s[threadIdx.x + 32])
+    out[threadIdx.x] = s[picks[threadIdx.x] + (v & 255)]   # 0x00: in bounds; 0xff: past
+    k.launch(1, 32)
+    with pytest.raises(KernelRuntimeError) as caught:
+        analyze(k.build(), arrays=PICKS)
+    text = str(caught.value)
+    assert "reads shared memory no thread has written ('s', byte 128" in text
+    assert "with every unwritten byte 0xff the launch faults later: out of bounds" in text

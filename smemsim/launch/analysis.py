@@ -260,8 +260,15 @@ def _unwritten_reads(kernel: Kernel, launch, arrays, seed: int, loop_limit: int,
     seen = []
     for fill in UNWRITTEN_FILLS:
         record = Unwritten(fill)
-        tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold,
-                          unwritten=record)
+        try:
+            tr = trace_launch(kernel, launch, arrays, seed, loop_limit, fold=fold,
+                              unwritten=record)
+        except KernelRuntimeError as other:   # (a value read there steers into a fault)
+            raise KernelRuntimeError(
+                f"{err.message}; with every unwritten byte {fill:#04x} the launch faults "
+                f"later: {other.message}", kernel=err.kernel, stmt=err.stmt, loc=err.loc,
+                site=err.site, block=err.block, thread=err.thread,
+                iterations=err.iterations) from None
         counts = [(r["site"], r["requests"], r["wavefronts"], r["histogram"])
                   for r in _site_rows(kernel, arch, tr, widths)]
         if seen and counts != seen[0][1]:
