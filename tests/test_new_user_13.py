@@ -274,3 +274,16 @@ def test_a_struct_passed_by_value_takes_its_fields_from_the_host(tmp_path):
     assert code == 1
     assert "out of bounds: index 65280 of 'N_elements' in f32 elements (valid 0..65279)" \
         in out + err
+
+
+def test_the_relay_counts_requests_answers_and_withdrawn_requests():
+    from smemsim.cli.mcp_server import _cancelled, _ids
+    line = lambda doc: (json.dumps(doc) + "\n").encode()  # noqa: E731
+    batch = line([{"jsonrpc": "2.0", "id": 7, "method": "tools/call"},
+                  {"jsonrpc": "2.0", "method": "notifications/initialized"}])
+    assert _ids(batch, request=True) == {"7"}
+    assert _ids(line({"jsonrpc": "2.0", "id": "a", "result": {}}), request=False) == {'"a"'}
+    assert _ids(b"not json\n", request=True) == set()
+    # a withdrawn request is answered by no one: the relay stops waiting for it
+    assert _cancelled(line({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": 7}})) == {"7"}

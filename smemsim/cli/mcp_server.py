@@ -175,6 +175,7 @@ def serve_stdio(app) -> None:
             for line in source:
                 with changed:
                     asked.update(_ids(line, request=True))
+                    asked.difference_update(_cancelled(line))   # (answered by no one)
                 pipe.write(line)
             with changed:   # (the server's end of input, once every answer is out)
                 changed.wait_for(lambda: asked <= answered)
@@ -199,16 +200,24 @@ def serve_stdio(app) -> None:
         os.close(saved_out)
 
 
-def _ids(line: bytes, request: bool) -> set:
-    """The ids of the JSON-RPC requests (`request`) or responses in one line (a message or a
-    batch); none in anything else."""
+def _messages(line: bytes) -> list[dict]:
+    """The JSON-RPC messages of one line (a message or a batch); none where it is no JSON."""
     try:
         doc = json.loads(line)
     except ValueError:
-        return set()
-    found = set()
-    for m in doc if isinstance(doc, list) else [doc]:
-        if isinstance(m, dict) and m.get("id") is not None and \
-                ("method" in m if request else ("result" in m or "error" in m)):
-            found.add(json.dumps(m["id"]))
-    return found
+        return []
+    return [m for m in (doc if isinstance(doc, list) else [doc]) if isinstance(m, dict)]
+
+
+def _ids(line: bytes, request: bool) -> set:
+    """The ids of the requests (`request`) or of the responses in one line."""
+    return {json.dumps(m["id"]) for m in _messages(line) if m.get("id") is not None and
+            ("method" in m if request else ("result" in m or "error" in m))}
+
+
+def _cancelled(line: bytes) -> set:
+    """The ids of the requests a `notifications/cancelled` line withdraws (a server need not
+    answer them)."""
+    return {json.dumps(m["params"]["requestId"]) for m in _messages(line)
+            if m.get("method") == "notifications/cancelled" and
+            isinstance(m.get("params"), dict) and "requestId" in m["params"]}
