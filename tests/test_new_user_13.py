@@ -1,6 +1,7 @@
 """The thirteenth new-user review's findings (kernels it copied from repositories it had not
 used before, and its own planted ones), each fixed and held here."""
 import json
+import pathlib
 import subprocess
 import sys
 
@@ -287,3 +288,42 @@ def test_the_relay_counts_requests_answers_and_withdrawn_requests():
     # a withdrawn request is answered by no one: the relay stops waiting for it
     assert _cancelled(line({"jsonrpc": "2.0", "method": "notifications/cancelled",
                             "params": {"requestId": 7}})) == {"7"}
+
+
+WARP_REDUCE = """
+__device__ void warpReduce(volatile float *s, int t) {
+    s[t] += s[t + 32];
+    s[t] += s[t + 16];
+    s[t] += s[t + 8];
+    s[t] += s[t + 4];
+    s[t] += s[t + 2];
+    s[t] += s[t + 1];
+}
+__global__ void reduce(const float *in, float *out) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    s[t] = in[blockIdx.x * 128 + t];
+    __syncthreads();
+    if (t < 64) s[t] += s[t + 64];
+    __syncthreads();
+    if (t < 32) warpReduce(s, t);
+    if (t == 0) out[blockIdx.x] = s[0];
+}
+int main() { float *a, *b; cudaMalloc(&a, 4096 * 4); cudaMalloc(&b, 32 * 4); reduce<<<32, 128>>>(a, b); }
+"""
+
+
+def test_a_warp_synchronous_reduction_shows_its_advice_and_a_few_races():
+    """sula234's reduction: 17 near-identical race lines of one warp-synchronous tail after
+    the advice that answers them all. Three are shown, the rest counted with their lines."""
+    import tempfile
+    f = pathlib.Path(tempfile.mkdtemp()) / "reduce.cu"
+    f.write_text(WARP_REDUCE)
+    code, out, err = cli("check", str(f))
+    assert code == 1, out + err
+    assert "races below are between threads of one warp: warp-synchronous code" in out
+    shown = [line for line in out.splitlines() if "race on s[" in line]
+    assert len(shown) == 3, out
+    assert "... and 14 more races between threads of one warp, at lines 3, 4, 5, 6, 7, 8 " \
+           "(--json lists every one)" \
+        in out, out

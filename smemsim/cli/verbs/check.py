@@ -42,6 +42,10 @@ def add_arguments(p) -> None:
                         "for code scanning")
 
 
+# warp-synchronous races the text shows in full (the rest: a count and their lines)
+WARP_RACES_SHOWN = 3
+
+
 def execute(args, console: Console) -> int:
     """Check every selected kernel; exit 1 if anything is found."""
     if args.sarif:
@@ -123,7 +127,19 @@ def _print(console: Console, h) -> None:
                      "or use __shfl_down_sync" +
                      (f"; the other {others} {'is' if others == 1 else 'are'} between "
                       "warps: __syncthreads() between the lines" if others else ""))
-    for line in faults + [r.describe(n) for r, n in races] + list(h.limits):
+    shown, rest = races, []
+    if len(warp) > WARP_RACES_SHOWN + 1:
+        # (a warp-synchronous reduction races at every step: the advice above is the
+        # answer, a few of its races its evidence, the rest a count)
+        kept = {id(r) for r in warp[:WARP_RACES_SHOWN]}
+        shown = [(r, n) for r, n in races if not r.same_warp or id(r) in kept]
+        rest = [r for r in warp if id(r) not in kept]
+    described = [r.describe(n) for r, n in shown]
+    if rest:
+        lines = sorted({loc.line for r in rest for loc in (r.first_loc, r.second_loc)})
+        described.append(f"... and {len(rest)} more races between threads of one warp, at "
+                         f"lines {', '.join(map(str, lines))} (--json lists every one)")
+    for line in faults + described + list(h.limits):
         say(console, f"  {line}")
     if h.faults:
         say(console, "  (a block stops at its first fault: what it would do after it, a race "
