@@ -18,7 +18,7 @@ from .faults import count_fault, Fault, quarters, run_in_ranges
 from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import (block_invariant_stores, control_run, hazard_slices,
-                      thread_invariant_store)
+                      thread_invariant_stores)
 from .trace import _blocks_on_read_axes, _decidable_comparisons, separable_products
 
 
@@ -117,7 +117,7 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         # tells for all of its blocks where those bytes are every block's alike
         sites = {n for r in found if r.kind == "write-write" for n in (r.first, r.second)}
         if all(r.first == r.second for r in found if r.kind == "write-write") and \
-                all(thread_invariant_store(kernel, n) for n in sites):
+                thread_invariant_stores(kernel, sites):
             # every thread stores the same bytes in the same order: the same value, by
             # construction, in every block
             found = [dataclasses.replace(r, kind="same-value write-write")

@@ -260,31 +260,37 @@ def _thread_varying(exprs) -> bool:
                for e in exprs for node in e.walk())
 
 
-def thread_invariant_store(kernel: Kernel, number: int) -> bool:
-    """Whether every thread of a block that runs store site `number` stores the same bytes
-    at the same addresses in the same order: its value, its address and what decides that
-    it runs read no threadIdx, define nothing but plain assignments and loops, and load only
-    from global arrays the kernel never writes, at addresses of that kind; and no thread
-    returns on a condition that reads threadIdx. mlab's sum_shared has every thread copy
-    its block's inputs, `for (size_t i = 0; i < 512; i++) buf[i] = in[offset + i];`. Two
-    threads' write-write race there leaves what the last store of either writes: the
-    same bytes, whichever comes last."""
-    site = next((s for s in kernel.sites() if s.site == number), None)
-    if not isinstance(site, Store) or not isinstance(site.array, SharedArray):
+def thread_invariant_stores(kernel: Kernel, sites) -> bool:
+    """Whether every thread of a block that runs each of the store sites `sites` (site
+    numbers) stores the same bytes at the same addresses in the same order: its value, its
+    address and what decides that it runs read no threadIdx, define nothing but plain
+    assignments and loops, and load only from global arrays the kernel never writes, at
+    addresses of that kind; and no thread returns on a condition that reads threadIdx before
+    it. mlab's sum_shared has every thread copy its block's inputs, `for (size_t i = 0; i <
+    512; i++) buf[i] = in[offset + i];`. Two threads' write-write race at one such site
+    leaves what the last store of either writes: the same bytes, whichever comes last."""
+    by_site = {s.site: s for s in kernel.sites()}
+    if not all(isinstance(by_site.get(n), Store) and
+               isinstance(by_site[n].array, SharedArray) for n in sites):
         return False
     deps = _Dependences(kernel)
     statements = list(kernel.statements())
     written = {s.array.name for s in statements
                if isinstance(s, Access) and not isinstance(s, Load)}
     plain = (Let, Assign, Loop, If, DeclareLocal, LocalStore)
-    # (a return after the site's last run, as nvcc places `if (tid != 0) return` before a
-    # block's final store, changes none of its stores: only one before it or in its loops)
     order = {id(x): n for n, x in enumerate(statements)}
-    loops = {id(c) for c in deps.enclosing[id(site)] if isinstance(c, Loop)}
-    returns = [((), deps.enclosing[id(r)]) for r in statements if isinstance(r, Return) and
-               (order[id(r)] < order[id(site)] or
-                loops & {id(c) for c in deps.enclosing[id(r)]})]
-    work, seen = [(site.exprs(), deps.enclosing[id(site)])] + returns, set()
+    returns = [r for r in statements if isinstance(r, Return)]
+    work = []
+    for site in (by_site[n] for n in sites):
+        # (a return after the site's last run, as nvcc places `if (tid != 0) return` before
+        # a block's final store, changes none of its stores: only one before it or in its
+        # loops)
+        loops = {id(c) for c in deps.enclosing[id(site)] if isinstance(c, Loop)}
+        work.append((site.exprs(), deps.enclosing[id(site)]))
+        work += [((), deps.enclosing[id(r)]) for r in returns
+                 if order[id(r)] < order[id(site)] or
+                 loops & {id(c) for c in deps.enclosing[id(r)]}]
+    seen: set = set()
     while work:
         exprs, ctrl = work.pop()
         loads: set = set()
