@@ -252,7 +252,8 @@ def python_length(unit, lowering, array: str) -> int | None:
 ALLOCATORS = ("cudaMalloc", "cudaMallocManaged")
 
 
-def allocated_length(unit, lowering, array: str, lanes: int, size: int):
+def allocated_length(unit, lowering, array: str, lanes: int, size: int,
+                     field: tuple[str, str] | None = None):
     """The elements (of `size` bytes, `lanes` to an element of a vector type) of the array
     the file's launch passes for pointer parameter `array`, where the host allocates it
     with cudaMalloc or cudaMallocManaged: in the launching function (an expression of the
@@ -261,12 +262,11 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     the bytes are not a whole number of elements."""
     found = launches_for(unit, lowering)
     names = parameter_names(unit, lowering.node)
-    # (a pointer field of a struct passed by value, `N_elements` of `Matrix N`: the
-    # allocation of that field of the struct the launch passes, `cudaMalloc(&N.elements,
-    # ...)`)
-    owner = next((n for n in names if array.startswith(n + "_")), None) \
-        if array not in names else None
-    if not found or (array not in names and owner is None):
+    # (`field`: a pointer field of a struct passed by value, ("N", "elements") of `Matrix
+    # N`: the allocation of that field of the struct the launch passes, `cudaMalloc(
+    # &N.elements, ...)`)
+    owner = field[0] if field is not None else None
+    if not found or (owner or array) not in names:
         return None
     call, host = found[0]
     args = launch_args(call, host)
@@ -278,7 +278,7 @@ def allocated_length(unit, lowering, array: str, lanes: int, size: int):
     if owner is not None:
         if arg.type != "identifier":
             return None
-        arg = parse_expression(f"{text(arg)}.{array[len(owner) + 1:]}")
+        arg = parse_expression(f"{text(arg)}.{field[1]}")
     nbytes = _allocated_bytes(reader.u, reader, arg, host, 0)
     if nbytes is None:
         return None

@@ -309,7 +309,7 @@ def struct_parameter(lw: KernelLowering, p, name: str, stype: StructType, writes
         key, used = f"{name}_{fname}", f"{name}.{fname}"
         intent = "inout" if used in writes and used in reads else \
             "out" if used in writes else "in"
-        length = lw.u.length_of(key, lw, lanes, SIZES[dtype])
+        length = lw.u.length_of(key, lw, lanes, SIZES[dtype], field=(name, fname))
         with lw.at(p):
             arr = lw.kb.global_array(key, dtype, length * lanes if lanes > 1 else length,
                                      intent=intent)

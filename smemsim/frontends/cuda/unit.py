@@ -528,9 +528,11 @@ class Unit:
         finally:
             self.loc = saved
 
-    def length_of(self, name: str, lowering, lanes: int = 1, size: int = 1):
-        """The elements of pointer parameter `name` (of `size` bytes, `lanes` to a vector):
-        --length, else the allocation the launch's host code or Python file makes, else
+    def length_of(self, name: str, lowering, lanes: int = 1, size: int = 1,
+                  field: tuple[str, str] | None = None):
+        """The elements of pointer parameter `name` (of `size` bytes, `lanes` to a vector;
+        `field`: a by-value struct's pointer field, (the parameter, the field)): --length,
+        else the allocation the launch's host code or Python file makes, else
         DEFAULT_LENGTH (a note says so)."""
         given = self.options.lengths.get(name)
         if given is None:
@@ -538,7 +540,7 @@ class Unit:
             allocated = python_length(self, lowering, name)
             if allocated is not None:
                 return const(allocated)
-            found = allocated_length(self, lowering, name, lanes, size)
+            found = allocated_length(self, lowering, name, lanes, size, field)
             if found is None:   # (said: the kernel's assumed_lengths, a note)
                 lowering.assumed_lengths.append(name)
                 return DEFAULT_LENGTH
