@@ -81,6 +81,11 @@ class Kernel:
     # assumed one (a pointer cudaMalloc'd where the host reading does not follow): an
     # access past that length is a question for the user, not a fault of the kernel
     assumed_lengths: tuple[str, ...] = ()
+    # `__shared__` variables the source declares in the kernel's body, as (name, where),
+    # where a frontend read them; and of those, what the compiler's build never accesses,
+    # said as notes (`check` shows them: a hazard of a store the build dropped is none)
+    declared_shared: tuple[tuple[str, str], ...] = ()
+    unbuilt_shared: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

@@ -74,10 +74,12 @@ def test_every_point_equals_its_own_analysis_locally_and_on_two_processes(tmp_pa
 
 
 def test_the_pareto_front_keeps_exactly_the_undominated_points():
-    def res(wf, smem, blocks):
+    # (occupancy without registers: the warps per SM every other limit allows)
+    def res(wf, smem, warps):
         return PointResult(Point((("w", wf), ("s", smem)), "sm_90"), wavefronts=wf, ideal=wf,
-                           smem_per_block=smem, smem_blocks=blocks)
-    a, b, c, d = res(100, 4096, 8), res(50, 8192, 4), res(120, 4096, 8), res(50, 8192, 2)
+                           smem_per_block=smem, smem_blocks=warps // 8, warps_at_most=warps)
+    a, b, c, d = res(100, 4096, 64), res(50, 8192, 32), res(120, 4096, 64), \
+        res(50, 8192, 16)
     failed = PointResult(Point((), "sm_90"), error="refused")
     r = SweepResult("k", (a, b, c, d, failed), 0)
     assert r.pareto() == [b, a]               # c is beaten by a, d by b

@@ -136,10 +136,14 @@ def _note_assumed_lengths(args, kernel) -> None:
             lengths = {}
         sizes = "; ".join(f"{g.name} {_length_text(g, lengths.get(g.name))}"
                           for g in assumed)
-        print(f"note: {kernel.name}: the source does not say how long "
-              f"{', '.join(g.name for g in assumed)} {'is' if len(assumed) == 1 else 'are'}: "
-              f"assumed {sizes}, smemsim's default, not the allocation's (--length NAME=EXPR "
-              "gives it)", file=sys.stderr)
+        note = (f"note: {kernel.name}: the source does not say how long "
+                f"{', '.join(g.name for g in assumed)} "
+                f"{'is' if len(assumed) == 1 else 'are'}: assumed {sizes}, smemsim's default, "
+                "not the allocation's (--length NAME=EXPR gives it)")
+        said = vars(args).setdefault("_notes_said", set())   # (a sweep makes it per point)
+        if note not in said:
+            said.add(note)
+            print(note, file=sys.stderr)
     for g in kernel.globals:
         if getattr(g, "texture", None):
             print(f"note: {kernel.name}: {g.name} is {g.texture}", file=sys.stderr)

@@ -141,6 +141,7 @@ def sweep_json(result: SweepResult, front) -> dict[str, Any]:
                 "excess": r.excess, "smem_per_block": r.smem_per_block,
                 "smem_blocks": r.smem_blocks, "registers": r.registers,
                 "active_warps": r.active_warps, "active_blocks": r.active_blocks,
+                "warps_at_most": r.warps_at_most,
                 "occupancy": r.occupancy, "rank": rank.get(id(r)), "pareto": id(r) in on_front, "error": r.error,
             } for r in result.results]}
 

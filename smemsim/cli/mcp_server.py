@@ -88,7 +88,9 @@ def server():
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from . import _version
-    app = MCPServer("smemsim", version=_version(), instructions=INSTRUCTIONS)
+    # (warnings only on stderr: a failed call's answer is its error result, not a log line)
+    app = MCPServer("smemsim", version=_version(), instructions=INSTRUCTIONS,
+                    log_level="WARNING")
 
     def answer(*args) -> dict[str, Any]:
         try:

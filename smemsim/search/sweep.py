@@ -36,8 +36,8 @@ from ..launch.occupancy import OccupancyError, kernel_occupancy
 from .pool import parallel_map
 
 # bump when PointResult or an entry's layout changes (2: .npz data entries, not pickles;
-# 3: each entry carries its digest)
-CACHE_FORMAT = 3
+# 3: each entry carries its digest; 4: warps_at_most)
+CACHE_FORMAT = 4
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,8 @@ class PointResult:
     occupancy: float | None = None
     error: str | None = None
     active_blocks: int | None = None  # per SM, when registers are known (every limit)
+    # per SM at most, registers not known: every limit but theirs (as at 32 a thread)
+    warps_at_most: int | None = None
 
     @property
     def excess(self) -> int:
@@ -149,9 +151,11 @@ class SweepResult:
 
 
 def _occupancy(r: PointResult) -> float:
+    """Active warps per SM: with the point's registers, else at most (every other limit:
+    a 1,024-thread block is 2 a SM whatever its shared memory)."""
     if r.active_warps is not None:
         return r.active_warps
-    return r.smem_blocks if r.smem_blocks is not None else float("inf")
+    return r.warps_at_most if r.warps_at_most is not None else float("inf")
 
 
 def product(axes: Mapping[str, Sequence], archs: Sequence[str],
@@ -206,7 +210,8 @@ def evaluate(task: _Task) -> PointResult:
                        (static if static is not None else kernel.static_smem) +
                        launch.dynamic_smem, smem.limits["shared_memory"], registers,
                        occ.active_warps if occ else None, occ.occupancy if occ else None,
-                       active_blocks=occ.active_blocks if occ else None)
+                       active_blocks=occ.active_blocks if occ else None,
+                       warps_at_most=smem.active_warps)
 
 
 def sweep(kernel: Kernel, points: Sequence[Point], *, registers: int | None = None,
@@ -362,7 +367,7 @@ ENTRY_LIMIT = 1 << 16  # bytes: an entry is ~2 KB; anything larger is not one
 _RESULT_FIELDS = {"requests": "iu", "wavefronts": "iu", "ideal": "iu",
                   "smem_per_block": "iu", "smem_blocks": "iu", "registers": "iu",
                   "active_warps": "iu", "occupancy": "fiu", "error": "U",
-                  "active_blocks": "iu"}
+                  "active_blocks": "iu", "warps_at_most": "iu"}
 _ENTRY_FIELDS = {"point": "U", **_RESULT_FIELDS, "digest": "U"}
 _REQUIRED = {"requests", "wavefronts", "ideal", "smem_per_block"}
 
@@ -375,7 +380,7 @@ def _count(v) -> bool:
 _IN_RANGE = {"requests": _count, "wavefronts": _count, "ideal": _count,
              "smem_per_block": _count, "smem_blocks": _count,
              "registers": lambda v: isinstance(v, int) and 0 <= v <= 255,
-             "active_warps": _count, "active_blocks": _count,
+             "active_warps": _count, "active_blocks": _count, "warps_at_most": _count,
              "occupancy": lambda v: math.isfinite(v) and 0 <= v <= 1,
              "error": lambda v: isinstance(v, str)}
 

@@ -72,7 +72,9 @@ def execute(args, console: Console) -> int:
             h = dataclasses.replace(h, faults=tuple(
                 dataclasses.replace(f, message=f.message + random_inputs_note(
                     args, name, kernel, f)) for f in h.faults))
-            docs.append(jsonout.hazards_json(h) | ({"question": question} if question else {}))
+            docs.append(jsonout.hazards_json(h) | ({"question": question} if question else {})
+                        | ({"notes": list(kernel.unbuilt_shared)} if kernel.unbuilt_shared
+                           else {}))
             reports.append(h)
             if not h.clean:
                 code = max(code, EXIT_GATE)
@@ -80,6 +82,8 @@ def execute(args, console: Console) -> int:
                 args.questions = [*(getattr(args, "questions", None) or ()), question]
             if not args.json and args.format != "gcc":
                 _print(console, h)
+                for note in kernel.unbuilt_shared:   # (a hazard the build dropped is none)
+                    say(console, f"  note: {note}")
     if args.sarif:
         from .. import sarif
         sarif.write(args.sarif, [x for h in reports for x in sarif.hazard_results(h)])

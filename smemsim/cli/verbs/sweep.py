@@ -304,7 +304,7 @@ def _swizzles(name: str, spec: str, item: str) -> list[Layout]:
 
 
 COLUMNS = ("requests", "wavefronts", "ideal", "excess", "smem_per_block", "smem_blocks",
-           "registers", "active_warps", "active_blocks", "occupancy")
+           "registers", "active_warps", "active_blocks", "occupancy", "warps_at_most")
 
 
 def _claim_csv(args) -> None:
@@ -375,8 +375,9 @@ def _print(console: Console, args, result, front, axes) -> None:
     if len(shown) < len(ranked):
         say(console, f"{len(ranked) - len(shown)} more point(s): --top 0 shows all, --csv "
                      "writes them")
-    say(console, f"Pareto front of wavefronts, shared memory per block and occupancy "
-                 f"({len(front)} point(s)): " +
+    say(console, f"Pareto front of wavefronts, shared memory per block and occupancy"
+                 f"{'' if occupancy else ' (at most: registers not given; --regs compile)'}"
+                 f" ({len(front)} point(s)): " +
         "; ".join(r.point.label for r in front[:6]) + (" ..." if len(front) > 6 else ""))
     ideals = [r.ideal for r in ranked if r.ideal]
     if ideals and max(ideals) > 1.5 * min(ideals):

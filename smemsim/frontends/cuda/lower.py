@@ -78,6 +78,22 @@ INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
                 for fn in BIT_FUNCTIONS for suffix in ("", "ll")}
 
 
+def shared_declarations(lw, node) -> tuple[tuple[str, str], ...]:
+    """(name, where) of each `__shared__` variable a function's body declares (its
+    declaration read up to its first `;`: tree-sitter may run a misread one on)."""
+    body = node.child_by_field_name("body")
+    out = []
+    for d in walk(body) if body is not None else ():
+        if d.type != "declaration" or "__shared__" not in text(d).split("=")[0]:
+            continue
+        for x in d.children_by_field_name("declarator"):
+            while x is not None and x.type != "identifier" and x.named_children:
+                x = x.child_by_field_name("declarator") or x.named_children[0]
+            if x is not None and x.type == "identifier":
+                out.append((text(x), str(lw.loc(x))))
+    return tuple(out)
+
+
 class KernelLowering:
     """One kernel (one template instantiation) of a Unit, as the host side launches it: its
     template arguments bound, its parameters, and the host's expressions folded."""
@@ -262,6 +278,9 @@ class KernelLowering:
             kernel = dataclasses.replace(kernel, launch_inputs=self.launch_inputs)
         if self.assumed_lengths:
             kernel = dataclasses.replace(kernel, assumed_lengths=tuple(self.assumed_lengths))
+        declared = shared_declarations(self, node)
+        if declared:
+            kernel = dataclasses.replace(kernel, declared_shared=declared)
         first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
         if others:

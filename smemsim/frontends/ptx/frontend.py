@@ -163,9 +163,24 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     and g.name in host.assumed_lengths)
     if assumed:
         kernel = dataclasses.replace(kernel, assumed_lengths=assumed)
+    unbuilt = _unbuilt_shared(module, entry, host.declared_shared)
+    if unbuilt:
+        kernel = dataclasses.replace(kernel, notes=kernel.notes + unbuilt,
+                                     unbuilt_shared=unbuilt)
     # (what the host side says of the launch it read: another launch of the kernel, say)
     return dataclasses.replace(kernel, notes=host.notes + kernel.notes) if host.notes \
         else kernel
+
+
+def _unbuilt_shared(module, symbol: str, declared) -> tuple[str, ...]:
+    """A note for each `__shared__` variable the kernel declares that nvcc's build has no
+    variable of: the compiler folded every store and load of it away (all threads storing
+    1 to `flag[0]`, read back as the constant), so nothing of it is counted or checked."""
+    from .symbols import local_name
+    present = {local_name(v.name) for v in (*module.shared, *module.entries[symbol].shared)}
+    return tuple(f"{where}: `{name}` is declared __shared__, but nvcc's build has no access "
+                 "to it (the compiler folded its stores and loads away): nothing of it is "
+                 "counted or checked" for name, where in declared if name not in present)
 
 
 def _calls_runtime(entry) -> bool:

@@ -128,6 +128,11 @@ def _swizzled(function: ast.FunctionDef, change: LayoutChange, shape: list, valu
         if len(shape) == 1:
             i = _atom(index)
             part = f"({i} >> {m + s}) & {mask}"
+            if isinstance(index, ast.Constant) and isinstance(index.value, int):
+                # (a constant element, `s[0]`: its place, not the swizzle's formula)
+                k = index.value
+                out.append((index, str(k ^ (((k >> (m + s)) & mask) << m))))
+                continue
             out.append((index, f"{i} ^ (({part}) << {m})" if m else f"{i} ^ ({part})"))
             continue
         if isinstance(index, ast.Tuple) and len(index.elts) == 2:   # tile[r, c]
@@ -139,6 +144,11 @@ def _swizzled(function: ast.FunctionDef, change: LayoutChange, shape: list, valu
                                   "a row of the array (the swizzle is written into subscripts "
                                   "of an element)")
             row, column = index, outer.slice
+        if all(isinstance(x, ast.Constant) and isinstance(x.value, int)
+               for x in (row, column)):   # (a constant element: its place)
+            k = row.value * values[-1] + column.value
+            out.append((column, str(column.value ^ (((k >> (m + s)) & mask) << m))))
+            continue
         r, c = _atom(row), _atom(column)
         # (rows a whole number of the swizzle's spans: the bits it XORs are the column's)
         flat = r if values[-1] == span else f"(({r} * {values[-1]} + {c}) >> {m + s})"
