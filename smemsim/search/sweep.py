@@ -129,9 +129,11 @@ class SweepResult:
 
     def ranked(self) -> list[PointResult]:
         """Analyzed points, fewest wavefronts first (then less shared memory, more
-        occupancy)."""
+        occupancy; without registers, of as many warps at most, more blocks shared memory
+        allows)."""
         return sorted((r for r in self.results if r.error is None),
-                      key=lambda r: (r.wavefronts, r.smem_per_block, -_occupancy(r)))
+                      key=lambda r: (r.wavefronts, r.smem_per_block, -_occupancy(r),
+                                     -(r.smem_blocks or 0) if r.active_warps is None else 0))
 
     def pareto(self) -> list[PointResult]:
         """The points no other beats on wavefronts, shared memory and occupancy at once
