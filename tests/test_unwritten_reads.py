@@ -10,23 +10,27 @@ from smemsim import analyze
 from smemsim.launch.hazards import check
 
 
-def _past_the_end(steer: bool):
+def _reading_past_the_end(name: str, last):
     """Each thread reads the word 32 past its own, which no thread writes (moderngpu's merge
-    reads the slot past its keys so), then a word an input picks (a run on values). `steer`:
-    the value read also picks that address."""
-    k = KernelBuilder("past_the_end")
+    reads the slot past its keys so), into v; then `last(picks, s, v)` is stored to out."""
+    k = KernelBuilder(name)
     picks = k.global_array("picks", u32, 32)
     out = k.global_array("out", u32, 32, intent="out")
     s = k.shared("s", u32, 64)
     s[threadIdx.x] = threadIdx.x
     k.syncthreads()
     v = k.let("v", s[threadIdx.x + 32])
-    # an even v: every lane reads its pick's word (conflict-free for picks 0..31); an odd
-    # one: twice it (a 2-way conflict)
-    at = picks[threadIdx.x] * ((v & 1) + 1) if steer else picks[threadIdx.x]
-    out[threadIdx.x] = v + s[at]
+    out[threadIdx.x] = last(picks, s, v)
     k.launch(1, 32)
     return k.build()
+
+
+def _past_the_end(steer: bool):
+    """v, then a word an input picks (a run on values). `steer`: v also picks that address:
+    an even v, every lane its pick's word (conflict-free for picks 0..31); an odd one,
+    twice it (a 2-way conflict)."""
+    return _reading_past_the_end("past_the_end", lambda picks, s, v: v + s[
+        picks[threadIdx.x] * ((v & 1) + 1) if steer else picks[threadIdx.x]])
 
 
 PICKS = {"picks": np.arange(32, dtype=np.uint32)}
@@ -85,17 +89,11 @@ def test_a_shared_atomic_on_unwritten_bytes_reads_the_fill():
 def test_a_value_that_steers_into_a_fault_is_the_read_that_faulted():
     """Where a fill's bytes take an address out of bounds, the fault said is the unwritten
     read, with what the fill led to."""
-    k = KernelBuilder("steered_out")
-    picks = k.global_array("picks", u32, 32)
-    out = k.global_array("out", u32, 32, intent="out")
-    s = k.shared("s", u32, 64)
-    s[threadIdx.x] = threadIdx.x
-    k.syncthreads()
-    v = k.let("v", s[threadIdx.x + 32])
-    out[threadIdx.x] = s[picks[threadIdx.x] + (v & 255)]   # 0x00: in bounds; 0xff: past
-    k.launch(1, 32)
+    # (0x00 bytes: in bounds; 0xff: 255 words past)
+    kernel = _reading_past_the_end("steered_out",
+                                   lambda picks, s, v: s[picks[threadIdx.x] + (v & 255)])
     with pytest.raises(KernelRuntimeError) as caught:
-        analyze(k.build(), arrays=PICKS)
+        analyze(kernel, arrays=PICKS)
     text = str(caught.value)
     assert "reads shared memory no thread has written ('s', byte 128" in text
     assert "with every unwritten byte 0xff the launch faults later: out of bounds" in text
