@@ -79,8 +79,9 @@ INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
 
 
 def shared_declarations(lw, node) -> tuple[tuple[str, str], ...]:
-    """(name, where) of each `__shared__` variable a function's body declares (its
-    declaration read up to its first `;`: tree-sitter may run a misread one on)."""
+    """(name, where) of each `__shared__` variable a function's body declares, each
+    declarator followed to its name (`s[N][M]`, `*p = ...`). (patch._declarations finds
+    one array's declarators to rewrite; this lists every variable.)"""
     body = node.child_by_field_name("body")
     out = []
     for d in walk(body) if body is not None else ():
