@@ -162,3 +162,62 @@ def test_a_name_the_file_computes_at_run_time_is_asked_for(numba_ptx, tmp_path):
     out = analyze_json(f, "--host", "a=float32[128]", "--host", "out=float32[128]",
                        "--host", "N=128", "--launch-grid", "1", "--launch-block", "128")
     assert totals(out["results"][0]) == (4, 4, 4)
+
+
+# numba's docs' fast_matmul (numba/cuda/tests/doc_examples/test_matmul.py, BSD-2-Clause), its
+# `and` in the early return included, launched at 256 x 256 on 16 x 16 blocks
+FAST_MATMUL = """\
+import numpy as np
+from numba import cuda, float32
+
+TPB = 16
+
+@cuda.jit
+def fast_matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    bpg = cuda.gridDim.x
+    if x >= C.shape[0] and y >= C.shape[1]:
+        return
+    tmp = 0.
+    for i in range(bpg):
+        sA[ty, tx] = 0
+        sB[ty, tx] = 0
+        if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
+            sA[ty, tx] = A[y, tx + i * TPB]
+        if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
+            sB[ty, tx] = B[ty + i * TPB, x]
+        cuda.syncthreads()
+        for j in range(TPB):
+            tmp += sA[ty, j] * sB[j, tx]
+        cuda.syncthreads()
+    if y < C.shape[0] and x < C.shape[1]:
+        C[y, x] = tmp
+
+n = 256
+A = np.ones((n, n), dtype=np.float32)
+B = np.ones((n, n), dtype=np.float32)
+C = np.zeros((n, n), dtype=np.float32)
+fast_matmul[(n // TPB, n // TPB), (TPB, TPB)](A, B, C)
+"""
+
+
+def test_numbas_grid_indices_are_affine_so_check_stands_at_the_grid_ends(numba_ptx, tmp_path):
+    """numba wraps every index for Python's negative ones (`i + ((i >> 63) & shape)`);
+    cuda.grid's indices are never negative within CUDA's limits, so the wrap is 0
+    (smemsim.frontends.ptx.decided) and the index the affine function of the block it is.
+    check's other run then takes the grid's ends: 9 of the 256 blocks (the early return's
+    `x >= n and y >= n` is a union of two boxes, the whole grid here) where it walked all."""
+    f = tmp_path / "mm.py"
+    f.write_text(FAST_MATMUL)
+    done = subprocess.run([sys.executable, "-m", "smemsim", "check", str(f), "--json"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    (result,) = json.loads(done.stdout)["results"]
+    assert result["clean"] and result["blocks_total"] == 256
+    assert result["runs"] == [
+        {"what": "shared accesses, one block of each class", "blocks": 1},
+        {"what": "global accesses and bounds, at the grid's ends", "blocks": 9}]

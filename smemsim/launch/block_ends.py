@@ -34,6 +34,12 @@ from .slicing import affine_degree, inline_locals
 AXES = "xyz"
 # blocks the ends may take before walking every block is the better deal
 MAX_BLOCKS = 4096
+# boxes whose union a guard may be (each `||` of box guards doubles them)
+MAX_BOXES = 64
+
+
+class _TooManyBoxes(Exception):
+    """A union of more boxes than MAX_BOXES: every block is walked instead."""
 
 
 @dataclass(frozen=True)
@@ -301,26 +307,56 @@ def _early_return(x: If, other) -> bool:
 def _return_guards(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
     """The box guards of what follows `if (cond) return;`: each comparison of `cond`'s `||`
     that reads a block axis, negated (nvcc's `if (x >= M || y >= N) return;` of `if (x < M
-    && y < N) { ... }`); None where a part is not one comparison of one block axis."""
+    && y < N) { ... }`); of an `&&` of such, the union of their negations (numba's docs'
+    `if x >= n and y >= m: return`: what follows runs where `x < n || y < m`); None where a
+    part is not one comparison of one block axis."""
     if cond.op is Op.LOR:
         parts = [_return_guards(c, lets) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]
+    if cond.op is Op.LAND:
+        parts = [_return_guards(c, lets) for c in cond.src]
+        if None in parts or () in parts:
+            return None   # (a part no block index decides: not a union of boxes)
+        return (Expr(Op.LOR, cond.dtype, tuple(_conjunction(p) for p in parts)),)
     found = _box_guard(cond, lets)
-    if found is None or (found and (len(found) != 1 or cond.op is Op.LAND or
-                                    found[0].op not in _NEGATED)):
+    if found is None or (found and (len(found) != 1 or found[0].op not in _NEGATED)):
         return None
     return tuple(Expr(_NEGATED[c.op], c.dtype, c.src, c.arg) for c in found)
+
+
+def _conjunction(guards: tuple[Expr, ...]) -> Expr:
+    """`g1 && g2 && ...` of box guards, as one condition."""
+    out = guards[0]
+    for g in guards[1:]:
+        out = Expr(Op.LAND, out.dtype, (out, g))
+    return out
+
+
+def _alternatives(guard: Expr) -> list[tuple[Expr, ...]]:
+    """A box guard as the boxes whose union it holds on, each a tuple of comparisons of one
+    block axis (a guard that is one comparison: one box)."""
+    if guard.op is Op.LOR:
+        return [box for side in guard.src for box in _alternatives(side)]
+    if guard.op is Op.LAND:
+        return [a + b for a in _alternatives(guard.src[0]) for b in _alternatives(guard.src[1])]
+    return [(guard,)]
 
 
 def _box_guard(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
     """The comparisons of `cond` that read a block axis, each of one axis and nothing a
     loop or an assignment changes (its locals written out), if the rest of `cond` reads no
-    block axis: () when none does; None when `cond` is not of that form."""
+    block axis: () when none does; an `||` of such as one guard, the union of their boxes,
+    where every side reads a block axis; None when `cond` is not of that form."""
     if cond.op is Op.LAND:
         parts = [_box_guard(c, lets) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]
     if affine_degree(cond, None, lets, is_var=_is_block) == 0:
         return ()
+    if cond.op is Op.LOR:
+        parts = [_box_guard(c, lets) for c in cond.src]
+        if None in parts or () in parts:
+            return None
+        return (Expr(Op.LOR, cond.dtype, tuple(_conjunction(p) for p in parts)),)
     if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ):
         return None
     sides = tuple(inline_locals(e, lets) for e in cond.src)
@@ -413,40 +449,54 @@ def _exact_values(e: Expr, ev: "_Lanes", idx: np.ndarray):
 
 
 def _boxes(ends: BlockEnds, launch) -> dict | None:
-    """{guard tuple: per axis of `ends.axes`, each thread's (lo, hi) blocks} for every
-    distinct set of guards around an access, or None where a side of a comparison is not
-    one progression over an axis (an integer wrapped)."""
+    """{guard tuple: the boxes whose union it holds on, each per axis of `ends.axes` each
+    thread's (lo, hi) blocks} for every distinct set of guards around an access, or None
+    where a side of a comparison is not one progression over an axis (an integer wrapped)."""
     tpb = launch.threads_per_block
     threads = np.arange(tpb, dtype=np.int64)
     extent = dict(zip(AXES, launch.grid))
     out = {}
     for around in set(ends.guards.values()):
-        box = {a: (np.zeros(tpb, np.int64), np.full(tpb, extent[a] - 1, np.int64))
-               for a in ends.axes}
-        for compare in around:
-            (axis,) = set().union(*map(_block_axes, compare.src))
-            last = extent[axis] - 1
-            at = (0, min(1, last), last)
-            lanes = np.tile(threads, 3)
-            blocks = {a: np.zeros(lanes.size, np.int64) for a in AXES}
-            blocks[axis] = np.repeat(np.array(at, np.int64), tpb)
-            ev = _Lanes(launch, lanes, blocks)
-            operand = promote(compare.src[0].dtype, compare.src[1].dtype)
-            try:
-                sides = [convert(ev.eval(e, np.arange(lanes.size)), operand)
-                         .astype(np.int64).reshape(3, tpb) for e in compare.src]
-            except LaneFault:
-                return None
-            (a0, a1, aL), (b0, b1, bL) = sides
-            slope_a, slope_b = a1 - a0, b1 - b0
-            if not (np.array_equal(a0 + last * slope_a, aL) and
-                    np.array_equal(b0 + last * slope_b, bL)):
-                return None
-            first, end = affine_interval(compare.op, a0 - b0, slope_a - slope_b,
-                                np.full(tpb, last, np.int64))
-            lo, hi = box[axis]
-            box[axis] = (np.maximum(lo, first), np.minimum(hi, end))
-        out[around] = box
+        boxes = []
+        for comparisons in _union(around):
+            box = {a: (np.zeros(tpb, np.int64), np.full(tpb, extent[a] - 1, np.int64))
+                   for a in ends.axes}
+            for compare in comparisons:
+                (axis,) = set().union(*map(_block_axes, compare.src))
+                last = extent[axis] - 1
+                at = (0, min(1, last), last)
+                lanes = np.tile(threads, 3)
+                blocks = {a: np.zeros(lanes.size, np.int64) for a in AXES}
+                blocks[axis] = np.repeat(np.array(at, np.int64), tpb)
+                ev = _Lanes(launch, lanes, blocks)
+                operand = promote(compare.src[0].dtype, compare.src[1].dtype)
+                try:
+                    sides = [convert(ev.eval(e, np.arange(lanes.size)), operand)
+                             .astype(np.int64).reshape(3, tpb) for e in compare.src]
+                except LaneFault:
+                    return None
+                (a0, a1, aL), (b0, b1, bL) = sides
+                slope_a, slope_b = a1 - a0, b1 - b0
+                if not (np.array_equal(a0 + last * slope_a, aL) and
+                        np.array_equal(b0 + last * slope_b, bL)):
+                    return None
+                first, end = affine_interval(compare.op, a0 - b0, slope_a - slope_b,
+                                             np.full(tpb, last, np.int64))
+                lo, hi = box[axis]
+                box[axis] = (np.maximum(lo, first), np.minimum(hi, end))
+            boxes.append(box)
+        out[around] = boxes
+    return out
+
+
+def _union(around: tuple[Expr, ...]) -> list[tuple[Expr, ...]]:
+    """The guards around an access as the boxes whose union they hold on: one box for
+    comparisons alone, one for each choice of a side of each `||`."""
+    out: list = [()]
+    for guard in around:
+        out = [box + more for box in out for more in _alternatives(guard)]
+        if len(out) > MAX_BOXES:
+            raise _TooManyBoxes
     return out
 
 
@@ -455,7 +505,7 @@ def _blocks_to_run(boxes: dict, axes: tuple, grid) -> np.ndarray | None:
     union over threads), or None when they are more than MAX_BLOCKS."""
     gx, gy, _ = grid
     chosen = set()
-    for box in boxes.values():
+    for box in (b for union in boxes.values() for b in union):
         values = []
         for a in axes:
             lo, hi = box[a]
@@ -481,7 +531,10 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
     progression over its box), None where `check` must walk every block."""
     if not _no_wrap(ends, launch):
         return None
-    boxes = _boxes(ends, launch)
+    try:
+        boxes = _boxes(ends, launch)
+    except _TooManyBoxes:
+        return None
     if boxes is None:
         return None
     blocks = _blocks_to_run(boxes, ends.axes, launch.grid)
@@ -509,10 +562,10 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
 
 def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
                   launch) -> bool:
-    """Whether every access ran, thread by thread, in exactly the run blocks of its box,
-    the same number of times in each, with offsets one affine function of the block (the
-    m-th execution in a block against the m-th in the box's first block and its
-    neighbours along each axis)."""
+    """Whether every access ran, thread by thread, in exactly the run blocks of its boxes'
+    union, the same number of times in each, with offsets one affine function of the block
+    in each box (the m-th execution in a block against the m-th in the box's first block
+    and its neighbours along each axis)."""
     tpb = launch.threads_per_block
     nb = blocks.size
     gx, gy, _ = launch.grid
@@ -531,44 +584,60 @@ def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
         done[threads] += 1
     threads = np.arange(tpb)
     index = {int(b): i for i, b in enumerate(blocks.tolist())}   # block id -> run position
-    for key, around in ends.guards.items():
-        box = boxes[around]
-        inbox = np.ones((nb, tpb), bool)
-        for a in ends.axes:
-            lo, hi = box[a]
-            inbox &= (coord[a][:, None] >= lo[None, :]) & (coord[a][:, None] <= hi[None, :])
-        nonempty = inbox.any(axis=0)
-        # each thread's first block of the box, and its neighbour along each axis
 
-        def dense(place: dict) -> np.ndarray:
-            lin = place.get("x", 0) + gx * (place.get("y", 0) + gy * place.get("z", 0))
-            return np.array([index.get(int(v), -1) for v in np.broadcast_to(lin, (tpb,))])
-        lo_place = {a: box[a][0] for a in ends.axes}
-        first = dense(lo_place)
-        if (first[nonempty] < 0).any():
-            return False
-        steps = {}
-        for a in ends.axes:
-            lo, hi = box[a]
-            nxt = dict(lo_place)
-            nxt[a] = np.minimum(lo + 1, np.maximum(hi, lo))
-            steps[a] = dense(nxt)
-            if (steps[a][nonempty] < 0).any():
+    def dense(place: dict) -> np.ndarray:
+        lin = place.get("x", 0) + gx * (place.get("y", 0) + gy * place.get("z", 0))
+        return np.array([index.get(int(v), -1) for v in np.broadcast_to(lin, (tpb,))])
+
+    for key, around in ends.guards.items():
+        # per box of the union: its blocks, each thread's first block of it and that
+        # block's neighbour along each axis
+        parts = []
+        for box in boxes[around]:
+            inbox = np.ones((nb, tpb), bool)
+            for a in ends.axes:
+                lo, hi = box[a]
+                inbox &= (coord[a][:, None] >= lo[None, :]) & \
+                    (coord[a][:, None] <= hi[None, :])
+            nonempty = inbox.any(axis=0)
+            lo_place = {a: box[a][0] for a in ends.axes}
+            first = dense(lo_place)
+            if (first[nonempty] < 0).any():
                 return False
+            steps = {}
+            for a in ends.axes:
+                lo, hi = box[a]
+                nxt = dict(lo_place)
+                nxt[a] = np.minimum(lo + 1, np.maximum(hi, lo))
+                steps[a] = dense(nxt)
+                if (steps[a][nonempty] < 0).any():
+                    return False
+            parts.append((box, inbox, nonempty, first, steps))
+        union = np.zeros((nb, tpb), bool)
+        for _, inbox, *_ in parts:
+            union |= inbox
         for m, (values, present) in executions.get(key, {}).items():
             values = values.reshape(nb, tpb)
             present = present.reshape(nb, tpb)
-            f0 = np.where(nonempty, values[np.maximum(first, 0), threads], 0)
-            ran = nonempty & present[np.maximum(first, 0), threads]
-            if not np.array_equal(present, inbox & ran[None, :]):
-                return False   # ran outside its box, or not in all of it
-            predicted = np.broadcast_to(f0, (nb, tpb)).copy()
-            for a in ends.axes:
-                lo, hi = box[a]
-                slope = np.where(hi > lo, values[np.maximum(steps[a], 0), threads] - f0, 0)
-                if (np.abs(slope) > 2 ** 31).any() or (hi - lo > 2 ** 31).any():
+            # (a thread runs the access in all of its blocks or in none: a guard no block
+            # index decides is the same in every block)
+            ran = np.zeros(tpb, bool)
+            for _, _, nonempty, first, _ in parts:
+                ran |= nonempty & present[np.maximum(first, 0), threads]
+            if not np.array_equal(present, union & ran[None, :]):
+                return False   # ran outside its boxes, or not in all of them
+            for box, inbox, nonempty, first, steps in parts:
+                f0 = np.where(nonempty, values[np.maximum(first, 0), threads], 0)
+                predicted = np.broadcast_to(f0, (nb, tpb)).copy()
+                for a in ends.axes:
+                    lo, hi = box[a]
+                    slope = np.where(hi > lo, values[np.maximum(steps[a], 0), threads] - f0,
+                                     0)
+                    if (np.abs(slope) > 2 ** 31).any() or (hi - lo > 2 ** 31).any():
+                        return False
+                    predicted = predicted + (coord[a][:, None] - lo[None, :]) * \
+                        slope[None, :]
+                mine = present & inbox
+                if not np.array_equal(values[mine], predicted[mine]):
                     return False
-                predicted = predicted + (coord[a][:, None] - lo[None, :]) * slope[None, :]
-            if not np.array_equal(values[present], predicted[present]):
-                return False
     return True

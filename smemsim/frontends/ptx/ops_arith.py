@@ -8,6 +8,7 @@ from kernels_ir.dtypes import f32, f64, i16, i32, i64, u8, u16, u32, u64
 from kernels_ir.expr import (Expr, Op, bitcast, call, const, select, smax, smin)
 
 from . import ops_convert
+from .decided import chosen, folded
 from .parse import Inst
 from .values import (Address, Choice, _compared, _either, _HALF_TYPES, _IMMEDIATE, _mul_hi,
                      retype, TensorMapRef, _TYPES, _WIDE, _wrapped)
@@ -111,7 +112,7 @@ def _shift(lw: Lowering, inst: Inst, left: bool) -> None:
         # `shr.s32 m, x, 31`: the sign as a mask, all ones or 0 (nvcc's branch-free
         # `x < 0 ? -x : 0` is `(x >> 31) & -x`): a comparison, which the analysis
         # decides per block (hotspot's border offsets), where a shift it could not
-        lw._dest(inst, select(retype(a, dtype) < 0, const(-1, dtype), const(0, dtype)))
+        lw._dest(inst, chosen(retype(a, dtype) < 0, const(-1, dtype), const(0, dtype)))
         return
     if dtype is None or dtype.is_float or isinstance(a, (Address, Choice)) or \
             isinstance(b, (Address, Choice)) or \
@@ -243,7 +244,8 @@ def op_setp(lw: Lowering, inst: Inst) -> None:
     held = _compared(cmp, retype(a, dtype), retype(b, dtype), dtype.is_float)
     if held is None:
         raise lw._refuse(inst, f"setp.{cmp} is not lowered yet")
-    lw._dest(inst, held)
+    # (a test every launch decides, numba's `i < 0` of a grid index: the constant)
+    lw._dest(inst, held if dtype.is_float else folded(held))
 
 
 def op_set(lw: Lowering, inst: Inst) -> None:
@@ -308,7 +310,7 @@ def op_selp(lw: Lowering, inst: Inst) -> None:
         else:
             lw._dest(inst, _either(p, a, b))
         return
-    lw._dest(inst, select(p, retype(a, dtype), retype(b, dtype)))
+    lw._dest(inst, chosen(p, retype(a, dtype), retype(b, dtype)))
 
 
 def _unary(lw: Lowering, inst: Inst, fn) -> None:
