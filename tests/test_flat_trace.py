@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from examples import causal_attention, matmul_128x128, persistent_gemm
-from kernels_ir import KernelBuilder, PartialRun, SharedAccess, blockIdx, f32, i32, run, \
-    threadIdx
+from kernels_ir import KernelBuilder, PartialRun, SharedAccess, blockIdx, cast, f32, i32, \
+    resolve_launch, run, threadIdx
 from kernels_ir.periodic import plan
 from kernels_ir.stmt import Loop, walk
 from smemsim.launch.analysis import analyze
@@ -181,3 +181,41 @@ def test_a_run_on_data_folded_by_cost_reports_what_the_unfolded_run_does(monkeyp
     assert folded.mode == "full" and whole.sites == folded.sites
     atomic = folded.site(1)
     assert atomic.requests == (1 << 17) // 32 and atomic.data_dependent
+
+
+def _scan_like(n_blocks: int):
+    """A scan's epilogue (djhshih/quist's prescan, its shape): each thread's element j =
+    tid + blockIdx.x * 256 - 1 is written back where j >= 0, and the block's last element
+    once more where (j + 1) % 256 == 0 (then j is 255 past the block's start). Both guards
+    read blockIdx.x, the second through a remainder no range of blocks decides: every block
+    was its own class. By the decisions they take, block 0 (whose thread 0 has j = -1) and
+    all the others are two."""
+    k = KernelBuilder("scan_tail")
+    out = k.global_array("out", f32, n_blocks * 256, intent="out")
+    s = k.shared("s", f32, 512)
+    t = cast(threadIdx.x, i32)
+    s[t] = 1.0
+    s[t + 256] = 2.0
+    k.syncthreads()
+    j = k.let("j", t + cast(blockIdx.x, i32) * 256 - 1, i32)
+    with k.if_(j >= 0):
+        out[j] = s[t * 2]
+        with k.if_((j + 1) % 256 == 0):
+            out[j] = s[t + 256]
+    k.launch(n_blocks, 256)
+    return k.build()
+
+
+def test_blocks_a_guards_remainder_reads_are_classed_by_the_decisions_they_take(monkeypatch):
+    from smemsim.launch import trace
+    kernel = _scan_like(300)
+    report = assert_matches_reference(kernel)
+    # two stores a warp in every block; block 0's thread 0 skips both loads, its other
+    # warps load s[2t] (8 requests), as every other block's 8 warps do, and each other
+    # block's thread 255 loads s[511] (j + 1 = 256 bx): 8 + 299 * 8 and 299 requests
+    assert [s.requests for s in report.sites] == [2400, 2400, 8 + 299 * 8, 299]
+    tr = trace.trace_launch(kernel, resolve_launch(kernel, {}))
+    assert tr.blocks_run == 2
+    # with the classing off, every block runs (the counts the same)
+    monkeypatch.setattr(trace, "CONTROL_CLASSES", 10 ** 9)
+    assert trace.trace_launch(kernel, resolve_launch(kernel, {})).blocks_run == 300

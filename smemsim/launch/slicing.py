@@ -535,13 +535,19 @@ def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:
 
 
 def control_run(kernel: Kernel, hs: HazardSlices) -> tuple[frozenset[int], frozenset[str]]:
-    """(statements, axes): what decides the control flow of the shared run (its ifs, loops
-    and returns, and what their conditions read), and the blockIdx axes the shared run
-    reads other than through that control. Blocks that agree on those axes and take the
-    same decisions at every if and loop of the first run make the same shared run (a
-    persistent kernel's blocks that take as many tiles: kernels_ir.control_signatures)."""
+    """control_of the shared run."""
+    return control_of(kernel, hs.shared)
+
+
+def control_of(kernel: Kernel, run: frozenset[int]) -> tuple[frozenset[int], frozenset[str]]:
+    """(statements, axes): what decides the control flow of the run of statements `run`
+    (its ifs, loops and returns, and what their conditions read), and the blockIdx axes
+    that run reads other than through that control. Blocks that agree on those axes and
+    take the same decisions at every if and loop of the first run make the same shared
+    accesses (a persistent kernel's blocks that take as many tiles, a scan's blocks past
+    the first: kernels_ir.control_signatures)."""
     deps = _Dependences(kernel)
-    stmts = [s for s in kernel.statements() if id(s) in hs.shared]
+    stmts = [s for s in kernel.statements() if id(s) in run]
     controls = [s for s in stmts if s.bodies()]
     needed, _, _ = deps.closure([], controls)
     needed |= {id(s) for s in stmts if isinstance(s, Return)}

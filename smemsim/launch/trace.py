@@ -19,13 +19,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from kernels_ir import Kernel, Launch, PartialRun, SharedAccess, i32, run
+from kernels_ir import (Kernel, KernelRuntimeError, Launch, PartialRun, SharedAccess,
+                        control_signatures, i32, run)
 from kernels_ir.expr import COMPARE_OPS, Expr, Op, cast, const
 from kernels_ir.stmt import Loop, map_statements, walk
 
 from .ranges import UNDECIDED, BlockRanges, trip_counts
 from .retry_loops import retry_loops
-from .slicing import Slice, expr_block_axes, needed_exprs, slice_kernel
+from .slicing import Slice, control_of, expr_block_axes, needed_exprs, slice_kernel
 
 WARP = 32
 # the trace runs at most this many threads at a time (blocks in chunks), so no launch is too
@@ -402,10 +403,48 @@ def _block_classes(kernel: Kernel, launch: Launch, sl: Slice):
             read = np.concatenate([read] + [(t > 0)[:, None] for t in trips.values()], axis=1)
         _, first, inverse_m, counts = np.unique(read, axis=0, return_index=True,
                                                 return_inverse=True, return_counts=True)
+        if trips is None and first.size > CONTROL_CLASSES:
+            # many classes where the slice reads blockIdx through its guards: blocks that
+            # take the same decisions are classed by them (_control_classes)
+            by_control = _control_classes(variant, vs, launch, members, coords)
+            if by_control is not None and by_control[0].size < first.size:
+                first, inverse_m, counts = by_control
         inverse_m = inverse_m.ravel()
         totals = {loop: np.bincount(inverse_m, weights=t, minlength=first.size).astype(np.int64)
                   * scale for loop, t in (trips or {}).items()}
         yield variant, vs, members[first], counts.astype(np.int64) * scale, totals
+
+
+# Past this many classes of blocks by the axes a slice reads, its blocks are classed by the
+# decisions of its control instead (_control_classes), where that reads fewer axes
+CONTROL_CLASSES = 64
+
+
+def _control_classes(kernel: Kernel, vs: Slice, launch: Launch, members: np.ndarray,
+                     coords: np.ndarray) -> tuple | None:
+    """(first index of each class in `members`, each member's class, class sizes): the
+    members classed by the blockIdx axes the slice reads other than through its control
+    and by every decision that control takes, thread by thread (slicing.control_of,
+    kernels_ir.control_signatures): blocks alike in both issue the same shared requests
+    (a scan whose guards `if (j >= 0)` and `if ((j + 1) % n == 0)` read blockIdx: block 0
+    and all the others). None where every axis is read otherwise too, or the control's run
+    faults (then block by block, as before)."""
+    statements, axes = control_of(kernel, vs.statements)
+    if axes >= vs.block_axes:
+        return None
+    per_run = max(1, chunk_threads(kernel) // launch.threads_per_block)
+    try:
+        signature = np.concatenate([
+            control_signatures(kernel, dict(launch.params), statements,
+                               members[at:at + per_run])
+            for at in range(0, members.size, per_run)])
+    except KernelRuntimeError:
+        return None
+    key = np.column_stack([coords[:, "xyz".index(a)].astype(np.uint64) for a in sorted(axes)]
+                          + [signature])
+    _, first, inverse, counts = np.unique(key, axis=0, return_index=True,
+                                          return_inverse=True, return_counts=True)
+    return first, inverse.ravel(), counts
 
 
 # Past this many blocks, a slice that reads two or three block axes only through guards of
