@@ -182,6 +182,31 @@ class _signals_held:
             signal.signal(sig, old)
 
 
+class signals_deferred:
+    """SIGINT and SIGTERM held, not ignored, while a few lines that must not stop halfway run
+    (numpy's .npz is a zip file: a signal inside ZipFile's constructor leaves a half-made
+    object whose finalizer prints a traceback as the process ends), then delivered to their
+    handlers as the block ends; a no-op off the main thread, or where a handler is not
+    Python's."""
+
+    def __enter__(self):
+        self.saved, self.pending = {}, []
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                old = signal.getsignal(sig)
+                if callable(old):
+                    self.saved[sig] = old
+                    signal.signal(sig, lambda s, frame: self.pending.append((s, frame)))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for sig, old in self.saved.items():
+            signal.signal(sig, old)
+        if self.pending:   # (the first signal, as it would have come: its handler raises)
+            sig, frame = self.pending[0]
+            self.saved[sig](sig, frame)
+
+
 def _context():
     import multiprocessing
     methods = multiprocessing.get_all_start_methods()

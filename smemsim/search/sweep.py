@@ -33,7 +33,7 @@ from ..launch.analysis import analyze
 from ..engine.arch import ArchError
 from ..cache import read_regular, store
 from ..launch.occupancy import OccupancyError, kernel_occupancy
-from .pool import parallel_map
+from .pool import parallel_map, signals_deferred
 
 # bump when PointResult or an entry's layout changes (2: .npz data entries, not pickles;
 # 3: each entry carries its digest; 4: warps_at_most)
@@ -314,7 +314,7 @@ class _Cache:
         if raw is None:
             return None
         try:
-            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+            with signals_deferred(), np.load(io.BytesIO(raw), allow_pickle=False) as data:
                 entry = {name: data[name] for name in data.files}
         except Exception:  # noqa: BLE001 - any bad entry (zip, header, dtype) is a miss
             return None
@@ -342,9 +342,10 @@ class _Cache:
                 entry[name] = np.array(value)
         entry["digest"] = np.array(self._digest(point, _values(entry)))
         buffer = io.BytesIO()
-        np.savez(buffer, **entry)
         path = self._path(point)
-        store(path, buffer.getvalue())
+        with signals_deferred():   # (a zip written halfway leaves a finalizer's traceback)
+            np.savez(buffer, **entry)
+            store(path, buffer.getvalue())
         try:
             return stat.S_ISREG(os.lstat(path).st_mode)
         except OSError:
