@@ -49,11 +49,24 @@ def descriptor_offsets(machine: Machine, s: Wgmma, idx: np.ndarray) -> np.ndarra
     return (start - base) // size
 
 
+def stored_at(machine: Machine, array, elements: np.ndarray) -> np.ndarray:
+    """Where elements of a global array lie in the run's storage of it: where they are,
+    or for an array whose length the source does not say (Machine.unbounded), wrapped
+    into its stand-in storage (its values are smemsim's seeded ones, wherever read)."""
+    if array.name not in machine.unbounded:
+        return elements
+    size = machine.globals[array.name].size
+    return elements % size if elements.size and int(elements.max()) >= size else elements
+
+
 def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray) -> np.ndarray:
-    """Element offsets of `width` elements at `array[index]` per lane, checked."""
+    """Element offsets of `width` elements at `array[index]` per lane, checked (of a global
+    array whose length the source does not say, against its start only)."""
     nbytes = width * array.dtype.size
     if isinstance(array, GlobalArray):
         extents, strides = (machine.launch.lengths[array.name],), (1,)
+        if array.name in machine.unbounded:
+            extents = (np.iinfo(np.int64).max,)
     else:
         extents, strides = machine.launch.extent(array), array.strides
     offset = None

@@ -44,7 +44,8 @@ def _copied(machine: Machine, s: CopyAsync, idx: np.ndarray) -> np.ndarray:
         src_offset = machine._element_offsets(s.src, s.src_index, s.width, idx)
         if machine.observer is not None:
             machine.observer(GlobalAccess(s, idx, src_offset))
-        return machine.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+        return machine.globals[s.src.name][
+            machine._stored_at(s.src, src_offset[:, None] + np.arange(s.width))]
     size = s.src.dtype.size
     got = machine.eval(s.src_bytes, idx).astype(np.int64)
     bad = (got % size != 0) | (got > s.width * size)
@@ -59,7 +60,8 @@ def _copied(machine: Machine, s: CopyAsync, idx: np.ndarray) -> np.ndarray:
         src_offset = machine._element_offsets(s.src, s.src_index, s.width, idx[reading])
         if machine.observer is not None:
             machine.observer(GlobalAccess(s, idx[reading], src_offset))
-        read = machine.globals[s.src.name][src_offset[:, None] + np.arange(s.width)]
+        read = machine.globals[s.src.name][
+            machine._stored_at(s.src, src_offset[:, None] + np.arange(s.width))]
         keep = np.arange(s.width)[None, :] < (got[reading] // size)[:, None]
         values[reading] = np.where(keep, read, 0)
     return values
@@ -365,7 +367,8 @@ def _tma_box(machine: Machine, s: TmaLoad, idx: np.ndarray) -> np.ndarray:
     """The box each lane copies, as bytes (zeros outside the tensor)."""
     glob = machine.globals[s.tensor_map.array.name]
     inside, flat = _tma_elements(machine, s.tensor_map, s.coords, idx)
-    values = np.where(inside, glob[np.where(inside, flat, 0)], 0).astype(glob.dtype)
+    at = machine._stored_at(s.tensor_map.array, np.where(inside, flat, 0))
+    values = np.where(inside, glob[at], 0).astype(glob.dtype)
     return values.view(np.uint8).reshape(idx.size, -1)
 
 
@@ -373,6 +376,8 @@ def _tma_elements(machine: Machine, m, coords, idx: np.ndarray) -> tuple[np.ndar
     """Per lane and box element (box order): whether it lies inside the tensor, and its
     element index in the global array; the map is checked against the array first."""
     length = machine.launch.lengths[m.array.name]   # (address-only runs hold no data)
+    if m.array.name in machine.unbounded:   # (a length the source does not say: not checked)
+        length = np.iinfo(np.int64).max
     shape = [int(machine.eval(e, idx[:1])[0]) for e in m.shape]
     strides = [int(machine.eval(e, idx[:1])[0]) for e in m.strides] + [1]
     size = m.dtype.size
@@ -383,7 +388,9 @@ def _tma_elements(machine: Machine, m, coords, idx: np.ndarray) -> tuple[np.ndar
             m.rank == 2 and strides[0] < shape[1]):
         raise LaneFault(f"tensor map '{m.name}' ({m.describe()}) at shape {shape}"
                         + (f", strides {strides[:-1]}" if m.rank > 1 else "")
-                        + f": it must lie inside '{m.array.name}' ({length} elements)"
+                        + f": it must lie inside '{m.array.name}' ("
+                        + (f"{length} elements)" if m.array.name not in machine.unbounded
+                           else "its length not given)")
                         + (f", with strides that are multiples of {GLOBAL_ALIGN} bytes"
                            + (f" and rows of at least {shape[1]} elements"
                               if m.rank == 2 else "") if m.rank > 1 else ""),
@@ -507,7 +514,7 @@ def tma_store(machine: Machine, s: TmaStore, idx: np.ndarray) -> None:
     glob = machine.globals[m.array.name]
     values = machine.shared[nbytes].reshape(idx.size, -1).copy().view(glob.dtype)
     inside, flat = _tma_elements(machine, m, s.coords, idx)
-    glob[flat[inside]] = values[inside]
+    glob[machine._stored_at(m.array, flat[inside])] = values[inside]
 
 
 def bulk_store(machine: Machine, s: BulkStore, idx: np.ndarray) -> None:
@@ -519,7 +526,7 @@ def bulk_store(machine: Machine, s: BulkStore, idx: np.ndarray) -> None:
     nbytes = issue_bulk_read(machine, s, idx, first)
     glob = machine.globals[s.dst.name]
     at = _bulk_global(machine, s.dst, s.dst_index, s.nbytes, idx)
-    glob.view(np.uint8)[at] = machine.shared[nbytes]
+    glob.view(np.uint8)[_bytes_stored(machine, s.dst, at)] = machine.shared[nbytes]
 
 
 def _bulk_global(machine: Machine, array, index, nbytes: int, idx: np.ndarray) -> np.ndarray:
@@ -528,7 +535,9 @@ def _bulk_global(machine: Machine, array, index, nbytes: int, idx: np.ndarray) -
     # its ends need 16-byte alignment, not the natural alignment of a vector of its size
     offset = machine._element_offsets(array, index, 1, idx)
     elements, length = -(-nbytes // size), machine.launch.lengths[array.name]
-    over = offset + elements > length
+    # (an array whose length the source does not say: its start alone is checked)
+    over = offset + elements > length if array.name not in machine.unbounded else \
+        np.zeros(offset.size, bool)
     if over.any():
         lane = int(np.flatnonzero(over)[0])
         raise LaneFault(f"out of bounds: a bulk copy of {nbytes} bytes at index "
@@ -544,6 +553,14 @@ def _bulk_global(machine: Machine, array, index, nbytes: int, idx: np.ndarray) -
     return start[:, None] + np.arange(nbytes)
 
 
+def _bytes_stored(machine: Machine, array, at: np.ndarray) -> np.ndarray:
+    """Byte indices of a global array as its storage holds them (Machine._stored_at)."""
+    if array.name not in machine.unbounded:
+        return at
+    size = machine.globals[array.name].nbytes
+    return at % size if at.size and int(at.max()) >= size else at
+
+
 def bulk_load(machine: Machine, s: BulkLoad, idx: np.ndarray) -> None:
     offset = machine._offsets(s, idx)
     if machine._addresses_only(s, idx, offset):
@@ -551,7 +568,7 @@ def bulk_load(machine: Machine, s: BulkLoad, idx: np.ndarray) -> None:
             _bulk_global(machine, s.src, s.src_index, s.nbytes, idx)
         return
     at = _bulk_global(machine, s.src, s.src_index, s.nbytes, idx)
-    values = machine.globals[s.src.name].view(np.uint8)[at]
+    values = machine.globals[s.src.name].view(np.uint8)[_bytes_stored(machine, s.src, at)]
     _, first = machine._shared_elements(s, idx, offset)
     issue_tma(machine, s, idx, first, values)
 

@@ -122,6 +122,12 @@ class Machine(Evaluator):
                               f"{MAX_THREADS}: use smaller parameters", kernel=k.name)
         self.globals = self._bind_globals(arrays, seed) if partial is None or \
             partial.statements is None else {}
+        # global arrays (and views of them) whose length the source does not say
+        # (Kernel.assumed_lengths): no end is checked, their stand-in storage wraps
+        assumed = set(k.assumed_lengths)
+        self.unbounded = frozenset(
+            {g.name for g in k.globals if g.name in assumed} |
+            {v.name for v in k.global_views if v.base is not None and v.base.name in assumed})
         self.weight = 1
         self._recorded: dict | None = None  # offsets by access and phase (_endpoint_loop)
         self._phase = 0
@@ -456,6 +462,7 @@ class Machine(Evaluator):
     _descriptors = interpret_addresses.descriptors
     _descriptor_offsets = interpret_addresses.descriptor_offsets
     _element_offsets = interpret_addresses.element_offsets
+    _stored_at = interpret_addresses.stored_at
 
     def _addresses_only(self, s, idx: np.ndarray, offset: np.ndarray) -> bool:
         """In a run for addresses only (a PartialRun's slice), report the access (a shared
@@ -630,7 +637,7 @@ class Machine(Evaluator):
             if self.intent is not None:
                 interpret_async.check_reader(self, s, offset, self._bytes(s, first, w), idx)
         else:
-            memory, first = self.globals[array.name], offset
+            memory, first = self.globals[array.name], self._stored_at(array, offset)
             if self.observer is not None:
                 self.observer(GlobalAccess(s, idx, offset))
         if dst not in self.vars:
@@ -656,7 +663,7 @@ class Machine(Evaluator):
             memory, first = self._shared_elements(s, idx, offset)
             self._check_written(s, first, 1, idx)
         else:
-            memory, first = self.globals[array.name], offset
+            memory, first = self.globals[array.name], self._stored_at(array, offset)
             if self.observer is not None:
                 self.observer(GlobalAccess(s, idx, offset))
         at_once = _UFUNC_AT.get(s.kind)
@@ -711,7 +718,7 @@ class Machine(Evaluator):
             self._check_settled(s, first, s.width, reading=False)
             self._plain_write(self._bytes(s, first, s.width), idx, s.width * array.dtype.size)
         else:
-            memory, first = self.globals[array.name], offset
+            memory, first = self.globals[array.name], self._stored_at(array, offset)
             if self.observer is not None:
                 self.observer(GlobalAccess(s, idx, offset))
         for element, value in enumerate(values):

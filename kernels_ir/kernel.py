@@ -77,15 +77,19 @@ class Kernel:
     # host if/else chain on a value it also passes): a value given for one alone leaves
     # the launch as the host's value chose it
     launch_inputs: tuple[str, ...] = ()
-    # the global arrays whose lengths the source does not say, for which the frontend
-    # assumed one (a pointer cudaMalloc'd where the host reading does not follow): an
-    # access past that length is a question for the user, not a fault of the kernel
+    # the global arrays whose lengths the source does not say (a pointer cudaMalloc'd
+    # where the host reading does not follow, a wrapper's parameter): the frontend gives
+    # each a stand-in length, and the interpreter checks no end of theirs (an index below
+    # 0 still faults) and wraps their stand-in storage (values are smemsim's seeded ones)
     assumed_lengths: tuple[str, ...] = ()
     # `__shared__` variables the source declares in the kernel's body, as (name, where),
     # where a frontend read them; and of those, what the compiler's build never accesses,
     # said as notes (`check` shows them: a hazard of a store the build dropped is none)
     declared_shared: tuple[tuple[str, str], ...] = ()
     unbuilt_shared: tuple[str, ...] = ()
+    # the sites a frontend counts as the PTX states where the compiler's build (its SASS)
+    # differs in a way the reading does not follow (each said in `notes`)
+    as_stated_sites: tuple[int, ...] = ()
 
     @property
     def title(self) -> str:

@@ -105,10 +105,16 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
         if name not in names:
             raise error(f"unknown parameter '{name}' ({origin(name)}); the kernel's "
                         f"parameters are {sorted(names) or 'none'}")
+    missing = [name for name in names if name not in values]
+    if len(missing) == 1:
+        raise error(f"parameter '{missing[0]}' has no value: give one (-p {missing[0]}=V on "
+                    f"the command line; params={{'{missing[0]}': V}} in Python)")
+    if missing:   # (all of them at once: one run to learn what to give, not one each)
+        listed = ", ".join(f"'{n}'" for n in missing)
+        options = " ".join(f"-p {n}=V" for n in missing)
+        raise error(f"parameters {listed} have no value: give them ({options} on the "
+                    f"command line; params={{'{missing[0]}': V, ...}} in Python)")
     for name, p in names.items():
-        if name not in values:
-            raise error(f"parameter '{name}' has no value: give one (-p {name}=V on the "
-                        f"command line; params={{'{name}': V}} in Python)")
         v = values[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise error(f"parameter '{name}' must be a number, got {v!r} ({origin(name)})")

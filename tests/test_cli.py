@@ -180,7 +180,7 @@ def test_fix_shows_before_after_and_the_change():
     assert code == 0
     # 4,096 B + 1 KiB reserved per block: 228 KiB // 5 KiB = 45 blocks by shared memory
     assert ("transpose_pad0: 67,584 shared wavefronts, 63,488 over ideal (shared memory "
-            "alone allows 45 blocks/SM, 64 warps per SM)") in out
+            "alone allows 45 blocks/SM; by every limit, 64 warps per SM)") in out
     assert "tile: Swizzle<5,0,5>: 67,584 -> 4,096 wavefronts, +0 B shared memory" in out
     assert 'declare: k.shared("tile", f32, (32, 32), layout=Swizzle(5, 0, 5))' in out
     pad1 = next(line for line in out.splitlines() if "pad 1 " in line)

@@ -284,6 +284,17 @@ def test_the_table_says_a_column_in_one_unit_and_interleaved_sites_as_runs():
     assert _count(1_100_000_000, 1_100_000_000) == "1,100.0M"
     assert numbers_text([8, 9, 10, 11, 16, 17, 18, 19]) == "8-11, 16-19"
     assert numbers_text(list(range(5, 36, 2))) == "5, 7, ... 35 (16 of them)"
+    # (the fifteenth review: `2, 4, ... 41 (32 of them)` of sites not one series, and `2..41`
+    # in the table's column, read as ranges)
+    uneven = [2, 4, 6, 8, 10, 12, 14, *range(16, 41), 41]
+    assert numbers_text(uneven) == "2 to 41 (33 of the 40)"
+    import dataclasses
+    from smemsim.cli.render import _group_row
+    from smemsim.frontends.loader import load_kernels
+    from smemsim.launch.analysis import analyze
+    site = analyze(load_kernels("examples/transpose.py")["naive"]()).sites[0]
+    row = _group_row([dataclasses.replace(site, site=n) for n in uneven], None)
+    assert row["#"] == "33 in 2-41"
 
 
 def test_fix_patch_of_two_conflicted_kernels_refuses_before_searching(tmp_path):

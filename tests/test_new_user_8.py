@@ -126,22 +126,27 @@ int main() { int n = 1 << 24; float *a, *b; run(a, b, n); return 0; }
 """
 
 
-def test_an_access_past_an_assumed_length_is_a_question_not_a_fault(tmp_path):
+def test_an_array_of_no_stated_length_has_no_end_looked_for(tmp_path, capsys):
     """The ninth review: `out` allocated where the host reading does not follow was given
-    the assumed 4,194,304 elements, and check reported the kernel's access past them as a
-    fault (exit 1, a CI gate failed on a correct kernel). Here 2^24 / 256 = 65,536 blocks
-    read in[] up to 2^24: past the assumed length, a question (exit 2), no fault; with the
-    length given, clean."""
+    an assumed length, and check reported the kernel's access past it as a fault (exit 1).
+    The fifteenth: asked as a question (exit 2), a CI gate still failed on a correct
+    kernel. Here 2^24 / 256 = 65,536 blocks read in[] up to 2^24: no end of in or out is
+    looked for, a note says so (on stderr, in check's JSON), exit 0; with the lengths given
+    one element short, the read past the end is found."""
     f = tmp_path / "assumed.cu"
     f.write_text(ASSUMED)
-    code, out, err = cli("check", str(f))
-    assert code == 2 and "no hazard found" in out
-    said = " ".join(err.split())
-    assert "error: k: in is accessed past the 4,194,304 elements assumed" in said
-    assert "give --length in=N to check it" in said
-    code, out, err = cli("check", str(f), "--length", "in=16777216", "--length",
-                         "out=16777216")
+    code, out, _ = cli("check", str(f))
     assert code == 0 and "no hazard found" in out
+    note = "the source does not say how long in, out are: no access past their ends is " \
+        "looked for (--length NAME=EXPR gives them)"
+    assert f"note: k: {note}" in capsys.readouterr().err
+    code, out, _ = cli("check", str(f), "--json")
+    assert code == 0 and json.loads(out)["results"][0]["notes"] == [note]
+    capsys.readouterr()
+    code, out, _ = cli("check", str(f), "--length", "in=16777215", "--length",
+                       "out=16777216")
+    assert code == 1 and "index 16777215 of 'in'" in out
+    assert "note:" not in capsys.readouterr().err
 
 
 TOO_BIG = """__global__ void k(float *a)
@@ -170,7 +175,7 @@ def test_static_shared_memory_over_48_kib_is_said_in_cudas_terms(tmp_path):
 def test_a_length_the_program_states_is_no_assumed_one(tmp_path, capsys):
     """A cupy program's `cp.zeros(2 * (N // 32) * N)` floats is 4,194,304 bytes, the very
     number the old note took for an assumed length (a false "does not say how long");
-    only arrays the source gives no length are said."""
+    only arrays the source gives no length are said (their ends are not looked for)."""
     from tests.test_fix_strings import CUPY
     f = tmp_path / "colmean.py"
     f.write_text(CUPY)
@@ -180,7 +185,8 @@ def test_a_length_the_program_states_is_no_assumed_one(tmp_path, capsys):
                               "k((N // 32, N // 32), (32, 32), (a, p2, np.int32(N)))"))
     code, out, err = cli("analyze", str(f))
     said = " ".join(capsys.readouterr().err.split())
-    assert "the source does not say how long partial is: assumed partial 4,194,304 bytes" in said
+    assert "the source does not say how long partial is: no access past its end is looked " \
+        "for" in said
 
 
 TEMPLATE_HELPER = """

@@ -717,6 +717,24 @@ def test_a_kernel_in_an_anonymous_namespace_keeps_its_name():
     assert _signature_name("void k<1, 2>(int*, float)") == "k<1, 2>"
 
 
+def test_a_call_operators_name_keeps_its_parentheses_and_overloads_their_parameters():
+    """The fifteenth review: a functor's `operator()` read as `...::operator`, and two
+    overloads of it (one name) kept their mangled symbols in the call chains."""
+    import shutil
+    from smemsim.frontends.ptx.frontend import _signature_name, readable
+    assert _signature_name("Mul<float, 3ul>::operator()(float&) const") == \
+        "Mul<float, 3ul>::operator()"
+    if shutil.which("c++filt") is None:
+        pytest.skip("c++filt (binutils) is not installed")
+    # StaticMatrixMultiplierPrefixStable<float, 3>::operator() of djhshih/quist, both overloads
+    one, two = "_ZNK34StaticMatrixMultiplierPrefixStableIfLm3EEclERfRKfb", \
+        "_ZNK34StaticMatrixMultiplierPrefixStableIfLm3EEclERf"
+    assert readable([one, two]) == {
+        one: "StaticMatrixMultiplierPrefixStable<float, 3ul>::operator()(float&, float const&, "
+             "bool) const",
+        two: "StaticMatrixMultiplierPrefixStable<float, 3ul>::operator()(float&) const"}
+
+
 def test_a_kernel_the_host_side_cannot_launch_asks_for_its_launch_and_fields(
         nvcc, tmp_path, monkeypatch):
     """A template instantiated explicitly, launched nowhere in the file: the answer names

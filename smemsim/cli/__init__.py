@@ -122,11 +122,7 @@ def run(argv: list[str], console: Console | None = None,
         # a kernel of several that could not be built: its error, then the code of bad input
         for message in getattr(args, "failed_kernels", None) or ():
             say(errors, f"error: {message} (the file's other kernels went on)")
-        # a value a verb found it needs after its work (check: an array's length)
-        for message in getattr(args, "questions", None) or ():
-            say(errors, f"error: {message}")
-        return max(code, EXIT_INPUT) if getattr(args, "failed_kernels", None) or \
-            getattr(args, "questions", None) else code
+        return max(code, EXIT_INPUT) if getattr(args, "failed_kernels", None) else code
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT
     except KeyboardInterrupt as interrupt:  # Ctrl-C or SIGTERM: what was kept, and the code

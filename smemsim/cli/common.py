@@ -122,24 +122,11 @@ def one_kernel(args):
 
 def _note_assumed_lengths(args, kernel) -> None:
     """Where the source does not say how long a global array is (Kernel.assumed_lengths),
-    say on stderr which lengths were assumed (never silently), and how to give them."""
+    say on stderr that its end is not checked (never silently), and how to give it."""
     import sys
-    given = {item.partition("=")[0] for item in getattr(args, "length", [])}
-    assumed = [g for g in kernel.globals if g.name in kernel.assumed_lengths and
-               g.name not in given]
-    if assumed:
-        try:   # (the lengths as the launch has them: an expression of the parameters)
-            from .options import parse_params
-            lengths = resolve_launch(kernel, own_params(parse_params(
-                getattr(args, "param", None) or []), kernel, [])).lengths
-        except (KernelError, ValueError):
-            lengths = {}
-        sizes = "; ".join(f"{g.name} {_length_text(g, lengths.get(g.name))}"
-                          for g in assumed)
-        note = (f"note: {kernel.name}: the source does not say how long "
-                f"{', '.join(g.name for g in assumed)} "
-                f"{'is' if len(assumed) == 1 else 'are'}: assumed {sizes}, smemsim's default, "
-                "not the allocation's (--length NAME=EXPR gives it)")
+    note = unchecked_ends(kernel, args)
+    if note:
+        note = f"note: {kernel.name}: {note}"
         said = vars(args).setdefault("_notes_said", set())   # (a sweep makes it per point)
         if note not in said:
             said.add(note)
@@ -149,16 +136,20 @@ def _note_assumed_lengths(args, kernel) -> None:
             print(f"note: {kernel.name}: {g.name} is {g.texture}", file=sys.stderr)
 
 
-def _length_text(g, n) -> str:
-    """An array's assumed length `n` (its elements, None where unknown) as its source's
-    elements count it (a PTX kernel's byte array in the declared type's elements)."""
-    if n is None:
-        return "(an expression of the launch's parameters)"
-    n = int(n)
-    declared = getattr(g, "declared", None)
-    if g.dtype.size == 1 and declared is not None and declared.size > 1:
-        return f"{n // declared.size:,} {declared} elements"
-    return f"{n:,} bytes" if g.dtype.size == 1 else f"{n:,} {g.dtype} elements"
+def unchecked_ends(kernel, args=None) -> str | None:
+    """What no run checks of a kernel whose source does not say how long some global arrays
+    are (Kernel.assumed_lengths, less those --length gives): their ends (an access before
+    their start is still a fault); None where every length is known."""
+    given = {item.partition("=")[0] for item in getattr(args, "length", None) or []}
+    names = [g.name for g in kernel.globals if g.name in kernel.assumed_lengths and
+             g.name not in given]
+    if not names:
+        return None
+    them = "it" if len(names) == 1 else "them"
+    return (f"the source does not say how long {', '.join(names)} "
+            f"{'is' if len(names) == 1 else 'are'}: no access past "
+            f"{'its end' if len(names) == 1 else 'their ends'} is looked for "
+            f"(--length NAME=EXPR gives {them})")
 
 
 def inputs(args, key: str, kernel, params: dict):
@@ -250,6 +241,16 @@ def launch_faulted(args, key: str, kernel, err, chosen: list, consequence: str) 
         raise err from None
     args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
                            f"{err}; {consequence}: `smemsim check` locates its faults"]
+
+
+def one_of_several(args, err, chosen: list, consequence: str) -> None:
+    """A kernel of several that cannot be launched as given (a value it needs): raised where
+    it is the only one chosen; else kept in `args.failed_kernels` with `consequence` (said
+    after the others' results, exit 2), as launch_faulted keeps a fault."""
+    if len(chosen) == 1:
+        raise err
+    args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
+                           f"{err}; {consequence}"]
 
 
 def with_note(err, note: str):
@@ -394,23 +395,3 @@ def print_json(console: Console, items: list, exit_code: int = EXIT_OK, **extra)
 def say(console: Console, text: str) -> None:
     """A plain line: no markup, no highlighting, no wrapping."""
     console.print(text, markup=False, highlight=False, emoji=False, soft_wrap=True)
-
-
-def assumed_length_question(h, kernel):
-    """(the check's report without its faults past an assumed array length, the question
-    they ask instead or None): where the host code does not say how long an array is, an
-    access past the length assumed for it is a length to ask for, never a fault."""
-    import dataclasses
-
-    from ..launch.faults import past_assumed_lengths
-    mine, asked = past_assumed_lengths(h.faults, kernel)
-    if not asked:
-        return h, None
-    from ..frontends.cuda import DEFAULT_LENGTH   # (the CUDA frontend: only where asked)
-    names = [n for n in kernel.assumed_lengths if any(f"'{n}'" in f.message for f in asked)]
-    first = asked[0].message
-    return dataclasses.replace(h, faults=mine), (
-        f"{h.kernel}: {', '.join(names)} {'is' if len(names) == 1 else 'are'} accessed past "
-        f"the {DEFAULT_LENGTH:,} elements assumed (the host code does not say how long "
-        f"{'it is' if len(names) == 1 else 'they are'}): give --length "
-        f"{names[0]}=N to check it; the first such access: {first}")

@@ -46,6 +46,7 @@ def report_json(r: Report) -> dict[str, Any]:
             "wavefronts": s.wavefronts, "ideal": s.ideal, "excess": s.excess,
             "share": s.share, "data_dependent": s.data_dependent,
             "retry_loop": s.retry_loop, "at_least": s.at_least, "estimate": is_estimate(s),
+            "as_stated": s.as_stated,
             "matrices": s.matrices, "classes": _classes(s.classes),
             "tma": None if s.tma is None else dataclasses.asdict(s.tma),
             "histogram": [{"wavefronts": w, "requests": n} for w, n in s.histogram],

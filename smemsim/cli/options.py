@@ -140,7 +140,27 @@ def cuda_options(args, with_params: bool = False):
                    kernel=getattr(args, "kernel", None),
                    tensor_maps=pairs(args.tensor_map, "--tensor-map"),
                    textures=pairs(args.texture, "--texture"), nulls=list(args.null),
-                   host_files=list(args.host_file))
+                   host_files=list(args.host_file),
+                   data_lengths=_data_lengths(getattr(args, "data", None) or []))
+
+
+def _data_lengths(items) -> dict[str, int]:
+    """The elements of each --data ARRAY=FILE.npy, read from the file's header (a file that
+    cannot be read is said where its values are read: smemsim.cli.common.inputs)."""
+    import numpy as np
+    out = {}
+    for item in items:
+        name, sep, path = item.partition("=")
+        try:
+            with open(path, "rb") as f:
+                version = np.lib.format.read_magic(f)
+                read = np.lib.format.read_array_header_1_0 if version == (1, 0) else \
+                    np.lib.format.read_array_header_2_0
+                shape, _, _ = read(f)
+        except (OSError, ValueError):
+            continue
+        out[name] = int(np.prod(shape, dtype=np.int64))
+    return out
 
 
 def _frontend(value: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 from kernels_ir.errors import iterations_text
 
 from . import figures
+from .phrases import params_text
 from .phrases import count_caveat, is_estimate
 from .render import registers_text
 
@@ -184,7 +185,8 @@ def section(item: dict[str, Any], k: str) -> str:
     """One kernel: launch and totals, source heat view, bank maps, layouts, occupancy,
     hazards."""
     a = item["analysis"]
-    params = ", ".join(f"{key}={v}" for key, v in a["params"].items()) or "none"
+    # (as the text says them: a numba array's descriptor fields as the array)
+    params = params_text(a["params"]) or "none"
     out = [f'<h2 id="k{k}">{escape(a["kernel"])}</h2>',
            f'<p>grid {tuple(a["grid"])}, block {tuple(a["block"])}, shared '
            f'{_n(a["static_smem"])} B static + {_n(a["dynamic_smem"])} B dynamic; '

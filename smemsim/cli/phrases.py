@@ -49,8 +49,8 @@ def sites_word(sites) -> str:
 
 
 def numbers_text(numbers: list[int]) -> str:
-    """`13-16`, `5, 7, 9`, `8-11, 16-19` (runs, where few), `5, 7, ... 35 (16 of them)`,
-    `4`."""
+    """`13-16`, `5, 7, 9`, `8-11, 16-19` (runs, where few), `5, 7, ... 35 (16 of them)`
+    (one step), `2 to 41 (32 of the 40)` (others), `4`."""
     if len(numbers) == 1:
         return str(numbers[0])
     runs: list[list[int]] = []
@@ -63,7 +63,11 @@ def numbers_text(numbers: list[int]) -> str:
         return f"{numbers[0]}-{numbers[-1]}"
     if len(numbers) <= 4 or len(runs) <= 3:
         return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-    return f"{numbers[0]}, {numbers[1]}, ... {numbers[-1]} ({len(numbers)} of them)"
+    steps = {b - a for a, b in zip(numbers, numbers[1:])}
+    if len(steps) == 1:   # (one step: the series its first two and last say)
+        return f"{numbers[0]}, {numbers[1]}, ... {numbers[-1]} ({len(numbers)} of them)"
+    return f"{numbers[0]} to {numbers[-1]} ({len(numbers)} of the " \
+        f"{numbers[-1] - numbers[0] + 1})"
 
 
 def _field(s, name: str):

@@ -134,6 +134,11 @@ def report_table(r: Report, explain_command: str | None = None,
         if explain_command:  # on its own line, whole, to be copied
             parts.append(Text(f"  {explain_command} {worst.site}", no_wrap=True,
                               overflow="ignore"))
+    if any(s.as_stated and s.requests for s in r.sites):
+        parts.append(Text("†: ptxas built these lines otherwise than their PTX, in a way the "
+                          "reading does not follow: counted as the PTX states, not as built "
+                          "(the notes below say how, and whether that is at most or at least "
+                          "the build's)"))
     if any(s.data_dependent for s in r.sites):
         parts.append(Text("*: what these sites access, or how often they run, depends on the "
                           "input data: counted on this launch's inputs (below: seeded random "
@@ -204,7 +209,7 @@ def site_groups(sites) -> tuple[list[list], list]:
         # kernel's own statement, which may differ on one line of its builder)
         key = (s.loc.file, s.loc.line, s.loc.column, s.loc.calls, shown_statement(s),
                s.shown, _access(s),
-               s.data_dependent, s.at_least, s.retry_loop, s.tma is not None)
+               s.data_dependent, s.at_least, s.retry_loop, s.tma is not None, s.as_stated)
         groups.setdefault(key, []).append(s)
     return list(groups.values()), idle
 
@@ -221,8 +226,8 @@ def _group_row(g, tops: dict | None) -> dict:
     mark = "≥" if s.at_least else "≈" if is_estimate(s) else ""
     return {"#": str(s.site) if len(g) == 1 else
             f"{numbers[0]}-{numbers[-1]}" if numbers[-1] - numbers[0] == len(numbers) - 1
-            else f"{numbers[0]}..{numbers[-1]}",
-            "line": str(s.loc.line),
+            else f"{len(numbers)} in {numbers[0]}-{numbers[-1]}",
+            "line": str(s.loc.line) + ("†" if s.as_stated else ""),
             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),
             "requests": mark + _count(requests, tops["requests"]),
             "wavefronts": mark + _count(wavefronts, tops["wavefronts"]),
@@ -391,17 +396,21 @@ def _blocks(limit: int | None) -> str:
 
 
 def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
-             from_build: bool = False, compiler: str = "nvcc") -> RichGroup:
+             from_build: bool = False, compiler: str = "nvcc",
+             header: bool = True) -> RichGroup:
     """Before/after of the paddings and swizzles that lower the wavefronts, and the change
     to make (`cuda`: the input is a .cu the caller shows a patch of, so no kernels_ir
     declarations; `from_build`: a kernel read from a compiler's build that fix cannot
-    rebuild (CUDA held in Python, a DSL): its changes are counted on the build as read)."""
+    rebuild (CUDA held in Python, a DSL): its changes are counted on the build as read;
+    `header`: with the kernel's line of totals, which a second view of it leaves out)."""
     b = f.baseline
-    warps = f", {f.baseline_warps} warps per SM" if f.baseline_warps is not None else ""
+    # (the warps are the build's, whichever limit sets them: registers, often)
+    warps = f"; by every limit, {f.baseline_warps} warps per SM" \
+        if f.baseline_warps is not None else ""
     parts = [Text(f"{f.kernel}: {b.wavefronts:,} shared wavefronts, {b.excess:,} over ideal "
                   f"(shared memory alone allows {_blocks(f.baseline_smem_blocks)} "
                   f"blocks/SM{warps})",
-                  style="bold")]
+                  style="bold")] if header else []
     if not f.arrays:
         parts.append(Text("no shared array has bank conflicts at this launch: nothing to fix"))
         return RichGroup(*parts)

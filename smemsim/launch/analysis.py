@@ -67,6 +67,10 @@ class SiteReport:
     # read from nvcc's build, whose views of one variable are named per type: `Bs`,
     # `Bs_f32`); None otherwise (`array` is then the name to show)
     variable: str | None = None
+    # counted as the PTX states where the compiler's SASS differs in a way the reading does
+    # not follow (Kernel.as_stated_sites; the kernel's notes say how, and whether the count
+    # is then at most or at least the build's)
+    as_stated: bool = False
 
     @property
     def shown(self) -> str:
@@ -379,7 +383,8 @@ def _site_rows(kernel: Kernel, arch: str, tr: Trace, widths: dict,
                          variable=getattr(stmt.array, "variable", None),
                          wavefronts=wf, ideal=ideal, histogram=tuple(sorted(hist.items())),
                          worst=worst, data_dependent=stmt.site in tr.slice.data_dependent,
-                         classes=classes, matrices=matrices, tma=tma))
+                         classes=classes, matrices=matrices, tma=tma,
+                         as_stated=stmt.site in kernel.as_stated_sites))
         retry = next((r for r in tr.retries if stmt.site in r.sites), None)
         if retry is not None:
             rows[-1].update(retry_loop=retry.line, at_least=not retry.stores & tr.crossed)

@@ -3,7 +3,6 @@ faulting range of blocks run again in quarters, and whether TMA and wgmma reader
 the layout the copies wrote."""
 from __future__ import annotations
 
-import re
 
 from dataclasses import dataclass, replace
 
@@ -155,16 +154,3 @@ def quarters(lo: int, size: int) -> list[tuple[int, int]]:
     """The range (lo, size) of blocks in four (lo, size) parts, to run again apart."""
     step = -(-size // 4)
     return [(x, min(step, lo + size - x)) for x in range(lo, lo + size, step)]
-
-
-def past_assumed_lengths(faults, kernel) -> tuple[tuple, tuple]:
-    """(the faults, those past the end of a global array whose length the frontend assumed
-    (Kernel.assumed_lengths): where the host code does not say how long an array is, an
-    access past the length assumed for it is no fault of the kernel's, only a length to
-    ask for)."""
-    mine, asked = [], []
-    for f in faults:
-        m = re.search(r"out of bounds: [^']*? of '([^']+)'", f.message)
-        (asked if m and m.group(1) in kernel.assumed_lengths else mine).append(f)
-    return tuple(mine), tuple(asked)
-

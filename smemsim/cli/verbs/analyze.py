@@ -5,14 +5,14 @@ import shlex
 
 from rich.console import Console
 
-from kernels_ir import KernelError, KernelRuntimeError
-
+from kernels_ir import KernelError, KernelRuntimeError, resolve_launch
 
 from ...launch.analysis import analyze
 from .. import jsonout, outputs, render
 from ..common import (
-    EXIT_GATE, EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs, kernels, occupancy_of,
-    launch_faulted, own_params, print_json, say, swept,
+    EXIT_GATE, EXIT_OK, as_compiled_noop, build_or_explain, busy, input_sources, inputs,
+    kernels, launch_faulted, occupancy_of, one_of_several, own_params, print_json, say,
+    swept,
 )
 from ..options import (
     add_common, add_format, add_kernels, add_loop_limit, add_regs, add_sweep, explain_options,
@@ -62,8 +62,13 @@ def execute(args, console: Console) -> int:
     reports, docs, code = [], [], EXIT_OK
     chosen = kernels(args)
     for name, kernel in chosen:
-        params = own_params(given, kernel, chosen)
-        arrays = inputs(args, name, kernel, params)
+        try:
+            params = own_params(given, kernel, chosen)
+            arrays = inputs(args, name, kernel, params)
+            resolve_launch(kernel, params)
+        except KernelError as err:   # (a value this kernel of several needs: said after)
+            one_of_several(args, err, chosen, "not analyzed")
+            continue
         compiled = None
         if args.as_compiled or args.regs == "compile":
             with busy(console, args, f"compiling {kernel.name}"):

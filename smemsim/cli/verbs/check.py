@@ -5,12 +5,14 @@ import dataclasses
 
 from rich.console import Console
 
+from kernels_ir import KernelError, resolve_launch
+
 from ...launch.hazards import MAX_RACES, check
 from .. import jsonout, outputs
 from ..phrases import params_text
 from ..common import (
-    EXIT_GATE, EXIT_OK, assumed_length_question, inputs, kernels, own_params, print_json,
-    progress, random_inputs_note, say, swept,
+    EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json,
+    one_of_several, progress, random_inputs_note, unchecked_ends, say, swept,
 )
 from ..options import (
     add_format,
@@ -56,6 +58,12 @@ def execute(args, console: Console) -> int:
     chosen = kernels(args)
     for name, kernel in chosen:
         params = own_params(given, kernel, chosen)
+        if not args.sweep:
+            try:   # (a value this kernel of several needs: said after the others)
+                resolve_launch(kernel, params)
+            except KernelError as err:
+                one_of_several(args, err, chosen, "not checked")
+                continue
 
         def task(p, kernel=kernel, name=name):
             return (kernel, p, args.arch, inputs(args, name, kernel, p), args.regs, args.blocks,
@@ -67,22 +75,21 @@ def execute(args, console: Console) -> int:
                 job = bar.add_task(f"checking {kernel.name}: blocks", total=None)
                 rows = [(None, _point(task(params), lambda done, n: bar.update(
                     job, completed=done, total=n)))]
+        # (what the check cannot see: stores the build dropped, a hazard of which is none;
+        # the ends of arrays whose lengths the source does not say, said on stderr as the
+        # kernel is read, and in the JSON)
+        notes = [*kernel.unbuilt_shared, *filter(None, [unchecked_ends(kernel, args)])]
         for _, h in rows:
-            h, question = assumed_length_question(h, kernel)
             h = dataclasses.replace(h, faults=tuple(
                 dataclasses.replace(f, message=f.message + random_inputs_note(
                     args, name, kernel, f)) for f in h.faults))
-            docs.append(jsonout.hazards_json(h) | ({"question": question} if question else {})
-                        | ({"notes": list(kernel.unbuilt_shared)} if kernel.unbuilt_shared
-                           else {}))
+            docs.append(jsonout.hazards_json(h) | ({"notes": notes} if notes else {}))
             reports.append(h)
             if not h.clean:
                 code = max(code, EXIT_GATE)
-            if question:   # (a length to give: said on stderr as an input's error, exit 2)
-                args.questions = [*(getattr(args, "questions", None) or ()), question]
             if not args.json and args.format != "gcc":
                 _print(console, h)
-                for note in kernel.unbuilt_shared:   # (a hazard the build dropped is none)
+                for note in kernel.unbuilt_shared:
                     say(console, f"  note: {note}")
     if args.sarif:
         from .. import sarif

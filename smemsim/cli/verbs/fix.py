@@ -86,6 +86,14 @@ def execute(args, console: Console) -> int:
                 f = search(kernel, params, arch=args.arch, registers=regs, arrays=arrays,
                            site=args.site, jobs=args.jobs, progress=step, prefer=args.prefer,
                            baseline=baselines.get(name))
+        as_read = None
+        if patchable(args.file) and not f.candidates and f.skipped and f.arrays:
+            # no change could be patched in (a macro's accesses, a kernel in a header):
+            # each is counted on the build as read instead, for the change made by hand
+            with busy(console, args, f"counting {kernel.name}'s changes on its build"):
+                as_read = search(kernel, params, arch=args.arch, registers=regs,
+                                 arrays=arrays, site=args.site, jobs=args.jobs,
+                                 prefer=args.prefer, baseline=f.baseline)
         shapes = block_shapes(kernel, params, arch=args.arch, arrays=arrays)
         # (each array's best change: `chosen` is the kernels, which the next one's -p needs)
         best, predicted = f.best, predicted_wavefronts(f) if f.best else 0
@@ -108,11 +116,16 @@ def execute(args, console: Console) -> int:
                              else f"no change lowers {kernel.name}'s wavefronts")
         docs.append(jsonout.fix_json(f) | ({"patch": jsonout.patch_json(patch)} if patch
                                            else {}) |
+                    ({"counted_as_read": jsonout.fix_json(as_read)} if as_read else {}) |
                     {"block_shapes": [jsonout.shape_json(x) for x in shapes]})
         if not args.json:
             console.print(render.fix_view(f, cuda=patchable(args.file),
                                           from_build=kernel.built is not None,
                                           compiler=compiler_of(args.file)))
+            if as_read is not None:
+                say(console, "the same arrays' changes, counted on the build as read (not "
+                             "patched in: make the one you choose by hand):")
+                console.print(render.fix_view(as_read, from_build=True, header=False))
             if shapes:
                 console.print(render.shapes_view(kernel, f.baseline, shapes))
             if patch is not None:

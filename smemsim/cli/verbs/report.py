@@ -13,7 +13,7 @@ from kernels_ir import KernelError, KernelRuntimeError
 from ...launch.analysis import analyze
 from .. import figures, jsonout, outputs, page
 from ..common import (
-    EXIT_INPUT, EXIT_OK, as_compiled_noop, assumed_length_question, build_or_explain, busy,
+    EXIT_INPUT, EXIT_OK, as_compiled_noop, build_or_explain, busy,
     input_sources, inputs, kernels, launch_bound, launch_faulted, occupancy_of, own_params,
     print_json, say,
 )
@@ -127,9 +127,6 @@ def _item(args, console: Console, name: str, kernel, params: dict, profiled=None
         with busy(console, args, f"checking {kernel.name}"):
             hazards = check(kernel, params, arch=args.arch, arrays=arrays,
                             loop_limit=args.loop_limit)
-        hazards, question = assumed_length_question(hazards, kernel)
-        if question:   # (not a fault on the page: a length to give, on stderr)
-            args.questions = [*(getattr(args, "questions", None) or ()), question]
     if not args.no_fix and r.excess:
         from ...search.fix import search
         with busy(console, args, f"searching fixes for {kernel.name}"):

@@ -387,6 +387,21 @@ class Host:
     def dims(self, node) -> tuple:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
+        if node.type == "comma_expression":
+            # `<<<(n / T, n / T), ...>>>` is C's comma operator: its last operand alone, a
+            # one-dimensional launch (dim3(n / T, n / T) is two): read as C reads it, and
+            # said, as the source's likely mistake
+            written, last = node, node
+            while last.type == "comma_expression":
+                last = last.child_by_field_name("right")
+                while last.type == "parenthesized_expression":
+                    last = last.named_children[0]
+            self.low.launch_notes = [*getattr(self.low, "launch_notes", ()), (
+                f"{self.u.loc(written)}: the launch's `({short(written)})` is C's comma "
+                f"operator: its value is `{short(last)}` alone, a one-dimensional "
+                f"size; `dim3({short(written)})` makes it {written.text.count(b',') + 1}-D "
+                "(counted as C reads it)")]
+            node = last
         if node.type == "identifier" and text(node) in self.dims3:
             node = self.dims3[text(node)]
             if isinstance(node, dict):   # fields assigned one by one

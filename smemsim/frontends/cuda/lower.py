@@ -284,6 +284,8 @@ class KernelLowering:
             kernel = dataclasses.replace(kernel, declared_shared=declared)
         first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
+        if getattr(self, "launch_notes", ()):   # (what the launch's reading found odd)
+            kernel = dataclasses.replace(kernel, notes=kernel.notes + tuple(self.launch_notes))
         if others:
             kernel = dataclasses.replace(kernel, notes=kernel.notes + (
                 f"the launch at {first} is counted; {self.name} is launched with another "

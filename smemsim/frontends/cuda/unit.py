@@ -64,6 +64,8 @@ class Options:
     # the program's other files (`nvcc kernels.cu main.cu`): their launches are read after
     # the kernel's own file's (--host-file)
     host_files: list = field(default_factory=list)
+    # array -> the elements of its --data file: its length where the source says none
+    data_lengths: dict = field(default_factory=dict)
 
 
 class Unit:
@@ -532,8 +534,8 @@ class Unit:
                   field: tuple[str, str] | None = None):
         """The elements of pointer parameter `name` (of `size` bytes, `lanes` to a vector;
         `field`: a by-value struct's pointer field, (the parameter, the field)): --length,
-        else the allocation the launch's host code or Python file makes, else
-        DEFAULT_LENGTH (a note says so)."""
+        else the allocation the launch's host code or Python file makes, else the values
+        of its --data file, else DEFAULT_LENGTH (a note says so)."""
         given = self.options.lengths.get(name)
         if given is None:
             from .launch import allocated_length, python_length
@@ -541,6 +543,9 @@ class Unit:
             if allocated is not None:
                 return const(allocated)
             found = allocated_length(self, lowering, name, lanes, size, field)
+            data = self.options.data_lengths.get(name)
+            if found is None and data is not None and data % lanes == 0:
+                return const(data // lanes)   # (the values --data gives: that many)
             if found is None:   # (said: the kernel's assumed_lengths, a note)
                 lowering.assumed_lengths.append(name)
                 return DEFAULT_LENGTH

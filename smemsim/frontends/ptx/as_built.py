@@ -44,6 +44,9 @@ class AsBuilt:
     merged: int         # PTX accesses now part of a wider one
     lines: int          # source lines with shared accesses
     matched: int        # of them, whose accesses are the SASS's (after the merges)
+    # (source place chain, "load" | "store") of the lines counted as the PTX states where
+    # the SASS differs in a way no rule here follows (each said in a note)
+    as_stated: tuple = ()
 
 
 def as_built(module: Module, entry: Entry, sass: FunctionSass,
@@ -157,11 +160,13 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     sunk |= pooled
     matched += len(pooled & set(ptx_lines))
     notes += sink_notes
+    as_stated = []
     for key in differing:
         if key in sunk:
             matched += 1
         else:
             notes.append(_differs(key, ptx_lines[key], sass_lines.get(key, [])))
+            as_stated.append(key)
     for key, built in sass_lines.items():
         if key not in ptx_lines and key not in sunk:
             notes.append(f"{_where(key[0])}: the SASS has {_count(built)} that no PTX "
@@ -169,7 +174,7 @@ def _as_built(module: Module, entry: Entry, sass: FunctionSass,
     notes += _sunk_loads(body, ptx_lines, sass_lines, edits, frozenset(entry.names))
     body = [y for n, x in enumerate(body) for y in edits.get(n, [x])]
     return AsBuilt(replace(entry, body=body), tuple(notes), merged,
-                   len(ptx_lines), matched)
+                   len(ptx_lines), matched, tuple(as_stated))
 
 
 def _differs(key, ptx: list[_Access], built: list) -> str:

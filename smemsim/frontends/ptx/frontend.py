@@ -15,6 +15,8 @@ a launch there, the host reader's own question is the answer.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import dataclasses
 import functools
 import os
@@ -263,9 +265,36 @@ def inexact_lines(kernel: Kernel) -> int:
 
 
 def _lowered(module, built, symbol: str, launch: Launch, name) -> Kernel:
-    """The entry as built (smemsim.frontends.ptx.as_built), lowered, with its notes."""
+    """The entry as built (smemsim.frontends.ptx.as_built), lowered, with its notes and
+    the sites of the lines it counts as the PTX states."""
     module = dataclasses.replace(module, entries={**module.entries, symbol: built.entry})
-    return _named(module, symbol, launch, name, list(built.notes))
+    kernel = _named(module, symbol, launch, name, list(built.notes))
+    if not built.as_stated:
+        return kernel
+    return dataclasses.replace(kernel, as_stated_sites=_sites_at(kernel, built.as_stated))
+
+
+def _sites_at(kernel: Kernel, keys) -> tuple[int, ...]:
+    """The loads and stores of `kernel` at the (place chain, kind) keys of as_built: a
+    site's place is its chain from the first frame outside the toolkit's headers (as the
+    lowering locates it), the chain of its key from there on."""
+    from kernels_ir.stmt import Load, Store
+    wanted = set()
+    for chain, kind in keys:
+        mine = next((n for n, (f, _) in enumerate(chain)
+                     if not _TOOLKIT.search(os.path.normpath(f))), 0)
+        wanted.add((tuple(chain[mine:]), kind))
+    out = []
+    for s in kernel.sites():
+        kind = "load" if isinstance(s, Load) else "store" if isinstance(s, Store) else None
+        if kind is None or s.loc is None:
+            continue
+        place = ((s.loc.file, s.loc.line), *s.loc.calls)
+        # (numba's wrapper frame, which the lowering drops from its kernel's lines)
+        if any(k == kind and c[:len(place)] == place and len(c) - len(place) <= 1
+               for c, k in wanted):
+            out.append(s.site)
+    return tuple(out)
 
 
 def _named(module, symbol: str, launch: Launch, name, notes: list) -> Kernel:
@@ -503,19 +532,23 @@ def readable(symbols: list[str]) -> dict[str, str]:
     import shutil
 
     from ...toolrun import run_tool
-    names = {}
+    names, whole = {}, {}
     tool = shutil.which("c++filt")
     if tool is not None and symbols:
         out = run_tool([tool], input="\n".join(symbols) + "\n").stdout.split("\n")
         for symbol, text in zip(symbols, out):
-            names[symbol] = _signature_name(text) if text and text != symbol else symbol
+            if text and text != symbol:
+                names[symbol] = _signature_name(text)
+                whole[symbol] = text[5:] if text.startswith("void ") else text
     for symbol in symbols:
         if symbol not in names:
             parsed = demangle(symbol)
             names[symbol] = parsed[0] if parsed else symbol
-    counts: dict[str, int] = {}
-    for name in names.values():
-        counts[name] = counts.get(name, 0) + 1
+    # (overloads that read the same, `Op::operator()` of two parameter lists: each with
+    # its parameters; the symbol only where even those are one)
+    counts = Counter(names.values())
+    names = {s: n if counts[n] == 1 else whole.get(s, s) for s, n in names.items()}
+    counts = Counter(names.values())
     return {s: (n if counts[n] == 1 else s) for s, n in names.items()}
 
 
@@ -526,12 +559,18 @@ def _signature_name(text: str) -> str:
         text = text[5:]
     anonymous, mark = "(anonymous namespace)", "\0"
     text = text.replace(anonymous, mark)
-    depth = 0
-    for n, c in enumerate(text):
+    depth, n = 0, 0
+    while n < len(text):
+        c = text[n]
+        if c == "(" and depth == 0 and text[:n].endswith("operator") and \
+                text[n:n + 2] == "()":
+            n += 2   # (the call operator's own parentheses: part of its name)
+            continue
         if c in "<(":
             if c == "(" and depth == 0:
                 return text[:n].replace(mark, anonymous)
             depth += 1
         elif c in ">)":
             depth -= 1
+        n += 1
     return text.replace(mark, anonymous)

@@ -208,23 +208,32 @@ def _arguments(kernel: NumbaKernel, launch, given: dict) -> tuple[dict, dict]:
                           "read", loc=SourceLoc(kernel.path, kernel.node.lineno))
     call = kernel.decorator if isinstance(kernel.decorator, ast.Call) else None
     signature = call.args[0] if call is not None and call.args else None
+    # (a kernel the file never launches, or launches where the reading does not follow,
+    # through a function's argument: its arguments are the --host values of their names)
     values = {name: given.get(written, value) for name, value, written in
-              zip(params, launch.args, launch.written)} if launch is not None else {}
+              zip(params, launch.args, launch.written)} if launch is not None else \
+        {name: given[name] for name in params if name in given}
     if signature is not None:
         return dict(zip(params, _signature_types(kernel, signature, len(params)))), values
-    if launch is None:
-        raise KernelError(f"kernel '{kernel.name}': the file never launches it and its "
-                          "decorator states no signature: give one in the decorator "
+    if launch is None and len(values) < len(params):
+        missing = next(p for p in params if p not in values)
+        raise KernelError(f"kernel '{kernel.name}': the file never launches it where smemsim "
+                          "reads (a launch through a function's argument is not followed) "
+                          "and its decorator states no signature: give its arguments with "
+                          f"--host ('{missing}=DTYPE[D0,D1,...]' for an array, NAME=VALUE "
+                          "for a number) and its launch with --launch-grid and "
+                          "--launch-block, or a signature in the decorator "
                           "(@cuda.jit('void(float32[:, ::1], int64)'))")
     out = {}
-    for name, written in zip(params, launch.written):
+    for name, written in zip(params, launch.written if launch is not None else params):
         t = _type_of(values[name])
         if t is None:
             raise KernelError(
                 f"kernel '{kernel.name}': its argument {name} is {written}, which the file "
                 "computes at run time: give it with --host "
                 f"'{written}=DTYPE[D0,D1,...]' for an array (float32[64,64]) or "
-                f"--host {written}=VALUE for a number", loc=launch.loc)
+                f"--host {written}=VALUE for a number",
+                loc=launch.loc if launch is not None else None)
         out[name] = t
     if len(out) != len(params):
         raise KernelError(f"kernel '{kernel.name}' takes {len(params)} arguments and is "
@@ -353,6 +362,8 @@ def _parameters(kernel: NumbaKernel, types: dict, values: dict) -> tuple:
                     defaults[f"{name}_shape_{d}"] = shape.shape[d]
                     defaults[f"{name}_strides_{d}"] = strides[d]
                 lengths[name] = math.prod(shape.shape) * itemsize
+            else:   # (numba's own length of it: nitems elements, a value to give)
+                lengths[name] = f"{name}_nitems * {itemsize}"
         elif isinstance(t, (nt.Integer, nt.Float, nt.Boolean)):
             slots.append(name)
             if isinstance(values.get(name), (int, float, hp.Scalar)):
