@@ -240,3 +240,28 @@ def test_fix_counts_the_changes_a_macro_keeps_it_from_patching(tmp_path):
     code, out, err = cli("fix", str(f))
     assert "counted on the build as read (not patched in: make the one you choose by " \
         "hand)" in " ".join(out.split())
+
+
+def test_a_file_of_many_kernels_ends_on_their_sums(tmp_path):
+    """chaolongzhang/algorithms-cuda's reduction instantiates 11 block sizes: over 200
+    lines of tables and no line per instance. Three or more kernels end on a table of
+    their sums, most excess first, with each one's worst line."""
+    f = tmp_path / "three.cu"
+    f.write_text(TWO_KERNELS.replace("void run_fixed", """
+__global__ void column(float *out)
+{
+    __shared__ float s[32][32];
+    s[threadIdx.x][0] = threadIdx.x;
+    __syncthreads();
+    out[threadIdx.x] = s[0][threadIdx.x];
+}
+void run_column(float *out) { column<<<1, 32>>>(out); }
+void run_fixed"""))
+    code, out, err = cli("analyze", str(f), "-p", "m=64", "-p", "n=1", "-p", "alpha=1",
+                         "-p", "beta=0")
+    assert code == 0, err
+    tail = out[out.index("3 kernels, most excess first:"):].splitlines()
+    rows = [line.split() for line in tail[3:6]]
+    # column's store puts 32 lanes in one bank: 32 wavefronts, 31 excess, at line 20
+    assert rows[0] == ["column", "2", "33", "31", "three.cu:20"]
+    assert [r[0] for r in rows[1:]] == ["fixed", "sized"]

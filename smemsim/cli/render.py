@@ -178,6 +178,24 @@ def report_table(r: Report, explain_command: str | None = None,
 
 
 
+def kernels_summary(reports: list, failed: int = 0) -> RichGroup:
+    """Several kernels' reports in one table, most excess first: each kernel's requests,
+    wavefronts, excess and its worst line (what a file of many template instances sums
+    to, below their own tables); `failed`: kernels not counted, said after it."""
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    for col, justify in (("kernel", "left"), ("requests", "right"), ("wavefronts", "right"),
+                         ("excess", "right"), ("worst line", "left")):
+        t.add_column(col, justify=justify, no_wrap=True)
+    for r in sorted(reports, key=lambda r: -r.excess):
+        worst = _worst_site(r) if r.sites else None
+        where = f"{os.path.basename(worst.loc.file)}:{worst.loc.line}" \
+            if worst is not None and worst.excess else "-"
+        t.add_row(r.kernel, f"{r.requests:,}", f"{r.wavefronts:,}", f"{r.excess:,}", where)
+    more = f" ({failed} more not counted: below)" if failed else ""
+    return RichGroup(Text(f"{len(reports)} kernels, most excess first{more}:", style="bold"),
+                     t)
+
+
 def _rules(r: Report) -> str:
     """Which bank rules count the report: the sm_90-measured ones, said to be unmeasured on
     another architecture (smemsim.engine.arch)."""

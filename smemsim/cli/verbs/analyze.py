@@ -121,6 +121,10 @@ def execute(args, console: Console) -> int:
         if occ is not None:
             console.print(render.occupancy_view(occ))
         console.print()
+    if len(reports) >= 3:   # (a file of many kernels: their sums side by side, last)
+        console.print(render.kernels_summary(
+            [r for r, *_ in reports], len(getattr(args, "failed_kernels", None) or ())),
+            crop=False)
     return code
 
 
