@@ -14,7 +14,8 @@ analysis gives them).
     python3 tools/gpu_dsl.py prepare DIR FILE.py[:KERNEL[:HOST;HOST...[:GRID[/BLOCK]]]] ...
                                   (here; DIR inside the checkout, so that it travels to the
                                   GPU machine; HOST: --host's NAME=VALUE, or p.NAME=VALUE
-                                  for -p, l.NAME=N for --length; GRID, BLOCK: X[,Y,Z];
+                                  for -p, l.NAME=N for --length, smem=BYTES for
+                                  --launch-smem; GRID, BLOCK: X[,Y,Z];
                                   a cupy or pycuda program's strings, or a .cu, as
                                   `--frontend ptx` builds them)
     python3 tools/gpu_dsl.py run DIR OUT_DIR                   (GPU machine: nvcc, ncu)
@@ -144,9 +145,10 @@ def builds_of(spec: str):
     grid, _, block = grid.partition("/")
     from smemsim.frontends.cuda import Options
     pairs = [h.split("=", 1) for h in hosts.split(";") if h]
-    options = Options(hosts={k: v for k, v in pairs if not k.startswith("p.")},
+    options = Options(hosts={k: v for k, v in pairs if not k.startswith("p.") and k != "smem"},
                       params={k[2:]: int(v) for k, v in pairs if k.startswith("p.")},
-                      grid=grid or None, block=block or None)
+                      grid=grid or None, block=block or None,
+                      smem=next((v for k, v in pairs if k == "smem"), None))
     if path.endswith(".cu"):   # a CUDA file as `--frontend ptx` builds it (l.NAME=N: lengths)
         from smemsim.frontends.ptx import frontend as fe
         from smemsim.frontends.ptx.parse import parse
