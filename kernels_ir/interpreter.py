@@ -470,6 +470,14 @@ class Machine(Evaluator):
         if self.partial is None or self.partial.statements is None:
             return False
         if isinstance(s.array, SharedArray):
+            if self.partial.track and getattr(s, "used_where", None) is not None:
+                # (a load the compiler made unconditional: its lanes that throw the value
+                # away read nothing the program uses, no hazard to track)
+                used = self.eval(s.used_where, idx) != 0
+                if not used.all():
+                    idx, offset = idx[used], offset[used]
+                    if not idx.size:
+                        return True
             _, first = self._shared_elements(s, idx, offset)
             if self.partial.track:
                 self._track(s, idx, first, offset)

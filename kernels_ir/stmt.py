@@ -174,13 +174,17 @@ class Access(Stmt):
 
 @dataclass(frozen=True, eq=False)
 class Load(Access):
-    """`dst = array[index]` reading `width` consecutive elements (a vector if width > 1)."""
+    """`dst = array[index]` reading `width` consecutive elements (a vector if width > 1).
+    `used_where`: where a compiler made a guarded read unconditional, the condition under
+    which the loaded value is used (a hazard check tracks only those lanes); None: where
+    the load runs."""
     dst: Var
     array: MemArray
     index: tuple[Expr, ...]
     width: int
     loc: SourceLoc
     site: int | None
+    used_where: Expr | None = None
     EXPRS: ClassVar = ("index",)
     FROM_MEMORY: ClassVar = True
     OP: ClassVar = "load"

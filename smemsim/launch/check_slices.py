@@ -19,7 +19,8 @@ from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
 from .slicing import (block_invariant_stores, control_run, hazard_slices,
                       thread_invariant_stores)
-from .trace import _blocks_on_read_axes, _decidable_comparisons, separable_products
+from .trace import (_blocks_on_read_axes, _decidable_comparisons, chunk_threads,
+                    separable_products)
 
 
 HUGE_GRID = 1 << 26
@@ -57,7 +58,9 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     if hs.unusable:
         return None
     params = dict(launch.params)
-    per_run = max(1, CHECK_THREADS // launch.threads_per_block)
+    # (blocks a run takes: fewer where the kernel's per-thread state is large, as the
+    # trace's runs take them, in bounded memory)
+    per_run = max(1, min(CHECK_THREADS, chunk_threads(kernel)) // launch.threads_per_block)
     sizes = None   # each representative's class: how many blocks, where known
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
@@ -186,7 +189,7 @@ def _races_with_values(kernel: Kernel, launch, reps: np.ndarray, pairs, max_race
         find_races(kernel, launch, rec, records, pairs, max_races, found, seen)
     if arrays is None:
         arrays = make_arrays(launch, seed)
-    per_run = max(1, CHECK_THREADS // launch.threads_per_block)
+    per_run = max(1, min(CHECK_THREADS, chunk_threads(kernel)) // launch.threads_per_block)
     for lo in range(0, reps.size, per_run):
         part = reps[lo:lo + per_run]
         rec = Recorder(launch, part, scan, pairs)

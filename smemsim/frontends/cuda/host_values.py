@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from dataclasses import dataclass
 
 from kernels_ir import const
 
@@ -144,6 +145,20 @@ def _switch_cases(call) -> dict:
     return out
 
 
+# an assignment operator -> the binary operator it applies ("=" none)
+_COMPOUND = ("=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^=")
+_UNSET = object()
+
+
+@dataclass(frozen=True)
+class _Assigned:
+    """A dim3 field's assignment before the launch: its value (a node, which may read the
+    field itself) and what the field held before it (a node, an _Assigned, or None: 1)."""
+
+    value: object
+    before: object
+
+
 class Host:
     """Host expressions of a launch, in terms of the kernel's parameters: an argument
     passed at the launch stands for the parameter it becomes; `dim3` variables and
@@ -167,6 +182,8 @@ class Host:
         self.by_arg = {a: ps[0] for a, ps in passed_as.items() if len(ps) == 1}
         self.shared_args = {a: ps[0] for a, ps in passed_as.items() if len(ps) > 1}
         self.dims3, self.locals = {}, {}
+        # (owner, field) -> the field's earlier value, while an assignment to it is read
+        self.before: dict = {}
         # the kernel parameters whose host values an if/else chain of the launch tested
         # (`if (cols >= 4096) threads = 1024; ...` with `cols` passed to the kernel)
         self.deciding: set[str] = set()
@@ -218,18 +235,27 @@ class Host:
                     if name not in assigned:  # set once: its value is known
                         self.locals[name] = init.child_by_field_name("value")
         for n in walk(scope):
-            if n.type != "assignment_expression" or n.start_byte > call.start_byte or \
-                    n.child_by_field_name("operator").type != "=":
+            if n.type != "assignment_expression" or n.start_byte > call.start_byte:
                 continue
+            operator = n.child_by_field_name("operator").type
             left = n.child_by_field_name("left")
-            if left.type == "identifier" and text(left) in self.dims3:
+            if operator == "=" and left.type == "identifier" and text(left) in self.dims3:
                 # `blocks = dim3((n + t - 1) / t);` as a whole: the latest before the launch
                 self.dims3[text(left)] = n.child_by_field_name("right")
-            elif left.type == "field_expression":
+            elif left.type == "field_expression" and \
+                    text(left.child_by_field_name("argument")) in self.dims3 and \
+                    text(left.child_by_field_name("field")) in ("x", "y", "z") and \
+                    operator in _COMPOUND:
                 owner = text(left.child_by_field_name("argument"))
                 field = text(left.child_by_field_name("field"))
-                if isinstance(self.dims3.get(owner), dict) and field in "xyz":
-                    self.dims3[owner][field] = n.child_by_field_name("right")   # the latest
+                if not isinstance(self.dims3[owner], dict):
+                    # `dim3 grid(a, b);` then `grid.x = grid.x / 2;`: its fields one by one
+                    self.dims3[owner] = self._fields(self.dims3[owner])
+                right = n.child_by_field_name("right")
+                if operator != "=":   # (`grid.x /= 2` is `grid.x = grid.x / (2)`)
+                    right = parse_expression(f"{text(left)} {operator[:-1]} ({text(right)})")
+                # the latest before the launch, reading the field as it was before it
+                self.dims3[owner][field] = _Assigned(right, self.dims3[owner][field])
         # (walk order: the innermost declaration in scope, the latest, is the one kept)
         for name, value in _switch_cases(call).items():
             # `switch (NT) { case 32: k<32><<<grid, block>>>(...) }`: NT is 32 there
@@ -384,6 +410,38 @@ class Host:
                 return None
         return const(values.pop()) if len(values) == 1 and None not in values else None
 
+    def _field(self, owner: str, name: str, depth: int = 0):
+        """Field `name` of the host's `dim3 owner` whose fields the host assigned (a field
+        never assigned is dim3's default, 1; an assignment's value reads the field as it
+        was before it: `grid.x = grid.x / 2`)."""
+        key = (owner, name)
+        field = self.before.get(key, self.dims3[owner][name])
+        if not isinstance(field, _Assigned):
+            return const(1) if field is None else self.value(field, depth + 1)
+        saved = self.before.get(key, _UNSET)
+        self.before[key] = field.before
+        try:
+            return self.value(field.value, depth + 1)
+        finally:
+            if saved is _UNSET:
+                del self.before[key]
+            else:
+                self.before[key] = saved
+
+    def _fields(self, entry) -> dict:
+        """A dim3 as given whole (`dim3 g(a, b)`'s arguments, `dim3 g = dim3(a)`, `dim3 g
+        = n`) as its fields x, y and z (None: 1)."""
+        parts = entry
+        if not isinstance(parts, list):
+            node = parts
+            while node.type == "parenthesized_expression":
+                node = node.named_children[0]
+            parts = node.child_by_field_name("arguments").named_children \
+                if node.type == "call_expression" and \
+                text(node.child_by_field_name("function")) == "dim3" else \
+                node.named_children if node.type == "initializer_list" else [node]
+        return {a: parts[i] if i < len(parts) else None for i, a in enumerate("xyz")}
+
     def dims(self, node) -> tuple:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
@@ -403,10 +461,10 @@ class Host:
                 "(counted as C reads it)")]
             node = last
         if node.type == "identifier" and text(node) in self.dims3:
-            node = self.dims3[text(node)]
+            owner, node = text(node), self.dims3[text(node)]
             if isinstance(node, dict):   # fields assigned one by one
-                return tuple(const(1) if node[a] is None else self.value(node[a])
-                             for a in "xyz")
+                with self.reading():
+                    return tuple(self._field(owner, a) for a in "xyz")
         if not isinstance(node, list) and node.type == "call_expression" and \
                 text(node.child_by_field_name("function")) == "dim3":
             node = node.child_by_field_name("arguments").named_children
@@ -514,10 +572,7 @@ class Host:
             owner = node.child_by_field_name("argument")
             name = text(node.child_by_field_name("field"))
             if isinstance(self.dims3[text(owner)], dict):
-                # `blockDim.x` of a host `dim3 blockDim;` whose fields the host assigned (a
-                # field never assigned is dim3's default, 1)
-                field = self.dims3[text(owner)][name]
-                return const(1) if field is None else self.value(field, depth + 1)
+                return self._field(text(owner), name, depth)
             # `threads.x` of a `dim3 threads(BLOCK, BLOCK);`: the argument, 1 past them
             given = self.dims(owner)
             return given["xyz".index(name)] if "xyz".index(name) < len(given) else const(1)
