@@ -80,3 +80,34 @@ def test_a_load_nvcc_made_unconditional_is_a_hazard_only_where_its_value_is_used
     code, out, err = cli("check", str(f))
     assert code == (1 if race else 0), out + err
     assert ("read-write race on s[255]" in out) == race
+
+
+STENCIL = """
+__global__ void stencil(const float *in, float *out)
+{
+    __shared__ float s[6][6];
+    s[threadIdx.y][threadIdx.x] = in[threadIdx.y * 6 + threadIdx.x];
+    __syncthreads();
+    if (threadIdx.x >= 1 && threadIdx.x < 5 && threadIdx.y >= 1 && threadIdx.y < 5) {
+        out[threadIdx.y * 6 + threadIdx.x] = s[threadIdx.y][threadIdx.x]
+                                           + s[threadIdx.y][threadIdx.x - 1]
+                                           + s[threadIdx.y][threadIdx.x + 1]
+                                           + s[threadIdx.y - 1][threadIdx.x]
+                                           + s[threadIdx.y + 1][threadIdx.x];
+    }
+}
+void run(const float *in, float *out) { stencil<<<1, dim3(6, 6)>>>(in, out); }
+"""
+
+
+def test_a_statement_over_many_lines_is_shown_from_its_start(tmp_path):
+    """yanis-falaki/pmpp's 3-D stencil sums seven neighbours, one a line: a site of its
+    last lines was shown from `+ c5*in_s[...]`, mid-expression (three lines back at most).
+    Its text now reaches back to the statement's first line."""
+    f = tmp_path / "stencil.cu"
+    f.write_text(STENCIL)
+    code, out, err = cli("analyze", str(f), "--json")
+    assert code == 0, err
+    last = [s for s in json.loads(out)["results"][0]["sites"] if s["line"] == 12]
+    assert last and all(s["statement"].startswith("out[threadIdx.y * 6 + threadIdx.x] = ")
+                        for s in last)

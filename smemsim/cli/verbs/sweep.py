@@ -40,10 +40,13 @@ def add_arguments(p) -> None:
     p.add_argument("--arch", default="sm_90", metavar="ARCHS",
                    help="architectures, comma-separated (default sm_90)")
     p.add_argument("--pad", action="append", default=[], metavar="ARRAY=VALUES",
-                   help="row paddings (elements) to try for a shared array, as -p's values")
+                   help="row paddings (elements) to try for a shared array, as -p's values "
+                        "(a kernels file's arrays; a .cu, numba or CUDA-string file's are "
+                        "changes of the file: `smemsim fix` makes and counts them, or sweep "
+                        "a macro with -D)")
     p.add_argument("--swizzle", action="append", default=[], metavar="ARRAY=B.M.S,...",
                    help="swizzles Swizzle<B,M,S> to try for a shared array ('none': as "
-                        "declared)")
+                        "declared; a kernels file's arrays, as --pad)")
     add_regs(p, "registers per thread for occupancy, or 'compile': for a .cu, those of "
                 "nvcc's build of your file at each architecture (a --pad or --swizzle the "
                 "sweep applies is not rebuilt); for a kernels file, NVRTC at every point")

@@ -52,6 +52,9 @@ from .values import (Address, _as_bits, _c_name, Choice, _CHOICE_OPS, _condition
                      _SPECIAL, TensorMapRef, _wrapped)
 
 # what ends a line that the next continues (an open bracket, a comma, an operator)
+# lines a statement written over several may reach back to its first (a 3-D stencil's sum
+# of seven neighbours, one a line)
+STATEMENT_LINES = 12
 _CONTINUED = ("(", "[", ",", "\\", "+", "-", "*", "/", "=", "&", "|", "?", " and", " or")
 
 # cluster special registers (PTX ISA 8.x, sm_90): a kernel without clusters is a cluster of one
@@ -257,7 +260,7 @@ class Lowering:
             if text is not None:
                 text = " ".join(text.split())
                 python = file.endswith(".py")
-                for back in range(1, 4):
+                for back in range(1, STATEMENT_LINES):
                     before = self._source_line(file, line - back)
                     before = " ".join((before or "").split())
                     code = before.split("//")[0].rstrip()   # (a trailing comment aside)

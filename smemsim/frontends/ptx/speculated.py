@@ -62,6 +62,11 @@ def mark_speculated_loads(kernel: Kernel) -> Kernel:
             uses.setdefault(var, []).append((guard, e, target))
 
     visit(kernel.body, ())
+    # (a local given other values later is not its declaration's value: not written out)
+    for s in kernel.statements():
+        if not isinstance(s, Let):
+            for var in s.defines():
+                lets.pop(var, None)
     marked = {}
     for var, load in loads.items():
         found = _guards(var, uses, lets, set())
