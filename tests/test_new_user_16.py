@@ -111,3 +111,45 @@ def test_a_statement_over_many_lines_is_shown_from_its_start(tmp_path):
     last = [s for s in json.loads(out)["results"][0]["sites"] if s["line"] == 12]
     assert last and all(s["statement"].startswith("out[threadIdx.y * 6 + threadIdx.x] = ")
                         for s in last)
+
+
+ARGV = """
+#include <cstdlib>
+__global__ void tile(const float *in, float *out, int nx, int ny)
+{
+    __shared__ float s[8][64];
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < nx && y < ny) s[threadIdx.y][threadIdx.x] = in[y * nx + x];
+    __syncthreads();
+    if (x < nx && y < ny) out[y * nx + x] = s[threadIdx.y][63 - threadIdx.x];
+}
+int main(int argc, char **argv)
+{
+    int block_x = atoi(argv[1]), block_y = atoi(argv[2]);
+    int nx = 4096, ny = 4096;
+    float *a, *b;
+    cudaMalloc(&a, nx * ny * sizeof(float)); cudaMalloc(&b, nx * ny * sizeof(float));
+    dim3 block(block_x, block_y);
+    dim3 grid((nx + block_x - 1) / block_x, (ny + block_y - 1) / block_y);
+    tile<<<grid, block>>>(a, b, nx, ny);
+}
+"""
+
+
+def test_host_values_a_launch_needs_are_asked_for_at_once(tmp_path):
+    """sunjiabin17's transpose reads its block's sides from argv: the review learnt of
+    `block_x`, then of `block_y`, one run each. Every host value the launch needs is now
+    named in one error (as the host code computes it: `atoi(argv[1])`); given both, by the
+    variables' names, the launch is read."""
+    f = tmp_path / "argv.cu"
+    f.write_text(ARGV)
+    code, _, err = cli("analyze", str(f))
+    said = " ".join(err.split())
+    assert code == 2 and "uses `atoi(argv[1])`; also `atoi(argv[2])`: give their values " \
+        "(--host 'atoi(argv[1])=VALUE' --host 'atoi(argv[2])=VALUE'), or --launch-grid " \
+        "and --launch-block" in said, said
+    code, out, err = cli("analyze", str(f), "--host", "block_x=64", "--host", "block_y=8",
+                         "--json")
+    assert code == 0, err
+    r = json.loads(out)["results"][0]
+    assert (r["grid"], r["block"]) == ([64, 512, 1], [64, 8, 1])

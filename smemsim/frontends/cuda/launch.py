@@ -60,26 +60,53 @@ def launch_of(unit, lowering):
     cfg = launch_config(call)
     host_reader = Host(unit_of(unit, call), lowering, call, host)
     out = []
+    asked: list = []   # (the host values the launch needs and the file cannot say)
     for k, node in enumerate(cfg[:3]):
         if ("grid", "block", "smem")[k] in given:
             out.append(None)   # given on the command line: the host's is not read
             continue
-        try:
-            out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
-        except CudaImportError as err:
-            what = getattr(err, "what", None)
-            hint = f"define it as your build does (-D {what}=VALUE), or give " \
-                if getattr(err, "macro", False) else \
-                f"give its value (--host '{what}=VALUE'), or " if what else "give "
-            raise CudaImportError(
-                f"the launch of '{lowering.name}' uses {err.message}: {hint}--launch-grid "
-                "and --launch-block", kernel=lowering.name,
-                loc=host_reader.u.loc(call)) from None
+        for _ in range(MAX_ASKED):
+            try:
+                out.append(host_reader.dims(node) if k < 2 else (host_reader.value(node),))
+                break
+            except CudaImportError as err:
+                what = getattr(err, "what", None)
+                key = "".join((what or "").split())
+                if what and not getattr(err, "macro", False) and \
+                        key not in host_reader.given:
+                    # every value the launch needs, asked at once: a stand-in for this one
+                    # while the next is looked for
+                    asked.append(err)
+                    host_reader.given[key] = (what, "1")
+                    continue
+                if asked:
+                    break
+                hint = f"define it as your build does (-D {what}=VALUE), or give " \
+                    if getattr(err, "macro", False) else \
+                    f"give its value (--host '{what}=VALUE'), or " if what else "give "
+                raise CudaImportError(
+                    f"the launch of '{lowering.name}' uses {err.message}: {hint}"
+                    "--launch-grid and --launch-block", kernel=lowering.name,
+                    loc=host_reader.u.loc(call)) from None
+    if asked:
+        first = asked[0]
+        values = " ".join(f"--host '{e.what}=VALUE'" for e in asked)
+        more = "; also " + ", ".join(f"`{e.what}`" for e in asked[1:]) if len(asked) > 1 \
+            else ""
+        raise CudaImportError(
+            f"the launch of '{lowering.name}' uses {first.message}{more}: give "
+            f"{'its value' if len(asked) == 1 else 'their values'} ({values}), or "
+            "--launch-grid and --launch-block", kernel=lowering.name,
+            loc=host_reader.u.loc(call))
     lowering.launch_inputs = tuple(sorted(host_reader.deciding))
     grid = given.get("grid", out[0])
     block = given.get("block", out[1])
     smem = given["smem"][0] if "smem" in given else (out[2][0] if len(out) > 2 else const(0))
     return grid, block, smem
+
+
+# host values one launch's reading asks for at once, at most
+MAX_ASKED = 8
 
 
 def _host_smem(unit, lowering, found):
