@@ -49,13 +49,16 @@ def descriptor_offsets(machine: Machine, s: Wgmma, idx: np.ndarray) -> np.ndarra
     return (start - base) // size
 
 
-def stored_at(machine: Machine, array, elements: np.ndarray) -> np.ndarray:
-    """Where elements of a global array lie in the run's storage of it: where they are,
-    or for an array whose length the source does not say (Machine.unbounded), wrapped
-    into its stand-in storage (its values are smemsim's seeded ones, wherever read)."""
+def stored_at(machine: Machine, array, elements: np.ndarray, in_bytes: bool = False
+              ) -> np.ndarray:
+    """Where elements (`in_bytes`: bytes) of a global array lie in the run's storage of it:
+    where they are, or for an array whose length the source does not say
+    (Machine.unbounded), wrapped into its stand-in storage (its values are smemsim's seeded
+    ones, wherever read)."""
     if array.name not in machine.unbounded:
         return elements
-    size = machine.globals[array.name].size
+    storage = machine.globals[array.name]
+    size = storage.nbytes if in_bytes else storage.size
     return elements % size if elements.size and int(elements.max()) >= size else elements
 
 

@@ -526,7 +526,7 @@ def bulk_store(machine: Machine, s: BulkStore, idx: np.ndarray) -> None:
     nbytes = issue_bulk_read(machine, s, idx, first)
     glob = machine.globals[s.dst.name]
     at = _bulk_global(machine, s.dst, s.dst_index, s.nbytes, idx)
-    glob.view(np.uint8)[_bytes_stored(machine, s.dst, at)] = machine.shared[nbytes]
+    glob.view(np.uint8)[machine._stored_at(s.dst, at, in_bytes=True)] = machine.shared[nbytes]
 
 
 def _bulk_global(machine: Machine, array, index, nbytes: int, idx: np.ndarray) -> np.ndarray:
@@ -553,14 +553,6 @@ def _bulk_global(machine: Machine, array, index, nbytes: int, idx: np.ndarray) -
     return start[:, None] + np.arange(nbytes)
 
 
-def _bytes_stored(machine: Machine, array, at: np.ndarray) -> np.ndarray:
-    """Byte indices of a global array as its storage holds them (Machine._stored_at)."""
-    if array.name not in machine.unbounded:
-        return at
-    size = machine.globals[array.name].nbytes
-    return at % size if at.size and int(at.max()) >= size else at
-
-
 def bulk_load(machine: Machine, s: BulkLoad, idx: np.ndarray) -> None:
     offset = machine._offsets(s, idx)
     if machine._addresses_only(s, idx, offset):
@@ -568,7 +560,8 @@ def bulk_load(machine: Machine, s: BulkLoad, idx: np.ndarray) -> None:
             _bulk_global(machine, s.src, s.src_index, s.nbytes, idx)
         return
     at = _bulk_global(machine, s.src, s.src_index, s.nbytes, idx)
-    values = machine.globals[s.src.name].view(np.uint8)[_bytes_stored(machine, s.src, at)]
+    values = machine.globals[s.src.name].view(np.uint8)[
+        machine._stored_at(s.src, at, in_bytes=True)]
     _, first = machine._shared_elements(s, idx, offset)
     issue_tma(machine, s, idx, first, values)
 

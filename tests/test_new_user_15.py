@@ -265,3 +265,18 @@ void run_fixed"""))
     # column's store puts 32 lanes in one bank: 32 wavefronts, 31 excess, at line 20
     assert rows[0] == ["column", "2", "33", "31", "three.cu:20"]
     assert [r[0] for r in rows[1:]] == ["fixed", "sized"]
+
+
+def test_values_read_past_an_unstated_length_come_from_its_stand_in(tmp_path, capsys):
+    """A run on values (the histogram's bins are its loaded keys) past the stand-in storage
+    of an array of no stated length (4 MiB: 1,048,576 unsigned keys) reads it again from
+    its start (smemsim's seeded values either way): 2,097,152 keys are counted, every
+    one, where the run faulted at the stand-in's end."""
+    f = tmp_path / "hist.cu"
+    f.write_text(HISTOGRAM)
+    code, out, _ = cli("analyze", str(f), "-p", "n=2097152", "--json")
+    assert code == 0, out
+    (r,) = json.loads(out)["results"]
+    # 2,097,152 keys over 8 x 256 threads: 1,024 passes of 64 warps
+    assert [s["requests"] for s in r["sites"] if s["line"] == 8] == [65_536]
+    assert "how long in, bins are" in capsys.readouterr().err

@@ -164,8 +164,9 @@ def test_a_name_the_file_computes_at_run_time_is_asked_for(numba_ptx, tmp_path):
     assert totals(out["results"][0]) == (4, 4, 4)
 
 
-# numba's docs' fast_matmul (numba/cuda/tests/doc_examples/test_matmul.py, BSD-2-Clause), its
-# `and` in the early return included, launched at 256 x 256 on 16 x 16 blocks
+# numba's docs' fast_matmul as numba/cuda/tests/doc_examples/test_matmul.py has it (BSD-2-Clause,
+# its guarded loads), with the early return of the docs' older version (`if x >= C.shape[0] and
+# y >= C.shape[1]: return`), launched at 256 x 256 on 16 x 16 blocks
 FAST_MATMUL = """\
 import numpy as np
 from numba import cuda, float32
