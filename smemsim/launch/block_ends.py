@@ -11,6 +11,9 @@ reads, each thread's first, second and last block of every guard's interval, and
 what it saw (each access ran in exactly the blocks of its box, the same number of times,
 its offsets one affine function of the block): where that does not hold, or the run faults,
 `check` walks every block as before. A 16.7 M-block reduction's other run takes 9 blocks.
+A guard may be a union of such boxes (an `||` of them, or what follows an early return of
+an `&&`: numba's docs' `if x >= n and y >= n: return`): the run takes each box's corners,
+and each access must be one progression over each box.
 """
 from __future__ import annotations
 
