@@ -236,19 +236,16 @@ def launch_faulted(args, key: str, kernel, err, chosen: list, consequence: str) 
     one chosen; of several, kept in `args.failed_kernels` with `consequence` (the command
     line says each after the others' results, exit 2), as a kernel of several that cannot
     be built is."""
-    err = with_note(err, random_inputs_note(args, key, kernel, err))
-    if len(chosen) == 1:
-        raise err from None
-    args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
-                           f"{err}; {consequence}: `smemsim check` locates its faults"]
+    one_of_several(args, with_note(err, random_inputs_note(args, key, kernel, err)), chosen,
+                   f"{consequence}: `smemsim check` locates its faults")
 
 
 def one_of_several(args, err, chosen: list, consequence: str) -> None:
-    """A kernel of several that cannot be launched as given (a value it needs): raised where
-    it is the only one chosen; else kept in `args.failed_kernels` with `consequence` (said
-    after the others' results, exit 2), as launch_faulted keeps a fault."""
+    """A kernel of several that cannot be launched as given (a value it needs, a fault):
+    raised where it is the only one chosen; else kept in `args.failed_kernels` with
+    `consequence` (said after the others' results, exit 2)."""
     if len(chosen) == 1:
-        raise err
+        raise err from None
     args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
                            f"{err}; {consequence}"]
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels_ir import control_signatures, Kernel, KernelRuntimeError, PartialRun, run
+from kernels_ir import Kernel, KernelRuntimeError, PartialRun, run
 
 from .block_ends import block_ends, check_other_run_at_ends
 from .bulk import box_start
@@ -17,10 +17,9 @@ from .congruence import Congruences
 from .faults import count_fault, Fault, quarters, run_in_ranges
 from .races import find_races, IntervalTooLarge, Race, Recorder
 from .ranges import BlockRanges, probe_settled, trip_counts
-from .slicing import (block_invariant_stores, control_run, hazard_slices,
-                      thread_invariant_stores)
+from .slicing import block_invariant_stores, hazard_slices, thread_invariant_stores
 from .trace import (_blocks_on_read_axes, _decidable_comparisons, chunk_threads,
-                    separable_products)
+                    control_keys, separable_products)
 
 
 HUGE_GRID = 1 << 26
@@ -247,25 +246,13 @@ def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
 def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per_run: int,
                              loop_limit: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The first of the chosen blocks of each class (and each class's size) that agrees on
-    the blockIdx axes the
-    shared run reads other than through its control, and on every decision of that
-    control (slicing.control_run; a persistent kernel whose blocks take tiles from a
-    schedule is one class per number of tiles): None where every axis it reads is read
-    otherwise too, or where the run of its control faults (the shared run then finds it)."""
-    statements, axes = control_run(kernel, hs)
-    if axes >= hs.block_axes:
-        return None
-    gx, gy, _ = launch.grid
-    coords = {"x": chosen % gx, "y": chosen // gx % gy, "z": chosen // (gx * gy)}
-    try:
-        signature = np.concatenate([
-            control_signatures(kernel, dict(launch.params), statements,
-                               chosen[at:at + per_run], loop_limit=loop_limit)
-            for at in range(0, chosen.size, per_run)])
-    except KernelRuntimeError:
-        return None
-    key = np.column_stack([coords[a].astype(np.uint64) for a in sorted(axes)] + [signature])
-    return _firsts(chosen, key)
+    the blockIdx axes the shared run reads other than through its control, and on every
+    decision of that control (trace.control_keys; a persistent kernel whose blocks take
+    tiles from a schedule is one class per number of tiles): None where every axis it
+    reads is read otherwise too, or where the run of its control faults (the shared run
+    then finds it)."""
+    key = control_keys(kernel, hs.shared, hs.block_axes, launch, chosen, per_run, loop_limit)
+    return None if key is None else _firsts(chosen, key)
 
 
 def _firsts(chosen: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -534,11 +534,6 @@ def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:
     return None if data else frozenset(hs.shared | needed)
 
 
-def control_run(kernel: Kernel, hs: HazardSlices) -> tuple[frozenset[int], frozenset[str]]:
-    """control_of the shared run."""
-    return control_of(kernel, hs.shared)
-
-
 def control_of(kernel: Kernel, run: frozenset[int]) -> tuple[frozenset[int], frozenset[str]]:
     """(statements, axes): what decides the control flow of the run of statements `run`
     (its ifs, loops and returns, and what their conditions read), and the blockIdx axes

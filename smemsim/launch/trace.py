@@ -22,6 +22,7 @@ import numpy as np
 from kernels_ir import (Kernel, KernelRuntimeError, Launch, PartialRun, SharedAccess,
                         control_signatures, i32, run)
 from kernels_ir.expr import COMPARE_OPS, Expr, Op, cast, const
+from kernels_ir.run_types import MAX_LOOP_ITERATIONS
 from kernels_ir.stmt import Loop, map_statements, walk
 
 from .ranges import UNDECIDED, BlockRanges, trip_counts
@@ -423,28 +424,38 @@ CONTROL_CLASSES = 64
 def _control_classes(kernel: Kernel, vs: Slice, launch: Launch, members: np.ndarray,
                      coords: np.ndarray) -> tuple | None:
     """(first index of each class in `members`, each member's class, class sizes): the
-    members classed by the blockIdx axes the slice reads other than through its control
-    and by every decision that control takes, thread by thread (slicing.control_of,
-    kernels_ir.control_signatures): blocks alike in both issue the same shared requests
-    (a scan whose guards `if (j >= 0)` and `if ((j + 1) % n == 0)` read blockIdx: block 0
-    and all the others). None where every axis is read otherwise too, or the control's run
-    faults (then block by block, as before)."""
-    statements, axes = control_of(kernel, vs.statements)
-    if axes >= vs.block_axes:
-        return None
+    members classed by control_keys (a scan whose guards `if (j >= 0)` and `if ((j + 1) %
+    n == 0)` read blockIdx: block 0 and all the others); None where control_keys is."""
     per_run = max(1, chunk_threads(kernel) // launch.threads_per_block)
-    try:
-        signature = np.concatenate([
-            control_signatures(kernel, dict(launch.params), statements,
-                               members[at:at + per_run])
-            for at in range(0, members.size, per_run)])
-    except KernelRuntimeError:
+    key = control_keys(kernel, vs.statements, vs.block_axes, launch, members, per_run)
+    if key is None:
         return None
-    key = np.column_stack([coords[:, "xyz".index(a)].astype(np.uint64) for a in sorted(axes)]
-                          + [signature])
     _, first, inverse, counts = np.unique(key, axis=0, return_index=True,
                                           return_inverse=True, return_counts=True)
     return first, inverse.ravel(), counts
+
+
+def control_keys(kernel: Kernel, statements: frozenset, block_axes: frozenset,
+                 launch: Launch, blocks: np.ndarray, per_run: int,
+                 loop_limit: int = MAX_LOOP_ITERATIONS) -> np.ndarray | None:
+    """Per block (a row each), the blockIdx axes the run of `statements` reads other than
+    through its control and every decision that control takes, thread by thread
+    (slicing.control_of, kernels_ir.control_signatures; `per_run` blocks at a time): blocks
+    whose rows are equal make the same run. None where every axis of `block_axes` is read
+    otherwise too, or the control's run faults (then block by block, as before)."""
+    control, axes = control_of(kernel, statements)
+    if axes >= block_axes:
+        return None
+    try:
+        signature = np.concatenate([
+            control_signatures(kernel, dict(launch.params), control,
+                               blocks[at:at + per_run], loop_limit=loop_limit)
+            for at in range(0, blocks.size, per_run)])
+    except KernelRuntimeError:
+        return None
+    gx, gy, _ = launch.grid
+    coords = {"x": blocks % gx, "y": blocks // gx % gy, "z": blocks // (gx * gy)}
+    return np.column_stack([coords[a].astype(np.uint64) for a in sorted(axes)] + [signature])
 
 
 # Past this many blocks, a slice that reads two or three block axes only through guards of

@@ -16,10 +16,13 @@ reads (kernels_ir's interpreter: its lanes where it is false are not tracked).
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op, lnot, logical_and, logical_or
-from kernels_ir.stmt import Assign, If, Let, Load, Loop, map_statements
+from kernels_ir.stmt import Assign, If, Let, Load, map_statements
+
+from ...launch.slicing import inline_locals
 
 # conjunctions a Load's guards may hold before the pass gives up on it (a use everywhere)
 _MOST = 16
@@ -28,8 +31,7 @@ _MOST = 16
 def mark_speculated_loads(kernel: Kernel) -> Kernel:
     """`kernel` with each shared Load's `used_where` set where its value is used only under
     pure conditions (see the module)."""
-    loads = {s.dst: s for s in kernel.statements()
-             if isinstance(s, Load) and s.array is not None and s.site is not None}
+    loads = {s.dst: s for s in kernel.statements() if isinstance(s, Load) and s.site is not None}
     if not loads:
         return kernel
     lets: dict = {}   # local declared once -> its value (for conditions written out)
@@ -46,13 +48,8 @@ def mark_speculated_loads(kernel: Kernel) -> Kernel:
                 continue
             if isinstance(s, Let):
                 lets[s.var] = s.value
-            if isinstance(s, Loop):
-                for x in s.exprs():
-                    note(x, guard, None)
-                visit(s.body, guard)
-                continue
             target = s.var if isinstance(s, (Let, Assign)) else None
-            for x in s.exprs():
+            for x in s.exprs():   # (a loop's own expressions: everywhere in its body)
                 note(x, guard, target)
             for body_ in s.bodies():
                 visit(body_, guard)
@@ -69,27 +66,17 @@ def mark_speculated_loads(kernel: Kernel) -> Kernel:
                 lets.pop(var, None)
     marked = {}
     for var, load in loads.items():
-        found = _guards(var, uses, lets, set())
-        if found is None or not found:
-            continue
-        where = None
+        found = _guards(var, uses, set())
+        if not found:
+            continue   # (used nowhere, or where no pure condition guards it)
+        terms = []
         for conj in found:
-            term = None
-            for c in conj:
-                c = _pure(c, lets)
-                if c is None:
-                    break
-                term = c if term is None else logical_and(term, c)
-            else:
-                if term is None:
-                    break   # (an unguarded use: everywhere)
-                where = term if where is None else logical_or(where, term)
-                continue
-            where = None
-            break
+            parts = [_pure(c, lets) for c in conj]
+            if not parts or any(p is None for p in parts):
+                break   # (a use no condition guards, or one that reads a variable)
+            terms.append(functools.reduce(logical_and, parts))
         else:
-            if where is not None:
-                marked[id(load)] = where
+            marked[id(load)] = functools.reduce(logical_or, terms)
     if not marked:
         return kernel
     body = map_statements(kernel.body, lambda s: dataclasses.replace(
@@ -97,7 +84,7 @@ def mark_speculated_loads(kernel: Kernel) -> Kernel:
     return dataclasses.replace(kernel, body=body)
 
 
-def _guards(var, uses: dict, lets: dict, seen: set) -> list[tuple] | None:
+def _guards(var, uses: dict, seen: set) -> list[tuple] | None:
     """The conjunctions under which `var`'s value is used (a disjunction of them), or None
     where it is used where no select or if guards it (or too many ways to say)."""
     if var in seen:
@@ -105,14 +92,11 @@ def _guards(var, uses: dict, lets: dict, seen: set) -> list[tuple] | None:
     seen = seen | {var}
     out: list[tuple] = []
     for guard, e, target in uses.get(var, ()):
-        inner = _in_expr(e, var)
-        if inner is None:
-            return None
-        for g in inner:
+        for g in _in_expr(e, var):
             if target is not None and g == () and target != var:
                 # a local given its value (`r8 = v`): wherever that local is used, the
                 # value may be (every use of it, whichever of its values it then holds)
-                more = _guards(target, uses, lets, seen)
+                more = _guards(target, uses, seen)
                 if more is None:
                     return None
                 out += [guard + m for m in more]
@@ -125,7 +109,7 @@ def _guards(var, uses: dict, lets: dict, seen: set) -> list[tuple] | None:
     return out
 
 
-def _in_expr(e: Expr, var) -> list[tuple] | None:
+def _in_expr(e: Expr, var) -> list[tuple]:
     """The conjunctions under which `e`'s value reads `var`: [()] where it reads it
     unguarded, [] where not at all; a select's arm adds its condition (or the negation)."""
     if e.op is Op.VAR:
@@ -134,40 +118,14 @@ def _in_expr(e: Expr, var) -> list[tuple] | None:
         c, a, b = e.src
         if any(n.op is Op.VAR and n.arg == var for n in c.walk()):
             return [()]
-        ua, ub = _in_expr(a, var), _in_expr(b, var)
-        if ua is None or ub is None:
-            return None
-        return [(c,) + g for g in ua] + [(lnot(c),) + g for g in ub]
-    out: list[tuple] = []
-    for x in e.src:
-        if isinstance(x, Expr):
-            u = _in_expr(x, var)
-            if u is None:
-                return None
-            out += u
-    return out
+        return [(c,) + g for g in _in_expr(a, var)] + \
+            [(lnot(c),) + g for g in _in_expr(b, var)]
+    return [g for x in e.src if isinstance(x, Expr) for g in _in_expr(x, var)]
 
 
-def _pure(c: Expr, lets: dict, depth: int = 0) -> Expr | None:
-    """`c` with its locals written out (those declared once), if it then reads only
-    indices, parameters and constants; else None."""
-    if depth > 64:
-        return None
-    if c.op is Op.VAR:
-        if c.arg not in lets:
-            return None
-        return _pure(lets[c.arg], lets, depth + 1)
-    if c.op in (Op.LOCAL_READ, Op.COMPONENT):
-        return None
-    if not c.src:
-        return c
-    src = []
-    for x in c.src:
-        if isinstance(x, Expr):
-            y = _pure(x, lets, depth + 1)
-            if y is None:
-                return None
-            src.append(y)
-        else:
-            src.append(x)
-    return c if all(a is b for a, b in zip(src, c.src)) else Expr(c.op, c.dtype, tuple(src), c.arg)
+def _pure(c: Expr, lets: dict) -> Expr | None:
+    """`c` with its locals written out (those declared once: slicing.inline_locals), if it
+    then reads only indices, parameters and constants; else None."""
+    c = inline_locals(c, lets)
+    return None if any(n.op in (Op.VAR, Op.LOCAL_READ, Op.COMPONENT) for n in c.walk()) \
+        else c
