@@ -42,7 +42,10 @@ def loop(machine: Machine, s: Loop, idx: np.ndarray) -> None:
             _periodic_loop(machine, s, idx):
         return
     limit = None
-    if p is not None and id(s) in p.truncate and not _returns_inside(machine, s):
+    # (truncation keeps the decisions of the iterations it runs: a signature run takes it,
+    # where its caller asks, as the run it classes blocks for does)
+    t = machine.partial if not machine._in_branch else None
+    if t is not None and id(s) in t.truncate and not _returns_inside(machine, s):
         trips = _closed_form_trips(machine, s, idx)
         if trips is not None:
             # the lanes of each block agree (idx is in thread order, blocks contiguous)

@@ -90,6 +90,10 @@ class Kernel:
     # the sites a frontend counts as the PTX states where the compiler's build (its SASS)
     # differs in a way the reading does not follow (each said in `notes`)
     as_stated_sites: tuple[int, ...] = ()
+    # the parameters nothing gave a value that decide no address, control, fault or kept
+    # value (a GEMM's alpha, read from the command line by the host code): a frontend gives
+    # each a stand-in in `defaults`, and the analyses say so
+    stand_ins: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

@@ -24,6 +24,7 @@ from .bulk import (TmaCounters, bulk_costs, copies, destinations, global_rows, g
                    on_the_grid, site_sectors, start_fault, tma_counters)
 from .congruence import Congruences
 from .trace import LOOP_LIMIT, Trace, Where, trace_launch
+from .unread_params import stand_in_note
 from ..display import html
 
 
@@ -243,6 +244,8 @@ def analyze(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         tr, notes = _unwritten_reads(kernel, launch, arrays, seed, loop_limit, fold, widths,
                                      a.name, err)
     rows = _site_rows(kernel, a.name, tr, widths)
+    stand_in = stand_in_note(kernel, params)
+    notes = (stand_in, *notes) if stand_in else notes
     return dataclasses.replace(_assemble(kernel, a.name, rules, tr, rows), notes=notes)
 
 

@@ -154,7 +154,7 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         try:
             run(kernel, params, None, partial=PartialRun(
                 statements=hs.other, collapse=hs.counted, blocks=part, sources=True,
-                lanes_only=hs.lanes_only,
+                lanes_only=hs.lanes_only, truncate=hs.other_truncate,
                 probes=hs.probes, endpoints=hs.endpoints, guards=hs.guards),
                 loop_limit=loop_limit)
         except KernelRuntimeError:
@@ -251,7 +251,8 @@ def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per
     tiles from a schedule is one class per number of tiles): None where every axis it
     reads is read otherwise too, or where the run of its control faults (the shared run
     then finds it)."""
-    key = control_keys(kernel, hs.shared, hs.block_axes, launch, chosen, per_run, loop_limit)
+    key = control_keys(kernel, hs.shared, hs.block_axes, launch, chosen, per_run, loop_limit,
+                       hs.truncate)
     return None if key is None else _firsts(chosen, key)
 
 

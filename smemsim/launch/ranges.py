@@ -152,7 +152,13 @@ class BlockRanges:
             # each side converts to the result type first (C: `c ? x : -1` with x unsigned
             # yields 4294967295, not -1)
             (alo, ahi), (blo, bhi) = (self._converted(s, e.dtype) for s in e.src[1:])
-            return np.minimum(alo, blo), np.maximum(ahi, bhi)
+            # where the condition is decided (`N < 0 ? -1 : 0`, nvcc's rounding of a
+            # signed division, at a parameter's value), its one side
+            clo, chi = self.expr(e.src[0])
+            true, false = (clo > 0) | (chi < 0), (clo == 0) & (chi == 0)
+            lo = np.where(true, alo, np.where(false, blo, np.minimum(alo, blo)))
+            hi = np.where(true, ahi, np.where(false, bhi, np.maximum(ahi, bhi)))
+            return lo, hi
         if op in (Op.NEG,):
             lo, hi = self._converted(e.src[0], e.dtype)
             return self._fit(-hi, -lo, e.dtype)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from kernels_ir import Kernel, Probe, SharedArray
-from kernels_ir.expr import Expr, Op
+from kernels_ir.expr import Expr, Op, Var
 from kernels_ir.stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load,
                              LocalStore, Loop, MmaSync, Return, Shuffle, Stmt, Store, Sync,
                              SyncWarp, walk, SyncReduce)
@@ -200,19 +200,52 @@ def expr_block_axes(kernel: Kernel, exprs) -> list[frozenset[str]]:
 
 def alike_loops(kernel: Kernel, statements: set) -> set[int]:
     """Loops (in `statements`) whose iterations look alike to a run of `statements`: the
-    loop variable feeds nothing run inside, and nothing run inside changes state that
-    outlives an iteration (a variable declared inside the body starts afresh every one)."""
+    loop variable feeds nothing run inside, and no iteration reads state an earlier one
+    left (a variable declared inside the body starts afresh every one; one declared
+    outside and assigned inside is read only after this iteration assigned it: nvcc's
+    registers, which the PTX reading declares at the kernel's top)."""
     out = set()
     for s in kernel.statements():
         if not isinstance(s, Loop) or id(s) not in statements:
             continue
         inside = [x for x in walk(s.body) if id(x) in statements]
+        if any(isinstance(x, Return) for x in inside) or not s.body:
+            continue
         fresh = {t for x in walk(s.body) for t in x.declares()}
-        carried = any(set(x.updates()) - fresh or isinstance(x, Return) for x in inside)
+        updated = {t for x in inside for t in x.updates()} - fresh
         uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
-        if not carried and not uses_var and s.body:
+        if not uses_var and (not updated or
+                             _assigned_before_read(s.body, statements, updated, set())
+                             is not None):
             out.add(id(s))
     return out
+
+
+def _assigned_before_read(body, statements, updated: set, assigned: set) -> set | None:
+    """The variables of `updated` a run of `statements` surely assigns in `body` (with
+    `assigned` those it has before), or None where it reads one of them first (a value
+    an earlier iteration left). A register array is never whole: a read of one `updated`
+    is always one of an earlier iteration's values."""
+    for x in body:
+        if id(x) not in statements:
+            continue
+        if references(x.exprs())[0] & (updated - assigned):
+            return None
+        if isinstance(x, If):
+            then = _assigned_before_read(x.then, statements, updated, assigned)
+            orelse = _assigned_before_read(x.orelse, statements, updated, assigned)
+            if then is None or orelse is None:
+                return None
+            assigned = then & orelse
+        elif isinstance(x, Loop):
+            inner = _assigned_before_read(x.body, statements, updated, assigned)
+            if inner is None:
+                return None
+            if x.do_while:   # (its body runs at least once; a for loop's may not)
+                assigned = inner
+        else:
+            assigned = assigned | {t for t in x.defines() if isinstance(t, Var)}
+    return assigned
 
 
 def block_invariant_stores(kernel: Kernel, sites) -> bool:
@@ -381,6 +414,9 @@ class HazardSlices:
     # loads whose values decide something either run needs, or that shared memory or a
     # register array stores (blind_arrays)
     deciding_loads: frozenset[int] = frozenset()
+    # loops of the other run whose iterations look alike to it (alike_loops): the same
+    # addresses and probes every iteration, so its first two stand for all of them
+    other_truncate: frozenset[int] = frozenset()
 
 
 def blind_arrays(kernel: Kernel, hs: HazardSlices) -> frozenset[str]:
@@ -520,7 +556,8 @@ def hazard_slices(kernel: Kernel,
     return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
                         probes, frozenset(counted), unusable, frozenset(endpoints), guards,
-                        lanes_only, frozenset(deciding))
+                        lanes_only, frozenset(deciding),
+                        frozenset(alike_loops(kernel, other) - counted - endpoints))
 
 
 def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:

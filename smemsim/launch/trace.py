@@ -437,19 +437,23 @@ def _control_classes(kernel: Kernel, vs: Slice, launch: Launch, members: np.ndar
 
 def control_keys(kernel: Kernel, statements: frozenset, block_axes: frozenset,
                  launch: Launch, blocks: np.ndarray, per_run: int,
-                 loop_limit: int = MAX_LOOP_ITERATIONS) -> np.ndarray | None:
+                 loop_limit: int = MAX_LOOP_ITERATIONS,
+                 truncate: frozenset[int] = frozenset()) -> np.ndarray | None:
     """Per block (a row each), the blockIdx axes the run of `statements` reads other than
     through its control and every decision that control takes, thread by thread
     (slicing.control_of, kernels_ir.control_signatures; `per_run` blocks at a time): blocks
     whose rows are equal make the same run. None where every axis of `block_axes` is read
-    otherwise too, or the control's run faults (then block by block, as before)."""
+    otherwise too, or the control's run faults (then block by block, as before).
+    `truncate`: loops whose iterations look alike, of which a run that truncates them
+    (check's shared run) takes two: the keys of that run."""
     control, axes = control_of(kernel, statements)
     if axes >= block_axes:
         return None
     try:
         signature = np.concatenate([
             control_signatures(kernel, dict(launch.params), control,
-                               blocks[at:at + per_run], loop_limit=loop_limit)
+                               blocks[at:at + per_run], loop_limit=loop_limit,
+                               truncate=truncate)
             for at in range(0, blocks.size, per_run)])
     except KernelRuntimeError:
         return None

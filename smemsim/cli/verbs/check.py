@@ -8,6 +8,7 @@ from rich.console import Console
 from kernels_ir import KernelError, resolve_launch
 
 from ...launch.hazards import MAX_RACES, check
+from ...launch.unread_params import stand_in_note
 from .. import jsonout, outputs
 from ..phrases import params_text
 from ..common import (
@@ -78,7 +79,9 @@ def execute(args, console: Console) -> int:
         # (what the check cannot see: stores the build dropped, a hazard of which is none;
         # the ends of arrays whose lengths the source does not say, said on stderr as the
         # kernel is read, and in the JSON)
-        notes = [*kernel.unbuilt_shared, *filter(None, [unchecked_ends(kernel, args)])]
+        stand_in = stand_in_note(kernel, params)
+        notes = [*kernel.unbuilt_shared, *filter(None, [unchecked_ends(kernel, args),
+                                                        stand_in])]
         for _, h in rows:
             h = dataclasses.replace(h, faults=tuple(
                 dataclasses.replace(f, message=f.message + random_inputs_note(
@@ -89,7 +92,7 @@ def execute(args, console: Console) -> int:
                 code = max(code, EXIT_GATE)
             if not args.json and args.format != "gcc":
                 _print(console, h)
-                for note in kernel.unbuilt_shared:
+                for note in (*kernel.unbuilt_shared, *filter(None, [stand_in])):
                     say(console, f"  note: {note}")
     if args.sarif:
         from .. import sarif

@@ -410,6 +410,21 @@ class Host:
                 return None
         return const(values.pop()) if len(values) == 1 and None not in values else None
 
+    def _passed_dims(self, name: str, depth: int) -> tuple | None:
+        """A dim3 parameter of the host function that holds the launch: its fields as every
+        direct call of that function gives them (each read in its caller's scope), where
+        those are the same numbers at every call; else None (a question)."""
+        found = set()
+        for reader, given in callers(self.u, self.low, self.host, name) or ():
+            try:
+                values = tuple(fold(v) for v in reader.dims(given, depth + 1))
+            except CudaImportError:
+                return None
+            found.add((*values, 1, 1)[:3])
+        if len(found) != 1 or None in next(iter(found)):
+            return None
+        return tuple(const(v) for v in found.pop())
+
     def _field(self, owner: str, name: str, depth: int = 0):
         """Field `name` of the host's `dim3 owner` whose fields the host assigned (a field
         never assigned is dim3's default, 1; an assignment's value reads the field as it
@@ -442,9 +457,16 @@ class Host:
                 node.named_children if node.type == "initializer_list" else [node]
         return {a: parts[i] if i < len(parts) else None for i, a in enumerate("xyz")}
 
-    def dims(self, node) -> tuple:
+    def dims(self, node, depth: int = 0) -> tuple:
         while node.type == "parenthesized_expression":
             node = node.named_children[0]
+        if node.type == "identifier" and text(node) not in self.dims3 and depth <= 16:
+            # a dim3 the launching function takes as a parameter (`void run(..., dim3
+            # grid) { k<<<grid, ...>>>(...); }`): as its callers give it, where each
+            # gives the same numbers
+            given = self._passed_dims(text(node), depth)
+            if given is not None:
+                return given
         if node.type == "comma_expression":
             # `<<<(n / T, n / T), ...>>>` is C's comma operator: its last operand alone, a
             # one-dimensional launch (dim3(n / T, n / T) is two): read as C reads it, and

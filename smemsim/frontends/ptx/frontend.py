@@ -30,6 +30,7 @@ from .as_built import as_built
 from .build import ptx_of
 from .lower import _TOOLKIT, Launch, _grid_syncs, lower
 from .speculated import mark_speculated_loads
+from ...launch.unread_params import with_stand_ins
 from .operands import eval_names
 from .structure import COUNTED_ONLY
 from .parse import Inst, PtxError, _split_top, parse
@@ -309,7 +310,7 @@ def _named(module, symbol: str, launch: Launch, name, notes: list) -> Kernel:
         module = dataclasses.replace(module, strings={
             label: _member(pretty.get(mangled, mangled))
             for label, mangled in module.strings.items()})
-    kernel = mark_speculated_loads(lower(module, symbol, launch, name))
+    kernel = with_stand_ins(mark_speculated_loads(lower(module, symbol, launch, name)))
     return dataclasses.replace(kernel, notes=kernel.notes + tuple(notes) +
                                tuple(_calls_merged(module, symbol)))
 
