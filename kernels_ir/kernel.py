@@ -94,6 +94,10 @@ class Kernel:
     # value (a GEMM's alpha, read from the command line by the host code): a frontend gives
     # each a stand-in in `defaults`, and the analyses say so
     stand_ins: tuple[str, ...] = ()
+    # where the host code launches the kernel with several configurations: the launch read
+    # first, then those with another configuration (`file.cu:LINE:COL` each; a frontend's
+    # --launch-at reads one of those instead); () for a kernel launched once or alike
+    launches: tuple[str, ...] = ()
 
     @property
     def title(self) -> str:

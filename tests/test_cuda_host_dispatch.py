@@ -143,7 +143,8 @@ def test_a_kernel_launched_with_another_configuration_elsewhere_says_which_is_co
     assert analyze(kernel).block == (512, 1, 1)
     assert [n for n in kernel.notes if "another configuration" in n] == [
         f"the launch at {cu}:14:3 is counted; k is launched with another configuration at "
-        f"{cu}:20:3 (--launch-grid and --launch-block choose one)"]
+        f"{cu}:20:3 (--launch-at {cu}:20:3 counts that one)"]
+    assert kernel.launches == (f"{cu}:14:3", f"{cu}:20:3")
     given = import_kernels(str(cu), Options(grid="1", block="1024"))["k"]()
     assert analyze(given).block == (1024, 1, 1)
     assert not [n for n in given.notes if "another configuration" in n]

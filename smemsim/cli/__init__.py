@@ -120,8 +120,11 @@ def run(argv: list[str], console: Console | None = None,
             sys.modules["smemsim.frontends.cuda.preprocess"].FILES_READ.clear()
         code = verb_module(argv[0]).execute(args, console)
         # a kernel of several that could not be built: its error, then the code of bad input
-        for message in getattr(args, "failed_kernels", None) or ():
-            say(errors, f"error: {message} (the file's other kernels went on)")
+        failed = getattr(args, "failed_kernels", None) or ()
+        went_on = " (the file's other kernels went on)" \
+            if len(failed) < getattr(args, "kernels_chosen", 0) else ""
+        for message in failed:
+            say(errors, f"error: {message}{went_on}")
         return max(code, EXIT_INPUT) if getattr(args, "failed_kernels", None) else code
     except SystemExit as exit_:  # --help, --version
         return EXIT_OK if exit_.code == 0 else EXIT_INPUT

@@ -38,6 +38,7 @@ def kernels(args) -> list:
     if failed and not out:
         raise failed[0][1]
     args.failed_kernels = []   # (the command line's run() says each on stderr)
+    args.kernels_chosen = len(chosen)   # (whether any went on: run()'s wording)
     # (a kernel the host code never launches, beside kernels it does: what the program runs
     # is counted; the others are said, not an error: a library file's main launches some)
     unlaunched = [(key, err) for key, err in failed if getattr(err, "unlaunched", False)]
@@ -238,6 +239,33 @@ def launch_faulted(args, key: str, kernel, err, chosen: list, consequence: str) 
     be built is."""
     one_of_several(args, with_note(err, random_inputs_note(args, key, kernel, err)), chosen,
                    f"{consequence}: `smemsim check` locates its faults")
+
+
+def at_each_launch(args, chosen: list) -> list:
+    """(key, kernel, launch) for each chosen kernel at the launch its reading counts, and,
+    where the host code launches it with other configurations (Kernel.launches), at each of
+    those, read again as --launch-at reads one (`launch` the launch's `file.cu:LINE:COL`;
+    None for a kernel launched once or alike, or launched as the command line says). A
+    launch that cannot be read is said after the others, as a kernel of several that cannot
+    be built is (exit 2)."""
+    import dataclasses
+    out = []
+    for key, kernel in chosen:
+        if not kernel.launches or getattr(args, "launch_at", None):
+            out.append((key, kernel, None))
+            continue
+        out.append((key, kernel, kernel.launches[0]))
+        for at in kernel.launches[1:]:
+            options = dataclasses.replace(cuda_options(args), launch_at=at)
+            try:
+                other = next(iter(select(load_kernels(args.file, options, ptx_reading(args)),
+                                         key).values()))()
+            except KernelError as err:
+                args.failed_kernels = [*(getattr(args, "failed_kernels", None) or ()),
+                                       f"{err}; the launch at {at} not checked"]
+                continue
+            out.append((key, other, at))
+    return out
 
 
 def one_of_several(args, err, chosen: list, consequence: str) -> None:

@@ -74,6 +74,10 @@ def add_cuda(p: argparse.ArgumentParser) -> None:
                         "when the file has no <<<...>>> for the kernel")
     g.add_argument("--launch-block", metavar="X[,Y,Z]", help="block of the launch, likewise")
     g.add_argument("--launch-smem", metavar="BYTES", help="dynamic shared memory, likewise")
+    g.add_argument("--launch-at", metavar="FILE:LINE[:COL]",
+                   help="of several launches of the kernel in the host code, the one to "
+                        "read (as the notes name them: `scan.cu:123:9`); the first by "
+                        "default")
     g.add_argument("--host", action="append", default=[], metavar="EXPR=VALUE",
                    help="the value of a host expression the launch computes and the file "
                         "cannot say (`--host 'x.size(0)=4096'`, a variable read from argv; "
@@ -135,6 +139,7 @@ def cuda_options(args, with_params: bool = False):
     return Options(defines=pairs(args.define, "-D", value_required=False),
                    include_dirs=list(args.include), grid=args.launch_grid,
                    block=args.launch_block, smem=args.launch_smem,
+                   launch_at=getattr(args, "launch_at", None),
                    lengths=pairs(args.length, "--length"), params=params,
                    hosts=pairs(args.host, "--host"),
                    kernel=getattr(args, "kernel", None),
@@ -180,7 +185,7 @@ def cuda_flags_given(args) -> list[str]:
     return [flag for flag, value in (
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-        ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
+        ("--launch-at", getattr(args, "launch_at", None)), ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
         ("--texture", args.texture), ("--null", args.null), ("--host-file", args.host_file),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)),
         ("--frontend ptx", getattr(args, "frontend", None) == "ptx"))
@@ -326,7 +331,7 @@ _REPEATED = (("-p", "param"), ("--data", "data"), ("-D", "define"), ("-I", "incl
              ("--host", "host"), ("--host-file", "host_file"), ("--length", "length"),
              ("--tensor-map", "tensor_map"), ("--null", "null"), ("--texture", "texture"))
 _SINGLE = (("--launch-grid", "launch_grid"), ("--launch-block", "launch_block"),
-           ("--launch-smem", "launch_smem"))
+           ("--launch-smem", "launch_smem"), ("--launch-at", "launch_at"))
 
 
 def explain_options(args) -> list[str]:

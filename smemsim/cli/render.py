@@ -395,8 +395,12 @@ def occupancy_view(o: Occupancy) -> Text:
 
 def curve_view(c: Curve, width: int = 64, rows: int = 16) -> Text:
     """A what-if curve as rows of bars (occupancy against the knob), current point marked."""
-    out = Text(f"occupancy vs {c.knob}\n", style="bold")
     step = max(1, len(c.xs) // rows)
+    out = Text(f"occupancy vs {c.knob}", style="bold")
+    # (said: a reader of the rows otherwise takes a size left out for one that does not fit)
+    out.append(f" (every {step}{'nd' if step == 2 else 'rd' if step == 3 else 'th'} of "
+               f"{len(c.xs)} points, the powers of two and the current one; --json has all)\n"
+               if step > 1 else "\n")
     here = max((i for i, x in enumerate(c.xs) if x <= c.current), default=0)
     # the sizes people choose are always rows (64, 128, 256, 512, 1024 threads; 32, 64,
     # 128 registers), as is the last point, besides every step-th one

@@ -12,7 +12,7 @@ from ...launch.unread_params import stand_in_note
 from .. import jsonout, outputs
 from ..phrases import params_text
 from ..common import (
-    EXIT_GATE, EXIT_OK, inputs, kernels, own_params, print_json,
+    EXIT_GATE, EXIT_OK, at_each_launch, inputs, kernels, own_params, print_json,
     one_of_several, progress, random_inputs_note, unchecked_ends, say, swept,
 )
 from ..options import (
@@ -57,7 +57,9 @@ def execute(args, console: Console) -> int:
     given = parse_params(args.param)
     code, docs, reports = EXIT_OK, [], []
     chosen = kernels(args)
-    for name, kernel in chosen:
+    # (every launch of a kernel the host code launches with several configurations: a
+    # hazard of the second launch is the program's as much as one of the first)
+    for name, kernel, launch in at_each_launch(args, chosen):
         params = own_params(given, kernel, chosen)
         if not args.sweep:
             try:   # (a value this kernel of several needs: said after the others)
@@ -86,12 +88,14 @@ def execute(args, console: Console) -> int:
             h = dataclasses.replace(h, faults=tuple(
                 dataclasses.replace(f, message=f.message + random_inputs_note(
                     args, name, kernel, f)) for f in h.faults))
-            docs.append(jsonout.hazards_json(h) | ({"notes": notes} if notes else {}))
+            docs.append(jsonout.hazards_json(h) | ({"notes": notes} if notes else {}) |
+                        ({"launch": launch} if launch else {}))
             reports.append(h)
             if not h.clean:
                 code = max(code, EXIT_GATE)
             if not args.json and args.format != "gcc":
-                _print(console, h)
+                _print(console, dataclasses.replace(
+                    h, kernel=f"{h.kernel} at the launch at {launch}") if launch else h)
                 for note in (*kernel.unbuilt_shared, *filter(None, [stand_in])):
                     say(console, f"  note: {note}")
     if args.sarif:

@@ -378,10 +378,16 @@ def _print(console: Console, args, result, front, axes) -> None:
     if len(shown) < len(ranked):
         say(console, f"{len(ranked) - len(shown)} more point(s): --top 0 shows all, --csv "
                      "writes them")
-    say(console, f"Pareto front of wavefronts, shared memory per block and occupancy"
-                 f"{'' if occupancy else ' (at most: registers not given; --regs compile)'}"
-                 f" ({len(front)} point(s)): " +
-        "; ".join(r.point.label for r in front[:6]) + (" ..." if len(front) > 6 else ""))
+    front_of = f"Pareto front of wavefronts, shared memory per block and occupancy" \
+        f"{'' if occupancy else ' (at most: registers not given; --regs compile)'}"
+    if len(front) == len(ranked) > 2 and \
+            len({(r.wavefronts, r.smem_per_block) for r in ranked}) == 1:
+        # (each point ties with every other, occupancy included, or the front would leave
+        # out the lower: a list of all of them says nothing)
+        say(console, f"{front_of}: every point, all {len(ranked)} alike in all three")
+    else:
+        say(console, f"{front_of} ({len(front)} point(s)): " +
+            "; ".join(r.point.label for r in front[:6]) + (" ..." if len(front) > 6 else ""))
     ideals = [r.ideal for r in ranked if r.ideal]
     if ideals and max(ideals) > 1.5 * min(ideals):
         # (a problem size among the axes: a smaller launch is no better layout)

@@ -8,11 +8,12 @@ import re
 from dataclasses import dataclass
 
 from kernels_ir import const
+from kernels_ir.dtypes import BY_NAME
 
 from .errors import CudaImportError
 from .launch_sites import instance_bindings, is_launch, launch_args, with_binding
 from .parse import function_name, parse_expression, short, text, walk
-from .symbols import FLOAT_MATH, MATH, VECTORS, fold
+from .symbols import FLOAT_MATH, MATH, SIZES, VECTORS, fold
 
 
 def parameter_names(unit, function) -> list:
@@ -425,6 +426,63 @@ class Host:
             return None
         return tuple(const(v) for v in found.pop())
 
+    def _sizeof_variable(self, node) -> int | None:
+        """`sizeof(*x)`, `sizeof(x[0])` or `sizeof(v)` of a host variable (`const size_t size
+        = n * sizeof(*x);` before `cudaMalloc(&d_x, size)`): the bytes of what it points to,
+        or of it, from its declaration in the launching function (a pointer's element of a
+        basic or vector type; a scalar's type); None for anything else (a type: the device
+        reading's sizeof)."""
+        inner = node.named_children[0] if node.named_children else None
+        while inner is not None and inner.type == "parenthesized_expression":
+            inner = inner.named_children[0] if inner.named_children else None
+        if inner is None:
+            return None
+        deref = 0
+        if inner.type == "pointer_expression" and inner.children[0].type == "*":
+            deref, inner = 1, inner.named_children[-1]
+        elif inner.type == "subscript_expression":
+            deref, inner = 1, inner.child_by_field_name("argument")
+        if inner is None or inner.type != "identifier":
+            return None
+        name, scope = text(inner), self.host
+        if scope is None:
+            return None
+        for d in walk(scope):
+            if d.type not in ("declaration", "parameter_declaration") or \
+                    d.start_byte > self.call.start_byte:
+                continue
+            for declarator in d.named_children[1:] if d.type == "declaration" else \
+                    [d.child_by_field_name("declarator")]:
+                if declarator is not None and declarator.type == "init_declarator":
+                    declarator = declarator.child_by_field_name("declarator")
+                stars = 0
+                while declarator is not None and declarator.type == "pointer_declarator":
+                    stars += 1
+                    declarator = declarator.child_by_field_name("declarator")
+                if declarator is None or declarator.type != "identifier" or \
+                        text(declarator) != name:
+                    continue
+                if stars > deref:
+                    return 8   # (a pointer)
+                if stars < deref:
+                    return None
+                try:
+                    dtype, lanes = self.low.vtype(d.child_by_field_name("type"), node)
+                except CudaImportError:
+                    return None
+                return SIZES[dtype] * lanes
+        return None
+
+    def _argc(self, name: str) -> bool:
+        """Whether `name` is the argument count `main` takes (its first parameter, of two or
+        three), in the function that holds the launch."""
+        host = self.host
+        if host is None or host.type != "function_definition" or \
+                function_name(host) != "main":
+            return False
+        names = parameter_names(self.u, host)
+        return 2 <= len(names) <= 3 and names[0] == name
+
     def _field(self, owner: str, name: str, depth: int = 0):
         """Field `name` of the host's `dim3 owner` whose fields the host assigned (a field
         never assigned is dim3's default, 1; an assignment's value reads the field as it
@@ -554,6 +612,16 @@ class Host:
                     raise
             if name in self.shared_args:
                 return self.low.lookup(self.shared_args[name], node).value
+            if self._argc(name):
+                # `if (argc > 1) n = atoi(argv[1]);` after `int n = 1 << 20;`: the program
+                # as it runs without command-line arguments, said
+                note = (f"{self.u.loc(node)}: the host code is read as the program runs "
+                        "without command-line arguments (argc = 1); -p and --host give "
+                        "other values")
+                notes = getattr(self.low, "launch_notes", [])
+                if note not in notes:
+                    self.low.launch_notes = [*notes, note]
+                return const(1)
             loop = _loop_of(name, self.call)
             if loop is not None:
                 raise _HostQuestion(
@@ -569,6 +637,10 @@ class Host:
                 question.macro = True
                 raise question
             raise _HostQuestion(f"the host variable '{name}'", name)
+        if node.type == "sizeof_expression":
+            size = self._sizeof_variable(node)
+            if size is not None:
+                return const(size, BY_NAME["u64"])   # (size_t)
         if node.type in ("number_literal", "sizeof_expression", "char_literal", "true",
                          "false"):
             if self.binding and node.type == "sizeof_expression":
@@ -630,7 +702,6 @@ class Host:
                 # host math of host values (`1.0f / sqrtf(d)`), as the device's: the float
                 # forms take their double argument as a float
                 from kernels_ir import KernelError, call
-                from kernels_ir.dtypes import BY_NAME
                 vals = [self.value(a, depth + 1) for a in args]
                 if fn in FLOAT_MATH:
                     vals = [self.low.convert(v, "f32", node) if v.dtype == BY_NAME["f64"]

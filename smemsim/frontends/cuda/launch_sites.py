@@ -3,6 +3,7 @@ cudaLaunchCooperativeKernel) and with which template instance: the launch statem
 their configuration and arguments as written, and the template arguments each binds."""
 from __future__ import annotations
 
+import os
 import re
 
 from .parse import function_name, text, walk
@@ -228,14 +229,43 @@ def unit_of(unit, node):
 
 
 def launches_for(unit, lowering) -> list:
-    """The launches of this kernel (of this template instantiation, if it is one)."""
+    """The launches of this kernel (of this template instantiation, if it is one), the one
+    --launch-at names first."""
     calls = launches_named(unit, lowering.name)
-    if not lowering.template_args:
-        return calls
-    given = [(c, h) for c, h in calls
-             if template_arguments(unit_of(unit, c), c, h, lowering.node) is not None]
-    mine = [(c, h) for c, h in given if instance_bindings(unit_of(unit, c), lowering, c, h)]
-    # launches that give no template arguments (none named, none deduced from their
-    # arguments' types) may be this instance's; launches of other instances are not (their
-    # grid and block are theirs: a question, not a guess)
-    return mine or [pair for pair in calls if pair not in given]
+    if lowering.template_args:
+        given = [(c, h) for c, h in calls
+                 if template_arguments(unit_of(unit, c), c, h, lowering.node) is not None]
+        mine = [(c, h) for c, h in given
+                if instance_bindings(unit_of(unit, c), lowering, c, h)]
+        # launches that give no template arguments (none named, none deduced from their
+        # arguments' types) may be this instance's; launches of other instances are not
+        # (their grid and block are theirs: a question, not a guess)
+        calls = mine or [pair for pair in calls if pair not in given]
+    at = getattr(unit.options, "launch_at", None)
+    return _chosen_first(unit, lowering, calls, at) if at else calls
+
+
+def _chosen_first(unit, lowering, calls: list, at: str) -> list:
+    """`calls` with the launch `at` (FILE:LINE[:COL], as SourceLoc prints one; FILE its
+    name, or a path to it) first; a located error where none is there."""
+    from .errors import CudaImportError
+    parts = at.rsplit(":", 2)   # (from the right: a path may hold a colon)
+    if len(parts) == 3 and not parts[2].isdigit() or len(parts) == 3 and \
+            not parts[1].isdigit():
+        parts = [":".join(parts[:2]), parts[2]]
+    file, line, col = (parts + [""])[:3] if len(parts) > 1 else (at, "", "")
+    if not line.isdigit() or col and not col.isdigit():
+        raise CudaImportError(f"--launch-at {at}: give FILE:LINE or FILE:LINE:COL, as the "
+                              "notes name a launch (`scan.cu:123:9`)", kernel=lowering.name)
+
+    def here(call) -> bool:
+        loc = unit_of(unit, call).loc(call)
+        return loc.line == int(line) and (not col or loc.column == int(col)) and \
+            os.path.basename(str(loc.file)) == os.path.basename(file)
+    chosen = [pair for pair in calls if here(pair[0])]
+    if not chosen:
+        where = ", ".join(str(unit_of(unit, c).loc(c)) for c, _ in calls) or "none"
+        raise CudaImportError(f"--launch-at {at}: no launch of '{lowering.name}' there (its "
+                              f"launches: {where}; --launch-at chooses among the launches of "
+                              "the kernel --kernel names)", kernel=lowering.name)
+    return chosen + [pair for pair in calls if pair not in chosen]

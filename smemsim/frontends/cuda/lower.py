@@ -289,8 +289,9 @@ class KernelLowering:
         if others:
             kernel = dataclasses.replace(kernel, notes=kernel.notes + (
                 f"the launch at {first} is counted; {self.name} is launched with another "
-                f"configuration at {', '.join(others)} (--launch-grid and --launch-block "
-                "choose one)",))
+                f"configuration at {', '.join(others)} (--launch-at {others[0]} counts "
+                f"{'that one' if len(others) == 1 else 'the first of those'})",),
+                launches=(first, *others))
         return kernel
 
     # (the signature: its template parameters and parameters, lower_signature)

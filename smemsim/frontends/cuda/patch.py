@@ -51,9 +51,39 @@ class LayoutPatch:
         # from there), else the file's own name (from the file's folder)
         name = path.as_posix() if not path.is_absolute() and ".." not in path.parts \
             else path.name
-        return "".join(difflib.unified_diff(
-            self.original.splitlines(keepends=True), self.patched.splitlines(keepends=True),
-            diff_name("a/" + name), diff_name("b/" + name)))
+        return unified_diff(self.original.splitlines(keepends=True),
+                            self.patched.splitlines(keepends=True),
+                            diff_name("a/" + name), diff_name("b/" + name))
+
+
+def unified_diff(a: list[str], b: list[str], fromfile: str, tofile: str,
+                 context: int = 3) -> str:
+    """difflib.unified_diff's text, matched without its "popular line" heuristic: in a file
+    of 200 lines or more, difflib takes a line that is more than 1% of them (`}`, a blank
+    line, `__syncthreads();`) for junk and cannot anchor on it, so lines the patch leaves
+    as they are showed as removed and added again around each change."""
+    out: list[str] = []
+
+    def span(start: int, stop: int) -> str:   # (difflib's: 1-based, `N` for one line)
+        length = stop - start
+        if length == 1:
+            return f"{start + 1}"
+        return f"{start if not length else start + 1},{length}"
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for group in matcher.get_grouped_opcodes(context):
+        if not out:
+            out += [f"--- {fromfile}\n", f"+++ {tofile}\n"]
+        out.append(f"@@ -{span(group[0][1], group[-1][2])} "
+                   f"+{span(group[0][3], group[-1][4])} @@\n")
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out += [" " + line for line in a[i1:i2]]
+                continue
+            if tag in ("replace", "delete"):
+                out += ["-" + line for line in a[i1:i2]]
+            if tag in ("replace", "insert"):
+                out += ["+" + line for line in b[j1:j2]]
+    return "".join(out)
 
 
 def diff_name(name: str) -> str:

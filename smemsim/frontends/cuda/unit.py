@@ -45,6 +45,8 @@ class Options:
     grid: str | None = None                       # "X, Y"
     block: str | None = None
     smem: str | None = None
+    # of several launches of the kernel, the one read (`file.cu:LINE[:COL]`, --launch-at)
+    launch_at: str | None = None
     lengths: dict = field(default_factory=dict)   # array -> expression
     params: dict = field(default_factory=dict)    # parameter -> int or float (the defaults)
     arch: int = 900                               # __CUDA_ARCH__

@@ -162,6 +162,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         kernel = dataclasses.replace(kernel, instance=key)
     if host.launch_inputs:
         kernel = dataclasses.replace(kernel, launch_inputs=host.launch_inputs)
+    if host.launches:
+        kernel = dataclasses.replace(kernel, launches=host.launches)
     given = getattr(options, "lengths", None) or {}
     assumed = tuple(g.name for g in host.globals if g.base is None and g.name not in given
                     and g.name in host.assumed_lengths)
