@@ -971,11 +971,13 @@ def test_a_gemm_whose_rows_are_widened_before_the_stride_stands_at_the_grids_end
         if not ends:   # (the ends' verdict alone: the whole grid is not run here)
             from smemsim.launch.block_ends import _no_wrap, block_ends
             from smemsim.launch.slicing import hazard_slices
+            from smemsim.launch.block_coordinates import Grid
             from kernels_ir import resolve_launch
             hs = hazard_slices(kernel, lambda p: True, lambda s: True)
             found = block_ends(kernel, hs.other, hs.probes, hs.lanes_only)
             assert found is not None and found.unwrapped
-            assert not _no_wrap(found, resolve_launch(kernel))
+            launch = resolve_launch(kernel)
+            assert not _no_wrap(found, launch, Grid.of(found.coords, found.axes, launch))
             continue
         sliced, full = check(kernel), check(kernel, sliced=False)
         assert ("global accesses and bounds, at the grid's ends", 9) in sliced.runs
@@ -1025,3 +1027,87 @@ def test_a_same_value_race_of_block_invariant_values_is_told_by_one_block_of_eac
     h = check(same_value_race(True))
     assert verdict(h) == verdict(check(same_value_race(True), sliced=False))
     assert h.method != "sliced" and len(h.same_value) == 1
+
+
+def tiles(length: int, grid: int = 23):
+    """A 1-D grid of 16x16 tiles walked as a 2-D one (fast.cu's GEMMs): the tile row is
+    blockIdx.x / N and its column blockIdx.x % N, N a parameter (5 tiles a row); 23 blocks
+    make 4 whole rows and a last row of 3 tiles."""
+    k = KernelBuilder("tiles")
+    n = k.param("N", i32)
+    out = k.global_array("out", f32, length, intent="out")
+    bx = cast(blockIdx.x, i32)
+    row = k.let("row", bx // n * 16 + cast(threadIdx.x, i32) // 16, i32)
+    col = k.let("col", bx % n * 16 + cast(threadIdx.x, i32) % 16, i32)
+    out[row * (n * 16) + col] = 1.0
+    k.launch(grid, 256)
+    k.defaults(N=5)
+    return k.build()
+
+
+def test_a_grid_divided_into_tiles_is_checked_at_the_corners_of_quotient_and_remainder(
+        monkeypatch):
+    """Neither blockIdx.x / N nor blockIdx.x % N is affine in blockIdx.x, but each is a
+    coordinate of its own (smemsim.launch.block_coordinates): the ends run takes the first,
+    second and last of each in the 4 x 5 box of whole rows (9 blocks) and in the partial
+    last row (blocks 20, 21, 22), 12 blocks standing for 23. The last tile writes
+    out[79 * 80 + 47] = out[6367]: one element short, the ends find it as the walk does."""
+    from smemsim.launch.block_ends import block_ends
+    from smemsim.launch.slicing import hazard_slices
+    runs = _ends_runs(monkeypatch)
+    clean = tiles(6368)
+    hs = hazard_slices(clean, lambda p: True, lambda s: True)
+    ends = block_ends(clean, hs.other, hs.probes)
+    assert ends is not None and ends.axes == ("x/", "x%")
+    report = check(clean)
+    assert report.clean and report.blocks_checked == 23
+    # (q, r) = (0|1|3, 0|1|4) -> 5q + r, and the last row's (4, 0|1|2)
+    assert runs == [[0, 1, 4, 5, 6, 9, 15, 16, 19, 20, 21, 22]]
+    short = tiles(6367)
+    fast, full = check(short), check(short, sliced=False)
+    assert verdict(fast) == verdict(full) and len(fast.faults) == 1
+    assert "index 6367 of 'out'" in fast.faults[0].message and \
+        "[block (22, 0, 0); thread (255, 0, 0)]" in fast.faults[0].message
+
+
+TILED_STORE = """__global__ void tiled(int M, int N, float *C)
+{
+    int num_block_n = blockIdx.x % (N / 16);
+    int num_block_m = blockIdx.x / (N / 16);
+    int row = num_block_m * 16 + threadIdx.x / 16, col = num_block_n * 16 + threadIdx.x % 16;
+    C[row * N + col] = 1.0f;
+}
+int main()
+{
+    const int M = 256, N = 512;
+    float *C;
+    cudaMalloc(&C, LENGTH_C * sizeof(float));
+    tiled<<<(M / 16) * (N / 16), 256>>>(M, N, C);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(__import__("shutil").which("nvcc") is None,
+                    reason="no nvcc here: the kernel is read from nvcc's build")
+def test_nvccs_remainder_of_a_divided_block_index_stands_at_the_grids_ends(
+        tmp_path, monkeypatch):
+    """fast.cu's tile indices as nvcc builds them: `div.u32` by N / 16 for the row, and the
+    remainder as `blockIdx.x - q * (N / 16)` (no `rem`): affine in blockIdx.x and the
+    quotient, so in (quotient, remainder). 512 blocks are checked with 9 (fast.cu's
+    kernels 2 to 5 at 8192^3: every block, 16-24 s, before); C one element short is the
+    fault of the last block's last thread."""
+    from smemsim.frontends.cuda import Options
+    reading = {"arch": "sm_90", "flags": ()}
+    runs = _ends_runs(monkeypatch)
+    cu = tmp_path / "tiled.cu"
+    cu.write_text(TILED_STORE.replace("LENGTH_C", "M * N"))
+    kernel = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    report = check(kernel)
+    assert report.clean and report.blocks_checked == 512
+    assert [len(r) for r in runs] == [9]
+    cu.write_text(TILED_STORE.replace("LENGTH_C", "(M * N - 1)"))
+    short = next(iter(load_kernels(str(cu), Options(), reading).values()))()
+    faults = check(short).faults
+    assert len(faults) == 1 and "index 131071 of 'C'" in faults[0].message and \
+        "[block (511, 0, 0); thread (255, 0, 0)]" in faults[0].message

@@ -13,7 +13,11 @@ its offsets one affine function of the block): where that does not hold, or the 
 `check` walks every block as before. A 16.7 M-block reduction's other run takes 9 blocks.
 A guard may be a union of such boxes (an `||` of them, or what follows an early return of
 an `&&`: numba's docs' `if x >= n and y >= n: return`): the run takes each box's corners,
-and each access must be one progression over each box.
+and each access must be one progression over each box. A block axis divided by a launch
+constant (a 1-D grid of tiles read as `blockIdx.x / (N / BN)` and `blockIdx.x % (N / BN)`,
+fast.cu's GEMMs) stands as two coordinates, the quotient and the remainder
+(block_coordinates): each access must be one progression in those, over each box of the
+grid in them (two where the divisor does not divide the grid).
 """
 from __future__ import annotations
 
@@ -24,7 +28,6 @@ import numpy as np
 
 from kernels_ir import GlobalAccess, Kernel, KernelRuntimeError, PartialRun, run
 from kernels_ir.dtypes import promote
-from kernels_ir.evaluate import Evaluator
 from kernels_ir.expr import Expr, Op
 from kernels_ir.interpret_loops import affine_interval
 from kernels_ir.semantics import LaneFault, convert
@@ -32,9 +35,9 @@ from kernels_ir.stmt import (Assert, Assign, Atomic, DeclareLocal, If, Let, Load
                              Loop, MmaSync, Return, Shuffle, Store, SyncReduce, walk)
 from kernels_ir.stmt_async import CopyAsync
 
+from .block_coordinates import Coordinates, Grid, Lanes, find_divisors, is_block
 from .slicing import affine_degree, inline_locals
 
-AXES = "xyz"
 # blocks the ends may take before walking every block is the better deal
 MAX_BLOCKS = 4096
 # boxes whose union a guard may be (each `||` of box guards doubles them)
@@ -47,22 +50,16 @@ class _TooManyBoxes(Exception):
 
 @dataclass(frozen=True)
 class BlockEnds:
-    """What the ends run needs: the block axes the other run reads, and per global access
-    (by id) the comparisons around it that read one of them (locals written out)."""
+    """What the ends run needs: the block coordinates the other run reads (block_coordinates:
+    an axis, or a divided one's quotient and remainder), and per global access (by id) the
+    comparisons around it that read one of them (locals written out)."""
 
     axes: tuple[str, ...]
     guards: Mapping[int, tuple[Expr, ...]]
     # narrower parts of wider indices, each widened before it meets the rest (`(size_t)(bm
     # + row) * K`): exact where they do not wrap at the grid's corners (_no_wrap)
     unwrapped: tuple[Expr, ...] = ()
-
-
-def _is_block(e: Expr) -> bool:
-    return e.op is Op.SPECIAL and e.arg[0] == "blockIdx"
-
-
-def _block_axes(e: Expr) -> set:
-    return {n.arg[1] for n in e.walk() if _is_block(n)}
+    coords: Coordinates = Coordinates()
 
 
 def _unsigned_or_signed(e: Expr) -> Expr:
@@ -74,11 +71,11 @@ def _unsigned_or_signed(e: Expr) -> Expr:
     return e
 
 
-def _one_width(e: Expr, lets: dict, is_var=_is_block, narrow: set | None = None) -> bool:
+def _one_width(e: Expr, lets: dict, is_var=is_block, narrow: set | None = None) -> bool:
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside, and block-invariant terms added after it): then three blocks
     per axis decide it (see _progression). `is_var`: the leaves that stand for the block
-    (blockIdx, and the locals _block_locals finds). With `narrow`, also where its narrower
+    (blockIdx, a divided one's quotient and remainder, and the locals _block_locals finds). With `narrow`, also where its narrower
     parts are each widened before they meet the wider rest and read nothing but indices and
     parameters (a GEMM's `(long)(blockIdx.y * 64 + tid / 2) * K`): those parts, added to
     `narrow`, are then exact where they do not wrap, which the ends run checks at the
@@ -109,9 +106,10 @@ def _one_width(e: Expr, lets: dict, is_var=_is_block, narrow: set | None = None)
     while inner.op is Op.CAST and inner.dtype.bits > inner.src[0].dtype.bits and \
             not inner.src[0].dtype.is_float and not inner.dtype.is_float:
         inner = inner.src[0]
-    # a block index itself, or widened as it is, is exact at any width (it never wraps)
-    exact = lambda n: _is_block(n) or (n.op is Op.CAST and _is_block(n.src[0]) and
-                                       n.dtype.bits >= n.src[0].dtype.bits)
+    # a block coordinate itself, or widened as it is, is exact at any width (it never wraps)
+    coordinate = lambda n: n.op is not Op.VAR and is_var(n)  # noqa: E731
+    exact = lambda n: coordinate(n) or (n.op is Op.CAST and coordinate(n.src[0]) and  # noqa
+                                        n.dtype.bits >= n.src[0].dtype.bits)
     affine = lambda n: not exact(n) and affine_degree(n, None, lets, is_var=is_var) == 1  # noqa
     widths = {n.dtype.bits for n in inner.walk() if affine(n)}
     if len(widths) <= 1:
@@ -140,7 +138,7 @@ def _one_width(e: Expr, lets: dict, is_var=_is_block, narrow: set | None = None)
     return True
 
 
-def _block_locals(kernel: Kernel, other, narrow: set | None = None):
+def _block_locals(kernel: Kernel, other, coords: Coordinates, narrow: set | None = None):
     """(each local of the other run that holds a block-dependent value -> the block axes it
     reads, and the leaf test that counts such locals as the block) where every value given
     it is affine in the block indices and such locals, of one integer width: nvcc's PTX
@@ -164,19 +162,19 @@ def _block_locals(kernel: Kernel, other, narrow: set | None = None):
     changed = True
     while changed:
         changed = False
-        leaf = lambda n: _is_block(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
+        leaf = lambda n: coords.leaf(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
         for var, given in values.items():
             if any(affine_degree(e, None, lets, is_var=leaf) != 0 for e in given):
                 read = set()
                 for e in given:
                     inlined = inline_locals(e, lets)
-                    read |= _block_axes(inlined) | {a for n in inlined.walk()
+                    read |= coords.read(inlined) | {a for n in inlined.walk()
                                                     if n.op is Op.VAR and n.arg in axes
                                                     for a in axes[n.arg]}
                 if var not in axes or not read <= axes[var]:
                     axes[var] = axes.get(var, set()) | read
                     changed = True
-    leaf = lambda n: _is_block(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
+    leaf = lambda n: coords.leaf(n) or (n.op is Op.VAR and n.arg in axes)  # noqa: E731
     if not all(_one_width(e, lets, leaf, narrow) for var in axes for e in values[var]):
         return None
     return axes, leaf
@@ -211,7 +209,8 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
     lets: dict = {}
     guards: dict = {}
     narrow: set = set()      # narrower parts of indices, exact where they do not wrap
-    found = _block_locals(kernel, other, narrow)
+    coords = _coordinates(kernel, other)
+    found = _block_locals(kernel, other, coords, narrow)
     if found is None:
         return None
     local_axes, leaf = found
@@ -227,7 +226,7 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                 # only where no block index decides it (the same threads of every block
                 # leave: fast.cu's producer warps), as the rest of the kernel after the
                 # branch is not guarded by it
-                found = _return_guards(x.cond, lets)
+                found = _return_guards(x.cond, lets, coords)
                 if found is None or found and not top:
                     return False
                 around = around + found
@@ -251,7 +250,7 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                     return False
                 guards[id(x)] = around
             elif isinstance(x, If):
-                found = _box_guard(x.cond, lets)
+                found = _box_guard(x.cond, lets, coords)
                 if found is None:
                     return False
                 if found and any(id(y) in other for y in walk(x.orelse)):
@@ -288,10 +287,19 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
         if id(s) in other:
             for e in s.exprs():
                 inlined = inline_locals(e, lets)
-                axes |= _block_axes(inlined)
+                axes |= coords.read(inlined)
                 axes |= {a for n in inlined.walk() if n.op is Op.VAR and n.arg in local_axes
                          for a in local_axes[n.arg]}
-    return BlockEnds(tuple(a for a in AXES if a in axes), guards, tuple(narrow))
+    return BlockEnds(coords.names(axes), guards, tuple(narrow), coords)
+
+
+def _coordinates(kernel: Kernel, other) -> Coordinates:
+    """The block coordinates of the other run (statement ids `other`): an axis it divides by
+    one launch constant, its quotient and remainder (block_coordinates)."""
+    lets = {s.var: s.value for s in kernel.statements() if id(s) in other and
+            isinstance(s, Let)}
+    return Coordinates(find_divisors(inline_locals(e, lets) for s in kernel.statements()
+                                     if id(s) in other for e in s.exprs()))
 
 
 # a comparison's negation (== has none of one comparison)
@@ -307,21 +315,21 @@ def _early_return(x: If, other) -> bool:
             and x.cond.op is not Op.EQ)
 
 
-def _return_guards(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
+def _return_guards(cond: Expr, lets: dict, coords: Coordinates) -> tuple[Expr, ...] | None:
     """The box guards of what follows `if (cond) return;`: each comparison of `cond`'s `||`
     that reads a block axis, negated (nvcc's `if (x >= M || y >= N) return;` of `if (x < M
     && y < N) { ... }`); of an `&&` of such, the union of their negations (numba's docs'
     `if x >= n and y >= m: return`: what follows runs where `x < n || y < m`); None where a
     part is not one comparison of one block axis."""
     if cond.op is Op.LOR:
-        parts = [_return_guards(c, lets) for c in cond.src]
+        parts = [_return_guards(c, lets, coords) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]
     if cond.op is Op.LAND:
-        parts = [_return_guards(c, lets) for c in cond.src]
+        parts = [_return_guards(c, lets, coords) for c in cond.src]
         if None in parts or () in parts:
             return None   # (a part no block index decides: not a union of boxes)
         return (Expr(Op.LOR, cond.dtype, tuple(_conjunction(p) for p in parts)),)
-    found = _box_guard(cond, lets)
+    found = _box_guard(cond, lets, coords)
     if found is None or (found and (len(found) != 1 or found[0].op not in _NEGATED)):
         return None
     return tuple(Expr(_NEGATED[c.op], c.dtype, c.src, c.arg) for c in found)
@@ -345,18 +353,18 @@ def _alternatives(guard: Expr) -> list[tuple[Expr, ...]]:
     return [(guard,)]
 
 
-def _box_guard(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
-    """The comparisons of `cond` that read a block axis, each of one axis and nothing a
+def _box_guard(cond: Expr, lets: dict, coords: Coordinates) -> tuple[Expr, ...] | None:
+    """The comparisons of `cond` that read a block axis, each of one coordinate and nothing a
     loop or an assignment changes (its locals written out), if the rest of `cond` reads no
     block axis: () when none does; an `||` of such as one guard, the union of their boxes,
     where every side reads a block axis; None when `cond` is not of that form."""
     if cond.op is Op.LAND:
-        parts = [_box_guard(c, lets) for c in cond.src]
+        parts = [_box_guard(c, lets, coords) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]
-    if affine_degree(cond, None, lets, is_var=_is_block) == 0:
+    if affine_degree(cond, None, lets, is_var=coords.leaf) == 0:
         return ()
     if cond.op is Op.LOR:
-        parts = [_box_guard(c, lets) for c in cond.src]
+        parts = [_box_guard(c, lets, coords) for c in cond.src]
         if None in parts or () in parts:
             return None
         return (Expr(Op.LOR, cond.dtype, tuple(_conjunction(p) for p in parts)),)
@@ -365,74 +373,55 @@ def _box_guard(cond: Expr, lets: dict) -> tuple[Expr, ...] | None:
     sides = tuple(inline_locals(e, lets) for e in cond.src)
     if any(n.op is Op.VAR for e in sides for n in e.walk()):
         return None   # a loop variable or an assigned local: not the same in every block
-    if len(set().union(*map(_block_axes, sides))) != 1 or \
-            not all(_one_width(e, {}) for e in sides):
+    if len(set().union(*map(coords.read, sides))) != 1 or \
+            not all(_one_width(e, {}, coords.leaf) for e in sides):
         return None
     return (Expr(cond.op, cond.dtype, sides, cond.arg),)
 
 
-class _Lanes(Evaluator):
-    """Expressions of thread and block indices, parameters and constants, over lanes."""
-
-    def __init__(self, launch, threads: np.ndarray, blocks: dict):
-        self.launch = launch
-        bx, by, _ = launch.block
-        u = np.uint32
-        self.values = {("threadIdx", "x"): (threads % bx).astype(u),
-                       ("threadIdx", "y"): (threads // bx % by).astype(u),
-                       ("threadIdx", "z"): (threads // (bx * by)).astype(u)}
-        self.values.update({("blockIdx", a): blocks[a].astype(u) for a in AXES})
-        self.values.update({("blockDim", a): np.full(threads.size, n, u)
-                            for a, n in zip(AXES, launch.block)})
-        self.values.update({("gridDim", a): np.full(threads.size, n, u)
-                            for a, n in zip(AXES, launch.grid)})
-
-    def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
-        if e.op is Op.SPECIAL:
-            return self.values[e.arg][idx]
-        if e.op is Op.PARAM:
-            return np.full(idx.size, self.launch.params[e.arg], e.dtype.np)
-        raise AssertionError(f"a box guard holds only indices and parameters, not {e.op}")
-
-
-def _no_wrap(ends: BlockEnds, launch) -> bool:
+def _no_wrap(ends: BlockEnds, launch, grid: Grid) -> bool:
     """Whether no affine part of `ends.unwrapped` (nor the part itself) leaves its integer
-    type at any thread of the grid's corner blocks (every axis it reads at its first and
-    last block): affine in the block, its values lie between those, so it wraps nowhere and
-    the wider index it is widened into is affine in the block too."""
+    type at any thread of the grid's corner blocks (every coordinate it reads at its first
+    and last value, in each box of the grid): affine in the block's coordinates, its values
+    lie between those, so it wraps nowhere and the wider index it is widened into is affine
+    in them too."""
     if not ends.unwrapped:
         return True
     tpb = launch.threads_per_block
-    extent = dict(zip(AXES, launch.grid))
-    corners = np.array(np.meshgrid(*[(0, extent[a] - 1) for a in AXES], indexing="ij"))
-    corners = corners.reshape(3, -1)
-    lanes = np.tile(np.arange(tpb, dtype=np.int64), corners.shape[1])
-    blocks = {a: np.repeat(corners[i], tpb) for i, a in enumerate(AXES)}
-    ev = _Lanes(launch, lanes, blocks)
+    corners: dict = {a: [] for a in "xyz"}
+    for box in grid.boxes():
+        names = [n for n in grid.names if n in box]
+        at = np.meshgrid(*[np.array(box[n], np.int64) for n in names], indexing="ij")
+        count = at[0].size if names else 1
+        for a, v in grid.indices({n: c.ravel() for n, c in zip(names, at)}).items():
+            corners[a].append(np.broadcast_to(v, (count,)))
+    blocks = {a: np.repeat(np.concatenate(v), tpb) for a, v in corners.items()}
+    lanes = np.tile(np.arange(tpb, dtype=np.int64), blocks["x"].size // tpb)
+    ev = Lanes(launch, lanes, blocks)
     idx = np.arange(lanes.size)
     for root in ends.unwrapped:
         try:
-            if _exact_values(root, ev, idx) is None:
+            if _exact_values(root, ev, idx, ends.coords.leaf) is None:
                 return False
         except LaneFault:
             return False
     return True
 
 
-def _exact_values(e: Expr, ev: "_Lanes", idx: np.ndarray):
+def _exact_values(e: Expr, ev: Lanes, idx: np.ndarray, leaf):
     """`e`'s values at the lanes in exact integer arithmetic (Python ints), or None where an
     affine part of it leaves its type there (or is not a sum, product or shift the check
-    follows): its block-invariant parts as C computes them."""
-    if affine_degree(e, None, {}) is None or e.dtype.is_float:
+    follows): its block-invariant parts as C computes them (`leaf`: a block coordinate)."""
+    if e.dtype.is_float or affine_degree(e, None, {}, is_var=leaf) is None:
         return None
-    if not any(_is_block(n) for n in e.walk()):
+    if leaf(e):
+        return ev.eval(e, idx).astype(object)
+    if not any(leaf(n) for n in e.walk()):
         return convert(ev.eval(e, idx), e.dtype).astype(object)
-    subs = [_exact_values(x, ev, idx) for x in e.src if isinstance(x, Expr)]
+    subs = [_exact_values(x, ev, idx, leaf) for x in e.src if isinstance(x, Expr)]
     if any(v is None for v in subs):
         return None
-    if _is_block(e):
-        out = ev.eval(e, idx).astype(object)
-    elif e.op is Op.CAST:
+    if e.op is Op.CAST:
         out = subs[0]
     elif e.op is Op.ADD or e.op is Op.OR:   # (an OR affine_degree takes adds disjoint bits)
         out = subs[0] + subs[1]
@@ -451,43 +440,45 @@ def _exact_values(e: Expr, ev: "_Lanes", idx: np.ndarray):
     return out
 
 
-def _boxes(ends: BlockEnds, launch) -> dict | None:
-    """{guard tuple: the boxes whose union it holds on, each per axis of `ends.axes` each
-    thread's (lo, hi) blocks} for every distinct set of guards around an access, or None
-    where a side of a comparison is not one progression over an axis (an integer wrapped)."""
+def _boxes(ends: BlockEnds, launch, grid: Grid) -> dict | None:
+    """{guard tuple: the boxes whose union it holds on, each per coordinate of `ends.axes`
+    each thread's (lo, hi) values} for every distinct set of guards around an access, or
+    None where a side of a comparison is not one progression over a coordinate (an integer
+    wrapped)."""
     tpb = launch.threads_per_block
     threads = np.arange(tpb, dtype=np.int64)
-    extent = dict(zip(AXES, launch.grid))
     out = {}
     for around in set(ends.guards.values()):
         boxes = []
         for comparisons in _union(around):
-            box = {a: (np.zeros(tpb, np.int64), np.full(tpb, extent[a] - 1, np.int64))
-                   for a in ends.axes}
-            for compare in comparisons:
-                (axis,) = set().union(*map(_block_axes, compare.src))
-                last = extent[axis] - 1
-                at = (0, min(1, last), last)
-                lanes = np.tile(threads, 3)
-                blocks = {a: np.zeros(lanes.size, np.int64) for a in AXES}
-                blocks[axis] = np.repeat(np.array(at, np.int64), tpb)
-                ev = _Lanes(launch, lanes, blocks)
-                operand = promote(compare.src[0].dtype, compare.src[1].dtype)
-                try:
-                    sides = [convert(ev.eval(e, np.arange(lanes.size)), operand)
-                             .astype(np.int64).reshape(3, tpb) for e in compare.src]
-                except LaneFault:
-                    return None
-                (a0, a1, aL), (b0, b1, bL) = sides
-                slope_a, slope_b = a1 - a0, b1 - b0
-                if not (np.array_equal(a0 + last * slope_a, aL) and
-                        np.array_equal(b0 + last * slope_b, bL)):
-                    return None
-                first, end = affine_interval(compare.op, a0 - b0, slope_a - slope_b,
-                                             np.full(tpb, last, np.int64))
-                lo, hi = box[axis]
-                box[axis] = (np.maximum(lo, first), np.minimum(hi, end))
-            boxes.append(box)
+            for whole in grid.boxes():   # (each box of the grid: one, unless divided)
+                box = {n: (np.full(tpb, whole[n][0], np.int64),
+                           np.full(tpb, whole[n][1], np.int64)) for n in ends.axes}
+                for compare in comparisons:
+                    (name,) = set().union(*map(ends.coords.read, compare.src))
+                    lo_n, hi_n = whole[name]
+                    last = hi_n - lo_n
+                    at = (lo_n, min(lo_n + 1, hi_n), hi_n)
+                    lanes = np.tile(threads, 3)
+                    place = {n: np.full(lanes.size, whole[n][0], np.int64) for n in whole}
+                    place[name] = np.repeat(np.array(at, np.int64), tpb)
+                    ev = Lanes(launch, lanes, grid.indices(place))
+                    operand = promote(compare.src[0].dtype, compare.src[1].dtype)
+                    try:
+                        sides = [convert(ev.eval(e, np.arange(lanes.size)), operand)
+                                 .astype(np.int64).reshape(3, tpb) for e in compare.src]
+                    except LaneFault:
+                        return None
+                    (a0, a1, aL), (b0, b1, bL) = sides
+                    slope_a, slope_b = a1 - a0, b1 - b0
+                    if not (np.array_equal(a0 + last * slope_a, aL) and
+                            np.array_equal(b0 + last * slope_b, bL)):
+                        return None
+                    first, end = affine_interval(compare.op, a0 - b0, slope_a - slope_b,
+                                                 np.full(tpb, last, np.int64))
+                    lo, hi = box[name]
+                    box[name] = (np.maximum(lo, first + lo_n), np.minimum(hi, end + lo_n))
+                boxes.append(box)
         out[around] = boxes
     return out
 
@@ -503,10 +494,9 @@ def _union(around: tuple[Expr, ...]) -> list[tuple[Expr, ...]]:
     return out
 
 
-def _blocks_to_run(boxes: dict, axes: tuple, grid) -> np.ndarray | None:
-    """Linear ids of the blocks at each box's first, second and last place per axis (the
-    union over threads), or None when they are more than MAX_BLOCKS."""
-    gx, gy, _ = grid
+def _blocks_to_run(boxes: dict, axes: tuple, grid: Grid) -> np.ndarray | None:
+    """Linear ids of the blocks at each box's first, second and last place per coordinate
+    (the union over threads), or None when they are more than MAX_BLOCKS."""
     chosen = set()
     for box in (b for union in boxes.values() for b in union):
         values = []
@@ -520,9 +510,7 @@ def _blocks_to_run(boxes: dict, axes: tuple, grid) -> np.ndarray | None:
         if len(chosen) + size > MAX_BLOCKS:
             return None
         place = {a: c.ravel() for a, c in zip(axes, coords)}
-        lin = (place.get("x", np.zeros(size, np.int64)) +
-               gx * (place.get("y", np.zeros(size, np.int64)) +
-                     gy * place.get("z", np.zeros(size, np.int64))))
+        lin = np.broadcast_to(grid.linear(place), (size,))
         chosen.update(np.asarray(lin, np.int64).ravel().tolist())
     return np.array(sorted(chosen), np.int64)
 
@@ -532,15 +520,16 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
     """Run the other run on the blocks at the ends of every guard's box: how many blocks it
     ran where what it saw stands for every block (no fault, and every access one
     progression over its box), None where `check` must walk every block."""
-    if not _no_wrap(ends, launch):
+    grid = Grid.of(ends.coords, ends.axes, launch)
+    if grid is None or not _no_wrap(ends, launch, grid):
         return None
     try:
-        boxes = _boxes(ends, launch)
+        boxes = _boxes(ends, launch, grid)
     except _TooManyBoxes:
         return None
     if boxes is None:
         return None
-    blocks = _blocks_to_run(boxes, ends.axes, launch.grid)
+    blocks = _blocks_to_run(boxes, ends.axes, grid)
     if blocks is None:
         return None
     seen: list = []
@@ -560,19 +549,19 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
             loop_limit=loop_limit)
     except KernelRuntimeError:
         return None
-    return int(blocks.size) if _progressions(seen, blocks, boxes, ends, launch) else None
+    return int(blocks.size) if _progressions(seen, blocks, boxes, ends, launch, grid) \
+        else None
 
 
 def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
-                  launch) -> bool:
+                  launch, grid: Grid) -> bool:
     """Whether every access ran, thread by thread, in exactly the run blocks of its boxes'
     union, the same number of times in each, with offsets one affine function of the block
     in each box (the m-th execution in a block against the m-th in the box's first block
-    and its neighbours along each axis)."""
+    and its neighbours along each coordinate)."""
     tpb = launch.threads_per_block
     nb = blocks.size
-    gx, gy, _ = launch.grid
-    coord = {"x": blocks % gx, "y": blocks // gx % gy, "z": blocks // (gx * gy)}
+    coord = grid.coordinates(blocks)
     # per access, its executions in order: m-th execution of each (block, thread)
     executions: dict = {}
     counter: dict = {}
@@ -589,7 +578,7 @@ def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
     index = {int(b): i for i, b in enumerate(blocks.tolist())}   # block id -> run position
 
     def dense(place: dict) -> np.ndarray:
-        lin = place.get("x", 0) + gx * (place.get("y", 0) + gy * place.get("z", 0))
+        lin = grid.linear(place)
         return np.array([index.get(int(v), -1) for v in np.broadcast_to(lin, (tpb,))])
 
     for key, around in ends.guards.items():

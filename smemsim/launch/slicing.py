@@ -673,13 +673,46 @@ def _guard(cond: Expr, var, lets: dict) -> tuple[Expr, ...] | None:
 
 
 def inline_locals(e: Expr, lets: dict, seen: frozenset = frozenset()) -> Expr:
-    """`e` with the loop body's locals replaced by their values."""
+    """`e` with the loop body's locals replaced by their values (each local written out once
+    and shared: locals reading locals make a DAG, which written out as a tree may be
+    exponentially larger; `seen`: locals left as they are)."""
+    memo: dict = {}   # var name or id(node) -> written out (where no local was left unresolved)
+
+    def out(e: Expr, open_: frozenset) -> tuple[Expr, bool]:
+        # -> (written out, whether a local was left as it is because it reads itself)
+        if e.op is Op.VAR and e.arg in lets:
+            if e.arg in open_:
+                return e, True
+            if e.arg in memo:
+                return memo[e.arg], False
+            value, cut = out(lets[e.arg], open_ | {e.arg})
+            if not cut:
+                memo[e.arg] = value
+            return value, cut
+        if not e.src:
+            return e, False
+        if id(e) in memo:
+            return memo[id(e)], False
+        pairs = [out(x, open_) for x in e.src]
+        src = tuple(x for x, _ in pairs)
+        cut = any(c for _, c in pairs)
+        value = e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
+        if not cut:
+            memo[id(e)] = value
+        return value, cut
+
+    return out(e, seen)[0]
+
+
+def written_out_size(e: Expr, lets: dict, memo: dict, seen: frozenset = frozenset()) -> int:
+    """The number of nodes of `e` written out as a tree (inline_locals; `memo`: the sizes of
+    locals, kept across calls over one body's `lets`), to refuse writing out what is too big
+    to walk."""
     if e.op is Op.VAR and e.arg in lets and e.arg not in seen:
-        return inline_locals(lets[e.arg], lets, seen | {e.arg})
-    if not e.src:
-        return e
-    src = tuple(inline_locals(x, lets, seen) for x in e.src)
-    return e if all(a is b for a, b in zip(src, e.src)) else Expr(e.op, e.dtype, src, e.arg)
+        if e.arg not in memo:
+            memo[e.arg] = written_out_size(lets[e.arg], lets, memo, seen | {e.arg})
+        return memo[e.arg]
+    return 1 + sum(written_out_size(x, lets, memo, seen) for x in e.src)
 
 
 def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),

@@ -22,10 +22,12 @@ from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op, lnot, logical_and, logical_or
 from kernels_ir.stmt import Assign, If, Let, Load, map_statements
 
-from ...launch.slicing import inline_locals
+from ...launch.slicing import inline_locals, written_out_size
 
 # conjunctions a Load's guards may hold before the pass gives up on it (a use everywhere)
 _MOST = 16
+# nodes a condition written out may have (the interpreter evaluates it as a tree)
+_MOST_NODES = 4096
 
 
 def mark_speculated_loads(kernel: Kernel) -> Kernel:
@@ -65,13 +67,14 @@ def mark_speculated_loads(kernel: Kernel) -> Kernel:
             for var in s.defines():
                 lets.pop(var, None)
     marked = {}
+    sizes: dict = {}
     for var, load in loads.items():
         found = _guards(var, uses, set())
         if not found:
             continue   # (used nowhere, or where no pure condition guards it)
         terms = []
         for conj in found:
-            parts = [_pure(c, lets) for c in conj]
+            parts = [_pure(c, lets, sizes) for c in conj]
             if not parts or any(p is None for p in parts):
                 break   # (a use no condition guards, or one that reads a variable)
             terms.append(functools.reduce(logical_and, parts))
@@ -123,9 +126,12 @@ def _in_expr(e: Expr, var) -> list[tuple]:
     return [g for x in e.src if isinstance(x, Expr) for g in _in_expr(x, var)]
 
 
-def _pure(c: Expr, lets: dict) -> Expr | None:
+def _pure(c: Expr, lets: dict, sizes: dict) -> Expr | None:
     """`c` with its locals written out (those declared once: slicing.inline_locals), if it
-    then reads only indices, parameters and constants; else None."""
+    then reads only indices, parameters and constants and is small enough to evaluate; else
+    None (`sizes`: slicing.written_out_size's memo over `lets`)."""
+    if written_out_size(c, lets, sizes) > _MOST_NODES:
+        return None   # (a chain of locals each read twice doubles: moderngpu's segsort)
     c = inline_locals(c, lets)
     return None if any(n.op in (Op.VAR, Op.LOCAL_READ, Op.COMPONENT) for n in c.walk()) \
         else c
