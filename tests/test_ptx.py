@@ -1769,3 +1769,32 @@ def test_a_kernel_calling_printf_is_launched_with_32_registers_at_least(
     assert [registers_allocated(r, True) for r in (24, 30, 32, 40, 55)] == \
         [32, 32, 32, 40, 55]
     assert registers_allocated(12) == 16
+
+
+def test_a_condition_whose_locals_double_at_each_step_is_not_written_out():
+    """A shared load kept only under a condition whose locals each read the one before
+    twice (moderngpu's segsort as nvcc builds it: the pass then wrote out a tree of 2^k
+    nodes, 11 GB and no end): the condition is written out while it is small (3 steps: 8
+    reads of threadIdx.x) and refused past speculated._MOST_NODES (60 steps), the load then
+    counted as used everywhere, at once."""
+    from kernels_ir import KernelBuilder, Load, cast, f32, i32, select, threadIdx
+    from smemsim.frontends.ptx.speculated import mark_speculated_loads
+
+    def doubling(steps: int):
+        k = KernelBuilder("doubling")
+        s = k.shared("s", f32, 32)
+        out = k.global_array("out", f32, 32, intent="out")
+        v = k.load(s, threadIdx.x)
+        c = k.let("c0", cast(threadIdx.x, i32), i32)
+        for i in range(steps):
+            c = k.let(f"c{i + 1}", c + c, i32)
+        out[threadIdx.x] = select(c < 5, v, 0.0)
+        k.launch(1, 32)
+        return mark_speculated_loads(k.build())
+
+    def where(kernel):
+        (load,) = [s for s in kernel.statements() if isinstance(s, Load)]
+        return load.used_where
+    small = where(doubling(3))
+    assert small is not None and sum(n.op.name == "SPECIAL" for n in small.walk()) == 8
+    assert where(doubling(60)) is None
