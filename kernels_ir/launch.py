@@ -91,6 +91,38 @@ def eval_param_expr(expr: Expr, params: Mapping[str, int | float], kernel: str =
 
 def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = None) -> Launch:
     """Bind parameter values (the kernel's defaults, overridden by `params`) and check limits."""
+    values, whole, error, at = _bind(kernel, params)
+    grid = tuple(whole(e, f'grid.{a}') for a, e in zip('xyz', kernel.grid))
+    for axis, n, limit in zip("xyz", grid, MAX_GRID_DIM):
+        if not 1 <= n <= limit:
+            raise error(f"grid.{axis} = {n} is outside 1..{limit}{at}")
+    block, dyn = _block(kernel, whole, error, at)
+    lengths = {}
+    for g in kernel.globals:
+        n = whole(g.length, f"the length of '{g.name}'")
+        if n < 0:
+            raise error(f"global array '{g.name}' has length {n}{at}")
+        lengths[g.name] = n
+    for v in kernel.global_views:   # the bytes of its array, as its elements
+        lengths[v.name] = whole(v.length, f"the length of '{v.name}'")
+    return Launch(kernel, values, grid, block, dyn, MappingProxyType(lengths))
+
+
+def resolve_block(kernel: Kernel, params: Mapping[str, int | float] | None = None
+                  ) -> tuple[tuple[int, int, int], int]:
+    """The block's extents and dynamic shared bytes at `params`, checked as resolve_launch
+    checks them: what one block needs (occupancy's question), asking only for the
+    parameters those read (not the grid's nor the arrays' lengths)."""
+    read = {n.arg for e in (*kernel.block, kernel.dynamic_smem) for n in e.walk()
+            if n.op is Op.PARAM}
+    _, whole, error, at = _bind(kernel, params, read)
+    return _block(kernel, whole, error, at)
+
+
+def _bind(kernel: Kernel, params, needed: set | None = None):
+    """(the parameter values, `whole`: an expression's whole-number value, the error maker,
+    the values said as ` (with n=..)`) for the kernel's defaults overridden by `params`,
+    each checked; `needed`: the parameters that must have a value (None: every one)."""
     if params is not None and not isinstance(params, Mapping):
         raise KernelError(f"parameters must be a mapping of name to value (e.g. {{'n': 256}}), "
                           f"got {params!r}", kernel=kernel.name)
@@ -105,7 +137,8 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
         if name not in names:
             raise error(f"unknown parameter '{name}' ({origin(name)}); the kernel's "
                         f"parameters are {sorted(names) or 'none'}")
-    missing = [name for name in names if name not in values]
+    missing = [name for name in names if name not in values and
+               (needed is None or name in needed)]
     if len(missing) == 1:
         raise error(f"parameter '{missing[0]}' has no value: give one (-p {missing[0]}=V on "
                     f"the command line; params={{'{missing[0]}': V}} in Python)")
@@ -115,6 +148,8 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
         raise error(f"parameters {listed} have no value: give them ({options} on the "
                     f"command line; params={{'{missing[0]}': V, ...}} in Python)")
     for name, p in names.items():
+        if name not in values:
+            continue   # (one `needed` does not name)
         v = values[name]
         if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
             raise error(f"parameter '{name}' must be a number, got {v!r} ({origin(name)})")
@@ -130,23 +165,23 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
     shown = ", ".join(f"{k}={v}" for k, v in values.items())
     at = f" (with {shown})" if shown else ""
 
-    def ev(e):
+    def whole(e, what):
         try:
-            return eval_param_expr(e, frozen, kernel.name)
+            v = eval_param_expr(e, frozen, kernel.name)
         except KernelError as err:
             raise error(err.message + at) from None
-
-    def whole(e, what):
-        v = ev(e)
         if isinstance(v, float) and not v.is_integer():
             raise error(f"{what} = {v} is not a whole number{at}")
         return int(v)
-    grid = tuple(whole(e, f'grid.{a}') for a, e in zip('xyz', kernel.grid))
+    return frozen, whole, error, at
+
+
+def _block(kernel: Kernel, whole, error, at: str) -> tuple[tuple[int, int, int], int]:
+    """The block's extents and dynamic shared bytes, checked (see _bind)."""
     block = tuple(whole(e, f'block.{a}') for a, e in zip('xyz', kernel.block))
-    for what, dims, limits in (("grid", grid, MAX_GRID_DIM), ("block", block, MAX_BLOCK_DIM)):
-        for axis, n, limit in zip("xyz", dims, limits):
-            if not 1 <= n <= limit:
-                raise error(f"{what}.{axis} = {n} is outside 1..{limit}{at}")
+    for axis, n, limit in zip("xyz", block, MAX_BLOCK_DIM):
+        if not 1 <= n <= limit:
+            raise error(f"block.{axis} = {n} is outside 1..{limit}{at}")
     if math.prod(block) > MAX_THREADS_PER_BLOCK:
         raise error(f"a block of {block} has {math.prod(block)} threads; the limit is "
                     f"{MAX_THREADS_PER_BLOCK}{at}")
@@ -169,14 +204,6 @@ def resolve_launch(kernel: Kernel, params: Mapping[str, int | float] | None = No
                             f"which permutes blocks of {view.layout.period} elements, but the "
                             f"launch gives {dyn} bytes ({elements} elements){at}: make it a "
                             "multiple, or swizzled offsets would leave the region")
-    lengths = {}
-    for g in kernel.globals:
-        n = whole(g.length, f"the length of '{g.name}'")
-        if n < 0:
-            raise error(f"global array '{g.name}' has length {n}{at}")
-        lengths[g.name] = n
-    for v in kernel.global_views:   # the bytes of its array, as its elements
-        lengths[v.name] = whole(v.length, f"the length of '{v.name}'")
-    return Launch(kernel, frozen, grid, block, dyn, MappingProxyType(lengths))
+    return block, dyn
 
 

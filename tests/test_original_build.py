@@ -485,3 +485,20 @@ def test_register_promoted_elements_equal_ncu(tmp_path, nvcc):
     _equal_ncu(tmp_path, PROMOTED, ("forwarded", "sunk"), zeros.get)
 
 
+
+
+def test_static_shared_memory_is_read_where_the_build_has_a_stack():
+    """ptxas -v of a kernel that calls printf (R100001's PMPP stencil, 32x32 floats of
+    shared memory) puts its stack between the barriers and the shared bytes: `Used 38
+    registers, used 1 barriers, 8 bytes cumulative stack size, 4096 bytes smem`. The
+    occupancy of that build was computed with 0 B of static shared memory (45 blocks an SM
+    by shared memory, not 228)."""
+    from smemsim.frontends.ptx.sass import _resources
+    log = """ptxas info    : 4 bytes gmem
+ptxas info    : Compiling entry function '_Z7stencilPfS_iii' for 'sm_90'
+ptxas info    : Function properties for _Z7stencilPfS_iii
+    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 38 registers, used 1 barriers, 8 bytes cumulative stack size, 4096 bytes smem
+"""
+    # (registers, static smem, stack frame, spill stores, spill loads, barriers)
+    assert _resources(log)["_Z7stencilPfS_iii"] == (38, 4096, 8, 0, 0, 1)

@@ -1798,3 +1798,89 @@ def test_a_condition_whose_locals_double_at_each_step_is_not_written_out():
     small = where(doubling(3))
     assert small is not None and sum(n.op.name == "SPECIAL" for n in small.walk()) == 8
     assert where(doubling(60)) is None
+
+
+NOINLINE = """#include <cstdio>
+struct P { float a; int b; };
+__device__ __noinline__ float scale(float x, int k) { return x * k; }
+__device__ __noinline__ void twice(float *s, int i) { s[i] = 2 * s[i]; }
+__device__ __noinline__ P make(float a, int b) { P p; p.a = a; p.b = b; return p; }
+__device__ __noinline__ float4 vec(float a) { return make_float4(a, a, a, a); }
+__global__ void k(float *out, int n) {
+    __shared__ float s[128];
+    s[threadIdx.x] = scale(out[threadIdx.x], n);
+    __syncthreads();
+    twice(s, threadIdx.x ^ 1);
+    __syncthreads();
+    P p = make(s[threadIdx.x], n);
+    float4 v = vec(p.a);
+    if (threadIdx.x == 0) printf("%f\\n", v.x);
+    out[threadIdx.x] = p.a + p.b + v.y;
+}
+int main() { float *o; cudaMalloc(&o, 128 * 4); k<<<1, 128>>>(o, 3); }
+"""
+
+
+def test_noinline_functions_are_written_out_at_their_calls(nvcc, tmp_path):
+    """`__noinline__` functions stay `.func`s the kernel calls (BBuf's YHs SGEMM writes its
+    C tile back in one): each call is written out in the kernel (smemsim.frontends.ptx.
+    inline_calls), arguments and results through the call's parameter slots, a struct and a
+    float4 returned in pieces. out[t] = 4 * 3 * out[t] + 3 (s[t] = 3 out[t], doubled by
+    thread t ^ 1, then p.a + p.b + v.y); twice's shared load and store are counted at its
+    own line, called from line 11, matched to ptxas's SASS of the function (no note)."""
+    import numpy as np
+    from kernels_ir import run
+    from smemsim.frontends.loader import load_kernels
+    cu = tmp_path / "calls.cu"
+    cu.write_text(NOINLINE)
+    kernel = next(iter(load_kernels(str(cu)).values()))()
+    x = np.arange(128, dtype=np.float32)
+    got = run(kernel, {"n": 3}, {"out": x.view(np.uint8).copy()})["out"].view(np.float32)
+    assert np.array_equal(got, 12 * x + 3)
+    r = analyze(kernel, {"n": 3})
+    assert [(s.loc.line, s.op, s.requests, s.wavefronts) for s in r.sites] == [
+        (9, "store", 4, 4), (4, "load", 4, 4), (4, "store", 4, 4), (13, "load", 4, 4)]
+    assert not [n for n in kernel.notes if "SASS" in n]
+
+
+def test_a_recursive_function_is_refused_at_its_call():
+    """A function that calls itself cannot be written out: refused at the call, with its
+    PTX line, after inline_calls.MOST_DEPTH levels."""
+    text = """.version 9.0
+.target sm_90
+.address_size 64
+.func (.param .b32 func_retval0) f(
+	.param .b32 f_param_0
+)
+{
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [f_param_0];
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), f, (param0);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	st.param.b32 [func_retval0+0], %r2;
+	ret;
+}
+.visible .entry k(
+	.param .u32 k_param_0
+)
+{
+	.reg .b32 %r<3>;
+	ld.param.u32 %r1, [k_param_0];
+	{
+	.param .b32 param0;
+	st.param.b32 [param0+0], %r1;
+	.param .b32 retval0;
+	call.uni (retval0), f, (param0);
+	ld.param.b32 %r2, [retval0+0];
+	}
+	ret;
+}
+"""
+    with pytest.raises(PtxError, match=r"PTX line 14: `call f`: calls nested more than 16 "
+                                       r"deep \(a recursive function\)"):
+        parse(text)

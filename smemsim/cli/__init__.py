@@ -114,6 +114,7 @@ def run(argv: list[str], console: Console | None = None,
             parser.parse_intermixed_args(argv[1:])
         if getattr(args, "file", None):
             args.file = _example_cuda(args.file)
+        args.verb = argv[0]
         from .common import REFUSED
         REFUSED.clear()   # (an earlier command of this process refused none of this one's)
         if "smemsim.frontends.cuda.preprocess" in sys.modules:   # (nor read this one's inputs)

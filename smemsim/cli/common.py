@@ -125,7 +125,9 @@ def _note_assumed_lengths(args, kernel) -> None:
     """Where the source does not say how long a global array is (Kernel.assumed_lengths),
     say on stderr that its end is not checked (never silently), and how to give it."""
     import sys
-    note = unchecked_ends(kernel, args)
+    # (occupancy and layout read no global access: how long an array is changes nothing)
+    note = unchecked_ends(kernel, args) if getattr(args, "verb", None) not in (
+        "occupancy", "layout") else None
     if note:
         note = f"note: {kernel.name}: {note}"
         said = vars(args).setdefault("_notes_said", set())   # (a sweep makes it per point)
@@ -216,12 +218,20 @@ def input_sources(args, key: str, kernel) -> dict[str, str]:
 def random_inputs_note(args, key: str, kernel, err) -> str:
     """For a fault at a site whose address depends on values the kernel loads, where some
     inputs are smemsim's seeded random values: the clause that says so (else "")."""
-    site = getattr(err, "site", None)
-    if site is None:
-        return ""
-    from ..launch.slicing import slice_kernel
-    if site not in slice_kernel(kernel).data_dependent:
-        return ""
+    site, loc = getattr(err, "site", None), getattr(err, "loc", None)
+    from ..launch.slicing import reads_loaded_values, slice_kernel
+    if site is not None:
+        if site not in slice_kernel(kernel).data_dependent:
+            return ""
+    else:
+        # (a global access's fault: the accesses of its line, where one's address depends
+        # on loaded values)
+        from kernels_ir.stmt import Atomic, Load, Store
+        at = [s for s in kernel.statements() if isinstance(s, (Load, Store, Atomic)) and
+              loc is not None and s.loc is not None and (s.loc.file, s.loc.line) ==
+              (loc.file, loc.line)]
+        if not any(reads_loaded_values(kernel, s) for s in at):
+            return ""
     drawn = [name for name, source in input_sources(args, key, kernel).items()
              if source.startswith("seeded random")]
     if not drawn:
@@ -230,6 +240,24 @@ def random_inputs_note(args, key: str, kernel, err) -> str:
             f"{', '.join(repr(n) for n in drawn)} hold{'s' if len(drawn) == 1 else ''} "
             f"smemsim's seeded random values, not the program's (the fault may be theirs): "
             f"give the program's data with --data {drawn[0]}=FILE.npy")
+
+
+def random_races_note(args, key: str, kernel, races) -> str:
+    """Where a race's sites have addresses that depend on values the kernel loads, and some
+    inputs are smemsim's seeded random values: the line that says so (else "")."""
+    from ..launch.slicing import slice_kernel
+    dependent = slice_kernel(kernel).data_dependent
+    sites = sorted({n for r in races for n in (r.first, r.second) if n in dependent})
+    drawn = [name for name, source in input_sources(args, key, kernel).items()
+             if source.startswith("seeded random")]
+    if not sites or not drawn:
+        return ""
+    return (f"(site{'s' * (len(sites) > 1)} {', '.join(map(str, sites))}: "
+            f"{'their addresses depend' if len(sites) > 1 else 'its address depends'} on "
+            f"values the kernel loads, and {', '.join(repr(n) for n in drawn)} "
+            f"hold{'s' if len(drawn) == 1 else ''} smemsim's seeded random values, not the "
+            f"program's: a race there may be theirs; give the program's data with --data "
+            f"{drawn[0]}=FILE.npy)")
 
 
 def launch_faulted(args, key: str, kernel, err, chosen: list, consequence: str) -> None:

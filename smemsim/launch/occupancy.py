@@ -16,6 +16,7 @@ and its limiter, as the calculator gives.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -360,14 +361,15 @@ def kernel_occupancy(kernel, arch: str | Arch, registers_per_thread: int,
     `static_smem` overrides the declarations' total (a compiled cubin's figure, say);
     dynamic shared memory over 48 KiB implies the kernel opted in, as it must to launch.
     """
-    from kernels_ir import resolve_launch
+    from kernels_ir.launch import resolve_block
 
-    launch = resolve_launch(kernel, params)
+    # (a block's needs only: the grid's parameters, a runtime size, are not asked for)
+    block, dynamic = resolve_block(kernel, params)
     static = kernel.static_smem if static_smem is None else static_smem
     a = get_arch(arch)
-    opt_in = static + launch.dynamic_smem > a.smem_per_block_default
-    occ = occupancy(a, launch.threads_per_block, registers_per_thread, static,
-                    launch.dynamic_smem, carveout, opt_in)
+    opt_in = static + dynamic > a.smem_per_block_default
+    occ = occupancy(a, math.prod(block), registers_per_thread, static, dynamic, carveout,
+                    opt_in)
     if kernel.built is not None and kernel.built.runtime_calls:
         occ = dataclasses.replace(occ, registers_allocated=registers_allocated(
             registers_per_thread, True))

@@ -375,6 +375,18 @@ def slice_kernel(kernel: Kernel) -> Slice:
                  frozenset(data_sites), frozenset(trip_loops), frozenset(address_axes))
 
 
+def reads_loaded_values(kernel: Kernel, statement) -> bool:
+    """Whether the address of `statement` (an access, global or shared), or what decides
+    whether it runs, depends on values the kernel loads from memory."""
+    deps = _Dependences(kernel)
+    exprs, ctrl = statement.address_exprs(), deps.enclosing[id(statement)]
+    statements, _, data = deps.closure_of([(exprs, ctrl)])
+    if not data:
+        return False
+    targets, ctrls = deps.loaded(statements | {id(statement)})
+    return any(id(c) in ctrls for c in ctrl) or bool(references(exprs)[0] & targets)
+
+
 # ---------------------------------------------------------------- the hazard check's runs
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from .. import jsonout, outputs
 from ..phrases import params_text
 from ..common import (
     EXIT_GATE, EXIT_OK, at_each_launch, inputs, kernels, own_params, print_json,
-    one_of_several, progress, random_inputs_note, unchecked_ends, say, swept,
+    one_of_several, progress, random_inputs_note, random_races_note, unchecked_ends, say, swept,
 )
 from ..options import (
     add_format,
@@ -88,7 +88,10 @@ def execute(args, console: Console) -> int:
             h = dataclasses.replace(h, faults=tuple(
                 dataclasses.replace(f, message=f.message + random_inputs_note(
                     args, name, kernel, f)) for f in h.faults))
-            docs.append(jsonout.hazards_json(h) | ({"notes": notes} if notes else {}) |
+            # (races at sites whose addresses come from invented inputs: said so)
+            caveat = random_races_note(args, name, kernel, h.races) if h.races else ""
+            said = notes + ([caveat.strip("()")] if caveat else [])
+            docs.append(jsonout.hazards_json(h) | ({"notes": said} if said else {}) |
                         ({"launch": launch} if launch else {}))
             reports.append(h)
             if not h.clean:
@@ -98,6 +101,8 @@ def execute(args, console: Console) -> int:
                     h, kernel=f"{h.kernel} at the launch at {launch}") if launch else h)
                 for note in (*kernel.unbuilt_shared, *filter(None, [stand_in])):
                     say(console, f"  note: {note}")
+                if caveat:
+                    say(console, f"  {caveat}")
     if args.sarif:
         from .. import sarif
         sarif.write(args.sarif, [x for h in reports for x in sarif.hazard_results(h)])

@@ -197,6 +197,25 @@ def _calls_runtime(entry) -> bool:
                for inst in entry.body)
 
 
+def _with_callees(module, entry, functions: dict):
+    """The entry's SASS with, for each call its PTX writes out (inline_calls), the called
+    function's shared instructions at that call: ptxas built the function apart, and its
+    accesses run where it is called (placed as the PTX's copy is, the function's own lines
+    inlined at the call's)."""
+    f = functions[entry.name]
+    extra = []
+    for n, (callee, at) in enumerate(entry.inlined, 1):
+        g = functions.get(f"${entry.name}${callee}", functions.get(callee))
+        chain, loc = [], at
+        while loc is not None:
+            chain.append((module.files.get(loc.file, ""), loc.line))
+            loc = loc.inlined_at
+        extra += [dataclasses.replace(i, where=tuple(i.where) + tuple(chain),
+                                      address=i.address + (n << 32))
+                  for i in (g.shared if g is not None else ())]
+    return dataclasses.replace(f, shared=f.shared + tuple(extra)) if extra else f
+
+
 def _is_zero(length) -> bool:
     """Whether an array's length is the constant 0 (the host reading's null pointer)."""
     e = as_expr(length)
@@ -220,7 +239,7 @@ def _lower_as_built(module, text: str, symbol: str, launch: Launch, name, arch: 
                  "merge accesses the PTX keeps apart"]
     else:
         if symbol in functions:
-            f = functions[symbol]
+            f = _with_callees(module, module.entries[symbol], functions)
             resources = BuildResources(arch, symbol, *f.resources,
                                        max_threads=module.entries[symbol].max_threads,
                                        runtime_calls=_calls_runtime(module.entries[symbol]))

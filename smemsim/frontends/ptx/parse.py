@@ -1,5 +1,5 @@
-"""PTX text as data: the module's files, and each entry's parameters, shared variables and
-body (instructions, labels and `.loc` marks in order).
+"""PTX text as data: the module's files, and each entry's (and each `.func` function's)
+parameters, shared variables and body (instructions, labels and `.loc` marks in order).
 
 Only the syntax is read here (PTX ISA 9.0, as nvcc 13 writes it); what an instruction means
 is the lowering's business. Nothing of the text is ever evaluated.
@@ -98,6 +98,10 @@ class Entry:
     #                                  most threads, the product of its extents
     cluster: str | None = None       # `.reqnctapercluster X, Y, Z` (__cluster_dims__) or
     #                                  "explicit" (`.explicitcluster`): a cluster launch
+    registers: set = field(default_factory=set)   # every register its `.reg`s declare
+    returns: list[Param] = field(default_factory=list)   # a `.func`'s return parameters
+    # (callee, the call's place) of each call inline_calls wrote out in the body
+    inlined: tuple = ()
 
 
 @dataclass
@@ -106,6 +110,9 @@ class Module:
 
     files: dict[int, str] = field(default_factory=dict)
     entries: dict[str, Entry] = field(default_factory=dict)
+    # the `.func` functions the module defines (a `__noinline__` function, one ptxas kept
+    # apart): each an Entry whose `returns` are its return parameters
+    functions: dict[str, Entry] = field(default_factory=dict)
     shared: list[SharedVar] = field(default_factory=list)
     consts: dict[str, ConstVar] = field(default_factory=dict)
     strings: dict[str, str] = field(default_factory=dict)   # `$L__info_string0` -> the
@@ -128,6 +135,10 @@ _PARAM = re.compile(r"^\s*\.param\s+(?:\.align\s+(\d+)\s+)?\.(\w+)\s+"
                     r"(?:\.ptr\s+(?:\.(?:global|shared|const|local)\s+)?(?:\.align\s+\d+\s+)?)?"
                     r"([\w$]+)(\[\d+\])?")
 _ENTRY = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(?")
+# a function's header: `.func (.param .b32 func_retval0) _Z5scalefi(` (a prototype, or an
+# `.extern` one's, ends with `;` before any body)
+_FUNC = re.compile(r"^\s*(?:\.visible\s+|\.weak\s+|\.extern\s+)*\.func\s+(?:\((.*?)\)\s*)?"
+                   r"([\w$]+)\s*(?:\((.*))?$")
 _LABEL = re.compile(r"^\s*([\w$]+):\s*$")
 _INFO_STRING = re.compile(r"^\s*(\$L__info_string\d+):\s*((?:\.b8\s+[\d,\s]+)+)", re.M)
 _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b32": 4,
@@ -135,7 +146,8 @@ _SIZES = {"b8": 1, "u8": 1, "s8": 1, "b16": 2, "u16": 2, "s16": 2, "f16": 2, "b3
 
 
 def parse(text: str) -> Module:
-    """The module a PTX text describes (raises PtxError at a line it cannot read)."""
+    """The module a PTX text describes (raises PtxError at a line it cannot read), each
+    entry with its calls of the module's own functions written out (inline_calls)."""
     module = Module()
     lines = text.split("\n")
     entry: Entry | None = None
@@ -164,6 +176,18 @@ def parse(text: str) -> Module:
                 depth = 0
                 loc = None
                 continue
+            m = _FUNC.match(line)
+            if m:
+                entry = Entry(m.group(2))
+                entry.returns = _params(m.group(1) or "")
+                entry.params = _params((m.group(3) or "").rstrip(";").rstrip(")"))
+                module.functions[entry.name] = entry
+                depth = 0
+                loc = None
+                if line.rstrip().endswith(";"):   # (a prototype on one line)
+                    del module.functions[entry.name]
+                    entry = None
+                continue
             m = _SHARED.match(line)
             if m:
                 module.shared.append(_shared(m))
@@ -181,6 +205,12 @@ def parse(text: str) -> Module:
             continue
         if depth == 0:   # the parameter list, before the body's brace
             m = _PARAM.match(line)
+            if line.endswith(";") and not m and entry.name in module.functions and \
+                    module.functions[entry.name] is entry:
+                # (a function's prototype, `vprintf`'s: no body follows)
+                del module.functions[entry.name]
+                entry = None
+                continue
             if m:
                 size = _SIZES.get(m.group(2), 0) * (int(m.group(4)[1:-1]) if m.group(4) else 1)
                 entry.params.append(Param(m.group(3), m.group(2), size))
@@ -230,6 +260,10 @@ def parse(text: str) -> Module:
         data = bytes(int(b) for b in m.group(2).replace("\n", " ").replace(",", " ").split()
                      if b.isdigit() and int(b) < 256)
         module.strings[m.group(1)] = data.split(b"\0")[0].decode("utf-8", "replace")
+    # (each entry with its calls of the module's own functions written out)
+    from .inline_calls import inline_calls
+    for name, entry in module.entries.items():
+        module.entries[name] = inline_calls(module, entry)
     return module
 
 
@@ -335,6 +369,7 @@ def _statement(entry: Entry, text: str, loc, line: int) -> None:
         entry.shared.append(_shared(m))
         return
     if text.startswith(".reg"):
+        entry.registers.update(_declared(text))
         names = text[4:].rstrip(";").split()[1:] if len(text[4:].split()) > 1 else []
         for name in " ".join(names).split(","):
             name = name.strip()
@@ -362,6 +397,18 @@ def _statement(entry: Entry, text: str, loc, line: int) -> None:
         entry.body.append(Label(m.group(1)))
         return
     entry.body.append(_instruction(text.rstrip(";").strip(), loc, line))
+
+
+def _params(text: str) -> list[Param]:
+    """The parameters of a `.func` header's list (`.param .b32 f_param_0, .param .align 4
+    .b8 f_param_1[8]`)."""
+    out = []
+    for part in _split_top(text, ","):
+        m = _PARAM.match(part.strip())
+        if m:
+            size = _SIZES.get(m.group(2), 0) * (int(m.group(4)[1:-1]) if m.group(4) else 1)
+            out.append(Param(m.group(3), m.group(2), size))
+    return out
 
 
 def _cluster(directive: str) -> str:

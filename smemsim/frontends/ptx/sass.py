@@ -20,8 +20,10 @@ from urllib.parse import quote, unquote
 from ...cache import cache_dir, open_sealed, sealed, store
 from ...toolrun import ToolMissing, find_tool, private_folder, run_tool
 
-CACHE_FORMAT = 4   # 2: never-executed `@!PT` instructions left out; 3: resources;
-#                    4: instructions after a conditional EXIT
+CACHE_FORMAT = 6   # 2: never-executed `@!PT` instructions left out; 3: resources;
+#                    4: instructions after a conditional EXIT; 5: static shared memory of
+#                    a function with a stack (its `ptxas -v` line read whole); 6: the
+#                    functions an entry calls apart from it
 
 # the opcodes that access shared memory, by their first part
 _SHARED = {"LDS": "load", "STS": "store", "LDSM": "ldmatrix", "STSM": "stmatrix",
@@ -30,10 +32,14 @@ _INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9
 _MARK = re.compile(r'^\s*//## File "((?:[^"\\]|\\.)*)", line (\d+)'
                    r'(?: inlined at "((?:[^"\\]|\\.)*)", line (\d+))?')
 _SECTION = re.compile(r"^\s*\.section\s+\.text\.([^,\s]+)")
+_CALLED = re.compile(r"^\s*\.type\s+(\$[^,\s]+\$[^,\s]+),@function")
 _LABEL = re.compile(r"^\s*\.L\w*:")
 _OPERAND = re.compile(r"\[([^\]]*)\]")
 _ENTRY = re.compile(r"(?:Compiling entry function|Function properties for) '?([\w$.]+)'?")
-_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?")
+# (the parts after the registers come as the build has them: `used 1 barriers, 8 bytes
+# cumulative stack size, 4096 bytes smem` where a call or printf needs a stack)
+_USED = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?"
+                   r"(?:, \d+ bytes cumulative stack size)?(?:, (\d+) bytes smem)?")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
@@ -146,15 +152,18 @@ def _build(ptx: str, arch: str, options: list, ptxas: str, nvdisasm: str) -> dic
         shutil.rmtree(folder, ignore_errors=True)
     resources = _resources(built.stdout + built.stderr)
     return {name: FunctionSass(name, tuple(SassInst(*i) for i in _shared(text)),
-                               *resources.get(name, ()))
+                               *resources.get(name, (0,)))   # (a called function's
+            #                                                        are its entry's)
             for name, text in _functions(disasm.stdout).items()}
 
 
 def _functions(text: str) -> dict[str, str]:
-    """nvdisasm's output, one text per function."""
+    """nvdisasm's output, one text per function: each section's, and each function ptxas
+    placed in an entry's section (a `.func` it calls rather than inlines, named
+    `$ENTRY$FUNCTION`)."""
     out, name, lines = {}, None, []
     for line in text.split("\n"):
-        m = _SECTION.match(line)
+        m = _SECTION.match(line) or (_CALLED.match(line) if name is not None else None)
         if m:
             if name is not None:
                 out[name] = "\n".join(lines)
