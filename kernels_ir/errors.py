@@ -134,14 +134,15 @@ def loop_key(name: str) -> str:
 def iterations_text(iterations, values=None) -> str:
     """The loop iterations a lane is in (loop variable -> iteration from 0, or its pairs):
     `iteration j=0 (j is -4)`, and a loop with no variable of its own by its number and its
-    line, `iteration 2 of the loop at line 10`."""
+    line, `iteration 2 (from 0) of the loop at line 10` (the source's own variable may count
+    otherwise: `i` 62 at the 31st of `for (i = 2; ...; i += 2)`)."""
     values = values or {}
     pairs = list(iterations.items()) if hasattr(iterations, "items") else list(iterations)
     named = [(k, v) for k, v in pairs if not _COUNTER.fullmatch(k)]
     parts = ["iteration " + ", ".join(
         f"{k}={v}" + (f" ({k} is {values[k]})" if k in values and values[k] != v else "")
         for k, v in named)] if named else []
-    return ", ".join(parts + [f"iteration {v} of {loop_label(k)}" for k, v in pairs
+    return ", ".join(parts + [f"iteration {v} (from 0) of {loop_label(k)}" for k, v in pairs
                               if _COUNTER.fullmatch(k)])
 
 

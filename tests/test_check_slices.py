@@ -996,6 +996,10 @@ def test_an_or_of_disjoint_bits_is_a_sum_and_one_of_meeting_bits_is_not():
     assert affine_degree((bx << 7) | (tx & 255), None, {}, is_var=block) is None
     assert affine_degree((bx * 256) | (tx & 255), None, {}, is_var=block) == 1
     assert affine_degree(bx | cast(tx, u32), None, {}, is_var=block) is None
+    # (a sum whose bits cannot carry into the OR's: YHs's SGEMM column `(threadIdx.x & 31) +
+    # (blockIdx.x << 7) | 32`, the 32 of `+ i * 32`; bit 5 may be a sum's where b steps by 32)
+    assert affine_degree(((tx & 31) + (bx << 7)) | 32, None, {}, is_var=block) == 1
+    assert affine_degree(((tx & 63) + (bx << 5)) | 32, None, {}, is_var=block) is None
 
 
 def same_value_race(by_block: bool):

@@ -529,7 +529,8 @@ def test_the_table_has_a_row_a_line_and_messages_show_the_source(tmp_path):
     assert "threadIdx.x + ONE" not in sites[6]["ir"]   # (nvcc's build: the macro is gone)
     # the loop nvcc runs in blocks of 4 has no variable of its own: named by its line
     code, out, _ = cli("explain", str(f), "-D", "ONE=1", "1")
-    assert "worst request: block (0, 0, 0), warp 0, iteration 0 of the loop at line 8" in out
+    assert "worst request: block (0, 0, 0), warp 0, iteration 0 (from 0) of the loop at " \
+        "line 8" in out
 
 
 WALK = """

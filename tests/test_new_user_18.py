@@ -87,3 +87,19 @@ def test_a_race_at_an_address_the_kernel_loads_says_its_inputs_were_invented(nvc
     code, out, err = cli("check", str(cu), "--json")
     (r,) = json.loads(out)["results"]
     assert any(n.startswith("site 0: its address depends") for n in r["notes"])
+
+
+def test_a_kernel_counts_only_the_shared_variables_it_names(nvcc):
+    """radix_sort.cu's PTX declares scan_warp<unsigned>'s `warp_sums` (32 B) at module scope,
+    which only the scan kernels use; sort_block and compute_histograms were given it too
+    (8,260 and 1,120 B, and every variable after it 32 B further on). ptxas allocates what
+    a kernel names: 4,096 + 4 + 4,096 + 32 and 1,024 + 64."""
+    sizes = []
+    for kernel, params in (("sort_block", ["-p", "start_bit=0"]),
+                           ("compute_histograms", ["-p", "start_bit=0", "-p",
+                                                   "num_blocks=64"])):
+        code, out, err = cli("analyze", str(DATA / "ekarpp_radix" / "radix_sort.cu"),
+                             "--kernel", kernel, *params, "--host", "n=65536", "--json")
+        assert code == 0, err
+        sizes.append(json.loads(out)["results"][0]["static_smem"])
+    assert sizes == [8228, 1088]

@@ -295,6 +295,8 @@ def test_the_table_says_a_column_in_one_unit_and_interleaved_sites_as_runs():
     site = analyze(load_kernels("examples/transpose.py")["naive"]()).sites[0]
     row = _group_row([dataclasses.replace(site, site=n) for n in uneven], None)
     assert row["#"] == "33 in 2-41"
+    # (the eighteenth: `2 in 1-6` of sites 1 and 6; a few are listed)
+    assert _group_row([dataclasses.replace(site, site=n) for n in (1, 6)], None)["#"] == "1, 6"
 
 
 def test_fix_patch_of_two_conflicted_kernels_refuses_before_searching(tmp_path):

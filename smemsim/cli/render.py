@@ -242,8 +242,11 @@ def _group_row(g, tops: dict | None) -> dict:
     numbers = [x.site for x in g]
     # (a bound, or an estimate: the footnotes below the table say why)
     mark = "≥" if s.at_least else "≈" if is_estimate(s) else ""
+    # (a few sites by number: `2 in 1-6` of sites 1 and 6 read as a puzzle; more, how many
+    # and between which: the footer lists them)
     return {"#": str(s.site) if len(g) == 1 else
             f"{numbers[0]}-{numbers[-1]}" if numbers[-1] - numbers[0] == len(numbers) - 1
+            else ", ".join(map(str, numbers)) if len(numbers) <= 3
             else f"{len(numbers)} in {numbers[0]}-{numbers[-1]}",
             "line": str(s.loc.line) + ("†" if s.as_stated else ""),
             "array": s.shown + ("*" if s.data_dependent else ""), "access": _access(s),

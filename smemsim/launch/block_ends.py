@@ -253,9 +253,14 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                 found = _box_guard(x.cond, lets, coords)
                 if found is None:
                     return False
+                otherwise = ()
                 if found and any(id(y) in other for y in walk(x.orelse)):
-                    return False
-                if not (visit(x.then, around + found) and visit(x.orelse, around)):
+                    # (the else holds where the guard does not: a union of boxes too)
+                    otherwise = _negation(found)
+                    if otherwise is None:
+                        return False
+                if not (visit(x.then, around + found) and
+                        visit(x.orelse, around + otherwise)):
                     return False
             elif isinstance(x, Loop):
                 if not all(zero(e) for e in x.exprs()) or not visit(x.body, around):
@@ -335,6 +340,16 @@ def _return_guards(cond: Expr, lets: dict, coords: Coordinates) -> tuple[Expr, .
     return tuple(Expr(_NEGATED[c.op], c.dtype, c.src, c.arg) for c in found)
 
 
+def _negation(guards: tuple[Expr, ...]) -> tuple[Expr, ...] | None:
+    """Where box guards (comparisons, all of which hold) do not hold: the union of each
+    comparison's negation, as one guard (YHs's SGEMM writes its C tile back under `if
+    (m_idx + 32 <= m) ... else ...`); None where one has no negation (an `==`, an `||`)."""
+    if any(g.op not in _NEGATED for g in guards):
+        return None
+    sides = tuple(Expr(_NEGATED[g.op], g.dtype, g.src, g.arg) for g in guards)
+    return sides if len(sides) == 1 else (Expr(Op.LOR, guards[0].dtype, sides),)
+
+
 def _conjunction(guards: tuple[Expr, ...]) -> Expr:
     """`g1 && g2 && ...` of box guards, as one condition."""
     out = guards[0]
@@ -353,11 +368,32 @@ def _alternatives(guard: Expr) -> list[tuple[Expr, ...]]:
     return [(guard,)]
 
 
+def _as_condition(cond: Expr, lets: dict) -> Expr:
+    """`cond` without the wrapping that leaves its truth as it is: a predicate local declared
+    once, and `(c ? 1 : 0) != 0` (an inline asm's `setp.ne.b32 p, %2, 0` of a C++ bool:
+    YHs's SGEMM loads under `(A_ldg_guard & (1u << i)) != 0 && threadIdx.x % 8 < ...`)."""
+    zero = lambda e: e.op is Op.CONST and e.arg == 0  # noqa: E731
+    while True:
+        if cond.op is Op.VAR and cond.arg in lets:
+            cond = lets[cond.arg]
+            continue
+        if cond.op is Op.NE and any(zero(x) for x in cond.src):
+            inner = cond.src[0] if zero(cond.src[1]) else cond.src[1]
+            while inner.op is Op.CAST and not inner.dtype.is_float:
+                inner = inner.src[0]
+            if inner.op is Op.SELECT and inner.src[1].op is Op.CONST and \
+                    inner.src[1].arg != 0 and zero(inner.src[2]):
+                cond = inner.src[0]
+                continue
+        return cond
+
+
 def _box_guard(cond: Expr, lets: dict, coords: Coordinates) -> tuple[Expr, ...] | None:
     """The comparisons of `cond` that read a block axis, each of one coordinate and nothing a
     loop or an assignment changes (its locals written out), if the rest of `cond` reads no
     block axis: () when none does; an `||` of such as one guard, the union of their boxes,
     where every side reads a block axis; None when `cond` is not of that form."""
+    cond = _as_condition(cond, lets)
     if cond.op is Op.LAND:
         parts = [_box_guard(c, lets, coords) for c in cond.src]
         return None if None in parts else parts[0] + parts[1]

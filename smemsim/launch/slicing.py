@@ -818,6 +818,13 @@ def _bits(e: Expr, lets: dict, seen: frozenset = frozenset()) -> tuple[int, int 
         zero = src[0][0]
         k += (~zero & (zero + 1)).bit_length() - 1
         return ((1 << k) - 1) & width, None
+    if op is Op.ADD:
+        for (za, ma), (zb, mb) in ((src[0], src[1]), (src[1], src[0])):
+            t = (~zb & (zb + 1)).bit_length() - 1   # the low bits b has zero
+            if ma is not None and ma < (1 << t):
+                # (a below 2^t plus b a multiple of it: their OR, `(threadIdx.x & 31) +
+                # (blockIdx.x << 7)`, whose bits 5 and 6 stay zero)
+                return za & zb & width, (ma | mb) if mb is not None else None
     if op in (Op.ADD, Op.SUB):
         # (the low bits both have zero stay zero)
         (z0, _), (z1, _) = src

@@ -110,8 +110,8 @@ def _roots(entry: Entry, placed: dict) -> dict[str, tuple[str, str, int]]:
 
 def _accesses(module: Module, entry: Entry) -> list[_Access]:
     """The entry's shared `ld`/`st`, with their blocks and places."""
-    from .operands import window_offsets
-    placed = window_offsets([*module.shared, *entry.shared])
+    from .operands import entry_shared, window_offsets
+    placed = window_offsets(entry_shared(module, entry))
     roots = _roots(entry, placed)
     out, block = [], 0
     for n, x in enumerate(entry.body):

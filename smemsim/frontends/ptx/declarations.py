@@ -10,9 +10,9 @@ from kernels_ir.builder_shared import STATIC_SMEM_LIMIT
 from kernels_ir.dtypes import f32, i32, i64, u8, u32
 from kernels_ir.expr import (Expr, as_expr, cast, const)
 
-from .operands import (_aggregate, eval_names, _gmma_n, _join_kinds, _lanes, _members,
-                       _param_place, _reads, _REG_TYPES, _TEXTURE_OPERAND, window_offsets,
-                       _writes)
+from .operands import (_aggregate, entry_shared, eval_names, _gmma_n, _join_kinds, _lanes,
+                       _members, _param_place, _reads, _REG_TYPES, _TEXTURE_OPERAND,
+                       window_offsets, _writes)
 from .parse import Inst, PtxError
 from .symbols import local_name
 
@@ -63,7 +63,7 @@ def declare(lw: Lowering) -> None:
                 else "inout")
             lw.globals[key].declared = (lw.launch.elements or {}).get(name)
     _tensor_maps(lw, names)
-    variables = [*lw.module.shared, *lw.entry.shared]
+    variables = entry_shared(lw.module, lw.entry)
     # (static variables in the window, `extern` ones where the dynamic memory begins)
     lw.shared_at.update(window_offsets(variables))
     lw.shared_bytes.update({v.name: v.nbytes for v in variables})

@@ -11,6 +11,16 @@ from .parse import Inst, PtxError
 from .values import _TYPES
 
 
+def entry_shared(module, entry) -> list:
+    """The `.shared` variables of the module and the entry that the entry's instructions
+    name, in declaration order: those ptxas allocates for it (a variable of the module only
+    another kernel uses, scan_warp<unsigned>'s `warp_sums` beside a kernel of scan_warp<int>,
+    takes none of this kernel's shared memory)."""
+    named = {t for i in entry.body if hasattr(i, "operands") for o in i.operands
+             for t in re.findall(r"[\w$.]+", o)}
+    return [v for v in (*module.shared, *entry.shared) if v.name in named]
+
+
 def window_offsets(variables) -> dict[str, int]:
     """Each `.shared` variable's byte offset in the block's shared memory: the static ones
     in declaration order at their alignment (as ptxas's report of their total agrees with),
