@@ -988,7 +988,7 @@ def test_an_or_of_disjoint_bits_is_a_sum_and_one_of_meeting_bits_is_not():
     """nvcc writes `a + b` as `a | b` where b's bits are zeros of a: affine where a is;
     where they may meet, not."""
     from kernels_ir import u32
-    from smemsim.launch.slicing import affine_degree
+    from smemsim.launch.affine import affine_degree
     block = lambda n: n.op.name == "SPECIAL" and n.arg[0] == "blockIdx"  # noqa: E731
     tx, bx = threadIdx.x, blockIdx.x
     assert affine_degree(((tx << 1) & 6) | (bx << 7) | (tx & 96), None, {},
@@ -1115,3 +1115,37 @@ def test_nvccs_remainder_of_a_divided_block_index_stands_at_the_grids_ends(
     faults = check(short).faults
     assert len(faults) == 1 and "index 131071 of 'C'" in faults[0].message and \
         "[block (511, 0, 0); thread (255, 0, 0)]" in faults[0].message
+
+
+def saturating(length: int):
+    """Rows of 8 elements, 32 a block, written while `left = m < row ? 0 : m - row` is
+    positive (YHs's SGEMM's `m_guard`, which nvcc writes `max(m, row) - row`): a guard not
+    affine in the block. m = 300 rows over 10 blocks: block 9 writes rows 288 to 299."""
+    from kernels_ir import select
+    k = KernelBuilder("saturating")
+    m = k.param("m", i32)
+    out = k.global_array("out", f32, length, intent="out")
+    row = k.let("row", cast(blockIdx.x, i32) * 32 + cast(threadIdx.x, i32) // 8, i32)
+    left = k.let("left", select(m < row, 0, m - row), i32)
+    with k.if_(left > 0):
+        out[row * 8 + cast(threadIdx.x, i32) % 8] = 1.0
+    k.launch(10, 256)
+    k.defaults(m=300)
+    return k.build()
+
+
+def test_a_guard_not_affine_in_the_block_is_evaluated_along_its_axis(monkeypatch):
+    """`left > 0` is no affine comparison, but it reads one block axis: evaluated at each
+    of the 10 blocks, each thread's blocks where it holds are one interval (thread t's
+    rows hold up to block 9 where 288 + t / 8 < 300, else to block 8), so the ends of
+    those intervals stand for the grid. One element short, the last row's last element
+    is the fault the walk of every block finds."""
+    runs = _ends_runs(monkeypatch)
+    clean = check(saturating(2400))
+    assert clean.clean and clean.blocks_checked == 10
+    assert runs == [[0, 1, 8, 9]]
+    short = saturating(2399)
+    fast, full = check(short), check(short, sliced=False)
+    assert verdict(fast) == verdict(full) and len(fast.faults) == 1
+    assert "index 2399 of 'out'" in fast.faults[0].message and \
+        "[block (9, 0, 0); thread (95, 0, 0)]" in fast.faults[0].message

@@ -36,12 +36,14 @@ from kernels_ir.stmt import (Assert, Assign, Atomic, DeclareLocal, If, Let, Load
 from kernels_ir.stmt_async import CopyAsync
 
 from .block_coordinates import Coordinates, Grid, Lanes, find_divisors, is_block
-from .slicing import affine_degree, inline_locals
+from .affine import affine_degree, inline_locals
 
 # blocks the ends may take before walking every block is the better deal
 MAX_BLOCKS = 4096
 # boxes whose union a guard may be (each `||` of box guards doubles them)
 MAX_BOXES = 64
+# lanes (coordinate values x threads) a guard that is not affine is evaluated at
+MAX_EVALUATED = 1 << 22
 
 
 class _TooManyBoxes(Exception):
@@ -404,14 +406,17 @@ def _box_guard(cond: Expr, lets: dict, coords: Coordinates) -> tuple[Expr, ...] 
         if None in parts or () in parts:
             return None
         return (Expr(Op.LOR, cond.dtype, tuple(_conjunction(p) for p in parts)),)
-    if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ):
+    if cond.op not in (Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ, Op.NE):
         return None
     sides = tuple(inline_locals(e, lets) for e in cond.src)
     if any(n.op is Op.VAR for e in sides for n in e.walk()):
         return None   # a loop variable or an assigned local: not the same in every block
     if len(set().union(*map(coords.read, sides))) != 1 or \
-            not all(_one_width(e, {}, coords.leaf) for e in sides):
+            any(e.dtype.is_float for e in sides):
         return None
+    # (affine sides: the ends decide it, _boxes; any other: evaluated at every value of
+    # its coordinate there, `m_guard = m < m_idx ? 0 : m - m_idx`, which nvcc writes
+    # `max(m, m_idx) - m_idx`)
     return (Expr(cond.op, cond.dtype, sides, cond.arg),)
 
 
@@ -493,6 +498,14 @@ def _boxes(ends: BlockEnds, launch, grid: Grid) -> dict | None:
                 for compare in comparisons:
                     (name,) = set().union(*map(ends.coords.read, compare.src))
                     lo_n, hi_n = whole[name]
+                    if compare.op is Op.NE or not all(
+                            _one_width(e, {}, ends.coords.leaf) for e in compare.src):
+                        found = _evaluated_interval(compare, name, whole, launch, grid)
+                        if found is None:
+                            return None
+                        lo, hi = box[name]
+                        box[name] = (np.maximum(lo, found[0]), np.minimum(hi, found[1]))
+                        continue
                     last = hi_n - lo_n
                     at = (lo_n, min(lo_n + 1, hi_n), hi_n)
                     lanes = np.tile(threads, 3)
@@ -517,6 +530,32 @@ def _boxes(ends: BlockEnds, launch, grid: Grid) -> dict | None:
                 boxes.append(box)
         out[around] = boxes
     return out
+
+
+def _evaluated_interval(compare: Expr, name: str, whole: dict, launch, grid: Grid):
+    """Each thread's (first, last) value of coordinate `name` in the grid's box `whole`
+    where a comparison that reads no other coordinate holds, found by evaluating it at
+    every value (first > last: nowhere); None where those values are too many
+    (MAX_EVALUATED lanes), it faults, or a thread's values are not one interval."""
+    tpb = launch.threads_per_block
+    lo_n, hi_n = whole[name]
+    count = hi_n - lo_n + 1
+    if count * tpb > MAX_EVALUATED:
+        return None
+    lanes = np.tile(np.arange(tpb, dtype=np.int64), count)
+    place = {n: np.full(lanes.size, whole[n][0], np.int64) for n in whole}
+    place[name] = np.repeat(np.arange(lo_n, hi_n + 1, dtype=np.int64), tpb)
+    try:
+        holds = Lanes(launch, lanes, grid.indices(place)).eval(
+            compare, np.arange(lanes.size)).astype(bool).reshape(count, tpb)
+    except LaneFault:
+        return None
+    some = holds.any(axis=0)
+    first = np.argmax(holds, axis=0)
+    last = count - 1 - np.argmax(holds[::-1], axis=0)
+    if not np.array_equal(holds.sum(axis=0)[some], (last - first + 1)[some]):
+        return None   # (holds, stops, holds again: not one interval)
+    return (np.where(some, first + lo_n, hi_n + 1), np.where(some, last + lo_n, hi_n))
 
 
 def _union(around: tuple[Expr, ...]) -> list[tuple[Expr, ...]]:

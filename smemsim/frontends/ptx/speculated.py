@@ -22,7 +22,7 @@ from kernels_ir import Kernel
 from kernels_ir.expr import Expr, Op, lnot, logical_and, logical_or
 from kernels_ir.stmt import Assign, If, Let, Load, map_statements
 
-from ...launch.slicing import inline_locals, written_out_size
+from ...launch.affine import inline_locals, written_out_size
 
 # conjunctions a Load's guards may hold before the pass gives up on it (a use everywhere)
 _MOST = 16
@@ -127,9 +127,9 @@ def _in_expr(e: Expr, var) -> list[tuple]:
 
 
 def _pure(c: Expr, lets: dict, sizes: dict) -> Expr | None:
-    """`c` with its locals written out (those declared once: slicing.inline_locals), if it
+    """`c` with its locals written out (those declared once: affine.inline_locals), if it
     then reads only indices, parameters and constants and is small enough to evaluate; else
-    None (`sizes`: slicing.written_out_size's memo over `lets`)."""
+    None (`sizes`: affine.written_out_size's memo over `lets`)."""
     if written_out_size(c, lets, sizes) > _MOST_NODES:
         return None   # (a chain of locals each read twice doubles: moderngpu's segsort)
     c = inline_locals(c, lets)
