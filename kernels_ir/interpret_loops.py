@@ -54,6 +54,9 @@ def loop(machine: Machine, s: Loop, idx: np.ndarray) -> None:
             if (np.minimum.reduceat(trips, starts) ==
                 np.maximum.reduceat(trips, starts)).all():
                 limit = 2
+                if id(s) in t.truncate_pairs:   # (3 or 4: the parity of the trip count)
+                    limit = np.zeros(machine.total, np.int64)
+                    limit[idx] = 4 - trips % 2
     machine.loop_stack.append(var)
     try:
         active, first, count, ceiling = idx, True, 0, machine.loop_limit
@@ -61,7 +64,8 @@ def loop(machine: Machine, s: Loop, idx: np.ndarray) -> None:
             if machine.returns:
                 active = active[~machine.exited[active]]
             if limit is not None:  # lanes that have run their two iterations stop
-                active = active[machine.iterations[var][active] < limit]
+                active = active[machine.iterations[var][active] <
+                                (limit if np.isscalar(limit) else limit[active])]
                 if not active.size:
                     break
             if not (first and s.do_while):

@@ -56,15 +56,18 @@ _SIGNATURE_MULTIPLIERS = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xC2B2AE3D27D
 def control_signatures(kernel: Kernel, params: Mapping[str, int | float] | None,
                        statements: frozenset[int], blocks: np.ndarray, *,
                        loop_limit: int = MAX_LOOP_ITERATIONS,
-                       truncate: frozenset[int] = frozenset()) -> np.ndarray:
+                       truncate: frozenset[int] = frozenset(),
+                       truncate_pairs: frozenset[int] = frozenset()) -> np.ndarray:
     """Per block of `blocks`, two 64-bit hashes (a (blocks, 2) uint64 array) of the
     decisions its threads take at every if and loop condition of a run of `statements`
     (thread by thread, in program order): blocks whose rows are equal took the same
     branches and as many iterations of every loop (of the loops of `truncate`, whose
-    iterations look alike, as a run that truncates them takes: PartialRun.truncate)."""
+    iterations look alike, as a run that truncates them takes: PartialRun.truncate and
+    truncate_pairs)."""
     launch = resolve_launch(kernel, params)
     machine = Machine(launch, {}, 0, None, PartialRun(
-        statements=statements, blocks=blocks, signature=True, truncate=truncate),
+        statements=statements, blocks=blocks, signature=True, truncate=truncate,
+        truncate_pairs=truncate_pairs),
         loop_limit)
     machine.execute()
     tpb = machine.tpb

@@ -66,6 +66,12 @@ class PartialRun:
     # agree on the trip count, each block's first two iterations stand for all of its
     # iterations (what one can race with, the next can)
     truncate: frozenset[int] = frozenset()
+    # `truncate_pairs`: those of `truncate` whose iterations look alike in pairs (a double
+    # buffer's `addr ^= 0x2000` every iteration): each block runs 3 or 4 of them, as many
+    # as its trip count modulo 2 (so that what follows the loop sees the parity the full
+    # run leaves), which hold every pair of neighbouring iterations, even then odd and odd
+    # then even
+    truncate_pairs: frozenset[int] = frozenset()
     # `probes`: per statement id not executed, what to evaluate there for its faults
     probes: Mapping[int, tuple["Probe", ...]] | None = None
     # `endpoints`: ids of counted loops whose executed body only addresses global memory at

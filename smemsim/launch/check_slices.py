@@ -95,7 +95,8 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
         rec = Recorder(launch, part, scan, pairs)
         try:
             run(kernel, params, None, observer=rec, partial=PartialRun(
-                statements=hs.shared, blocks=part, track=True, truncate=hs.truncate),
+                statements=hs.shared, blocks=part, track=True, truncate=hs.truncate,
+                truncate_pairs=hs.truncate_pairs),
                 loop_limit=loop_limit)
         except KernelRuntimeError as err:
             if class_of is None:
@@ -252,7 +253,7 @@ def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per
     reads is read otherwise too, or where the run of its control faults (the shared run
     then finds it)."""
     key = control_keys(kernel, hs.shared, hs.block_axes, launch, chosen, per_run, loop_limit,
-                       hs.truncate)
+                       hs.truncate, hs.truncate_pairs)
     return None if key is None else _firsts(chosen, key)
 
 

@@ -223,6 +223,48 @@ def alike_loops(kernel: Kernel, statements: set) -> set[int]:
     return out
 
 
+def paired_loops(kernel: Kernel, statements: set) -> set[int]:
+    """Loops (in `statements`) whose iterations look alike in pairs: as alike_loops's, but
+    for variables each flipped by a constant once an iteration (`v = v ^ C` at the body's
+    top, C the same every iteration: a double buffer's `A_lds_addr ^= 0x2000`, YHs's
+    SGEMM), which take two values in turn."""
+    out = set()
+    for s in kernel.statements():
+        if not isinstance(s, Loop) or id(s) not in statements or not s.body:
+            continue
+        inside = [x for x in walk(s.body) if id(x) in statements]
+        if any(isinstance(x, Return) for x in inside):
+            continue
+        fresh = {t for x in walk(s.body) for t in x.declares()}
+        updated = {t for x in inside for t in x.updates()} - fresh
+        if not updated or any(s.var in references(needed_exprs(x))[0] for x in inside):
+            continue
+        flips: dict = {}
+        for x in inside:
+            for t in x.updates():
+                if t in updated:
+                    flips.setdefault(t, []).append(x)
+        flipped = {t for t, xs in flips.items() if len(xs) == 1 and _flip(xs[0], s.body,
+                                                                          updated)}
+        if flipped and _assigned_before_read(s.body, statements, updated - flipped,
+                                             set()) is not None:
+            out.add(id(s))
+    return out
+
+
+def _flip(x, body, updated: set) -> bool:
+    """Whether `x` is `v = v ^ C` at the top of `body`, C reading nothing `updated`."""
+    if not isinstance(x, Assign) or not any(y is x for y in body):
+        return False
+    value = x.value
+    if value.op is not Op.XOR:
+        return False
+    mine = [n for n in value.src if n.op is Op.VAR and n.arg is x.var]
+    other = [n for n in value.src if not (n.op is Op.VAR and n.arg is x.var)]
+    return len(mine) == 1 and len(other) == 1 and \
+        not references((other[0],))[0] & updated
+
+
 def _assigned_before_read(body, statements, updated: set, assigned: set) -> set | None:
     """The variables of `updated` a run of `statements` surely assigns in `body` (with
     `assigned` those it has before), or None where it reads one of them first (a value
@@ -431,6 +473,9 @@ class HazardSlices:
     # loops of the other run whose iterations look alike to it (alike_loops): the same
     # addresses and probes every iteration, so its first two stand for all of them
     other_truncate: frozenset[int] = frozenset()
+    # loops of `truncate` whose iterations look alike in pairs (paired_loops): 3 or 4 of
+    # them stand for all (kernels_ir.PartialRun.truncate_pairs)
+    truncate_pairs: frozenset[int] = frozenset()
 
 
 def blind_arrays(kernel: Kernel, hs: HazardSlices) -> frozenset[str]:
@@ -552,6 +597,7 @@ def hazard_slices(kernel: Kernel,
     counted = {id(s) for s in stmts if isinstance(s, Loop) and id(s) in other
                and not any(id(x) in other or id(x) in probes for x in walk(s.body))}
     truncate = alike_loops(kernel, shared)
+    pairs = paired_loops(kernel, shared) - truncate
     roots = [(exprs, enclosing[id(s)]) for exprs, s, _ in shared_roots]
     roots += [((), enclosing[id(r)]) for r in returns]
     trip_loops, address_axes = deps.trip_loops(kernel, truncate, axes, roots)
@@ -567,11 +613,12 @@ def hazard_slices(kernel: Kernel,
     deps.closure_of([(s.exprs(), enclosing[id(s)]) for s in stmts
                      if isinstance(s, LocalStore) or isinstance(s, Access) and s.is_shared
                      and s.WRITES], loads=deciding)
-    return HazardSlices(frozenset(shared), frozenset(truncate), frozenset(axes),
+    return HazardSlices(frozenset(shared), frozenset(truncate | pairs), frozenset(axes),
                         frozenset(trip_loops), frozenset(address_axes), frozenset(other),
                         probes, frozenset(counted), unusable, frozenset(endpoints), guards,
                         lanes_only, frozenset(deciding),
-                        frozenset(alike_loops(kernel, other) - counted - endpoints))
+                        frozenset(alike_loops(kernel, other) - counted - endpoints),
+                        frozenset(pairs))
 
 
 def layout_run(kernel: Kernel, hs: HazardSlices) -> frozenset[int] | None:

@@ -438,7 +438,8 @@ def _control_classes(kernel: Kernel, vs: Slice, launch: Launch, members: np.ndar
 def control_keys(kernel: Kernel, statements: frozenset, block_axes: frozenset,
                  launch: Launch, blocks: np.ndarray, per_run: int,
                  loop_limit: int = MAX_LOOP_ITERATIONS,
-                 truncate: frozenset[int] = frozenset()) -> np.ndarray | None:
+                 truncate: frozenset[int] = frozenset(),
+                 truncate_pairs: frozenset[int] = frozenset()) -> np.ndarray | None:
     """Per block (a row each), the blockIdx axes the run of `statements` reads other than
     through its control and every decision that control takes, thread by thread
     (slicing.control_of, kernels_ir.control_signatures; `per_run` blocks at a time): blocks
@@ -453,7 +454,7 @@ def control_keys(kernel: Kernel, statements: frozenset, block_axes: frozenset,
         signature = np.concatenate([
             control_signatures(kernel, dict(launch.params), control,
                                blocks[at:at + per_run], loop_limit=loop_limit,
-                               truncate=truncate)
+                               truncate=truncate, truncate_pairs=truncate_pairs)
             for at in range(0, blocks.size, per_run)])
     except KernelRuntimeError:
         return None
