@@ -1170,7 +1170,7 @@ def double_buffered(trips: int):
 
 def test_iterations_alike_in_pairs_run_as_the_trip_counts_parity():
     """A loop whose state flips every iteration (YHs's SGEMM's double buffers: 512 K
-    iterations, its check 224 s -> 8 s) runs 3 or 4 iterations in check's shared run, as
+    iterations, its check 286 s -> 8 s) runs 3 or 4 iterations in check's shared run, as
     many as its trip count modulo 2, so what follows sees the full run's `buf`: 7 trips
     leave it at 32 (a fault, as the full run finds), 8 at 0 (clean)."""
     from smemsim.launch.slicing import hazard_slices

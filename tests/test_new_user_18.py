@@ -103,3 +103,13 @@ def test_a_kernel_counts_only_the_shared_variables_it_names(nvcc):
         assert code == 0, err
         sizes.append(json.loads(out)["results"][0]["static_smem"])
     assert sizes == [8228, 1088]
+
+
+def test_a_shared_declaration_with_its_alignment_is_found_for_a_patch():
+    """`__shared__ __align__(16 * 1024) char smem[24 * 1024];` is a declaration tree-sitter
+    misreads (the qualifiers in an error node before it): fix said YHs's SGEMM had "no
+    __shared__ declaration(s) of 'smem'". It is found, and fix's reason is then the real
+    one (the kernel passes `smem` whole to reinterpret_cast: no swizzle can be patched in)."""
+    from smemsim.frontends.cuda.patch import shared_declaration
+    d = shared_declaration(str(DATA / "yhs_sgemm.cu"), "sgemm_128x128x8_kernel", "smem")
+    assert (d.type, d.extents, d.line) == ("char", ("24 * 1024",), 246)

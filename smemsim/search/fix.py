@@ -27,7 +27,7 @@ from kernels_ir.tma import SWIZZLE_MODES
 from kernels_ir.builder_shared import STATIC_SMEM_LIMIT
 from kernels_ir.layout import tma_swizzle
 from kernels_ir.printer import format_expr
-from kernels_ir.arrays import SharedArray, SharedBuffer
+from kernels_ir.arrays import SharedArray, SharedBuffer, source_name
 from kernels_ir.stmt import Access, map_statements, walk
 from kernels_ir.stmt_async import TmaLoad, TmaStore
 
@@ -194,6 +194,7 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
     plans, skipped = [], []
     for name in targets:
         array = by_name[name]
+        shown = source_name(array)   # (the user's variable, not its view's name)
         views = array.buffer.views
         copies = _tma_copies(kernel, views)
         if copies:
@@ -208,16 +209,16 @@ def search(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
             for pad in range(vec, limit + 1, vec):
                 plans.append((name, "pad", pad, None, lambda a=array, p=pad: padded(kernel, a, p)))
         elif array.rank >= 2 and array.buffer.dynamic:
-            skipped.append(f"{name}: padding not tried: it is dynamic shared memory (its size "
+            skipped.append(f"{shown}: padding not tried: it is dynamic shared memory (its size "
                            "comes with the launch); swizzles were")
         elif array.rank >= 2:
             others = ", ".join(v.name for v in views[1:])
-            skipped.append(f"{name}: padding not tried: views {others}"
+            skipped.append(f"{shown}: padding not tried: views {others}"
                            " alias its bytes (swizzles apply to all of them)")
         elif kernel.built is not None:
             # (a compiler's build reads the array at flat offsets: a numba `shape=(32, 32)`
             # is one run of bytes in its PTX)
-            skipped.append(f"{name}: padding not tried: the build reads it at flat offsets, "
+            skipped.append(f"{shown}: padding not tried: the build reads it at flat offsets, "
                            "its rows are not known from the build (pad the declaration's "
                            "last extent by hand: one word, then 16 bytes); swizzles were")
         nbytes = resolve_launch(kernel, params).dynamic_smem if array.buffer.dynamic \

@@ -142,7 +142,8 @@ def _declarations(root, name: str) -> list:
     """The array_declarator nodes that declare `name` in a `__shared__` declaration."""
     out = []
     for node in walk(root):
-        if node.type != "declaration" or "__shared__" not in text(node).split("=")[0]:
+        if node.type != "declaration" or "__shared__" not in text(node).split("=")[0] and \
+                not _misread_qualifiers(node):
             continue
         # (tree-sitter may run a declaration it misreads, `__align__(32) half t[16];`, on
         # into the statements after it: the declaration ends at its first `;`)
@@ -157,6 +158,16 @@ def _declarations(root, name: str) -> list:
                     d.parent.type != "array_declarator":
                 out.append(d)
     return out
+
+
+def _misread_qualifiers(node) -> bool:
+    """Whether the declaration `node` follows the `__shared__ __align__(N)` tree-sitter
+    could not read, which it leaves in an ERROR node just before (YHs's SGEMM's `__shared__
+    __align__(16 * 1024) char smem[24 * 1024];`)."""
+    before = node.prev_sibling
+    return before is not None and before.type == "ERROR" and \
+        "__shared__" in text(before).split() and before.end_byte <= node.start_byte and \
+        ";" not in text(before)
 
 
 def _is_extern(declarator) -> bool:
