@@ -113,3 +113,13 @@ def test_a_shared_declaration_with_its_alignment_is_found_for_a_patch():
     from smemsim.frontends.cuda.patch import shared_declaration
     d = shared_declaration(str(DATA / "yhs_sgemm.cu"), "sgemm_128x128x8_kernel", "smem")
     assert (d.type, d.extents, d.line) == ("char", ("24 * 1024",), 246)
+
+
+def test_fix_names_the_users_variable_where_it_cannot_patch(nvcc):
+    """fix of YHs's SGEMM: the patch cannot swizzle `smem` (it is passed whole to
+    reinterpret_cast, line 247), and the changes counted on the build as read are the
+    variable's, named `smem` as the source names it (the PTX reading's view of it was
+    `smem_2` in every line)."""
+    code, out, err = cli("fix", str(DATA / "yhs_sgemm.cu"))
+    assert "yhs_sgemm.cu:247: passes smem whole to reinterpret_cast<float *>()" in out
+    assert "tried: smem Swizzle<1,2,1> (379,453,440)" in out and "smem_2" not in out

@@ -463,7 +463,7 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
     for c in shown:
         # (exact: candidates a few wavefronts apart must not print alike, and the summary
         # line under the table is exact too)
-        t.add_row(c.array, c.label, f"{c.wavefronts:,}", f"{c.excess:,}",
+        t.add_row(c.variable or c.array, c.label, f"{c.wavefronts:,}", f"{c.excess:,}",
                   f"{c.extra_smem:,} B", _blocks(c.smem_blocks),
                   *([str(c.active_warps)] if with_warps else []),
                   style="green" if c in f.best else None)
@@ -477,7 +477,7 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
     elif not f.best:
         parts.append(Text("no padding or swizzle tried reduces the kernel's wavefronts: "
                           "nothing is proposed; tried: " + ", ".join(
-                              f"{c.array} {c.label} ({c.wavefronts:,})"
+                              f"{c.variable or c.array} {c.label} ({c.wavefronts:,})"
                               for c in f.candidates)))
     for hint in f.hints:
         parts.append(Text(hint))
@@ -485,7 +485,8 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
         cost = "" if c.smem_blocks == f.baseline_smem_blocks else \
             f", shared memory alone allows {_blocks(c.smem_blocks)} blocks/SM instead of " \
             f"{_blocks(f.baseline_smem_blocks)}"
-        parts.append(Text(f"{c.array}: {c.label}: {b.wavefronts:,} -> {c.wavefronts:,} "
+        parts.append(Text(f"{c.variable or c.array}: {c.label}: {b.wavefronts:,} -> "
+                          f"{c.wavefronts:,} "
                           f"wavefronts, +{c.extra_smem} B shared memory{cost}",
                           style="bold"))
         gain = (b.wavefronts - c.wavefronts) / b.wavefronts if b.wavefronts else 0

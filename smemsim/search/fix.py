@@ -59,6 +59,9 @@ class Candidate:
     # shared-memory instructions (warp requests) of the launch with the change: a build may
     # split the accesses it merged (a swizzled float4 read as four LDS)
     requests: int | None = None
+    # the array as the user's source names it (a view read from PTX, `smem_2`, is the
+    # variable `smem`): what the text says; `array` is the change's target
+    variable: str = ""
 
     @property
     def label(self) -> str:
@@ -343,7 +346,8 @@ def _candidate(kernel, variant, array, kind, pad, swz, report, arch, registers, 
     return Candidate(array.name, kind, pad, swz, report.wavefronts, report.excess,
                      variant.static_smem - kernel.static_smem,
                      _warps(variant, arch, registers, params),
-                     _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma, maps)
+                     _smem_blocks(variant, arch, params), "; ".join(decls), cuda, tma, maps,
+                     variable=source_name(array))
 
 
 def apply(kernel: Kernel, c: Candidate) -> Kernel:
