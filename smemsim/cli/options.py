@@ -185,7 +185,8 @@ def cuda_flags_given(args) -> list[str]:
     return [flag for flag, value in (
         ("-D", args.define), ("-I", args.include), ("--launch-grid", args.launch_grid),
         ("--launch-block", args.launch_block), ("--launch-smem", args.launch_smem),
-        ("--launch-at", getattr(args, "launch_at", None)), ("--length", args.length), ("--host", args.host), ("--tensor-map", args.tensor_map),
+        ("--launch-at", getattr(args, "launch_at", None)), ("--length", args.length),
+        ("--host", args.host), ("--tensor-map", args.tensor_map),
         ("--texture", args.texture), ("--null", args.null), ("--host-file", args.host_file),
         ("--nvcc-flag", getattr(args, "nvcc_flag", None)),
         ("--frontend ptx", getattr(args, "frontend", None) == "ptx"))

@@ -77,11 +77,11 @@ def _one_width(e: Expr, lets: dict, is_var=is_block, narrow: set | None = None) 
     """Whether `e` is affine in the block indices modulo 2**bits of one integer width (a
     widening at its top aside, and block-invariant terms added after it): then three blocks
     per axis decide it (see _progression). `is_var`: the leaves that stand for the block
-    (blockIdx, a divided one's quotient and remainder, and the locals _block_locals finds). With `narrow`, also where its narrower
-    parts are each widened before they meet the wider rest and read nothing but indices and
-    parameters (a GEMM's `(long)(blockIdx.y * 64 + tid / 2) * K`): those parts, added to
-    `narrow`, are then exact where they do not wrap, which the ends run checks at the
-    grid's corners (_no_wrap)."""
+    (blockIdx, a divided one's quotient and remainder, and the locals _block_locals finds).
+    With `narrow`, also where its narrower parts are each widened before they meet the wider
+    rest and read nothing but indices and parameters (a GEMM's `(long)(blockIdx.y * 64 +
+    tid / 2) * K`): those parts, added to `narrow`, are then exact where they do not wrap,
+    which the ends run checks at the grid's corners (_no_wrap)."""
     if e.dtype.is_float or affine_degree(e, None, lets, is_var=is_var) is None:
         return False
     inner, before = _unsigned_or_signed(e), None

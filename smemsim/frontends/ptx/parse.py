@@ -151,6 +151,7 @@ def parse(text: str) -> Module:
     module = Module()
     lines = text.split("\n")
     entry: Entry | None = None
+    function = False   # (whether `entry` is a `.func`)
     depth = 0
     loc: Loc | None = None
     strings = {}   # the names a `.loc`'s function_name refers to (`$L__info_string0`)
@@ -172,6 +173,7 @@ def parse(text: str) -> Module:
             m = _ENTRY.match(line)
             if m:
                 entry = Entry(m.group(1))
+                function = False
                 module.entries[entry.name] = entry
                 depth = 0
                 loc = None
@@ -181,11 +183,10 @@ def parse(text: str) -> Module:
                 entry = Entry(m.group(2))
                 entry.returns = _params(m.group(1) or "")
                 entry.params = _params((m.group(3) or "").rstrip(";").rstrip(")"))
-                module.functions[entry.name] = entry
+                function = True   # (the module's once its body opens: a prototype has none)
                 depth = 0
                 loc = None
                 if line.rstrip().endswith(";"):   # (a prototype on one line)
-                    del module.functions[entry.name]
                     entry = None
                 continue
             m = _SHARED.match(line)
@@ -205,11 +206,8 @@ def parse(text: str) -> Module:
             continue
         if depth == 0:   # the parameter list, before the body's brace
             m = _PARAM.match(line)
-            if line.endswith(";") and not m and entry.name in module.functions and \
-                    module.functions[entry.name] is entry:
-                # (a function's prototype, `vprintf`'s: no body follows)
-                del module.functions[entry.name]
-                entry = None
+            if line.endswith(";") and not m and function:
+                entry = None   # (a function's prototype, `vprintf`'s: no body follows)
                 continue
             if m:
                 size = _SIZES.get(m.group(2), 0) * (int(m.group(4)[1:-1]) if m.group(4) else 1)
@@ -219,6 +217,8 @@ def parse(text: str) -> Module:
             elif line.startswith((".explicitcluster", ".reqnctapercluster")):
                 entry.cluster = _cluster(line)
             if "{" in line:
+                if function:
+                    module.functions[entry.name] = entry
                 depth = 1
                 scopes, next_scope, chains, declared = [], 0, [], {}
             continue
