@@ -123,3 +123,20 @@ def test_fix_names_the_users_variable_where_it_cannot_patch(nvcc):
     code, out, err = cli("fix", str(DATA / "yhs_sgemm.cu"))
     assert "yhs_sgemm.cu:247: passes smem whole to reinterpret_cast<float *>()" in out
     assert "tried: smem Swizzle<1,2,1> (379,453,440)" in out and "smem_2" not in out
+
+
+def test_occupancy_reads_the_blocks_where_the_host_computes_the_grid(nvcc, capsys):
+    """The radix sort's launches take their grids from run-time sizes (`divup(n, ...)`,
+    `scan_sizes[i]`): occupancy asked for them, though a block's needs do not depend on the
+    grid. Every kernel is read again with a grid of one block, said on stderr: six kernels
+    of 256 threads, add_sums 4 B of static shared memory and 8 blocks an SM."""
+    code, out, err = cli("occupancy", str(DATA / "ekarpp_radix" / "radix_sort.cu"), "--json")
+    assert code == 0, err
+    results = json.loads(out)["results"]
+    assert [r["kernel"] for r in results] == [
+        "sort_block", "compute_histograms", "scan_histograms<false, false>",
+        "scan_histograms<true, false>", "add_sums", "reorder_data"]
+    assert {r["block_size"] for r in results} == {256}
+    add_sums = results[4]
+    assert (add_sums["static_smem"], add_sums["active_blocks"]) == (4, 8)
+    assert "occupancy does not depend on the grid" in capsys.readouterr().err

@@ -58,7 +58,7 @@ def execute(args, console: Console) -> int:
                                   "compile: NVRTC's build of its CUDA)")
             regs = "compile"   # (a .cu is read from nvcc's build: its registers are known)
         results = []
-        chosen = [one_kernel(args)] if args.kernel else kernels(args)
+        chosen = _chosen(args)
         given = parse_params(args.param)
         for key, kernel in chosen:
             # (-p of a file's several kernels: each its own, as analyze takes them)
@@ -107,3 +107,36 @@ def execute(args, console: Console) -> int:
         say(console, f"gate: occupancy {o.occupancy:.3f} < {args.fail_below}" +
             (f" ({name})" if name else ""))
     return code
+
+
+def _chosen(args) -> list:
+    """The kernels the command line chooses. Where the host code's grid of one cannot be
+    read (a size it computes at run time: a radix sort's `scan_sizes[i]`), which occupancy
+    does not depend on, every kernel is read again with a grid of one block, said on
+    stderr; a kernel whose block cannot be read either stays an error."""
+    from ..common import REFUSED
+    before = len(REFUSED)
+
+    def read() -> list:
+        return [one_kernel(args)] if args.kernel else kernels(args)
+    try:
+        chosen, raised = read(), None
+    except KernelError as err:
+        chosen, raised = None, err
+    asked = [str(raised)] if raised is not None else getattr(args, "failed_kernels", [])
+    if args.launch_grid is not None or not any("--launch-grid" in t for t in asked):
+        if raised is not None:
+            raise raised
+        return chosen
+    args.launch_grid = "1"
+    del REFUSED[before:]   # (the first reading's refusals: the second says its own)
+    try:
+        chosen = read()
+    except KernelError:
+        if raised is not None:
+            raise raised from None   # (the block could not be read either)
+        raise
+    import sys
+    print("note: occupancy does not depend on the grid, which the host code's launch "
+          "computes at run time: the blocks are read with --launch-grid 1", file=sys.stderr)
+    return chosen
