@@ -232,8 +232,7 @@ def random_inputs_note(args, key: str, kernel, err) -> str:
               (loc.file, loc.line)]
         if not any(reads_loaded_values(kernel, s) for s in at):
             return ""
-    drawn = [name for name, source in input_sources(args, key, kernel).items()
-             if source.startswith("seeded random")]
+    drawn = _random_inputs(args, key, kernel)
     if not drawn:
         return ""
     return (f"; this address depends on values the kernel loads, and "
@@ -242,15 +241,20 @@ def random_inputs_note(args, key: str, kernel, err) -> str:
             f"give the program's data with --data {drawn[0]}=FILE.npy")
 
 
+def _random_inputs(args, key: str, kernel) -> list[str]:
+    """The global inputs of a launch that hold smemsim's seeded random values."""
+    return [name for name, source in input_sources(args, key, kernel).items()
+            if source.startswith("seeded random")]
+
+
 def random_races_note(args, key: str, kernel, races) -> str:
     """Where a race's sites have addresses that depend on values the kernel loads, and some
     inputs are smemsim's seeded random values: the line that says so (else "")."""
     from ..launch.slicing import slice_kernel
     dependent = slice_kernel(kernel).data_dependent
     sites = sorted({n for r in races for n in (r.first, r.second) if n in dependent})
-    drawn = [name for name, source in input_sources(args, key, kernel).items()
-             if source.startswith("seeded random")]
-    if not sites or not drawn:
+    drawn = _random_inputs(args, key, kernel) if sites else []
+    if not drawn:
         return ""
     return (f"(site{'s' * (len(sites) > 1)} {', '.join(map(str, sites))}: "
             f"{'their addresses depend' if len(sites) > 1 else 'its address depends'} on "

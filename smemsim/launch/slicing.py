@@ -207,18 +207,8 @@ def alike_loops(kernel: Kernel, statements: set) -> set[int]:
     outside and assigned inside is read only after this iteration assigned it: nvcc's
     registers, which the PTX reading declares at the kernel's top)."""
     out = set()
-    for s in kernel.statements():
-        if not isinstance(s, Loop) or id(s) not in statements:
-            continue
-        inside = [x for x in walk(s.body) if id(x) in statements]
-        if any(isinstance(x, Return) for x in inside) or not s.body:
-            continue
-        fresh = {t for x in walk(s.body) for t in x.declares()}
-        updated = {t for x in inside for t in x.updates()} - fresh
-        uses_var = any(s.var in references(needed_exprs(x))[0] for x in inside)
-        if not uses_var and (not updated or
-                             _assigned_before_read(s.body, statements, updated, set())
-                             is not None):
+    for s, inside, updated in _loops_state(kernel, statements):
+        if not updated or _assigned_before_read(s.body, statements, updated, set()) is not None:
             out.add(id(s))
     return out
 
@@ -229,16 +219,7 @@ def paired_loops(kernel: Kernel, statements: set) -> set[int]:
     top, C the same every iteration: a double buffer's `A_lds_addr ^= 0x2000`, YHs's
     SGEMM), which take two values in turn."""
     out = set()
-    for s in kernel.statements():
-        if not isinstance(s, Loop) or id(s) not in statements or not s.body:
-            continue
-        inside = [x for x in walk(s.body) if id(x) in statements]
-        if any(isinstance(x, Return) for x in inside):
-            continue
-        fresh = {t for x in walk(s.body) for t in x.declares()}
-        updated = {t for x in inside for t in x.updates()} - fresh
-        if not updated or any(s.var in references(needed_exprs(x))[0] for x in inside):
-            continue
+    for s, inside, updated in _loops_state(kernel, statements):
         flips: dict = {}
         for x in inside:
             for t in x.updates():
@@ -250,6 +231,21 @@ def paired_loops(kernel: Kernel, statements: set) -> set[int]:
                                              set()) is not None:
             out.add(id(s))
     return out
+
+
+def _loops_state(kernel: Kernel, statements: set):
+    """(loop, its statements of `statements`, the variables they update that the body does
+    not declare) for each loop of `statements` a run may take iterations of as standing for
+    others: a body, no return inside, its variable feeding nothing run inside."""
+    for s in kernel.statements():
+        if not isinstance(s, Loop) or id(s) not in statements or not s.body:
+            continue
+        inside = [x for x in walk(s.body) if id(x) in statements]
+        if any(isinstance(x, Return) for x in inside) or \
+                any(s.var in references(needed_exprs(x))[0] for x in inside):
+            continue
+        fresh = {t for x in walk(s.body) for t in x.declares()}
+        yield s, inside, {t for x in inside for t in x.updates()} - fresh
 
 
 def _flip(x, body, updated: set) -> bool:
