@@ -142,9 +142,14 @@ class Expr:
 
     def walk(self):
         """This node and all nodes below it, parents first."""
-        yield self
-        for s in self.src:
-            yield from s.walk()
+        # (a stack, not nested generators: those cost a frame a level for every node)
+        stack = [self]
+        pop, push = stack.pop, stack.extend
+        while stack:
+            n = pop()
+            yield n
+            if n.src:
+                push(reversed(n.src))
 
     # ---- arithmetic
     def __add__(self, o): return binary(Op.ADD, self, o)

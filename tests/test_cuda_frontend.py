@@ -1657,3 +1657,23 @@ void h(uint4 *w, unsigned int *o) { k<<<2, 32>>>(w, o); }
     got = run(kernel, arrays={"d_Work": np.arange(8, dtype=np.uint32),
                               "out": np.zeros(64, np.uint32)})["out"]
     np.testing.assert_array_equal(got, np.repeat([0 + 3, 4 + 7], 32))
+
+
+def test_a_file_read_again_is_read_anew_once_a_header_it_includes_changes(tmp_path):
+    """A verb reads one file's host code up to three times (its kernels, an instance, a
+    signature), kept in between; a header edited between two reads in one process (the MCP
+    server's) is read anew: the launch follows the header's new block size."""
+    import os
+    from smemsim.frontends.cuda import host_kernels
+    header = tmp_path / "sizes.h"
+    header.write_text("#define THREADS 128\n")
+    cu = tmp_path / "k.cu"
+    cu.write_text('#include "sizes.h"\n__global__ void k(float *p) {\n'
+                  "  __shared__ float s[1024];\n  s[threadIdx.x] = p[threadIdx.x];\n}\n"
+                  "void go(float *p) { k<<<1, THREADS>>>(p); }\n")
+    block = lambda: [e.arg for e in host_kernels(str(cu))["k"]().block]   # noqa: E731
+    assert block() == block() == [128, 1, 1]
+    header.write_text("#define THREADS 256\n")
+    st = os.stat(header)   # (a millisecond on: a coarse clock may stamp the edit alike)
+    os.utime(header, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    assert block() == [256, 1, 1]

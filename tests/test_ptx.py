@@ -1492,8 +1492,11 @@ def test_a_tma_copy_through_a_tensor_map_parameter(nvcc, tmp_path, monkeypatch):
 def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
     """`setmaxnreg` (warp-specialized kernels) exists on sm_90a only: nvcc refuses it for
     sm_90, so the file is built for sm_90a, as the user's build of such a file names it, and
-    ptxas reads that PTX for sm_90a; the instruction itself costs nothing shared."""
+    ptxas reads that PTX for sm_90a; the instruction itself costs nothing shared. nvcc's
+    refusal for sm_90 is cached too: a warm run builds nothing (it paid a second of nvcc
+    on every run of a wgmma kernel)."""
     from smemsim.frontends.cuda import Options
+    from smemsim.frontends.ptx import build
     from smemsim.frontends.ptx.build import ptx_of
     from smemsim.frontends.ptx.frontend import import_cu
     monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
@@ -1503,7 +1506,13 @@ def test_code_only_sm_90a_has_is_built_for_sm_90a(nvcc, tmp_path, monkeypatch):
                   '  asm volatile("setmaxnreg.inc.sync.aligned.u32 240;");\n'
                   "  p[threadIdx.x] = s[127 - threadIdx.x];\n}\n"
                   "void go(float *p) { k<<<1, 128>>>(p); }\n")
+    builds = []
+    real_build = build._build
+    monkeypatch.setattr(build, "_build", lambda *a, **kw: builds.append(a[1]) or
+                        real_build(*a, **kw))
     assert ".target sm_90a" in ptx_of(str(cu))
+    assert [o[1] for o in builds] == ["-arch=sm_90", "-arch=sm_90a"]
+    assert ".target sm_90a" in ptx_of(str(cu)) and len(builds) == 2
     k = import_cu(str(cu), Options(lengths={"p": "128"}))["k"]()
     assert not any("SASS could not be read" in n for n in k.notes), k.notes
     r = analyze(k)

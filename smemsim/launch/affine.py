@@ -51,23 +51,36 @@ def written_out_size(e: Expr, lets: dict, memo: dict, seen: frozenset = frozense
 
 
 def affine_degree(e: Expr, var, lets: dict, seen: frozenset = frozenset(),
-                  is_var=None, modular: bool = False) -> int | None:
+                  is_var=None, modular: bool = False, memo: dict | None = None) -> int | None:
     """0 where `e` does not depend on `var` (or on the leaves `is_var` accepts, instead),
     1 where it is affine in it (integer sums, products by what does not depend on it, shifts
     left by such, widening casts; `modular`: narrowing ones too, affine modulo their width,
     for a caller that checks the progression it sees), None otherwise (`lets`: the body's
-    locals, by their values)."""
+    locals, by their values). `memo`: the degrees found so far, for a caller that asks of
+    many parts of one expression with the same `var`, `lets`, `is_var` and `modular`."""
+    if memo is None:
+        return _degree(e, var, lets, seen, is_var, modular, None)
+    key = (id(e), seen)
+    found = memo.get(key, memo)
+    if found is memo:
+        found = memo[key] = _degree(e, var, lets, seen, is_var, modular, memo)
+    return found
+
+
+def _degree(e: Expr, var, lets: dict, seen: frozenset, is_var, modular: bool,
+            memo: dict | None) -> int | None:
     if is_var is not None and is_var(e):
         return 1
     if e.op is Op.VAR:
         if e.arg == var:
             return 1
         if e.arg in lets and e.arg not in seen:
-            return affine_degree(lets[e.arg], var, lets, seen | {e.arg}, is_var, modular)
+            return affine_degree(lets[e.arg], var, lets, seen | {e.arg}, is_var, modular,
+                                 memo)
         return 0
     if not e.src:
         return 0
-    parts = [affine_degree(x, var, lets, seen, is_var, modular) for x in e.src]
+    parts = [affine_degree(x, var, lets, seen, is_var, modular, memo) for x in e.src]
     if None in parts:
         return None
     if max(parts) == 0:

@@ -82,7 +82,9 @@ def _one_width(e: Expr, lets: dict, is_var=is_block, narrow: set | None = None) 
     rest and read nothing but indices and parameters (a GEMM's `(long)(blockIdx.y * 64 +
     tid / 2) * K`): those parts, added to `narrow`, are then exact where they do not wrap,
     which the ends run checks at the grid's corners (_no_wrap)."""
-    if e.dtype.is_float or affine_degree(e, None, lets, is_var=is_var) is None:
+    memo: dict = {}   # (every part of `e` is asked its degree below: once each)
+    degree = lambda n: affine_degree(n, None, lets, is_var=is_var, memo=memo)  # noqa: E731
+    if e.dtype.is_float or degree(e) is None:
         return False
     inner, before = _unsigned_or_signed(e), None
     while inner is not before:
@@ -91,10 +93,10 @@ def _one_width(e: Expr, lets: dict, is_var=is_block, narrow: set | None = None) 
         # `+ -4` bytes after its widening multiply, `(long)(y * W + x) - 1`, a loop's
         # offset added before the scaling, `(k + (long)(y * W)) << 2`)
         while inner.op in (Op.ADD, Op.SUB) and inner.src[0].dtype.bits == e.dtype.bits and \
-                affine_degree(inner.src[1], None, lets, is_var=is_var) == 0:
+                degree(inner.src[1]) == 0:
             inner = _unsigned_or_signed(inner.src[0])
         while inner.op is Op.ADD and inner.src[1].dtype.bits == e.dtype.bits and \
-                affine_degree(inner.src[0], None, lets, is_var=is_var) == 0:
+                degree(inner.src[0]) == 0:
             inner = _unsigned_or_signed(inner.src[1])
         # (a 64-bit scaling of a widened value, the PTX's byte address `(long)(i) * 4`: no
         # 64-bit product of a 32-bit index and a factor below 2^31 wraps)
@@ -112,7 +114,7 @@ def _one_width(e: Expr, lets: dict, is_var=is_block, narrow: set | None = None) 
     coordinate = lambda n: n.op is not Op.VAR and is_var(n)  # noqa: E731
     exact = lambda n: coordinate(n) or (n.op is Op.CAST and coordinate(n.src[0]) and  # noqa
                                         n.dtype.bits >= n.src[0].dtype.bits)
-    affine = lambda n: not exact(n) and affine_degree(n, None, lets, is_var=is_var) == 1  # noqa
+    affine = lambda n: not exact(n) and degree(n) == 1  # noqa: E731
     widths = {n.dtype.bits for n in inner.walk() if affine(n)}
     if len(widths) <= 1:
         return True

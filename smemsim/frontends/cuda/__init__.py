@@ -21,7 +21,7 @@ from kernels_ir import Kernel, KernelError
 from .errors import CudaImportError
 from .launch_sites import launched_instances, launches_named, unit_of
 from .parse import first_error, short, split_top_level, template_parameters, text, walk
-from .unit import DEFAULT_LENGTH, Options, Unit, struct_base
+from .unit import DEFAULT_LENGTH, Options, Unit, read_unit, struct_base
 
 __all__ = ["CudaImportError", "DEFAULT_LENGTH", "Instance", "Options", "host_kernels",
            "instantiation", "kernel_keys", "signature"]
@@ -33,7 +33,7 @@ def host_kernels(path: str, options: Options | None = None,
     that kernel's signature and launch, with no body (raising a located CudaImportError if
     it cannot). A template kernel has a key per instantiation the host code launches
     (`k<128>`), or `wanted` names one (`--kernel 'k<float, 4>'`)."""
-    unit = Unit(path, options)
+    unit = read_unit(path, options)
     keys = kernel_keys(unit, wanted or unit.options.kernel)
     _check_lengths(unit, [node for node, _ in keys.values()])
     return {key: (lambda node=node, args=args, key=key: _build(unit, node, args, key))
@@ -122,7 +122,7 @@ def instantiation(path: str, options: Options | None, key: str) -> Instance:
     """The Instance of kernel `key` of a CUDA file (its template arguments bound as the
     import binds them)."""
     from .lower import KernelLowering
-    unit = Unit(path, options)
+    unit = read_unit(path, options)
     keys = kernel_keys(unit, key)
     node, args = keys[key] if key in keys else next(iter(keys.values()))
     lowering = KernelLowering(unit, node, args, key)
@@ -296,7 +296,7 @@ def signature(path: str, kernel: str,
               options: Options | None = None) -> tuple[tuple[str, bool], ...]:
     """A kernel's parameters in the CUDA file's order: (name, is a pointer); `options`
     the file's -D and -I, where its includes need them."""
-    unit = Unit(path, options)
+    unit = read_unit(path, options)
     node = next((k for k in unit.kernels if unit.name_of(k) == kernel), None)
     if node is None:
         raise KernelError(f"{unit.path.name} has no kernel '{kernel}'")

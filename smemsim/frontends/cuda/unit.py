@@ -2,6 +2,7 @@
 functions, file-scope constants, typedefs, launches), with what the command line adds."""
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 from dataclasses import dataclass, field
@@ -603,3 +604,37 @@ def struct_base(type_node) -> str:
     if type_node.type == "template_type":
         type_node = type_node.child_by_field_name("name")
     return text(type_node).split("::")[-1].strip()
+
+
+_READ: dict = {}    # (path, options) -> (the files it read as they stood, its Unit)
+_KEEP = 4           # files kept (a verb reads one file; a server, a few in turn)
+
+
+def read_unit(path: str, options: Options | None = None) -> Unit:
+    """Unit(path, options), kept for the next ask of the same file with the same options
+    while every file it read stands as it did (a verb reads one file up to three times:
+    its kernels, an instance, a signature; each read preprocesses and parses it again)."""
+    options = options or Options()
+    key = (os.path.abspath(path), repr(options))
+    kept = _READ.get(key)
+    if kept is not None and kept[0] == _stamps(kept[1]):
+        return kept[1]
+    unit = Unit(path, options)
+    _READ.pop(key, None)
+    while len(_READ) >= _KEEP:
+        _READ.pop(next(iter(_READ)))
+    _READ[key] = (_stamps(unit), unit)
+    return unit
+
+
+def _stamps(unit: Unit) -> tuple:
+    """Each file a unit read, with its size and change time (None where it is gone)."""
+    out = []
+    for u in (unit, *unit.host_units):
+        for f in (str(u.path), *u.output.includes):
+            try:
+                st = os.stat(f)
+                out.append((f, st.st_size, st.st_mtime_ns))
+            except OSError:
+                out.append((f, None, None))
+    return tuple(out)

@@ -122,10 +122,24 @@ def _ptx_of(path: str, *, arch: str, defines=None, include_dirs=(), flags=(),
     marked = _cached(entry, key)
     if marked is None:
         _host_compiler(flags)
-        marked, deps = _build(nvcc, options, source, includes, unit, text, macros)
+        try:
+            marked, deps = _build(nvcc, options, source, includes, unit, text, macros)
+        except _ArchSpecific as err:
+            # remembered too: the next run goes straight to the `a` variant instead of
+            # paying nvcc's refusal again (a second of every warm run of a wgmma kernel)
+            if entry is not None and not any("\n" in f for f in err.deps):
+                store(entry, sealed(key, _entry(_ARCH_SPECIFIC + str(err), err.deps)))
+            raise
         if entry is not None and not any("\n" in f for f in deps):
             store(entry, sealed(key, _entry(marked, deps)))
+    if marked.startswith(_ARCH_SPECIFIC):
+        raise _ArchSpecific(marked[len(_ARCH_SPECIFIC):])
     return _user_paths(marked, source, includes, path)
+
+
+# a cache entry's text in place of PTX: nvcc refused the build for this arch, for code
+# only its `a` variant has (nvcc's PTX never starts so)
+_ARCH_SPECIFIC = "smemsim: arch-specific\n"
 
 
 def _macros(defines: dict) -> str:
@@ -176,21 +190,33 @@ def _build(nvcc: str, options: list[str], source: str, includes, unit: str,
                 hint += "; CUDA 13 calls Thor's architecture sm_110: --arch sm_110"
             err = kind(first + " (build flags: -D, -I and --nvcc-flag, as your build has "
                        f"them{hint})")
+            if kind is _ArchSpecific:   # (the headers it read, for its cache entry)
+                err.deps = _headers(stage, deps, source, includes)
             at = re.search(r": (\S+?):(\d+): (?:fatal )?error", first)
             if at:   # (where, for --json's error.file and .line: the message says it already)
                 err.loc = SourceLoc(at.group(1), int(at.group(2)))
             raise err
         with open(out) as f:
             ptx = stage.marked(f.read())
+        files = _headers(stage, deps, source, includes)
+    return ptx, files
+
+
+def _headers(stage, deps: str, source: str, includes) -> dict:
+    """The user's headers a staged build read (its `-MD` file), path -> digest; {} where
+    nvcc wrote none."""
+    try:
         with open(deps) as f:
             read = _dependencies(stage.marked(f.read()))
+    except OSError:
+        return {}
     files = {}
     for name in read:
         real = unstage(name, source, includes)
         if real != source and not name.startswith(STAGE_MARK + "/src/") and \
                 not name.endswith(("smemsim_instance.cu", "smemsim_defines.h")):
             files[real] = _digest(real)
-    return ptx, files
+    return files
 
 
 def _dependencies(make_rule: str) -> list[str]:
