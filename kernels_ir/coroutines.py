@@ -14,6 +14,7 @@ the order is deterministic (program order within a branch, round robin between t
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import deque
 
 
@@ -35,7 +36,9 @@ class Scheduler:
     """The branch coroutines of one interpreter run (kernels_ir.interpreter.Machine)."""
 
     def __init__(self, machine, loop_stack: list):
-        self.machine = machine
+        # (not a reference: the machine holds its scheduler, and a cycle would keep the
+        # machine's per-thread arrays until the cycle collector ran)
+        self.machine = weakref.proxy(machine)
         self.root = _Coroutine(None, loop_stack)   # the caller's thread
         self.current = self.root
         self.ready: deque = deque()
