@@ -113,6 +113,16 @@ def test_fix_pads_an_array_of_one_extent_with_an_element_every_128_bytes(tmp_pat
     assert "s[smemsim_skew_5(t * 32 + r)]" in said
     assert "checked: the patched file, as nvcc builds it, counts 4,096 wavefronts as fix " \
            "predicted" in said
+    # and as JSON, which the schema holds to (a skew is a kind of its own), the array named
+    # as the source names it too
+    import json
+
+    from tests.json_schema import validate
+    code, out, err = cli("fix", str(f), "--json")
+    assert code == 0, err
+    validate(json.loads(out))
+    best = json.loads(out)["results"][0]["best"]
+    assert [(c["variable"], c["kind"], c["wavefronts"]) for c in best] == [("s", "skew", 4096)]
 
 
 CONTINUED = '''import numpy as np

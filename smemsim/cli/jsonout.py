@@ -149,7 +149,8 @@ def sweep_json(result: SweepResult, front) -> dict[str, Any]:
 
 def fix_json(f: FixSearch) -> dict[str, Any]:
     """A fix search: baseline, candidates (best first) and the per-array best together."""
-    cand = lambda c: {"array": c.array, "kind": c.kind, "label": c.label, "pad": c.pad,
+    cand = lambda c: {"array": c.array, "variable": c.variable or c.array,  # noqa: E731
+                      "kind": c.kind, "label": c.label, "pad": c.pad,
                       "swizzle": None if c.swizzle is None else list(c.swizzle),
                       "wavefronts": c.wavefronts, "excess": c.excess,
                       "extra_smem": c.extra_smem, "active_warps": c.active_warps,
