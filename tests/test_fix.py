@@ -79,3 +79,22 @@ def test_no_change_is_proposed_that_does_not_reduce_wavefronts():
     f = search(k.build())
     assert f.best and all(c.wavefronts < f.baseline.wavefronts for c in f.best)
     assert any(c.label == "pad 30" for c in f.candidates)  # the full period: 128 B of f32
+
+
+def test_a_change_that_costs_warps_or_instructions_is_called_a_trade():
+    """A new user's float4 GEMM (RouteTrace's sgemm_v5): skewing `Bs` cut its wavefronts
+    704 M -> 436 M, but the build lost ptxas's LDS.128 merges (168 M -> 369 M shared
+    instructions) and took 254 registers (16 -> 8 warps per SM); fix called it the best
+    fix. What the build loses is now said on the change's own line."""
+    from types import SimpleNamespace
+
+    from smemsim.cli.render import fix_trade
+    skew = SimpleNamespace(active_warps=8, requests=369_098_752)
+    assert fix_trade(skew, 16, 167_772_160) == [
+        "16 -> 8 warps per SM",
+        "167,772,160 -> 369,098,752 shared instructions (ptxas no longer merges some accesses "
+        "into wider ones)"]
+    assert fix_trade(SimpleNamespace(active_warps=16, requests=167_772_160), 16,
+                     167_772_160) == []
+    # (registers unknown: no warps to compare)
+    assert fix_trade(SimpleNamespace(active_warps=None, requests=None), None, 10) == []

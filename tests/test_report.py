@@ -280,3 +280,16 @@ def test_a_page_of_several_kernels_opens_on_the_one_with_the_most_excess(tmp_pat
     overview = re.findall(r'<tr><td><a href="#k\d">(\w+)</a></td><td>(\d+)</td><td>([\d,]+)'
                           r'</td><td>([\d,]+)</td></tr>', page)
     assert overview == [("tiled", "2", "1,056", "992"), ("plain", "0", "0", "0")]
+
+
+def test_a_cu_page_has_its_occupancy_without_regs(tmp_path):
+    """A .cu is read from nvcc's build, whose registers are known: the page has occupancy
+    without --regs, as `occupancy` does (a new user's report said "Not computed: give
+    --regs" though fix had just named the build's 128 registers). examples/transpose.cu:
+    1,024 threads of 14 registers (16 allocated), 4 KiB: two blocks, 64 warps per SM."""
+    page = tmp_path / "page.html"
+    assert cli("report", TRANSPOSE_CU, "--no-check", "--no-fix", "-o", str(page))[0] == 0
+    text = page.read_text()
+    assert "Not computed" not in text
+    assert "1024 threads x 14 registers (a launch allocates 16)" in text
+    assert "2 blocks, 64 of 64 warps per SM" in text

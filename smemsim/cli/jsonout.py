@@ -155,7 +155,8 @@ def fix_json(f: FixSearch) -> dict[str, Any]:
                       "wavefronts": c.wavefronts, "excess": c.excess,
                       "extra_smem": c.extra_smem, "active_warps": c.active_warps,
                       "smem_blocks": c.smem_blocks, "builder": c.builder,
-                      "cuda_index": c.cuda_index, "tma": c.tma, "maps": list(c.maps)}
+                      "cuda_index": c.cuda_index, "tma": c.tma, "maps": list(c.maps),
+                      "requests": c.requests}
     return {"kind": "fix", "kernel": f.kernel, "baseline": report_json(f.baseline),
             "baseline_warps": f.baseline_warps, "baseline_smem_blocks": f.baseline_smem_blocks,
             "arrays": list(f.arrays), "built": f.built,

@@ -13,6 +13,7 @@ import json
 import os
 import re
 from html import escape
+from types import SimpleNamespace
 from typing import Any
 
 from kernels_ir.errors import iterations_text
@@ -20,7 +21,7 @@ from kernels_ir.errors import iterations_text
 from . import figures
 from .phrases import params_text
 from .phrases import count_caveat, is_estimate
-from .render import registers_text
+from .render import fix_trade, registers_text
 
 # per instruction class, the Nsight Compute counters (gpu_backend.measure.METRICS keys) that
 # hold its instructions and its wavefronts: ldmatrix/stmatrix wavefronts are inside the
@@ -266,9 +267,17 @@ def summary(item: dict[str, Any], k: str) -> str:
     f = item.get("fix")
     if f and f["best"]:
         after = f["combined"]["wavefronts"] if f["combined"] else f["best"][0]["wavefronts"]
-        changes = "; ".join(f"{escape(c['array'])} {escape(c['label'])}" for c in f["best"])
+        changes = "; ".join(f"{escape(c.get('variable') or c['array'])} {escape(c['label'])}"
+                            for c in f["best"])
+        before = sum(s["requests"] for s in a["sites"])
+        trade = sorted({t for c in f["best"] for t in fix_trade(
+            SimpleNamespace(active_warps=c.get("active_warps"), requests=c.get("requests")),
+            f.get("baseline_warps"), before)})
         out.append(f'<p class="summary"><b>Best fix:</b> {changes}: {_n(waves)} -> '
-                   f"{_n(after)} wavefronts (<a href=\"#k{k}-fix\">Fixes</a> below).</p>")
+                   f"{_n(after)} wavefronts"
+                   + (f"; <b>as built, {escape(' and '.join(trade))}: a trade, not a sure "
+                      "gain</b>, time both builds" if trade else "")
+                   + f" (<a href=\"#k{k}-fix\">Fixes</a> below).</p>")
     elif f:
         out.append(f'<p class="summary">{_no_fix(f)}</p>')
     return "".join(out)

@@ -481,14 +481,24 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
                               for c in f.candidates)))
     for hint in f.hints:
         parts.append(Text(hint))
+    before = sum(s.requests for s in b.sites)
     for c in f.best:
         cost = "" if c.smem_blocks == f.baseline_smem_blocks else \
             f", shared memory alone allows {_blocks(c.smem_blocks)} blocks/SM instead of " \
             f"{_blocks(f.baseline_smem_blocks)}"
+        # what the build loses for it, on the headline itself: fewer wavefronts bought with
+        # fewer resident warps or more instructions is a trade, not a sure gain
+        trade = fix_trade(c, f.baseline_warps, before)
         parts.append(Text(f"{c.variable or c.array}: {c.label}: {b.wavefronts:,} -> "
                           f"{c.wavefronts:,} "
-                          f"wavefronts, +{c.extra_smem} B shared memory{cost}",
-                          style="bold"))
+                          f"wavefronts, +{c.extra_smem} B shared memory{cost}"
+                          + (f"; as built, {' and '.join(trade)}: a trade, not a sure gain"
+                             if trade else ""),
+                          style="bold yellow" if trade else "bold"))
+        if trade:
+            parts.append(Text("  time both builds before keeping it (`smemsim validate` on a "
+                              "GPU, or Nsight Compute): fewer wavefronts with fewer warps or "
+                              "more instructions can run slower"))
         gain = (b.wavefronts - c.wavefronts) / b.wavefronts if b.wavefronts else 0
         mine = [s for s in b.sites if c.array in (s.array, s.variable)]
         if any(s.data_dependent for s in mine):
@@ -499,10 +509,6 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
         elif gain < 0.01:
             parts.append(Text(f"  ({gain:.2%} fewer wavefronts: a change worth making only "
                               "if it costs nothing)"))
-        before = sum(s.requests for s in b.sites)
-        if c.requests is not None and c.requests > before:
-            parts.append(Text(f"  (as built: {before:,} -> {c.requests:,} shared instructions: "
-                              "ptxas no longer merges some accesses into wider ones)"))
         fewer = min((x for x in f.candidates if x.array == c.array),
                     key=lambda x: x.wavefronts)
         if fewer.wavefronts < c.wavefronts and fewer.active_warps is not None and \
@@ -532,6 +538,20 @@ def fix_view(f: FixSearch, top: int = 6, cuda: bool = False,
                           f"{f.combined.wavefronts:,} wavefronts, excess "
                           f"{f.combined.excess:,}{w}", style="bold"))
     return RichGroup(*parts)
+
+
+def fix_trade(c, baseline_warps: int | None, requests: int) -> list[str]:
+    """What a candidate's build costs beside its wavefronts: fewer warps per SM than the
+    original build (`baseline_warps`, where registers are known) and more shared
+    instructions than its `requests` (ptxas split accesses it merged), as phrases."""
+    out = []
+    if baseline_warps is not None and c.active_warps is not None and \
+            c.active_warps < baseline_warps:
+        out.append(f"{baseline_warps} -> {c.active_warps} warps per SM")
+    if c.requests is not None and c.requests > requests:
+        out.append(f"{requests:,} -> {c.requests:,} shared instructions (ptxas no longer "
+                   "merges some accesses into wider ones)")
+    return out
 
 
 def shapes_view(kernel, baseline, shapes) -> RichGroup:

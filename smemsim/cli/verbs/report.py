@@ -40,7 +40,8 @@ def add_arguments(p) -> None:
     p.add_argument("--force", action="store_true",
                    help="replace an existing -o file whatever it holds")
     add_regs(p, "registers per thread for the occupancy curves, or 'compile' for the count "
-                "of the build (without it the page has no occupancy)")
+                "of the build (the default for a .cu; without it a kernels file's page has "
+                "no occupancy)")
     p.add_argument("--as-compiled", action="store_true",
                    help="count what the compiler emitted, as analyze --as-compiled does")
     p.add_argument("--no-check", action="store_true",
@@ -68,6 +69,11 @@ def execute(args, console: Console) -> int:
     if args.svg:
         _svg_folder(args.svg)
     sweep = _sweep(args.sweep_result) if args.sweep_result else None
+    if args.regs is None:
+        from ...frontends.loader import is_cuda
+        if is_cuda(args.file):
+            args.regs = "compile"   # (a .cu is read from nvcc's build: its registers are
+            #                          known, as occupancy takes them)
     for note in as_compiled_noop(args):
         if not args.json:
             say(console, note)
