@@ -1677,3 +1677,36 @@ def test_a_file_read_again_is_read_anew_once_a_header_it_includes_changes(tmp_pa
     st = os.stat(header)   # (a millisecond on: a coarse clock may stamp the edit alike)
     os.utime(header, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     assert block() == [256, 1, 1]
+
+
+def test_a_header_given_as_the_file_is_read_as_cuda(tmp_path):
+    """Kernels often live in headers (a blog's device_reduce_stable.h): given as FILE, a
+    `.h` or `.hpp` is CUDA source as a `.cu` is (it was "not a file smemsim reads", and with
+    -D "a kernels file"). 4 blocks of 128 threads, each storing once: 16 requests."""
+    for name in ("k.h", "k.hpp"):
+        f = tmp_path / name
+        f.write_text("#pragma once\n__global__ void k(float *p) {\n"
+                     "  __shared__ float s[128];\n  s[threadIdx.x] = p[threadIdx.x];\n"
+                     "  __syncthreads();\n  p[threadIdx.x] = s[127 - threadIdx.x];\n}\n"
+                     "inline void go(float *p) { k<<<4, 128>>>(p); }\n")
+        code, out, err = cli_streams("analyze", str(f), "-DUNUSED=1", "--length", "p=128")
+        assert code == 0, err
+        assert "stores: 16 requests, 16 wavefronts" in " ".join(out.split())
+
+
+def test_a_launch_through_a_function_pointer_is_named_where_it_is_not_followed(tmp_path):
+    """The NVIDIA blog's finite-difference.cu launches its kernels through an array of
+    function pointers (`fpDeriv[fp]<<<grid[d][fp], block[d][fp]>>>`): the host reading does
+    not follow it, and the question it asks now says where the kernel's address is taken
+    and where the pointer is launched."""
+    f = tmp_path / "fd.cu"
+    f.write_text("__global__ void dx(float *f) {\n  __shared__ float s[64];\n"
+                 "  s[threadIdx.x] = f[threadIdx.x];\n}\n"
+                 "void go(float *f, int i) {\n  void (*fp[1])(float *);\n  fp[0] = dx;\n"
+                 "  fp[i]<<<4, 64>>>(f);\n}\n")
+    code, out, err = cli_streams("analyze", str(f))
+    assert code == 2
+    said = " ".join(err.split())
+    assert f"its address is taken at {f}:7:11, `fp[0] = dx;`" in said, said
+    assert f"launches through a pointer at {f}:8:3, `fp[i]<<<4, 64>>>(f)`" in said
+    assert "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]" in said

@@ -165,7 +165,7 @@ def _example_cuda(file: str) -> str:
 
     from ..frontends.loader import examples_folder
     path = pathlib.Path(file)
-    if path.suffix in (".cu", ".cuh") and path.name == file and not path.exists():
+    if path.suffix == ".cu" and path.name == file and not path.exists():
         example = examples_folder() / file
         if example.is_file():
             return str(example)

@@ -61,9 +61,9 @@ class NoPatch:
 def patchable(file: str) -> bool:
     """A file fix changes and builds: CUDA source, a Python program's CUDA strings (cupy,
     pycuda), or a numba.cuda kernel's file; not Triton's kernels nor a kernels file."""
-    if pathlib.Path(file).suffix in (".cu", ".cuh"):
+    from ..frontends.loader import CUDA_SUFFIXES, embeds_cuda
+    if pathlib.Path(file).suffix in CUDA_SUFFIXES:
         return True
-    from ..frontends.loader import embeds_cuda
     return pathlib.Path(file).suffix == ".py" and (embeds_cuda(file) or _numba(file))
 
 

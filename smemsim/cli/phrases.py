@@ -12,7 +12,8 @@ def shown_statement(s) -> str:
     kernel's statement."""
     if s.loc.text:   # (the frontend's reading of the line, continued lines first)
         return s.loc.text
-    if s.loc.file.endswith((".cu", ".cuh")):
+    from ..frontends.loader import CUDA_SUFFIXES
+    if s.loc.file.endswith(CUDA_SUFFIXES):
         text = _source_line(s.loc.file, s.loc.line)
         if text:
             return text

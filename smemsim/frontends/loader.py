@@ -5,7 +5,7 @@ functions or its ARRAYS functions becomes a `KernelFileError` located at the lin
 file where it happened, never a traceback through smemsim.
 
 Which files run (decided from the file's syntax tree, never by running it; docs/ci.md):
-a `.cu`/`.cuh` is only read; a `.py` that compiles CUDA strings (a call of cupy's
+a `.cu` or a header (`.cuh`, `.h`, ...) is only read; a `.py` that compiles CUDA strings (a call of cupy's
 RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) or defines
 a numba.cuda or Triton kernel (a function decorated `@cuda.jit` or `@triton.jit`) is only read, unless it is a kernels
 file: one whose module body itself (not a function, an `if`
@@ -23,7 +23,7 @@ import traceback
 from typing import Callable
 
 from kernels_ir import Kernel, KernelError
-from kernels_ir.errors import SourceLoc
+from kernels_ir.errors import CUDA_SOURCE_SUFFIXES, SourceLoc
 
 
 class KernelFileError(KernelError):
@@ -33,12 +33,18 @@ class KernelFileError(KernelError):
         return f"{self.loc}: {self.message}" if self.loc else self.message
 
 
+# what CUDA source is named: a .cu, and the headers and C++ files kernels live in (given to
+# smemsim, such a file is CUDA: a kernels file is always Python)
+CUDA_SUFFIXES = CUDA_SOURCE_SUFFIXES
+
+
 def is_cuda(path: str) -> bool:
     """Whether a path names CUDA source (read by the CUDA frontend, never executed): a
-    .cu/.cuh file, or a Python file that compiles CUDA strings (cupy's RawKernel, pycuda's
-    SourceModule, cuda.core's Program) and is no kernels file (`is_kernels_module`)."""
+    .cu file or a header (CUDA_SUFFIXES), or a Python file that compiles CUDA strings
+    (cupy's RawKernel, pycuda's SourceModule, cuda.core's Program) and is no kernels file
+    (`is_kernels_module`)."""
     suffix = pathlib.Path(path).suffix
-    if suffix in (".cu", ".cuh"):
+    if suffix in CUDA_SUFFIXES:
         return True
     return suffix == ".py" and (embeds_cuda(path) or dsl_of(path) is not None)
 
@@ -175,7 +181,7 @@ def load_kernels(path: str, cuda=None, ptx=None) -> dict[str, Callable[[], Kerne
         return import_cu(path, cuda, kernel, **(ptx or {}))
     file = find_file(path)
     if file.suffix != ".py":
-        raise KernelFileError(f"{path}: not a file smemsim reads (a .cu or .cuh, a kernels "
+        raise KernelFileError(f"{path}: not a file smemsim reads (a .cu or a header, a kernels "
                               "file or a numba, Triton, cupy or pycuda program, .py)")
     try:
         tree = parse_python(file.read_bytes(), str(file))

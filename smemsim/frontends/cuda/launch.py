@@ -17,6 +17,41 @@ from .parse import is_null_literal, parse_expression, split_top_level, text, wal
 from .symbols import COMPONENTS, VECTORS, fold
 
 
+def _through_pointer(unit, lowering) -> str:
+    """Where a kernel the file launches by no name may be launched through a pointer: its
+    name taken as a value (`fp[0] = k;`), and a launch of something not a kernel's name
+    (`fp[i]<<<grid[d][i], block[d][i]>>>(...)`), which the host reading does not follow;
+    "" where the file has neither."""
+    kernels = {unit.name_of(k) for k in unit.kernels}
+    pointers = [(call, name) for u in (unit, *unit.host_units)
+                for name, calls in u.launches.items() if name not in kernels
+                for call, _ in calls]
+    if not pointers:
+        return ""
+    taken = None
+    for u in (unit, *unit.host_units):
+        for n in walk(u.tree.root_node):
+            if n.type == "identifier" and text(n) == lowering.name and \
+                    n.parent is not None and n.parent.type not in (
+                        "function_declarator", "call_expression", "template_function"):
+                taken = (u, n)
+                break
+        if taken is not None:
+            break
+    if taken is None:
+        return ""
+    u, n = taken
+    statement = n
+    while statement.parent is not None and not statement.type.endswith(("statement",
+                                                                        "declaration")):
+        statement = statement.parent
+    call, name = pointers[0]
+    short = lambda node: " ".join(text(node).split())[:80]  # noqa: E731
+    return (f" (its address is taken at {u.loc(n)}, `{short(statement)}`, and the file "
+            f"launches through a pointer at {unit_of(unit, call).loc(call)}, "
+            f"`{short(call)}`, which smemsim does not follow)")
+
+
 def launch_of(unit, lowering):
     """(grid, block, dynamic shared bytes) of the kernel being lowered."""
     o = unit.options
@@ -50,8 +85,8 @@ def launch_of(unit, lowering):
         what = lowering.key if lowering.template_args else lowering.name
         err = CudaImportError(f"no launch of '{what}' in {where}"
                               + (f" (it launches '{lowering.name}' with other template "
-                                 "arguments)" if others else "") +
-                              ": give --launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, "
+                                 "arguments)" if others else _through_pointer(unit, lowering))
+                              + ": give --launch-grid X[,Y,Z] and --launch-block X[,Y,Z] (or, "
                               "where another file of the program launches it, --host-file "
                               "FILE)", kernel=what, loc=lowering.loc(lowering.node))
         err.unlaunched = True   # (the file's other kernels may be launched: a note then)
