@@ -277,3 +277,31 @@ def test_a_define_axis_the_file_overrides_says_so_at_each_point(tmp_path):
     assert (f"not analyzed: PAD=1, sm_90: line {cu}:1:9: -D PAD=1 and this `#define PAD 0` "
             "disagree: nvcc would use the file's value; guard the #define with #ifndef PAD, "
             "or drop the -D") in out
+
+
+def test_a_sweep_of_a_data_driven_kernel_says_its_inputs_are_one_invented_draw(tmp_path):
+    """A new user swept a shared histogram over its bin count: every point counted the
+    same seeded random input (values 0..255), which the table did not say. The note under
+    the table (and in the JSON) now does: the site, the arrays, and that the draw does not
+    follow the swept parameters."""
+    import json
+
+    from tests.test_cli import cli_streams
+    f = tmp_path / "h.cu"
+    f.write_text("__global__ void h(const unsigned char *in, int *bins, int n) {\n"
+                 "  __shared__ int s[256];\n  s[threadIdx.x] = 0;\n  __syncthreads();\n"
+                 "  for (int i = blockIdx.x * 256 + threadIdx.x; i < n; i += 256 * gridDim.x)\n"
+                 "    atomicAdd(&s[in[i]], 1);\n  __syncthreads();\n"
+                 "  atomicAdd(&bins[threadIdx.x], s[threadIdx.x]);\n}\n"
+                 "void go(const unsigned char *in, int *bins, int n) {\n"
+                 "  h<<<4, 256>>>(in, bins, n);\n}\n")
+    code, out, err = cli_streams("sweep", str(f), "-p", "n=1024,4096", "--length", "in=n",
+                                 "--length", "bins=256")
+    assert code == 0, err
+    said = " ".join(out.split())
+    assert "note: site 1: its address depends on values the kernel loads, and every point " \
+           "counts them on smemsim's seeded random 'in', 'bins' (one draw, whatever the " \
+           "swept parameters mean for the data)" in said, said
+    code, out, err = cli_streams("sweep", str(f), "-p", "n=1024,4096", "--length", "in=n",
+                                 "--length", "bins=256", "--json")
+    assert "seeded random 'in'" in json.loads(out)["results"][0]["notes"][0]

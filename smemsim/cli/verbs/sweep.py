@@ -115,6 +115,7 @@ def execute(args, console: Console) -> int:
                           (" (or sweep a macro of the file: -D PAD=0,1,2)"
                            if not args.file.endswith(".py") else ""))
     results, cached, name = [], 0, None
+    args.sweep_notes = []   # (what every point's counts rest on, said under the table)
     # a .cu is a build per architecture (nvcc's PTX and ptxas's SASS for it); a kernels
     # file is one IR, analyzed under each architecture's rules
     builds = [[a] for a in archs] if cuda else [archs]
@@ -173,6 +174,9 @@ def _sweep_build(args, console: Console, axes: dict, archs: list, fixed: tuple) 
     """The sweep of one build of the file (`fixed`: the -D axes' values it is built at,
     named first in each of its points)."""
     key, kernel = one_kernel(args)
+    note = _invented_inputs(args, key, kernel)
+    if note and note not in args.sweep_notes:
+        args.sweep_notes.append(note)
     layouts: dict[str, list[Layout]] = {}
     for item in args.pad:
         name, values = _axis(item, "--pad")
@@ -253,11 +257,36 @@ def _report(args, console: Console, result, axes: dict) -> int:
     front = result.pareto()
     if args.csv:
         _write_csv(args.csv, result, front)
+    notes = getattr(args, "sweep_notes", [])
     if args.json:
-        print_json(console, [jsonout.sweep_json(result, front)])
+        print_json(console, [jsonout.sweep_json(result, front) |
+                             ({"notes": list(notes)} if notes else {})])
         return EXIT_OK
     _print(console, args, result, front, axes)
+    for note in notes:
+        say(console, f"note: {note}")
     return EXIT_OK
+
+
+def _invented_inputs(args, key: str, kernel) -> str | None:
+    """Where sites' addresses depend on values the kernel loads and the inputs are
+    smemsim's seeded random values (a .cu's, or a kernels file without ARRAYS for the
+    kernel): every point counts that one draw, whatever its parameters mean for the data
+    (a histogram swept over its bin count keeps values 0..255): the note that says so."""
+    from ...frontends.loader import prescribes_inputs
+    from ...launch.slicing import slice_kernel
+    sites = sorted(slice_kernel(kernel).data_dependent)
+    if not sites or prescribes_inputs(args.file, key):
+        return None
+    drawn = [g.name for g in kernel.globals if g.intent != "out" and g.initial is None]
+    if not drawn:
+        return None
+    return (f"site{'s' * (len(sites) > 1)} {', '.join(map(str, sites))}: "
+            f"{'their addresses depend' if len(sites) > 1 else 'its address depends'} on "
+            f"values the kernel loads, and every point counts them on smemsim's seeded random "
+            f"{', '.join(repr(n) for n in drawn)} (one draw, whatever the swept parameters "
+            "mean for the data), not the program's: a kernels file's ARRAYS can make inputs "
+            "that follow the parameters")
 
 
 def _axis(item: str, option: str) -> tuple[str, list]:
