@@ -80,7 +80,9 @@ def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray)
         # reductions first: the per-lane mask is only built for a fault
         if i.size and (int(i.min()) < 0 or int(i.max()) >= limit):
             i = i.astype(np.int64)
-            lane = int(np.flatnonzero((i < 0) | (i >= limit))[0])
+            # (every lane out of bounds: the blocks they are in all fault here first)
+            bad = np.flatnonzero((i < 0) | (i >= limit))
+            lane = int(bad[0])
             span = f"{width} elements at " if width > 1 else ""
             dim_text = f" of dimension {dim}" if len(extents) > 1 else ""
             # (a view of a source's variable is named as the source names it, its
@@ -101,10 +103,10 @@ def element_offsets(machine: Machine, array, index, width: int, idx: np.ndarray)
                 raise LaneFault(f"out of bounds: {span}index "
                                 f"{_index_text(int(i[lane]) - at // size, i_expr)}"
                                 f"{_wrapped_text(i[lane], array)} of '{variable}' (valid "
-                                f"0..{nbytes_of // size - 1}{window})", np.array([lane]))
+                                f"0..{nbytes_of // size - 1}{window})", bad)
             raise LaneFault(f"out of bounds: {span}index {_index_text(i[lane], i_expr)}"
                             f"{_wrapped_text(i[lane], array)}{dim_text} of {named} "
-                            f"(valid 0..{extent - 1})", np.array([lane]))
+                            f"(valid 0..{extent - 1})", bad)
         term = i.astype(np.int64, copy=False)
         if stride != 1:
             term = term * stride

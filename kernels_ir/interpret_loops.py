@@ -99,9 +99,7 @@ def loop(machine: Machine, s: Loop, idx: np.ndarray) -> None:
                                     np.argmax(left)[None])
                 ceiling = count + int(left.max())
     except LaneFault as fault:
-        lanes = fault.lanes
-        where = active if active.size else idx
-        raise machine._fault(s, fault.message, int(where[lanes[0]])) from None
+        raise machine.lane_fault(s, fault, active if active.size else idx) from None
     finally:
         machine.loop_stack.pop()
 
@@ -342,7 +340,7 @@ def _periodic_loop(machine: Machine, s: Loop, idx: np.ndarray) -> bool:
             machine.iterations[var][idx] += 1
             t += 1
     except LaneFault as fault:
-        raise machine._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
+        raise machine.lane_fault(s, fault, idx) from None
     finally:
         if seen is not None:
             machine.recorders.remove(recorder)

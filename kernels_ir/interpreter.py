@@ -270,6 +270,17 @@ class Machine(Evaluator):
                                   loc=stmt.loc, site=getattr(stmt, "site", None),
                                   **self._where(gid))
 
+    def lane_fault(self, stmt, fault: LaneFault, where: np.ndarray) -> KernelRuntimeError:
+        """The located fault of `fault`'s lanes (positions in `where`, the first one's said),
+        with `fault_blocks`: the grid's ids of the run's blocks those lanes are in. This is
+        each such block's first fault (the blocks of a run go through their statements in
+        step, each in its own order), so a search for the blocks that fault can count them
+        all from one run (smemsim.launch.faults.run_in_ranges)."""
+        lanes = where[fault.lanes]
+        err = self._fault(stmt, fault.message, int(lanes[0]))
+        err.fault_blocks = np.unique(self.block_ids[lanes // self.tpb])
+        return err
+
     # ------------------------------------------------------------ expressions
     def leaf(self, e: Expr, idx: np.ndarray) -> np.ndarray:
         op = e.op
@@ -351,7 +362,7 @@ class Machine(Evaluator):
                 self.steps += 1
                 handler(self, s, idx)
             except LaneFault as fault:
-                raise self._fault(s, fault.message, int(idx[fault.lanes[0]])) from None
+                raise self.lane_fault(s, fault, idx) from None
 
     def _assign(self, s: Let | Assign, idx: np.ndarray) -> None:
         var = s.var

@@ -609,11 +609,13 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
     blocks = _blocks_to_run(boxes, ends.axes, grid)
     if blocks is None:
         return None
-    seen: list = []
+    # each access's executions, tabled as they come (kept whole, a GEMM's K loop of global
+    # reads held 120 MB of copies before they were tabled)
+    seen = _Executions(blocks.size * launch.threads_per_block)
 
     def observe(event) -> None:
         if isinstance(event, GlobalAccess):
-            seen.append((id(event.stmt), event.threads.copy(), event.elements.copy()))
+            seen.add(id(event.stmt), event.threads, event.elements)
     try:
         # loops inside still run at their ends (PartialRun.endpoints): their trips and the
         # parts of their guards that read no block axis are the same in every block, and
@@ -630,7 +632,27 @@ def check_other_run_at_ends(kernel: Kernel, launch, hs, ends: BlockEnds,
         else None
 
 
-def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
+class _Executions:
+    """Per global access (by statement id), its executions in order: for the m-th, each
+    run thread's offset and whether it ran it (threads numbered over the run's blocks)."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self.tables: dict = {}    # key -> m -> (offsets, ran)
+        self.counter: dict = {}   # key -> each thread's executions so far
+
+    def add(self, key, threads: np.ndarray, offsets: np.ndarray) -> None:
+        """One execution of the access `key` by `threads`, at `offsets`."""
+        done = self.counter.setdefault(key, np.zeros(self.threads, np.int64))
+        for m in np.unique(done[threads]).tolist():
+            mine = done[threads] == m
+            table = self.tables.setdefault(key, {}).setdefault(
+                m, (np.zeros(self.threads, np.int64), np.zeros(self.threads, bool)))
+            table[0][threads[mine]], table[1][threads[mine]] = offsets[mine], True
+        done[threads] += 1
+
+
+def _progressions(seen: _Executions, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
                   launch, grid: Grid) -> bool:
     """Whether every access ran, thread by thread, in exactly the run blocks of its boxes'
     union, the same number of times in each, with offsets one affine function of the block
@@ -639,18 +661,7 @@ def _progressions(seen: list, blocks: np.ndarray, boxes: dict, ends: BlockEnds,
     tpb = launch.threads_per_block
     nb = blocks.size
     coord = grid.coordinates(blocks)
-    # per access, its executions in order: m-th execution of each (block, thread)
-    executions: dict = {}
-    counter: dict = {}
-    for key, threads, offsets in seen:
-        done = counter.setdefault(key, np.zeros(nb * tpb, np.int64))
-        for m in np.unique(done[threads]).tolist():
-            lanes = threads[done[threads] == m]
-            values = offsets[done[threads] == m]
-            table = executions.setdefault(key, {}).setdefault(
-                m, (np.zeros(nb * tpb, np.int64), np.zeros(nb * tpb, bool)))
-            table[0][lanes], table[1][lanes] = values, True
-        done[threads] += 1
+    executions = seen.tables
     threads = np.arange(tpb)
     index = {int(b): i for i, b in enumerate(blocks.tolist())}   # block id -> run position
 

@@ -63,15 +63,19 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
     sizes = None   # each representative's class: how many blocks, where known
     if chosen is None:
         # the blocks at 0 on every axis the shared run does not read stand for the rest
-        reps = _class_representatives(kernel, launch, None, hs, slices_of)
-        if reps is None:
+        classes = _class_representatives(kernel, launch, None, hs, slices_of)
+        if classes is None:
             reps, _ = _blocks_on_read_axes(launch, hs.block_axes)
+        else:
+            reps, sizes = classes
         if reps.size > HUGE_GRID:
             return None
     else:
-        reps = _class_representatives(kernel, launch, chosen, hs, slices_of)
-        if reps is None:
+        classes = _class_representatives(kernel, launch, chosen, hs, slices_of)
+        if classes is None:
             reps, sizes = _representatives(kernel, ranges, chosen, hs)
+        else:
+            reps, sizes = classes
         if 4 * reps.size > chosen.size > 1:
             # the classes above save little: try classing by the decisions blocks take
             by_control = _control_representatives(kernel, launch, chosen, hs, per_run,
@@ -165,9 +169,12 @@ def check_by_slices(kernel: Kernel, launch, chosen: np.ndarray | None, pairs,
                 raise _BothFault from None
             raise
 
-    def after(lo, size):
+    ran = [reps.size]
+
+    def after(part):
+        ran[0] += part.size
         if progress:
-            progress(reps.size + lo + size, total)
+            progress(ran[0], total)
     try:
         unchecked = run_in_ranges(chosen, per_run, run_part, faults, KernelRuntimeError,
                                   after)
@@ -223,11 +230,14 @@ CHECK_SEPARABLE_BLOCKS = 4096
 
 
 def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
-                           slices_of) -> np.ndarray | None:
-    """One block of each class the shared run cannot tell apart, made axis by axis where
-    its guards each read one block axis (trace.separable_products, as the analysis classes
-    a 2-D image kernel's grid): for every block of a large grid (`chosen` all of them, or
-    None) whose shared run reads two or more axes; None otherwise (then block by block)."""
+                           slices_of) -> tuple[np.ndarray, np.ndarray] | None:
+    """(one block of each class the shared run cannot tell apart, how many blocks each
+    stands for), made axis by axis where its guards each read one block axis
+    (trace.separable_products, as the analysis classes a 2-D image kernel's grid): for every
+    block of a large grid (`chosen` all of them, or None) whose shared run reads two or more
+    axes; None otherwise (then block by block). (The sizes count a fault of the shared run
+    for its class: without them a corner block's fault sent a 15,876-block numba GEMM to
+    the full run, 148 s.)"""
     whole = chosen is None or chosen.size == launch.num_blocks   # None: the whole grid
     if not whole or launch.num_blocks <= CHECK_SEPARABLE_BLOCKS or len(hs.block_axes) < 2:
         return None
@@ -241,7 +251,11 @@ def _class_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs,
     products = separable_products(kernel, launch, hs.block_axes, comparisons, reads)
     if products is None:
         return None
-    return np.unique(np.concatenate([linear for _, _, linear, _ in products]))
+    reps = np.concatenate([linear for _, _, linear, _ in products])
+    sizes = np.concatenate([np.full(linear.size, weight, np.int64)
+                            for _, _, linear, weight in products])
+    order = np.argsort(reps, kind="stable")   # (the products' blocks are disjoint)
+    return reps[order], sizes[order]
 
 
 def _control_representatives(kernel: Kernel, launch, chosen: np.ndarray, hs, per_run: int,

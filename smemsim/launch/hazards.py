@@ -185,9 +185,9 @@ def check(kernel: Kernel, params: Mapping[str, int | float] | None = None, *,
         run(kernel, dict(launch.params), arrays, seed=seed, observer=recorder[0],
             partial=partial, loop_limit=loop_limit, blank=blank)
 
-    def after(lo, size):
+    def after(part):
         scan(recorder[0], recorder[0].take())
-        done[0] += size
+        done[0] += part.size
         if progress:
             progress(done[0], chosen.size)
     unchecked = run_in_ranges(chosen, max(1, CHECK_THREADS // launch.threads_per_block),
