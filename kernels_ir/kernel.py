@@ -77,6 +77,11 @@ class Kernel:
     # host if/else chain on a value it also passes): a value given for one alone leaves
     # the launch as the host's value chose it
     launch_inputs: tuple[str, ...] = ()
+    # scalar parameters whose argument at the launch the host code cannot say, as
+    # (parameter, the argument as written, the host value it is made of that is missing):
+    # the question for a value names them (`N` passed as `blocks`, from the host
+    # function's own `N`)
+    unread_arguments: tuple[tuple[str, str, str], ...] = ()
     # the global arrays whose lengths the source does not say (a pointer cudaMalloc'd
     # where the host reading does not follow, a wrapper's parameter): the frontend gives
     # each a stand-in length, and the interpreter checks no end of theirs (an index below

@@ -139,6 +139,16 @@ def _bind(kernel: Kernel, params, needed: set | None = None):
                         f"parameters are {sorted(names) or 'none'}")
     missing = [name for name in names if name not in values and
                (needed is None or name in needed)]
+    unread = {p: (arg, root) for p, arg, root in kernel.unread_arguments}
+    if len(missing) == 1 and missing[0] in unread:
+        # (the launch passes a host value the file cannot say: that value is what to give,
+        # and every launch made of it then follows)
+        arg, root = unread[missing[0]]
+        raise error(f"parameter '{missing[0]}' has no value: the launch passes `{arg}`"
+                    + (f", made of the host's `{root}`," if root != arg else "")
+                    + f" which the host code does not say: give it (--host '{root}=V', "
+                    f"which every launch made of it follows, or -p {missing[0]}=V, this "
+                    "parameter at every launch)")
     if len(missing) == 1:
         raise error(f"parameter '{missing[0]}' has no value: give one (-p {missing[0]}=V on "
                     f"the command line; params={{'{missing[0]}': V}} in Python)")

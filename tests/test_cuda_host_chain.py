@@ -75,3 +75,30 @@ def test_on_the_gpu():
     from gpu_backend.device import run_on_gpu
     result = run_on_gpu(carve())
     assert result.matches, result.mismatches
+
+
+def test_a_parameter_the_host_passes_unread_asks_for_the_host_value(tmp_path):
+    """A blog's reduction launches its kernel twice from a host function of its own `N`:
+    `k<<<blocks, 512>>>(in, out, N)` then `k<<<1, 1024>>>(out, out, blocks)`, blocks =
+    min((N + 511) / 512, 1024). The question named -p N alone, and -p N set the second
+    launch's N too (16,777,216 where the program passes 1,024); it now names the host value
+    to give, --host 'N=V', which each launch then follows."""
+    from tests.test_cli import cli_streams
+    f = tmp_path / "r.cu"
+    f.write_text("__global__ void k(const int *in, int *out, int N) {\n"
+                 "  __shared__ int s[1024];\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "  s[threadIdx.x] = i < N ? in[i] : 0;\n  __syncthreads();\n"
+                 "  if (threadIdx.x == 0) out[blockIdx.x] = s[0];\n}\n"
+                 "void reduce(const int *in, int *out, int N) {\n"
+                 "  int blocks = min((N + 511) / 512, 1024);\n"
+                 "  k<<<blocks, 512>>>(in, out, N);\n  k<<<1, 1024>>>(out, out, blocks);\n}\n")
+    code, out, err = cli_streams("analyze", str(f), "--length", "in=N", "--length", "out=N")
+    assert code == 2
+    assert "parameter 'N' has no value: the launch passes `N` which the host code does not " \
+           "say: give it (--host 'N=V', which every launch made of it follows, or -p N=V, " \
+           "this parameter at every launch)" in " ".join(err.split())
+    code, out, err = cli_streams("check", str(f), "--host", "N=16777216", "--length", "in=N",
+                                 "--length", "out=N")
+    said = " ".join(out.split())
+    assert "k at the launch at r.cu:10:3 (N=16777216)" in said.replace(str(tmp_path) + "/", "")
+    assert "k at the launch at r.cu:11:3 (N=1024)" in said.replace(str(tmp_path) + "/", "")

@@ -170,9 +170,13 @@ def test_a_launch_argument_a_host_loop_varies_is_asked_for_not_read_at_its_first
     f.write_text(LOOPED)
     lengths = ["--length", "in=1024", "--length", "out=1024"]
     code, _, err = cli("analyze", str(f), *lengths)
-    assert code == 2 and "'pitch' has no value: give one (-p pitch=V" in err
-    code, out, _ = cli("analyze", str(f), "-p", "pitch=33", *lengths)
-    assert code == 0 and "8448 B dynamic" in out and "loads: 32 requests, 64 wavefronts" in out
+    assert code == 2 and "'pitch' has no value: the launch passes `pitch` which the host " \
+        "code does not say: give it (--host 'pitch=V', which every launch made of it " \
+        "follows, or -p pitch=V" in " ".join(err.split())
+    for given in (["-p", "pitch=33"], ["--host", "pitch=33"]):
+        code, out, _ = cli("analyze", str(f), *given, *lengths)
+        assert code == 0 and "8448 B dynamic" in out and \
+            "loads: 32 requests, 64 wavefronts" in out
 
 
 def test_explain_takes_a_line_or_the_call_that_inlined_it(tmp_path):

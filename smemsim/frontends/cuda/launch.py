@@ -193,6 +193,7 @@ def launch_arguments(unit, lowering) -> dict:
     """Scalar parameters the host code passes a compile-time value at the launch
     (`k<<<g, b>>>(x, 1024)`, or a constant of the file or host function): their defaults."""
     found = launches_for(unit, lowering)
+    lowering.unread_arguments = ()
     if not found:
         py = python_launch(unit, lowering)
         if py is None:
@@ -210,6 +211,7 @@ def launch_arguments(unit, lowering) -> dict:
     reader.shared_args = {}
     args = launch_args(call, host)
     out = {}
+    unread = []
     for a, p in zip(args, unit.params_of(lowering.node)):
         d = p.child_by_field_name("declarator")
         if d is None or d.type != "identifier":
@@ -244,10 +246,16 @@ def launch_arguments(unit, lowering) -> dict:
             continue
         try:
             value = fold(reader.value(a))
-        except CudaImportError:
-            continue  # a host variable: the user gives it (--param), as before
+        except CudaImportError as err:
+            # a host value the file cannot say: the user gives it (-p, or --host the
+            # value it is made of, where the reader names one), as the question will say
+            what = getattr(err, "what", None)
+            if what and not getattr(err, "macro", False):
+                unread.append((text(d), " ".join(text(a).split()), what))
+            continue
         if value is not None:
             out[text(d)] = value
+    lowering.unread_arguments = tuple(unread)
     return out
 
 

@@ -277,6 +277,8 @@ class KernelLowering:
             kernel = self.kb.build()
         if getattr(self, "launch_inputs", ()):
             kernel = dataclasses.replace(kernel, launch_inputs=self.launch_inputs)
+        if getattr(self, "unread_arguments", ()):
+            kernel = dataclasses.replace(kernel, unread_arguments=self.unread_arguments)
         if self.assumed_lengths:
             kernel = dataclasses.replace(kernel, assumed_lengths=tuple(self.assumed_lengths))
         declared = shared_declarations(self, node)

@@ -162,6 +162,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
         kernel = dataclasses.replace(kernel, instance=key)
     if host.launch_inputs:
         kernel = dataclasses.replace(kernel, launch_inputs=host.launch_inputs)
+    if host.unread_arguments:
+        kernel = dataclasses.replace(kernel, unread_arguments=host.unread_arguments)
     if host.launches:
         kernel = dataclasses.replace(kernel, launches=host.launches)
     given = getattr(options, "lengths", None) or {}
