@@ -25,15 +25,71 @@ class Evaluator:
         """Values of a leaf node (an op in LEAF_OPS) at lanes `idx`."""
         raise NotImplementedError
 
+    _memo: dict | None = None       # one top-level evaluation's shared parts' values
+    _shared: frozenset = frozenset()
+
     def eval(self, e: Expr, idx: np.ndarray) -> np.ndarray:
-        """Values of `e` at lanes `idx` (raises semantics.LaneFault on undefined behaviour)."""
+        """Values of `e` at lanes `idx` (raises semantics.LaneFault on undefined behaviour).
+        A part the expression reaches more than once (a compiler's chain of selects, each
+        reading the one before twice) is evaluated once per evaluation of the whole: as a
+        tree, such a chain costs 2^n."""
         rule = _RULES.get(e.op)
+        memo = self._memo
+        if memo is None:
+            shared = _shared_parts(e)
+            if not shared:
+                return self.leaf(e, idx) if rule is None and e.op in LEAF_OPS else \
+                    self._apply(rule, e, idx)
+            self._memo, self._shared = {}, shared
+            try:
+                return self._apply(rule, e, idx)
+            finally:
+                self._memo, self._shared = None, frozenset()
+        if id(e) not in self._shared:
+            return self._apply(rule, e, idx)
+        # (idx kept with its value: its id is not reused while the memo holds it)
+        key = (id(e), id(idx))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = (idx, self._apply(rule, e, idx))
+        return found[1]
+
+    def _apply(self, rule, e: Expr, idx: np.ndarray) -> np.ndarray:
         if rule is None:
             if e.op in LEAF_OPS:
                 return self.leaf(e, idx)
             raise KernelError(f"the evaluator has no rule for the expression op "
                               f"'{e.op.value}'")
         return rule(self, e, idx)
+
+
+_SHARED: dict = {}      # id(root) -> (root, the ids of its parts reached more than once)
+_SHARED_KEEP = 1 << 16  # roots remembered (each held, so that its id is not reused)
+
+
+def _shared_parts(e: Expr) -> frozenset:
+    """The ids of the parts of `e` (constants aside) that the expression reaches more than
+    once, as a DAG."""
+    if not e.src:
+        return frozenset()
+    found = _SHARED.get(id(e))
+    if found is not None:
+        return found[1]
+    seen, again = set(), set()
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            if n.op is not Op.CONST:
+                again.add(id(n))
+            continue
+        seen.add(id(n))
+        stack.extend(x for x in n.src if isinstance(x, Expr))
+    if len(_SHARED) >= _SHARED_KEEP:
+        _SHARED.clear()
+    out = frozenset(again)
+    _SHARED[id(e)] = (e, out)
+    return out
 
 
 def _const(ev: Evaluator, e: Expr, idx: np.ndarray) -> np.ndarray:

@@ -222,3 +222,22 @@ def test_numbas_grid_indices_are_affine_so_check_stands_at_the_grid_ends(numba_p
     assert result["runs"] == [
         {"what": "shared accesses, one block of each class", "blocks": 1},
         {"what": "global accesses and bounds, at the grid's ends", "blocks": 9}]
+
+
+def test_import_writes_a_numba_kernels_build_as_a_kernels_file(numba_ptx, tmp_path):
+    """`smemsim import` of a numba program built its file with nvcc as if it were CUDA
+    ("identifier from is undefined"); it now writes numba's build, which analyzes as the
+    program does (the column kernel above: 4 stores of 32 wavefronts), and runs nothing of
+    the program."""
+    f = tmp_path / "col.py"
+    f.write_text(KERNEL)
+    out = tmp_path / "col_ir.py"
+    hosts = ["--host", "a=float32[128]", "--host", "out=float32[128]"]
+    done = subprocess.run([sys.executable, "-m", "smemsim", "import", str(f), *hosts, "-o",
+                           str(out)], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert out.read_text().startswith("# Kernels read from numba's build of col.py")
+    (kernel,) = analyze_json(out, "--kernel", "column")["results"]
+    assert kernel["store"]["wavefronts"] == 4 * 32
+    assert not (tmp_path / "RAN").exists()

@@ -100,15 +100,26 @@ def write_kernels_file(path: str, options=None, kernel: str | None = None,
                        folder: str | None = None, arch: str = "sm_90",
                        flags=()) -> tuple[str, list[str]]:
     """What `smemsim import` writes: (the kernels file's text, its kernel keys). Every kernel
-    is read from nvcc's build first (an error is raised here, located); `folder` is where
-    the file will stand (its `# FILE.cu:N` markers are relative to it)."""
+    is read from its compiler's build first (an error is raised here, located): nvcc's of a
+    `.cu`, or a Python program's (numba's, Triton's, its CUDA strings' through nvcc);
+    `folder` is where the file will stand (its `# FILE:N` markers are relative to it)."""
+    import dataclasses
     import pathlib
 
     from kernels_ir.pysource import kernels_file
-    chosen = import_cu(path, options, kernel, arch, flags)
+
+    from ..loader import dsl_of, load_kernels
+    if pathlib.Path(path).suffix == ".py":
+        compiler = {"numba": "numba", "triton": "Triton"}.get(dsl_of(path), "nvcc")
+        if kernel is not None:
+            options = dataclasses.replace(options, kernel=kernel)
+        chosen = load_kernels(path, options, {"arch": arch, "flags": tuple(flags)})
+    else:
+        compiler = "nvcc"
+        chosen = import_cu(path, options, kernel, arch, flags)
     kernels = {key: make() for key, make in chosen.items()}
     folder = folder or str(pathlib.Path(path).resolve().parent)
-    title = (f"Kernels read from nvcc's build of {pathlib.Path(path).name} by `smemsim "
+    title = (f"Kernels read from {compiler}'s build of {pathlib.Path(path).name} by `smemsim "
              "import` (edit freely).")
     return kernels_file(kernels, folder, title), list(kernels)
 
