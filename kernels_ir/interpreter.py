@@ -36,7 +36,7 @@ from .periodic import Plan
 from .printer import format_stmt
 from .run_types import (MAX_LOOP_ITERATIONS, MAX_THREADS, BarrierReached, GlobalAccess,
                         Observer, PartialRun, SharedAccess, Unwritten)
-from .semantics import LaneFault, convert
+from .semantics import LaneFault, atomic_result, convert
 from .arrays import LocalArray, SharedArray, source_name
 from .kernel import Kernel
 from .stmt import (Access, Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LoadMatrix,
@@ -711,7 +711,7 @@ class Machine(Evaluator):
                 where = first[lanes]
                 cur = memory[where]
                 old[lanes] = cur
-                memory[where] = _atomic_result(s.kind, cur, value[lanes],
+                memory[where] = atomic_result(s.kind, cur, value[lanes],
                                                None if compare is None else compare[lanes])
         if s.dst is not None:
             if s.dst not in self.vars:
@@ -754,31 +754,6 @@ class Machine(Evaluator):
 # the old value is not wanted (inc, dec, exch and cas depend on more than one operand order)
 _UFUNC_AT = {"add": np.add, "sub": np.subtract, "min": np.minimum, "max": np.maximum,
              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
-
-
-def _atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.ndarray:
-    """The value an atomic leaves in memory (CUDA's definitions; integers wrap)."""
-    if kind == "add":
-        return cur + v
-    if kind == "sub":
-        return cur - v
-    if kind == "min":
-        return np.minimum(cur, v)
-    if kind == "max":
-        return np.maximum(cur, v)
-    if kind == "and":
-        return cur & v
-    if kind == "or":
-        return cur | v
-    if kind == "xor":
-        return cur ^ v
-    if kind == "inc":   # atomicInc: ((old >= v) ? 0 : old + 1)
-        return np.where(cur >= v, 0, cur + 1).astype(cur.dtype)
-    if kind == "dec":   # atomicDec: ((old == 0) || (old > v)) ? v : old - 1
-        return np.where((cur == 0) | (cur > v), v, cur - 1).astype(cur.dtype)
-    if kind == "exch":
-        return v
-    return np.where(cur == compare, v, cur)  # cas
 
 
 # How each statement class executes; a class missing here is an error, never skipped.

@@ -240,3 +240,28 @@ def math_call(name: str, args: list[np.ndarray]) -> np.ndarray:
             return out
         # a rounding to 16 bits is a float whatever it rounded (a double, too)
         return out.astype(np.float32 if name.startswith("round_") else args[0].dtype)
+
+
+def atomic_result(kind: str, cur: np.ndarray, v: np.ndarray, compare) -> np.ndarray:
+    """The value an atomic leaves in memory (CUDA's definitions; integers wrap)."""
+    if kind == "add":
+        return cur + v
+    if kind == "sub":
+        return cur - v
+    if kind == "min":
+        return np.minimum(cur, v)
+    if kind == "max":
+        return np.maximum(cur, v)
+    if kind == "and":
+        return cur & v
+    if kind == "or":
+        return cur | v
+    if kind == "xor":
+        return cur ^ v
+    if kind == "inc":   # atomicInc: ((old >= v) ? 0 : old + 1)
+        return np.where(cur >= v, 0, cur + 1).astype(cur.dtype)
+    if kind == "dec":   # atomicDec: ((old == 0) || (old > v)) ? v : old - 1
+        return np.where((cur == 0) | (cur > v), v, cur - 1).astype(cur.dtype)
+    if kind == "exch":
+        return v
+    return np.where(cur == compare, v, cur)  # cas
