@@ -712,7 +712,7 @@ class Machine(Evaluator):
                 cur = memory[where]
                 old[lanes] = cur
                 memory[where] = atomic_result(s.kind, cur, value[lanes],
-                                               None if compare is None else compare[lanes])
+                                              None if compare is None else compare[lanes])
         if s.dst is not None:
             if s.dst not in self.vars:
                 self.vars[s.dst] = np.zeros(self.total, s.dst.dtype.np)
