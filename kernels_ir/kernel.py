@@ -91,6 +91,10 @@ class Kernel:
     # where a frontend read them; and of those, what the compiler's build never accesses,
     # said as notes (`check` shows them: a hazard of a store the build dropped is none)
     declared_shared: tuple[tuple[str, str], ...] = ()
+    # the shapes the source gives its `__shared__` arrays, as (variable, extents, bytes an
+    # element), where the frontend reads a flat window (a build's): a race names the
+    # element as the source does (`tile[0][1]`, not `tile[1]`)
+    shared_shapes: tuple[tuple[str, tuple[int, ...], int], ...] = ()
     unbuilt_shared: tuple[str, ...] = ()
     # the sites a frontend counts as the PTX states where the compiler's build (its SASS)
     # differs in a way the reading does not follow (each said in `notes`)

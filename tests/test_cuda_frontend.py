@@ -1710,3 +1710,19 @@ def test_a_launch_through_a_function_pointer_is_named_where_it_is_not_followed(t
     assert f"its address is taken at {f}:7:11, `fp[0] = dx;`" in said, said
     assert f"launches through a pointer at {f}:8:3, `fp[i]<<<4, 64>>>(f)`" in said
     assert "--launch-grid X[,Y,Z] and --launch-block X[,Y,Z]" in said
+
+
+def test_a_race_names_the_element_as_the_source_declares_the_array(tmp_path):
+    """nvcc's build reads a `__shared__ float tile[4][33]` as a flat window: a race was said
+    at `tile[35]` (a new user's review: `tile[1]` for `tile[0][1]`); it is said at the
+    source's element, `tile[1][2]` (35 = 1 * 33 + 2: thread 35 writes it, thread 0 reads
+    it with no barrier between)."""
+    f = tmp_path / "r.cu"
+    f.write_text("__global__ void k(const float *in, float *out) {\n"
+                 "  __shared__ float tile[4][33];\n"
+                 "  tile[threadIdx.x / 33][threadIdx.x % 33] = in[threadIdx.x];\n"
+                 "  out[threadIdx.x] = tile[1][2];\n}\n"
+                 "void go(const float *in, float *out) { k<<<1, 64>>>(in, out); }\n")
+    code, out, err = cli_streams("check", str(f), "--length", "out=64", "--length", "in=64")
+    assert code == 1, err
+    assert "read-write race on tile[1][2] (byte 140)" in " ".join(out.split()), out

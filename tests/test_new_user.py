@@ -675,7 +675,7 @@ def test_a_race_of_unrolled_copies_is_said_once_and_its_barrier_as_the_loops(tmp
     assert code == 1
     races = [line for line in out.splitlines() if "race on" in line]
     assert len(races) == 1, out
-    assert "read-write race on buf[0] (byte 0) in block (0, 0, 0)" in races[0]
+    assert "read-write race on buf[0][0] (byte 0) in block (0, 0, 0)" in races[0]
     assert "after the barrier at line 11 and before its next pass (a loop's) (and 3 more " \
         "site pair(s) of these lines" in races[0]
     code, out, _ = cli("check", str(f), "--format", "gcc")

@@ -20,10 +20,18 @@ def _options(verb: str) -> list[tuple[str, bool]]:
             if a.option_strings and a.option_strings[0] != "-h"]
 
 
+@pytest.fixture(scope="module")
+def shared_cache(tmp_path_factory):
+    """One build cache for every verb's fuzz: each verb builds the same files with the same
+    flags (a cache of their own made each verb build examples/transpose.cu and fix's
+    changes again)."""
+    return tmp_path_factory.mktemp("fuzz_cache")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("verb", sorted(VERBS))
-def test_every_option_of_a_verb_with_odd_values(verb, tmp_path, monkeypatch):
-    monkeypatch.setenv("SMEMSIM_CACHE", str(tmp_path / "cache"))
+def test_every_option_of_a_verb_with_odd_values(verb, tmp_path, monkeypatch, shared_cache):
+    monkeypatch.setenv("SMEMSIM_CACHE", str(shared_cache))
     # relative paths among the values (import -o x=, sweep --csv abc) land in tmp_path, and
     # no value names a path outside it (an early run with ../../etc/passwd as a value, as
     # root, replaced that file)

@@ -3,6 +3,7 @@ flow graph, copies tracked to the barrier that lands them), and the recorder tha
 threads touching one word in one interval, in bounded memory."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -328,6 +329,21 @@ def _across_warp_instance(rows: np.ndarray, pair: tuple, w, o) -> tuple:
     return w, o
 
 
+def _source_index(kernel: Kernel, array, index: tuple) -> tuple:
+    """The element's index as the source declares the variable (`tile[0][1]` of a `float
+    tile[32][33]` the build reads as a flat window), where the frontend says its shape
+    and its elements are the view's size; else `index` as it is."""
+    variable = getattr(array, "variable", None)
+    shape = next((s for s in kernel.shared_shapes if s[0] == variable), None)
+    if shape is None or len(index) != 1 or shape[2] != array.dtype.size:
+        return index
+    _, extents, _ = shape
+    element = index[0]
+    if not 0 <= element < math.prod(extents):
+        return index
+    return tuple(int(x) for x in np.unravel_index(element, extents))
+
+
 def _one_element_size(kernel: Kernel, array) -> bool:
     """Whether an element index of `array` names the element as the source does: an array
     of its own, or a view of a variable every view of which reads elements of one size (a
@@ -442,7 +458,8 @@ def find_races(kernel: Kernel, launch, rec: Recorder, a: np.ndarray, pairs, limi
                               (thread(first[3]), thread(second[3])),
                               # (a view of a source's variable: the variable, by its byte)
                               array.variable or array.name,
-                              index if _one_element_size(kernel, array) else (), byte,
+                              _source_index(kernel, array, index)
+                              if _one_element_size(kernel, array) else (), byte,
                               interval, one_warp))
             if len(found) >= limit:
                 return found

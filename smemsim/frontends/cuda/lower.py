@@ -78,6 +78,30 @@ INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
                 for fn in BIT_FUNCTIONS for suffix in ("", "ll")}
 
 
+def shared_shapes(lw, node) -> tuple[tuple[str, tuple[int, ...], int], ...]:
+    """(name, extents, bytes an element) of each `__shared__` array a function's body
+    declares with extents the lowering can fold (`tile[TILE][TILE + 1]` of floats:
+    (32, 33), 4); others left out."""
+    body = node.child_by_field_name("body")
+    out = []
+    for d in walk(body) if body is not None else ():
+        if d.type != "declaration" or "__shared__" not in text(d).split("=")[0]:
+            continue
+        for x in d.children_by_field_name("declarator"):
+            dims = []
+            try:
+                while x is not None and x.type == "array_declarator":
+                    dims.insert(0, lw.constant_int(x.child_by_field_name("size"),
+                                                   "a shared array's extent"))
+                    x = x.child_by_field_name("declarator")
+                element = BY_NAME.get(lw.dtype(d.child_by_field_name("type"), d))
+            except KernelError:
+                continue
+            if dims and x is not None and x.type == "identifier" and element is not None:
+                out.append((text(x), tuple(dims), element.size))
+    return tuple(out)
+
+
 def shared_declarations(lw, node) -> tuple[tuple[str, str], ...]:
     """(name, where) of each `__shared__` variable a function's body declares, each
     declarator followed to its name (`s[N][M]`, `*p = ...`). (patch._declarations finds
@@ -283,7 +307,8 @@ class KernelLowering:
             kernel = dataclasses.replace(kernel, assumed_lengths=tuple(self.assumed_lengths))
         declared = shared_declarations(self, node)
         if declared:
-            kernel = dataclasses.replace(kernel, declared_shared=declared)
+            kernel = dataclasses.replace(kernel, declared_shared=declared,
+                                         shared_shapes=shared_shapes(self, node))
         first, others = ("", []) if self.u.options.grid and self.u.options.block else \
             other_launches(self.u, self)
         if getattr(self, "launch_notes", ()):   # (what the launch's reading found odd)

@@ -182,6 +182,8 @@ def _kernel(path: str, options, key: str, make, arch: str, flags) -> Kernel:
                     and g.name in host.assumed_lengths)
     if assumed:
         kernel = dataclasses.replace(kernel, assumed_lengths=assumed)
+    if host.shared_shapes:
+        kernel = dataclasses.replace(kernel, shared_shapes=host.shared_shapes)
     unbuilt = _unbuilt_shared(module, entry, host.declared_shared)
     if unbuilt:
         kernel = dataclasses.replace(kernel, notes=kernel.notes + unbuilt,
