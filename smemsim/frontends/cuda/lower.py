@@ -91,8 +91,10 @@ def shared_shapes(lw, node) -> tuple[tuple[str, tuple[int, ...], int], ...]:
             dims = []
             try:
                 while x is not None and x.type == "array_declarator":
-                    dims.insert(0, lw.constant_int(x.child_by_field_name("size"),
-                                                   "a shared array's extent"))
+                    size = x.child_by_field_name("size")
+                    if size is None:   # (`extern __shared__ float s[];`: no extent)
+                        raise KernelError("an array of no extent")
+                    dims.insert(0, lw.constant_int(size, "a shared array's extent"))
                     x = x.child_by_field_name("declarator")
                 element = BY_NAME.get(lw.dtype(d.child_by_field_name("type"), d))
             except KernelError:
