@@ -305,3 +305,12 @@ def test_a_sweep_of_a_data_driven_kernel_says_its_inputs_are_one_invented_draw(t
     code, out, err = cli_streams("sweep", str(f), "-p", "n=1024,4096", "--length", "in=n",
                                  "--length", "bins=256", "--json")
     assert "seeded random 'in'" in json.loads(out)["results"][0]["notes"][0]
+
+
+def test_an_address_that_cannot_be_a_schedulers_is_refused_before_dask_is_asked(tmp_path):
+    """`--scheduler é` (the verb fuzz's odd value) reached distributed's client, which hung
+    while giving up; such a value is refused in one line without touching the network."""
+    from smemsim.search.pool import parallel_map
+    for bad in ("é", ",", "x=", "/dev/null"):
+        with pytest.raises(KernelError, match="not a Dask scheduler's address"):
+            parallel_map(abs, [1, 2], scheduler=bad)

@@ -23,6 +23,7 @@ than POOL_WORTH_S in one process; with one job, or one item, everything runs her
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -57,7 +58,8 @@ def parallel_map(fn: Callable, items: Sequence, *, jobs: int | None = None,
     (run here, timed) how long the rest should take."""
     items = list(items)
     if scheduler:
-        return _dask_map(fn, items, scheduler, progress, on_result)
+        _check_address(scheduler)
+        return _dask_map(fn, items, scheduler, progress, on_result) if items else []
     jobs = default_jobs() if jobs is None else jobs
     if jobs < 1:
         raise KernelError(f"--jobs must be at least 1, got {jobs}")
@@ -217,6 +219,19 @@ def _context():
         ctx.set_forkserver_preload(PRELOAD)
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+# a Dask scheduler's address: [PROTOCOL://]HOST[:PORT] (HOST a name, an IPv4 or [IPv6])
+_ADDRESS = re.compile(r"((tcp|tls|ucx|inproc|ws|wss)://)?([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])"
+                      r"(:\d{1,5})?")
+
+
+def _check_address(scheduler: str) -> None:
+    """A one-line error for what cannot be a scheduler's address, before distributed is
+    asked to reach it (its client hung on `é` while giving up)."""
+    if not _ADDRESS.fullmatch(scheduler):
+        raise KernelError(f"--scheduler {scheduler!r}: not a Dask scheduler's address "
+                          "(tcp://HOST:PORT, HOST:PORT)")
 
 
 def _dask_map(fn: Callable, items: list, scheduler: str, progress, on_result=None) -> list:
