@@ -151,8 +151,11 @@ def run_in_ranges(blocks, per_run: int, run_part, faults: dict, errors,
             hit = np.isin(part, named) if named is not None else None
             if part.size > 1 and hit is not None and hit.any() and not hit.all():
                 # the named blocks apart (they fault alike there: counted in one run),
-                # then the rest
-                pending[:0] = [part[hit], part[~hit]]
+                # then the rest in quarters (a fault that names one block of many must
+                # not make the search one run a block)
+                rest = part[~hit]
+                pending[:0] = [part[hit], *(rest[lo:lo + size] for lo, size in
+                                            quarters(0, rest.size))]
                 continue
             if part.size > 1 and (hit is None or not hit.all()):
                 pending[:0] = [part[lo:lo + size] for lo, size in quarters(0, part.size)]
