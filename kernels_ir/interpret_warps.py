@@ -216,7 +216,7 @@ def _warp_lanes(machine: Machine, s, idx: np.ndarray, mask: int | np.ndarray):
         value = mask if isinstance(mask, int) else int(mask[first])
         raise LaneFault(f"lane {int(lane[first])} executes a warp operation whose "
                         f"mask 0x{value:08x} does not name it (undefined in CUDA)",
-                        np.array([first]))
+                        np.flatnonzero(outside))
     warps, dense = np.unique(key, return_inverse=True)
     present = np.zeros((warps.size, 32), bool)
     present[dense, lane] = True
@@ -241,14 +241,14 @@ def _warp_lanes(machine: Machine, s, idx: np.ndarray, mask: int | np.ndarray):
                 at = int(missing[0])
                 raise LaneFault(f"lane {b} is named in the mask 0x{int(mask[at]):08x} but "
                                 "does not execute this warp operation (undefined in "
-                                "CUDA)", np.array([at]))
+                                "CUDA)", missing)
             differs = np.flatnonzero(named & (other >= 0) & (other != mask))
             if differs.size:
                 at = int(differs[0])
                 raise LaneFault(f"lanes of one warp execute a warp operation with "
                                 f"different masks (0x{int(mask[at]):08x} and 0x"
                                 f"{int(other[at]):08x}; undefined in CUDA)",
-                                np.array([at]))
+                                differs)
         return dense, lane, warps, present
     named = exists & ((mask >> np.arange(32)) & 1).astype(bool)
     missing = named & ~present
@@ -256,7 +256,8 @@ def _warp_lanes(machine: Machine, s, idx: np.ndarray, mask: int | np.ndarray):
         w, missing_lane = (int(x) for x in np.argwhere(missing)[0])
         raise LaneFault(f"lane {missing_lane} is named in the mask 0x{mask:08x} but does "
                         "not execute this warp operation (undefined in CUDA)",
-                        np.flatnonzero(dense == w)[:1])
+                        # (the lanes of every warp one is missing from: the first is w's)
+                        np.flatnonzero(missing.any(axis=1)[dense]))
     return dense, lane, warps, present
 
 
@@ -283,7 +284,7 @@ def shuffle(machine: Machine, s: Shuffle, idx: np.ndarray) -> None:
         if bad.size:
             raise LaneFault(f"a shuffle width must be a power of two up to 32, this "
                             f"lane's is {int(width[bad[0]])} (undefined in CUDA)",
-                            bad[:1])
+                            bad)
     segment = lane & ~(width - 1)
     if s.mode == "idx":
         src = segment + (arg & (width - 1))
@@ -297,7 +298,7 @@ def shuffle(machine: Machine, s: Shuffle, idx: np.ndarray) -> None:
     absent = ~present[dense, src]
     if absent.any():
         raise LaneFault(f"a shuffle reads lane {int(src[absent][0])}, which does not "
-                        "execute it (undefined in CUDA)", np.flatnonzero(absent)[:1])
+                        "execute it (undefined in CUDA)", np.flatnonzero(absent))
     table = np.zeros(present.shape, value.dtype)
     table[dense, lane] = value
     if s.dst not in machine.vars:

@@ -16,7 +16,9 @@ from .expr import BIT_FUNCTIONS, EXACT_DIV, Op
 
 
 class LaneFault(Exception):
-    """Undefined behaviour on some lanes; `lanes` are positions in the evaluated arrays."""
+    """Undefined behaviour on some lanes; `lanes` are positions in the evaluated arrays, the
+    first the one the message names (the others, where given, meet it there too: the
+    blocks they are in are counted together, Machine.lane_fault)."""
 
     def __init__(self, message: str, lanes: np.ndarray):
         super().__init__(message)
