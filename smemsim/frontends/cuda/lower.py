@@ -78,29 +78,34 @@ INTEGER_BITS = {f"__{fn}{suffix}": (fn, 8 if suffix else 4)
                 for fn in BIT_FUNCTIONS for suffix in ("", "ll")}
 
 
+def _shared_declarators(node):
+    """(declaration, declarator) of each `__shared__` variable a function's body declares."""
+    body = node.child_by_field_name("body")
+    for d in walk(body) if body is not None else ():
+        if d.type == "declaration" and "__shared__" in text(d).split("=")[0]:
+            for x in d.children_by_field_name("declarator"):
+                yield d, x
+
+
 def shared_shapes(lw, node) -> tuple[tuple[str, tuple[int, ...], int], ...]:
     """(name, extents, bytes an element) of each `__shared__` array a function's body
     declares with extents the lowering can fold (`tile[TILE][TILE + 1]` of floats:
     (32, 33), 4); others left out."""
-    body = node.child_by_field_name("body")
     out = []
-    for d in walk(body) if body is not None else ():
-        if d.type != "declaration" or "__shared__" not in text(d).split("=")[0]:
+    for d, x in _shared_declarators(node):
+        dims = []
+        try:
+            while x is not None and x.type == "array_declarator":
+                size = x.child_by_field_name("size")
+                if size is None:   # (`extern __shared__ float s[];`: no extent)
+                    raise KernelError("an array of no extent")
+                dims.insert(0, lw.constant_int(size, "a shared array's extent"))
+                x = x.child_by_field_name("declarator")
+            element = BY_NAME.get(lw.dtype(d.child_by_field_name("type"), d))
+        except KernelError:
             continue
-        for x in d.children_by_field_name("declarator"):
-            dims = []
-            try:
-                while x is not None and x.type == "array_declarator":
-                    size = x.child_by_field_name("size")
-                    if size is None:   # (`extern __shared__ float s[];`: no extent)
-                        raise KernelError("an array of no extent")
-                    dims.insert(0, lw.constant_int(size, "a shared array's extent"))
-                    x = x.child_by_field_name("declarator")
-                element = BY_NAME.get(lw.dtype(d.child_by_field_name("type"), d))
-            except KernelError:
-                continue
-            if dims and x is not None and x.type == "identifier" and element is not None:
-                out.append((text(x), tuple(dims), element.size))
+        if dims and x is not None and x.type == "identifier" and element is not None:
+            out.append((text(x), tuple(dims), element.size))
     return tuple(out)
 
 
@@ -108,16 +113,12 @@ def shared_declarations(lw, node) -> tuple[tuple[str, str], ...]:
     """(name, where) of each `__shared__` variable a function's body declares, each
     declarator followed to its name (`s[N][M]`, `*p = ...`). (patch._declarations finds
     one array's declarators to rewrite; this lists every variable.)"""
-    body = node.child_by_field_name("body")
     out = []
-    for d in walk(body) if body is not None else ():
-        if d.type != "declaration" or "__shared__" not in text(d).split("=")[0]:
-            continue
-        for x in d.children_by_field_name("declarator"):
-            while x is not None and x.type != "identifier" and x.named_children:
-                x = x.child_by_field_name("declarator") or x.named_children[0]
-            if x is not None and x.type == "identifier":
-                out.append((text(x), str(lw.loc(x))))
+    for _, x in _shared_declarators(node):
+        while x is not None and x.type != "identifier" and x.named_children:
+            x = x.child_by_field_name("declarator") or x.named_children[0]
+        if x is not None and x.type == "identifier":
+            out.append((text(x), str(lw.loc(x))))
     return tuple(out)
 
 
