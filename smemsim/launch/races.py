@@ -307,8 +307,8 @@ class IntervalTooLarge(Exception):
 
 
 # Records are 10 int64 columns (80 bytes) per word accessed: scan completed intervals once
-# this many are held (20 MiB; a flush copies them twice: at 2^21, 160 MiB, SHOC's
-# radixSortBlocks check peaked at 693 MB, at 2^18 228 MB in the same CPU time), and stop (a
+# this many are held (20 MiB; at 2^21, 160 MiB copied three times a flush, SHOC's
+# radixSortBlocks check peaked at 693 MB, 196 MB now in the same CPU time), and stop (a
 # located fault) past the larger number in open intervals.
 FLUSH_ROWS = 1 << 18
 
