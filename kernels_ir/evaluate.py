@@ -38,8 +38,7 @@ class Evaluator:
         if memo is None:
             shared = _shared_parts(e)
             if not shared:
-                return self.leaf(e, idx) if rule is None and e.op in LEAF_OPS else \
-                    self._apply(rule, e, idx)
+                return self._apply(rule, e, idx)
             self._memo, self._shared = {}, shared
             try:
                 return self._apply(rule, e, idx)
