@@ -23,7 +23,7 @@ def _through_pointer(unit, lowering) -> str:
     (`fp[i]<<<grid[d][i], block[d][i]>>>(...)`), which the host reading does not follow;
     "" where the file has neither."""
     kernels = {unit.name_of(k) for k in unit.kernels}
-    pointers = [(call, name) for u in (unit, *unit.host_units)
+    pointers = [call for u in (unit, *unit.host_units)
                 for name, calls in u.launches.items() if name not in kernels
                 for call, _ in calls]
     if not pointers:
@@ -45,7 +45,7 @@ def _through_pointer(unit, lowering) -> str:
     while statement.parent is not None and not statement.type.endswith(("statement",
                                                                         "declaration")):
         statement = statement.parent
-    call, name = pointers[0]
+    call = pointers[0]
     short = lambda node: " ".join(text(node).split())[:80]  # noqa: E731
     return (f" (its address is taken at {u.loc(n)}, `{short(statement)}`, and the file "
             f"launches through a pointer at {unit_of(unit, call).loc(call)}, "
