@@ -1179,3 +1179,38 @@ def test_iterations_alike_in_pairs_run_as_the_trip_counts_parity():
     fast, full = check(odd), check(odd, sliced=False)
     assert len(fast.faults) == 1 and verdict(fast) == verdict(full)
     assert check(even).clean and check(even, sliced=False).clean
+
+
+BULK_COPY = """#include <cuda/barrier>
+__global__ void k(const float *g, float *out) {
+  __shared__ alignas(16) float s[256];
+  #pragma nv_diag_suppress static_var_with_dynamic_init
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0) init(&bar, blockDim.x);
+  __syncthreads();
+  cuda::memcpy_async(&s[threadIdx.x * 4], &g[(blockIdx.x * 64 + threadIdx.x) * 4],
+                     cuda::aligned_size_t<16>(16), bar);
+  bar.arrive_and_wait();
+  out[blockIdx.x * 64 + threadIdx.x] = s[(threadIdx.x * 4 + 4) % 256];
+}
+void go(const float *g, float *out) { k<<<1024, 64>>>(g, out); }
+"""
+
+
+def test_a_bulk_copys_global_side_stands_at_the_grids_ends(tmp_path):
+    """cuda::memcpy_async of aligned_size_t<16> with a block barrier is nvcc's
+    cp.async.bulk (siboehm's runSgemmDoubleBuffering2 copies its tiles so): its global
+    source, affine in the block, is checked at the grid's ends as cp.async's is (the whole
+    grid was walked: 64 blocks, 2.7 s); one float4 short, the last block's last thread reads
+    past g's end, found there."""
+    from tests.test_cli import cli_streams
+    f = tmp_path / "b.cu"
+    f.write_text(BULK_COPY)
+    code, out, err = cli_streams("check", str(f), "--length", "g=262144", "--length",
+                                 "out=65536")
+    assert code == 0, err
+    assert "at the grid's ends: 3 blocks, standing for 1,024" in " ".join(out.split())
+    code, out, err = cli_streams("check", str(f), "--length", "g=262140", "--length",
+                                 "out=65536")
+    said = " ".join(out.split())
+    assert code == 1 and "[block (1023, 0, 0); thread (63, 0, 0)]" in said, said

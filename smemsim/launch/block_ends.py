@@ -33,7 +33,7 @@ from kernels_ir.interpret_loops import affine_interval
 from kernels_ir.semantics import LaneFault, convert
 from kernels_ir.stmt import (Assert, Assign, Atomic, DeclareLocal, If, Let, Load, LocalStore,
                              Loop, MmaSync, Return, Shuffle, Store, SyncReduce, walk)
-from kernels_ir.stmt_async import CopyAsync
+from kernels_ir.stmt_async import BulkLoad, CopyAsync
 
 from .block_coordinates import Coordinates, Grid, Lanes, find_divisors, is_block
 from .affine import affine_degree, inline_locals
@@ -244,13 +244,13 @@ def block_ends(kernel: Kernel, other, probes, lanes_only=frozenset()) -> BlockEn
                            for e in x.index):
                     return False
                 guards[id(x)] = around
-            elif isinstance(x, CopyAsync):
+            elif isinstance(x, (CopyAsync, BulkLoad)):
                 # (its global read is the other run's access; the shared side, the same in
-                # every block here, the shared run's)
+                # every block here, the shared run's; a bulk copy's mbarrier too)
+                shared_side = (*x.index, *x.barrier_index) if isinstance(x, BulkLoad) else \
+                    (*x.index, *(() if x.src_bytes is None else (x.src_bytes,)))
                 if not all(_one_width(_exact_quotient(e, multiples), lets, leaf, narrow)
-                           for e in x.src_index) or \
-                        not all(zero(e) for e in (*x.index, *(() if x.src_bytes is None
-                                                             else (x.src_bytes,)))):
+                           for e in x.src_index) or not all(zero(e) for e in shared_side):
                     return False
                 guards[id(x)] = around
             elif isinstance(x, If):
