@@ -5,12 +5,12 @@ functions or its ARRAYS functions becomes a `KernelFileError` located at the lin
 file where it happened, never a traceback through smemsim.
 
 Which files run (decided from the file's syntax tree, never by running it; docs/ci.md):
-a `.cu` or a header (`.cuh`, `.h`, ...) is only read; a `.py` that compiles CUDA strings (a call of cupy's
-RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere in it) or defines
-a numba.cuda or Triton kernel (a function decorated `@cuda.jit` or `@triton.jit`) is only read, unless it is a kernels
-file: one whose module body itself (not a function, an `if`
-or a `try`) imports kernels_ir or binds the name KERNELS. Every other `.py` is taken as a
-kernels file, and smemsim imports (runs) it as `python` would.
+a `.cu` or a header (`.cuh`, `.h`, ...) is only read; a `.py` that compiles CUDA strings
+(a call of cupy's RawKernel/RawModule, pycuda's SourceModule, cuda.core's Program anywhere
+in it) or defines a numba.cuda or Triton kernel (a function decorated `@cuda.jit` or
+`@triton.jit`) is only read, unless it is a kernels file: one whose module body itself
+(not a function, an `if` or a `try`) imports kernels_ir or binds the name KERNELS. Every
+other `.py` is taken as a kernels file, and smemsim imports (runs) it as `python` would.
 """
 from __future__ import annotations
 
