@@ -3,7 +3,7 @@ stdio), for kernel-writing agents: analyze, explain, fix, check, occupancy and l
 taking what the command line takes and returning the JSON document `smemsim VERB --json`
 prints, from one process whose caches stay warm between calls.
 
-A tool's input is a FILE (a `.cu`/`.cuh`, a kernels file, an installed example's name: as
+A tool's input is a FILE (a `.cu` or a header, a kernels file, an installed example's name: as
 the command line takes it; a kernels file is Python that smemsim runs, as it is there) or
 `code`, CUDA text, which is written to a private folder as `kernel.cu` (never to a path the
 text or a name chooses) and removed after the call. `options` are the command line's words

@@ -46,7 +46,8 @@ def add_kernels(p: argparse.ArgumentParser, file_required: bool = True,
                 one: bool = False) -> None:
     """A kernels FILE, --kernel to pick one of its kernels, and --param for the launch
     (`one`: the verb works on one kernel)."""
-    what = ("a CUDA file (.cu, .cuh: read, never run), a kernels file (.py with a KERNELS "
+    what = ("a CUDA file (.cu or a header, .cuh, .h, .hpp: read, never run), a numba, Triton, "
+            "cupy or pycuda program (read, never run), a kernels file (.py with a KERNELS "
             "dict: Python that smemsim runs) or an installed example's name")
     if file_required:
         p.add_argument("file", help=what)
